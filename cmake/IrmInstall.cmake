@@ -1,0 +1,25 @@
+# cmake --install: headers, libirm, irm.pc and a CMake package (find_package(irm)).
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY include/irm DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(TARGETS irm EXPORT irmTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS irm_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(EXPORT irmTargets NAMESPACE irm:: FILE irmTargets.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
+configure_package_config_file(cmake/irmConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/irmConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/irmConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irmConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/irmConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
+
+configure_file(cmake/irm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,17 @@
+# Flags shared by every irm target: irm_target_flags(<target>).
+set(irm_warning_flags -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+    -Wmissing-prototypes -Wcast-function-type)
+if(IRM_WERROR)
+  list(APPEND irm_warning_flags -Werror)
+endif()
+
+set(irm_sanitize_flags)
+if(IRM_SANITIZE)
+  set(irm_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all
+      -fno-omit-frame-pointer)
+endif()
+
+function(irm_target_flags target)
+  target_compile_options(${target} PRIVATE ${irm_warning_flags} ${irm_sanitize_flags})
+  target_link_options(${target} PRIVATE ${irm_sanitize_flags})
+endfunction()

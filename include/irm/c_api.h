@@ -1,0 +1,185 @@
+/* irm C ABI: the small, stable surface other languages drive (ctypes, cffi,
+ * JNA) without a header compiler. Everything beyond it is reachable as a
+ * named global function (see ffi.ListGlobalFuncNames).
+ *
+ * Conventions for every irm function (DESIGN.md §2):
+ * - Functions that can fail return int: 0 on success, a negative IRM_E* code
+ *   on failure, and write results through out-parameters. After a failure,
+ *   irm_last_error() returns a thread-local message starting with its kind
+ *   ("KeyError: ...").
+ * - Objects returned through out-parameters, and objects inside an irm_any
+ *   result, are NEW references: release them with irm_object_release or
+ *   irm_any_release. Arguments are borrowed.
+ * - A `const char *` obtained from an object lives as long as that object.
+ * - Every function here is safe to call from any thread.
+ */
+#ifndef IRM_C_API_H
+#define IRM_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "irm/version.h"
+
+#if defined(_WIN32)
+#define IRM_API_EXPORT_ __declspec(dllexport)
+#define IRM_API_IMPORT_ __declspec(dllimport)
+#else
+#define IRM_API_EXPORT_ __attribute__((visibility("default")))
+#define IRM_API_IMPORT_ __attribute__((visibility("default")))
+#endif
+
+/* IRM_API marks a public symbol; everything else in libirm is hidden.
+ * IRM_BUILDING_LIBRARY is defined only while compiling libirm itself. */
+#if defined(IRM_BUILDING_LIBRARY)
+#define IRM_API IRM_API_EXPORT_
+#else
+#define IRM_API IRM_API_IMPORT_
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes ------------------------------------------------------ */
+
+/* Each code matches the kind that starts irm_last_error(). */
+enum {
+  IRM_OK = 0,
+  IRM_ETYPE = -1,    /* TypeError: a value of the wrong type */
+  IRM_EVALUE = -2,   /* ValueError: a value of the right type but wrong */
+  IRM_EKEY = -3,     /* KeyError: a name or key that does not exist */
+  IRM_EATTR = -4,    /* AttributeError: an unknown attribute or option */
+  IRM_EINDEX = -5,   /* IndexError: an index out of range */
+  IRM_ERUNTIME = -6, /* RuntimeError: an operation failed */
+  IRM_EPLUGIN = -7,  /* PluginError: a plugin could not be loaded */
+  IRM_ENOMEM = -8    /* MemoryError: an allocation failed */
+};
+
+/* ---- values ------------------------------------------------------------ */
+
+/* Reference-counted object; the layout is private. */
+typedef struct irm_object irm_object;
+
+/* Type codes of irm_any. */
+enum {
+  IRM_NONE = 0,
+  IRM_INT = 1,
+  IRM_BOOL = 2,  /* travels in v_int as 0 or 1 */
+  IRM_FLOAT = 3,
+  IRM_PTR = 4,   /* an opaque pointer, never owned */
+  IRM_STR = 5,   /* a borrowed C string; only in arguments, never in results */
+  IRM_OBJECT = 6 /* v_obj; owned by whoever owns the irm_any */
+};
+
+/* A 16-byte tagged value. An irm_any that holds an object owns one
+ * reference to it when it is a result or lives in a container; as an
+ * argument it is borrowed. */
+typedef struct irm_any {
+  int32_t type_code;
+  int32_t reserved_; /* padding; keep zero */
+  union {
+    int64_t v_int;
+    double v_float;
+    void *v_ptr;
+    const char *v_str;
+    irm_object *v_obj;
+  };
+} irm_any;
+
+/* ---- library ----------------------------------------------------------- */
+
+/* "MAJOR.MINOR.PATCH" of the loaded library (static string). */
+IRM_API const char *irm_version(void);
+
+/* The last error message of the calling thread, "Kind: text", or "" when no
+ * error was set. Borrowed: valid until the next irm call on this thread that
+ * sets an error. Never NULL. */
+IRM_API const char *irm_last_error(void);
+
+/* Sets the calling thread's last error. Meant for callbacks (packed
+ * functions written in C or another language) that fail: write
+ * "Kind: text"; a message without a known kind prefix is stored as
+ * "RuntimeError: <msg>". NULL clears the error. */
+IRM_API void irm_set_last_error(const char *msg);
+
+/* ---- objects ----------------------------------------------------------- */
+
+/* Adds a reference. NULL is ignored. */
+IRM_API void irm_object_retain(irm_object *o);
+
+/* Drops a reference; the last one frees the object (and, without recursion,
+ * everything only it kept alive). NULL is ignored. */
+IRM_API void irm_object_release(irm_object *o);
+
+/* The runtime type key ("ffi.String", ...) of o; static string. NULL for
+ * NULL. */
+IRM_API const char *irm_object_type_key(const irm_object *o);
+
+/* Releases the object inside v (if any) and sets v to NONE. NULL ignored. */
+IRM_API void irm_any_release(irm_any *v);
+
+/* ---- strings ----------------------------------------------------------- */
+
+/* Makes a String holding a copy of the len bytes at data (NUL bytes
+ * allowed; data may be NULL when len is 0). *out: new reference.
+ * Errors: ValueError (NULL out, or NULL data with len > 0), MemoryError. */
+IRM_API int irm_string_new(const char *data, size_t len, irm_object **out);
+
+/* The bytes of a String, always followed by a NUL; NULL if s is not a
+ * String. Borrowed from s. */
+IRM_API const char *irm_string_data(const irm_object *s);
+
+/* The length in bytes of a String (not counting the final NUL); 0 if s is
+ * not a String. */
+IRM_API size_t irm_string_size(const irm_object *s);
+
+/* ---- functions --------------------------------------------------------- */
+
+/* A packed function: reads nargs arguments (borrowed), stores a NEW
+ * reference in *ret (irm sets it to NONE before the call) and returns 0.
+ * A nonzero return is a failure; set the message with irm_set_last_error,
+ * otherwise the caller sees "RuntimeError: function '<name>' failed". */
+typedef int (*irm_packed_cfunc)(const irm_any *args, int32_t nargs,
+                                irm_any *ret, void *resource);
+
+/* Looks up a global function by name. *out: new reference, or NULL when no
+ * function has that name (status 0: absence is not an error).
+ * Errors: ValueError for NULL name or out; MemoryError. */
+IRM_API int irm_func_get_global(const char *name, irm_object **out);
+
+/* Calls a function object. args are borrowed; *ret receives a NEW value
+ * (NONE on failure). Errors: TypeError when f is not a Function, ValueError
+ * for NULL ret or args with nargs > 0, and whatever the function reports. */
+IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs,
+                          irm_any *ret);
+
+/* Registers f under name. A name that exists is a KeyError unless override
+ * is nonzero, in which case f replaces it (holders of the old function keep
+ * it alive). f is borrowed (the registry takes its own reference).
+ * Recorded in the open registration journal, if any.
+ * Errors: ValueError (NULL or empty name), TypeError (f not a Function),
+ * KeyError (duplicate), MemoryError. */
+IRM_API int irm_func_register_global(const char *name, irm_object *f,
+                                     int override);
+
+/* Removes a global function. KeyError (with the closest registered name)
+ * when it does not exist. Holders of the function keep it alive. */
+IRM_API int irm_func_remove_global(const char *name);
+
+/* Makes a packed function object. finalizer (may be NULL) is called with
+ * resource when the object dies. *out: new reference. On failure the
+ * finalizer is NOT called (the caller still owns resource).
+ * Errors: ValueError (NULL fn or out), MemoryError. */
+IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
+                                void (*finalizer)(void *), irm_object **out);
+
+/* Loads a plugin shared object. Until plugin support lands this always
+ * fails with a PluginError naming the path. */
+IRM_API int irm_plugin_load(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IRM_C_API_H */

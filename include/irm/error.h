@@ -1,0 +1,89 @@
+/* Errors, error context, warnings and the closest-name helper.
+ *
+ * Every failing irm function returns a negative IRM_E* code and leaves a
+ * thread-local message "Kind: text" for irm_last_error(). The functions
+ * here let C code (irm itself, plugins, callbacks) set such messages, add
+ * context as errors travel outward, and suggest the closest valid name.
+ *
+ * Thread safety: all functions may be called from any thread. Error state is
+ * per thread and freed when the thread exits.
+ */
+#ifndef IRM_ERROR_H
+#define IRM_ERROR_H
+
+#include <stdarg.h>
+
+#include "irm/c_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define IRM_PRINTF_(fmt_index, first_arg) \
+  __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define IRM_PRINTF_(fmt_index, first_arg)
+#endif
+
+/* The kind name of a status code ("TypeError", ...); "OK" for 0 and
+ * "RuntimeError" for codes irm does not know. Static string. */
+IRM_API const char *irm_error_kind(int code);
+
+/* The status code of the kind that starts msg ("KeyError: x" -> IRM_EKEY);
+ * IRM_ERUNTIME when msg has no known kind prefix. */
+IRM_API int irm_error_code_of(const char *msg);
+
+/* Sets the last error to "<Kind>: <formatted text>" and returns code, so
+ * `return irm_error(IRM_EKEY, "no function '%s'", name);` reads naturally.
+ * If the message cannot be stored, irm_last_error() reports a MemoryError. */
+IRM_API int irm_error(int code, const char *fmt, ...) IRM_PRINTF_(2, 3);
+IRM_API int irm_verror(int code, const char *fmt, va_list ap);
+
+/* Inserts context after the kind of the current message:
+ * "KeyError: x" becomes "KeyError: in pass 'FuseOps': x". Returns code so
+ * it can wrap a failing status: `return irm_error_context(rc, "in pass '%s'", n);` */
+IRM_API int irm_error_context(int code, const char *fmt, ...) IRM_PRINTF_(2, 3);
+
+/* Clears the calling thread's last error. */
+IRM_API void irm_clear_error(void);
+
+/* ---- closest names ----------------------------------------------------- */
+
+/* Returns the candidate closest to name by edit distance (Damerau-
+ * Levenshtein, case-insensitive), or NULL when none is close enough to be a
+ * plausible typo (distance above a third of the longer name, at least 2).
+ * Borrowed: one of the candidates. NULL entries are skipped. */
+IRM_API const char *irm_closest_name(const char *name,
+                                     const char *const *candidates, size_t n);
+
+/* Edit distance between a and b as irm_closest_name measures it. */
+IRM_API size_t irm_edit_distance(const char *a, const char *b);
+
+/* ---- warnings ---------------------------------------------------------- */
+
+/* Receives each warning as one line without a trailing newline; msg is
+ * borrowed for the duration of the call. */
+typedef void (*irm_warning_handler)(const char *msg, void *user_data);
+
+/* Installs a warning handler (NULL restores the default, which writes
+ * "irm: warning: <msg>\n" to stderr). Returns nothing; safe from any thread.
+ * The handler may be called from any thread, never with an irm lock held. */
+IRM_API void irm_set_warning_handler(irm_warning_handler handler, void *user_data);
+
+/* Emits a warning through the handler. */
+IRM_API void irm_warn(const char *fmt, ...) IRM_PRINTF_(1, 2);
+
+/* Emits a warning only the first time this process sees key (for example
+ * "deprecated:-link-params"). Returns 1 if it was emitted, 0 if it had been
+ * emitted before (or the key could not be remembered: out of memory). */
+IRM_API int irm_warn_once(const char *key, const char *fmt, ...) IRM_PRINTF_(2, 3);
+
+/* Forgets every key of irm_warn_once, so each warns again. For tests. */
+IRM_API void irm_warn_once_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

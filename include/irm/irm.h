@@ -1,0 +1,14 @@
+/* irm: everything. Include this, or the one header you need. */
+#ifndef IRM_IRM_H
+#define IRM_IRM_H
+
+#include "irm/version.h"
+#include "irm/c_api.h"
+#include "irm/alloc.h"
+#include "irm/error.h"
+#include "irm/object.h"
+#include "irm/container.h"
+#include "irm/function.h"
+#include "irm/journal.h"
+
+#endif

@@ -1,0 +1,123 @@
+/* irm_any: type names, typed readers, owned copies. */
+#include <stdio.h>
+#include <string.h>
+
+#include "irm/error.h"
+#include "object_internal.h"
+
+void irm_any_release(irm_any *v) {
+  if (!v) return;
+  if (v->type_code == IRM_OBJECT) irm_object_release(v->v_obj);
+  v->type_code = IRM_NONE;
+  v->v_int = 0;
+}
+
+const char *irm_any_type_name(const irm_any *v) {
+  static const char *const names[] = {"none", "int", "bool", "float", "ptr", "str"};
+  if (!v) return "none";
+  if (v->type_code >= IRM_NONE && v->type_code <= IRM_STR) return names[v->type_code];
+  if (v->type_code == IRM_OBJECT) return v->v_obj ? irm_object_type_key(v->v_obj) : "none";
+  return "invalid";
+}
+
+static int expected(const char *what, const irm_any *v) {
+  if (v->type_code < IRM_NONE || v->type_code > IRM_OBJECT)
+    return irm_error(IRM_ETYPE, "expected %s, got an invalid value (type code %d)", what,
+                     (int)v->type_code);
+  return irm_error(IRM_ETYPE, "expected %s, got %s", what, irm_any_type_name(v));
+}
+
+#define CHECK_ARGS(fn)                                                           \
+  if (!v || !out) return irm_error(IRM_EVALUE, fn ": value and out must not be NULL")
+
+int irm_any_to_int(const irm_any *v, int64_t *out) {
+  CHECK_ARGS("irm_any_to_int");
+  if (v->type_code != IRM_INT && v->type_code != IRM_BOOL) return expected("int", v);
+  *out = v->v_int;
+  return IRM_OK;
+}
+
+int irm_any_to_bool(const irm_any *v, bool *out) {
+  CHECK_ARGS("irm_any_to_bool");
+  if (v->type_code == IRM_BOOL || (v->type_code == IRM_INT && (v->v_int == 0 || v->v_int == 1))) {
+    *out = v->v_int != 0;
+    return IRM_OK;
+  }
+  if (v->type_code == IRM_INT)
+    return irm_error(IRM_ETYPE, "expected bool, got int %lld (only 0 and 1 convert to bool)",
+                     (long long)v->v_int);
+  return expected("bool", v);
+}
+
+int irm_any_to_float(const irm_any *v, double *out) {
+  CHECK_ARGS("irm_any_to_float");
+  if (v->type_code == IRM_FLOAT)
+    *out = v->v_float;
+  else if (v->type_code == IRM_INT)
+    *out = (double)v->v_int;
+  else
+    return expected("float", v);
+  return IRM_OK;
+}
+
+int irm_any_to_ptr(const irm_any *v, void **out) {
+  CHECK_ARGS("irm_any_to_ptr");
+  if (v->type_code == IRM_PTR)
+    *out = v->v_ptr;
+  else if (v->type_code == IRM_NONE)
+    *out = NULL;
+  else
+    return expected("ptr", v);
+  return IRM_OK;
+}
+
+int irm_any_to_str(const irm_any *v, const char **out, size_t *len) {
+  CHECK_ARGS("irm_any_to_str");
+  if (v->type_code == IRM_STR && v->v_str) {
+    *out = v->v_str;
+    if (len) *len = strlen(v->v_str);
+    return IRM_OK;
+  }
+  if (v->type_code == IRM_OBJECT && irm_is_type_(v->v_obj, IRM_TYPE_STRING)) {
+    const irm_string *s = (const irm_string *)v->v_obj;
+    *out = s->data;
+    if (len) *len = s->size;
+    return IRM_OK;
+  }
+  return expected("str", v);
+}
+
+int irm_any_to_object(const irm_any *v, const char *type_key, irm_object **out) {
+  CHECK_ARGS("irm_any_to_object");
+  if (v->type_code != IRM_OBJECT || !v->v_obj) return expected(type_key ? type_key : "object", v);
+  if (type_key && !irm_object_is(v->v_obj, type_key)) return expected(type_key, v);
+  *out = v->v_obj;
+  return IRM_OK;
+}
+
+int irm_any_copy(const irm_any *src, irm_any *dst) {
+  if (!src || !dst) return irm_error(IRM_EVALUE, "irm_any_copy: src and dst must not be NULL");
+  switch (src->type_code) {
+    case IRM_STR: {
+      irm_object *s = NULL;
+      if (!src->v_str) {
+        *dst = irm_any_none();
+        return irm_error(IRM_EVALUE, "irm_any_copy: str value holds a NULL pointer");
+      }
+      int rc = irm_string_new(src->v_str, strlen(src->v_str), &s);
+      *dst = irm_any_object(s);
+      return rc;
+    }
+    case IRM_OBJECT:
+      irm_object_retain(src->v_obj);
+      *dst = irm_any_object(src->v_obj);
+      return IRM_OK;
+    case IRM_NONE: case IRM_INT: case IRM_BOOL: case IRM_FLOAT: case IRM_PTR:
+      *dst = *src;
+      dst->reserved_ = 0;
+      return IRM_OK;
+    default:
+      *dst = irm_any_none();
+      return irm_error(IRM_EVALUE, "irm_any_copy: invalid type code %d", (int)src->type_code);
+  }
+}

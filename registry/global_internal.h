@@ -1,0 +1,17 @@
+/* Private to libirm: the global registry's entry points for built-ins. */
+#ifndef IRM_REGISTRY_GLOBAL_INTERNAL_H
+#define IRM_REGISTRY_GLOBAL_INTERNAL_H
+
+#include "irm/function.h"
+
+/* Registers a packed built-in during the registry's one-time start (no
+ * journal, no lazy-start recursion). */
+int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn);
+
+/* Registers every built-in global of layer 0 (builtin_globals.c). */
+int irm_register_ffi_globals_(void);
+
+/* Sets a function's name for messages (function.c). */
+void irm_func_set_name_(irm_object *f, irm_object *name);
+
+#endif

@@ -1,0 +1,59 @@
+/* Private to libirm: object header and the layouts of the built-in types. */
+#ifndef IRM_REGISTRY_OBJECT_INTERNAL_H
+#define IRM_REGISTRY_OBJECT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "irm/alloc.h"
+#include "irm/container.h"
+#include "irm/function.h"
+
+/* 16 bytes, so a payload that follows is aligned for any C type. dead_next
+ * links objects waiting to be finalized (see irm_object_release). */
+struct irm_object {
+  _Atomic uint32_t refcount;
+  int32_t type_index;
+  struct irm_object *dead_next;
+};
+
+typedef struct irm_string {
+  irm_object base;
+  size_t size;
+  char data[]; /* size bytes, then NUL */
+} irm_string;
+
+typedef struct irm_array {
+  irm_object base;
+  size_t size;
+  size_t capacity;
+  irm_any *items;
+} irm_array;
+
+typedef struct irm_map_entry irm_map_entry;
+typedef struct irm_map {
+  irm_object base;
+  irm_map_entry *head; /* uthash table; iteration follows insertion order */
+} irm_map;
+
+typedef struct irm_function {
+  irm_object base;
+  irm_packed_cfunc fn;
+  void *resource;
+  void (*finalizer)(void *);
+  /* The first global name it was registered under; set once (CAS), read
+   * only for error messages. */
+  _Atomic(irm_object *) name;
+} irm_function;
+
+/* Objects are created with this: header filled, count 1, rest zeroed. */
+int irm_object_alloc_(int32_t type_index, size_t total_size, irm_object **out);
+
+static inline int irm_is_type_(const irm_object *o, int32_t type_index) {
+  return o != NULL && o->type_index == type_index;
+}
+
+/* The payload offset of objects made by irm_object_new. */
+#define IRM_PAYLOAD_OFFSET_ sizeof(struct irm_object)
+
+#endif

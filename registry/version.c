@@ -1,0 +1,3 @@
+#include "irm/c_api.h"
+
+const char *irm_version(void) { return IRM_VERSION_STRING; }
