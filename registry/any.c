@@ -96,7 +96,10 @@ int irm_any_to_object(const irm_any *v, const char *type_key, irm_object **out) 
 }
 
 int irm_any_copy(const irm_any *src, irm_any *dst) {
-  if (!src || !dst) return irm_error(IRM_EVALUE, "irm_any_copy: src and dst must not be NULL");
+  if (!src || !dst) {
+    if (dst) *dst = irm_any_none();
+    return irm_error(IRM_EVALUE, "irm_any_copy: src and dst must not be NULL");
+  }
   switch (src->type_code) {
     case IRM_STR: {
       irm_object *s = NULL;

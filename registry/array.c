@@ -65,8 +65,9 @@ int irm_array_new(const irm_any *items, size_t n, irm_object **out) {
   for (; a->size < n; a->size++) {
     rc = irm_any_copy(&items[a->size], &a->items[a->size]);
     if (rc) {
+      size_t bad = a->size;
       irm_object_release(&a->base);
-      return irm_error_context(rc, "item %zu of a new Array", a->size);
+      return irm_error_context(rc, "item %zu of a new Array", bad);
     }
   }
   *out = &a->base;

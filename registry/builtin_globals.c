@@ -43,8 +43,9 @@ static int ffi_map(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   int rc = irm_map_new(&map);
   for (int32_t i = 0; rc == IRM_OK && i < nargs; i += 2) {
     const char *key = NULL;
-    if (!(rc = irm_arg_str("ffi.Map", args, i, &key, NULL)))
-      rc = irm_map_set_move(&map, key, &args[i + 1]);
+    size_t len = 0;
+    if (!(rc = irm_arg_str("ffi.Map", args, i, &key, &len)))
+      rc = irm_map_set_move_n(&map, key, len, &args[i + 1]);
   }
   if (rc) {
     irm_object_release(map);
@@ -68,10 +69,11 @@ static int ffi_map_get_item(const irm_any *args, int32_t nargs, irm_any *ret, vo
   (void)res;
   irm_object *map = NULL;
   const char *key = NULL;
+  size_t len = 0;
   int rc = irm_arg_count("ffi.MapGetItem", nargs, 2, 2);
   if (!rc) rc = irm_arg_object("ffi.MapGetItem", args, 0, "ffi.Map", &map);
-  if (!rc) rc = irm_arg_str("ffi.MapGetItem", args, 1, &key, NULL);
-  if (!rc && (rc = irm_map_get(map, key, ret))) irm_error_context(rc, "ffi.MapGetItem");
+  if (!rc) rc = irm_arg_str("ffi.MapGetItem", args, 1, &key, &len);
+  if (!rc && (rc = irm_map_get_n(map, key, len, ret))) irm_error_context(rc, "ffi.MapGetItem");
   return rc;
 }
 

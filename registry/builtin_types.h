@@ -7,5 +7,6 @@
 void irm_array_finalize_(irm_object *self);
 void irm_map_finalize_(irm_object *self);
 void irm_function_finalize_(irm_object *self);
+void irm_closure_finalize_(irm_object *self);
 
 #endif

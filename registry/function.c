@@ -65,9 +65,11 @@ int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *
     return irm_error(IRM_ETYPE, "irm_func_call: expected ffi.Function, got %s",
                      f ? irm_object_type_key(f) : "NULL");
   }
-  if (__builtin_expect(!ret || nargs < 0 || (!args && nargs > 0), 0))
+  if (__builtin_expect(!ret || nargs < 0 || (!args && nargs > 0), 0)) {
+    if (ret) *ret = irm_any_none();
     return irm_error(IRM_EVALUE, "irm_func_call: %s", !ret ? "ret must not be NULL"
                                                        : "args must hold nargs >= 0 values");
+  }
   const irm_function *fn = (const irm_function *)f;
   ret->type_code = IRM_NONE;
   ret->v_int = 0;

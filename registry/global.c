@@ -11,6 +11,7 @@
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "journal_internal.h"
+#include "lazy.h"
 #include "object_internal.h"
 #include "uthash_irm.h"
 
@@ -22,23 +23,23 @@ typedef struct global_entry {
 } global_entry;
 
 static global_entry *globals;
-static pthread_rwlock_t globals_lock;
-static pthread_once_t globals_once = PTHREAD_ONCE_INIT;
+/* Lookups dominate, but a steady stream of them must not starve a
+ * registration: the lock prefers writers. */
+static pthread_rwlock_t globals_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static irm_lazy globals_lazy = IRM_LAZY_INIT;
 
-static void globals_init(void) {
-  pthread_rwlockattr_t attr;
-  pthread_rwlockattr_init(&attr);
-  /* Lookups dominate, but a steady stream of them must not starve a
-   * registration. */
-  pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-  pthread_rwlock_init(&globals_lock, &attr);
-  pthread_rwlockattr_destroy(&attr);
-  irm_journal_pause_();
-  (void)irm_register_ffi_globals_();
-  irm_journal_resume_();
+static int globals_init(void) {
+  int rc = irm_register_ffi_globals_();
+  int rc2 = irm_register_serialize_globals_();
+  return rc ? rc : rc2;
 }
 
-static inline void globals_ready(void) { pthread_once(&globals_once, globals_init); }
+/* Registers the built-ins on first use; a failure (out of memory) is
+ * reported and retried on the next call. */
+static inline int globals_ready(void) {
+  int rc = irm_lazy_run(&globals_lazy, globals_init);
+  return rc ? irm_error_context(rc, "starting the global function registry") : IRM_OK;
+}
 
 static global_entry *entry_new(const char *name, irm_object *func) {
   size_t len = strlen(name);
@@ -160,7 +161,11 @@ int irm_func_get_global(const char *name, irm_object **out) {
     if (out) *out = NULL;
     return irm_error(IRM_EVALUE, "irm_func_get_global: name and out must not be NULL");
   }
-  globals_ready();
+  int rc = globals_ready();
+  if (rc) {
+    *out = NULL;
+    return rc;
+  }
   pthread_rwlock_rdlock(&globals_lock);
   global_entry *e = find_locked(name);
   irm_object *f = e ? e->func : NULL;
@@ -239,11 +244,15 @@ static int global_register(const char *name, irm_object *f, int override) {
 }
 
 int irm_func_register_global(const char *name, irm_object *f, int override) {
-  globals_ready();
-  return global_register(name, f, override);
+  int rc = globals_ready();
+  return rc ? rc : global_register(name, f, override);
 }
 
 int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
+  pthread_rwlock_rdlock(&globals_lock);
+  int present = find_locked(name) != NULL; /* from an earlier, partial start */
+  pthread_rwlock_unlock(&globals_lock);
+  if (present) return IRM_OK;
   irm_object *f = NULL;
   int rc = irm_func_new_packed(fn, NULL, NULL, &f);
   if (rc == IRM_OK) rc = global_register(name, f, 0);
@@ -252,10 +261,9 @@ int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
 }
 
 int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
-  globals_ready();
   irm_object *f = NULL;
   int rc = irm_func_new_packed(fn, NULL, NULL, &f);
-  if (rc == IRM_OK) rc = global_register(name, f, 0);
+  if (rc == IRM_OK) rc = irm_func_register_global(name, f, 0);
   irm_object_release(f);
   if (rc) irm_warn("static registration of global '%s' failed: %s", name ? name : "(null)",
                    irm_last_error());
@@ -264,8 +272,8 @@ int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
 
 int irm_func_remove_global(const char *name) {
   if (!name) return irm_error(IRM_EVALUE, "irm_func_remove_global: name must not be NULL");
-  globals_ready();
-  int nomem;
+  int nomem, rc = globals_ready();
+  if (rc) return rc;
   global_undo *undo = undo_new(UNDO_REMOVED, name, &nomem);
   if (nomem) return irm_error_nomem_("removing a global function");
   pthread_rwlock_wrlock(&globals_lock);
@@ -294,8 +302,8 @@ static int compare_names(const void *a, const void *b) {
 int irm_func_list_globals(irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_func_list_globals: out must not be NULL");
   *out = NULL;
-  globals_ready();
-  int rc = IRM_OK;
+  int rc = globals_ready();
+  if (rc) return rc;
   pthread_rwlock_rdlock(&globals_lock);
   size_t n = HASH_COUNT(globals), i = 0;
   irm_any *names = irm_calloc(n ? n : 1, sizeof *names);

@@ -11,6 +11,10 @@ int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn);
 /* Registers every built-in global of layer 0 (builtin_globals.c). */
 int irm_register_ffi_globals_(void);
 
+/* Registers ffi.ToJSON, ffi.FromJSON, ffi.StructuralEqual,
+ * ffi.StructuralHash and ffi.Repr (serialize_globals.c). */
+int irm_register_serialize_globals_(void);
+
 /* Sets a function's name for messages (function.c). */
 void irm_func_set_name_(irm_object *f, irm_object *name);
 

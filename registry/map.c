@@ -153,10 +153,14 @@ static int missing_key(const irm_map *m, const char *key) {
 }
 
 int irm_map_get(const irm_object *map, const char *key, irm_any *out) {
+  return irm_map_get_n(map, key, key ? strlen(key) : 0, out);
+}
+
+int irm_map_get_n(const irm_object *map, const char *key, size_t key_len, irm_any *out) {
   if (!out || !key) return irm_error(IRM_EVALUE, "irm_map_get: key and out must not be NULL");
   *out = irm_any_none();
   if (!irm_is_type_(map, IRM_TYPE_MAP)) return not_map("irm_map_get", map);
-  const irm_any *v = irm_map_find_cstr(map, key);
+  const irm_any *v = irm_map_find(map, key, key_len);
   if (!v) return missing_key((const irm_map *)map, key);
   return irm_any_copy(v, out);
 }
@@ -210,13 +214,18 @@ static void map_commit(irm_object **ref, irm_map *m) {
 }
 
 int irm_map_set_move(irm_object **ref, const char *key, const irm_any *value) {
-  if (!ref || !key || !value)
+  if (!key) return irm_error(IRM_EVALUE, "irm_map_set_move: key must not be NULL");
+  return irm_map_set_move_n(ref, key, strlen(key), value);
+}
+
+int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len, const irm_any *value) {
+  if (!ref || (!key && key_len) || !value)
     return irm_error(IRM_EVALUE, "irm_map_set_move: ref, key and value must not be NULL");
   if (!irm_is_type_(*ref, IRM_TYPE_MAP)) return not_map("irm_map_set_move", *ref);
   irm_map *m = NULL;
   int rc = map_own(ref, &m);
   if (rc) return rc;
-  if ((rc = map_set(m, key, strlen(key), value))) {
+  if ((rc = map_set(m, key ? key : "", key_len, value))) {
     if (&m->base != *ref) irm_object_release(&m->base);
     return rc;
   }

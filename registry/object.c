@@ -13,6 +13,7 @@
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "journal_internal.h"
+#include "lazy.h"
 #include "object_internal.h"
 #include "uthash_irm.h"
 
@@ -43,6 +44,7 @@ static type_entry builtin_chunk[TYPE_CHUNK] = {
     BUILTIN(IRM_TYPE_ARRAY, "ffi.Array", irm_array_finalize_),
     BUILTIN(IRM_TYPE_MAP, "ffi.Map", irm_map_finalize_),
     BUILTIN(IRM_TYPE_FUNCTION, "ffi.Function", irm_function_finalize_),
+    BUILTIN(IRM_TYPE_NATIVE_CLOSURE, "ffi.NativeClosure", irm_closure_finalize_),
 };
 
 static type_entry *_Atomic chunks[TYPE_CHUNKS] = {builtin_chunk};
@@ -50,7 +52,7 @@ static _Atomic int32_t type_count = IRM_TYPE_FIRST_DYNAMIC;
 
 static pthread_rwlock_t key_lock = PTHREAD_RWLOCK_INITIALIZER;
 static key_entry *keys; /* key -> index, for registered (not rolled back) types */
-static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
+static irm_lazy keys_lazy = IRM_LAZY_INIT;
 
 static type_entry *entry_at(int32_t index) {
   if (index < 0 || index >= atomic_load_explicit(&type_count, memory_order_acquire)) return NULL;
@@ -169,18 +171,23 @@ static int32_t key_find_locked(const char *key) {
   return k ? k->index : -1;
 }
 
-static void keys_init(void) {
-  /* Built-in keys; failure here (out of memory at start) leaves them
-   * unfindable by key but still usable by index. */
-  for (int32_t i = 0; i < IRM_TYPE_FIRST_DYNAMIC; i++)
-    if (builtin_chunk[i].key) (void)key_insert_locked(builtin_chunk[i].key, i);
+/* Indexes the built-in keys; re-runnable after running out of memory. */
+static int keys_init(void) {
+  int rc = IRM_OK;
+  pthread_rwlock_wrlock(&key_lock);
+  for (int32_t i = 0; i < IRM_TYPE_FIRST_DYNAMIC && rc == IRM_OK; i++)
+    if (builtin_chunk[i].key && key_find_locked(builtin_chunk[i].key) < 0)
+      rc = key_insert_locked(builtin_chunk[i].key, i);
+  pthread_rwlock_unlock(&key_lock);
+  return rc ? irm_error_nomem_("starting the type registry") : IRM_OK;
 }
 
-static void keys_ready(void) { pthread_once(&keys_once, keys_init); }
+static int keys_ready(void) { return irm_lazy_run(&keys_lazy, keys_init); }
 
-/* Finds a key, or -1. */
+/* Finds a key: its index, -1 when absent, or a negative status below -1
+ * when the registry could not start. */
 static int32_t key_lookup(const char *key) {
-  keys_ready();
+  if (keys_ready()) return -2;
   pthread_rwlock_rdlock(&key_lock);
   int32_t idx = key_find_locked(key);
   pthread_rwlock_unlock(&key_lock);
@@ -210,6 +217,7 @@ int irm_type_find(const char *type_key, int32_t *out_index) {
   if (!type_key || !out_index)
     return irm_error(IRM_EVALUE, "irm_type_find: type_key and out_index must not be NULL");
   int32_t idx = key_lookup(type_key);
+  if (idx == -2) return IRM_ENOMEM;
   if (idx < 0) return unknown_type_error("type", type_key);
   *out_index = idx;
   return IRM_OK;
@@ -272,7 +280,9 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
   int rc = check_type_info(info, out_index);
   if (rc) return rc;
   const char *parent_key = info->parent_key ? info->parent_key : "ffi.Object";
-  keys_ready();
+  if ((rc = keys_ready())) return rc;
+  /* Room in the journal first, so recording after the change cannot fail. */
+  if ((rc = irm_journal_reserve_(1))) return rc;
   char *key = irm_strdup(info->type_key);
   if (!key) return irm_error_nomem_("registering a type");
 
@@ -309,11 +319,7 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
                                       TYPE_CHUNK * TYPE_CHUNKS);
     return irm_error_nomem_("registering a type");
   }
-  rc = irm_journal_record(type_unregister, NULL, (void *)(intptr_t)index);
-  if (rc) {
-    type_unregister((void *)(intptr_t)index);
-    return rc;
-  }
+  (void)irm_journal_record(type_unregister, NULL, (void *)(intptr_t)index); /* reserved */
   *out_index = index;
   return IRM_OK;
 }

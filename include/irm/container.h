@@ -89,6 +89,8 @@ IRM_API const irm_any *irm_map_find_cstr(const irm_object *map, const char *key)
 /* The value for key as a NEW value. Errors: TypeError (not a Map),
  * KeyError naming the key and the closest existing key. */
 IRM_API int irm_map_get(const irm_object *map, const char *key, irm_any *out);
+/* The same with a key of key_len bytes (may hold NUL bytes). */
+IRM_API int irm_map_get_n(const irm_object *map, const char *key, size_t key_len, irm_any *out);
 
 /* A new Map with key set to value (replacing, keeping its position) /
  * with key removed (KeyError if absent). */
@@ -101,6 +103,10 @@ IRM_API int irm_map_with_erase(const irm_object *map, const char *key,
 IRM_API int irm_map_set_move(irm_object **ref, const char *key,
                              const irm_any *value);
 IRM_API int irm_map_erase_move(irm_object **ref, const char *key);
+
+/* irm_map_set_move with a key of key_len bytes, which may hold NUL bytes. */
+IRM_API int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len,
+                               const irm_any *value);
 
 /* Insertion-order iteration without allocation:
  *   irm_map_iter it = irm_map_iter_begin(map);

@@ -29,6 +29,61 @@ IRM_API int irm_func_list_globals(irm_object **out);
 IRM_API int irm_func_call_global(const char *name, const irm_any *args,
                                  int32_t nargs, irm_any *ret);
 
+/* ---- native functions ---------------------------------------------------
+ * Any C function can become a function object: give its pointer (cast to
+ * irm_native_fn) and its signature, "ret(arg,...)". Types: void (return
+ * only), bool, i32, i64, u64, f32, f64, ptr, str (const char *), obj
+ * (irm_object *, never NULL), obj? (may be NULL) and any (an argument passed
+ * as const irm_any *; not a return type). At most IRM_NATIVE_MAX_ARGS
+ * arguments. Examples: "i64(i64,i64)", "str(obj,str)", "void(ptr)",
+ * "f64(f64)", "bool(obj)", "obj(str,obj)", "i64()".
+ *
+ * A call checks the argument count and each argument's type and converts:
+ * int widens to f32/f64, bool takes bool or int 0/1, i32 and u64 take ints
+ * in range, str takes a borrowed str or a String, obj takes any object, and
+ * NONE only for obj? and ptr. Errors are TypeErrors (ValueError when an int
+ * is out of range) naming the function, the argument index and both types.
+ * Results: a str result is copied into a String (NULL gives NONE); an obj
+ * result is taken as a NEW reference (NULL gives NONE); u64 results above
+ * INT64_MAX wrap to negative ints.
+ *
+ * Signatures whose arguments all travel in integer registers (0-4 of
+ * i64/u64/ptr/obj, returning one of them or void), and f64(f64),
+ * f64(f64,f64), skip libffi; the rest call through a libffi cif prepared
+ * once, when the function object is made. */
+
+#define IRM_NATIVE_MAX_ARGS 16
+
+typedef void (*irm_native_fn)(void);
+
+/* Makes a function object that calls fn with the given signature.
+ * *out: new reference. Errors: ValueError for a bad signature, naming the
+ * position ("expected a type at position 4"), ValueError for NULL
+ * arguments, RuntimeError if libffi refuses the signature, MemoryError. */
+IRM_API int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **out);
+
+/* The signature of a native function object, normalized ("i64(i64,i64)");
+ * NULL for a packed function or a non-function. Borrowed from f. */
+IRM_API const char *irm_func_signature(const irm_object *f);
+
+/* The other way: a C function pointer with the given signature that calls
+ * func (any function object: packed, native, or one written in Python).
+ * *out_fn stays valid as long as *out_handle lives (a NEW reference; the
+ * handle keeps func alive). Arguments are converted to irm_any (str as a
+ * borrowed str, obj/obj? as a borrowed object or NONE, any as the pointed-to
+ * value) and the result back to the C type with the rules above. When func
+ * fails, or its result has the wrong type, the error is left in
+ * irm_last_error() and the pointer returns 0, 0.0, false or NULL. A NONE
+ * result of a str closure returns NULL (as a NULL str result of a native
+ * function gives NONE). A str or obj result is owned by the handle until
+ * the next call of this pointer on the same thread (the caller does not
+ * release it); the handle keeps one such result per thread that called it,
+ * until it is released.
+ * Errors: ValueError (bad signature; "any" as return type), TypeError (func
+ * not a Function), RuntimeError (libffi cannot make closures), MemoryError. */
+IRM_API int irm_func_to_native(irm_object *func, const char *signature,
+                               irm_native_fn *out_fn, irm_object **out_handle);
+
 /* ---- argument helpers for packed functions ----------------------------
  * Each reports errors that name the function and the argument, e.g.
  * "TypeError: ffi.ArraySize: argument 0: expected ffi.Array, got int".
@@ -99,6 +154,11 @@ static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int3
 #define irm_func_call(f, args, nargs, ret) irm_func_call_inline_((f), (args), (nargs), (ret))
 #endif
 
+/* Used by IRM_REGISTER_GLOBAL: registers fn as a native global (no
+ * override), reporting a failure through the warning handler. */
+IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
+                                       const char *signature);
+
 #define IRM_CAT2_(a, b) a##b
 #define IRM_CAT_(a, b) IRM_CAT2_(a, b)
 
@@ -112,6 +172,18 @@ static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int3
     (void)irm_register_static_packed((name), (fn));                           \
   }                                                                           \
   typedef int IRM_CAT_(irm_register_packed_semicolon_, __LINE__)
+
+/* Registers a C function as a native global when the program starts:
+ *   static int64_t add(int64_t a, int64_t b) { return a + b; }
+ *   IRM_REGISTER_GLOBAL("my.Add", add, "i64(i64,i64)");
+ * A bad signature or a duplicate name is reported through the warning
+ * handler (a constructor cannot return an error). */
+#define IRM_REGISTER_GLOBAL(name, fn, signature)                              \
+  __attribute__((constructor)) static void IRM_CAT_(irm_register_native_,     \
+                                                    __LINE__)(void) {         \
+    (void)irm_register_static_native((name), (irm_native_fn)(fn), (signature)); \
+  }                                                                           \
+  typedef int IRM_CAT_(irm_register_native_semicolon_, __LINE__)
 
 #ifdef __cplusplus
 }

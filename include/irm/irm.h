@@ -10,5 +10,7 @@
 #include "irm/container.h"
 #include "irm/function.h"
 #include "irm/journal.h"
+#include "irm/json.h"
+#include "irm/structural.h"
 
 #endif

@@ -31,7 +31,10 @@ typedef struct irm_journal irm_journal;
 IRM_API int irm_journal_open(irm_journal **out);
 
 /* Closes j keeping its registrations. j must be the thread's innermost
- * journal (RuntimeError otherwise, and nothing changes). Frees j. */
+ * journal (RuntimeError otherwise, and nothing changes). Frees j.
+ * Committing a nested journal moves its records to the enclosing one; if
+ * that needs memory and there is none, MemoryError, and j stays open (roll
+ * it back or try again). */
 IRM_API int irm_journal_commit(irm_journal *j);
 
 /* Closes j undoing its registrations, newest first. j must be the

@@ -29,6 +29,7 @@ enum {
   IRM_TYPE_ARRAY = 2,    /* "ffi.Array" */
   IRM_TYPE_MAP = 3,      /* "ffi.Map" */
   IRM_TYPE_FUNCTION = 4, /* "ffi.Function" */
+  IRM_TYPE_NATIVE_CLOSURE = 5, /* "ffi.NativeClosure", from irm_func_to_native */
   IRM_TYPE_FIRST_DYNAMIC = 16
 };
 
@@ -144,7 +145,8 @@ static inline irm_any irm_any_object(irm_object *x) {
 }
 
 /* The type name of a value for messages: "none", "int", "bool", "float",
- * "ptr", "str", an object's type key, or "invalid(<code>)". Static. */
+ * "ptr", "str", an object's type key, or "invalid" for an unknown type
+ * code. Static. */
 IRM_API const char *irm_any_type_name(const irm_any *v);
 
 /* Typed readers: 0 and the value, or TypeError "expected <t>, got <u>"

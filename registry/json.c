@@ -1,0 +1,855 @@
+/* JSON serialization (json.h).
+ *
+ * Writing walks the object graph with an explicit stack and emits each node
+ * as soon as its children are out (post-order), so indices come out
+ * children first and a deep chain costs heap, not C stack. Each node is
+ * built as a small jansson value, dumped into the text and freed at once.
+ *
+ * Reading scans the top-level object and the node list itself and lets
+ * jansson parse one node (or field) at a time, so memory follows the size
+ * of the text instead of jansson's tree of the whole document (about 20
+ * times larger), while jansson still does every string, number and nesting
+ * check, including its depth limit. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "irm/alloc.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/json.h"
+#include "uthash_irm.h"
+
+#define FORMAT_VERSION 1
+/* One value at a time, stopping where it ends; NUL bytes are data. */
+#define LOAD_FLAGS (JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL)
+/* Room kept before the nodes for the header, which names the root and is
+ * known only at the end. */
+#define HEADER_ROOM 160
+
+/* jansson keeps its own allocator: json_set_alloc_funcs is process-wide,
+ * and an application that already holds jansson values would then free
+ * them through irm's allocator. The few parse-time jansson values are the
+ * only memory irm does not allocate itself. */
+
+/* ---- writer ------------------------------------------------------------ */
+
+/* Shared objects (count > 1) by address, so each becomes one node. An
+ * object with a single reference can be reached only once, so it skips the
+ * table. */
+typedef struct seen_entry {
+  UT_hash_handle hh;
+  const irm_object *obj;
+  int64_t index; /* -1 while its children are being written */
+} seen_entry;
+
+typedef struct wframe {
+  const irm_object *obj;
+  irm_any fields;        /* other types: the to_fields Map, the one child */
+  seen_entry *seen;      /* obj's entry when it is shared */
+  size_t next;           /* children handed out so far */
+  irm_map_iter it;       /* Map cursor */
+  const irm_object *key; /* Map: key of the last child handed out */
+  size_t refs_base;      /* w->n_refs when the frame was pushed */
+} wframe;
+
+typedef struct writer {
+  char *buf;
+  size_t len, cap;
+  size_t n_nodes;
+  seen_entry *seen;
+  wframe *stack;
+  size_t depth, stack_cap;
+  /* Node indices of finished children, waiting for their parent. */
+  int64_t *refs;
+  size_t n_refs, refs_cap;
+  /* to_fields Maps live to the end: a freed one's address could come back
+   * as a new object and be mistaken for a node already written. */
+  irm_object **keep;
+  size_t n_keep, keep_cap;
+} writer;
+
+static int write_graph(writer *w, const irm_any *root);
+static int write_text(writer *w, const irm_any *root, irm_object **out);
+static void writer_free(writer *w);
+
+int irm_to_json(const irm_any *value, irm_object **out) {
+  if (!value || !out) return irm_error(IRM_EVALUE, "irm_to_json: value and out must not be NULL");
+  *out = NULL;
+  irm_any root = *value;
+  irm_object *str = NULL;
+  if (value->type_code == IRM_STR) { /* a borrowed str is written as a String */
+    int rc = irm_any_copy(value, &root);
+    if (rc) return rc;
+    str = root.v_obj;
+  }
+  writer w = {0};
+  int rc = write_graph(&w, &root);
+  if (!rc) rc = write_text(&w, &root, out);
+  writer_free(&w);
+  irm_object_release(str);
+  return rc;
+}
+
+/* Makes room for need more items in a growable array of cap items;
+ * sets rc to a MemoryError when it cannot. */
+#define RESERVE(arr, cap, used, need, rc)                                      \
+  do {                                                                         \
+    void *grown_ = grow((arr), &(cap), (used), (need), sizeof *(arr));         \
+    if (grown_) (arr) = grown_;                                                \
+    else (rc) = irm_error_nomem_("handling JSON");                             \
+  } while (0)
+
+/* arr itself when used + need items fit, else arr grown (doubling), or NULL
+ * when out of memory (arr untouched). */
+static void *grow(void *arr, size_t *cap, size_t used, size_t need, size_t elem) {
+  if (used + need <= *cap) return arr;
+  size_t n = *cap ? *cap : 16;
+  while (n < used + need) n *= 2;
+  void *grown = irm_realloc(arr, n * elem);
+  if (grown) *cap = n;
+  return grown;
+}
+
+static int append(writer *w, const char *s, size_t n) {
+  int rc = IRM_OK;
+  RESERVE(w->buf, w->cap, w->len, n, rc);
+  if (rc) return rc;
+  memcpy(w->buf + w->len, s, n);
+  w->len += n;
+  return IRM_OK;
+}
+
+static int push_ref(writer *w, int64_t index) {
+  int rc = IRM_OK;
+  RESERVE(w->refs, w->refs_cap, w->n_refs, 1, rc);
+  if (!rc) w->refs[w->n_refs++] = index;
+  return rc;
+}
+
+static void writer_free(writer *w) {
+  seen_entry *s, *tmp;
+  HASH_ITER(hh, w->seen, s, tmp) {
+    HASH_DELETE(hh, w->seen, s);
+    irm_free(s);
+  }
+  for (size_t i = 0; i < w->n_keep; i++) irm_object_release(w->keep[i]);
+  irm_free(w->keep);
+  irm_free(w->refs);
+  irm_free(w->stack);
+  irm_free(w->buf);
+}
+
+static int visit(writer *w, const irm_any *v);
+static const irm_any *next_child(wframe *f);
+static int finish_frame(writer *w);
+static int locate(writer *w, int rc);
+
+/* Walks everything reachable from root, emitting one node per object. */
+static int write_graph(writer *w, const irm_any *root) {
+  int rc = IRM_OK;
+  RESERVE(w->buf, w->cap, 0, HEADER_ROOM + 4096, rc);
+  if (rc) return rc;
+  w->len = HEADER_ROOM;
+  if ((rc = visit(w, root))) return rc;
+  while (w->depth) {
+    const irm_any *child = next_child(&w->stack[w->depth - 1]);
+    if (!child) rc = finish_frame(w);
+    else if ((rc = visit(w, child))) rc = locate(w, rc);
+    if (rc) return rc;
+  }
+  return IRM_OK;
+}
+
+/* Adds to an error where in the graph it happened: the innermost
+ * container and the item, so a bad value deep inside can be found. */
+static int locate(writer *w, int rc) {
+  if (!w->depth) return rc;
+  const wframe *f = &w->stack[w->depth - 1];
+  const wframe *below = w->depth > 1 ? f - 1 : NULL;
+  int32_t t = irm_object_type_index(f->obj);
+  if (t == IRM_TYPE_ARRAY) return irm_error_context(rc, "item %zu of an ffi.Array", f->next - 1);
+  if (t != IRM_TYPE_MAP)
+    return irm_error_context(rc, "fields of a %s", irm_object_type_key(f->obj));
+  const char *key = f->key ? irm_string_data(f->key) : "?";
+  if (below && below->fields.v_obj == f->obj)
+    return irm_error_context(rc, "field '%s' of a %s", key, irm_object_type_key(below->obj));
+  return irm_error_context(rc, "value of key '%s' in an ffi.Map", key);
+}
+
+/* The next child value of the frame's object, or NULL when done. */
+static const irm_any *next_child(wframe *f) {
+  const irm_any *v = NULL;
+  int32_t t = irm_object_type_index(f->obj);
+  if (t == IRM_TYPE_ARRAY)
+    v = irm_array_at(f->obj, f->next);
+  else if (t == IRM_TYPE_MAP)
+    (void)irm_map_iter_next(&f->it, &f->key, &v);
+  else if (f->next == 0)
+    v = &f->fields;
+  if (v) f->next++;
+  return v;
+}
+
+static int visit_object(writer *w, const irm_object *o);
+
+/* Scalars are written by their parent; objects become nodes. */
+static int visit(writer *w, const irm_any *v) {
+  switch (v->type_code) {
+    case IRM_NONE: case IRM_INT: case IRM_BOOL: case IRM_FLOAT:
+      return IRM_OK;
+    case IRM_OBJECT:
+      return v->v_obj ? visit_object(w, v->v_obj) : IRM_OK;
+    case IRM_PTR:
+      return irm_error(IRM_EVALUE, "cannot serialize a ptr value (JSON cannot hold an address)");
+    default:
+      return irm_error(IRM_EVALUE, "cannot serialize an invalid value (type code %d)",
+                       (int)v->type_code);
+  }
+}
+
+static int emit_string(writer *w, const irm_object *s);
+static int push_frame(writer *w, const irm_object *o, irm_object *fields, seen_entry *seen);
+
+static int visit_object(writer *w, const irm_object *o) {
+  seen_entry *seen = NULL;
+  if (irm_object_refcount(o) > 1) {
+    HASH_FIND_PTR(w->seen, &o, seen);
+    if (seen && seen->index < 0)
+      return irm_error(IRM_EVALUE, "cannot serialize a %s that contains itself",
+                       irm_object_type_key(o));
+    if (seen) return push_ref(w, seen->index);
+    int irm_hash_oom = 0;
+    if (!(seen = irm_malloc(sizeof *seen))) return irm_error_nomem_("writing JSON");
+    seen->obj = o;
+    seen->index = -1;
+    HASH_ADD_PTR(w->seen, obj, seen);
+    if (irm_hash_oom) {
+      irm_free(seen);
+      return irm_error_nomem_("writing JSON");
+    }
+  }
+  int32_t t = irm_object_type_index(o);
+  if (t == IRM_TYPE_STRING) {
+    int rc = emit_string(w, o);
+    if (!rc && seen) seen->index = (int64_t)w->n_nodes - 1;
+    return rc ? rc : push_ref(w, (int64_t)w->n_nodes - 1);
+  }
+  if (t == IRM_TYPE_ARRAY || t == IRM_TYPE_MAP) return push_frame(w, o, NULL, seen);
+
+  const irm_type_info *info = irm_type_info_of(t);
+  const char *key = irm_object_type_key(o);
+  if (!info || !info->to_fields)
+    return irm_error(IRM_EVALUE, "cannot serialize a value of type '%s': it has no to_fields hook",
+                     key ? key : "?");
+  irm_object *fields = NULL;
+  int rc = info->to_fields(o, &fields);
+  if (rc) {
+    irm_object_release(fields);
+    return irm_error_context(rc, "to_fields of type '%s'", key);
+  }
+  if (irm_object_type_index(fields) != IRM_TYPE_MAP) {
+    const char *got = fields ? irm_object_type_key(fields) : "NULL";
+    irm_object_release(fields);
+    return irm_error(IRM_EVALUE, "to_fields of type '%s' returned %s, not an ffi.Map", key, got);
+  }
+  RESERVE(w->keep, w->keep_cap, w->n_keep, 1, rc);
+  if (rc) {
+    irm_object_release(fields);
+    return rc;
+  }
+  w->keep[w->n_keep++] = fields;
+  return push_frame(w, o, fields, seen);
+}
+
+static int push_frame(writer *w, const irm_object *o, irm_object *fields, seen_entry *seen) {
+  int rc = IRM_OK;
+  RESERVE(w->stack, w->stack_cap, w->depth, 1, rc);
+  if (rc) return rc;
+  wframe *f = &w->stack[w->depth++];
+  memset(f, 0, sizeof *f);
+  f->obj = o;
+  f->fields = irm_any_object(fields);
+  f->seen = seen;
+  f->it = irm_map_iter_begin(o);
+  f->refs_base = w->n_refs;
+  return IRM_OK;
+}
+
+/* ---- writer: nodes ----------------------------------------------------- */
+
+static int emit_node(writer *w, json_t *node);
+static json_t *string_json(const char *data, size_t len, int *rc);
+static json_t *value_json(const irm_any *v, const int64_t **refs);
+static json_t *ref_json(int64_t index);
+
+static int emit_string(writer *w, const irm_object *s) {
+  int rc = IRM_OK;
+  json_t *data = string_json(irm_string_data(s), irm_string_size(s), &rc);
+  if (rc) return rc;
+  json_t *node = json_object();
+  if (!node || json_object_set_new(node, "type", json_string("ffi.String")) ||
+      json_object_set_new(node, "data", data)) {
+    json_decref(node);
+    return irm_error_nomem_("writing JSON");
+  }
+  return emit_node(w, node);
+}
+
+/* Emits the top frame's node now that its children are out; the indices of
+ * its object children sit on the refs stack in order. */
+static int finish_frame(writer *w) {
+  wframe *f = &w->stack[w->depth - 1];
+  const int64_t *refs = w->refs + f->refs_base;
+  int32_t t = irm_object_type_index(f->obj);
+  const char *type = t == IRM_TYPE_ARRAY ? "ffi.Array"
+                     : t == IRM_TYPE_MAP   ? "ffi.Map"
+                                           : irm_object_type_key(f->obj);
+  json_t *node = json_object();
+  int bad = !node || json_object_set_new(node, "type", json_string(type));
+  if (!bad && t == IRM_TYPE_ARRAY) {
+    json_t *items = json_array();
+    bad = json_object_set_new(node, "items", items) || !items;
+    for (size_t i = 0; !bad && i < irm_array_size(f->obj); i++)
+      bad = json_array_append_new(items, value_json(irm_array_at(f->obj, i), &refs));
+  } else if (!bad && t == IRM_TYPE_MAP) {
+    json_t *keys = json_array(), *values = json_array();
+    bad = json_object_set_new(node, "keys", keys) || json_object_set_new(node, "values", values) ||
+          !keys || !values;
+    irm_map_iter it = irm_map_iter_begin(f->obj);
+    const irm_object *k;
+    const irm_any *v;
+    int rc = IRM_OK;
+    while (!bad && irm_map_iter_next(&it, &k, &v)) {
+      json_t *kj = string_json(irm_string_data(k), irm_string_size(k), &rc);
+      if (rc) {
+        json_decref(node);
+        return irm_error_context(rc, "a key of an ffi.Map");
+      }
+      bad = json_array_append_new(keys, kj) || json_array_append_new(values, value_json(v, &refs));
+    }
+  } else if (!bad) {
+    bad = json_object_set_new(node, "fields", ref_json(refs[0]));
+  }
+  if (bad) {
+    json_decref(node);
+    return irm_error_nomem_("writing JSON");
+  }
+  int rc = emit_node(w, node);
+  if (rc) return rc;
+  int64_t index = (int64_t)w->n_nodes - 1;
+  if (f->seen) f->seen->index = index;
+  w->n_refs = f->refs_base;
+  w->depth--;
+  return push_ref(w, index);
+}
+
+/* Appends one node (and frees it): a line of the "nodes" list. */
+static int emit_node(writer *w, json_t *node) {
+  int rc = append(w, w->n_nodes ? ",\n  " : "\n  ", w->n_nodes ? 4 : 3);
+  size_t n = rc ? 0 : json_dumpb(node, w->buf + w->len, w->cap - w->len, JSON_COMPACT);
+  if (!rc && n > w->cap - w->len) {
+    RESERVE(w->buf, w->cap, w->len, n, rc);
+    if (!rc) n = json_dumpb(node, w->buf + w->len, w->cap - w->len, JSON_COMPACT);
+  }
+  json_decref(node);
+  if (rc) return rc;
+  if (n == 0) return irm_error_nomem_("writing JSON");
+  w->len += n;
+  w->n_nodes++;
+  return IRM_OK;
+}
+
+static size_t utf8_invalid_at(const unsigned char *s, size_t len);
+
+/* A JSON string of the bytes; JSON text is UTF-8, so other bytes are a
+ * ValueError naming the offset. */
+static json_t *string_json(const char *data, size_t len, int *rc) {
+  size_t bad = utf8_invalid_at((const unsigned char *)data, len);
+  if (bad < len) {
+    *rc = irm_error(IRM_EVALUE,
+                    "cannot serialize a String that is not valid UTF-8 (byte 0x%02x at offset "
+                    "%zu); JSON text holds only UTF-8",
+                    (unsigned)(unsigned char)data[bad], bad);
+    return NULL;
+  }
+  json_t *j = json_stringn(data, len);
+  if (!j) *rc = irm_error_nomem_("writing JSON");
+  return j;
+}
+
+/* A value inside a node: a scalar, or the next object child's reference.
+ * NULL only when out of memory (the caller reports it). */
+static json_t *value_json(const irm_any *v, const int64_t **refs) {
+  switch (v->type_code) {
+    case IRM_INT: return json_integer((json_int_t)v->v_int);
+    case IRM_BOOL: return json_boolean(v->v_int);
+    case IRM_FLOAT:
+      if (isfinite(v->v_float)) return json_real(v->v_float);
+      return json_pack("{s:s}", "float",
+                       isnan(v->v_float) ? "nan" : v->v_float > 0 ? "inf" : "-inf");
+    case IRM_OBJECT:
+      if (v->v_obj) return ref_json(*(*refs)++);
+      return json_null();
+    default: return json_null();
+  }
+}
+
+static json_t *ref_json(int64_t index) { return json_pack("{s:I}", "ref", (json_int_t)index); }
+
+/* Fills the header into the room kept before the nodes and makes the
+ * String. */
+static int write_text(writer *w, const irm_any *root, irm_object **out) {
+  const int64_t *refs = w->refs;
+  json_t *rj = value_json(root, &refs);
+  char rootbuf[96];
+  size_t rn = rj ? json_dumpb(rj, rootbuf, sizeof rootbuf, JSON_COMPACT | JSON_ENCODE_ANY) : 0;
+  json_decref(rj);
+  if (rn == 0 || rn >= sizeof rootbuf) return irm_error_nomem_("writing JSON");
+  char header[HEADER_ROOM];
+  int hn = snprintf(header, sizeof header, "{\"irm_json\": %d, \"root\": %.*s, \"nodes\": [",
+                    FORMAT_VERSION, (int)rn, rootbuf);
+  if (hn < 0 || hn >= HEADER_ROOM) return irm_error(IRM_ERUNTIME, "JSON header too long");
+  int rc = append(w, w->n_nodes ? "\n]}" : "]}", w->n_nodes ? 3 : 2);
+  if (rc) return rc;
+  char *start = w->buf + HEADER_ROOM - hn;
+  memcpy(start, header, (size_t)hn);
+  return irm_string_new(start, w->len - (HEADER_ROOM - (size_t)hn), out);
+}
+
+/* Offset of the first byte that is not UTF-8 as jansson accepts it
+ * (shortest forms, no surrogates, at most U+10FFFF), or len. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len) {
+  for (size_t i = 0; i < len;) {
+    unsigned c = s[i];
+    size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+             : c >= 0xF0 && c <= 0xF4 ? 3 : 4;
+    if (n == 4 || len - i <= n) return i;
+    uint32_t cp = n ? c & (0x3Fu >> n) : c;
+    for (size_t k = 1; k <= n; k++) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return i;
+    i += n + 1;
+  }
+  return len;
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+enum { FIELD_VERSION = 1, FIELD_ROOT = 2, FIELD_NODES = 4 };
+
+typedef struct reader {
+  const char *text;
+  size_t len, pos;
+  irm_object **nodes; /* owned */
+  size_t n_nodes, nodes_cap;
+  json_t *root; /* read when seen, converted once the nodes exist */
+  unsigned fields; /* FIELD_* seen so far */
+} reader;
+
+static int read_document(reader *r);
+static int read_value(reader *r, const json_t *j, size_t limit, int is_root, irm_any *out);
+
+int irm_from_json(const char *text, size_t len, irm_any *out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_from_json: out must not be NULL");
+  *out = irm_any_none();
+  if (!text && len) return irm_error(IRM_EVALUE, "irm_from_json: text is NULL but len is %zu", len);
+  reader r = {.text = text ? text : ""};
+  r.len = len;
+  int rc = read_document(&r);
+  irm_any root = irm_any_none();
+  if (!rc && (rc = read_value(&r, r.root, r.n_nodes, 1, &root))) irm_error_context(rc, "root");
+  if (!rc) rc = irm_any_copy(&root, out); /* retains: the node table lets go below */
+  for (size_t i = 0; i < r.n_nodes; i++) irm_object_release(r.nodes[i]);
+  irm_free(r.nodes);
+  json_decref(r.root);
+  return rc;
+}
+
+static int peek(const reader *r) { return r->pos < r->len ? (unsigned char)r->text[r->pos] : -1; }
+
+static void skip_ws(reader *r) {
+  while (r->pos < r->len) {
+    char c = r->text[r->pos];
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return;
+    r->pos++;
+  }
+}
+
+/* "ValueError: malformed JSON at line L, column C: ..." with jansson's
+ * counting: lines from 1, columns in characters up to offset. */
+static int syntax_error(const reader *r, size_t offset, const char *what) {
+  int line = 1, col = 0;
+  for (size_t i = 0; i < offset && i < r->len; i++) {
+    if (r->text[i] == '\n') line++, col = 0;
+    else if (((unsigned char)r->text[i] & 0xC0) != 0x80) col++;
+  }
+  return irm_error(IRM_EVALUE, "malformed JSON at line %d, column %d: %s", line, col, what);
+}
+
+/* A syntax error of the scanner at the current position, jansson-style. */
+static int expected_error(const reader *r, const char *expected) {
+  char what[128];
+  int c = peek(r);
+  if (c < 0) snprintf(what, sizeof what, "%s near end of file", expected);
+  else if (c >= 0x20 && c < 0x7f) snprintf(what, sizeof what, "%s near '%c'", expected, c);
+  else snprintf(what, sizeof what, "%s near byte 0x%02x", expected, (unsigned)c);
+  return syntax_error(r, r->pos + (c >= 0), what);
+}
+
+/* Parses one JSON value at the current position with jansson. */
+static int load_value(reader *r, json_t **out) {
+  json_error_t err;
+  *out = json_loadb(r->text + r->pos, r->len - r->pos, LOAD_FLAGS, &err);
+  if (!*out)
+    return syntax_error(r, r->pos + (size_t)(err.position > 0 ? err.position : 0), err.text);
+  r->pos += (size_t)err.position;
+  return IRM_OK;
+}
+
+static const char *json_kind(const json_t *j) {
+  switch (json_typeof(j)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real";
+    case JSON_TRUE: case JSON_FALSE: return "a bool";
+    default: return "null";
+  }
+}
+
+static int read_field(reader *r);
+
+/* {"irm_json": 1, "root": ..., "nodes": [...]}, fields in any order. */
+static int read_document(reader *r) {
+  skip_ws(r);
+  if (peek(r) != '{') {
+    /* Not ours to scan: let jansson judge the whole text, so its message
+     * (depth limit, bad token) is what the user sees. */
+    json_error_t err;
+    json_t *j = json_loadb(r->text, r->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+    if (!j) return syntax_error(r, (size_t)(err.position > 0 ? err.position : 0), err.text);
+    int rc = irm_error(IRM_EVALUE, "expected a JSON object with \"irm_json\", \"root\" and "
+                       "\"nodes\" at the top level, got %s", json_kind(j));
+    json_decref(j);
+    return rc;
+  }
+  r->pos++;
+  skip_ws(r);
+  if (peek(r) == '}') r->pos++;
+  else for (;;) {
+    int rc = read_field(r);
+    if (rc) return rc;
+    skip_ws(r);
+    if (peek(r) == '}') {
+      r->pos++;
+      break;
+    }
+    if (peek(r) != ',') return expected_error(r, "',' or '}' expected");
+    r->pos++;
+    skip_ws(r);
+  }
+  skip_ws(r);
+  if (r->pos < r->len) return expected_error(r, "end of file expected");
+  if (!(r->fields & FIELD_VERSION))
+    return irm_error(IRM_EVALUE, "missing top-level field 'irm_json' (the format version; this "
+                     "irm reads version %d)", FORMAT_VERSION);
+  if (!(r->fields & FIELD_ROOT)) return irm_error(IRM_EVALUE, "missing top-level field 'root'");
+  if (!(r->fields & FIELD_NODES)) return irm_error(IRM_EVALUE, "missing top-level field 'nodes'");
+  return IRM_OK;
+}
+
+static int read_version(reader *r);
+static int read_nodes(reader *r);
+
+static int read_field(reader *r) {
+  static const char *const names[] = {"irm_json", "root", "nodes"};
+  if (peek(r) != '"') return expected_error(r, "string or '}' expected");
+  json_t *key = NULL;
+  int rc = load_value(r, &key);
+  if (rc) return rc;
+  unsigned field = 0;
+  for (unsigned i = 0; i < 3; i++)
+    if (json_string_length(key) == strlen(names[i]) && !strcmp(json_string_value(key), names[i]))
+      field = 1u << i;
+  if (!field) {
+    const char *best = irm_closest_name(json_string_value(key), names, 3);
+    if (best)
+      rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (did you mean '%s'?)",
+                     json_string_value(key), best);
+    else
+      rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (the fields are irm_json, root "
+                     "and nodes)", json_string_value(key));
+  } else if (r->fields & field) {
+    rc = irm_error(IRM_EVALUE, "top-level field '%s' appears twice", json_string_value(key));
+  }
+  json_decref(key);
+  if (rc) return rc;
+  r->fields |= field;
+  skip_ws(r);
+  if (peek(r) != ':') return expected_error(r, "':' expected");
+  r->pos++;
+  skip_ws(r);
+  if (field == FIELD_VERSION) return read_version(r);
+  if (field == FIELD_NODES) return read_nodes(r);
+  return load_value(r, &r->root);
+}
+
+static int read_version(reader *r) {
+  json_t *v = NULL;
+  int rc = load_value(r, &v);
+  if (rc) return rc;
+  if (!json_is_integer(v))
+    rc = irm_error(IRM_EVALUE, "top-level field 'irm_json' (the format version) must be an "
+                   "integer, got %s", json_kind(v));
+  else if (json_integer_value(v) != FORMAT_VERSION)
+    rc = irm_error(IRM_EVALUE, "unsupported irm_json version %lld (this irm reads version %d)",
+                   (long long)json_integer_value(v), FORMAT_VERSION);
+  json_decref(v);
+  return rc;
+}
+
+static int read_node(reader *r, const json_t *j, size_t index, irm_object **out);
+
+/* The node list, one jansson parse per node. */
+static int read_nodes(reader *r) {
+  if (peek(r) != '[') {
+    json_t *v = NULL;
+    int rc = load_value(r, &v);
+    if (rc) return rc;
+    rc = irm_error(IRM_EVALUE, "top-level field 'nodes' must be an array, got %s", json_kind(v));
+    json_decref(v);
+    return rc;
+  }
+  r->pos++;
+  skip_ws(r);
+  if (peek(r) == ']') {
+    r->pos++;
+    return IRM_OK;
+  }
+  for (;;) {
+    json_t *j = NULL;
+    irm_object *node = NULL;
+    int rc = load_value(r, &j);
+    if (rc) return irm_error_context(rc, "node %zu", r->n_nodes);
+    rc = read_node(r, j, r->n_nodes, &node);
+    json_decref(j);
+    if (!rc) RESERVE(r->nodes, r->nodes_cap, r->n_nodes, 1, rc);
+    if (rc) {
+      irm_object_release(node);
+      return rc;
+    }
+    r->nodes[r->n_nodes++] = node;
+    skip_ws(r);
+    if (peek(r) == ']') {
+      r->pos++;
+      return IRM_OK;
+    }
+    if (peek(r) != ',') return expected_error(r, "',' or ']' expected");
+    r->pos++;
+  }
+}
+
+/* ---- reader: nodes ----------------------------------------------------- */
+
+static int check_fields(const json_t *j, const char *const *allowed, size_t n);
+static int read_string_node(const json_t *j, irm_object **out);
+static int read_array_node(reader *r, const json_t *j, size_t index, irm_object **out);
+static int read_map_node(reader *r, const json_t *j, size_t index, irm_object **out);
+static int read_other_node(reader *r, const json_t *j, int32_t t, size_t index, irm_object **out);
+
+static int read_node(reader *r, const json_t *j, size_t index, irm_object **out) {
+  static const char *const string_fields[] = {"type", "data"};
+  static const char *const array_fields[] = {"type", "items"};
+  static const char *const map_fields[] = {"type", "keys", "values"};
+  static const char *const other_fields[] = {"type", "fields"};
+  if (!json_is_object(j))
+    return irm_error(IRM_EVALUE, "node %zu must be a JSON object, got %s", index, json_kind(j));
+  const json_t *type = json_object_get(j, "type");
+  if (!type) return irm_error(IRM_EVALUE, "node %zu: missing field 'type'", index);
+  if (!json_is_string(type))
+    return irm_error(IRM_EVALUE, "node %zu: field 'type' must be a string, got %s", index,
+                     json_kind(type));
+  const char *key = json_string_value(type);
+  if (strlen(key) != json_string_length(type))
+    return irm_error(IRM_EVALUE, "node %zu: field 'type' holds a NUL byte", index);
+  int rc;
+  if (!strcmp(key, "ffi.String")) {
+    if (!(rc = check_fields(j, string_fields, 2))) rc = read_string_node(j, out);
+  } else if (!strcmp(key, "ffi.Array")) {
+    if (!(rc = check_fields(j, array_fields, 2))) rc = read_array_node(r, j, index, out);
+  } else if (!strcmp(key, "ffi.Map")) {
+    if (!(rc = check_fields(j, map_fields, 3))) rc = read_map_node(r, j, index, out);
+  } else {
+    int32_t t = -1;
+    if ((rc = irm_type_find(key, &t))) return irm_error_context(rc, "node %zu", index);
+    if (!(rc = check_fields(j, other_fields, 2))) rc = read_other_node(r, j, t, index, out);
+  }
+  return rc ? irm_error_context(rc, "node %zu (%s)", index, key) : IRM_OK;
+}
+
+/* Rejects fields the format does not have, suggesting the closest. */
+static int check_fields(const json_t *j, const char *const *allowed, size_t n) {
+  const char *name;
+  json_t *value;
+  json_object_foreach((json_t *)j, name, value) {
+    size_t i = 0;
+    while (i < n && strcmp(name, allowed[i])) i++;
+    if (i < n) continue;
+    const char *best = irm_closest_name(name, allowed, n);
+    if (best) return irm_error(IRM_EVALUE, "unknown field '%s' (did you mean '%s'?)", name, best);
+    return irm_error(IRM_EVALUE, "unknown field '%s'", name);
+  }
+  return IRM_OK;
+}
+
+/* Field name of j, which must have JSON type want (described as what). */
+static const json_t *get_field(const json_t *j, const char *name, json_type want, const char *what,
+                               int *rc) {
+  const json_t *f = json_object_get(j, name);
+  if (!f) *rc = irm_error(IRM_EVALUE, "missing field '%s'", name);
+  else if (json_typeof(f) != want)
+    *rc = irm_error(IRM_EVALUE, "field '%s' must be %s, got %s", name, what, json_kind(f));
+  return *rc ? NULL : f;
+}
+
+static int read_string_node(const json_t *j, irm_object **out) {
+  int rc = IRM_OK;
+  const json_t *data = get_field(j, "data", JSON_STRING, "a string", &rc);
+  return rc ? rc : irm_string_new(json_string_value(data), json_string_length(data), out);
+}
+
+/* Reads the n values of a JSON array into a new buffer of borrowed values. */
+static int read_values(reader *r, const json_t *arr, const char *what, size_t index,
+                       irm_any **out) {
+  size_t n = json_array_size(arr);
+  *out = irm_calloc(n ? n : 1, sizeof **out);
+  if (!*out) return irm_error_nomem_("reading JSON");
+  for (size_t i = 0; i < n; i++) {
+    int rc = read_value(r, json_array_get(arr, i), index, 0, &(*out)[i]);
+    if (rc) return irm_error_context(rc, "%s %zu", what, i);
+  }
+  return IRM_OK;
+}
+
+static int read_array_node(reader *r, const json_t *j, size_t index, irm_object **out) {
+  int rc = IRM_OK;
+  const json_t *items = get_field(j, "items", JSON_ARRAY, "an array", &rc);
+  irm_any *values = NULL;
+  if (!rc) rc = read_values(r, items, "item", index, &values);
+  if (!rc) rc = irm_array_new(values, json_array_size(items), out);
+  irm_free(values);
+  return rc;
+}
+
+static int read_map_node(reader *r, const json_t *j, size_t index, irm_object **out) {
+  int rc = IRM_OK;
+  const json_t *keys = get_field(j, "keys", JSON_ARRAY, "an array", &rc);
+  const json_t *vals = rc ? NULL : get_field(j, "values", JSON_ARRAY, "an array", &rc);
+  if (rc) return rc;
+  size_t n = json_array_size(keys);
+  if (json_array_size(vals) != n)
+    return irm_error(IRM_EVALUE, "fields 'keys' and 'values' must have the same length, got %zu "
+                     "and %zu", n, json_array_size(vals));
+  irm_any *values = NULL;
+  irm_object *map = NULL;
+  rc = read_values(r, vals, "value", index, &values);
+  if (!rc) rc = irm_map_new(&map);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const json_t *k = json_array_get(keys, i);
+    if (!json_is_string(k))
+      rc = irm_error(IRM_EVALUE, "key %zu must be a string, got %s", i, json_kind(k));
+    else if (irm_map_find(map, json_string_value(k), json_string_length(k)))
+      rc = irm_error(IRM_EVALUE, "key %zu ('%s') appears twice", i, json_string_value(k));
+    else
+      rc = irm_map_set_move_n(&map, json_string_value(k), json_string_length(k), &values[i]);
+  }
+  irm_free(values);
+  if (rc) {
+    irm_object_release(map);
+    return rc;
+  }
+  *out = map;
+  return IRM_OK;
+}
+
+/* A registered type rebuilt by its from_fields hook from a Map node. */
+static int read_other_node(reader *r, const json_t *j, int32_t t, size_t index, irm_object **out) {
+  const char *type = irm_type_key(t);
+  const irm_type_info *info = irm_type_info_of(t);
+  int rc;
+  if (!info || !info->from_fields)
+    return irm_error(IRM_EVALUE, "type '%s' cannot be read from JSON: it has no from_fields hook",
+                     type);
+  const json_t *fields = json_object_get(j, "fields");
+  if (!fields) return irm_error(IRM_EVALUE, "missing field 'fields'");
+  irm_any map = irm_any_none();
+  if ((rc = read_value(r, fields, index, 0, &map))) return irm_error_context(rc, "field 'fields'");
+  if (irm_object_type_index(map.type_code == IRM_OBJECT ? map.v_obj : NULL) != IRM_TYPE_MAP)
+    return irm_error(IRM_EVALUE, "field 'fields' must refer to an ffi.Map node, got %s",
+                     irm_any_type_name(&map));
+  irm_object *obj = NULL;
+  if ((rc = info->from_fields(map.v_obj, &obj))) {
+    irm_object_release(obj);
+    return irm_error_context(rc, "from_fields of type '%s'", type);
+  }
+  if (!obj || !irm_type_is_subtype(irm_object_type_index(obj), t)) {
+    const char *got = obj ? irm_object_type_key(obj) : "NULL";
+    irm_object_release(obj);
+    return irm_error(IRM_EVALUE, "from_fields of type '%s' returned %s", type, got);
+  }
+  *out = obj;
+  return IRM_OK;
+}
+
+/* A value: null, true/false, a number, {"float": "nan"|"inf"|"-inf"} or
+ * {"ref": i} with i < limit (earlier nodes only; any node for the root).
+ * Objects in *out are borrowed from the node table. */
+static int read_value(reader *r, const json_t *j, size_t limit, int is_root, irm_any *out) {
+  switch (json_typeof(j)) {
+    case JSON_NULL: *out = irm_any_none(); return IRM_OK;
+    case JSON_TRUE: *out = irm_any_bool(true); return IRM_OK;
+    case JSON_FALSE: *out = irm_any_bool(false); return IRM_OK;
+    case JSON_INTEGER: *out = irm_any_int((int64_t)json_integer_value(j)); return IRM_OK;
+    case JSON_REAL: *out = irm_any_float(json_real_value(j)); return IRM_OK;
+    default: break;
+  }
+  const json_t *ref = json_object_get(j, "ref");
+  const json_t *flt = json_object_get(j, "float");
+  if (json_object_size(j) == 1 && ref) {
+    if (!json_is_integer(ref))
+      return irm_error(IRM_EVALUE, "field 'ref' must be an integer, got %s", json_kind(ref));
+    json_int_t i = json_integer_value(ref);
+    if (i < 0 || (uint64_t)i >= limit) {
+      if (is_root)
+        return irm_error(IRM_EVALUE, "{\"ref\": %lld} refers to no node (there are %zu)",
+                         (long long)i, limit);
+      if (limit == 0)
+        return irm_error(IRM_EVALUE, "{\"ref\": %lld} must refer to an earlier node, and node 0 "
+                         "has none", (long long)i);
+      return irm_error(IRM_EVALUE, "{\"ref\": %lld} must refer to an earlier node (0 to %zu)",
+                       (long long)i, limit - 1);
+    }
+    *out = irm_any_object(r->nodes[i]);
+    return IRM_OK;
+  }
+  if (json_object_size(j) == 1 && json_is_string(flt)) {
+    const char *s = json_string_value(flt);
+    if (!strcmp(s, "nan")) *out = irm_any_float(NAN);
+    else if (!strcmp(s, "inf")) *out = irm_any_float(INFINITY);
+    else if (!strcmp(s, "-inf")) *out = irm_any_float(-INFINITY);
+    else
+      return irm_error(IRM_EVALUE, "{\"float\": \"%s\"}: expected \"nan\", \"inf\" or \"-inf\"",
+                       s);
+    return IRM_OK;
+  }
+  return irm_error(IRM_EVALUE, "expected null, true, false, a number, {\"ref\": i} or "
+                   "{\"float\": \"nan\"|\"inf\"|\"-inf\"}, got %s", json_kind(j));
+}
