@@ -1,31 +1,11 @@
 /* bench/registry: the global function registry against baselines run in
- * the same process. One line per figure: `name ns_per_op ratio baseline`.
- * Lines starting with '#' give the baselines' own figures. Best of 5. */
+ * the same process. One line per figure: `name ns_per_op ratio baseline`;
+ * lines starting with '#' give the baselines' own figures. */
 #include <malloc.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "irm/irm.h"
+#include "bench_util.h"
 #include "uthash.h"
-
-#define ROUNDS 5
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void die(const char *what) {
-  fprintf(stderr, "bench/registry: %s: %s\n", what, irm_last_error());
-  exit(1);
-}
-
-static void report(const char *name, double value, double baseline, const char *baseline_name) {
-  printf("%s %.2f %.2f %s\n", name, value, value / baseline, baseline_name);
-}
 
 /* ---- packed call vs direct call ---------------------------------------- */
 
@@ -39,34 +19,44 @@ static int add_packed(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 
 static irm_packed_cfunc volatile direct_target = add_packed;
 
-static void bench_packed_call(void) {
-  enum { N = 20 * 1000 * 1000 };
-  irm_object *f = NULL;
-  if (irm_func_new_packed(add_packed, NULL, NULL, &f)) die("irm_func_new_packed");
-  irm_any args[2] = {irm_any_int(1), irm_any_int(2)};
-  double best_direct = 1e30, best_irm = 1e30;
-  int64_t sink = 0;
-  for (int round = 0; round < ROUNDS; round++) {
+typedef struct call_ctx {
+  irm_object *func;
+  irm_any args[2];
+} call_ctx;
+
+static int64_t direct_loop(void *p, long n) {
+  call_ctx *c = p;
+  int64_t sum = 0;
+  for (long i = 0; i < n; i++) {
     irm_any ret;
-    double t0 = now_ns();
-    for (int i = 0; i < N; i++) {
-      ret.type_code = IRM_NONE;
-      direct_target(args, 2, &ret, NULL);
-      sink += ret.v_int;
-    }
-    double t1 = now_ns();
-    for (int i = 0; i < N; i++) {
-      irm_func_call(f, args, 2, &ret);
-      sink += ret.v_int;
-    }
-    double t2 = now_ns();
-    if ((t1 - t0) / N < best_direct) best_direct = (t1 - t0) / N;
-    if ((t2 - t1) / N < best_irm) best_irm = (t2 - t1) / N;
+    ret.type_code = IRM_NONE;
+    direct_target(c->args, 2, &ret, NULL);
+    sum += ret.v_int;
   }
-  if (sink != (int64_t)N * ROUNDS * 2 * 3) die("wrong sums");
-  printf("# direct_call %.2f ns\n", best_direct);
-  report("packed_call", best_irm, best_direct, "direct_call");
-  irm_object_release(f);
+  return sum;
+}
+
+static int64_t packed_loop(void *p, long n) {
+  call_ctx *c = p;
+  int64_t sum = 0;
+  for (long i = 0; i < n; i++) {
+    irm_any ret;
+    irm_func_call(c->func, c->args, 2, &ret);
+    sum += ret.v_int;
+  }
+  return sum;
+}
+
+static void bench_packed_call(void) {
+  enum { CHUNK = 1000 * 1000 };
+  call_ctx c = {NULL, {irm_any_int(1), irm_any_int(2)}};
+  if (irm_func_new_packed(add_packed, NULL, NULL, &c.func)) bench_die("irm_func_new_packed");
+  double base, subject;
+  int64_t sink = 0;
+  bench_pair(direct_loop, packed_loop, &c, CHUNK, &base, &subject, &sink);
+  if (sink != (int64_t)ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
+  bench_report("packed_call", subject, base, "direct_call");
+  irm_object_release(c.func);
 }
 
 /* ---- lookup vs raw uthash ---------------------------------------------- */
@@ -88,47 +78,57 @@ static void shuffle(char (*names)[40], size_t n) {
   }
 }
 
+enum { NAMES = 10000 };
+
+typedef struct lookup_ctx {
+  raw_entry *raw;
+  char (*names)[40];
+} lookup_ctx;
+
+/* One pass over all names in shuffled order per call (n == NAMES). */
+static int64_t raw_lookup_loop(void *p, long n) {
+  lookup_ctx *c = p;
+  int64_t found = 0;
+  for (long i = 0; i < n; i++) {
+    raw_entry *e = NULL;
+    HASH_FIND_STR(c->raw, c->names[i], e);
+    found += e != NULL;
+  }
+  return found;
+}
+
+static int64_t irm_lookup_loop(void *p, long n) {
+  lookup_ctx *c = p;
+  int64_t found = 0;
+  for (long i = 0; i < n; i++) {
+    irm_object *g = NULL;
+    irm_func_get_global(c->names[i], &g);
+    found += g != NULL;
+    irm_object_release(g);
+  }
+  return found;
+}
+
 static void bench_lookup(void) {
-  enum { NAMES = 10000, PASSES = 200 };
   static char names[NAMES][40];
   irm_object *f = NULL;
-  if (irm_func_new_packed(add_packed, NULL, NULL, &f)) die("irm_func_new_packed");
+  if (irm_func_new_packed(add_packed, NULL, NULL, &f)) bench_die("irm_func_new_packed");
   raw_entry *raw = NULL;
   raw_entry *entries = calloc(NAMES, sizeof *entries);
   for (size_t i = 0; i < NAMES; i++) {
     snprintf(names[i], sizeof names[i], "bench.lookup.function_%05zu", i);
-    if (irm_func_register_global(names[i], f, 0)) die("register");
+    if (irm_func_register_global(names[i], f, 0)) bench_die("register");
     strcpy(entries[i].name, names[i]);
     entries[i].value = f;
     HASH_ADD_STR(raw, name, &entries[i]);
   }
   shuffle(names, NAMES);
-  double best_raw = 1e30, best_irm = 1e30;
-  size_t found = 0;
-  for (int round = 0; round < ROUNDS; round++) {
-    double t0 = now_ns();
-    for (int p = 0; p < PASSES; p++)
-      for (size_t i = 0; i < NAMES; i++) {
-        raw_entry *e = NULL;
-        HASH_FIND_STR(raw, names[i], e);
-        found += e != NULL;
-      }
-    double t1 = now_ns();
-    for (int p = 0; p < PASSES; p++)
-      for (size_t i = 0; i < NAMES; i++) {
-        irm_object *g = NULL;
-        irm_func_get_global(names[i], &g);
-        found += g != NULL;
-        irm_object_release(g);
-      }
-    double t2 = now_ns();
-    double per = (double)NAMES * PASSES;
-    if ((t1 - t0) / per < best_raw) best_raw = (t1 - t0) / per;
-    if ((t2 - t1) / per < best_irm) best_irm = (t2 - t1) / per;
-  }
-  if (found != (size_t)NAMES * PASSES * ROUNDS * 2) die("lookups missed");
-  printf("# uthash_find %.2f ns\n", best_raw);
-  report("get_global_10k", best_irm, best_raw, "uthash_find");
+  lookup_ctx c = {raw, names};
+  double base, subject;
+  int64_t found = 0;
+  bench_pair(raw_lookup_loop, irm_lookup_loop, &c, NAMES, &base, &subject, &found);
+  if (found != (int64_t)ROUNDS * CHUNKS * NAMES * 2) bench_die("lookups missed");
+  bench_report("get_global_10k", subject, base, "uthash_find");
   for (size_t i = 0; i < NAMES; i++) irm_func_remove_global(names[i]);
   HASH_CLEAR(hh, raw);
   free(entries);
@@ -138,10 +138,10 @@ static void bench_lookup(void) {
 /* ---- memory per name --------------------------------------------------- */
 
 static void bench_memory(void) {
-  enum { NAMES = 1000 * 1000 };
+  enum { MEMORY_NAMES = 1000 * 1000 };
   const double budget = 120.0;
   irm_object *f = NULL;
-  if (irm_func_new_packed(add_packed, NULL, NULL, &f)) die("irm_func_new_packed");
+  if (irm_func_new_packed(add_packed, NULL, NULL, &f)) bench_die("irm_func_new_packed");
   char name[48];
   /* Start the registry (built-ins) before measuring. */
   irm_object *probe = NULL;
@@ -149,16 +149,16 @@ static void bench_memory(void) {
   irm_object_release(probe);
   malloc_trim(0);
   size_t before = mallinfo2().uordblks;
-  for (size_t i = 0; i < NAMES; i++) {
+  for (size_t i = 0; i < MEMORY_NAMES; i++) {
     snprintf(name, sizeof name, "bench.memory.fn_%07zu", i);
-    if (irm_func_register_global(name, f, 0)) die("register");
+    if (irm_func_register_global(name, f, 0)) bench_die("register");
   }
   size_t after = mallinfo2().uordblks;
-  double per_name = (double)(after - before) / NAMES;
-  printf("# bytes per name measured with mallinfo2 over %d names of %zu chars\n", NAMES,
+  double per_name = (double)(after - before) / MEMORY_NAMES;
+  printf("# bytes per name measured with mallinfo2 over %d names of %zu chars\n", MEMORY_NAMES,
          strlen(name));
-  report("global_bytes_per_name", per_name, budget, "budget_120_bytes");
-  for (size_t i = 0; i < NAMES; i++) {
+  bench_report("global_bytes_per_name", per_name, budget, "budget_120_bytes");
+  for (size_t i = 0; i < MEMORY_NAMES; i++) {
     snprintf(name, sizeof name, "bench.memory.fn_%07zu", i);
     irm_func_remove_global(name);
   }
