@@ -11,7 +11,7 @@
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "journal_internal.h"
-#include "lazy.h"
+#include "builtins.h"
 #include "object_internal.h"
 #include "uthash_irm.h"
 
@@ -26,20 +26,14 @@ static global_entry *globals;
 /* Lookups dominate, but a steady stream of them must not starve a
  * registration: the lock prefers writers. */
 static pthread_rwlock_t globals_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-static irm_lazy globals_lazy = IRM_LAZY_INIT;
-
-static int globals_init(void) {
+int irm_register_registry_builtins_(void) {
   int rc = irm_register_ffi_globals_();
-  int rc2 = irm_register_serialize_globals_();
-  return rc ? rc : rc2;
+  return rc ? rc : irm_register_serialize_globals_();
 }
 
-/* Registers the built-ins on first use; a failure (out of memory) is
- * reported and retried on the next call. */
-static inline int globals_ready(void) {
-  int rc = irm_lazy_run(&globals_lazy, globals_init);
-  return rc ? irm_error_context(rc, "starting the global function registry") : IRM_OK;
-}
+/* Every layer's built-ins are registered on first use; a failure (out of
+ * memory) is reported and retried on the next call. */
+static inline int globals_ready(void) { return irm_builtins_ready(); }
 
 static global_entry *entry_new(const char *name, irm_object *func) {
   size_t len = strlen(name);
@@ -260,14 +254,18 @@ int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
   return rc;
 }
 
-int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
-  irm_object *f = NULL;
-  int rc = irm_func_new_packed(fn, NULL, NULL, &f);
-  if (rc == IRM_OK) rc = irm_func_register_global(name, f, 0);
+int irm_register_static_(const char *name, int made, irm_object *f) {
+  int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);
   if (rc) irm_warn("static registration of global '%s' failed: %s", name ? name : "(null)",
                    irm_last_error());
   return rc;
+}
+
+int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
+  irm_object *f = NULL;
+  int made = irm_func_new_packed(fn, NULL, NULL, &f); /* before f is read */
+  return irm_register_static_(name, made, f);
 }
 
 int irm_func_remove_global(const char *name) {

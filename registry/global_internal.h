@@ -15,6 +15,10 @@ int irm_register_ffi_globals_(void);
  * ffi.StructuralHash and ffi.Repr (serialize_globals.c). */
 int irm_register_serialize_globals_(void);
 
+/* Registers f (made with status made; released here) as a global for a
+ * static registration macro, warning on failure. */
+int irm_register_static_(const char *name, int made, irm_object *f);
+
 /* Sets a function's name for messages (function.c). */
 void irm_func_set_name_(irm_object *f, irm_object *name);
 

@@ -18,8 +18,9 @@ typedef struct irm_lazy {
 #define IRM_LAZY_INIT {0, PTHREAD_MUTEX_INITIALIZER}
 
 /* Runs init unless it has succeeded before; its status otherwise 0. init
- * runs with the registration journal paused and under l's mutex, so it must
- * not re-enter irm_lazy_run on the same l. */
+ * runs with the registration journal paused and under l's mutex. A call on
+ * the same l from inside init (on the same thread) returns 0 at once, so
+ * built-in registrations may use the public registry functions. */
 int irm_lazy_run_slow_(irm_lazy *l, int (*init)(void));
 
 static inline int irm_lazy_run(irm_lazy *l, int (*init)(void)) {

@@ -1,5 +1,10 @@
-/* Map: string keys -> owned irm_any values, iterated in insertion order
- * (uthash keeps an application-order list beside its buckets). */
+/* Map: string keys -> owned irm_any values, iterated in insertion order.
+ *
+ * Entries live in one array in insertion order, so a small map (most are:
+ * config attributes, options) costs one allocation for its entries and is
+ * searched by a short scan. Past INDEX_FROM entries a uthash index of
+ * positions is added; it is only a speed-up, so when memory for it runs
+ * out the map works on without it. */
 #include <string.h>
 
 #include "builtin_types.h"
@@ -8,25 +13,49 @@
 #include "object_internal.h"
 #include "uthash_irm.h"
 
-struct irm_map_entry {
+#define INDEX_FROM 9
+
+struct irm_map_index {
   UT_hash_handle hh;
-  irm_object *key; /* a String; the hash key points into it */
-  irm_any value;
+  size_t pos;
 };
 
-static void entry_free(irm_map_entry *e) {
-  irm_object_release(e->key);
-  irm_any_release(&e->value);
-  irm_free(e);
+static const char *key_data(const irm_map_entry *e) { return ((const irm_string *)e->key)->data; }
+static size_t key_size(const irm_map_entry *e) { return ((const irm_string *)e->key)->size; }
+
+static void index_drop(irm_map *m) {
+  irm_map_index *n, *tmp;
+  HASH_ITER(hh, m->index, n, tmp) {
+    HASH_DELETE(hh, m->index, n);
+    irm_free(n);
+  }
+}
+
+/* Indexes entries [from, size); on running out of memory, no index. */
+static void index_add(irm_map *m, size_t from) {
+  int irm_hash_oom = 0;
+  for (size_t i = from; i < m->size; i++) {
+    irm_map_index *n = irm_malloc(sizeof *n);
+    if (n) {
+      n->pos = i;
+      HASH_ADD_KEYPTR(hh, m->index, key_data(&m->entries[i]), key_size(&m->entries[i]), n);
+    }
+    if (!n || irm_hash_oom) {
+      irm_free(n);
+      index_drop(m);
+      return;
+    }
+  }
 }
 
 void irm_map_finalize_(irm_object *self) {
   irm_map *m = (irm_map *)self;
-  irm_map_entry *e, *tmp;
-  HASH_ITER(hh, m->head, e, tmp) {
-    HASH_DELETE(hh, m->head, e);
-    entry_free(e);
+  index_drop(m);
+  for (size_t i = 0; i < m->size; i++) {
+    irm_object_release(m->entries[i].key);
+    irm_any_release(&m->entries[i].value);
   }
+  irm_free(m->entries);
 }
 
 static int not_map(const char *fn, const irm_object *map) {
@@ -35,26 +64,57 @@ static int not_map(const char *fn, const irm_object *map) {
 }
 
 static irm_map_entry *entry_find(const irm_map *m, const char *key, size_t len) {
-  irm_map_entry *e = NULL;
-  HASH_FIND(hh, m->head, key, len, e);
-  return e;
+  if (m->index) {
+    irm_map_index *n = NULL;
+    HASH_FIND(hh, m->index, key, len, n);
+    return n ? &m->entries[n->pos] : NULL;
+  }
+  for (size_t i = 0; i < m->size; i++)
+    if (key_size(&m->entries[i]) == len && memcmp(key_data(&m->entries[i]), key, len) == 0)
+      return &m->entries[i];
+  return NULL;
+}
+
+/* Room for extra more entries; MemoryError leaves the map as it was. */
+static int reserve(irm_map *m, size_t extra) {
+  if (m->size + extra <= m->capacity) return IRM_OK;
+  size_t cap = m->capacity ? m->capacity * 2 : 4;
+  while (cap < m->size + extra) cap *= 2;
+  irm_map_entry *grown = irm_realloc(m->entries, cap * sizeof *grown);
+  if (!grown) return irm_error_nomem_("adding to a Map");
+  m->entries = grown;
+  m->capacity = cap;
+  return IRM_OK;
 }
 
 /* Adds key -> value (taking ownership of both); on failure releases them. */
 static int entry_add(irm_map *m, irm_object *key, irm_any value) {
-  int irm_hash_oom = 0;
-  irm_map_entry *e = irm_malloc(sizeof *e);
-  if (e) {
-    e->key = key;
-    e->value = value;
-    const irm_string *k = (const irm_string *)key;
-    HASH_ADD_KEYPTR(hh, m->head, k->data, k->size, e);
-    if (!irm_hash_oom) return IRM_OK;
-    irm_free(e);
+  int rc = reserve(m, 1);
+  if (rc) {
+    irm_object_release(key);
+    irm_any_release(&value);
+    return rc;
   }
-  irm_object_release(key);
-  irm_any_release(&value);
-  return irm_error_nomem_("adding to a Map");
+  m->entries[m->size++] = (irm_map_entry){key, value};
+  if (m->index || m->size == INDEX_FROM) index_add(m, m->index ? m->size - 1 : 0);
+  return IRM_OK;
+}
+
+/* Takes entry e out (into *removed, for the caller to release when it is
+ * safe) and closes the gap; positions move, so the index is rebuilt. */
+static void entry_erase(irm_map *m, irm_map_entry *e, irm_map_entry *removed) {
+  size_t pos = (size_t)(e - m->entries);
+  *removed = *e;
+  memmove(e, e + 1, (m->size - pos - 1) * sizeof *e);
+  m->size--;
+  int had_index = m->index != NULL;
+  index_drop(m);
+  if (had_index && m->size >= INDEX_FROM) index_add(m, 0);
+}
+
+static void entry_release(irm_map_entry *e) {
+  irm_object_release(e->key);
+  irm_any_release(&e->value);
 }
 
 /* Sets key to an owned copy of *value, replacing in place if present. */
@@ -83,20 +143,24 @@ int irm_map_new(irm_object **out) {
   return irm_object_alloc_(IRM_TYPE_MAP, sizeof(irm_map), out);
 }
 
+/* A copy sharing src's keys and values (retained), with room for one more
+ * entry, since a copy is made to be changed. */
 static int map_clone(const irm_map *src, irm_map **out) {
   irm_object *o = NULL;
   int rc = irm_map_new(&o);
   if (rc) return rc;
   irm_map *m = (irm_map *)o;
-  for (const irm_map_entry *e = src->head; e; e = e->hh.next) {
-    irm_any v = e->value;
-    if (v.type_code == IRM_OBJECT) irm_object_retain(v.v_obj);
-    irm_object_retain(e->key);
-    if ((rc = entry_add(m, e->key, v))) {
-      irm_object_release(o);
-      return rc;
-    }
+  if ((rc = reserve(m, src->size + 1))) {
+    irm_object_release(o);
+    return rc;
   }
+  for (size_t i = 0; i < src->size; i++) {
+    m->entries[i] = src->entries[i];
+    irm_object_retain(m->entries[i].key);
+    if (m->entries[i].value.type_code == IRM_OBJECT) irm_object_retain(m->entries[i].value.v_obj);
+  }
+  m->size = src->size;
+  if (m->size >= INDEX_FROM) index_add(m, 0);
   *out = m;
   return IRM_OK;
 }
@@ -123,7 +187,7 @@ int irm_map_from_pairs(const char *const *keys, const irm_any *values, size_t n,
 }
 
 size_t irm_map_size(const irm_object *map) {
-  return irm_is_type_(map, IRM_TYPE_MAP) ? HASH_COUNT(((const irm_map *)map)->head) : 0;
+  return irm_is_type_(map, IRM_TYPE_MAP) ? ((const irm_map *)map)->size : 0;
 }
 
 const irm_any *irm_map_find(const irm_object *map, const char *key, size_t key_len) {
@@ -138,12 +202,11 @@ const irm_any *irm_map_find_cstr(const irm_object *map, const char *key) {
 
 /* KeyError naming key and the closest existing key. */
 static int missing_key(const irm_map *m, const char *key) {
-  size_t n = HASH_COUNT(m->head);
+  size_t n = m->size;
   const char **names = irm_malloc((n ? n : 1) * sizeof *names);
   const char *best = NULL;
   if (names) {
-    size_t i = 0;
-    for (const irm_map_entry *e = m->head; e; e = e->hh.next) names[i++] = irm_string_data(e->key);
+    for (size_t i = 0; i < n; i++) names[i] = key_data(&m->entries[i]);
     best = irm_closest_name(key, names, n);
   }
   int rc = best ? irm_error(IRM_EKEY, "key '%s' is not in the Map (did you mean '%s'?)", key, best)
@@ -189,9 +252,9 @@ int irm_map_with_erase(const irm_object *map, const char *key, irm_object **out)
   irm_map *m = NULL;
   int rc = map_clone((const irm_map *)map, &m);
   if (rc) return rc;
-  irm_map_entry *e = entry_find(m, key, strlen(key));
-  HASH_DELETE(hh, m->head, e);
-  entry_free(e);
+  irm_map_entry removed;
+  entry_erase(m, entry_find(m, key, strlen(key)), &removed);
+  entry_release(&removed);
   *out = &m->base;
   return IRM_OK;
 }
@@ -240,24 +303,24 @@ int irm_map_erase_move(irm_object **ref, const char *key) {
   irm_map *m = NULL;
   int rc = map_own(ref, &m);
   if (rc) return rc;
-  irm_map_entry *e = entry_find(m, key, strlen(key));
-  HASH_DELETE(hh, m->head, e);
+  irm_map_entry removed;
+  entry_erase(m, entry_find(m, key, strlen(key)), &removed);
   map_commit(ref, m);
-  entry_free(e); /* last: its value may be what kept the old map alive */
+  entry_release(&removed); /* last: its value may be what kept the old map alive */
   return IRM_OK;
 }
 
 irm_map_iter irm_map_iter_begin(const irm_object *map) {
-  irm_map_iter it = {NULL};
-  if (irm_is_type_(map, IRM_TYPE_MAP)) it.next_ = ((const irm_map *)map)->head;
+  irm_map_iter it = {irm_is_type_(map, IRM_TYPE_MAP) ? map : NULL, 0};
   return it;
 }
 
 int irm_map_iter_next(irm_map_iter *it, const irm_object **key, const irm_any **value) {
-  if (!it || !it->next_) return 0;
-  const irm_map_entry *e = it->next_;
+  if (!it || !it->map_) return 0;
+  const irm_map *m = it->map_;
+  if (it->next_ >= m->size) return 0;
+  const irm_map_entry *e = &m->entries[it->next_++];
   if (key) *key = e->key;
   if (value) *value = &e->value;
-  it->next_ = e->hh.next;
   return 1;
 }

@@ -252,10 +252,6 @@ const char *irm_func_signature(const irm_object *f) {
 
 int irm_register_static_native(const char *name, irm_native_fn fn, const char *signature) {
   irm_object *f = NULL;
-  int rc = irm_func_new_native(fn, signature, &f);
-  if (rc == IRM_OK) rc = irm_func_register_global(name, f, 0);
-  irm_object_release(f);
-  if (rc)
-    irm_warn("static registration of global '%s' failed: %s", name ? name : "(null)", irm_last_error());
-  return rc;
+  int made = irm_func_new_native(fn, signature, &f); /* before f is read */
+  return irm_register_static_(name, made, f);
 }

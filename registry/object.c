@@ -13,6 +13,7 @@
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "journal_internal.h"
+#include "builtins.h"
 #include "lazy.h"
 #include "object_internal.h"
 #include "uthash_irm.h"
@@ -184,10 +185,10 @@ static int keys_init(void) {
 
 static int keys_ready(void) { return irm_lazy_run(&keys_lazy, keys_init); }
 
-/* Finds a key: its index, -1 when absent, or a negative status below -1
- * when the registry could not start. */
-static int32_t key_lookup(const char *key) {
-  if (keys_ready()) return -2;
+/* Finds a key: its index, or -1 when absent. *rc receives the status of
+ * starting the registry (built-in types of every layer come first). */
+static int32_t key_lookup(const char *key, int *rc) {
+  if ((*rc = keys_ready()) != IRM_OK || (*rc = irm_builtins_ready()) != IRM_OK) return -1;
   pthread_rwlock_rdlock(&key_lock);
   int32_t idx = key_find_locked(key);
   pthread_rwlock_unlock(&key_lock);
@@ -216,8 +217,9 @@ static int unknown_type_error(const char *what, const char *key) {
 int irm_type_find(const char *type_key, int32_t *out_index) {
   if (!type_key || !out_index)
     return irm_error(IRM_EVALUE, "irm_type_find: type_key and out_index must not be NULL");
-  int32_t idx = key_lookup(type_key);
-  if (idx == -2) return IRM_ENOMEM;
+  int rc;
+  int32_t idx = key_lookup(type_key, &rc);
+  if (rc) return rc;
   if (idx < 0) return unknown_type_error("type", type_key);
   *out_index = idx;
   return IRM_OK;

@@ -30,10 +30,16 @@ typedef struct irm_array {
   irm_any *items;
 } irm_array;
 
-typedef struct irm_map_entry irm_map_entry;
+typedef struct irm_map_entry {
+  irm_object *key; /* a String */
+  irm_any value;
+} irm_map_entry;
+typedef struct irm_map_index irm_map_index;
 typedef struct irm_map {
   irm_object base;
-  irm_map_entry *head; /* uthash table; iteration follows insertion order */
+  irm_map_entry *entries; /* insertion order */
+  size_t size, capacity;
+  irm_map_index *index;   /* uthash of positions, for large maps only */
 } irm_map;
 
 typedef struct irm_function {

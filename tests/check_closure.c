@@ -10,36 +10,7 @@
 
 #include <irm/irm.h>
 
-/* expr must return 0; otherwise show the status and the message. */
-#define ck_assert_ok(expr)                                                    \
-  do {                                                                        \
-    int ok_rc_ = (expr);                                                      \
-    ck_assert_msg(ok_rc_ == 0, "%s failed with %d (%s)", #expr, ok_rc_,       \
-                  irm_last_error());                                          \
-  } while (0)
-
-/* rc must be code and irm_last_error() must start with prefix. */
-#define ck_assert_error(rc, code, prefix)                                     \
-  do {                                                                        \
-    int rc_ = (rc);                                                           \
-    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code),   \
-                  rc_, irm_last_error());                                     \
-    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,   \
-                  "expected a message starting with '%s', got '%s'",          \
-                  (prefix), irm_last_error());                                \
-  } while (0)
-
-/* irm_last_error() must start with prefix (no status to check). */
-#define ck_assert_last_error(prefix)                                          \
-  ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,     \
-                "expected a message starting with '%s', got '%s'", (prefix),  \
-                irm_last_error())
-
-/* irm_last_error() must contain needle. */
-#define ck_assert_error_mentions(needle)                                      \
-  ck_assert_msg(strstr(irm_last_error(), (needle)) != NULL,                   \
-                "expected the message to mention '%s', got '%s'", (needle),   \
-                irm_last_error())
+#include "check_util.h"
 
 /* Calls a closure pointer of no arguments as a T(void). */
 #define CALL0(T, fn) (((T (*)(void))(fn))())
@@ -93,18 +64,6 @@ static int pk_fail_silently(const irm_any *args, int32_t nargs, irm_any *ret, vo
 }
 
 static void count_finalizer(void *resource) { (*(int *)resource)++; }
-
-static irm_object *new_packed(irm_packed_cfunc fn, void *resource, void (*fin)(void *)) {
-  irm_object *f = NULL;
-  ck_assert_ok(irm_func_new_packed(fn, resource, fin, &f));
-  return f;
-}
-
-static irm_object *new_string(const char *text) {
-  irm_object *s = NULL;
-  ck_assert_ok(irm_string_from_cstr(text, &s));
-  return s;
-}
 
 /* A closure of func with signature sig; *handle receives the handle. */
 static irm_native_fn closure(irm_object *func, const char *sig, irm_object **handle) {
@@ -558,8 +517,11 @@ START_TEST(test_to_native_rejects_null_out_parameters_with_value_error) {
 }
 END_TEST
 
-int main(void) {
+/* ---- suite -------------------------------------------------------------- */
+
+static Suite *closure_suite(void) {
   Suite *s = suite_create("closure");
+
   TCase *tc = tcase_create("convert");
   tcase_add_test(tc, test_closure_passes_every_argument_type_to_the_packed_function);
   tcase_add_test(tc, test_closure_converts_each_scalar_result);
@@ -589,10 +551,9 @@ int main(void) {
   tcase_add_test(tc, test_to_native_rejects_non_functions_with_type_error);
   tcase_add_test(tc, test_to_native_rejects_null_out_parameters_with_value_error);
   suite_add_tcase(s, tc);
+  return s;
+}
 
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+int main(void) {
+  return run_suite(closure_suite());
 }

@@ -10,6 +10,8 @@
 
 #include <irm/irm.h>
 
+#include "check_util.h"
+
 typedef struct kind_case {
   int code;
   const char *kind;
@@ -720,9 +722,5 @@ static Suite *error_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(error_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(error_suite());
 }

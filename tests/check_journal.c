@@ -1,5 +1,6 @@
-/* The registration journal (journal.h): commit, rollback, nesting, custom
- * records, types, threads and the lazily registered built-ins.
+/* The registration journal (journal.h): commit, rollback, nesting, types,
+ * threads and the lazily registered built-ins. Custom records are in
+ * check_journal_records.c.
  *
  * main() makes no irm call, so every test (forked by Check) starts in a
  * process where irm has not been used yet. */
@@ -11,66 +12,9 @@
 
 #include <irm/irm.h>
 
-/* expr must return 0; otherwise show the status and the message. */
-#define ck_assert_ok(expr)                                                    \
-  do {                                                                        \
-    int ok_rc_ = (expr);                                                      \
-    ck_assert_msg(ok_rc_ == 0, "%s failed with %d (%s)", #expr, ok_rc_,       \
-                  irm_last_error());                                          \
-  } while (0)
-
-/* rc must be code and irm_last_error() must start with prefix. */
-#define ck_assert_error(rc, code, prefix)                                     \
-  do {                                                                        \
-    int rc_ = (rc);                                                           \
-    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code),   \
-                  rc_, irm_last_error());                                     \
-    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,   \
-                  "expected a message starting with '%s', got '%s'",          \
-                  (prefix), irm_last_error());                                \
-  } while (0)
-
-/* irm_last_error() must contain needle. */
-#define ck_assert_error_mentions(needle)                                      \
-  ck_assert_msg(strstr(irm_last_error(), (needle)) != NULL,                   \
-                "expected the message to mention '%s', got '%s'", (needle),   \
-                irm_last_error())
+#include "check_util.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-typedef struct fin_log {
-  int calls;
-} fin_log;
-
-static void log_finalizer(void *resource) { ((fin_log *)resource)->calls++; }
-
-static int pk_const(const irm_any *args, int32_t nargs, irm_any *ret,
-                    void *resource) {
-  (void)args;
-  (void)nargs;
-  *ret = irm_any_int((int64_t)(intptr_t)resource);
-  return 0;
-}
-
-static irm_object *new_const(int64_t value) {
-  irm_object *f = NULL;
-  ck_assert_ok(irm_func_new_packed(pk_const, (void *)(intptr_t)value, NULL, &f));
-  ck_assert_ptr_nonnull(f);
-  return f;
-}
-
-/* The function registered as name (new reference) or NULL. */
-static irm_object *lookup(const char *name) {
-  irm_object *f = (irm_object *)&f;
-  ck_assert_ok(irm_func_get_global(name, &f));
-  return f;
-}
-
-static int global_exists(const char *name) {
-  irm_object *f = lookup(name);
-  irm_object_release(f);
-  return f != NULL;
-}
 
 /* The integer a registered function returns when called without arguments. */
 static int64_t call_global_int(const char *name) {
@@ -80,26 +24,12 @@ static int64_t call_global_int(const char *name) {
   return ret.v_int;
 }
 
-/* Registers a fresh function returning value under name. */
-static void register_const(const char *name, int64_t value, int override) {
-  irm_object *f = new_const(value);
-  ck_assert_ok(irm_func_register_global(name, f, override));
-  irm_object_release(f);
-}
-
 static size_t count_globals(void) {
   irm_object *names = NULL;
   ck_assert_ok(irm_func_list_globals(&names));
   size_t n = irm_array_size(names);
   irm_object_release(names);
   return n;
-}
-
-static irm_journal *open_journal(void) {
-  irm_journal *j = NULL;
-  ck_assert_ok(irm_journal_open(&j));
-  ck_assert_ptr_nonnull(j);
-  return j;
 }
 
 /* ---- open, commit, rollback ---------------------------------------------- */
@@ -416,205 +346,6 @@ START_TEST(test_three_levels_nest_and_unwind_in_order) {
 }
 END_TEST
 
-/* ---- custom records ------------------------------------------------------ */
-
-enum { max_records = 8 };
-
-typedef struct record_log {
-  int undo_order[max_records]; /* ids in the order undo ran */
-  int undone;
-  int disposed[max_records];     /* dispose calls per id */
-  int undone_at_dispose[max_records];
-  int undo_saw_global[max_records]; /* "journal.rec.mid" existed at undo */
-} record_log;
-
-typedef struct record {
-  record_log *log;
-  int id;
-} record;
-
-static int was_undone(const record_log *log, int id) {
-  for (int i = 0; i < log->undone; i++)
-    if (log->undo_order[i] == id) return 1;
-  return 0;
-}
-
-static void record_undo(void *data) {
-  record *r = data;
-  r->log->undo_saw_global[r->id] = global_exists("journal.rec.mid");
-  if (r->log->undone < max_records) r->log->undo_order[r->log->undone++] = r->id;
-}
-
-static void record_dispose(void *data) {
-  record *r = data;
-  r->log->disposed[r->id]++;
-  r->log->undone_at_dispose[r->id] = was_undone(r->log, r->id);
-}
-
-START_TEST(test_record_without_open_journal_disposes_at_once) {
-  record_log log = {0};
-  record r = {&log, 0};
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r));
-  ck_assert_int_eq(log.disposed[0], 1);
-  ck_assert_int_eq(log.undone, 0);
-}
-END_TEST
-
-START_TEST(test_record_without_journal_and_without_dispose_is_fine) {
-  record_log log = {0};
-  record r = {&log, 0};
-  ck_assert_ok(irm_journal_record(record_undo, NULL, &r));
-  ck_assert_int_eq(log.undone, 0);
-}
-END_TEST
-
-START_TEST(test_rollback_undoes_records_newest_first_and_disposes_each_once) {
-  record_log log = {0};
-  record r[3] = {{&log, 0}, {&log, 1}, {&log, 2}};
-  irm_journal *j = open_journal();
-  for (int i = 0; i < 3; i++) {
-    ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[i]));
-    ck_assert_uint_eq(irm_journal_size(j), (size_t)i + 1);
-  }
-  ck_assert_int_eq(log.disposed[0] + log.disposed[1] + log.disposed[2], 0);
-  ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_int_eq(log.undone, 3);
-  ck_assert_int_eq(log.undo_order[0], 2);
-  ck_assert_int_eq(log.undo_order[1], 1);
-  ck_assert_int_eq(log.undo_order[2], 0);
-  for (int i = 0; i < 3; i++) {
-    ck_assert_int_eq(log.disposed[i], 1);
-    ck_assert_msg(log.undone_at_dispose[i], "record %d disposed before undo", i);
-  }
-}
-END_TEST
-
-START_TEST(test_outermost_commit_disposes_each_record_once_without_undo) {
-  record_log log = {0};
-  record r[2] = {{&log, 0}, {&log, 1}};
-  irm_journal *j = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[0]));
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[1]));
-  ck_assert_ok(irm_journal_commit(j));
-  ck_assert_int_eq(log.undone, 0);
-  ck_assert_int_eq(log.disposed[0], 1);
-  ck_assert_int_eq(log.disposed[1], 1);
-}
-END_TEST
-
-START_TEST(test_inner_commit_keeps_records_until_the_outer_journal_ends) {
-  record_log log = {0};
-  record r[2] = {{&log, 0}, {&log, 1}};
-  irm_journal *outer = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[0]));
-  irm_journal *inner = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[1]));
-  ck_assert_ok(irm_journal_commit(inner));
-  ck_assert_int_eq(log.disposed[1], 0);
-  ck_assert_int_eq(log.undone, 0);
-  ck_assert_uint_eq(irm_journal_size(outer), 2);
-  ck_assert_ok(irm_journal_rollback(outer));
-  ck_assert_int_eq(log.undone, 2);
-  ck_assert_int_eq(log.undo_order[0], 1);
-  ck_assert_int_eq(log.undo_order[1], 0);
-  ck_assert_int_eq(log.disposed[0], 1);
-  ck_assert_int_eq(log.disposed[1], 1);
-}
-END_TEST
-
-START_TEST(test_inner_rollback_undoes_and_disposes_only_inner_records) {
-  record_log log = {0};
-  record r[2] = {{&log, 0}, {&log, 1}};
-  irm_journal *outer = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[0]));
-  irm_journal *inner = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[1]));
-  ck_assert_ok(irm_journal_rollback(inner));
-  ck_assert_int_eq(log.undone, 1);
-  ck_assert_int_eq(log.undo_order[0], 1);
-  ck_assert_int_eq(log.disposed[1], 1);
-  ck_assert_int_eq(log.disposed[0], 0);
-  ck_assert_ok(irm_journal_commit(outer));
-  ck_assert_int_eq(log.undone, 1);
-  ck_assert_int_eq(log.disposed[0], 1);
-}
-END_TEST
-
-START_TEST(test_records_and_registrations_undo_in_one_newest_first_order) {
-  /* record 0, register journal.rec.mid, record 1: undo of 1 still sees the
-   * global, undo of 0 runs after it is gone. */
-  record_log log = {0};
-  record r[2] = {{&log, 0}, {&log, 1}};
-  irm_journal *j = open_journal();
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[0]));
-  register_const("journal.rec.mid", 1, 0);
-  ck_assert_ok(irm_journal_record(record_undo, record_dispose, &r[1]));
-  ck_assert_uint_eq(irm_journal_size(j), 3);
-  ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_int_eq(log.undone, 2);
-  ck_assert_int_eq(log.undo_order[0], 1);
-  ck_assert_int_eq(log.undo_order[1], 0);
-  ck_assert_int_eq(log.undo_saw_global[1], 1);
-  ck_assert_int_eq(log.undo_saw_global[0], 0);
-}
-END_TEST
-
-/* An undo and a dispose that look globals up: no irm lock may be held while
- * they run (DESIGN.md §2: no user code runs while irm holds a lock). */
-typedef struct reading_callbacks {
-  int undo_ran;
-  int undo_saw_builtin;
-  int undo_saw_neighbour;
-  int dispose_ran;
-  int dispose_saw_builtin;
-} reading_callbacks;
-
-static void undo_reads_registry(void *data) {
-  reading_callbacks *c = data;
-  irm_object *names = NULL;
-  c->undo_ran++;
-  c->undo_saw_builtin = global_exists("ffi.Array");
-  c->undo_saw_neighbour = global_exists("journal.undo.neighbour");
-  if (irm_func_list_globals(&names) != 0) c->undo_saw_builtin = 0;
-  irm_object_release(names);
-}
-
-static void dispose_reads_registry(void *data) {
-  reading_callbacks *c = data;
-  c->dispose_ran++;
-  c->dispose_saw_builtin = global_exists("ffi.Map");
-}
-
-START_TEST(test_undo_and_dispose_may_call_into_the_registry) {
-  reading_callbacks c = {0};
-  irm_journal *j = open_journal();
-  register_const("journal.undo.neighbour", 1, 0);
-  ck_assert_ok(irm_journal_record(undo_reads_registry, dispose_reads_registry, &c));
-  register_const("journal.undo.later", 2, 0);
-  ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_int_eq(c.undo_ran, 1);
-  ck_assert(c.undo_saw_builtin);
-  /* newest first: the neighbour registered before the record still exists */
-  ck_assert(c.undo_saw_neighbour);
-  ck_assert_int_eq(c.dispose_ran, 1);
-  ck_assert(c.dispose_saw_builtin);
-  ck_assert(!global_exists("journal.undo.neighbour"));
-  ck_assert(!global_exists("journal.undo.later"));
-  ck_assert_int_eq(irm_journal_active(), 0);
-}
-END_TEST
-
-START_TEST(test_dispose_on_commit_may_call_into_the_registry) {
-  reading_callbacks c = {0};
-  irm_journal *j = open_journal();
-  ck_assert_ok(irm_journal_record(undo_reads_registry, dispose_reads_registry, &c));
-  ck_assert_ok(irm_journal_commit(j));
-  ck_assert_int_eq(c.undo_ran, 0);
-  ck_assert_int_eq(c.dispose_ran, 1);
-  ck_assert(c.dispose_saw_builtin);
-}
-END_TEST
-
 /* ---- types --------------------------------------------------------------- */
 
 static int32_t register_type(const char *key, const char *parent) {
@@ -787,10 +518,6 @@ END_TEST
 
 /* ---- built-ins registered lazily inside a journal ------------------------ */
 
-static const char *const builtin_names[] = {
-    "ffi.Array",  "ffi.ArraySize",   "ffi.ArrayGetItem", "ffi.Map",
-    "ffi.MapSize", "ffi.MapGetItem", "ffi.MapItems",     "ffi.ListGlobalFuncNames"};
-
 START_TEST(test_first_registry_use_inside_a_journal_does_not_record_builtins) {
   /* irm_journal_open is this process's first irm call */
   irm_journal *j = open_journal();
@@ -838,7 +565,7 @@ START_TEST(test_first_type_use_inside_a_journal_keeps_builtin_types) {
 }
 END_TEST
 
-/* ---- suite --------------------------------------------------------------- */
+/* ---- suite -------------------------------------------------------------- */
 
 static Suite *journal_suite(void) {
   Suite *s = suite_create("journal");
@@ -870,19 +597,6 @@ static Suite *journal_suite(void) {
   tcase_add_test(tc, test_three_levels_nest_and_unwind_in_order);
   suite_add_tcase(s, tc);
 
-  tc = tcase_create("records");
-  tcase_add_test(tc, test_record_without_open_journal_disposes_at_once);
-  tcase_add_test(tc, test_record_without_journal_and_without_dispose_is_fine);
-  tcase_add_test(tc, test_rollback_undoes_records_newest_first_and_disposes_each_once);
-  tcase_add_test(tc, test_outermost_commit_disposes_each_record_once_without_undo);
-  tcase_add_test(tc, test_inner_commit_keeps_records_until_the_outer_journal_ends);
-  tcase_add_test(tc, test_inner_rollback_undoes_and_disposes_only_inner_records);
-  tcase_add_test(tc, test_records_and_registrations_undo_in_one_newest_first_order);
-  tcase_add_test(tc, test_undo_and_dispose_may_call_into_the_registry);
-  tcase_add_test(tc, test_dispose_on_commit_may_call_into_the_registry);
-  tcase_set_timeout(tc, 20);
-  suite_add_tcase(s, tc);
-
   tc = tcase_create("types");
   tcase_add_test(tc, test_rollback_unregisters_types_registered_inside);
   tcase_add_test(tc, test_commit_keeps_types_registered_inside);
@@ -906,9 +620,5 @@ static Suite *journal_suite(void) {
 
 int main(void) {
   /* no irm call here: each forked test is the first user of irm */
-  SRunner *sr = srunner_create(journal_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(journal_suite());
 }

@@ -10,30 +10,7 @@
 
 #include <irm/irm.h>
 
-/* expr must return 0; otherwise show the status and the message. */
-#define ck_assert_ok(expr)                                                    \
-  do {                                                                        \
-    int ok_rc_ = (expr);                                                      \
-    ck_assert_msg(ok_rc_ == 0, "%s failed with %d (%s)", #expr, ok_rc_,       \
-                  irm_last_error());                                          \
-  } while (0)
-
-/* rc must be code and irm_last_error() must start with prefix. */
-#define ck_assert_error(rc, code, prefix)                                     \
-  do {                                                                        \
-    int rc_ = (rc);                                                           \
-    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code),   \
-                  rc_, irm_last_error());                                     \
-    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,   \
-                  "expected a message starting with '%s', got '%s'",          \
-                  (prefix), irm_last_error());                                \
-  } while (0)
-
-/* irm_last_error() must contain needle. */
-#define ck_assert_error_mentions(needle)                                      \
-  ck_assert_msg(strstr(irm_last_error(), (needle)) != NULL,                   \
-                "expected the message to mention '%s', got '%s'", (needle),   \
-                irm_last_error())
+#include "check_util.h"
 
 #define P(x) ((uint64_t)(uintptr_t)(x))
 
@@ -63,12 +40,6 @@ static int arg_markers[4]; /* ptr arguments point here */
 static irm_object *made(void) {
   irm_object *s = NULL;
   return irm_string_from_cstr("made", &s) == 0 ? s : NULL;
-}
-
-static irm_object *new_string(const char *text) {
-  irm_object *s = NULL;
-  ck_assert_ok(irm_string_from_cstr(text, &s));
-  return s;
 }
 
 static irm_object *new_native(irm_native_fn fn, const char *sig) {
@@ -772,8 +743,11 @@ START_TEST(test_new_native_rejects_null_fn_out_or_signature) {
 }
 END_TEST
 
-int main(void) {
+/* ---- suite -------------------------------------------------------------- */
+
+static Suite *native_suite(void) {
   Suite *s = suite_create("native");
+
   TCase *tc = tcase_create("signature");
   tcase_add_test(tc, test_signature_accepts_every_type);
   tcase_add_test(tc, test_signature_tolerates_whitespace_and_is_normalized);
@@ -816,10 +790,9 @@ int main(void) {
   tcase_add_test(tc, test_register_global_macro_registers_before_main);
   tcase_add_test(tc, test_static_native_with_bad_signature_warns_and_returns_value_error);
   suite_add_tcase(s, tc);
+  return s;
+}
 
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+int main(void) {
+  return run_suite(native_suite());
 }

@@ -1,8 +1,9 @@
-/* Structural equality, hashing and repr: irm_structural_equal,
- * irm_structural_hash, irm_repr and their ffi.* globals (structural.h). */
+/* Structural equality and hashing (structural.h): irm_structural_equal,
+ * irm_structural_hash, the hooks of registered types, and the ffi.* globals
+ * (ffi.StructuralEqual, ffi.StructuralHash, ffi.Repr). The laws on random
+ * values are in check_structural_laws.c, irm_repr in check_repr.c. */
 #include <check.h>
 #include <ctype.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,124 +13,9 @@
 
 #include <irm/irm.h>
 
-/* rc must be code and irm_last_error() must start with prefix. */
-#define ck_assert_error(rc, code, prefix)                                     \
-  do {                                                                        \
-    int rc_ = (rc);                                                           \
-    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code),   \
-                  rc_, irm_last_error());                                     \
-    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,   \
-                  "expected a message starting with '%s', got '%s'",          \
-                  (prefix), irm_last_error());                                \
-  } while (0)
+#include "check_structural_util.h"
 
-#define ck_assert_ok(expr)                                                    \
-  do {                                                                        \
-    int rc_ = (expr);                                                         \
-    ck_assert_msg(rc_ == 0, "%s failed with %d: %s", #expr, rc_,              \
-                  irm_last_error());                                          \
-  } while (0)
-
-/* Like ck_assert_msg, but silent on success (Check records every passing
- * assertion, too slow in loops). */
-#define ck_require(expr, ...)                                                 \
-  do {                                                                        \
-    if (!(expr)) ck_abort_msg(__VA_ARGS__);                                   \
-  } while (0)
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static int equal(const irm_any *a, const irm_any *b) {
-  int eq = -1;
-  int rc = irm_structural_equal(a, b, &eq);
-  ck_require(rc == 0, "irm_structural_equal failed: %s", irm_last_error());
-  return eq;
-}
-
-static uint64_t hash(const irm_any *v) {
-  uint64_t h = 0;
-  int rc = irm_structural_hash(v, &h);
-  ck_require(rc == 0, "irm_structural_hash failed: %s", irm_last_error());
-  return h;
-}
-
-static irm_object *new_string(const char *s) {
-  irm_object *o = NULL;
-  ck_assert_ok(irm_string_new(s, strlen(s), &o));
-  return o;
-}
-
-static irm_object *new_array(const irm_any *items, size_t n) {
-  irm_object *a = NULL;
-  ck_assert_ok(irm_array_new(items, n, &a));
-  return a;
-}
-
-static irm_object *new_map(const char *const *keys, const irm_any *values, size_t n) {
-  irm_object *m = NULL;
-  ck_assert_ok(irm_map_from_pairs(keys, values, n, &m));
-  return m;
-}
-
-/* Asserts irm_repr(v) is exactly expected. */
-static void assert_repr(const irm_any *v, const char *expected) {
-  irm_object *s = NULL;
-  ck_assert_ok(irm_repr(v, &s));
-  ck_assert_str_eq(irm_string_data(s), expected);
-  ck_assert_uint_eq(irm_string_size(s), strlen(expected));
-  irm_object_release(s);
-}
-
-/* ---- registered types --------------------------------------------------- */
-
-/* test.Point {x, y}: compared through its to_fields Map. */
-typedef struct point {
-  int64_t x, y;
-} point;
-
-static int point_to_fields(const irm_object *self, irm_object **out) {
-  const point *p = irm_object_payload_const(self);
-  const char *keys[] = {"x", "y"};
-  irm_any values[] = {irm_any_int(p->x), irm_any_int(p->y)};
-  return irm_map_from_pairs(keys, values, 2, out);
-}
-
-static int point_from_fields(const irm_object *fields, irm_object **out);
-
-static int32_t register_type(const char *key, irm_type_info info) {
-  info.struct_size = sizeof info;
-  info.type_key = key;
-  int32_t index = -1;
-  ck_assert_ok(irm_type_register(&info, &index));
-  return index;
-}
-
-static int32_t point_type(void) {
-  static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    info.to_fields = point_to_fields;
-    info.from_fields = point_from_fields;
-    index = register_type("test.Point", info);
-  }
-  return index;
-}
-
-static irm_object *new_point(int64_t x, int64_t y) {
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(point_type(), sizeof(point), &o));
-  point *p = irm_object_payload(o);
-  p->x = x;
-  p->y = y;
-  return o;
-}
-
-static int point_from_fields(const irm_object *fields, irm_object **out) {
-  const irm_any *x = irm_map_find_cstr(fields, "x"), *y = irm_map_find_cstr(fields, "y");
-  if (!x || !y) return irm_error(IRM_EVALUE, "test.Point needs x and y");
-  *out = new_point(x->v_int, y->v_int);
-  return IRM_OK;
-}
+/* ---- registered types with hooks ---------------------------------------- */
 
 /* test.Caseless: a word compared without case, through equal/hash hooks. */
 typedef struct caseless {
@@ -155,18 +41,14 @@ static int caseless_hash(const irm_object *self, uint64_t *out) {
 
 static int32_t caseless_type(void) {
   static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    info.equal = caseless_equal;
-    info.hash = caseless_hash;
-    index = register_type("test.Caseless", info);
-  }
-  return index;
+  irm_type_info info = {0};
+  info.equal = caseless_equal;
+  info.hash = caseless_hash;
+  return type_once(&index, "test.Caseless", info);
 }
 
 static irm_object *new_caseless(const char *word) {
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(caseless_type(), sizeof(caseless), &o));
+  irm_object *o = new_object(caseless_type(), sizeof(caseless));
   snprintf(((caseless *)irm_object_payload(o))->word, sizeof(caseless), "%s", word);
   return o;
 }
@@ -181,26 +63,10 @@ static int mod10_equal(const irm_object *a, const irm_object *b, int *out) {
 
 static irm_object *new_mod10(int64_t v) {
   static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    info.equal = mod10_equal;
-    index = register_type("test.Mod10", info);
-  }
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(index, sizeof(int64_t), &o));
+  irm_type_info info = {0};
+  info.equal = mod10_equal;
+  irm_object *o = new_object(type_once(&index, "test.Mod10", info), sizeof(int64_t));
   *(int64_t *)irm_object_payload(o) = v;
-  return o;
-}
-
-/* test.Opaque: no hooks at all, so only identity. */
-static irm_object *new_opaque(void) {
-  static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    index = register_type("test.Opaque", info);
-  }
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(index, 8, &o));
   return o;
 }
 
@@ -222,34 +88,11 @@ static int failing_repr(const irm_object *self, irm_object **out) {
 
 static irm_object *new_failing(void) {
   static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    info.equal = failing_equal;
-    info.hash = failing_hash;
-    info.repr = failing_repr;
-    index = register_type("test.Failing", info);
-  }
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(index, 8, &o));
-  return o;
-}
-
-/* test.Named: a repr hook. */
-static int named_repr(const irm_object *self, irm_object **out) {
-  (void)self;
-  return irm_string_format(out, "Named<%d>", 7);
-}
-
-static irm_object *new_named(void) {
-  static int32_t index = -1;
-  if (index < 0) {
-    irm_type_info info = {0};
-    info.repr = named_repr;
-    index = register_type("test.Named", info);
-  }
-  irm_object *o = NULL;
-  ck_assert_ok(irm_object_new(index, 8, &o));
-  return o;
+  irm_type_info info = {0};
+  info.equal = failing_equal;
+  info.hash = failing_hash;
+  info.repr = failing_repr;
+  return new_object(type_once(&index, "test.Failing", info), 8);
 }
 
 /* ---- scalars ------------------------------------------------------------ */
@@ -565,316 +408,6 @@ START_TEST(test_hook_errors_name_the_type) {
 }
 END_TEST
 
-/* ---- laws on random values ---------------------------------------------- */
-
-typedef struct rng {
-  uint64_t state;
-} rng;
-
-static uint64_t rng_next(rng *r) {
-  r->state ^= r->state << 13;
-  r->state ^= r->state >> 7;
-  r->state ^= r->state << 17;
-  return r->state;
-}
-
-static size_t rng_below(rng *r, size_t n) { return (size_t)(rng_next(r) % n); }
-
-/* Objects made so far, so that later values can share them. */
-typedef struct pool {
-  irm_any items[64];
-  size_t n;
-} pool;
-
-static irm_any random_value(rng *r, int depth, pool *shared);
-
-static irm_any random_leaf(rng *r) {
-  static const double floats[] = {0.0, -0.0, 1.5, -3.25, 1e300, 5e-324, INFINITY, -INFINITY};
-  switch (rng_below(r, 6)) {
-    case 0: return irm_any_none();
-    case 1: return irm_any_int((int64_t)rng_below(r, 7) - 3);
-    case 2: return irm_any_bool(rng_below(r, 2));
-    case 3: {
-      if (rng_below(r, 5) == 0) {
-        uint64_t bits = 0x7ff8000000000000ULL | rng_below(r, 1000); /* NaNs with payloads */
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return irm_any_float(d);
-      }
-      return irm_any_float(floats[rng_below(r, 8)]);
-    }
-    default: {
-      char buf[6];
-      size_t n = rng_below(r, 6);
-      for (size_t i = 0; i < n; i++)
-        buf[i] = rng_below(r, 4) ? (char)('a' + rng_below(r, 3)) : '\0';
-      irm_object *s = NULL;
-      ck_require(irm_string_new(buf, n, &s) == 0, "string: %s", irm_last_error());
-      return irm_any_object(s);
-    }
-  }
-}
-
-/* A NEW random value: scalars, Strings (with NUL bytes), Arrays, Maps,
- * Points, and now and then an object made earlier (sharing). */
-static irm_any random_value(rng *r, int depth, pool *shared) {
-  size_t pick = rng_below(r, depth > 0 ? 10 : 5);
-  if (pick == 9 && shared->n) {
-    irm_any v = shared->items[rng_below(r, shared->n)];
-    irm_object_retain(v.v_obj);
-    return v;
-  }
-  irm_any v;
-  if (pick < 5) {
-    v = random_leaf(r);
-  } else if (pick == 5 || pick == 6) {
-    irm_any items[5] = {{0}};
-    size_t n = rng_below(r, 5);
-    for (size_t i = 0; i < n; i++) items[i] = random_value(r, depth - 1, shared);
-    v = irm_any_object(new_array(items, n));
-    for (size_t i = 0; i < n; i++) irm_any_release(&items[i]);
-  } else if (pick == 7 || pick == 9) {
-    static const char *const keys[] = {"a", "b", "c", "d", "e", "f"};
-    irm_object *m = NULL;
-    ck_require(irm_map_new(&m) == 0, "map");
-    for (size_t i = rng_below(r, 5); i > 0; i--) {
-      irm_any value = random_value(r, depth - 1, shared);
-      ck_require(irm_map_set_move(&m, keys[rng_below(r, 6)], &value) == 0, "map set");
-      irm_any_release(&value);
-    }
-    v = irm_any_object(m);
-  } else {
-    v = irm_any_object(new_point((int64_t)rng_below(r, 3), (int64_t)rng_below(r, 3)));
-  }
-  if (v.type_code == IRM_OBJECT && shared->n < 64) {
-    irm_object_retain(v.v_obj);
-    shared->items[shared->n++] = v;
-  }
-  return v;
-}
-
-static void pool_release(pool *p) {
-  for (size_t i = 0; i < p->n; i++) irm_any_release(&p->items[i]);
-  p->n = 0;
-}
-
-/* A NEW value that differs from v in exactly one leaf (copy-on-write, so
- * v is unchanged). */
-static irm_any mutate(rng *r, const irm_any *v) {
-  const irm_object *o = v->type_code == IRM_OBJECT ? v->v_obj : NULL;
-  irm_object *out = NULL;
-  if (irm_array_size(o) > 0) {
-    size_t i = rng_below(r, irm_array_size(o));
-    irm_any child = mutate(r, irm_array_at(o, i));
-    ck_require(irm_array_with_set(o, (int64_t)i, &child, &out) == 0, "with_set");
-    irm_any_release(&child);
-    return irm_any_object(out);
-  }
-  if (irm_map_size(o) > 0) {
-    size_t i = rng_below(r, irm_map_size(o));
-    irm_map_iter it = irm_map_iter_begin(o);
-    const irm_object *key = NULL;
-    const irm_any *value = NULL;
-    for (size_t k = 0; k <= i; k++) irm_map_iter_next(&it, &key, &value);
-    irm_any child = mutate(r, value);
-    ck_require(irm_map_with_set(o, irm_string_data(key), &child, &out) == 0, "with_set");
-    irm_any_release(&child);
-    return irm_any_object(out);
-  }
-  if (irm_object_is(o, "test.Point")) {
-    const point *p = irm_object_payload_const(o);
-    return irm_any_object(new_point(p->x + 1, p->y));
-  }
-  /* a leaf (or an empty container): a String random values never hold */
-  return irm_any_object(new_string("\x01mutated"));
-}
-
-START_TEST(test_equality_laws_hold_for_random_values) {
-  enum { CASES = 400 };
-  irm_any previous = irm_any_none();
-  for (int c = 0; c < CASES; c++) {
-    uint64_t seed = 0x243f6a8885a308d3ULL + (uint64_t)c * 0x9e3779b97f4a7c15ULL;
-    rng r1 = {seed}, r2 = {seed}, rm = {seed ^ 0xabcdef};
-    pool p1 = {.n = 0}, p2 = {.n = 0};
-    irm_any v = random_value(&r1, 4, &p1);
-    irm_any rebuilt = random_value(&r2, 4, &p2); /* the same shape, other objects */
-
-    /* reflexive, and an independent rebuild is equal both ways */
-    ck_require(equal(&v, &v), "case %d: not reflexive", c);
-    ck_require(equal(&v, &rebuilt) && equal(&rebuilt, &v), "case %d: rebuild differs", c);
-    ck_require(hash(&v) == hash(&rebuilt), "case %d: equal values, different hashes", c);
-
-    /* a copy through JSON is equal and hashes the same */
-    irm_object *text = NULL;
-    ck_require(irm_to_json(&v, &text) == 0, "case %d: to_json: %s", c, irm_last_error());
-    irm_any copy = irm_any_none();
-    ck_require(irm_from_json(irm_string_data(text), irm_string_size(text), &copy) == 0,
-               "case %d: from_json: %s", c, irm_last_error());
-    ck_require(equal(&v, &copy) && equal(&copy, &v), "case %d: JSON copy differs: %s", c,
-               irm_string_data(text));
-    ck_require(hash(&v) == hash(&copy), "case %d: JSON copy hashes differently", c);
-    irm_object_release(text);
-
-    /* one changed leaf makes it unequal, both ways */
-    irm_any changed = mutate(&rm, &v);
-    ck_require(!equal(&v, &changed) && !equal(&changed, &v), "case %d: mutation not seen", c);
-
-    /* symmetric on an unrelated pair */
-    ck_require(equal(&v, &previous) == equal(&previous, &v), "case %d: not symmetric", c);
-    if (equal(&v, &previous))
-      ck_require(hash(&v) == hash(&previous), "case %d: equal values, different hashes", c);
-
-    irm_any_release(&changed);
-    irm_any_release(&copy);
-    irm_any_release(&previous);
-    previous = v;
-    irm_any_release(&rebuilt);
-    pool_release(&p2);
-    pool_release(&p1);
-  }
-  irm_any_release(&previous);
-}
-END_TEST
-
-START_TEST(test_maps_built_in_any_order_are_equal_with_equal_hashes) {
-  static const char *const keys[] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"};
-  rng r = {12345};
-  for (int c = 0; c < 200; c++) {
-    size_t order[8];
-    for (size_t i = 0; i < 8; i++) order[i] = i;
-    for (size_t i = 7; i > 0; i--) {
-      size_t j = rng_below(&r, i + 1), t = order[i];
-      order[i] = order[j];
-      order[j] = t;
-    }
-    irm_object *a = NULL, *b = NULL;
-    ck_require(irm_map_new(&a) == 0 && irm_map_new(&b) == 0, "map");
-    for (size_t i = 0; i < 8; i++) {
-      irm_any va = irm_any_int((int64_t)i * 10), vb = irm_any_int((int64_t)order[i] * 10);
-      ck_require(irm_map_set_move(&a, keys[i], &va) == 0, "set");
-      ck_require(irm_map_set_move(&b, keys[order[i]], &vb) == 0, "set");
-    }
-    irm_any x = irm_any_object(a), y = irm_any_object(b);
-    ck_require(equal(&x, &y) && hash(&x) == hash(&y), "case %d: order mattered", c);
-    irm_object_release(b);
-    irm_object_release(a);
-  }
-}
-END_TEST
-
-/* ---- repr --------------------------------------------------------------- */
-
-START_TEST(test_repr_of_scalars) {
-  irm_any v = irm_any_none();
-  assert_repr(&v, "none");
-  v = irm_any_bool(true);
-  assert_repr(&v, "true");
-  v = irm_any_bool(false);
-  assert_repr(&v, "false");
-  v = irm_any_int(42);
-  assert_repr(&v, "42");
-  v = irm_any_int(INT64_MIN);
-  assert_repr(&v, "-9223372036854775808");
-  v = irm_any_float(3.5);
-  assert_repr(&v, "3.5");
-  v = irm_any_float(2.0);
-  assert_repr(&v, "2.0");
-  v = irm_any_float(-0.0);
-  assert_repr(&v, "-0.0");
-  v = irm_any_float(0.1);
-  assert_repr(&v, "0.10000000000000001");
-  v = irm_any_float(1e20);
-  assert_repr(&v, "1e+20");
-  v = irm_any_float(NAN);
-  assert_repr(&v, "nan");
-  v = irm_any_float(INFINITY);
-  assert_repr(&v, "inf");
-  v = irm_any_float(-INFINITY);
-  assert_repr(&v, "-inf");
-  v = irm_any_ptr((void *)(uintptr_t)0x1234);
-  assert_repr(&v, "ptr(0x1234)");
-  v = irm_any_ptr(NULL);
-  assert_repr(&v, "ptr(0x0)");
-}
-END_TEST
-
-START_TEST(test_repr_quotes_and_escapes_strings) {
-  irm_object *s = NULL;
-  ck_assert_ok(irm_string_new("a\"b\\c\nd\te\x01\x7f\0z", 13, &s));
-  irm_any v = irm_any_object(s);
-  assert_repr(&v, "\"a\\\"b\\\\c\\nd\\te\\x01\\x7f\\x00z\"");
-  irm_object_release(s);
-  v = irm_any_str("caf\xc3\xa9");
-  assert_repr(&v, "\"caf\xc3\xa9\"");
-  v = irm_any_str("");
-  assert_repr(&v, "\"\"");
-}
-END_TEST
-
-START_TEST(test_repr_of_containers) {
-  irm_object *empty_a = new_array(NULL, 0), *empty_m = NULL;
-  ck_assert_ok(irm_map_new(&empty_m));
-  irm_any v = irm_any_object(empty_a);
-  assert_repr(&v, "[]");
-  v = irm_any_object(empty_m);
-  assert_repr(&v, "{}");
-  irm_object *s = new_string("x");
-  irm_any items[] = {irm_any_int(1), irm_any_object(s), irm_any_none(), irm_any_object(empty_a)};
-  irm_object *arr = new_array(items, 4);
-  const char *keys[] = {"k", "quote\"d", "list"};
-  irm_any vals[] = {irm_any_float(1), irm_any_bool(false), irm_any_object(arr)};
-  irm_object *map = new_map(keys, vals, 3);
-  v = irm_any_object(map);
-  assert_repr(&v, "{\"k\": 1.0, \"quote\\\"d\": false, \"list\": [1, \"x\", none, []]}");
-  irm_object_release(map);
-  irm_object_release(arr);
-  irm_object_release(s);
-  irm_object_release(empty_m);
-  irm_object_release(empty_a);
-}
-END_TEST
-
-START_TEST(test_repr_prints_shared_objects_at_each_use) {
-  irm_object *s = new_string("s");
-  irm_any items[] = {irm_any_object(s), irm_any_object(s)};
-  irm_object *arr = new_array(items, 2);
-  irm_any v = irm_any_object(arr);
-  assert_repr(&v, "[\"s\", \"s\"]");
-  irm_object_release(arr);
-  irm_object_release(s);
-}
-END_TEST
-
-START_TEST(test_repr_of_registered_types) {
-  irm_object *p = new_point(1, -2);
-  irm_any items[] = {irm_any_object(p)};
-  irm_object *arr = new_array(items, 1);
-  irm_any v = irm_any_object(arr);
-  assert_repr(&v, "[test.Point(x=1, y=-2)]");
-  irm_object_release(arr);
-  irm_object_release(p);
-
-  irm_object *n = new_named();
-  v = irm_any_object(n);
-  assert_repr(&v, "Named<7>");
-  irm_object_release(n);
-
-  irm_object *o = new_opaque();
-  v = irm_any_object(o);
-  char expected[64];
-  snprintf(expected, sizeof expected, "<test.Opaque at 0x%" PRIxPTR ">", (uintptr_t)o);
-  assert_repr(&v, expected);
-  irm_object_release(o);
-
-  irm_object *f = NULL;
-  ck_assert_ok(irm_func_get_global("ffi.Repr", &f));
-  v = irm_any_object(f);
-  snprintf(expected, sizeof expected, "<ffi.Function at 0x%" PRIxPTR ">", (uintptr_t)f);
-  assert_repr(&v, expected);
-  irm_object_release(f);
-}
-END_TEST
-
 /* ---- globals ------------------------------------------------------------ */
 
 START_TEST(test_global_structural_equal_returns_a_bool) {
@@ -931,8 +464,11 @@ START_TEST(test_global_errors_name_the_function) {
 }
 END_TEST
 
+/* ---- suite -------------------------------------------------------------- */
+
 static Suite *structural_suite(void) {
   Suite *s = suite_create("structural");
+
   TCase *tc = tcase_create("scalars");
   tcase_add_test(tc, test_int_float_and_bool_are_never_equal);
   tcase_add_test(tc, test_scalars_compare_by_value);
@@ -960,20 +496,6 @@ static Suite *structural_suite(void) {
   tcase_add_test(tc, test_hook_errors_name_the_type);
   suite_add_tcase(s, tc);
 
-  tc = tcase_create("laws");
-  tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, test_equality_laws_hold_for_random_values);
-  tcase_add_test(tc, test_maps_built_in_any_order_are_equal_with_equal_hashes);
-  suite_add_tcase(s, tc);
-
-  tc = tcase_create("repr");
-  tcase_add_test(tc, test_repr_of_scalars);
-  tcase_add_test(tc, test_repr_quotes_and_escapes_strings);
-  tcase_add_test(tc, test_repr_of_containers);
-  tcase_add_test(tc, test_repr_prints_shared_objects_at_each_use);
-  tcase_add_test(tc, test_repr_of_registered_types);
-  suite_add_tcase(s, tc);
-
   tc = tcase_create("globals");
   tcase_add_test(tc, test_global_structural_equal_returns_a_bool);
   tcase_add_test(tc, test_global_structural_hash_returns_the_hash_as_an_int);
@@ -984,9 +506,5 @@ static Suite *structural_suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(structural_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failures = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_suite(structural_suite());
 }

@@ -115,7 +115,8 @@ IRM_API int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len
  * Keys are String objects and values are borrowed from the map; the map
  * must not change during the loop. */
 typedef struct irm_map_iter {
-  const void *next_;
+  const void *map_;
+  size_t next_;
 } irm_map_iter;
 IRM_API irm_map_iter irm_map_iter_begin(const irm_object *map);
 IRM_API int irm_map_iter_next(irm_map_iter *it, const irm_object **key,

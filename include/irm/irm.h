@@ -10,6 +10,9 @@
 #include "irm/container.h"
 #include "irm/function.h"
 #include "irm/journal.h"
+#include "irm/kind.h"
+#include "irm/target.h"
+#include "irm/config.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

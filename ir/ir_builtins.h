@@ -1,0 +1,13 @@
+/* Private to libirm: layer 1's built-in registrations (lib/builtins.c). */
+#ifndef IRM_IR_IR_BUILTINS_H
+#define IRM_IR_IR_BUILTINS_H
+
+/* Everything layer 1 registers: types, kinds, tags, globals. Safe to run
+ * again after a partial failure. */
+int irm_register_ir_builtins_(void);
+
+/* The parts, one per subsystem. */
+int irm_register_config_builtins_(void); /* executors, runtimes (config.c) */
+int irm_register_target_builtins_(void); /* target kinds, tags, globals (target*.c) */
+
+#endif

@@ -1,0 +1,226 @@
+/* Targets out: the canonical text (target.AsString) and the Map config
+ * (target.Export). The text quotes exactly what target_parse.c unquotes, so
+ * that parsing it gives an equal target. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "irm/alloc.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "target_internal.h"
+
+static int append_options(text_buf *b, const target_payload *p);
+
+int irm_target_as_string(const irm_target *t, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_target_as_string: out must not be NULL");
+  *out = NULL;
+  const target_payload *p = irm_target_payload_(t);
+  if (!p)
+    return irm_error(IRM_ETYPE, "irm_target_as_string: expected %s, got %s", IRM_TARGET_TYPE_KEY,
+                     t ? irm_object_type_key(t) : "NULL");
+  text_buf b = {0};
+  const char *kind = irm_kind_name(p->kind);
+  irm_text_buf_append_(&b, kind, strlen(kind));
+  int rc = append_options(&b, p);
+  if (!rc && p->host) {
+    irm_object *host = NULL;
+    rc = irm_target_as_string(p->host, &host);
+    if (!rc) {
+      irm_text_buf_append_(&b, " --host=", 8);
+      irm_text_buf_word_(&b, irm_string_data(host), irm_string_size(host));
+    }
+    irm_object_release(host);
+  }
+  if (!rc && b.failed) rc = irm_error_nomem_("printing a target");
+  if (!rc) rc = irm_string_new(b.data ? b.data : "", b.len, out);
+  irm_free(b.data);
+  return rc;
+}
+
+int irm_target_export(const irm_target *t, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_target_export: out must not be NULL");
+  *out = NULL;
+  const target_payload *p = irm_target_payload_(t);
+  if (!p)
+    return irm_error(IRM_ETYPE, "irm_target_export: expected %s, got %s", IRM_TARGET_TYPE_KEY,
+                     t ? irm_object_type_key(t) : "NULL");
+  irm_object *config = NULL, *host = NULL;
+  irm_any kind = irm_any_str(irm_kind_name(p->kind));
+  int rc = irm_map_new(&config);
+  if (!rc) rc = irm_map_set_move(&config, "kind", &kind);
+  irm_map_iter it = irm_map_iter_begin(p->attrs);
+  const irm_object *key;
+  const irm_any *value;
+  while (!rc && irm_map_iter_next(&it, &key, &value)) rc = irm_map_set_move(&config, irm_string_data(key), value);
+  if (!rc && p->host) rc = irm_target_export(p->host, &host);
+  irm_any host_value = irm_any_object(host);
+  if (!rc && host) rc = irm_map_set_move(&config, "host", &host_value);
+  irm_object_release(host);
+  if (rc) {
+    irm_object_release(config);
+    return rc;
+  }
+  *out = config;
+  return IRM_OK;
+}
+
+/* ---- the text buffer ------------------------------------------------------------ */
+
+void irm_text_buf_append_(text_buf *b, const char *s, size_t n) {
+  if (b->failed) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *grown = irm_realloc(b->data, cap);
+    if (!grown) {
+      b->failed = 1;
+      return;
+    }
+    b->data = grown;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+static void append_char(text_buf *b, char c) { irm_text_buf_append_(b, &c, 1); }
+
+static int needs_quotes(const char *s, size_t n) {
+  if (n == 0) return 1;
+  for (size_t i = 0; i < n; i++)
+    if (isspace((unsigned char)s[i])) return 1;
+  return 0;
+}
+
+void irm_text_buf_word_(text_buf *b, const char *s, size_t n) {
+  int quote = needs_quotes(s, n);
+  if (quote) append_char(b, '\'');
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '\\' || s[i] == '\'') append_char(b, '\\');
+    append_char(b, s[i]);
+  }
+  if (quote) append_char(b, '\'');
+}
+
+/* ---- values -------------------------------------------------------------------- */
+
+/* One item of an array<str> as irm_option_parse_text splits it: \' is a
+ * quote, single quotes protect commas. An item with a comma is quoted
+ * whole, unless it ends with a backslash (which would turn the closing
+ * quote into \'): then only its commas are quoted, each quote opening
+ * before any backslashes that precede the comma. */
+static void append_item(text_buf *b, const char *s) {
+  size_t n = strlen(s), start = b->len;
+  int whole = strchr(s, ',') && s[n - 1] != '\\';
+  if (!n || whole) append_char(b, '\'');
+  for (size_t i = 0; i < n && !b->failed; i++) {
+    if (s[i] == '\'') {
+      irm_text_buf_append_(b, "\\'", 2);
+    } else if (s[i] == ',' && !whole) {
+      size_t at = b->len;
+      while (at > start && b->data[at - 1] == '\\') at--;
+      append_char(b, ' '); /* room for the opening quote */
+      if (b->failed) return;
+      memmove(b->data + at + 1, b->data + at, b->len - 1 - at);
+      b->data[at] = '\'';
+      irm_text_buf_append_(b, ",'", 2);
+    } else {
+      append_char(b, s[i]);
+    }
+  }
+  if (!n || whole) append_char(b, '\'');
+}
+
+/* The text of an array value, before word quoting. */
+static int array_text(const irm_object *arr, text_buf *b) {
+  for (size_t i = 0; i < irm_array_size(arr); i++) {
+    const irm_any *item = irm_array_at(arr, i);
+    if (i) append_char(b, ',');
+    if (item->type_code == IRM_INT) {
+      char num[32];
+      int n = snprintf(num, sizeof num, "%" PRId64, item->v_int);
+      irm_text_buf_append_(b, num, (size_t)n);
+    } else if (item->type_code == IRM_OBJECT && irm_string_data(item->v_obj)) {
+      append_item(b, irm_string_data(item->v_obj));
+    } else {
+      return irm_error(IRM_EVALUE, "array item %zu (%s) has no text form", i, irm_any_type_name(item));
+    }
+  }
+  return IRM_OK;
+}
+
+/* Appends "=<value>" for one option. */
+static int append_value(text_buf *b, const char *option, const irm_any *v) {
+  char num[40];
+  int n = 0, rc = IRM_OK;
+  append_char(b, '=');
+  switch (v->type_code) {
+    case IRM_BOOL: irm_text_buf_append_(b, v->v_int ? "true" : "false", v->v_int ? 4 : 5); return IRM_OK;
+    case IRM_INT: n = snprintf(num, sizeof num, "%" PRId64, v->v_int); break;
+    case IRM_FLOAT: n = snprintf(num, sizeof num, "%.17g", v->v_float); break;
+    case IRM_OBJECT: break;
+    default: return irm_error(IRM_EVALUE, "option '%s' holds %s, which has no text form", option,
+                              irm_any_type_name(v));
+  }
+  if (n > 0) {
+    irm_text_buf_append_(b, num, (size_t)n);
+    return IRM_OK;
+  }
+  const irm_object *o = v->v_obj;
+  if (irm_string_data(o)) {
+    irm_text_buf_word_(b, irm_string_data(o), irm_string_size(o));
+  } else if (irm_object_is(o, "ffi.Array")) {
+    text_buf items = {0};
+    rc = array_text(o, &items);
+    if (!rc && !items.failed) irm_text_buf_word_(b, items.data ? items.data : "", items.len);
+    b->failed |= items.failed;
+    irm_free(items.data);
+  } else if (irm_is_target(o)) {
+    irm_object *s = NULL;
+    rc = irm_target_as_string(o, &s);
+    if (!rc) irm_text_buf_word_(b, irm_string_data(s), irm_string_size(s));
+    irm_object_release(s);
+  } else {
+    rc = irm_error(IRM_EVALUE, "%s has no text form", irm_object_type_key(o));
+  }
+  return rc ? irm_error_context(rc, "printing option '%s'", option) : IRM_OK;
+}
+
+typedef struct named_value {
+  const char *name;
+  const irm_any *value;
+} named_value;
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(((const named_value *)a)->name, ((const named_value *)b)->name);
+}
+
+/* " -name=value" for every option, sorted by name; empty keys are left
+ * out (parsing computes the same empty keys). */
+static int append_options(text_buf *b, const target_payload *p) {
+  size_t n = irm_map_size(p->attrs), k = 0;
+  named_value *all = irm_malloc((n ? n : 1) * sizeof *all);
+  if (!all) return irm_error_nomem_("printing a target");
+  irm_map_iter it = irm_map_iter_begin(p->attrs);
+  const irm_object *key;
+  const irm_any *value;
+  while (irm_map_iter_next(&it, &key, &value)) {
+    if (value->type_code == IRM_OBJECT && value->v_obj == p->keys && irm_array_size(p->keys) == 0) continue;
+    all[k].name = irm_string_data(key);
+    all[k++].value = value;
+  }
+  qsort(all, k, sizeof *all, compare_names);
+  int rc = IRM_OK;
+  for (size_t i = 0; rc == IRM_OK && i < k; i++) {
+    irm_text_buf_append_(b, " -", 2);
+    irm_text_buf_append_(b, all[i].name, strlen(all[i].name));
+    rc = append_value(b, all[i].name, all[i].value);
+  }
+  irm_free(all);
+  return rc;
+}

@@ -1,0 +1,13 @@
+/* The one place that knows every layer of libirm: the list of each layer's
+ * built-in registrations, lowest layer first. Layer 0 runs it lazily
+ * (registry/builtins.c); a new layer adds its line here. */
+#include "builtins.h"
+#include "ir_builtins.h"
+
+const irm_builtin_provider irm_builtin_providers_[] = {
+    {"registry", irm_register_registry_builtins_},
+    {"ir", irm_register_ir_builtins_},
+};
+
+const size_t irm_builtin_provider_count_ =
+    sizeof irm_builtin_providers_ / sizeof irm_builtin_providers_[0];

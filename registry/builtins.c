@@ -1,0 +1,19 @@
+/* Runs every layer's built-in registrations once (see builtins.h). */
+#include "builtins.h"
+
+#include "irm/error.h"
+#include "lazy.h"
+
+static irm_lazy builtins_lazy = IRM_LAZY_INIT;
+
+static int run_providers(void) {
+  for (size_t i = 0; i < irm_builtin_provider_count_; i++) {
+    int rc = irm_builtin_providers_[i].register_builtins();
+    if (rc)
+      return irm_error_context(rc, "registering the built-ins of layer '%s'",
+                               irm_builtin_providers_[i].layer);
+  }
+  return 0;
+}
+
+int irm_builtins_ready(void) { return irm_lazy_run(&builtins_lazy, run_providers); }
