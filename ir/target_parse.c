@@ -177,22 +177,30 @@ static int split_option(const char *word, const char *next, option_word *opt) {
   return IRM_OK;
 }
 
-/* ValueError when key was given before; else remembers how it was given
- * ("-mcpu=a", "-fast-math"), for the message. */
-static int check_once(irm_object **seen, const option_word *opt) {
-  irm_object *shown = NULL;
-  int rc = opt->value ? irm_string_format(&shown, "-%s=%s", opt->key, opt->value)
-                      : irm_string_format(&shown, "-%s", opt->key);
-  if (rc) return rc;
+/* How word i gave its option, for messages: "-mcpu=a" or "-fast-math". */
+static void shown_as(const words *w, size_t i, char *buf, size_t size) {
+  option_word opt;
+  if (split_option(w->at[i], i + 1 < w->n ? w->at[i + 1] : NULL, &opt) != IRM_OK) {
+    snprintf(buf, size, "%s", w->at[i]);
+    return;
+  }
+  if (opt.value) snprintf(buf, size, "-%s=%s", opt.key, opt.value);
+  else snprintf(buf, size, "-%s", opt.key);
+  irm_free(opt.key);
+}
+
+/* ValueError when key was given before; else remembers the word (its
+ * index), so the message can show both. */
+static int check_once(irm_object **seen, const words *w, size_t i, const option_word *opt) {
   const irm_any *before = irm_map_find_cstr(*seen, opt->key);
-  irm_any v = irm_any_object(shown);
-  if (before)
-    rc = irm_error(IRM_EVALUE, "option '%s' is given twice: %s and %s", opt->key,
-                   irm_string_data(before->v_obj), irm_string_data(shown));
-  else
-    rc = irm_map_set_move(seen, opt->key, &v);
-  irm_object_release(shown);
-  return rc;
+  if (!before) {
+    irm_any at = irm_any_int((int64_t)i);
+    return irm_map_set_move(seen, opt->key, &at);
+  }
+  char first[256], second[256];
+  shown_as(w, (size_t)before->v_int, first, sizeof first);
+  shown_as(w, i, second, sizeof second);
+  return irm_error(IRM_EVALUE, "option '%s' is given twice: %s and %s", opt->key, first, second);
 }
 
 /* The typed value of an option given in text. *out NEW. */
@@ -261,7 +269,7 @@ static int read_options(const words *w, irm_kind *kind, int depth, target_legacy
   for (size_t i = 1; rc == IRM_OK && i < w->n;) {
     option_word opt;
     rc = split_option(w->at[i], i + 1 < w->n ? w->at[i + 1] : NULL, &opt);
-    if (!rc) rc = check_once(&seen, &opt);
+    if (!rc) rc = check_once(&seen, w, i, &opt);
     if (!rc) rc = read_option(kind, &opt, depth, legacy, config);
     i += opt.used;
     irm_free(opt.key);
