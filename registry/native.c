@@ -12,6 +12,12 @@ typedef struct native_fn {
   irm_native_fn fp;
   const irm_object *self; /* the function object, for messages; not owned */
   irm_native_sig sig;
+  /* Per argument, the irm_any type code whose payload already is the C
+   * value libffi wants (an i64 in v_int, a C string in v_str...), so the
+   * call can point libffi at the argument itself; -1 when a conversion is
+   * always needed. */
+  int32_t in_place[IRM_NATIVE_MAX_ARGS];
+  uint8_t in_place_check[IRM_NATIVE_MAX_ARGS]; /* CHECK_* below */
   ffi_cif cif;
   ffi_type *types[IRM_NATIVE_MAX_ARGS];
 } native_fn;
@@ -37,13 +43,27 @@ static int arg_error(const native_fn *nf, const irm_any *args, int32_t i) {
 
 /* ---- the libffi path --------------------------------------------------- */
 
+/* What an argument read in place must still pass. */
+enum { CHECK_NONE, CHECK_NOT_NULL, CHECK_I32_RANGE };
+
+static inline int in_place_ok(uint8_t check, const irm_any *a) {
+  if (check == CHECK_NONE) return 1;
+  if (check == CHECK_NOT_NULL) return a->v_ptr != NULL;
+  return a->v_int >= INT32_MIN && a->v_int <= INT32_MAX;
+}
+
 static int call_ffi(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   native_fn *nf = resource;
   if (nargs != nf->sig.nargs) return count_error(nf, nargs);
   irm_cvalue values[IRM_NATIVE_MAX_ARGS];
   void *pointers[IRM_NATIVE_MAX_ARGS];
   for (int32_t i = 0; i < nargs; i++) {
-    if (irm_any_to_c(nf->sig.args[i], &args[i], &values[i]) != IRM_OK) return arg_error(nf, args, i);
+    const irm_any *a = &args[i];
+    if (a->type_code == nf->in_place[i] && in_place_ok(nf->in_place_check[i], a)) {
+      pointers[i] = (void *)&a->v_int; /* every payload member starts here */
+      continue;
+    }
+    if (irm_any_to_c(nf->sig.args[i], a, &values[i]) != IRM_OK) return arg_error(nf, args, i);
     pointers[i] = &values[i];
   }
   irm_cvalue result;
@@ -214,6 +234,31 @@ static irm_packed_cfunc choose_thunk(const irm_native_sig *sig) {
   return call_ffi;
 }
 
+/* The type code a C argument of type t can be read from in place, and
+ * what it must still pass. An i32 is the low half of v_int only on
+ * little-endian machines. */
+static int32_t in_place_code(irm_ntype t, uint8_t *check) {
+  *check = CHECK_NONE;
+  switch (t) {
+    case IRM_NT_I64: return IRM_INT;
+    case IRM_NT_F64: return IRM_FLOAT;
+    case IRM_NT_PTR: return IRM_PTR;
+    case IRM_NT_STR:
+      *check = CHECK_NOT_NULL;
+      return IRM_STR;
+    case IRM_NT_OBJ:
+    case IRM_NT_OBJ_OPT:
+      *check = CHECK_NOT_NULL;
+      return IRM_OBJECT;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    case IRM_NT_I32:
+      *check = CHECK_I32_RANGE;
+      return IRM_INT;
+#endif
+    default: return -1; /* other types convert */
+  }
+}
+
 /* ---- public API -------------------------------------------------------- */
 
 int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **out) {
@@ -231,6 +276,8 @@ int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **ou
   }
   nf->fp = fn;
   nf->self = *out;
+  for (int32_t i = 0; i < nf->sig.nargs; i++)
+    nf->in_place[i] = in_place_code(nf->sig.args[i], &nf->in_place_check[i]);
   return IRM_OK;
 }
 
