@@ -15,6 +15,7 @@
 #include "irm/error.h"
 #include "irm/json.h"
 #include "json_internal.h"
+#include "object_list.h"
 #include "uthash_irm.h"
 
 /* Room kept before the nodes for the header, which names the root and is
@@ -54,8 +55,7 @@ typedef struct writer {
   size_t n_refs, refs_cap;
   /* to_fields Maps live to the end: a freed one's address could come back
    * as a new object and be mistaken for a node already written. */
-  irm_object **keep;
-  size_t n_keep, keep_cap;
+  irm_object_list keep; /* to_fields Maps, alive until the walk ends */
 } writer;
 
 static int write_graph(writer *w, const irm_any *root);
@@ -102,8 +102,7 @@ static void writer_free(writer *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  for (size_t i = 0; i < w->n_keep; i++) irm_object_release(w->keep[i]);
-  irm_free(w->keep);
+  irm_object_list_release(&w->keep);
   irm_free(w->refs);
   irm_free(w->stack);
   irm_free(w->buf);
@@ -222,12 +221,7 @@ static int visit_object(writer *w, const irm_object *o) {
     irm_object_release(fields);
     return irm_error(IRM_EVALUE, "to_fields of type '%s' returned %s, not an ffi.Map", key, got);
   }
-  RESERVE(w->keep, w->keep_cap, w->n_keep, 1, rc);
-  if (rc) {
-    irm_object_release(fields);
-    return rc;
-  }
-  w->keep[w->n_keep++] = fields;
+  if ((rc = irm_object_list_take(&w->keep, fields))) return rc;
   return push_frame(w, o, fields, seen);
 }
 

@@ -13,6 +13,7 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
+#include "object_list.h"
 #include "uthash_irm.h"
 
 /* What equality and hashing tell apart. A borrowed str and a String are
@@ -25,7 +26,6 @@ static value_kind kind_of(const irm_any *v);
 static void string_bytes(const irm_any *v, const char **data, size_t *len);
 static int invalid_value(const irm_any *v);
 static int is_shared(const irm_object *o);
-static int keep_map(irm_object ***keep, size_t *n, size_t *cap, irm_object *map);
 static int fields_of(const irm_type_info *info, const irm_object *o, irm_object **out);
 
 /* ---- equality ---------------------------------------------------------- */
@@ -49,8 +49,7 @@ typedef struct eq_walk {
   pair *stack;
   size_t depth, cap;
   pair_seen *seen;
-  irm_object **keep;
-  size_t n_keep, keep_cap;
+  irm_object_list keep; /* to_fields Maps, alive until the walk ends */
 } eq_walk;
 
 static int push_pair(eq_walk *w, const irm_any *a, const irm_any *b);
@@ -79,8 +78,7 @@ static void eq_walk_free(eq_walk *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  for (size_t i = 0; i < w->n_keep; i++) irm_object_release(w->keep[i]);
-  irm_free(w->keep);
+  irm_object_list_release(&w->keep);
   irm_free(w->stack);
 }
 
@@ -219,9 +217,9 @@ static int compare_other(eq_walk *w, const irm_object *x, const irm_object *y, i
   }
   irm_object *fx = NULL, *fy = NULL;
   int rc = fields_of(info, x, &fx);
-  if (!rc) rc = keep_map(&w->keep, &w->n_keep, &w->keep_cap, fx);
+  if (!rc) rc = irm_object_list_take(&w->keep, fx);
   if (!rc) rc = fields_of(info, y, &fy);
-  if (!rc) rc = keep_map(&w->keep, &w->n_keep, &w->keep_cap, fy);
+  if (!rc) rc = irm_object_list_take(&w->keep, fy);
   if (rc) return rc;
   irm_any ax = irm_any_object(fx), ay = irm_any_object(fy);
   return push_pair(w, &ax, &ay);
@@ -291,8 +289,7 @@ typedef struct hash_walk {
   hframe *stack;
   size_t depth, cap;
   hash_seen *seen;
-  irm_object **keep;
-  size_t n_keep, keep_cap;
+  irm_object_list keep; /* to_fields Maps, alive until the walk ends */
 } hash_walk;
 
 static int hash_start(hash_walk *w, const irm_any *v, uint64_t *h, int *pushed);
@@ -331,8 +328,7 @@ static void hash_walk_free(hash_walk *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  for (size_t i = 0; i < w->n_keep; i++) irm_object_release(w->keep[i]);
-  irm_free(w->keep);
+  irm_object_list_release(&w->keep);
   irm_free(w->stack);
 }
 
@@ -405,7 +401,7 @@ static int hash_object(hash_walk *w, const irm_object *o, uint64_t *h, int *push
   } else if (info && info->to_fields) {
     irm_object *fields = NULL;
     int rc = fields_of(info, o, &fields);
-    if (!rc) rc = keep_map(&w->keep, &w->n_keep, &w->keep_cap, fields);
+    if (!rc) rc = irm_object_list_take(&w->keep, fields);
     if (!rc) rc = push_hframe(w, o, F_FIELDS, fields);
     *pushed = !rc;
     return rc;
@@ -517,21 +513,6 @@ static int invalid_value(const irm_any *v) {
 
 static int is_shared(const irm_object *o) { return irm_object_refcount(o) > 1; }
 
-/* Keeps a to_fields Map alive until the walk ends. */
-static int keep_map(irm_object ***keep, size_t *n, size_t *cap, irm_object *map) {
-  if (*n == *cap) {
-    size_t c = *cap ? *cap * 2 : 8;
-    irm_object **grown = irm_realloc(*keep, c * sizeof *grown);
-    if (!grown) {
-      irm_object_release(map);
-      return irm_error_nomem_("comparing values");
-    }
-    *keep = grown;
-    *cap = c;
-  }
-  (*keep)[(*n)++] = map;
-  return IRM_OK;
-}
 
 /* The to_fields Map of o, checked to be a Map; *out NEW. */
 static int fields_of(const irm_type_info *info, const irm_object *o, irm_object **out) {
