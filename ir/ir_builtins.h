@@ -9,5 +9,6 @@ int irm_register_ir_builtins_(void);
 /* The parts, one per subsystem. */
 int irm_register_config_builtins_(void); /* executors, runtimes (config.c) */
 int irm_register_target_builtins_(void); /* target kinds, tags, globals (target*.c) */
+int irm_register_module_builtins_(void); /* IRModule types, attribute keys, globals (module*.c) */
 
 #endif

@@ -13,6 +13,7 @@
 #include "irm/kind.h"
 #include "irm/target.h"
 #include "irm/config.h"
+#include "irm/module.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

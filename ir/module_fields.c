@@ -1,0 +1,110 @@
+/* The ir.IRModule type and its hooks: fields {"functions": Map, "attrs":
+ * DictAttrs, "frozen": bool} for JSON, structural equality and hashing,
+ * and a readable repr. Reading fields back checks them as irm_module_new
+ * does, against the key registry as it is now. */
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/structural.h"
+#include "module_internal.h"
+
+#define MODULE_KEY "ir.IRModule"
+
+static void module_finalize(irm_object *self) {
+  module_payload *p = irm_object_payload(self);
+  irm_object_release(p->functions);
+  irm_object_release(p->attrs);
+}
+
+static int module_to_fields(const irm_object *self, irm_object **out) {
+  const module_payload *p = irm_object_payload_const(self);
+  const char *keys[] = {"functions", "attrs", "frozen"};
+  irm_any values[] = {irm_any_object(p->functions), irm_any_object(p->attrs), irm_any_bool(p->frozen)};
+  return irm_map_from_pairs(keys, values, 3, out);
+}
+
+static int field_error(int rc, const char *field) {
+  return irm_error_context(rc, "field '%s' of %s", field, MODULE_KEY);
+}
+
+/* "attrs" is a DictAttrs (a Map is taken too); *out its Map, borrowed. */
+static int attrs_field(const irm_any *attrs, const irm_object **out) {
+  const irm_object *o = attrs->type_code == IRM_OBJECT ? attrs->v_obj : NULL;
+  if (irm_dict_attrs_payload_(o)) *out = irm_dict_attrs_map(o);
+  else if (irm_object_type_index(o) == IRM_TYPE_MAP) *out = o;
+  else
+    return field_error(irm_error(IRM_ETYPE, "expected ir.DictAttrs, got %s", irm_any_type_name(attrs)), "attrs");
+  return IRM_OK;
+}
+
+static int module_from_fields(const irm_object *fields, irm_object **out) {
+  static const char *const known[] = {"functions", "attrs", "frozen"};
+  irm_map_iter it = irm_map_iter_begin(fields);
+  const irm_object *key;
+  const irm_any *value;
+  while (irm_map_iter_next(&it, &key, &value)) {
+    const char *name = irm_string_data(key);
+    if (strcmp(name, known[0]) && strcmp(name, known[1]) && strcmp(name, known[2])) {
+      const char *best = irm_closest_name(name, known, 3);
+      return irm_error(IRM_EVALUE, "%s has no field '%s'%s%s%s (its fields: functions, attrs, frozen)", MODULE_KEY,
+                       name, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+    }
+  }
+  const irm_any *functions = irm_map_find_cstr(fields, "functions");
+  const irm_any *attrs = irm_map_find_cstr(fields, "attrs");
+  const irm_any *frozen = irm_map_find_cstr(fields, "frozen");
+  if (!functions || !attrs)
+    return irm_error(IRM_EVALUE, "%s needs the fields functions and attrs; field '%s' is missing", MODULE_KEY,
+                     functions ? "attrs" : "functions");
+  irm_object *funcs = NULL;
+  const irm_object *attr_map = NULL;
+  bool is_frozen = false;
+  int rc = irm_any_to_object(functions, "ffi.Map", &funcs);
+  if (rc) return field_error(rc, "functions");
+  if ((rc = attrs_field(attrs, &attr_map))) return rc;
+  if (frozen && frozen->type_code != IRM_NONE && (rc = irm_any_to_bool(frozen, &is_frozen)))
+    return field_error(rc, "frozen");
+  irm_module *m = NULL;
+  if ((rc = irm_module_new(funcs, attr_map, &m))) return rc;
+  /* Nobody else has seen m yet: setting the flag is still making it. */
+  ((module_payload *)irm_object_payload(m))->frozen = is_frozen;
+  *out = m;
+  return IRM_OK;
+}
+
+/* ir.IRModule(functions={"main": ...}, attrs={"executor": ...}), and
+ * ", frozen=true" for a frozen module. */
+static int module_repr(const irm_object *self, irm_object **out) {
+  const module_payload *p = irm_object_payload_const(self);
+  irm_any functions = irm_any_object(p->functions);
+  irm_any attrs = irm_any_object((irm_object *)irm_dict_attrs_map(p->attrs));
+  irm_object *f = NULL, *a = NULL;
+  int rc = irm_repr(&functions, &f);
+  if (!rc) rc = irm_repr(&attrs, &a);
+  if (!rc)
+    rc = irm_string_format(out, "%s(functions=%s, attrs=%s%s)", MODULE_KEY, irm_string_data(f), irm_string_data(a),
+                           p->frozen ? ", frozen=true" : "");
+  irm_object_release(f);
+  irm_object_release(a);
+  return rc;
+}
+
+int irm_register_module_type_(void) {
+  int32_t index = -1;
+  if (irm_type_find(MODULE_KEY, &index) != IRM_OK) {
+    irm_type_info info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    info.type_key = MODULE_KEY;
+    info.finalize = module_finalize;
+    info.to_fields = module_to_fields;
+    info.from_fields = module_from_fields;
+    info.repr = module_repr;
+    int rc = irm_type_register(&info, &index);
+    if (rc) return rc;
+  }
+  irm_clear_error();
+  atomic_store_explicit(&irm_module_type_, index, memory_order_release);
+  return IRM_OK;
+}
