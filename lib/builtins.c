@@ -3,10 +3,12 @@
  * (registry/builtins.c); a new layer adds its line here. */
 #include "builtins.h"
 #include "ir_builtins.h"
+#include "passes_builtins.h"
 
 const irm_builtin_provider irm_builtin_providers_[] = {
     {"registry", irm_register_registry_builtins_},
     {"ir", irm_register_ir_builtins_},
+    {"passes", irm_register_passes_builtins_},
 };
 
 const size_t irm_builtin_provider_count_ =

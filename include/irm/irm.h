@@ -14,6 +14,7 @@
 #include "irm/target.h"
 #include "irm/config.h"
 #include "irm/module.h"
+#include "irm/pass.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

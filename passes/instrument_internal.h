@@ -1,0 +1,50 @@
+/* Private to passes/: what the built-in instruments and the pipeline text
+ * share (instrument.c): hook state shared by several packed functions, the
+ * pass name of a PassInfo Map, and a growing text buffer. */
+#ifndef IRM_PASSES_INSTRUMENT_INTERNAL_H
+#define IRM_PASSES_INSTRUMENT_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "irm/pass.h"
+
+/* The head of a built-in instrument's state: every hook Function holds one
+ * reference, and drop(state) runs when the last one goes. */
+typedef struct irm_hook_state_ {
+  atomic_uint refs;
+  void (*drop)(void *state);
+} irm_hook_state_;
+
+/* The packed hooks of a built-in instrument (each may be NULL). */
+typedef struct irm_hooks_ {
+  irm_packed_cfunc enter, exit, should_run, before, after;
+} irm_hooks_;
+
+/* Makes an instrument called name whose hooks get state (starting with an
+ * irm_hook_state_ whose drop is set) as their resource. The caller's
+ * reference to state is taken over, also on failure (then state is dropped
+ * once every hook made so far is gone). *out NEW. */
+int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_hook_state_ *state,
+                               irm_instrument **out);
+
+/* The "name" of a PassInfo Map given to a hook (args[1]); "" when absent. */
+const char *irm_hook_pass_name_(const irm_any *args, int32_t nargs);
+
+/* A growing NUL-terminated text in irm's allocator. The first failed
+ * append sets failed; later appends do nothing. */
+typedef struct irm_text_ {
+  char *data;
+  size_t len, cap;
+  int failed;
+} irm_text_;
+
+void irm_text_append_(irm_text_ *t, const char *s, size_t n);
+void irm_text_puts_(irm_text_ *t, const char *s);
+void irm_text_printf_(irm_text_ *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Moves the text into a NEW String (freeing the buffer either way);
+ * MemoryError naming what when an append or the String failed. */
+int irm_text_finish_(irm_text_ *t, const char *what, irm_object **out);
+void irm_text_free_(irm_text_ *t);
+
+#endif

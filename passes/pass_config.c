@@ -1,0 +1,377 @@
+/* PassContext config options (pass.h): the registry of option keys (type,
+ * default, the module attribute an option migrates to), the check of a
+ * context's config Map, irm_pass_get_config's resolution order (module
+ * attribute, then PassContext, then default) and the MigratePassConfig
+ * pass that copies migrated options onto the module.
+ *
+ * The registry is a hash table plus an array in registration order under
+ * one reader-writer lock that prefers writers; no user code runs under it.
+ * Entries never change once published and are never freed (a rolled-back
+ * one is detached), so their strings and values may be read unlocked. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "builtins.h"
+#include "context_impl.h"
+#include "error_internal.h"
+#include "irm/alloc.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/journal.h"
+#include "irm/structural.h"
+#include "journal_internal.h"
+#include "uthash_irm.h"
+
+typedef struct config_entry {
+  UT_hash_handle hh;
+  irm_option_type type;
+  irm_any default_value; /* owned; NONE when there is none */
+  char *module_attr;     /* NULL when the option does not migrate */
+  struct config_entry *next_detached;
+  char name[];
+} config_entry;
+
+static struct {
+  pthread_rwlock_t lock;
+  config_entry *table;
+  config_entry **order;
+  size_t n, cap;
+  config_entry *detached;
+} reg = {PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, NULL, NULL, 0, 0, NULL};
+
+static config_entry *find(const char *key) {
+  config_entry *e = NULL;
+  pthread_rwlock_rdlock(&reg.lock);
+  HASH_FIND_STR(reg.table, key, e);
+  pthread_rwlock_unlock(&reg.lock);
+  return e;
+}
+
+/* The published entries in registration order as a NEW C array (*n of
+ * them); NULL with MemoryError set. */
+static config_entry **snapshot(size_t *n) {
+  pthread_rwlock_rdlock(&reg.lock);
+  *n = reg.n;
+  config_entry **items = irm_malloc((reg.n ? reg.n : 1) * sizeof *items);
+  if (items) memcpy(items, reg.order, reg.n * sizeof *items);
+  pthread_rwlock_unlock(&reg.lock);
+  if (!items) (void)irm_error_nomem_("listing config options");
+  return items;
+}
+
+/* AttributeError for an unknown key, with the closest registered one. */
+static int unknown_key(const char *key) {
+  size_t n = 0;
+  config_entry **items = snapshot(&n);
+  if (!items) return IRM_ENOMEM;
+  const char **names = irm_malloc((n ? n : 1) * sizeof *names);
+  if (!names) {
+    irm_free(items);
+    return irm_error_nomem_("reporting an unknown config option");
+  }
+  for (size_t i = 0; i < n; i++) names[i] = items[i]->name;
+  const char *best = irm_closest_name(key, names, n);
+  int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", key, best)
+                : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", key);
+  irm_free(names);
+  irm_free(items);
+  return rc;
+}
+
+/* ---- registering ------------------------------------------------------------------- */
+
+static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
+                           const char *module_attr, int *same);
+static void describe(irm_option_type type, const irm_any *def, const char *module_attr, char *buf, size_t size);
+static void entry_free(config_entry *e);
+static void entry_undo(void *data);
+
+int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
+                             const char *module_attr) {
+  if (!key || !key[0]) return irm_error(IRM_EVALUE, "a config option key must be a non-empty string");
+  if (!type) return irm_error(IRM_EVALUE, "config option '%s': the type must not be NULL", key);
+  if (module_attr && !module_attr[0])
+    return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty", key);
+  int rc = irm_builtins_ready();
+  irm_option_type t;
+  if (!rc && (rc = irm_option_type_parse(type, &t))) return irm_error_context(rc, "config option '%s'", key);
+  if (rc) return rc;
+  size_t len = strlen(key);
+  config_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
+  if (!fresh) return irm_error_nomem_("registering a config option");
+  memcpy(fresh->name, key, len + 1);
+  fresh->type = t;
+  if (default_value && default_value->type_code != IRM_NONE &&
+      (rc = irm_option_check_value(t, default_value, &fresh->default_value))) {
+    entry_free(fresh);
+    return irm_error_context(rc, "config option '%s': default", key);
+  }
+  if (module_attr && !(fresh->module_attr = irm_strdup(module_attr))) {
+    entry_free(fresh);
+    return irm_error_nomem_("registering a config option");
+  }
+  if ((rc = irm_journal_reserve_(1))) { /* so that recording cannot fail after the change */
+    entry_free(fresh);
+    return rc;
+  }
+  int irm_hash_oom = 0;
+  config_entry *existing = NULL;
+  pthread_rwlock_wrlock(&reg.lock);
+  HASH_FIND_STR(reg.table, key, existing);
+  if (!existing && reg.n == reg.cap) {
+    size_t cap = reg.cap ? reg.cap * 2 : 16;
+    config_entry **grown = irm_realloc(reg.order, cap * sizeof *grown);
+    if (grown) {
+      reg.order = grown;
+      reg.cap = cap;
+    }
+  }
+  if (!existing && reg.n < reg.cap) {
+    HASH_ADD_KEYPTR(hh, reg.table, fresh->name, len, fresh);
+    if (!irm_hash_oom) reg.order[reg.n++] = fresh;
+  }
+  int added = !existing && reg.n && reg.order[reg.n - 1] == fresh;
+  pthread_rwlock_unlock(&reg.lock);
+  if (added) {
+    (void)irm_journal_record(entry_undo, NULL, fresh); /* room reserved above */
+    return IRM_OK;
+  }
+  if (!existing) {
+    entry_free(fresh);
+    return irm_error_nomem_("registering a config option");
+  }
+  /* An existing entry never changes: comparing unlocked is safe. */
+  int same = 0;
+  rc = same_definition(existing, t, &fresh->default_value, module_attr, &same);
+  if (!rc && !same) {
+    char was[256], now[256];
+    describe(existing->type, &existing->default_value, existing->module_attr, was, sizeof was);
+    describe(t, &fresh->default_value, module_attr, now, sizeof now);
+    rc = irm_error(IRM_EKEY, "config option '%s' is already registered as (%s); cannot register it as (%s)", key,
+                   was, now);
+  }
+  entry_free(fresh);
+  return rc;
+}
+
+static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
+                           const char *module_attr, int *same) {
+  *same = 0;
+  if (e->type != type) return IRM_OK;
+  if ((e->module_attr == NULL) != (module_attr == NULL)) return IRM_OK;
+  if (module_attr && strcmp(e->module_attr, module_attr) != 0) return IRM_OK;
+  return irm_structural_equal(&e->default_value, def, same);
+}
+
+static void describe(irm_option_type type, const irm_any *def, const char *module_attr, char *buf, size_t size) {
+  irm_object *text = NULL;
+  if (irm_repr(def, &text)) irm_clear_error();
+  snprintf(buf, size, "%s, default %s, %s%s%s", irm_option_type_name(type), text ? irm_string_data(text) : "?",
+           module_attr ? "migrates to module attribute '" : "does not migrate", module_attr ? module_attr : "",
+           module_attr ? "'" : "");
+  irm_object_release(text);
+}
+
+static void entry_free(config_entry *e) {
+  irm_any_release(&e->default_value);
+  irm_free(e->module_attr);
+  irm_free(e);
+}
+
+/* A rollback takes the option out of the tables; the entry stays allocated. */
+static void entry_undo(void *data) {
+  config_entry *e = data;
+  pthread_rwlock_wrlock(&reg.lock);
+  HASH_DEL(reg.table, e);
+  for (size_t i = 0; i < reg.n; i++)
+    if (reg.order[i] == e) {
+      memmove(&reg.order[i], &reg.order[i + 1], (reg.n - i - 1) * sizeof *reg.order);
+      reg.n--;
+      break;
+    }
+  e->next_detached = reg.detached;
+  reg.detached = e;
+  pthread_rwlock_unlock(&reg.lock);
+}
+
+/* ---- listing ------------------------------------------------------------------------------ */
+
+int irm_pass_config_list(irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_pass_config_list: out must not be NULL");
+  *out = NULL;
+  int rc = irm_builtins_ready();
+  if (rc) return rc;
+  size_t n = 0;
+  config_entry **items = snapshot(&n);
+  if (!items) return IRM_ENOMEM;
+  irm_object *list = NULL;
+  rc = irm_map_new(&list);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const char *keys[] = {"type", "default", "module_attr"};
+    irm_any values[] = {irm_any_str(irm_option_type_name(items[i]->type)), items[i]->default_value,
+                        items[i]->module_attr ? irm_any_str(items[i]->module_attr) : irm_any_none()};
+    irm_object *info = NULL;
+    rc = irm_map_from_pairs(keys, values, 3, &info);
+    irm_any v = irm_any_object(info);
+    if (!rc) rc = irm_map_set_move(&list, items[i]->name, &v);
+    irm_object_release(info);
+  }
+  irm_free(items);
+  if (rc) {
+    irm_object_release(list);
+    return rc;
+  }
+  *out = list;
+  return IRM_OK;
+}
+
+/* ---- checking a context's config ------------------------------------------------------------ */
+
+int irm_pass_config_check_(const irm_object *config, irm_object **out) {
+  *out = NULL;
+  if (config && irm_object_type_index(config) != IRM_TYPE_MAP)
+    return irm_error(IRM_ETYPE, "expected an ffi.Map of option key -> value, got %s", irm_object_type_key(config));
+  irm_object *checked = NULL;
+  int rc = irm_map_new(&checked);
+  irm_map_iter it = irm_map_iter_begin(config);
+  const irm_object *k;
+  const irm_any *v;
+  while (!rc && irm_map_iter_next(&it, &k, &v)) {
+    const char *key = irm_string_data(k);
+    config_entry *e = find(key);
+    if (!e) {
+      rc = unknown_key(key);
+      break;
+    }
+    irm_any value = irm_any_none();
+    if ((rc = irm_option_check_value(e->type, v, &value))) {
+      rc = irm_error_context(rc, "option '%s'", key);
+      break;
+    }
+    rc = irm_map_set_move(&checked, key, &value);
+    irm_any_release(&value);
+  }
+  if (rc) {
+    irm_object_release(checked);
+    return rc;
+  }
+  *out = checked;
+  return IRM_OK;
+}
+
+/* ---- reading an option --------------------------------------------------------------------------- */
+
+int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_pass_get_config: out must not be NULL");
+  *out = irm_any_none();
+  if (!key) return irm_error(IRM_EVALUE, "irm_pass_get_config: key must not be NULL");
+  if (mod && !irm_object_is(mod, "ir.IRModule"))
+    return irm_error(IRM_ETYPE, "irm_pass_get_config: expected ir.IRModule, got %s", irm_object_type_key(mod));
+  int rc = irm_builtins_ready();
+  if (rc) return rc;
+  config_entry *e = find(key);
+  if (!e) return unknown_key(key);
+  /* 1. the module attribute the option migrates to */
+  if (mod && e->module_attr) {
+    if ((rc = irm_module_get_attr(mod, e->module_attr, out))) return rc;
+    if (out->type_code != IRM_NONE) return IRM_OK;
+  }
+  /* 2. the current PassContext */
+  irm_pass_context *ctx = NULL;
+  if ((rc = irm_pass_context_current(&ctx))) return rc;
+  const irm_any *v = irm_map_find_cstr(irm_pass_context_config(ctx), key);
+  if (v) rc = irm_any_copy(v, out);
+  irm_object_release(ctx);
+  if (v) {
+    if (!rc && e->module_attr) {
+      char once[512];
+      snprintf(once, sizeof once, "pass-config-migrated:%s", key);
+      (void)irm_warn_once(once,
+                          "PassContext config option '%s' is deprecated: set the module attribute '%s' "
+                          "instead (passes read it from the module)",
+                          key, e->module_attr);
+    }
+    return rc;
+  }
+  /* 3. the registered default */
+  return irm_any_copy(&e->default_value, out);
+}
+
+/* ---- MigratePassConfig ------------------------------------------------------------------------------ */
+
+static int migrate_one(irm_module **mod, const config_entry *e, const irm_any *from_ctx);
+
+int irm_migrate_pass_config_(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                             irm_module **out) {
+  (void)options;
+  (void)resource;
+  *out = NULL;
+  if (!irm_object_is(mod, "ir.IRModule"))
+    return irm_error(IRM_ETYPE, "MigratePassConfig: expected ir.IRModule, got %s",
+                     mod ? irm_object_type_key(mod) : "NULL");
+  irm_pass_context *own = NULL;
+  int rc = IRM_OK;
+  if (!ctx) {
+    if ((rc = irm_pass_context_current(&own))) return rc;
+    ctx = own;
+  }
+  size_t n = 0;
+  config_entry **items = snapshot(&n);
+  irm_module *cur = mod;
+  irm_object_retain(cur);
+  if (!items) rc = IRM_ENOMEM;
+  for (size_t i = 0; !rc && i < n; i++) {
+    const irm_any *v = items[i]->module_attr ? irm_map_find_cstr(irm_pass_context_config(ctx), items[i]->name) : NULL;
+    if (v) rc = migrate_one(&cur, items[i], v);
+  }
+  irm_free(items);
+  irm_object_release(own);
+  if (rc) {
+    irm_object_release(cur);
+    return rc;
+  }
+  *out = cur;
+  return IRM_OK;
+}
+
+/* Sets e's module attribute to the context's value unless the module has
+ * one; a different value on the module wins, with a warning. */
+static int migrate_one(irm_module **mod, const config_entry *e, const irm_any *from_ctx) {
+  irm_any on_mod = irm_any_none();
+  int rc = irm_module_get_attr(*mod, e->module_attr, &on_mod);
+  if (rc) return rc;
+  if (on_mod.type_code == IRM_NONE) return irm_module_set_attr_move(mod, e->module_attr, from_ctx);
+  int same = 0;
+  rc = irm_structural_equal(&on_mod, from_ctx, &same);
+  if (!rc && !same) {
+    irm_object *a = NULL, *b = NULL;
+    if (irm_repr(&on_mod, &a) || irm_repr(from_ctx, &b)) irm_clear_error();
+    irm_warn("MigratePassConfig: module attribute '%s' = %s differs from PassContext config option '%s' = %s; "
+             "the module attribute wins",
+             e->module_attr, a ? irm_string_data(a) : "?", e->name, b ? irm_string_data(b) : "?");
+    irm_object_release(a);
+    irm_object_release(b);
+  }
+  irm_any_release(&on_mod);
+  return rc;
+}
+
+/* ---- built-in options --------------------------------------------------------------------------------- */
+
+static int migrate_factory(const irm_object *options, irm_pass **out) {
+  (void)options;
+  return irm_module_pass_new("MigratePassConfig", 0, NULL, 0, NULL, irm_migrate_pass_config_, NULL, NULL, out);
+}
+
+int irm_register_pass_config_builtins_(void) {
+  irm_any max_depth = irm_any_int(256), no = irm_any_bool(false), greedy = irm_any_str("greedy_by_size");
+  int rc = irm_module_attr_register("usmp.enable", "bool", 0);
+  if (!rc) rc = irm_module_attr_register("usmp.algorithm", "str", 0);
+  if (!rc) rc = irm_pass_config_register("FuseOps.max_depth", "int", &max_depth, NULL);
+  if (!rc) rc = irm_pass_config_register("tir.disable_vectorize", "bool", &no, NULL);
+  if (!rc) rc = irm_pass_config_register("usmp.enable", "bool", &no, "usmp.enable");
+  if (!rc) rc = irm_pass_config_register("usmp.algorithm", "str", &greedy, "usmp.algorithm");
+  if (!rc) rc = irm_pass_register("MigratePassConfig", migrate_factory, NULL);
+  return rc;
+}

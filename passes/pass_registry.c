@@ -1,0 +1,162 @@
+/* The pass registry (pass.h): kind category "pass", each registered pass a
+ * kind whose options are its option schema and whose "factory" attribute is
+ * a Function (options Map -> Pass). A C factory is wrapped in a Function
+ * whose resource remembers the C pointer, so registering the same C
+ * factory twice is recognised. Locking and journaling are the kind
+ * registry's; factories run with no lock held. */
+#include <string.h>
+
+#include "irm/alloc.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/function.h"
+#include "object_internal.h"
+#include "pass_internal.h"
+
+/* The level the factory attribute is set at (TVM's default plevel). */
+enum { FACTORY_PLEVEL = 10 };
+
+typedef struct c_factory {
+  irm_pass_factory_fn fn;
+} c_factory;
+
+static int register_factory(const char *name, irm_object *factory, irm_pass_factory_fn c_fn, irm_kind **out);
+
+int irm_register_pass_registry_(void) { return irm_kind_category_register(IRM_PASS_CATEGORY); }
+
+/* ---- registering ---------------------------------------------------------------- */
+
+static int call_c_factory(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const c_factory *cf = resource;
+  irm_object *options = NULL;
+  irm_pass *pass = NULL;
+  int rc = irm_arg_count("pass factory", nargs, 1, 1);
+  if (!rc) rc = irm_arg_object("pass factory", args, 0, "ffi.Map", &options);
+  if (!rc) rc = cf->fn(options, &pass);
+  if (rc) return rc;
+  *ret = irm_any_object(pass);
+  return IRM_OK;
+}
+
+int irm_pass_register(const char *name, irm_pass_factory_fn factory, irm_kind **kind) {
+  if (kind) *kind = NULL;
+  if (!factory) return irm_error(IRM_EVALUE, "pass '%s': the factory must not be NULL", name ? name : "");
+  c_factory *cf = irm_malloc(sizeof *cf);
+  if (!cf) return irm_error(IRM_ENOMEM, "out of memory registering pass '%s'", name ? name : "");
+  cf->fn = factory;
+  irm_object *f = NULL;
+  int rc = irm_func_new_packed(call_c_factory, cf, irm_free, &f);
+  if (rc) {
+    irm_free(cf);
+    return rc;
+  }
+  rc = register_factory(name, f, factory, kind);
+  irm_object_release(f);
+  return rc;
+}
+
+int irm_pass_register_func(const char *name, irm_object *factory, irm_kind **kind) {
+  if (kind) *kind = NULL;
+  if (!irm_object_is(factory, "ffi.Function"))
+    return irm_error(IRM_ETYPE, "pass '%s': the factory must be an ffi.Function, got %s", name ? name : "",
+                     factory ? irm_object_type_key(factory) : "NULL");
+  return register_factory(name, factory, NULL, kind);
+}
+
+/* Whether the registered factory is the one being registered again: the
+ * same Function, or a wrapper of the same C pointer. */
+static int same_factory(const irm_object *old, const irm_object *factory, irm_pass_factory_fn c_fn) {
+  if (old == factory) return 1;
+  const irm_function *of = (const irm_function *)old;
+  if (!c_fn || !irm_object_is(old, "ffi.Function") || of->fn != call_c_factory) return 0;
+  return ((const c_factory *)of->resource)->fn == c_fn;
+}
+
+static int check_existing(irm_kind *k, const irm_object *factory, irm_pass_factory_fn c_fn, int *present) {
+  irm_any old = irm_any_none();
+  int rc = irm_kind_get_attr(k, IRM_PASS_FACTORY_ATTR, &old);
+  if (rc == IRM_EATTR) { /* no pass has a factory yet */
+    irm_clear_error();
+    *present = 0;
+    return IRM_OK;
+  }
+  if (rc) return rc;
+  *present = old.type_code != IRM_NONE;
+  if (*present && !(old.type_code == IRM_OBJECT && same_factory(old.v_obj, factory, c_fn)))
+    rc = irm_error(IRM_EKEY, "pass '%s' is already registered with another factory", irm_kind_name(k));
+  irm_any_release(&old);
+  return rc;
+}
+
+static int register_factory(const char *name, irm_object *factory, irm_pass_factory_fn c_fn, irm_kind **out) {
+  if (!name || !*name) return irm_error(IRM_EVALUE, "a registered pass needs a non-empty name");
+  irm_kind *k = NULL;
+  int rc = irm_kind_register(IRM_PASS_CATEGORY, name, &k), present = 0;
+  if (!rc) rc = check_existing(k, factory, c_fn, &present);
+  if (!rc && !present) {
+    irm_any value = irm_any_object(factory);
+    rc = irm_kind_set_attr(k, IRM_PASS_FACTORY_ATTR, &value, FACTORY_PLEVEL);
+    if (rc == IRM_EKEY) { /* another thread set it first: compare with theirs */
+      irm_clear_error();
+      rc = check_existing(k, factory, c_fn, &present);
+    }
+  }
+  if (!rc && out) *out = k;
+  return rc;
+}
+
+int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup) {
+  irm_kind *k = NULL;
+  int rc = irm_pass_register(name, factory, &k);
+  if (!rc && setup) rc = setup(k);
+  if (rc) irm_warn("static registration of pass '%s' failed: %s", name ? name : "(null)", irm_last_error());
+  return rc;
+}
+
+/* ---- making and listing ---------------------------------------------------------- */
+
+static int call_factory(const irm_kind *k, const irm_object *options, irm_pass **out) {
+  irm_any factory = irm_any_none(), ret = irm_any_none();
+  int rc = irm_kind_get_attr(k, IRM_PASS_FACTORY_ATTR, &factory);
+  if (rc == IRM_EATTR || (!rc && factory.type_code != IRM_OBJECT)) {
+    irm_clear_error();
+    irm_any_release(&factory);
+    return irm_error(IRM_ERUNTIME, "pass '%s' is registered without a factory", irm_kind_name(k));
+  }
+  if (rc) return rc;
+  irm_any arg = irm_any_object((irm_object *)options);
+  rc = irm_func_call(factory.v_obj, &arg, 1, &ret);
+  irm_any_release(&factory);
+  if (rc) return rc;
+  if (ret.type_code != IRM_OBJECT || !irm_pass_payload_of_(ret.v_obj)) {
+    rc = irm_error(IRM_ETYPE, "the factory of pass '%s' returned %s, expected a transform.Pass", irm_kind_name(k),
+                   irm_any_type_name(&ret));
+    irm_any_release(&ret);
+    return rc;
+  }
+  *out = ret.v_obj;
+  return IRM_OK;
+}
+
+int irm_pass_get(const char *name, const irm_object *options, irm_pass **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_pass_get: out must not be NULL");
+  *out = NULL;
+  if (!name) return irm_error(IRM_EVALUE, "irm_pass_get: name must not be NULL");
+  if (options && !irm_object_is(options, "ffi.Map"))
+    return irm_error(IRM_ETYPE, "options of pass '%s': expected an ffi.Map, got %s", name,
+                     irm_object_type_key(options));
+  irm_kind *k = NULL;
+  irm_object *validated = NULL;
+  int rc = irm_kind_find(IRM_PASS_CATEGORY, name, &k);
+  if (rc) return rc;
+  if ((rc = irm_kind_validate(k, options, NULL, 0, &validated))) return rc;
+  rc = call_factory(k, validated, out);
+  irm_object_release(validated);
+  return rc ? irm_error_context(rc, "making pass '%s'", name) : IRM_OK;
+}
+
+int irm_pass_list(irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_pass_list: out must not be NULL");
+  *out = NULL;
+  return irm_kind_list(IRM_PASS_CATEGORY, out);
+}

@@ -1,0 +1,260 @@
+/* PassContext config options (pass.h): the registry, GetConfig's
+ * resolution order and its one-time deprecation warning, and the
+ * MigratePassConfig pass. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check_module_util.h"
+
+/* ---- warnings ------------------------------------------------------------------------ */
+
+static char warnings[8][512];
+static int n_warnings;
+
+static void capture(const char *msg, void *user) {
+  (void)user;
+  if (n_warnings < 8) snprintf(warnings[n_warnings++], sizeof warnings[0], "%s", msg);
+}
+
+static void setup(void) {
+  n_warnings = 0;
+  irm_warn_once_reset();
+  irm_set_warning_handler(capture, NULL);
+}
+
+static void teardown(void) { irm_set_warning_handler(NULL, NULL); }
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static irm_pass_context *enter_config(const char *key, irm_any value) {
+  irm_object *cfg = map1(key, value);
+  irm_pass_context *ctx = NULL;
+  ck_assert_ok(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx));
+  irm_object_release(cfg);
+  ck_assert_ok(irm_pass_context_enter(ctx));
+  return ctx;
+}
+
+static void leave(irm_pass_context *ctx) {
+  ck_assert_ok(irm_pass_context_exit(ctx));
+  irm_object_release(ctx);
+}
+
+static irm_module *plain_module(void) {
+  static const char *const names[] = {"main"};
+  return module_of(names, 1);
+}
+
+static irm_any get_config(const irm_module *mod, const char *key) {
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_pass_get_config(mod, key, &v));
+  return v;
+}
+
+/* ---- the registry ---------------------------------------------------------------------- */
+
+START_TEST(test_builtin_options_are_listed_with_type_default_and_module_attr) {
+  irm_object *list = call_obj("transform.ListConfigs", NULL, 0, "ffi.Map");
+  const irm_object *depth = irm_map_find_cstr(list, "FuseOps.max_depth")->v_obj;
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(depth, "type")->v_obj), "int");
+  ck_assert_int_eq(irm_map_find_cstr(depth, "default")->v_int, 256);
+  ck_assert_int_eq(irm_map_find_cstr(depth, "module_attr")->type_code, IRM_NONE);
+  const irm_object *vec = irm_map_find_cstr(list, "tir.disable_vectorize")->v_obj;
+  ck_assert_int_eq(irm_map_find_cstr(vec, "default")->type_code, IRM_BOOL);
+  const irm_object *algo = irm_map_find_cstr(list, "usmp.algorithm")->v_obj;
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(algo, "default")->v_obj), "greedy_by_size");
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(algo, "module_attr")->v_obj), "usmp.algorithm");
+  const irm_object *usmp = irm_map_find_cstr(list, "usmp.enable")->v_obj;
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(usmp, "module_attr")->v_obj), "usmp.enable");
+  irm_object_release(list);
+  irm_object *keys = NULL;
+  ck_assert_ok(irm_module_attr_list(&keys));
+  ck_assert_str_eq(listed_type(keys, "usmp.enable"), "bool");
+  ck_assert_str_eq(listed_type(keys, "usmp.algorithm"), "str");
+  irm_object_release(keys);
+}
+END_TEST
+
+START_TEST(test_register_same_definition_twice_is_fine_and_a_different_one_is_a_key_error) {
+  irm_any def = irm_any_int(3);
+  ck_assert_ok(irm_pass_config_register("test.level", "int", &def, NULL));
+  ck_assert_ok(irm_pass_config_register("test.level", "int", &def, NULL));
+  irm_any other = irm_any_int(4);
+  ck_assert_error(irm_pass_config_register("test.level", "int", &other, NULL), IRM_EKEY, "KeyError:");
+  ck_assert_error_mentions("test.level");
+  ck_assert_error(irm_pass_config_register("test.level", "str", NULL, NULL), IRM_EKEY, "KeyError:");
+  ck_assert_error(irm_pass_config_register("test.level", "int", &def, "test.level"), IRM_EKEY, "KeyError:");
+}
+END_TEST
+
+START_TEST(test_register_checks_type_name_and_default) {
+  irm_any def = irm_any_str("x");
+  ck_assert_error(irm_pass_config_register("test.bad", "integer", NULL, NULL), IRM_EVALUE, "ValueError:");
+  ck_assert_error(irm_pass_config_register("test.bad", "int", &def, NULL), IRM_ETYPE, "TypeError:");
+  ck_assert_error_mentions("test.bad");
+  ck_assert_error(irm_pass_config_register("", "int", NULL, NULL), IRM_EVALUE, "ValueError:");
+}
+END_TEST
+
+START_TEST(test_register_config_global_and_journal_rollback) {
+  irm_journal *j = open_journal();
+  irm_any args[4] = {irm_any_str("test.journaled"), irm_any_str("str"), irm_any_str("a"), irm_any_str("test.attr")};
+  irm_any r = call_ok("transform.RegisterConfig", args, 4);
+  ck_assert_int_eq(r.type_code, IRM_NONE);
+  irm_any v = get_config(NULL, "test.journaled");
+  ck_assert_str_eq(irm_string_data(v.v_obj), "a");
+  irm_any_release(&v);
+  ck_assert_ok(irm_journal_rollback(j));
+  ck_assert_error(irm_pass_get_config(NULL, "test.journaled", &v), IRM_EATTR, "AttributeError:");
+  irm_object *list = NULL;
+  ck_assert_ok(irm_pass_config_list(&list));
+  ck_assert_ptr_null(irm_map_find_cstr(list, "test.journaled"));
+  irm_object_release(list);
+}
+END_TEST
+
+/* ---- GetConfig ---------------------------------------------------------------------------- */
+
+START_TEST(test_get_config_falls_back_to_the_default) {
+  irm_module *mod = plain_module();
+  irm_any v = get_config(mod, "FuseOps.max_depth");
+  ck_assert_int_eq(v.v_int, 256);
+  irm_object_release(mod);
+  ck_assert_int_eq(n_warnings, 0);
+}
+END_TEST
+
+START_TEST(test_get_config_reads_the_context_before_the_default) {
+  irm_pass_context *ctx = enter_config("FuseOps.max_depth", irm_any_int(8));
+  irm_module *mod = plain_module();
+  irm_any args[2] = {irm_any_object(mod), irm_any_str("FuseOps.max_depth")};
+  irm_any v = call_ok("transform.GetConfig", args, 2);
+  ck_assert_int_eq(v.v_int, 8);
+  ck_assert_int_eq(n_warnings, 0); /* not a migrated option */
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_get_config_reads_the_module_attribute_first) {
+  irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *base = plain_module();
+  irm_module *mod = with_attr(base, "usmp.algorithm", irm_any_str("greedy_by_conflicts"));
+  irm_object_release(base);
+  irm_any v = get_config(mod, "usmp.algorithm");
+  ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_conflicts");
+  irm_any_release(&v);
+  ck_assert_int_eq(n_warnings, 0); /* read from the module: no warning */
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_reading_a_migrated_option_from_the_context_warns_once) {
+  irm_pass_context *ctx = enter_config("usmp.enable", irm_any_bool(true));
+  irm_module *mod = plain_module();
+  for (int i = 0; i < 3; i++) {
+    irm_any v = get_config(mod, "usmp.enable");
+    ck_assert_int_eq(v.type_code, IRM_BOOL);
+    ck_assert_int_eq(v.v_int, 1);
+  }
+  ck_assert_int_eq(n_warnings, 1);
+  ck_assert_ptr_nonnull(strstr(warnings[0], "'usmp.enable'"));
+  ck_assert_ptr_nonnull(strstr(warnings[0], "module attribute"));
+  irm_warn_once_reset();
+  irm_any v = get_config(mod, "usmp.enable");
+  (void)v;
+  ck_assert_int_eq(n_warnings, 2);
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_get_config_of_an_unknown_key_suggests_the_closest) {
+  irm_any v = irm_any_none();
+  ck_assert_error(irm_pass_get_config(NULL, "usmp.enabel", &v), IRM_EATTR, "AttributeError:");
+  ck_assert_error_mentions("did you mean 'usmp.enable'");
+}
+END_TEST
+
+/* ---- MigratePassConfig ---------------------------------------------------------------------- */
+
+static irm_module *run_migrate(irm_module *mod) {
+  irm_pass *p = NULL;
+  ck_assert_ok(irm_pass_get("MigratePassConfig", NULL, &p));
+  irm_module *out = NULL;
+  ck_assert_ok(irm_pass_run(p, mod, &out));
+  irm_object_release(p);
+  return out;
+}
+
+START_TEST(test_migrate_copies_context_options_onto_the_module) {
+  irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *mod = plain_module();
+  irm_module *out = run_migrate(mod);
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_module_get_attr(out, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
+  irm_any_release(&v);
+  ck_assert_ok(irm_module_get_attr(mod, "usmp.algorithm", &v)); /* the input is unchanged */
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+  ck_assert_ok(irm_module_get_attr(out, "usmp.enable", &v)); /* unset in the context: not copied */
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+  ck_assert_int_eq(n_warnings, 0);
+  irm_object_release(out);
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_migrate_conflict_keeps_the_module_value_and_warns_with_both) {
+  irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *base = plain_module();
+  irm_module *mod = with_attr(base, "usmp.algorithm", irm_any_str("greedy_by_conflicts"));
+  irm_any arg = irm_any_object(mod);
+  irm_module *out = call_obj("transform.MigratePassConfig", &arg, 1, "ir.IRModule");
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_module_get_attr(out, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_conflicts");
+  irm_any_release(&v);
+  ck_assert_int_eq(n_warnings, 1);
+  ck_assert_ptr_nonnull(strstr(warnings[0], "greedy_by_conflicts"));
+  ck_assert_ptr_nonnull(strstr(warnings[0], "hill_climb"));
+  irm_object_release(out);
+  irm_object_release(mod);
+  irm_object_release(base);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_migrate_with_nothing_to_do_returns_the_module_itself) {
+  irm_module *mod = plain_module();
+  irm_module *out = run_migrate(mod);
+  ck_assert_ptr_eq(out, mod);
+  irm_object_release(out);
+  irm_object_release(mod);
+}
+END_TEST
+
+static Suite *pass_config_suite(void) {
+  Suite *s = suite_create("pass_config");
+  TCase *tc = tcase_create("core");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_builtin_options_are_listed_with_type_default_and_module_attr);
+  tcase_add_test(tc, test_register_same_definition_twice_is_fine_and_a_different_one_is_a_key_error);
+  tcase_add_test(tc, test_register_checks_type_name_and_default);
+  tcase_add_test(tc, test_register_config_global_and_journal_rollback);
+  tcase_add_test(tc, test_get_config_falls_back_to_the_default);
+  tcase_add_test(tc, test_get_config_reads_the_context_before_the_default);
+  tcase_add_test(tc, test_get_config_reads_the_module_attribute_first);
+  tcase_add_test(tc, test_reading_a_migrated_option_from_the_context_warns_once);
+  tcase_add_test(tc, test_get_config_of_an_unknown_key_suggests_the_closest);
+  tcase_add_test(tc, test_migrate_copies_context_options_onto_the_module);
+  tcase_add_test(tc, test_migrate_conflict_keeps_the_module_value_and_warns_with_both);
+  tcase_add_test(tc, test_migrate_with_nothing_to_do_returns_the_module_itself);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return run_suite(pass_config_suite()); }
