@@ -375,3 +375,11 @@ int irm_register_pass_config_builtins_(void) {
   if (!rc) rc = irm_pass_register("MigratePassConfig", migrate_factory, NULL);
   return rc;
 }
+
+int irm_pass_setting(const irm_object *options, const char *option, const irm_module *mod,
+                     const char *config_key, irm_any *out) {
+  if (!out || !option) return irm_error(IRM_EVALUE, "irm_pass_setting: option and out must not be NULL");
+  const irm_any *given = irm_map_find_cstr(options, option); /* NULL options: none given */
+  if (given && given->type_code != IRM_NONE) return irm_any_copy(given, out);
+  return irm_pass_get_config(mod, config_key, out);
+}

@@ -292,6 +292,54 @@ START_TEST(test_pass_changing_a_pass_invariant_attribute_fails_naming_pass_and_k
 }
 END_TEST
 
+/* Rebuilds the module from scratch (so it is not derived, hence not frozen)
+ * with a graph executor: the way round the frozen check a pass might try. */
+static int rebuild_with_graph_executor(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                                       void *resource, irm_module **out) {
+  (void)ctx;
+  (void)options;
+  (void)resource;
+  irm_object *attrs = NULL, *e = NULL;
+  int rc = irm_map_new(&attrs);
+  irm_map_iter it = irm_map_iter_begin(irm_dict_attrs_map(irm_module_attrs(mod)));
+  const irm_object *k;
+  const irm_any *v;
+  while (!rc && irm_map_iter_next(&it, &k, &v)) rc = irm_map_set_move(&attrs, irm_string_data(k), v);
+  if (!rc) rc = irm_executor_create("graph", NULL, &e);
+  irm_any ev = irm_any_object(e);
+  if (!rc) rc = irm_map_set_move(&attrs, IRM_ATTR_EXECUTOR, &ev);
+  if (!rc) rc = irm_module_new(NULL, attrs, out);
+  irm_object_release(e);
+  irm_object_release(attrs);
+  return rc;
+}
+
+START_TEST(test_pass_changing_the_frozen_executor_fails_naming_pass_and_key) {
+  irm_module *open_mod = new_configured_module();
+  irm_module *frozen = NULL;
+  ck_assert_ok(irm_module_freeze(open_mod, &frozen));
+  irm_object_release(open_mod);
+  module_snapshot s = snapshot(frozen);
+  irm_module *out = NULL;
+  /* Through with_attr: the frozen module itself refuses. */
+  irm_pass *swap = c_pass("SwapExecutor", 0, executor_pass);
+  ck_assert_int_ne(irm_pass_run(swap, frozen, &out), 0);
+  ck_assert_ptr_null(out);
+  ck_assert_error_mentions("in pass 'SwapExecutor'");
+  ck_assert_error_mentions("'executor'");
+  ck_assert_error_mentions("frozen");
+  /* Through a rebuilt module: the pass manager's invariant check catches it. */
+  irm_pass *rebuild = c_pass("Rebuild", 0, rebuild_with_graph_executor);
+  ck_assert_error(irm_pass_run(rebuild, frozen, &out), IRM_ERUNTIME, "RuntimeError: in pass 'Rebuild': ");
+  ck_assert_error_mentions("'executor'");
+  ck_assert_ptr_null(out);
+  assert_unchanged(&s);
+  irm_object_release(rebuild);
+  irm_object_release(swap);
+  irm_object_release(frozen);
+}
+END_TEST
+
 static int verify_calls;
 static int pk_verify(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)ret;
@@ -450,6 +498,7 @@ static Suite *pass_suite(void) {
   TCase *verify = tcase_create("failure_and_verification");
   tcase_add_test(verify, test_failing_pass_leaves_its_input_and_names_the_pass);
   tcase_add_test(verify, test_pass_changing_a_pass_invariant_attribute_fails_naming_pass_and_key);
+  tcase_add_test(verify, test_pass_changing_the_frozen_executor_fails_naming_pass_and_key);
   tcase_add_test(verify, test_ir_verify_runs_after_a_pass_that_changed_the_module);
   tcase_add_test(verify, test_verification_is_skipped_when_a_pass_returns_its_input);
   tcase_add_test(verify, test_running_checks_pass_and_module);

@@ -151,6 +151,37 @@ START_TEST(test_get_config_reads_the_module_attribute_first) {
 }
 END_TEST
 
+START_TEST(test_pass_option_given_in_a_pipeline_beats_module_context_and_default) {
+  irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *base = plain_module();
+  irm_module *mod = with_attr(base, "usmp.algorithm", irm_any_str("greedy_by_conflicts"));
+  irm_object_release(base);
+  irm_object *options = NULL;
+  const char *keys[] = {"algorithm"};
+  irm_any values[] = {irm_any_str("from_pipeline")};
+  ck_assert_ok(irm_map_from_pairs(keys, values, 1, &options));
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_pass_setting(options, "algorithm", mod, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "from_pipeline");
+  irm_any_release(&v);
+  /* Not given: the module attribute, then the context, then the default. */
+  ck_assert_ok(irm_pass_setting(NULL, "algorithm", mod, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_conflicts");
+  irm_any_release(&v);
+  irm_module *bare = plain_module();
+  ck_assert_ok(irm_pass_setting(NULL, "algorithm", bare, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
+  irm_any_release(&v);
+  leave(ctx);
+  ck_assert_ok(irm_pass_setting(NULL, "algorithm", bare, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_size");
+  irm_any_release(&v);
+  irm_object_release(bare);
+  irm_object_release(options);
+  irm_object_release(mod);
+}
+END_TEST
+
 START_TEST(test_reading_a_migrated_option_from_the_context_warns_once) {
   irm_pass_context *ctx = enter_config("usmp.enable", irm_any_bool(true));
   irm_module *mod = plain_module();
@@ -248,6 +279,7 @@ static Suite *pass_config_suite(void) {
   tcase_add_test(tc, test_get_config_falls_back_to_the_default);
   tcase_add_test(tc, test_get_config_reads_the_context_before_the_default);
   tcase_add_test(tc, test_get_config_reads_the_module_attribute_first);
+  tcase_add_test(tc, test_pass_option_given_in_a_pipeline_beats_module_context_and_default);
   tcase_add_test(tc, test_reading_a_migrated_option_from_the_context_warns_once);
   tcase_add_test(tc, test_get_config_of_an_unknown_key_suggests_the_closest);
   tcase_add_test(tc, test_migrate_copies_context_options_onto_the_module);

@@ -131,7 +131,10 @@ IRM_API int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out);
  * kind's option schema (kind.h), so pipelines and transform.GetPass can
  * check them; the factory makes the pass from validated options. */
 
-/* Makes a pass from validated options (a Map with defaults filled). */
+/* Makes a pass from validated options (a Map with defaults filled). The
+ * factory hands options on to the pass it makes (irm_module_pass_new's
+ * options argument), so that irm_pass_options and printed pipelines show
+ * them. */
 typedef int (*irm_pass_factory_fn)(const irm_object *options, irm_pass **out);
 
 /* Registers name with a C factory; *kind (may be NULL) is the kind handle
@@ -167,7 +170,8 @@ IRM_API int irm_register_static_pass(const char *name, irm_pass_factory_fn facto
 /* A context. required/disabled: Arrays of Strings or NULL; config: a Map of
  * registered option keys (AttributeError with the closest key for an unknown
  * one; TypeError for a value of the wrong type; native types only) or NULL;
- * instruments: an Array of instruments or NULL. *out NEW. */
+ * instruments: an Array of instruments or NULL. A negative opt_level is a
+ * ValueError. *out NEW. */
 IRM_API int irm_pass_context_new(int opt_level, const irm_object *required, const irm_object *disabled,
                                  const irm_object *config, const irm_object *instruments,
                                  irm_pass_context **out);
@@ -179,7 +183,8 @@ IRM_API int irm_pass_context_enter(irm_pass_context *ctx);
 IRM_API int irm_pass_context_exit(irm_pass_context *ctx);
 
 /* The innermost entered context of this thread, or the thread's default
- * context. *out NEW. */
+ * context. *out NEW. When a thread exits, contexts it left entered are
+ * released without running their exit hooks. */
 IRM_API int irm_pass_context_current(irm_pass_context **out);
 
 /* Fields: opt_level; required/disabled Arrays, config Map (borrowed). */
@@ -212,12 +217,23 @@ IRM_API int irm_pass_config_list(irm_object **out);
  * none). *out NEW. AttributeError (closest key) for an unregistered key. */
 IRM_API int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out);
 
+/* The value a pass uses for a setting that is both one of its options and
+ * a config option (FuseOps{max_depth=4} and "FuseOps.max_depth"): the pass
+ * option when the pipeline (or transform.GetPass) gave it, else
+ * irm_pass_get_config(mod, config_key). Declare such pass options without
+ * a default, so that "not given" stays visible. options is the pass's
+ * option Map (irm_pass_options; may be NULL). *out NEW. Errors as
+ * irm_pass_get_config. */
+IRM_API int irm_pass_setting(const irm_object *options, const char *option, const irm_module *mod,
+                             const char *config_key, irm_any *out);
+
 /* ---- instruments ------------------------------------------------------------- */
 
 /* An instrument from function objects (each may be NULL): enter() and
  * exit() take no arguments; should_run(mod, info), before(mod, info) and
  * after(mod, info) get the module and the PassInfo Map; should_run
- * returns a bool. *out NEW. */
+ * returns a bool (any other result is a TypeError). A failing hook's error
+ * gains "instrument '<name>' <hook>: " as context. *out NEW. */
 IRM_API int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit,
                                irm_object *should_run, irm_object *before, irm_object *after,
                                irm_instrument **out);
