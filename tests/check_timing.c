@@ -84,8 +84,9 @@ START_TEST(test_timing_report_is_an_indented_tree) {
   ck_assert_int_eq(sscanf(line, " TestSleep: %lfms [self %lfms] (%lf%% of total, %lf%% of parent)", &total, &self,
                           &of_total, &of_parent), 4);
   ck_assert(total >= 1.9 && self >= 1.9 && self <= total);
-  ck_assert(of_parent > 50.0 && of_parent <= 100.0);
-  ck_assert(of_total > 20.0 && of_total < 80.0);
+  /* Only what scheduling cannot upset: shares are proper fractions. */
+  ck_assert(of_parent > 0.0 && of_parent <= 100.0);
+  ck_assert(of_total > 0.0 && of_total < 100.0 && of_total <= of_parent);
   leave(ctx);
   irm_object_release(t);
 }
@@ -115,13 +116,17 @@ START_TEST(test_timing_top_level_passes_share_the_total) {
   for (int i = 0; i < 2; i++) irm_object_release(run_ok(a, mod));
   char report[1024], line[256];
   render(t, report, sizeof report);
+  /* Shares, not durations: a busy machine may stretch either sleep. */
+  double sum = 0;
   for (int i = 0; i < 2; i++) {
     double total, self, of_total, of_parent;
     line_of(report, i, line, sizeof line);
     ck_assert_int_eq(sscanf(line, "TestSleep: %lfms [self %lfms] (%lf%% of total, %lf%% of parent)", &total, &self,
                             &of_total, &of_parent), 4);
-    ck_assert(of_total > 20.0 && of_total < 80.0 && of_total == of_parent);
+    ck_assert(of_total > 0.0 && of_total < 100.0 && of_total == of_parent);
+    sum += of_total;
   }
+  ck_assert_msg(sum > 99.9 && sum < 100.1, "top-level shares add up to %.2f%%, not 100%%", sum);
   irm_object_release(mod);
   irm_object_release(a);
   leave(ctx);
