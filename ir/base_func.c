@@ -124,16 +124,13 @@ static int fields_with_attr(const char *type_key, irm_object **fields, const cha
 }
 
 int irm_register_base_func_type_(void) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = BASE_FUNC_KEY;
   int32_t index = -1;
-  if (irm_type_find(BASE_FUNC_KEY, &index) != IRM_OK) {
-    irm_type_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    info.type_key = BASE_FUNC_KEY;
-    int rc = irm_type_register(&info, &index);
-    if (rc) return rc;
-  }
-  irm_clear_error();
+  int rc = irm_type_ensure(&info, &index);
+  if (rc) return rc;
   atomic_store_explicit(&irm_base_func_type_, index, memory_order_release);
   return IRM_OK;
 }

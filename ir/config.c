@@ -233,19 +233,12 @@ static int runtime_from_fields(const irm_object *fields, irm_object **out) {
 
 /* ---- built-in registrations ------------------------------------------------ */
 
-/* Registers a type unless it exists (a retry after a partial failure). */
-static int register_type(const irm_type_info *info, int32_t *out_index) {
-  if (irm_type_find(info->type_key, out_index) == IRM_OK) return IRM_OK;
-  irm_clear_error();
-  return irm_type_register(info, out_index);
-}
-
 int irm_register_config_types_(void) {
   irm_type_info base = {0};
   base.struct_size = sizeof base;
   base.type_key = CONFIG_BASE_TYPE;
   int32_t idx = -1;
-  int rc = register_type(&base, &idx);
+  int rc = irm_type_ensure(&base, &idx);
   config_class *classes[] = {&irm_executor_class_, &irm_runtime_class_};
   int (*from_fields[])(const irm_object *, irm_object **) = {executor_from_fields, runtime_from_fields};
   for (size_t i = 0; rc == IRM_OK && i < 2; i++) {
@@ -256,7 +249,7 @@ int irm_register_config_types_(void) {
     info.finalize = config_finalize;
     info.to_fields = config_to_fields;
     info.from_fields = from_fields[i];
-    rc = register_type(&info, &idx);
+    rc = irm_type_ensure(&info, &idx);
     if (rc == IRM_OK) atomic_store_explicit(&classes[i]->type_index, idx, memory_order_release);
   }
   return rc;

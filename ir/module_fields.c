@@ -91,20 +91,17 @@ static int module_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_module_type_(void) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = MODULE_KEY;
+  info.finalize = module_finalize;
+  info.to_fields = module_to_fields;
+  info.from_fields = module_from_fields;
+  info.repr = module_repr;
   int32_t index = -1;
-  if (irm_type_find(MODULE_KEY, &index) != IRM_OK) {
-    irm_type_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    info.type_key = MODULE_KEY;
-    info.finalize = module_finalize;
-    info.to_fields = module_to_fields;
-    info.from_fields = module_from_fields;
-    info.repr = module_repr;
-    int rc = irm_type_register(&info, &index);
-    if (rc) return rc;
-  }
-  irm_clear_error();
+  int rc = irm_type_ensure(&info, &index);
+  if (rc) return rc;
   atomic_store_explicit(&irm_module_type_, index, memory_order_release);
   return IRM_OK;
 }

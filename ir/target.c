@@ -195,20 +195,17 @@ static int target_repr(const irm_object *self, irm_object **out) {
 }
 
 static int register_type(void) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = IRM_TARGET_TYPE_KEY;
+  info.finalize = target_finalize;
+  info.to_fields = target_to_fields;
+  info.from_fields = target_from_fields;
+  info.repr = target_repr;
   int32_t index = -1;
-  if (irm_type_find(IRM_TARGET_TYPE_KEY, &index) != IRM_OK) {
-    irm_type_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    info.type_key = IRM_TARGET_TYPE_KEY;
-    info.finalize = target_finalize;
-    info.to_fields = target_to_fields;
-    info.from_fields = target_from_fields;
-    info.repr = target_repr;
-    int rc = irm_type_register(&info, &index);
-    if (rc) return rc;
-  }
-  irm_clear_error();
+  int rc = irm_type_ensure(&info, &index);
+  if (rc) return rc;
   atomic_store_explicit(&target_type_index, index, memory_order_release);
   return IRM_OK;
 }

@@ -208,18 +208,15 @@ static int context_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_context_type_(void) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = IRM_PASS_CONTEXT_KEY;
+  info.finalize = context_finalize;
+  info.repr = context_repr;
   int32_t index = -1;
-  if (irm_type_find(IRM_PASS_CONTEXT_KEY, &index) != IRM_OK) {
-    irm_type_info info;
-    memset(&info, 0, sizeof info);
-    info.struct_size = sizeof info;
-    info.type_key = IRM_PASS_CONTEXT_KEY;
-    info.finalize = context_finalize;
-    info.repr = context_repr;
-    int rc = irm_type_register(&info, &index);
-    if (rc) return rc;
-  }
-  irm_clear_error();
+  int rc = irm_type_ensure(&info, &index);
+  if (rc) return rc;
   atomic_store_explicit(&irm_pass_context_type_, index, memory_order_release);
   return IRM_OK;
 }

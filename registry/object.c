@@ -325,3 +325,15 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
   *out_index = index;
   return IRM_OK;
 }
+
+int irm_type_ensure(const irm_type_info *info, int32_t *out_index) {
+  int rc = check_type_info(info, out_index);
+  if (rc) return rc;
+  int32_t index = key_lookup(info->type_key, &rc);
+  if (rc) return rc;
+  if (index >= 0) {
+    *out_index = index;
+    return IRM_OK;
+  }
+  return irm_type_register(info, out_index);
+}

@@ -65,6 +65,11 @@ typedef struct irm_type_info {
  * closest registered key), MemoryError. */
 IRM_API int irm_type_register(const irm_type_info *info, int32_t *out_index);
 
+/* Registers a type unless its key is registered already, in which case
+ * the existing index is given (and info is not compared): what built-in
+ * registrations use to be safe to run again. Errors as irm_type_register. */
+IRM_API int irm_type_ensure(const irm_type_info *info, int32_t *out_index);
+
 /* Finds a registered type by key. Errors: KeyError with the closest key. */
 IRM_API int irm_type_find(const char *type_key, int32_t *out_index);
 
