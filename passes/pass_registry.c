@@ -12,6 +12,7 @@
 #include "irm/function.h"
 #include "object_internal.h"
 #include "pass_internal.h"
+#include "plugin_defer.h"
 
 /* The level the factory attribute is set at (TVM's default plevel). */
 enum { FACTORY_PLEVEL = 10 };
@@ -106,6 +107,8 @@ static int register_factory(const char *name, irm_object *factory, irm_pass_fact
 }
 
 int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup) {
+  int deferred_rc;
+  if (irm_plugin_defer_pass_(name, factory, setup, &deferred_rc)) return deferred_rc; /* a plugin's */
   irm_kind *k = NULL;
   int rc = irm_pass_register(name, factory, &k);
   if (!rc && setup) rc = setup(k);

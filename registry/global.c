@@ -13,6 +13,7 @@
 #include "journal_internal.h"
 #include "builtins.h"
 #include "object_internal.h"
+#include "plugin_defer.h"
 #include "uthash_irm.h"
 
 /* One allocation per name: the handle, the function and the name itself. */
@@ -28,7 +29,8 @@ static global_entry *globals;
 static pthread_rwlock_t globals_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 int irm_register_registry_builtins_(void) {
   int rc = irm_register_ffi_globals_();
-  return rc ? rc : irm_register_serialize_globals_();
+  if (!rc) rc = irm_register_serialize_globals_();
+  return rc ? rc : irm_register_plugin_globals_();
 }
 
 /* Every layer's built-ins are registered on first use; a failure (out of
@@ -263,6 +265,8 @@ int irm_register_static_(const char *name, int made, irm_object *f) {
 }
 
 int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
+  int deferred_rc;
+  if (irm_plugin_defer_packed_(name, fn, &deferred_rc)) return deferred_rc; /* a plugin's: in its init */
   irm_object *f = NULL;
   int made = irm_func_new_packed(fn, NULL, NULL, &f); /* before f is read */
   return irm_register_static_(name, made, f);

@@ -15,6 +15,9 @@ int irm_register_ffi_globals_(void);
  * ffi.StructuralHash and ffi.Repr (serialize_globals.c). */
 int irm_register_serialize_globals_(void);
 
+/* Registers plugin.Load and plugin.List (plugin_globals.c). */
+int irm_register_plugin_globals_(void);
+
 /* Registers f (made with status made; released here) as a global for a
  * static registration macro, warning on failure. */
 int irm_register_static_(const char *name, int made, irm_object *f);

@@ -14,6 +14,7 @@
 #include "irm/kind.h"
 #include "journal_internal.h"
 #include "kind_internal.h"
+#include "plugin_defer.h"
 #include "uthash_irm.h"
 
 pthread_rwlock_t irm_kind_lock_ = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
@@ -501,6 +502,8 @@ int irm_kind_validate(const irm_kind *kind, const irm_object *options, const cha
 /* ---- static registration -------------------------------------------------- */
 
 int irm_register_static_kind(const char *category_name, const char *name, irm_kind_setup_fn setup) {
+  int deferred_rc;
+  if (irm_plugin_defer_kind_(category_name, name, setup, &deferred_rc)) return deferred_rc; /* a plugin's */
   irm_kind *k = NULL;
   int rc = irm_kind_register(category_name, name, &k);
   if (rc == IRM_OK && setup) rc = setup(k);

@@ -7,6 +7,7 @@
 #include "irm/error.h"
 #include "native_internal.h"
 #include "object_internal.h"
+#include "plugin_defer.h"
 
 typedef struct native_fn {
   irm_native_fn fp;
@@ -298,6 +299,8 @@ const char *irm_func_signature(const irm_object *f) {
 }
 
 int irm_register_static_native(const char *name, irm_native_fn fn, const char *signature) {
+  int deferred_rc;
+  if (irm_plugin_defer_native_(name, fn, signature, &deferred_rc)) return deferred_rc; /* a plugin's */
   irm_object *f = NULL;
   int made = irm_func_new_native(fn, signature, &f); /* before f is read */
   return irm_register_static_(name, made, f);

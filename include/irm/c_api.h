@@ -174,8 +174,10 @@ IRM_API int irm_func_remove_global(const char *name);
 IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
                                 void (*finalizer)(void *), irm_object **out);
 
-/* Loads a plugin shared object. Until plugin support lands this always
- * fails with a PluginError naming the path. */
+/* Loads a plugin shared object (see irm/plugin.h): opens it, checks its
+ * ABI and runs its init inside a registration journal, so that a failed
+ * load changes nothing. Loading the same file again is a no-op. Errors:
+ * PluginError naming the path and the cause, ValueError for NULL. */
 IRM_API int irm_plugin_load(const char *path);
 
 #ifdef __cplusplus

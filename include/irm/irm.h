@@ -10,6 +10,7 @@
 #include "irm/container.h"
 #include "irm/function.h"
 #include "irm/journal.h"
+#include "irm/plugin.h"
 #include "irm/kind.h"
 #include "irm/target.h"
 #include "irm/config.h"
