@@ -16,33 +16,6 @@
 
 /* ---- helpers --------------------------------------------------------------- */
 
-/* Calls the global name and returns its NEW result (asserting success). */
-static irm_any call_ok(const char *name, const irm_any *args, int32_t nargs) {
-  irm_any ret = irm_any_int(-1);
-  int rc = irm_func_call_global(name, args, nargs, &ret);
-  ck_require(rc == 0, "%s failed with %d (%s)", name, rc, irm_last_error());
-  return ret;
-}
-
-/* Calls the global name, which must fail and leave NONE; returns the status. */
-static int call_fails(const char *name, const irm_any *args, int32_t nargs) {
-  irm_any ret = irm_any_int(-1);
-  int rc = irm_func_call_global(name, args, nargs, &ret);
-  ck_require(rc != 0, "%s succeeded but should have failed", name);
-  ck_require(ret.type_code == IRM_NONE, "%s left a %s result after failing", name, irm_any_type_name(&ret));
-  return rc;
-}
-
-/* The object result of the global name, which must be of type_key. NEW. */
-static irm_object *call_obj(const char *name, const irm_any *args, int32_t nargs, const char *type_key) {
-  irm_any ret = call_ok(name, args, nargs);
-  ck_require(ret.type_code == IRM_OBJECT && irm_object_is(ret.v_obj, type_key), "%s returned %s, not %s", name,
-             irm_any_type_name(&ret), type_key);
-  return ret.v_obj;
-}
-
-static irm_object *map1(const char *key, irm_any value) { return new_map(&key, &value, 1); }
-
 /* An option description Map {type[, default][, doc]}. NEW. */
 static irm_object *describe(const char *type, irm_any def, const char *doc) {
   const char *keys[] = {"type", "default", "doc"};

@@ -135,9 +135,6 @@ static inline irm_object *new_target(const char *text) {
   return t;
 }
 
-/* A Map with one entry. NEW. */
-static inline irm_object *map1(const char *key, irm_any value) { return new_map(&key, &value, 1); }
-
 static inline irm_object *new_executor(const char *kind, const irm_object *options) {
   irm_object *e = NULL;
   ck_assert_ok(irm_executor_create(kind, options, &e));
@@ -260,31 +257,6 @@ static inline void names_text(const irm_module *mod, char *buf, size_t size) {
   } while (0)
 
 /* ---- calling globals ------------------------------------------------------------- */
-
-/* Calls the global name and returns its NEW result (asserting success). */
-static inline irm_any call_ok(const char *name, const irm_any *args, int32_t nargs) {
-  irm_any ret = irm_any_int(-1);
-  int rc = irm_func_call_global(name, args, nargs, &ret);
-  ck_require(rc == 0, "%s failed with %d (%s)", name, rc, irm_last_error());
-  return ret;
-}
-
-/* Calls the global name, which must fail and leave NONE; returns the status. */
-static inline int call_fails(const char *name, const irm_any *args, int32_t nargs) {
-  irm_any ret = irm_any_int(-1);
-  int rc = irm_func_call_global(name, args, nargs, &ret);
-  ck_require(rc != 0, "%s succeeded but should have failed", name);
-  ck_require(ret.type_code == IRM_NONE, "%s left a %s result after failing", name, irm_any_type_name(&ret));
-  return rc;
-}
-
-/* The object result of the global name, which must be of type_key. NEW. */
-static inline irm_object *call_obj(const char *name, const irm_any *args, int32_t nargs, const char *type_key) {
-  irm_any ret = call_ok(name, args, nargs);
-  ck_require(ret.type_code == IRM_OBJECT && irm_object_is(ret.v_obj, type_key), "%s returned %s, not %s", name,
-             irm_any_type_name(&ret), type_key);
-  return ret.v_obj;
-}
 
 /* ir.ModuleIsFrozen as a C int, checking that it gives a bool. */
 static inline int global_is_frozen(const irm_module *mod) {

@@ -93,14 +93,6 @@ static inline void assert_strings(const irm_object *arr, const char *const *expe
 
 /* ---- globals -------------------------------------------------------------- */
 
-/* Calls a global that must succeed; returns its (NEW) result. */
-static inline irm_any call_ok(const char *name, const irm_any *args, int32_t nargs) {
-  irm_any ret = irm_any_int(-77);
-  int rc = irm_func_call_global(name, args, nargs, &ret);
-  ck_assert_msg(rc == 0, "%s failed: %s", name, irm_last_error());
-  return ret;
-}
-
 /* Calls a global that must fail with code and a message starting with prefix. */
 #define ck_assert_call_fails(name, args, nargs, code, prefix)                  \
   do {                                                                        \
