@@ -106,9 +106,17 @@ static int register_factory(const char *name, irm_object *factory, irm_pass_fact
   return rc;
 }
 
+/* Replays a pass registration a plugin's constructor queued (plugin_defer.h). */
+static int replay_pass(const char *name, void (*fn)(void), irm_kind_setup_fn setup) {
+  irm_kind *k = NULL;
+  int rc = irm_pass_register(name, (irm_pass_factory_fn)fn, &k);
+  if (!rc && setup) rc = setup(k);
+  return rc ? irm_error_context(rc, "registering pass '%s'", name ? name : "(null)") : IRM_OK;
+}
+
 int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup) {
-  int deferred_rc;
-  if (irm_plugin_defer_pass_(name, factory, setup, &deferred_rc)) return deferred_rc; /* a plugin's */
+  int deferred_rc; /* a plugin being opened queues it for its init */
+  if (irm_plugin_defer_call_(replay_pass, name, (void (*)(void))factory, setup, &deferred_rc)) return deferred_rc;
   irm_kind *k = NULL;
   int rc = irm_pass_register(name, factory, &k);
   if (!rc && setup) rc = setup(k);

@@ -7,7 +7,7 @@
 #include "irm/alloc.h"
 #include "irm/error.h"
 
-typedef enum { DEFER_PACKED, DEFER_NATIVE, DEFER_KIND, DEFER_PASS } defer_what;
+typedef enum { DEFER_PACKED, DEFER_NATIVE, DEFER_KIND, DEFER_CALL } defer_what;
 
 typedef struct defer_item {
   struct defer_item *next;
@@ -16,7 +16,8 @@ typedef struct defer_item {
   char *extra; /* native: signature; kind: category */
   irm_packed_cfunc packed;
   irm_native_fn native;
-  irm_pass_factory_fn factory;
+  irm_plugin_replay_fn replay; /* DEFER_CALL: an upper layer's registration */
+  void (*fn)(void);
   irm_kind_setup_fn setup;
 } defer_item;
 
@@ -103,9 +104,9 @@ int irm_plugin_defer_kind_(const char *category, const char *name, irm_kind_setu
   return enqueue((defer_item){.what = DEFER_KIND, .setup = setup}, name, category, rc);
 }
 
-int irm_plugin_defer_pass_(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup,
-                           int *rc) {
-  return enqueue((defer_item){.what = DEFER_PASS, .factory = factory, .setup = setup}, name, NULL, rc);
+int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
+                           irm_kind_setup_fn setup, int *rc) {
+  return enqueue((defer_item){.what = DEFER_CALL, .replay = replay, .fn = fn, .setup = setup}, name, NULL, rc);
 }
 
 /* ---- replay ---- */
@@ -128,17 +129,10 @@ static int register_kind(const defer_item *it) {
             : IRM_OK;
 }
 
-static int register_pass(const defer_item *it) {
-  irm_kind *k = NULL;
-  int rc = irm_pass_register(it->name, it->factory, &k);
-  if (!rc && it->setup) rc = it->setup(k);
-  return rc ? irm_error_context(rc, "registering pass '%s'", it->name ? it->name : "(null)") : IRM_OK;
-}
-
 int irm_plugin_defer_run_(const irm_plugin_defer *q) {
   for (const defer_item *it = q->head; it; it = it->next) {
     int rc = it->what == DEFER_KIND   ? register_kind(it)
-             : it->what == DEFER_PASS ? register_pass(it)
+             : it->what == DEFER_CALL ? it->replay(it->name, it->fn, it->setup)
                                       : register_function(it);
     if (rc) return rc;
   }

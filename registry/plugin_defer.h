@@ -12,7 +12,6 @@
 
 #include "irm/function.h"
 #include "irm/kind.h"
-#include "irm/pass.h"
 
 typedef struct irm_plugin_defer irm_plugin_defer;
 
@@ -22,8 +21,11 @@ typedef struct irm_plugin_defer irm_plugin_defer;
 int irm_plugin_defer_packed_(const char *name, irm_packed_cfunc fn, int *rc);
 int irm_plugin_defer_native_(const char *name, irm_native_fn fn, const char *signature, int *rc);
 int irm_plugin_defer_kind_(const char *category, const char *name, irm_kind_setup_fn setup, int *rc);
-int irm_plugin_defer_pass_(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup,
-                           int *rc);
+/* For registrations of upper layers (passes): replay(name, fn, setup)
+ * runs in the plugin's journal, so layer 0 need not know what it does. */
+typedef int (*irm_plugin_replay_fn)(const char *name, void (*fn)(void), irm_kind_setup_fn setup);
+int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
+                           irm_kind_setup_fn setup, int *rc);
 
 /* ---- the loader side ---- */
 
