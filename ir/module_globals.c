@@ -213,10 +213,7 @@ static int g_func_with_attr(const irm_any *args, int32_t nargs, irm_any *ret, vo
 }
 
 int irm_register_module_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"ir.IRModule", g_module},
       {"ir.ModuleGetAttr", g_get_attr},
       {"ir.ModuleWithAttr", g_with_attr},
@@ -235,10 +232,7 @@ int irm_register_module_globals_(void) {
       {"ir.FuncGetAttr", g_func_get_attr},
       {"ir.FuncWithAttr", g_func_with_attr},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; rc == IRM_OK && i < sizeof table / sizeof table[0]; i++)
-    rc = irm_global_register_builtin_(table[i].name, table[i].fn);
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }
 
 /* The module subsystem's built-ins, each part skipping what an earlier,

@@ -155,10 +155,7 @@ static int g_convert_legacy(const irm_any *args, int32_t nargs, irm_any *ret, vo
 }
 
 int irm_target_register_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"target.Target", g_target},
       {"target.AsString", g_as_string},
       {"target.Export", g_export},
@@ -173,8 +170,5 @@ int irm_target_register_globals_(void) {
       {"target.RegisterTag", g_register_tag},
       {"target.ConvertLegacy", g_convert_legacy},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; rc == IRM_OK && i < sizeof table / sizeof table[0]; i++)
-    rc = irm_global_register_builtin_(table[i].name, table[i].fn);
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

@@ -164,10 +164,7 @@ static int g_migrate(const irm_any *args, int32_t nargs, irm_any *ret, void *res
 }
 
 int irm_register_context_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"transform.PassContext", g_context},
       {"transform.EnterPassContext", g_enter},
       {"transform.ExitPassContext", g_exit},
@@ -180,8 +177,5 @@ int irm_register_context_globals_(void) {
       {"transform.OverrideInstruments", g_override},
       {"transform.MigratePassConfig", g_migrate},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; rc == IRM_OK && i < sizeof table / sizeof table[0]; i++)
-    rc = irm_global_register_builtin_(table[i].name, table[i].fn);
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

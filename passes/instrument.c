@@ -196,10 +196,7 @@ static int g_print(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
 
 /* Skips names an earlier, partial start registered. */
 int irm_register_instrument_builtins_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"transform.PassTimingInstrument", g_timing},
       {"transform.RenderTiming", g_render},
       {"transform.PassPrintingInstrument", g_printing},
@@ -207,8 +204,5 @@ int irm_register_instrument_builtins_(void) {
       {"transform.ParsePipeline", g_parse},
       {"transform.PrintPipeline", g_print},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; rc == IRM_OK && i < sizeof table / sizeof table[0]; i++)
-    rc = irm_global_register_builtin_(table[i].name, table[i].fn);
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

@@ -133,10 +133,7 @@ static int g_run_pass(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 }
 
 int irm_register_pass_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"transform.GetPass", g_get_pass},
       {"transform.ListPasses", g_list_passes},
       {"transform.PassInfo", g_pass_info},
@@ -145,8 +142,5 @@ int irm_register_pass_globals_(void) {
       {"transform.CreateFunctionPass", g_create_function_pass},
       {"transform.RunPass", g_run_pass},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; rc == IRM_OK && i < sizeof table / sizeof table[0]; i++)
-    rc = irm_global_register_builtin_(table[i].name, table[i].fn);
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

@@ -110,10 +110,7 @@ static int ffi_list_global_func_names(const irm_any *args, int32_t nargs, irm_an
 }
 
 int irm_register_ffi_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"ffi.Array", ffi_array},
       {"ffi.ArraySize", ffi_array_size},
       {"ffi.ArrayGetItem", ffi_array_get_item},
@@ -123,10 +120,5 @@ int irm_register_ffi_globals_(void) {
       {"ffi.MapItems", ffi_map_items},
       {"ffi.ListGlobalFuncNames", ffi_list_global_func_names},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    int r = irm_global_register_builtin_(table[i].name, table[i].fn);
-    if (r && !rc) rc = r;
-  }
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

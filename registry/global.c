@@ -256,6 +256,12 @@ int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
   return rc;
 }
 
+int irm_global_register_builtins_(const irm_builtin_global *table, size_t n) {
+  int rc = IRM_OK;
+  for (size_t i = 0; rc == IRM_OK && i < n; i++) rc = irm_global_register_builtin_(table[i].name, table[i].fn);
+  return rc;
+}
+
 int irm_register_static_(const char *name, int made, irm_object *f) {
   int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);

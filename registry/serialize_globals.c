@@ -60,20 +60,12 @@ static int ffi_repr(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
 }
 
 int irm_register_serialize_globals_(void) {
-  static const struct {
-    const char *name;
-    irm_packed_cfunc fn;
-  } table[] = {
+  static const irm_builtin_global table[] = {
       {"ffi.ToJSON", ffi_to_json},
       {"ffi.FromJSON", ffi_from_json},
       {"ffi.StructuralEqual", ffi_structural_equal},
       {"ffi.StructuralHash", ffi_structural_hash},
       {"ffi.Repr", ffi_repr},
   };
-  int rc = IRM_OK;
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    int r = irm_global_register_builtin_(table[i].name, table[i].fn);
-    if (r && !rc) rc = r;
-  }
-  return rc;
+  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }
