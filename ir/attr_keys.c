@@ -10,15 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/journal.h"
-#include "journal_internal.h"
 #include "module_internal.h"
-#include "uthash_irm.h"
 
 typedef struct key_entry {
   attr_key key; /* first: an entry is handed out as its attr_key */

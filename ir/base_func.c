@@ -5,7 +5,7 @@
  * since only the subtype knows the rest of its payload. */
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "module_internal.h"

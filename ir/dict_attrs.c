@@ -5,7 +5,7 @@
  * DictAttrs only its owner holds is changed in place. */
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "module_internal.h"

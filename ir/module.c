@@ -7,8 +7,7 @@
  * module_fields.c. */
 #include <string.h>
 
-#include "builtins.h"
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

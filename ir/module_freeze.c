@@ -3,7 +3,7 @@
  * module derived from it inherits (module.c); the flag makes the
  * pass-invariant keys read-only. The pass manager compares those keys
  * before and after each pass with irm_module_check_invariants. */
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

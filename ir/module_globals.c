@@ -1,7 +1,7 @@
 /* The ir.* globals of the IRModule (DESIGN.md §4), each a thin packed
  * wrapper over module.h; every one that gives a module gives a new one.
  * Also the module subsystem's entry point for the built-ins. */
-#include "global_internal.h"
+#include "irm_internal.h"
 #include "ir_builtins.h"
 #include "irm/container.h"
 #include "irm/error.h"

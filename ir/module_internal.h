@@ -8,21 +8,13 @@
 
 #include "irm/kind.h"
 #include "irm/module.h"
-#include "object_internal.h"
+#include "irm_internal.h"
 
 /* Type indices, set once while the built-ins register; -1 before. No
  * object of a type exists before its index is set. */
 extern _Atomic int32_t irm_dict_attrs_type_;
 extern _Atomic int32_t irm_base_func_type_;
 extern _Atomic int32_t irm_module_type_;
-
-/* The payload of o when o's type is exactly *type, else NULL. Inline:
- * reading an attribute is a hot path (passes read config attributes
- * often), and the exported accessors cost a call each. */
-static inline const void *irm_payload_if_type_(const irm_object *o, _Atomic int32_t *type) {
-  int32_t t = atomic_load_explicit(type, memory_order_relaxed); /* set before any such object exists */
-  return t >= 0 && irm_is_type_(o, t) ? (const char *)o + IRM_PAYLOAD_OFFSET_ : NULL;
-}
 
 /* ---- DictAttrs (dict_attrs.c) ------------------------------------------------ */
 

@@ -4,8 +4,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "ir_builtins.h"
 #include "irm/container.h"
 #include "irm/error.h"

@@ -1,6 +1,6 @@
 /* The target.* globals of DESIGN.md §4, registered once with the other
  * built-ins. Each is a thin packed wrapper over target.h. */
-#include "global_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

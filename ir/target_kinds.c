@@ -4,7 +4,7 @@
  * target.RegisterKind's schema registration. */
 #include <string.h>
 
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

@@ -8,15 +8,12 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "builtins.h"
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "irm/structural.h"
-#include "journal_internal.h"
-#include "lazy.h"
 #include "target_internal.h"
 
 typedef struct tag_entry {

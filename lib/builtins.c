@@ -1,9 +1,12 @@
 /* The one place that knows every layer of libirm: the list of each layer's
  * built-in registrations, lowest layer first. Layer 0 runs it lazily
  * (registry/builtins.c); a new layer adds its line here. */
-#include "builtins.h"
-#include "ir_builtins.h"
-#include "passes_builtins.h"
+#include "irm_internal.h"
+
+/* Each upper layer's provider, declared here rather than included: this
+ * file sees only layer 0's irm_internal.h, like every upper layer. */
+int irm_register_ir_builtins_(void);
+int irm_register_passes_builtins_(void);
 
 const irm_builtin_provider irm_builtin_providers_[] = {
     {"registry", irm_register_registry_builtins_},

@@ -5,10 +5,9 @@
  * options in pass_config.c, the globals in context_globals.c. */
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "context_impl.h"
 #include "context_internal.h"
-#include "error_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

@@ -4,7 +4,7 @@
  * transform.MigratePassConfig(mod) -> IRModule runs the MigratePassConfig
  * pass's body under the current PassContext. */
 #include "context_impl.h"
-#include "global_internal.h"
+#include "irm_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 

@@ -6,9 +6,8 @@
  * their thread exits are released without running exit hooks. */
 #include <pthread.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "context_impl.h"
-#include "error_internal.h"
 #include "irm/alloc.h"
 #include "irm/error.h"
 

@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "instrument_internal.h"
 #include "irm/alloc.h"
 #include "irm/error.h"

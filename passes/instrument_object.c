@@ -9,7 +9,7 @@
  * lock and calls the hooks with no lock held. */
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "context_impl.h"
 #include "context_internal.h"
 #include "irm/alloc.h"

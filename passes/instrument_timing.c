@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "instrument_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"

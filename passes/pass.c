@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"

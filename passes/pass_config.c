@@ -12,16 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "builtins.h"
+#include "irm_internal.h"
 #include "context_impl.h"
-#include "error_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "irm/structural.h"
-#include "journal_internal.h"
-#include "uthash_irm.h"
 
 typedef struct config_entry {
   UT_hash_handle hh;

@@ -4,7 +4,7 @@
  * global and the argument. */
 #include <limits.h>
 
-#include "global_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"

@@ -10,9 +10,8 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
-#include "object_internal.h"
+#include "irm_internal.h"
 #include "pass_internal.h"
-#include "plugin_defer.h"
 
 /* The level the factory attribute is set at (TVM's default plevel). */
 enum { FACTORY_PLEVEL = 10 };
@@ -68,9 +67,10 @@ int irm_pass_register_func(const char *name, irm_object *factory, irm_kind **kin
  * same Function, or a wrapper of the same C pointer. */
 static int same_factory(const irm_object *old, const irm_object *factory, irm_pass_factory_fn c_fn) {
   if (old == factory) return 1;
-  const irm_function *of = (const irm_function *)old;
-  if (!c_fn || !irm_object_is(old, "ffi.Function") || of->fn != call_c_factory) return 0;
-  return ((const c_factory *)of->resource)->fn == c_fn;
+  irm_packed_cfunc fn = NULL;
+  void *resource = NULL;
+  if (!c_fn || !irm_func_packed_parts_(old, &fn, &resource) || fn != call_c_factory) return 0;
+  return ((const c_factory *)resource)->fn == c_fn;
 }
 
 static int check_existing(irm_kind *k, const irm_object *factory, irm_pass_factory_fn c_fn, int *present) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
+#include "irm_internal.h"
 #include "instrument_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"

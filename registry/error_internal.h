@@ -1,10 +1,10 @@
-/* Private to libirm: the per-thread error generation, read on hot paths. */
+/* Private to libirm: error helpers. irm_error_nomem_ is declared in
+ * irm_internal.h (upper layers use it); the per-thread error generation that
+ * the inline call path reads is in irm/function.h. */
 #ifndef IRM_REGISTRY_ERROR_INTERNAL_H
 #define IRM_REGISTRY_ERROR_INTERNAL_H
 
-#include "irm/function.h" /* irm_error_generation_, read inline by callers */
-
-/* "MemoryError: out of memory <what>"; returns IRM_ENOMEM. */
-int irm_error_nomem_(const char *what);
+#include "irm/function.h"
+#include "irm_internal.h"
 
 #endif

@@ -36,6 +36,13 @@ const char *irm_func_name(const irm_object *f) {
   return name ? irm_string_data(name) : "<anonymous>";
 }
 
+int irm_func_packed_parts_(const irm_object *f, irm_packed_cfunc *fn, void **resource) {
+  if (!irm_is_type_(f, IRM_TYPE_FUNCTION)) return 0;
+  *fn = ((const irm_function *)f)->fn;
+  *resource = ((const irm_function *)f)->resource;
+  return 1;
+}
+
 /* Gives f its first global name; later names leave it as it was. The name
  * is a label for messages, so a benign one-time publication suffices. */
 void irm_func_set_name_(irm_object *f, irm_object *name) {

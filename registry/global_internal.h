@@ -5,20 +5,12 @@
 #include <stddef.h>
 
 #include "irm/function.h"
+#include "irm_internal.h" /* irm_builtin_global */
 
 /* Registers a packed built-in during the registry's one-time start (no
  * journal, no lazy-start recursion). */
 int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn);
 
-/* One built-in global: its name and packed function. */
-typedef struct irm_builtin_global {
-  const char *name;
-  irm_packed_cfunc fn;
-} irm_builtin_global;
-
-/* Registers a table of built-ins (skipping names already there), stopping
- * at the first failure. */
-int irm_global_register_builtins_(const irm_builtin_global *table, size_t n);
 
 /* Registers every built-in global of layer 0 (builtin_globals.c). */
 int irm_register_ffi_globals_(void);

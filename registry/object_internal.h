@@ -8,14 +8,8 @@
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/function.h"
+#include "irm_internal.h" /* the object header */
 
-/* 16 bytes, so a payload that follows is aligned for any C type. dead_next
- * links objects waiting to be finalized (see irm_object_release). */
-struct irm_object {
-  _Atomic uint32_t refcount;
-  int32_t type_index;
-  struct irm_object *dead_next;
-};
 
 typedef struct irm_string {
   irm_object base;
@@ -55,11 +49,5 @@ typedef struct irm_function {
 /* Objects are created with this: header filled, count 1, rest zeroed. */
 int irm_object_alloc_(int32_t type_index, size_t total_size, irm_object **out);
 
-static inline int irm_is_type_(const irm_object *o, int32_t type_index) {
-  return o != NULL && o->type_index == type_index;
-}
-
-/* The payload offset of objects made by irm_object_new. */
-#define IRM_PAYLOAD_OFFSET_ sizeof(struct irm_object)
 
 #endif

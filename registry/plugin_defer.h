@@ -12,6 +12,7 @@
 
 #include "irm/function.h"
 #include "irm/kind.h"
+#include "irm_internal.h"
 
 typedef struct irm_plugin_defer irm_plugin_defer;
 
@@ -21,11 +22,8 @@ typedef struct irm_plugin_defer irm_plugin_defer;
 int irm_plugin_defer_packed_(const char *name, irm_packed_cfunc fn, int *rc);
 int irm_plugin_defer_native_(const char *name, irm_native_fn fn, const char *signature, int *rc);
 int irm_plugin_defer_kind_(const char *category, const char *name, irm_kind_setup_fn setup, int *rc);
-/* For registrations of upper layers (passes): replay(name, fn, setup)
- * runs in the plugin's journal, so layer 0 need not know what it does. */
-typedef int (*irm_plugin_replay_fn)(const char *name, void (*fn)(void), irm_kind_setup_fn setup);
-int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
-                           irm_kind_setup_fn setup, int *rc);
+/* For registrations of upper layers (passes): irm_plugin_defer_call_, in
+ * irm_internal.h. */
 
 /* ---- the loader side ---- */
 

@@ -1,0 +1,141 @@
+/* Private to libirm: the one header of layer 0's internals that upper layers
+ * (ir/, passes/, lib/) may include. Its folder is the only one of layer 0's
+ * private folders on their include path, so anything else in registry/ stays
+ * out of their reach (tests/layers checks it too). Add here only what an
+ * upper layer truly needs, as a function or an accessor, never a struct of
+ * layer 0 beyond the object header. */
+#ifndef IRM_REGISTRY_IRM_INTERNAL_H
+#define IRM_REGISTRY_IRM_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "irm/alloc.h"
+#include "irm/function.h"
+#include "irm/kind.h"
+
+/* ---- errors ---------------------------------------------------------------- */
+
+/* "MemoryError: out of memory <what>"; returns IRM_ENOMEM. */
+int irm_error_nomem_(const char *what);
+
+/* ---- objects ------------------------------------------------------------- */
+
+/* The header every object starts with: 16 bytes, so a payload that follows
+ * is aligned for any C type. dead_next links objects waiting to be finalized
+ * (see irm_object_release). Upper layers read only type_index, through
+ * irm_is_type_ and irm_payload_if_type_. */
+struct irm_object {
+  _Atomic uint32_t refcount;
+  int32_t type_index;
+  struct irm_object *dead_next;
+};
+
+/* The payload offset of objects made by irm_object_new. */
+#define IRM_PAYLOAD_OFFSET_ sizeof(struct irm_object)
+
+static inline int irm_is_type_(const irm_object *o, int32_t type_index) {
+  return o != NULL && o->type_index == type_index;
+}
+
+/* The payload of o when o's type is exactly *type, else NULL. Inline:
+ * reading an attribute is a hot path, and the exported accessors cost a call
+ * each. *type is a type index set once at registration (-1 before). */
+static inline const void *irm_payload_if_type_(const irm_object *o, _Atomic int32_t *type) {
+  int32_t t = atomic_load_explicit(type, memory_order_relaxed); /* set before any such object exists */
+  return t >= 0 && irm_is_type_(o, t) ? (const char *)o + IRM_PAYLOAD_OFFSET_ : NULL;
+}
+
+/* The packed C function and resource behind an ffi.Function (for a native
+ * function, irm's dispatcher and its state); 1, or 0 (outputs untouched) for
+ * any other object. */
+int irm_func_packed_parts_(const irm_object *f, irm_packed_cfunc *fn, void **resource);
+
+/* ---- built-in registrations ------------------------------------------------ */
+
+/* One layer's provider of built-in registrations. Each must be safe to run
+ * again after a partial failure: it skips what is already registered. */
+typedef struct irm_builtin_provider {
+  const char *layer; /* for messages: "registry", "ir", ... */
+  int (*register_builtins)(void);
+} irm_builtin_provider;
+
+/* Defined in lib/builtins.c, the one file that knows every layer, lowest
+ * layer first. */
+extern const irm_builtin_provider irm_builtin_providers_[];
+extern const size_t irm_builtin_provider_count_;
+
+/* Runs every provider unless all have succeeded before. Registry entry
+ * points call it first; a failure (out of memory) is returned with context
+ * and retried on the next call. */
+int irm_builtins_ready(void);
+
+/* Layer 0's provider (registry/builtins.c). */
+int irm_register_registry_builtins_(void);
+
+/* One built-in global: its name and packed function. */
+typedef struct irm_builtin_global {
+  const char *name;
+  irm_packed_cfunc fn;
+} irm_builtin_global;
+
+/* Registers a table of built-in globals (skipping names already there),
+ * stopping at the first failure. For providers only: no journal, no lazy
+ * start. */
+int irm_global_register_builtins_(const irm_builtin_global *table, size_t n);
+
+/* A once-only initialisation that is retried after a failure, unlike
+ * pthread_once: an out-of-memory during first use is reported, not baked in
+ * for the life of the process. */
+typedef struct irm_lazy {
+  atomic_int done;
+  pthread_mutex_t lock;
+} irm_lazy;
+
+#define IRM_LAZY_INIT {0, PTHREAD_MUTEX_INITIALIZER}
+
+int irm_lazy_run_slow_(irm_lazy *l, int (*init)(void));
+
+/* Runs init once it has succeeded; 0 or init's status. */
+static inline int irm_lazy_run(irm_lazy *l, int (*init)(void)) {
+  if (atomic_load_explicit(&l->done, memory_order_acquire)) return 0;
+  return irm_lazy_run_slow_(l, init);
+}
+
+/* ---- the registration journal ----------------------------------------------- */
+
+/* Built-in registrations run lazily, possibly while the user has a journal
+ * open; they must not be recorded in it (a rollback would remove built-ins).
+ * Calls nest. */
+void irm_journal_pause_(void);
+void irm_journal_resume_(void);
+
+/* Makes room for n more records in the innermost journal, so a registry can
+ * record after changing itself without a failure in between. 0 when no
+ * journal records. */
+int irm_journal_reserve_(size_t n);
+
+/* ---- plugins --------------------------------------------------------------- */
+
+/* A registration an upper layer replays inside a plugin's journal. */
+typedef int (*irm_plugin_replay_fn)(const char *name, void (*fn)(void), irm_kind_setup_fn setup);
+
+/* While a plugin is being opened, queues replay(name, fn, setup) for its init
+ * and returns 1 (*rc: 0, or the queueing failure); otherwise returns 0 and
+ * the caller registers at once. */
+int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
+                           irm_kind_setup_fn setup, int *rc);
+
+/* ---- uthash through irm's allocator ------------------------------------------ */
+
+#define HASH_NONFATAL_OOM 1
+#define uthash_malloc(sz) irm_malloc(sz)
+#define uthash_free(ptr, sz) irm_free(ptr)
+#define uthash_nonfatal_oom(elt) (irm_hash_oom = 1)
+#define uthash_fatal(msg) ((void)0)
+
+#include <uthash.h>
+
+#endif
