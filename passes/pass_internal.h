@@ -57,14 +57,16 @@ const irm_pass_payload_ *irm_pass_payload_of_(const irm_pass *p);
 
 /* Runs one pass under ctx with the runner's protocol (should_run, before
  * hooks, the pass, verification, after hooks; "in pass" context on
- * failure). *out NEW. sequential.c. */
+ * failure). *out NEW. pass_run.c. */
 int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 
-/* The bodies, without hooks or verification (sequential.c). */
+/* The bodies, without hooks or verification (pass_body.c, sequential.c). */
 int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
                              irm_module **out);
 int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
                                irm_module **out);
+int irm_pass_execute_sequential_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
+                                 irm_module **out);
 
 /* Built-in registrations, each skipping what exists. */
 int irm_register_pass_types_(void);    /* pass.c */

@@ -1,6 +1,7 @@
 /* Runs every layer's built-in registrations once (see builtins.h). */
 #include "builtins.h"
 
+#include "global_internal.h"
 #include "irm/error.h"
 #include "lazy.h"
 
@@ -17,3 +18,10 @@ static int run_providers(void) {
 }
 
 int irm_builtins_ready(void) { return irm_lazy_run(&builtins_lazy, run_providers); }
+
+/* Layer 0's own provider: the ffi.*, serialization and plugin globals. */
+int irm_register_registry_builtins_(void) {
+  int rc = irm_register_ffi_globals_();
+  if (!rc) rc = irm_register_serialize_globals_();
+  return rc ? rc : irm_register_plugin_globals_();
+}

@@ -27,11 +27,6 @@ static global_entry *globals;
 /* Lookups dominate, but a steady stream of them must not starve a
  * registration: the lock prefers writers. */
 static pthread_rwlock_t globals_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-int irm_register_registry_builtins_(void) {
-  int rc = irm_register_ffi_globals_();
-  if (!rc) rc = irm_register_serialize_globals_();
-  return rc ? rc : irm_register_plugin_globals_();
-}
 
 /* Every layer's built-ins are registered on first use; a failure (out of
  * memory) is reported and retried on the next call. */
