@@ -3,7 +3,7 @@
  * behind a reader-writer lock that prefers writers. Each change made
  * while a registration journal is open on the thread is recorded in it,
  * so a rollback undoes it: an added name goes, a replaced value comes
- * back, a removed name returns. Each entry remembers the plugin whose init
+ * back, a removed name returns (last in the order). Each entry remembers the plugin whose init
  * registered it, so a clash can name that plugin.
  *
  * Two kinds of table, chosen by the value hooks:
