@@ -187,6 +187,30 @@ START_TEST(test_failing_init_fails_again_on_reload_and_still_leaves_nothing) {
 }
 END_TEST
 
+START_TEST(test_clash_names_the_plugin_that_registered_first_and_rolls_back) {
+  ck_assert_ok(irm_plugin_load(IRM_TEST_PASS_PLUGIN));
+  irm_object *before = registry_snapshot();
+  ck_assert_error(irm_plugin_load(IRM_TEST_CLASH_PLUGIN), IRM_EPLUGIN, "PluginError: ");
+  ck_assert_error_mentions("('clash'): init failed: KeyError: module attribute key 'data_layout' is already "
+                           "registered (by plugin 'choose-data-layout') as (str, not pass-invariant)");
+  irm_object *after = registry_snapshot();
+  assert_same_registries(before, after);
+  ck_assert(!global_exists("clash.Greeting"));
+  irm_object *list = NULL;
+  ck_assert_ok(irm_plugin_list(&list));
+  ck_assert_uint_eq(irm_array_size(list), 1);
+  irm_object_release(list);
+  irm_object_release(before);
+  irm_object_release(after);
+}
+END_TEST
+
+START_TEST(test_built_in_names_are_nobodys_in_clash_messages) {
+  ck_assert_error(irm_module_attr_register("mod_name", "int", 0), IRM_EKEY, "KeyError: ");
+  ck_assert(strstr(irm_last_error(), "by plugin") == NULL);
+}
+END_TEST
+
 START_TEST(test_failed_load_through_global_is_plugin_error) {
   irm_any arg = irm_any_str("/nonexistent/p.so"), ret = irm_any_none();
   ck_assert_error(irm_func_call_global("plugin.Load", &arg, 1, &ret), IRM_EPLUGIN, "PluginError: ");
@@ -438,6 +462,8 @@ static Suite *plugin_suite(void) {
   tcase_add_test(fail, test_failing_init_reports_its_message_and_rolls_everything_back);
   tcase_add_test(fail, test_failing_init_fails_again_on_reload_and_still_leaves_nothing);
   tcase_add_test(fail, test_failed_load_through_global_is_plugin_error);
+  tcase_add_test(fail, test_clash_names_the_plugin_that_registered_first_and_rolls_back);
+  tcase_add_test(fail, test_built_in_names_are_nobodys_in_clash_messages);
   suite_add_tcase(s, fail);
   TCase *load = tcase_create("loading");
   tcase_add_test(load, test_load_twice_returns_same_info);
