@@ -405,40 +405,37 @@ START_TEST(test_four_threads_add_and_look_up_concurrently) {
 }
 END_TEST
 
+/* One test case of tests that share the table fixture. */
+static void add_case(Suite *s, const char *name, const TTest *const *tests, size_t n) {
+  TCase *tc = tcase_create(name);
+  tcase_add_checked_fixture(tc, setup, teardown);
+  for (size_t i = 0; i < n; i++) tcase_add_test(tc, tests[i]);
+  suite_add_tcase(s, tc);
+}
+
+#define ADD_CASE(s, name, ...)                                                      \
+  do {                                                                              \
+    const TTest *const tests_[] = {__VA_ARGS__};                                    \
+    add_case((s), (name), tests_, sizeof tests_ / sizeof tests_[0]);                \
+  } while (0)
+
 static Suite *name_table_suite(void) {
   Suite *s = suite_create("name_table");
-  TCase *basics = tcase_create("basics");
-  tcase_add_checked_fixture(basics, setup, teardown);
-  tcase_add_test(basics, test_add_then_get_returns_the_value);
-  tcase_add_test(basics, test_unique_policy_rejects_a_taken_name_and_reports_it);
-  tcase_add_test(basics, test_override_replaces_and_releases_the_old_value_unlocked);
-  tcase_add_test(basics, test_existing_policy_keeps_the_entry_and_returns_it);
-  tcase_add_test(basics, test_remove_drops_the_name_and_missing_is_key_error);
-  tcase_add_test(basics, test_listing_keeps_insertion_order_across_removal_and_override);
-  tcase_add_test(basics, test_visit_stops_at_the_first_nonzero_result);
-  tcase_add_test(basics, test_closest_suggests_a_near_name_and_nothing_for_a_far_one);
-  suite_add_tcase(s, basics);
-  TCase *journal = tcase_create("journal");
-  tcase_add_checked_fixture(journal, setup, teardown);
-  tcase_add_test(journal, test_rollback_undoes_an_add);
-  tcase_add_test(journal, test_rollback_of_an_override_restores_the_old_value_and_plugin);
-  tcase_add_test(journal, test_rollback_of_a_remove_brings_the_name_back);
-  tcase_add_test(journal, test_rollback_leaves_a_later_change_by_others_alone);
-  tcase_add_test(journal, test_commit_keeps_changes_and_failures_record_nothing);
-  tcase_add_test(journal, test_plugin_is_recorded_only_inside_a_journal);
-  tcase_add_test(journal, test_kept_table_keeps_a_rolled_back_value_and_reports_it);
-  suite_add_tcase(s, journal);
-  TCase *memory = tcase_create("out_of_memory");
-  tcase_add_checked_fixture(memory, setup, teardown);
-  tcase_add_test(memory, test_out_of_memory_at_each_allocation_of_an_add_changes_nothing);
-  tcase_add_test(memory, test_out_of_memory_while_making_the_hash_table_changes_nothing);
-  tcase_add_test(memory, test_out_of_memory_at_each_allocation_of_an_override_changes_nothing);
-  tcase_add_test(memory, test_out_of_memory_at_each_allocation_of_a_remove_changes_nothing);
-  suite_add_tcase(s, memory);
-  TCase *threads = tcase_create("threads");
-  tcase_add_checked_fixture(threads, setup, teardown);
-  tcase_add_test(threads, test_four_threads_add_and_look_up_concurrently);
-  suite_add_tcase(s, threads);
+  ADD_CASE(s, "basics", test_add_then_get_returns_the_value, test_unique_policy_rejects_a_taken_name_and_reports_it,
+           test_override_replaces_and_releases_the_old_value_unlocked,
+           test_existing_policy_keeps_the_entry_and_returns_it, test_remove_drops_the_name_and_missing_is_key_error,
+           test_listing_keeps_insertion_order_across_removal_and_override,
+           test_visit_stops_at_the_first_nonzero_result,
+           test_closest_suggests_a_near_name_and_nothing_for_a_far_one);
+  ADD_CASE(s, "journal", test_rollback_undoes_an_add, test_rollback_of_an_override_restores_the_old_value_and_plugin,
+           test_rollback_of_a_remove_brings_the_name_back, test_rollback_leaves_a_later_change_by_others_alone,
+           test_commit_keeps_changes_and_failures_record_nothing, test_plugin_is_recorded_only_inside_a_journal,
+           test_kept_table_keeps_a_rolled_back_value_and_reports_it);
+  ADD_CASE(s, "out_of_memory", test_out_of_memory_at_each_allocation_of_an_add_changes_nothing,
+           test_out_of_memory_while_making_the_hash_table_changes_nothing,
+           test_out_of_memory_at_each_allocation_of_an_override_changes_nothing,
+           test_out_of_memory_at_each_allocation_of_a_remove_changes_nothing);
+  ADD_CASE(s, "threads", test_four_threads_add_and_look_up_concurrently);
   return s;
 }
 

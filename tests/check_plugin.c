@@ -53,6 +53,17 @@ static void assert_same_registries(irm_object *before, irm_object *after) {
   }
 }
 
+/* The registries are as in before (released here) and n plugins are loaded. */
+static void assert_left_as(irm_object *before, size_t n_loaded) {
+  irm_object *after = registry_snapshot(), *list = NULL;
+  assert_same_registries(before, after);
+  ck_assert_ok(irm_plugin_list(&list));
+  ck_assert_uint_eq(irm_array_size(list), n_loaded);
+  irm_object_release(list);
+  irm_object_release(before);
+  irm_object_release(after);
+}
+
 static const char *info_field(const irm_object *info, const char *key) {
   const irm_any *v = irm_map_find_cstr(info, key);
   ck_assert_ptr_nonnull(v);
@@ -193,15 +204,8 @@ START_TEST(test_clash_names_the_plugin_that_registered_first_and_rolls_back) {
   ck_assert_error(irm_plugin_load(IRM_TEST_CLASH_PLUGIN), IRM_EPLUGIN, "PluginError: ");
   ck_assert_error_mentions("('clash'): init failed: KeyError: module attribute key 'data_layout' is already "
                            "registered (by plugin 'choose-data-layout') as (str, not pass-invariant)");
-  irm_object *after = registry_snapshot();
-  assert_same_registries(before, after);
   ck_assert(!global_exists("clash.Greeting"));
-  irm_object *list = NULL;
-  ck_assert_ok(irm_plugin_list(&list));
-  ck_assert_uint_eq(irm_array_size(list), 1);
-  irm_object_release(list);
-  irm_object_release(before);
-  irm_object_release(after);
+  assert_left_as(before, 1);
 }
 END_TEST
 
