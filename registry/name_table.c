@@ -69,6 +69,13 @@ static void set_aside_locked(irm_name_table *t, irm_name_entry *e) {
   t->detached = e;
 }
 
+/* Takes e off the aside list again (lock held). */
+static void unlink_aside_locked(irm_name_table *t, irm_name_entry *e) {
+  irm_name_entry **p = &t->detached;
+  while (*p && *p != e) p = (irm_name_entry **)&(*p)->hh.next;
+  if (*p) *p = e->hh.next;
+}
+
 /* After unlocking: e (out of the table) is freed or reported detached. */
 static void left_table(irm_name_table *t, irm_name_entry *e, void *value) {
   if (counted(t)) {
@@ -119,14 +126,10 @@ static void name_undo_run(void *data) {
       }
       break;
     case NAME_REMOVED:
-      if (!e && add_locked(t, u->removed) == IRM_OK) {
-        if (!counted(t)) { /* back from the aside list */
-          irm_name_entry **p = &t->detached;
-          while (*p && *p != u->removed) p = (irm_name_entry **)&(*p)->hh.next;
-          if (*p) *p = u->removed->hh.next;
-        }
-        u->removed = NULL;
-      }
+      if (e) break;
+      if (!counted(t)) unlink_aside_locked(t, u->removed);
+      if (add_locked(t, u->removed) == IRM_OK) u->removed = NULL;
+      else if (!counted(t)) set_aside_locked(t, u->removed);
       break;
   }
   pthread_rwlock_unlock(&t->lock);

@@ -298,6 +298,17 @@ START_TEST(test_kept_table_keeps_a_rolled_back_value_and_reports_it) {
   ck_assert_int_eq(irm_name_table_add(&kept, "beta", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
   ck_assert_int_eq(irm_name_table_add(&kept, "beta", &detach_calls, IRM_NAME_OVERRIDE, NULL, NULL), IRM_EKEY);
   ck_assert_ptr_eq(irm_name_table_get(&kept, "beta"), &payload);
+  /* a removed name is set aside, and a rollback brings it back */
+  ck_assert_int_eq(irm_name_table_add(&kept, "gamma", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
+  j = open_journal();
+  ck_assert_int_eq(irm_name_table_remove(&kept, "beta"), IRM_OK);
+  ck_assert_int_eq(irm_name_table_remove(&kept, "gamma"), IRM_OK);
+  ck_assert_ptr_null(irm_name_table_get(&kept, "beta"));
+  ck_assert_ok(irm_journal_rollback(j));
+  ck_assert_ptr_eq(irm_name_table_get(&kept, "beta"), &payload);
+  ck_assert_ptr_eq(irm_name_table_get(&kept, "gamma"), &payload);
+  ck_assert_int_eq(irm_name_table_remove(&kept, "gamma"), IRM_OK); /* aside for good */
+  ck_assert_int_eq(detach_calls, 4);
   irm_name_table_destroy(&kept);
 }
 END_TEST
