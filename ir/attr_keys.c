@@ -1,12 +1,9 @@
 /* The registries of module and function attribute keys (module.h): each
  * key has a value type (an option type of kind.h or an object type key)
- * and, for module keys, a pass-invariant flag. A hash table for lookups,
- * an array for registration order and, for module keys, an array of the
- * pass-invariant ones, so irm_module_check_invariants costs their number.
- * One reader-writer lock (preferring writers) per registry; no user code
- * runs under it. Registrations are journaled; entries are never freed, so
- * key names handed out stay valid for the process. */
-#include <pthread.h>
+ * and, for module keys, a pass-invariant flag. Each registry is a kept
+ * name table (registry/name_table.h): ordered, journaled, locked, and its
+ * entries are never freed, so key names handed out stay valid for the
+ * process. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,55 +16,46 @@
 
 typedef struct key_entry {
   attr_key key; /* first: an entry is handed out as its attr_key */
-  UT_hash_handle hh;
-  attr_key_registry *registry;
-  struct key_entry *next_detached;
   char *type_name;
-  char name[];
+  char name[]; /* its own copy: readable the moment it is published */
 } key_entry;
 
 struct attr_key_registry {
   const char *what; /* "module attribute" */
-  pthread_rwlock_t lock;
-  key_entry *table;
-  key_entry **order; /* registration order */
-  size_t n_order, cap_order;
-  key_entry **invariant; /* the pass-invariant ones, in order */
-  size_t n_invariant, cap_invariant;
-  key_entry *detached; /* rolled back: kept, since names were handed out */
+  irm_name_table table;
 };
 
-attr_key_registry irm_module_attr_keys_ = {"module attribute", PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
-                                           NULL, NULL, 0, 0, NULL, 0, 0, NULL};
-attr_key_registry irm_func_attr_keys_ = {"function attribute", PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
-                                         NULL, NULL, 0, 0, NULL, 0, 0, NULL};
+static const irm_name_hooks kept = {NULL, NULL, NULL};
+attr_key_registry irm_module_attr_keys_ = {"module attribute", IRM_NAME_TABLE_INIT(&kept)};
+attr_key_registry irm_func_attr_keys_ = {"function attribute", IRM_NAME_TABLE_INIT(&kept)};
 
 const char *irm_attr_key_what_(const attr_key_registry *r) { return r->what; }
 
 /* ---- lookups -------------------------------------------------------------------- */
 
-static key_entry *find_locked(const attr_key_registry *r, const char *key) {
-  key_entry *e = NULL;
-  HASH_FIND_STR(r->table, key, e);
-  return e;
-}
-
 const attr_key *irm_attr_key_find_(attr_key_registry *r, const char *key, int *rc) {
   if ((*rc = irm_builtins_ready())) return NULL;
-  pthread_rwlock_rdlock(&r->lock);
-  key_entry *e = find_locked(r, key);
-  pthread_rwlock_unlock(&r->lock);
+  key_entry *e = irm_name_table_get(&r->table, key);
   return e ? &e->key : NULL;
 }
 
+typedef struct invariant_names {
+  const char **buf;
+  size_t cap, n;
+} invariant_names;
+
+static int collect_invariant(const irm_name_entry *e, void *ctx) {
+  invariant_names *c = ctx;
+  const key_entry *k = e->value;
+  if (k->key.pass_invariant && c->n++ < c->cap) c->buf[c->n - 1] = k->name;
+  return 0;
+}
+
 size_t irm_module_attr_invariant_keys_(const char **buf, size_t cap) {
-  attr_key_registry *r = &irm_module_attr_keys_;
   if (irm_builtins_ready()) return 0; /* no keys without the built-ins */
-  pthread_rwlock_rdlock(&r->lock);
-  size_t n = r->n_invariant;
-  for (size_t i = 0; i < n && i < cap; i++) buf[i] = r->invariant[i]->name;
-  pthread_rwlock_unlock(&r->lock);
-  return n;
+  invariant_names c = {buf, cap, 0};
+  (void)irm_name_table_visit(&irm_module_attr_keys_.table, collect_invariant, &c);
+  return c.n;
 }
 
 /* ---- checking values -------------------------------------------------------------- */
@@ -96,8 +84,6 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
 /* ---- registering ------------------------------------------------------------------ */
 
 static int resolve_type(const attr_key_registry *r, const char *key, const char *type, attr_key *out);
-static int define(attr_key_registry *r, key_entry *fresh, key_entry **existing);
-static void key_undo(void *data);
 
 /* "ir.Executor, pass-invariant" for messages about module keys. */
 static void describe(const attr_key_registry *r, const char *type, int pass_invariant, char *buf, size_t size) {
@@ -113,7 +99,6 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   int rc = irm_builtins_ready();
   attr_key def = {0};
   if (!rc) rc = resolve_type(r, key, type, &def);
-  if (!rc) rc = irm_journal_reserve_(1); /* so that recording cannot fail after the change */
   if (rc) return rc;
   size_t len = strlen(key);
   key_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
@@ -123,30 +108,27 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
     return irm_error_nomem_("registering an attribute key");
   }
   memcpy(fresh->name, key, len + 1);
-  fresh->registry = r;
   fresh->type_name = type_copy;
   fresh->key = def;
   fresh->key.name = fresh->name;
   fresh->key.type_name = type_copy;
   fresh->key.pass_invariant = pass_invariant != 0;
-  key_entry *existing = NULL;
-  rc = define(r, fresh, &existing);
-  if (rc == IRM_OK && !existing) {
-    (void)irm_journal_record(key_undo, NULL, fresh); /* room reserved above */
-    return IRM_OK;
-  }
+  irm_name_existing was;
+  rc = irm_name_table_add(&r->table, key, fresh, IRM_NAME_EXISTING, &was, NULL);
+  if (rc == IRM_OK && !was.value) return IRM_OK;
   irm_free(type_copy);
   irm_free(fresh);
   if (rc) return irm_error_nomem_("registering an attribute key");
   /* An existing entry never changes or goes away: reading it unlocked is safe. */
+  const key_entry *existing = was.value;
   if (strcmp(existing->type_name, def.type_name) == 0 &&
       existing->key.pass_invariant == (pass_invariant != 0))
     return IRM_OK;
-  char was[256], now[256];
-  describe(r, existing->type_name, existing->key.pass_invariant, was, sizeof was);
+  char was_text[256], now[256], by[256];
+  describe(r, existing->type_name, existing->key.pass_invariant, was_text, sizeof was_text);
   describe(r, def.type_name, pass_invariant != 0, now, sizeof now);
-  return irm_error(IRM_EKEY, "%s key '%s' is already registered as (%s); cannot register it as (%s)", r->what,
-                   key, was, now);
+  return irm_error(IRM_EKEY, "%s key '%s' is already registered%s as (%s); cannot register it as (%s)", r->what,
+                   key, irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
 }
 
 /* An option type name of kind.h, or a registered object type key (which
@@ -182,60 +164,6 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
   return IRM_OK;
 }
 
-static int grow(key_entry ***items, size_t n, size_t *cap) {
-  if (n < *cap) return IRM_OK;
-  size_t c = *cap ? *cap * 2 : 16;
-  key_entry **grown = irm_realloc(*items, c * sizeof *grown);
-  if (!grown) return IRM_ENOMEM;
-  *items = grown;
-  *cap = c;
-  return IRM_OK;
-}
-
-/* Publishes fresh unless the key exists (*existing then). IRM_ENOMEM
- * leaves the registry as it was. */
-static int define(attr_key_registry *r, key_entry *fresh, key_entry **existing) {
-  int irm_hash_oom = 0, rc = IRM_OK;
-  pthread_rwlock_wrlock(&r->lock);
-  *existing = find_locked(r, fresh->name);
-  if (!*existing) {
-    rc = grow(&r->order, r->n_order, &r->cap_order);
-    if (!rc && fresh->key.pass_invariant) rc = grow(&r->invariant, r->n_invariant, &r->cap_invariant);
-    if (!rc) {
-      HASH_ADD_KEYPTR(hh, r->table, fresh->name, strlen(fresh->name), fresh);
-      if (irm_hash_oom) rc = IRM_ENOMEM;
-    }
-    if (!rc) {
-      r->order[r->n_order++] = fresh;
-      if (fresh->key.pass_invariant) r->invariant[r->n_invariant++] = fresh;
-    }
-  }
-  pthread_rwlock_unlock(&r->lock);
-  return rc;
-}
-
-static void remove_from(key_entry **items, size_t *n, const key_entry *e) {
-  for (size_t i = 0; i < *n; i++)
-    if (items[i] == e) {
-      memmove(&items[i], &items[i + 1], (*n - i - 1) * sizeof *items);
-      (*n)--;
-      return;
-    }
-}
-
-/* A rollback takes the key out of the tables; the entry stays allocated. */
-static void key_undo(void *data) {
-  key_entry *e = data;
-  attr_key_registry *r = e->registry;
-  pthread_rwlock_wrlock(&r->lock);
-  HASH_DEL(r->table, e);
-  remove_from(r->order, &r->n_order, e);
-  remove_from(r->invariant, &r->n_invariant, e);
-  e->next_detached = r->detached;
-  r->detached = e;
-  pthread_rwlock_unlock(&r->lock);
-}
-
 int irm_module_attr_register(const char *key, const char *value_type, int pass_invariant) {
   return key_register(&irm_module_attr_keys_, key, value_type, pass_invariant);
 }
@@ -251,18 +179,14 @@ static int key_list(attr_key_registry *r, irm_object **out) {
   *out = NULL;
   int rc = irm_builtins_ready();
   if (rc) return rc;
-  /* The entries' strings live forever: copy the pointers, build unlocked. */
-  pthread_rwlock_rdlock(&r->lock);
-  size_t n = r->n_order;
-  const char **keys = irm_malloc((n ? n : 1) * sizeof *keys);
+  /* The entries' strings live forever: the snapshot's values point at them. */
+  irm_name_snapshot snap;
+  if (irm_name_table_snapshot(&r->table, &snap)) return irm_error_nomem_("listing attribute keys");
+  size_t n = snap.n;
   irm_any *types = irm_malloc((n ? n : 1) * sizeof *types);
-  for (size_t i = 0; keys && types && i < n; i++) {
-    keys[i] = r->order[i]->name;
-    types[i] = irm_any_str(r->order[i]->type_name);
-  }
-  pthread_rwlock_unlock(&r->lock);
-  rc = keys && types ? irm_map_from_pairs(keys, types, n, out) : irm_error_nomem_("listing attribute keys");
-  irm_free(keys);
+  for (size_t i = 0; types && i < n; i++) types[i] = irm_any_str(((const key_entry *)snap.values[i])->type_name);
+  rc = types ? irm_map_from_pairs(snap.names, types, n, out) : irm_error_nomem_("listing attribute keys");
+  irm_name_snapshot_free(&r->table, &snap);
   irm_free(types);
   return rc;
 }

@@ -1,61 +1,41 @@
-/* Target tags: named targets ("nvidia/jetson-nano"). A sorted table behind a
- * reader-writer lock; every registration is journaled, so a rollback removes
- * a tag (or brings back the one it overrode). The built-in tags are written
- * as target text and stored as the Map config that text gives; they are
- * registered on the first use of the tag table (its own lazy start), since
- * parsing them is most of the work of starting irm. */
+/* Target tags: named targets ("nvidia/jetson-nano"). A counted name table
+ * (registry/name_table.h) of tag name -> (config, Target); every
+ * registration is journaled, so a rollback removes a tag (or brings back
+ * the one it overrode). The built-in tags are written as target text and
+ * stored as the Map config that text gives; they are registered on the
+ * first use of the tag table (its own lazy start), since parsing them is
+ * most of the work of starting irm. */
 #include <ctype.h>
-#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
-#include "irm/journal.h"
 #include "irm/structural.h"
 #include "target_internal.h"
 
-typedef struct tag_entry {
-  char *name;
+/* A tag's value, shared by the table and journal records. */
+typedef struct tag_value {
+  atomic_int refs;
   irm_object *config; /* Map, with "tag" */
   irm_object *target; /* the Target config makes */
-} tag_entry;
+} tag_value;
 
-static pthread_rwlock_t tags_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-static tag_entry *tags;
-static size_t n_tags, cap_tags;
+static void tag_retain(void *p) { atomic_fetch_add(&((tag_value *)p)->refs, 1); }
 
-/* What a rollback needs: the name, the Target it added (to know the entry is
- * still its own) and the entry it replaced, if any. */
-typedef struct tag_undo {
-  irm_object *added;
-  tag_entry previous; /* name NULL: there was none */
-  char name[];
-} tag_undo;
-
-/* The index of name, or where it would go (*found 0). Lock held. */
-static size_t find_locked(const char *name, int *found) {
-  size_t lo = 0, hi = n_tags;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(tags[mid].name, name);
-    if (c == 0) {
-      *found = 1;
-      return mid;
-    }
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  *found = 0;
-  return lo;
+static void tag_release(void *p) {
+  tag_value *v = p;
+  if (atomic_fetch_sub(&v->refs, 1) != 1) return;
+  irm_object_release(v->config);
+  irm_object_release(v->target);
+  irm_free(v);
 }
 
-static void entry_release(tag_entry *e) {
-  irm_free(e->name);
-  irm_object_release(e->config);
-  irm_object_release(e->target);
-}
+static const irm_name_hooks tag_hooks = {tag_retain, tag_release, NULL};
+static irm_name_table tags = IRM_NAME_TABLE_INIT(&tag_hooks);
 
 static irm_lazy tags_lazy = IRM_LAZY_INIT;
 
@@ -68,48 +48,20 @@ static int tags_ready(void) { return irm_lazy_run(&tags_lazy, register_builtin_t
 int irm_target_tag_lookup_(const char *name, irm_object **config, irm_object **target) {
   if (config) *config = NULL;
   if (target) *target = NULL;
-  int found, rc = tags_ready();
+  int rc = tags_ready();
   if (rc) return rc;
-  pthread_rwlock_rdlock(&tags_lock);
-  size_t i = find_locked(name, &found);
-  if (found && config) {
-    *config = tags[i].config;
+  tag_value *v = irm_name_table_get(&tags, name);
+  if (!v) return IRM_OK;
+  if (config) {
+    *config = v->config;
     irm_object_retain(*config);
   }
-  if (found && target) {
-    *target = tags[i].target;
+  if (target) {
+    *target = v->target;
     irm_object_retain(*target);
   }
-  pthread_rwlock_unlock(&tags_lock);
+  tag_release(v);
   return IRM_OK;
-}
-
-/* ---- undo ------------------------------------------------------------------------ */
-
-static void tag_undo_run(void *data) {
-  tag_undo *u = data;
-  tag_entry gone = {0};
-  int found;
-  pthread_rwlock_wrlock(&tags_lock);
-  size_t i = find_locked(u->name, &found);
-  if (found && tags[i].target == u->added) {
-    gone = tags[i];
-    if (u->previous.name) {
-      tags[i] = u->previous;
-      memset(&u->previous, 0, sizeof u->previous);
-    } else {
-      memmove(&tags[i], &tags[i + 1], (n_tags - i - 1) * sizeof *tags);
-      n_tags--;
-    }
-  }
-  pthread_rwlock_unlock(&tags_lock);
-  entry_release(&gone); /* outside the lock: a finalizer may be user code */
-}
-
-static void tag_undo_dispose(void *data) {
-  tag_undo *u = data;
-  entry_release(&u->previous);
-  irm_free(u);
 }
 
 /* ---- registration ---------------------------------------------------------------- */
@@ -143,75 +95,38 @@ static int tagged_config(const char *name, const irm_object *config, irm_object 
   return irm_map_with_set(config, "tag", &value, out);
 }
 
-/* The tag is registered with a config that gives an equal Target:
- * registering it again changes nothing. KeyError when it gives another. */
-static int same_as_registered(const char *name, const irm_object *target, int *same) {
-  irm_object *before = NULL;
-  *same = 0;
-  int rc = irm_target_tag_lookup_(name, NULL, &before);
-  if (rc || !before) return rc;
-  irm_any a = irm_any_object(before), b = irm_any_object((irm_object *)target);
-  rc = irm_structural_equal(&a, &b, same);
-  irm_object_release(before);
-  if (!rc && !*same)
-    rc = irm_error(IRM_EKEY, "target tag '%s' is already registered with another config (override it, or choose "
-                   "another name)", name);
-  return rc;
-}
-
-/* Puts the entry in the table (taking its references); with override an
- * existing entry is replaced. IRM_EKEY when one appeared meanwhile. */
-static int insert(tag_entry *e, int override, tag_undo *undo) {
-  int found, rc = IRM_OK;
-  tag_entry replaced = {0};
-  pthread_rwlock_wrlock(&tags_lock);
-  size_t i = find_locked(e->name, &found);
-  if (found && !override) {
-    rc = IRM_EKEY;
-  } else if (found) {
-    replaced = tags[i];
-    tags[i] = *e;
-  } else if (n_tags == cap_tags) {
-    size_t cap = cap_tags ? cap_tags * 2 : 64;
-    tag_entry *grown = irm_realloc(tags, cap * sizeof *grown);
-    if (grown) {
-      tags = grown;
-      cap_tags = cap;
-    } else {
-      rc = IRM_ENOMEM;
-    }
-  }
-  if (!rc && !found) {
-    memmove(&tags[i + 1], &tags[i], (n_tags - i) * sizeof *tags);
-    tags[i] = *e;
-    n_tags++;
-  }
-  pthread_rwlock_unlock(&tags_lock);
-  if (rc) return rc;
-  if (undo) {
-    undo->added = e->target;
-    undo->previous = replaced;
-    (void)irm_journal_record(tag_undo_run, tag_undo_dispose, undo); /* room reserved */
-  } else {
-    entry_release(&replaced);
-  }
-  return IRM_OK;
-}
-
-/* Registers a tag whose Target is already made (references taken). */
+/* Registers a tag whose Target is already made (references taken). Unless
+ * override, a tag registered with a config giving an equal Target stays
+ * (registering it again changes nothing), and one giving another Target is
+ * a KeyError. */
 static int register_made(const char *name, irm_object *config, irm_object *target, int override) {
-  size_t len = strlen(name);
-  tag_entry e = {irm_strdup(name), config, target};
-  tag_undo *undo = irm_journal_active() ? irm_calloc(1, sizeof *undo + len + 1) : NULL;
-  int rc = !e.name || (irm_journal_active() && (!undo || irm_journal_reserve_(1)))
-               ? irm_error_nomem_("registering a target tag") : IRM_OK;
-  if (undo) memcpy(undo->name, name, len + 1);
-  if (!rc) rc = insert(&e, override, undo);
-  if (rc == IRM_EKEY) rc = irm_error(IRM_EKEY, "target tag '%s' was registered by another thread meanwhile", name);
-  else if (rc == IRM_ENOMEM) rc = irm_error_nomem_("registering a target tag");
-  if (rc) {
-    entry_release(&e);
-    irm_free(undo);
+  tag_value *v = irm_malloc(sizeof *v);
+  if (!v) {
+    irm_object_release(config);
+    irm_object_release(target);
+    return irm_error_nomem_("registering a target tag");
+  }
+  atomic_init(&v->refs, 1);
+  v->config = config;
+  v->target = target;
+  irm_name_existing was;
+  int rc = irm_name_table_add(&tags, name, v, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
+  if (rc == IRM_ENOMEM) rc = irm_error_nomem_("registering a target tag");
+  if (rc != IRM_EKEY) {
+    if (was.value) tag_release(was.value);
+    tag_release(v);
+    return rc;
+  }
+  tag_value *before = was.value;
+  irm_any a = irm_any_object(before->target), b = irm_any_object(target);
+  int same = 0;
+  rc = irm_structural_equal(&a, &b, &same);
+  tag_release(before);
+  tag_release(v);
+  if (!rc && !same) {
+    char by[256];
+    rc = irm_error(IRM_EKEY, "target tag '%s' is already registered%s with another config (override it, or choose "
+                   "another name)", name, irm_name_by_plugin(was.plugin, by, sizeof by));
   }
   return rc;
 }
@@ -221,16 +136,13 @@ int irm_target_tag_register(const char *name, const irm_object *config, int over
   if (!rc) rc = tags_ready();
   if (!rc) rc = check_tag_name(name);
   irm_object *full = NULL, *target = NULL;
-  int same = 0;
   if (!rc) rc = tagged_config(name, config, &full);
   if (!rc) rc = irm_target_build_(full, 0, NULL, &target);
-  if (!rc && !override) rc = same_as_registered(name, target, &same);
-  if (!rc && same) {
-    irm_object_release(full);
-    irm_object_release(target);
-    return IRM_OK;
+  if (!rc) {
+    rc = register_made(name, full, target, override);
+    /* A clash reads as before, when it was found ahead of registering. */
+    return rc && rc != IRM_ENOMEM ? irm_error_context(rc, "registering target tag '%s'", name) : rc;
   }
-  if (!rc) return register_made(name, full, target, override);
   irm_object_release(full);
   irm_object_release(target);
   return name ? irm_error_context(rc, "registering target tag '%s'", name) : rc;
@@ -250,17 +162,23 @@ int irm_target_tag_config(const char *name, irm_object **out) {
   return rc ? rc : irm_target_tag_lookup_(name, out, NULL);
 }
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int irm_target_tag_list(irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_tag_list: out must not be NULL");
   *out = NULL;
   int rc = irm_builtins_ready();
   if (!rc) rc = tags_ready();
   if (rc) return rc;
-  pthread_rwlock_rdlock(&tags_lock);
-  irm_any *items = irm_malloc((n_tags ? n_tags : 1) * sizeof *items);
-  for (size_t i = 0; items && i < n_tags; i++) items[i] = irm_any_str(tags[i].name);
-  rc = items ? irm_array_new(items, n_tags, out) : irm_error_nomem_("listing target tags");
-  pthread_rwlock_unlock(&tags_lock);
+  irm_name_snapshot snap;
+  if (irm_name_table_snapshot(&tags, &snap)) return irm_error_nomem_("listing target tags");
+  qsort(snap.names, snap.n, sizeof *snap.names, compare_names);
+  irm_any *items = irm_malloc((snap.n ? snap.n : 1) * sizeof *items);
+  for (size_t i = 0; items && i < snap.n; i++) items[i] = irm_any_str(snap.names[i]);
+  rc = items ? irm_array_new(items, snap.n, out) : irm_error_nomem_("listing target tags");
+  irm_name_snapshot_free(&tags, &snap);
   irm_free(items);
   return rc;
 }

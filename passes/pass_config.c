@@ -4,11 +4,10 @@
  * attribute, then PassContext, then default) and the MigratePassConfig
  * pass that copies migrated options onto the module.
  *
- * The registry is a hash table plus an array in registration order under
- * one reader-writer lock that prefers writers; no user code runs under it.
- * Entries never change once published and are never freed (a rolled-back
- * one is detached), so their strings and values may be read unlocked. */
-#include <pthread.h>
+ * The registry is a kept name table (registry/name_table.h): ordered,
+ * journaled, locked. Entries never change once published and are never
+ * freed (a rolled-back one is set aside), so their strings and values may
+ * be read unlocked. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,62 +16,42 @@
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
-#include "irm/journal.h"
 #include "irm/structural.h"
 
 typedef struct config_entry {
-  UT_hash_handle hh;
   irm_option_type type;
   irm_any default_value; /* owned; NONE when there is none */
   char *module_attr;     /* NULL when the option does not migrate */
-  struct config_entry *next_detached;
-  char name[];
+  char name[];           /* its own copy: readable the moment it is published */
 } config_entry;
 
-static struct {
-  pthread_rwlock_t lock;
-  config_entry *table;
-  config_entry **order;
-  size_t n, cap;
-  config_entry *detached;
-} reg = {PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, NULL, NULL, 0, 0, NULL};
+static const irm_name_hooks kept = {NULL, NULL, NULL};
+static irm_name_table configs = IRM_NAME_TABLE_INIT(&kept);
 
-static config_entry *find(const char *key) {
-  config_entry *e = NULL;
-  pthread_rwlock_rdlock(&reg.lock);
-  HASH_FIND_STR(reg.table, key, e);
-  pthread_rwlock_unlock(&reg.lock);
-  return e;
-}
+static config_entry *find(const char *key) { return irm_name_table_get(&configs, key); }
 
 /* The published entries in registration order as a NEW C array (*n of
  * them); NULL with MemoryError set. */
 static config_entry **snapshot(size_t *n) {
-  pthread_rwlock_rdlock(&reg.lock);
-  *n = reg.n;
-  config_entry **items = irm_malloc((reg.n ? reg.n : 1) * sizeof *items);
-  if (items) memcpy(items, reg.order, reg.n * sizeof *items);
-  pthread_rwlock_unlock(&reg.lock);
+  irm_name_snapshot snap;
+  config_entry **items = NULL;
+  *n = 0;
+  if (irm_name_table_snapshot(&configs, &snap) == IRM_OK) {
+    items = irm_malloc((snap.n ? snap.n : 1) * sizeof *items);
+    if (items) memcpy(items, snap.values, snap.n * sizeof *items);
+    *n = snap.n;
+    irm_name_snapshot_free(&configs, &snap);
+  }
   if (!items) (void)irm_error_nomem_("listing config options");
   return items;
 }
 
 /* AttributeError for an unknown key, with the closest registered one. */
 static int unknown_key(const char *key) {
-  size_t n = 0;
-  config_entry **items = snapshot(&n);
-  if (!items) return IRM_ENOMEM;
-  const char **names = irm_malloc((n ? n : 1) * sizeof *names);
-  if (!names) {
-    irm_free(items);
-    return irm_error_nomem_("reporting an unknown config option");
-  }
-  for (size_t i = 0; i < n; i++) names[i] = items[i]->name;
-  const char *best = irm_closest_name(key, names, n);
+  char *best = irm_name_table_closest(&configs, key);
   int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", key, best)
                 : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", key);
-  irm_free(names);
-  irm_free(items);
+  irm_free(best);
   return rc;
 }
 
@@ -82,7 +61,6 @@ static int same_definition(const config_entry *e, irm_option_type type, const ir
                            const char *module_attr, int *same);
 static void describe(irm_option_type type, const irm_any *def, const char *module_attr, char *buf, size_t size);
 static void entry_free(config_entry *e);
-static void entry_undo(void *data);
 
 int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
                              const char *module_attr) {
@@ -108,45 +86,22 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
     entry_free(fresh);
     return irm_error_nomem_("registering a config option");
   }
-  if ((rc = irm_journal_reserve_(1))) { /* so that recording cannot fail after the change */
-    entry_free(fresh);
-    return rc;
-  }
-  int irm_hash_oom = 0;
-  config_entry *existing = NULL;
-  pthread_rwlock_wrlock(&reg.lock);
-  HASH_FIND_STR(reg.table, key, existing);
-  if (!existing && reg.n == reg.cap) {
-    size_t cap = reg.cap ? reg.cap * 2 : 16;
-    config_entry **grown = irm_realloc(reg.order, cap * sizeof *grown);
-    if (grown) {
-      reg.order = grown;
-      reg.cap = cap;
-    }
-  }
-  if (!existing && reg.n < reg.cap) {
-    HASH_ADD_KEYPTR(hh, reg.table, fresh->name, len, fresh);
-    if (!irm_hash_oom) reg.order[reg.n++] = fresh;
-  }
-  int added = !existing && reg.n && reg.order[reg.n - 1] == fresh;
-  pthread_rwlock_unlock(&reg.lock);
-  if (added) {
-    (void)irm_journal_record(entry_undo, NULL, fresh); /* room reserved above */
-    return IRM_OK;
-  }
-  if (!existing) {
+  irm_name_existing was;
+  if ((rc = irm_name_table_add(&configs, key, fresh, IRM_NAME_EXISTING, &was, NULL))) {
     entry_free(fresh);
     return irm_error_nomem_("registering a config option");
   }
+  const config_entry *existing = was.value;
+  if (!existing) return IRM_OK;
   /* An existing entry never changes: comparing unlocked is safe. */
   int same = 0;
   rc = same_definition(existing, t, &fresh->default_value, module_attr, &same);
   if (!rc && !same) {
-    char was[256], now[256];
-    describe(existing->type, &existing->default_value, existing->module_attr, was, sizeof was);
+    char was_text[256], now[256], by[256];
+    describe(existing->type, &existing->default_value, existing->module_attr, was_text, sizeof was_text);
     describe(t, &fresh->default_value, module_attr, now, sizeof now);
-    rc = irm_error(IRM_EKEY, "config option '%s' is already registered as (%s); cannot register it as (%s)", key,
-                   was, now);
+    rc = irm_error(IRM_EKEY, "config option '%s' is already registered%s as (%s); cannot register it as (%s)", key,
+                   irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
   }
   entry_free(fresh);
   return rc;
@@ -174,22 +129,6 @@ static void entry_free(config_entry *e) {
   irm_any_release(&e->default_value);
   irm_free(e->module_attr);
   irm_free(e);
-}
-
-/* A rollback takes the option out of the tables; the entry stays allocated. */
-static void entry_undo(void *data) {
-  config_entry *e = data;
-  pthread_rwlock_wrlock(&reg.lock);
-  HASH_DEL(reg.table, e);
-  for (size_t i = 0; i < reg.n; i++)
-    if (reg.order[i] == e) {
-      memmove(&reg.order[i], &reg.order[i + 1], (reg.n - i - 1) * sizeof *reg.order);
-      reg.n--;
-      break;
-    }
-  e->next_detached = reg.detached;
-  reg.detached = e;
-  pthread_rwlock_unlock(&reg.lock);
 }
 
 /* ---- listing ------------------------------------------------------------------------------ */

@@ -1,7 +1,6 @@
-/* The global function registry: name -> Function, behind a reader-writer
- * lock that prefers writers. Functions are released only after the lock is
- * dropped, since a finalizer is user code. */
-#include <pthread.h>
+/* The global function registry: name -> Function in a name table, which
+ * releases functions only after dropping its lock (a finalizer is user
+ * code) and journals every change. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,140 +8,31 @@
 #include "global_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
-#include "irm/journal.h"
-#include "journal_internal.h"
 #include "builtins.h"
+#include "name_table.h"
 #include "object_internal.h"
 #include "plugin_defer.h"
-#include "uthash_irm.h"
 
-/* One allocation per name: the handle, the function and the name itself. */
-typedef struct global_entry {
-  UT_hash_handle hh;
-  irm_object *func;
-  char name[];
-} global_entry;
+static void retain_object(void *f) { irm_object_retain(f); }
+static void release_object(void *f) { irm_object_release(f); }
+static const irm_name_hooks function_hooks = {retain_object, release_object, NULL};
 
-static global_entry *globals;
-/* Lookups dominate, but a steady stream of them must not starve a
- * registration: the lock prefers writers. */
-static pthread_rwlock_t globals_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+/* name -> Function; lookups dominate, but the table's lock prefers
+ * writers, so a steady stream of them cannot starve a registration. */
+static irm_name_table globals = IRM_NAME_TABLE_INIT(&function_hooks);
+
 
 /* Every layer's built-ins are registered on first use; a failure (out of
  * memory) is reported and retried on the next call. */
 static inline int globals_ready(void) { return irm_builtins_ready(); }
 
-static global_entry *entry_new(const char *name, irm_object *func) {
-  size_t len = strlen(name);
-  global_entry *e = irm_malloc(sizeof *e + len + 1);
-  if (!e) return NULL;
-  memcpy(e->name, name, len + 1);
-  e->func = func;
-  return e;
-}
-
-static global_entry *find_locked(const char *name) {
-  global_entry *e = NULL;
-  HASH_FIND_STR(globals, name, e);
-  return e;
-}
-
-/* Adds e; 0 or IRM_ENOMEM (e not added). */
-static int add_locked(global_entry *e) {
-  int irm_hash_oom = 0;
-  HASH_ADD_KEYPTR(hh, globals, e->name, strlen(e->name), e);
-  return irm_hash_oom ? IRM_ENOMEM : IRM_OK;
-}
-
-/* KeyError for a missing name with the closest registered one. Runs under
- * the read lock so the suggestion cannot be freed while formatting. */
+/* KeyError for a missing name with the closest registered one. */
 static int missing_name_error(const char *what, const char *name) {
-  pthread_rwlock_rdlock(&globals_lock);
-  size_t n = HASH_COUNT(globals), i = 0;
-  const char **names = irm_malloc((n ? n : 1) * sizeof *names);
-  const char *best = NULL;
-  if (names) {
-    for (global_entry *e = globals; e; e = e->hh.next) names[i++] = e->name;
-    best = irm_closest_name(name, names, n);
-  }
+  char *best = irm_name_table_closest(&globals, name);
   int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, name, best)
                 : irm_error(IRM_EKEY, "%s '%s' is not registered", what, name);
-  pthread_rwlock_unlock(&globals_lock);
-  irm_free(names);
+  irm_free(best);
   return rc;
-}
-
-/* ---- journal records --------------------------------------------------- */
-
-enum undo_kind { UNDO_ADDED, UNDO_OVERRIDDEN, UNDO_REMOVED };
-
-typedef struct global_undo {
-  enum undo_kind kind;
-  global_entry *removed; /* UNDO_REMOVED: the entry, owned here while out */
-  irm_object *old_func;  /* UNDO_OVERRIDDEN: the replaced function (owned) */
-  irm_object *new_func;  /* what this registration put there (owned ref) */
-  char name[];
-} global_undo;
-
-/* Reverts one registration if the registry still holds what it put there;
- * a later change by another thread is not ours to undo. */
-static void global_undo_run(void *data) {
-  global_undo *u = data;
-  irm_object *drop = NULL;
-  global_entry *drop_entry = NULL;
-  pthread_rwlock_wrlock(&globals_lock);
-  global_entry *e = find_locked(u->name);
-  switch (u->kind) {
-    case UNDO_ADDED:
-      if (e && e->func == u->new_func) {
-        HASH_DELETE(hh, globals, e);
-        drop = e->func;
-        drop_entry = e;
-      }
-      break;
-    case UNDO_OVERRIDDEN:
-      if (e && e->func == u->new_func) {
-        drop = e->func;
-        e->func = u->old_func;
-        u->old_func = NULL;
-      }
-      break;
-    case UNDO_REMOVED:
-      if (!e && add_locked(u->removed) == IRM_OK) u->removed = NULL;
-      break;
-  }
-  pthread_rwlock_unlock(&globals_lock);
-  irm_object_release(drop);
-  irm_free(drop_entry);
-}
-
-static void global_undo_dispose(void *data) {
-  global_undo *u = data;
-  irm_object_release(u->old_func);
-  irm_object_release(u->new_func);
-  if (u->removed) {
-    irm_object_release(u->removed->func);
-    irm_free(u->removed);
-  }
-  irm_free(u);
-}
-
-/* Undo data for the open journal, or NULL when nothing records. It also
- * reserves the journal's slot, so recording after the change cannot fail.
- * *nomem is set when a journal is open but memory is short. */
-static global_undo *undo_new(enum undo_kind kind, const char *name, int *nomem) {
-  *nomem = 0;
-  if (!irm_journal_active()) return NULL;
-  size_t len = strlen(name);
-  global_undo *u = irm_calloc(1, sizeof *u + len + 1);
-  if (!u || irm_journal_reserve_(1) != IRM_OK) {
-    irm_free(u);
-    *nomem = 1;
-    return NULL;
-  }
-  u->kind = kind;
-  memcpy(u->name, name, len + 1);
-  return u;
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -157,12 +47,7 @@ int irm_func_get_global(const char *name, irm_object **out) {
     *out = NULL;
     return rc;
   }
-  pthread_rwlock_rdlock(&globals_lock);
-  global_entry *e = find_locked(name);
-  irm_object *f = e ? e->func : NULL;
-  irm_object_retain(f);
-  pthread_rwlock_unlock(&globals_lock);
-  *out = f;
+  *out = irm_name_table_get(&globals, name);
   return IRM_OK;
 }
 
@@ -179,58 +64,20 @@ static int check_register_args(const char *name, const irm_object *f) {
 static int global_register(const char *name, irm_object *f, int override) {
   int rc = check_register_args(name, f);
   if (rc) return rc;
-  int nomem;
-  global_undo *undo = undo_new(UNDO_ADDED, name, &nomem);
   irm_object *label = NULL;
-  global_entry *fresh = entry_new(name, f);
-  if (nomem || !fresh || irm_string_from_cstr(name, &label) != IRM_OK) {
-    irm_free(undo);
-    irm_free(fresh);
-    irm_object_release(label);
-    return irm_error_nomem_("registering a global function");
-  }
-  irm_object *replaced = NULL;
-  pthread_rwlock_wrlock(&globals_lock);
-  global_entry *e = find_locked(name);
-  if (e && !override) {
-    rc = IRM_EKEY;
-  } else if (e) {
-    replaced = e->func;
-    irm_object_retain(f);
-    e->func = f;
-  } else {
-    irm_object_retain(f);
-    rc = add_locked(fresh);
-    if (rc) irm_object_release(f); /* count was > 1: no finalizer runs */
-    else fresh = NULL;
-  }
-  pthread_rwlock_unlock(&globals_lock);
-  irm_free(fresh);
-
-  if (rc == IRM_EKEY) {
-    irm_free(undo);
-    irm_object_release(label);
-    return irm_error(IRM_EKEY,
-                     "global function '%s' is already registered; pass override to replace it",
-                     name);
-  }
+  if (irm_string_from_cstr(name, &label) != IRM_OK) return irm_error_nomem_("registering a global function");
+  irm_name_existing was;
+  rc = irm_name_table_add(&globals, name, f, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
+  irm_object_release(was.value);
   if (rc) {
-    irm_free(undo);
     irm_object_release(label);
-    return irm_error_nomem_("registering a global function");
+    if (rc != IRM_EKEY) return irm_error_nomem_("registering a global function");
+    char by[256];
+    return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it", name,
+                     irm_name_by_plugin(was.plugin, by, sizeof by));
   }
   irm_func_set_name_(f, label);
   irm_object_release(label);
-  if (undo) {
-    undo->kind = replaced ? UNDO_OVERRIDDEN : UNDO_ADDED;
-    undo->old_func = replaced;
-    undo->new_func = f;
-    irm_object_retain(f);
-    replaced = NULL;
-    /* Cannot fail: undo_new reserved the journal slot. */
-    (void)irm_journal_record(global_undo_run, global_undo_dispose, undo);
-  }
-  irm_object_release(replaced);
   return IRM_OK;
 }
 
@@ -240,9 +87,8 @@ int irm_func_register_global(const char *name, irm_object *f, int override) {
 }
 
 int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
-  pthread_rwlock_rdlock(&globals_lock);
-  int present = find_locked(name) != NULL; /* from an earlier, partial start */
-  pthread_rwlock_unlock(&globals_lock);
+  irm_object *present = irm_name_table_get(&globals, name); /* from an earlier, partial start */
+  irm_object_release(present);
   if (present) return IRM_OK;
   irm_object *f = NULL;
   int rc = irm_func_new_packed(fn, NULL, NULL, &f);
@@ -275,26 +121,10 @@ int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
 
 int irm_func_remove_global(const char *name) {
   if (!name) return irm_error(IRM_EVALUE, "irm_func_remove_global: name must not be NULL");
-  int nomem, rc = globals_ready();
-  if (rc) return rc;
-  global_undo *undo = undo_new(UNDO_REMOVED, name, &nomem);
-  if (nomem) return irm_error_nomem_("removing a global function");
-  pthread_rwlock_wrlock(&globals_lock);
-  global_entry *e = find_locked(name);
-  if (e) HASH_DELETE(hh, globals, e);
-  pthread_rwlock_unlock(&globals_lock);
-  if (!e) {
-    irm_free(undo);
-    return missing_name_error("global function", name);
-  }
-  if (undo) {
-    undo->removed = e;
-    (void)irm_journal_record(global_undo_run, global_undo_dispose, undo);
-    return IRM_OK;
-  }
-  irm_object_release(e->func);
-  irm_free(e);
-  return IRM_OK;
+  int rc = globals_ready();
+  if (!rc) rc = irm_name_table_remove(&globals, name);
+  if (rc == IRM_EKEY) return missing_name_error("global function", name);
+  return rc == IRM_ENOMEM ? irm_error_nomem_("removing a global function") : rc;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -307,17 +137,16 @@ int irm_func_list_globals(irm_object **out) {
   *out = NULL;
   int rc = globals_ready();
   if (rc) return rc;
-  pthread_rwlock_rdlock(&globals_lock);
-  size_t n = HASH_COUNT(globals), i = 0;
+  irm_name_snapshot snap;
+  if (irm_name_table_snapshot(&globals, &snap)) return irm_error_nomem_("listing global functions");
+  size_t n = snap.n;
   irm_any *names = irm_calloc(n ? n : 1, sizeof *names);
-  if (names) {
-    for (global_entry *e = globals; e && rc == IRM_OK; e = e->hh.next, i++) {
-      irm_object *s = NULL;
-      rc = irm_string_from_cstr(e->name, &s);
-      names[i] = irm_any_object(s);
-    }
+  for (size_t i = 0; names && rc == IRM_OK && i < n; i++) {
+    irm_object *s = NULL;
+    rc = irm_string_from_cstr(snap.names[i], &s);
+    names[i] = irm_any_object(s);
   }
-  pthread_rwlock_unlock(&globals_lock);
+  irm_name_snapshot_free(&globals, &snap);
   if (!names) return irm_error_nomem_("listing global functions");
   if (rc == IRM_OK) {
     qsort(names, n, sizeof *names, compare_names);

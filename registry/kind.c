@@ -1,6 +1,8 @@
 /* The generic kind registry (kind.h): categories of kinds, each kind with an
- * ordered option schema and prioritized attributes. One reader-writer lock
- * guards it all; no user code runs under it. */
+ * ordered option schema and prioritized attributes. Categories and each
+ * category's kinds are kept name tables (name_table.h), which journal
+ * them; one reader-writer lock guards options and attributes. No user code
+ * runs under any of these locks. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,23 +20,17 @@
 #include "uthash_irm.h"
 
 pthread_rwlock_t irm_kind_lock_ = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-static category *categories;
-static irm_kind *detached_kinds;
-static category *detached_categories;
 
-/* ---- lookups (callers hold the lock) ------------------------------------ */
+static void kind_detached(void *kind);
+static const irm_name_hooks kept_categories = {NULL, NULL, NULL};
+static const irm_name_hooks kept_kinds = {NULL, NULL, kind_detached};
+static irm_name_table categories = IRM_NAME_TABLE_INIT(&kept_categories);
 
-static category *category_find(const char *name) {
-  category *c = NULL;
-  HASH_FIND_STR(categories, name, c);
-  return c;
-}
+/* ---- lookups -------------------------------------------------------------- */
 
-static irm_kind *kind_find(const category *c, const char *name) {
-  irm_kind *k = NULL;
-  if (c) HASH_FIND_STR(c->kinds, name, k);
-  return k;
-}
+static category *category_find(const char *name) { return irm_name_table_get(&categories, name); }
+
+static irm_kind *kind_find(category *c, const char *name) { return c ? irm_name_table_get(&c->kinds, name) : NULL; }
 
 static option_def *option_find(const irm_kind *k, const char *name) {
   for (size_t i = 0; i < k->n_options; i++)
@@ -46,15 +42,16 @@ static int compare_cstr(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The kind names of c, sorted, in a new array of borrowed pointers. */
-static const char **sorted_kind_names(const category *c, size_t *n) {
-  *n = c ? HASH_COUNT(c->kinds) : 0;
+/* The kind names of c, sorted, in a new array of pointers borrowed from
+ * the kinds (which live for the process). */
+static const char **sorted_kind_names(category *c, size_t *n) {
+  irm_name_snapshot snap = {0, NULL, NULL, NULL};
+  if (c && irm_name_table_snapshot(&c->kinds, &snap)) return NULL;
+  *n = snap.n;
   const char **names = irm_malloc((*n ? *n : 1) * sizeof *names);
-  if (!names) return NULL;
-  size_t i = 0;
-  if (c)
-    for (irm_kind *k = c->kinds; k; k = k->hh.next) names[i++] = k->name;
-  qsort(names, *n, sizeof *names, compare_cstr);
+  for (size_t i = 0; names && i < *n; i++) names[i] = ((const irm_kind *)snap.values[i])->name;
+  if (c) irm_name_snapshot_free(&c->kinds, &snap);
+  if (names) qsort(names, *n, sizeof *names, compare_cstr);
   return names;
 }
 
@@ -71,19 +68,20 @@ static void format_names(const char **names, size_t n, char *list, size_t size) 
 }
 
 /* ValueError for an unknown kind: the closest name and the full list. */
-static int unknown_kind_error(const category *c, const char *category_name, const char *name) {
+static int unknown_kind_error(category *c, const char *category_name, const char *name) {
   size_t n = 0;
   const char **names = sorted_kind_names(c, &n);
   if (!names) return irm_error_nomem_("reporting an unknown kind");
   char list[1024];
   format_names(names, n, list, sizeof list);
-  const char *best = irm_closest_name(name, names, n);
+  char *best = c ? irm_name_table_closest(&c->kinds, name) : NULL;
   int rc;
   if (best)
     rc = irm_error(IRM_EVALUE, "unknown %s kind '%s' (did you mean '%s'?); registered kinds: %s",
                    category_name, name, best, list);
   else
     rc = irm_error(IRM_EVALUE, "unknown %s kind '%s'; registered kinds: %s", category_name, name, list);
+  irm_free(best);
   irm_free(names);
   return rc;
 }
@@ -92,11 +90,9 @@ int irm_kind_list_text(const char *category_name, char *buf, size_t size) {
   if (!buf || size < 64) return irm_error(IRM_EVALUE, "irm_kind_list_text: buf must hold at least 64 bytes");
   int rc = category_name ? irm_builtins_ready() : irm_error(IRM_EVALUE, "irm_kind_list_text: NULL category");
   if (rc) return rc;
-  pthread_rwlock_rdlock(&irm_kind_lock_);
   size_t n = 0;
   const char **names = sorted_kind_names(category_find(category_name), &n);
   if (names) format_names(names, n, buf, size);
-  pthread_rwlock_unlock(&irm_kind_lock_);
   irm_free(names);
   return names ? IRM_OK : irm_error_nomem_("listing kinds");
 }
@@ -120,13 +116,11 @@ static int check_name(const char *what, const char *name) {
   return IRM_OK;
 }
 
-static void category_undo(void *data);
-static void kind_undo(void *data);
 static void option_free(option_def *o);
 
-/* The category named name, created if needed (write lock held). *created
- * tells whether it is new. NULL when out of memory. */
-static category *category_get_locked(const char *name, int *created) {
+/* The category named name, created if needed; *created tells whether it
+ * is new (and journaled by the table). NULL when out of memory. */
+static category *category_get(const char *name, int *created) {
   category *c = category_find(name);
   *created = 0;
   if (c) return c;
@@ -134,11 +128,12 @@ static category *category_get_locked(const char *name, int *created) {
   c = irm_calloc(1, sizeof *c + len + 1);
   if (!c) return NULL;
   memcpy(c->name, name, len + 1);
-  int irm_hash_oom = 0;
-  HASH_ADD_KEYPTR(hh, categories, c->name, len, c);
-  if (irm_hash_oom) {
+  irm_name_table_init(&c->kinds, &kept_kinds);
+  irm_name_existing was;
+  if (irm_name_table_add(&categories, name, c, IRM_NAME_EXISTING, &was, NULL) || was.value) {
+    irm_name_table_destroy(&c->kinds);
     irm_free(c);
-    return NULL;
+    return was.value; /* another thread's, or NULL */
   }
   *created = 1;
   return c;
@@ -146,20 +141,15 @@ static category *category_get_locked(const char *name, int *created) {
 
 int irm_kind_category_register(const char *name) {
   int rc = check_name("a kind category", name);
-  if (rc || (rc = irm_builtins_ready()) || (rc = irm_journal_reserve_(1))) return rc;
+  if (rc || (rc = irm_builtins_ready())) return rc;
   int created;
-  pthread_rwlock_wrlock(&irm_kind_lock_);
-  category *c = category_get_locked(name, &created);
-  pthread_rwlock_unlock(&irm_kind_lock_);
-  if (!c) return irm_error_nomem_("registering a kind category");
-  if (created) (void)irm_journal_record(category_undo, NULL, c);
-  return IRM_OK;
+  return category_get(name, &created) ? IRM_OK : irm_error_nomem_("registering a kind category");
 }
 
 /* Frees a kind nobody has seen (prepare failed, or another thread won the
  * race to register the same name). */
 static void kind_free_unpublished(irm_kind *k) {
-  pthread_rwlock_wrlock(&irm_kind_lock_);
+  pthread_rwlock_wrlock(&irm_kind_lock_); /* before the kinds' table lock */
   irm_kind_forget_attr_names_locked_(k); /* names its prepare taught the category */
   pthread_rwlock_unlock(&irm_kind_lock_);
   for (size_t i = 0; i < k->n_options; i++) option_free(&k->options[i]);
@@ -198,26 +188,17 @@ static int kind_new_prepared(category *c, const char *name, irm_kind **out) {
 int irm_kind_register(const char *category_name, const char *name, irm_kind **out) {
   int rc = check_name("a kind category", category_name);
   if (!rc) rc = check_name("a kind name", name);
-  if (rc || (rc = irm_builtins_ready()) || (rc = irm_journal_reserve_(2))) return rc;
-  int created_cat = 0, irm_hash_oom = 0;
-  pthread_rwlock_wrlock(&irm_kind_lock_);
-  category *c = category_get_locked(category_name, &created_cat);
-  irm_kind *k = c ? kind_find(c, name) : NULL;
-  pthread_rwlock_unlock(&irm_kind_lock_);
-  if (created_cat) (void)irm_journal_record(category_undo, NULL, c);
+  if (rc || (rc = irm_builtins_ready())) return rc;
+  int created_cat = 0;
+  category *c = category_get(category_name, &created_cat);
   if (!c) return irm_error_nomem_("registering a kind category");
-  irm_kind *fresh = NULL;
+  irm_kind *k = kind_find(c, name), *fresh = NULL;
   if (!k && (rc = kind_new_prepared(c, name, &fresh))) return rc;
   if (fresh) {
-    pthread_rwlock_wrlock(&irm_kind_lock_);
-    k = kind_find(c, name); /* another thread may have won the race */
-    if (!k) {
-      HASH_ADD_KEYPTR(hh, c->kinds, fresh->name, strlen(fresh->name), fresh);
-      if (!irm_hash_oom) k = fresh;
-    }
-    pthread_rwlock_unlock(&irm_kind_lock_);
-    if (k == fresh) (void)irm_journal_record(kind_undo, NULL, k);
-    else kind_free_unpublished(fresh);
+    irm_name_existing was; /* another thread may have won the race */
+    rc = irm_name_table_add(&c->kinds, name, fresh, IRM_NAME_EXISTING, &was, NULL);
+    k = rc || was.value ? was.value : fresh;
+    if (k != fresh) kind_free_unpublished(fresh);
     if (!k) return irm_error_nomem_("registering a kind");
   }
   if (out) *out = k;
@@ -238,11 +219,9 @@ int irm_kind_find(const char *category_name, const char *name, irm_kind **out) {
     return irm_error(IRM_EVALUE, "irm_kind_find: category, name and out must not be NULL");
   int rc = irm_builtins_ready();
   if (rc) return rc;
-  pthread_rwlock_rdlock(&irm_kind_lock_);
   category *c = category_find(category_name);
   irm_kind *k = kind_find(c, name);
   if (!k) rc = unknown_kind_error(c, category_name, name);
-  pthread_rwlock_unlock(&irm_kind_lock_);
   *out = k;
   return rc;
 }
@@ -252,13 +231,11 @@ int irm_kind_list(const char *category_name, irm_object **out) {
   *out = NULL;
   int rc = irm_builtins_ready();
   if (rc) return rc;
-  pthread_rwlock_rdlock(&irm_kind_lock_);
   size_t n = 0;
   const char **names = sorted_kind_names(category_find(category_name), &n);
   irm_any *items = names ? irm_calloc(n ? n : 1, sizeof *items) : NULL;
   for (size_t i = 0; items && i < n; i++) items[i] = irm_any_str(names[i]);
   rc = items ? irm_array_new(items, n, out) : irm_error_nomem_("listing kinds");
-  pthread_rwlock_unlock(&irm_kind_lock_);
   irm_free(items);
   irm_free(names);
   return rc;
@@ -269,29 +246,14 @@ const char *irm_kind_category(const irm_kind *kind) { return kind ? kind->cat->n
 
 /* ---- journal undo ------------------------------------------------------- */
 
-/* A rolled-back category leaves the table; its memory stays, since kinds
- * detached by the same rollback still point at it. */
-static void category_undo(void *data) {
-  category *c = data;
+/* A rolled-back kind has left its category's table (which keeps it
+ * aside): handles held by anyone stay valid, and registering on them
+ * reports the detachment. */
+static void kind_detached(void *kind) {
+  irm_kind *k = kind;
   pthread_rwlock_wrlock(&irm_kind_lock_);
-  if (!c->kinds && !c->attr_names) {
-    HASH_DEL(categories, c);
-    c->next_detached = detached_categories;
-    detached_categories = c;
-  }
-  pthread_rwlock_unlock(&irm_kind_lock_);
-}
-
-/* A rolled-back kind leaves the table but not memory: handles held by
- * anyone stay valid (and registering on them reports the detachment). */
-static void kind_undo(void *data) {
-  irm_kind *k = data;
-  pthread_rwlock_wrlock(&irm_kind_lock_);
-  HASH_DEL(k->cat->kinds, k);
   irm_kind_forget_attr_names_locked_(k);
   k->detached = 1;
-  k->next_detached = detached_kinds;
-  detached_kinds = k;
   pthread_rwlock_unlock(&irm_kind_lock_);
 }
 

@@ -31,10 +31,12 @@ static attr_name *name_find(const category *c, const char *attr) {
   return n;
 }
 
-static int name_in_use(const category *c, const char *attr) {
-  for (const irm_kind *k = c->kinds; k; k = k->hh.next)
-    if (value_find(k, attr)) return 1;
-  return 0;
+static int kind_has_attr(const irm_name_entry *e, void *attr) {
+  return value_find(e->value, attr) != NULL;
+}
+
+static int name_in_use(category *c, const char *attr) {
+  return irm_name_table_visit(&c->kinds, kind_has_attr, (void *)attr);
 }
 
 void irm_kind_forget_attr_names_locked_(irm_kind *gone) {

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "irm/kind.h"
+#include "name_table.h"
 #include "uthash_irm.h"
 
 typedef struct option_def {
@@ -31,10 +32,8 @@ typedef struct attr_name { /* an attribute some kind of the category set */
 typedef struct category category;
 
 struct irm_kind {
-  UT_hash_handle hh;
   category *cat;
-  irm_kind *next_detached; /* rolled-back kinds stay reachable here */
-  int detached;
+  int detached; /* rolled back: its category's table keeps it aside */
   option_def *options;
   size_t n_options, cap_options;
   attr_value *attrs;
@@ -42,15 +41,15 @@ struct irm_kind {
 };
 
 struct category {
-  UT_hash_handle hh;
   irm_kind_setup_fn prepare; /* run on every new kind (see kind.h) */
-  category *next_detached;   /* rolled-back categories stay reachable */
-  irm_kind *kinds;
+  irm_name_table kinds;      /* name -> irm_kind, kept */
   attr_name *attr_names;
   char name[];
 };
 
-/* Guards every category, kind, option and attribute. */
+/* Guards every option and attribute and a category's attribute names;
+ * categories and kinds are name tables with their own locks, always taken
+ * after this one. */
 extern pthread_rwlock_t irm_kind_lock_;
 
 /* After gone left its category's table (write lock held): forgets the

@@ -22,6 +22,7 @@
 #include "irm/function.h"
 #include "irm/journal.h"
 #include "irm/plugin.h"
+#include "name_table.h"
 #include "plugin_defer.h"
 
 typedef enum { PLUGIN_LOADING, PLUGIN_LOADED, PLUGIN_DORMANT } plugin_state;
@@ -208,6 +209,11 @@ static int check_info(const char *path, const irm_plugin_info *info) {
   return IRM_OK;
 }
 
+/* The plugin whose registrations this thread is running (loads nest). */
+static _Thread_local const char *current_plugin;
+
+const char *irm_plugin_current_name_(void) { return current_plugin; }
+
 /* The queued registrations and init inside one journal, rolled back on
  * failure; the info Map is made inside it too, so running out of memory
  * there also leaves nothing behind. */
@@ -216,6 +222,8 @@ static int run_init(const char *path, plugin_entry *e) {
   int rc = irm_journal_open(&j);
   if (rc) return irm_error_context(rc, "loading plugin '%s'", path);
   const char *stage = "registering what its IRM_REGISTER_* macros declare";
+  const char *outer_plugin = current_plugin;
+  current_plugin = e->info->name; /* the library stays open: the name lives on */
   rc = irm_plugin_defer_run_(e->queue);
   if (!rc && e->info->init) {
     stage = "init failed";
@@ -224,6 +232,7 @@ static int run_init(const char *path, plugin_entry *e) {
     if (rc && generation == irm_error_generation_)
       irm_error(IRM_ERUNTIME, "init returned %d without setting an error", rc);
   }
+  current_plugin = outer_plugin;
   if (!rc) {
     stage = "making its info";
     rc = make_info_map(e, &e->info_map);

@@ -53,6 +53,17 @@ static void assert_same_registries(irm_object *before, irm_object *after) {
   }
 }
 
+/* The registries are as in before (released here) and n plugins are loaded. */
+static void assert_left_as(irm_object *before, size_t n_loaded) {
+  irm_object *after = registry_snapshot(), *list = NULL;
+  assert_same_registries(before, after);
+  ck_assert_ok(irm_plugin_list(&list));
+  ck_assert_uint_eq(irm_array_size(list), n_loaded);
+  irm_object_release(list);
+  irm_object_release(before);
+  irm_object_release(after);
+}
+
 static const char *info_field(const irm_object *info, const char *key) {
   const irm_any *v = irm_map_find_cstr(info, key);
   ck_assert_ptr_nonnull(v);
@@ -184,6 +195,23 @@ START_TEST(test_failing_init_fails_again_on_reload_and_still_leaves_nothing) {
   assert_same_registries(before, after);
   irm_object_release(before);
   irm_object_release(after);
+}
+END_TEST
+
+START_TEST(test_clash_names_the_plugin_that_registered_first_and_rolls_back) {
+  ck_assert_ok(irm_plugin_load(IRM_TEST_PASS_PLUGIN));
+  irm_object *before = registry_snapshot();
+  ck_assert_error(irm_plugin_load(IRM_TEST_CLASH_PLUGIN), IRM_EPLUGIN, "PluginError: ");
+  ck_assert_error_mentions("('clash'): init failed: KeyError: module attribute key 'data_layout' is already "
+                           "registered (by plugin 'choose-data-layout') as (str, not pass-invariant)");
+  ck_assert(!global_exists("clash.Greeting"));
+  assert_left_as(before, 1);
+}
+END_TEST
+
+START_TEST(test_built_in_names_are_nobodys_in_clash_messages) {
+  ck_assert_error(irm_module_attr_register("mod_name", "int", 0), IRM_EKEY, "KeyError: ");
+  ck_assert(strstr(irm_last_error(), "by plugin") == NULL);
 }
 END_TEST
 
@@ -438,6 +466,8 @@ static Suite *plugin_suite(void) {
   tcase_add_test(fail, test_failing_init_reports_its_message_and_rolls_everything_back);
   tcase_add_test(fail, test_failing_init_fails_again_on_reload_and_still_leaves_nothing);
   tcase_add_test(fail, test_failed_load_through_global_is_plugin_error);
+  tcase_add_test(fail, test_clash_names_the_plugin_that_registered_first_and_rolls_back);
+  tcase_add_test(fail, test_built_in_names_are_nobodys_in_clash_messages);
   suite_add_tcase(s, fail);
   TCase *load = tcase_create("loading");
   tcase_add_test(load, test_load_twice_returns_same_info);

@@ -138,4 +138,8 @@ int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (
 
 #include <uthash.h>
 
+/* ---- the name table every registry is built on ------------------------------ */
+
+#include "name_table.h"
+
 #endif
