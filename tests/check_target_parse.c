@@ -211,7 +211,7 @@ END_TEST
 START_TEST(test_unknown_kind_lists_kinds_and_suggests) {
   ck_assert_parse_fails("lvm -mcpu=a", IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("did you mean 'llvm'?");
-  ck_assert_error_mentions("registered kinds: c, cuda");
+  ck_assert_error_mentions("registered kinds: c, composite, cuda");
   ck_assert_parse_fails("nvidia/jetson-nan", IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("did you mean the tag 'nvidia/jetson-nano'?");
 }

@@ -150,6 +150,27 @@ IRM_API int irm_target_as_string(const irm_target *t, irm_object **out);
  * config. irm_target_from_config of it gives an equal Target. *out NEW. */
 IRM_API int irm_target_export(const irm_target *t, irm_object **out);
 
+/* ---- the target scope -------------------------------------------------------
+ * Each thread has a stack of entered targets (TVM's `with Target(...)`);
+ * code that needs "the target" without being given one asks for the
+ * innermost. Targets stay entered until exited; those still entered when
+ * their thread exits are released then. All three functions touch only the
+ * calling thread's stack. */
+
+/* Enters t's scope: t (borrowed; the scope keeps its own reference)
+ * becomes the current target. TypeError if t is not a Target; MemoryError
+ * leaves the stack as it was. */
+IRM_API int irm_target_enter_scope(irm_target *t);
+
+/* Leaves t's scope. RuntimeError, changing nothing, when t is not the
+ * innermost entered target (or nothing is entered); TypeError if t is not
+ * a Target. */
+IRM_API int irm_target_exit_scope(irm_target *t);
+
+/* The innermost entered target as a NEW reference, or *out NULL (status 0)
+ * when the thread has entered none. ValueError for a NULL out. */
+IRM_API int irm_target_current(irm_target **out);
+
 /* ---- legacy target strings ------------------------------------------------
  * Converts a target string that still carries executor and runtime options
  * (TVM 0.9's rules): the options are read from the target's host if it has
