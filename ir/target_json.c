@@ -1,7 +1,7 @@
 /* Target text in JSON form ('{"kind": "llvm", "mcpu": "cortex-a72"}'), as
  * TVM reads it: the JSON object becomes the Map config, objects Maps,
  * arrays Arrays, strings Strings, numbers ints or floats, true/false bools
- * and null NONE. */
+ * and null NONE; an object member set to null is left out (not given). */
 #include <jansson.h>
 #include <stdbool.h>
 
@@ -37,6 +37,7 @@ static int object_of(const json_t *j, int depth, irm_any *out) {
   json_t *item;
   json_object_foreach((json_t *)j, key, item) {
     irm_any v = irm_any_none();
+    if (json_is_null(item)) continue; /* a member set to null is not given */
     if (!rc) rc = value_of(item, depth + 1, &v);
     if (!rc) rc = irm_map_set_move(&map, key, &v);
     irm_any_release(&v);

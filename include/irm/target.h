@@ -32,10 +32,23 @@
  *   commas). An option given twice is an error. Options after a tag name
  *   replace the tag's values.
  * - a Map config: {"kind": "llvm", "mcpu": "cortex-a72", "host": ...};
- *   values must have their native types (kind.h), host may be text, a tag
- *   name, a Map or a Target.
+ *   values must have their native types (kind.h), except that host, any
+ *   other target option and every item of an array<target> option may be
+ *   text, a tag name, a Map or a Target.
+ * - JSON text: text whose first non-space character is '{' is the Map
+ *   config written as a JSON object ('{"kind": "llvm", "mcpu": "a"}'), as
+ *   TVM reads it; objects are Maps, arrays Arrays, numbers ints or floats,
+ *   and a member set to null is not given. Malformed JSON is a ValueError
+ *   with jansson's line and column.
  * - a tag name: a registered, named target ("nvidia/jetson-nano"); its
  *   Target records the tag in its "tag" option.
+ *
+ * The "composite" kind (TVM's) is made of other targets: its "devices"
+ * option (array<target>) holds them, usually given as a Map config or JSON
+ * text ({"kind": "composite", "devices": ["llvm", {"kind": "cuda"}]}). In
+ * target text an array<target> value is a comma-separated list of target
+ * strings, each quoted as an array<str> item is
+ * (composite -devices='llvm -mcpu=a',cuda); AsString prints it that way.
  *
  * Executor and runtime options (executor, runtime, system-lib, link-params,
  * unpacked-api, interface-api, workspace-byte-alignment,
@@ -147,7 +160,9 @@ IRM_API const irm_object *irm_target_attrs(const irm_target *t);
 IRM_API int irm_target_as_string(const irm_target *t, irm_object **out);
 
 /* The Map config: "kind", every set option, and "host" as a nested Map
- * config. irm_target_from_config of it gives an equal Target. *out NEW. */
+ * config; other Targets in options (target and array<target>) become
+ * nested Map configs too. irm_target_from_config of it gives an equal
+ * Target. *out NEW. */
 IRM_API int irm_target_export(const irm_target *t, irm_object **out);
 
 /* ---- the target scope -------------------------------------------------------
