@@ -1,12 +1,14 @@
-/* The executor.* and runtime.* globals of DESIGN.md §4. One packed
- * function per operation serves both prefixes: the function's resource is
- * the config class (category, type), and errors name the global. */
+/* The executor.* and runtime.* globals, and target.SetKindAttr /
+ * GetKindAttr. One packed function per operation serves every prefix: the
+ * function's resource is the config class (category, type), and errors name
+ * the global. */
 #include <stdio.h>
 
 #include "config_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
+#include "irm/target.h"
 
 /* The level SetKindAttr uses when none is given (TVM's default). */
 enum { DEFAULT_PLEVEL = 10 };
@@ -210,13 +212,20 @@ static int register_once(const char *name, irm_packed_cfunc fn, config_class *cl
   return rc;
 }
 
+/* Targets are kinds too: target.SetKindAttr and target.GetKindAttr are
+ * these operations on the "target" category (the other target.* globals
+ * are in target_globals.c). Only the category is read. */
+static config_class target_kinds = {"target", IRM_TARGET_TYPE_KEY, -1};
+
 int irm_register_config_globals_(void) {
   config_class *classes[] = {&irm_executor_class_, &irm_runtime_class_};
+  int rc = IRM_OK;
   for (size_t c = 0; c < 2; c++)
-    for (size_t i = 0; i < sizeof operations / sizeof operations[0]; i++) {
+    for (size_t i = 0; !rc && i < sizeof operations / sizeof operations[0]; i++) {
       global_name name = name_of(classes[c], operations[i].op);
-      int rc = register_once(name.text, operations[i].fn, classes[c]);
-      if (rc) return rc;
+      rc = register_once(name.text, operations[i].fn, classes[c]);
     }
-  return IRM_OK;
+  if (!rc) rc = register_once("target.SetKindAttr", config_set_kind_attr, &target_kinds);
+  if (!rc) rc = register_once("target.GetKindAttr", config_get_kind_attr, &target_kinds);
+  return rc;
 }

@@ -16,6 +16,8 @@ static int kind_of_config(const irm_object *config, irm_kind **out);
 static int check_option_names(const irm_kind *kind, const irm_object *config);
 static int host_of_config(const irm_kind *kind, const irm_object *config, int depth, target_legacy *legacy,
                           irm_object **out);
+static int with_targets(const irm_kind *kind, const irm_object *config, int depth, target_legacy *legacy,
+                        irm_object **out);
 static int with_keys(const irm_kind *kind, const irm_object *validated, irm_object **out);
 static int run_kind_check(const irm_kind *kind, const irm_object *attrs);
 
@@ -27,14 +29,16 @@ int irm_target_build_(const irm_object *config, int depth, target_legacy *legacy
   if (depth > IRM_TARGET_MAX_DEPTH)
     return irm_error(IRM_EVALUE, "target hosts nest deeper than %d levels", IRM_TARGET_MAX_DEPTH);
   irm_kind *kind = NULL;
-  irm_object *host = NULL, *validated = NULL, *attrs = NULL;
+  irm_object *host = NULL, *given = NULL, *validated = NULL, *attrs = NULL;
   static const char *const skip[] = {"kind", "host"};
   int rc = kind_of_config(config, &kind);
   if (!rc) rc = check_option_names(kind, config);
   if (!rc) rc = host_of_config(kind, config, depth, legacy, &host);
-  if (!rc) rc = irm_kind_validate(kind, config, skip, 2, &validated);
+  if (!rc) rc = with_targets(kind, config, depth, legacy, &given);
+  if (!rc) rc = irm_kind_validate(kind, given, skip, 2, &validated);
   if (!rc) rc = with_keys(kind, validated, &attrs);
   if (!rc) rc = run_kind_check(kind, attrs);
+  irm_object_release(given);
   irm_object_release(validated);
   if (rc) {
     irm_object_release(attrs);
@@ -119,6 +123,75 @@ static int host_of_config(const irm_kind *kind, const irm_object *config, int de
   if (!host || host->type_code == IRM_NONE) return IRM_OK;
   int rc = irm_target_from_any_(host, depth + 1, legacy, out);
   return rc ? irm_error_context(rc, "option 'host' of target '%s'", irm_kind_name(kind)) : IRM_OK;
+}
+
+/* The Targets of an array<target> value: each item made as a host is
+ * (text, a tag name, a Map or a Target), one level deeper. *out NEW. */
+static int target_items(const irm_kind *kind, const char *option, const irm_object *items, int depth,
+                        target_legacy *legacy, irm_object **out) {
+  irm_object *arr = NULL;
+  int rc = irm_array_new(NULL, 0, &arr);
+  for (size_t i = 0; !rc && i < irm_array_size(items); i++) {
+    irm_object *t = NULL;
+    rc = irm_target_from_any_(irm_array_at(items, i), depth + 1, legacy, &t);
+    irm_any v = irm_any_object(t);
+    if (!rc) rc = irm_array_append_move(&arr, &v);
+    else irm_error_context(rc, "item %zu of option '%s' of target '%s'", i, option, irm_kind_name(kind));
+    irm_object_release(t);
+  }
+  if (rc) {
+    irm_object_release(arr);
+    return rc;
+  }
+  *out = arr;
+  return IRM_OK;
+}
+
+/* One option value as its type stores it: a target option (other than
+ * host) or the items of an array<target> option may be given in any form
+ * a host may; other values are kept. *out NEW, NONE when kept. */
+static int target_value(const irm_kind *kind, const char *option, const irm_any *value, int depth,
+                        target_legacy *legacy, irm_any *out) {
+  irm_option_type type;
+  *out = irm_any_none();
+  if (strcmp(option, "kind") == 0 || strcmp(option, "host") == 0 || irm_kind_option(kind, option, &type, NULL))
+    return IRM_OK;
+  irm_object *made = NULL;
+  int rc = IRM_OK;
+  if (type == IRM_OPTION_TARGET && value->type_code != IRM_NONE) {
+    rc = irm_target_from_any_(value, depth + 1, legacy, &made);
+    if (rc) irm_error_context(rc, "option '%s' of target '%s'", option, irm_kind_name(kind));
+  } else if (type == IRM_OPTION_ARRAY_TARGET && value->type_code == IRM_OBJECT &&
+             irm_object_is(value->v_obj, "ffi.Array")) {
+    rc = target_items(kind, option, value->v_obj, depth, legacy, &made);
+  }
+  *out = irm_any_object(made);
+  return rc;
+}
+
+/* The config with its target-valued options made into Targets, so that
+ * the schema check sees Targets. *out NEW (config itself when nothing
+ * changes). Options the kind lacks were refused before. */
+static int with_targets(const irm_kind *kind, const irm_object *config, int depth, target_legacy *legacy,
+                        irm_object **out) {
+  irm_object *result = (irm_object *)config;
+  irm_object_retain(result); /* a second reference: setting copies, so config stays as it was */
+  irm_map_iter it = irm_map_iter_begin(config);
+  const irm_object *key;
+  const irm_any *value;
+  int rc = IRM_OK;
+  while (!rc && irm_map_iter_next(&it, &key, &value)) {
+    irm_any made = irm_any_none();
+    rc = target_value(kind, irm_string_data(key), value, depth, legacy, &made);
+    if (!rc && made.type_code != IRM_NONE) rc = irm_map_set_move(&result, irm_string_data(key), &made);
+    irm_any_release(&made);
+  }
+  if (rc) {
+    irm_object_release(result);
+    return rc;
+  }
+  *out = result;
+  return IRM_OK;
 }
 
 /* Appends the String item to keys unless an equal one is there. */

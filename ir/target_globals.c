@@ -154,6 +154,34 @@ static int g_convert_legacy(const irm_any *args, int32_t nargs, irm_any *ret, vo
   return return_object(rc, result, ret, "target.ConvertLegacy");
 }
 
+static int g_enter_scope(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)ret;
+  (void)res;
+  irm_object *t = NULL;
+  int rc = target_arg("target.EnterScope", args, nargs, 1, &t);
+  if (!rc && (rc = irm_target_enter_scope(t))) irm_error_context(rc, "target.EnterScope");
+  return rc;
+}
+
+static int g_exit_scope(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)ret;
+  (void)res;
+  irm_object *t = NULL;
+  int rc = target_arg("target.ExitScope", args, nargs, 1, &t);
+  if (!rc && (rc = irm_target_exit_scope(t))) irm_error_context(rc, "target.ExitScope");
+  return rc;
+}
+
+/* -> the innermost entered Target, or NONE */
+static int g_current(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)res;
+  irm_object *t = NULL;
+  int rc = irm_arg_count("target.Current", nargs, 0, 0);
+  if (!rc) rc = irm_target_current(&t);
+  return return_object(rc, t, ret, "target.Current");
+}
+
 int irm_target_register_globals_(void) {
   static const irm_builtin_global table[] = {
       {"target.Target", g_target},
@@ -169,6 +197,9 @@ int irm_target_register_globals_(void) {
       {"target.RegisterKind", g_register_kind},
       {"target.RegisterTag", g_register_tag},
       {"target.ConvertLegacy", g_convert_legacy},
+      {"target.EnterScope", g_enter_scope},
+      {"target.ExitScope", g_exit_scope},
+      {"target.Current", g_current},
   };
   return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

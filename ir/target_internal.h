@@ -1,6 +1,6 @@
 /* Private to libirm: what the target files share (target.c, target_build.c,
  * target_parse.c, target_print.c, target_kinds.c, target_tags.c,
- * target_legacy.c, target_globals.c). */
+ * target_legacy.c, target_globals.c, target_json.c, target_scope.c). */
 #ifndef IRM_IR_TARGET_INTERNAL_H
 #define IRM_IR_TARGET_INTERNAL_H
 
@@ -51,6 +51,13 @@ int irm_target_unknown_option_(const irm_kind *kind, const char *option);
 /* ---- target_parse.c --------------------------------------------------------- */
 
 int irm_target_parse_(const char *text, int depth, target_legacy *legacy, irm_object **out);
+
+/* ---- target_json.c ---------------------------------------------------------- */
+
+/* The Map config of a JSON target text. *out NEW. ValueError for malformed
+ * JSON (with jansson's line and column), a JSON value that is not an
+ * object, or nesting deeper than any target needs. */
+int irm_target_json_config_(const char *text, irm_object **out);
 
 /* ---- target_print.c --------------------------------------------------------- */
 

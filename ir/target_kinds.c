@@ -160,6 +160,11 @@ static const option_spec hexagon_options[] = {
     {"vtcm-capacity", IRM_OPTION_INT, NO_DEFAULT, "VTCM bytes"},
 };
 
+/* TVM's composite target: code for several devices at once. */
+static const option_spec composite_options[] = {
+    {"devices", IRM_OPTION_ARRAY_TARGET, NO_DEFAULT, "the targets this target is made of"},
+};
+
 static int cuda_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 static int rocm_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 
@@ -175,6 +180,7 @@ static const kind_spec builtin_kinds[] = {
     {"webgpu", 15, {"webgpu", "gpu"}, webgpu_options, COUNT(webgpu_options), NULL},
     {"hexagon", 16, {"hexagon", "cpu"}, hexagon_options, COUNT(hexagon_options), NULL},
     {"ext_dev", 12, {NULL}, NULL, 0, NULL},
+    {"composite", 1, {NULL}, composite_options, COUNT(composite_options), NULL},
 };
 
 /* ---- idempotent registration ------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* Target text (target.h), TVM's rules: words split on whitespace outside
  * single quotes; the first word is a kind or a tag; then -key=value,
  * --key=value, -key value or a bare -flag. The words become a config Map
- * that target_build.c turns into a Target. */
+ * that target_build.c turns into a Target. Text that starts with '{' is
+ * the JSON form of the Map config (target_json.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,9 +39,11 @@ int irm_target_parse_(const char *text, int depth, target_legacy *legacy, irm_ob
   words w = {0};
   irm_object *config = NULL;
   irm_kind *kind = NULL;
-  int rc = split_words(text, &w);
-  if (!rc) rc = start_config(w.at[0], &config, &kind);
-  if (!rc) rc = read_options(&w, kind, depth, legacy, &config);
+  const char *start = text;
+  while (isspace((unsigned char)*start)) start++;
+  int rc = *start == '{' ? irm_target_json_config_(text, &config) : split_words(text, &w);
+  if (!rc && !config) rc = start_config(w.at[0], &config, &kind);
+  if (!rc && kind) rc = read_options(&w, kind, depth, legacy, &config);
   if (!rc) rc = irm_target_build_(config, depth, legacy, out);
   irm_object_release(config);
   irm_free(w.buf);

@@ -41,6 +41,32 @@ int irm_target_as_string(const irm_target *t, irm_object **out) {
   return rc;
 }
 
+/* An option value in the Map config: Targets (of target and array<target>
+ * options) become their Map configs, like the host; the rest is copied.
+ * *out NEW. */
+static int export_value(const irm_any *v, irm_any *out) {
+  *out = irm_any_none();
+  irm_object *o = v->type_code == IRM_OBJECT ? v->v_obj : NULL, *made = NULL;
+  int rc = IRM_OK;
+  if (o && irm_is_target(o)) {
+    rc = irm_target_export(o, &made);
+  } else if (o && irm_object_is(o, "ffi.Array") && irm_array_size(o) && irm_array_at(o, 0)->type_code == IRM_OBJECT &&
+             irm_is_target(irm_array_at(o, 0)->v_obj)) {
+    rc = irm_array_new(NULL, 0, &made);
+    for (size_t i = 0; !rc && i < irm_array_size(o); i++) {
+      irm_any item = irm_any_none();
+      rc = export_value(irm_array_at(o, i), &item);
+      if (!rc) rc = irm_array_append_move(&made, &item);
+      irm_any_release(&item);
+    }
+  } else {
+    return irm_any_copy(v, out);
+  }
+  if (rc) irm_object_release(made);
+  else *out = irm_any_object(made);
+  return rc;
+}
+
 int irm_target_export(const irm_target *t, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_export: out must not be NULL");
   *out = NULL;
@@ -55,7 +81,12 @@ int irm_target_export(const irm_target *t, irm_object **out) {
   irm_map_iter it = irm_map_iter_begin(p->attrs);
   const irm_object *key;
   const irm_any *value;
-  while (!rc && irm_map_iter_next(&it, &key, &value)) rc = irm_map_set_move(&config, irm_string_data(key), value);
+  while (!rc && irm_map_iter_next(&it, &key, &value)) {
+    irm_any exported = irm_any_none();
+    rc = export_value(value, &exported);
+    if (!rc) rc = irm_map_set_move(&config, irm_string_data(key), &exported);
+    irm_any_release(&exported);
+  }
   if (!rc && p->host) rc = irm_target_export(p->host, &host);
   irm_any host_value = irm_any_object(host);
   if (!rc && host) rc = irm_map_set_move(&config, "host", &host_value);
@@ -147,6 +178,12 @@ static int array_text(const irm_object *arr, text_buf *b) {
       irm_text_buf_append_(b, num, (size_t)n);
     } else if (item->type_code == IRM_OBJECT && irm_string_data(item->v_obj)) {
       append_item(b, irm_string_data(item->v_obj));
+    } else if (item->type_code == IRM_OBJECT && irm_is_target(item->v_obj)) {
+      irm_object *text = NULL; /* an array<target> item: its canonical text, as parsing reads it back */
+      int rc = irm_target_as_string(item->v_obj, &text);
+      if (!rc) append_item(b, irm_string_data(text));
+      irm_object_release(text);
+      if (rc) return rc;
     } else {
       return irm_error(IRM_EVALUE, "array item %zu (%s) has no text form", i, irm_any_type_name(item));
     }

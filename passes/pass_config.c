@@ -17,6 +17,7 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
+#include "pass_config_alias.h"
 
 typedef struct config_entry {
   irm_option_type type;
@@ -48,10 +49,24 @@ static config_entry **snapshot(size_t *n) {
 
 /* AttributeError for an unknown key, with the closest registered one. */
 static int unknown_key(const char *key) {
-  char *best = irm_name_table_closest(&configs, key);
+  /* The closest registered name competes with the TVM alias names. */
+  char *registered = irm_name_table_closest(&configs, key);
+  size_t n_alias = 0;
+  const char *of;
+  while (irm_pass_config_alias_at_(n_alias, &of)) n_alias++;
+  const char **names = irm_malloc((n_alias + 1) * sizeof *names);
+  if (!names) {
+    irm_free(registered);
+    return irm_error_nomem_("reporting an unknown config option");
+  }
+  size_t n = 0;
+  if (registered) names[n++] = registered;
+  for (size_t i = 0; i < n_alias; i++) names[n++] = irm_pass_config_alias_at_(i, &of);
+  const char *best = irm_closest_name(key, names, n);
   int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", key, best)
                 : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", key);
-  irm_free(best);
+  irm_free(names);
+  irm_free(registered);
   return rc;
 }
 
@@ -133,6 +148,21 @@ static void entry_free(config_entry *e) {
 
 /* ---- listing ------------------------------------------------------------------------------ */
 
+/* Adds name -> {type, default, module_attr, alias_of} for e's option
+ * (alias_of: the option name is an alias of, NONE for the option itself). */
+static int list_entry(irm_object **list, const char *name, const config_entry *e, const char *alias_of) {
+  const char *keys[] = {"type", "default", "module_attr", "alias_of"};
+  irm_any values[] = {irm_any_str(irm_option_type_name(e->type)), e->default_value,
+                      e->module_attr ? irm_any_str(e->module_attr) : irm_any_none(),
+                      alias_of ? irm_any_str(alias_of) : irm_any_none()};
+  irm_object *info = NULL;
+  int rc = irm_map_from_pairs(keys, values, 4, &info);
+  irm_any v = irm_any_object(info);
+  if (!rc) rc = irm_map_set_move(list, name, &v);
+  irm_object_release(info);
+  return rc;
+}
+
 int irm_pass_config_list(irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_config_list: out must not be NULL");
   *out = NULL;
@@ -143,15 +173,11 @@ int irm_pass_config_list(irm_object **out) {
   if (!items) return IRM_ENOMEM;
   irm_object *list = NULL;
   rc = irm_map_new(&list);
-  for (size_t i = 0; !rc && i < n; i++) {
-    const char *keys[] = {"type", "default", "module_attr"};
-    irm_any values[] = {irm_any_str(irm_option_type_name(items[i]->type)), items[i]->default_value,
-                        items[i]->module_attr ? irm_any_str(items[i]->module_attr) : irm_any_none()};
-    irm_object *info = NULL;
-    rc = irm_map_from_pairs(keys, values, 3, &info);
-    irm_any v = irm_any_object(info);
-    if (!rc) rc = irm_map_set_move(&list, items[i]->name, &v);
-    irm_object_release(info);
+  for (size_t i = 0; !rc && i < n; i++) rc = list_entry(&list, items[i]->name, items[i], NULL);
+  const char *alias, *of;
+  for (size_t i = 0; !rc && (alias = irm_pass_config_alias_at_(i, &of)); i++) {
+    config_entry *e = find(of);
+    if (e) rc = list_entry(&list, alias, e, of);
   }
   irm_free(items);
   if (rc) {
@@ -164,6 +190,24 @@ int irm_pass_config_list(irm_object **out) {
 
 /* ---- checking a context's config ------------------------------------------------------------ */
 
+/* ValueError: given names the option key, which config already gave under
+ * another name (the option's own, or an alias). */
+static int given_twice(const irm_object *config, const char *given, const char *key) {
+  const char *first = key;
+  irm_map_iter it = irm_map_iter_begin(config);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v)) {
+    const char *name = irm_string_data(k);
+    if (strcmp(name, given) && strcmp(irm_pass_config_resolve_(name), key) == 0) {
+      first = name;
+      break;
+    }
+  }
+  return irm_error(IRM_EVALUE, "PassContext config gives option '%s' twice: as '%s' and as '%s' (one is an alias "
+                   "of the other); give it once", key, first, given);
+}
+
 int irm_pass_config_check_(const irm_object *config, irm_object **out) {
   *out = NULL;
   if (config && irm_object_type_index(config) != IRM_TYPE_MAP)
@@ -174,15 +218,19 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out) {
   const irm_object *k;
   const irm_any *v;
   while (!rc && irm_map_iter_next(&it, &k, &v)) {
-    const char *key = irm_string_data(k);
+    const char *given = irm_string_data(k), *key = irm_pass_config_resolve_(given);
     config_entry *e = find(key);
     if (!e) {
-      rc = unknown_key(key);
+      rc = unknown_key(given);
+      break;
+    }
+    if (irm_map_find_cstr(checked, key)) {
+      rc = given_twice(config, given, key);
       break;
     }
     irm_any value = irm_any_none();
     if ((rc = irm_option_check_value(e->type, v, &value))) {
-      rc = irm_error_context(rc, "option '%s'", key);
+      rc = irm_error_context(rc, "option '%s'", given);
       break;
     }
     rc = irm_map_set_move(&checked, key, &value);
@@ -206,8 +254,9 @@ int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out) {
     return irm_error(IRM_ETYPE, "irm_pass_get_config: expected ir.IRModule, got %s", irm_object_type_key(mod));
   int rc = irm_builtins_ready();
   if (rc) return rc;
-  config_entry *e = find(key);
+  config_entry *e = find(irm_pass_config_resolve_(key));
   if (!e) return unknown_key(key);
+  key = e->name; /* an alias reads its option */
   /* 1. the module attribute the option migrates to */
   if (mod && e->module_attr) {
     if ((rc = irm_module_get_attr(mod, e->module_attr, out))) return rc;

@@ -17,9 +17,9 @@
 
 static const irm_option_type all_types[] = {
     IRM_OPTION_BOOL,      IRM_OPTION_INT,       IRM_OPTION_FLOAT, IRM_OPTION_STR,
-    IRM_OPTION_ARRAY_STR, IRM_OPTION_ARRAY_INT, IRM_OPTION_MAP,   IRM_OPTION_TARGET};
+    IRM_OPTION_ARRAY_STR, IRM_OPTION_ARRAY_INT, IRM_OPTION_MAP,   IRM_OPTION_TARGET, IRM_OPTION_ARRAY_TARGET};
 static const char *const all_names[] = {"bool",       "int",        "float", "str",
-                                        "array<str>", "array<int>", "map",   "target"};
+                                        "array<str>", "array<int>", "map",   "target", "array<target>"};
 enum { n_types = sizeof all_types / sizeof all_types[0] };
 
 /* An object of type "target.Target": a real one when layer 1 provides
@@ -139,7 +139,7 @@ START_TEST(test_type_name_names_every_type) {
 END_TEST
 
 START_TEST(test_type_name_of_an_invalid_type_is_null) {
-  ck_assert_ptr_null(irm_option_type_name((irm_option_type)8));
+  ck_assert_ptr_null(irm_option_type_name((irm_option_type)9));
   ck_assert_ptr_null(irm_option_type_name((irm_option_type)1000));
 }
 END_TEST
@@ -597,9 +597,9 @@ START_TEST(test_parse_text_rejects_null_and_an_invalid_type) {
 END_TEST
 
 START_TEST(test_parsed_text_passes_the_native_check_of_its_type) {
-  static const char *const texts[] = {"true", "12", "1.25", "s", "a,b", "1,2", NULL, "llvm"};
+  static const char *const texts[] = {"true", "12", "1.25", "s", "a,b", "1,2", NULL, "llvm", "llvm,c"};
   for (int i = 0; i < n_types; i++) {
-    if (texts[i] == NULL || all_types[i] == IRM_OPTION_TARGET) continue;
+    if (texts[i] == NULL || all_types[i] == IRM_OPTION_TARGET || all_types[i] == IRM_OPTION_ARRAY_TARGET) continue;
     irm_any parsed, checked;
     ck_assert_ok(irm_option_parse_text(all_types[i], texts[i], &parsed));
     ck_assert_ok(irm_option_check_value(all_types[i], &parsed, &checked));

@@ -268,6 +268,102 @@ START_TEST(test_migrate_with_nothing_to_do_returns_the_module_itself) {
 }
 END_TEST
 
+/* ---- TVM's names (aliases) ------------------------------------------------------------------- */
+
+START_TEST(test_tvm_names_are_listed_as_aliases_and_real_options_are_not) {
+  static const char *const pairs[][2] = {{"relay.FuseOps.max_depth", "FuseOps.max_depth"},
+                                         {"tir.usmp.enable", "usmp.enable"},
+                                         {"tir.usmp.algorithm", "usmp.algorithm"}};
+  irm_object *list = call_obj("transform.ListConfigs", NULL, 0, "ffi.Map");
+  for (size_t i = 0; i < 3; i++) {
+    const irm_any *alias = irm_map_find_cstr(list, pairs[i][0]);
+    const irm_any *real = irm_map_find_cstr(list, pairs[i][1]);
+    ck_assert_msg(alias && real, "'%s' or '%s' is not listed", pairs[i][0], pairs[i][1]);
+    ck_assert_str_eq(irm_string_data(irm_map_find_cstr(alias->v_obj, "alias_of")->v_obj), pairs[i][1]);
+    ck_assert_int_eq(irm_map_find_cstr(real->v_obj, "alias_of")->type_code, IRM_NONE);
+    irm_any a = irm_any_object(alias->v_obj), r = irm_any_object(real->v_obj);
+    ck_assert_str_eq(irm_string_data(irm_map_find_cstr(a.v_obj, "type")->v_obj),
+                     irm_string_data(irm_map_find_cstr(r.v_obj, "type")->v_obj));
+    ck_assert(equal(irm_map_find_cstr(a.v_obj, "default"), irm_map_find_cstr(r.v_obj, "default")));
+  }
+  const irm_object *vec = irm_map_find_cstr(list, "tir.disable_vectorize")->v_obj; /* a registered name */
+  ck_assert_int_eq(irm_map_find_cstr(vec, "alias_of")->type_code, IRM_NONE);
+  irm_object_release(list);
+}
+END_TEST
+
+START_TEST(test_alias_key_is_read_under_both_names) {
+  irm_pass_context *ctx = enter_config("relay.FuseOps.max_depth", irm_any_int(7));
+  irm_any real = get_config(NULL, "FuseOps.max_depth"), alias = get_config(NULL, "relay.FuseOps.max_depth");
+  ck_assert_int_eq(real.v_int, 7);
+  ck_assert_int_eq(alias.v_int, 7);
+  leave(ctx);
+  alias = get_config(NULL, "relay.FuseOps.max_depth"); /* no context: the option's default */
+  ck_assert_int_eq(alias.v_int, 256);
+}
+END_TEST
+
+START_TEST(test_alias_key_is_type_checked_as_its_option) {
+  irm_object *cfg = map1("tir.usmp.enable", irm_any_str("yes"));
+  irm_pass_context *ctx = NULL;
+  ck_assert_error(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx), IRM_ETYPE, "TypeError: ");
+  ck_assert_error_mentions("tir.usmp.enable");
+  ck_assert_error_mentions("expected bool");
+  ck_assert_ptr_null(ctx);
+  irm_object_release(cfg);
+}
+END_TEST
+
+START_TEST(test_alias_key_migrates_onto_the_module_attribute) {
+  irm_pass_context *ctx = enter_config("tir.usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *mod = plain_module();
+  irm_module *out = run_migrate(mod);
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_module_get_attr(out, "usmp.algorithm", &v));
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
+  irm_any_release(&v);
+  irm_any got = get_config(out, "tir.usmp.algorithm"); /* the module attribute, as for the real key */
+  ck_assert_str_eq(irm_string_data(got.v_obj), "hill_climb");
+  irm_any_release(&got);
+  irm_object_release(out);
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_alias_and_its_option_together_is_a_value_error_naming_both) {
+  const char *keys[] = {"FuseOps.max_depth", "relay.FuseOps.max_depth"};
+  irm_any values[] = {irm_any_int(3), irm_any_int(4)};
+  irm_object *cfg = new_map(keys, values, 2);
+  irm_pass_context *ctx = NULL;
+  ck_assert_error(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("'FuseOps.max_depth'");
+  ck_assert_error_mentions("'relay.FuseOps.max_depth'");
+  ck_assert_ptr_null(ctx);
+  irm_object_release(cfg);
+  const char *reversed[] = {"tir.usmp.enable", "usmp.enable"};
+  irm_any flags[] = {irm_any_bool(true), irm_any_bool(true)};
+  cfg = new_map(reversed, flags, 2);
+  ck_assert_error(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("'tir.usmp.enable'");
+  ck_assert_error_mentions("'usmp.enable'");
+  irm_object_release(cfg);
+}
+END_TEST
+
+START_TEST(test_typo_of_an_alias_suggests_the_alias) {
+  irm_any v = irm_any_none();
+  ck_assert_error(irm_pass_get_config(NULL, "relay.FuseOps.max_dept", &v), IRM_EATTR, "AttributeError:");
+  ck_assert_error_mentions("did you mean 'relay.FuseOps.max_depth'");
+  irm_object *cfg = map1("tir.usmp.algoritm", irm_any_str("x"));
+  irm_pass_context *ctx = NULL;
+  ck_assert_error(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx), IRM_EATTR, "AttributeError:");
+  ck_assert_error_mentions("'tir.usmp.algoritm'");
+  ck_assert_error_mentions("did you mean 'tir.usmp.algorithm'");
+  irm_object_release(cfg);
+}
+END_TEST
+
 static Suite *pass_config_suite(void) {
   Suite *s = suite_create("pass_config");
   TCase *tc = tcase_create("core");
@@ -285,6 +381,12 @@ static Suite *pass_config_suite(void) {
   tcase_add_test(tc, test_migrate_copies_context_options_onto_the_module);
   tcase_add_test(tc, test_migrate_conflict_keeps_the_module_value_and_warns_with_both);
   tcase_add_test(tc, test_migrate_with_nothing_to_do_returns_the_module_itself);
+  tcase_add_test(tc, test_tvm_names_are_listed_as_aliases_and_real_options_are_not);
+  tcase_add_test(tc, test_alias_key_is_read_under_both_names);
+  tcase_add_test(tc, test_alias_key_is_type_checked_as_its_option);
+  tcase_add_test(tc, test_alias_key_migrates_onto_the_module_attribute);
+  tcase_add_test(tc, test_alias_and_its_option_together_is_a_value_error_naming_both);
+  tcase_add_test(tc, test_typo_of_an_alias_suggests_the_alias);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -717,6 +717,50 @@ START_TEST(test_threads_parse_and_register_tags_from_first_use) {
 }
 END_TEST
 
+/* ---- kind attributes through the globals ------------------------------------------ */
+
+START_TEST(test_target_kind_attrs_work_as_executor_kind_attrs) {
+  irm_any set[4] = {irm_any_str("llvm"), irm_any_str("test.vector_width"), irm_any_int(128), irm_any_none()};
+  call_ok("target.SetKindAttr", set, 3); /* default level 10 */
+  irm_any get[2] = {irm_any_str("llvm"), irm_any_str("test.vector_width")};
+  irm_any v = call_ok("target.GetKindAttr", get, 2);
+  ck_assert_int_eq(v.v_int, 128);
+  set[2] = irm_any_int(256);
+  ck_assert_int_eq(call_fails("target.SetKindAttr", set, 3), IRM_EKEY); /* same level twice */
+  ck_assert_error_mentions("target.SetKindAttr");
+  set[3] = irm_any_int(5);
+  call_ok("target.SetKindAttr", set, 4); /* a lower level is ignored */
+  v = call_ok("target.GetKindAttr", get, 2);
+  ck_assert_int_eq(v.v_int, 128);
+  set[3] = irm_any_int(11);
+  call_ok("target.SetKindAttr", set, 4); /* a higher one replaces */
+  v = call_ok("target.GetKindAttr", get, 2);
+  ck_assert_int_eq(v.v_int, 256);
+  get[0] = irm_any_str("cuda"); /* another kind without a value: NONE */
+  v = call_ok("target.GetKindAttr", get, 2);
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+}
+END_TEST
+
+START_TEST(test_target_kind_attrs_read_builtin_attrs_and_reject_unknown_names) {
+  irm_any get[2] = {irm_any_str("cuda"), irm_any_str("default_keys")};
+  irm_any keys = call_ok("target.GetKindAttr", get, 2);
+  const char *expected[] = {"cuda", "gpu"};
+  assert_strings(keys.v_obj, expected, 2);
+  irm_any_release(&keys);
+  get[1] = irm_any_str("device_typ");
+  ck_assert_int_eq(call_fails("target.GetKindAttr", get, 2), IRM_EATTR);
+  ck_assert_error_mentions("did you mean 'device_type'?");
+  get[0] = irm_any_str("lvm");
+  get[1] = irm_any_str("device_type");
+  ck_assert_int_eq(call_fails("target.GetKindAttr", get, 2), IRM_EVALUE);
+  ck_assert_error_mentions("did you mean 'llvm'?");
+  irm_any set[3] = {irm_any_str("lvm"), irm_any_str("x"), irm_any_int(1)};
+  ck_assert_int_eq(call_fails("target.SetKindAttr", set, 3), IRM_EVALUE);
+  ck_assert_error_mentions("target.SetKindAttr");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("target");
   TCase *tc = tcase_create("target");
@@ -757,6 +801,8 @@ int main(void) {
   tcase_add_test(tc, test_journal_rollback_removes_a_registered_kind_and_tag);
   tcase_add_test(tc, test_journal_rollback_restores_an_overridden_tag);
   tcase_add_test(tc, test_threads_parse_and_register_tags_from_first_use);
+  tcase_add_test(tc, test_target_kind_attrs_work_as_executor_kind_attrs);
+  tcase_add_test(tc, test_target_kind_attrs_read_builtin_attrs_and_reject_unknown_names);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

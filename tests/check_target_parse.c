@@ -211,7 +211,7 @@ END_TEST
 START_TEST(test_unknown_kind_lists_kinds_and_suggests) {
   ck_assert_parse_fails("lvm -mcpu=a", IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("did you mean 'llvm'?");
-  ck_assert_error_mentions("registered kinds: c, cuda");
+  ck_assert_error_mentions("registered kinds: c, composite, cuda");
   ck_assert_parse_fails("nvidia/jetson-nan", IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("did you mean the tag 'nvidia/jetson-nano'?");
 }
@@ -392,6 +392,74 @@ START_TEST(test_canonical_text_round_trips_random_strings_and_arrays) {
 }
 END_TEST
 
+/* ---- the JSON form ------------------------------------------------------------ */
+
+START_TEST(test_json_text_is_read_as_the_map_form) {
+  irm_object *json = target_of("{\"kind\": \"llvm\", \"mcpu\": \"cortex-a72\"}");
+  irm_object *text = target_of("llvm -mcpu=cortex-a72");
+  ck_assert(targets_equal(json, text));
+  irm_object_release(json);
+  irm_object_release(text);
+}
+END_TEST
+
+START_TEST(test_json_text_may_start_with_space_and_carries_typed_values_and_a_host) {
+  irm_object *json = target_of(
+      " \n\t{\"kind\": \"llvm\", \"mattr\": [\"+neon\", \"+dsp\"], \"num-cores\": 4, \"fast-math\": true,"
+      " \"mabi\": null, \"host\": {\"kind\": \"c\", \"mcpu\": \"x\"}}");
+  irm_object *text = target_of("llvm -mattr=+neon,+dsp -num-cores=4 -fast-math --host='c -mcpu=x'");
+  ck_assert(targets_equal(json, text));
+  irm_any unset = attr_of(json, "mabi"); /* null: not given */
+  ck_assert_int_eq(unset.type_code, IRM_NONE);
+  irm_object_release(json);
+  irm_object_release(text);
+}
+END_TEST
+
+START_TEST(test_json_text_works_as_a_host_and_through_the_global) {
+  irm_object *t = target_of("cuda --host='{\"kind\": \"llvm\", \"mcpu\": \"a b\"}'");
+  assert_str_attr(irm_target_host(t), "mcpu", "a b");
+  irm_any arg = irm_any_str("{\"kind\": \"c\"}");
+  irm_object *c = call_obj("target.Target", &arg, 1, IRM_TARGET_TYPE_KEY);
+  ck_assert_str_eq(irm_target_kind_name(c), "c");
+  irm_object_release(c);
+  irm_object_release(t);
+}
+END_TEST
+
+START_TEST(test_malformed_json_is_a_value_error_with_line_and_column) {
+  ck_assert_parse_fails("{\"kind\": \"llvm\",\n \"mcpu\": ", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("malformed JSON");
+  ck_assert_error_mentions("line 2, column");
+  ck_assert_parse_fails("{\"kind\": \"llvm\"} -mcpu=a", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("malformed JSON");
+  ck_assert_parse_fails("{\"kind\": \"llvm\", \"kind\": \"c\"}", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("duplicate");
+}
+END_TEST
+
+START_TEST(test_json_values_are_checked_like_the_map_form) {
+  ck_assert_parse_fails("{\"kind\": \"llvm\", \"mcpu\": 3}", IRM_ETYPE, "TypeError: ");
+  ck_assert_error_mentions("'mcpu'");
+  ck_assert_error_mentions("expected str, got int");
+  ck_assert_parse_fails("{\"kind\": \"llvm\", \"mcpuu\": \"a\"}", IRM_EATTR, "AttributeError: ");
+  ck_assert_error_mentions("did you mean 'mcpu'?");
+  ck_assert_parse_fails("{\"mcpu\": \"a\"}", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("'kind'");
+}
+END_TEST
+
+START_TEST(test_json_nesting_is_bounded) {
+  char text[512];
+  int n = snprintf(text, sizeof text, "{\"kind\": \"llvm\", \"keys\": ");
+  for (int i = 0; i < 100; i++) text[n++] = '[';
+  for (int i = 0; i < 100; i++) text[n++] = ']';
+  snprintf(text + n, sizeof text - (size_t)n, "}");
+  ck_assert_parse_fails(text, IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("deeper");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("target_parse");
   TCase *tc = tcase_create("target_parse");
@@ -417,6 +485,12 @@ int main(void) {
   tcase_add_test(tc, test_canonical_text_round_trips);
   tcase_add_test(tc, test_canonical_text_round_trips_every_type);
   tcase_add_test(tc, test_canonical_text_round_trips_random_strings_and_arrays);
+  tcase_add_test(tc, test_json_text_is_read_as_the_map_form);
+  tcase_add_test(tc, test_json_text_may_start_with_space_and_carries_typed_values_and_a_host);
+  tcase_add_test(tc, test_json_text_works_as_a_host_and_through_the_global);
+  tcase_add_test(tc, test_malformed_json_is_a_value_error_with_line_and_column);
+  tcase_add_test(tc, test_json_values_are_checked_like_the_map_form);
+  tcase_add_test(tc, test_json_nesting_is_bounded);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

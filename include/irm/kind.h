@@ -31,16 +31,20 @@
 extern "C" {
 #endif
 
-/* Option types (DESIGN.md §5). */
+/* Option types. The first seven hold plain values; the others hold
+ * objects of the layer that provides them (target.h), which registers them
+ * with its built-ins, so their names and checks work once any registry has
+ * been used (the functions below see to that). */
 typedef enum irm_option_type {
-  IRM_OPTION_BOOL,      /* "bool": bool, or int 0/1 */
-  IRM_OPTION_INT,       /* "int" */
-  IRM_OPTION_FLOAT,     /* "float": float, or int (widened) */
-  IRM_OPTION_STR,       /* "str" */
-  IRM_OPTION_ARRAY_STR, /* "array<str>": Array of Strings */
-  IRM_OPTION_ARRAY_INT, /* "array<int>": Array of ints */
-  IRM_OPTION_MAP,       /* "map": a Map */
-  IRM_OPTION_TARGET     /* "target": a target.Target object */
+  IRM_OPTION_BOOL,        /* "bool": bool, or int 0/1 */
+  IRM_OPTION_INT,         /* "int" */
+  IRM_OPTION_FLOAT,       /* "float": float, or int (widened) */
+  IRM_OPTION_STR,         /* "str" */
+  IRM_OPTION_ARRAY_STR,   /* "array<str>": Array of Strings */
+  IRM_OPTION_ARRAY_INT,   /* "array<int>": Array of ints */
+  IRM_OPTION_MAP,         /* "map": a Map */
+  IRM_OPTION_TARGET,      /* "target": a target.Target object */
+  IRM_OPTION_ARRAY_TARGET /* "array<target>": Array of target.Target objects */
 } irm_option_type;
 
 /* "bool", "int", ... for a type; NULL for an invalid value. Static. */
@@ -60,7 +64,8 @@ IRM_API int irm_option_check_value(irm_option_type type, const irm_any *value, i
 /* Parses text (from a target string, a CLI flag or pipeline text) into a
  * value of the type: bool takes 1/0/true/false in any case; array types
  * split on commas (single quotes group, \' escapes); map is an error (no
- * text form); target is returned as a String for the caller to parse.
+ * text form); target is returned as a String for the caller to parse, and
+ * array<target> as an Array of Strings (split as array<str>).
  * *out a NEW value. ValueError "expected int, got 'abc'". */
 IRM_API int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out);
 

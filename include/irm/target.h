@@ -32,10 +32,23 @@
  *   commas). An option given twice is an error. Options after a tag name
  *   replace the tag's values.
  * - a Map config: {"kind": "llvm", "mcpu": "cortex-a72", "host": ...};
- *   values must have their native types (kind.h), host may be text, a tag
- *   name, a Map or a Target.
+ *   values must have their native types (kind.h), except that host, any
+ *   other target option and every item of an array<target> option may be
+ *   text, a tag name, a Map or a Target.
+ * - JSON text: text whose first non-space character is '{' is the Map
+ *   config written as a JSON object ('{"kind": "llvm", "mcpu": "a"}'), as
+ *   TVM reads it; objects are Maps, arrays Arrays, numbers ints or floats,
+ *   and a member set to null is not given. Malformed JSON is a ValueError
+ *   with jansson's line and column.
  * - a tag name: a registered, named target ("nvidia/jetson-nano"); its
  *   Target records the tag in its "tag" option.
+ *
+ * The "composite" kind (TVM's) is made of other targets: its "devices"
+ * option (array<target>) holds them, usually given as a Map config or JSON
+ * text ({"kind": "composite", "devices": ["llvm", {"kind": "cuda"}]}). In
+ * target text an array<target> value is a comma-separated list of target
+ * strings, each quoted as an array<str> item is
+ * (composite -devices='llvm -mcpu=a',cuda); AsString prints it that way.
  *
  * Executor and runtime options (executor, runtime, system-lib, link-params,
  * unpacked-api, interface-api, workspace-byte-alignment,
@@ -147,8 +160,31 @@ IRM_API const irm_object *irm_target_attrs(const irm_target *t);
 IRM_API int irm_target_as_string(const irm_target *t, irm_object **out);
 
 /* The Map config: "kind", every set option, and "host" as a nested Map
- * config. irm_target_from_config of it gives an equal Target. *out NEW. */
+ * config; other Targets in options (target and array<target>) become
+ * nested Map configs too. irm_target_from_config of it gives an equal
+ * Target. *out NEW. */
 IRM_API int irm_target_export(const irm_target *t, irm_object **out);
+
+/* ---- the target scope -------------------------------------------------------
+ * Each thread has a stack of entered targets (TVM's `with Target(...)`);
+ * code that needs "the target" without being given one asks for the
+ * innermost. Targets stay entered until exited; those still entered when
+ * their thread exits are released then. All three functions touch only the
+ * calling thread's stack. */
+
+/* Enters t's scope: t (borrowed; the scope keeps its own reference)
+ * becomes the current target. TypeError if t is not a Target; MemoryError
+ * leaves the stack as it was. */
+IRM_API int irm_target_enter_scope(irm_target *t);
+
+/* Leaves t's scope. RuntimeError, changing nothing, when t is not the
+ * innermost entered target (or nothing is entered); TypeError if t is not
+ * a Target. */
+IRM_API int irm_target_exit_scope(irm_target *t);
+
+/* The innermost entered target as a NEW reference, or *out NULL (status 0)
+ * when the thread has entered none. ValueError for a NULL out. */
+IRM_API int irm_target_current(irm_target **out);
 
 /* ---- legacy target strings ------------------------------------------------
  * Converts a target string that still carries executor and runtime options

@@ -142,4 +142,8 @@ int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (
 
 #include "name_table.h"
 
+/* ---- option types upper layers plug in (target, array<target>) --------------- */
+
+#include "option_types.h"
+
 #endif
