@@ -6,7 +6,11 @@
  * Inserting and erasing change the table, so they cannot be repeated in a
  * loop as bench_pair does: each round builds both tables from empty,
  * alternating chunks of CHUNK operations between them (so a busy
- * neighbour lands on both), and the best round counts. */
+ * neighbour lands on both), and the best round counts.
+ *
+ * A Map insert must first look for the key (a set replaces an existing
+ * value), which HASH_ADD_KEYPTR does not; map_insert_1m is also given
+ * against raw uthash doing that look-up too (uthash_find_add). */
 #include <string.h>
 
 #include "bench_util.h"
@@ -22,6 +26,7 @@ typedef struct raw_node {
 
 typedef struct tables {
   raw_node *raw;
+  raw_node *raw_set; /* the uthash_find_add baseline's table */
   irm_object *map;
   char (*keys)[24];
   size_t *order; /* a shuffled permutation of [0, ENTRIES) */
@@ -38,6 +43,18 @@ static void raw_insert(tables *t, size_t from, size_t to) {
     n->key = t->keys[i];
     n->value = (int64_t)i;
     HASH_ADD_KEYPTR(hh, t->raw, n->key, strlen(n->key), n);
+  }
+}
+
+static void raw_find_add(tables *t, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) {
+    raw_node *n = NULL;
+    HASH_FIND(hh, t->raw_set, t->keys[i], strlen(t->keys[i]), n);
+    if (n) bench_die("duplicate key");
+    if (!(n = malloc(sizeof *n))) bench_die("malloc");
+    n->key = t->keys[i];
+    n->value = (int64_t)i;
+    HASH_ADD_KEYPTR(hh, t->raw_set, n->key, strlen(n->key), n);
   }
 }
 
@@ -95,15 +112,17 @@ static void map_iterate(tables *t, size_t from, size_t to) {
 typedef struct phase {
   const char *name, *baseline_name;
   bench_op raw, map;
+  bench_op raw2; /* a second baseline (may be NULL) */
+  const char *baseline2_name;
   size_t ops;  /* operations in the phase */
   size_t step; /* operations per chunk */
-  double best_raw, best_map;
+  double best_raw, best_map, best_raw2;
 } phase;
 
 /* Runs a phase's chunks, alternating sides; keeps the best round's time
  * per operation of each side. */
 static void run_phase(tables *t, phase *p, size_t per_pass) {
-  double raw_ns = 0, map_ns = 0;
+  double raw_ns = 0, map_ns = 0, raw2_ns = 0;
   for (size_t from = 0; from < p->ops; from += p->step) {
     size_t to = from + p->step < p->ops ? from + p->step : p->ops;
     double t0 = bench_now_ns();
@@ -113,10 +132,15 @@ static void run_phase(tables *t, phase *p, size_t per_pass) {
     double t2 = bench_now_ns();
     raw_ns += t1 - t0;
     map_ns += t2 - t1;
+    if (p->raw2) {
+      p->raw2(t, from, to);
+      raw2_ns += bench_now_ns() - t2;
+    }
   }
   size_t ops = per_pass ? per_pass : p->ops;
   if (raw_ns / (double)ops < p->best_raw) p->best_raw = raw_ns / (double)ops;
   if (map_ns / (double)ops < p->best_map) p->best_map = map_ns / (double)ops;
+  if (raw2_ns / (double)ops < p->best_raw2) p->best_raw2 = raw2_ns / (double)ops;
 }
 
 static void shuffle(size_t *order, size_t n) {
@@ -131,15 +155,17 @@ static void shuffle(size_t *order, size_t n) {
 }
 
 int main(void) {
-  tables t = {NULL, NULL, malloc(sizeof(char[24]) * ENTRIES), malloc(sizeof(size_t) * ENTRIES), 0};
+  tables t = {NULL, NULL, NULL, malloc(sizeof(char[24]) * ENTRIES), malloc(sizeof(size_t) * ENTRIES), 0};
   if (!t.keys || !t.order) bench_die("malloc");
   for (size_t i = 0; i < ENTRIES; i++) snprintf(t.keys[i], sizeof t.keys[i], "bench.map.key_%07zu", i);
   shuffle(t.order, ENTRIES);
   phase phases[] = {
-      {"map_insert_1m", "uthash_add", raw_insert, map_insert, ENTRIES, CHUNK, 1e30, 1e30},
-      {"map_find_1m", "uthash_find", raw_find, map_find, ENTRIES, CHUNK, 1e30, 1e30},
-      {"map_erase_half_1m", "uthash_find_delete", raw_erase, map_erase, ENTRIES / 2, CHUNK, 1e30, 1e30},
-      {"map_iterate_500k", "uthash_iter", raw_iterate, map_iterate, 1, 1, 1e30, 1e30},
+      {"map_insert_1m", "uthash_add", raw_insert, map_insert, raw_find_add, "uthash_find_add", ENTRIES, CHUNK,
+       1e30, 1e30, 1e30},
+      {"map_find_1m", "uthash_find", raw_find, map_find, NULL, NULL, ENTRIES, CHUNK, 1e30, 1e30, 1e30},
+      {"map_erase_half_1m", "uthash_find_delete", raw_erase, map_erase, NULL, NULL, ENTRIES / 2, CHUNK, 1e30, 1e30,
+       1e30},
+      {"map_iterate_500k", "uthash_iter", raw_iterate, map_iterate, NULL, NULL, 1, 1, 1e30, 1e30, 1e30},
   };
   /* Both sides add up the values found and then those left. */
   int64_t expected = (int64_t)ENTRIES * (ENTRIES - 1);
@@ -159,12 +185,19 @@ int main(void) {
       HASH_DELETE(hh, t.raw, n);
       free(n);
     }
+    HASH_ITER(hh, t.raw_set, n, tmp) {
+      HASH_DELETE(hh, t.raw_set, n);
+      free(n);
+    }
     irm_object_release(t.map);
   }
   printf("# %d entries, keys of %zu chars, best of %d rounds in chunks of %d\n", ENTRIES,
          strlen(t.keys[0]), MAP_ROUNDS, CHUNK);
-  for (size_t i = 0; i < sizeof phases / sizeof *phases; i++)
+  for (size_t i = 0; i < sizeof phases / sizeof *phases; i++) {
     bench_report(phases[i].name, phases[i].best_map, phases[i].best_raw, phases[i].baseline_name);
+    if (phases[i].raw2)
+      bench_report(phases[i].name, phases[i].best_map, phases[i].best_raw2, phases[i].baseline2_name);
+  }
   free(t.keys);
   free(t.order);
   return 0;
