@@ -31,9 +31,12 @@ typedef struct irm_map_entry {
 typedef struct irm_map_index irm_map_index;
 typedef struct irm_map {
   irm_object base;
-  irm_map_entry *entries; /* insertion order */
-  size_t size, capacity;
-  irm_map_index *index;   /* uthash of positions, for large maps only */
+  /* Insertion order. entries[0..used) holds the live entries and holes
+   * (key NULL) left by erasing, which compaction squeezes out (map.c). */
+  irm_map_entry *entries;
+  size_t size;          /* live entries */
+  size_t used, capacity;
+  irm_map_index *index; /* uthash of positions, for large maps only */
 } irm_map;
 
 typedef struct irm_function {

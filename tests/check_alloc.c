@@ -267,18 +267,6 @@ static first_use_report first_use_in_child(int (*first_use)(void),
   return report;
 }
 
-/* The next N to try. Every N in the plain build; under AddressSanitizer,
- * where each child's start costs far more, every N up to 128 and then a
- * widening stride (still reaching past the last allocation, so the sweep
- * ends), which keeps the suite within CI's time. */
-static long next_n(long n) {
-#if defined(__SANITIZE_ADDRESS__)
-  return n < 128 ? n + 1 : n + 1 + n / 32;
-#else
-  return n + 1;
-#endif
-}
-
 static void sweep_first_use(const char *what, int (*first_use)(void)) {
   first_use_report clean = first_use_in_child(first_use, fail_nth, -1);
   ck_assert_msg(clean.stage == 0 && clean.status == 0,
@@ -286,7 +274,9 @@ static void sweep_first_use(const char *what, int (*first_use)(void)) {
                 clean.stage, clean.status, clean.message);
   for (int m = 0; m < 2; m++) {
     fail_mode mode = m == 0 ? fail_nth : fail_after;
-    for (long n = mode == fail_nth ? 1 : 0;; n = next_n(n)) {
+    uint64_t salt = sweep_salt(what, mode);
+    long n = mode == fail_nth ? 1 : 0, tried = 0, failures_met = 0;
+    for (;; n = sweep_next(n, salt), tried++) {
       ck_assert_msg(n < sweep_cap, "%s: still meeting failures at N=%ld", what, n);
       first_use_report r = first_use_in_child(first_use, mode, n);
       ck_assert_msg(r.stage == 0,
@@ -297,8 +287,11 @@ static void sweep_first_use(const char *what, int (*first_use)(void)) {
                     "%s (mode %d, N=%ld, status %d): %ld blocks live, %ld after "
                     "a clean first use",
                     what, m, n, r.status, r.live, clean.live);
+      failures_met += r.hit;
       if (r.status == 0 && !r.hit) break;
     }
+    ck_assert_msg(failures_met > 0, "%s (mode %d): never allocated, nothing was tested", what, m);
+    sweep_note(what, m == 0 ? "fail allocation N" : "fail all after N", n, tried + 1, failures_met);
   }
 }
 

@@ -1,9 +1,10 @@
 /* Out of memory in single operations: registering, looking up, calling and
  * listing globals, building Strings, Arrays and Maps, registering types and
- * using journals. Each sweep runs an operation with N = 1, 2, 3, ... until
- * it succeeds without meeting the failure, and checks each time that irm
- * either succeeded or reported MemoryError, leaked nothing and left the
- * registry as it was.
+ * using journals. Each sweep runs an operation with N = 1, 2, 3, ...
+ * (sampled past the first few: see check_alloc_util.h) until it succeeds
+ * without meeting the failure, and checks each time that irm either
+ * succeeded or reported MemoryError, leaked nothing and left the registry
+ * as it was.
  *
  * main() installs the counting allocator of check_alloc_util.h before any
  * other irm call. */
@@ -96,9 +97,10 @@ static void run_once_without_failures(const operation *op) {
 static void sweep_mode(const operation *op, fail_mode mode) {
   const char *mode_name = mode == fail_nth ? "fail allocation N" : "fail all after N";
   char *names_before = global_names();
+  uint64_t salt = sweep_salt(op->what, mode);
   long n = mode == fail_nth ? 1 : 0;
-  long failures_met = 0;
-  for (;; n++) {
+  long failures_met = 0, tried = 0;
+  for (;; n = sweep_next(n, salt), tried++) {
     char message[512];
     ck_assert_msg(n < sweep_cap, "%s (%s): still meeting failures at N=%ld",
                   op->what, mode_name, n);
@@ -144,6 +146,7 @@ static void sweep_mode(const operation *op, fail_mode mode) {
   }
   ck_assert_msg(failures_met > 0, "%s (%s): never allocated, nothing was tested",
                 op->what, mode_name);
+  sweep_note(op->what, mode_name, n, tried + 1, failures_met);
   free(names_before);
   ck_assert_int_eq(atomic_load(&foreign_frees), 0);
 }
@@ -454,6 +457,75 @@ START_TEST(test_oom_map_set_move_on_a_shared_map) {
 }
 END_TEST
 
+/* Erasing every entry of a 50-entry Map one by one, in turn in place
+ * (leaving holes), from a shared Map (a copy) and with irm_map_with_erase;
+ * the input Map stays as it was. */
+static int run_map_erase(void *ctx) {
+  const irm_object *input = ctx;
+  irm_object *map = NULL, *out = NULL;
+  char key[16];
+  int rc = irm_map_with_erase(input, "key.00", &map);
+  if (rc != 0) {
+    ck_require(map == NULL, "a failed irm_map_with_erase gave a Map");
+    return rc;
+  }
+  for (int i = 1; i < n_items && rc == 0; i++) {
+    key_text(key, sizeof key, i);
+    size_t size = irm_map_size(map);
+    irm_object *before = map, *shared = i % 3 == 0 ? map : NULL;
+    if (shared != NULL) irm_object_retain(shared);
+    if (i % 3 == 2) {
+      rc = irm_map_with_erase(map, key, &out);
+      if (rc == 0) {
+        irm_object_release(map);
+        map = out;
+      }
+    } else {
+      rc = irm_map_erase_move(&map, key);
+    }
+    int found = irm_map_find_cstr(map, key) != NULL;
+    ck_require(rc == 0 ? irm_map_size(map) == size - 1 && !found
+                       : map == before && irm_map_size(map) == size && found,
+               "erasing %s (status %d) left %zu of %zu entries", key, rc, irm_map_size(map), size);
+    if (shared != NULL) {
+      ck_require(irm_map_size(shared) == size, "the shared Map changed");
+      irm_object_release(shared);
+    }
+  }
+  irm_object_release(map);
+  return rc;
+}
+
+static void after_map_erase(void *ctx, int rc) {
+  const irm_object *input = ctx;
+  irm_map_iter it = irm_map_iter_begin(input);
+  const irm_object *k = NULL;
+  const irm_any *v = NULL;
+  char key[16];
+  int i = 0;
+  (void)rc;
+  for (; irm_map_iter_next(&it, &k, &v); i++) {
+    key_text(key, sizeof key, i);
+    ck_require(strcmp(irm_string_data(k), key) == 0, "input entry %d is %s", i, irm_string_data(k));
+  }
+  ck_require(i == n_items && irm_map_size(input) == n_items, "the input Map has %d entries", i);
+}
+
+START_TEST(test_oom_erasing_every_entry_of_a_map_in_place_and_from_copies) {
+  irm_object *input = NULL;
+  ck_assert_ok(irm_map_new(&input));
+  for (int i = 0; i < n_items; i++) {
+    char key[16];
+    key_text(key, sizeof key, i);
+    irm_any value = irm_any_str(key);
+    ck_assert_ok(irm_map_set_move(&input, key, &value));
+  }
+  operation op = {"erasing every entry of a Map of 50", run_map_erase, after_map_erase, 0, input};
+  sweep(&op);
+  irm_object_release(input);
+}
+END_TEST
+
 /* irm_string_new */
 static int run_string_new(void *ctx) {
   static const char bytes[] = "a string\0with a NUL inside and some more text";
@@ -694,6 +766,7 @@ static Suite *alloc_sweep_suite(void) {
   tcase_add_test(tc, test_oom_building_a_map_of_50_entries_from_pairs);
   tcase_add_test(tc, test_oom_building_a_map_of_50_entries_with_set_move);
   tcase_add_test(tc, test_oom_map_set_move_on_a_shared_map);
+  tcase_add_test(tc, test_oom_erasing_every_entry_of_a_map_in_place_and_from_copies);
   tcase_add_test(tc, test_oom_string_new);
   tcase_add_test(tc, test_oom_type_register);
   tcase_add_test(tc, test_oom_journal_with_two_registrations_rolled_back);

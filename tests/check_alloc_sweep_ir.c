@@ -9,8 +9,7 @@
  * MemoryError, leaked nothing, left the registry of globals as it was and
  * left its inputs unchanged.
  *
- * Under AddressSanitizer N is sampled with a widening stride (every N up
- * to 128, then steps growing by N/32), as in check_alloc.c.
+ * N is sampled past the first few (see check_alloc_util.h).
  *
  * main() installs the counting allocator of check_alloc_util.h before any
  * other irm call. */
@@ -33,14 +32,6 @@
 /* ---- the sweep ----------------------------------------------------------- */
 
 enum { ir_sweep_cap = 20000 };
-
-static long next_n(long n) {
-#if defined(__SANITIZE_ADDRESS__)
-  return n < 128 ? n + 1 : n + 1 + n / 32;
-#else
-  return n + 1;
-#endif
-}
 
 typedef struct operation {
   const char *what;
@@ -90,9 +81,10 @@ static void run_once_without_failures(const operation *op) {
 static void sweep_mode(const operation *op, fail_mode mode) {
   const char *mode_name = mode == fail_nth ? "fail allocation N" : "fail all after N";
   char *names_before = global_names();
+  uint64_t salt = sweep_salt(op->what, mode);
   long n = mode == fail_nth ? 1 : 0;
-  long failures_met = 0;
-  for (;; n = next_n(n)) {
+  long failures_met = 0, tried = 0;
+  for (;; n = sweep_next(n, salt), tried++) {
     char message[512];
     ck_require(n < ir_sweep_cap, "%s (%s): still meeting failures at N=%ld", op->what, mode_name, n);
     settle_error();
@@ -135,8 +127,7 @@ static void sweep_mode(const operation *op, fail_mode mode) {
   }
   ck_assert_msg(failures_met > 0 || op->may_not_allocate, "%s (%s): never allocated, nothing was tested", op->what, mode_name);
   free(names_before);
-  if (getenv("IRM_SWEEP_VERBOSE") != NULL)
-    fprintf(stderr, "%s (%s): done at N=%ld, %ld failures met\n", op->what, mode_name, n, failures_met);
+  sweep_note(op->what, mode_name, n, tried + 1, failures_met);
 }
 
 /* Warms irm and the operation up, then sweeps both failure modes. */

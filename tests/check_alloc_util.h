@@ -1,9 +1,20 @@
 /* The counting allocator of the alloc suites (check_alloc.c,
- * check_alloc_sweep.c). Each suite's main() installs it with
- * install_counting_allocator() before any other irm call, so every
- * allocation irm makes is counted. It tracks live blocks and bytes, and can
- * fail the Nth allocation from now or every allocation after the next N.
- * Static inline functions and per-program counters only. */
+ * check_alloc_sweep.c, check_alloc_sweep_ir.c). Each suite's main()
+ * installs it with install_counting_allocator() before any other irm call,
+ * so every allocation irm makes is counted. It tracks live blocks and
+ * bytes, and can fail the Nth allocation from now or every allocation
+ * after the next N. Static inline functions and per-program counters only.
+ *
+ * The sweeps run an operation with N = 1, 2, 3, ... failing until it
+ * succeeds without meeting the failure. Trying every N costs minutes (an
+ * operation that allocates K times is run about K times, each run up to K
+ * allocations), so by default N is sampled (sweep_next): every N up to
+ * sweep_dense, then steps that widen with N, each offset by an amount
+ * drawn from the sweep's name and failure mode, so that different sweeps
+ * hit different points. Every sampled failure is still checked in full.
+ *
+ *   IRM_EXHAUSTIVE_SWEEPS=1   try every N (slow; e.g. before a release)
+ *   IRM_SWEEP_VERBOSE=1       say where each sweep ended, on stderr */
 #ifndef IRM_TESTS_CHECK_ALLOC_UTIL_H
 #define IRM_TESTS_CHECK_ALLOC_UTIL_H
 
@@ -13,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_util.h"
 
@@ -118,6 +130,42 @@ static inline int install_counting_allocator(const char *program) {
 typedef enum fail_mode { fail_nth, fail_after } fail_mode;
 
 enum { sweep_cap = 10000 };
+
+/* Every N up to here is tried; past it, N is sampled. */
+enum { sweep_dense = 64 };
+
+static inline int exhaustive_sweeps(void) {
+  const char *v = getenv("IRM_EXHAUSTIVE_SWEEPS");
+  return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* The salt of sweep_next for the sweep of what in mode (FNV-1a). */
+static inline uint64_t sweep_salt(const char *what, fail_mode mode) {
+  uint64_t h = UINT64_C(14695981039346656037) ^ (uint64_t)mode;
+  for (const char *p = what; *p; p++) h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+  return h;
+}
+
+/* The N to try after n: n + 1 up to sweep_dense (or always, with
+ * IRM_EXHAUSTIVE_SWEEPS=1), then about n + n/16 (a geometric stride, so a
+ * sweep of K allocations tries about 64 + 16 ln(K/64) points), the exact
+ * step chosen within [n/32, 3n/32] by salt and n. */
+static inline long sweep_next(long n, uint64_t salt) {
+  static int exhaustive = -1;
+  if (exhaustive < 0) exhaustive = exhaustive_sweeps();
+  if (n < sweep_dense || exhaustive) return n + 1;
+  uint64_t h = (salt ^ (uint64_t)n) * UINT64_C(0x9E3779B97F4A7C15);
+  long stride = n / 16;
+  return n + stride / 2 + 1 + (long)((h >> 32) % (uint64_t)stride);
+}
+
+/* With IRM_SWEEP_VERBOSE set, says where a sweep ended and how many
+ * failures it met. */
+static inline void sweep_note(const char *what, const char *mode_name, long n, long tried, long failures_met) {
+  if (getenv("IRM_SWEEP_VERBOSE") != NULL)
+    fprintf(stderr, "%s (%s): done at N=%ld after %ld runs, %ld failures met\n", what, mode_name, n, tried,
+            failures_met);
+}
 
 /* Leaves one known message in the thread's error storage, so its memory is
  * the same before and after an operation. */

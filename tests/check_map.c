@@ -424,41 +424,269 @@ START_TEST(test_map_erase_move_missing_key_changes_nothing) {
 }
 END_TEST
 
-START_TEST(test_map_of_ten_thousand_entries_keeps_insertion_order) {
-  enum { n = 10000 };
-  irm_object *map = NULL;
+/* ---- erasing: holes left behind never show ------------------------------ */
+
+/* Entry i of the numbered maps below: key "k<scrambled i>" -> i, keys in a
+ * scrambled order so that a sorted or hashed order would show. */
+static const char *key_of(int i, char *buf, size_t cap) {
+  snprintf(buf, cap, "k%d", (int)(((long)i * 7919) % 1000003));
+  return buf;
+}
+
+/* Sets key_of(i) -> i for i in [from, to), in place. */
+static void set_numbered(irm_object **map, int from, int to) {
   char key[32];
-  ck_assert_ok(irm_map_new(&map));
-  /* Keys in a scrambled order, so a sorted or hashed order would show. */
-  for (int i = 0; i < n; i++) {
-    snprintf(key, sizeof key, "k%d", (i * 7919) % n);
+  for (int i = from; i < to; i++) {
     irm_any v = irm_any_int(i);
-    int rc = irm_map_set_move(&map, key, &v);
+    int rc = irm_map_set_move(map, key_of(i, key, sizeof key), &v);
     ck_require(rc == 0, "set %s: %s", key, irm_last_error());
   }
-  ck_assert_uint_eq(irm_map_size(map), n);
-  for (int i = 0; i < n; i += 2) {
-    snprintf(key, sizeof key, "k%d", (i * 7919) % n);
-    int rc = irm_map_erase_move(&map, key);
-    ck_require(rc == 0, "erase %s: %s", key, irm_last_error());
-  }
-  ck_assert_uint_eq(irm_map_size(map), n / 2);
+}
 
+static irm_object *numbered_map(int n) {
+  irm_object *map = NULL;
+  ck_assert_ok(irm_map_new(&map));
+  set_numbered(&map, 0, n);
+  return map;
+}
+
+static void erase_numbered(irm_object **map, int i) {
+  char key[32];
+  int rc = irm_map_erase_move(map, key_of(i, key, sizeof key));
+  ck_require(rc == 0, "erase %s: %s", key, irm_last_error());
+}
+
+/* map holds exactly key_of(live[j]) -> live[j], j < n, in that order, by
+ * iteration and by look-up; erased[0..n_erased) are not found. */
+static void check_holds(const irm_object *map, const int *live, int n, const int *erased, int n_erased) {
+  char key[32];
+  ck_assert_uint_eq(irm_map_size(map), (size_t)n);
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *k = NULL;
   const irm_any *v = NULL;
-  int i = 1, seen = 0;
+  int seen = 0;
   while (irm_map_iter_next(&it, &k, &v)) {
-    snprintf(key, sizeof key, "k%d", (i * 7919) % n);
-    ck_require(strcmp(irm_string_data(k), key) == 0, "entry %d is '%s', expected '%s'",
-               seen, irm_string_data(k), key);
-    ck_require(v->type_code == IRM_INT && v->v_int == i, "value of %s is wrong", key);
-    i += 2;
+    ck_require(seen < n, "iteration gives more than %d entries", n);
+    key_of(live[seen], key, sizeof key);
+    ck_require(k != NULL && strcmp(irm_string_data(k), key) == 0, "entry %d is '%s', expected '%s'", seen,
+               k ? irm_string_data(k) : "(null)", key);
+    ck_require(v->type_code == IRM_INT && v->v_int == live[seen], "value of %s is wrong", key);
+    ck_require(int_of(map, key) == live[seen], "look-up of %s is wrong", key);
     seen++;
   }
-  ck_assert_int_eq(seen, n / 2);
-  snprintf(key, sizeof key, "k%d", (3 * 7919) % n);
-  ck_assert_int_eq(int_of(map, key), 3);
+  ck_assert_int_eq(seen, n);
+  ck_assert(!irm_map_iter_next(&it, &k, &v)); /* stays at the end */
+  for (int j = 0; j < n_erased; j++)
+    ck_require(irm_map_find_cstr(map, key_of(erased[j], key, sizeof key)) == NULL, "erased %s is found", key);
+}
+
+/* The orders of erasing tried on maps of every size: step s of n erases
+ * entry order(s, n); a pattern takes steps(n) steps. */
+typedef struct erase_pattern {
+  const char *name;
+  int (*steps)(int n);
+  int (*order)(int s, int n);
+} erase_pattern;
+
+static int half(int n) { return n / 2; }
+static int three_quarters(int n) { return n - n / 4; }
+static int all(int n) { return n; }
+static int every_other(int s, int n) { return (void)n, 2 * s; }
+static int from_front(int s, int n) { return (void)n, s; }
+static int from_back(int s, int n) { return n - 1 - s; }
+static int from_middle_out(int s, int n) { return s % 2 ? n / 2 + (s - 1) / 2 : n / 2 - 1 - s / 2; }
+
+static const erase_pattern patterns[] = {
+    {"every other", half, every_other},
+    {"from the front", three_quarters, from_front},
+    {"from the back", three_quarters, from_back},
+    {"from the middle out", half, from_middle_out},
+    {"all", all, from_front},
+};
+
+/* Sizes around the point where a map gets its index, and well past it. */
+static const int sizes[] = {1, 2, 5, 8, 9, 10, 17, 100, 1000};
+
+/* Erases pattern p from a numbered map of n entries; the live entries
+ * left, in order, go to live[0..*n_live) and the erased ones to erased[]. */
+static irm_object *erased_map(const erase_pattern *p, int n, int *live, int *n_live, int *erased) {
+  irm_object *map = numbered_map(n);
+  char *gone = calloc((size_t)n, 1);
+  ck_require(gone != NULL, "out of memory in the test");
+  for (int s = 0; s < p->steps(n); s++) {
+    int i = p->order(s, n);
+    erase_numbered(&map, i);
+    gone[i] = 1;
+    erased[s] = i;
+  }
+  *n_live = 0;
+  for (int i = 0; i < n; i++)
+    if (!gone[i]) live[(*n_live)++] = i;
+  free(gone);
+  return map;
+}
+
+START_TEST(test_map_erase_patterns_keep_the_order_of_the_rest) {
+  static int live[1000], erased[1000];
+  for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++)
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+      int n_live = 0, n = sizes[z];
+      irm_object *map = erased_map(&patterns[p], n, live, &n_live, erased);
+      ck_require(n_live == n - patterns[p].steps(n), "%s of %d: %d live", patterns[p].name, n, n_live);
+      check_holds(map, live, n_live, erased, n - n_live);
+      irm_object_release(map);
+    }
+}
+END_TEST
+
+START_TEST(test_map_erased_keys_come_back_at_the_end) {
+  static int live[2000], erased[1000];
+  for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++)
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+      int n_live = 0, n = sizes[z], steps = patterns[p].steps(n);
+      irm_object *map = erased_map(&patterns[p], n, live, &n_live, erased);
+      /* Re-inserted in reverse order of erasing, after the survivors. */
+      for (int s = steps - 1; s >= 0; s--) {
+        char key[32];
+        irm_any v = irm_any_int(erased[s]);
+        ck_assert_ok(irm_map_set_move(&map, key_of(erased[s], key, sizeof key), &v));
+        live[n_live++] = erased[s];
+      }
+      check_holds(map, live, n_live, NULL, 0);
+      irm_object_release(map);
+    }
+}
+END_TEST
+
+/* Erasing the oldest entry and adding a new one, many times over, keeps a
+ * sliding window in order (each round of compaction renumbers the index). */
+START_TEST(test_map_sliding_window_of_erase_oldest_and_insert_keeps_order) {
+  enum { window = 100, rounds = 5000 };
+  static int live[window];
+  irm_object *map = numbered_map(window);
+  for (int i = 0; i < rounds; i++) {
+    erase_numbered(&map, i);
+    set_numbered(&map, window + i, window + i + 1);
+  }
+  for (int j = 0; j < window; j++) live[j] = rounds + j;
+  check_holds(map, live, window, NULL, 0);
+  irm_object_release(map);
+}
+END_TEST
+
+START_TEST(test_map_of_ten_thousand_entries_keeps_insertion_order) {
+  enum { n = 10000 };
+  static int live[n / 2];
+  irm_object *map = numbered_map(n);
+  for (int i = 0; i < n; i += 2) erase_numbered(&map, i);
+  for (int j = 0; j < n / 2; j++) live[j] = 2 * j + 1;
+  check_holds(map, live, n / 2, NULL, 0);
+  irm_object_release(map);
+}
+END_TEST
+
+START_TEST(test_map_of_a_hundred_thousand_entries_erases_half) {
+  enum { n = 100000 };
+  static int live[n / 2], erased[n / 2];
+  int n_live = 0;
+  irm_object *map = erased_map(&patterns[0], n, live, &n_live, erased);
+  check_holds(map, live, n_live, erased, n / 2);
+  irm_object_release(map);
+}
+END_TEST
+
+/* A fresh Map of the live entries of the numbered maps, built in order. */
+static irm_object *fresh_map(const int *live, int n) {
+  irm_object *map = NULL;
+  ck_assert_ok(irm_map_new(&map));
+  for (int j = 0; j < n; j++) set_numbered(&map, live[j], live[j] + 1);
+  return map;
+}
+
+static void assert_same_text(int (*text)(const irm_any *, irm_object **), irm_any a, irm_any b) {
+  irm_object *ta = NULL, *tb = NULL;
+  ck_assert_ok(text(&a, &ta));
+  ck_assert_ok(text(&b, &tb));
+  ck_assert_str_eq(irm_string_data(ta), irm_string_data(tb));
+  irm_object_release(ta);
+  irm_object_release(tb);
+}
+
+/* Equality, hash, JSON, repr and ffi.MapItems see the entries, not where
+ * they sit: a Map with holes is the same as one built fresh. */
+START_TEST(test_map_with_holes_equals_hashes_and_prints_as_one_built_fresh) {
+  static int live[1000], erased[1000];
+  for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+    int n_live = 0, n = sizes[z];
+    irm_object *holed = erased_map(&patterns[3], n, live, &n_live, erased);
+    irm_object *fresh = fresh_map(live, n_live);
+    irm_any a = irm_any_object(holed), b = irm_any_object(fresh);
+    uint64_t ha = 0, hb = 1;
+    ck_assert_int_eq(equal(&a, &b), 1);
+    ck_assert_ok(irm_structural_hash(&a, &ha));
+    ck_assert_ok(irm_structural_hash(&b, &hb));
+    ck_assert(ha == hb);
+    assert_same_text(irm_to_json, a, b);
+    assert_same_text(irm_repr, a, b);
+    irm_any items_a = irm_any_none(), items_b = irm_any_none();
+    ck_assert_ok(call_global("ffi.MapItems", &a, 1, &items_a));
+    ck_assert_ok(call_global("ffi.MapItems", &b, 1, &items_b));
+    ck_assert_uint_eq(irm_array_size(items_a.v_obj), 2 * (size_t)n_live);
+    ck_assert_int_eq(equal(&items_a, &items_b), 1);
+    irm_any_release(&items_a);
+    irm_any_release(&items_b);
+    irm_object_release(holed);
+    irm_object_release(fresh);
+  }
+}
+END_TEST
+
+/* Copies of a Map with holes (with_set, with_erase, the *_move variants on
+ * a shared Map) hold the same entries and leave the original alone. */
+START_TEST(test_map_copies_of_a_map_with_holes_keep_order) {
+  static int live[1001], erased[1000];
+  int n_live = 0;
+  irm_object *map = erased_map(&patterns[0], 1000, live, &n_live, erased);
+  irm_object *shared = map, *out = NULL;
+  char key[32];
+  irm_object_retain(shared);
+  irm_any v = irm_any_int(0);
+  ck_assert_ok(irm_map_set_move(&map, key_of(0, key, sizeof key), &v));
+  ck_assert_ptr_ne(map, shared);
+  live[n_live] = 0;
+  check_holds(map, live, n_live + 1, NULL, 0);
+  check_holds(shared, live, n_live, erased, 500);
+  ck_assert_ok(irm_map_with_erase(shared, key_of(live[0], key, sizeof key), &out));
+  check_holds(out, live + 1, n_live - 1, live, 1);
+  irm_object_release(out);
+  ck_assert_ok(irm_map_with_set(shared, key_of(0, key, sizeof key), &v, &out));
+  check_holds(out, live, n_live + 1, NULL, 0);
+  irm_object_release(out);
+  irm_object_release(map);
+  map = shared;
+  irm_object_retain(shared);
+  erase_numbered(&map, live[n_live - 1]);
+  ck_assert_ptr_ne(map, shared);
+  check_holds(map, live, n_live - 1, live + n_live - 1, 1);
+  check_holds(shared, live, n_live, erased, 500);
+  irm_object_release(map);
+  irm_object_release(shared);
+}
+END_TEST
+
+/* A missing key's KeyError suggests a live key, never an erased one. */
+START_TEST(test_map_missing_key_never_suggests_an_erased_key) {
+  irm_object *map = numbered_map(20);
+  irm_any v = irm_any_int(1);
+  irm_any out = irm_any_none();
+  ck_assert_ok(irm_map_set_move(&map, "alpha.beta", &v));
+  ck_assert_ok(irm_map_set_move(&map, "alpha.betas", &v));
+  ck_assert_ok(irm_map_erase_move(&map, "alpha.beta"));
+  ck_assert_error(irm_map_get(map, "alpha.beta", &out), IRM_EKEY, "KeyError: ");
+  ck_assert_error_mentions("did you mean 'alpha.betas'");
+  ck_assert_ok(irm_map_erase_move(&map, "alpha.betas"));
+  ck_assert_error(irm_map_erase_move(&map, "alpha.betas"), IRM_EKEY, "KeyError: ");
+  ck_assert(strstr(irm_last_error(), "alpha.beta'") == NULL);
   irm_object_release(map);
 }
 END_TEST
@@ -519,6 +747,13 @@ static Suite *map_suite(void) {
   tcase_add_test(tc, test_map_erase_move_copies_when_shared);
   tcase_add_test(tc, test_map_erase_move_missing_key_changes_nothing);
   tcase_add_test(tc, test_map_of_ten_thousand_entries_keeps_insertion_order);
+  tcase_add_test(tc, test_map_of_a_hundred_thousand_entries_erases_half);
+  tcase_add_test(tc, test_map_erase_patterns_keep_the_order_of_the_rest);
+  tcase_add_test(tc, test_map_erased_keys_come_back_at_the_end);
+  tcase_add_test(tc, test_map_sliding_window_of_erase_oldest_and_insert_keeps_order);
+  tcase_add_test(tc, test_map_with_holes_equals_hashes_and_prints_as_one_built_fresh);
+  tcase_add_test(tc, test_map_copies_of_a_map_with_holes_keep_order);
+  tcase_add_test(tc, test_map_missing_key_never_suggests_an_erased_key);
   tcase_add_test(tc, test_map_functions_on_non_map);
   suite_add_tcase(s, tc);
   return s;
