@@ -28,22 +28,29 @@ step() { # step WHAT COMMAND...: runs COMMAND, showing its output if it fails
   fi
 }
 
+expect() { # expect WHAT TEXT: the last step's output contains TEXT
+  grep -qF -- "$2" "$log" && return
+  echo "install test: $1 printed no '$2':" >&2
+  cat "$log" >&2
+  exit 1
+}
+
 step "cmake --install" "$cmake" --install "$build" --prefix "$work/staged"
 mv "$work/staged" "$work/prefix"
 prefix=$work/prefix
 
 "$python" "$src/tests/readme/snippets.py" program "$src/README.md" register-call >"$work/demo.c"
-expect='demo.Add(40, 2) = 42'
+answer='demo.Add(40, 2) = 42'
 
-# pkg-config, as the README shows it.
+# pkg-config, with the README's command.
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 # shellcheck disable=SC2046,SC2086 # word splitting of the flags is wanted
 step "pkg-config build" "$cc" $cflags "$work/demo.c" $(pkg-config --cflags --libs irm) \
   -Wl,-rpath,"$(pkg-config --variable=libdir irm)" -o "$work/demo-pc"
 step "pkg-config program" "$work/demo-pc"
-grep -qF "$expect" "$log" || { echo "install test: demo-pc printed:" >&2; cat "$log" >&2; exit 1; }
+expect "the pkg-config program" "$answer"
 
-# find_package(irm) + irm::irm, as the README shows it.
+# find_package(irm) + irm::irm, with the README's CMake lines.
 mkdir "$work/consumer"
 cp "$work/demo.c" "$work/consumer/demo.c"
 cat >"$work/consumer/CMakeLists.txt" <<'CMAKE'
@@ -58,19 +65,15 @@ step "find_package configure" "$cmake" -S "$work/consumer" -B "$work/consumer/bu
   -DCMAKE_EXE_LINKER_FLAGS="$cflags"
 step "find_package build" "$cmake" --build "$work/consumer/build"
 step "find_package program" "$work/consumer/build/demo"
-grep -qF "$expect" "$log" || { echo "install test: demo (CMake) printed:" >&2; cat "$log" >&2; exit 1; }
+expect "the find_package program" "$answer"
 
 # Every program must load the libirm of the moved prefix, not the build's.
 for program in "$work/demo-pc" "$work/consumer/build/demo" "$prefix/bin/irm"; do
   step "ldd $program" ldd "$program"
-  grep libirm "$log" | grep -qF "=> $prefix/" || {
-    echo "install test: $program does not load libirm from $prefix:" >&2
-    cat "$log" >&2
-    exit 1
-  }
+  expect "ldd $program" "=> $prefix/"
 done
 
 step "installed irm --version" "$prefix/bin/irm" --version
 step "installed irm" "$prefix/bin/irm"
-grep -q "global functions" "$log" || { echo "install test: irm printed:" >&2; cat "$log" >&2; exit 1; }
+expect "the installed irm" "global functions"
 echo "install test: pkg-config and find_package(irm) builds and the installed irm all work from a moved prefix"
