@@ -13,13 +13,23 @@ install(EXPORT irmTargets NAMESPACE irm:: FILE irmTargets.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
 configure_package_config_file(cmake/irmConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/irmConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/irmConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irmConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/irmConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/irm)
 
+# irm.pc names its prefix relative to its own folder (${pcfiledir}): ../..
+# for lib/pkgconfig, ../../.. for lib/<multiarch>/pkgconfig.
+file(RELATIVE_PATH IRM_PC_PREFIX_FROM_PCDIR
+     ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" IRM_PC_PREFIX_FROM_PCDIR "${IRM_PC_PREFIX_FROM_PCDIR}")
+file(RELATIVE_PATH IRM_PC_LIBDIR_FROM_PREFIX
+     ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_LIBDIR})
+file(RELATIVE_PATH IRM_PC_INCLUDEDIR_FROM_PREFIX
+     ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_INCLUDEDIR})
 configure_file(cmake/irm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
