@@ -51,8 +51,8 @@
  * Ownership follows c_api.h: out-parameters are NEW references and
  * arguments are borrowed (an object kept by what is made is retained);
  * exceptions are marked below. Every status-returning function lists its
- * errors; ValueError for a NULL out-parameter is left unsaid, and a failing
- * call changes nothing (its out-parameter is NULL / NONE).
+ * errors; ValueError for a NULL out-parameter is left unsaid. A failing
+ * call changes nothing unless its comment says otherwise.
  *
  * Thread safety: passes are immutable and may run on many threads at once,
  * each under its own context stack. Registries are safe for concurrent use
@@ -223,10 +223,11 @@ IRM_API int irm_pass_context_new(int opt_level, const irm_object *required, cons
  * (instrument enter hooks first); exit pops it and calls the exit hooks.
  * Errors of enter: TypeError (ctx is not a transform.PassContext), the
  * error of a failing enter hook (with "instrument '<name>' enter: " as
- * context; ctx is then not pushed), MemoryError. Errors of exit: TypeError
- * (ctx is not a transform.PassContext), RuntimeError (ctx is not the
- * innermost entered context of this thread, or none is entered), the error
- * of a failing exit hook (ctx is popped all the same). */
+ * context; ctx is then not pushed and its instruments are cleared),
+ * MemoryError. Errors of exit: TypeError (ctx is not a
+ * transform.PassContext), RuntimeError (ctx is not the innermost entered
+ * context of this thread, or none is entered), the error of a failing exit
+ * hook (ctx is popped all the same). */
 IRM_API int irm_pass_context_enter(irm_pass_context *ctx);
 IRM_API int irm_pass_context_exit(irm_pass_context *ctx);
 
