@@ -241,6 +241,16 @@ START_TEST(test_pass_run_reports_hook_errors_and_non_bool_should_run) {
 }
 END_TEST
 
+START_TEST(test_pass_run_gives_the_error_of_ir_verify_with_the_pass_named) {
+  irm_object *verify = failing_function();
+  ck_assert_ok(irm_func_register_global("ir.Verify", verify, 0));
+  irm_pass *mark = get_pass("TestMark");
+  run_fails(mark, IRM_EKEY, "KeyError: in pass 'TestMark': ir.Verify after the pass: ");
+  irm_object_release(mark);
+  irm_object_release(verify);
+}
+END_TEST
+
 /* ---- the pass registry ------------------------------------------------------------------ */
 
 START_TEST(test_pass_register_reports_value_and_key_errors) {
@@ -346,6 +356,10 @@ START_TEST(test_pass_context_enter_reports_non_contexts_and_enter_hook_errors) {
   ck_assert_error(irm_pass_context_enter(ctx), IRM_EKEY, "KeyError: instrument 'probe' enter: ");
   ck_assert_ok(irm_pass_context_current(&cur));
   ck_assert_ptr_ne(cur, ctx); /* not pushed */
+  irm_object *info = NULL;
+  ck_assert_ok(irm_pass_context_info(ctx, &info));
+  ck_assert_uint_eq(irm_array_size(irm_map_find_cstr(info, "instruments")->v_obj), 0); /* cleared */
+  irm_object_release(info);
   irm_object_release(cur);
   irm_object_release(ctx);
   irm_object_release(inst);
@@ -510,6 +524,10 @@ START_TEST(test_pipeline_parse_reports_passes_options_and_values) {
   parse_fails("TestOpts{count=1,count=2}", IRM_EVALUE, "ValueError: ", "twice");
   parse_fails("TestOpts{cuont=1}", IRM_EATTR, "AttributeError: ", "'count'");
   parse_fails("TestOpts{device=nosuchkind}", IRM_EVALUE, "ValueError: ", "device");
+  irm_kind *k = NULL;
+  ck_assert_ok(irm_pass_register("NeedsLevel", tf_nop, &k));
+  ck_assert_ok(irm_kind_add_option(k, "level", IRM_OPTION_INT, NULL, "required", 1));
+  parse_fails("Sequential(NeedsLevel)", IRM_EVALUE, "ValueError: ", "level");
 }
 END_TEST
 
@@ -739,6 +757,7 @@ static Suite *pass_errors_suite(void) {
   tcase_add_test(tc, test_pass_run_of_a_failing_body_gives_its_error_with_the_pass_named);
   tcase_add_test(tc, test_pass_run_of_an_unregistered_required_pass_is_a_value_error);
   tcase_add_test(tc, test_pass_run_reports_hook_errors_and_non_bool_should_run);
+  tcase_add_test(tc, test_pass_run_gives_the_error_of_ir_verify_with_the_pass_named);
   tcase_add_test(tc, test_pass_register_reports_value_and_key_errors);
   tcase_add_test(tc, test_pass_register_func_reports_type_value_and_key_errors);
   tcase_add_test(tc, test_register_static_pass_returns_and_warns_its_errors);
