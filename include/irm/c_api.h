@@ -150,7 +150,8 @@ IRM_API int irm_func_get_global(const char *name, irm_object **out);
 
 /* Calls a function object. args are borrowed; *ret receives a NEW value
  * (NONE on failure). Errors: TypeError when f is not a Function, ValueError
- * for NULL ret or args with nargs > 0, and whatever the function reports. */
+ * for NULL ret or args with nargs > 0, whatever the function reports, and
+ * MemoryError (a native function's str result is copied into a String). */
 IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs,
                           irm_any *ret);
 
@@ -163,8 +164,9 @@ IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs,
 IRM_API int irm_func_register_global(const char *name, irm_object *f,
                                      int override);
 
-/* Removes a global function. KeyError (with the closest registered name)
- * when it does not exist. Holders of the function keep it alive. */
+/* Removes a global function. Holders of the function keep it alive.
+ * Errors: KeyError (with the closest registered name) when it does not
+ * exist, ValueError (NULL name), MemoryError. */
 IRM_API int irm_func_remove_global(const char *name);
 
 /* Makes a packed function object. finalizer (may be NULL) is called with
@@ -177,7 +179,8 @@ IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
 /* Loads a plugin shared object (see irm/plugin.h): opens it, checks its
  * ABI and runs its init inside a registration journal, so that a failed
  * load changes nothing. Loading the same file again is a no-op. Errors:
- * PluginError naming the path and the cause, ValueError for NULL. */
+ * PluginError naming the path and the cause, ValueError for NULL,
+ * MemoryError. */
 IRM_API int irm_plugin_load(const char *path);
 
 #ifdef __cplusplus

@@ -79,7 +79,8 @@ IRM_API int irm_executor_create(const char *kind, const irm_object *options, irm
  * when it is not a str (or config is not a Map). */
 IRM_API int irm_executor_from_map(const irm_object *config, irm_executor **out);
 
-/* The same for Runtimes (the "runtime" kind registry, type "ir.Runtime"). */
+/* The same for Runtimes (the "runtime" kind registry, type "ir.Runtime"),
+ * with the same errors as the Executor functions. */
 IRM_API int irm_runtime_create(const char *kind, const irm_object *options, irm_runtime **out);
 IRM_API int irm_runtime_from_map(const irm_object *config, irm_runtime **out);
 

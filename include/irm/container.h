@@ -29,7 +29,8 @@ extern "C" {
  * (NULL), MemoryError. */
 IRM_API int irm_string_from_cstr(const char *s, irm_object **out);
 
-/* A String from printf-style formatting. *out new. */
+/* A String from printf-style formatting. *out new. Errors: ValueError
+ * (NULL out or fmt, a format vsnprintf rejects), MemoryError. */
 IRM_API int irm_string_format(irm_object **out, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -56,20 +57,25 @@ IRM_API const irm_any *irm_array_at(const irm_object *arr, size_t index);
  * IndexError naming the index and the size. */
 IRM_API int irm_array_get(const irm_object *arr, int64_t index, irm_any *out);
 
-/* A new Array with item appended / with the item at index replaced. */
+/* A new Array with item (borrowed, copied) appended / with the item at
+ * index replaced; arr is unchanged. *out new. Errors: ValueError (NULL item
+ * or out, an invalid type code in item), TypeError (arr is not an Array),
+ * IndexError (index out of range, naming it and the size), MemoryError. */
 IRM_API int irm_array_with_append(const irm_object *arr, const irm_any *item,
                                   irm_object **out);
 IRM_API int irm_array_with_set(const irm_object *arr, int64_t index,
                                const irm_any *item, irm_object **out);
 
-/* In place when *ref is the only reference (see top of file). */
+/* In place when *ref is the only reference (see top of file). Errors as
+ * the with_ functions (ValueError for a NULL ref); *ref is untouched on
+ * failure. */
 IRM_API int irm_array_append_move(irm_object **ref, const irm_any *item);
 IRM_API int irm_array_set_move(irm_object **ref, int64_t index,
                                const irm_any *item);
 
 /* ---- Map --------------------------------------------------------------- */
 
-/* A new empty Map. *out new. */
+/* A new empty Map. *out new. Errors: ValueError (NULL out), MemoryError. */
 IRM_API int irm_map_new(irm_object **out);
 
 /* A new Map from n key/value pairs; a later pair replaces an earlier one
@@ -89,22 +95,29 @@ IRM_API const irm_any *irm_map_find_cstr(const irm_object *map, const char *key)
 /* The value for key as a NEW value. Errors: TypeError (not a Map),
  * KeyError naming the key and the closest existing key. */
 IRM_API int irm_map_get(const irm_object *map, const char *key, irm_any *out);
-/* The same with a key of key_len bytes (may hold NUL bytes). */
+/* The same with a key of key_len bytes (may hold NUL bytes). Errors as
+ * irm_map_get (ValueError for a NULL key or out). */
 IRM_API int irm_map_get_n(const irm_object *map, const char *key, size_t key_len, irm_any *out);
 
-/* A new Map with key set to value (replacing, keeping its position) /
- * with key removed (KeyError if absent). */
+/* A new Map with key set to value (borrowed, copied; replacing, keeping
+ * its position) / with key removed; map is unchanged. *out new. Errors:
+ * ValueError (NULL key, value or out, an invalid type code in value),
+ * TypeError (map is not a Map), KeyError (erasing an absent key, with the
+ * closest one), MemoryError. */
 IRM_API int irm_map_with_set(const irm_object *map, const char *key,
                              const irm_any *value, irm_object **out);
 IRM_API int irm_map_with_erase(const irm_object *map, const char *key,
                                irm_object **out);
 
-/* In place when *ref is the only reference (see top of file). */
+/* In place when *ref is the only reference (see top of file). Errors as
+ * the with_ functions (ValueError for a NULL ref); *ref is untouched on
+ * failure. */
 IRM_API int irm_map_set_move(irm_object **ref, const char *key,
                              const irm_any *value);
 IRM_API int irm_map_erase_move(irm_object **ref, const char *key);
 
-/* irm_map_set_move with a key of key_len bytes, which may hold NUL bytes. */
+/* irm_map_set_move with a key of key_len bytes, which may hold NUL bytes
+ * (key may be NULL when key_len is 0). Errors as irm_map_set_move. */
 IRM_API int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len,
                                const irm_any *value);
 

@@ -21,11 +21,13 @@ extern "C" {
  * Borrowed from f (or static). Used in error messages. */
 IRM_API const char *irm_func_name(const irm_object *f);
 
-/* The names of every global function, sorted, as a NEW Array of Strings. */
+/* The names of every global function, sorted, as a NEW Array of Strings.
+ * Errors: ValueError (NULL out), MemoryError. */
 IRM_API int irm_func_list_globals(irm_object **out);
 
 /* Looks up name and calls it: irm_func_get_global + irm_func_call, with a
- * KeyError (and the closest registered name) when name is absent. */
+ * KeyError (and the closest registered name) when name is absent. Errors:
+ * KeyError, and those of irm_func_get_global and irm_func_call. */
 IRM_API int irm_func_call_global(const char *name, const irm_any *args,
                                  int32_t nargs, irm_any *ret);
 
@@ -96,7 +98,9 @@ IRM_API int irm_arg_count(const char *fn, int32_t nargs, int32_t min, int32_t ma
 /* Nonzero when argument i was given and is not NONE (optional arguments). */
 IRM_API int irm_arg_present(const irm_any *args, int32_t nargs, int32_t i);
 
-/* Typed reads of argument i, as the irm_any_to_* readers in object.h. */
+/* Typed reads of argument i, as the irm_any_to_* readers in object.h (i
+ * must be below nargs). Errors: TypeError (the argument has another type),
+ * ValueError (NULL out), with "<fn>: argument <i>: " as context. */
 IRM_API int irm_arg_object(const char *fn, const irm_any *args, int32_t i,
                            const char *type_key, irm_object **out);
 IRM_API int irm_arg_int(const char *fn, const irm_any *args, int32_t i, int64_t *out);
@@ -107,7 +111,10 @@ IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i,
 
 /* Used by the registration macros below: registers fn as a packed global
  * (no override). A failure is reported through the warning handler, since
- * a constructor has no caller to return it to. Returns the status. */
+ * a constructor has no caller to return it to. Returns the status. Inside a
+ * plugin's constructors the registration is queued for its init. Errors:
+ * those of irm_func_new_packed and irm_func_register_global (KeyError for
+ * a name that exists), MemoryError. */
 IRM_API int irm_register_static_packed(const char *name, irm_packed_cfunc fn);
 
 /* ---- inline fast path of irm_func_call --------------------------------
@@ -155,7 +162,9 @@ static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int3
 #endif
 
 /* Used by IRM_REGISTER_GLOBAL: registers fn as a native global (no
- * override), reporting a failure through the warning handler. */
+ * override), reporting a failure through the warning handler. Errors:
+ * those of irm_func_new_native (ValueError for a bad signature) and
+ * irm_func_register_global (KeyError for a name that exists), MemoryError. */
 IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
                                        const char *signature);
 

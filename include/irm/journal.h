@@ -27,7 +27,8 @@ extern "C" {
 typedef struct irm_journal irm_journal;
 
 /* Opens a journal on the calling thread and makes it the innermost one.
- * *out is owned by the thread until commit or rollback. */
+ * *out is owned by the thread until commit or rollback. Errors: ValueError
+ * (NULL out), MemoryError. */
 IRM_API int irm_journal_open(irm_journal **out);
 
 /* Closes j keeping its registrations. j must be the thread's innermost

@@ -34,7 +34,7 @@ IRM_API int irm_to_json(const irm_any *value, irm_object **out);
  * jansson's line and column), nesting deeper than jansson allows, an
  * unsupported "irm_json" version, a missing or mistyped field, an unknown
  * type key (KeyError with the closest registered key), a reference to a node
- * that does not exist or does not come earlier in the table. */
+ * that does not exist or does not come earlier in the table; MemoryError. */
 IRM_API int irm_from_json(const char *text, size_t len, irm_any *out);
 
 #ifdef __cplusplus

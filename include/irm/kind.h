@@ -58,7 +58,8 @@ IRM_API int irm_option_type_parse(const char *name, irm_option_type *out);
  * an option of this type and returns it as stored: *out a NEW value (a
  * bool option given int 0/1 becomes a bool; a float option given an int
  * becomes a float; a str given as IRM_STR becomes a String).
- * TypeError "expected array<str>, got int" (callers add which option). */
+ * TypeError "expected array<str>, got int" (callers add which option),
+ * MemoryError. */
 IRM_API int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *out);
 
 /* Parses text (from a target string, a CLI flag or pipeline text) into a
@@ -66,21 +67,25 @@ IRM_API int irm_option_check_value(irm_option_type type, const irm_any *value, i
  * split on commas (single quotes group, \' escapes); map is an error (no
  * text form); target is returned as a String for the caller to parse, and
  * array<target> as an Array of Strings (split as array<str>).
- * *out a NEW value. ValueError "expected int, got 'abc'". */
+ * *out a NEW value. ValueError "expected int, got 'abc'", MemoryError. */
 IRM_API int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out);
 
 typedef struct irm_kind irm_kind;
 
-/* Creates a category (idempotent). ValueError for NULL/empty names. */
+/* Creates a category (idempotent). ValueError for NULL/empty names,
+ * MemoryError. */
 IRM_API int irm_kind_category_register(const char *category);
 
 /* Registers a kind in a category (created if needed), or returns the
- * existing one. *out (may be NULL) is borrowed, valid for the process. */
+ * existing one. *out (may be NULL) is borrowed, valid for the process.
+ * Errors: ValueError (NULL or empty category or name), the error of the
+ * category's prepare function (irm_kind_category_set_prepare; the kind is
+ * then not registered), MemoryError. */
 IRM_API int irm_kind_register(const char *category, const char *name, irm_kind **out);
 
 /* Finds a kind. ValueError "unknown executor kind 'aott' (did you mean
  * 'aot'?); registered kinds: aot, graph, vm"; ValueError for an unknown
- * category. */
+ * category or NULL arguments; MemoryError. */
 IRM_API int irm_kind_find(const char *category, const char *name, irm_kind **out);
 
 typedef int (*irm_kind_setup_fn)(irm_kind *kind);
@@ -88,15 +93,17 @@ typedef int (*irm_kind_setup_fn)(irm_kind *kind);
 /* Gives a category a function that runs on every kind registered in it
  * from now on, before anyone else sees the kind (target kinds use it to add
  * the options every target has). If it fails, the kind is not registered.
- * Creates the category if needed. */
+ * Creates the category if needed. Errors: as irm_kind_category_register. */
 IRM_API int irm_kind_category_set_prepare(const char *category, irm_kind_setup_fn prepare);
 
 /* The names of a category's kinds, sorted, as a NEW Array of Strings. An
- * unknown category gives an empty Array. */
+ * unknown category gives an empty Array. Errors: ValueError (NULL category
+ * or out), MemoryError. */
 IRM_API int irm_kind_list(const char *category, irm_object **out);
 
 /* The same names as one line for messages, "aot, graph, vm" ("none" when
- * empty; a list longer than size ends with " and N more"). size >= 64. */
+ * empty; a list longer than size ends with " and N more"). size >= 64.
+ * Errors: ValueError (NULL category or buf, size < 64), MemoryError. */
 IRM_API int irm_kind_list_text(const char *category, char *buf, size_t size);
 
 /* The kind's name and category; borrowed, valid for the process. */
@@ -110,16 +117,18 @@ IRM_API const char *irm_kind_category(const irm_kind *kind);
  * option must be given when a config object is made (and cannot have a
  * default). Errors: KeyError when the kind already has the option (naming
  * kind and option), TypeError for a default of the wrong type, ValueError
- * for bad names. */
+ * for bad names, RuntimeError for a rolled-back kind, MemoryError. */
 IRM_API int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type,
                                 const irm_any *default_value, const char *doc, int required);
 
 /* The schema as a NEW Map: option name -> type name, in registration
- * order (what `*.ListOptions` returns). */
+ * order (what `*.ListOptions` returns). Errors: ValueError (NULL kind or
+ * out), MemoryError. */
 IRM_API int irm_kind_list_options(const irm_kind *kind, irm_object **out);
 
 /* The full schema as a NEW Map: option -> Map {"type", "default" (or NONE),
- * "doc", "required"}, in registration order. */
+ * "doc", "required"}, in registration order. Errors as
+ * irm_kind_list_options. */
 IRM_API int irm_kind_describe_options(const irm_kind *kind, irm_object **out);
 
 /* Looks up one option: its type, and its default as a NEW value (NONE when
@@ -134,17 +143,22 @@ IRM_API int irm_kind_option(const irm_kind *kind, const char *option, irm_option
  * type), every required option present (ValueError naming it). skip (may
  * be NULL, n_skip entries) lists keys to pass over, such as "kind". *out: a
  * NEW Map with the given options converted (irm_option_check_value) and
- * every missing option that has a default filled in, in schema order. */
+ * every missing option that has a default filled in, in schema order.
+ * MemoryError when out of memory. */
 IRM_API int irm_kind_validate(const irm_kind *kind, const irm_object *options,
                               const char *const *skip, size_t n_skip, irm_object **out);
 
 /* ---- kind attributes --------------------------------------------------- */
 
 /* Sets a kind attribute at a priority level (see top of file). The value is
- * copied (a NEW reference kept). KeyError for the same level twice. */
+ * copied (a NEW reference kept). Errors: KeyError (the same level twice),
+ * ValueError (NULL kind or value, NULL or empty attr), RuntimeError (a
+ * rolled-back kind), MemoryError. */
 IRM_API int irm_kind_set_attr(irm_kind *kind, const char *attr, const irm_any *value, int plevel);
 
-/* Clears a kind's value for attr (no-op when it has none). */
+/* Clears a kind's value for attr (no-op when it has none). Errors:
+ * ValueError (NULL kind or attr), RuntimeError (a rolled-back kind),
+ * MemoryError. */
 IRM_API int irm_kind_reset_attr(irm_kind *kind, const char *attr);
 
 /* The kind's value for attr as a NEW value, NONE when it has none.
@@ -160,7 +174,9 @@ IRM_API int irm_kind_get_attr(const irm_kind *kind, const char *attr, irm_any *o
  *     return irm_kind_add_option(k, "link-params", IRM_OPTION_BOOL, &yes, "...", 0);
  *   }
  *   IRM_REGISTER_EXECUTOR("my-aot", aot_like);
- * A failure is reported through the warning handler. */
+ * A failure is reported through the warning handler and returned. Inside a
+ * plugin's constructors the registration is queued for its init. Errors:
+ * as irm_kind_register, and setup's own. */
 IRM_API int irm_register_static_kind(const char *category, const char *name, irm_kind_setup_fn setup);
 
 #define IRM_KIND_CAT2_(a, b) a##b

@@ -90,8 +90,8 @@ typedef irm_object irm_module;
 
 /* A DictAttrs holding a copy of map's entries (map may be NULL: empty).
  * The values are not checked against the key registries: a DictAttrs does
- * not know whose attributes it holds. *out NEW. TypeError when map is not
- * a Map. */
+ * not know whose attributes it holds. *out NEW. Errors: TypeError when map
+ * is not a Map, MemoryError. */
 IRM_API int irm_dict_attrs_new(const irm_object *map, irm_object **out);
 
 /* The entries as a Map, borrowed from attrs (do not change it); NULL when
@@ -147,7 +147,8 @@ IRM_API int irm_module_new(const irm_object *functions, const irm_object *attrs,
 
 /* The number of functions (0 when mod is not an IRModule); the function
  * called name (borrowed; NULL when absent); the names in insertion order
- * as a NEW Array of Strings (TypeError when mod is not an IRModule). */
+ * as a NEW Array of Strings (TypeError when mod is not an IRModule;
+ * MemoryError). */
 IRM_API size_t irm_module_function_count(const irm_module *mod);
 IRM_API irm_object *irm_module_get_function(const irm_module *mod, const char *name);
 IRM_API int irm_module_function_names(const irm_module *mod, irm_object **out);
@@ -199,9 +200,9 @@ IRM_API int irm_module_remove_attr_move(irm_module **ref, const char *key);
 /* ---- freezing ---- */
 
 /* A frozen module with mod's content (mod itself, retained, when it is
- * frozen already); mod stays as it was. *out NEW. TypeError when mod is
- * not an IRModule. irm_module_is_frozen: nonzero for a frozen module, 0
- * otherwise (also when mod is not an IRModule). */
+ * frozen already); mod stays as it was. *out NEW. Errors: TypeError when
+ * mod is not an IRModule, MemoryError. irm_module_is_frozen: nonzero for a
+ * frozen module, 0 otherwise (also when mod is not an IRModule). */
 IRM_API int irm_module_freeze(const irm_module *mod, irm_module **out);
 IRM_API int irm_module_is_frozen(const irm_module *mod);
 
@@ -221,15 +222,16 @@ IRM_API int irm_module_check_invariants(const irm_module *before, const irm_modu
  * pass-invariant flag. Registering an existing key with the same type and
  * flag succeeds; a different definition is a KeyError naming the key and
  * both definitions. ValueError for an empty key, a NULL type or an unknown
- * type name (with the closest one). Modules made before keep the values
- * they have. Journaled. */
+ * type name (with the closest one), MemoryError. Modules made before keep
+ * the values they have. Journaled. */
 IRM_API int irm_module_attr_register(const char *key, const char *value_type, int pass_invariant);
 
 /* The registered module attribute keys as a NEW Map key -> type name, in
- * registration order. */
+ * registration order. Errors: ValueError (NULL out), MemoryError. */
 IRM_API int irm_module_attr_list(irm_object **out);
 
-/* The same for function attribute keys (no pass-invariant flag). */
+/* The same for function attribute keys (no pass-invariant flag), with the
+ * same errors as their module counterparts. */
 IRM_API int irm_func_attr_register(const char *key, const char *value_type);
 IRM_API int irm_func_attr_list(irm_object **out);
 

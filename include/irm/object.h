@@ -70,7 +70,8 @@ IRM_API int irm_type_register(const irm_type_info *info, int32_t *out_index);
  * registrations use to be safe to run again. Errors as irm_type_register. */
 IRM_API int irm_type_ensure(const irm_type_info *info, int32_t *out_index);
 
-/* Finds a registered type by key. Errors: KeyError with the closest key. */
+/* Finds a registered type by key. Errors: KeyError with the closest key,
+ * ValueError (NULL arguments). */
 IRM_API int irm_type_find(const char *type_key, int32_t *out_index);
 
 /* The key of a type index; NULL if no such type. Static for the process. */

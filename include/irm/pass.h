@@ -48,9 +48,15 @@
  * the module attribute to set instead. A pass option given in a pipeline is
  * more specific than all three.
  *
+ * Ownership follows c_api.h: out-parameters are NEW references and
+ * arguments are borrowed (an object kept by what is made is retained);
+ * exceptions are marked below. Every status-returning function lists its
+ * errors; ValueError for a NULL out-parameter is left unsaid. A failing
+ * call changes nothing unless its comment says otherwise.
+ *
  * Thread safety: passes are immutable and may run on many threads at once,
  * each under its own context stack. Registries are safe for concurrent use
- * and journaled.
+ * and journaled. Every function may be called from any thread.
  */
 #ifndef IRM_PASS_H
 #define IRM_PASS_H
@@ -74,7 +80,9 @@ IRM_API int irm_pass_opt_level(const irm_pass *p);
 IRM_API const irm_object *irm_pass_required(const irm_pass *p); /* Array of Strings */
 IRM_API const irm_object *irm_pass_options(const irm_pass *p);  /* Map, may be empty */
 
-/* {name, opt_level, required} as a NEW Map (transform.PassInfo). */
+/* {name, opt_level, required} as a NEW Map (transform.PassInfo; shared by
+ * every call, never changed). Errors: TypeError (p is not a
+ * transform.Pass). */
 IRM_API int irm_pass_info(const irm_pass *p, irm_object **out);
 
 /* ---- making passes ---------------------------------------------------------- */
@@ -91,10 +99,13 @@ typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const 
 typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_context *ctx,
                                     const irm_object *options, void *resource, irm_object **out);
 
-/* required: n_required pass names (may be NULL when 0). options: a Map of
- * option values (NULL: none). finalizer(resource) runs when the pass dies
- * (not on failure). *out NEW. Errors: ValueError (bad name, negative
- * opt_level, NULL fn), MemoryError. */
+/* required: n_required pass names (borrowed, copied; may be NULL when 0).
+ * options: a Map of option values (borrowed, retained; NULL: none).
+ * resource is owned by the pass from success on: finalizer(resource) runs
+ * when the pass dies (not on failure). *out NEW. Errors: ValueError (NULL,
+ * empty or control-character name, negative opt_level, NULL fn, NULL
+ * required with n_required > 0, an empty required name), TypeError
+ * (options is not a Map), MemoryError. */
 IRM_API int irm_module_pass_new(const char *name, int opt_level, const char *const *required,
                                 size_t n_required, const irm_object *options, irm_module_pass_fn fn,
                                 void *resource, void (*finalizer)(void *), irm_pass **out);
@@ -106,13 +117,19 @@ IRM_API int irm_function_pass_new(const char *name, int opt_level, const char *c
  * func(mod, ctx) -> IRModule; a function pass calls func(function, mod,
  * ctx) -> function for each function of the module, skipping functions
  * whose attributes carry `Compiler` or a true `SkipOptimization`.
- * required: an Array of Strings or NULL. */
+ * func (retained) and required (an Array of Strings or NULL; retained) are
+ * borrowed. *out NEW. Errors: TypeError (func is not an ffi.Function,
+ * required is not an Array of Strings), ValueError (NULL, empty or
+ * control-character name, negative opt_level), MemoryError. */
 IRM_API int irm_module_pass_from_func(irm_object *func, int opt_level, const char *name,
                                       const irm_object *required, irm_pass **out);
 IRM_API int irm_function_pass_from_func(irm_object *func, int opt_level, const char *name,
                                         const irm_object *required, irm_pass **out);
 
-/* A Sequential of n passes (borrowed; retained). name NULL: "sequential". */
+/* A Sequential of n passes (borrowed; retained). name NULL: "sequential".
+ * *out NEW. Errors: TypeError (an element is not a transform.Pass),
+ * ValueError (NULL passes with n > 0, empty or control-character name,
+ * negative opt_level), MemoryError. */
 IRM_API int irm_sequential_new(irm_pass *const *passes, size_t n, int opt_level, const char *name,
                                irm_pass **out);
 
@@ -121,9 +138,17 @@ IRM_API const irm_object *irm_sequential_passes(const irm_pass *p);
 
 /* ---- running ---------------------------------------------------------------- */
 
-/* Runs pass on mod under the calling thread's current PassContext. *out: a
- * NEW module (mod itself, retained, when nothing changed). On failure mod is
- * untouched and the error reads "in pass '<name>': <cause>". */
+/* Runs pass on mod under the calling thread's current PassContext. pass
+ * and mod are borrowed. *out: a NEW module (mod itself, retained, when
+ * nothing changed). On failure mod is untouched; a failure of the pass
+ * itself reads "in pass '<name>': <cause>". Errors: TypeError (pass is not
+ * a transform.Pass, mod is not an ir.IRModule, the pass gave something
+ * other than an ir.IRModule (a function pass: an ir.BaseFunc), an
+ * instrument's should_run gave no bool), RuntimeError (the pass changed a
+ * pass-invariant module attribute), ValueError (a pass that a Sequential
+ * runs requires an unregistered pass), the errors of the pass body, of ir.Verify and of
+ * instrument hooks (these with "instrument '<name>' <hook>: " as context),
+ * MemoryError. */
 IRM_API int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out);
 
 /* ---- the pass registry (kind category "pass") -------------------------------
@@ -138,24 +163,39 @@ IRM_API int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out);
 typedef int (*irm_pass_factory_fn)(const irm_object *options, irm_pass **out);
 
 /* Registers name with a C factory; *kind (may be NULL) is the kind handle
- * for adding options with irm_kind_add_option. Registering an existing name
- * returns the existing entry unless the factory differs (KeyError).
- * Journaled. */
+ * for adding options with irm_kind_add_option (borrowed, valid for the
+ * process). Registering an existing name returns the existing entry unless
+ * the factory differs. Journaled. Errors: ValueError (NULL or empty name,
+ * NULL factory), KeyError (name is registered with another factory),
+ * MemoryError. */
 IRM_API int irm_pass_register(const char *name, irm_pass_factory_fn factory, irm_kind **kind);
 
-/* The same with a function object factory: func(options Map) -> Pass. */
+/* The same with a function object factory: func(options Map) -> Pass
+ * (borrowed; retained). Errors: TypeError (factory is not an
+ * ffi.Function), ValueError (NULL or empty name), KeyError (name is
+ * registered with another factory), MemoryError. */
 IRM_API int irm_pass_register_func(const char *name, irm_object *factory, irm_kind **kind);
 
-/* Makes the registered pass name with options (a Map or NULL), validated
- * against its schema (AttributeError with the closest option, TypeError).
- * ValueError with the closest pass name for an unknown pass. *out NEW. */
+/* Makes the registered pass name with options (a Map or NULL; borrowed),
+ * validated against its schema. *out NEW. Errors: ValueError (NULL name,
+ * an unknown pass, with the closest pass name; a required option missing),
+ * AttributeError (an unknown option, with the closest one), TypeError
+ * (options is not a Map, an option value of the wrong type, the factory
+ * gave no transform.Pass), RuntimeError (name is registered without a
+ * factory), the factory's own errors (with "making pass '<name>'" as
+ * context), MemoryError. */
 IRM_API int irm_pass_get(const char *name, const irm_object *options, irm_pass **out);
 
-/* The registered pass names, sorted, as a NEW Array. */
+/* The registered pass names, sorted, as a NEW Array. Errors:
+ * MemoryError. */
 IRM_API int irm_pass_list(irm_object **out);
 
 /* Static registration for application code: registers name with factory
- * at start-up and calls setup(kind) (may be NULL) to add options. */
+ * at start-up and calls setup(kind) (may be NULL) to add options. Inside a
+ * plugin's constructors the registration is queued and runs when the
+ * plugin is initialised. Errors: as irm_pass_register, and setup's own;
+ * each is also reported through the warning handler (a constructor cannot
+ * return it). */
 IRM_API int irm_register_static_pass(const char *name, irm_pass_factory_fn factory,
                                      irm_kind_setup_fn setup);
 #define IRM_REGISTER_PASS(name, factory, setup)                                     \
@@ -168,53 +208,75 @@ IRM_API int irm_register_static_pass(const char *name, irm_pass_factory_fn facto
 /* ---- PassContext ----------------------------------------------------------- */
 
 /* A context. required/disabled: Arrays of Strings or NULL; config: a Map of
- * registered option keys (AttributeError with the closest key for an unknown
- * one; TypeError for a value of the wrong type; native types only) or NULL;
- * instruments: an Array of instruments or NULL. A negative opt_level is a
- * ValueError. *out NEW. */
+ * registered option keys (native types only) or NULL; instruments: an Array
+ * of instruments or NULL; all borrowed (required, disabled and instruments
+ * retained, config copied). *out NEW. Errors: ValueError (negative
+ * opt_level), TypeError (an argument of the wrong type or holding items of
+ * the wrong type, a config value of the wrong type for its option),
+ * AttributeError (an unregistered config key, with the closest one),
+ * MemoryError. */
 IRM_API int irm_pass_context_new(int opt_level, const irm_object *required, const irm_object *disabled,
                                  const irm_object *config, const irm_object *instruments,
                                  irm_pass_context **out);
 
-/* Enter pushes ctx on this thread's stack (instrument enter hooks first);
- * exit pops it (RuntimeError when ctx is not on top) and calls the exit
- * hooks. */
+/* Enter pushes ctx (borrowed; the stack retains it) on this thread's stack
+ * (instrument enter hooks first); exit pops it and calls the exit hooks.
+ * Errors of enter: TypeError (ctx is not a transform.PassContext), the
+ * error of a failing enter hook (with "instrument '<name>' enter: " as
+ * context; ctx is then not pushed and its instruments are cleared),
+ * MemoryError. Errors of exit: TypeError (ctx is not a
+ * transform.PassContext), RuntimeError (ctx is not the innermost entered
+ * context of this thread, or none is entered), the error of a failing exit
+ * hook (ctx is popped all the same). */
 IRM_API int irm_pass_context_enter(irm_pass_context *ctx);
 IRM_API int irm_pass_context_exit(irm_pass_context *ctx);
 
 /* The innermost entered context of this thread, or the thread's default
  * context. *out NEW. When a thread exits, contexts it left entered are
- * released without running their exit hooks. */
+ * released without running their exit hooks. Errors: MemoryError. */
 IRM_API int irm_pass_context_current(irm_pass_context **out);
 
-/* Fields: opt_level; required/disabled Arrays, config Map (borrowed). */
+/* Fields: opt_level; required/disabled Arrays, config Map (borrowed from
+ * ctx). -1 / NULL when ctx is not a transform.PassContext. */
 IRM_API int irm_pass_context_opt_level(const irm_pass_context *ctx);
 IRM_API const irm_object *irm_pass_context_required(const irm_pass_context *ctx);
 IRM_API const irm_object *irm_pass_context_disabled(const irm_pass_context *ctx);
 IRM_API const irm_object *irm_pass_context_config(const irm_pass_context *ctx);
 
-/* {opt_level, required, disabled, config, instruments} as a NEW Map. */
+/* {opt_level, required, disabled, config, instruments} as a NEW Map.
+ * Errors: TypeError (ctx is not a transform.PassContext), MemoryError. */
 IRM_API int irm_pass_context_info(const irm_pass_context *ctx, irm_object **out);
 
-/* Exits the current instruments, installs the new ones (an Array or NULL)
- * and enters them (transform.OverrideInstruments). */
+/* Exits the current instruments, installs the new ones (an Array or NULL;
+ * borrowed, retained) and enters them (transform.OverrideInstruments), as
+ * TVM does, whether or not ctx is entered. Errors: TypeError (ctx is not a
+ * transform.PassContext, instruments is not an Array of instruments;
+ * nothing changes), the error of a failing exit hook (the old instruments
+ * are then cleared and the new ones not installed) or enter hook (the new
+ * instruments are then cleared), MemoryError. */
 IRM_API int irm_pass_context_override_instruments(irm_pass_context *ctx, const irm_object *instruments);
 
 /* ---- config options ----------------------------------------------------------- */
 
 /* Registers a config option: type is an option type name (kind.h),
- * default_value may be NULL (none), module_attr (may be NULL) is the module
- * attribute it migrates to. Same definition twice is fine; a different one
- * is a KeyError. Journaled. */
+ * default_value (borrowed, copied) may be NULL (none), module_attr (may be
+ * NULL) is the module attribute it migrates to. Same definition twice is
+ * fine. Journaled. Errors: ValueError (NULL or empty key, NULL type, empty
+ * module_attr, an unknown type name, with the closest one), TypeError (a
+ * default of the wrong type), KeyError (key is registered with a different
+ * definition, both described), MemoryError. */
 IRM_API int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
                                      const char *module_attr);
 
-/* key -> Map {"type", "default", "module_attr" (or NONE)} as a NEW Map. */
+/* key -> Map {"type", "default", "module_attr" (or NONE)} as a NEW Map, in
+ * registration order. Errors: MemoryError. */
 IRM_API int irm_pass_config_list(irm_object **out);
 
-/* The value of a config option for mod: the module attribute it migrates
- * to, then the current PassContext's config, then the default (NONE when
- * none). *out NEW. AttributeError (closest key) for an unregistered key. */
+/* The value of a config option for mod (borrowed; NULL: no module): the
+ * module attribute it migrates to, then the current PassContext's config,
+ * then the default (NONE when none). *out NEW. Errors: ValueError (NULL
+ * key), TypeError (mod is not an ir.IRModule), AttributeError (an
+ * unregistered key, with the closest one), MemoryError. */
 IRM_API int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out);
 
 /* The value a pass uses for a setting that is both one of its options and
@@ -222,36 +284,43 @@ IRM_API int irm_pass_get_config(const irm_module *mod, const char *key, irm_any 
  * option when the pipeline (or transform.GetPass) gave it, else
  * irm_pass_get_config(mod, config_key). Declare such pass options without
  * a default, so that "not given" stays visible. options is the pass's
- * option Map (irm_pass_options; may be NULL). *out NEW. Errors as
- * irm_pass_get_config. */
+ * option Map (irm_pass_options; may be NULL; borrowed). *out NEW. Errors:
+ * ValueError (NULL option), MemoryError, and when the pass option is not
+ * given those of irm_pass_get_config. */
 IRM_API int irm_pass_setting(const irm_object *options, const char *option, const irm_module *mod,
                              const char *config_key, irm_any *out);
 
 /* ---- instruments ------------------------------------------------------------- */
 
-/* An instrument from function objects (each may be NULL): enter() and
- * exit() take no arguments; should_run(mod, info), before(mod, info) and
- * after(mod, info) get the module and the PassInfo Map; should_run
- * returns a bool (any other result is a TypeError). A failing hook's error
- * gains "instrument '<name>' <hook>: " as context. *out NEW. */
+/* An instrument from function objects (each may be NULL; borrowed,
+ * retained): enter() and exit() take no arguments; should_run(mod, info),
+ * before(mod, info) and after(mod, info) get the module and the PassInfo
+ * Map; should_run returns a bool (any other result is a TypeError). A
+ * failing hook's error gains "instrument '<name>' <hook>: " as context.
+ * *out NEW. Errors: ValueError (NULL or empty name), TypeError (a hook that
+ * is not an ffi.Function), MemoryError. irm_instrument_name: borrowed from
+ * inst; NULL when inst is not an instrument. */
 IRM_API int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit,
                                irm_object *should_run, irm_object *before, irm_object *after,
                                irm_instrument **out);
 IRM_API const char *irm_instrument_name(const irm_instrument *inst);
 
-/* Built-in instruments. */
+/* Built-in instruments. A timing instrument; *out NEW. Errors:
+ * MemoryError. */
 IRM_API int irm_timing_instrument_new(irm_instrument **out);
 /* The timing tree: nested passes indented (two spaces a level), one line
  * each, "name: 4.200ms [self 0.006ms] (100.00% of total, 100.00% of
  * parent)" (a pass whose after hooks never ran: "name: did not finish");
  * "" when nothing was recorded. Records are cleared when the context is
- * exited. TypeError when timing is not a timing instrument. *out NEW. */
+ * exited. timing is borrowed. *out NEW. Errors: ValueError (NULL timing),
+ * TypeError (timing is not a timing instrument), MemoryError. */
 IRM_API int irm_timing_render(const irm_instrument *timing, irm_object **out);
 /* Prints the module (through ffi.Repr or ir.Print when it exists) before
  * and/or after the named passes (an Array of Strings; NULL: all passes) to
  * stdout, each under a line "; IR before pass 'Name'" / "; IR after pass
  * 'Name'". transform.PassPrintingInstrument defaults: before false, after
- * true. */
+ * true. pass_names is borrowed (retained). *out NEW. Errors: TypeError
+ * (pass_names is not an Array of Strings), MemoryError. */
 IRM_API int irm_printing_instrument_new(const irm_object *pass_names, int before, int after,
                                         irm_instrument **out);
 /* Runs only the first `limit` optional passes (those not required) and
@@ -259,7 +328,7 @@ IRM_API int irm_printing_instrument_new(const irm_object *pass_names, int before
  * running pass #N 'Name' (limit L)"), in the spirit of LLVM's
  * -opt-bisect-limit. Every pass asked about counts, a Sequential too; the
  * count restarts each time a context holding the instrument is entered; a
- * negative limit runs everything. */
+ * negative limit runs everything. *out NEW. Errors: MemoryError. */
 IRM_API int irm_bisect_instrument_new(int64_t limit, irm_instrument **out);
 
 /* ---- textual pipelines ---------------------------------------------------------
@@ -278,9 +347,18 @@ IRM_API int irm_bisect_instrument_new(int64_t limit, irm_instrument **out);
  * Sequential's options are name (str) and opt_level (int), printed only
  * when not the defaults. A target option is its target string, quoted; a
  * map option has no text form. Printing puts a pass's options
- * (irm_pass_options) in key order. Errors: ValueError (syntax, unknown
- * pass, bad value), AttributeError (unknown option), each as "pipeline
- * '<text>': <what> at position N (did you mean '<closest>'?)". *out NEW. */
+ * (irm_pass_options) in key order. *out NEW.
+ * Errors of irm_pipeline_parse, each as "pipeline '<text>': <what> at
+ * position N (did you mean '<closest>'?)": ValueError (NULL text, empty
+ * text, syntax, an unbalanced bracket or quote, an unknown pass, a value
+ * that does not parse as the option's type, an option given twice,
+ * Sequentials nested deeper than 100, a negative Sequential opt_level or a
+ * bad name), AttributeError (an unknown option), errors of irm_target_parse
+ * for a target option, the errors of irm_pass_get (a required option
+ * missing, the factory's own), MemoryError.
+ * Errors of irm_pipeline_print: TypeError (pass is not a transform.Pass),
+ * ValueError (an option value without a text form, such as a map), errors
+ * of irm_target_as_string, MemoryError. */
 IRM_API int irm_pipeline_parse(const char *text, irm_pass **out);
 IRM_API int irm_pipeline_print(const irm_pass *pass, irm_object **out);
 

@@ -79,11 +79,13 @@ IRM_API int irm_plugin_load_info(const char *path, irm_object **info);
  * sorted order; empty entries are skipped). Unset or empty: nothing to do.
  * Stops at the first failure (with the PluginError of that plugin);
  * plugins loaded before it stay loaded. Loading a plugin loaded already
- * is a no-op, so calling this twice is harmless. */
+ * is a no-op, so calling this twice is harmless. Errors: PluginError (with
+ * "IRM_PLUGIN_PATH" as context), MemoryError. */
 IRM_API int irm_plugin_load_from_env(void);
 
 /* The loaded plugins, in load order, as a NEW Array of info Maps (as
- * irm_plugin_load_info gives them). Failed loads are not listed. */
+ * irm_plugin_load_info gives them). Failed loads are not listed. Errors:
+ * ValueError (NULL out), MemoryError. */
 IRM_API int irm_plugin_list(irm_object **out);
 
 /* The globals plugin.Load(path) -> Map info and plugin.List() -> Array of

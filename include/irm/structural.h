@@ -24,13 +24,15 @@ extern "C" {
  * Errors: ValueError (NULL arguments), MemoryError, or a hook's error. */
 IRM_API int irm_structural_equal(const irm_any *a, const irm_any *b, int *out_equal);
 
-/* A 64-bit structural hash, stable within a process run. */
+/* A 64-bit structural hash, stable within a process run. Errors:
+ * ValueError (NULL arguments), MemoryError, or a hook's error. */
 IRM_API int irm_structural_hash(const irm_any *value, uint64_t *out_hash);
 
 /* A one-line readable form: none, true, 42, 3.5, "text" (escaped),
  * [1, 2], {"key": value}, and TypeKey(field=value, ...) for types with
  * fields, else <TypeKey at 0x...>. Shared objects print at each use.
- * *out: a NEW String. */
+ * *out: a NEW String. Errors: ValueError (NULL arguments), MemoryError, or
+ * a repr or to_fields hook's error. */
 IRM_API int irm_repr(const irm_any *value, irm_object **out);
 
 #ifdef __cplusplus

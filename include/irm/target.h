@@ -97,26 +97,29 @@ typedef irm_object irm_target;
  * closest), a word that is not an option, a value that does not parse
  * ("expected int, got 'abc'"), a bare flag of a non-bool option, an option
  * given twice; AttributeError for an unknown option (suggesting the closest
- * option, or pointing to the Executor or Runtime for their options). */
+ * option, or pointing to the Executor or Runtime for their options);
+ * MemoryError. */
 IRM_API int irm_target_parse(const char *text, irm_target **out);
 
 /* Makes a target from a Map config. "kind" is required (ValueError naming
  * it); every other key must be an option of the kind (AttributeError with
  * the closest option) with a value of its type (TypeError naming option,
  * expected and given type). "host" may be text, a tag name, a Map or a
- * Target. *out NEW. */
+ * Target. *out NEW. Errors also: those of irm_target_parse for a text host,
+ * MemoryError. */
 IRM_API int irm_target_from_config(const irm_object *config, irm_target **out);
 
 /* The general constructor behind the global target.Target: spec is text or
  * a tag name (IRM_STR or a String), a Map config or a Target (given back,
  * retained); host (NULL or NONE: keep the target's own host) is text, a tag
  * name, a Map or a Target and replaces the target's host. *out NEW.
- * TypeError for other values. */
+ * TypeError for other values; otherwise the errors of irm_target_parse and
+ * irm_target_from_config, MemoryError. */
 IRM_API int irm_target_create(const irm_any *spec, const irm_any *host, irm_target **out);
 
 /* A copy of target with host replaced (host NULL: without a host). *out
  * NEW; target is unchanged. TypeError unless both are Targets; ValueError
- * when hosts would nest deeper than IRM_TARGET_MAX_DEPTH. */
+ * when hosts would nest deeper than IRM_TARGET_MAX_DEPTH; MemoryError. */
 IRM_API int irm_target_with_host(const irm_target *target, const irm_target *host,
                                  irm_target **out);
 
@@ -156,13 +159,13 @@ IRM_API const irm_object *irm_target_attrs(const irm_target *t);
 /* The canonical text: the kind, then every set option sorted by name
  * (quoted where needed), then the host as --host='...'. Parsing it gives an
  * equal Target. *out a NEW String. ValueError for an option of type map
- * (which has no text form); TypeError if t is not a Target. */
+ * (which has no text form); TypeError if t is not a Target; MemoryError. */
 IRM_API int irm_target_as_string(const irm_target *t, irm_object **out);
 
 /* The Map config: "kind", every set option, and "host" as a nested Map
  * config; other Targets in options (target and array<target>) become
  * nested Map configs too. irm_target_from_config of it gives an equal
- * Target. *out NEW. */
+ * Target. *out NEW. Errors: TypeError (t is not a Target), MemoryError. */
 IRM_API int irm_target_export(const irm_target *t, irm_object **out);
 
 /* ---- the target scope -------------------------------------------------------
@@ -218,18 +221,22 @@ IRM_API int irm_target_convert_legacy(const char *text, const char *host_text,
  * Registering a name again with a config that gives an equal Target
  * succeeds; with another it is a KeyError unless override is nonzero. ValueError for names
  * that are empty, contain spaces, quotes or backslashes, start with '-', or
- * name a target kind. Recorded in the open registration journal, if any. */
+ * name a target kind; errors of irm_target_from_config for the config;
+ * MemoryError. Recorded in the open registration journal, if any. */
 IRM_API int irm_target_tag_register(const char *name, const irm_object *config, int override);
 
 /* The tag's Target as a NEW reference, or *out NULL (status 0) when no tag
- * has that name. */
+ * has that name. Errors: ValueError (NULL name or out), MemoryError (irm
+ * could not start). */
 IRM_API int irm_target_tag_find(const char *name, irm_target **out);
 
 /* The tag's config Map (with "tag" filled in) as a NEW reference, or *out
- * NULL (status 0) when no tag has that name. */
+ * NULL (status 0) when no tag has that name. Errors as
+ * irm_target_tag_find. */
 IRM_API int irm_target_tag_config(const char *name, irm_object **out);
 
-/* The names of every tag, sorted, as a NEW Array of Strings. */
+/* The names of every tag, sorted, as a NEW Array of Strings. Errors:
+ * ValueError (NULL out), MemoryError. */
 IRM_API int irm_target_tag_list(irm_object **out);
 
 #ifdef __cplusplus
