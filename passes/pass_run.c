@@ -53,7 +53,7 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
   if (!rc) rc = verify(p, mod, after);
   if (rc) {
     irm_object_release(after);
-    return irm_error_context(rc, "in pass '%s'", name);
+    return irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
   }
   if ((rc = irm_context_run_after_(ctx, after, p->info))) {
     irm_object_release(after);

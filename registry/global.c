@@ -65,8 +65,8 @@ static int missing_name_error(const char *what, const char *name) {
     for (global_entry *e = globals; e; e = e->hh.next) names[i++] = e->name;
     best = irm_closest_name(name, names, n);
   }
-  int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, name, best)
-                : irm_error(IRM_EKEY, "%s '%s' is not registered", what, name);
+  int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
+                : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   pthread_rwlock_unlock(&globals_lock);
   irm_free(names);
   return rc;
@@ -170,7 +170,7 @@ static int check_register_args(const char *name, const irm_object *f) {
   if (!name || !name[0])
     return irm_error(IRM_EVALUE, "irm_func_register_global: name must be a non-empty string");
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
-    return irm_error(IRM_ETYPE, "cannot register global '%s': expected ffi.Function, got %s", name,
+    return irm_error(IRM_ETYPE, "cannot register global '%s': expected ffi.Function, got %s", irm_error_quote(name),
                      f ? irm_object_type_key(f) : "NULL");
   return IRM_OK;
 }
@@ -212,7 +212,7 @@ static int global_register(const char *name, irm_object *f, int override) {
     irm_object_release(label);
     return irm_error(IRM_EKEY,
                      "global function '%s' is already registered; pass override to replace it",
-                     name);
+                     irm_error_quote(name));
   }
   if (rc) {
     irm_free(undo);
@@ -260,7 +260,7 @@ int irm_global_register_builtins_(const irm_builtin_global *table, size_t n) {
 int irm_register_static_(const char *name, int made, irm_object *f) {
   int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);
-  if (rc) irm_warn("static registration of global '%s' failed: %s", name ? name : "(null)",
+  if (rc) irm_warn("static registration of global '%s' failed: %s", irm_error_quote(name),
                    irm_last_error());
   return rc;
 }

@@ -30,7 +30,7 @@ int irm_option_type_parse(const char *name, irm_option_type *out) {
   return irm_error(IRM_EVALUE,
                    "unknown option type '%s'%s%s%s; types: bool, int, float, str, array<str>, "
                    "array<int>, map, target",
-                   name, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+                   irm_error_quote(name), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
 }
 
 /* ---- native values ----------------------------------------------------- */
@@ -104,7 +104,7 @@ int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *
 static int parse_bool(const char *text, irm_any *out) {
   if (strcmp(text, "1") == 0 || strcasecmp(text, "true") == 0) *out = irm_any_bool(true);
   else if (strcmp(text, "0") == 0 || strcasecmp(text, "false") == 0) *out = irm_any_bool(false);
-  else return irm_error(IRM_EVALUE, "expected bool (1, 0, true or false), got '%s'", text);
+  else return irm_error(IRM_EVALUE, "expected bool (1, 0, true or false), got '%s'", irm_error_quote(text));
   return IRM_OK;
 }
 
@@ -116,7 +116,7 @@ static int parse_int(const char *text, int64_t *out) {
   errno = 0;
   long long v = strtoll(text, &end, base);
   if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE)
-    return irm_error(IRM_EVALUE, "expected int, got '%s'", text);
+    return irm_error(IRM_EVALUE, "expected int, got '%s'", irm_error_quote(text));
   *out = v;
   return IRM_OK;
 }
@@ -126,7 +126,7 @@ static int parse_float(const char *text, irm_any *out) {
   errno = 0;
   double v = strtod(text, &end);
   if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE)
-    return irm_error(IRM_EVALUE, "expected float, got '%s'", text);
+    return irm_error(IRM_EVALUE, "expected float, got '%s'", irm_error_quote(text));
   *out = irm_any_float(v);
   return IRM_OK;
 }
@@ -154,7 +154,7 @@ static int parse_array(irm_option_type type, const char *text, irm_any *out) {
       quoted = !quoted;
     } else if ((c == ',' && !quoted) || c == '\0') {
       if (c == '\0' && quoted) {
-        rc = irm_error(IRM_EVALUE, "unbalanced quote in array value '%s'", text);
+        rc = irm_error(IRM_EVALUE, "unbalanced quote in array value '%s'", irm_error_quote(text));
         break;
       }
       item[n] = '\0';
@@ -203,7 +203,7 @@ int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out) 
     case IRM_OPTION_ARRAY_STR:
     case IRM_OPTION_ARRAY_INT: return parse_array(type, text, out);
     case IRM_OPTION_MAP:
-      return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", text);
+      return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", irm_error_quote(text));
   }
   return irm_error(IRM_EVALUE, "invalid option type %d", (int)type);
 }
