@@ -131,6 +131,9 @@ START_TEST(test_malformed_text_is_reported_with_line_and_column) {
              "ValueError: malformed JSON at line 1, column 6: ':' expected near '1'");
   read_fails("{\"irm_json\": 1,\n\"x\": [1,", IRM_EVALUE,
              "ValueError: malformed JSON at line 2, column ");
+  irm_any text = irm_any_str("{\"x\":");
+  ck_assert_error(call_fails("ffi.FromJSON", &text, 1), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("malformed JSON at line 1, column 5: ");
 }
 END_TEST
 
