@@ -73,10 +73,10 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
   if (!k) return irm_any_copy(value, out);
   if (k->is_option) {
     int rc = irm_option_check_value(k->option, value, out);
-    return rc ? irm_error_context(rc, "%s '%s'", r->what, key) : IRM_OK;
+    return rc ? irm_error_context(rc, "%s '%s'", r->what, irm_error_quote(key)) : IRM_OK;
   }
   if (!object_value_ok(k->type_name, value))
-    return irm_error(IRM_ETYPE, "%s '%s': expected %s, got %s", r->what, key, k->type_name,
+    return irm_error(IRM_ETYPE, "%s '%s': expected %s, got %s", r->what, irm_error_quote(key), k->type_name,
                      irm_any_type_name(value));
   return irm_any_copy(value, out);
 }
@@ -95,7 +95,7 @@ static void describe(const attr_key_registry *r, const char *type, int pass_inva
 
 static int key_register(attr_key_registry *r, const char *key, const char *type, int pass_invariant) {
   if (!key || !key[0]) return irm_error(IRM_EVALUE, "a %s key must be a non-empty string", r->what);
-  if (!type) return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, key);
+  if (!type) return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, irm_error_quote(key));
   int rc = irm_builtins_ready();
   attr_key def = {0};
   if (!rc) rc = resolve_type(r, key, type, &def);
@@ -128,7 +128,7 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   describe(r, existing->type_name, existing->key.pass_invariant, was_text, sizeof was_text);
   describe(r, def.type_name, pass_invariant != 0, now, sizeof now);
   return irm_error(IRM_EKEY, "%s key '%s' is already registered%s as (%s); cannot register it as (%s)", r->what,
-                   key, irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
+                   irm_error_quote(key), irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
 }
 
 /* An option type name of kind.h, or a registered object type key (which
@@ -138,7 +138,7 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
   irm_option_type option;
   if (!strchr(type, '.')) {
     int rc = irm_option_type_parse(type, &option);
-    if (rc) return irm_error_context(rc, "value type of %s key '%s'", r->what, key);
+    if (rc) return irm_error_context(rc, "value type of %s key '%s'", r->what, irm_error_quote(key));
     def->is_option = 1;
     def->option = option;
     def->type_name = irm_option_type_name(option);
@@ -154,7 +154,7 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
     if (!copy) return irm_error_nomem_("reporting an unknown value type");
     rc = irm_error(IRM_EVALUE, "value type of %s key '%s': %s; give an option type (bool, int, float, str, "
                    "array<str>, array<int>, map, target) or a registered object type key",
-                   r->what, key, copy);
+                   r->what, irm_error_quote(key), copy);
     irm_free(copy);
     return rc;
   }

@@ -63,7 +63,7 @@ int irm_func_with_attr(const irm_object *f, const char *key, const irm_any *valu
     return irm_error(IRM_ERUNTIME,
                      "cannot set function attribute '%s': function type '%s' has no to_fields/from_fields "
                      "hooks to copy it with",
-                     key, type_key);
+                     irm_error_quote(key), type_key);
   irm_any stored = irm_any_none();
   irm_object *fields = NULL, *made = NULL;
   if ((rc = checked_value(key, value, &stored))) return rc;

@@ -209,7 +209,7 @@ static int config_from_fields(config_class *cls, const irm_object *fields, irm_o
   while (irm_map_iter_next(&it, &key, &value))
     if (strcmp(irm_string_data(key), "kind") != 0 && strcmp(irm_string_data(key), "attrs") != 0)
       return irm_error(IRM_EVALUE, "%s has no field '%s' (its fields: kind, attrs)", cls->type_key,
-                       irm_string_data(key));
+                       irm_error_quote(irm_string_data(key)));
   const irm_any *kind = irm_map_find_cstr(fields, "kind"), *attrs = irm_map_find_cstr(fields, "attrs");
   if (!kind || !attrs)
     return irm_error(IRM_EVALUE, "%s needs the fields kind and attrs; field '%s' is missing", cls->type_key,

@@ -126,7 +126,7 @@ static int aot_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *
     const char *s = NULL;
     if ((rc = irm_any_to_str(api, &s, NULL))) return irm_error_context(rc, "option 'interface-api'");
     if (strcmp(s, "packed") != 0 && strcmp(s, "c") != 0)
-      return irm_error(IRM_EVALUE, "option 'interface-api' must be \"packed\" or \"c\", got '%s'", s);
+      return irm_error(IRM_EVALUE, "option 'interface-api' must be \"packed\" or \"c\", got '%s'", irm_error_quote(s));
   }
   rc = check_power_of_two(attrs, "workspace-byte-alignment");
   return rc ? rc : check_power_of_two(attrs, "constant-byte-alignment");

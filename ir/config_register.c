@@ -26,7 +26,7 @@ int irm_config_register_kind(const char *category, const char *name, const irm_o
     return irm_error(IRM_EVALUE, "irm_config_register_kind: category and name must not be NULL");
   if (spec && !irm_object_is(spec, "ffi.Map"))
     return irm_error(IRM_ETYPE, "options of %s kind '%s': expected an ffi.Map option -> type, got %s", category,
-                     name, irm_object_type_key(spec));
+                     irm_error_quote(name), irm_object_type_key(spec));
   irm_journal *journal = NULL;
   int rc = irm_journal_open(&journal);
   if (rc) return rc;
@@ -52,7 +52,7 @@ static int check_spec_fields(const irm_object *desc) {
     if (known) continue;
     const char *best = irm_closest_name(k, spec_fields, n_spec_fields);
     return irm_error(IRM_EATTR, "unknown field '%s'%s%s%s; an option description has type, default, doc, required",
-                     k, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+                     irm_error_quote(k), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
   }
   return IRM_OK;
 }
@@ -124,7 +124,7 @@ static int compare_option(const irm_kind *kind, const char *option, const option
   if (!type || !def || !req) {
     irm_object_release(all);
     return irm_error(IRM_ERUNTIME, "%s '%s' lost option '%s' while it was being registered",
-                     irm_kind_category(kind), irm_kind_name(kind), option);
+                     irm_kind_category(kind), irm_kind_name(kind), irm_error_quote(option));
   }
   irm_option_type old_type = s->type;
   int same_default = 0;
@@ -136,7 +136,7 @@ static int compare_option(const irm_kind *kind, const char *option, const option
     if (!rc) rc = describe(s->type, &s->default_value, s->required, now, sizeof now);
     if (!rc)
       rc = irm_error(IRM_EKEY, "%s kind '%s' already has option '%s' as %s; it cannot be redefined as %s",
-                     irm_kind_category(kind), irm_kind_name(kind), option, was, now);
+                     irm_kind_category(kind), irm_kind_name(kind), irm_error_quote(option), was, now);
   }
   irm_object_release(all);
   return rc;
@@ -167,7 +167,8 @@ static int register_all(const char *category, const char *name, const irm_object
     const char *option = irm_string_data(key);
     option_spec s;
     rc = parse_spec(value, &s);
-    if (rc) rc = irm_error_context(rc, "option '%s' of %s kind '%s'", option, category, name);
+    if (rc) rc = irm_error_context(rc, "option '%s' of %s kind '%s'", irm_error_quote(option), category,
+                                   irm_error_quote(name));
     else rc = define_option(kind, option, &s);
     irm_any_release(&s.default_value);
   }

@@ -99,7 +99,8 @@ static int dict_attrs_from_fields(const irm_object *fields, irm_object **out) {
   const irm_any *value;
   while (irm_map_iter_next(&it, &key, &value))
     if (strcmp(irm_string_data(key), "map") != 0)
-      return irm_error(IRM_EVALUE, "%s has no field '%s' (its field: map)", DICT_ATTRS_KEY, irm_string_data(key));
+      return irm_error(IRM_EVALUE, "%s has no field '%s' (its field: map)", DICT_ATTRS_KEY,
+                       irm_error_quote(irm_string_data(key)));
   const irm_any *map = irm_map_find_cstr(fields, "map");
   if (!map) return irm_error(IRM_EVALUE, "%s needs the field 'map'", DICT_ATTRS_KEY);
   irm_object *m = NULL;

@@ -45,8 +45,8 @@ int irm_module_missing_error_(const char *what, const irm_object *map, const cha
   const irm_any *v;
   for (size_t i = 0; irm_map_iter_next(&it, &k, &v); i++) names[i] = irm_string_data(k);
   const char *best = irm_closest_name(key, names, n);
-  int rc = best ? irm_error(IRM_EKEY, "module has no %s '%s' (did you mean '%s'?)", what, key, best)
-                : irm_error(IRM_EKEY, "module has no %s '%s'", what, key);
+  int rc = best ? irm_error(IRM_EKEY, "module has no %s '%s' (did you mean '%s'?)", what, irm_error_quote(key), best)
+                : irm_error(IRM_EKEY, "module has no %s '%s'", what, irm_error_quote(key));
   irm_free(names);
   return rc;
 }
@@ -56,7 +56,7 @@ int irm_module_missing_error_(const char *what, const irm_object *map, const cha
 static int check_function(const char *fn, const char *name, const irm_object *func) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "%s: a function name must be a non-empty string", fn);
   if (!irm_is_base_func_(func))
-    return irm_error(IRM_ETYPE, "%s: function '%s': expected ir.BaseFunc, got %s", fn, name,
+    return irm_error(IRM_ETYPE, "%s: function '%s': expected ir.BaseFunc, got %s", fn, irm_error_quote(name),
                      func ? irm_object_type_key(func) : "none");
   return IRM_OK;
 }
@@ -273,7 +273,7 @@ static int check_not_frozen(const module_payload *p, const attr_key *k, const ch
   return irm_error(IRM_ERUNTIME,
                    "cannot %s module attribute '%s': the module is frozen (pass-invariant attributes are fixed "
                    "once build starts)",
-                   verb, key);
+                   verb, irm_error_quote(key));
 }
 
 /* The value to store for key on the module of p: *out NEW. */

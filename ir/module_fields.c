@@ -48,7 +48,7 @@ static int module_from_fields(const irm_object *fields, irm_object **out) {
     if (strcmp(name, known[0]) && strcmp(name, known[1]) && strcmp(name, known[2])) {
       const char *best = irm_closest_name(name, known, 3);
       return irm_error(IRM_EVALUE, "%s has no field '%s'%s%s%s (its fields: functions, attrs, frozen)", MODULE_KEY,
-                       name, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+                       irm_error_quote(name), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
     }
   }
   const irm_any *functions = irm_map_find_cstr(fields, "functions");

@@ -69,7 +69,8 @@ int irm_target_from_any_(const irm_any *value, int depth, target_legacy *legacy,
 int irm_target_unknown_option_(const irm_kind *kind, const char *option) {
   if (irm_target_legacy_option_(option, NULL)) return irm_target_legacy_error_(kind, option);
   int rc = irm_kind_option(kind, option, NULL, NULL);
-  return rc ? rc : irm_error(IRM_ERUNTIME, "target '%s' has option '%s' after all", irm_kind_name(kind), option);
+  return rc ? rc : irm_error(IRM_ERUNTIME, "target '%s' has option '%s' after all", irm_kind_name(kind),
+                             irm_error_quote(option));
 }
 
 /* ---- the parts ---------------------------------------------------------------- */

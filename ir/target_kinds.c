@@ -240,7 +240,7 @@ static int register_kind(const kind_spec *spec) {
     if (!rc) rc = ensure_attr(kind, "FValidate", &check);
     irm_object_release(f);
   }
-  return rc ? irm_error_context(rc, "registering target kind '%s'", spec->name) : IRM_OK;
+  return rc ? irm_error_context(rc, "registering target kind '%s'", irm_error_quote(spec->name)) : IRM_OK;
 }
 
 int irm_target_register_kinds_(void) {
@@ -269,7 +269,7 @@ static int cuda_validate(const irm_any *args, int32_t nargs, irm_any *ret, void 
   const char *arch = string_option("target 'cuda' check", args, nargs, "arch", &rc);
   if (!rc && arch && strncmp(arch, "sm_", 3) != 0)
     rc = irm_error(IRM_EVALUE, "option 'arch' of target 'cuda' must start with 'sm_' (as in 'sm_80'), got '%s'",
-                   arch);
+                   irm_error_quote(arch));
   return rc;
 }
 
@@ -280,7 +280,7 @@ static int rocm_validate(const irm_any *args, int32_t nargs, irm_any *ret, void 
   const char *mcpu = string_option("target 'rocm' check", args, nargs, "mcpu", &rc);
   if (!rc && mcpu && strncmp(mcpu, "gfx", 3) != 0)
     rc = irm_error(IRM_EVALUE, "option 'mcpu' of target 'rocm' must start with 'gfx' (as in 'gfx908'), got '%s'",
-                   mcpu);
+                   irm_error_quote(mcpu));
   return rc;
 }
 
@@ -304,12 +304,13 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
   memset(e, 0, sizeof *e);
   e->name = name;
   if (is_common_option(name))
-    return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': every target kind has it already", name, kind);
+    return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': every target kind has it already",
+                     irm_error_quote(name), irm_error_quote(kind));
   const char *type = NULL;
   if (irm_any_to_str(v, &type, NULL) == IRM_OK) return irm_option_type_parse(type, &e->type);
   if (v->type_code != IRM_OBJECT || !irm_object_is(v->v_obj, "ffi.Map"))
     return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': expected a type name or a Map {type, default, "
-                     "doc}, got %s", name, kind, irm_any_type_name(v));
+                     "doc}, got %s", irm_error_quote(name), irm_error_quote(kind), irm_any_type_name(v));
   static const char *const fields[] = {"type", "default", "doc"};
   irm_map_iter it = irm_map_iter_begin(v->v_obj);
   const irm_object *key;
@@ -319,17 +320,19 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
     if (strcmp(k, "type") && strcmp(k, "default") && strcmp(k, "doc")) {
       const char *best = irm_closest_name(k, fields, 3);
       return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': unknown field '%s'%s%s%s (fields: type, "
-                       "default, doc)", name, kind, k, best ? " (did you mean '" : "", best ? best : "",
+                       "default, doc)", irm_error_quote(name), irm_error_quote(kind), irm_error_quote(k),
+                       best ? " (did you mean '" : "", best ? best : "",
                        best ? "'?)" : "");
     }
   }
   const irm_any *tv = irm_map_find_cstr(v->v_obj, "type");
   const irm_any *doc = irm_map_find_cstr(v->v_obj, "doc");
   if (!tv || irm_any_to_str(tv, &type, NULL))
-    return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': the Map needs 'type', a type name", name, kind);
+    return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': the Map needs 'type', a type name",
+                     irm_error_quote(name), irm_error_quote(kind));
   if (doc && doc->type_code != IRM_NONE && irm_any_to_str(doc, &e->doc, NULL))
-    return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': 'doc' must be str, got %s", name, kind,
-                     irm_any_type_name(doc));
+    return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': 'doc' must be str, got %s",
+                     irm_error_quote(name), irm_error_quote(kind), irm_any_type_name(doc));
   e->default_value = irm_map_find_cstr(v->v_obj, "default");
   if (e->default_value && e->default_value->type_code == IRM_NONE) e->default_value = NULL;
   return irm_option_type_parse(type, &e->type);
@@ -356,14 +359,14 @@ static int compare_schema(const irm_kind *kind, const schema_entry *entries, siz
     int same = 0;
     if (i == n)
       rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: it has option '%s', "
-                     "which the new one lacks", irm_kind_name(kind), name);
+                     "which the new one lacks", irm_kind_name(kind), irm_error_quote(name));
     else if (strcmp(type, irm_option_type_name(entries[i].type)))
       rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: option '%s' is %s, "
-                     "not %s", irm_kind_name(kind), name, type, irm_option_type_name(entries[i].type));
+                     "not %s", irm_kind_name(kind), irm_error_quote(name), type, irm_option_type_name(entries[i].type));
     else if (!(rc = irm_structural_equal(def, entries[i].default_value ? entries[i].default_value : &none, &same)) &&
              !same)
       rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: option '%s' has "
-                     "another default", irm_kind_name(kind), name);
+                     "another default", irm_kind_name(kind), irm_error_quote(name));
   }
   if (!rc && own != n)
     rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: it lacks some of the new "
@@ -398,7 +401,7 @@ static int register_or_compare(const char *name, const schema_entry *entries, si
 int irm_target_kind_register_schema_(const char *name, const irm_object *options) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "a target kind name must be a non-empty string");
   if (options && !irm_object_is(options, "ffi.Map"))
-    return irm_error(IRM_ETYPE, "the options of target kind '%s': expected ffi.Map, got %s", name,
+    return irm_error(IRM_ETYPE, "the options of target kind '%s': expected ffi.Map, got %s", irm_error_quote(name),
                      irm_object_type_key(options));
   size_t n = irm_map_size(options), i = 0;
   schema_entry *entries = irm_calloc(n ? n : 1, sizeof *entries);

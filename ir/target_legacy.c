@@ -59,7 +59,7 @@ int irm_target_legacy_error_(const irm_kind *kind, const char *option) {
   return irm_error(IRM_EATTR,
                    "target '%s' has no option '%s': '%s' is %s now: pass %s (target.ConvertLegacy converts old "
                    "target strings)",
-                   irm_kind_name(kind), option, option, owner, o->example);
+                   irm_kind_name(kind), irm_error_quote(option), irm_error_quote(option), owner, o->example);
 }
 
 /* ---- conversion ------------------------------------------------------------------- */
@@ -116,7 +116,7 @@ int irm_target_convert_legacy(const char *text, const char *host_text, irm_targe
     irm_object_release(t);
     irm_object_release(e);
     irm_object_release(r);
-    return irm_error_context(rc, "converting legacy target '%s'", text);
+    return irm_error_context(rc, "converting legacy target '%s'", irm_error_quote(text));
   }
   if (target) *target = t;
   else irm_object_release(t);
@@ -181,9 +181,11 @@ static int read_source(conversion *c) {
     const char *name = irm_string_data(key);
     const legacy_option *o = find_legacy(name);
     if (o->role == EXECUTOR_NAME) {
-      irm_warn("target option '-executor=%s' is deprecated: pass Executor('%s') instead", c->executor, c->executor);
+      irm_warn("target option '-executor=%s' is deprecated: pass Executor('%s') instead", irm_error_quote(c->executor),
+               irm_error_quote(c->executor));
     } else if (o->role == RUNTIME_NAME) {
-      irm_warn("target option '-runtime=%s' is deprecated: pass Runtime('%s') instead", given_runtime, runtime_kind);
+      irm_warn("target option '-runtime=%s' is deprecated: pass Runtime('%s') instead", irm_error_quote(given_runtime),
+               runtime_kind);
     } else if (o->role == RUNTIME_OPTION) {
       rc = move_option(&c->runtime_options, "Runtime", runtime_kind, name, value);
     } else if (strcmp(name, "link-params") == 0 && (!value->v_int || strcmp(exec_kind, "aot") == 0)) {

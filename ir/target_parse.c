@@ -48,7 +48,7 @@ int irm_target_parse_(const char *text, int depth, target_legacy *legacy, irm_ob
   irm_object_release(config);
   irm_free(w.buf);
   irm_free(w.at);
-  return rc ? irm_error_context(rc, "in target string '%s'", text) : IRM_OK;
+  return rc ? irm_error_context(rc, "in target string '%s'", irm_error_quote(text)) : IRM_OK;
 }
 
 /* ---- words ---------------------------------------------------------------- */
@@ -128,8 +128,8 @@ static int unknown_name_error(const char *name) {
   char tag[256];
   closest_tag(name, tag, sizeof tag);
   int rc = tag[0] ? irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either (did you mean the tag '%s'?)",
-                              text, name, tag)
-                  : irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either", text, name);
+                              text, irm_error_quote(name), tag)
+                  : irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either", text, irm_error_quote(name));
   irm_free(msg);
   return rc;
 }
@@ -161,13 +161,14 @@ static int split_option(const char *word, const char *next, option_word *opt) {
   size_t dashes = 0;
   while (word[dashes] == '-') dashes++;
   if (dashes == 0)
-    return irm_error(IRM_EVALUE, "'%s' is not an option: options start with '-' (did you mean '-%s'?)", word,
-                     word);
+    return irm_error(IRM_EVALUE, "'%s' is not an option: options start with '-' (did you mean '-%s'?)",
+                     irm_error_quote(word), irm_error_quote(word));
   if (dashes > 2 || !word[dashes])
-    return irm_error(IRM_EVALUE, "'%s' is not an option: write -name=value, -name value or -name", word);
+    return irm_error(IRM_EVALUE, "'%s' is not an option: write -name=value, -name value or -name",
+                     irm_error_quote(word));
   const char *body = word + dashes;
   const char *eq = strchr(body, '=');
-  if (eq == body) return irm_error(IRM_EVALUE, "'%s' has no option name before '='", word);
+  if (eq == body) return irm_error(IRM_EVALUE, "'%s' has no option name before '='", irm_error_quote(word));
   opt->key = eq ? irm_strndup(body, (size_t)(eq - body)) : irm_strdup(body);
   if (!opt->key) return irm_error_nomem_("parsing a target string");
   opt->used = 1;
@@ -203,7 +204,7 @@ static int check_once(irm_object **seen, const words *w, size_t i, const option_
   char first[256], second[256];
   shown_as(w, (size_t)before->v_int, first, sizeof first);
   shown_as(w, i, second, sizeof second);
-  return irm_error(IRM_EVALUE, "option '%s' is given twice: %s and %s", opt->key, first, second);
+  return irm_error(IRM_EVALUE, "option '%s' is given twice: %s and %s", irm_error_quote(opt->key), first, second);
 }
 
 /* The typed value of an option given in text. *out NEW. */
@@ -218,11 +219,12 @@ static int parse_value(const irm_kind *kind, const option_word *opt, irm_option_
     return irm_error(IRM_EVALUE,
                      "option '%s' of target '%s' needs a value of type %s: write -%s=<%s> (only bool options "
                      "may be given as a bare flag)",
-                     opt->key, irm_kind_name(kind), type_name, opt->key, type_name);
+                     irm_error_quote(opt->key), irm_kind_name(kind), type_name, irm_error_quote(opt->key), type_name);
   }
   if (!opt->value[0])
     return irm_error(IRM_EVALUE, "option '%s' of target '%s' has an empty value; expected %s (write -%s='' for an "
-                     "empty string)", opt->key, irm_kind_name(kind), type_name, opt->key);
+                     "empty string)", irm_error_quote(opt->key), irm_kind_name(kind), type_name,
+                     irm_error_quote(opt->key));
   char *text = interpret(opt->value);
   if (!text) return irm_error_nomem_("parsing a target string");
   int rc;
@@ -234,7 +236,8 @@ static int parse_value(const irm_kind *kind, const option_word *opt, irm_option_
     rc = irm_option_parse_text(type, text, out);
   }
   irm_free(text);
-  return rc ? irm_error_context(rc, "option '%s' of target '%s'", opt->key, irm_kind_name(kind)) : IRM_OK;
+  return rc ? irm_error_context(rc, "option '%s' of target '%s'", irm_error_quote(opt->key),
+                                irm_kind_name(kind)) : IRM_OK;
 }
 
 /* Legacy mode: an executor or runtime option the kind lacks is collected

@@ -68,13 +68,13 @@ int irm_target_tag_lookup_(const char *name, irm_object **config, irm_object **t
 
 static int check_tag_name(const char *name) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "a target tag name must be a non-empty string");
-  if (name[0] == '-') return irm_error(IRM_EVALUE, "target tag name '%s' must not start with '-'", name);
+  if (name[0] == '-') return irm_error(IRM_EVALUE, "target tag name '%s' must not start with '-'", irm_error_quote(name));
   for (const char *p = name; *p; p++)
     if (isspace((unsigned char)*p) || *p == '\'' || *p == '\\')
-      return irm_error(IRM_EVALUE, "target tag name '%s' must not hold spaces, quotes or backslashes", name);
+      return irm_error(IRM_EVALUE, "target tag name '%s' must not hold spaces, quotes or backslashes", irm_error_quote(name));
   irm_kind *kind = NULL;
   int rc = irm_kind_find("target", name, &kind);
-  if (rc == IRM_OK) return irm_error(IRM_EVALUE, "target tag name '%s' is the name of a target kind", name);
+  if (rc == IRM_OK) return irm_error(IRM_EVALUE, "target tag name '%s' is the name of a target kind", irm_error_quote(name));
   if (rc != IRM_EVALUE) return rc; /* out of memory while reporting */
   irm_clear_error();
   return IRM_OK;
@@ -83,7 +83,7 @@ static int check_tag_name(const char *name) {
 /* The config with "tag" set to name unless it gives one. *out NEW. */
 static int tagged_config(const char *name, const irm_object *config, irm_object **out) {
   if (!config || !irm_object_is(config, "ffi.Map"))
-    return irm_error(IRM_ETYPE, "the config of target tag '%s': expected ffi.Map, got %s", name,
+    return irm_error(IRM_ETYPE, "the config of target tag '%s': expected ffi.Map, got %s", irm_error_quote(name),
                      config ? irm_object_type_key(config) : "NULL");
   const irm_any *tag = irm_map_find_cstr(config, "tag");
   if (tag && tag->type_code != IRM_NONE) {
@@ -126,7 +126,7 @@ static int register_made(const char *name, irm_object *config, irm_object *targe
   if (!rc && !same) {
     char by[256];
     rc = irm_error(IRM_EKEY, "target tag '%s' is already registered%s with another config (override it, or choose "
-                   "another name)", name, irm_name_by_plugin(was.plugin, by, sizeof by));
+                   "another name)", irm_error_quote(name), irm_name_by_plugin(was.plugin, by, sizeof by));
   }
   return rc;
 }
@@ -145,7 +145,7 @@ int irm_target_tag_register(const char *name, const irm_object *config, int over
   }
   irm_object_release(full);
   irm_object_release(target);
-  return name ? irm_error_context(rc, "registering target tag '%s'", name) : rc;
+  return name ? irm_error_context(rc, "registering target tag '%s'", irm_error_quote(name)) : rc;
 }
 
 int irm_target_tag_find(const char *name, irm_target **out) {

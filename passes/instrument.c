@@ -137,7 +137,7 @@ static int printing_names(const char *fn, const irm_any *arg, const irm_object *
     (void)irm_any_to_str(arg, &all, NULL);
     if (strcmp(all, "all") == 0) return IRM_OK;
     return irm_error(IRM_EVALUE, "%s: argument 0: expected an Array of pass names or \"all\", got '%s'", fn,
-                     all);
+                     irm_error_quote(all));
   }
   if (arg->type_code == IRM_OBJECT && irm_object_is(arg->v_obj, "ffi.Array")) {
     *names = arg->v_obj;

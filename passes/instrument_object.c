@@ -48,7 +48,8 @@ int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, ir
   for (int i = 0; i < HOOK_COUNT; i++)
     if (hooks[i] && irm_object_type_index(hooks[i]) != IRM_TYPE_FUNCTION &&
         !irm_object_is(hooks[i], "ffi.Function"))
-      return irm_error(IRM_ETYPE, "instrument '%s': %s hook: expected ffi.Function or none, got %s", name,
+      return irm_error(IRM_ETYPE, "instrument '%s': %s hook: expected ffi.Function or none, got %s",
+                       irm_error_quote(name),
                        hook_names[i], irm_object_type_key(hooks[i]));
   irm_object *name_obj = NULL, *inst = NULL;
   rc = irm_string_from_cstr(name, &name_obj);
@@ -84,7 +85,8 @@ static int call_hook(const irm_object *inst, int which, const irm_any *args, int
   if (ret) *ret = irm_any_none();
   if (!p || !p->hooks[which]) return IRM_OK;
   int rc = irm_func_call(p->hooks[which], args, nargs, &result);
-  if (rc) return irm_error_context(rc, "instrument '%s' %s", irm_string_data(p->name), hook_names[which]);
+  if (rc) return irm_error_context(rc, "instrument '%s' %s", irm_error_quote(irm_string_data(p->name)),
+                                   hook_names[which]);
   if (ret)
     *ret = result;
   else
@@ -175,7 +177,7 @@ int irm_context_should_run_(irm_pass_context *ctx, irm_module *mod, const irm_ob
     if (!payload_of(inst)->hooks[HOOK_SHOULD_RUN]) continue;
     if (answer.type_code != IRM_BOOL) {
       rc = irm_error(IRM_ETYPE, "instrument '%s' should_run: expected a bool result, got %s",
-                     irm_instrument_name(inst), irm_any_type_name(&answer));
+                     irm_error_quote(irm_instrument_name(inst)), irm_any_type_name(&answer));
       irm_any_release(&answer);
       break;
     }

@@ -30,7 +30,8 @@ int irm_module_pass_new(const char *name, int opt_level, const char *const *requ
                         void (*finalizer)(void *), irm_pass **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_module_pass_new: out must not be NULL");
   *out = NULL;
-  if (!fn) return irm_error(IRM_EVALUE, "module pass '%s': the pass function must not be NULL", name ? name : "");
+  if (!fn) return irm_error(IRM_EVALUE, "module pass '%s': the pass function must not be NULL",
+                            irm_error_quote(name ? name : ""));
   irm_object *req = NULL;
   int rc = required_from_names(required, n_required, &req);
   if (rc) return rc;
@@ -47,7 +48,8 @@ int irm_function_pass_new(const char *name, int opt_level, const char *const *re
   if (!out) return irm_error(IRM_EVALUE, "irm_function_pass_new: out must not be NULL");
   *out = NULL;
   if (!fn)
-    return irm_error(IRM_EVALUE, "function pass '%s': the pass function must not be NULL", name ? name : "");
+    return irm_error(IRM_EVALUE, "function pass '%s': the pass function must not be NULL",
+                     irm_error_quote(name ? name : ""));
   irm_object *req = NULL;
   int rc = required_from_names(required, n_required, &req);
   if (rc) return rc;
@@ -64,11 +66,12 @@ static int pass_from_func(irm_pass_kind_ kind, irm_object *func, int opt_level, 
   if (!out) return irm_error(IRM_EVALUE, "irm_%s_pass_from_func: out must not be NULL", what);
   *out = NULL;
   if (!irm_object_is(func, "ffi.Function"))
-    return irm_error(IRM_ETYPE, "%s pass '%s': expected an ffi.Function, got %s", what, name ? name : "",
+    return irm_error(IRM_ETYPE, "%s pass '%s': expected an ffi.Function, got %s", what,
+                     irm_error_quote(name ? name : ""),
                      func ? irm_object_type_key(func) : "NULL");
   irm_object *req = NULL;
   int rc = required_from_array(required, &req);
-  if (rc) return irm_error_context(rc, "%s pass '%s'", what, name ? name : "");
+  if (rc) return irm_error_context(rc, "%s pass '%s'", what, irm_error_quote(name ? name : ""));
   irm_pass_payload_ body = {0};
   body.func = func;
   return make_pass(kind, name, opt_level, req, NULL, &body, out);
@@ -88,10 +91,11 @@ int irm_sequential_new(irm_pass *const *passes, size_t n, int opt_level, const c
   if (!out) return irm_error(IRM_EVALUE, "irm_sequential_new: out must not be NULL");
   *out = NULL;
   if (!name) name = "sequential";
-  if (n && !passes) return irm_error(IRM_EVALUE, "Sequential '%s': passes must not be NULL", name);
+  if (n && !passes) return irm_error(IRM_EVALUE, "Sequential '%s': passes must not be NULL", irm_error_quote(name));
   for (size_t i = 0; i < n; i++)
     if (!irm_pass_payload_of_(passes[i]))
-      return irm_error(IRM_ETYPE, "Sequential '%s': passes[%zu]: expected a transform.Pass, got %s", name, i,
+      return irm_error(IRM_ETYPE, "Sequential '%s': passes[%zu]: expected a transform.Pass, got %s",
+                       irm_error_quote(name), i,
                        passes[i] ? irm_object_type_key(passes[i]) : "NULL");
   irm_object *arr = NULL, *req = NULL;
   int rc = irm_array_new(NULL, 0, &arr);
@@ -123,7 +127,7 @@ static int check_name(const char *name) {
   if (!name || !*name) return irm_error(IRM_EVALUE, "a pass needs a non-empty name");
   for (const char *c = name; *c; c++)
     if ((unsigned char)*c < 0x20)
-      return irm_error(IRM_EVALUE, "pass name '%s' contains a control character", name);
+      return irm_error(IRM_EVALUE, "pass name '%s' contains a control character", irm_error_quote(name));
   return IRM_OK;
 }
 
@@ -141,9 +145,9 @@ static int make_pass(irm_pass_kind_ kind, const char *name, int opt_level, irm_o
   irm_object *name_str = NULL, *opts = NULL, *info = NULL, *obj = NULL;
   int rc = check_name(name);
   if (!rc && opt_level < 0)
-    rc = irm_error(IRM_EVALUE, "pass '%s': opt_level must be >= 0, got %d", name, opt_level);
+    rc = irm_error(IRM_EVALUE, "pass '%s': opt_level must be >= 0, got %d", irm_error_quote(name), opt_level);
   if (!rc && options && !irm_object_is(options, "ffi.Map"))
-    rc = irm_error(IRM_ETYPE, "pass '%s': options: expected an ffi.Map, got %s", name,
+    rc = irm_error(IRM_ETYPE, "pass '%s': options: expected an ffi.Map, got %s", irm_error_quote(name),
                    irm_object_type_key(options));
   if (!rc) rc = irm_builtins_ready();
   if (!rc) rc = irm_string_from_cstr(name, &name_str);

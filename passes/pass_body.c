@@ -76,7 +76,7 @@ int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx
       rc = irm_error(IRM_ETYPE, "the pass gave %s, expected an ir.BaseFunc", next ? irm_object_type_key(next) : "NULL");
     if (!rc && next != func) rc = irm_module_set_function_move(&result, fname, next);
     irm_object_release(next);
-    if (rc) rc = irm_error_context(rc, "function '%s'", fname);
+    if (rc) rc = irm_error_context(rc, "function '%s'", irm_error_quote(fname));
   }
   irm_object_release(names);
   if (rc) {

@@ -63,8 +63,8 @@ static int unknown_key(const char *key) {
   if (registered) names[n++] = registered;
   for (size_t i = 0; i < n_alias; i++) names[n++] = irm_pass_config_alias_at_(i, &of);
   const char *best = irm_closest_name(key, names, n);
-  int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", key, best)
-                : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", key);
+  int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", irm_error_quote(key), best)
+                : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", irm_error_quote(key));
   irm_free(names);
   irm_free(registered);
   return rc;
@@ -80,12 +80,12 @@ static void entry_free(config_entry *e);
 int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
                              const char *module_attr) {
   if (!key || !key[0]) return irm_error(IRM_EVALUE, "a config option key must be a non-empty string");
-  if (!type) return irm_error(IRM_EVALUE, "config option '%s': the type must not be NULL", key);
+  if (!type) return irm_error(IRM_EVALUE, "config option '%s': the type must not be NULL", irm_error_quote(key));
   if (module_attr && !module_attr[0])
-    return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty", key);
+    return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty", irm_error_quote(key));
   int rc = irm_builtins_ready();
   irm_option_type t;
-  if (!rc && (rc = irm_option_type_parse(type, &t))) return irm_error_context(rc, "config option '%s'", key);
+  if (!rc && (rc = irm_option_type_parse(type, &t))) return irm_error_context(rc, "config option '%s'", irm_error_quote(key));
   if (rc) return rc;
   size_t len = strlen(key);
   config_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
@@ -95,7 +95,7 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
   if (default_value && default_value->type_code != IRM_NONE &&
       (rc = irm_option_check_value(t, default_value, &fresh->default_value))) {
     entry_free(fresh);
-    return irm_error_context(rc, "config option '%s': default", key);
+    return irm_error_context(rc, "config option '%s': default", irm_error_quote(key));
   }
   if (module_attr && !(fresh->module_attr = irm_strdup(module_attr))) {
     entry_free(fresh);
@@ -115,8 +115,8 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
     char was_text[256], now[256], by[256];
     describe(existing->type, &existing->default_value, existing->module_attr, was_text, sizeof was_text);
     describe(t, &fresh->default_value, module_attr, now, sizeof now);
-    rc = irm_error(IRM_EKEY, "config option '%s' is already registered%s as (%s); cannot register it as (%s)", key,
-                   irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
+    rc = irm_error(IRM_EKEY, "config option '%s' is already registered%s as (%s); cannot register it as (%s)",
+                   irm_error_quote(key), irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
   }
   entry_free(fresh);
   return rc;
@@ -230,7 +230,7 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out) {
     }
     irm_any value = irm_any_none();
     if ((rc = irm_option_check_value(e->type, v, &value))) {
-      rc = irm_error_context(rc, "option '%s'", given);
+      rc = irm_error_context(rc, "option '%s'", irm_error_quote(given));
       break;
     }
     rc = irm_map_set_move(&checked, key, &value);
@@ -275,7 +275,7 @@ int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out) {
       (void)irm_warn_once(once,
                           "PassContext config option '%s' is deprecated: set the module attribute '%s' "
                           "instead (passes read it from the module)",
-                          key, e->module_attr);
+                          irm_error_quote(key), e->module_attr);
     }
     return rc;
   }

@@ -40,9 +40,10 @@ static int call_c_factory(const irm_any *args, int32_t nargs, irm_any *ret, void
 
 int irm_pass_register(const char *name, irm_pass_factory_fn factory, irm_kind **kind) {
   if (kind) *kind = NULL;
-  if (!factory) return irm_error(IRM_EVALUE, "pass '%s': the factory must not be NULL", name ? name : "");
+  if (!factory) return irm_error(IRM_EVALUE, "pass '%s': the factory must not be NULL",
+                                 irm_error_quote(name ? name : ""));
   c_factory *cf = irm_malloc(sizeof *cf);
-  if (!cf) return irm_error(IRM_ENOMEM, "out of memory registering pass '%s'", name ? name : "");
+  if (!cf) return irm_error(IRM_ENOMEM, "out of memory registering pass '%s'", irm_error_quote(name ? name : ""));
   cf->fn = factory;
   irm_object *f = NULL;
   int rc = irm_func_new_packed(call_c_factory, cf, irm_free, &f);
@@ -58,7 +59,8 @@ int irm_pass_register(const char *name, irm_pass_factory_fn factory, irm_kind **
 int irm_pass_register_func(const char *name, irm_object *factory, irm_kind **kind) {
   if (kind) *kind = NULL;
   if (!irm_object_is(factory, "ffi.Function"))
-    return irm_error(IRM_ETYPE, "pass '%s': the factory must be an ffi.Function, got %s", name ? name : "",
+    return irm_error(IRM_ETYPE, "pass '%s': the factory must be an ffi.Function, got %s",
+                     irm_error_quote(name ? name : ""),
                      factory ? irm_object_type_key(factory) : "NULL");
   return register_factory(name, factory, NULL, kind);
 }
@@ -111,7 +113,7 @@ static int replay_pass(const char *name, void (*fn)(void), irm_kind_setup_fn set
   irm_kind *k = NULL;
   int rc = irm_pass_register(name, (irm_pass_factory_fn)fn, &k);
   if (!rc && setup) rc = setup(k);
-  return rc ? irm_error_context(rc, "registering pass '%s'", name ? name : "(null)") : IRM_OK;
+  return rc ? irm_error_context(rc, "registering pass '%s'", irm_error_quote(name)) : IRM_OK;
 }
 
 int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup) {
@@ -120,7 +122,7 @@ int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_
   irm_kind *k = NULL;
   int rc = irm_pass_register(name, factory, &k);
   if (!rc && setup) rc = setup(k);
-  if (rc) irm_warn("static registration of pass '%s' failed: %s", name ? name : "(null)", irm_last_error());
+  if (rc) irm_warn("static registration of pass '%s' failed: %s", irm_error_quote(name), irm_last_error());
   return rc;
 }
 
@@ -154,7 +156,7 @@ int irm_pass_get(const char *name, const irm_object *options, irm_pass **out) {
   *out = NULL;
   if (!name) return irm_error(IRM_EVALUE, "irm_pass_get: name must not be NULL");
   if (options && !irm_object_is(options, "ffi.Map"))
-    return irm_error(IRM_ETYPE, "options of pass '%s': expected an ffi.Map, got %s", name,
+    return irm_error(IRM_ETYPE, "options of pass '%s': expected an ffi.Map, got %s", irm_error_quote(name),
                      irm_object_type_key(options));
   irm_kind *k = NULL;
   irm_object *validated = NULL;
@@ -163,7 +165,7 @@ int irm_pass_get(const char *name, const irm_object *options, irm_pass **out) {
   if ((rc = irm_kind_validate(k, options, NULL, 0, &validated))) return rc;
   rc = call_factory(k, validated, out);
   irm_object_release(validated);
-  return rc ? irm_error_context(rc, "making pass '%s'", name) : IRM_OK;
+  return rc ? irm_error_context(rc, "making pass '%s'", irm_error_quote(name)) : IRM_OK;
 }
 
 int irm_pass_list(irm_object **out) {

@@ -18,8 +18,8 @@ int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
     return irm_error(IRM_ETYPE, "irm_pass_run: expected a transform.Pass, got %s",
                      pass ? irm_object_type_key(pass) : "NULL");
   if (!irm_object_is(mod, "ir.IRModule"))
-    return irm_error(IRM_ETYPE, "pass '%s': expected an ir.IRModule to run on, got %s", irm_pass_name(pass),
-                     mod ? irm_object_type_key(mod) : "NULL");
+    return irm_error(IRM_ETYPE, "pass '%s': expected an ir.IRModule to run on, got %s",
+                     irm_error_quote(irm_pass_name(pass)), mod ? irm_object_type_key(mod) : "NULL");
   irm_pass_context *ctx = NULL;
   int rc = irm_pass_context_current(&ctx);
   if (rc) return rc;
@@ -53,7 +53,7 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
   if (!rc) rc = verify(p, mod, after);
   if (rc) {
     irm_object_release(after);
-    return irm_error_context(rc, "in pass '%s'", name);
+    return irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
   }
   if ((rc = irm_context_run_after_(ctx, after, p->info))) {
     irm_object_release(after);

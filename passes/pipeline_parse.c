@@ -61,7 +61,7 @@ int irm_pipeline_parse(const char *text, irm_pass **out) {
   if (rc) {
     irm_object_release(*out);
     *out = NULL;
-    return irm_error_context(rc, "pipeline '%s'", text);
+    return irm_error_context(rc, "pipeline '%s'", irm_error_quote(text));
   }
   return IRM_OK;
 }
@@ -247,8 +247,9 @@ static int unknown_option(const option_source *src, const char *key, size_t at) 
     if (names) best = irm_closest_name(key, names, n);
   }
   int rc = best ? irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu (did you mean '%s'?)",
-                            src->pass, key, at, best)
-                : irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu", src->pass, key, at);
+                            src->pass, irm_error_quote(key), at, best)
+                : irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu", src->pass, irm_error_quote(key),
+                            at);
   irm_free(names);
   irm_object_release(listed);
   return rc;
@@ -276,7 +277,8 @@ static int read_option(parser *p, const option_source *src, irm_object **options
   if (!rc && !key[0]) rc = expected(p, "an option name");
   if (!rc) rc = option_type(src, key, at, &type);
   if (!rc && irm_map_find_cstr(*options, key))
-    rc = irm_error(IRM_EVALUE, "option '%s' of pass '%s' is given twice (again at position %zu)", key, src->pass,
+    rc = irm_error(IRM_EVALUE, "option '%s' of pass '%s' is given twice (again at position %zu)", irm_error_quote(key),
+                   src->pass,
                    at);
   if (!rc) {
     skip_space(p);
@@ -289,7 +291,7 @@ static int read_option(parser *p, const option_source *src, irm_object **options
     rc = read_value(p, &raw);
   }
   if (!rc && (rc = typed_value(type, &raw, &value)))
-    rc = irm_error_context(rc, "option '%s' of pass '%s' at position %zu", key, src->pass, at);
+    rc = irm_error_context(rc, "option '%s' of pass '%s' at position %zu", irm_error_quote(key), src->pass, at);
   if (!rc) rc = irm_map_set_move(options, key, &value);
   irm_any_release(&value);
   raw_value_free(&raw);
@@ -341,8 +343,9 @@ static int unknown_pass(const char *name, size_t at) {
       best = irm_closest_name(name, names, n + 1);
     }
   }
-  int rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", name, at, best)
-                : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", name, at);
+  int rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
+                            at, best)
+                : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", irm_error_quote(name), at);
   irm_free(names);
   irm_object_release(listed);
   return rc;
@@ -354,7 +357,7 @@ static int parse_pass(parser *p, const char *name, size_t at, irm_pass **out) {
   if (irm_kind_find("pass", name, &src.kind) != IRM_OK) return unknown_pass(name, at);
   int rc = read_options(p, &src, &options);
   if (!rc && (rc = irm_pass_get(name, options, out)))
-    rc = irm_error_context(rc, "making pass '%s' at position %zu", name, at);
+    rc = irm_error_context(rc, "making pass '%s' at position %zu", irm_error_quote(name), at);
   irm_object_release(options);
   return rc;
 }

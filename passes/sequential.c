@@ -34,7 +34,9 @@ static int run_required(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_m
     const char *req = irm_string_data(irm_array_at(p->required, i)->v_obj);
     irm_pass *required = NULL;
     rc = irm_pass_get(req, NULL, &required);
-    if (rc) return irm_error_context(rc, "pass '%s' requires '%s'", irm_string_data(p->name), req);
+    if (rc)
+      return irm_error_context(rc, "pass '%s' requires '%s'", irm_error_quote(irm_string_data(p->name)),
+                               irm_error_quote(req));
     rc = step(required, ctx, cur);
     irm_object_release(required);
   }

@@ -5,6 +5,10 @@
 #include "irm/alloc.h"
 #include "irm/error.h"
 
+/* Longest name irm_closest_name compares: beyond it a name is no typo of a
+ * registered one, and the search stays cheap whatever the input's size. */
+enum { MAX_COMPARED = 64 };
+
 static size_t min3(size_t a, size_t b, size_t c) {
   size_t m = a < b ? a : b;
   return m < c ? m : c;
@@ -15,15 +19,9 @@ static int same_char(char a, char b) {
 }
 
 /* Optimal string alignment distance (Damerau-Levenshtein where an adjacent
- * transposition is one edit), ignoring case, with three rolling rows. */
-size_t irm_edit_distance(const char *a, const char *b) {
-  if (!a) a = "";
-  if (!b) b = "";
-  size_t n = strlen(a), m = strlen(b);
-  if (n == 0) return m;
-  if (m == 0) return n;
-  size_t *rows = irm_malloc(3 * (m + 1) * sizeof *rows);
-  if (!rows) return n > m ? n : m; /* no memory: claim "nothing alike" */
+ * transposition is one edit), ignoring case, with three rolling rows of
+ * m + 1 entries each in rows. */
+static size_t osa_distance(const char *a, size_t n, const char *b, size_t m, size_t *rows) {
   size_t *prev2 = rows, *prev = rows + (m + 1), *cur = rows + 2 * (m + 1);
   for (size_t j = 0; j <= m; j++) prev[j] = j;
   for (size_t i = 1; i <= n; i++) {
@@ -40,23 +38,39 @@ size_t irm_edit_distance(const char *a, const char *b) {
     prev = cur;
     cur = t;
   }
-  size_t d = prev[m];
+  return prev[m];
+}
+
+size_t irm_edit_distance(const char *a, const char *b) {
+  if (!a) a = "";
+  if (!b) b = "";
+  size_t n = strlen(a), m = strlen(b);
+  if (n == 0) return m;
+  if (m == 0) return n;
+  size_t *rows = irm_malloc(3 * (m + 1) * sizeof *rows);
+  if (!rows) return n > m ? n : m; /* no memory: claim "nothing alike" */
+  size_t d = osa_distance(a, n, b, m, rows);
   irm_free(rows);
   return d;
 }
 
 const char *irm_closest_name(const char *name, const char *const *candidates, size_t n) {
   if (!name || !candidates) return NULL;
-  size_t name_len = strlen(name);
+  size_t name_len = strnlen(name, MAX_COMPARED + 1);
+  if (name_len > MAX_COMPARED) return NULL;
+  size_t rows[3 * (MAX_COMPARED + 1)];
   const char *best = NULL;
   size_t best_d = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
     const char *c = candidates[i];
     if (!c) continue;
-    size_t clen = strlen(c);
+    size_t clen = strnlen(c, MAX_COMPARED + 1);
+    if (clen > MAX_COMPARED) continue;
     size_t longer = name_len > clen ? name_len : clen;
     size_t limit = longer / 3 > 2 ? longer / 3 : 2;
-    size_t d = irm_edit_distance(name, c);
+    /* The distance is at least the difference in length. */
+    if (longer - (name_len < clen ? name_len : clen) > limit) continue;
+    size_t d = name_len == 0 ? clen : clen == 0 ? name_len : osa_distance(name, name_len, c, clen, rows);
     /* A full rewrite of a short name is no typo, whatever the limit says. */
     if (d > limit || d >= longer) continue;
     if (d < best_d) {

@@ -16,9 +16,10 @@ typedef struct error_state {
   size_t capacity;
 } error_state;
 
-static const char *const kind_names[] = {
-    "OK",         "TypeError",    "ValueError",  "KeyError",   "AttributeError",
-    "IndexError", "RuntimeError", "PluginError", "MemoryError"};
+/* Indexed by -code; from IRM_ERROR_KINDS, so a kind is added in one place. */
+#define KIND_NAME(code, value, name) [-(value)] = #name,
+static const char *const kind_names[] = {[0] = "OK", IRM_ERROR_KINDS(KIND_NAME)};
+#undef KIND_NAME
 enum { kind_count = sizeof kind_names / sizeof kind_names[0] };
 
 static const char oom_message[] = "MemoryError: out of memory while storing an error message";
@@ -93,13 +94,14 @@ static void state_store_f(const char *prefix, const char *fmt, ...) {
 }
 
 const char *irm_error_kind(int code) {
-  if (code > 0 || -code >= kind_count) return "RuntimeError";
+  if (code > 0 || -code >= kind_count || !kind_names[-code]) return "RuntimeError";
   return kind_names[-code];
 }
 
 /* Length of the "Kind: " prefix of msg, 0 if it has no known kind. */
 static size_t kind_prefix_len(const char *msg, int *code) {
   for (int i = 1; i < kind_count; i++) {
+    if (!kind_names[i]) continue;
     size_t n = strlen(kind_names[i]);
     if (strncmp(msg, kind_names[i], n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') {
       if (code) *code = -i;
@@ -132,6 +134,24 @@ int irm_error(int code, const char *fmt, ...) {
 
 int irm_error_nomem_(const char *what) {
   return irm_error(IRM_ENOMEM, "out of memory %s", what);
+}
+
+/* Four buffers, so one message may quote four long texts. */
+enum { QUOTE_SLOTS = 4 };
+static _Thread_local char quote_slots[QUOTE_SLOTS][IRM_ERROR_QUOTE_MAX + 4];
+static _Thread_local unsigned quote_next;
+
+const char *irm_error_quote(const char *s) {
+  if (!s) return "(null)";
+  size_t n = strnlen(s, IRM_ERROR_QUOTE_MAX + 1);
+  if (n <= IRM_ERROR_QUOTE_MAX) return s;
+  n = IRM_ERROR_QUOTE_MAX;
+  /* Back up over continuation bytes to the start of the cut character. */
+  for (size_t k = 0; k < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; k++) n--;
+  char *buf = quote_slots[quote_next++ % QUOTE_SLOTS];
+  memcpy(buf, s, n);
+  memcpy(buf + n, "...", 4);
+  return buf;
 }
 
 int irm_error_context(int code, const char *fmt, ...) {

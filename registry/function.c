@@ -62,7 +62,7 @@ _Static_assert(offsetof(irm_function, fn) == offsetof(irm_function_head_, fn_) &
 int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm_any *ret) {
   irm_any_release(ret); /* a failing callee's partial result is dropped */
   if (irm_error_generation_ == generation_before)
-    return irm_error(IRM_ERUNTIME, "function '%s' failed", irm_func_name(f));
+    return irm_error(IRM_ERUNTIME, "function '%s' failed", irm_error_quote(irm_func_name(f)));
   return irm_error_code_of(irm_last_error());
 }
 

@@ -29,8 +29,8 @@ static inline int globals_ready(void) { return irm_builtins_ready(); }
 /* KeyError for a missing name with the closest registered one. */
 static int missing_name_error(const char *what, const char *name) {
   char *best = irm_name_table_closest(&globals, name);
-  int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, name, best)
-                : irm_error(IRM_EKEY, "%s '%s' is not registered", what, name);
+  int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
+                : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   irm_free(best);
   return rc;
 }
@@ -55,7 +55,7 @@ static int check_register_args(const char *name, const irm_object *f) {
   if (!name || !name[0])
     return irm_error(IRM_EVALUE, "irm_func_register_global: name must be a non-empty string");
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
-    return irm_error(IRM_ETYPE, "cannot register global '%s': expected ffi.Function, got %s", name,
+    return irm_error(IRM_ETYPE, "cannot register global '%s': expected ffi.Function, got %s", irm_error_quote(name),
                      f ? irm_object_type_key(f) : "NULL");
   return IRM_OK;
 }
@@ -73,7 +73,7 @@ static int global_register(const char *name, irm_object *f, int override) {
     irm_object_release(label);
     if (rc != IRM_EKEY) return irm_error_nomem_("registering a global function");
     char by[256];
-    return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it", name,
+    return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it", irm_error_quote(name),
                      irm_name_by_plugin(was.plugin, by, sizeof by));
   }
   irm_func_set_name_(f, label);
@@ -106,7 +106,7 @@ int irm_global_register_builtins_(const irm_builtin_global *table, size_t n) {
 int irm_register_static_(const char *name, int made, irm_object *f) {
   int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);
-  if (rc) irm_warn("static registration of global '%s' failed: %s", name ? name : "(null)",
+  if (rc) irm_warn("static registration of global '%s' failed: %s", irm_error_quote(name),
                    irm_last_error());
   return rc;
 }

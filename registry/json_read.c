@@ -32,6 +32,11 @@ typedef struct reader {
   size_t n_nodes, nodes_cap;
   json_t *root; /* read when seen, converted once the nodes exist */
   unsigned fields; /* FIELD_* seen so far */
+  /* The first error in what the text means (its message is the last
+   * error). The scan goes on without building anything, so that a syntax
+   * error further on is what the user sees, as when parsing whole. */
+  int failed;
+  int malformed; /* set with a syntax error: nothing to scan further */
 } reader;
 
 static int read_document(reader *r);
@@ -65,7 +70,8 @@ static void skip_ws(reader *r) {
 
 /* "ValueError: malformed JSON at line L, column C: ..." with jansson's
  * counting: lines from 1, columns in characters up to offset. */
-static int syntax_error(const reader *r, size_t offset, const char *what) {
+static int syntax_error(reader *r, size_t offset, const char *what) {
+  r->malformed = 1;
   int line = 1, col = 0;
   for (size_t i = 0; i < offset && i < r->len; i++) {
     if (r->text[i] == '\n') line++, col = 0;
@@ -75,7 +81,7 @@ static int syntax_error(const reader *r, size_t offset, const char *what) {
 }
 
 /* A syntax error of the scanner at the current position, jansson-style. */
-static int expected_error(const reader *r, const char *expected) {
+static int expected_error(reader *r, const char *expected) {
   char what[128];
   int c = peek(r);
   if (c < 0) snprintf(what, sizeof what, "%s near end of file", expected);
@@ -91,6 +97,22 @@ static int load_value(reader *r, json_t **out) {
   if (!*out)
     return syntax_error(r, r->pos + (size_t)(err.position > 0 ? err.position : 0), err.text);
   r->pos += (size_t)err.position;
+  return IRM_OK;
+}
+
+/* Parses one JSON value at the current position and drops it. */
+static int skip_value(reader *r) {
+  json_t *v = NULL;
+  int rc = load_value(r, &v);
+  json_decref(v);
+  return rc;
+}
+
+/* Remembers rc, an error in what the text means, and lets the scan go on
+ * (0); a syntax error, or running out of memory, stops it (rc). */
+static int defer_error(reader *r, int rc) {
+  if (!rc || r->malformed || rc == IRM_ENOMEM) return rc;
+  if (!r->failed) r->failed = rc;
   return IRM_OK;
 }
 
@@ -139,6 +161,7 @@ static int read_document(reader *r) {
   }
   skip_ws(r);
   if (r->pos < r->len) return expected_error(r, "end of file expected");
+  if (r->failed) return r->failed;
   if (!(r->fields & FIELD_VERSION))
     return irm_error(IRM_EVALUE, "missing top-level field 'irm_json' (the format version; this "
                      "irm reads version %d)", FORMAT_VERSION);
@@ -160,26 +183,29 @@ static int read_field(reader *r) {
   for (unsigned i = 0; i < 3; i++)
     if (json_string_length(key) == strlen(names[i]) && !strcmp(json_string_value(key), names[i]))
       field = 1u << i;
-  if (!field) {
+  /* Once skipping, a second error would replace the first one's message. */
+  if (!field && !r->failed) {
     const char *best = irm_closest_name(json_string_value(key), names, 3);
     if (best)
       rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (did you mean '%s'?)",
-                     json_string_value(key), best);
+                     irm_error_quote(json_string_value(key)), best);
     else
       rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (the fields are irm_json, root "
-                     "and nodes)", json_string_value(key));
-  } else if (r->fields & field) {
-    rc = irm_error(IRM_EVALUE, "top-level field '%s' appears twice", json_string_value(key));
+                     "and nodes)", irm_error_quote(json_string_value(key)));
+  } else if ((r->fields & field) && !r->failed) {
+    rc = irm_error(IRM_EVALUE, "top-level field '%s' appears twice",
+                   irm_error_quote(json_string_value(key)));
   }
   json_decref(key);
-  if (rc) return rc;
+  if ((rc = defer_error(r, rc))) return rc;
   r->fields |= field;
   skip_ws(r);
   if (peek(r) != ':') return expected_error(r, "':' expected");
   r->pos++;
   skip_ws(r);
-  if (field == FIELD_VERSION) return read_version(r);
-  if (field == FIELD_NODES) return read_nodes(r);
+  if (field == FIELD_NODES) return read_nodes(r); /* node by node, also when skipping */
+  if (r->failed) return skip_value(r);
+  if (field == FIELD_VERSION) return defer_error(r, read_version(r));
   return load_value(r, &r->root);
 }
 
@@ -205,9 +231,10 @@ static int read_nodes(reader *r) {
     json_t *v = NULL;
     int rc = load_value(r, &v);
     if (rc) return rc;
-    rc = irm_error(IRM_EVALUE, "top-level field 'nodes' must be an array, got %s", json_kind(v));
+    rc = r->failed ? IRM_OK
+                   : irm_error(IRM_EVALUE, "top-level field 'nodes' must be an array, got %s", json_kind(v));
     json_decref(v);
-    return rc;
+    return defer_error(r, rc);
   }
   r->pos++;
   skip_ws(r);
@@ -215,19 +242,20 @@ static int read_nodes(reader *r) {
     r->pos++;
     return IRM_OK;
   }
-  for (;;) {
+  for (size_t i = 0;; i++) {
     json_t *j = NULL;
     irm_object *node = NULL;
     int rc = load_value(r, &j);
-    if (rc) return irm_error_context(rc, "node %zu", r->n_nodes);
-    rc = read_node(r, j, r->n_nodes, &node);
+    if (rc) return irm_error_context(rc, "node %zu", i);
+    if (!r->failed) rc = read_node(r, j, r->n_nodes, &node);
     json_decref(j);
-    if (!rc) RESERVE(r->nodes, r->nodes_cap, r->n_nodes, 1, rc);
+    if (!rc && node) RESERVE(r->nodes, r->nodes_cap, r->n_nodes, 1, rc);
     if (rc) {
       irm_object_release(node);
-      return rc;
+      if ((rc = defer_error(r, rc))) return rc;
+    } else if (node) {
+      r->nodes[r->n_nodes++] = node;
     }
-    r->nodes[r->n_nodes++] = node;
     skip_ws(r);
     if (peek(r) == ']') {
       r->pos++;
@@ -285,8 +313,8 @@ static int check_fields(const json_t *j, const char *const *allowed, size_t n) {
     while (i < n && strcmp(name, allowed[i])) i++;
     if (i < n) continue;
     const char *best = irm_closest_name(name, allowed, n);
-    if (best) return irm_error(IRM_EVALUE, "unknown field '%s' (did you mean '%s'?)", name, best);
-    return irm_error(IRM_EVALUE, "unknown field '%s'", name);
+    if (best) return irm_error(IRM_EVALUE, "unknown field '%s' (did you mean '%s'?)", irm_error_quote(name), best);
+    return irm_error(IRM_EVALUE, "unknown field '%s'", irm_error_quote(name));
   }
   return IRM_OK;
 }
@@ -348,7 +376,7 @@ static int read_map_node(reader *r, const json_t *j, size_t index, irm_object **
     if (!json_is_string(k))
       rc = irm_error(IRM_EVALUE, "key %zu must be a string, got %s", i, json_kind(k));
     else if (irm_map_find(map, json_string_value(k), json_string_length(k)))
-      rc = irm_error(IRM_EVALUE, "key %zu ('%s') appears twice", i, json_string_value(k));
+      rc = irm_error(IRM_EVALUE, "key %zu ('%s') appears twice", i, irm_error_quote(json_string_value(k)));
     else
       rc = irm_map_set_move_n(&map, json_string_value(k), json_string_length(k), &values[i]);
   }
@@ -428,7 +456,7 @@ static int read_value(reader *r, const json_t *j, size_t limit, int is_root, irm
     else if (!strcmp(s, "-inf")) *out = irm_any_float(-INFINITY);
     else
       return irm_error(IRM_EVALUE, "{\"float\": \"%s\"}: expected \"nan\", \"inf\" or \"-inf\"",
-                       s);
+                       irm_error_quote(s));
     return IRM_OK;
   }
   return irm_error(IRM_EVALUE, "expected null, true, false, a number, {\"ref\": i} or "

@@ -141,8 +141,8 @@ static int locate(writer *w, int rc) {
     return irm_error_context(rc, "fields of a %s", irm_object_type_key(f->obj));
   const char *key = f->key ? irm_string_data(f->key) : "?";
   if (below && below->fields.v_obj == f->obj)
-    return irm_error_context(rc, "field '%s' of a %s", key, irm_object_type_key(below->obj));
-  return irm_error_context(rc, "value of key '%s' in an ffi.Map", key);
+    return irm_error_context(rc, "field '%s' of a %s", irm_error_quote(key), irm_object_type_key(below->obj));
+  return irm_error_context(rc, "value of key '%s' in an ffi.Map", irm_error_quote(key));
 }
 
 /* The next child value of the frame's object, or NULL when done. */

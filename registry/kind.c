@@ -78,9 +78,9 @@ static int unknown_kind_error(category *c, const char *category_name, const char
   int rc;
   if (best)
     rc = irm_error(IRM_EVALUE, "unknown %s kind '%s' (did you mean '%s'?); registered kinds: %s",
-                   category_name, name, best, list);
+                   category_name, irm_error_quote(name), best, list);
   else
-    rc = irm_error(IRM_EVALUE, "unknown %s kind '%s'; registered kinds: %s", category_name, name, list);
+    rc = irm_error(IRM_EVALUE, "unknown %s kind '%s'; registered kinds: %s", category_name, irm_error_quote(name), list);
   irm_free(best);
   irm_free(names);
   return rc;
@@ -103,8 +103,8 @@ static int unknown_option_error(const irm_kind *k, const char *option) {
   for (size_t i = 0; i < k->n_options; i++) names[i] = k->options[i].name;
   const char *best = irm_closest_name(option, names, k->n_options);
   int rc = best ? irm_error(IRM_EATTR, "%s '%s' has no option '%s' (did you mean '%s'?)", k->cat->name,
-                            k->name, option, best)
-                : irm_error(IRM_EATTR, "%s '%s' has no option '%s'", k->cat->name, k->name, option);
+                            k->name, irm_error_quote(option), best)
+                : irm_error(IRM_EATTR, "%s '%s' has no option '%s'", k->cat->name, k->name, irm_error_quote(option));
   irm_free(names);
   return rc;
 }
@@ -178,7 +178,7 @@ static int kind_new_prepared(category *c, const char *name, irm_kind **out) {
     irm_journal_resume_();
     if (rc) {
       kind_free_unpublished(k);
-      return irm_error_context(rc, "preparing %s kind '%s'", c->name, name);
+      return irm_error_context(rc, "preparing %s kind '%s'", c->name, irm_error_quote(name));
     }
   }
   *out = k;
@@ -295,10 +295,10 @@ static int check_option_args(const irm_kind *kind, const char *option, irm_optio
   int rc = check_name("an option name", option);
   if (rc) return rc;
   if (!irm_option_type_name(type))
-    return irm_error(IRM_EVALUE, "option '%s' of %s '%s': invalid option type %d", option, kind->cat->name,
+    return irm_error(IRM_EVALUE, "option '%s' of %s '%s': invalid option type %d", irm_error_quote(option), kind->cat->name,
                      kind->name, (int)type);
   if (required && default_value && default_value->type_code != IRM_NONE)
-    return irm_error(IRM_EVALUE, "option '%s' of %s '%s' is required, so it cannot have a default", option,
+    return irm_error(IRM_EVALUE, "option '%s' of %s '%s' is required, so it cannot have a default", irm_error_quote(option),
                      kind->cat->name, kind->name);
   return IRM_OK;
 }
@@ -312,7 +312,7 @@ int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type
   def.required = required != 0;
   if (default_value && default_value->type_code != IRM_NONE &&
       (rc = irm_option_check_value(type, default_value, &def.default_value)))
-    return irm_error_context(rc, "default of option '%s' of %s '%s'", option, kind->cat->name, kind->name);
+    return irm_error_context(rc, "default of option '%s' of %s '%s'", irm_error_quote(option), kind->cat->name, kind->name);
   size_t len = strlen(option);
   option_undo *undo = irm_journal_active() ? irm_malloc(sizeof *undo + len + 1) : NULL;
   def.name = irm_strdup(option);
@@ -342,7 +342,7 @@ int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type
     irm_free(undo);
     if (rc == IRM_ERUNTIME) return irm_kind_detached_error_(kind);
     if (rc == IRM_EKEY)
-      return irm_error(IRM_EKEY, "%s '%s' already has an option '%s'", kind->cat->name, kind->name, option);
+      return irm_error(IRM_EKEY, "%s '%s' already has an option '%s'", kind->cat->name, kind->name, irm_error_quote(option));
     return irm_error_nomem_("adding an option");
   }
   if (undo) {
@@ -424,7 +424,7 @@ static int check_given(const irm_kind *k, const irm_object *options, const char 
     if (!o) return unknown_option_error(k, name);
     size_t i = (size_t)(o - k->options);
     int rc = irm_option_check_value(o->type, value, &values[i]);
-    if (rc) return irm_error_context(rc, "%s '%s' option '%s'", k->cat->name, k->name, name);
+    if (rc) return irm_error_context(rc, "%s '%s' option '%s'", k->cat->name, k->name, irm_error_quote(name));
   }
   return IRM_OK;
 }
@@ -471,6 +471,6 @@ int irm_register_static_kind(const char *category_name, const char *name, irm_ki
   if (rc == IRM_OK && setup) rc = setup(k);
   if (rc)
     irm_warn("static registration of %s kind '%s' failed: %s", category_name ? category_name : "(null)",
-             name ? name : "(null)", irm_last_error());
+             irm_error_quote(name), irm_last_error());
   return rc;
 }

@@ -193,7 +193,7 @@ int irm_kind_set_attr(irm_kind *kind, const char *attr, const irm_any *value, in
   if (rc == IRM_ERUNTIME) return irm_kind_detached_error_(kind);
   if (rc == IRM_EKEY)
     return irm_error(IRM_EKEY, "attribute '%s' of %s '%s' is already set at level %d; use a higher level to "
-                     "replace it", attr, kind->cat->name, kind->name, plevel);
+                     "replace it", irm_error_quote(attr), kind->cat->name, kind->name, plevel);
   if (rc == IRM_ENOMEM) return irm_error_nomem_("setting a kind attribute");
   return IRM_OK; /* 1: a lower level is ignored, as in TVM */
 }
@@ -232,8 +232,8 @@ static int unknown_attr_error(const irm_kind *kind, const char *attr) {
     best = irm_closest_name(attr, names, n);
   }
   int rc = best ? irm_error(IRM_EATTR, "no %s kind has attribute '%s' (did you mean '%s'?)", kind->cat->name,
-                            attr, best)
-                : irm_error(IRM_EATTR, "no %s kind has attribute '%s'", kind->cat->name, attr);
+                            irm_error_quote(attr), best)
+                : irm_error(IRM_EATTR, "no %s kind has attribute '%s'", kind->cat->name, irm_error_quote(attr));
   irm_free(names);
   return rc;
 }

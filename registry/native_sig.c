@@ -49,7 +49,7 @@ static void skip_space(cursor *c) {
 }
 
 static int parse_error(const cursor *c, const char *what) {
-  return irm_error(IRM_EVALUE, "invalid signature '%s': %s at position %zu", c->text, what, c->pos);
+  return irm_error(IRM_EVALUE, "invalid signature '%s': %s at position %zu", irm_error_quote(c->text), what, c->pos);
 }
 
 /* Reads one type name; the longest match wins ("obj?" before "obj"). */
@@ -73,11 +73,11 @@ static int parse_type(cursor *c, irm_ntype *out) {
   const char *best = irm_closest_name(word, names, type_count);
   if (best)
     return irm_error(IRM_EVALUE, "invalid signature '%s': unknown type '%s' at position %zu (did you mean '%s'?)",
-                     c->text, word, c->pos, best);
+                     irm_error_quote(c->text), word, c->pos, best);
   return irm_error(IRM_EVALUE,
                    "invalid signature '%s': unknown type '%s' at position %zu (types: void, bool, "
                    "i32, i64, u64, f32, f64, ptr, str, obj, obj?, any)",
-                   c->text, word, c->pos);
+                   irm_error_quote(c->text), word, c->pos);
 }
 
 static int expect_char(cursor *c, char ch, const char *what) {
@@ -103,7 +103,7 @@ int irm_native_sig_parse(const char *text, irm_native_sig *out) {
   if (rc) return rc;
   if (out->ret == IRM_NT_ANY)
     return irm_error(IRM_EVALUE, "invalid signature '%s': 'any' is an argument type, not a return type, at position 0",
-                     text);
+                     irm_error_quote(text));
   if ((rc = expect_char(&c, '(', "expected '(' after the return type"))) return rc;
   skip_space(&c);
   if (text[c.pos] != ')') {
@@ -118,7 +118,7 @@ int irm_native_sig_parse(const char *text, irm_native_sig *out) {
       if (out->nargs == IRM_NATIVE_MAX_ARGS) {
         c.pos = at;
         return irm_error(IRM_EVALUE, "invalid signature '%s': more than %d arguments at position %zu",
-                         text, IRM_NATIVE_MAX_ARGS, at);
+                         irm_error_quote(text), IRM_NATIVE_MAX_ARGS, at);
       }
       out->args[out->nargs++] = t;
       skip_space(&c);

@@ -210,8 +210,8 @@ static int unknown_type_error(const char *what, const char *key) {
   pthread_rwlock_unlock(&key_lock);
   irm_free(names);
   if (best)
-    return irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, key, best);
-  return irm_error(IRM_EKEY, "%s '%s' is not registered", what, key);
+    return irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(key), best);
+  return irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(key));
 }
 
 int irm_type_find(const char *type_key, int32_t *out_index) {
@@ -314,7 +314,7 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
   if (index < 0) {
     irm_free(key);
     if (existing >= 0)
-      return irm_error(IRM_EKEY, "type '%s' is already registered (index %d)", info->type_key,
+      return irm_error(IRM_EKEY, "type '%s' is already registered (index %d)", irm_error_quote(info->type_key),
                        (int)existing);
     if (parent < 0) return unknown_type_error("parent type", parent_key);
     if (index == -1) return irm_error(IRM_ERUNTIME, "too many types registered (limit %d)",

@@ -86,7 +86,7 @@ int irm_option_type_parse(const char *name, irm_option_type *out) {
   }
   list[used] = '\0';
   const char *best = irm_closest_name(name, names, n);
-  return irm_error(IRM_EVALUE, "unknown option type '%s'%s%s%s; types: %s", name, best ? " (did you mean '" : "",
+  return irm_error(IRM_EVALUE, "unknown option type '%s'%s%s%s; types: %s", irm_error_quote(name), best ? " (did you mean '" : "",
                    best ? best : "", best ? "'?)" : "", list);
 }
 
@@ -174,7 +174,7 @@ int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *
 static int parse_bool(const char *text, irm_any *out) {
   if (strcmp(text, "1") == 0 || strcasecmp(text, "true") == 0) *out = irm_any_bool(true);
   else if (strcmp(text, "0") == 0 || strcasecmp(text, "false") == 0) *out = irm_any_bool(false);
-  else return irm_error(IRM_EVALUE, "expected bool (1, 0, true or false), got '%s'", text);
+  else return irm_error(IRM_EVALUE, "expected bool (1, 0, true or false), got '%s'", irm_error_quote(text));
   return IRM_OK;
 }
 
@@ -186,7 +186,7 @@ static int parse_int(const char *text, int64_t *out) {
   errno = 0;
   long long v = strtoll(text, &end, base);
   if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE)
-    return irm_error(IRM_EVALUE, "expected int, got '%s'", text);
+    return irm_error(IRM_EVALUE, "expected int, got '%s'", irm_error_quote(text));
   *out = v;
   return IRM_OK;
 }
@@ -196,7 +196,7 @@ static int parse_float(const char *text, irm_any *out) {
   errno = 0;
   double v = strtod(text, &end);
   if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE)
-    return irm_error(IRM_EVALUE, "expected float, got '%s'", text);
+    return irm_error(IRM_EVALUE, "expected float, got '%s'", irm_error_quote(text));
   *out = irm_any_float(v);
   return IRM_OK;
 }
@@ -224,7 +224,7 @@ static int parse_array(irm_option_type type, const char *text, irm_any *out) {
       quoted = !quoted;
     } else if ((c == ',' && !quoted) || c == '\0') {
       if (c == '\0' && quoted) {
-        rc = irm_error(IRM_EVALUE, "unbalanced quote in array value '%s'", text);
+        rc = irm_error(IRM_EVALUE, "unbalanced quote in array value '%s'", irm_error_quote(text));
         break;
       }
       item[n] = '\0';
@@ -274,7 +274,7 @@ int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out) 
     case IRM_OPTION_ARRAY_STR:
     case IRM_OPTION_ARRAY_INT: return parse_array(type, text, out);
     case IRM_OPTION_MAP:
-      return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", text);
+      return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", irm_error_quote(text));
     default: break;
   }
   /* A plugged type's objects are made by its layer: hand back the text. */

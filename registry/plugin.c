@@ -96,12 +96,12 @@ static char *resolve(const char *path, int *rc) {
     int err = errno;
     char buf[128];
     const char *why = err == ENOENT ? "the file does not exist" : strerror_r(err, buf, sizeof buf);
-    *rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': %s", path, why);
+    *rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': %s", irm_error_quote(path), why);
     return NULL;
   }
   char *copy = irm_strdup(sys);
   free(sys); /* realpath allocates with malloc */
-  if (!copy) *rc = irm_error(IRM_ENOMEM, "loading plugin '%s'", path);
+  if (!copy) *rc = irm_error(IRM_ENOMEM, "loading plugin '%s'", irm_error_quote(path));
   return copy;
 }
 
@@ -117,7 +117,7 @@ static int claim_entry(const char *path, char *real, irm_object **info, plugin_e
   plugin_entry *fresh = irm_calloc(1, sizeof *fresh); /* allocated before locking */
   if (!fresh) {
     irm_free(real);
-    return irm_error(IRM_ENOMEM, "loading plugin '%s'", path);
+    return irm_error(IRM_ENOMEM, "loading plugin '%s'", irm_error_quote(path));
   }
   pthread_t self = pthread_self();
   int rc = IRM_OK;
@@ -149,7 +149,7 @@ static int claim_entry(const char *path, char *real, irm_object **info, plugin_e
   irm_free(real);
   if (rc)
     return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': this thread is loading it already (does its init load itself?)",
-                     path);
+                     irm_error_quote(path));
   return IRM_OK;
 }
 
@@ -158,14 +158,15 @@ static int claim_entry(const char *path, char *real, irm_object **info, plugin_e
  * (which only queued) has run. */
 static int open_library(const char *path, plugin_entry *e) {
   irm_plugin_defer *q = irm_plugin_defer_new_();
-  if (!q) return irm_error(IRM_ENOMEM, "loading plugin '%s'", path);
+  if (!q) return irm_error(IRM_ENOMEM, "loading plugin '%s'", irm_error_quote(path));
   irm_plugin_defer *outer = irm_plugin_defer_set_(q);
   void *handle = dlopen(e->realpath, RTLD_NOW | RTLD_LOCAL);
   irm_plugin_defer_set_(outer);
   if (!handle) {
     const char *why = dlerror();
     irm_plugin_defer_free_(q);
-    return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': dlopen failed: %s", path, why ? why : "unknown error");
+    return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': dlopen failed: %s", irm_error_quote(path),
+                     why ? why : "unknown error");
   }
   int rc = IRM_OK;
   void *sym = dlsym(handle, IRM_PLUGIN_ENTRY_POINT);
@@ -173,14 +174,17 @@ static int open_library(const char *path, plugin_entry *e) {
   memcpy(&get, &sym, sizeof get); /* ISO C has no object-to-function pointer cast */
   const irm_plugin_info *info = get ? get() : NULL;
   if (!get)
-    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': it does not export %s (is it an irm plugin?)", path,
+    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': it does not export %s (is it an irm plugin?)",
+                   irm_error_quote(path),
                    IRM_PLUGIN_ENTRY_POINT);
   else if (!info)
-    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': %s returned NULL", path, IRM_PLUGIN_ENTRY_POINT);
+    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': %s returned NULL", irm_error_quote(path),
+                   IRM_PLUGIN_ENTRY_POINT);
   else
     rc = check_info(path, info);
   if (!rc && irm_plugin_defer_failed_(q))
-    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': out of memory queueing its registrations", path);
+    rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': out of memory queueing its registrations",
+                   irm_error_quote(path));
   if (rc) {
     irm_plugin_defer_free_(q);
     dlclose(handle);
@@ -199,13 +203,14 @@ static int check_info(const char *path, const irm_plugin_info *info) {
   if (info->abi_version < 1 || info->abi_version > IRM_PLUGIN_ABI_VERSION)
     return irm_error(IRM_EPLUGIN,
                      "cannot load plugin '%s': unsupported plugin ABI version %u (this irm supports ABI version %u)",
-                     path, (unsigned)info->abi_version, (unsigned)IRM_PLUGIN_ABI_VERSION);
+                     irm_error_quote(path), (unsigned)info->abi_version, (unsigned)IRM_PLUGIN_ABI_VERSION);
   if (info->struct_size < PLUGIN_INFO_V1_SIZE)
     return irm_error(IRM_EPLUGIN,
                      "cannot load plugin '%s': unsupported irm_plugin_info size %u (ABI version %u needs at least %u)",
-                     path, (unsigned)info->struct_size, (unsigned)info->abi_version, (unsigned)PLUGIN_INFO_V1_SIZE);
+                     irm_error_quote(path), (unsigned)info->struct_size, (unsigned)info->abi_version,
+                     (unsigned)PLUGIN_INFO_V1_SIZE);
   if (!info->name || !info->name[0])
-    return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': its irm_plugin_info has no name", path);
+    return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': its irm_plugin_info has no name", irm_error_quote(path));
   return IRM_OK;
 }
 
@@ -220,7 +225,7 @@ const char *irm_plugin_current_name_(void) { return current_plugin; }
 static int run_init(const char *path, plugin_entry *e) {
   irm_journal *j = NULL;
   int rc = irm_journal_open(&j);
-  if (rc) return irm_error_context(rc, "loading plugin '%s'", path);
+  if (rc) return irm_error_context(rc, "loading plugin '%s'", irm_error_quote(path));
   const char *stage = "registering what its IRM_REGISTER_* macros declare";
   const char *outer_plugin = current_plugin;
   current_plugin = e->info->name; /* the library stays open: the name lives on */
@@ -242,7 +247,7 @@ static int run_init(const char *path, plugin_entry *e) {
   irm_journal_rollback(j);
   irm_object_release(e->info_map);
   e->info_map = NULL;
-  rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s' ('%s'): %s: %s", path, e->info->name, stage,
+  rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s' ('%s'): %s: %s", irm_error_quote(path), e->info->name, stage,
                  cause ? cause : "out of memory");
   irm_free(cause);
   return rc;
@@ -368,7 +373,8 @@ static int load_folder(const char *folder) {
   if (!dir) {
     int err = errno;
     char buf[128];
-    return irm_error(IRM_EPLUGIN, "cannot read plugin folder '%s': %s", folder, strerror_r(err, buf, sizeof buf));
+    return irm_error(IRM_EPLUGIN, "cannot read plugin folder '%s': %s", irm_error_quote(folder), strerror_r(err, buf,
+                     sizeof buf));
   }
   char **paths = NULL;
   size_t n = 0, capacity = 0;
@@ -379,7 +385,7 @@ static int load_folder(const char *folder) {
       capacity = capacity ? 2 * capacity : 8;
       char **bigger = irm_realloc(paths, capacity * sizeof *paths);
       if (!bigger) {
-        rc = irm_error(IRM_ENOMEM, "reading plugin folder '%s'", folder);
+        rc = irm_error(IRM_ENOMEM, "reading plugin folder '%s'", irm_error_quote(folder));
         break;
       }
       paths = bigger;
@@ -388,7 +394,7 @@ static int load_folder(const char *folder) {
     if ((rc = irm_string_format(&joined, "%s/%s", folder, d->d_name))) break;
     paths[n] = irm_strdup(irm_string_data(joined));
     irm_object_release(joined);
-    if (!paths[n]) rc = irm_error(IRM_ENOMEM, "reading plugin folder '%s'", folder);
+    if (!paths[n]) rc = irm_error(IRM_ENOMEM, "reading plugin folder '%s'", irm_error_quote(folder));
     else n++;
   }
   closedir(dir);

@@ -83,7 +83,7 @@ static int enqueue(defer_item proto, const char *name, const char *extra, int *r
     }
     q->failed = 1;
     *rc = irm_error(IRM_ENOMEM, "queueing the registration of '%s'",
-                    name ? name : "(null)");
+                    irm_error_quote(name));
     return 1;
   }
   *q->tail = it;
@@ -117,7 +117,7 @@ static int register_function(const defer_item *it) {
                                     : irm_func_new_native(it->native, it->extra, &f);
   if (!rc) rc = irm_func_register_global(it->name, f, 0);
   irm_object_release(f);
-  return rc ? irm_error_context(rc, "registering global '%s'", it->name ? it->name : "(null)") : IRM_OK;
+  return rc ? irm_error_context(rc, "registering global '%s'", irm_error_quote(it->name)) : IRM_OK;
 }
 
 static int register_kind(const defer_item *it) {
@@ -125,7 +125,7 @@ static int register_kind(const defer_item *it) {
   int rc = irm_kind_register(it->extra, it->name, &k);
   if (!rc && it->setup) rc = it->setup(k);
   return rc ? irm_error_context(rc, "registering %s kind '%s'", it->extra ? it->extra : "(null)",
-                                it->name ? it->name : "(null)")
+                                irm_error_quote(it->name))
             : IRM_OK;
 }
 

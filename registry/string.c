@@ -42,7 +42,7 @@ int irm_string_format(irm_object **out, const char *fmt, ...) {
   va_end(ap);
   if (n < 0) {
     va_end(ap2);
-    return irm_error(IRM_EVALUE, "irm_string_format: invalid format '%s'", fmt);
+    return irm_error(IRM_EVALUE, "irm_string_format: invalid format '%s'", irm_error_quote(fmt));
   }
   irm_object *o = NULL;
   int rc = irm_object_alloc_(IRM_TYPE_STRING, sizeof(irm_string) + (size_t)n + 1, &o);

@@ -25,6 +25,13 @@ static const kind_case kinds[] = {
 };
 enum { n_kinds = sizeof kinds / sizeof kinds[0] };
 
+/* The same kinds as c_api.h lists them, to check the list against the
+ * pinned table above and round-trip every entry. */
+#define LISTED_KIND(code, value, name) {value, #name},
+static const kind_case listed_kinds[] = {IRM_ERROR_KINDS(LISTED_KIND)};
+#undef LISTED_KIND
+enum { n_listed_kinds = sizeof listed_kinds / sizeof listed_kinds[0] };
+
 /* ---- irm_error / irm_verror --------------------------------------------- */
 
 START_TEST(test_error_sets_kind_and_text_and_returns_code) {
@@ -158,12 +165,25 @@ START_TEST(test_last_error_is_empty_before_any_error) {
 }
 END_TEST
 
-START_TEST(test_set_last_error_keeps_a_known_kind_prefix) {
+START_TEST(test_error_kinds_list_is_the_pinned_codes_and_names) {
+  ck_assert_int_eq(n_listed_kinds, n_kinds);
+  for (int i = 0; i < n_kinds; i++) {
+    ck_assert_int_eq(listed_kinds[i].code, kinds[i].code);
+    ck_assert_str_eq(listed_kinds[i].kind, kinds[i].kind);
+  }
+}
+END_TEST
+
+/* name -> code -> name through irm_set_last_error, for each listed kind;
+ * the message keeps its kind prefix. */
+START_TEST(test_error_kinds_list_round_trips_name_to_code_to_name) {
   char msg[128];
-  snprintf(msg, sizeof msg, "%s: from a callback", kinds[_i].kind);
+  snprintf(msg, sizeof msg, "%s: set by a callback", listed_kinds[_i].kind);
   irm_set_last_error(msg);
   ck_assert_str_eq(irm_last_error(), msg);
-  ck_assert_int_eq(irm_error_code_of(irm_last_error()), kinds[_i].code);
+  int code = irm_error_code_of(irm_last_error());
+  ck_assert_int_eq(code, listed_kinds[_i].code);
+  ck_assert_str_eq(irm_error_kind(code), listed_kinds[_i].kind);
 }
 END_TEST
 
@@ -397,6 +417,30 @@ END_TEST
 START_TEST(test_closest_name_of_no_candidates_is_null) {
   ck_assert_ptr_null(irm_closest_name("graph", executor_options, 0));
   ck_assert_ptr_null(irm_closest_name("graph", NULL, 0));
+}
+END_TEST
+
+START_TEST(test_closest_name_never_suggests_for_a_name_longer_than_64) {
+  static const char *const names[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"};
+  char name[66];
+  memset(name, 'a', 65);
+  name[65] = '\0';
+  ck_assert_uint_eq(strlen(names[0]), 64);
+  ck_assert_ptr_null(irm_closest_name(name, names, 1));
+  name[64] = '\0';
+  ck_assert_ptr_eq(irm_closest_name(name, names, 1), names[0]);
+}
+END_TEST
+
+START_TEST(test_closest_name_of_a_megabyte_name_is_null) {
+  static const char *const names[] = {"llvm", "cuda", "c"};
+  size_t n = (size_t)1 << 20;
+  char *name = malloc(n + 1);
+  ck_assert_ptr_nonnull(name);
+  memset(name, 'l', n);
+  name[n] = '\0';
+  ck_assert_ptr_null(irm_closest_name(name, names, 3));
+  free(name);
 }
 END_TEST
 
@@ -659,7 +703,8 @@ static Suite *error_suite(void) {
 
   tc = tcase_create("last_error");
   tcase_add_test(tc, test_last_error_is_empty_before_any_error);
-  tcase_add_loop_test(tc, test_set_last_error_keeps_a_known_kind_prefix, 0, n_kinds);
+  tcase_add_test(tc, test_error_kinds_list_is_the_pinned_codes_and_names);
+  tcase_add_loop_test(tc, test_error_kinds_list_round_trips_name_to_code_to_name, 0, n_listed_kinds);
   tcase_add_test(tc, test_set_last_error_without_kind_is_stored_as_runtime_error);
   tcase_add_test(tc, test_set_last_error_with_unknown_kind_is_stored_as_runtime_error);
   tcase_add_test(tc, test_set_last_error_null_clears);
@@ -692,6 +737,8 @@ static Suite *error_suite(void) {
   tcase_add_test(tc, test_closest_name_limit_is_at_least_two);
   tcase_add_test(tc, test_closest_name_skips_null_candidates);
   tcase_add_test(tc, test_closest_name_of_no_candidates_is_null);
+  tcase_add_test(tc, test_closest_name_never_suggests_for_a_name_longer_than_64);
+  tcase_add_test(tc, test_closest_name_of_a_megabyte_name_is_null);
   tcase_add_test(tc, test_edit_distance_basic_values);
   tcase_add_test(tc, test_edit_distance_transposition_is_one);
   tcase_add_test(tc, test_edit_distance_is_case_insensitive);

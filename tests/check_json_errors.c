@@ -123,6 +123,55 @@ START_TEST(test_ten_thousand_levels_of_nesting_hit_the_depth_limit) {
 }
 END_TEST
 
+START_TEST(test_malformed_text_is_reported_with_line_and_column) {
+  read_fails("{\"x\":", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 5: ");
+  read_fails("[", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 1: ");
+  read_fails("", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 0: ");
+  read_fails("{\"a\" 1}", IRM_EVALUE,
+             "ValueError: malformed JSON at line 1, column 6: ':' expected near '1'");
+  read_fails("{\"irm_json\": 1,\n\"x\": [1,", IRM_EVALUE,
+             "ValueError: malformed JSON at line 2, column ");
+  irm_any text = irm_any_str("{\"x\":");
+  ck_assert_error(call_fails("ffi.FromJSON", &text, 1), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("malformed JSON at line 1, column 5: ");
+}
+END_TEST
+
+START_TEST(test_malformed_text_wins_over_an_earlier_error_in_meaning) {
+  /* an unknown field, a duplicate field, a bad version, a bad node: each
+   * followed by text cut short */
+  read_fails("{\"irm_json\": 1, \"roots\": null, \"nodes\": [", IRM_EVALUE,
+             "ValueError: node 0: malformed JSON at line 1, column 41: ");
+  read_fails("{\"root\": 1, \"root\": 2, \"irm_json\"", IRM_EVALUE,
+             "ValueError: malformed JSON at line 1, column ");
+  read_fails("{\"irm_json\": 2, \"root\": null, \"nodes\": [] x", IRM_EVALUE,
+             "ValueError: malformed JSON at line 1, column ");
+  read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"ty", IRM_EVALUE,
+             "ValueError: node 1: malformed JSON at line 1, column ");
+  read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": 7, \"x\": {", IRM_EVALUE,
+             "ValueError: malformed JSON at line 1, column ");
+  /* well-formed, the first error in meaning is what is reported */
+  read_fails("{\"roots\": 1, \"root\": 1, \"root\": 2, \"irm_json\": 1, \"nodes\": []}", IRM_EVALUE,
+             "ValueError: unknown top-level field 'roots' (did you mean 'root'?)");
+  read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"type\": 1}]}",
+             IRM_EKEY, "KeyError: node 0: ");
+}
+END_TEST
+
+START_TEST(test_huge_unknown_field_name_is_quoted_cut_short) {
+  size_t n = (size_t)1 << 20;
+  char *text = malloc(n + 64);
+  ck_assert_ptr_nonnull(text);
+  strcpy(text, "{\"");
+  memset(text + 2, 'a', n);
+  strcpy(text + 2 + n, "\": 1}");
+  read_fails(text, IRM_EVALUE, "ValueError: unknown top-level field 'aaaa");
+  ck_assert_uint_lt(strlen(irm_last_error()), 1024);
+  ck_assert_error_mentions("aaaa...' (the fields are irm_json, root and nodes)");
+  free(text);
+}
+END_TEST
+
 START_TEST(test_version_is_checked) {
   read_fails("{\"irm_json\": 2, \"root\": null, \"nodes\": []}", IRM_EVALUE,
              "ValueError: unsupported irm_json version 2 (this irm reads version 1)");
@@ -278,6 +327,9 @@ static Suite *json_errors_suite(void) {
   tcase_add_test(tc, test_text_after_the_document_is_a_value_error);
   tcase_add_test(tc, test_top_level_must_be_an_object);
   tcase_add_test(tc, test_ten_thousand_levels_of_nesting_hit_the_depth_limit);
+  tcase_add_test(tc, test_malformed_text_is_reported_with_line_and_column);
+  tcase_add_test(tc, test_malformed_text_wins_over_an_earlier_error_in_meaning);
+  tcase_add_test(tc, test_huge_unknown_field_name_is_quoted_cut_short);
   tcase_add_test(tc, test_version_is_checked);
   tcase_add_test(tc, test_missing_root_or_nodes_is_a_value_error);
   tcase_add_test(tc, test_top_level_fields_are_checked);

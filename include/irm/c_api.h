@@ -43,18 +43,24 @@ extern "C" {
 
 /* ---- status codes ------------------------------------------------------ */
 
+/* The error kinds, one X(code, value, Name) per kind: the status code
+ * constant, its value (public ABI, never renumbered) and the kind name that
+ * starts irm_last_error() ("Name: ..."). Everything that maps codes to names
+ * or names to codes is generated from this list. */
+#define IRM_ERROR_KINDS(X)                                                    \
+  X(IRM_ETYPE, -1, TypeError)       /* a value of the wrong type */           \
+  X(IRM_EVALUE, -2, ValueError)     /* a value of the right type but wrong */ \
+  X(IRM_EKEY, -3, KeyError)         /* a name or key that does not exist */   \
+  X(IRM_EATTR, -4, AttributeError)  /* an unknown attribute or option */      \
+  X(IRM_EINDEX, -5, IndexError)     /* an index out of range */               \
+  X(IRM_ERUNTIME, -6, RuntimeError) /* an operation failed */                 \
+  X(IRM_EPLUGIN, -7, PluginError)   /* a plugin could not be loaded */        \
+  X(IRM_ENOMEM, -8, MemoryError)    /* an allocation failed */
+
 /* Each code matches the kind that starts irm_last_error(). */
-enum {
-  IRM_OK = 0,
-  IRM_ETYPE = -1,    /* TypeError: a value of the wrong type */
-  IRM_EVALUE = -2,   /* ValueError: a value of the right type but wrong */
-  IRM_EKEY = -3,     /* KeyError: a name or key that does not exist */
-  IRM_EATTR = -4,    /* AttributeError: an unknown attribute or option */
-  IRM_EINDEX = -5,   /* IndexError: an index out of range */
-  IRM_ERUNTIME = -6, /* RuntimeError: an operation failed */
-  IRM_EPLUGIN = -7,  /* PluginError: a plugin could not be loaded */
-  IRM_ENOMEM = -8    /* MemoryError: an allocation failed */
-};
+#define IRM_ERROR_KIND_ENUM_(code, value, name) code = value,
+enum { IRM_OK = 0, IRM_ERROR_KINDS(IRM_ERROR_KIND_ENUM_) };
+#undef IRM_ERROR_KIND_ENUM_
 
 /* ---- values ------------------------------------------------------------ */
 

@@ -40,6 +40,21 @@ IRM_API int irm_error_code_of(const char *msg);
 IRM_API int irm_error(int code, const char *fmt, ...) IRM_PRINTF_(2, 3);
 IRM_API int irm_verror(int code, const char *fmt, va_list ap);
 
+/* The most bytes of one user-given text that an error message quotes. */
+#define IRM_ERROR_QUOTE_MAX 200
+
+/* The text to quote for s in an error message, so that a message quoting
+ * user input stays small whatever the input's size:
+ * `irm_error(IRM_EVALUE, "unknown kind '%s'", irm_error_quote(text))`.
+ * That is s itself when it has at most IRM_ERROR_QUOTE_MAX bytes, else its
+ * first IRM_ERROR_QUOTE_MAX bytes or fewer (never cutting a UTF-8
+ * character) followed by "...", which keeps the closing quote in sight;
+ * "(null)" for NULL. Reads at most IRM_ERROR_QUOTE_MAX + 1 bytes of s.
+ * Borrowed: s, or a thread-local buffer valid until the fourth next call
+ * on the calling thread (so one message can quote up to four texts).
+ * Never fails. */
+IRM_API const char *irm_error_quote(const char *s);
+
 /* Inserts context after the kind of the current message:
  * "KeyError: x" becomes "KeyError: in pass 'FuseOps': x". Returns code so
  * it can wrap a failing status: `return irm_error_context(rc, "in pass '%s'", n);` */
@@ -53,11 +68,14 @@ IRM_API void irm_clear_error(void);
 /* Returns the candidate closest to name by edit distance (Damerau-
  * Levenshtein, case-insensitive), or NULL when none is close enough to be a
  * plausible typo (distance above a third of the longer name, at least 2).
+ * Names longer than 64 bytes are no typos and never compared, so the
+ * search costs little whatever the size of name.
  * Borrowed: one of the candidates. NULL entries are skipped. */
 IRM_API const char *irm_closest_name(const char *name,
                                      const char *const *candidates, size_t n);
 
-/* Edit distance between a and b as irm_closest_name measures it. */
+/* Edit distance between a and b as irm_closest_name measures it; takes time
+ * proportional to the product of the lengths. */
 IRM_API size_t irm_edit_distance(const char *a, const char *b);
 
 /* ---- warnings ---------------------------------------------------------- */
