@@ -1,4 +1,4 @@
-/* The ir.* globals of the IRModule (DESIGN.md §4), each a thin packed
+/* The ir.* globals of the IRModule (docs/globals.md), each a thin packed
  * wrapper over module.h; every one that gives a module gives a new one.
  * Also the module subsystem's entry point for the built-ins. */
 #include "irm_internal.h"

@@ -1,4 +1,4 @@
-/* The target.* globals of DESIGN.md §4, registered once with the other
+/* The target.* globals listed in docs/globals.md, registered once with the other
  * built-ins. Each is a thin packed wrapper over target.h. */
 #include "irm_internal.h"
 #include "irm/alloc.h"

@@ -1,5 +1,5 @@
 /* The transform.* globals of the PassContext, config options and
- * instruments (DESIGN.md §4), each a thin packed wrapper over pass.h;
+ * instruments (docs/globals.md), each a thin packed wrapper over pass.h;
  * optional arguments may be left off or passed as NONE. Beyond the table:
  * transform.MigratePassConfig(mod) -> IRModule runs the MigratePassConfig
  * pass's body under the current PassContext. */

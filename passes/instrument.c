@@ -1,5 +1,5 @@
 /* The built-in instruments' shared pieces (instrument_internal.h) and the
- * transform.* globals of instruments and pipelines (DESIGN.md §4); the
+ * transform.* globals of instruments and pipelines (docs/globals.md); the
  * instruments themselves live in instrument_timing.c, instrument_print.c and
  * instrument_bisect.c, the pipeline text in pipeline_parse.c and
  * pipeline_print.c. */

@@ -1,4 +1,4 @@
-/* The transform.* pass globals of DESIGN.md §4: GetPass, ListPasses,
+/* The transform.* pass globals listed in docs/globals.md: GetPass, ListPasses,
  * PassInfo, Sequential, CreateModulePass, CreateFunctionPass, RunPass.
  * Each checks its arguments with the irm_arg_* helpers, so errors name the
  * global and the argument. */

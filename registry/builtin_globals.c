@@ -1,4 +1,4 @@
-/* The container globals of DESIGN.md §4 (ffi.Array, ffi.Map, ...),
+/* The container globals listed in docs/globals.md (ffi.Array, ffi.Map, ...),
  * registered once when the global registry starts. */
 #include "global_internal.h"
 #include "irm/container.h"

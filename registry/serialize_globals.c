@@ -1,4 +1,4 @@
-/* The serialization globals of DESIGN.md §4: ffi.ToJSON, ffi.FromJSON,
+/* The serialization globals listed in docs/globals.md: ffi.ToJSON, ffi.FromJSON,
  * ffi.StructuralEqual, ffi.StructuralHash and ffi.Repr, registered once
  * when the global registry starts. Each names itself in its errors. */
 #include "global_internal.h"

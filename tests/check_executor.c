@@ -1,5 +1,5 @@
 /* Executor config objects (config.h) through the C API and the executor.*
- * globals (DESIGN.md §4, §5): the two ways to make one, the accessors, the
+ * globals (docs/architecture.md): the two ways to make one, the accessors, the
  * built-in kinds and their validation, IRM_REGISTER_EXECUTOR, JSON,
  * structural equality, repr and copy-on-write. Registering kinds (from C
  * and from a description), kind attributes and journals are in

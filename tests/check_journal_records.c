@@ -154,7 +154,7 @@ START_TEST(test_records_and_registrations_undo_in_one_newest_first_order) {
 END_TEST
 
 /* An undo and a dispose that look globals up: no irm lock may be held while
- * they run (DESIGN.md §2: no user code runs while irm holds a lock). */
+ * they run (docs/architecture.md: no user code runs while irm holds a lock). */
 typedef struct reading_callbacks {
   int undo_ran;
   int undo_saw_builtin;

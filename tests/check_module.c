@@ -1,4 +1,4 @@
-/* IRModule (module.h, DESIGN.md §6): making modules, their functions in
+/* IRModule (module.h, docs/architecture.md, "The IRModule"): making modules, their functions in
  * insertion order, function attributes and their key registry,
  * copy-on-write of function changes and the function *_move variants, the
  * ir.IRModule global, structural equality, hashing and repr, and threads

@@ -1,4 +1,4 @@
-/* IRModule attributes (module.h, DESIGN.md §6): DictAttrs; getting, setting
+/* IRModule attributes (module.h, docs/architecture.md, "The IRModule"): DictAttrs; getting, setting
  * and removing module attributes with copy-on-write and the *_move variants,
  * the built-in keys and their typed getters, typed-key errors, the
  * ir.Module* globals, and the module attribute key registry

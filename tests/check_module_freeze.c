@@ -1,4 +1,4 @@
-/* Freezing IRModules and JSON (module.h, DESIGN.md §6): irm_module_freeze,
+/* Freezing IRModules and JSON (module.h, docs/architecture.md, "The IRModule"): irm_module_freeze,
  * ir.ModuleFreeze and ir.ModuleIsFrozen; every module derived from a frozen
  * one is frozen; pass-invariant keys (target, executor, runtime, mod_name
  * and registered ones) of a frozen module cannot be set or removed, other

@@ -1,4 +1,4 @@
-/* Passes (pass.h, DESIGN.md §7): PassInfo; module passes from C and from
+/* Passes (pass.h, docs/architecture.md, "Passes"): PassInfo; module passes from C and from
  * function objects; function passes and the functions they skip; a failing
  * pass leaves its input untouched and is named; verification after a pass
  * (pass-invariant attributes, ir.Verify) and when it is skipped; the

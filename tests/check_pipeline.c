@@ -1,4 +1,4 @@
-/* Textual pipelines (pass.h, DESIGN.md §7): irm_pipeline_parse and
+/* Textual pipelines (pass.h, docs/architecture.md, "Passes"): irm_pipeline_parse and
  * irm_pipeline_print, transform.ParsePipeline and transform.PrintPipeline. */
 #include "check_pass_util.h"
 

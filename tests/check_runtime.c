@@ -1,5 +1,5 @@
 /* Runtime config objects (config.h) through the C API and the runtime.*
- * globals (DESIGN.md §4, §5): the built-in kinds cpp and crt, both ways to
+ * globals (docs/architecture.md): the built-in kinds cpp and crt, both ways to
  * make one, the accessors, validation, IRM_REGISTER_RUNTIME, JSON,
  * structural equality, repr, copy-on-write, and executors and runtimes made
  * by several threads at once. */

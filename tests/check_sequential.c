@@ -1,4 +1,4 @@
-/* Sequential (pass.h, DESIGN.md §7): its defaults; TVM's skip rules
+/* Sequential (pass.h, docs/architecture.md, "Passes"): its defaults; TVM's skip rules
  * (disabled wins, then required, then opt_level); required passes run
  * first, from the registry; nested failures name every pass; instruments
  * see the Sequential itself; pipelines on four threads at once. */

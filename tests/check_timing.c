@@ -1,4 +1,4 @@
-/* The built-in instruments (pass.h, DESIGN.md §7): the timing instrument and
+/* The built-in instruments (pass.h, docs/architecture.md, "Passes"): the timing instrument and
  * its report, the printing instrument and the bisection instrument. */
 #include <unistd.h>
 

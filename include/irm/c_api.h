@@ -2,7 +2,7 @@
  * JNA) without a header compiler. Everything beyond it is reachable as a
  * named global function (see ffi.ListGlobalFuncNames).
  *
- * Conventions for every irm function (DESIGN.md §2):
+ * Conventions for every irm function (docs/architecture.md):
  * - Functions that can fail return int: 0 on success, a negative IRM_E* code
  *   on failure, and write results through out-parameters. After a failure,
  *   irm_last_error() returns a thread-local message starting with its kind

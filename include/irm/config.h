@@ -1,4 +1,4 @@
-/* Executor and Runtime config objects (DESIGN.md §5).
+/* Executor and Runtime config objects (docs/architecture.md, "Kinds").
  *
  * An Executor says how a compiled module runs (`graph`, `aot`, `vm`); a
  * Runtime says what it links against (`cpp`, `crt`). Each is a kind name

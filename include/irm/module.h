@@ -1,4 +1,4 @@
-/* IRModule: global functions plus typed module attributes (DESIGN.md §6).
+/* IRModule: global functions plus typed module attributes (docs/architecture.md, "The IRModule").
  *
  * An IRModule ("ir.IRModule") holds global functions (name -> an object of
  * type "ir.BaseFunc" or a subtype, in insertion order) and a DictAttrs of
@@ -6,7 +6,7 @@
  * (Target), `executor` (Executor), `runtime` (Runtime), `mod_name` (str)
  * and `params` (Map name -> constant), so passes read it with GetAttr.
  *
- * Copy-on-write (DESIGN.md §2): `*_with_*` functions return a NEW module
+ * Copy-on-write (docs/architecture.md): `*_with_*` functions return a NEW module
  * and leave their argument as it was; `*_move` functions take `irm_module
  * **` the caller owns and change the module in place when the caller holds
  * the only reference (else they replace *ref with a changed copy and
@@ -43,7 +43,7 @@
  * ir.IRModule(functions={"main": ...}, attrs={"executor": ...}), with
  * ", frozen=true" added for a frozen module.
  *
- * Globals (DESIGN.md §4): ir.IRModule, ir.ModuleGetAttr, ir.ModuleWithAttr,
+ * Globals (docs/globals.md): ir.IRModule, ir.ModuleGetAttr, ir.ModuleWithAttr,
  * ir.ModuleWithoutAttr, ir.ModuleAttrs, ir.ModuleFreeze, ir.ModuleIsFrozen,
  * ir.ListModuleAttrKeys, ir.RegisterModuleAttrKey; and beyond the table:
  * ir.ModuleFunctionNames (mod -> Array of str), ir.ModuleGetFunction (mod,

@@ -5,7 +5,7 @@
  * be registered at run time (plugins do), each with a finalizer and optional
  * hooks used by JSON, structural equality/hash and repr.
  *
- * Objects are immutable once shared (DESIGN.md §2); the payload of a new
+ * Objects are immutable once shared (docs/architecture.md); the payload of a new
  * object may be filled in before it is handed to anyone else.
  *
  * Thread safety: reference counting is atomic; the type registry is safe for

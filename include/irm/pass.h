@@ -1,5 +1,5 @@
 /* Passes, the PassContext, instruments, config options and textual
- * pipelines (DESIGN.md §7): TVM's pass model, made complete.
+ * pipelines (docs/architecture.md, "Passes"): TVM's pass model, made complete.
  *
  * Passes ("transform.Pass", with subtypes "transform.ModulePass",
  * "transform.FunctionPass" and "transform.Sequential") are immutable
@@ -25,7 +25,7 @@
  * config registry when the context is made), instruments. Each thread has a
  * stack of entered contexts and a default context used when the stack is
  * empty. Contexts and instruments are the documented mutable objects of
- * DESIGN.md §2 (their instrument lists and records) and guard themselves
+ * docs/architecture.md (their instrument lists and records) and guard themselves
  * with a lock; no user code runs under it.
  *
  * Instruments follow TVM exactly: entering a context calls every

@@ -1,5 +1,5 @@
 /* Plugins: shared objects that add globals, kinds, passes, config options,
- * attribute keys and tags to a running irm (DESIGN.md §8).
+ * attribute keys and tags to a running irm (docs/plugins.md).
  *
  * A plugin exports one function, irm_plugin_info_get, best written with
  * IRM_PLUGIN_EXPORT:

@@ -1,4 +1,4 @@
-/* Targets: what code is compiled for (DESIGN.md §5).
+/* Targets: what code is compiled for (docs/architecture.md, "Kinds").
  *
  * A Target is an object of type "target.Target": a target kind (a kind of
  * the "target" category of kind.h, such as llvm, c or cuda), its options
