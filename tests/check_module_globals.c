@@ -1,4 +1,4 @@
-/* The ir.* globals beyond docs/globals.md (module.h lists them):
+/* The ir.* globals for the functions of a module (module.h lists them):
  * functions of a module and function attributes, reachable by name so
  * other languages can use them. */
 #include <check.h>
