@@ -1,7 +1,7 @@
 /* The registries of module and function attribute keys (module.h): each
  * key has a value type (an option type of kind.h or an object type key)
  * and, for module keys, a pass-invariant flag. Each registry is a kept
- * name table (registry/name_table.h): ordered, journaled, locked, and its
+ * name table (registry/internal/name_table.h): ordered, journaled, locked, and its
  * entries are never freed, so key names handed out stay valid for the
  * process. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Target tags: named targets ("nvidia/jetson-nano"). A counted name table
- * (registry/name_table.h) of tag name -> (config, Target); every
+ * (registry/internal/name_table.h) of tag name -> (config, Target); every
  * registration is journaled, so a rollback removes a tag (or brings back
  * the one it overrode). The built-in tags are written as target text and
  * stored as the Map config that text gives; they are registered on the

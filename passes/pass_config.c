@@ -4,7 +4,7 @@
  * attribute, then PassContext, then default) and the MigratePassConfig
  * pass that copies migrated options onto the module.
  *
- * The registry is a kept name table (registry/name_table.h): ordered,
+ * The registry is a kept name table (registry/internal/name_table.h): ordered,
  * journaled, locked. Entries never change once published and are never
  * freed (a rolled-back one is set aside), so their strings and values may
  * be read unlocked. */

@@ -1,4 +1,4 @@
-/* The name table every registry is built on (registry/name_table.h):
+/* The name table every registry is built on (registry/internal/name_table.h):
  * adding under each duplicate policy, removing, ordered listing, lookup,
  * closest names, journal rollback, plugin attribution, out of memory at
  * every allocation, and concurrent use. The table is private to libirm,
