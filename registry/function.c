@@ -60,8 +60,8 @@ int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm_any *re
   return irm_error_code_of(irm_last_error());
 }
 
-/* Why irm_func_call refused its arguments. Out of line, so the call path
- * itself saves no registers and sets up no frame. */
+/* Why irm_func_call refused its arguments; out of line and cold, to keep
+ * the call path short. */
 __attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm_any *args,
                                                         int32_t nargs, irm_any *ret) {
   if (ret) *ret = irm_any_none();
@@ -74,18 +74,11 @@ __attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm
                    !ret ? "ret must not be NULL" : "args must hold nargs >= 0 values");
 }
 
-/* A packed function: the inline path's code, in its own frame so that
- * irm_func_call needs none. */
-__attribute__((noinline)) static int call_packed(const irm_any *args, int32_t nargs, irm_any *ret,
-                                                 irm_object *f) {
-  return irm_func_call_unchecked_(f, args, nargs, ret);
-}
-
 /* The entry point of every other language (ctypes calls this symbol; C
  * callers get the inline path of function.h, which behaves the same). A
  * native function's thunk converts, checks and reports its own errors and
- * writes *ret only on success, so it needs no bookkeeping after the call:
- * it is tail-called. A packed function takes the inline path's code. */
+ * writes *ret only on success, so it needs nothing after the call and is
+ * tail-called. A packed function takes the inline path's code. */
 int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   if (__builtin_expect(!irm_func_call_ok_(f, args, nargs, ret), 0))
     return call_refused(f, args, nargs, ret);
@@ -95,5 +88,5 @@ int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *
     ret->v_int = 0;
     return fn->fn(args, nargs, ret, fn->resource);
   }
-  return call_packed(args, nargs, ret, f);
+  return irm_func_call_unchecked_(f, args, nargs, ret);
 }
