@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "calls.h"
 #include "uthash.h"
 
 /* ---- packed call vs direct call ---------------------------------------- */
@@ -19,12 +20,17 @@ static int add_packed(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 
 static irm_packed_cfunc volatile direct_target = add_packed;
 
+/* The measured loops are functions of their own, each at a 64-byte
+ * boundary: inlined into one another's callers, their timing moved by 20%
+ * whenever code elsewhere in this file changed their alignment. */
+#define BENCH_LOOP_ __attribute__((noinline, aligned(64)))
+
 typedef struct call_ctx {
   irm_object *func;
   irm_any args[2];
 } call_ctx;
 
-static int64_t direct_loop(void *p, long n) {
+BENCH_LOOP_ static int64_t direct_loop(void *p, long n) {
   call_ctx *c = p;
   int64_t sum = 0;
   for (long i = 0; i < n; i++) {
@@ -36,7 +42,7 @@ static int64_t direct_loop(void *p, long n) {
   return sum;
 }
 
-static int64_t packed_loop(void *p, long n) {
+BENCH_LOOP_ static int64_t packed_loop(void *p, long n) {
   call_ctx *c = p;
   int64_t sum = 0;
   for (long i = 0; i < n; i++) {
@@ -57,6 +63,55 @@ static void bench_packed_call(void) {
   if (sink != (int64_t)ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
   bench_report("packed_call", subject, base, "direct_call");
   irm_object_release(c.func);
+}
+
+/* ---- the exported irm_func_call vs direct call ------------------------
+ * Other languages (ctypes) reach libirm through the exported symbol, never
+ * the inline path of function.h: the loops call it through a pointer, so
+ * no call can be inlined. The main rows call from a shared library, as
+ * ctypes does from libffi (see calls.h); the _from_exe rows call from this
+ * executable, where on some CPUs each branch into and out of libirm costs
+ * more because of the distance alone. */
+
+typedef int (*call_fn)(irm_object *, const irm_any *, int32_t, irm_any *);
+static call_fn volatile exported_call = (irm_func_call);
+
+BENCH_LOOP_ static int64_t exported_loop(void *p, long n) {
+  call_ctx *c = p;
+  int64_t sum = 0;
+  call_fn call = exported_call;
+  for (long i = 0; i < n; i++) {
+    irm_any ret;
+    call(c->func, c->args, 2, &ret);
+    sum += ret.v_int;
+  }
+  return sum;
+}
+
+/* Rows name and name_from_exe for func, a function object computing 1 + 2. */
+static void bench_exported_call(const char *name, irm_object *func) {
+  enum { CHUNK = 100 * 1000 }; /* short chunks: fewer land on a busy neighbour's time slice */
+  bench_calls_ctx lib = {(irm_func_call), func, {irm_any_int(1), irm_any_int(2)}};
+  call_ctx exe = {func, {irm_any_int(1), irm_any_int(2)}};
+  double base, subject;
+  int64_t sink = 0;
+  bench_pair(bench_calls_direct, bench_calls_exported, &lib, CHUNK, &base, &subject, &sink);
+  bench_report(name, subject, base, "direct_call");
+  char exe_name[64];
+  snprintf(exe_name, sizeof exe_name, "%s_from_exe", name);
+  bench_pair(direct_loop, exported_loop, &exe, CHUNK, &base, &subject, &sink);
+  bench_report(exe_name, subject, base, "direct_call");
+  if (sink != (int64_t)2 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
+  irm_object_release(func);
+}
+
+static void bench_exported_calls(void) {
+  irm_object *f = NULL;
+  if (irm_func_new_packed(bench_calls_add_packed, NULL, NULL, &f)) bench_die("irm_func_new_packed");
+  bench_exported_call("exported_packed_call", f);
+  if (irm_func_new_native((irm_native_fn)bench_calls_add_i64, "i64(i64,i64)", &f))
+    bench_die("irm_func_new_native");
+  bench_exported_call("exported_native_call", f);
 }
 
 /* ---- lookup vs raw uthash ---------------------------------------------- */
@@ -167,6 +222,7 @@ static void bench_memory(void) {
 
 int main(void) {
   bench_packed_call();
+  bench_exported_calls();
   bench_lookup();
   bench_memory();
   return 0;

@@ -5,6 +5,7 @@
 #include "error_internal.h"
 #include "global_internal.h"
 #include "irm/error.h"
+#include "native_internal.h"
 #include "object_internal.h"
 
 void irm_function_finalize_(irm_object *self) {
@@ -66,21 +67,33 @@ int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm_any *re
   return irm_error_code_of(irm_last_error());
 }
 
-int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
-  if (__builtin_expect(!irm_is_type_(f, IRM_TYPE_FUNCTION), 0)) {
-    if (ret) *ret = irm_any_none();
+/* Why irm_func_call refused its arguments; out of line and cold, to keep
+ * the call path short. */
+__attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm_any *args,
+                                                        int32_t nargs, irm_any *ret) {
+  if (ret) *ret = irm_any_none();
+  if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
     return irm_error(IRM_ETYPE, "irm_func_call: expected ffi.Function, got %s",
                      f ? irm_object_type_key(f) : "NULL");
-  }
-  if (__builtin_expect(!ret || nargs < 0 || (!args && nargs > 0), 0)) {
-    if (ret) *ret = irm_any_none();
-    return irm_error(IRM_EVALUE, "irm_func_call: %s", !ret ? "ret must not be NULL"
-                                                       : "args must hold nargs >= 0 values");
-  }
+  (void)args;
+  (void)nargs;
+  return irm_error(IRM_EVALUE, "irm_func_call: %s",
+                   !ret ? "ret must not be NULL" : "args must hold nargs >= 0 values");
+}
+
+/* The entry point of every other language (ctypes calls this symbol; C
+ * callers get the inline path of function.h, which behaves the same). A
+ * native function's thunk converts, checks and reports its own errors and
+ * writes *ret only on success, so it needs nothing after the call and is
+ * tail-called. A packed function takes the inline path's code. */
+int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
+  if (__builtin_expect(!irm_func_call_ok_(f, args, nargs, ret), 0))
+    return call_refused(f, args, nargs, ret);
   const irm_function *fn = (const irm_function *)f;
-  ret->type_code = IRM_NONE;
-  ret->v_int = 0;
-  unsigned generation = irm_error_generation_;
-  if (__builtin_expect(fn->fn(args, nargs, ret, fn->resource) == 0, 1)) return IRM_OK;
-  return irm_func_call_failed_(f, generation, ret);
+  if (fn->finalizer == irm_native_free_) {
+    ret->type_code = IRM_NONE;
+    ret->v_int = 0;
+    return fn->fn(args, nargs, ret, fn->resource);
+  }
+  return irm_func_call_unchecked_(f, args, nargs, ret);
 }

@@ -23,7 +23,7 @@ typedef struct native_fn {
   ffi_type *types[IRM_NATIVE_MAX_ARGS];
 } native_fn;
 
-static void native_free(void *resource) { irm_free(resource); }
+void irm_native_free_(void *resource) { irm_free(resource); }
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -173,6 +173,55 @@ static int call_int4(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return int_result(nf, ((fn_u4)nf->fp)(a[0], a[1], a[2], a[3]), ret);
 }
 
+/* i64(i64,...) signatures, the common case, skip int_arg's per-type
+ * switch and int_result's: one test covers every argument, and anything
+ * unusual (a wrong count or type) takes the general thunk of the same
+ * arity, which reports it. int_bits is 0 or 1 exactly for int and bool,
+ * so an OR of them is <= 1 exactly when every argument is one. */
+static inline uint32_t int_bits(const irm_any *v) { return (uint32_t)(v->type_code - IRM_INT); }
+
+typedef int64_t (*fn_i0)(void);
+typedef int64_t (*fn_i1)(int64_t);
+typedef int64_t (*fn_i2)(int64_t, int64_t);
+typedef int64_t (*fn_i3)(int64_t, int64_t, int64_t);
+typedef int64_t (*fn_i4)(int64_t, int64_t, int64_t, int64_t);
+
+static int call_i64_0(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const native_fn *nf = resource;
+  if (__builtin_expect(nargs != 0, 0)) return call_int0(args, nargs, ret, resource);
+  *ret = irm_any_int(((fn_i0)nf->fp)());
+  return IRM_OK;
+}
+static int call_i64_1(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const native_fn *nf = resource;
+  if (__builtin_expect(nargs != 1 || int_bits(&args[0]) > 1, 0))
+    return call_int1(args, nargs, ret, resource);
+  *ret = irm_any_int(((fn_i1)nf->fp)(args[0].v_int));
+  return IRM_OK;
+}
+static int call_i64_2(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const native_fn *nf = resource;
+  if (__builtin_expect(nargs != 2 || (int_bits(&args[0]) | int_bits(&args[1])) > 1, 0))
+    return call_int2(args, nargs, ret, resource);
+  *ret = irm_any_int(((fn_i2)nf->fp)(args[0].v_int, args[1].v_int));
+  return IRM_OK;
+}
+static int call_i64_3(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const native_fn *nf = resource;
+  if (__builtin_expect(nargs != 3 || (int_bits(&args[0]) | int_bits(&args[1]) | int_bits(&args[2])) > 1, 0))
+    return call_int3(args, nargs, ret, resource);
+  *ret = irm_any_int(((fn_i3)nf->fp)(args[0].v_int, args[1].v_int, args[2].v_int));
+  return IRM_OK;
+}
+static int call_i64_4(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  const native_fn *nf = resource;
+  if (__builtin_expect(nargs != 4 || (int_bits(&args[0]) | int_bits(&args[1]) | int_bits(&args[2]) |
+                                      int_bits(&args[3])) > 1, 0))
+    return call_int4(args, nargs, ret, resource);
+  *ret = irm_any_int(((fn_i4)nf->fp)(args[0].v_int, args[1].v_int, args[2].v_int, args[3].v_int));
+  return IRM_OK;
+}
+
 static inline int f64_arg(const native_fn *nf, const irm_any *args, int32_t i, double *out) {
   if (args[i].type_code == IRM_FLOAT) *out = args[i].v_float;
   else if (args[i].type_code == IRM_INT) *out = (double)args[i].v_int;
@@ -227,7 +276,11 @@ static irm_packed_cfunc choose_thunk(const irm_native_sig *sig) {
   if (!IRM_NATIVE_FAST_PATHS) return call_ffi;
   if (irm_native_sig_is_int_class_(sig)) {
     static const irm_packed_cfunc by_arity[] = {call_int0, call_int1, call_int2, call_int3, call_int4};
-    return by_arity[sig->nargs];
+    static const irm_packed_cfunc i64_by_arity[] = {call_i64_0, call_i64_1, call_i64_2, call_i64_3,
+                                                    call_i64_4};
+    int all_i64 = sig->ret == IRM_NT_I64;
+    for (int32_t i = 0; i < sig->nargs; i++) all_i64 &= sig->args[i] == IRM_NT_I64;
+    return (all_i64 ? i64_by_arity : by_arity)[sig->nargs];
   }
   int all_f64 = sig->ret == IRM_NT_F64 && (sig->nargs == 1 || sig->nargs == 2);
   for (int32_t i = 0; all_f64 && i < sig->nargs; i++) all_f64 = sig->args[i] == IRM_NT_F64;
@@ -270,7 +323,7 @@ int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **ou
   if (!nf) return irm_error_nomem_("creating a native function");
   int rc = irm_native_sig_parse(signature, &nf->sig);
   if (rc == IRM_OK) rc = irm_native_prep_cif(&nf->sig, &nf->cif, nf->types);
-  if (rc == IRM_OK) rc = irm_func_new_packed(choose_thunk(&nf->sig), nf, native_free, out);
+  if (rc == IRM_OK) rc = irm_func_new_packed(choose_thunk(&nf->sig), nf, irm_native_free_, out);
   if (rc) {
     irm_free(nf);
     return rc;
@@ -285,7 +338,7 @@ int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **ou
 int irm_native_target_(const irm_object *f, irm_native_fn *fp, const irm_native_sig **sig) {
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION)) return 0;
   const irm_function *fn = (const irm_function *)f;
-  if (fn->finalizer != native_free) return 0;
+  if (fn->finalizer != irm_native_free_) return 0;
   const native_fn *nf = fn->resource;
   *fp = nf->fp;
   *sig = &nf->sig;
@@ -295,7 +348,7 @@ int irm_native_target_(const irm_object *f, irm_native_fn *fp, const irm_native_
 const char *irm_func_signature(const irm_object *f) {
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION)) return NULL;
   const irm_function *fn = (const irm_function *)f;
-  return fn->finalizer == native_free ? ((const native_fn *)fn->resource)->sig.text : NULL;
+  return fn->finalizer == irm_native_free_ ? ((const native_fn *)fn->resource)->sig.text : NULL;
 }
 
 int irm_register_static_native(const char *name, irm_native_fn fn, const char *signature) {

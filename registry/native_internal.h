@@ -57,6 +57,10 @@ const char *irm_ntype_name(irm_ntype t);
 /* Prepares cif for sig; types must hold sig->nargs entries. */
 int irm_native_prep_cif(const irm_native_sig *sig, ffi_cif *cif, ffi_type **types);
 
+/* The finalizer of every native function object: how irm_func_call tells
+ * a native function (whose thunk reports its own errors) from a packed one. */
+void irm_native_free_(void *resource);
+
 /* When f is a native function: its C pointer and signature (borrowed from
  * f), and 1. Otherwise 0. */
 int irm_native_target_(const irm_object *f, irm_native_fn *fp, const irm_native_sig **sig);

@@ -21,21 +21,34 @@
 
 #include "irm/version.h"
 
-#if defined(_WIN32)
-#define IRM_API_EXPORT_ __declspec(dllexport)
-#define IRM_API_IMPORT_ __declspec(dllimport)
-#else
+/* Compilers. libirm itself builds with GCC or Clang on ELF platforms. The
+ * public headers compile as C11 and as C++17 with any compiler: the GNU
+ * extensions they use come through the macros below, which fall back to
+ * plain C/C++ elsewhere (no symbol visibility, no branch hints, default TLS
+ * model). Only the IRM_REGISTER_* constructor macros need GCC or Clang. */
+#if defined(__GNUC__) || defined(__clang__)
 #define IRM_API_EXPORT_ __attribute__((visibility("default")))
-#define IRM_API_IMPORT_ __attribute__((visibility("default")))
+#define IRM_LIKELY_(x) __builtin_expect(!!(x), 1)
+#define IRM_TLS_INITIAL_EXEC_ __attribute__((tls_model("initial-exec")))
+#else
+#define IRM_API_EXPORT_
+#define IRM_LIKELY_(x) (x)
+#define IRM_TLS_INITIAL_EXEC_
 #endif
 
-/* IRM_API marks a public symbol; everything else in libirm is hidden.
- * IRM_BUILDING_LIBRARY is defined only while compiling libirm itself. */
-#if defined(IRM_BUILDING_LIBRARY)
-#define IRM_API IRM_API_EXPORT_
+/* Thread-local storage class for the one exported thread-local. C++ code
+ * gets __thread where available: thread_local would route every read of
+ * a variable defined in C through a TLS wrapper function. */
+#if !defined(__cplusplus)
+#define IRM_THREAD_LOCAL_ _Thread_local
+#elif defined(__GNUC__) || defined(__clang__)
+#define IRM_THREAD_LOCAL_ __thread
 #else
-#define IRM_API IRM_API_IMPORT_
+#define IRM_THREAD_LOCAL_ thread_local
 #endif
+
+/* IRM_API marks a public symbol; everything else in libirm is hidden. */
+#define IRM_API IRM_API_EXPORT_
 
 #ifdef __cplusplus
 extern "C" {

@@ -136,24 +136,48 @@ typedef struct irm_function_head_ {
   void *resource_;
 } irm_function_head_;
 
-/* Bumped each time the calling thread's last error is set. */
-extern IRM_API _Thread_local unsigned irm_error_generation_;
+/* Bumped each time the calling thread's last error is set. Read by every
+ * inline call, so it uses the initial-exec TLS model: one %fs-relative
+ * load, where the default model in a shared library (a plugin, say) costs
+ * a __tls_get_addr call per read.
+ * Initial-exec is safe even when libirm itself is loaded at run time with
+ * dlopen, as Python's ctypes does: the module's TLS block (all of libirm's
+ * thread-locals, about 220 bytes) is then placed in the surplus of static
+ * TLS that glibc reserves for exactly this (since glibc 2.32 at least 1152
+ * bytes with the default tunables; 1664 bytes in older versions). Should a
+ * process have used that surplus up, dlopen fails with "cannot allocate
+ * memory in static TLS block"; it never corrupts memory. */
+extern IRM_API IRM_THREAD_LOCAL_ unsigned irm_error_generation_ IRM_TLS_INITIAL_EXEC_;
 
 /* The slow half of a failed call: drops a partial result and makes sure a
  * message is set ("RuntimeError: function '<name>' failed"). */
 IRM_API int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm_any *ret);
 
+/* Whether irm_func_call may call f at once: f is a Function, ret is given
+ * and args holds nargs >= 0 values. One branch: the checks are combined. */
+static inline int irm_func_call_ok_(const irm_object *f, const irm_any *args, int32_t nargs,
+                                    const irm_any *ret) {
+  const irm_function_head_ *h = (const irm_function_head_ *)(const void *)f;
+  uint32_t max_args = args ? (uint32_t)INT32_MAX : 0u; /* no args: nargs must be 0 */
+  return f != NULL && ((h->type_index_ == IRM_TYPE_FUNCTION) & (ret != NULL) &
+                       ((uint32_t)nargs <= max_args));
+}
+
+/* The call itself, on arguments irm_func_call_ok_ accepted. */
+static inline int irm_func_call_unchecked_(irm_object *f, const irm_any *args, int32_t nargs,
+                                           irm_any *ret) {
+  const irm_function_head_ *h = (const irm_function_head_ *)(const void *)f;
+  ret->type_code = IRM_NONE;
+  ret->v_int = 0;
+  unsigned generation = irm_error_generation_;
+  if (IRM_LIKELY_(h->fn_(args, nargs, ret, h->resource_) == 0)) return IRM_OK;
+  return irm_func_call_failed_(f, generation, ret);
+}
+
 static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int32_t nargs,
                                         irm_any *ret) {
-  const irm_function_head_ *h = (const irm_function_head_ *)(const void *)f;
-  if (__builtin_expect(f && h->type_index_ == IRM_TYPE_FUNCTION && ret && nargs >= 0 &&
-                           (args || nargs == 0), 1)) {
-    ret->type_code = IRM_NONE;
-    ret->v_int = 0;
-    unsigned generation = irm_error_generation_;
-    if (__builtin_expect(h->fn_(args, nargs, ret, h->resource_) == 0, 1)) return IRM_OK;
-    return irm_func_call_failed_(f, generation, ret);
-  }
+  if (IRM_LIKELY_(irm_func_call_ok_(f, args, nargs, ret)))
+    return irm_func_call_unchecked_(f, args, nargs, ret);
   return (irm_func_call)(f, args, nargs, ret); /* reports the bad argument */
 }
 
@@ -168,6 +192,9 @@ static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int3
 IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
                                        const char *signature);
 
+/* The IRM_REGISTER_* macros (here, in kind.h and in pass.h) run at load
+ * time as constructors, so they need GCC or Clang (C or C++). */
+#if defined(__GNUC__) || defined(__clang__)
 #define IRM_CAT2_(a, b) a##b
 #define IRM_CAT_(a, b) IRM_CAT2_(a, b)
 
@@ -193,6 +220,7 @@ IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
     (void)irm_register_static_native((name), (irm_native_fn)(fn), (signature)); \
   }                                                                           \
   typedef int IRM_CAT_(irm_register_native_semicolon_, __LINE__)
+#endif
 
 #ifdef __cplusplus
 }

@@ -179,6 +179,7 @@ IRM_API int irm_kind_get_attr(const irm_kind *kind, const char *attr, irm_any *o
  * as irm_kind_register, and setup's own. */
 IRM_API int irm_register_static_kind(const char *category, const char *name, irm_kind_setup_fn setup);
 
+#if defined(__GNUC__) || defined(__clang__) /* constructors: GCC or Clang only */
 #define IRM_KIND_CAT2_(a, b) a##b
 #define IRM_KIND_CAT_(a, b) IRM_KIND_CAT2_(a, b)
 #define IRM_REGISTER_KIND(category, name, setup)                                   \
@@ -193,6 +194,7 @@ IRM_API int irm_register_static_kind(const char *category, const char *name, irm
 #define IRM_REGISTER_EXECUTOR(name, setup) IRM_REGISTER_KIND("executor", name, setup)
 #define IRM_REGISTER_RUNTIME(name, setup) IRM_REGISTER_KIND("runtime", name, setup)
 #define IRM_REGISTER_TARGET_KIND(name, setup) IRM_REGISTER_KIND("target", name, setup)
+#endif
 
 #ifdef __cplusplus
 }

@@ -107,44 +107,45 @@ IRM_API uint32_t irm_object_refcount(const irm_object *o);
 
 /* ---- irm_any ----------------------------------------------------------- */
 
-/* Constructors. irm_any_object does not retain: the caller decides who owns. */
+/* Constructors. irm_any_object does not retain: the caller decides who owns.
+ * ({0, 0, {0}} names every member, so C++ with -Wextra accepts it too.) */
 static inline irm_any irm_any_none(void) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_NONE;
   return v;
 }
 static inline irm_any irm_any_int(int64_t x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_INT;
   v.v_int = x;
   return v;
 }
 static inline irm_any irm_any_bool(bool x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_BOOL;
   v.v_int = x ? 1 : 0;
   return v;
 }
 static inline irm_any irm_any_float(double x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_FLOAT;
   v.v_float = x;
   return v;
 }
 static inline irm_any irm_any_ptr(void *x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_PTR;
   v.v_ptr = x;
   return v;
 }
 static inline irm_any irm_any_str(const char *x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = IRM_STR;
   v.v_str = x;
   return v;
 }
 static inline irm_any irm_any_object(irm_object *x) {
-  irm_any v = {0};
+  irm_any v = {0, 0, {0}};
   v.type_code = x ? IRM_OBJECT : IRM_NONE;
   v.v_obj = x;
   return v;

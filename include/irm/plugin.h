@@ -49,9 +49,16 @@ typedef struct irm_plugin_info {
 
 /* Defines the exported entry point returning &info (a static
  * irm_plugin_info that lives as long as the library). Use at file scope. */
-#define IRM_PLUGIN_EXPORT(info)                                                     \
-  IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void);                 \
-  IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void) { return &(info); } \
+#ifdef __cplusplus
+#define IRM_PLUGIN_EXTERN_C_ extern "C" /* the loader looks the name up unmangled */
+#else
+#define IRM_PLUGIN_EXTERN_C_
+#endif
+#define IRM_PLUGIN_EXPORT(info)                                                              \
+  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void);      \
+  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void) {     \
+    return &(info);                                                                          \
+  }                                                                                          \
   typedef int irm_plugin_export_semicolon_
 
 /* The entry point's name and type, for loaders of their own. */
