@@ -27,7 +27,7 @@ struct attr_key_registry {
 
 static const irm_name_hooks kept = {NULL, NULL, NULL};
 attr_key_registry irm_module_attr_keys_ = {"module attribute", IRM_NAME_TABLE_INIT(&kept)};
-attr_key_registry irm_func_attr_keys_ = {"function attribute", IRM_NAME_TABLE_INIT(&kept)};
+attr_key_registry irm_base_func_attr_keys_ = {"function attribute", IRM_NAME_TABLE_INIT(&kept)};
 
 const char *irm_attr_key_what_(const attr_key_registry *r) { return r->what; }
 
@@ -168,8 +168,8 @@ int irm_module_attr_register(const char *key, const char *value_type, int pass_i
   return key_register(&irm_module_attr_keys_, key, value_type, pass_invariant);
 }
 
-int irm_func_attr_register(const char *key, const char *value_type) {
-  return key_register(&irm_func_attr_keys_, key, value_type, 0);
+int irm_base_func_attr_register(const char *key, const char *value_type) {
+  return key_register(&irm_base_func_attr_keys_, key, value_type, 0);
 }
 
 /* ---- listing ---------------------------------------------------------------------- */
@@ -192,7 +192,7 @@ static int key_list(attr_key_registry *r, irm_object **out) {
 }
 
 int irm_module_attr_list(irm_object **out) { return key_list(&irm_module_attr_keys_, out); }
-int irm_func_attr_list(irm_object **out) { return key_list(&irm_func_attr_keys_, out); }
+int irm_base_func_attr_list(irm_object **out) { return key_list(&irm_base_func_attr_keys_, out); }
 
 /* ---- built-in keys -------------------------------------------------------------- */
 
@@ -210,9 +210,9 @@ int irm_register_attr_keys_builtins_(void) {
   static const struct {
     const char *key, *type;
   } func_keys[] = {
-      {IRM_FUNC_ATTR_GLOBAL_SYMBOL, "str"}, {IRM_FUNC_ATTR_TARGET, "target"},
-      {IRM_FUNC_ATTR_CALLING_CONV, "int"},  {IRM_FUNC_ATTR_PRIMITIVE, "bool"},
-      {IRM_FUNC_ATTR_COMPILER, "str"},      {IRM_FUNC_ATTR_SKIP_OPTIMIZATION, "bool"},
+      {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, "str"}, {IRM_BASE_FUNC_ATTR_TARGET, "target"},
+      {IRM_BASE_FUNC_ATTR_CALLING_CONV, "int"},  {IRM_BASE_FUNC_ATTR_PRIMITIVE, "bool"},
+      {IRM_BASE_FUNC_ATTR_COMPILER, "str"},      {IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, "bool"},
   };
   /* Registering a key again with the same definition succeeds, so a retry
    * after a partial failure skips what exists. */
@@ -220,6 +220,6 @@ int irm_register_attr_keys_builtins_(void) {
   for (size_t i = 0; rc == IRM_OK && i < sizeof module_keys / sizeof module_keys[0]; i++)
     rc = irm_module_attr_register(module_keys[i].key, module_keys[i].type, module_keys[i].pass_invariant);
   for (size_t i = 0; rc == IRM_OK && i < sizeof func_keys / sizeof func_keys[0]; i++)
-    rc = irm_func_attr_register(func_keys[i].key, func_keys[i].type);
+    rc = irm_base_func_attr_register(func_keys[i].key, func_keys[i].type);
   return rc;
 }

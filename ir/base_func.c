@@ -31,15 +31,15 @@ static const irm_base_func_head *head_of(const irm_object *f) {
   return irm_object_payload_const(f);
 }
 
-const irm_object *irm_func_attrs(const irm_object *f) {
+const irm_object *irm_base_func_attrs(const irm_object *f) {
   const irm_base_func_head *h = head_of(f);
   return h && irm_dict_attrs_payload_(h->attrs) ? h->attrs : NULL;
 }
 
-int irm_func_get_attr(const irm_object *f, const char *key, irm_any *out) {
-  if (!key || !out) return irm_error(IRM_EVALUE, "irm_func_get_attr: key and out must not be NULL");
+int irm_base_func_get_attr(const irm_object *f, const char *key, irm_any *out) {
+  if (!key || !out) return irm_error(IRM_EVALUE, "irm_base_func_get_attr: key and out must not be NULL");
   *out = irm_any_none();
-  const irm_any *v = irm_dict_attrs_find_(irm_func_attrs(f), key);
+  const irm_any *v = irm_dict_attrs_find_(irm_base_func_attrs(f), key);
   return v ? irm_any_copy(v, out) : IRM_OK;
 }
 
@@ -48,14 +48,14 @@ int irm_func_get_attr(const irm_object *f, const char *key, irm_any *out) {
 static int checked_value(const char *key, const irm_any *value, irm_any *out);
 static int fields_with_attr(const char *type_key, irm_object **fields, const char *key, const irm_any *value);
 
-int irm_func_with_attr(const irm_object *f, const char *key, const irm_any *value, irm_object **out) {
+int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any *value, irm_object **out) {
   if (!key || !value || !out)
-    return irm_error(IRM_EVALUE, "irm_func_with_attr: key, value and out must not be NULL");
+    return irm_error(IRM_EVALUE, "irm_base_func_with_attr: key, value and out must not be NULL");
   *out = NULL;
   int rc = irm_builtins_ready();
   if (rc) return rc;
   if (!irm_is_base_func_(f))
-    return irm_error(IRM_ETYPE, "irm_func_with_attr: expected %s, got %s", BASE_FUNC_KEY,
+    return irm_error(IRM_ETYPE, "irm_base_func_with_attr: expected %s, got %s", BASE_FUNC_KEY,
                      f ? irm_object_type_key(f) : "NULL");
   const char *type_key = irm_object_type_key(f);
   const irm_type_info *info = irm_type_info_of(irm_object_type_index(f));
@@ -89,8 +89,8 @@ int irm_func_with_attr(const irm_object *f, const char *key, const irm_any *valu
 /* The value checked against the function attribute key registry. */
 static int checked_value(const char *key, const irm_any *value, irm_any *out) {
   int rc;
-  const attr_key *k = irm_attr_key_find_(&irm_func_attr_keys_, key, &rc);
-  return rc ? rc : irm_attr_key_check_(&irm_func_attr_keys_, k, key, value, out);
+  const attr_key *k = irm_attr_key_find_(&irm_base_func_attr_keys_, key, &rc);
+  return rc ? rc : irm_attr_key_check_(&irm_base_func_attr_keys_, k, key, value, out);
 }
 
 /* Sets key in the "attrs" field of *fields (a DictAttrs; a subtype that

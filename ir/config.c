@@ -157,12 +157,12 @@ static const config_payload *payload_of(const irm_object *cfg) {
   return irm_config_class_of_(cfg) ? irm_object_payload_const(cfg) : NULL;
 }
 
-const char *irm_config_kind(const irm_object *cfg) {
+const char *irm_config_kind_name(const irm_object *cfg) {
   const config_payload *p = payload_of(cfg);
   return p ? irm_string_data(p->kind_name) : NULL;
 }
 
-irm_kind *irm_config_get_kind(const irm_object *cfg) {
+irm_kind *irm_config_kind(const irm_object *cfg) {
   const config_payload *p = payload_of(cfg);
   return p ? p->kind : NULL;
 }

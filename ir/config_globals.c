@@ -69,7 +69,7 @@ static int config_name(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, cls->type_key, &cfg);
   if (rc) return rc;
-  return give_object(irm_string_from_cstr(irm_config_kind(cfg), &name), &name, ret, fn);
+  return give_object(irm_string_from_cstr(irm_config_kind_name(cfg), &name), &name, ret, fn);
 }
 
 /* GetAttr(cfg, key) -> value or NONE */

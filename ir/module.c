@@ -125,7 +125,7 @@ size_t irm_module_function_count(const irm_module *mod) {
   return p ? irm_map_size(p->functions) : 0;
 }
 
-irm_object *irm_module_get_function(const irm_module *mod, const char *name) {
+irm_object *irm_module_function(const irm_module *mod, const char *name) {
   const module_payload *p = irm_module_payload_(mod);
   const irm_any *v = p && name ? irm_map_find_cstr(p->functions, name) : NULL;
   return v && v->type_code == IRM_OBJECT ? v->v_obj : NULL;
@@ -249,21 +249,21 @@ static irm_object *typed_attr(const irm_module *mod, const char *key, const char
   return v && v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, type_key) ? v->v_obj : NULL;
 }
 
-irm_object *irm_module_get_target(const irm_module *mod) {
+irm_object *irm_module_target(const irm_module *mod) {
   return typed_attr(mod, IRM_ATTR_TARGET, IRM_TARGET_TYPE_KEY);
 }
 
-irm_object *irm_module_get_executor(const irm_module *mod) {
+irm_object *irm_module_executor(const irm_module *mod) {
   return typed_attr(mod, IRM_ATTR_EXECUTOR, "ir.Executor");
 }
 
-irm_object *irm_module_get_runtime(const irm_module *mod) {
+irm_object *irm_module_runtime(const irm_module *mod) {
   return typed_attr(mod, IRM_ATTR_RUNTIME, "ir.Runtime");
 }
 
-irm_object *irm_module_get_params(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_PARAMS, "ffi.Map"); }
+irm_object *irm_module_params(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_PARAMS, "ffi.Map"); }
 
-const char *irm_module_get_mod_name(const irm_module *mod) {
+const char *irm_module_mod_name(const irm_module *mod) {
   return irm_string_data(typed_attr(mod, IRM_ATTR_MOD_NAME, "ffi.String"));
 }
 

@@ -114,7 +114,7 @@ static int g_get_function(const irm_any *args, int32_t nargs, irm_any *ret, void
   int rc = module_arg(fn, args, nargs, 2, &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, NULL);
   if (rc) return rc;
-  irm_object *f = irm_module_get_function(mod, name);
+  irm_object *f = irm_module_function(mod, name);
   irm_object_retain(f);
   *ret = irm_any_object(f);
   return IRM_OK;
@@ -159,7 +159,7 @@ static int g_list_func_keys(const irm_any *args, int32_t nargs, irm_any *ret, vo
   irm_object *keys = NULL;
   int rc = irm_arg_count("ir.ListFuncAttrKeys", nargs, 0, 0);
   if (rc) return rc;
-  return give(irm_func_attr_list(&keys), &keys, ret, "ir.ListFuncAttrKeys");
+  return give(irm_base_func_attr_list(&keys), &keys, ret, "ir.ListFuncAttrKeys");
 }
 
 /* ir.RegisterModuleAttrKey(key, type [, pass_invariant = false]) -> NONE */
@@ -184,7 +184,7 @@ static int g_register_func_key(const irm_any *args, int32_t nargs, irm_any *ret,
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &key, NULL);
   if (!rc) rc = irm_arg_str(fn, args, 1, &type, NULL);
-  if (!rc && (rc = irm_func_attr_register(key, type))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_base_func_attr_register(key, type))) rc = irm_error_context(rc, "%s", fn);
   return rc;
 }
 
@@ -196,7 +196,7 @@ static int g_func_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, voi
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.BaseFunc", &f);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
-  if (!rc && (rc = irm_func_get_attr(f, key, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_base_func_get_attr(f, key, ret))) rc = irm_error_context(rc, "%s", fn);
   return rc;
 }
 
@@ -209,7 +209,7 @@ static int g_func_with_attr(const irm_any *args, int32_t nargs, irm_any *ret, vo
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.BaseFunc", &f);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
   if (rc) return rc;
-  return give(irm_func_with_attr(f, key, &args[2], &out), &out, ret, fn);
+  return give(irm_base_func_with_attr(f, key, &args[2], &out), &out, ret, fn);
 }
 
 int irm_register_module_globals_(void) {

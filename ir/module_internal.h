@@ -52,7 +52,7 @@ int irm_register_base_func_type_(void);
 
 typedef struct attr_key_registry attr_key_registry;
 extern attr_key_registry irm_module_attr_keys_;
-extern attr_key_registry irm_func_attr_keys_;
+extern attr_key_registry irm_base_func_attr_keys_;
 
 /* A registered key. Entries are never freed (a rolled-back one is only
  * detached), so pointers and strings stay valid for the process; an entry

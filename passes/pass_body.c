@@ -26,12 +26,12 @@ int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, 
  * SkipOptimization, are left alone. */
 static int skip_function(const irm_object *func, int *skip) {
   irm_any v = irm_any_none();
-  int rc = irm_func_get_attr(func, IRM_FUNC_ATTR_COMPILER, &v);
+  int rc = irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_COMPILER, &v);
   if (rc) return rc;
   *skip = v.type_code != IRM_NONE;
   irm_any_release(&v);
   if (*skip) return IRM_OK;
-  if ((rc = irm_func_get_attr(func, IRM_FUNC_ATTR_SKIP_OPTIMIZATION, &v))) return rc;
+  if ((rc = irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, &v))) return rc;
   bool yes = false;
   if (v.type_code != IRM_NONE && irm_any_to_bool(&v, &yes) != IRM_OK) {
     irm_clear_error(); /* not a bool: TVM reads it as an integer flag */
@@ -68,7 +68,7 @@ int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx
   irm_object_retain(result);
   for (size_t i = 0; rc == IRM_OK && i < irm_array_size(names); i++) {
     const char *fname = irm_string_data(irm_array_at(names, i)->v_obj);
-    irm_object *func = irm_module_get_function(mod, fname), *next = NULL;
+    irm_object *func = irm_module_function(mod, fname), *next = NULL;
     int skip = 0;
     if ((rc = skip_function(func, &skip)) || skip) continue;
     rc = transform_function(p, ctx, mod, func, &next);

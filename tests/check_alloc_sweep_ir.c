@@ -191,7 +191,7 @@ static irm_object *aot_options(int with_kind) {
 
 static void check_aot(const irm_executor *e) {
   ck_require(e != NULL && irm_object_is(e, "ir.Executor"), "not an Executor");
-  ck_require(strcmp(irm_config_kind(e), "aot") == 0, "kind %s", irm_config_kind(e));
+  ck_require(strcmp(irm_config_kind_name(e), "aot") == 0, "kind %s", irm_config_kind_name(e));
   const irm_object *attrs = irm_config_attrs(e);
   ck_require(irm_map_size(attrs) == 5, "%zu attrs", irm_map_size(attrs));
   const irm_any *v = irm_map_find_cstr(attrs, "workspace-byte-alignment");
@@ -319,11 +319,11 @@ static int run_module_new(void *ctx) {
     return rc;
   }
   ck_require(irm_module_function_count(m) == 1, "functions lost");
-  ck_require(irm_module_get_target(m) == c->target, "target lost");
-  ck_require(irm_module_get_executor(m) == c->executor, "executor lost");
-  ck_require(irm_module_get_runtime(m) == c->runtime, "runtime lost");
-  ck_require(irm_module_get_params(m) == c->params, "params lost");
-  ck_require(irm_module_get_mod_name(m) != NULL && strcmp(irm_module_get_mod_name(m), "tiny") == 0,
+  ck_require(irm_module_target(m) == c->target, "target lost");
+  ck_require(irm_module_executor(m) == c->executor, "executor lost");
+  ck_require(irm_module_runtime(m) == c->runtime, "runtime lost");
+  ck_require(irm_module_params(m) == c->params, "params lost");
+  ck_require(irm_module_mod_name(m) != NULL && strcmp(irm_module_mod_name(m), "tiny") == 0,
              "mod_name lost");
   ck_require(!irm_module_is_frozen(m), "a new module is frozen");
   irm_object_release(m);
@@ -520,7 +520,7 @@ static int run_freeze(void *ctx) {
     return rc;
   }
   ck_require(irm_module_is_frozen(frozen), "not frozen");
-  ck_require(irm_module_get_target(frozen) == irm_module_get_target(c->mod), "target lost");
+  ck_require(irm_module_target(frozen) == irm_module_target(c->mod), "target lost");
   ck_require(irm_module_function_count(frozen) == 1, "functions lost");
   irm_object_release(frozen);
   return 0;

@@ -108,7 +108,7 @@ START_TEST(test_register_kind_with_descriptions_fills_defaults_and_keeps_docs) {
   ck_assert_uint_eq(irm_map_size(irm_config_attrs(e)), 1);
   ck_assert_int_eq(irm_map_find_cstr(irm_config_attrs(e), "level")->v_int, 3);
   irm_object *all = NULL;
-  ck_assert_ok(irm_kind_describe_options(irm_config_get_kind(e), &all));
+  ck_assert_ok(irm_kind_describe_options(irm_config_kind(e), &all));
   const irm_any *info = irm_map_find_cstr(all, "level");
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(info->v_obj, "doc")->v_obj), "how hard to try");
   irm_object_release(all);
@@ -631,7 +631,7 @@ START_TEST(test_executor_of_a_rolled_back_kind_stays_readable_but_cannot_be_read
   irm_executor *e = NULL;
   ck_assert_ok(irm_executor_create("fleeting", opts, &e));
   ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_str_eq(irm_config_kind(e), "fleeting");
+  ck_assert_str_eq(irm_config_kind_name(e), "fleeting");
   ck_assert_int_eq(irm_map_find_cstr(irm_config_attrs(e), "level")->v_int, 4);
   irm_any v = irm_any_object(e), back = irm_any_none();
   irm_object *text = NULL;

@@ -94,7 +94,7 @@ static int static_kind_found_in_main = -1; /* set by main() before the tests */
 START_TEST(test_create_graph_fills_link_params_false) {
   irm_executor *e = executor("graph", NULL);
   ck_assert_str_eq(irm_object_type_key(e), "ir.Executor");
-  ck_assert_str_eq(irm_config_kind(e), "graph");
+  ck_assert_str_eq(irm_config_kind_name(e), "graph");
   assert_repr(irm_config_attrs(e), "{\"link-params\": false}");
   irm_object_release(e);
 }
@@ -114,7 +114,7 @@ END_TEST
 
 START_TEST(test_create_vm_has_no_attrs) {
   irm_executor *e = executor("vm", NULL);
-  ck_assert_str_eq(irm_config_kind(e), "vm");
+  ck_assert_str_eq(irm_config_kind_name(e), "vm");
   ck_assert_uint_eq(irm_map_size(irm_config_attrs(e)), 0);
   irm_object_release(e);
 }
@@ -138,7 +138,7 @@ START_TEST(test_from_map_with_kind_equals_create_with_the_name) {
   irm_object *config = new_map(keys, values, 2), *opts = map1("unpacked-api", irm_any_bool(false));
   irm_executor *a = NULL, *b = executor("aot", opts);
   ck_assert_ok(irm_executor_from_map(config, &a));
-  ck_assert_str_eq(irm_config_kind(a), "aot");
+  ck_assert_str_eq(irm_config_kind_name(a), "aot");
   ck_assert_ptr_null(irm_map_find_cstr(irm_config_attrs(a), "kind"));
   irm_any va = irm_any_object(a), vb = irm_any_object(b);
   ck_assert(equal(&va, &vb));
@@ -326,10 +326,10 @@ START_TEST(test_executor_is_a_config_and_accessors_give_null_for_what_is_not_one
   ck_assert(!irm_object_is(e, "ir.Runtime"));
   irm_object_release(e);
   irm_object *s = new_string("aot");
-  ck_assert_ptr_null(irm_config_kind(s));
+  ck_assert_ptr_null(irm_config_kind_name(s));
   ck_assert_ptr_null(irm_config_attrs(s));
-  ck_assert_ptr_null(irm_config_get_kind(s));
-  ck_assert_ptr_null(irm_config_kind(NULL));
+  ck_assert_ptr_null(irm_config_kind(s));
+  ck_assert_ptr_null(irm_config_kind_name(NULL));
   irm_object_release(s);
 }
 END_TEST
@@ -338,8 +338,8 @@ START_TEST(test_get_kind_is_the_registry_handle_of_the_kind) {
   irm_executor *e = executor("aot", NULL);
   irm_kind *k = NULL;
   ck_assert_ok(irm_kind_find("executor", "aot", &k));
-  ck_assert_ptr_eq(irm_config_get_kind(e), k);
-  ck_assert_str_eq(irm_kind_category(irm_config_get_kind(e)), "executor");
+  ck_assert_ptr_eq(irm_config_kind(e), k);
+  ck_assert_str_eq(irm_kind_category(irm_config_kind(e)), "executor");
   irm_object_release(e);
 }
 END_TEST
@@ -409,7 +409,7 @@ START_TEST(test_global_create_takes_one_map_with_kind) {
   irm_object *config = new_map(keys, values, 2);
   irm_any arg = irm_any_object(config);
   irm_object *e = call_obj("executor.Create", &arg, 1, "ir.Executor");
-  ck_assert_str_eq(irm_config_kind(e), "aot");
+  ck_assert_str_eq(irm_config_kind_name(e), "aot");
   assert_repr(irm_config_attrs(e), aot_defaults);
   irm_object_release(e);
   irm_object_release(config);
@@ -587,7 +587,7 @@ START_TEST(test_json_round_trip_gives_an_equal_executor_of_every_builtin_kind) {
   for (size_t i = 0; i < 4; i++) {
     irm_object *back = json_round_trip(all[i]);
     ck_assert_str_eq(irm_object_type_key(back), "ir.Executor");
-    ck_assert_str_eq(irm_config_kind(back), irm_config_kind(all[i]));
+    ck_assert_str_eq(irm_config_kind_name(back), irm_config_kind_name(all[i]));
     ck_assert(global_equal(back, all[i]));
     ck_assert_int_eq(global_hash(back), global_hash(all[i]));
     irm_object_release(back);

@@ -17,10 +17,10 @@
 
 static const char *const abc[] = {"a", "b", "c"};
 
-/* Whether irm_func_attr_list lists key. */
+/* Whether irm_base_func_attr_list lists key. */
 static int func_key_listed(const char *key) {
   irm_object *list = NULL;
-  ck_assert_ok(irm_func_attr_list(&list));
+  ck_assert_ok(irm_base_func_attr_list(&list));
   int listed = irm_map_find_cstr(list, key) != NULL;
   irm_object_release(list);
   return listed;
@@ -32,7 +32,7 @@ START_TEST(test_empty_module_has_no_functions_no_attrs_and_is_not_frozen) {
   irm_module *m = new_module(NULL, NULL);
   ck_assert_uint_eq(irm_module_function_count(m), 0);
   assert_names(m, "");
-  ck_assert_ptr_null(irm_module_get_function(m, "main"));
+  ck_assert_ptr_null(irm_module_function(m, "main"));
   const irm_object *attrs = irm_module_attrs(m);
   ck_assert_ptr_nonnull(attrs);
   ck_assert_str_eq(irm_object_type_key(attrs), "ir.DictAttrs");
@@ -53,8 +53,8 @@ START_TEST(test_module_from_maps_keeps_function_order_and_attributes) {
   irm_module *m = new_module(funcs, attrs);
   ck_assert_uint_eq(irm_module_function_count(m), 3);
   assert_names(m, "main,helper,aux");
-  for (int i = 0; i < 3; i++) ck_assert_ptr_eq(irm_module_get_function(m, names[i]), f[i]);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+  for (int i = 0; i < 3; i++) ck_assert_ptr_eq(irm_module_function(m, names[i]), f[i]);
+  ck_assert_str_eq(irm_module_mod_name(m), "tiny");
   ck_assert_uint_eq(irm_map_size(irm_dict_attrs_map(irm_module_attrs(m))), 2);
   irm_object_release(m);
   irm_object_release(funcs);
@@ -73,7 +73,7 @@ START_TEST(test_module_new_copies_its_maps_so_changing_them_later_changes_nothin
   ck_assert_ok(irm_map_set_move(&funcs, "extra", &gv));
   ck_assert_ok(irm_map_set_move(&attrs, "test.note", &two));
   ck_assert_uint_eq(irm_module_function_count(m), 1);
-  ck_assert_ptr_null(irm_module_get_function(m, "extra"));
+  ck_assert_ptr_null(irm_module_function(m, "extra"));
   irm_any note = irm_any_none();
   ck_assert_ok(irm_module_get_attr(m, "test.note", &note));
   ck_assert_int_eq(note.type_code, IRM_INT);
@@ -120,10 +120,10 @@ START_TEST(test_a_subtype_of_base_func_is_a_base_func_with_its_own_attrs) {
   ck_assert(irm_object_is(f, "ir.BaseFunc"));
   ck_assert(irm_type_is_subtype(irm_object_type_index(f), irm_base_func_type()));
   ck_assert_str_eq(irm_type_key(irm_base_func_type()), "ir.BaseFunc");
-  const irm_object *attrs = irm_func_attrs(f);
+  const irm_object *attrs = irm_base_func_attrs(f);
   ck_assert_ptr_eq(attrs, ((test_func *)irm_object_payload(f))->head.attrs);
   irm_object *s = new_string("main");
-  ck_assert_ptr_null(irm_func_attrs(s));
+  ck_assert_ptr_null(irm_base_func_attrs(s));
   irm_object_release(s);
   irm_object_release(f);
 }
@@ -138,7 +138,7 @@ START_TEST(test_with_function_appends_in_insertion_order) {
     irm_object *f = new_func(order[i], i);
     irm_module *next = NULL;
     ck_assert_ok(irm_module_with_function(m, order[i], f, &next));
-    ck_assert_ptr_eq(irm_module_get_function(next, order[i]), f);
+    ck_assert_ptr_eq(irm_module_function(next, order[i]), f);
     irm_object_release(f);
     irm_object_release(m);
     m = next;
@@ -156,9 +156,9 @@ START_TEST(test_with_function_of_an_existing_name_replaces_it_keeping_its_positi
   ck_assert_ok(irm_module_with_function(m, "b", b2, &next));
   assert_names(next, "a,b,c");
   ck_assert_uint_eq(irm_module_function_count(next), 3);
-  ck_assert_ptr_eq(irm_module_get_function(next, "b"), b2);
-  ck_assert_int_eq(func_body(irm_module_get_function(next, "b")), 20);
-  ck_assert_ptr_eq(irm_module_get_function(next, "a"), irm_module_get_function(m, "a"));
+  ck_assert_ptr_eq(irm_module_function(next, "b"), b2);
+  ck_assert_int_eq(func_body(irm_module_function(next, "b")), 20);
+  ck_assert_ptr_eq(irm_module_function(next, "a"), irm_module_function(m, "a"));
   irm_object_release(next);
   irm_object_release(b2);
   irm_object_release(m);
@@ -170,7 +170,7 @@ START_TEST(test_without_function_removes_it_and_keeps_the_order_of_the_rest) {
   irm_module *next = NULL;
   ck_assert_ok(irm_module_without_function(m, "b", &next));
   assert_names(next, "a,c");
-  ck_assert_ptr_null(irm_module_get_function(next, "b"));
+  ck_assert_ptr_null(irm_module_function(next, "b"));
   ck_assert_uint_eq(irm_module_function_count(next), 2);
   irm_object *b = new_func("b", 9);
   irm_module *again = NULL;
@@ -185,13 +185,13 @@ END_TEST
 
 START_TEST(test_get_function_gives_the_function_borrowed_and_null_when_absent) {
   irm_module *m = module_of(abc, 3);
-  irm_object *a = irm_module_get_function(m, "a");
+  irm_object *a = irm_module_function(m, "a");
   uint32_t count = irm_object_refcount(a);
   ck_assert_int_eq(func_body(a), 1);
-  ck_assert_ptr_eq(irm_module_get_function(m, "a"), a);
+  ck_assert_ptr_eq(irm_module_function(m, "a"), a);
   ck_assert_uint_eq(irm_object_refcount(a), count);
-  ck_assert_ptr_null(irm_module_get_function(m, "d"));
-  ck_assert_ptr_null(irm_module_get_function(m, "A"));
+  ck_assert_ptr_null(irm_module_function(m, "d"));
+  ck_assert_ptr_null(irm_module_function(m, "A"));
   irm_object_release(m);
 }
 END_TEST
@@ -242,30 +242,30 @@ END_TEST
 
 START_TEST(test_builtin_function_attr_keys_are_listed) {
   irm_object *list = NULL;
-  ck_assert_ok(irm_func_attr_list(&list));
-  const char *keys[] = {IRM_FUNC_ATTR_GLOBAL_SYMBOL, IRM_FUNC_ATTR_TARGET, IRM_FUNC_ATTR_CALLING_CONV,
-                        IRM_FUNC_ATTR_PRIMITIVE, IRM_FUNC_ATTR_COMPILER, IRM_FUNC_ATTR_SKIP_OPTIMIZATION};
+  ck_assert_ok(irm_base_func_attr_list(&list));
+  const char *keys[] = {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, IRM_BASE_FUNC_ATTR_TARGET, IRM_BASE_FUNC_ATTR_CALLING_CONV,
+                        IRM_BASE_FUNC_ATTR_PRIMITIVE, IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION};
   for (size_t i = 0; i < 6; i++) ck_assert_msg(listed_type(list, keys[i]) != NULL, "'%s' is not listed", keys[i]);
-  ck_assert_str_eq(listed_type(list, IRM_FUNC_ATTR_GLOBAL_SYMBOL), "str");
-  ck_assert_str_eq(listed_type(list, IRM_FUNC_ATTR_COMPILER), "str");
+  ck_assert_str_eq(listed_type(list, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL), "str");
+  ck_assert_str_eq(listed_type(list, IRM_BASE_FUNC_ATTR_COMPILER), "str");
   irm_object_release(list);
 }
 END_TEST
 
 START_TEST(test_func_get_attr_gives_the_value_or_none) {
-  irm_object *attrs = map1(IRM_FUNC_ATTR_GLOBAL_SYMBOL, irm_any_str("main_impl"));
+  irm_object *attrs = map1(IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, irm_any_str("main_impl"));
   irm_object *f = new_func_attrs("main", 1, attrs);
   irm_any v = irm_any_int(-1);
-  ck_assert_ok(irm_func_get_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &v));
+  ck_assert_ok(irm_base_func_get_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &v));
   ck_assert_int_eq(v.type_code, IRM_OBJECT);
   ck_assert_str_eq(irm_string_data(v.v_obj), "main_impl");
   irm_any_release(&v);
   v = irm_any_int(-1);
-  ck_assert_ok(irm_func_get_attr(f, IRM_FUNC_ATTR_COMPILER, &v));
+  ck_assert_ok(irm_base_func_get_attr(f, IRM_BASE_FUNC_ATTR_COMPILER, &v));
   ck_assert_int_eq(v.type_code, IRM_NONE);
   irm_object *s = new_string("main");
   v = irm_any_int(-1);
-  ck_assert_ok(irm_func_get_attr(s, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &v));
+  ck_assert_ok(irm_base_func_get_attr(s, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &v));
   ck_assert_int_eq(v.type_code, IRM_NONE);
   irm_object_release(s);
   irm_object_release(f);
@@ -275,22 +275,22 @@ END_TEST
 
 START_TEST(test_func_with_attr_gives_a_copy_through_the_hooks_leaving_f_unchanged) {
   irm_object *f = new_func("main", 7);
-  const irm_object *attrs_before = irm_func_attrs(f);
+  const irm_object *attrs_before = irm_base_func_attrs(f);
   irm_any sym = irm_any_str("main_impl");
   irm_object *g = NULL;
-  ck_assert_ok(irm_func_with_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g));
+  ck_assert_ok(irm_base_func_with_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g));
   ck_assert_ptr_ne(g, f);
   ck_assert_str_eq(irm_object_type_key(g), TEST_FUNC_KEY);
   ck_assert_int_eq(func_body(g), 7);
   const test_func *gp = irm_object_payload_const(g), *fp = irm_object_payload_const(f);
   ck_assert_ptr_eq(gp->name, fp->name);
-  ck_assert_ptr_eq(irm_func_attrs(f), attrs_before);
+  ck_assert_ptr_eq(irm_base_func_attrs(f), attrs_before);
   ck_assert_uint_eq(irm_map_size(irm_dict_attrs_map(attrs_before)), 0);
   irm_any v = irm_any_none();
-  ck_assert_ok(irm_func_get_attr(g, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &v));
+  ck_assert_ok(irm_base_func_get_attr(g, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &v));
   ck_assert_str_eq(irm_string_data(v.v_obj), "main_impl");
   irm_any_release(&v);
-  ck_assert_ok(irm_func_get_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &v));
+  ck_assert_ok(irm_base_func_get_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &v));
   ck_assert_int_eq(v.type_code, IRM_NONE);
   irm_object_release(g);
   irm_object_release(f);
@@ -301,20 +301,20 @@ START_TEST(test_func_with_attr_checks_registered_key_types) {
   irm_object *f = new_func("main", 1);
   irm_object *g = NULL;
   irm_any bad = irm_any_int(5);
-  ck_assert_error(irm_func_with_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &bad, &g), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_base_func_with_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &bad, &g), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("global_symbol");
   ck_assert_error_mentions("str");
   ck_assert_error_mentions("int");
   ck_assert_ptr_null(g);
-  ck_assert_ok(irm_func_attr_register("test.inline_level", "int"));
+  ck_assert_ok(irm_base_func_attr_register("test.inline_level", "int"));
   irm_any text = irm_any_str("high");
-  ck_assert_error(irm_func_with_attr(f, "test.inline_level", &text, &g), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_base_func_with_attr(f, "test.inline_level", &text, &g), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("test.inline_level");
   ck_assert_ptr_null(g);
   irm_any level = irm_any_int(2);
-  ck_assert_ok(irm_func_with_attr(f, "test.inline_level", &level, &g));
+  ck_assert_ok(irm_base_func_with_attr(f, "test.inline_level", &level, &g));
   irm_object_release(g);
-  ck_assert_ok(irm_func_with_attr(f, "test.unregistered", &text, &g)); /* any value */
+  ck_assert_ok(irm_base_func_with_attr(f, "test.unregistered", &text, &g)); /* any value */
   irm_object_release(g);
   irm_object_release(f);
 }
@@ -323,10 +323,10 @@ END_TEST
 START_TEST(test_func_with_attr_of_a_non_base_func_is_type_error) {
   irm_object *packed = new_const(1), *g = NULL;
   irm_any sym = irm_any_str("x");
-  ck_assert_error(irm_func_with_attr(packed, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_base_func_with_attr(packed, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("ir.BaseFunc");
   ck_assert_ptr_null(g);
-  ck_assert_ptr_null(irm_func_attrs(packed));
+  ck_assert_ptr_null(irm_base_func_attrs(packed));
   irm_object_release(packed);
 }
 END_TEST
@@ -335,7 +335,7 @@ START_TEST(test_func_with_attr_of_a_type_without_hooks_is_runtime_error) {
   irm_object *f = new_hookless_func(), *g = NULL;
   ck_assert(irm_object_is(f, "ir.BaseFunc"));
   irm_any sym = irm_any_str("x");
-  ck_assert_error(irm_func_with_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ERUNTIME, "RuntimeError: ");
+  ck_assert_error(irm_base_func_with_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_error_mentions("test.HooklessFunc");
   ck_assert_ptr_null(g);
   irm_object_release(f);
@@ -343,12 +343,12 @@ START_TEST(test_func_with_attr_of_a_type_without_hooks_is_runtime_error) {
 END_TEST
 
 START_TEST(test_function_attr_keys_register_like_module_keys) {
-  ck_assert_ok(irm_func_attr_register("test.fkey", "bool"));
+  ck_assert_ok(irm_base_func_attr_register("test.fkey", "bool"));
   ck_assert(func_key_listed("test.fkey"));
-  ck_assert_ok(irm_func_attr_register("test.fkey", "bool"));
-  ck_assert_error(irm_func_attr_register("test.fkey", "int"), IRM_EKEY, "KeyError: ");
+  ck_assert_ok(irm_base_func_attr_register("test.fkey", "bool"));
+  ck_assert_error(irm_base_func_attr_register("test.fkey", "int"), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("test.fkey");
-  ck_assert_error(irm_func_attr_register("test.fkey2", "flaot"), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_base_func_attr_register("test.fkey2", "flaot"), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("did you mean 'float'");
   ck_assert(!func_key_listed("test.fkey2"));
   irm_object *list = NULL;
@@ -361,14 +361,14 @@ END_TEST
 START_TEST(test_rollback_removes_a_function_attr_key_registered_inside_it) {
   irm_object *f = new_func("main", 1); /* test.Func registered outside the journal */
   irm_journal *j = open_journal();
-  ck_assert_ok(irm_func_attr_register("test.fjournaled", "int"));
+  ck_assert_ok(irm_base_func_attr_register("test.fjournaled", "int"));
   ck_assert(func_key_listed("test.fjournaled"));
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert(!func_key_listed("test.fjournaled"));
-  ck_assert(func_key_listed(IRM_FUNC_ATTR_GLOBAL_SYMBOL));
+  ck_assert(func_key_listed(IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL));
   irm_any text = irm_any_str("text");
   irm_object *g = NULL;
-  ck_assert_ok(irm_func_with_attr(f, "test.fjournaled", &text, &g));
+  ck_assert_ok(irm_base_func_with_attr(f, "test.fjournaled", &text, &g));
   irm_object_release(g);
   irm_object_release(f);
 }
@@ -391,7 +391,7 @@ START_TEST(test_with_and_without_function_leave_the_argument_unchanged) {
   irm_object_release(out);
   ck_assert_ok(irm_module_without_function(m, "a", &out));
   assert_unchanged(&s);
-  ck_assert_str_eq(irm_module_get_mod_name(out), "tiny"); /* attributes carried over */
+  ck_assert_str_eq(irm_module_mod_name(out), "tiny"); /* attributes carried over */
   irm_object_release(out);
   ck_assert_uint_eq(irm_object_refcount(m), 1);
   irm_object_release(d);
@@ -405,8 +405,8 @@ START_TEST(test_a_derived_module_shares_the_functions_it_did_not_change) {
   irm_object *b2 = new_func("b", 20);
   irm_module *out = NULL;
   ck_assert_ok(irm_module_with_function(m, "b", b2, &out));
-  ck_assert_ptr_eq(irm_module_get_function(out, "a"), irm_module_get_function(m, "a"));
-  ck_assert_ptr_eq(irm_module_get_function(out, "c"), irm_module_get_function(m, "c"));
+  ck_assert_ptr_eq(irm_module_function(out, "a"), irm_module_function(m, "a"));
+  ck_assert_ptr_eq(irm_module_function(out, "c"), irm_module_function(m, "c"));
   irm_object_release(out);
   irm_object_release(b2);
   irm_object_release(m);
@@ -423,8 +423,8 @@ START_TEST(test_set_function_move_on_a_sole_owner_changes_it_in_place) {
   ck_assert_ok(irm_module_set_function_move(&m, "a", a2));
   ck_assert_ptr_eq(m, before);
   assert_names(m, "a,b,c,d");
-  ck_assert_ptr_eq(irm_module_get_function(m, "a"), a2);
-  ck_assert_ptr_eq(irm_module_get_function(m, "d"), d);
+  ck_assert_ptr_eq(irm_module_function(m, "a"), a2);
+  ck_assert_ptr_eq(irm_module_function(m, "d"), d);
   irm_object_release(d);
   irm_object_release(a2);
   irm_object_release(m);
@@ -437,7 +437,7 @@ START_TEST(test_remove_function_move_on_a_sole_owner_changes_it_in_place) {
   ck_assert_ok(irm_module_remove_function_move(&m, "b"));
   ck_assert_ptr_eq(m, before);
   assert_names(m, "a,c");
-  ck_assert_ptr_null(irm_module_get_function(m, "b"));
+  ck_assert_ptr_null(irm_module_function(m, "b"));
   irm_object_release(m);
 }
 END_TEST
@@ -527,17 +527,17 @@ START_TEST(test_global_ir_module_takes_functions_and_attrs_either_optional) {
   irm_object *attrs = map1(IRM_ATTR_MOD_NAME, irm_any_str("tiny"));
   irm_any both[] = {irm_any_object(funcs), irm_any_object(attrs)};
   irm_module *m = call_obj("ir.IRModule", both, 2, "ir.IRModule");
-  ck_assert_ptr_eq(irm_module_get_function(m, "main"), f);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+  ck_assert_ptr_eq(irm_module_function(m, "main"), f);
+  ck_assert_str_eq(irm_module_mod_name(m), "tiny");
   irm_object_release(m);
   irm_any only_attrs[] = {irm_any_none(), irm_any_object(attrs)};
   m = call_obj("ir.IRModule", only_attrs, 2, "ir.IRModule");
   ck_assert_uint_eq(irm_module_function_count(m), 0);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+  ck_assert_str_eq(irm_module_mod_name(m), "tiny");
   irm_object_release(m);
   m = call_obj("ir.IRModule", both, 1, "ir.IRModule");
-  ck_assert_ptr_eq(irm_module_get_function(m, "main"), f);
-  ck_assert_ptr_null(irm_module_get_mod_name(m));
+  ck_assert_ptr_eq(irm_module_function(m, "main"), f);
+  ck_assert_ptr_null(irm_module_mod_name(m));
   irm_object_release(m);
   irm_object_release(funcs);
   irm_object_release(attrs);
@@ -578,7 +578,7 @@ START_TEST(test_structural_equality_of_modules_is_reflexive_symmetric_and_transi
   irm_module *a = new_configured_module();
   irm_module *b = new_configured_module(); /* same content, other objects throughout */
   irm_module *c = json_round_trip(a);
-  ck_assert_ptr_ne(irm_module_get_function(a, "main"), irm_module_get_function(b, "main"));
+  ck_assert_ptr_ne(irm_module_function(a, "main"), irm_module_function(b, "main"));
   ck_assert(global_equal(a, a));
   ck_assert(global_equal(a, b) && global_equal(b, a));
   ck_assert(global_equal(b, c) && global_equal(a, c));
@@ -670,8 +670,8 @@ static void *read_module(void *arg) {
         strcmp(irm_string_data(name.v_obj), "tiny") != 0)
       r->failures++;
     irm_any_release(&name);
-    if (irm_module_get_function(r->mod, "main") != r->main_fn) r->failures++;
-    if (irm_module_get_executor(r->mod) == NULL) r->failures++;
+    if (irm_module_function(r->mod, "main") != r->main_fn) r->failures++;
+    if (irm_module_executor(r->mod) == NULL) r->failures++;
     irm_object *names = NULL;
     if (irm_module_function_names(r->mod, &names) != 0 || irm_array_size(names) != 1 ||
         !irm_string_equals(irm_array_at(names, 0)->v_obj, "main", 4))
@@ -683,7 +683,7 @@ static void *read_module(void *arg) {
     irm_module *derived = NULL; /* deriving shares parts of the module across threads */
     irm_any note = irm_any_int(r->rounds);
     if (irm_module_with_attr(r->mod, "test.note", &note, &derived) != 0 ||
-        irm_module_get_function(derived, "main") != r->main_fn)
+        irm_module_function(derived, "main") != r->main_fn)
       r->failures++;
     irm_object_release(derived);
     r->rounds++;
@@ -700,7 +700,7 @@ START_TEST(test_four_threads_reading_and_deriving_from_one_module_see_consistent
   reader readers[4];
   pthread_t threads[4];
   for (int i = 0; i < 4; i++) {
-    readers[i] = (reader){m, irm_module_get_function(m, "main"), h, &go, 0, 0};
+    readers[i] = (reader){m, irm_module_function(m, "main"), h, &go, 0, 0};
     ck_assert_int_eq(pthread_create(&threads[i], NULL, read_module, &readers[i]), 0);
   }
   atomic_store(&go, 1);

@@ -143,8 +143,8 @@ START_TEST(test_without_attr_removes_the_key) {
   irm_module *m = new_configured_module();
   irm_module *out = NULL;
   ck_assert_ok(irm_module_without_attr(m, IRM_ATTR_EXECUTOR, &out));
-  ck_assert_ptr_null(irm_module_get_executor(out));
-  ck_assert_ptr_nonnull(irm_module_get_runtime(out));
+  ck_assert_ptr_null(irm_module_executor(out));
+  ck_assert_ptr_nonnull(irm_module_runtime(out));
   ck_assert_uint_eq(irm_map_size(irm_dict_attrs_map(irm_module_attrs(out))), 4);
   irm_object_release(out);
   irm_object_release(m);
@@ -180,24 +180,24 @@ END_TEST
 
 START_TEST(test_typed_getters_give_the_attributes_borrowed) {
   irm_module *m = new_configured_module();
-  irm_object *t = irm_module_get_target(m);
-  irm_object *e = irm_module_get_executor(m);
-  irm_object *r = irm_module_get_runtime(m);
-  irm_object *p = irm_module_get_params(m);
+  irm_object *t = irm_module_target(m);
+  irm_object *e = irm_module_executor(m);
+  irm_object *r = irm_module_runtime(m);
+  irm_object *p = irm_module_params(m);
   ck_assert(irm_is_target(t));
   ck_assert_str_eq(irm_target_kind_name(t), "c");
   ck_assert_str_eq(irm_object_type_key(e), "ir.Executor");
-  ck_assert_str_eq(irm_config_kind(e), "aot");
+  ck_assert_str_eq(irm_config_kind_name(e), "aot");
   ck_assert_str_eq(irm_object_type_key(r), "ir.Runtime");
-  ck_assert_str_eq(irm_config_kind(r), "crt");
+  ck_assert_str_eq(irm_config_kind_name(r), "crt");
   ck_assert_str_eq(irm_object_type_key(p), "ffi.Map");
   ck_assert_uint_eq(irm_map_size(p), 4);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+  ck_assert_str_eq(irm_module_mod_name(m), "tiny");
   uint32_t counts[] = {irm_object_refcount(t), irm_object_refcount(e), irm_object_refcount(r), irm_object_refcount(p)};
-  ck_assert_ptr_eq(irm_module_get_target(m), t);
-  ck_assert_ptr_eq(irm_module_get_executor(m), e);
-  ck_assert_ptr_eq(irm_module_get_runtime(m), r);
-  ck_assert_ptr_eq(irm_module_get_params(m), p);
+  ck_assert_ptr_eq(irm_module_target(m), t);
+  ck_assert_ptr_eq(irm_module_executor(m), e);
+  ck_assert_ptr_eq(irm_module_runtime(m), r);
+  ck_assert_ptr_eq(irm_module_params(m), p);
   ck_assert_uint_eq(irm_object_refcount(t), counts[0]);
   ck_assert_uint_eq(irm_object_refcount(e), counts[1]);
   ck_assert_uint_eq(irm_object_refcount(r), counts[2]);
@@ -214,9 +214,9 @@ START_TEST(test_typed_getters_give_the_very_objects_that_were_set) {
   set_attr(&m, IRM_ATTR_TARGET, irm_any_object(t));
   set_attr(&m, IRM_ATTR_EXECUTOR, irm_any_object(e));
   set_attr(&m, IRM_ATTR_MOD_NAME, irm_any_object(name));
-  ck_assert_ptr_eq(irm_module_get_target(m), t);
-  ck_assert_ptr_eq(irm_module_get_executor(m), e);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "named");
+  ck_assert_ptr_eq(irm_module_target(m), t);
+  ck_assert_ptr_eq(irm_module_executor(m), e);
+  ck_assert_str_eq(irm_module_mod_name(m), "named");
   irm_object_release(m);
   irm_object_release(t);
   irm_object_release(e);
@@ -226,11 +226,11 @@ END_TEST
 
 START_TEST(test_typed_getters_of_unset_attributes_are_null) {
   irm_module *m = new_module(NULL, NULL);
-  ck_assert_ptr_null(irm_module_get_target(m));
-  ck_assert_ptr_null(irm_module_get_executor(m));
-  ck_assert_ptr_null(irm_module_get_runtime(m));
-  ck_assert_ptr_null(irm_module_get_mod_name(m));
-  ck_assert_ptr_null(irm_module_get_params(m));
+  ck_assert_ptr_null(irm_module_target(m));
+  ck_assert_ptr_null(irm_module_executor(m));
+  ck_assert_ptr_null(irm_module_runtime(m));
+  ck_assert_ptr_null(irm_module_mod_name(m));
+  ck_assert_ptr_null(irm_module_params(m));
   irm_object_release(m);
 }
 END_TEST
@@ -329,16 +329,16 @@ START_TEST(test_with_and_without_attr_leave_the_argument_unchanged) {
   irm_object *e = new_executor("graph", NULL);
   irm_module *out = with_attr(m, IRM_ATTR_EXECUTOR, irm_any_object(e));
   ck_assert_ptr_ne(out, m);
-  ck_assert_str_eq(irm_config_kind(irm_module_get_executor(out)), "graph");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_executor(out)), "graph");
   assert_unchanged(&s);
-  ck_assert_str_eq(irm_config_kind(irm_module_get_executor(m)), "aot");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_executor(m)), "aot");
   irm_object_release(out);
   out = with_attr(m, "test.new", irm_any_int(5));
   assert_unchanged(&s);
   irm_object_release(out);
   ck_assert_ok(irm_module_without_attr(m, IRM_ATTR_PARAMS, &out));
   assert_unchanged(&s);
-  ck_assert_ptr_eq(irm_module_get_function(out, "main"), irm_module_get_function(m, "main"));
+  ck_assert_ptr_eq(irm_module_function(out, "main"), irm_module_function(m, "main"));
   irm_object_release(out);
   with_attr_fails(m, IRM_ATTR_MOD_NAME, irm_any_int(1), IRM_ETYPE, "TypeError: ");
   assert_unchanged(&s);
@@ -369,7 +369,7 @@ START_TEST(test_every_ir_module_global_leaves_its_argument_unchanged) {
     ck_assert_msg(!(ret.type_code == IRM_OBJECT && ret.v_obj == m), "%s gave its argument back", calls[i].name);
     irm_any_release(&ret);
     assert_unchanged(&s);
-    ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+    ck_assert_str_eq(irm_module_mod_name(m), "tiny");
     ck_assert_uint_eq(irm_object_refcount(m), 1);
   }
   irm_object_release(m);
@@ -385,7 +385,7 @@ START_TEST(test_set_attr_move_on_a_sole_owner_changes_it_in_place) {
   ck_assert_ptr_eq(m, before);
   ck_assert_ok(irm_module_set_attr_move(&m, "test.note", &note));
   ck_assert_ptr_eq(m, before);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "renamed");
+  ck_assert_str_eq(irm_module_mod_name(m), "renamed");
   irm_any v = irm_any_none();
   ck_assert_ok(irm_module_get_attr(m, "test.note", &v));
   ck_assert_int_eq(v.v_int, 5);
@@ -398,8 +398,8 @@ START_TEST(test_remove_attr_move_on_a_sole_owner_changes_it_in_place) {
   irm_module *before = m;
   ck_assert_ok(irm_module_remove_attr_move(&m, IRM_ATTR_RUNTIME));
   ck_assert_ptr_eq(m, before);
-  ck_assert_ptr_null(irm_module_get_runtime(m));
-  ck_assert_ptr_nonnull(irm_module_get_executor(m));
+  ck_assert_ptr_null(irm_module_runtime(m));
+  ck_assert_ptr_nonnull(irm_module_executor(m));
   irm_object_release(m);
 }
 END_TEST
@@ -414,16 +414,16 @@ START_TEST(test_attr_moves_on_a_shared_module_copy_and_leave_the_other_holder_un
   ck_assert_ptr_ne(m, other);
   ck_assert_uint_eq(irm_object_refcount(other), 1);
   assert_unchanged(&s);
-  ck_assert_str_eq(irm_module_get_mod_name(other), "tiny");
-  ck_assert_str_eq(irm_module_get_mod_name(m), "renamed");
+  ck_assert_str_eq(irm_module_mod_name(other), "tiny");
+  ck_assert_str_eq(irm_module_mod_name(m), "renamed");
   irm_object_retain(m);
   irm_module *second = m;
   module_snapshot s2 = snapshot(second);
   ck_assert_ok(irm_module_remove_attr_move(&m, IRM_ATTR_TARGET));
   ck_assert_ptr_ne(m, second);
   assert_unchanged(&s2);
-  ck_assert_ptr_null(irm_module_get_target(m));
-  ck_assert_ptr_nonnull(irm_module_get_target(second));
+  ck_assert_ptr_null(irm_module_target(m));
+  ck_assert_ptr_nonnull(irm_module_target(second));
   irm_object_release(second);
   irm_object_release(other);
   irm_object_release(m);
@@ -459,7 +459,7 @@ START_TEST(test_global_module_get_attr_gives_the_value_or_none) {
   irm_any args[] = {irm_any_object(m), irm_any_str(IRM_ATTR_EXECUTOR)};
   irm_any v = call_ok("ir.ModuleGetAttr", args, 2);
   ck_assert_int_eq(v.type_code, IRM_OBJECT);
-  ck_assert_ptr_eq(v.v_obj, irm_module_get_executor(m));
+  ck_assert_ptr_eq(v.v_obj, irm_module_executor(m));
   irm_any_release(&v);
   args[1] = irm_any_str("test.absent");
   v = call_ok("ir.ModuleGetAttr", args, 2);
@@ -472,12 +472,12 @@ START_TEST(test_global_module_with_attr_and_without_attr_give_new_modules) {
   irm_module *m = new_module(NULL, NULL);
   irm_any with[] = {irm_any_object(m), irm_any_str(IRM_ATTR_MOD_NAME), irm_any_str("tiny")};
   irm_module *named = call_obj("ir.ModuleWithAttr", with, 3, "ir.IRModule");
-  ck_assert_str_eq(irm_module_get_mod_name(named), "tiny");
-  ck_assert_ptr_null(irm_module_get_mod_name(m));
+  ck_assert_str_eq(irm_module_mod_name(named), "tiny");
+  ck_assert_ptr_null(irm_module_mod_name(m));
   irm_any without[] = {irm_any_object(named), irm_any_str(IRM_ATTR_MOD_NAME)};
   irm_module *unnamed = call_obj("ir.ModuleWithoutAttr", without, 2, "ir.IRModule");
-  ck_assert_ptr_null(irm_module_get_mod_name(unnamed));
-  ck_assert_str_eq(irm_module_get_mod_name(named), "tiny");
+  ck_assert_ptr_null(irm_module_mod_name(unnamed));
+  ck_assert_str_eq(irm_module_mod_name(named), "tiny");
   irm_object_release(unnamed);
   irm_object_release(named);
   irm_object_release(m);
@@ -494,12 +494,12 @@ START_TEST(test_global_module_attrs_gives_a_map_of_every_attribute_in_order_the_
   const irm_object *k;
   const irm_any *v;
   for (size_t i = 0; irm_map_iter_next(&it, &k, &v); i++) ck_assert_str_eq(irm_string_data(k), order[i]);
-  ck_assert_ptr_eq(irm_map_find_cstr(map, IRM_ATTR_TARGET)->v_obj, irm_module_get_target(m));
+  ck_assert_ptr_eq(irm_map_find_cstr(map, IRM_ATTR_TARGET)->v_obj, irm_module_target(m));
   module_snapshot s = snapshot(m);
   irm_any one = irm_any_int(1);
   ck_assert_ok(irm_map_set_move(&map, IRM_ATTR_MOD_NAME, &one)); /* ours to change: the module keeps its own */
   assert_unchanged(&s);
-  ck_assert_str_eq(irm_module_get_mod_name(m), "tiny");
+  ck_assert_str_eq(irm_module_mod_name(m), "tiny");
   irm_object_release(map);
   irm_module *empty = new_module(NULL, NULL);
   arg = irm_any_object(empty);

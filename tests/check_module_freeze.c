@@ -66,12 +66,12 @@ START_TEST(test_freeze_gives_a_frozen_module_with_the_same_content_and_leaves_th
   assert_unchanged(&s);
   ck_assert_uint_eq(irm_object_refcount(m), 1);
   assert_names(f, "main");
-  ck_assert_ptr_eq(irm_module_get_function(f, "main"), irm_module_get_function(m, "main"));
-  ck_assert_ptr_eq(irm_module_get_target(f), irm_module_get_target(m));
-  ck_assert_ptr_eq(irm_module_get_executor(f), irm_module_get_executor(m));
-  ck_assert_ptr_eq(irm_module_get_runtime(f), irm_module_get_runtime(m));
-  ck_assert_ptr_eq(irm_module_get_params(f), irm_module_get_params(m));
-  ck_assert_str_eq(irm_module_get_mod_name(f), "tiny");
+  ck_assert_ptr_eq(irm_module_function(f, "main"), irm_module_function(m, "main"));
+  ck_assert_ptr_eq(irm_module_target(f), irm_module_target(m));
+  ck_assert_ptr_eq(irm_module_executor(f), irm_module_executor(m));
+  ck_assert_ptr_eq(irm_module_runtime(f), irm_module_runtime(m));
+  ck_assert_ptr_eq(irm_module_params(f), irm_module_params(m));
+  ck_assert_str_eq(irm_module_mod_name(f), "tiny");
   irm_object_release(f);
   irm_object_release(m);
 }
@@ -122,7 +122,7 @@ START_TEST(test_every_module_derived_from_a_frozen_one_is_frozen) {
   irm_module *f = frozen_configured_module();
   irm_object *helper = new_func("helper", 2), *main2 = new_func("main", 3);
   irm_module *derived[8] = {0};
-  derived[0] = with_attr(f, IRM_ATTR_PARAMS, irm_any_object(irm_module_get_params(f)));
+  derived[0] = with_attr(f, IRM_ATTR_PARAMS, irm_any_object(irm_module_params(f)));
   derived[1] = with_attr(f, "test.note", irm_any_int(1));
   ck_assert_ok(irm_module_without_attr(f, IRM_ATTR_PARAMS, &derived[2]));
   ck_assert_ok(irm_module_with_function(f, "helper", helper, &derived[3]));
@@ -160,7 +160,7 @@ START_TEST(test_moves_on_a_sole_owner_of_a_frozen_module_change_it_in_place_and_
   ck_assert_ptr_eq(f, before);
   ck_assert(irm_module_is_frozen(f));
   assert_names(f, "helper");
-  ck_assert_ptr_null(irm_module_get_params(f));
+  ck_assert_ptr_null(irm_module_params(f));
   irm_object_release(helper);
   irm_object_release(f);
 }
@@ -203,7 +203,7 @@ START_TEST(test_a_move_on_the_unfrozen_original_leaves_its_frozen_copy_unchanged
   ck_assert_ptr_eq(m, before);
   ck_assert(!irm_module_is_frozen(m));
   assert_unchanged(&s);
-  ck_assert_str_eq(irm_module_get_mod_name(f), "tiny");
+  ck_assert_str_eq(irm_module_mod_name(f), "tiny");
   irm_object_release(helper);
   irm_object_release(f);
   irm_object_release(m);
@@ -264,8 +264,8 @@ START_TEST(test_the_globals_refuse_pass_invariant_changes_of_a_frozen_module) {
   assert_frozen_error(call_fails("ir.ModuleWithAttr", with, 3), IRM_ATTR_MOD_NAME);
   irm_any without[] = {irm_any_object(f), irm_any_str(IRM_ATTR_EXECUTOR)};
   assert_frozen_error(call_fails("ir.ModuleWithoutAttr", without, 2), IRM_ATTR_EXECUTOR);
-  ck_assert_str_eq(irm_module_get_mod_name(f), "tiny");
-  ck_assert_ptr_nonnull(irm_module_get_executor(f));
+  ck_assert_str_eq(irm_module_mod_name(f), "tiny");
+  ck_assert_ptr_nonnull(irm_module_executor(f));
   irm_object_release(f);
 }
 END_TEST
@@ -281,7 +281,7 @@ START_TEST(test_other_keys_of_a_frozen_module_can_be_set_and_removed) {
   ck_assert_ok(irm_module_without_attr(c, IRM_ATTR_PARAMS, &d));
   ck_assert_ok(irm_module_without_attr(d, "test.note", &e));
   ck_assert_ok(irm_module_without_attr(e, "test.loose", &g));
-  ck_assert_ptr_eq(irm_module_get_params(a), params);
+  ck_assert_ptr_eq(irm_module_params(a), params);
   ck_assert(irm_module_is_frozen(g));
   ck_assert_uint_eq(irm_map_size(irm_dict_attrs_map(irm_module_attrs(g))), 4);
   irm_module *all[] = {a, b, c, d, e, g};
@@ -355,9 +355,9 @@ END_TEST
 START_TEST(test_check_invariants_of_structurally_equal_but_different_objects_is_null) {
   irm_module *a = new_configured_module();
   irm_module *b = new_configured_module();
-  ck_assert_ptr_ne(irm_module_get_target(a), irm_module_get_target(b));
-  ck_assert_ptr_ne(irm_module_get_executor(a), irm_module_get_executor(b));
-  ck_assert_ptr_ne(irm_module_get_runtime(a), irm_module_get_runtime(b));
+  ck_assert_ptr_ne(irm_module_target(a), irm_module_target(b));
+  ck_assert_ptr_ne(irm_module_executor(a), irm_module_executor(b));
+  ck_assert_ptr_ne(irm_module_runtime(a), irm_module_runtime(b));
   ck_assert_ptr_null(differing(a, b));
   ck_assert_ptr_null(differing(b, a));
   irm_module *c = json_round_trip(a);
@@ -471,16 +471,16 @@ START_TEST(test_json_round_trip_gives_an_equal_module_with_every_config_attribut
   irm_module *back = json_round_trip(m);
   ck_assert_ptr_ne(back, m);
   ck_assert(objects_equal(m, back));
-  ck_assert(objects_equal(irm_module_get_target(m), irm_module_get_target(back)));
-  ck_assert_ptr_nonnull(irm_target_host(irm_module_get_target(back)));
-  ck_assert_str_eq(irm_target_kind_name(irm_target_host(irm_module_get_target(back))), "llvm");
-  ck_assert(objects_equal(irm_module_get_executor(m), irm_module_get_executor(back)));
-  ck_assert_str_eq(irm_config_kind(irm_module_get_executor(back)), "aot");
-  ck_assert(objects_equal(irm_module_get_runtime(m), irm_module_get_runtime(back)));
-  ck_assert_str_eq(irm_config_kind(irm_module_get_runtime(back)), "crt");
-  ck_assert_str_eq(irm_module_get_mod_name(back), "tiny");
-  irm_object *params = irm_module_get_params(back);
-  ck_assert(objects_equal(irm_module_get_params(m), params));
+  ck_assert(objects_equal(irm_module_target(m), irm_module_target(back)));
+  ck_assert_ptr_nonnull(irm_target_host(irm_module_target(back)));
+  ck_assert_str_eq(irm_target_kind_name(irm_target_host(irm_module_target(back))), "llvm");
+  ck_assert(objects_equal(irm_module_executor(m), irm_module_executor(back)));
+  ck_assert_str_eq(irm_config_kind_name(irm_module_executor(back)), "aot");
+  ck_assert(objects_equal(irm_module_runtime(m), irm_module_runtime(back)));
+  ck_assert_str_eq(irm_config_kind_name(irm_module_runtime(back)), "crt");
+  ck_assert_str_eq(irm_module_mod_name(back), "tiny");
+  irm_object *params = irm_module_params(back);
+  ck_assert(objects_equal(irm_module_params(m), params));
   ck_assert_int_eq(irm_map_find_cstr(params, "n")->v_int, 3);
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(params, "w")->v_obj), "weights");
   ck_assert_uint_eq(irm_array_size(irm_map_find_cstr(params, "shape")->v_obj), 2);
@@ -493,20 +493,20 @@ END_TEST
 START_TEST(test_json_round_trip_keeps_function_order_bodies_and_function_attrs) {
   const char *names[] = {"zeta", "alpha", "mid"};
   irm_module *m = module_of(names, 3);
-  irm_object *fattrs = map1(IRM_FUNC_ATTR_GLOBAL_SYMBOL, irm_any_str("alpha_impl"));
+  irm_object *fattrs = map1(IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, irm_any_str("alpha_impl"));
   irm_object *alpha = new_func_attrs("alpha", 42, fattrs);
   ck_assert_ok(irm_module_set_function_move(&m, "alpha", alpha));
   irm_module *back = json_round_trip(m);
   assert_names(back, "zeta,alpha,mid");
-  const irm_object *f = irm_module_get_function(back, "alpha");
+  const irm_object *f = irm_module_function(back, "alpha");
   ck_assert_int_eq(func_body(f), 42);
   ck_assert_str_eq(irm_string_data(((const test_func *)irm_object_payload_const(f))->name), "alpha");
   irm_any sym = irm_any_none();
-  ck_assert_ok(irm_func_get_attr(f, IRM_FUNC_ATTR_GLOBAL_SYMBOL, &sym));
+  ck_assert_ok(irm_base_func_get_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym));
   ck_assert_int_eq(sym.type_code, IRM_OBJECT);
   ck_assert_str_eq(irm_string_data(sym.v_obj), "alpha_impl");
   irm_any_release(&sym);
-  ck_assert_int_eq(func_body(irm_module_get_function(back, "zeta")), 1);
+  ck_assert_int_eq(func_body(irm_module_function(back, "zeta")), 1);
   ck_assert(objects_equal(m, back));
   irm_object_release(back);
   irm_object_release(alpha);
@@ -522,8 +522,8 @@ START_TEST(test_a_function_held_under_two_names_stays_shared_after_a_json_round_
   ck_assert_ok(irm_module_set_function_move(&m, "second", f));
   irm_module *back = json_round_trip(m);
   assert_names(back, "first,second");
-  ck_assert_ptr_eq(irm_module_get_function(back, "first"), irm_module_get_function(back, "second"));
-  ck_assert_ptr_ne(irm_module_get_function(back, "first"), f);
+  ck_assert_ptr_eq(irm_module_function(back, "first"), irm_module_function(back, "second"));
+  ck_assert_ptr_ne(irm_module_function(back, "first"), f);
   irm_object_release(back);
   irm_object_release(f);
   irm_object_release(m);

@@ -24,7 +24,7 @@ START_TEST(test_module_get_function_gives_the_function_or_none) {
   irm_any args[2] = {irm_any_object(m), irm_any_str("main")};
   irm_any found = call_ok("ir.ModuleGetFunction", args, 2);
   ck_assert_int_eq(found.type_code, IRM_OBJECT);
-  ck_assert_ptr_eq(found.v_obj, irm_module_get_function(m, "main"));
+  ck_assert_ptr_eq(found.v_obj, irm_module_function(m, "main"));
   irm_any_release(&found);
   args[1] = irm_any_str("missing");
   irm_any none = call_ok("ir.ModuleGetFunction", args, 2);
@@ -41,11 +41,11 @@ START_TEST(test_module_with_and_without_function_leave_the_argument_unchanged) {
   irm_any args[3] = {irm_any_object(m), irm_any_str("b"), irm_any_object(f)};
   irm_module *added = call_obj("ir.ModuleWithFunction", args, 3, "ir.IRModule");
   ck_assert_uint_eq(irm_module_function_count(added), 2);
-  ck_assert_ptr_eq(irm_module_get_function(added, "b"), f);
+  ck_assert_ptr_eq(irm_module_function(added, "b"), f);
   irm_any drop[2] = {irm_any_object(added), irm_any_str("a")};
   irm_module *removed = call_obj("ir.ModuleWithoutFunction", drop, 2, "ir.IRModule");
   ck_assert_uint_eq(irm_module_function_count(removed), 1);
-  ck_assert_ptr_null(irm_module_get_function(removed, "a"));
+  ck_assert_ptr_null(irm_module_function(removed, "a"));
   assert_unchanged(&before);
   ck_assert_uint_eq(irm_module_function_count(added), 2);
   drop[1] = irm_any_str("nope");
@@ -73,7 +73,7 @@ START_TEST(test_func_attr_globals_register_list_get_and_set) {
   ck_assert_int_eq(none.type_code, IRM_NONE);
   irm_object *keys = call_obj("ir.ListFuncAttrKeys", NULL, 0, "ffi.Map");
   ck_assert_str_eq(listed_type(keys, "test.globals.inline"), "bool");
-  ck_assert_str_eq(listed_type(keys, IRM_FUNC_ATTR_GLOBAL_SYMBOL), "str");
+  ck_assert_str_eq(listed_type(keys, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL), "str");
   irm_object_release(keys);
 
   irm_object *f = new_func("f", 1);
@@ -97,9 +97,9 @@ START_TEST(test_func_attr_globals_register_list_get_and_set) {
 END_TEST
 
 START_TEST(test_register_func_attr_key_with_a_different_type_is_a_key_error) {
-  irm_any reg[2] = {irm_any_str(IRM_FUNC_ATTR_COMPILER), irm_any_str("int")};
+  irm_any reg[2] = {irm_any_str(IRM_BASE_FUNC_ATTR_COMPILER), irm_any_str("int")};
   ck_assert_int_eq(call_fails("ir.RegisterFuncAttrKey", reg, 2), IRM_EKEY);
-  ck_assert_error_mentions(IRM_FUNC_ATTR_COMPILER);
+  ck_assert_error_mentions(IRM_BASE_FUNC_ATTR_COMPILER);
 }
 END_TEST
 

@@ -326,7 +326,7 @@ static inline module_snapshot snapshot(const irm_module *mod) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     ck_assert_uint_lt(strlen(name), SNAP_NAME);
     strcpy(s.names[i], name);
-    s.funcs[i] = irm_module_get_function(mod, name);
+    s.funcs[i] = irm_module_function(mod, name);
     ck_assert_ptr_nonnull(s.funcs[i]);
   }
   irm_object_release(names);
@@ -361,7 +361,7 @@ static inline void assert_unchanged(const module_snapshot *s) {
   for (size_t i = 0; i < s->n_funcs; i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     ck_assert_msg(strcmp(name, s->names[i]) == 0, "function %zu is now '%s', was '%s'", i, name, s->names[i]);
-    ck_assert_msg(irm_module_get_function(mod, name) == s->funcs[i], "function '%s' is another object now", name);
+    ck_assert_msg(irm_module_function(mod, name) == s->funcs[i], "function '%s' is another object now", name);
   }
   irm_object_release(names);
   ck_assert_msg(irm_module_attrs(mod) == s->attrs, "the module's DictAttrs is another object now");

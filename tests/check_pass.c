@@ -175,9 +175,9 @@ static int pk_same_func(const irm_any *args, int32_t nargs, irm_any *ret, void *
 }
 
 START_TEST(test_function_pass_skips_compiler_and_skip_optimization_functions) {
-  irm_object *ext_attrs = map1(IRM_FUNC_ATTR_COMPILER, irm_any_str("ethos-u"));
-  irm_object *skip_attrs = map1(IRM_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_bool(true));
-  irm_object *keep_attrs = map1(IRM_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_bool(false));
+  irm_object *ext_attrs = map1(IRM_BASE_FUNC_ATTR_COMPILER, irm_any_str("ethos-u"));
+  irm_object *skip_attrs = map1(IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_bool(true));
+  irm_object *keep_attrs = map1(IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_bool(false));
   const char *names[] = {"main", "ext", "skipped", "kept"};
   irm_any funcs[] = {irm_any_object(new_func("main", 1)), irm_any_object(new_func_attrs("ext", 2, ext_attrs)),
                      irm_any_object(new_func_attrs("skipped", 3, skip_attrs)),
@@ -193,10 +193,10 @@ START_TEST(test_function_pass_skips_compiler_and_skip_optimization_functions) {
   irm_module *out = run_ok(p, mod);
   ck_assert_int_eq(calls, 2);
   assert_names(out, "main,ext,skipped,kept");
-  ck_assert_int_eq(func_body(irm_module_get_function(out, "main")), 101);
-  ck_assert_ptr_eq(irm_module_get_function(out, "ext"), funcs[1].v_obj);
-  ck_assert_ptr_eq(irm_module_get_function(out, "skipped"), funcs[2].v_obj);
-  ck_assert_int_eq(func_body(irm_module_get_function(out, "kept")), 104);
+  ck_assert_int_eq(func_body(irm_module_function(out, "main")), 101);
+  ck_assert_ptr_eq(irm_module_function(out, "ext"), funcs[1].v_obj);
+  ck_assert_ptr_eq(irm_module_function(out, "skipped"), funcs[2].v_obj);
+  ck_assert_int_eq(func_body(irm_module_function(out, "kept")), 104);
   assert_unchanged(&s);
   for (int i = 0; i < 4; i++) irm_any_release(&funcs[i]);
   irm_object_release(out);
@@ -241,9 +241,9 @@ START_TEST(test_function_pass_from_c) {
   ck_assert_ok(irm_function_pass_new("Double", 0, NULL, 0, NULL, c_bump, NULL, NULL, &p));
   irm_module *mod = two_function_module();
   irm_module *out = run_ok(p, mod);
-  ck_assert_int_eq(func_body(irm_module_get_function(out, "main")), 2);
-  ck_assert_int_eq(func_body(irm_module_get_function(out, "helper")), 4);
-  ck_assert_int_eq(func_body(irm_module_get_function(mod, "helper")), 2);
+  ck_assert_int_eq(func_body(irm_module_function(out, "main")), 2);
+  ck_assert_int_eq(func_body(irm_module_function(out, "helper")), 4);
+  ck_assert_int_eq(func_body(irm_module_function(mod, "helper")), 2);
   irm_object_release(out);
   irm_object_release(mod);
   irm_object_release(p);

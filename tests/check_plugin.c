@@ -409,14 +409,14 @@ START_TEST(test_executor_plugin_kind_usable_with_defaults) {
   ck_assert_ok(irm_func_call_global("executor.Create", &kind, 1, &ret));
   ck_assert_int_eq(ret.type_code, IRM_OBJECT);
   irm_executor *e = ret.v_obj;
-  ck_assert_str_eq(irm_config_kind(e), "micro-aot");
+  ck_assert_str_eq(irm_config_kind_name(e), "micro-aot");
   const irm_object *attrs = irm_config_attrs(e);
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(attrs, "interface-api")->v_obj), "c");
   ck_assert_int_eq(irm_map_find_cstr(attrs, "workspace-byte-alignment")->v_int, 16);
   ck_assert_int_eq(irm_map_find_cstr(attrs, "link-params")->type_code, IRM_BOOL);
   ck_assert_int_eq(irm_map_find_cstr(attrs, "link-params")->v_int, 0);
 
-  irm_kind *k = irm_config_get_kind(e);
+  irm_kind *k = irm_config_kind(e);
   irm_object *described = NULL;
   ck_assert_ok(irm_kind_describe_options(k, &described));
   const irm_any *d = irm_map_find_cstr(described, "workspace-byte-alignment");
@@ -441,7 +441,7 @@ START_TEST(test_executor_plugin_compat_check_refuses_cpp_runtime) {
   ck_assert_ok(irm_runtime_create("crt", NULL, &crt));
   ck_assert_ok(irm_runtime_create("cpp", NULL, &cpp));
   irm_any check = irm_any_none(), ret = irm_any_none();
-  ck_assert_ok(irm_kind_get_attr(irm_config_get_kind(e), "FCheckCompat", &check));
+  ck_assert_ok(irm_kind_get_attr(irm_config_kind(e), "FCheckCompat", &check));
   ck_assert_int_eq(check.type_code, IRM_OBJECT);
   irm_any args[2] = {irm_any_object(e), irm_any_object(crt)};
   ck_assert_ok(irm_func_call(check.v_obj, args, 2, &ret));

@@ -82,7 +82,7 @@ START_TEST(test_cpp_and_crt_fill_system_lib_false) {
     ck_assert_str_eq(irm_object_type_key(r), "ir.Runtime");
     ck_assert(irm_object_is(r, "ir.Config"));
     ck_assert(!irm_object_is(r, "ir.Executor"));
-    ck_assert_str_eq(irm_config_kind(r), builtin_runtimes[i]);
+    ck_assert_str_eq(irm_config_kind_name(r), builtin_runtimes[i]);
     assert_repr(irm_config_attrs(r), "{\"system-lib\": false}");
     irm_object_release(r);
   }
@@ -427,11 +427,11 @@ static const char *thread_round(worker *w, int i) {
   }
   if (rc) bad = irm_last_error();
   else if (irm_map_find_cstr(irm_config_attrs(objs[0]), "workspace-byte-alignment")->v_int != align.v_int ||
-           strcmp(irm_config_kind(objs[0]), "aot") != 0)
+           strcmp(irm_config_kind_name(objs[0]), "aot") != 0)
     bad = "the aot executor has the wrong attrs";
-  else if (!irm_object_is(objs[1], "ir.Executor") || strcmp(irm_config_kind(objs[1]), "graph") != 0)
+  else if (!irm_object_is(objs[1], "ir.Executor") || strcmp(irm_config_kind_name(objs[1]), "graph") != 0)
     bad = "executor.Create gave something else than a graph executor";
-  else if (!irm_object_is(objs[2], "ir.Runtime") || strcmp(irm_config_kind(objs[2]), "crt") != 0)
+  else if (!irm_object_is(objs[2], "ir.Runtime") || strcmp(irm_config_kind_name(objs[2]), "crt") != 0)
     bad = "runtime.Create gave something else than a crt runtime";
   else if (irm_map_find_cstr(irm_config_attrs(objs[3]), "system-lib")->v_int != i % 2)
     bad = "the cpp runtime has the wrong system-lib";

@@ -15,8 +15,8 @@ static int check_compat(const irm_any *args, int32_t nargs, irm_any *ret, void *
   if (!rc) rc = irm_arg_object("micro-aot.FCheckCompat", args, 0, "ir.Executor", &executor);
   if (!rc) rc = irm_arg_object("micro-aot.FCheckCompat", args, 1, "ir.Runtime", &runtime);
   if (rc) return rc;
-  if (strcmp(irm_config_kind(runtime), "crt") != 0)
-    return irm_error(IRM_EVALUE, "executor 'micro-aot' needs runtime 'crt', got '%s'", irm_config_kind(runtime));
+  if (strcmp(irm_config_kind_name(runtime), "crt") != 0)
+    return irm_error(IRM_EVALUE, "executor 'micro-aot' needs runtime 'crt', got '%s'", irm_config_kind_name(runtime));
   return IRM_OK;
 }
 

@@ -19,11 +19,11 @@ static int has_key(const irm_object *keys, const char *key) {
 }
 
 static int choose_layout(const irm_module *mod, const char **layout) {
-  irm_object *target = irm_module_get_target(mod);
-  irm_object *executor = irm_module_get_executor(mod);
+  irm_object *target = irm_module_target(mod);
+  irm_object *executor = irm_module_executor(mod);
   if (!target)
     return irm_error(IRM_EVALUE, "ChooseDataLayout needs the module attribute 'target'");
-  if (executor && strcmp(irm_config_kind(executor), "vm") == 0) *layout = "NCHW";
+  if (executor && strcmp(irm_config_kind_name(executor), "vm") == 0) *layout = "NCHW";
   else *layout = has_key(irm_target_keys(target), "arm_cpu") ? "NHWC" : "NCHW";
   return IRM_OK;
 }

@@ -43,7 +43,7 @@
  *
  * Ownership: objects returned through out-parameters and values written to
  * an irm_any are NEW references; arguments are borrowed. Strings and Maps
- * returned as pointers (irm_config_kind, irm_config_attrs) are borrowed from
+ * returned as pointers (irm_config_kind_name, irm_config_attrs) are borrowed from
  * the config object and live as long as it does.
  *
  * Thread safety: config objects are immutable, so any number of threads may
@@ -88,12 +88,12 @@ IRM_API int irm_runtime_from_map(const irm_object *config, irm_runtime **out);
 
 /* The kind name ("aot"), borrowed from cfg; NULL when cfg is not an
  * Executor or Runtime. */
-IRM_API const char *irm_config_kind(const irm_object *cfg);
+IRM_API const char *irm_config_kind_name(const irm_object *cfg);
 
 /* The kind's registry handle (kind.h), valid for the process; NULL when cfg
  * is not an Executor or Runtime. Lets callers read the kind's attributes
  * (irm_kind_get_attr) for an object they were given. */
-IRM_API irm_kind *irm_config_get_kind(const irm_object *cfg);
+IRM_API irm_kind *irm_config_kind(const irm_object *cfg);
 
 /* The validated attributes, option -> value in schema order, every option
  * that is set or has a default; borrowed from cfg (do not change it: it is

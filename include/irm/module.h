@@ -33,7 +33,7 @@
  * DictAttrs), so modules and passes can read `global_symbol`, `Compiler`,
  * ... of any function; and every subtype has to_fields/from_fields hooks
  * listing those attributes under "attrs" (for JSON, equality and
- * irm_func_with_attr).
+ * irm_base_func_with_attr).
  *
  * Fields (JSON, structural equality and hashing): an IRModule is
  * {"functions": Map, "attrs": DictAttrs, "frozen": bool} (functions compare
@@ -79,12 +79,12 @@ typedef irm_object irm_module;
 #define IRM_ATTR_PARAMS "params"
 
 /* Built-in function attribute keys. */
-#define IRM_FUNC_ATTR_GLOBAL_SYMBOL "global_symbol"
-#define IRM_FUNC_ATTR_TARGET "target"
-#define IRM_FUNC_ATTR_CALLING_CONV "calling_conv"
-#define IRM_FUNC_ATTR_PRIMITIVE "Primitive"
-#define IRM_FUNC_ATTR_COMPILER "Compiler"
-#define IRM_FUNC_ATTR_SKIP_OPTIMIZATION "SkipOptimization"
+#define IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL "global_symbol"
+#define IRM_BASE_FUNC_ATTR_TARGET "target"
+#define IRM_BASE_FUNC_ATTR_CALLING_CONV "calling_conv"
+#define IRM_BASE_FUNC_ATTR_PRIMITIVE "Primitive"
+#define IRM_BASE_FUNC_ATTR_COMPILER "Compiler"
+#define IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION "SkipOptimization"
 
 /* ---- DictAttrs ("ir.DictAttrs"): an immutable attribute dictionary ------ */
 
@@ -113,11 +113,11 @@ IRM_API int32_t irm_base_func_type(void);
 
 /* A function's attributes (a DictAttrs), borrowed; NULL when f is not an
  * ir.BaseFunc. */
-IRM_API const irm_object *irm_func_attrs(const irm_object *f);
+IRM_API const irm_object *irm_base_func_attrs(const irm_object *f);
 
 /* A function attribute as a NEW value; NONE when unset (or f is not an
  * ir.BaseFunc). ValueError for NULL key or out. */
-IRM_API int irm_func_get_attr(const irm_object *f, const char *key, irm_any *out);
+IRM_API int irm_base_func_get_attr(const irm_object *f, const char *key, irm_any *out);
 
 /* A copy of f with function attribute key set to value, made through f's
  * type's to_fields/from_fields hooks with the "attrs" field changed (every
@@ -129,7 +129,7 @@ IRM_API int irm_func_get_attr(const irm_object *f, const char *key, irm_any *out
  * type; from_fields giving no ir.BaseFunc), RuntimeError (the type lacks
  * the hooks), the hooks' own errors, ValueError (NULL arguments),
  * MemoryError. */
-IRM_API int irm_func_with_attr(const irm_object *f, const char *key, const irm_any *value,
+IRM_API int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any *value,
                                irm_object **out);
 
 /* ---- IRModule ("ir.IRModule") ------------------------------------------ */
@@ -150,7 +150,7 @@ IRM_API int irm_module_new(const irm_object *functions, const irm_object *attrs,
  * as a NEW Array of Strings (TypeError when mod is not an IRModule;
  * MemoryError). */
 IRM_API size_t irm_module_function_count(const irm_module *mod);
-IRM_API irm_object *irm_module_get_function(const irm_module *mod, const char *name);
+IRM_API irm_object *irm_module_function(const irm_module *mod, const char *name);
 IRM_API int irm_module_function_names(const irm_module *mod, irm_object **out);
 
 /* Adds or replaces (keeping its position) / removes a function. The
@@ -174,13 +174,13 @@ IRM_API int irm_module_get_attr(const irm_module *mod, const char *key, irm_any 
 IRM_API const irm_object *irm_module_attrs(const irm_module *mod);
 
 /* Typed getters: the attribute, borrowed from mod, or NULL when unset (or
- * mod is not an IRModule). irm_module_get_mod_name gives the String's
+ * mod is not an IRModule). irm_module_mod_name gives the String's
  * characters. */
-IRM_API irm_object *irm_module_get_target(const irm_module *mod);
-IRM_API irm_object *irm_module_get_executor(const irm_module *mod);
-IRM_API irm_object *irm_module_get_runtime(const irm_module *mod);
-IRM_API const char *irm_module_get_mod_name(const irm_module *mod);
-IRM_API irm_object *irm_module_get_params(const irm_module *mod);
+IRM_API irm_object *irm_module_target(const irm_module *mod);
+IRM_API irm_object *irm_module_executor(const irm_module *mod);
+IRM_API irm_object *irm_module_runtime(const irm_module *mod);
+IRM_API const char *irm_module_mod_name(const irm_module *mod);
+IRM_API irm_object *irm_module_params(const irm_module *mod);
 
 /* Sets / removes a module attribute; the result keeps mod's functions and
  * frozen flag. The value is stored as given (objects retained, an IRM_STR
@@ -232,8 +232,8 @@ IRM_API int irm_module_attr_list(irm_object **out);
 
 /* The same for function attribute keys (no pass-invariant flag), with the
  * same errors as their module counterparts. */
-IRM_API int irm_func_attr_register(const char *key, const char *value_type);
-IRM_API int irm_func_attr_list(irm_object **out);
+IRM_API int irm_base_func_attr_register(const char *key, const char *value_type);
+IRM_API int irm_base_func_attr_list(irm_object **out);
 
 #ifdef __cplusplus
 }
