@@ -44,7 +44,7 @@ int irm_repr(const irm_any *value, irm_object **out) {
   int rc = print_value(&p, value);
   while (!rc && p.depth && !p.text.failed) rc = print_next(&p);
   if (!rc) rc = irm_text_buf_take_string_(&p.text, "printing a value", out);
-  irm_text_buf_free_(&p.text);
+  else irm_text_buf_free_(&p.text);
   for (size_t i = 0; i < p.depth; i++) irm_object_release(p.stack[i].fields);
   irm_free(p.stack);
   return rc;
