@@ -41,6 +41,14 @@ static void assert_string(const irm_object *s, const char *want, size_t n) {
   ck_assert_int_eq(memcmp(irm_string_data(s), want, n), 0);
 }
 
+/* Takes the text as a String, which must hold exactly the n bytes at want. */
+static void assert_takes_string(irm_text_buf *b, const char *want, size_t n) {
+  irm_object *s = NULL;
+  ck_assert_ok(irm_text_buf_take_string_(b, "testing", &s));
+  assert_string(s, want, n);
+  irm_object_release(s);
+}
+
 /* n bytes of a pattern that changes with each byte: 'a'..'z' from start. */
 static char *pattern(size_t n, size_t start) {
   char *p = malloc(n + 1);
@@ -56,10 +64,7 @@ START_TEST(test_text_buf_zeroed_is_empty_and_gives_an_empty_string) {
   irm_text_buf b = {0};
   ck_assert_str_eq(irm_text_buf_cstr_(&b), "");
   ck_assert_uint_eq(irm_text_buf_room_(&b), 0);
-  irm_object *s = NULL;
-  ck_assert_ok(irm_text_buf_take_string_(&b, "testing", &s));
-  assert_string(s, "", 0);
-  irm_object_release(s);
+  assert_takes_string(&b, "", 0);
 }
 END_TEST
 
@@ -83,10 +88,7 @@ START_TEST(test_text_buf_append_bytes_keeps_embedded_nul_bytes) {
   irm_text_buf_putc_(&b, '\0');
   irm_text_buf_puts_(&b, "c");
   assert_text(&b, "a\0b\0c", 5);
-  irm_object *s = NULL;
-  ck_assert_ok(irm_text_buf_take_string_(&b, "testing", &s));
-  assert_string(s, "a\0b\0c", 5);
-  irm_object_release(s);
+  assert_takes_string(&b, "a\0b\0c", 5);
 }
 END_TEST
 
