@@ -59,21 +59,6 @@ int irm_target_parse_(const char *text, int depth, target_legacy *legacy, irm_ob
  * object, or nesting deeper than any target needs. */
 int irm_target_json_config_(const char *text, irm_object **out);
 
-/* ---- target_print.c --------------------------------------------------------- */
-
-/* A growing text; failed records an allocation failure at some append. */
-typedef struct text_buf {
-  char *data;
-  size_t len, cap;
-  int failed;
-} text_buf;
-
-void irm_text_buf_append_(text_buf *b, const char *s, size_t n);
-
-/* Appends s as one word of target text: quoted when it holds whitespace or
- * is empty, with \ and ' escaped. */
-void irm_text_buf_word_(text_buf *b, const char *s, size_t n);
-
 /* ---- target_legacy.c -------------------------------------------------------- */
 
 /* Nonzero when name is an executor or runtime option that targets used to

@@ -13,7 +13,11 @@
 #include "irm/error.h"
 #include "target_internal.h"
 
-static int append_options(text_buf *b, const target_payload *p);
+/* Bytes of stack a text starts in: most targets print shorter. */
+#define INLINE_TEXT 256
+
+static int append_options(irm_text_buf *b, const target_payload *p);
+static void append_word(irm_text_buf *b, const char *s, size_t n);
 
 int irm_target_as_string(const irm_target *t, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_as_string: out must not be NULL");
@@ -22,23 +26,25 @@ int irm_target_as_string(const irm_target *t, irm_object **out) {
   if (!p)
     return irm_error(IRM_ETYPE, "irm_target_as_string: expected %s, got %s", IRM_TARGET_TYPE_KEY,
                      t ? irm_object_type_key(t) : "NULL");
-  text_buf b = {0};
-  const char *kind = irm_kind_name(p->kind);
-  irm_text_buf_append_(&b, kind, strlen(kind));
+  char storage[INLINE_TEXT];
+  irm_text_buf b;
+  irm_text_buf_init_(&b, storage, sizeof storage);
+  irm_text_buf_puts_(&b, irm_kind_name(p->kind));
   int rc = append_options(&b, p);
   if (!rc && p->host) {
     irm_object *host = NULL;
     rc = irm_target_as_string(p->host, &host);
     if (!rc) {
       irm_text_buf_append_(&b, " --host=", 8);
-      irm_text_buf_word_(&b, irm_string_data(host), irm_string_size(host));
+      append_word(&b, irm_string_data(host), irm_string_size(host));
     }
     irm_object_release(host);
   }
-  if (!rc && b.failed) rc = irm_error_nomem_("printing a target");
-  if (!rc) rc = irm_string_new(b.data ? b.data : "", b.len, out);
-  irm_free(b.data);
-  return rc;
+  if (rc) {
+    irm_text_buf_free_(&b);
+    return rc;
+  }
+  return irm_text_buf_take_string_(&b, "printing a target", out);
 }
 
 /* An option value in the Map config: Targets (of target and array<target>
@@ -99,27 +105,7 @@ int irm_target_export(const irm_target *t, irm_object **out) {
   return IRM_OK;
 }
 
-/* ---- the text buffer ------------------------------------------------------------ */
-
-void irm_text_buf_append_(text_buf *b, const char *s, size_t n) {
-  if (b->failed) return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + n + 1) cap *= 2;
-    char *grown = irm_realloc(b->data, cap);
-    if (!grown) {
-      b->failed = 1;
-      return;
-    }
-    b->data = grown;
-    b->cap = cap;
-  }
-  memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-static void append_char(text_buf *b, char c) { irm_text_buf_append_(b, &c, 1); }
+/* ---- words -------------------------------------------------------------------- */
 
 static int needs_quotes(const char *s, size_t n) {
   if (n == 0) return 1;
@@ -128,14 +114,13 @@ static int needs_quotes(const char *s, size_t n) {
   return 0;
 }
 
-void irm_text_buf_word_(text_buf *b, const char *s, size_t n) {
+/* Appends s as one word of target text: quoted when it holds whitespace or
+ * is empty, with \ and ' escaped. */
+static void append_word(irm_text_buf *b, const char *s, size_t n) {
   int quote = needs_quotes(s, n);
-  if (quote) append_char(b, '\'');
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '\\' || s[i] == '\'') append_char(b, '\\');
-    append_char(b, s[i]);
-  }
-  if (quote) append_char(b, '\'');
+  if (quote) irm_text_buf_putc_(b, '\'');
+  irm_text_buf_escaped_(b, s, n, "\\'");
+  if (quote) irm_text_buf_putc_(b, '\'');
 }
 
 /* ---- values -------------------------------------------------------------------- */
@@ -145,33 +130,33 @@ void irm_text_buf_word_(text_buf *b, const char *s, size_t n) {
  * whole, unless it ends with a backslash (which would turn the closing
  * quote into \'): then only its commas are quoted, each quote opening
  * before any backslashes that precede the comma. */
-static void append_item(text_buf *b, const char *s) {
+static void append_item(irm_text_buf *b, const char *s) {
   size_t n = strlen(s), start = b->len;
   int whole = strchr(s, ',') && s[n - 1] != '\\';
-  if (!n || whole) append_char(b, '\'');
+  if (!n || whole) irm_text_buf_putc_(b, '\'');
   for (size_t i = 0; i < n && !b->failed; i++) {
     if (s[i] == '\'') {
       irm_text_buf_append_(b, "\\'", 2);
     } else if (s[i] == ',' && !whole) {
       size_t at = b->len;
       while (at > start && b->data[at - 1] == '\\') at--;
-      append_char(b, ' '); /* room for the opening quote */
+      irm_text_buf_putc_(b, ' '); /* room for the opening quote */
       if (b->failed) return;
       memmove(b->data + at + 1, b->data + at, b->len - 1 - at);
       b->data[at] = '\'';
       irm_text_buf_append_(b, ",'", 2);
     } else {
-      append_char(b, s[i]);
+      irm_text_buf_putc_(b, s[i]);
     }
   }
-  if (!n || whole) append_char(b, '\'');
+  if (!n || whole) irm_text_buf_putc_(b, '\'');
 }
 
 /* The text of an array value, before word quoting. */
-static int array_text(const irm_object *arr, text_buf *b) {
+static int array_text(const irm_object *arr, irm_text_buf *b) {
   for (size_t i = 0; i < irm_array_size(arr); i++) {
     const irm_any *item = irm_array_at(arr, i);
-    if (i) append_char(b, ',');
+    if (i) irm_text_buf_putc_(b, ',');
     if (item->type_code == IRM_INT) {
       char num[32];
       int n = snprintf(num, sizeof num, "%" PRId64, item->v_int);
@@ -192,10 +177,10 @@ static int array_text(const irm_object *arr, text_buf *b) {
 }
 
 /* Appends "=<value>" for one option. */
-static int append_value(text_buf *b, const char *option, const irm_any *v) {
+static int append_value(irm_text_buf *b, const char *option, const irm_any *v) {
   char num[40];
   int n = 0, rc = IRM_OK;
-  append_char(b, '=');
+  irm_text_buf_putc_(b, '=');
   switch (v->type_code) {
     case IRM_BOOL: irm_text_buf_append_(b, v->v_int ? "true" : "false", v->v_int ? 4 : 5); return IRM_OK;
     case IRM_INT: n = snprintf(num, sizeof num, "%" PRId64, v->v_int); break;
@@ -210,17 +195,19 @@ static int append_value(text_buf *b, const char *option, const irm_any *v) {
   }
   const irm_object *o = v->v_obj;
   if (irm_string_data(o)) {
-    irm_text_buf_word_(b, irm_string_data(o), irm_string_size(o));
+    append_word(b, irm_string_data(o), irm_string_size(o));
   } else if (irm_object_is(o, "ffi.Array")) {
-    text_buf items = {0};
+    char storage[INLINE_TEXT];
+    irm_text_buf items;
+    irm_text_buf_init_(&items, storage, sizeof storage);
     rc = array_text(o, &items);
-    if (!rc && !items.failed) irm_text_buf_word_(b, items.data ? items.data : "", items.len);
-    b->failed |= items.failed;
-    irm_free(items.data);
+    if (!rc && !items.failed) append_word(b, items.data, items.len);
+    if (items.failed) irm_text_buf_fail_(b);
+    irm_text_buf_free_(&items);
   } else if (irm_is_target(o)) {
     irm_object *s = NULL;
     rc = irm_target_as_string(o, &s);
-    if (!rc) irm_text_buf_word_(b, irm_string_data(s), irm_string_size(s));
+    if (!rc) append_word(b, irm_string_data(s), irm_string_size(s));
     irm_object_release(s);
   } else {
     rc = irm_error(IRM_EVALUE, "%s has no text form", irm_object_type_key(o));
@@ -239,7 +226,7 @@ static int compare_names(const void *a, const void *b) {
 
 /* " -name=value" for every option, sorted by name; empty keys are left
  * out (parsing computes the same empty keys). */
-static int append_options(text_buf *b, const target_payload *p) {
+static int append_options(irm_text_buf *b, const target_payload *p) {
   size_t n = irm_map_size(p->attrs), k = 0;
   named_value *all = irm_malloc((n ? n : 1) * sizeof *all);
   if (!all) return irm_error_nomem_("printing a target");

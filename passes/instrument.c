@@ -3,13 +3,10 @@
  * instruments themselves live in instrument_timing.c, instrument_print.c and
  * instrument_bisect.c, the pipeline text in pipeline_parse.c and
  * pipeline_print.c. */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "irm_internal.h"
 #include "instrument_internal.h"
-#include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
@@ -47,56 +44,6 @@ const char *irm_hook_pass_name_(const irm_any *args, int32_t nargs) {
     return "";
   }
   return name;
-}
-
-/* ---- text ------------------------------------------------------------------------ */
-
-static int text_reserve(irm_text_ *t, size_t extra) {
-  if (t->failed) return 0;
-  if (t->len + extra + 1 <= t->cap) return 1;
-  size_t cap = t->cap ? t->cap : 64;
-  while (cap < t->len + extra + 1) cap *= 2;
-  char *data = irm_realloc(t->data, cap);
-  if (!data) {
-    t->failed = 1;
-    return 0;
-  }
-  t->data = data;
-  t->cap = cap;
-  return 1;
-}
-
-void irm_text_append_(irm_text_ *t, const char *s, size_t n) {
-  if (!text_reserve(t, n)) return;
-  memcpy(t->data + t->len, s, n);
-  t->len += n;
-  t->data[t->len] = '\0';
-}
-
-void irm_text_puts_(irm_text_ *t, const char *s) { irm_text_append_(t, s, strlen(s)); }
-
-void irm_text_printf_(irm_text_ *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0 || !text_reserve(t, (size_t)n)) return;
-  va_start(ap, fmt);
-  (void)vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
-}
-
-int irm_text_finish_(irm_text_ *t, const char *what, irm_object **out) {
-  *out = NULL;
-  int rc = t->failed ? irm_error_nomem_(what) : irm_string_new(t->data ? t->data : "", t->len, out);
-  irm_text_free_(t);
-  return rc;
-}
-
-void irm_text_free_(irm_text_ *t) {
-  irm_free(t->data);
-  memset(t, 0, sizeof *t);
 }
 
 /* ---- globals ----------------------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /* Private to passes/: what the built-in instruments and the pipeline text
- * share (instrument.c): hook state shared by several packed functions, the
- * pass name of a PassInfo Map, and a growing text buffer. */
+ * share (instrument.c): hook state shared by several packed functions and the
+ * pass name of a PassInfo Map. */
 #ifndef IRM_PASSES_INSTRUMENT_INTERNAL_H
 #define IRM_PASSES_INSTRUMENT_INTERNAL_H
 
@@ -30,21 +30,5 @@ int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_ho
 
 /* The "name" of a PassInfo Map given to a hook (args[1]); "" when absent. */
 const char *irm_hook_pass_name_(const irm_any *args, int32_t nargs);
-
-/* A growing NUL-terminated text in irm's allocator. The first failed
- * append sets failed; later appends do nothing. */
-typedef struct irm_text_ {
-  char *data;
-  size_t len, cap;
-  int failed;
-} irm_text_;
-
-void irm_text_append_(irm_text_ *t, const char *s, size_t n);
-void irm_text_puts_(irm_text_ *t, const char *s);
-void irm_text_printf_(irm_text_ *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Moves the text into a NEW String (freeing the buffer either way);
- * MemoryError naming what when an append or the String failed. */
-int irm_text_finish_(irm_text_ *t, const char *what, irm_object **out);
-void irm_text_free_(irm_text_ *t);
 
 #endif

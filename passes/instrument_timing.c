@@ -261,17 +261,17 @@ static uint64_t children_time(const timing_state *s, const record *r) {
   return sum;
 }
 
-static void render_line(const timing_state *s, const record *r, uint64_t grand, irm_text_ *t) {
-  irm_text_printf_(t, "%*s%s: ", (int)(2 * r->depth), "", r->name);
+static void render_line(const timing_state *s, const record *r, uint64_t grand, irm_text_buf *t) {
+  irm_text_buf_printf_(t, "%*s%s: ", (int)(2 * r->depth), "", r->name);
   if (!r->done) {
-    irm_text_puts_(t, "did not finish\n");
+    irm_text_buf_puts_(t, "did not finish\n");
     return;
   }
   uint64_t kids = children_time(s, r);
   uint64_t self = r->total > kids ? r->total - kids : 0;
   uint64_t parent = r->parent == NO_RECORD ? grand : s->recs[r->parent].total;
-  irm_text_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)\n", (double)r->total / 1e6,
-                   (double)self / 1e6, percent(r->total, grand), percent(r->total, parent));
+  irm_text_buf_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)\n",
+                       (double)r->total / 1e6, (double)self / 1e6, percent(r->total, grand), percent(r->total, parent));
 }
 
 /* Walks the tree in order without recursion: down to the first child, else
@@ -280,7 +280,7 @@ static int render_locked(const timing_state *s, irm_object **out) {
   uint64_t grand = 0;
   for (size_t r = s->first_root; r != NO_RECORD; r = s->recs[r].next)
     if (s->recs[r].done) grand += s->recs[r].total;
-  irm_text_ t = {0};
+  irm_text_buf t = {0};
   size_t at = s->first_root;
   while (at != NO_RECORD) {
     const record *r = &s->recs[at];
@@ -292,5 +292,5 @@ static int render_locked(const timing_state *s, irm_object **out) {
     while (at != NO_RECORD && s->recs[at].next == NO_RECORD) at = s->recs[at].parent;
     if (at != NO_RECORD) at = s->recs[at].next;
   }
-  return irm_text_finish_(&t, "rendering the timing report", out);
+  return irm_text_buf_take_string_(&t, "rendering the timing report", out);
 }

@@ -16,6 +16,7 @@
 #include "irm/json.h"
 #include "json_internal.h"
 #include "object_list.h"
+#include "text_buf.h"
 #include "uthash_irm.h"
 
 /* Room kept before the nodes for the header, which names the root and is
@@ -44,8 +45,7 @@ typedef struct wframe {
 } wframe;
 
 typedef struct writer {
-  char *buf;
-  size_t len, cap;
+  irm_text_buf text; /* starts with HEADER_ROOM bytes kept for the header */
   size_t n_nodes;
   seen_entry *seen;
   wframe *stack;
@@ -80,15 +80,6 @@ int irm_to_json(const irm_any *value, irm_object **out) {
   return rc;
 }
 
-static int append(writer *w, const char *s, size_t n) {
-  int rc = IRM_OK;
-  RESERVE(w->buf, w->cap, w->len, n, rc);
-  if (rc) return rc;
-  memcpy(w->buf + w->len, s, n);
-  w->len += n;
-  return IRM_OK;
-}
-
 static int push_ref(writer *w, int64_t index) {
   int rc = IRM_OK;
   RESERVE(w->refs, w->refs_cap, w->n_refs, 1, rc);
@@ -105,7 +96,7 @@ static void writer_free(writer *w) {
   irm_object_list_release(&w->keep);
   irm_free(w->refs);
   irm_free(w->stack);
-  irm_free(w->buf);
+  irm_text_buf_free_(&w->text);
 }
 
 static int visit(writer *w, const irm_any *v);
@@ -115,11 +106,10 @@ static int locate(writer *w, int rc);
 
 /* Walks everything reachable from root, emitting one node per object. */
 static int write_graph(writer *w, const irm_any *root) {
-  int rc = IRM_OK;
-  RESERVE(w->buf, w->cap, 0, HEADER_ROOM + 4096, rc);
+  if (!irm_text_buf_reserve_(&w->text, HEADER_ROOM + 4096)) return irm_error_nomem_("handling JSON");
+  irm_text_buf_commit_(&w->text, HEADER_ROOM);
+  int rc = visit(w, root);
   if (rc) return rc;
-  w->len = HEADER_ROOM;
-  if ((rc = visit(w, root))) return rc;
   while (w->depth) {
     const irm_any *child = next_child(&w->stack[w->depth - 1]);
     if (!child) rc = finish_frame(w);
@@ -309,16 +299,18 @@ static int finish_frame(writer *w) {
 
 /* Appends one node (and frees it): a line of the "nodes" list. */
 static int emit_node(writer *w, json_t *node) {
-  int rc = append(w, w->n_nodes ? ",\n  " : "\n  ", w->n_nodes ? 4 : 3);
-  size_t n = rc ? 0 : json_dumpb(node, w->buf + w->len, w->cap - w->len, JSON_COMPACT);
-  if (!rc && n > w->cap - w->len) {
-    RESERVE(w->buf, w->cap, w->len, n, rc);
-    if (!rc) n = json_dumpb(node, w->buf + w->len, w->cap - w->len, JSON_COMPACT);
+  irm_text_buf *t = &w->text;
+  irm_text_buf_append_(t, w->n_nodes ? ",\n  " : "\n  ", w->n_nodes ? 4 : 3);
+  size_t room = irm_text_buf_room_(t);
+  size_t n = t->failed ? 0 : json_dumpb(node, t->data + t->len, room, JSON_COMPACT);
+  if (n > room) {
+    char *at = irm_text_buf_reserve_(t, n);
+    if (at) n = json_dumpb(node, at, n, JSON_COMPACT);
   }
   json_decref(node);
-  if (rc) return rc;
+  if (t->failed) return irm_error_nomem_("handling JSON");
   if (n == 0) return irm_error_nomem_("writing JSON");
-  w->len += n;
+  irm_text_buf_commit_(t, n);
   w->n_nodes++;
   return IRM_OK;
 }
@@ -373,11 +365,12 @@ static int write_text(writer *w, const irm_any *root, irm_object **out) {
   int hn = snprintf(header, sizeof header, "{\"irm_json\": %d, \"root\": %.*s, \"nodes\": [",
                     FORMAT_VERSION, (int)rn, rootbuf);
   if (hn < 0 || hn >= HEADER_ROOM) return irm_error(IRM_ERUNTIME, "JSON header too long");
-  int rc = append(w, w->n_nodes ? "\n]}" : "]}", w->n_nodes ? 3 : 2);
-  if (rc) return rc;
-  char *start = w->buf + HEADER_ROOM - hn;
+  irm_text_buf *t = &w->text;
+  irm_text_buf_puts_(t, w->n_nodes ? "\n]}" : "]}");
+  if (t->failed) return irm_error_nomem_("handling JSON");
+  char *start = t->data + HEADER_ROOM - hn;
   memcpy(start, header, (size_t)hn);
-  return irm_string_new(start, w->len - (HEADER_ROOM - (size_t)hn), out);
+  return irm_string_new(start, t->len - (HEADER_ROOM - (size_t)hn), out);
 }
 
 /* Offset of the first byte that is not UTF-8 as jansson accepts it

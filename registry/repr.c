@@ -10,6 +10,10 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
+#include "text_buf.h"
+
+/* Bytes of stack the text starts in: most reprs fit. */
+#define INLINE_TEXT 256
 
 enum rframe_kind { R_ARRAY, R_MAP, R_FIELDS };
 
@@ -23,8 +27,7 @@ typedef struct rframe {
 } rframe;
 
 typedef struct printer {
-  char *buf;
-  size_t len, cap;
+  irm_text_buf text; /* a failed append is reported once, at the end */
   rframe *stack;
   size_t depth, stack_cap;
 } printer;
@@ -35,34 +38,23 @@ static int print_next(printer *p);
 int irm_repr(const irm_any *value, irm_object **out) {
   if (!value || !out) return irm_error(IRM_EVALUE, "irm_repr: value and out must not be NULL");
   *out = NULL;
+  char storage[INLINE_TEXT];
   printer p = {0};
+  irm_text_buf_init_(&p.text, storage, sizeof storage);
   int rc = print_value(&p, value);
-  while (!rc && p.depth) rc = print_next(&p);
-  if (!rc) rc = irm_string_new(p.buf ? p.buf : "", p.len, out);
+  while (!rc && p.depth && !p.text.failed) rc = print_next(&p);
+  if (!rc) rc = irm_text_buf_take_string_(&p.text, "printing a value", out);
+  else irm_text_buf_free_(&p.text);
   for (size_t i = 0; i < p.depth; i++) irm_object_release(p.stack[i].fields);
   irm_free(p.stack);
-  irm_free(p.buf);
   return rc;
 }
 
-static int put(printer *p, const char *s, size_t n) {
-  if (n == 0) return IRM_OK;
-  if (p->len + n > p->cap) {
-    size_t c = p->cap ? p->cap : 64;
-    while (c < p->len + n) c *= 2;
-    char *grown = irm_realloc(p->buf, c);
-    if (!grown) return irm_error_nomem_("printing a value");
-    p->buf = grown;
-    p->cap = c;
-  }
-  memcpy(p->buf + p->len, s, n);
-  p->len += n;
-  return IRM_OK;
-}
+static void put(printer *p, const char *s, size_t n) { irm_text_buf_append_(&p->text, s, n); }
 
-static int puts_(printer *p, const char *s) { return put(p, s, strlen(s)); }
+static void puts_(printer *p, const char *s) { irm_text_buf_puts_(&p->text, s); }
 
-static int put_quoted(printer *p, const char *data, size_t len);
+static void put_quoted(printer *p, const char *data, size_t len);
 
 /* Prints the top frame's next item (with its separator and key), or
  * closes the frame. */
@@ -75,60 +67,65 @@ static int print_next(printer *p) {
   if (!v) {
     irm_object_release(f->fields);
     p->depth--;
-    return puts_(p, f->kind == R_ARRAY ? "]" : f->kind == R_MAP ? "}" : ")");
+    puts_(p, f->kind == R_ARRAY ? "]" : f->kind == R_MAP ? "}" : ")");
+    return IRM_OK;
   }
-  int rc = f->next++ ? puts_(p, ", ") : IRM_OK;
-  if (!rc && f->kind == R_MAP) {
-    if (!(rc = put_quoted(p, irm_string_data(key), irm_string_size(key)))) rc = puts_(p, ": ");
-  } else if (!rc && f->kind == R_FIELDS) {
-    if (!(rc = put(p, irm_string_data(key), irm_string_size(key)))) rc = puts_(p, "=");
+  if (f->next++) puts_(p, ", ");
+  if (f->kind == R_MAP) {
+    put_quoted(p, irm_string_data(key), irm_string_size(key));
+    puts_(p, ": ");
+  } else if (f->kind == R_FIELDS) {
+    put(p, irm_string_data(key), irm_string_size(key));
+    puts_(p, "=");
   }
-  return rc ? rc : print_value(p, v); /* may push, moving f */
+  return print_value(p, v); /* may push, moving f */
 }
 
-static int put_float(printer *p, double x);
+static void put_float(printer *p, double x);
 static int print_object(printer *p, const irm_object *o);
 
 /* Prints a scalar or a leaf object, or opens a container (pushing it). */
 static int print_value(printer *p, const irm_any *v) {
-  char buf[64];
   switch (v->type_code) {
-    case IRM_NONE: return puts_(p, "none");
-    case IRM_BOOL: return puts_(p, v->v_int ? "true" : "false");
-    case IRM_INT:
-      snprintf(buf, sizeof buf, "%" PRId64, v->v_int);
-      return puts_(p, buf);
-    case IRM_FLOAT: return put_float(p, v->v_float);
-    case IRM_PTR:
-      snprintf(buf, sizeof buf, "ptr(0x%" PRIxPTR ")", (uintptr_t)v->v_ptr);
-      return puts_(p, buf);
+    case IRM_NONE: puts_(p, "none"); break;
+    case IRM_BOOL: puts_(p, v->v_int ? "true" : "false"); break;
+    case IRM_INT: irm_text_buf_printf_(&p->text, "%" PRId64, v->v_int); break;
+    case IRM_FLOAT: put_float(p, v->v_float); break;
+    case IRM_PTR: irm_text_buf_printf_(&p->text, "ptr(0x%" PRIxPTR ")", (uintptr_t)v->v_ptr); break;
     case IRM_STR:
       if (!v->v_str) return irm_error(IRM_EVALUE, "irm_repr: str value holds a NULL pointer");
-      return put_quoted(p, v->v_str, strlen(v->v_str));
-    case IRM_OBJECT: return v->v_obj ? print_object(p, v->v_obj) : puts_(p, "none");
+      put_quoted(p, v->v_str, strlen(v->v_str));
+      break;
+    case IRM_OBJECT:
+      if (v->v_obj) return print_object(p, v->v_obj);
+      puts_(p, "none");
+      break;
     default:
       return irm_error(IRM_EVALUE, "irm_repr: invalid value (type code %d)", (int)v->type_code);
   }
+  return IRM_OK;
 }
 
 /* %.17g (enough digits to read back the same double), but a float always
  * looks like one: 2.0, not 2. */
-static int put_float(printer *p, double x) {
-  if (isnan(x)) return puts_(p, "nan");
-  if (isinf(x)) return puts_(p, x > 0 ? "inf" : "-inf");
+static void put_float(printer *p, double x) {
+  if (isnan(x) || isinf(x)) {
+    puts_(p, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    return;
+  }
   char buf[48];
   snprintf(buf, sizeof buf, "%.17g", x);
   for (char *c = buf; *c; c++)
     if (*c == ',') *c = '.'; /* a locale's decimal comma */
   if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
-  return puts_(p, buf);
+  puts_(p, buf);
 }
 
 /* "..." with \n, \t, \", \\ and \xNN for other control bytes (NUL too). */
-static int put_quoted(printer *p, const char *data, size_t len) {
-  int rc = puts_(p, "\"");
+static void put_quoted(printer *p, const char *data, size_t len) {
+  puts_(p, "\"");
   size_t run = 0; /* bytes copied as they are, flushed in one go */
-  for (size_t i = 0; !rc && i < len; i++) {
+  for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)data[i];
     char esc[5] = {'\\', 0, 0, 0, 0};
     if (c == '\n') esc[1] = 'n';
@@ -139,12 +136,12 @@ static int put_quoted(printer *p, const char *data, size_t len) {
       run++;
       continue;
     }
-    rc = put(p, data + i - run, run);
+    put(p, data + i - run, run);
     run = 0;
-    if (!rc) rc = puts_(p, esc);
+    puts_(p, esc);
   }
-  if (!rc) rc = put(p, data + len - run, run);
-  return rc ? rc : puts_(p, "\"");
+  put(p, data + len - run, run);
+  puts_(p, "\"");
 }
 
 static int push_rframe(printer *p, const irm_object *o, enum rframe_kind kind, irm_object *fields);
@@ -153,10 +150,13 @@ static int push_rframe(printer *p, const irm_object *o, enum rframe_kind kind, i
  * hook, else TypeKey(field=value, ...) from to_fields, else their address. */
 static int print_object(printer *p, const irm_object *o) {
   int32_t t = irm_object_type_index(o);
-  if (t == IRM_TYPE_STRING) return put_quoted(p, irm_string_data(o), irm_string_size(o));
+  if (t == IRM_TYPE_STRING) {
+    put_quoted(p, irm_string_data(o), irm_string_size(o));
+    return IRM_OK;
+  }
   if (t == IRM_TYPE_ARRAY || t == IRM_TYPE_MAP) {
-    int rc = puts_(p, t == IRM_TYPE_ARRAY ? "[" : "{");
-    return rc ? rc : push_rframe(p, o, t == IRM_TYPE_ARRAY ? R_ARRAY : R_MAP, NULL);
+    puts_(p, t == IRM_TYPE_ARRAY ? "[" : "{");
+    return push_rframe(p, o, t == IRM_TYPE_ARRAY ? R_ARRAY : R_MAP, NULL);
   }
   const irm_type_info *info = irm_type_info_of(t);
   const char *key = irm_object_type_key(o);
@@ -166,7 +166,7 @@ static int print_object(printer *p, const irm_object *o) {
     if (!rc && irm_object_type_index(s) != IRM_TYPE_STRING)
       rc = irm_error(IRM_EVALUE, "repr hook returned %s, not an ffi.String",
                      s ? irm_object_type_key(s) : "NULL");
-    if (!rc) rc = put(p, irm_string_data(s), irm_string_size(s));
+    if (!rc) put(p, irm_string_data(s), irm_string_size(s));
     irm_object_release(s);
     return rc && rc != IRM_ENOMEM ? irm_error_context(rc, "repr hook of type '%s'", key) : rc;
   }
@@ -180,16 +180,14 @@ static int print_object(printer *p, const irm_object *o) {
       irm_object_release(fields);
       return irm_error_context(rc, "to_fields of type '%s'", key);
     }
-    if (!(rc = puts_(p, key)) && !(rc = puts_(p, "(")))
-      rc = push_rframe(p, fields, R_FIELDS, fields);
+    puts_(p, key);
+    puts_(p, "(");
+    rc = push_rframe(p, fields, R_FIELDS, fields);
     if (rc) irm_object_release(fields);
     return rc;
   }
-  char buf[48];
-  snprintf(buf, sizeof buf, " at 0x%" PRIxPTR ">", (uintptr_t)o);
-  int rc = puts_(p, "<");
-  if (!rc) rc = puts_(p, key ? key : "?");
-  return rc ? rc : puts_(p, buf);
+  irm_text_buf_printf_(&p->text, "<%s at 0x%" PRIxPTR ">", key ? key : "?", (uintptr_t)o);
+  return IRM_OK;
 }
 
 static int push_rframe(printer *p, const irm_object *o, enum rframe_kind kind, irm_object *fields) {

@@ -146,4 +146,8 @@ int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (
 
 #include "option_types.h"
 
+/* ---- the text buffer every printer writes into ------------------------------ */
+
+#include "text_buf.h"
+
 #endif
