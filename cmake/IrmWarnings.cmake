@@ -10,6 +10,15 @@ if(IRM_SANITIZE)
   set(irm_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all
       -fno-omit-frame-pointer)
 endif()
+if(IRM_SANITIZE_THREAD)
+  list(APPEND irm_sanitize_flags -fsanitize=thread -fno-omit-frame-pointer)
+endif()
+# The fuzz build (fuzz/, clang only): libirm instrumented for libFuzzer's
+# coverage, the harnesses add -fsanitize=fuzzer when they link.
+if(IRM_FUZZ)
+  list(APPEND irm_sanitize_flags -fsanitize=address,undefined,fuzzer-no-link
+       -fno-sanitize-recover=all -fno-omit-frame-pointer)
+endif()
 
 function(irm_target_flags target)
   target_compile_options(${target} PRIVATE ${irm_warning_flags} ${irm_sanitize_flags})
