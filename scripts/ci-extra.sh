@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The checks CI runs after scripts/test: a short libFuzzer smoke run of
+# every harness (fuzz/run.sh, about a minute in all), the thread stress
+# test under ThreadSanitizer (build-tsan) and valgrind memcheck over the
+# Check suites (scripts/valgrind.sh on build-test). Installs clang,
+# libclang-rt-14-dev and valgrind when missing. Every part runs even when
+# an earlier one fails; the last lines report each, and the exit status is
+# non-zero unless all passed.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+jobs=$(nproc)
+
+missing=()
+for p in clang libclang-rt-14-dev valgrind; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "irm: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  { $sudo apt-get update -qq && $sudo apt-get install -y -qq "${missing[@]}"; } || exit 1
+fi
+
+result() { [ "$1" -eq 0 ] && echo passed || echo FAILED; }
+start=$SECONDS
+
+echo "== irm: fuzz smoke runs"
+fuzz=0
+harnesses=$(sed -n '/^set(irm_fuzz_harnesses/,/^)/{/^  /p}' fuzz/harnesses.cmake)
+log=$(mktemp)
+for h in $harnesses; do
+  if fuzz/run.sh "$h" "${IRM_FUZZ_SMOKE_SECONDS:-10}" >"$log" 2>&1; then
+    echo "fuzz $h: $(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)"
+  else
+    tail -40 "$log"
+    echo "fuzz $h: FAILED"
+    fuzz=1
+  fi
+done
+rm -f "$log"
+
+echo "== irm: ThreadSanitizer stress test (build-tsan)"
+cmake -S . -B build-tsan -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_SANITIZE_THREAD=ON \
+  -DIRM_BUILD_BENCH=OFF >/dev/null &&
+  cmake --build build-tsan -j"$jobs" --target stress_threads >/dev/null &&
+  (cd build-tsan && ctest -R '^stress_threads$' --output-on-failure)
+tsan=$?
+
+echo "== irm: valgrind memcheck (build-test)"
+scripts/valgrind.sh build-test
+memcheck=$?
+
+echo "irm: fuzz smoke: $(result $fuzz)"
+echo "irm: ThreadSanitizer stress: $(result $tsan)"
+echo "irm: valgrind: $(result $memcheck)"
+echo "irm: extra checks: $((SECONDS - start)) s"
+[ $fuzz -eq 0 ] && [ $tsan -eq 0 ] && [ $memcheck -eq 0 ]

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# scripts/valgrind.sh [BUILD_DIR]: valgrind memcheck over every Check suite
+# of a plain build (default build-test; configured and built when missing).
+# Check's fork mode stays on and valgrind follows the children, so each test
+# runs in a fresh process as in ctest. A suite fails on any invalid read or
+# write, use of uninitialised memory, or definitely / indirectly lost block.
+# The allocation-failure sweeps (alloc_sweep, alloc_sweep_ir) are skipped:
+# they rerun every operation hundreds of times, which takes too long under
+# valgrind, and the ASan build already checks their leaks. Logs go to
+# BUILD_DIR/valgrind/<suite>.log; the last line reports the result.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+build=${1:-build-test}
+skip=" check_alloc_sweep check_alloc_sweep_ir "
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+fi
+cmake --build "$build" -j"$(nproc)" >/dev/null || exit 1
+logs=$build/valgrind
+rm -rf "$logs" && mkdir -p "$logs"
+
+suites=()
+for exe in "$build"/tests/check_*; do
+  name=$(basename "$exe")
+  [ -x "$exe" ] && [ -f "$exe" ] && [[ $skip != *" $name "* ]] && suites+=("$exe")
+done
+
+# run_one EXE: the suite under memcheck; prints "name ok|FAILED".
+run_one() {
+  local exe=$1 name log
+  name=$(basename "$exe")
+  log=$logs/$name.log
+  if (cd "$(dirname "$exe")" &&
+      CK_DEFAULT_TIMEOUT=600 timeout 900 valgrind -q --trace-children=yes --leak-check=full \
+        --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+        --error-exitcode=99 --track-origins=no "./$name") >"$log" 2>&1 &&
+     ! grep -qE 'Invalid (read|write)|definitely lost: [1-9]|indirectly lost: [1-9]' "$log"; then
+    echo "$name ok"
+  else
+    echo "$name FAILED (see $log)"
+  fi
+}
+export -f run_one
+export logs
+
+start=$SECONDS
+results=$(printf '%s\n' "${suites[@]}" | xargs -P"$(nproc)" -I{} bash -c 'run_one {}')
+echo "$results" | grep FAILED
+failed=$(echo "$results" | grep -c FAILED)
+echo "irm: valgrind memcheck: ${#suites[@]} suites, $failed failed, $((SECONDS - start)) s"
+[ "$failed" -eq 0 ]
