@@ -31,7 +31,7 @@ harnesses=$(sed -n '/^set(irm_fuzz_harnesses/,/^)/{/^  /p}' fuzz/harnesses.cmake
 log=$(mktemp)
 for h in $harnesses; do
   if fuzz/run.sh "$h" "${IRM_FUZZ_SMOKE_SECONDS:-10}" >"$log" 2>&1; then
-    echo "fuzz $h: $(grep -E '^#[0-9]+ +DONE' "$log" | tail -1)"
+    echo "fuzz $h: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else
     tail -40 "$log"
     echo "fuzz $h: FAILED"
