@@ -109,6 +109,13 @@ IRM_API int irm_arg_float(const char *fn, const irm_any *args, int32_t i, double
 IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i,
                         const char **out, size_t *len);
 
+/* Finishes a packed function that made an object: rc is the status of the
+ * call that made *obj. When rc is 0, stores *obj (a NEW reference, taken)
+ * in *ret and returns 0; otherwise returns rc with "<fn>: " as context and
+ * leaves *ret as it was. obj is read only after rc is computed, so
+ * `irm_ret_object(fn, irm_x_new(&o), &o, ret)` is safe. */
+IRM_API int irm_ret_object(const char *fn, int rc, irm_object **obj, irm_any *ret);
+
 /* Used by the registration macros below: registers fn as a packed global
  * (no override). A failure is reported through the warning handler, since
  * a constructor has no caller to return it to. Returns the status. Inside a
