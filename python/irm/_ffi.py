@@ -14,11 +14,17 @@ class PluginError(RuntimeError):
     """A plugin could not be loaded (irm's PluginError)."""
 
 
+PluginError.__module__ = "irm"
+
+
 class _KeyError(KeyError):
     """KeyError whose str() is the library's message (the builtin quotes it)."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
+
+
+_KeyError.__name__ = _KeyError.__qualname__ = "KeyError"
 
 
 # Library kind -> Python exception class; also the order in which a Python

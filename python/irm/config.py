@@ -25,9 +25,7 @@ class _Config(Object):
         return _global(self._prefix + ".Attrs")(self).to_dict()
 
     def __getitem__(self, key):
-        if key not in self.attrs:
-            # The library words an unknown option (with the closest name).
-            return _global(self._prefix + ".GetAttr")(self, key)
+        # An unknown option is the library's AttributeError (closest name).
         return _global(self._prefix + ".GetAttr")(self, key)
 
     def __contains__(self, key):
