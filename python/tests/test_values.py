@@ -40,7 +40,7 @@ def test_list_tuple_and_dict_become_array_and_map(echo):
     assert len(array) == 5 and array[1] == "two" and array[-1] == [True]
     assert list(echo((1, 2))) == [1, 2]
     mapping = echo({"b": 1, "a": {"c": "d"}})
-    assert isinstance(mapping, irm.Map) and mapping.keys() == ["b", "a"]
+    assert isinstance(mapping, irm.Map) and mapping.keys() == ["b", "a"] and len(mapping) == 2
     assert mapping["a"]["c"] == "d" and "b" in mapping and "z" not in mapping
     assert mapping.get("z", 7) == 7
 
