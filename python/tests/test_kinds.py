@@ -64,6 +64,7 @@ def test_executor_and_runtime_listings_take_a_name_or_an_instance():
     assert irm.Executor.list_registered_options(irm.Executor("aot")) == options
     runtime = irm.Runtime("crt", {"system-lib": True})
     assert str(runtime) == "crt" and runtime.attrs == {"system-lib": True}
+    assert runtime["system-lib"] is True and runtime.get("system-lib") is True
     assert irm.Runtime.list_registered_options(runtime) == {"system-lib": "bool"}
     assert {"cpp", "crt"} <= set(irm.Runtime.list_registered())
 
