@@ -1,6 +1,7 @@
 """Finds and loads libirm, and declares the C ABI of irm/c_api.h to ctypes."""
 import ctypes
 import ctypes.util
+import glob
 import os
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,6 +21,12 @@ def _candidates():
         for sub in ("lib", ""):
             for name in _NAMES:
                 yield "build folder", os.path.join(_REPO, build, sub, name)
+    # Installed: <prefix>/share/irm/python/irm beside <prefix>/lib[64][/<multiarch>].
+    prefix = os.path.normpath(os.path.join(_HERE, "..", "..", "..", ".."))
+    if os.path.basename(os.path.dirname(os.path.dirname(_HERE))) == "irm":
+        for pattern in ("lib*/libirm.so.0", "lib/*/libirm.so.0"):
+            for path in sorted(glob.glob(os.path.join(prefix, pattern))):
+                yield "install prefix", path
 
 
 def _load():
