@@ -284,13 +284,24 @@ def to_owned_any(value, slot):
 def _pack(args):
     keep = []
     n = len(args)
-    array = (Any * n)() if n else None
+    if not n:
+        return None, keep
+    array = (Any * n)()
     for i, arg in enumerate(args):
-        to_any(arg, array[i], keep)
+        if isinstance(arg, Object):  # the common case first
+            slot = array[i]
+            slot.type_code = OBJECT
+            slot.v_int = arg.handle
+        else:
+            to_any(arg, array[i], keep)
     return array, keep
 
 
 # ---- functions -------------------------------------------------------------
+
+_func_call = _lib.irm_func_call
+_byref = ctypes.byref
+
 
 @register_object("ffi.Function")
 class Function(Object):
@@ -301,7 +312,7 @@ class Function(Object):
     def __call__(self, *args):
         array, keep = _pack(args)
         ret = Any()
-        rc = _lib.irm_func_call(self.handle, array, len(args), ctypes.byref(ret))
+        rc = _func_call(self.handle, array, len(args), _byref(ret))
         if rc != 0:
             raise_last_error(rc)
         return from_any(ret)
@@ -321,8 +332,20 @@ _next_key = [1]
 def _trampoline(args, nargs, ret, resource):
     try:
         fn = _CALLBACKS[resource]
-        result = fn(*[_borrowed_arg(args[i]) for i in range(nargs)])
-        to_owned_any(result, ret[0])
+        py_args = []
+        for i in range(nargs):
+            arg = args[i]
+            # ints first: the common case, and cheaper than _borrowed_arg.
+            py_args.append(arg.v_int if arg.type_code == INT else _borrowed_arg(arg))
+        result = fn(*py_args)
+        if result is None:
+            return 0  # irm set *ret to NONE before the call
+        if type(result) is int and _INT64_MIN <= result <= _INT64_MAX:
+            slot = ret[0]
+            slot.type_code = INT
+            slot.v_int = result
+        else:
+            to_owned_any(result, ret[0])
         return 0
     except Exception as exc:  # becomes the irm error of this call
         _lib.irm_set_last_error(_error_text(exc).encode("utf-8", "replace"))
