@@ -217,16 +217,20 @@ def test_timing_printing_and_bisect_instruments(capfd):
     out = capfd.readouterr()
     assert "IRModule" in out.out + out.err
 
-    ran = []
+    def run_with_limit(limit):
+        ran = []
 
-    def counting(mod, ctx):
-        ran.append(1)
-        return mod
+        def counting(mod, ctx):
+            ran.append(1)
+            return mod
 
-    with irm.PassContext(instruments=[transform.PassBisectInstrument(1)]):
-        irm.Sequential([irm.module_pass(counting, name="C1"),
-                        irm.module_pass(counting, name="C2")])(irm.IRModule())
-    assert len(ran) < 2
+        with irm.PassContext(instruments=[transform.PassBisectInstrument(limit)]):
+            irm.Sequential([irm.module_pass(counting, name="C1"),
+                            irm.module_pass(counting, name="C2")])(irm.IRModule())
+        return len(ran)
+
+    # Limit n lets the first n passes run, counted in run order, Sequential first.
+    assert [run_with_limit(limit) for limit in range(5)] == [0, 0, 1, 2, 2]
 
 
 def test_override_instruments_replaces_them():
