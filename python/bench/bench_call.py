@@ -42,7 +42,7 @@ def main():
         for _ in range(n):
             size(array)
 
-    raw_args = (_lib.Any * 1)(_lib.Any(_lib.OBJECT, 0, array.handle))
+    raw_args = (_lib.Any * 1)(_lib.Any(type_code=_lib.OBJECT, v_int=array.handle))
     raw_ret = _lib.Any()
     call = _lib.irm_func_call
     handle = size.handle
@@ -64,7 +64,8 @@ def main():
     raw_cb = _lib.PACKED_CFUNC(raw_add)
     raw_fn = ctypes.c_void_p()
     assert _lib.irm_func_new_packed(raw_cb, None, _lib.FINALIZER(0), ctypes.byref(raw_fn)) == 0
-    two = (_lib.Any * 2)(_lib.Any(_lib.INT, 0, 20), _lib.Any(_lib.INT, 0, 22))
+    two = (_lib.Any * 2)(_lib.Any(type_code=_lib.INT, v_int=20),
+                            _lib.Any(type_code=_lib.INT, v_int=22))
 
     def through(fn_handle):
         def run(n):

@@ -105,9 +105,10 @@ class Object:
             self.handle = None
             _lib.irm_object_release(handle)
 
-    def _adopt(self, handle):
-        # Constructors call the library and take the new reference it gave.
-        self.handle = handle
+    def _take(self, made):
+        # Constructors of subclasses call the library, then take the
+        # reference of the object it made.
+        self.handle, made.handle = made.handle, None
 
     @property
     def type_key(self):
@@ -174,13 +175,13 @@ def from_any(value):
     if code == BOOL:
         return bool(value.v_int)
     if code == FLOAT:
-        return _lib.bits_float(value.v_int)
+        return value.v_float
     if code == NONE:
         return None
     if code == PTR:
-        return ctypes.c_void_p(value.v_int & ((1 << 64) - 1))
+        return ctypes.c_void_p(value.v_ptr)
     if code == STR:
-        return ctypes.string_at(value.v_int & ((1 << 64) - 1)).decode("utf-8", "replace")
+        return ctypes.string_at(value.v_ptr).decode("utf-8", "replace")
     raise TypeError("irm: unknown type code %d" % code)
 
 
@@ -218,7 +219,7 @@ def to_any(value, slot, keep):
         slot.v_int = value
     elif isinstance(value, float):
         slot.type_code = FLOAT
-        slot.v_int = _lib.float_bits(value)
+        slot.v_float = value
     elif isinstance(value, str):
         data = value.encode("utf-8")
         if b"\0" in data:  # a C string cannot hold it: pass a String

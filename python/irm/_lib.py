@@ -50,16 +50,18 @@ def _load():
     raise ImportError("irm: cannot find libirm; set IRM_LIBRARY. Looked in: " + ", ".join(tried))
 
 
-class Any(ctypes.Structure):
-    """irm_any: int32 type_code, int32 padding, 8-byte union."""
-
-    _fields_ = [("type_code", ctypes.c_int32), ("reserved", ctypes.c_int32),
-                ("v_int", ctypes.c_int64)]
-
-
-class _AnyView(ctypes.Union):
+class _Value(ctypes.Union):
     _fields_ = [("v_int", ctypes.c_int64), ("v_float", ctypes.c_double),
                 ("v_ptr", ctypes.c_void_p)]
+
+
+class Any(ctypes.Structure):
+    """irm_any: int32 type_code, int32 padding, 8-byte union (objects and
+    strings travel as addresses in v_int)."""
+
+    _anonymous_ = ("value",)
+    _fields_ = [("type_code", ctypes.c_int32), ("reserved", ctypes.c_int32),
+                ("value", _Value)]
 
 
 NONE, INT, BOOL, FLOAT, PTR, STR, OBJECT = range(7)
@@ -104,15 +106,3 @@ irm_func_new_packed = _decl("irm_func_new_packed", ctypes.c_int, PACKED_CFUNC, _
 irm_plugin_load = _decl("irm_plugin_load", ctypes.c_int, ctypes.c_char_p)
 irm_plugin_load_from_env = _decl("irm_plugin_load_from_env", ctypes.c_int)
 
-
-def float_bits(value):
-    """The 8 union bytes of a double, as the int64 stored in Any.v_int."""
-    view = _AnyView()
-    view.v_float = value
-    return view.v_int
-
-
-def bits_float(bits):
-    view = _AnyView()
-    view.v_int = bits
-    return view.v_float

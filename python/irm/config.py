@@ -12,7 +12,7 @@ class _Config(Object):
     def __init__(self, name, options=None):
         args = (name,) if options is None else (name, options)
         made = _global(self._prefix + ".Create")(*args)
-        self.handle, made.handle = made.handle, None
+        self._take(made)
 
     @property
     def name(self):

@@ -13,7 +13,7 @@ class IRModule(Object):
     def __init__(self, functions=None, attrs=None):
         args = [functions or {}] + ([attrs] if attrs else [])
         made = _global("ir.IRModule")(*args)
-        self.handle, made.handle = made.handle, None
+        self._take(made)
 
     def get_attr(self, key):
         """The value of attribute key, or None when unset."""

@@ -25,7 +25,7 @@ class Target(Object):
     def __init__(self, target, host=None):
         args = (target,) if host is None else (target, host)
         made = _global("target.Target")(*args)
-        self.handle, made.handle = made.handle, None
+        self._take(made)
 
     @property
     def kind(self):

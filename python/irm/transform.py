@@ -130,7 +130,7 @@ class PassContext(Object):
         made = _global("transform.PassContext")(
             opt_level, list(required_pass or []), list(disabled_pass or []), dict(config or {}),
             list(instruments or []))
-        self.handle, made.handle = made.handle, None
+        self._take(made)
 
     def __enter__(self):
         _global("transform.EnterPassContext")(self)
