@@ -220,6 +220,9 @@ def to_any(value, slot, keep):
     elif isinstance(value, float):
         slot.type_code = FLOAT
         slot.v_float = value
+    elif isinstance(value, ctypes.c_void_p):  # an opaque pointer, never owned
+        slot.type_code = PTR
+        slot.v_ptr = value.value
     elif isinstance(value, str):
         data = value.encode("utf-8")
         if b"\0" in data:  # a C string cannot hold it: pass a String

@@ -21,6 +21,13 @@ def test_scalars_round_trip_through_a_c_call(echo, value):
     assert result == value and type(result) is type(value)
 
 
+def test_pointers_travel_as_opaque_pointers(echo):
+    import ctypes
+
+    result = echo(ctypes.c_void_p(0x1234))
+    assert isinstance(result, ctypes.c_void_p) and result.value == 0x1234
+
+
 def test_int_outside_int64_is_an_overflow_error(echo):
     with pytest.raises(OverflowError):
         echo(1 << 63)
