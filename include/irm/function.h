@@ -68,6 +68,13 @@ IRM_API int irm_func_new_native(irm_native_fn fn, const char *signature, irm_obj
  * NULL for a packed function or a non-function. Borrowed from f. */
 IRM_API const char *irm_func_signature(const irm_object *f);
 
+/* The C function behind a native function object (what irm_func_new_native
+ * was given); NULL for a packed function or a non-function. With
+ * irm_func_signature it lets a binding call the C function directly (the
+ * Python package builds a ctypes prototype from both for scalar
+ * signatures). Never fails; safe from any thread. */
+IRM_API irm_native_fn irm_func_native_pointer(const irm_object *f);
+
 /* The other way: a C function pointer with the given signature that calls
  * func (any function object: packed, native, or one written in Python).
  * *out_fn stays valid as long as *out_handle lives (a NEW reference; the

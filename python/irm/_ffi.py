@@ -307,13 +307,54 @@ _func_call = _lib.irm_func_call
 _byref = ctypes.byref
 
 
+# Native functions of scalar signatures are called straight through a ctypes
+# prototype built from irm_func_signature and irm_func_native_pointer: the
+# same C call irm would make, without packing irm_any arrays. Arguments must
+# have exactly the Python type and range of their C type; anything else takes
+# the library's path, which converts or reports the error.
+_CTYPES = {
+    "i64": (ctypes.c_int64, int, _INT64_MIN, _INT64_MAX),
+    "i32": (ctypes.c_int32, int, -(1 << 31), (1 << 31) - 1),
+    "u64": (ctypes.c_uint64, int, 0, (1 << 64) - 1),
+    "f64": (ctypes.c_double, float, None, None),
+    "f32": (ctypes.c_float, float, None, None),
+    "bool": (ctypes.c_bool, bool, None, None),
+}
+
+
+def _direct_caller(handle):
+    """(prototype, argument checks) for a native scalar function, else None."""
+    sig = _lib.irm_func_signature(handle)
+    if not sig:
+        return None
+    ret, _, rest = sig.decode().partition("(")
+    names = [a for a in rest.rstrip(")").split(",") if a]
+    if any(a not in _CTYPES for a in names) or (ret != "void" and ret not in _CTYPES):
+        return None
+    restype = None if ret == "void" else _CTYPES[ret][0]
+    proto = ctypes.CFUNCTYPE(restype, *[_CTYPES[a][0] for a in names])
+    return proto(_lib.irm_func_native_pointer(handle)), tuple(_CTYPES[a][1:] for a in names)
+
+
 @register_object("ffi.Function")
 class Function(Object):
     """An irm function object; calling it calls the library."""
 
-    __slots__ = ()
+    __slots__ = ("_direct",)
 
     def __call__(self, *args):
+        try:
+            direct = self._direct
+        except AttributeError:
+            direct = self._direct = _direct_caller(self.handle)
+        if direct is not None:
+            fn, checks = direct
+            if len(args) == len(checks):
+                for arg, (kind, lo, hi) in zip(args, checks):
+                    if type(arg) is not kind or (lo is not None and not lo <= arg <= hi):
+                        break
+                else:
+                    return fn(*args)
         array, keep = _pack(args)
         ret = Any()
         rc = _func_call(self.handle, array, len(args), _byref(ret))

@@ -101,6 +101,8 @@ irm_func_call_global = _decl("irm_func_call_global", ctypes.c_int, ctypes.c_char
 irm_func_register_global = _decl("irm_func_register_global", ctypes.c_int, ctypes.c_char_p, _vp,
                                  ctypes.c_int)
 irm_func_remove_global = _decl("irm_func_remove_global", ctypes.c_int, ctypes.c_char_p)
+irm_func_signature = _decl("irm_func_signature", ctypes.c_char_p, _vp)
+irm_func_native_pointer = _decl("irm_func_native_pointer", _vp, _vp)
 irm_func_new_packed = _decl("irm_func_new_packed", ctypes.c_int, PACKED_CFUNC, _vp, FINALIZER,
                             _P(_vp))
 irm_plugin_load = _decl("irm_plugin_load", ctypes.c_int, ctypes.c_char_p)

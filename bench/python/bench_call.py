@@ -1,6 +1,14 @@
 """Call overhead of the irm package against raw ctypes, interleaved in one
 process. Prints `name ns_per_op ratio baseline` lines like bench/.
 
+    python3 bench/python/bench_call.py [path/to/libirm_bench_calls.so]
+
+(the library is built with the benchmarks, in <build>/bench/; the package
+finds libirm as it always does, IRM_LIBRARY first).
+
+- call_native_i64: a native C function i64(i64,i64) registered with irm
+  (irm_func_new_native) and called through the package, vs the same C
+  function called through raw ctypes with argtypes and restype set.
 - call_c_global: a C global (ffi.ArraySize) called through irm.Function
   vs the same irm_func_call through raw ctypes with argtypes set and the
   argument array built once.
@@ -13,7 +21,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "..", "..", "python"))
 import irm  # noqa: E402
 from irm import _lib  # noqa: E402
 
@@ -34,7 +43,48 @@ def compare(name, candidate, baseline):
     print("%s %.1f %.2f %.1f" % (name, best_c, best_c / best_b, best_b))
 
 
+def bench_calls_library():
+    """The benchmarks' small shared library holding bench_calls_add_i64."""
+    if len(sys.argv) > 1:
+        return sys.argv[1]
+    repo = os.path.join(_HERE, "..", "..")
+    for build in ("build-test", "build", "build-asan"):
+        path = os.path.join(repo, build, "bench", "libirm_bench_calls.so")
+        if os.path.exists(path):
+            return path
+    sys.exit("bench_call: pass the path of libirm_bench_calls.so (built with the benchmarks)")
+
+
+def native_row():
+    calls = ctypes.CDLL(bench_calls_library())
+    raw = calls.bench_calls_add_i64
+    raw.argtypes = (ctypes.c_int64, ctypes.c_int64)
+    raw.restype = ctypes.c_int64
+    new_native = _lib.LIB.irm_func_new_native
+    new_native.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p))
+    new_native.restype = ctypes.c_int
+    handle = ctypes.c_void_p()
+    address = ctypes.cast(raw, ctypes.c_void_p).value
+    assert new_native(address, b"i64(i64,i64)", ctypes.byref(handle)) == 0, _lib.irm_last_error()
+    assert _lib.irm_func_register_global(b"bench.add_i64", handle.value, 0) == 0, _lib.irm_last_error()
+    _lib.irm_object_release(handle.value)
+    add = irm.get_global_func("bench.add_i64")
+    assert add(20, 22) == raw(20, 22) == 42
+
+    def package(n):
+        for _ in range(n):
+            add(20, 22)
+
+    def ctypes_direct(n):
+        for _ in range(n):
+            raw(20, 22)
+
+    compare("call_native_i64", package, ctypes_direct)
+    irm.remove_global_func("bench.add_i64")
+
+
 def main():
+    native_row()
     size = irm.get_global_func("ffi.ArraySize")
     array = irm.get_global_func("ffi.Array")(1, 2, 3)
 
