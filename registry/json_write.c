@@ -253,7 +253,9 @@ static int emit_string(writer *w, const irm_object *s) {
  * its object children sit on the refs stack in order. */
 static int finish_frame(writer *w) {
   wframe *f = &w->stack[w->depth - 1];
-  const int64_t *refs = w->refs + f->refs_base;
+  /* refs is NULL until the first object child: an empty Map or Array has
+   * none, and NULL + 0 is undefined behaviour in C. */
+  const int64_t *refs = w->refs ? w->refs + f->refs_base : NULL;
   int32_t t = irm_object_type_index(f->obj);
   const char *type = t == IRM_TYPE_ARRAY ? "ffi.Array"
                      : t == IRM_TYPE_MAP   ? "ffi.Map"
