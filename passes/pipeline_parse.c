@@ -12,6 +12,7 @@
  * irm_pass_get. A Sequential takes the options name (str) and opt_level
  * (int). Positions in messages count bytes from 0. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -292,6 +293,9 @@ static int read_option(parser *p, const option_source *src, irm_object **options
   }
   if (!rc && (rc = typed_value(type, &raw, &value)))
     rc = irm_error_context(rc, "option '%s' of pass '%s' at position %zu", irm_error_quote(key), src->pass, at);
+  if (!rc && !src->kind && strcmp(key, "opt_level") == 0 && (value.v_int < 0 || value.v_int > INT_MAX))
+    rc = irm_error(IRM_EVALUE, "opt_level '%s' of a Sequential at position %zu is out of range: it must be between 0 "
+                   "and %d", irm_error_quote(raw.items[0]), at, INT_MAX);
   if (!rc) rc = irm_map_set_move(options, key, &value);
   irm_any_release(&value);
   raw_value_free(&raw);
@@ -362,7 +366,8 @@ static int parse_pass(parser *p, const char *name, size_t at, irm_pass **out) {
   return rc;
 }
 
-/* The Sequential's name and opt_level from its options. */
+/* The Sequential's name and opt_level from its options (read_option has
+ * checked that opt_level fits an int). */
 static void sequential_info(const irm_object *options, const char **name, int *opt_level) {
   const irm_any *v = irm_map_find_cstr(options, "name");
   if (v) (void)irm_any_to_str(v, name, NULL);

@@ -446,7 +446,12 @@ START_TEST(test_parse_int_rejects_empty_trailing_junk_spaces_and_overflow) {
   assert_parse_fails(IRM_OPTION_INT, "1.5");
   assert_parse_fails(IRM_OPTION_INT, "abc");
   assert_parse_fails(IRM_OPTION_INT, "9223372036854775808");
+  ck_assert_error_mentions("int '9223372036854775808' is out of range: it must be between -9223372036854775808 and "
+                           "9223372036854775807");
   assert_parse_fails(IRM_OPTION_INT, "-99999999999999999999");
+  ck_assert_error_mentions("int '-99999999999999999999' is out of range");
+  assert_parse_fails(IRM_OPTION_INT, "0x10000000000000000");
+  ck_assert_error_mentions("int '0x10000000000000000' is out of range");
 }
 END_TEST
 

@@ -188,6 +188,15 @@ START_TEST(test_bad_value_names_option_value_and_type) {
 }
 END_TEST
 
+START_TEST(test_int_option_out_of_range_is_an_error_quoting_the_text) {
+  ck_assert_parse_fails("llvm -num-cores=18446744073709551617", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("option 'num-cores' of target 'llvm'");
+  ck_assert_error_mentions("int '18446744073709551617' is out of range");
+  ck_assert_parse_fails("llvm -num-cores=-0x8000000000000001", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("int '-0x8000000000000001' is out of range");
+}
+END_TEST
+
 START_TEST(test_unknown_option_suggests_the_closest) {
   ck_assert_parse_fails("llvm -mcpux=a", IRM_EATTR, "AttributeError: ");
   ck_assert_error_mentions("'mcpux'");
@@ -475,6 +484,7 @@ int main(void) {
   tcase_add_test(tc, test_array_values_split_on_commas);
   tcase_add_test(tc, test_values_parse_into_their_option_types);
   tcase_add_test(tc, test_bad_value_names_option_value_and_type);
+  tcase_add_test(tc, test_int_option_out_of_range_is_an_error_quoting_the_text);
   tcase_add_test(tc, test_unknown_option_suggests_the_closest);
   tcase_add_test(tc, test_words_that_are_not_options_are_errors);
   tcase_add_test(tc, test_unknown_kind_lists_kinds_and_suggests);
