@@ -258,6 +258,9 @@ static int read_option(irm_kind *kind, const option_word *opt, int depth, target
                        irm_object **config) {
   irm_option_type type;
   int rc;
+  /* Without a default to copy, the lookup fails only when the option is
+   * missing; the message it builds (which may itself run out of memory) is
+   * not needed then. */
   if (irm_kind_option(kind, opt->key, &type, NULL) != IRM_OK) {
     if (collect_legacy(kind, opt, depth, legacy, &rc)) return rc;
     return irm_target_unknown_option_(kind, opt->key);

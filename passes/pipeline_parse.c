@@ -238,9 +238,14 @@ static int unknown_option(const option_source *src, const char *key, size_t at) 
   const char *best = NULL;
   if (!src->kind) {
     best = irm_closest_name(key, sequential_options, 2);
-  } else if (irm_kind_list_options(src->kind, &listed) == IRM_OK) {
+  } else {
+    int rc = irm_kind_list_options(src->kind, &listed);
+    if (rc) return rc;
     n = irm_map_size(listed);
-    names = irm_malloc((n ? n : 1) * sizeof *names);
+    if (!(names = irm_malloc((n ? n : 1) * sizeof *names))) {
+      irm_object_release(listed);
+      return irm_error_nomem_("reporting an unknown option");
+    }
     irm_map_iter it = irm_map_iter_begin(listed);
     const irm_object *k = NULL;
     const irm_any *v = NULL;
@@ -338,16 +343,17 @@ static int unknown_pass(const char *name, size_t at) {
   irm_object *listed = NULL;
   const char *best = NULL;
   const char **names = NULL;
-  if (irm_pass_list(&listed) == IRM_OK) {
-    size_t n = irm_array_size(listed);
-    names = irm_malloc((n + 1) * sizeof *names);
-    if (names) {
-      for (size_t i = 0; i < n; i++) names[i] = irm_string_data(irm_array_at(listed, i)->v_obj);
-      names[n] = SEQUENTIAL;
-      best = irm_closest_name(name, names, n + 1);
-    }
+  int rc = irm_pass_list(&listed);
+  if (rc) return rc;
+  size_t n = irm_array_size(listed);
+  if (!(names = irm_malloc((n + 1) * sizeof *names))) {
+    irm_object_release(listed);
+    return irm_error_nomem_("reporting an unknown pass");
   }
-  int rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
+  for (size_t i = 0; i < n; i++) names[i] = irm_string_data(irm_array_at(listed, i)->v_obj);
+  names[n] = SEQUENTIAL;
+  best = irm_closest_name(name, names, n + 1);
+  rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
                             at, best)
                 : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", irm_error_quote(name), at);
   irm_free(names);

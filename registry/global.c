@@ -28,7 +28,8 @@ static inline int globals_ready(void) { return irm_builtins_ready(); }
 
 /* KeyError for a missing name with the closest registered one. */
 static int missing_name_error(const char *what, const char *name) {
-  char *best = irm_name_table_closest(&globals, name);
+  char *best = NULL;
+  if (irm_name_table_closest(&globals, name, &best)) return irm_error_nomem_("reporting a missing name");
   int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
                 : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   irm_free(best);

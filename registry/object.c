@@ -226,6 +226,7 @@ static int unknown_type_error(const char *what, const char *key) {
   const char *best = names ? irm_closest_name(key, names, n) : NULL;
   /* best points into a type entry, which lives forever; safe after unlock */
   pthread_rwlock_unlock(&key_lock);
+  if (!names) return irm_error_nomem_("reporting an unknown type");
   irm_free(names);
   if (best)
     return irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(key), best);
