@@ -81,7 +81,11 @@ int irm_target_convert_legacy(const char *text, const char *host_text, irm_targe
   if (executor) *executor = NULL;
   if (runtime) *runtime = NULL;
   if (!text) return irm_error(IRM_EVALUE, "irm_target_convert_legacy: text must not be NULL");
-  int rc = irm_builtins_ready();
+  /* Checked here too: the context added below quotes the texts. */
+  int rc = irm_utf8_check_("the target string", text);
+  if (!rc && host_text) rc = irm_utf8_check_("the host's target string", host_text);
+  if (rc) return rc;
+  rc = irm_builtins_ready();
   target_legacy main_found = {0}, host_found = {0};
   irm_object *t = NULL, *h = NULL, *with = NULL, *e = NULL, *r = NULL;
   conversion c = {0};

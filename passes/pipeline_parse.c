@@ -45,8 +45,10 @@ int irm_pipeline_parse(const char *text, irm_pass **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pipeline_parse: out must not be NULL");
   *out = NULL;
   if (!text) return irm_error(IRM_EVALUE, "irm_pipeline_parse: text must not be NULL");
+  /* Checked before anything quotes the text: a message must stay UTF-8. */
+  int rc = irm_utf8_check_("the pipeline text", text);
+  if (rc) return rc;
   parser p = {text, 0, 0};
-  int rc;
   while (isspace((unsigned char)text[p.pos])) p.pos++;
   if (!text[p.pos]) {
     rc = irm_error(IRM_EVALUE, "the pipeline is empty: expected a pass name or Sequential(...), as in "

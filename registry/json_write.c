@@ -317,12 +317,10 @@ static int emit_node(writer *w, json_t *node) {
   return IRM_OK;
 }
 
-static size_t utf8_invalid_at(const unsigned char *s, size_t len);
-
 /* A JSON string of the bytes; JSON text is UTF-8, so other bytes are a
  * ValueError naming the offset. */
 static json_t *string_json(const char *data, size_t len, int *rc) {
-  size_t bad = utf8_invalid_at((const unsigned char *)data, len);
+  size_t bad = irm_utf8_invalid_at_(data, len);
   if (bad < len) {
     *rc = irm_error(IRM_EVALUE,
                     "cannot serialize a String that is not valid UTF-8 (byte 0x%02x at offset "
@@ -373,25 +371,4 @@ static int write_text(writer *w, const irm_any *root, irm_object **out) {
   char *start = t->data + HEADER_ROOM - hn;
   memcpy(start, header, (size_t)hn);
   return irm_string_new(start, t->len - (HEADER_ROOM - (size_t)hn), out);
-}
-
-/* Offset of the first byte that is not UTF-8 as jansson accepts it
- * (shortest forms, no surrogates, at most U+10FFFF), or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len) {
-  for (size_t i = 0; i < len;) {
-    unsigned c = s[i];
-    size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
-             : c >= 0xF0 && c <= 0xF4 ? 3 : 4;
-    if (n == 4 || len - i <= n) return i;
-    uint32_t cp = n ? c & (0x3Fu >> n) : c;
-    for (size_t k = 1; k <= n; k++) {
-      if ((s[i + k] & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += n + 1;
-  }
-  return len;
 }

@@ -117,7 +117,7 @@ static int unknown_option_error(const irm_kind *k, const char *option) {
 
 static int check_name(const char *what, const char *name) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "%s must be a non-empty string", what);
-  return IRM_OK;
+  return irm_utf8_check_(what, name);
 }
 
 static void option_free(option_def *o);

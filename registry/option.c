@@ -265,6 +265,8 @@ static int as_string(const char *text, irm_any *out) {
 int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out) {
   if (!text || !out) return irm_error(IRM_EVALUE, "irm_option_parse_text: text and out must not be NULL");
   *out = irm_any_none();
+  int bad = irm_utf8_check_("the option text", text);
+  if (bad) return bad;
   switch (type) {
     case IRM_OPTION_BOOL: return parse_bool(text, out);
     case IRM_OPTION_INT: {

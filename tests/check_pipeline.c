@@ -278,6 +278,16 @@ START_TEST(test_pipeline_parsed_pass_runs) {
 }
 END_TEST
 
+START_TEST(test_pipeline_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  register_test_passes();
+  assert_parse_fails("Sequential{name='caf\xc3'}(TestNop)", IRM_EVALUE,
+                     "ValueError: the pipeline text is not valid UTF-8 (byte 0xc3 at offset 20)", NULL);
+  irm_pass *p = parse("Sequential{name='caf\xc3\xa9'}(TestNop)");
+  ck_assert_str_eq(irm_pass_name(p), "caf\xc3\xa9");
+  irm_object_release(p);
+}
+END_TEST
+
 static Suite *pipeline_suite(void) {
   Suite *s = suite_create("pipeline");
   TCase *tc = tcase_create("core");
@@ -286,6 +296,7 @@ static Suite *pipeline_suite(void) {
   tcase_add_test(tc, test_pipeline_nested_sequential_round_trips);
   tcase_add_test(tc, test_pipeline_sequential_name_and_opt_level_round_trip);
   tcase_add_test(tc, test_pipeline_opt_level_out_of_int_range_is_an_error_quoting_the_text);
+  tcase_add_test(tc, test_pipeline_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(tc, test_pipeline_options_of_each_type_round_trip);
   tcase_add_test(tc, test_pipeline_float_prints_exactly);
   tcase_add_test(tc, test_pipeline_parse_equals_structurally);

@@ -307,6 +307,17 @@ START_TEST(test_legacy_options_are_errors_everywhere_else) {
 }
 END_TEST
 
+START_TEST(test_legacy_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  irm_object *t = NULL;
+  ck_assert_error(irm_target_convert_legacy("llvm -executor=a\xff", NULL, &t, NULL, NULL), IRM_EVALUE,
+                  "ValueError: the target string is not valid UTF-8 (byte 0xff at offset 16)");
+  ck_assert_error(irm_target_convert_legacy("llvm", "llvm -runtime=\xc3", &t, NULL, NULL), IRM_EVALUE,
+                  "ValueError: the host's target string is not valid UTF-8 (byte 0xc3 at offset 14)");
+  ck_assert_ptr_null(t);
+  ck_assert_int_eq(warnings.count, 0);
+}
+END_TEST
+
 /* ---- running out of memory ----------------------------------------------------------
  * Each operation fails the Nth allocation (then every allocation after N)
  * for every N it meets: the result is success or a MemoryError (or the
@@ -544,6 +555,7 @@ int main(void) {
   tcase_add_test(tc, test_convert_legacy_global_returns_target_executor_runtime);
   tcase_add_test(tc, test_legacy_values_are_typed_and_errors_name_the_option);
   tcase_add_test(tc, test_legacy_options_are_errors_everywhere_else);
+  tcase_add_test(tc, test_legacy_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   suite_add_tcase(s, tc);
   tc = tcase_create("out_of_memory");
   tcase_add_checked_fixture(tc, setup, teardown);

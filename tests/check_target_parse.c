@@ -469,6 +469,24 @@ START_TEST(test_json_nesting_is_bounded) {
 }
 END_TEST
 
+/* Checked where the text enters, so that every target that parses can be
+ * saved as JSON (whose writer refuses what is not UTF-8). */
+START_TEST(test_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  ck_assert_parse_fails("llvm -mcpu=caf\xc3", IRM_EVALUE,
+                        "ValueError: the target string is not valid UTF-8 (byte 0xc3 at offset 14)");
+  ck_assert_parse_fails("llvm -keys=\xf4\x90\x80\x80", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("(byte 0xf4 at offset 11)");
+  ck_assert_parse_fails("c --host='llvm -mcpu=\xe0\x80\x80'", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("offset 21");
+  irm_object *t = target_of("llvm -mcpu='caf\xc3\xa9 \xf0\x9f\x98\x80'");
+  irm_any v = irm_any_object(t);
+  irm_object *json = NULL;
+  ck_assert_ok(irm_to_json(&v, &json));
+  irm_object_release(json);
+  irm_object_release(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("target_parse");
   TCase *tc = tcase_create("target_parse");
@@ -485,6 +503,7 @@ int main(void) {
   tcase_add_test(tc, test_values_parse_into_their_option_types);
   tcase_add_test(tc, test_bad_value_names_option_value_and_type);
   tcase_add_test(tc, test_int_option_out_of_range_is_an_error_quoting_the_text);
+  tcase_add_test(tc, test_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(tc, test_unknown_option_suggests_the_closest);
   tcase_add_test(tc, test_words_that_are_not_options_are_errors);
   tcase_add_test(tc, test_unknown_kind_lists_kinds_and_suggests);
