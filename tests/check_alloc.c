@@ -331,10 +331,17 @@ static void count_warning(const char *msg, void *user_data) {
   d->last_len = strlen(msg);
 }
 
+enum { long_text_len = 1999 };
+
+/* A warning text too long for irm_warn's stack buffer: it must allocate. */
+static const char *long_text(void) {
+  static char text[long_text_len + 1];
+  memset(text, 'w', long_text_len);
+  return text;
+}
+
 START_TEST(test_warning_too_long_for_memory_is_not_delivered_cut_and_reports_nomem) {
-  char text[2000];
-  memset(text, 'w', sizeof text - 1);
-  text[sizeof text - 1] = '\0';
+  const char *text = long_text();
   delivered d = {0};
   irm_set_warning_handler(count_warning, &d);
   settle_error();
@@ -346,15 +353,13 @@ START_TEST(test_warning_too_long_for_memory_is_not_delivered_cut_and_reports_nom
   ck_assert_str_eq(irm_last_error(), "ValueError: alloc test baseline"); /* left alone */
   ck_assert_int_eq(irm_warn("%s", text), IRM_OK);
   ck_assert_int_eq(d.count, 1);
-  ck_assert_uint_eq(d.last_len, sizeof text - 1);
+  ck_assert_uint_eq(d.last_len, long_text_len);
   irm_set_warning_handler(NULL, NULL);
 }
 END_TEST
 
 START_TEST(test_warn_once_without_memory_still_warns_and_is_not_lost) {
-  char text[2000];
-  memset(text, 'o', sizeof text - 1);
-  text[sizeof text - 1] = '\0';
+  const char *text = long_text();
   delivered d = {0};
   irm_set_warning_handler(count_warning, &d);
   ck_assert_int_eq(irm_warn_once("alloc-test:warm", "the key table exists"), 1);
