@@ -11,6 +11,16 @@ if(IRM_SANITIZE)
       -fno-omit-frame-pointer)
 endif()
 
+# ThreadSanitizer cannot be combined with AddressSanitizer: use its own build
+# directory (clang or gcc).
+option(IRM_SANITIZE_THREAD "Build with ThreadSanitizer" OFF)
+if(IRM_SANITIZE_THREAD)
+  if(IRM_SANITIZE)
+    message(FATAL_ERROR "IRM_SANITIZE_THREAD and IRM_SANITIZE cannot both be ON")
+  endif()
+  set(irm_sanitize_flags -fsanitize=thread -fno-omit-frame-pointer)
+endif()
+
 function(irm_target_flags target)
   target_compile_options(${target} PRIVATE ${irm_warning_flags} ${irm_sanitize_flags})
   target_link_options(${target} PRIVATE ${irm_sanitize_flags})

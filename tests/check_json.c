@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <irm/irm.h>
+#include <irm/module.h>
 
 #include "check_json_util.h"
 
@@ -173,6 +174,27 @@ START_TEST(test_empty_containers_round_trip) {
   irm_object_release(empty_string);
   irm_object_release(map);
   irm_object_release(arr);
+}
+END_TEST
+
+/* Regression: an empty container as the root (or first) node has no child
+ * references, and the writer used to offset a NULL pointer (UBSan abort). */
+START_TEST(test_empty_map_array_and_module_as_root_round_trip) {
+  irm_object *map = NULL, *arr = new_array(NULL, 0);
+  irm_module *mod = NULL;
+  ck_assert_ok(irm_map_new(&map));
+  ck_assert_ok(irm_module_new(NULL, NULL, &mod));
+  irm_object *roots[] = {map, arr, mod};
+  for (size_t i = 0; i < 3; i++) {
+    irm_any v = irm_any_object(roots[i]);
+    irm_any back = round_trip(&v);
+    ck_assert_str_eq(irm_object_type_key(back.v_obj), irm_object_type_key(roots[i]));
+    ck_assert(equal(&v, &back));
+    irm_any_release(&back);
+  }
+  irm_object_release(mod);
+  irm_object_release(arr);
+  irm_object_release(map);
 }
 END_TEST
 
@@ -556,6 +578,7 @@ static Suite *json_suite(void) {
   tc = tcase_create("containers");
   tcase_add_test(tc, test_nested_arrays_and_maps_round_trip);
   tcase_add_test(tc, test_empty_containers_round_trip);
+  tcase_add_test(tc, test_empty_map_array_and_module_as_root_round_trip);
   tcase_add_test(tc, test_strings_with_nul_bytes_round_trip);
   tcase_add_test(tc, test_map_keys_with_nul_bytes_round_trip);
   tcase_add_test(tc, test_unicode_strings_round_trip);
