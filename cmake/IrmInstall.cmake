@@ -33,3 +33,6 @@ file(RELATIVE_PATH IRM_PC_INCLUDEDIR_FROM_PREFIX
 configure_file(cmake/irm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package (ctypes only): PYTHONPATH=<prefix>/share/irm/python.
+install(DIRECTORY python/irm DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/python PATTERN __pycache__ EXCLUDE)

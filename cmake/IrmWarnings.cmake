@@ -10,9 +10,6 @@ if(IRM_SANITIZE)
   set(irm_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all
       -fno-omit-frame-pointer)
 endif()
-if(IRM_SANITIZE_THREAD)
-  list(APPEND irm_sanitize_flags -fsanitize=thread -fno-omit-frame-pointer)
-endif()
 # The fuzz build (fuzz/, clang only): libirm instrumented for libFuzzer's
 # coverage, the harnesses add -fsanitize=fuzzer when they link.
 # pointer-overflow stays recoverable so that fuzz/ubsan.supp can hold back a
@@ -20,6 +17,16 @@ endif()
 if(IRM_FUZZ)
   list(APPEND irm_sanitize_flags -fsanitize=address,undefined,fuzzer-no-link
        -fno-sanitize-recover=all -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer)
+endif()
+
+# ThreadSanitizer cannot be combined with AddressSanitizer: use its own build
+# directory (clang or gcc).
+option(IRM_SANITIZE_THREAD "Build with ThreadSanitizer" OFF)
+if(IRM_SANITIZE_THREAD)
+  if(IRM_SANITIZE)
+    message(FATAL_ERROR "IRM_SANITIZE_THREAD and IRM_SANITIZE cannot both be ON")
+  endif()
+  set(irm_sanitize_flags -fsanitize=thread -fno-omit-frame-pointer)
 endif()
 
 function(irm_target_flags target)

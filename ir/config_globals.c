@@ -26,12 +26,6 @@ static global_name name_of(const config_class *cls, const char *op) {
 
 /* Stores *obj (a NEW reference made by the call whose status is rc) as the
  * result. obj is a pointer so that it is read after that call. */
-static int give_object(int rc, irm_object **obj, irm_any *ret, const char *fn) {
-  if (rc) return irm_error_context(rc, "%s", fn);
-  *ret = irm_any_object(*obj);
-  return IRM_OK;
-}
-
 static int is_str(const irm_any *v) {
   return v->type_code == IRM_STR || (v->type_code == IRM_OBJECT && irm_string_data(v->v_obj));
 }
@@ -48,7 +42,7 @@ static int config_create(const irm_any *args, int32_t nargs, irm_any *ret, void 
     if (irm_arg_present(args, nargs, 1))
       return irm_error(IRM_ETYPE, "%s: argument 1: a config Map with \"kind\" takes no separate attributes; "
                        "put them in the Map", fn);
-    return give_object(irm_config_from_map_(cls, args[0].v_obj, &obj), &obj, ret, fn);
+    return irm_ret_object(fn, irm_config_from_map_(cls, args[0].v_obj, &obj), &obj, ret);
   }
   if (!is_str(&args[0]))
     return irm_error(IRM_ETYPE, "%s: argument 0: expected a kind name (str) or an ffi.Map with \"kind\", got %s",
@@ -57,7 +51,7 @@ static int config_create(const irm_any *args, int32_t nargs, irm_any *ret, void 
   rc = irm_arg_str(fn, args, 0, &kind, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &options);
   if (rc) return rc;
-  return give_object(irm_config_create_(cls, kind, options, &obj), &obj, ret, fn);
+  return irm_ret_object(fn, irm_config_create_(cls, kind, options, &obj), &obj, ret);
 }
 
 /* Name(cfg) -> str */
@@ -69,7 +63,7 @@ static int config_name(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, cls->type_key, &cfg);
   if (rc) return rc;
-  return give_object(irm_string_from_cstr(irm_config_kind_name(cfg), &name), &name, ret, fn);
+  return irm_ret_object(fn, irm_string_from_cstr(irm_config_kind_name(cfg), &name), &name, ret);
 }
 
 /* GetAttr(cfg, key) -> value or NONE */
@@ -110,7 +104,7 @@ static int config_list_kinds(const irm_any *args, int32_t nargs, irm_any *ret, v
   (void)args;
   int rc = irm_arg_count(fn, nargs, 0, 0);
   if (rc) return rc;
-  return give_object(irm_kind_list(cls->category, &kinds), &kinds, ret, fn);
+  return irm_ret_object(fn, irm_kind_list(cls->category, &kinds), &kinds, ret);
 }
 
 /* Finds argument 0 as a kind of cls's category. */
@@ -131,7 +125,7 @@ static int config_list_options(const irm_any *args, int32_t nargs, irm_any *ret,
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = arg_kind(cls, fn, args, &kind);
   if (rc) return rc;
-  return give_object(irm_kind_list_options(kind, &options), &options, ret, fn);
+  return irm_ret_object(fn, irm_kind_list_options(kind, &options), &options, ret);
 }
 
 /* RegisterKind(name [, Map option -> type or description]) -> NONE */

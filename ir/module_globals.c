@@ -9,12 +9,6 @@
 
 /* Stores *o (a NEW reference made by the call whose status is rc) as the
  * result. o is a pointer so that it is read after that call. */
-static int give(int rc, irm_object **o, irm_any *ret, const char *fn) {
-  if (rc) return irm_error_context(rc, "%s", fn);
-  *ret = irm_any_object(*o);
-  return IRM_OK;
-}
-
 /* Reads argument 0 as a module after checking the count. */
 static int module_arg(const char *fn, const irm_any *args, int32_t nargs, int32_t n, irm_object **mod) {
   int rc = irm_arg_count(fn, nargs, n, n);
@@ -30,7 +24,7 @@ static int g_module(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   if (!rc && irm_arg_present(args, nargs, 0)) rc = irm_arg_object(fn, args, 0, "ffi.Map", &functions);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &attrs);
   if (rc) return rc;
-  return give(irm_module_new(functions, attrs, &mod), &mod, ret, fn);
+  return irm_ret_object(fn, irm_module_new(functions, attrs, &mod), &mod, ret);
 }
 
 /* ir.ModuleGetAttr(mod, key) -> value or NONE */
@@ -52,7 +46,7 @@ static int g_with_attr(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   int rc = module_arg(fn, args, nargs, 3, &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
   if (rc) return rc;
-  return give(irm_module_with_attr(mod, key, &args[2], &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_module_with_attr(mod, key, &args[2], &out), &out, ret);
 }
 
 /* ir.ModuleWithoutAttr(mod, key) -> IRModule */
@@ -63,7 +57,7 @@ static int g_without_attr(const irm_any *args, int32_t nargs, irm_any *ret, void
   int rc = module_arg(fn, args, nargs, 2, &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
   if (rc) return rc;
-  return give(irm_module_without_attr(mod, key, &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_module_without_attr(mod, key, &out), &out, ret);
 }
 
 /* ir.ModuleAttrs(mod) -> Map (shared with the module, which never changes it) */
@@ -84,7 +78,7 @@ static int g_freeze(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   irm_object *mod = NULL, *out = NULL;
   int rc = module_arg("ir.ModuleFreeze", args, nargs, 1, &mod);
   if (rc) return rc;
-  return give(irm_module_freeze(mod, &out), &out, ret, "ir.ModuleFreeze");
+  return irm_ret_object("ir.ModuleFreeze", irm_module_freeze(mod, &out), &out, ret);
 }
 
 /* ir.ModuleIsFrozen(mod) -> bool */
@@ -103,7 +97,7 @@ static int g_function_names(const irm_any *args, int32_t nargs, irm_any *ret, vo
   irm_object *mod = NULL, *names = NULL;
   int rc = module_arg("ir.ModuleFunctionNames", args, nargs, 1, &mod);
   if (rc) return rc;
-  return give(irm_module_function_names(mod, &names), &names, ret, "ir.ModuleFunctionNames");
+  return irm_ret_object("ir.ModuleFunctionNames", irm_module_function_names(mod, &names), &names, ret);
 }
 
 /* ir.ModuleGetFunction(mod, name) -> function or NONE */
@@ -129,7 +123,7 @@ static int g_with_function(const irm_any *args, int32_t nargs, irm_any *ret, voi
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, NULL);
   if (!rc) rc = irm_arg_object(fn, args, 2, "ir.BaseFunc", &f);
   if (rc) return rc;
-  return give(irm_module_with_function(mod, name, f, &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_module_with_function(mod, name, f, &out), &out, ret);
 }
 
 /* ir.ModuleWithoutFunction(mod, name) -> IRModule */
@@ -140,7 +134,7 @@ static int g_without_function(const irm_any *args, int32_t nargs, irm_any *ret, 
   int rc = module_arg(fn, args, nargs, 2, &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, NULL);
   if (rc) return rc;
-  return give(irm_module_without_function(mod, name, &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_module_without_function(mod, name, &out), &out, ret);
 }
 
 /* ir.ListModuleAttrKeys() / ir.ListFuncAttrKeys() -> Map key -> type */
@@ -150,7 +144,7 @@ static int g_list_module_keys(const irm_any *args, int32_t nargs, irm_any *ret, 
   irm_object *keys = NULL;
   int rc = irm_arg_count("ir.ListModuleAttrKeys", nargs, 0, 0);
   if (rc) return rc;
-  return give(irm_module_attr_list(&keys), &keys, ret, "ir.ListModuleAttrKeys");
+  return irm_ret_object("ir.ListModuleAttrKeys", irm_module_attr_list(&keys), &keys, ret);
 }
 
 static int g_list_func_keys(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
@@ -159,7 +153,7 @@ static int g_list_func_keys(const irm_any *args, int32_t nargs, irm_any *ret, vo
   irm_object *keys = NULL;
   int rc = irm_arg_count("ir.ListFuncAttrKeys", nargs, 0, 0);
   if (rc) return rc;
-  return give(irm_base_func_attr_list(&keys), &keys, ret, "ir.ListFuncAttrKeys");
+  return irm_ret_object("ir.ListFuncAttrKeys", irm_base_func_attr_list(&keys), &keys, ret);
 }
 
 /* ir.RegisterModuleAttrKey(key, type [, pass_invariant = false]) -> NONE */
@@ -209,7 +203,7 @@ static int g_func_with_attr(const irm_any *args, int32_t nargs, irm_any *ret, vo
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.BaseFunc", &f);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
   if (rc) return rc;
-  return give(irm_base_func_with_attr(f, key, &args[2], &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_base_func_with_attr(f, key, &args[2], &out), &out, ret);
 }
 
 int irm_register_module_globals_(void) {

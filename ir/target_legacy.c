@@ -81,7 +81,11 @@ int irm_target_convert_legacy(const char *text, const char *host_text, irm_targe
   if (executor) *executor = NULL;
   if (runtime) *runtime = NULL;
   if (!text) return irm_error(IRM_EVALUE, "irm_target_convert_legacy: text must not be NULL");
-  int rc = irm_builtins_ready();
+  /* Checked here too: the context added below quotes the texts. */
+  int rc = irm_utf8_check_("the target string", text);
+  if (!rc && host_text) rc = irm_utf8_check_("the host's target string", host_text);
+  if (rc) return rc;
+  rc = irm_builtins_ready();
   target_legacy main_found = {0}, host_found = {0};
   irm_object *t = NULL, *h = NULL, *with = NULL, *e = NULL, *r = NULL;
   conversion c = {0};
@@ -127,14 +131,19 @@ int irm_target_convert_legacy(const char *text, const char *host_text, irm_targe
   return IRM_OK;
 }
 
-/* value in the Python-like spelling of the examples: True, 16, 'c'. */
+/* value in the Python-like spelling of the examples: True, 16, 'c' (a
+ * long string shown cut, with "...", as irm_error_quote cuts). */
 static void format_value(const irm_any *v, char *buf, size_t size) {
   const char *s = NULL;
   if (v->type_code == IRM_BOOL) snprintf(buf, size, "%s", v->v_int ? "True" : "False");
   else if (v->type_code == IRM_INT) snprintf(buf, size, "%" PRId64, v->v_int);
-  else if (irm_any_to_str(v, &s, NULL) == IRM_OK) snprintf(buf, size, "'%s'", s);
+  else if (irm_any_to_str(v, &s, NULL) == IRM_OK) snprintf(buf, size, "'%s'", irm_error_quote(s));
   else snprintf(buf, size, "%s", irm_any_type_name(v));
 }
+
+/* A deprecation warning is part of the conversion's result: one that
+ * cannot be delivered (out of memory) fails the conversion. */
+static int warned(int rc) { return rc ? irm_error_nomem_("delivering a deprecation warning") : IRM_OK; }
 
 /* Options of a target whose options are not the ones read (TVM 0.9 reads
  * the host's when there is a host): dropped, with a warning each. */
@@ -142,24 +151,25 @@ static int warn_ignored(const irm_object *found, const char *where) {
   irm_map_iter it = irm_map_iter_begin(found);
   const irm_object *key;
   const irm_any *value;
-  while (irm_map_iter_next(&it, &key, &value)) {
-    char shown[256];
+  int rc = IRM_OK;
+  while (!rc && irm_map_iter_next(&it, &key, &value)) {
+    char shown[IRM_ERROR_QUOTE_MAX + 8];
     format_value(value, shown, sizeof shown);
-    irm_warn("target option '-%s' (%s) of %s is deprecated and ignored: with a host, executor and runtime options "
-             "are read from the host; pass %s instead", irm_string_data(key), shown, where,
-             find_legacy(irm_string_data(key))->example);
+    rc = warned(irm_warn("target option '-%s' (%s) of %s is deprecated and ignored: with a host, executor and "
+                         "runtime options are read from the host; pass %s instead", irm_string_data(key), shown,
+                         where, find_legacy(irm_string_data(key))->example));
   }
-  return IRM_OK;
+  return rc;
 }
 
 /* Moves value into an options Map of the conversion, warning once. */
 static int move_option(irm_object **options, const char *owner, const char *kind, const char *name,
                        const irm_any *value) {
-  char shown[256];
+  char shown[IRM_ERROR_QUOTE_MAX + 8];
   format_value(value, shown, sizeof shown);
-  irm_warn("target option '-%s' is deprecated: it is an option of the %s now; pass %s('%s', {'%s': %s})", name,
-           owner, owner, kind, name, shown);
-  return irm_map_set_move(options, name, value);
+  int rc = warned(irm_warn("target option '-%s' is deprecated: it is an option of the %s now; pass %s('%s', {'%s': "
+                           "%s})", name, owner, owner, irm_error_quote(kind), name, shown));
+  return rc ? rc : irm_map_set_move(options, name, value);
 }
 
 /* TVM 0.9's rules, option by option, in the order given. */
@@ -181,18 +191,18 @@ static int read_source(conversion *c) {
     const char *name = irm_string_data(key);
     const legacy_option *o = find_legacy(name);
     if (o->role == EXECUTOR_NAME) {
-      irm_warn("target option '-executor=%s' is deprecated: pass Executor('%s') instead", irm_error_quote(c->executor),
-               irm_error_quote(c->executor));
+      rc = warned(irm_warn("target option '-executor=%s' is deprecated: pass Executor('%s') instead",
+                           irm_error_quote(c->executor), irm_error_quote(c->executor)));
     } else if (o->role == RUNTIME_NAME) {
-      irm_warn("target option '-runtime=%s' is deprecated: pass Runtime('%s') instead", irm_error_quote(given_runtime),
-               runtime_kind);
+      rc = warned(irm_warn("target option '-runtime=%s' is deprecated: pass Runtime('%s') instead",
+                           irm_error_quote(given_runtime), irm_error_quote(runtime_kind)));
     } else if (o->role == RUNTIME_OPTION) {
       rc = move_option(&c->runtime_options, "Runtime", runtime_kind, name, value);
     } else if (strcmp(name, "link-params") == 0 && (!value->v_int || strcmp(exec_kind, "aot") == 0)) {
-      irm_warn("target option '-link-params=%s' is deprecated and dropped: %s; pass %s('%s', {'link-params': "
-               "True}) to link parameters", value->v_int ? "1" : "0",
-               value->v_int ? "the aot executor links parameters by default" : "not linking is the default",
-               "Executor", exec_kind);
+      rc = warned(irm_warn("target option '-link-params=%s' is deprecated and dropped: %s; pass %s('%s', "
+                           "{'link-params': True}) to link parameters", value->v_int ? "1" : "0",
+                           value->v_int ? "the aot executor links parameters by default" : "not linking is the default",
+                           "Executor", irm_error_quote(exec_kind)));
     } else {
       rc = move_option(&c->executor_options, "Executor", exec_kind, name, value);
     }

@@ -36,12 +36,15 @@ int irm_target_parse_(const char *text, int depth, target_legacy *legacy, irm_ob
   *out = NULL;
   if (depth > IRM_TARGET_MAX_DEPTH)
     return irm_error(IRM_EVALUE, "target hosts nest deeper than %d levels", IRM_TARGET_MAX_DEPTH);
+  /* Checked before anything quotes the text: a message must stay UTF-8. */
+  int rc = irm_utf8_check_("the target string", text);
+  if (rc) return rc;
   words w = {0};
   irm_object *config = NULL;
   irm_kind *kind = NULL;
   const char *start = text;
   while (isspace((unsigned char)*start)) start++;
-  int rc = *start == '{' ? irm_target_json_config_(text, &config) : split_words(text, &w);
+  rc = *start == '{' ? irm_target_json_config_(text, &config) : split_words(text, &w);
   if (!rc && !config) rc = start_config(w.at[0], &config, &kind);
   if (!rc && kind) rc = read_options(&w, kind, depth, legacy, &config);
   if (!rc) rc = irm_target_build_(config, depth, legacy, out);
@@ -258,6 +261,9 @@ static int read_option(irm_kind *kind, const option_word *opt, int depth, target
                        irm_object **config) {
   irm_option_type type;
   int rc;
+  /* Without a default to copy, the lookup fails only when the option is
+   * missing; the message it builds (which may itself run out of memory) is
+   * not needed then. */
   if (irm_kind_option(kind, opt->key, &type, NULL) != IRM_OK) {
     if (collect_legacy(kind, opt, depth, legacy, &rc)) return rc;
     return irm_target_unknown_option_(kind, opt->key);

@@ -27,5 +27,6 @@ int irm_register_passes_builtins_(void) {
   if (!rc) rc = irm_register_pass_core_builtins_();
   if (!rc) rc = irm_register_context_builtins_();
   if (!rc) rc = irm_register_instrument_builtins_();
+  if (!rc) rc = irm_register_pipeline_builtins_();
   return rc;
 }

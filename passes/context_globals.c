@@ -9,12 +9,6 @@
 #include "irm/error.h"
 
 /* Stores *o (a NEW reference made by the call whose status is rc) as the result. */
-static int give(int rc, irm_object **o, irm_any *ret, const char *fn) {
-  if (rc) return irm_error_context(rc, "%s", fn);
-  *ret = irm_any_object(*o);
-  return IRM_OK;
-}
-
 static int context_arg(const char *fn, const irm_any *args, int32_t i, irm_object **ctx) {
   return irm_arg_object(fn, args, i, IRM_PASS_CONTEXT_KEY, ctx);
 }
@@ -41,7 +35,7 @@ static int g_context(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   if (!rc) rc = optional_object(fn, args, nargs, 3, "ffi.Map", &config);
   if (!rc) rc = optional_object(fn, args, nargs, 4, "ffi.Array", &instruments);
   if (rc) return rc;
-  return give(irm_pass_context_new((int)opt_level, required, disabled, config, instruments, &ctx), &ctx, ret, fn);
+  return irm_ret_object(fn, irm_pass_context_new((int)opt_level, required, disabled, config, instruments, &ctx), &ctx, ret);
 }
 
 /* transform.EnterPassContext(ctx) / transform.ExitPassContext(ctx) -> NONE */
@@ -75,7 +69,7 @@ static int g_current(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   irm_object *ctx = NULL;
   int rc = irm_arg_count(fn, nargs, 0, 0);
   if (rc) return rc;
-  return give(irm_pass_context_current(&ctx), &ctx, ret, fn);
+  return irm_ret_object(fn, irm_pass_context_current(&ctx), &ctx, ret);
 }
 
 /* transform.PassContextInfo(ctx) -> Map */
@@ -86,7 +80,7 @@ static int g_info(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = context_arg(fn, args, 0, &ctx);
   if (rc) return rc;
-  return give(irm_pass_context_info(ctx, &info), &info, ret, fn);
+  return irm_ret_object(fn, irm_pass_context_info(ctx, &info), &info, ret);
 }
 
 /* transform.ListConfigs() -> Map key -> Map {type, default, module_attr} */
@@ -97,7 +91,7 @@ static int g_list_configs(const irm_any *args, int32_t nargs, irm_any *ret, void
   irm_object *list = NULL;
   int rc = irm_arg_count(fn, nargs, 0, 0);
   if (rc) return rc;
-  return give(irm_pass_config_list(&list), &list, ret, fn);
+  return irm_ret_object(fn, irm_pass_config_list(&list), &list, ret);
 }
 
 /* transform.RegisterConfig(key, type [, default] [, module_attr]) -> NONE */
@@ -136,7 +130,7 @@ static int g_instrument(const irm_any *args, int32_t nargs, irm_any *ret, void *
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
   for (int32_t i = 0; !rc && i < 5; i++) rc = optional_object(fn, args, nargs, i + 1, "ffi.Function", &hooks[i]);
   if (rc) return rc;
-  return give(irm_instrument_new(name, hooks[0], hooks[1], hooks[2], hooks[3], hooks[4], &inst), &inst, ret, fn);
+  return irm_ret_object(fn, irm_instrument_new(name, hooks[0], hooks[1], hooks[2], hooks[3], hooks[4], &inst), &inst, ret);
 }
 
 /* transform.OverrideInstruments(ctx, Array or NONE) -> NONE */
@@ -160,7 +154,7 @@ static int g_migrate(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
   if (rc) return rc;
-  return give(irm_migrate_pass_config_(mod, NULL, NULL, NULL, &out), &out, ret, fn);
+  return irm_ret_object(fn, irm_migrate_pass_config_(mod, NULL, NULL, NULL, &out), &out, ret);
 }
 
 int irm_register_context_globals_(void) {

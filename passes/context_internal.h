@@ -1,4 +1,4 @@
-/* Private to libirm: what the pass runner (pass.c) asks of a PassContext
+/* Private to libirm: what the pass runner (pass_run.c) asks of a PassContext
  * around each pass (context.c, instrument.c implement it). */
 #ifndef IRM_PASSES_CONTEXT_INTERNAL_H
 #define IRM_PASSES_CONTEXT_INTERNAL_H

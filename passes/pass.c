@@ -1,6 +1,6 @@
 /* Pass objects (pass.h): the transform.Pass types, making module,
  * function and Sequential passes, and reading their PassInfo. Running them
- * is in sequential.c, the registry in pass_registry.c, the globals in
+ * is in pass_run.c, pass_body.c and sequential.c, the registry in pass_registry.c, the globals in
  * pass_globals.c. */
 #include <stdio.h>
 #include <string.h>

@@ -50,7 +50,9 @@ static config_entry **snapshot(size_t *n) {
 /* AttributeError for an unknown key, with the closest registered one. */
 static int unknown_key(const char *key) {
   /* The closest registered name competes with the TVM alias names. */
-  char *registered = irm_name_table_closest(&configs, key);
+  char *registered = NULL;
+  if (irm_name_table_closest(&configs, key, &registered))
+    return irm_error_nomem_("reporting an unknown config option");
   size_t n_alias = 0;
   const char *of;
   while (irm_pass_config_alias_at_(n_alias, &of)) n_alias++;

@@ -12,12 +12,6 @@
 #include "pass_internal.h"
 
 /* Stores *obj (NEW, made by the call whose status is rc) as the result. */
-static int give_object(int rc, irm_object **obj, irm_any *ret, const char *fn) {
-  if (rc) return irm_error_context(rc, "%s", fn);
-  *ret = irm_any_object(*obj);
-  return IRM_OK;
-}
-
 /* An opt_level argument: an int in 0..INT_MAX. */
 static int arg_opt_level(const char *fn, const irm_any *args, int32_t i, int *out) {
   int64_t level = 0;
@@ -38,7 +32,7 @@ static int g_get_pass(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &options);
   if (rc) return rc;
-  return give_object(irm_pass_get(name, options, &pass), &pass, ret, fn);
+  return irm_ret_object(fn, irm_pass_get(name, options, &pass), &pass, ret);
 }
 
 /* ListPasses() -> Array of str */
@@ -49,7 +43,7 @@ static int g_list_passes(const irm_any *args, int32_t nargs, irm_any *ret, void 
   (void)res;
   int rc = irm_arg_count(fn, nargs, 0, 0);
   if (rc) return rc;
-  return give_object(irm_pass_list(&names), &names, ret, fn);
+  return irm_ret_object(fn, irm_pass_list(&names), &names, ret);
 }
 
 /* PassInfo(pass) -> Map {name, opt_level, required} */
@@ -60,7 +54,7 @@ static int g_pass_info(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, IRM_PASS_KEY, &pass);
   if (rc) return rc;
-  return give_object(irm_pass_info(pass, &info), &info, ret, fn);
+  return irm_ret_object(fn, irm_pass_info(pass, &info), &info, ret);
 }
 
 /* Sequential(Array passes [, opt_level=0] [, name="sequential"]) -> Pass */
@@ -88,7 +82,7 @@ static int g_sequential(const irm_any *args, int32_t nargs, irm_any *ret, void *
   }
   rc = irm_sequential_new(items, n, opt_level, name, &seq);
   irm_free(items);
-  return give_object(rc, &seq, ret, fn);
+  return irm_ret_object(fn, rc, &seq, ret);
 }
 
 /* CreateModulePass / CreateFunctionPass(Function, opt_level, name [, required]) */
@@ -104,7 +98,7 @@ static int create_pass(const char *fn, int function_pass, const irm_any *args, i
   if (rc) return rc;
   rc = function_pass ? irm_function_pass_from_func(func, opt_level, name, required, &pass)
                      : irm_module_pass_from_func(func, opt_level, name, required, &pass);
-  return give_object(rc, &pass, ret, fn);
+  return irm_ret_object(fn, rc, &pass, ret);
 }
 
 static int g_create_module_pass(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {

@@ -1,7 +1,7 @@
 /* Private to libirm: the layout of pass objects ("transform.Pass" and its
- * subtypes), shared by pass.c (making and reading passes), sequential.c
- * (running them), pass_registry.c and pass_globals.c; context.c and
- * instrument.c (pipelines) may read it.
+ * subtypes), shared by pass.c (making and reading passes), pass_run.c,
+ * pass_body.c and sequential.c (running them), pass_registry.c and
+ * pass_globals.c.
  *
  * Every pass type has this one payload; the kind field says which fields
  * are used. Passes are immutable once made, so any thread may read a pass

@@ -8,6 +8,7 @@ int irm_register_passes_builtins_(void);
 /* The parts. */
 int irm_register_pass_core_builtins_(void);       /* pass types, registry, transform.* pass globals */
 int irm_register_context_builtins_(void);         /* PassContext, configs, MigratePassConfig, instruments */
-int irm_register_instrument_builtins_(void);      /* timing/printing/bisect, pipelines */
+int irm_register_instrument_builtins_(void);      /* timing/printing/bisect globals */
+int irm_register_pipeline_builtins_(void);        /* ParsePipeline/PrintPipeline */
 
 #endif

@@ -12,6 +12,7 @@
  * irm_pass_get. A Sequential takes the options name (str) and opt_level
  * (int). Positions in messages count bytes from 0. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,8 +45,10 @@ int irm_pipeline_parse(const char *text, irm_pass **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pipeline_parse: out must not be NULL");
   *out = NULL;
   if (!text) return irm_error(IRM_EVALUE, "irm_pipeline_parse: text must not be NULL");
+  /* Checked before anything quotes the text: a message must stay UTF-8. */
+  int rc = irm_utf8_check_("the pipeline text", text);
+  if (rc) return rc;
   parser p = {text, 0, 0};
-  int rc;
   while (isspace((unsigned char)text[p.pos])) p.pos++;
   if (!text[p.pos]) {
     rc = irm_error(IRM_EVALUE, "the pipeline is empty: expected a pass name or Sequential(...), as in "
@@ -237,9 +240,14 @@ static int unknown_option(const option_source *src, const char *key, size_t at) 
   const char *best = NULL;
   if (!src->kind) {
     best = irm_closest_name(key, sequential_options, 2);
-  } else if (irm_kind_list_options(src->kind, &listed) == IRM_OK) {
+  } else {
+    int rc = irm_kind_list_options(src->kind, &listed);
+    if (rc) return rc;
     n = irm_map_size(listed);
-    names = irm_malloc((n ? n : 1) * sizeof *names);
+    if (!(names = irm_malloc((n ? n : 1) * sizeof *names))) {
+      irm_object_release(listed);
+      return irm_error_nomem_("reporting an unknown option");
+    }
     irm_map_iter it = irm_map_iter_begin(listed);
     const irm_object *k = NULL;
     const irm_any *v = NULL;
@@ -292,6 +300,9 @@ static int read_option(parser *p, const option_source *src, irm_object **options
   }
   if (!rc && (rc = typed_value(type, &raw, &value)))
     rc = irm_error_context(rc, "option '%s' of pass '%s' at position %zu", irm_error_quote(key), src->pass, at);
+  if (!rc && !src->kind && strcmp(key, "opt_level") == 0 && (value.v_int < 0 || value.v_int > INT_MAX))
+    rc = irm_error(IRM_EVALUE, "opt_level '%s' of a Sequential at position %zu is out of range: it must be between 0 "
+                   "and %d", irm_error_quote(raw.items[0]), at, INT_MAX);
   if (!rc) rc = irm_map_set_move(options, key, &value);
   irm_any_release(&value);
   raw_value_free(&raw);
@@ -334,16 +345,17 @@ static int unknown_pass(const char *name, size_t at) {
   irm_object *listed = NULL;
   const char *best = NULL;
   const char **names = NULL;
-  if (irm_pass_list(&listed) == IRM_OK) {
-    size_t n = irm_array_size(listed);
-    names = irm_malloc((n + 1) * sizeof *names);
-    if (names) {
-      for (size_t i = 0; i < n; i++) names[i] = irm_string_data(irm_array_at(listed, i)->v_obj);
-      names[n] = SEQUENTIAL;
-      best = irm_closest_name(name, names, n + 1);
-    }
+  int rc = irm_pass_list(&listed);
+  if (rc) return rc;
+  size_t n = irm_array_size(listed);
+  if (!(names = irm_malloc((n + 1) * sizeof *names))) {
+    irm_object_release(listed);
+    return irm_error_nomem_("reporting an unknown pass");
   }
-  int rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
+  for (size_t i = 0; i < n; i++) names[i] = irm_string_data(irm_array_at(listed, i)->v_obj);
+  names[n] = SEQUENTIAL;
+  best = irm_closest_name(name, names, n + 1);
+  rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
                             at, best)
                 : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", irm_error_quote(name), at);
   irm_free(names);
@@ -362,7 +374,8 @@ static int parse_pass(parser *p, const char *name, size_t at, irm_pass **out) {
   return rc;
 }
 
-/* The Sequential's name and opt_level from its options. */
+/* The Sequential's name and opt_level from its options (read_option has
+ * checked that opt_level fits an int). */
 static void sequential_info(const irm_object *options, const char **name, int *opt_level) {
   const irm_any *v = irm_map_find_cstr(options, "name");
   if (v) (void)irm_any_to_str(v, name, NULL);

@@ -45,3 +45,9 @@ int irm_arg_float(const char *fn, const irm_any *args, int32_t i, double *out) {
 int irm_arg_str(const char *fn, const irm_any *args, int32_t i, const char **out, size_t *len) {
   ARG_READ(irm_any_to_str(&args[i], out, len));
 }
+
+int irm_ret_object(const char *fn, int rc, irm_object **obj, irm_any *ret) {
+  if (rc) return irm_error_context(rc, "%s", fn);
+  *ret = irm_any_object(*obj);
+  return IRM_OK;
+}

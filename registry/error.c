@@ -117,19 +117,23 @@ int irm_error_code_of(const char *msg) {
   return code;
 }
 
+/* The status to return with the message just stored: IRM_ENOMEM when it was
+ * lost, so that status and irm_last_error() ("MemoryError: ...") agree. */
+static int lost_or(int code) { return tls_lost && code < 0 ? IRM_ENOMEM : code; }
+
 int irm_verror(int code, const char *fmt, va_list ap) {
   char prefix[32];
   snprintf(prefix, sizeof prefix, "%s: ", irm_error_kind(code));
   state_store(prefix, fmt, ap);
-  return code;
+  return lost_or(code);
 }
 
 int irm_error(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  irm_verror(code, fmt, ap);
+  int rc = irm_verror(code, fmt, ap);
   va_end(ap);
-  return code;
+  return rc;
 }
 
 int irm_error_nomem_(const char *what) {
@@ -161,16 +165,13 @@ int irm_error_context(int code, const char *fmt, ...) {
   vsnprintf(ctx, sizeof ctx, fmt, ap);
   va_end(ap);
   error_state *s = tls_state;
-  if (tls_lost || !s || !s->text) {
-    if (!tls_lost) irm_error(code, "%s", ctx);
-    return code;
-  }
+  if (tls_lost || !s || !s->text) return tls_lost ? lost_or(code) : irm_error(code, "%s", ctx);
   int kind = code;
   size_t plen = kind_prefix_len(s->text, &kind);
   char prefix[32];
   snprintf(prefix, sizeof prefix, "%s: ", plen ? irm_error_kind(kind) : irm_error_kind(code));
   state_store_f(prefix, "%s: %s", ctx, s->text + plen);
-  return code;
+  return lost_or(code);
 }
 
 void irm_clear_error(void) {

@@ -28,7 +28,8 @@ static inline int globals_ready(void) { return irm_builtins_ready(); }
 
 /* KeyError for a missing name with the closest registered one. */
 static int missing_name_error(const char *what, const char *name) {
-  char *best = irm_name_table_closest(&globals, name);
+  char *best = NULL;
+  if (irm_name_table_closest(&globals, name, &best)) return irm_error_nomem_("reporting a missing name");
   int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
                 : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   irm_free(best);
@@ -54,6 +55,8 @@ int irm_func_get_global(const char *name, irm_object **out) {
 static int check_register_args(const char *name, const irm_object *f) {
   if (!name || !name[0])
     return irm_error(IRM_EVALUE, "irm_func_register_global: name must be a non-empty string");
+  int rc = irm_utf8_check_("the global function name", name);
+  if (rc) return rc;
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
     return irm_error(IRM_ETYPE, "cannot register global '%s': expected ffi.Function, got %s", irm_error_quote(name),
                      f ? irm_object_type_key(f) : "NULL");

@@ -253,7 +253,9 @@ static int emit_string(writer *w, const irm_object *s) {
  * its object children sit on the refs stack in order. */
 static int finish_frame(writer *w) {
   wframe *f = &w->stack[w->depth - 1];
-  const int64_t *refs = w->refs + f->refs_base;
+  /* refs is NULL until the first object child: an empty Map or Array has
+   * none, and NULL + 0 is undefined behaviour in C. */
+  const int64_t *refs = w->refs ? w->refs + f->refs_base : NULL;
   int32_t t = irm_object_type_index(f->obj);
   const char *type = t == IRM_TYPE_ARRAY ? "ffi.Array"
                      : t == IRM_TYPE_MAP   ? "ffi.Map"
@@ -315,12 +317,10 @@ static int emit_node(writer *w, json_t *node) {
   return IRM_OK;
 }
 
-static size_t utf8_invalid_at(const unsigned char *s, size_t len);
-
 /* A JSON string of the bytes; JSON text is UTF-8, so other bytes are a
  * ValueError naming the offset. */
 static json_t *string_json(const char *data, size_t len, int *rc) {
-  size_t bad = utf8_invalid_at((const unsigned char *)data, len);
+  size_t bad = irm_utf8_invalid_at_(data, len);
   if (bad < len) {
     *rc = irm_error(IRM_EVALUE,
                     "cannot serialize a String that is not valid UTF-8 (byte 0x%02x at offset "
@@ -371,25 +371,4 @@ static int write_text(writer *w, const irm_any *root, irm_object **out) {
   char *start = t->data + HEADER_ROOM - hn;
   memcpy(start, header, (size_t)hn);
   return irm_string_new(start, t->len - (HEADER_ROOM - (size_t)hn), out);
-}
-
-/* Offset of the first byte that is not UTF-8 as jansson accepts it
- * (shortest forms, no surrogates, at most U+10FFFF), or len. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len) {
-  for (size_t i = 0; i < len;) {
-    unsigned c = s[i];
-    size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
-             : c >= 0xF0 && c <= 0xF4 ? 3 : 4;
-    if (n == 4 || len - i <= n) return i;
-    uint32_t cp = n ? c & (0x3Fu >> n) : c;
-    for (size_t k = 1; k <= n; k++) {
-      if ((s[i + k] & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += n + 1;
-  }
-  return len;
 }

@@ -74,8 +74,12 @@ static int unknown_kind_error(category *c, const char *category_name, const char
   if (!names) return irm_error_nomem_("reporting an unknown kind");
   char list[1024];
   format_names(names, n, list, sizeof list);
-  char *best = c ? irm_name_table_closest(&c->kinds, name) : NULL;
-  int rc;
+  char *best = NULL;
+  int rc = c ? irm_name_table_closest(&c->kinds, name, &best) : IRM_OK;
+  if (rc) {
+    irm_free(names);
+    return irm_error_nomem_("reporting an unknown kind");
+  }
   if (best)
     rc = irm_error(IRM_EVALUE, "unknown %s kind '%s' (did you mean '%s'?); registered kinds: %s",
                    category_name, irm_error_quote(name), best, list);
@@ -113,7 +117,7 @@ static int unknown_option_error(const irm_kind *k, const char *option) {
 
 static int check_name(const char *what, const char *name) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "%s must be a non-empty string", what);
-  return IRM_OK;
+  return irm_utf8_check_(what, name);
 }
 
 static void option_free(option_def *o);

@@ -230,6 +230,8 @@ static int unknown_attr_error(const irm_kind *kind, const char *attr) {
   if (names) {
     for (attr_name *a = kind->cat->attr_names; a; a = a->hh.next) names[i++] = a->name;
     best = irm_closest_name(attr, names, n);
+  } else {
+    return irm_error_nomem_("reporting an unknown attribute");
   }
   int rc = best ? irm_error(IRM_EATTR, "no %s kind has attribute '%s' (did you mean '%s'?)", kind->cat->name,
                             irm_error_quote(attr), best)

@@ -269,6 +269,8 @@ static int missing_key(const irm_map *m, const char *key) {
     for (size_t i = 0; i < m->used; i++)
       if (m->entries[i].key) names[n++] = key_data(&m->entries[i]);
     best = irm_closest_name(key, names, n);
+  } else {
+    return irm_error_nomem_("reporting a missing key");
   }
   int rc = best ? irm_error(IRM_EKEY, "key '%s' is not in the Map (did you mean '%s'?)", irm_error_quote(key), irm_error_quote(best))
                 : irm_error(IRM_EKEY, "key '%s' is not in the Map", irm_error_quote(key));

@@ -286,19 +286,22 @@ size_t irm_name_table_count(irm_name_table *t) {
   return n;
 }
 
-char *irm_name_table_closest(irm_name_table *t, const char *name) {
-  char *best = NULL;
+int irm_name_table_closest(irm_name_table *t, const char *name, char **best) {
+  int rc = IRM_OK;
+  *best = NULL;
   pthread_rwlock_rdlock(&t->lock);
   size_t n = HASH_COUNT(t->entries), i = 0;
   const char **names = irm_malloc((n ? n : 1) * sizeof *names);
   if (names) {
     for (irm_name_entry *e = t->entries; e; e = e->hh.next) names[i++] = e->name;
     const char *found = irm_closest_name(name, names, n);
-    if (found) best = irm_strdup(found);
+    if (found && !(*best = irm_strdup(found))) rc = IRM_ENOMEM;
+  } else {
+    rc = IRM_ENOMEM;
   }
   pthread_rwlock_unlock(&t->lock);
   irm_free(names);
-  return best;
+  return rc;
 }
 
 int irm_name_table_snapshot(irm_name_table *t, irm_name_snapshot *out) {

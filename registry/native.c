@@ -351,6 +351,12 @@ const char *irm_func_signature(const irm_object *f) {
   return fn->finalizer == irm_native_free_ ? ((const native_fn *)fn->resource)->sig.text : NULL;
 }
 
+irm_native_fn irm_func_native_pointer(const irm_object *f) {
+  irm_native_fn fp = NULL;
+  const irm_native_sig *sig = NULL;
+  return irm_native_target_(f, &fp, &sig) ? fp : NULL;
+}
+
 int irm_register_static_native(const char *name, irm_native_fn fn, const char *signature) {
   int deferred_rc;
   if (irm_plugin_defer_native_(name, fn, signature, &deferred_rc)) return deferred_rc; /* a plugin's */

@@ -3,6 +3,7 @@
  * of their objects (option_types.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -185,8 +186,11 @@ static int parse_int(const char *text, int64_t *out) {
   int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
   errno = 0;
   long long v = strtoll(text, &end, base);
-  if (!*text || isspace((unsigned char)*text) || *end || errno == ERANGE)
+  if (!*text || isspace((unsigned char)*text) || *end)
     return irm_error(IRM_EVALUE, "expected int, got '%s'", irm_error_quote(text));
+  if (errno == ERANGE)
+    return irm_error(IRM_EVALUE, "int '%s' is out of range: it must be between %" PRId64 " and %" PRId64,
+                     irm_error_quote(text), INT64_MIN, INT64_MAX);
   *out = v;
   return IRM_OK;
 }
@@ -261,6 +265,8 @@ static int as_string(const char *text, irm_any *out) {
 int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out) {
   if (!text || !out) return irm_error(IRM_EVALUE, "irm_option_parse_text: text and out must not be NULL");
   *out = irm_any_none();
+  int bad = irm_utf8_check_("the option text", text);
+  if (bad) return bad;
   switch (type) {
     case IRM_OPTION_BOOL: return parse_bool(text, out);
     case IRM_OPTION_INT: {

@@ -28,8 +28,11 @@ void irm_set_warning_handler(irm_warning_handler handler, void *user_data) {
   pthread_mutex_unlock(&warn_lock);
 }
 
-/* Formats and delivers one warning; the handler runs without the lock. */
-static void vwarn(const char *fmt, va_list ap) {
+/* Formats and delivers one warning; the handler runs without the lock.
+ * IRM_ENOMEM, delivering nothing, when a long text cannot be allocated: a
+ * cut text would lose what the warning is about. Sets no error message, so
+ * callers may warn while reporting another error. */
+static int vwarn(const char *fmt, va_list ap) {
   char small[512];
   va_list ap2;
   va_copy(ap2, ap);
@@ -37,11 +40,9 @@ static void vwarn(const char *fmt, va_list ap) {
   va_end(ap2);
   char *msg = small;
   if (n >= (int)sizeof small) {
-    char *big = irm_malloc((size_t)n + 1);
-    if (big) {
-      vsnprintf(big, (size_t)n + 1, fmt, ap);
-      msg = big;
-    } /* else: deliver the truncated text rather than nothing */
+    msg = irm_malloc((size_t)n + 1);
+    if (!msg) return IRM_ENOMEM;
+    vsnprintf(msg, (size_t)n + 1, fmt, ap);
   }
   pthread_mutex_lock(&warn_lock);
   irm_warning_handler h = warn_handler ? warn_handler : default_handler;
@@ -49,16 +50,19 @@ static void vwarn(const char *fmt, va_list ap) {
   pthread_mutex_unlock(&warn_lock);
   h(msg, ud);
   if (msg != small) irm_free(msg);
+  return IRM_OK;
 }
 
-void irm_warn(const char *fmt, ...) {
+int irm_warn(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vwarn(fmt, ap);
+  int rc = vwarn(fmt, ap);
   va_end(ap);
+  return rc;
 }
 
-/* Remembers key; 1 when it is new, 0 when seen before or out of memory. */
+/* Remembers key; 1 when it is new, 0 when seen before, -1 when out of
+ * memory. */
 static int remember_key(const char *key) {
   size_t len = strlen(key);
   int irm_hash_oom = 0;
@@ -67,6 +71,7 @@ static int remember_key(const char *key) {
   once_key *k = NULL;
   HASH_FIND(hh, warned, key, len, k);
   if (!k) {
+    added = -1;
     k = irm_malloc(sizeof *k + len + 1);
     if (k) {
       memcpy(k->key, key, len + 1);
@@ -81,13 +86,26 @@ static int remember_key(const char *key) {
   return added;
 }
 
+static void forget_key(const char *key) {
+  once_key *k = NULL;
+  pthread_mutex_lock(&warn_lock);
+  HASH_FIND(hh, warned, key, strlen(key), k);
+  if (k) HASH_DEL(warned, k);
+  pthread_mutex_unlock(&warn_lock);
+  irm_free(k);
+}
+
+/* A key that cannot be remembered (out of memory) still warns: a warning
+ * given twice is better than one never given. */
 int irm_warn_once(const char *key, const char *fmt, ...) {
-  if (!key || !remember_key(key)) return 0;
+  int added = key ? remember_key(key) : 0;
+  if (!added) return 0;
   va_list ap;
   va_start(ap, fmt);
-  vwarn(fmt, ap);
+  int rc = vwarn(fmt, ap);
   va_end(ap);
-  return 1;
+  if (rc && added == 1) forget_key(key); /* not delivered: may warn later */
+  return rc ? rc : 1;
 }
 
 void irm_warn_once_reset(void) {

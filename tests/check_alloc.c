@@ -305,6 +305,120 @@ START_TEST(test_oom_during_first_object_use_is_reported_and_recoverable) {
 }
 END_TEST
 
+/* ---- messages: out of memory is never silent ---------------------------- */
+
+START_TEST(test_error_whose_message_cannot_be_stored_is_a_memory_error) {
+  settle_error();
+  fail_all_after(0);
+  int rc = irm_error(IRM_EKEY, "%s", "a message that needs a new buffer");
+  int rc2 = irm_error_context(IRM_EKEY, "in a context");
+  stop_failing();
+  ck_assert_int_eq(rc, IRM_ENOMEM);
+  ck_assert_int_eq(rc2, IRM_ENOMEM);
+  ck_assert_str_eq(irm_last_error(), "MemoryError: out of memory while storing an error message");
+  ck_assert_int_eq(irm_error(IRM_EKEY, "stored"), IRM_EKEY);
+}
+END_TEST
+
+typedef struct delivered {
+  int count;
+  size_t last_len;
+} delivered;
+
+static void count_warning(const char *msg, void *user_data) {
+  delivered *d = user_data;
+  d->count++;
+  d->last_len = strlen(msg);
+}
+
+enum { long_text_len = 1999 };
+
+/* A warning text too long for irm_warn's stack buffer: it must allocate. */
+static const char *long_text(void) {
+  static char text[long_text_len + 1];
+  memset(text, 'w', long_text_len);
+  return text;
+}
+
+START_TEST(test_warning_too_long_for_memory_is_not_delivered_cut_and_reports_nomem) {
+  const char *text = long_text();
+  delivered d = {0};
+  irm_set_warning_handler(count_warning, &d);
+  settle_error();
+  fail_nth_from_now(1);
+  int rc = irm_warn("%s", text);
+  stop_failing();
+  ck_assert_int_eq(rc, IRM_ENOMEM);
+  ck_assert_int_eq(d.count, 0);
+  ck_assert_str_eq(irm_last_error(), "ValueError: alloc test baseline"); /* left alone */
+  ck_assert_int_eq(irm_warn("%s", text), IRM_OK);
+  ck_assert_int_eq(d.count, 1);
+  ck_assert_uint_eq(d.last_len, long_text_len);
+  irm_set_warning_handler(NULL, NULL);
+}
+END_TEST
+
+START_TEST(test_warn_once_without_memory_still_warns_and_is_not_lost) {
+  const char *text = long_text();
+  delivered d = {0};
+  irm_set_warning_handler(count_warning, &d);
+  ck_assert_int_eq(irm_warn_once("alloc-test:warm", "the key table exists"), 1);
+  d.count = 0;
+  fail_nth_from_now(1); /* the key's entry */
+  ck_assert_int_eq(irm_warn_once("alloc-test:key", "short"), 1);
+  stop_failing();
+  ck_assert_int_eq(d.count, 1);
+  fail_nth_from_now(2); /* the long text, after the key's entry */
+  ck_assert_int_eq(irm_warn_once("alloc-test:long", "%s", text), IRM_ENOMEM);
+  stop_failing();
+  ck_assert_int_eq(d.count, 1);
+  ck_assert_int_eq(irm_warn_once("alloc-test:long", "%s", text), 1); /* not remembered when not delivered */
+  ck_assert_int_eq(irm_warn_once("alloc-test:long", "%s", text), 0);
+  ck_assert_int_eq(d.count, 2);
+  irm_warn_once_reset();
+  irm_set_warning_handler(NULL, NULL);
+}
+END_TEST
+
+/* Regression: an error path whose message could not be stored returned
+ * its own code (ValueError) with a MemoryError message. */
+START_TEST(test_json_errors_with_a_failed_allocation_are_memory_errors_or_the_same_error) {
+  static const char *const bad[] = {
+      "", "{\"irm_json\": 1,\n \"root\": nul", "[1, 2]", "{\"irm_json\": 2, \"root\": null, \"nodes\": []}",
+      "{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"type\": 1}]}",
+      "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [{\"type\": \"ffi.Arrray\", \"items\": []}]}",
+      "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [{\"type\": \"ffi.Array\", \"items\": [{\"ref\": 0}]}]}",
+      "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [{\"type\": \"ffi.Map\", \"keys\": [\"a\"]}]}",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    irm_any out = irm_any_none();
+    int expected = irm_from_json(bad[i], strlen(bad[i]), &out);
+    char message[1024];
+    snprintf(message, sizeof message, "%s", irm_last_error());
+    ck_assert_int_lt(expected, 0);
+    for (long n = 1;; n++) {
+      ck_assert_int_lt(n, sweep_cap);
+      settle_error();
+      long injected_before = atomic_load(&injected), live = atomic_load(&live_blocks);
+      fail_nth_from_now(n);
+      int rc = irm_from_json(bad[i], strlen(bad[i]), &out);
+      stop_failing();
+      int hit = atomic_load(&injected) != injected_before;
+      ck_assert_int_eq(out.type_code, IRM_NONE);
+      if (rc == IRM_ENOMEM && strncmp(irm_last_error(), "MemoryError: ", 13) == 0) {
+        ck_assert_msg(hit, "'%s' (N=%ld): MemoryError without a failed allocation", bad[i], n);
+      } else {
+        ck_assert_msg(rc == expected && strcmp(irm_last_error(), message) == 0,
+                      "'%s' (N=%ld): %d '%s' instead of %d '%s'", bad[i], n, rc, irm_last_error(), expected, message);
+      }
+      settle_error();
+      ck_assert_int_eq(atomic_load(&live_blocks), live);
+      if (!hit) break;
+    }
+  }
+}
+END_TEST
+
 /* ---- suite -------------------------------------------------------------- */
 
 static Suite *alloc_suite(void) {
@@ -325,6 +439,13 @@ static Suite *alloc_suite(void) {
   tcase_add_test(tc, test_irm_realloc_keeps_contents_and_failure_keeps_the_block);
   tcase_add_test(tc, test_irm_strdup_and_strndup_copy_through_the_hooks);
   tcase_add_test(tc, test_objects_are_allocated_and_freed_through_the_hooks);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("messages");
+  tcase_add_test(tc, test_error_whose_message_cannot_be_stored_is_a_memory_error);
+  tcase_add_test(tc, test_warning_too_long_for_memory_is_not_delivered_cut_and_reports_nomem);
+  tcase_add_test(tc, test_warn_once_without_memory_still_warns_and_is_not_lost);
+  tcase_add_test(tc, test_json_errors_with_a_failed_allocation_are_memory_errors_or_the_same_error);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("first_use");

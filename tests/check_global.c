@@ -396,11 +396,26 @@ END_TEST
 
 /* ---- suite -------------------------------------------------------------- */
 
+/* Names are saved in JSON and shown to other languages: UTF-8 only. */
+START_TEST(test_register_name_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  irm_object *f = new_const(1);
+  ck_assert_error(irm_func_register_global("test.caf\xc3(", f, 0), IRM_EVALUE,
+                  "ValueError: the global function name is not valid UTF-8 (byte 0xc3 at offset 8)");
+  ck_assert_error(irm_func_register_global("test.\xed\xa0\x80", f, 0), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("offset 5");
+  ck_assert_uint_eq(irm_object_refcount(f), 1); /* not kept */
+  ck_assert_ok(irm_func_register_global("test.caf\xc3\xa9", f, 0));
+  ck_assert_ok(irm_func_remove_global("test.caf\xc3\xa9"));
+  irm_object_release(f);
+}
+END_TEST
+
 static Suite *global_suite(void) {
   Suite *s = suite_create("global");
 
   TCase *tc = tcase_create("registry");
   tcase_add_test(tc, test_register_get_call_remove_round_trip);
+  tcase_add_test(tc, test_register_name_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(tc, test_get_of_missing_name_is_status_zero_and_null);
   tcase_add_test(tc, test_get_rejects_null_name_and_null_out_with_value_error);
   tcase_add_test(tc, test_register_duplicate_without_override_is_key_error_naming_it);

@@ -747,6 +747,21 @@ END_TEST
 
 /* ---- suite ------------------------------------------------------------------------ */
 
+START_TEST(test_kind_and_option_names_that_are_not_utf8_are_value_errors_naming_the_offset) {
+  irm_kind *k = NULL;
+  ck_assert_error(irm_kind_register("utf8cat", "bad\xff", &k), IRM_EVALUE,
+                  "ValueError: a kind name is not valid UTF-8 (byte 0xff at offset 3)");
+  ck_assert_error(irm_kind_register("cat\x80", "fine", &k), IRM_EVALUE, "ValueError: a kind category ");
+  ck_assert_error_mentions("offset 3");
+  k = register_kind("utf8cat", "fine");
+  irm_any def = irm_any_int(1);
+  ck_assert_error(irm_kind_add_option(k, "opt\xc0\xaf", IRM_OPTION_INT, &def, NULL, 0), IRM_EVALUE,
+                  "ValueError: an option name is not valid UTF-8 (byte 0xc0 at offset 3)");
+  irm_option_type type;
+  ck_assert_int_ne(irm_kind_option(k, "opt\xc0\xaf", &type, NULL), IRM_OK);
+}
+END_TEST
+
 static Suite *kind_suite(void) {
   Suite *s = suite_create("kind");
 
@@ -754,6 +769,7 @@ static Suite *kind_suite(void) {
   tcase_add_test(kinds, test_category_register_is_idempotent_and_rejects_empty_names);
   tcase_add_test(kinds, test_register_returns_the_same_handle_twice);
   tcase_add_test(kinds, test_register_rejects_null_and_empty_names_with_value_error);
+  tcase_add_test(kinds, test_kind_and_option_names_that_are_not_utf8_are_value_errors_naming_the_offset);
   tcase_add_test(kinds, test_kind_name_and_category_report_the_registration);
   tcase_add_test(kinds, test_same_name_in_two_categories_is_two_kinds);
   tcase_add_test(kinds, test_find_returns_the_registered_kind);

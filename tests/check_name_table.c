@@ -183,10 +183,12 @@ END_TEST
 START_TEST(test_closest_suggests_a_near_name_and_nothing_for_a_far_one) {
   ck_assert_int_eq(add("unpacked-api", 1, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_int_eq(add("link-params", 2, IRM_NAME_UNIQUE), IRM_OK);
-  char *best = irm_name_table_closest(&table, "unpaked-api");
+  char *best = NULL;
+  ck_assert_int_eq(irm_name_table_closest(&table, "unpaked-api", &best), IRM_OK);
   ck_assert_str_eq(best, "unpacked-api");
   irm_free(best);
-  ck_assert_ptr_null(irm_name_table_closest(&table, "zzz"));
+  ck_assert_int_eq(irm_name_table_closest(&table, "zzz", &best), IRM_OK);
+  ck_assert_ptr_null(best);
 }
 END_TEST
 

@@ -446,7 +446,12 @@ START_TEST(test_parse_int_rejects_empty_trailing_junk_spaces_and_overflow) {
   assert_parse_fails(IRM_OPTION_INT, "1.5");
   assert_parse_fails(IRM_OPTION_INT, "abc");
   assert_parse_fails(IRM_OPTION_INT, "9223372036854775808");
+  ck_assert_error_mentions("int '9223372036854775808' is out of range: it must be between -9223372036854775808 and "
+                           "9223372036854775807");
   assert_parse_fails(IRM_OPTION_INT, "-99999999999999999999");
+  ck_assert_error_mentions("int '-99999999999999999999' is out of range");
+  assert_parse_fails(IRM_OPTION_INT, "0x10000000000000000");
+  ck_assert_error_mentions("int '0x10000000000000000' is out of range");
 }
 END_TEST
 
@@ -751,6 +756,17 @@ END_TEST
 
 /* ---- suite --------------------------------------------------------------- */
 
+START_TEST(test_parse_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  irm_any out = irm_any_int(7);
+  ck_assert_error(irm_option_parse_text(IRM_OPTION_STR, "ab\xe2\x82", &out), IRM_EVALUE,
+                  "ValueError: the option text is not valid UTF-8 (byte 0xe2 at offset 2)");
+  ck_assert_int_eq(out.type_code, IRM_NONE);
+  ck_assert_error(irm_option_parse_text(IRM_OPTION_ARRAY_STR, "a,\xff", &out), IRM_EVALUE, "ValueError: ");
+  ck_assert_ok(irm_option_parse_text(IRM_OPTION_STR, "\xe2\x82\xac", &out));
+  irm_any_release(&out);
+}
+END_TEST
+
 static Suite *option_suite(void) {
   Suite *s = suite_create("option");
 
@@ -767,6 +783,7 @@ static Suite *option_suite(void) {
   tcase_add_test(check, test_check_bool_takes_bool_and_int_zero_or_one_as_bool);
   tcase_add_test(check, test_check_bool_rejects_int_two_and_strings_with_type_error);
   tcase_add_test(check, test_check_int_takes_int_only);
+  tcase_add_test(check, test_parse_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(check, test_check_float_takes_float_and_widens_int);
   tcase_add_test(check, test_check_str_turns_a_borrowed_c_string_into_a_string);
   tcase_add_test(check, test_check_str_takes_a_string_object_and_rejects_other_values);

@@ -160,6 +160,24 @@ START_TEST(test_pipeline_unknown_option_suggests_closest) {
 }
 END_TEST
 
+/* Regression: opt_level was cast to int, so 4294967299 ran as 3. */
+START_TEST(test_pipeline_opt_level_out_of_int_range_is_an_error_quoting_the_text) {
+  register_test_passes();
+  assert_parse_fails("Sequential{opt_level=4294967299}(TestNop)", IRM_EVALUE, "ValueError: ",
+                     "opt_level '4294967299' of a Sequential at position 21 is out of range: it must be between 0 "
+                     "and 2147483647");
+  assert_parse_fails("Sequential{opt_level=4294967296}(TestNop)", IRM_EVALUE, "ValueError: ", "'4294967296'");
+  assert_parse_fails("Sequential{opt_level=2147483648}(TestNop)", IRM_EVALUE, "ValueError: ", "'2147483648'");
+  assert_parse_fails("Sequential{opt_level=0x80000000}(TestNop)", IRM_EVALUE, "ValueError: ", "'0x80000000'");
+  assert_parse_fails("Sequential{opt_level=-1}(TestNop)", IRM_EVALUE, "ValueError: ", "opt_level '-1'");
+  assert_parse_fails("Sequential{opt_level=99999999999999999999}(TestNop)", IRM_EVALUE, "ValueError: ",
+                     "int '99999999999999999999' is out of range");
+  irm_pass *p = parse("Sequential{opt_level=2147483647}(TestNop)");
+  ck_assert_int_eq(irm_pass_opt_level(p), 2147483647);
+  irm_object_release(p);
+}
+END_TEST
+
 START_TEST(test_pipeline_bad_value_names_option_and_position) {
   register_test_passes();
   assert_parse_fails("TestOpts{count=abc}", IRM_EVALUE, "ValueError: pipeline",
@@ -260,6 +278,16 @@ START_TEST(test_pipeline_parsed_pass_runs) {
 }
 END_TEST
 
+START_TEST(test_pipeline_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  register_test_passes();
+  assert_parse_fails("Sequential{name='caf\xc3'}(TestNop)", IRM_EVALUE,
+                     "ValueError: the pipeline text is not valid UTF-8 (byte 0xc3 at offset 20)", NULL);
+  irm_pass *p = parse("Sequential{name='caf\xc3\xa9'}(TestNop)");
+  ck_assert_str_eq(irm_pass_name(p), "caf\xc3\xa9");
+  irm_object_release(p);
+}
+END_TEST
+
 static Suite *pipeline_suite(void) {
   Suite *s = suite_create("pipeline");
   TCase *tc = tcase_create("core");
@@ -267,6 +295,8 @@ static Suite *pipeline_suite(void) {
   tcase_add_test(tc, test_pipeline_flat_sequential_round_trips);
   tcase_add_test(tc, test_pipeline_nested_sequential_round_trips);
   tcase_add_test(tc, test_pipeline_sequential_name_and_opt_level_round_trip);
+  tcase_add_test(tc, test_pipeline_opt_level_out_of_int_range_is_an_error_quoting_the_text);
+  tcase_add_test(tc, test_pipeline_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(tc, test_pipeline_options_of_each_type_round_trip);
   tcase_add_test(tc, test_pipeline_float_prints_exactly);
   tcase_add_test(tc, test_pipeline_parse_equals_structurally);

@@ -307,6 +307,17 @@ START_TEST(test_legacy_options_are_errors_everywhere_else) {
 }
 END_TEST
 
+START_TEST(test_legacy_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  irm_object *t = NULL;
+  ck_assert_error(irm_target_convert_legacy("llvm -executor=a\xff", NULL, &t, NULL, NULL), IRM_EVALUE,
+                  "ValueError: the target string is not valid UTF-8 (byte 0xff at offset 16)");
+  ck_assert_error(irm_target_convert_legacy("llvm", "llvm -runtime=\xc3", &t, NULL, NULL), IRM_EVALUE,
+                  "ValueError: the host's target string is not valid UTF-8 (byte 0xc3 at offset 14)");
+  ck_assert_ptr_null(t);
+  ck_assert_int_eq(warnings.count, 0);
+}
+END_TEST
+
 /* ---- running out of memory ----------------------------------------------------------
  * Each operation fails the Nth allocation (then every allocation after N)
  * for every N it meets: the result is success or a MemoryError (or the
@@ -423,6 +434,83 @@ static void sweep(const char *what, int (*op)(void), int keeps_memory) {
   }
 }
 
+/* ---- out of memory never changes a result ------------------------------------------
+ * Regression (issue: ConvertLegacy succeeded 68 times with an allocation
+ * failed): failing allocation N, for every N, either fails with
+ * MemoryError or gives exactly the result and the warnings of the run
+ * without failures; never a dropped warning or option. */
+
+typedef struct legacy_case {
+  const char *text, *host_text;
+} legacy_case;
+
+/* Target text, Executor and Runtime reprs and the warnings, in plain malloc
+ * memory (made with failures off). */
+static char *summary_of(const converted *c, const warning_log *log) {
+  size_t size = 16384, used = 0;
+  char *out = malloc(size);
+  ck_assert_ptr_nonnull(out);
+  irm_object *parts[3] = {NULL, NULL, NULL};
+  ck_assert_ok(irm_target_as_string(c->target, &parts[0]));
+  irm_any e = irm_any_object(c->executor), r = irm_any_object(c->runtime);
+  ck_assert_ok(irm_repr(&e, &parts[1]));
+  ck_assert_ok(irm_repr(&r, &parts[2]));
+  for (int i = 0; i < 3; i++) {
+    used += (size_t)snprintf(out + used, size - used, "%s\n", irm_string_data(parts[i]));
+    irm_object_release(parts[i]);
+  }
+  used += (size_t)snprintf(out + used, size - used, "%d warnings\n", log->count);
+  for (int i = 0; i < log->count && i < max_warnings; i++)
+    used += (size_t)snprintf(out + used, size - used, "%s\n", log->text[i]);
+  ck_assert_uint_lt(used, size - 1);
+  return out;
+}
+
+static char *convert_summary(const legacy_case *lc, int *rc) {
+  converted c = {0};
+  memset(&warnings, 0, sizeof warnings);
+  *rc = irm_target_convert_legacy(lc->text, lc->host_text, &c.target, &c.executor, &c.runtime);
+  stop_failing();
+  char *summary = *rc ? NULL : summary_of(&c, &warnings);
+  release(&c);
+  return summary;
+}
+
+static void sweep_exact(const legacy_case *lc) {
+  int rc = 0;
+  char *expected = convert_summary(lc, &rc);
+  ck_assert_msg(rc == 0, "'%s' without failures: %s", lc->text, irm_last_error());
+  uint64_t salt = sweep_salt(lc->text, fail_nth);
+  for (long n = 1;; n = sweep_next(n, salt)) {
+    ck_assert_msg(n < sweep_cap, "'%s': still meeting failures at N=%ld", lc->text, n);
+    long injected_before = atomic_load(&injected);
+    fail_nth_from_now(n);
+    char *got = convert_summary(lc, &rc);
+    int hit = atomic_load(&injected) != injected_before;
+    if (rc) {
+      ck_assert_msg(rc == IRM_ENOMEM && strncmp(irm_last_error(), "MemoryError: ", 13) == 0, "'%s' (N=%ld): %d '%s'",
+                    lc->text, n, rc, irm_last_error());
+      continue;
+    }
+    ck_assert_msg(strcmp(got, expected) == 0, "'%s' (N=%ld) succeeded with another result:\n%s\ninstead of\n%s",
+                  lc->text, n, got, expected);
+    free(got);
+    if (!hit) break;
+  }
+  free(expected);
+}
+
+START_TEST(test_conversion_with_a_failed_allocation_fails_or_gives_the_same_result_and_warnings) {
+  static const legacy_case cases[] = {
+      {"c -mcpu='a b' --host='llvm -mattr=+neon,+dsp -executor=aot -runtime=c -system-lib -unpacked-api=1 "
+       "-interface-api=c -link-params=0'", NULL},
+      {"llvm -executor=aot -link-params=1 -workspace-byte-alignment=16 -constant-byte-alignment=8", NULL},
+      {"cuda -runtime=crt -system-lib --host='llvm -interface-api=c'", "llvm -executor=graph -link-params=1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) sweep_exact(&cases[i]);
+}
+END_TEST
+
 START_TEST(test_conversion_survives_allocation_failures) { sweep("ConvertLegacy", op_convert, 0); }
 END_TEST
 
@@ -467,10 +555,12 @@ int main(void) {
   tcase_add_test(tc, test_convert_legacy_global_returns_target_executor_runtime);
   tcase_add_test(tc, test_legacy_values_are_typed_and_errors_name_the_option);
   tcase_add_test(tc, test_legacy_options_are_errors_everywhere_else);
+  tcase_add_test(tc, test_legacy_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   suite_add_tcase(s, tc);
   tc = tcase_create("out_of_memory");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_conversion_survives_allocation_failures);
+  tcase_add_test(tc, test_conversion_with_a_failed_allocation_fails_or_gives_the_same_result_and_warnings);
   tcase_add_test(tc, test_parse_print_export_survive_allocation_failures);
   tcase_add_test(tc, test_parse_errors_survive_allocation_failures);
   tcase_add_test(tc, test_tag_registration_survives_allocation_failures);

@@ -188,6 +188,15 @@ START_TEST(test_bad_value_names_option_value_and_type) {
 }
 END_TEST
 
+START_TEST(test_int_option_out_of_range_is_an_error_quoting_the_text) {
+  ck_assert_parse_fails("llvm -num-cores=18446744073709551617", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("option 'num-cores' of target 'llvm'");
+  ck_assert_error_mentions("int '18446744073709551617' is out of range");
+  ck_assert_parse_fails("llvm -num-cores=-0x8000000000000001", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("int '-0x8000000000000001' is out of range");
+}
+END_TEST
+
 START_TEST(test_unknown_option_suggests_the_closest) {
   ck_assert_parse_fails("llvm -mcpux=a", IRM_EATTR, "AttributeError: ");
   ck_assert_error_mentions("'mcpux'");
@@ -460,6 +469,24 @@ START_TEST(test_json_nesting_is_bounded) {
 }
 END_TEST
 
+/* Checked where the text enters, so that every target that parses can be
+ * saved as JSON (whose writer refuses what is not UTF-8). */
+START_TEST(test_text_that_is_not_utf8_is_a_value_error_naming_the_offset) {
+  ck_assert_parse_fails("llvm -mcpu=caf\xc3", IRM_EVALUE,
+                        "ValueError: the target string is not valid UTF-8 (byte 0xc3 at offset 14)");
+  ck_assert_parse_fails("llvm -keys=\xf4\x90\x80\x80", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("(byte 0xf4 at offset 11)");
+  ck_assert_parse_fails("c --host='llvm -mcpu=\xe0\x80\x80'", IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("offset 21");
+  irm_object *t = target_of("llvm -mcpu='caf\xc3\xa9 \xf0\x9f\x98\x80'");
+  irm_any v = irm_any_object(t);
+  irm_object *json = NULL;
+  ck_assert_ok(irm_to_json(&v, &json));
+  irm_object_release(json);
+  irm_object_release(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("target_parse");
   TCase *tc = tcase_create("target_parse");
@@ -475,6 +502,8 @@ int main(void) {
   tcase_add_test(tc, test_array_values_split_on_commas);
   tcase_add_test(tc, test_values_parse_into_their_option_types);
   tcase_add_test(tc, test_bad_value_names_option_value_and_type);
+  tcase_add_test(tc, test_int_option_out_of_range_is_an_error_quoting_the_text);
+  tcase_add_test(tc, test_text_that_is_not_utf8_is_a_value_error_naming_the_offset);
   tcase_add_test(tc, test_unknown_option_suggests_the_closest);
   tcase_add_test(tc, test_words_that_are_not_options_are_errors);
   tcase_add_test(tc, test_unknown_kind_lists_kinds_and_suggests);

@@ -1,4 +1,4 @@
-/* The text buffer every printer shares (registry/text_buf.h): appends of
+/* The text buffer every printer shares (registry/internal/text_buf.h): appends of
  * every form, growth from caller storage and from nothing, the result as a
  * String or a C string, and out of memory at every allocation giving the
  * sticky failure without a leak.

@@ -36,7 +36,9 @@ IRM_API int irm_error_code_of(const char *msg);
 
 /* Sets the last error to "<Kind>: <formatted text>" and returns code, so
  * `return irm_error(IRM_EKEY, "no function '%s'", name);` reads naturally.
- * If the message cannot be stored, irm_last_error() reports a MemoryError. */
+ * If the message cannot be stored, irm_last_error() reports a MemoryError
+ * and the result is IRM_ENOMEM (for a negative code), so a status and its
+ * message always agree. */
 IRM_API int irm_error(int code, const char *fmt, ...) IRM_PRINTF_(2, 3);
 IRM_API int irm_verror(int code, const char *fmt, va_list ap);
 
@@ -57,7 +59,8 @@ IRM_API const char *irm_error_quote(const char *s);
 
 /* Inserts context after the kind of the current message:
  * "KeyError: x" becomes "KeyError: in pass 'FuseOps': x". Returns code so
- * it can wrap a failing status: `return irm_error_context(rc, "in pass '%s'", n);` */
+ * it can wrap a failing status: `return irm_error_context(rc, "in pass '%s'", n);`
+ * (IRM_ENOMEM, as irm_error, when the message is lost to out of memory). */
 IRM_API int irm_error_context(int code, const char *fmt, ...) IRM_PRINTF_(2, 3);
 
 /* Clears the calling thread's last error. */
@@ -89,12 +92,18 @@ typedef void (*irm_warning_handler)(const char *msg, void *user_data);
  * The handler may be called from any thread, never with an irm lock held. */
 IRM_API void irm_set_warning_handler(irm_warning_handler handler, void *user_data);
 
-/* Emits a warning through the handler. */
-IRM_API void irm_warn(const char *fmt, ...) IRM_PRINTF_(1, 2);
+/* Emits a warning through the handler. Returns IRM_OK, or IRM_ENOMEM when
+ * a long text could not be allocated: then nothing is delivered (never a
+ * cut text) and, so that it can be called while reporting another error,
+ * the thread's error message is left alone: a caller for whom the warning
+ * matters reports MemoryError itself. Safe from any thread. */
+IRM_API int irm_warn(const char *fmt, ...) IRM_PRINTF_(1, 2);
 
 /* Emits a warning only the first time this process sees key (for example
  * "deprecated:-link-params"). Returns 1 if it was emitted, 0 if it had been
- * emitted before (or the key could not be remembered: out of memory). */
+ * emitted before, IRM_ENOMEM as irm_warn does (the key is then not
+ * remembered). A key that cannot be remembered (out of memory) still
+ * warns, and may warn again later. */
 IRM_API int irm_warn_once(const char *key, const char *fmt, ...) IRM_PRINTF_(2, 3);
 
 /* Forgets every key of irm_warn_once, so each warns again. For tests. */

@@ -68,6 +68,13 @@ IRM_API int irm_func_new_native(irm_native_fn fn, const char *signature, irm_obj
  * NULL for a packed function or a non-function. Borrowed from f. */
 IRM_API const char *irm_func_signature(const irm_object *f);
 
+/* The C function behind a native function object (what irm_func_new_native
+ * was given); NULL for a packed function or a non-function. With
+ * irm_func_signature it lets a binding call the C function directly (the
+ * Python package builds a ctypes prototype from both for scalar
+ * signatures). Never fails; safe from any thread. */
+IRM_API irm_native_fn irm_func_native_pointer(const irm_object *f);
+
 /* The other way: a C function pointer with the given signature that calls
  * func (any function object: packed, native, or one written in Python).
  * *out_fn stays valid as long as *out_handle lives (a NEW reference; the
@@ -108,6 +115,13 @@ IRM_API int irm_arg_bool(const char *fn, const irm_any *args, int32_t i, bool *o
 IRM_API int irm_arg_float(const char *fn, const irm_any *args, int32_t i, double *out);
 IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i,
                         const char **out, size_t *len);
+
+/* Finishes a packed function that made an object: rc is the status of the
+ * call that made *obj. When rc is 0, stores *obj (a NEW reference, taken)
+ * in *ret and returns 0; otherwise returns rc with "<fn>: " as context and
+ * leaves *ret as it was. obj is read only after rc is computed, so
+ * `irm_ret_object(fn, irm_x_new(&o), &o, ret)` is safe. */
+IRM_API int irm_ret_object(const char *fn, int rc, irm_object **obj, irm_any *ret);
 
 /* Used by the registration macros below: registers fn as a packed global
  * (no override). A failure is reported through the warning handler, since

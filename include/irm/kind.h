@@ -62,7 +62,7 @@ IRM_API int irm_option_type_parse(const char *name, irm_option_type *out);
  * MemoryError. */
 IRM_API int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *out);
 
-/* Parses text (from a target string, a CLI flag or pipeline text) into a
+/* Parses text (from a target string or pipeline text) into a
  * value of the type: bool takes 1/0/true/false in any case; array types
  * split on commas (single quotes group, \' escapes); map is an error (no
  * text form); target is returned as a String for the caller to parse, and

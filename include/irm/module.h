@@ -173,7 +173,7 @@ IRM_API int irm_module_get_attr(const irm_module *mod, const char *key, irm_any 
 /* The attributes as a DictAttrs, borrowed from mod. */
 IRM_API const irm_object *irm_module_attrs(const irm_module *mod);
 
-/* Typed getters: the attribute, borrowed from mod, or NULL when unset (or
+/* Typed accessors: the attribute, borrowed from mod, or NULL when unset (or
  * mod is not an IRModule). irm_module_mod_name gives the String's
  * characters. */
 IRM_API irm_object *irm_module_target(const irm_module *mod);

@@ -21,6 +21,19 @@
 /* "MemoryError: out of memory <what>"; returns IRM_ENOMEM. */
 int irm_error_nomem_(const char *what);
 
+/* ---- UTF-8 (registry/string.c) ---------------------------------------------- */
+
+/* Offset of the first byte of s[0..len) that is not UTF-8 as JSON (jansson)
+ * accepts it: shortest forms, no surrogates, at most U+10FFFF; len when all
+ * of it is. Text parsers check their input with it, so what parses can be
+ * saved as JSON. */
+size_t irm_utf8_invalid_at_(const char *s, size_t len);
+
+/* IRM_OK when the NUL-terminated text is UTF-8, else "ValueError: <what> is
+ * not valid UTF-8 (byte 0xNN at offset K)", returning IRM_EVALUE. The text
+ * itself is not quoted: the message stays valid UTF-8. */
+int irm_utf8_check_(const char *what, const char *text);
+
 /* ---- objects ------------------------------------------------------------- */
 
 /* The header every object starts with: 16 bytes, so a payload that follows

@@ -91,9 +91,10 @@ void *irm_name_table_get(irm_name_table *t, const char *name);
 /* The number of names. */
 size_t irm_name_table_count(irm_name_table *t);
 
-/* The registered name closest to name (irm_closest_name), as a NEW string
- * (irm_free it); NULL when none is close, or when memory is short. */
-char *irm_name_table_closest(irm_name_table *t, const char *name);
+/* The registered name closest to name (irm_closest_name) into *best as a
+ * NEW string (irm_free it), NULL when none is close. IRM_ENOMEM (no message
+ * set) when memory is short: a suggestion is never dropped silently. */
+int irm_name_table_closest(irm_name_table *t, const char *name, char **best);
 
 /* The entries in insertion order, as copies: names[i] and plugins[i]
  * (borrowed for the process) and values[i] (NEW references in counted

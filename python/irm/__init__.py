@@ -1,0 +1,25 @@
+"""irm from Python: the registries, kinds, module attributes and passes of
+libirm through ctypes (nothing to compile; numpy optional).
+
+libirm is found through IRM_LIBRARY, then beside this package, then the
+source tree's build folders (build, build-test), then the install prefix,
+then the system loader; ImportError lists where it looked. The plugins named
+by IRM_PLUGIN_PATH are loaded at import (a failure raises irm.PluginError).
+"""
+from . import _lib
+from ._ffi import (Object, Function, Array, Map, PluginError, check as _check,
+                   get_global_func, register_func, list_global_func_names,
+                   remove_global_func, from_json, register_object)
+from .target import Target, register_target_kind
+from .config import Executor, Runtime, register_executor_kind, register_runtime_kind
+from .ir import IRModule
+from . import transform
+from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
+                        PassTimingInstrument, PassPrintingInstrument, PassBisectInstrument,
+                        module_pass, function_pass, parse_pipeline, get_config,
+                        migrate_pass_config, register_config)
+from .plugin import load_plugin, list_plugins
+
+__version__ = _lib.irm_version().decode()
+
+_check(_lib.irm_plugin_load_from_env())
