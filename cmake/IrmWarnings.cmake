@@ -12,11 +12,9 @@ if(IRM_SANITIZE)
 endif()
 # The fuzz build (fuzz/, clang only): libirm instrumented for libFuzzer's
 # coverage, the harnesses add -fsanitize=fuzzer when they link.
-# pointer-overflow stays recoverable so that fuzz/ubsan.supp can hold back a
-# known defect; fuzz/run.sh still halts on every report it does not name.
 if(IRM_FUZZ)
   list(APPEND irm_sanitize_flags -fsanitize=address,undefined,fuzzer-no-link
-       -fno-sanitize-recover=all -fsanitize-recover=pointer-overflow -fno-omit-frame-pointer)
+       -fno-sanitize-recover=all -fno-omit-frame-pointer)
 endif()
 
 # ThreadSanitizer cannot be combined with AddressSanitizer: use its own build

@@ -35,33 +35,6 @@ static inline char *fuzz_text(const uint8_t *data, size_t size) {
   return text;
 }
 
-/* Nonzero when the n bytes at s are valid UTF-8 (no overlongs, no
- * surrogates, nothing above U+10FFFF). */
-static inline int fuzz_valid_utf8(const uint8_t *s, size_t n) {
-  for (size_t i = 0; i < n;) {
-    uint8_t c = s[i];
-    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (!len || i + len > n || (len == 2 && c < 0xc2) || (len == 4 && c > 0xf4)) return 0;
-    for (size_t k = 1; k < len; k++)
-      if ((s[i + k] & 0xc0) != 0x80) return 0;
-    if (len == 3 && ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] >= 0xa0))) return 0;
-    if (len == 4 && ((c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] >= 0x90))) return 0;
-    i += len;
-  }
-  return 1;
-}
-
-/* Issue 14, defect 5: the text parsers accept invalid UTF-8 that the JSON
- * writer then refuses, which every text harness finds within seconds. Until
- * the parsers check it, those harnesses skip such inputs; set this to 0
- * (with -DFUZZ_SKIP_INVALID_UTF8=0) to check the property. */
-#ifndef FUZZ_SKIP_INVALID_UTF8
-#define FUZZ_SKIP_INVALID_UTF8 1
-#endif
-static inline int fuzz_skip_known_defect(const uint8_t *data, size_t size) {
-  return FUZZ_SKIP_INVALID_UTF8 && !fuzz_valid_utf8(data, size);
-}
-
 /* A failed call returns a negative code and leaves a message. */
 static inline void fuzz_check_error(int rc) {
   FUZZ_CHECK(rc < 0, "failure is a negative code");

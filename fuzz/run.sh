@@ -22,6 +22,6 @@ cmake --build "$build" -j2 --target "fuzz_$name" >/dev/null
 corpus=$build/corpus/$name crashes=$build/crashes/$name
 mkdir -p "$corpus" "$crashes"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$root/fuzz/ubsan.supp}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len=512 -timeout=10 -rss_limit_mb=2048 \
   -print_final_stats=1 -artifact_prefix="$crashes/" "$@" "$corpus" "$root/fuzz/corpus/$name"
