@@ -1,0 +1,121 @@
+/* Tensors ("ffi.Tensor"): dense CPU arrays laid out as DLPack DLTensors,
+ * so other languages exchange them without copies.
+ *
+ * A tensor owns its data (or, when it wraps a DLManagedTensor, keeps the
+ * producer's deleter and calls it when the last reference goes). Its shape
+ * and dtype never change. Its bytes may be written only while the caller
+ * holds the one reference (right after irm_tensor_new); once shared, for
+ * instance as an IR Constant, a tensor is read-only by convention.
+ *
+ * The supported dtypes are those of the dataflow IR: float32, float16,
+ * int32, int8, uint8 and bool (one byte per element, 0 or 1), one lane
+ * each. Data is row-major and compact; tensors made here have no strides
+ * (strides == NULL) and byte_offset 0, and their data is aligned to
+ * IRM_TENSOR_ALIGNMENT bytes.
+ *
+ * Thread safety: the functions may be called from any thread; a tensor's
+ * bytes are shared between threads without locking, so writers must not
+ * race with readers.
+ */
+#ifndef IRM_TENSOR_H
+#define IRM_TENSOR_H
+
+#include <dlpack/dlpack.h>
+
+#include "irm/object.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef irm_object irm_tensor;
+
+/* Alignment of the data of every tensor irm allocates. */
+#define IRM_TENSOR_ALIGNMENT 64
+
+/* The most dimensions a tensor (or a tensor type) may have. */
+#define IRM_TENSOR_MAX_NDIM 16
+
+/* ---- dtypes ------------------------------------------------------------ */
+
+/* Parses "float32", "float16", "int32", "int8", "uint8" or "bool".
+ * ValueError naming the text, listing the dtypes, with the closest one
+ * ("unknown dtype 'flaot32' (did you mean 'float32'?)"). */
+IRM_API int irm_dtype_parse(const char *name, DLDataType *out);
+
+/* The name of a supported dtype ("float32", ...); NULL when dtype is not
+ * one of the six. Static. */
+IRM_API const char *irm_dtype_name(DLDataType dtype);
+
+/* Bytes per element of a supported dtype; 0 when unsupported. */
+IRM_API size_t irm_dtype_size(DLDataType dtype);
+
+/* Nonzero when a and b are the same dtype. */
+IRM_API int irm_dtype_equal(DLDataType a, DLDataType b);
+
+/* ---- making tensors ----------------------------------------------------- */
+
+/* A new tensor of dtype and shape (ndim entries, each >= 0; ndim 0 is a
+ * scalar). data (may be NULL: zeros) is copied: it must hold
+ * irm_dtype_size(dtype) times the product of the shape bytes. *out NEW.
+ * Errors: ValueError (unsupported dtype, with the closest name; a negative
+ * dimension; ndim outside 0..IRM_TENSOR_MAX_NDIM; a size that overflows;
+ * NULL out or shape with ndim > 0), MemoryError. */
+IRM_API int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const void *data,
+                           irm_tensor **out);
+
+/* Wraps a DLPack managed tensor without copying. On success the tensor
+ * owns managed and calls managed->deleter(managed) when it is released.
+ * The DLTensor must be on kDLCPU, of a supported dtype, and compact
+ * row-major (strides NULL, or equal to the compact strides; dimensions of
+ * size 1 may have any stride). On failure nothing is taken: the caller
+ * still owns managed. *out NEW. Errors: ValueError (another device, an
+ * unsupported dtype, non-compact strides, a bad ndim, NULL arguments). */
+IRM_API int irm_tensor_from_dlpack(DLManagedTensor *managed, irm_tensor **out);
+
+/* Exports t as a DLPack managed tensor sharing t's data: *out's deleter
+ * releases the reference it holds on t (and frees *out). The consumer
+ * calls (*out)->deleter(*out) exactly once. t is borrowed. Errors:
+ * TypeError (t not a tensor), ValueError (NULL out), MemoryError. */
+IRM_API int irm_tensor_to_dlpack(irm_tensor *t, DLManagedTensor **out);
+
+/* ---- reading ----------------------------------------------------------- */
+
+/* Nonzero when o is an ffi.Tensor. */
+IRM_API int irm_is_tensor(const irm_object *o);
+
+/* The DLTensor view of t, borrowed from t; NULL when t is not a tensor.
+ * Its data pointer already includes byte_offset. */
+IRM_API const DLTensor *irm_tensor_dl(const irm_tensor *t);
+
+/* The data of t (byte_offset applied), borrowed; NULL when t is not a
+ * tensor (or has no elements and no buffer). Write only while you hold the
+ * one reference. */
+IRM_API void *irm_tensor_data(irm_tensor *t);
+IRM_API const void *irm_tensor_data_const(const irm_tensor *t);
+
+/* Element count (product of the shape; 1 for a scalar) and byte size;
+ * 0 when t is not a tensor. */
+IRM_API int64_t irm_tensor_numel(const irm_tensor *t);
+IRM_API size_t irm_tensor_nbytes(const irm_tensor *t);
+
+/* Element i (row-major) converted to double; 0 when t is not a tensor or
+ * i is out of range. float16 is converted exactly. */
+IRM_API double irm_tensor_get_f64(const irm_tensor *t, int64_t i);
+
+/* Stores x, converted to t's dtype (float16 rounds to nearest even; ints
+ * truncate toward zero and wrap as C casts do for in-range values; bool is
+ * x != 0), into element i. No effect when t is not a tensor or i is out of
+ * range. Only while you hold the one reference. */
+IRM_API void irm_tensor_set_f64(irm_tensor *t, int64_t i, double x);
+
+/* float16 <-> float32 conversions used above (IEEE binary16, round to
+ * nearest even). */
+IRM_API float irm_f16_to_f32(uint16_t h);
+IRM_API uint16_t irm_f32_to_f16(float f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
