@@ -1,0 +1,31 @@
+/* Private to layer 1: how the dataflow IR's files (ir_type.c, expr*.c,
+ * op.c, text_*.c, verify.c, ops_*.c) reach each other. */
+#ifndef IRM_IR_EXPR_INTERNAL_H
+#define IRM_IR_EXPR_INTERNAL_H
+
+#include "irm/expr.h"
+#include "irm/op.h"
+#include "irm/tensor.h"
+
+/* ---- registration (called by ir/builtins.c, in this order) -------------- */
+
+int irm_register_tensor_builtins_(void);    /* ffi.Tensor type and globals (tensor*.c) */
+int irm_register_ir_type_types_(void);      /* ir.Type and subtypes (ir_type.c) */
+int irm_register_expr_types_(void);         /* ir.Expr and the nodes (expr.c) */
+int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
+int irm_register_builtin_ops_(void);        /* the built-in ops (ops_*.c) */
+int irm_register_expr_globals_(void);       /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */
+int irm_register_ir_text_builtins_(void);   /* ir.Print, ir.Parse, ir.ExampleModel (text_*.c) */
+int irm_register_ir_verify_builtins_(void); /* ir.Verify (verify.c) */
+
+/* ---- hooks of the node types (expr.c fills the type infos with them) ---- */
+
+/* Structural equality and hash up to renaming of Vars (expr_structural.c):
+ * the whole graph under a and b is compared, each shared pair once. */
+int irm_expr_equal_(const irm_object *a, const irm_object *b, int *out_equal);
+int irm_expr_hash_(const irm_object *e, uint64_t *out_hash);
+
+/* The text form of a node, for ffi.Repr (text_print.c). *out a NEW String. */
+int irm_expr_repr_(const irm_object *e, irm_object **out);
+
+#endif
