@@ -6,6 +6,8 @@
 #include "irm/expr.h"
 #include "irm/op.h"
 #include "irm/tensor.h"
+#include "irm_internal.h"
+#include "text_buf.h"
 
 /* ---- registration (called by ir/builtins.c, in this order) -------------- */
 
@@ -27,5 +29,8 @@ int irm_expr_hash_(const irm_object *e, uint64_t *out_hash);
 
 /* The text form of a node, for ffi.Repr (text_print.c). *out a NEW String. */
 int irm_expr_repr_(const irm_object *e, irm_object **out);
+
+/* Appends the text form of a type (ir_type.c): Tensor[(1, 3), float32]. */
+int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t);
 
 #endif
