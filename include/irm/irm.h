@@ -15,6 +15,7 @@
 #include "irm/target.h"
 #include "irm/config.h"
 #include "irm/module.h"
+#include "irm/tensor.h"
 #include "irm/pass.h"
 #include "irm/json.h"
 #include "irm/structural.h"
