@@ -11,7 +11,6 @@
 
 /* ---- registration (called by ir/builtins.c, in this order) -------------- */
 
-int irm_register_tensor_builtins_(void);    /* ffi.Tensor type and globals (tensor*.c) */
 int irm_register_ir_type_types_(void);      /* ir.Type and subtypes (ir_type.c) */
 int irm_register_expr_types_(void);         /* ir.Expr and the nodes (expr.c) */
 int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
