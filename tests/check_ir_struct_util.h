@@ -17,6 +17,13 @@
 
 #include "check_util.h"
 
+/* ck_assert_ok, silent on success: the builders run in loops of 100 000. */
+#define build_ok(expr)                                                                     \
+  do {                                                                                   \
+    int build_rc_ = (expr);                                                              \
+    ck_require(build_rc_ == 0, "%s failed with %d (%s)", #expr, build_rc_, irm_last_error()); \
+  } while (0)
+
 /* Registers the test ops once per process. */
 static inline void ensure_test_ops(void) {
   irm_object *probe = NULL;
@@ -26,11 +33,11 @@ static inline void ensure_test_ops(void) {
   }
   irm_kind *k = NULL;
   irm_any one = irm_any_int(1);
-  ck_assert_ok(irm_op_register("ts.add", 2, &k));
-  ck_assert_ok(irm_kind_add_option(k, "scale", IRM_OPTION_INT, &one, "a factor", 0));
-  ck_assert_ok(irm_op_register("ts.mul", 2, &k));
-  ck_assert_ok(irm_kind_add_option(k, "scale", IRM_OPTION_INT, &one, "a factor", 0));
-  ck_assert_ok(irm_op_register("ts.neg", 1, NULL));
+  build_ok(irm_op_register("ts.add", 2, &k));
+  build_ok(irm_kind_add_option(k, "scale", IRM_OPTION_INT, &one, "a factor", 0));
+  build_ok(irm_op_register("ts.mul", 2, &k));
+  build_ok(irm_kind_add_option(k, "scale", IRM_OPTION_INT, &one, "a factor", 0));
+  build_ok(irm_op_register("ts.neg", 1, NULL));
 }
 
 static inline irm_object *R(irm_object *o) {
@@ -41,7 +48,7 @@ static inline irm_object *R(irm_object *o) {
 static inline irm_object *op(const char *name) {
   irm_object *o = NULL;
   ensure_test_ops();
-  ck_assert_ok(irm_op_get(name, &o));
+  build_ok(irm_op_get(name, &o));
   return o;
 }
 
@@ -49,7 +56,7 @@ static inline irm_object *op(const char *name) {
 static inline irm_object *ttype(int32_t ndim, const int64_t *shape) {
   irm_object *t = NULL;
   DLDataType f32 = {kDLFloat, 32, 1};
-  ck_assert_ok(irm_tensor_type_new(f32, shape, ndim, &t));
+  build_ok(irm_tensor_type_new(f32, shape, ndim, &t));
   return t;
 }
 
@@ -59,14 +66,14 @@ static inline irm_object *vec(int64_t d) { return ttype(1, &d); }
 /* A var named name with annotation type (taken; may be NULL). */
 static inline irm_object *var(const char *name, irm_object *type) {
   irm_object *v = NULL;
-  ck_assert_ok(irm_var_new(name, type, &v));
+  build_ok(irm_var_new(name, type, &v));
   irm_object_release(type);
   return v;
 }
 
 static inline irm_object *gvar(const char *name) {
   irm_object *g = NULL;
-  ck_assert_ok(irm_global_var_new(name, &g));
+  build_ok(irm_global_var_new(name, &g));
   return g;
 }
 
@@ -79,7 +86,7 @@ static inline irm_object *call_attrs(irm_object *callee, const irm_object *attrs
   for (size_t i = 0; i < n; i++) args[i] = va_arg(ap, irm_object *);
   va_end(ap);
   irm_object *c = NULL;
-  ck_assert_ok(irm_call_new(callee, args, n, attrs, &c));
+  build_ok(irm_call_new(callee, args, n, attrs, &c));
   irm_object_release(callee);
   for (size_t i = 0; i < n; i++) irm_object_release(args[i]);
   return c;
@@ -91,7 +98,7 @@ static inline irm_object *neg(irm_object *a) { return call_attrs(op("ts.neg"), N
 
 static inline irm_object *tuple2(irm_object *a, irm_object *b) {
   irm_object *f[] = {a, b}, *t = NULL;
-  ck_assert_ok(irm_tuple_new(f, 2, &t));
+  build_ok(irm_tuple_new(f, 2, &t));
   irm_object_release(a);
   irm_object_release(b);
   return t;
@@ -99,14 +106,14 @@ static inline irm_object *tuple2(irm_object *a, irm_object *b) {
 
 static inline irm_object *get(irm_object *t, int64_t i) {
   irm_object *g = NULL;
-  ck_assert_ok(irm_tuple_get_item_new(t, i, &g));
+  build_ok(irm_tuple_get_item_new(t, i, &g));
   irm_object_release(t);
   return g;
 }
 
 static inline irm_object *let(irm_object *v, irm_object *value, irm_object *body) {
   irm_object *l = NULL;
-  ck_assert_ok(irm_let_new(v, value, body, &l));
+  build_ok(irm_let_new(v, value, body, &l));
   irm_object_release(v);
   irm_object_release(value);
   irm_object_release(body);
@@ -118,7 +125,7 @@ static inline irm_object *let(irm_object *v, irm_object *value, irm_object *body
 static inline irm_object *fn(irm_object *const *params, size_t n, irm_object *body, irm_object *ret,
                              const irm_object *attrs) {
   irm_object *f = NULL;
-  ck_assert_ok(irm_function_new(params, n, body, ret, attrs, &f));
+  build_ok(irm_function_new(params, n, body, ret, attrs, &f));
   for (size_t i = 0; i < n; i++) irm_object_release(params[i]);
   irm_object_release(body);
   irm_object_release(ret);
@@ -135,7 +142,7 @@ static inline irm_object *fn2(irm_object *p, irm_object *q, irm_object *body) {
 /* e with checked type t (both taken). */
 static inline irm_object *typed(irm_object *e, irm_object *t) {
   irm_object *out = NULL;
-  ck_assert_ok(irm_expr_with_type(e, t, &out));
+  build_ok(irm_expr_with_type(e, t, &out));
   irm_object_release(e);
   irm_object_release(t);
   return out;
@@ -144,8 +151,8 @@ static inline irm_object *typed(irm_object *e, irm_object *t) {
 /* A module of one function "main" (taken). */
 static inline irm_module *module1(irm_object *f) {
   irm_module *m = NULL, *out = NULL;
-  ck_assert_ok(irm_module_new(NULL, NULL, &m));
-  ck_assert_ok(irm_module_with_function(m, "main", f, &out));
+  build_ok(irm_module_new(NULL, NULL, &m));
+  build_ok(irm_module_with_function(m, "main", f, &out));
   irm_object_release(m);
   irm_object_release(f);
   return out;
@@ -154,7 +161,7 @@ static inline irm_module *module1(irm_object *f) {
 /* Adds function f (taken) as name. */
 static inline irm_module *with_fn(irm_module *m, const char *name, irm_object *f) {
   irm_module *out = NULL;
-  ck_assert_ok(irm_module_with_function(m, name, f, &out));
+  build_ok(irm_module_with_function(m, name, f, &out));
   irm_object_release(m);
   irm_object_release(f);
   return out;
