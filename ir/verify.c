@@ -29,6 +29,7 @@ typedef struct vnode {
   size_t scope;  /* Let, Function: the scope of its body */
   size_t binder; /* Var: the node that binds it */
   size_t next;   /* the walk: the next child to visit */
+  size_t edges;  /* where its children's indices start in verifier.edges */
 } vnode;
 
 typedef struct node_index {
@@ -47,6 +48,8 @@ typedef struct verifier {
   vnode *nodes;
   size_t n, cap;
   node_index *index;
+  size_t *edges; /* each node's children, as node indices, in child order */
+  size_t nedges, ecap;
   size_t *order; /* post order */
   size_t norder;
   scope *scopes;
@@ -212,7 +215,16 @@ static size_t find_node(const verifier *v, const irm_object *e) {
   return x ? x->i : NONE_;
 }
 
+/* Adds e as node v->n, with room for its children's indices. */
 static int add_node(verifier *v, const irm_object *e, size_t *out) {
+  size_t nc = irm_expr_child_count(e);
+  while (v->ecap - v->nedges < nc) {
+    size_t c = v->ecap ? v->ecap * 2 : 128;
+    size_t *grown = irm_realloc(v->edges, c * sizeof *grown);
+    if (!grown) return irm_error_nomem_(what);
+    v->edges = grown;
+    v->ecap = c;
+  }
   if (v->n == v->cap) {
     size_t c = v->cap ? v->cap * 2 : 64;
     vnode *grown = irm_realloc(v->nodes, c * sizeof *grown);
@@ -234,13 +246,14 @@ static int add_node(verifier *v, const irm_object *e, size_t *out) {
   nd->node = e;
   nd->ctx = nd->scope = nd->binder = NONE_;
   nd->next = 0;
+  nd->edges = v->nedges;
+  v->nedges += nc;
   *out = v->n++;
   return IRM_OK;
 }
 
-/* Every distinct node under root, in post order (v->order). The stack of
- * the walk lives in order's storage: a node waits there until its children
- * are done, below the nodes already finished. */
+/* Every distinct node under root, each once (by identity), and the edges
+ * between them; v->order lists them children first. */
 static int collect(verifier *v, const irm_object *root) {
   size_t r;
   int rc = add_node(v, root, &r);
@@ -270,10 +283,15 @@ static int collect(verifier *v, const irm_object *root) {
       v->order[v->norder++] = u;
       continue;
     }
-    const irm_object *c = irm_expr_child(e, v->nodes[u].next++);
-    if (find_node(v, c) != NONE_) continue;
-    size_t ci;
+    size_t i = v->nodes[u].next++;
+    const irm_object *c = irm_expr_child(e, i);
+    size_t ci = find_node(v, c);
+    if (ci != NONE_) {
+      v->edges[v->nodes[u].edges + i] = ci;
+      continue;
+    }
     if ((rc = add_node(v, c, &ci))) break;
+    v->edges[v->nodes[u].edges + i] = ci;
     if (depth == cap) {
       size_t *grown = irm_realloc(stack, 2 * cap * sizeof *grown);
       if (!grown) {
@@ -311,7 +329,7 @@ static int report_scope(const verifier *v, size_t u) {
     const irm_object *e = v->nodes[p].node;
     size_t n = irm_expr_child_count(e);
     for (size_t i = 0; i < n; i++) {
-      if (irm_expr_child(e, i) != var) continue;
+      if (v->edges[v->nodes[p].edges + i] != u) continue;
       size_t s = edge_scope(v, p, i);
       if (s == NONE_ || v->nodes[p].ctx == NONE_) continue;
       if (b == NONE_)
@@ -323,8 +341,10 @@ static int report_scope(const verifier *v, size_t u) {
   return fail(v, var, "variable %%%s is used out of its scope", irm_var_name(var)); /* not reached */
 }
 
-static int bind(verifier *v, size_t binder, const irm_object *var) {
-  size_t u = find_node(v, var);
+/* Records binder as the binder of var u (its child at index i). */
+static int bind(verifier *v, size_t binder, size_t i) {
+  size_t u = v->edges[v->nodes[binder].edges + i];
+  const irm_object *var = v->nodes[u].node;
   size_t old = v->nodes[u].binder;
   if (old == NONE_ || old == binder) {
     v->nodes[u].binder = binder;
@@ -339,15 +359,14 @@ static int bind(verifier *v, size_t binder, const irm_object *var) {
   return rc;
 }
 
-static void meet(verifier *v, const irm_object *child, size_t s) {
-  vnode *c = &v->nodes[find_node(v, child)];
-  c->ctx = common_scope(v->scopes, c->ctx, s);
-}
+/* Child c is also used in scope s. */
+static void meet(verifier *v, size_t c, size_t s) { v->nodes[c].ctx = common_scope(v->scopes, v->nodes[c].ctx, s); }
 
 /* ---- the checks of single nodes ----------------------------------------- */
 
 static int types_agree(const irm_object *a, const irm_object *b) { return !a || !b || irm_ir_type_equal(a, b); }
 
+/* "<lhs> has type A but <rhs> has type B". */
 static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs, const irm_object *a,
                          const char *rhs, const irm_object *b) {
   irm_text_buf ta = {0}, tb = {0};
@@ -355,7 +374,7 @@ static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs
   describe_type(&tb, b);
   int rc = ta.failed || tb.failed
                ? irm_error_nomem_(what)
-               : fail(v, e, "%s %s disagrees with %s %s", lhs, irm_error_quote(irm_text_buf_cstr_(&ta)), rhs,
+               : fail(v, e, "%s has type %s but %s has type %s", lhs, irm_error_quote(irm_text_buf_cstr_(&ta)), rhs,
                       irm_error_quote(irm_text_buf_cstr_(&tb)));
   irm_text_buf_free_(&ta);
   irm_text_buf_free_(&tb);
@@ -407,7 +426,7 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
     irm_text_buf tb = {0};
     describe_type(&tb, type);
     int rc = tb.failed ? irm_error_nomem_(what)
-                       : fail(v, e, "field %lld of a value of type %s, not a tuple", (long long)i,
+                       : fail(v, e, "tuple index %lld on a value of type %s, which is not a tuple", (long long)i,
                               irm_error_quote(irm_text_buf_cstr_(&tb)));
     irm_text_buf_free_(&tb);
     return rc;
@@ -449,12 +468,12 @@ static int check_node(const verifier *v, const irm_object *e) {
     case IRM_EXPR_LET: {
       const irm_object *a = irm_expr_type(irm_let_var(e)), *b = irm_expr_type(irm_let_value(e));
       if (types_agree(a, b)) return IRM_OK;
-      return type_mismatch(v, e, "the type of the let variable,", a, "the type of its value,", b);
+      return type_mismatch(v, e, "the let variable", a, "its value", b);
     }
     case IRM_EXPR_FUNCTION: {
       const irm_object *a = irm_function_ret_type(e), *b = irm_expr_type(irm_function_body(e));
       if (types_agree(a, b)) return IRM_OK;
-      return type_mismatch(v, e, "the result type", a, "the type of the body,", b);
+      return type_mismatch(v, e, "the result", a, "the body", b);
     }
     default: return IRM_OK;
   }
@@ -483,16 +502,13 @@ static int process(verifier *v) {
       size_t s;
       if ((rc = new_scope(v, nd->ctx, &s))) return rc;
       v->nodes[u].scope = s;
-      if (kind == IRM_EXPR_LET) {
-        if ((rc = bind(v, u, irm_let_var(e)))) return rc;
-      } else {
-        for (size_t i = 0; i + 1 < n; i++)
-          if ((rc = bind(v, u, irm_function_param(e, i)))) return rc;
-      }
+      /* the Let's var, the Function's parameters */
+      for (size_t i = 0; i + 1 < n && (kind == IRM_EXPR_FUNCTION || i == 0); i++)
+        if ((rc = bind(v, u, i))) return rc;
     }
     for (size_t i = 0; i < n; i++) {
       size_t s = edge_scope(v, u, i);
-      if (s != NONE_) meet(v, irm_expr_child(e, i), s);
+      if (s != NONE_) meet(v, v->edges[v->nodes[u].edges + i], s);
     }
   }
   return IRM_OK;
@@ -505,6 +521,7 @@ static void verifier_free(verifier *v) {
     irm_free(x);
   }
   irm_free(v->nodes);
+  irm_free(v->edges);
   irm_free(v->order);
   irm_free(v->scopes);
 }
