@@ -251,6 +251,19 @@ START_TEST(test_calls_that_no_longer_fit_their_op) {
 }
 END_TEST
 
+START_TEST(test_calls_of_rolled_back_ops) {
+  irm_journal *j = NULL;
+  ck_assert_ok(irm_journal_open(&j));
+  ck_assert_ok(irm_op_register("tv.gone", 1, NULL));
+  irm_object *x = var("x", NULL);
+  irm_module *m = module1(fn1(R(x), call_attrs(op("tv.gone"), NULL, 1, R(x))));
+  ck_assert_ok(irm_ir_verify(m));
+  ck_assert_ok(irm_journal_rollback(j));
+  assert_rejected(m, "ValueError: function 'main': op tv.gone is not registered any more in tv.gone(%x)", NULL);
+  irm_object_release(x);
+}
+END_TEST
+
 START_TEST(test_errors_name_the_function) {
   irm_object *x = var("x", NULL), *z = var("z", NULL);
   irm_module *m = module1(fn1(R(x), R(x)));
@@ -427,6 +440,7 @@ static Suite *ir_verify_suite(void) {
   tcase_add_test(tc, test_let_type_disagrees_with_value);
   tcase_add_test(tc, test_result_type_disagrees_with_body);
   tcase_add_test(tc, test_calls_that_no_longer_fit_their_op);
+  tcase_add_test(tc, test_calls_of_rolled_back_ops);
   tcase_add_test(tc, test_errors_name_the_function);
   suite_add_tcase(s, tc);
 
