@@ -208,16 +208,20 @@ static int tensor_hash(const irm_object *self, uint64_t *out_hash) {
 
 /* ---- repr ------------------------------------------------------------------------ */
 
-/* The shortest of %.{lo..hi}g that reads back as x (a float32 or float16
- * value, by `same`); a float always looks like one ("2.0"). */
+/* Integers below 2^24 (every integral float16) exactly, else the
+ * shortest %g that reads back as the same float32 or float16; a float
+ * always looks like one ("2.0"). */
 static void put_float(irm_text_buf *b, double x, int is_half) {
   if (isnan(x) || isinf(x)) {
     irm_text_buf_puts_(b, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
     return;
   }
   char buf[48];
-  int lo = is_half ? 3 : 6, hi = is_half ? 5 : 9;
-  for (int prec = lo; prec <= hi; prec++) {
+  if (x == trunc(x) && fabs(x) < 16777216.0) {
+    irm_text_buf_printf_(b, "%.0f.0", x);
+    return;
+  }
+  for (int prec = 1; prec <= (is_half ? 5 : 9); prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, x);
     double back = strtod(buf, NULL); /* same locale as snprintf */
     if (is_half ? irm_f64_to_f16_(back) == irm_f64_to_f16_(x) : (float)back == (float)x) break;
