@@ -126,7 +126,7 @@ static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_ten
 }
 
 static const ops_attr_def transpose_attrs[] = {
-    {"axes", IRM_OPTION_ARRAY_INT, NULL, "the permutation of the dimensions; absent or empty reverses them"},
+    {"axes", IRM_OPTION_ARRAY_INT, NULL, "the permutation of the dimensions; absent or empty reverses them", 0},
 };
 
 /* ---- sum and mean ---------------------------------------------------------------------- */
@@ -209,9 +209,9 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
 }
 
 static const ops_attr_def reduce_attrs[] = {
-    {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes to reduce (negative counts from the end); absent: all"},
-    {"keepdims", IRM_OPTION_BOOL, "false", "keep reduced axes as dimensions of size 1"},
-    {"exclude", IRM_OPTION_BOOL, "false", "reduce every axis except those in axis"},
+    {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes to reduce (negative counts from the end); absent: all", 0},
+    {"keepdims", IRM_OPTION_BOOL, "false", "keep reduced axes as dimensions of size 1", 0},
+    {"exclude", IRM_OPTION_BOOL, "false", "reduce every axis except those in axis", 0},
 };
 
 /* ---- the table ------------------------------------------------------------------------- */

@@ -229,7 +229,7 @@ ops_kind ops_kind_of(DLDataType d) {
   if (d.code == kDLInt && d.bits == 32) return OPS_I32;
   if (d.code == kDLInt && d.bits == 8) return OPS_I8;
   if (d.code == kDLUInt && d.bits == 8) return OPS_U8;
-  if (d.code == kDLBool && d.bits == 8) return OPS_BOOL;
+  if (d.code == IRM_DLPACK_BOOL && d.bits == 8) return OPS_BOOL;
   return OPS_BAD;
 }
 
