@@ -456,7 +456,8 @@ int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
   if (p->expr_kind == IRM_EXPR_VAR || p->expr_kind == IRM_EXPR_CONSTANT) {
     irm_object *shown = NULL;
     const char *text = "none";
-    if (type && irm_repr(&(irm_any){0, IRM_OBJECT, {.v_obj = type}}, &shown) == IRM_OK) text = irm_string_data(shown);
+    irm_any shown_type = irm_any_object(type);
+    if (type && irm_repr(&shown_type, &shown) == IRM_OK) text = irm_string_data(shown);
     rc = irm_error(IRM_ETYPE, "%s: the type of a %s is fixed; it cannot become %s", fn,
                    irm_expr_kind_name(p->expr_kind), text);
     irm_object_release(shown);

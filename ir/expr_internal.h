@@ -7,7 +7,6 @@
 #include "irm/op.h"
 #include "irm/tensor.h"
 #include "irm_internal.h"
-#include "text_buf.h"
 
 /* ---- registration (called by ir/builtins.c, in this order) -------------- */
 

@@ -48,6 +48,9 @@ int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind) {
     return irm_error(IRM_EVALUE, "op '%s': num_inputs must be >= 0, or -1 for any number; got %d",
                      name ? irm_error_quote(name) : "(null)", (int)num_inputs);
   irm_kind *kind = NULL;
+  if (name && irm_kind_find(IRM_OP_CATEGORY, name, &kind) == IRM_OK)
+    return irm_error(IRM_EKEY, "op '%s' is already registered", name);
+  irm_clear_error();
   int rc = irm_kind_register(IRM_OP_CATEGORY, name, &kind);
   if (rc) return rc;
   if (num_inputs != -1 && (rc = irm_op_set_num_inputs(kind, num_inputs))) return rc;

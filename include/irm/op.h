@@ -60,7 +60,7 @@ IRM_API const char *irm_op_pattern_name(irm_op_pattern pattern);
  * for any number). Add call attributes with irm_kind_add_option and per-op
  * attributes with irm_kind_set_attr on *out_kind (borrowed, valid for the
  * process; may be NULL). Recorded in the registration journal like every
- * kind. Errors: KeyError (already registered, naming the plugin that did),
+ * kind. Errors: KeyError (already registered),
  * ValueError (bad name, num_inputs < -1), MemoryError. */
 IRM_API int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind);
 
