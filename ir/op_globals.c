@@ -26,10 +26,7 @@ static int set_func(irm_kind *kind, const char *attr, irm_object *f) {
 static int register_op(const char *name, int32_t num_inputs, const irm_object *schema, irm_object *infer,
                        irm_object *eval, const irm_any *pattern) {
   irm_kind *kind = NULL;
-  int rc = irm_kind_find(IRM_OP_CATEGORY, name, &kind);
-  if (rc == IRM_OK) return irm_error(IRM_EKEY, "op '%s' is already registered", irm_error_quote(name));
-  irm_clear_error(); /* not registered: what we want */
-  rc = irm_op_register(name, num_inputs, &kind);
+  int rc = irm_op_register(name, num_inputs, &kind); /* KeyError when it exists */
   if (!rc && schema) rc = irm_config_register_kind(IRM_OP_CATEGORY, name, schema);
   if (!rc && pattern) rc = irm_kind_set_attr(kind, IRM_OP_ATTR_PATTERN, pattern, 10);
   if (!rc) rc = set_func(kind, IRM_OP_ATTR_INFER_TYPE, infer);
