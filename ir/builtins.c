@@ -28,5 +28,6 @@ int irm_register_ir_builtins_(void) {
   if (!rc) rc = irm_register_expr_types_();
   if (!rc) rc = irm_register_op_builtins_();
   if (!rc) rc = irm_register_evaluate_builtins_();
+  if (!rc) rc = irm_register_builtin_ops_();
   return rc;
 }
