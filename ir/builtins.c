@@ -1,7 +1,9 @@
 /* Layer 1's built-in registrations, in dependency order: the option types
- * of layer 1's objects, then targets (executor and runtime options may
- * refer to the target type), then the configs, then the IRModule (its
- * attribute keys name all three types). */
+ * of layer 1's objects, then tensors (which need nothing else), then
+ * targets (executor and runtime options may refer to the target type),
+ * then the configs, then the IRModule (its attribute keys name all three
+ * types), then the dataflow IR. */
+#include "expr_internal.h"
 #include "ir_builtins.h"
 #include "irm/target.h"
 #include "irm_internal.h"
@@ -16,7 +18,14 @@ static int register_option_types(void) {
 
 int irm_register_ir_builtins_(void) {
   int rc = register_option_types();
+  if (!rc) rc = irm_register_tensor_builtins_();
   if (!rc) rc = irm_register_target_builtins_();
   if (!rc) rc = irm_register_config_builtins_();
-  return rc ? rc : irm_register_module_builtins_();
+  if (!rc) rc = irm_register_module_builtins_();
+  /* The dataflow IR: its types, then nodes (ir.Function needs ir.BaseFunc),
+   * then the op category and the ops. */
+  if (!rc) rc = irm_register_ir_type_types_();
+  if (!rc) rc = irm_register_expr_types_();
+  if (!rc) rc = irm_register_op_builtins_();
+  return rc;
 }

@@ -6,10 +6,11 @@
 #include "irm/expr.h"
 #include "irm/op.h"
 #include "irm/tensor.h"
+#include "irm_internal.h"
+#include "text_buf.h"
 
 /* ---- registration (called by ir/builtins.c, in this order) -------------- */
 
-int irm_register_tensor_builtins_(void);    /* ffi.Tensor type and globals (tensor*.c) */
 int irm_register_ir_type_types_(void);      /* ir.Type and subtypes (ir_type.c) */
 int irm_register_expr_types_(void);         /* ir.Expr and the nodes (expr.c) */
 int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
@@ -27,5 +28,8 @@ int irm_expr_hash_(const irm_object *e, uint64_t *out_hash);
 
 /* The text form of a node, for ffi.Repr (text_print.c). *out a NEW String. */
 int irm_expr_repr_(const irm_object *e, irm_object **out);
+
+/* Appends the text form of a type (ir_type.c): Tensor[(1, 3), float32]. */
+int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t);
 
 #endif

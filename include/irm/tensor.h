@@ -36,6 +36,10 @@ typedef irm_object irm_tensor;
 /* The most dimensions a tensor (or a tensor type) may have. */
 #define IRM_TENSOR_MAX_NDIM 16
 
+/* DLPack's type code of bool (kDLBool, DLPack 0.8 on; the dlpack.h Debian
+ * ships may predate it). irm's bool dtype is {IRM_DLPACK_BOOL, 8, 1}. */
+#define IRM_DLPACK_BOOL 6
+
 /* ---- dtypes ------------------------------------------------------------ */
 
 /* Parses "float32", "float16", "int32", "int8", "uint8" or "bool".

@@ -1,0 +1,35 @@
+/* Private to the IR's files: the one payload layout every expression node
+ * shares, so generic walks (children, rewriting) need no switch per kind. */
+#ifndef IRM_IR_EXPR_NODE_H
+#define IRM_IR_EXPR_NODE_H
+
+#include "expr_internal.h"
+#include "irm_internal.h"
+
+typedef struct expr_node {
+  irm_base_func_head base; /* Function: its attributes (a DictAttrs); else NULL */
+  irm_object *type;        /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
+  irm_object *extra;       /* Var, GlobalVar, Op: the name (String); Constant: the tensor;
+                            * Call: the checked attrs (Map); Function: the result type or NULL */
+  int64_t index;           /* TupleGetItem: the index */
+  irm_kind *kind;          /* Op: its kind */
+  irm_expr_kind expr_kind;
+  uint32_t n;              /* children (irm_expr_child order) */
+  irm_object *children[];
+} expr_node;
+
+/* The node payload of e, or NULL when e is not an expression. */
+const expr_node *irm_expr_node_(const irm_object *e);
+
+/* A new node of kind with n children (retained) and the other fields
+ * (retained: type, extra, attrs), no checks. *out NEW. */
+int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type,
+                        irm_object *extra, irm_object *func_attrs, int64_t index, irm_kind *op_kind,
+                        irm_object **out);
+
+/* JSON fields (expr_fields.c): one to_fields for every kind, and the
+ * from_fields of each kind, indexed by irm_expr_kind. */
+int irm_expr_to_fields_(const irm_object *self, irm_object **out);
+extern int (*const irm_expr_from_fields_table_[IRM_EXPR_FUNCTION + 1])(const irm_object *fields, irm_object **out);
+
+#endif

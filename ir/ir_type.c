@@ -1,0 +1,434 @@
+/* Types of the dataflow IR (ir_type.h): ir.TensorType, ir.TupleType and
+ * ir.FuncType under the abstract ir.Type. Equality, hashing and JSON go
+ * through the generic to_fields walk; repr prints the text form. */
+#include <stdio.h>
+#include <string.h>
+
+#include "expr_internal.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm_internal.h"
+#include "text_buf.h"
+
+static _Atomic int32_t type_base = -1, tensor_type = -1, tuple_type = -1, func_type = -1;
+
+typedef struct tensor_type_payload {
+  DLDataType dtype;
+  int32_t ndim;
+  int64_t shape[]; /* ndim entries */
+} tensor_type_payload;
+
+/* Tuple types hold an Array of field types; function types an Array of
+ * parameter types and the result type. */
+typedef struct composite_type_payload {
+  irm_object *items; /* Array of types */
+  irm_object *ret;   /* function types only */
+} composite_type_payload;
+
+static const tensor_type_payload *tensor_of(const irm_object *t) {
+  return irm_payload_if_type_(t, &tensor_type);
+}
+static const composite_type_payload *tuple_of(const irm_object *t) {
+  return irm_payload_if_type_(t, &tuple_type);
+}
+static const composite_type_payload *func_of(const irm_object *t) {
+  return irm_payload_if_type_(t, &func_type);
+}
+
+irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t) {
+  if (tensor_of(t)) return IRM_IR_TYPE_TENSOR;
+  if (tuple_of(t)) return IRM_IR_TYPE_TUPLE;
+  if (func_of(t)) return IRM_IR_TYPE_FUNC;
+  return IRM_IR_TYPE_NONE;
+}
+
+/* ---- tensor types --------------------------------------------------------- */
+
+static int check_shape(const char *what, const int64_t *shape, int32_t ndim) {
+  if (ndim < 0 || ndim > IRM_TENSOR_MAX_NDIM)
+    return irm_error(IRM_EVALUE, "%s: ndim must be 0..%d, got %d", what, IRM_TENSOR_MAX_NDIM, (int)ndim);
+  if (ndim > 0 && !shape) return irm_error(IRM_EVALUE, "%s: shape must not be NULL when ndim is %d", what, (int)ndim);
+  for (int32_t i = 0; i < ndim; i++)
+    if (shape[i] < 0)
+      return irm_error(IRM_EVALUE, "%s: dimension %d is negative (%lld)", what, (int)i, (long long)shape[i]);
+  return IRM_OK;
+}
+
+int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_tensor_type_new: out must not be NULL");
+  *out = NULL;
+  int rc = irm_builtins_ready();
+  if (rc) return rc;
+  if (!irm_dtype_name(dtype))
+    return irm_error(IRM_EVALUE,
+                     "irm_tensor_type_new: unsupported dtype (code %u, %u bits, %u lanes); the IR supports "
+                     "float32, float16, int32, int8, uint8 and bool",
+                     dtype.code, dtype.bits, dtype.lanes);
+  if ((rc = check_shape("irm_tensor_type_new", shape, ndim))) return rc;
+  irm_object *t = NULL;
+  rc = irm_object_new(atomic_load(&tensor_type), sizeof(tensor_type_payload) + (size_t)ndim * sizeof(int64_t), &t);
+  if (rc) return rc;
+  tensor_type_payload *p = irm_object_payload(t);
+  p->dtype = dtype;
+  p->ndim = ndim;
+  if (ndim) memcpy(p->shape, shape, (size_t)ndim * sizeof(int64_t));
+  *out = t;
+  return IRM_OK;
+}
+
+int irm_tensor_type_of(const irm_object *tensor, irm_object **out) {
+  const DLTensor *dl = irm_tensor_dl(tensor);
+  if (!dl) {
+    if (out) *out = NULL;
+    return irm_error(IRM_ETYPE, "irm_tensor_type_of: expected ffi.Tensor, got %s",
+                     tensor ? irm_object_type_key(tensor) : "NULL");
+  }
+  return irm_tensor_type_new(dl->dtype, dl->shape, dl->ndim, out);
+}
+
+DLDataType irm_tensor_type_dtype(const irm_object *t) {
+  const tensor_type_payload *p = tensor_of(t);
+  DLDataType none = {0, 0, 0};
+  return p ? p->dtype : none;
+}
+
+int32_t irm_tensor_type_ndim(const irm_object *t) {
+  const tensor_type_payload *p = tensor_of(t);
+  return p ? p->ndim : -1;
+}
+
+const int64_t *irm_tensor_type_shape(const irm_object *t) {
+  const tensor_type_payload *p = tensor_of(t);
+  return p ? p->shape : NULL;
+}
+
+int64_t irm_tensor_type_numel(const irm_object *t) {
+  const tensor_type_payload *p = tensor_of(t);
+  if (!p) return -1;
+  int64_t n = 1;
+  for (int32_t i = 0; i < p->ndim; i++) n *= p->shape[i];
+  return n;
+}
+
+/* ---- tuple and function types ---------------------------------------------- */
+
+static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *const *items, size_t n,
+                          irm_object *ret, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
+  *out = NULL;
+  int rc = irm_builtins_ready();
+  if (rc) return rc;
+  if (n && !items) return irm_error(IRM_EVALUE, "%s: the types must not be NULL when there are %zu", fn, n);
+  for (size_t i = 0; i < n; i++)
+    if (irm_ir_type_kind_of(items[i]) == IRM_IR_TYPE_NONE)
+      return irm_error(IRM_ETYPE, "%s: item %zu must be a type, got %s", fn, i,
+                       items[i] ? irm_object_type_key(items[i]) : "NULL");
+  if (type == &func_type && irm_ir_type_kind_of(ret) == IRM_IR_TYPE_NONE)
+    return irm_error(IRM_ETYPE, "%s: the result must be a type, got %s", fn, ret ? irm_object_type_key(ret) : "NULL");
+  irm_any stack_items[8];
+  irm_any *anys = n <= 8 ? stack_items : irm_malloc(n * sizeof *anys);
+  if (!anys) return irm_error_nomem_("for a type's items");
+  for (size_t i = 0; i < n; i++) anys[i] = irm_any_object(items[i]);
+  irm_object *arr = NULL, *t = NULL;
+  rc = irm_array_new(anys, n, &arr);
+  if (anys != stack_items) irm_free(anys);
+  if (!rc) rc = irm_object_new(atomic_load(type), sizeof(composite_type_payload), &t);
+  if (rc) {
+    irm_object_release(arr);
+    return rc;
+  }
+  composite_type_payload *p = irm_object_payload(t);
+  p->items = arr;
+  if (ret) irm_object_retain(ret);
+  p->ret = ret;
+  *out = t;
+  return IRM_OK;
+}
+
+int irm_tuple_type_new(irm_object *const *fields, size_t n, irm_object **out) {
+  return make_composite("irm_tuple_type_new", &tuple_type, fields, n, NULL, out);
+}
+
+int irm_func_type_new(irm_object *const *params, size_t n, irm_object *ret, irm_object **out) {
+  return make_composite("irm_func_type_new", &func_type, params, n, ret, out);
+}
+
+static irm_object *item_at(const composite_type_payload *p, size_t i) {
+  const irm_any *v = p ? irm_array_at(p->items, i) : NULL;
+  return v ? v->v_obj : NULL;
+}
+
+size_t irm_tuple_type_size(const irm_object *t) {
+  const composite_type_payload *p = tuple_of(t);
+  return p ? irm_array_size(p->items) : 0;
+}
+irm_object *irm_tuple_type_field(const irm_object *t, size_t i) { return item_at(tuple_of(t), i); }
+size_t irm_func_type_param_count(const irm_object *t) {
+  const composite_type_payload *p = func_of(t);
+  return p ? irm_array_size(p->items) : 0;
+}
+irm_object *irm_func_type_param(const irm_object *t, size_t i) { return item_at(func_of(t), i); }
+irm_object *irm_func_type_ret(const irm_object *t) {
+  const composite_type_payload *p = func_of(t);
+  return p ? p->ret : NULL;
+}
+
+/* ---- equality --------------------------------------------------------------- */
+
+static int tensor_types_equal(const tensor_type_payload *a, const tensor_type_payload *b) {
+  return irm_dtype_equal(a->dtype, b->dtype) && a->ndim == b->ndim &&
+         (a->ndim == 0 || memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof(int64_t)) == 0);
+}
+
+/* Pairs still to compare; types nest shallowly, but user input decides
+ * how deep, so the walk keeps its own stack. */
+int irm_ir_type_equal(const irm_object *a, const irm_object *b) {
+  const irm_object *local[64];
+  const irm_object **stack = local;
+  size_t depth = 0, cap = 32;
+  int equal = 1;
+  stack[depth * 2] = a;
+  stack[depth * 2 + 1] = b;
+  depth++;
+  while (equal && depth) {
+    depth--;
+    const irm_object *x = stack[depth * 2], *y = stack[depth * 2 + 1];
+    if (x == y && x) continue;
+    irm_ir_type_kind k = irm_ir_type_kind_of(x);
+    if (k == IRM_IR_TYPE_NONE || k != irm_ir_type_kind_of(y)) {
+      equal = 0;
+      break;
+    }
+    if (k == IRM_IR_TYPE_TENSOR) {
+      equal = tensor_types_equal(tensor_of(x), tensor_of(y));
+      continue;
+    }
+    const composite_type_payload *px = irm_object_payload_const(x), *py = irm_object_payload_const(y);
+    size_t n = irm_array_size(px->items);
+    if (n != irm_array_size(py->items)) {
+      equal = 0;
+      break;
+    }
+    size_t need = depth + n + 1;
+    if (need > cap) {
+      size_t c = cap;
+      while (c < need) c *= 2;
+      const irm_object **grown = stack == local ? irm_malloc(c * 2 * sizeof *grown)
+                                                : irm_realloc((void *)stack, c * 2 * sizeof *grown);
+      if (!grown) { /* out of memory: fall back to a generic, still correct answer */
+        equal = 0;
+        break;
+      }
+      if (stack == local) memcpy((void *)grown, local, depth * 2 * sizeof *grown);
+      stack = grown;
+      cap = c;
+    }
+    if (k == IRM_IR_TYPE_FUNC) {
+      stack[depth * 2] = px->ret;
+      stack[depth * 2 + 1] = py->ret;
+      depth++;
+    }
+    for (size_t i = 0; i < n; i++) {
+      stack[depth * 2] = item_at(px, i);
+      stack[depth * 2 + 1] = item_at(py, i);
+      depth++;
+    }
+  }
+  if (stack != local) irm_free((void *)stack);
+  return equal;
+}
+
+/* ---- printing ------------------------------------------------------------------ */
+
+/* Writes t's text form: Tensor[(1, 3), float32], (T1, T2), fn (T1) -> T2.
+ * Nested types go through an explicit stack of pending text pieces. */
+typedef struct print_item {
+  const irm_object *type; /* NULL: print text */
+  const char *text;
+} print_item;
+
+int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
+  print_item local[32];
+  print_item *stack = local;
+  size_t depth = 0, cap = 32;
+  stack[depth++] = (print_item){t, NULL};
+  int rc = IRM_OK;
+  while (depth && !rc) {
+    print_item it = stack[--depth];
+    if (!it.type) {
+      irm_text_buf_puts_(buf, it.text);
+      continue;
+    }
+    irm_ir_type_kind k = irm_ir_type_kind_of(it.type);
+    if (k == IRM_IR_TYPE_NONE) {
+      irm_text_buf_puts_(buf, "?");
+      continue;
+    }
+    if (k == IRM_IR_TYPE_TENSOR) {
+      const tensor_type_payload *p = tensor_of(it.type);
+      irm_text_buf_puts_(buf, "Tensor[(");
+      for (int32_t i = 0; i < p->ndim; i++) irm_text_buf_printf_(buf, i ? ", %lld" : "%lld", (long long)p->shape[i]);
+      irm_text_buf_printf_(buf, "%s), %s]", p->ndim == 1 ? "," : "", irm_dtype_name(p->dtype));
+      continue;
+    }
+    const composite_type_payload *p = irm_object_payload_const(it.type);
+    size_t n = irm_array_size(p->items), need = depth + 2 * n + 4;
+    if (need > cap) {
+      size_t c = cap;
+      while (c < need) c *= 2;
+      print_item *grown = stack == local ? irm_malloc(c * sizeof *grown) : irm_realloc(stack, c * sizeof *grown);
+      if (!grown) {
+        rc = irm_error_nomem_("printing a type");
+        break;
+      }
+      if (stack == local) memcpy(grown, local, depth * sizeof *grown);
+      stack = grown;
+      cap = c;
+    }
+    /* Pushed in reverse: the last piece printed goes first. */
+    if (k == IRM_IR_TYPE_FUNC) {
+      stack[depth++] = (print_item){p->ret, NULL};
+      stack[depth++] = (print_item){NULL, ") -> "};
+    } else {
+      stack[depth++] = (print_item){NULL, n == 1 ? ",)" : ")"};
+    }
+    for (size_t i = n; i-- > 0;) {
+      stack[depth++] = (print_item){item_at(p, i), NULL};
+      if (i) stack[depth++] = (print_item){NULL, ", "};
+    }
+    irm_text_buf_puts_(buf, k == IRM_IR_TYPE_FUNC ? "fn (" : "(");
+  }
+  if (stack != local) irm_free(stack);
+  return rc;
+}
+
+static int type_repr(const irm_object *self, irm_object **out) {
+  irm_text_buf buf;
+  char storage[128];
+  irm_text_buf_init_(&buf, storage, sizeof storage);
+  int rc = irm_ir_type_print_(&buf, self);
+  if (rc) {
+    irm_text_buf_free_(&buf);
+    return rc;
+  }
+  return irm_text_buf_take_string_(&buf, "printing a type", out);
+}
+
+/* ---- fields (JSON and the generic walks) --------------------------------------- */
+
+static int tensor_type_to_fields(const irm_object *self, irm_object **out) {
+  const tensor_type_payload *p = tensor_of(self);
+  irm_any dims[IRM_TENSOR_MAX_NDIM];
+  for (int32_t i = 0; i < p->ndim; i++) dims[i] = irm_any_int(p->shape[i]);
+  irm_object *shape = NULL;
+  int rc = irm_array_new(dims, (size_t)p->ndim, &shape);
+  if (rc) return rc;
+  const char *keys[] = {"dtype", "shape"};
+  irm_any values[] = {irm_any_str(irm_dtype_name(p->dtype)), irm_any_object(shape)};
+  rc = irm_map_from_pairs(keys, values, 2, out);
+  irm_object_release(shape);
+  return rc;
+}
+
+static int field(const char *type_key, const irm_object *fields, const char *key, const irm_any **out) {
+  *out = irm_map_find_cstr(fields, key);
+  if (!*out) return irm_error(IRM_EVALUE, "%s: missing field '%s'", type_key, key);
+  return IRM_OK;
+}
+
+static int tensor_type_from_fields(const irm_object *fields, irm_object **out) {
+  const irm_any *dtype_v, *shape_v;
+  int rc = field("ir.TensorType", fields, "dtype", &dtype_v);
+  if (!rc) rc = field("ir.TensorType", fields, "shape", &shape_v);
+  if (rc) return rc;
+  const char *name = NULL;
+  DLDataType dtype;
+  if ((rc = irm_any_to_str(dtype_v, &name, NULL)) || (rc = irm_dtype_parse(name, &dtype)))
+    return irm_error_context(rc, "field 'dtype' of ir.TensorType");
+  irm_object *shape = NULL;
+  if ((rc = irm_any_to_object(shape_v, "ffi.Array", &shape))) return irm_error_context(rc, "field 'shape' of ir.TensorType");
+  size_t n = irm_array_size(shape);
+  if (n > IRM_TENSOR_MAX_NDIM)
+    return irm_error(IRM_EVALUE, "field 'shape' of ir.TensorType: %zu dimensions, at most %d", n, IRM_TENSOR_MAX_NDIM);
+  int64_t dims[IRM_TENSOR_MAX_NDIM];
+  for (size_t i = 0; i < n; i++)
+    if ((rc = irm_any_to_int(irm_array_at(shape, i), &dims[i])))
+      return irm_error_context(rc, "dimension %zu of field 'shape' of ir.TensorType", i);
+  return irm_tensor_type_new(dtype, dims, (int32_t)n, out);
+}
+
+static int composite_to_fields(const irm_object *self, irm_object **out) {
+  const composite_type_payload *p = irm_object_payload_const(self);
+  if (func_of(self)) {
+    const char *keys[] = {"params", "ret"};
+    irm_any values[] = {irm_any_object(p->items), irm_any_object(p->ret)};
+    return irm_map_from_pairs(keys, values, 2, out);
+  }
+  const char *keys[] = {"fields"};
+  irm_any values[] = {irm_any_object(p->items)};
+  return irm_map_from_pairs(keys, values, 1, out);
+}
+
+static int composite_from_fields(const char *type_key, const irm_object *fields, irm_object **out) {
+  int is_func = strcmp(type_key, "ir.FuncType") == 0;
+  const irm_any *items_v, *ret_v = NULL;
+  int rc = field(type_key, fields, is_func ? "params" : "fields", &items_v);
+  if (!rc && is_func) rc = field(type_key, fields, "ret", &ret_v);
+  if (rc) return rc;
+  irm_object *items = NULL, *ret = NULL;
+  if ((rc = irm_any_to_object(items_v, "ffi.Array", &items))) return irm_error_context(rc, "%s", type_key);
+  if (is_func && (rc = irm_any_to_object(ret_v, "ir.Type", &ret))) return irm_error_context(rc, "field 'ret' of %s", type_key);
+  size_t n = irm_array_size(items);
+  irm_object **objs = irm_malloc((n ? n : 1) * sizeof *objs);
+  if (!objs) return irm_error_nomem_("reading a type");
+  for (size_t i = 0; i < n; i++) {
+    const irm_any *v = irm_array_at(items, i);
+    objs[i] = v->type_code == IRM_OBJECT ? v->v_obj : NULL;
+  }
+  rc = is_func ? irm_func_type_new(objs, n, ret, out) : irm_tuple_type_new(objs, n, out);
+  irm_free(objs);
+  return rc;
+}
+
+static int tuple_from_fields(const irm_object *fields, irm_object **out) {
+  return composite_from_fields("ir.TupleType", fields, out);
+}
+static int func_from_fields(const irm_object *fields, irm_object **out) {
+  return composite_from_fields("ir.FuncType", fields, out);
+}
+
+static void composite_finalize(irm_object *self) {
+  composite_type_payload *p = irm_object_payload(self);
+  irm_object_release(p->items);
+  irm_object_release(p->ret);
+}
+
+/* ---- registration -------------------------------------------------------------- */
+
+static int register_type(const char *key, const char *parent, void (*finalize)(irm_object *),
+                         int (*to_fields)(const irm_object *, irm_object **),
+                         int (*from_fields)(const irm_object *, irm_object **), _Atomic int32_t *slot) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = key;
+  info.parent_key = parent;
+  info.finalize = finalize;
+  info.to_fields = to_fields;
+  info.from_fields = from_fields;
+  info.repr = parent ? type_repr : NULL;
+  int32_t index = -1;
+  int rc = irm_type_ensure(&info, &index);
+  if (!rc) atomic_store(slot, index);
+  return rc;
+}
+
+int irm_register_ir_type_types_(void) {
+  int rc = register_type("ir.Type", NULL, NULL, NULL, NULL, &type_base);
+  if (!rc) rc = register_type("ir.TensorType", "ir.Type", NULL, tensor_type_to_fields, tensor_type_from_fields, &tensor_type);
+  if (!rc)
+    rc = register_type("ir.TupleType", "ir.Type", composite_finalize, composite_to_fields, tuple_from_fields, &tuple_type);
+  if (!rc)
+    rc = register_type("ir.FuncType", "ir.Type", composite_finalize, composite_to_fields, func_from_fields, &func_type);
+  return rc;
+}

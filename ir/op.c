@@ -1,0 +1,195 @@
+/* The op registry (op.h): the "op" category of the kind registry, and the
+ * interned ir.Op nodes that stand for ops in expressions. */
+#include <string.h>
+
+#include "expr_node.h"
+#include "irm/container.h"
+#include "irm/error.h"
+
+static const char *const pattern_names[] = {
+    [IRM_OP_ELEMWISE] = "elemwise",       [IRM_OP_BROADCAST] = "broadcast",
+    [IRM_OP_INJECTIVE] = "injective",     [IRM_OP_COMM_REDUCE] = "reduce",
+    [IRM_OP_OUT_ELEMWISE_FUSABLE] = "out-elemwise-fusable", [IRM_OP_TUPLE] = "tuple",
+    [IRM_OP_OPAQUE] = "opaque",
+};
+
+const char *irm_op_pattern_name(irm_op_pattern pattern) {
+  return (unsigned)pattern < sizeof pattern_names / sizeof pattern_names[0] ? pattern_names[pattern] : NULL;
+}
+
+/* ---- registration ----------------------------------------------------------------- */
+
+/* "num_inputs" is set below every level a user picks, so the op's own
+ * setting always wins. */
+#define NUM_INPUTS_DEFAULT_LEVEL 0
+#define NUM_INPUTS_LEVEL 10
+
+static int op_prepare(irm_kind *kind) {
+  irm_any any = irm_any_int(-1);
+  return irm_kind_set_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &any, NUM_INPUTS_DEFAULT_LEVEL);
+}
+
+int irm_op_set_num_inputs(irm_kind *kind, int32_t num_inputs) {
+  if (!kind) return irm_error(IRM_EVALUE, "irm_op_set_num_inputs: kind must not be NULL");
+  if (strcmp(irm_kind_category(kind), IRM_OP_CATEGORY) != 0)
+    return irm_error(IRM_EVALUE, "irm_op_set_num_inputs: '%s' is a %s kind, not an op", irm_kind_name(kind),
+                     irm_kind_category(kind));
+  if (num_inputs < -1)
+    return irm_error(IRM_EVALUE, "op '%s': num_inputs must be >= 0, or -1 for any number; got %d",
+                     irm_kind_name(kind), (int)num_inputs);
+  irm_any any = irm_any_int(num_inputs);
+  int rc = irm_kind_reset_attr(kind, IRM_OP_ATTR_NUM_INPUTS);
+  return rc ? rc : irm_kind_set_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &any, NUM_INPUTS_LEVEL);
+}
+
+int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind) {
+  if (out_kind) *out_kind = NULL;
+  if (num_inputs < -1)
+    return irm_error(IRM_EVALUE, "op '%s': num_inputs must be >= 0, or -1 for any number; got %d",
+                     name ? irm_error_quote(name) : "(null)", (int)num_inputs);
+  irm_kind *kind = NULL;
+  int rc = irm_kind_register(IRM_OP_CATEGORY, name, &kind);
+  if (rc) return rc;
+  if (num_inputs != -1 && (rc = irm_op_set_num_inputs(kind, num_inputs))) return rc;
+  if (out_kind) *out_kind = kind;
+  return IRM_OK;
+}
+
+/* ---- interned op nodes --------------------------------------------------------------- */
+
+typedef struct interned_op {
+  UT_hash_handle hh;
+  irm_kind *kind;
+  irm_object *node; /* kept for the process */
+} interned_op;
+
+static interned_op *interned;
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int unknown_op(const char *name) {
+  irm_object *names = NULL;
+  int rc = irm_kind_list(IRM_OP_CATEGORY, &names);
+  if (rc) return rc;
+  size_t n = irm_array_size(names);
+  const char **candidates = irm_malloc((n ? n : 1) * sizeof *candidates);
+  if (!candidates) {
+    irm_object_release(names);
+    return irm_error_nomem_("reporting an unknown op");
+  }
+  for (size_t i = 0; i < n; i++) candidates[i] = irm_string_data(irm_array_at(names, i)->v_obj);
+  const char *best = irm_closest_name(name, candidates, n);
+  if (best)
+    rc = irm_error(IRM_EKEY, "unknown op '%s' (did you mean '%s'?)", irm_error_quote(name), best);
+  else
+    rc = irm_error(IRM_EKEY, "unknown op '%s'; %zu ops are registered (op.ListOps lists them)", irm_error_quote(name), n);
+  irm_free(candidates);
+  irm_object_release(names);
+  return rc;
+}
+
+int irm_op_get(const char *name, irm_object **out) {
+  if (!name || !out) return irm_error(IRM_EVALUE, "irm_op_get: name and out must not be NULL");
+  *out = NULL;
+  irm_kind *kind = NULL;
+  if (irm_kind_find(IRM_OP_CATEGORY, name, &kind)) return unknown_op(name);
+  pthread_mutex_lock(&interned_lock);
+  interned_op *e = NULL;
+  HASH_FIND_PTR(interned, &kind, e);
+  int rc = IRM_OK;
+  if (!e) {
+    irm_object *s = NULL, *node = NULL;
+    e = irm_calloc(1, sizeof *e);
+    rc = e ? irm_string_from_cstr(irm_kind_name(kind), &s) : irm_error_nomem_("interning an op");
+    if (!rc) rc = irm_expr_node_make_(IRM_EXPR_OP, NULL, 0, NULL, s, NULL, 0, kind, &node);
+    irm_object_release(s);
+    if (!rc) {
+      e->kind = kind;
+      e->node = node;
+      int irm_hash_oom = 0;
+      HASH_ADD_PTR(interned, kind, e);
+      if (irm_hash_oom) {
+        rc = irm_error_nomem_("interning an op");
+        irm_object_release(node);
+      }
+    }
+    if (rc) {
+      irm_free(e);
+      e = NULL;
+    }
+  }
+  if (e) {
+    irm_object_retain(e->node);
+    *out = e->node;
+  }
+  pthread_mutex_unlock(&interned_lock);
+  return rc;
+}
+
+static const expr_node *op_node(const irm_object *op) {
+  const expr_node *p = irm_expr_node_(op);
+  return p && p->expr_kind == IRM_EXPR_OP ? p : NULL;
+}
+
+const char *irm_op_name(const irm_object *op) {
+  const expr_node *p = op_node(op);
+  return p ? irm_string_data(p->extra) : NULL;
+}
+
+/* The kind, when it is still the registered one of its name. */
+irm_kind *irm_op_kind(const irm_object *op) {
+  const expr_node *p = op_node(op);
+  irm_kind *current = NULL;
+  if (!p) return NULL;
+  int rc = irm_kind_find(IRM_OP_CATEGORY, irm_kind_name(p->kind), &current);
+  if (rc) irm_clear_error();
+  return current == p->kind ? current : NULL;
+}
+
+int32_t irm_op_num_inputs(const irm_object *op) {
+  irm_kind *kind = irm_op_kind(op);
+  irm_any v = irm_any_none();
+  if (!kind || irm_kind_get_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &v) || v.type_code != IRM_INT) {
+    irm_any_release(&v);
+    return -2;
+  }
+  return (int32_t)v.v_int;
+}
+
+int irm_op_get_attr(const irm_object *op, const char *attr, irm_any *out) {
+  if (!attr || !out) return irm_error(IRM_EVALUE, "irm_op_get_attr: attr and out must not be NULL");
+  *out = irm_any_none();
+  const expr_node *p = op_node(op);
+  if (!p) return irm_error(IRM_ETYPE, "irm_op_get_attr: expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+  irm_kind *kind = irm_op_kind(op);
+  if (!kind) return irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_op_name(op));
+  int rc = irm_kind_get_attr(kind, attr, out);
+  return rc ? irm_error_context(rc, "op '%s'", irm_op_name(op)) : IRM_OK;
+}
+
+irm_op_pattern irm_op_pattern_of(const irm_object *op) {
+  irm_any v = irm_any_none();
+  irm_op_pattern pattern = IRM_OP_OPAQUE;
+  if (irm_op_get_attr(op, IRM_OP_ATTR_PATTERN, &v) == IRM_OK && v.type_code == IRM_INT &&
+      irm_op_pattern_name((irm_op_pattern)v.v_int))
+    pattern = (irm_op_pattern)v.v_int;
+  else
+    irm_clear_error();
+  irm_any_release(&v);
+  return pattern;
+}
+
+int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_op_check_attrs: out must not be NULL");
+  *out = NULL;
+  if (!op_node(op))
+    return irm_error(IRM_ETYPE, "irm_op_check_attrs: expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+  irm_kind *kind = irm_op_kind(op);
+  if (!kind) return irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_op_name(op));
+  irm_object *empty = NULL;
+  int rc = attrs ? IRM_OK : irm_map_new(&empty);
+  if (!rc) rc = irm_kind_validate(kind, attrs ? attrs : empty, NULL, 0, out);
+  irm_object_release(empty);
+  return rc ? irm_error_context(rc, "attributes of %s", irm_op_name(op)) : IRM_OK;
+}
+
+int irm_register_op_builtins_(void) { return irm_kind_category_set_prepare(IRM_OP_CATEGORY, op_prepare); }
