@@ -45,7 +45,7 @@ void irm_ir_line_col_(const irm_ir_lexer *lx, size_t pos, size_t *line, size_t *
  * quotes names that do not). */
 int irm_ir_is_ident_(const char *s, size_t len);
 
-/* Decodes the STRING token tok into *buf/*n (irm_malloc'd, NUL-terminated;
+/* Decodes the STRING token tok into *buf and *n (irm_malloc'd, NUL-terminated;
  * the caller frees it). Escapes: \" \\ \/ \b \f \n \r \t \uXXXX (UTF-16
  * pairs joined; a lone surrogate is an error) and \xNN (one raw byte).
  * Errors: ValueError "line L, column C: ..." at the bad escape,

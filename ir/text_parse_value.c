@@ -4,6 +4,7 @@
  * IRM_IR_PARSE_MAX_DEPTH, so their recursion is bounded. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,7 +257,10 @@ static int parse_element(irm_ir_parser *p, DLDataType dt, double *out) {
     int64_t v;
     if (irm_ir_is_word_(p, "true") || irm_ir_is_word_(p, "false")) v = irm_ir_is_word_(p, "true");
     else if (p->tok.kind != IRM_TOK_INT) return irm_ir_expected_(p, "an integer element");
-    else if (read_int(p, &v)) return IRM_EVALUE;
+    else {
+      int rc = read_int(p, &v);
+      if (rc) return rc;
+    }
     const char *name = irm_dtype_name(dt);
     int64_t lo = 0, hi = 1;
     if (strcmp(name, "int32") == 0) lo = INT32_MIN, hi = INT32_MAX;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "expr_internal.h"
+#include "module_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
@@ -597,7 +598,8 @@ static int print_module(const irm_module *mod, int lenient, irm_object **out) {
   if (!irm_object_is(mod, "ir.IRModule"))
     return irm_error(IRM_ETYPE, "ir.Print: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "none");
   irm_text_buf b = {0};
-  irm_text_buf_puts_(&b, "#[version = \"" IRM_IR_TEXT_VERSION "\"]\n");
+  irm_text_buf_puts_(&b, "#[version = \"" IRM_IR_TEXT_VERSION "\"");
+  irm_text_buf_puts_(&b, irm_module_is_frozen(mod) ? ", frozen = true]\n" : "]\n");
   int rc = print_module_attrs(&b, irm_dict_attrs_map(irm_module_attrs(mod)), lenient);
   irm_object *names = NULL;
   if (!rc) rc = irm_module_function_names(mod, &names);

@@ -12,6 +12,7 @@
 #include "irm/error.h"
 #include "irm/structural.h"
 #include "irm/target.h"
+#include "expr_internal.h"
 #include "text_internal.h"
 
 static void put_run(irm_text_buf *b, const char *s, size_t n) {
@@ -84,46 +85,11 @@ static int too_deep(const char *what) {
                    IRM_IR_PARSE_MAX_DEPTH);
 }
 
-static int print_type_at(irm_text_buf *b, const irm_object *t, int depth) {
-  if (depth > IRM_IR_PARSE_MAX_DEPTH) return too_deep("a type");
-  switch (irm_ir_type_kind_of(t)) {
-    case IRM_IR_TYPE_TENSOR: {
-      int32_t nd = irm_tensor_type_ndim(t);
-      const int64_t *shape = irm_tensor_type_shape(t);
-      const char *dt = irm_dtype_name(irm_tensor_type_dtype(t));
-      irm_text_buf_puts_(b, "Tensor[(");
-      for (int32_t i = 0; i < nd; i++) irm_text_buf_printf_(b, "%s%" PRId64, i ? ", " : "", shape[i]);
-      irm_text_buf_printf_(b, "), %s]", dt ? dt : "unknown");
-      return IRM_OK;
-    }
-    case IRM_IR_TYPE_TUPLE: {
-      size_t n = irm_tuple_type_size(t);
-      irm_text_buf_putc_(b, '(');
-      for (size_t i = 0; i < n; i++) {
-        if (i) irm_text_buf_puts_(b, ", ");
-        int rc = print_type_at(b, irm_tuple_type_field(t, i), depth + 1);
-        if (rc) return rc;
-      }
-      irm_text_buf_puts_(b, n == 1 ? ",)" : ")");
-      return IRM_OK;
-    }
-    case IRM_IR_TYPE_FUNC: {
-      size_t n = irm_func_type_param_count(t);
-      irm_text_buf_puts_(b, "fn (");
-      for (size_t i = 0; i < n; i++) {
-        if (i) irm_text_buf_puts_(b, ", ");
-        int rc = print_type_at(b, irm_func_type_param(t, i), depth + 1);
-        if (rc) return rc;
-      }
-      irm_text_buf_puts_(b, ") -> ");
-      return print_type_at(b, irm_func_type_ret(t), depth + 1);
-    }
-    default:
-      return irm_error(IRM_ETYPE, "expected an IR type, got %s", t ? irm_object_type_key(t) : "none");
-  }
+int irm_ir_print_type_(irm_text_buf *b, const irm_object *type) {
+  if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_NONE)
+    return irm_error(IRM_ETYPE, "expected an IR type, got %s", type ? irm_object_type_key(type) : "none");
+  return irm_ir_type_print_(b, type);
 }
-
-int irm_ir_print_type_(irm_text_buf *b, const irm_object *type) { return print_type_at(b, type, 0); }
 
 /* One element of a tensor: floats with the digits that read back the same
  * float (%.9g; float16 goes through its exact float value), ints as
