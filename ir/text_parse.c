@@ -53,7 +53,7 @@ static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node) {
   if (old) {
     size_t line, col;
     irm_ir_line_col_(&p->lx, old->at, &line, &col);
-    return irm_ir_error_at_(p, t.start, IRM_EVALUE, "%.*s is already defined (line %zu, column %zu)",
+    return irm_ir_error_at_(p, t.start, IRM_EVALUE, "'%.*s' is already defined (line %zu, column %zu)",
                             (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
   }
   name_def *d = irm_calloc(1, sizeof *d);
@@ -92,9 +92,9 @@ static int undefined(irm_ir_parser *p) {
       if (d->name[1] < '0' || d->name[1] > '9') names[k++] = d->name;
     closest = irm_closest_name(want, names, k);
   }
-  int rc = closest ? irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s %s (did you mean %s?)",
+  int rc = closest ? irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s' (did you mean '%s'?)",
                                       is_var ? "variable" : "temporary", want, closest)
-                   : irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s %s", is_var ? "variable" : "temporary",
+                   : irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s'", is_var ? "variable" : "temporary",
                                       want);
   irm_free(names);
   return rc;

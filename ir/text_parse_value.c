@@ -304,11 +304,12 @@ int irm_ir_parse_tensor_(irm_ir_parser *p, irm_object **out) {
   if (!rc) rc = irm_ir_expect_punct_(p, ',', "',' and the shape after the dtype");
   if (!rc) rc = irm_ir_expect_punct_(p, '[', "'[' and the shape of a const");
   if (!rc) rc = parse_dims(p, ']', dims, &ndim);
-  /* The element count, stopping once it passes what any text could hold. */
+  /* The element count (UINT64_MAX when it overflows); values are counted
+   * as they come, so a huge shape allocates nothing. */
   uint64_t numel = 1;
   for (int32_t i = 0; i < ndim && !rc; i++) {
-    if (dims[i] && numel > (uint64_t)p->lx.len / (uint64_t)dims[i]) numel = (uint64_t)p->lx.len + 1;
-    else numel *= (uint64_t)dims[i];
+    if (dims[i] && numel > UINT64_MAX / (uint64_t)dims[i]) numel = UINT64_MAX;
+    else if (numel != UINT64_MAX) numel *= (uint64_t)dims[i];
   }
   if (!rc) rc = irm_ir_expect_punct_(p, ',', "',' and the values after the shape");
   size_t values_at = p->tok.start;
