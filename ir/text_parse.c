@@ -7,7 +7,14 @@
  * function, a Let block, brackets) does, bounded by
  * IRM_IR_PARSE_MAX_DEPTH. Names (%temporaries and %vars) live in one flat
  * table per top-level function: a name is defined once and used after its
- * definition. */
+ * definition.
+ *
+ * Scopes: each block (a function's body, a Let block) is a scope; a Var is
+ * bound in the scope of its parameter list or `let` line. Every name
+ * remembers the innermost scope it needs (a Var: its own; a temporary: the
+ * innermost of what its line used), and a use is refused once that scope
+ * has ended. So what parses is well scoped, which is what lets the printer
+ * print each node where it is first used and parse it back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +26,66 @@
 
 /* ---- the names of one top-level function ----------------------------------- */
 
+/* A scope a name needs: the block at nesting level depth with that id
+ * (depth 0: the module, always open). */
+typedef struct scope_ref {
+  int depth;
+  uint32_t id;
+} scope_ref;
+
 typedef struct name_def {
   char *name;       /* key: the token text, "%x" or "%3" (owned) */
   irm_object *node; /* owned */
   size_t at;        /* where it was defined */
+  scope_ref needs;
   UT_hash_handle hh;
 } name_def;
 
+/* An open block. */
+typedef struct scope_frame {
+  uint32_t id;
+  scope_ref outer; /* the innermost enclosing scope used inside */
+  scope_ref line;  /* the innermost scope the current line used */
+} scope_frame;
+
 struct irm_ir_def_scope {
   name_def *names;
+  scope_frame frames[IRM_IR_PARSE_MAX_DEPTH + 2]; /* by depth; [0] the module */
+  int depth;
+  uint32_t next_id;
 };
+
+static scope_frame *top_frame(irm_ir_parser *p) { return &p->scope->frames[p->scope->depth]; }
+
+static void deeper(scope_ref *acc, scope_ref r) {
+  if (r.depth > acc->depth) *acc = r;
+}
+
+/* Notes that the current line uses something that needs scope r. */
+static void note_use(irm_ir_parser *p, scope_ref r) {
+  scope_frame *f = top_frame(p);
+  deeper(&f->line, r);
+  if (r.depth < p->scope->depth) deeper(&f->outer, r);
+}
+
+static int scope_is_open(const irm_ir_parser *p, scope_ref r) {
+  return r.depth <= p->scope->depth && p->scope->frames[r.depth].id == r.id;
+}
+
+/* Opens a block's scope (the caller has entered a nesting level). */
+static void open_scope(irm_ir_parser *p) {
+  irm_ir_def_scope *s = p->scope;
+  scope_frame *f = &s->frames[++s->depth];
+  f->id = ++s->next_id;
+  f->outer = f->line = (scope_ref){0, 0};
+}
+
+/* Closes it: what it used outside counts as used by the current line. */
+static void close_scope(irm_ir_parser *p) {
+  scope_ref outer = top_frame(p)->outer;
+  p->scope->depth--;
+  note_use(p, outer);
+}
 
 static void scope_clear(irm_ir_def_scope *s) {
   name_def *d, *tmp;
@@ -48,7 +105,7 @@ static name_def *scope_find(const irm_ir_parser *p, irm_ir_tok t) {
 
 /* Defines the name of token t as node (retained). ValueError when it is
  * defined already. */
-static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node) {
+static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node, scope_ref needs) {
   name_def *old = scope_find(p, t);
   if (old) {
     size_t line, col;
@@ -67,6 +124,7 @@ static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node) {
   d->name = name;
   d->node = node;
   d->at = t.start;
+  d->needs = needs;
   int irm_hash_oom = 0;
   HASH_ADD_KEYPTR(hh, p->scope->names, d->name, t.len, d);
   if (irm_hash_oom) {
@@ -147,6 +205,15 @@ static int parse_atom(irm_ir_parser *p, irm_object **out) {
   if (t.kind == IRM_TOK_VAR || t.kind == IRM_TOK_TEMP) {
     name_def *d = scope_find(p, t);
     if (!d) return undefined(p);
+    if (!scope_is_open(p, d->needs)) {
+      size_t line, col;
+      irm_ir_line_col_(&p->lx, d->at, &line, &col);
+      return irm_ir_error_at_(p, t.start, IRM_EVALUE,
+                              t.kind == IRM_TOK_VAR ? "'%.*s' is used outside the block that binds it (line %zu, column %zu)"
+                                                    : "'%.*s' uses variables of a block that has ended (line %zu, column %zu)",
+                              (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
+    }
+    note_use(p, d->needs);
     *out = d->node;
     irm_object_retain(*out);
   } else if (t.kind == IRM_TOK_GLOBAL) {
@@ -323,14 +390,14 @@ static int parse_type_suffix(irm_ir_parser *p, irm_object **node) {
 /* `%n = rhs [: T];` */
 static int parse_temp_line(irm_ir_parser *p) {
   irm_ir_tok name = p->tok;
-  if (scope_find(p, name)) return scope_define(p, name, NULL); /* the redefinition error */
+  if (scope_find(p, name)) return scope_define(p, name, NULL, top_frame(p)->line); /* the redefinition error */
   irm_ir_next_(p);
   irm_ir_next_(p); /* '=' (checked by the caller) */
   irm_object *node = NULL;
   int rc = parse_rhs(p, &node);
   if (!rc) rc = parse_type_suffix(p, &node);
   if (!rc) rc = irm_ir_expect_punct_(p, ';', "';' at the end of the line");
-  if (!rc) rc = scope_define(p, name, node);
+  if (!rc) rc = scope_define(p, name, node, top_frame(p)->line);
   irm_object_release(node);
   return rc;
 }
@@ -340,7 +407,7 @@ static int parse_binder(irm_ir_parser *p, irm_object **out) {
   *out = NULL;
   irm_ir_tok name = p->tok;
   if (name.kind != IRM_TOK_VAR) return irm_ir_expected_(p, "a %variable");
-  if (scope_find(p, name)) return scope_define(p, name, NULL);
+  if (scope_find(p, name)) return scope_define(p, name, NULL, top_frame(p)->line);
   irm_ir_next_(p);
   irm_object *type = NULL;
   int rc = IRM_OK;
@@ -357,24 +424,25 @@ static int parse_binder(irm_ir_parser *p, irm_object **out) {
     if ((rc = irm_var_new(buf, type, out))) rc = irm_ir_context_at_(p, name.start, rc);
   }
   irm_object_release(type);
-  if (!rc && (rc = scope_define(p, name, *out))) {
+  scope_ref own = {p->scope->depth, top_frame(p)->id};
+  if (!rc && (rc = scope_define(p, name, *out, own))) {
     irm_object_release(*out);
     *out = NULL;
   }
   return rc;
 }
 
-/* `{ lines; result }`, the current token being '{'. The lets are folded
- * into nested Lets, innermost first. *out NEW. */
-static int parse_block(irm_ir_parser *p, irm_object **out) {
+/* `{ lines; result }` in the scope just opened, the current token being
+ * '{'. The lets are folded into nested Lets, innermost first. *out NEW. */
+static int parse_block_body(irm_ir_parser *p, irm_object **out) {
   *out = NULL;
-  int rc = irm_ir_enter_(p);
-  if (rc) return rc;
+  int rc = IRM_OK;
   irm_ir_next_(p);
   obj_list lets = {0}; /* var, value, var, value, ... */
   irm_object *body = NULL;
   while (!rc) {
     irm_ir_tok next = irm_ir_peek_(p);
+    top_frame(p)->line = (scope_ref){0, 0};
     if (irm_ir_is_word_(p, "let")) {
       irm_object *var = NULL, *value = NULL;
       irm_ir_next_(p);
@@ -401,18 +469,32 @@ static int parse_block(irm_ir_parser *p, irm_object **out) {
   list_free(&lets);
   if (rc) irm_object_release(body);
   else *out = body;
+  return rc;
+}
+
+/* A Let block `{ let ...; ...; result }`: a scope of its own. */
+static int parse_block(irm_ir_parser *p, irm_object **out) {
+  int rc = irm_ir_enter_(p);
+  if (rc) return rc;
+  open_scope(p);
+  rc = parse_block_body(p, out);
+  close_scope(p);
   irm_ir_leave_(p);
   return rc;
 }
 
 /* `fn (params) [-> T] [attributes {...}] { ... }` or, for a def, the same
- * after the name; the current token being `fn` or the name. */
+ * after the name; the current token being `fn` or the name. The
+ * parameters and the body share one scope. */
 static int parse_function(irm_ir_parser *p, size_t at, irm_object **out) {
   *out = NULL;
   obj_list params = {0};
   irm_object *ret = NULL, *attrs = NULL, *body = NULL;
+  int rc = irm_ir_enter_(p);
+  if (rc) return rc;
+  open_scope(p);
   irm_ir_next_(p);
-  int rc = irm_ir_expect_punct_(p, '(', "'(' and the parameters");
+  rc = irm_ir_expect_punct_(p, '(', "'(' and the parameters");
   while (!rc && !irm_ir_is_punct_(p, ')')) {
     irm_object *v = NULL;
     if ((rc = parse_binder(p, &v)) || (rc = list_push(&params, v))) break;
@@ -428,7 +510,9 @@ static int parse_function(irm_ir_parser *p, size_t at, irm_object **out) {
     irm_ir_next_(p);
     rc = irm_ir_parse_attr_map_(p, &attrs);
   }
-  if (!rc) rc = irm_ir_is_punct_(p, '{') ? parse_block(p, &body) : irm_ir_expected_(p, "'{' and the function body");
+  if (!rc) rc = irm_ir_is_punct_(p, '{') ? parse_block_body(p, &body) : irm_ir_expected_(p, "'{' and the function body");
+  close_scope(p);
+  irm_ir_leave_(p);
   if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out))) rc = irm_ir_context_at_(p, at, rc);
   list_free(&params);
   irm_object_release(ret);
@@ -509,6 +593,7 @@ static int parse_def(irm_ir_parser *p, irm_module **mod) {
   if (!rc) rc = parse_function(p, at, &fn);
   if (!rc && (rc = irm_module_set_function_move(mod, name, fn))) rc = irm_ir_context_at_(p, at, rc);
   scope_clear(p->scope);
+  p->scope->depth = 0;
   irm_object_release(fn);
   irm_free(name);
   return rc;
@@ -549,14 +634,16 @@ int irm_ir_parse(const char *text, size_t len, irm_module **out) {
                      (unsigned char)text[bad]);
   }
   /* The lexer reads up to len; a NUL byte inside is a bad token. */
-  irm_ir_def_scope scope = {NULL};
-  p.scope = &scope;
+  irm_ir_def_scope *scope = irm_calloc(1, sizeof *scope); /* about 10 KB: not on the stack */
+  if (!scope) return irm_error_nomem_("parsing IR");
+  p.scope = scope;
   int rc = irm_map_new(&p.globals);
   if (!rc) {
     p.tok = irm_ir_lex_(&p.lx, 0);
     rc = parse_module(&p, out);
   }
-  scope_clear(&scope);
+  scope_clear(scope);
+  irm_free(scope);
   irm_object_release(p.globals);
   return rc;
 }

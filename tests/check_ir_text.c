@@ -330,6 +330,39 @@ START_TEST(test_nested_functions_with_attributes_as_callees) {
 }
 END_TEST
 
+/* A node used inside a nested function and after it prints where it is
+ * first used, and the parser sees it is in scope after the function. */
+START_TEST(test_shared_nodes_across_nested_functions) {
+  irm_module *m = parse_ok("#[version = \"irm-0.1\"]\n"
+                           "def @f(%x) {\n"
+                           "  %0 = gen.unary(%x);\n"
+                           "  %1 = fn (%a) {\n"
+                           "    %2 = gen.unary(%x);\n"
+                           "    %3 = gen.binary(%a, %2);\n"
+                           "    %4 = gen.binary(%3, %0);\n"
+                           "    %4\n"
+                           "  };\n"
+                           "  %5 = %1(%2);\n"
+                           "  %6 = (%5, %0);\n"
+                           "  %6\n"
+                           "}\n");
+  check_text(m, "#[version = \"irm-0.1\"]\n"
+                "def @f(%x) {\n"
+                "  %0 = fn (%a) {\n"
+                "    %1 = gen.unary(%x);\n"
+                "    %2 = gen.binary(%a, %1);\n"
+                "    %3 = gen.unary(%x);\n"
+                "    %4 = gen.binary(%2, %3);\n"
+                "    %4\n"
+                "  };\n"
+                "  %5 = %0(%1);\n"
+                "  %6 = (%5, %3);\n"
+                "  %6\n"
+                "}\n");
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_shared_nodes_print_once) {
   irm_object *x = var("x", NULL);
   irm_object *c = call("gen.unary", &x, 1, NULL);
@@ -609,7 +642,7 @@ START_TEST(test_nesting_is_limited) {
   for (size_t i = n; i-- > 0;) o += (size_t)sprintf(text + o, "};\n%%%zu\n", i);
   strcpy(text + o, "}\n");
   irm_module *m = NULL;
-  ck_assert_error(irm_ir_parse(text, strlen(text), &m), IRM_EVALUE, "ValueError: line 514, column 14: nesting deeper than 512 levels");
+  ck_assert_error(irm_ir_parse(text, strlen(text), &m), IRM_EVALUE, "ValueError: line 514, column 8: nesting deeper than 512 levels");
   ck_assert_error_mentions("nesting deeper than 512 levels");
   free(text);
 }
@@ -642,6 +675,7 @@ static Suite *ir_text_suite(void) {
   tcase_add_test(c, test_let_chains_and_lets_inside_expressions);
   tcase_add_test(c, test_nested_functions_with_attributes_as_callees);
   tcase_add_test(c, test_shared_nodes_print_once);
+  tcase_add_test(c, test_shared_nodes_across_nested_functions);
   suite_add_tcase(s, c);
   TCase *a = tcase_create("module");
   tcase_add_checked_fixture(a, setup, NULL);

@@ -89,8 +89,15 @@ static const bad_text cases[] = {
      "ValueError: line 3, column 18: undefined variable '%dat' (did you mean '%data'?)"},
     {H "def @main(%x) {\n  %1 = gen.unary(%3);\n  %1\n}", IRM_EVALUE,
      "ValueError: line 3, column 18: undefined temporary '%3'"},
-    {H "def @f() { %0 = fn (%a) { %a }; %a }", IRM_EVALUE, /* names are per top-level function: fine */
-     NULL},
+    {H "def @f() { %0 = fn (%a) { %a }; %a }", IRM_EVALUE,
+     "ValueError: line 2, column 33: '%a' is used outside the block that binds it (line 2, column 21)"},
+    {H "def @f(%x) {\n  %0 = fn (%a) {\n    %1 = gen.unary(%a);\n    %1\n  };\n  %2 = gen.unary(%1);\n  %2\n}",
+     IRM_EVALUE, "ValueError: line 7, column 18: '%1' uses variables of a block that has ended (line 4, column 5)"},
+    {H "def @f(%x) {\n  %0 = {\n    let %y = %x;\n    %y\n  };\n  %1 = gen.unary(%y);\n  %1\n}", IRM_EVALUE,
+     "ValueError: line 7, column 18: '%y' is used outside the block that binds it (line 4, column 9)"},
+    {H "def @f(%x) {\n  %0 = fn (%a) {\n    %1 = gen.unary(%x);\n    %1\n  };\n  %2 = gen.unary(%1);\n  %2\n}",
+     IRM_EVALUE, NULL}, /* %1 needs only %x: fine outside */
+    {H "def @f() { %0 = fn (%a) { %a }; %0 }\ndef @g(%a) { %a }", IRM_EVALUE, NULL}, /* names are per def */
     {H "def @f() { %y }\ndef @g(%y) { %y }", IRM_EVALUE, "ValueError: line 2, column 12: undefined variable '%y'"},
     {H "def @main(%x) {\n  %0 = gen.unary(%x\n  %0\n}", IRM_EVALUE,
      "ValueError: line 4, column 3: expected ',' or ')' after an argument, got '%0'"},
