@@ -144,8 +144,9 @@ static int tensor_from_fields(const irm_object *fields, irm_object **out) {
   DLDataType dtype;
   int64_t shape[IRM_TENSOR_MAX_NDIM];
   int32_t ndim = 0;
-  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, NULL))) return field_error(rc, "dtype");
-  if ((rc = irm_dtype_parse(dtype_name, &dtype))) return field_error(rc, "dtype");
+  size_t name_len = 0;
+  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, &name_len))) return field_error(rc, "dtype");
+  if ((rc = irm_dtype_parse_n_(dtype_name, name_len, &dtype))) return field_error(rc, "dtype");
   if ((rc = shape_field(irm_map_find_cstr(fields, "shape"), shape, &ndim))) return rc;
   const irm_any *data = irm_map_find_cstr(fields, "data");
   if (data->type_code != IRM_OBJECT || irm_object_type_index(data->v_obj) != IRM_TYPE_STRING)
