@@ -25,6 +25,7 @@
 #include "irm/error.h"
 #include "irm/structural.h"
 #include "irm_internal.h"
+#include "walk_pool.h"
 
 static int is_shared(const irm_object *o) { return irm_object_refcount(o) > 1; }
 
@@ -62,6 +63,7 @@ typedef struct eq_walk {
   size_t depth, cap;
   pair_seen *seen;
   var_link *a_to_b, *b_to_a;
+  irm_walk_pool_ pool; /* the entries of the three tables */
 } eq_walk;
 
 static const char eq_what[] = "comparing IR expressions";
@@ -80,37 +82,22 @@ static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
   return IRM_OK;
 }
 
-static void free_links(var_link **table) {
-  var_link *l, *tmp;
-  HASH_ITER(hh, *table, l, tmp) {
-    HASH_DELETE(hh, *table, l);
-    irm_free(l);
-  }
-}
-
 static void eq_walk_free(eq_walk *w) {
-  pair_seen *s, *tmp;
-  HASH_ITER(hh, w->seen, s, tmp) {
-    HASH_DELETE(hh, w->seen, s);
-    irm_free(s);
-  }
-  free_links(&w->a_to_b);
-  free_links(&w->b_to_a);
+  HASH_CLEAR(hh, w->seen);
+  HASH_CLEAR(hh, w->a_to_b);
+  HASH_CLEAR(hh, w->b_to_a);
+  irm_walk_pool_free_(&w->pool);
   irm_free(w->stack);
 }
 
-static int add_link(var_link **table, const irm_object *from, const irm_object *to) {
+static int add_link(eq_walk *w, var_link **table, const irm_object *from, const irm_object *to) {
   int irm_hash_oom = 0;
-  var_link *l = irm_malloc(sizeof *l);
+  var_link *l = irm_walk_pool_alloc_(&w->pool, sizeof *l);
   if (!l) return irm_error_nomem_(eq_what);
   l->from = from;
   l->to = to;
   HASH_ADD_PTR(*table, from, l);
-  if (irm_hash_oom) {
-    irm_free(l);
-    return irm_error_nomem_(eq_what);
-  }
-  return IRM_OK;
+  return irm_hash_oom ? irm_error_nomem_(eq_what) : IRM_OK; /* the pool keeps l */
 }
 
 /* Two Vars are equal when the bijection pairs them, or pairs neither and
@@ -129,16 +116,8 @@ static int compare_vars(eq_walk *w, const irm_object *a, const irm_object *b, in
   }
   int rc = values_equal(irm_expr_type(a), irm_expr_type(b), equal);
   if (rc || !*equal) return rc;
-  rc = add_link(&w->a_to_b, a, b);
-  if (!rc && (rc = add_link(&w->b_to_a, b, a))) {
-    var_link *l = NULL;
-    HASH_FIND_PTR(w->a_to_b, &a, l);
-    if (l) {
-      HASH_DELETE(hh, w->a_to_b, l);
-      irm_free(l);
-    }
-  }
-  return rc;
+  rc = add_link(w, &w->a_to_b, a, b);
+  return rc ? rc : add_link(w, &w->b_to_a, b, a); /* a failure ends the walk */
 }
 
 /* 1 when the pair was met before; otherwise remembers it (*rc on failure). */
@@ -151,16 +130,13 @@ static int pair_seen_before(eq_walk *w, const irm_object *a, const irm_object *b
   HASH_FIND(hh, w->seen, &key, sizeof key, s);
   if (s) return 1;
   int irm_hash_oom = 0;
-  if (!(s = irm_malloc(sizeof *s))) {
+  if (!(s = irm_walk_pool_alloc_(&w->pool, sizeof *s))) {
     *rc = irm_error_nomem_(eq_what);
     return 0;
   }
   s->key = key;
   HASH_ADD(hh, w->seen, key, sizeof key, s);
-  if (irm_hash_oom) {
-    irm_free(s);
-    *rc = irm_error_nomem_(eq_what);
-  }
+  if (irm_hash_oom) *rc = irm_error_nomem_(eq_what);
   return 0;
 }
 
@@ -271,30 +247,19 @@ typedef struct hash_walk {
   node_hash *vars; /* Var -> number */
   uint64_t nvars;
   uint64_t annotations; /* the Vars' annotations in the order of their numbers */
+  irm_walk_pool_ pool;  /* the entries of both tables */
 } hash_walk;
 
 static const char hash_what[] = "hashing IR expressions";
 
-static void free_node_hashes(node_hash **table) {
-  node_hash *s, *tmp;
-  HASH_ITER(hh, *table, s, tmp) {
-    HASH_DELETE(hh, *table, s);
-    irm_free(s);
-  }
-}
-
-static int remember(node_hash **table, const irm_object *node, uint64_t h) {
+static int remember(hash_walk *w, node_hash **table, const irm_object *node, uint64_t h) {
   int irm_hash_oom = 0;
-  node_hash *s = irm_malloc(sizeof *s);
+  node_hash *s = irm_walk_pool_alloc_(&w->pool, sizeof *s);
   if (!s) return irm_error_nomem_(hash_what);
   s->node = node;
   s->hash = h;
   HASH_ADD_PTR(*table, node, s);
-  if (irm_hash_oom) {
-    irm_free(s);
-    return irm_error_nomem_(hash_what);
-  }
-  return IRM_OK;
+  return irm_hash_oom ? irm_error_nomem_(hash_what) : IRM_OK; /* the pool keeps s */
 }
 
 static int value_hash(const irm_object *o, uint64_t *h) {
@@ -312,7 +277,7 @@ static int hash_var(hash_walk *w, const irm_object *var, uint64_t *h) {
   if (!s) {
     uint64_t ah = 0;
     int rc = value_hash(irm_expr_type(var), &ah);
-    if (!rc) rc = remember(&w->vars, var, w->nvars);
+    if (!rc) rc = remember(w, &w->vars, var, w->nvars);
     if (rc) return rc;
     w->annotations = combine(w->annotations, ah);
     HASH_FIND_PTR(w->vars, &var, s);
@@ -370,7 +335,7 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   size_t n = irm_expr_child_count(e);
   if (n == 0) {
     *h = own;
-    return shared ? remember(&w->seen, e, own) : IRM_OK;
+    return shared ? remember(w, &w->seen, e, own) : IRM_OK;
   }
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
@@ -407,11 +372,12 @@ int irm_expr_hash_(const irm_object *e, uint64_t *out_hash) {
     h = f->acc;
     const irm_object *done = f->node;
     w.depth--;
-    if (is_shared(done)) rc = remember(&w.seen, done, h);
+    if (is_shared(done)) rc = remember(&w, &w.seen, done, h);
     if (!rc && w.depth) w.stack[w.depth - 1].acc = combine(w.stack[w.depth - 1].acc, h);
   }
-  free_node_hashes(&w.seen);
-  free_node_hashes(&w.vars);
+  HASH_CLEAR(hh, w.seen);
+  HASH_CLEAR(hh, w.vars);
+  irm_walk_pool_free_(&w.pool);
   irm_free(w.stack);
   if (!rc) *out_hash = combine(combine(h, w.nvars), w.annotations);
   return rc;

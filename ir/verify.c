@@ -21,6 +21,7 @@
 #include "irm/ir_text.h"
 #include "irm/structural.h"
 #include "irm_internal.h"
+#include "walk_pool.h"
 
 #define NONE_ ((size_t)-1)
 
@@ -49,6 +50,7 @@ typedef struct verifier {
   vnode *nodes;
   size_t n, cap;
   node_index *index;
+  irm_walk_pool_ pool; /* index's entries */
   size_t *edges; /* each node's children, as node indices, in child order */
   size_t nedges, ecap;
   size_t *order; /* post order */
@@ -271,15 +273,12 @@ static int add_node(verifier *v, const irm_object *e, size_t *out) {
     v->cap = c;
   }
   int irm_hash_oom = 0;
-  node_index *x = irm_malloc(sizeof *x);
+  node_index *x = irm_walk_pool_alloc_(&v->pool, sizeof *x);
   if (!x) return irm_error_nomem_(what);
   x->node = e;
   x->i = v->n;
   HASH_ADD_PTR(v->index, node, x);
-  if (irm_hash_oom) {
-    irm_free(x);
-    return irm_error_nomem_(what);
-  }
+  if (irm_hash_oom) return irm_error_nomem_(what); /* the pool keeps x */
   vnode *nd = &v->nodes[v->n];
   nd->node = e;
   nd->ctx = nd->scope = nd->binder = NONE_;
@@ -554,11 +553,8 @@ static int process(verifier *v) {
 }
 
 static void verifier_free(verifier *v) {
-  node_index *x, *tmp;
-  HASH_ITER(hh, v->index, x, tmp) {
-    HASH_DELETE(hh, v->index, x);
-    irm_free(x);
-  }
+  HASH_CLEAR(hh, v->index);
+  irm_walk_pool_free_(&v->pool);
   irm_free(v->nodes);
   irm_free(v->edges);
   irm_free(v->order);
