@@ -8,7 +8,6 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm_internal.h"
-#include "text_buf.h"
 
 static _Atomic int32_t type_base = -1, tensor_type = -1, tuple_type = -1, func_type = -1;
 
