@@ -60,6 +60,11 @@ class IRModule(Object):
         """A module like this one without function name."""
         return _global("ir.ModuleWithoutFunction")(self, name)
 
+    def verify(self):
+        """Checks that the module is well formed (ir.Verify): raises
+        ValueError naming the function and the expression at fault."""
+        _global("ir.Verify")(self)
+
     @staticmethod
     def list_attr_keys():
         """Registered module attribute key -> type name."""
