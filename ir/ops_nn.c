@@ -49,6 +49,17 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
   const DLTensor *w = irm_tensor_dl(in[1]);
   int64_t units = w->shape[0], k_len = w->shape[1], rows = units ? irm_tensor_numel(out) / units : 0;
   ops_kind k = ops_tensor_kind(in[0]);
+  if (k == OPS_F32) { /* the common case, without conversions */
+    const float *d = irm_tensor_data_const(in[0]), *wt = irm_tensor_data_const(in[1]);
+    float *o = irm_tensor_data(out);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t u = 0; u < units; u++) {
+        double acc = 0;
+        for (int64_t i = 0; i < k_len; i++) acc += (double)d[r * k_len + i] * (double)wt[u * k_len + i];
+        o[r * units + u] = (float)acc;
+      }
+    return IRM_OK;
+  }
   for (int64_t r = 0; r < rows; r++)
     for (int64_t u = 0; u < units; u++) {
       if (ops_kind_is_float(k)) {
