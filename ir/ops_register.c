@@ -184,11 +184,6 @@ static int register_op(const ops_op_def *def) {
     rc = irm_kind_get_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &n);
     if (!rc && n.v_int != def->num_inputs) rc = irm_op_set_num_inputs(kind, def->num_inputs);
   }
-  /* A failed run may have registered the kind but not its input count. */
-  irm_any n = irm_any_none();
-  if (!rc) rc = irm_kind_get_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &n);
-  if (!rc && (n.type_code != IRM_INT || n.v_int != def->num_inputs)) rc = irm_op_set_num_inputs(kind, def->num_inputs);
-  irm_any_release(&n);
   for (size_t i = 0; !rc && i < def->n_attrs; i++) rc = add_attr(kind, &def->attrs[i]);
   int missing = 0;
   if (!rc) rc = attr_missing(kind, IRM_OP_ATTR_PATTERN, &missing);
