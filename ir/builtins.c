@@ -27,5 +27,6 @@ int irm_register_ir_builtins_(void) {
   if (!rc) rc = irm_register_ir_type_types_();
   if (!rc) rc = irm_register_expr_types_();
   if (!rc) rc = irm_register_op_builtins_();
+  if (!rc) rc = irm_register_expr_globals_();
   return rc;
 }
