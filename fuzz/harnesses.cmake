@@ -8,4 +8,5 @@ set(irm_fuzz_harnesses
   convert_legacy
   config_map
   module_ops
+  ir_text
 )

@@ -27,6 +27,10 @@ int irm_register_ir_builtins_(void) {
   if (!rc) rc = irm_register_ir_type_types_();
   if (!rc) rc = irm_register_expr_types_();
   if (!rc) rc = irm_register_op_builtins_();
+  if (!rc) rc = irm_register_evaluate_builtins_();
+  if (!rc) rc = irm_register_builtin_ops_();
+  if (!rc) rc = irm_register_ir_verify_builtins_();
+  if (!rc) rc = irm_register_ir_text_builtins_();
   if (!rc) rc = irm_register_expr_globals_();
   return rc;
 }

@@ -189,7 +189,7 @@ int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object
   if (irm_expr_kind_of(var) != IRM_EXPR_VAR)
     return irm_error(IRM_ETYPE, "%s: the bound variable must be an ir.Var, got %s", fn, type_key_or_null(var));
   if ((rc = check_value(fn, "value", 0, value)) || (rc = check_value(fn, "body", 0, body))) return rc;
-  irm_object *children[] = {var, value, body};
+  irm_object *children[] = {value, var, body}; /* value first: see irm_expr_child */
   return irm_expr_node_make_(IRM_EXPR_LET, children, 3, NULL, NULL, NULL, 0, NULL, out);
 }
 
@@ -366,8 +366,8 @@ const irm_object *irm_call_attrs(const irm_object *call) {
   return p ? p->extra : NULL;
 }
 
-irm_object *irm_let_var(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 0); }
-irm_object *irm_let_value(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 1); }
+irm_object *irm_let_var(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 1); }
+irm_object *irm_let_value(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 0); }
 irm_object *irm_let_body(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 2); }
 
 size_t irm_function_param_count(const irm_object *f) {
@@ -425,10 +425,10 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
                        irm_expr_kind_name(irm_expr_kind_of(children[0])));
       break;
     case IRM_EXPR_LET:
-      if (irm_expr_kind_of(children[0]) != IRM_EXPR_VAR)
+      if (irm_expr_kind_of(children[1]) != IRM_EXPR_VAR)
         rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay an ir.Var, got %s", fn,
-                       type_key_or_null(children[0]));
-      if (!rc) rc = check_value(fn, "value", 0, children[1]);
+                       type_key_or_null(children[1]));
+      if (!rc) rc = check_value(fn, "value", 0, children[0]);
       if (!rc) rc = check_value(fn, "body", 0, children[2]);
       break;
     case IRM_EXPR_FUNCTION:

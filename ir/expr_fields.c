@@ -60,8 +60,8 @@ int irm_expr_to_fields_(const irm_object *self, irm_object **out) {
       FIELD("attrs", irm_any_object(p->extra));
       break;
     case IRM_EXPR_LET:
-      FIELD("var", irm_any_object(p->children[0]));
-      FIELD("value", irm_any_object(p->children[1]));
+      FIELD("var", irm_any_object(p->children[1]));
+      FIELD("value", irm_any_object(p->children[0]));
       FIELD("body", irm_any_object(p->children[2]));
       break;
     case IRM_EXPR_FUNCTION:

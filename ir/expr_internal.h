@@ -17,6 +17,7 @@ int irm_register_builtin_ops_(void);        /* the built-in ops (ops_*.c) */
 int irm_register_expr_globals_(void);       /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */
 int irm_register_ir_text_builtins_(void);   /* ir.Print, ir.Parse, ir.ExampleModel (text_*.c) */
 int irm_register_ir_verify_builtins_(void); /* ir.Verify (verify.c) */
+int irm_register_evaluate_builtins_(void);   /* ir.Evaluate (evaluate.c) */
 
 /* ---- hooks of the node types (expr.c fills the type infos with them) ---- */
 

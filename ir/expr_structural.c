@@ -1,13 +1,418 @@
-/* Structural equality and hashing of IR nodes up to renaming of Vars.
- * (Placeholder until the real walk lands: identity.) */
+/* Structural equality and hashing of IR nodes up to renaming of Vars: the
+ * equal/hash hooks of every node type (expr.h says what takes part).
+ *
+ * Both walks meet the nodes in one fixed order, depth first, children in
+ * irm_expr_child's order, so a Var's position of first occurrence is the
+ * same in both:
+ * - equality compares pairs of nodes with an explicit stack; Vars go
+ *   through a bijection a -> b built as they are first met (b -> a keeps it
+ *   one-to-one); pairs in which either node is shared are compared once
+ *   (a pair met again is equal or still being checked, since the walk stops
+ *   at the first difference, and its Vars are all mapped by then);
+ * - hashing combines each node's own fields with its children's hashes,
+ *   post order on an explicit stack; a Var hashes as the number of Vars met
+ *   before it, so names and addresses do not matter; the annotations of the
+ *   Vars, in that order, are mixed into the result once at the end (not at
+ *   the first occurrence, which would make a shared subgraph hash
+ *   differently from an unshared copy of it); shared nodes are hashed once
+ *   (their Vars keep their numbers, so a second visit would give the same
+ *   hash).
+ * Neither recurses: depth costs heap. Non-expression fields (types, attrs,
+ * tensors) go to irm_structural_equal / irm_structural_hash. */
+#include <string.h>
+
 #include "expr_internal.h"
+#include "irm/error.h"
+#include "irm/structural.h"
+#include "irm_internal.h"
+
+static int is_shared(const irm_object *o) { return irm_object_refcount(o) > 1; }
+
+static int values_equal(const irm_object *x, const irm_object *y, int *eq) {
+  if (x == y) {
+    *eq = 1;
+    return IRM_OK;
+  }
+  if (!x || !y) {
+    *eq = 0;
+    return IRM_OK;
+  }
+  irm_any ax = irm_any_object((irm_object *)x), ay = irm_any_object((irm_object *)y);
+  return irm_structural_equal(&ax, &ay, eq);
+}
+
+/* ---- equality ---------------------------------------------------------- */
+
+typedef struct node_pair {
+  const irm_object *a, *b;
+} node_pair;
+
+typedef struct pair_seen {
+  UT_hash_handle hh;
+  node_pair key;
+} pair_seen;
+
+typedef struct var_link {
+  UT_hash_handle hh;
+  const irm_object *from, *to;
+} var_link;
+
+typedef struct eq_walk {
+  node_pair *stack;
+  size_t depth, cap;
+  pair_seen *seen;
+  var_link *a_to_b, *b_to_a;
+} eq_walk;
+
+static const char eq_what[] = "comparing IR expressions";
+
+static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
+  if (w->depth == w->cap) {
+    size_t c = w->cap ? w->cap * 2 : 32;
+    node_pair *grown = irm_realloc(w->stack, c * sizeof *grown);
+    if (!grown) return irm_error_nomem_(eq_what);
+    w->stack = grown;
+    w->cap = c;
+  }
+  w->stack[w->depth].a = a;
+  w->stack[w->depth].b = b;
+  w->depth++;
+  return IRM_OK;
+}
+
+static void free_links(var_link **table) {
+  var_link *l, *tmp;
+  HASH_ITER(hh, *table, l, tmp) {
+    HASH_DELETE(hh, *table, l);
+    irm_free(l);
+  }
+}
+
+static void eq_walk_free(eq_walk *w) {
+  pair_seen *s, *tmp;
+  HASH_ITER(hh, w->seen, s, tmp) {
+    HASH_DELETE(hh, w->seen, s);
+    irm_free(s);
+  }
+  free_links(&w->a_to_b);
+  free_links(&w->b_to_a);
+  irm_free(w->stack);
+}
+
+static int add_link(var_link **table, const irm_object *from, const irm_object *to) {
+  int irm_hash_oom = 0;
+  var_link *l = irm_malloc(sizeof *l);
+  if (!l) return irm_error_nomem_(eq_what);
+  l->from = from;
+  l->to = to;
+  HASH_ADD_PTR(*table, from, l);
+  if (irm_hash_oom) {
+    irm_free(l);
+    return irm_error_nomem_(eq_what);
+  }
+  return IRM_OK;
+}
+
+/* Two Vars are equal when the bijection pairs them, or pairs neither and
+ * their annotations agree (then it pairs them from now on). */
+static int compare_vars(eq_walk *w, const irm_object *a, const irm_object *b, int *equal) {
+  var_link *la = NULL, *lb = NULL;
+  HASH_FIND_PTR(w->a_to_b, &a, la);
+  if (la) {
+    *equal = la->to == b;
+    return IRM_OK;
+  }
+  HASH_FIND_PTR(w->b_to_a, &b, lb);
+  if (lb) {
+    *equal = 0;
+    return IRM_OK;
+  }
+  int rc = values_equal(irm_expr_type(a), irm_expr_type(b), equal);
+  if (rc || !*equal) return rc;
+  rc = add_link(&w->a_to_b, a, b);
+  if (!rc && (rc = add_link(&w->b_to_a, b, a))) {
+    var_link *l = NULL;
+    HASH_FIND_PTR(w->a_to_b, &a, l);
+    if (l) {
+      HASH_DELETE(hh, w->a_to_b, l);
+      irm_free(l);
+    }
+  }
+  return rc;
+}
+
+/* 1 when the pair was met before; otherwise remembers it (*rc on failure). */
+static int pair_seen_before(eq_walk *w, const irm_object *a, const irm_object *b, int *rc) {
+  node_pair key;
+  memset(&key, 0, sizeof key); /* the hash reads every byte */
+  key.a = a;
+  key.b = b;
+  pair_seen *s = NULL;
+  HASH_FIND(hh, w->seen, &key, sizeof key, s);
+  if (s) return 1;
+  int irm_hash_oom = 0;
+  if (!(s = irm_malloc(sizeof *s))) {
+    *rc = irm_error_nomem_(eq_what);
+    return 0;
+  }
+  s->key = key;
+  HASH_ADD(hh, w->seen, key, sizeof key, s);
+  if (irm_hash_oom) {
+    irm_free(s);
+    *rc = irm_error_nomem_(eq_what);
+  }
+  return 0;
+}
+
+/* The fields of a and b (same kind) that are not children. */
+static int compare_own_fields(irm_expr_kind k, const irm_object *a, const irm_object *b, int *equal) {
+  int rc = IRM_OK;
+  switch (k) {
+    case IRM_EXPR_GLOBAL_VAR: *equal = strcmp(irm_global_var_name(a), irm_global_var_name(b)) == 0; break;
+    case IRM_EXPR_OP: *equal = a == b; break; /* interned */
+    case IRM_EXPR_CONSTANT: rc = values_equal(irm_constant_data(a), irm_constant_data(b), equal); break;
+    case IRM_EXPR_TUPLE: *equal = irm_tuple_size(a) == irm_tuple_size(b); break;
+    case IRM_EXPR_TUPLE_GET_ITEM:
+      *equal = irm_tuple_get_item_index(a) == irm_tuple_get_item_index(b);
+      break;
+    case IRM_EXPR_CALL:
+      *equal = irm_call_arg_count(a) == irm_call_arg_count(b);
+      if (*equal) rc = values_equal(irm_call_attrs(a), irm_call_attrs(b), equal);
+      break;
+    case IRM_EXPR_LET: *equal = 1; break;
+    case IRM_EXPR_FUNCTION:
+      *equal = irm_function_param_count(a) == irm_function_param_count(b);
+      if (*equal) rc = values_equal(irm_function_ret_type(a), irm_function_ret_type(b), equal);
+      if (!rc && *equal) rc = values_equal(irm_base_func_attrs(a), irm_base_func_attrs(b), equal);
+      break;
+    default: *equal = a == b; break;
+  }
+  return rc;
+}
+
+/* Compares one pair; pushes the pairs of its children. */
+static int compare_pair(eq_walk *w, const irm_object *a, const irm_object *b, int *equal) {
+  irm_expr_kind k = irm_expr_kind_of(a);
+  if (k != irm_expr_kind_of(b) || k == IRM_EXPR_NONE) {
+    *equal = a == b;
+    return IRM_OK;
+  }
+  if (k == IRM_EXPR_VAR) return compare_vars(w, a, b, equal);
+  /* Identical nodes are not skipped: under the bijection a node's Vars
+   * need not stand for themselves. */
+  int rc = IRM_OK;
+  if ((is_shared(a) || is_shared(b)) && pair_seen_before(w, a, b, &rc)) return IRM_OK;
+  if (rc) return rc;
+  if ((rc = compare_own_fields(k, a, b, equal)) || !*equal) return rc;
+  size_t n = irm_expr_child_count(a);
+  if (n != irm_expr_child_count(b)) {
+    *equal = 0;
+    return IRM_OK;
+  }
+  /* Pushed backwards, so that children are compared front to back. */
+  for (size_t i = n; !rc && i > 0; i--) rc = push_pair(w, irm_expr_child(a, i - 1), irm_expr_child(b, i - 1));
+  return rc;
+}
 
 int irm_expr_equal_(const irm_object *a, const irm_object *b, int *out_equal) {
-  *out_equal = a == b;
+  *out_equal = 0;
+  eq_walk w;
+  memset(&w, 0, sizeof w);
+  int equal = 1;
+  int rc = push_pair(&w, a, b);
+  while (!rc && equal && w.depth) {
+    node_pair p = w.stack[--w.depth];
+    rc = compare_pair(&w, p.a, p.b, &equal);
+  }
+  eq_walk_free(&w);
+  if (!rc) *out_equal = equal;
+  return rc;
+}
+
+/* ---- hashing ----------------------------------------------------------- */
+
+/* splitmix64's finalizer and an order-dependent combination, as
+ * registry/structural.c. */
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static uint64_t combine(uint64_t h, uint64_t v) { return mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
+
+static uint64_t bytes_hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  return combine(mix(h), n);
+}
+
+enum { SEED_NODE = 0x49524e44, SEED_VAR = 0x49525641, SEED_NULL = 0x4e554c4c };
+
+typedef struct node_hash {
+  UT_hash_handle hh;
+  const irm_object *node;
+  uint64_t hash; /* a Var: its number */
+} node_hash;
+
+typedef struct hframe {
+  const irm_object *node;
+  size_t next, n;
+  uint64_t acc;
+} hframe;
+
+typedef struct hash_walk {
+  hframe *stack;
+  size_t depth, cap;
+  node_hash *seen; /* shared nodes hashed already */
+  node_hash *vars; /* Var -> number */
+  uint64_t nvars;
+  uint64_t annotations; /* the Vars' annotations in the order of their numbers */
+} hash_walk;
+
+static const char hash_what[] = "hashing IR expressions";
+
+static void free_node_hashes(node_hash **table) {
+  node_hash *s, *tmp;
+  HASH_ITER(hh, *table, s, tmp) {
+    HASH_DELETE(hh, *table, s);
+    irm_free(s);
+  }
+}
+
+static int remember(node_hash **table, const irm_object *node, uint64_t h) {
+  int irm_hash_oom = 0;
+  node_hash *s = irm_malloc(sizeof *s);
+  if (!s) return irm_error_nomem_(hash_what);
+  s->node = node;
+  s->hash = h;
+  HASH_ADD_PTR(*table, node, s);
+  if (irm_hash_oom) {
+    irm_free(s);
+    return irm_error_nomem_(hash_what);
+  }
+  return IRM_OK;
+}
+
+static int value_hash(const irm_object *o, uint64_t *h) {
+  if (!o) {
+    *h = mix(SEED_NULL);
+    return IRM_OK;
+  }
+  irm_any v = irm_any_object((irm_object *)o);
+  return irm_structural_hash(&v, h);
+}
+
+static int hash_var(hash_walk *w, const irm_object *var, uint64_t *h) {
+  node_hash *s = NULL;
+  HASH_FIND_PTR(w->vars, &var, s);
+  if (!s) {
+    uint64_t ah = 0;
+    int rc = value_hash(irm_expr_type(var), &ah);
+    if (!rc) rc = remember(&w->vars, var, w->nvars);
+    if (rc) return rc;
+    w->annotations = combine(w->annotations, ah);
+    HASH_FIND_PTR(w->vars, &var, s);
+    w->nvars++;
+  }
+  *h = combine(SEED_VAR, s->hash);
+  return IRM_OK;
+}
+
+/* The hash of a node's kind and own fields (not its children). */
+static int own_fields_hash(irm_expr_kind k, const irm_object *e, uint64_t *h) {
+  uint64_t x = 0, y = 0;
+  int rc = IRM_OK;
+  switch (k) {
+    case IRM_EXPR_GLOBAL_VAR: x = bytes_hash(irm_global_var_name(e)); break;
+    case IRM_EXPR_OP: x = bytes_hash(irm_op_name(e)); break;
+    case IRM_EXPR_CONSTANT: rc = value_hash(irm_constant_data(e), &x); break;
+    case IRM_EXPR_TUPLE: x = irm_tuple_size(e); break;
+    case IRM_EXPR_TUPLE_GET_ITEM: x = (uint64_t)irm_tuple_get_item_index(e); break;
+    case IRM_EXPR_CALL:
+      rc = value_hash(irm_call_attrs(e), &y);
+      x = combine(irm_call_arg_count(e), y);
+      break;
+    case IRM_EXPR_FUNCTION:
+      rc = value_hash(irm_function_ret_type(e), &x);
+      if (!rc) rc = value_hash(irm_base_func_attrs(e), &y);
+      x = combine(combine(irm_function_param_count(e), x), y);
+      break;
+    default: break;
+  }
+  *h = combine(combine(SEED_NODE, (uint64_t)k), x);
+  return rc;
+}
+
+/* Hashes e at once (*pushed = 0: a Var, a leaf or a shared node met
+ * before) or pushes its frame. */
+static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushed) {
+  *pushed = 0;
+  irm_expr_kind k = irm_expr_kind_of(e);
+  if (k == IRM_EXPR_VAR) return hash_var(w, e, h);
+  if (k == IRM_EXPR_NONE) return irm_error(IRM_ETYPE, "hashing IR expressions: %s is not an IR node",
+                                           e ? irm_object_type_key(e) : "NULL");
+  int shared = is_shared(e);
+  if (shared) {
+    node_hash *s = NULL;
+    HASH_FIND_PTR(w->seen, &e, s);
+    if (s) {
+      *h = s->hash;
+      return IRM_OK;
+    }
+  }
+  uint64_t own = 0;
+  int rc = own_fields_hash(k, e, &own);
+  if (rc) return rc;
+  size_t n = irm_expr_child_count(e);
+  if (n == 0) {
+    *h = own;
+    return shared ? remember(&w->seen, e, own) : IRM_OK;
+  }
+  if (w->depth == w->cap) {
+    size_t c = w->cap ? w->cap * 2 : 32;
+    hframe *grown = irm_realloc(w->stack, c * sizeof *grown);
+    if (!grown) return irm_error_nomem_(hash_what);
+    w->stack = grown;
+    w->cap = c;
+  }
+  hframe *f = &w->stack[w->depth++];
+  f->node = e;
+  f->next = 0;
+  f->n = n;
+  f->acc = own;
+  *pushed = 1;
   return IRM_OK;
 }
 
 int irm_expr_hash_(const irm_object *e, uint64_t *out_hash) {
-  *out_hash = (uint64_t)(uintptr_t)e;
-  return IRM_OK;
+  *out_hash = 0;
+  hash_walk w;
+  memset(&w, 0, sizeof w);
+  uint64_t h = 0;
+  int pushed = 0;
+  int rc = hash_enter(&w, e, &h, &pushed);
+  while (!rc && w.depth) {
+    hframe *f = &w.stack[w.depth - 1];
+    if (f->next < f->n) {
+      const irm_object *child = irm_expr_child(f->node, f->next++);
+      uint64_t ch = 0;
+      rc = hash_enter(&w, child, &ch, &pushed);
+      if (!rc && !pushed) w.stack[w.depth - 1].acc = combine(w.stack[w.depth - 1].acc, ch);
+      continue;
+    }
+    h = f->acc;
+    const irm_object *done = f->node;
+    w.depth--;
+    if (is_shared(done)) rc = remember(&w.seen, done, h);
+    if (!rc && w.depth) w.stack[w.depth - 1].acc = combine(w.stack[w.depth - 1].acc, h);
+  }
+  free_node_hashes(&w.seen);
+  free_node_hashes(&w.vars);
+  irm_free(w.stack);
+  if (!rc) *out_hash = combine(combine(h, w.nvars), w.annotations);
+  return rc;
 }

@@ -73,23 +73,6 @@ static int module_from_fields(const irm_object *fields, irm_object **out) {
   return IRM_OK;
 }
 
-/* ir.IRModule(functions={"main": ...}, attrs={"executor": ...}), and
- * ", frozen=true" for a frozen module. */
-static int module_repr(const irm_object *self, irm_object **out) {
-  const module_payload *p = irm_object_payload_const(self);
-  irm_any functions = irm_any_object(p->functions);
-  irm_any attrs = irm_any_object((irm_object *)irm_dict_attrs_map(p->attrs));
-  irm_object *f = NULL, *a = NULL;
-  int rc = irm_repr(&functions, &f);
-  if (!rc) rc = irm_repr(&attrs, &a);
-  if (!rc)
-    rc = irm_string_format(out, "%s(functions=%s, attrs=%s%s)", MODULE_KEY, irm_string_data(f), irm_string_data(a),
-                           p->frozen ? ", frozen=true" : "");
-  irm_object_release(f);
-  irm_object_release(a);
-  return rc;
-}
-
 int irm_register_module_type_(void) {
   irm_type_info info;
   memset(&info, 0, sizeof info);
@@ -98,7 +81,7 @@ int irm_register_module_type_(void) {
   info.finalize = module_finalize;
   info.to_fields = module_to_fields;
   info.from_fields = module_from_fields;
-  info.repr = module_repr;
+  info.repr = irm_ir_module_repr_; /* the text form (ir/text_print.c) */
   int32_t index = -1;
   int rc = irm_type_ensure(&info, &index);
   if (rc) return rc;

@@ -114,6 +114,10 @@ int irm_module_type_error_(const char *fn, const irm_object *o);
 int irm_module_missing_error_(const char *what, const irm_object *map, const char *key);
 
 int irm_register_module_type_(void); /* module_fields.c: the type and its hooks */
+
+/* The module's repr: its IR text, with what has no text form as comments
+ * (ir/text_print.c). *out a NEW String. */
+int irm_ir_module_repr_(const irm_object *mod, irm_object **out);
 int irm_register_module_globals_(void); /* module_globals.c */
 
 #endif

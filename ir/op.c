@@ -195,4 +195,76 @@ int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object
   return rc ? irm_error_context(rc, "attributes of %s", irm_op_name(op)) : IRM_OK;
 }
 
+/* ---- running op attributes ------------------------------------------------------------ */
+
+/* The op's function attribute attr (NEW) or an error naming what is
+ * missing. */
+static int op_function(const irm_object *op, const char *attr, int missing_code, irm_object **out) {
+  *out = NULL;
+  if (!op_node(op))
+    return irm_error(IRM_ETYPE, "expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+  irm_any v = irm_any_none();
+  int rc = irm_op_get_attr(op, attr, &v);
+  if (rc == IRM_EATTR) { /* no op has it yet: the same as this op lacking it */
+    irm_clear_error();
+    rc = IRM_OK;
+  }
+  if (rc) return rc;
+  if (v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Function")) {
+    irm_any_release(&v);
+    return irm_error(missing_code, "op '%s' has no %s", irm_op_name(op), attr);
+  }
+  *out = v.v_obj;
+  return IRM_OK;
+}
+
+/* Puts "<op>: " before a message that does not name the op. */
+static int with_op_context(int rc, const irm_object *op) {
+  const char *msg = irm_last_error(), *name = irm_op_name(op);
+  const char *colon = strstr(msg, ": ");
+  if (colon && strncmp(colon + 2, name, strlen(name)) != 0) return irm_error_context(rc, "%s", name);
+  return rc;
+}
+
+int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const irm_object *attrs, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_op_infer_type: out must not be NULL");
+  *out = NULL;
+  irm_object *fn = NULL;
+  int rc = op_function(op, IRM_OP_ATTR_INFER_TYPE, IRM_ETYPE, &fn);
+  if (rc) return rc;
+  irm_any args[] = {irm_any_object((irm_object *)arg_types), irm_any_object((irm_object *)attrs)}, ret = irm_any_none();
+  rc = irm_func_call(fn, args, 2, &ret);
+  irm_object_release(fn);
+  if (rc) return with_op_context(rc, op);
+  if (ret.type_code != IRM_OBJECT || irm_ir_type_kind_of(ret.v_obj) == IRM_IR_TYPE_NONE) {
+    rc = irm_error(IRM_ETYPE, "%s: FInferType returned %s, not an IR type", irm_op_name(op),
+                   ret.type_code == IRM_OBJECT ? irm_object_type_key(ret.v_obj) : irm_any_type_name(&ret));
+    irm_any_release(&ret);
+    return rc;
+  }
+  *out = ret.v_obj;
+  return IRM_OK;
+}
+
+int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_object *attrs,
+                    const irm_object *result_type, irm_any *out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_op_evaluate: out must not be NULL");
+  *out = irm_any_none();
+  irm_object *fn = NULL;
+  int rc = op_function(op, IRM_OP_ATTR_EVALUATE, IRM_ERUNTIME, &fn);
+  if (rc) return rc;
+  irm_any args[] = {irm_any_object((irm_object *)inputs), irm_any_object((irm_object *)attrs),
+                    irm_any_object((irm_object *)result_type)};
+  rc = irm_func_call(fn, args, 3, out);
+  irm_object_release(fn);
+  if (rc) return with_op_context(rc, op);
+  if (out->type_code != IRM_OBJECT || (!irm_is_tensor(out->v_obj) && !irm_object_is(out->v_obj, "ffi.Array"))) {
+    rc = irm_error(IRM_ETYPE, "%s: FEvaluate returned %s, not a Tensor or Array", irm_op_name(op),
+                   out->type_code == IRM_OBJECT ? irm_object_type_key(out->v_obj) : irm_any_type_name(out));
+    irm_any_release(out);
+    *out = irm_any_none();
+  }
+  return rc;
+}
+
 int irm_register_op_builtins_(void) { return irm_kind_category_set_prepare(IRM_OP_CATEGORY, op_prepare); }

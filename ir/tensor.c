@@ -244,8 +244,11 @@ double irm_tensor_get_f64(const irm_tensor *t, int64_t i) {
       int32_t v;
       memcpy(&v, e, sizeof v);
       return v;
+    } else {
+      int8_t v;
+      memcpy(&v, e, sizeof v);
+      return v;
     }
-    return (int8_t)*e;
   case kDLUInt:
     return (unsigned char)*e;
   default: /* bool: a producer's nonzero byte is true */

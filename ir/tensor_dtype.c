@@ -40,6 +40,13 @@ int irm_dtype_parse(const char *name, DLDataType *out) {
   return irm_dtype_unknown_error_("unknown dtype", name);
 }
 
+int irm_dtype_parse_n_(const char *name, size_t len, DLDataType *out) {
+  if (name && strlen(name) != len)
+    return irm_error(IRM_EVALUE, "unknown dtype '%s': the name holds a NUL byte at offset %zu", irm_error_quote(name),
+                     strlen(name));
+  return irm_dtype_parse(name, out);
+}
+
 int irm_dtype_unknown_error_(const char *what, const char *name) {
   const char *names[dtype_count];
   for (int i = 0; i < dtype_count; i++) names[i] = dtypes[i].name;

@@ -144,8 +144,9 @@ static int tensor_from_fields(const irm_object *fields, irm_object **out) {
   DLDataType dtype;
   int64_t shape[IRM_TENSOR_MAX_NDIM];
   int32_t ndim = 0;
-  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, NULL))) return field_error(rc, "dtype");
-  if ((rc = irm_dtype_parse(dtype_name, &dtype))) return field_error(rc, "dtype");
+  size_t name_len = 0;
+  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, &name_len))) return field_error(rc, "dtype");
+  if ((rc = irm_dtype_parse_n_(dtype_name, name_len, &dtype))) return field_error(rc, "dtype");
   if ((rc = shape_field(irm_map_find_cstr(fields, "shape"), shape, &ndim))) return rc;
   const irm_any *data = irm_map_find_cstr(fields, "data");
   if (data->type_code != IRM_OBJECT || irm_object_type_index(data->v_obj) != IRM_TYPE_STRING)
@@ -208,16 +209,20 @@ static int tensor_hash(const irm_object *self, uint64_t *out_hash) {
 
 /* ---- repr ------------------------------------------------------------------------ */
 
-/* The shortest of %.{lo..hi}g that reads back as x (a float32 or float16
- * value, by `same`); a float always looks like one ("2.0"). */
+/* Integers below 2^24 (every integral float16) exactly, else the
+ * shortest %g that reads back as the same float32 or float16; a float
+ * always looks like one ("2.0"). */
 static void put_float(irm_text_buf *b, double x, int is_half) {
   if (isnan(x) || isinf(x)) {
     irm_text_buf_puts_(b, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
     return;
   }
   char buf[48];
-  int lo = is_half ? 3 : 6, hi = is_half ? 5 : 9;
-  for (int prec = lo; prec <= hi; prec++) {
+  if (x == trunc(x) && fabs(x) < 16777216.0) {
+    irm_text_buf_printf_(b, "%.0f.0", x);
+    return;
+  }
+  for (int prec = 1; prec <= (is_half ? 5 : 9); prec++) {
     snprintf(buf, sizeof buf, "%.*g", prec, x);
     double back = strtod(buf, NULL); /* same locale as snprintf */
     if (is_half ? irm_f64_to_f16_(back) == irm_f64_to_f16_(x) : (float)back == (float)x) break;

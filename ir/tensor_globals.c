@@ -58,8 +58,9 @@ static int g_tensor(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   void *data = NULL;
   irm_object *t = NULL;
   int rc = irm_arg_count(fn, nargs, 2, 3);
-  if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
-  if (!rc && (rc = irm_dtype_parse(name, &dtype))) rc = irm_error_context(rc, "%s: argument 0", fn);
+  size_t name_len = 0;
+  if (!rc) rc = irm_arg_str(fn, args, 0, &name, &name_len);
+  if (!rc && (rc = irm_dtype_parse_n_(name, name_len, &dtype))) rc = irm_error_context(rc, "%s: argument 0", fn);
   if (!rc) rc = shape_arg(fn, args, 1, shape, &ndim);
   if (!rc && nargs > 2) rc = ptr_arg(fn, args, 2, &data);
   if (rc) return rc;

@@ -37,6 +37,10 @@ static inline const tensor_payload *irm_tensor_payload_(const irm_object *t) {
 int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim, size_t elem_size,
                             int64_t *numel, size_t *nbytes);
 
+/* irm_dtype_parse of the len bytes at name (a String's): a name with a
+ * NUL inside is no dtype. */
+int irm_dtype_parse_n_(const char *name, size_t len, DLDataType *out);
+
 /* ValueError "<what> '<name>' (did you mean '...'?); the dtypes are ...". */
 int irm_dtype_unknown_error_(const char *what, const char *name);
 

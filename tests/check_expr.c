@@ -328,7 +328,7 @@ START_TEST(test_children_and_copies) {
   ck_assert_error(irm_expr_with_children(c, kids, 2, &bad), IRM_EVALUE, "ValueError: irm_expr_with_children: a Call has 3 children, got 2");
   irm_object *let = NULL;
   ck_assert_ok(irm_let_new(x, y, x, &let));
-  irm_object *let_kids[] = {c, y, x};
+  irm_object *let_kids[] = {y, c, x};
   ck_assert_error(irm_expr_with_children(let, let_kids, 3, &bad), IRM_ETYPE,
                   "TypeError: irm_expr_with_children: a Let's bound variable must stay an ir.Var, got ir.Call");
   irm_object *objs[] = {x, y, c, same, t, typed, typed2, swapped, let};

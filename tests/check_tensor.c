@@ -597,6 +597,12 @@ START_TEST(test_tensor_global_errors_name_the_argument) {
   irm_any args[3] = {irm_any_str("flot32"), irm_any_object(good_shape), irm_any_none()};
   ck_assert_int_eq(call_fails("ffi.Tensor", args, 2), IRM_EVALUE);
   ck_assert_last_error("ValueError: ffi.Tensor: argument 0: unknown dtype 'flot32' (did you mean 'float32'?)");
+  irm_object *with_nul = NULL;
+  ck_assert_ok(irm_string_new("int8\0x", 6, &with_nul));
+  args[0] = irm_any_object(with_nul);
+  ck_assert_int_eq(call_fails("ffi.Tensor", args, 2), IRM_EVALUE);
+  ck_assert_last_error("ValueError: ffi.Tensor: argument 0: unknown dtype 'int8': the name holds a NUL byte at offset 4");
+  irm_object_release(with_nul);
   args[0] = irm_any_int(1);
   ck_assert_int_eq(call_fails("ffi.Tensor", args, 2), IRM_ETYPE);
   ck_assert_last_error("TypeError: ffi.Tensor: argument 0: expected str, got int");

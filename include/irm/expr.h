@@ -145,8 +145,11 @@ IRM_API irm_object *irm_function_ret_type(const irm_object *f);
  * Every node's sub-expressions in a fixed order, for generic walks:
  *   Var, GlobalVar, Constant, Op: none
  *   Tuple: fields          TupleGetItem: tuple
- *   Call: callee, args     Let: var, value, body
- *   Function: params, body */
+ *   Call: callee, args     Let: value, var, body
+ *   Function: params, body
+ * A Let's value comes before its var, so a post-order rewrite finishes
+ * the value before it meets the variable it binds (InferType annotates an
+ * unannotated variable from its value's type this way). */
 
 IRM_API size_t irm_expr_child_count(const irm_object *e);
 IRM_API irm_object *irm_expr_child(const irm_object *e, size_t i);

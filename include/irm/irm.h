@@ -20,6 +20,7 @@
 #include "irm/expr.h"
 #include "irm/op.h"
 #include "irm/ir_text.h"
+#include "irm/evaluate.h"
 #include "irm/pass.h"
 #include "irm/json.h"
 #include "irm/structural.h"

@@ -97,6 +97,22 @@ IRM_API irm_op_pattern irm_op_pattern_of(const irm_object *op);
  * when op is not an ir.Op. */
 IRM_API int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object **out);
 
+/* Runs the op's FInferType on arg_types (an Array of types, borrowed) and
+ * attrs (the call's checked Map, borrowed): *out a NEW type. Errors:
+ * TypeError "<op>: ..." from the function (prefixed with the op's name when
+ * its message lacks it), TypeError when the op has no FInferType or it
+ * returns something that is not a type, TypeError when op is not an
+ * ir.Op. */
+IRM_API int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const irm_object *attrs,
+                              irm_object **out);
+
+/* Runs the op's FEvaluate on inputs (an Array of Tensors or Arrays of
+ * them, borrowed), attrs and the result type: *out a NEW Tensor or Array.
+ * Errors: RuntimeError when the op has no FEvaluate, TypeError when it
+ * returns something else than a Tensor or Array, the function's own. */
+IRM_API int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_object *attrs,
+                            const irm_object *result_type, irm_any *out);
+
 /* Sets an op kind's "num_inputs" (>= 0, or -1 for any number), replacing
  * the value irm_op_register or the category gave it. For setup functions.
  * Errors: ValueError (NULL kind, num_inputs < -1, a kind of another

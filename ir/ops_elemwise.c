@@ -1,0 +1,195 @@
+/* Elementwise ops: add, subtract, multiply, divide and maximum with NumPy
+ * broadcasting (pattern BROADCAST); negative, exp, sqrt, relu and cast
+ * (ELEMWISE). Floats compute in double and round once when stored; ints
+ * compute in int64 and wrap to their width, as C's unsigned arithmetic and
+ * TVM's generated code do. Integer division truncates toward zero (TVM's
+ * `divide` on ints); dividing an int by zero is a ValueError. */
+#include <math.h>
+#include <string.h>
+
+#include "irm/error.h"
+#include "ops_util.h"
+
+/* ---- binary broadcasting ops ------------------------------------------------------- */
+
+static const char *const binary_args[] = {"lhs", "rhs"};
+
+static int binary_infer(const ops_ctx *c, irm_object **out) {
+  int rc = ops_same_dtype(c, 0, 1);
+  if (rc) return rc;
+  int64_t shape[OPS_MAX_NDIM];
+  int32_t ndim = 0;
+  rc = ops_broadcast(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
+                     irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
+  return rc ? rc : ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+}
+
+typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX } binop;
+
+static binop binop_of(const ops_ctx *c) {
+  const char *n = c->def->name;
+  return strcmp(n, "add") == 0        ? OP_ADD
+         : strcmp(n, "subtract") == 0 ? OP_SUB
+         : strcmp(n, "multiply") == 0 ? OP_MUL
+         : strcmp(n, "divide") == 0   ? OP_DIV
+                                      : OP_MAX;
+}
+
+static inline double fbin(binop op, double a, double b) {
+  switch (op) {
+    case OP_ADD: return a + b;
+    case OP_SUB: return a - b;
+    case OP_MUL: return a * b;
+    case OP_DIV: return a / b;
+    default: return isnan(a) || isnan(b) ? NAN : a > b ? a : b; /* NumPy's maximum propagates NaN */
+  }
+}
+
+/* Wrapping int64 arithmetic (operands are at most 32 bits wide, so only a
+ * product can leave int64's range, and it cannot). */
+static inline int64_t ibin(binop op, int64_t a, int64_t b) {
+  switch (op) {
+    case OP_ADD: return a + b;
+    case OP_SUB: return a - b;
+    case OP_MUL: return a * b;
+    case OP_DIV: return a / b; /* b != 0: checked by the caller */
+    default: return a > b ? a : b;
+  }
+}
+
+/* Walks the output in row-major order with the input offsets sa/sb
+ * (broadcast strides) kept up to date. */
+#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                      \
+  do {                                                                        \
+    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
+    for (int64_t oi = 0; oi < (numel); oi++) {                                \
+      __VA_ARGS__;                                                                 \
+      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
+        ia += (sa)[d_];                                                       \
+        ib += (sb)[d_];                                                       \
+        if (++idx_[d_] < (shape)[d_]) break;                                  \
+        ia -= (sa)[d_] * (shape)[d_];                                         \
+        ib -= (sb)[d_] * (shape)[d_];                                         \
+        idx_[d_] = 0;                                                         \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
+
+static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *o = irm_tensor_dl(out);
+  int64_t sa[OPS_MAX_NDIM], sb[OPS_MAX_NDIM];
+  const DLTensor *a = irm_tensor_dl(in[0]), *b = irm_tensor_dl(in[1]);
+  ops_broadcast_strides(a->shape, a->ndim, o->shape, o->ndim, sa);
+  ops_broadcast_strides(b->shape, b->ndim, o->shape, o->ndim, sb);
+  int64_t numel = irm_tensor_numel(out);
+  binop op = binop_of(c);
+  ops_kind k = ops_kind_of(o->dtype);
+  if (k == OPS_F32) { /* the common case, without conversions */
+    const float *pa = a->data, *pb = b->data;
+    float *po = o->data;
+    BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, po[oi] = (float)fbin(op, pa[ia], pb[ib]));
+  } else if (ops_kind_is_float(k)) {
+    BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb,
+                   ops_store_f64(out, k, oi, fbin(op, ops_load_f64(in[0], k, ia), ops_load_f64(in[1], k, ib))));
+  } else {
+    int zero = 0;
+    BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, {
+      int64_t x = ops_load_i64(in[0], k, ia), y = ops_load_i64(in[1], k, ib);
+      if (op == OP_DIV && y == 0) {
+        zero = 1;
+        break;
+      }
+      ops_store_i64(out, k, oi, ibin(op, x, y));
+    });
+    if (zero) return irm_error(IRM_EVALUE, "%s: integer division by zero", c->def->name);
+  }
+  return IRM_OK;
+}
+
+/* ---- unary ops ------------------------------------------------------------------------ */
+
+static const char *const unary_args[] = {"data"};
+
+static int same_type_infer(const ops_ctx *c, irm_object **out) {
+  irm_object_retain(c->types[0]);
+  *out = c->types[0];
+  return IRM_OK;
+}
+
+typedef enum unop { OP_NEG, OP_EXP, OP_SQRT, OP_RELU } unop;
+
+static unop unop_of(const ops_ctx *c) {
+  const char *n = c->def->name;
+  return strcmp(n, "negative") == 0 ? OP_NEG : strcmp(n, "exp") == 0 ? OP_EXP : strcmp(n, "sqrt") == 0 ? OP_SQRT : OP_RELU;
+}
+
+static inline double fun(unop op, double x) {
+  switch (op) {
+    case OP_NEG: return -x;
+    case OP_EXP: return exp(x);
+    case OP_SQRT: return sqrt(x);
+    default: return x > 0 ? x : isnan(x) ? x : 0.0;
+  }
+}
+
+static int unary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  int64_t numel = irm_tensor_numel(out);
+  unop op = unop_of(c);
+  ops_kind k = ops_tensor_kind(out);
+  if (k == OPS_F32) {
+    const float *p = irm_tensor_data_const(in[0]);
+    float *po = irm_tensor_data(out);
+    for (int64_t i = 0; i < numel; i++) po[i] = (float)fun(op, p[i]);
+  } else if (ops_kind_is_float(k)) {
+    for (int64_t i = 0; i < numel; i++) ops_store_f64(out, k, i, fun(op, ops_load_f64(in[0], k, i)));
+  } else { /* negative and relu: the float-only ops refuse ints in their type check */
+    for (int64_t i = 0; i < numel; i++) {
+      int64_t x = ops_load_i64(in[0], k, i);
+      ops_store_i64(out, k, i, op == OP_NEG ? -x : x > 0 ? x : 0);
+    }
+  }
+  return IRM_OK;
+}
+
+/* ---- cast ------------------------------------------------------------------------------ */
+
+static int cast_infer(const ops_ctx *c, irm_object **out) {
+  DLDataType dtype;
+  int rc = irm_dtype_parse(ops_attr_str(c, "dtype", ""), &dtype);
+  if (rc) return irm_error_context(rc, "cast: attribute 'dtype'");
+  return ops_make_type(dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
+}
+
+static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c;
+  int64_t numel = irm_tensor_numel(out);
+  ops_kind from = ops_tensor_kind(in[0]), to = ops_tensor_kind(out);
+  if (ops_kind_is_float(from))
+    for (int64_t i = 0; i < numel; i++) ops_store_f64(out, to, i, ops_load_f64(in[0], from, i));
+  else
+    for (int64_t i = 0; i < numel; i++) ops_store_i64(out, to, i, ops_load_i64(in[0], from, i));
+  return IRM_OK;
+}
+
+static const ops_attr_def cast_attrs[] = {
+    {"dtype", IRM_OPTION_STR, NULL, "the result dtype: float32, float16, int32, int8, uint8 or bool", 1},
+};
+
+/* ---- the table ----------------------------------------------------------------------- */
+
+#define BINARY(name) {name, 2, binary_args, IRM_OP_BROADCAST, OPS_NUMERIC, NULL, 0, binary_infer, binary_eval}
+#define UNARY(name, dtypes) {name, 1, unary_args, IRM_OP_ELEMWISE, dtypes, NULL, 0, same_type_infer, unary_eval}
+
+const ops_op_def irm_ops_elemwise_[] = {
+    BINARY("add"),
+    BINARY("subtract"),
+    BINARY("multiply"),
+    BINARY("divide"),
+    BINARY("maximum"),
+    UNARY("negative", OPS_NUMERIC),
+    UNARY("exp", OPS_FLOAT),
+    UNARY("sqrt", OPS_FLOAT),
+    UNARY("nn.relu", OPS_NUMERIC),
+    {"cast", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, cast_attrs, 1, cast_infer, cast_eval},
+};
+const size_t irm_ops_elemwise_count_ = sizeof irm_ops_elemwise_ / sizeof irm_ops_elemwise_[0];

@@ -1,0 +1,225 @@
+/* Shape ops: reshape and transpose (pattern INJECTIVE), and the reductions
+ * sum and mean (COMM_REDUCE), with TVM's attributes. Reductions accumulate
+ * in double (floats) or int64 (ints, wrapped once when stored); the mean of
+ * ints truncates toward zero, as TVM's integer division does. */
+#include <string.h>
+
+#include "irm/error.h"
+#include "irm_internal.h"
+#include "ops_util.h"
+
+static const char *const data_arg[] = {"data"};
+
+/* ---- reshape -------------------------------------------------------------------------- */
+
+static int reshape_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t in_ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
+  int64_t spec[OPS_MAX_NDIM], shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
+  int rc = ops_attr_ints(c, "newshape", spec, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n < 0) n = 0;
+  int32_t infer_at = -1;
+  char a[64], s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
+  for (int32_t i = 0; i < n; i++) {
+    if (spec[i] == 0) { /* keep the input's dimension */
+      if (i >= in_ndim)
+        return irm_error(IRM_ETYPE, "reshape: newshape %s keeps dimension %d (0), but %s has rank %d",
+                         ops_shape_text(spec, n, s1), (int)i, ops_arg_text(c, 0, a), (int)in_ndim);
+      shape[i] = in[i];
+    } else if (spec[i] == -1) {
+      if (infer_at >= 0)
+        return irm_error(IRM_EVALUE, "reshape: newshape %s has more than one -1", ops_shape_text(spec, n, s1));
+      infer_at = i;
+      shape[i] = 1;
+    } else if (spec[i] < 0) {
+      return irm_error(IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
+                       ops_shape_text(spec, n, s1), (long long)spec[i]);
+    } else {
+      shape[i] = spec[i];
+    }
+    known *= shape[i];
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || in_numel % known != 0)
+      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
+                       ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
+                       ops_shape_text(spec, n, s2));
+    shape[infer_at] = in_numel / known;
+    known = in_numel;
+  }
+  if (known != in_numel)
+    return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s (%lld elements)",
+                     ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
+                     ops_shape_text(shape, n, s2), (long long)known);
+  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, n, out);
+}
+
+static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c;
+  size_t bytes = irm_tensor_nbytes(out);
+  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
+  return IRM_OK;
+}
+
+static const ops_attr_def reshape_attrs[] = {
+    {"newshape", IRM_OPTION_ARRAY_INT, NULL, "the new shape; 0 keeps the input's dimension, -1 infers one", 1},
+};
+
+/* ---- transpose ------------------------------------------------------------------------ */
+
+/* The permutation: axes, or reversed dimensions when axes is absent or empty. */
+static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
+  int64_t axes[OPS_MAX_NDIM];
+  int32_t n = 0;
+  int rc = ops_attr_ints(c, "axes", axes, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n <= 0) {
+    for (int32_t i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
+    return IRM_OK;
+  }
+  char a[64], s[OPS_SHAPE_BUF];
+  if (n != ndim)
+    return irm_error(IRM_ETYPE, "transpose: axes %s has %d entries, %s has rank %d", ops_shape_text(axes, n, s),
+                     (int)n, ops_arg_text(c, 0, a), (int)ndim);
+  int seen[OPS_MAX_NDIM] = {0};
+  for (int32_t i = 0; i < n; i++) {
+    if ((rc = ops_norm_axis(c, 0, axes[i], ndim, &perm[i]))) return rc;
+    if (seen[perm[i]]++)
+      return irm_error(IRM_EVALUE, "transpose: axes %s repeats axis %d", ops_shape_text(axes, n, s), (int)perm[i]);
+  }
+  return IRM_OK;
+}
+
+static int transpose_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), perm[OPS_MAX_NDIM];
+  int rc = transpose_axes(c, ndim, perm);
+  if (rc) return rc;
+  int64_t shape[OPS_MAX_NDIM];
+  for (int32_t i = 0; i < ndim; i++) shape[i] = in[perm[i]];
+  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+}
+
+static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *src = irm_tensor_dl(in[0]), *dst = irm_tensor_dl(out);
+  int32_t ndim = src->ndim, perm[OPS_MAX_NDIM];
+  int rc = transpose_axes(c, ndim, perm);
+  if (rc) return rc;
+  int64_t in_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
+  ops_strides(src->shape, ndim, in_strides);
+  for (int32_t i = 0; i < ndim; i++) step[i] = in_strides[perm[i]];
+  size_t size = irm_dtype_size(src->dtype);
+  const char *from = src->data;
+  char *to = dst->data;
+  int64_t numel = irm_tensor_numel(out), off = 0;
+  for (int64_t o = 0; o < numel; o++) {
+    memcpy(to + (size_t)o * size, from + (size_t)off * size, size);
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+      off += step[d];
+      if (++idx[d] < dst->shape[d]) break;
+      off -= step[d] * dst->shape[d];
+      idx[d] = 0;
+    }
+  }
+  return IRM_OK;
+}
+
+static const ops_attr_def transpose_attrs[] = {
+    {"axes", IRM_OPTION_ARRAY_INT, NULL, "the permutation of the dimensions; absent or empty reverses them", 0},
+};
+
+/* ---- sum and mean ---------------------------------------------------------------------- */
+
+/* Which axes are reduced: axis absent means all; negative axes count from
+ * the end; exclude reduces the others. */
+static int reduced_axes(const ops_ctx *c, int32_t ndim, int *reduced) {
+  int64_t axes[OPS_MAX_NDIM];
+  int32_t n = 0;
+  int rc = ops_attr_ints(c, "axis", axes, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  for (int32_t i = 0; i < ndim; i++) reduced[i] = n < 0;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t ax = 0;
+    if ((rc = ops_norm_axis(c, 0, axes[i], ndim, &ax))) return rc;
+    if (reduced[ax]) {
+      char s[OPS_SHAPE_BUF];
+      return irm_error(IRM_EVALUE, "%s: axis %s repeats axis %d", c->def->name, ops_shape_text(axes, n, s), (int)ax);
+    }
+    reduced[ax] = 1;
+  }
+  if (n >= 0 && ops_attr_bool(c, "exclude"))
+    for (int32_t i = 0; i < ndim; i++) reduced[i] = !reduced[i];
+  return IRM_OK;
+}
+
+static int reduce_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
+  int reduced[OPS_MAX_NDIM];
+  int rc = reduced_axes(c, ndim, reduced);
+  if (rc) return rc;
+  int keep = ops_attr_bool(c, "keepdims");
+  int64_t shape[OPS_MAX_NDIM];
+  for (int32_t i = 0; i < ndim; i++)
+    if (!reduced[i]) shape[n++] = in[i];
+    else if (keep) shape[n++] = 1;
+  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, n, out);
+}
+
+static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *src = irm_tensor_dl(in[0]);
+  int32_t ndim = src->ndim;
+  int reduced[OPS_MAX_NDIM];
+  int rc = reduced_axes(c, ndim, reduced);
+  if (rc) return rc;
+  /* The output offset of each input element: strides over the kept axes. */
+  int64_t kept_shape[OPS_MAX_NDIM], kept_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
+  int32_t nk = 0;
+  int64_t count = 1;
+  for (int32_t i = 0; i < ndim; i++)
+    if (!reduced[i]) kept_shape[nk++] = src->shape[i];
+    else count *= src->shape[i];
+  ops_strides(kept_shape, nk, kept_strides);
+  for (int32_t i = 0, k = 0; i < ndim; i++) step[i] = reduced[i] ? 0 : kept_strides[k++];
+  int64_t n_out = irm_tensor_numel(out), n_in = irm_tensor_numel(in[0]);
+  ops_kind kind = ops_kind_of(src->dtype);
+  int is_float = ops_kind_is_float(kind), mean = strcmp(c->def->name, "mean") == 0;
+  double *fsum = is_float ? irm_calloc((size_t)(n_out ? n_out : 1), sizeof *fsum) : NULL;
+  int64_t *isum = is_float ? NULL : irm_calloc((size_t)(n_out ? n_out : 1), sizeof *isum);
+  if (!fsum && !isum) return irm_error_nomem_("evaluating a reduction");
+  int64_t off = 0;
+  for (int64_t i = 0; i < n_in; i++) {
+    if (is_float) fsum[off] += ops_load_f64(in[0], kind, i);
+    else isum[off] += ops_load_i64(in[0], kind, i);
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+      off += step[d];
+      if (++idx[d] < src->shape[d]) break;
+      off -= step[d] * src->shape[d];
+      idx[d] = 0;
+    }
+  }
+  for (int64_t o = 0; o < n_out; o++) {
+    if (is_float) ops_store_f64(out, kind, o, mean ? fsum[o] / (double)count : fsum[o]);
+    else ops_store_i64(out, kind, o, mean ? (count ? isum[o] / count : 0) : isum[o]);
+  }
+  irm_free(fsum);
+  irm_free(isum);
+  return IRM_OK;
+}
+
+static const ops_attr_def reduce_attrs[] = {
+    {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes to reduce (negative counts from the end); absent: all", 0},
+    {"keepdims", IRM_OPTION_BOOL, "false", "keep reduced axes as dimensions of size 1", 0},
+    {"exclude", IRM_OPTION_BOOL, "false", "reduce every axis except those in axis", 0},
+};
+
+/* ---- the table ------------------------------------------------------------------------- */
+
+const ops_op_def irm_ops_transform_[] = {
+    {"reshape", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, reshape_attrs, 1, reshape_infer, reshape_eval},
+    {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
+    {"sum", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"mean", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+};
+const size_t irm_ops_transform_count_ = sizeof irm_ops_transform_ / sizeof irm_ops_transform_[0];

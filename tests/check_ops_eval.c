@@ -1,0 +1,411 @@
+/* Evaluation of the built-in ops through their FEvaluate (irm_op_get_attr
+ * + irm_func_call) on small tensors against hand-computed values:
+ * broadcasting, int wrapping and truncating division, float16 rounding,
+ * casts, reshape/transpose/reductions, dense, bias_add, conv2d (stride,
+ * padding forms, dilation, groups, both layouts, out_dtype), pools
+ * (padding, ceil_mode, count_include_pad, NHWC) and softmax. */
+#include "check_ops_util.h"
+
+#define EXACT 0.0
+#define F32_TOL 1e-6
+
+/* ---- elementwise ----------------------------------------------------------------------- */
+
+START_TEST(test_add_broadcasts_rows_and_columns) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("float32", SHAPE(2, 3), VALS(1, 2, 3, 4, 5, 6)),
+                    TENSOR("float32", SHAPE(3), VALS(10, 20, 30))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 3), VALS(11, 22, 33, 14, 25, 36), EXACT);
+  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("float32", SHAPE(2, 1), VALS(1, 2)),
+                    TENSOR("float32", SHAPE(1, 3), VALS(10, 20, 30))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 3), VALS(11, 21, 31, 12, 22, 32), EXACT);
+  ck_assert_ok(EVAL("subtract", NULL, &out, TENSOR("int32", SHAPE(1), VALS(100)),
+                    TENSOR("int32", SHAPE(2, 2), VALS(1, 2, 3, 4))));
+  EXPECT_VALUES(out, "int32", SHAPE(2, 2), VALS(99, 98, 97, 96), EXACT);
+  irm_object *s = NULL;
+  DLDataType f32;
+  ck_assert_ok(irm_dtype_parse("float32", &f32));
+  float two = 2;
+  ck_assert_ok(irm_tensor_new(f32, NULL, 0, &two, &s));
+  ck_assert_ok(EVAL("multiply", NULL, &out, s, TENSOR("float32", SHAPE(3), VALS(1, -2, 0.5))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(2, -4, 1), EXACT);
+}
+END_TEST
+
+START_TEST(test_divide_and_maximum) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("divide", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, -3, 1)),
+                    TENSOR("float32", SHAPE(3), VALS(4, 2, 0))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(0.25, -1.5, INFINITY), EXACT);
+  /* ints truncate toward zero, as TVM's divide */
+  ck_assert_ok(EVAL("divide", NULL, &out, TENSOR("int32", SHAPE(4), VALS(7, -7, 7, -7)),
+                    TENSOR("int32", SHAPE(4), VALS(2, 2, -2, -2))));
+  EXPECT_VALUES(out, "int32", SHAPE(4), VALS(3, -3, -3, 3), EXACT);
+  EXPECT_EVAL_ERROR("divide", NULL, IRM_EVALUE, "ValueError: divide: integer division by zero",
+                    TENSOR("int8", SHAPE(2), VALS(1, 2)), TENSOR("int8", SHAPE(2), VALS(1, 0)));
+  ck_assert_ok(EVAL("maximum", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, NAN, -5)),
+                    TENSOR("float32", SHAPE(3), VALS(2, 0, -6))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(2, NAN, -5), EXACT);
+  ck_assert_ok(EVAL("maximum", NULL, &out, TENSOR("uint8", SHAPE(2, 1), VALS(3, 200)),
+                    TENSOR("uint8", SHAPE(2), VALS(100, 4))));
+  EXPECT_VALUES(out, "uint8", SHAPE(2, 2), VALS(100, 4, 200, 200), EXACT);
+}
+END_TEST
+
+START_TEST(test_int8_and_uint8_wrap) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("int8", SHAPE(3), VALS(100, -100, 1)),
+                    TENSOR("int8", SHAPE(3), VALS(100, -100, 2))));
+  EXPECT_VALUES(out, "int8", SHAPE(3), VALS(-56, 56, 3), EXACT);
+  ck_assert_ok(EVAL("subtract", NULL, &out, TENSOR("uint8", SHAPE(2), VALS(1, 5)), TENSOR("uint8", SHAPE(2), VALS(2, 5))));
+  EXPECT_VALUES(out, "uint8", SHAPE(2), VALS(255, 0), EXACT);
+  ck_assert_ok(EVAL("multiply", NULL, &out, TENSOR("int32", SHAPE(1), VALS(65536)), TENSOR("int32", SHAPE(1), VALS(65536))));
+  EXPECT_VALUES(out, "int32", SHAPE(1), VALS(0), EXACT);
+  ck_assert_ok(EVAL("negative", NULL, &out, TENSOR("int8", SHAPE(3), VALS(-128, 5, 0))));
+  EXPECT_VALUES(out, "int8", SHAPE(3), VALS(-128, -5, 0), EXACT);
+}
+END_TEST
+
+START_TEST(test_float16_rounds_once) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("float16", SHAPE(2), VALS(1.5, 1000)),
+                    TENSOR("float16", SHAPE(2), VALS(0.25, 0.5))));
+  EXPECT_VALUES(out, "float16", SHAPE(2), VALS(1.75, 1000.5), EXACT);
+  /* 2048 + 1 is halfway between float16's 2048 and 2050: to even */
+  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("float16", SHAPE(2), VALS(2048, 2048)),
+                    TENSOR("float16", SHAPE(2), VALS(1, 3))));
+  EXPECT_VALUES(out, "float16", SHAPE(2), VALS(2048, 2052), EXACT);
+  ck_assert_ok(EVAL("sqrt", NULL, &out, TENSOR("float16", SHAPE(2), VALS(4, 2))));
+  EXPECT_VALUES(out, "float16", SHAPE(2), VALS(2, 1.4140625), EXACT);
+}
+END_TEST
+
+START_TEST(test_unary_ops) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.relu", NULL, &out, TENSOR("float32", SHAPE(4), VALS(-1, 0, 2.5, -0.5))));
+  EXPECT_VALUES(out, "float32", SHAPE(4), VALS(0, 0, 2.5, 0), EXACT);
+  ck_assert_ok(EVAL("nn.relu", NULL, &out, TENSOR("int8", SHAPE(2), VALS(-5, 7))));
+  EXPECT_VALUES(out, "int8", SHAPE(2), VALS(0, 7), EXACT);
+  ck_assert_ok(EVAL("exp", NULL, &out, TENSOR("float32", SHAPE(3), VALS(0, 1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(1, 2.718281828, 0.3678794412), F32_TOL);
+  ck_assert_ok(EVAL("sqrt", NULL, &out, TENSOR("float32", SHAPE(3), VALS(4, 2, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(2, 1.414213562, NAN), F32_TOL);
+  ck_assert_ok(EVAL("negative", NULL, &out, TENSOR("float32", SHAPE(2), VALS(1.5, -2))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(-1.5, 2), EXACT);
+}
+END_TEST
+
+START_TEST(test_cast_truncates_and_wraps) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("cast", "dtype=int8", &out, TENSOR("float32", SHAPE(5), VALS(1.7, -1.7, 300, -1, NAN))));
+  EXPECT_VALUES(out, "int8", SHAPE(5), VALS(1, -1, 44, -1, 0), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=uint8", &out, TENSOR("float32", SHAPE(3), VALS(1.7, -1, 256))));
+  EXPECT_VALUES(out, "uint8", SHAPE(3), VALS(1, 255, 0), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=bool", &out, TENSOR("float32", SHAPE(3), VALS(0.5, 0, -2))));
+  EXPECT_VALUES(out, "bool", SHAPE(3), VALS(1, 0, 1), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=float16", &out, TENSOR("int32", SHAPE(3), VALS(1, 2049, 70000))));
+  EXPECT_VALUES(out, "float16", SHAPE(3), VALS(1, 2048, INFINITY), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=int8", &out, TENSOR("int32", SHAPE(2), VALS(257, -129))));
+  EXPECT_VALUES(out, "int8", SHAPE(2), VALS(1, 127), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=float32", &out, TENSOR("bool", SHAPE(2), VALS(1, 0))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(1, 0), EXACT);
+}
+END_TEST
+
+/* ---- transform ops ---------------------------------------------------------------------- */
+
+START_TEST(test_reshape_and_transpose) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("reshape", "newshape=3,-1", &out, TENSOR("int32", SHAPE(2, 3), NULL)));
+  EXPECT_VALUES(out, "int32", SHAPE(3, 2), VALS(0, 1, 2, 3, 4, 5), EXACT);
+  ck_assert_ok(EVAL("transpose", NULL, &out, TENSOR("float32", SHAPE(2, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(3, 2), VALS(0, 3, 1, 4, 2, 5), EXACT);
+  ck_assert_ok(EVAL("transpose", "axes=1,0,2", &out, TENSOR("float16", SHAPE(2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float16", SHAPE(2, 2, 2), VALS(0, 1, 4, 5, 2, 3, 6, 7), EXACT);
+  ck_assert_ok(EVAL("transpose", "axes=2,0,1", &out, TENSOR("int8", SHAPE(1, 2, 3), NULL)));
+  EXPECT_VALUES(out, "int8", SHAPE(3, 1, 2), VALS(0, 3, 1, 4, 2, 5), EXACT);
+}
+END_TEST
+
+START_TEST(test_sum_and_mean) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("sum", "axis=1", &out, TENSOR("float32", SHAPE(2, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(3, 12), EXACT);
+  ck_assert_ok(EVAL("sum", "axis=0;keepdims=true", &out, TENSOR("float32", SHAPE(2, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 3), VALS(3, 5, 7), EXACT);
+  ck_assert_ok(EVAL("sum", NULL, &out, TENSOR("float32", SHAPE(2, 3), NULL)));
+  expect_values(out, "float32", NULL, 0, VALS(15), EXACT);
+  ck_assert_ok(EVAL("mean", "axis=1", &out, TENSOR("float32", SHAPE(2, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(1, 4), EXACT);
+  ck_assert_ok(EVAL("mean", "axis=0,2", &out, TENSOR("float32", SHAPE(2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(2.5, 4.5), EXACT); /* (0+1+4+5)/4, (2+3+6+7)/4 */
+  ck_assert_ok(EVAL("mean", "axis=1;exclude=true", &out, TENSOR("float32", SHAPE(2, 2), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(1, 2), EXACT);
+  ck_assert_ok(EVAL("mean", NULL, &out, TENSOR("int32", SHAPE(2), VALS(1, 2))));
+  expect_values(out, "int32", NULL, 0, VALS(1), EXACT); /* 1.5 truncates */
+  ck_assert_ok(EVAL("sum", NULL, &out, TENSOR("int8", SHAPE(2), VALS(100, 100))));
+  expect_values(out, "int8", NULL, 0, VALS(-56), EXACT);
+  ck_assert_ok(EVAL("sum", "axis=", &out, TENSOR("float16", SHAPE(2), VALS(1, 2))));
+  EXPECT_VALUES(out, "float16", SHAPE(2), VALS(1, 2), EXACT);
+}
+END_TEST
+
+/* ---- dense, bias_add, softmax --------------------------------------------------------------- */
+
+START_TEST(test_dense_and_bias_add) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.dense", NULL, &out, TENSOR("float32", SHAPE(2, 3), VALS(1, 2, 3, 4, 5, 6)),
+                    TENSOR("float32", SHAPE(2, 3), VALS(1, 0, 0, 0, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(1, 5, 4, 11), EXACT);
+  ck_assert_ok(EVAL("nn.dense", "units=1", &out, TENSOR("int8", SHAPE(2), VALS(100, 100)),
+                    TENSOR("int8", SHAPE(1, 2), VALS(1, 1))));
+  EXPECT_VALUES(out, "int8", SHAPE(1), VALS(-56), EXACT);
+  ck_assert_ok(EVAL("nn.bias_add", NULL, &out, TENSOR("float32", SHAPE(2, 3), NULL),
+                    TENSOR("float32", SHAPE(3), VALS(10, 20, 30))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 3), VALS(10, 21, 32, 13, 24, 35), EXACT);
+  ck_assert_ok(EVAL("nn.bias_add", "axis=0", &out, TENSOR("int32", SHAPE(2, 3), NULL),
+                    TENSOR("int32", SHAPE(2), VALS(100, 200))));
+  EXPECT_VALUES(out, "int32", SHAPE(2, 3), VALS(100, 101, 102, 203, 204, 205), EXACT);
+  ck_assert_ok(EVAL("nn.bias_add", "axis=1", &out, TENSOR("float32", SHAPE(1, 2, 1, 2), NULL),
+                    TENSOR("float32", SHAPE(2), VALS(1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 1, 2), VALS(1, 2, 1, 2), EXACT);
+}
+END_TEST
+
+START_TEST(test_softmax_rows_sum_to_one) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.softmax", NULL, &out, TENSOR("float32", SHAPE(2, 3), VALS(1, 2, 3, 1, 1, 1))));
+  const DLTensor *dl = irm_tensor_dl(out);
+  ck_assert_ptr_nonnull(dl);
+  for (int r = 0; r < 2; r++) {
+    double total = 0;
+    for (int j = 0; j < 3; j++) total += irm_tensor_get_f64(out, r * 3 + j);
+    ck_assert_double_eq_tol(total, 1.0, 1e-6);
+  }
+  EXPECT_VALUES(out, "float32", SHAPE(2, 3),
+                VALS(0.09003057, 0.24472847, 0.66524096, 1.0 / 3, 1.0 / 3, 1.0 / 3), F32_TOL);
+  ck_assert_ok(EVAL("nn.softmax", "axis=0", &out, TENSOR("float32", SHAPE(2, 2), VALS(0, 1000, 0, 1000))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(0.5, 0.5, 0.5, 0.5), EXACT); /* large values stay finite */
+  ck_assert_ok(EVAL("nn.softmax", NULL, &out, TENSOR("float16", SHAPE(2), VALS(0, 0.693359375))));
+  EXPECT_VALUES(out, "float16", SHAPE(2), VALS(1.0 / 3, 2.0 / 3), 1e-3);
+}
+END_TEST
+
+/* ---- conv2d ------------------------------------------------------------------------------- */
+
+#define GRID_1_9 VALS(1, 2, 3, 4, 5, 6, 7, 8, 9)
+#define ONES_3X3 VALS(1, 1, 1, 1, 1, 1, 1, 1, 1)
+
+START_TEST(test_conv2d_nchw) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.conv2d", NULL, &out, TENSOR("float32", SHAPE(1, 1, 3, 3), GRID_1_9),
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 0, 0, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(6, 8, 12, 14), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", "padding=1", &out, TENSOR("float32", SHAPE(1, 1, 3, 3), GRID_1_9),
+                    TENSOR("float32", SHAPE(1, 1, 3, 3), ONES_3X3)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(12, 21, 16, 27, 45, 33, 24, 39, 28), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", "strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 3, 3), GRID_1_9),
+                    TENSOR("float32", SHAPE(1, 1, 3, 3), ONES_3X3)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(12, 16, 24, 28), EXACT);
+  /* dilation 2: taps (y, x), (y, x+2), (y+2, x), (y+2, x+2) of d[r][c] = 5r + c */
+  ck_assert_ok(EVAL("nn.conv2d", "dilation=2", &out, TENSOR("float32", SHAPE(1, 1, 5, 5), NULL),
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 1, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(24, 28, 32, 44, 48, 52, 64, 68, 72), EXACT);
+  /* 2 padding values: none on top and bottom, 1 left and right */
+  ck_assert_ok(EVAL("nn.conv2d", "padding=0,1", &out, TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 2)),
+                    TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 10))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 3), VALS(10, 21, 2), EXACT);
+  /* 4 values: top 0, left 1, bottom 0, right 0 */
+  ck_assert_ok(EVAL("nn.conv2d", "padding=0,1,0,0", &out, TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 2)),
+                    TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 10))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 2), VALS(10, 21), EXACT);
+  /* 2 input channels summed, 2 output channels */
+  ck_assert_ok(EVAL("nn.conv2d", NULL, &out, TENSOR("float32", SHAPE(1, 2, 1, 2), VALS(1, 2, 10, 20)),
+                    TENSOR("float32", SHAPE(2, 2, 1, 1), VALS(1, 1, 1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 1, 2), VALS(11, 22, -9, -18), EXACT);
+}
+END_TEST
+
+START_TEST(test_conv2d_groups) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.conv2d", "groups=2", &out, TENSOR("float32", SHAPE(1, 2, 2, 2), VALS(1, 2, 3, 4, 5, 6, 7, 8)),
+                    TENSOR("float32", SHAPE(2, 1, 1, 1), VALS(2, 10))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 2, 2), VALS(2, 4, 6, 8, 50, 60, 70, 80), EXACT);
+  /* 4 channels in 2 groups, 2 outputs per group: output o reads channels 2*(o/2) and 2*(o/2)+1 */
+  ck_assert_ok(EVAL("nn.conv2d", "groups=2", &out, TENSOR("float32", SHAPE(1, 4, 1, 1), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(4, 2, 1, 1), VALS(1, 0, 0, 1, 1, 1, 1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 4, 1, 1), VALS(1, 2, 7, -1), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", "groups=2;data_layout=NHWC;kernel_layout=HWIO", &out,
+                    TENSOR("float32", SHAPE(1, 1, 1, 4), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(1, 1, 2, 4), VALS(1, 0, 1, 1, 0, 1, 1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 4), VALS(1, 2, 7, -1), EXACT);
+}
+END_TEST
+
+START_TEST(test_conv2d_nhwc_and_hwio) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC;kernel_layout=HWIO", &out,
+                    TENSOR("float32", SHAPE(1, 3, 3, 1), GRID_1_9), TENSOR("float32", SHAPE(2, 2, 1, 1), VALS(1, 0, 0, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 2, 1), VALS(6, 8, 12, 14), EXACT);
+  /* pixels (1, 2) and (3, 4); outputs c0, c1, c0 + c1 */
+  ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC;kernel_layout=HWIO", &out,
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(1, 1, 2, 3), VALS(1, 0, 1, 0, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 3), VALS(1, 2, 3, 3, 4, 7), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(3, 2, 1, 1), VALS(1, 0, 0, 1, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 3), VALS(1, 2, 3, 3, 4, 7), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC;kernel_layout=HWIO;padding=1;strides=2", &out,
+                    TENSOR("float32", SHAPE(1, 3, 3, 1), GRID_1_9), TENSOR("float32", SHAPE(3, 3, 1, 1), ONES_3X3)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 2, 1), VALS(12, 16, 24, 28), EXACT);
+}
+END_TEST
+
+START_TEST(test_conv2d_int8_float16_out_dtype) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.conv2d", "out_dtype=int32", &out, TENSOR("int8", SHAPE(1, 1, 1, 2), VALS(100, 100)),
+                    TENSOR("int8", SHAPE(1, 1, 1, 2), VALS(100, 100))));
+  EXPECT_VALUES(out, "int32", SHAPE(1, 1, 1, 1), VALS(20000), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", NULL, &out, TENSOR("int8", SHAPE(1, 1, 1, 2), VALS(100, 100)),
+                    TENSOR("int8", SHAPE(1, 1, 1, 2), VALS(100, 100))));
+  EXPECT_VALUES(out, "int8", SHAPE(1, 1, 1, 1), VALS(32), EXACT); /* 20000 mod 256 */
+  ck_assert_ok(EVAL("nn.conv2d", "out_dtype=float32", &out, TENSOR("float16", SHAPE(1, 1, 1, 2), VALS(2048, 1)),
+                    TENSOR("float16", SHAPE(1, 1, 1, 2), VALS(1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1), VALS(2049), EXACT);
+  ck_assert_ok(EVAL("nn.conv2d", NULL, &out, TENSOR("float16", SHAPE(1, 1, 1, 2), VALS(2048, 1)),
+                    TENSOR("float16", SHAPE(1, 1, 1, 2), VALS(1, 1))));
+  EXPECT_VALUES(out, "float16", SHAPE(1, 1, 1, 1), VALS(2048), EXACT);
+}
+END_TEST
+
+/* ---- pools ------------------------------------------------------------------------------ */
+
+START_TEST(test_max_pool2d) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(5, 7, 13, 15), EXACT);
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(0, 2, 3, 8, 10, 11, 12, 14, 15), EXACT);
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1), VALS(4), EXACT);
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2;ceil_mode=true", &out,
+                    TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(4, 5, 7, 8), EXACT);
+  /* padding never wins, even over negative values */
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(-1, -1, -1, -1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(-1, -1, -1, -1, -1, -1, -1, -1, -1), EXACT);
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;layout=NHWC", &out, TENSOR("float32", SHAPE(1, 2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 2), VALS(6, 7), EXACT);
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;dilation=2", &out, TENSOR("int8", SHAPE(1, 1, 3, 3), VALS(9, 0, 1, 0, 0, 0, -3, 0, 4))));
+  EXPECT_VALUES(out, "int8", SHAPE(1, 1, 1, 1), VALS(9), EXACT);
+}
+END_TEST
+
+START_TEST(test_avg_pool2d) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(2.5, 4.5, 10.5, 12.5), EXACT);
+  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(0, 1.5, 3, 6, 7.5, 9, 12, 13.5, 15), EXACT);
+  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2;padding=1;count_include_pad=true", &out,
+                    TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(0, 0.75, 0.75, 3, 7.5, 4.5, 3, 6.75, 3.75), EXACT);
+  /* ceil_mode's extra row and column are not padding: both modes divide by the taps inside */
+  const char *modes[] = {"pool_size=2;strides=2;ceil_mode=true",
+                         "pool_size=2;strides=2;ceil_mode=true;count_include_pad=true"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_ok(EVAL("nn.avg_pool2d", modes[i], &out, TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
+    EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(2, 3.5, 6.5, 8), EXACT);
+  }
+  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2", &out, TENSOR("int32", SHAPE(1, 1, 2, 2), VALS(1, 2, 3, 4))));
+  EXPECT_VALUES(out, "int32", SHAPE(1, 1, 1, 1), VALS(2), EXACT); /* 2.5 truncates */
+  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;layout=NHWC", &out, TENSOR("float16", SHAPE(1, 2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float16", SHAPE(1, 1, 1, 2), VALS(3, 4), EXACT);
+}
+END_TEST
+
+START_TEST(test_global_avg_pool2d) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.global_avg_pool2d", NULL, &out, TENSOR("float32", SHAPE(1, 2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 2, 1, 1), VALS(1.5, 5.5), EXACT);
+  ck_assert_ok(EVAL("nn.global_avg_pool2d", "layout=NHWC", &out, TENSOR("float32", SHAPE(1, 2, 2, 2), NULL)));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 2), VALS(3, 4), EXACT);
+  ck_assert_ok(EVAL("nn.global_avg_pool2d", NULL, &out, TENSOR("int8", SHAPE(2, 1, 1, 3), VALS(1, 2, 4, -1, -2, -4))));
+  EXPECT_VALUES(out, "int8", SHAPE(2, 1, 1, 1), VALS(2, -2), EXACT); /* 7/3, -7/3 truncate */
+}
+END_TEST
+
+/* ---- FEvaluate's own checks ------------------------------------------------------------- */
+
+START_TEST(test_evaluate_checks_inputs_and_result_type) {
+  irm_object *f = op_func("add", "FEvaluate");
+  irm_object *a = TENSOR("float32", SHAPE(2), VALS(1, 2));
+  irm_any items[] = {irm_any_object(a), irm_any_int(3)};
+  irm_object *arr = new_array(items, 2);
+  irm_any args[3] = {irm_any_object(arr), irm_any_none(), irm_any_none()}, ret;
+  ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE, "TypeError: add: argument 2 (rhs) must be a tensor, got int");
+  irm_object_release(arr);
+  items[1] = irm_any_object(a);
+  arr = new_array(items, 2);
+  args[0] = irm_any_object(arr);
+  irm_object *wrong = T("float32", SHAPE(3));
+  args[2] = irm_any_object(wrong);
+  ck_assert_error(irm_func_call(f, args, 3, &ret), IRM_ETYPE,
+                  "TypeError: add: the result type Tensor[(3,), float32] does not match the inputs, which give "
+                  "Tensor[(2,), float32]");
+  irm_object *right = T("float32", SHAPE(2));
+  args[2] = irm_any_object(right);
+  ck_assert_ok(irm_func_call(f, args, 3, &ret));
+  EXPECT_VALUES(ret.v_obj, "float32", SHAPE(2), VALS(2, 4), EXACT);
+  EXPECT_EVAL_ERROR("add", NULL, IRM_ETYPE, "TypeError: add: shapes (2,) and (3,) cannot be broadcast",
+                    TENSOR("float32", SHAPE(2), NULL), TENSOR("float32", SHAPE(3), NULL));
+  irm_object_release(right);
+  irm_object_release(wrong);
+  irm_object_release(arr);
+  irm_object_release(a);
+  irm_object_release(f);
+}
+END_TEST
+
+START_TEST(test_evaluate_fills_in_default_attributes) {
+  /* data_layout, strides, ... come from the schema when attrs is NONE or partial */
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("nn.conv2d", "kernel_size=1", &out, TENSOR("float32", SHAPE(1, 1, 1, 1), VALS(3)),
+                    TENSOR("float32", SHAPE(1, 1, 1, 1), VALS(4))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1), VALS(12), EXACT);
+}
+END_TEST
+
+static Suite *ops_eval_suite(void) {
+  Suite *s = suite_create("ops_eval");
+  TCase *elem = tcase_create("elemwise");
+  tcase_add_test(elem, test_add_broadcasts_rows_and_columns);
+  tcase_add_test(elem, test_divide_and_maximum);
+  tcase_add_test(elem, test_int8_and_uint8_wrap);
+  tcase_add_test(elem, test_float16_rounds_once);
+  tcase_add_test(elem, test_unary_ops);
+  tcase_add_test(elem, test_cast_truncates_and_wraps);
+  suite_add_tcase(s, elem);
+  TCase *transform = tcase_create("transform");
+  tcase_add_test(transform, test_reshape_and_transpose);
+  tcase_add_test(transform, test_sum_and_mean);
+  suite_add_tcase(s, transform);
+  TCase *nn = tcase_create("nn");
+  tcase_add_test(nn, test_dense_and_bias_add);
+  tcase_add_test(nn, test_softmax_rows_sum_to_one);
+  tcase_add_test(nn, test_conv2d_nchw);
+  tcase_add_test(nn, test_conv2d_groups);
+  tcase_add_test(nn, test_conv2d_nhwc_and_hwio);
+  tcase_add_test(nn, test_conv2d_int8_float16_out_dtype);
+  tcase_add_test(nn, test_max_pool2d);
+  tcase_add_test(nn, test_avg_pool2d);
+  tcase_add_test(nn, test_global_avg_pool2d);
+  suite_add_tcase(s, nn);
+  TCase *checks = tcase_create("checks");
+  tcase_add_test(checks, test_evaluate_checks_inputs_and_result_type);
+  tcase_add_test(checks, test_evaluate_fills_in_default_attributes);
+  suite_add_tcase(s, checks);
+  return s;
+}
+
+int main(void) { return run_suite(ops_eval_suite()); }
