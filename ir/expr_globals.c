@@ -282,14 +282,27 @@ static int fields_of(const char *fn, const irm_object *o, irm_any *ret) {
   return irm_ret_object(fn, info->to_fields(o, &fields), &fields, ret);
 }
 
-/* ir.ExprFields(e) -> Map of the node's fields (expr_fields.c lists them) */
+/* ir.ExprFields(e) -> Map of the node's fields (expr_fields.c lists them);
+ * a Function's attrs come as their Map, not the ir.DictAttrs that holds
+ * it, so that other languages read them like a Call's. */
 static int g_expr_fields(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   const char *fn = "ir.ExprFields";
   irm_object *e = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
-  return rc ? rc : fields_of(fn, e, ret);
+  if (!rc) rc = fields_of(fn, e, ret);
+  if (rc || irm_expr_kind_of(e) != IRM_EXPR_FUNCTION) return rc;
+  const irm_any *attrs = irm_map_find_cstr(ret->v_obj, "attrs");
+  const irm_object *map = attrs && attrs->type_code == IRM_OBJECT ? irm_dict_attrs_map(attrs->v_obj) : NULL;
+  if (!map) return IRM_OK;
+  irm_any value = irm_any_object((irm_object *)map);
+  if ((rc = irm_map_set_move(&ret->v_obj, "attrs", &value))) {
+    irm_any_release(ret);
+    *ret = irm_any_none();
+    return irm_error_context(rc, "%s", fn);
+  }
+  return IRM_OK;
 }
 
 /* ir.TypeFields(t) -> Map: TensorType {dtype, shape}, TupleType {fields},

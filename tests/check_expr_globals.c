@@ -390,7 +390,10 @@ START_TEST(test_let_and_function) {
   ck_assert_ptr_eq(irm_array_at(params->v_obj, 0)->v_obj, x);
   ck_assert_ptr_eq(irm_map_find_cstr(fields, "body")->v_obj, let);
   ck_assert_ptr_eq(irm_map_find_cstr(fields, "ret_type")->v_obj, t);
-  ck_assert_int_eq(irm_map_find_cstr(fields, "attrs")->type_code, IRM_OBJECT);
+  const irm_any *fattrs = irm_map_find_cstr(fields, "attrs");
+  ck_assert_int_eq(fattrs->type_code, IRM_OBJECT);
+  ck_assert_int_eq(irm_object_type_index(fattrs->v_obj), IRM_TYPE_MAP);
+  ck_assert_int_eq(irm_map_find_cstr(fattrs->v_obj, "Primitive")->v_int, 1);
   irm_object_release(fields);
   /* ret_type and attrs are optional */
   irm_object *g = call_obj("ir.Function", fargs, 2, "ir.Function");
