@@ -176,6 +176,10 @@ static int register_op(const ops_op_def *def) {
   if (rc == IRM_EVALUE) {
     irm_clear_error();
     rc = irm_op_register(def->name, def->num_inputs, &kind);
+  } else if (!rc && def->num_inputs != -1) {
+    irm_any n = irm_any_none(); /* a failed earlier run may have left the category's -1 */
+    rc = irm_kind_get_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &n);
+    if (!rc && n.v_int != def->num_inputs) rc = irm_op_set_num_inputs(kind, def->num_inputs);
   }
   for (size_t i = 0; !rc && i < def->n_attrs; i++) rc = add_attr(kind, &def->attrs[i]);
   int missing = 0;

@@ -314,7 +314,7 @@ static size_t edge_scope(const verifier *v, size_t u, size_t i) {
   const vnode *nd = &v->nodes[u];
   irm_expr_kind k = irm_expr_kind_of(nd->node);
   size_t n = irm_expr_child_count(nd->node);
-  if (k == IRM_EXPR_LET) return i == 0 ? NONE_ : i == 2 ? nd->scope : nd->ctx;
+  if (k == IRM_EXPR_LET) return i == 1 ? NONE_ : i == 2 ? nd->scope : nd->ctx; /* value, var, body */
   if (k == IRM_EXPR_FUNCTION) return i + 1 < n ? NONE_ : nd->scope;
   return nd->ctx;
 }
@@ -503,8 +503,9 @@ static int process(verifier *v) {
       if ((rc = new_scope(v, nd->ctx, &s))) return rc;
       v->nodes[u].scope = s;
       /* the Let's var, the Function's parameters */
-      for (size_t i = 0; i + 1 < n && (kind == IRM_EXPR_FUNCTION || i == 0); i++)
-        if ((rc = bind(v, u, i))) return rc;
+      if (kind == IRM_EXPR_LET) rc = bind(v, u, 1); /* children: value, var, body */
+      for (size_t i = 0; !rc && kind == IRM_EXPR_FUNCTION && i + 1 < n; i++) rc = bind(v, u, i);
+      if (rc) return rc;
     }
     for (size_t i = 0; i < n; i++) {
       size_t s = edge_scope(v, u, i);

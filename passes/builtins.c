@@ -2,6 +2,7 @@
  * where layer 2 registers module attribute keys (layer 1's are in
  * ir/attr_keys.c). */
 #include "irm/module.h"
+#include "ir_pass_util.h"
 #include "passes_builtins.h"
 
 /* The module attributes layer 2's config options migrate to
@@ -12,6 +13,7 @@ static const struct {
 } module_attr_keys[] = {
     {"usmp.enable", "bool", 0},
     {"usmp.algorithm", "str", 0},
+    {"FuseOps.max_depth", "int", 0},   /* FuseOps' setting, migrated from the PassContext */
 };
 
 static int register_module_attr_keys(void) {
@@ -28,5 +30,6 @@ int irm_register_passes_builtins_(void) {
   if (!rc) rc = irm_register_context_builtins_();
   if (!rc) rc = irm_register_instrument_builtins_();
   if (!rc) rc = irm_register_pipeline_builtins_();
+  if (!rc) rc = irm_register_ir_passes_builtins_();
   return rc;
 }

@@ -243,7 +243,7 @@ END_TEST
 
 START_TEST(test_pass_run_gives_the_error_of_ir_verify_with_the_pass_named) {
   irm_object *verify = failing_function();
-  ck_assert_ok(irm_func_register_global("ir.Verify", verify, 0));
+  ck_assert_ok(irm_func_register_global("ir.Verify", verify, 1));
   irm_pass *mark = get_pass("TestMark");
   run_fails(mark, IRM_EKEY, "KeyError: in pass 'TestMark': ir.Verify after the pass: ");
   irm_object_release(mark);

@@ -22,6 +22,7 @@
 #include "irm/ir_text.h"
 #include "irm/evaluate.h"
 #include "irm/pass.h"
+#include "irm/ir_passes.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

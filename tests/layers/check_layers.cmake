@@ -23,6 +23,7 @@ foreach(h config target module tensor ir_type expr op ir_text evaluate)
   set(public_layer_${h} 1)
 endforeach()
 set(public_layer_pass 2)
+set(public_layer_ir_passes 2)
 set(public_layer_irm 99)
 
 set(folders registry registry/internal ir passes lib)

@@ -1,0 +1,34 @@
+/* Private to layer 2: what the built-in IR passes (ir_passes.h) share. */
+#ifndef IRM_PASSES_IR_PASS_UTIL_H
+#define IRM_PASSES_IR_PASS_UTIL_H
+
+#include "irm/evaluate.h"
+#include "irm/ir_passes.h"
+#include "irm/op.h"
+#include "irm_internal.h"
+
+/* Registers a built-in module pass: name, opt_level, its body, and setup
+ * (may be NULL) adding its options to the kind. Idempotent. */
+int irm_ir_pass_register_(const char *name, int opt_level, irm_module_pass_fn body, irm_kind_setup_fn setup);
+
+/* Rewrites every function of mod that irm_ir_pass_skips_function does not
+ * skip, with one rewriter each (rw->post sees the function last). *out NEW:
+ * mod itself when nothing changed. Errors carry "in function '<name>'". */
+int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_module **out);
+
+/* Whether e is a call of the op named name. */
+int irm_ir_is_call_of_(const irm_object *e, const char *name);
+
+/* Registration of each built-in IR pass (one per file). */
+int irm_register_infer_type_pass_(void);
+int irm_register_fold_constant_pass_(void);
+int irm_register_bind_params_pass_(void);
+int irm_register_simplify_expr_pass_(void);
+int irm_register_dead_code_pass_(void);
+int irm_register_fuse_ops_pass_(void);
+int irm_register_convert_layout_pass_(void);
+
+/* All of them (ir_passes.c), called by passes/builtins.c. */
+int irm_register_ir_passes_builtins_(void);
+
+#endif
