@@ -305,7 +305,7 @@ static irm_object *call_chain(irm_object *x, int depth, int at) {
 }
 
 START_TEST(test_deep_let_chains_do_not_recurse) {
-  enum { DEPTH = 100000 };
+  const int DEPTH = (int)test_depth(100000);
   irm_object *a = let_chain(DEPTH, 10, "ts.add"), *b = let_chain(DEPTH, 10, "ts.add");
   ck_assert(equiv(a, b));
   /* a difference at the bottom (shallower: building costs most) */
@@ -320,7 +320,7 @@ START_TEST(test_deep_let_chains_do_not_recurse) {
 END_TEST
 
 START_TEST(test_deep_call_chains_do_not_recurse) {
-  enum { DEPTH = 100000 };
+  const int DEPTH = (int)test_depth(100000);
   irm_object *x = var("x", NULL), *y = var("y", NULL);
   irm_object *a = fn1(R(x), call_chain(x, DEPTH, 5)), *b = fn1(R(y), call_chain(y, DEPTH, 5));
   irm_object *c = fn1(R(y), call_chain(y, 1000, 990));

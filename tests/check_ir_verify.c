@@ -302,11 +302,11 @@ static irm_module *deep_lets(int depth, int stray) {
   return module1(fn1(p, body));
 }
 
-START_TEST(test_deep_let_chain_verifies_without_recursion) { assert_verifies(deep_lets(100000, 0)); }
+START_TEST(test_deep_let_chain_verifies_without_recursion) { assert_verifies(deep_lets((int)test_depth(100000), 0)); }
 END_TEST
 
 START_TEST(test_deep_let_chain_out_of_scope_is_found) {
-  assert_rejected(deep_lets(100000, 1), "ValueError: function 'main': variable %v is used out of its scope in (let %v",
+  assert_rejected(deep_lets((int)test_depth(100000), 1), "ValueError: function 'main': variable %v is used out of its scope in (let %v",
                   NULL);
 }
 END_TEST
