@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "irm/error.h"
+#include "irm_internal.h"
 #include "ops_util.h"
 
 /* Rank check shared by the ops here. */
@@ -222,52 +223,121 @@ static int conv_infer(const ops_ctx *c, irm_object **out) {
   return ops_make_type(c, g.out_dtype, shape, 4, out);
 }
 
-static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  conv_geom g;
-  int rc = conv_geometry(c, &g);
-  if (!rc) rc = conv_check(c, &g);
-  if (rc) return rc;
-  /* Element strides of each logical dimension in the actual layouts. */
+/* The output rows (or columns) r in [0, out) whose tap at offset off
+ * (k * dilation - pad) lands inside the input, r * stride + off in
+ * [0, size): [*lo, *hi). Hoisting this out of the loops keeps the inner
+ * loop free of bounds checks. */
+static void tap_range(int64_t off, int64_t stride, int64_t size, int64_t out, int64_t *lo, int64_t *hi) {
+  int64_t end = size - off; /* r * stride < end */
+  *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+  *hi = end <= 0 ? 0 : (end + stride - 1) / stride;
+  if (*hi > out) *hi = out;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* Element strides of each logical dimension in the actual layouts. */
+typedef struct conv_strides {
   int64_t dn, dc, dh, dw, wo, wi, wh, ww, on, oc, oh, ow;
-  if (g.data_nhwc) {
-    dc = 1, dw = g.c, dh = g.w * g.c, dn = g.h * dh;
-    oc = 1, ow = g.o, oh = g.ow * g.o, on = g.oh * oh;
-  } else {
-    dw = 1, dh = g.w, dc = g.h * g.w, dn = g.c * dc;
-    ow = 1, oh = g.ow, oc = g.oh * g.ow, on = g.o * oc;
+} conv_strides;
+
+/* Adds every tap of output channel o of image n into acc (the oh x ow
+ * plane), as sums over (input channel, ky, kx) in that order for each
+ * output element. T: the element type read; ACC: the accumulator. */
+#define CONV_PLANE(T, ACC, data, weight, acc)                                                         \
+  do {                                                                                                \
+    for (int64_t i = 0; i < g->i; i++)                                                                \
+      for (int64_t ky = 0; ky < g->kh; ky++) {                                                        \
+        int64_t offy = ky * g->dilation[0] - g->pad[0], y0, y1;                                       \
+        tap_range(offy, g->stride[0], g->h, g->oh, &y0, &y1);                                         \
+        for (int64_t kx = 0; kx < g->kw; kx++) {                                                      \
+          int64_t offx = kx * g->dilation[1] - g->pad[1], x0, x1;                                     \
+          tap_range(offx, g->stride[1], g->w, g->ow, &x0, &x1);                                       \
+          ACC wv = (ACC)(weight)[o * s->wo + i * s->wi + ky * s->wh + kx * s->ww];                     \
+          const T *base = (data) + n * s->dn + (c0 + i) * s->dc;                                      \
+          for (int64_t y = y0; y < y1; y++) {                                                         \
+            const T *row = base + (y * g->stride[0] + offy) * s->dh;                                  \
+            ACC *arow = (acc) + y * g->ow;                                                            \
+            for (int64_t x = x0; x < x1; x++) arow[x] += wv * (ACC)row[(x * g->stride[1] + offx) * s->dw]; \
+          }                                                                                           \
+        }                                                                                             \
+      }                                                                                               \
+  } while (0)
+
+static void conv_planes_f32(const conv_geom *g, const conv_strides *s, const float *d, const float *w, double *acc,
+                            int64_t n, int64_t o, int64_t c0) {
+  CONV_PLANE(float, double, d, w, acc);
+}
+
+static void conv_planes_f64(const conv_geom *g, const conv_strides *s, const double *d, const double *w, double *acc,
+                            int64_t n, int64_t o, int64_t c0) {
+  CONV_PLANE(double, double, d, w, acc);
+}
+
+/* Ints: unsigned 64-bit arithmetic wraps, and only the low bits are stored. */
+static void conv_planes_u64(const conv_geom *g, const conv_strides *s, const uint64_t *d, const uint64_t *w,
+                            uint64_t *acc, int64_t n, int64_t o, int64_t c0) {
+  CONV_PLANE(uint64_t, uint64_t, d, w, acc);
+}
+
+/* A tensor's elements as doubles (floats) or wrapped uint64 (ints): one
+ * conversion up front instead of one per tap. */
+static void *widened(const irm_tensor *t, ops_kind k) {
+  int64_t n = irm_tensor_numel(t);
+  void *buf = irm_malloc((size_t)(n ? n : 1) * 8);
+  if (!buf) return NULL;
+  for (int64_t i = 0; i < n; i++) {
+    if (ops_kind_is_float(k)) ((double *)buf)[i] = ops_load_f64(t, k, i);
+    else ((uint64_t *)buf)[i] = (uint64_t)ops_load_i64(t, k, i);
   }
-  if (g.kernel_hwio) wo = 1, wi = g.o, ww = g.i * g.o, wh = g.kw * ww;
-  else ww = 1, wh = g.kw, wi = g.kh * g.kw, wo = g.i * wi;
+  return buf;
+}
+
+static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  conv_geom geom;
+  const conv_geom *g = &geom;
+  int rc = conv_geometry(c, &geom);
+  if (!rc) rc = conv_check(c, &geom);
+  if (rc) return rc;
+  conv_strides st, *s = &st;
+  if (g->data_nhwc) {
+    s->dc = 1, s->dw = g->c, s->dh = g->w * g->c, s->dn = g->h * s->dh;
+    s->oc = 1, s->ow = g->o, s->oh = g->ow * g->o, s->on = g->oh * s->oh;
+  } else {
+    s->dw = 1, s->dh = g->w, s->dc = g->h * g->w, s->dn = g->c * s->dc;
+    s->ow = 1, s->oh = g->ow, s->oc = g->oh * g->ow, s->on = g->o * s->oc;
+  }
+  if (g->kernel_hwio) s->wo = 1, s->wi = g->o, s->ww = g->i * g->o, s->wh = g->kw * s->ww;
+  else s->ww = 1, s->wh = g->kw, s->wi = g->kh * g->kw, s->wo = g->i * s->wi;
   ops_kind k = ops_tensor_kind(in[0]), ko = ops_tensor_kind(out);
   int is_float = ops_kind_is_float(k);
-  const float *df = k == OPS_F32 ? irm_tensor_data_const(in[0]) : NULL;
-  const float *wf = k == OPS_F32 ? irm_tensor_data_const(in[1]) : NULL;
-  int64_t per_group = g.o / g.groups;
-  for (int64_t n = 0; n < g.n; n++)
-    for (int64_t o = 0; o < g.o; o++) {
-      int64_t c0 = (o / per_group) * g.i;
-      for (int64_t y = 0; y < g.oh; y++)
-        for (int64_t x = 0; x < g.ow; x++) {
-          double facc = 0;
-          uint64_t iacc = 0; /* wraps: only the low bits are stored */
-          for (int64_t i = 0; i < g.i; i++)
-            for (int64_t ky = 0; ky < g.kh; ky++) {
-              int64_t iy = y * g.stride[0] - g.pad[0] + ky * g.dilation[0];
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t kx = 0; kx < g.kw; kx++) {
-                int64_t ix = x * g.stride[1] - g.pad[1] + kx * g.dilation[1];
-                if (ix < 0 || ix >= g.w) continue;
-                int64_t di = n * dn + (c0 + i) * dc + iy * dh + ix * dw, wj = o * wo + i * wi + ky * wh + kx * ww;
-                if (df) facc += (double)df[di] * (double)wf[wj];
-                else if (is_float) facc += ops_load_f64(in[0], k, di) * ops_load_f64(in[1], k, wj);
-                else iacc += (uint64_t)(ops_load_i64(in[0], k, di) * ops_load_i64(in[1], k, wj));
-              }
-            }
-          int64_t oi = n * on + o * oc + y * oh + x * ow;
-          if (is_float) ops_store_f64(out, ko, oi, facc);
-          else ops_store_i64(out, ko, oi, (int64_t)iacc);
+  int64_t plane = g->oh * g->ow, per_group = g->o / g->groups;
+  void *acc = irm_malloc((size_t)(plane ? plane : 1) * 8), *dw = NULL, *ww = NULL;
+  if (acc && k != OPS_F32 && (dw = widened(in[0], k))) ww = widened(in[1], k);
+  if (!acc || (k != OPS_F32 && !ww)) {
+    irm_free(acc);
+    irm_free(dw);
+    return irm_error_nomem_("evaluating nn.conv2d");
+  }
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t o = 0; o < g->o; o++) {
+      int64_t c0 = (o / per_group) * g->i;
+      memset(acc, 0, (size_t)plane * 8);
+      if (k == OPS_F32)
+        conv_planes_f32(g, s, irm_tensor_data_const(in[0]), irm_tensor_data_const(in[1]), acc, n, o, c0);
+      else if (is_float)
+        conv_planes_f64(g, s, dw, ww, acc, n, o, c0);
+      else
+        conv_planes_u64(g, s, dw, ww, acc, n, o, c0);
+      for (int64_t y = 0; y < g->oh; y++)
+        for (int64_t x = 0; x < g->ow; x++) {
+          int64_t oi = n * s->on + o * s->oc + y * s->oh + x * s->ow;
+          if (is_float) ops_store_f64(out, ko, oi, ((double *)acc)[y * g->ow + x]);
+          else ops_store_i64(out, ko, oi, (int64_t)((uint64_t *)acc)[y * g->ow + x]);
         }
     }
+  irm_free(acc);
+  irm_free(dw);
+  irm_free(ww);
   return IRM_OK;
 }
 

@@ -285,6 +285,81 @@ START_TEST(test_conv2d_int8_float16_out_dtype) {
 }
 END_TEST
 
+
+/* A direct conv2d for cross-checks: logical indices, a bounds check per tap. */
+typedef struct ref_conv {
+  int64_t n, c, h, w, o, kh, kw, groups, sh, sw, dh, dw, pt, pl, pb, pr;
+  int nhwc, hwio;
+} ref_conv;
+
+static int64_t ref_data_index(const ref_conv *r, int64_t n, int64_t c, int64_t y, int64_t x) {
+  return r->nhwc ? ((n * r->h + y) * r->w + x) * r->c + c : ((n * r->c + c) * r->h + y) * r->w + x;
+}
+
+static void ref_conv2d(const ref_conv *r, const double *d, const double *w, double *out, int64_t oh, int64_t ow) {
+  int64_t ipg = r->c / r->groups, opg = r->o / r->groups;
+  for (int64_t n = 0; n < r->n; n++)
+    for (int64_t o = 0; o < r->o; o++)
+      for (int64_t y = 0; y < oh; y++)
+        for (int64_t x = 0; x < ow; x++) {
+          double acc = 0;
+          for (int64_t i = 0; i < ipg; i++)
+            for (int64_t ky = 0; ky < r->kh; ky++)
+              for (int64_t kx = 0; kx < r->kw; kx++) {
+                int64_t iy = y * r->sh - r->pt + ky * r->dh, ix = x * r->sw - r->pl + kx * r->dw;
+                if (iy < 0 || iy >= r->h || ix < 0 || ix >= r->w) continue;
+                int64_t wj = r->hwio ? ((ky * r->kw + kx) * ipg + i) * r->o + o : ((o * ipg + i) * r->kh + ky) * r->kw + kx;
+                acc += d[ref_data_index(r, n, (o / opg) * ipg + i, iy, ix)] * w[wj];
+              }
+          out[r->nhwc ? ((n * oh + y) * ow + x) * r->o + o : ((n * r->o + o) * oh + y) * ow + x] = acc;
+        }
+}
+
+START_TEST(test_conv2d_matches_a_direct_implementation) {
+  const ref_conv cases[] = {
+      {1, 2, 7, 6, 4, 3, 2, 1, 2, 1, 1, 2, 1, 2, 0, 1, 0, 0},
+      {2, 4, 6, 7, 6, 3, 3, 2, 2, 3, 2, 1, 2, 0, 1, 3, 1, 1},
+      {1, 3, 5, 5, 3, 2, 2, 3, 1, 1, 2, 2, 0, 0, 0, 0, 1, 0},
+      {1, 2, 4, 9, 2, 1, 3, 1, 1, 4, 1, 3, 0, 4, 0, 2, 0, 1},
+  };
+  const char *dtypes[] = {"float32", "int32", "float16"};
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+    for (size_t di = 0; di < 3; di++) {
+      const ref_conv *r = &cases[ci];
+      int64_t ipg = r->c / r->groups;
+      int64_t oh = (r->h + r->pt + r->pb - r->dh * (r->kh - 1) - 1) / r->sh + 1;
+      int64_t ow = (r->w + r->pl + r->pr - r->dw * (r->kw - 1) - 1) / r->sw + 1;
+      int64_t dshape[4] = {r->n, r->c, r->h, r->w}, wshape[4] = {r->o, ipg, r->kh, r->kw};
+      int64_t oshape[4] = {r->n, r->o, oh, ow};
+      if (r->nhwc) {
+        int64_t d2[4] = {r->n, r->h, r->w, r->c}, o2[4] = {r->n, oh, ow, r->o};
+        memcpy(dshape, d2, sizeof d2);
+        memcpy(oshape, o2, sizeof o2);
+      }
+      if (r->hwio) {
+        int64_t w2[4] = {r->kh, r->kw, ipg, r->o};
+        memcpy(wshape, w2, sizeof w2);
+      }
+      int64_t nd = dshape[0] * dshape[1] * dshape[2] * dshape[3], nw = wshape[0] * wshape[1] * wshape[2] * wshape[3];
+      int64_t no = oshape[0] * oshape[1] * oshape[2] * oshape[3];
+      double *d = malloc(sizeof *d * (size_t)nd), *w = malloc(sizeof *w * (size_t)nw), *want = malloc(sizeof *want * (size_t)no);
+      for (int64_t i = 0; i < nd; i++) d[i] = (double)((i * 7) % 11) - 5;
+      for (int64_t i = 0; i < nw; i++) w[i] = (double)((i * 5) % 7) - 3;
+      ref_conv2d(r, d, w, want, oh, ow);
+      char attrs[256];
+      snprintf(attrs, sizeof attrs, "strides=%lld,%lld;dilation=%lld,%lld;padding=%lld,%lld,%lld,%lld;groups=%lld;data_layout=%s;kernel_layout=%s",
+               (long long)r->sh, (long long)r->sw, (long long)r->dh, (long long)r->dw, (long long)r->pt, (long long)r->pl,
+               (long long)r->pb, (long long)r->pr, (long long)r->groups, r->nhwc ? "NHWC" : "NCHW", r->hwio ? "HWIO" : "OIHW");
+      irm_object *out = NULL;
+      ck_assert_ok(EVAL("nn.conv2d", attrs, &out, tensor_v(dtypes[di], dshape, 4, d), tensor_v(dtypes[di], wshape, 4, w)));
+      expect_values(out, dtypes[di], oshape, 4, want, EXACT); /* small ints: exact in every dtype */
+      free(d);
+      free(w);
+      free(want);
+    }
+}
+END_TEST
+
 /* ---- pools ------------------------------------------------------------------------------ */
 
 START_TEST(test_max_pool2d) {
@@ -404,6 +479,7 @@ static Suite *ops_eval_suite(void) {
   tcase_add_test(nn, test_conv2d_groups);
   tcase_add_test(nn, test_conv2d_nhwc_and_hwio);
   tcase_add_test(nn, test_conv2d_int8_float16_out_dtype);
+  tcase_add_test(nn, test_conv2d_matches_a_direct_implementation);
   tcase_add_test(nn, test_max_pool2d);
   tcase_add_test(nn, test_avg_pool2d);
   tcase_add_test(nn, test_global_avg_pool2d);
