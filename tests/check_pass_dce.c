@@ -71,7 +71,7 @@ static irm_module *deep_chain(size_t n, int use_last) {
 }
 
 START_TEST(test_deep_chain_of_unused_lets) {
-  irm_module *m = deep_chain(100000, 0), *out = NULL;
+  irm_module *m = deep_chain(test_depth(100000), 0), *out = NULL;
   ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
   irm_object *f = irm_module_function(out, "main");
   ck_assert_int_eq(irm_expr_kind_of(irm_function_body(f)), IRM_EXPR_VAR);
@@ -83,7 +83,7 @@ END_TEST
 
 START_TEST(test_deep_chain_all_used) {
   /* every binding used: unchanged */
-  irm_module *m = deep_chain(100000, 1), *out = NULL;
+  irm_module *m = deep_chain(test_depth(100000), 1), *out = NULL;
   ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
