@@ -346,6 +346,40 @@ START_TEST(test_pass_plugin_config_option_overrides) {
 }
 END_TEST
 
+/* ChooseDataLayout then ApplyDataLayout: the config read back with GetAttr
+ * and the IR rewritten through the public rewriter; the pass option
+ * overrides the attribute. */
+START_TEST(test_pass_plugin_applies_data_layout) {
+  ck_assert_ok(irm_plugin_load(IRM_TEST_PASS_PLUGIN));
+  static const char text[] = "#[version = \"irm-0.1\"]\n"
+                             "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, %w);\n  %0\n}\n";
+  irm_module *parsed = NULL, *mod = module_for("llvm -keys=arm_cpu,cpu", NULL), *with = NULL, *out = NULL, *same = NULL;
+  ck_assert_ok(irm_ir_parse(text, strlen(text), &parsed));
+  ck_assert_ok(irm_module_with_function(mod, "main", irm_module_function(parsed, "main"), &with));
+  irm_pass *p = NULL;
+  ck_assert_ok(irm_pipeline_parse("Sequential(ChooseDataLayout,ApplyDataLayout)", &p));
+  ck_assert_ok(irm_pass_run(p, with, &out));
+  irm_object *s = NULL;
+  ck_assert_ok(irm_ir_print(out, &s));
+  ck_assert_msg(strstr(irm_string_data(s), "data_layout=\"NHWC\"") != NULL, "%s", irm_string_data(s));
+  irm_object_release(s);
+  irm_object_release(p);
+  /* the option wins over the attribute; NCHW is what the IR has already */
+  ck_assert_ok(irm_pipeline_parse("Sequential(ChooseDataLayout,ApplyDataLayout{layout=NCHW})", &p));
+  ck_assert_ok(irm_pass_run(p, with, &same));
+  ck_assert_ptr_eq(irm_module_function(same, "main"), irm_module_function(with, "main"));
+  irm_object_release(p);
+  ck_assert_ok(irm_pipeline_parse("ApplyDataLayout{layout=NHCW}", &p));
+  irm_module *bad = NULL;
+  ck_assert_error(irm_pass_run(p, with, &bad), IRM_EVALUE, "ValueError: ");
+  ck_assert_error_mentions("layout 'NHCW' is not NCHW or NHWC");
+  irm_object_release(p);
+  irm_object *all[] = {(irm_object *)parsed, (irm_object *)mod, (irm_object *)with, (irm_object *)out, (irm_object *)same};
+  for (size_t i = 0; i < 5; i++) irm_object_release(all[i]);
+}
+END_TEST
+
 START_TEST(test_pass_plugin_registers_data_layout_key) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_PASS_PLUGIN));
   irm_object *keys = NULL;
@@ -438,6 +472,7 @@ static Suite *plugin_suite(void) {
   tcase_add_test(ex, test_pass_plugin_chooses_nchw_for_x86_llvm);
   tcase_add_test(ex, test_pass_plugin_config_option_overrides);
   tcase_add_test(ex, test_pass_plugin_registers_data_layout_key);
+  tcase_add_test(ex, test_pass_plugin_applies_data_layout);
   tcase_add_test(ex, test_executor_plugin_kind_usable_with_defaults);
   tcase_add_test(ex, test_executor_plugin_compat_check_refuses_cpp_runtime);
   suite_add_tcase(s, ex);

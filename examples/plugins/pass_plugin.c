@@ -1,7 +1,17 @@
-/* An example plugin adding a pass: ChooseDataLayout records the module
- * attribute `data_layout`, "NHWC" for targets with the `arm_cpu` key and
- * "NCHW" otherwise (also for the vm executor, whose kernels assume NCHW).
- * The config option "ChooseDataLayout.force" overrides the choice.
+/* An example plugin adding two passes, the whole path of a plugin pass:
+ * read the configuration, rewrite the IR, register options.
+ *
+ * ChooseDataLayout records the module attribute `data_layout`, "NHWC" for
+ * targets with the `arm_cpu` key and "NCHW" otherwise (also for the vm
+ * executor, whose kernels assume NCHW). The config option
+ * "ChooseDataLayout.force" overrides the choice.
+ *
+ * ApplyDataLayout reads `data_layout` back with GetAttr and rewrites the
+ * IR to it through the public rewriter (irm_ir_convert_layout, the
+ * built-in ConvertLayout: conv2d and pools move to the layout, with
+ * transposes around them). Its pass option `layout` ("NCHW" or "NHWC",
+ * no default) overrides the attribute: "ApplyDataLayout{layout=NHWC}" in a
+ * pipeline. Without either it does nothing.
  *
  * The pass is declared with IRM_REGISTER_PASS: in a plugin, the macro's
  * registration runs when the plugin is loaded, inside its journal, right
@@ -52,6 +62,43 @@ static int make_pass(const irm_object *options, irm_pass **out) {
 }
 
 IRM_REGISTER_PASS("ChooseDataLayout", make_pass, NULL);
+
+/* ApplyDataLayout: the pass option, else the module attribute. */
+static int apply_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                             void *resource, irm_module **out) {
+  (void)ctx;
+  (void)resource;
+  irm_any layout = irm_any_none();
+  const irm_any *opt = options ? irm_map_find_cstr(options, "layout") : NULL;
+  int rc = opt && opt->type_code != IRM_NONE ? irm_any_copy(opt, &layout)
+                                             : irm_module_get_attr(mod, "data_layout", &layout);
+  if (rc) return rc;
+  if (layout.type_code == IRM_NONE) { /* nothing chose a layout */
+    irm_object_retain(mod);
+    *out = mod;
+    return IRM_OK;
+  }
+  const char *text = NULL;
+  size_t len = 0;
+  rc = irm_any_to_str(&layout, &text, &len);
+  if (!rc) rc = irm_ir_convert_layout(mod, text, out);
+  irm_any_release(&layout);
+  return rc;
+}
+
+static int make_apply_pass(const irm_object *options, irm_pass **out) {
+  return irm_module_pass_new("ApplyDataLayout", 0, NULL, 0, options, apply_data_layout, NULL, NULL, out);
+}
+
+/* Idempotent: registration may be replayed (a rolled-back load). */
+static int apply_options(irm_kind *kind) {
+  if (!irm_kind_option(kind, "layout", NULL, NULL)) return IRM_OK;
+  irm_clear_error();
+  return irm_kind_add_option(kind, "layout", IRM_OPTION_STR, NULL,
+                             "the layout to convert to (NCHW or NHWC); default: the module's data_layout", 0);
+}
+
+IRM_REGISTER_PASS("ApplyDataLayout", make_apply_pass, apply_options);
 
 static int init(void) {
   int rc = irm_module_attr_register("data_layout", "str", 0);

@@ -1,0 +1,192 @@
+/* SimplifyExpr (ir_passes.h): one post-order rewrite per function.
+ *
+ * x*1, 1*x, x+0, 0+x, x-0 become x only when both the call's checked type
+ * and x's are known and equal (so a broadcasting constant that widens x, or
+ * a dtype change, is never dropped): run InferType first. Rebuilt nodes get
+ * their original's checked type back (every rule here keeps types), so the
+ * rules keep firing up a chain of simplifications.
+ * reshape(reshape(x)) -> reshape(x) to the outer call's shape;
+ * transpose(transpose(x, p), q) -> transpose(x, p∘q), or x when that is the
+ * identity (empty axes mean "reverse", as in TVM). */
+#include <string.h>
+
+#include "ir_pass_util.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/tensor.h"
+
+#define MAX_RANK 16
+
+/* Whether constant c holds only `value` (0 or 1). */
+static int constant_is(const irm_object *c, double value) {
+  if (irm_expr_kind_of(c) != IRM_EXPR_CONSTANT) return 0;
+  const irm_tensor *t = irm_constant_data(c);
+  int64_t n = irm_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (irm_tensor_get_f64(t, i) != value) return 0;
+  return 1;
+}
+
+/* Whether x can stand for call: both types known and equal. */
+static int same_type(const irm_object *call, const irm_object *x) {
+  const irm_object *a = irm_expr_type(call), *b = irm_expr_type(x);
+  return a && b && irm_ir_type_equal(a, b);
+}
+
+/* The identity operand of an arithmetic call, or NULL. */
+static irm_object *identity_operand(const irm_object *original, const irm_object *call) {
+  if (irm_call_arg_count(call) != 2) return NULL;
+  irm_object *a = irm_call_arg(call, 0), *b = irm_call_arg(call, 1), *x = NULL;
+  if (irm_ir_is_call_of_(call, "multiply")) x = constant_is(b, 1) ? a : constant_is(a, 1) ? b : NULL;
+  else if (irm_ir_is_call_of_(call, "add")) x = constant_is(b, 0) ? a : constant_is(a, 0) ? b : NULL;
+  else if (irm_ir_is_call_of_(call, "subtract")) x = constant_is(b, 0) ? a : NULL;
+  return x && same_type(original, x) ? x : NULL;
+}
+
+/* The int array attribute `name` of a call: *n entries into out; -1 when
+ * absent or longer than max. */
+static int int_array_attr(const irm_object *call, const char *name, int64_t *out, int max) {
+  const irm_any *v = irm_map_find_cstr(irm_call_attrs(call), name);
+  if (!v || v->type_code != IRM_OBJECT || !v->v_obj) return -1;
+  size_t n = irm_array_size(v->v_obj);
+  if (n > (size_t)max) return -1;
+  for (size_t i = 0; i < n; i++)
+    if (irm_any_to_int(irm_array_at(v->v_obj, i), &out[i])) {
+      irm_clear_error();
+      return -1;
+    }
+  return (int)n;
+}
+
+/* callee(x) with the attributes of like, `name` set to the n ints of vals,
+ * and the checked type of original. *out NEW. */
+static int remake(const irm_object *like, const irm_object *original, irm_object *x, const char *name,
+                  const int64_t *vals, int n, irm_object **out) {
+  irm_any items[MAX_RANK];
+  for (int i = 0; i < n; i++) items[i] = irm_any_int(vals[i]);
+  irm_object *arr = NULL, *attrs = NULL, *call = NULL;
+  int rc = irm_array_new(items, (size_t)n, &arr);
+  irm_any av = irm_any_object(arr);
+  if (!rc) rc = irm_map_with_set(irm_call_attrs(like), name, &av, &attrs);
+  if (!rc) rc = irm_call_new(irm_call_callee(like), &x, 1, attrs, &call);
+  irm_object_release(arr);
+  irm_object_release(attrs);
+  if (rc) return rc;
+  if (!irm_expr_type(original)) {
+    *out = call;
+    return IRM_OK;
+  }
+  rc = irm_expr_with_type(call, irm_expr_type(original), out);
+  irm_object_release(call);
+  return rc;
+}
+
+/* reshape(reshape(x, a), b): reshape(x, shape of the result), or x when
+ * that is x's shape. 0 in b means "the inner result's dimension", so
+ * without a checked type only a b free of zeros is kept as it is. */
+static int fold_reshape(const irm_object *original, const irm_object *call, irm_object **out) {
+  irm_object *inner = irm_call_arg(call, 0);
+  if (!irm_ir_is_call_of_(inner, "reshape")) return IRM_OK;
+  irm_object *x = irm_call_arg(inner, 0);
+  if (same_type(original, x)) {
+    irm_object_retain(x);
+    *out = x;
+    return IRM_OK;
+  }
+  int64_t shape[MAX_RANK];
+  int n;
+  const irm_object *t = irm_expr_type(original);
+  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR && irm_tensor_type_ndim(t) <= MAX_RANK) {
+    n = irm_tensor_type_ndim(t);
+    memcpy(shape, irm_tensor_type_shape(t), (size_t)n * sizeof shape[0]);
+  } else {
+    if ((n = int_array_attr(call, "newshape", shape, MAX_RANK)) < 0) return IRM_OK;
+    for (int i = 0; i < n; i++)
+      if (shape[i] == 0) return IRM_OK;
+  }
+  return remake(call, original, x, "newshape", shape, n, out);
+}
+
+/* Normalizes axes (n entries, or empty: reversed) for rank; 0 when they
+ * are not a permutation (left for the op's own checks). */
+static int norm_axes(int64_t *axes, int n, int rank) {
+  if (n == 0)
+    for (int i = 0; i < rank; i++) axes[i] = rank - 1 - i;
+  else if (n != rank) return 0;
+  int seen[MAX_RANK] = {0};
+  for (int i = 0; i < rank; i++) {
+    if (axes[i] < 0) axes[i] += rank;
+    if (axes[i] < 0 || axes[i] >= rank || seen[axes[i]]++) return 0;
+  }
+  return 1;
+}
+
+static int fold_transpose(const irm_object *original, const irm_object *call, irm_object **out) {
+  irm_object *inner = irm_call_arg(call, 0);
+  if (!irm_ir_is_call_of_(inner, "transpose")) return IRM_OK;
+  irm_object *x = irm_call_arg(inner, 0);
+  int64_t p[MAX_RANK], q[MAX_RANK], r[MAX_RANK];
+  int np = int_array_attr(inner, "axes", p, MAX_RANK), nq = int_array_attr(call, "axes", q, MAX_RANK);
+  np = np < 0 ? 0 : np; /* absent: reversed, like empty */
+  nq = nq < 0 ? 0 : nq;
+  const irm_object *xt = irm_expr_type(x);
+  int rank = np ? np : nq ? nq : irm_ir_type_kind_of(xt) == IRM_IR_TYPE_TENSOR ? irm_tensor_type_ndim(xt) : -1;
+  if (rank < 0 && np == 0 && nq == 0) { /* reversed twice, whatever the rank */
+    irm_object_retain(x);
+    *out = x;
+    return IRM_OK;
+  }
+  if (rank < 0 || rank > MAX_RANK || !norm_axes(p, np, rank) || !norm_axes(q, nq, rank)) return IRM_OK;
+  int identity = 1;
+  for (int i = 0; i < rank; i++) { /* out[i] = inner[q[i]] = x[p[q[i]]] */
+    r[i] = p[q[i]];
+    identity &= r[i] == i;
+  }
+  if (identity) {
+    irm_object_retain(x);
+    *out = x;
+    return IRM_OK;
+  }
+  return remake(call, original, x, "axes", r, rank, out);
+}
+
+static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  (void)ctx;
+  *out = NULL;
+  int rc = IRM_OK;
+  if (irm_expr_kind_of(rebuilt) == IRM_EXPR_CALL && irm_op_name(irm_call_callee(rebuilt))) {
+    irm_object *x = identity_operand(original, rebuilt);
+    if (x) {
+      irm_object_retain(x);
+      *out = x;
+      return IRM_OK;
+    }
+    if (irm_call_arg_count(rebuilt) == 1 && irm_ir_is_call_of_(rebuilt, "reshape")) rc = fold_reshape(original, rebuilt, out);
+    else if (irm_call_arg_count(rebuilt) == 1 && irm_ir_is_call_of_(rebuilt, "transpose"))
+      rc = fold_transpose(original, rebuilt, out);
+    if (rc || *out) return rc;
+  }
+  /* keep the checked type a changed child dropped: the rules keep types */
+  irm_object *t = irm_expr_type(original);
+  if (rebuilt != original && t && !irm_expr_type(rebuilt))
+    return irm_expr_with_type(rebuilt, t, out);
+  irm_object_retain(rebuilt);
+  *out = rebuilt;
+  return IRM_OK;
+}
+
+int irm_ir_simplify_expr(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_ir_simplify_expr: out must not be NULL");
+  irm_expr_rewriter rw = {NULL, post, NULL};
+  return irm_ir_rewrite_functions_(mod, &rw, out);
+}
+
+static int simplify_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                         irm_module **out) {
+  (void)ctx;
+  (void)options;
+  (void)resource;
+  return irm_ir_simplify_expr(mod, out);
+}
+
+int irm_register_simplify_expr_pass_(void) { return irm_ir_pass_register_("SimplifyExpr", 0, simplify_body, NULL); }
