@@ -389,6 +389,95 @@ START_TEST(test_constants_stay_inside_the_group) {
 }
 END_TEST
 
+/* A let's variable is an input: calls fuse on each side of a binding,
+ * never across it; calls inside a nested function fuse there. */
+START_TEST(test_lets_and_nested_functions) {
+  const char *src = H "def @main(%x: " T4 ") {\n"
+                      "  %0 = exp(%x);\n"
+                      "  %1 = nn.relu(%0);\n"
+                      "  let %y = %1;\n"
+                      "  %2 = fn (%a: " T4 ") {\n"
+                      "    %3 = negative(%a);\n"
+                      "    %4 = add(%3, %y);\n"
+                      "    %4\n"
+                      "  };\n"
+                      "  %5 = %2(%y);\n"
+                      "  %6 = exp(%5);\n"
+                      "  %6\n"
+                      "}\n";
+  irm_module *m = typed(src);
+  irm_module *out = check_fuse(
+      src, 256,
+      H "def @main(%x: " T4 ") -> " T4 " {\n"
+        "  %0 = fn (%p0: " T4 ") -> " T4 " attributes {Primitive = true} { %1 = exp(%p0); %2 = nn.relu(%1); %2 };\n"
+        "  %3 = %0(%x);\n"
+        "  let %y: " T4 " = %3;\n"
+        "  %4 = fn (%a: " T4 ") -> " T4 " {\n"
+        "    %5 = fn (%q0: " T4 ", %q1: " T4 ") -> " T4 " attributes {Primitive = true} { %6 = negative(%q0); %7 = add(%6, %q1); %7 };\n"
+        "    %8 = %5(%a, %y);\n"
+        "    %8\n"
+        "  };\n"
+        "  %9 = %4(%y);\n"
+        "  %10 = fn (%r0: " T4 ") -> " T4 " attributes {Primitive = true} { %11 = exp(%r0); %11 };\n"
+        "  %12 = %10(%9);\n"
+        "  %12\n"
+        "}\n");
+  check_eval(m, out, one4, ndim1, 1);
+  irm_object_release(out);
+  irm_object_release(m);
+}
+END_TEST
+
+/* Every function is fused on its own; calls between functions stay; a
+ * function marked Primitive or for another compiler is left alone. */
+START_TEST(test_each_function_is_fused_and_marked_ones_are_skipped) {
+  const char *src = H "def @helper(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) {\n"
+                      "  %0 = nn.dense(%x, %w);\n"
+                      "  %1 = nn.relu(%0);\n"
+                      "  %1\n"
+                      "}\n"
+                      "def @kept(%x: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
+                      "  %0 = exp(%x);\n"
+                      "  %1 = negative(%0);\n"
+                      "  %1\n"
+                      "}\n"
+                      "def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) {\n"
+                      "  %0 = @helper(%x, %w);\n"
+                      "  %1 = exp(%0);\n"
+                      "  %1\n"
+                      "}\n";
+  irm_module *m = typed(src);
+  irm_module *out = fuse(m, 256);
+  assert_same(out, H "def @helper(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
+        "  %0 = fn (%p0: Tensor[(1, 4), float32], %p1: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} {\n"
+        "    %1 = nn.dense(%p0, %p1);\n"
+        "    %2 = nn.relu(%1);\n"
+        "    %2\n"
+        "  };\n"
+        "  %3 = %0(%x, %w);\n"
+        "  %3\n"
+        "}\n"
+        "def @kept(%x: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
+        "  %0 = exp(%x);\n"
+        "  %1 = negative(%0);\n"
+        "  %1\n"
+        "}\n"
+        "def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
+        "  %0 = @helper(%x, %w);\n"
+        "  %1 = fn (%p0: Tensor[(1, 3), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} { %2 = exp(%p0); %2 };\n"
+        "  %3 = %1(%0);\n"
+        "  %3\n"
+        "}\n");
+  ck_assert_ptr_eq(irm_module_function(out, "kept"), irm_module_function(m, "kept"));
+  const int64_t sx[] = {1, 4}, sw[] = {3, 4};
+  const int64_t *shapes[] = {sx, sw};
+  const int32_t ndims[] = {2, 2};
+  check_eval(m, out, shapes, ndims, 2);
+  irm_object_release(out);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_fusing_twice_changes_nothing_the_second_time) {
   irm_module *m = typed(H "def @main(%x: " T4 ") {\n"
                           "  %0 = exp(%x);\n"
@@ -609,6 +698,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_an_opaque_op_in_the_middle_splits_the_chain);
   tcase_add_test(tc, test_patterns_decide_what_fuses);
   tcase_add_test(tc, test_constants_stay_inside_the_group);
+  tcase_add_test(tc, test_lets_and_nested_functions);
+  tcase_add_test(tc, test_each_function_is_fused_and_marked_ones_are_skipped);
   tcase_add_test(tc, test_fusing_twice_changes_nothing_the_second_time);
   tcase_add_test(tc, test_a_module_without_calls_of_ops_is_returned_itself);
   tcase_add_test(tc, test_a_chain_of_100000_calls_fuses);
