@@ -512,7 +512,7 @@ START_TEST(test_a_module_without_calls_of_ops_is_returned_itself) {
 END_TEST
 
 START_TEST(test_a_chain_of_100000_calls_fuses) {
-  const size_t n = 100000;
+  const size_t n = test_depth(100000);
   size_t cap = n * 40 + 256, len = 0;
   char *text = malloc(cap);
   len += (size_t)snprintf(text + len, cap - len, H "def @main(%%x: " T4 ") {\n  %%0 = nn.relu(%%x);\n");
