@@ -114,6 +114,7 @@ int irm_ir_pass_register_(const char *name, int opt_level, irm_module_pass_fn bo
 int irm_register_ir_passes_builtins_(void) {
   int (*const parts[])(void) = {
       irm_register_infer_type_pass_,
+      irm_register_fuse_ops_pass_,
       irm_register_fold_constant_pass_,
       irm_register_bind_params_pass_,
       irm_register_simplify_expr_pass_,

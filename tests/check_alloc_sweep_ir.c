@@ -22,6 +22,8 @@
 
 #include <irm/irm.h>
 #include <irm/config.h>
+#include <irm/ir_passes.h>
+#include <irm/ir_text.h>
 #include <irm/module.h>
 #include <irm/pass.h>
 #include <irm/target.h>
@@ -872,6 +874,50 @@ END_TEST
 
 /* ---- suite -------------------------------------------------------------- */
 
+/* ---- FuseOps ------------------------------------------------------------------ */
+
+typedef struct fuse_ctx {
+  irm_module *mod, *want, *out;
+} fuse_ctx;
+
+static int run_fuse_ops(void *ctx) {
+  fuse_ctx *c = ctx;
+  int rc = irm_ir_fuse_ops(c->mod, 256, &c->out);
+  ck_require(rc == 0 || c->out == NULL, "irm_ir_fuse_ops failed but gave a result");
+  return rc;
+}
+
+static void after_fuse_ops(void *ctx, int rc) {
+  fuse_ctx *c = ctx;
+  if (rc == 0) ck_require(objects_equal(c->out, c->want), "the fused module differs");
+  irm_object_release(c->out);
+  c->out = NULL;
+}
+
+START_TEST(test_oom_fuse_ops) {
+  static const char text[] = "#[version = \"irm-0.1\"]\n"
+                             "def @main(%x: Tensor[(1, 1, 3, 3), float32], %w: Tensor[(1, 1, 2, 2), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, %w);\n"
+                             "  %1 = nn.relu(%0);\n"
+                             "  %2 = exp(%0);\n"
+                             "  %3 = multiply(%1, %2);\n"
+                             "  %4 = nn.softmax(%3);\n"
+                             "  %5 = (%4, %3);\n"
+                             "  %5\n"
+                             "}\n";
+  irm_module *parsed = NULL;
+  fuse_ctx c = {NULL, NULL, NULL};
+  ck_assert_int_eq(irm_ir_parse(text, sizeof text - 1, &parsed), 0);
+  ck_assert_int_eq(irm_ir_infer_type(parsed, &c.mod), 0);
+  ck_assert_int_eq(irm_ir_fuse_ops(c.mod, 256, &c.want), 0);
+  operation op = {"irm_ir_fuse_ops", NULL, run_fuse_ops, after_fuse_ops, &c, 0};
+  sweep(&op);
+  irm_object_release(c.want);
+  irm_object_release(c.mod);
+  irm_object_release(parsed);
+}
+END_TEST
+
 static Suite *alloc_sweep_ir_suite(void) {
   Suite *s = suite_create("alloc_sweep_ir");
 
@@ -892,6 +938,7 @@ static Suite *alloc_sweep_ir_suite(void) {
   tcase_add_test(tc, test_oom_pipeline_parse);
   tcase_add_test(tc, test_oom_pipeline_print);
   tcase_add_test(tc, test_oom_pass_get_config);
+  tcase_add_test(tc, test_oom_fuse_ops);
   tcase_set_timeout(tc, 240);
   suite_add_tcase(s, tc);
   return s;

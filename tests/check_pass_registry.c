@@ -8,9 +8,9 @@
 
 #include "check_pass_core_util.h"
 
-/* Makes "FuseOps" with its options. */
+/* Makes "TestFuse" with its options. */
 static int make_fuse(const irm_object *options, irm_pass **out) {
-  return irm_module_pass_new("FuseOps", 1, NULL, 0, options, noop_pass, "FuseOps", NULL, out);
+  return irm_module_pass_new("TestFuse", 1, NULL, 0, options, noop_pass, "TestFuse", NULL, out);
 }
 
 static int make_other(const irm_object *options, irm_pass **out) {
@@ -19,7 +19,7 @@ static int make_other(const irm_object *options, irm_pass **out) {
 
 static void register_fuse(void) {
   irm_kind *k = NULL;
-  ck_assert_ok(irm_pass_register("FuseOps", make_fuse, &k));
+  ck_assert_ok(irm_pass_register("TestFuse", make_fuse, &k));
   ck_assert_ptr_nonnull(k);
   irm_any four = irm_any_int(4);
   if (irm_kind_option(k, "max_depth", NULL, NULL) != 0)
@@ -30,8 +30,8 @@ static void register_fuse(void) {
 START_TEST(test_registered_pass_is_made_with_default_options) {
   register_fuse();
   irm_pass *p = NULL;
-  ck_assert_ok(irm_pass_get("FuseOps", NULL, &p));
-  ck_assert_str_eq(irm_pass_name(p), "FuseOps");
+  ck_assert_ok(irm_pass_get("TestFuse", NULL, &p));
+  ck_assert_str_eq(irm_pass_name(p), "TestFuse");
   ck_assert_int_eq(irm_map_find_cstr(irm_pass_options(p), "max_depth")->v_int, 4);
   irm_object_release(p);
 }
@@ -41,7 +41,7 @@ START_TEST(test_registered_pass_is_made_with_given_options) {
   register_fuse();
   irm_object *opts = map1("max_depth", irm_any_int(8));
   irm_pass *p = NULL;
-  ck_assert_ok(irm_pass_get("FuseOps", opts, &p));
+  ck_assert_ok(irm_pass_get("TestFuse", opts, &p));
   ck_assert_int_eq(irm_map_find_cstr(irm_pass_options(p), "max_depth")->v_int, 8);
   irm_object_release(p);
   irm_object_release(opts);
@@ -52,7 +52,7 @@ START_TEST(test_unknown_option_is_an_attribute_error_with_the_closest_name) {
   register_fuse();
   irm_object *opts = map1("max_dept", irm_any_int(8));
   irm_pass *p = NULL;
-  ck_assert_error(irm_pass_get("FuseOps", opts, &p), IRM_EATTR, "AttributeError:");
+  ck_assert_error(irm_pass_get("TestFuse", opts, &p), IRM_EATTR, "AttributeError:");
   ck_assert_error_mentions("max_depth");
   ck_assert_ptr_null(p);
   irm_object_release(opts);
@@ -63,7 +63,7 @@ START_TEST(test_option_of_the_wrong_type_is_a_type_error) {
   register_fuse();
   irm_object *opts = map1("max_depth", irm_any_str("deep"));
   irm_pass *p = NULL;
-  ck_assert_error(irm_pass_get("FuseOps", opts, &p), IRM_ETYPE, "TypeError:");
+  ck_assert_error(irm_pass_get("TestFuse", opts, &p), IRM_ETYPE, "TypeError:");
   ck_assert_error_mentions("max_depth");
   irm_object_release(opts);
 }
@@ -72,19 +72,19 @@ END_TEST
 START_TEST(test_unknown_pass_is_a_value_error_with_the_closest_name) {
   register_fuse();
   irm_pass *p = NULL;
-  ck_assert_error(irm_pass_get("FuseOp", NULL, &p), IRM_EVALUE, "ValueError:");
-  ck_assert_error_mentions("did you mean 'FuseOps'");
+  ck_assert_error(irm_pass_get("TestFus", NULL, &p), IRM_EVALUE, "ValueError:");
+  ck_assert_error_mentions("did you mean 'TestFuse'");
   ck_assert_ptr_null(p);
 }
 END_TEST
 
 START_TEST(test_registering_again_is_fine_but_another_factory_is_a_key_error) {
   register_fuse();
-  ck_assert_ok(irm_pass_register("FuseOps", make_fuse, NULL));
-  ck_assert_error(irm_pass_register("FuseOps", make_other, NULL), IRM_EKEY, "KeyError:");
-  ck_assert_error_mentions("FuseOps");
+  ck_assert_ok(irm_pass_register("TestFuse", make_fuse, NULL));
+  ck_assert_error(irm_pass_register("TestFuse", make_other, NULL), IRM_EKEY, "KeyError:");
+  ck_assert_error_mentions("TestFuse");
   irm_object *f = new_packed(pk_const, NULL, NULL);
-  ck_assert_error(irm_pass_register_func("FuseOps", f, NULL), IRM_EKEY, "KeyError:");
+  ck_assert_error(irm_pass_register_func("TestFuse", f, NULL), IRM_EKEY, "KeyError:");
   irm_object_release(f);
 }
 END_TEST
@@ -128,7 +128,7 @@ START_TEST(test_list_is_sorted_and_has_the_registered_passes) {
   ck_assert_ok(irm_pass_register("Alpha", make_other, NULL));
   irm_object *names = NULL;
   ck_assert_ok(irm_pass_list(&names));
-  ck_assert(array_has_string(names, "FuseOps"));
+  ck_assert(array_has_string(names, "TestFuse"));
   ck_assert(array_has_string(names, "Alpha"));
   assert_sorted_strings(names);
   irm_object_release(names);
@@ -169,14 +169,14 @@ END_TEST
 START_TEST(test_get_pass_and_list_passes_globals) {
   register_fuse();
   irm_object *opts = map1("max_depth", irm_any_int(2));
-  irm_any args[] = {irm_any_str("FuseOps"), irm_any_object(opts)};
+  irm_any args[] = {irm_any_str("TestFuse"), irm_any_object(opts)};
   irm_object *p = call_obj("transform.GetPass", args, 2, "transform.Pass");
   ck_assert_int_eq(irm_map_find_cstr(irm_pass_options(p), "max_depth")->v_int, 2);
   irm_object *names = call_obj("transform.ListPasses", NULL, 0, "ffi.Array");
-  ck_assert(array_has_string(names, "FuseOps"));
-  irm_any bad = irm_any_str("FuseOp");
+  ck_assert(array_has_string(names, "TestFuse"));
+  irm_any bad = irm_any_str("TestFus");
   ck_assert_int_eq(call_fails("transform.GetPass", &bad, 1), IRM_EVALUE);
-  ck_assert_error_mentions("FuseOps");
+  ck_assert_error_mentions("TestFuse");
   irm_object_release(names);
   irm_object_release(p);
   irm_object_release(opts);
