@@ -95,7 +95,10 @@ static int global_type(infer_ctx *ic, const char *name, irm_object **out) {
   if (!f) return irm_error(IRM_EKEY, "@%s names no function of the module", irm_error_quote(name));
   if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION)
     return irm_error(IRM_ETYPE, "@%s is a %s, which has no IR type", name, irm_object_type_key(f));
-  if (!irm_expr_type(f) && !irm_ir_pass_skips_function(f)) {
+  fn_state *state = NULL;
+  HASH_FIND_STR(ic->fns, name, state);
+  int in_progress = state && !state->done; /* a recursive call: the annotation is its type */
+  if (!irm_expr_type(f) && !irm_ir_pass_skips_function(f) && !(in_progress && irm_function_ret_type(f))) {
     int rc = infer_function(ic, name); /* may replace ic->result */
     if (rc) return rc;
     f = irm_module_function(ic->result, name);

@@ -114,6 +114,7 @@ int irm_ir_pass_register_(const char *name, int opt_level, irm_module_pass_fn bo
 int irm_register_ir_passes_builtins_(void) {
   int (*const parts[])(void) = {
       irm_register_infer_type_pass_,
+      irm_register_fold_constant_pass_,
   };
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();

@@ -1,0 +1,151 @@
+/* FoldConstant (ir_passes.h): folding through FEvaluate, what stays, the
+ * unchanged fast path, opt_level, and evaluation before == after. */
+#include "check_ir_pass_util.h"
+
+#define HEADER "#[version = \"irm-0.1\"]\n"
+
+static irm_module *fold(irm_module *m) {
+  irm_module *out = NULL;
+  ck_assert_ok(irm_ir_fold_constant(m, &out));
+  return out;
+}
+
+START_TEST(test_constant_calls_fold_into_one_constant) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = add(const(float32, [2], [1, 2]), const(float32, [2], [10, 20]));\n"
+                               "  %1 = multiply(%0, const(float32, [], [2]));\n"
+                               "  %2 = add(%x, %1);\n"
+                               "  %2\n"
+                               "}\n");
+  irm_module *out = fold(m), *want = parse_module(HEADER
+                                                  "def @main(%x: Tensor[(2,), float32]) {\n"
+                                                  "  %0 = add(%x, const(float32, [2], [22, 44]));\n"
+                                                  "  %0\n"
+                                                  "}\n");
+  assert_same_module(out, want);
+  irm_object_release(m);
+  irm_object_release(out);
+  irm_object_release(want);
+}
+END_TEST
+
+START_TEST(test_typed_programs_fold_and_evaluate_the_same) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                               "  %0 = transpose(const(float32, [3, 2], [1, 2, 3, 4, 5, 6]));\n"
+                               "  %1 = exp(%0);\n"
+                               "  %2 = nn.relu(%x);\n"
+                               "  %3 = multiply(%2, %1);\n"
+                               "  %4 = (%3, %1);\n"
+                               "  %5 = %4.0;\n"
+                               "  %5\n"
+                               "}\n");
+  irm_module *typed = NULL;
+  ck_assert_ok(irm_ir_infer_type(m, &typed));
+  irm_module *out = fold(typed);
+  irm_object *body = irm_function_body(irm_module_function(out, "main"));
+  ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_CALL);
+  ck_assert_str_eq(irm_op_name(irm_call_callee(body)), "multiply");
+  ck_assert_int_eq(irm_expr_kind_of(irm_call_arg(body, 1)), IRM_EXPR_CONSTANT);
+  ck_assert_ok(irm_ir_verify(out));
+  int64_t shape[] = {2, 3};
+  irm_object *x = seeded_tensor(shape, 2, 7);
+  irm_any item = irm_any_object(x), a = irm_any_none(), b = irm_any_none();
+  irm_object *inputs = new_array(&item, 1);
+  evaluate_main(typed, inputs, &a);
+  evaluate_main(out, inputs, &b);
+  assert_close(&a, &b, 1e-6);
+  irm_any_release(&a);
+  irm_any_release(&b);
+  irm_object *objs[] = {m, typed, out, x, inputs};
+  for (size_t i = 0; i < 5; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
+START_TEST(test_nothing_to_fold_gives_the_module_itself) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = add(%x, const(float32, [2], [1, 2]));\n"
+                               "  %0\n"
+                               "}\n");
+  irm_module *out = fold(m);
+  ck_assert_ptr_eq(out, m);
+  irm_object_release(m);
+  irm_object_release(out);
+}
+END_TEST
+
+START_TEST(test_ops_without_fevaluate_and_primitive_functions_stay) {
+  irm_kind *k = NULL;
+  ck_assert_ok(irm_op_register("fold.opaque", 1, &k));
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = fold.opaque(const(float32, [2], [1, 2]));\n"
+                               "  %1 = fn (%p: Tensor[(2,), float32]) attributes {Primitive = true} {\n"
+                               "    %2 = negative(const(float32, [2], [3, 4]));\n"
+                               "    %3 = add(%p, %2);\n"
+                               "    %3\n"
+                               "  };\n"
+                               "  %4 = %1(%0);\n"
+                               "  %4\n"
+                               "}\n");
+  irm_module *out = fold(m);
+  ck_assert_ptr_eq(out, m);
+  irm_object_release(m);
+  irm_object_release(out);
+}
+END_TEST
+
+START_TEST(test_the_pass_has_opt_level_2) {
+  irm_module *m = parse_module(HEADER
+                               "def @main() {\n"
+                               "  %0 = negative(const(float32, [1], [5]));\n"
+                               "  %0\n"
+                               "}\n"),
+             *out = NULL;
+  irm_pass *seq = NULL;
+  ck_assert_ok(irm_pipeline_parse("Sequential(FoldConstant)", &seq));
+  irm_pass_context *low = NULL;
+  ck_assert_ok(irm_pass_context_new(1, NULL, NULL, NULL, NULL, &low));
+  ck_assert_ok(irm_pass_context_enter(low));
+  ck_assert_ok(irm_pass_run(seq, m, &out));
+  ck_assert_ptr_eq(out, m); /* skipped at opt_level 1 */
+  ck_assert_ok(irm_pass_context_exit(low));
+  irm_object_release(out);
+  ck_assert_ok(irm_pass_run(seq, m, &out)); /* the default context: opt_level 2 */
+  irm_object *body = irm_function_body(irm_module_function(out, "main"));
+  ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_CONSTANT);
+  ck_assert_double_eq(irm_tensor_get_f64(irm_constant_data(body), 0), -5.0);
+  irm_object *objs[] = {m, out, seq, low};
+  for (size_t i = 0; i < 4; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
+START_TEST(test_evaluation_errors_are_reported_with_the_op) {
+  irm_module *m = parse_module(HEADER
+                               "def @main() {\n"
+                               "  %0 = add(const(float32, [2], [1, 2]), const(float32, [3], [1, 2, 3]));\n"
+                               "  %0\n"
+                               "}\n"),
+             *out = NULL;
+  ck_assert_int_eq(irm_ir_fold_constant(m, &out), IRM_ETYPE);
+  ck_assert_error_mentions("in function 'main'");
+  ck_assert_error_mentions("add");
+  ck_assert_ptr_null(out);
+  irm_object_release(m);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("pass_fold_constant");
+  TCase *tc = tcase_create("fold_constant");
+  tcase_add_test(tc, test_constant_calls_fold_into_one_constant);
+  tcase_add_test(tc, test_typed_programs_fold_and_evaluate_the_same);
+  tcase_add_test(tc, test_nothing_to_fold_gives_the_module_itself);
+  tcase_add_test(tc, test_ops_without_fevaluate_and_primitive_functions_stay);
+  tcase_add_test(tc, test_the_pass_has_opt_level_2);
+  tcase_add_test(tc, test_evaluation_errors_are_reported_with_the_op);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
