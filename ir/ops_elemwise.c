@@ -21,7 +21,7 @@ static int binary_infer(const ops_ctx *c, irm_object **out) {
   int32_t ndim = 0;
   rc = ops_broadcast(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
                      irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
-  return rc ? rc : ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+  return rc ? rc : ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
 }
 
 typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX } binop;
@@ -157,7 +157,7 @@ static int cast_infer(const ops_ctx *c, irm_object **out) {
   DLDataType dtype;
   int rc = irm_dtype_parse(ops_attr_str(c, "dtype", ""), &dtype);
   if (rc) return irm_error_context(rc, "cast: attribute 'dtype'");
-  return ops_make_type(dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
+  return ops_make_type(c, dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
 }
 
 static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {

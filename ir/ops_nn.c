@@ -41,7 +41,7 @@ static int dense_infer(const ops_ctx *c, irm_object **out) {
   int64_t shape[OPS_MAX_NDIM];
   memcpy(shape, d, sizeof *d * (size_t)nd);
   shape[nd - 1] = w[0];
-  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, nd, out);
+  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, nd, out);
 }
 
 static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -49,6 +49,17 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
   const DLTensor *w = irm_tensor_dl(in[1]);
   int64_t units = w->shape[0], k_len = w->shape[1], rows = units ? irm_tensor_numel(out) / units : 0;
   ops_kind k = ops_tensor_kind(in[0]);
+  if (k == OPS_F32) { /* the common case, without conversions */
+    const float *d = irm_tensor_data_const(in[0]), *wt = irm_tensor_data_const(in[1]);
+    float *o = irm_tensor_data(out);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t u = 0; u < units; u++) {
+        double acc = 0;
+        for (int64_t i = 0; i < k_len; i++) acc += (double)d[r * k_len + i] * (double)wt[u * k_len + i];
+        o[r * units + u] = (float)acc;
+      }
+    return IRM_OK;
+  }
   for (int64_t r = 0; r < rows; r++)
     for (int64_t u = 0; u < units; u++) {
       if (ops_kind_is_float(k)) {
@@ -167,7 +178,7 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
   if (g->o % g->groups)
     return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld output channels, which %lld groups do not divide",
                      ops_arg_text(c, 1, a), (long long)g->o, (long long)g->groups);
-  if (g->i * g->groups != g->c) {
+  if (g->c / g->groups != g->i) {
     if (g->groups == 1)
       return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels, %s has %lld", ops_arg_text(c, 1, a),
                        (long long)g->i, ops_arg_text(c, 0, b), (long long)g->c);
@@ -186,7 +197,7 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
       return irm_error(IRM_ETYPE, "nn.conv2d: kernel_size is (%lld, %lld), %s has a %lldx%lld kernel", (long long)ks[0],
                        (long long)ks[1], ops_arg_text(c, 1, a), (long long)g->kh, (long long)g->kw);
   }
-  int64_t dkh = g->dilation[0] * (g->kh - 1) + 1, dkw = g->dilation[1] * (g->kw - 1) + 1;
+  int64_t dkh = ops_dilate(g->kh, g->dilation[0]), dkw = ops_dilate(g->kw, g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (g->kh < 1 || g->kw < 1 || dkh > ph || dkw > pw)
     return irm_error(IRM_ETYPE, "nn.conv2d: the %lldx%lld kernel of %s (%lldx%lld dilated) does not fit the %lldx%lld padded input",
@@ -208,7 +219,7 @@ static int conv_infer(const ops_ctx *c, irm_object **out) {
     shape[2] = g.ow;
     shape[3] = g.o;
   }
-  return ops_make_type(g.out_dtype, shape, 4, out);
+  return ops_make_type(c, g.out_dtype, shape, 4, out);
 }
 
 static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {

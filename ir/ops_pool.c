@@ -46,7 +46,7 @@ static int pool_geometry(const ops_ctx *c, pool_geom *g) {
   if (!rc) rc = ops_attr_padding(c, "padding", g->pad);
   if (rc) return rc;
   int ceil_mode = ops_attr_bool(c, "ceil_mode");
-  int64_t dkh = g->dilation[0] * (g->size[0] - 1) + 1, dkw = g->dilation[1] * (g->size[1] - 1) + 1;
+  int64_t dkh = ops_dilate(g->size[0], g->dilation[0]), dkw = ops_dilate(g->size[1], g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (dkh > ph || dkw > pw) {
     char a[64];
@@ -67,7 +67,7 @@ static int make_out_type(const ops_ctx *c, const pool_geom *g, irm_object **out)
     shape[2] = g->ow;
     shape[3] = g->c;
   }
-  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, 4, out);
+  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
 }
 
 static int pool_infer(const ops_ctx *c, irm_object **out) {

@@ -31,6 +31,9 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
     if (irm_ir_type_kind_of(types[i]) != IRM_IR_TYPE_TENSOR)
       return irm_error(IRM_ETYPE, "%s: %s must be a tensor type, got %s", def->name, ops_arg_text(c, i, a),
                        ops_type_text(types[i], t));
+    if (ops_numel(irm_tensor_type_shape(types[i]), irm_tensor_type_ndim(types[i])) < 0)
+      return irm_error(IRM_ETYPE, "%s: %s has more than 2^62 elements: %s", def->name, ops_arg_text(c, i, a),
+                       ops_type_text(types[i], t));
     ops_kind k = ops_kind_of(irm_tensor_type_dtype(types[i]));
     if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !ops_kind_is_float(k)))
       return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, ops_arg_text(c, i, a),

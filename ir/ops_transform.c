@@ -38,6 +38,10 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
     } else {
       shape[i] = spec[i];
     }
+    if (shape[i] && known > OPS_MAX_NUMEL / shape[i])
+      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
+                       ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
+                       ops_shape_text(spec, n, s2));
     known *= shape[i];
   }
   if (infer_at >= 0) {
@@ -52,7 +56,7 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
     return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s (%lld elements)",
                      ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
                      ops_shape_text(shape, n, s2), (long long)known);
-  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, n, out);
+  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
 }
 
 static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -98,7 +102,7 @@ static int transpose_infer(const ops_ctx *c, irm_object **out) {
   if (rc) return rc;
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < ndim; i++) shape[i] = in[perm[i]];
-  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
 }
 
 static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -164,7 +168,7 @@ static int reduce_infer(const ops_ctx *c, irm_object **out) {
   for (int32_t i = 0; i < ndim; i++)
     if (!reduced[i]) shape[n++] = in[i];
     else if (keep) shape[n++] = 1;
-  return ops_make_type(irm_tensor_type_dtype(c->types[0]), shape, n, out);
+  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
 }
 
 static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {

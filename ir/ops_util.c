@@ -154,6 +154,8 @@ int ops_attr_pair(const ops_ctx *c, const char *name, int64_t out[2]) {
   out[1] = n == 2 ? v[1] : v[0];
   if (out[0] < 1 || out[1] < 1)
     return irm_error(IRM_EVALUE, "%s: %s %s must be positive", c->def->name, name, text);
+  if (out[0] > INT32_MAX || out[1] > INT32_MAX)
+    return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", c->def->name, name, text, (int)INT32_MAX);
   return IRM_OK;
 }
 
@@ -175,8 +177,11 @@ int ops_attr_padding(const ops_ctx *c, const char *name, int64_t out[4]) {
   } else {
     return irm_error(IRM_EVALUE, "%s: %s %s must have 1, 2 or 4 values", c->def->name, name, text);
   }
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 4; i++) {
     if (out[i] < 0) return irm_error(IRM_EVALUE, "%s: %s %s must not be negative", c->def->name, name, text);
+    if (out[i] > INT32_MAX)
+      return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", c->def->name, name, text, (int)INT32_MAX);
+  }
   return IRM_OK;
 }
 
@@ -216,7 +221,27 @@ void ops_broadcast_strides(const int64_t *in, int32_t in_ndim, const int64_t *ou
   }
 }
 
-int ops_make_type(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
+int64_t ops_numel(const int64_t *shape, int32_t ndim) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (shape[i] == 0) return 0;
+    if (n > OPS_MAX_NUMEL / shape[i]) return -1;
+    n *= shape[i];
+  }
+  return n;
+}
+
+int64_t ops_dilate(int64_t k, int64_t d) {
+  if (k < 1) return k;
+  return k - 1 > (INT64_MAX - 1) / d ? INT64_MAX : d * (k - 1) + 1;
+}
+
+int ops_make_type(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
+  if (ops_numel(shape, ndim) < 0) {
+    char s[OPS_SHAPE_BUF];
+    return irm_error(IRM_ETYPE, "%s: the result shape %s has more than 2^62 elements", c->def->name,
+                     ops_shape_text(shape, ndim, s));
+  }
   return irm_tensor_type_new(dtype, shape, ndim, out);
 }
 

@@ -139,8 +139,20 @@ void ops_broadcast_strides(const int64_t *in, int32_t in_ndim, const int64_t *ou
 /* Row-major strides of a shape. */
 void ops_strides(const int64_t *shape, int32_t ndim, int64_t *strides);
 
-/* A tensor type *out (NEW) of dtype and shape. */
-int ops_make_type(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out);
+/* The most elements a shape the ops accept may have (2^62): sums of a
+ * dimension and attribute values (at most INT32_MAX) cannot overflow. */
+#define OPS_MAX_NUMEL (INT64_C(1) << 62)
+
+/* The element count of a shape; -1 when it exceeds OPS_MAX_NUMEL. */
+int64_t ops_numel(const int64_t *shape, int32_t ndim);
+
+/* The extent of a window of k taps spaced d apart, d * (k - 1) + 1,
+ * saturating at INT64_MAX. */
+int64_t ops_dilate(int64_t k, int64_t d);
+
+/* A tensor type *out (NEW) of dtype and shape: TypeError "<op>: the result
+ * shape (...) has more than 2^62 elements". */
+int ops_make_type(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out);
 
 /* ---- elements ----------------------------------------------------------- */
 

@@ -26,9 +26,8 @@ void irm_ir_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n);
 /* %.17g, spelled so that it reads back as a float (2.0, inf, -inf, nan). */
 void irm_ir_print_double_(irm_text_buf *b, double x);
 
-/* A type: Tensor[(1, 3), float32], (T1, T2), (T1,), fn (T1) -> T2.
- * ValueError for something that is not a type or nests deeper than
- * IRM_IR_PARSE_MAX_DEPTH. */
+/* A type: Tensor[(1, 3), float32], (T1, T2), (T1,), fn (T1) -> T2
+ * (ir_type.c's printer). TypeError for something that is not a type. */
 int irm_ir_print_type_(irm_text_buf *b, const irm_object *type);
 
 /* A tensor literal: const(float32, [2, 2], [1, 2, 3, 4]). */

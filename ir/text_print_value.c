@@ -178,10 +178,16 @@ static int print_config(irm_text_buf *b, const irm_object *cfg, int depth) {
 }
 
 /* Target("llvm -mcpu=x") in canonical text, or Target({...}) from the Map
- * config for a target whose options have no text form. */
+ * config for a target whose options have no text form (a map option, a
+ * NUL byte). */
 static int print_target(irm_text_buf *b, const irm_object *t, int depth) {
   irm_object *text = NULL;
   int rc = irm_target_as_string(t, &text);
+  if (rc == IRM_OK && memchr(irm_string_data(text), 0, irm_string_size(text))) {
+    irm_object_release(text); /* target text cannot hold a NUL byte; the Map can */
+    text = NULL;
+    rc = irm_error(IRM_EVALUE, "the target text holds a NUL byte");
+  }
   if (rc == IRM_OK) {
     irm_text_buf_puts_(b, "Target(");
     irm_ir_print_string_(b, irm_string_data(text), irm_string_size(text));

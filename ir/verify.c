@@ -18,6 +18,7 @@
 #include "expr_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
+#include "irm/ir_text.h"
 #include "irm/structural.h"
 #include "irm_internal.h"
 
@@ -60,19 +61,19 @@ static const char what[] = "verifying the IR";
 
 /* ---- describing a node for messages ------------------------------------ */
 
-/* TODO(ir_text): print with irm_ir_print_node once the printer lands (then
- * this describer goes); until then a node is shown one level deep, its
- * children by name or as "...". */
-static void describe(irm_text_buf *b, const irm_object *e, int level);
+/* A node shown one level deep, its children by name or as "...": for
+ * nodes too big to print (the text form of a deep Let chain is the whole
+ * chain, its first 200 bytes far from the node at fault). */
+static void shallow(irm_text_buf *b, const irm_object *e, int level);
 
-static void describe_list(irm_text_buf *b, const irm_object *e, size_t from, size_t to, int level) {
+static void shallow_list(irm_text_buf *b, const irm_object *e, size_t from, size_t to, int level) {
   for (size_t i = from; i < to && b->len < 2 * IRM_ERROR_QUOTE_MAX; i++) {
     if (i > from) irm_text_buf_puts_(b, ", ");
-    describe(b, irm_expr_child(e, i), level);
+    shallow(b, irm_expr_child(e, i), level);
   }
 }
 
-static void describe(irm_text_buf *b, const irm_object *e, int level) {
+static void shallow(irm_text_buf *b, const irm_object *e, int level) {
   irm_expr_kind k = irm_expr_kind_of(e);
   switch (k) {
     case IRM_EXPR_VAR: irm_text_buf_printf_(b, "%%%s", irm_var_name(e)); return;
@@ -89,47 +90,84 @@ static void describe(irm_text_buf *b, const irm_object *e, int level) {
   switch (k) {
     case IRM_EXPR_TUPLE:
       irm_text_buf_putc_(b, '(');
-      describe_list(b, e, 0, n, level - 1);
+      shallow_list(b, e, 0, n, level - 1);
       irm_text_buf_puts_(b, n == 1 ? ",)" : ")");
       break;
     case IRM_EXPR_TUPLE_GET_ITEM:
-      describe(b, irm_tuple_get_item_tuple(e), level - 1);
+      shallow(b, irm_tuple_get_item_tuple(e), level - 1);
       irm_text_buf_printf_(b, ".%lld", (long long)irm_tuple_get_item_index(e));
       break;
     case IRM_EXPR_CALL:
-      describe(b, irm_call_callee(e), level - 1);
+      shallow(b, irm_call_callee(e), level - 1);
       irm_text_buf_putc_(b, '(');
-      describe_list(b, e, 1, n, level - 1);
+      shallow_list(b, e, 1, n, level - 1);
       irm_text_buf_putc_(b, ')');
       break;
     case IRM_EXPR_LET:
       irm_text_buf_puts_(b, "let ");
-      describe(b, irm_let_var(e), 0);
+      shallow(b, irm_let_var(e), 0);
       irm_text_buf_puts_(b, " = ");
-      describe(b, irm_let_value(e), level - 1);
+      shallow(b, irm_let_value(e), level - 1);
       irm_text_buf_puts_(b, "; ");
-      describe(b, irm_let_body(e), 0);
+      shallow(b, irm_let_body(e), 0);
       break;
     case IRM_EXPR_FUNCTION:
       irm_text_buf_puts_(b, "fn (");
-      describe_list(b, e, 0, n - 1, 0);
+      shallow_list(b, e, 0, n - 1, 0);
       irm_text_buf_puts_(b, ") { ");
-      describe(b, irm_function_body(e), level - 1);
+      shallow(b, irm_function_body(e), level - 1);
       irm_text_buf_puts_(b, " }");
       break;
     default: irm_text_buf_printf_(b, "<%s>", e ? irm_object_type_key(e) : "NULL"); break;
   }
 }
 
-/* A readable form of a type (ffi.Repr); b fails when it cannot be made. */
-static void describe_type(irm_text_buf *b, const irm_object *t) {
-  irm_any v = irm_any_object((irm_object *)t);
+/* Whether e's subgraph has at most `limit` nodes (counted as a tree, so
+ * that no memo is needed; shared nodes count once per use). */
+static int is_small(const irm_object *e, size_t limit) {
+  const irm_object *stack[64];
+  size_t depth = 0, seen = 0;
+  stack[depth++] = e;
+  while (depth) {
+    const irm_object *n = stack[--depth];
+    size_t k = irm_expr_child_count(n);
+    if (++seen > limit || depth + k > sizeof stack / sizeof stack[0]) return 0;
+    for (size_t i = 0; i < k; i++) stack[depth++] = irm_expr_child(n, i);
+  }
+  return 1;
+}
+
+/* The text form of a node (ir_text.h) on one line: the printer's line
+ * breaks and indentation become single spaces, and only the first bytes
+ * are kept (messages cut the text to IRM_ERROR_QUOTE_MAX bytes anyway).
+ * Out of memory fails b; a node the printer refuses shows as its kind;
+ * a big one is shown shallow. */
+static void describe(irm_text_buf *b, const irm_object *e) {
+  if (irm_ir_type_kind_of(e) == IRM_IR_TYPE_NONE && !is_small(e, 48)) {
+    shallow(b, e, 2);
+    return;
+  }
   irm_object *s = NULL;
-  if (irm_repr(&v, &s)) { /* the caller reports MemoryError */
+  int rc = irm_ir_print_node(e, &s);
+  if (rc == IRM_ENOMEM) {
     irm_text_buf_fail_(b);
     return;
   }
-  irm_text_buf_append_(b, irm_string_data(s), irm_string_size(s));
+  if (rc) {
+    const char *kind = irm_expr_kind_name(irm_expr_kind_of(e));
+    irm_text_buf_printf_(b, "<%s>", kind ? kind : e ? irm_object_type_key(e) : "NULL");
+    return;
+  }
+  const char *t = irm_string_data(s);
+  size_t n = irm_string_size(s);
+  for (size_t i = 0; i < n && b->len <= 2 * IRM_ERROR_QUOTE_MAX; i++) {
+    if (t[i] != '\n') {
+      irm_text_buf_putc_(b, t[i]);
+      continue;
+    }
+    while (i + 1 < n && t[i + 1] == ' ') i++;
+    irm_text_buf_putc_(b, ' ');
+  }
   irm_object_release(s);
 }
 
@@ -143,7 +181,7 @@ static int fail(const verifier *v, const irm_object *e, const char *fmt, ...) {
   va_start(ap, fmt);
   irm_text_buf_vprintf_(&msg, fmt, ap);
   va_end(ap);
-  describe(&node, e, 2);
+  describe(&node, e);
   int rc;
   if (msg.failed || node.failed)
     rc = irm_error_nomem_(what);
@@ -351,7 +389,7 @@ static int bind(verifier *v, size_t binder, size_t i) {
     return IRM_OK;
   }
   irm_text_buf first = {0};
-  describe(&first, v->nodes[old].node, 1);
+  describe(&first, v->nodes[old].node);
   int rc = first.failed ? irm_error_nomem_(what)
                         : fail(v, v->nodes[binder].node, "variable %%%s is bound twice (first in %s)",
                                irm_var_name(var), irm_error_quote(irm_text_buf_cstr_(&first)));
@@ -370,8 +408,8 @@ static int types_agree(const irm_object *a, const irm_object *b) { return !a || 
 static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs, const irm_object *a,
                          const char *rhs, const irm_object *b) {
   irm_text_buf ta = {0}, tb = {0};
-  describe_type(&ta, a);
-  describe_type(&tb, b);
+  describe(&ta, a);
+  describe(&tb, b);
   int rc = ta.failed || tb.failed
                ? irm_error_nomem_(what)
                : fail(v, e, "%s has type %s but %s has type %s", lhs, irm_error_quote(irm_text_buf_cstr_(&ta)), rhs,
@@ -424,7 +462,7 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
     n = irm_tuple_type_size(type);
   else if (type) {
     irm_text_buf tb = {0};
-    describe_type(&tb, type);
+    describe(&tb, type);
     int rc = tb.failed ? irm_error_nomem_(what)
                        : fail(v, e, "tuple index %lld on a value of type %s, which is not a tuple", (long long)i,
                               irm_error_quote(irm_text_buf_cstr_(&tb)));

@@ -444,7 +444,9 @@ START_TEST(test_module_attributes_of_every_kind) {
                          "}\n");
   free(text);
   check_round_trip(m);
-  irm_module *back = parse_ok(print_text(m));
+  text = print_text(m);
+  irm_module *back = parse_ok(text);
+  free(text);
   ck_assert_str_eq(irm_module_mod_name(back), "net \"1\"\n\x01\xff");
   irm_any a = irm_any_object(irm_module_target(m)), b = irm_any_object(irm_module_target(back));
   ck_assert(equal(&a, &b));

@@ -127,6 +127,10 @@ static const bad_text cases[] = {
     {H "def @main(%x) { %0 = @main(%x, alpha=1); %0 }", IRM_EVALUE,
      "ValueError: line 2, column 22: irm_call_new: only calls of ops take attributes; this call of a GlobalVar got 1"},
     {H "def @main(%x) attributes {Primitive = 2} { %x }", IRM_ETYPE, "TypeError: line 2, column 5: "},
+    {H "def @main(%x: Tensor[(1,), float32]) { %0 = %x : Tensor[(2,), float32]; %0 }", IRM_ETYPE,
+     "TypeError: line 2, column 50: irm_expr_with_type: the type of a Var is fixed; it cannot become Tensor[(2,), "
+     "float32]"},
+    {H "def @main(%x) { %0 = const(int8, [], [1]) : Tensor[(), float32]; %0 }", IRM_ETYPE, "TypeError: line 2, column 45: "},
 };
 
 START_TEST(test_each_malformed_text) {

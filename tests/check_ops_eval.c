@@ -160,6 +160,13 @@ START_TEST(test_dense_and_bias_add) {
   ck_assert_ok(EVAL("nn.dense", "units=1", &out, TENSOR("int8", SHAPE(2), VALS(100, 100)),
                     TENSOR("int8", SHAPE(1, 2), VALS(1, 1))));
   EXPECT_VALUES(out, "int8", SHAPE(1), VALS(-56), EXACT);
+  ck_assert_ok(EVAL("nn.dense", NULL, &out, TENSOR("float16", SHAPE(1, 2), VALS(1.5, 2)),
+                    TENSOR("float16", SHAPE(1, 2), VALS(2, 0.25))));
+  EXPECT_VALUES(out, "float16", SHAPE(1, 1), VALS(3.5), EXACT);
+  /* leading dimensions are kept: (2, 1, 2) x (3, 2) -> (2, 1, 3) */
+  ck_assert_ok(EVAL("nn.dense", NULL, &out, TENSOR("float32", SHAPE(2, 1, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(3, 2), VALS(1, 0, 0, 1, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 1, 3), VALS(1, 2, 3, 3, 4, 7), EXACT);
   ck_assert_ok(EVAL("nn.bias_add", NULL, &out, TENSOR("float32", SHAPE(2, 3), NULL),
                     TENSOR("float32", SHAPE(3), VALS(10, 20, 30))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 3), VALS(10, 21, 32, 13, 24, 35), EXACT);

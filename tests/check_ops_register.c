@@ -258,6 +258,48 @@ START_TEST(test_builtin_op_attributes_read_through_the_globals) {
 }
 END_TEST
 
+
+/* ---- ops from a plugin (examples/plugins/op_plugin.c) ------------------------------------ */
+
+#ifdef IRM_TEST_OP_PLUGIN
+START_TEST(test_plugin_registers_ops_statically_and_in_init) {
+  ck_assert_ok(irm_plugin_load(IRM_TEST_OP_PLUGIN));
+  irm_any args[] = {irm_any_str("plugin.scale")};
+  irm_object *opts = call_obj("op.ListOptions", args, 1, "ffi.Map");
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(opts, "factor")->v_obj), "float");
+  irm_object_release(opts);
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("plugin.scale", "factor=3", &out, TENSOR("float32", SHAPE(2), VALS(1, -2))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(3, -6), 0);
+  ck_assert_ok(EVAL("plugin.twice", NULL, &out, TENSOR("int32", SHAPE(1), VALS(21))));
+  EXPECT_VALUES(out, "int32", SHAPE(1), VALS(42), 0);
+  EXPECT_TYPE("plugin.scale", NULL, "(2, 3) float16", T("float16", SHAPE(2, 3)));
+  irm_object *op = NULL;
+  ck_assert_ok(irm_op_get("plugin.twice", &op));
+  ck_assert_int_eq(irm_op_num_inputs(op), 1);
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_ELEMWISE);
+  irm_object_release(op);
+  ck_assert_error(op_register("plugin.scale", 1, NULL, irm_any_none(), irm_any_none(), NULL), IRM_EKEY,
+                  "KeyError: op.Register: op 'plugin.scale' is already registered");
+}
+END_TEST
+
+START_TEST(test_plugin_clashing_with_a_builtin_op_registers_nothing) {
+  ck_assert_int_eq(setenv("IRM_OP_PLUGIN_CLASH", "1", 1), 0);
+  ck_assert_int_eq(irm_plugin_load(IRM_TEST_OP_PLUGIN), IRM_EPLUGIN);
+  ck_assert_error_mentions("op 'nn.conv2d' is already registered");
+  ck_assert(!op_known("plugin.scale"));
+  ck_assert(!op_known("plugin.twice"));
+  irm_object *op = NULL;
+  ck_assert_ok(irm_op_get("nn.conv2d", &op));
+  ck_assert_int_eq(irm_op_num_inputs(op), 2);
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_OUT_ELEMWISE_FUSABLE);
+  irm_object_release(op);
+  EXPECT_TYPE("nn.conv2d", NULL, "(1, 8, 30, 30) float32", T("float32", SHAPE(1, 3, 32, 32)), T("float32", SHAPE(8, 3, 3, 3)));
+}
+END_TEST
+#endif
+
 static Suite *ops_register_suite(void) {
   Suite *s = suite_create("ops_register");
   TCase *reg = tcase_create("register");
@@ -272,6 +314,12 @@ static Suite *ops_register_suite(void) {
   tcase_add_test(lookup, test_lookups_suggest_the_closest_name);
   tcase_add_test(lookup, test_builtin_op_attributes_read_through_the_globals);
   suite_add_tcase(s, lookup);
+#ifdef IRM_TEST_OP_PLUGIN
+  TCase *plugin = tcase_create("plugin");
+  tcase_add_test(plugin, test_plugin_registers_ops_statically_and_in_init);
+  tcase_add_test(plugin, test_plugin_clashing_with_a_builtin_op_registers_nothing);
+  suite_add_tcase(s, plugin);
+#endif
   return s;
 }
 

@@ -294,6 +294,30 @@ START_TEST(test_conv2d_errors) {
 }
 END_TEST
 
+
+START_TEST(test_huge_shapes_and_attributes_are_refused_without_overflow) {
+  CONV_ERR("padding=3000000000", IRM_EVALUE, "ValueError: nn.conv2d: padding [3000000000] must be at most 2147483647",
+           T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
+  CONV_ERR("dilation=2147483647", IRM_ETYPE,
+           "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (4294967295x4294967295 dilated) does not fit the "
+           "8x8 padded input",
+           T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
+  EXPECT_TYPE_ERROR("add", NULL, IRM_ETYPE,
+                    "TypeError: add: the result shape (4294967296, 4294967296) has more than 2^62 elements",
+                    T("float32", SHAPE(4294967296, 1)), T("float32", SHAPE(1, 4294967296)));
+  EXPECT_TYPE_ERROR("reshape", "newshape=4294967296,4294967296,4", IRM_ETYPE,
+                    "TypeError: reshape: cannot reshape argument 1 (data) of shape (6,) (6 elements) to "
+                    "(4294967296, 4294967296, 4)",
+                    T("float32", SHAPE(6)));
+  EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE,
+                    "TypeError: nn.relu: argument 1 (data) has more than 2^62 elements: "
+                    "Tensor[(2147483648, 2147483648, 2), float32]",
+                    T("float32", SHAPE(2147483648, 2147483648, 2)));
+  EXPECT_TYPE("nn.max_pool2d", "pool_size=2147483647;strides=2147483647;ceil_mode=true", "(1, 1, 1, 1) float32",
+              T("float32", SHAPE(1, 1, 2147483647, 2147483647)));
+}
+END_TEST
+
 /* ---- pools ----------------------------------------------------------------------------- */
 
 START_TEST(test_pool_shapes) {
@@ -463,6 +487,7 @@ static Suite *ops_type_suite(void) {
   tcase_add_test(nn, test_conv2d_nchw_strides_padding_dilation);
   tcase_add_test(nn, test_conv2d_groups_layouts_and_out_dtype);
   tcase_add_test(nn, test_conv2d_errors);
+  tcase_add_test(nn, test_huge_shapes_and_attributes_are_refused_without_overflow);
   tcase_add_test(nn, test_pool_shapes);
   tcase_add_test(nn, test_pool_errors);
   suite_add_tcase(s, nn);

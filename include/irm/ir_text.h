@@ -33,8 +33,10 @@ extern "C" {
 
 /* The text of a module (its attributes and every function; functions of
  * other types print as a comment naming their type). *out a NEW String.
- * Errors: TypeError (not an IRModule), ValueError (NULL out),
- * MemoryError. */
+ * Errors: TypeError (not an IRModule; an attribute value without a text
+ * form, such as a pointer or a function, naming the attribute), ValueError
+ * (NULL out), MemoryError. ffi.Repr of a module gives the same text, with
+ * values that have no text form as comments. */
 IRM_API int irm_ir_print(const irm_module *mod, irm_object **out);
 
 /* The text of one expression, type or function, as it would appear in a
@@ -42,11 +44,14 @@ IRM_API int irm_ir_print(const irm_module *mod, irm_object **out);
  * (not an IR node), ValueError, MemoryError. */
 IRM_API int irm_ir_print_node(const irm_object *node, irm_object **out);
 
-/* Parses a module from len bytes of text. *out NEW. Errors: ValueError
- * "line 3, column 14: expected ')' after the arguments of nn.conv2d, got
- * ';'" (every syntax and name error gives line and column and what was
- * expected; unknown ops and attributes suggest the closest name), errors
- * of the constructors (attribute types, input counts), MemoryError. */
+/* Parses a module from len bytes of text (need not be NUL-terminated;
+ * must be UTF-8). *out NEW; NULL on failure, when nothing stays
+ * allocated. Errors: ValueError "line 3, column 14: expected ',' or ')'
+ * after an argument, got ';'" (every syntax, name and scope error gives
+ * line and column and what was expected; undefined names suggest the
+ * closest one), KeyError for an unknown op with the closest name, errors
+ * of the constructors with the line and column (attribute types, input
+ * counts), ValueError beyond IRM_IR_PARSE_MAX_DEPTH, MemoryError. */
 IRM_API int irm_ir_parse(const char *text, size_t len, irm_module **out);
 
 /* The names of the built-in example models, a NEW Array of Strings. */

@@ -13,6 +13,9 @@ from ._ffi import (Object, Function, Array, Map, PluginError, check as _check,
 from .target import Target, register_target_kind
 from .config import Executor, Runtime, register_executor_kind, register_runtime_kind
 from .ir import IRModule
+from . import ir
+# irm.tensor is the function (the module stays reachable as irm.Tensor's home).
+from .tensor import Tensor, tensor, from_dlpack
 from . import transform
 from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
                         PassTimingInstrument, PassPrintingInstrument, PassBisectInstrument,

@@ -1,5 +1,5 @@
 """IRModule (ir.IRModule): functions by name plus typed module attributes."""
-from ._ffi import Object, register_object, _global
+from ._ffi import Array, Object, register_object, _global
 
 
 @register_object("ir.IRModule")
@@ -60,6 +60,11 @@ class IRModule(Object):
         """A module like this one without function name."""
         return _global("ir.ModuleWithoutFunction")(self, name)
 
+    def verify(self):
+        """Checks that the module is well formed (ir.Verify): raises
+        ValueError naming the function and the expression at fault."""
+        _global("ir.Verify")(self)
+
     @staticmethod
     def list_attr_keys():
         """Registered module attribute key -> type name."""
@@ -69,3 +74,347 @@ class IRModule(Object):
     def register_attr_key(key, type_name, pass_invariant=False):
         """Registers a module attribute key with its type."""
         _global("ir.RegisterModuleAttrKey")(key, type_name, pass_invariant)
+
+    def text(self):
+        """The module in the IR text form (ir.Print); :func:`parse` reads it back."""
+        return _global("ir.Print")(self)
+
+
+# ---- the dataflow IR: types ---------------------------------------------------
+
+def _as_list(values, what):
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError("%s must be a list, got %s" % (what, type(values).__name__))
+    return list(values)
+
+
+@register_object("ir.Type")
+class Type(Object):
+    """An IR type (ir.TensorType, ir.TupleType, ir.FuncType). Equality and
+    hashing are structural."""
+
+    __slots__ = ()
+
+    def _fields(self):
+        return _global("ir.TypeFields")(self)
+
+
+@register_object("ir.TensorType")
+class TensorType(Type):
+    """``TensorType((1, 3, 224, 224), "float32")``: a static shape and a dtype."""
+
+    __slots__ = ()
+
+    def __init__(self, shape, dtype="float32"):
+        self._take(_global("ir.TensorType")(dtype, _as_list(shape, "TensorType shape")))
+
+    @property
+    def shape(self):
+        return tuple(self._fields()["shape"])
+
+    @property
+    def dtype(self):
+        return self._fields()["dtype"]
+
+    @property
+    def concrete_shape(self):  # TVM's name
+        return self.shape
+
+
+@register_object("ir.TupleType")
+class TupleType(Type):
+    """``TupleType([t1, t2])``."""
+
+    __slots__ = ()
+
+    def __init__(self, fields):
+        self._take(_global("ir.TupleType")(_as_list(fields, "TupleType fields")))
+
+    @property
+    def fields(self):
+        return list(self._fields()["fields"])
+
+
+@register_object("ir.FuncType")
+class FuncType(Type):
+    """``FuncType([param types], ret_type)``."""
+
+    __slots__ = ()
+
+    def __init__(self, arg_types, ret_type):
+        self._take(_global("ir.FuncType")(_as_list(arg_types, "FuncType arg_types"), ret_type))
+
+    @property
+    def arg_types(self):
+        return list(self._fields()["params"])
+
+    @property
+    def ret_type(self):
+        return self._fields()["ret"]
+
+
+# ---- the dataflow IR: expressions ------------------------------------------------
+
+class _Node(Object):
+    """What every IR node shares: its kind, checked type and fields."""
+
+    __slots__ = ()
+
+    def _field(self, key):
+        return _global("ir.ExprFields")(self)[key]
+
+    @property
+    def kind(self):
+        """"Var", "Call", ... (ir.ExprKind)."""
+        return _global("ir.ExprKind")(self)
+
+    @property
+    def checked_type(self):
+        """The type InferType found, or None when not known yet."""
+        return _global("ir.ExprType")(self)
+
+    def with_type(self, type_):
+        """A copy of this node with checked type type_ (None clears it).
+        Vars and Constants have fixed types (TypeError for another one)."""
+        return _global("ir.ExprWithType")(self, type_)
+
+    def fields(self):
+        """Every field of the node as a dict (ir.ExprFields)."""
+        return _global("ir.ExprFields")(self).to_dict()
+
+
+@register_object("ir.Expr")
+class Expr(_Node):
+    """An IR expression. Equality and hashing are structural (up to renaming
+    of variables)."""
+
+    __slots__ = ()
+
+
+@register_object("ir.Var")
+class Var(Expr):
+    """``Var("x", TensorType((2, 3)))``: a fresh variable; two Vars are the
+    same variable only if they are the same object."""
+
+    __slots__ = ()
+
+    def __init__(self, name_hint, type_annotation=None):
+        args = (name_hint,) if type_annotation is None else (name_hint, type_annotation)
+        self._take(_global("ir.Var")(*args))
+
+    @property
+    def name(self):
+        return self._field("name")
+
+    name_hint = name
+
+    @property
+    def type_annotation(self):
+        return self._field("type")
+
+
+@register_object("ir.GlobalVar")
+class GlobalVar(Expr):
+    """``GlobalVar("main")``: a module function by name."""
+
+    __slots__ = ()
+
+    def __init__(self, name_hint):
+        self._take(_global("ir.GlobalVar")(name_hint))
+
+    @property
+    def name(self):
+        return self._field("name")
+
+    name_hint = name
+
+
+@register_object("ir.Constant")
+class Constant(Expr):
+    """``Constant(irm.tensor([1.0, 2.0]))``: a tensor (anything irm.tensor
+    takes is converted)."""
+
+    __slots__ = ()
+
+    def __init__(self, data):
+        from .tensor import Tensor, tensor
+        self._take(_global("ir.Constant")(data if isinstance(data, Tensor) else tensor(data)))
+
+    @property
+    def data(self):
+        return self._field("data")
+
+
+@register_object("ir.Tuple")
+class Tuple(Expr):
+    """``Tuple([a, b])``."""
+
+    __slots__ = ()
+
+    def __init__(self, fields):
+        self._take(_global("ir.Tuple")(_as_list(fields, "Tuple fields")))
+
+    @property
+    def fields(self):
+        return list(self._field("fields"))
+
+    def __len__(self):
+        return len(self._field("fields"))
+
+    def __getitem__(self, index):
+        return self.fields[index]
+
+
+@register_object("ir.TupleGetItem")
+class TupleGetItem(Expr):
+    """``TupleGetItem(tup, 1)``."""
+
+    __slots__ = ()
+
+    def __init__(self, tuple_value, index):
+        self._take(_global("ir.TupleGetItem")(tuple_value, index))
+
+    @property
+    def tuple_value(self):
+        return self._field("tuple")
+
+    @property
+    def index(self):
+        return self._field("index")
+
+
+@register_object("ir.Op")
+class Op(Expr):
+    """``Op("nn.relu")``: the op's one interned node (Op.get is the same)."""
+
+    __slots__ = ()
+
+    def __init__(self, name):
+        self._take(_global("ir.Op")(name))
+
+    @staticmethod
+    def get(name):
+        return _global("ir.Op")(name)
+
+    @property
+    def name(self):
+        return self._field("name")
+
+
+@register_object("ir.Call")
+class Call(Expr):
+    """``Call(Op("nn.softmax"), [x], {"axis": -1})``: op may also be an op's
+    name. An op's attrs are checked against its schema, defaults filled in."""
+
+    __slots__ = ()
+
+    def __init__(self, op, args, attrs=None):
+        if isinstance(op, str):
+            op = Op(op)
+        args = _as_list(args, "Call args")
+        self._take(_global("ir.Call")(op, args, attrs) if attrs else _global("ir.Call")(op, args))
+
+    @property
+    def op(self):
+        return self._field("callee")
+
+    @property
+    def args(self):
+        return list(self._field("args"))
+
+    @property
+    def attrs(self):
+        """The checked attributes as a dict."""
+        return self._field("attrs").to_dict()
+
+
+@register_object("ir.Let")
+class Let(Expr):
+    """``Let(var, value, body)``: let var = value in body."""
+
+    __slots__ = ()
+
+    def __init__(self, var, value, body):
+        self._take(_global("ir.Let")(var, value, body))
+
+    @property
+    def var(self):
+        return self._field("var")
+
+    @property
+    def value(self):
+        return self._field("value")
+
+    @property
+    def body(self):
+        return self._field("body")
+
+
+@register_object("ir.Function")
+class Function(_Node):
+    """``Function([x], body, ret_type=None, attrs=None)``: an IR function,
+    which modules hold and calls may call."""
+
+    __slots__ = ()
+
+    def __init__(self, params, body, ret_type=None, attrs=None):
+        args = [_as_list(params, "Function params"), body]
+        if ret_type is not None or attrs:
+            args.append(ret_type)
+        if attrs:
+            args.append(attrs)
+        self._take(_global("ir.Function")(*args))
+
+    @property
+    def params(self):
+        return list(self._field("params"))
+
+    @property
+    def body(self):
+        return self._field("body")
+
+    @property
+    def ret_type(self):
+        return self._field("ret_type")
+
+    @property
+    def attrs(self):
+        """The function attributes as a dict."""
+        return self._field("attrs").to_dict()
+
+    def with_attr(self, key, value):
+        """A copy with attribute key set (checked against registered keys)."""
+        return _global("ir.FuncWithAttr")(self, key, value)
+
+
+# ---- text, models, checks -------------------------------------------------------
+
+def parse(text):
+    """The IRModule the text form describes (ir.Parse)."""
+    return _global("ir.Parse")(text)
+
+
+def text(node):
+    """The text form of a module or IR node (ir.Print)."""
+    return _global("ir.Print")(node)
+
+
+def example_model(name=None):
+    """One of the library's example models (ir.ExampleModel) as an IRModule."""
+    return _global("ir.ExampleModel")(*(() if name is None else (name,)))
+
+
+def verify(mod):
+    """Checks that mod is well formed (ir.Verify); ValueError naming the
+    function and the expression otherwise."""
+    _global("ir.Verify")(mod)
+
+
+def evaluate(mod, name, inputs):
+    """Runs function name of mod on inputs (tensors, or what irm.tensor
+    takes) with the reference interpreter (ir.Evaluate): a Tensor, or a
+    list of them for a tuple result."""
+    from .tensor import Tensor, tensor
+    inputs = [x if isinstance(x, Tensor) else tensor(x) for x in inputs]
+    result = _global("ir.Evaluate")(mod, name, inputs)
+    return list(result) if isinstance(result, Array) else result

@@ -215,7 +215,8 @@ def test_timing_printing_and_bisect_instruments(capfd):
     with irm.PassContext(instruments=[transform.PassPrintingInstrument(["Timed"])]):
         Timed(irm.IRModule())
     out = capfd.readouterr()
-    assert "IRModule" in out.out + out.err
+    assert "IR after pass 'Timed'" in out.out + out.err
+    assert '#[version = "irm-0.1"]' in out.out + out.err  # printed with ir.Print
 
     def run_with_limit(limit):
         ran = []

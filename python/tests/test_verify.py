@@ -1,0 +1,15 @@
+"""ir.Verify through the package: IRModule.verify (the malformed cases are
+covered by tests/check_ir_verify.c)."""
+import pytest
+
+import irm
+
+
+def test_a_well_formed_module_verifies():
+    assert irm.IRModule().verify() is None
+    assert irm.IRModule(attrs={"mod_name": "net"}).verify() is None
+
+
+def test_verify_wants_a_module():
+    with pytest.raises(TypeError, match="^TypeError: ir.Verify: argument 0: expected ir.IRModule"):
+        irm.get_global_func("ir.Verify")(3)
