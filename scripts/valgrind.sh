@@ -11,7 +11,9 @@
 # operation hundreds of times, too slow under valgrind. The ASan build
 # checks those suites. Test cases too slow under valgrind (a million-deep
 # JSON chain: minutes) are left out by name (slow_cases, suite:case); the
-# rest of their suite runs case by case (CK_RUN_CASE). Logs go to
+# rest of their suite runs case by case (CK_RUN_CASE). Deep-program tests
+# run at a hundredth of their depth (IRM_TEST_DEPTH_DIVISOR, read by
+# test_depth() in tests/check_util.h). Logs go to
 # BUILD_DIR/valgrind/<suite>.log; the last line reports the result.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -33,7 +35,7 @@ done
 
 # memcheck ARGS...: runs ARGS under valgrind as the header says.
 memcheck() {
-  CK_DEFAULT_TIMEOUT=600 timeout 900 valgrind -q --trace-children=yes --leak-check=full \
+  IRM_TEST_DEPTH_DIVISOR=100 CK_DEFAULT_TIMEOUT=600 timeout 900 valgrind -q --trace-children=yes --leak-check=full \
     --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
     --error-exitcode=99 "$@"
 }

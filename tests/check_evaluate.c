@@ -215,7 +215,7 @@ END_TEST
 
 START_TEST(test_a_100000_deep_let_chain_evaluates) {
   test_ops();
-  enum { DEPTH = 100000 };
+  const size_t DEPTH = test_depth(100000);
   irm_object *x = var("x"), **vars = malloc((DEPTH + 1) * sizeof *vars);
   vars[0] = x;
   irm_object_retain(x);

@@ -548,10 +548,11 @@ static irm_object *let_chain(size_t depth, irm_object **first) {
 
 START_TEST(test_a_100000_deep_let_chain_is_rewritten_visited_and_released) {
   test_ops();
-  irm_object *x0 = NULL, *chain = let_chain(100000, &x0);
+  size_t depth = test_depth(100000);
+  irm_object *x0 = NULL, *chain = let_chain(depth, &x0);
   size_t count = 0;
   ck_assert_ok(irm_expr_visit(chain, count_node, &count));
-  ck_assert_uint_eq(count, 100000 * 3 + 2); /* + x0 and the op */
+  ck_assert_uint_eq(count, depth * 3 + 2); /* + x0 and the op */
   strip_ctx s = {0, 0, 0};
   irm_expr_rewriter rw = {NULL, strip_post, &s};
   irm_object *out = NULL;
@@ -567,7 +568,8 @@ END_TEST
  * test quick under ASan, where each node costs ~100 us to write and read. */
 START_TEST(test_a_deep_let_chain_round_trips_through_json) {
   test_ops();
-  irm_object *x0 = NULL, *chain = let_chain(10000, &x0), *f = NULL;
+  size_t depth = test_depth(10000);
+  irm_object *x0 = NULL, *chain = let_chain(depth, &x0), *f = NULL;
   ck_assert_ok(irm_function_new(&x0, 1, chain, NULL, NULL, &f));
   irm_any fa = irm_any_object(f);
   irm_object *json = NULL;
@@ -577,7 +579,7 @@ START_TEST(test_a_deep_let_chain_round_trips_through_json) {
   ck_assert_int_eq(irm_expr_kind_of(back.v_obj), IRM_EXPR_FUNCTION);
   size_t count = 0;
   ck_assert_ok(irm_expr_visit(back.v_obj, count_node, &count));
-  ck_assert_uint_eq(count, 10000 * 3 + 3); /* + x0, the op and the function */
+  ck_assert_uint_eq(count, depth * 3 + 3); /* + x0, the op and the function */
   irm_any_release(&back);
   irm_object_release(json);
   irm_object_release(f);

@@ -59,7 +59,9 @@ START_TEST(test_builtin_options_are_listed_with_type_default_and_module_attr) {
   const irm_object *depth = irm_map_find_cstr(list, "FuseOps.max_depth")->v_obj;
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(depth, "type")->v_obj), "int");
   ck_assert_int_eq(irm_map_find_cstr(depth, "default")->v_int, 256);
-  ck_assert_int_eq(irm_map_find_cstr(depth, "module_attr")->type_code, IRM_NONE);
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(depth, "module_attr")->v_obj), "FuseOps.max_depth");
+  const irm_object *vectorize = irm_map_find_cstr(list, "tir.disable_vectorize")->v_obj;
+  ck_assert_int_eq(irm_map_find_cstr(vectorize, "module_attr")->type_code, IRM_NONE);
   const irm_object *vec = irm_map_find_cstr(list, "tir.disable_vectorize")->v_obj;
   ck_assert_int_eq(irm_map_find_cstr(vec, "default")->type_code, IRM_BOOL);
   const irm_object *algo = irm_map_find_cstr(list, "usmp.algorithm")->v_obj;
@@ -126,11 +128,11 @@ START_TEST(test_get_config_falls_back_to_the_default) {
 END_TEST
 
 START_TEST(test_get_config_reads_the_context_before_the_default) {
-  irm_pass_context *ctx = enter_config("FuseOps.max_depth", irm_any_int(8));
+  irm_pass_context *ctx = enter_config("tir.disable_vectorize", irm_any_bool(true));
   irm_module *mod = plain_module();
-  irm_any args[2] = {irm_any_object(mod), irm_any_str("FuseOps.max_depth")};
+  irm_any args[2] = {irm_any_object(mod), irm_any_str("tir.disable_vectorize")};
   irm_any v = call_ok("transform.GetConfig", args, 2);
-  ck_assert_int_eq(v.v_int, 8);
+  ck_assert_int_eq(v.v_int, 1);
   ck_assert_int_eq(n_warnings, 0); /* not a migrated option */
   irm_object_release(mod);
   leave(ctx);

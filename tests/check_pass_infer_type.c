@@ -207,7 +207,7 @@ END_TEST
 
 /* %0 = negative(%x); %1 = negative(%0); ... as text, then typed. */
 START_TEST(test_a_long_chain_is_typed_without_recursion) {
-  enum { N = 100000 };
+  const int N = (int)test_depth(100000);
   size_t cap = (size_t)N * 40 + 256, len = 0;
   char *text = malloc(cap);
   len += (size_t)snprintf(text + len, cap - len, HEADER "def @main(%%x: Tensor[(2,), float32]) {\n");

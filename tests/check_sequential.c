@@ -81,17 +81,17 @@ END_TEST
 
 static int make_infer(const irm_object *options, irm_pass **out) {
   (void)options;
-  return irm_module_pass_new("InferType", 0, NULL, 0, NULL, count_pass, "InferType", NULL, out);
+  return irm_module_pass_new("TestInferType", 0, NULL, 0, NULL, count_pass, "TestInferType", NULL, out);
 }
 
 START_TEST(test_required_passes_run_first_from_the_registry) {
-  ck_assert_ok(irm_pass_register("InferType", make_infer, NULL));
-  const char *req[] = {"InferType"};
+  ck_assert_ok(irm_pass_register("TestInferType", make_infer, NULL));
+  const char *req[] = {"TestInferType"};
   irm_pass *ps[] = {c_pass("A", 0, count_pass), c_pass_req("Fuse", 0, req, 1, count_pass)};
   irm_pass *seq = sequential(ps, 2, 0, "seq");
   irm_module *mod = two_function_module();
   irm_module *out = run_ok(seq, mod);
-  ck_assert_str_eq(pass_log, "A,InferType,Fuse");
+  ck_assert_str_eq(pass_log, "A,TestInferType,Fuse");
   ck_assert_int_eq(count_of(out), 3);
   ck_assert_int_eq(count_of(mod), 0);
   irm_object_release(out);

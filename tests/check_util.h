@@ -67,6 +67,17 @@ static inline int run_suite(Suite *s) {
   return failures ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* ---- deep programs -------------------------------------------------------- */
+
+/* The depth (or length) a deep-program test uses: n, divided by
+ * IRM_TEST_DEPTH_DIVISOR when set (scripts/valgrind.sh sets 100: memcheck
+ * runs each node ~50 times slower, and leaks show at any depth). */
+static inline size_t test_depth(size_t n) {
+  const char *d = getenv("IRM_TEST_DEPTH_DIVISOR");
+  long k = d ? strtol(d, NULL, 10) : 1;
+  return k > 1 ? n / (size_t)k : n;
+}
+
 /* ---- values -------------------------------------------------------------- */
 
 /* A new String holding the C string s. */
