@@ -32,5 +32,6 @@ int irm_register_ir_builtins_(void) {
   if (!rc) rc = irm_register_ir_verify_builtins_();
   if (!rc) rc = irm_register_ir_text_builtins_();
   if (!rc) rc = irm_register_expr_globals_();
+  if (!rc) rc = irm_register_example_model_builtins_();
   return rc;
 }
