@@ -294,7 +294,22 @@ class Op(Expr):
 
     @staticmethod
     def get(name):
+        """The op's node (KeyError naming the closest op for an unknown name)."""
         return _global("ir.Op")(name)
+
+    def get_attr(self, attr):
+        """An op attribute ("num_inputs", "TOpPattern", "FInferType", ...),
+        None when the op has none (op.GetAttr)."""
+        return _global("op.GetAttr")(self.name, attr)
+
+    @property
+    def num_inputs(self):
+        """The op's number of inputs (-1: any number)."""
+        return self.get_attr("num_inputs")
+
+    def list_options(self):
+        """The op's attributes (options): name -> type name, schema order."""
+        return _global("op.ListOptions")(self.name).to_dict()
 
     @property
     def name(self):
@@ -418,3 +433,103 @@ def evaluate(mod, name, inputs):
     inputs = [x if isinstance(x, Tensor) else tensor(x) for x in inputs]
     result = _global("ir.Evaluate")(mod, name, inputs)
     return list(result) if isinstance(result, Array) else result
+
+
+# ---- ops from Python ---------------------------------------------------------------
+
+# Pattern names (irm_op_pattern_name) -> the ints op.Register takes.
+OP_PATTERNS = {"elemwise": 0, "broadcast": 1, "injective": 2, "reduce": 3,
+               "out-elemwise-fusable": 4, "tuple": 7, "opaque": 8}
+
+
+def list_ops():
+    """The names of the registered ops, sorted (op.ListOps)."""
+    return list(_global("op.ListOps")())
+
+
+def _attrs_dict(attrs):
+    return attrs.to_dict() if attrs is not None else {}
+
+
+def _wrap_infer_type(name, infer_type):
+    def call(arg_types, attrs):
+        result = infer_type(list(arg_types), _attrs_dict(attrs))
+        if not isinstance(result, Type):
+            raise TypeError("%s: infer_type returned %s, not an irm.ir type (TensorType, "
+                            "TupleType or FuncType)" % (name, type(result).__name__))
+        return result
+    return call
+
+
+def _as_result_tensor(name, value, result_type, what):
+    """value as a Tensor, converted like irm.tensor() does (with the dtype
+    of result_type when it is a TensorType); TypeError naming the op else."""
+    from .tensor import Tensor, tensor
+    if isinstance(value, Tensor):
+        return value
+    if value is None or isinstance(value, (str, dict, Object)):
+        raise TypeError("%s: evaluate returned %s%s, not an irm.Tensor (or what irm.tensor "
+                        "takes)" % (name, type(value).__name__, what))
+    dtype = result_type.dtype if isinstance(result_type, TensorType) else None
+    try:
+        return tensor(value, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("%s: evaluate returned %s%s, which irm.tensor cannot convert: %s"
+                        % (name, type(value).__name__, what, exc)) from None
+
+
+def _wrap_evaluate(name, evaluate):
+    def call(inputs, attrs, result_type=None):
+        result = evaluate(list(inputs), _attrs_dict(attrs), result_type)
+        if isinstance(result_type, TupleType) and isinstance(result, (list, tuple)):
+            fields = result_type.fields
+            if len(result) != len(fields):
+                raise TypeError("%s: evaluate returned %d values for a tuple of %d"
+                                % (name, len(result), len(fields)))
+            return [_as_result_tensor(name, v, t, " (field %d)" % i)
+                    for i, (v, t) in enumerate(zip(result, fields))]
+        return _as_result_tensor(name, result, result_type, "")
+    return call
+
+
+def register_op(name, num_inputs, attrs=None, infer_type=None, evaluate=None, pattern=None):
+    """Registers op name (op.Register, all or nothing) with Python functions.
+
+    - num_inputs: the number of inputs, -1 for any number.
+    - attrs: dict option -> type name ("int", "float", "str", ...) or
+      {"type": ..., "default": ..., "doc": ...}; calls get their attrs
+      checked against it, defaults filled in.
+    - infer_type(arg_types, attrs) -> irm.ir type: arg_types a list of
+      irm.ir types, attrs a dict.
+    - evaluate(inputs, attrs, result_type) -> irm.Tensor (or what irm.tensor
+      takes, converted to result_type's dtype), or a list of them for a
+      TupleType result: inputs a list of irm.Tensor.
+    - pattern: an int or a name in OP_PATTERNS ("elemwise", ...).
+
+    An exception in infer_type/evaluate becomes the library's error of the
+    same kind, with the op named. KeyError when the op exists; ValueError
+    for an unknown attr type name or pattern; the op stays registered for
+    the life of the process.
+    """
+    if not isinstance(name, str):
+        raise TypeError("register_op: name must be a str, got %s" % type(name).__name__)
+    if isinstance(pattern, str):
+        if pattern not in OP_PATTERNS:
+            import difflib
+            close = difflib.get_close_matches(pattern, list(OP_PATTERNS), 1)
+            raise ValueError("register_op: %s: unknown op pattern '%s'%s; patterns: %s"
+                             % (name, pattern, " (did you mean '%s'?)" % close[0] if close else "",
+                                ", ".join(OP_PATTERNS)))
+        pattern = OP_PATTERNS[pattern]
+    for what, fn in (("infer_type", infer_type), ("evaluate", evaluate)):
+        if fn is not None and not callable(fn):
+            raise TypeError("register_op: %s: %s must be callable, got %s"
+                            % (name, what, type(fn).__name__))
+    from ._ffi import convert_func
+    args = [name, num_inputs, dict(attrs) if attrs else None,
+            convert_func(_wrap_infer_type(name, infer_type)) if infer_type else None,
+            convert_func(_wrap_evaluate(name, evaluate)) if evaluate else None]
+    if pattern is not None:
+        args.append(pattern)
+    _global("op.Register")(*args)
+    return Op.get(name)
