@@ -15,15 +15,15 @@
 
 typedef struct node_type {
   UT_hash_handle hh;
-  const irm_object *key;  /* a Let's value (original), or an unannotated binder Var */
-  const irm_object *link; /* value -> its binder Var */
-  irm_object *type;       /* binder Var: the type its value got (NEW) */
+  const irm_object *key;  /* an unannotated Let variable, or any node (original) */
+  const irm_object *link; /* variable -> its Let's value */
+  irm_object *type;       /* node -> the type it got (NEW) */
 } node_type;
 
 typedef struct infer_ctx {
   irm_module *result;      /* the module being typed (owned by the caller of the walk) */
-  node_type *pending;     /* Let values whose binder needs their type */
-  node_type *binder_type; /* binder Var -> type */
+  node_type *pending;     /* unannotated Let variable -> its value (link) */
+  node_type *binder_type; /* every typed node (original) -> its type */
   /* module-level: functions being / already typed */
   struct fn_state *fns;
   const char *fn_name;
@@ -248,17 +248,18 @@ static int pre(void *ctx, irm_object *node, int *descend) {
   infer_ctx *ic = ctx;
   (void)descend;
   if (irm_expr_kind_of(node) != IRM_EXPR_LET || irm_expr_type(irm_let_var(node))) return IRM_OK;
-  const irm_object *value = irm_let_value(node);
-  if (table_find(ic->pending, value)) return IRM_OK; /* another Let with this value: first binder wins */
-  return table_put(&ic->pending, value, irm_let_var(node), NULL);
+  const irm_object *var = irm_let_var(node);
+  if (table_find(ic->pending, var)) return IRM_OK; /* bound twice: ir.Verify reports it */
+  return table_put(&ic->pending, var, irm_let_value(node), NULL);
 }
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
   infer_ctx *ic = ctx;
   irm_expr_kind kind = irm_expr_kind_of(rebuilt);
   if (kind == IRM_EXPR_VAR && !irm_expr_type(rebuilt)) {
-    node_type *b = table_find(ic->binder_type, original);
-    if (!b) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
+    node_type *p = table_find(ic->pending, original); /* its Let's value is done: children are value, var, body */
+    node_type *b = p ? table_find(ic->binder_type, p->link) : NULL;
+    if (!b || !b->type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
     return irm_var_new(irm_var_name(original), b->type, out);
   }
   irm_object *type = NULL, *typed = NULL;
@@ -295,9 +296,8 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   }
   irm_object_release(type);
   if (rc) return rc;
-  node_type *p = table_find(ic->pending, original);
-  if (p && irm_expr_type(typed) && !table_find(ic->binder_type, p->link))
-    rc = table_put(&ic->binder_type, p->link, NULL, irm_expr_type(typed));
+  /* every node's type, by original: a Let variable takes its value's */
+  if (irm_expr_type(typed)) rc = table_put(&ic->binder_type, original, NULL, irm_expr_type(typed));
   if (rc) {
     irm_object_release(typed);
     return rc;

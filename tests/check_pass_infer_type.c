@@ -45,6 +45,32 @@ START_TEST(test_types_every_node_and_annotates_lets) {
 }
 END_TEST
 
+/* The value of a Let may have been typed before the Let is met: a
+ * parameter, or a node shared with another Let. */
+START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                               "  %0 = nn.relu(%x);\n"
+                               "  let %a = %x;\n"
+                               "  let %b = %0;\n"
+                               "  let %c = %0;\n"
+                               "  %1 = add(%a, %b);\n"
+                               "  %2 = add(%1, %c);\n"
+                               "  %2\n"
+                               "}\n"),
+             *out = NULL;
+  ck_assert_ok(irm_ir_infer_type(m, &out));
+  irm_object *let = irm_function_body(irm_module_function(out, "main"));
+  for (int i = 0; i < 3; i++, let = irm_let_body(let)) {
+    ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
+    ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(irm_let_var(let)))[1], 3);
+  }
+  ck_assert_ok(irm_ir_verify(out));
+  irm_object_release(m);
+  irm_object_release(out);
+}
+END_TEST
+
 START_TEST(test_callees_are_typed_first_and_function_literals_get_function_types) {
   irm_module *m = parse_module(HEADER
                                "def @main(%x: Tensor[(3,), float32]) {\n"
@@ -228,6 +254,7 @@ int main(void) {
   Suite *s = suite_create("pass_infer_type");
   TCase *tc = tcase_create("infer_type");
   tcase_add_test(tc, test_types_every_node_and_annotates_lets);
+  tcase_add_test(tc, test_lets_of_values_typed_earlier_are_annotated);
   tcase_add_test(tc, test_callees_are_typed_first_and_function_literals_get_function_types);
   tcase_add_test(tc, test_recursion_needs_a_result_annotation);
   tcase_add_test(tc, test_errors_name_the_function_op_and_what_is_wrong);
