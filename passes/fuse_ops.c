@@ -189,13 +189,10 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
   irm_any yes = irm_any_bool(true);
   if (!rc) rc = irm_map_set_move(&attrs, IRM_BASE_FUNC_ATTR_PRIMITIVE, &yes);
   irm_module *result = NULL;
-  if (!rc) {
-    result = mod;
-    irm_object_retain(mod);
-  }
+  if (!rc) rc = irm_ir_infer_type(mod, &result); /* grouping needs checked types; mod itself when typed */
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
-    irm_object *f = irm_module_function(mod, name), *g = NULL;
+    irm_object *f = irm_module_function(result, name), *g = NULL;
     if (irm_ir_pass_skips_function(f)) continue;
     if ((rc = fuse_function(f, max_depth, attrs, &g))) {
       irm_error_context(rc, "in function '%s'", name);

@@ -664,23 +664,17 @@ START_TEST(test_max_depth_0_is_a_value_error) {
 }
 END_TEST
 
-START_TEST(test_missing_types_ask_for_infer_type) {
-  irm_module *m = parse(chain6), *out = NULL;
-  ck_assert_error(irm_ir_fuse_ops(m, 4, &out), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("in function 'main'");
-  ck_assert_error_mentions("run InferType first");
-  ck_assert_error_mentions("exp");
-  ck_assert_ptr_null(out);
-  irm_pass *p = NULL;
-  ck_assert_ok(irm_pipeline_parse("FuseOps", &p));
-  ck_assert_error(irm_pass_run(p, m, &out), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("run InferType first");
-  irm_object_release(p);
-  ck_assert_ok(irm_pipeline_parse("Sequential(InferType,FuseOps)", &p));
-  ck_assert_ok(irm_pass_run(p, m, &out));
-  ck_assert_str_eq(group_sizes(out).text, "6");
+START_TEST(test_untyped_input_is_typed_first) {
+  irm_module *m = parse(chain6), *out = NULL, *typed = NULL, *out2 = NULL;
+  ck_assert_ok(irm_ir_fuse_ops(m, 4, &out));
+  ck_assert_str_eq(group_sizes(out).text, "4,2");
+  ck_assert_ok(irm_ir_infer_type(m, &typed));
+  ck_assert_ok(irm_ir_fuse_ops(typed, 4, &out2));
+  irm_any a = irm_any_object(out), b = irm_any_object(out2);
+  ck_assert(equal(&a, &b));
   irm_object_release(out);
-  irm_object_release(p);
+  irm_object_release(out2);
+  irm_object_release(typed);
   irm_object_release(m);
 }
 END_TEST
@@ -706,7 +700,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_max_depth_precedence_pipeline_then_module_then_context_then_default);
   tcase_add_test(tc, test_the_pass_is_registered_with_its_option);
   tcase_add_test(tc, test_max_depth_0_is_a_value_error);
-  tcase_add_test(tc, test_missing_types_ask_for_infer_type);
+  tcase_add_test(tc, test_untyped_input_is_typed_first);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -91,13 +91,12 @@ IRM_API int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out);
  * A node joins a group only when all its uses are in the group, so
  * nothing is computed twice. Each group, single ops included, becomes a
  * call of a `fn (...) attributes {Primitive = true}` literal taking the
- * group's inputs (constants stay inside); the result is fully typed. The
- * input needs checked types (InferType). Nested functions the passes skip
+ * group's inputs (constants stay inside); the result is fully typed. An
+ * input without checked types is typed first (irm_ir_infer_type). Nested functions the passes skip
  * are left alone, so a second run returns its input itself. See
  * docs/passes.md. *out NEW (mod itself when there is nothing to fuse).
- * Errors: ValueError for max_depth < 1 or a NULL out, TypeError "FuseOps
- * needs checked types (run InferType first): ..." naming the function and
- * the op, MemoryError. */
+ * Errors: ValueError for max_depth < 1 or a NULL out, InferType's errors,
+ * MemoryError. */
 IRM_API int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out);
 
 /* ConvertLayout: rewrites nn.conv2d, nn.max_pool2d, nn.avg_pool2d and
