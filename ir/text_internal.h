@@ -23,9 +23,6 @@ void irm_ir_print_string_(irm_text_buf *b, const char *s, size_t n);
  * when it reads as an identifier, else quoted. */
 void irm_ir_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n);
 
-/* %.17g, spelled so that it reads back as a float (2.0, inf, -inf, nan). */
-void irm_ir_print_double_(irm_text_buf *b, double x);
-
 /* A type: Tensor[(1, 3), float32], (T1, T2), (T1,), fn (T1) -> T2
  * (ir_type.c's printer). TypeError for something that is not a type. */
 int irm_ir_print_type_(irm_text_buf *b, const irm_object *type);

@@ -67,19 +67,6 @@ void irm_ir_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n) {
   else irm_ir_print_string_(b, s, n);
 }
 
-void irm_ir_print_double_(irm_text_buf *b, double x) {
-  if (isnan(x) || isinf(x)) {
-    irm_text_buf_puts_(b, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
-    return;
-  }
-  char buf[48];
-  snprintf(buf, sizeof buf, "%.17g", x);
-  for (char *c = buf; *c; c++)
-    if (*c == ',') *c = '.'; /* a locale's decimal comma */
-  if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
-  irm_text_buf_puts_(b, buf);
-}
-
 static int too_deep(const char *what) {
   return irm_error(IRM_EVALUE, "%s nests deeper than %d levels, which the text form does not allow", what,
                    IRM_IR_PARSE_MAX_DEPTH);
@@ -237,7 +224,7 @@ static int print_value_at(irm_text_buf *b, const irm_any *v, int depth) {
     case IRM_NONE: irm_text_buf_puts_(b, "none"); return IRM_OK;
     case IRM_BOOL: irm_text_buf_puts_(b, v->v_int ? "true" : "false"); return IRM_OK;
     case IRM_INT: irm_text_buf_printf_(b, "%" PRId64, v->v_int); return IRM_OK;
-    case IRM_FLOAT: irm_ir_print_double_(b, v->v_float); return IRM_OK;
+    case IRM_FLOAT: irm_text_buf_double_(b, v->v_float); return IRM_OK;
     case IRM_STR: irm_ir_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
     case IRM_OBJECT:
       if (v->v_obj) return print_object(b, v->v_obj, depth);

@@ -1,7 +1,6 @@
 /* A one-line readable form of any value (irm_repr, structural.h), printed
  * with an explicit stack so that depth costs heap, not C stack. */
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,20 +105,7 @@ static int print_value(printer *p, const irm_any *v) {
   return IRM_OK;
 }
 
-/* %.17g (enough digits to read back the same double), but a float always
- * looks like one: 2.0, not 2. */
-static void put_float(printer *p, double x) {
-  if (isnan(x) || isinf(x)) {
-    puts_(p, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
-    return;
-  }
-  char buf[48];
-  snprintf(buf, sizeof buf, "%.17g", x);
-  for (char *c = buf; *c; c++)
-    if (*c == ',') *c = '.'; /* a locale's decimal comma */
-  if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
-  puts_(p, buf);
-}
+static void put_float(printer *p, double x) { irm_text_buf_double_(&p->text, x); }
 
 /* "..." with \n, \t, \", \\ and \xNN for other control bytes (NUL too). */
 static void put_quoted(printer *p, const char *data, size_t len) {

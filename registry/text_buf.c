@@ -1,8 +1,10 @@
 /* The growable text buffer every printer shares (text_buf.h). */
 #include "text_buf.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "irm/alloc.h"
 #include "irm/c_api.h"
@@ -117,4 +119,17 @@ int irm_text_buf_take_cstr_(irm_text_buf *b, const char *what, char **out) {
   *out = b->data;
   *b = (irm_text_buf){0};
   return IRM_OK;
+}
+
+void irm_text_buf_double_(irm_text_buf *b, double x) {
+  if (isnan(x) || isinf(x)) {
+    irm_text_buf_puts_(b, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+    return;
+  }
+  char buf[48];
+  snprintf(buf, sizeof buf, "%.17g", x);
+  for (char *c = buf; *c; c++)
+    if (*c == ',') *c = '.'; /* a locale's decimal comma */
+  if (strspn(buf, "-0123456789") == strlen(buf)) strcat(buf, ".0");
+  irm_text_buf_puts_(b, buf);
 }

@@ -103,6 +103,11 @@ void irm_text_buf_vprintf_(irm_text_buf *b, const char *fmt, va_list ap)
  * words and pipeline scalars. */
 void irm_text_buf_escaped_(irm_text_buf *b, const char *s, size_t n, const char *special);
 
+/* Appends x as %.17g (enough digits to read back the same double), with
+ * a '.' whatever the locale, and so that a float always looks like one
+ * (2.0, not 2); nan, inf and -inf spelled out. repr and the IR text form
+ * print floats this way. */
+void irm_text_buf_double_(irm_text_buf *b, double x);
 /* The text so far ("" when empty); valid until the next change. */
 static inline const char *irm_text_buf_cstr_(const irm_text_buf *b) { return b->data ? b->data : ""; }
 
