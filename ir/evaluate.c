@@ -12,13 +12,12 @@
 #include "irm/structural.h"
 
 typedef struct value_entry {
-  UT_hash_handle hh;
-  const irm_object *node;
-  irm_any value; /* owned: a Tensor or an Array */
+  irm_ptr_entry_ base; /* key: the node */
+  irm_any value;       /* owned: a Tensor or an Array */
 } value_entry;
 
 typedef struct frame {
-  value_entry *values;
+  irm_ptr_table_ values;
   const struct frame *parent; /* the caller's frame, for a function literal's free variables */
   const char *fn_name;
 } frame;
@@ -40,8 +39,7 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
 
 static const irm_any *lookup(const frame *fr, const irm_object *node, int search_parents) {
   for (; fr; fr = search_parents ? fr->parent : NULL) {
-    value_entry *e = NULL;
-    HASH_FIND_PTR(fr->values, &node, e);
+    value_entry *e = irm_ptr_table_find_(&fr->values, node);
     if (e) return &e->value;
   }
   return NULL;
@@ -49,20 +47,12 @@ static const irm_any *lookup(const frame *fr, const irm_object *node, int search
 
 /* Stores value (taken, also on failure) for node. */
 static int bind(frame *fr, const irm_object *node, irm_any value) {
-  value_entry *e = irm_calloc(1, sizeof *e);
+  value_entry *e = irm_ptr_table_add_(&fr->values, node, sizeof *e);
   if (!e) {
     irm_any_release(&value);
     return irm_error_nomem_("evaluating");
   }
-  e->node = node;
   e->value = value;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(fr->values, node, e);
-  if (irm_hash_oom) {
-    irm_any_release(&e->value);
-    irm_free(e);
-    return irm_error_nomem_("evaluating");
-  }
   return IRM_OK;
 }
 
@@ -73,12 +63,8 @@ static int bind_copy(frame *fr, const irm_object *node, const irm_any *value) {
 }
 
 static void frame_free(frame *fr) {
-  value_entry *e, *tmp;
-  HASH_ITER(hh, fr->values, e, tmp) {
-    HASH_DEL(fr->values, e);
-    irm_any_release(&e->value);
-    irm_free(e);
-  }
+  for (value_entry *e = irm_ptr_table_first_(&fr->values); e; e = irm_ptr_table_next_(e)) irm_any_release(&e->value);
+  irm_ptr_table_free_(&fr->values);
 }
 
 /* ---- types of values -------------------------------------------------------------- */
@@ -313,7 +299,7 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
   if (ev->depth >= IRM_EVALUATE_MAX_CALL_DEPTH)
     return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH, name);
   ev->depth++;
-  frame fr = {NULL, parent, name};
+  frame fr = {{NULL, {NULL}}, parent, name};
   int rc = IRM_OK;
   for (size_t i = 0; i < n && !rc; i++) {
     const irm_object *param = irm_function_param(f, i);

@@ -1,7 +1,12 @@
 /* The rewriter (expr.h): an iterative post-order walk that visits each
- * distinct node once. A frame per node on an explicit stack; a memo from
- * node to its replacement (a NEW reference held until the walk ends), so
- * shared subgraphs are rewritten once and stay shared. */
+ * distinct node once. A frame per node on an explicit stack, and a stack
+ * of finished results that a parent's rebuild takes its children from.
+ *
+ * Only shared nodes go into the memo (node -> replacement), so that they
+ * are rewritten once and stay shared. A node whose reference count is 1
+ * has exactly one parent edge while the walk holds its root, so it is met
+ * once and needs neither a lookup nor an entry: on a large program those
+ * lookups are what costs (each a cache miss), not the rewriting. */
 #include <string.h>
 
 #include "expr_node.h"
@@ -9,9 +14,8 @@
 #include "irm/error.h"
 
 typedef struct memo_entry {
-  UT_hash_handle hh;
-  const irm_object *node;
-  irm_object *result; /* NEW */
+  irm_ptr_entry_ base; /* key: the node */
+  irm_object *result;  /* NEW */
 } memo_entry;
 
 typedef struct frame {
@@ -22,45 +26,55 @@ typedef struct frame {
 
 typedef struct walker {
   const irm_expr_rewriter *rw;
-  memo_entry *memo;
+  irm_ptr_table_ memo; /* shared nodes and roots */
   frame *stack;
   size_t depth, cap;
+  irm_object **results; /* NEW each: the rewritten children of the frames on the stack, in order */
+  size_t nresults, rcap;
 } walker;
 
+static const char rewrite_what[] = "rewriting an expression";
+
+static void release_results(walker *w, size_t keep) {
+  while (w->nresults > keep) irm_object_release(w->results[--w->nresults]);
+}
+
 static void walker_free(walker *w) {
-  memo_entry *e, *tmp;
-  HASH_ITER(hh, w->memo, e, tmp) {
-    HASH_DEL(w->memo, e);
-    irm_object_release(e->result);
-    irm_free(e);
-  }
+  for (memo_entry *e = irm_ptr_table_first_(&w->memo); e; e = irm_ptr_table_next_(e)) irm_object_release(e->result);
+  irm_ptr_table_free_(&w->memo);
+  release_results(w, 0);
+  irm_free(w->results);
+  w->results = NULL;
   irm_free(w->stack);
   w->stack = NULL;
 }
 
 static memo_entry *memo_find(walker *w, const irm_object *node) {
-  memo_entry *e = NULL;
-  HASH_FIND_PTR(w->memo, &node, e);
-  return e;
+  return irm_ptr_table_find_(&w->memo, node);
+}
+
+/* Remembers result (borrowed: the memo takes a reference of its own). */
+static int memo_add(walker *w, const irm_object *node, irm_object *result) {
+  memo_entry *e = irm_ptr_table_add_(&w->memo, node, sizeof *e);
+  if (!e) return irm_error_nomem_(rewrite_what);
+  irm_object_retain(result);
+  e->result = result;
+  return IRM_OK;
 }
 
 /* Takes result (also on failure). */
-static int memo_add(walker *w, const irm_object *node, irm_object *result) {
-  memo_entry *e = irm_malloc(sizeof *e);
-  if (!e) {
-    irm_object_release(result);
-    return irm_error_nomem_("rewriting an expression");
+static int push_result(walker *w, irm_object *result) {
+  if (w->nresults == w->rcap) {
+    size_t c = w->rcap ? w->rcap * 2 : 64;
+    irm_object **grown = irm_realloc(w->results, c * sizeof *grown);
+    if (!grown) {
+      irm_object_release(result);
+      return irm_error_nomem_(rewrite_what);
+    }
+    w->results = grown;
+    w->rcap = c;
   }
-  memset(e, 0, sizeof *e);
-  e->node = node;
-  e->result = result;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(w->memo, node, e);
-  if (irm_hash_oom) {
-    irm_object_release(result);
-    irm_free(e);
-    return irm_error_nomem_("rewriting an expression");
-  }
+  w->results[w->nresults++] = result;
   return IRM_OK;
 }
 
@@ -68,7 +82,7 @@ static int push(walker *w, irm_object *node) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 64;
     frame *grown = irm_realloc(w->stack, c * sizeof *grown);
-    if (!grown) return irm_error_nomem_("rewriting an expression");
+    if (!grown) return irm_error_nomem_(rewrite_what);
     w->stack = grown;
     w->cap = c;
   }
@@ -79,7 +93,8 @@ static int push(walker *w, irm_object *node) {
   return IRM_OK;
 }
 
-/* The node with its rewritten children (NEW). */
+/* The node with its rewritten children (NEW), which it takes off the
+ * results stack. */
 static int rebuild(walker *w, const frame *f, irm_object **out) {
   const expr_node *p = irm_expr_node_(f->node);
   if (!f->descend || p->n == 0) {
@@ -87,17 +102,16 @@ static int rebuild(walker *w, const frame *f, irm_object **out) {
     *out = f->node;
     return IRM_OK;
   }
-  irm_object *local[8];
-  irm_object **children = p->n <= 8 ? local : irm_malloc(p->n * sizeof *children);
-  if (!children) return irm_error_nomem_("rewriting an expression");
-  for (uint32_t i = 0; i < p->n; i++) children[i] = memo_find(w, p->children[i])->result;
-  int rc = irm_expr_with_children(f->node, children, p->n, out);
-  if (children != local) irm_free(children);
+  size_t first = w->nresults - p->n;
+  int rc = irm_expr_with_children(f->node, w->results + first, p->n, out);
+  release_results(w, first);
   if (rc) irm_error_context(rc, "rebuilding a %s after rewriting its children", irm_expr_kind_name(p->expr_kind));
   return rc;
 }
 
-static int finish(walker *w, const frame *f) {
+/* Finishes f's node: rebuild, post, and the result on the results stack
+ * (and in the memo when the node is shared or the walk's root). */
+static int finish(walker *w, const frame *f, int is_root) {
   irm_object *rebuilt = NULL, *result = NULL;
   int rc = rebuild(w, f, &rebuilt);
   if (rc) return rc;
@@ -116,13 +130,22 @@ static int finish(walker *w, const frame *f) {
   } else {
     result = rebuilt;
   }
-  return memo_add(w, f->node, result);
+  if ((is_root || irm_object_is_shared_(f->node)) && (rc = memo_add(w, f->node, result))) {
+    irm_object_release(result);
+    return rc;
+  }
+  return push_result(w, result);
 }
 
 /* Rewrites root with w's memo; *out NEW. */
 static int walk(walker *w, irm_object *root, irm_object **out) {
   memo_entry *done = memo_find(w, root);
-  int rc = done ? IRM_OK : push(w, root);
+  if (done) {
+    irm_object_retain(done->result);
+    *out = done->result;
+    return IRM_OK;
+  }
+  int rc = push(w, root);
   while (!rc && w->depth) {
     frame *f = &w->stack[w->depth - 1];
     if (f->descend < 0) {
@@ -133,17 +156,21 @@ static int walk(walker *w, irm_object *root, irm_object **out) {
     const expr_node *p = irm_expr_node_(f->node);
     if (f->descend && f->next < p->n) {
       irm_object *child = p->children[f->next++];
-      if (!memo_find(w, child)) rc = push(w, child); /* f may move: not used below */
+      const memo_entry *m = irm_object_is_shared_(child) ? memo_find(w, child) : NULL;
+      if (m) irm_object_retain(m->result);
+      rc = m ? push_result(w, m->result) : push(w, child); /* f may move: not used below */
       continue;
     }
     frame top = *f;
     w->depth--;
-    rc = finish(w, &top);
+    rc = finish(w, &top, w->depth == 0);
   }
-  if (rc) return rc;
-  irm_object *result = memo_find(w, root)->result;
-  irm_object_retain(result);
-  *out = result;
+  w->depth = 0;
+  if (rc) {
+    release_results(w, 0);
+    return rc;
+  }
+  *out = w->results[--w->nresults]; /* the root's, the one left */
   return IRM_OK;
 }
 
@@ -153,7 +180,7 @@ int irm_expr_rewrite(const irm_expr_rewriter *rw, irm_object *root, irm_object *
   if (irm_expr_kind_of(root) == IRM_EXPR_NONE)
     return irm_error(IRM_ETYPE, "irm_expr_rewrite: expected an IR expression, got %s",
                      root ? irm_object_type_key(root) : "NULL");
-  walker w = {rw, NULL, NULL, 0, 0};
+  walker w = {rw, {NULL, {NULL}}, NULL, 0, 0, NULL, 0, 0};
   int rc = walk(&w, root, out);
   walker_free(&w);
   return rc;
@@ -185,7 +212,7 @@ int irm_module_rewrite(const irm_expr_rewriter *rw, irm_module *mod, irm_module 
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
   if (rc) return rc;
-  walker w = {rw, NULL, NULL, 0, 0};
+  walker w = {rw, {NULL, {NULL}}, NULL, 0, 0, NULL, 0, 0};
   irm_module *result = mod;
   irm_object_retain(mod);
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {

@@ -25,9 +25,7 @@
 #include "irm/error.h"
 #include "irm/structural.h"
 #include "irm_internal.h"
-#include "walk_pool.h"
 
-static int is_shared(const irm_object *o) { return irm_object_refcount(o) > 1; }
 
 static int values_equal(const irm_object *x, const irm_object *y, int *eq) {
   if (x == y) {
@@ -54,16 +52,16 @@ typedef struct pair_seen {
 } pair_seen;
 
 typedef struct var_link {
-  UT_hash_handle hh;
-  const irm_object *from, *to;
+  irm_ptr_entry_ base; /* key: the Var linked from */
+  const irm_object *to;
 } var_link;
 
 typedef struct eq_walk {
   node_pair *stack;
   size_t depth, cap;
   pair_seen *seen;
-  var_link *a_to_b, *b_to_a;
-  irm_walk_pool_ pool; /* the entries of the three tables */
+  irm_walk_pool_ pool; /* seen's entries */
+  irm_ptr_table_ a_to_b, b_to_a;
 } eq_walk;
 
 static const char eq_what[] = "comparing IR expressions";
@@ -84,40 +82,35 @@ static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
 
 static void eq_walk_free(eq_walk *w) {
   HASH_CLEAR(hh, w->seen);
-  HASH_CLEAR(hh, w->a_to_b);
-  HASH_CLEAR(hh, w->b_to_a);
+  irm_ptr_table_free_(&w->a_to_b);
+  irm_ptr_table_free_(&w->b_to_a);
   irm_walk_pool_free_(&w->pool);
   irm_free(w->stack);
 }
 
-static int add_link(eq_walk *w, var_link **table, const irm_object *from, const irm_object *to) {
-  int irm_hash_oom = 0;
-  var_link *l = irm_walk_pool_alloc_(&w->pool, sizeof *l);
+static int add_link(irm_ptr_table_ *table, const irm_object *from, const irm_object *to) {
+  var_link *l = irm_ptr_table_add_(table, from, sizeof *l);
   if (!l) return irm_error_nomem_(eq_what);
-  l->from = from;
   l->to = to;
-  HASH_ADD_PTR(*table, from, l);
-  return irm_hash_oom ? irm_error_nomem_(eq_what) : IRM_OK; /* the pool keeps l */
+  return IRM_OK;
 }
 
 /* Two Vars are equal when the bijection pairs them, or pairs neither and
  * their annotations agree (then it pairs them from now on). */
 static int compare_vars(eq_walk *w, const irm_object *a, const irm_object *b, int *equal) {
-  var_link *la = NULL, *lb = NULL;
-  HASH_FIND_PTR(w->a_to_b, &a, la);
+  const var_link *la = irm_ptr_table_find_(&w->a_to_b, a);
   if (la) {
     *equal = la->to == b;
     return IRM_OK;
   }
-  HASH_FIND_PTR(w->b_to_a, &b, lb);
-  if (lb) {
+  if (irm_ptr_table_find_(&w->b_to_a, b)) {
     *equal = 0;
     return IRM_OK;
   }
   int rc = values_equal(irm_expr_type(a), irm_expr_type(b), equal);
   if (rc || !*equal) return rc;
-  rc = add_link(w, &w->a_to_b, a, b);
-  return rc ? rc : add_link(w, &w->b_to_a, b, a); /* a failure ends the walk */
+  rc = add_link(&w->a_to_b, a, b);
+  return rc ? rc : add_link(&w->b_to_a, b, a); /* a failure ends the walk */
 }
 
 /* 1 when the pair was met before; otherwise remembers it (*rc on failure). */
@@ -177,7 +170,7 @@ static int compare_pair(eq_walk *w, const irm_object *a, const irm_object *b, in
   /* Identical nodes are not skipped: under the bijection a node's Vars
    * need not stand for themselves. */
   int rc = IRM_OK;
-  if ((is_shared(a) || is_shared(b)) && pair_seen_before(w, a, b, &rc)) return IRM_OK;
+  if ((irm_object_is_shared_(a) || irm_object_is_shared_(b)) && pair_seen_before(w, a, b, &rc)) return IRM_OK;
   if (rc) return rc;
   if ((rc = compare_own_fields(k, a, b, equal)) || !*equal) return rc;
   size_t n = irm_expr_child_count(a);
@@ -229,9 +222,8 @@ static uint64_t bytes_hash(const char *s) {
 enum { SEED_NODE = 0x49524e44, SEED_VAR = 0x49525641, SEED_NULL = 0x4e554c4c };
 
 typedef struct node_hash {
-  UT_hash_handle hh;
-  const irm_object *node;
-  uint64_t hash; /* a Var: its number */
+  irm_ptr_entry_ base; /* key: the node */
+  uint64_t hash;       /* a Var: its number */
 } node_hash;
 
 typedef struct hframe {
@@ -243,23 +235,19 @@ typedef struct hframe {
 typedef struct hash_walk {
   hframe *stack;
   size_t depth, cap;
-  node_hash *seen; /* shared nodes hashed already */
-  node_hash *vars; /* Var -> number */
+  irm_ptr_table_ seen; /* shared nodes hashed already */
+  irm_ptr_table_ vars; /* Var -> number */
   uint64_t nvars;
   uint64_t annotations; /* the Vars' annotations in the order of their numbers */
-  irm_walk_pool_ pool;  /* the entries of both tables */
 } hash_walk;
 
 static const char hash_what[] = "hashing IR expressions";
 
-static int remember(hash_walk *w, node_hash **table, const irm_object *node, uint64_t h) {
-  int irm_hash_oom = 0;
-  node_hash *s = irm_walk_pool_alloc_(&w->pool, sizeof *s);
+static int remember(irm_ptr_table_ *table, const irm_object *node, uint64_t h) {
+  node_hash *s = irm_ptr_table_add_(table, node, sizeof *s);
   if (!s) return irm_error_nomem_(hash_what);
-  s->node = node;
   s->hash = h;
-  HASH_ADD_PTR(*table, node, s);
-  return irm_hash_oom ? irm_error_nomem_(hash_what) : IRM_OK; /* the pool keeps s */
+  return IRM_OK;
 }
 
 static int value_hash(const irm_object *o, uint64_t *h) {
@@ -272,16 +260,15 @@ static int value_hash(const irm_object *o, uint64_t *h) {
 }
 
 static int hash_var(hash_walk *w, const irm_object *var, uint64_t *h) {
-  node_hash *s = NULL;
-  HASH_FIND_PTR(w->vars, &var, s);
+  const node_hash *s = irm_ptr_table_find_(&w->vars, var);
   if (!s) {
     uint64_t ah = 0;
     int rc = value_hash(irm_expr_type(var), &ah);
-    if (!rc) rc = remember(w, &w->vars, var, w->nvars);
+    if (!rc) rc = remember(&w->vars, var, w->nvars);
     if (rc) return rc;
     w->annotations = combine(w->annotations, ah);
-    HASH_FIND_PTR(w->vars, &var, s);
-    w->nvars++;
+    *h = combine(SEED_VAR, w->nvars++);
+    return IRM_OK;
   }
   *h = combine(SEED_VAR, s->hash);
   return IRM_OK;
@@ -320,10 +307,9 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   if (k == IRM_EXPR_VAR) return hash_var(w, e, h);
   if (k == IRM_EXPR_NONE) return irm_error(IRM_ETYPE, "hashing IR expressions: %s is not an IR node",
                                            e ? irm_object_type_key(e) : "NULL");
-  int shared = is_shared(e);
+  int shared = irm_object_is_shared_(e);
   if (shared) {
-    node_hash *s = NULL;
-    HASH_FIND_PTR(w->seen, &e, s);
+    const node_hash *s = irm_ptr_table_find_(&w->seen, e);
     if (s) {
       *h = s->hash;
       return IRM_OK;
@@ -335,7 +321,7 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   size_t n = irm_expr_child_count(e);
   if (n == 0) {
     *h = own;
-    return shared ? remember(w, &w->seen, e, own) : IRM_OK;
+    return shared ? remember(&w->seen, e, own) : IRM_OK;
   }
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
@@ -372,12 +358,11 @@ int irm_expr_hash_(const irm_object *e, uint64_t *out_hash) {
     h = f->acc;
     const irm_object *done = f->node;
     w.depth--;
-    if (is_shared(done)) rc = remember(&w, &w.seen, done, h);
+    if (irm_object_is_shared_(done)) rc = remember(&w.seen, done, h);
     if (!rc && w.depth) w.stack[w.depth - 1].acc = combine(w.stack[w.depth - 1].acc, h);
   }
-  HASH_CLEAR(hh, w.seen);
-  HASH_CLEAR(hh, w.vars);
-  irm_walk_pool_free_(&w.pool);
+  irm_ptr_table_free_(&w.seen);
+  irm_ptr_table_free_(&w.vars);
   irm_free(w.stack);
   if (!rc) *out_hash = combine(combine(h, w.nvars), w.annotations);
   return rc;

@@ -27,11 +27,10 @@
 #define MAX_INDENT 32
 
 typedef struct node_info {
-  const irm_object *node; /* key */
-  uint32_t uses;          /* parent edges within the function */
-  int64_t temp;           /* %temp once its line is printed; -1 before */
-  char *name;             /* a Var's unique name (owned) */
-  UT_hash_handle hh;
+  irm_ptr_entry_ base; /* key: the node */
+  uint32_t uses;       /* parent edges within the function */
+  int64_t temp;        /* %temp once its line is printed; -1 before */
+  char *name;          /* a Var's unique name (owned) */
 } node_info;
 
 typedef struct name_entry {
@@ -53,7 +52,7 @@ typedef struct frame {
 
 typedef struct printer {
   irm_text_buf *b;
-  node_info *nodes;
+  irm_ptr_table_ nodes;
   name_entry *names;
   int64_t next_temp;
   frame *stack;
@@ -62,12 +61,8 @@ typedef struct printer {
 } printer;
 
 static void printer_free(printer *p) {
-  node_info *n, *tmp;
-  HASH_ITER(hh, p->nodes, n, tmp) {
-    HASH_DEL(p->nodes, n);
-    irm_free(n->name);
-    irm_free(n);
-  }
+  for (node_info *n = irm_ptr_table_first_(&p->nodes); n; n = irm_ptr_table_next_(n)) irm_free(n->name);
+  irm_ptr_table_free_(&p->nodes);
   name_entry *e, *etmp;
   HASH_ITER(hh, p->names, e, etmp) {
     HASH_DEL(p->names, e);
@@ -80,24 +75,14 @@ static void printer_free(printer *p) {
 }
 
 static node_info *find_info(printer *p, const irm_object *node) {
-  node_info *n = NULL;
-  HASH_FIND_PTR(p->nodes, &node, n);
-  return n;
+  return irm_ptr_table_find_(&p->nodes, node);
 }
 
 static node_info *get_info(printer *p, const irm_object *node) {
   node_info *n = find_info(p, node);
   if (n) return n;
-  n = irm_calloc(1, sizeof *n);
-  if (!n) return NULL;
-  n->node = node;
-  n->temp = -1;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(p->nodes, node, n);
-  if (irm_hash_oom) {
-    irm_free(n);
-    return NULL;
-  }
+  n = irm_ptr_table_add_(&p->nodes, node, sizeof *n);
+  if (n) n->temp = -1;
   return n;
 }
 
@@ -479,7 +464,7 @@ static int run(printer *p) {
 /* A function: `def @name(...) ... {` (name given) or `fn (...) ... {`,
  * its body, `}`. */
 static int print_function(irm_text_buf *b, const char *name, irm_object *fn) {
-  printer p = {b, NULL, NULL, 0, NULL, 0, 0, 0};
+  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0};
   int rc = irm_expr_visit(fn, count_uses, &p);
   if (!rc) {
     if (name) {
@@ -508,7 +493,7 @@ static int print_function(irm_text_buf *b, const char *name, irm_object *fn) {
 
 /* An expression: its lines, then its atom. */
 static int print_expr(irm_text_buf *b, irm_object *e) {
-  printer p = {b, NULL, NULL, 0, NULL, 0, 0, 0};
+  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0};
   int rc = irm_expr_visit(e, count_uses, &p);
   if (!rc) rc = push(&p, F_BLOCK, e);
   if (!rc) {

@@ -21,7 +21,6 @@
 #include "irm/ir_text.h"
 #include "irm/structural.h"
 #include "irm_internal.h"
-#include "walk_pool.h"
 
 #define NONE_ ((size_t)-1)
 
@@ -35,8 +34,7 @@ typedef struct vnode {
 } vnode;
 
 typedef struct node_index {
-  UT_hash_handle hh;
-  const irm_object *node;
+  irm_ptr_entry_ base; /* key: the node */
   size_t i;
 } node_index;
 
@@ -49,8 +47,7 @@ typedef struct verifier {
   const char *fname;
   vnode *nodes;
   size_t n, cap;
-  node_index *index;
-  irm_walk_pool_ pool; /* index's entries */
+  irm_ptr_table_ index; /* shared node -> its position in nodes */
   size_t *edges; /* each node's children, as node indices, in child order */
   size_t nedges, ecap;
   size_t *order; /* post order */
@@ -250,8 +247,7 @@ static int scope_contains(const scope *s, size_t outer, size_t inner) {
 /* ---- the walk ------------------------------------------------------------ */
 
 static size_t find_node(const verifier *v, const irm_object *e) {
-  node_index *x = NULL;
-  HASH_FIND_PTR(v->index, &e, x);
+  const node_index *x = irm_object_is_shared_(e) ? irm_ptr_table_find_(&v->index, e) : NULL;
   return x ? x->i : NONE_;
 }
 
@@ -272,13 +268,11 @@ static int add_node(verifier *v, const irm_object *e, size_t *out) {
     v->nodes = grown;
     v->cap = c;
   }
-  int irm_hash_oom = 0;
-  node_index *x = irm_walk_pool_alloc_(&v->pool, sizeof *x);
-  if (!x) return irm_error_nomem_(what);
-  x->node = e;
-  x->i = v->n;
-  HASH_ADD_PTR(v->index, node, x);
-  if (irm_hash_oom) return irm_error_nomem_(what); /* the pool keeps x */
+  if (irm_object_is_shared_(e)) { /* others are met once */
+    node_index *x = irm_ptr_table_add_(&v->index, e, sizeof *x);
+    if (!x) return irm_error_nomem_(what);
+    x->i = v->n;
+  }
   vnode *nd = &v->nodes[v->n];
   nd->node = e;
   nd->ctx = nd->scope = nd->binder = NONE_;
@@ -553,8 +547,7 @@ static int process(verifier *v) {
 }
 
 static void verifier_free(verifier *v) {
-  HASH_CLEAR(hh, v->index);
-  irm_walk_pool_free_(&v->pool);
+  irm_ptr_table_free_(&v->index);
   irm_free(v->nodes);
   irm_free(v->edges);
   irm_free(v->order);

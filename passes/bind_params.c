@@ -12,23 +12,17 @@
 #include "irm/tensor.h"
 
 typedef struct bound {
-  UT_hash_handle hh;
-  const irm_object *var;
+  irm_ptr_entry_ base;  /* key: the parameter */
   irm_object *constant; /* NEW */
 } bound;
 
-static void bound_free(bound **t) {
-  bound *e, *tmp;
-  HASH_ITER(hh, *t, e, tmp) {
-    HASH_DEL(*t, e);
-    irm_object_release(e->constant);
-    irm_free(e);
-  }
+static void bound_free(irm_ptr_table_ *t) {
+  for (bound *e = irm_ptr_table_first_(t); e; e = irm_ptr_table_next_(e)) irm_object_release(e->constant);
+  irm_ptr_table_free_(t);
 }
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
-  bound *b = NULL, *table = ctx;
-  if (irm_expr_kind_of(original) == IRM_EXPR_VAR) HASH_FIND_PTR(table, &original, b);
+  const bound *b = irm_expr_kind_of(original) == IRM_EXPR_VAR ? irm_ptr_table_find_(ctx, original) : NULL;
   *out = b ? b->constant : rebuilt;
   irm_object_retain(*out);
   return IRM_OK;
@@ -74,7 +68,7 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
   size_t n = irm_function_param_count(f), kept = 0;
   irm_object **left = irm_calloc(n ? n : 1, sizeof *left);
   if (!left) return irm_error_nomem_("binding params");
-  bound *table = NULL;
+  irm_ptr_table_ table = {NULL, {NULL}};
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < n; i++) {
     irm_object *p = irm_function_param(f, i);
@@ -83,30 +77,22 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
       left[kept++] = p;
       continue;
     }
-    bound *e = irm_calloc(1, sizeof *e);
-    if (!e) {
-      rc = irm_error_nomem_("binding params");
-      break;
-    }
-    e->var = p;
-    if ((rc = constant_for(irm_var_name(p), v, p, &e->constant))) {
-      irm_free(e);
-      break;
-    }
-    int irm_hash_oom = 0;
-    HASH_ADD_PTR(table, var, e);
-    if (irm_hash_oom) {
-      irm_object_release(e->constant);
-      irm_free(e);
+    if (irm_ptr_table_find_(&table, p)) continue; /* a parameter listed twice is bound once */
+    irm_object *constant = NULL;
+    if ((rc = constant_for(irm_var_name(p), v, p, &constant))) break;
+    bound *e = irm_ptr_table_add_(&table, p, sizeof *e);
+    if (e) e->constant = constant;
+    else {
+      irm_object_release(constant);
       rc = irm_error_nomem_("binding params");
     }
   }
   irm_object *body = NULL;
-  if (!rc && !table) {
+  if (!rc && !irm_ptr_table_count_(&table)) {
     irm_object_retain(f);
     *out = f;
   } else if (!rc) {
-    irm_expr_rewriter rw = {NULL, post, table};
+    irm_expr_rewriter rw = {NULL, post, &table};
     rc = irm_expr_rewrite(&rw, irm_function_body(f), &body);
     if (!rc) rc = irm_function_new(left, kept, body, irm_function_ret_type(f), irm_base_func_attrs(f), out);
   }

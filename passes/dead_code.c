@@ -16,49 +16,31 @@
 #include "irm/error.h"
 
 typedef struct seen_node {
-  UT_hash_handle hh;
-  const irm_object *key;
+  irm_ptr_entry_ base;     /* key: the node */
   const irm_object *value; /* a Let's binder: the value to walk once it is used */
   int used;                /* a Var met in use */
 } seen_node;
 
 typedef struct dce_ctx {
-  seen_node *visited;  /* nodes already pushed */
-  seen_node *binders;  /* Let vars -> their values / used flag */
+  irm_ptr_table_ visited; /* nodes already pushed */
+  irm_ptr_table_ binders; /* Let vars -> their values / used flag */
   irm_object **stack;
   size_t n, cap;
 } dce_ctx;
 
-static seen_node *find(seen_node *t, const irm_object *key) {
-  seen_node *e = NULL;
-  HASH_FIND_PTR(t, &key, e);
-  return e;
+static seen_node *find(irm_ptr_table_ *t, const irm_object *key) {
+  return irm_ptr_table_find_(t, key);
 }
 
-static int add(seen_node **t, const irm_object *key, seen_node **out) {
-  seen_node *e = irm_calloc(1, sizeof *e);
+static int add(irm_ptr_table_ *t, const irm_object *key, seen_node **out) {
+  seen_node *e = irm_ptr_table_add_(t, key, sizeof *e);
   if (!e) return irm_error_nomem_("eliminating dead code");
-  e->key = key;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(*t, key, e);
-  if (irm_hash_oom) {
-    irm_free(e);
-    return irm_error_nomem_("eliminating dead code");
-  }
   if (out) *out = e;
   return IRM_OK;
 }
 
-static void table_free(seen_node **t) {
-  seen_node *e, *tmp;
-  HASH_ITER(hh, *t, e, tmp) {
-    HASH_DEL(*t, e);
-    irm_free(e);
-  }
-}
-
 static int push(dce_ctx *c, irm_object *node) {
-  if (!node || find(c->visited, node)) return IRM_OK;
+  if (!node || find(&c->visited, node)) return IRM_OK;
   int rc = add(&c->visited, node, NULL);
   if (rc) return rc;
   if (c->n == c->cap) {
@@ -79,7 +61,7 @@ static int mark(dce_ctx *c, irm_object *root) {
     irm_object *node = c->stack[--c->n];
     switch (irm_expr_kind_of(node)) {
       case IRM_EXPR_LET: {
-        seen_node *b = find(c->binders, irm_let_var(node));
+        seen_node *b = find(&c->binders, irm_let_var(node));
         if (!b && (rc = add(&c->binders, irm_let_var(node), &b))) break;
         if (b->used) rc = push(c, irm_let_value(node));
         else b->value = irm_let_value(node);
@@ -87,7 +69,7 @@ static int mark(dce_ctx *c, irm_object *root) {
         break;
       }
       case IRM_EXPR_VAR: {
-        seen_node *b = find(c->binders, node);
+        seen_node *b = find(&c->binders, node);
         if (!b && (rc = add(&c->binders, node, &b))) break;
         if (!b->used) {
           b->used = 1;
@@ -106,7 +88,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   dce_ctx *c = ctx;
   irm_object *keep = rebuilt;
   if (irm_expr_kind_of(original) == IRM_EXPR_LET) {
-    seen_node *b = find(c->binders, irm_let_var(original));
+    seen_node *b = find(&c->binders, irm_let_var(original));
     if (!b || !b->used) keep = irm_let_body(rebuilt);
   }
   irm_object_retain(keep);
@@ -210,8 +192,8 @@ int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
   irm_module *result = NULL;
   irm_expr_rewriter rw = {NULL, post, &c};
   if (!rc) rc = irm_ir_rewrite_functions_(mod, &rw, &result);
-  table_free(&c.visited);
-  table_free(&c.binders);
+  irm_ptr_table_free_(&c.visited);
+  irm_ptr_table_free_(&c.binders);
   irm_free(c.stack);
   if (!rc) rc = remove_unreachable(&result);
   if (rc) {

@@ -24,6 +24,7 @@ typedef struct fuse_ctx {
   irm_object **rewritten; /* node -> its replacement (NEW), for group inputs */
   size_t *slot, *stamp;   /* while building group r (stamp r + 1): a member's or input's position */
   irm_object *attrs;      /* {Primitive: true} */
+  size_t next;            /* the position of the node the rewriter finishes next */
 } fuse_ctx;
 
 static int by_index(const void *a, const void *b) {
@@ -72,7 +73,7 @@ static int rebuild_member(fuse_ctx *c, size_t r, size_t m, irm_object **inner, g
   int rc = IRM_OK;
   for (size_t j = 0; j < nargs && !rc; j++) {
     irm_object *a = irm_call_arg(call, j);
-    size_t ai = irm_fuse_graph_find_node_(&c->g, a);
+    size_t ai = irm_fuse_graph_arg_(&c->g, m, j);
     if (c->g.pattern[ai] != FUSE_NOT_OP && irm_fuse_graph_group_(&c->g, ai) == r) children[j + 1] = inner[c->slot[ai]];
     else if (irm_expr_kind_of(a) == IRM_EXPR_CONSTANT) children[j + 1] = a;
     else if (c->stamp[ai] == r + 1) children[j + 1] = io->params[c->slot[ai]];
@@ -127,10 +128,14 @@ static int pre(void *ctx, irm_object *node, int *descend) {
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
   fuse_ctx *c = ctx;
-  size_t ix = irm_fuse_graph_find_node_(&c->g, original);
+  /* the rewriter finishes the nodes in the graph's order */
+  if (c->next >= c->g.n || c->g.nodes[c->next] != original)
+    return irm_error(IRM_ERUNTIME, "FuseOps: the rewrite met a %s the graph did not list there (a bug in irm)",
+                     irm_expr_kind_name(irm_expr_kind_of(original)));
+  size_t ix = c->next++;
   int rc = IRM_OK;
   irm_object *type = irm_expr_type(original);
-  if (ix != SIZE_MAX && c->g.pattern[ix] != FUSE_NOT_OP) {
+  if (c->g.pattern[ix] != FUSE_NOT_OP) {
     if (irm_fuse_graph_group_(&c->g, ix) == ix) rc = build_group(c, ix, out);
     else { /* inside a group: only its group uses it */
       irm_object_retain(original);
@@ -142,7 +147,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     irm_object_retain(rebuilt);
     *out = rebuilt;
   }
-  if (!rc && ix != SIZE_MAX) {
+  if (!rc) {
     irm_object_retain(*out);
     c->rewritten[ix] = *out;
   }
@@ -188,8 +193,21 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
   if (!rc) rc = irm_map_new(&attrs);
   irm_any yes = irm_any_bool(true);
   if (!rc) rc = irm_map_set_move(&attrs, IRM_BASE_FUNC_ATTR_PRIMITIVE, &yes);
+  /* Grouping needs checked types. A function with a checked type was
+   * typed whole (rebuilding a node drops its type), so only a module with
+   * an untyped function is typed first. */
+  int typed = 1;
+  for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
+    const irm_object *f = irm_module_function(mod, irm_string_data(irm_array_at(names, i)->v_obj));
+    typed &= irm_ir_pass_skips_function(f) || irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_expr_type(f) != NULL;
+  }
   irm_module *result = NULL;
-  if (!rc) rc = irm_ir_infer_type(mod, &result); /* grouping needs checked types; mod itself when typed */
+  if (!rc && typed) {
+    irm_object_retain(mod);
+    result = mod;
+  } else if (!rc) {
+    rc = irm_ir_infer_type(mod, &result);
+  }
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_object *f = irm_module_function(result, name), *g = NULL;

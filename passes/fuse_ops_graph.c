@@ -20,17 +20,10 @@
 #include "irm/container.h"
 #include "irm/error.h"
 
-struct fuse_node_ix {
-  UT_hash_handle hh;
-  const irm_object *key;
-  size_t ix; /* SIZE_MAX while the node's children are being walked */
-};
-
-size_t irm_fuse_graph_find_node_(const fuse_graph *g, const irm_object *node) {
-  fuse_node_ix *e = NULL;
-  HASH_FIND_PTR(g->index, &node, e);
-  return e ? e->ix : SIZE_MAX;
-}
+typedef struct fuse_node_ix {
+  irm_ptr_entry_ base; /* key: a shared node */
+  size_t ix;
+} fuse_node_ix;
 
 size_t irm_fuse_graph_group_(fuse_graph *g, size_t i) {
   size_t r = i;
@@ -44,12 +37,7 @@ size_t irm_fuse_graph_group_(fuse_graph *g, size_t i) {
 }
 
 void irm_fuse_graph_free_(fuse_graph *g) {
-  fuse_node_ix *e, *tmp;
-  HASH_ITER(hh, g->index, e, tmp) {
-    HASH_DEL(g->index, e);
-    irm_free(e);
-  }
-  void *arrays[] = {g->nodes, g->pattern, g->external, g->cons_start, g->cons, g->parent,
+  void *arrays[] = {g->nodes, g->edge_start, g->edges, g->pattern, g->external, g->cons_start, g->cons, g->parent,
                     g->size,  g->kind,    g->anchors,  g->head,       g->tail, g->next};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) irm_free(arrays[i]);
   memset(g, 0, sizeof *g);
@@ -72,62 +60,70 @@ typedef struct frame {
   size_t next;
 } frame;
 
-static int add_index(fuse_graph *g, irm_object *node) {
-  fuse_node_ix *e = irm_calloc(1, sizeof *e);
-  if (!e) return irm_error_nomem_("fusing ops");
-  e->key = node;
-  e->ix = SIZE_MAX;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(g->index, key, e);
-  if (irm_hash_oom) {
-    irm_free(e);
-    return irm_error_nomem_("fusing ops");
-  }
+/* Makes room for need items of size bytes in *a (cap of them allocated). */
+static int reserve(void **a, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return IRM_OK;
+  size_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *grown = irm_realloc(*a, c * size);
+  if (!grown) return irm_error_nomem_("fusing ops");
+  *a = grown;
+  *cap = c;
   return IRM_OK;
 }
 
-/* Post-order over the distinct nodes under f, with an explicit stack. */
+/* Post-order over the distinct nodes under f, with an explicit stack, in
+ * the order of irm_expr_rewrite. A finished node's position goes on done,
+ * where its parent takes its children's positions from into edges. Only
+ * shared nodes can be met twice, so only they are remembered. */
 static int collect(fuse_graph *g, irm_object *f) {
-  size_t cap = 64, depth = 0, ncap = 64;
-  frame *stack = irm_malloc(cap * sizeof *stack);
-  g->nodes = irm_malloc(ncap * sizeof *g->nodes);
-  int rc = stack && g->nodes ? add_index(g, f) : irm_error_nomem_("fusing ops");
+  frame *stack = NULL;
+  size_t *done = NULL;
+  size_t depth = 0, cap = 0, ndone = 0, dcap = 0, ncap = 0, scap = 0, nedges = 0, ecap = 0;
+  irm_ptr_table_ shared = {NULL, {NULL}};
+  int rc = reserve((void **)&stack, &cap, 1, sizeof *stack);
   if (!rc) stack[depth++] = (frame){f, 0};
   while (!rc && depth) {
     frame *top = &stack[depth - 1];
-    if (top->next < child_count(top->node, f)) {
+    size_t nc = child_count(top->node, f);
+    if (top->next < nc) {
       irm_object *c = irm_expr_child(top->node, top->next++);
-      fuse_node_ix *seen = NULL;
-      if (c) HASH_FIND_PTR(g->index, &c, seen);
-      if (!c || seen) continue; /* a DAG: only finished nodes are met again */
-      if (depth == cap) {
-        frame *grown = irm_realloc(stack, 2 * cap * sizeof *stack);
-        if (!grown) {
-          rc = irm_error_nomem_("fusing ops");
-          break;
-        }
-        stack = grown;
-        cap *= 2;
+      const fuse_node_ix *seen = irm_object_is_shared_(c) ? irm_ptr_table_find_(&shared, c) : NULL;
+      if (seen) {
+        if (!(rc = reserve((void **)&done, &dcap, ndone + 1, sizeof *done))) done[ndone++] = seen->ix;
+      } else if (!(rc = reserve((void **)&stack, &cap, depth + 1, sizeof *stack))) {
+        stack[depth++] = (frame){c, 0}; /* top may have moved */
       }
-      if (!(rc = add_index(g, c))) stack[depth++] = (frame){c, 0};
       continue;
     }
-    if (g->n == ncap) {
-      irm_object **grown = irm_realloc(g->nodes, 2 * ncap * sizeof *g->nodes);
-      if (!grown) {
+    irm_object *node = top->node;
+    size_t ix = g->n;
+    if ((rc = reserve((void **)&g->nodes, &ncap, ix + 1, sizeof *g->nodes)) ||
+        (rc = reserve((void **)&g->edge_start, &scap, ix + 2, sizeof *g->edge_start)) ||
+        (rc = reserve((void **)&g->edges, &ecap, nedges + nc, sizeof *g->edges)) ||
+        (rc = reserve((void **)&done, &dcap, ndone - nc + 1, sizeof *done)))
+      break;
+    if (irm_object_is_shared_(node)) {
+      fuse_node_ix *e = irm_ptr_table_add_(&shared, node, sizeof *e);
+      if (!e) {
         rc = irm_error_nomem_("fusing ops");
         break;
       }
-      g->nodes = grown;
-      ncap *= 2;
+      e->ix = ix;
     }
-    fuse_node_ix *e = NULL;
-    HASH_FIND_PTR(g->index, &top->node, e);
-    e->ix = g->n;
-    g->nodes[g->n++] = top->node;
+    g->edge_start[ix] = nedges;
+    if (nc) memcpy(g->edges + nedges, done + ndone - nc, nc * sizeof *done);
+    nedges += nc;
+    ndone -= nc;
+    done[ndone++] = ix;
+    g->nodes[ix] = node;
+    g->n++;
     depth--;
   }
+  if (!rc) g->edge_start[g->n] = nedges;
+  irm_ptr_table_free_(&shared);
   irm_free(stack);
+  irm_free(done);
   return rc;
 }
 
@@ -162,15 +158,14 @@ static int classify(fuse_graph *g) {
 /* Consumers of each call of an op, in CSR form: one entry per distinct
  * parent (a parent's children are met together, so a repeat is the entry
  * just written). */
-static int link_consumers(fuse_graph *g, irm_object *f) {
+static int link_consumers(fuse_graph *g) {
   size_t *count = irm_calloc(g->n + 1, sizeof *count);
   if (!count) return irm_error_nomem_("fusing ops");
   for (int pass = 0; pass < 2; pass++) {
     for (size_t p = 0; p < g->n; p++) {
-      size_t nc = child_count(g->nodes[p], f);
-      for (size_t k = 0; k < nc; k++) {
-        size_t c = irm_fuse_graph_find_node_(g, irm_expr_child(g->nodes[p], k));
-        if (c == SIZE_MAX || g->pattern[c] == FUSE_NOT_OP) continue;
+      for (size_t k = g->edge_start[p]; k < g->edge_start[p + 1]; k++) {
+        size_t c = g->edges[k];
+        if (g->pattern[c] == FUSE_NOT_OP) continue;
         if (pass == 0) {
           count[c]++; /* an upper bound; repeats are dropped below */
           continue;
@@ -257,11 +252,11 @@ static int group_all(fuse_graph *g, irm_object *f, int64_t max_depth) {
     if (g->pattern[i] == IRM_OP_OPAQUE) continue;
     work[top++] = i;
     while (top && !rc) {
-      irm_object *m = g->nodes[work[--top]];
-      size_t nargs = irm_call_arg_count(m);
+      size_t m = work[--top];
+      size_t nargs = irm_call_arg_count(g->nodes[m]);
       for (size_t j = 0; j < nargs && !rc; j++) {
-        size_t a = irm_fuse_graph_find_node_(g, irm_call_arg(m, j));
-        if (a == SIZE_MAX || g->pattern[a] == FUSE_NOT_OP || irm_fuse_graph_group_(g, a) != a || a == i) continue;
+        size_t a = irm_fuse_graph_arg_(g, m, j);
+        if (g->pattern[a] == FUSE_NOT_OP || irm_fuse_graph_group_(g, a) != a || a == i) continue;
         if (!can_absorb(g, i, a, max_depth)) continue;
         absorb(g, i, a);
         for (size_t k = g->head[a]; !rc; k = g->next[k]) { /* look at the new members' inputs */
@@ -303,9 +298,10 @@ int irm_fuse_graph_build_(fuse_graph *g, irm_object *f, int64_t max_depth) {
   }
   if (!rc) rc = classify(g);
   if (!rc) {
-    size_t body = irm_fuse_graph_find_node_(g, irm_function_body(f));
-    if (body != SIZE_MAX) g->external[body] = 1;
-    rc = link_consumers(g, f);
+    size_t root = g->n - 1; /* f, last in post-order */
+    for (size_t k = g->edge_start[root]; k < g->edge_start[root + 1]; k++)
+      if (g->nodes[g->edges[k]] == irm_function_body(f)) g->external[g->edges[k]] = 1;
+    rc = link_consumers(g);
   }
   if (!rc) rc = group_all(g, f, max_depth);
   if (rc) irm_fuse_graph_free_(g);

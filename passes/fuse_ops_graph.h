@@ -8,9 +8,8 @@
 /* The pattern of a node that is not a call of an op (never grouped). */
 #define FUSE_NOT_OP 0xff
 
-typedef struct fuse_node_ix fuse_node_ix;
-
-/* Every distinct node of a function, children before parents (nested
+/* Every distinct node of a function, children before parents, in the
+ * order irm_expr_rewrite finishes them (nested
  * functions the passes skip, Primitive ones among them, are leaves). Only
  * calls of ops take part in groups; each group is a union-find tree whose
  * representative is the group's one output node, so `find(i) == i` says i
@@ -18,7 +17,8 @@ typedef struct fuse_node_ix fuse_node_ix;
 typedef struct fuse_graph {
   size_t n;
   irm_object **nodes;    /* borrowed from the function */
-  fuse_node_ix *index;   /* node -> position */
+  size_t *edge_start;    /* node i's children (as positions): edges[edge_start[i] .. edge_start[i+1]) */
+  size_t *edges;         /* (a call's first child is its callee, then its arguments) */
   uint8_t *pattern;      /* irm_op_pattern, or FUSE_NOT_OP */
   uint8_t *external;     /* used outside the graph (the body) */
   size_t *cons_start;    /* consumers of node i: cons[cons_start[i] .. cons_start[i+1]) */
@@ -36,8 +36,10 @@ typedef struct fuse_graph {
  * MemoryError. On failure g is freed. */
 int irm_fuse_graph_build_(fuse_graph *g, irm_object *f, int64_t max_depth);
 
-/* The position of node, or SIZE_MAX when it is not in the graph. */
-size_t irm_fuse_graph_find_node_(const fuse_graph *g, const irm_object *node);
+/* The position of argument j of the call at position i. */
+static inline size_t irm_fuse_graph_arg_(const fuse_graph *g, size_t i, size_t j) {
+  return g->edges[g->edge_start[i] + 1 + j];
+}
 
 /* The representative (output node) of i's group. */
 size_t irm_fuse_graph_group_(fuse_graph *g, size_t i);

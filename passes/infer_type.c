@@ -14,16 +14,17 @@
 #include "irm/structural.h"
 
 typedef struct node_type {
-  UT_hash_handle hh;
-  const irm_object *key;  /* an unannotated Let variable, or any node (original) */
+  irm_ptr_entry_ base;    /* key: an unannotated Let variable, or any node (original) */
   const irm_object *link; /* variable -> its Let's value */
   irm_object *type;       /* node -> the type it got (NEW) */
 } node_type;
 
 typedef struct infer_ctx {
   irm_module *result;      /* the module being typed (owned by the caller of the walk) */
-  node_type *pending;     /* unannotated Let variable -> its value (link) */
-  node_type *binder_type; /* every typed node (original) -> its type */
+  irm_ptr_table_ pending;     /* unannotated Let variable -> its value (link) */
+  irm_ptr_table_ binder_type; /* shared typed node (original) -> its type */
+  const irm_object *last;     /* the node finished last (original) and its type: */
+  irm_object *last_type;      /* a Let's value unless it was shared (borrowed) */
   /* module-level: functions being / already typed */
   struct fn_state *fns;
   const char *fn_name;
@@ -54,36 +55,22 @@ static int mismatch(const char *what, const irm_object *want, const char *what2,
   return rc;
 }
 
-static int table_put(node_type **table, const irm_object *key, const irm_object *link, irm_object *type) {
-  node_type *e = irm_calloc(1, sizeof *e);
+static int table_put(irm_ptr_table_ *table, const irm_object *key, const irm_object *link, irm_object *type) {
+  node_type *e = irm_ptr_table_add_(table, key, sizeof *e);
   if (!e) return irm_error_nomem_("inferring types");
-  e->key = key;
   e->link = link;
   if (type) irm_object_retain(type);
   e->type = type;
-  int irm_hash_oom = 0;
-  HASH_ADD_PTR(*table, key, e);
-  if (irm_hash_oom) {
-    irm_object_release(e->type);
-    irm_free(e);
-    return irm_error_nomem_("inferring types");
-  }
   return IRM_OK;
 }
 
-static node_type *table_find(node_type *table, const irm_object *key) {
-  node_type *e = NULL;
-  HASH_FIND_PTR(table, &key, e);
-  return e;
+static node_type *table_find(irm_ptr_table_ *table, const irm_object *key) {
+  return irm_ptr_table_find_(table, key);
 }
 
-static void table_free(node_type **table) {
-  node_type *e, *tmp;
-  HASH_ITER(hh, *table, e, tmp) {
-    HASH_DEL(*table, e);
-    irm_object_release(e->type);
-    irm_free(e);
-  }
+static void table_free(irm_ptr_table_ *table) {
+  for (node_type *e = irm_ptr_table_first_(table); e; e = irm_ptr_table_next_(e)) irm_object_release(e->type);
+  irm_ptr_table_free_(table);
 }
 
 /* ---- the type of one node ---------------------------------------------------------------- */
@@ -249,18 +236,37 @@ static int pre(void *ctx, irm_object *node, int *descend) {
   (void)descend;
   if (irm_expr_kind_of(node) != IRM_EXPR_LET || irm_expr_type(irm_let_var(node))) return IRM_OK;
   const irm_object *var = irm_let_var(node);
-  if (table_find(ic->pending, var)) return IRM_OK; /* bound twice: ir.Verify reports it */
+  if (table_find(&ic->pending, var)) return IRM_OK; /* bound twice: ir.Verify reports it */
   return table_put(&ic->pending, var, irm_let_value(node), NULL);
+}
+
+/* Gives typed (taken) as original's replacement, and keeps its type where
+ * a Let variable bound to original finds it. */
+static int finish_typed(infer_ctx *ic, const irm_object *original, irm_object *typed, irm_object **out) {
+  irm_object *type = irm_expr_type(typed);
+  ic->last = original;
+  ic->last_type = type;
+  int rc = type && irm_object_is_shared_(original) ? table_put(&ic->binder_type, original, NULL, type) : IRM_OK;
+  if (rc) {
+    irm_object_release(typed);
+    return rc;
+  }
+  *out = typed;
+  return IRM_OK;
 }
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
   infer_ctx *ic = ctx;
   irm_expr_kind kind = irm_expr_kind_of(rebuilt);
   if (kind == IRM_EXPR_VAR && !irm_expr_type(rebuilt)) {
-    node_type *p = table_find(ic->pending, original); /* its Let's value is done: children are value, var, body */
-    node_type *b = p ? table_find(ic->binder_type, p->link) : NULL;
-    if (!b || !b->type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
-    return irm_var_new(irm_var_name(original), b->type, out);
+    /* its Let's value is done (a Let's children are value, var, body):
+     * finished just now, or earlier when it is shared */
+    node_type *p = table_find(&ic->pending, original), *b = NULL;
+    irm_object *value_type = p && p->link == ic->last ? ic->last_type : NULL;
+    if (p && !value_type && (b = table_find(&ic->binder_type, p->link))) value_type = b->type;
+    ic->last = NULL;
+    if (!value_type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
+    return irm_var_new(irm_var_name(original), value_type, out);
   }
   irm_object *type = NULL, *typed = NULL;
   int rc = type_of(ic, rebuilt, &type);
@@ -285,8 +291,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
       if (!rc) rc = irm_expr_with_type(with_ret, type, &typed);
       irm_object_release(with_ret);
       irm_object_release(type);
-      if (!rc) *out = typed;
-      return rc;
+      return rc ? rc : finish_typed(ic, original, typed, out);
     }
   }
   if (type) rc = irm_expr_with_type(rebuilt, type, &typed);
@@ -295,15 +300,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     typed = rebuilt;
   }
   irm_object_release(type);
-  if (rc) return rc;
-  /* every node's type, by original: a Let variable takes its value's */
-  if (irm_expr_type(typed)) rc = table_put(&ic->binder_type, original, NULL, irm_expr_type(typed));
-  if (rc) {
-    irm_object_release(typed);
-    return rc;
-  }
-  *out = typed;
-  return IRM_OK;
+  return rc ? rc : finish_typed(ic, original, typed, out);
 }
 
 /* ---- functions and the module ------------------------------------------------------------- */
@@ -324,9 +321,10 @@ static int infer_function(infer_ctx *ic, const char *name) {
   }
   irm_object *f = irm_module_function(ic->result, name), *g = NULL;
   const char *outer = ic->fn_name;
-  node_type *outer_pending = ic->pending, *outer_binders = ic->binder_type;
+  irm_ptr_table_ outer_pending = ic->pending, outer_binders = ic->binder_type;
   ic->fn_name = name;
-  ic->pending = ic->binder_type = NULL;
+  memset(&ic->pending, 0, sizeof ic->pending);
+  memset(&ic->binder_type, 0, sizeof ic->binder_type);
   irm_expr_rewriter rw = {pre, post, ic};
   int rc = irm_expr_rewrite(&rw, f, &g);
   table_free(&ic->pending);

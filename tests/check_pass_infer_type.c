@@ -71,6 +71,34 @@ START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
 }
 END_TEST
 
+START_TEST(test_lets_of_function_literals_and_tuples_are_annotated) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(3,), float32]) {\n"
+                               "  %0 = fn (%p: Tensor[(3,), float32]) {\n"
+                               "    %1 = negative(%p);\n"
+                               "    %1\n"
+                               "  };\n"
+                               "  let %f = %0;\n"
+                               "  %3 = (%x, %x);\n"
+                               "  let %t = %3;\n"
+                               "  %4 = %t.0;\n"
+                               "  %2 = %f(%4);\n"
+                               "  %2\n"
+                               "}\n"),
+             *out = NULL;
+  ck_assert_ok(irm_ir_infer_type(m, &out));
+  irm_object *let = irm_function_body(irm_module_function(out, "main"));
+  ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
+  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_IR_TYPE_FUNC);
+  let = irm_let_body(let);
+  ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
+  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_IR_TYPE_TUPLE);
+  ck_assert_ok(irm_ir_verify(out));
+  irm_object_release(m);
+  irm_object_release(out);
+}
+END_TEST
+
 START_TEST(test_callees_are_typed_first_and_function_literals_get_function_types) {
   irm_module *m = parse_module(HEADER
                                "def @main(%x: Tensor[(3,), float32]) {\n"
@@ -255,6 +283,7 @@ int main(void) {
   TCase *tc = tcase_create("infer_type");
   tcase_add_test(tc, test_types_every_node_and_annotates_lets);
   tcase_add_test(tc, test_lets_of_values_typed_earlier_are_annotated);
+  tcase_add_test(tc, test_lets_of_function_literals_and_tuples_are_annotated);
   tcase_add_test(tc, test_callees_are_typed_first_and_function_literals_get_function_types);
   tcase_add_test(tc, test_recursion_needs_a_result_annotation);
   tcase_add_test(tc, test_errors_name_the_function_op_and_what_is_wrong);

@@ -163,4 +163,9 @@ int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (
 
 #include "text_buf.h"
 
+/* ---- the entry pool and identity tables of every walk over the IR ------------ */
+
+#include "walk_pool.h"
+#include "ptr_table.h"
+
 #endif
