@@ -141,11 +141,7 @@ const char *irm_op_name(const irm_object *op) {
 /* The kind, when it is still the registered one of its name. */
 irm_kind *irm_op_kind(const irm_object *op) {
   const expr_node *p = op_node(op);
-  irm_kind *current = NULL;
-  if (!p) return NULL;
-  int rc = irm_kind_find(IRM_OP_CATEGORY, irm_kind_name(p->kind), &current);
-  if (rc) irm_clear_error();
-  return current == p->kind ? current : NULL;
+  return p && irm_kind_attached_(p->kind) ? p->kind : NULL;
 }
 
 int32_t irm_op_num_inputs(const irm_object *op) {

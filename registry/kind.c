@@ -261,6 +261,13 @@ static void kind_detached(void *kind) {
   pthread_rwlock_unlock(&irm_kind_lock_);
 }
 
+int irm_kind_attached_(const irm_kind *k) {
+  pthread_rwlock_rdlock(&irm_kind_lock_);
+  int attached = !k->detached;
+  pthread_rwlock_unlock(&irm_kind_lock_);
+  return attached;
+}
+
 int irm_kind_detached_error_(const irm_kind *k) {
   return irm_error(IRM_ERUNTIME, "%s kind '%s' was rolled back; register it again", k->cat->name, k->name);
 }

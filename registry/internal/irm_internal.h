@@ -130,6 +130,13 @@ void irm_journal_resume_(void);
  * journal records. */
 int irm_journal_reserve_(size_t n);
 
+/* ---- kinds ------------------------------------------------------------------- */
+
+/* Whether k is still its category's kind of its name. A kind leaves only
+ * when its registration is rolled back, and never comes back, so a handle
+ * held since then answers 0 for good (cheaper than looking the name up). */
+int irm_kind_attached_(const irm_kind *k);
+
 /* ---- plugins --------------------------------------------------------------- */
 
 /* A registration an upper layer replays inside a plugin's journal. */
