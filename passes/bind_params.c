@@ -102,33 +102,17 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
   return rc;
 }
 
+static int bind_in(void *params, irm_object *f, irm_object **out) {
+  if (params && irm_map_size(params)) return bind_function(f, params, out);
+  irm_object_retain(f); /* nothing to bind */
+  *out = f;
+  return IRM_OK;
+}
+
 int irm_ir_bind_params(irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_bind_params: out must not be NULL");
   *out = NULL;
-  irm_object *names = NULL;
-  int rc = irm_module_function_names(mod, &names);
-  if (rc) return rc;
-  const irm_object *params = irm_module_params(mod);
-  irm_module *result = mod;
-  irm_object_retain(mod);
-  for (size_t i = 0; !rc && params && irm_map_size(params) && i < irm_array_size(names); i++) {
-    const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
-    irm_object *f = irm_module_function(mod, name), *g = NULL;
-    if (irm_ir_pass_skips_function(f)) continue;
-    if ((rc = bind_function(f, params, &g))) {
-      irm_error_context(rc, "in function '%s'", name);
-      break;
-    }
-    if (g != f) rc = irm_module_set_function_move(&result, name, g);
-    irm_object_release(g);
-  }
-  irm_object_release(names);
-  if (rc) {
-    irm_object_release(result);
-    return rc;
-  }
-  *out = result;
-  return IRM_OK;
+  return irm_ir_map_functions_(mod, bind_in, irm_module_params(mod), out);
 }
 
 static int bind_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,

@@ -154,6 +154,11 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   return rc;
 }
 
+typedef struct fuse_options {
+  int64_t max_depth;
+  irm_object *attrs; /* {Primitive: true} */
+} fuse_options;
+
 /* Fuses function f into *out (NEW; f itself when it has no call of an op). */
 static int fuse_function(irm_object *f, int64_t max_depth, irm_object *attrs, irm_object **out) {
   fuse_ctx c;
@@ -184,6 +189,11 @@ static int fuse_function(irm_object *f, int64_t max_depth, irm_object *attrs, ir
   return rc;
 }
 
+static int fuse_in(void *options, irm_object *f, irm_object **out) {
+  const fuse_options *o = options;
+  return fuse_function(f, o->max_depth, o->attrs, out);
+}
+
 int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_fuse_ops: out must not be NULL");
   *out = NULL;
@@ -201,32 +211,19 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
     const irm_object *f = irm_module_function(mod, irm_string_data(irm_array_at(names, i)->v_obj));
     typed &= irm_ir_pass_skips_function(f) || irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_expr_type(f) != NULL;
   }
-  irm_module *result = NULL;
+  irm_module *typed_mod = NULL;
   if (!rc && typed) {
     irm_object_retain(mod);
-    result = mod;
+    typed_mod = mod;
   } else if (!rc) {
-    rc = irm_ir_infer_type(mod, &result);
+    rc = irm_ir_infer_type(mod, &typed_mod);
   }
-  for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
-    const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
-    irm_object *f = irm_module_function(result, name), *g = NULL;
-    if (irm_ir_pass_skips_function(f)) continue;
-    if ((rc = fuse_function(f, max_depth, attrs, &g))) {
-      irm_error_context(rc, "in function '%s'", name);
-      break;
-    }
-    if (g != f) rc = irm_module_set_function_move(&result, name, g);
-    irm_object_release(g);
-  }
+  fuse_options o = {max_depth, attrs};
+  if (!rc) rc = irm_ir_map_functions_(typed_mod, fuse_in, &o, out);
+  irm_object_release(typed_mod);
   irm_object_release(names);
   irm_object_release(attrs);
-  if (rc) {
-    irm_object_release(result);
-    return rc;
-  }
-  *out = result;
-  return IRM_OK;
+  return rc;
 }
 
 /* ---- the pass -------------------------------------------------------------------------------- */

@@ -11,8 +11,17 @@
  * (may be NULL) adding its options to the kind. Idempotent. */
 int irm_ir_pass_register_(const char *name, int opt_level, irm_module_pass_fn body, irm_kind_setup_fn setup);
 
-/* Rewrites every function of mod that irm_ir_pass_skips_function does not
- * skip, with one rewriter each (rw->post sees the function last). *out NEW:
+/* What a pass does to one function: *out NEW (f itself when unchanged). */
+typedef int (*irm_ir_function_fn)(void *ctx, irm_object *f, irm_object **out);
+
+/* Applies fn to every function of mod that irm_ir_pass_skips_function does
+ * not skip and puts the results in a copy of mod. *out NEW: mod itself
+ * when nothing changed. Errors carry "in function '<name>'"; a result that
+ * is not an ir.Function is a TypeError. */
+int irm_ir_map_functions_(irm_module *mod, irm_ir_function_fn fn, void *ctx, irm_module **out);
+
+/* irm_ir_map_functions_ with irm_expr_rewrite: every function of mod that
+ * irm_ir_pass_skips_function does not skip, with one rewriter each (rw->post sees the function last). *out NEW:
  * mod itself when nothing changed. Errors carry "in function '<name>'". */
 int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_module **out);
 

@@ -28,7 +28,7 @@ int irm_ir_is_call_of_(const irm_object *e, const char *name) {
   return op && strcmp(op, name) == 0;
 }
 
-int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_module **out) {
+int irm_ir_map_functions_(irm_module *mod, irm_ir_function_fn fn, void *ctx, irm_module **out) {
   *out = NULL;
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
@@ -39,7 +39,7 @@ int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_object *f = irm_module_function(mod, name), *g = NULL;
     if (irm_ir_pass_skips_function(f)) continue;
-    if ((rc = irm_expr_rewrite(rw, f, &g))) {
+    if ((rc = fn(ctx, f, &g))) {
       irm_error_context(rc, "in function '%s'", name);
       break;
     }
@@ -56,6 +56,14 @@ int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_
   }
   *out = result;
   return IRM_OK;
+}
+
+static int rewrite_function(void *rw, irm_object *f, irm_object **out) {
+  return irm_expr_rewrite(rw, f, out);
+}
+
+int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_module **out) {
+  return irm_ir_map_functions_(mod, rewrite_function, (void *)rw, out);
 }
 
 /* The factory of every built-in IR pass: the pass name is the kind's, the
