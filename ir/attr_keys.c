@@ -34,8 +34,8 @@ const char *irm_attr_key_what_(const attr_key_registry *r) { return r->what; }
 /* ---- lookups -------------------------------------------------------------------- */
 
 const attr_key *irm_attr_key_find_(attr_key_registry *r, const char *key, int *rc) {
-  if ((*rc = irm_builtins_ready())) return NULL;
-  key_entry *e = irm_name_table_get(&r->table, key);
+  if ((*rc = irm_builtins_ready_())) return NULL;
+  key_entry *e = irm_name_table_get_(&r->table, key);
   return e ? &e->key : NULL;
 }
 
@@ -52,9 +52,9 @@ static int collect_invariant(const irm_name_entry *e, void *ctx) {
 }
 
 size_t irm_module_attr_invariant_keys_(const char **buf, size_t cap) {
-  if (irm_builtins_ready()) return 0; /* no keys without the built-ins */
+  if (irm_builtins_ready_()) return 0; /* no keys without the built-ins */
   invariant_names c = {buf, cap, 0};
-  (void)irm_name_table_visit(&irm_module_attr_keys_.table, collect_invariant, &c);
+  (void)irm_name_table_visit_(&irm_module_attr_keys_.table, collect_invariant, &c);
   return c.n;
 }
 
@@ -96,7 +96,7 @@ static void describe(const attr_key_registry *r, const char *type, int pass_inva
 static int key_register(attr_key_registry *r, const char *key, const char *type, int pass_invariant) {
   if (!key || !key[0]) return irm_error(IRM_EVALUE, "a %s key must be a non-empty string", r->what);
   if (!type) return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, irm_error_quote(key));
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   attr_key def = {0};
   if (!rc) rc = resolve_type(r, key, type, &def);
   if (rc) return rc;
@@ -114,7 +114,7 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   fresh->key.type_name = type_copy;
   fresh->key.pass_invariant = pass_invariant != 0;
   irm_name_existing was;
-  rc = irm_name_table_add(&r->table, key, fresh, IRM_NAME_EXISTING, &was, NULL);
+  rc = irm_name_table_add_(&r->table, key, fresh, IRM_NAME_EXISTING, &was, NULL);
   if (rc == IRM_OK && !was.value) return IRM_OK;
   irm_free(type_copy);
   irm_free(fresh);
@@ -128,7 +128,7 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   describe(r, existing->type_name, existing->key.pass_invariant, was_text, sizeof was_text);
   describe(r, def.type_name, pass_invariant != 0, now, sizeof now);
   return irm_error(IRM_EKEY, "%s key '%s' is already registered%s as (%s); cannot register it as (%s)", r->what,
-                   irm_error_quote(key), irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
+                   irm_error_quote(key), irm_name_by_plugin_(was.plugin, by, sizeof by), was_text, now);
 }
 
 /* An option type name of kind.h, or a registered object type key (which
@@ -177,16 +177,16 @@ int irm_base_func_attr_register(const char *key, const char *value_type) {
 static int key_list(attr_key_registry *r, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "listing %s keys: out must not be NULL", r->what);
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   /* The entries' strings live forever: the snapshot's values point at them. */
   irm_name_snapshot snap;
-  if (irm_name_table_snapshot(&r->table, &snap)) return irm_error_nomem_("listing attribute keys");
+  if (irm_name_table_snapshot_(&r->table, &snap)) return irm_error_nomem_("listing attribute keys");
   size_t n = snap.n;
   irm_any *types = irm_malloc((n ? n : 1) * sizeof *types);
   for (size_t i = 0; types && i < n; i++) types[i] = irm_any_str(((const key_entry *)snap.values[i])->type_name);
   rc = types ? irm_map_from_pairs(snap.names, types, n, out) : irm_error_nomem_("listing attribute keys");
-  irm_name_snapshot_free(&r->table, &snap);
+  irm_name_snapshot_free_(&r->table, &snap);
   irm_free(types);
   return rc;
 }

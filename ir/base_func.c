@@ -16,7 +16,7 @@ _Atomic int32_t irm_base_func_type_ = -1;
 
 static int32_t base_type(void) { return atomic_load_explicit(&irm_base_func_type_, memory_order_acquire); }
 
-int32_t irm_base_func_type(void) { return irm_builtins_ready() == IRM_OK ? base_type() : -1; }
+int32_t irm_base_func_type(void) { return irm_builtins_ready_() == IRM_OK ? base_type() : -1; }
 
 int irm_is_base_func_(const irm_object *f) {
   int32_t base = base_type();
@@ -52,7 +52,7 @@ int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any 
   if (!key || !value || !out)
     return irm_error(IRM_EVALUE, "irm_base_func_with_attr: key, value and out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   if (!irm_is_base_func_(f))
     return irm_error(IRM_ETYPE, "irm_base_func_with_attr: expected %s, got %s", BASE_FUNC_KEY,

@@ -19,7 +19,7 @@ int irm_dict_attrs_new(const irm_object *map, irm_object **out) {
   *out = NULL;
   if (map && irm_object_type_index(map) != IRM_TYPE_MAP)
     return irm_error(IRM_ETYPE, "irm_dict_attrs_new: expected ffi.Map, got %s", irm_object_type_key(map));
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   /* The Map is immutable once shared, so sharing it is a copy: whoever
    * holds it now sees a count above one and copies before changing it. */

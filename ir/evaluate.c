@@ -166,8 +166,8 @@ static int tuple_value(const frame *fr, const irm_object *t, irm_any *out) {
 }
 
 static int item_value(const frame *fr, const irm_object *e, irm_any *out) {
-  const irm_any *t = lookup(fr, irm_tuple_get_item_tuple(e), 1);
-  int64_t i = irm_tuple_get_item_index(e);
+  const irm_any *t = lookup(fr, irm_tuple_item_source(e), 1);
+  int64_t i = irm_tuple_item_index(e);
   if (t->type_code != IRM_OBJECT || !irm_object_is(t->v_obj, "ffi.Array"))
     return irm_error(IRM_ETYPE, "element %lld of something that is not a tuple (%s)", (long long)i,
                      t->type_code == IRM_OBJECT ? irm_object_type_key(t->v_obj) : irm_any_type_name(t));

@@ -84,7 +84,7 @@ static void node_finalize(irm_object *self) {
 static int start(const char *fn, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
   *out = NULL;
-  return irm_builtins_ready();
+  return irm_builtins_ready_();
 }
 
 /* An expression that may stand as a value (anything but an op). */
@@ -347,8 +347,8 @@ size_t irm_tuple_size(const irm_object *t) {
   return p ? p->n : 0;
 }
 irm_object *irm_tuple_field(const irm_object *t, size_t i) { return child_of(t, IRM_EXPR_TUPLE, i); }
-irm_object *irm_tuple_get_item_tuple(const irm_object *e) { return child_of(e, IRM_EXPR_TUPLE_GET_ITEM, 0); }
-int64_t irm_tuple_get_item_index(const irm_object *e) {
+irm_object *irm_tuple_item_source(const irm_object *e) { return child_of(e, IRM_EXPR_TUPLE_GET_ITEM, 0); }
+int64_t irm_tuple_item_index(const irm_object *e) {
   const expr_node *p = node_of(e, IRM_EXPR_TUPLE_GET_ITEM);
   return p ? p->index : -1;
 }

@@ -142,7 +142,7 @@ static int compare_own_fields(irm_expr_kind k, const irm_object *a, const irm_ob
     case IRM_EXPR_CONSTANT: rc = values_equal(irm_constant_data(a), irm_constant_data(b), equal); break;
     case IRM_EXPR_TUPLE: *equal = irm_tuple_size(a) == irm_tuple_size(b); break;
     case IRM_EXPR_TUPLE_GET_ITEM:
-      *equal = irm_tuple_get_item_index(a) == irm_tuple_get_item_index(b);
+      *equal = irm_tuple_item_index(a) == irm_tuple_item_index(b);
       break;
     case IRM_EXPR_CALL:
       *equal = irm_call_arg_count(a) == irm_call_arg_count(b);
@@ -283,7 +283,7 @@ static int own_fields_hash(irm_expr_kind k, const irm_object *e, uint64_t *h) {
     case IRM_EXPR_OP: x = bytes_hash(irm_op_name(e)); break;
     case IRM_EXPR_CONSTANT: rc = value_hash(irm_constant_data(e), &x); break;
     case IRM_EXPR_TUPLE: x = irm_tuple_size(e); break;
-    case IRM_EXPR_TUPLE_GET_ITEM: x = (uint64_t)irm_tuple_get_item_index(e); break;
+    case IRM_EXPR_TUPLE_GET_ITEM: x = (uint64_t)irm_tuple_item_index(e); break;
     case IRM_EXPR_CALL:
       rc = value_hash(irm_call_attrs(e), &y);
       x = combine(irm_call_arg_count(e), y);

@@ -56,7 +56,7 @@ static int check_shape(const char *what, const int64_t *shape, int32_t ndim) {
 int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_tensor_type_new: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   if (!irm_dtype_name(dtype))
     return irm_error(IRM_EVALUE,
@@ -115,7 +115,7 @@ static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *con
                           irm_object *ret, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   if (n && !items) return irm_error(IRM_EVALUE, "%s: the types must not be NULL when there are %zu", fn, n);
   for (size_t i = 0; i < n; i++)

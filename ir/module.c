@@ -104,7 +104,7 @@ int irm_module_new(const irm_object *functions, const irm_object *attrs, irm_mod
   if (!out) return irm_error(IRM_EVALUE, "irm_module_new: out must not be NULL");
   *out = NULL;
   irm_object *funcs = NULL, *dict = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (!rc) rc = check_functions(functions);
   if (!rc) rc = checked_attrs(attrs, &dict);
   if (rc) return rc;

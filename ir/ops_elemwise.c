@@ -15,13 +15,13 @@
 static const char *const binary_args[] = {"lhs", "rhs"};
 
 static int binary_infer(const ops_ctx *c, irm_object **out) {
-  int rc = ops_same_dtype(c, 0, 1);
+  int rc = irm_ops_same_dtype_(c, 0, 1);
   if (rc) return rc;
   int64_t shape[OPS_MAX_NDIM];
   int32_t ndim = 0;
-  rc = ops_broadcast(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
+  rc = irm_ops_broadcast_(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
                      irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
-  return rc ? rc : ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+  return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
 }
 
 typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX } binop;
@@ -79,27 +79,27 @@ static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   const DLTensor *o = irm_tensor_dl(out);
   int64_t sa[OPS_MAX_NDIM], sb[OPS_MAX_NDIM];
   const DLTensor *a = irm_tensor_dl(in[0]), *b = irm_tensor_dl(in[1]);
-  ops_broadcast_strides(a->shape, a->ndim, o->shape, o->ndim, sa);
-  ops_broadcast_strides(b->shape, b->ndim, o->shape, o->ndim, sb);
+  irm_ops_broadcast_strides_(a->shape, a->ndim, o->shape, o->ndim, sa);
+  irm_ops_broadcast_strides_(b->shape, b->ndim, o->shape, o->ndim, sb);
   int64_t numel = irm_tensor_numel(out);
   binop op = binop_of(c);
-  ops_kind k = ops_kind_of(o->dtype);
+  ops_kind k = irm_ops_kind_of_(o->dtype);
   if (k == OPS_F32) { /* the common case, without conversions */
     const float *pa = a->data, *pb = b->data;
     float *po = o->data;
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, po[oi] = (float)fbin(op, pa[ia], pb[ib]));
-  } else if (ops_kind_is_float(k)) {
+  } else if (irm_ops_kind_is_float_(k)) {
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb,
-                   ops_store_f64(out, k, oi, fbin(op, ops_load_f64(in[0], k, ia), ops_load_f64(in[1], k, ib))));
+                   irm_ops_store_f64_(out, k, oi, fbin(op, irm_ops_load_f64_(in[0], k, ia), irm_ops_load_f64_(in[1], k, ib))));
   } else {
     int zero = 0;
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, {
-      int64_t x = ops_load_i64(in[0], k, ia), y = ops_load_i64(in[1], k, ib);
+      int64_t x = irm_ops_load_i64_(in[0], k, ia), y = irm_ops_load_i64_(in[1], k, ib);
       if (op == OP_DIV && y == 0) {
         zero = 1;
         break;
       }
-      ops_store_i64(out, k, oi, ibin(op, x, y));
+      irm_ops_store_i64_(out, k, oi, ibin(op, x, y));
     });
     if (zero) return irm_error(IRM_EVALUE, "%s: integer division by zero", c->def->name);
   }
@@ -135,17 +135,17 @@ static inline double fun(unop op, double x) {
 static int unary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   int64_t numel = irm_tensor_numel(out);
   unop op = unop_of(c);
-  ops_kind k = ops_tensor_kind(out);
+  ops_kind k = irm_ops_tensor_kind_(out);
   if (k == OPS_F32) {
     const float *p = irm_tensor_data_const(in[0]);
     float *po = irm_tensor_data(out);
     for (int64_t i = 0; i < numel; i++) po[i] = (float)fun(op, p[i]);
-  } else if (ops_kind_is_float(k)) {
-    for (int64_t i = 0; i < numel; i++) ops_store_f64(out, k, i, fun(op, ops_load_f64(in[0], k, i)));
+  } else if (irm_ops_kind_is_float_(k)) {
+    for (int64_t i = 0; i < numel; i++) irm_ops_store_f64_(out, k, i, fun(op, irm_ops_load_f64_(in[0], k, i)));
   } else { /* negative and relu: the float-only ops refuse ints in their type check */
     for (int64_t i = 0; i < numel; i++) {
-      int64_t x = ops_load_i64(in[0], k, i);
-      ops_store_i64(out, k, i, op == OP_NEG ? -x : x > 0 ? x : 0);
+      int64_t x = irm_ops_load_i64_(in[0], k, i);
+      irm_ops_store_i64_(out, k, i, op == OP_NEG ? -x : x > 0 ? x : 0);
     }
   }
   return IRM_OK;
@@ -155,19 +155,19 @@ static int unary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
 
 static int cast_infer(const ops_ctx *c, irm_object **out) {
   DLDataType dtype;
-  int rc = irm_dtype_parse(ops_attr_str(c, "dtype", ""), &dtype);
+  int rc = irm_dtype_parse(irm_ops_attr_str_(c, "dtype", ""), &dtype);
   if (rc) return irm_error_context(rc, "cast: attribute 'dtype'");
-  return ops_make_type(c, dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
+  return irm_ops_make_type_(c, dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
 }
 
 static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   (void)c;
   int64_t numel = irm_tensor_numel(out);
-  ops_kind from = ops_tensor_kind(in[0]), to = ops_tensor_kind(out);
-  if (ops_kind_is_float(from))
-    for (int64_t i = 0; i < numel; i++) ops_store_f64(out, to, i, ops_load_f64(in[0], from, i));
+  ops_kind from = irm_ops_tensor_kind_(in[0]), to = irm_ops_tensor_kind_(out);
+  if (irm_ops_kind_is_float_(from))
+    for (int64_t i = 0; i < numel; i++) irm_ops_store_f64_(out, to, i, irm_ops_load_f64_(in[0], from, i));
   else
-    for (int64_t i = 0; i < numel; i++) ops_store_i64(out, to, i, ops_load_i64(in[0], from, i));
+    for (int64_t i = 0; i < numel; i++) irm_ops_store_i64_(out, to, i, irm_ops_load_i64_(in[0], from, i));
   return IRM_OK;
 }
 

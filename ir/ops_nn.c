@@ -15,7 +15,7 @@ static int need_rank(const ops_ctx *c, size_t arg, int32_t rank, const char *lay
   int32_t got = irm_tensor_type_ndim(c->types[arg]);
   if (got == rank) return IRM_OK;
   char a[64];
-  return irm_error(IRM_ETYPE, "%s: %s must have rank %d%s%s%s, got rank %d", c->def->name, ops_arg_text(c, arg, a),
+  return irm_error(IRM_ETYPE, "%s: %s must have rank %d%s%s%s, got rank %d", c->def->name, irm_ops_arg_text_(c, arg, a),
                    (int)rank, layout ? " (" : "", layout ? layout : "", layout ? ")" : "", (int)got);
 }
 
@@ -29,27 +29,27 @@ static int dense_infer(const ops_ctx *c, irm_object **out) {
   char a[64], b[64];
   int rc = need_rank(c, 1, 2, NULL);
   if (!rc && nd < 1)
-    rc = irm_error(IRM_ETYPE, "nn.dense: %s must have rank 1 or more, got rank 0", ops_arg_text(c, 0, a));
-  if (!rc) rc = ops_same_dtype(c, 0, 1);
+    rc = irm_error(IRM_ETYPE, "nn.dense: %s must have rank 1 or more, got rank 0", irm_ops_arg_text_(c, 0, a));
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
   if (rc) return rc;
   if (w[1] != d[nd - 1])
-    return irm_error(IRM_ETYPE, "nn.dense: %s has %lld input features, %s has %lld", ops_arg_text(c, 1, a),
-                     (long long)w[1], ops_arg_text(c, 0, b), (long long)d[nd - 1]);
-  int64_t units = ops_attr_int(c, "units", -1);
-  if (ops_attr_present(c, "units") && units != w[0])
+    return irm_error(IRM_ETYPE, "nn.dense: %s has %lld input features, %s has %lld", irm_ops_arg_text_(c, 1, a),
+                     (long long)w[1], irm_ops_arg_text_(c, 0, b), (long long)d[nd - 1]);
+  int64_t units = irm_ops_attr_int_(c, "units", -1);
+  if (irm_ops_attr_present_(c, "units") && units != w[0])
     return irm_error(IRM_ETYPE, "nn.dense: units is %lld, %s has %lld output features", (long long)units,
-                     ops_arg_text(c, 1, a), (long long)w[0]);
+                     irm_ops_arg_text_(c, 1, a), (long long)w[0]);
   int64_t shape[OPS_MAX_NDIM];
   memcpy(shape, d, sizeof *d * (size_t)nd);
   shape[nd - 1] = w[0];
-  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, nd, out);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, nd, out);
 }
 
 static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   (void)c;
   const DLTensor *w = irm_tensor_dl(in[1]);
   int64_t units = w->shape[0], k_len = w->shape[1], rows = units ? irm_tensor_numel(out) / units : 0;
-  ops_kind k = ops_tensor_kind(in[0]);
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
   if (k == OPS_F32) { /* the common case, without conversions */
     const float *d = irm_tensor_data_const(in[0]), *wt = irm_tensor_data_const(in[1]);
     float *o = irm_tensor_data(out);
@@ -63,16 +63,16 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
   }
   for (int64_t r = 0; r < rows; r++)
     for (int64_t u = 0; u < units; u++) {
-      if (ops_kind_is_float(k)) {
+      if (irm_ops_kind_is_float_(k)) {
         double acc = 0;
         for (int64_t i = 0; i < k_len; i++)
-          acc += ops_load_f64(in[0], k, r * k_len + i) * ops_load_f64(in[1], k, u * k_len + i);
-        ops_store_f64(out, k, r * units + u, acc);
+          acc += irm_ops_load_f64_(in[0], k, r * k_len + i) * irm_ops_load_f64_(in[1], k, u * k_len + i);
+        irm_ops_store_f64_(out, k, r * units + u, acc);
       } else {
         uint64_t acc = 0; /* wraps: only the low bits are stored */
         for (int64_t i = 0; i < k_len; i++)
-          acc += (uint64_t)(ops_load_i64(in[0], k, r * k_len + i) * ops_load_i64(in[1], k, u * k_len + i));
-        ops_store_i64(out, k, r * units + u, (int64_t)acc);
+          acc += (uint64_t)(irm_ops_load_i64_(in[0], k, r * k_len + i) * irm_ops_load_i64_(in[1], k, u * k_len + i));
+        irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
       }
     }
   return IRM_OK;
@@ -87,20 +87,20 @@ static const ops_attr_def dense_attrs[] = {
 static const char *const bias_args[] = {"data", "bias"};
 
 static int bias_axis(const ops_ctx *c, int32_t *axis) {
-  return ops_norm_axis(c, 0, ops_attr_int(c, "axis", 1), irm_tensor_type_ndim(c->types[0]), axis);
+  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), irm_tensor_type_ndim(c->types[0]), axis);
 }
 
 static int bias_infer(const ops_ctx *c, irm_object **out) {
   int32_t axis = 0;
   int rc = need_rank(c, 1, 1, NULL);
-  if (!rc) rc = ops_same_dtype(c, 0, 1);
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
   if (!rc) rc = bias_axis(c, &axis);
   if (rc) return rc;
   int64_t n = irm_tensor_type_shape(c->types[1])[0], want = irm_tensor_type_shape(c->types[0])[axis];
   char a[64], b[64];
   if (n != want)
-    return irm_error(IRM_ETYPE, "nn.bias_add: %s has %lld elements, axis %d of %s has %lld", ops_arg_text(c, 1, a),
-                     (long long)n, (int)axis, ops_arg_text(c, 0, b), (long long)want);
+    return irm_error(IRM_ETYPE, "nn.bias_add: %s has %lld elements, axis %d of %s has %lld", irm_ops_arg_text_(c, 1, a),
+                     (long long)n, (int)axis, irm_ops_arg_text_(c, 0, b), (long long)want);
   irm_object_retain(c->types[0]);
   *out = c->types[0];
   return IRM_OK;
@@ -113,11 +113,11 @@ static int bias_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   const DLTensor *d = irm_tensor_dl(in[0]);
   int64_t inner = 1, len = d->shape[axis], numel = irm_tensor_numel(out);
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  ops_kind k = ops_kind_of(d->dtype);
+  ops_kind k = irm_ops_kind_of_(d->dtype);
   for (int64_t i = 0; i < numel; i++) {
     int64_t j = (i / inner) % len;
-    if (ops_kind_is_float(k)) ops_store_f64(out, k, i, ops_load_f64(in[0], k, i) + ops_load_f64(in[1], k, j));
-    else ops_store_i64(out, k, i, ops_load_i64(in[0], k, i) + ops_load_i64(in[1], k, j));
+    if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, i, irm_ops_load_f64_(in[0], k, i) + irm_ops_load_f64_(in[1], k, j));
+    else irm_ops_store_i64_(out, k, i, irm_ops_load_i64_(in[0], k, i) + irm_ops_load_i64_(in[1], k, j));
   }
   return IRM_OK;
 }
@@ -143,16 +143,16 @@ typedef struct conv_geom {
 } conv_geom;
 
 static int conv_geometry(const ops_ctx *c, conv_geom *g) {
-  int rc = ops_attr_layout(c, "data_layout", data_layouts, 2, &g->data_nhwc);
-  if (!rc) rc = ops_attr_layout(c, "kernel_layout", kernel_layouts, 2, &g->kernel_hwio);
+  int rc = irm_ops_attr_layout_(c, "data_layout", data_layouts, 2, &g->data_nhwc);
+  if (!rc) rc = irm_ops_attr_layout_(c, "kernel_layout", kernel_layouts, 2, &g->kernel_hwio);
   if (!rc) rc = need_rank(c, 0, 4, data_layouts[g->data_nhwc]);
   if (!rc) rc = need_rank(c, 1, 4, kernel_layouts[g->kernel_hwio]);
-  if (!rc) rc = ops_same_dtype(c, 0, 1);
-  if (!rc) rc = ops_attr_pair(c, "strides", g->stride);
-  if (!rc) rc = ops_attr_pair(c, "dilation", g->dilation);
-  if (!rc) rc = ops_attr_padding(c, "padding", g->pad);
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
+  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dilation);
+  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
   if (rc) return rc;
-  g->groups = ops_attr_int(c, "groups", 1);
+  g->groups = irm_ops_attr_int_(c, "groups", 1);
   if (g->groups < 1) return irm_error(IRM_EVALUE, "nn.conv2d: groups %lld must be positive", (long long)g->groups);
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   g->n = d[0];
@@ -163,7 +163,7 @@ static int conv_geometry(const ops_ctx *c, conv_geom *g) {
   g->i = w[g->kernel_hwio ? 2 : 1];
   g->kh = w[g->kernel_hwio ? 0 : 2];
   g->kw = w[g->kernel_hwio ? 1 : 3];
-  const char *out_dtype = ops_attr_str(c, "out_dtype", "");
+  const char *out_dtype = irm_ops_attr_str_(c, "out_dtype", "");
   g->out_dtype = irm_tensor_type_dtype(c->types[0]);
   if (out_dtype[0] && (rc = irm_dtype_parse(out_dtype, &g->out_dtype)))
     return irm_error_context(rc, "nn.conv2d: attribute 'out_dtype'");
@@ -175,34 +175,34 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
   char a[64], b[64];
   if (g->c % g->groups)
     return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld channels, which %lld groups do not divide",
-                     ops_arg_text(c, 0, a), (long long)g->c, (long long)g->groups);
+                     irm_ops_arg_text_(c, 0, a), (long long)g->c, (long long)g->groups);
   if (g->o % g->groups)
     return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld output channels, which %lld groups do not divide",
-                     ops_arg_text(c, 1, a), (long long)g->o, (long long)g->groups);
+                     irm_ops_arg_text_(c, 1, a), (long long)g->o, (long long)g->groups);
   if (g->c / g->groups != g->i) {
     if (g->groups == 1)
-      return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels, %s has %lld", ops_arg_text(c, 1, a),
-                       (long long)g->i, ops_arg_text(c, 0, b), (long long)g->c);
+      return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels, %s has %lld", irm_ops_arg_text_(c, 1, a),
+                       (long long)g->i, irm_ops_arg_text_(c, 0, b), (long long)g->c);
     return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels per group, %s has %lld (%lld channels in %lld groups)",
-                     ops_arg_text(c, 1, a), (long long)g->i, ops_arg_text(c, 0, b), (long long)(g->c / g->groups),
+                     irm_ops_arg_text_(c, 1, a), (long long)g->i, irm_ops_arg_text_(c, 0, b), (long long)(g->c / g->groups),
                      (long long)g->c, (long long)g->groups);
   }
-  if (ops_attr_present(c, "channels") && ops_attr_int(c, "channels", 0) != g->o)
+  if (irm_ops_attr_present_(c, "channels") && irm_ops_attr_int_(c, "channels", 0) != g->o)
     return irm_error(IRM_ETYPE, "nn.conv2d: channels is %lld, %s has %lld output channels",
-                     (long long)ops_attr_int(c, "channels", 0), ops_arg_text(c, 1, a), (long long)g->o);
-  if (ops_attr_present(c, "kernel_size")) {
+                     (long long)irm_ops_attr_int_(c, "channels", 0), irm_ops_arg_text_(c, 1, a), (long long)g->o);
+  if (irm_ops_attr_present_(c, "kernel_size")) {
     int64_t ks[2];
-    int rc = ops_attr_pair(c, "kernel_size", ks);
+    int rc = irm_ops_attr_pair_(c, "kernel_size", ks);
     if (rc) return rc;
     if (ks[0] != g->kh || ks[1] != g->kw)
       return irm_error(IRM_ETYPE, "nn.conv2d: kernel_size is (%lld, %lld), %s has a %lldx%lld kernel", (long long)ks[0],
-                       (long long)ks[1], ops_arg_text(c, 1, a), (long long)g->kh, (long long)g->kw);
+                       (long long)ks[1], irm_ops_arg_text_(c, 1, a), (long long)g->kh, (long long)g->kw);
   }
-  int64_t dkh = ops_dilate(g->kh, g->dilation[0]), dkw = ops_dilate(g->kw, g->dilation[1]);
+  int64_t dkh = irm_ops_dilate_(g->kh, g->dilation[0]), dkw = irm_ops_dilate_(g->kw, g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (g->kh < 1 || g->kw < 1 || dkh > ph || dkw > pw)
     return irm_error(IRM_ETYPE, "nn.conv2d: the %lldx%lld kernel of %s (%lldx%lld dilated) does not fit the %lldx%lld padded input",
-                     (long long)g->kh, (long long)g->kw, ops_arg_text(c, 1, a), (long long)dkh, (long long)dkw,
+                     (long long)g->kh, (long long)g->kw, irm_ops_arg_text_(c, 1, a), (long long)dkh, (long long)dkw,
                      (long long)ph, (long long)pw);
   g->oh = (ph - dkh) / g->stride[0] + 1;
   g->ow = (pw - dkw) / g->stride[1] + 1;
@@ -220,7 +220,7 @@ static int conv_infer(const ops_ctx *c, irm_object **out) {
     shape[2] = g.ow;
     shape[3] = g.o;
   }
-  return ops_make_type(c, g.out_dtype, shape, 4, out);
+  return irm_ops_make_type_(c, g.out_dtype, shape, 4, out);
 }
 
 /* The output rows (or columns) r in [0, out) whose tap at offset off
@@ -286,8 +286,8 @@ static void *widened(const irm_tensor *t, ops_kind k) {
   void *buf = irm_malloc((size_t)(n ? n : 1) * 8);
   if (!buf) return NULL;
   for (int64_t i = 0; i < n; i++) {
-    if (ops_kind_is_float(k)) ((double *)buf)[i] = ops_load_f64(t, k, i);
-    else ((uint64_t *)buf)[i] = (uint64_t)ops_load_i64(t, k, i);
+    if (irm_ops_kind_is_float_(k)) ((double *)buf)[i] = irm_ops_load_f64_(t, k, i);
+    else ((uint64_t *)buf)[i] = (uint64_t)irm_ops_load_i64_(t, k, i);
   }
   return buf;
 }
@@ -308,8 +308,8 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   }
   if (g->kernel_hwio) s->wo = 1, s->wi = g->o, s->ww = g->i * g->o, s->wh = g->kw * s->ww;
   else s->ww = 1, s->wh = g->kw, s->wi = g->kh * g->kw, s->wo = g->i * s->wi;
-  ops_kind k = ops_tensor_kind(in[0]), ko = ops_tensor_kind(out);
-  int is_float = ops_kind_is_float(k);
+  ops_kind k = irm_ops_tensor_kind_(in[0]), ko = irm_ops_tensor_kind_(out);
+  int is_float = irm_ops_kind_is_float_(k);
   int64_t plane = g->oh * g->ow, per_group = g->o / g->groups;
   void *acc = irm_malloc((size_t)(plane ? plane : 1) * 8), *dw = NULL, *ww = NULL;
   if (acc && k != OPS_F32 && (dw = widened(in[0], k))) ww = widened(in[1], k);
@@ -331,8 +331,8 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
       for (int64_t y = 0; y < g->oh; y++)
         for (int64_t x = 0; x < g->ow; x++) {
           int64_t oi = n * s->on + o * s->oc + y * s->oh + x * s->ow;
-          if (is_float) ops_store_f64(out, ko, oi, ((double *)acc)[y * g->ow + x]);
-          else ops_store_i64(out, ko, oi, (int64_t)((uint64_t *)acc)[y * g->ow + x]);
+          if (is_float) irm_ops_store_f64_(out, ko, oi, ((double *)acc)[y * g->ow + x]);
+          else irm_ops_store_i64_(out, ko, oi, (int64_t)((uint64_t *)acc)[y * g->ow + x]);
         }
     }
   irm_free(acc);
@@ -358,7 +358,7 @@ static const ops_attr_def conv_attrs[] = {
 static const char *const softmax_args[] = {"data"};
 
 static int softmax_axis(const ops_ctx *c, int32_t *axis) {
-  return ops_norm_axis(c, 0, ops_attr_int(c, "axis", -1), irm_tensor_type_ndim(c->types[0]), axis);
+  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), irm_tensor_type_ndim(c->types[0]), axis);
 }
 
 static int softmax_infer(const ops_ctx *c, irm_object **out) {
@@ -378,15 +378,15 @@ static int softmax_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tenso
   int64_t inner = 1, outer = 1, len = d->shape[axis];
   for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  ops_kind k = ops_kind_of(d->dtype);
+  ops_kind k = irm_ops_kind_of_(d->dtype);
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < inner; i++) {
       int64_t base = o * len * inner + i;
       double top = -INFINITY, total = 0;
-      for (int64_t j = 0; j < len; j++) top = fmax(top, ops_load_f64(in[0], k, base + j * inner));
-      for (int64_t j = 0; j < len; j++) total += exp(ops_load_f64(in[0], k, base + j * inner) - top);
+      for (int64_t j = 0; j < len; j++) top = fmax(top, irm_ops_load_f64_(in[0], k, base + j * inner));
+      for (int64_t j = 0; j < len; j++) total += exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top);
       for (int64_t j = 0; j < len; j++)
-        ops_store_f64(out, k, base + j * inner, exp(ops_load_f64(in[0], k, base + j * inner) - top) / total);
+        irm_ops_store_f64_(out, k, base + j * inner, exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top) / total);
     }
   return IRM_OK;
 }

@@ -22,12 +22,12 @@ typedef struct pool_geom {
 
 /* Reads data's dimensions in the layout; global pools stop here. */
 static int pool_dims(const ops_ctx *c, pool_geom *g) {
-  int rc = ops_attr_layout(c, "layout", layouts, 2, &g->nhwc);
+  int rc = irm_ops_attr_layout_(c, "layout", layouts, 2, &g->nhwc);
   if (rc) return rc;
   int32_t rank = irm_tensor_type_ndim(c->types[0]);
   if (rank != 4) {
     char a[64];
-    return irm_error(IRM_ETYPE, "%s: %s must have rank 4 (%s), got rank %d", c->def->name, ops_arg_text(c, 0, a),
+    return irm_error(IRM_ETYPE, "%s: %s must have rank 4 (%s), got rank %d", c->def->name, irm_ops_arg_text_(c, 0, a),
                      layouts[g->nhwc], (int)rank);
   }
   const int64_t *d = irm_tensor_type_shape(c->types[0]);
@@ -40,19 +40,19 @@ static int pool_dims(const ops_ctx *c, pool_geom *g) {
 
 static int pool_geometry(const ops_ctx *c, pool_geom *g) {
   int rc = pool_dims(c, g);
-  if (!rc) rc = ops_attr_pair(c, "pool_size", g->size);
-  if (!rc) rc = ops_attr_pair(c, "strides", g->stride);
-  if (!rc) rc = ops_attr_pair(c, "dilation", g->dilation);
-  if (!rc) rc = ops_attr_padding(c, "padding", g->pad);
+  if (!rc) rc = irm_ops_attr_pair_(c, "pool_size", g->size);
+  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
+  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dilation);
+  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
   if (rc) return rc;
-  int ceil_mode = ops_attr_bool(c, "ceil_mode");
-  int64_t dkh = ops_dilate(g->size[0], g->dilation[0]), dkw = ops_dilate(g->size[1], g->dilation[1]);
+  int ceil_mode = irm_ops_attr_bool_(c, "ceil_mode");
+  int64_t dkh = irm_ops_dilate_(g->size[0], g->dilation[0]), dkw = irm_ops_dilate_(g->size[1], g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (dkh > ph || dkw > pw) {
     char a[64];
     return irm_error(IRM_ETYPE, "%s: the %lldx%lld window (%lldx%lld dilated) does not fit the %lldx%lld padded %s",
                      c->def->name, (long long)g->size[0], (long long)g->size[1], (long long)dkh, (long long)dkw,
-                     (long long)ph, (long long)pw, ops_arg_text(c, 0, a));
+                     (long long)ph, (long long)pw, irm_ops_arg_text_(c, 0, a));
   }
   int64_t extra_h = ceil_mode ? g->stride[0] - 1 : 0, extra_w = ceil_mode ? g->stride[1] - 1 : 0;
   g->oh = (ph - dkh + extra_h) / g->stride[0] + 1;
@@ -67,7 +67,7 @@ static int make_out_type(const ops_ctx *c, const pool_geom *g, irm_object **out)
     shape[2] = g->ow;
     shape[3] = g->c;
   }
-  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
 }
 
 static int pool_infer(const ops_ctx *c, irm_object **out) {
@@ -87,7 +87,7 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   pool_geom g;
   int rc = pool_geometry(c, &g);
   if (rc) return rc;
-  int is_max = strcmp(c->def->name, "nn.max_pool2d") == 0, include_pad = ops_attr_bool(c, "count_include_pad");
+  int is_max = strcmp(c->def->name, "nn.max_pool2d") == 0, include_pad = irm_ops_attr_bool_(c, "count_include_pad");
   int64_t dn, dc, dh, dw, on, oc, oh, ow;
   if (g.nhwc) {
     dc = 1, dw = g.c, dh = g.w * g.c, dn = g.h * dh;
@@ -96,14 +96,14 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
     dw = 1, dh = g.w, dc = g.h * g.w, dn = g.c * dc;
     ow = 1, oh = g.ow, oc = g.oh * g.ow, on = g.c * oc;
   }
-  ops_kind k = ops_tensor_kind(in[0]);
-  int is_float = ops_kind_is_float(k);
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
+  int is_float = irm_ops_kind_is_float_(k);
   for (int64_t n = 0; n < g.n; n++)
     for (int64_t ch = 0; ch < g.c; ch++)
       for (int64_t y = 0; y < g.oh; y++)
         for (int64_t x = 0; x < g.ow; x++) {
           int64_t y0 = y * g.stride[0] - g.pad[0], x0 = x * g.stride[1] - g.pad[1];
-          double best = ops_lowest(k), fsum = 0;
+          double best = irm_ops_lowest_(k), fsum = 0;
           int64_t isum = 0, count = 0;
           for (int64_t ky = 0; ky < g.size[0]; ky++) {
             int64_t iy = y0 + ky * g.dilation[0];
@@ -112,10 +112,10 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
               int64_t ix = x0 + kx * g.dilation[1];
               if (ix < 0 || ix >= g.w) continue;
               int64_t di = n * dn + ch * dc + iy * dh + ix * dw;
-              double v = ops_load_f64(in[0], k, di);
+              double v = irm_ops_load_f64_(in[0], k, di);
               if (v > best || v != v) best = v; /* NaN wins, as in TVM's max */
               if (is_float) fsum += v;
-              else isum += ops_load_i64(in[0], k, di);
+              else isum += irm_ops_load_i64_(in[0], k, di);
               count++;
             }
           }
@@ -123,9 +123,9 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
             count = taps_in(y0, g.size[0], g.dilation[0], -g.pad[0], g.h + g.pad[2] - 1) *
                     taps_in(x0, g.size[1], g.dilation[1], -g.pad[1], g.w + g.pad[3] - 1);
           int64_t oi = n * on + ch * oc + y * oh + x * ow;
-          if (is_max) ops_store_f64(out, k, oi, best);
-          else if (is_float) ops_store_f64(out, k, oi, count ? fsum / (double)count : 0.0);
-          else ops_store_i64(out, k, oi, count ? isum / count : 0);
+          if (is_max) irm_ops_store_f64_(out, k, oi, best);
+          else if (is_float) irm_ops_store_f64_(out, k, oi, count ? fsum / (double)count : 0.0);
+          else irm_ops_store_i64_(out, k, oi, count ? isum / count : 0);
         }
   return IRM_OK;
 }
@@ -144,7 +144,7 @@ static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   pool_geom g;
   int rc = pool_dims(c, &g);
   if (rc) return rc;
-  ops_kind k = ops_tensor_kind(in[0]);
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
   int64_t hw = g.h * g.w;
   for (int64_t n = 0; n < g.n; n++)
     for (int64_t ch = 0; ch < g.c; ch++) {
@@ -153,12 +153,12 @@ static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
       for (int64_t p = 0; p < hw; p++) {
         /* NCHW: the plane is contiguous; NHWC: channels are innermost. */
         int64_t di = g.nhwc ? (n * hw + p) * g.c + ch : (n * g.c + ch) * hw + p;
-        if (ops_kind_is_float(k)) fsum += ops_load_f64(in[0], k, di);
-        else isum += ops_load_i64(in[0], k, di);
+        if (irm_ops_kind_is_float_(k)) fsum += irm_ops_load_f64_(in[0], k, di);
+        else isum += irm_ops_load_i64_(in[0], k, di);
       }
       int64_t oi = n * g.c + ch; /* 1x1 planes: both layouts agree */
-      if (ops_kind_is_float(k)) ops_store_f64(out, k, oi, hw ? fsum / (double)hw : 0.0);
-      else ops_store_i64(out, k, oi, hw ? isum / hw : 0);
+      if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, oi, hw ? fsum / (double)hw : 0.0);
+      else irm_ops_store_i64_(out, k, oi, hw ? isum / hw : 0);
     }
   return IRM_OK;
 }

@@ -29,15 +29,15 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
   for (size_t i = 0; i < n; i++) {
     char a[64], t[OPS_TYPE_BUF];
     if (irm_ir_type_kind_of(types[i]) != IRM_IR_TYPE_TENSOR)
-      return irm_error(IRM_ETYPE, "%s: %s must be a tensor type, got %s", def->name, ops_arg_text(c, i, a),
-                       ops_type_text(types[i], t));
-    if (ops_numel(irm_tensor_type_shape(types[i]), irm_tensor_type_ndim(types[i])) < 0)
-      return irm_error(IRM_ETYPE, "%s: %s has more than 2^62 elements: %s", def->name, ops_arg_text(c, i, a),
-                       ops_type_text(types[i], t));
-    ops_kind k = ops_kind_of(irm_tensor_type_dtype(types[i]));
-    if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !ops_kind_is_float(k)))
-      return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, ops_arg_text(c, i, a),
-                       ops_dtype_text(irm_tensor_type_dtype(types[i])), def->name,
+      return irm_error(IRM_ETYPE, "%s: %s must be a tensor type, got %s", def->name, irm_ops_arg_text_(c, i, a),
+                       irm_ops_type_text_(types[i], t));
+    if (irm_ops_numel_(irm_tensor_type_shape(types[i]), irm_tensor_type_ndim(types[i])) < 0)
+      return irm_error(IRM_ETYPE, "%s: %s has more than 2^62 elements: %s", def->name, irm_ops_arg_text_(c, i, a),
+                       irm_ops_type_text_(types[i], t));
+    ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(types[i]));
+    if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !irm_ops_kind_is_float_(k)))
+      return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, irm_ops_arg_text_(c, i, a),
+                       irm_ops_dtype_text_(irm_tensor_type_dtype(types[i])), def->name,
                        def->dtypes == OPS_FLOAT ? "float32 or float16"
                                                 : "numeric dtypes (float32, float16, int32, int8, uint8)");
   }
@@ -105,7 +105,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
     const irm_any *v = irm_array_at(arr, i);
     char a[64];
     if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
-      rc = irm_error(IRM_ETYPE, "%s: %s must be a tensor, got %s", def->name, ops_arg_text(&c, i, a),
+      rc = irm_error(IRM_ETYPE, "%s: %s must be a tensor, got %s", def->name, irm_ops_arg_text_(&c, i, a),
                      v->type_code == IRM_OBJECT ? irm_object_type_key(v->v_obj) : irm_any_type_name(v));
     else if (!(rc = irm_tensor_type_of(v->v_obj, &types[i])))
       inputs[i] = v->v_obj;
@@ -114,7 +114,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
   if (!rc && given && !irm_ir_type_equal(given, type)) {
     char g[OPS_TYPE_BUF], t[OPS_TYPE_BUF];
     rc = irm_error(IRM_ETYPE, "%s: the result type %s does not match the inputs, which give %s", def->name,
-                   ops_type_text(given, g), ops_type_text(type, t));
+                   irm_ops_type_text_(given, g), irm_ops_type_text_(type, t));
   }
   irm_tensor *out = NULL;
   if (!rc)

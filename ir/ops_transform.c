@@ -16,7 +16,7 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t in_ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
   int64_t spec[OPS_MAX_NDIM], shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
-  int rc = ops_attr_ints(c, "newshape", spec, OPS_MAX_NDIM, &n);
+  int rc = irm_ops_attr_ints_(c, "newshape", spec, OPS_MAX_NDIM, &n);
   if (rc) return rc;
   if (n < 0) n = 0;
   int32_t infer_at = -1;
@@ -25,38 +25,38 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
     if (spec[i] == 0) { /* keep the input's dimension */
       if (i >= in_ndim)
         return irm_error(IRM_ETYPE, "reshape: newshape %s keeps dimension %d (0), but %s has rank %d",
-                         ops_shape_text(spec, n, s1), (int)i, ops_arg_text(c, 0, a), (int)in_ndim);
+                         irm_ops_shape_text_(spec, n, s1), (int)i, irm_ops_arg_text_(c, 0, a), (int)in_ndim);
       shape[i] = in[i];
     } else if (spec[i] == -1) {
       if (infer_at >= 0)
-        return irm_error(IRM_EVALUE, "reshape: newshape %s has more than one -1", ops_shape_text(spec, n, s1));
+        return irm_error(IRM_EVALUE, "reshape: newshape %s has more than one -1", irm_ops_shape_text_(spec, n, s1));
       infer_at = i;
       shape[i] = 1;
     } else if (spec[i] < 0) {
       return irm_error(IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
-                       ops_shape_text(spec, n, s1), (long long)spec[i]);
+                       irm_ops_shape_text_(spec, n, s1), (long long)spec[i]);
     } else {
       shape[i] = spec[i];
     }
     if (shape[i] && known > OPS_MAX_NUMEL / shape[i])
       return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
-                       ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
-                       ops_shape_text(spec, n, s2));
+                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                       irm_ops_shape_text_(spec, n, s2));
     known *= shape[i];
   }
   if (infer_at >= 0) {
     if (known == 0 || in_numel % known != 0)
       return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
-                       ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
-                       ops_shape_text(spec, n, s2));
+                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                       irm_ops_shape_text_(spec, n, s2));
     shape[infer_at] = in_numel / known;
     known = in_numel;
   }
   if (known != in_numel)
     return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s (%lld elements)",
-                     ops_arg_text(c, 0, a), ops_shape_text(in, in_ndim, s1), (long long)in_numel,
-                     ops_shape_text(shape, n, s2), (long long)known);
-  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
+                     irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                     irm_ops_shape_text_(shape, n, s2), (long long)known);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
 }
 
 static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -76,7 +76,7 @@ static const ops_attr_def reshape_attrs[] = {
 static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
   int64_t axes[OPS_MAX_NDIM];
   int32_t n = 0;
-  int rc = ops_attr_ints(c, "axes", axes, OPS_MAX_NDIM, &n);
+  int rc = irm_ops_attr_ints_(c, "axes", axes, OPS_MAX_NDIM, &n);
   if (rc) return rc;
   if (n <= 0) {
     for (int32_t i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
@@ -84,13 +84,13 @@ static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
   }
   char a[64], s[OPS_SHAPE_BUF];
   if (n != ndim)
-    return irm_error(IRM_ETYPE, "transpose: axes %s has %d entries, %s has rank %d", ops_shape_text(axes, n, s),
-                     (int)n, ops_arg_text(c, 0, a), (int)ndim);
+    return irm_error(IRM_ETYPE, "transpose: axes %s has %d entries, %s has rank %d", irm_ops_shape_text_(axes, n, s),
+                     (int)n, irm_ops_arg_text_(c, 0, a), (int)ndim);
   int seen[OPS_MAX_NDIM] = {0};
   for (int32_t i = 0; i < n; i++) {
-    if ((rc = ops_norm_axis(c, 0, axes[i], ndim, &perm[i]))) return rc;
+    if ((rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &perm[i]))) return rc;
     if (seen[perm[i]]++)
-      return irm_error(IRM_EVALUE, "transpose: axes %s repeats axis %d", ops_shape_text(axes, n, s), (int)perm[i]);
+      return irm_error(IRM_EVALUE, "transpose: axes %s repeats axis %d", irm_ops_shape_text_(axes, n, s), (int)perm[i]);
   }
   return IRM_OK;
 }
@@ -102,7 +102,7 @@ static int transpose_infer(const ops_ctx *c, irm_object **out) {
   if (rc) return rc;
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < ndim; i++) shape[i] = in[perm[i]];
-  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
 }
 
 static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -111,7 +111,7 @@ static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_ten
   int rc = transpose_axes(c, ndim, perm);
   if (rc) return rc;
   int64_t in_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
-  ops_strides(src->shape, ndim, in_strides);
+  irm_ops_strides_(src->shape, ndim, in_strides);
   for (int32_t i = 0; i < ndim; i++) step[i] = in_strides[perm[i]];
   size_t size = irm_dtype_size(src->dtype);
   const char *from = src->data;
@@ -140,19 +140,19 @@ static const ops_attr_def transpose_attrs[] = {
 static int reduced_axes(const ops_ctx *c, int32_t ndim, int *reduced) {
   int64_t axes[OPS_MAX_NDIM];
   int32_t n = 0;
-  int rc = ops_attr_ints(c, "axis", axes, OPS_MAX_NDIM, &n);
+  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
   if (rc) return rc;
   for (int32_t i = 0; i < ndim; i++) reduced[i] = n < 0;
   for (int32_t i = 0; i < n; i++) {
     int32_t ax = 0;
-    if ((rc = ops_norm_axis(c, 0, axes[i], ndim, &ax))) return rc;
+    if ((rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &ax))) return rc;
     if (reduced[ax]) {
       char s[OPS_SHAPE_BUF];
-      return irm_error(IRM_EVALUE, "%s: axis %s repeats axis %d", c->def->name, ops_shape_text(axes, n, s), (int)ax);
+      return irm_error(IRM_EVALUE, "%s: axis %s repeats axis %d", c->def->name, irm_ops_shape_text_(axes, n, s), (int)ax);
     }
     reduced[ax] = 1;
   }
-  if (n >= 0 && ops_attr_bool(c, "exclude"))
+  if (n >= 0 && irm_ops_attr_bool_(c, "exclude"))
     for (int32_t i = 0; i < ndim; i++) reduced[i] = !reduced[i];
   return IRM_OK;
 }
@@ -163,12 +163,12 @@ static int reduce_infer(const ops_ctx *c, irm_object **out) {
   int reduced[OPS_MAX_NDIM];
   int rc = reduced_axes(c, ndim, reduced);
   if (rc) return rc;
-  int keep = ops_attr_bool(c, "keepdims");
+  int keep = irm_ops_attr_bool_(c, "keepdims");
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < ndim; i++)
     if (!reduced[i]) shape[n++] = in[i];
     else if (keep) shape[n++] = 1;
-  return ops_make_type(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
 }
 
 static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -184,18 +184,18 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   for (int32_t i = 0; i < ndim; i++)
     if (!reduced[i]) kept_shape[nk++] = src->shape[i];
     else count *= src->shape[i];
-  ops_strides(kept_shape, nk, kept_strides);
+  irm_ops_strides_(kept_shape, nk, kept_strides);
   for (int32_t i = 0, k = 0; i < ndim; i++) step[i] = reduced[i] ? 0 : kept_strides[k++];
   int64_t n_out = irm_tensor_numel(out), n_in = irm_tensor_numel(in[0]);
-  ops_kind kind = ops_kind_of(src->dtype);
-  int is_float = ops_kind_is_float(kind), mean = strcmp(c->def->name, "mean") == 0;
+  ops_kind kind = irm_ops_kind_of_(src->dtype);
+  int is_float = irm_ops_kind_is_float_(kind), mean = strcmp(c->def->name, "mean") == 0;
   double *fsum = is_float ? irm_calloc((size_t)(n_out ? n_out : 1), sizeof *fsum) : NULL;
   int64_t *isum = is_float ? NULL : irm_calloc((size_t)(n_out ? n_out : 1), sizeof *isum);
   if (!fsum && !isum) return irm_error_nomem_("evaluating a reduction");
   int64_t off = 0;
   for (int64_t i = 0; i < n_in; i++) {
-    if (is_float) fsum[off] += ops_load_f64(in[0], kind, i);
-    else isum[off] += ops_load_i64(in[0], kind, i);
+    if (is_float) fsum[off] += irm_ops_load_f64_(in[0], kind, i);
+    else isum[off] += irm_ops_load_i64_(in[0], kind, i);
     for (int32_t d = ndim - 1; d >= 0; d--) {
       off += step[d];
       if (++idx[d] < src->shape[d]) break;
@@ -204,8 +204,8 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
     }
   }
   for (int64_t o = 0; o < n_out; o++) {
-    if (is_float) ops_store_f64(out, kind, o, mean ? fsum[o] / (double)count : fsum[o]);
-    else ops_store_i64(out, kind, o, mean ? (count ? isum[o] / count : 0) : isum[o]);
+    if (is_float) irm_ops_store_f64_(out, kind, o, mean ? fsum[o] / (double)count : fsum[o]);
+    else irm_ops_store_i64_(out, kind, o, mean ? (count ? isum[o] / count : 0) : isum[o]);
   }
   irm_free(fsum);
   irm_free(isum);

@@ -11,7 +11,7 @@
 
 /* ---- text for messages ------------------------------------------------------ */
 
-const char *ops_shape_text(const int64_t *shape, int32_t ndim, char *buf) {
+const char *irm_ops_shape_text_(const int64_t *shape, int32_t ndim, char *buf) {
   size_t used = 0;
   buf[used++] = '(';
   for (int32_t i = 0; i < ndim && used < OPS_SHAPE_BUF - 32; i++)
@@ -20,34 +20,34 @@ const char *ops_shape_text(const int64_t *shape, int32_t ndim, char *buf) {
   return buf;
 }
 
-const char *ops_dtype_text(DLDataType dtype) {
+const char *irm_ops_dtype_text_(DLDataType dtype) {
   const char *name = irm_dtype_name(dtype);
   return name ? name : "unknown";
 }
 
-const char *ops_type_text(const irm_object *type, char *buf) {
+const char *irm_ops_type_text_(const irm_object *type, char *buf) {
   if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) {
     snprintf(buf, OPS_TYPE_BUF, "%s", type ? irm_object_type_key(type) : "None");
     return buf;
   }
   char shape[OPS_SHAPE_BUF];
   snprintf(buf, OPS_TYPE_BUF, "Tensor[%s, %s]",
-           ops_shape_text(irm_tensor_type_shape(type), irm_tensor_type_ndim(type), shape),
-           ops_dtype_text(irm_tensor_type_dtype(type)));
+           irm_ops_shape_text_(irm_tensor_type_shape(type), irm_tensor_type_ndim(type), shape),
+           irm_ops_dtype_text_(irm_tensor_type_dtype(type)));
   return buf;
 }
 
-const char *ops_arg_text(const ops_ctx *c, size_t i, char *buf) {
+const char *irm_ops_arg_text_(const ops_ctx *c, size_t i, char *buf) {
   snprintf(buf, 64, "argument %zu (%s)", i + 1, c->def->arg_names[i]);
   return buf;
 }
 
-int ops_same_dtype(const ops_ctx *c, size_t i, size_t j) {
+int irm_ops_same_dtype_(const ops_ctx *c, size_t i, size_t j) {
   DLDataType a = irm_tensor_type_dtype(c->types[i]), b = irm_tensor_type_dtype(c->types[j]);
   if (irm_dtype_equal(a, b)) return IRM_OK;
   char ai[64], aj[64];
-  return irm_error(IRM_ETYPE, "%s: %s has dtype %s, %s %s", c->def->name, ops_arg_text(c, i, ai), ops_dtype_text(a),
-                   ops_arg_text(c, j, aj), ops_dtype_text(b));
+  return irm_error(IRM_ETYPE, "%s: %s has dtype %s, %s %s", c->def->name, irm_ops_arg_text_(c, i, ai), irm_ops_dtype_text_(a),
+                   irm_ops_arg_text_(c, j, aj), irm_ops_dtype_text_(b));
 }
 
 /* ---- attributes ---------------------------------------------------------------- */
@@ -57,9 +57,9 @@ static const irm_any *attr(const ops_ctx *c, const char *name) {
   return v && v->type_code != IRM_NONE ? v : NULL;
 }
 
-int ops_attr_present(const ops_ctx *c, const char *name) { return attr(c, name) != NULL; }
+int irm_ops_attr_present_(const ops_ctx *c, const char *name) { return attr(c, name) != NULL; }
 
-int64_t ops_attr_int(const ops_ctx *c, const char *name, int64_t absent) {
+int64_t irm_ops_attr_int_(const ops_ctx *c, const char *name, int64_t absent) {
   const irm_any *v = attr(c, name);
   int64_t x = absent;
   if (v && irm_any_to_int(v, &x)) {
@@ -69,12 +69,12 @@ int64_t ops_attr_int(const ops_ctx *c, const char *name, int64_t absent) {
   return x;
 }
 
-int ops_attr_bool(const ops_ctx *c, const char *name) {
+int irm_ops_attr_bool_(const ops_ctx *c, const char *name) {
   const irm_any *v = attr(c, name);
   return v && (v->type_code == IRM_BOOL || v->type_code == IRM_INT) && v->v_int != 0;
 }
 
-const char *ops_attr_str(const ops_ctx *c, const char *name, const char *absent) {
+const char *irm_ops_attr_str_(const ops_ctx *c, const char *name, const char *absent) {
   const irm_any *v = attr(c, name);
   const char *s = NULL;
   if (!v || irm_any_to_str(v, &s, NULL)) {
@@ -84,7 +84,7 @@ const char *ops_attr_str(const ops_ctx *c, const char *name, const char *absent)
   return s;
 }
 
-int ops_attr_ints(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n) {
+int irm_ops_attr_ints_(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n) {
   const irm_any *v = attr(c, name);
   *n = -1;
   if (!v) return IRM_OK;
@@ -102,18 +102,18 @@ int ops_attr_ints(const ops_ctx *c, const char *name, int64_t *out, int32_t max,
   return IRM_OK;
 }
 
-int ops_norm_axis(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out) {
+int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out) {
   if (axis < -(int64_t)ndim || axis >= ndim) {
     char a[64];
     return irm_error(IRM_ETYPE, "%s: axis %lld is out of range for %s of rank %d", c->def->name, (long long)axis,
-                     ops_arg_text(c, arg, a), (int)ndim);
+                     irm_ops_arg_text_(c, arg, a), (int)ndim);
   }
   *out = (int32_t)(axis < 0 ? axis + ndim : axis);
   return IRM_OK;
 }
 
-int ops_attr_layout(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out) {
-  const char *s = ops_attr_str(c, name, layouts[0]);
+int irm_ops_attr_layout_(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out) {
+  const char *s = irm_ops_attr_str_(c, name, layouts[0]);
   for (size_t i = 0; i < n; i++)
     if (strcmp(s, layouts[i]) == 0) {
       *out = (int)i;
@@ -137,10 +137,10 @@ static int ints_text(const int64_t *v, int32_t n, char *buf) {
   return 0;
 }
 
-int ops_attr_pair(const ops_ctx *c, const char *name, int64_t out[2]) {
+int irm_ops_attr_pair_(const ops_ctx *c, const char *name, int64_t out[2]) {
   int64_t v[4];
   int32_t n = 0;
-  int rc = ops_attr_ints(c, name, v, 4, &n);
+  int rc = irm_ops_attr_ints_(c, name, v, 4, &n);
   if (rc) return rc;
   if (n < 0) { /* absent optional window: callers check presence first */
     out[0] = out[1] = 1;
@@ -159,10 +159,10 @@ int ops_attr_pair(const ops_ctx *c, const char *name, int64_t out[2]) {
   return IRM_OK;
 }
 
-int ops_attr_padding(const ops_ctx *c, const char *name, int64_t out[4]) {
+int irm_ops_attr_padding_(const ops_ctx *c, const char *name, int64_t out[4]) {
   int64_t v[4];
   int32_t n = 0;
-  int rc = ops_attr_ints(c, name, v, 4, &n);
+  int rc = irm_ops_attr_ints_(c, name, v, 4, &n);
   if (rc) return rc;
   char text[128];
   if (n < 0) n = 0;
@@ -187,15 +187,15 @@ int ops_attr_padding(const ops_ctx *c, const char *name, int64_t out[4]) {
 
 /* ---- shapes ---------------------------------------------------------------------- */
 
-int ops_broadcast(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb, int64_t *out,
+int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb, int64_t *out,
                   int32_t *nout) {
   int32_t n = na > nb ? na : nb;
   for (int32_t i = 0; i < n; i++) { /* i counts from the right */
     int64_t da = i < na ? a[na - 1 - i] : 1, db = i < nb ? b[nb - 1 - i] : 1;
     if (da != db && da != 1 && db != 1) {
       char sa[OPS_SHAPE_BUF], sb[OPS_SHAPE_BUF];
-      return irm_error(IRM_ETYPE, "%s: shapes %s and %s cannot be broadcast", op, ops_shape_text(a, na, sa),
-                       ops_shape_text(b, nb, sb));
+      return irm_error(IRM_ETYPE, "%s: shapes %s and %s cannot be broadcast", op, irm_ops_shape_text_(a, na, sa),
+                       irm_ops_shape_text_(b, nb, sb));
     }
     out[n - 1 - i] = da == 1 ? db : da;
   }
@@ -203,7 +203,7 @@ int ops_broadcast(const char *op, const int64_t *a, int32_t na, const int64_t *b
   return IRM_OK;
 }
 
-void ops_strides(const int64_t *shape, int32_t ndim, int64_t *strides) {
+void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides) {
   int64_t s = 1;
   for (int32_t i = ndim - 1; i >= 0; i--) {
     strides[i] = s;
@@ -211,17 +211,17 @@ void ops_strides(const int64_t *shape, int32_t ndim, int64_t *strides) {
   }
 }
 
-void ops_broadcast_strides(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
+void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
                            int64_t *strides) {
   int64_t own[OPS_MAX_NDIM];
-  ops_strides(in, in_ndim, own);
+  irm_ops_strides_(in, in_ndim, own);
   for (int32_t i = 0; i < out_ndim; i++) {
     int32_t j = i - (out_ndim - in_ndim);
     strides[i] = j < 0 || (in[j] == 1 && out[i] != 1) ? 0 : own[j];
   }
 }
 
-int64_t ops_numel(const int64_t *shape, int32_t ndim) {
+int64_t irm_ops_numel_(const int64_t *shape, int32_t ndim) {
   int64_t n = 1;
   for (int32_t i = 0; i < ndim; i++) {
     if (shape[i] == 0) return 0;
@@ -231,23 +231,23 @@ int64_t ops_numel(const int64_t *shape, int32_t ndim) {
   return n;
 }
 
-int64_t ops_dilate(int64_t k, int64_t d) {
+int64_t irm_ops_dilate_(int64_t k, int64_t d) {
   if (k < 1) return k;
   return k - 1 > (INT64_MAX - 1) / d ? INT64_MAX : d * (k - 1) + 1;
 }
 
-int ops_make_type(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
-  if (ops_numel(shape, ndim) < 0) {
+int irm_ops_make_type_(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
+  if (irm_ops_numel_(shape, ndim) < 0) {
     char s[OPS_SHAPE_BUF];
     return irm_error(IRM_ETYPE, "%s: the result shape %s has more than 2^62 elements", c->def->name,
-                     ops_shape_text(shape, ndim, s));
+                     irm_ops_shape_text_(shape, ndim, s));
   }
   return irm_tensor_type_new(dtype, shape, ndim, out);
 }
 
 /* ---- elements ---------------------------------------------------------------------- */
 
-ops_kind ops_kind_of(DLDataType d) {
+ops_kind irm_ops_kind_of_(DLDataType d) {
   if (d.lanes != 1) return OPS_BAD;
   if (d.code == kDLFloat && d.bits == 32) return OPS_F32;
   if (d.code == kDLFloat && d.bits == 16) return OPS_F16;
@@ -258,7 +258,7 @@ ops_kind ops_kind_of(DLDataType d) {
   return OPS_BAD;
 }
 
-double ops_load_f64(const irm_tensor *t, ops_kind k, int64_t i) {
+double irm_ops_load_f64_(const irm_tensor *t, ops_kind k, int64_t i) {
   const void *p = irm_tensor_data_const(t);
   switch (k) {
     case OPS_F32: return ((const float *)p)[i];
@@ -271,18 +271,18 @@ double ops_load_f64(const irm_tensor *t, ops_kind k, int64_t i) {
   }
 }
 
-int64_t ops_load_i64(const irm_tensor *t, ops_kind k, int64_t i) {
+int64_t irm_ops_load_i64_(const irm_tensor *t, ops_kind k, int64_t i) {
   const void *p = irm_tensor_data_const(t);
   switch (k) {
     case OPS_I32: return ((const int32_t *)p)[i];
     case OPS_I8: return ((const int8_t *)p)[i];
     case OPS_U8: return ((const uint8_t *)p)[i];
     case OPS_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return (int64_t)ops_load_f64(t, k, i);
+    default: return (int64_t)irm_ops_load_f64_(t, k, i);
   }
 }
 
-void ops_store_i64(irm_tensor *t, ops_kind k, int64_t i, int64_t v) {
+void irm_ops_store_i64_(irm_tensor *t, ops_kind k, int64_t i, int64_t v) {
   void *p = irm_tensor_data(t);
   uint64_t u = (uint64_t)v; /* wrapping through unsigned types is defined */
   switch (k) {
@@ -298,11 +298,11 @@ void ops_store_i64(irm_tensor *t, ops_kind k, int64_t i, int64_t v) {
     }
     case OPS_U8: ((uint8_t *)p)[i] = (uint8_t)u; break;
     case OPS_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: ops_store_f64(t, k, i, (double)v); break;
+    default: irm_ops_store_f64_(t, k, i, (double)v); break;
   }
 }
 
-void ops_store_f64(irm_tensor *t, ops_kind k, int64_t i, double v) {
+void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
   switch (k) {
     case OPS_F32: ((float *)irm_tensor_data(t))[i] = (float)v; return;
     case OPS_F16: irm_tensor_set_f64(t, i, v); return;
@@ -315,10 +315,10 @@ void ops_store_f64(irm_tensor *t, ops_kind k, int64_t i, double v) {
   else if (v >= 9223372036854775807.0) x = INT64_MAX;
   else if (v <= -9223372036854775808.0) x = INT64_MIN;
   else x = (int64_t)v; /* truncates toward zero */
-  ops_store_i64(t, k, i, x);
+  irm_ops_store_i64_(t, k, i, x);
 }
 
-double ops_lowest(ops_kind k) {
+double irm_ops_lowest_(ops_kind k) {
   switch (k) {
     case OPS_I32: return -2147483648.0;
     case OPS_I8: return -128.0;

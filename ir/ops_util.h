@@ -81,105 +81,105 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
 /* ---- text for messages -------------------------------------------------- */
 
 /* "(2, 3)", "(4,)", "()" into buf (OPS_SHAPE_BUF bytes); returns buf. */
-const char *ops_shape_text(const int64_t *shape, int32_t ndim, char *buf);
+const char *irm_ops_shape_text_(const int64_t *shape, int32_t ndim, char *buf);
 /* "Tensor[(2, 3), float32]" (or the object's type key) into buf
  * (OPS_TYPE_BUF bytes); returns buf. */
-const char *ops_type_text(const irm_object *type, char *buf);
+const char *irm_ops_type_text_(const irm_object *type, char *buf);
 /* The dtype's name, or "unknown". */
-const char *ops_dtype_text(DLDataType dtype);
+const char *irm_ops_dtype_text_(DLDataType dtype);
 
 /* "argument 2 (weight)" of the op: writes into buf (64 bytes). */
-const char *ops_arg_text(const ops_ctx *c, size_t i, char *buf);
+const char *irm_ops_arg_text_(const ops_ctx *c, size_t i, char *buf);
 
 /* TypeError "<op>: argument 1 (data) has dtype int8, argument 2 (weight)
  * float32" unless arguments i and j have the same dtype. */
-int ops_same_dtype(const ops_ctx *c, size_t i, size_t j);
+int irm_ops_same_dtype_(const ops_ctx *c, size_t i, size_t j);
 
 /* ---- attributes (from the validated Map) -------------------------------- */
 
-int64_t ops_attr_int(const ops_ctx *c, const char *name, int64_t absent);
-int ops_attr_bool(const ops_ctx *c, const char *name);
+int64_t irm_ops_attr_int_(const ops_ctx *c, const char *name, int64_t absent);
+int irm_ops_attr_bool_(const ops_ctx *c, const char *name);
 /* Borrowed from the Map; absent when missing. */
-const char *ops_attr_str(const ops_ctx *c, const char *name, const char *absent);
+const char *irm_ops_attr_str_(const ops_ctx *c, const char *name, const char *absent);
 /* Nonzero when the attribute was given (or has a default). */
-int ops_attr_present(const ops_ctx *c, const char *name);
+int irm_ops_attr_present_(const ops_ctx *c, const char *name);
 /* An array<int> attribute into out (at most max entries; ValueError naming
  * the op and the attribute when longer); *n its length, -1 when absent. */
-int ops_attr_ints(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n);
+int irm_ops_attr_ints_(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n);
 
 /* Normalizes axis for rank ndim (negative counts from the end): TypeError
  * "<op>: axis 3 is out of range for argument 1 (data) of rank 2". */
-int ops_norm_axis(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out);
+int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out);
 
 /* Reads a layout attribute that must be one of the given names: ValueError
  * naming the op, the attribute and the closest layout. *out its index. */
-int ops_attr_layout(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out);
+int irm_ops_attr_layout_(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out);
 
 /* Reads a 2-D window attribute (pool_size, strides, dilation, kernel_size):
  * 1 or 2 positive ints (1 means both). ValueError otherwise. */
-int ops_attr_pair(const ops_ctx *c, const char *name, int64_t out[2]);
+int irm_ops_attr_pair_(const ops_ctx *c, const char *name, int64_t out[2]);
 
 /* Reads a 2-D padding attribute as TVM does: 1 int (all sides), 2 (top and
  * bottom, left and right) or 4 (top, left, bottom, right), each >= 0.
  * out: top, left, bottom, right. */
-int ops_attr_padding(const ops_ctx *c, const char *name, int64_t out[4]);
+int irm_ops_attr_padding_(const ops_ctx *c, const char *name, int64_t out[4]);
 
 /* ---- shapes ------------------------------------------------------------- */
 
 /* NumPy broadcasting of a and b (aligned at the right): TypeError
  * "<op>: shapes (2, 3) and (4,) cannot be broadcast". */
-int ops_broadcast(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
+int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
                   int64_t *out, int32_t *nout);
 
 /* Row-major element strides of in, aligned at the right of an out_ndim
  * shape, 0 for broadcast (size 1 or missing) dimensions. */
-void ops_broadcast_strides(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
+void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
                            int64_t *strides);
 
 /* Row-major strides of a shape. */
-void ops_strides(const int64_t *shape, int32_t ndim, int64_t *strides);
+void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides);
 
 /* The most elements a shape the ops accept may have (2^62): sums of a
  * dimension and attribute values (at most INT32_MAX) cannot overflow. */
 #define OPS_MAX_NUMEL (INT64_C(1) << 62)
 
 /* The element count of a shape; -1 when it exceeds OPS_MAX_NUMEL. */
-int64_t ops_numel(const int64_t *shape, int32_t ndim);
+int64_t irm_ops_numel_(const int64_t *shape, int32_t ndim);
 
 /* The extent of a window of k taps spaced d apart, d * (k - 1) + 1,
  * saturating at INT64_MAX. */
-int64_t ops_dilate(int64_t k, int64_t d);
+int64_t irm_ops_dilate_(int64_t k, int64_t d);
 
 /* A tensor type *out (NEW) of dtype and shape: TypeError "<op>: the result
  * shape (...) has more than 2^62 elements". */
-int ops_make_type(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out);
+int irm_ops_make_type_(const ops_ctx *c, DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out);
 
 /* ---- elements ----------------------------------------------------------- */
 
 typedef enum ops_kind { OPS_F32, OPS_F16, OPS_I32, OPS_I8, OPS_U8, OPS_BOOL, OPS_BAD } ops_kind;
 
-ops_kind ops_kind_of(DLDataType dtype);
-static inline int ops_kind_is_float(ops_kind k) { return k == OPS_F32 || k == OPS_F16; }
-static inline ops_kind ops_tensor_kind(const irm_tensor *t) {
+ops_kind irm_ops_kind_of_(DLDataType dtype);
+static inline int irm_ops_kind_is_float_(ops_kind k) { return k == OPS_F32 || k == OPS_F16; }
+static inline ops_kind irm_ops_tensor_kind_(const irm_tensor *t) {
   const DLTensor *dl = irm_tensor_dl(t);
-  return dl ? ops_kind_of(dl->dtype) : OPS_BAD;
+  return dl ? irm_ops_kind_of_(dl->dtype) : OPS_BAD;
 }
 
 /* Element i as a double (exact for every dtype) and as an int64 (ints and
  * bool only). */
-double ops_load_f64(const irm_tensor *t, ops_kind k, int64_t i);
-int64_t ops_load_i64(const irm_tensor *t, ops_kind k, int64_t i);
+double irm_ops_load_f64_(const irm_tensor *t, ops_kind k, int64_t i);
+int64_t irm_ops_load_i64_(const irm_tensor *t, ops_kind k, int64_t i);
 
 /* Stores an integer, wrapping to the width of an int dtype (bool: v != 0;
  * floats: converted). */
-void ops_store_i64(irm_tensor *t, ops_kind k, int64_t i, int64_t v);
+void irm_ops_store_i64_(irm_tensor *t, ops_kind k, int64_t i, int64_t v);
 
 /* Stores a double: floats round (float16 to nearest even), ints truncate
  * toward zero and wrap (NaN gives 0, values beyond int64 saturate first),
  * bool is v != 0. */
-void ops_store_f64(irm_tensor *t, ops_kind k, int64_t i, double v);
+void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v);
 
 /* The smallest value of a dtype (-inf for floats), as a double. */
-double ops_lowest(ops_kind k);
+double irm_ops_lowest_(ops_kind k);
 
 #endif

@@ -54,14 +54,14 @@ int irm_target_parse(const char *text, irm_target **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_parse: out must not be NULL");
   *out = NULL;
   if (!text) return irm_error(IRM_EVALUE, "irm_target_parse: text must not be NULL");
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   return rc ? rc : irm_target_parse_(text, 0, NULL, out);
 }
 
 int irm_target_from_config(const irm_object *config, irm_target **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_from_config: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   return rc ? rc : irm_target_build_(config, 0, NULL, out);
 }
 
@@ -83,7 +83,7 @@ int irm_target_with_host(const irm_target *target, const irm_target *host, irm_t
 int irm_target_create(const irm_any *spec, const irm_any *host, irm_target **out) {
   if (!spec || !out) return irm_error(IRM_EVALUE, "irm_target_create: spec and out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   irm_object *t = NULL, *h = NULL;
   if (spec->type_code == IRM_STR || spec->type_code == IRM_OBJECT) {

@@ -85,7 +85,7 @@ int irm_target_convert_legacy(const char *text, const char *host_text, irm_targe
   int rc = irm_utf8_check_("the target string", text);
   if (!rc && host_text) rc = irm_utf8_check_("the host's target string", host_text);
   if (rc) return rc;
-  rc = irm_builtins_ready();
+  rc = irm_builtins_ready_();
   target_legacy main_found = {0}, host_found = {0};
   irm_object *t = NULL, *h = NULL, *with = NULL, *e = NULL, *r = NULL;
   conversion c = {0};

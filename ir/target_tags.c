@@ -43,14 +43,14 @@ static int register_builtin_tags(void);
 
 /* Registers the built-in tags unless that has succeeded before (a call from
  * inside that registration returns at once). */
-static int tags_ready(void) { return irm_lazy_run(&tags_lazy, register_builtin_tags); }
+static int tags_ready(void) { return irm_lazy_run_(&tags_lazy, register_builtin_tags); }
 
 int irm_target_tag_lookup_(const char *name, irm_object **config, irm_object **target) {
   if (config) *config = NULL;
   if (target) *target = NULL;
   int rc = tags_ready();
   if (rc) return rc;
-  tag_value *v = irm_name_table_get(&tags, name);
+  tag_value *v = irm_name_table_get_(&tags, name);
   if (!v) return IRM_OK;
   if (config) {
     *config = v->config;
@@ -110,7 +110,7 @@ static int register_made(const char *name, irm_object *config, irm_object *targe
   v->config = config;
   v->target = target;
   irm_name_existing was;
-  int rc = irm_name_table_add(&tags, name, v, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
+  int rc = irm_name_table_add_(&tags, name, v, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
   if (rc == IRM_ENOMEM) rc = irm_error_nomem_("registering a target tag");
   if (rc != IRM_EKEY) {
     if (was.value) tag_release(was.value);
@@ -126,13 +126,13 @@ static int register_made(const char *name, irm_object *config, irm_object *targe
   if (!rc && !same) {
     char by[256];
     rc = irm_error(IRM_EKEY, "target tag '%s' is already registered%s with another config (override it, or choose "
-                   "another name)", irm_error_quote(name), irm_name_by_plugin(was.plugin, by, sizeof by));
+                   "another name)", irm_error_quote(name), irm_name_by_plugin_(was.plugin, by, sizeof by));
   }
   return rc;
 }
 
 int irm_target_tag_register(const char *name, const irm_object *config, int override) {
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (!rc) rc = tags_ready();
   if (!rc) rc = check_tag_name(name);
   irm_object *full = NULL, *target = NULL;
@@ -151,14 +151,14 @@ int irm_target_tag_register(const char *name, const irm_object *config, int over
 int irm_target_tag_find(const char *name, irm_target **out) {
   if (!name || !out) return irm_error(IRM_EVALUE, "irm_target_tag_find: name and out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   return rc ? rc : irm_target_tag_lookup_(name, NULL, out);
 }
 
 int irm_target_tag_config(const char *name, irm_object **out) {
   if (!name || !out) return irm_error(IRM_EVALUE, "irm_target_tag_config: name and out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   return rc ? rc : irm_target_tag_lookup_(name, out, NULL);
 }
 
@@ -169,16 +169,16 @@ static int compare_names(const void *a, const void *b) {
 int irm_target_tag_list(irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_target_tag_list: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (!rc) rc = tags_ready();
   if (rc) return rc;
   irm_name_snapshot snap;
-  if (irm_name_table_snapshot(&tags, &snap)) return irm_error_nomem_("listing target tags");
+  if (irm_name_table_snapshot_(&tags, &snap)) return irm_error_nomem_("listing target tags");
   qsort(snap.names, snap.n, sizeof *snap.names, compare_names);
   irm_any *items = irm_malloc((snap.n ? snap.n : 1) * sizeof *items);
   for (size_t i = 0; items && i < snap.n; i++) items[i] = irm_any_str(snap.names[i]);
   rc = items ? irm_array_new(items, snap.n, out) : irm_error_nomem_("listing target tags");
-  irm_name_snapshot_free(&tags, &snap);
+  irm_name_snapshot_free_(&tags, &snap);
   irm_free(items);
   return rc;
 }
@@ -232,7 +232,7 @@ static const struct {
 /* One parse per tag: the text with -tag added gives the Target, and its
  * Map form the config. Skips tags an earlier, partial run registered. */
 static int register_builtin_tags(void) {
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   for (size_t i = 0; rc == IRM_OK && i < sizeof builtin_tags / sizeof builtin_tags[0]; i++) {
     const char *name = builtin_tags[i].name;
     irm_object *config = NULL, *target = NULL, *text = NULL;

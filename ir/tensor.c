@@ -70,7 +70,7 @@ int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim
 /* A tensor object for dtype and shape with no data yet; *out NEW. */
 static int make_tensor(DLDataType dtype, const int64_t *shape, int32_t ndim, int64_t numel, size_t nbytes,
                        irm_object **out) {
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   irm_object *t = NULL;
   size_t size = sizeof(tensor_payload) + (size_t)ndim * sizeof(int64_t);

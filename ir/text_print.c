@@ -344,8 +344,8 @@ static int node_line(printer *p, irm_object *node) {
       break;
     }
     case IRM_EXPR_TUPLE_GET_ITEM:
-      rc = atom(p, irm_tuple_get_item_tuple(node));
-      irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_get_item_index(node));
+      rc = atom(p, irm_tuple_item_source(node));
+      irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_item_index(node));
       break;
     case IRM_EXPR_CONSTANT: rc = irm_ir_print_tensor_(p->b, irm_constant_data(node)); break;
     default: rc = irm_error(IRM_EVALUE, "cannot print a %s node", irm_expr_kind_name(irm_expr_kind_of(node)));

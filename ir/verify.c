@@ -93,8 +93,8 @@ static void shallow(irm_text_buf *b, const irm_object *e, int level) {
       irm_text_buf_puts_(b, n == 1 ? ",)" : ")");
       break;
     case IRM_EXPR_TUPLE_GET_ITEM:
-      shallow(b, irm_tuple_get_item_tuple(e), level - 1);
-      irm_text_buf_printf_(b, ".%lld", (long long)irm_tuple_get_item_index(e));
+      shallow(b, irm_tuple_item_source(e), level - 1);
+      irm_text_buf_printf_(b, ".%lld", (long long)irm_tuple_item_index(e));
       break;
     case IRM_EXPR_CALL:
       shallow(b, irm_call_callee(e), level - 1);
@@ -445,8 +445,8 @@ static int check_call(const verifier *v, const irm_object *call) {
 }
 
 static int check_tuple_get_item(const verifier *v, const irm_object *e) {
-  const irm_object *t = irm_tuple_get_item_tuple(e);
-  int64_t i = irm_tuple_get_item_index(e);
+  const irm_object *t = irm_tuple_item_source(e);
+  int64_t i = irm_tuple_item_index(e);
   const irm_object *type = irm_expr_type(t);
   size_t n;
   if (irm_expr_kind_of(t) == IRM_EXPR_TUPLE)

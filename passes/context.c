@@ -35,7 +35,7 @@ int irm_pass_context_new(int opt_level, const irm_object *required, const irm_ob
                          const irm_object *config, const irm_object *instruments, irm_pass_context **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_context_new: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   if (opt_level < 0)
     return irm_error(IRM_EVALUE, "PassContext: opt_level must be >= 0, got %d", opt_level);

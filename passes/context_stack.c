@@ -109,7 +109,7 @@ int irm_pass_context_exit(irm_pass_context *ctx) {
 int irm_pass_context_current(irm_pass_context **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_context_current: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   thread_stack *s = stack_get();
   if (!s) return IRM_ENOMEM;

@@ -104,8 +104,8 @@ static int fold_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_o
   if (kind == IRM_EXPR_CALL && irm_expr_kind_of(irm_call_callee(rebuilt)) == IRM_EXPR_OP && all_constant_args(rebuilt))
     return fold_call(original, rebuilt, out);
   if (kind == IRM_EXPR_TUPLE_GET_ITEM) {
-    irm_object *t = irm_tuple_get_item_tuple(rebuilt);
-    int64_t i = irm_tuple_get_item_index(rebuilt);
+    irm_object *t = irm_tuple_item_source(rebuilt);
+    int64_t i = irm_tuple_item_index(rebuilt);
     if (irm_expr_kind_of(t) == IRM_EXPR_TUPLE && (size_t)i < irm_tuple_size(t)) {
       *out = irm_tuple_field(t, (size_t)i);
       irm_object_retain(*out);

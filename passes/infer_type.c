@@ -203,8 +203,8 @@ static int type_of(infer_ctx *ic, irm_object *rebuilt, irm_object **out) {
       return rc;
     }
     case IRM_EXPR_TUPLE_GET_ITEM: {
-      irm_object *t = irm_expr_type(irm_tuple_get_item_tuple(rebuilt));
-      int64_t i = irm_tuple_get_item_index(rebuilt);
+      irm_object *t = irm_expr_type(irm_tuple_item_source(rebuilt));
+      int64_t i = irm_tuple_item_index(rebuilt);
       if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE)
         return irm_error(IRM_ETYPE, "element %lld of an expression that is not a tuple", (long long)i);
       if ((size_t)i >= irm_tuple_type_size(t))

@@ -42,7 +42,7 @@ int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, ir
   if (!out) return irm_error(IRM_EVALUE, "irm_instrument_new: out must not be NULL");
   *out = NULL;
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "an instrument name must be a non-empty string");
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   irm_object *hooks[HOOK_COUNT] = {enter, exit, should_run, before, after};
   for (int i = 0; i < HOOK_COUNT; i++)

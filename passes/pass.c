@@ -149,7 +149,7 @@ static int make_pass(irm_pass_kind_ kind, const char *name, int opt_level, irm_o
   if (!rc && options && !irm_object_is(options, "ffi.Map"))
     rc = irm_error(IRM_ETYPE, "pass '%s': options: expected an ffi.Map, got %s", irm_error_quote(name),
                    irm_object_type_key(options));
-  if (!rc) rc = irm_builtins_ready();
+  if (!rc) rc = irm_builtins_ready_();
   if (!rc) rc = irm_string_from_cstr(name, &name_str);
   if (!rc) {
     if (options) {

@@ -29,7 +29,7 @@ typedef struct config_entry {
 static const irm_name_hooks kept = {NULL, NULL, NULL};
 static irm_name_table configs = IRM_NAME_TABLE_INIT(&kept);
 
-static config_entry *find(const char *key) { return irm_name_table_get(&configs, key); }
+static config_entry *find(const char *key) { return irm_name_table_get_(&configs, key); }
 
 /* The published entries in registration order as a NEW C array (*n of
  * them); NULL with MemoryError set. */
@@ -37,11 +37,11 @@ static config_entry **snapshot(size_t *n) {
   irm_name_snapshot snap;
   config_entry **items = NULL;
   *n = 0;
-  if (irm_name_table_snapshot(&configs, &snap) == IRM_OK) {
+  if (irm_name_table_snapshot_(&configs, &snap) == IRM_OK) {
     items = irm_malloc((snap.n ? snap.n : 1) * sizeof *items);
     if (items) memcpy(items, snap.values, snap.n * sizeof *items);
     *n = snap.n;
-    irm_name_snapshot_free(&configs, &snap);
+    irm_name_snapshot_free_(&configs, &snap);
   }
   if (!items) (void)irm_error_nomem_("listing config options");
   return items;
@@ -51,7 +51,7 @@ static config_entry **snapshot(size_t *n) {
 static int unknown_key(const char *key) {
   /* The closest registered name competes with the TVM alias names. */
   char *registered = NULL;
-  if (irm_name_table_closest(&configs, key, &registered))
+  if (irm_name_table_closest_(&configs, key, &registered))
     return irm_error_nomem_("reporting an unknown config option");
   size_t n_alias = 0;
   const char *of;
@@ -85,7 +85,7 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
   if (!type) return irm_error(IRM_EVALUE, "config option '%s': the type must not be NULL", irm_error_quote(key));
   if (module_attr && !module_attr[0])
     return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty", irm_error_quote(key));
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   irm_option_type t;
   if (!rc && (rc = irm_option_type_parse(type, &t))) return irm_error_context(rc, "config option '%s'", irm_error_quote(key));
   if (rc) return rc;
@@ -104,7 +104,7 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
     return irm_error_nomem_("registering a config option");
   }
   irm_name_existing was;
-  if ((rc = irm_name_table_add(&configs, key, fresh, IRM_NAME_EXISTING, &was, NULL))) {
+  if ((rc = irm_name_table_add_(&configs, key, fresh, IRM_NAME_EXISTING, &was, NULL))) {
     entry_free(fresh);
     return irm_error_nomem_("registering a config option");
   }
@@ -118,7 +118,7 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
     describe(existing->type, &existing->default_value, existing->module_attr, was_text, sizeof was_text);
     describe(t, &fresh->default_value, module_attr, now, sizeof now);
     rc = irm_error(IRM_EKEY, "config option '%s' is already registered%s as (%s); cannot register it as (%s)",
-                   irm_error_quote(key), irm_name_by_plugin(was.plugin, by, sizeof by), was_text, now);
+                   irm_error_quote(key), irm_name_by_plugin_(was.plugin, by, sizeof by), was_text, now);
   }
   entry_free(fresh);
   return rc;
@@ -168,7 +168,7 @@ static int list_entry(irm_object **list, const char *name, const config_entry *e
 int irm_pass_config_list(irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_config_list: out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   size_t n = 0;
   config_entry **items = snapshot(&n);
@@ -254,7 +254,7 @@ int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out) {
   if (!key) return irm_error(IRM_EVALUE, "irm_pass_get_config: key must not be NULL");
   if (mod && !irm_object_is(mod, "ir.IRModule"))
     return irm_error(IRM_ETYPE, "irm_pass_get_config: expected ir.IRModule, got %s", irm_object_type_key(mod));
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   config_entry *e = find(irm_pass_config_resolve_(key));
   if (!e) return unknown_key(key);

@@ -17,7 +17,7 @@ static int run_providers(void) {
   return 0;
 }
 
-int irm_builtins_ready(void) { return irm_lazy_run(&builtins_lazy, run_providers); }
+int irm_builtins_ready_(void) { return irm_lazy_run_(&builtins_lazy, run_providers); }
 
 /* Layer 0's own provider: the ffi.*, serialization and plugin globals. */
 int irm_register_registry_builtins_(void) {

@@ -117,7 +117,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **args, void *user) {
   irm_any in[IRM_NATIVE_MAX_ARGS];
   for (int32_t i = 0; i < c->sig.nargs; i++) {
     irm_cvalue v = load_arg(c->sig.args[i], args[i]);
-    irm_c_to_any(c->sig.args[i], &v, 0, &in[i]); /* borrowed: cannot fail */
+    irm_c_to_any_(c->sig.args[i], &v, 0, &in[i]); /* borrowed: cannot fail */
   }
   irm_cvalue zero, out;
   memset(&zero, 0, sizeof zero);
@@ -134,7 +134,7 @@ static void closure_entry(ffi_cif *cif, void *ret, void **args, void *user) {
     store_return(c->sig.ret, &zero, ret); /* mirrors a NULL str result giving NONE */
     return;
   }
-  if (irm_any_to_c(c->sig.ret, &result, &out) != IRM_OK) {
+  if (irm_any_to_c_(c->sig.ret, &result, &out) != IRM_OK) {
     irm_error_context(irm_error_code_of(irm_last_error()), "result of function '%s' called as %s",
                       irm_func_name(c->func), c->sig.text);
     irm_any_release(&result);
@@ -200,8 +200,8 @@ int irm_func_to_native(irm_object *func, const char *signature, irm_native_fn *o
   irm_object_retain(func);
   c->func = func;
   void *code = NULL;
-  if ((rc = irm_native_sig_parse(signature, &c->sig)) == IRM_OK &&
-      (rc = irm_native_prep_cif(&c->sig, &c->cif, c->types)) == IRM_OK) {
+  if ((rc = irm_native_sig_parse_(signature, &c->sig)) == IRM_OK &&
+      (rc = irm_native_prep_cif_(&c->sig, &c->cif, c->types)) == IRM_OK) {
     c->closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
     if (!c->closure)
       rc = irm_error(IRM_ERUNTIME, "libffi could not allocate a closure for '%s'", c->sig.text);

@@ -24,12 +24,12 @@ static irm_name_table globals = IRM_NAME_TABLE_INIT(&function_hooks);
 
 /* Every layer's built-ins are registered on first use; a failure (out of
  * memory) is reported and retried on the next call. */
-static inline int globals_ready(void) { return irm_builtins_ready(); }
+static inline int globals_ready(void) { return irm_builtins_ready_(); }
 
 /* KeyError for a missing name with the closest registered one. */
 static int missing_name_error(const char *what, const char *name) {
   char *best = NULL;
-  if (irm_name_table_closest(&globals, name, &best)) return irm_error_nomem_("reporting a missing name");
+  if (irm_name_table_closest_(&globals, name, &best)) return irm_error_nomem_("reporting a missing name");
   int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
                 : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   irm_free(best);
@@ -48,7 +48,7 @@ int irm_func_get_global(const char *name, irm_object **out) {
     *out = NULL;
     return rc;
   }
-  *out = irm_name_table_get(&globals, name);
+  *out = irm_name_table_get_(&globals, name);
   return IRM_OK;
 }
 
@@ -70,14 +70,14 @@ static int global_register(const char *name, irm_object *f, int override) {
   irm_object *label = NULL;
   if (irm_string_from_cstr(name, &label) != IRM_OK) return irm_error_nomem_("registering a global function");
   irm_name_existing was;
-  rc = irm_name_table_add(&globals, name, f, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
+  rc = irm_name_table_add_(&globals, name, f, override ? IRM_NAME_OVERRIDE : IRM_NAME_UNIQUE, &was, NULL);
   irm_object_release(was.value);
   if (rc) {
     irm_object_release(label);
     if (rc != IRM_EKEY) return irm_error_nomem_("registering a global function");
     char by[256];
     return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it", irm_error_quote(name),
-                     irm_name_by_plugin(was.plugin, by, sizeof by));
+                     irm_name_by_plugin_(was.plugin, by, sizeof by));
   }
   irm_func_set_name_(f, label);
   irm_object_release(label);
@@ -90,7 +90,7 @@ int irm_func_register_global(const char *name, irm_object *f, int override) {
 }
 
 int irm_global_register_builtin_(const char *name, irm_packed_cfunc fn) {
-  irm_object *present = irm_name_table_get(&globals, name); /* from an earlier, partial start */
+  irm_object *present = irm_name_table_get_(&globals, name); /* from an earlier, partial start */
   irm_object_release(present);
   if (present) return IRM_OK;
   irm_object *f = NULL;
@@ -125,7 +125,7 @@ int irm_register_static_packed(const char *name, irm_packed_cfunc fn) {
 int irm_func_remove_global(const char *name) {
   if (!name) return irm_error(IRM_EVALUE, "irm_func_remove_global: name must not be NULL");
   int rc = globals_ready();
-  if (!rc) rc = irm_name_table_remove(&globals, name);
+  if (!rc) rc = irm_name_table_remove_(&globals, name);
   if (rc == IRM_EKEY) return missing_name_error("global function", name);
   return rc == IRM_ENOMEM ? irm_error_nomem_("removing a global function") : rc;
 }
@@ -141,7 +141,7 @@ int irm_func_list_globals(irm_object **out) {
   int rc = globals_ready();
   if (rc) return rc;
   irm_name_snapshot snap;
-  if (irm_name_table_snapshot(&globals, &snap)) return irm_error_nomem_("listing global functions");
+  if (irm_name_table_snapshot_(&globals, &snap)) return irm_error_nomem_("listing global functions");
   size_t n = snap.n;
   irm_any *names = irm_calloc(n ? n : 1, sizeof *names);
   for (size_t i = 0; names && rc == IRM_OK && i < n; i++) {
@@ -149,7 +149,7 @@ int irm_func_list_globals(irm_object **out) {
     rc = irm_string_from_cstr(snap.names[i], &s);
     names[i] = irm_any_object(s);
   }
-  irm_name_snapshot_free(&globals, &snap);
+  irm_name_snapshot_free_(&globals, &snap);
   if (!names) return irm_error_nomem_("listing global functions");
   if (rc == IRM_OK) {
     qsort(names, n, sizeof *names, compare_names);

@@ -93,7 +93,7 @@ static void writer_free(writer *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  irm_object_list_release(&w->keep);
+  irm_object_list_release_(&w->keep);
   irm_free(w->refs);
   irm_free(w->stack);
   irm_text_buf_free_(&w->text);
@@ -211,7 +211,7 @@ static int visit_object(writer *w, const irm_object *o) {
     irm_object_release(fields);
     return irm_error(IRM_EVALUE, "to_fields of type '%s' returned %s, not an ffi.Map", key, got);
   }
-  if ((rc = irm_object_list_take(&w->keep, fields))) return rc;
+  if ((rc = irm_object_list_take_(&w->keep, fields))) return rc;
   return push_frame(w, o, fields, seen);
 }
 

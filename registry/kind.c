@@ -28,9 +28,9 @@ static irm_name_table categories = IRM_NAME_TABLE_INIT(&kept_categories);
 
 /* ---- lookups -------------------------------------------------------------- */
 
-static category *category_find(const char *name) { return irm_name_table_get(&categories, name); }
+static category *category_find(const char *name) { return irm_name_table_get_(&categories, name); }
 
-static irm_kind *kind_find(category *c, const char *name) { return c ? irm_name_table_get(&c->kinds, name) : NULL; }
+static irm_kind *kind_find(category *c, const char *name) { return c ? irm_name_table_get_(&c->kinds, name) : NULL; }
 
 static option_def *option_find(const irm_kind *k, const char *name) {
   for (size_t i = 0; i < k->n_options; i++)
@@ -46,11 +46,11 @@ static int compare_cstr(const void *a, const void *b) {
  * the kinds (which live for the process). */
 static const char **sorted_kind_names(category *c, size_t *n) {
   irm_name_snapshot snap = {0, NULL, NULL, NULL};
-  if (c && irm_name_table_snapshot(&c->kinds, &snap)) return NULL;
+  if (c && irm_name_table_snapshot_(&c->kinds, &snap)) return NULL;
   *n = snap.n;
   const char **names = irm_malloc((*n ? *n : 1) * sizeof *names);
   for (size_t i = 0; names && i < *n; i++) names[i] = ((const irm_kind *)snap.values[i])->name;
-  if (c) irm_name_snapshot_free(&c->kinds, &snap);
+  if (c) irm_name_snapshot_free_(&c->kinds, &snap);
   if (names) qsort(names, *n, sizeof *names, compare_cstr);
   return names;
 }
@@ -75,7 +75,7 @@ static int unknown_kind_error(category *c, const char *category_name, const char
   char list[1024];
   format_names(names, n, list, sizeof list);
   char *best = NULL;
-  int rc = c ? irm_name_table_closest(&c->kinds, name, &best) : IRM_OK;
+  int rc = c ? irm_name_table_closest_(&c->kinds, name, &best) : IRM_OK;
   if (rc) {
     irm_free(names);
     return irm_error_nomem_("reporting an unknown kind");
@@ -92,7 +92,7 @@ static int unknown_kind_error(category *c, const char *category_name, const char
 
 int irm_kind_list_text(const char *category_name, char *buf, size_t size) {
   if (!buf || size < 64) return irm_error(IRM_EVALUE, "irm_kind_list_text: buf must hold at least 64 bytes");
-  int rc = category_name ? irm_builtins_ready() : irm_error(IRM_EVALUE, "irm_kind_list_text: NULL category");
+  int rc = category_name ? irm_builtins_ready_() : irm_error(IRM_EVALUE, "irm_kind_list_text: NULL category");
   if (rc) return rc;
   size_t n = 0;
   const char **names = sorted_kind_names(category_find(category_name), &n);
@@ -132,10 +132,10 @@ static category *category_get(const char *name, int *created) {
   c = irm_calloc(1, sizeof *c + len + 1);
   if (!c) return NULL;
   memcpy(c->name, name, len + 1);
-  irm_name_table_init(&c->kinds, &kept_kinds);
+  irm_name_table_init_(&c->kinds, &kept_kinds);
   irm_name_existing was;
-  if (irm_name_table_add(&categories, name, c, IRM_NAME_EXISTING, &was, NULL) || was.value) {
-    irm_name_table_destroy(&c->kinds);
+  if (irm_name_table_add_(&categories, name, c, IRM_NAME_EXISTING, &was, NULL) || was.value) {
+    irm_name_table_destroy_(&c->kinds);
     irm_free(c);
     return was.value; /* another thread's, or NULL */
   }
@@ -145,7 +145,7 @@ static category *category_get(const char *name, int *created) {
 
 int irm_kind_category_register(const char *name) {
   int rc = check_name("a kind category", name);
-  if (rc || (rc = irm_builtins_ready())) return rc;
+  if (rc || (rc = irm_builtins_ready_())) return rc;
   int created;
   return category_get(name, &created) ? IRM_OK : irm_error_nomem_("registering a kind category");
 }
@@ -192,7 +192,7 @@ static int kind_new_prepared(category *c, const char *name, irm_kind **out) {
 int irm_kind_register(const char *category_name, const char *name, irm_kind **out) {
   int rc = check_name("a kind category", category_name);
   if (!rc) rc = check_name("a kind name", name);
-  if (rc || (rc = irm_builtins_ready())) return rc;
+  if (rc || (rc = irm_builtins_ready_())) return rc;
   int created_cat = 0;
   category *c = category_get(category_name, &created_cat);
   if (!c) return irm_error_nomem_("registering a kind category");
@@ -200,7 +200,7 @@ int irm_kind_register(const char *category_name, const char *name, irm_kind **ou
   if (!k && (rc = kind_new_prepared(c, name, &fresh))) return rc;
   if (fresh) {
     irm_name_existing was; /* another thread may have won the race */
-    rc = irm_name_table_add(&c->kinds, name, fresh, IRM_NAME_EXISTING, &was, NULL);
+    rc = irm_name_table_add_(&c->kinds, name, fresh, IRM_NAME_EXISTING, &was, NULL);
     k = rc || was.value ? was.value : fresh;
     if (k != fresh) kind_free_unpublished(fresh);
     if (!k) return irm_error_nomem_("registering a kind");
@@ -221,7 +221,7 @@ int irm_kind_category_set_prepare(const char *category_name, irm_kind_setup_fn p
 int irm_kind_find(const char *category_name, const char *name, irm_kind **out) {
   if (!category_name || !name || !out)
     return irm_error(IRM_EVALUE, "irm_kind_find: category, name and out must not be NULL");
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   category *c = category_find(category_name);
   irm_kind *k = kind_find(c, name);
@@ -233,7 +233,7 @@ int irm_kind_find(const char *category_name, const char *name, irm_kind **out) {
 int irm_kind_list(const char *category_name, irm_object **out) {
   if (!category_name || !out) return irm_error(IRM_EVALUE, "irm_kind_list: category and out must not be NULL");
   *out = NULL;
-  int rc = irm_builtins_ready();
+  int rc = irm_builtins_ready_();
   if (rc) return rc;
   size_t n = 0;
   const char **names = sorted_kind_names(category_find(category_name), &n);

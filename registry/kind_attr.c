@@ -36,7 +36,7 @@ static int kind_has_attr(const irm_name_entry *e, void *attr) {
 }
 
 static int name_in_use(category *c, const char *attr) {
-  return irm_name_table_visit(&c->kinds, kind_has_attr, (void *)attr);
+  return irm_name_table_visit_(&c->kinds, kind_has_attr, (void *)attr);
 }
 
 void irm_kind_forget_attr_names_locked_(irm_kind *gone) {

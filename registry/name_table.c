@@ -22,7 +22,7 @@ static void release(const irm_name_table *t, void *value) {
   if (counted(t) && value) t->hooks->release(value);
 }
 
-void irm_name_table_init(irm_name_table *t, const irm_name_hooks *hooks) {
+void irm_name_table_init_(irm_name_table *t, const irm_name_hooks *hooks) {
   *t = (irm_name_table){.entries = NULL, .detached = NULL, .hooks = hooks};
   pthread_rwlockattr_t attr;
   pthread_rwlockattr_init(&attr);
@@ -36,7 +36,7 @@ static void free_entry(const irm_name_table *t, irm_name_entry *e) {
   irm_free(e);
 }
 
-void irm_name_table_destroy(irm_name_table *t) {
+void irm_name_table_destroy_(irm_name_table *t) {
   irm_name_entry *e, *tmp;
   HASH_ITER(hh, t->entries, e, tmp) {
     HASH_DELETE(hh, t->entries, e);
@@ -181,7 +181,7 @@ static irm_name_entry *entry_new(const char *name, void *value) {
   return e;
 }
 
-int irm_name_table_add(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
+int irm_name_table_add_(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
                        irm_name_existing *existing, irm_name_entry **entry) {
   if (existing) *existing = (irm_name_existing){NULL, NULL};
   if (entry) *entry = NULL;
@@ -242,7 +242,7 @@ int irm_name_table_add(irm_name_table *t, const char *name, void *value, irm_nam
   return IRM_OK;
 }
 
-int irm_name_table_remove(irm_name_table *t, const char *name) {
+int irm_name_table_remove_(irm_name_table *t, const char *name) {
   int rc;
   name_undo *undo = undo_new(t, name, &rc);
   if (rc) return rc;
@@ -270,7 +270,7 @@ int irm_name_table_remove(irm_name_table *t, const char *name) {
 
 /* ---- reading ------------------------------------------------------------------ */
 
-void *irm_name_table_get(irm_name_table *t, const char *name) {
+void *irm_name_table_get_(irm_name_table *t, const char *name) {
   pthread_rwlock_rdlock(&t->lock);
   irm_name_entry *e = find_locked(t, name);
   void *value = e ? e->value : NULL;
@@ -279,14 +279,14 @@ void *irm_name_table_get(irm_name_table *t, const char *name) {
   return value;
 }
 
-size_t irm_name_table_count(irm_name_table *t) {
+size_t irm_name_table_count_(irm_name_table *t) {
   pthread_rwlock_rdlock(&t->lock);
   size_t n = HASH_COUNT(t->entries);
   pthread_rwlock_unlock(&t->lock);
   return n;
 }
 
-int irm_name_table_closest(irm_name_table *t, const char *name, char **best) {
+int irm_name_table_closest_(irm_name_table *t, const char *name, char **best) {
   int rc = IRM_OK;
   *best = NULL;
   pthread_rwlock_rdlock(&t->lock);
@@ -304,7 +304,7 @@ int irm_name_table_closest(irm_name_table *t, const char *name, char **best) {
   return rc;
 }
 
-int irm_name_table_snapshot(irm_name_table *t, irm_name_snapshot *out) {
+int irm_name_table_snapshot_(irm_name_table *t, irm_name_snapshot *out) {
   *out = (irm_name_snapshot){0, NULL, NULL, NULL};
   pthread_rwlock_rdlock(&t->lock);
   size_t n = HASH_COUNT(t->entries), chars = 0;
@@ -333,13 +333,13 @@ int irm_name_table_snapshot(irm_name_table *t, irm_name_snapshot *out) {
   return block ? IRM_OK : IRM_ENOMEM;
 }
 
-void irm_name_snapshot_free(irm_name_table *t, irm_name_snapshot *s) {
+void irm_name_snapshot_free_(irm_name_table *t, irm_name_snapshot *s) {
   for (size_t i = 0; s->names && i < s->n; i++) release(t, s->values[i]);
   irm_free((void *)s->names);
   *s = (irm_name_snapshot){0, NULL, NULL, NULL};
 }
 
-int irm_name_table_visit(irm_name_table *t, int (*fn)(const irm_name_entry *e, void *ctx), void *ctx) {
+int irm_name_table_visit_(irm_name_table *t, int (*fn)(const irm_name_entry *e, void *ctx), void *ctx) {
   int rc = 0;
   pthread_rwlock_rdlock(&t->lock);
   for (irm_name_entry *e = t->entries; e && rc == 0; e = e->hh.next) rc = fn(e, ctx);
@@ -347,7 +347,7 @@ int irm_name_table_visit(irm_name_table *t, int (*fn)(const irm_name_entry *e, v
   return rc;
 }
 
-const char *irm_name_by_plugin(const char *plugin, char *buf, size_t size) {
+const char *irm_name_by_plugin_(const char *plugin, char *buf, size_t size) {
   if (!plugin) return "";
   snprintf(buf, size, " (by plugin '%s')", plugin);
   return buf;

@@ -36,8 +36,8 @@ static int count_error(const native_fn *nf, int32_t nargs) {
  * add which function and argument. */
 static int arg_error(const native_fn *nf, const irm_any *args, int32_t i) {
   irm_cvalue scratch;
-  int rc = irm_any_to_c(nf->sig.args[i], &args[i], &scratch);
-  if (rc == IRM_OK) rc = irm_error(IRM_ETYPE, "expected %s", irm_ntype_name(nf->sig.args[i]));
+  int rc = irm_any_to_c_(nf->sig.args[i], &args[i], &scratch);
+  if (rc == IRM_OK) rc = irm_error(IRM_ETYPE, "expected %s", irm_ntype_name_(nf->sig.args[i]));
   return irm_error_context(rc, "function '%s' (%s): argument %d", irm_func_name(nf->self), nf->sig.text,
                            (int)i);
 }
@@ -64,7 +64,7 @@ static int call_ffi(const irm_any *args, int32_t nargs, irm_any *ret, void *reso
       pointers[i] = (void *)&a->v_int; /* every payload member starts here */
       continue;
     }
-    if (irm_any_to_c(nf->sig.args[i], a, &values[i]) != IRM_OK) return arg_error(nf, args, i);
+    if (irm_any_to_c_(nf->sig.args[i], a, &values[i]) != IRM_OK) return arg_error(nf, args, i);
     pointers[i] = &values[i];
   }
   irm_cvalue result;
@@ -73,7 +73,7 @@ static int call_ffi(const irm_any *args, int32_t nargs, irm_any *ret, void *reso
   /* libffi returns small integers widened to ffi_arg. */
   if (nf->sig.ret == IRM_NT_BOOL) result.b = (uint8_t)result.widened;
   if (nf->sig.ret == IRM_NT_I32) result.i32 = (int32_t)result.widened;
-  return irm_c_to_any(nf->sig.ret, &result, 1, ret);
+  return irm_c_to_any_(nf->sig.ret, &result, 1, ret);
 }
 
 /* ---- fast paths ----------------------------------------------------------
@@ -321,8 +321,8 @@ int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **ou
   if (!fn) return irm_error(IRM_EVALUE, "irm_func_new_native: fn must not be NULL");
   native_fn *nf = irm_calloc(1, sizeof *nf);
   if (!nf) return irm_error_nomem_("creating a native function");
-  int rc = irm_native_sig_parse(signature, &nf->sig);
-  if (rc == IRM_OK) rc = irm_native_prep_cif(&nf->sig, &nf->cif, nf->types);
+  int rc = irm_native_sig_parse_(signature, &nf->sig);
+  if (rc == IRM_OK) rc = irm_native_prep_cif_(&nf->sig, &nf->cif, nf->types);
   if (rc == IRM_OK) rc = irm_func_new_packed(choose_thunk(&nf->sig), nf, irm_native_free_, out);
   if (rc) {
     irm_free(nf);

@@ -48,14 +48,14 @@ typedef union irm_cvalue {
 } irm_cvalue;
 
 /* Parses "ret(arg,...)". ValueError naming the text and the position. */
-int irm_native_sig_parse(const char *text, irm_native_sig *out);
+int irm_native_sig_parse_(const char *text, irm_native_sig *out);
 
 /* The libffi type and the signature name of t. */
-ffi_type *irm_ntype_ffi(irm_ntype t);
-const char *irm_ntype_name(irm_ntype t);
+ffi_type *irm_ntype_ffi_(irm_ntype t);
+const char *irm_ntype_name_(irm_ntype t);
 
 /* Prepares cif for sig; types must hold sig->nargs entries. */
-int irm_native_prep_cif(const irm_native_sig *sig, ffi_cif *cif, ffi_type **types);
+int irm_native_prep_cif_(const irm_native_sig *sig, ffi_cif *cif, ffi_type **types);
 
 /* The finalizer of every native function object: how irm_func_call tells
  * a native function (whose thunk reports its own errors) from a packed one. */
@@ -79,7 +79,7 @@ int irm_native_string_result_(const char *s, irm_any *out);
  * it runs once per argument per call. The string or object stays owned by
  * v. TypeError "expected i64, got str", or ValueError for an int out of
  * range; callers add context. */
-static inline int irm_any_to_c(irm_ntype t, const irm_any *v, irm_cvalue *out) {
+static inline int irm_any_to_c_(irm_ntype t, const irm_any *v, irm_cvalue *out) {
   int is_int = v->type_code == IRM_INT || v->type_code == IRM_BOOL;
   switch (t) {
     case IRM_NT_BOOL:
@@ -151,7 +151,7 @@ static inline int irm_any_to_c(irm_ntype t, const irm_any *v, irm_cvalue *out) {
 /* C -> irm_any. owned: results of native calls (str copied into a String,
  * obj taken as a new reference). Not owned: closure arguments (str and obj
  * borrowed). Only a String copy can fail (MemoryError). */
-static inline int irm_c_to_any(irm_ntype t, const irm_cvalue *v, int owned, irm_any *out) {
+static inline int irm_c_to_any_(irm_ntype t, const irm_cvalue *v, int owned, irm_any *out) {
   irm_any r = {0};
   switch (t) {
     case IRM_NT_VOID: r.type_code = IRM_NONE; break;

@@ -18,13 +18,13 @@ static const struct {
 };
 enum { type_count = sizeof type_names / sizeof type_names[0] };
 
-const char *irm_ntype_name(irm_ntype t) {
+const char *irm_ntype_name_(irm_ntype t) {
   for (int i = 0; i < type_count; i++)
     if (type_names[i].type == t) return type_names[i].name;
   return "?";
 }
 
-ffi_type *irm_ntype_ffi(irm_ntype t) {
+ffi_type *irm_ntype_ffi_(irm_ntype t) {
   switch (t) {
     case IRM_NT_VOID: return &ffi_type_void;
     case IRM_NT_BOOL: return &ffi_type_uint8;
@@ -89,13 +89,13 @@ static int expect_char(cursor *c, char ch, const char *what) {
 
 static void format_sig(irm_native_sig *sig) {
   char *p = sig->text;
-  p += sprintf(p, "%s(", irm_ntype_name(sig->ret));
+  p += sprintf(p, "%s(", irm_ntype_name_(sig->ret));
   for (int32_t i = 0; i < sig->nargs; i++)
-    p += sprintf(p, "%s%s", i ? "," : "", irm_ntype_name(sig->args[i]));
+    p += sprintf(p, "%s%s", i ? "," : "", irm_ntype_name_(sig->args[i]));
   sprintf(p, ")");
 }
 
-int irm_native_sig_parse(const char *text, irm_native_sig *out) {
+int irm_native_sig_parse_(const char *text, irm_native_sig *out) {
   if (!text) return irm_error(IRM_EVALUE, "invalid signature: NULL");
   cursor c = {text, 0};
   memset(out, 0, sizeof *out);
@@ -133,9 +133,9 @@ int irm_native_sig_parse(const char *text, irm_native_sig *out) {
   return IRM_OK;
 }
 
-int irm_native_prep_cif(const irm_native_sig *sig, ffi_cif *cif, ffi_type **types) {
-  for (int32_t i = 0; i < sig->nargs; i++) types[i] = irm_ntype_ffi(sig->args[i]);
-  ffi_status st = ffi_prep_cif(cif, FFI_DEFAULT_ABI, (unsigned)sig->nargs, irm_ntype_ffi(sig->ret), types);
+int irm_native_prep_cif_(const irm_native_sig *sig, ffi_cif *cif, ffi_type **types) {
+  for (int32_t i = 0; i < sig->nargs; i++) types[i] = irm_ntype_ffi_(sig->args[i]);
+  ffi_status st = ffi_prep_cif(cif, FFI_DEFAULT_ABI, (unsigned)sig->nargs, irm_ntype_ffi_(sig->ret), types);
   if (st != FFI_OK)
     return irm_error(IRM_ERUNTIME, "libffi cannot prepare a call of signature '%s' (status %d)", sig->text,
                      (int)st);
@@ -152,7 +152,7 @@ int irm_native_conv_error_(irm_ntype t, const irm_any *v) {
     return irm_error(IRM_EVALUE, "int %lld is out of range for i32", (long long)v->v_int);
   if (t == IRM_NT_U64 && (v->type_code == IRM_INT || v->type_code == IRM_BOOL))
     return irm_error(IRM_EVALUE, "int %lld is out of range for u64", (long long)v->v_int);
-  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_ntype_name(t), irm_any_type_name(v));
+  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_ntype_name_(t), irm_any_type_name(v));
 }
 
 int irm_native_string_result_(const char *s, irm_any *out) {

@@ -201,12 +201,12 @@ static int keys_init(void) {
   return rc ? irm_error_nomem_("starting the type registry") : IRM_OK;
 }
 
-static int keys_ready(void) { return irm_lazy_run(&keys_lazy, keys_init); }
+static int keys_ready(void) { return irm_lazy_run_(&keys_lazy, keys_init); }
 
 /* Finds a key: its index, or -1 when absent. *rc receives the status of
  * starting the registry (built-in types of every layer come first). */
 static int32_t key_lookup(const char *key, int *rc) {
-  if ((*rc = keys_ready()) != IRM_OK || (*rc = irm_builtins_ready()) != IRM_OK) return -1;
+  if ((*rc = keys_ready()) != IRM_OK || (*rc = irm_builtins_ready_()) != IRM_OK) return -1;
   pthread_rwlock_rdlock(&key_lock);
   int32_t idx = key_find_locked(key);
   pthread_rwlock_unlock(&key_lock);

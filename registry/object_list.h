@@ -16,7 +16,7 @@ typedef struct irm_object_list {
 
 /* Takes o (a reference the caller owned). When there is no room it is
  * released and a MemoryError returned. */
-static inline int irm_object_list_take(irm_object_list *l, irm_object *o) {
+static inline int irm_object_list_take_(irm_object_list *l, irm_object *o) {
   if (l->size == l->capacity) {
     size_t cap = l->capacity ? l->capacity * 2 : 8;
     irm_object **grown = irm_realloc(l->items, cap * sizeof *grown);
@@ -32,7 +32,7 @@ static inline int irm_object_list_take(irm_object_list *l, irm_object *o) {
 }
 
 /* Releases every object and frees the list (which is left empty). */
-static inline void irm_object_list_release(irm_object_list *l) {
+static inline void irm_object_list_release_(irm_object_list *l) {
   for (size_t i = 0; i < l->size; i++) irm_object_release(l->items[i]);
   irm_free(l->items);
   l->items = NULL;

@@ -35,7 +35,7 @@ static int is_pluggable(irm_option_type type) {
 static const irm_option_type_def *plugged_def(irm_option_type type) {
   if (!is_pluggable(type)) return NULL;
   const irm_option_type_def *d = atomic_load_explicit(&plugged[type], memory_order_acquire);
-  if (!d && irm_builtins_ready() == IRM_OK) d = atomic_load_explicit(&plugged[type], memory_order_acquire);
+  if (!d && irm_builtins_ready_() == IRM_OK) d = atomic_load_explicit(&plugged[type], memory_order_acquire);
   return d;
 }
 

@@ -78,7 +78,7 @@ static void eq_walk_free(eq_walk *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  irm_object_list_release(&w->keep);
+  irm_object_list_release_(&w->keep);
   irm_free(w->stack);
 }
 
@@ -217,9 +217,9 @@ static int compare_other(eq_walk *w, const irm_object *x, const irm_object *y, i
   }
   irm_object *fx = NULL, *fy = NULL;
   int rc = fields_of(info, x, &fx);
-  if (!rc) rc = irm_object_list_take(&w->keep, fx);
+  if (!rc) rc = irm_object_list_take_(&w->keep, fx);
   if (!rc) rc = fields_of(info, y, &fy);
-  if (!rc) rc = irm_object_list_take(&w->keep, fy);
+  if (!rc) rc = irm_object_list_take_(&w->keep, fy);
   if (rc) return rc;
   irm_any ax = irm_any_object(fx), ay = irm_any_object(fy);
   return push_pair(w, &ax, &ay);
@@ -328,7 +328,7 @@ static void hash_walk_free(hash_walk *w) {
     HASH_DELETE(hh, w->seen, s);
     irm_free(s);
   }
-  irm_object_list_release(&w->keep);
+  irm_object_list_release_(&w->keep);
   irm_free(w->stack);
 }
 
@@ -401,7 +401,7 @@ static int hash_object(hash_walk *w, const irm_object *o, uint64_t *h, int *push
   } else if (info && info->to_fields) {
     irm_object *fields = NULL;
     int rc = fields_of(info, o, &fields);
-    if (!rc) rc = irm_object_list_take(&w->keep, fields);
+    if (!rc) rc = irm_object_list_take_(&w->keep, fields);
     if (!rc) rc = push_hframe(w, o, F_FIELDS, fields);
     *pushed = !rc;
     return rc;

@@ -250,8 +250,8 @@ START_TEST(test_tuple_let_and_function) {
   ck_assert_int_eq(irm_tuple_size(t), 2);
   ck_assert_ptr_eq(irm_tuple_field(t, 1), n);
   ck_assert_ok(irm_tuple_get_item_new(t, 1, &g));
-  ck_assert_ptr_eq(irm_tuple_get_item_tuple(g), t);
-  ck_assert_int_eq(irm_tuple_get_item_index(g), 1);
+  ck_assert_ptr_eq(irm_tuple_item_source(g), t);
+  ck_assert_int_eq(irm_tuple_item_index(g), 1);
   irm_object *bad = NULL, *let = NULL, *f = NULL;
   ck_assert_error(irm_tuple_get_item_new(t, -1, &bad), IRM_EVALUE, "ValueError: irm_tuple_get_item_new: the index must be >= 0, got -1");
   ck_assert_ok(irm_let_new(y, g, y, &let));
@@ -627,7 +627,7 @@ START_TEST(test_nodes_round_trip_through_json_with_types_and_sharing) {
   irm_object *f2 = back.v_obj, *body = irm_function_body(f2);
   ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_TUPLE_GET_ITEM);
   ck_assert(irm_ir_type_equal(irm_expr_type(body), irm_expr_type(x)));
-  irm_object *t2 = irm_tuple_get_item_tuple(body);
+  irm_object *t2 = irm_tuple_item_source(body);
   ck_assert_ptr_eq(irm_tuple_field(t2, 0), irm_tuple_field(t2, 1)); /* still shared */
   ck_assert_ptr_eq(irm_call_arg(irm_tuple_field(t2, 0), 0), irm_function_param(f2, 0));
   ck_assert_ptr_eq(irm_call_callee(irm_tuple_field(t2, 0)), irm_call_callee(n)); /* interned op */

@@ -250,7 +250,7 @@ START_TEST(test_tuple_and_tuple_get_item) {
 
   irm_any gargs[2] = {irm_any_object(tup), irm_any_int(1)};
   irm_object *get = call_obj("ir.TupleGetItem", gargs, 2, "ir.TupleGetItem");
-  ck_assert_int_eq(irm_tuple_get_item_index(get), 1);
+  ck_assert_int_eq(irm_tuple_item_index(get), 1);
   ck_assert_str_eq(kind_of(get, &s), "TupleGetItem");
   irm_object_release(s);
   ck_assert_int_eq(field("ir.ExprFields", get, "index", &fields)->v_int, 1);

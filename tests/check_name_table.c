@@ -58,27 +58,27 @@ static const irm_name_hooks counted_hooks = {value_retain, value_release, NULL};
 static irm_name_table table;
 
 static void setup(void) {
-  irm_name_table_init(&table, &counted_hooks);
+  irm_name_table_init_(&table, &counted_hooks);
   lock_watch = &table;
   loading_plugin = NULL;
 }
 
 static void teardown(void) {
   lock_watch = NULL;
-  irm_name_table_destroy(&table);
+  irm_name_table_destroy_(&table);
 }
 
 /* Adds name -> a new value id (the table keeps its own reference). */
 static int add(const char *name, int id, irm_name_policy policy) {
   value *v = value_new(id);
-  int rc = irm_name_table_add(&table, name, v, policy, NULL, NULL);
+  int rc = irm_name_table_add_(&table, name, v, policy, NULL, NULL);
   value_release(v);
   return rc;
 }
 
 /* The id name maps to, or -1. */
 static int id_of(const char *name) {
-  value *v = irm_name_table_get(&table, name);
+  value *v = irm_name_table_get_(&table, name);
   int id = v ? v->id : -1;
   if (v) value_release(v);
   return id;
@@ -87,13 +87,13 @@ static int id_of(const char *name) {
 /* The names in table order joined by ',' into buf. */
 static const char *listing(char *buf, size_t size) {
   irm_name_snapshot s;
-  ck_assert_int_eq(irm_name_table_snapshot(&table, &s), IRM_OK);
+  ck_assert_int_eq(irm_name_table_snapshot_(&table, &s), IRM_OK);
   buf[0] = '\0';
   for (size_t i = 0; i < s.n; i++) {
     size_t used = strlen(buf);
     snprintf(buf + used, size - used, "%s%s", i ? "," : "", s.names[i]);
   }
-  irm_name_snapshot_free(&table, &s);
+  irm_name_snapshot_free_(&table, &s);
   return buf;
 }
 
@@ -103,7 +103,7 @@ START_TEST(test_add_then_get_returns_the_value) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_int_eq(id_of("alpha"), 1);
   ck_assert_int_eq(id_of("beta"), -1);
-  ck_assert_uint_eq(irm_name_table_count(&table), 1);
+  ck_assert_uint_eq(irm_name_table_count_(&table), 1);
 }
 END_TEST
 
@@ -111,7 +111,7 @@ START_TEST(test_unique_policy_rejects_a_taken_name_and_reports_it) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
   value *v = value_new(2);
   irm_name_existing was;
-  ck_assert_int_eq(irm_name_table_add(&table, "alpha", v, IRM_NAME_UNIQUE, &was, NULL), IRM_EKEY);
+  ck_assert_int_eq(irm_name_table_add_(&table, "alpha", v, IRM_NAME_UNIQUE, &was, NULL), IRM_EKEY);
   ck_assert_int_eq(((value *)was.value)->id, 1);
   ck_assert_ptr_null(was.plugin);
   value_release(was.value);
@@ -126,7 +126,7 @@ START_TEST(test_override_replaces_and_releases_the_old_value_unlocked) {
   ck_assert_int_eq(add("alpha", 2, IRM_NAME_OVERRIDE), IRM_OK);
   ck_assert_int_eq(id_of("alpha"), 2);
   ck_assert_int_eq(atomic_load(&values_alive), 1); /* value 1 is gone */
-  ck_assert_uint_eq(irm_name_table_count(&table), 1);
+  ck_assert_uint_eq(irm_name_table_count_(&table), 1);
 }
 END_TEST
 
@@ -134,7 +134,7 @@ START_TEST(test_existing_policy_keeps_the_entry_and_returns_it) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
   value *v = value_new(2);
   irm_name_existing was;
-  ck_assert_int_eq(irm_name_table_add(&table, "alpha", v, IRM_NAME_EXISTING, &was, NULL), IRM_OK);
+  ck_assert_int_eq(irm_name_table_add_(&table, "alpha", v, IRM_NAME_EXISTING, &was, NULL), IRM_OK);
   ck_assert_int_eq(((value *)was.value)->id, 1);
   value_release(was.value);
   value_release(v);
@@ -144,10 +144,10 @@ END_TEST
 
 START_TEST(test_remove_drops_the_name_and_missing_is_key_error) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
-  ck_assert_int_eq(irm_name_table_remove(&table, "alpha"), IRM_OK);
+  ck_assert_int_eq(irm_name_table_remove_(&table, "alpha"), IRM_OK);
   ck_assert_int_eq(id_of("alpha"), -1);
   ck_assert_int_eq(atomic_load(&values_alive), 0);
-  ck_assert_int_eq(irm_name_table_remove(&table, "alpha"), IRM_EKEY);
+  ck_assert_int_eq(irm_name_table_remove_(&table, "alpha"), IRM_EKEY);
 }
 END_TEST
 
@@ -156,7 +156,7 @@ START_TEST(test_listing_keeps_insertion_order_across_removal_and_override) {
   const char *names[] = {"delta", "alpha", "charlie", "bravo"};
   for (int i = 0; i < 4; i++) ck_assert_int_eq(add(names[i], i, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_str_eq(listing(buf, sizeof buf), "delta,alpha,charlie,bravo");
-  ck_assert_int_eq(irm_name_table_remove(&table, "alpha"), IRM_OK);
+  ck_assert_int_eq(irm_name_table_remove_(&table, "alpha"), IRM_OK);
   ck_assert_int_eq(add("charlie", 9, IRM_NAME_OVERRIDE), IRM_OK);
   ck_assert_int_eq(add("echo", 5, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_str_eq(listing(buf, sizeof buf), "delta,charlie,bravo,echo");
@@ -175,7 +175,7 @@ START_TEST(test_visit_stops_at_the_first_nonzero_result) {
     ck_assert_int_eq(add(name, i, IRM_NAME_UNIQUE), IRM_OK);
   }
   int visits = 0;
-  ck_assert_int_eq(irm_name_table_visit(&table, count_visits, &visits), 7);
+  ck_assert_int_eq(irm_name_table_visit_(&table, count_visits, &visits), 7);
   ck_assert_int_eq(visits, 2);
 }
 END_TEST
@@ -184,10 +184,10 @@ START_TEST(test_closest_suggests_a_near_name_and_nothing_for_a_far_one) {
   ck_assert_int_eq(add("unpacked-api", 1, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_int_eq(add("link-params", 2, IRM_NAME_UNIQUE), IRM_OK);
   char *best = NULL;
-  ck_assert_int_eq(irm_name_table_closest(&table, "unpaked-api", &best), IRM_OK);
+  ck_assert_int_eq(irm_name_table_closest_(&table, "unpaked-api", &best), IRM_OK);
   ck_assert_str_eq(best, "unpacked-api");
   irm_free(best);
-  ck_assert_int_eq(irm_name_table_closest(&table, "zzz", &best), IRM_OK);
+  ck_assert_int_eq(irm_name_table_closest_(&table, "zzz", &best), IRM_OK);
   ck_assert_ptr_null(best);
 }
 END_TEST
@@ -218,7 +218,7 @@ START_TEST(test_rollback_of_an_override_restores_the_old_value_and_plugin) {
   ck_assert_int_eq(atomic_load(&values_alive), 1);
   irm_name_existing was;
   value *v = value_new(3);
-  ck_assert_int_eq(irm_name_table_add(&table, "alpha", v, IRM_NAME_UNIQUE, &was, NULL), IRM_EKEY);
+  ck_assert_int_eq(irm_name_table_add_(&table, "alpha", v, IRM_NAME_UNIQUE, &was, NULL), IRM_EKEY);
   ck_assert_str_eq(was.plugin, "first");
   value_release(was.value);
   value_release(v);
@@ -228,7 +228,7 @@ END_TEST
 START_TEST(test_rollback_of_a_remove_brings_the_name_back) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
   irm_journal *j = open_journal();
-  ck_assert_int_eq(irm_name_table_remove(&table, "alpha"), IRM_OK);
+  ck_assert_int_eq(irm_name_table_remove_(&table, "alpha"), IRM_OK);
   ck_assert_int_eq(id_of("alpha"), -1);
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert_int_eq(id_of("alpha"), 1);
@@ -250,7 +250,7 @@ START_TEST(test_commit_keeps_changes_and_failures_record_nothing) {
   ck_assert_int_eq(add("alpha", 1, IRM_NAME_UNIQUE), IRM_OK);
   irm_journal *j = open_journal();
   ck_assert_int_eq(add("alpha", 2, IRM_NAME_UNIQUE), IRM_EKEY);
-  ck_assert_int_eq(irm_name_table_remove(&table, "missing"), IRM_EKEY);
+  ck_assert_int_eq(irm_name_table_remove_(&table, "missing"), IRM_EKEY);
   ck_assert_uint_eq(irm_journal_size(j), 0);
   ck_assert_int_eq(add("beta", 3, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_ok(irm_journal_commit(j));
@@ -265,13 +265,13 @@ START_TEST(test_plugin_is_recorded_only_inside_a_journal) {
   ck_assert_int_eq(add("inside", 2, IRM_NAME_UNIQUE), IRM_OK);
   ck_assert_ok(irm_journal_commit(j));
   irm_name_snapshot s;
-  ck_assert_int_eq(irm_name_table_snapshot(&table, &s), IRM_OK);
+  ck_assert_int_eq(irm_name_table_snapshot_(&table, &s), IRM_OK);
   ck_assert_ptr_null(s.plugins[0]);
   ck_assert_str_eq(s.plugins[1], "micro-aot");
-  irm_name_snapshot_free(&table, &s);
+  irm_name_snapshot_free_(&table, &s);
   char buf[64];
-  ck_assert_str_eq(irm_name_by_plugin("micro-aot", buf, sizeof buf), " (by plugin 'micro-aot')");
-  ck_assert_str_eq(irm_name_by_plugin(NULL, buf, sizeof buf), "");
+  ck_assert_str_eq(irm_name_by_plugin_("micro-aot", buf, sizeof buf), " (by plugin 'micro-aot')");
+  ck_assert_str_eq(irm_name_by_plugin_(NULL, buf, sizeof buf), "");
 }
 END_TEST
 
@@ -286,32 +286,32 @@ static const irm_name_hooks kept_hooks = {NULL, NULL, count_detach};
 
 START_TEST(test_kept_table_keeps_a_rolled_back_value_and_reports_it) {
   irm_name_table kept;
-  irm_name_table_init(&kept, &kept_hooks);
+  irm_name_table_init_(&kept, &kept_hooks);
   static int payload = 42;
   irm_name_entry *e = NULL;
   irm_journal *j = open_journal();
-  ck_assert_int_eq(irm_name_table_add(&kept, "alpha", &payload, IRM_NAME_UNIQUE, NULL, &e), IRM_OK);
+  ck_assert_int_eq(irm_name_table_add_(&kept, "alpha", &payload, IRM_NAME_UNIQUE, NULL, &e), IRM_OK);
   const char *name = e->name;
   ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_ptr_null(irm_name_table_get(&kept, "alpha"));
+  ck_assert_ptr_null(irm_name_table_get_(&kept, "alpha"));
   ck_assert_str_eq(name, "alpha"); /* still readable */
   ck_assert_int_eq(detach_calls, 1);
   /* no replacing in a kept table: override acts as unique */
-  ck_assert_int_eq(irm_name_table_add(&kept, "beta", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
-  ck_assert_int_eq(irm_name_table_add(&kept, "beta", &detach_calls, IRM_NAME_OVERRIDE, NULL, NULL), IRM_EKEY);
-  ck_assert_ptr_eq(irm_name_table_get(&kept, "beta"), &payload);
+  ck_assert_int_eq(irm_name_table_add_(&kept, "beta", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
+  ck_assert_int_eq(irm_name_table_add_(&kept, "beta", &detach_calls, IRM_NAME_OVERRIDE, NULL, NULL), IRM_EKEY);
+  ck_assert_ptr_eq(irm_name_table_get_(&kept, "beta"), &payload);
   /* a removed name is set aside, and a rollback brings it back */
-  ck_assert_int_eq(irm_name_table_add(&kept, "gamma", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
+  ck_assert_int_eq(irm_name_table_add_(&kept, "gamma", &payload, IRM_NAME_UNIQUE, NULL, NULL), IRM_OK);
   j = open_journal();
-  ck_assert_int_eq(irm_name_table_remove(&kept, "beta"), IRM_OK);
-  ck_assert_int_eq(irm_name_table_remove(&kept, "gamma"), IRM_OK);
-  ck_assert_ptr_null(irm_name_table_get(&kept, "beta"));
+  ck_assert_int_eq(irm_name_table_remove_(&kept, "beta"), IRM_OK);
+  ck_assert_int_eq(irm_name_table_remove_(&kept, "gamma"), IRM_OK);
+  ck_assert_ptr_null(irm_name_table_get_(&kept, "beta"));
   ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_ptr_eq(irm_name_table_get(&kept, "beta"), &payload);
-  ck_assert_ptr_eq(irm_name_table_get(&kept, "gamma"), &payload);
-  ck_assert_int_eq(irm_name_table_remove(&kept, "gamma"), IRM_OK); /* aside for good */
+  ck_assert_ptr_eq(irm_name_table_get_(&kept, "beta"), &payload);
+  ck_assert_ptr_eq(irm_name_table_get_(&kept, "gamma"), &payload);
+  ck_assert_int_eq(irm_name_table_remove_(&kept, "gamma"), IRM_OK); /* aside for good */
   ck_assert_int_eq(detach_calls, 4);
-  irm_name_table_destroy(&kept);
+  irm_name_table_destroy_(&kept);
 }
 END_TEST
 
@@ -320,7 +320,7 @@ END_TEST
 typedef int (*table_op)(void);
 static int op_add(void) { return add("new", 7, IRM_NAME_UNIQUE); }
 static int op_override(void) { return add("b", 7, IRM_NAME_OVERRIDE); }
-static int op_remove(void) { return irm_name_table_remove(&table, "b"); }
+static int op_remove(void) { return irm_name_table_remove_(&table, "b"); }
 static int op_first_add(void) { return add("first", 7, IRM_NAME_UNIQUE); }
 
 static int compare_chars(const void *a, const void *b) { return *(const char *)a - *(const char *)b; }
@@ -405,16 +405,16 @@ START_TEST(test_four_threads_add_and_look_up_concurrently) {
     misses += (long)(intptr_t)r;
   }
   ck_assert_int_eq(misses, 0);
-  ck_assert_uint_eq(irm_name_table_count(&table), THREADS * PER_THREAD);
+  ck_assert_uint_eq(irm_name_table_count_(&table), THREADS * PER_THREAD);
   irm_name_snapshot s;
-  ck_assert_int_eq(irm_name_table_snapshot(&table, &s), IRM_OK);
+  ck_assert_int_eq(irm_name_table_snapshot_(&table, &s), IRM_OK);
   int last[THREADS] = {-1, -1, -1, -1}; /* each thread's names in its order */
   for (size_t i = 0; i < s.n; i++) {
     int id = ((value *)s.values[i])->id;
     ck_require(id % PER_THREAD > last[id / PER_THREAD], "listing out of insertion order");
     last[id / PER_THREAD] = id % PER_THREAD;
   }
-  irm_name_snapshot_free(&table, &s);
+  irm_name_snapshot_free_(&table, &s);
 }
 END_TEST
 

@@ -7,7 +7,7 @@
  * ir.Function of the module except functions whose attributes carry
  * `Compiler`, a true `SkipOptimization`, or `Primitive` (already fused);
  * other ir.BaseFunc types are kept as they are. Every pass reads its
- * settings as the mission says: a pass option given in the pipeline, then
+ * settings in this order: a pass option given in the pipeline, then
  * the module attribute, then the PassContext config, then the default
  * (irm_pass_setting, pass.h).
  *

@@ -83,7 +83,7 @@ extern const size_t irm_builtin_provider_count_;
 /* Runs every provider unless all have succeeded before. Registry entry
  * points call it first; a failure (out of memory) is returned with context
  * and retried on the next call. */
-int irm_builtins_ready(void);
+int irm_builtins_ready_(void);
 
 /* Layer 0's provider (registry/builtins.c). */
 int irm_register_registry_builtins_(void);
@@ -112,7 +112,7 @@ typedef struct irm_lazy {
 int irm_lazy_run_slow_(irm_lazy *l, int (*init)(void));
 
 /* Runs init once it has succeeded; 0 or init's status. */
-static inline int irm_lazy_run(irm_lazy *l, int (*init)(void)) {
+static inline int irm_lazy_run_(irm_lazy *l, int (*init)(void)) {
   if (atomic_load_explicit(&l->done, memory_order_acquire)) return 0;
   return irm_lazy_run_slow_(l, init);
 }

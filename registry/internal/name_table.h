@@ -19,7 +19,7 @@
  *
  * Threads: every function takes the table's lock itself; none runs a
  * value hook or other caller code under it except the visitor of
- * irm_name_table_visit, which must not call back into the table. */
+ * irm_name_table_visit_, which must not call back into the table. */
 #ifndef IRM_REGISTRY_NAME_TABLE_H
 #define IRM_REGISTRY_NAME_TABLE_H
 
@@ -50,7 +50,7 @@ typedef struct irm_name_table {
 
 #define IRM_NAME_TABLE_INIT(hooks) {PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, NULL, NULL, (hooks)}
 
-/* What irm_name_table_add does when the name is there already. */
+/* What irm_name_table_add_ does when the name is there already. */
 typedef enum irm_name_policy {
   IRM_NAME_UNIQUE,   /* IRM_EKEY */
   IRM_NAME_OVERRIDE, /* replace the value (counted tables only) */
@@ -66,11 +66,11 @@ typedef struct irm_name_existing {
 } irm_name_existing;
 
 /* Starts a table made at run time, like IRM_NAME_TABLE_INIT. */
-void irm_name_table_init(irm_name_table *t, const irm_name_hooks *hooks);
+void irm_name_table_init_(irm_name_table *t, const irm_name_hooks *hooks);
 
 /* Frees every entry and detached entry (releasing counted values) and the
  * lock. Only for tables nobody uses any more and no open journal records. */
-void irm_name_table_destroy(irm_name_table *t);
+void irm_name_table_destroy_(irm_name_table *t);
 
 /* Adds name -> value (value borrowed: a counted table retains it; a kept
  * table owns it from then on). On a name already there, policy decides;
@@ -78,27 +78,27 @@ void irm_name_table_destroy(irm_name_table *t);
  * receives the new entry, valid while it stays in the table (for the
  * process in kept tables). IRM_OK, IRM_EKEY or IRM_ENOMEM; a failure
  * changes nothing and records nothing. */
-int irm_name_table_add(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
+int irm_name_table_add_(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
                        irm_name_existing *existing, irm_name_entry **entry);
 
 /* Removes name; its value is released after unlocking (counted) or kept
  * aside (kept). IRM_OK, IRM_EKEY (no such name) or IRM_ENOMEM. */
-int irm_name_table_remove(irm_name_table *t, const char *name);
+int irm_name_table_remove_(irm_name_table *t, const char *name);
 
 /* The value of name (a NEW reference in counted tables), NULL if absent. */
-void *irm_name_table_get(irm_name_table *t, const char *name);
+void *irm_name_table_get_(irm_name_table *t, const char *name);
 
 /* The number of names. */
-size_t irm_name_table_count(irm_name_table *t);
+size_t irm_name_table_count_(irm_name_table *t);
 
 /* The registered name closest to name (irm_closest_name) into *best as a
  * NEW string (irm_free it), NULL when none is close. IRM_ENOMEM (no message
  * set) when memory is short: a suggestion is never dropped silently. */
-int irm_name_table_closest(irm_name_table *t, const char *name, char **best);
+int irm_name_table_closest_(irm_name_table *t, const char *name, char **best);
 
 /* The entries in insertion order, as copies: names[i] and plugins[i]
  * (borrowed for the process) and values[i] (NEW references in counted
- * tables). Free with irm_name_snapshot_free. */
+ * tables). Free with irm_name_snapshot_free_. */
 typedef struct irm_name_snapshot {
   size_t n;
   const char **names;
@@ -106,16 +106,16 @@ typedef struct irm_name_snapshot {
   const char **plugins;
 } irm_name_snapshot;
 
-int irm_name_table_snapshot(irm_name_table *t, irm_name_snapshot *out);
-void irm_name_snapshot_free(irm_name_table *t, irm_name_snapshot *s);
+int irm_name_table_snapshot_(irm_name_table *t, irm_name_snapshot *out);
+void irm_name_snapshot_free_(irm_name_table *t, irm_name_snapshot *s);
 
 /* Calls fn on each entry in insertion order under the read lock, stopping
  * at the first nonzero result, which it returns. fn is library code that
  * neither blocks nor touches the table. */
-int irm_name_table_visit(irm_name_table *t, int (*fn)(const irm_name_entry *e, void *ctx), void *ctx);
+int irm_name_table_visit_(irm_name_table *t, int (*fn)(const irm_name_entry *e, void *ctx), void *ctx);
 
 /* " (by plugin 'p')" when plugin is set, "" otherwise: for clash messages. */
-const char *irm_name_by_plugin(const char *plugin, char *buf, size_t size);
+const char *irm_name_by_plugin_(const char *plugin, char *buf, size_t size);
 
 /* The name of the plugin whose init (or deferred registrations) this
  * thread is running, or NULL (plugin.c). */
