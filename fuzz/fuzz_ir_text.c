@@ -5,7 +5,7 @@
  * NUL-terminated, so reads past the end show up under ASan. */
 #include "fuzz_util.h"
 
-/* The ops of tests/ir_gen.c (its random modules seed the corpus). */
+/* The ops of tests/support/ir_gen.c (its random modules seed the corpus). */
 static void register_ops(void) {
   static int done;
   if (done) return;

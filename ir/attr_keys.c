@@ -201,16 +201,13 @@ int irm_register_attr_keys_builtins_(void) {
     const char *key, *type;
     int pass_invariant;
   } module_keys[] = {
-      {IRM_ATTR_TARGET, "target", 1},
-      {IRM_ATTR_EXECUTOR, "ir.Executor", 1},
-      {IRM_ATTR_RUNTIME, "ir.Runtime", 1},
       {IRM_ATTR_MOD_NAME, "str", 1},
       {IRM_ATTR_PARAMS, "map", 0},
   };
   static const struct {
     const char *key, *type;
   } func_keys[] = {
-      {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, "str"}, {IRM_BASE_FUNC_ATTR_TARGET, "target"},
+      {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, "str"},
       {IRM_BASE_FUNC_ATTR_CALLING_CONV, "int"},  {IRM_BASE_FUNC_ATTR_PRIMITIVE, "bool"},
       {IRM_BASE_FUNC_ATTR_COMPILER, "str"},      {IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, "bool"},
   };

@@ -8,6 +8,7 @@
 #include "irm_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
+#include "ir_internal.h"
 #include "module_internal.h"
 
 #define BASE_FUNC_KEY "ir.BaseFunc"
@@ -133,4 +134,33 @@ int irm_register_base_func_type_(void) {
   if (rc) return rc;
   atomic_store_explicit(&irm_base_func_type_, index, memory_order_release);
   return IRM_OK;
+}
+
+/* ---- function attributes from a Map (ir_internal.h) ------------------------- */
+
+int irm_base_func_attrs_make_(const char *fn, const irm_object *attrs, irm_object **out) {
+  *out = NULL;
+  if (attrs && irm_dict_attrs_map(attrs)) {
+    irm_object_retain((irm_object *)attrs);
+    *out = (irm_object *)attrs;
+    return IRM_OK;
+  }
+  if (attrs && irm_object_type_index(attrs) != IRM_TYPE_MAP)
+    return irm_error(IRM_ETYPE, "%s: attrs must be an ffi.Map or ir.DictAttrs, got %s", fn, irm_object_type_key(attrs));
+  irm_object *map = NULL;
+  int rc = irm_map_new(&map);
+  irm_map_iter it = irm_map_iter_begin(attrs);
+  const irm_object *key;
+  const irm_any *value;
+  while (!rc && attrs && irm_map_iter_next(&it, &key, &value)) {
+    const char *k = irm_string_data(key);
+    const attr_key *entry = irm_attr_key_find_(&irm_base_func_attr_keys_, k, &rc);
+    irm_any stored = irm_any_none();
+    if (!rc) rc = irm_attr_key_check_(&irm_base_func_attr_keys_, entry, k, value, &stored);
+    if (!rc) rc = irm_map_set_move(&map, k, &stored);
+    irm_any_release(&stored);
+  }
+  if (!rc) return irm_dict_attrs_wrap_(map, out);
+  irm_object_release(map);
+  return irm_error_context(rc, "%s", fn);
 }

@@ -11,7 +11,6 @@
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
-#include "irm/target.h"
 #include "module_internal.h"
 
 _Atomic int32_t irm_module_type_ = -1;
@@ -250,7 +249,7 @@ static irm_object *typed_attr(const irm_module *mod, const char *key, const char
 }
 
 irm_object *irm_module_target(const irm_module *mod) {
-  return typed_attr(mod, IRM_ATTR_TARGET, IRM_TARGET_TYPE_KEY);
+  return typed_attr(mod, IRM_ATTR_TARGET, "target.Target");
 }
 
 irm_object *irm_module_executor(const irm_module *mod) {

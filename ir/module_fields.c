@@ -7,6 +7,7 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
+#include "ir_internal.h"
 #include "module_internal.h"
 
 #define MODULE_KEY "ir.IRModule"
@@ -73,6 +74,32 @@ static int module_from_fields(const irm_object *fields, irm_object **out) {
   return IRM_OK;
 }
 
+/* The repr slot: the dataflow library fills it with its IR text. */
+static _Atomic(irm_module_repr_fn) repr_slot;
+
+void irm_module_set_repr_(irm_module_repr_fn repr) { atomic_store_explicit(&repr_slot, repr, memory_order_release); }
+
+/* The filled slot's text, else ir.IRModule(<the fields' repr>). */
+static int module_repr(const irm_object *self, irm_object **out) {
+  irm_module_repr_fn repr = atomic_load_explicit(&repr_slot, memory_order_acquire);
+  if (repr) return repr(self, out);
+  irm_object *fields = NULL, *text = NULL;
+  int rc = module_to_fields(self, &fields);
+  irm_any v = irm_any_object(fields);
+  if (!rc) rc = irm_repr(&v, &text);
+  irm_text_buf b = {0};
+  if (!rc) {
+    irm_text_buf_puts_(&b, MODULE_KEY "(");
+    irm_text_buf_append_(&b, irm_string_data(text), irm_string_size(text));
+    irm_text_buf_puts_(&b, ")");
+    rc = b.failed ? irm_error_nomem_("printing a module") : irm_string_new(irm_text_buf_cstr_(&b), b.len, out);
+  }
+  irm_text_buf_free_(&b);
+  irm_object_release(text);
+  irm_object_release(fields);
+  return rc;
+}
+
 int irm_register_module_type_(void) {
   irm_type_info info;
   memset(&info, 0, sizeof info);
@@ -81,7 +108,7 @@ int irm_register_module_type_(void) {
   info.finalize = module_finalize;
   info.to_fields = module_to_fields;
   info.from_fields = module_from_fields;
-  info.repr = irm_ir_module_repr_; /* the text form (ir/text_print.c) */
+  info.repr = module_repr;
   int32_t index = -1;
   int rc = irm_type_ensure(&info, &index);
   if (rc) return rc;

@@ -2,7 +2,6 @@
  * wrapper over module.h; every one that gives a module gives a new one.
  * Also the module subsystem's entry point for the built-ins. */
 #include "irm_internal.h"
-#include "ir_builtins.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "module_internal.h"
@@ -227,17 +226,4 @@ int irm_register_module_globals_(void) {
       {"ir.FuncWithAttr", g_func_with_attr},
   };
   return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
-}
-
-/* The module subsystem's built-ins, each part skipping what an earlier,
- * partial run registered: the types (ir.BaseFunc before its subtypes'
- * users, the attribute keys after the config types they name), then the
- * globals. */
-int irm_register_module_builtins_(void) {
-  int rc = irm_register_dict_attrs_type_();
-  if (!rc) rc = irm_register_base_func_type_();
-  if (!rc) rc = irm_register_module_type_();
-  if (!rc) rc = irm_register_attr_keys_builtins_();
-  if (!rc) rc = irm_register_module_globals_();
-  return rc;
 }

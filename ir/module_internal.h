@@ -115,9 +115,9 @@ int irm_module_missing_error_(const char *what, const irm_object *map, const cha
 
 int irm_register_module_type_(void); /* module_fields.c: the type and its hooks */
 
-/* The module's repr: its IR text, with what has no text form as comments
- * (ir/text_print.c). *out a NEW String. */
-int irm_ir_module_repr_(const irm_object *mod, irm_object **out);
 int irm_register_module_globals_(void); /* module_globals.c */
+
+/* The module core's provider of built-ins (builtins.c; lib/builtins.c runs it). */
+int irm_register_ir_builtins_(void);
 
 #endif

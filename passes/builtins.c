@@ -1,35 +1,29 @@
-/* Layer 2's built-in registrations, in dependency order, and the one place
- * where layer 2 registers module attribute keys (layer 1's are in
- * ir/attr_keys.c). */
+/* The pass manager's built-in registrations, in dependency order: the
+ * usmp.* module attributes its config options migrate to, the pass types
+ * and the "pass" category (factories make passes), the transform.* pass
+ * globals, PassContext and instruments, the config options and
+ * MigratePassConfig, then the context, instrument and pipeline globals.
+ * Each part skips what an earlier, partial run registered. */
+#include "context_impl.h"
 #include "irm/module.h"
-#include "ir_pass_util.h"
+#include "pass_internal.h"
 #include "passes_builtins.h"
 
-/* The module attributes layer 2's config options migrate to
- * (pass_config.c), registered before the options that name them. */
-static const struct {
-  const char *key, *type;
-  int pass_invariant;
-} module_attr_keys[] = {
-    {"usmp.enable", "bool", 0},
-    {"usmp.algorithm", "str", 0},
-    {"FuseOps.max_depth", "int", 0},   /* FuseOps' setting, migrated from the PassContext */
-};
-
+/* The memory planner's settings (TVM's tir.usmp.* migrate onto them). */
 static int register_module_attr_keys(void) {
-  int rc = 0;
-  for (size_t i = 0; !rc && i < sizeof module_attr_keys / sizeof module_attr_keys[0]; i++)
-    rc = irm_module_attr_register(module_attr_keys[i].key, module_attr_keys[i].type,
-                                  module_attr_keys[i].pass_invariant);
-  return rc;
+  int rc = irm_module_attr_register("usmp.enable", "bool", 0);
+  return rc ? rc : irm_module_attr_register("usmp.algorithm", "str", 0);
 }
 
 int irm_register_passes_builtins_(void) {
-  int rc = register_module_attr_keys();
-  if (!rc) rc = irm_register_pass_core_builtins_();
-  if (!rc) rc = irm_register_context_builtins_();
-  if (!rc) rc = irm_register_instrument_builtins_();
-  if (!rc) rc = irm_register_pipeline_builtins_();
-  if (!rc) rc = irm_register_ir_passes_builtins_();
+  int (*const parts[])(void) = {
+      register_module_attr_keys,       irm_register_pass_types_,
+      irm_register_pass_registry_,     irm_register_pass_globals_,
+      irm_register_context_type_,      irm_register_instrument_type_,
+      irm_register_pass_config_builtins_, irm_register_context_globals_,
+      irm_register_instrument_globals_, irm_register_pipeline_globals_,
+  };
+  int rc = 0;
+  for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();
   return rc;
 }

@@ -11,7 +11,6 @@
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
-#include "passes_builtins.h"
 
 _Atomic int32_t irm_pass_context_type_ = -1;
 
@@ -218,15 +217,4 @@ int irm_register_context_type_(void) {
   if (rc) return rc;
   atomic_store_explicit(&irm_pass_context_type_, index, memory_order_release);
   return IRM_OK;
-}
-
-/* Types first (a context's instruments are checked by type), then the
- * config options (and MigratePassConfig), then the globals. Each part
- * skips what an earlier, partial run registered. */
-int irm_register_context_builtins_(void) {
-  int rc = irm_register_context_type_();
-  if (!rc) rc = irm_register_instrument_type_();
-  if (!rc) rc = irm_register_pass_config_builtins_();
-  if (!rc) rc = irm_register_context_globals_();
-  return rc;
 }

@@ -76,7 +76,7 @@ static int g_bisect(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
 }
 
 /* Skips names an earlier, partial start registered. */
-int irm_register_instrument_builtins_(void) {
+int irm_register_instrument_globals_(void) {
   static const irm_builtin_global table[] = {
       {"transform.PassTimingInstrument", g_timing},
       {"transform.RenderTiming", g_render},

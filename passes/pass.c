@@ -11,7 +11,6 @@
 #include "irm/function.h"
 #include "irm/structural.h"
 #include "pass_internal.h"
-#include "passes_builtins.h"
 
 _Atomic int32_t irm_pass_type_ = -1;
 _Atomic int32_t irm_module_pass_type_ = -1;
@@ -328,14 +327,5 @@ int irm_register_pass_types_(void) {
   if (!rc) rc = register_type(IRM_MODULE_PASS_KEY, IRM_PASS_KEY, &irm_module_pass_type_);
   if (!rc) rc = register_type(IRM_FUNCTION_PASS_KEY, IRM_PASS_KEY, &irm_function_pass_type_);
   if (!rc) rc = register_type(IRM_SEQUENTIAL_KEY, IRM_PASS_KEY, &irm_sequential_type_);
-  return rc;
-}
-
-/* The pass core's built-ins: the types first (the registry's factories
- * make passes), then the "pass" category, then the globals. */
-int irm_register_pass_core_builtins_(void) {
-  int rc = irm_register_pass_types_();
-  if (!rc) rc = irm_register_pass_registry_();
-  if (!rc) rc = irm_register_pass_globals_();
   return rc;
 }

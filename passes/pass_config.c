@@ -352,9 +352,8 @@ static int migrate_factory(const irm_object *options, irm_pass **out) {
 }
 
 int irm_register_pass_config_builtins_(void) {
-  irm_any max_depth = irm_any_int(256), no = irm_any_bool(false), greedy = irm_any_str("greedy_by_size");
-  int rc = irm_pass_config_register("FuseOps.max_depth", "int", &max_depth, "FuseOps.max_depth");
-  if (!rc) rc = irm_pass_config_register("tir.disable_vectorize", "bool", &no, NULL);
+  irm_any no = irm_any_bool(false), greedy = irm_any_str("greedy_by_size");
+  int rc = irm_pass_config_register("tir.disable_vectorize", "bool", &no, NULL);
   if (!rc) rc = irm_pass_config_register("usmp.enable", "bool", &no, "usmp.enable");
   if (!rc) rc = irm_pass_config_register("usmp.algorithm", "str", &greedy, "usmp.algorithm");
   if (!rc) rc = irm_pass_register("MigratePassConfig", migrate_factory, NULL);

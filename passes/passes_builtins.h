@@ -1,14 +1,14 @@
-/* Private to libirm: layer 2's built-in registrations (lib/builtins.c). */
+/* Private to passes/: the pass manager's registrations that its provider
+ * (builtins.c) runs, each skipping what an earlier, partial run registered.
+ * The rest are declared beside their subsystems (pass_internal.h,
+ * context_impl.h). */
 #ifndef IRM_PASSES_PASSES_BUILTINS_H
 #define IRM_PASSES_PASSES_BUILTINS_H
 
-/* Everything layer 2 registers; idempotent (skips what exists). */
-int irm_register_passes_builtins_(void);
+int irm_register_instrument_globals_(void); /* instrument_globals.c: timing/printing/bisect */
+int irm_register_pipeline_globals_(void);   /* pipeline_globals.c: ParsePipeline/PrintPipeline */
 
-/* The parts. */
-int irm_register_pass_core_builtins_(void);       /* pass types, registry, transform.* pass globals */
-int irm_register_context_builtins_(void);         /* PassContext, configs, MigratePassConfig, instruments */
-int irm_register_instrument_builtins_(void);      /* timing/printing/bisect globals */
-int irm_register_pipeline_builtins_(void);        /* ParsePipeline/PrintPipeline */
+/* The pass manager's provider of built-ins (builtins.c). */
+int irm_register_passes_builtins_(void);
 
 #endif

@@ -26,7 +26,7 @@ static int g_print(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   return rc ? rc : irm_ret_object(fn, irm_pipeline_print(pass, &out), &out, ret);
 }
 
-int irm_register_pipeline_builtins_(void) {
+int irm_register_pipeline_globals_(void) {
   static const irm_builtin_global table[] = {
       {"transform.ParsePipeline", g_parse},
       {"transform.PrintPipeline", g_print},

@@ -1,67 +1,131 @@
-# Fails when a source file reaches past its layer (cmake -P, run by ctest).
+# Fails when a source file of libirm reaches past its library (cmake -P; the
+# build runs it before compiling, and ctest runs it with planted violations).
 #
-# Layers, lowest first: registry (0), ir (1), passes (2), lib (links them);
-# tools and everything outside libirm sit on top. A file may include
-#   - quoted private headers of its own folder only, plus irm_internal.h
-#     (layer 0's one header meant for the layers above it; layer 0 itself
-#     also sees the rest of registry/internal);
-#   - public headers (irm/...) of its own layer or a lower one.
-# The build enforces the first rule through include paths too; this check
-# says in words which file broke which rule.
+# The libraries, lowest first (registry -> ir core -> configs, tensors ->
+# dataflow dialect; the pass manager sits on the core and never sees a
+# dialect; the dialect's passes sit on both):
 #
-#   cmake -DIRM_SOURCE_DIR=<repo> -P check_layers.cmake
+#   library          may include the public headers of
+#   registry         registry
+#   ir               registry, core
+#   ir/tensor        registry, core, tensor
+#   ir/config        registry, core, config
+#   ir/dataflow      registry, core, tensor, config, dataflow
+#   passes           registry, core, tensor, config, pass
+#   passes/dataflow  registry, core, tensor, config, dataflow, pass
+#   lib              registry
+#
+# A quoted (private) include must be a header of the file's own library (its
+# folder or a subfolder that is not another library), irm_internal.h (layer
+# 0's one header for the libraries above it) or, above the core,
+# ir_internal.h (the module core's). No file outside a dataflow library names
+# anything under a dataflow folder.
+#
+#   cmake -DIRM_SOURCE_DIR=<repo> [-DIRM_PLANT=<file>|<line>[;...]] -P check_layers.cmake
+#
+# IRM_PLANT adds include lines to files (paths relative to the repo), so a
+# test can show that each rule catches its violation.
+cmake_policy(VERSION 3.20)
 if(NOT IRM_SOURCE_DIR)
   message(FATAL_ERROR "pass -DIRM_SOURCE_DIR=<the irm source folder>")
 endif()
 
-# The layer of each public header; irm.h includes every layer.
-set(public_layer_version 0)
+# Groups of public headers (paths under include/irm, without .h).
 foreach(h alloc c_api container error function journal json kind object plugin structural version)
-  set(public_layer_${h} 0)
+  set(group_of_${h} registry)
 endforeach()
-foreach(h config target module tensor ir_type expr op ir_text evaluate)
-  set(public_layer_${h} 1)
+set(group_of_module core)
+set(group_of_tensor tensor)
+set(group_of_target config)
+set(group_of_config config)
+set(group_of_pass pass)
+file(GLOB dataflow_headers RELATIVE ${IRM_SOURCE_DIR}/include/irm ${IRM_SOURCE_DIR}/include/irm/dataflow/*.h)
+foreach(h IN LISTS dataflow_headers)
+  string(REGEX REPLACE "\\.h$" "" h ${h})
+  set(group_of_${h} dataflow)
 endforeach()
-set(public_layer_pass 2)
-set(public_layer_ir_passes 2)
-set(public_layer_irm 99)
 
-set(folders registry registry/internal ir passes lib)
-set(layer_registry 0)
-set(layer_registry/internal 0)
-set(layer_ir 1)
-set(layer_passes 2)
-set(layer_lib 2)
+set(libraries registry ir ir/tensor ir/config ir/dataflow passes passes/dataflow lib)
+set(sees_registry registry)
+set(sees_ir registry core)
+set(sees_ir/tensor registry core tensor)
+set(sees_ir/config registry core config)
+set(sees_ir/dataflow registry core tensor config dataflow)
+set(sees_passes registry core tensor config pass)
+set(sees_passes/dataflow registry core tensor config dataflow pass)
+set(sees_lib registry)
+# Internal-header folders each library has on its include path.
+set(internal_registry registry/internal)
+foreach(lib ir ir/tensor ir/config ir/dataflow passes passes/dataflow)
+  set(internal_${lib} registry/internal ir/internal)
+endforeach()
+set(internal_lib registry/internal)
+
+# The library a folder (relative to the repo) belongs to: the longest
+# library path that is the folder or one of its parents.
+function(library_of folder out)
+  set(best "")
+  foreach(lib IN LISTS libraries)
+    string(LENGTH "${lib}" n)
+    string(LENGTH "${best}" nb)
+    if((folder STREQUAL lib OR folder MATCHES "^${lib}/") AND n GREATER nb)
+      set(best ${lib})
+    endif()
+  endforeach()
+  set(${out} "${best}" PARENT_SCOPE)
+endfunction()
 
 set(problems "")
-foreach(folder IN LISTS folders)
-  file(GLOB sources ${IRM_SOURCE_DIR}/${folder}/*.c ${IRM_SOURCE_DIR}/${folder}/*.h)
-  foreach(src IN LISTS sources)
-    file(STRINGS ${src} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
-    file(RELATIVE_PATH rel ${IRM_SOURCE_DIR} ${src})
+foreach(lib IN LISTS libraries)
+  file(GLOB_RECURSE sources RELATIVE ${IRM_SOURCE_DIR} ${IRM_SOURCE_DIR}/${lib}/*.c ${IRM_SOURCE_DIR}/${lib}/*.h)
+  foreach(rel IN LISTS sources)
+    get_filename_component(folder ${rel} DIRECTORY)
+    library_of(${folder} owner)
+    if(NOT owner STREQUAL lib)
+      continue() # a sub-library's file: checked under its own library
+    endif()
+    file(STRINGS ${IRM_SOURCE_DIR}/${rel} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]")
+    foreach(plant IN LISTS IRM_PLANT)
+      if(plant MATCHES "^([^|]+)\\|(.*)$" AND CMAKE_MATCH_1 STREQUAL rel)
+        list(APPEND includes "${CMAKE_MATCH_2}")
+      endif()
+    endforeach()
     foreach(line IN LISTS includes)
-      if(line MATCHES "#[ \t]*include[ \t]*[\"<]irm/([a-z_]+)\\.h[\">]")
+      if(line MATCHES "#[ \t]*include[ \t]*[\"<]irm/([a-z_/]+)\\.h[\">]")
         set(h ${CMAKE_MATCH_1})
-        if(NOT DEFINED public_layer_${h})
+        if(NOT DEFINED group_of_${h})
           string(APPEND problems "\n  ${rel}: includes irm/${h}.h, which is no public header")
-        elseif(public_layer_${h} GREATER layer_${folder})
-          string(APPEND problems
-            "\n  ${rel} (layer ${layer_${folder}}): includes irm/${h}.h of layer ${public_layer_${h}}")
+        elseif(NOT "${group_of_${h}}" IN_LIST sees_${lib})
+          list(JOIN sees_${lib} ", " seen)
+          string(APPEND problems "\n  ${rel} (${lib}): includes irm/${h}.h of the ${group_of_${h}} headers; "
+                 "${lib} sees only the ${seen} headers")
         endif()
       elseif(line MATCHES "#[ \t]*include[ \t]*\"([^\"]+)\"")
         set(h ${CMAKE_MATCH_1})
-        if(h STREQUAL "irm_internal.h")
+        if(NOT lib MATCHES "dataflow" AND h MATCHES "(^|/)dataflow/")
+          string(APPEND problems "\n  ${rel} (${lib}): includes \"${h}\", under a dataflow folder")
           continue()
         endif()
-        get_filename_component(dir ${src} DIRECTORY)
-        # Layer 0 sees its own folder and registry/internal.
-        set(own_internal "")
-        if(folder STREQUAL "registry")
-          set(own_internal ${dir}/internal/${h})
+        # Where the compiler would find it: beside the file, in the
+        # library's own folder, or in an internal folder it sees.
+        set(found "")
+        foreach(dir IN ITEMS ${folder} ${lib} ${internal_${lib}})
+          if(NOT found AND EXISTS ${IRM_SOURCE_DIR}/${dir}/${h})
+            file(REAL_PATH ${IRM_SOURCE_DIR}/${dir}/${h} abs)
+            file(RELATIVE_PATH found ${IRM_SOURCE_DIR} ${abs})
+          endif()
+        endforeach()
+        if(found)
+          get_filename_component(found_folder ${found} DIRECTORY)
+          library_of(${found_folder} found_lib)
+          if(NOT found_lib STREQUAL lib AND NOT found_folder IN_LIST internal_${lib})
+            set(found "")
+          endif()
         endif()
-        if(NOT EXISTS ${dir}/${h} AND NOT (own_internal AND EXISTS ${own_internal}))
-          string(APPEND problems
-            "\n  ${rel}: includes \"${h}\", a private header of another folder (only irm_internal.h crosses layers)")
+        if(NOT found)
+          list(JOIN internal_${lib} " and " crossing)
+          string(APPEND problems "\n  ${rel} (${lib}): includes \"${h}\", which is no header of ${lib} "
+                 "(of private headers, only those in ${crossing} cross libraries)")
         endif()
       endif()
     endforeach()
@@ -71,4 +135,4 @@ endforeach()
 if(problems)
   message(FATAL_ERROR "layering broken:${problems}")
 endif()
-message(STATUS "layers: every include stays within its layer")
+message(STATUS "layers: every include stays within its library")

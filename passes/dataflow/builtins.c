@@ -1,0 +1,19 @@
+/* The dataflow passes' built-in registrations: each pass registers itself,
+ * its options, config options and module attribute keys (one per file).
+ * Each part skips what an earlier, partial run registered. */
+#include "ir_pass_util.h"
+
+int irm_register_passes_dataflow_builtins_(void) {
+  int (*const parts[])(void) = {
+      irm_register_infer_type_pass_,
+      irm_register_fuse_ops_pass_,
+      irm_register_fold_constant_pass_,
+      irm_register_bind_params_pass_,
+      irm_register_simplify_expr_pass_,
+      irm_register_dead_code_pass_,
+      irm_register_convert_layout_pass_,
+  };
+  int rc = IRM_OK;
+  for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();
+  return rc;
+}
