@@ -33,6 +33,8 @@ irm_layers_planted(dialect_private_header ir/tensor/tensor.c [[#include "expr_in
                    "ir/tensor/tensor.c \\(ir/tensor\\): includes \"expr_internal.h\", which is no header of ir/tensor")
 irm_layers_planted(pass_manager_private_header passes/dataflow/fuse_ops.c [[#include "context_impl.h"]]
                    "passes/dataflow/fuse_ops.c \\(passes/dataflow\\): includes \"context_impl.h\", which is no header")
+irm_layers_planted(registry_internal_beyond_its_header ir/dataflow/expr.c [[#include "ptr_table.h"]]
+                   "ir/dataflow/expr.c \\(ir/dataflow\\): includes \"ptr_table.h\", which is no header of ir/dataflow")
 irm_layers_planted(core_internal_in_registry registry/object.c [[#include "ir_internal.h"]]
                    "registry/object.c \\(registry\\): includes \"ir_internal.h\", which is no header of registry")
 irm_layers_planted(unknown_public_header ir/module.c [[#include "irm/expr.h"]]
