@@ -4,16 +4,18 @@
 # Check's fork mode stays on and valgrind follows the children, so each test
 # runs in a fresh process as in ctest. A suite fails on any invalid read or
 # write, use of uninitialised memory, or definitely / indirectly lost block.
-# Suites that install the counting test allocator (tests/check_alloc_util.h)
-# are skipped: it hands out pointers offset past a header and reads the
-# header of every pointer it frees, foreign ones included, so memcheck
-# would report its own bookkeeping, and its failure sweeps rerun each
-# operation hundreds of times, too slow under valgrind. The ASan build
-# checks those suites. Test cases too slow under valgrind (a million-deep
-# JSON chain: minutes) are left out by name (slow_cases, suite:case); the
-# rest of their suite runs case by case (CK_RUN_CASE). Deep-program tests
-# run at a hundredth of their depth (IRM_TEST_DEPTH_DIVISOR, read by
-# test_depth() in tests/check_util.h). Logs go to
+# Suites that install the counting test allocator
+# (tests/support/check_alloc_util.h) are skipped: it hands out pointers
+# offset past a header and reads the header of every pointer it frees,
+# foreign ones included, so memcheck would report its own bookkeeping, and
+# its failure sweeps rerun each operation hundreds of times, too slow under
+# valgrind. The ASan build checks those suites. Test cases too slow under
+# valgrind (a million-deep JSON chain: minutes) are left out by name
+# (slow_cases, suite:case); the rest of their suite runs case by case
+# (CK_RUN_CASE). Deep-program tests run at a hundredth of their depth
+# (IRM_TEST_DEPTH_DIVISOR, read by test_depth() in
+# tests/support/check_util.h). A suite's source is tests/<folder>/<suite>.c,
+# the folders mirroring the libraries. Logs go to
 # BUILD_DIR/valgrind/<suite>.log; the last line reports the result.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -26,11 +28,20 @@ logs=$build/valgrind
 rm -rf "$logs" && mkdir -p "$logs"
 
 slow_cases=" check_json:depth "
+
+# source_of NAME: the source of suite NAME (tests/<folder>/NAME.c); nothing
+# when there is none (a suite left over in the build folder).
+source_of() {
+  find tests -path tests/support -prune -o -name "$1.c" -print | head -n 1
+}
+
 suites=()
 for exe in "$build"/tests/check_*; do
   name=$(basename "$exe")
   [ -x "$exe" ] && [ -f "$exe" ] || continue
-  grep -q install_counting_allocator "tests/$name.c" 2>/dev/null || suites+=("$exe")
+  src=$(source_of "$name")
+  [ -n "$src" ] || continue
+  grep -q install_counting_allocator "$src" || suites+=("$exe")
 done
 
 # memcheck ARGS...: runs ARGS under valgrind as the header says.
@@ -48,7 +59,7 @@ run_one() {
   log=$logs/$name.log
   : >"$log"
   if [[ $slow_cases == *" $name:"* ]]; then
-    for tcase in $(grep -o 'tcase_create("[a-z_0-9]*")' "tests/$name.c" | cut -d'"' -f2); do
+    for tcase in $(grep -o 'tcase_create("[a-z_0-9]*")' "$(source_of "$name")" | cut -d'"' -f2); do
       [[ $slow_cases == *" $name:$tcase "* ]] && continue
       (cd "$(dirname "$exe")" && CK_RUN_CASE=$tcase memcheck "./$name") >>"$log" 2>&1 || status=1
     done
@@ -61,7 +72,7 @@ run_one() {
     echo "$name FAILED (see $log)"
   fi
 }
-export -f run_one memcheck
+export -f run_one memcheck source_of
 export logs slow_cases
 
 start=$SECONDS

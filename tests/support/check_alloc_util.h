@@ -1,9 +1,10 @@
 /* The counting allocator of the alloc suites (check_alloc.c,
- * check_alloc_sweep.c, check_alloc_sweep_ir.c). Each suite's main()
- * installs it with install_counting_allocator() before any other irm call,
- * so every allocation irm makes is counted. It tracks live blocks and
- * bytes, and can fail the Nth allocation from now or every allocation
- * after the next N. Static inline functions and per-program counters only.
+ * check_alloc_sweep.c, the suites of check_alloc_sweep_util.h, ...). Each
+ * suite's main() installs it with install_counting_allocator() before any
+ * other irm call, so every allocation irm makes is counted. It tracks live
+ * blocks and bytes, and can fail the Nth allocation from now or every
+ * allocation after the next N. Static inline functions and per-program
+ * counters only.
  *
  * The sweeps run an operation with N = 1, 2, 3, ... failing until it
  * succeeds without meeting the failure. Trying every N costs minutes (an

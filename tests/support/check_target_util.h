@@ -1,6 +1,7 @@
-/* What the target suites share (check_target.c, check_target_parse.c,
- * check_target_legacy.c): making targets, reading them, calling globals and
- * counting warnings. Static inline only. */
+/* What the target suites share (check_target.c, check_target_register.c,
+ * check_target_parse.c, check_target_legacy.c, ...): making targets,
+ * reading them, calling globals, listing kind options and counting
+ * warnings. Static inline only. */
 #ifndef IRM_TESTS_CHECK_TARGET_UTIL_H
 #define IRM_TESTS_CHECK_TARGET_UTIL_H
 
@@ -100,6 +101,27 @@ static inline void assert_strings(const irm_object *arr, const char *const *expe
     ck_assert_error(irm_func_call_global((name), (args), (nargs), &ret_), (code), (prefix)); \
     ck_assert_int_eq(ret_.type_code, IRM_NONE);                               \
   } while (0)
+
+/* A Map of one entry (k2 NULL) or two. */
+static inline irm_object *map2(const char *k1, irm_any v1, const char *k2, irm_any v2) {
+  const char *keys[] = {k1, k2};
+  irm_any values[] = {v1, v2};
+  return new_map(keys, values, k2 ? 2 : 1);
+}
+
+/* The options of a target kind, name -> type name (target.ListKindOptions). */
+static inline irm_object *list_kind_options(const char *kind) {
+  irm_any arg = irm_any_str(kind);
+  irm_any ret = call_ok("target.ListKindOptions", &arg, 1);
+  return ret.v_obj;
+}
+
+/* The type name of option name in a list_kind_options Map. */
+static inline const char *option_type(const irm_object *options, const char *name) {
+  const irm_any *v = irm_map_find_cstr(options, name);
+  ck_assert_msg(v != NULL, "no option '%s'", name);
+  return irm_string_data(v->v_obj);
+}
 
 /* ---- warnings --------------------------------------------------------------- */
 
