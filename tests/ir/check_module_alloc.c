@@ -75,7 +75,8 @@ START_TEST(test_oom_module_new_with_config_attrs) {
   irm_any values[] = {irm_any_object(c.target), irm_any_object(c.executor), irm_any_object(c.runtime),
                       irm_any_str("tiny"), irm_any_object(c.params)};
   c.attrs = new_map(keys, values, 5);
-  operation op = {"irm_module_new (target, executor, runtime, mod_name, params)", NULL, run_module_new, NULL, &c, 0};
+  operation op = {.what = "irm_module_new (target, executor, runtime, mod_name, params)",
+                  .run = run_module_new, .ctx = &c};
   sweep(&op);
   irm_object_release(c.functions);
   irm_object_release(c.attrs);
@@ -208,12 +209,13 @@ static void sweep_attr(int move, int sole) {
     if (move) {
       /* replacing an object attribute of a sole-owner module in place may
        * need no memory */
-      operation op = {what, prepare_set_attr, run_set_attr_move, after_set_attr_move, &c,
-                      sole && (attr_cases[i].kind == 1 || attr_cases[i].kind == 3)};
+      operation op = {.what = what, .prepare = prepare_set_attr, .run = run_set_attr_move,
+                      .after = after_set_attr_move, .ctx = &c,
+                      .may_not_allocate = sole && (attr_cases[i].kind == 1 || attr_cases[i].kind == 3)};
       sweep(&op);
     } else {
       c.snap = snapshot(c.base);
-      operation op = {what, NULL, run_with_attr, after_with_attr, &c, 0};
+      operation op = {.what = what, .run = run_with_attr, .after = after_with_attr, .ctx = &c};
       sweep(&op);
     }
   }
@@ -263,7 +265,7 @@ START_TEST(test_oom_module_freeze) {
   freeze_ctx c;
   c.mod = new_configured_module();
   c.snap = snapshot(c.mod);
-  operation op = {"irm_module_freeze", NULL, run_freeze, after_freeze, &c, 0};
+  operation op = {.what = "irm_module_freeze", .run = run_freeze, .after = after_freeze, .ctx = &c};
   sweep(&op);
   irm_object_release(c.mod);
 }
@@ -307,8 +309,8 @@ static void after_json_round_trip(void *ctx, int rc) {
 
 START_TEST(test_oom_json_round_trip_of_a_configured_module) {
   json_ctx c = {new_configured_module(), NULL};
-  operation op = {"ffi.ToJSON + ffi.FromJSON of a configured module", NULL, run_json_round_trip,
-                  after_json_round_trip, &c, 0};
+  operation op = {.what = "ffi.ToJSON + ffi.FromJSON of a configured module", .run = run_json_round_trip,
+                  .after = after_json_round_trip, .ctx = &c};
   sweep(&op);
   irm_object_release(c.mod);
 }

@@ -17,30 +17,9 @@
 
 #include <irm/irm.h>
 
-#include "check_alloc_util.h"
+#include "check_alloc_sweep_util.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-/* Every global name joined by '\n', in plain malloc memory (taken with
- * the allocator not failing). */
-static char *global_names(void) {
-  irm_object *names = NULL;
-  ck_assert_ok(irm_func_list_globals(&names));
-  size_t total = 1;
-  for (size_t i = 0; i < irm_array_size(names); i++)
-    total += irm_string_size(irm_array_at(names, i)->v_obj) + 1;
-  char *joined = malloc(total), *p = joined;
-  ck_assert_ptr_nonnull(joined);
-  for (size_t i = 0; i < irm_array_size(names); i++) {
-    const irm_object *s = irm_array_at(names, i)->v_obj;
-    memcpy(p, irm_string_data(s), irm_string_size(s));
-    p += irm_string_size(s);
-    *p++ = '\n';
-  }
-  *p = '\0';
-  irm_object_release(names);
-  return joined;
-}
 
 /* Returns a String copy of its first (str) argument: the callee allocates. */
 static int pk_echo(const irm_any *args, int32_t nargs, irm_any *ret,
@@ -72,96 +51,6 @@ static void register_packed(const char *name, irm_packed_cfunc fn) {
   irm_object_release(f);
 }
 
-/* ---- the sweep ----------------------------------------------------------- */
-
-typedef struct operation {
-  const char *what;
-  /* Runs with failures armed; releases everything it made except what
-   * `after` undoes. Returns 0 or the first failing status. */
-  int (*run)(void *ctx);
-  /* Runs with failures off: checks the state the run left behind (rc is
-   * its status) and undoes a success. May be NULL. */
-  void (*after)(void *ctx, int rc);
-  /* A success keeps memory for the life of the process (types). */
-  int permanent_on_success;
-  void *ctx;
-} operation;
-
-static void run_once_without_failures(const operation *op) {
-  int rc = op->run(op->ctx);
-  ck_assert_msg(rc == 0, "%s without failures: %d (%s)", op->what, rc,
-                irm_last_error());
-  if (op->after != NULL) op->after(op->ctx, 0);
-}
-
-static void sweep_mode(const operation *op, fail_mode mode) {
-  const char *mode_name = mode == fail_nth ? "fail allocation N" : "fail all after N";
-  char *names_before = global_names();
-  uint64_t salt = sweep_salt(op->what, mode);
-  long n = mode == fail_nth ? 1 : 0;
-  long failures_met = 0, tried = 0;
-  for (;; n = sweep_next(n, salt), tried++) {
-    char message[512];
-    ck_assert_msg(n < sweep_cap, "%s (%s): still meeting failures at N=%ld",
-                  op->what, mode_name, n);
-    settle_error();
-    long live_before = atomic_load(&live_blocks);
-    long injected_before = atomic_load(&injected);
-
-    if (mode == fail_nth)
-      fail_nth_from_now(n);
-    else
-      fail_all_after(n);
-    int rc = op->run(op->ctx);
-    stop_failing();
-    int hit = atomic_load(&injected) != injected_before;
-    snprintf(message, sizeof message, "%s", irm_last_error());
-
-    if (rc != 0) {
-      ck_assert_msg(rc == IRM_ENOMEM, "%s (%s, N=%ld): status %d, message '%s'",
-                    op->what, mode_name, n, rc, message);
-      ck_assert_msg(strncmp(message, "MemoryError: ", 13) == 0,
-                    "%s (%s, N=%ld): message '%s' is not a MemoryError",
-                    op->what, mode_name, n, message);
-      ck_assert_msg(hit, "%s (%s, N=%ld): failed although no allocation failed: %s",
-                    op->what, mode_name, n, message);
-    }
-    if (op->after != NULL) op->after(op->ctx, rc);
-
-    char *names_after = global_names();
-    ck_assert_msg(strcmp(names_before, names_after) == 0,
-                  "%s (%s, N=%ld, status %d): global names changed", op->what,
-                  mode_name, n, rc);
-    free(names_after);
-    settle_error();
-    if (rc != 0 || !op->permanent_on_success) {
-      long live_after = atomic_load(&live_blocks);
-      ck_assert_msg(live_after == live_before,
-                    "%s (%s, N=%ld, status %d '%s'): %ld blocks live before, "
-                    "%ld after",
-                    op->what, mode_name, n, rc, message, live_before, live_after);
-    }
-    failures_met += hit;
-    if (rc == 0 && !hit) break;
-  }
-  ck_assert_msg(failures_met > 0, "%s (%s): never allocated, nothing was tested",
-                op->what, mode_name);
-  sweep_note(op->what, mode_name, n, tried + 1, failures_met);
-  free(names_before);
-  ck_assert_int_eq(atomic_load(&foreign_frees), 0);
-}
-
-/* Warms irm up (lazy registrations, thread-local storage, the operation's
- * own caches), then sweeps both failure modes. */
-static void sweep(const operation *op) {
-  char *warm = global_names();
-  free(warm);
-  settle_error();
-  run_once_without_failures(op);
-  sweep_mode(op, fail_nth);
-  sweep_mode(op, fail_after);
-}
-
 /* ---- operations swept ---------------------------------------------------- */
 
 /* registering a new global */
@@ -182,8 +71,8 @@ static void after_register_new(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_registering_a_new_global) {
-  operation op = {"register a new global", run_register_new, after_register_new,
-                  0, NULL};
+  operation op = {.what = "register a new global", .run = run_register_new, .after = after_register_new,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -216,8 +105,8 @@ START_TEST(test_oom_registering_with_override) {
   irm_object *old_fn = NULL;
   ck_assert_ok(irm_func_new_packed(pk_one, NULL, NULL, &old_fn));
   ck_assert_ok(irm_func_register_global("alloc.over", old_fn, 0));
-  operation op = {"register with override", run_register_override,
-                  after_register_override, 0, old_fn};
+  operation op = {.what = "register with override", .run = run_register_override,
+                  .after = after_register_override, .permanent_on_success = 0, .ctx = old_fn};
   sweep(&op);
   ck_assert_ok(irm_func_remove_global("alloc.over"));
   irm_object_release(old_fn);
@@ -253,7 +142,8 @@ static int run_lookup_and_call(void *ctx) {
 
 START_TEST(test_oom_looking_up_and_calling_a_global) {
   register_packed("alloc.echo", pk_echo);
-  operation op = {"look up and call a global", run_lookup_and_call, NULL, 0, NULL};
+  operation op = {.what = "look up and call a global", .run = run_lookup_and_call, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -273,7 +163,8 @@ static int run_list_globals(void *ctx) {
 }
 
 START_TEST(test_oom_listing_globals) {
-  operation op = {"irm_func_list_globals", run_list_globals, NULL, 0, NULL};
+  operation op = {.what = "irm_func_list_globals", .run = run_list_globals, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -323,14 +214,15 @@ static int run_array_of_string_objects(void *ctx) {
 }
 
 START_TEST(test_oom_building_an_array_of_50_strings_from_c_strings) {
-  operation op = {"Array of 50 C strings", run_array_of_cstrings, NULL, 0, NULL};
+  operation op = {.what = "Array of 50 C strings", .run = run_array_of_cstrings, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_building_an_array_of_50_string_objects) {
-  operation op = {"Array of 50 String objects", run_array_of_string_objects,
-                  NULL, 0, NULL};
+  operation op = {.what = "Array of 50 String objects", .run = run_array_of_string_objects, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -368,15 +260,15 @@ static int run_append_move(void *ctx) {
 }
 
 START_TEST(test_oom_array_append_move_in_place) {
-  operation op = {"irm_array_append_move x50 (unique)", run_append_move, NULL,
-                  0, NULL};
+  operation op = {.what = "irm_array_append_move x50 (unique)", .run = run_append_move, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_array_append_move_on_a_shared_array) {
-  operation op = {"irm_array_append_move x50 (shared)", run_append_move, NULL,
-                  0, (void *)&op};
+  operation op = {.what = "irm_array_append_move x50 (shared)", .run = run_append_move, .after = NULL,
+                  .permanent_on_success = 0, .ctx = (void *)&op};
   sweep(&op);
 }
 END_TEST
@@ -438,21 +330,22 @@ static int run_map_set_move(void *ctx) {
 }
 
 START_TEST(test_oom_building_a_map_of_50_entries_from_pairs) {
-  operation op = {"irm_map_from_pairs (50)", run_map_from_pairs, NULL, 0, NULL};
+  operation op = {.what = "irm_map_from_pairs (50)", .run = run_map_from_pairs, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_building_a_map_of_50_entries_with_set_move) {
-  operation op = {"irm_map_set_move x50 (unique)", run_map_set_move, NULL, 0,
-                  NULL};
+  operation op = {.what = "irm_map_set_move x50 (unique)", .run = run_map_set_move, .after = NULL,
+                  .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_map_set_move_on_a_shared_map) {
-  operation op = {"irm_map_set_move x50 (shared)", run_map_set_move, NULL, 0,
-                  (void *)&op};
+  operation op = {.what = "irm_map_set_move x50 (shared)", .run = run_map_set_move, .after = NULL,
+                  .permanent_on_success = 0, .ctx = (void *)&op};
   sweep(&op);
 }
 END_TEST
@@ -520,7 +413,8 @@ START_TEST(test_oom_erasing_every_entry_of_a_map_in_place_and_from_copies) {
     irm_any value = irm_any_str(key);
     ck_assert_ok(irm_map_set_move(&input, key, &value));
   }
-  operation op = {"erasing every entry of a Map of 50", run_map_erase, after_map_erase, 0, input};
+  operation op = {.what = "erasing every entry of a Map of 50", .run = run_map_erase, .after = after_map_erase,
+                  .permanent_on_success = 0, .ctx = input};
   sweep(&op);
   irm_object_release(input);
 }
@@ -543,7 +437,8 @@ static int run_string_new(void *ctx) {
 }
 
 START_TEST(test_oom_string_new) {
-  operation op = {"irm_string_new", run_string_new, NULL, 0, NULL};
+  operation op = {.what = "irm_string_new", .run = run_string_new, .after = NULL, .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -581,8 +476,8 @@ static void after_type_register(void *ctx, int rc) {
 
 START_TEST(test_oom_type_register) {
   type_ctx t = {0, ""};
-  operation op = {"irm_type_register", run_type_register, after_type_register,
-                  1, &t};
+  operation op = {.what = "irm_type_register", .run = run_type_register, .after = after_type_register,
+                  .permanent_on_success = 1, .ctx = &t};
   sweep(&op);
 }
 END_TEST
@@ -622,9 +517,8 @@ static void after_journal_two_registrations(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_journal_with_two_registrations_rolled_back) {
-  operation op = {"journal with two registrations rolled back",
-                  run_journal_two_registrations, after_journal_two_registrations,
-                  0, NULL};
+  operation op = {.what = "journal with two registrations rolled back", .run = run_journal_two_registrations,
+                  .after = after_journal_two_registrations, .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -663,8 +557,8 @@ static void after_nested_journals(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_nested_journals_inner_commit_outer_rollback) {
-  operation op = {"nested journals, inner commit, outer rollback",
-                  run_nested_journals, after_nested_journals, 0, NULL};
+  operation op = {.what = "nested journals, inner commit, outer rollback", .run = run_nested_journals,
+                  .after = after_nested_journals, .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -698,8 +592,8 @@ static void after_journal_commit(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_journal_with_two_registrations_committed) {
-  operation op = {"journal with two registrations committed",
-                  run_journal_commit, after_journal_commit, 0, NULL};
+  operation op = {.what = "journal with two registrations committed", .run = run_journal_commit,
+                  .after = after_journal_commit, .permanent_on_success = 0, .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -739,8 +633,8 @@ START_TEST(test_oom_journal_rollback_restores_removed_and_overridden_globals) {
   ck_assert_ok(irm_func_new_packed(pk_one, NULL, NULL, &r.b));
   ck_assert_ok(irm_func_register_global("alloc.keep.a", r.a, 0));
   ck_assert_ok(irm_func_register_global("alloc.keep.b", r.b, 0));
-  operation op = {"journal removing and overriding, rolled back",
-                  run_journal_restore, after_journal_restore, 0, &r};
+  operation op = {.what = "journal removing and overriding, rolled back", .run = run_journal_restore,
+                  .after = after_journal_restore, .permanent_on_success = 0, .ctx = &r};
   sweep(&op);
   ck_assert_ok(irm_func_remove_global("alloc.keep.a"));
   ck_assert_ok(irm_func_remove_global("alloc.keep.b"));

@@ -72,7 +72,7 @@ static int run_executor_from_map(void *ctx) {
 
 START_TEST(test_oom_executor_create_from_4_options) {
   irm_object *opts = aot_options(0);
-  operation op = {"irm_executor_create(aot, 4 options)", NULL, run_executor_create, NULL, opts, 0};
+  operation op = {.what = "irm_executor_create(aot, 4 options)", .run = run_executor_create, .ctx = opts};
   sweep(&op);
   irm_object_release(opts);
 }
@@ -80,7 +80,7 @@ END_TEST
 
 START_TEST(test_oom_executor_from_map) {
   irm_object *config = aot_options(1);
-  operation op = {"irm_executor_from_map", NULL, run_executor_from_map, NULL, config, 0};
+  operation op = {.what = "irm_executor_from_map", .run = run_executor_from_map, .ctx = config};
   sweep(&op);
   irm_object_release(config);
 }
@@ -109,7 +109,7 @@ static int run_target_parse(void *ctx) {
 }
 
 START_TEST(test_oom_target_parse) {
-  operation op = {"irm_target_parse", NULL, run_target_parse, NULL, NULL, 0};
+  operation op = {.what = "irm_target_parse", .run = run_target_parse};
   sweep(&op);
 }
 END_TEST
@@ -141,7 +141,7 @@ START_TEST(test_oom_target_as_string) {
   ck_assert_uint_lt(irm_string_size(s), sizeof c.expected);
   strcpy(c.expected, irm_string_data(s));
   irm_object_release(s);
-  operation op = {"irm_target_as_string", NULL, run_target_as_string, NULL, &c, 0};
+  operation op = {.what = "irm_target_as_string", .run = run_target_as_string, .ctx = &c};
   sweep(&op);
   irm_object_release(c.target);
 }

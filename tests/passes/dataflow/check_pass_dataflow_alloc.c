@@ -56,7 +56,7 @@ START_TEST(test_oom_fuse_ops) {
   ck_assert_int_eq(irm_ir_parse(text, sizeof text - 1, &parsed), 0);
   ck_assert_int_eq(irm_ir_infer_type(parsed, &c.mod), 0);
   ck_assert_int_eq(irm_ir_fuse_ops(c.mod, 256, &c.want), 0);
-  operation op = {"irm_ir_fuse_ops", NULL, run_fuse_ops, after_fuse_ops, &c, 0};
+  operation op = {.what = "irm_ir_fuse_ops", .run = run_fuse_ops, .after = after_fuse_ops, .ctx = &c};
   sweep(&op);
   irm_object_release(c.want);
   irm_object_release(c.mod);
