@@ -2,7 +2,9 @@
  *
  * Types live in a table of fixed-size chunks that never move, so the hot
  * paths (release, type checks) read an entry by index without a lock. Keys
- * are found through a uthash table under a reader-writer lock. */
+ * are found through a uthash table under a reader-writer lock; a type's
+ * former keys (irm_type_info.former_keys) sit in the same table, pointing
+ * at the same index, so every look-up by key resolves them alike. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -32,24 +34,26 @@
 #define TYPE_CHUNKS 1024 /* up to 65 536 types */
 
 typedef struct type_entry {
-  irm_type_info info; /* info.type_key points at key */
+  irm_type_info info; /* info.type_key points at key, info.former_keys at former */
   char *key;
+  char **former;  /* NULL-terminated copies of the former keys; NULL when none */
   int32_t parent; /* -1 for the root */
   int32_t depth;  /* 0 for the root */
 } type_entry;
 
 typedef struct key_entry {
-  UT_hash_handle hh;
+  UT_hash_handle hh; /* hh.key: the entry's key or one of its former keys */
   int32_t index;
+  int former; /* nonzero for a former key */
 } key_entry;
 
 #define BUILTIN(idx, k, fin) \
-  [idx] = {.info = {sizeof(irm_type_info), k, NULL, fin, NULL, NULL, NULL, NULL, NULL}, \
+  [idx] = {.info = {sizeof(irm_type_info), k, NULL, fin, NULL, NULL, NULL, NULL, NULL, NULL}, \
            .key = (char *)k, .parent = IRM_TYPE_OBJECT, .depth = 1}
 
 static type_entry builtin_chunk[TYPE_CHUNK] = {
     [IRM_TYPE_OBJECT] = {.info = {sizeof(irm_type_info), "ffi.Object", NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL},
+                                  NULL, NULL, NULL, NULL},
                          .key = (char *)"ffi.Object", .parent = -1, .depth = 0},
     BUILTIN(IRM_TYPE_STRING, "ffi.String", NULL),
     BUILTIN(IRM_TYPE_ARRAY, "ffi.Array", irm_array_finalize_),
@@ -171,11 +175,13 @@ int irm_type_is_subtype(int32_t type_index, int32_t ancestor) {
   return e == a;
 }
 
-static int key_insert_locked(const char *key, int32_t index) {
+/* key must live as long as the entry (a type entry's own strings do). */
+static int key_insert_locked(const char *key, int32_t index, int former) {
   int irm_hash_oom = 0;
   key_entry *k = irm_malloc(sizeof *k);
   if (!k) return IRM_ENOMEM;
   k->index = index;
+  k->former = former;
   HASH_ADD_KEYPTR(hh, keys, key, strlen(key), k);
   if (irm_hash_oom) {
     irm_free(k);
@@ -184,10 +190,30 @@ static int key_insert_locked(const char *key, int32_t index) {
   return IRM_OK;
 }
 
-static int32_t key_find_locked(const char *key) {
+static key_entry *key_get_locked(const char *key) {
   key_entry *k = NULL;
   HASH_FIND_STR(keys, key, k);
+  return k;
+}
+
+static int32_t key_find_locked(const char *key) {
+  key_entry *k = key_get_locked(key);
   return k ? k->index : -1;
+}
+
+/* Drops key if it names index (a key registered again since is kept). */
+static void key_remove_locked(const char *key, int32_t index) {
+  key_entry *k = key_get_locked(key);
+  if (k && k->index == index) {
+    HASH_DEL(keys, k);
+    irm_free(k);
+  }
+}
+
+/* Drops the key and every former key of the type at index. */
+static void keys_remove_locked(const char *key, char *const *former, int32_t index) {
+  key_remove_locked(key, index);
+  for (size_t i = 0; former && former[i]; i++) key_remove_locked(former[i], index);
 }
 
 /* Indexes the built-in keys; re-runnable after running out of memory. */
@@ -196,7 +222,7 @@ static int keys_init(void) {
   pthread_rwlock_wrlock(&key_lock);
   for (int32_t i = 0; i < IRM_TYPE_FIRST_DYNAMIC && rc == IRM_OK; i++)
     if (builtin_chunk[i].key && key_find_locked(builtin_chunk[i].key) < 0)
-      rc = key_insert_locked(builtin_chunk[i].key, i);
+      rc = key_insert_locked(builtin_chunk[i].key, i, 0);
   pthread_rwlock_unlock(&key_lock);
   return rc ? irm_error_nomem_("starting the type registry") : IRM_OK;
 }
@@ -213,17 +239,29 @@ static int32_t key_lookup(const char *key, int *rc) {
   return idx;
 }
 
-/* KeyError "no type 'x' (did you mean 'y'?)" built from the current keys. */
+/* KeyError "no type 'x' (did you mean 'y'?)" built from the registered
+ * keys; a typo of a former key suggests the type's current key. */
 static int unknown_type_error(const char *what, const char *key) {
   const char **names = NULL;
   size_t n = 0;
   pthread_rwlock_rdlock(&key_lock);
   size_t total = HASH_COUNT(keys);
-  names = irm_malloc((total ? total : 1) * sizeof *names);
+  if (!total) total = 1;
+  /* names, then the index each names (int32_t needs no more alignment) */
+  names = irm_malloc(total * (sizeof *names + sizeof(int32_t)));
+  int32_t *owners = names ? (int32_t *)(void *)(names + total) : NULL;
   if (names) {
-    for (key_entry *k = keys; k; k = k->hh.next) names[n++] = entry_at(k->index)->key;
+    for (key_entry *k = keys; k; k = k->hh.next) {
+      owners[n] = k->index;
+      names[n++] = k->hh.key;
+    }
   }
   const char *best = names ? irm_closest_name(key, names, n) : NULL;
+  for (size_t i = 0; best && i < n; i++)
+    if (names[i] == best) {
+      best = entry_at(owners[i])->key;
+      break;
+    }
   /* best points into a type entry, which lives forever; safe after unlock */
   pthread_rwlock_unlock(&key_lock);
   if (!names) return irm_error_nomem_("reporting an unknown type");
@@ -247,28 +285,33 @@ int irm_type_find(const char *type_key, int32_t *out_index) {
 int irm_object_is(const irm_object *o, const char *type_key) {
   if (!o || !type_key) return 0;
   type_entry *e = entry_at(o->type_index);
-  /* Fast path: the object's own type, then a walk up the parents. */
+  /* Fast path: the object's own type, then a walk up the parents; each
+   * with its former keys, if any. */
   while (e) {
     if (strcmp(e->key, type_key) == 0) return 1;
+    for (char **f = e->former; f && *f; f++)
+      if (strcmp(*f, type_key) == 0) return 1;
     e = e->parent >= 0 ? entry_at(e->parent) : NULL;
   }
   return 0;
 }
 
-/* Journal undo: the key disappears; the entry stays, since objects of the
- * type may still be alive and reach it by index. */
+/* Journal undo: the key and the former keys disappear; the entry stays,
+ * since objects of the type may still be alive and reach it by index. */
 static void type_unregister(void *data) {
   int32_t index = (int32_t)(intptr_t)data;
   type_entry *e = entry_at(index);
   if (!e) return;
   pthread_rwlock_wrlock(&key_lock);
-  key_entry *k = NULL;
-  HASH_FIND_STR(keys, e->key, k);
-  if (k && k->index == index) {
-    HASH_DEL(keys, k);
-    irm_free(k);
-  }
+  keys_remove_locked(e->key, e->former, index);
   pthread_rwlock_unlock(&key_lock);
+}
+
+/* The former keys of info; NULL when none or when its struct_size stops
+ * before the field (a caller built against an older header). */
+static const char *const *former_keys_of(const irm_type_info *info) {
+  size_t end = offsetof(irm_type_info, former_keys) + sizeof info->former_keys;
+  return info->struct_size >= end ? info->former_keys : NULL;
 }
 
 static int check_type_info(const irm_type_info *info, int32_t *out_index) {
@@ -281,6 +324,52 @@ static int check_type_info(const irm_type_info *info, int32_t *out_index) {
                      (unsigned)info->struct_size, offsetof(irm_type_info, to_fields));
   if (!info->type_key || !info->type_key[0])
     return irm_error(IRM_EVALUE, "irm_type_register: type_key must be a non-empty string");
+  const char *const *former = former_keys_of(info);
+  for (size_t i = 0; former && former[i]; i++) {
+    if (!former[i][0])
+      return irm_error(IRM_EVALUE, "irm_type_register: former key %zu of type '%s' is empty", i,
+                       irm_error_quote(info->type_key));
+    if (!strcmp(former[i], info->type_key))
+      return irm_error(IRM_EVALUE, "irm_type_register: type '%s' lists its own key as a former key",
+                       irm_error_quote(info->type_key));
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(former[i], former[j]))
+        return irm_error(IRM_EVALUE, "irm_type_register: former key '%s' of type '%s' appears twice",
+                         irm_error_quote(former[i]), irm_error_quote(info->type_key));
+  }
+  return IRM_OK;
+}
+
+static void free_former(char **former) {
+  for (size_t i = 0; former && former[i]; i++) irm_free(former[i]);
+  irm_free(former);
+}
+
+/* Copies a NULL-terminated key list; *out NULL when there is none. */
+static int copy_former(const char *const *src, char ***out) {
+  size_t n = 0;
+  while (src && src[n]) n++;
+  *out = NULL;
+  if (!n) return IRM_OK;
+  char **copy = irm_calloc(n + 1, sizeof *copy);
+  for (size_t i = 0; copy && i < n; i++)
+    if (!(copy[i] = irm_strdup(src[i]))) {
+      free_former(copy);
+      copy = NULL;
+    }
+  if (!copy) return IRM_ENOMEM;
+  *out = copy;
+  return IRM_OK;
+}
+
+/* Registers key and each former key for index; all or none. */
+static int insert_keys_locked(const char *key, char *const *former, int32_t index) {
+  if (key_insert_locked(key, index, 0)) return IRM_ENOMEM;
+  for (size_t i = 0; former && former[i]; i++)
+    if (key_insert_locked(former[i], index, 1)) {
+      keys_remove_locked(key, former, index);
+      return IRM_ENOMEM;
+    }
   return IRM_OK;
 }
 
@@ -305,12 +394,22 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
   /* Room in the journal first, so recording after the change cannot fail. */
   if ((rc = irm_journal_reserve_(1))) return rc;
   char *key = irm_strdup(info->type_key);
-  if (!key) return irm_error_nomem_("registering a type");
+  char **former = NULL;
+  if (!key || copy_former(former_keys_of(info), &former)) {
+    irm_free(key);
+    return irm_error_nomem_("registering a type");
+  }
 
   pthread_rwlock_wrlock(&key_lock);
   int32_t parent = key_find_locked(parent_key);
-  int32_t existing = key_find_locked(key);
-  int32_t index = parent >= 0 && existing < 0 ? claim_slot_locked() : -3;
+  const key_entry *existing = key_get_locked(key), *taken = NULL;
+  const char *taken_key = NULL;
+  for (size_t i = 0; former && former[i] && !existing && !taken; i++)
+    if ((taken = key_get_locked(former[i]))) taken_key = info->former_keys[i];
+  /* copies of what an error reports, read under the lock */
+  int32_t existing_index = existing ? existing->index : -1, taken_index = taken ? taken->index : -1;
+  int existing_former = existing && existing->former, taken_former = taken && taken->former;
+  int32_t index = parent >= 0 && !existing && !taken ? claim_slot_locked() : -3;
   if (index >= 0) {
     type_entry *e = &chunks[index / TYPE_CHUNK][index % TYPE_CHUNK];
     size_t n = info->struct_size < sizeof e->info ? info->struct_size : sizeof e->info;
@@ -318,9 +417,11 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
     e->info.struct_size = sizeof e->info;
     e->info.type_key = key;
     e->info.parent_key = entry_at(parent)->key;
+    e->info.former_keys = (const char *const *)former;
+    e->former = former;
     e->parent = parent;
     e->depth = entry_at(parent)->depth + 1;
-    if (key_insert_locked(key, index) != IRM_OK) {
+    if (insert_keys_locked(key, former, index) != IRM_OK) {
       memset(e, 0, sizeof *e);
       index = -2;
     } else {
@@ -332,9 +433,17 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
 
   if (index < 0) {
     irm_free(key);
-    if (existing >= 0)
+    free_former(former);
+    if (existing_index >= 0 && existing_former)
+      return irm_error(IRM_EKEY, "type '%s' is already registered: it is a former key of type '%s' (index %d)",
+                       irm_error_quote(info->type_key), irm_type_key(existing_index), (int)existing_index);
+    if (existing_index >= 0)
       return irm_error(IRM_EKEY, "type '%s' is already registered (index %d)", irm_error_quote(info->type_key),
-                       (int)existing);
+                       (int)existing_index);
+    if (taken_index >= 0)
+      return irm_error(IRM_EKEY, "type '%s': former key '%s' already names type '%s'%s (index %d)",
+                       irm_error_quote(info->type_key), irm_error_quote(taken_key), irm_type_key(taken_index),
+                       taken_former ? " as one of its former keys" : "", (int)taken_index);
     if (parent < 0) return unknown_type_error("parent type", parent_key);
     if (index == -1) return irm_error(IRM_ERUNTIME, "too many types registered (limit %d)",
                                       TYPE_CHUNK * TYPE_CHUNKS);

@@ -202,7 +202,7 @@ static void *worker(void *arg) {
 }
 
 static int setup(void) {
-  irm_type_info info = {sizeof info, "stress.Token", NULL, token_finalize, NULL, NULL, NULL, NULL, NULL};
+  irm_type_info info = {sizeof info, "stress.Token", NULL, token_finalize, NULL, NULL, NULL, NULL, NULL, NULL};
   irm_target *target = NULL;
   int rc = irm_type_register(&info, &token_type);
   if (!rc) rc = irm_module_attr_register("stress.mark", "stress.Token", 0);

@@ -45,6 +45,14 @@ static int register_everything(void) {
   if ((rc = irm_pass_register("BrokenPass", make_pass, NULL))) return rc;
   if ((rc = irm_pass_config_register("BrokenPass.level", "int", &one, NULL))) return rc;
   if ((rc = irm_module_attr_register("broken_attr", "int", 0))) return rc;
+  /* a type renamed once: its former key must go with it */
+  static const char *const former[] = {"broken.OldThing", NULL};
+  irm_type_info type = {0};
+  type.struct_size = sizeof type;
+  type.type_key = "broken.Thing";
+  type.former_keys = former;
+  int32_t type_index = -1;
+  if ((rc = irm_type_register(&type, &type_index))) return rc;
   irm_object *tag = NULL;
   const char *keys[] = {"kind"};
   irm_any values[] = {irm_any_str("llvm")};

@@ -56,25 +56,41 @@ typedef struct irm_type_info {
   int (*hash)(const irm_object *self, uint64_t *out_hash);
   /* A readable one-line form; *out_string a NEW String. */
   int (*repr)(const irm_object *self, irm_object **out_string);
+  /* Keys the type had before a rename, as a NULL-terminated array (NULL:
+   * none), so that what was saved under them still loads. A former key
+   * names the type wherever a key is looked up (irm_type_find, the JSON
+   * reader, irm_object_is, irm_type_ensure, a parent_key), while the type
+   * reports only type_key (irm_type_key, irm_object_type_key, JSON
+   * writing). Each must be non-empty, differ from type_key and the others,
+   * and name no registered type, current or former. Copied.
+   * Added after repr: a struct_size that stops before this field means
+   * none. irm_type_info_of gives irm's copy (NULL when none). */
+  const char *const *former_keys;
 } irm_type_info;
 
 /* Registers a type and gives its index. info and its strings are copied.
- * Recorded in the open registration journal, if any.
+ * Recorded in the open registration journal, if any: a rollback removes the
+ * key and every former key together.
  * Errors: ValueError (NULL or empty key, NULL info/out, struct_size too
- * small), KeyError (key already registered, or unknown parent, with the
- * closest registered key), MemoryError. */
+ * small, an empty or repeated former key), KeyError (key or a former key
+ * already names a type, current or former; or unknown parent, with the
+ * closest registered key), MemoryError. Nothing is registered on error. */
 IRM_API int irm_type_register(const irm_type_info *info, int32_t *out_index);
 
-/* Registers a type unless its key is registered already, in which case
- * the existing index is given (and info is not compared): what built-in
- * registrations use to be safe to run again. Errors as irm_type_register. */
+/* Registers a type unless its key is registered already (as a current or a
+ * former key), in which case the existing index is given (and info is not
+ * compared): what built-in registrations use to be safe to run again.
+ * Errors as irm_type_register. */
 IRM_API int irm_type_ensure(const irm_type_info *info, int32_t *out_index);
 
-/* Finds a registered type by key. Errors: KeyError with the closest key,
- * ValueError (NULL arguments). */
+/* Finds a registered type by key, current or former (a former key gives
+ * the renamed type's index). Errors: KeyError with the closest key (a
+ * typo of a former key suggests the current one), ValueError (NULL
+ * arguments). */
 IRM_API int irm_type_find(const char *type_key, int32_t *out_index);
 
-/* The key of a type index; NULL if no such type. Static for the process. */
+/* The current key of a type index; NULL if no such type. Static for the
+ * process. */
 IRM_API const char *irm_type_key(int32_t type_index);
 
 /* Nonzero when type_index is ancestor or one of its descendants. */
@@ -97,7 +113,8 @@ IRM_API const void *irm_object_payload_const(const irm_object *o);
 /* The type index of o; -1 for NULL. */
 IRM_API int32_t irm_object_type_index(const irm_object *o);
 
-/* Nonzero when o's type is type_key or derives from it. 0 for NULL or an
+/* Nonzero when o's type is type_key or derives from it; a former key of a
+ * type (irm_type_info.former_keys) counts as its key. 0 for NULL or an
  * unknown key. */
 IRM_API int irm_object_is(const irm_object *o, const char *type_key);
 

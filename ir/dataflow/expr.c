@@ -187,7 +187,7 @@ int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object
   int rc = start(fn, out);
   if (rc) return rc;
   if (irm_expr_kind_of(var) != IRM_EXPR_VAR)
-    return irm_error(IRM_ETYPE, "%s: the bound variable must be an ir.Var, got %s", fn, type_key_or_null(var));
+    return irm_error(IRM_ETYPE, "%s: the bound variable must be a dataflow.Var, got %s", fn, type_key_or_null(var));
   if ((rc = check_value(fn, "value", 0, value)) || (rc = check_value(fn, "body", 0, body))) return rc;
   irm_object *children[] = {value, var, body}; /* value first: see irm_expr_child */
   return irm_expr_node_make_(IRM_EXPR_LET, children, 3, NULL, NULL, NULL, 0, NULL, out);
@@ -198,8 +198,10 @@ int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object
 static int check_callee(const char *fn, const irm_object *callee, size_t n) {
   irm_expr_kind k = irm_expr_kind_of(callee);
   if (k != IRM_EXPR_OP && k != IRM_EXPR_GLOBAL_VAR && k != IRM_EXPR_FUNCTION && k != IRM_EXPR_VAR)
-    return irm_error(IRM_ETYPE, "%s: the callee must be an ir.Op, ir.GlobalVar, ir.Function or ir.Var, got %s", fn,
-                     type_key_or_null(callee));
+    return irm_error(IRM_ETYPE,
+                     "%s: the callee must be a dataflow.Op, dataflow.GlobalVar, dataflow.Function or "
+                     "dataflow.Var, got %s",
+                     fn, type_key_or_null(callee));
   if (k == IRM_EXPR_OP) {
     int32_t want = irm_op_num_inputs(callee);
     if (want == -2) return irm_error(IRM_EKEY, "%s: op '%s' is no longer registered", fn, irm_op_name(callee));
@@ -252,7 +254,8 @@ static int check_params(const char *fn, irm_object *const *params, size_t n) {
   if (n && !params) return irm_error(IRM_EVALUE, "%s: params must not be NULL when there are %zu", fn, n);
   for (size_t i = 0; i < n; i++) {
     if (irm_expr_kind_of(params[i]) != IRM_EXPR_VAR)
-      return irm_error(IRM_ETYPE, "%s: parameter %zu must be an ir.Var, got %s", fn, i, type_key_or_null(params[i]));
+      return irm_error(IRM_ETYPE, "%s: parameter %zu must be a dataflow.Var, got %s", fn, i,
+                       type_key_or_null(params[i]));
     for (size_t j = 0; j < i; j++) /* quadratic, but parameter lists are short */
       if (params[j] == params[i])
         return irm_error(IRM_EKEY, "%s: parameter %%%s is given twice (positions %zu and %zu)", fn,
@@ -398,7 +401,7 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
       break;
     case IRM_EXPR_LET:
       if (irm_expr_kind_of(children[1]) != IRM_EXPR_VAR)
-        rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay an ir.Var, got %s", fn,
+        rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay a dataflow.Var, got %s", fn,
                        type_key_or_null(children[1]));
       if (!rc) rc = check_value(fn, "value", 0, children[0]);
       if (!rc) rc = check_value(fn, "body", 0, children[2]);
@@ -445,18 +448,25 @@ int irm_register_expr_types_(void) {
   irm_type_info info;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
-  info.type_key = "ir.Expr";
+  /* The dialect's keys were "ir.*" before it took the "dataflow." prefix;
+   * the former keys keep JSON saved then loading. */
+  static const char *const expr_former[] = {"ir.Expr", NULL};
+  info.type_key = "dataflow.Expr";
+  info.former_keys = expr_former;
   int32_t index = -1;
   int rc = irm_type_ensure(&info, &index);
   if (rc) return rc;
   atomic_store(&expr_base, index);
   for (int k = IRM_EXPR_VAR; k <= IRM_EXPR_FUNCTION && !rc; k++) {
-    char key[32];
-    snprintf(key, sizeof key, "ir.%s", kind_names[k]);
+    char key[32], old[32];
+    snprintf(key, sizeof key, "dataflow.%s", kind_names[k]);
+    snprintf(old, sizeof old, "ir.%s", kind_names[k]);
+    const char *const former[] = {old, NULL};
     memset(&info, 0, sizeof info);
     info.struct_size = sizeof info;
     info.type_key = key;
-    info.parent_key = k == IRM_EXPR_FUNCTION ? "ir.BaseFunc" : "ir.Expr";
+    info.former_keys = former;
+    info.parent_key = k == IRM_EXPR_FUNCTION ? "ir.BaseFunc" : "dataflow.Expr";
     info.finalize = node_finalize;
     info.to_fields = irm_expr_to_fields_;
     info.from_fields = irm_expr_from_fields_table_[k];

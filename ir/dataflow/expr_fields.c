@@ -89,7 +89,7 @@ static int field_object(const char *node, const irm_object *fields, const char *
                         irm_object **out) {
   *out = NULL;
   const irm_any *v = irm_map_find_cstr(fields, key);
-  if (!v) return irm_error(IRM_EVALUE, "ir.%s: missing field '%s'", node, key);
+  if (!v) return irm_error(IRM_EVALUE, "dataflow.%s: missing field '%s'", node, key);
   if (v->type_code == IRM_NONE && optional) return IRM_OK;
   int rc = irm_any_to_object(v, type_key ? type_key : "ffi.Object", out);
   if (!rc && !type_key && irm_expr_kind_of(*out) == IRM_EXPR_NONE)
@@ -125,7 +125,7 @@ static int field_items(const char *node, const irm_object *fields, const char *k
 /* Gives *made the field "checked_type" (when not NONE). */
 static int with_checked_type(const char *node, const irm_object *fields, int rc, irm_object **made) {
   irm_object *type = NULL;
-  if (!rc) rc = field_object(node, fields, "checked_type", "ir.Type", 1, &type);
+  if (!rc) rc = field_object(node, fields, "checked_type", "dataflow.Type", 1, &type);
   if (!rc && type) {
     irm_object *typed = NULL;
     rc = irm_expr_with_type(*made, type, &typed);
@@ -143,7 +143,7 @@ static int var_from_fields(const irm_object *fields, irm_object **out) {
   const char *name;
   irm_object *type = NULL;
   int rc = field_name("Var", fields, &name);
-  if (!rc) rc = field_object("Var", fields, "type", "ir.Type", 1, &type);
+  if (!rc) rc = field_object("Var", fields, "type", "dataflow.Type", 1, &type);
   return rc ? rc : irm_var_new(name, type, out);
 }
 
@@ -180,8 +180,8 @@ static int tuple_get_item_from_fields(const irm_object *fields, irm_object **out
   int64_t index = 0;
   int rc = field_object("TupleGetItem", fields, "tuple", NULL, 0, &tuple);
   const irm_any *v = irm_map_find_cstr(fields, "index");
-  if (!rc && !v) rc = irm_error(IRM_EVALUE, "ir.TupleGetItem: missing field 'index'");
-  if (!rc && (rc = irm_any_to_int(v, &index))) irm_error_context(rc, "field 'index' of ir.TupleGetItem");
+  if (!rc && !v) rc = irm_error(IRM_EVALUE, "dataflow.TupleGetItem: missing field 'index'");
+  if (!rc && (rc = irm_any_to_int(v, &index))) irm_error_context(rc, "field 'index' of dataflow.TupleGetItem");
   if (!rc) rc = irm_tuple_get_item_new(tuple, index, out);
   return with_checked_type("TupleGetItem", fields, rc, out);
 }
@@ -210,7 +210,7 @@ static int function_from_fields(const irm_object *fields, irm_object **out) {
   irm_object *body = NULL, *ret = NULL, *attrs = NULL, **params = NULL;
   size_t n = 0;
   int rc = field_object("Function", fields, "body", NULL, 0, &body);
-  if (!rc) rc = field_object("Function", fields, "ret_type", "ir.Type", 1, &ret);
+  if (!rc) rc = field_object("Function", fields, "ret_type", "dataflow.Type", 1, &ret);
   if (!rc) rc = field_object("Function", fields, "attrs", "ffi.Object", 1, &attrs);
   if (!rc) rc = field_items("Function", fields, "params", &params, &n);
   if (!rc) rc = irm_function_new(params, n, body, ret, attrs, out);

@@ -46,7 +46,7 @@ static int objects_arg(const char *fn, const irm_any *args, int32_t i, const cha
   return IRM_OK;
 }
 
-/* An expression argument (any IR expression, ir.Function included). */
+/* An expression argument (any IR expression, dataflow.Function included). */
 static int expr_arg(const char *fn, const irm_any *args, int32_t nargs, int32_t i, irm_object **out) {
   int rc = object_arg(fn, args, nargs, i, "an IR expression", 0, out);
   if (!rc && irm_expr_kind_of(*out) == IRM_EXPR_NONE)
@@ -183,7 +183,9 @@ static int g_call(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   irm_object *callee = NULL, *attrs = NULL, **call_args = NULL, *c = NULL;
   size_t n = 0;
   int rc = irm_arg_count(fn, nargs, 2, 3);
-  if (!rc) rc = object_arg(fn, args, nargs, 0, "an ir.Op, ir.GlobalVar, ir.Function or ir.Var", 0, &callee);
+  if (!rc)
+    rc = object_arg(fn, args, nargs, 0, "a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var", 0,
+                    &callee);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_object(fn, args, 2, "ffi.Map", &attrs);
   if (!rc) rc = objects_arg(fn, args, 1, "an IR expression", &call_args, &n);
   if (rc) return rc;
@@ -198,7 +200,7 @@ static int g_let(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   const char *fn = "ir.Let";
   irm_object *var = NULL, *value = NULL, *body = NULL, *e = NULL;
   int rc = irm_arg_count(fn, nargs, 3, 3);
-  if (!rc) rc = object_arg(fn, args, nargs, 0, "an ir.Var", 0, &var);
+  if (!rc) rc = object_arg(fn, args, nargs, 0, "a dataflow.Var", 0, &var);
   if (!rc) rc = object_arg(fn, args, nargs, 1, "an IR expression", 0, &value);
   if (!rc) rc = object_arg(fn, args, nargs, 2, "an IR expression", 0, &body);
   if (rc) return rc;
@@ -215,7 +217,7 @@ static int g_function(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (!rc) rc = object_arg(fn, args, nargs, 1, "an IR expression", 0, &body);
   if (!rc) rc = object_arg(fn, args, nargs, 2, "an IR type", 1, &ret_type);
   if (!rc) rc = object_arg(fn, args, nargs, 3, "an ffi.Map", 1, &attrs);
-  if (!rc) rc = objects_arg(fn, args, 0, "an ir.Var", &params, &n);
+  if (!rc) rc = objects_arg(fn, args, 0, "a dataflow.Var", &params, &n);
   if (rc) return rc;
   rc = irm_ret_object(fn, irm_function_new(params, n, body, ret_type, attrs, &f), &f, ret);
   irm_free(params);

@@ -10,8 +10,8 @@
 
 /* ---- registration (called by ir/dataflow/builtins.c, in this order) -------------- */
 
-int irm_register_ir_type_types_(void);      /* ir.Type and subtypes (ir_type.c) */
-int irm_register_expr_types_(void);         /* ir.Expr and the nodes (expr.c) */
+int irm_register_ir_type_types_(void);      /* dataflow.Type and subtypes (ir_type.c) */
+int irm_register_expr_types_(void);         /* dataflow.Expr and the nodes (expr.c) */
 int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
 int irm_register_builtin_ops_(void);        /* the built-in ops (ops_*.c) */
 int irm_register_expr_globals_(void);       /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */

@@ -1,6 +1,7 @@
-/* Types of the dataflow IR (ir_type.h): ir.TensorType, ir.TupleType and
- * ir.FuncType under the abstract ir.Type. Equality, hashing and JSON go
- * through the generic to_fields walk; repr prints the text form. */
+/* Types of the dataflow IR (ir_type.h): dataflow.TensorType,
+ * dataflow.TupleType and dataflow.FuncType under the abstract dataflow.Type.
+ * Equality, hashing and JSON go through the generic to_fields walk; repr
+ * prints the text form. */
 #include <stdio.h>
 #include <string.h>
 
@@ -337,22 +338,24 @@ static int field(const char *type_key, const irm_object *fields, const char *key
 
 static int tensor_type_from_fields(const irm_object *fields, irm_object **out) {
   const irm_any *dtype_v, *shape_v;
-  int rc = field("ir.TensorType", fields, "dtype", &dtype_v);
-  if (!rc) rc = field("ir.TensorType", fields, "shape", &shape_v);
+  int rc = field("dataflow.TensorType", fields, "dtype", &dtype_v);
+  if (!rc) rc = field("dataflow.TensorType", fields, "shape", &shape_v);
   if (rc) return rc;
   const char *name = NULL;
   DLDataType dtype;
   if ((rc = irm_any_to_str(dtype_v, &name, NULL)) || (rc = irm_dtype_parse(name, &dtype)))
-    return irm_error_context(rc, "field 'dtype' of ir.TensorType");
+    return irm_error_context(rc, "field 'dtype' of dataflow.TensorType");
   irm_object *shape = NULL;
-  if ((rc = irm_any_to_object(shape_v, "ffi.Array", &shape))) return irm_error_context(rc, "field 'shape' of ir.TensorType");
+  if ((rc = irm_any_to_object(shape_v, "ffi.Array", &shape)))
+    return irm_error_context(rc, "field 'shape' of dataflow.TensorType");
   size_t n = irm_array_size(shape);
   if (n > IRM_TENSOR_MAX_NDIM)
-    return irm_error(IRM_EVALUE, "field 'shape' of ir.TensorType: %zu dimensions, at most %d", n, IRM_TENSOR_MAX_NDIM);
+    return irm_error(IRM_EVALUE, "field 'shape' of dataflow.TensorType: %zu dimensions, at most %d", n,
+                     IRM_TENSOR_MAX_NDIM);
   int64_t dims[IRM_TENSOR_MAX_NDIM];
   for (size_t i = 0; i < n; i++)
     if ((rc = irm_any_to_int(irm_array_at(shape, i), &dims[i])))
-      return irm_error_context(rc, "dimension %zu of field 'shape' of ir.TensorType", i);
+      return irm_error_context(rc, "dimension %zu of field 'shape' of dataflow.TensorType", i);
   return irm_tensor_type_new(dtype, dims, (int32_t)n, out);
 }
 
@@ -369,14 +372,15 @@ static int composite_to_fields(const irm_object *self, irm_object **out) {
 }
 
 static int composite_from_fields(const char *type_key, const irm_object *fields, irm_object **out) {
-  int is_func = strcmp(type_key, "ir.FuncType") == 0;
+  int is_func = strcmp(type_key, "dataflow.FuncType") == 0;
   const irm_any *items_v, *ret_v = NULL;
   int rc = field(type_key, fields, is_func ? "params" : "fields", &items_v);
   if (!rc && is_func) rc = field(type_key, fields, "ret", &ret_v);
   if (rc) return rc;
   irm_object *items = NULL, *ret = NULL;
   if ((rc = irm_any_to_object(items_v, "ffi.Array", &items))) return irm_error_context(rc, "%s", type_key);
-  if (is_func && (rc = irm_any_to_object(ret_v, "ir.Type", &ret))) return irm_error_context(rc, "field 'ret' of %s", type_key);
+  if (is_func && (rc = irm_any_to_object(ret_v, "dataflow.Type", &ret)))
+    return irm_error_context(rc, "field 'ret' of %s", type_key);
   size_t n = irm_array_size(items);
   irm_object **objs = irm_malloc((n ? n : 1) * sizeof *objs);
   if (!objs) return irm_error_nomem_("reading a type");
@@ -390,10 +394,10 @@ static int composite_from_fields(const char *type_key, const irm_object *fields,
 }
 
 static int tuple_from_fields(const irm_object *fields, irm_object **out) {
-  return composite_from_fields("ir.TupleType", fields, out);
+  return composite_from_fields("dataflow.TupleType", fields, out);
 }
 static int func_from_fields(const irm_object *fields, irm_object **out) {
-  return composite_from_fields("ir.FuncType", fields, out);
+  return composite_from_fields("dataflow.FuncType", fields, out);
 }
 
 static void composite_finalize(irm_object *self) {
@@ -404,13 +408,20 @@ static void composite_finalize(irm_object *self) {
 
 /* ---- registration -------------------------------------------------------------- */
 
-static int register_type(const char *key, const char *parent, void (*finalize)(irm_object *),
+/* Registers "dataflow.<name>", with "ir.<name>", its key before the dialect
+ * took the "dataflow." prefix, as a former key (JSON saved then loads). */
+static int register_type(const char *name, const char *parent, void (*finalize)(irm_object *),
                          int (*to_fields)(const irm_object *, irm_object **),
                          int (*from_fields)(const irm_object *, irm_object **), _Atomic int32_t *slot) {
+  char key[32], old[32];
+  snprintf(key, sizeof key, "dataflow.%s", name);
+  snprintf(old, sizeof old, "ir.%s", name);
+  const char *const former[] = {old, NULL};
   irm_type_info info;
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   info.type_key = key;
+  info.former_keys = former;
   info.parent_key = parent;
   info.finalize = finalize;
   info.to_fields = to_fields;
@@ -423,11 +434,15 @@ static int register_type(const char *key, const char *parent, void (*finalize)(i
 }
 
 int irm_register_ir_type_types_(void) {
-  int rc = register_type("ir.Type", NULL, NULL, NULL, NULL, &type_base);
-  if (!rc) rc = register_type("ir.TensorType", "ir.Type", NULL, tensor_type_to_fields, tensor_type_from_fields, &tensor_type);
+  int rc = register_type("Type", NULL, NULL, NULL, NULL, &type_base);
   if (!rc)
-    rc = register_type("ir.TupleType", "ir.Type", composite_finalize, composite_to_fields, tuple_from_fields, &tuple_type);
+    rc = register_type("TensorType", "dataflow.Type", NULL, tensor_type_to_fields, tensor_type_from_fields,
+                       &tensor_type);
   if (!rc)
-    rc = register_type("ir.FuncType", "ir.Type", composite_finalize, composite_to_fields, func_from_fields, &func_type);
+    rc = register_type("TupleType", "dataflow.Type", composite_finalize, composite_to_fields, tuple_from_fields,
+                       &tuple_type);
+  if (!rc)
+    rc = register_type("FuncType", "dataflow.Type", composite_finalize, composite_to_fields, func_from_fields,
+                       &func_type);
   return rc;
 }

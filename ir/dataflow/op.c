@@ -1,5 +1,5 @@
 /* The op registry (op.h): the "op" category of the kind registry, and the
- * interned ir.Op nodes that stand for ops in expressions. */
+ * interned dataflow.Op nodes that stand for ops in expressions. */
 #include <string.h>
 
 #include "expr_node.h"
@@ -158,7 +158,8 @@ int irm_op_get_attr(const irm_object *op, const char *attr, irm_any *out) {
   if (!attr || !out) return irm_error(IRM_EVALUE, "irm_op_get_attr: attr and out must not be NULL");
   *out = irm_any_none();
   const expr_node *p = op_node(op);
-  if (!p) return irm_error(IRM_ETYPE, "irm_op_get_attr: expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+  if (!p)
+    return irm_error(IRM_ETYPE, "irm_op_get_attr: expected dataflow.Op, got %s", op ? irm_object_type_key(op) : "NULL");
   irm_kind *kind = irm_op_kind(op);
   if (!kind) return irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_op_name(op));
   int rc = irm_kind_get_attr(kind, attr, out);
@@ -181,7 +182,8 @@ int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object
   if (!out) return irm_error(IRM_EVALUE, "irm_op_check_attrs: out must not be NULL");
   *out = NULL;
   if (!op_node(op))
-    return irm_error(IRM_ETYPE, "irm_op_check_attrs: expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+    return irm_error(IRM_ETYPE, "irm_op_check_attrs: expected dataflow.Op, got %s",
+                     op ? irm_object_type_key(op) : "NULL");
   irm_kind *kind = irm_op_kind(op);
   if (!kind) return irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_op_name(op));
   irm_object *empty = NULL;
@@ -198,7 +200,7 @@ int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object
 static int op_function(const irm_object *op, const char *attr, int missing_code, irm_object **out) {
   *out = NULL;
   if (!op_node(op))
-    return irm_error(IRM_ETYPE, "expected ir.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+    return irm_error(IRM_ETYPE, "expected dataflow.Op, got %s", op ? irm_object_type_key(op) : "NULL");
   irm_any v = irm_any_none();
   int rc = irm_op_get_attr(op, attr, &v);
   if (rc == IRM_EATTR) { /* no op has it yet: the same as this op lacking it */

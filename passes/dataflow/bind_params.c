@@ -1,5 +1,5 @@
 /* BindParams (ir_passes.h): the module's `params` attribute (Map name ->
- * Tensor, or ir.Constant) replaces the parameters of those names by
+ * Tensor, or dataflow.Constant) replaces the parameters of those names by
  * Constants. Each function's body is rewritten (a Function's parameters
  * must stay Vars, so the function itself is rebuilt with the parameters
  * that are left, keeping its result type and attributes). */

@@ -30,7 +30,7 @@ typedef struct fuse_graph {
   size_t *head, *tail, *next; /* each group's members, a linked list */
 } fuse_graph;
 
-/* Builds the graph of f (an ir.Function) and groups its calls, at most
+/* Builds the graph of f (a dataflow.Function) and groups its calls, at most
  * max_depth ops per group. Errors: TypeError when a call of an op or one
  * of its arguments has no checked type (InferType must run first),
  * MemoryError. On failure g is freed. */

@@ -17,7 +17,7 @@ typedef int (*irm_ir_function_fn)(void *ctx, irm_object *f, irm_object **out);
 /* Applies fn to every function of mod that irm_ir_pass_skips_function does
  * not skip and puts the results in a copy of mod. *out NEW: mod itself
  * when nothing changed. Errors carry "in function '<name>'"; a result that
- * is not an ir.Function is a TypeError. */
+ * is not a dataflow.Function is a TypeError. */
 int irm_ir_map_functions_(irm_module *mod, irm_ir_function_fn fn, void *ctx, irm_module **out);
 
 /* irm_ir_map_functions_ with irm_expr_rewrite: every function of mod that

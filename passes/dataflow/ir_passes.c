@@ -44,7 +44,7 @@ int irm_ir_map_functions_(irm_module *mod, irm_ir_function_fn fn, void *ctx, irm
       break;
     }
     if (g != f && irm_expr_kind_of(g) != IRM_EXPR_FUNCTION)
-      rc = irm_error(IRM_ETYPE, "rewriting function '%s' gave a %s, not an ir.Function", name,
+      rc = irm_error(IRM_ETYPE, "rewriting function '%s' gave a %s, not a dataflow.Function", name,
                      irm_expr_kind_name(irm_expr_kind_of(g)));
     if (!rc && g != f) rc = irm_module_set_function_move(&result, name, g);
     irm_object_release(g);

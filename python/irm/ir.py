@@ -88,10 +88,10 @@ def _as_list(values, what):
     return list(values)
 
 
-@register_object("ir.Type")
+@register_object("dataflow.Type")
 class Type(Object):
-    """An IR type (ir.TensorType, ir.TupleType, ir.FuncType). Equality and
-    hashing are structural."""
+    """An IR type (dataflow.TensorType, dataflow.TupleType,
+    dataflow.FuncType). Equality and hashing are structural."""
 
     __slots__ = ()
 
@@ -99,7 +99,7 @@ class Type(Object):
         return _global("ir.TypeFields")(self)
 
 
-@register_object("ir.TensorType")
+@register_object("dataflow.TensorType")
 class TensorType(Type):
     """``TensorType((1, 3, 224, 224), "float32")``: a static shape and a dtype."""
 
@@ -121,7 +121,7 @@ class TensorType(Type):
         return self.shape
 
 
-@register_object("ir.TupleType")
+@register_object("dataflow.TupleType")
 class TupleType(Type):
     """``TupleType([t1, t2])``."""
 
@@ -135,7 +135,7 @@ class TupleType(Type):
         return list(self._fields()["fields"])
 
 
-@register_object("ir.FuncType")
+@register_object("dataflow.FuncType")
 class FuncType(Type):
     """``FuncType([param types], ret_type)``."""
 
@@ -183,7 +183,7 @@ class _Node(Object):
         return _global("ir.ExprFields")(self).to_dict()
 
 
-@register_object("ir.Expr")
+@register_object("dataflow.Expr")
 class Expr(_Node):
     """An IR expression. Equality and hashing are structural (up to renaming
     of variables)."""
@@ -191,7 +191,7 @@ class Expr(_Node):
     __slots__ = ()
 
 
-@register_object("ir.Var")
+@register_object("dataflow.Var")
 class Var(Expr):
     """``Var("x", TensorType((2, 3)))``: a fresh variable; two Vars are the
     same variable only if they are the same object."""
@@ -213,7 +213,7 @@ class Var(Expr):
         return self._field("type")
 
 
-@register_object("ir.GlobalVar")
+@register_object("dataflow.GlobalVar")
 class GlobalVar(Expr):
     """``GlobalVar("main")``: a module function by name."""
 
@@ -229,7 +229,7 @@ class GlobalVar(Expr):
     name_hint = name
 
 
-@register_object("ir.Constant")
+@register_object("dataflow.Constant")
 class Constant(Expr):
     """``Constant(irm.tensor([1.0, 2.0]))``: a tensor (anything irm.tensor
     takes is converted)."""
@@ -245,7 +245,7 @@ class Constant(Expr):
         return self._field("data")
 
 
-@register_object("ir.Tuple")
+@register_object("dataflow.Tuple")
 class Tuple(Expr):
     """``Tuple([a, b])``."""
 
@@ -265,7 +265,7 @@ class Tuple(Expr):
         return self.fields[index]
 
 
-@register_object("ir.TupleGetItem")
+@register_object("dataflow.TupleGetItem")
 class TupleGetItem(Expr):
     """``TupleGetItem(tup, 1)``."""
 
@@ -283,7 +283,7 @@ class TupleGetItem(Expr):
         return self._field("index")
 
 
-@register_object("ir.Op")
+@register_object("dataflow.Op")
 class Op(Expr):
     """``Op("nn.relu")``: the op's one interned node (Op.get is the same)."""
 
@@ -316,7 +316,7 @@ class Op(Expr):
         return self._field("name")
 
 
-@register_object("ir.Call")
+@register_object("dataflow.Call")
 class Call(Expr):
     """``Call(Op("nn.softmax"), [x], {"axis": -1})``: op may also be an op's
     name. An op's attrs are checked against its schema, defaults filled in."""
@@ -343,7 +343,7 @@ class Call(Expr):
         return self._field("attrs").to_dict()
 
 
-@register_object("ir.Let")
+@register_object("dataflow.Let")
 class Let(Expr):
     """``Let(var, value, body)``: let var = value in body."""
 
@@ -365,7 +365,7 @@ class Let(Expr):
         return self._field("body")
 
 
-@register_object("ir.Function")
+@register_object("dataflow.Function")
 class Function(_Node):
     """``Function([x], body, ret_type=None, attrs=None)``: an IR function,
     which modules hold and calls may call."""

@@ -443,11 +443,12 @@ START_TEST(test_oom_string_new) {
 }
 END_TEST
 
-/* irm_type_register: a success is permanent, so each success moves on to a
- * new key. */
+/* irm_type_register of a type with two former keys: a success is
+ * permanent, so each success moves on to new keys; a failure registers none
+ * of the three. */
 typedef struct type_ctx {
   int serial;
-  char key[32];
+  char key[32], old1[32], old2[32];
 } type_ctx;
 
 static int run_type_register(void *ctx) {
@@ -457,25 +458,32 @@ static int run_type_register(void *ctx) {
   memset(&info, 0, sizeof info);
   info.struct_size = sizeof info;
   snprintf(t->key, sizeof t->key, "alloc.Type%d", t->serial);
+  snprintf(t->old1, sizeof t->old1, "alloc.OldType%d", t->serial);
+  snprintf(t->old2, sizeof t->old2, "alloc.OlderType%d", t->serial);
+  const char *const former[] = {t->old1, t->old2, NULL};
   info.type_key = t->key;
   info.parent_key = "ffi.Object";
+  info.former_keys = former;
   return irm_type_register(&info, &index);
 }
 
 static void after_type_register(void *ctx, int rc) {
   type_ctx *t = ctx;
-  int32_t found = -1;
-  if (rc == 0) {
-    ck_assert_ok(irm_type_find(t->key, &found));
-    ck_assert_str_eq(irm_type_key(found), t->key);
-    t->serial++;
-  } else {
-    ck_assert_error(irm_type_find(t->key, &found), IRM_EKEY, "KeyError: ");
+  const char *keys[] = {t->key, t->old1, t->old2};
+  for (int i = 0; i < 3; i++) {
+    int32_t found = -1;
+    if (rc == 0) {
+      ck_assert_ok(irm_type_find(keys[i], &found));
+      ck_assert_str_eq(irm_type_key(found), t->key);
+    } else {
+      ck_assert_error(irm_type_find(keys[i], &found), IRM_EKEY, "KeyError: ");
+    }
   }
+  t->serial += rc == 0;
 }
 
 START_TEST(test_oom_type_register) {
-  type_ctx t = {0, ""};
+  type_ctx t = {0, "", "", ""};
   operation op = {.what = "irm_type_register", .run = run_type_register, .after = after_type_register,
                   .permanent_on_success = 1, .ctx = &t};
   sweep(&op);

@@ -407,6 +407,37 @@ START_TEST(test_rollback_leaves_types_registered_before) {
 }
 END_TEST
 
+START_TEST(test_rollback_takes_a_types_former_keys_with_it) {
+  static const char *const former[] = {"journal.OldRenamed", "journal.OlderRenamed", NULL};
+  irm_type_info info;
+  int32_t index = -1, found = -1;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = "journal.Renamed";
+  info.former_keys = former;
+  irm_journal *j = open_journal();
+  ck_assert_ok(irm_type_register(&info, &index));
+  /* a subtype named through its parent's former key goes too */
+  register_type("journal.RenamedChild", "journal.OldRenamed");
+  ck_assert_uint_eq(irm_journal_size(j), 2);
+  ck_assert_ok(irm_type_find("journal.OlderRenamed", &found));
+  ck_assert_int_eq(found, index);
+  ck_assert_ok(irm_journal_rollback(j));
+  const char *gone[] = {"journal.Renamed", "journal.OldRenamed", "journal.OlderRenamed", "journal.RenamedChild"};
+  for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+    ck_assert_error(irm_type_find(gone[i], &found), IRM_EKEY, "KeyError: ");
+    ck_assert_error_mentions(gone[i]);
+  }
+  /* Every key is free again: the type registers afresh, under a new index. */
+  int32_t again = -1;
+  ck_assert_ok(irm_type_register(&info, &again));
+  ck_assert_int_ne(again, index);
+  ck_assert_ok(irm_type_find("journal.OlderRenamed", &found));
+  ck_assert_int_eq(found, again);
+  ck_assert_error(irm_type_register(&info, &found), IRM_EKEY, "KeyError: type 'journal.Renamed' is already registered");
+}
+END_TEST
+
 /* ---- threads ------------------------------------------------------------- */
 
 typedef struct other_thread {
@@ -601,6 +632,7 @@ static Suite *journal_suite(void) {
   tcase_add_test(tc, test_rollback_unregisters_types_registered_inside);
   tcase_add_test(tc, test_commit_keeps_types_registered_inside);
   tcase_add_test(tc, test_rollback_leaves_types_registered_before);
+  tcase_add_test(tc, test_rollback_takes_a_types_former_keys_with_it);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("threads");

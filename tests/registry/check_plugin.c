@@ -126,6 +126,10 @@ START_TEST(test_failing_init_reports_its_message_and_rolls_everything_back) {
   assert_same_registries(before, after);
   ck_assert(!global_exists("broken.Hello"));
   ck_assert(!global_exists("broken.MacroAnswer"));
+  int32_t index = -1;
+  ck_assert_error(irm_type_find("broken.Thing", &index), IRM_EKEY, "KeyError: type 'broken.Thing' is not registered");
+  ck_assert_error(irm_type_find("broken.OldThing", &index), IRM_EKEY,
+                  "KeyError: type 'broken.OldThing' is not registered");
   irm_kind *graph = NULL;
   ck_assert_ok(irm_kind_find("executor", "graph", &graph));
   irm_any marker = irm_any_none();
@@ -143,6 +147,7 @@ END_TEST
 START_TEST(test_failing_init_fails_again_on_reload_and_still_leaves_nothing) {
   irm_object *before = registry_snapshot();
   ck_assert_error(irm_plugin_load(IRM_TEST_BROKEN_PLUGIN), IRM_EPLUGIN, "PluginError: ");
+  /* The second init registers its type and the type's former key afresh. */
   ck_assert_error(irm_plugin_load(IRM_TEST_BROKEN_PLUGIN), IRM_EPLUGIN, "PluginError: ");
   ck_assert_error_mentions("the flux capacitor is missing");
   irm_object *after = registry_snapshot();

@@ -2,6 +2,7 @@
  * and registration from many threads. */
 #include <check.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,154 @@ START_TEST(test_object_is_for_builtin_containers) {
 }
 END_TEST
 
+/* ---- former keys ---------------------------------------------------------- */
+
+/* Registers key with the NULL-terminated former keys (and parent). */
+static int register_renamed(const char *key, const char *parent, const char *const *former, int32_t *index) {
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = key;
+  info.parent_key = parent;
+  info.former_keys = former;
+  return irm_type_register(&info, index);
+}
+
+START_TEST(test_former_keys_find_the_type_which_reports_its_current_key) {
+  static const char *const former[] = {"test.OldWidget", "test.OlderWidget", NULL};
+  int32_t index = -1, found = -1;
+  ck_assert_ok(register_renamed("test.Widget", NULL, former, &index));
+  ck_assert_ok(irm_type_find("test.OldWidget", &found));
+  ck_assert_int_eq(found, index);
+  ck_assert_ok(irm_type_find("test.OlderWidget", &found));
+  ck_assert_int_eq(found, index);
+  ck_assert_ok(irm_type_find("test.Widget", &found));
+  ck_assert_int_eq(found, index);
+  ck_assert_str_eq(irm_type_key(index), "test.Widget");
+  irm_object *o = new_object(index, 0);
+  ck_assert_str_eq(irm_object_type_key(o), "test.Widget");
+  ck_assert(irm_object_is(o, "test.Widget"));
+  ck_assert(irm_object_is(o, "test.OldWidget"));
+  ck_assert(irm_object_is(o, "test.OlderWidget"));
+  ck_assert(!irm_object_is(o, "test.OldestWidget"));
+  irm_object_release(o);
+}
+END_TEST
+
+START_TEST(test_former_keys_are_copied_and_reported_by_type_info_of) {
+  char old[32];
+  strcpy(old, "test.OldCopy");
+  const char *former[] = {old, NULL};
+  int32_t index = -1, found = -1;
+  ck_assert_ok(register_renamed("test.Copy", NULL, former, &index));
+  memset(old, 'x', sizeof old - 1);
+  former[0] = "test.Elsewhere";
+  const irm_type_info *info = irm_type_info_of(index);
+  ck_assert_ptr_nonnull(info->former_keys);
+  ck_assert_str_eq(info->former_keys[0], "test.OldCopy");
+  ck_assert_ptr_null(info->former_keys[1]);
+  ck_assert_ok(irm_type_find("test.OldCopy", &found));
+  ck_assert_int_eq(found, index);
+  /* A type without former keys reports none. */
+  ck_assert_ptr_null(irm_type_info_of(dog_type())->former_keys);
+  ck_assert_ptr_null(irm_type_info_of(IRM_TYPE_STRING)->former_keys);
+}
+END_TEST
+
+START_TEST(test_former_keys_of_the_parent_and_the_children_resolve) {
+  static const char *const former[] = {"test.OldBase", NULL};
+  int32_t base = -1, child = -1;
+  ck_assert_ok(register_renamed("test.Base", NULL, former, &base));
+  /* A parent named by its former key is the renamed type. */
+  ck_assert_ok(register_renamed("test.Derived", "test.OldBase", NULL, &child));
+  ck_assert(irm_type_is_subtype(child, base));
+  ck_assert_str_eq(irm_type_info_of(child)->parent_key, "test.Base");
+  irm_object *o = new_object(child, 0);
+  ck_assert(irm_object_is(o, "test.OldBase"));
+  ck_assert(irm_object_is(o, "test.Base"));
+  irm_object_release(o);
+}
+END_TEST
+
+START_TEST(test_former_keys_are_ignored_below_their_struct_size) {
+  /* A caller built before the field existed: whatever follows repr in its
+   * memory is not read. */
+  static const char *const former[] = {"test.NotAFormerKey", NULL};
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = (uint32_t)offsetof(irm_type_info, former_keys);
+  info.type_key = "test.OldCaller";
+  info.former_keys = former;
+  int32_t index = -1, found = -1;
+  ck_assert_ok(irm_type_register(&info, &index));
+  ck_assert_ptr_null(irm_type_info_of(index)->former_keys);
+  ck_assert_error(irm_type_find("test.NotAFormerKey", &found), IRM_EKEY, "KeyError: ");
+}
+END_TEST
+
+START_TEST(test_former_key_already_taken_is_key_error_and_registers_nothing) {
+  static const char *const first[] = {"test.OldGadget", NULL};
+  int32_t gadget = -1, index = -1, found = -1;
+  ck_assert_ok(register_renamed("test.Gadget", NULL, first, &gadget));
+  dog_type();
+  /* A former key that is another type's key... */
+  static const char *const dog[] = {"test.OldGizmo", "test.Dog", NULL};
+  ck_assert_error(register_renamed("test.Gizmo", NULL, dog, &index), IRM_EKEY,
+                  "KeyError: type 'test.Gizmo': former key 'test.Dog' already names type 'test.Dog' (index ");
+  /* ...or another type's former key. */
+  static const char *const old[] = {"test.OldGadget", NULL};
+  ck_assert_error(register_renamed("test.Gizmo", NULL, old, &index), IRM_EKEY,
+                  "KeyError: type 'test.Gizmo': former key 'test.OldGadget' already names type "
+                  "'test.Gadget' as one of its former keys");
+  ck_assert_error(irm_type_find("test.Gizmo", &found), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_type_find("test.OldGizmo", &found), IRM_EKEY, "KeyError: ");
+  /* A new type may not take a former key as its key either. */
+  ck_assert_error(register_renamed("test.OldGadget", NULL, NULL, &index), IRM_EKEY,
+                  "KeyError: type 'test.OldGadget' is already registered: it is a former key of type "
+                  "'test.Gadget'");
+  ck_assert_ok(irm_type_find("test.OldGadget", &found));
+  ck_assert_int_eq(found, gadget);
+}
+END_TEST
+
+START_TEST(test_bad_former_keys_are_value_errors) {
+  int32_t index = -1, found = -1;
+  static const char *const empty[] = {"test.OldA", "", NULL};
+  ck_assert_error(register_renamed("test.A", NULL, empty, &index), IRM_EVALUE,
+                  "ValueError: irm_type_register: former key 1 of type 'test.A' is empty");
+  static const char *const own[] = {"test.A", NULL};
+  ck_assert_error(register_renamed("test.A", NULL, own, &index), IRM_EVALUE,
+                  "ValueError: irm_type_register: type 'test.A' lists its own key as a former key");
+  static const char *const twice[] = {"test.OldA", "test.OlderA", "test.OldA", NULL};
+  ck_assert_error(register_renamed("test.A", NULL, twice, &index), IRM_EVALUE,
+                  "ValueError: irm_type_register: former key 'test.OldA' of type 'test.A' appears twice");
+  ck_assert_error(irm_type_find("test.A", &found), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_type_find("test.OldA", &found), IRM_EKEY, "KeyError: ");
+}
+END_TEST
+
+START_TEST(test_type_ensure_with_a_former_key_gives_the_renamed_type) {
+  static const char *const former[] = {"test.OldSprocket", NULL};
+  int32_t index = -1, again = -1;
+  ck_assert_ok(register_renamed("test.Sprocket", NULL, former, &index));
+  irm_type_info info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  info.type_key = "test.OldSprocket";
+  ck_assert_ok(irm_type_ensure(&info, &again));
+  ck_assert_int_eq(again, index);
+}
+END_TEST
+
+START_TEST(test_unknown_key_near_a_former_key_suggests_the_current_key) {
+  static const char *const former[] = {"test.LegacyThingamajig", NULL};
+  int32_t index = -1;
+  ck_assert_ok(register_renamed("zz.Renamed", NULL, former, &index));
+  ck_assert_error(irm_type_find("test.LegacyThingamajgi", &index), IRM_EKEY,
+                  "KeyError: type 'test.LegacyThingamajgi' is not registered (did you mean 'zz.Renamed'?)");
+}
+END_TEST
+
 /* ---- threads ------------------------------------------------------------ */
 
 enum { reg_threads = 4, reg_per_thread = 100 };
@@ -409,6 +558,17 @@ static Suite *type_suite(void) {
   tcase_add_test(tc, test_object_is_checks_self_parent_and_root);
   tcase_add_test(tc, test_object_is_of_null_object_or_unknown_key_is_false);
   tcase_add_test(tc, test_object_is_for_builtin_containers);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("former keys");
+  tcase_add_test(tc, test_former_keys_find_the_type_which_reports_its_current_key);
+  tcase_add_test(tc, test_former_keys_are_copied_and_reported_by_type_info_of);
+  tcase_add_test(tc, test_former_keys_of_the_parent_and_the_children_resolve);
+  tcase_add_test(tc, test_former_keys_are_ignored_below_their_struct_size);
+  tcase_add_test(tc, test_former_key_already_taken_is_key_error_and_registers_nothing);
+  tcase_add_test(tc, test_bad_former_keys_are_value_errors);
+  tcase_add_test(tc, test_type_ensure_with_a_former_key_gives_the_renamed_type);
+  tcase_add_test(tc, test_unknown_key_near_a_former_key_suggests_the_current_key);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("threads");

@@ -25,7 +25,7 @@ extern "C" {
 /* Evaluates function `name` of mod on inputs (an Array with one Tensor per
  * parameter, borrowed). *out: a NEW Tensor, or an Array for a tuple
  * result. Errors: KeyError (no such function, with the closest name),
- * TypeError (not an ir.Function; an input of the wrong dtype or shape for
+ * TypeError (not a dataflow.Function; an input of the wrong dtype or shape for
  * its parameter's annotation, naming the parameter; an op without
  * FEvaluate; a function used as a value), ValueError (wrong input count,
  * an unbound variable, a tuple index out of range), RuntimeError (calls

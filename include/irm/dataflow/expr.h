@@ -2,24 +2,33 @@
  *
  * Nodes are immutable objects:
  *
- *   ir.Var           a variable: a name hint and an optional type; two Vars
- *                    are the same variable only if they are the same object
- *   ir.GlobalVar     a module function by name (calls between functions)
- *   ir.Constant      a tensor (tensor.h)
- *   ir.Tuple         fields...
- *   ir.TupleGetItem  tuple, index
- *   ir.Call          callee (an ir.Op, GlobalVar, Function or Var), args...,
- *                    attrs (a Map checked against the op's schema, op.h)
- *   ir.Let           var = value in body
- *   ir.Op            an op of the op registry (op.h)
- *   ir.Function      params..., body, result type, attributes; an
- *                    ir.BaseFunc subtype, so modules hold it, and an
- *                    expression, so a Call may call it (FuseOps' Primitive
- *                    functions)
+ *   dataflow.Var           a variable: a name hint and an optional type;
+ *                          two Vars are the same variable only if they are
+ *                          the same object
+ *   dataflow.GlobalVar     a module function by name (calls between
+ *                          functions)
+ *   dataflow.Constant      a tensor (tensor.h)
+ *   dataflow.Tuple         fields...
+ *   dataflow.TupleGetItem  tuple, index
+ *   dataflow.Call          callee (an Op, GlobalVar, Function or Var),
+ *                          args..., attrs (a Map checked against the op's
+ *                          schema, op.h)
+ *   dataflow.Let           var = value in body
+ *   dataflow.Op            an op of the op registry (op.h)
+ *   dataflow.Function      params..., body, result type, attributes; an
+ *                          ir.BaseFunc subtype, so modules hold it, and an
+ *                          expression, so a Call may call it (FuseOps'
+ *                          Primitive functions)
  *
- * All but ir.Function derive from the abstract "ir.Expr". Every node may
- * carry a checked type (what InferType found; ir_type.h); a Var's checked
- * type is its annotation, a Constant's is its tensor's type.
+ * These are type keys, in the dialect's "dataflow." namespace. They
+ * were "ir.Var" and so on before; those former keys still name the types
+ * (irm_type_find, irm_object_is), so JSON saved with them loads. The
+ * global functions that build nodes keep their names: ir.Var, ir.Call...
+ *
+ * All but dataflow.Function derive from the abstract "dataflow.Expr".
+ * Every node may carry a checked type (what InferType found; ir_type.h);
+ * a Var's checked type is its annotation, a Constant's is its tensor's
+ * type.
  *
  * Structural equality and hashing compare variables up to renaming: two
  * expressions are equal when a one-to-one mapping of their Vars, in the
@@ -102,17 +111,17 @@ IRM_API int irm_tuple_new(irm_object *const *fields, size_t n, irm_object **out)
  * irm_ir_verify and InferType, not here). */
 IRM_API int irm_tuple_get_item_new(irm_object *tuple, int64_t index, irm_object **out);
 
-/* A call. callee: an ir.Op, ir.GlobalVar, ir.Function or ir.Var. When it
- * is an op, n must match its "num_inputs" (TypeError "nn.relu takes 1
- * argument, got 2") and attrs (a Map or NULL) is checked and completed by
- * irm_op_check_attrs; for other callees attrs must be NULL or empty. */
+/* A call. callee: a dataflow.Op, dataflow.GlobalVar, dataflow.Function or
+ * dataflow.Var. When it is an op, n must match its "num_inputs" (TypeError
+ * "nn.relu takes 1 argument, got 2") and attrs (a Map or NULL) is checked
+ * and completed by irm_op_check_attrs; for other callees attrs must be NULL or empty. */
 IRM_API int irm_call_new(irm_object *callee, irm_object *const *args, size_t n,
                          const irm_object *attrs, irm_object **out);
 
-/* let var = value in body. var must be an ir.Var. */
+/* let var = value in body. var must be a dataflow.Var. */
 IRM_API int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object **out);
 
-/* A function of n parameters (distinct ir.Vars) and body. ret_type may be
+/* A function of n parameters (distinct Vars) and body. ret_type may be
  * NULL (unknown). attrs: a Map of function attributes or NULL; registered
  * keys (module.h: IRM_BASE_FUNC_ATTR_*) are type-checked. KeyError naming
  * a parameter given twice. */
@@ -188,8 +197,8 @@ typedef struct irm_expr_rewriter {
  * the node kind), ValueError (NULL arguments), MemoryError. */
 IRM_API int irm_expr_rewrite(const irm_expr_rewriter *rw, irm_object *root, irm_object **out);
 
-/* Rewrites the body of every ir.Function of mod (other function types are
- * kept), sharing one memo across functions, and calls post on each
+/* Rewrites the body of every dataflow.Function of mod (other function
+ * types are kept), sharing one memo across functions, and calls post on each
  * function itself last. *out NEW: mod itself (retained) when nothing
  * changed. Errors as irm_expr_rewrite and irm_module_with_function. */
 IRM_API int irm_module_rewrite(const irm_expr_rewriter *rw, irm_module *mod, irm_module **out);
@@ -202,7 +211,7 @@ IRM_API int irm_expr_visit(irm_object *root, int (*fn)(void *ctx, irm_object *no
 
 /* Checks that mod is well formed (what the pass manager runs after every
  * pass that changed the module, as global "ir.Verify"): in each
- * ir.Function every Var is bound exactly once (as a parameter or by one
+ * dataflow.Function every Var is bound exactly once (as a parameter or by one
  * Let) and used only in scope; calls of ops have the op's input count and
  * attributes valid for its schema; tuple indices are in range where the
  * tuple's type is known; checked types agree where both sides are known

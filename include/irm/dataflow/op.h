@@ -14,7 +14,7 @@
  *                 result): the reference semantics ir.Evaluate runs.
  *   "FCodegenC"   Function used by the C code generators.
  *
- * Ops appear in expressions as "ir.Op" nodes (expr.h): a Call's callee.
+ * Ops appear in expressions as "dataflow.Op" nodes (expr.h): a Call's callee.
  * Op nodes are interned: irm_op_get gives the same object for the same
  * name, so comparing ops is comparing pointers.
  *
@@ -64,26 +64,26 @@ IRM_API const char *irm_op_pattern_name(irm_op_pattern pattern);
  * ValueError (bad name, num_inputs < -1), MemoryError. */
 IRM_API int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind);
 
-/* The "ir.Op" node of a registered op. *out NEW (the interned node).
+/* The "dataflow.Op" node of a registered op. *out NEW (the interned node).
  * Errors: KeyError "unknown op 'nn.conv'" with the closest name,
  * ValueError (NULL arguments), MemoryError. */
 IRM_API int irm_op_get(const char *name, irm_object **out);
 
 /* The name of an op node (borrowed, static for the process); NULL when op
- * is not an ir.Op. */
+ * is not a dataflow.Op. */
 IRM_API const char *irm_op_name(const irm_object *op);
 
 /* The op's kind (borrowed, valid for the process); NULL when op is not an
- * ir.Op or its registration was rolled back. */
+ * dataflow.Op or its registration was rolled back. */
 IRM_API irm_kind *irm_op_kind(const irm_object *op);
 
-/* The op's "num_inputs"; -2 when op is not a registered ir.Op. */
+/* The op's "num_inputs"; -2 when op is not a registered dataflow.Op. */
 IRM_API int32_t irm_op_num_inputs(const irm_object *op);
 
 /* A per-op attribute as a NEW value; NONE when this op has none.
  * AttributeError when no op ever had attr (with the closest name);
  * KeyError when op's registration was rolled back; TypeError when op is
- * not an ir.Op. */
+ * not a dataflow.Op. */
 IRM_API int irm_op_get_attr(const irm_object *op, const char *attr, irm_any *out);
 
 /* The op's "TOpPattern"; IRM_OP_OPAQUE when it has none. */
@@ -94,7 +94,7 @@ IRM_API irm_op_pattern irm_op_pattern_of(const irm_object *op);
  * NULL (none given). Errors: AttributeError naming the op and the unknown
  * attribute with the closest one, TypeError naming the op, the attribute
  * and both types, ValueError for a missing required attribute, TypeError
- * when op is not an ir.Op. */
+ * when op is not a dataflow.Op. */
 IRM_API int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object **out);
 
 /* Runs the op's FInferType on arg_types (an Array of types, borrowed) and
@@ -102,7 +102,7 @@ IRM_API int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, ir
  * TypeError "<op>: ..." from the function (prefixed with the op's name when
  * its message lacks it), TypeError when the op has no FInferType or it
  * returns something that is not a type, TypeError when op is not an
- * ir.Op. */
+ * dataflow.Op. */
 IRM_API int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const irm_object *attrs,
                               irm_object **out);
 

@@ -4,7 +4,7 @@
  * pipeline text) and can also be called directly from C. All of them
  * rewrite through the one rewriter of expr.h, so a pass that changes
  * nothing returns its input module itself. They transform every
- * ir.Function of the module except functions whose attributes carry
+ * dataflow.Function of the module except functions whose attributes carry
  * `Compiler`, a true `SkipOptimization`, or `Primitive` (already fused);
  * other ir.BaseFunc types are kept as they are. Every pass reads its
  * settings in this order: a pass option given in the pipeline, then
@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Nonzero when a pass over function bodies should leave f alone: f is not
- * an ir.Function, or carries `Compiler`, a true `SkipOptimization` or a
+ * a dataflow.Function, or carries `Compiler`, a true `SkipOptimization` or a
  * true `Primitive`. */
 IRM_API int irm_ir_pass_skips_function(const irm_object *f);
 

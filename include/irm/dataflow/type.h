@@ -1,12 +1,13 @@
 /* Types of the dataflow IR: tensor types (dtype and static shape), tuple
  * types and function types.
  *
- * Types are immutable objects ("ir.TensorType", "ir.TupleType",
- * "ir.FuncType", all derived from the abstract "ir.Type"). They compare,
- * hash, print and serialize structurally through the generic hooks
- * (ffi.StructuralEqual, ffi.ToJSON, ...). In the text form a tensor type
- * reads `Tensor[(1, 3, 224, 224), float32]`, a tuple type `(T1, T2)` and a
- * function type `fn (T1, T2) -> T3`.
+ * Types are immutable objects ("dataflow.TensorType",
+ * "dataflow.TupleType", "dataflow.FuncType", all derived from the abstract
+ * "dataflow.Type"; "ir.TensorType" and so on before, former keys that
+ * still name them). They compare, hash, print and serialize structurally
+ * through the generic hooks (ffi.StructuralEqual, ffi.ToJSON, ...). In the
+ * text form a tensor type reads `Tensor[(1, 3, 224, 224), float32]`, a
+ * tuple type `(T1, T2)` and a function type `fn (T1, T2) -> T3`.
  *
  * Thread safety: immutable; every function may be called from any thread.
  */

@@ -162,7 +162,7 @@ START_TEST(test_var_and_global_var) {
   ck_assert_error(irm_var_new("1x", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name '1x'");
   ck_assert_error(irm_var_new("a b", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name 'a b'");
   ck_assert_error(irm_var_new("", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name ''");
-  ck_assert_error(irm_var_new("x", x, &g), IRM_ETYPE, "TypeError: irm_var_new: the type must be an IR type, got ir.Var");
+  ck_assert_error(irm_var_new("x", x, &g), IRM_ETYPE, "TypeError: irm_var_new: the type must be an IR type, got dataflow.Var");
   ck_assert_ok(irm_global_var_new("main", &g));
   ck_assert_str_eq(irm_global_var_name(g), "main");
   ck_assert_ptr_null(irm_var_name(g));
@@ -191,7 +191,7 @@ START_TEST(test_constant_takes_its_tensors_type) {
   irm_object_release(same);
   ck_assert_error(irm_expr_with_type(c, other, &bad), IRM_ETYPE,
                   "TypeError: irm_expr_with_type: the type of a Constant is fixed; it cannot become Tensor[(), float32]");
-  ck_assert_error(irm_constant_new(other, &bad), IRM_ETYPE, "TypeError: irm_constant_new: expected ffi.Tensor, got ir.TensorType");
+  ck_assert_error(irm_constant_new(other, &bad), IRM_ETYPE, "TypeError: irm_constant_new: expected ffi.Tensor, got dataflow.TensorType");
   irm_object_release(other);
   irm_object_release(c);
   irm_object_release(t);
@@ -258,7 +258,7 @@ START_TEST(test_tuple_let_and_function) {
   ck_assert_ptr_eq(irm_let_var(let), y);
   ck_assert_ptr_eq(irm_let_value(let), g);
   ck_assert_ptr_eq(irm_let_body(let), y);
-  ck_assert_error(irm_let_new(n, g, y, &bad), IRM_ETYPE, "TypeError: irm_let_new: the bound variable must be an ir.Var, got ir.Call");
+  ck_assert_error(irm_let_new(n, g, y, &bad), IRM_ETYPE, "TypeError: irm_let_new: the bound variable must be a dataflow.Var, got dataflow.Call");
   const char *keys[] = {"global_symbol"};
   irm_any vals[] = {irm_any_str("f")};
   irm_object *attrs = new_map(keys, vals, 1);
@@ -330,7 +330,7 @@ START_TEST(test_children_and_copies) {
   ck_assert_ok(irm_let_new(x, y, x, &let));
   irm_object *let_kids[] = {y, c, x};
   ck_assert_error(irm_expr_with_children(let, let_kids, 3, &bad), IRM_ETYPE,
-                  "TypeError: irm_expr_with_children: a Let's bound variable must stay an ir.Var, got ir.Call");
+                  "TypeError: irm_expr_with_children: a Let's bound variable must stay a dataflow.Var, got dataflow.Call");
   irm_object *objs[] = {x, y, c, same, t, typed, typed2, swapped, let};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }

@@ -28,7 +28,7 @@ static irm_object *tensor_type23(void) {
   static const int64_t dims[] = {2, 3};
   irm_object *shape = shape_array(2, dims);
   irm_any args[2] = {irm_any_str("float32"), irm_any_object(shape)};
-  irm_object *t = call_obj("ir.TensorType", args, 2, "ir.TensorType");
+  irm_object *t = call_obj("ir.TensorType", args, 2, "dataflow.TensorType");
   irm_object_release(shape);
   return t;
 }
@@ -37,14 +37,14 @@ static irm_object *tensor_type23(void) {
 static irm_object *var(const char *name) {
   irm_object *t = tensor_type23();
   irm_any args[2] = {irm_any_str(name), irm_any_object(t)};
-  irm_object *v = call_obj("ir.Var", args, 2, "ir.Var");
+  irm_object *v = call_obj("ir.Var", args, 2, "dataflow.Var");
   irm_object_release(t);
   return v;
 }
 
 static irm_object *op(const char *name) {
   irm_any arg = irm_any_str(name);
-  return call_obj("ir.Op", &arg, 1, "ir.Op");
+  return call_obj("ir.Op", &arg, 1, "dataflow.Op");
 }
 
 /* The field key of the ir.ExprFields / ir.TypeFields Map of o. Borrowed
@@ -116,14 +116,14 @@ START_TEST(test_tuple_and_func_types) {
   irm_any items[2] = {irm_any_object(t), irm_any_object(t)};
   irm_object *arr = new_array(items, 2), *fields = NULL;
   irm_any arg = irm_any_object(arr);
-  irm_object *tup = call_obj("ir.TupleType", &arg, 1, "ir.TupleType");
+  irm_object *tup = call_obj("ir.TupleType", &arg, 1, "dataflow.TupleType");
   ck_assert_uint_eq(irm_tuple_type_size(tup), 2);
   const irm_any *f = field("ir.TypeFields", tup, "fields", &fields);
   ck_assert_uint_eq(irm_array_size(f->v_obj), 2);
   irm_object_release(fields);
 
   irm_any fargs[2] = {irm_any_object(arr), irm_any_object(tup)};
-  irm_object *ft = call_obj("ir.FuncType", fargs, 2, "ir.FuncType");
+  irm_object *ft = call_obj("ir.FuncType", fargs, 2, "dataflow.FuncType");
   ck_assert_uint_eq(irm_func_type_param_count(ft), 2);
   ck_assert_ptr_eq(irm_func_type_ret(ft), tup);
   const irm_any *r = field("ir.TypeFields", ft, "ret", &fields);
@@ -137,7 +137,7 @@ START_TEST(test_tuple_and_func_types) {
   arg = irm_any_object(bad);
   ck_assert_int_eq(call_fails("ir.TupleType", &arg, 1), IRM_ETYPE);
   ck_assert_last_error("TypeError: ir.TupleType: ");
-  ck_assert_error_mentions("ir.Var");
+  ck_assert_error_mentions("dataflow.Var");
   irm_any ints[1] = {irm_any_int(4)};
   irm_object *int_arr = new_array(ints, 1);
   arg = irm_any_object(int_arr);
@@ -151,7 +151,7 @@ START_TEST(test_tuple_and_func_types) {
   ck_assert_last_error("TypeError: ir.FuncType: ");
   arg = irm_any_object(v);
   ck_assert_int_eq(call_fails("ir.TypeFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TypeFields: argument 0: expected an IR type, got ir.Var");
+  ck_assert_last_error("TypeError: ir.TypeFields: argument 0: expected an IR type, got dataflow.Var");
   irm_object_release(int_arr);
   irm_object_release(bad);
   irm_object_release(v);
@@ -175,10 +175,10 @@ START_TEST(test_var_global_var_and_their_fields) {
   irm_object_release(fields);
 
   irm_any untyped = irm_any_str("y");
-  irm_object *y = call_obj("ir.Var", &untyped, 1, "ir.Var");
+  irm_object *y = call_obj("ir.Var", &untyped, 1, "dataflow.Var");
   ck_assert_ptr_null(irm_expr_type(y));
   irm_any args[2] = {irm_any_str("z"), irm_any_none()};
-  irm_object *z = call_obj("ir.Var", args, 2, "ir.Var");
+  irm_object *z = call_obj("ir.Var", args, 2, "dataflow.Var");
   ck_assert_ptr_null(irm_expr_type(z));
 
   args[0] = irm_any_str("1bad");
@@ -191,10 +191,10 @@ START_TEST(test_var_global_var_and_their_fields) {
   ck_assert_last_error("TypeError: ir.Var: argument 1: expected an IR type, got int");
   args[1] = irm_any_object(y);
   ck_assert_int_eq(call_fails("ir.Var", args, 2), IRM_ETYPE);
-  ck_assert_error_mentions("must be an IR type, got ir.Var");
+  ck_assert_error_mentions("must be an IR type, got dataflow.Var");
 
   irm_any gname = irm_any_str("main");
-  irm_object *gv = call_obj("ir.GlobalVar", &gname, 1, "ir.GlobalVar");
+  irm_object *gv = call_obj("ir.GlobalVar", &gname, 1, "dataflow.GlobalVar");
   ck_assert_str_eq(irm_global_var_name(gv), "main");
   ck_assert_str_eq(kind_of(gv, &s), "GlobalVar");
   irm_object_release(s);
@@ -218,7 +218,7 @@ START_TEST(test_constant_takes_a_tensor) {
   irm_tensor *t = NULL;
   ck_assert_ok(irm_tensor_new(f32, shape, 1, data, &t));
   irm_any arg = irm_any_object(t);
-  irm_object *c = call_obj("ir.Constant", &arg, 1, "ir.Constant"), *fields = NULL, *s = NULL;
+  irm_object *c = call_obj("ir.Constant", &arg, 1, "dataflow.Constant"), *fields = NULL, *s = NULL;
   ck_assert_ptr_eq(irm_constant_data(c), t);
   ck_assert_ptr_eq(field("ir.ExprFields", c, "data", &fields)->v_obj, t);
   irm_object_release(fields);
@@ -226,7 +226,7 @@ START_TEST(test_constant_takes_a_tensor) {
   irm_object_release(s);
   /* the type of a constant is its tensor's */
   arg = irm_any_object(c);
-  irm_object *type = call_obj("ir.ExprType", &arg, 1, "ir.TensorType");
+  irm_object *type = call_obj("ir.ExprType", &arg, 1, "dataflow.TensorType");
   ck_assert_int_eq(irm_tensor_type_shape(type)[0], 2);
   irm_object_release(type);
   arg = irm_any_int(5);
@@ -242,14 +242,14 @@ START_TEST(test_tuple_and_tuple_get_item) {
   irm_any items[2] = {irm_any_object(x), irm_any_object(y)};
   irm_object *arr = new_array(items, 2);
   irm_any arg = irm_any_object(arr);
-  irm_object *tup = call_obj("ir.Tuple", &arg, 1, "ir.Tuple");
+  irm_object *tup = call_obj("ir.Tuple", &arg, 1, "dataflow.Tuple");
   ck_assert_uint_eq(irm_tuple_size(tup), 2);
   ck_assert_ptr_eq(irm_tuple_field(tup, 1), y);
   ck_assert_uint_eq(irm_array_size(field("ir.ExprFields", tup, "fields", &fields)->v_obj), 2);
   irm_object_release(fields);
 
   irm_any gargs[2] = {irm_any_object(tup), irm_any_int(1)};
-  irm_object *get = call_obj("ir.TupleGetItem", gargs, 2, "ir.TupleGetItem");
+  irm_object *get = call_obj("ir.TupleGetItem", gargs, 2, "dataflow.TupleGetItem");
   ck_assert_int_eq(irm_tuple_item_index(get), 1);
   ck_assert_str_eq(kind_of(get, &s), "TupleGetItem");
   irm_object_release(s);
@@ -316,7 +316,7 @@ START_TEST(test_call_checks_attrs_and_arity) {
   irm_object *args_arr = new_array(items, 1);
   irm_object *attrs = map1("alpha", irm_any_float(2.0));
   irm_any args[3] = {irm_any_object(neg), irm_any_object(args_arr), irm_any_object(attrs)};
-  irm_object *call = call_obj("ir.Call", args, 3, "ir.Call");
+  irm_object *call = call_obj("ir.Call", args, 3, "dataflow.Call");
   ck_assert_ptr_eq(irm_call_callee(call), neg);
   ck_assert_uint_eq(irm_call_arg_count(call), 1);
   ck_assert_str_eq(kind_of(call, &s), "Call");
@@ -327,7 +327,7 @@ START_TEST(test_call_checks_attrs_and_arity) {
   ck_assert_uint_eq(irm_array_size(irm_map_find_cstr(fields, "args")->v_obj), 1);
   irm_object_release(fields);
   /* without attrs: the default is filled in */
-  irm_object *plain = call_obj("ir.Call", args, 2, "ir.Call");
+  irm_object *plain = call_obj("ir.Call", args, 2, "dataflow.Call");
   ck_assert_double_eq(irm_map_find_cstr(irm_call_attrs(plain), "alpha")->v_float, 1.0);
 
   irm_object *typo = map1("alhpa", irm_any_float(2.0));
@@ -344,7 +344,7 @@ START_TEST(test_call_checks_attrs_and_arity) {
   ck_assert_error_mentions("tg.add takes 2 arguments, got 1");
   args[0] = irm_any_str("tg.neg");
   ck_assert_int_eq(call_fails("ir.Call", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Call: argument 0: expected an ir.Op, ir.GlobalVar, ir.Function or ir.Var, got str");
+  ck_assert_last_error("TypeError: ir.Call: argument 0: expected a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var, got str");
   irm_object_release(add);
   irm_object_release(typo);
   irm_object_release(plain);
@@ -362,9 +362,9 @@ START_TEST(test_let_and_function) {
   irm_any items[1] = {irm_any_object(x)};
   irm_object *args_arr = new_array(items, 1);
   irm_any cargs[2] = {irm_any_object(neg), irm_any_object(args_arr)};
-  irm_object *call = call_obj("ir.Call", cargs, 2, "ir.Call");
+  irm_object *call = call_obj("ir.Call", cargs, 2, "dataflow.Call");
   irm_any largs[3] = {irm_any_object(y), irm_any_object(call), irm_any_object(y)};
-  irm_object *let = call_obj("ir.Let", largs, 3, "ir.Let");
+  irm_object *let = call_obj("ir.Let", largs, 3, "dataflow.Let");
   ck_assert_ptr_eq(irm_let_var(let), y);
   ck_assert_str_eq(kind_of(let, &s), "Let");
   irm_object_release(s);
@@ -373,15 +373,15 @@ START_TEST(test_let_and_function) {
   largs[0] = irm_any_object(call);
   ck_assert_int_eq(call_fails("ir.Let", largs, 3), IRM_ETYPE);
   ck_assert_last_error("TypeError: ir.Let: ");
-  ck_assert_error_mentions("ir.Var");
+  ck_assert_error_mentions("dataflow.Var");
   largs[0] = irm_any_none();
   ck_assert_int_eq(call_fails("ir.Let", largs, 3), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Let: argument 0: expected an ir.Var, got none");
+  ck_assert_last_error("TypeError: ir.Let: argument 0: expected a dataflow.Var, got none");
 
   irm_object *t = tensor_type23();
   irm_object *attrs = map1("Primitive", irm_any_int(1));
   irm_any fargs[4] = {irm_any_object(args_arr), irm_any_object(let), irm_any_object(t), irm_any_object(attrs)};
-  irm_object *f = call_obj("ir.Function", fargs, 4, "ir.Function");
+  irm_object *f = call_obj("ir.Function", fargs, 4, "dataflow.Function");
   ck_assert_uint_eq(irm_function_param_count(f), 1);
   ck_assert_ptr_eq(irm_function_ret_type(f), t);
   ck_assert_str_eq(kind_of(f, &s), "Function");
@@ -396,10 +396,10 @@ START_TEST(test_let_and_function) {
   ck_assert_int_eq(irm_map_find_cstr(fattrs->v_obj, "Primitive")->v_int, 1);
   irm_object_release(fields);
   /* ret_type and attrs are optional */
-  irm_object *g = call_obj("ir.Function", fargs, 2, "ir.Function");
+  irm_object *g = call_obj("ir.Function", fargs, 2, "dataflow.Function");
   ck_assert_ptr_null(irm_function_ret_type(g));
   fargs[2] = irm_any_none();
-  irm_object *h = call_obj("ir.Function", fargs, 4, "ir.Function");
+  irm_object *h = call_obj("ir.Function", fargs, 4, "dataflow.Function");
   ck_assert_ptr_null(irm_function_ret_type(h));
 
   /* a parameter given twice, a parameter that is no Var, a bad attrs */
@@ -413,7 +413,7 @@ START_TEST(test_let_and_function) {
   irm_object *int_arr = new_array(ints, 1);
   fargs[0] = irm_any_object(int_arr);
   ck_assert_int_eq(call_fails("ir.Function", fargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Function: argument 0: item 0: expected an ir.Var, got int");
+  ck_assert_last_error("TypeError: ir.Function: argument 0: item 0: expected a dataflow.Var, got int");
   fargs[0] = irm_any_object(args_arr);
   fargs[3] = irm_any_int(2);
   ck_assert_int_eq(call_fails("ir.Function", fargs, 4), IRM_ETYPE);
@@ -446,7 +446,7 @@ START_TEST(test_expr_type_and_with_type) {
   irm_any items[1] = {irm_any_object(x)};
   irm_object *arr = new_array(items, 1);
   irm_any arg = irm_any_object(arr);
-  irm_object *tup = call_obj("ir.Tuple", &arg, 1, "ir.Tuple");
+  irm_object *tup = call_obj("ir.Tuple", &arg, 1, "dataflow.Tuple");
   arg = irm_any_object(tup);
   irm_any none = call_ok("ir.ExprType", &arg, 1);
   ck_assert_int_eq(none.type_code, IRM_NONE);
@@ -454,20 +454,20 @@ START_TEST(test_expr_type_and_with_type) {
   irm_any targs[1] = {irm_any_object(t)};
   irm_object *tt_arr = new_array(targs, 1);
   irm_any tt_arg = irm_any_object(tt_arr);
-  irm_object *tt = call_obj("ir.TupleType", &tt_arg, 1, "ir.TupleType");
+  irm_object *tt = call_obj("ir.TupleType", &tt_arg, 1, "dataflow.TupleType");
   irm_any wargs[2] = {irm_any_object(tup), irm_any_object(tt)};
-  irm_object *typed = call_obj("ir.ExprWithType", wargs, 2, "ir.Tuple");
+  irm_object *typed = call_obj("ir.ExprWithType", wargs, 2, "dataflow.Tuple");
   ck_assert_ptr_ne(typed, tup);
   ck_assert_ptr_null(irm_expr_type(tup));
   arg = irm_any_object(typed);
-  irm_object *got = call_obj("ir.ExprType", &arg, 1, "ir.TupleType");
+  irm_object *got = call_obj("ir.ExprType", &arg, 1, "dataflow.TupleType");
   ck_assert_ptr_eq(got, tt);
   irm_object *fields = NULL;
   ck_assert_ptr_eq(field("ir.ExprFields", typed, "checked_type", &fields)->v_obj, tt);
   irm_object_release(fields);
   /* NONE clears it */
   irm_any clear[2] = {irm_any_object(typed), irm_any_none()};
-  irm_object *cleared = call_obj("ir.ExprWithType", clear, 2, "ir.Tuple");
+  irm_object *cleared = call_obj("ir.ExprWithType", clear, 2, "dataflow.Tuple");
   ck_assert_ptr_null(irm_expr_type(cleared));
 
   /* a Var's type is fixed; a non-type; a non-expression */
@@ -481,13 +481,13 @@ START_TEST(test_expr_type_and_with_type) {
   vargs[0] = irm_any_object(t);
   vargs[1] = irm_any_none();
   ck_assert_int_eq(call_fails("ir.ExprWithType", vargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprWithType: argument 0: expected an IR expression, got ir.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprWithType: argument 0: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_object(t);
   ck_assert_int_eq(call_fails("ir.ExprKind", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprKind: argument 0: expected an IR expression, got ir.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprKind: argument 0: expected an IR expression, got dataflow.TensorType");
   ck_assert_int_eq(call_fails("ir.ExprType", &arg, 1), IRM_ETYPE);
   ck_assert_int_eq(call_fails("ir.ExprFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprFields: argument 0: expected an IR expression, got ir.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprFields: argument 0: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_int(3);
   ck_assert_int_eq(call_fails("ir.ExprKind", &arg, 1), IRM_ETYPE);
   ck_assert_last_error("TypeError: ir.ExprKind: argument 0: expected an IR expression, got int");
@@ -513,9 +513,9 @@ START_TEST(test_fields_rebuild_through_json) {
   irm_any items[1] = {irm_any_object(x)};
   irm_object *args_arr = new_array(items, 1);
   irm_any cargs[2] = {irm_any_object(neg), irm_any_object(args_arr)};
-  irm_object *call = call_obj("ir.Call", cargs, 2, "ir.Call");
+  irm_object *call = call_obj("ir.Call", cargs, 2, "dataflow.Call");
   irm_any fargs[2] = {irm_any_object(args_arr), irm_any_object(call)};
-  irm_object *f = call_obj("ir.Function", fargs, 2, "ir.Function");
+  irm_object *f = call_obj("ir.Function", fargs, 2, "dataflow.Function");
   irm_any a = irm_any_object(f);
   irm_object *json = NULL;
   ck_assert_ok(irm_to_json(&a, &json));

@@ -520,7 +520,7 @@ START_TEST(test_print_node_and_repr_of_nodes) {
   ck_assert_str_eq(irm_string_data(s), "fn (%x: Tensor[(2,), float32]) {\n  %0 = gen.unary(%x);\n  %0\n}");
   irm_object_release(s);
   ck_assert_error(irm_ir_print_node(NULL, &s), IRM_ETYPE, "TypeError: ir.Print: expected an IR node, got none");
-  ck_assert_error(irm_ir_print(x, &s), IRM_ETYPE, "TypeError: ir.Print: expected ir.IRModule, got ir.Var");
+  ck_assert_error(irm_ir_print(x, &s), IRM_ETYPE, "TypeError: ir.Print: expected ir.IRModule, got dataflow.Var");
   irm_object *all[] = {t, x, c, f};
   for (size_t i = 0; i < 4; i++) irm_object_release(all[i]);
 }

@@ -70,7 +70,7 @@ START_TEST(test_argument_that_is_not_a_tensor_type_is_named) {
   irm_object *field = T("float32", SHAPE(2)), *tuple = NULL;
   ck_assert_ok(irm_tuple_type_new(&field, 1, &tuple));
   irm_object_release(field);
-  EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE, "TypeError: nn.relu: argument 1 (data) must be a tensor type, got ir.TupleType",
+  EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE, "TypeError: nn.relu: argument 1 (data) must be a tensor type, got dataflow.TupleType",
                     tuple);
 }
 END_TEST
