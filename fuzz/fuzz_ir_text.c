@@ -1,4 +1,4 @@
-/* IR text (ir_text.h): parsing never crashes and a failure leaves a
+/* IR text (dataflow/text.h): parsing never crashes and a failure leaves a
  * message; whatever parses prints to text that parses again to a
  * structurally equal module, whose text is the same (printing is
  * idempotent). The input is handed over with its length, not

@@ -1,6 +1,6 @@
 /* The target.Target object type (target.h): its payload, accessors, the
- * fields hooks that give it equality, hashing and JSON, and layer 1's entry
- * point for the target built-ins. */
+ * fields hooks that give it equality, hashing and JSON, and its registration
+ * (called by the config library's provider, builtins.c). */
 #include <stdatomic.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
-/* The built-in example models (ir_text.h: irm_ir_example_model*) and the
+/* The built-in example models (dataflow/text.h: irm_ir_example_model*) and the
  * global ir.ExampleModel. Each model is a text of the IR text form, kept
- * identical to examples/models/<name>.irm (tests/check_example_models.c
+ * identical to examples/models/<name>.irm (tests/ir/dataflow/check_example_models.c
  * compares them), and parsed on each call; its weights are parameters of
  * @main after the inputs, whose values go into the module's `params`
  * attribute, generated from a seed so every call and every machine gets

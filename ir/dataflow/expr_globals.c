@@ -1,5 +1,5 @@
 /* The ir.* globals of the dataflow IR (docs/globals.md): thin packed
- * wrappers over ir_type.h, expr.h and op.h, so that other languages build
+ * wrappers over dataflow/type.h, expr.h and op.h, so that other languages build
  * and inspect types and expressions. Errors are the C constructors', with
  * the global's name as context; arguments that are not even objects are
  * reported here, naming the argument (and the item of an Array). */

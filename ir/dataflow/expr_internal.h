@@ -1,4 +1,4 @@
-/* Private to layer 1: how the dataflow IR's files (ir_type.c, expr*.c,
+/* Private to ir/dataflow/: how the dataflow IR's files (ir_type.c, expr*.c,
  * op.c, text_*.c, verify.c, ops_*.c) reach each other. */
 #ifndef IRM_IR_EXPR_INTERNAL_H
 #define IRM_IR_EXPR_INTERNAL_H

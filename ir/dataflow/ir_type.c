@@ -1,4 +1,4 @@
-/* Types of the dataflow IR (ir_type.h): dataflow.TensorType,
+/* Types of the dataflow IR (dataflow/type.h): dataflow.TensorType,
  * dataflow.TupleType and dataflow.FuncType under the abstract dataflow.Type.
  * Equality, hashing and JSON go through the generic to_fields walk; repr
  * prints the text form. */

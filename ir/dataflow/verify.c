@@ -136,7 +136,7 @@ static int is_small(const irm_object *e, size_t limit) {
   return 1;
 }
 
-/* The text form of a node (ir_text.h) on one line: the printer's line
+/* The text form of a node (dataflow/text.h) on one line: the printer's line
  * breaks and indentation become single spaces, and only the first bytes
  * are kept (messages cut the text to IRM_ERROR_QUOTE_MAX bytes anyway).
  * Out of memory fails b; a node the printer refuses shows as its kind;

@@ -1,4 +1,4 @@
-/* Private to ir/: what the tensor files share (tensor.c, tensor_dtype.c,
+/* Private to ir/tensor/: what the tensor files share (tensor.c, tensor_dtype.c,
  * tensor_fields.c, tensor_globals.c). */
 #ifndef IRM_IR_TENSOR_INTERNAL_H
 #define IRM_IR_TENSOR_INTERNAL_H

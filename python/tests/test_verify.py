@@ -1,5 +1,5 @@
 """ir.Verify through the package: IRModule.verify (the malformed cases are
-covered by tests/check_ir_verify.c)."""
+covered by tests/ir/dataflow/check_ir_verify.c)."""
 import pytest
 
 import irm

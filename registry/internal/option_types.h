@@ -2,7 +2,7 @@
  *
  * Layer 0 knows the option types made of plain values (bool, int, float,
  * str, array<str>, array<int>, map). Types whose values are objects of an
- * upper layer (layer 1's target) are registered by that layer at its
+ * upper library (the configs' target) are registered by that library at its
  * built-in registration time, into the slot its public enum value names
  * (kind.h). Until then such a slot is no type: its name is NULL and values
  * of it are refused. Registration is not journaled: it is meant for

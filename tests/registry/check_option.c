@@ -15,7 +15,7 @@
 
 /* ---- helpers ------------------------------------------------------------- */
 
-/* An object of type "target.Target": a real one when layer 1 provides
+/* An object of type "target.Target": a real one when the config library provides
  * target.Target, otherwise a bare object of that type (registered here if
  * no layer has registered it yet). */
 static irm_object *new_target_object(void) {

@@ -25,7 +25,7 @@ static inline irm_module *parse_ok(const char *text) {
 }
 
 /* Whether structural equality compares IR up to renaming yet (while
- * ir/expr_structural.c is a placeholder it is identity, and two separately
+ * ir/dataflow/expr_structural.c is a placeholder it is identity, and two separately
  * parsed modules never compare equal). */
 static inline int ir_equality_ready(void) {
   static const char *text = "#[version = \"irm-0.1\"]\ndef @f(%x) {\n  %x\n}\n";

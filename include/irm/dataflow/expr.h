@@ -26,7 +26,7 @@
  * global functions that build nodes keep their names: ir.Var, ir.Call...
  *
  * All but dataflow.Function derive from the abstract "dataflow.Expr".
- * Every node may carry a checked type (what InferType found; ir_type.h);
+ * Every node may carry a checked type (what InferType found; dataflow/type.h);
  * a Var's checked type is its annotation, a Constant's is its tensor's
  * type.
  *
@@ -38,7 +38,7 @@
  * by InferType, and a node with and without them is the same program).
  * Var name hints do not take part either. JSON keeps checked types and
  * sharing (a shared node is written once). ffi.Repr prints the text form
- * (ir_text.h).
+ * (dataflow/text.h).
  *
  * Ownership: constructors retain their object arguments; accessors return
  * borrowed references that live as long as the node. Nothing here changes

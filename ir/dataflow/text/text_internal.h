@@ -1,4 +1,4 @@
-/* Private to the IR text form (ir/text_*.c): what the printer's and the
+/* Private to the IR text form (ir/dataflow/text/): what the printer's and the
  * parser's files share. */
 #ifndef IRM_IR_TEXT_INTERNAL_H
 #define IRM_IR_TEXT_INTERNAL_H

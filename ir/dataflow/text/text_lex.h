@@ -1,4 +1,4 @@
-/* Private to the IR text form (ir/text_*.c): the tokenizer of the text
+/* Private to the IR text form (ir/dataflow/text/): the tokenizer of the text
  * that ir.Parse reads (docs/ir-text.md, "Tokens").
  *
  * The lexer is a pure function of a position: irm_ir_lex_(lx, pos) gives

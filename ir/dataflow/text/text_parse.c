@@ -1,4 +1,4 @@
-/* The parser of the IR text form (ir_text.h, docs/ir-text.md): the module,
+/* The parser of the IR text form (dataflow/text.h, docs/ir-text.md): the module,
  * its attributes and functions, blocks of SSA lines.
  *
  * A block's lines are read in a loop and its `let`s kept on a list that is

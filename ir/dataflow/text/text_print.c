@@ -1,4 +1,4 @@
-/* The printer of the IR text form (ir_text.h, docs/ir-text.md): modules,
+/* The printer of the IR text form (dataflow/text.h, docs/ir-text.md): modules,
  * functions, expressions in SSA form, and the repr hook of every IR node.
  *
  * Each function is walked with an explicit stack of frames, so neither a

@@ -1,4 +1,4 @@
-/* The built-in example models (ir_text.h: irm_ir_example_model*, and the
+/* The built-in example models (dataflow/text.h: irm_ir_example_model*, and the
  * global ir.ExampleModel): their texts are the files of examples/models/,
  * they parse, type-check, verify and run, their parameters are the same
  * on every call, and the errors name the closest model. main() installs
@@ -63,7 +63,7 @@ START_TEST(texts_are_the_files) {
     const char *text = irm_ir_example_model_text(model_names[i]);
     ck_assert_ptr_nonnull(text);
     ck_require(strcmp(file, text) == 0,
-               "examples/models/%s.irm differs from the built-in text of ir/example_models.c:\n"
+               "examples/models/%s.irm differs from the built-in text of ir/dataflow/example_models.c:\n"
                "--- file ---\n%s\n--- built-in ---\n%s",
                model_names[i], file, text);
     free(file);

@@ -1,4 +1,4 @@
-/* The dataflow IR's nodes and types (expr.h, ir_type.h): construction and
+/* The dataflow IR's nodes and types (expr.h, dataflow/type.h): construction and
  * its errors, accessors, children, copies, and the rewriter. */
 #include <stdio.h>
 

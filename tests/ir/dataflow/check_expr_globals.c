@@ -1,4 +1,4 @@
-/* The ir.* globals of the dataflow IR (ir/expr_globals.c): every global
+/* The ir.* globals of the dataflow IR (ir/dataflow/expr_globals.c): every global
  * makes or reads what its C function does, and reports argument errors
  * naming the global and the argument. */
 #include "check_util.h"

@@ -1,5 +1,5 @@
 /* Structural equality and hashing of IR expressions up to renaming of
- * Vars (expr.h; ir/expr_structural.c): alpha equivalence, binding
+ * Vars (expr.h; ir/dataflow/expr_structural.c): alpha equivalence, binding
  * structure, free Vars, what takes part (annotations, attrs, constants,
  * function attributes and result types) and what does not (checked types,
  * name hints, sharing), deep chains and heavily shared DAGs, hash

@@ -1,4 +1,4 @@
-/* The IR text form (ir_text.h): every construct printed and parsed back,
+/* The IR text form (dataflow/text.h): every construct printed and parsed back,
  * exact texts, module attributes, random programs, deep programs and the
  * module's repr. The parser's errors are in check_ir_text_errors.c. */
 #include "check_ir_text_util.h"

@@ -1,4 +1,4 @@
-/* The IR text parser's errors (ir_text.h): every malformed text gives its
+/* The IR text parser's errors (dataflow/text.h): every malformed text gives its
  * kind and exact message, with the line and column of the fault; failures
  * leave nothing behind (the ASan build checks for leaks). */
 #include "check_ir_text_util.h"

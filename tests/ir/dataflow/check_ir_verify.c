@@ -1,4 +1,4 @@
-/* The IR verifier (irm_ir_verify, expr.h; ir/verify.c) and its global
+/* The IR verifier (irm_ir_verify, expr.h; ir/dataflow/verify.c) and its global
  * ir.Verify: well-formed modules pass, and each malformation that the
  * constructors cannot prevent is rejected with a ValueError naming the
  * function and the expression: Vars out of scope (also through a node
