@@ -309,12 +309,27 @@ IRM_API int irm_pass_context_override_instruments(irm_pass_context *ctx, const i
  * fine. Journaled. Errors: ValueError (NULL or empty key, NULL type, empty
  * module_attr, an unknown type name, with the closest one), TypeError (a
  * default of the wrong type), KeyError (key is registered with a different
- * definition, both described), MemoryError. */
+ * definition, both described; key is an alias), MemoryError. */
 IRM_API int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
                                      const char *module_attr);
 
-/* key -> Map {"type", "default", "module_attr" (or NONE)} as a NEW Map, in
- * registration order. Errors: MemoryError. */
+/* Registers alias as another name of the config option key (TVM's names
+ * for irm's options: relay.FuseOps.max_depth for FuseOps.max_depth). A
+ * context's config may give either name (once: both is a ValueError) and
+ * is checked and migrated as the option's; irm_pass_get_config reads the
+ * option under either; irm_pass_config_list lists the alias with
+ * "alias_of". Register aliases beside their option (after it). The same
+ * alias of the same key again is fine. Journaled: a plugin's aliases go
+ * with it. Errors: ValueError (NULL or empty alias or key; key is no
+ * registered option, with the closest one; key is itself an alias),
+ * KeyError (alias is a registered option, or an alias of another option;
+ * registering an option under an existing alias is a KeyError too),
+ * MemoryError. */
+IRM_API int irm_pass_config_register_alias(const char *alias, const char *key);
+
+/* key -> Map {"type", "default", "module_attr" (or NONE), "alias_of" (the
+ * option an alias stands for; NONE for an option)} as a NEW Map: the
+ * options in registration order, then the aliases. Errors: MemoryError. */
 IRM_API int irm_pass_config_list(irm_object **out);
 
 /* The value of a config option for mod (borrowed; NULL: no module): the

@@ -266,6 +266,7 @@ int irm_register_fuse_ops_pass_(void) {
   irm_any max_depth = irm_any_int(256);
   int rc = irm_module_attr_register("FuseOps.max_depth", "int", 0);
   if (!rc) rc = irm_pass_config_register("FuseOps.max_depth", "int", &max_depth, "FuseOps.max_depth");
+  if (!rc) rc = irm_pass_config_register_alias("relay.FuseOps.max_depth", "FuseOps.max_depth");
   static const irm_ir_pass_def_ def = {"FuseOps", 0, fuse_ops_body, NULL, fuse_ops_setup};
   return rc ? rc : irm_ir_pass_register_(&def);
 }

@@ -663,6 +663,10 @@ static int oom_pass_config_register(void) {
   int rc_;
   return FAILING(irm_pass_config_register("T.fresh", "int", NULL, NULL));
 }
+static int oom_pass_config_register_alias(void) {
+  int rc_;
+  return FAILING(irm_pass_config_register_alias("T.alias", "usmp.enable"));
+}
 static int oom_pass_config_list(void) {
   int rc_;
   return FAILING(irm_pass_config_list(&made));
@@ -729,6 +733,7 @@ static const oom_case oom_cases[] = {
     {"irm_pass_context_info", oom_pass_context_info},
     {"irm_pass_context_override_instruments", oom_override_instruments},
     {"irm_pass_config_register", oom_pass_config_register},
+    {"irm_pass_config_register_alias", oom_pass_config_register_alias},
     {"irm_pass_config_list", oom_pass_config_list},
     {"irm_pass_get_config", oom_pass_get_config},
     {"irm_pass_setting", oom_pass_setting},
