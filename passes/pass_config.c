@@ -1,5 +1,6 @@
 /* PassContext config options (pass.h): the registry of option keys (type,
- * default, the module attribute an option migrates to), the check of a
+ * default, the module attribute an option migrates to) and of their
+ * aliases (whose table is pass_config_alias.c's), the check of a
  * context's config Map, irm_pass_get_config's resolution order (module
  * attribute, then PassContext, then default) and the MigratePassConfig
  * pass that copies migrated options onto the module.
