@@ -44,6 +44,25 @@ int irm_base_func_get_attr(const irm_object *f, const char *key, irm_any *out) {
   return v ? irm_any_copy(v, out) : IRM_OK;
 }
 
+/* ---- the skip rule ---------------------------------------------------------------- */
+
+/* TVM reads the flags as an Integer: a bool true or a nonzero int. */
+static int nonzero(const irm_any *v) {
+  return v && (v->type_code == IRM_BOOL || v->type_code == IRM_INT) && v->v_int != 0;
+}
+
+int irm_base_func_should_skip(const irm_object *func, unsigned flags) {
+  const irm_object *attrs = irm_base_func_attrs(func);
+  if (!attrs) return 0;
+  if (flags & IRM_SKIP_COMPILER) {
+    const irm_any *c = irm_dict_attrs_find_(attrs, IRM_BASE_FUNC_ATTR_COMPILER);
+    if (c && c->type_code != IRM_NONE) return 1;
+  }
+  if ((flags & IRM_SKIP_OPTIMIZATION) && nonzero(irm_dict_attrs_find_(attrs, IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION)))
+    return 1;
+  return (flags & IRM_SKIP_PRIMITIVE) && nonzero(irm_dict_attrs_find_(attrs, IRM_BASE_FUNC_ATTR_PRIMITIVE));
+}
+
 /* ---- with_attr ------------------------------------------------------------------ */
 
 static int checked_value(const char *key, const irm_any *value, irm_any *out);

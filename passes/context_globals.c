@@ -109,6 +109,18 @@ static int g_register_config(const irm_any *args, int32_t nargs, irm_any *ret, v
   return rc;
 }
 
+/* transform.RegisterConfigAlias(alias, key) -> NONE */
+static int g_register_config_alias(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)ret;
+  (void)res;
+  const char *fn = "transform.RegisterConfigAlias", *alias = NULL, *key = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &alias, NULL);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
+  if (!rc && (rc = irm_pass_config_register_alias(alias, key))) rc = irm_error_context(rc, "%s", fn);
+  return rc;
+}
+
 /* transform.GetConfig(mod, key) -> value (module attr, PassContext, default) */
 static int g_get_config(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
@@ -166,6 +178,7 @@ int irm_register_context_globals_(void) {
       {"transform.PassContextInfo", g_info},
       {"transform.ListConfigs", g_list_configs},
       {"transform.RegisterConfig", g_register_config},
+      {"transform.RegisterConfigAlias", g_register_config_alias},
       {"transform.GetConfig", g_get_config},
       {"transform.PassInstrument", g_instrument},
       {"transform.OverrideInstruments", g_override},

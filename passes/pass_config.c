@@ -1,5 +1,6 @@
 /* PassContext config options (pass.h): the registry of option keys (type,
- * default, the module attribute an option migrates to), the check of a
+ * default, the module attribute an option migrates to) and of their
+ * aliases (whose table is pass_config_alias.c's), the check of a
  * context's config Map, irm_pass_get_config's resolution order (module
  * attribute, then PassContext, then default) and the MigratePassConfig
  * pass that copies migrated options onto the module.
@@ -49,28 +50,36 @@ static config_entry **snapshot(size_t *n) {
 
 /* AttributeError for an unknown key, with the closest registered one. */
 static int unknown_key(const char *key) {
-  /* The closest registered name competes with the TVM alias names. */
+  /* The closest registered name competes with the aliases. */
   char *registered = NULL;
+  irm_name_snapshot snap;
   if (irm_name_table_closest_(&configs, key, &registered))
     return irm_error_nomem_("reporting an unknown config option");
-  size_t n_alias = 0;
-  const char *of;
-  while (irm_pass_config_alias_at_(n_alias, &of)) n_alias++;
-  const char **names = irm_malloc((n_alias + 1) * sizeof *names);
+  if (irm_pass_config_aliases_(&snap)) {
+    irm_free(registered);
+    return irm_error_nomem_("reporting an unknown config option");
+  }
+  const char **names = irm_malloc((snap.n + 1) * sizeof *names);
   if (!names) {
+    irm_pass_config_aliases_free_(&snap);
     irm_free(registered);
     return irm_error_nomem_("reporting an unknown config option");
   }
   size_t n = 0;
   if (registered) names[n++] = registered;
-  for (size_t i = 0; i < n_alias; i++) names[n++] = irm_pass_config_alias_at_(i, &of);
+  for (size_t i = 0; i < snap.n; i++) names[n++] = snap.names[i];
   const char *best = irm_closest_name(key, names, n);
   int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", irm_error_quote(key), best)
                 : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", irm_error_quote(key));
   irm_free(names);
+  irm_pass_config_aliases_free_(&snap);
   irm_free(registered);
   return rc;
 }
+
+/* Serializes registering options and aliases, so that a name cannot become
+ * both at once (lookups take the tables' own locks). */
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- registering ------------------------------------------------------------------- */
 
@@ -104,9 +113,15 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
     return irm_error_nomem_("registering a config option");
   }
   irm_name_existing was;
-  if ((rc = irm_name_table_add_(&configs, key, fresh, IRM_NAME_EXISTING, &was, NULL))) {
+  pthread_mutex_lock(&names_lock);
+  const char *alias_of = irm_pass_config_alias_of_(key);
+  if (!alias_of) rc = irm_name_table_add_(&configs, key, fresh, IRM_NAME_EXISTING, &was, NULL);
+  pthread_mutex_unlock(&names_lock);
+  if (alias_of || rc) {
     entry_free(fresh);
-    return irm_error_nomem_("registering a config option");
+    return alias_of ? irm_error(IRM_EKEY, "config option '%s' is already registered as an alias of '%s'",
+                                irm_error_quote(key), alias_of)
+                    : irm_error_nomem_("registering a config option");
   }
   const config_entry *existing = was.value;
   if (!existing) return IRM_OK;
@@ -122,6 +137,41 @@ int irm_pass_config_register(const char *key, const char *type, const irm_any *d
   }
   entry_free(fresh);
   return rc;
+}
+
+int irm_pass_config_register_alias(const char *alias, const char *key) {
+  if (!alias || !alias[0] || !key || !key[0])
+    return irm_error(IRM_EVALUE, "a config option alias needs a non-empty alias and option key");
+  int rc = irm_builtins_ready_();
+  if (rc) return rc;
+  const char *was = NULL, *of = NULL;
+  pthread_mutex_lock(&names_lock);
+  config_entry *e = find(key);
+  const config_entry *taken = find(alias);
+  if (e && !taken) rc = irm_pass_config_alias_add_(alias, e->name, &was);
+  if (!e) of = irm_pass_config_alias_of_(key);
+  pthread_mutex_unlock(&names_lock);
+  if (rc) return irm_error_nomem_("registering a config option alias");
+  if (taken)
+    return irm_error(IRM_EKEY, "cannot make '%s' an alias of '%s': it is a registered config option",
+                     irm_error_quote(alias), irm_error_quote(key));
+  if (of)
+    return irm_error(IRM_EVALUE, "config option alias '%s': '%s' is itself an alias (of '%s'); name the option",
+                     irm_error_quote(alias), irm_error_quote(key), of);
+  if (!e) {
+    char *closest = NULL;
+    if (irm_name_table_closest_(&configs, key, &closest)) return irm_error_nomem_("registering a config option alias");
+    rc = closest ? irm_error(IRM_EVALUE, "config option alias '%s': '%s' is no registered config option (did you "
+                             "mean '%s'?)", irm_error_quote(alias), irm_error_quote(key), closest)
+                 : irm_error(IRM_EVALUE, "config option alias '%s': '%s' is no registered config option",
+                             irm_error_quote(alias), irm_error_quote(key));
+    irm_free(closest);
+    return rc;
+  }
+  if (was && strcmp(was, e->name) != 0)
+    return irm_error(IRM_EKEY, "config option alias '%s' already stands for '%s'; cannot make it an alias of '%s'",
+                     irm_error_quote(alias), was, irm_error_quote(key));
+  return IRM_OK;
 }
 
 static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
@@ -176,11 +226,13 @@ int irm_pass_config_list(irm_object **out) {
   irm_object *list = NULL;
   rc = irm_map_new(&list);
   for (size_t i = 0; !rc && i < n; i++) rc = list_entry(&list, items[i]->name, items[i], NULL);
-  const char *alias, *of;
-  for (size_t i = 0; !rc && (alias = irm_pass_config_alias_at_(i, &of)); i++) {
-    config_entry *e = find(of);
-    if (e) rc = list_entry(&list, alias, e, of);
+  irm_name_snapshot aliases = {0, NULL, NULL, NULL};
+  if (!rc && (rc = irm_pass_config_aliases_(&aliases))) rc = irm_error_nomem_("listing config options");
+  for (size_t i = 0; !rc && i < aliases.n; i++) {
+    config_entry *e = find(aliases.values[i]); /* gone when a journal took the option back */
+    if (e) rc = list_entry(&list, aliases.names[i], e, e->name);
   }
+  if (aliases.names) irm_pass_config_aliases_free_(&aliases);
   irm_free(items);
   if (rc) {
     irm_object_release(list);
@@ -356,6 +408,8 @@ int irm_register_pass_config_builtins_(void) {
   int rc = irm_pass_config_register("tir.disable_vectorize", "bool", &no, NULL);
   if (!rc) rc = irm_pass_config_register("usmp.enable", "bool", &no, "usmp.enable");
   if (!rc) rc = irm_pass_config_register("usmp.algorithm", "str", &greedy, "usmp.algorithm");
+  if (!rc) rc = irm_pass_config_register_alias("tir.usmp.enable", "usmp.enable"); /* TVM's names */
+  if (!rc) rc = irm_pass_config_register_alias("tir.usmp.algorithm", "usmp.algorithm");
   if (!rc) rc = irm_pass_register("MigratePassConfig", migrate_factory, NULL);
   return rc;
 }

@@ -1,26 +1,18 @@
-/* TVM's names for PassContext config options, so that TVM users'
+/* Other names of config options (pass_config_alias.h), so that TVM users'
  * PassContexts carry over: an alias behaves as the option it stands for
  * (checking, GetConfig, migration onto module attributes), and
- * transform.ListConfigs lists it with "alias_of". A fixed table: aliases
- * are names for built-in options, not registrations. */
-#include <string.h>
-
+ * transform.ListConfigs lists it with "alias_of". Each pass registers the
+ * aliases of its options beside them (irm_pass_config_register_alias).
+ *
+ * A kept name table: ordered, journaled, locked; its values are option
+ * names, which live for the process, so a resolved key stays readable. */
 #include "pass_config_alias.h"
 
-static const struct {
-  const char *alias;
-  const char *key;
-} aliases[] = {
-    {"relay.FuseOps.max_depth", "FuseOps.max_depth"},
-    {"tir.usmp.enable", "usmp.enable"},
-    {"tir.usmp.algorithm", "usmp.algorithm"},
-};
-enum { alias_count = sizeof aliases / sizeof aliases[0] };
+static const irm_name_hooks kept = {NULL, NULL, NULL};
+static irm_name_table aliases = IRM_NAME_TABLE_INIT(&kept);
 
 const char *irm_pass_config_alias_of_(const char *key) {
-  for (size_t i = 0; key && i < alias_count; i++)
-    if (strcmp(aliases[i].alias, key) == 0) return aliases[i].key;
-  return NULL;
+  return key ? irm_name_table_get_(&aliases, key) : NULL;
 }
 
 const char *irm_pass_config_resolve_(const char *key) {
@@ -28,8 +20,13 @@ const char *irm_pass_config_resolve_(const char *key) {
   return of ? of : key;
 }
 
-const char *irm_pass_config_alias_at_(size_t i, const char **of) {
-  if (i >= alias_count) return NULL;
-  *of = aliases[i].key;
-  return aliases[i].alias;
+int irm_pass_config_alias_add_(const char *alias, const char *key, const char **was) {
+  irm_name_existing existing;
+  int rc = irm_name_table_add_(&aliases, alias, (void *)key, IRM_NAME_EXISTING, &existing, NULL);
+  *was = rc ? NULL : existing.value;
+  return rc;
 }
+
+int irm_pass_config_aliases_(irm_name_snapshot *out) { return irm_name_table_snapshot_(&aliases, out); }
+
+void irm_pass_config_aliases_free_(irm_name_snapshot *s) { irm_name_snapshot_free_(&aliases, s); }

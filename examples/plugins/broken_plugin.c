@@ -27,6 +27,11 @@ static int make_pass(const irm_object *options, irm_pass **out) {
   return irm_module_pass_new("BrokenPass", 0, NULL, 0, options, noop, NULL, NULL, out);
 }
 
+/* A factory with a resource: the pass's name. */
+static int make_named_pass(const irm_object *options, void *resource, irm_pass **out) {
+  return irm_module_pass_new(resource, 0, NULL, 0, options, noop, NULL, NULL, out);
+}
+
 static int register_everything(void) {
   irm_object *f = NULL;
   int rc = irm_func_new_packed(hello, NULL, NULL, &f);
@@ -43,7 +48,10 @@ static int register_everything(void) {
   if ((rc = irm_kind_set_attr(graph, "broken_marker", &one, 10))) return rc;
   if ((rc = irm_kind_add_option(graph, "broken-option", IRM_OPTION_INT, &one, NULL, 0))) return rc;
   if ((rc = irm_pass_register("BrokenPass", make_pass, NULL))) return rc;
+  if ((rc = irm_pass_register_ex("BrokenPassEx", make_named_pass, "BrokenPassEx", NULL, NULL))) return rc;
   if ((rc = irm_pass_config_register("BrokenPass.level", "int", &one, NULL))) return rc;
+  if ((rc = irm_pass_config_register_alias("broken.level", "BrokenPass.level"))) return rc;
+  if ((rc = irm_pass_config_register_alias("broken.usmp", "usmp.enable"))) return rc;
   if ((rc = irm_module_attr_register("broken_attr", "int", 0))) return rc;
   /* a type renamed once: its former key must go with it */
   static const char *const former[] = {"broken.OldThing", NULL};

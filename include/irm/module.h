@@ -132,6 +132,39 @@ IRM_API int irm_base_func_get_attr(const irm_object *f, const char *key, irm_any
 IRM_API int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any *value,
                                irm_object **out);
 
+/* ---- which functions passes leave alone -------------------------------- */
+
+/* The checks irm_base_func_should_skip makes (bits; combine with |). */
+#define IRM_SKIP_PRIMITIVE 1u    /* `Primitive` nonzero: already fused */
+#define IRM_SKIP_COMPILER 2u     /* `Compiler` set: for an external code generator */
+#define IRM_SKIP_OPTIMIZATION 4u /* `SkipOptimization` nonzero */
+#define IRM_SKIP_DEFAULT (IRM_SKIP_PRIMITIVE | IRM_SKIP_COMPILER | IRM_SKIP_OPTIMIZATION)
+
+/* 1 when func's attributes tell passes to leave it alone by one of the
+ * checks flags selects, else 0. This is irm's one skip rule: the pass
+ * manager's function passes (irm_function_pass_new, _from_func and
+ * irm_function_pass_apply in pass.h) skip with IRM_SKIP_DEFAULT, so do the
+ * built-in IR passes (for module functions and nested function literals
+ * alike), and so should a pass of a plugin that walks functions itself.
+ *
+ * The checks are TVM's:
+ * - IRM_SKIP_COMPILER: `Compiler` is set, to any value but NONE; an empty
+ *   string counts too (TVM's GetAttr<String>(kCompiler).defined(): presence
+ *   marks a function that an external code generator compiles);
+ * - IRM_SKIP_OPTIMIZATION: `SkipOptimization` is nonzero;
+ * - IRM_SKIP_PRIMITIVE: `Primitive` is nonzero (TVM's function-pass loop
+ *   tests only the first two and each Relay pass leaves Primitive functions
+ *   alone itself; irm puts all three in the one rule);
+ * where nonzero means a bool true or an int other than 0 (TVM reads both
+ * flags as an Integer). false, 0, an absent attribute, and a value of any
+ * other type (a registered key refuses one, so only a DictAttrs made with
+ * irm_dict_attrs_new can hold it) do not mark the function.
+ *
+ * func is borrowed. Never fails and sets no error: NULL or an object that
+ * is not an ir.BaseFunc has no attributes, so it gives 0; bits of flags
+ * beyond IRM_SKIP_DEFAULT are ignored. Any thread. */
+IRM_API int irm_base_func_should_skip(const irm_object *func, unsigned flags);
+
 /* ---- IRModule ("ir.IRModule") ------------------------------------------ */
 
 /* A module from functions (Map name -> ir.BaseFunc; NULL: none) and attrs

@@ -95,7 +95,11 @@ typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const 
                                   void *resource, irm_module **out);
 
 /* A function pass written in C: transforms one function (borrowed) of mod;
- * *out a NEW function (func itself, retained, when unchanged). */
+ * *out a NEW function (func itself, retained, when unchanged). It is given
+ * every function of the module, of any ir.BaseFunc type, except those
+ * irm_base_func_should_skip(func, IRM_SKIP_DEFAULT) skips (module.h); a
+ * pass for one IR returns the functions of other types as they are. An
+ * error it returns gains "in function '<name>'" as context. */
 typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_context *ctx,
                                     const irm_object *options, void *resource, irm_object **out);
 
@@ -115,8 +119,9 @@ IRM_API int irm_function_pass_new(const char *name, int opt_level, const char *c
 
 /* Passes from function objects (any language): a module pass calls
  * func(mod, ctx) -> IRModule; a function pass calls func(function, mod,
- * ctx) -> function for each function of the module, skipping functions
- * whose attributes carry `Compiler` or a true `SkipOptimization`.
+ * ctx) -> function for each function of the module that
+ * irm_base_func_should_skip(function, IRM_SKIP_DEFAULT) does not skip
+ * (`Compiler` set, `SkipOptimization` or `Primitive` nonzero).
  * func (retained) and required (an Array of Strings or NULL; retained) are
  * borrowed. *out NEW. Errors: TypeError (func is not an ffi.Function,
  * required is not an Array of Strings), ValueError (NULL, empty or
@@ -125,6 +130,24 @@ IRM_API int irm_module_pass_from_func(irm_object *func, int opt_level, const cha
                                       const irm_object *required, irm_pass **out);
 IRM_API int irm_function_pass_from_func(irm_object *func, int opt_level, const char *name,
                                         const irm_object *required, irm_pass **out);
+
+/* The loop of a function pass, for C code that offers a function pass as
+ * a plain call as well (irm_ir_fold_constant): fn(func, mod, ctx, options,
+ * resource, &new_func) for each function of mod in order, skipping those
+ * irm_base_func_should_skip(func, IRM_SKIP_DEFAULT) skips, exactly as
+ * irm_pass_run runs a function pass but without the runner's protocol (no
+ * instruments, no verification, no "in pass" context). The first function
+ * that comes back changed starts a copy of mod; the functions that fn
+ * gives back as they were stay in place. mod, ctx (a PassContext, or NULL:
+ * fn gets NULL) and options (a Map or NULL) are borrowed and handed to fn
+ * as they are; resource belongs to the caller. *out NEW: mod itself,
+ * retained, when every function came back itself. On failure mod is
+ * untouched. Errors: fn's own, with "in function '<name>'" as context;
+ * TypeError (mod is not an ir.IRModule, ctx or options of another type,
+ * fn gave something other than an ir.BaseFunc), ValueError (NULL fn),
+ * MemoryError. */
+IRM_API int irm_function_pass_apply(irm_module *mod, irm_function_pass_fn fn, irm_pass_context *ctx,
+                                    const irm_object *options, void *resource, irm_module **out);
 
 /* A Sequential of n passes (borrowed; retained). name NULL: "sequential".
  * *out NEW. Errors: TypeError (an element is not a transform.Pass),
@@ -169,6 +192,26 @@ typedef int (*irm_pass_factory_fn)(const irm_object *options, irm_pass **out);
  * NULL factory), KeyError (name is registered with another factory),
  * MemoryError. */
 IRM_API int irm_pass_register(const char *name, irm_pass_factory_fn factory, irm_kind **kind);
+
+/* A factory that carries a resource: one C function can make several
+ * passes, each registered with its own resource (a table entry, say). */
+typedef int (*irm_pass_factory_ex_fn)(const irm_object *options, void *resource, irm_pass **out);
+
+/* Registers name with factory and resource, then calls setup(kind) (may
+ * be NULL) to add options, all or nothing: when setup fails, what this
+ * call registered is taken back. resource is borrowed: it must stay valid
+ * while the pass can be made (static data, or for the process), and every
+ * call of the factory gets it. *kind (may be NULL) as irm_pass_register.
+ * Registering an existing name with the same factory and resource returns
+ * the existing entry and runs setup again (write it idempotent, as for
+ * IRM_REGISTER_PASS). Journaled (a plugin's init may call it; its
+ * constructors use IRM_REGISTER_PASS). Errors: ValueError (NULL or empty
+ * name, NULL factory), KeyError (name is registered with another factory,
+ * or the same factory with another resource), setup's own (with "setting
+ * up pass '<name>'" as context), MemoryError. irm_pass_register is the
+ * same without a resource or setup. */
+IRM_API int irm_pass_register_ex(const char *name, irm_pass_factory_ex_fn factory, void *resource,
+                                 irm_kind_setup_fn setup, irm_kind **kind);
 
 /* The same with a function object factory: func(options Map) -> Pass
  * (borrowed; retained). Errors: TypeError (factory is not an
@@ -266,12 +309,27 @@ IRM_API int irm_pass_context_override_instruments(irm_pass_context *ctx, const i
  * fine. Journaled. Errors: ValueError (NULL or empty key, NULL type, empty
  * module_attr, an unknown type name, with the closest one), TypeError (a
  * default of the wrong type), KeyError (key is registered with a different
- * definition, both described), MemoryError. */
+ * definition, both described; key is an alias), MemoryError. */
 IRM_API int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
                                      const char *module_attr);
 
-/* key -> Map {"type", "default", "module_attr" (or NONE)} as a NEW Map, in
- * registration order. Errors: MemoryError. */
+/* Registers alias as another name of the config option key (TVM's names
+ * for irm's options: relay.FuseOps.max_depth for FuseOps.max_depth). A
+ * context's config may give either name (once: both is a ValueError) and
+ * is checked and migrated as the option's; irm_pass_get_config reads the
+ * option under either; irm_pass_config_list lists the alias with
+ * "alias_of". Register aliases beside their option (after it). The same
+ * alias of the same key again is fine. Journaled: a plugin's aliases go
+ * with it. Errors: ValueError (NULL or empty alias or key; key is no
+ * registered option, with the closest one; key is itself an alias),
+ * KeyError (alias is a registered option, or an alias of another option;
+ * registering an option under an existing alias is a KeyError too),
+ * MemoryError. */
+IRM_API int irm_pass_config_register_alias(const char *alias, const char *key);
+
+/* key -> Map {"type", "default", "module_attr" (or NONE), "alias_of" (the
+ * option an alias stands for; NONE for an option)} as a NEW Map: the
+ * options in registration order, then the aliases. Errors: MemoryError. */
 IRM_API int irm_pass_config_list(irm_object **out);
 
 /* The value of a config option for mod (borrowed; NULL: no module): the

@@ -102,25 +102,26 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
   return rc;
 }
 
-static int bind_in(void *params, irm_object *f, irm_object **out) {
-  if (params && irm_map_size(params)) return bind_function(f, params, out);
-  irm_object_retain(f); /* nothing to bind */
-  *out = f;
+/* The function pass: the module's `params` bound in func. */
+static int bind_in(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                   void *resource, irm_object **out) {
+  (void)ctx;
+  (void)options;
+  (void)resource;
+  const irm_object *params = irm_module_params(mod);
+  if (irm_expr_kind_of(func) == IRM_EXPR_FUNCTION && params && irm_map_size(params))
+    return bind_function(func, params, out);
+  irm_object_retain(func); /* nothing to bind, or another IR's function */
+  *out = func;
   return IRM_OK;
 }
 
 int irm_ir_bind_params(irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_bind_params: out must not be NULL");
-  *out = NULL;
-  return irm_ir_map_functions_(mod, bind_in, irm_module_params(mod), out);
+  return irm_function_pass_apply(mod, bind_in, NULL, NULL, NULL, out);
 }
 
-static int bind_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                     irm_module **out) {
-  (void)ctx;
-  (void)options;
-  (void)resource;
-  return irm_ir_bind_params(mod, out);
+int irm_register_bind_params_pass_(void) {
+  static const irm_ir_pass_def_ def = {"BindParams", 0, NULL, bind_in, NULL};
+  return irm_ir_pass_register_(&def);
 }
-
-int irm_register_bind_params_pass_(void) { return irm_ir_pass_register_("BindParams", 0, bind_body, NULL); }

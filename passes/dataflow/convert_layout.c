@@ -112,40 +112,56 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   return IRM_OK;
 }
 
+/* c set for layout, one of the two this pass knows. */
+static int layout_of(const char *layout, layout_ctx *c) {
+  if (strcmp(layout, "NCHW") != 0 && strcmp(layout, "NHWC") != 0)
+    return irm_error(IRM_EVALUE, "ConvertLayout: layout '%s' is not NCHW or NHWC", irm_error_quote(layout));
+  c->layout = strcmp(layout, "NCHW") == 0 ? "NCHW" : "NHWC";
+  return IRM_OK;
+}
+
+/* The function pass: func converted to the layout of resource (a
+ * layout_ctx, irm_ir_convert_layout's), else of the module attribute
+ * `data_layout`; without either, nothing to do. */
+static int convert_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                            void *resource, irm_object **out) {
+  (void)ctx;
+  (void)options;
+  layout_ctx c = {NULL};
+  irm_any v = irm_any_none();
+  int rc = IRM_OK;
+  if (resource) c = *(const layout_ctx *)resource;
+  else if (irm_expr_kind_of(func) == IRM_EXPR_FUNCTION && !(rc = irm_module_get_attr(mod, "data_layout", &v)) &&
+           v.type_code != IRM_NONE) {
+    const char *layout = NULL;
+    size_t len = 0;
+    if (irm_any_to_str(&v, &layout, &len)) {
+      irm_clear_error();
+      rc = irm_error(IRM_ETYPE, "ConvertLayout: module attribute 'data_layout' is a %s, not a str",
+                     irm_any_type_name(&v));
+    } else rc = layout_of(layout, &c);
+  }
+  irm_any_release(&v);
+  if (rc) return rc;
+  if (!c.layout) { /* not asked for */
+    irm_object_retain(func);
+    *out = func;
+    return IRM_OK;
+  }
+  irm_expr_rewriter rw = {NULL, post, &c};
+  return irm_ir_rewrite_function_(func, &rw, out);
+}
+
 int irm_ir_convert_layout(irm_module *mod, const char *layout, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_convert_layout: out must not be NULL");
   *out = NULL;
   if (!layout) return irm_error(IRM_EVALUE, "irm_ir_convert_layout: layout must not be NULL");
-  if (strcmp(layout, "NCHW") != 0 && strcmp(layout, "NHWC") != 0)
-    return irm_error(IRM_EVALUE, "ConvertLayout: layout '%s' is not NCHW or NHWC", irm_error_quote(layout));
-  layout_ctx c = {strcmp(layout, "NCHW") == 0 ? "NCHW" : "NHWC"};
-  irm_expr_rewriter rw = {NULL, post, &c};
-  return irm_ir_rewrite_functions_(mod, &rw, out);
-}
-
-static int convert_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                        irm_module **out) {
-  (void)ctx;
-  (void)options;
-  (void)resource;
-  irm_any v = irm_any_none();
-  int rc = irm_module_get_attr(mod, "data_layout", &v);
-  if (rc) return rc;
-  if (v.type_code == IRM_NONE) { /* not asked for: nothing to do */
-    irm_object_retain(mod);
-    *out = mod;
-    return IRM_OK;
-  }
-  const char *layout = NULL;
-  size_t len = 0;
-  if (irm_any_to_str(&v, &layout, &len)) {
-    irm_clear_error();
-    rc = irm_error(IRM_ETYPE, "ConvertLayout: module attribute 'data_layout' is a %s, not a str", irm_any_type_name(&v));
-  } else rc = irm_ir_convert_layout(mod, layout, out);
-  irm_any_release(&v);
-  return rc;
+  layout_ctx c;
+  int rc = layout_of(layout, &c);
+  return rc ? rc : irm_function_pass_apply(mod, convert_function, NULL, NULL, &c, out);
 }
 
 int irm_register_convert_layout_pass_(void) {
-  return irm_ir_pass_register_("ConvertLayout", 0, convert_body, NULL);
+  static const irm_ir_pass_def_ def = {"ConvertLayout", 0, NULL, convert_function, NULL};
+  return irm_ir_pass_register_(&def);
 }

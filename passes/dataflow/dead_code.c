@@ -148,7 +148,8 @@ static int remove_unreachable(irm_module **ref) {
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_object *f = irm_module_function(*ref, name);
-    if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_ir_pass_skips_function(f)) rc = reach(&r, name);
+    if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_base_func_should_skip(f, IRM_SKIP_DEFAULT))
+      rc = reach(&r, name);
   }
   while (!rc && r.n) {
     irm_object *f = irm_module_function(*ref, r.todo[--r.n]);
@@ -186,12 +187,13 @@ int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
   memset(&c, 0, sizeof c);
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     irm_object *f = irm_module_function(mod, irm_string_data(irm_array_at(names, i)->v_obj));
-    if (!irm_ir_pass_skips_function(f)) rc = mark(&c, f);
+    if (irm_expr_kind_of(f) == IRM_EXPR_FUNCTION && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT))
+      rc = mark(&c, f);
   }
   irm_object_release(names);
   irm_module *result = NULL;
   irm_expr_rewriter rw = {NULL, post, &c};
-  if (!rc) rc = irm_ir_rewrite_functions_(mod, &rw, &result);
+  if (!rc) rc = irm_function_pass_apply(mod, irm_ir_rewrite_body_, NULL, NULL, &rw, &result);
   irm_ptr_table_free_(&c.visited);
   irm_ptr_table_free_(&c.binders);
   irm_free(c.stack);
@@ -212,4 +214,7 @@ static int dce_body(irm_module *mod, irm_pass_context *ctx, const irm_object *op
   return irm_ir_dead_code_elimination(mod, out);
 }
 
-int irm_register_dead_code_pass_(void) { return irm_ir_pass_register_("DeadCodeElimination", 1, dce_body, NULL); }
+int irm_register_dead_code_pass_(void) {
+  static const irm_ir_pass_def_ def = {"DeadCodeElimination", 1, dce_body, NULL, NULL};
+  return irm_ir_pass_register_(&def);
+}

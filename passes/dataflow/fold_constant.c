@@ -117,28 +117,32 @@ static int fold_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_o
   return IRM_OK;
 }
 
-/* Nested functions that passes leave alone (Primitive, Compiler) are not
- * entered; the root function never is one of them. */
+/* Nested functions the passes leave alone (Primitive, Compiler) are not
+ * entered; the root function never is one of them (the loop skipped it). */
 static int fold_pre(void *ctx, irm_object *node, int *descend) {
   (void)ctx;
-  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_ir_pass_skips_function(node)) *descend = 0;
+  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)) *descend = 0;
   return IRM_OK;
+}
+
+static const irm_expr_rewriter fold_rw = {fold_pre, fold_post, NULL};
+
+/* The function pass: one rewrite per function. */
+static int fold_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                         void *resource, irm_object **out) {
+  (void)mod;
+  (void)ctx;
+  (void)options;
+  (void)resource;
+  return irm_ir_rewrite_function_(func, &fold_rw, out);
 }
 
 int irm_ir_fold_constant(irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_fold_constant: out must not be NULL");
-  irm_expr_rewriter rw = {fold_pre, fold_post, NULL};
-  return irm_ir_rewrite_functions_(mod, &rw, out);
-}
-
-static int fold_constant_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                              irm_module **out) {
-  (void)ctx;
-  (void)options;
-  (void)resource;
-  return irm_ir_fold_constant(mod, out);
+  return irm_function_pass_apply(mod, fold_function, NULL, NULL, NULL, out);
 }
 
 int irm_register_fold_constant_pass_(void) {
-  return irm_ir_pass_register_("FoldConstant", 2, fold_constant_body, NULL);
+  static const irm_ir_pass_def_ def = {"FoldConstant", 2, NULL, fold_function, NULL};
+  return irm_ir_pass_register_(&def);
 }

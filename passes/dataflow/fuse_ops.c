@@ -122,7 +122,8 @@ static int build_group(fuse_ctx *c, size_t r, irm_object **out) {
 
 static int pre(void *ctx, irm_object *node, int *descend) {
   fuse_ctx *c = ctx;
-  if (node != c->fn && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_ir_pass_skips_function(node)) *descend = 0;
+  if (node != c->fn && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT))
+    *descend = 0;
   return IRM_OK;
 }
 
@@ -189,9 +190,18 @@ static int fuse_function(irm_object *f, int64_t max_depth, irm_object *attrs, ir
   return rc;
 }
 
-static int fuse_in(void *options, irm_object *f, irm_object **out) {
-  const fuse_options *o = options;
-  return fuse_function(f, o->max_depth, o->attrs, out);
+/* Each function, as the body of irm_function_pass_apply (resource: the
+ * fuse_options); another IR's functions stay as they are. */
+static int fuse_in(irm_object *f, irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                   irm_object **out) {
+  (void)mod;
+  (void)ctx;
+  (void)options;
+  const fuse_options *o = resource;
+  if (irm_expr_kind_of(f) == IRM_EXPR_FUNCTION) return fuse_function(f, o->max_depth, o->attrs, out);
+  irm_object_retain(f);
+  *out = f;
+  return IRM_OK;
 }
 
 int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
@@ -209,7 +219,8 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
   int typed = 1;
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     const irm_object *f = irm_module_function(mod, irm_string_data(irm_array_at(names, i)->v_obj));
-    typed &= irm_ir_pass_skips_function(f) || irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_expr_type(f) != NULL;
+    typed &= irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_base_func_should_skip(f, IRM_SKIP_DEFAULT) ||
+             irm_expr_type(f) != NULL;
   }
   irm_module *typed_mod = NULL;
   if (!rc && typed) {
@@ -219,7 +230,7 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
     rc = irm_ir_infer_type(mod, &typed_mod);
   }
   fuse_options o = {max_depth, attrs};
-  if (!rc) rc = irm_ir_map_functions_(typed_mod, fuse_in, &o, out);
+  if (!rc) rc = irm_function_pass_apply(typed_mod, fuse_in, NULL, NULL, &o, out);
   irm_object_release(typed_mod);
   irm_object_release(names);
   irm_object_release(attrs);
@@ -255,5 +266,7 @@ int irm_register_fuse_ops_pass_(void) {
   irm_any max_depth = irm_any_int(256);
   int rc = irm_module_attr_register("FuseOps.max_depth", "int", 0);
   if (!rc) rc = irm_pass_config_register("FuseOps.max_depth", "int", &max_depth, "FuseOps.max_depth");
-  return rc ? rc : irm_ir_pass_register_("FuseOps", 0, fuse_ops_body, fuse_ops_setup);
+  if (!rc) rc = irm_pass_config_register_alias("relay.FuseOps.max_depth", "FuseOps.max_depth");
+  static const irm_ir_pass_def_ def = {"FuseOps", 0, fuse_ops_body, NULL, fuse_ops_setup};
+  return rc ? rc : irm_ir_pass_register_(&def);
 }

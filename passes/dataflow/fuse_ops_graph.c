@@ -46,7 +46,7 @@ void irm_fuse_graph_free_(fuse_graph *g) {
 /* Whether the walk stops at node: a nested function the passes leave
  * alone (already fused, or for another compiler). */
 static int is_leaf(const irm_object *node, const irm_object *root) {
-  return node != root && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_ir_pass_skips_function(node);
+  return node != root && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT);
 }
 
 static size_t child_count(const irm_object *node, const irm_object *root) {

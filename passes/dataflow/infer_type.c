@@ -85,7 +85,7 @@ static int global_type(infer_ctx *ic, const char *name, irm_object **out) {
   fn_state *state = NULL;
   HASH_FIND_STR(ic->fns, name, state);
   int in_progress = state && !state->done; /* a recursive call: the annotation is its type */
-  if (!irm_expr_type(f) && !irm_ir_pass_skips_function(f) && !(in_progress && irm_function_ret_type(f))) {
+  if (!irm_expr_type(f) && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT) && !(in_progress && irm_function_ret_type(f))) {
     int rc = infer_function(ic, name); /* may replace ic->result */
     if (rc) return rc;
     f = irm_module_function(ic->result, name);
@@ -359,7 +359,8 @@ int irm_ir_infer_type(irm_module *mod, irm_module **out) {
   irm_object_retain(mod);
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
-    if (irm_ir_pass_skips_function(irm_module_function(ic.result, name))) continue;
+    const irm_object *f = irm_module_function(ic.result, name);
+    if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_base_func_should_skip(f, IRM_SKIP_DEFAULT)) continue;
     rc = infer_function(&ic, name);
   }
   fns_free(&ic);
@@ -408,4 +409,7 @@ static int infer_type_body(irm_module *mod, irm_pass_context *ctx, const irm_obj
   return irm_ir_infer_type(mod, out);
 }
 
-int irm_register_infer_type_pass_(void) { return irm_ir_pass_register_("InferType", 0, infer_type_body, NULL); }
+int irm_register_infer_type_pass_(void) {
+  static const irm_ir_pass_def_ def = {"InferType", 0, infer_type_body, NULL, NULL};
+  return irm_ir_pass_register_(&def);
+}

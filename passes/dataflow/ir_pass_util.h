@@ -7,23 +7,31 @@
 #include "irm/dataflow/op.h"
 #include "irm_internal.h"
 
-/* Registers a built-in module pass: name, opt_level, its body, and setup
- * (may be NULL) adding its options to the kind. Idempotent. */
-int irm_ir_pass_register_(const char *name, int opt_level, irm_module_pass_fn body, irm_kind_setup_fn setup);
+/* A built-in IR pass: a module pass (module_fn) or a function pass
+ * (function_fn; the other NULL), and setup (may be NULL) adding its
+ * options to the kind. */
+typedef struct irm_ir_pass_def_ {
+  const char *name;
+  int opt_level;
+  irm_module_pass_fn module_fn;
+  irm_function_pass_fn function_fn;
+  irm_kind_setup_fn setup;
+} irm_ir_pass_def_;
 
-/* What a pass does to one function: *out NEW (f itself when unchanged). */
-typedef int (*irm_ir_function_fn)(void *ctx, irm_object *f, irm_object **out);
+/* Registers def (static: the registry keeps it as its factory's
+ * resource). Idempotent. */
+int irm_ir_pass_register_(const irm_ir_pass_def_ *def);
 
-/* Applies fn to every function of mod that irm_ir_pass_skips_function does
- * not skip and puts the results in a copy of mod. *out NEW: mod itself
- * when nothing changed. Errors carry "in function '<name>'"; a result that
- * is not a dataflow.Function is a TypeError. */
-int irm_ir_map_functions_(irm_module *mod, irm_ir_function_fn fn, void *ctx, irm_module **out);
+/* f rewritten by rw (rw->post sees the function last). *out NEW: f itself
+ * when nothing changed, or when f is not an dataflow.Function (a function pass
+ * is given the functions of every IR). A rewrite giving no dataflow.Function is
+ * a TypeError. */
+int irm_ir_rewrite_function_(irm_object *f, const irm_expr_rewriter *rw, irm_object **out);
 
-/* irm_ir_map_functions_ with irm_expr_rewrite: every function of mod that
- * irm_ir_pass_skips_function does not skip, with one rewriter each (rw->post sees the function last). *out NEW:
- * mod itself when nothing changed. Errors carry "in function '<name>'". */
-int irm_ir_rewrite_functions_(irm_module *mod, const irm_expr_rewriter *rw, irm_module **out);
+/* irm_ir_rewrite_function_ as a function pass body: resource is the
+ * rewriter (an irm_expr_rewriter *). */
+int irm_ir_rewrite_body_(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                         void *rw, irm_object **out);
 
 /* Whether e is a call of the op named name. */
 int irm_ir_is_call_of_(const irm_object *e, const char *name);

@@ -175,18 +175,24 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   return IRM_OK;
 }
 
-int irm_ir_simplify_expr(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_simplify_expr: out must not be NULL");
-  irm_expr_rewriter rw = {NULL, post, NULL};
-  return irm_ir_rewrite_functions_(mod, &rw, out);
-}
+static const irm_expr_rewriter simplify_rw = {NULL, post, NULL};
 
-static int simplify_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                         irm_module **out) {
+/* The function pass: one rewrite per function. */
+static int simplify_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                             void *resource, irm_object **out) {
+  (void)mod;
   (void)ctx;
   (void)options;
   (void)resource;
-  return irm_ir_simplify_expr(mod, out);
+  return irm_ir_rewrite_function_(func, &simplify_rw, out);
 }
 
-int irm_register_simplify_expr_pass_(void) { return irm_ir_pass_register_("SimplifyExpr", 0, simplify_body, NULL); }
+int irm_ir_simplify_expr(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_ir_simplify_expr: out must not be NULL");
+  return irm_function_pass_apply(mod, simplify_function, NULL, NULL, NULL, out);
+}
+
+int irm_register_simplify_expr_pass_(void) {
+  static const irm_ir_pass_def_ def = {"SimplifyExpr", 0, NULL, simplify_function, NULL};
+  return irm_ir_pass_register_(&def);
+}

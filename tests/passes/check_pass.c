@@ -255,10 +255,146 @@ START_TEST(test_function_pass_returning_no_function_names_pass_and_function) {
   irm_pass *p = NULL;
   ck_assert_ok(irm_function_pass_from_func(f, 0, "Bad", NULL, &p));
   irm_module *mod = two_function_module(), *out = NULL;
-  ck_assert_error(irm_pass_run(p, mod, &out), IRM_ETYPE, "TypeError: in pass 'Bad': function 'main': ");
+  ck_assert_error(irm_pass_run(p, mod, &out), IRM_ETYPE, "TypeError: in pass 'Bad': in function 'main': ");
   irm_object_release(mod);
   irm_object_release(p);
   irm_object_release(f);
+}
+END_TEST
+
+/* Records the names of the functions it is given (test.Func's name) in
+ * visited, comma-separated; body + 1 (resource, when set, an int64_t
+ * added instead); fails on a function named "bad". */
+static char visited[256];
+static int c_record(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                    void *resource, irm_object **out) {
+  (void)mod;
+  (void)ctx;
+  (void)options;
+  const test_func *f = irm_object_payload_const(func);
+  const char *name = irm_string_data(f->name);
+  size_t len = strlen(visited);
+  snprintf(visited + len, sizeof visited - len, "%s%s", len ? "," : "", name);
+  if (strcmp(name, "bad") == 0) return irm_error(IRM_EVALUE, "bad function");
+  *out = new_func_attrs(name, f->body + (resource ? *(const int64_t *)resource : 1), irm_dict_attrs_map(f->head.attrs));
+  return 0;
+}
+
+/* A module whose functions carry each attribute of the skip rule, with
+ * values that do and do not mark them (set without type checks). */
+static irm_module *skip_rule_module(void) {
+  struct {
+    const char *name, *key;
+    irm_any value;
+  } fs[] = {{"plain", NULL, {0}},
+            {"prim", IRM_BASE_FUNC_ATTR_PRIMITIVE, irm_any_bool(true)},
+            {"prim0", IRM_BASE_FUNC_ATTR_PRIMITIVE, irm_any_int(0)},
+            {"ext", IRM_BASE_FUNC_ATTR_COMPILER, irm_any_str("")},
+            {"skip2", IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_int(2)},
+            {"nskip", IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, irm_any_bool(false)}};
+  const char *names[6];
+  irm_any funcs[6];
+  for (size_t i = 0; i < 6; i++) {
+    irm_object *attrs = fs[i].key ? map1(fs[i].key, fs[i].value) : NULL;
+    names[i] = fs[i].name;
+    funcs[i] = irm_any_object(new_func_attrs(fs[i].name, 1, attrs));
+    irm_object_release(attrs);
+  }
+  irm_object *map = new_map(names, funcs, 6);
+  irm_module *mod = new_module(map, NULL);
+  for (size_t i = 0; i < 6; i++) irm_any_release(&funcs[i]);
+  irm_object_release(map);
+  return mod;
+}
+
+START_TEST(test_function_pass_is_given_exactly_the_functions_the_skip_rule_keeps) {
+  irm_module *mod = skip_rule_module();
+  char expected[256] = "";
+  for (size_t i = 0; i < irm_module_function_count(mod); i++) {
+    static const char *order[] = {"plain", "prim", "prim0", "ext", "skip2", "nskip"};
+    if (irm_base_func_should_skip(irm_module_function(mod, order[i]), IRM_SKIP_DEFAULT)) continue;
+    snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s", *expected ? "," : "", order[i]);
+  }
+  ck_assert_str_eq(expected, "plain,prim0,nskip");
+  irm_pass *p = NULL;
+  ck_assert_ok(irm_function_pass_new("Record", 0, NULL, 0, NULL, c_record, NULL, NULL, &p));
+  visited[0] = '\0';
+  irm_module *out = run_ok(p, mod);
+  ck_assert_str_eq(visited, expected);
+  ck_assert_ptr_eq(irm_module_function(out, "prim"), irm_module_function(mod, "prim"));
+  ck_assert_int_eq(func_body(irm_module_function(out, "prim0")), 2);
+  irm_object_release(out);
+  irm_object_release(p);
+  irm_object_release(mod);
+}
+END_TEST
+
+START_TEST(test_function_pass_apply_runs_the_loop_without_the_runner) {
+  irm_module *mod = skip_rule_module(), *out = NULL;
+  module_snapshot s = snapshot(mod);
+  int64_t step = 10;
+  visited[0] = '\0';
+  ck_assert_ok(irm_function_pass_apply(mod, c_record, NULL, NULL, &step, &out));
+  ck_assert_str_eq(visited, "plain,prim0,nskip"); /* the same rule as irm_pass_run's */
+  assert_names(out, "plain,prim,prim0,ext,skip2,nskip");
+  ck_assert_int_eq(func_body(irm_module_function(out, "nskip")), 11);
+  ck_assert_ptr_eq(irm_module_function(out, "ext"), irm_module_function(mod, "ext"));
+  assert_unchanged(&s);
+  irm_object_release(out);
+  irm_object_release(mod);
+}
+END_TEST
+
+static int c_same(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                  void *resource, irm_object **out) {
+  (void)mod;
+  (void)options;
+  ck_assert_ptr_eq(resource, &calls);
+  ck_assert(ctx == NULL || irm_object_is(ctx, "transform.PassContext"));
+  calls++;
+  irm_object_retain(func);
+  *out = func;
+  return 0;
+}
+
+START_TEST(test_function_pass_apply_gives_the_module_itself_when_nothing_changed) {
+  irm_module *mod = two_function_module(), *out = NULL;
+  irm_pass_context *ctx = NULL;
+  ck_assert_ok(irm_pass_context_current(&ctx));
+  calls = 0;
+  ck_assert_ok(irm_function_pass_apply(mod, c_same, NULL, NULL, &calls, &out));
+  ck_assert_ptr_eq(out, mod);
+  irm_object_release(out);
+  ck_assert_ok(irm_function_pass_apply(mod, c_same, ctx, NULL, &calls, &out));
+  ck_assert_ptr_eq(out, mod);
+  ck_assert_int_eq(calls, 4);
+  irm_object_release(out);
+  irm_object_release(ctx);
+  irm_object_release(mod);
+}
+END_TEST
+
+START_TEST(test_function_pass_apply_failures_name_the_function_and_change_nothing) {
+  static const char *const names[] = {"main", "bad"};
+  irm_module *mod = module_of(names, 2), *out = (irm_module *)&out;
+  module_snapshot s = snapshot(mod);
+  visited[0] = '\0';
+  ck_assert_error(irm_function_pass_apply(mod, c_record, NULL, NULL, NULL, &out), IRM_EVALUE,
+                  "ValueError: in function 'bad': bad function");
+  ck_assert_ptr_null(out);
+  assert_unchanged(&s);
+  irm_object *str = new_string("x");
+  ck_assert_error(irm_function_pass_apply((irm_module *)str, c_record, NULL, NULL, NULL, &out), IRM_ETYPE,
+                  "TypeError: irm_function_pass_apply: expected an ir.IRModule, got ffi.String");
+  ck_assert_error(irm_function_pass_apply(mod, c_record, str, NULL, NULL, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error_mentions("ctx");
+  ck_assert_error(irm_function_pass_apply(mod, c_record, NULL, str, NULL, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error_mentions("options");
+  ck_assert_error(irm_function_pass_apply(mod, NULL, NULL, NULL, NULL, &out), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_function_pass_apply(mod, c_record, NULL, NULL, NULL, NULL), IRM_EVALUE, "ValueError: ");
+  assert_unchanged(&s);
+  irm_object_release(str);
+  irm_object_release(mod);
 }
 END_TEST
 
@@ -494,6 +630,10 @@ static Suite *pass_suite(void) {
   tcase_add_test(function, test_function_pass_giving_back_every_function_returns_its_input);
   tcase_add_test(function, test_function_pass_from_c);
   tcase_add_test(function, test_function_pass_returning_no_function_names_pass_and_function);
+  tcase_add_test(function, test_function_pass_is_given_exactly_the_functions_the_skip_rule_keeps);
+  tcase_add_test(function, test_function_pass_apply_runs_the_loop_without_the_runner);
+  tcase_add_test(function, test_function_pass_apply_gives_the_module_itself_when_nothing_changed);
+  tcase_add_test(function, test_function_pass_apply_failures_name_the_function_and_change_nothing);
   suite_add_tcase(s, function);
   TCase *verify = tcase_create("failure_and_verification");
   tcase_add_test(verify, test_failing_pass_leaves_its_input_and_names_the_pass);

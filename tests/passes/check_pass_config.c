@@ -1,6 +1,6 @@
 /* PassContext config options (pass.h): the registry, GetConfig's
- * resolution order and its one-time deprecation warning, and the
- * MigratePassConfig pass. */
+ * resolution order and its one-time deprecation warning, the
+ * MigratePassConfig pass, and aliases (TVM's names and registered ones). */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -366,6 +366,89 @@ START_TEST(test_typo_of_an_alias_suggests_the_alias) {
 }
 END_TEST
 
+/* ---- registering aliases ------------------------------------------------------------------------ */
+
+START_TEST(test_a_registered_alias_reads_lists_and_checks_as_its_option) {
+  irm_any def = irm_any_int(3);
+  ck_assert_ok(irm_pass_config_register("test.depth", "int", &def, NULL));
+  ck_assert_ok(irm_pass_config_register_alias("legacy.test.depth", "test.depth"));
+  ck_assert_ok(irm_pass_config_register_alias("legacy.test.depth", "test.depth")); /* again: fine */
+  irm_any v = get_config(NULL, "legacy.test.depth");
+  ck_assert_int_eq(v.v_int, 3);
+  irm_pass_context *ctx = enter_config("legacy.test.depth", irm_any_int(9));
+  v = get_config(NULL, "test.depth");
+  ck_assert_int_eq(v.v_int, 9);
+  leave(ctx);
+  irm_object *list = call_obj("transform.ListConfigs", NULL, 0, "ffi.Map");
+  const irm_any *alias = irm_map_find_cstr(list, "legacy.test.depth");
+  ck_assert_ptr_nonnull(alias);
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(alias->v_obj, "alias_of")->v_obj), "test.depth");
+  ck_assert_int_eq(irm_map_find_cstr(alias->v_obj, "default")->v_int, 3);
+  irm_object_release(list);
+  irm_object *cfg = map1("legacy.test.depth", irm_any_str("deep"));
+  ck_assert_error(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx), IRM_ETYPE, "TypeError: ");
+  irm_object_release(cfg);
+}
+END_TEST
+
+START_TEST(test_register_alias_reports_each_kind) {
+  irm_any def = irm_any_int(3);
+  ck_assert_ok(irm_pass_config_register("test.depth", "int", &def, NULL));
+  ck_assert_ok(irm_pass_config_register("test.width", "int", &def, NULL));
+  ck_assert_ok(irm_pass_config_register_alias("legacy.test.depth", "test.depth"));
+  ck_assert_error(irm_pass_config_register_alias("legacy.test.depth", "test.width"), IRM_EKEY,
+                  "KeyError: config option alias 'legacy.test.depth' already stands for 'test.depth'; cannot make it "
+                  "an alias of 'test.width'");
+  ck_assert_error(irm_pass_config_register_alias("test.width", "test.depth"), IRM_EKEY,
+                  "KeyError: cannot make 'test.width' an alias of 'test.depth': it is a registered config option");
+  ck_assert_error(irm_pass_config_register_alias("test.depth", "test.depth"), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_pass_config_register("legacy.test.depth", "int", &def, NULL), IRM_EKEY,
+                  "KeyError: config option 'legacy.test.depth' is already registered as an alias of 'test.depth'");
+  ck_assert_error(irm_pass_config_register_alias("legacy.test.x", "test.dept"), IRM_EVALUE,
+                  "ValueError: config option alias 'legacy.test.x': 'test.dept' is no registered config option "
+                  "(did you mean 'test.depth'?)");
+  ck_assert_error(irm_pass_config_register_alias("legacy.test.y", "legacy.test.depth"), IRM_EVALUE,
+                  "ValueError: config option alias 'legacy.test.y': 'legacy.test.depth' is itself an alias (of "
+                  "'test.depth'); name the option");
+  ck_assert_error(irm_pass_config_register_alias("", "test.depth"), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_pass_config_register_alias(NULL, "test.depth"), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_pass_config_register_alias("legacy.test.z", NULL), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_pass_config_register_alias("relay.FuseOps.max_depth", "usmp.enable"), IRM_EKEY, "KeyError: ");
+  irm_object *list = NULL;
+  ck_assert_ok(irm_pass_config_list(&list));
+  const char *absent[] = {"legacy.test.x", "legacy.test.y", "legacy.test.z"};
+  for (size_t i = 0; i < 3; i++) ck_assert_ptr_null(irm_map_find_cstr(list, absent[i]));
+  irm_object_release(list);
+}
+END_TEST
+
+START_TEST(test_register_alias_global_and_journal_rollback) {
+  irm_journal *j = open_journal();
+  irm_any args[2] = {irm_any_str("test.journaled"), irm_any_str("int")};
+  call_ok("transform.RegisterConfig", args, 2);
+  irm_any alias_args[2] = {irm_any_str("legacy.journaled"), irm_any_str("test.journaled")};
+  irm_any r = call_ok("transform.RegisterConfigAlias", alias_args, 2);
+  ck_assert_int_eq(r.type_code, IRM_NONE);
+  irm_any also[2] = {irm_any_str("legacy.usmp"), irm_any_str("usmp.enable")}; /* of a built-in option */
+  call_ok("transform.RegisterConfigAlias", also, 2);
+  irm_any v = get_config(NULL, "legacy.usmp");
+  ck_assert_int_eq(v.type_code, IRM_BOOL);
+  ck_assert_ok(irm_journal_rollback(j));
+  ck_assert_error(irm_pass_get_config(NULL, "legacy.journaled", &v), IRM_EATTR, "AttributeError:");
+  ck_assert_error(irm_pass_get_config(NULL, "legacy.usmp", &v), IRM_EATTR, "AttributeError:");
+  irm_object *list = NULL;
+  ck_assert_ok(irm_pass_config_list(&list));
+  ck_assert_ptr_null(irm_map_find_cstr(list, "legacy.journaled"));
+  ck_assert_ptr_null(irm_map_find_cstr(list, "legacy.usmp"));
+  ck_assert_ptr_nonnull(irm_map_find_cstr(list, "tir.usmp.enable")); /* the built-in ones stay */
+  irm_object_release(list);
+  irm_any bad[2] = {irm_any_str("legacy.journaled"), irm_any_str("test.journaled")}; /* the option went too */
+  ck_assert_int_eq(call_fails("transform.RegisterConfigAlias", bad, 2), IRM_EVALUE);
+  ck_assert_last_error("ValueError: transform.RegisterConfigAlias: ");
+  ck_assert_int_eq(call_fails("transform.RegisterConfigAlias", bad, 1), IRM_ETYPE);
+}
+END_TEST
+
 static Suite *pass_config_suite(void) {
   Suite *s = suite_create("pass_config");
   TCase *tc = tcase_create("core");
@@ -389,6 +472,9 @@ static Suite *pass_config_suite(void) {
   tcase_add_test(tc, test_alias_key_migrates_onto_the_module_attribute);
   tcase_add_test(tc, test_alias_and_its_option_together_is_a_value_error_naming_both);
   tcase_add_test(tc, test_typo_of_an_alias_suggests_the_alias);
+  tcase_add_test(tc, test_a_registered_alias_reads_lists_and_checks_as_its_option);
+  tcase_add_test(tc, test_register_alias_reports_each_kind);
+  tcase_add_test(tc, test_register_alias_global_and_journal_rollback);
   suite_add_tcase(s, tc);
   return s;
 }

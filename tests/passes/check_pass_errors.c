@@ -598,6 +598,20 @@ static int oom_pass_register(void) {
   int rc_;
   return FAILING(irm_pass_register("Fresh", tf_nop, NULL));
 }
+static int ex_factory(const irm_object *o, void *resource, irm_pass **out) {
+  (void)resource;
+  return tf_nop(o, out);
+}
+static int oom_pass_register_ex(void) {
+  int rc_;
+  return FAILING(irm_pass_register_ex("Fresh", ex_factory, &made, NULL, NULL));
+}
+static int oom_function_pass_apply(void) {
+  irm_module *mod = empty_module();
+  int rc_ = FAILING(irm_function_pass_apply(mod, fn_nop, NULL, NULL, NULL, &made));
+  irm_object_release(mod);
+  return rc_;
+}
 static int oom_pass_register_func(void) {
   irm_object *f = new_const(1);
   int rc_ = FAILING(irm_pass_register_func("Fresh", f, NULL));
@@ -648,6 +662,10 @@ static int oom_override_instruments(void) {
 static int oom_pass_config_register(void) {
   int rc_;
   return FAILING(irm_pass_config_register("T.fresh", "int", NULL, NULL));
+}
+static int oom_pass_config_register_alias(void) {
+  int rc_;
+  return FAILING(irm_pass_config_register_alias("T.alias", "usmp.enable"));
 }
 static int oom_pass_config_list(void) {
   int rc_;
@@ -703,6 +721,8 @@ static const oom_case oom_cases[] = {
     {"irm_sequential_new", oom_sequential_new},
     {"irm_pass_run", oom_pass_run},
     {"irm_pass_register", oom_pass_register},
+    {"irm_pass_register_ex", oom_pass_register_ex},
+    {"irm_function_pass_apply", oom_function_pass_apply},
     {"irm_pass_register_func", oom_pass_register_func},
     {"irm_pass_get", oom_pass_get},
     {"irm_pass_list", oom_pass_list},
@@ -713,6 +733,7 @@ static const oom_case oom_cases[] = {
     {"irm_pass_context_info", oom_pass_context_info},
     {"irm_pass_context_override_instruments", oom_override_instruments},
     {"irm_pass_config_register", oom_pass_config_register},
+    {"irm_pass_config_register_alias", oom_pass_config_register_alias},
     {"irm_pass_config_list", oom_pass_config_list},
     {"irm_pass_get_config", oom_pass_get_config},
     {"irm_pass_setting", oom_pass_setting},

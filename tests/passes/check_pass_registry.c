@@ -1,7 +1,8 @@
 /* The pass registry (pass.h): registering C and function-object
  * factories, making passes with validated options, unknown pass and option
  * errors with the closest name, listing, static registration, the journal,
- * and transform.GetPass / transform.ListPasses. */
+ * factories with a resource (irm_pass_register_ex) and transform.GetPass /
+ * transform.ListPasses. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -166,6 +167,112 @@ START_TEST(test_journal_rollback_removes_a_registered_pass) {
 }
 END_TEST
 
+/* ---- factories with a resource ---------------------------------------------------------- */
+
+typedef struct entry {
+  const char *name;
+  int opt_level;
+} entry;
+
+static const entry entry_a = {"EntryA", 1}, entry_b = {"EntryB", 3};
+
+/* One factory for every entry: the resource says which pass to make. */
+static int make_entry(const irm_object *options, void *resource, irm_pass **out) {
+  const entry *e = resource;
+  return irm_module_pass_new(e->name, e->opt_level, NULL, 0, options, noop_pass, NULL, NULL, out);
+}
+
+static int setups;
+static int entry_setup(irm_kind *k) {
+  setups++;
+  irm_any two = irm_any_int(2);
+  if (irm_kind_option(k, "level", NULL, NULL) == IRM_OK) return IRM_OK;
+  irm_clear_error();
+  return irm_kind_add_option(k, "level", IRM_OPTION_INT, &two, "a level", 0);
+}
+
+static int failing_setup(irm_kind *k) {
+  irm_any no = irm_any_bool(false);
+  int rc = irm_kind_add_option(k, "half", IRM_OPTION_BOOL, &no, "added before the failure", 0);
+  return rc ? rc : irm_error(IRM_EVALUE, "setup refuses");
+}
+
+START_TEST(test_one_factory_makes_a_pass_per_resource) {
+  irm_kind *k = NULL;
+  ck_assert_ok(irm_pass_register_ex("EntryA", make_entry, (void *)&entry_a, entry_setup, &k));
+  ck_assert_ptr_nonnull(k);
+  ck_assert_str_eq(irm_kind_name(k), "EntryA");
+  ck_assert_ok(irm_pass_register_ex("EntryB", make_entry, (void *)&entry_b, NULL, NULL));
+  irm_pass *a = NULL, *b = NULL;
+  irm_object *opts = map1("level", irm_any_int(5));
+  ck_assert_ok(irm_pass_get("EntryA", opts, &a));
+  ck_assert_ok(irm_pass_get("EntryB", NULL, &b));
+  ck_assert_str_eq(irm_pass_name(a), "EntryA");
+  ck_assert_int_eq(irm_pass_opt_level(a), 1);
+  ck_assert_int_eq(irm_map_find_cstr(irm_pass_options(a), "level")->v_int, 5);
+  ck_assert_str_eq(irm_pass_name(b), "EntryB");
+  ck_assert_int_eq(irm_pass_opt_level(b), 3);
+  irm_object_release(opts);
+  irm_object_release(a);
+  irm_object_release(b);
+}
+END_TEST
+
+START_TEST(test_registering_ex_again_needs_the_same_factory_and_resource) {
+  setups = 0;
+  ck_assert_ok(irm_pass_register_ex("EntryA", make_entry, (void *)&entry_a, entry_setup, NULL));
+  ck_assert_ok(irm_pass_register_ex("EntryA", make_entry, (void *)&entry_a, entry_setup, NULL));
+  ck_assert_int_eq(setups, 2); /* setup runs again: it is idempotent */
+  irm_kind *k = (irm_kind *)&k;
+  ck_assert_error(irm_pass_register_ex("EntryA", make_entry, (void *)&entry_b, NULL, &k), IRM_EKEY,
+                  "KeyError: pass 'EntryA' is already registered with another factory");
+  ck_assert_ptr_null(k);
+  ck_assert_error(irm_pass_register("EntryA", make_other, NULL), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_pass_register_ex("EntryNull", NULL, NULL, NULL, NULL), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_pass_register_ex("", make_entry, (void *)&entry_a, NULL, NULL), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_pass_register_ex(NULL, make_entry, (void *)&entry_a, NULL, NULL), IRM_EVALUE, "ValueError: ");
+  irm_object *names = NULL;
+  ck_assert_ok(irm_pass_list(&names));
+  ck_assert(!array_has_string(names, "EntryNull"));
+  irm_object_release(names);
+}
+END_TEST
+
+START_TEST(test_a_failing_setup_takes_the_registration_back) {
+  ck_assert_error(irm_pass_register_ex("HalfMade", make_entry, (void *)&entry_a, failing_setup, NULL), IRM_EVALUE,
+                  "ValueError: setting up pass 'HalfMade': setup refuses");
+  irm_pass *p = NULL;
+  ck_assert_error(irm_pass_get("HalfMade", NULL, &p), IRM_EVALUE, "ValueError: ");
+  irm_object *names = NULL;
+  ck_assert_ok(irm_pass_list(&names));
+  ck_assert(!array_has_string(names, "HalfMade"));
+  irm_object_release(names);
+  ck_assert_ok(irm_pass_register_ex("HalfMade", make_entry, (void *)&entry_b, entry_setup, NULL));
+  ck_assert_ok(irm_pass_get("HalfMade", NULL, &p));
+  ck_assert_ptr_null(irm_map_find_cstr(irm_pass_options(p), "half")); /* the failed setup's option went too */
+  ck_assert_int_eq(irm_map_find_cstr(irm_pass_options(p), "level")->v_int, 2);
+  irm_object_release(p);
+}
+END_TEST
+
+START_TEST(test_journal_rollback_removes_an_ex_registration_and_its_options) {
+  irm_journal *j = open_journal();
+  ck_assert_ok(irm_pass_register_ex("TemporaryEx", make_entry, (void *)&entry_a, entry_setup, NULL));
+  irm_pass *p = NULL;
+  ck_assert_ok(irm_pass_get("TemporaryEx", NULL, &p));
+  irm_object_release(p);
+  p = NULL;
+  ck_assert_ok(irm_journal_rollback(j));
+  ck_assert_error(irm_pass_get("TemporaryEx", NULL, &p), IRM_EVALUE, "ValueError:");
+  /* another resource now: nothing of the old registration is left */
+  ck_assert_ok(irm_pass_register_ex("TemporaryEx", make_entry, (void *)&entry_b, NULL, NULL));
+  ck_assert_ok(irm_pass_get("TemporaryEx", NULL, &p));
+  ck_assert_int_eq(irm_pass_opt_level(p), 3);
+  ck_assert_ptr_null(irm_map_find_cstr(irm_pass_options(p), "level"));
+  irm_object_release(p);
+}
+END_TEST
+
 START_TEST(test_get_pass_and_list_passes_globals) {
   register_fuse();
   irm_object *opts = map1("max_depth", irm_any_int(2));
@@ -200,6 +307,10 @@ static Suite *pass_registry_suite(void) {
   tcase_add_test(reg, test_static_registration_registers_pass_and_options);
   tcase_add_test(reg, test_journal_rollback_removes_a_registered_pass);
   tcase_add_test(reg, test_get_pass_and_list_passes_globals);
+  tcase_add_test(reg, test_one_factory_makes_a_pass_per_resource);
+  tcase_add_test(reg, test_registering_ex_again_needs_the_same_factory_and_resource);
+  tcase_add_test(reg, test_a_failing_setup_takes_the_registration_back);
+  tcase_add_test(reg, test_journal_rollback_removes_an_ex_registration_and_its_options);
   suite_add_tcase(s, reg);
   return s;
 }

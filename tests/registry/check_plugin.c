@@ -130,6 +130,9 @@ START_TEST(test_failing_init_reports_its_message_and_rolls_everything_back) {
   ck_assert_error(irm_type_find("broken.Thing", &index), IRM_EKEY, "KeyError: type 'broken.Thing' is not registered");
   ck_assert_error(irm_type_find("broken.OldThing", &index), IRM_EKEY,
                   "KeyError: type 'broken.OldThing' is not registered");
+  irm_any v = irm_any_none(); /* its config aliases went too, that of a built-in option as well */
+  ck_assert_error(irm_pass_get_config(NULL, "broken.usmp", &v), IRM_EATTR, "AttributeError: ");
+  ck_assert_error(irm_pass_get_config(NULL, "broken.level", &v), IRM_EATTR, "AttributeError: ");
   irm_kind *graph = NULL;
   ck_assert_ok(irm_kind_find("executor", "graph", &graph));
   irm_any marker = irm_any_none();

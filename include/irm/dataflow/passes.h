@@ -4,12 +4,16 @@
  * pipeline text) and can also be called directly from C. All of them
  * rewrite through the one rewriter of expr.h, so a pass that changes
  * nothing returns its input module itself. They transform every
- * dataflow.Function of the module except functions whose attributes carry
- * `Compiler`, a true `SkipOptimization`, or `Primitive` (already fused);
- * other ir.BaseFunc types are kept as they are. Every pass reads its
- * settings in this order: a pass option given in the pipeline, then
- * the module attribute, then the PassContext config, then the default
- * (irm_pass_setting, pass.h).
+ * dataflow.Function of the module except those irm_base_func_should_skip(f,
+ * IRM_SKIP_DEFAULT) skips (module.h: `Compiler` set, `SkipOptimization`
+ * or `Primitive` nonzero), and do not enter nested function literals it
+ * skips; other ir.BaseFunc types are kept as they are. BindParams,
+ * SimplifyExpr, FoldConstant and ConvertLayout are function passes
+ * (irm_function_pass_new), the others module passes; their C functions
+ * here apply the same bodies (irm_function_pass_apply, pass.h). Every
+ * pass reads its settings in this order: a pass option given in the
+ * pipeline, then the module attribute, then the PassContext config, then
+ * the default (irm_pass_setting, pass.h).
  *
  *   name                 opt_level  options / settings
  *   InferType            0          -
@@ -35,11 +39,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Nonzero when a pass over function bodies should leave f alone: f is not
- * a dataflow.Function, or carries `Compiler`, a true `SkipOptimization` or a
- * true `Primitive`. */
-IRM_API int irm_ir_pass_skips_function(const irm_object *f);
 
 /* InferType: gives every expression of every function its checked type
  * (through each op's FInferType), annotates unannotated Let variables

@@ -137,6 +137,66 @@ START_TEST(test_evaluation_errors_are_reported_with_the_op) {
 }
 END_TEST
 
+/* A function pass that records the names (in mod) of the functions it
+ * is given, comma-separated, and gives each back. */
+static char given[256];
+static int record_given(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                        void *resource, irm_object **out) {
+  (void)ctx;
+  (void)options;
+  (void)resource;
+  irm_object *names = NULL;
+  ck_assert_ok(irm_module_function_names(mod, &names));
+  for (size_t i = 0; i < irm_array_size(names); i++) {
+    const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
+    if (irm_module_function(mod, name) != func) continue;
+    size_t len = strlen(given);
+    snprintf(given + len, sizeof given - len, "%s%s", len ? "," : "", name);
+  }
+  irm_object_release(names);
+  irm_object_retain(func);
+  *out = func;
+  return 0;
+}
+
+START_TEST(test_fold_constant_and_every_function_pass_skip_the_same_functions) {
+#define FOLDABLE "{\n  %0 = negative(const(float32, [1], [5]));\n  %0\n}\n"
+  irm_module *m = parse_module(HEADER "def @main() " FOLDABLE
+                                      "def @prim() attributes {Primitive = true} " FOLDABLE
+                                      "def @notprim() attributes {Primitive = false} " FOLDABLE
+                                      "def @ext() attributes {Compiler = \"ccompiler\"} " FOLDABLE
+                                      "def @ext_empty() attributes {Compiler = \"\"} " FOLDABLE
+                                      "def @noopt() attributes {SkipOptimization = true} " FOLDABLE
+                                      "def @opt() attributes {SkipOptimization = false} " FOLDABLE);
+#undef FOLDABLE
+  irm_pass *fold_pass = NULL, *record = NULL;
+  ck_assert_ok(irm_pass_get("FoldConstant", NULL, &fold_pass));
+  ck_assert(irm_object_is(fold_pass, "transform.FunctionPass"));
+  irm_module *folded = NULL, *same = NULL;
+  ck_assert_ok(irm_pass_run(fold_pass, m, &folded));
+  ck_assert_ok(irm_function_pass_new("Record", 0, NULL, 0, NULL, record_given, NULL, NULL, &record));
+  given[0] = '\0';
+  ck_assert_ok(irm_pass_run(record, m, &same));
+  ck_assert_ptr_eq(same, m);
+  ck_assert_str_eq(given, "main,notprim,opt");
+  irm_object *names = NULL;
+  ck_assert_ok(irm_module_function_names(m, &names));
+  for (size_t i = 0; i < irm_array_size(names); i++) {
+    const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
+    const irm_object *f = irm_module_function(m, name);
+    int kept = !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT), folded_it = irm_module_function(folded, name) != f;
+    char list[260], item[64];
+    snprintf(list, sizeof list, ",%s,", given);
+    snprintf(item, sizeof item, ",%s,", name);
+    int was_given = strstr(list, item) != NULL;
+    ck_assert_msg(kept == folded_it && kept == was_given, "@%s: the rule keeps it %d, FoldConstant folded it %d, "
+                  "the function pass was given it %d", name, kept, folded_it, was_given);
+  }
+  irm_object *objs[] = {names, m, folded, same, fold_pass, record};
+  for (size_t i = 0; i < 6; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pass_fold_constant");
   TCase *tc = tcase_create("fold_constant");
@@ -146,6 +206,7 @@ int main(void) {
   tcase_add_test(tc, test_ops_without_fevaluate_and_primitive_functions_stay);
   tcase_add_test(tc, test_the_pass_has_opt_level_2);
   tcase_add_test(tc, test_evaluation_errors_are_reported_with_the_op);
+  tcase_add_test(tc, test_fold_constant_and_every_function_pass_skip_the_same_functions);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
