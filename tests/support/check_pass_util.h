@@ -1,6 +1,7 @@
-/* Test passes shared by check_timing.c and check_pipeline.c: registered in
- * the pass registry (kind category "pass") with C factories. Static inline
- * only.
+/* Test passes shared by check_timing.c, check_pipeline.c,
+ * check_pass_errors.c and check_pass_memory_errors.c: registered in the
+ * pass registry (kind category "pass") with C factories, and fn_nop, a
+ * function pass body. Static inline only.
  *   TestNop    does nothing (returns its input)
  *   TestSleep  sleeps 2 ms, then returns its input
  *   TestMark   returns the module with attribute "test.marked" = true
@@ -42,6 +43,15 @@ static inline int tp_mark(irm_module *mod, irm_pass_context *ctx, const irm_obje
 static inline int tp_make(const char *name, const irm_object *options, irm_module_pass_fn fn, void *res,
                           irm_pass **out) {
   return irm_module_pass_new(name, 0, NULL, 0, options, fn, res, NULL, out);
+}
+
+/* A function pass body that returns each function as it is. */
+static inline int fn_nop(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                         void *resource, irm_object **out) {
+  (void)mod, (void)ctx, (void)options, (void)resource;
+  irm_object_retain(func);
+  *out = func;
+  return 0;
 }
 
 static inline int tf_nop(const irm_object *o, irm_pass **out) { return tp_make("TestNop", o, tp_nop, NULL, out); }
