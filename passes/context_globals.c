@@ -121,6 +121,18 @@ static int g_register_config_alias(const irm_any *args, int32_t nargs, irm_any *
   return rc;
 }
 
+/* transform.DeprecateConfig(key, hint) -> NONE */
+static int g_deprecate_config(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)ret;
+  (void)res;
+  const char *fn = "transform.DeprecateConfig", *key = NULL, *hint = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &key, NULL);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &hint, NULL);
+  if (!rc && (rc = irm_pass_config_deprecate(key, hint))) rc = irm_error_context(rc, "%s", fn);
+  return rc;
+}
+
 /* transform.GetConfig(mod, key) -> value (module attr, PassContext, default) */
 static int g_get_config(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
@@ -179,6 +191,7 @@ int irm_register_context_globals_(void) {
       {"transform.ListConfigs", g_list_configs},
       {"transform.RegisterConfig", g_register_config},
       {"transform.RegisterConfigAlias", g_register_config_alias},
+      {"transform.DeprecateConfig", g_deprecate_config},
       {"transform.GetConfig", g_get_config},
       {"transform.PassInstrument", g_instrument},
       {"transform.OverrideInstruments", g_override},

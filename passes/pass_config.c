@@ -19,6 +19,7 @@
 #include "irm/error.h"
 #include "irm/structural.h"
 #include "pass_config_alias.h"
+#include "pass_config_deprecated.h"
 
 typedef struct config_entry {
   irm_option_type type;
@@ -82,6 +83,35 @@ static int unknown_key(const char *key) {
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- registering ------------------------------------------------------------------- */
+
+int irm_pass_config_deprecate(const char *key, const char *hint) {
+  if (!key || !key[0] || !hint || !hint[0])
+    return irm_error(IRM_EVALUE, "deprecating a config option needs its key and a hint saying what to use instead");
+  int rc = irm_builtins_ready_();
+  if (rc) return rc;
+  const char *was = NULL, *of = NULL;
+  pthread_mutex_lock(&names_lock);
+  config_entry *e = find(key);
+  if (e) rc = irm_pass_config_deprecated_add_(e->name, hint, &was);
+  else of = irm_pass_config_alias_of_(key);
+  pthread_mutex_unlock(&names_lock);
+  if (rc) return irm_error_nomem_("deprecating a config option");
+  if (of)
+    return irm_error(IRM_EVALUE, "cannot deprecate '%s': it is an alias of '%s'; deprecate the option",
+                     irm_error_quote(key), of);
+  if (!e) {
+    char *closest = NULL;
+    if (irm_name_table_closest_(&configs, key, &closest)) return irm_error_nomem_("deprecating a config option");
+    rc = irm_error(IRM_EVALUE, "cannot deprecate '%s': it is no registered config option%s%s%s", irm_error_quote(key),
+                   closest ? " (did you mean '" : "", closest ? closest : "", closest ? "'?)" : "");
+    irm_free(closest);
+    return rc;
+  }
+  if (was && strcmp(was, hint) != 0)
+    return irm_error(IRM_EKEY, "config option '%s' is already deprecated with another hint ('%s')",
+                     irm_error_quote(key), irm_error_quote(was));
+  return IRM_OK;
+}
 
 static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
                            const char *module_attr, int *same);
@@ -200,15 +230,17 @@ static void entry_free(config_entry *e) {
 
 /* ---- listing ------------------------------------------------------------------------------ */
 
-/* Adds name -> {type, default, module_attr, alias_of} for e's option
- * (alias_of: the option name is an alias of, NONE for the option itself). */
+/* Adds name -> {type, default, module_attr, alias_of, deprecated} for e's
+ * option (alias_of: the option name is an alias of, NONE for the option
+ * itself; deprecated: what to use instead, NONE when it is not). */
 static int list_entry(irm_object **list, const char *name, const config_entry *e, const char *alias_of) {
-  const char *keys[] = {"type", "default", "module_attr", "alias_of"};
+  const char *keys[] = {"type", "default", "module_attr", "alias_of", "deprecated"};
+  const char *hint = irm_pass_config_deprecated_hint_(e->name);
   irm_any values[] = {irm_any_str(irm_option_type_name(e->type)), e->default_value,
                       e->module_attr ? irm_any_str(e->module_attr) : irm_any_none(),
-                      alias_of ? irm_any_str(alias_of) : irm_any_none()};
+                      alias_of ? irm_any_str(alias_of) : irm_any_none(), hint ? irm_any_str(hint) : irm_any_none()};
   irm_object *info = NULL;
-  int rc = irm_map_from_pairs(keys, values, 4, &info);
+  int rc = irm_map_from_pairs(keys, values, 5, &info);
   irm_any v = irm_any_object(info);
   if (!rc) rc = irm_map_set_move(list, name, &v);
   irm_object_release(info);
@@ -287,6 +319,13 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out) {
       rc = irm_error_context(rc, "option '%s'", irm_error_quote(given));
       break;
     }
+    const char *hint = irm_pass_config_deprecated_hint_(key);
+    if (hint && (rc = irm_warn_unique_(IRM_DEPRECATION_PREFIX "PassContext config option '%s' is deprecated: %s",
+                                       irm_error_quote(given), hint))) {
+      irm_any_release(&value);
+      if (rc == IRM_ENOMEM) rc = irm_error_nomem_("delivering a deprecation warning");
+      break;
+    }
     rc = irm_map_set_move(&checked, key, &value);
     irm_any_release(&value);
   }
@@ -297,6 +336,9 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out) {
   *out = checked;
   return IRM_OK;
 }
+
+static int warn_if_disagreeing(const char *site, const config_entry *e, const irm_any *on_mod,
+                               const irm_any *from_ctx);
 
 /* ---- reading an option --------------------------------------------------------------------------- */
 
@@ -310,31 +352,44 @@ int irm_pass_get_config(const irm_module *mod, const char *key, irm_any *out) {
   if (rc) return rc;
   config_entry *e = find(irm_pass_config_resolve_(key));
   if (!e) return unknown_key(key);
-  key = e->name; /* an alias reads its option */
-  /* 1. the module attribute the option migrates to */
-  if (mod && e->module_attr) {
-    if ((rc = irm_module_get_attr(mod, e->module_attr, out))) return rc;
-    if (out->type_code != IRM_NONE) return IRM_OK;
-  }
+  key = e->name; /* an alias reads its option, silently: TVM's names work as written */
+  /* 1. the module attribute the option migrates to; reading it from the
+   * context instead is the migration at work, and silent, unless the two
+   * disagree */
+  if (mod && e->module_attr && (rc = irm_module_get_attr(mod, e->module_attr, out))) return rc;
   /* 2. the current PassContext */
   irm_pass_context *ctx = NULL;
   if ((rc = irm_pass_context_current(&ctx))) return rc;
   const irm_any *v = irm_map_find_cstr(irm_pass_context_config(ctx), key);
-  if (v) rc = irm_any_copy(v, out);
-  irm_object_release(ctx);
-  if (v) {
-    if (!rc && e->module_attr) {
-      char once[512];
-      snprintf(once, sizeof once, "pass-config-migrated:%s", key);
-      (void)irm_warn_once(once,
-                          "PassContext config option '%s' is deprecated: set the module attribute '%s' "
-                          "instead (passes read it from the module)",
-                          irm_error_quote(key), e->module_attr);
-    }
-    return rc;
+  if (out->type_code != IRM_NONE) {
+    if (v) rc = warn_if_disagreeing("reading config option", e, out, v);
+  } else if (v) {
+    rc = irm_any_copy(v, out);
+  } else {
+    /* 3. the registered default */
+    rc = irm_any_copy(&e->default_value, out);
   }
-  /* 3. the registered default */
-  return irm_any_copy(&e->default_value, out);
+  irm_object_release(ctx);
+  if (rc) irm_any_release(out);
+  return rc;
+}
+
+/* One warning (once per process for these values) when the module
+ * attribute and the PassContext give an option different values: the
+ * module wins, since a module carries its own configuration. */
+static int warn_if_disagreeing(const char *site, const config_entry *e, const irm_any *on_mod,
+                               const irm_any *from_ctx) {
+  int same = 0;
+  int rc = irm_structural_equal(on_mod, from_ctx, &same);
+  if (rc || same) return rc;
+  irm_object *a = NULL, *b = NULL;
+  if (irm_repr(on_mod, &a) || irm_repr(from_ctx, &b)) irm_clear_error();
+  rc = irm_warn_unique_("%s: module attribute '%s' = %s and PassContext config option '%s' = %s disagree; the "
+                        "module attribute wins (a module carries its own configuration): drop one of them",
+                        site, e->module_attr, a ? irm_string_data(a) : "?", e->name, b ? irm_string_data(b) : "?");
+  irm_object_release(a);
+  irm_object_release(b);
+  return rc == IRM_ENOMEM ? irm_error_nomem_("delivering a warning") : rc;
 }
 
 /* ---- MigratePassConfig ------------------------------------------------------------------------------ */
@@ -381,17 +436,7 @@ static int migrate_one(irm_module **mod, const config_entry *e, const irm_any *f
   int rc = irm_module_get_attr(*mod, e->module_attr, &on_mod);
   if (rc) return rc;
   if (on_mod.type_code == IRM_NONE) return irm_module_set_attr_move(mod, e->module_attr, from_ctx);
-  int same = 0;
-  rc = irm_structural_equal(&on_mod, from_ctx, &same);
-  if (!rc && !same) {
-    irm_object *a = NULL, *b = NULL;
-    if (irm_repr(&on_mod, &a) || irm_repr(from_ctx, &b)) irm_clear_error();
-    irm_warn("MigratePassConfig: module attribute '%s' = %s differs from PassContext config option '%s' = %s; "
-             "the module attribute wins",
-             e->module_attr, a ? irm_string_data(a) : "?", e->name, b ? irm_string_data(b) : "?");
-    irm_object_release(a);
-    irm_object_release(b);
-  }
+  rc = warn_if_disagreeing("MigratePassConfig", e, &on_mod, from_ctx);
   irm_any_release(&on_mod);
   return rc;
 }

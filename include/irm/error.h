@@ -83,27 +83,58 @@ IRM_API size_t irm_edit_distance(const char *a, const char *b);
 
 /* ---- warnings ---------------------------------------------------------- */
 
+/* irm warns only about what the user should change. A warning about
+ * something deprecated (a legacy target option, a config option registered
+ * as deprecated) starts with IRM_DEPRECATION_PREFIX, as an error starts
+ * with its kind, so a handler can tell the two apart (Python's package maps
+ * them to irm.IrmDeprecationWarning and irm.IrmWarning). The library's own
+ * warnings go out at most once per process for each distinct text, so a
+ * pipeline run a thousand times warns once. */
+#define IRM_DEPRECATION_PREFIX "DeprecationWarning: "
+
 /* Receives each warning as one line without a trailing newline; msg is
  * borrowed for the duration of the call. */
 typedef void (*irm_warning_handler)(const char *msg, void *user_data);
 
 /* Installs a warning handler (NULL restores the default, which writes
- * "irm: warning: <msg>\n" to stderr). Returns nothing; safe from any thread.
- * The handler may be called from any thread, never with an irm lock held. */
+ * "irm: warning: <msg>\n" to stderr, or "irm: DeprecationWarning: ..." for
+ * a deprecation). Returns nothing; safe from any thread. The handler may be
+ * called from any thread, never with an irm lock held. */
 IRM_API void irm_set_warning_handler(irm_warning_handler handler, void *user_data);
 
-/* Emits a warning through the handler. Returns IRM_OK, or IRM_ENOMEM when
- * a long text could not be allocated: then nothing is delivered (never a
- * cut text) and, so that it can be called while reporting another error,
- * the thread's error message is left alone: a caller for whom the warning
- * matters reports MemoryError itself. Safe from any thread. */
+/* What happens to a warning. */
+typedef enum irm_warnings_policy {
+  IRM_WARNINGS_DEFAULT = 0, /* delivered to the handler */
+  IRM_WARNINGS_IGNORE = 1,  /* dropped */
+  IRM_WARNINGS_ERROR = 2    /* the operation that warned fails with "RuntimeError: <warning> (...)" */
+} irm_warnings_policy;
+
+/* Sets the policy for the whole process (it replaces what the environment
+ * variable IRM_WARNINGS said: "default", "ignore" or "error", read at the
+ * first warning when no policy was set). Safe from any thread. */
+IRM_API void irm_set_warnings_policy(irm_warnings_policy policy);
+
+/* The policy in force (IRM_WARNINGS read if nothing was set; an unknown
+ * value there counts as "default" and is reported once as a warning). */
+IRM_API irm_warnings_policy irm_warnings_policy_current(void);
+
+/* Emits a warning through the handler, every time it is called. Returns
+ * IRM_OK (also when the policy drops it), or IRM_ENOMEM when a long text
+ * could not be allocated: then nothing is delivered (never a cut text) and,
+ * so that it can be called while reporting another error, the thread's
+ * error message is left alone: a caller for whom the warning matters
+ * reports MemoryError itself. Under IRM_WARNINGS_ERROR it delivers nothing,
+ * sets "RuntimeError: <msg> (IRM_WARNINGS=error makes warnings errors)" and
+ * returns IRM_ERUNTIME: callers that can fail pass that on. Safe from any
+ * thread. */
 IRM_API int irm_warn(const char *fmt, ...) IRM_PRINTF_(1, 2);
 
 /* Emits a warning only the first time this process sees key (for example
  * "deprecated:-link-params"). Returns 1 if it was emitted, 0 if it had been
- * emitted before, IRM_ENOMEM as irm_warn does (the key is then not
- * remembered). A key that cannot be remembered (out of memory) still
- * warns, and may warn again later. */
+ * emitted before (or the policy dropped it), IRM_ENOMEM as irm_warn does
+ * (the key is then not remembered), IRM_ERUNTIME under IRM_WARNINGS_ERROR
+ * (every time: the key is not remembered). A key that cannot be remembered
+ * (out of memory) still warns, and may warn again later. */
 IRM_API int irm_warn_once(const char *key, const char *fmt, ...) IRM_PRINTF_(2, 3);
 
 /* Forgets every key of irm_warn_once, so each warns again. For tests. */

@@ -327,9 +327,21 @@ IRM_API int irm_pass_config_register(const char *key, const char *type, const ir
  * MemoryError. */
 IRM_API int irm_pass_config_register_alias(const char *alias, const char *key);
 
+/* Marks the config option key deprecated: a PassContext whose config gives
+ * it (under any name) warns once per process "DeprecationWarning:
+ * PassContext config option '<key>' is deprecated: <hint>", and
+ * irm_pass_config_list shows the hint. hint says what to use instead. The
+ * same hint again is fine. Journaled: a plugin's deprecations go with it.
+ * Errors: ValueError (NULL or empty key or hint; key is an alias; key is no
+ * registered option, with the closest one), KeyError (deprecated already
+ * with another hint), MemoryError. Migrating an option onto a module
+ * attribute is not a deprecation: reading it from the context is silent. */
+IRM_API int irm_pass_config_deprecate(const char *key, const char *hint);
+
 /* key -> Map {"type", "default", "module_attr" (or NONE), "alias_of" (the
- * option an alias stands for; NONE for an option)} as a NEW Map: the
- * options in registration order, then the aliases. Errors: MemoryError. */
+ * option an alias stands for; NONE for an option), "deprecated" (the hint;
+ * NONE when not deprecated)} as a NEW Map: the options in registration
+ * order, then the aliases. Errors: MemoryError. */
 IRM_API int irm_pass_config_list(irm_object **out);
 
 /* The value of a config option for mod (borrowed; NULL: no module): the

@@ -142,8 +142,9 @@ static void format_value(const irm_any *v, char *buf, size_t size) {
 }
 
 /* A deprecation warning is part of the conversion's result: one that
- * cannot be delivered (out of memory) fails the conversion. */
-static int warned(int rc) { return rc ? irm_error_nomem_("delivering a deprecation warning") : IRM_OK; }
+ * cannot be delivered (out of memory), or that the policy makes an error,
+ * fails the conversion. Each distinct one goes out once per process. */
+static int warned(int rc) { return rc == IRM_ENOMEM ? irm_error_nomem_("delivering a deprecation warning") : rc; }
 
 /* Options of a target whose options are not the ones read (TVM 0.9 reads
  * the host's when there is a host): dropped, with a warning each. */
@@ -155,9 +156,10 @@ static int warn_ignored(const irm_object *found, const char *where) {
   while (!rc && irm_map_iter_next(&it, &key, &value)) {
     char shown[IRM_ERROR_QUOTE_MAX + 8];
     format_value(value, shown, sizeof shown);
-    rc = warned(irm_warn("target option '-%s' (%s) of %s is deprecated and ignored: with a host, executor and "
-                         "runtime options are read from the host; pass %s instead", irm_string_data(key), shown,
-                         where, find_legacy(irm_string_data(key))->example));
+    rc = warned(irm_warn_unique_(IRM_DEPRECATION_PREFIX
+                                 "target option '-%s' (%s) of %s is deprecated and ignored: "
+                                 "with a host, executor and runtime options are read from the host; pass %s instead",
+                                 irm_string_data(key), shown, where, find_legacy(irm_string_data(key))->example));
   }
   return rc;
 }
@@ -167,8 +169,9 @@ static int move_option(irm_object **options, const char *owner, const char *kind
                        const irm_any *value) {
   char shown[IRM_ERROR_QUOTE_MAX + 8];
   format_value(value, shown, sizeof shown);
-  int rc = warned(irm_warn("target option '-%s' is deprecated: it is an option of the %s now; pass %s('%s', {'%s': "
-                           "%s})", name, owner, owner, irm_error_quote(kind), name, shown));
+  int rc = warned(irm_warn_unique_(IRM_DEPRECATION_PREFIX "target option '-%s' is deprecated: it is an option of "
+                                                          "the %s now; pass %s('%s', {'%s': %s})",
+                                   name, owner, owner, irm_error_quote(kind), name, shown));
   return rc ? rc : irm_map_set_move(options, name, value);
 }
 
@@ -191,16 +194,21 @@ static int read_source(conversion *c) {
     const char *name = irm_string_data(key);
     const legacy_option *o = find_legacy(name);
     if (o->role == EXECUTOR_NAME) {
-      rc = warned(irm_warn("target option '-executor=%s' is deprecated: pass Executor('%s') instead",
-                           irm_error_quote(c->executor), irm_error_quote(c->executor)));
+      rc = warned(irm_warn_unique_(IRM_DEPRECATION_PREFIX
+                                   "target option '-executor=%s' is deprecated: pass Executor('%s') instead",
+                                   irm_error_quote(c->executor), irm_error_quote(c->executor)));
     } else if (o->role == RUNTIME_NAME) {
-      rc = warned(irm_warn("target option '-runtime=%s' is deprecated: pass Runtime('%s') instead",
-                           irm_error_quote(given_runtime), irm_error_quote(runtime_kind)));
+      rc = warned(irm_warn_unique_(IRM_DEPRECATION_PREFIX
+                                   "target option '-runtime=%s' is deprecated: pass Runtime('%s') instead",
+                                   irm_error_quote(given_runtime), irm_error_quote(runtime_kind)));
     } else if (o->role == RUNTIME_OPTION) {
       rc = move_option(&c->runtime_options, "Runtime", runtime_kind, name, value);
     } else if (strcmp(name, "link-params") == 0 && (!value->v_int || strcmp(exec_kind, "aot") == 0)) {
-      rc = warned(irm_warn("target option '-link-params=%s' is deprecated and dropped: %s; pass %s('%s', "
-                           "{'link-params': True}) to link parameters", value->v_int ? "1" : "0",
+      rc = warned(
+          irm_warn_unique_(IRM_DEPRECATION_PREFIX "target option '-link-params=%s' is deprecated and "
+                                                  "dropped: %s; pass %s('%s', "
+                                                  "{'link-params': True}) to link parameters",
+                           value->v_int ? "1" : "0",
                            value->v_int ? "the aot executor links parameters by default" : "not linking is the default",
                            "Executor", irm_error_quote(exec_kind)));
     } else {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "irm/alloc.h"
+#include "irm/error.h"
 #include "irm/function.h"
 #include "irm/kind.h"
 
@@ -20,6 +21,14 @@
 
 /* "MemoryError: out of memory <what>"; returns IRM_ENOMEM. */
 int irm_error_nomem_(const char *what);
+
+/* The library's way to warn: once per process for each distinct text (so a
+ * pipeline run a thousand times warns once), under the warnings policy.
+ * IRM_OK; IRM_ENOMEM (no message set) when the text could not be made;
+ * IRM_ERUNTIME with the message set under IRM_WARNINGS_ERROR, which callers
+ * that can fail pass on. A deprecation starts its text with
+ * IRM_DEPRECATION_PREFIX. */
+int irm_warn_unique_(const char *fmt, ...) IRM_PRINTF_(1, 2);
 
 /* ---- UTF-8 (registry/string.c) ---------------------------------------------- */
 

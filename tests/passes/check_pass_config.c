@@ -1,5 +1,6 @@
 /* PassContext config options (pass.h): the registry, GetConfig's
- * resolution order and its one-time deprecation warning, the
+ * resolution order and when it warns (never for the migration itself),
+ * options registered as deprecated, the
  * MigratePassConfig pass, and aliases (TVM's names and registered ones). */
 #include <check.h>
 #include <stdio.h>
@@ -116,6 +117,80 @@ START_TEST(test_register_config_global_and_journal_rollback) {
 }
 END_TEST
 
+/* ---- deprecated options ----------------------------------------------------------------- */
+
+/* Registers test.old (str, default "a") and deprecates it, inside j. */
+static void register_deprecated(const char *hint) {
+  irm_any a = irm_any_str("a");
+  ck_assert_ok(irm_pass_config_register("test.old", "str", &a, NULL));
+  ck_assert_ok(irm_pass_config_deprecate("test.old", hint));
+}
+
+START_TEST(test_a_context_giving_a_deprecated_option_warns_once_with_the_hint) {
+  irm_journal *j = open_journal();
+  register_deprecated("use test.new instead");
+  for (int i = 0; i < 3; i++) leave(enter_config("test.old", irm_any_str("b")));
+  ck_assert_int_eq(n_warnings, 1);
+  ck_assert_str_eq(warnings[0], IRM_DEPRECATION_PREFIX
+                   "PassContext config option 'test.old' is deprecated: use test.new instead");
+  irm_object *list = NULL;
+  ck_assert_ok(irm_pass_config_list(&list));
+  const irm_object *info = irm_map_find_cstr(list, "test.old")->v_obj;
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(info, "deprecated")->v_obj), "use test.new instead");
+  info = irm_map_find_cstr(list, "usmp.enable")->v_obj;
+  ck_assert_int_eq(irm_map_find_cstr(info, "deprecated")->type_code, IRM_NONE);
+  irm_object_release(list);
+  ck_assert_ok(irm_journal_rollback(j));
+}
+END_TEST
+
+START_TEST(test_deprecating_errors_name_the_option_and_change_nothing) {
+  irm_journal *j = open_journal();
+  register_deprecated("use test.new");
+  ck_assert_ok(irm_pass_config_deprecate("test.old", "use test.new")); /* the same again */
+  ck_assert_error(irm_pass_config_deprecate("test.old", "something else"), IRM_EKEY,
+                  "KeyError: config option 'test.old' is already deprecated with another hint ('use test.new')");
+  ck_assert_error(irm_pass_config_deprecate("usmp.enabel", "x"), IRM_EVALUE,
+                  "ValueError: cannot deprecate 'usmp.enabel': it is no registered config option (did you mean "
+                  "'usmp.enable'?)");
+  ck_assert_error(irm_pass_config_deprecate("tir.usmp.enable", "x"), IRM_EVALUE,
+                  "ValueError: cannot deprecate 'tir.usmp.enable': it is an alias of 'usmp.enable'");
+  ck_assert_error(irm_pass_config_deprecate("usmp.enable", ""), IRM_EVALUE, "ValueError: ");
+  leave(enter_config("usmp.enable", irm_any_bool(true)));
+  ck_assert_int_eq(n_warnings, 0); /* usmp.enable was not deprecated by the failures */
+  ck_assert_ok(irm_journal_rollback(j));
+}
+END_TEST
+
+START_TEST(test_a_journal_rollback_takes_a_deprecation_back) {
+  irm_any a = irm_any_str("a");
+  ck_assert_ok(irm_pass_config_register("test.kept", "str", &a, NULL));
+  irm_journal *j = open_journal();
+  irm_any args[2] = {irm_any_str("test.kept"), irm_any_str("gone soon")};
+  irm_any r = call_ok("transform.DeprecateConfig", args, 2);
+  ck_assert_int_eq(r.type_code, IRM_NONE);
+  ck_assert_ok(irm_journal_rollback(j));
+  leave(enter_config("test.kept", irm_any_str("b")));
+  ck_assert_int_eq(n_warnings, 0);
+}
+END_TEST
+
+START_TEST(test_warnings_as_errors_refuse_a_context_with_a_deprecated_option) {
+  irm_journal *j = open_journal();
+  register_deprecated("use test.new");
+  irm_set_warnings_policy(IRM_WARNINGS_ERROR);
+  irm_object *cfg = map1("test.old", irm_any_str("b"));
+  irm_pass_context *ctx = NULL;
+  int rc = irm_pass_context_new(2, NULL, NULL, cfg, NULL, &ctx);
+  irm_set_warnings_policy(IRM_WARNINGS_DEFAULT);
+  ck_assert_error(rc, IRM_ERUNTIME, "RuntimeError: ");
+  ck_assert_error_mentions("'test.old' is deprecated: use test.new");
+  ck_assert_ptr_null(ctx);
+  irm_object_release(cfg);
+  ck_assert_ok(irm_journal_rollback(j));
+}
+END_TEST
+
 /* ---- GetConfig ---------------------------------------------------------------------------- */
 
 START_TEST(test_get_config_falls_back_to_the_default) {
@@ -139,15 +214,34 @@ START_TEST(test_get_config_reads_the_context_before_the_default) {
 }
 END_TEST
 
-START_TEST(test_get_config_reads_the_module_attribute_first) {
+START_TEST(test_get_config_reads_the_module_attribute_first_warning_once_when_the_context_disagrees) {
   irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
   irm_module *base = plain_module();
   irm_module *mod = with_attr(base, "usmp.algorithm", irm_any_str("greedy_by_conflicts"));
   irm_object_release(base);
+  for (int i = 0; i < 3; i++) {
+    irm_any v = get_config(mod, "usmp.algorithm");
+    ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_conflicts");
+    irm_any_release(&v);
+  }
+  ck_assert_int_eq(n_warnings, 1); /* which value wins and why, once */
+  ck_assert_ptr_nonnull(strstr(warnings[0], "'usmp.algorithm' = \"greedy_by_conflicts\""));
+  ck_assert_ptr_nonnull(strstr(warnings[0], "= \"hill_climb\" disagree; the module attribute wins"));
+  ck_assert_ptr_null(strstr(warnings[0], "deprecated"));
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_get_config_is_silent_when_module_and_context_agree) {
+  irm_pass_context *ctx = enter_config("usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *base = plain_module();
+  irm_module *mod = with_attr(base, "usmp.algorithm", irm_any_str("hill_climb"));
+  irm_object_release(base);
   irm_any v = get_config(mod, "usmp.algorithm");
-  ck_assert_str_eq(irm_string_data(v.v_obj), "greedy_by_conflicts");
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
   irm_any_release(&v);
-  ck_assert_int_eq(n_warnings, 0); /* read from the module: no warning */
+  ck_assert_int_eq(n_warnings, 0);
   irm_object_release(mod);
   leave(ctx);
 }
@@ -184,7 +278,7 @@ START_TEST(test_pass_option_given_in_a_pipeline_beats_module_context_and_default
 }
 END_TEST
 
-START_TEST(test_reading_a_migrated_option_from_the_context_warns_once) {
+START_TEST(test_reading_a_migrated_option_from_the_context_is_silent) {
   irm_pass_context *ctx = enter_config("usmp.enable", irm_any_bool(true));
   irm_module *mod = plain_module();
   for (int i = 0; i < 3; i++) {
@@ -192,13 +286,22 @@ START_TEST(test_reading_a_migrated_option_from_the_context_warns_once) {
     ck_assert_int_eq(v.type_code, IRM_BOOL);
     ck_assert_int_eq(v.v_int, 1);
   }
-  ck_assert_int_eq(n_warnings, 1);
-  ck_assert_ptr_nonnull(strstr(warnings[0], "'usmp.enable'"));
-  ck_assert_ptr_nonnull(strstr(warnings[0], "module attribute"));
-  irm_warn_once_reset();
-  irm_any v = get_config(mod, "usmp.enable");
-  (void)v;
-  ck_assert_int_eq(n_warnings, 2);
+  ck_assert_int_eq(n_warnings, 0); /* the migration at work is no deprecation */
+  irm_object_release(mod);
+  leave(ctx);
+}
+END_TEST
+
+START_TEST(test_tvm_names_read_their_option_silently) {
+  irm_pass_context *ctx = enter_config("tir.usmp.algorithm", irm_any_str("hill_climb"));
+  irm_module *mod = plain_module();
+  irm_any v = get_config(mod, "tir.usmp.algorithm");
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
+  irm_any_release(&v);
+  v = get_config(mod, "usmp.algorithm");
+  ck_assert_str_eq(irm_string_data(v.v_obj), "hill_climb");
+  irm_any_release(&v);
+  ck_assert_int_eq(n_warnings, 0);
   irm_object_release(mod);
   leave(ctx);
 }
@@ -459,9 +562,15 @@ static Suite *pass_config_suite(void) {
   tcase_add_test(tc, test_register_config_global_and_journal_rollback);
   tcase_add_test(tc, test_get_config_falls_back_to_the_default);
   tcase_add_test(tc, test_get_config_reads_the_context_before_the_default);
-  tcase_add_test(tc, test_get_config_reads_the_module_attribute_first);
+  tcase_add_test(tc, test_get_config_reads_the_module_attribute_first_warning_once_when_the_context_disagrees);
+  tcase_add_test(tc, test_get_config_is_silent_when_module_and_context_agree);
   tcase_add_test(tc, test_pass_option_given_in_a_pipeline_beats_module_context_and_default);
-  tcase_add_test(tc, test_reading_a_migrated_option_from_the_context_warns_once);
+  tcase_add_test(tc, test_reading_a_migrated_option_from_the_context_is_silent);
+  tcase_add_test(tc, test_a_context_giving_a_deprecated_option_warns_once_with_the_hint);
+  tcase_add_test(tc, test_deprecating_errors_name_the_option_and_change_nothing);
+  tcase_add_test(tc, test_a_journal_rollback_takes_a_deprecation_back);
+  tcase_add_test(tc, test_warnings_as_errors_refuse_a_context_with_a_deprecated_option);
+  tcase_add_test(tc, test_tvm_names_read_their_option_silently);
   tcase_add_test(tc, test_get_config_of_an_unknown_key_suggests_the_closest);
   tcase_add_test(tc, test_migrate_copies_context_options_onto_the_module);
   tcase_add_test(tc, test_migrate_conflict_keeps_the_module_value_and_warns_with_both);

@@ -51,10 +51,14 @@ static warning_log warnings;
 
 static void setup(void) {
   memset(&warnings, 0, sizeof warnings);
+  irm_warn_once_reset(); /* each distinct warning goes out once per process */
   irm_set_warning_handler(log_warning, &warnings);
 }
 
-static void teardown(void) { irm_set_warning_handler(NULL, NULL); }
+static void teardown(void) {
+  irm_set_warnings_policy(IRM_WARNINGS_DEFAULT);
+  irm_set_warning_handler(NULL, NULL);
+}
 
 /* ---- the full conversion ------------------------------------------------------- */
 
@@ -71,6 +75,40 @@ START_TEST(test_full_legacy_string_gives_target_executor_and_runtime) {
   ck_assert_int_eq(config_attr("runtime", c.runtime, "system-lib").v_int, 1);
   ck_assert_int_eq(warnings.count, 6);
   release(&c);
+}
+END_TEST
+
+START_TEST(test_converting_the_same_string_again_warns_no_more) {
+  const char *text = "c -executor=aot -runtime=c -system-lib -link-params=1 -unpacked-api=1 -interface-api=c";
+  for (int i = 0; i < 3; i++) {
+    converted c = convert(text, NULL);
+    release(&c);
+  }
+  ck_assert_int_eq(warnings.count, 6); /* a loop converting it warns once per option */
+}
+END_TEST
+
+START_TEST(test_legacy_warnings_are_deprecations) {
+  converted c = convert("c -executor=aot -runtime=c", NULL);
+  ck_assert_int_eq(warnings.count, 2);
+  for (int i = 0; i < warnings.count; i++)
+    ck_assert_msg(strncmp(warnings.text[i], IRM_DEPRECATION_PREFIX, strlen(IRM_DEPRECATION_PREFIX)) == 0, "%s",
+                  warnings.text[i]);
+  release(&c);
+}
+END_TEST
+
+START_TEST(test_warnings_as_errors_fail_the_conversion_naming_the_option) {
+  irm_set_warnings_policy(IRM_WARNINGS_ERROR);
+  irm_object *t = NULL, *e = NULL, *r = NULL;
+  ck_assert_error(irm_target_convert_legacy("c -executor=aot", NULL, &t, &e, &r), IRM_ERUNTIME,
+                  "RuntimeError: converting legacy target 'c -executor=aot': DeprecationWarning: target option "
+                  "'-executor=aot' is deprecated: pass Executor('aot') instead (IRM_WARNINGS=error makes warnings "
+                  "errors)");
+  ck_assert_ptr_null(t);
+  ck_assert_ptr_null(e);
+  ck_assert_ptr_null(r);
+  ck_assert_int_eq(warnings.count, 0);
 }
 END_TEST
 
@@ -469,6 +507,7 @@ static char *summary_of(const converted *c, const warning_log *log) {
 static char *convert_summary(const legacy_case *lc, int *rc) {
   converted c = {0};
   memset(&warnings, 0, sizeof warnings);
+  irm_warn_once_reset(); /* every run warns afresh */
   *rc = irm_target_convert_legacy(lc->text, lc->host_text, &c.target, &c.executor, &c.runtime);
   stop_failing();
   char *summary = *rc ? NULL : summary_of(&c, &warnings);
@@ -539,6 +578,9 @@ int main(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_full_legacy_string_gives_target_executor_and_runtime);
   tcase_add_test(tc, test_each_option_warns_once_naming_it_and_its_replacement);
+  tcase_add_test(tc, test_converting_the_same_string_again_warns_no_more);
+  tcase_add_test(tc, test_legacy_warnings_are_deprecations);
+  tcase_add_test(tc, test_warnings_as_errors_fail_the_conversion_naming_the_option);
   tcase_add_test(tc, test_plain_target_converts_to_itself_without_executor_runtime_or_warnings);
   tcase_add_test(tc, test_executor_option_gives_that_executor);
   tcase_add_test(tc, test_link_params_true_without_executor_gives_graph_with_link_params);
