@@ -18,6 +18,21 @@ if(IRM_BUILD_TESTS)
   irm_require_pkg(IRM_CHECK check check)
 endif()
 
+# irm/tensor.h (a public header) includes <dlpack/dlpack.h>: Debian's
+# libdlpack-dev, header only, ships a CMake package (dlpack::dlpack) and no
+# pkg-config file. libirm links dlpack::dlpack PUBLIC, so the installed CMake
+# package needs it too (cmake/irmConfig.cmake.in); irm.pc names its include
+# folder (cmake/irm.pc.in).
+find_package(dlpack CONFIG QUIET)
+if(NOT dlpack_FOUND OR NOT TARGET dlpack::dlpack)
+  message(FATAL_ERROR "dlpack not found: install the Debian package 'libdlpack-dev' (apt-get install -y libdlpack-dev)")
+endif()
+get_target_property(IRM_DLPACK_INCLUDE_DIR dlpack::dlpack INTERFACE_INCLUDE_DIRECTORIES)
+list(GET IRM_DLPACK_INCLUDE_DIR 0 IRM_DLPACK_INCLUDE_DIR)
+if(NOT EXISTS "${IRM_DLPACK_INCLUDE_DIR}/dlpack/dlpack.h")
+  message(FATAL_ERROR "dlpack::dlpack names no dlpack/dlpack.h (${IRM_DLPACK_INCLUDE_DIR}): install the Debian package 'libdlpack-dev'")
+endif()
+
 find_path(IRM_UTHASH_INCLUDE_DIR uthash.h)
 if(NOT IRM_UTHASH_INCLUDE_DIR)
   message(FATAL_ERROR "uthash.h not found: install the Debian package 'uthash-dev' (apt-get install -y uthash-dev)")

@@ -34,5 +34,19 @@ configure_file(cmake/irm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
-# The Python package (ctypes only): PYTHONPATH=<prefix>/share/irm/python.
-install(DIRECTORY python/irm DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/python PATTERN __pycache__ EXCLUDE)
+# The Python package (ctypes only) in <prefix>/share/irm/python: usable with
+# PYTHONPATH there, or installed with pip from there (pyproject.toml,
+# setup.py). irm/_install_paths.py gives the libdir and the prefix relative
+# to the package's folder (python/irm/_lib.py, python/setup.py read it).
+set(irm_python_dir ${CMAKE_INSTALL_DATADIR}/irm/python)
+install(DIRECTORY python/irm DESTINATION ${irm_python_dir}
+        PATTERN __pycache__ EXCLUDE PATTERN _install_paths.py EXCLUDE)
+install(FILES python/pyproject.toml python/setup.py DESTINATION ${irm_python_dir})
+file(RELATIVE_PATH IRM_PY_LIBDIR_FROM_PACKAGE
+     ${CMAKE_INSTALL_FULL_DATADIR}/irm/python/irm ${CMAKE_INSTALL_FULL_LIBDIR})
+file(RELATIVE_PATH IRM_PY_PREFIX_FROM_PACKAGE
+     ${CMAKE_INSTALL_FULL_DATADIR}/irm/python/irm ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" IRM_PY_PREFIX_FROM_PACKAGE "${IRM_PY_PREFIX_FROM_PACKAGE}")
+configure_file(cmake/irm_install_paths.py.in ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py
+        DESTINATION ${irm_python_dir}/irm)

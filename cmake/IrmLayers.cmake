@@ -25,6 +25,7 @@ function(irm_add_layer name)
   endforeach()
   target_include_directories(${name}
     PRIVATE ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR} ${sees} ${IRM_UTHASH_INCLUDE_DIR})
+  target_link_libraries(${name} PRIVATE dlpack::dlpack) # irm/tensor.h's <dlpack/dlpack.h>
   irm_target_flags(${name})
   # Calls between irm's own exported functions may bind directly (and
   # inline): nobody interposes single irm symbols.

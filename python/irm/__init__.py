@@ -2,9 +2,11 @@
 libirm through ctypes (nothing to compile; numpy optional).
 
 libirm is found through IRM_LIBRARY, then beside this package, then the
-source tree's build folders (build, build-test), then the install prefix,
-then the system loader; ImportError lists where it looked. The plugins named
-by IRM_PLUGIN_PATH are loaded at import (a failure raises irm.PluginError).
+folder recorded when pip installed it, then the install prefix holding it,
+then the source tree's build folders (build, build-test), then the system
+loader (the order is documented in irm/_lib.py); ImportError lists every
+path tried. The plugins named by IRM_PLUGIN_PATH are loaded at import (a
+failure raises irm.PluginError).
 """
 from . import _lib
 from ._ffi import (Object, Function, Array, Map, PluginError, check as _check,

@@ -1,53 +1,89 @@
-"""Finds and loads libirm, and declares the C ABI of irm/c_api.h to ctypes."""
+"""Finds and loads libirm, and declares the C ABI of irm/c_api.h to ctypes.
+
+libirm is looked for in this order; the first path that loads wins:
+
+1. IRM_LIBRARY, the library's path (when it does not load: ImportError).
+2. Beside the package: irm/libirm.so.0, irm/libirm.so.
+3. The folder recorded when pip built the package (LIBDIR of
+   irm/_install_paths.py, written by python/setup.py): the lib folder of a
+   build folder when installed from the source tree, the install prefix's
+   libdir when installed from <prefix>/share/irm/python.
+4. The install prefix holding the package (LIBDIR_FROM_PACKAGE of
+   irm/_install_paths.py, written by cmake --install; relative, so the
+   prefix may move): for PYTHONPATH=<prefix>/share/irm/python.
+5. The build folders of the source tree (build, build-test; their lib
+   folder, then the folder itself), when the package is python/irm of a
+   source tree.
+6. The system loader (ctypes.util.find_library("irm"), libirm.so.0,
+   libirm.so).
+
+When none loads, ImportError lists every path tried and why it failed.
+"""
 import ctypes
 import ctypes.util
-import glob
 import os
+
+try:  # absent in a source tree; see python/setup.py and cmake/IrmInstall.cmake
+    from . import _install_paths as _PATHS
+except ImportError:
+    _PATHS = None
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # python/irm -> the repository root (when run from a source tree).
 _REPO = os.path.dirname(os.path.dirname(_HERE))
-_NAMES = ("libirm.so", "libirm.so.0")
+_NAMES = ("libirm.so.0", "libirm.so")
+_BUILD_FOLDERS = ("build", "build-test")
+
+
+def _in(folder):
+    return [os.path.join(folder, name) for name in _NAMES]
 
 
 def _candidates():
-    """Yields (description, path) in search order."""
+    """Yields (where, path) in search order (the system loader aside)."""
     env = os.environ.get("IRM_LIBRARY")
     if env:
         yield "IRM_LIBRARY", env
-    for name in _NAMES:
-        yield "beside the package", os.path.join(_HERE, name)
-    for build in ("build", "build-test"):
-        for sub in ("lib", ""):
-            for name in _NAMES:
-                yield "build folder", os.path.join(_REPO, build, sub, name)
-    # Installed: <prefix>/share/irm/python/irm beside <prefix>/lib[64][/<multiarch>].
-    prefix = os.path.normpath(os.path.join(_HERE, "..", "..", "..", ".."))
-    if os.path.basename(os.path.dirname(os.path.dirname(_HERE))) == "irm":
-        for pattern in ("lib*/libirm.so.0", "lib/*/libirm.so.0"):
-            for path in sorted(glob.glob(os.path.join(prefix, pattern))):
-                yield "install prefix", path
+    for path in _in(_HERE):
+        yield "beside the package", path
+    libdir = getattr(_PATHS, "LIBDIR", None)
+    if libdir:
+        where = "recorded by pip install (%s)" % getattr(_PATHS, "LIBDIR_SOURCE", "?")
+        for path in _in(libdir):
+            yield where, path
+    relative = getattr(_PATHS, "LIBDIR_FROM_PACKAGE", None)
+    if relative:
+        for path in _in(os.path.normpath(os.path.join(_HERE, relative))):
+            yield "the install prefix", path
+    if os.path.isfile(os.path.join(_REPO, "include", "irm", "version.h")):
+        for build in _BUILD_FOLDERS:
+            for sub in ("lib", ""):
+                for path in _in(os.path.join(_REPO, build, sub)):
+                    yield "the source tree's %s folder" % build, path
 
 
 def _load():
     tried = []
     for where, path in _candidates():
         if where != "IRM_LIBRARY" and not os.path.exists(path):
-            tried.append(path)
+            tried.append("%s: %s (no such file)" % (where, path))
             continue
         try:
             return ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
         except OSError as err:
             if where == "IRM_LIBRARY":
                 raise ImportError("irm: cannot load IRM_LIBRARY=%s: %s" % (path, err)) from err
-            tried.append("%s (%s)" % (path, err))
+            tried.append("%s: %s (%s)" % (where, path, err))
     found = ctypes.util.find_library("irm")
     for name in ([found] if found else []) + list(_NAMES):
         try:
             return ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
-        except OSError:
-            tried.append("system loader: " + name)
-    raise ImportError("irm: cannot find libirm; set IRM_LIBRARY. Looked in: " + ", ".join(tried))
+        except OSError as err:
+            tried.append("the system loader: %s (%s)" % (name, err))
+    raise ImportError(
+        "irm: cannot find libirm. Tried, in order:\n  " + "\n  ".join(tried)
+        + "\nSet IRM_LIBRARY to libirm's path, or install the package with pip from a"
+        " source tree with a build or from an install prefix (README.md, 'Python').")
 
 
 class _Value(ctypes.Union):
