@@ -1,7 +1,8 @@
 /* IR text (dataflow/text.h): parsing never crashes and a failure leaves a
  * message; whatever parses prints to text that parses again to a
  * structurally equal module, whose text is the same (printing is
- * idempotent). The input is handed over with its length, not
+ * idempotent); its repr is the text with large tensors elided, which the
+ * parser refuses. The input is handed over with its length, not
  * NUL-terminated, so reads past the end show up under ASan. */
 #include "fuzz_util.h"
 
@@ -72,9 +73,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check_same_hash(&a, &b);
   }
   irm_any a = irm_any_object(m);
-  irm_object *r = NULL;
+  irm_object *r = NULL, *e = NULL;
+  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  opts.elide_larger_than = IRM_IR_PRINT_ELIDE_DEFAULT;
   FUZZ_CHECK(irm_repr(&a, &r) == 0, "the module has a repr");
-  FUZZ_CHECK(irm_string_size(r) == irm_string_size(s1), "the repr is the text");
+  FUZZ_CHECK(irm_ir_print_ex(m, &opts, &e) == 0, "a parsed module prints elided");
+  FUZZ_CHECK(irm_string_size(r) == irm_string_size(e) &&
+                 memcmp(irm_string_data(r), irm_string_data(e), irm_string_size(r)) == 0,
+             "the repr is the elided text");
+  if (irm_string_size(e) != irm_string_size(s1) ||
+      memcmp(irm_string_data(e), irm_string_data(s1), irm_string_size(s1)) != 0) {
+    irm_module *m3 = NULL; /* tensors were elided: the text does not parse */
+    FUZZ_CHECK(irm_ir_parse(irm_string_data(e), irm_string_size(e), &m3) == IRM_EVALUE && !m3,
+               "text with elided tensors is refused");
+    irm_clear_error();
+  }
+  irm_object_release(e);
   irm_object_release(r);
   irm_object_release(s2);
   irm_object_release(s1);

@@ -50,18 +50,23 @@ static int printing_names(const char *fn, const irm_any *arg, const irm_object *
 }
 
 /* transform.PassPrintingInstrument(Array names or "all" [, before=false]
- * [, after=true]) -> instrument */
+ * [, after=true] [, elide_larger_than=16]) -> instrument */
 static int g_printing(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   const char *fn = "transform.PassPrintingInstrument";
   const irm_object *names = NULL;
   irm_object *out = NULL;
   bool before = false, after = true;
-  int rc = irm_arg_count(fn, nargs, 1, 3);
+  int64_t elide = IRM_PRINTING_ELIDE_DEFAULT;
+  int rc = irm_arg_count(fn, nargs, 1, 4);
   if (!rc) rc = printing_names(fn, &args[0], &names);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_bool(fn, args, 1, &before);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_bool(fn, args, 2, &after);
-  return rc ? rc : irm_ret_object(fn, irm_printing_instrument_new(names, before, after, &out), &out, ret);
+  if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_int(fn, args, 3, &elide);
+  if (!rc && elide < 0)
+    rc = irm_error(IRM_EVALUE, "%s: argument 3: elide_larger_than must be 0 (print every element) or more, got %lld",
+                   fn, (long long)elide);
+  return rc ? rc : irm_ret_object(fn, irm_printing_instrument_new_ex(names, before, after, elide, &out), &out, ret);
 }
 
 /* transform.PassBisectInstrument(limit int) -> instrument */

@@ -387,14 +387,24 @@ IRM_API int irm_timing_instrument_new(irm_instrument **out);
  * exited. timing is borrowed. *out NEW. Errors: ValueError (NULL timing),
  * TypeError (timing is not a timing instrument), MemoryError. */
 IRM_API int irm_timing_render(const irm_instrument *timing, irm_object **out);
-/* Prints the module (through ffi.Repr or ir.Print when it exists) before
- * and/or after the named passes (an Array of Strings; NULL: all passes) to
- * stdout, each under a line "; IR before pass 'Name'" / "; IR after pass
- * 'Name'". transform.PassPrintingInstrument defaults: before false, after
- * true. pass_names is borrowed (retained). *out NEW. Errors: TypeError
- * (pass_names is not an Array of Strings), MemoryError. */
+/* Prints the module (through ir.Print when it exists, else ffi.Repr)
+ * before and/or after the named passes (an Array of Strings; NULL: all
+ * passes) to stdout, each under a line "; IR before pass 'Name'" / "; IR
+ * after pass 'Name'". Tensors with more than elide_larger_than elements
+ * print elided, `const(float32, [32, 64], <elided 2048 elements>)`, by
+ * calling ir.Print(mod, {"elide_larger_than": N}); 0 prints every tensor in
+ * full (ir.Print(mod)). irm_printing_instrument_new elides above
+ * IRM_PRINTING_ELIDE_DEFAULT (16, the limit of ffi.Repr of a module).
+ * Without ir.Print the text is ffi.Repr's, which always elides above 16.
+ * transform.PassPrintingInstrument defaults: before false, after true,
+ * elide_larger_than 16. pass_names is borrowed (retained). *out NEW.
+ * Errors: TypeError (pass_names is not an Array of Strings), ValueError
+ * (negative elide_larger_than), MemoryError. */
+#define IRM_PRINTING_ELIDE_DEFAULT 16
 IRM_API int irm_printing_instrument_new(const irm_object *pass_names, int before, int after,
                                         irm_instrument **out);
+IRM_API int irm_printing_instrument_new_ex(const irm_object *pass_names, int before, int after,
+                                           int64_t elide_larger_than, irm_instrument **out);
 /* Runs only the first `limit` optional passes (those not required) and
  * reports each skipped one through the warning handler ("bisect: not
  * running pass #N 'Name' (limit L)"), in the spirit of LLVM's

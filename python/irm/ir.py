@@ -75,9 +75,15 @@ class IRModule(Object):
         """Registers a module attribute key with its type."""
         _global("ir.RegisterModuleAttrKey")(key, type_name, pass_invariant)
 
-    def text(self):
-        """The module in the IR text form (ir.Print); :func:`parse` reads it back."""
-        return _global("ir.Print")(self)
+    def text(self, elide_larger_than=None):
+        """The module in the IR text form (ir.Print); :func:`parse` reads it back.
+
+        elide_larger_than=N prints tensors (constants, the ``params``
+        attribute) with more than N elements as ``const(float32, [32, 64],
+        <elided 2048 elements>)``: text for reading, which :func:`parse`
+        refuses. None or 0 prints everything. ``str(mod)`` / ``repr(mod)``
+        elide above 16 elements."""
+        return text(self, elide_larger_than)
 
 
 # ---- the dataflow IR: types ---------------------------------------------------
@@ -409,9 +415,13 @@ def parse(text):
     return _global("ir.Parse")(text)
 
 
-def text(node):
-    """The text form of a module or IR node (ir.Print)."""
-    return _global("ir.Print")(node)
+def text(node, elide_larger_than=None):
+    """The text form of a module or IR node (ir.Print); elide_larger_than=N
+    elides the data of tensors with more than N elements (None or 0: print
+    everything, the text that parse reads back)."""
+    if elide_larger_than is None:
+        return _global("ir.Print")(node)
+    return _global("ir.Print")(node, {"elide_larger_than": elide_larger_than})
 
 
 def example_model(name=None):

@@ -237,11 +237,14 @@ class PassTimingInstrument(_BuiltinInstrument):
 
 
 class PassPrintingInstrument(_BuiltinInstrument):
-    """Prints the module before and/or after the named passes ("all": every pass)."""
+    """Prints the module before and/or after the named passes ("all": every
+    pass), tensors with more than elide_larger_than elements elided (0:
+    print every tensor in full)."""
 
-    def __init__(self, names="all", before=False, after=True):
+    def __init__(self, names="all", before=False, after=True, elide_larger_than=16):
         names = names if isinstance(names, str) else list(names)
-        super().__init__(_global("transform.PassPrintingInstrument")(names, before, after))
+        super().__init__(_global("transform.PassPrintingInstrument")(names, before, after,
+                                                                     elide_larger_than))
 
 
 class PassBisectInstrument(_BuiltinInstrument):

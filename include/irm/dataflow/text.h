@@ -15,6 +15,14 @@
  * parse(print(m)) is structurally equal to m for every construct,
  * module attributes included.
  *
+ * Large tensors can be elided (irm_ir_print_ex, ffi.Repr): a tensor with
+ * more than N elements prints as
+ *
+ *   const(float32, [32, 64], <elided 2048 elements>)
+ *
+ * with its dtype and shape but without its data. Such text is for reading:
+ * irm_ir_parse refuses it (ValueError at the elided const).
+ *
  * Thread safety: every function may be called from any thread.
  */
 #ifndef IRM_IR_TEXT_H
@@ -31,18 +39,55 @@ extern "C" {
  * nest, so long programs are not limited by it. */
 #define IRM_IR_PARSE_MAX_DEPTH 512
 
+/* The element count above which ffi.Repr of a module or of an IR node
+ * (hence Python's str() and repr()) and the printing instrument elide a
+ * tensor's data. */
+#define IRM_IR_PRINT_ELIDE_DEFAULT 16
+
 /* The text of a module (its attributes and every function; functions of
- * other types print as a comment naming their type). *out a NEW String.
- * Errors: TypeError (not an IRModule; an attribute value without a text
- * form, such as a pointer or a function, naming the attribute), ValueError
- * (NULL out), MemoryError. ffi.Repr of a module gives the same text, with
- * values that have no text form as comments. */
+ * other types print as a comment naming their type), every tensor in full,
+ * so that irm_ir_parse reads it back. *out a NEW String. Errors: TypeError
+ * (not an IRModule; an attribute value without a text form, such as a
+ * pointer or a function, naming the attribute), ValueError (NULL out),
+ * MemoryError. ffi.Repr of a module gives the same text, with values that
+ * have no text form as comments and tensors of more than
+ * IRM_IR_PRINT_ELIDE_DEFAULT elements elided. */
 IRM_API int irm_ir_print(const irm_module *mod, irm_object **out);
 
 /* The text of one expression, type or function, as it would appear in a
- * module (free variables by name). *out a NEW String. Errors: TypeError
- * (not an IR node), ValueError, MemoryError. */
+ * module (free variables by name), every tensor in full. *out a NEW
+ * String. Errors: TypeError (not an IR node), ValueError, MemoryError.
+ * ffi.Repr of a node gives the same text with tensors of more than
+ * IRM_IR_PRINT_ELIDE_DEFAULT elements elided. */
 IRM_API int irm_ir_print_node(const irm_object *node, irm_object **out);
+
+/* Options of irm_ir_print_ex and irm_ir_print_node_ex. Start from
+ * IRM_IR_PRINT_OPTIONS_INIT (everything printed, as irm_ir_print) and set
+ * the fields wanted. struct_size lets the library grow the struct: fields
+ * that a smaller struct_size stops before take their defaults, and fields
+ * of a newer header that this library does not know are ignored. */
+typedef struct irm_ir_print_options {
+  uint32_t struct_size; /* sizeof(irm_ir_print_options) as the caller saw it */
+  /* Tensors (constants, and tensors in module, function and call
+   * attributes, such as the `params` of BindParams) with more than this
+   * many elements print as `const(dtype, [shape], <elided N elements>)`;
+   * a module's text then starts with a comment line saying how many were
+   * elided. 0 prints every element (the default); negative is a
+   * ValueError. */
+  int64_t elide_larger_than;
+} irm_ir_print_options;
+
+#define IRM_IR_PRINT_OPTIONS_INIT {(uint32_t)sizeof(irm_ir_print_options), 0}
+
+/* irm_ir_print and irm_ir_print_node with options (NULL: the defaults, the
+ * same text as irm_ir_print / irm_ir_print_node). Text with elided
+ * tensors does not parse back: irm_ir_parse refuses it with a ValueError
+ * at the first elided const. *out a NEW String. Errors: those of
+ * irm_ir_print / irm_ir_print_node, and ValueError (opts->struct_size
+ * smaller than the first version of the struct, negative
+ * elide_larger_than). */
+IRM_API int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm_object **out);
+IRM_API int irm_ir_print_node_ex(const irm_object *node, const irm_ir_print_options *opts, irm_object **out);
 
 /* Parses a module from len bytes of text (need not be NUL-terminated;
  * must be UTF-8). *out NEW; NULL on failure, when nothing stays
@@ -51,7 +96,11 @@ IRM_API int irm_ir_print_node(const irm_object *node, irm_object **out);
  * line and column and what was expected; undefined names suggest the
  * closest one), KeyError for an unknown op with the closest name, errors
  * of the constructors with the line and column (attribute types, input
- * counts), ValueError beyond IRM_IR_PARSE_MAX_DEPTH, MemoryError. */
+ * counts), ValueError beyond IRM_IR_PARSE_MAX_DEPTH, ValueError at a
+ * const whose data was elided when printed ("line 4, column 18: the data of
+ * this const(float32, [32, 64]) was elided when the text was printed; print
+ * with every tensor in full (ir.Print without options, or
+ * elide_larger_than=0) to get text that parses"), MemoryError. */
 IRM_API int irm_ir_parse(const char *text, size_t len, irm_module **out);
 
 /* The names of the built-in example models, a NEW Array of Strings. */

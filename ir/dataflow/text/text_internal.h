@@ -15,6 +15,15 @@
  * Each appends to b; a failed append shows in b->failed. Those returning
  * int fail only for values without a text form. */
 
+/* What the printer elides: tensors with more than larger_than elements (0:
+ * none) print as `const(dtype, [shape], <elided N elements>)`, counted in
+ * count. The printing functions take it as a pointer; NULL elides
+ * nothing. */
+typedef struct irm_ir_elide_ {
+  int64_t larger_than;
+  size_t count;
+} irm_ir_elide_;
+
 /* "text" with JSON's escapes (\" \\ \n \t \r \b \f, \u00XX for other
  * control bytes) and \xNN for bytes that are not UTF-8. */
 void irm_ir_print_string_(irm_text_buf *b, const char *s, size_t n);
@@ -27,19 +36,21 @@ void irm_ir_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n);
  * (ir_type.c's printer). TypeError for something that is not a type. */
 int irm_ir_print_type_(irm_text_buf *b, const irm_object *type);
 
-/* A tensor literal: const(float32, [2, 2], [1, 2, 3, 4]). */
-int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor);
+/* A tensor literal: const(float32, [2, 2], [1, 2, 3, 4]), or
+ * const(float32, [32, 64], <elided 2048 elements>) when elide says so. */
+int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_ir_elide_ *elide);
 
 /* An attribute value: none, true, 1, 2.5, "s", [..], {"k": v}, tensors,
  * Target("..."), Executor("aot", {...}), Runtime("crt", {...}). TypeError
  * for a value without a text form (naming its type), ValueError for one
- * nested deeper than IRM_IR_PARSE_MAX_DEPTH. */
-int irm_ir_print_value_(irm_text_buf *b, const irm_any *v);
+ * nested deeper than IRM_IR_PARSE_MAX_DEPTH. Tensors inside are elided as
+ * elide says. */
+int irm_ir_print_value_(irm_text_buf *b, const irm_any *v, irm_ir_elide_ *elide);
 
 /* `attributes {k = v, ...}` of a function's attributes Map (nothing when
  * it is empty or NULL), preceded by a space. Errors as
  * irm_ir_print_value_, with the key as context. */
-int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs);
+int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs, irm_ir_elide_ *elide);
 
 /* ---- the parser's state and helpers (text_parse_value.c) ----------------- */
 

@@ -64,6 +64,17 @@ static size_t string_len(const char *s, size_t avail) {
   return 0;
 }
 
+/* Bytes of the elided form at s (s[0] == '<'): `<elided`, then anything
+ * but '>' and a newline, then '>'; 0 when s does not start one. */
+static size_t elided_len(const char *s, size_t avail) {
+  static const char word[] = "<elided";
+  size_t n = sizeof word - 1;
+  if (avail <= n || memcmp(s, word, n) != 0 || is_word(s[n])) return 0;
+  for (size_t i = n; i < avail && s[i] != '\n'; i++)
+    if (s[i] == '>') return i + 1;
+  return 0;
+}
+
 irm_ir_tok irm_ir_lex_(const irm_ir_lexer *lx, size_t pos) {
   const char *t = lx->text;
   size_t n = lx->len;
@@ -112,6 +123,9 @@ irm_ir_tok irm_ir_lex_(const irm_ir_lexer *lx, size_t pos) {
   } else if (c == '@' && avail > 1 && s[1] == '"' && (k = string_len(s + 1, avail - 1)) > 0) {
     tok.kind = IRM_TOK_GLOBAL;
     tok.len = k + 1;
+  } else if (c == '<' && (k = elided_len(s, avail)) > 0) {
+    tok.kind = IRM_TOK_ELIDED;
+    tok.len = k;
   } else if (strchr("()[]{},;:=.#", c) && c) {
     tok.kind = IRM_TOK_PUNCT;
     tok.len = 1;

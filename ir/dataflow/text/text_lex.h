@@ -22,6 +22,7 @@ typedef enum irm_ir_tok_kind {
   IRM_TOK_GLOBAL, /* @name or @"quoted name" */
   IRM_TOK_ARROW,  /* -> */
   IRM_TOK_PUNCT,  /* one of ( ) [ ] { } , ; : = . # */
+  IRM_TOK_ELIDED, /* <elided ...> on one line: a tensor's data the printer left out */
   IRM_TOK_BAD     /* a character no token starts with, or an unterminated string */
 } irm_ir_tok_kind;
 

@@ -288,6 +288,21 @@ static int tensor_from(irm_ir_parser *p, size_t at, DLDataType dt, const int64_t
   return IRM_OK;
 }
 
+/* The error for `const(dt, [dims], <elided ...>)` at byte at: text printed
+ * with elision has no data to read. */
+static int elided(const irm_ir_parser *p, size_t at, DLDataType dt, const int64_t *dims, int32_t ndim) {
+  char shape[160];
+  size_t o = 0;
+  for (int32_t i = 0; i < ndim && o < sizeof shape; i++)
+    o += (size_t)snprintf(shape + o, sizeof shape - o, "%s%lld", i ? ", " : "", (long long)dims[i]);
+  if (o >= sizeof shape) snprintf(shape + sizeof shape - 5, 5, "...");
+  if (!ndim) shape[0] = '\0';
+  return irm_ir_error_at_(p, at, IRM_EVALUE,
+                          "the data of this const(%s, [%s]) was elided when the text was printed; print with all "
+                          "constants (ir.Print without options, or elide_larger_than=0) to get text that parses",
+                          irm_dtype_name(dt), shape);
+}
+
 int irm_ir_parse_tensor_(irm_ir_parser *p, irm_object **out) {
   *out = NULL;
   size_t at = p->tok.start;
@@ -312,6 +327,7 @@ int irm_ir_parse_tensor_(irm_ir_parser *p, irm_object **out) {
     else if (numel != UINT64_MAX) numel *= (uint64_t)dims[i];
   }
   if (!rc) rc = irm_ir_expect_punct_(p, ',', "',' and the values after the shape");
+  if (!rc && p->tok.kind == IRM_TOK_ELIDED) rc = elided(p, at, dt, dims, ndim);
   size_t values_at = p->tok.start;
   if (!rc) rc = irm_ir_expect_punct_(p, '[', "'[' and the values of a const");
   while (!rc && !irm_ir_is_punct_(p, ']')) {

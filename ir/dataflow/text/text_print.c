@@ -11,8 +11,13 @@
  * A node prints once (its temporary is remembered); Vars get names unique
  * within the top-level function. Use counts (from irm_expr_visit) decide
  * which Lets continue a chain: a Let with one user that is the body of a
- * Let; any other Let gets a `%n = { ... };` block of its own. */
+ * Let; any other Let gets a `%n = { ... };` block of its own.
+ *
+ * With elision on (irm_ir_print_ex, the reprs) tensors above the limit
+ * print as `const(dtype, [shape], <elided N elements>)` and a module's
+ * text gets a comment line after its header counting them. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +62,7 @@ typedef struct printer {
   frame *stack;
   size_t depth, cap;
   int indent;
+  irm_ir_elide_ *elide; /* NULL: every tensor in full */
 } printer;
 
 static void printer_free(printer *p) {
@@ -212,7 +218,7 @@ static int atom(printer *p, const irm_object *node) {
       return IRM_OK;
     }
     case IRM_EXPR_OP: irm_text_buf_puts_(p->b, irm_op_name(node)); return IRM_OK;
-    case IRM_EXPR_CONSTANT: return irm_ir_print_tensor_(p->b, irm_constant_data(node));
+    case IRM_EXPR_CONSTANT: return irm_ir_print_tensor_(p->b, irm_constant_data(node), p->elide);
     default:
       return irm_error(IRM_EVALUE, "cannot print a %s node before its line (a cycle?)",
                        irm_expr_kind_name(irm_expr_kind_of(node)));
@@ -280,7 +286,7 @@ static int func_signature(printer *p, const irm_object *fn) {
     int rc = irm_ir_print_type_(p->b, ret);
     if (rc) return rc;
   }
-  int rc = irm_ir_print_func_attrs_(p->b, irm_dict_attrs_map(irm_base_func_attrs(fn)));
+  int rc = irm_ir_print_func_attrs_(p->b, irm_dict_attrs_map(irm_base_func_attrs(fn)), p->elide);
   if (rc) return rc;
   irm_text_buf_puts_(p->b, " {\n");
   return IRM_OK;
@@ -307,7 +313,7 @@ static int call_attrs(printer *p, const irm_object *call, int *first) {
     *first = 0;
     irm_ir_print_name_(p->b, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_putc_(p->b, '=');
-    int rc = irm_ir_print_value_(p->b, v);
+    int rc = irm_ir_print_value_(p->b, v, p->elide);
     if (rc) return irm_error_context(rc, "attribute '%s' of a call", irm_error_quote(irm_string_data(k)));
   }
   return IRM_OK;
@@ -346,7 +352,7 @@ static int node_line(printer *p, irm_object *node) {
       rc = atom(p, irm_tuple_item_source(node));
       irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_item_index(node));
       break;
-    case IRM_EXPR_CONSTANT: rc = irm_ir_print_tensor_(p->b, irm_constant_data(node)); break;
+    case IRM_EXPR_CONSTANT: rc = irm_ir_print_tensor_(p->b, irm_constant_data(node), p->elide); break;
     default: rc = irm_error(IRM_EVALUE, "cannot print a %s node", irm_expr_kind_name(irm_expr_kind_of(node)));
   }
   if (!rc && irm_expr_kind_of(node) != IRM_EXPR_CONSTANT) rc = type_suffix(p, node);
@@ -462,8 +468,8 @@ static int run(printer *p) {
 
 /* A function: `def @name(...) ... {` (name given) or `fn (...) ... {`,
  * its body, `}`. */
-static int print_function(irm_text_buf *b, const char *name, irm_object *fn) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0};
+static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_ir_elide_ *elide) {
+  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
   int rc = irm_expr_visit(fn, count_uses, &p);
   if (!rc) {
     if (name) {
@@ -491,8 +497,8 @@ static int print_function(irm_text_buf *b, const char *name, irm_object *fn) {
 }
 
 /* An expression: its lines, then its atom. */
-static int print_expr(irm_text_buf *b, irm_object *e) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0};
+static int print_expr(irm_text_buf *b, irm_object *e, irm_ir_elide_ *elide) {
+  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
   int rc = irm_expr_visit(e, count_uses, &p);
   if (!rc) rc = push(&p, F_BLOCK, e);
   if (!rc) {
@@ -511,29 +517,59 @@ static int take(irm_text_buf *b, int rc, irm_object **out) {
   return irm_text_buf_take_string_(b, "printing IR", out);
 }
 
-int irm_ir_print_node(const irm_object *node, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print_node: out must not be NULL");
-  *out = NULL;
+/* The elision opts ask for in *e (nothing elided when opts is NULL).
+ * ValueError for a struct_size before elide_larger_than or a negative
+ * limit. */
+static int read_options(const char *fn, const irm_ir_print_options *opts, irm_ir_elide_ *e) {
+  e->larger_than = 0;
+  e->count = 0;
+  if (!opts) return IRM_OK;
+  size_t v1 = offsetof(irm_ir_print_options, elide_larger_than) + sizeof opts->elide_larger_than;
+  if (opts->struct_size < v1)
+    return irm_error(IRM_EVALUE, "%s: opts->struct_size %u is smaller than the first irm_ir_print_options (%zu bytes)",
+                     fn, (unsigned)opts->struct_size, v1);
+  if (opts->elide_larger_than < 0)
+    return irm_error(IRM_EVALUE, "%s: elide_larger_than must be 0 (print every element) or more, got %" PRId64, fn,
+                     opts->elide_larger_than);
+  e->larger_than = opts->elide_larger_than;
+  return IRM_OK;
+}
+
+static int print_node(const irm_object *node, irm_ir_elide_ *elide, irm_object **out) {
   irm_text_buf b = {0};
   int rc;
   irm_object *e = (irm_object *)node; /* the walks only read it */
   irm_expr_kind k = irm_expr_kind_of(node);
   if (irm_ir_type_kind_of(node) != IRM_IR_TYPE_NONE) rc = irm_ir_print_type_(&b, node);
-  else if (k == IRM_EXPR_FUNCTION) rc = print_function(&b, NULL, e);
-  else if (k != IRM_EXPR_NONE) rc = print_expr(&b, e);
+  else if (k == IRM_EXPR_FUNCTION) rc = print_function(&b, NULL, e, elide);
+  else if (k != IRM_EXPR_NONE) rc = print_expr(&b, e, elide);
   else rc = irm_error(IRM_ETYPE, "ir.Print: expected an IR node, got %s", node ? irm_object_type_key(node) : "none");
   if (!rc && b.len && b.data[b.len - 1] == '\n') b.len--; /* one line reads better without it */
   if (!rc && b.data) b.data[b.len] = '\0';
   return take(&b, rc, out);
 }
 
-int irm_expr_repr_(const irm_object *e, irm_object **out) { return irm_ir_print_node(e, out); }
+int irm_ir_print_node_ex(const irm_object *node, const irm_ir_print_options *opts, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print_node: out must not be NULL");
+  *out = NULL;
+  irm_ir_elide_ elide;
+  int rc = read_options("irm_ir_print_node", opts, &elide);
+  return rc ? rc : print_node(node, &elide, out);
+}
+
+int irm_ir_print_node(const irm_object *node, irm_object **out) { return irm_ir_print_node_ex(node, NULL, out); }
+
+/* A node's repr: its text with large tensors elided. */
+int irm_expr_repr_(const irm_object *e, irm_object **out) {
+  const irm_ir_print_options opts = {(uint32_t)sizeof opts, IRM_IR_PRINT_ELIDE_DEFAULT};
+  return irm_ir_print_node_ex(e, &opts, out);
+}
 
 /* ---- modules ---------------------------------------------------------------- */
 
 /* The module attributes, one per line. lenient (repr): a value without a
  * text form becomes a comment naming its type; otherwise it is an error. */
-static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int lenient) {
+static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int lenient, irm_ir_elide_ *elide) {
   if (!irm_map_size(attrs)) return IRM_OK;
   irm_text_buf_puts_(b, "attributes {");
   const irm_object *k;
@@ -544,7 +580,7 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
     irm_text_buf one = {0};
     irm_ir_print_name_(&one, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(&one, " = ");
-    int rc = irm_ir_print_value_(&one, v);
+    int rc = irm_ir_print_value_(&one, v, elide);
     if (!rc && one.failed) rc = irm_error_nomem_("printing IR");
     if (rc == IRM_OK) {
       irm_text_buf_puts_(b, shown++ ? ",\n  " : "\n  ");
@@ -558,7 +594,8 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
   it = irm_map_iter_begin(attrs); /* then what has no text form, as comments */
   while (lenient && irm_map_iter_next(&it, &k, &v)) {
     irm_text_buf one = {0};
-    int rc = irm_ir_print_value_(&one, v);
+    irm_ir_elide_ probe = {1, 0}; /* only whether it prints matters */
+    int rc = irm_ir_print_value_(&one, v, &probe);
     irm_text_buf_free_(&one);
     if (rc == IRM_OK) continue;
     irm_clear_error();
@@ -576,15 +613,28 @@ static void not_printable(irm_text_buf *b, const char *name, const irm_object *f
   irm_text_buf_printf_(b, ": %s (not printable)\n", irm_object_type_key(fn));
 }
 
-static int print_module(const irm_module *mod, int lenient, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
-  *out = NULL;
+/* The header, a comment line when tensors were elided, then body. */
+static void join_header(irm_text_buf *b, const irm_module *mod, const irm_ir_elide_ *elide, irm_text_buf *body) {
+  irm_text_buf_puts_(b, "#[version = \"" IRM_IR_TEXT_VERSION "\"");
+  irm_text_buf_puts_(b, irm_module_is_frozen(mod) ? ", frozen = true]\n" : "]\n");
+  if (elide->count)
+    irm_text_buf_printf_(b,
+                         "// %zu %s with more than %" PRId64
+                         " %s elided; print with all constants (elide_larger_than=0) to parse\n",
+                         elide->count, elide->count == 1 ? "tensor" : "tensors", elide->larger_than,
+                         elide->larger_than == 1 ? "element" : "elements");
+  if (body->failed) irm_text_buf_fail_(b);
+  else if (body->len) irm_text_buf_append_(b, body->data, body->len);
+}
+
+static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide, irm_object **out) {
   if (!irm_object_is(mod, "ir.IRModule"))
     return irm_error(IRM_ETYPE, "ir.Print: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "none");
-  irm_text_buf b = {0};
-  irm_text_buf_puts_(&b, "#[version = \"" IRM_IR_TEXT_VERSION "\"");
-  irm_text_buf_puts_(&b, irm_module_is_frozen(mod) ? ", frozen = true]\n" : "]\n");
-  int rc = print_module_attrs(&b, irm_dict_attrs_map(irm_module_attrs(mod)), lenient);
+  /* When tensors may be elided the body goes to a buffer of its own, since
+   * the comment saying how many were comes before it. */
+  irm_text_buf b = {0}, body = {0}, *to = elide->larger_than ? &body : &b;
+  if (to == &b) join_header(&b, mod, elide, &body);
+  int rc = print_module_attrs(to, irm_dict_attrs_map(irm_module_attrs(mod)), lenient, elide);
   irm_object *names = NULL;
   if (!rc) rc = irm_module_function_names(mod, &names);
   size_t n = irm_array_size(names);
@@ -592,27 +642,45 @@ static int print_module(const irm_module *mod, int lenient, irm_object **out) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_object *fn = irm_module_function(mod, name);
     if (irm_expr_kind_of(fn) != IRM_EXPR_FUNCTION) {
-      not_printable(&b, name, fn);
+      not_printable(to, name, fn);
       continue;
     }
     irm_text_buf one = {0};
-    rc = print_function(&one, name, fn);
+    size_t elided = elide->count;
+    rc = print_function(&one, name, fn, elide);
     if (!rc && one.failed) rc = irm_error_nomem_("printing IR");
-    if (!rc) irm_text_buf_append_(&b, irm_text_buf_cstr_(&one), one.len);
+    if (!rc) irm_text_buf_append_(to, irm_text_buf_cstr_(&one), one.len);
     irm_text_buf_free_(&one);
     if (rc && lenient && rc != IRM_ENOMEM) {
       irm_clear_error();
-      not_printable(&b, name, fn);
+      elide->count = elided; /* what it elided is not in the text */
+      not_printable(to, name, fn);
       rc = IRM_OK;
     } else if (rc) {
       rc = irm_error_context(rc, "function '%s'", irm_error_quote(name));
     }
   }
   irm_object_release(names);
+  if (!rc && to == &body) join_header(&b, mod, elide, &body);
+  irm_text_buf_free_(&body);
   return take(&b, rc, out);
 }
 
-int irm_ir_print(const irm_module *mod, irm_object **out) { return print_module(mod, 0, out); }
+int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
+  *out = NULL;
+  irm_ir_elide_ elide;
+  int rc = read_options("irm_ir_print", opts, &elide);
+  return rc ? rc : print_module(mod, 0, &elide, out);
+}
 
-/* The module's repr: its text, with what has no text form as comments. */
-int irm_ir_module_repr_(const irm_object *mod, irm_object **out) { return print_module(mod, 1, out); }
+int irm_ir_print(const irm_module *mod, irm_object **out) { return irm_ir_print_ex(mod, NULL, out); }
+
+/* The module's repr: its text, with what has no text form as comments and
+ * large tensors elided. */
+int irm_ir_module_repr_(const irm_object *mod, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
+  *out = NULL;
+  irm_ir_elide_ elide = {IRM_IR_PRINT_ELIDE_DEFAULT, 0};
+  return print_module(mod, 1, &elide, out);
+}

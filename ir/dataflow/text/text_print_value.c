@@ -96,15 +96,21 @@ static void put_element(irm_text_buf *b, const irm_object *t, int is_float, int6
   }
 }
 
-int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor) {
+int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_ir_elide_ *elide) {
   const DLTensor *dl = irm_tensor_dl(tensor);
   const char *dt = dl ? irm_dtype_name(dl->dtype) : NULL;
   if (!dt) return irm_error(IRM_ETYPE, "expected a tensor, got %s", tensor ? irm_object_type_key(tensor) : "none");
   irm_text_buf_printf_(b, "const(%s, [", dt);
   for (int32_t i = 0; i < dl->ndim; i++) irm_text_buf_printf_(b, "%s%" PRId64, i ? ", " : "", dl->shape[i]);
+  int64_t n = irm_tensor_numel(tensor);
+  if (elide && elide->larger_than > 0 && n > elide->larger_than) {
+    /* the lexer reads this as one token (IRM_TOK_ELIDED), which the parser refuses */
+    irm_text_buf_printf_(b, "], <elided %" PRId64 " elements>)", n);
+    elide->count++;
+    return IRM_OK;
+  }
   irm_text_buf_puts_(b, "], [");
   int is_float = dl->dtype.code == kDLFloat;
-  int64_t n = irm_tensor_numel(tensor);
   for (int64_t i = 0; i < n && !b->failed; i++) {
     if (i) irm_text_buf_puts_(b, ", ");
     put_element(b, tensor, is_float, i);
@@ -113,10 +119,10 @@ int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor) {
   return IRM_OK;
 }
 
-static int print_value_at(irm_text_buf *b, const irm_any *v, int depth);
+static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_ir_elide_ *elide);
 
 /* {"k": v, ...} */
-static int print_map(irm_text_buf *b, const irm_object *map, int depth) {
+static int print_map(irm_text_buf *b, const irm_object *map, int depth, irm_ir_elide_ *elide) {
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *k;
   const irm_any *v;
@@ -125,7 +131,7 @@ static int print_map(irm_text_buf *b, const irm_object *map, int depth) {
     if (i) irm_text_buf_puts_(b, ", ");
     irm_ir_print_string_(b, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, ": ");
-    int rc = print_value_at(b, v, depth + 1);
+    int rc = print_value_at(b, v, depth + 1, elide);
     if (rc) return rc;
   }
   irm_text_buf_putc_(b, '}');
@@ -134,7 +140,7 @@ static int print_map(irm_text_buf *b, const irm_object *map, int depth) {
 
 /* Executor("aot", {"interface-api": "c"}): the options that differ from
  * the kind's defaults (making the object again fills those in). */
-static int print_config(irm_text_buf *b, const irm_object *cfg, int depth) {
+static int print_config(irm_text_buf *b, const irm_object *cfg, int depth, irm_ir_elide_ *elide) {
   const char *what = irm_object_is(cfg, "ir.Executor") ? "Executor" : "Runtime";
   irm_kind *kind = irm_config_kind(cfg);
   irm_map_iter it = irm_map_iter_begin(irm_config_attrs(cfg));
@@ -157,7 +163,7 @@ static int print_config(irm_text_buf *b, const irm_object *cfg, int depth) {
     irm_text_buf_puts_(b, shown++ ? ", " : ", {");
     irm_ir_print_string_(b, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, ": ");
-    int rc = print_value_at(b, v, depth + 1);
+    int rc = print_value_at(b, v, depth + 1, elide);
     if (rc) return rc;
   }
   irm_text_buf_puts_(b, shown ? "})" : ")");
@@ -188,13 +194,13 @@ static int print_target(irm_text_buf *b, const irm_object *t, int depth) {
   rc = irm_target_export(t, &config);
   if (rc) return rc;
   irm_text_buf_puts_(b, "Target(");
-  rc = print_map(b, config, depth);
+  rc = print_map(b, config, depth, NULL); /* target options hold no tensors */
   irm_text_buf_putc_(b, ')');
   irm_object_release(config);
   return rc;
 }
 
-static int print_object(irm_text_buf *b, const irm_object *o, int depth) {
+static int print_object(irm_text_buf *b, const irm_object *o, int depth, irm_ir_elide_ *elide) {
   int32_t t = irm_object_type_index(o);
   if (t == IRM_TYPE_STRING) {
     irm_ir_print_string_(b, irm_string_data(o), irm_string_size(o));
@@ -205,20 +211,20 @@ static int print_object(irm_text_buf *b, const irm_object *o, int depth) {
     irm_text_buf_putc_(b, '[');
     for (size_t i = 0; i < n; i++) {
       if (i) irm_text_buf_puts_(b, ", ");
-      int rc = print_value_at(b, irm_array_at(o, i), depth + 1);
+      int rc = print_value_at(b, irm_array_at(o, i), depth + 1, elide);
       if (rc) return rc;
     }
     irm_text_buf_putc_(b, ']');
     return IRM_OK;
   }
-  if (t == IRM_TYPE_MAP) return print_map(b, o, depth);
-  if (irm_is_tensor(o)) return irm_ir_print_tensor_(b, o);
+  if (t == IRM_TYPE_MAP) return print_map(b, o, depth, elide);
+  if (irm_is_tensor(o)) return irm_ir_print_tensor_(b, o, elide);
   if (irm_is_target(o)) return print_target(b, o, depth);
-  if (irm_object_is(o, "ir.Executor") || irm_object_is(o, "ir.Runtime")) return print_config(b, o, depth);
+  if (irm_object_is(o, "ir.Executor") || irm_object_is(o, "ir.Runtime")) return print_config(b, o, depth, elide);
   return irm_error(IRM_ETYPE, "a value of type %s has no text form", irm_object_type_key(o));
 }
 
-static int print_value_at(irm_text_buf *b, const irm_any *v, int depth) {
+static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_ir_elide_ *elide) {
   if (depth > IRM_IR_PARSE_MAX_DEPTH) return too_deep("a value");
   switch (v->type_code) {
     case IRM_NONE: irm_text_buf_puts_(b, "none"); return IRM_OK;
@@ -227,16 +233,18 @@ static int print_value_at(irm_text_buf *b, const irm_any *v, int depth) {
     case IRM_FLOAT: irm_text_buf_double_(b, v->v_float); return IRM_OK;
     case IRM_STR: irm_ir_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
     case IRM_OBJECT:
-      if (v->v_obj) return print_object(b, v->v_obj, depth);
+      if (v->v_obj) return print_object(b, v->v_obj, depth, elide);
       irm_text_buf_puts_(b, "none");
       return IRM_OK;
     default: return irm_error(IRM_ETYPE, "a value of type %s has no text form", irm_any_type_name(v));
   }
 }
 
-int irm_ir_print_value_(irm_text_buf *b, const irm_any *v) { return print_value_at(b, v, 0); }
+int irm_ir_print_value_(irm_text_buf *b, const irm_any *v, irm_ir_elide_ *elide) {
+  return print_value_at(b, v, 0, elide);
+}
 
-int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs) {
+int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs, irm_ir_elide_ *elide) {
   if (!irm_map_size(attrs)) return IRM_OK;
   irm_map_iter it = irm_map_iter_begin(attrs);
   const irm_object *k;
@@ -246,7 +254,7 @@ int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs) {
     if (i) irm_text_buf_puts_(b, ", ");
     irm_ir_print_name_(b, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, " = ");
-    int rc = irm_ir_print_value_(b, v);
+    int rc = irm_ir_print_value_(b, v, elide);
     if (rc) return irm_error_context(rc, "function attribute '%s'", irm_error_quote(irm_string_data(k)));
   }
   irm_text_buf_putc_(b, '}');

@@ -85,6 +85,19 @@ static int run_print(void *ctx) {
   return rc;
 }
 
+/* Tensors of more than one element elided (the body goes to a buffer of
+ * its own, joined after the header's comment). */
+static int run_print_elided(void *ctx) {
+  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  opts.elide_larger_than = 1;
+  irm_object *s = NULL;
+  int rc = irm_ir_print_ex(ctx, &opts, &s);
+  ck_require(rc ? s == NULL : s != NULL, "irm_ir_print_ex: out and status disagree");
+  ck_require(rc || strstr(irm_string_data(s), " elements>)"), "nothing was elided");
+  irm_object_release(s);
+  return rc;
+}
+
 static int run_repr(void *ctx) {
   irm_any v = irm_any_object(ctx);
   irm_object *s = NULL;
@@ -106,6 +119,15 @@ START_TEST(test_oom_print) {
   irm_module *m = rich_module();
   text_op op = {"irm_ir_print", run_print, m};
   sweep(&op);
+  irm_tensor *big = NULL;
+  int64_t shape[] = {3, 3};
+  DLDataType f32 = {kDLFloat, 32, 1};
+  ck_assert_ok(irm_tensor_new(f32, shape, 2, NULL, &big));
+  irm_any vb = irm_any_object(big);
+  ck_assert_ok(irm_module_set_attr_move(&m, "test.big", &vb));
+  irm_object_release(big);
+  text_op elided = {"irm_ir_print_ex eliding", run_print_elided, m};
+  sweep(&elided);
   text_op repr = {"irm_repr of a module", run_repr, m};
   sweep(&repr);
   irm_object_release(m);
