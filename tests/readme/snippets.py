@@ -11,7 +11,10 @@ when rendered) that says how it is tested:
   <!-- snippet: file-scope NAME ...-> declarations, with an empty main()
   <!-- snippet: plugin NAME -->     a plugin, built as a shared object and
                                     loaded with irm_plugin_load
-Text after NAME is free (it tells the reader the wrapper) and ignored.
+Text after NAME is free (it tells the reader the wrapper) and ignored,
+except "same-as PATH": the snippet must equal that file of the repository
+(relative to the README's folder), so an example shown whole in the README
+and kept in the tree cannot drift apart.
 
 A block without such a comment is an error, so no snippet goes untested.
 
@@ -30,7 +33,8 @@ import subprocess
 import sys
 
 KINDS = ("program", "main-body", "file-scope", "plugin")
-MARKER = re.compile(r"<!--\s*snippet:\s*(\S+)\s+([\w.-]+)")
+MARKER = re.compile(r"<!--\s*snippet:\s*(\S+)\s+([\w.-]+)(.*)")
+SAME_AS = re.compile(r"\bsame-as\s+(\S+)")
 FENCE = re.compile(r"^(```+|~~~+)\s*(\S*)")
 
 PRELUDE = "#include <irm/irm.h>\n#include <stdio.h>\n\n"
@@ -71,7 +75,15 @@ def parse(readme):
                     if marker is None:
                         sys.exit("%s:%d: a ```c block without a <!-- snippet: KIND NAME --> "
                                  "comment before it" % (readme, start))
-                    snippets.append((start, marker[0], marker[1], "\n".join(block) + "\n"))
+                    text = "\n".join(block) + "\n"
+                    same = SAME_AS.search(marker[2])
+                    if same:
+                        path = os.path.join(os.path.dirname(os.path.abspath(readme)), same.group(1))
+                        with open(path, encoding="utf-8") as f:
+                            if f.read() != text:
+                                sys.exit("%s:%d: snippet '%s' differs from %s: keep them the same"
+                                         % (readme, start, marker[1], same.group(1)))
+                    snippets.append((start, marker[0], marker[1], text))
                 fence, block, marker = None, [], None
             else:
                 block.append(line)
@@ -85,7 +97,7 @@ def parse(readme):
             if found.group(1) not in KINDS:
                 sys.exit("%s:%d: unknown snippet kind '%s' (one of %s)"
                          % (readme, number, found.group(1), ", ".join(KINDS)))
-            marker = (found.group(1), found.group(2))
+            marker = (found.group(1), found.group(2), found.group(3))
         elif line.strip():
             marker = None  # the comment must come right before its block
     if fence is not None:
