@@ -103,7 +103,10 @@ typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const 
 typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_context *ctx,
                                     const irm_object *options, void *resource, irm_object **out);
 
-/* required: n_required pass names (borrowed, copied; may be NULL when 0).
+/* required: n_required pass names (borrowed, copied; may be NULL when 0)
+ * that must run before this pass. As in TVM, a Sequential resolves them
+ * (looks each up in the pass registry and runs it first); running the pass
+ * alone with irm_pass_run does not.
  * options: a Map of option values (borrowed, retained; NULL: none).
  * resource is owned by the pass from success on: finalizer(resource) runs
  * when the pass dies (not on failure). *out NEW. Errors: ValueError (NULL,
