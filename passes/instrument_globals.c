@@ -38,15 +38,15 @@ static int printing_names(const char *fn, const irm_any *arg, const irm_object *
   if (arg->type_code == IRM_STR || (arg->type_code == IRM_OBJECT && irm_string_data(arg->v_obj))) {
     (void)irm_any_to_str(arg, &all, NULL);
     if (strcmp(all, "all") == 0) return IRM_OK;
-    return irm_error(IRM_EVALUE, "%s: argument 0: expected an Array of pass names or \"all\", got '%s'", fn,
-                     irm_error_quote(all));
+    return irm_error(IRM_EVALUE, "%s: argument 1: expected an Array of pass names or \"all\", got %s", fn,
+                     irm_any_describe_(arg));
   }
   if (arg->type_code == IRM_OBJECT && irm_object_is(arg->v_obj, "ffi.Array")) {
     *names = arg->v_obj;
     return IRM_OK;
   }
-  return irm_error(IRM_ETYPE, "%s: argument 0: expected an Array of pass names or \"all\", got %s", fn,
-                   irm_any_type_name(arg));
+  return irm_error(IRM_ETYPE, "%s: argument 1: expected an Array of pass names or \"all\", got %s", fn,
+                   irm_any_describe_(arg));
 }
 
 /* transform.PassPrintingInstrument(Array names or "all" [, before=false]
