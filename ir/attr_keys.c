@@ -77,7 +77,7 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
   }
   if (!object_value_ok(k->type_name, value))
     return irm_error(IRM_ETYPE, "%s '%s': expected %s, got %s", r->what, irm_error_quote(key), k->type_name,
-                     irm_any_type_name(value));
+                     irm_any_describe_(value));
   return irm_any_copy(value, out);
 }
 

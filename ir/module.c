@@ -68,7 +68,11 @@ static int check_functions(const irm_object *functions) {
   const irm_object *name;
   const irm_any *f;
   while (irm_map_iter_next(&it, &name, &f)) {
-    int rc = check_function("irm_module_new", irm_string_data(name), f->type_code == IRM_OBJECT ? f->v_obj : NULL);
+    const char *fname = irm_string_data(name);
+    if (fname && fname[0] && f->type_code != IRM_OBJECT) /* name the value given */
+      return irm_error(IRM_ETYPE, "irm_module_new: function '%s': expected ir.BaseFunc, got %s", irm_error_quote(fname),
+                       irm_any_describe_(f));
+    int rc = check_function("irm_module_new", fname, f->type_code == IRM_OBJECT ? f->v_obj : NULL);
     if (rc) return rc;
   }
   return IRM_OK;

@@ -8,7 +8,7 @@
 
 /* Stores *o (a NEW reference made by the call whose status is rc) as the
  * result. o is a pointer so that it is read after that call. */
-/* Reads argument 0 as a module after checking the count. */
+/* Reads the first argument as a module after checking the count. */
 static int module_arg(const char *fn, const irm_any *args, int32_t nargs, int32_t n, irm_object **mod) {
   int rc = irm_arg_count(fn, nargs, n, n);
   return rc ? rc : irm_arg_object(fn, args, 0, "ir.IRModule", mod);
@@ -33,7 +33,7 @@ static int g_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   irm_object *mod = NULL;
   int rc = module_arg(fn, args, nargs, 2, &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
-  if (!rc && (rc = irm_module_get_attr(mod, key, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_module_get_attr(mod, key, ret))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -165,7 +165,7 @@ static int g_register_module_key(const irm_any *args, int32_t nargs, irm_any *re
   if (!rc) rc = irm_arg_str(fn, args, 0, &key, NULL);
   if (!rc) rc = irm_arg_str(fn, args, 1, &type, NULL);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_bool(fn, args, 2, &pass_invariant);
-  if (!rc && (rc = irm_module_attr_register(key, type, pass_invariant))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_module_attr_register(key, type, pass_invariant))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -177,7 +177,7 @@ static int g_register_func_key(const irm_any *args, int32_t nargs, irm_any *ret,
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &key, NULL);
   if (!rc) rc = irm_arg_str(fn, args, 1, &type, NULL);
-  if (!rc && (rc = irm_base_func_attr_register(key, type))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_base_func_attr_register(key, type))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -189,7 +189,7 @@ static int g_func_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, voi
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.BaseFunc", &f);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
-  if (!rc && (rc = irm_base_func_get_attr(f, key, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_base_func_get_attr(f, key, ret))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 

@@ -74,7 +74,7 @@ static int check_names(const char *what, const irm_object *names, irm_object **o
     const irm_any *v = irm_array_at(names, i);
     if (v->type_code != IRM_OBJECT || !irm_string_data(v->v_obj))
       return irm_error(IRM_ETYPE, "PassContext %s[%zu]: expected a pass name (str), got %s", what, i,
-                       irm_any_type_name(v));
+                       irm_any_describe_(v));
   }
   irm_object_retain((irm_object *)names);
   *out = (irm_object *)names;
@@ -90,7 +90,7 @@ static int check_instruments(const irm_object *instruments, irm_object **out) {
     const irm_any *v = irm_array_at(instruments, i);
     if (v->type_code != IRM_OBJECT || !irm_is_instrument_(v->v_obj))
       return irm_error(IRM_ETYPE, "PassContext instruments[%zu]: expected %s, got %s", i, IRM_INSTRUMENT_KEY,
-                       irm_any_type_name(v));
+                       irm_any_describe_(v));
   }
   irm_object_retain((irm_object *)instruments);
   *out = (irm_object *)instruments;

@@ -46,7 +46,7 @@ static int g_enter(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   irm_object *ctx = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = context_arg(fn, args, 0, &ctx);
-  if (!rc && (rc = irm_pass_context_enter(ctx))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_pass_context_enter(ctx))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -57,7 +57,7 @@ static int g_exit(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   irm_object *ctx = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = context_arg(fn, args, 0, &ctx);
-  if (!rc && (rc = irm_pass_context_exit(ctx))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_pass_context_exit(ctx))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -105,7 +105,7 @@ static int g_register_config(const irm_any *args, int32_t nargs, irm_any *ret, v
   if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_str(fn, args, 3, &module_attr, NULL);
   if (rc) return rc;
   const irm_any *def = irm_arg_present(args, nargs, 2) ? &args[2] : NULL;
-  if ((rc = irm_pass_config_register(key, type, def, module_attr))) rc = irm_error_context(rc, "%s", fn);
+  if ((rc = irm_pass_config_register(key, type, def, module_attr))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -141,7 +141,7 @@ static int g_get_config(const irm_any *args, int32_t nargs, irm_any *ret, void *
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = optional_object(fn, args, nargs, 0, "ir.IRModule", &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
-  if (!rc && (rc = irm_pass_get_config(mod, key, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_pass_get_config(mod, key, ret))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -166,7 +166,7 @@ static int g_override(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   int rc = irm_arg_count(fn, nargs, 1, 2);
   if (!rc) rc = context_arg(fn, args, 0, &ctx);
   if (!rc) rc = optional_object(fn, args, nargs, 1, "ffi.Array", &list);
-  if (!rc && (rc = irm_pass_context_override_instruments(ctx, list))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_pass_context_override_instruments(ctx, list))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 

@@ -38,15 +38,15 @@ static int printing_names(const char *fn, const irm_any *arg, const irm_object *
   if (arg->type_code == IRM_STR || (arg->type_code == IRM_OBJECT && irm_string_data(arg->v_obj))) {
     (void)irm_any_to_str(arg, &all, NULL);
     if (strcmp(all, "all") == 0) return IRM_OK;
-    return irm_error(IRM_EVALUE, "%s: argument 0: expected an Array of pass names or \"all\", got '%s'", fn,
-                     irm_error_quote(all));
+    return irm_error(IRM_EVALUE, "%s: argument 1: expected an Array of pass names or \"all\", got %s", fn,
+                     irm_any_describe_(arg));
   }
   if (arg->type_code == IRM_OBJECT && irm_object_is(arg->v_obj, "ffi.Array")) {
     *names = arg->v_obj;
     return IRM_OK;
   }
-  return irm_error(IRM_ETYPE, "%s: argument 0: expected an Array of pass names or \"all\", got %s", fn,
-                   irm_any_type_name(arg));
+  return irm_error(IRM_ETYPE, "%s: argument 1: expected an Array of pass names or \"all\", got %s", fn,
+                   irm_any_describe_(arg));
 }
 
 /* transform.PassPrintingInstrument(Array names or "all" [, before=false]
@@ -64,7 +64,7 @@ static int g_printing(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_bool(fn, args, 2, &after);
   if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_int(fn, args, 3, &elide);
   if (!rc && elide < 0)
-    rc = irm_error(IRM_EVALUE, "%s: argument 3: elide_larger_than must be 0 (print every element) or more, got %lld",
+    rc = irm_error(IRM_EVALUE, "%s: argument 4 (elide_larger_than) must be 0 (print every element) or more, got %lld",
                    fn, (long long)elide);
   return rc ? rc : irm_ret_object(fn, irm_printing_instrument_new_ex(names, before, after, elide, &out), &out, ret);
 }

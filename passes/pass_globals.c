@@ -18,7 +18,7 @@ static int arg_opt_level(const char *fn, const irm_any *args, int32_t i, int *ou
   int rc = irm_arg_int(fn, args, i, &level);
   if (rc) return rc;
   if (level < 0 || level > INT_MAX)
-    return irm_error(IRM_EVALUE, "%s: argument %d: opt_level must be >= 0, got %lld", fn, (int)i, (long long)level);
+    return irm_error(IRM_EVALUE, "%s: argument %d: opt_level must be >= 0, got %lld", fn, (int)i + 1, (long long)level);
   *out = (int)level;
   return IRM_OK;
 }
@@ -76,8 +76,8 @@ static int g_sequential(const irm_any *args, int32_t nargs, irm_any *ret, void *
     items[i] = item->type_code == IRM_OBJECT ? item->v_obj : NULL;
     if (!items[i]) {
       irm_free(items);
-      return irm_error(IRM_ETYPE, "%s: argument 0: passes[%zu]: expected a transform.Pass, got %s", fn, i,
-                       irm_any_type_name(item));
+      return irm_error(IRM_ETYPE, "%s: argument 1: passes[%zu]: expected a transform.Pass, got %s", fn, i,
+                       irm_any_describe_(item));
     }
   }
   rc = irm_sequential_new(items, n, opt_level, name, &seq);

@@ -1,7 +1,9 @@
 /* irm_any: type names, typed readers, owned copies. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "error_internal.h"
 #include "irm/error.h"
 #include "object_internal.h"
 
@@ -20,11 +22,106 @@ const char *irm_any_type_name(const irm_any *v) {
   return "invalid";
 }
 
+/* ---- values in messages -------------------------------------------------- */
+
+/* Writes `<type> '<data>'` to buf, data[0..len) escaped so that the
+ * message stays valid UTF-8 on one line and the closing quote is
+ * unambiguous, and cut as irm_error_quote cuts: at most
+ * IRM_ERROR_QUOTE_MAX bytes between the quotes, whole characters, then
+ * "...". buf holds IRM_ERROR_QUOTE_MAX + 16 bytes. */
+static const char *quote_text(char *buf, const char *type, const char *data, size_t len) {
+  static const char hex[] = "0123456789abcdef";
+  size_t o = strlen(type);
+  memcpy(buf, type, o);
+  buf[o++] = ' ';
+  buf[o++] = '\'';
+  const size_t end = o + IRM_ERROR_QUOTE_MAX; /* the quoted text stops here */
+  size_t i = 0;
+  while (i < len) {
+    unsigned char c = (unsigned char)data[i];
+    size_t n = 1; /* bytes of the character at i; 0: a byte that is not UTF-8 */
+    if (c >= 0x80) {
+      size_t avail = len - i < 4 ? len - i : 4;
+      n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      if (n > avail || irm_utf8_invalid_at_(data + i, n) != n) n = 0;
+    }
+    char esc[4]; /* what stands for the character: itself or its escape */
+    const char *put = data + i;
+    size_t w = n;
+    if (n == 1 && (c < 0x20 || c == 0x7F || c == '\'' || c == '\\')) {
+      const char *named = c == '\'' ? "'" : c == '\\' ? "\\" : c == '\n' ? "n" : c == '\t' ? "t" : c == '\r' ? "r" : NULL;
+      esc[0] = '\\';
+      if (named) {
+        esc[1] = named[0];
+        w = 2;
+      } else {
+        n = 0;
+      }
+    }
+    if (n == 0) {
+      esc[0] = '\\';
+      esc[1] = 'x';
+      esc[2] = hex[c >> 4];
+      esc[3] = hex[c & 15];
+      w = 4;
+    }
+    if (w != n) put = esc;
+    if (o + w > end) {
+      memcpy(buf + o, "...", 3);
+      o += 3;
+      break;
+    }
+    memcpy(buf + o, put, w);
+    o += w;
+    i += n ? n : 1;
+  }
+  buf[o++] = '\'';
+  buf[o] = '\0';
+  return buf;
+}
+
+/* The shortest %g form that reads back as d. */
+static void format_float(char *buf, size_t size, double d) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, d);
+    if (strtod(buf, NULL) == d) return;
+  }
+}
+
+const char *irm_any_describe_(const irm_any *v) {
+  if (!v) return "none";
+  size_t size = 0;
+  char *buf = NULL;
+  switch (v->type_code) {
+    case IRM_INT:
+      buf = irm_error_slot_(&size);
+      snprintf(buf, size, "int %lld", (long long)v->v_int);
+      return buf;
+    case IRM_BOOL: return v->v_int ? "bool true" : "bool false";
+    case IRM_FLOAT:
+      buf = irm_error_slot_(&size);
+      memcpy(buf, "float ", 6);
+      format_float(buf + 6, size - 6, v->v_float);
+      return buf;
+    case IRM_STR:
+      if (!v->v_str) return "str (NULL)";
+      return quote_text(irm_error_slot_(&size), "str", v->v_str, strlen(v->v_str));
+    case IRM_OBJECT:
+      if (v->v_obj && irm_is_type_(v->v_obj, IRM_TYPE_STRING)) {
+        const irm_string *s = (const irm_string *)v->v_obj;
+        return quote_text(irm_error_slot_(&size), "str", s->data, s->size);
+      }
+      return irm_any_type_name(v);
+    case IRM_NONE: case IRM_PTR: return irm_any_type_name(v);
+    default:
+      buf = irm_error_slot_(&size);
+      snprintf(buf, size, "an invalid value (type code %d)", (int)v->type_code);
+      return buf;
+  }
+}
+
 static int expected(const char *what, const irm_any *v) {
-  if (v->type_code < IRM_NONE || v->type_code > IRM_OBJECT)
-    return irm_error(IRM_ETYPE, "expected %s, got an invalid value (type code %d)", what,
-                     (int)v->type_code);
-  return irm_error(IRM_ETYPE, "expected %s, got %s", what, irm_any_type_name(v));
+  return irm_error(IRM_ETYPE, "expected %s, got %s", what, irm_any_describe_(v));
 }
 
 #define CHECK_ARGS(fn)                                                           \

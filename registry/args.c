@@ -2,6 +2,7 @@
  * errors name the function and the argument. */
 #include "irm/error.h"
 #include "irm/function.h"
+#include "irm_internal.h"
 
 int irm_arg_count(const char *fn, int32_t nargs, int32_t min, int32_t max) {
   if (nargs >= min && (max < 0 || nargs <= max)) return IRM_OK;
@@ -22,7 +23,7 @@ int irm_arg_present(const irm_any *args, int32_t nargs, int32_t i) {
 #define ARG_READ(call) \
   do {                 \
     int rc_ = (call);  \
-    return rc_ ? irm_error_context(rc_, "%s: argument %d", fn, (int)i) : IRM_OK; \
+    return rc_ ? irm_error_context(rc_, "%s: argument %d", fn, (int)i + 1) : IRM_OK; \
   } while (0)
 
 int irm_arg_object(const char *fn, const irm_any *args, int32_t i, const char *type_key,
@@ -47,7 +48,7 @@ int irm_arg_str(const char *fn, const irm_any *args, int32_t i, const char **out
 }
 
 int irm_ret_object(const char *fn, int rc, irm_object **obj, irm_any *ret) {
-  if (rc) return irm_error_context(rc, "%s", fn);
+  if (rc) return irm_error_context_global_(rc, fn);
   *ret = irm_any_object(*obj);
   return IRM_OK;
 }

@@ -8,7 +8,7 @@ static int ffi_array(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   (void)res;
   irm_object *arr = NULL;
   int rc = irm_array_new(args, (size_t)nargs, &arr);
-  if (rc) return irm_error_context(rc, "ffi.Array");
+  if (rc) return irm_error_context_global_(rc, "ffi.Array");
   *ret = irm_any_object(arr);
   return IRM_OK;
 }
@@ -30,7 +30,7 @@ static int ffi_array_get_item(const irm_any *args, int32_t nargs, irm_any *ret, 
   int rc = irm_arg_count("ffi.ArrayGetItem", nargs, 2, 2);
   if (!rc) rc = irm_arg_object("ffi.ArrayGetItem", args, 0, "ffi.Array", &arr);
   if (!rc) rc = irm_arg_int("ffi.ArrayGetItem", args, 1, &index);
-  if (!rc && (rc = irm_array_get(arr, index, ret))) irm_error_context(rc, "ffi.ArrayGetItem");
+  if (!rc && (rc = irm_array_get(arr, index, ret))) irm_error_context_global_(rc, "ffi.ArrayGetItem");
   return rc;
 }
 
@@ -73,7 +73,7 @@ static int ffi_map_get_item(const irm_any *args, int32_t nargs, irm_any *ret, vo
   int rc = irm_arg_count("ffi.MapGetItem", nargs, 2, 2);
   if (!rc) rc = irm_arg_object("ffi.MapGetItem", args, 0, "ffi.Map", &map);
   if (!rc) rc = irm_arg_str("ffi.MapGetItem", args, 1, &key, &len);
-  if (!rc && (rc = irm_map_get_n(map, key, len, ret))) irm_error_context(rc, "ffi.MapGetItem");
+  if (!rc && (rc = irm_map_get_n(map, key, len, ret))) irm_error_context_global_(rc, "ffi.MapGetItem");
   return rc;
 }
 

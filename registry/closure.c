@@ -160,7 +160,7 @@ static void closure_entry_direct(ffi_cif *cif, void *ret, void **args, void *use
     memcpy(&a[i], args[i], sizeof a[i]);
     if (__builtin_expect(c->sig.args[i] == IRM_NT_OBJ && a[i] == 0, 0)) {
       irm_error(IRM_ETYPE, "function '%s' (%s): argument %d: expected obj, got none",
-                irm_func_name(c->func), c->sig.text, (int)i);
+                irm_func_name(c->func), c->sig.text, (int)i + 1);
       *(uint64_t *)ret = 0;
       return;
     }

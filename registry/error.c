@@ -140,10 +140,19 @@ int irm_error_nomem_(const char *what) {
   return irm_error(IRM_ENOMEM, "out of memory %s", what);
 }
 
-/* Four buffers, so one message may quote four long texts. */
-enum { QUOTE_SLOTS = 4 };
-static _Thread_local char quote_slots[QUOTE_SLOTS][IRM_ERROR_QUOTE_MAX + 4];
+/* Four buffers, so one message may quote four long texts. A buffer also
+ * holds a described value (irm_any_describe_): "str '" + IRM_ERROR_QUOTE_MAX
+ * bytes + "...'". Thread-local storage is scarce (libirm's goes in the
+ * static TLS block, since the error generation is initial-exec), so the
+ * buffers are shared and small. */
+enum { QUOTE_SLOTS = 4, QUOTE_SLOT_SIZE = IRM_ERROR_QUOTE_MAX + 16 };
+static _Thread_local char quote_slots[QUOTE_SLOTS][QUOTE_SLOT_SIZE];
 static _Thread_local unsigned quote_next;
+
+char *irm_error_slot_(size_t *size) {
+  *size = QUOTE_SLOT_SIZE;
+  return quote_slots[quote_next++ % QUOTE_SLOTS];
+}
 
 const char *irm_error_quote(const char *s) {
   if (!s) return "(null)";
@@ -171,6 +180,24 @@ int irm_error_context(int code, const char *fmt, ...) {
   char prefix[32];
   snprintf(prefix, sizeof prefix, "%s: ", plen ? irm_error_kind(kind) : irm_error_kind(code));
   state_store_f(prefix, "%s: %s", ctx, s->text + plen);
+  return lost_or(code);
+}
+
+int irm_error_context_global_(int code, const char *fn) {
+  error_state *s = tls_state;
+  if (tls_lost || !s || !s->text) return irm_error_context(code, "%s", fn);
+  int kind = code;
+  size_t plen = kind_prefix_len(s->text, &kind);
+  const char *body = s->text + plen;
+  size_t n = 0;
+  if (strncmp(body, "irm_", 4) == 0) {
+    n = 4;
+    while ((body[n] >= 'a' && body[n] <= 'z') || (body[n] >= '0' && body[n] <= '9') || body[n] == '_') n++;
+    n = body[n] == ':' && body[n + 1] == ' ' ? n + 2 : 0;
+  }
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "%s: ", plen ? irm_error_kind(kind) : irm_error_kind(code));
+  state_store_f(prefix, "%s: %s", fn, body + n);
   return lost_or(code);
 }
 

@@ -7,4 +7,9 @@
 #include "irm/function.h"
 #include "irm_internal.h"
 
+/* The next of the thread-local buffers that irm_error_quote returns
+ * (*size: its size, at least IRM_ERROR_QUOTE_MAX + 16), for another text
+ * that one message quotes (irm_any_describe_). */
+char *irm_error_slot_(size_t *size);
+
 #endif

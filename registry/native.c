@@ -39,7 +39,7 @@ static int arg_error(const native_fn *nf, const irm_any *args, int32_t i) {
   int rc = irm_any_to_c_(nf->sig.args[i], &args[i], &scratch);
   if (rc == IRM_OK) rc = irm_error(IRM_ETYPE, "expected %s", irm_ntype_name_(nf->sig.args[i]));
   return irm_error_context(rc, "function '%s' (%s): argument %d", irm_func_name(nf->self), nf->sig.text,
-                           (int)i);
+                           (int)i + 1);
 }
 
 /* ---- the libffi path --------------------------------------------------- */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "error_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "native_internal.h"
@@ -152,7 +153,7 @@ int irm_native_conv_error_(irm_ntype t, const irm_any *v) {
     return irm_error(IRM_EVALUE, "int %lld is out of range for i32", (long long)v->v_int);
   if (t == IRM_NT_U64 && (v->type_code == IRM_INT || v->type_code == IRM_BOOL))
     return irm_error(IRM_EVALUE, "int %lld is out of range for u64", (long long)v->v_int);
-  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_ntype_name_(t), irm_any_type_name(v));
+  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_ntype_name_(t), irm_any_describe_(v));
 }
 
 int irm_native_string_result_(const char *s, irm_any *out) {

@@ -94,11 +94,9 @@ int irm_option_type_parse(const char *name, irm_option_type *out) {
 /* ---- native values ----------------------------------------------------- */
 
 /* Option values are typed by option type names, so a String is "str" here,
- * as in the schema. */
+ * as in the schema; the value given is quoted ("got str 'four'"). */
 static int mismatch(irm_option_type type, const irm_any *v) {
-  int is_string = v->type_code == IRM_OBJECT && irm_string_data(v->v_obj) != NULL;
-  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_option_type_name(type),
-                   is_string ? "str" : irm_any_type_name(v));
+  return irm_error(IRM_ETYPE, "expected %s, got %s", irm_option_type_name(type), irm_any_describe_(v));
 }
 
 /* Whether one item of an Array fits an array type: a String (array<str>),
@@ -114,7 +112,7 @@ static int check_items(irm_option_type type, const irm_option_type_def *def, con
     const irm_any *item = irm_array_at(arr, i);
     if (!item_fits(type, def, item))
       return irm_error(IRM_ETYPE, "expected %s, got an Array whose item %zu is %s", irm_option_type_name(type), i,
-                       irm_any_type_name(item));
+                       irm_any_describe_(item));
   }
   return IRM_OK;
 }

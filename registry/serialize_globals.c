@@ -11,7 +11,7 @@ static int ffi_to_json(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   irm_object *text = NULL;
   int rc = irm_arg_count("ffi.ToJSON", nargs, 1, 1);
   if (rc) return rc;
-  if ((rc = irm_to_json(&args[0], &text))) return irm_error_context(rc, "ffi.ToJSON");
+  if ((rc = irm_to_json(&args[0], &text))) return irm_error_context_global_(rc, "ffi.ToJSON");
   *ret = irm_any_object(text);
   return IRM_OK;
 }
@@ -23,7 +23,7 @@ static int ffi_from_json(const irm_any *args, int32_t nargs, irm_any *ret, void 
   int rc = irm_arg_count("ffi.FromJSON", nargs, 1, 1);
   if (!rc) rc = irm_arg_str("ffi.FromJSON", args, 0, &text, &len);
   if (rc) return rc;
-  if ((rc = irm_from_json(text, len, ret))) return irm_error_context(rc, "ffi.FromJSON");
+  if ((rc = irm_from_json(text, len, ret))) return irm_error_context_global_(rc, "ffi.FromJSON");
   return IRM_OK;
 }
 
@@ -33,7 +33,7 @@ static int ffi_structural_equal(const irm_any *args, int32_t nargs, irm_any *ret
   int rc = irm_arg_count("ffi.StructuralEqual", nargs, 2, 2);
   if (rc) return rc;
   if ((rc = irm_structural_equal(&args[0], &args[1], &equal)))
-    return irm_error_context(rc, "ffi.StructuralEqual");
+    return irm_error_context_global_(rc, "ffi.StructuralEqual");
   *ret = irm_any_bool(equal != 0);
   return IRM_OK;
 }
@@ -44,7 +44,7 @@ static int ffi_structural_hash(const irm_any *args, int32_t nargs, irm_any *ret,
   int rc = irm_arg_count("ffi.StructuralHash", nargs, 1, 1);
   if (rc) return rc;
   if ((rc = irm_structural_hash(&args[0], &hash)))
-    return irm_error_context(rc, "ffi.StructuralHash");
+    return irm_error_context_global_(rc, "ffi.StructuralHash");
   *ret = irm_any_int((int64_t)hash); /* the same 64 bits, as an int */
   return IRM_OK;
 }
@@ -54,7 +54,7 @@ static int ffi_repr(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   irm_object *text = NULL;
   int rc = irm_arg_count("ffi.Repr", nargs, 1, 1);
   if (rc) return rc;
-  if ((rc = irm_repr(&args[0], &text))) return irm_error_context(rc, "ffi.Repr");
+  if ((rc = irm_repr(&args[0], &text))) return irm_error_context_global_(rc, "ffi.Repr");
   *ret = irm_any_object(text);
   return IRM_OK;
 }

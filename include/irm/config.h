@@ -23,7 +23,7 @@
  *      'unpacked-api'?)";
  *   3. every value must have the option's native type (a bool option also
  *      takes int 0/1; text such as "true" is not parsed): TypeError
- *      "executor 'aot' option 'link-params': expected bool, got str";
+ *      "executor 'aot' option 'link-params': expected bool, got str 'yes'";
  *   4. required options must be given (ValueError), defaults are filled in;
  *   5. the kind's "FValidate" attribute, when it has one, is called with the
  *      validated attrs Map; a nonzero status rejects the options and its

@@ -94,8 +94,9 @@ IRM_API int irm_func_to_native(irm_object *func, const char *signature,
                                irm_native_fn *out_fn, irm_object **out_handle);
 
 /* ---- argument helpers for packed functions ----------------------------
- * Each reports errors that name the function and the argument, e.g.
- * "TypeError: ffi.ArraySize: argument 0: expected ffi.Array, got int".
+ * Each reports errors that name the function and the argument, counting
+ * arguments from 1 and quoting the value given, e.g. "TypeError:
+ * ffi.ArraySize: argument 1: expected ffi.Array, got int 5" for args[0].
  * Results are borrowed from args. */
 
 /* TypeError unless min <= nargs <= max ("ffi.MapGetItem takes 2
@@ -105,9 +106,10 @@ IRM_API int irm_arg_count(const char *fn, int32_t nargs, int32_t min, int32_t ma
 /* Nonzero when argument i was given and is not NONE (optional arguments). */
 IRM_API int irm_arg_present(const irm_any *args, int32_t nargs, int32_t i);
 
-/* Typed reads of argument i, as the irm_any_to_* readers in object.h (i
+/* Typed reads of args[i], as the irm_any_to_* readers in object.h (i
  * must be below nargs). Errors: TypeError (the argument has another type),
- * ValueError (NULL out), with "<fn>: argument <i>: " as context. */
+ * ValueError (NULL out), with "<fn>: argument <i + 1>: " as context (the
+ * first argument is argument 1). */
 IRM_API int irm_arg_object(const char *fn, const irm_any *args, int32_t i,
                            const char *type_key, irm_object **out);
 IRM_API int irm_arg_int(const char *fn, const irm_any *args, int32_t i, int64_t *out);
@@ -119,7 +121,9 @@ IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i,
 /* Finishes a packed function that made an object: rc is the status of the
  * call that made *obj. When rc is 0, stores *obj (a NEW reference, taken)
  * in *ret and returns 0; otherwise returns rc with "<fn>: " as context and
- * leaves *ret as it was. obj is read only after rc is computed, so
+ * leaves *ret as it was. A message that starts with the name of the irm C
+ * function that failed ("irm_module_new: ...") has fn in its place, since
+ * the caller called fn. obj is read only after rc is computed, so
  * `irm_ret_object(fn, irm_x_new(&o), &o, ret)` is safe. */
 IRM_API int irm_ret_object(const char *fn, int rc, irm_object **obj, irm_any *ret);
 

@@ -58,8 +58,8 @@ IRM_API int irm_option_type_parse(const char *name, irm_option_type *out);
  * an option of this type and returns it as stored: *out a NEW value (a
  * bool option given int 0/1 becomes a bool; a float option given an int
  * becomes a float; a str given as IRM_STR becomes a String).
- * TypeError "expected array<str>, got int" (callers add which option),
- * MemoryError. */
+ * TypeError "expected int, got str 'four'", naming the value given as the
+ * typed readers of object.h do (callers add which option), MemoryError. */
 IRM_API int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *out);
 
 /* Parses text (from a target string or pipeline text) into a

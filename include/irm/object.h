@@ -173,9 +173,13 @@ static inline irm_any irm_any_object(irm_object *x) {
  * code. Static. */
 IRM_API const char *irm_any_type_name(const irm_any *v);
 
-/* Typed readers: 0 and the value, or TypeError "expected <t>, got <u>"
- * (ValueError for NULL pointers). Callers add context such as the
- * argument index with irm_error_context.
+/* Typed readers: 0 and the value, or TypeError "expected <t>, got <u>",
+ * u naming the value given: "int 5", "float 0.5", "bool true", "str
+ * 'four'" (a str or a String; cut as irm_error_quote cuts, with ', \,
+ * control bytes and bytes that are not UTF-8 escaped: \', \\, \n, \xNN),
+ * "none", "ptr", or an object's type key (ValueError for NULL pointers).
+ * Callers add context such as the argument (counted from 1) with
+ * irm_error_context.
  * - int: INT or BOOL.
  * - bool: BOOL, or INT 0/1 (any other int is a TypeError).
  * - float: FLOAT, or INT (widened).

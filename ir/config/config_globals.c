@@ -9,6 +9,7 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "irm/target.h"
+#include "irm_internal.h"
 
 /* The level SetKindAttr uses when none is given (TVM's default). */
 enum { DEFAULT_PLEVEL = 10 };
@@ -40,13 +41,13 @@ static int config_create(const irm_any *args, int32_t nargs, irm_any *ret, void 
   irm_object *obj = NULL, *options = NULL;
   if (args[0].type_code == IRM_OBJECT && irm_object_is(args[0].v_obj, "ffi.Map")) {
     if (irm_arg_present(args, nargs, 1))
-      return irm_error(IRM_ETYPE, "%s: argument 1: a config Map with \"kind\" takes no separate attributes; "
+      return irm_error(IRM_ETYPE, "%s: argument 2: a config Map with \"kind\" takes no separate attributes; "
                        "put them in the Map", fn);
     return irm_ret_object(fn, irm_config_from_map_(cls, args[0].v_obj, &obj), &obj, ret);
   }
   if (!is_str(&args[0]))
-    return irm_error(IRM_ETYPE, "%s: argument 0: expected a kind name (str) or an ffi.Map with \"kind\", got %s",
-                     fn, irm_any_type_name(&args[0]));
+    return irm_error(IRM_ETYPE, "%s: argument 1: expected a kind name (str) or an ffi.Map with \"kind\", got %s",
+                     fn, irm_any_describe_(&args[0]));
   const char *kind = NULL;
   rc = irm_arg_str(fn, args, 0, &kind, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &options);
@@ -76,7 +77,7 @@ static int config_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, voi
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, cls->type_key, &cfg);
   if (!rc) rc = irm_arg_str(fn, args, 1, &key, NULL);
-  if (!rc && (rc = irm_config_get_attr(cfg, key, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_config_get_attr(cfg, key, ret))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -107,11 +108,11 @@ static int config_list_kinds(const irm_any *args, int32_t nargs, irm_any *ret, v
   return irm_ret_object(fn, irm_kind_list(cls->category, &kinds), &kinds, ret);
 }
 
-/* Finds argument 0 as a kind of cls's category. */
+/* Finds the first argument as a kind of cls's category. */
 static int arg_kind(config_class *cls, const char *fn, const irm_any *args, irm_kind **out) {
   const char *name = NULL;
   int rc = irm_arg_str(fn, args, 0, &name, NULL);
-  if (!rc && (rc = irm_kind_find(cls->category, name, out))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_kind_find(cls->category, name, out))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 
@@ -141,7 +142,7 @@ static int config_register_kind(const irm_any *args, int32_t nargs, irm_any *ret
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &spec);
   if (rc) return rc;
   rc = irm_config_register_kind(cls->category, name, spec);
-  return rc ? irm_error_context(rc, "%s", fn) : IRM_OK;
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
 /* SetKindAttr(kind, attr, value [, plevel = 10]) -> NONE */
@@ -157,11 +158,11 @@ static int config_set_kind_attr(const irm_any *args, int32_t nargs, irm_any *ret
   if (!rc) rc = irm_arg_str(fn, args, 1, &attr, NULL);
   if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_int(fn, args, 3, &plevel);
   if (!rc && (plevel < -2147483647 || plevel > 2147483647))
-    rc = irm_error(IRM_EVALUE, "%s: argument 3: plevel %lld is out of range", fn, (long long)plevel);
+    rc = irm_error(IRM_EVALUE, "%s: argument 4: plevel %lld is out of range", fn, (long long)plevel);
   if (!rc) rc = arg_kind(cls, fn, args, &kind);
   if (rc) return rc;
   rc = irm_kind_set_attr(kind, attr, &args[2], (int)plevel);
-  return rc ? irm_error_context(rc, "%s", fn) : IRM_OK;
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
 /* GetKindAttr(kind, attr) -> value or NONE; AttributeError when no kind of
@@ -175,7 +176,7 @@ static int config_get_kind_attr(const irm_any *args, int32_t nargs, irm_any *ret
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_str(fn, args, 1, &attr, NULL);
   if (!rc) rc = arg_kind(cls, fn, args, &kind);
-  if (!rc && (rc = irm_kind_get_attr(kind, attr, ret))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_kind_get_attr(kind, attr, ret))) rc = irm_error_context_global_(rc, fn);
   return rc;
 }
 

@@ -9,6 +9,7 @@
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "irm/structural.h"
+#include "irm_internal.h"
 
 /* One option as a description gives it; default_value is NEW (converted to
  * the option's type), NONE when there is none. */
@@ -93,7 +94,7 @@ static int parse_spec(const irm_any *v, option_spec *out) {
     return parse_type(v, &out->type);
   if (v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "ffi.Map")) return parse_description(v->v_obj, out);
   return irm_error(IRM_ETYPE, "expected a type name or an ffi.Map {type, default, doc, required}, got %s",
-                   irm_any_type_name(v));
+                   irm_any_describe_(v));
 }
 
 /* ---- comparing with a registered option ------------------------------------- */

@@ -89,7 +89,7 @@ int irm_target_create(const irm_any *spec, const irm_any *host, irm_target **out
     if ((rc = irm_target_from_any_(spec, 0, NULL, &t))) return rc;
   } else {
     return irm_error(IRM_ETYPE, "a target is made from text, a tag name, an ffi.Map or a %s, got %s",
-                     IRM_TARGET_TYPE_KEY, irm_any_type_name(spec));
+                     IRM_TARGET_TYPE_KEY, irm_any_describe_(spec));
   }
   if (!host || host->type_code == IRM_NONE) {
     *out = t;

@@ -63,7 +63,7 @@ int irm_target_from_any_(const irm_any *value, int depth, target_legacy *legacy,
     return IRM_OK;
   }
   return irm_error(IRM_ETYPE, "expected target text, a tag name, an ffi.Map or a %s, got %s",
-                   IRM_TARGET_TYPE_KEY, irm_any_type_name(value));
+                   IRM_TARGET_TYPE_KEY, irm_any_describe_(value));
 }
 
 int irm_target_unknown_option_(const irm_kind *kind, const char *option) {
@@ -99,7 +99,7 @@ static int kind_of_config(const irm_object *config, irm_kind **out) {
   if (!kind || kind->type_code == IRM_NONE) return missing_kind_error();
   const char *name = NULL;
   if (irm_any_to_str(kind, &name, NULL))
-    return irm_error(IRM_ETYPE, "'kind' of a target config: expected str, got %s", irm_any_type_name(kind));
+    return irm_error(IRM_ETYPE, "'kind' of a target config: expected str, got %s", irm_any_describe_(kind));
   return irm_kind_find("target", name, out);
 }
 

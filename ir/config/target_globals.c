@@ -6,14 +6,16 @@
 #include "irm/error.h"
 #include "target_internal.h"
 
-/* Reads argument 0 as a Target. */
+/* Reads the first argument as a Target. Argument errors name the global
+ * already: callers return them as they are, and add "<fn>: " only to the
+ * errors of the work that follows. */
 static int target_arg(const char *fn, const irm_any *args, int32_t nargs, int32_t max, irm_object **out) {
   int rc = irm_arg_count(fn, nargs, 1, max);
   return rc ? rc : irm_arg_object(fn, args, 0, IRM_TARGET_TYPE_KEY, out);
 }
 
 static int return_object(int rc, irm_object *o, irm_any *ret, const char *fn) {
-  if (rc) return irm_error_context(rc, "%s", fn);
+  if (rc) return irm_error_context_global_(rc, fn);
   *ret = irm_any_object(o);
   return IRM_OK;
 }
@@ -22,7 +24,8 @@ static int g_target(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   (void)res;
   irm_object *t = NULL;
   int rc = irm_arg_count("target.Target", nargs, 1, 2);
-  if (!rc) rc = irm_target_create(&args[0], nargs > 1 ? &args[1] : NULL, &t);
+  if (rc) return rc;
+  rc = irm_target_create(&args[0], nargs > 1 ? &args[1] : NULL, &t);
   return return_object(rc, t, ret, "target.Target");
 }
 
@@ -30,7 +33,8 @@ static int g_as_string(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   (void)res;
   irm_object *t = NULL, *s = NULL;
   int rc = target_arg("target.AsString", args, nargs, 1, &t);
-  if (!rc) rc = irm_target_as_string(t, &s);
+  if (rc) return rc;
+  rc = irm_target_as_string(t, &s);
   return return_object(rc, s, ret, "target.AsString");
 }
 
@@ -38,7 +42,8 @@ static int g_export(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   (void)res;
   irm_object *t = NULL, *m = NULL;
   int rc = target_arg("target.Export", args, nargs, 1, &t);
-  if (!rc) rc = irm_target_export(t, &m);
+  if (rc) return rc;
+  rc = irm_target_export(t, &m);
   return return_object(rc, m, ret, "target.Export");
 }
 
@@ -49,7 +54,7 @@ static int g_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   int rc = target_arg("target.GetAttr", args, nargs, 2, &t);
   if (!rc) rc = irm_arg_count("target.GetAttr", nargs, 2, 2);
   if (!rc) rc = irm_arg_str("target.GetAttr", args, 1, &key, NULL);
-  if (!rc && (rc = irm_target_get_attr(t, key, ret))) irm_error_context(rc, "target.GetAttr");
+  if (!rc && (rc = irm_target_get_attr(t, key, ret))) irm_error_context_global_(rc, "target.GetAttr");
   return rc;
 }
 
@@ -57,7 +62,8 @@ static int g_kind(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   irm_object *t = NULL, *s = NULL;
   int rc = target_arg("target.Kind", args, nargs, 1, &t);
-  if (!rc) rc = irm_string_from_cstr(irm_target_kind_name(t), &s);
+  if (rc) return rc;
+  rc = irm_string_from_cstr(irm_target_kind_name(t), &s);
   return return_object(rc, s, ret, "target.Kind");
 }
 
@@ -88,7 +94,8 @@ static int g_list_kinds(const irm_any *args, int32_t nargs, irm_any *ret, void *
   (void)res;
   irm_object *names = NULL;
   int rc = irm_arg_count("target.ListKinds", nargs, 0, 0);
-  if (!rc) rc = irm_kind_list("target", &names);
+  if (rc) return rc;
+  rc = irm_kind_list("target", &names);
   return return_object(rc, names, ret, "target.ListKinds");
 }
 
@@ -99,7 +106,8 @@ static int g_list_kind_options(const irm_any *args, int32_t nargs, irm_any *ret,
   irm_object *options = NULL;
   int rc = irm_arg_count("target.ListKindOptions", nargs, 1, 1);
   if (!rc) rc = irm_arg_str("target.ListKindOptions", args, 0, &name, NULL);
-  if (!rc) rc = irm_kind_find("target", name, &kind);
+  if (rc) return rc;
+  rc = irm_kind_find("target", name, &kind);
   if (!rc) rc = irm_kind_list_options(kind, &options);
   return return_object(rc, options, ret, "target.ListKindOptions");
 }
@@ -109,7 +117,8 @@ static int g_list_tags(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   (void)res;
   irm_object *names = NULL;
   int rc = irm_arg_count("target.ListTags", nargs, 0, 0);
-  if (!rc) rc = irm_target_tag_list(&names);
+  if (rc) return rc;
+  rc = irm_target_tag_list(&names);
   return return_object(rc, names, ret, "target.ListTags");
 }
 
@@ -121,8 +130,9 @@ static int g_register_kind(const irm_any *args, int32_t nargs, irm_any *ret, voi
   int rc = irm_arg_count("target.RegisterKind", nargs, 1, 2);
   if (!rc) rc = irm_arg_str("target.RegisterKind", args, 0, &name, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object("target.RegisterKind", args, 1, "ffi.Map", &options);
-  if (!rc) rc = irm_target_kind_register_schema_(name, options);
-  return rc ? irm_error_context(rc, "target.RegisterKind") : IRM_OK;
+  if (rc) return rc;
+  rc = irm_target_kind_register_schema_(name, options);
+  return rc ? irm_error_context_global_(rc, "target.RegisterKind") : IRM_OK;
 }
 
 static int g_register_tag(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
@@ -133,8 +143,9 @@ static int g_register_tag(const irm_any *args, int32_t nargs, irm_any *ret, void
   int rc = irm_arg_count("target.RegisterTag", nargs, 2, 2);
   if (!rc) rc = irm_arg_str("target.RegisterTag", args, 0, &name, NULL);
   if (!rc) rc = irm_arg_object("target.RegisterTag", args, 1, "ffi.Map", &config);
-  if (!rc) rc = irm_target_tag_register(name, config, 0);
-  return rc ? irm_error_context(rc, "target.RegisterTag") : IRM_OK;
+  if (rc) return rc;
+  rc = irm_target_tag_register(name, config, 0);
+  return rc ? irm_error_context_global_(rc, "target.RegisterTag") : IRM_OK;
 }
 
 /* text [, host text] -> Array [Target, Executor or NONE, Runtime or NONE] */
@@ -145,7 +156,8 @@ static int g_convert_legacy(const irm_any *args, int32_t nargs, irm_any *ret, vo
   int rc = irm_arg_count("target.ConvertLegacy", nargs, 1, 2);
   if (!rc) rc = irm_arg_str("target.ConvertLegacy", args, 0, &text, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_str("target.ConvertLegacy", args, 1, &host, NULL);
-  if (!rc) rc = irm_target_convert_legacy(text, host, &t, &e, &r);
+  if (rc) return rc;
+  rc = irm_target_convert_legacy(text, host, &t, &e, &r);
   irm_any items[3] = {irm_any_object(t), irm_any_object(e), irm_any_object(r)};
   if (!rc) rc = irm_array_new(items, 3, &result);
   irm_object_release(t);
@@ -159,7 +171,7 @@ static int g_enter_scope(const irm_any *args, int32_t nargs, irm_any *ret, void 
   (void)res;
   irm_object *t = NULL;
   int rc = target_arg("target.EnterScope", args, nargs, 1, &t);
-  if (!rc && (rc = irm_target_enter_scope(t))) irm_error_context(rc, "target.EnterScope");
+  if (!rc && (rc = irm_target_enter_scope(t))) irm_error_context_global_(rc, "target.EnterScope");
   return rc;
 }
 
@@ -168,7 +180,7 @@ static int g_exit_scope(const irm_any *args, int32_t nargs, irm_any *ret, void *
   (void)res;
   irm_object *t = NULL;
   int rc = target_arg("target.ExitScope", args, nargs, 1, &t);
-  if (!rc && (rc = irm_target_exit_scope(t))) irm_error_context(rc, "target.ExitScope");
+  if (!rc && (rc = irm_target_exit_scope(t))) irm_error_context_global_(rc, "target.ExitScope");
   return rc;
 }
 
@@ -178,7 +190,8 @@ static int g_current(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   (void)res;
   irm_object *t = NULL;
   int rc = irm_arg_count("target.Current", nargs, 0, 0);
-  if (!rc) rc = irm_target_current(&t);
+  if (rc) return rc;
+  rc = irm_target_current(&t);
   return return_object(rc, t, ret, "target.Current");
 }
 

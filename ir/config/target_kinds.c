@@ -310,7 +310,7 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
   if (irm_any_to_str(v, &type, NULL) == IRM_OK) return irm_option_type_parse(type, &e->type);
   if (v->type_code != IRM_OBJECT || !irm_object_is(v->v_obj, "ffi.Map"))
     return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': expected a type name or a Map {type, default, "
-                     "doc}, got %s", irm_error_quote(name), irm_error_quote(kind), irm_any_type_name(v));
+                     "doc}, got %s", irm_error_quote(name), irm_error_quote(kind), irm_any_describe_(v));
   static const char *const fields[] = {"type", "default", "doc"};
   irm_map_iter it = irm_map_iter_begin(v->v_obj);
   const irm_object *key;
@@ -332,7 +332,7 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
                      irm_error_quote(name), irm_error_quote(kind));
   if (doc && doc->type_code != IRM_NONE && irm_any_to_str(doc, &e->doc, NULL))
     return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': 'doc' must be str, got %s",
-                     irm_error_quote(name), irm_error_quote(kind), irm_any_type_name(doc));
+                     irm_error_quote(name), irm_error_quote(kind), irm_any_describe_(doc));
   e->default_value = irm_map_find_cstr(v->v_obj, "default");
   if (e->default_value && e->default_value->type_code == IRM_NONE) e->default_value = NULL;
   return irm_option_type_parse(type, &e->type);

@@ -273,14 +273,14 @@ static int check_input(const char *name, const irm_object *param, size_t i, cons
   if (!want) return IRM_OK;
   irm_object *got = NULL;
   int rc = value_type(v, 0, &got);
-  if (rc) return irm_error_context(rc, "function '%s': input %zu (%%%s)", name, i, irm_var_name(param));
+  if (rc) return irm_error_context(rc, "function '%s': input %zu (%%%s)", name, i + 1, irm_var_name(param));
   if (!irm_ir_type_equal(want, got)) {
     irm_object *ws = NULL, *gs = NULL;
     irm_any wa = irm_any_object((irm_object *)want), ga = irm_any_object(got);
     rc = irm_repr(&wa, &ws);
     if (!rc) rc = irm_repr(&ga, &gs);
     if (!rc)
-      rc = irm_error(IRM_ETYPE, "function '%s': input %zu (%%%s) is %s, the parameter expects %s", name, i,
+      rc = irm_error(IRM_ETYPE, "function '%s': input %zu (%%%s) is %s, the parameter expects %s", name, i + 1,
                      irm_var_name(param), irm_string_data(gs), irm_string_data(ws));
     irm_object_release(ws);
     irm_object_release(gs);
@@ -336,10 +336,11 @@ int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *i
     return rc;
   }
   size_t n = irm_array_size(inputs);
-  for (size_t i = 0; i < n; i++)
-    if (!irm_is_tensor(irm_array_at(inputs, i)->v_obj) && !irm_object_is(irm_array_at(inputs, i)->v_obj, "ffi.Array"))
-      return irm_error(IRM_ETYPE, "irm_ir_evaluate: input %zu must be a Tensor, got %s", i,
-                       irm_any_type_name(irm_array_at(inputs, i)));
+  for (size_t i = 0; i < n; i++) {
+    const irm_any *v = irm_array_at(inputs, i); /* an int item has no object to look at */
+    if (v->type_code != IRM_OBJECT || (!irm_is_tensor(v->v_obj) && !irm_object_is(v->v_obj, "ffi.Array")))
+      return irm_error(IRM_ETYPE, "irm_ir_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
+  }
   evaluator ev = {mod, 0};
   const irm_any *first = n ? irm_array_at(inputs, 0) : NULL;
   return eval_function(&ev, f, name, NULL, first, n, out);
@@ -356,7 +357,8 @@ static int g_evaluate(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, NULL);
   if (!rc) rc = irm_arg_object(fn, args, 2, "ffi.Array", &inputs);
   if (rc) return rc;
-  return irm_ir_evaluate(mod, name, inputs, ret);
+  rc = irm_ir_evaluate(mod, name, inputs, ret);
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
 int irm_register_evaluate_builtins_(void) {

@@ -87,21 +87,27 @@ static int start(const char *fn, irm_object **out) {
   return irm_builtins_ready_();
 }
 
-/* An expression that may stand as a value (anything but an op). */
-static int check_value(const char *fn, const char *what, size_t i, const irm_object *e) {
+/* An expression that may stand as a value (anything but an op); what names
+ * it in messages ("the body", "argument 2"). */
+static int check_value(const char *fn, const char *what, const irm_object *e) {
   irm_expr_kind k = irm_expr_kind_of(e);
   if (k == IRM_EXPR_NONE)
-    return irm_error(IRM_ETYPE, "%s: %s %zu must be an IR expression, got %s", fn, what, i, type_key_or_null(e));
+    return irm_error(IRM_ETYPE, "%s: %s must be an IR expression, got %s", fn, what, type_key_or_null(e));
   if (k == IRM_EXPR_OP)
-    return irm_error(IRM_ETYPE, "%s: %s %zu is the op '%s', which can only be called, not used as a value", fn, what,
-                     i, irm_op_name(e));
+    return irm_error(IRM_ETYPE, "%s: %s is the op '%s', which can only be called, not used as a value", fn, what,
+                     irm_op_name(e));
   return IRM_OK;
 }
 
-static int check_values(const char *fn, const char *what, irm_object *const *items, size_t n) {
+/* Items numbered from first in messages: a tuple's fields from 0 (as
+ * TupleGetItem indexes them), a call's arguments from 1 (as every message
+ * numbers arguments: "call argument 1"). */
+static int check_values(const char *fn, const char *what, size_t first, irm_object *const *items, size_t n) {
   if (n && !items) return irm_error(IRM_EVALUE, "%s: the %ss must not be NULL when there are %zu", fn, what, n);
   for (size_t i = 0; i < n; i++) {
-    int rc = check_value(fn, what, i, items[i]);
+    char label[48];
+    snprintf(label, sizeof label, "%s %zu", what, first + i);
+    int rc = check_value(fn, label, items[i]);
     if (rc) return rc;
   }
   return IRM_OK;
@@ -169,14 +175,14 @@ int irm_constant_new(irm_object *tensor, irm_object **out) {
 int irm_tuple_new(irm_object *const *fields, size_t n, irm_object **out) {
   const char *fn = "irm_tuple_new";
   int rc = start(fn, out);
-  if (!rc) rc = check_values(fn, "field", fields, n);
+  if (!rc) rc = check_values(fn, "field", 0, fields, n);
   return rc ? rc : irm_expr_node_make_(IRM_EXPR_TUPLE, fields, n, NULL, NULL, NULL, 0, NULL, out);
 }
 
 int irm_tuple_get_item_new(irm_object *tuple, int64_t index, irm_object **out) {
   const char *fn = "irm_tuple_get_item_new";
   int rc = start(fn, out);
-  if (!rc) rc = check_value(fn, "argument", 0, tuple);
+  if (!rc) rc = check_value(fn, "the tuple", tuple);
   if (rc) return rc;
   if (index < 0) return irm_error(IRM_EVALUE, "%s: the index must be >= 0, got %lld", fn, (long long)index);
   return irm_expr_node_make_(IRM_EXPR_TUPLE_GET_ITEM, &tuple, 1, NULL, NULL, NULL, index, NULL, out);
@@ -188,7 +194,7 @@ int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object
   if (rc) return rc;
   if (irm_expr_kind_of(var) != IRM_EXPR_VAR)
     return irm_error(IRM_ETYPE, "%s: the bound variable must be a dataflow.Var, got %s", fn, type_key_or_null(var));
-  if ((rc = check_value(fn, "value", 0, value)) || (rc = check_value(fn, "body", 0, body))) return rc;
+  if ((rc = check_value(fn, "the value", value)) || (rc = check_value(fn, "the body", body))) return rc;
   irm_object *children[] = {value, var, body}; /* value first: see irm_expr_child */
   return irm_expr_node_make_(IRM_EXPR_LET, children, 3, NULL, NULL, NULL, 0, NULL, out);
 }
@@ -220,7 +226,7 @@ int irm_call_new(irm_object *callee, irm_object *const *args, size_t n, const ir
   const char *fn = "irm_call_new";
   int rc = start(fn, out);
   if (!rc) rc = check_callee(fn, callee, n);
-  if (!rc) rc = check_values(fn, "argument", args, n);
+  if (!rc) rc = check_values(fn, "call argument", 1, args, n);
   if (rc) return rc;
   if (attrs && irm_object_type_index(attrs) != IRM_TYPE_MAP)
     return irm_error(IRM_ETYPE, "%s: attrs must be an ffi.Map, got %s", fn, irm_object_type_key(attrs));
@@ -254,12 +260,12 @@ static int check_params(const char *fn, irm_object *const *params, size_t n) {
   if (n && !params) return irm_error(IRM_EVALUE, "%s: params must not be NULL when there are %zu", fn, n);
   for (size_t i = 0; i < n; i++) {
     if (irm_expr_kind_of(params[i]) != IRM_EXPR_VAR)
-      return irm_error(IRM_ETYPE, "%s: parameter %zu must be a dataflow.Var, got %s", fn, i,
+      return irm_error(IRM_ETYPE, "%s: parameter %zu must be a dataflow.Var, got %s", fn, i + 1,
                        type_key_or_null(params[i]));
     for (size_t j = 0; j < i; j++) /* quadratic, but parameter lists are short */
       if (params[j] == params[i])
         return irm_error(IRM_EKEY, "%s: parameter %%%s is given twice (positions %zu and %zu)", fn,
-                         irm_var_name(params[i]), j, i);
+                         irm_var_name(params[i]), j + 1, i + 1);
   }
   return IRM_OK;
 }
@@ -282,7 +288,7 @@ int irm_function_new(irm_object *const *params, size_t n, irm_object *body, irm_
   const char *fn = "irm_function_new";
   int rc = start(fn, out);
   if (!rc) rc = check_params(fn, params, n);
-  if (!rc) rc = check_value(fn, "body", 0, body);
+  if (!rc) rc = check_value(fn, "the body", body);
   if (!rc) rc = check_type_or_null(fn, "the result type", ret_type);
   if (rc) return rc;
   irm_object *dict = NULL;
@@ -390,11 +396,11 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
     return IRM_OK;
   }
   switch (p->expr_kind) {
-    case IRM_EXPR_TUPLE: rc = check_values(fn, "field", children, n); break;
-    case IRM_EXPR_TUPLE_GET_ITEM: rc = check_value(fn, "tuple", 0, children[0]); break;
+    case IRM_EXPR_TUPLE: rc = check_values(fn, "field", 0, children, n); break;
+    case IRM_EXPR_TUPLE_GET_ITEM: rc = check_value(fn, "the tuple", children[0]); break;
     case IRM_EXPR_CALL:
       rc = check_callee(fn, children[0], n - 1);
-      if (!rc) rc = check_values(fn, "argument", children + 1, n - 1);
+      if (!rc) rc = check_values(fn, "call argument", 1, children + 1, n - 1);
       if (!rc && irm_expr_kind_of(children[0]) != IRM_EXPR_OP && irm_map_size(p->extra))
         rc = irm_error(IRM_EVALUE, "%s: a call with attributes must keep calling an op, got a %s", fn,
                        irm_expr_kind_name(irm_expr_kind_of(children[0])));
@@ -403,12 +409,12 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
       if (irm_expr_kind_of(children[1]) != IRM_EXPR_VAR)
         rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay a dataflow.Var, got %s", fn,
                        type_key_or_null(children[1]));
-      if (!rc) rc = check_value(fn, "value", 0, children[0]);
-      if (!rc) rc = check_value(fn, "body", 0, children[2]);
+      if (!rc) rc = check_value(fn, "the value", children[0]);
+      if (!rc) rc = check_value(fn, "the body", children[2]);
       break;
     case IRM_EXPR_FUNCTION:
       rc = check_params(fn, children, n - 1);
-      if (!rc) rc = check_value(fn, "body", 0, children[n - 1]);
+      if (!rc) rc = check_value(fn, "the body", children[n - 1]);
       break;
     default: break; /* leaves have no children, so they never get here */
   }

@@ -16,7 +16,7 @@ static int object_arg(const char *fn, const irm_any *args, int32_t nargs, int32_
   if (optional && !irm_arg_present(args, nargs, i)) return IRM_OK;
   const irm_any *v = &args[i];
   if (v->type_code != IRM_OBJECT || !v->v_obj)
-    return irm_error(IRM_ETYPE, "%s: argument %d: expected %s, got %s", fn, (int)i, what, irm_any_type_name(v));
+    return irm_error(IRM_ETYPE, "%s: argument %d: expected %s, got %s", fn, (int)i + 1, what, irm_any_describe_(v));
   *out = v->v_obj;
   return IRM_OK;
 }
@@ -36,8 +36,8 @@ static int objects_arg(const char *fn, const irm_any *args, int32_t i, const cha
     const irm_any *v = irm_array_at(arr, k);
     if (v->type_code != IRM_OBJECT || !v->v_obj) {
       irm_free(items);
-      return irm_error(IRM_ETYPE, "%s: argument %d: item %zu: expected %s, got %s", fn, (int)i, k, what,
-                       irm_any_type_name(v));
+      return irm_error(IRM_ETYPE, "%s: argument %d: item %zu: expected %s, got %s", fn, (int)i + 1, k, what,
+                       irm_any_describe_(v));
     }
     items[k] = v->v_obj;
   }
@@ -50,7 +50,7 @@ static int objects_arg(const char *fn, const irm_any *args, int32_t i, const cha
 static int expr_arg(const char *fn, const irm_any *args, int32_t nargs, int32_t i, irm_object **out) {
   int rc = object_arg(fn, args, nargs, i, "an IR expression", 0, out);
   if (!rc && irm_expr_kind_of(*out) == IRM_EXPR_NONE)
-    rc = irm_error(IRM_ETYPE, "%s: argument %d: expected an IR expression, got %s", fn, (int)i,
+    rc = irm_error(IRM_ETYPE, "%s: argument %d: expected an IR expression, got %s", fn, (int)i + 1,
                    irm_object_type_key(*out));
   if (rc) *out = NULL;
   return rc;
@@ -67,18 +67,18 @@ static int g_tensor_type(const irm_any *args, int32_t nargs, irm_any *ret, void 
   int64_t shape[IRM_TENSOR_MAX_NDIM];
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
-  if (!rc && (rc = irm_dtype_parse(name, &dtype))) rc = irm_error_context(rc, "%s: argument 0", fn);
+  if (!rc && (rc = irm_dtype_parse(name, &dtype))) rc = irm_error_context(rc, "%s: argument 1", fn);
   if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &shape_arr);
   if (rc) return rc;
   size_t n = irm_array_size(shape_arr);
   if (n > IRM_TENSOR_MAX_NDIM)
-    return irm_error(IRM_EVALUE, "%s: argument 1: shape has %zu dimensions; a tensor type has 0 to %d", fn, n,
+    return irm_error(IRM_EVALUE, "%s: argument 2: shape has %zu dimensions; a tensor type has 0 to %d", fn, n,
                      IRM_TENSOR_MAX_NDIM);
   for (size_t k = 0; k < n; k++) {
     const irm_any *item = irm_array_at(shape_arr, k);
     if (item->type_code != IRM_INT)
-      return irm_error(IRM_ETYPE, "%s: argument 1: shape item %zu: expected int, got %s", fn, k,
-                       irm_any_type_name(item));
+      return irm_error(IRM_ETYPE, "%s: argument 2: shape item %zu: expected int, got %s", fn, k,
+                       irm_any_describe_(item));
     shape[k] = item->v_int;
   }
   return irm_ret_object(fn, irm_tensor_type_new(dtype, shape, (int32_t)n, &t), &t, ret);
@@ -302,7 +302,7 @@ static int g_expr_fields(const irm_any *args, int32_t nargs, irm_any *ret, void 
   if ((rc = irm_map_set_move(&ret->v_obj, "attrs", &value))) {
     irm_any_release(ret);
     *ret = irm_any_none();
-    return irm_error_context(rc, "%s", fn);
+    return irm_error_context_global_(rc, fn);
   }
   return IRM_OK;
 }
@@ -316,7 +316,7 @@ static int g_type_fields(const irm_any *args, int32_t nargs, irm_any *ret, void 
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = object_arg(fn, args, nargs, 0, "an IR type", 0, &t);
   if (!rc && irm_ir_type_kind_of(t) == IRM_IR_TYPE_NONE)
-    rc = irm_error(IRM_ETYPE, "%s: argument 0: expected an IR type, got %s", fn, irm_object_type_key(t));
+    rc = irm_error(IRM_ETYPE, "%s: argument 1: expected an IR type, got %s", fn, irm_object_type_key(t));
   return rc ? rc : fields_of(fn, t, ret);
 }
 

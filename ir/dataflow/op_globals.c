@@ -52,20 +52,20 @@ static int g_register(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (has_pattern) rc = irm_arg_int(fn, args, 5, &pattern);
   if (rc) return rc;
   if (num_inputs < -1 || num_inputs > INT32_MAX)
-    return irm_error(IRM_EVALUE, "%s: argument 1: num_inputs %lld must be -1 (any number) or from 0 to %d", fn,
+    return irm_error(IRM_EVALUE, "%s: argument 2: num_inputs %lld must be -1 (any number) or from 0 to %d", fn,
                      (long long)num_inputs, (int)INT32_MAX);
   if (has_pattern && (pattern < 0 || pattern > 8 || !irm_op_pattern_name((irm_op_pattern)pattern)))
     return irm_error(IRM_EVALUE,
-                     "%s: argument 5: %lld is not an op pattern; patterns: 0 (elemwise), 1 (broadcast), "
+                     "%s: argument 6: %lld is not an op pattern; patterns: 0 (elemwise), 1 (broadcast), "
                      "2 (injective), 3 (reduce), 4 (out-elemwise-fusable), 7 (tuple), 8 (opaque)",
                      fn, (long long)pattern);
   irm_journal *journal = NULL;
-  if ((rc = irm_journal_open(&journal))) return irm_error_context(rc, "%s", fn);
+  if ((rc = irm_journal_open(&journal))) return irm_error_context_global_(rc, fn);
   irm_any p = irm_any_int(pattern);
   rc = register_op(name, (int32_t)num_inputs, schema, infer, eval, has_pattern ? &p : NULL);
   if (!rc && !(rc = irm_journal_commit(journal))) return IRM_OK;
   (void)irm_journal_rollback(journal); /* undo sets no errors */
-  return irm_error_context(rc, "%s", fn);
+  return irm_error_context_global_(rc, fn);
 }
 
 /* op.ListOps() -> Array of op names, sorted */
@@ -85,22 +85,24 @@ static int g_get_attr(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
   if (!rc) rc = irm_arg_str(fn, args, 1, &attr, NULL);
-  if (!rc) rc = irm_op_get(name, &op);
+  if (rc) return rc; /* argument errors name fn already */
+  rc = irm_op_get(name, &op);
   if (!rc) rc = irm_op_get_attr(op, attr, ret);
   irm_object_release(op);
-  return rc ? irm_error_context(rc, "%s", fn) : IRM_OK;
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
-/* The kind of op argument 0. */
+/* The kind of the op the first argument names. */
 static int arg_kind(const char *fn, const irm_any *args, int32_t nargs, irm_kind **out) {
   const char *name = NULL;
   irm_object *op = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
-  if (!rc) rc = irm_op_get(name, &op);
+  if (rc) return rc; /* argument errors name fn already */
+  rc = irm_op_get(name, &op);
   if (!rc && !(*out = irm_op_kind(op))) rc = irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_error_quote(name));
   irm_object_release(op);
-  return rc ? irm_error_context(rc, "%s", fn) : IRM_OK;
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
 /* op.ListOptions(name) -> Map attribute -> type name */

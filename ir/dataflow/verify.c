@@ -589,7 +589,7 @@ static int g_verify(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   irm_object *mod = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
-  if (!rc && (rc = irm_ir_verify(mod))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_ir_verify(mod))) rc = irm_error_context_global_(rc, fn);
   if (!rc) *ret = irm_any_none();
   return rc;
 }

@@ -5,7 +5,7 @@
 #include "irm/error.h"
 #include "tensor_internal.h"
 
-/* Reads argument 0 as a tensor after checking the count. */
+/* Reads the first argument as a tensor after checking the count. */
 static int tensor_arg(const char *fn, const irm_any *args, int32_t nargs, irm_object **t) {
   int rc = irm_arg_count(fn, nargs, 1, 1);
   return rc ? rc : irm_arg_object(fn, args, 0, "ffi.Tensor", t);
@@ -23,7 +23,7 @@ static int ptr_arg(const char *fn, const irm_any *args, int32_t i, void **out) {
     *out = v->type_code == IRM_PTR ? v->v_ptr : NULL;
     return IRM_OK;
   }
-  return irm_error(IRM_ETYPE, "%s: argument %d: expected ptr, got %s", fn, (int)i, irm_any_type_name(v));
+  return irm_error(IRM_ETYPE, "%s: argument %d: expected ptr, got %s", fn, (int)i + 1, irm_any_describe_(v));
 }
 
 /* An Array of ints as a shape (at most IRM_TENSOR_MAX_NDIM entries; the
@@ -34,13 +34,13 @@ static int shape_arg(const char *fn, const irm_any *args, int32_t i, int64_t *sh
   if (rc) return rc;
   size_t n = irm_array_size(arr);
   if (n > IRM_TENSOR_MAX_NDIM)
-    return irm_error(IRM_EVALUE, "%s: argument %d: shape has %zu dimensions; a tensor has 0 to %d", fn, (int)i, n,
+    return irm_error(IRM_EVALUE, "%s: argument %d: shape has %zu dimensions; a tensor has 0 to %d", fn, (int)i + 1, n,
                      IRM_TENSOR_MAX_NDIM);
   for (size_t k = 0; k < n; k++) {
     const irm_any *item = irm_array_at(arr, k);
     if (item->type_code != IRM_INT)
-      return irm_error(IRM_ETYPE, "%s: argument %d: shape item %zu: expected int, got %s", fn, (int)i, k,
-                       irm_any_type_name(item));
+      return irm_error(IRM_ETYPE, "%s: argument %d: shape item %zu: expected int, got %s", fn, (int)i + 1, k,
+                       irm_any_describe_(item));
     shape[k] = item->v_int;
   }
   *ndim = (int32_t)n;
@@ -59,7 +59,7 @@ static int g_tensor(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   int rc = irm_arg_count(fn, nargs, 2, 3);
   size_t name_len = 0;
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, &name_len);
-  if (!rc && (rc = irm_dtype_parse_n_(name, name_len, &dtype))) rc = irm_error_context(rc, "%s: argument 0", fn);
+  if (!rc && (rc = irm_dtype_parse_n_(name, name_len, &dtype))) rc = irm_error_context(rc, "%s: argument 1", fn);
   if (!rc) rc = shape_arg(fn, args, 1, shape, &ndim);
   if (!rc && nargs > 2) rc = ptr_arg(fn, args, 2, &data);
   if (rc) return rc;
@@ -127,7 +127,7 @@ static int g_to_dlpack(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   irm_object *t = NULL;
   DLManagedTensor *m = NULL;
   int rc = tensor_arg(fn, args, nargs, &t);
-  if (!rc && (rc = irm_tensor_to_dlpack(t, &m))) rc = irm_error_context(rc, "%s", fn);
+  if (!rc && (rc = irm_tensor_to_dlpack(t, &m))) rc = irm_error_context_global_(rc, fn);
   if (rc) return rc;
   *ret = irm_any_ptr(m);
   return IRM_OK;

@@ -42,8 +42,19 @@ def _last_error():
     return msg.decode("utf-8", "replace") if msg else ""
 
 
-def raise_last_error(rc):
-    """Raises the Python exception matching the calling thread's irm error."""
+def _split_kind(msg):
+    """(exception class, text) of a library message "Kind: text": the class
+    says the kind, so the text goes without it (RuntimeError and the whole
+    message for a kind irm does not know)."""
+    kind, sep, text = msg.partition(": ")
+    cls = _KIND_CLASS.get(kind) if sep else None
+    return (cls, text) if cls is not None else (RuntimeError, msg)
+
+
+def raise_last_error(rc, api=None):
+    """Raises the Python exception matching the calling thread's irm error:
+    its class says the kind, its message is the library's without "Kind: ".
+    api (an _Api) names the Python API that called the failing global."""
     pending = getattr(_tls, "pending", None)
     if pending is not None:
         # A BaseException (KeyboardInterrupt, SystemExit) escaped a Python
@@ -51,8 +62,8 @@ def raise_last_error(rc):
         _tls.pending = None
         raise pending
     msg = _last_error() or "RuntimeError: irm call failed with status %d" % rc
-    kind = msg.split(":", 1)[0]
-    raise _KIND_CLASS.get(kind, RuntimeError)(msg)
+    cls, text = _split_kind(msg)
+    raise cls(api.rename(text) if api is not None else text)
 
 
 def check(rc):
@@ -61,15 +72,15 @@ def check(rc):
 
 
 def _error_text(exc):
-    """'Kind: text' for a Python exception raised inside a callback."""
+    """'Kind: text' for a Python exception raised inside a callback, so that
+    C callers read it as any library error and Python callers get the same
+    class and text back."""
     kind = "RuntimeError"
     for name, cls in _KINDS:
         if isinstance(exc, cls if cls is not _KeyError else KeyError):
             kind = name
             break
     text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-    if text.startswith(kind + ": "):
-        return text
     return "%s: %s" % (kind, text)
 
 
@@ -136,7 +147,7 @@ class Object:
 
     def to_json(self):
         """The object as JSON text (ffi.ToJSON); irm.from_json reads it back."""
-        return _global("ffi.ToJSON")(self)
+        return api_global("Object.to_json()", "ffi.ToJSON", "self")(self)
 
     @property
     def _refcount(self):
@@ -366,6 +377,65 @@ class Function(Object):
         return "<irm.Function at 0x%x>" % self.handle
 
 
+class _Api:
+    """A global that a Python API calls: calling this calls the global, and
+    an error names the API instead of the global. The global's context
+    ("executor.Create: ") becomes the API's ("Executor(): "), or goes when
+    the API has no name to give (a subscript); and "argument K", the
+    global's K-th argument, becomes the API's argument of that role,
+    "argument P (name)" (P counts the API's parameters from 1, self not
+    included). Errors without the global's context (raised deeper, such as
+    in a pass the call runs) keep their text.
+
+    args names the global's arguments in order by the API's parameters
+    ("self key value"); params lists the API's parameters in order when it
+    differs (a name in args but not in params, such as self, keeps the
+    global's number)."""
+
+    __slots__ = ("api", "global_name", "_prefix", "_labels")
+
+    def __init__(self, api, global_name, args="", params=None):
+        self.api = api
+        self.global_name = global_name
+        self._prefix = global_name + ": "
+        names = args.split()
+        order = params.split() if params is not None else [n for n in names if n != "self"]
+        self._labels = {"argument %d" % (k + 1): "argument %d (%s)" % (order.index(n) + 1, n)
+                        for k, n in enumerate(names) if n in order}
+
+    def __call__(self, *args):
+        array, keep = _pack(args)
+        ret = Any()
+        rc = _func_call(_global(self.global_name).handle, array, len(args), _byref(ret))
+        if rc != 0:
+            raise_last_error(rc, self)
+        return from_any(ret)
+
+    def rename(self, text):
+        """The library's text of an error of this call, as the API says it."""
+        if not text.startswith(self._prefix):
+            return text
+        text = text[len(self._prefix):]
+        head, sep, rest = text.partition(":")
+        label = self._labels.get(head)
+        if sep and label is not None:
+            text = label + sep + rest
+        return "%s: %s" % (self.api, text) if self.api else text
+
+
+_APIS = {}
+
+
+def api_global(api, global_name, args="", params=None):
+    """The global global_name as the Python API api calls it (see _Api);
+    made once per distinct call, so wrappers may ask for it on each call."""
+    key = (api, global_name, args, params)
+    found = _APIS.get(key)
+    if found is None:
+        found = _APIS[key] = _Api(api, global_name, args, params)
+    return found
+
+
 # Every Python callable handed to the library shares one packed trampoline;
 # its resource is a key into _CALLBACKS, removed by the shared finalizer when
 # the library drops the function.
@@ -490,7 +560,7 @@ def remove_global_func(name):
 
 def from_json(text):
     """The object a to_json() text describes (ffi.FromJSON)."""
-    return _global("ffi.FromJSON")(text)
+    return api_global("from_json()", "ffi.FromJSON", "text")(text)
 
 
 # ---- containers ------------------------------------------------------------
@@ -511,7 +581,7 @@ class Array(Object):
         if index < 0:
             index += size
         if not 0 <= index < size:
-            raise IndexError("IndexError: array index %d out of range [0, %d)" % (index, size))
+            raise IndexError("array index %d out of range [0, %d)" % (index, size))
         return _global("ffi.ArrayGetItem")(self, index)
 
     def __iter__(self):
@@ -537,7 +607,7 @@ class Map(Object):
         return _global("ffi.MapSize")(self)
 
     def __getitem__(self, key):
-        return _global("ffi.MapGetItem")(self, key)
+        return api_global(None, "ffi.MapGetItem", "self key")(self, key)
 
     def items(self):
         flat = list(_global("ffi.MapItems")(self))

@@ -1,6 +1,12 @@
 """Executors and runtimes (ir.Executor, ir.Runtime), shaped like tvm.relay.backend."""
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, api_global
 from .target import _schema
+
+
+def _api(cls, op, api, args=""):
+    """The global <prefix>.<op> as cls's API api calls it; api is formatted
+    with the class name ("{}()" -> "Executor()")."""
+    return api_global(api.format(cls.__name__) if api else None, cls._prefix + "." + op, args)
 
 
 class _Config(Object):
@@ -11,28 +17,28 @@ class _Config(Object):
 
     def __init__(self, name, options=None):
         args = (name,) if options is None else (name, options)
-        made = _global(self._prefix + ".Create")(*args)
+        made = _api(type(self), "Create", "{}()", "name options")(*args)
         self._take(made)
 
     @property
     def name(self):
         """The kind name ("aot", "crt", ...)."""
-        return _global(self._prefix + ".Name")(self)
+        return _api(type(self), "Name", "{}.name", "self")(self)
 
     @property
     def attrs(self):
         """Every option with its value (defaults filled in), as a dict."""
-        return _global(self._prefix + ".Attrs")(self).to_dict()
+        return _api(type(self), "Attrs", "{}.attrs", "self")(self).to_dict()
 
     def __getitem__(self, key):
         # An unknown option is the library's AttributeError (closest name).
-        return _global(self._prefix + ".GetAttr")(self, key)
+        return _api(type(self), "GetAttr", None, "self key")(self, key)
 
     def __contains__(self, key):
         return key in self.attrs
 
     def get(self, key, default=None):
-        value = _global(self._prefix + ".GetAttr")(self, key)
+        value = _api(type(self), "GetAttr", "{}.get()", "self key")(self, key)
         return default if value is None else value
 
     def __str__(self):
@@ -41,22 +47,22 @@ class _Config(Object):
     @classmethod
     def list_registered(cls):
         """The registered kind names."""
-        return list(_global(cls._prefix + ".ListKinds")())
+        return list(_api(cls, "ListKinds", "{}.list_registered()")())
 
     @classmethod
     def list_registered_options(cls, name):
         """Option name -> type name for a kind (a name, or an instance)."""
-        return _global(cls._prefix + ".ListOptions")(str(name)).to_dict()
+        return _api(cls, "ListOptions", "{}.list_registered_options()", "name")(str(name)).to_dict()
 
     @classmethod
     def set_kind_attr(cls, kind, attr, value, plevel=10):
         """Sets a kind attribute (higher plevel replaces, lower is ignored)."""
-        _global(cls._prefix + ".SetKindAttr")(kind, attr, value, plevel)
+        _api(cls, "SetKindAttr", "{}.set_kind_attr()", "kind attr value plevel")(kind, attr, value, plevel)
 
     @classmethod
     def get_kind_attr(cls, kind, attr):
         """A kind attribute's value, or None."""
-        return _global(cls._prefix + ".GetKindAttr")(kind, attr)
+        return _api(cls, "GetKindAttr", "{}.get_kind_attr()", "kind attr")(kind, attr)
 
 
 @register_object("ir.Executor")
@@ -78,18 +84,18 @@ class Runtime(_Config):
     _prefix = "runtime"
 
 
-def _register(prefix, name, options, attrs):
-    _global(prefix + ".RegisterKind")(name, _schema(options or {}))
+def _register(cls, api, name, options, attrs):
+    api_global(api, cls._prefix + ".RegisterKind", "name options")(name, _schema(options or {}))
     for attr, value in (attrs or {}).items():
-        _global(prefix + ".SetKindAttr")(name, attr, value)
+        api_global(api, cls._prefix + ".SetKindAttr", "name attr value", "name options attrs")(name, attr, value)
 
 
 def register_executor_kind(name, options=None, attrs=None):
     """Registers an executor kind. options: option name -> type name, or ->
     {"type", "default", "doc"}; attrs: kind attributes (name -> value)."""
-    _register("executor", name, options, attrs)
+    _register(Executor, "register_executor_kind()", name, options, attrs)
 
 
 def register_runtime_kind(name, options=None, attrs=None):
     """Registers a runtime kind (as register_executor_kind)."""
-    _register("runtime", name, options, attrs)
+    _register(Runtime, "register_runtime_kind()", name, options, attrs)

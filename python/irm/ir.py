@@ -1,5 +1,21 @@
 """IRModule (ir.IRModule): functions by name plus typed module attributes."""
-from ._ffi import Array, Object, register_object, _global
+from ._ffi import Array, Object, register_object, _global, api_global
+
+_A = api_global  # the globals below, as the Python APIs that call them
+_MODULE = _A("IRModule()", "ir.IRModule", "functions attrs")
+_MOD_GET_ATTR = _A("IRModule.get_attr()", "ir.ModuleGetAttr", "self key")
+_MOD_WITH_ATTR = _A("IRModule.with_attr()", "ir.ModuleWithAttr", "self key value")
+_MOD_WITHOUT_ATTR = _A("IRModule.without_attr()", "ir.ModuleWithoutAttr", "self key")
+_MOD_ATTRS = _A("IRModule.attrs", "ir.ModuleAttrs", "self")
+_MOD_FREEZE = _A("IRModule.freeze()", "ir.ModuleFreeze", "self")
+_MOD_IS_FROZEN = _A("IRModule.is_frozen", "ir.ModuleIsFrozen", "self")
+_MOD_FUNCTION_NAMES = _A("IRModule.function_names", "ir.ModuleFunctionNames", "self")
+_MOD_GET_FUNCTION = _A(None, "ir.ModuleGetFunction", "self name")
+_MOD_WITH_FUNCTION = _A("IRModule.with_function()", "ir.ModuleWithFunction", "self name func")
+_MOD_WITHOUT_FUNCTION = _A("IRModule.without_function()", "ir.ModuleWithoutFunction", "self name")
+_MOD_VERIFY = _A("IRModule.verify()", "ir.Verify", "self")
+_LIST_ATTR_KEYS = _A("IRModule.list_attr_keys()", "ir.ListModuleAttrKeys")
+_REGISTER_ATTR_KEY = _A("IRModule.register_attr_key()", "ir.RegisterModuleAttrKey", "key type_name pass_invariant")
 
 
 @register_object("ir.IRModule")
@@ -12,68 +28,68 @@ class IRModule(Object):
 
     def __init__(self, functions=None, attrs=None):
         args = [functions or {}] + ([attrs] if attrs else [])
-        made = _global("ir.IRModule")(*args)
+        made = _MODULE(*args)
         self._take(made)
 
     def get_attr(self, key):
         """The value of attribute key, or None when unset."""
-        return _global("ir.ModuleGetAttr")(self, key)
+        return _MOD_GET_ATTR(self, key)
 
     def with_attr(self, key, value):
         """A module like this one with attribute key set to value (type-checked
         against the registered attribute keys)."""
-        return _global("ir.ModuleWithAttr")(self, key, value)
+        return _MOD_WITH_ATTR(self, key, value)
 
     def without_attr(self, key):
         """A module like this one without attribute key."""
-        return _global("ir.ModuleWithoutAttr")(self, key)
+        return _MOD_WITHOUT_ATTR(self, key)
 
     @property
     def attrs(self):
         """The attributes as a dict."""
-        return _global("ir.ModuleAttrs")(self).to_dict()
+        return _MOD_ATTRS(self).to_dict()
 
     def freeze(self):
         """A frozen module: its attributes can no longer change."""
-        return _global("ir.ModuleFreeze")(self)
+        return _MOD_FREEZE(self)
 
     @property
     def is_frozen(self):
-        return bool(_global("ir.ModuleIsFrozen")(self))
+        return bool(_MOD_IS_FROZEN(self))
 
     @property
     def function_names(self):
         """The names of the module's functions."""
-        return list(_global("ir.ModuleFunctionNames")(self))
+        return list(_MOD_FUNCTION_NAMES(self))
 
     def __getitem__(self, name):
-        return _global("ir.ModuleGetFunction")(self, name)
+        return _MOD_GET_FUNCTION(self, name)
 
     def __contains__(self, name):
         return name in self.function_names
 
     def with_function(self, name, func):
         """A module like this one with func added (or replaced) under name."""
-        return _global("ir.ModuleWithFunction")(self, name, func)
+        return _MOD_WITH_FUNCTION(self, name, func)
 
     def without_function(self, name):
         """A module like this one without function name."""
-        return _global("ir.ModuleWithoutFunction")(self, name)
+        return _MOD_WITHOUT_FUNCTION(self, name)
 
     def verify(self):
         """Checks that the module is well formed (ir.Verify): raises
         ValueError naming the function and the expression at fault."""
-        _global("ir.Verify")(self)
+        _MOD_VERIFY(self)
 
     @staticmethod
     def list_attr_keys():
         """Registered module attribute key -> type name."""
-        return _global("ir.ListModuleAttrKeys")().to_dict()
+        return _LIST_ATTR_KEYS().to_dict()
 
     @staticmethod
     def register_attr_key(key, type_name, pass_invariant=False):
         """Registers a module attribute key with its type."""
-        _global("ir.RegisterModuleAttrKey")(key, type_name, pass_invariant)
+        _REGISTER_ATTR_KEY(key, type_name, pass_invariant)
 
     def text(self, elide_larger_than=None):
         """The module in the IR text form (ir.Print); :func:`parse` reads it back.
@@ -112,7 +128,8 @@ class TensorType(Type):
     __slots__ = ()
 
     def __init__(self, shape, dtype="float32"):
-        self._take(_global("ir.TensorType")(dtype, _as_list(shape, "TensorType shape")))
+        self._take(_A("TensorType()", "ir.TensorType", "dtype shape", "shape dtype")(
+            dtype, _as_list(shape, "TensorType shape")))
 
     @property
     def shape(self):
@@ -134,7 +151,7 @@ class TupleType(Type):
     __slots__ = ()
 
     def __init__(self, fields):
-        self._take(_global("ir.TupleType")(_as_list(fields, "TupleType fields")))
+        self._take(_A("TupleType()", "ir.TupleType", "fields")(_as_list(fields, "TupleType fields")))
 
     @property
     def fields(self):
@@ -148,7 +165,8 @@ class FuncType(Type):
     __slots__ = ()
 
     def __init__(self, arg_types, ret_type):
-        self._take(_global("ir.FuncType")(_as_list(arg_types, "FuncType arg_types"), ret_type))
+        self._take(_A("FuncType()", "ir.FuncType", "arg_types ret_type")(
+            _as_list(arg_types, "FuncType arg_types"), ret_type))
 
     @property
     def arg_types(self):
@@ -182,7 +200,7 @@ class _Node(Object):
     def with_type(self, type_):
         """A copy of this node with checked type type_ (None clears it).
         Vars and Constants have fixed types (TypeError for another one)."""
-        return _global("ir.ExprWithType")(self, type_)
+        return _A(type(self).__name__ + ".with_type()", "ir.ExprWithType", "self type_")(self, type_)
 
     def fields(self):
         """Every field of the node as a dict (ir.ExprFields)."""
@@ -206,7 +224,7 @@ class Var(Expr):
 
     def __init__(self, name_hint, type_annotation=None):
         args = (name_hint,) if type_annotation is None else (name_hint, type_annotation)
-        self._take(_global("ir.Var")(*args))
+        self._take(_A("Var()", "ir.Var", "name_hint type_annotation")(*args))
 
     @property
     def name(self):
@@ -226,7 +244,7 @@ class GlobalVar(Expr):
     __slots__ = ()
 
     def __init__(self, name_hint):
-        self._take(_global("ir.GlobalVar")(name_hint))
+        self._take(_A("GlobalVar()", "ir.GlobalVar", "name_hint")(name_hint))
 
     @property
     def name(self):
@@ -244,7 +262,7 @@ class Constant(Expr):
 
     def __init__(self, data):
         from .tensor import Tensor, tensor
-        self._take(_global("ir.Constant")(data if isinstance(data, Tensor) else tensor(data)))
+        self._take(_A("Constant()", "ir.Constant", "data")(data if isinstance(data, Tensor) else tensor(data)))
 
     @property
     def data(self):
@@ -258,7 +276,7 @@ class Tuple(Expr):
     __slots__ = ()
 
     def __init__(self, fields):
-        self._take(_global("ir.Tuple")(_as_list(fields, "Tuple fields")))
+        self._take(_A("Tuple()", "ir.Tuple", "fields")(_as_list(fields, "Tuple fields")))
 
     @property
     def fields(self):
@@ -278,7 +296,7 @@ class TupleGetItem(Expr):
     __slots__ = ()
 
     def __init__(self, tuple_value, index):
-        self._take(_global("ir.TupleGetItem")(tuple_value, index))
+        self._take(_A("TupleGetItem()", "ir.TupleGetItem", "tuple_value index")(tuple_value, index))
 
     @property
     def tuple_value(self):
@@ -296,17 +314,17 @@ class Op(Expr):
     __slots__ = ()
 
     def __init__(self, name):
-        self._take(_global("ir.Op")(name))
+        self._take(_A("Op()", "ir.Op", "name")(name))
 
     @staticmethod
     def get(name):
         """The op's node (KeyError naming the closest op for an unknown name)."""
-        return _global("ir.Op")(name)
+        return _A("Op.get()", "ir.Op", "name")(name)
 
     def get_attr(self, attr):
         """An op attribute ("num_inputs", "TOpPattern", "FInferType", ...),
         None when the op has none (op.GetAttr)."""
-        return _global("op.GetAttr")(self.name, attr)
+        return _A("Op.get_attr()", "op.GetAttr", "self attr")(self.name, attr)
 
     @property
     def num_inputs(self):
@@ -315,7 +333,7 @@ class Op(Expr):
 
     def list_options(self):
         """The op's attributes (options): name -> type name, schema order."""
-        return _global("op.ListOptions")(self.name).to_dict()
+        return _A("Op.list_options()", "op.ListOptions", "self")(self.name).to_dict()
 
     @property
     def name(self):
@@ -333,7 +351,8 @@ class Call(Expr):
         if isinstance(op, str):
             op = Op(op)
         args = _as_list(args, "Call args")
-        self._take(_global("ir.Call")(op, args, attrs) if attrs else _global("ir.Call")(op, args))
+        call = _A("Call()", "ir.Call", "op args attrs")
+        self._take(call(op, args, attrs) if attrs else call(op, args))
 
     @property
     def op(self):
@@ -356,7 +375,7 @@ class Let(Expr):
     __slots__ = ()
 
     def __init__(self, var, value, body):
-        self._take(_global("ir.Let")(var, value, body))
+        self._take(_A("Let()", "ir.Let", "var value body")(var, value, body))
 
     @property
     def var(self):
@@ -384,7 +403,7 @@ class Function(_Node):
             args.append(ret_type)
         if attrs:
             args.append(attrs)
-        self._take(_global("ir.Function")(*args))
+        self._take(_A("Function()", "ir.Function", "params body ret_type attrs")(*args))
 
     @property
     def params(self):
@@ -405,14 +424,14 @@ class Function(_Node):
 
     def with_attr(self, key, value):
         """A copy with attribute key set (checked against registered keys)."""
-        return _global("ir.FuncWithAttr")(self, key, value)
+        return _A("Function.with_attr()", "ir.FuncWithAttr", "self key value")(self, key, value)
 
 
 # ---- text, models, checks -------------------------------------------------------
 
 def parse(text):
     """The IRModule the text form describes (ir.Parse)."""
-    return _global("ir.Parse")(text)
+    return _A("parse()", "ir.Parse", "text")(text)
 
 
 def text(node, elide_larger_than=None):
@@ -420,19 +439,19 @@ def text(node, elide_larger_than=None):
     elides the data of tensors with more than N elements (None or 0: print
     everything, the text that parse reads back)."""
     if elide_larger_than is None:
-        return _global("ir.Print")(node)
-    return _global("ir.Print")(node, {"elide_larger_than": elide_larger_than})
+        return _A("text()", "ir.Print", "node")(node)
+    return _A("text()", "ir.Print", "node elide_larger_than")(node, {"elide_larger_than": elide_larger_than})
 
 
 def example_model(name=None):
     """One of the library's example models (ir.ExampleModel) as an IRModule."""
-    return _global("ir.ExampleModel")(*(() if name is None else (name,)))
+    return _A("example_model()", "ir.ExampleModel", "name")(*(() if name is None else (name,)))
 
 
 def verify(mod):
     """Checks that mod is well formed (ir.Verify); ValueError naming the
     function and the expression otherwise."""
-    _global("ir.Verify")(mod)
+    _A("verify()", "ir.Verify", "mod")(mod)
 
 
 def evaluate(mod, name, inputs):
@@ -441,7 +460,7 @@ def evaluate(mod, name, inputs):
     list of them for a tuple result."""
     from .tensor import Tensor, tensor
     inputs = [x if isinstance(x, Tensor) else tensor(x) for x in inputs]
-    result = _global("ir.Evaluate")(mod, name, inputs)
+    result = _A("evaluate()", "ir.Evaluate", "mod name inputs")(mod, name, inputs)
     return list(result) if isinstance(result, Array) else result
 
 
@@ -454,7 +473,7 @@ OP_PATTERNS = {"elemwise": 0, "broadcast": 1, "injective": 2, "reduce": 3,
 
 def list_ops():
     """The names of the registered ops, sorted (op.ListOps)."""
-    return list(_global("op.ListOps")())
+    return list(_A("list_ops()", "op.ListOps")())
 
 
 def _attrs_dict(attrs):
@@ -541,5 +560,5 @@ def register_op(name, num_inputs, attrs=None, infer_type=None, evaluate=None, pa
             convert_func(_wrap_evaluate(name, evaluate)) if evaluate else None]
     if pattern is not None:
         args.append(pattern)
-    _global("op.Register")(*args)
+    _A("register_op()", "op.Register", "name num_inputs attrs infer_type evaluate pattern")(*args)
     return Op.get(name)

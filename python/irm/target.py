@@ -1,5 +1,27 @@
 """Targets (target.Target): what to compile for, shaped like tvm.target.Target."""
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, api_global
+
+_TARGET = api_global("Target()", "target.Target", "target host")
+_KIND = api_global("Target.kind", "target.Kind", "self")
+_KEYS = api_global("Target.keys", "target.Keys", "self")
+_HOST = api_global("Target.host", "target.Host", "self")
+_EXPORT = api_global("Target.export()", "target.Export", "self")
+_ATTRS = api_global("Target.attrs", "target.Export", "self")
+_GET_ATTR = api_global("Target.get_attr()", "target.GetAttr", "self key")
+_AS_STRING = api_global("Target.__str__()", "target.AsString", "self")
+_ENTER = api_global("Target.__enter__()", "target.EnterScope", "self")
+_EXIT = api_global("Target.__exit__()", "target.ExitScope", "self")
+_CURRENT = api_global("Target.current()", "target.Current")
+_LIST_KINDS = api_global("Target.list_kinds()", "target.ListKinds")
+_LIST_KIND_OPTIONS = api_global("Target.list_kind_options()", "target.ListKindOptions", "kind")
+_LIST_TAGS = api_global("Target.list_tags()", "target.ListTags")
+_REGISTER_TAG = api_global("Target.register_tag()", "target.RegisterTag", "name config")
+_CONVERT_LEGACY = api_global("Target.convert_legacy()", "target.ConvertLegacy", "text")
+_SET_KIND_ATTR = api_global("Target.set_kind_attr()", "target.SetKindAttr", "kind attr value plevel")
+_GET_KIND_ATTR = api_global("Target.get_kind_attr()", "target.GetKindAttr", "kind attr")
+_REGISTER_KIND = api_global("register_target_kind()", "target.RegisterKind", "name options")
+_REGISTER_KIND_ATTR = api_global("register_target_kind()", "target.SetKindAttr", "name attr value",
+                                 "name options attrs")
 
 
 def _schema(options):
@@ -24,91 +46,91 @@ class Target(Object):
 
     def __init__(self, target, host=None):
         args = (target,) if host is None else (target, host)
-        made = _global("target.Target")(*args)
+        made = _TARGET(*args)
         self._take(made)
 
     @property
     def kind(self):
         """The kind name ("llvm", "c", ...)."""
-        return _global("target.Kind")(self)
+        return _KIND(self)
 
     @property
     def keys(self):
         """The target's keys, most specific first."""
-        return list(_global("target.Keys")(self))
+        return list(_KEYS(self))
 
     @property
     def host(self):
         """The host Target, or None."""
-        return _global("target.Host")(self)
+        return _HOST(self)
 
     @property
     def attrs(self):
         """The options set on the target, as a dict (without kind, keys, host)."""
-        return {k: v for k, v in _global("target.Export")(self).items()
+        return {k: v for k, v in _ATTRS(self).items()
                 if k not in ("kind", "keys", "host")}
 
     def get_attr(self, key):
         """The value of option key, or None when unset."""
-        return _global("target.GetAttr")(self, key)
+        return _GET_ATTR(self, key)
 
     def export(self):
         """The full configuration as a dict (target.Export)."""
-        return _global("target.Export")(self).to_dict()
+        return _EXPORT(self).to_dict()
 
     def __str__(self):
-        return _global("target.AsString")(self)
+        return _AS_STRING(self)
 
     def __enter__(self):
-        _global("target.EnterScope")(self)
+        _ENTER(self)
         return self
 
     def __exit__(self, *exc):
-        _global("target.ExitScope")(self)
+        _EXIT(self)
 
     @staticmethod
     def current(allow_none=True):
         """The innermost target scope's Target of this thread, or None."""
-        target = _global("target.Current")()
+        target = _CURRENT()
         if target is None and not allow_none:
-            raise ValueError("ValueError: no target in scope")
+            raise ValueError("Target.current(): no target in scope")
         return target
 
     @staticmethod
     def list_kinds():
         """The registered target kind names."""
-        return list(_global("target.ListKinds")())
+        return list(_LIST_KINDS())
 
     @staticmethod
     def list_kind_options(kind):
         """Option name -> type name for a target kind."""
-        return _global("target.ListKindOptions")(kind).to_dict()
+        return _LIST_KIND_OPTIONS(kind).to_dict()
 
     @staticmethod
     def list_tags():
         """The registered tag names."""
-        return list(_global("target.ListTags")())
+        return list(_LIST_TAGS())
 
     @staticmethod
     def register_tag(name, config):
         """Registers a tag naming a target configuration (a dict)."""
-        _global("target.RegisterTag")(name, config)
+        _REGISTER_TAG(name, config)
 
     @staticmethod
     def convert_legacy(text):
         """(Target, Executor or None, Runtime or None) from a target string with
         legacy executor/runtime options."""
-        return tuple(_global("target.ConvertLegacy")(text))
+        return tuple(_CONVERT_LEGACY(text))
 
     @staticmethod
     def set_kind_attr(kind, attr, value, plevel=10):
         """Sets a kind attribute (higher plevel replaces, lower is ignored)."""
-        _global("target.SetKindAttr")(kind, attr, value, plevel)
+        _SET_KIND_ATTR(kind, attr, value, plevel)
 
     @staticmethod
     def get_kind_attr(kind, attr):
         """A kind attribute's value, or None."""
-        return _global("target.GetKindAttr")(kind, attr)
+        return _GET_KIND_ATTR(kind, attr)
 
 
 def register_target_kind(name, options=None, attrs=None):
@@ -116,6 +138,6 @@ def register_target_kind(name, options=None, attrs=None):
     type name ("bool", "int", "float", "str", "array<str>", "array<int>",
     "map", "target") or -> {"type": ..., "default": ..., "doc": ...}.
     attrs (dict) sets kind attributes."""
-    _global("target.RegisterKind")(name, _schema(options or {}))
+    _REGISTER_KIND(name, _schema(options or {}))
     for attr, value in (attrs or {}).items():
-        _global("target.SetKindAttr")(name, attr, value)
+        _REGISTER_KIND_ATTR(name, attr, value)

@@ -10,7 +10,7 @@ import ctypes
 import struct
 import sys
 
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, _global, api_global
 
 # dtype -> struct/buffer format character, and back.
 _FORMATS = {"float32": "f", "float16": "e", "int32": "i", "int8": "b", "uint8": "B", "bool": "?"}
@@ -38,8 +38,8 @@ def _dtype_of_format(fmt, itemsize):
 def _check_dtype(dtype):
     if dtype not in _FORMATS:
         # The library's message: the closest dtype and the list of them.
-        _global("ffi.Tensor")(str(dtype), [0])
-        raise ValueError("ValueError: unknown dtype %r" % (dtype,))  # not reached
+        api_global("tensor()", "ffi.Tensor", "dtype shape", "data dtype")(str(dtype), [0])
+        raise ValueError("tensor(): unknown dtype %r" % (dtype,))  # not reached
 
 
 def _flatten(data):
@@ -261,7 +261,7 @@ def from_dlpack(obj):
     managed = _PyCapsule_GetPointer(capsule, _DLTENSOR_P)
     # On failure the library takes nothing: the capsule keeps its tensor and
     # its destructor frees it.
-    made = _global("ffi.TensorFromDLPack")(ctypes.c_void_p(managed))
+    made = api_global("from_dlpack()", "ffi.TensorFromDLPack", "obj")(ctypes.c_void_p(managed))
     _PyCapsule_SetName(capsule, _USED_DLTENSOR_P)
     return made
 

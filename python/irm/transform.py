@@ -1,7 +1,7 @@
 """Passes, pipelines, PassContext and instruments, shaped like tvm.transform."""
 import functools
 
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, _global, api_global as _A
 
 
 class PassInfo:
@@ -27,7 +27,7 @@ class Pass(Object):
     __slots__ = ()
 
     def __call__(self, mod):
-        return _global("transform.RunPass")(self, mod)
+        return _A("Pass.__call__()", "transform.RunPass", "self mod")(self, mod)
 
     @property
     def info(self):
@@ -43,7 +43,8 @@ class Pass(Object):
     @staticmethod
     def get(name, options=None):
         """The registered pass name, with options (a dict) applied."""
-        return _global("transform.GetPass")(*((name,) if options is None else (name, options)))
+        return _A("Pass.get()", "transform.GetPass", "name options")(
+            *((name,) if options is None else (name, options)))
 
     @staticmethod
     def list_registered():
@@ -53,38 +54,40 @@ class Pass(Object):
 
 def Sequential(passes, opt_level=0, name="sequential"):  # noqa: N802 (TVM's name)
     """A pass running passes in order (itself a pass, so instruments see it)."""
-    return _global("transform.Sequential")(list(passes), opt_level, name)
+    return _A("Sequential()", "transform.Sequential", "passes opt_level name")(list(passes), opt_level, name)
 
 
 def parse_pipeline(text):
     """The pass a pipeline text describes, e.g. "Sequential(A,B{x=1})";
     str(pass) prints it back."""
-    return _global("transform.ParsePipeline")(text)
+    return _A("parse_pipeline()", "transform.ParsePipeline", "text")(text)
 
 
 def get_config(mod, key):
     """A config value: the module attribute, then the PassContext, then the
     registered default."""
-    return _global("transform.GetConfig")(mod, key)
+    return _A("get_config()", "transform.GetConfig", "mod key")(mod, key)
 
 
 def migrate_pass_config(mod):
     """A module with the current PassContext's migrated options copied onto its
     attributes (the module wins on conflict)."""
-    return _global("transform.MigratePassConfig")(mod)
+    return _A("migrate_pass_config()", "transform.MigratePassConfig", "mod")(mod)
 
 
 def register_config(key, type_name, default=None, module_attr=None):
     """Registers a PassContext config option with its type (and default, and
     the module attribute it migrates to)."""
-    _global("transform.RegisterConfig")(key, type_name, default, module_attr)
+    _A("register_config()", "transform.RegisterConfig", "key type_name default module_attr")(
+        key, type_name, default, module_attr)
 
 
 def _make_pass(create, fn, opt_level, name, required):
     args = [fn, opt_level, name or getattr(fn, "__name__", "python_pass")]
     if required:
         args.append(list(required))
-    return _global(create)(*args)
+    api = "module_pass()" if create == "transform.CreateModulePass" else "function_pass()"
+    return _A(api, create, "pass_func opt_level name required")(*args)
 
 
 def _pass_decorator(create, call, pass_func, opt_level, name, required):
@@ -127,17 +130,18 @@ class PassContext(Object):
 
     def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, config=None,
                  instruments=None):
-        made = _global("transform.PassContext")(
+        made = _A("PassContext()", "transform.PassContext",
+                  "opt_level required_pass disabled_pass config instruments")(
             opt_level, list(required_pass or []), list(disabled_pass or []), dict(config or {}),
             list(instruments or []))
         self._take(made)
 
     def __enter__(self):
-        _global("transform.EnterPassContext")(self)
+        _A("PassContext.__enter__()", "transform.EnterPassContext", "self")(self)
         return self
 
     def __exit__(self, *exc):
-        _global("transform.ExitPassContext")(self)
+        _A("PassContext.__exit__()", "transform.ExitPassContext", "self")(self)
 
     def _info(self):
         return _global("transform.PassContextInfo")(self)
@@ -164,7 +168,7 @@ class PassContext(Object):
 
     def override_instruments(self, instruments):
         """Replaces the context's instruments (None: none)."""
-        _global("transform.OverrideInstruments")(
+        _A("PassContext.override_instruments()", "transform.OverrideInstruments", "self instruments")(
             self, None if instruments is None else list(instruments))
 
     @staticmethod
@@ -213,7 +217,7 @@ class PassInstrument:
                 hooks.append(lambda mod, info, m=method: bool(m(mod, PassInfo(info))))
             else:
                 hooks.append(lambda mod, info, m=method: m(mod, PassInfo(info)) and None)
-        return _global("transform.PassInstrument")(self._name, *hooks)
+        return _A("PassInstrument", "transform.PassInstrument", "name")(self._name, *hooks)
 
 
 class _BuiltinInstrument:
@@ -243,12 +247,12 @@ class PassPrintingInstrument(_BuiltinInstrument):
 
     def __init__(self, names="all", before=False, after=True, elide_larger_than=16):
         names = names if isinstance(names, str) else list(names)
-        super().__init__(_global("transform.PassPrintingInstrument")(names, before, after,
-                                                                     elide_larger_than))
+        super().__init__(_A("PassPrintingInstrument()", "transform.PassPrintingInstrument",
+                            "names before after elide_larger_than")(names, before, after, elide_larger_than))
 
 
 class PassBisectInstrument(_BuiltinInstrument):
     """Lets only the first limit passes run (to find the pass that breaks)."""
 
     def __init__(self, limit):
-        super().__init__(_global("transform.PassBisectInstrument")(limit))
+        super().__init__(_A("PassBisectInstrument()", "transform.PassBisectInstrument", "limit")(limit))

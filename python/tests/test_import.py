@@ -35,7 +35,7 @@ def test_a_bad_irm_library_is_an_import_error_naming_it():
 def test_a_bad_irm_plugin_path_fails_the_import_with_a_plugin_error():
     result = _import(IRM_LIBRARY=irm._lib.LIB._name, IRM_PLUGIN_PATH="/nonexistent/p.so")
     assert result.returncode != 0
-    assert "irm.PluginError: PluginError: IRM_PLUGIN_PATH: cannot load plugin" in result.stderr
+    assert "irm.PluginError: IRM_PLUGIN_PATH: cannot load plugin" in result.stderr
 
 
 def _copy_of_the_package(tmp_path, install_paths=None):

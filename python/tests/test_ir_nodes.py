@@ -36,11 +36,11 @@ def test_types_read_back_and_compare_structurally():
 def test_type_errors_carry_the_library_messages():
     with pytest.raises(ValueError, match="did you mean 'float32'"):
         ir.TensorType((2,), "flaot32")
-    with pytest.raises(ValueError, match="ir.TensorType: .*-1"):
+    with pytest.raises(ValueError, match=r"^TensorType\(\): dimension 1 is negative \(-1\)$"):
         ir.TensorType((2, -1))
     with pytest.raises(TypeError, match="shape item 0: expected int"):
         ir.TensorType(("a",))
-    with pytest.raises(TypeError, match="ir.TupleType: argument 0: item 1: expected an IR type, got int"):
+    with pytest.raises(TypeError, match=r"^TupleType\(\): argument 1 \(fields\): item 1: expected an IR type, got int 1$"):
         ir.TupleType([_f32(), 1])
     with pytest.raises(TypeError, match="must be a list"):
         ir.TupleType(_f32())
@@ -64,9 +64,9 @@ def test_var_global_var_constant():
     assert c.checked_type == _f32(1, 2)
     tensor = irm.tensor([1, 2], dtype="int8")
     assert ir.Constant(tensor).data.same_as(tensor)
-    with pytest.raises(ValueError, match="ir.Var: .*1x"):
+    with pytest.raises(ValueError, match=r"^Var\(\): invalid variable name '1x'"):
         ir.Var("1x")
-    with pytest.raises(TypeError, match="ir.Var: argument 1: expected an IR type, got int"):
+    with pytest.raises(TypeError, match=r"^Var\(\): argument 2 \(type_annotation\): expected an IR type, got int 3$"):
         ir.Var("x", 3)
 
 
@@ -81,9 +81,9 @@ def test_tuple_tuple_get_item_let():
     assert let.var.same_as(v) and let.value.same_as(item) and let.body.same_as(v)
     with pytest.raises(ValueError, match="index must be >= 0"):
         ir.TupleGetItem(tup, -1)
-    with pytest.raises(TypeError, match="ir.Let: .*dataflow.Var, got dataflow.Tuple"):
+    with pytest.raises(TypeError, match=r"^Let\(\): the bound variable must be a dataflow.Var, got dataflow.Tuple$"):
         ir.Let(tup, x, x)
-    with pytest.raises(TypeError, match="ir.Tuple: argument 0: item 0: expected an IR expression, got int"):
+    with pytest.raises(TypeError, match=r"^Tuple\(\): argument 1 \(fields\): item 0: expected an IR expression, got int 1$"):
         ir.Tuple([1])
 
 
@@ -103,8 +103,12 @@ def test_op_and_call():
         ir.Call("nn.relu", [x, x])
     with pytest.raises(AttributeError, match="did you mean 'axis'"):
         ir.Call("nn.softmax", [x], {"axsi": 1})
-    with pytest.raises(TypeError, match="ir.Call: argument 2: expected ffi.Map"):
+    with pytest.raises(TypeError, match="^ir.Call: argument 3: expected ffi.Map, got int 1$"):
         irm.get_global_func("ir.Call")(relu, [x], 1)
+    with pytest.raises(TypeError, match=r"^Call\(\): argument 3 \(attrs\): expected ffi.Map, got int 1$"):
+        ir.Call(relu, [x], 1)
+    with pytest.raises(TypeError, match=r"^Call\(\): call argument 1 is the op 'nn.relu'"):
+        ir.Call(relu, [relu])
 
 
 def test_function_fields_attrs_and_modules():
@@ -133,7 +137,7 @@ def test_checked_types_and_with_type():
     assert typed.with_type(None).checked_type is None
     with pytest.raises(TypeError, match="fixed"):
         x.with_type(tt)
-    with pytest.raises(TypeError, match="ir.ExprKind: argument 0: expected an IR expression, got dataflow.TensorType"):
+    with pytest.raises(TypeError, match="^ir.ExprKind: argument 1: expected an IR expression, got dataflow.TensorType$"):
         irm.get_global_func("ir.ExprKind")(_f32())
 
 

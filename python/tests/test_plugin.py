@@ -52,5 +52,5 @@ def test_list_plugins_gives_info_dicts():
 
 
 def test_a_missing_plugin_is_a_plugin_error():
-    with pytest.raises(irm.PluginError, match="^PluginError: cannot load plugin '/nonexistent/x.so'"):
+    with pytest.raises(irm.PluginError, match="^cannot load plugin '/nonexistent/x.so'"):
         irm.load_plugin("/nonexistent/x.so")

@@ -61,14 +61,14 @@ def test_array_index_out_of_range_is_an_index_error(echo):
     array = echo([1, 2])
     with pytest.raises(IndexError):
         array[2]
-    with pytest.raises(IndexError, match="^IndexError: ffi.ArrayGetItem"):
+    with pytest.raises(IndexError, match="^ffi.ArrayGetItem: index 5 is out of range"):
         irm.get_global_func("ffi.ArrayGetItem")(array, 5)
 
 
 def test_missing_map_key_is_a_key_error_with_the_library_message(echo):
     with pytest.raises(KeyError) as info:
         echo({"a": 1})["b"]
-    assert str(info.value) == "KeyError: ffi.MapGetItem: key 'b' is not in the Map"
+    assert str(info.value) == "key 'b' is not in the Map"  # no kind, no global: a subscript
 
 
 def test_python_callable_becomes_a_function_object(echo):
@@ -93,7 +93,7 @@ def test_json_round_trips_an_object():
     mod = irm.IRModule().with_attr("executor", irm.Executor("graph"))
     back = irm.from_json(mod.to_json())
     assert back.type_key == "ir.IRModule" and back == mod
-    with pytest.raises(ValueError, match="^ValueError: ffi.FromJSON"):
+    with pytest.raises(ValueError, match="^from_json\\(\\): malformed JSON"):
         irm.from_json("{")
 
 

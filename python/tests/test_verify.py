@@ -11,5 +11,7 @@ def test_a_well_formed_module_verifies():
 
 
 def test_verify_wants_a_module():
-    with pytest.raises(TypeError, match="^TypeError: ir.Verify: argument 0: expected ir.IRModule"):
+    with pytest.raises(TypeError, match="^ir.Verify: argument 1: expected ir.IRModule, got int 3$"):
         irm.get_global_func("ir.Verify")(3)
+    with pytest.raises(TypeError, match="^verify\\(\\): argument 1 \\(mod\\): expected ir.IRModule, got int 3$"):
+        irm.ir.verify(3)

@@ -30,6 +30,24 @@ int irm_error_nomem_(const char *what);
  * IRM_DEPRECATION_PREFIX. */
 int irm_warn_unique_(const char *fmt, ...) IRM_PRINTF_(1, 2);
 
+/* The context a global adds to the error of the work it did: "<fn>: " in
+ * front, standing in for the name of the C API function that failed when
+ * the message starts with one ("irm_module_new: function 'f': ..." becomes
+ * "ir.IRModule: function 'f': ..."), since the caller called fn, not that
+ * function. Returns code (IRM_ENOMEM when the message is lost). */
+int irm_error_context_global_(int code, const char *fn);
+
+/* How a message names a value given where another type was expected
+ * ("expected int, got str 'four'"): "int 4", "float 0.5", "bool true",
+ * "str '...'" (for a str and an ffi.String), "none", "ptr", or an object's
+ * type key ("ffi.Map"). A text is quoted as irm_error_quote cuts it (its
+ * first IRM_ERROR_QUOTE_MAX bytes, whole characters, then "...") and
+ * escaped so that the message stays valid UTF-8 on one line: \' and \\,
+ * \n \t \r, and \xNN for other control bytes and bytes that are not
+ * UTF-8. Borrowed: static, or a thread-local buffer valid until the second
+ * next call on the calling thread. Never fails. (registry/any.c) */
+const char *irm_any_describe_(const irm_any *v);
+
 /* ---- UTF-8 (registry/string.c) ---------------------------------------------- */
 
 /* Offset of the first byte of s[0..len) that is not UTF-8 as JSON (jansson)

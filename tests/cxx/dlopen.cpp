@@ -98,7 +98,8 @@ void native_calls(const Irm &irm) {
   irm_any wrong[2] = {irm_any_int(1), irm_any_str("2")};
   ret = irm_any_str("stale");
   EXPECT(irm.call(f, wrong, 2, &ret) == IRM_ETYPE && is_none(ret));
-  EXPECT(std::strstr(irm.last_error(), "argument 1") != nullptr);
+  EXPECT(std::strcmp(irm.last_error(), "TypeError: function '<anonymous>' (i64(i64,i64)): argument 2: expected i64, "
+                                       "got str '2'") == 0);
   irm.release(f);
 
   EXPECT(irm.new_native(reinterpret_cast<irm_native_fn>(answer), "i64()", &f) == IRM_OK);

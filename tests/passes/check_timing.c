@@ -268,7 +268,7 @@ END_TEST
 START_TEST(test_printing_global_checks_arguments) {
   irm_any bad[] = {irm_any_str("some")}, ret = irm_any_none();
   ck_assert_error(irm_func_call_global("transform.PassPrintingInstrument", bad, 1, &ret), IRM_EVALUE,
-                  "ValueError: transform.PassPrintingInstrument: argument 0");
+                  "ValueError: transform.PassPrintingInstrument: argument 1");
   irm_any num = irm_any_int(1);
   ck_assert_error(irm_func_call_global("transform.PassPrintingInstrument", &num, 1, &ret), IRM_ETYPE, "TypeError: ");
   irm_object *arr = new_array(&num, 1);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,14 +128,15 @@ START_TEST(test_any_to_int_of_str_none_and_object_is_type_error) {
   int64_t x = 0;
   irm_any v = irm_any_str("1");
   ck_assert_error(irm_any_to_int(&v, &x), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("str");
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected int, got str '1'");
   v = irm_any_none();
   ck_assert_error(irm_any_to_int(&v, &x), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("none");
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected int, got none");
+  /* A String is a str to the reader of a message, quoted as one. */
   irm_object *s = new_string("1");
   v = irm_any_object(s);
   ck_assert_error(irm_any_to_int(&v, &x), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("ffi.String");
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected int, got str '1'");
   irm_object_release(s);
 }
 END_TEST
@@ -443,6 +445,104 @@ START_TEST(test_any_release_of_object_drops_one_reference) {
 }
 END_TEST
 
+/* ---- the value given, in messages ------------------------------------------ */
+
+/* The message irm_any_to_int leaves for v. */
+static const char *int_error(irm_any v) {
+  int64_t x = 0;
+  ck_assert_int_eq(irm_any_to_int(&v, &x), IRM_ETYPE);
+  return irm_last_error();
+}
+
+START_TEST(test_type_errors_quote_numbers_bools_and_name_objects) {
+  const char *s = NULL;
+  irm_any v = irm_any_int(-42);
+  ck_assert_int_eq(irm_any_to_str(&v, &s, NULL), IRM_ETYPE);
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected str, got int -42");
+  v = irm_any_int(INT64_MIN);
+  ck_assert_int_eq(irm_any_to_str(&v, &s, NULL), IRM_ETYPE);
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected str, got int -9223372036854775808");
+  v = irm_any_bool(true);
+  ck_assert_int_eq(irm_any_to_str(&v, &s, NULL), IRM_ETYPE);
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected str, got bool true");
+  v = irm_any_bool(false);
+  ck_assert_int_eq(irm_any_to_str(&v, &s, NULL), IRM_ETYPE);
+  ck_assert_str_eq(irm_last_error(), "TypeError: expected str, got bool false");
+  /* Floats in their shortest form that reads back as the same double. */
+  ck_assert_str_eq(int_error(irm_any_float(0.1)), "TypeError: expected int, got float 0.1");
+  ck_assert_str_eq(int_error(irm_any_float(-2.5e300)), "TypeError: expected int, got float -2.5e+300");
+  ck_assert_str_eq(int_error(irm_any_float(1.0 / 3.0)), "TypeError: expected int, got float 0.3333333333333333");
+  ck_assert_str_eq(int_error(irm_any_float(4.0)), "TypeError: expected int, got float 4");
+  /* Objects by their type key; none and ptr by their type. */
+  irm_object *arr = NULL;
+  ck_assert_ok(irm_array_new(NULL, 0, &arr));
+  ck_assert_str_eq(int_error(irm_any_object(arr)), "TypeError: expected int, got ffi.Array");
+  irm_object_release(arr);
+  ck_assert_str_eq(int_error(irm_any_ptr(&v)), "TypeError: expected int, got ptr");
+}
+END_TEST
+
+START_TEST(test_type_errors_quote_a_str_escaping_quotes_and_control_characters) {
+  ck_assert_str_eq(int_error(irm_any_str("four")), "TypeError: expected int, got str 'four'");
+  ck_assert_str_eq(int_error(irm_any_str("")), "TypeError: expected int, got str ''");
+  /* The closing quote stays unambiguous and the message on one line. */
+  ck_assert_str_eq(int_error(irm_any_str("it's a\\b\nc\td\x01\x7f")),
+                   "TypeError: expected int, got str 'it\\'s a\\\\b\\nc\\td\\x01\\x7f'");
+  /* UTF-8 text is quoted as it is. */
+  ck_assert_str_eq(int_error(irm_any_str("caf\xc3\xa9 \xe2\x82\xac")),
+                   "TypeError: expected int, got str 'caf\xc3\xa9 \xe2\x82\xac'");
+  /* A String's bytes after a NUL are quoted too. */
+  irm_object *s = NULL;
+  ck_assert_ok(irm_string_new("a\0b", 3, &s));
+  ck_assert_str_eq(int_error(irm_any_object(s)), "TypeError: expected int, got str 'a\\x00b'");
+  irm_object_release(s);
+}
+END_TEST
+
+START_TEST(test_type_errors_escape_bytes_that_are_not_utf8) {
+  /* A stray continuation byte, a lead byte without its continuation, an
+   * overlong form and a surrogate: each byte as \xNN, so the message stays
+   * valid UTF-8 (irm_utf8_check_ would accept it). */
+  ck_assert_str_eq(int_error(irm_any_str("a\x80" "b\xc3(\xc0\xaf\xed\xa0\x80\xff")),
+                   "TypeError: expected int, got str 'a\\x80b\\xc3(\\xc0\\xaf\\xed\\xa0\\x80\\xff'");
+  /* A multi-byte character cut short by the end of the text. */
+  ck_assert_str_eq(int_error(irm_any_str("x\xe2\x82")), "TypeError: expected int, got str 'x\\xe2\\x82'");
+}
+END_TEST
+
+START_TEST(test_type_errors_cut_a_long_str_as_irm_error_quote_does) {
+  enum { MAX = IRM_ERROR_QUOTE_MAX };
+  char text[3 * MAX], want[4 * MAX];
+  /* At most MAX bytes are quoted whole... */
+  memset(text, 'a', MAX);
+  text[MAX] = '\0';
+  snprintf(want, sizeof want, "TypeError: expected int, got str '%s'", text);
+  ck_assert_str_eq(int_error(irm_any_str(text)), want);
+  /* ...a longer text is cut at MAX bytes with "..." before the quote. */
+  memset(text, 'a', sizeof text - 1);
+  text[sizeof text - 1] = '\0';
+  snprintf(want, sizeof want, "TypeError: expected int, got str '%.*s...'", (int)MAX, text);
+  ck_assert_str_eq(int_error(irm_any_str(text)), want);
+  /* A String of any size costs the same. */
+  irm_object *s = NULL;
+  ck_assert_ok(irm_string_new(text, sizeof text - 1, &s));
+  ck_assert_str_eq(int_error(irm_any_object(s)), want);
+  irm_object_release(s);
+  /* The cut never splits a character: "\xc3\xa9" at bytes MAX-1, MAX. */
+  memset(text, 'b', MAX - 1);
+  strcpy(text + MAX - 1, "\xc3\xa9tail");
+  snprintf(want, sizeof want, "TypeError: expected int, got str '%.*s...'", (int)MAX - 1, text);
+  ck_assert_str_eq(int_error(irm_any_str(text)), want);
+  /* Escapes count in the MAX bytes: 50 of 60 bytes 0xff fit (4 bytes each). */
+  memset(text, 0xff, 60);
+  text[60] = '\0';
+  size_t at = (size_t)snprintf(want, sizeof want, "TypeError: expected int, got str '");
+  for (int i = 0; i < MAX / 4; i++) at += (size_t)snprintf(want + at, sizeof want - at, "\\xff");
+  snprintf(want + at, sizeof want - at, "...'");
+  ck_assert_str_eq(int_error(irm_any_str(text)), want);
+}
+END_TEST
+
 /* ---- suite -------------------------------------------------------------- */
 
 static Suite *any_suite(void) {
@@ -478,6 +578,13 @@ static Suite *any_suite(void) {
   tcase_add_test(tc, test_any_to_object_of_another_type_is_type_error);
   tcase_add_test(tc, test_any_to_object_of_scalars_and_none_is_type_error);
   tcase_add_test(tc, test_any_readers_reject_null_pointers_with_value_error);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("values_in_messages");
+  tcase_add_test(tc, test_type_errors_quote_numbers_bools_and_name_objects);
+  tcase_add_test(tc, test_type_errors_quote_a_str_escaping_quotes_and_control_characters);
+  tcase_add_test(tc, test_type_errors_escape_bytes_that_are_not_utf8);
+  tcase_add_test(tc, test_type_errors_cut_a_long_str_as_irm_error_quote_does);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("copy");

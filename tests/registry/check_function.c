@@ -343,6 +343,97 @@ START_TEST(test_callee_may_look_up_register_and_call_globals) {
 }
 END_TEST
 
+/* ---- argument helpers and irm_ret_object (function.h) --------------------- */
+
+/* t.read(str, int, bool, float, ffi.Array): reads each with irm_arg_*. */
+static int pk_read_each(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)ret;
+  (void)resource;
+  const char *fn = "t.read", *s = NULL;
+  int64_t i = 0;
+  bool b = false;
+  double d = 0;
+  irm_object *arr = NULL;
+  int rc = irm_arg_count(fn, nargs, 5, 5);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &s, NULL);
+  if (!rc) rc = irm_arg_int(fn, args, 1, &i);
+  if (!rc) rc = irm_arg_bool(fn, args, 2, &b);
+  if (!rc) rc = irm_arg_float(fn, args, 3, &d);
+  if (!rc) rc = irm_arg_object(fn, args, 4, "ffi.Array", &arr);
+  return rc;
+}
+
+/* The message t.read leaves when argument k (from 1) is v. */
+static const char *read_error(int k, irm_any v) {
+  irm_object *arr = NULL, *f = NULL;
+  ck_assert_ok(irm_array_new(NULL, 0, &arr));
+  ck_assert_ok(irm_func_new_packed(pk_read_each, NULL, NULL, &f));
+  irm_any args[5] = {irm_any_str("s"), irm_any_int(1), irm_any_bool(true), irm_any_float(0.5), irm_any_object(arr)};
+  args[k - 1] = v;
+  irm_any ret;
+  ck_assert_int_eq(irm_func_call(f, args, 5, &ret), IRM_ETYPE);
+  irm_object_release(f);
+  irm_object_release(arr);
+  return irm_last_error();
+}
+
+START_TEST(test_arg_helpers_count_arguments_from_one_and_quote_the_value) {
+  ck_assert_str_eq(read_error(1, irm_any_int(7)), "TypeError: t.read: argument 1: expected str, got int 7");
+  ck_assert_str_eq(read_error(2, irm_any_str("four")), "TypeError: t.read: argument 2: expected int, got str 'four'");
+  ck_assert_str_eq(read_error(3, irm_any_int(2)),
+                   "TypeError: t.read: argument 3: expected bool, got int 2 (only 0 and 1 convert to bool)");
+  ck_assert_str_eq(read_error(4, irm_any_bool(true)), "TypeError: t.read: argument 4: expected float, got bool true");
+  ck_assert_str_eq(read_error(5, irm_any_float(2.5)), "TypeError: t.read: argument 5: expected ffi.Array, got float 2.5");
+  irm_object *m = NULL;
+  ck_assert_ok(irm_map_new(&m));
+  ck_assert_str_eq(read_error(5, irm_any_object(m)), "TypeError: t.read: argument 5: expected ffi.Array, got ffi.Map");
+  irm_object_release(m);
+}
+END_TEST
+
+/* t.make(text): fails as a C function would, with text as the message. */
+static int pk_make(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)nargs;
+  (void)resource;
+  irm_object *obj = NULL;
+  int rc = irm_error(IRM_EVALUE, "%s", args[0].v_str);
+  return irm_ret_object("t.make", rc, &obj, ret);
+}
+
+static const char *make_error(const char *text) {
+  irm_object *f = NULL;
+  ck_assert_ok(irm_func_new_packed(pk_make, NULL, NULL, &f));
+  irm_any arg = irm_any_str(text), ret;
+  ck_assert_int_eq(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE);
+  irm_object_release(f);
+  return irm_last_error();
+}
+
+START_TEST(test_ret_object_names_the_global_in_place_of_the_c_function) {
+  /* The caller called t.make, not irm_thing_new: the global's name stands in. */
+  ck_assert_str_eq(make_error("irm_thing_new: dimension 1 is negative"), "ValueError: t.make: dimension 1 is negative");
+  /* Other messages get the global's name in front. */
+  ck_assert_str_eq(make_error("dimension 1 is negative"), "ValueError: t.make: dimension 1 is negative");
+  ck_assert_str_eq(make_error("see irm_thing_new: x"), "ValueError: t.make: see irm_thing_new: x");
+  ck_assert_str_eq(make_error("irm_thing_new is gone"), "ValueError: t.make: irm_thing_new is gone");
+  ck_assert_str_eq(make_error("irm_Thing: x"), "ValueError: t.make: irm_Thing: x");
+}
+END_TEST
+
+START_TEST(test_native_argument_errors_count_from_one) {
+  irm_object *f = NULL;
+  ck_assert_ok(irm_func_new_native((irm_native_fn)(void (*)(void))abs, "i32(i32)", &f));
+  irm_any arg = irm_any_str("x"), ret;
+  ck_assert_int_eq(irm_func_call(f, &arg, 1, &ret), IRM_ETYPE);
+  ck_assert_str_eq(irm_last_error(), "TypeError: function '<anonymous>' (i32(i32)): argument 1: expected i32, got str 'x'");
+  arg = irm_any_int(INT64_MAX);
+  ck_assert_int_eq(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE);
+  ck_assert_str_eq(irm_last_error(),
+                   "ValueError: function '<anonymous>' (i32(i32)): argument 1: int 9223372036854775807 is out of range for i32");
+  irm_object_release(f);
+}
+END_TEST
+
 /* ---- suite -------------------------------------------------------------- */
 
 static Suite *function_suite(void) {
@@ -374,6 +465,12 @@ static Suite *function_suite(void) {
   tcase_add_test(tc, test_call_releases_what_a_silently_failing_callee_stored_in_ret);
   tcase_add_test(tc, test_callee_may_look_up_register_and_call_globals);
   tcase_set_timeout(tc, 20);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("argument_errors");
+  tcase_add_test(tc, test_arg_helpers_count_arguments_from_one_and_quote_the_value);
+  tcase_add_test(tc, test_ret_object_names_the_global_in_place_of_the_c_function);
+  tcase_add_test(tc, test_native_argument_errors_count_from_one);
   suite_add_tcase(s, tc);
   return s;
 }

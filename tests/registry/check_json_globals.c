@@ -63,7 +63,7 @@ START_TEST(test_global_errors_name_the_function) {
 
   arg = irm_any_int(5);
   ck_assert_error(irm_func_call_global("ffi.FromJSON", &arg, 1, &ret), IRM_ETYPE,
-                  "TypeError: ffi.FromJSON: argument 0: expected str, got int");
+                  "TypeError: ffi.FromJSON: argument 1: expected str, got int");
 
   ck_assert_error(irm_func_call_global("ffi.ToJSON", NULL, 0, &ret), IRM_ETYPE,
                   "TypeError: ffi.ToJSON takes 1 argument, got 0");

@@ -220,11 +220,11 @@ static void assert_argument_errors(const shape *sh, const char *name) {
     args[i] = want_str ? irm_any_int(5) : irm_any_str("x");
     ck_assert_error(irm_func_call(f, args, sh->nargs, &ret), IRM_ETYPE, "TypeError: ");
     ck_assert_error_mentions(name);
-    snprintf(text, sizeof text, "argument %d", i);
+    snprintf(text, sizeof text, "argument %d: ", i + 1); /* arguments count from 1 */
     ck_assert_error_mentions(text);
     snprintf(text, sizeof text, "expected %s", sh->args[i]);
     ck_assert_error_mentions(text);
-    ck_assert_error_mentions(want_str ? "got int" : "got str");
+    ck_assert_error_mentions(want_str ? "got int 5" : "got str 'x'"); /* the value given */
     ck_assert_int_eq(ret.type_code, IRM_NONE);
     args[i] = saved;
   }
@@ -243,8 +243,7 @@ START_TEST(test_fast_path_obj_argument_rejects_none_and_ptr_takes_none_as_null) 
   irm_object *f = new_native((irm_native_fn)fp_u64_2, "u64(ptr,obj)");
   irm_any args[2] = {irm_any_none(), irm_any_none()}, ret;
   ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("argument 1");
-  ck_assert_error_mentions("expected obj, got none");
+  ck_assert_error_mentions("argument 2: expected obj, got none");
   irm_object *s = new_string("x");
   args[1] = irm_any_object(s);
   seen[0] = 99;
@@ -261,7 +260,7 @@ START_TEST(test_fast_path_u64_argument_rejects_negative_int_with_value_error) {
   irm_any arg = irm_any_int(-1), ret;
   ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("<anonymous>");
-  ck_assert_error_mentions("argument 0");
+  ck_assert_error_mentions("argument 1: ");
   ck_assert_error_mentions("u64");
   arg = irm_any_int(0);
   seen[0] = 99;
@@ -430,7 +429,7 @@ START_TEST(test_void_u64_f32_optobj_any_receives_each_value) {
   ck_assert_double_eq(seen_any.v_float, -0.5);
   args[0] = irm_any_int(-1);
   ck_assert_error(irm_func_call(f, args, 4, &ret), IRM_EVALUE, "ValueError: ");
-  ck_assert_error_mentions("argument 0");
+  ck_assert_error_mentions("argument 1: ");
   ck_assert_error_mentions("u64");
   irm_object_release(s);
   irm_object_release(f);
@@ -501,7 +500,7 @@ START_TEST(test_i32_takes_ints_in_range_and_rejects_others_with_value_error) {
   arg = irm_any_int((int64_t)INT32_MAX + 1);
   ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("<anonymous>");
-  ck_assert_error_mentions("argument 0");
+  ck_assert_error_mentions("argument 1: ");
   ck_assert_error_mentions("2147483648");
   arg = irm_any_int((int64_t)INT32_MIN - 1);
   ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE, "ValueError: ");
@@ -524,7 +523,7 @@ START_TEST(test_bool_takes_bool_or_int_0_1_and_rejects_int_2) {
   ck_assert_int_eq(ret.v_int, 0);
   arg = irm_any_int(2);
   ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("argument 0");
+  ck_assert_error_mentions("argument 1: ");
   ck_assert_error_mentions("expected bool");
   ck_assert_error_mentions("int");
   irm_object_release(f);

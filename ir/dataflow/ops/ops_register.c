@@ -105,7 +105,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
     char a[64];
     if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
       rc = irm_error(IRM_ETYPE, "%s: %s must be a tensor, got %s", def->name, irm_ops_arg_text_(&c, i, a),
-                     v->type_code == IRM_OBJECT ? irm_object_type_key(v->v_obj) : irm_any_type_name(v));
+                     irm_any_describe_(v));
     else if (!(rc = irm_tensor_type_of(v->v_obj, &types[i])))
       inputs[i] = v->v_obj;
   }

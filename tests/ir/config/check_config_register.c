@@ -489,9 +489,13 @@ START_TEST(test_set_kind_attr_argument_errors) {
   ck_assert_error_mentions("registered kinds: aot, graph");
   irm_any bad_level[] = {irm_any_str("vm"), irm_any_str("Priority"), irm_any_int(1), irm_any_str("high")},
           bad_attr[] = {irm_any_str("vm"), irm_any_int(3), irm_any_int(1)};
-  ck_assert_error(call_fails("executor.SetKindAttr", bad_level, 4), IRM_ETYPE, "TypeError: ");
-  ck_assert_error_mentions("executor.SetKindAttr");
-  ck_assert_error(call_fails("executor.SetKindAttr", bad_attr, 3), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(call_fails("executor.SetKindAttr", bad_level, 4), IRM_ETYPE,
+                  "TypeError: executor.SetKindAttr: argument 4: expected int, got str 'high'");
+  ck_assert_error(call_fails("executor.SetKindAttr", bad_attr, 3), IRM_ETYPE,
+                  "TypeError: executor.SetKindAttr: argument 2: expected str, got int 3");
+  bad_level[3] = irm_any_int(INT64_MAX);
+  ck_assert_error(call_fails("executor.SetKindAttr", bad_level, 4), IRM_EVALUE,
+                  "ValueError: executor.SetKindAttr: argument 4: plevel 9223372036854775807 is out of range");
   irm_any few[] = {irm_any_str("vm"), irm_any_str("Priority")};
   ck_assert_error(call_fails("executor.SetKindAttr", few, 2), IRM_ETYPE, "TypeError: ");
 }

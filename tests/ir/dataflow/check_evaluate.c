@@ -126,6 +126,18 @@ START_TEST(test_calls_lets_and_tuples) {
   ck_assert_ok(irm_func_call_global("ir.Evaluate", args, 3, &out));
   assert_vec(&out, -10, -20);
   irm_any_release(&out);
+  /* Its errors name it, in place of irm_ir_evaluate. */
+  args[1] = irm_any_str("mian");
+  ck_assert_error(irm_func_call_global("ir.Evaluate", args, 3, &out), IRM_EKEY,
+                  "KeyError: ir.Evaluate: the module has no function 'mian' (did you mean 'main'?)");
+  args[1] = irm_any_str("main");
+  irm_object *none_in = NULL;
+  irm_any five_b[] = {irm_any_int(5), irm_any_object(b)};
+  ck_assert_ok(irm_array_new(five_b, 2, &none_in));
+  args[2] = irm_any_object(none_in);
+  ck_assert_error(irm_func_call_global("ir.Evaluate", args, 3, &out), IRM_ETYPE,
+                  "TypeError: ir.Evaluate: input 1 must be a Tensor, got int 5");
+  irm_object_release(none_in);
 
   /* A tuple result comes back as an Array. */
   irm_object *g = NULL;
@@ -187,12 +199,17 @@ START_TEST(test_errors_name_the_input_op_and_function) {
   ck_assert_ok(irm_tensor_new(f32(), shape, 1, NULL, &wrong));
   irm_object *win = inputs2(wrong, NULL);
   ck_assert_error(irm_ir_evaluate(m, "main", win, &out), IRM_ETYPE,
-                  "TypeError: function 'main': input 0 (%x) is Tensor[(3,), float32], the parameter expects "
+                  "TypeError: function 'main': input 1 (%x) is Tensor[(3,), float32], the parameter expects "
                   "Tensor[(2,), float32]");
   ck_assert_error(irm_ir_evaluate(m, "main", m, &out), IRM_ETYPE,
                   "TypeError: irm_ir_evaluate: inputs must be an ffi.Array of Tensors, got ir.IRModule");
+  irm_any five = irm_any_int(5);
+  irm_object *ints = NULL;
+  ck_assert_ok(irm_array_new(&five, 1, &ints));
+  ck_assert_error(irm_ir_evaluate(m, "main", ints, &out), IRM_ETYPE,
+                  "TypeError: irm_ir_evaluate: input 1 must be a Tensor, got int 5"); /* inputs count from 1 */
   ck_assert_int_eq(out.type_code, IRM_NONE);
-  irm_object *objs[] = {x, body, f, m, a, in, two, wrong, win};
+  irm_object *objs[] = {x, body, f, m, a, in, two, wrong, win, ints};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
 END_TEST

@@ -247,7 +247,7 @@ START_TEST(the_global) {
   ck_assert_str_eq(irm_last_error(), "KeyError: ir.ExampleModel: unknown example model 'mpl' (did you mean 'mlp'?)");
   irm_any num = irm_any_int(3);
   ck_assert_int_eq(call_fails("ir.ExampleModel", &num, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExampleModel: argument 0");
+  ck_assert_last_error("TypeError: ir.ExampleModel: argument 1");
   irm_any two[2] = {irm_any_str("cnn"), irm_any_str("mlp")};
   ck_assert_int_eq(call_fails("ir.ExampleModel", two, 2), IRM_ETYPE);
   ck_assert_last_error("TypeError: ir.ExampleModel takes");

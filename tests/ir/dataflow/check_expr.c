@@ -228,7 +228,7 @@ START_TEST(test_calls_check_the_op_input_count_and_attributes) {
   ck_assert_int_eq(irm_call_new(neg, &x, 1, attrs, &bad), IRM_ETYPE);
   irm_object_release(attrs);
   ck_assert_error(irm_call_new(x, &neg, 1, NULL, &bad), IRM_ETYPE,
-                  "TypeError: irm_call_new: argument 0 is the op 't.neg', which can only be called, not used as a value");
+                  "TypeError: irm_call_new: call argument 1 is the op 't.neg', which can only be called, not used as a value");
   ck_assert_error(irm_call_new(NULL, &x, 1, NULL, &bad), IRM_ETYPE, "TypeError: irm_call_new: the callee must be");
   irm_object *any = op("t.any"), *many[] = {x, x, x, x};
   ck_assert_ok(irm_call_new(any, many, 4, NULL, &c));
@@ -275,7 +275,7 @@ START_TEST(test_tuple_let_and_function) {
   irm_any_release(&sym);
   irm_object *twice[] = {x, x};
   ck_assert_error(irm_function_new(twice, 2, x, NULL, NULL, &bad), IRM_EKEY,
-                  "KeyError: irm_function_new: parameter %x is given twice (positions 0 and 1)");
+                  "KeyError: irm_function_new: parameter %x is given twice (positions 1 and 2)");
   irm_any num = irm_any_int(3);
   irm_object *bad_attrs = new_map(keys, &num, 1);
   ck_assert_int_eq(irm_function_new(&x, 1, x, NULL, bad_attrs, &bad), IRM_ETYPE);

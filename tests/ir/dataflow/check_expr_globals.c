@@ -84,7 +84,7 @@ START_TEST(test_tensor_type_argument_errors) {
   irm_object *shape = shape_array(2, dims);
   irm_any args[2] = {irm_any_str("flaot32"), irm_any_object(shape)};
   ck_assert_int_eq(call_fails("ir.TensorType", args, 2), IRM_EVALUE);
-  ck_assert_last_error("ValueError: ir.TensorType: argument 0");
+  ck_assert_last_error("ValueError: ir.TensorType: argument 1");
   ck_assert_error_mentions("did you mean 'float32'?");
   args[0] = irm_any_str("float32");
   ck_assert_int_eq(call_fails("ir.TensorType", args, 2), IRM_EVALUE);
@@ -95,7 +95,7 @@ START_TEST(test_tensor_type_argument_errors) {
   irm_object *bad = new_array(bad_items, 2);
   args[1] = irm_any_object(bad);
   ck_assert_int_eq(call_fails("ir.TensorType", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TensorType: argument 1: shape item 1: expected int, got ffi.String");
+  ck_assert_last_error("TypeError: ir.TensorType: argument 2: shape item 1: expected int, got str 'x'");
   irm_object_release(bad);
   irm_any many[17];
   for (int i = 0; i < 17; i++) many[i] = irm_any_int(1);
@@ -106,7 +106,7 @@ START_TEST(test_tensor_type_argument_errors) {
   irm_object_release(deep);
   args[1] = irm_any_int(3);
   ck_assert_int_eq(call_fails("ir.TensorType", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TensorType: argument 1: expected ffi.Array, got int");
+  ck_assert_last_error("TypeError: ir.TensorType: argument 2: expected ffi.Array, got int");
   ck_assert_int_eq(call_fails("ir.TensorType", args, 1), IRM_ETYPE);
 }
 END_TEST
@@ -142,16 +142,16 @@ START_TEST(test_tuple_and_func_types) {
   irm_object *int_arr = new_array(ints, 1);
   arg = irm_any_object(int_arr);
   ck_assert_int_eq(call_fails("ir.TupleType", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TupleType: argument 0: item 0: expected an IR type, got int");
+  ck_assert_last_error("TypeError: ir.TupleType: argument 1: item 0: expected an IR type, got int 4");
   fargs[1] = irm_any_int(1);
   ck_assert_int_eq(call_fails("ir.FuncType", fargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.FuncType: argument 1: expected an IR type, got int");
+  ck_assert_last_error("TypeError: ir.FuncType: argument 2: expected an IR type, got int 1");
   fargs[1] = irm_any_object(v);
   ck_assert_int_eq(call_fails("ir.FuncType", fargs, 2), IRM_ETYPE);
   ck_assert_last_error("TypeError: ir.FuncType: ");
   arg = irm_any_object(v);
   ck_assert_int_eq(call_fails("ir.TypeFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TypeFields: argument 0: expected an IR type, got dataflow.Var");
+  ck_assert_last_error("TypeError: ir.TypeFields: argument 1: expected an IR type, got dataflow.Var");
   irm_object_release(int_arr);
   irm_object_release(bad);
   irm_object_release(v);
@@ -188,7 +188,7 @@ START_TEST(test_var_global_var_and_their_fields) {
   args[0] = irm_any_str("w");
   args[1] = irm_any_int(3);
   ck_assert_int_eq(call_fails("ir.Var", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Var: argument 1: expected an IR type, got int");
+  ck_assert_last_error("TypeError: ir.Var: argument 2: expected an IR type, got int 3");
   args[1] = irm_any_object(y);
   ck_assert_int_eq(call_fails("ir.Var", args, 2), IRM_ETYPE);
   ck_assert_error_mentions("must be an IR type, got dataflow.Var");
@@ -231,7 +231,7 @@ START_TEST(test_constant_takes_a_tensor) {
   irm_object_release(type);
   arg = irm_any_int(5);
   ck_assert_int_eq(call_fails("ir.Constant", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Constant: argument 0: expected ffi.Tensor, got int");
+  ck_assert_last_error("TypeError: ir.Constant: argument 1: expected ffi.Tensor, got int 5");
   irm_object_release(c);
   irm_object_release(t);
 }
@@ -263,11 +263,11 @@ START_TEST(test_tuple_and_tuple_get_item) {
   ck_assert_error_mentions(">= 0");
   gargs[1] = irm_any_str("1");
   ck_assert_int_eq(call_fails("ir.TupleGetItem", gargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TupleGetItem: argument 1");
+  ck_assert_last_error("TypeError: ir.TupleGetItem: argument 2");
   gargs[0] = irm_any_int(0);
   gargs[1] = irm_any_int(0);
   ck_assert_int_eq(call_fails("ir.TupleGetItem", gargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TupleGetItem: argument 0: expected an IR expression, got int");
+  ck_assert_last_error("TypeError: ir.TupleGetItem: argument 1: expected an IR expression, got int");
 
   /* an op is no value */
   test_ops();
@@ -280,7 +280,7 @@ START_TEST(test_tuple_and_tuple_get_item) {
   ck_assert_error_mentions("tg.neg");
   arg = irm_any_str("x");
   ck_assert_int_eq(call_fails("ir.Tuple", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Tuple: argument 0: expected ffi.Array");
+  ck_assert_last_error("TypeError: ir.Tuple: argument 1: expected ffi.Array");
   irm_object_release(bad_arr);
   irm_object_release(neg);
   irm_object_release(get);
@@ -337,14 +337,14 @@ START_TEST(test_call_checks_attrs_and_arity) {
   ck_assert_error_mentions("did you mean 'alpha'?");
   args[2] = irm_any_int(1);
   ck_assert_int_eq(call_fails("ir.Call", args, 3), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Call: argument 2: expected ffi.Map, got int");
+  ck_assert_last_error("TypeError: ir.Call: argument 3: expected ffi.Map, got int");
   irm_object *add = op("tg.add");
   args[0] = irm_any_object(add);
   ck_assert_int_eq(call_fails("ir.Call", args, 2), IRM_ETYPE);
   ck_assert_error_mentions("tg.add takes 2 arguments, got 1");
   args[0] = irm_any_str("tg.neg");
   ck_assert_int_eq(call_fails("ir.Call", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Call: argument 0: expected a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var, got str");
+  ck_assert_last_error("TypeError: ir.Call: argument 1: expected a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var, got str 'tg.neg'");
   irm_object_release(add);
   irm_object_release(typo);
   irm_object_release(plain);
@@ -376,7 +376,7 @@ START_TEST(test_let_and_function) {
   ck_assert_error_mentions("dataflow.Var");
   largs[0] = irm_any_none();
   ck_assert_int_eq(call_fails("ir.Let", largs, 3), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Let: argument 0: expected a dataflow.Var, got none");
+  ck_assert_last_error("TypeError: ir.Let: argument 1: expected a dataflow.Var, got none");
 
   irm_object *t = tensor_type23();
   irm_object *attrs = map1("Primitive", irm_any_int(1));
@@ -413,11 +413,11 @@ START_TEST(test_let_and_function) {
   irm_object *int_arr = new_array(ints, 1);
   fargs[0] = irm_any_object(int_arr);
   ck_assert_int_eq(call_fails("ir.Function", fargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Function: argument 0: item 0: expected a dataflow.Var, got int");
+  ck_assert_last_error("TypeError: ir.Function: argument 1: item 0: expected a dataflow.Var, got int");
   fargs[0] = irm_any_object(args_arr);
   fargs[3] = irm_any_int(2);
   ck_assert_int_eq(call_fails("ir.Function", fargs, 4), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Function: argument 3: expected an ffi.Map, got int");
+  ck_assert_last_error("TypeError: ir.Function: argument 4: expected an ffi.Map, got int");
   irm_object *bad_attr = map1("Primitive", irm_any_str("yes"));
   fargs[3] = irm_any_object(bad_attr);
   ck_assert_int_eq(call_fails("ir.Function", fargs, 4), IRM_ETYPE);
@@ -477,22 +477,22 @@ START_TEST(test_expr_type_and_with_type) {
   ck_assert_error_mentions("fixed");
   vargs[1] = irm_any_int(1);
   ck_assert_int_eq(call_fails("ir.ExprWithType", vargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprWithType: argument 1: expected an IR type, got int");
+  ck_assert_last_error("TypeError: ir.ExprWithType: argument 2: expected an IR type, got int");
   vargs[0] = irm_any_object(t);
   vargs[1] = irm_any_none();
   ck_assert_int_eq(call_fails("ir.ExprWithType", vargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprWithType: argument 0: expected an IR expression, got dataflow.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprWithType: argument 1: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_object(t);
   ck_assert_int_eq(call_fails("ir.ExprKind", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprKind: argument 0: expected an IR expression, got dataflow.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprKind: argument 1: expected an IR expression, got dataflow.TensorType");
   ck_assert_int_eq(call_fails("ir.ExprType", &arg, 1), IRM_ETYPE);
   ck_assert_int_eq(call_fails("ir.ExprFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprFields: argument 0: expected an IR expression, got dataflow.TensorType");
+  ck_assert_last_error("TypeError: ir.ExprFields: argument 1: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_int(3);
   ck_assert_int_eq(call_fails("ir.ExprKind", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.ExprKind: argument 0: expected an IR expression, got int");
+  ck_assert_last_error("TypeError: ir.ExprKind: argument 1: expected an IR expression, got int 3");
   ck_assert_int_eq(call_fails("ir.TypeFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.TypeFields: argument 0: expected an IR type, got int");
+  ck_assert_last_error("TypeError: ir.TypeFields: argument 1: expected an IR type, got int");
   irm_object_release(cleared);
   irm_object_release(got);
   irm_object_release(typed);

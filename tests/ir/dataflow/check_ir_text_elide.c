@@ -320,7 +320,7 @@ START_TEST(test_print_global_takes_options) {
   ck_assert_last_error("TypeError: ir.Print: option 'elide_larger_than': expected int");
   args[1] = irm_any_int(16);
   ck_assert_int_eq(call_fails("ir.Print", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: ir.Print: argument 1: expected ffi.Map");
+  ck_assert_last_error("TypeError: ir.Print: argument 2: expected ffi.Map");
   irm_any three[3] = {irm_any_object(m), irm_any_none(), irm_any_none()};
   ck_assert_int_eq(call_fails("ir.Print", three, 3), IRM_ETYPE);
   irm_object *all[] = {typo, neg, str, empty, zero, opts, full, want, m};
@@ -411,11 +411,11 @@ START_TEST(test_printing_instrument_global_takes_the_limit) {
   irm_object_release(inst);
   args[3] = irm_any_int(-5);
   ck_assert_int_eq(call_fails("transform.PassPrintingInstrument", args, 4), IRM_EVALUE);
-  ck_assert_last_error("ValueError: transform.PassPrintingInstrument: argument 3: elide_larger_than must be 0 (print "
+  ck_assert_last_error("ValueError: transform.PassPrintingInstrument: argument 4 (elide_larger_than) must be 0 (print "
                        "every element) or more, got -5");
   args[3] = irm_any_str("all");
   ck_assert_int_eq(call_fails("transform.PassPrintingInstrument", args, 4), IRM_ETYPE);
-  ck_assert_last_error("TypeError: transform.PassPrintingInstrument: argument 3: expected int");
+  ck_assert_last_error("TypeError: transform.PassPrintingInstrument: argument 4: expected int");
 }
 END_TEST
 

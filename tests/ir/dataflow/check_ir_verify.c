@@ -343,7 +343,7 @@ START_TEST(test_global_ir_verify) {
   arg = irm_any_object(bad);
   ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE, "ValueError: ir.Verify: function 'main': variable %z");
   arg = irm_any_int(3);
-  ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_ETYPE, "TypeError: ir.Verify: argument 0: expected ir.IRModule");
+  ck_assert_error(irm_func_call(f, &arg, 1, &ret), IRM_ETYPE, "TypeError: ir.Verify: argument 1: expected ir.IRModule");
   ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ETYPE, "TypeError: ir.Verify takes 1 argument, got 0");
   irm_object *objs[] = {f, x, z, good, bad};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);

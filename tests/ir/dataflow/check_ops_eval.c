@@ -425,7 +425,7 @@ START_TEST(test_evaluate_checks_inputs_and_result_type) {
   irm_any items[] = {irm_any_object(a), irm_any_int(3)};
   irm_object *arr = new_array(items, 2);
   irm_any args[3] = {irm_any_object(arr), irm_any_none(), irm_any_none()}, ret;
-  ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE, "TypeError: add: argument 2 (rhs) must be a tensor, got int");
+  ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE, "TypeError: add: argument 2 (rhs) must be a tensor, got int 3");
   irm_object_release(arr);
   items[1] = irm_any_object(a);
   arr = new_array(items, 2);

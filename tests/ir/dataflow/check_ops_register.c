@@ -184,14 +184,14 @@ END_TEST
 START_TEST(test_bad_arguments) {
   irm_any pattern = irm_any_int(5);
   ck_assert_error(op_register("test.bad", 1, NULL, irm_any_none(), irm_any_none(), &pattern), IRM_EVALUE,
-                  "ValueError: op.Register: argument 5: 5 is not an op pattern; patterns: 0 (elemwise), 1 (broadcast), "
+                  "ValueError: op.Register: argument 6: 5 is not an op pattern; patterns: 0 (elemwise), 1 (broadcast), "
                   "2 (injective), 3 (reduce), 4 (out-elemwise-fusable), 7 (tuple), 8 (opaque)");
   pattern = irm_any_int(-1);
   ck_assert_int_eq(op_register("test.bad", 1, NULL, irm_any_none(), irm_any_none(), &pattern), IRM_EVALUE);
   ck_assert_error(op_register("test.bad", -2, NULL, irm_any_none(), irm_any_none(), NULL), IRM_EVALUE,
-                  "ValueError: op.Register: argument 1: num_inputs -2 must be -1 (any number) or from 0 to 2147483647");
+                  "ValueError: op.Register: argument 2: num_inputs -2 must be -1 (any number) or from 0 to 2147483647");
   ck_assert_int_eq(op_register("test.bad", 1, NULL, irm_any_int(3), irm_any_none(), NULL), IRM_ETYPE);
-  ck_assert_last_error("TypeError: op.Register: argument 3: ");
+  ck_assert_last_error("TypeError: op.Register: argument 4: ");
   ck_assert_error_mentions("ffi.Function");
   irm_object *m = map1("a", irm_any_int(1));
   ck_assert_int_eq(op_register("test.bad", 1, NULL, irm_any_none(), irm_any_object(m), NULL), IRM_ETYPE);
