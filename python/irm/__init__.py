@@ -6,7 +6,8 @@ folder recorded when pip installed it, then the install prefix holding it,
 then the source tree's build folders (build, build-test), then the system
 loader (the order is documented in irm/_lib.py); ImportError lists every
 path tried. The plugins named by IRM_PLUGIN_PATH are loaded at import (a
-failure raises irm.PluginError).
+failure raises irm.PluginError). libirm's warnings arrive through the
+``warnings`` module as irm.IrmWarning and irm.IrmDeprecationWarning.
 """
 from . import _lib
 from ._ffi import (Object, Function, Array, Map, PluginError, check as _check,
@@ -24,7 +25,10 @@ from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
                         module_pass, function_pass, parse_pipeline, get_config,
                         migrate_pass_config, register_config)
 from .plugin import load_plugin, list_plugins
+from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 
 __version__ = _lib.irm_version().decode()
+
+_install_warnings()
 
 _check(_lib.irm_plugin_load_from_env())
