@@ -84,6 +84,17 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- registering ------------------------------------------------------------------- */
 
+/* ValueError "<what>: '<key>' is no registered config option (did you mean
+ * '<the closest option>'?)". */
+static int not_an_option(const char *what, const char *key) {
+  char *closest = NULL;
+  if (irm_name_table_closest_(&configs, key, &closest)) return irm_error_nomem_("reporting an unknown config option");
+  int rc = irm_error(IRM_EVALUE, "%s: '%s' is no registered config option%s%s%s", what, irm_error_quote(key),
+                     closest ? " (did you mean '" : "", closest ? closest : "", closest ? "'?)" : "");
+  irm_free(closest);
+  return rc;
+}
+
 int irm_pass_config_deprecate(const char *key, const char *hint) {
   if (!key || !key[0] || !hint || !hint[0])
     return irm_error(IRM_EVALUE, "deprecating a config option needs its key and a hint saying what to use instead");
@@ -99,14 +110,7 @@ int irm_pass_config_deprecate(const char *key, const char *hint) {
   if (of)
     return irm_error(IRM_EVALUE, "cannot deprecate '%s': it is an alias of '%s'; deprecate the option",
                      irm_error_quote(key), of);
-  if (!e) {
-    char *closest = NULL;
-    if (irm_name_table_closest_(&configs, key, &closest)) return irm_error_nomem_("deprecating a config option");
-    rc = irm_error(IRM_EVALUE, "cannot deprecate '%s': it is no registered config option%s%s%s", irm_error_quote(key),
-                   closest ? " (did you mean '" : "", closest ? closest : "", closest ? "'?)" : "");
-    irm_free(closest);
-    return rc;
-  }
+  if (!e) return not_an_option("cannot deprecate a config option", key);
   if (was && strcmp(was, hint) != 0)
     return irm_error(IRM_EKEY, "config option '%s' is already deprecated with another hint ('%s')",
                      irm_error_quote(key), irm_error_quote(was));
@@ -189,14 +193,9 @@ int irm_pass_config_register_alias(const char *alias, const char *key) {
     return irm_error(IRM_EVALUE, "config option alias '%s': '%s' is itself an alias (of '%s'); name the option",
                      irm_error_quote(alias), irm_error_quote(key), of);
   if (!e) {
-    char *closest = NULL;
-    if (irm_name_table_closest_(&configs, key, &closest)) return irm_error_nomem_("registering a config option alias");
-    rc = closest ? irm_error(IRM_EVALUE, "config option alias '%s': '%s' is no registered config option (did you "
-                             "mean '%s'?)", irm_error_quote(alias), irm_error_quote(key), closest)
-                 : irm_error(IRM_EVALUE, "config option alias '%s': '%s' is no registered config option",
-                             irm_error_quote(alias), irm_error_quote(key));
-    irm_free(closest);
-    return rc;
+    char what[IRM_ERROR_QUOTE_MAX + 32];
+    snprintf(what, sizeof what, "config option alias '%s'", irm_error_quote(alias));
+    return not_an_option(what, key);
   }
   if (was && strcmp(was, e->name) != 0)
     return irm_error(IRM_EKEY, "config option alias '%s' already stands for '%s'; cannot make it an alias of '%s'",

@@ -151,8 +151,8 @@ START_TEST(test_deprecating_errors_name_the_option_and_change_nothing) {
   ck_assert_error(irm_pass_config_deprecate("test.old", "something else"), IRM_EKEY,
                   "KeyError: config option 'test.old' is already deprecated with another hint ('use test.new')");
   ck_assert_error(irm_pass_config_deprecate("usmp.enabel", "x"), IRM_EVALUE,
-                  "ValueError: cannot deprecate 'usmp.enabel': it is no registered config option (did you mean "
-                  "'usmp.enable'?)");
+                  "ValueError: cannot deprecate a config option: 'usmp.enabel' is no registered config option (did "
+                  "you mean 'usmp.enable'?)");
   ck_assert_error(irm_pass_config_deprecate("tir.usmp.enable", "x"), IRM_EVALUE,
                   "ValueError: cannot deprecate 'tir.usmp.enable': it is an alias of 'usmp.enable'");
   ck_assert_error(irm_pass_config_deprecate("usmp.enable", ""), IRM_EVALUE, "ValueError: ");
