@@ -333,48 +333,90 @@ _CTYPES = {
 }
 
 
-def _direct_caller(handle):
-    """(prototype, argument checks) for a native scalar function, else None."""
+_MISSING = object()
+_DIRECT_CLASSES = {}  # (native address, signature) -> its Function subclass
+_direct_lock = threading.Lock()
+
+
+def _direct_class(handle):
+    """The Function subclass whose __call__ calls the native scalar function
+    behind handle straight through a ctypes prototype, checking each
+    argument's exact type and range inline (generated once per function and
+    signature: a loop over argument checks would cost as much as the call);
+    None for any other function."""
     sig = _lib.irm_func_signature(handle)
     if not sig:
         return None
+    key = (_lib.irm_func_native_pointer(handle), sig)
+    cls = _DIRECT_CLASSES.get(key)
+    if cls is not None:
+        return cls
     ret, _, rest = sig.decode().partition("(")
     names = [a for a in rest.rstrip(")").split(",") if a]
     if any(a not in _CTYPES for a in names) or (ret != "void" and ret not in _CTYPES):
         return None
     restype = None if ret == "void" else _CTYPES[ret][0]
-    proto = ctypes.CFUNCTYPE(restype, *[_CTYPES[a][0] for a in names])
-    return proto(_lib.irm_func_native_pointer(handle)), tuple(_CTYPES[a][1:] for a in names)
+    fn = ctypes.CFUNCTYPE(restype, *[_CTYPES[a][0] for a in names])(key[0])
+    params = ["a%d" % i for i in range(len(names))]
+    checks = []
+    for p, a in zip(params, names):
+        kind, lo, hi = _CTYPES[a][1:]
+        checks.append("type(%s) is %s" % (p, kind.__name__))
+        if lo is not None:
+            checks.append("%d <= %s <= %d" % (lo, p, hi))
+    src = ("def __call__(self, %s*rest):\n"
+           "    if not rest and %s:\n"
+           "        return fn(%s)\n"
+           "    return _call_packed(self.handle, tuple(a for a in (%s) if a is not _MISSING) + rest)\n"
+           % ("".join("%s=_MISSING, " % p for p in params), " and ".join(checks) or "True",
+              ", ".join(params), "".join("%s, " % p for p in params)))
+    scope = {"fn": fn, "_call_packed": _call_packed, "_MISSING": _MISSING}
+    exec(src, scope)  # noqa: S102 - the source is built above from fixed pieces
+    with _direct_lock:
+        cls = _DIRECT_CLASSES.setdefault(
+            key, type("Function", (Function,), {"__slots__": (), "__call__": scope["__call__"],
+                                                "__module__": "irm", "_fn": fn}))
+    return cls
 
 
 @register_object("ffi.Function")
 class Function(Object):
-    """An irm function object; calling it calls the library."""
+    """An irm function object; calling it calls the library. A native
+    function of a scalar signature (i64(i64,i64), f64(f64), ...) becomes an
+    instance of a generated subclass on its first call, which calls the C
+    function directly when the arguments have exactly its types; any other
+    function becomes a plain packed caller."""
 
-    __slots__ = ("_direct",)
+    __slots__ = ()
 
     def __call__(self, *args):
-        try:
-            direct = self._direct
-        except AttributeError:
-            direct = self._direct = _direct_caller(self.handle)
-        if direct is not None:
-            fn, checks = direct
-            if len(args) == len(checks):
-                for arg, (kind, lo, hi) in zip(args, checks):
-                    if type(arg) is not kind or (lo is not None and not lo <= arg <= hi):
-                        break
-                else:
-                    return fn(*args)
-        array, keep = _pack(args)
-        ret = Any()
-        rc = _func_call(self.handle, array, len(args), _byref(ret))
-        if rc != 0:
-            raise_last_error(rc)
-        return from_any(ret)
+        cls = _direct_class(self.handle) or _PackedFunction
+        self.__class__ = cls  # decided once per object
+        return cls.__call__(self, *args)
 
     def __repr__(self):
         return "<irm.Function at 0x%x>" % self.handle
+
+
+def _call_packed(handle, args):
+    array, keep = _pack(args)
+    ret = Any()
+    rc = _func_call(handle, array, len(args), _byref(ret))
+    if rc != 0:
+        raise_last_error(rc)
+    return from_any(ret)
+
+
+class _PackedFunction(Function):
+    """A Function that takes the library's packed path."""
+
+    __slots__ = ()
+
+    def __call__(self, *args):
+        return _call_packed(self.handle, args)
+
+
+_PackedFunction.__name__ = _PackedFunction.__qualname__ = "Function"
 
 
 class _Api:

@@ -53,8 +53,10 @@ def test_native_pointer_and_signature_are_visible():
 
 def test_scalar_native_call_takes_the_direct_path(labs):
     assert labs(-42) == 42
-    fn, checks = labs._direct
-    assert isinstance(fn, ctypes._CFuncPtr) and len(checks) == 1
+    assert isinstance(type(labs)._fn, ctypes._CFuncPtr)  # a generated direct caller
+    assert isinstance(labs, irm.Function) and type(labs).__name__ == "Function"
+    again = irm.get_global_func("test.labs")
+    assert again(-7) == 7 and type(again) is type(labs)  # one class per C function
 
 
 def test_direct_and_library_paths_agree(labs, fabs):
@@ -77,12 +79,16 @@ def test_wrong_type_is_the_library_type_error(labs):
 
 
 def test_wrong_argument_count_is_the_library_error(labs):
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as many:
         labs(1, 2)
+    with pytest.raises(TypeError) as none:
+        labs()
+    assert str(many.value) == "function 'test.labs' (i64(i64)) takes 1 argument, got 2"
+    assert str(none.value) == "function 'test.labs' (i64(i64)) takes 1 argument, got 0"
 
 
 def test_packed_functions_have_no_direct_path():
     size = irm.get_global_func("ffi.ArraySize")
     assert size(irm.get_global_func("ffi.Array")(1, 2)) == 2
-    assert size._direct is None
-    assert _ffi._direct_caller(size.handle) is None
+    assert not hasattr(type(size), "_fn")
+    assert _ffi._direct_class(size.handle) is None
