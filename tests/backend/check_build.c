@@ -59,6 +59,25 @@ START_TEST(test_legacy_target_options_become_executor_and_runtime) {
 }
 END_TEST
 
+START_TEST(test_a_text_host_replaces_the_targets_and_carries_the_legacy_options) {
+  irm_set_warning_handler(count_warning, NULL);
+  irm_module *m = parse_module(BUILD_MAIN);
+  irm_any t = irm_any_str("c --host='llvm -mcpu=a'"), h = irm_any_str("llvm -mcpu=b -executor=aot -runtime=c");
+  irm_object *result = NULL;
+  ck_assert_ok(irm_build(m, &t, &h, NULL, NULL, NULL, NULL, &result));
+  irm_module *out = bu_part(result, "module");
+  irm_object *text = NULL;
+  ck_assert_ok(irm_target_as_string(irm_module_target(out), &text));
+  ck_assert_str_eq(irm_string_data(text), "c -keys=cpu --host='llvm -keys=cpu -mcpu=b'");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_executor(out)), "aot");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_runtime(out)), "crt");
+  irm_object_release(text);
+  irm_object_release(result);
+  irm_object_release(m);
+  irm_set_warning_handler(NULL, NULL);
+}
+END_TEST
+
 START_TEST(test_legacy_options_disagreeing_with_arguments_name_both) {
   irm_set_warning_handler(count_warning, NULL);
   irm_module *m = parse_module(BUILD_MAIN);
@@ -353,6 +372,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_defaults_put_every_attribute_on_the_result);
   tcase_add_test(tc, test_legacy_target_options_become_executor_and_runtime);
+  tcase_add_test(tc, test_a_text_host_replaces_the_targets_and_carries_the_legacy_options);
   tcase_add_test(tc, test_legacy_options_disagreeing_with_arguments_name_both);
   tcase_add_test(tc, test_aot_compatibility_errors_name_options_and_values);
   tcase_add_test(tc, test_a_kind_without_codegen_is_a_value_error);

@@ -1,6 +1,8 @@
 /* irm_module_compilation_config and ir.CompilationConfig (build.h): the
  * host, primitive and default targets, executor and runtime of a module;
  * the disagreement errors; the cache in the module. */
+#include <pthread.h>
+
 #include "check_build_util.h"
 
 /* A module of BUILD_MAIN with `target` set to value (released). */
@@ -150,6 +152,40 @@ START_TEST(test_the_config_is_cached_in_the_module) {
 }
 END_TEST
 
+typedef struct racer {
+  irm_module *mod;
+  irm_compilation_config *got;
+  int rc;
+} racer;
+
+static void *race(void *arg) {
+  racer *r = arg;
+  r->rc = irm_module_compilation_config(r->mod, &r->got);
+  return NULL;
+}
+
+START_TEST(test_threads_asking_at_once_get_the_one_cached_config) {
+  irm_module *m = targeted(bu_target("llvm"));
+  enum { N = 8 };
+  pthread_t threads[N];
+  racer racers[N];
+  for (int i = 0; i < N; i++) {
+    racers[i] = (racer){m, NULL, -1};
+    ck_assert_int_eq(pthread_create(&threads[i], NULL, race, &racers[i]), 0);
+  }
+  for (int i = 0; i < N; i++) ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+  irm_compilation_config *cached = NULL;
+  ck_assert_ok(irm_module_compilation_config(m, &cached));
+  for (int i = 0; i < N; i++) {
+    ck_assert_int_eq(racers[i].rc, 0);
+    ck_assert_ptr_eq(racers[i].got, cached);
+    irm_object_release(racers[i].got);
+  }
+  irm_object_release(cached);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_the_globals) {
   irm_module *m = targeted(bu_target("c"));
   irm_any arg = irm_any_object(m);
@@ -188,6 +224,7 @@ int main(void) {
   tcase_add_test(tc, test_disagreements_name_both_targets);
   tcase_add_test(tc, test_heterogeneous_targets_share_one_host_and_default_to_the_cpu);
   tcase_add_test(tc, test_the_config_is_cached_in_the_module);
+  tcase_add_test(tc, test_threads_asking_at_once_get_the_one_cached_config);
   tcase_add_test(tc, test_the_globals);
   suite_add_tcase(s, tc);
   return run_suite(s);
