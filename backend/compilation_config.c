@@ -150,10 +150,7 @@ static int primitives_of(const irm_object **t, size_t n, irm_object *host, irm_o
 }
 
 /* The module's executor or runtime, or the default kind's. *out NEW. */
-static int config_or_default(const irm_module *mod, const char *key, irm_object *set, const char *kind,
-                             irm_object **out) {
-  (void)mod;
-  (void)key;
+static int config_or_default(irm_object *set, const char *kind, irm_object **out) {
   if (set) {
     irm_object_retain(set);
     *out = set;
@@ -169,8 +166,8 @@ static int compute(const irm_module *mod, irm_object **out) {
   int rc = targets_of(mod, &t, &n, &holder);
   if (!rc) rc = pick_host(t, n, &host);
   if (!rc) rc = primitives_of(t, n, host, &prims, &fallback);
-  if (!rc) rc = config_or_default(mod, IRM_ATTR_EXECUTOR, irm_module_executor(mod), "graph", &e);
-  if (!rc) rc = config_or_default(mod, IRM_ATTR_RUNTIME, irm_module_runtime(mod), "cpp", &r);
+  if (!rc) rc = config_or_default(irm_module_executor(mod), "graph", &e);
+  if (!rc) rc = config_or_default(irm_module_runtime(mod), "cpp", &r);
   irm_free(t);
   irm_object_release(holder);
   if (rc) {
