@@ -145,6 +145,38 @@ START_TEST(test_aot_compatibility_errors_name_options_and_values) {
 }
 END_TEST
 
+/* runtime.validate of "test-rt": refuses the aot executor. */
+static int rt_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)ret;
+  (void)resource;
+  ck_assert_int_eq(nargs, 2);
+  ck_assert(irm_object_is(args[0].v_obj, "ir.Executor"));
+  ck_assert_str_eq(irm_config_kind_name(args[1].v_obj), "test-rt");
+  if (strcmp(irm_config_kind_name(args[0].v_obj), "aot") == 0)
+    return irm_error(IRM_EVALUE, "runtime 'test-rt' cannot run executor 'aot'");
+  return IRM_OK;
+}
+
+START_TEST(test_a_runtimes_validate_attribute_runs_before_the_pipeline) {
+  ck_assert_ok(irm_config_register_kind("runtime", "test-rt", NULL));
+  irm_kind *k = NULL;
+  ck_assert_ok(irm_kind_find("runtime", "test-rt", &k));
+  irm_object *f = new_packed(rt_validate, NULL, NULL);
+  irm_any v = irm_any_object(f);
+  ck_assert_ok(irm_kind_set_attr(k, IRM_RUNTIME_VALIDATE_ATTR, &v, 10));
+  irm_object_release(f);
+  irm_module *m = parse_module(BUILD_MAIN);
+  irm_any args[] = {irm_any_object(m), irm_any_str("c"), irm_any_none(), irm_any_str("aot"), irm_any_str("test-rt")};
+  ck_assert_int_ne(call_fails("driver.Build", args, 5), 0);
+  ck_assert_last_error("ValueError: driver.Build: in build of 'default': runtime 'test-rt' cannot run executor 'aot'");
+  args[3] = irm_any_str("graph");
+  irm_object *result = call_obj("driver.Build", args, 5, "ffi.Map");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_runtime(bu_part(result, "module"))), "test-rt");
+  irm_object_release(result);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_a_kind_without_codegen_is_a_value_error) {
   irm_module *m = parse_module(BUILD_MAIN);
   irm_any t = irm_any_str("cuda");
@@ -345,6 +377,28 @@ START_TEST(test_functions_with_a_compiler_go_to_its_external_codegen) {
 }
 END_TEST
 
+static int ext_fails(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)args;
+  (void)nargs;
+  (void)ret;
+  (void)resource;
+  return irm_error(IRM_ERUNTIME, "no code today");
+}
+
+START_TEST(test_a_failing_external_codegen_is_named) {
+  irm_object *f = new_packed(ext_fails, NULL, NULL);
+  ck_assert_ok(irm_func_register_global("codegen.ext.failcc", f, 0));
+  irm_object_release(f);
+  irm_module *m = with_compiler("failcc");
+  irm_any t = irm_any_str("llvm");
+  irm_object *result = NULL;
+  ck_assert_error(irm_build(m, &t, NULL, NULL, NULL, NULL, NULL, &result), IRM_ERUNTIME,
+                  "RuntimeError: in build of 'default': codegen.ext.failcc for function 'main': no code today");
+  ck_assert_ptr_null(result);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_driver_build_takes_names_and_maps) {
   irm_module *m = parse_module(BUILD_MAIN);
   irm_object *host = map1("kind", irm_any_str("llvm"));
@@ -375,11 +429,13 @@ int main(void) {
   tcase_add_test(tc, test_a_text_host_replaces_the_targets_and_carries_the_legacy_options);
   tcase_add_test(tc, test_legacy_options_disagreeing_with_arguments_name_both);
   tcase_add_test(tc, test_aot_compatibility_errors_name_options_and_values);
+  tcase_add_test(tc, test_a_runtimes_validate_attribute_runs_before_the_pipeline);
   tcase_add_test(tc, test_a_kind_without_codegen_is_a_value_error);
   tcase_add_test(tc, test_params_are_bound);
   tcase_add_test(tc, test_an_executor_registered_at_run_time_builds_through_its_pipeline);
   tcase_add_test(tc, test_a_failing_pass_leaves_the_input_intact_with_context);
   tcase_add_test(tc, test_functions_with_a_compiler_go_to_its_external_codegen);
+  tcase_add_test(tc, test_a_failing_external_codegen_is_named);
   tcase_add_test(tc, test_driver_build_takes_names_and_maps);
   suite_add_tcase(s, tc);
   return run_suite(s);
