@@ -267,6 +267,11 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = irm_pass_get("MigratePassConfig", NULL, &migrate);
   if (!rc) rc = irm_pass_run(migrate, m, &migrated);
   if (!rc) rc = irm_module_freeze(migrated, &frozen);
+  if (!rc) { /* the config the pipeline sees is the frozen module's (cached in it) */
+    irm_object_release(cfg);
+    cfg = NULL;
+    rc = irm_module_compilation_config(frozen, &cfg);
+  }
   if (!rc) rc = run_pipeline(frozen, cfg, &final);
   if (!rc) rc = irm_map_new(&artifacts);
   if (!rc) rc = external_codegens(final, &artifacts);
