@@ -73,6 +73,12 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
   if (!k) return irm_any_copy(value, out);
   if (k->is_option) {
     int rc = irm_option_check_value(k->option, value, out);
+    if (rc == IRM_ETYPE && k->has_alt) {
+      rc = irm_option_check_value(k->alt, value, out);
+      if (rc == IRM_ETYPE)
+        return irm_error(IRM_ETYPE, "%s '%s': expected %s or %s, got %s", r->what, irm_error_quote(key),
+                         irm_option_type_name(k->option), irm_option_type_name(k->alt), irm_any_describe_(value));
+    }
     return rc ? irm_error_context(rc, "%s '%s'", r->what, irm_error_quote(key)) : IRM_OK;
   }
   if (!object_value_ok(k->type_name, value))
@@ -84,6 +90,8 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
 /* ---- registering ------------------------------------------------------------------ */
 
 static int resolve_type(const attr_key_registry *r, const char *key, const char *type, attr_key *out);
+static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def,
+                         char *buf, size_t size);
 
 /* "ir.Executor, pass-invariant" for messages about module keys. */
 static void describe(const attr_key_registry *r, const char *type, int pass_invariant, char *buf, size_t size) {
@@ -98,7 +106,9 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   if (!type) return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, irm_error_quote(key));
   int rc = irm_builtins_ready_();
   attr_key def = {0};
-  if (!rc) rc = resolve_type(r, key, type, &def);
+  char union_name[64];
+  if (!rc) rc = strchr(type, '|') ? resolve_union(r, key, type, &def, union_name, sizeof union_name)
+                                  : resolve_type(r, key, type, &def);
   if (rc) return rc;
   size_t len = strlen(key);
   key_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
@@ -161,6 +171,30 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
   if (rc) return rc;
   def->is_option = 0;
   def->type_name = irm_type_key(index); /* static for the process */
+  return IRM_OK;
+}
+
+/* "A|B": either of two option types (the `target` key takes one Target or
+ * an Array of them). def->type_name is written into buf. */
+static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def,
+                         char *buf, size_t size) {
+  const char *bar = strchr(type, '|');
+  size_t n = (size_t)(bar - type);
+  if (n == 0 || n >= size || strchr(bar + 1, '|'))
+    return irm_error(IRM_EVALUE, "value type of %s key '%s': a union is two option types joined by '|', got '%s'",
+                     r->what, irm_error_quote(key), irm_error_quote(type));
+  memcpy(buf, type, n);
+  buf[n] = '\0';
+  irm_option_type a, b;
+  int rc = irm_option_type_parse(buf, &a);
+  if (!rc) rc = irm_option_type_parse(bar + 1, &b);
+  if (rc) return irm_error_context(rc, "value type of %s key '%s'", r->what, irm_error_quote(key));
+  snprintf(buf, size, "%s|%s", irm_option_type_name(a), irm_option_type_name(b));
+  def->is_option = 1;
+  def->option = a;
+  def->has_alt = 1;
+  def->alt = b;
+  def->type_name = buf;
   return IRM_OK;
 }
 

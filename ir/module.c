@@ -7,6 +7,7 @@
  * module_fields.c. */
 #include <string.h>
 
+#include "ir_internal.h"
 #include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
@@ -31,6 +32,7 @@ int irm_module_make_(irm_object *functions, irm_object *attrs, int frozen, irm_m
   p->functions = functions;
   p->attrs = attrs;
   p->frozen = frozen;
+  atomic_init(&p->config_cache, NULL);
   *out = m;
   return IRM_OK;
 }
@@ -188,7 +190,11 @@ static module_payload *sole_payload(irm_module **ref, const char *fn, int *rc) {
   *rc = !ref ? irm_error(IRM_EVALUE, "%s: ref must not be NULL", fn)
              : !irm_module_payload_(*ref) ? irm_module_type_error_(fn, *ref) : IRM_OK;
   if (*rc || irm_object_refcount(*ref) != 1) return NULL;
-  return irm_object_payload(*ref);
+  module_payload *p = irm_object_payload(*ref);
+  /* The caller holds the only reference, so no other thread reads the
+   * slot: what was derived from the old content goes. */
+  irm_object_release(atomic_exchange_explicit(&p->config_cache, NULL, memory_order_acq_rel));
+  return p;
 }
 
 /* Replaces *ref by *next (made by the call whose status is rc; a pointer,
@@ -356,4 +362,23 @@ int irm_module_remove_attr_move(irm_module **ref, const char *key) {
   if (!p) return replace(ref, irm_module_without_attr(*ref, key, &next), &next);
   if ((rc = prepare_remove(p, key))) return rc;
   return irm_dict_attrs_erase_move_(&p->attrs, key);
+}
+
+/* ---- the config cache slot (ir_internal.h) ------------------------------------------ */
+
+irm_object *irm_module_config_cache_(const irm_module *mod) {
+  const module_payload *p = irm_module_payload_(mod);
+  return p ? atomic_load_explicit(&((module_payload *)p)->config_cache, memory_order_acquire) : NULL;
+}
+
+irm_object *irm_module_config_cache_fill_(const irm_module *mod, irm_object *value) {
+  const module_payload *p = irm_module_payload_(mod);
+  if (!p || !value) return NULL;
+  _Atomic(irm_object *) *slot = &((module_payload *)p)->config_cache;
+  irm_object *expected = NULL;
+  irm_object_retain(value);
+  if (atomic_compare_exchange_strong_explicit(slot, &expected, value, memory_order_acq_rel, memory_order_acquire))
+    return value;
+  irm_object_release(value); /* another thread filled it first: theirs stays */
+  return expected;
 }

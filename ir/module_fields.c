@@ -16,6 +16,7 @@ static void module_finalize(irm_object *self) {
   module_payload *p = irm_object_payload(self);
   irm_object_release(p->functions);
   irm_object_release(p->attrs);
+  irm_object_release(atomic_load_explicit(&p->config_cache, memory_order_relaxed));
 }
 
 static int module_to_fields(const irm_object *self, irm_object **out) {

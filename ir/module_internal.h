@@ -62,6 +62,8 @@ typedef struct attr_key {
   const char *type_name; /* "str", "target", "ir.Executor", ... */
   int is_option;         /* option type of kind.h, else an object type key */
   irm_option_type option;
+  int has_alt;            /* a union of two option types ("target|array<target>") */
+  irm_option_type alt;    /* the second, tried when option refuses the value */
   int pass_invariant;
 } attr_key;
 
@@ -91,6 +93,10 @@ typedef struct module_payload {
   irm_object *functions; /* Map name -> ir.BaseFunc; never NULL */
   irm_object *attrs;     /* DictAttrs; never NULL */
   int frozen;
+  /* The config cache slot (ir_internal.h): NULL until filled, then an
+   * object derived from attrs, owned by the module. Never copied into a
+   * derived module; emptied when a *_move changes the module in place. */
+  _Atomic(irm_object *) config_cache;
 } module_payload;
 
 /* The payload of m when it is an IRModule, else NULL. */

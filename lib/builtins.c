@@ -11,6 +11,7 @@ int irm_register_ir_config_builtins_(void);
 int irm_register_ir_dataflow_builtins_(void);
 int irm_register_passes_builtins_(void);
 int irm_register_passes_dataflow_builtins_(void);
+int irm_register_backend_builtins_(void);
 
 const irm_builtin_provider irm_builtin_providers_[] = {
     {"registry", irm_register_registry_builtins_},
@@ -20,6 +21,7 @@ const irm_builtin_provider irm_builtin_providers_[] = {
     {"ir/dataflow", irm_register_ir_dataflow_builtins_},
     {"passes", irm_register_passes_builtins_},
     {"passes/dataflow", irm_register_passes_dataflow_builtins_},
+    {"backend", irm_register_backend_builtins_},
 };
 
 const size_t irm_builtin_provider_count_ =

@@ -3,8 +3,11 @@
  * An IRModule ("ir.IRModule") holds global functions (name -> an object of
  * type "ir.BaseFunc" or a subtype, in insertion order) and a DictAttrs of
  * module attributes. The compilation configuration lives there: `target`
- * (Target), `executor` (Executor), `runtime` (Runtime), `mod_name` (str)
- * and `params` (Map name -> constant), so passes read it with GetAttr.
+ * (a Target, or an Array of Targets of different device kinds for a
+ * heterogeneous build; typed "target|array<target>"), `executor`
+ * (Executor), `runtime` (Runtime), `mod_name` (str) and `params` (Map name
+ * -> constant), so passes read it with GetAttr. The typed view of all of
+ * them together is the backend's CompilationConfig (build.h).
  *
  * Copy-on-write (docs/architecture.md): `*_with_*` functions return a NEW module
  * and leave their argument as it was; `*_move` functions take `irm_module
@@ -18,8 +21,10 @@
  * refuses a value of another type (TypeError naming the key, the expected
  * and the given type); an unregistered key takes any value. Value types are
  * written as an option type name of kind.h ("str", "int", "bool", "float",
- * "map", "array<str>", "array<int>", "target") or as a registered object
- * type key ("ir.Executor", "ir.Runtime", ...).
+ * "map", "array<str>", "array<int>", "target"), as a union of two option
+ * type names ("target|array<target>": a value either accepts; TypeError
+ * "expected target or array<target>, got ..." otherwise) or as a
+ * registered object type key ("ir.Executor", "ir.Runtime", ...).
  *
  * Freezing: irm_module_freeze returns a frozen module, and every module
  * derived from a frozen one is frozen too. Pass-invariant keys (`target`,
@@ -207,8 +212,10 @@ IRM_API int irm_module_get_attr(const irm_module *mod, const char *key, irm_any 
 IRM_API const irm_object *irm_module_attrs(const irm_module *mod);
 
 /* Typed accessors: the attribute, borrowed from mod, or NULL when unset (or
- * mod is not an IRModule). irm_module_mod_name gives the String's
- * characters. */
+ * mod is not an IRModule). irm_module_target gives the Target only when
+ * the attribute holds one Target (NULL for an Array of them; ask
+ * irm_module_compilation_config, build.h, for every target).
+ * irm_module_mod_name gives the String's characters. */
 IRM_API irm_object *irm_module_target(const irm_module *mod);
 IRM_API irm_object *irm_module_executor(const irm_module *mod);
 IRM_API irm_object *irm_module_runtime(const irm_module *mod);

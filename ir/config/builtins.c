@@ -16,9 +16,11 @@ static int register_option_types(void) {
   return rc ? rc : irm_option_type_register_(IRM_OPTION_ARRAY_TARGET, &targets);
 }
 
-/* The configuration a module carries: fixed once the module is frozen. */
+/* The configuration a module carries: fixed once the module is frozen.
+ * `target` is one Target or an Array of Targets of different device kinds
+ * (heterogeneous builds; the backend's CompilationConfig checks them). */
 static int register_attr_keys(void) {
-  int rc = irm_module_attr_register(IRM_ATTR_TARGET, "target", 1);
+  int rc = irm_module_attr_register(IRM_ATTR_TARGET, "target|array<target>", 1);
   if (!rc) rc = irm_module_attr_register(IRM_ATTR_EXECUTOR, "ir.Executor", 1);
   if (!rc) rc = irm_module_attr_register(IRM_ATTR_RUNTIME, "ir.Runtime", 1);
   return rc ? rc : irm_base_func_attr_register(IRM_BASE_FUNC_ATTR_TARGET, "target");

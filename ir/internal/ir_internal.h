@@ -23,4 +23,18 @@ typedef int (*irm_module_repr_fn)(const irm_object *mod, irm_object **out);
  * and attributes. Called by providers while the built-ins register. */
 void irm_module_set_repr_(irm_module_repr_fn repr);
 
+/* The module's config cache slot: one object derived from the module's
+ * attributes (the backend's ir.CompilationConfig), computed once per
+ * module and owned by it, so the cache dies with the module and is never
+ * keyed by an address that a later module could reuse. A module made by
+ * a *_with_* change starts with an empty slot; a *_move change in place
+ * (possible only while the caller holds the one reference) empties it.
+ * irm_module_config_cache_: the cached object, borrowed, or NULL (also
+ * for a non-module). irm_module_config_cache_fill_: stores value
+ * (retained) unless another thread stored one first, and returns the one
+ * that stays, borrowed from mod (NULL for a non-module or NULL value).
+ * Any thread; lock-free. */
+irm_object *irm_module_config_cache_(const irm_module *mod);
+irm_object *irm_module_config_cache_fill_(const irm_module *mod, irm_object *value);
+
 #endif

@@ -4,7 +4,7 @@ source files of libirm.
 
 usage: check_file_tables.py REPO DOC [--drop PATH] [--add PATH]
 
-The libraries are the folders under registry/, ir/, passes/ and lib/ whose
+The libraries are the folders under registry/, ir/, passes/, backend/ and lib/ whose
 CMakeLists.txt calls irm_add_layer; a file belongs to the deepest library
 whose folder holds it (ir/dataflow/text/text_lex.c belongs to ir/dataflow).
 DOC has one table per library, under a heading whose first `code` span is
@@ -26,7 +26,7 @@ import os
 import re
 import sys
 
-ROOTS = ("registry", "ir", "passes", "lib")
+ROOTS = ("registry", "ir", "passes", "backend", "lib")
 HEADING = re.compile(r"^#{2,6}\s.*?`([A-Za-z0-9_./-]+?)/?`")
 ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 CODE = re.compile(r"`([^`]+)`")

@@ -13,7 +13,11 @@
 #   ir/dataflow      registry, core, tensor, config, dataflow
 #   passes           registry, core, tensor, config, pass
 #   passes/dataflow  registry, core, tensor, config, dataflow, pass
+#   backend          registry, core, tensor, config, dataflow, pass, backend
 #   lib              registry
+#
+# backend (layer 3, the compilation driver) sees everything below it;
+# nothing below sees it.
 #
 # A quoted (private) include must be a header of the file's own library (its
 # folder or a subfolder that is not another library), irm_internal.h (layer
@@ -39,13 +43,14 @@ set(group_of_tensor tensor)
 set(group_of_target config)
 set(group_of_config config)
 set(group_of_pass pass)
+set(group_of_build backend)
 file(GLOB dataflow_headers RELATIVE ${IRM_SOURCE_DIR}/include/irm ${IRM_SOURCE_DIR}/include/irm/dataflow/*.h)
 foreach(h IN LISTS dataflow_headers)
   string(REGEX REPLACE "\\.h$" "" h ${h})
   set(group_of_${h} dataflow)
 endforeach()
 
-set(libraries registry ir ir/tensor ir/config ir/dataflow passes passes/dataflow lib)
+set(libraries registry ir ir/tensor ir/config ir/dataflow passes passes/dataflow backend lib)
 set(sees_registry registry)
 set(sees_ir registry core)
 set(sees_ir/tensor registry core tensor)
@@ -53,10 +58,11 @@ set(sees_ir/config registry core config)
 set(sees_ir/dataflow registry core tensor config dataflow)
 set(sees_passes registry core tensor config pass)
 set(sees_passes/dataflow registry core tensor config dataflow pass)
+set(sees_backend registry core tensor config dataflow pass backend)
 set(sees_lib registry)
 # Internal-header folders each library has on its include path.
 set(internal_registry registry/internal)
-foreach(lib ir ir/tensor ir/config ir/dataflow passes passes/dataflow)
+foreach(lib ir ir/tensor ir/config ir/dataflow passes passes/dataflow backend)
   set(internal_${lib} registry/internal ir/internal)
 endforeach()
 set(internal_lib registry/internal)

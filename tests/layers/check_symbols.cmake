@@ -3,7 +3,13 @@
 # manager) uses a symbol that a dialect library defines (nm).
 #
 #   cmake -DNM=<nm> -DLOWER=<objects, |-separated> -DDIALECT=<objects, |-separated> -P check_symbols.cmake
+#
+# -DWHAT=backend checks the compilation driver's symbols the same way (the
+# DIALECT objects are then backend/'s, LOWER everything below it).
 cmake_policy(VERSION 3.20)
+if(NOT WHAT)
+  set(WHAT "dataflow dialect")
+endif()
 string(REPLACE "|" ";" lower "${LOWER}")
 string(REPLACE "|" ";" dialect "${DIALECT}")
 if(NOT lower OR NOT dialect)
@@ -24,7 +30,7 @@ foreach(line IN LISTS defined_lines)
 endforeach()
 list(LENGTH dialect_symbols n_defined)
 if(n_defined EQUAL 0)
-  message(FATAL_ERROR "no symbols found in the dialect's objects: the check would prove nothing")
+  message(FATAL_ERROR "no symbols found in the ${WHAT}'s objects: the check would prove nothing")
 endif()
 
 set(problems "")
@@ -35,11 +41,11 @@ foreach(obj IN LISTS lower)
     string(REGEX REPLACE "^\n?([A-Za-z0-9_]+) .*" "\\1" sym "${line}")
     if(sym IN_LIST dialect_symbols)
       get_filename_component(name ${obj} NAME)
-      string(APPEND problems "\n  ${name} uses ${sym}, defined by the dataflow dialect")
+      string(APPEND problems "\n  ${name} uses ${sym}, defined by the ${WHAT}")
     endif()
   endforeach()
 endforeach()
 if(problems)
-  message(FATAL_ERROR "a library below the dialect uses it:${problems}")
+  message(FATAL_ERROR "a library below the ${WHAT} uses it:${problems}")
 endif()
-message(STATUS "symbols: no library below the dialect uses any of its ${n_defined} symbols")
+message(STATUS "symbols: no library below the ${WHAT} uses any of its ${n_defined} symbols")

@@ -39,3 +39,12 @@ irm_layers_planted(core_internal_in_registry registry/object.c [[#include "ir_in
                    "registry/object.c \\(registry\\): includes \"ir_internal.h\", which is no header of registry")
 irm_layers_planted(unknown_public_header ir/module.c [[#include "irm/expr.h"]]
                    "ir/module.c: includes irm/expr.h, which is no public header")
+# Nothing below the compilation driver (backend/) sees it.
+irm_layers_planted(pass_manager_backend_header passes/pass_run.c [[#include "irm/build.h"]]
+                   "passes/pass_run.c \\(passes\\): includes irm/build.h of the backend headers; passes sees only")
+irm_layers_planted(dialect_backend_header ir/dataflow/expr.c [[#include <irm/build.h>]]
+                   "ir/dataflow/expr.c \\(ir/dataflow\\): includes irm/build.h of the backend headers")
+irm_layers_planted(dialect_passes_backend_header passes/dataflow/fuse_ops.c [[#include "irm/build.h"]]
+                   "passes/dataflow/fuse_ops.c \\(passes/dataflow\\): includes irm/build.h of the backend headers")
+irm_layers_planted(backend_private_header passes/pass.c [[#include "backend_internal.h"]]
+                   "passes/pass.c \\(passes\\): includes \"backend_internal.h\", which is no header of passes")

@@ -1,0 +1,51 @@
+/* Private to backend/: what the driver's files share. */
+#ifndef IRM_BACKEND_BACKEND_INTERNAL_H
+#define IRM_BACKEND_BACKEND_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "irm/build.h"
+#include "irm_internal.h"
+
+/* ---- the ir.CompilationConfig type (compilation_config_type.c) ---------- */
+
+extern _Atomic int32_t irm_compilation_config_type_;
+
+typedef struct compilation_config_payload {
+  irm_object *host;       /* Target */
+  irm_object *primitives; /* Array of Targets, each with host as its host */
+  irm_object *fallback;   /* the default primitive target (one of primitives) */
+  irm_object *executor;   /* ir.Executor */
+  irm_object *runtime;    /* ir.Runtime */
+} compilation_config_payload;
+
+/* A config of the five parts (each taken: released on failure too). */
+int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_object *fallback,
+                                 irm_object *executor, irm_object *runtime, irm_object **out);
+
+int irm_register_compilation_config_type_(void);
+
+/* ---- the driver's pieces ------------------------------------------------- */
+
+/* A kind attribute, NONE when the kind has none (also when no kind of the
+ * category ever set it). *out NEW. */
+int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out);
+
+/* The default pipeline and aot's compatibility check as kind attributes
+ * of graph and aot (build_kinds.c). */
+int irm_register_build_kinds_(void);
+
+/* Resolves driver.Build's target and target_host into one Target or an
+ * Array of Targets (*targets NEW) and the Executor / Runtime the legacy
+ * options give (NEW or NULL) (build_args.c). */
+int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host, irm_object **targets,
+                               irm_object **legacy_executor, irm_object **legacy_runtime);
+
+/* The executor / runtime to build with: given, legacy, or the default
+ * kind; ValueError naming both when given and legacy disagree. *out NEW. */
+int irm_build_pick_config_(const char *category, const irm_object *given, const irm_object *legacy,
+                           const char *default_kind, irm_object **out);
+
+int irm_register_build_globals_(void); /* build_globals.c */
+
+#endif

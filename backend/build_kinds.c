@@ -1,0 +1,112 @@
+/* The kind attributes the driver reads (build.h): the default pipeline of
+ * graph and aot, and aot's compatibility check with the runtime. */
+#include <string.h>
+
+#include "backend_internal.h"
+#include "irm/config.h"
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/function.h"
+#include "irm/pass.h"
+
+/* The level of built-in attributes (executor.SetKindAttr's default), so
+ * replacing one takes a higher level. */
+enum { BUILTIN_PLEVEL = 10 };
+
+int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out) {
+  *out = irm_any_none();
+  int rc = irm_kind_get_attr(kind, attr, out);
+  if (rc == IRM_EATTR) { /* no kind of the category has it: none */
+    irm_clear_error();
+    rc = IRM_OK;
+  }
+  return rc;
+}
+
+/* ---- the default pipeline -------------------------------------------------------- */
+
+static const char *const default_passes[] = {"InferType",    "BindParams",          "ConvertLayout", "SimplifyExpr",
+                                             "FoldConstant", "DeadCodeElimination", "FuseOps"};
+
+/* driver.DefaultPipeline([config]) -> Pass: the executor.pipeline of graph
+ * and aot. The config is not needed yet. */
+static int default_pipeline(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.DefaultPipeline";
+  (void)args;
+  (void)resource;
+  int rc = irm_arg_count(fn, nargs, 0, 1);
+  if (rc) return rc;
+  enum { N = sizeof default_passes / sizeof default_passes[0] };
+  irm_pass *passes[N] = {NULL};
+  for (size_t i = 0; !rc && i < N; i++) rc = irm_pass_get(default_passes[i], NULL, &passes[i]);
+  irm_pass *seq = NULL;
+  if (!rc) rc = irm_sequential_new(passes, N, 0, "driver.default", &seq);
+  for (size_t i = 0; i < N; i++) irm_object_release(passes[i]);
+  return irm_ret_object(fn, rc, &seq, ret);
+}
+
+/* ---- aot's compatibility with the runtime ------------------------------------------ */
+
+/* (executor, runtime) -> NONE: aot with crt needs unpacked-api = true or
+ * interface-api = "packed"; with cpp unpacked-api = false and
+ * interface-api = "packed" (TVM's AOT executor codegen checks). */
+static int aot_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "executor.validate of executor 'aot'";
+  (void)ret;
+  (void)resource;
+  irm_object *e = NULL, *r = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.Executor", &e);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ir.Runtime", &r);
+  if (rc) return rc;
+  irm_any unpacked = irm_any_none(), api = irm_any_none();
+  bool u = false;
+  const char *a = "packed";
+  rc = irm_config_get_attr(e, "unpacked-api", &unpacked);
+  if (!rc) rc = irm_config_get_attr(e, "interface-api", &api);
+  if (!rc && unpacked.type_code != IRM_NONE) rc = irm_any_to_bool(&unpacked, &u);
+  if (!rc && api.type_code != IRM_NONE) rc = irm_any_to_str(&api, &a, NULL);
+  const char *runtime = irm_config_kind_name(r);
+  int packed = strcmp(a, "packed") == 0;
+  if (!rc && strcmp(runtime, "crt") == 0 && !u && !packed)
+    rc = irm_error(IRM_EVALUE, "executor 'aot' with runtime 'crt' needs unpacked-api = true or interface-api = "
+                   "\"packed\"; got unpacked-api = false and interface-api = \"%s\"", irm_error_quote(a));
+  if (!rc && strcmp(runtime, "cpp") == 0 && (u || !packed))
+    rc = irm_error(IRM_EVALUE, "executor 'aot' with runtime 'cpp' needs unpacked-api = false and interface-api = "
+                   "\"packed\"; got unpacked-api = %s and interface-api = \"%s\"", u ? "true" : "false",
+                   irm_error_quote(a));
+  irm_any_release(&unpacked);
+  irm_any_release(&api);
+  return rc;
+}
+
+/* ---- registration ------------------------------------------------------------------- */
+
+/* Sets attr of kind to a packed function unless the kind has a value. */
+static int set_once(const char *category, const char *kind_name, const char *attr, irm_packed_cfunc cfn) {
+  irm_kind *kind = NULL;
+  int rc = irm_kind_find(category, kind_name, &kind);
+  irm_any current = irm_any_none();
+  if (!rc) rc = irm_backend_kind_attr_(kind, attr, &current);
+  if (rc || current.type_code != IRM_NONE) {
+    irm_any_release(&current);
+    return rc;
+  }
+  irm_object *f = NULL;
+  rc = irm_func_new_packed(cfn, NULL, NULL, &f);
+  irm_any v = irm_any_object(f);
+  if (!rc) rc = irm_kind_set_attr(kind, attr, &v, BUILTIN_PLEVEL);
+  irm_object_release(f);
+  return rc;
+}
+
+int irm_register_build_kinds_(void) {
+  int rc = set_once("executor", "graph", IRM_EXECUTOR_PIPELINE_ATTR, default_pipeline);
+  if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_PIPELINE_ATTR, default_pipeline);
+  if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_VALIDATE_ATTR, aot_validate);
+  if (!rc) {
+    static const irm_builtin_global globals[] = {{"driver.DefaultPipeline", default_pipeline}};
+    rc = irm_global_register_builtins_(globals, 1);
+  }
+  return rc;
+}

@@ -1,0 +1,13 @@
+/* The compilation driver's provider (lib/builtins.c runs it last): the
+ * ir.CompilationConfig type, the kind attributes of the built-in executors
+ * (build_kinds.c), then the globals. Each part skips what an earlier,
+ * partial run registered. */
+#include "backend_internal.h"
+
+int irm_register_backend_builtins_(void);
+
+int irm_register_backend_builtins_(void) {
+  int rc = irm_register_compilation_config_type_();
+  if (!rc) rc = irm_register_build_kinds_();
+  return rc ? rc : irm_register_build_globals_();
+}

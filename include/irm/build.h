@@ -1,0 +1,164 @@
+/* The compilation driver and the typed CompilationConfig (docs/build.md).
+ *
+ * backend/ is layer 3: it sees every library below it and nothing below
+ * sees it. This header has two parts.
+ *
+ * ---- CompilationConfig ("ir.CompilationConfig") --------------------------
+ * One immutable, typed view of a module's separate configuration
+ * attributes, as TVM's CompilationConfig (src/target/compilation_config.cc):
+ *   - the module attribute `target` is one Target or an Array of Targets
+ *     (of different device kinds, sharing one host); the attribute key is
+ *     typed "target|array<target>";
+ *   - host target: the host every target names (they must agree: two
+ *     different hosts are a ValueError naming both); when none names one,
+ *     the first primitive target of device type 1 (CPU) without its host,
+ *     else `llvm`;
+ *   - primitive targets: the targets in the order given, each with its
+ *     host set to the host target; their device types (the target kind's
+ *     "device_type" kind attribute, a DLPack device type) must differ: two
+ *     targets of one device type are a ValueError naming both;
+ *   - default primitive target: the one target, or among several the CPU
+ *     one, else the first;
+ *   - executor and runtime: the module's attributes, `graph` and `cpp`
+ *     (with default options) when unset.
+ * The view is computed once per module and cached in the module itself
+ * (a slot of its payload, owned and released by the module; modules are
+ * immutable once shared, a changed copy starts without a cache, and an
+ * in-place *_move change, possible only for the sole owner, empties it),
+ * so asking twice gives the same object and nothing outlives the module.
+ * Its fields (JSON, equality, repr): {host_target, primitive_targets,
+ * default_primitive_target, executor, runtime}.
+ *
+ * ---- build() -----------------------------------------------------------
+ * irm_build sets target (with its host), executor, runtime, mod_name and
+ * params on a copy of the module, checks the configuration (the view
+ * above; functions pinned by their `target` attribute must name one of
+ * the module's targets), runs MigratePassConfig, freezes the module and
+ * runs the executor kind's pipeline (its "executor.pipeline" kind
+ * attribute) under the calling thread's current PassContext, where the
+ * pass manager checks invariants and calls ir.Verify after each pass.
+ * Functions with a `Compiler` attribute then go to the global
+ * `codegen.ext.<Compiler>` (TVM's BYOC hook), and the executor kind's
+ * "executor.codegen" attribute, when set, makes the rest of the
+ * artifacts. Code generation is not built yet: no built-in executor kind
+ * has "executor.codegen", so a build without external codegens gives an
+ * empty artifacts Map.
+ *
+ * Kind attributes the driver reads (set with executor.SetKindAttr,
+ * runtime.SetKindAttr, target.SetKindAttr):
+ *   executor "executor.pipeline": Function(config: ir.CompilationConfig)
+ *       -> transform.Pass. graph and aot have the default pipeline:
+ *       InferType, BindParams, ConvertLayout, SimplifyExpr, FoldConstant,
+ *       DeadCodeElimination, FuseOps (a Sequential named "driver.default").
+ *   executor "executor.codegen": Function(mod, config) -> Map file name ->
+ *       String (text or bytes). None built in.
+ *   executor "executor.validate", runtime "runtime.validate":
+ *       Function(executor, runtime) -> NONE that fails to reject the pair,
+ *       run before the pipeline. aot's: with runtime crt it needs
+ *       unpacked-api = true or interface-api = "packed"; with cpp it needs
+ *       unpacked-api = false and interface-api = "packed".
+ *   target "codegen": any value but NONE makes a target kind buildable;
+ *       `c` and `llvm` are buildable without it.
+ *
+ * Ownership follows c_api.h: out-parameters are NEW references, arguments
+ * are borrowed; the accessors below return pointers borrowed from the
+ * config. A failing call changes nothing: the input module is immutable,
+ * and the driver registers nothing.
+ *
+ * Thread safety: every function may be called from any thread; configs
+ * are immutable; two threads asking for one module's config may both
+ * compute it, and one result stays in the cache.
+ */
+#ifndef IRM_BUILD_H
+#define IRM_BUILD_H
+
+#include "irm/module.h"
+#include "irm/object.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef irm_object irm_compilation_config;
+
+#define IRM_COMPILATION_CONFIG_TYPE_KEY "ir.CompilationConfig"
+
+/* Kind attribute names (see the top of this file). */
+#define IRM_EXECUTOR_PIPELINE_ATTR "executor.pipeline"
+#define IRM_EXECUTOR_CODEGEN_ATTR "executor.codegen"
+#define IRM_EXECUTOR_VALIDATE_ATTR "executor.validate"
+#define IRM_RUNTIME_VALIDATE_ATTR "runtime.validate"
+#define IRM_TARGET_CODEGEN_ATTR "codegen"
+
+/* ---- CompilationConfig ------------------------------------------------- */
+
+/* The module's CompilationConfig (cached in the module; see the top).
+ * *out NEW. Errors: TypeError (mod is not an ir.IRModule; the `target`
+ * attribute holds something else than Targets), ValueError (no `target`
+ * attribute; an empty Array; two different hosts, naming both; two
+ * targets of one device type, naming both; a target kind without a
+ * "device_type" kind attribute, naming the kind), MemoryError. */
+IRM_API int irm_module_compilation_config(const irm_module *mod, irm_compilation_config **out);
+
+/* Accessors, borrowed from cfg; NULL (or 0) when cfg is not an
+ * ir.CompilationConfig. */
+IRM_API irm_object *irm_compilation_config_host_target(const irm_compilation_config *cfg);
+/* An Array of Targets, each with the host target as its host. */
+IRM_API const irm_object *irm_compilation_config_primitive_targets(const irm_compilation_config *cfg);
+IRM_API irm_object *irm_compilation_config_default_primitive_target(const irm_compilation_config *cfg);
+IRM_API irm_object *irm_compilation_config_executor(const irm_compilation_config *cfg);
+IRM_API irm_object *irm_compilation_config_runtime(const irm_compilation_config *cfg);
+/* The primitive target of a device type (DLPack's code: 1 CPU, 2 CUDA,
+ * ...), borrowed; NULL when the config has none. */
+IRM_API irm_object *irm_compilation_config_find_primitive_target(const irm_compilation_config *cfg,
+                                                                 int64_t device_type);
+
+/* The device type of a target: its kind's "device_type" kind attribute.
+ * Errors: TypeError (t is not a Target), ValueError (the kind has no
+ * device_type; set one with target.SetKindAttr), ValueError (NULL out). */
+IRM_API int irm_target_device_type(const irm_object *t, int64_t *out);
+
+/* ---- build ----------------------------------------------------------------- */
+
+/* Builds mod (borrowed; never changed).
+ * target: a Target, target text (legacy executor and runtime options are
+ *   converted as target.ConvertLegacy does, with its warnings), a Map
+ *   config, or an Array of these (a heterogeneous build). Required.
+ * target_host: NULL or NONE, or a Target, text or Map that replaces every
+ *   target's own host (its legacy options are read when it is text).
+ * executor, runtime: NULL (the legacy options', else graph / cpp) or an
+ *   ir.Executor / ir.Runtime; one that disagrees with the legacy options
+ *   is a ValueError naming both.
+ * params: NULL or a Map name -> Tensor, set as the module's `params`
+ *   (replacing those the module has).
+ * mod_name: NULL ("default") or the name.
+ * *result: a NEW Map {"module": the final frozen IRModule, "artifacts":
+ *   Map file name -> String, "params": Map}.
+ * Errors, each with "in build of '<mod_name>': " as context: TypeError
+ * (arguments of the wrong type), ValueError (a target kind that cannot be
+ * built, naming it and the kind attribute that would make it buildable;
+ * legacy options that disagree; an executor/runtime pair the kinds'
+ * validate attributes reject; the configuration's errors, as
+ * irm_module_compilation_config; a function pinned to a target the module
+ * does not have; an executor kind without "executor.pipeline"; a function
+ * whose `Compiler` has no `codegen.ext.<Compiler>` global, naming it),
+ * the errors of the pipeline's passes ("in pass '<name>': ..."), of
+ * external codegens and of "executor.codegen", MemoryError. */
+IRM_API int irm_build(const irm_module *mod, const irm_any *target, const irm_any *target_host,
+                      const irm_object *executor, const irm_object *runtime, const irm_object *params,
+                      const char *mod_name, irm_object **result);
+
+/* Writes every artifact of a build result (the Map irm_build gives) into
+ * the folder dir (made when missing; its parent must exist), one file per
+ * entry, named by the entry's key. Errors: TypeError (result is not such a
+ * Map, an artifact that is not a String), ValueError (NULL dir; a file
+ * name that is empty, absolute or holds "/" or ".."), RuntimeError (a
+ * folder or file that cannot be made or written, naming the path and the
+ * system's reason). Files written before a failure stay. */
+IRM_API int irm_build_write(const irm_object *result, const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

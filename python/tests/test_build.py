@@ -1,0 +1,36 @@
+"""The compilation driver from Python: build() and compilation_config()."""
+import pytest
+
+import irm
+
+
+def test_build_sets_every_attribute_and_freezes():
+    mod = irm.ir.example_model("mlp")
+    result = irm.build(mod, "llvm", mod_name="mlp")
+    out = result["module"]
+    assert out.is_frozen
+    assert out.get_attr("target").kind == "llvm"
+    assert out.get_attr("executor").name == "graph"
+    assert out.get_attr("runtime").name == "cpp"
+    assert out.get_attr("mod_name") == "mlp"
+    assert len(result["artifacts"]) == 0  # code generation is not built yet
+    assert len(result["params"]) == 6
+    assert mod.get_attr("target") is None  # the input is untouched
+
+
+def test_build_errors_name_both_sides():
+    mod = irm.ir.example_model("mlp")
+    with pytest.raises(ValueError, match="executor 'aot' with runtime 'cpp' needs unpacked-api = false"):
+        irm.build(mod, "c", executor=irm.Executor({"kind": "aot", "unpacked-api": True}), runtime="cpp")
+    with pytest.raises(ValueError, match="target kind 'cuda' cannot be built"):
+        irm.build(mod, "cuda")
+
+
+def test_compilation_config_of_a_module():
+    mod = irm.IRModule().with_attr("target", irm.Target("c --host=llvm"))
+    cfg = irm.compilation_config(mod)
+    assert cfg["host_target"].kind == "llvm"
+    assert cfg["default_primitive_target"].kind == "c"
+    assert cfg["executor"].name == "graph" and cfg["runtime"].name == "cpp"
+    with pytest.raises(ValueError, match="module has no 'target' attribute"):
+        irm.compilation_config(irm.IRModule())

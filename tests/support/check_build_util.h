@@ -1,0 +1,64 @@
+/* What the backend suites share: a small module, builds that must succeed,
+ * and reading the result Map. */
+#ifndef IRM_TESTS_CHECK_BUILD_UTIL_H
+#define IRM_TESTS_CHECK_BUILD_UTIL_H
+
+#include "check_ir_pass_util.h"
+
+#define BT4 "Tensor[(4,), float32]"
+#define BUILD_MAIN IP_HEAD "def @main(%x: " BT4 ", %w: " BT4 ") {\n  %0 = multiply(%x, %w);\n  %1 = nn.relu(%0);\n  %1\n}\n"
+
+static inline irm_object *bu_tensor4(float a, float b, float c, float d) {
+  float v[] = {a, b, c, d};
+  int64_t shape[] = {4};
+  DLDataType f32 = {kDLFloat, 32, 1};
+  irm_tensor *t = NULL;
+  ck_assert_ok(irm_tensor_new(f32, shape, 1, v, &t));
+  return t;
+}
+
+static inline irm_object *bu_target(const char *text) {
+  irm_object *t = NULL;
+  ck_assert_ok(irm_target_parse(text, &t));
+  return t;
+}
+
+/* Builds mod for target text with the other arguments left out. */
+static inline irm_object *bu_build_text(const irm_module *mod, const char *target) {
+  irm_any t = irm_any_str(target);
+  irm_object *result = NULL;
+  ck_assert_ok(irm_build(mod, &t, NULL, NULL, NULL, NULL, NULL, &result));
+  return result;
+}
+
+/* result["module"] / ["artifacts"] / ["params"], borrowed. */
+static inline irm_object *bu_part(const irm_object *result, const char *key) {
+  const irm_any *v = irm_map_find_cstr(result, key);
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(v->type_code, IRM_OBJECT);
+  return v->v_obj;
+}
+
+static inline irm_object *bu_executor(const char *kind, const char *option, irm_any value) {
+  irm_object *opts = option ? map1(option, value) : NULL, *e = NULL;
+  ck_assert_ok(irm_executor_create(kind, opts, &e));
+  irm_object_release(opts);
+  return e;
+}
+
+static inline irm_object *bu_runtime(const char *kind) {
+  irm_object *r = NULL;
+  ck_assert_ok(irm_runtime_create(kind, NULL, &r));
+  return r;
+}
+
+/* The number of registered globals: a failing build registers nothing. */
+static inline size_t bu_global_count(void) {
+  irm_object *names = NULL;
+  ck_assert_ok(irm_func_list_globals(&names));
+  size_t n = irm_array_size(names);
+  irm_object_release(names);
+  return n;
+}
+
+#endif
