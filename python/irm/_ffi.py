@@ -6,6 +6,7 @@ from . import _lib
 from ._lib import Any, NONE, INT, BOOL, FLOAT, PTR, STR, OBJECT
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_CEXT = None  # the C fast path, loaded at the end of this module when built
 
 
 # ---- errors ----------------------------------------------------------------
@@ -390,7 +391,10 @@ class Function(Object):
     __slots__ = ()
 
     def __call__(self, *args):
-        cls = _direct_class(self.handle) or _PackedFunction
+        # With the C fast path every call goes through it (packing in C beats
+        # a ctypes prototype); without it, a native scalar function is
+        # called through a generated ctypes caller.
+        cls = (_direct_class(self.handle) if _CEXT is None else None) or _PackedFunction
         self.__class__ = cls  # decided once per object
         return cls.__call__(self, *args)
 
@@ -399,6 +403,8 @@ class Function(Object):
 
 
 def _call_packed(handle, args):
+    if _CEXT is not None:
+        return _CEXT.call(handle, args)
     array, keep = _pack(args)
     ret = Any()
     rc = _func_call(handle, array, len(args), _byref(ret))
@@ -413,6 +419,8 @@ class _PackedFunction(Function):
     __slots__ = ()
 
     def __call__(self, *args):
+        if _CEXT is not None:
+            return _CEXT.call(self.handle, args)
         return _call_packed(self.handle, args)
 
 
@@ -446,9 +454,12 @@ class _Api:
                         for k, n in enumerate(names) if n in order}
 
     def __call__(self, *args):
+        handle = _global(self.global_name).handle
+        if _CEXT is not None:
+            return _CEXT.call(handle, args, self)
         array, keep = _pack(args)
         ret = Any()
-        rc = _func_call(_global(self.global_name).handle, array, len(args), _byref(ret))
+        rc = _func_call(handle, array, len(args), _byref(ret))
         if rc != 0:
             raise_last_error(rc, self)
         return from_any(ret)
@@ -513,6 +524,11 @@ def _trampoline(args, nargs, ret, resource):
         return -1
 
 
+def live_callbacks():
+    """How many Python callables the library holds (for leak checks)."""
+    return _CEXT.live_callbacks() if _CEXT is not None else len(_CALLBACKS)
+
+
 def _finalize(resource):
     with _callback_lock:
         _CALLBACKS.pop(resource, None)
@@ -524,6 +540,10 @@ _FINALIZER = _lib.FINALIZER(_finalize)
 
 def convert_func(fn):
     """A new irm Function calling the Python callable fn."""
+    if _CEXT is not None:
+        func = Function.__new__(Function)
+        func.handle = _CEXT.new_callback(fn)
+        return func
     with _callback_lock:
         key = _next_key[0]
         _next_key[0] += 1
@@ -682,3 +702,76 @@ class Map(Object):
         return Object.__eq__(self, other)
 
     __hash__ = Object.__hash__
+
+
+# ---- the optional C fast path ----------------------------------------------
+#
+# irm._cext (python/irm/_cext.c, built when python3-dev is there) packs
+# arguments, calls and converts results in C, and is the trampoline through
+# which C calls Python functions. It hands what is not common back to the
+# helpers below, which are the ctypes path's own, so both paths behave the
+# same. IRM_PYTHON_CEXT=0 keeps to ctypes.
+
+def _slot_of(value):
+    keep = []
+    slot = Any()
+    to_any(value, slot, keep)
+    return slot.type_code, (slot.v_float if slot.type_code == FLOAT else slot.v_int), keep
+
+
+def _from_raw(code, payload):
+    return from_any(Any(type_code=code, v_int=payload))
+
+
+def _owned_slot(value):
+    slot = Any()
+    to_owned_any(value, slot)
+    return slot.type_code, (slot.v_float if slot.type_code == FLOAT else slot.v_int)
+
+
+def _callback_failed(exc):
+    if isinstance(exc, Exception):
+        return _error_text(exc)
+    _tls.pending = exc  # a BaseException: the caller re-raises it
+    return "RuntimeError: interrupted by %s" % type(exc).__name__
+
+
+def _load_cext():
+    import importlib.machinery
+    import importlib.util
+    import os
+    if os.environ.get("IRM_PYTHON_CEXT", "1") == "0":
+        return None
+    module = None
+    try:
+        from . import _cext as module  # installed beside the package
+    except ImportError:
+        # Built beside libirm: <build>/python/irm (libirm in <build>/lib), or
+        # an install prefix's share/irm/python/irm.
+        libdir = os.path.dirname(os.path.abspath(_lib.LIB._name))
+        for folder in (os.path.join(libdir, "..", "python", "irm"),
+                       os.path.join(libdir, "..", "share", "irm", "python", "irm")):
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+                path = os.path.join(folder, "_cext" + suffix)
+                if os.path.exists(path):
+                    spec = importlib.util.spec_from_file_location("irm._cext", path)
+                    try:
+                        module = importlib.util.module_from_spec(spec)
+                        spec.loader.exec_module(module)
+                    except ImportError:
+                        module = None
+                    break
+            if module is not None:
+                break
+    if module is None:
+        return None
+    address = lambda name: ctypes.cast(getattr(_lib.LIB, name), ctypes.c_void_p).value  # noqa: E731
+    module.init({name: address(name) for name in ("irm_func_call", "irm_object_retain",
+                                                   "irm_func_new_packed", "irm_set_last_error")},
+                {"Object": Object, "wrap": _wrap, "raise_error": raise_last_error,
+                 "slot_of": _slot_of, "from_raw": _from_raw, "owned_slot": _owned_slot,
+                 "callback_failed": _callback_failed})
+    return module
+
+
+_CEXT = _load_cext()

@@ -3,6 +3,7 @@ through a ctypes prototype; anything the prototype cannot take exactly goes
 through the library, which converts or reports the error."""
 import ctypes
 import ctypes.util
+import os
 
 import pytest
 
@@ -53,6 +54,9 @@ def test_native_pointer_and_signature_are_visible():
 
 def test_scalar_native_call_takes_the_direct_path(labs):
     assert labs(-42) == 42
+    if _ffi._CEXT is not None:  # the C fast path packs in C for every function
+        assert not hasattr(type(labs), "_fn")
+        return
     assert isinstance(type(labs)._fn, ctypes._CFuncPtr)  # a generated direct caller
     assert isinstance(labs, irm.Function) and type(labs).__name__ == "Function"
     again = irm.get_global_func("test.labs")
@@ -92,3 +96,10 @@ def test_packed_functions_have_no_direct_path():
     assert size(irm.get_global_func("ffi.Array")(1, 2)) == 2
     assert not hasattr(type(size), "_fn")
     assert _ffi._direct_class(size.handle) is None
+
+
+def test_the_c_fast_path_is_used_when_built_and_not_when_switched_off():
+    expect = os.environ.get("IRM_TEST_EXPECT_CEXT")
+    if expect is None:
+        pytest.skip("run by ctest, which says whether irm._cext was built")
+    assert (_ffi._CEXT is not None) == (expect == "1")

@@ -115,17 +115,17 @@ def test_refcount_stays_flat_over_100000_calls():
 
 def test_a_dropped_python_function_releases_its_callback():
     gc.collect()
-    baseline = len(_ffi._CALLBACKS)
+    baseline = _ffi.live_callbacks()
     funcs = [_ffi.convert_func(lambda i=i: i) for i in range(100)]
-    assert len(_ffi._CALLBACKS) == baseline + 100 and funcs[7]() == 7
+    assert _ffi.live_callbacks() == baseline + 100 and funcs[7]() == 7
     del funcs
     gc.collect()
-    assert len(_ffi._CALLBACKS) == baseline
+    assert _ffi.live_callbacks() == baseline
 
 
 def test_a_registered_python_function_lives_until_removed():
     calls = []
     irm.register_func("test.values.kept", lambda: calls.append(1))
-    baseline = len(_ffi._CALLBACKS)
+    baseline = _ffi.live_callbacks()
     irm.remove_global_func("test.values.kept")
-    assert len(_ffi._CALLBACKS) == baseline - 1
+    assert _ffi.live_callbacks() == baseline - 1
