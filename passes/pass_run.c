@@ -7,6 +7,7 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "pass_internal.h"
+#include "reproducer_internal.h"
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *after);
@@ -23,7 +24,9 @@ int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
   irm_pass_context *ctx = NULL;
   int rc = irm_pass_context_current(&ctx);
   if (rc) return rc;
+  irm_reproducer_begin_(ctx);
   rc = irm_pass_run_in_(pass, ctx, mod, out);
+  irm_reproducer_end_(pass, ctx, rc);
   irm_object_release(ctx);
   return rc;
 }
@@ -53,7 +56,10 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
   if (!rc) rc = verify(p, mod, after);
   if (rc) {
     irm_object_release(after);
-    return irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
+    rc = irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
+    irm_reproducer_note_failure_(pass, mod);
+    irm_context_run_failed_(ctx, mod, p->info);
+    return rc;
   }
   if ((rc = irm_context_run_after_(ctx, after, p->info))) {
     irm_object_release(after);
