@@ -18,7 +18,10 @@
  * After every pass the pass manager checks that the module's pass-invariant
  * attributes are unchanged (irm_module_check_invariants) and, if a global
  * `ir.Verify` is registered, calls it; both are skipped when the pass
- * returned its input module itself. A failure names the pass.
+ * returned its input module itself. A failure names the pass. The config
+ * option "pass.verify_each" (IRM_PASS_VERIFY_EACH_CONFIG; bool, default
+ * true) set to false skips ir.Verify (mlir-opt's --verify-each=0), never
+ * the invariant check.
  *
  * PassContext ("transform.PassContext"): opt_level (default 2), required
  * and disabled pass names, config (option key -> value, checked against the
@@ -437,6 +440,10 @@ IRM_API int irm_bisect_instrument_new(int64_t limit, irm_instrument **out);
  * body's. A file that cannot be written warns "no reproducer written:
  * ..."; the run's error stays what irm_pass_run reports. */
 #define IRM_PASS_REPRODUCER_CONFIG "pass.reproducer"
+
+/* The config option that switches ir.Verify after each pass (see the top
+ * of this file): bool, default true. */
+#define IRM_PASS_VERIFY_EACH_CONFIG "pass.verify_each"
 
 /* Reads a reproducer file, loads its plugins (irm_plugin_load), and gives
  * *out, a NEW Map {"module" (IRModule), "pipeline" (Pass), "context" (a

@@ -211,12 +211,52 @@ START_TEST(test_reproducer_load_errors) {
 }
 END_TEST
 
+/* ir.Verify replaced by one that always fails (each test is its own
+ * process): a failed verification writes a reproducer, and
+ * pass.verify_each = false skips it. */
+START_TEST(test_reproducer_for_failed_verification_and_verify_each) {
+  setup_passes();
+  static const failure bad = {IRM_EVALUE, "ValueError: the module is ill-formed", NULL};
+  irm_object *verifier = new_packed(pk_fail, (void *)&bad, NULL);
+  ck_assert_ok(irm_func_register_global("ir.Verify", verifier, 1));
+  irm_object_release(verifier);
+  temp_path();
+  irm_pass_context *ctx = enter_repro(path);
+  irm_pass *p = parse("Sequential(TestNop,TestMark,TestNop)");
+  irm_module *mod = empty_module(), *out = NULL;
+  ck_assert_int_eq(irm_pass_run(p, mod, &out), IRM_EVALUE);
+  ck_assert_str_eq(irm_last_error(),
+                   "ValueError: in pass 'sequential': in pass 'TestMark': ir.Verify after the pass: the module is "
+                   "ill-formed");
+  leave(ctx);
+  irm_object *repro = NULL;
+  ck_assert_ok(irm_pass_reproducer_load(path, &repro));
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(repro, "failed_pass")->v_obj), "TestMark");
+  irm_object_release(repro);
+  unlink(path);
+
+  const char *key = IRM_PASS_VERIFY_EACH_CONFIG;
+  irm_any no = irm_any_bool(false);
+  irm_object *config = new_map(&key, &no, 1);
+  ck_assert_ok(irm_pass_context_new(2, NULL, NULL, config, NULL, &ctx));
+  ck_assert_ok(irm_pass_context_enter(ctx));
+  irm_module *marked_mod = run_ok(p, mod);
+  ck_assert(marked(marked_mod));
+  leave(ctx);
+  irm_object_release(marked_mod);
+  irm_object_release(config);
+  irm_object_release(mod);
+  irm_object_release(p);
+}
+END_TEST
+
 static Suite *reproducer_suite(void) {
   Suite *s = suite_create("reproducer");
   TCase *tc = tcase_create("reproducer");
   tcase_add_test(tc, test_reproducer_round_trip);
   tcase_add_test(tc, test_reproducer_for_changed_invariant);
   tcase_add_test(tc, test_reproducer_only_when_asked_and_failing);
+  tcase_add_test(tc, test_reproducer_for_failed_verification_and_verify_each);
   tcase_add_test(tc, test_reproducer_unwritable_warns_and_keeps_the_error);
   tcase_add_test(tc, test_reproducer_load_errors);
   suite_add_tcase(s, tc);
