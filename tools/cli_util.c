@@ -10,28 +10,60 @@
 
 FILE *cli_out;
 
-int cli_fail(const char *what) {
-  fprintf(stderr, "irm: %s: %s\n", what, irm_last_error());
-  return CLI_FAIL;
+static size_t utf8_char(const unsigned char *s, size_t n);
+
+/* s with bytes that are not UTF-8 (and control bytes other than newline
+ * and tab) as \xNN: library messages may quote what a user typed. */
+static void write_safe(FILE *f, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n;) {
+    size_t len = (p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7F ? 0 : utf8_char(p + i, n - i);
+    if (len == 0) {
+      fprintf(f, "\\x%02X", p[i]);
+      i++;
+    } else {
+      fwrite(p + i, 1, len, f);
+      i += len;
+    }
+  }
 }
+
+static void vsay(const char *prefix, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  fputs(prefix, stderr);
+  if (text) {
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    write_safe(stderr, text);
+    free(text);
+  } else {
+    fputs("(out of memory)", stderr);
+  }
+  fputc('\n', stderr);
+}
+
+int cli_fail(const char *what) { return cli_say(CLI_FAIL, "%s: %s", what, irm_last_error()); }
 
 int cli_say(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("irm: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsay("irm: ", fmt, ap);
   va_end(ap);
   return code;
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "irm%s%s: ", command ? " " : "", command ? command : "");
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "irm%s%s: ", command ? " " : "", command ? command : "");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n(irm%s%s --help for usage)\n", command ? " " : "", command ? command : "");
+  vsay(prefix, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "(irm%s%s --help for usage)\n", command ? " " : "", command ? command : "");
   return CLI_USAGE;
 }
 
@@ -203,7 +235,7 @@ int cli_write_json(FILE *f, const irm_any *v, int indent) {
     size_t n = irm_array_size(o);
     fputc('[', f);
     for (size_t i = 0; i < n; i++) {
-      if (i) fputc(',', f);
+      if (i) fputs(indent < 0 ? ", " : ",", f);
       newline(f, inner);
       if (cli_write_json(f, irm_array_at(o, i), inner)) return CLI_FAIL;
     }
@@ -216,7 +248,7 @@ int cli_write_json(FILE *f, const irm_any *v, int indent) {
     int first = 1;
     fputc('{', f);
     while (irm_map_iter_next(&it, &key, &value)) {
-      if (!first) fputc(',', f);
+      if (!first) fputs(indent < 0 ? ", " : ",", f);
       first = 0;
       newline(f, inner);
       json_string(f, irm_string_data(key));

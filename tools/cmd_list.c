@@ -169,7 +169,7 @@ static void print_kinds(const irm_object *list) {
       value_text(req);
     }
     if (n && n->type_code == IRM_INT)
-      fprintf(cli_out, n->v_int < 0 ? " (any number of inputs)" : " (%lld inputs)", (long long)n->v_int);
+      fprintf(cli_out, n->v_int < 0 ? " (any number of inputs)" : n->v_int == 1 ? " (%lld input)" : " (%lld inputs)", (long long)n->v_int);
     fputc('\n', cli_out);
     print_options(irm_map_find_cstr(e->v_obj, "options")->v_obj);
   }

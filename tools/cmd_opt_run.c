@@ -56,8 +56,7 @@ static int model_from_file(const char *path, irm_module **out) {
   }
   free(text);
   if (rc) {
-    fprintf(stderr, "irm: opt: %s: %s\n", cli_quote(path), irm_last_error());
-    return CLI_FAIL;
+    return cli_say(CLI_FAIL, "opt: %s: %s", cli_quote(path), irm_last_error());
   }
   return CLI_OK;
 }
@@ -68,8 +67,8 @@ static int load_model(const char *model, irm_module **out) {
   if (model && (strchr(model, '/') || strchr(model, '.')))
     return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(model), strerror(ENOENT));
   if (irm_ir_example_model(model, out) == 0) return CLI_OK;
-  fprintf(stderr, "irm: opt: MODEL '%s' is no file and no example model: %s\n", cli_quote(model), irm_last_error());
-  return CLI_FAIL;
+  return cli_say(CLI_FAIL, "opt: MODEL '%s' is no file and no example model: %s", cli_quote(model),
+                 irm_last_error());
 }
 
 /* ---- printing the module before and after passes (to stderr) ------------------------- */
@@ -189,8 +188,7 @@ static int parts_from_reproducer(opt_flags *f, run_parts *p) {
   irm_object_retain(p->base_config);
   const char *failed = cli_str(irm_map_find_cstr(p->repro, "failed_pass"));
   const char *error = cli_str(irm_map_find_cstr(p->repro, "error"));
-  fprintf(stderr, "irm: opt: reproducing the failure of pass '%s': %s\n", failed ? failed : "?",
-          error ? error : "?");
+  cli_say(CLI_OK, "opt: reproducing the failure of pass '%s': %s", failed ? failed : "?", error ? error : "?");
   return CLI_OK;
 }
 
@@ -288,10 +286,10 @@ static int run_in_context(opt_flags *f, run_parts *p, irm_object *instruments, i
   if (irm_pass_context_exit(ctx) && !failed) failed = 1, error = strdup(irm_last_error());
   irm_object_release(ctx);
   if (failed) {
-    fprintf(stderr, "irm: opt: %s\n", error ? error : "out of memory");
+    cli_say(CLI_FAIL, "opt: %s", error ? error : "out of memory");
     free(error);
     if (f->reproducer && access(f->reproducer, F_OK) == 0)
-      fprintf(stderr, "irm: opt: reproducer written to '%s' (irm opt --run-reproducer '%s' reproduces it)\n",
+      cli_say(CLI_FAIL, "opt: reproducer written to '%s' (irm opt --run-reproducer '%s' reproduces it)",
               cli_quote(f->reproducer), cli_quote(f->reproducer));
     return CLI_FAIL;
   }
