@@ -134,8 +134,12 @@ static void summary_value(const char *key, const irm_any *v) {
 }
 
 int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipeline) {
-  fprintf(cli_out, "irm %s: opt of %s%s%s (irm --help lists the commands)\n\n", irm_version(),
-          f->model ? "'" : "the example model 'cnn'", f->model ? cli_quote(f->model) : "", f->model ? "'" : "");
+  irm_object *names = NULL;
+  if (irm_func_list_globals(&names)) return cli_fail("opt");
+  fprintf(cli_out, "irm %s: opt of %s%s%s, %zu global functions (irm --help lists the commands)\n\n",
+          irm_version(), f->model ? "'" : "the example model 'cnn'", f->model ? cli_quote(f->model) : "",
+          f->model ? "'" : "", irm_array_size(names));
+  irm_object_release(names);
   fputs("configuration\n", cli_out);
   irm_any attrs, mod_arg = irm_any_object(mod);
   if (cli_call("ir.ModuleAttrs", &mod_arg, 1, &attrs)) return cli_fail("opt");
