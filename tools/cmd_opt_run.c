@@ -279,7 +279,10 @@ static int run_in_context(opt_flags *f, run_parts *p, irm_object *instruments, i
   int rc = irm_pass_context_new(p->opt_level, p->required, p->disabled, config, instruments, &ctx);
   irm_object_release(config);
   if (rc) return cli_usage_error("opt", "%s", irm_last_error());
-  if (f->reproducer) unlink(f->reproducer); /* so that a file there afterwards is this run's */
+  /* The library writes the reproducer only when a pass fails; a file that
+   * is new or changed afterwards is this run's. */
+  struct stat before;
+  int existed = f->reproducer && stat(f->reproducer, &before) == 0;
   if (irm_pass_context_enter(ctx)) {
     irm_object_release(ctx);
     return cli_fail("opt");
@@ -292,7 +295,10 @@ static int run_in_context(opt_flags *f, run_parts *p, irm_object *instruments, i
   if (failed) {
     cli_say(CLI_FAIL, "opt: %s", error ? error : "out of memory");
     free(error);
-    if (f->reproducer && access(f->reproducer, F_OK) == 0)
+    struct stat after;
+    if (f->reproducer && stat(f->reproducer, &after) == 0 &&
+        (!existed || after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
+         after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || after.st_size != before.st_size))
       cli_say(CLI_FAIL, "opt: reproducer written to '%s' (irm opt --run-reproducer '%s' reproduces it)",
               cli_quote(f->reproducer), cli_quote(f->reproducer));
     return CLI_FAIL;

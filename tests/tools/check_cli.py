@@ -195,6 +195,8 @@ with open("/dev/full", "w") as full:
     run(["opt"], 1, stdout=full, err=["cannot write the output"], name="opt >/dev/full")
     run(["list", "globals"], 1, stdout=full, err=["cannot write the output"], name="list >/dev/full")
     run([], 1, stdout=full, err=["cannot write the output"], name="(no arguments) >/dev/full")
+run(["opt", "-o", "/dev/full"], 1, err=["cannot write the output"])
+run(["target", "apple/m1-gpu"], 0, out=["metal -keys=metal,gpu"])
 
 # ---- the reproducer round trip, through a plugin pass that fails -------------------------------
 if PLUGIN:
@@ -214,6 +216,18 @@ if PLUGIN:
              "  FailingPass: "], not_err=["InferType: "])
     # The plugin is in the file: IRM_PLUGIN_PATH is not needed.
     run(["opt", "--run-reproducer", repro, "cnn"], 2, err=["--run-reproducer takes the model"])
+    # The module in it is ffi.ToJSON text: a model file of its own.
+    nodes = doc["nodes"]
+    module_json = [n["data"] for n in nodes if n.get("type") == "ffi.String" and n["data"].startswith('{"irm_json"')]
+    with open(tmp("model.json"), "w") as f:
+        f.write(module_json[0])
+    run(["opt", tmp("model.json"), "--passes", "FuseOps"], 0, out=['mod_name = "mlp"', "Primitive = true"])
+    # A run that does not fail leaves an existing file as it was.
+    with open(tmp("keep.json"), "w") as f:
+        f.write("keep")
+    run(["opt", "--reproducer", tmp("keep.json")], 0)
+    if open(tmp("keep.json")).read() != "keep":
+        FAILURES.append("--reproducer changed the file of a run that did not fail")
     run(["opt", "--run-reproducer", tmp("model.irm")], 1, err=["reproducer"])
     # IRM_PLUGIN_PATH loads plugins for every command.
     env = dict(ENV, IRM_PLUGIN_PATH=PLUGIN)
