@@ -153,6 +153,14 @@ int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipe
   }
   irm_any_release(&attrs);
   fprintf(cli_out, "  opt_level        %d\n", f->opt_level < 0 ? 2 : f->opt_level);
+  fputs("  config           ", cli_out);
+  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
+  it = irm_map_iter_begin(f->config);
+  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
+    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
+    cli_write_json(cli_out, value, -1);
+  }
+  fputc('\n', cli_out);
   fprintf(cli_out, "  pipeline         %s\n\n", pipeline);
   return CLI_OK;
 }

@@ -65,6 +65,8 @@ DEFAULT = "Sequential(InferType,SimplifyExpr,FoldConstant,FuseOps)"
 # ---- the main job, help, version -------------------------------------------------
 o, _ = run([], 0, out=["configuration", "module mod_name", "pipeline         " + DEFAULT, "passes run",
                        "    FuseOps: ", "module after the pipeline", "elided", "def @main"])
+run(["opt", "--summary", "--pass-config", "FuseOps.max_depth=2", "--no-verify-each"], 0,
+    out=["  config           FuseOps.max_depth = 2, pass.verify_each = false", "passes run"])
 run(["--help"], 0, out=["usage: irm", "list", "target", "opt", "Exit status"])
 run(["-h"], 0, out=["usage: irm"])
 run(["--version"], 0, out=["irm 0."])
