@@ -196,7 +196,30 @@ static int set_config(opt_flags *f, const char *key, irm_any value) {
   return irm_map_set_move(&f->config, key, &value) ? cli_fail("opt") : CLI_OK;
 }
 
+/* A --print-ir-* name that no registered pass has prints nothing: say so
+ * (a Sequential may carry any name, so it is a warning, not an error). */
+static void check_print_names(const char *flag, const irm_object *names) {
+  irm_object *passes = NULL;
+  for (size_t i = 0; i < irm_array_size(names); i++) {
+    const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
+    irm_kind *kind = NULL;
+    if (!strcmp(name, "all") || !strcmp(name, "sequential") || irm_kind_find("pass", name, &kind) == 0) continue;
+    irm_clear_error();
+    if (!passes && irm_pass_list(&passes)) return;
+    const char *cands[256];
+    size_t n = 0;
+    for (; n < irm_array_size(passes) && n < 255; n++) cands[n] = irm_string_data(irm_array_at(passes, n)->v_obj);
+    cands[n++] = "all";
+    const char *close = irm_closest_name(name, cands, n);
+    cli_say(CLI_OK, "opt: warning: %s '%s': no registered pass has this name%s%s%s", flag, cli_quote(name),
+            close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+  }
+  irm_object_release(passes);
+}
+
 static int finish_flags(opt_flags *f, const char **configs, size_t n_configs) {
+  check_print_names("--print-ir-before", f->print_before);
+  check_print_names("--print-ir-after", f->print_after);
   irm_any known;
   if (cli_call("transform.ListConfigs", NULL, 0, &known)) return cli_fail("opt");
   int rc = CLI_OK;

@@ -169,6 +169,8 @@ run(["opt", "--pass-config", "tir.disable_vectorize=true", "--pass-config", "usm
 run(["opt", "--print-ir-before", "FuseOps", "--print-ir-after", "all"], 0,
     err=["; IR before pass 'FuseOps'", "; IR after pass 'InferType'", "; IR after pass 'sequential'"],
     not_err=["; IR before pass 'InferType'"])
+run(["opt", "--print-ir-after", "FuseOp"], 0,
+    err=["warning: --print-ir-after 'FuseOp': no registered pass has this name (did you mean 'FuseOps'?)"])
 run(["opt", "--bisect-limit", "2", "--time-passes"], 0, err=["bisect: not running pass #3 'SimplifyExpr' (limit 2)"])
 run(["opt", "--bisect-limit", "x"], 2, err=["--bisect-limit: expected an integer"])
 run(["opt", "--verify-each", "--no-verify-each"], 0)
