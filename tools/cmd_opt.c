@@ -13,7 +13,7 @@ static void opt_usage(FILE *to) {
           "       irm opt --run-reproducer FILE [flags]\n\n"
           "Runs a pass pipeline on MODEL and prints the module after it. MODEL is a file of IR text,\n"
           "a JSON file (ffi.ToJSON of an IRModule) or the name of a built-in example model\n"
-          "(cnn, mlp, residual); default: cnn.\n\n"
+          "(cnn, mlp, residual); default: cnn. MODEL - reads stdin.\n\n"
           "Flags:\n"
           "  --passes PIPELINE          pipeline text (default: " OPT_DEFAULT_PIPELINE ")\n"
           "  --opt-level N              the PassContext's opt_level (default 2)\n"

@@ -12,8 +12,10 @@
 
 /* ---- the model ------------------------------------------------------------------- */
 
+/* path "-" reads stdin, as mlir-opt does. */
 static int read_all(const char *path, char **text, size_t *len) {
-  FILE *in = fopen(path, "rb");
+  int from_stdin = !strcmp(path, "-");
+  FILE *in = from_stdin ? stdin : fopen(path, "rb");
   if (!in) return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(path), strerror(errno));
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
@@ -25,11 +27,11 @@ static int read_all(const char *path, char **text, size_t *len) {
     buf = grown;
     cap *= 2;
   }
-  int bad = ferror(in);
-  fclose(in);
+  int bad = ferror(in), err = errno;
+  if (!from_stdin) fclose(in);
   if (!buf || bad) {
     free(buf);
-    return cli_say(CLI_FAIL, "opt: cannot read '%s'%s", cli_quote(path), buf ? "" : ": out of memory");
+    return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(path), buf ? strerror(err) : "out of memory");
   }
   *text = buf;
   *len = n;
@@ -63,7 +65,7 @@ static int model_from_file(const char *path, irm_module **out) {
 
 static int load_model(const char *model, irm_module **out) {
   struct stat sb;
-  if (model && stat(model, &sb) == 0) return model_from_file(model, out);
+  if (model && (!strcmp(model, "-") || stat(model, &sb) == 0)) return model_from_file(model, out);
   if (model && (strchr(model, '/') || strchr(model, '.')))
     return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(model), strerror(ENOENT));
   if (irm_ir_example_model(model, out) == 0) return CLI_OK;

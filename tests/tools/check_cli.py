@@ -184,6 +184,11 @@ with open(tmp("model.irm"), "w") as f:
     f.write(subprocess.run([IRM, "opt", "mlp", "--passes", "Sequential()", "--print-all-constants"],
                            stdout=subprocess.PIPE, env=ENV, check=True).stdout.decode())
 run(["opt", tmp("model.irm"), "--passes", "InferType", "-o", tmp("out.irm")], 0)
+p = subprocess.run([IRM, "opt", "-", "--passes", "InferType"], stdin=open(tmp("model.irm")), stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, env=ENV)
+if p.returncode != 0 or b"Tensor[(1, 10), float32]" not in p.stdout:
+    FAILURES.append(f"opt - (stdin): status {p.returncode}: {p.stderr[:500]!r}")
+run(["opt", TMP], 1, err=["cannot read", "Is a directory"])
 if "Tensor[(1, 10), float32]" not in open(tmp("out.irm")).read():
     FAILURES.append("opt -o: the file lacks the typed module")
 with open(tmp("bad.irm"), "w") as f:
