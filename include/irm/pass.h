@@ -452,7 +452,8 @@ IRM_API int irm_bisect_instrument_new(int64_t limit, irm_instrument **out);
  * fails as the recorded run did. Errors (with "reproducer '<path>'" as
  * context): ValueError (NULL path or out, a file that cannot be read or is
  * no reproducer of format 1), the errors of irm_from_json, irm_plugin_load,
- * irm_pipeline_parse and irm_pass_context_new, MemoryError. */
+ * irm_pipeline_parse and irm_pass_context_new, MemoryError. Other
+ * languages: the global transform.LoadReproducer(path). */
 IRM_API int irm_pass_reproducer_load(const char *path, irm_object **out);
 
 /* ---- textual pipelines ---------------------------------------------------------

@@ -117,6 +117,27 @@ START_TEST(test_reproducer_round_trip) {
 }
 END_TEST
 
+START_TEST(test_reproducer_global) {
+  setup_passes();
+  temp_path();
+  irm_pass_context *ctx = enter_repro(path);
+  irm_pass *p = parse("Sequential(TestMark,TestFail)");
+  irm_module *mod = empty_module(), *out = NULL;
+  ck_assert_int_eq(irm_pass_run(p, mod, &out), IRM_EVALUE);
+  leave(ctx);
+  irm_any arg = irm_any_str(path), ret = irm_any_none();
+  ck_assert_ok(irm_func_call_global("transform.LoadReproducer", &arg, 1, &ret));
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(ret.v_obj, "failed_pass")->v_obj), "TestFail");
+  ck_assert(marked(irm_map_find_cstr(ret.v_obj, "module")->v_obj));
+  irm_any_release(&ret);
+  irm_any five = irm_any_int(5);
+  ck_assert_int_eq(irm_func_call_global("transform.LoadReproducer", &five, 1, &ret), IRM_ETYPE);
+  unlink(path);
+  irm_object_release(mod);
+  irm_object_release(p);
+}
+END_TEST
+
 START_TEST(test_reproducer_for_changed_invariant) {
   setup_passes();
   temp_path();
@@ -254,6 +275,7 @@ static Suite *reproducer_suite(void) {
   Suite *s = suite_create("reproducer");
   TCase *tc = tcase_create("reproducer");
   tcase_add_test(tc, test_reproducer_round_trip);
+  tcase_add_test(tc, test_reproducer_global);
   tcase_add_test(tc, test_reproducer_for_changed_invariant);
   tcase_add_test(tc, test_reproducer_only_when_asked_and_failing);
   tcase_add_test(tc, test_reproducer_for_failed_verification_and_verify_each);
