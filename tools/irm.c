@@ -17,8 +17,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"list", cmd_list, "list what the registries hold: globals, targets, tags, executors, runtimes, passes, "
-                       "configs, module-attrs, plugins, ops"},
+    {"list", cmd_list, "what a registry holds: globals, targets, passes, configs, ops, ... (--json too)"},
     {"target", cmd_target, "the canonical text (or --json, the Map) of a target, legacy options converted"},
     {"opt", cmd_opt, "run a pass pipeline on a model and print the module (as mlir-opt does)"},
     {"build", cmd_not_built, "compile a model (not built yet: needs driver.Build)"},
