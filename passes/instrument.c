@@ -17,17 +17,22 @@ static void hook_state_release(void *resource) {
 
 int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_hook_state_ *state,
                                irm_instrument **out) {
-  irm_packed_cfunc fns[5] = {hooks->enter, hooks->exit, hooks->should_run, hooks->before, hooks->after};
-  irm_object *made[5] = {NULL, NULL, NULL, NULL, NULL};
+  irm_packed_cfunc fns[6] = {hooks->enter, hooks->exit, hooks->should_run, hooks->before, hooks->after,
+                             hooks->failed};
+  irm_object *made[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
   int rc = IRM_OK;
   *out = NULL;
-  for (int i = 0; rc == IRM_OK && i < 5; i++) {
+  for (int i = 0; rc == IRM_OK && i < 6; i++) {
     if (!fns[i]) continue;
     rc = irm_func_new_packed(fns[i], state, hook_state_release, &made[i]);
     if (rc == IRM_OK) atomic_fetch_add(&state->refs, 1);
   }
   if (rc == IRM_OK) rc = irm_instrument_new(name, made[0], made[1], made[2], made[3], made[4], out);
-  for (int i = 0; i < 5; i++) irm_object_release(made[i]);
+  if (rc == IRM_OK && made[5] && (rc = irm_instrument_set_failed_(*out, made[5]))) {
+    irm_object_release(*out);
+    *out = NULL;
+  }
+  for (int i = 0; i < 6; i++) irm_object_release(made[i]);
   hook_state_release(state); /* the caller's reference */
   return rc;
 }

@@ -31,7 +31,7 @@ int irm_bisect_instrument_new(int64_t limit, irm_instrument **out) {
   s->head.drop = drop_state;
   s->limit = limit;
   pthread_mutex_init(&s->lock, NULL);
-  irm_hooks_ hooks = {on_enter, NULL, on_should_run, NULL, NULL};
+  irm_hooks_ hooks = {on_enter, NULL, on_should_run, NULL, NULL, NULL};
   return irm_instrument_from_hooks_("PassBisectInstrument", &hooks, &s->head, out);
 }
 

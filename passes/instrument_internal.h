@@ -16,10 +16,17 @@ typedef struct irm_hook_state_ {
   void (*drop)(void *state);
 } irm_hook_state_;
 
-/* The packed hooks of a built-in instrument (each may be NULL). */
+/* The packed hooks of a built-in instrument (each may be NULL). failed
+ * (mod, info) runs when a pass whose before hooks ran failed in its body
+ * or its checks (its after hooks never run); only built-in instruments
+ * have it. */
 typedef struct irm_hooks_ {
-  irm_packed_cfunc enter, exit, should_run, before, after;
+  irm_packed_cfunc enter, exit, should_run, before, after, failed;
 } irm_hooks_;
+
+/* Installs the failed hook (borrowed, retained; NULL: none) on inst, which
+ * is not shared yet (instrument_object.c). TypeError for another object. */
+int irm_instrument_set_failed_(irm_instrument *inst, irm_object *failed);
 
 /* Makes an instrument called name whose hooks get state (starting with an
  * irm_hook_state_ whose drop is set) as their resource. The caller's

@@ -12,14 +12,18 @@
 #include "irm_internal.h"
 #include "context_impl.h"
 #include "context_internal.h"
+#include "instrument_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
 
 _Atomic int32_t irm_instrument_type_ = -1;
 
-enum { HOOK_ENTER, HOOK_EXIT, HOOK_SHOULD_RUN, HOOK_BEFORE, HOOK_AFTER, HOOK_COUNT };
-static const char *const hook_names[HOOK_COUNT] = {"enter", "exit", "should_run", "before", "after"};
+/* HOOK_FAILED is private to the built-in instruments (instrument_internal.h):
+ * TVM's instruments have no such hook, so transform.PassInstrument takes
+ * the five others only. */
+enum { HOOK_ENTER, HOOK_EXIT, HOOK_SHOULD_RUN, HOOK_BEFORE, HOOK_AFTER, HOOK_FAILED, HOOK_COUNT };
+static const char *const hook_names[HOOK_COUNT] = {"enter", "exit", "should_run", "before", "after", "failed"};
 
 typedef struct instrument_payload {
   irm_object *name;              /* String */
@@ -44,7 +48,7 @@ int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, ir
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "an instrument name must be a non-empty string");
   int rc = irm_builtins_ready_();
   if (rc) return rc;
-  irm_object *hooks[HOOK_COUNT] = {enter, exit, should_run, before, after};
+  irm_object *hooks[HOOK_COUNT] = {enter, exit, should_run, before, after, NULL};
   for (int i = 0; i < HOOK_COUNT; i++)
     if (hooks[i] && irm_object_type_index(hooks[i]) != IRM_TYPE_FUNCTION &&
         !irm_object_is(hooks[i], "ffi.Function"))
@@ -66,6 +70,15 @@ int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, ir
     irm_object_retain(hooks[i]);
   }
   *out = inst;
+  return IRM_OK;
+}
+
+int irm_instrument_set_failed_(irm_instrument *inst, irm_object *failed) {
+  if (!payload_of(inst)) return irm_error(IRM_ETYPE, "expected a transform.PassInstrument");
+  instrument_payload *p = irm_object_payload(inst);
+  irm_object_retain(failed);
+  irm_object_release(p->hooks[HOOK_FAILED]);
+  p->hooks[HOOK_FAILED] = failed;
   return IRM_OK;
 }
 
@@ -206,6 +219,21 @@ int irm_context_run_before_(irm_pass_context *ctx, irm_module *mod, const irm_ob
 
 int irm_context_run_after_(irm_pass_context *ctx, irm_module *mod, const irm_object *info) {
   return run_hooks(ctx, HOOK_AFTER, mod, info);
+}
+
+/* Every failed hook runs, whatever the others do; the pass's error stays
+ * the one reported, so a failing hook only warns. */
+void irm_context_run_failed_(irm_pass_context *ctx, irm_module *mod, const irm_object *info) {
+  if (irm_context_payload_(ctx) && !irm_context_has_instruments_(ctx)) return;
+  saved_error err = save_error();
+  irm_object *list = irm_context_instruments_(ctx);
+  irm_any args[2];
+  pass_args(mod, info, args);
+  for (size_t i = 0; list && i < irm_array_size(list); i++)
+    if (call_hook(irm_array_at(list, i)->v_obj, HOOK_FAILED, args, 2, NULL))
+      irm_warn("after a failed pass: %s", irm_last_error());
+  irm_object_release(list);
+  (void)restore_error(&err, IRM_OK);
 }
 
 /* ---- the type ---------------------------------------------------------------------------- */

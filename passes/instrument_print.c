@@ -56,7 +56,7 @@ int irm_printing_instrument_new_ex(const irm_object *pass_names, int before, int
     irm_object_retain(s->names);
   }
   s->options = options;
-  irm_hooks_ hooks = {NULL, NULL, NULL, before ? on_before : NULL, after ? on_after : NULL};
+  irm_hooks_ hooks = {NULL, NULL, NULL, before ? on_before : NULL, after ? on_after : NULL, NULL};
   return irm_instrument_from_hooks_("PassPrintingInstrument", &hooks, &s->head, out);
 }
 

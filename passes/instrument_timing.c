@@ -1,8 +1,10 @@
 /* The timing instrument (transform.PassTimingInstrument) and its report
  * (transform.RenderTiming): before/after hooks keep, per thread, a stack of
  * open records; each record hangs under the record open when it started, so
- * the passes a Sequential runs appear inside it. The exit hook clears
- * everything.
+ * the passes a Sequential runs appear inside it. A pass that fails gets no
+ * after hook but the private failed hook, which closes its record marked
+ * failed, so the passes run after it do not nest under it. The exit hook
+ * clears everything.
  *
  * irm_timing_render gets only the instrument object, so the states of live
  * timing instruments are kept in a private list keyed by the instrument;
@@ -24,7 +26,8 @@
 typedef struct record {
   char *name;
   uint64_t start, total; /* nanoseconds */
-  int done;              /* the after hook ran */
+  int done;              /* the after (or failed) hook ran */
+  int failed;            /* the failed hook ran */
   size_t depth, parent, first_child, last_child, next;
 } record;
 
@@ -53,6 +56,7 @@ static timing_state *registry_head;
 static int on_exit_hook(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
 static int on_before(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
 static int on_after(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
+static int on_failed(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
 static void drop_state(void *state);
 static void clear_records(timing_state *s);
 static int render_locked(const timing_state *s, irm_object **out);
@@ -66,7 +70,7 @@ int irm_timing_instrument_new(irm_instrument **out) {
   s->head.drop = drop_state;
   s->first_root = s->last_root = NO_RECORD;
   pthread_mutex_init(&s->lock, NULL);
-  irm_hooks_ hooks = {NULL, on_exit_hook, NULL, on_before, on_after};
+  irm_hooks_ hooks = {NULL, on_exit_hook, NULL, on_before, on_after, on_failed};
   /* The state stays alive while *out lives: the hooks hold it. */
   int rc = irm_instrument_from_hooks_("PassTimingInstrument", &hooks, &s->head, out);
   if (rc) return rc;
@@ -181,7 +185,7 @@ static int open_record(timing_state *s, const char *name, uint64_t start) {
   if (!copy) return IRM_ENOMEM;
   size_t id = s->n_recs++;
   record *r = &s->recs[id];
-  *r = (record){copy, start, 0, 0, 0, NO_RECORD, NO_RECORD, NO_RECORD, NO_RECORD};
+  *r = (record){copy, start, 0, 0, 0, 0, NO_RECORD, NO_RECORD, NO_RECORD, NO_RECORD};
   if (st->n) {
     record *parent = &s->recs[st->at[st->n - 1]];
     r->parent = st->at[st->n - 1];
@@ -201,7 +205,7 @@ static int open_record(timing_state *s, const char *name, uint64_t start) {
 /* Closes the thread's innermost open record called name. Records above it
  * belong to passes that failed (their after hooks never ran): they are
  * popped and stay unfinished. */
-static void close_record(timing_state *s, const char *name, uint64_t end) {
+static void close_record(timing_state *s, const char *name, uint64_t end, int failed) {
   open_stack *st = thread_stack(s, 0);
   if (!st) return;
   size_t k = st->n;
@@ -210,6 +214,7 @@ static void close_record(timing_state *s, const char *name, uint64_t end) {
   record *r = &s->recs[st->at[k - 1]];
   r->total = end > r->start ? end - r->start : 0;
   r->done = 1;
+  r->failed = failed;
   st->n = k - 1;
   drop_empty_stack(s, st);
 }
@@ -244,7 +249,18 @@ static int on_after(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   uint64_t end = now_ns();
   const char *name = irm_hook_pass_name_(args, nargs);
   pthread_mutex_lock(&s->lock);
-  close_record(s, name, end);
+  close_record(s, name, end, 0);
+  pthread_mutex_unlock(&s->lock);
+  return IRM_OK;
+}
+
+static int on_failed(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)ret;
+  timing_state *s = res;
+  uint64_t end = now_ns();
+  const char *name = irm_hook_pass_name_(args, nargs);
+  pthread_mutex_lock(&s->lock);
+  close_record(s, name, end, 1);
   pthread_mutex_unlock(&s->lock);
   return IRM_OK;
 }
@@ -270,8 +286,9 @@ static void render_line(const timing_state *s, const record *r, uint64_t grand, 
   uint64_t kids = children_time(s, r);
   uint64_t self = r->total > kids ? r->total - kids : 0;
   uint64_t parent = r->parent == NO_RECORD ? grand : s->recs[r->parent].total;
-  irm_text_buf_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)\n",
-                       (double)r->total / 1e6, (double)self / 1e6, percent(r->total, grand), percent(r->total, parent));
+  irm_text_buf_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)%s\n",
+                       (double)r->total / 1e6, (double)self / 1e6, percent(r->total, grand), percent(r->total, parent),
+                       r->failed ? " failed" : "");
 }
 
 /* Walks the tree in order without recursion: down to the first child, else

@@ -454,6 +454,9 @@ int irm_register_pass_config_builtins_(void) {
   if (!rc) rc = irm_pass_config_register("usmp.algorithm", "str", &greedy, "usmp.algorithm");
   if (!rc) rc = irm_pass_config_register_alias("tir.usmp.enable", "usmp.enable"); /* TVM's names */
   if (!rc) rc = irm_pass_config_register_alias("tir.usmp.algorithm", "usmp.algorithm");
+  irm_any yes = irm_any_bool(true);
+  if (!rc) rc = irm_pass_config_register(IRM_PASS_REPRODUCER_CONFIG, "str", NULL, NULL);
+  if (!rc) rc = irm_pass_config_register(IRM_PASS_VERIFY_EACH_CONFIG, "bool", &yes, NULL);
   if (!rc) rc = irm_pass_register("MigratePassConfig", migrate_factory, NULL);
   return rc;
 }

@@ -7,9 +7,10 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "pass_internal.h"
+#include "reproducer_internal.h"
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
-static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *after);
+static int verify(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *before, irm_module *after);
 
 int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_run: out must not be NULL");
@@ -23,7 +24,9 @@ int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
   irm_pass_context *ctx = NULL;
   int rc = irm_pass_context_current(&ctx);
   if (rc) return rc;
+  irm_reproducer_begin_(ctx);
   rc = irm_pass_run_in_(pass, ctx, mod, out);
+  irm_reproducer_end_(pass, ctx, rc);
   irm_object_release(ctx);
   return rc;
 }
@@ -50,10 +53,13 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
   if (!rc && after != mod && !irm_object_is(after, "ir.IRModule"))
     rc = irm_error(IRM_ETYPE, "the pass gave %s, expected an ir.IRModule",
                    after ? irm_object_type_key(after) : "NULL");
-  if (!rc) rc = verify(p, mod, after);
+  if (!rc) rc = verify(p, ctx, mod, after);
   if (rc) {
     irm_object_release(after);
-    return irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
+    rc = irm_error_context(rc, "in pass '%s'", irm_error_quote(name));
+    irm_reproducer_note_failure_(pass, mod);
+    irm_context_run_failed_(ctx, mod, p->info);
+    return rc;
   }
   if ((rc = irm_context_run_after_(ctx, after, p->info))) {
     irm_object_release(after);
@@ -68,7 +74,7 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
 /* Pass-invariant attributes, then ir.Verify when it exists. A pass that
  * returned its input changed nothing, and a Sequential's passes were each
  * verified already. */
-static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *after) {
+static int verify(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *before, irm_module *after) {
   if (after == before || p->kind == IRM_PASS_SEQUENTIAL_) return IRM_OK;
   const char *key = NULL;
   int rc = irm_module_check_invariants(before, after, &key);
@@ -78,6 +84,10 @@ static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *af
                      "pass-invariant module attribute '%s' changed; a pass may not change it (set it before the "
                      "pipeline runs)",
                      key);
+  /* pass.verify_each = false (mlir-opt's --verify-each=0) skips ir.Verify,
+   * never the invariant check above: that one guards the configuration. */
+  const irm_any *each = irm_map_find_cstr(irm_pass_context_config(ctx), IRM_PASS_VERIFY_EACH_CONFIG);
+  if (each && each->type_code == IRM_BOOL && !each->v_int) return IRM_OK;
   irm_object *verifier = NULL;
   if ((rc = irm_func_get_global("ir.Verify", &verifier)) || !verifier) return rc;
   irm_any arg = irm_any_object(after), ret = irm_any_none();

@@ -6,7 +6,7 @@
 #define IRM_PASSES_PASSES_BUILTINS_H
 
 int irm_register_instrument_globals_(void); /* instrument_globals.c: timing/printing/bisect */
-int irm_register_pipeline_globals_(void);   /* pipeline_globals.c: ParsePipeline/PrintPipeline */
+int irm_register_pipeline_globals_(void);   /* pipeline_globals.c: ParsePipeline/PrintPipeline/LoadReproducer */
 
 /* The pass manager's provider of built-ins (builtins.c). */
 int irm_register_passes_builtins_(void);

@@ -18,7 +18,10 @@
  * After every pass the pass manager checks that the module's pass-invariant
  * attributes are unchanged (irm_module_check_invariants) and, if a global
  * `ir.Verify` is registered, calls it; both are skipped when the pass
- * returned its input module itself. A failure names the pass.
+ * returned its input module itself. A failure names the pass. The config
+ * option "pass.verify_each" (IRM_PASS_VERIFY_EACH_CONFIG; bool, default
+ * true) set to false skips ir.Verify (mlir-opt's --verify-each=0), never
+ * the invariant check.
  *
  * PassContext ("transform.PassContext"): opt_level (default 2), required
  * and disabled pass names, config (option key -> value, checked against the
@@ -385,7 +388,10 @@ IRM_API const char *irm_instrument_name(const irm_instrument *inst);
 IRM_API int irm_timing_instrument_new(irm_instrument **out);
 /* The timing tree: nested passes indented (two spaces a level), one line
  * each, "name: 4.200ms [self 0.006ms] (100.00% of total, 100.00% of
- * parent)" (a pass whose after hooks never ran: "name: did not finish");
+ * parent)"; a pass that failed (its body, ir.Verify or the invariant
+ * check) is closed when it fails and its line ends in " failed", so the
+ * passes run after it do not nest under it; a pass still running (or
+ * whose after hooks failed) reads "name: did not finish";
  * "" when nothing was recorded. Records are cleared when the context is
  * exited. timing is borrowed. *out NEW. Errors: ValueError (NULL timing),
  * TypeError (timing is not a timing instrument), MemoryError. */
@@ -415,6 +421,40 @@ IRM_API int irm_printing_instrument_new_ex(const irm_object *pass_names, int bef
  * count restarts each time a context holding the instrument is entered; a
  * negative limit runs everything. *out NEW. Errors: MemoryError. */
 IRM_API int irm_bisect_instrument_new(int64_t limit, irm_instrument **out);
+
+/* ---- reproducers ---------------------------------------------------------------
+ * MLIR's crash reproducer for any user of the pass manager: when the
+ * config option "pass.reproducer" (str, no default) of the PassContext an
+ * outermost irm_pass_run runs under names a file, and the run fails (a
+ * pass's error, ir.Verify after it, a changed pass-invariant attribute),
+ * the file is written before irm_pass_run returns. It holds, in the
+ * library's JSON (irm_to_json of a Map): "irm_reproducer" (format 1),
+ * "irm_version", "failed_pass" (the innermost pass that failed), "error"
+ * (the run's message), "pipeline" (pipeline text from the failing pass on:
+ * each enclosing Sequential keeps its name and opt_level and the passes
+ * after it; a pass a Sequential required runs alone), "opt_level",
+ * "required", "disabled", "config" (without "pass.reproducer"), "plugins"
+ * (the paths loaded) and "module" (irm_to_json of the module as it was
+ * before the failing pass, as a str, so that plugins load before it is
+ * read). Failures inside a pipeline a pass body runs itself count as the
+ * body's. A file that cannot be written warns "no reproducer written:
+ * ..."; the run's error stays what irm_pass_run reports. */
+#define IRM_PASS_REPRODUCER_CONFIG "pass.reproducer"
+
+/* The config option that switches ir.Verify after each pass (see the top
+ * of this file): bool, default true. */
+#define IRM_PASS_VERIFY_EACH_CONFIG "pass.verify_each"
+
+/* Reads a reproducer file, loads its plugins (irm_plugin_load), and gives
+ * *out, a NEW Map {"module" (IRModule), "pipeline" (Pass), "context" (a
+ * PassContext with its settings and no instruments), "failed_pass",
+ * "error", "plugins"}. Running pipeline on module under context (entered)
+ * fails as the recorded run did. Errors (with "reproducer '<path>'" as
+ * context): ValueError (NULL path or out, a file that cannot be read or is
+ * no reproducer of format 1), the errors of irm_from_json, irm_plugin_load,
+ * irm_pipeline_parse and irm_pass_context_new, MemoryError. Other
+ * languages: the global transform.LoadReproducer(path). */
+IRM_API int irm_pass_reproducer_load(const char *path, irm_object **out);
 
 /* ---- textual pipelines ---------------------------------------------------------
  * Sequential(InferType,FoldConstant,FuseOps{max_depth=4}), nested

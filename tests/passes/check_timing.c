@@ -134,6 +134,45 @@ START_TEST(test_timing_top_level_passes_share_the_total) {
 }
 END_TEST
 
+static int tp_fail(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                   irm_module **out) {
+  (void)mod, (void)ctx, (void)options, (void)resource, (void)out;
+  return irm_error(IRM_EVALUE, "this pass always fails");
+}
+
+/* A failed pass's record closes when it fails, marked failed: the pass run
+ * after it is a root again, not its child. */
+START_TEST(test_timing_failed_pass_closes_its_record) {
+  register_test_passes();
+  irm_instrument *t = timing();
+  irm_pass_context *ctx = enter_with(&t, 1, NULL);
+  irm_pass *nop = get_pass("TestNop"), *fail = NULL;
+  ck_assert_ok(irm_module_pass_new("TestFail", 0, NULL, 0, NULL, tp_fail, NULL, NULL, &fail));
+  irm_pass *passes[] = {nop, fail};
+  irm_pass *seq = sequential_of(passes, 2, 0, NULL);
+  irm_module *mod = empty_module(), *out = NULL;
+  ck_assert_int_eq(irm_pass_run(seq, mod, &out), IRM_EVALUE);
+  ck_assert_ptr_null(out);
+  irm_object_release(run_ok(nop, mod));
+  char report[2048], line[256];
+  render(t, report, sizeof report);
+  const char *starts[] = {"sequential: ", "  TestNop: ", "  TestFail: ", "TestNop: ", ""};
+  for (int i = 0; i < 5; i++) {
+    line_of(report, i, line, sizeof line);
+    ck_assert_msg(strncmp(line, starts[i], strlen(starts[i])) == 0, "line %d: '%s' in\n%s", i, line, report);
+    int failed = strstr(line, " failed") != NULL;
+    ck_assert_msg(failed == (i == 0 || i == 2), "line %d: '%s' in\n%s", i, line, report);
+    ck_assert_msg(!strstr(line, "did not finish"), "%s", report);
+  }
+  irm_object_release(mod);
+  irm_object_release(seq);
+  irm_object_release(fail);
+  irm_object_release(nop);
+  leave(ctx);
+  irm_object_release(t);
+}
+END_TEST
+
 START_TEST(test_timing_render_rejects_other_instruments) {
   irm_instrument *b = NULL;
   irm_object *out = NULL;
@@ -418,6 +457,7 @@ static Suite *timing_suite(void) {
   tcase_add_test(tc, test_timing_report_is_an_indented_tree);
   tcase_add_test(tc, test_timing_records_cleared_at_exit);
   tcase_add_test(tc, test_timing_top_level_passes_share_the_total);
+  tcase_add_test(tc, test_timing_failed_pass_closes_its_record);
   tcase_add_test(tc, test_timing_render_rejects_other_instruments);
   tcase_add_test(tc, test_timing_globals);
   suite_add_tcase(s, tc);
