@@ -30,7 +30,13 @@ typedef struct task {
 typedef struct evaluator {
   const irm_module *mod;
   int depth;
+  int contexts; /* "in function ..." contexts the failing error got so far */
+  int skipped;  /* those left out to keep the message short */
 } evaluator;
+
+/* The innermost calls of a failure get their "in function" context; the
+ * rest are counted, so an error deep in recursion stays a few lines. */
+#define MAX_ERROR_CONTEXTS 4
 
 static int eval_function(evaluator *ev, const irm_object *f, const char *name, const frame *parent,
                          const irm_any *inputs, size_t n, irm_any *out);
@@ -90,8 +96,13 @@ static int value_type(const irm_any *v, int nesting, irm_object **out) {
 
 /* ---- one node --------------------------------------------------------------------- */
 
-static int describe_error(int rc, const frame *fr, const irm_object *node) {
-  return irm_error_context(rc, "in function '%s', evaluating a %s", fr->fn_name,
+static int describe_error(evaluator *ev, int rc, const frame *fr, const irm_object *node) {
+  if (ev->contexts >= MAX_ERROR_CONTEXTS) {
+    ev->skipped++;
+    return rc;
+  }
+  ev->contexts++;
+  return irm_error_context(rc, "in function '%s', evaluating a %s", irm_error_quote(fr->fn_name),
                            irm_expr_kind_name(irm_expr_kind_of(node)));
 }
 
@@ -257,7 +268,7 @@ static int eval_expr(evaluator *ev, frame *fr, irm_object *root, irm_any *out) {
     depth--;
     irm_any v;
     if ((rc = value_of_node(ev, fr, node, &v))) {
-      rc = describe_error(rc, fr, node);
+      rc = describe_error(ev, rc, fr, node);
       break;
     }
     rc = bind(fr, node, v);
@@ -297,7 +308,8 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
   if (n != want)
     return irm_error(IRM_EVALUE, "function '%s' takes %zu input%s, got %zu", name, want, want == 1 ? "" : "s", n);
   if (ev->depth >= IRM_EVALUATE_MAX_CALL_DEPTH)
-    return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH, name);
+    return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH,
+                     irm_error_quote(name));
   ev->depth++;
   frame fr = {{NULL, {NULL}}, parent, name};
   int rc = IRM_OK;
@@ -341,9 +353,12 @@ int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *i
     if (v->type_code != IRM_OBJECT || (!irm_is_tensor(v->v_obj) && !irm_object_is(v->v_obj, "ffi.Array")))
       return irm_error(IRM_ETYPE, "irm_ir_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
   }
-  evaluator ev = {mod, 0};
+  evaluator ev = {mod, 0, 0, 0};
   const irm_any *first = n ? irm_array_at(inputs, 0) : NULL;
-  return eval_function(&ev, f, name, NULL, first, n, out);
+  int rc = eval_function(&ev, f, name, NULL, first, n, out);
+  if (rc && ev.skipped)
+    rc = irm_error_context(rc, "through %d more enclosing call%s", ev.skipped, ev.skipped == 1 ? "" : "s");
+  return rc;
 }
 
 /* ---- the global ------------------------------------------------------------------------ */

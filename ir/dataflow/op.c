@@ -5,6 +5,7 @@
 #include "expr_node.h"
 #include "irm/container.h"
 #include "irm/error.h"
+#include "text/text_lex.h"
 
 static const char *const pattern_names[] = {
     [IRM_OP_ELEMWISE] = "elemwise",       [IRM_OP_BROADCAST] = "broadcast",
@@ -24,7 +25,32 @@ const char *irm_op_pattern_name(irm_op_pattern pattern) {
 #define NUM_INPUTS_DEFAULT_LEVEL 0
 #define NUM_INPUTS_LEVEL 10
 
+/* The longest op name: the parser reads names of up to 255 bytes. */
+#define IRM_OP_NAME_MAX 255
+
+/* An op's name is written bare in the text form, so it must read back as
+ * one: an identifier (text_lex.c) and none of the words that start
+ * something else where an op may stand. */
+static int check_op_name(const char *name) {
+  static const char *const reserved[] = {"const", "fn", "let"};
+  size_t len = strlen(name);
+  if (len > IRM_OP_NAME_MAX)
+    return irm_error(IRM_EVALUE, "op name '%s' has %zu bytes; an op name has at most %d", irm_error_quote(name), len,
+                     IRM_OP_NAME_MAX);
+  if (!irm_ir_is_ident_(name, len))
+    return irm_error(IRM_EVALUE,
+                     "op name '%s' is not an identifier of the text form: segments of letters, digits and '_' "
+                     "(each starting with a letter or '_') joined by '.', like 'nn.conv2d'",
+                     irm_error_quote(name));
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (strcmp(name, reserved[i]) == 0)
+      return irm_error(IRM_EVALUE, "op name '%s' is a word of the text form and cannot name an op", name);
+  return IRM_OK;
+}
+
 static int op_prepare(irm_kind *kind) {
+  int rc = check_op_name(irm_kind_name(kind));
+  if (rc) return rc;
   irm_any any = irm_any_int(-1);
   return irm_kind_set_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &any, NUM_INPUTS_DEFAULT_LEVEL);
 }

@@ -105,7 +105,9 @@ int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const v
   if (rc) return rc;
   /* Over-allocate and align inside the block; even an empty tensor gets
    * a buffer, so its data pointer is never NULL. */
-  void *raw = irm_malloc(nbytes + IRM_TENSOR_ALIGNMENT - 1);
+  /* Zeros come from calloc: the size was checked above, before any
+   * allocation, and a large zeroed buffer is not written here. */
+  void *raw = data ? irm_malloc(nbytes + IRM_TENSOR_ALIGNMENT - 1) : irm_calloc(1, nbytes + IRM_TENSOR_ALIGNMENT - 1);
   if (!raw) return irm_error_nomem_("allocating tensor data");
   irm_object *t = NULL;
   if ((rc = make_tensor(dtype, shape, ndim, numel, nbytes, &t))) {
@@ -117,7 +119,6 @@ int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const v
   p->raw = raw;
   p->dl.data = (void *)at;
   if (data) memcpy(p->dl.data, data, nbytes);
-  else memset(p->dl.data, 0, nbytes);
   *out = t;
   return IRM_OK;
 }

@@ -266,7 +266,10 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     if (p && !value_type && (b = table_find(&ic->binder_type, p->link))) value_type = b->type;
     ic->last = NULL;
     if (!value_type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
-    return irm_var_new(irm_var_name(original), value_type, out);
+    /* Kept like any typed node: a later `let %b = %a` finds %a's type. */
+    irm_object *typed = NULL;
+    int rc = irm_var_new(irm_var_name(original), value_type, &typed);
+    return rc ? rc : finish_typed(ic, original, typed, out);
   }
   irm_object *type = NULL, *typed = NULL;
   int rc = type_of(ic, rebuilt, &type);

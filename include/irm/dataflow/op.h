@@ -55,13 +55,17 @@ typedef enum irm_op_pattern {
  * "tuple", "opaque"; NULL for another value. Static. */
 IRM_API const char *irm_op_pattern_name(irm_op_pattern pattern);
 
-/* Registers an op: a kind of category "op" named name (dotted names such as
- * "nn.conv2d" are fine) with "num_inputs" set to num_inputs (>= 0, or -1
+/* Registers an op: a kind of category "op" named name, which must be an
+ * identifier of the text form (docs/ir-text.md: letters, digits and '_'
+ * in segments joined by '.', each starting with a letter or '_', like
+ * "nn.conv2d"; at most 255 bytes; not "const", "fn" or "let"), so every
+ * call prints as text that parses; with "num_inputs" set to num_inputs (>= 0, or -1
  * for any number). Add call attributes with irm_kind_add_option and per-op
  * attributes with irm_kind_set_attr on *out_kind (borrowed, valid for the
  * process; may be NULL). Recorded in the registration journal like every
  * kind. Errors: KeyError (already registered),
- * ValueError (bad name, num_inputs < -1), MemoryError. */
+ * ValueError (a name that is not such an identifier, naming it;
+ * num_inputs < -1), MemoryError. */
 IRM_API int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind);
 
 /* The "dataflow.Op" node of a registered op. *out NEW (the interned node).
