@@ -112,8 +112,11 @@ IRM_API int irm_op_infer_type(const irm_object *op, const irm_object *arg_types,
 
 /* Runs the op's FEvaluate on inputs (an Array of Tensors or Arrays of
  * them, borrowed), attrs and the result type: *out a NEW Tensor or Array.
- * Errors: RuntimeError when the op has no FEvaluate, TypeError when it
- * returns something else than a Tensor or Array, the function's own. */
+ * When result_type is a type (not NULL), the value must have it: shape
+ * and dtype of every tensor, the fields of a tuple. Errors: RuntimeError
+ * when the op has no FEvaluate, TypeError naming the op when it returns
+ * something else than a Tensor or Array or a value of another type than
+ * result_type, the function's own. */
 IRM_API int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_object *attrs,
                             const irm_object *result_type, irm_any *out);
 
