@@ -10,6 +10,18 @@
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *after);
+static int call_verifier(irm_module *mod, int *verified);
+
+/* The module a run starts from is verified too (when ir.Verify exists), so
+ * a malformed input is reported as such rather than blamed on the first
+ * pass; the passes a run nests (Sequential's) start from verified modules. */
+static int verify_input(const irm_pass *pass, irm_module *mod) {
+  int verified = 0;
+  int rc = call_verifier(mod, &verified);
+  return rc ? irm_error_context(rc, "the input module of pass '%s' is not well-formed (ir.Verify before the pass)",
+                                irm_error_quote(irm_pass_name(pass)))
+            : IRM_OK;
+}
 
 int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_run: out must not be NULL");
@@ -21,7 +33,8 @@ int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
     return irm_error(IRM_ETYPE, "pass '%s': expected an ir.IRModule to run on, got %s",
                      irm_error_quote(irm_pass_name(pass)), mod ? irm_object_type_key(mod) : "NULL");
   irm_pass_context *ctx = NULL;
-  int rc = irm_pass_context_current(&ctx);
+  int rc = verify_input(pass, mod);
+  if (!rc) rc = irm_pass_context_current(&ctx);
   if (rc) return rc;
   rc = irm_pass_run_in_(pass, ctx, mod, out);
   irm_object_release(ctx);
@@ -78,13 +91,22 @@ static int verify(const irm_pass_payload_ *p, irm_module *before, irm_module *af
                      "pass-invariant module attribute '%s' changed; a pass may not change it (set it before the "
                      "pipeline runs)",
                      key);
+  int verified = 0;
+  rc = call_verifier(after, &verified);
+  return rc ? irm_error_context(rc, "ir.Verify after the pass") : IRM_OK;
+}
+
+/* ir.Verify on mod, when it is registered (*verified says whether). */
+static int call_verifier(irm_module *mod, int *verified) {
   irm_object *verifier = NULL;
-  if ((rc = irm_func_get_global("ir.Verify", &verifier)) || !verifier) return rc;
-  irm_any arg = irm_any_object(after), ret = irm_any_none();
+  int rc = irm_func_get_global("ir.Verify", &verifier);
+  if (rc || !verifier) return rc;
+  *verified = 1;
+  irm_any arg = irm_any_object(mod), ret = irm_any_none();
   rc = irm_func_call(verifier, &arg, 1, &ret);
   irm_any_release(&ret);
   irm_object_release(verifier);
-  return rc ? irm_error_context(rc, "ir.Verify after the pass") : IRM_OK;
+  return rc;
 }
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out) {
