@@ -458,7 +458,30 @@ START_TEST(test_from_dlpack_refusals_leave_ownership_with_the_caller) {
   p.managed.dl_tensor.shape = NULL;
   assert_refused(&p, "ValueError: irm_tensor_from_dlpack: DLPack tensor shape is NULL");
 
+  /* Regression: byte_offset was folded in unchecked */
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = 2; /* half a float32 */
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: the data pointer ");
+  ck_assert_error_mentions("plus byte_offset 2 is not aligned for float32 (a multiple of 4 bytes)");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = UINT64_MAX - 3; /* a multiple of 4 that wraps the pointer */
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: byte_offset 18446744073709551612 with 16 bytes");
+  ck_assert_error_mentions("overflows the data pointer");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = (uint64_t)PTRDIFF_MAX + 1;
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: byte_offset ");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = 4; /* aligned, and in the producer's buffer: fine */
   irm_tensor *t = NULL;
+  int64_t one[] = {3};
+  p.managed.dl_tensor.shape = one;
+  p.managed.dl_tensor.ndim = 1;
+  ck_assert_ok(irm_tensor_from_dlpack(&p.managed, &t));
+  ck_assert_ptr_eq(irm_tensor_data(t), (char *)data + 4);
+  irm_object_release(t);
+  ck_assert_int_eq(p.deleted, 1);
+
+  t = NULL;
   ck_assert_error(irm_tensor_from_dlpack(NULL, &t), IRM_EVALUE,
                   "ValueError: irm_tensor_from_dlpack: managed must not be NULL");
   producer_init(&p, dtype_of("float32"), shape, 2, data);
