@@ -71,6 +71,36 @@ START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
 }
 END_TEST
 
+/* Regression: `let %b = %a` with %a let-bound failed with "variable %b has
+ * no type" (InferType, and FuseOps through it) while Verify and Evaluate
+ * accepted the module. */
+START_TEST(test_a_let_of_a_let_bound_variable_is_typed) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = add(%x, %x);\n"
+                               "  let %a = %0;\n"
+                               "  let %b = %a;\n"
+                               "  let %c = %b;\n"
+                               "  %1 = nn.relu(%c);\n"
+                               "  %1\n"
+                               "}\n"),
+             *out = NULL, *fused = NULL;
+  ck_assert_ok(irm_ir_verify(m));
+  ck_assert_ok(irm_ir_infer_type(m, &out));
+  irm_object *let = irm_function_body(irm_module_function(out, "main"));
+  for (int i = 0; i < 3; i++, let = irm_let_body(let)) {
+    ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
+    ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(irm_let_var(let)))[0], 2);
+  }
+  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_ir_fuse_ops(m, 256, &fused));
+  ck_assert_ok(irm_ir_verify(fused));
+  irm_object_release(m);
+  irm_object_release(out);
+  irm_object_release(fused);
+}
+END_TEST
+
 START_TEST(test_lets_of_function_literals_and_tuples_are_annotated) {
   irm_module *m = parse_module(HEADER
                                "def @main(%x: Tensor[(3,), float32]) {\n"
@@ -283,6 +313,7 @@ int main(void) {
   TCase *tc = tcase_create("infer_type");
   tcase_add_test(tc, test_types_every_node_and_annotates_lets);
   tcase_add_test(tc, test_lets_of_values_typed_earlier_are_annotated);
+  tcase_add_test(tc, test_a_let_of_a_let_bound_variable_is_typed);
   tcase_add_test(tc, test_lets_of_function_literals_and_tuples_are_annotated);
   tcase_add_test(tc, test_callees_are_typed_first_and_function_literals_get_function_types);
   tcase_add_test(tc, test_recursion_needs_a_result_annotation);
