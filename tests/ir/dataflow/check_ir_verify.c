@@ -234,6 +234,30 @@ START_TEST(test_result_type_disagrees_with_body) {
 }
 END_TEST
 
+/* Regression: a Let body escaped the check of the declared result type
+ * (a Let carries no type of its own). Its innermost body's type counts,
+ * or, for one of the chain's unannotated variables, its value's. */
+START_TEST(test_result_type_disagrees_with_a_let_body) {
+  irm_object *x = var("x", vec(4)), *y = var("y", vec(5)), *z = var("z", NULL), *w = var("w", NULL);
+  /* let %y: (5) = ...; %y against a declared (4) */
+  irm_module *m = module1(fn(&(irm_object *){R(x)}, 1, let(R(y), typed(neg(R(x)), vec(5)), R(y)), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* the innermost body a typed call */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), neg(R(x)), typed(neg(R(z)), vec(5))), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* let %z = <(5)>; let %w = %z; %w: followed back to the typed value */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), typed(neg(R(x)), vec(5)), let(R(w), R(z), R(w))), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* agreeing, or unknown, is fine */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), typed(neg(R(x)), vec(4)), let(R(w), R(z), R(w))), vec(4), NULL));
+  assert_verifies(m);
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), neg(R(x)), R(z)), vec(4), NULL));
+  assert_verifies(m);
+  irm_object *objs[] = {x, y, z, w};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
 START_TEST(test_calls_that_no_longer_fit_their_op) {
   /* ops whose registration changed after the call was made */
   irm_kind *late = NULL, *grow = NULL;
@@ -444,6 +468,7 @@ static Suite *ir_verify_suite(void) {
   tcase_add_test(tc, test_tuple_index_out_of_range);
   tcase_add_test(tc, test_let_type_disagrees_with_value);
   tcase_add_test(tc, test_result_type_disagrees_with_body);
+  tcase_add_test(tc, test_result_type_disagrees_with_a_let_body);
   tcase_add_test(tc, test_calls_that_no_longer_fit_their_op);
   tcase_add_test(tc, test_calls_of_rolled_back_ops);
   tcase_add_test(tc, test_errors_name_the_function);
