@@ -4,6 +4,8 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_tensor_util.h"
@@ -82,6 +84,33 @@ START_TEST(test_new_tensor_is_a_zeroed_aligned_compact_cpu_tensor) {
   ck_assert_int_eq(irm_tensor_numel(t), 6);
   ck_assert_uint_eq(irm_tensor_nbytes(t), 24);
   for (int64_t i = 0; i < 6; i++) ck_assert(irm_tensor_get_f64(t, i) == 0.0);
+  irm_object_release(t);
+}
+END_TEST
+
+/* Resident memory of this process, in bytes (0 when unknown). */
+static size_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0, resident = 0;
+  if (!f) return 0;
+  int got = fscanf(f, "%lu %lu", &pages, &resident);
+  fclose(f);
+  return got == 2 ? (size_t)resident * 4096 : 0;
+}
+
+/* Regression: irm_tensor_new allocated, then wrote zeros over, the whole
+ * buffer; zeros now come from calloc, so a large zeroed tensor costs
+ * address space, not resident memory, until it is written. (Skipped under
+ * valgrind, whose calloc writes the block.) */
+START_TEST(test_a_large_zeroed_tensor_is_not_written) {
+  const char *preload = getenv("LD_PRELOAD");
+  int64_t shape[] = {8192, 8192}; /* 256 MiB */
+  size_t before = resident_bytes();
+  irm_tensor *t = new_tensor("float32", shape, 2, NULL);
+  size_t after = resident_bytes();
+  ck_assert(irm_tensor_get_f64(t, 0) == 0.0 && irm_tensor_get_f64(t, 8192 * 8192 - 1) == 0.0);
+  if (before && !(preload && strstr(preload, "vgpreload")))
+    ck_assert_msg(after < before + ((size_t)64 << 20), "resident memory grew by %zu bytes", after - before);
   irm_object_release(t);
 }
 END_TEST
@@ -709,6 +738,7 @@ static Suite *tensor_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("making");
   tcase_add_test(tc, test_new_tensor_is_a_zeroed_aligned_compact_cpu_tensor);
+  tcase_add_test(tc, test_a_large_zeroed_tensor_is_not_written);
   tcase_add_test(tc, test_new_tensor_copies_its_data);
   tcase_add_test(tc, test_scalar_has_one_element_and_no_shape);
   tcase_add_test(tc, test_zero_size_dimensions_give_an_empty_tensor_with_a_buffer);
