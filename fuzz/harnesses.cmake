@@ -9,4 +9,6 @@ set(irm_fuzz_harnesses
   config_map
   module_ops
   ir_text
+  evaluate
+  pass_sequence
 )

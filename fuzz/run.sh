@@ -23,5 +23,7 @@ corpus=$build/corpus/$name crashes=$build/crashes/$name
 mkdir -p "$corpus" "$crashes"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-"$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len=512 -timeout=10 -rss_limit_mb=2048 \
+# -malloc_limit_mb: one allocation beyond it is a crash, so a program that
+# makes irm ask for unbounded memory (a 4 TB tensor) is found, not swapped.
+"$build/fuzz/fuzz_$name" -max_total_time="$seconds" -max_len=512 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
   -print_final_stats=1 -artifact_prefix="$crashes/" "$@" "$corpus" "$root/fuzz/corpus/$name"

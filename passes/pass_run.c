@@ -11,6 +11,19 @@
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 static int verify(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *before, irm_module *after);
+static int call_verifier(irm_module *mod);
+static int verify_each(irm_pass_context *ctx);
+
+/* The module a run starts from is verified too (when ir.Verify exists and
+ * pass.verify_each is not false), so a malformed input is reported as such
+ * rather than blamed on the first pass; the passes a run nests
+ * (Sequential's) start from verified modules. */
+static int verify_input(const irm_pass *pass, irm_pass_context *ctx, irm_module *mod) {
+  int rc = verify_each(ctx) ? call_verifier(mod) : IRM_OK;
+  return rc ? irm_error_context(rc, "the input module of pass '%s' is not well-formed (ir.Verify before the pass)",
+                                irm_error_quote(irm_pass_name(pass)))
+            : IRM_OK;
+}
 
 int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pass_run: out must not be NULL");
@@ -23,7 +36,11 @@ int irm_pass_run(irm_pass *pass, irm_module *mod, irm_module **out) {
                      irm_error_quote(irm_pass_name(pass)), mod ? irm_object_type_key(mod) : "NULL");
   irm_pass_context *ctx = NULL;
   int rc = irm_pass_context_current(&ctx);
-  if (rc) return rc;
+  if (!rc) rc = verify_input(pass, ctx, mod);
+  if (rc) {
+    irm_object_release(ctx);
+    return rc;
+  }
   irm_reproducer_begin_(ctx);
   rc = irm_pass_run_in_(pass, ctx, mod, out);
   irm_reproducer_end_(pass, ctx, rc);
@@ -84,17 +101,27 @@ static int verify(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module 
                      "pass-invariant module attribute '%s' changed; a pass may not change it (set it before the "
                      "pipeline runs)",
                      key);
-  /* pass.verify_each = false (mlir-opt's --verify-each=0) skips ir.Verify,
-   * never the invariant check above: that one guards the configuration. */
+  rc = verify_each(ctx) ? call_verifier(after) : IRM_OK;
+  return rc ? irm_error_context(rc, "ir.Verify after the pass") : IRM_OK;
+}
+
+/* pass.verify_each = false (mlir-opt's --verify-each=0) skips ir.Verify,
+ * never the invariant check: that one guards the configuration. */
+static int verify_each(irm_pass_context *ctx) {
   const irm_any *each = irm_map_find_cstr(irm_pass_context_config(ctx), IRM_PASS_VERIFY_EACH_CONFIG);
-  if (each && each->type_code == IRM_BOOL && !each->v_int) return IRM_OK;
+  return !(each && each->type_code == IRM_BOOL && !each->v_int);
+}
+
+/* ir.Verify on mod, when it is registered. */
+static int call_verifier(irm_module *mod) {
   irm_object *verifier = NULL;
-  if ((rc = irm_func_get_global("ir.Verify", &verifier)) || !verifier) return rc;
-  irm_any arg = irm_any_object(after), ret = irm_any_none();
+  int rc = irm_func_get_global("ir.Verify", &verifier);
+  if (rc || !verifier) return rc;
+  irm_any arg = irm_any_object(mod), ret = irm_any_none();
   rc = irm_func_call(verifier, &arg, 1, &ret);
   irm_any_release(&ret);
   irm_object_release(verifier);
-  return rc ? irm_error_context(rc, "ir.Verify after the pass") : IRM_OK;
+  return rc;
 }
 
 static int execute(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out) {

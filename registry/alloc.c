@@ -40,7 +40,11 @@ void *irm_malloc(size_t size) {
 
 void *irm_calloc(size_t count, size_t size) {
   if (size != 0 && count > SIZE_MAX / size) return NULL;
-  void *p = irm_malloc(count * size);
+  mark_used();
+  /* With the default hooks, libc's calloc: fresh pages come zeroed from
+   * the kernel, so a large zeroed block is neither written nor touched. */
+  if (alloc_malloc == malloc) return calloc(count, size);
+  void *p = alloc_malloc(count * size);
   if (p) memset(p, 0, count * size);
   return p;
 }

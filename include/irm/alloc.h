@@ -28,7 +28,10 @@ IRM_API int irm_set_allocator(irm_malloc_fn malloc_fn, irm_realloc_fn realloc_fn
  * from these must be freed with irm_free. irm_malloc(0) returns a unique
  * pointer or NULL like malloc. */
 IRM_API void *irm_malloc(size_t size);
-IRM_API void *irm_calloc(size_t count, size_t size); /* zeroed; checks overflow */
+/* irm_calloc: zeroed, checks count * size for overflow (NULL). With the
+ * default hooks it is libc's calloc (large blocks come zeroed from the
+ * system, untouched); with installed hooks, malloc_fn and a memset. */
+IRM_API void *irm_calloc(size_t count, size_t size);
 IRM_API void *irm_realloc(void *ptr, size_t size);
 IRM_API void irm_free(void *ptr);
 

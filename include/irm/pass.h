@@ -18,10 +18,13 @@
  * After every pass the pass manager checks that the module's pass-invariant
  * attributes are unchanged (irm_module_check_invariants) and, if a global
  * `ir.Verify` is registered, calls it; both are skipped when the pass
- * returned its input module itself. A failure names the pass. The config
- * option "pass.verify_each" (IRM_PASS_VERIFY_EACH_CONFIG; bool, default
- * true) set to false skips ir.Verify (mlir-opt's --verify-each=0), never
- * the invariant check.
+ * returned its input module itself. A failure names the pass. irm_pass_run
+ * also verifies the module it starts from, before any pass or hook runs, so
+ * a malformed input is reported as "the input module of pass '<name>' is
+ * not well-formed", not blamed on the pass. The config option
+ * "pass.verify_each" (IRM_PASS_VERIFY_EACH_CONFIG; bool, default true) set
+ * to false skips ir.Verify, on the input and after each pass (mlir-opt's
+ * --verify-each=0), never the invariant check.
  *
  * PassContext ("transform.PassContext"): opt_level (default 2), required
  * and disabled pass names, config (option key -> value, checked against the

@@ -89,9 +89,12 @@ IRM_API int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim,
  * The tensor copies the shape and folds byte_offset into its data
  * pointer; the producer's data must stay valid until the deleter runs.
  * On failure nothing is taken: the caller still owns managed. *out NEW.
+ * byte_offset must keep data + byte_offset aligned to the dtype's size
+ * and the data's end within the address space.
  * Errors: ValueError (another device, an unsupported dtype, non-compact
- * strides, a bad ndim or shape, NULL data with elements, NULL
- * arguments), MemoryError. */
+ * strides, a bad ndim or shape, NULL data with elements, a byte_offset
+ * that misaligns the data for its dtype or overflows the pointer, naming
+ * it, NULL arguments), MemoryError. */
 IRM_API int irm_tensor_from_dlpack(DLManagedTensor *managed, irm_tensor **out);
 
 /* Exports t as a DLPack managed tensor sharing t's data (and its shape

@@ -3,6 +3,8 @@
  * an explicit stack of nodes being evaluated. A call of another function
  * recurses in C, bounded by IRM_EVALUATE_MAX_CALL_DEPTH; expressions never
  * do. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "expr_internal.h"
@@ -30,7 +32,13 @@ typedef struct task {
 typedef struct evaluator {
   const irm_module *mod;
   int depth;
+  int contexts; /* "in function ..." contexts the failing error got so far */
+  int skipped;  /* those left out to keep the message short */
 } evaluator;
+
+/* The innermost calls of a failure get their "in function" context; the
+ * rest are counted, so an error deep in recursion stays a few lines. */
+#define MAX_ERROR_CONTEXTS 4
 
 static int eval_function(evaluator *ev, const irm_object *f, const char *name, const frame *parent,
                          const irm_any *inputs, size_t n, irm_any *out);
@@ -88,10 +96,62 @@ static int value_type(const irm_any *v, int nesting, irm_object **out) {
   return rc;
 }
 
+/* ---- the memory limit --------------------------------------------------------------- */
+
+static _Atomic size_t max_bytes = IRM_EVALUATE_MAX_BYTES_DEFAULT;
+
+size_t irm_ir_evaluate_set_max_bytes(size_t limit) {
+  return atomic_exchange(&max_bytes, limit ? limit : IRM_EVALUATE_MAX_BYTES_DEFAULT);
+}
+
+size_t irm_ir_evaluate_max_bytes(void) { return atomic_load(&max_bytes); }
+
+/* Bytes a value of type t takes (its tensors' data), saturating at
+ * UINT64_MAX; tuples nest as deep as the type does (bounded here). */
+static uint64_t type_bytes(const irm_object *t, int nesting) {
+  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR) {
+    int64_t n = irm_tensor_type_numel(t); /* never overflows: irm_tensor_type_new checks */
+    uint64_t elem = irm_dtype_size(irm_tensor_type_dtype(t));
+    return n > 0 && (uint64_t)n > UINT64_MAX / elem ? UINT64_MAX : (uint64_t)(n > 0 ? n : 0) * elem;
+  }
+  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE) return 0;
+  if (nesting >= MAX_TUPLE_NESTING) return UINT64_MAX;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < irm_tuple_type_size(t); i++) {
+    uint64_t b = type_bytes(irm_tuple_type_field(t, i), nesting + 1);
+    sum = b > UINT64_MAX - sum ? UINT64_MAX : sum + b;
+  }
+  return sum;
+}
+
+/* Refuses, before anything is allocated, a result bigger than the limit. */
+static int check_result_size(const irm_object *op, const irm_object *type) {
+  uint64_t need = type_bytes(type, 0), limit = irm_ir_evaluate_max_bytes();
+  if (need <= limit) return IRM_OK;
+  irm_object *text = NULL;
+  irm_any a = irm_any_object((irm_object *)type);
+  int rc = irm_repr(&a, &text);
+  if (rc) return rc;
+  char bytes[32];
+  if (need == UINT64_MAX) snprintf(bytes, sizeof bytes, "more than %llu", (unsigned long long)(UINT64_MAX - 1));
+  else snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)need);
+  rc = irm_error(IRM_EVALUE,
+                 "%s: the result %s takes %s bytes, more than the evaluator's limit of %zu bytes "
+                 "(irm_ir_evaluate_set_max_bytes)",
+                 irm_op_name(op), irm_error_quote(irm_string_data(text)), bytes, limit);
+  irm_object_release(text);
+  return rc;
+}
+
 /* ---- one node --------------------------------------------------------------------- */
 
-static int describe_error(int rc, const frame *fr, const irm_object *node) {
-  return irm_error_context(rc, "in function '%s', evaluating a %s", fr->fn_name,
+static int describe_error(evaluator *ev, int rc, const frame *fr, const irm_object *node) {
+  if (ev->contexts >= MAX_ERROR_CONTEXTS) {
+    ev->skipped++;
+    return rc;
+  }
+  ev->contexts++;
+  return irm_error_context(rc, "in function '%s', evaluating a %s", irm_error_quote(fr->fn_name),
                            irm_expr_kind_name(irm_expr_kind_of(node)));
 }
 
@@ -120,6 +180,7 @@ static int apply_op(const frame *fr, const irm_object *call, const irm_any *args
     irm_free(items);
     type = inferred;
   }
+  if (!rc) rc = check_result_size(op, type);
   if (!rc) rc = irm_op_evaluate(op, inputs, irm_call_attrs(call), type, out);
   irm_object_release(inputs);
   irm_object_release(inferred);
@@ -257,7 +318,7 @@ static int eval_expr(evaluator *ev, frame *fr, irm_object *root, irm_any *out) {
     depth--;
     irm_any v;
     if ((rc = value_of_node(ev, fr, node, &v))) {
-      rc = describe_error(rc, fr, node);
+      rc = describe_error(ev, rc, fr, node);
       break;
     }
     rc = bind(fr, node, v);
@@ -297,7 +358,8 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
   if (n != want)
     return irm_error(IRM_EVALUE, "function '%s' takes %zu input%s, got %zu", name, want, want == 1 ? "" : "s", n);
   if (ev->depth >= IRM_EVALUATE_MAX_CALL_DEPTH)
-    return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH, name);
+    return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH,
+                     irm_error_quote(name));
   ev->depth++;
   frame fr = {{NULL, {NULL}}, parent, name};
   int rc = IRM_OK;
@@ -341,9 +403,12 @@ int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *i
     if (v->type_code != IRM_OBJECT || (!irm_is_tensor(v->v_obj) && !irm_object_is(v->v_obj, "ffi.Array")))
       return irm_error(IRM_ETYPE, "irm_ir_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
   }
-  evaluator ev = {mod, 0};
+  evaluator ev = {mod, 0, 0, 0};
   const irm_any *first = n ? irm_array_at(inputs, 0) : NULL;
-  return eval_function(&ev, f, name, NULL, first, n, out);
+  int rc = eval_function(&ev, f, name, NULL, first, n, out);
+  if (rc && ev.skipped)
+    rc = irm_error_context(rc, "through %d more enclosing call%s", ev.skipped, ev.skipped == 1 ? "" : "s");
+  return rc;
 }
 
 /* ---- the global ------------------------------------------------------------------------ */

@@ -48,9 +48,22 @@ static int check_shape(const char *what, const int64_t *shape, int32_t ndim) {
   if (ndim < 0 || ndim > IRM_TENSOR_MAX_NDIM)
     return irm_error(IRM_EVALUE, "%s: ndim must be 0..%d, got %d", what, IRM_TENSOR_MAX_NDIM, (int)ndim);
   if (ndim > 0 && !shape) return irm_error(IRM_EVALUE, "%s: shape must not be NULL when ndim is %d", what, (int)ndim);
-  for (int32_t i = 0; i < ndim; i++)
+  int64_t numel = 1;
+  for (int32_t i = 0; i < ndim; i++) {
     if (shape[i] < 0)
       return irm_error(IRM_EVALUE, "%s: dimension %d is negative (%lld)", what, (int)i, (long long)shape[i]);
+    if (shape[i] == 0) continue; /* left out, as tensors do: the others must still not overflow */
+    if (numel > INT64_MAX / shape[i]) {
+      char text[200];
+      size_t len = 0;
+      for (int32_t j = 0; j < ndim && len + 24 < sizeof text; j++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%lld", j ? ", " : "", (long long)shape[j]);
+      if (len + 24 >= sizeof text) snprintf(text + len, sizeof text - len, ", ...");
+      return irm_error(IRM_EVALUE, "%s: shape (%s) has more elements than int64 holds (at most %lld)", what, text,
+                       (long long)INT64_MAX);
+    }
+    numel *= shape[i];
+  }
   return IRM_OK;
 }
 

@@ -1,10 +1,13 @@
 /* The op registry (op.h): the "op" category of the kind registry, and the
  * interned dataflow.Op nodes that stand for ops in expressions. */
+#include <stdio.h>
 #include <string.h>
 
 #include "expr_node.h"
 #include "irm/container.h"
 #include "irm/error.h"
+#include "irm/structural.h"
+#include "text/text_lex.h"
 
 static const char *const pattern_names[] = {
     [IRM_OP_ELEMWISE] = "elemwise",       [IRM_OP_BROADCAST] = "broadcast",
@@ -24,7 +27,32 @@ const char *irm_op_pattern_name(irm_op_pattern pattern) {
 #define NUM_INPUTS_DEFAULT_LEVEL 0
 #define NUM_INPUTS_LEVEL 10
 
+/* The longest op name: the parser reads names of up to 255 bytes. */
+#define IRM_OP_NAME_MAX 255
+
+/* An op's name is written bare in the text form, so it must read back as
+ * one: an identifier (text_lex.c) and none of the words that start
+ * something else where an op may stand. */
+static int check_op_name(const char *name) {
+  static const char *const reserved[] = {"const", "fn", "let"};
+  size_t len = strlen(name);
+  if (len > IRM_OP_NAME_MAX)
+    return irm_error(IRM_EVALUE, "op name '%s' has %zu bytes; an op name has at most %d", irm_error_quote(name), len,
+                     IRM_OP_NAME_MAX);
+  if (!irm_ir_is_ident_(name, len))
+    return irm_error(IRM_EVALUE,
+                     "op name '%s' is not an identifier of the text form: segments of letters, digits and '_' "
+                     "(each starting with a letter or '_') joined by '.', like 'nn.conv2d'",
+                     irm_error_quote(name));
+  for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+    if (strcmp(name, reserved[i]) == 0)
+      return irm_error(IRM_EVALUE, "op name '%s' is a word of the text form and cannot name an op", name);
+  return IRM_OK;
+}
+
 static int op_prepare(irm_kind *kind) {
+  int rc = check_op_name(irm_kind_name(kind));
+  if (rc) return rc;
   irm_any any = irm_any_int(-1);
   return irm_kind_set_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &any, NUM_INPUTS_DEFAULT_LEVEL);
 }
@@ -244,6 +272,42 @@ int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const i
   return IRM_OK;
 }
 
+/* Whether value (a Tensor or an Array of values) has type. */
+static int value_matches(const irm_any *value, const irm_object *type, int nesting) {
+  if (value->type_code != IRM_OBJECT) return 0;
+  if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_TENSOR) {
+    const DLTensor *dl = irm_tensor_dl(value->v_obj);
+    if (!dl || !irm_dtype_equal(dl->dtype, irm_tensor_type_dtype(type)) || dl->ndim != irm_tensor_type_ndim(type))
+      return 0;
+    return dl->ndim == 0 || memcmp(dl->shape, irm_tensor_type_shape(type), (size_t)dl->ndim * sizeof(int64_t)) == 0;
+  }
+  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TUPLE || nesting >= 64 || !irm_object_is(value->v_obj, "ffi.Array"))
+    return 0;
+  size_t n = irm_array_size(value->v_obj);
+  if (n != irm_tuple_type_size(type)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!value_matches(irm_array_at(value->v_obj, i), irm_tuple_type_field(type, i), nesting + 1)) return 0;
+  return 1;
+}
+
+/* TypeError naming the op: its FEvaluate gave a value of another type than
+ * the call has. */
+static int result_mismatch(const irm_object *op, const irm_any *value, const irm_object *type) {
+  irm_object *vt = NULL, *tt = NULL;
+  irm_any ta = irm_any_object((irm_object *)type);
+  int rc = irm_repr(value, &vt);
+  if (!rc) rc = irm_repr(&ta, &tt);
+  if (!rc) {
+    char v[240];
+    snprintf(v, sizeof v, "%s", irm_error_quote(irm_string_data(vt)));
+    rc = irm_error(IRM_ETYPE, "%s: FEvaluate returned %s, which does not match the call's type %s", irm_op_name(op), v,
+                   irm_error_quote(irm_string_data(tt)));
+  }
+  irm_object_release(vt);
+  irm_object_release(tt);
+  return rc;
+}
+
 int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_object *attrs,
                     const irm_object *result_type, irm_any *out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_op_evaluate: out must not be NULL");
@@ -259,6 +323,11 @@ int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_ob
   if (out->type_code != IRM_OBJECT || (!irm_is_tensor(out->v_obj) && !irm_object_is(out->v_obj, "ffi.Array"))) {
     rc = irm_error(IRM_ETYPE, "%s: FEvaluate returned %s, not a Tensor or Array", irm_op_name(op),
                    out->type_code == IRM_OBJECT ? irm_object_type_key(out->v_obj) : irm_any_type_name(out));
+    irm_any_release(out);
+    *out = irm_any_none();
+  } else if (result_type && irm_ir_type_kind_of(result_type) != IRM_IR_TYPE_NONE &&
+             !value_matches(out, result_type, 0)) {
+    rc = result_mismatch(op, out, result_type);
     irm_any_release(out);
     *out = irm_any_none();
   }

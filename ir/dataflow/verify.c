@@ -469,6 +469,24 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
   return IRM_OK;
 }
 
+/* The type of a function's body: a Let chain's is its innermost body's
+ * (Lets carry none before InferType), or, when that is a variable of the
+ * chain without annotation, its value's. NULL when not known. */
+static const irm_object *body_type(const irm_object *body) {
+  const irm_object *chain = body;
+  while (!irm_expr_type(body) && irm_expr_kind_of(body) == IRM_EXPR_LET) body = irm_let_body(body);
+  if (irm_expr_type(body) || irm_expr_kind_of(body) != IRM_EXPR_VAR) return irm_expr_type(body);
+  for (int hops = 0; hops < 64; hops++) { /* let %b = %a: follow to %a's value */
+    const irm_object *let = chain, *value = NULL;
+    for (; irm_expr_kind_of(let) == IRM_EXPR_LET && !value; let = irm_let_body(let))
+      if (irm_let_var(let) == body) value = irm_let_value(let);
+    if (!value) return NULL;
+    if (irm_expr_type(value) || irm_expr_kind_of(value) != IRM_EXPR_VAR) return irm_expr_type(value);
+    body = value;
+  }
+  return NULL;
+}
+
 static int check_node(const verifier *v, const irm_object *e) {
   switch (irm_expr_kind_of(e)) {
     case IRM_EXPR_CALL: return check_call(v, e);
@@ -502,7 +520,7 @@ static int check_node(const verifier *v, const irm_object *e) {
       return type_mismatch(v, e, "the let variable", a, "its value", b);
     }
     case IRM_EXPR_FUNCTION: {
-      const irm_object *a = irm_function_ret_type(e), *b = irm_expr_type(irm_function_body(e));
+      const irm_object *a = irm_function_ret_type(e), *b = body_type(irm_function_body(e));
       if (types_agree(a, b)) return IRM_OK;
       return type_mismatch(v, e, "the result", a, "the body", b);
     }

@@ -105,7 +105,9 @@ int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const v
   if (rc) return rc;
   /* Over-allocate and align inside the block; even an empty tensor gets
    * a buffer, so its data pointer is never NULL. */
-  void *raw = irm_malloc(nbytes + IRM_TENSOR_ALIGNMENT - 1);
+  /* Zeros come from calloc: the size was checked above, before any
+   * allocation, and a large zeroed buffer is not written here. */
+  void *raw = data ? irm_malloc(nbytes + IRM_TENSOR_ALIGNMENT - 1) : irm_calloc(1, nbytes + IRM_TENSOR_ALIGNMENT - 1);
   if (!raw) return irm_error_nomem_("allocating tensor data");
   irm_object *t = NULL;
   if ((rc = make_tensor(dtype, shape, ndim, numel, nbytes, &t))) {
@@ -117,7 +119,6 @@ int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const v
   p->raw = raw;
   p->dl.data = (void *)at;
   if (data) memcpy(p->dl.data, data, nbytes);
-  else memset(p->dl.data, 0, nbytes);
   *out = t;
   return IRM_OK;
 }
@@ -155,6 +156,21 @@ int irm_tensor_from_dlpack(DLManagedTensor *managed, irm_tensor **out) {
                      fn);
   if (!dl->data && numel > 0) return irm_error(IRM_EVALUE, "%s: the tensor has %lld elements but NULL data", fn,
                                                (long long)numel);
+  /* byte_offset: the data must stay addressable (no wrap past the end of
+   * the address space) and aligned for the dtype, which the ops read
+   * directly. */
+  size_t elem = irm_dtype_size(dtype);
+  if (dl->data) {
+    uintptr_t base = (uintptr_t)dl->data;
+    if (dl->byte_offset > (uint64_t)PTRDIFF_MAX || dl->byte_offset > (uint64_t)(UINTPTR_MAX - base) ||
+        nbytes > UINTPTR_MAX - base - (uintptr_t)dl->byte_offset)
+      return irm_error(IRM_EVALUE, "%s: byte_offset %llu with %zu bytes of data overflows the data pointer %p", fn,
+                       (unsigned long long)dl->byte_offset, nbytes, dl->data);
+    if ((base + (uintptr_t)dl->byte_offset) % elem != 0)
+      return irm_error(IRM_EVALUE,
+                       "%s: the data pointer %p plus byte_offset %llu is not aligned for %s (a multiple of %zu bytes)",
+                       fn, dl->data, (unsigned long long)dl->byte_offset, irm_dtype_name(dtype), elem);
+  }
   irm_object *t = NULL;
   if ((rc = make_tensor(dtype, dl->shape, dl->ndim, numel, nbytes, &t))) return rc;
   tensor_payload *p = irm_object_payload(t);

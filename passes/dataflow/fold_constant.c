@@ -1,6 +1,8 @@
 /* FoldConstant (ir_passes.h): a post-order rewrite; a call of an op whose
  * rebuilt arguments are all Constants is evaluated through the op's
- * FEvaluate and becomes a Constant (a tuple of them for a tuple result);
+ * FEvaluate and becomes a Constant (a tuple of them for a tuple result),
+ * unless it would create more than FoldConstant.max_bytes (then it stays,
+ * for run time);
  * a projection of a Tuple node becomes the field. Calls of ops without
  * FEvaluate stay as they are. Let-bound constants are not inlined (a Let's
  * variable and its uses are one node to the rewriter); DeadCodeElimination
@@ -66,7 +68,50 @@ static int can_evaluate(const irm_object *op) {
   return yes;
 }
 
-static int fold_call(const irm_object *original, irm_object *call, irm_object **out) {
+/* ---- the memory limit ------------------------------------------------------------- */
+
+/* FoldConstant.max_bytes' default: 8 MiB. */
+#define FOLD_DEFAULT_MAX_BYTES ((int64_t)8 << 20)
+
+typedef struct fold_ctx {
+  uint64_t max_bytes;
+} fold_ctx;
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* What folding a call to a value of type t costs: its bytes, and the
+ * scratch the built-in ops keep (8 bytes per result element at most). */
+static uint64_t result_cost(const irm_object *t, int nesting) {
+  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR) {
+    int64_t n = irm_tensor_type_numel(t);
+    return mul_sat(n > 0 ? (uint64_t)n : 0, irm_dtype_size(irm_tensor_type_dtype(t)) + 8);
+  }
+  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE) return 0;
+  if (nesting >= 64) return UINT64_MAX;
+  uint64_t sum = 0;
+  for (size_t i = 0; i < irm_tuple_type_size(t); i++) sum = add_sat(sum, result_cost(irm_tuple_type_field(t, i), nesting + 1));
+  return sum;
+}
+
+/* Whether evaluating the call would create more than the limit: its
+ * result, the ops' scratch, and the widened copies (8 bytes an element)
+ * nn.conv2d makes of inputs that are not float32. */
+static int too_big(const fold_ctx *fc, const irm_object *type, const irm_object *inputs) {
+  uint64_t cost = result_cost(type, 0);
+  for (size_t i = 0; i < irm_array_size(inputs); i++) {
+    const irm_object *t = irm_array_at(inputs, i)->v_obj;
+    const DLTensor *dl = irm_tensor_dl(t);
+    if (dl && !(dl->dtype.code == kDLFloat && dl->dtype.bits == 32))
+      cost = add_sat(cost, mul_sat((uint64_t)irm_tensor_numel(t), 8));
+  }
+  return cost > fc->max_bytes;
+}
+
+/* ---- folding ------------------------------------------------------------------------ */
+
+static int fold_call(const fold_ctx *fc, const irm_object *original, irm_object *call, irm_object **out) {
   if (!can_evaluate(irm_call_callee(call))) { /* the call stays */
     irm_object_retain(call);
     *out = call;
@@ -80,6 +125,13 @@ static int fold_call(const irm_object *original, irm_object *call, irm_object **
   int rc = irm_array_new(items, n, &inputs);
   irm_free(items);
   if (!rc) rc = result_type(original, call, inputs, &type);
+  if (!rc && too_big(fc, type, inputs)) { /* left for run time */
+    irm_object_release(inputs);
+    irm_object_release(type);
+    irm_object_retain(call);
+    *out = call;
+    return IRM_OK;
+  }
   irm_any value = irm_any_none();
   if (!rc) rc = irm_op_evaluate(irm_call_callee(call), inputs, irm_call_attrs(call), type, &value);
   if (!rc) {
@@ -99,10 +151,9 @@ static int fold_call(const irm_object *original, irm_object *call, irm_object **
 }
 
 static int fold_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
-  (void)ctx;
   irm_expr_kind kind = irm_expr_kind_of(rebuilt);
   if (kind == IRM_EXPR_CALL && irm_expr_kind_of(irm_call_callee(rebuilt)) == IRM_EXPR_OP && all_constant_args(rebuilt))
-    return fold_call(original, rebuilt, out);
+    return fold_call(ctx, original, rebuilt, out);
   if (kind == IRM_EXPR_TUPLE_GET_ITEM) {
     irm_object *t = irm_tuple_item_source(rebuilt);
     int64_t i = irm_tuple_item_index(rebuilt);
@@ -125,16 +176,23 @@ static int fold_pre(void *ctx, irm_object *node, int *descend) {
   return IRM_OK;
 }
 
-static const irm_expr_rewriter fold_rw = {fold_pre, fold_post, NULL};
-
-/* The function pass: one rewrite per function. */
+/* The function pass: one rewrite per function, with the limit the pass
+ * option, the module attribute or the PassContext gives (irm_pass_setting). */
 static int fold_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
                          void *resource, irm_object **out) {
-  (void)mod;
   (void)ctx;
-  (void)options;
   (void)resource;
-  return irm_ir_rewrite_function_(func, &fold_rw, out);
+  irm_any v = irm_any_none();
+  int64_t limit = FOLD_DEFAULT_MAX_BYTES;
+  int rc = irm_pass_setting(options, "max_bytes", mod, "FoldConstant.max_bytes", &v);
+  if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_int(&v, &limit);
+  irm_any_release(&v);
+  if (!rc && limit < 0)
+    rc = irm_error(IRM_EVALUE, "FoldConstant: max_bytes must be >= 0, got %lld", (long long)limit);
+  if (rc) return rc;
+  fold_ctx fc = {(uint64_t)limit};
+  const irm_expr_rewriter rw = {fold_pre, fold_post, &fc};
+  return irm_ir_rewrite_function_(func, &rw, out);
 }
 
 int irm_ir_fold_constant(irm_module *mod, irm_module **out) {
@@ -142,7 +200,21 @@ int irm_ir_fold_constant(irm_module *mod, irm_module **out) {
   return irm_function_pass_apply(mod, fold_function, NULL, NULL, NULL, out);
 }
 
+/* max_bytes has no default, so that a pipeline that does not give it
+ * falls through to the module attribute and the PassContext. Idempotent. */
+static int fold_setup(irm_kind *k) {
+  if (irm_kind_option(k, "max_bytes", NULL, NULL) == IRM_OK) return IRM_OK;
+  irm_clear_error();
+  return irm_kind_add_option(k, "max_bytes", IRM_OPTION_INT, NULL,
+                             "the most bytes folding one call may create (result and scratch); larger calls stay", 0);
+}
+
+/* FoldConstant.max_bytes: a module attribute, and the PassContext option
+ * that migrates onto it. */
 int irm_register_fold_constant_pass_(void) {
-  static const irm_ir_pass_def_ def = {"FoldConstant", 2, NULL, fold_function, NULL};
-  return irm_ir_pass_register_(&def);
+  irm_any max_bytes = irm_any_int(FOLD_DEFAULT_MAX_BYTES);
+  int rc = irm_module_attr_register("FoldConstant.max_bytes", "int", 0);
+  if (!rc) rc = irm_pass_config_register("FoldConstant.max_bytes", "int", &max_bytes, "FoldConstant.max_bytes");
+  static const irm_ir_pass_def_ def = {"FoldConstant", 2, NULL, fold_function, fold_setup};
+  return rc ? rc : irm_ir_pass_register_(&def);
 }

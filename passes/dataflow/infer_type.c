@@ -28,7 +28,25 @@ typedef struct infer_ctx {
   /* module-level: functions being / already typed */
   struct fn_state *fns;
   const char *fn_name;
+  int depth;    /* functions being typed, each waiting for its callee */
+  int contexts; /* "in function" contexts the failing error got so far */
+  int skipped;  /* those left out, so a long chain of callers stays one line */
 } infer_ctx;
+
+/* Callees are typed before their callers, in C recursion: bounded. */
+#define MAX_CALLEE_DEPTH 512
+/* The innermost functions of a failure are named; the rest are counted. */
+#define MAX_ERROR_CONTEXTS 4
+
+/* Adds context to a failure, for the innermost MAX_ERROR_CONTEXTS only. */
+static int bounded_context(infer_ctx *ic, int rc, const char *what, const char *name) {
+  if (ic->contexts >= MAX_ERROR_CONTEXTS) {
+    if (name) ic->skipped++;
+    return rc;
+  }
+  if (name) ic->contexts++;
+  return name ? irm_error_context(rc, "in function '%s'", irm_error_quote(name)) : irm_error_context(rc, "%s", what);
+}
 
 typedef struct fn_state {
   UT_hash_handle hh;
@@ -266,13 +284,16 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     if (p && !value_type && (b = table_find(&ic->binder_type, p->link))) value_type = b->type;
     ic->last = NULL;
     if (!value_type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
-    return irm_var_new(irm_var_name(original), value_type, out);
+    /* Kept like any typed node: a later `let %b = %a` finds %a's type. */
+    irm_object *typed = NULL;
+    int rc = irm_var_new(irm_var_name(original), value_type, &typed);
+    return rc ? rc : finish_typed(ic, original, typed, out);
   }
   irm_object *type = NULL, *typed = NULL;
   int rc = type_of(ic, rebuilt, &type);
   if (rc) {
     const char *what = irm_expr_kind_name(kind);
-    return irm_op_name(irm_call_callee(rebuilt)) ? rc : irm_error_context(rc, "%s", what);
+    return irm_op_name(irm_call_callee(rebuilt)) ? rc : bounded_context(ic, rc, what, NULL);
   }
   if (kind == IRM_EXPR_FUNCTION) {
     irm_object *ret = irm_function_ret_type(rebuilt), *body_t = irm_expr_type(irm_function_body(rebuilt));
@@ -310,6 +331,11 @@ static int infer_function(infer_ctx *ic, const char *name) {
   HASH_FIND_STR(ic->fns, name, s);
   if (s && s->done) return IRM_OK;
   if (s) return irm_error(IRM_ETYPE, "@%s calls itself; give it a result type annotation", name);
+  if (ic->depth >= MAX_CALLEE_DEPTH)
+    return irm_error(IRM_EVALUE,
+                     "@%s: functions call each other more than %d deep before any is typed; give some a result type "
+                     "annotation",
+                     irm_error_quote(name), MAX_CALLEE_DEPTH);
   s = irm_calloc(1, sizeof *s);
   if (!s) return irm_error_nomem_("inferring types");
   s->name = name;
@@ -326,13 +352,15 @@ static int infer_function(infer_ctx *ic, const char *name) {
   memset(&ic->pending, 0, sizeof ic->pending);
   memset(&ic->binder_type, 0, sizeof ic->binder_type);
   irm_expr_rewriter rw = {pre, post, ic};
+  ic->depth++;
   int rc = irm_expr_rewrite(&rw, f, &g);
+  ic->depth--;
   table_free(&ic->pending);
   table_free(&ic->binder_type);
   ic->pending = outer_pending;
   ic->binder_type = outer_binders;
   ic->fn_name = outer;
-  if (rc) return irm_error_context(rc, "in function '%s'", name);
+  if (rc) return bounded_context(ic, rc, NULL, name);
   if (g != f) rc = irm_module_set_function_move(&ic->result, name, g);
   irm_object_release(g);
   s->done = 1;
@@ -367,6 +395,7 @@ int irm_ir_infer_type(irm_module *mod, irm_module **out) {
   irm_object_release(names);
   if (rc) {
     irm_object_release(ic.result);
+    if (ic.skipped) rc = irm_error_context(rc, "through %d more callers", ic.skipped);
     return rc;
   }
   *out = ic.result;

@@ -312,3 +312,22 @@ def _reshape(flat, shape, dtype):
     for d in reversed(shape[1:]):
         nested = [nested[i:i + d] for i in range(0, len(nested), d)]
     return irm.tensor(nested, dtype=dtype)
+
+
+def test_op_names_must_be_identifiers_of_the_text_form():
+    # Regression: op.Register("a b") was accepted; no text could call it.
+    for bad in ("a b", "py.1x", "const"):
+        with pytest.raises(ValueError, match="op name '%s' is" % bad):
+            ir.register_op(bad, 1, infer_type=_same_type, evaluate=_square)
+        assert bad not in ir.list_ops()
+
+
+def test_an_evaluate_result_of_the_wrong_shape_is_an_error_naming_the_op():
+    # Regression: a Python op's result was used whatever its shape.
+    name = _unique("py.wrong")
+    ir.register_op(name, 1, infer_type=_same_type,
+                   evaluate=lambda inputs, attrs, result_type: irm.tensor([1.0, 2.0, 3.0]))
+    mod = ir.parse(_text(name))
+    with pytest.raises(TypeError, match="%s: FEvaluate returned Tensor\\(float32, \\[3\\].*does not "
+                                        "match the call's type Tensor\\[\\(4,\\), float32\\]" % name):
+        ir.evaluate(mod, "main", [irm.tensor([1.0, 2.0, 3.0, 4.0])])

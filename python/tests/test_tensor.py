@@ -246,6 +246,32 @@ def test_a_refused_capsule_is_left_to_its_destructor():
     assert t._refcount == base
 
 
+def test_from_dlpack_checks_the_byte_offset():
+    # Regression: byte_offset was added to the data pointer unchecked. A
+    # misaligned or overflowing one is refused; the capsule keeps its tensor.
+    t = irm.tensor([1, 2, 3, 4], dtype="int32")
+    base = t._refcount
+    module = sys.modules["irm.tensor"]
+    for offset, message in ((2, "byte_offset 2 is not aligned for int32"),
+                            (2**64 - 4, "byte_offset 18446744073709551612 .*overflows")):
+        capsule = t.__dlpack__()
+        managed = module._PyCapsule_GetPointer(capsule, b"dltensor")
+        module._DLManagedTensor.from_address(managed).dl_tensor.byte_offset = offset
+        with pytest.raises(ValueError, match=message):
+            irm.from_dlpack(capsule)
+        assert "used" not in repr(capsule)
+        del capsule
+    gc.collect()
+    assert t._refcount == base
+    capsule = t.__dlpack__()
+    managed = module._PyCapsule_GetPointer(capsule, b"dltensor")
+    dl = module._DLManagedTensor.from_address(managed).dl_tensor
+    dl.byte_offset = 8  # two int32s in, with a shape of two: fine
+    shape = (ctypes.c_int64 * 1)(2)  # our own: the exported shape is t's
+    dl.shape = ctypes.addressof(shape)
+    assert irm.from_dlpack(capsule).tolist() == [3, 4]
+
+
 # ---- numpy (only where installed) ----------------------------------------------------------
 
 def test_numpy_exchange_without_copies():

@@ -55,13 +55,17 @@ typedef enum irm_op_pattern {
  * "tuple", "opaque"; NULL for another value. Static. */
 IRM_API const char *irm_op_pattern_name(irm_op_pattern pattern);
 
-/* Registers an op: a kind of category "op" named name (dotted names such as
- * "nn.conv2d" are fine) with "num_inputs" set to num_inputs (>= 0, or -1
+/* Registers an op: a kind of category "op" named name, which must be an
+ * identifier of the text form (docs/ir-text.md: letters, digits and '_'
+ * in segments joined by '.', each starting with a letter or '_', like
+ * "nn.conv2d"; at most 255 bytes; not "const", "fn" or "let"), so every
+ * call prints as text that parses; with "num_inputs" set to num_inputs (>= 0, or -1
  * for any number). Add call attributes with irm_kind_add_option and per-op
  * attributes with irm_kind_set_attr on *out_kind (borrowed, valid for the
  * process; may be NULL). Recorded in the registration journal like every
  * kind. Errors: KeyError (already registered),
- * ValueError (bad name, num_inputs < -1), MemoryError. */
+ * ValueError (a name that is not such an identifier, naming it;
+ * num_inputs < -1), MemoryError. */
 IRM_API int irm_op_register(const char *name, int32_t num_inputs, irm_kind **out_kind);
 
 /* The "dataflow.Op" node of a registered op. *out NEW (the interned node).
@@ -108,8 +112,11 @@ IRM_API int irm_op_infer_type(const irm_object *op, const irm_object *arg_types,
 
 /* Runs the op's FEvaluate on inputs (an Array of Tensors or Arrays of
  * them, borrowed), attrs and the result type: *out a NEW Tensor or Array.
- * Errors: RuntimeError when the op has no FEvaluate, TypeError when it
- * returns something else than a Tensor or Array, the function's own. */
+ * When result_type is a type (not NULL), the value must have it: shape
+ * and dtype of every tensor, the fields of a tuple. Errors: RuntimeError
+ * when the op has no FEvaluate, TypeError naming the op when it returns
+ * something else than a Tensor or Array or a value of another type than
+ * result_type, the function's own. */
 IRM_API int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_object *attrs,
                             const irm_object *result_type, irm_any *out);
 

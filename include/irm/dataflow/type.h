@@ -33,7 +33,8 @@ IRM_API irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t);
 /* A tensor type. shape (ndim entries, each >= 0; may be NULL when ndim is
  * 0) is copied. *out NEW. Errors: ValueError (unsupported dtype with the
  * closest name, negative dimension, ndim outside 0..IRM_TENSOR_MAX_NDIM,
- * NULL out), MemoryError. */
+ * a shape whose nonzero dimensions multiply past INT64_MAX, naming the
+ * shape, so irm_tensor_type_numel never overflows; NULL out), MemoryError. */
 IRM_API int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim,
                                 irm_object **out);
 

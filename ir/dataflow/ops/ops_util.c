@@ -310,10 +310,14 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
     case OPS_BAD: return;
     default: break;
   }
+  /* Floats to ints truncate toward zero and saturate at the dtype's range;
+   * NaN gives 0 (docs/ops.md, "cast"; LLVM's fptosi.sat). */
+  double lo = k == OPS_I32 ? -2147483648.0 : k == OPS_I8 ? -128.0 : 0.0;
+  double hi = k == OPS_I32 ? 2147483647.0 : k == OPS_I8 ? 127.0 : 255.0;
   int64_t x = 0;
   if (isnan(v)) x = 0;
-  else if (v >= 9223372036854775807.0) x = INT64_MAX;
-  else if (v <= -9223372036854775808.0) x = INT64_MIN;
+  else if (v <= lo) x = (int64_t)lo;
+  else if (v >= hi) x = (int64_t)hi;
   else x = (int64_t)v; /* truncates toward zero */
   irm_ops_store_i64_(t, k, i, x);
 }

@@ -1,6 +1,7 @@
 /* The reference interpreter (evaluate.h) over test ops registered here,
  * so the suite does not depend on the built-in ops' semantics. */
 #include <stdio.h>
+#include <string.h>
 
 #include "check_util.h"
 
@@ -39,10 +40,57 @@ static void set_fn(irm_kind *k, const char *attr, irm_packed_cfunc fn, void *res
   irm_object_release(f);
 }
 
+/* e.wrong: FEvaluate gives a 3-element tensor whatever the type says;
+ * e.wrongdt: the right shape in int32. */
+static int eval_wrong(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)nargs;
+  int64_t shape[] = {res ? 2 : 3};
+  DLDataType dt;
+  ck_assert_ok(irm_dtype_parse(res ? "int32" : "float32", &dt));
+  irm_object *out = NULL;
+  int rc = irm_tensor_new(dt, shape, 1, NULL, &out);
+  if (!rc) *ret = irm_any_object(out);
+  return rc;
+}
+
+/* e.huge: typed Tensor[(1000000, 1000000), float32]; its FEvaluate must
+ * never run. */
+static int infer_huge(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)nargs;
+  (void)res;
+  int64_t shape[] = {1000000, 1000000};
+  DLDataType dt;
+  ck_assert_ok(irm_dtype_parse("float32", &dt));
+  irm_object *t = NULL;
+  int rc = irm_tensor_type_new(dt, shape, 2, &t);
+  if (!rc) *ret = irm_any_object(t);
+  return rc;
+}
+
+static int eval_never(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)nargs;
+  (void)ret;
+  (void)res;
+  ck_abort_msg("FEvaluate of e.huge ran");
+  return -1;
+}
+
 static void test_ops(void) {
   irm_kind *k = NULL;
   if (irm_kind_find(IRM_OP_CATEGORY, "e.add", &k) == 0) return;
   irm_clear_error();
+  ck_assert_ok(irm_op_register("e.wrong", 1, &k));
+  set_fn(k, IRM_OP_ATTR_INFER_TYPE, infer_same, NULL);
+  set_fn(k, IRM_OP_ATTR_EVALUATE, eval_wrong, NULL);
+  ck_assert_ok(irm_op_register("e.wrongdt", 1, &k));
+  set_fn(k, IRM_OP_ATTR_INFER_TYPE, infer_same, NULL);
+  set_fn(k, IRM_OP_ATTR_EVALUATE, eval_wrong, (void *)1);
+  ck_assert_ok(irm_op_register("e.huge", 1, &k));
+  set_fn(k, IRM_OP_ATTR_INFER_TYPE, infer_huge, NULL);
+  set_fn(k, IRM_OP_ATTR_EVALUATE, eval_never, NULL);
   ck_assert_ok(irm_op_register("e.add", 2, &k));
   set_fn(k, IRM_OP_ATTR_INFER_TYPE, infer_same, NULL);
   set_fn(k, IRM_OP_ATTR_EVALUATE, eval_add, NULL);
@@ -225,8 +273,68 @@ START_TEST(test_recursion_is_bounded) {
   irm_any out;
   ck_assert_int_eq(irm_ir_evaluate(m, "loop", in, &out), IRM_ERUNTIME);
   ck_assert_error_mentions("calls nested deeper than 256 (in function 'loop')");
+  /* Regression: every level added its context, a 9 KB message; now the
+   * innermost four do and the rest are counted */
+  ck_assert_error_mentions("RuntimeError: through 252 more enclosing calls: in function 'loop', evaluating a Call: ");
+  ck_assert_uint_lt(strlen(irm_last_error()), 400);
   irm_object *objs[] = {x, gv, body, f, m, a, in};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
+/* Regression: an op's FEvaluate could return a tensor of any shape or dtype
+ * and the evaluator carried on with it. */
+START_TEST(test_an_op_result_that_does_not_match_its_type_is_an_error) {
+  test_ops();
+  const char *ops[] = {"e.wrong", "e.wrongdt"};
+  const char *got[] = {"Tensor(float32, [3], [0.0, 0.0, 0.0])", "Tensor(int32, [2], [0, 0])"};
+  for (int i = 0; i < 2; i++) {
+    irm_object *x = var("x"), *body = call(ops[i], x, NULL), *f = NULL;
+    ck_assert_ok(irm_function_new(&x, 1, body, NULL, NULL, &f));
+    irm_module *m = module1("main", f);
+    irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
+    irm_any out = irm_any_none();
+    ck_assert_error(irm_ir_evaluate(m, "main", in, &out), IRM_ETYPE, "TypeError: in function 'main', evaluating a Call: ");
+    char want[200];
+    snprintf(want, sizeof want, "%s: FEvaluate returned %s, which does not match the call's type Tensor[(2,), float32]",
+             ops[i], got[i]);
+    ck_assert_error_mentions(want);
+    ck_assert_int_eq(out.type_code, IRM_NONE);
+    irm_object *objs[] = {x, body, f, m, a, in};
+    for (size_t j = 0; j < sizeof objs / sizeof objs[0]; j++) irm_object_release(objs[j]);
+  }
+}
+END_TEST
+
+/* Regression: a call whose result is 4 TB was evaluated (allocated) as
+ * asked. The evaluator refuses results beyond its limit before anything is
+ * allocated, naming the op, the type and the bytes; the limit is settable. */
+START_TEST(test_results_beyond_the_memory_limit_are_refused) {
+  test_ops();
+  ck_assert_uint_eq(irm_ir_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  irm_object *x = var("x"), *body = call("e.huge", x, NULL), *f = NULL;
+  ck_assert_ok(irm_function_new(&x, 1, body, NULL, NULL, &f));
+  irm_module *m = module1("main", f);
+  irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
+  irm_any out = irm_any_none();
+  ck_assert_error(irm_ir_evaluate(m, "main", in, &out), IRM_EVALUE,
+                  "ValueError: in function 'main', evaluating a Call: e.huge: the result Tensor[(1000000, 1000000), "
+                  "float32] takes 4000000000000 bytes, more than the evaluator's limit of 1073741824 bytes "
+                  "(irm_ir_evaluate_set_max_bytes)");
+  /* a lower limit refuses a small result too; 0 restores the default */
+  irm_object *g = NULL, *neg = call("e.neg", x, NULL);
+  ck_assert_ok(irm_function_new(&x, 1, neg, NULL, NULL, &g));
+  irm_module *m2 = module1("main", g);
+  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(8), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  ck_assert_ok(irm_ir_evaluate(m2, "main", in, &out));
+  irm_any_release(&out);
+  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(7), 8);
+  ck_assert_error(irm_ir_evaluate(m2, "main", in, &out), IRM_EVALUE, "ValueError: in function 'main', evaluating a Call: ");
+  ck_assert_error_mentions("e.neg: the result Tensor[(2,), float32] takes 8 bytes, more than the evaluator's limit of 7");
+  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(0), 7);
+  ck_assert_uint_eq(irm_ir_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  irm_object *objs[] = {x, body, f, m, a, in, g, neg, m2};
+  for (size_t j = 0; j < sizeof objs / sizeof objs[0]; j++) irm_object_release(objs[j]);
 }
 END_TEST
 
@@ -272,6 +380,8 @@ int main(void) {
   tcase_add_test(tc, test_tuple_results_and_function_calls);
   tcase_add_test(tc, test_errors_name_the_input_op_and_function);
   tcase_add_test(tc, test_recursion_is_bounded);
+  tcase_add_test(tc, test_an_op_result_that_does_not_match_its_type_is_an_error);
+  tcase_add_test(tc, test_results_beyond_the_memory_limit_are_refused);
   tcase_add_test(tc, test_a_100000_deep_let_chain_evaluates);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -85,6 +85,24 @@ START_TEST(test_tensor_type_fields_and_errors) {
   ck_assert_error(irm_tensor_type_new(f64, shape, 1, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: unsupported dtype");
   ck_assert_ptr_null(bad);
   ck_assert_int_eq(irm_tensor_type_ndim(NULL), -1);
+  /* Regression: (4294967296, 4294967296) was accepted and its element
+   * count overflowed int64 (UBSan in irm_tensor_type_numel) */
+  int64_t huge[] = {4294967296, 4294967296}, huge0[] = {0, 4294967296, 4294967296}, edge[] = {3037000499, 3037000499};
+  ck_assert_error(irm_tensor_type_new(f32(), huge, 2, &bad), IRM_EVALUE,
+                  "ValueError: irm_tensor_type_new: shape (4294967296, 4294967296) has more elements than int64 holds");
+  ck_assert_error(irm_tensor_type_new(f32(), huge0, 3, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: shape (0, ");
+  ck_assert_ptr_null(bad);
+  ck_assert_ok(irm_tensor_type_new(f32(), edge, 2, &bad));
+  ck_assert_int_eq(irm_tensor_type_numel(bad), INT64_C(3037000499) * 3037000499);
+  irm_object_release(bad);
+  irm_any args[] = {irm_any_str("float32"), irm_any_none()}, ret = irm_any_none();
+  irm_any dims[] = {irm_any_int(4294967296), irm_any_int(4294967296)};
+  irm_object *arr = NULL;
+  ck_assert_ok(irm_array_new(dims, 2, &arr));
+  args[1] = irm_any_object(arr);
+  ck_assert_int_eq(irm_func_call_global("ir.TensorType", args, 2, &ret), IRM_EVALUE);
+  ck_assert_error_mentions("shape (4294967296, 4294967296) has more elements than int64 holds");
+  irm_object_release(arr);
   irm_object_release(t);
 }
 END_TEST

@@ -131,6 +131,10 @@ static const bad_text cases[] = {
      "TypeError: line 2, column 50: irm_expr_with_type: the type of a Var is fixed; it cannot become Tensor[(2,), "
      "float32]"},
     {H "def @main(%x) { %0 = const(int8, [], [1]) : Tensor[(), float32]; %0 }", IRM_ETYPE, "TypeError: line 2, column 45: "},
+    /* regression: a shape whose element count overflows int64 was accepted */
+    {H "def @main(%x: Tensor[(4294967296, 4294967296), float32]) { %x }", IRM_EVALUE,
+     "ValueError: line 2, column 15: irm_tensor_type_new: shape (4294967296, 4294967296) has more elements than int64 "
+     "holds (at most 9223372036854775807)"},
 };
 
 START_TEST(test_each_malformed_text) {

@@ -234,6 +234,30 @@ START_TEST(test_result_type_disagrees_with_body) {
 }
 END_TEST
 
+/* Regression: a Let body escaped the check of the declared result type
+ * (a Let carries no type of its own). Its innermost body's type counts,
+ * or, for one of the chain's unannotated variables, its value's. */
+START_TEST(test_result_type_disagrees_with_a_let_body) {
+  irm_object *x = var("x", vec(4)), *y = var("y", vec(5)), *z = var("z", NULL), *w = var("w", NULL);
+  /* let %y: (5) = ...; %y against a declared (4) */
+  irm_module *m = module1(fn(&(irm_object *){R(x)}, 1, let(R(y), typed(neg(R(x)), vec(5)), R(y)), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* the innermost body a typed call */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), neg(R(x)), typed(neg(R(z)), vec(5))), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* let %z = <(5)>; let %w = %z; %w: followed back to the typed value */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), typed(neg(R(x)), vec(5)), let(R(w), R(z), R(w))), vec(4), NULL));
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
+  /* agreeing, or unknown, is fine */
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), typed(neg(R(x)), vec(4)), let(R(w), R(z), R(w))), vec(4), NULL));
+  assert_verifies(m);
+  m = module1(fn(&(irm_object *){R(x)}, 1, let(R(z), neg(R(x)), R(z)), vec(4), NULL));
+  assert_verifies(m);
+  irm_object *objs[] = {x, y, z, w};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
 START_TEST(test_calls_that_no_longer_fit_their_op) {
   /* ops whose registration changed after the call was made */
   irm_kind *late = NULL, *grow = NULL;
@@ -375,18 +399,19 @@ START_TEST(test_pass_manager_verifies_changed_modules) {
   ck_assert_error(irm_pass_run(breaker, good, &out), IRM_EVALUE, "ValueError: in pass 'BreakIt': ");
   ck_assert_error_mentions("function 'main': variable %z is not bound");
   ck_assert_ptr_null(out);
-  /* the unchanged fast path does not verify: a malformed input passes */
+  /* Regression: a malformed input is reported as the input's fault before
+   * any pass runs, whether or not the pass would change it (it used to
+   * pass the unchanged fast path, or be blamed on the pass) */
   irm_module *bad = module1(R(broken));
-  ck_assert_ok(irm_pass_run(keeper, bad, &out));
-  ck_assert_ptr_eq(out, bad);
-  irm_object_release(out);
-  /* a pass that changed a malformed module into a well-formed one passes */
+  ck_assert_error(irm_pass_run(keeper, bad, &out), IRM_EVALUE,
+                  "ValueError: the input module of pass 'KeepIt' is not well-formed (ir.Verify before the pass): ");
+  ck_assert_error_mentions("variable %z is not bound");
+  ck_assert_ptr_null(out);
   irm_pass *fixer = NULL;
   irm_object *fixed = fn1(R(x), R(x));
   ck_assert_ok(irm_module_pass_new("FixIt", 0, NULL, 0, NULL, breaking_pass, fixed, NULL, &fixer));
-  ck_assert_ok(irm_pass_run(fixer, bad, &out));
-  ck_assert(out != bad);
-  irm_object_release(out);
+  ck_assert_error(irm_pass_run(fixer, bad, &out), IRM_EVALUE, "ValueError: the input module of pass 'FixIt' is not");
+  ck_assert_ptr_null(out);
   irm_object *objs[] = {x, z, broken, fixed, breaker, keeper, fixer, good, bad};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
@@ -443,6 +468,7 @@ static Suite *ir_verify_suite(void) {
   tcase_add_test(tc, test_tuple_index_out_of_range);
   tcase_add_test(tc, test_let_type_disagrees_with_value);
   tcase_add_test(tc, test_result_type_disagrees_with_body);
+  tcase_add_test(tc, test_result_type_disagrees_with_a_let_body);
   tcase_add_test(tc, test_calls_that_no_longer_fit_their_op);
   tcase_add_test(tc, test_calls_of_rolled_back_ops);
   tcase_add_test(tc, test_errors_name_the_function);

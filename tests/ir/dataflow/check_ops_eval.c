@@ -97,10 +97,11 @@ END_TEST
 
 START_TEST(test_cast_truncates_and_wraps) {
   irm_object *out = NULL;
+  /* floats to ints truncate and saturate (docs/ops.md); ints wrap */
   ck_assert_ok(EVAL("cast", "dtype=int8", &out, TENSOR("float32", SHAPE(5), VALS(1.7, -1.7, 300, -1, NAN))));
-  EXPECT_VALUES(out, "int8", SHAPE(5), VALS(1, -1, 44, -1, 0), EXACT);
+  EXPECT_VALUES(out, "int8", SHAPE(5), VALS(1, -1, 127, -1, 0), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=uint8", &out, TENSOR("float32", SHAPE(3), VALS(1.7, -1, 256))));
-  EXPECT_VALUES(out, "uint8", SHAPE(3), VALS(1, 255, 0), EXACT);
+  EXPECT_VALUES(out, "uint8", SHAPE(3), VALS(1, 0, 255), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=bool", &out, TENSOR("float32", SHAPE(3), VALS(0.5, 0, -2))));
   EXPECT_VALUES(out, "bool", SHAPE(3), VALS(1, 0, 1), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=float16", &out, TENSOR("int32", SHAPE(3), VALS(1, 2049, 70000))));
@@ -109,6 +110,21 @@ START_TEST(test_cast_truncates_and_wraps) {
   EXPECT_VALUES(out, "int8", SHAPE(2), VALS(1, 127), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=float32", &out, TENSOR("bool", SHAPE(2), VALS(1, 0))));
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(1, 0), EXACT);
+}
+END_TEST
+
+/* Regression: 1e30, inf and NaN cast to int32 gave -1 (saturated to int64,
+ * then wrapped); now they saturate at the dtype's range, NaN giving 0. */
+START_TEST(test_cast_out_of_range_floats_saturate) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("cast", "dtype=int32", &out,
+                    TENSOR("float32", SHAPE(6), VALS(1e30, -1e30, INFINITY, -INFINITY, NAN, -2147483520.0))));
+  EXPECT_VALUES(out, "int32", SHAPE(6), VALS(2147483647.0, -2147483648.0, 2147483647.0, -2147483648.0, 0, -2147483520.0),
+                EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=int8", &out, TENSOR("float16", SHAPE(4), VALS(1e4, -1e4, INFINITY, NAN))));
+  EXPECT_VALUES(out, "int8", SHAPE(4), VALS(127, -128, 127, 0), EXACT);
+  ck_assert_ok(EVAL("cast", "dtype=uint8", &out, TENSOR("float32", SHAPE(4), VALS(1e30, -INFINITY, 255.9, NAN))));
+  EXPECT_VALUES(out, "uint8", SHAPE(4), VALS(255, 0, 255, 0), EXACT);
 }
 END_TEST
 
@@ -467,6 +483,7 @@ static Suite *ops_eval_suite(void) {
   tcase_add_test(elem, test_float16_rounds_once);
   tcase_add_test(elem, test_unary_ops);
   tcase_add_test(elem, test_cast_truncates_and_wraps);
+  tcase_add_test(elem, test_cast_out_of_range_floats_saturate);
   suite_add_tcase(s, elem);
   TCase *transform = tcase_create("transform");
   tcase_add_test(transform, test_reshape_and_transpose);

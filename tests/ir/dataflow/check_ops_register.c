@@ -203,6 +203,34 @@ START_TEST(test_bad_arguments) {
 }
 END_TEST
 
+/* Regression: op.Register("a b") was accepted, and a call of it could
+ * never be written as text that parses. Every way in (op.Register,
+ * irm_op_register, the op kind category) checks the name. */
+START_TEST(test_op_names_must_be_identifiers_of_the_text_form) {
+  const char *bad[] = {"a b", "1x", "nn.", "nn..conv", ".x", "x.1", "a-b", "const", "fn", "let", "caf\xc3\xa9"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_int_eq(op_register(bad[i], 1, NULL, irm_any_none(), irm_any_none(), NULL), IRM_EVALUE);
+    ck_assert_error_mentions("op name '");
+    ck_assert_msg(!op_known(bad[i]), "%s was registered", bad[i]);
+    irm_kind *k = NULL;
+    ck_assert_int_eq(irm_op_register(bad[i], 1, &k), IRM_EVALUE);
+    ck_assert_ptr_null(k);
+    ck_assert_int_eq(irm_kind_register(IRM_OP_CATEGORY, bad[i], &k), IRM_EVALUE);
+  }
+  ck_assert_int_eq(op_register("a b", 1, NULL, irm_any_none(), irm_any_none(), NULL), IRM_EVALUE);
+  ck_assert_error_mentions("op name 'a b' is not an identifier of the text form");
+  char longest[300];
+  memset(longest, 'x', sizeof longest);
+  longest[256] = '\0';
+  ck_assert_int_eq(op_register(longest, 1, NULL, irm_any_none(), irm_any_none(), NULL), IRM_EVALUE);
+  ck_assert_error_mentions("has 256 bytes; an op name has at most 255");
+  longest[255] = '\0';
+  ck_assert_ok(op_register(longest, 1, NULL, irm_any_none(), irm_any_none(), NULL));
+  ck_assert_ok(op_register("test.ok_name2.x_", 1, NULL, irm_any_none(), irm_any_none(), NULL));
+  ck_assert_ok(op_register("_private", 1, NULL, irm_any_none(), irm_any_none(), NULL));
+}
+END_TEST
+
 START_TEST(test_rollback_of_an_enclosing_journal_removes_the_op) {
   irm_journal *j = open_journal();
   irm_object *schema = scale_schema();
@@ -308,6 +336,7 @@ static Suite *ops_register_suite(void) {
   tcase_add_test(reg, test_duplicate_name_is_a_key_error);
   tcase_add_test(reg, test_bad_schema_registers_nothing);
   tcase_add_test(reg, test_bad_arguments);
+  tcase_add_test(reg, test_op_names_must_be_identifiers_of_the_text_form);
   tcase_add_test(reg, test_rollback_of_an_enclosing_journal_removes_the_op);
   suite_add_tcase(s, reg);
   TCase *lookup = tcase_create("lookup");

@@ -4,6 +4,8 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_tensor_util.h"
@@ -82,6 +84,33 @@ START_TEST(test_new_tensor_is_a_zeroed_aligned_compact_cpu_tensor) {
   ck_assert_int_eq(irm_tensor_numel(t), 6);
   ck_assert_uint_eq(irm_tensor_nbytes(t), 24);
   for (int64_t i = 0; i < 6; i++) ck_assert(irm_tensor_get_f64(t, i) == 0.0);
+  irm_object_release(t);
+}
+END_TEST
+
+/* Resident memory of this process, in bytes (0 when unknown). */
+static size_t resident_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long pages = 0, resident = 0;
+  if (!f) return 0;
+  int got = fscanf(f, "%lu %lu", &pages, &resident);
+  fclose(f);
+  return got == 2 ? (size_t)resident * 4096 : 0;
+}
+
+/* Regression: irm_tensor_new allocated, then wrote zeros over, the whole
+ * buffer; zeros now come from calloc, so a large zeroed tensor costs
+ * address space, not resident memory, until it is written. (Skipped under
+ * valgrind, whose calloc writes the block.) */
+START_TEST(test_a_large_zeroed_tensor_is_not_written) {
+  const char *preload = getenv("LD_PRELOAD");
+  int64_t shape[] = {8192, 8192}; /* 256 MiB */
+  size_t before = resident_bytes();
+  irm_tensor *t = new_tensor("float32", shape, 2, NULL);
+  size_t after = resident_bytes();
+  ck_assert(irm_tensor_get_f64(t, 0) == 0.0 && irm_tensor_get_f64(t, 8192 * 8192 - 1) == 0.0);
+  if (before && !(preload && strstr(preload, "vgpreload")))
+    ck_assert_msg(after < before + ((size_t)64 << 20), "resident memory grew by %zu bytes", after - before);
   irm_object_release(t);
 }
 END_TEST
@@ -458,7 +487,30 @@ START_TEST(test_from_dlpack_refusals_leave_ownership_with_the_caller) {
   p.managed.dl_tensor.shape = NULL;
   assert_refused(&p, "ValueError: irm_tensor_from_dlpack: DLPack tensor shape is NULL");
 
+  /* Regression: byte_offset was folded in unchecked */
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = 2; /* half a float32 */
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: the data pointer ");
+  ck_assert_error_mentions("plus byte_offset 2 is not aligned for float32 (a multiple of 4 bytes)");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = UINT64_MAX - 3; /* a multiple of 4 that wraps the pointer */
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: byte_offset 18446744073709551612 with 16 bytes");
+  ck_assert_error_mentions("overflows the data pointer");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = (uint64_t)PTRDIFF_MAX + 1;
+  assert_refused(&p, "ValueError: irm_tensor_from_dlpack: byte_offset ");
+  producer_init(&p, dtype_of("float32"), shape, 2, data);
+  p.managed.dl_tensor.byte_offset = 4; /* aligned, and in the producer's buffer: fine */
   irm_tensor *t = NULL;
+  int64_t one[] = {3};
+  p.managed.dl_tensor.shape = one;
+  p.managed.dl_tensor.ndim = 1;
+  ck_assert_ok(irm_tensor_from_dlpack(&p.managed, &t));
+  ck_assert_ptr_eq(irm_tensor_data(t), (char *)data + 4);
+  irm_object_release(t);
+  ck_assert_int_eq(p.deleted, 1);
+
+  t = NULL;
   ck_assert_error(irm_tensor_from_dlpack(NULL, &t), IRM_EVALUE,
                   "ValueError: irm_tensor_from_dlpack: managed must not be NULL");
   producer_init(&p, dtype_of("float32"), shape, 2, data);
@@ -686,6 +738,7 @@ static Suite *tensor_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("making");
   tcase_add_test(tc, test_new_tensor_is_a_zeroed_aligned_compact_cpu_tensor);
+  tcase_add_test(tc, test_a_large_zeroed_tensor_is_not_written);
   tcase_add_test(tc, test_new_tensor_copies_its_data);
   tcase_add_test(tc, test_scalar_has_one_element_and_no_shape);
   tcase_add_test(tc, test_zero_size_dimensions_give_an_empty_tensor_with_a_buffer);

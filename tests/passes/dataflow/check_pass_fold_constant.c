@@ -30,6 +30,124 @@ START_TEST(test_constant_calls_fold_into_one_constant) {
 }
 END_TEST
 
+/* Regression: a 106-byte module made FoldConstant ask for 4 TB (`sum` of
+ * a padded conv whose result is (1, 1, 1000000, 1000000) float32). A call
+ * whose result and scratch exceed FoldConstant.max_bytes stays for run
+ * time; the limit comes from the pass option, the module attribute or the
+ * PassContext. */
+static irm_module *conv_module(const char *padding) {
+  char text[512];
+  snprintf(text, sizeof text, "%s%s%s",
+           HEADER "def @main() {\n"
+                  "  %0 = nn.conv2d(const(float32, [1, 1, 1, 1], [1]), const(float32, [1, 1, 1, 1], [1]), padding=[",
+           padding,
+           "]);\n"
+           "  %1 = sum(%0);\n"
+           "  %1\n"
+           "}\n");
+  return parse_module(text);
+}
+
+START_TEST(test_calls_beyond_max_bytes_are_left_for_run_time) {
+  irm_module *m = conv_module("499999, 499999");
+  irm_module *out = fold(m);
+  ck_assert_ptr_eq(out, m); /* nothing folded: the conv is too big, so its sum stays too */
+  irm_object_release(out);
+  irm_module *seq = NULL;
+  ck_assert_ok(irm_pipeline_parse("Sequential(InferType,FoldConstant)", &seq));
+  ck_assert_ok(irm_pass_run(seq, m, &out));
+  ck_assert_int_eq(irm_expr_kind_of(irm_function_body(irm_module_function(out, "main"))), IRM_EXPR_CALL);
+  irm_object_release(out);
+  irm_object_release(m);
+  /* 8 MiB by default: a 31x31 result (4 KiB + 8 KiB scratch) folds, a
+   * 1023x1023 one (4 MiB + 8 MiB scratch) does not */
+  m = conv_module("15, 15");
+  out = fold(m);
+  ck_assert_int_eq(irm_expr_kind_of(irm_function_body(irm_module_function(out, "main"))), IRM_EXPR_CONSTANT);
+  irm_object_release(out);
+  irm_object_release(m);
+  m = conv_module("511, 511");
+  out = fold(m);
+  ck_assert_ptr_eq(out, m);
+  irm_object_release(out);
+  /* the module attribute raises the limit */
+  irm_module *big = NULL;
+  irm_any limit = irm_any_int(64 << 20);
+  ck_assert_ok(irm_module_with_attr(m, "FoldConstant.max_bytes", &limit, &big));
+  out = fold(big);
+  ck_assert_int_eq(irm_expr_kind_of(irm_function_body(irm_module_function(out, "main"))), IRM_EXPR_CONSTANT);
+  irm_object_release(out);
+  irm_object_release(big);
+  /* the pass option lowers it */
+  irm_pass *p = NULL;
+  ck_assert_ok(irm_pipeline_parse("FoldConstant{max_bytes=120}", &p));
+  irm_module *small = conv_module("1, 1"); /* 3x3: 36 bytes + 72 of scratch folds, then its sum */
+  ck_assert_ok(irm_pass_run(p, small, &out));
+  ck_assert_int_eq(irm_expr_kind_of(irm_function_body(irm_module_function(out, "main"))), IRM_EXPR_CONSTANT);
+  irm_object_release(out);
+  irm_object_release(small);
+  small = conv_module("2, 2"); /* 5x5: 100 + 200 bytes stays */
+  ck_assert_ok(irm_pass_run(p, small, &out));
+  ck_assert_ptr_eq(out, small);
+  irm_object_release(out);
+  irm_object_release(small);
+  irm_object_release(p);
+  irm_object_release(seq);
+  irm_object_release(m);
+}
+END_TEST
+
+/* fold.wrong: an op whose FEvaluate gives a (3,) tensor whatever its
+ * FInferType (the argument's type) says. */
+static int wrong_infer(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)nargs;
+  (void)res;
+  irm_object *t = irm_array_at(args[0].v_obj, 0)->v_obj;
+  irm_object_retain(t);
+  *ret = irm_any_object(t);
+  return 0;
+}
+
+static int wrong_eval(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)nargs;
+  (void)res;
+  int64_t shape[] = {3};
+  irm_object *t = NULL;
+  int rc = irm_tensor_new((DLDataType){kDLFloat, 32, 1}, shape, 1, NULL, &t);
+  if (!rc) *ret = irm_any_object(t);
+  return rc;
+}
+
+static void set_attr_fn(irm_kind *k, const char *attr, irm_packed_cfunc body) {
+  irm_object *f = NULL;
+  ck_assert_ok(irm_func_new_packed(body, NULL, NULL, &f));
+  irm_any v = irm_any_object(f);
+  ck_assert_ok(irm_kind_set_attr(k, attr, &v, 10));
+  irm_object_release(f);
+}
+
+/* Regression: FoldConstant made a Constant of whatever FEvaluate gave, so
+ * a plugin op's wrong result changed the program's types silently. */
+START_TEST(test_a_result_that_does_not_match_the_call_type_is_an_error) {
+  irm_kind *k = NULL;
+  ck_assert_ok(irm_op_register("fold.wrong", 1, &k));
+  set_attr_fn(k, IRM_OP_ATTR_INFER_TYPE, wrong_infer);
+  set_attr_fn(k, IRM_OP_ATTR_EVALUATE, wrong_eval);
+  irm_module *m = parse_module(HEADER
+                               "def @main() {\n"
+                               "  %0 = fold.wrong(const(float32, [2], [1, 2]));\n"
+                               "  %0\n"
+                               "}\n"),
+             *out = NULL;
+  ck_assert_error(irm_ir_fold_constant(m, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error_mentions("fold.wrong: FEvaluate returned Tensor(float32, [3], [0.0, 0.0, 0.0]), which does not "
+                           "match the call's type Tensor[(2,), float32]");
+  ck_assert_ptr_null(out);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_typed_programs_fold_and_evaluate_the_same) {
   irm_module *m = parse_module(HEADER
                                "def @main(%x: Tensor[(2, 3), float32]) {\n"
@@ -201,6 +319,8 @@ int main(void) {
   Suite *s = suite_create("pass_fold_constant");
   TCase *tc = tcase_create("fold_constant");
   tcase_add_test(tc, test_constant_calls_fold_into_one_constant);
+  tcase_add_test(tc, test_calls_beyond_max_bytes_are_left_for_run_time);
+  tcase_add_test(tc, test_a_result_that_does_not_match_the_call_type_is_an_error);
   tcase_add_test(tc, test_typed_programs_fold_and_evaluate_the_same);
   tcase_add_test(tc, test_nothing_to_fold_gives_the_module_itself);
   tcase_add_test(tc, test_ops_without_fevaluate_and_primitive_functions_stay);

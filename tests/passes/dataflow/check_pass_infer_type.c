@@ -1,6 +1,8 @@
 /* InferType (ir_passes.h): checked types, let annotations, result types,
  * callees first, the errors, idempotence, and deep programs. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check_ir_pass_util.h"
 
@@ -68,6 +70,71 @@ START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
   ck_assert_ok(irm_ir_verify(out));
   irm_object_release(m);
   irm_object_release(out);
+}
+END_TEST
+
+/* Regression: `let %b = %a` with %a let-bound failed with "variable %b has
+ * no type" (InferType, and FuseOps through it) while Verify and Evaluate
+ * accepted the module. */
+START_TEST(test_a_let_of_a_let_bound_variable_is_typed) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = add(%x, %x);\n"
+                               "  let %a = %0;\n"
+                               "  let %b = %a;\n"
+                               "  let %c = %b;\n"
+                               "  %1 = nn.relu(%c);\n"
+                               "  %1\n"
+                               "}\n"),
+             *out = NULL, *fused = NULL;
+  ck_assert_ok(irm_ir_verify(m));
+  ck_assert_ok(irm_ir_infer_type(m, &out));
+  irm_object *let = irm_function_body(irm_module_function(out, "main"));
+  for (int i = 0; i < 3; i++, let = irm_let_body(let)) {
+    ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
+    ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(irm_let_var(let)))[0], 2);
+  }
+  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_ir_fuse_ops(m, 256, &fused));
+  ck_assert_ok(irm_ir_verify(fused));
+  irm_object_release(m);
+  irm_object_release(out);
+  irm_object_release(fused);
+}
+END_TEST
+
+/* @f0 calls @f1 ... calls @f<n>, whose body is ill-typed. */
+static irm_module *call_chain(int n) {
+  size_t cap = (size_t)n * 96 + 256, len = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  len += (size_t)snprintf(text + len, cap - len, HEADER);
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(text + len, cap - len,
+                            "def @f%d(%%x: Tensor[(2,), float32]) {\n  %%0 = @f%d(%%x);\n  %%0\n}\n", i, i + 1);
+  snprintf(text + len, cap - len,
+           "def @f%d(%%x: Tensor[(2,), float32]) {\n  %%0 = add(%%x, const(float32, [3], [1, 2, 3]));\n  %%0\n}\n", n);
+  irm_module *m = parse_module(text);
+  free(text);
+  return m;
+}
+
+/* Regression: an error at the end of a long chain of callers named every
+ * one of them (9 KB for 300), and the chain recursed in C without bound.
+ * The innermost four are named and the rest counted; past 512 levels the
+ * chain is refused. */
+START_TEST(test_errors_through_long_call_chains_stay_short) {
+  irm_module *m = call_chain(300), *out = NULL;
+  ck_assert_error(irm_ir_infer_type(m, &out), IRM_ETYPE,
+                  "TypeError: through 297 more callers: in function 'f297': GlobalVar: in function 'f298': ");
+  ck_assert_error_mentions("in function 'f300': add: shapes (2,) and (3,) cannot be broadcast");
+  ck_assert_uint_lt(strlen(irm_last_error()), 400);
+  ck_assert_ptr_null(out);
+  irm_object_release(m);
+  m = call_chain(600);
+  ck_assert_error(irm_ir_infer_type(m, &out), IRM_EVALUE, "ValueError: through 508 more callers: ");
+  ck_assert_error_mentions("@f512: functions call each other more than 512 deep before any is typed");
+  irm_object_release(m);
 }
 END_TEST
 
@@ -283,6 +350,8 @@ int main(void) {
   TCase *tc = tcase_create("infer_type");
   tcase_add_test(tc, test_types_every_node_and_annotates_lets);
   tcase_add_test(tc, test_lets_of_values_typed_earlier_are_annotated);
+  tcase_add_test(tc, test_a_let_of_a_let_bound_variable_is_typed);
+  tcase_add_test(tc, test_errors_through_long_call_chains_stay_short);
   tcase_add_test(tc, test_lets_of_function_literals_and_tuples_are_annotated);
   tcase_add_test(tc, test_callees_are_typed_first_and_function_literals_get_function_types);
   tcase_add_test(tc, test_recursion_needs_a_result_annotation);
