@@ -442,7 +442,6 @@ export function wrapFunction(handle) {
   // The function keeps the holder alive; the registry releases the handle
   // when the function (and so the holder) is collected.
   released.register(fn, handle, holder);
-  holder._fn = new WeakRef(fn);
   return fn;
 }
 
@@ -479,7 +478,15 @@ function trampoline(argsPtr, nargs, retPtr, resource) {
     storeOwned(result, ret);
     return 0;
   } catch (err) {
-    C.setLastError(errorText(err));
+    const text = errorText(err);
+    C.setLastError(text);
+    if (depth === 0) {
+      // Not inside a call of this package: most likely koffi relayed a call
+      // from another thread, whose irm error (per thread) this cannot set.
+      process.emitWarning(`${text} (in a JavaScript callback called outside a call of the irm ` +
+        'package, most likely from another thread, which sees "RuntimeError: function ... failed")',
+      { type: 'IrmWarning', code: 'IRM_CALLBACK_ERROR_OTHER_THREAD' });
+    }
     return -1;
   }
 }

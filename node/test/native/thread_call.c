@@ -2,6 +2,7 @@
  * global function from a new pthread, so that the tests can check what a
  * JavaScript callback does when C calls it from a thread that is not
  * Node's main thread. Built by tests/CMakeLists.txt, never installed. */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +10,12 @@
 
 #include "irm/c_api.h"
 #include "irm/function.h"
+
+void *irm_node_test_thread_start(const char *name, int64_t arg);
+int irm_node_test_thread_done(void *p);
+int irm_node_test_thread_join(void *p, int64_t *out);
+int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error,
+                                 size_t error_size);
 
 typedef struct call {
   pthread_t thread;
