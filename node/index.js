@@ -10,7 +10,7 @@ import { C, LIBRARY_PATH, koffi } from './lib/native.js';
 import {
   IrmError, ERRORS, IrmObject, IrmFunction, IrmArray, IrmMap, Pointer, registerObject, global,
   getGlobalFunc, registerFunc, removeGlobalFunc, listGlobalFuncNames, fromJSON, liveCallbacks,
-  check, FUNC,
+  check,
 } from './lib/ffi.js';
 
 export {
@@ -324,7 +324,5 @@ export class Tensor extends IrmObject {
   toArray() { return new ARRAYS[this.dtype](this.toTypedArray()); }
 }
 registerObject('ffi.Tensor', Tensor);
-
-export { FUNC as _FUNC };
 
 check(C.pluginLoadFromEnv());

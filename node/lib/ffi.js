@@ -102,7 +102,8 @@ export class IrmObject {
     }
   }
 
-  [Symbol.dispose]() { this.dispose(); }
+  // `using` (explicit resource management) where the runtime has it.
+  [Symbol.dispose || Symbol.for('nodejs.dispose')]() { this.dispose(); }
 
   get typeKey() { return C.typeKey(this.handle); }
 
