@@ -359,22 +359,38 @@ function disposeAll(list) {
   for (const o of list) o.dispose();
 }
 
+const NO_KEEP = Object.freeze(Object.assign([], { owned: Object.freeze([]) }));
+
 /** Calls the function object handle with JavaScript arguments. */
 export function callPacked(handle, args) {
   const n = args.length;
   const fr = frame(n);
-  const keep = [];
-  keep.owned = [];
+  const buf = fr.args;
+  let keep = NO_KEEP;
   depth++;
   try {
-    for (let i = 0; i < n; i++) toAny(args[i], fr.args, i * ANY_SIZE, keep);
-    fr.ret.fill(0);
-    const rc = C.call(handle, fr.args, n, fr.ret);
+    for (let i = 0; i < n; i++) {
+      const v = args[i];
+      const off = i * ANY_SIZE;
+      if (v instanceof IrmObject) { // the common case first
+        buf.writeInt32LE(OBJECT, off);
+        buf.writeInt32LE(0, off + 4);
+        writeAddress(buf, off + 8, v.handle);
+        continue;
+      }
+      if (keep === NO_KEEP && typeof v !== 'number' && typeof v !== 'boolean' && v != null) {
+        keep = [];
+        keep.owned = [];
+      }
+      toAny(v, buf, off, keep);
+    }
+    // irm sets *ret to NONE before the call
+    const rc = C.call(handle, buf, n, fr.ret);
     if (rc !== 0) throw lastError(rc);
     return fromAny(fr.ret);
   } finally {
     depth--;
-    disposeAll(keep.owned);
+    if (keep.owned.length) disposeAll(keep.owned);
   }
 }
 
