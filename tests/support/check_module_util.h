@@ -380,4 +380,40 @@ static inline void assert_unchanged(const module_snapshot *s) {
   ck_assert_msg((irm_module_is_frozen(mod) != 0) == s->frozen, "the module's frozen flag changed");
 }
 
+/* ---- helpers ------------------------------------------------------------------------ */
+
+/* ir.ListModuleAttrKeys, a NEW Map. */
+static inline irm_object *global_module_keys(void) { return call_obj("ir.ListModuleAttrKeys", NULL, 0, "ffi.Map"); }
+
+/* ir.ListModuleAttrKeys must (or must not) list key, with type type_name. */
+static inline void assert_module_key(const char *key, const char *type_name) {
+  irm_object *list = global_module_keys();
+  const char *t = listed_type(list, key);
+  if (type_name == NULL) {
+    ck_assert_msg(t == NULL, "'%s' is still listed, as %s", key, t);
+  } else {
+    ck_assert_msg(t != NULL, "'%s' is not listed", key);
+    ck_assert_str_eq(t, type_name);
+  }
+  irm_object_release(list);
+}
+
+/* ir.RegisterModuleAttrKey(key, type, pass_invariant); returns the status. */
+static inline int global_register(const char *key, const char *type_name, int pass_invariant) {
+  irm_any args[] = {irm_any_str(key), irm_any_str(type_name), irm_any_bool(pass_invariant)};
+  irm_any ret = irm_any_int(-1);
+  int rc = irm_func_call_global("ir.RegisterModuleAttrKey", args, 3, &ret);
+  if (rc == 0) ck_assert_int_eq(ret.type_code, IRM_NONE);
+  irm_any_release(&ret);
+  return rc;
+}
+
+/* irm_module_with_attr of key = value on mod must fail with code; *out stays NULL. */
+static inline void with_attr_fails(const irm_module *mod, const char *key, irm_any value, int code, const char *prefix) {
+  irm_module *out = NULL;
+  ck_assert_error(irm_module_with_attr(mod, key, &value, &out), code, prefix);
+  ck_assert_ptr_null(out);
+}
+
+
 #endif /* IRM_TESTS_CHECK_MODULE_UTIL_H */
