@@ -156,7 +156,9 @@ static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   /* tiles of OCB channels x OWT columns */
   P(b, "      for (int64_t g = 0; g < %lld; g++)\n      for (int64_t ob = 0; ob < %lld; ob++)\n", LL(v->g), LL(nb));
   P(b, "      for (int64_t y = 0; y < %lld; y++)\n      for (int64_t xt = 0; xt < %lld; xt++) {\n", LL(v->oh), LL(nt));
-  P(b, "        float acc[%d][%d] = {{0}};\n", OCB, OWT);
+  irm_text_buf_puts_(b, "        float ");
+  for (int j = 0; j < OCB; j++) P(b, "%sacc%d[%d] = {0}", j ? ", " : "", j, OWT);
+  irm_text_buf_puts_(b, ";\n");
   P(b, "        const float *restrict wq = wp + (g * %lld + ob) * %lld;\n", LL(nb), LL(v->cg * v->kh * v->kw * OCB));
   P(b, "        const float *restrict xq = xp + (g * %lld + y * %lld) * %lld + xt * %lld;\n", LL(v->cg * ph),
     LL(v->stride[0]), LL(pw), LL(OWT * v->stride[1]));
@@ -165,18 +167,23 @@ static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   P(b, "          const float *restrict ip = xq + (i * %lld + ky * %lld) * %lld + kx * %lld;\n", LL(ph), LL(v->dil[0]),
     LL(pw), LL(v->dil[1]));
   P(b, "          const float *restrict wv = wq + ((i * %lld + ky) * %lld + kx) * %d;\n", LL(v->kh), LL(v->kw), OCB);
-  P(b, "          for (int j = 0; j < %d; j++)\n            for (int t = 0; t < %d; t++) acc[j][t] += wv[j] * ip[t * %lld];\n",
-    OCB, OWT, LL(v->stride[1]));
+  /* one loop over the tile's columns, one statement per channel: vectorized along the columns */
+  P(b, "          for (int t = 0; t < %d; t++) {\n            const float v = ip[t * %lld];\n", OWT, LL(v->stride[1]));
+  for (int j = 0; j < OCB; j++) P(b, "            acc%d[t] += wv[%d] * v;\n", j, j);
+  P(b, "          }\n");
   P(b, "        }\n");
+  P(b, "        const float *const accs[%d] = {", OCB);
+  for (int j = 0; j < OCB; j++) P(b, "%sacc%d", j ? ", " : "", j);
+  P(b, "};\n");
   P(b, "        for (int j = 0; j < %d; j++) {\n          const int64_t oc = ob * %d + j;\n          if (oc >= %lld) break;\n",
     OCB, OCB, LL(v->og));
   P(b, "          float *restrict yo = %s + n * %lld + (g * %lld + oc) * %lld + y * %lld + xt * %lld;\n", v->y,
     LL(v->os[0]), LL(v->og), LL(v->os[1]), LL(v->os[2]), LL(OWT * v->os[3]));
   if (v->ow % OWT == 0)
-    P(b, "          for (int t = 0; t < %d; t++) yo[t * %lld] = acc[j][t];\n", OWT, LL(v->os[3]));
+    P(b, "          for (int t = 0; t < %d; t++) yo[t * %lld] = accs[j][t];\n", OWT, LL(v->os[3]));
   else
     P(b, "          const int64_t nx = %lld - xt * %d < %d ? %lld - xt * %d : %d;\n"
-         "          for (int64_t t = 0; t < nx; t++) yo[t * %lld] = acc[j][t];\n",
+         "          for (int64_t t = 0; t < nx; t++) yo[t * %lld] = accs[j][t];\n",
       LL(v->ow), OWT, OWT, LL(v->ow), OWT, OWT, LL(v->os[3]));
   P(b, "        }\n      }\n    }\n");
 }
