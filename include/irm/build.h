@@ -157,6 +157,23 @@ IRM_API int irm_build(const irm_module *mod, const irm_any *target, const irm_an
  * system's reason). Files written before a failure stay. */
 IRM_API int irm_build_write(const irm_object *result, const char *dir);
 
+/* Compiles a build result's C artifacts (the .c entries of its
+ * "artifacts") into the shared library path with the system's
+ * `cc -std=c11 -shared -fPIC -O2` (TVM's export_library), against
+ * runtime/'s headers: the folder named by the environment variable
+ * IRM_RUNTIME_INCLUDE, else the one this libirm was built with. The build
+ * target's options add flags: -libs=cblas links -lopenblas; -mcpu becomes
+ * -march (x86) or -mcpu, each -mattr feature -m<feature> (+f) or
+ * -mno-<feature> (-f). A params file artifact (<mod_name>.params) is
+ * written beside path, where the loader (runtime.h) looks for it. The
+ * global driver.ExportLibrary(result, path). Errors: TypeError (result is
+ * no build result), ValueError (empty path; no C source among the
+ * artifacts; a target with an -mtriple of another architecture),
+ * RuntimeError (a temporary folder or file that cannot be made; the
+ * compiler failing, with its command line and output). Thread safety: any
+ * thread; each call uses its own temporary folder. */
+IRM_API int irm_build_export_library(const irm_object *result, const char *path);
+
 #ifdef __cplusplus
 }
 #endif
