@@ -3,12 +3,15 @@
  * (build_kinds.c), then the globals. Each part skips what an earlier,
  * partial run registered. */
 #include "backend_internal.h"
+#include "codegen_c.h"
 
 int irm_register_backend_builtins_(void);
 
 int irm_register_backend_builtins_(void) {
   int rc = irm_register_compilation_config_type_();
   if (!rc) rc = irm_register_build_kinds_();
+  if (!rc) rc = irm_register_codegen_c_builtins_();
+  if (!rc) rc = irm_register_codegen_c_globals_();
   if (!rc) rc = irm_register_runtime_module_type_();
   if (!rc) rc = irm_register_runtime_globals_();
   if (!rc) rc = irm_register_export_globals_();

@@ -1,0 +1,525 @@
+/* The C kernel walker (codegen_c.h): one C function per typed dataflow
+ * Function.
+ *
+ * The body is resolved into a DAG of nodes (parameters, constants, op
+ * calls; Let bindings and TupleGetItem of tuple expressions are looked
+ * through, a tuple result is flattened into outputs). An elementwise call
+ * used once, by another elementwise call, and not an output is inlined into
+ * its user's expression, so chains (bias_add, relu, add, cast...) become
+ * one loop over the last one's output. Every other call gets a buffer: its
+ * output pointer when it is an output, else a slice of the scratch area
+ * (reshape of a buffer is a view of it). Then each buffered call emits its
+ * code in dependency order: elementwise roots as one loop nest
+ * (codegen_c_util.c), the others through their op's generator, native or
+ * FCodegenC function (codegen_c_plugin.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_c_internal.h"
+#include "codegen_c_plugin.h"
+
+#define P irm_text_buf_printf_
+#define CG_ALIGN 64
+#define CG_MAX_DEPTH 4000
+#define CG_MAX_SYMBOL 200
+
+typedef enum node_kind { N_PARAM, N_CONST, N_CALL } node_kind;
+
+typedef struct cg_node {
+  const irm_object *expr;
+  node_kind kind;
+  cg_tensor t;
+  char name[CG_MAX_SYMBOL + 24];
+  size_t nargs, *args;
+  cg_fcodegen gen;     /* calls: how the op generates C */
+  size_t uses, user;   /* use count; the (last) user's index */
+  int inlined;         /* an elementwise call folded into its user's expression */
+  int materialized;    /* has a buffer */
+  int64_t out_index;   /* the output it writes, -1 */
+  size_t offset;       /* scratch offset of an intermediate */
+  int alias;           /* a reshape viewing its input's buffer */
+} cg_node;
+
+typedef struct memo {
+  irm_ptr_entry_ base;
+  size_t index;
+} memo;
+
+typedef struct bound {
+  irm_ptr_entry_ base;
+  const irm_object *value;
+} bound;
+
+typedef struct walker {
+  const irm_object *func;
+  const char *symbol;
+  int cblas;
+  cg_node *nodes;
+  size_t n, cap;
+  irm_ptr_table_ memo, lets;
+  size_t *outputs;
+  size_t n_outputs, cap_outputs;
+  size_t n_consts;
+  size_t depth;
+} walker;
+
+static int fail_at(walker *w, int code, const char *what) {
+  return irm_error(code, "in function '%s': %s", w->symbol, what);
+}
+
+static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, const char *what) {
+  char msg[256];
+  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) {
+    snprintf(msg, sizeof msg, "%s has %s, not a tensor type; a kernel takes and computes tensors", what,
+             type ? "another type" : "no type (run InferType first)");
+    return fail_at(w, IRM_ETYPE, msg);
+  }
+  t->dt = irm_cg_dt_of_(irm_tensor_type_dtype(type));
+  t->ndim = irm_tensor_type_ndim(type);
+  t->shape = irm_tensor_type_shape(type);
+  t->numel = irm_tensor_type_numel(type);
+  if (t->dt == CG_F16 || t->dt == CG_BAD) {
+    snprintf(msg, sizeof msg, "%s has dtype %s, which the C code generator does not support (float32, int32, int8, "
+             "uint8 and bool only)", what, irm_cg_dtname_(t->dt));
+    return fail_at(w, IRM_ETYPE, msg);
+  }
+  return IRM_OK;
+}
+
+static int add_node(walker *w, const irm_object *e, node_kind kind, size_t *out) {
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 16;
+    cg_node *p = irm_realloc(w->nodes, cap * sizeof *p);
+    if (!p) return irm_error_nomem_("generating C");
+    w->nodes = p;
+    w->cap = cap;
+  }
+  cg_node *nd = &w->nodes[w->n];
+  memset(nd, 0, sizeof *nd);
+  nd->expr = e;
+  nd->kind = kind;
+  nd->out_index = -1;
+  nd->t.name = nd->name;
+  memo *m = irm_ptr_table_add_(&w->memo, e, sizeof *m);
+  if (!m) return irm_error_nomem_("generating C");
+  m->index = w->n;
+  *out = w->n++;
+  return IRM_OK;
+}
+
+static int resolve(walker *w, const irm_object *e, size_t *out);
+
+/* Looks through Let and TupleGetItem of a Tuple to the expression e stands for. */
+static int look_through(walker *w, const irm_object *e, const irm_object **out) {
+  for (size_t guard = 0; guard < CG_MAX_DEPTH; guard++) {
+    switch (irm_expr_kind_of(e)) {
+      case IRM_EXPR_LET: {
+        bound *b = irm_ptr_table_find_(&w->lets, irm_let_var(e));
+        if (!b && !(b = irm_ptr_table_add_(&w->lets, irm_let_var(e), sizeof *b)))
+          return irm_error_nomem_("generating C");
+        b->value = irm_let_value(e);
+        e = irm_let_body(e);
+        break;
+      }
+      case IRM_EXPR_VAR: {
+        bound *b = irm_ptr_table_find_(&w->lets, e);
+        if (!b) {
+          *out = e;
+          return IRM_OK;
+        }
+        e = b->value;
+        break;
+      }
+      case IRM_EXPR_TUPLE_GET_ITEM: {
+        const irm_object *src = NULL;
+        int rc = look_through(w, irm_tuple_item_source(e), &src);
+        if (rc) return rc;
+        int64_t i = irm_tuple_item_index(e);
+        if (irm_expr_kind_of(src) != IRM_EXPR_TUPLE)
+          return fail_at(w, IRM_ETYPE, "a TupleGetItem of a value that is no tuple expression (an op or a call "
+                                       "returning a tuple) is not supported in a kernel");
+        if (i < 0 || (size_t)i >= irm_tuple_size(src)) return fail_at(w, IRM_EVALUE, "a tuple index is out of range");
+        e = irm_tuple_field(src, (size_t)i);
+        break;
+      }
+      default: *out = e; return IRM_OK;
+    }
+  }
+  return fail_at(w, IRM_ERUNTIME, "bindings nested too deep");
+}
+
+static int resolve_call(walker *w, const irm_object *e, size_t *out) {
+  const irm_object *callee = irm_call_callee(e);
+  if (irm_expr_kind_of(callee) != IRM_EXPR_OP)
+    return fail_at(w, IRM_ETYPE, "a call of a function or variable is not supported inside a kernel (only op calls; "
+                                 "run FuseOps and generate one kernel per Primitive function)");
+  size_t nargs = irm_call_arg_count(e);
+  if (nargs > CG_MAX_INPUTS) return fail_at(w, IRM_EVALUE, "an op call has too many arguments");
+  size_t *args = irm_malloc((nargs ? nargs : 1) * sizeof *args);
+  if (!args) return irm_error_nomem_("generating C");
+  int rc = IRM_OK;
+  for (size_t i = 0; i < nargs && !rc; i++) rc = resolve(w, irm_call_arg(e, i), &args[i]);
+  size_t idx = 0;
+  if (!rc) rc = add_node(w, e, N_CALL, &idx);
+  if (rc) {
+    irm_free(args);
+    return rc;
+  }
+  cg_node *nd = &w->nodes[idx];
+  nd->args = args;
+  nd->nargs = nargs;
+  char what[300];
+  snprintf(what, sizeof what, "the call of %s", irm_op_name(callee));
+  rc = tensor_of(w, irm_expr_type(e), &nd->t, what);
+  if (!rc) rc = irm_cg_fcodegen_of_(callee, w->symbol, &nd->gen);
+  for (size_t i = 0; i < nargs; i++) {
+    w->nodes[args[i]].uses++;
+    w->nodes[args[i]].user = idx;
+  }
+  *out = idx;
+  return rc;
+}
+
+static int resolve(walker *w, const irm_object *e, size_t *out) {
+  const irm_object *x = NULL;
+  int rc = look_through(w, e, &x);
+  if (rc) return rc;
+  memo *m = irm_ptr_table_find_(&w->memo, x);
+  if (m) {
+    *out = m->index;
+    return IRM_OK;
+  }
+  if (++w->depth > CG_MAX_DEPTH) return fail_at(w, IRM_ERUNTIME, "expressions nested too deep for one kernel");
+  switch (irm_expr_kind_of(x)) {
+    case IRM_EXPR_CALL: rc = resolve_call(w, x, out); break;
+    case IRM_EXPR_CONSTANT: {
+      rc = add_node(w, x, N_CONST, out);
+      cg_node *nd = rc ? NULL : &w->nodes[*out];
+      if (!rc) rc = tensor_of(w, irm_expr_type(x), &nd->t, "a constant");
+      if (!rc) snprintf(nd->name, sizeof nd->name, "%s_c%zu", w->symbol, w->n_consts++);
+      break;
+    }
+    case IRM_EXPR_VAR: {
+      char msg[300];
+      snprintf(msg, sizeof msg, "variable '%s' is neither a parameter nor bound", irm_var_name(x));
+      rc = fail_at(w, IRM_EVALUE, msg);
+      break;
+    }
+    case IRM_EXPR_TUPLE: rc = fail_at(w, IRM_ETYPE, "a tuple used as an op argument is not supported in a kernel"); break;
+    default: {
+      char msg[200];
+      snprintf(msg, sizeof msg, "a %s inside the body is not supported in a kernel", irm_expr_kind_name(irm_expr_kind_of(x)));
+      rc = fail_at(w, IRM_ETYPE, msg);
+    }
+  }
+  w->depth--;
+  return rc;
+}
+
+static int add_output(walker *w, size_t idx) {
+  if (w->n_outputs == w->cap_outputs) {
+    size_t cap = w->cap_outputs ? 2 * w->cap_outputs : 4;
+    size_t *p = irm_realloc(w->outputs, cap * sizeof *p);
+    if (!p) return irm_error_nomem_("generating C");
+    w->outputs = p;
+    w->cap_outputs = cap;
+  }
+  w->outputs[w->n_outputs++] = idx;
+  w->nodes[idx].uses++;
+  return IRM_OK;
+}
+
+/* Flattens the result expression into outputs. */
+static int flatten(walker *w, const irm_object *e, size_t depth) {
+  const irm_object *x = NULL;
+  int rc = look_through(w, e, &x);
+  if (rc) return rc;
+  if (depth > 64) return fail_at(w, IRM_ERUNTIME, "tuples nested too deep");
+  if (irm_expr_kind_of(x) == IRM_EXPR_TUPLE) {
+    for (size_t i = 0; i < irm_tuple_size(x) && !rc; i++) rc = flatten(w, irm_tuple_field(x, i), depth + 1);
+    return rc;
+  }
+  size_t idx = 0;
+  rc = resolve(w, x, &idx);
+  return rc ? rc : add_output(w, idx);
+}
+
+/* ---- planning ---------------------------------------------------------------------------- */
+
+static int is_ew(const cg_node *nd) { return nd->kind == N_CALL && irm_cg_fcodegen_is_elemwise_(&nd->gen); }
+
+static size_t align_up(size_t x) { return (x + CG_ALIGN - 1) / CG_ALIGN * CG_ALIGN; }
+
+static void plan(walker *w, size_t *intermediate_bytes) {
+  for (size_t k = 0; k < w->n_outputs; k++) {
+    cg_node *nd = &w->nodes[w->outputs[k]];
+    if (nd->kind == N_CALL && nd->out_index < 0) {
+      nd->out_index = (int64_t)k;
+      snprintf(nd->name, sizeof nd->name, "out%zu", k);
+    }
+  }
+  size_t off = 0;
+  for (size_t i = 0; i < w->n; i++) {
+    cg_node *nd = &w->nodes[i];
+    if (nd->kind != N_CALL) {
+      nd->materialized = 1;
+      continue;
+    }
+    nd->inlined = nd->out_index < 0 && nd->uses == 1 && is_ew(nd) && is_ew(&w->nodes[nd->user]);
+    if (nd->inlined) continue;
+    nd->materialized = 1;
+    if (nd->out_index >= 0) continue;
+    if (nd->gen.native && strcmp(nd->gen.native->name, "reshape") == 0 && w->nodes[nd->args[0]].materialized &&
+        !w->nodes[nd->args[0]].inlined) {
+      nd->alias = 1;
+      snprintf(nd->name, sizeof nd->name, "%s", w->nodes[nd->args[0]].name);
+      continue;
+    }
+    snprintf(nd->name, sizeof nd->name, "t%zu", i);
+    nd->offset = off;
+    off += align_up((size_t)nd->t.numel * irm_cg_dt_bytes_(nd->t.dt));
+  }
+  *intermediate_bytes = off;
+}
+
+/* ---- elementwise trees --------------------------------------------------------------------- */
+
+typedef struct ew_ctx {
+  walker *w;
+  cg_leaf *leaves;
+  size_t n_leaves, cap_leaves;
+  const char *const *access;
+  size_t next, root;
+} ew_ctx;
+
+static void arg_map(const cg_node *nd, const cg_call *c, size_t i, int32_t *map) {
+  const cg_tensor *a = &c->in[i];
+  if (nd->gen.native && nd->gen.native->dim_map) nd->gen.native->dim_map(c, i, map);
+  else irm_cg_broadcast_map_(a->shape, a->ndim, nd->t.shape, nd->t.ndim, map);
+}
+
+static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
+  for (size_t i = 0; i < nd->nargs; i++) in[i] = w->nodes[nd->args[i]].t;
+  memset(c, 0, sizeof *c);
+  c->op = irm_op_name(irm_call_callee(nd->expr));
+  c->symbol = w->symbol;
+  c->attrs = irm_call_attrs(nd->expr);
+  c->n_in = nd->nargs;
+  c->in = in;
+  c->out = nd->t;
+  c->cblas = w->cblas;
+}
+
+/* Collects the leaves under node idx, whose dims map to root dims by map. */
+static int collect(ew_ctx *x, size_t idx, const int32_t *map) {
+  walker *w = x->w;
+  const cg_node *nd = &w->nodes[idx];
+  cg_tensor in[CG_MAX_INPUTS];
+  cg_call c;
+  make_call(w, nd, in, &c);
+  for (size_t i = 0; i < nd->nargs; i++) {
+    const cg_node *a = &w->nodes[nd->args[i]];
+    int32_t amap[CG_MAX_NDIM], composed[CG_MAX_NDIM];
+    arg_map(nd, &c, i, amap);
+    for (int32_t d = 0; d < a->t.ndim; d++) composed[d] = amap[d] >= 0 ? map[amap[d]] : -1;
+    if (a->inlined) {
+      int rc = collect(x, nd->args[i], composed);
+      if (rc) return rc;
+      continue;
+    }
+    if (x->n_leaves == x->cap_leaves) {
+      size_t cap = x->cap_leaves ? 2 * x->cap_leaves : 8;
+      cg_leaf *p = irm_realloc(x->leaves, cap * sizeof *p);
+      if (!p) return irm_error_nomem_("generating C");
+      x->leaves = p;
+      x->cap_leaves = cap;
+    }
+    cg_leaf *l = &x->leaves[x->n_leaves++];
+    memset(l, 0, sizeof *l);
+    l->name = a->name;
+    int64_t stride = 1;
+    for (int32_t d = a->t.ndim - 1; d >= 0; d--) {
+      if (composed[d] >= 0 && a->t.shape[d] != 1) l->strides[composed[d]] += stride;
+      stride *= a->t.shape[d];
+    }
+  }
+  return IRM_OK;
+}
+
+static int build_expr(ew_ctx *x, size_t idx, irm_text_buf *out) {
+  walker *w = x->w;
+  const cg_node *nd = &w->nodes[idx];
+  cg_tensor in[CG_MAX_INPUTS];
+  cg_call c;
+  make_call(w, nd, in, &c);
+  irm_text_buf parts[CG_MAX_INPUTS];
+  const char *args[CG_MAX_INPUTS];
+  int rc = IRM_OK;
+  memset(parts, 0, sizeof parts);
+  for (size_t i = 0; i < nd->nargs && !rc; i++) {
+    if (w->nodes[nd->args[i]].inlined) {
+      irm_text_buf_putc_(&parts[i], '(');
+      rc = build_expr(x, nd->args[i], &parts[i]);
+      irm_text_buf_putc_(&parts[i], ')');
+      if (parts[i].failed) rc = irm_error_nomem_("generating C");
+      args[i] = irm_text_buf_cstr_(&parts[i]);
+    } else {
+      args[i] = x->access[x->next++];
+    }
+  }
+  if (!rc) rc = irm_cg_fcodegen_expr_(&nd->gen, &c, args, out);
+  for (size_t i = 0; i < nd->nargs; i++) irm_text_buf_free_(&parts[i]);
+  return rc;
+}
+
+static int expr_cb(void *ctx, const char *const *access, irm_text_buf *out) {
+  ew_ctx *x = ctx;
+  x->access = access;
+  x->next = 0;
+  return build_expr(x, x->root, out);
+}
+
+static int emit_ew(walker *w, size_t idx, irm_text_buf *b) {
+  ew_ctx x = {w, NULL, 0, 0, NULL, 0, idx};
+  int32_t map[CG_MAX_NDIM];
+  const cg_node *nd = &w->nodes[idx];
+  for (int32_t d = 0; d < nd->t.ndim; d++) map[d] = d;
+  int rc = collect(&x, idx, map);
+  if (!rc) rc = irm_cg_emit_loops_(&nd->t, x.leaves, x.n_leaves, expr_cb, &x, b);
+  irm_free(x.leaves);
+  return rc;
+}
+
+/* ---- emission ---------------------------------------------------------------------------------- */
+
+static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
+  const irm_tensor *t = irm_constant_data(nd->expr);
+  const void *data = irm_tensor_data_const(t);
+  (void)w;
+  P(b, "static const %s %s[%lld] = {", irm_cg_ctype_(nd->t.dt), nd->name, (long long)(nd->t.numel ? nd->t.numel : 1));
+  for (int64_t i = 0; i < nd->t.numel; i++) {
+    if (i) irm_text_buf_puts_(b, i % 8 ? ", " : ",\n  ");
+    switch (nd->t.dt) {
+      case CG_F32: {
+        float v = ((const float *)data)[i];
+        if (v != v) irm_text_buf_puts_(b, "NAN");
+        else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
+        else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
+        else P(b, "%af", (double)v);
+        break;
+      }
+      case CG_I32: P(b, "%ld", (long)((const int32_t *)data)[i]); break;
+      case CG_I8: P(b, "%d", (int)((const int8_t *)data)[i]); break;
+      default: P(b, "%u", (unsigned)((const uint8_t *)data)[i]); break;
+    }
+  }
+  if (!nd->t.numel) irm_text_buf_puts_(b, "0");
+  irm_text_buf_puts_(b, "};\n");
+}
+
+static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scratch, irm_text_buf *b) {
+  const cg_node *nd = &w->nodes[idx];
+  cg_tensor in[CG_MAX_INPUTS];
+  cg_call c;
+  make_call(w, nd, in, &c);
+  P(b, "  /* %s: %s */\n", nd->name, c.op);
+  if (nd->alias) return IRM_OK;
+  if (is_ew(nd)) return emit_ew(w, idx, b);
+  char scratch[64];
+  snprintf(scratch, sizeof scratch, "((char *)scratch + %zu)", op_scratch_at);
+  c.scratch = scratch;
+  size_t need = 0;
+  irm_text_buf_puts_(b, "  {\n");
+  int rc = irm_cg_fcodegen_stmts_(&nd->gen, &c, b, &need);
+  irm_text_buf_puts_(b, "  }\n");
+  if (need > *op_scratch) *op_scratch = need;
+  return rc;
+}
+
+static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
+  size_t inter = 0, op_scratch = 0;
+  plan(w, &inter);
+  size_t nparams = irm_function_param_count(w->func);
+  for (size_t i = 0; i < w->n; i++)
+    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) emit_const(w, &w->nodes[i], out);
+  P(out, "static int32_t %s(", w->symbol);
+  for (size_t i = 0; i < nparams; i++)
+    P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].t.dt), i);
+  for (size_t k = 0; k < w->n_outputs; k++)
+    P(out, "%s *restrict out%zu, ", irm_cg_ctype_(w->nodes[w->outputs[k]].t.dt), k);
+  irm_text_buf_puts_(out, "void *restrict scratch) {\n  int32_t st = 0;\n  (void)scratch;\n");
+  for (size_t i = 0; i < nparams; i++) P(out, "  (void)in%zu;\n", i);
+  for (size_t i = 0; i < w->n; i++) {
+    const cg_node *nd = &w->nodes[i];
+    if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)
+      P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
+        irm_cg_ctype_(nd->t.dt), nd->offset);
+  }
+  int rc = IRM_OK;
+  for (size_t i = 0; i < w->n && !rc; i++) {
+    const cg_node *nd = &w->nodes[i];
+    if (nd->kind != N_CALL || !nd->materialized) continue;
+    size_t before = out->len;
+    rc = emit_call(w, i, inter, &op_scratch, out);
+    if (!rc && !out->failed && strstr(out->data + before, "&st")) irm_text_buf_puts_(out, "  if (st) return st;\n");
+  }
+  for (size_t k = 0; k < w->n_outputs && !rc; k++) {
+    const cg_node *nd = &w->nodes[w->outputs[k]];
+    if (nd->out_index == (int64_t)k) continue;
+    P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name, (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
+  }
+  irm_text_buf_puts_(out, "  return st;\n}\n");
+  if (out->failed && !rc) rc = irm_error_nomem_("generating C");
+  info->n_inputs = nparams;
+  info->n_outputs = w->n_outputs;
+  info->scratch_bytes = inter + align_up(op_scratch);
+  return rc;
+}
+
+static int valid_symbol(const char *s) {
+  size_t n = strlen(s);
+  if (n == 0 || n > CG_MAX_SYMBOL || (s[0] >= '0' && s[0] <= '9')) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+      return 0;
+  return 1;
+}
+
+int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target, irm_text_buf *out,
+                          irm_c_kernel_info_ *info) {
+  if (!func || !symbol || !out || !info) return irm_error(IRM_EVALUE, "irm_codegen_c_kernel_: NULL argument");
+  if (irm_expr_kind_of(func) != IRM_EXPR_FUNCTION)
+    return irm_error(IRM_ETYPE, "C kernel '%s': expected a dataflow.Function, got %s", symbol,
+                     irm_object_type_key(func));
+  if (!valid_symbol(symbol))
+    return irm_error(IRM_EVALUE, "C kernel name '%s' is not a C identifier of at most %d characters",
+                     irm_error_quote(symbol), CG_MAX_SYMBOL);
+  walker w;
+  memset(&w, 0, sizeof w);
+  w.func = func;
+  w.symbol = symbol;
+  w.cblas = irm_codegen_c_target_cblas_(target);
+  int rc = IRM_OK;
+  size_t nparams = irm_function_param_count(func);
+  for (size_t i = 0; i < nparams && !rc; i++) {
+    size_t idx = 0;
+    const irm_object *p = irm_function_param(func, i);
+    char what[300];
+    snprintf(what, sizeof what, "parameter %zu ('%s')", i + 1, irm_var_name(p));
+    rc = add_node(&w, p, N_PARAM, &idx);
+    if (!rc) rc = tensor_of(&w, irm_expr_type(p), &w.nodes[idx].t, what);
+    if (!rc) snprintf(w.nodes[idx].name, sizeof w.nodes[idx].name, "in%zu", i);
+  }
+  if (!rc) rc = flatten(&w, irm_function_body(func), 0);
+  if (!rc) rc = emit_kernel(&w, out, info);
+  for (size_t i = 0; i < w.n; i++) {
+    irm_free(w.nodes[i].args);
+    irm_cg_fcodegen_release_(&w.nodes[i].gen);
+  }
+  irm_free(w.nodes);
+  irm_free(w.outputs);
+  irm_ptr_table_free_(&w.memo);
+  irm_ptr_table_free_(&w.lets);
+  return rc;
+}

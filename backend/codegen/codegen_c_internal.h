@@ -1,0 +1,125 @@
+/* Private to backend/codegen/: what the kernel walker (codegen_c.c) and the
+ * op generators (codegen_c_<group>.c) share. An op generator sees one call
+ * as a cg_call: the C names, element types and shapes of its input and
+ * output buffers, its checked attributes, and where its own scratch starts.
+ * Elementwise ops give a scalar expression (so chains fuse into one loop);
+ * the others give the statements that fill the output buffer. */
+#ifndef IRM_BACKEND_CODEGEN_C_INTERNAL_H
+#define IRM_BACKEND_CODEGEN_C_INTERNAL_H
+
+#include <stdint.h>
+
+#include "codegen_c.h"
+#include "irm/container.h"
+#include "irm/dataflow/expr.h"
+#include "irm/dataflow/op.h"
+#include "irm/error.h"
+#include "irm/tensor.h"
+
+#define CG_MAX_NDIM IRM_TENSOR_MAX_NDIM
+#define CG_MAX_INPUTS IRM_NATIVE_MAX_ARGS
+
+/* The element types kernels handle. */
+typedef enum cg_dt { CG_F32, CG_I32, CG_I8, CG_U8, CG_BOOL, CG_F16, CG_BAD } cg_dt;
+
+cg_dt irm_cg_dt_of_(DLDataType d);
+/* "float", "int32_t", "int8_t", "uint8_t" ("uint8_t" for bool). */
+const char *irm_cg_ctype_(cg_dt dt);
+/* "float32", "int32", ...: the dtype's name. */
+const char *irm_cg_dtname_(cg_dt dt);
+/* The dtype of a name ("float32", ...); CG_BAD for another. */
+cg_dt irm_cg_dt_parse_(const char *name);
+static inline int irm_cg_is_int_(cg_dt dt) { return dt == CG_I32 || dt == CG_I8 || dt == CG_U8; }
+static inline size_t irm_cg_dt_bytes_(cg_dt dt) { return dt == CG_F32 || dt == CG_I32 ? 4 : dt == CG_F16 ? 2 : 1; }
+
+/* One buffer: a C identifier (or expression), its element type and shape. */
+typedef struct cg_tensor {
+  const char *name;
+  cg_dt dt;
+  int32_t ndim;
+  const int64_t *shape;
+  int64_t numel;
+} cg_tensor;
+
+/* One call of an op, as its generator sees it. */
+typedef struct cg_call {
+  const char *op;         /* the op's name */
+  const char *symbol;     /* the kernel's name, for messages */
+  const irm_object *attrs;/* the call's checked attributes (a Map; may be NULL) */
+  size_t n_in;
+  const cg_tensor *in;
+  cg_tensor out;
+  const char *scratch;    /* a C expression (char *) where the op's own scratch starts, 64-byte aligned */
+  int cblas;              /* the target has -libs=cblas */
+} cg_call;
+
+typedef struct cg_op {
+  const char *name;
+  /* Elementwise ops: appends the scalar C expression of one output element
+   * (of the output's C type, rounded to it) from args[i], the expressions
+   * of the matching input elements (of their C types). */
+  int (*expr)(const cg_call *c, const char *const *args, irm_text_buf *out);
+  /* Elementwise ops whose inputs do not broadcast as NumPy's (NULL):
+   * map[d] is the output dimension input i's dimension d runs along, -1
+   * when it stays at 0. */
+  void (*dim_map)(const cg_call *c, size_t i, int32_t *map);
+  /* Other ops: appends statements filling c->out from c->in; *scratch the
+   * bytes used at c->scratch. */
+  int (*stmts)(const cg_call *c, irm_text_buf *out, size_t *scratch);
+} cg_op;
+
+/* The op tables of each generator file. */
+extern const cg_op irm_cg_elemwise_ops_[];
+extern const size_t irm_cg_elemwise_ops_count_;
+extern const cg_op irm_cg_nn_ops_[];
+extern const size_t irm_cg_nn_ops_count_;
+extern const cg_op irm_cg_pool_ops_[];
+extern const size_t irm_cg_pool_ops_count_;
+extern const cg_op irm_cg_transform_ops_[];
+extern const size_t irm_cg_transform_ops_count_;
+
+/* The native generator of a built-in op's FCodegenC function (the object
+ * irm_register_codegen_c_builtins_ set), or NULL for any other value. */
+const cg_op *irm_cg_native_of_(const irm_object *fcodegen);
+
+/* NumPy's broadcasting map of an input of in_ndim dims into an output of
+ * out_shape (dimensions aligned at the right; a size-1 input dimension
+ * against a larger one maps to -1). */
+void irm_cg_broadcast_map_(const int64_t *in_shape, int32_t in_ndim, const int64_t *out_shape, int32_t out_ndim,
+                           int32_t *map);
+
+/* Emits the loop nest computing the elementwise tree of one output:
+ * the statements for `out[i] = <expr>` where expr is built by the caller.
+ * Leaves are buffers read at offsets given by strides over the output's
+ * dimensions. */
+typedef struct cg_leaf {
+  const char *name;
+  int64_t strides[CG_MAX_NDIM]; /* elements per step of each output dimension */
+} cg_leaf;
+
+/* The access text of leaf k inside the loop nest (valid while emitting). */
+typedef int (*cg_expr_fn)(void *ctx, const char *const *leaf_access, irm_text_buf *out);
+
+/* Appends { loops { out[o] = expr; } }; expr built by fn from the leaves'
+ * access texts. */
+int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
+                       irm_text_buf *b);
+
+/* ---- attributes ---------------------------------------------------------- */
+
+int64_t irm_cg_attr_int_(const cg_call *c, const char *name, int64_t absent);
+int irm_cg_attr_bool_(const cg_call *c, const char *name);
+const char *irm_cg_attr_str_(const cg_call *c, const char *name, const char *absent);
+/* An array<int> attribute: *n entries (at most max; -1 when absent). */
+int irm_cg_attr_ints_(const cg_call *c, const char *name, int64_t *out, int32_t max, int32_t *n);
+/* A window attribute of 1 or 2 ints into out[2] (default def). */
+void irm_cg_attr_pair_(const cg_call *c, const char *name, int64_t def, int64_t out[2]);
+/* A padding attribute of 1, 2 or 4 ints: top, left, bottom, right. */
+void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]);
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* ValueError "<op> in function '<symbol>': <msg>". */
+int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);
+
+#endif

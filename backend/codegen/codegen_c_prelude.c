@@ -1,0 +1,58 @@
+/* What every generated C file starts with (codegen_c.h): the includes and
+ * the static inline helpers kernels call for the evaluator's semantics
+ * (NaN-propagating maximum and relu, wrapping integer maximum, integer
+ * division that reports a zero divisor, saturating float-to-int casts),
+ * and reading -libs=cblas from a target. */
+#include <string.h>
+
+#include "codegen_c_internal.h"
+#include "irm/target.h"
+
+int irm_codegen_c_target_cblas_(const irm_object *target) {
+  if (!target || !irm_is_target(target)) return 0;
+  irm_any v = irm_any_none();
+  if (irm_target_get_attr((const irm_target *)target, "libs", &v)) {
+    irm_clear_error();
+    return 0;
+  }
+  int found = 0;
+  if (v.type_code == IRM_OBJECT && irm_object_is(v.v_obj, "ffi.Array")) {
+    for (size_t i = 0; i < irm_array_size(v.v_obj) && !found; i++) {
+      const irm_any *x = irm_array_at(v.v_obj, i);
+      found = x->type_code == IRM_OBJECT && irm_string_data(x->v_obj) && strcmp(irm_string_data(x->v_obj), "cblas") == 0;
+    }
+  }
+  irm_any_release(&v);
+  return found;
+}
+
+static const char prelude[] =
+    "#include <stddef.h>\n"
+    "#include <stdint.h>\n"
+    "#include <math.h>\n"
+    "#include <string.h>\n"
+    "\n"
+    "#ifndef IRM_CG_PRELUDE\n"
+    "#define IRM_CG_PRELUDE\n"
+    "static inline float irm_cg_fmax(float a, float b) { return a != a || b != b ? NAN : a > b ? a : b; }\n"
+    "static inline float irm_cg_frelu(float x) { return x > 0.0f ? x : x != x ? x : 0.0f; }\n"
+    "static inline int64_t irm_cg_imax(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+    "static inline int64_t irm_cg_idiv(int64_t a, int64_t b, int32_t *st) {\n"
+    "  if (b == 0) { *st = 1; return 0; }\n"
+    "  return a / b;\n"
+    "}\n"
+    "static inline int64_t irm_cg_sat(double v, double lo, double hi) {\n"
+    "  return v != v ? 0 : v <= lo ? (int64_t)lo : v >= hi ? (int64_t)hi : (int64_t)v;\n"
+    "}\n"
+    "static inline int32_t irm_cg_f2int32(double v) { return (int32_t)irm_cg_sat(v, -2147483648.0, 2147483647.0); }\n"
+    "static inline int8_t irm_cg_f2int8(double v) { return (int8_t)irm_cg_sat(v, -128.0, 127.0); }\n"
+    "static inline uint8_t irm_cg_f2uint8(double v) { return (uint8_t)irm_cg_sat(v, 0.0, 255.0); }\n"
+    "#endif\n";
+
+int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, irm_text_buf *out) {
+  int cblas = 0;
+  for (size_t i = 0; i < n_targets && !cblas; i++) cblas = irm_codegen_c_target_cblas_(targets[i]);
+  if (cblas) irm_text_buf_puts_(out, "#include <cblas.h>\n");
+  irm_text_buf_append_(out, prelude, sizeof prelude - 1);
+  return out->failed ? irm_error_nomem_("generating C") : IRM_OK;
+}

@@ -1,0 +1,191 @@
+/* What the C op generators share: element types, attribute readers,
+ * NumPy's broadcasting map, and the loop nest of an elementwise output
+ * (dimensions that every buffer walks contiguously are merged, offsets are
+ * hoisted out of inner loops, the innermost loop is a plain indexed loop
+ * the compiler vectorizes). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_c_internal.h"
+
+cg_dt irm_cg_dt_of_(DLDataType d) {
+  if (d.lanes != 1) return CG_BAD;
+  if (d.code == kDLFloat && d.bits == 32) return CG_F32;
+  if (d.code == kDLFloat && d.bits == 16) return CG_F16;
+  if (d.code == kDLInt && d.bits == 32) return CG_I32;
+  if (d.code == kDLInt && d.bits == 8) return CG_I8;
+  if (d.code == kDLUInt && d.bits == 8) return CG_U8;
+  if (d.code == IRM_DLPACK_BOOL && d.bits == 8) return CG_BOOL;
+  return CG_BAD;
+}
+
+static const char *const ctypes[] = {"float", "int32_t", "int8_t", "uint8_t", "uint8_t", "uint16_t", "void"};
+static const char *const dtnames[] = {"float32", "int32", "int8", "uint8", "bool", "float16", "unknown"};
+
+const char *irm_cg_ctype_(cg_dt dt) { return ctypes[dt <= CG_BAD ? dt : CG_BAD]; }
+const char *irm_cg_dtname_(cg_dt dt) { return dtnames[dt <= CG_BAD ? dt : CG_BAD]; }
+
+cg_dt irm_cg_dt_parse_(const char *name) {
+  for (int i = 0; i < CG_BAD; i++)
+    if (name && strcmp(name, dtnames[i]) == 0) return (cg_dt)i;
+  return CG_BAD;
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static const irm_any *attr(const cg_call *c, const char *name) {
+  if (!c->attrs) return NULL;
+  const irm_any *v = irm_map_find_cstr(c->attrs, name);
+  return v && v->type_code != IRM_NONE ? v : NULL;
+}
+
+int64_t irm_cg_attr_int_(const cg_call *c, const char *name, int64_t absent) {
+  const irm_any *v = attr(c, name);
+  return v && (v->type_code == IRM_INT || v->type_code == IRM_BOOL) ? v->v_int : absent;
+}
+
+int irm_cg_attr_bool_(const cg_call *c, const char *name) { return irm_cg_attr_int_(c, name, 0) != 0; }
+
+const char *irm_cg_attr_str_(const cg_call *c, const char *name, const char *absent) {
+  const irm_any *v = attr(c, name);
+  if (v && v->type_code == IRM_OBJECT && irm_string_data(v->v_obj)) return irm_string_data(v->v_obj);
+  return absent;
+}
+
+int irm_cg_attr_ints_(const cg_call *c, const char *name, int64_t *out, int32_t max, int32_t *n) {
+  const irm_any *v = attr(c, name);
+  *n = -1;
+  if (!v || v->type_code != IRM_OBJECT || !irm_object_is(v->v_obj, "ffi.Array")) return IRM_OK;
+  size_t len = irm_array_size(v->v_obj);
+  if (len > (size_t)max) return irm_cg_fail_(c, "attribute '%s' has %zu values, at most %d are supported", name, len, (int)max);
+  for (size_t i = 0; i < len; i++) {
+    const irm_any *x = irm_array_at(v->v_obj, i);
+    out[i] = x->type_code == IRM_INT ? x->v_int : 0;
+  }
+  *n = (int32_t)len;
+  return IRM_OK;
+}
+
+void irm_cg_attr_pair_(const cg_call *c, const char *name, int64_t def, int64_t out[2]) {
+  int64_t v[4];
+  int32_t n = 0;
+  out[0] = out[1] = def;
+  if (irm_cg_attr_ints_(c, name, v, 4, &n)) {
+    irm_clear_error();
+    return;
+  }
+  if (n == 1) out[0] = out[1] = v[0];
+  else if (n >= 2) out[0] = v[0], out[1] = v[1];
+}
+
+void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]) {
+  int64_t v[4];
+  int32_t n = 0;
+  out[0] = out[1] = out[2] = out[3] = 0;
+  if (irm_cg_attr_ints_(c, name, v, 4, &n)) {
+    irm_clear_error();
+    return;
+  }
+  if (n == 1) out[0] = out[1] = out[2] = out[3] = v[0];
+  else if (n == 2) out[0] = out[2] = v[0], out[1] = out[3] = v[1];
+  else if (n == 4) memcpy(out, v, sizeof v);
+}
+
+int irm_cg_fail_(const cg_call *c, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return irm_error(IRM_EVALUE, "%s in function '%s': %s", c->op, c->symbol ? c->symbol : "?", msg);
+}
+
+/* ---- broadcasting and loops ------------------------------------------------------------- */
+
+void irm_cg_broadcast_map_(const int64_t *in_shape, int32_t in_ndim, const int64_t *out_shape, int32_t out_ndim,
+                           int32_t *map) {
+  for (int32_t d = 0; d < in_ndim; d++) {
+    int32_t od = d + out_ndim - in_ndim;
+    map[d] = od >= 0 && in_shape[d] == out_shape[od] && in_shape[d] != 1 ? od : -1;
+  }
+}
+
+int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
+                       irm_text_buf *b) {
+  /* Merge dimension d into d+1 when every leaf (and the output) steps
+   * through d exactly as through d+1 times its extent. */
+  int64_t ext[CG_MAX_NDIM];
+  int64_t (*st)[CG_MAX_NDIM] = irm_malloc((n_leaves + 1) * sizeof *st);
+  const char **access = irm_malloc((n_leaves + 1) * sizeof *access);
+  char *names_at = irm_malloc((n_leaves + 1) * sizeof(size_t));
+  if (!st || !access || !names_at) {
+    irm_free(st), irm_free(access), irm_free(names_at);
+    return irm_error_nomem_("generating C");
+  }
+  int32_t nd = 0;
+  for (int32_t d = 0; d < out->ndim; d++) {
+    if (out->shape[d] == 1) continue; /* no step at all */
+    ext[nd] = out->shape[d];
+    for (size_t k = 0; k < n_leaves; k++) st[k][nd] = leaves[k].strides[d];
+    nd++;
+  }
+  /* the output: row-major over the kept dims */
+  int64_t acc = 1;
+  for (int32_t d = nd - 1; d >= 0; d--) {
+    st[n_leaves][d] = acc;
+    acc *= ext[d];
+  }
+  int32_t m = 0; /* merged count */
+  for (int32_t d = 0; d < nd; d++) {
+    if (m > 0) {
+      int ok = 1;
+      for (size_t k = 0; k <= n_leaves && ok; k++) ok = st[k][m - 1] == st[k][d] * ext[d];
+      if (ok) {
+        ext[m - 1] *= ext[d];
+        for (size_t k = 0; k <= n_leaves; k++) st[k][m - 1] = st[k][d];
+        continue;
+      }
+    }
+    ext[m] = ext[d];
+    for (size_t k = 0; k <= n_leaves; k++) st[k][m] = st[k][d];
+    m++;
+  }
+  irm_text_buf_puts_(b, "  {\n");
+  /* offsets of each level: o<k>_<level> */
+  for (int32_t d = 0; d < m; d++) {
+    irm_text_buf_printf_(b, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", 4 + 2 * d, "", d, d, (long long)ext[d], d);
+    if (d == m - 1) break;
+    for (size_t k = 0; k <= n_leaves; k++) {
+      irm_text_buf_printf_(b, "%*sconst int64_t o%zu_%d = ", 6 + 2 * d, "", k, d);
+      if (d > 0) irm_text_buf_printf_(b, "o%zu_%d + ", k, d - 1);
+      irm_text_buf_printf_(b, "i%d * %lld;\n", d, (long long)st[k][d]);
+    }
+  }
+  irm_text_buf names = {0};
+  size_t *at = (size_t *)(void *)names_at;
+  for (size_t k = 0; k <= n_leaves; k++) {
+    const char *name = k < n_leaves ? leaves[k].name : out->name;
+    at[k] = names.len;
+    irm_text_buf_printf_(&names, "%s[", name);
+    if (m > 1) irm_text_buf_printf_(&names, "o%zu_%d + ", k, m - 2);
+    if (m == 0 || st[k][m - 1] == 0) irm_text_buf_puts_(&names, "0]");
+    else if (st[k][m - 1] == 1) irm_text_buf_printf_(&names, "i%d]", m - 1);
+    else irm_text_buf_printf_(&names, "i%d * %lld]", m - 1, (long long)st[k][m - 1]);
+    irm_text_buf_putc_(&names, '\0');
+  }
+  if (names.failed) {
+    irm_text_buf_free_(&names);
+    irm_free(st), irm_free(access), irm_free(names_at);
+    return irm_error_nomem_("generating C");
+  }
+  for (size_t k = 0; k <= n_leaves; k++) access[k] = names.data + at[k];
+  irm_text_buf_printf_(b, "%*s%s = ", 4 + 2 * m, "", access[n_leaves]);
+  int rc = fn(ctx, access, b);
+  irm_text_buf_puts_(b, ";\n");
+  for (int32_t d = m - 1; d >= 0; d--) irm_text_buf_printf_(b, "%*s}\n", 4 + 2 * d, "");
+  irm_text_buf_puts_(b, "  }\n");
+  irm_text_buf_free_(&names);
+  irm_free(st), irm_free(access), irm_free(names_at);
+  return rc;
+}

@@ -1,0 +1,64 @@
+/* Private to backend/: the C kernel generator (backend/codegen/), which the
+ * AOT code generator calls once per fused Primitive function.
+ *
+ * A kernel is one C function
+ *
+ *   static int32_t <symbol>(const T0 *restrict in0, ..., T *restrict out0, ..., void *restrict scratch)
+ *
+ * with one pointer per tensor parameter of the function (in order), one per
+ * output (1, or the fields of a tuple result flattened in order) and the
+ * kernel's scratch area (info->scratch_bytes, 64-byte aligned by the
+ * caller; NULL may be passed when it is 0). T is the element C type: float
+ * (float32), int32_t, int8_t, uint8_t, and uint8_t for bool; float16 is
+ * refused (docs/codegen.md). It returns 0, or nonzero when an integer
+ * division by zero happened (the evaluator's ValueError; the outputs are
+ * then unspecified). The code never allocates. Constants inside the
+ * function become static const arrays emitted before the kernel, named
+ * <symbol>_c<k>. docs/codegen.md describes the contract and FCodegenC.
+ *
+ * Thread safety: both functions may run on any thread at once (they read
+ * the op registry and call FCodegenC functions, which must allow that). */
+#ifndef IRM_BACKEND_CODEGEN_C_H
+#define IRM_BACKEND_CODEGEN_C_H
+
+#include <stddef.h>
+
+#include "irm_internal.h"
+
+typedef struct irm_c_kernel_info_ {
+  size_t n_inputs;      /* tensor parameters of the function, in order */
+  size_t n_outputs;     /* 1, or the fields of a tuple result, flattened in order */
+  size_t scratch_bytes; /* bytes the kernel needs for its intermediates (0 if none) */
+} irm_c_kernel_info_;
+
+/* Appends to out the C definition of one kernel computing func (a typed
+ * dataflow Function whose params are tensors, FuseOps' Primitive functions
+ * included), named symbol (a C identifier); fills *info. target (a Target,
+ * borrowed; NULL: plain "c") selects options: "-libs=cblas" makes nn.dense
+ * and nn.conv2d call OpenBLAS. Errors: ValueError "op 'X' in function
+ * 'SYMBOL' has no FCodegenC: ..." (with how to give it one), TypeError
+ * naming the construct and the function (untyped nodes, tuple-valued
+ * parameters, float16, calls of functions), errors of the ops' FCodegenC
+ * functions with the op named, MemoryError. On failure out may have
+ * gained text (the caller discards it) and *info is unspecified. */
+int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target, irm_text_buf *out,
+                          irm_c_kernel_info_ *info);
+
+/* Appends what every generated C file needs once, before its kernels: the
+ * includes (stdint.h, math.h, string.h, and cblas.h when one of the
+ * targets (borrowed; n_targets may be 0, targets then NULL) has
+ * -libs=cblas) and the static inline helpers the kernels call. Errors:
+ * MemoryError. */
+int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, irm_text_buf *out);
+
+/* Whether target (may be NULL) lists "cblas" in its libs option. */
+int irm_codegen_c_target_cblas_(const irm_object *target);
+
+/* Gives every built-in op its FCodegenC (backend/builtins.c calls it);
+ * skips ops that already have one. */
+int irm_register_codegen_c_builtins_(void);
+
+/* Registers codegen.CKernel and codegen.CPrelude (codegen_c_globals.c). */
+int irm_register_codegen_c_globals_(void);
+
+#endif
