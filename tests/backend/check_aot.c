@@ -284,6 +284,15 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_error_mentions("-mnosuchfeature");
   ck_assert_error_mentions("command: cc -std=c11 -shared -fPIC -O2");
   irm_object_release(r);
+  /* -mcpu becomes -march on x86 (-mcpu elsewhere) */
+  r = aot_build(m, "llvm -mcpu=nosuchcpu", e, "crt", p, "ex");
+  ck_assert_int_eq(irm_build_export_library(r, path), IRM_ERUNTIME);
+#if defined(__x86_64__) || defined(__i386__)
+  ck_assert_error_mentions("-march='nosuchcpu'");
+#else
+  ck_assert_error_mentions("-mcpu='nosuchcpu'");
+#endif
+  irm_object_release(r);
   /* a target of another architecture is refused */
 #if defined(__x86_64__)
   r = aot_build(m, "llvm -mtriple=aarch64-linux-gnu", e, "crt", p, "ex");
