@@ -48,4 +48,17 @@ int irm_build_pick_config_(const char *category, const irm_object *given, const 
 
 int irm_register_build_globals_(void); /* build_globals.c */
 
+/* ---- code generation, export, loading ------------------------------------ */
+
+/* executor.codegen of aot (aot_codegen.c): (mod, config) -> Map. */
+int irm_aot_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+int irm_register_export_globals_(void);          /* export.c: driver.ExportLibrary */
+int irm_register_runtime_module_type_(void);     /* loader.c: runtime.Module */
+int irm_register_runtime_globals_(void);         /* loader.c: runtime.Load, ModuleRun, ModuleMetadata */
+/* runtime/'s include folder: IRM_RUNTIME_INCLUDE, else the built-in one. */
+const char *irm_runtime_include_dir_(void);
+/* The cc flags (-march, -m<feature>) and libraries (-lopenblas) a target
+ * asks for; ValueError for a target of another architecture. */
+int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_text_buf *libs);
+
 #endif

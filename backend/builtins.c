@@ -13,5 +13,8 @@ int irm_register_backend_builtins_(void) {
   if (!rc) rc = irm_register_build_kinds_();
   if (!rc) rc = irm_register_codegen_c_builtins_();
   if (!rc) rc = irm_register_codegen_c_globals_();
+  if (!rc) rc = irm_register_runtime_module_type_();
+  if (!rc) rc = irm_register_runtime_globals_();
+  if (!rc) rc = irm_register_export_globals_();
   return rc ? rc : irm_register_build_globals_();
 }

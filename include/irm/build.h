@@ -40,9 +40,10 @@
  * Functions with a `Compiler` attribute then go to the global
  * `codegen.ext.<Compiler>` (TVM's BYOC hook), and the executor kind's
  * "executor.codegen" attribute, when set, makes the rest of the
- * artifacts. Code generation is not built yet: no built-in executor kind
- * has "executor.codegen", so a build without external codegens gives an
- * empty artifacts Map.
+ * artifacts: `aot` has one (C source, a header with interface-api "c", a
+ * params file with link-params false; docs/runtime.md), `graph` none yet.
+ * irm_build_export_library compiles a build into a shared library that
+ * include/irm/runtime.h loads and runs.
  *
  * Kind attributes the driver reads (set with executor.SetKindAttr,
  * runtime.SetKindAttr, target.SetKindAttr):
@@ -51,7 +52,7 @@
  *       InferType, BindParams, ConvertLayout, SimplifyExpr, FoldConstant,
  *       DeadCodeElimination, FuseOps (a Sequential named "driver.default").
  *   executor "executor.codegen": Function(mod, config) -> Map file name ->
- *       String (text or bytes). None built in.
+ *       String (text or bytes). aot's is the AOT code generator.
  *   executor "executor.validate", runtime "runtime.validate":
  *       Function(executor, runtime) -> NONE that fails to reject the pair,
  *       run before the pipeline. aot's: with runtime crt it needs
@@ -156,6 +157,23 @@ IRM_API int irm_build(const irm_module *mod, const irm_any *target, const irm_an
  * folder or file that cannot be made or written, naming the path and the
  * system's reason). Files written before a failure stay. */
 IRM_API int irm_build_write(const irm_object *result, const char *dir);
+
+/* Compiles a build result's C artifacts (the .c entries of its
+ * "artifacts") into the shared library path with the system's
+ * `cc -std=c11 -shared -fPIC -O2` (TVM's export_library), against
+ * runtime/'s headers: the folder named by the environment variable
+ * IRM_RUNTIME_INCLUDE, else the one this libirm was built with. The build
+ * target's options add flags: -libs=cblas links -lopenblas; -mcpu becomes
+ * -march (x86) or -mcpu, each -mattr feature -m<feature> (+f) or
+ * -mno-<feature> (-f). A params file artifact (<mod_name>.params) is
+ * written beside path, where the loader (runtime.h) looks for it. The
+ * global driver.ExportLibrary(result, path). Errors: TypeError (result is
+ * no build result), ValueError (empty path; no C source among the
+ * artifacts; a target with an -mtriple of another architecture),
+ * RuntimeError (a temporary folder or file that cannot be made; the
+ * compiler failing, with its command line and output). Thread safety: any
+ * thread; each call uses its own temporary folder. */
+IRM_API int irm_build_export_library(const irm_object *result, const char *path);
 
 #ifdef __cplusplus
 }

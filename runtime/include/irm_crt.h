@@ -1,0 +1,118 @@
+/* irm_crt.h: the small C runtime support that AOT-generated code includes
+ * (docs/runtime.md). Stands alone: C11, the C library and DLPack's header,
+ * nothing of libirm.
+ *
+ * The packed calling convention (the shape TVM's C runtime uses):
+ *
+ *   int32_t fn(void *args, int32_t *type_codes, int32_t num_args,
+ *              void *ret, int32_t *ret_code, void *resource);
+ *
+ * args points at num_args irm_crt_value slots, type_codes at their codes
+ * (IRM_CRT_DLTENSOR for a DLTensor pointer in v_handle); ret / ret_code
+ * receive a result (the generated functions return none); resource is the
+ * caller's context (unused by generated code). A function returns 0, or
+ * one of the IRM_CRT_E* codes below.
+ *
+ * Thread safety: nothing here holds state. */
+#ifndef IRM_CRT_H
+#define IRM_CRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One argument slot of a packed call. */
+typedef union irm_crt_value {
+  int64_t v_int64;
+  double v_float64;
+  void *v_handle;
+  const char *v_str;
+} irm_crt_value;
+
+/* Type codes of a slot (DLPack's and TVM's numbering for the first ones). */
+enum {
+  IRM_CRT_INT = 0,
+  IRM_CRT_UINT = 1,
+  IRM_CRT_FLOAT = 2,
+  IRM_CRT_HANDLE = 3,
+  IRM_CRT_NULL = 4,
+  IRM_CRT_DLTENSOR = 7 /* v_handle is a DLTensor * */
+};
+
+/* Return codes of generated functions. */
+enum {
+  IRM_CRT_OK = 0,
+  IRM_CRT_EKERNEL = 1,   /* a kernel failed (an integer division by zero) */
+  IRM_CRT_EARGS = 2,     /* wrong number of arguments */
+  IRM_CRT_ETYPE = 3,     /* an argument of the wrong type code or dtype */
+  IRM_CRT_ESHAPE = 4,    /* a tensor argument of the wrong shape */
+  IRM_CRT_ENOPARAMS = 5, /* run before the parameters were set */
+  IRM_CRT_EPARAMS = 6    /* a params blob that does not match */
+};
+
+typedef int32_t (*irm_crt_packed_func)(void *args, int32_t *type_codes, int32_t num_args, void *ret,
+                                       int32_t *ret_code, void *resource);
+
+/* A short description of a return code (static text). */
+static inline const char *irm_crt_strerror(int32_t code) {
+  switch (code) {
+  case IRM_CRT_OK: return "ok";
+  case IRM_CRT_EKERNEL: return "a kernel failed (integer division by zero)";
+  case IRM_CRT_EARGS: return "wrong number of arguments";
+  case IRM_CRT_ETYPE: return "an argument of the wrong type";
+  case IRM_CRT_ESHAPE: return "a tensor of the wrong shape";
+  case IRM_CRT_ENOPARAMS: return "the parameters were not set (call set_params first)";
+  case IRM_CRT_EPARAMS: return "the params blob does not match the module's parameters";
+  default: return "unknown error";
+  }
+}
+
+/* The DLTensor of slot i, checked: type code IRM_CRT_DLTENSOR, on the CPU,
+ * of dtype (code, bits) and with numel elements (compact). Returns the
+ * data pointer (with byte_offset applied) or NULL, storing the error code
+ * in *err. */
+static inline void *irm_crt_tensor_arg(const irm_crt_value *args, const int32_t *type_codes, int32_t i,
+                                       uint8_t code, uint8_t bits, int64_t numel, int32_t *err) {
+  if (type_codes[i] != IRM_CRT_DLTENSOR || !args[i].v_handle) {
+    *err = IRM_CRT_ETYPE;
+    return NULL;
+  }
+  const DLTensor *t = (const DLTensor *)args[i].v_handle;
+  if (t->device.device_type != kDLCPU || t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1) {
+    *err = IRM_CRT_ETYPE;
+    return NULL;
+  }
+  int64_t n = 1;
+  for (int32_t d = 0; d < t->ndim; d++) n *= t->shape[d];
+  if (n != numel) {
+    *err = IRM_CRT_ESHAPE;
+    return NULL;
+  }
+  return (char *)t->data + t->byte_offset;
+}
+
+/* Fills a DLTensor view of CPU memory (shape borrowed). */
+static inline void irm_crt_tensor_view(DLTensor *t, void *data, int32_t ndim, int64_t *shape, uint8_t code,
+                                       uint8_t bits) {
+  t->data = data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->ndim = ndim;
+  t->dtype.code = code;
+  t->dtype.bits = bits;
+  t->dtype.lanes = 1;
+  t->shape = shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
