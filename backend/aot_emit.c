@@ -173,21 +173,25 @@ static void scratch_ptr(const aot_program *p, const aot_step *s, irm_text_buf *b
                             p->buffers[s->scratch].offset);
 }
 
-static void emit_call(const aot_program *p, const aot_step *s, irm_text_buf *b) {
+/* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h. */
+static void emit_call(const aot_program *p, size_t step, irm_text_buf *b) {
+  const aot_step *s = &p->steps[step];
   const aot_kernel *k = &p->kernels[s->kernel];
   size_t n = k->info.n_inputs + k->info.n_outputs;
   if (p->opt.unpacked) {
-    irm_text_buf_printf_(b, "  if (%s(", k->symbol);
+    irm_text_buf_printf_(b, "  {\n    int32_t krc;\n    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s(", step,
+                         k->symbol, k->symbol);
     for (size_t i = 0; i < n; i++) {
       tensor_ptr(p, s->args[i], b);
       irm_text_buf_puts_(b, ", ");
     }
     scratch_ptr(p, s, b);
-    irm_text_buf_puts_(b, ") != 0) return IRM_CRT_EKERNEL;\n");
+    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
+                         step, k->symbol);
     return;
   }
-  irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0;\n", n, n,
-                       n);
+  irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0, krc;\n", n,
+                       n, n);
   for (size_t i = 0; i < n; i++) {
     irm_object *type = p->tensors[s->args[i]].type;
     DLDataType dt = irm_tensor_type_dtype(type);
@@ -198,9 +202,11 @@ static void emit_call(const aot_program *p, const aot_step *s, irm_text_buf *b) 
     irm_text_buf_printf_(b, ", %d, s%zu, %u, %u);\n    v[%zu].v_handle = &t[%zu];\n    c[%zu] = IRM_CRT_DLTENSOR;\n",
                          irm_tensor_type_ndim(type), i, dt.code, dt.bits, i, i, i);
   }
-  irm_text_buf_printf_(b, "    if (%s_packed(v, c, %zu, &r, &rc, ", k->symbol, n);
+  irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", step,
+                       k->symbol, k->symbol, n);
   scratch_ptr(p, s, b);
-  irm_text_buf_puts_(b, ") != 0) return IRM_CRT_EKERNEL;\n  }\n");
+  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
+                       step, k->symbol);
 }
 
 static void emit_body(const aot_program *p, irm_text_buf *b) {
@@ -209,7 +215,7 @@ static void emit_body(const aot_program *p, irm_text_buf *b) {
                        "  (void)in;\n  (void)out;\n", m);
   if (!p->opt.link_params)
     irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
-  for (size_t i = 0; i < p->n_steps; i++) emit_call(p, &p->steps[i], b);
+  for (size_t i = 0; i < p->n_steps; i++) emit_call(p, i, b);
   for (size_t j = 0; j < p->n_outputs; j++) {
     const aot_tensor *t = &p->tensors[p->outputs[j].tensor];
     if (t->kind == AOT_TEMP && t->out == (long)j) continue;

@@ -55,6 +55,24 @@ enum {
   IRM_CRT_EPARAMS = 6    /* a params blob that does not match */
 };
 
+/* Kernel hooks. The entry point of AOT-generated code brackets each
+ * kernel call with IRM_CRT_KERNEL_ENTER(step, "symbol") and
+ * IRM_CRT_KERNEL_EXIT(step, "symbol") (step: the call's index in the
+ * entry point, from 0; the exit runs whether the kernel failed or not).
+ * They compile to nothing unless IRM_CRT_KERNEL_HOOKS is defined before
+ * this header; then they call the two functions below, which the program
+ * or another generated file defines (a profiler, a tracer, an executor
+ * kind's code generator: docs/runtime.md). */
+#ifdef IRM_CRT_KERNEL_HOOKS
+void irm_crt_kernel_enter(int32_t step, const char *symbol);
+void irm_crt_kernel_exit(int32_t step, const char *symbol);
+#define IRM_CRT_KERNEL_ENTER(step, symbol) irm_crt_kernel_enter((step), (symbol))
+#define IRM_CRT_KERNEL_EXIT(step, symbol) irm_crt_kernel_exit((step), (symbol))
+#else
+#define IRM_CRT_KERNEL_ENTER(step, symbol) ((void)0)
+#define IRM_CRT_KERNEL_EXIT(step, symbol) ((void)0)
+#endif
+
 typedef int32_t (*irm_crt_packed_func)(void *args, int32_t *type_codes, int32_t num_args, void *ret,
                                        int32_t *ret_code, void *resource);
 
