@@ -1,11 +1,14 @@
 /* irm_build_export_library (build.h): a build's C artifacts compiled into
  * a shared library with the system's cc (TVM's export_library). The
  * artifacts go to a temporary folder, cc compiles every .c file there
- * against runtime/'s headers (IRM_RUNTIME_INCLUDE, else the folder this
- * library was built with) into path, and a params file is copied beside
+ * against runtime/'s headers (IRM_RUNTIME_INCLUDE; else those installed
+ * beside this libirm, <prefix>/include/irm-runtime; else the source tree
+ * this library was built from) into path, and a params file is copied beside
  * path. The target's options pick the flags: -libs=cblas links OpenBLAS;
  * -mcpu / -mattr of a target for this host become -march / -m<feature>. */
 #include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +26,36 @@
 #ifndef IRM_RUNTIME_INCLUDE_DIR
 #define IRM_RUNTIME_INCLUDE_DIR "runtime/include"
 #endif
+#ifndef IRM_RUNTIME_INCLUDE_FROM_LIBDIR
+#define IRM_RUNTIME_INCLUDE_FROM_LIBDIR "../include/irm-runtime"
+#endif
+
+/* The installed headers, found from where this libirm lies (so a moved
+ * prefix works), when they are there; else the source tree's. */
+static char installed_dir[4096];
+static pthread_once_t installed_once = PTHREAD_ONCE_INIT;
+
+static void find_installed(void) {
+  Dl_info info;
+  if (!dladdr((const void *)installed_dir, &info) || !info.dli_fname) return;
+  const char *slash = strrchr(info.dli_fname, '/');
+  if (!slash) return;
+  char dir[sizeof installed_dir], probe[sizeof installed_dir + 16];
+  int n = snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
+                   IRM_RUNTIME_INCLUDE_FROM_LIBDIR);
+  char *real = n > 0 && (size_t)n < sizeof dir ? realpath(dir, NULL) : NULL; /* without the lib/.. */
+  struct stat st;
+  if (real && strlen(real) < sizeof installed_dir &&
+      snprintf(probe, sizeof probe, "%s/irm_crt.h", real) < (int)sizeof probe && stat(probe, &st) == 0)
+    strcpy(installed_dir, real);
+  free(real);
+}
 
 const char *irm_runtime_include_dir_(void) {
   const char *env = getenv("IRM_RUNTIME_INCLUDE");
-  return env && env[0] ? env : IRM_RUNTIME_INCLUDE_DIR;
+  if (env && env[0]) return env;
+  pthread_once(&installed_once, find_installed);
+  return installed_dir[0] ? installed_dir : IRM_RUNTIME_INCLUDE_DIR;
 }
 
 /* Appends s in single quotes, for sh. */

@@ -56,3 +56,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py
 # koffi); node/lib/native.js finds the libirm of the prefix holding it.
 install(FILES node/index.js node/package.json node/package-lock.json DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/node)
 install(DIRECTORY node/lib DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/node)
+
+# runtime/'s headers, which exported libraries compile against
+# (irm_build_export_library finds them from libirm's folder).
+install(DIRECTORY runtime/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/irm-runtime FILES_MATCHING PATTERN "*.h")

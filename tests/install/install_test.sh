@@ -204,6 +204,24 @@ step "installed Python package" env -u IRM_LIBRARY -u IRM_PLUGIN_PATH PYTHONDONT
 expect "the installed Python package" "irm $version package $prefix/share/irm/python/irm libirm $prefix/"
 expect "the installed Python package" "sees 2 items"
 
+# The prefix's libirm exports a library against the runtime headers
+# installed beside it (<prefix>/include/irm-runtime), not the source
+# tree's: a cc first on PATH records its arguments and runs the real one.
+mkdir "$work/fakebin"
+real_cc=$(command -v cc)
+printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s"\nexec "%s" "$@"\n' "$work/cc-args" "$real_cc" >"$work/fakebin/cc"
+chmod +x "$work/fakebin/cc"
+step "export_library with the installed libirm" env -u IRM_LIBRARY -u IRM_PLUGIN_PATH -u IRM_RUNTIME_INCLUDE \
+  PATH="$work/fakebin:$PATH" PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$prefix/share/irm/python" "$python" -c "
+import irm
+mod = irm.get_global_func('ir.ExampleModel')('mlp')
+result = irm.build(mod, target='c', executor=irm.Executor('aot'), runtime=irm.Runtime('crt'))
+result.export_library('$work/mlp.so')
+print('loaded', irm.runtime.load('$work/mlp.so'))"
+expect "export_library with the installed libirm" "loaded"
+grep -qF -- "-I$prefix/include/irm-runtime " "$work/cc-args" ||
+  fail "export_library did not compile against $prefix/include/irm-runtime: $(cat "$work/cc-args")"
+
 # The Node.js package in the prefix finds the libirm of its own prefix. Its
 # one dependency, koffi, comes as `npm ci` there would bring it: from the
 # source tree's node/node_modules (no network in a test). Skipped, saying
