@@ -18,6 +18,7 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
+#include "irm/module.h"
 
 static int read_options(const irm_module *mod, const irm_compilation_config *cfg, aot_options *o) {
   const irm_object *e = irm_compilation_config_executor(cfg);
@@ -88,8 +89,7 @@ static int emit_source(const graph_plan *g, const char *kernels, const char *jso
                        "\\\"params_file\\\": ", m, p->opt.runtime, p->opt.link_params ? "true" : "false");
   if (p->opt.link_params) irm_text_buf_puts_(b, "null");
   else irm_text_buf_printf_(b, "\\\"%s.params\\\"", m);
-  irm_text_buf_printf_(b, ", \\\"kernels\\\": %zu, \\\"storage_bytes\\\": %zu, \\\"unshared_bytes\\\": %zu}\";\n}\n",
-                       p->n_kernels, g->bytes_shared, g->bytes_unshared);
+  irm_text_buf_printf_(b, ", \\\"kernels\\\": %zu}\";\n}\n", p->n_kernels);
   if (p->opt.link_params) {
     irm_text_buf_puts_(b, "\n/* The parameters (the params file layout, irm_params.h). */\n");
     emit_bytes(b, "irm_graph_params_data", (const unsigned char *)irm_string_data(blob), irm_string_size(blob));
@@ -113,7 +113,19 @@ static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
   return rc;
 }
 
+/* Whether main has a Compiler: an external codegen made its code, and the
+ * graph executor has nothing to generate. */
+static bool main_is_external(const irm_module *mod) {
+  irm_object *main = irm_module_function(mod, "main");
+  irm_any c = irm_any_none();
+  bool ext = main && irm_base_func_get_attr(main, IRM_BASE_FUNC_ATTR_COMPILER, &c) == IRM_OK && c.type_code != IRM_NONE;
+  irm_clear_error();
+  irm_any_release(&c);
+  return ext;
+}
+
 static int graph_codegen(const irm_module *mod, const irm_compilation_config *cfg, irm_object **out) {
+  if (main_is_external(mod)) return irm_map_new(out);
   aot_program p = {0};
   graph_plan g = {0};
   irm_text_buf kernels, json, src;

@@ -20,9 +20,6 @@ typedef struct graph_plan {
   size_t *storage_id;   /* per entry */
   size_t *storage_bytes; /* per storage id */
   size_t n_storage;
-  size_t bytes_shared;   /* the sum of storage_bytes */
-  size_t bytes_unshared; /* the sum of every entry's bytes */
-  size_t max_scratch;    /* the largest kernel scratch */
 } graph_plan;
 
 /* Plans p's graph: entries and storage ids (temporaries whose lifetimes

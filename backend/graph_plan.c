@@ -101,13 +101,10 @@ int irm_graph_plan_(const aot_program *p, graph_plan *g) {
       g->entry_tensor[e] = t;
       g->tensor_entry[t] = e++;
     }
-    if (info->scratch_bytes > g->max_scratch) g->max_scratch = info->scratch_bytes;
   }
   g->row_ptr[node] = e;
   for (size_t j = 0; j < p->n_outputs; j++) is_out[p->outputs[j].tensor] = 1;
   assign_storage(g, owner, is_out);
-  for (size_t i = 0; i < n_entries; i++) g->bytes_unshared += p->tensors[g->entry_tensor[i]].bytes;
-  for (size_t sid = 0; sid < g->n_storage; sid++) g->bytes_shared += g->storage_bytes[sid];
   irm_free(owner);
   irm_free(is_out);
   return IRM_OK;

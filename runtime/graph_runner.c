@@ -16,6 +16,10 @@
 
 enum { MAX_NDIM = 16 };
 #define MAX_BYTES ((uint64_t)1 << 40) /* an entry larger than this is refused */
+/* The most storage one runner allocates (the fuzz build lowers it). */
+#ifndef IRM_GRAPH_MAX_STORAGE
+#define IRM_GRAPH_MAX_STORAGE ((uint64_t)1 << 40)
+#endif
 
 typedef struct gnode {
   char *name;
@@ -315,6 +319,11 @@ static int allocate(irm_graph_runner *r, char *err, size_t es) {
   if (!r->storage || !r->storage_bytes) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   for (size_t e = 0; e < r->n_entries; e++)
     if (r->entries[e].bytes > r->storage_bytes[r->entries[e].sid]) r->storage_bytes[r->entries[e].sid] = r->entries[e].bytes;
+  uint64_t total = r->scratch_bytes;
+  for (size_t s = 0; s < r->n_storage; s++) total += r->storage_bytes[s];
+  if (total > IRM_GRAPH_MAX_STORAGE)
+    return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: its storage and scratch take %llu bytes, more than the runner's "
+                "limit of %llu", (unsigned long long)total, (unsigned long long)IRM_GRAPH_MAX_STORAGE);
   for (size_t s = 0; s < r->n_storage; s++) {
     size_t bytes = (r->storage_bytes[s] + 63) / 64 * 64;
     r->storage[s] = aligned_alloc(64, bytes ? bytes : 64);
