@@ -79,19 +79,16 @@ int irm_graph_plan_(const aot_program *p, graph_plan *g) {
     irm_graph_plan_free_(g);
     return irm_error(IRM_ENOMEM, "graph codegen: out of memory");
   }
-  size_t e = 0, node = 0;
-  /* main's inputs and constants are tensors of kind AOT_INPUT / AOT_CONST, by index */
-  for (size_t kind = 0; kind < 2; kind++) {
-    size_t n = kind ? p->n_consts : p->n_inputs;
-    for (size_t i = 0; i < n; i++) {
-      for (size_t t = 0; t < p->n_tensors; t++)
-        if (p->tensors[t].kind == (kind ? AOT_CONST : AOT_INPUT) && p->tensors[t].index == i) {
-          g->entry_tensor[e] = t;
-          g->tensor_entry[t] = e;
-        }
-      g->row_ptr[node++] = e++;
-    }
+  /* main's inputs, then its constants: tensors of kind AOT_INPUT / AOT_CONST, by index */
+  for (size_t t = 0; t < p->n_tensors; t++) {
+    const aot_tensor *x = &p->tensors[t];
+    if (x->kind == AOT_TEMP) continue;
+    size_t at = x->kind == AOT_INPUT ? x->index : p->n_inputs + x->index;
+    g->entry_tensor[at] = t;
+    g->tensor_entry[t] = at;
   }
+  size_t e = 0, node = 0;
+  for (; node < p->n_inputs + p->n_consts; node++) g->row_ptr[node] = e++;
   for (size_t s = 0; s < p->n_steps; s++) {
     const aot_step *st = &p->steps[s];
     const irm_c_kernel_info_ *info = &p->kernels[st->kernel].info;
@@ -120,9 +117,13 @@ static void json_str(irm_text_buf *b, const char *s) {
 }
 
 static void entry_ref(const graph_plan *g, size_t tensor, irm_text_buf *b) {
-  size_t e = g->tensor_entry[tensor], node = 0;
-  while (g->row_ptr[node + 1] <= e) node++;
-  irm_text_buf_printf_(b, "[%zu, %zu, 0]", node, e - g->row_ptr[node]);
+  size_t e = g->tensor_entry[tensor], lo = 0, hi = g->n_nodes; /* the last node starting at or before e */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (g->row_ptr[mid] <= e) lo = mid;
+    else hi = mid;
+  }
+  irm_text_buf_printf_(b, "[%zu, %zu, 0]", lo, e - g->row_ptr[lo]);
 }
 
 static void null_node(irm_text_buf *b, const char *name, int first) {
