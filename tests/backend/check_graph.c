@@ -47,6 +47,38 @@ static size_t entry_bytes(json_t *root, size_t e) {
   return n;
 }
 
+/* main's calls of Primitive functions, in the order the graph has them. */
+typedef struct calls {
+  irm_object *items[256];
+  size_t n;
+} calls;
+
+static int collect_call(void *ctx, irm_object *node) {
+  calls *c = ctx;
+  if (irm_expr_kind_of(node) == IRM_EXPR_CALL && irm_expr_kind_of(irm_call_callee(node)) == IRM_EXPR_FUNCTION &&
+      c->n < 256)
+    c->items[c->n++] = node;
+  return IRM_OK;
+}
+
+/* Every tvm_op node's entries have the shapes and dtypes of its call's type. */
+static void check_op_types(const irm_module *mod, json_t *root) {
+  calls c = {{NULL}, 0};
+  ck_assert_ok(irm_expr_visit(irm_function_body(irm_module_function(mod, "main")), collect_call, &c));
+  json_t *nodes = json_object_get(root, "nodes"), *rp = json_object_get(root, "node_row_ptr");
+  size_t k = 0;
+  for (size_t n = 0; n < json_array_size(nodes); n++) {
+    if (strcmp(json_string_value(json_object_get(json_array_get(nodes, n), "op")), "tvm_op") != 0) continue;
+    ck_assert_uint_lt(k, c.n);
+    irm_object *type = irm_expr_type(c.items[k++]);
+    size_t lo = as_size(json_array_get(rp, n)), hi = as_size(json_array_get(rp, n + 1));
+    int tuple = irm_ir_type_kind_of(type) == IRM_IR_TYPE_TUPLE;
+    ck_assert_uint_eq(hi - lo, tuple ? irm_tuple_type_size(type) : 1);
+    for (size_t e = lo; e < hi; e++) assert_entry_type(root, e, tuple ? irm_tuple_type_field(type, e - lo) : type);
+  }
+  ck_assert_uint_eq(k, c.n);
+}
+
 /* Checks the whole structure; returns the bytes with and without sharing. */
 static void check_structure(const irm_module *mod, json_t *root, size_t *shared, size_t *unshared) {
   json_t *nodes = json_object_get(root, "nodes"), *rp = json_object_get(root, "node_row_ptr");
@@ -136,6 +168,7 @@ START_TEST(test_json_structure_of_the_examples) {
   json_t *root = graph_json_of(r, name);
   size_t shared = 0, unshared = 0;
   check_structure(irm_map_find_cstr(r, "module")->v_obj, root, &shared, &unshared);
+  check_op_types(irm_map_find_cstr(r, "module")->v_obj, root);
   ck_assert_uint_le(shared, unshared);
   printf("graph storage plan: %-12s %8zu bytes shared, %8zu bytes unshared (%.0f%%)\n", name, shared, unshared,
          100.0 * (double)shared / (double)unshared);
