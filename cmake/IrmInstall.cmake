@@ -50,3 +50,9 @@ string(REGEX REPLACE "/$" "" IRM_PY_PREFIX_FROM_PACKAGE "${IRM_PY_PREFIX_FROM_PA
 configure_file(cmake/irm_install_paths.py.in ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/python/_install_paths.py
         DESTINATION ${irm_python_dir}/irm)
+
+# The Node.js package in <prefix>/share/irm/node: its code and its lock
+# file, without node_modules (a consumer runs `npm ci` there, which brings
+# koffi); node/lib/native.js finds the libirm of the prefix holding it.
+install(FILES node/index.js node/package.json node/package-lock.json DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/node)
+install(DIRECTORY node/lib DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/node)

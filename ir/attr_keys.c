@@ -226,6 +226,36 @@ static int key_list(attr_key_registry *r, irm_object **out) {
 }
 
 int irm_module_attr_list(irm_object **out) { return key_list(&irm_module_attr_keys_, out); }
+
+/* {"type": type name, "pass_invariant": bool} of one key (*out NEW). */
+static int key_description(const key_entry *k, irm_object **out) {
+  static const char *const names[] = {"type", "pass_invariant"};
+  irm_any values[2] = {irm_any_str(k->type_name), irm_any_bool(k->key.pass_invariant != 0)};
+  return irm_map_from_pairs(names, values, 2, out);
+}
+
+int irm_module_attr_describe(irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "describing module attribute keys: out must not be NULL");
+  *out = NULL;
+  int rc = irm_builtins_ready_();
+  if (rc) return rc;
+  irm_name_snapshot snap;
+  if (irm_name_table_snapshot_(&irm_module_attr_keys_.table, &snap))
+    return irm_error_nomem_("describing module attribute keys");
+  size_t n = snap.n;
+  irm_any *descs = irm_calloc(n ? n : 1, sizeof *descs);
+  rc = descs ? IRM_OK : irm_error_nomem_("describing module attribute keys");
+  for (size_t i = 0; !rc && i < n; i++) {
+    irm_object *d = NULL;
+    rc = key_description(snap.values[i], &d);
+    if (!rc) descs[i] = irm_any_object(d);
+  }
+  if (!rc) rc = irm_map_from_pairs(snap.names, descs, n, out);
+  for (size_t i = 0; descs && i < n; i++) irm_any_release(&descs[i]);
+  irm_name_snapshot_free_(&irm_module_attr_keys_.table, &snap);
+  irm_free(descs);
+  return rc;
+}
 int irm_base_func_attr_list(irm_object **out) { return key_list(&irm_base_func_attr_keys_, out); }
 
 /* ---- built-in keys -------------------------------------------------------------- */

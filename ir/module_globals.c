@@ -155,6 +155,16 @@ static int g_list_func_keys(const irm_any *args, int32_t nargs, irm_any *ret, vo
   return irm_ret_object("ir.ListFuncAttrKeys", irm_base_func_attr_list(&keys), &keys, ret);
 }
 
+/* ir.DescribeModuleAttrKeys() -> Map key -> {"type", "pass_invariant"} */
+static int g_describe_module_keys(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)args;
+  (void)res;
+  irm_object *keys = NULL;
+  int rc = irm_arg_count("ir.DescribeModuleAttrKeys", nargs, 0, 0);
+  if (rc) return rc;
+  return irm_ret_object("ir.DescribeModuleAttrKeys", irm_module_attr_describe(&keys), &keys, ret);
+}
+
 /* ir.RegisterModuleAttrKey(key, type [, pass_invariant = false]) -> NONE */
 static int g_register_module_key(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)ret;
@@ -219,6 +229,7 @@ int irm_register_module_globals_(void) {
       {"ir.ModuleWithFunction", g_with_function},
       {"ir.ModuleWithoutFunction", g_without_function},
       {"ir.ListModuleAttrKeys", g_list_module_keys},
+      {"ir.DescribeModuleAttrKeys", g_describe_module_keys},
       {"ir.RegisterModuleAttrKey", g_register_module_key},
       {"ir.ListFuncAttrKeys", g_list_func_keys},
       {"ir.RegisterFuncAttrKey", g_register_func_key},

@@ -17,7 +17,7 @@ static void list_usage(FILE *to) {
               "  runtimes      runtime kinds and their options\n"
               "  passes        registered passes: opt_level, required passes, options\n"
               "  configs       PassContext config options: type, default, module attribute, alias, deprecation\n"
-              "  module-attrs  registered module attribute keys and their types\n"
+              "  module-attrs  registered module attribute keys, their types, which are pass-invariant\n"
               "  plugins       the plugins loaded (IRM_PLUGIN_PATH, --load-plugin)\n"
               "  ops           ops of the dataflow IR: inputs and attributes\n\n"
               "Flags:\n"
@@ -125,7 +125,7 @@ static int build(const char *what, irm_object **out) {
   if (!strcmp(what, "runtimes")) return kinds("runtime", NULL, out);
   if (!strcmp(what, "passes")) return kinds("pass", pass_extra, out);
   if (!strcmp(what, "configs")) return global_list("transform.ListConfigs", out);
-  if (!strcmp(what, "module-attrs")) return global_list("ir.ListModuleAttrKeys", out);
+  if (!strcmp(what, "module-attrs")) return global_list("ir.DescribeModuleAttrKeys", out);
   if (!strcmp(what, "plugins")) return global_list("plugin.List", out);
   return kinds("op", op_extra, out);
 }
@@ -200,6 +200,18 @@ static void print_configs(const irm_object *list) {
   }
 }
 
+/* "key: type", marked when passes may not change the key. */
+static void print_module_attrs(const irm_object *list) {
+  irm_map_iter it = irm_map_iter_begin(list);
+  const irm_object *key;
+  const irm_any *d;
+  while (irm_map_iter_next(&it, &key, &d)) {
+    const irm_any *inv = irm_map_find_cstr(d->v_obj, "pass_invariant");
+    fprintf(cli_out, "%s: %s%s\n", irm_string_data(key), cli_str(irm_map_find_cstr(d->v_obj, "type")),
+            inv && inv->v_int ? " (pass-invariant: no pass may change it)" : "");
+  }
+}
+
 static void print_text(const char *what, const irm_object *list) {
   if (!strcmp(what, "globals")) {
     for (size_t i = 0; i < irm_array_size(list); i++)
@@ -210,11 +222,13 @@ static void print_text(const char *what, const irm_object *list) {
       fprintf(cli_out, "%s %s  %s\n", cli_str(irm_map_find_cstr(p, "name")),
               cli_str(irm_map_find_cstr(p, "version")), cli_str(irm_map_find_cstr(p, "path")));
     }
-  } else if (!strcmp(what, "tags") || !strcmp(what, "module-attrs")) {
+  } else if (!strcmp(what, "tags")) {
     irm_map_iter it = irm_map_iter_begin(list);
     const irm_object *key;
     const irm_any *v;
     while (irm_map_iter_next(&it, &key, &v)) fprintf(cli_out, "%s: %s\n", irm_string_data(key), cli_str(v));
+  } else if (!strcmp(what, "module-attrs")) {
+    print_module_attrs(list);
   } else if (!strcmp(what, "configs")) {
     print_configs(list);
   } else {

@@ -270,6 +270,12 @@ IRM_API int irm_module_attr_register(const char *key, const char *value_type, in
  * registration order. Errors: ValueError (NULL out), MemoryError. */
 IRM_API int irm_module_attr_list(irm_object **out);
 
+/* The registered module attribute keys as a NEW Map key -> Map
+ * {"type": type name, "pass_invariant": bool}, in registration order (what
+ * `irm list module-attrs` prints). Errors: ValueError (NULL out),
+ * MemoryError. Thread safe. */
+IRM_API int irm_module_attr_describe(irm_object **out);
+
 /* The same for function attribute keys (no pass-invariant flag), with the
  * same errors as their module counterparts. */
 IRM_API int irm_base_func_attr_register(const char *key, const char *value_type);

@@ -204,6 +204,25 @@ step "installed Python package" env -u IRM_LIBRARY -u IRM_PLUGIN_PATH PYTHONDONT
 expect "the installed Python package" "irm $version package $prefix/share/irm/python/irm libirm $prefix/"
 expect "the installed Python package" "sees 2 items"
 
+# The Node.js package in the prefix finds the libirm of its own prefix. Its
+# one dependency, koffi, comes as `npm ci` there would bring it: from the
+# source tree's node/node_modules (no network in a test). Skipped, saying
+# so, where Node.js or koffi is missing.
+node_checked=""
+if command -v node >/dev/null && [ -d "$src/node/node_modules/koffi" ]; then
+  cp -R "$src/node/node_modules" "$prefix/share/irm/node/node_modules"
+  step "installed Node.js package" env -u IRM_LIBRARY node --input-type=module -e "
+    const irm = await import('$prefix/share/irm/node/index.js');
+    const size = irm.getGlobalFunc('ffi.ArraySize')(irm.getGlobalFunc('ffi.Array')(1, 2));
+    console.log('irm', irm.version, 'libirm', irm.LIBRARY_PATH, 'sees', size, 'items');"
+  expect "the installed Node.js package" "irm $version libirm $prefix/"
+  expect "the installed Node.js package" "sees 2 items"
+  rm -rf "$prefix/share/irm/node/node_modules"
+  node_checked=", the Node.js package"
+else
+  echo "install test: Node.js package not checked (node or node/node_modules/koffi missing: scripts/install-deps brings both)"
+fi
+
 # pip: the first Python that has what an offline pip install into a venv
 # needs. Nothing is installed here when none has it.
 pip_python="" lacking=""
@@ -273,4 +292,4 @@ expect "the package from the prefix" "irm $version package $venv/lib/"
 expect "the package from the prefix" "libirm $prefix/"
 expect "the package from the prefix" "sees 2 items"
 
-echo "install test: $count public headers (pkg-config, find_package), programs, the installed irm and the Python package (PYTHONPATH; pip from the source tree and from the prefix with $pip_python) all work from a moved prefix"
+echo "install test: $count public headers (pkg-config, find_package), programs, the installed irm${node_checked} and the Python package (PYTHONPATH; pip from the source tree and from the prefix with $pip_python) all work from a moved prefix"

@@ -24,6 +24,16 @@ START_TEST(test_a_union_key_type_takes_either_type) {
   ck_assert_ok(irm_module_attr_list(&list));
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(list, "test.int_or_str")->v_obj), "int|str");
   irm_object_release(list);
+  ck_assert_ok(irm_module_attr_describe(&list));
+  const irm_object *d = irm_map_find_cstr(list, "test.int_or_str")->v_obj;
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(d, "type")->v_obj), "int|str");
+  ck_assert_int_eq(irm_map_find_cstr(d, "pass_invariant")->v_int, 0);
+  d = irm_map_find_cstr(list, "target")->v_obj; /* built-in, pass-invariant */
+  ck_assert_int_eq(irm_map_find_cstr(d, "pass_invariant")->type_code, IRM_BOOL);
+  ck_assert_int_eq(irm_map_find_cstr(d, "pass_invariant")->v_int, 1);
+  irm_object_release(list);
+  ck_assert_error(irm_module_attr_describe(NULL), IRM_EVALUE,
+                  "ValueError: describing module attribute keys: out must not be NULL");
   ck_assert_error(irm_module_attr_register("test.bad_union", "int|", 0), IRM_EVALUE,
                   "ValueError: value type of module attribute key 'test.bad_union'");
   ck_assert_error(irm_module_attr_register("test.bad_union", "int|str|bool", 0), IRM_EVALUE,

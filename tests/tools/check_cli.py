@@ -116,7 +116,8 @@ run(["list", "passes"], 0, out=["FoldConstant (opt_level 2)", "FuseOps (opt_leve
 run(["list", "configs"], 0, out=["pass.reproducer: str", "pass.verify_each: bool = true",
                                  "relay.FuseOps.max_depth: alias of FuseOps.max_depth",
                                  "(migrates to module attribute 'usmp.enable')"])
-run(["list", "module-attrs"], 0, out=["target: target", "params: map"])
+run(["list", "module-attrs"], 0, out=["target: target|array<target> (pass-invariant: no pass may change it)\n",
+                                       "params: map\n", "usmp.enable: bool\n"])
 run(["list", "plugins"], 0)
 run(["list", "ops"], 0, out=["nn.conv2d (2 inputs)", "cast (1 input)", "  dtype: str (required)"])
 for what in ["globals", "targets", "tags", "executors", "runtimes", "passes", "configs", "module-attrs",
