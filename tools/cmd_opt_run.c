@@ -12,36 +12,10 @@
 
 /* ---- the model ------------------------------------------------------------------- */
 
-/* path "-" reads stdin, as mlir-opt does. */
-static int read_all(const char *command, const char *path, char **text, size_t *len) {
-  int from_stdin = !strcmp(path, "-");
-  FILE *in = from_stdin ? stdin : fopen(path, "rb");
-  if (!in) return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path), strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, in);
-    if (n < cap) break;
-    char *grown = realloc(buf, cap * 2);
-    if (!grown) free(buf);
-    buf = grown;
-    cap *= 2;
-  }
-  int bad = ferror(in), err = errno;
-  if (!from_stdin) fclose(in);
-  if (!buf || bad) {
-    free(buf);
-    return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path), buf ? strerror(err) : "out of memory");
-  }
-  *text = buf;
-  *len = n;
-  return CLI_OK;
-}
-
 static int model_from_file(const char *command, const char *path, irm_module **out) {
   char *text = NULL;
   size_t len = 0;
-  if (read_all(command, path, &text, &len)) return CLI_FAIL;
+  if (cli_read_all(command, path, &text, &len)) return CLI_FAIL;
   size_t i = 0;
   while (i < len && isspace((unsigned char)text[i])) i++;
   int rc;
