@@ -10,6 +10,7 @@
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/op.h"
+#include "irm/dataflow/passes.h"
 #include "irm/dataflow/type.h"
 #include "irm/error.h"
 #include "irm/module.h"
@@ -29,7 +30,11 @@ int irm_aot_grow_(void **arr, size_t *cap, size_t n, size_t size) {
 
 void irm_aot_program_free_(aot_program *p) {
   for (size_t i = 0; i < p->n_consts; i++) irm_free(p->consts[i].name);
-  for (size_t i = 0; i < p->n_kernels; i++) irm_free(p->kernels[i].symbol);
+  for (size_t i = 0; i < p->n_kernels; i++) {
+    irm_free(p->kernels[i].symbol);
+    irm_object_release(p->kernels[i].func);
+    irm_free(p->kernels[i].lifted);
+  }
   for (size_t i = 0; i < p->n_steps; i++) irm_free(p->steps[i].args);
   for (size_t i = 0; i < p->n_inputs; i++) {
     irm_free(p->inputs[i].name);
@@ -187,6 +192,94 @@ static int op_names(void *ctx, irm_object *node) {
   return IRM_OK;
 }
 
+/* Lifting: FuseOps puts the bound params (Constants) inside the Primitive
+ * functions; as TVM's lowering does, each tensor constant (ndim > 0)
+ * becomes a parameter of the kernel and a constant of main, so the
+ * link-params, constant-byte-alignment and params-file rules apply to it.
+ * Scalars stay inline in the kernel. */
+typedef struct lift_ctx {
+  irm_object **consts, **vars;
+  size_t n, cap;
+} lift_ctx;
+
+static int lift_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  lift_ctx *c = ctx;
+  irm_object *data = irm_constant_data(original);
+  if (irm_expr_kind_of(original) != IRM_EXPR_CONSTANT || !data || irm_tensor_dl((const irm_tensor *)data)->ndim == 0) {
+    irm_object_retain(rebuilt);
+    *out = rebuilt;
+    return IRM_OK;
+  }
+  int rc = irm_aot_grow_((void **)&c->consts, &c->cap, c->n, sizeof *c->consts);
+  if (!rc) {
+    irm_object **v = irm_realloc(c->vars, c->cap * sizeof *v);
+    if (!v) return irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+    c->vars = v;
+  }
+  irm_object *type = NULL, *var = NULL;
+  char name[32];
+  snprintf(name, sizeof name, "c%zu", c->n);
+  if (!rc) rc = irm_tensor_type_of(data, &type);
+  if (!rc) rc = irm_var_new(name, type, &var);
+  irm_object_release(type);
+  if (rc) return rc;
+  c->consts[c->n] = original;
+  c->vars[c->n++] = var;
+  irm_object_retain(var);
+  *out = var;
+  return IRM_OK;
+}
+
+/* func with every node typed (InferType over a module of it). */
+static int typed(irm_object *func, irm_object **out) {
+  irm_object *fns = NULL;
+  irm_module *m = NULL, *t = NULL;
+  irm_any f = irm_any_object(func);
+  int rc = irm_map_new(&fns);
+  if (!rc) rc = irm_map_set_move(&fns, "kernel", &f);
+  if (!rc) rc = irm_module_new(fns, NULL, &m);
+  if (!rc) rc = irm_ir_infer_type(m, &t);
+  if (!rc) {
+    *out = irm_module_function(t, "kernel");
+    irm_object_retain(*out);
+  }
+  irm_object_release(fns);
+  irm_object_release(m);
+  irm_object_release(t);
+  return rc;
+}
+
+static int lift_constants(irm_object *func, irm_object **out, irm_object ***consts, size_t *n) {
+  lift_ctx c = {0};
+  irm_expr_rewriter rw = {NULL, lift_post, &c};
+  irm_object *body = NULL, **params = NULL;
+  int rc = irm_expr_rewrite(&rw, irm_function_body(func), &body);
+  size_t np = irm_function_param_count(func);
+  if (!rc && c.n == 0) {
+    irm_object_retain(func);
+    *out = func;
+  } else if (!rc) {
+    params = irm_malloc((np + c.n) * sizeof *params);
+    if (!params) rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+    for (size_t i = 0; !rc && i < np + c.n; i++) params[i] = i < np ? irm_function_param(func, i) : c.vars[i - np];
+    irm_object *made = NULL;
+    if (!rc) rc = irm_function_new(params, np + c.n, body, irm_function_ret_type(func), NULL, &made);
+    if (!rc) rc = typed(made, out); /* the rebuilt nodes need their types again */
+    irm_object_release(made);
+  }
+  irm_free(params);
+  irm_object_release(body);
+  for (size_t i = 0; i < c.n; i++) irm_object_release(c.vars[i]);
+  irm_free(c.vars);
+  if (rc) {
+    irm_free(c.consts);
+    return rc;
+  }
+  *consts = c.consts;
+  *n = c.n;
+  return IRM_OK;
+}
+
 /* The kernel of func, generated on first use. */
 static int kernel_of(walk *w, irm_object *func, size_t *out) {
   kernel_entry *e = irm_ptr_table_find_(&w->kernels, func);
@@ -209,10 +302,11 @@ static int kernel_of(walk *w, irm_object *func, size_t *out) {
   else irm_text_buf_free_(&name);
   if (rc) return rc;
   aot_kernel *k = &p->kernels[p->n_kernels];
-  k->func = func;
+  memset(k, 0, sizeof *k);
   k->symbol = symbol;
   p->n_kernels++;
-  rc = irm_codegen_c_kernel_(func, symbol, p->opt.target, w->text, &k->info);
+  rc = lift_constants(func, &k->func, &k->lifted, &k->n_lifted);
+  if (!rc) rc = irm_codegen_c_kernel_(k->func, symbol, p->opt.target, w->text, &k->info);
   if (rc) return rc;
   e = irm_ptr_table_add_(&w->kernels, func, sizeof *e);
   if (!e) return irm_error(IRM_ENOMEM, "aot codegen: out of memory");
@@ -229,6 +323,8 @@ static int add_step(walk *w, irm_object *call) {
   int rc = kernel_of(w, func, &kernel);
   if (rc) return rc;
   const irm_c_kernel_info_ *info = &p->kernels[kernel].info;
+  size_t ncall = nargs;
+  nargs += p->kernels[kernel].n_lifted;
   if (info->n_inputs != nargs)
     return irm_error(IRM_EVALUE, "aot codegen: kernel %s takes %zu inputs, called with %zu",
                      p->kernels[kernel].symbol, info->n_inputs, nargs);
@@ -243,7 +339,7 @@ static int add_step(walk *w, irm_object *call) {
   size_t step = p->n_steps - 1;
   for (size_t i = 0; i < nargs && !rc; i++) {
     value_entry *v = NULL;
-    rc = resolve(w, irm_call_arg(call, i), &v);
+    rc = resolve(w, i < ncall ? irm_call_arg(call, i) : p->kernels[kernel].lifted[i - ncall], &v);
     if (!rc && v->tuple)
       rc = irm_error(IRM_ETYPE, "aot codegen: argument %zu of a call of %s is a tuple; kernels take tensors", i,
                      p->kernels[kernel].symbol);

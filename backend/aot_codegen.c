@@ -21,9 +21,21 @@
 #include "irm/tensor.h"
 #include "irm_params.h"
 
+/* An option of the executor; NONE when its kind has no such option (a kind
+ * registered at run time may reuse this code generator with fewer options). */
+static int option(const irm_object *e, const char *key, irm_any *v) {
+  int rc = irm_config_get_attr(e, key, v);
+  if (rc == IRM_EATTR) {
+    irm_clear_error();
+    *v = irm_any_none();
+    rc = IRM_OK;
+  }
+  return rc;
+}
+
 static int option_int(const irm_object *e, const char *key, int64_t dflt, int64_t *out) {
   irm_any v = irm_any_none();
-  int rc = irm_config_get_attr(e, key, &v);
+  int rc = option(e, key, &v);
   *out = dflt;
   if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_int(&v, out);
   irm_any_release(&v);
@@ -32,7 +44,7 @@ static int option_int(const irm_object *e, const char *key, int64_t dflt, int64_
 
 static int option_bool(const irm_object *e, const char *key, bool dflt, bool *out) {
   irm_any v = irm_any_none();
-  int rc = irm_config_get_attr(e, key, &v);
+  int rc = option(e, key, &v);
   *out = dflt;
   if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_bool(&v, out);
   irm_any_release(&v);
@@ -54,7 +66,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   const irm_object *e = irm_compilation_config_executor(cfg);
   irm_any api = irm_any_none();
   const char *a = "packed";
-  int rc = irm_config_get_attr(e, "interface-api", &api);
+  int rc = option(e, "interface-api", &api);
   if (!rc && api.type_code != IRM_NONE) rc = irm_any_to_str(&api, &a, NULL);
   if (!rc) o->interface_c = strcmp(a, "c") == 0;
   irm_any_release(&api);

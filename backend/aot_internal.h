@@ -32,7 +32,9 @@ typedef struct aot_const {
 
 /* One kernel: a distinct Primitive function. */
 typedef struct aot_kernel {
-  irm_object *func; /* borrowed */
+  irm_object *func; /* the Primitive function with its tensor constants lifted into parameters (owned) */
+  irm_object **lifted; /* the lifted Constants of the original function, in parameter order (borrowed) */
+  size_t n_lifted;
   char *symbol;
   irm_c_kernel_info_ info;
 } aot_kernel;

@@ -61,7 +61,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
       rc = irm_error(IRM_EVALUE, "export_library: target '%s' has -mtriple=%s, not this host's architecture; "
                      "export_library compiles with the host's cc", irm_target_kind_name(target), triple);
   }
-  irm_clear_error();
+  if (!rc) irm_clear_error();
   irm_any_release(&v);
   if (!rc && irm_target_get_attr(target, "mcpu", &v) == IRM_OK && v.type_code != IRM_NONE) {
     const char *cpu = NULL;
@@ -74,7 +74,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
       quoted(flags, cpu);
     }
   }
-  irm_clear_error();
+  if (!rc) irm_clear_error();
   irm_any_release(&v);
   if (!rc && irm_target_get_attr(target, "mattr", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
     for (size_t i = 0; i < irm_array_size(v.v_obj); i++) {
@@ -84,7 +84,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
       quoted(flags, f[0] == '+' || f[0] == '-' ? f + 1 : f);
     }
   }
-  irm_clear_error();
+  if (!rc) irm_clear_error();
   irm_any_release(&v);
   if (!rc && irm_target_get_attr(target, "libs", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
     for (size_t i = 0; i < irm_array_size(v.v_obj); i++) {
@@ -93,7 +93,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
         irm_text_buf_puts_(libs, " -lopenblas");
     }
   }
-  irm_clear_error();
+  if (!rc) irm_clear_error();
   irm_any_release(&v);
   return rc;
 }

@@ -38,7 +38,7 @@ typedef struct cg_node {
   int materialized;    /* has a buffer */
   int64_t out_index;   /* the output it writes, -1 */
   size_t offset;       /* scratch offset of an intermediate */
-  int alias;           /* a reshape viewing its input's buffer */
+  int alias;           /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place */
 } cg_node;
 
 typedef struct memo {
@@ -251,7 +251,33 @@ static int is_ew(const cg_node *nd) { return nd->kind == N_CALL && irm_cg_fcodeg
 
 static size_t align_up(size_t x) { return (x + CG_ALIGN - 1) / CG_ALIGN * CG_ALIGN; }
 
-static void plan(walker *w, size_t *intermediate_bytes) {
+static int same_shape(const cg_tensor *a, const cg_tensor *b) {
+  if (a->ndim != b->ndim || a->dt != b->dt) return 0;
+  for (int32_t d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d]) return 0;
+  return 1;
+}
+
+/* The output an anchor (a call with its own statements) may write in
+ * place of its own buffer: when its one user starts an elementwise chain
+ * of the same shape ending in an output, that chain's loop reads each
+ * element where it then writes it (conv2d -> bias_add -> relu writes the
+ * output once, then updates it). -1 when none. */
+static int64_t in_place_output(walker *w, size_t idx, int *taken) {
+  const cg_node *nd = &w->nodes[idx];
+  if (nd->uses != 1 || nd->out_index >= 0 || !is_ew(&w->nodes[nd->user])) return -1;
+  size_t r = nd->user;
+  while (w->nodes[r].inlined) {
+    if (!same_shape(&w->nodes[r].t, &nd->t)) return -1;
+    r = w->nodes[r].user;
+  }
+  const cg_node *root = &w->nodes[r];
+  if (root->out_index < 0 || taken[r] || !same_shape(&root->t, &nd->t)) return -1;
+  taken[r] = 1;
+  return root->out_index;
+}
+
+static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
     if (nd->kind == N_CALL && nd->out_index < 0) {
@@ -259,28 +285,36 @@ static void plan(walker *w, size_t *intermediate_bytes) {
       snprintf(nd->name, sizeof nd->name, "out%zu", k);
     }
   }
+  for (size_t i = 0; i < w->n; i++) {
+    cg_node *nd = &w->nodes[i];
+    nd->inlined = nd->kind == N_CALL && nd->out_index < 0 && nd->uses == 1 && is_ew(nd) && is_ew(&w->nodes[nd->user]);
+    nd->materialized = !nd->inlined;
+  }
+  int *taken = irm_calloc(w->n ? w->n : 1, sizeof *taken);
+  if (!taken) return irm_error_nomem_("generating C");
   size_t off = 0;
   for (size_t i = 0; i < w->n; i++) {
     cg_node *nd = &w->nodes[i];
-    if (nd->kind != N_CALL) {
-      nd->materialized = 1;
+    if (nd->kind != N_CALL || nd->inlined || nd->out_index >= 0) continue;
+    if (nd->gen.native && strcmp(nd->gen.native->name, "reshape") == 0 && w->nodes[nd->args[0]].materialized) {
+      nd->alias = 1;
+      const char *src = w->nodes[nd->args[0]].name;
+      memmove(nd->name, src, strlen(src) + 1); /* same size of buffer */
       continue;
     }
-    nd->inlined = nd->out_index < 0 && nd->uses == 1 && is_ew(nd) && is_ew(&w->nodes[nd->user]);
-    if (nd->inlined) continue;
-    nd->materialized = 1;
-    if (nd->out_index >= 0) continue;
-    if (nd->gen.native && strcmp(nd->gen.native->name, "reshape") == 0 && w->nodes[nd->args[0]].materialized &&
-        !w->nodes[nd->args[0]].inlined) {
-      nd->alias = 1;
-      snprintf(nd->name, sizeof nd->name, "%s", w->nodes[nd->args[0]].name);
+    int64_t o = is_ew(nd) ? -1 : in_place_output(w, i, taken);
+    if (o >= 0) {
+      nd->alias = 2;
+      snprintf(nd->name, sizeof nd->name, "out%lld", (long long)o);
       continue;
     }
     snprintf(nd->name, sizeof nd->name, "t%zu", i);
     nd->offset = off;
     off += align_up((size_t)nd->t.numel * irm_cg_dt_bytes_(nd->t.dt));
   }
+  irm_free(taken);
   *intermediate_bytes = off;
+  return IRM_OK;
 }
 
 /* ---- elementwise trees --------------------------------------------------------------------- */
@@ -424,7 +458,7 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
   cg_call c;
   make_call(w, nd, in, &c);
   P(b, "  /* %s: %s */\n", nd->name, c.op);
-  if (nd->alias) return IRM_OK;
+  if (nd->alias == 1) return IRM_OK;
   if (is_ew(nd)) return emit_ew(w, idx, b);
   char scratch[64];
   snprintf(scratch, sizeof scratch, "((char *)scratch + %zu)", op_scratch_at);
@@ -439,7 +473,8 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
 
 static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   size_t inter = 0, op_scratch = 0;
-  plan(w, &inter);
+  int rc = plan(w, &inter);
+  if (rc) return rc;
   size_t nparams = irm_function_param_count(w->func);
   for (size_t i = 0; i < w->n; i++)
     if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) emit_const(w, &w->nodes[i], out);
@@ -456,7 +491,6 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
       P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
         irm_cg_ctype_(nd->t.dt), nd->offset);
   }
-  int rc = IRM_OK;
   for (size_t i = 0; i < w->n && !rc; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind != N_CALL || !nd->materialized) continue;

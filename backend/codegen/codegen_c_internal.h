@@ -119,6 +119,17 @@ void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]);
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* Appends the expression storing x (a C expression of type double, or of
+ * int64_t for irm_cg_from_int64_) as the dtype to: floats round, ints
+ * saturate from double and wrap from int64, bool is x != 0 (the
+ * evaluator's stores). */
+void irm_cg_from_double_(cg_dt to, const char *x, irm_text_buf *b);
+void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b);
+
+/* The 4-D layouts the nn ops and pools read: element strides of N, C, H, W
+ * in a tensor of shape (n, c, h, w) laid out NCHW (nhwc 0) or NHWC. */
+void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]);
+
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);
 

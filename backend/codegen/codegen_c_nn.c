@@ -1,5 +1,258 @@
-/* FCodegenC of nn.dense and nn.conv2d. */
+/* FCodegenC of nn.dense and nn.conv2d.
+ *
+ * float32 (in and out): with -libs=cblas, dense calls cblas_sgemv (one row)
+ * or cblas_sgemm, conv2d builds an im2col matrix (skipped for a 1x1,
+ * stride-1, unpadded NCHW convolution) and calls cblas_sgemm per image and
+ * group. Without it, portable loops the compiler vectorizes: dense as
+ * 16-lane partial dot products; conv2d copies each image into a
+ * zero-padded NCHW buffer (so the inner loops have no bounds checks),
+ * packs the weights in blocks of 4 output channels and computes tiles of
+ * 4 channels x 16 columns in registers. These accumulate in float, so
+ * they differ from the evaluator's double sums by rounding only.
+ *
+ * Other dtypes (ints, or an out_dtype other than float32) use direct loops
+ * that accumulate exactly as the evaluator does: double for float data in
+ * the same order, wrapping 64-bit sums for ints. */
+#include <stdio.h>
+#include <string.h>
+
 #include "codegen_c_internal.h"
 
-const cg_op irm_cg_nn_ops_[] = {{"nn.dense", NULL, NULL, NULL}};
-const size_t irm_cg_nn_ops_count_ = 0;
+#define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
+#define OCB 4  /* output channels per register tile */
+#define OWT 16 /* output columns per register tile */
+
+static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
+
+/* ---- nn.dense ------------------------------------------------------------------------------- */
+
+static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *d = &c->in[0], *w = &c->in[1];
+  int64_t n = w->shape[0], k = w->shape[1], m = n ? c->out.numel / n : 0;
+  const char *x = d->name, *wt = w->name, *y = c->out.name;
+  if (c->out.numel == 0) return IRM_OK;
+  if (d->dt == CG_F32 && c->cblas) {
+    if (m == 1)
+      P(b, "    cblas_sgemv(CblasRowMajor, CblasNoTrans, %lld, %lld, 1.0f, %s, %lld, %s, 1, 0.0f, %s, 1);\n", LL(n), LL(k),
+        wt, LL(k), x, y);
+    else
+      P(b, "    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, %lld, %lld, %lld, 1.0f, %s, %lld, %s, %lld, 0.0f, %s, %lld);\n",
+        LL(m), LL(n), LL(k), x, LL(k), wt, LL(k), y, LL(n));
+    return IRM_OK;
+  }
+  P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m), irm_cg_ctype_(d->dt), x,
+    LL(k));
+  P(b, "      for (int64_t n = 0; n < %lld; n++) {\n        const %s *restrict w = %s + n * %lld;\n", LL(n),
+    irm_cg_ctype_(d->dt), wt, LL(k));
+  if (d->dt == CG_F32) {
+    P(b, "        float acc[16] = {0}, s = 0;\n        int64_t k = 0;\n");
+    P(b, "        for (; k + 16 <= %lld; k += 16)\n          for (int j = 0; j < 16; j++) acc[j] += a[k + j] * w[k + j];\n",
+      LL(k));
+    P(b, "        for (int j = 0; j < 16; j++) s += acc[j];\n        for (; k < %lld; k++) s += a[k] * w[k];\n", LL(k));
+    P(b, "        %s[m * %lld + n] = s;\n", y, LL(n));
+  } else {
+    P(b, "        uint64_t acc = 0;\n");
+    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)((int64_t)a[k] * (int64_t)w[k]);\n", LL(k));
+    P(b, "        %s[m * %lld + n] = ", y, LL(n));
+    irm_cg_from_int64_(c->out.dt, "(int64_t)acc", b);
+    P(b, ";\n");
+  }
+  P(b, "      }\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- nn.conv2d: geometry ----------------------------------------------------------------------- */
+
+typedef struct conv {
+  int64_t n, c, h, w, o, cg, og, g, kh, kw, oh, ow;
+  int64_t stride[2], dil[2], pad[4];
+  int64_t ds[4], os[4], wo, wi, wh, ww; /* element strides: data/out (N, C, H, W), weight (O, I, H, W) */
+  int nhwc, hwio;
+  const char *x, *wt, *y;
+} conv;
+
+static void conv_geometry(const cg_call *c, conv *v) {
+  v->nhwc = strcmp(irm_cg_attr_str_(c, "data_layout", "NCHW"), "NHWC") == 0;
+  v->hwio = strcmp(irm_cg_attr_str_(c, "kernel_layout", "OIHW"), "HWIO") == 0;
+  const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
+  v->n = d[0];
+  v->c = d[v->nhwc ? 3 : 1], v->h = d[v->nhwc ? 1 : 2], v->w = d[v->nhwc ? 2 : 3];
+  v->o = w[v->hwio ? 3 : 0], v->cg = w[v->hwio ? 2 : 1], v->kh = w[v->hwio ? 0 : 2], v->kw = w[v->hwio ? 1 : 3];
+  v->oh = o[v->nhwc ? 1 : 2], v->ow = o[v->nhwc ? 2 : 3];
+  v->g = irm_cg_attr_int_(c, "groups", 1);
+  if (v->g < 1) v->g = 1;
+  v->og = v->o / v->g;
+  irm_cg_attr_pair_(c, "strides", 1, v->stride);
+  irm_cg_attr_pair_(c, "dilation", 1, v->dil);
+  irm_cg_attr_padding_(c, "padding", v->pad);
+  irm_cg_nchw_strides_(v->nhwc, v->c, v->h, v->w, v->ds);
+  irm_cg_nchw_strides_(v->nhwc, v->o, v->oh, v->ow, v->os);
+  if (v->hwio) v->wo = 1, v->wi = v->o, v->ww = v->cg * v->o, v->wh = v->kw * v->ww;
+  else v->ww = 1, v->wh = v->kw, v->wi = v->kh * v->kw, v->wo = v->cg * v->wi;
+  v->x = c->in[0].name, v->wt = c->in[1].name, v->y = c->out.name;
+}
+
+/* ---- nn.conv2d: direct loops (ints, other out dtypes) --------------------------------------------- */
+
+static void conv_direct(const cg_call *c, const conv *v, irm_text_buf *b) {
+  int fl = c->in[0].dt == CG_F32;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->o));
+  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", LL(v->oh), LL(v->ow));
+  P(b, "      const int64_t c0 = (o / %lld) * %lld;\n      %s acc = 0;\n", LL(v->og), LL(v->cg), fl ? "double" : "uint64_t");
+  P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(v->cg), LL(v->kh));
+  P(b, "        const int64_t iy = y * %lld + ky * %lld - %lld;\n        if (iy < 0 || iy >= %lld) continue;\n",
+    LL(v->stride[0]), LL(v->dil[0]), LL(v->pad[0]), LL(v->h));
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
+  P(b, "          const int64_t ix = x * %lld + kx * %lld - %lld;\n          if (ix < 0 || ix >= %lld) continue;\n",
+    LL(v->stride[1]), LL(v->dil[1]), LL(v->pad[1]), LL(v->w));
+  const char *xe = "%s[n * %lld + (c0 + i) * %lld + iy * %lld + ix * %lld]";
+  const char *we = "%s[o * %lld + i * %lld + ky * %lld + kx * %lld]";
+  char xs[256], ws[256];
+  snprintf(xs, sizeof xs, xe, v->x, LL(v->ds[0]), LL(v->ds[1]), LL(v->ds[2]), LL(v->ds[3]));
+  snprintf(ws, sizeof ws, we, v->wt, LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
+  if (fl) P(b, "          acc += (double)%s * (double)%s;\n", xs, ws);
+  else P(b, "          acc += (uint64_t)((int64_t)%s * (int64_t)%s);\n", xs, ws);
+  P(b, "        }\n      }\n      %s[n * %lld + o * %lld + y * %lld + x * %lld] = ", v->y, LL(v->os[0]), LL(v->os[1]),
+    LL(v->os[2]), LL(v->os[3]));
+  if (fl) irm_cg_from_double_(c->out.dt, "acc", b);
+  else irm_cg_from_int64_(c->out.dt, "(int64_t)acc", b);
+  P(b, ";\n    }\n");
+}
+
+/* ---- nn.conv2d: portable tiles ------------------------------------------------------------------- */
+
+static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t *scratch) {
+  int64_t nb = (v->og + OCB - 1) / OCB, nt = (v->ow + OWT - 1) / OWT;
+  int64_t ph = (v->oh - 1) * v->stride[0] + (v->kh - 1) * v->dil[0] + 1;
+  int64_t pw = (nt * OWT - 1) * v->stride[1] + (v->kw - 1) * v->dil[1] + 1;
+  int64_t copy_w = v->w < pw - v->pad[1] ? v->w : pw - v->pad[1];
+  size_t xp_bytes = align64((size_t)(v->c * ph * pw) * sizeof(float));
+  size_t wp_bytes = align64((size_t)(v->g * nb * v->cg * v->kh * v->kw * OCB) * sizeof(float));
+  *scratch = xp_bytes + wp_bytes;
+  P(b, "    float *restrict xp = (float *)(void *)(%s);\n", c->scratch);
+  P(b, "    float *restrict wp = (float *)(void *)(%s + %zu);\n", c->scratch, xp_bytes);
+  /* the weights, packed [g][block][i][ky][kx][OCB], zeros past the group's channels */
+  P(b, "    memset(wp, 0, %zu);\n", wp_bytes);
+  P(b, "    for (int64_t g = 0; g < %lld; g++)\n    for (int64_t ob = 0; ob < %lld; ob++)\n", LL(v->g), LL(nb));
+  P(b, "    for (int64_t j = 0; j < %d; j++) {\n      const int64_t oc = ob * %d + j;\n      if (oc >= %lld) break;\n", OCB,
+    OCB, LL(v->og));
+  P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
+  P(b, "      for (int64_t kx = 0; kx < %lld; kx++)\n", LL(v->kw));
+  P(b, "        wp[(((g * %lld + ob) * %lld + i) * %lld + ky) * %lld * %d + kx * %d + j] = "
+       "%s[(g * %lld + oc) * %lld + i * %lld + ky * %lld + kx * %lld];\n    }\n",
+    LL(nb), LL(v->cg), LL(v->kh), LL(v->kw), OCB, OCB, v->wt, LL(v->og), LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
+  P(b, "    for (int64_t n = 0; n < %lld; n++) {\n", LL(v->n));
+  /* the image, zero-padded, NCHW */
+  P(b, "      memset(xp, 0, %zu);\n", xp_bytes);
+  P(b, "      for (int64_t c = 0; c < %lld; c++)\n      for (int64_t y = 0; y < %lld; y++) {\n", LL(v->c), LL(v->h));
+  P(b, "        if (y + %lld >= %lld) break;\n", LL(v->pad[0]), LL(ph));
+  P(b, "        float *restrict dst = xp + (c * %lld + y + %lld) * %lld + %lld;\n", LL(ph), LL(v->pad[0]), LL(pw),
+    LL(v->pad[1]));
+  P(b, "        const float *restrict src = %s + n * %lld + c * %lld + y * %lld;\n", v->x, LL(v->ds[0]), LL(v->ds[1]),
+    LL(v->ds[2]));
+  P(b, "        for (int64_t x = 0; x < %lld; x++) dst[x] = src[x * %lld];\n      }\n", LL(copy_w), LL(v->ds[3]));
+  /* tiles of OCB channels x OWT columns */
+  P(b, "      for (int64_t g = 0; g < %lld; g++)\n      for (int64_t ob = 0; ob < %lld; ob++)\n", LL(v->g), LL(nb));
+  P(b, "      for (int64_t y = 0; y < %lld; y++)\n      for (int64_t xt = 0; xt < %lld; xt++) {\n", LL(v->oh), LL(nt));
+  irm_text_buf_puts_(b, "        float ");
+  for (int j = 0; j < OCB; j++) P(b, "%sacc%d[%d] = {0}", j ? ", " : "", j, OWT);
+  irm_text_buf_puts_(b, ";\n");
+  P(b, "        const float *restrict wq = wp + (g * %lld + ob) * %lld;\n", LL(nb), LL(v->cg * v->kh * v->kw * OCB));
+  P(b, "        const float *restrict xq = xp + (g * %lld + y * %lld) * %lld + xt * %lld;\n", LL(v->cg * ph),
+    LL(v->stride[0]), LL(pw), LL(OWT * v->stride[1]));
+  P(b, "        for (int64_t i = 0; i < %lld; i++)\n        for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
+  P(b, "          const float *restrict ip = xq + (i * %lld + ky * %lld) * %lld + kx * %lld;\n", LL(ph), LL(v->dil[0]),
+    LL(pw), LL(v->dil[1]));
+  P(b, "          const float *restrict wv = wq + ((i * %lld + ky) * %lld + kx) * %d;\n", LL(v->kh), LL(v->kw), OCB);
+  /* one loop over the tile's columns, one statement per channel: vectorized along the columns */
+  P(b, "          for (int t = 0; t < %d; t++) {\n            const float v = ip[t * %lld];\n", OWT, LL(v->stride[1]));
+  for (int j = 0; j < OCB; j++) P(b, "            acc%d[t] += wv[%d] * v;\n", j, j);
+  P(b, "          }\n");
+  P(b, "        }\n");
+  P(b, "        const float *const accs[%d] = {", OCB);
+  for (int j = 0; j < OCB; j++) P(b, "%sacc%d", j ? ", " : "", j);
+  P(b, "};\n");
+  P(b, "        for (int j = 0; j < %d; j++) {\n          const int64_t oc = ob * %d + j;\n          if (oc >= %lld) break;\n",
+    OCB, OCB, LL(v->og));
+  P(b, "          float *restrict yo = %s + n * %lld + (g * %lld + oc) * %lld + y * %lld + xt * %lld;\n", v->y,
+    LL(v->os[0]), LL(v->og), LL(v->os[1]), LL(v->os[2]), LL(OWT * v->os[3]));
+  if (v->ow % OWT == 0)
+    P(b, "          for (int t = 0; t < %d; t++) yo[t * %lld] = accs[j][t];\n", OWT, LL(v->os[3]));
+  else
+    P(b, "          const int64_t nx = %lld - xt * %d < %d ? %lld - xt * %d : %d;\n"
+         "          for (int64_t t = 0; t < nx; t++) yo[t * %lld] = accs[j][t];\n",
+      LL(v->ow), OWT, OWT, LL(v->ow), OWT, OWT, LL(v->os[3]));
+  P(b, "        }\n      }\n    }\n");
+}
+
+/* ---- nn.conv2d: im2col + cblas_sgemm ---------------------------------------------------------------- */
+
+static void conv_cblas(const cg_call *c, const conv *v, irm_text_buf *b, size_t *scratch) {
+  int64_t ckk = v->cg * v->kh * v->kw, hw = v->oh * v->ow;
+  int direct = !v->nhwc && v->kh == 1 && v->kw == 1 && v->stride[0] == 1 && v->stride[1] == 1 && !v->pad[0] &&
+               !v->pad[1] && v->oh == v->h && v->ow == v->w;
+  size_t col_bytes = direct ? 0 : align64((size_t)(ckk * hw) * sizeof(float));
+  size_t wk_bytes = v->hwio ? align64((size_t)(v->o * ckk) * sizeof(float)) : 0;
+  *scratch = col_bytes + wk_bytes;
+  if (v->hwio) { /* the weights as [O][I*KH*KW] */
+    P(b, "    float *restrict wk = (float *)(void *)(%s + %zu);\n", c->scratch, col_bytes);
+    P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++)\n", LL(v->o), LL(v->cg));
+    P(b, "    for (int64_t ky = 0; ky < %lld; ky++)\n    for (int64_t kx = 0; kx < %lld; kx++)\n", LL(v->kh), LL(v->kw));
+    P(b, "      wk[o * %lld + (i * %lld + ky) * %lld + kx] = %s[o * %lld + i * %lld + ky * %lld + kx * %lld];\n", LL(ckk),
+      LL(v->kh), LL(v->kw), v->wt, LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
+  } else {
+    P(b, "    const float *restrict wk = %s;\n", v->wt);
+  }
+  if (!direct) P(b, "    float *restrict col = (float *)(void *)(%s);\n", c->scratch);
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t g = 0; g < %lld; g++) {\n", LL(v->n), LL(v->g));
+  if (direct) {
+    P(b, "      const float *col = %s + n * %lld + g * %lld;\n", v->x, LL(v->ds[0]), LL(v->cg * v->ds[1]));
+  } else {
+    P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
+    P(b, "      for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
+    P(b, "        float *restrict row = col + ((i * %lld + ky) * %lld + kx) * %lld;\n", LL(v->kh), LL(v->kw), LL(hw));
+    P(b, "        const float *restrict src = %s + n * %lld + (g * %lld + i) * %lld;\n", v->x, LL(v->ds[0]), LL(v->cg),
+      LL(v->ds[1]));
+    /* the columns x whose tap lands inside: [x0, x1) */
+    P(b, "        const int64_t offx = kx * %lld - %lld;\n", LL(v->dil[1]), LL(v->pad[1]));
+    P(b, "        int64_t x0 = offx >= 0 ? 0 : (-offx + %lld) / %lld, x1 = %lld - offx <= 0 ? 0 : (%lld - offx + %lld) / %lld;\n",
+      LL(v->stride[1] - 1), LL(v->stride[1]), LL(v->w), LL(v->w), LL(v->stride[1] - 1), LL(v->stride[1]));
+    P(b, "        if (x1 > %lld) x1 = %lld;\n        if (x0 > x1) x0 = x1;\n", LL(v->ow), LL(v->ow));
+    P(b, "        for (int64_t y = 0; y < %lld; y++) {\n", LL(v->oh));
+    P(b, "          float *restrict r = row + y * %lld;\n", LL(v->ow));
+    P(b, "          const int64_t iy = y * %lld + ky * %lld - %lld;\n", LL(v->stride[0]), LL(v->dil[0]), LL(v->pad[0]));
+    P(b, "          if (iy < 0 || iy >= %lld) { memset(r, 0, %lld); continue; }\n", LL(v->h), LL(v->ow * 4));
+    P(b, "          const float *restrict s = src + iy * %lld + offx * %lld;\n", LL(v->ds[2]), LL(v->ds[3]));
+    P(b, "          for (int64_t x = 0; x < x0; x++) r[x] = 0;\n");
+    P(b, "          for (int64_t x = x0; x < x1; x++) r[x] = s[x * %lld];\n", LL(v->stride[1] * v->ds[3]));
+    P(b, "          for (int64_t x = x1; x < %lld; x++) r[x] = 0;\n        }\n      }\n", LL(v->ow));
+  }
+  if (v->nhwc)
+    P(b, "      cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, %lld, %lld, %lld, 1.0f, col, %lld, wk + g * %lld, %lld, "
+         "0.0f, %s + n * %lld + g * %lld, %lld);\n",
+      LL(hw), LL(v->og), LL(ckk), LL(hw), LL(v->og * ckk), LL(ckk), v->y, LL(v->os[0]), LL(v->og), LL(v->o));
+  else
+    P(b, "      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, %lld, %lld, %lld, 1.0f, wk + g * %lld, %lld, col, "
+         "%lld, 0.0f, %s + n * %lld + g * %lld, %lld);\n",
+      LL(v->og), LL(hw), LL(ckk), LL(v->og * ckk), LL(ckk), LL(hw), v->y, LL(v->os[0]), LL(v->og * v->os[1]), LL(hw));
+  P(b, "    }\n");
+}
+
+static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  conv v;
+  conv_geometry(c, &v);
+  if (c->out.numel == 0) return IRM_OK;
+  if (c->in[0].dt != CG_F32 || c->out.dt != CG_F32) conv_direct(c, &v, b);
+  else if (c->cblas) conv_cblas(c, &v, b, scratch);
+  else conv_tiles(c, &v, b, scratch);
+  return IRM_OK;
+}
+
+const cg_op irm_cg_nn_ops_[] = {
+    {"nn.dense", NULL, NULL, dense_stmts},
+    {"nn.conv2d", NULL, NULL, conv_stmts},
+};
+const size_t irm_cg_nn_ops_count_ = sizeof irm_cg_nn_ops_ / sizeof irm_cg_nn_ops_[0];

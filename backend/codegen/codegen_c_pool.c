@@ -1,5 +1,103 @@
-/* FCodegenC of the pools. */
+/* FCodegenC of nn.max_pool2d, nn.avg_pool2d and nn.global_avg_pool2d, in
+ * either layout and every numeric dtype, as the evaluator computes them:
+ * padded taps never win a max (an all-padding window gives the dtype's
+ * lowest value), NaN wins; averages sum in double (ints in int64, the
+ * average truncating toward zero) over the taps inside the input, or with
+ * count_include_pad over those inside the padded input. */
+#include <stdio.h>
+#include <string.h>
+
 #include "codegen_c_internal.h"
 
-const cg_op irm_cg_pool_ops_[] = {{"nn.max_pool2d", NULL, NULL, NULL}};
-const size_t irm_cg_pool_ops_count_ = 0;
+#define P irm_text_buf_printf_
+
+static const char *lowest(cg_dt dt) {
+  return dt == CG_I32 ? "-2147483648.0" : dt == CG_I8 ? "-128.0" : dt == CG_U8 || dt == CG_BOOL ? "0.0" : "-INFINITY";
+}
+
+static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
+  int is_max = strcmp(c->op, "nn.max_pool2d") == 0, incl = irm_cg_attr_bool_(c, "count_include_pad");
+  const int64_t *d = c->in[0].shape, *o = c->out.shape;
+  int64_t n = d[0], ch = d[nhwc ? 3 : 1], h = d[nhwc ? 1 : 2], w = d[nhwc ? 2 : 3];
+  int64_t oh = o[nhwc ? 1 : 2], ow = o[nhwc ? 2 : 3];
+  int64_t size[2], stride[2], dil[2], pad[4], ds[4], os[4];
+  irm_cg_attr_pair_(c, "pool_size", 1, size);
+  irm_cg_attr_pair_(c, "strides", 1, stride);
+  irm_cg_attr_pair_(c, "dilation", 1, dil);
+  irm_cg_attr_padding_(c, "padding", pad);
+  irm_cg_nchw_strides_(nhwc, ch, h, w, ds);
+  irm_cg_nchw_strides_(nhwc, ch, oh, ow, os);
+  int is_float = c->in[0].dt == CG_F32;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++)\n", (long long)n, (long long)ch);
+  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", (long long)oh, (long long)ow);
+  P(b, "      const int64_t y0 = y * %lld - %lld, x0 = x * %lld - %lld;\n", (long long)stride[0], (long long)pad[0],
+    (long long)stride[1], (long long)pad[1]);
+  P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n", lowest(c->in[0].dt));
+  P(b, "      (void)best, (void)fsum, (void)isum;\n");
+  P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n        const int64_t iy = y0 + ky * %lld;\n", (long long)size[0],
+    (long long)dil[0]);
+  P(b, "        if (iy < 0 || iy >= %lld) continue;\n", (long long)h);
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n          const int64_t ix = x0 + kx * %lld;\n", (long long)size[1],
+    (long long)dil[1]);
+  P(b, "          if (ix < 0 || ix >= %lld) continue;\n", (long long)w);
+  P(b, "          const %s v = %s[n * %lld + c * %lld + iy * %lld + ix * %lld];\n", irm_cg_ctype_(c->in[0].dt), c->in[0].name,
+    (long long)ds[0], (long long)ds[1], (long long)ds[2], (long long)ds[3]);
+  if (is_max) P(b, "          if ((double)v > best%s) best = (double)v;\n", is_float ? " || v != v" : "");
+  else if (is_float) P(b, "          fsum += (double)v;\n");
+  else P(b, "          isum += (int64_t)v;\n");
+  P(b, "          count++;\n        }\n      }\n");
+  if (incl && !is_max) {
+    /* taps inside the padded input (not ceil_mode's extra rows) */
+    P(b, "      int64_t cy = 0, cx = 0;\n");
+    P(b, "      for (int64_t k = 0; k < %lld; k++) cy += y0 + k * %lld <= %lld;\n", (long long)size[0], (long long)dil[0],
+      (long long)(h + pad[2] - 1));
+    P(b, "      for (int64_t k = 0; k < %lld; k++) cx += x0 + k * %lld <= %lld;\n", (long long)size[1], (long long)dil[1],
+      (long long)(w + pad[3] - 1));
+    P(b, "      count = cy * cx;\n");
+  }
+  P(b, "      %s[n * %lld + c * %lld + y * %lld + x * %lld] = ", c->out.name, (long long)os[0], (long long)os[1],
+    (long long)os[2], (long long)os[3]);
+  if (is_max) irm_cg_from_double_(c->out.dt, "best", b);
+  else if (is_float) irm_cg_from_double_(c->out.dt, "count ? fsum / (double)count : 0.0", b);
+  else irm_cg_from_int64_(c->out.dt, "count ? isum / count : 0", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
+  const int64_t *d = c->in[0].shape;
+  int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
+  int is_float = c->in[0].dt == CG_F32;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", (long long)n, (long long)ch);
+  P(b, "      %s acc = 0;\n", is_float ? "double" : "int64_t");
+  if (nhwc)
+    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + p) * %lld + c];\n", (long long)hw, c->in[0].name,
+      (long long)hw, (long long)ch);
+  else
+    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + c) * %lld + p];\n", (long long)hw, c->in[0].name,
+      (long long)ch, (long long)hw);
+  P(b, "      %s[n * %lld + c] = ", c->out.name, (long long)ch);
+  char e[64];
+  if (is_float) {
+    if (hw) snprintf(e, sizeof e, "acc / (double)%lld", (long long)hw);
+    else snprintf(e, sizeof e, "0.0");
+    irm_cg_from_double_(c->out.dt, e, b);
+  } else {
+    if (hw) snprintf(e, sizeof e, "acc / %lld", (long long)hw);
+    else snprintf(e, sizeof e, "0");
+    irm_cg_from_int64_(c->out.dt, e, b);
+  }
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+const cg_op irm_cg_pool_ops_[] = {
+    {"nn.max_pool2d", NULL, NULL, pool_stmts},
+    {"nn.avg_pool2d", NULL, NULL, pool_stmts},
+    {"nn.global_avg_pool2d", NULL, NULL, global_stmts},
+};
+const size_t irm_cg_pool_ops_count_ = sizeof irm_cg_pool_ops_ / sizeof irm_cg_pool_ops_[0];

@@ -1,5 +1,117 @@
-/* FCodegenC of reshape, transpose, reductions and softmax. */
+/* FCodegenC of reshape (a copy; the walker makes most reshapes views),
+ * transpose, sum, mean and nn.softmax, as the evaluator computes them:
+ * reductions accumulate in double (ints in int64, wrapped once when
+ * stored; the mean of ints truncates toward zero) in the input's row-major
+ * order; softmax computes exp(x - max) / sum in double. */
+#include <stdio.h>
+#include <string.h>
+
 #include "codegen_c_internal.h"
 
-const cg_op irm_cg_transform_ops_[] = {{"reshape", NULL, NULL, NULL}};
-const size_t irm_cg_transform_ops_count_ = 0;
+#define P irm_text_buf_printf_
+
+static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int64_t bytes = c->out.numel * (int64_t)irm_cg_dt_bytes_(c->out.dt);
+  if (bytes && strcmp(c->out.name, c->in[0].name) != 0)
+    P(b, "    memcpy(%s, %s, %lld);\n", c->out.name, c->in[0].name, (long long)bytes);
+  return IRM_OK;
+}
+
+static void row_major(const cg_tensor *t, int64_t *st) {
+  int64_t s = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; d--) {
+    st[d] = s;
+    s *= t->shape[d];
+  }
+}
+
+static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int32_t nd = in->ndim, perm[CG_MAX_NDIM], n = 0;
+  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM];
+  int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
+  if (rc) return rc;
+  for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
+  row_major(in, st);
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    int64_t o = 0;\n");
+  for (int32_t d = 0; d < nd; d++)
+    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
+  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
+  for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[perm[d]]);
+  P(b, "];\n");
+  return IRM_OK;
+}
+
+static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int32_t nd = in->ndim, n = 0;
+  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM], count = 1;
+  int reduced[CG_MAX_NDIM];
+  int rc = irm_cg_attr_ints_(c, "axis", axes, CG_MAX_NDIM, &n);
+  if (rc) return rc;
+  for (int32_t d = 0; d < nd; d++) reduced[d] = n < 0;
+  for (int32_t i = 0; i < n; i++) reduced[axes[i] < 0 ? axes[i] + nd : axes[i]] = 1;
+  if (n >= 0 && irm_cg_attr_bool_(c, "exclude"))
+    for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
+  for (int32_t d = 0; d < nd; d++)
+    if (reduced[d]) count *= in->shape[d];
+  row_major(in, st);
+  int is_float = in->dt == CG_F32, mean = strcmp(c->op, "mean") == 0;
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    int64_t o = 0;\n");
+  for (int32_t d = 0; d < nd; d++)
+    if (!reduced[d]) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)in->shape[d], d);
+  P(b, "    {\n      %s acc = 0;\n", is_float ? "double" : "int64_t");
+  for (int32_t d = 0; d < nd; d++)
+    if (reduced[d]) P(b, "      for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)in->shape[d], d);
+  P(b, "        acc += (%s)%s[0", is_float ? "double" : "int64_t", in->name);
+  for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[d]);
+  P(b, "];\n      %s[o++] = ", c->out.name);
+  char e[64];
+  if (is_float) {
+    if (mean && count) snprintf(e, sizeof e, "acc / (double)%lld", (long long)count);
+    else snprintf(e, sizeof e, "%s", mean ? "0.0" : "acc");
+    irm_cg_from_double_(c->out.dt, e, b);
+  } else {
+    if (mean && count) snprintf(e, sizeof e, "acc / %lld", (long long)count);
+    else snprintf(e, sizeof e, "%s", mean ? "0" : "acc");
+    irm_cg_from_int64_(c->out.dt, e, b);
+  }
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int64_t axis = irm_cg_attr_int_(c, "axis", -1);
+  if (axis < 0) axis += in->ndim;
+  int64_t outer = 1, inner = 1, len = in->shape[axis];
+  for (int32_t d = 0; d < axis; d++) outer *= in->shape[d];
+  for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) inner *= in->shape[d];
+  const char *x = in->name, *y = c->out.name;
+  P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++) {\n", (long long)outer,
+    (long long)inner);
+  P(b, "      const int64_t base = o * %lld + i;\n      double top = -INFINITY, total = 0;\n", (long long)(len * inner));
+  P(b, "      for (int64_t j = 0; j < %lld; j++) top = fmax(top, (double)%s[base + j * %lld]);\n", (long long)len, x,
+    (long long)inner);
+  P(b, "      for (int64_t j = 0; j < %lld; j++) total += exp((double)%s[base + j * %lld] - top);\n", (long long)len, x,
+    (long long)inner);
+  P(b, "      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (float)(exp((double)%s[base + j * %lld] - top) / total);\n",
+    (long long)len, y, (long long)inner, x, (long long)inner);
+  P(b, "    }\n");
+  return IRM_OK;
+}
+
+const cg_op irm_cg_transform_ops_[] = {
+    {"reshape", NULL, NULL, reshape_stmts},
+    {"transpose", NULL, NULL, transpose_stmts},
+    {"sum", NULL, NULL, reduce_stmts},
+    {"mean", NULL, NULL, reduce_stmts},
+    {"nn.softmax", NULL, NULL, softmax_stmts},
+};
+const size_t irm_cg_transform_ops_count_ = sizeof irm_cg_transform_ops_ / sizeof irm_cg_transform_ops_[0];

@@ -101,6 +101,23 @@ int irm_cg_fail_(const cg_call *c, const char *fmt, ...) {
   return irm_error(IRM_EVALUE, "%s in function '%s': %s", c->op, c->symbol ? c->symbol : "?", msg);
 }
 
+void irm_cg_from_double_(cg_dt to, const char *x, irm_text_buf *b) {
+  if (to == CG_F32) irm_text_buf_printf_(b, "(float)(%s)", x);
+  else if (to == CG_BOOL) irm_text_buf_printf_(b, "(uint8_t)((%s) != 0)", x);
+  else irm_text_buf_printf_(b, "irm_cg_f2%s(%s)", irm_cg_dtname_(to), x);
+}
+
+void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b) {
+  if (to == CG_F32) irm_text_buf_printf_(b, "(float)(double)(%s)", x);
+  else if (to == CG_BOOL) irm_text_buf_printf_(b, "(uint8_t)((%s) != 0)", x);
+  else irm_text_buf_printf_(b, "(%s)(%s)", irm_cg_ctype_(to), x);
+}
+
+void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]) {
+  if (nhwc) st[1] = 1, st[3] = c, st[2] = w * c, st[0] = h * w * c;
+  else st[3] = 1, st[2] = w, st[1] = h * w, st[0] = c * h * w;
+}
+
 /* ---- broadcasting and loops ------------------------------------------------------------- */
 
 void irm_cg_broadcast_map_(const int64_t *in_shape, int32_t in_ndim, const int64_t *out_shape, int32_t out_ndim,

@@ -24,6 +24,7 @@
 #include "irm/pass.h"
 #include "irm/dataflow/passes.h"
 #include "irm/build.h"
+#include "irm/runtime.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

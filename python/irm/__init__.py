@@ -25,7 +25,8 @@ from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
                         module_pass, function_pass, parse_pipeline, get_config,
                         migrate_pass_config, register_config)
 from .plugin import load_plugin, list_plugins
-from .build import build, compilation_config
+from .build import build, compilation_config, BuildResult
+from . import runtime
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 
 __version__ = _lib.irm_version().decode()

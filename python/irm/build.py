@@ -1,21 +1,56 @@
-"""The compilation driver (docs/build.md): build() and the typed
-CompilationConfig view of a module's configuration. Code generation is not
-built yet: a build's artifacts come from external codegens
-(codegen.ext.<Compiler>) and an executor kind's executor.codegen only."""
+"""The compilation driver (docs/build.md): build() with the RFC's call
+shape, the BuildResult it returns (the final module, the artifacts, the
+params, write() and export_library()), and the typed CompilationConfig
+view of a module's configuration."""
 from ._ffi import api_global
 
 
-def build(mod, target, target_host=None, executor=None, runtime=None, params=None, mod_name=None):
+class BuildResult:
+    """What build() gives: ``module`` (the final frozen IRModule),
+    ``artifacts`` ({file name: str}; a params file is a str of bytes) and
+    ``params``. ``result["module"]`` reads the same fields."""
+
+    def __init__(self, result):
+        self._result = result
+        self.module = result["module"]
+        self.artifacts = result["artifacts"]
+        self.params = result["params"]
+
+    def __getitem__(self, key):
+        if key not in ("module", "artifacts", "params"):
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def write(self, directory):
+        """Writes every artifact into directory (made when missing)."""
+        api_global("BuildResult.write()", "driver.BuildWrite", "result directory")(self._result, str(directory))
+
+    def export_library(self, path):
+        """Compiles the C artifacts into the shared library path with the
+        system's cc (a params file goes beside it); irm.runtime.load(path)
+        loads it. Raises RuntimeError with cc's command and output when
+        the compiler fails."""
+        api_global("BuildResult.export_library()", "driver.ExportLibrary", "result path")(self._result, str(path))
+
+    def __repr__(self):
+        return "BuildResult(mod_name=%r, artifacts=%s)" % (self.module.get_attr("mod_name"),
+                                                           sorted(self.artifacts.keys()))
+
+
+def build(mod, target, target_host=None, executor=None, runtime=None, params=None, mod_name="default"):
     """Builds mod for target (a Target, target text, a dict config, or a
-    list of them) and returns a dict {"module": the final frozen IRModule,
-    "artifacts": {file name: str}, "params": params}. executor and runtime
-    are Executor/Runtime objects, kind names or dict configs (default graph
-    and cpp); mod_name defaults to "default". Raises ValueError when the
+    list of them) and returns a BuildResult. executor and runtime are
+    Executor/Runtime objects, kind names or dict configs (default graph
+    and cpp); params maps names to tensors (numpy arrays are converted);
+    mod_name defaults to "default". Raises ValueError when the
     configuration disagrees (the message names both sides)."""
+    if params is not None:
+        from .tensor import tensor, Tensor
+        params = {name: value if isinstance(value, Tensor) else tensor(value) for name, value in params.items()}
     result = api_global("build()", "driver.Build",
                         "mod target target_host executor runtime params mod_name")(
         mod, target, target_host, executor, runtime, params, mod_name)
-    return {key: result[key] for key in ("module", "artifacts", "params")}
+    return BuildResult(result)
 
 
 def compilation_config(mod):

@@ -176,26 +176,38 @@ static inline void cg_flatten(const irm_object *v, const irm_tensor **out, size_
   for (size_t i = 0; i < irm_array_size(v); i++) cg_flatten(irm_array_at(v, i)->v_obj, out, n);
 }
 
-/* Generates, compiles and checks every case (with target when not NULL;
- * extra: more cc arguments). rounds: random input sets per case. */
-static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t n, irm_target *target, const char *extra,
-                                  int rounds) {
+/* A module whose @main is fn (NEW). */
+static inline irm_module *cg_module_of(irm_object *fn) {
+  irm_object *fns = NULL;
+  irm_any v = irm_any_object(fn);
+  ck_assert_ok(irm_map_new(&fns));
+  ck_assert_ok(irm_map_set_move(&fns, "main", &v));
+  irm_module *m = NULL;
+  ck_assert_ok(irm_module_new(fns, NULL, &m));
+  irm_object_release(fns);
+  return m;
+}
+
+/* Generates a kernel per function (named names[i]), compiles them into one
+ * shared object (with target when not NULL; extra: more cc arguments) and
+ * checks each against ir.Evaluate of the function on rounds random input
+ * sets (tols[i] relative for floats; 0: 1e-5). */
+static inline void cg_check_funcs(const char *stem, irm_object *const *fns, const char *const *names, const double *tols,
+                                  size_t n, irm_target *target, const char *extra, int rounds) {
   char *src = cg_prelude(target);
   size_t len = strlen(src);
-  irm_module **mods = calloc(n, sizeof *mods);
   int64_t *scratch = calloc(n, sizeof *scratch), *nout = calloc(n, sizeof *nout);
   for (size_t c = 0; c < n; c++) {
-    mods[c] = cg_typed(cases[c].text);
-    irm_object *fn = irm_module_function(mods[c], "main");
-    irm_object *k = cg_kernel(fn, cases[c].name, target);
-    ck_require(k != NULL, "%s: codegen failed: %s", cases[c].name, irm_last_error());
+    irm_object *k = cg_kernel(fns[c], names[c], target);
+    ck_require(k != NULL, "%s: codegen failed: %s", names[c], irm_last_error());
     cg_cat(&src, &len, cg_map_str(k, "code"));
     scratch[c] = cg_map_int(k, "scratch_bytes");
     nout[c] = cg_map_int(k, "n_outputs");
     size_t nin = (size_t)cg_map_int(k, "n_inputs");
+    ck_require(nin == irm_function_param_count(fns[c]), "%s: n_inputs %zu", names[c], nin);
     char runner[1024];
     int w = snprintf(runner, sizeof runner, "int32_t run_%s(void **in, void **out, void *scratch) {\n  return %s(",
-                     cases[c].name, cases[c].name);
+                     names[c], names[c]);
     for (size_t i = 0; i < nin; i++) w += snprintf(runner + w, sizeof runner - (size_t)w, "in[%zu], ", i);
     for (int64_t i = 0; i < nout[c]; i++) w += snprintf(runner + w, sizeof runner - (size_t)w, "out[%lld], ", (long long)i);
     snprintf(runner + w, sizeof runner - (size_t)w, "scratch);\n}\n");
@@ -206,34 +218,35 @@ static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t
   uint64_t seed = 12345;
   for (size_t c = 0; c < n; c++) {
     char sym[256];
-    snprintf(sym, sizeof sym, "run_%s", cases[c].name);
+    snprintf(sym, sizeof sym, "run_%s", names[c]);
     cg_runner run = (cg_runner)(uintptr_t)dlsym(h, sym);
     ck_require(run != NULL, "no %s", sym);
-    irm_object *fn = irm_module_function(mods[c], "main");
-    size_t nin = irm_function_param_count(fn);
+    irm_module *mod = cg_module_of(fns[c]);
+    size_t nin = irm_function_param_count(fns[c]);
+    double tol = tols && tols[c] > 0 ? tols[c] : 1e-5;
     for (int round = 0; round < rounds; round++) {
       irm_any *items = calloc(nin + 1, sizeof *items);
       void **in = calloc(nin + 1, sizeof *in);
       for (size_t i = 0; i < nin; i++) {
-        irm_tensor *t = cg_random(irm_expr_type(irm_function_param(fn, i)), &seed);
+        irm_tensor *t = cg_random(irm_expr_type(irm_function_param(fns[c], i)), &seed);
         items[i] = irm_any_object(t);
         in[i] = irm_tensor_data(t);
       }
       irm_object *arr = NULL;
       ck_assert_ok(irm_array_new(items, nin, &arr));
       irm_any want = irm_any_none();
-      int rc = irm_ir_evaluate(mods[c], "main", arr, &want);
-      ck_require(rc == 0, "%s: evaluate failed: %s", cases[c].name, irm_last_error());
+      int rc = irm_ir_evaluate(mod, "main", arr, &want);
+      ck_require(rc == 0, "%s: evaluate failed: %s", names[c], irm_last_error());
       const irm_tensor *wants[64];
       size_t nw = 0;
       cg_flatten(want.v_obj, wants, &nw);
-      ck_require((int64_t)nw == nout[c], "%s: %zu outputs, the kernel has %lld", cases[c].name, nw, (long long)nout[c]);
+      ck_require((int64_t)nw == nout[c], "%s: %zu outputs, the kernel has %lld", names[c], nw, (long long)nout[c]);
       void *out[64];
       for (size_t k = 0; k < nw; k++) out[k] = calloc(1, irm_tensor_nbytes(wants[k]) + 1);
       void *sc = scratch[c] ? aligned_alloc(64, ((size_t)scratch[c] + 63) / 64 * 64) : NULL;
-      ck_require(run(in, out, sc) == 0, "%s: the kernel returned an error", cases[c].name);
+      ck_require(run(in, out, sc) == 0, "%s: the kernel returned an error", names[c]);
       for (size_t k = 0; k < nw; k++) {
-        cg_compare(cases[c].name, k, out[k], wants[k], cases[c].tol > 0 ? cases[c].tol : 1e-5);
+        cg_compare(names[c], k, out[k], wants[k], tol);
         free(out[k]);
       }
       free(sc);
@@ -242,10 +255,28 @@ static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t
       for (size_t i = 0; i < nin; i++) irm_any_release(&items[i]);
       free(items), free(in);
     }
+    irm_object_release(mod);
   }
-  for (size_t c = 0; c < n; c++) irm_object_release(mods[c]);
-  free(mods), free(scratch), free(nout), free(src);
+  free(scratch), free(nout), free(src);
   dlclose(h);
+}
+
+/* cg_check_funcs on the @main of each case's module. */
+static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t n, irm_target *target, const char *extra,
+                                  int rounds) {
+  irm_module **mods = calloc(n, sizeof *mods);
+  irm_object **fns = calloc(n, sizeof *fns);
+  const char **names = calloc(n, sizeof *names);
+  double *tols = calloc(n, sizeof *tols);
+  for (size_t c = 0; c < n; c++) {
+    mods[c] = cg_typed(cases[c].text);
+    fns[c] = irm_module_function(mods[c], "main");
+    names[c] = cases[c].name;
+    tols[c] = cases[c].tol;
+  }
+  cg_check_funcs(stem, fns, names, tols, n, target, extra, rounds);
+  for (size_t c = 0; c < n; c++) irm_object_release(mods[c]);
+  free(mods), free(fns), free(names), free(tols);
 }
 
 #endif

@@ -1,0 +1,119 @@
+/* The workspace planner (backend/memory_plan.h): every algorithm keeps
+ * live buffers apart and aligned, the greedy ones reuse memory (planned
+ * bytes <= unplanned), the module's usmp.* attributes pick the algorithm,
+ * and unknown names and bad input are errors. The example models'
+ * workspace bytes per algorithm are printed (docs/build.md cites them). */
+#include "check_build_util.h"
+#include "memory_plan.h"
+
+static void assert_valid(const irm_mem_buffer_ *b, size_t n, size_t align, size_t total) {
+  for (size_t i = 0; i < n; i++) {
+    size_t a = b[i].align > align ? b[i].align : align;
+    ck_assert_msg(b[i].offset % a == 0, "buffer %zu at %zu is not %zu-aligned", i, b[i].offset, a);
+    ck_assert_uint_le(b[i].offset + b[i].bytes, total);
+    for (size_t j = i + 1; j < n; j++) {
+      int live = b[i].first_use <= b[j].last_use && b[j].first_use <= b[i].last_use;
+      int overlap = b[i].offset < b[j].offset + b[j].bytes && b[j].offset < b[i].offset + b[i].bytes;
+      ck_assert_msg(!(live && overlap && b[i].bytes && b[j].bytes), "buffers %zu and %zu are live together and overlap",
+                    i, j);
+    }
+  }
+}
+
+/* A random set of n buffers. */
+static void random_buffers(irm_mem_buffer_ *b, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    size_t first = (seed >> 33) % 50, len = (seed >> 20) % 8;
+    b[i] = (irm_mem_buffer_){(size_t)((seed >> 40) % 5000), first, first + len, 0, (seed >> 10) % 4 == 0 ? 64 : 0};
+  }
+}
+
+START_TEST(test_no_two_live_buffers_overlap) {
+  enum { N = 200 };
+  irm_mem_buffer_ b[N];
+  for (uint64_t seed = 1; seed <= 30; seed++) {
+    size_t totals[3];
+    for (int algo = 0; algo < 3; algo++) {
+      random_buffers(b, N, seed);
+      ck_assert_ok(irm_memory_plan_(b, N, 16, (irm_mem_algo_)algo, &totals[algo]));
+      assert_valid(b, N, 16, totals[algo]);
+    }
+    ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_SIZE], totals[IRM_MEM_NONE]);
+    ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_CONFLICTS], totals[IRM_MEM_NONE]);
+  }
+}
+END_TEST
+
+START_TEST(test_a_chain_reuses_memory) {
+  /* a chain: each buffer lives from its step to the next */
+  irm_mem_buffer_ b[10];
+  for (size_t i = 0; i < 10; i++) b[i] = (irm_mem_buffer_){1000, i, i + 1, 0, 0};
+  size_t none = 0, size = 0, conflicts = 0;
+  ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_NONE, &none));
+  ck_assert_uint_eq(none, 9 * 1024 + 1000);
+  ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_GREEDY_BY_SIZE, &size));
+  ck_assert_uint_eq(size, 1024 + 1000); /* two buffers alternate */
+  ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_GREEDY_BY_CONFLICTS, &conflicts));
+  ck_assert_uint_eq(conflicts, 1024 + 1000);
+  ck_assert_ok(irm_memory_plan_(b, 0, 64, IRM_MEM_GREEDY_BY_SIZE, &size));
+  ck_assert_uint_eq(size, 0);
+}
+END_TEST
+
+START_TEST(test_errors) {
+  irm_mem_buffer_ b[1] = {{10, 3, 2, 0, 0}};
+  size_t total = 0;
+  ck_assert_error(irm_memory_plan_(b, 1, 16, IRM_MEM_NONE, &total), IRM_EVALUE, "ValueError: memory plan: buffer 0");
+  b[0] = (irm_mem_buffer_){10, 1, 2, 0, 0};
+  ck_assert_error(irm_memory_plan_(b, 1, 24, IRM_MEM_NONE, &total), IRM_EVALUE,
+                  "ValueError: memory plan: alignment 24 is not a power of two");
+  b[0].align = 3;
+  ck_assert_int_eq(irm_memory_plan_(b, 1, 16, IRM_MEM_NONE, &total), IRM_EVALUE);
+  irm_mem_algo_ a;
+  ck_assert_error(irm_mem_algo_parse_("greedy_by_conflict", &a), IRM_EVALUE,
+                  "ValueError: unknown memory planning algorithm 'greedy_by_conflict' (usmp.algorithm); did you mean "
+                  "'greedy_by_conflicts'?");
+  ck_assert_int_eq(irm_mem_algo_parse_("hill_climb", &a), IRM_EVALUE);
+  ck_assert_error_mentions("valid: none, greedy_by_size, greedy_by_conflicts");
+  ck_assert_ok(irm_mem_algo_parse_("greedy_by_size", &a));
+  ck_assert_int_eq(a, IRM_MEM_GREEDY_BY_SIZE);
+  ck_assert_str_eq(irm_mem_algo_name_(IRM_MEM_GREEDY_BY_CONFLICTS), "greedy_by_conflicts");
+}
+END_TEST
+
+START_TEST(test_module_attributes_pick_the_algorithm) {
+  irm_module *m = NULL, *a = NULL, *b = NULL;
+  irm_object *fns = NULL;
+  ck_assert_ok(irm_map_new(&fns));
+  ck_assert_ok(irm_module_new(fns, NULL, &m));
+  irm_mem_algo_ algo = IRM_MEM_GREEDY_BY_SIZE;
+  ck_assert_ok(irm_mem_algo_of_module_(m, &algo));
+  ck_assert_int_eq(algo, IRM_MEM_NONE); /* usmp.enable defaults to false */
+  irm_any on = irm_any_bool(true), name = irm_any_str("greedy_by_size"), bad = irm_any_str("nope_algo");
+  ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &on, &a));
+  ck_assert_ok(irm_mem_algo_of_module_(a, &algo));
+  ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_CONFLICTS); /* the default algorithm */
+  ck_assert_ok(irm_module_with_attr(a, "usmp.algorithm", &name, &b));
+  ck_assert_ok(irm_mem_algo_of_module_(b, &algo));
+  ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_SIZE);
+  irm_object_release(b);
+  ck_assert_ok(irm_module_with_attr(a, "usmp.algorithm", &bad, &b));
+  ck_assert_int_eq(irm_mem_algo_of_module_(b, &algo), IRM_EVALUE);
+  irm_object_release(b);
+  irm_object_release(a);
+  irm_object_release(m);
+  irm_object_release(fns);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("memory_plan");
+  TCase *tc = tcase_create("memory_plan");
+  tcase_add_test(tc, test_no_two_live_buffers_overlap);
+  tcase_add_test(tc, test_a_chain_reuses_memory);
+  tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_module_attributes_pick_the_algorithm);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
