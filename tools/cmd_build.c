@@ -309,7 +309,7 @@ static int print_files(const irm_object *result, const char *dir) {
 
 static int build_in_context(build_flags *b, irm_module *model, const irm_object *executor, const irm_object *runtime,
                             const irm_object *params, irm_object **result, irm_module **given,
-                            irm_instrument **timing_out) {
+                            irm_object **report) {
   opt_flags *f = b->common.f;
   print_state ps[2];
   irm_instrument *timing = NULL;
@@ -318,9 +318,10 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
   irm_pass *pipeline = NULL;
   *given = model;
   irm_object_retain(model);
-  *timing_out = NULL;
+  *report = NULL;
   if (f->passes && irm_pipeline_parse(f->passes, &pipeline))
     return cli_usage_error("build", "--passes: %s", irm_last_error());
+  f->summary = 1; /* the timing instrument, for the summary's "passes run" */
   int rc = opt_make_instruments(f, ps, &timing, &instruments) ? cli_fail("build") : CLI_OK;
   if (!rc && irm_pass_context_new(f->opt_level < 0 ? 2 : f->opt_level, f->required, f->disabled, f->config,
                                   instruments, &ctx))
@@ -338,7 +339,9 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
     if (!failed)
       failed = irm_build(*given, &target, &host, executor, runtime, params, b->mod_name, result);
     char *error = failed ? strdup(irm_last_error()) : NULL;
-    if (f->time_passes) opt_show_timing(f, timing, stderr);
+    /* The records go when the context is exited. */
+    if (timing && irm_timing_render(timing, report)) *report = NULL, irm_clear_error();
+    if (f->time_passes && *report) opt_show_report(f, *report, stderr);
     if (irm_pass_context_exit(ctx) && !failed) failed = 1, error = strdup(irm_last_error());
     if (failed) rc = cli_say(CLI_FAIL, "build: %s", error ? error : "out of memory");
     free(error);
@@ -346,7 +349,7 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
   irm_object_release(ctx);
   irm_object_release(pipeline);
   irm_object_release(instruments);
-  *timing_out = timing;
+  irm_object_release(timing);
   return rc;
 }
 
@@ -354,21 +357,19 @@ static int build_run(build_flags *b) {
   opt_flags *f = b->common.f;
   irm_object *executor = NULL, *runtime = NULL, *params = NULL, *result = NULL;
   irm_module *model = NULL, *given = NULL;
-  irm_instrument *timing = NULL;
+  irm_object *report = NULL;
   int rc = parse_config("executor", b->executor_text, &executor);
   if (!rc) rc = parse_config("runtime", b->runtime_text, &runtime);
   if (!rc) rc = read_params(b->params_path, &params);
   if (!rc) rc = opt_load_model("build", f->model, &model);
-  if (!rc) rc = build_in_context(b, model, executor, runtime, params, &result, &given, &timing);
-  const char *mod_name = b->mod_name ? b->mod_name : "default";
+  if (!rc) rc = build_in_context(b, model, executor, runtime, params, &result, &given, &report);
+  const irm_any *built = result ? irm_map_find_cstr(result, "module") : NULL;
+  const char *mod_name = built ? irm_module_mod_name(built->v_obj) : NULL;
+  if (!mod_name) mod_name = b->mod_name ? b->mod_name : "default";
   char dir[4096];
   snprintf(dir, sizeof dir, "%s%s", b->dir ? "" : "build-", b->dir ? b->dir : mod_name);
-  const irm_any *built = result ? irm_map_find_cstr(result, "module") : NULL;
   if (!rc) rc = print_configuration(b, built->v_obj, mod_name);
-  if (!rc) {
-    f->summary = 1; /* the timing tree under its heading */
-    opt_show_timing(f, timing, cli_out);
-  }
+  if (!rc && report) opt_show_report(f, report, cli_out);
   if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
     rc = cli_fail("build: writing the files");
   if (!rc) rc = print_files(result, dir);
@@ -378,7 +379,7 @@ static int build_run(build_flags *b) {
   irm_object_release(result);
   irm_object_release(model);
   irm_object_release(given);
-  irm_object_release(timing);
+  irm_object_release(report);
   return rc;
 }
 

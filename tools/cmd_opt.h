@@ -80,6 +80,8 @@ typedef struct print_state {
 int opt_make_instruments(opt_flags *f, print_state ps[2], irm_instrument **timing, irm_object **out);
 /* The timing tree to `to` (under a heading when it is the summary). */
 void opt_show_timing(const opt_flags *f, irm_instrument *timing, FILE *to);
+/* The same for a report irm_timing_render gave. */
+void opt_show_report(const opt_flags *f, const irm_object *report, FILE *to);
 
 /* Runs the flags' pipeline on their model (or the reproducer) and prints. */
 int opt_run(opt_flags *f);

@@ -229,9 +229,7 @@ static int print_module(const opt_flags *f, irm_module *mod) {
   return CLI_OK;
 }
 
-void opt_show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
-  irm_object *report = NULL;
-  if (!timing || irm_timing_render(timing, &report)) return;
+void opt_show_report(const opt_flags *f, const irm_object *report, FILE *to) {
   if (f->summary && to == cli_out) fputs("passes run\n", to);
   const char *text = irm_string_data(report);
   if (f->summary && to == cli_out) {
@@ -246,6 +244,12 @@ void opt_show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
   } else {
     fputs(text, to);
   }
+}
+
+void opt_show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
+  irm_object *report = NULL;
+  if (!timing || irm_timing_render(timing, &report)) return;
+  opt_show_report(f, report, to);
   irm_object_release(report);
 }
 
