@@ -11,48 +11,8 @@ import json
 import os
 import re
 import struct
-import subprocess
-import sys
-import tempfile
 
-IRM = sys.argv[1]
-PLUGIN = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
-TMP = tempfile.mkdtemp(prefix="irm_cli_build_")
-FAILURES = []
-ENV = dict(os.environ)
-ENV.pop("IRM_PLUGIN_PATH", None)
-# A sanitizer's report must not pass for the exit status 1 a case expects.
-ENV["ASAN_OPTIONS"] = ENV.get("ASAN_OPTIONS", "") + ":exitcode=86"
-ENV["UBSAN_OPTIONS"] = ENV.get("UBSAN_OPTIONS", "") + ":exitcode=86"
-
-
-def run(args, rc, out=(), err=(), not_out=(), not_err=(), stdout=None, env=None, name=None, cwd=TMP):
-    """Runs irm with args in cwd; checks the status and each stream's text."""
-    label = name or " ".join(args)[:120]
-    p = subprocess.run([IRM] + list(args), stdout=stdout or subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=env or ENV, timeout=120, cwd=cwd)
-    o = p.stdout.decode("utf-8", "replace") if p.stdout is not None else ""
-    e = p.stderr.decode("utf-8", "replace")
-    problems = []
-    if p.returncode != rc:
-        problems.append(f"exit status {p.returncode}, expected {rc}")
-    if "Sanitizer" in e or "runtime error" in e:
-        problems.append("a sanitizer reported")
-    problems += [f"stdout lacks {s!r}" for s in out if s not in o]
-    problems += [f"stderr lacks {s!r}" for s in err if s not in e]
-    problems += [f"stdout has {s!r}" for s in not_out if s in o]
-    problems += [f"stderr has {s!r}" for s in not_err if s in e]
-    try:
-        p.stderr.decode("utf-8")
-    except UnicodeDecodeError:
-        problems.append("stderr is not valid UTF-8")
-    if problems:
-        FAILURES.append(f"irm {label}: " + "; ".join(problems) + f"\n--- stdout:\n{o[:2000]}\n--- stderr:\n{e[:2000]}")
-    return o, e
-
-
-def tmp(name):
-    return os.path.join(TMP, name)
+from cli_harness import ENV, FAILURES, PLUGIN, TMP, finish, run, tmp
 
 
 def irm_json(root_node_builder):
@@ -260,8 +220,4 @@ with open("/dev/full", "w") as full:
     run(["build", "-o", tmp("full")], 1, stdout=full, err=["cannot write the output"], name="build >/dev/full")
     run(["run", m1], 1, stdout=full, err=["cannot write the output"], name="run >/dev/full")
 
-if FAILURES:
-    print(f"{len(FAILURES)} case(s) failed:\n")
-    print("\n\n".join(FAILURES))
-    sys.exit(1)
-print("check_cli_build: all cases passed")
+finish("irm build and run")
