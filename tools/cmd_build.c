@@ -119,8 +119,12 @@ static int json_value(const json_t *j, int depth, irm_any *out) {
     else *out = irm_any_object(arr);
     return rc;
   }
-  if (json_is_string(j)) return irm_string_new(json_string_value(j), json_string_length(j), &out->v_obj) ? IRM_ENOMEM
-                                 : (out->type_code = IRM_OBJECT, IRM_OK);
+  if (json_is_string(j)) {
+    irm_object *s = NULL;
+    int rc = irm_string_new(json_string_value(j), json_string_length(j), &s);
+    if (!rc) *out = irm_any_object(s);
+    return rc;
+  }
   if (json_is_integer(j)) *out = irm_any_int(json_integer_value(j));
   else if (json_is_real(j)) *out = irm_any_float(json_real_value(j));
   else if (json_is_boolean(j)) *out = irm_any_bool(json_is_true(j));
