@@ -40,9 +40,10 @@
  * Functions with a `Compiler` attribute then go to the global
  * `codegen.ext.<Compiler>` (TVM's BYOC hook), and the executor kind's
  * "executor.codegen" attribute, when set, makes the rest of the
- * artifacts. Code generation is not built yet: no built-in executor kind
- * has "executor.codegen", so a build without external codegens gives an
- * empty artifacts Map.
+ * artifacts: `aot` has one (C source, a header with interface-api "c", a
+ * params file with link-params false; docs/runtime.md), `graph` none yet.
+ * irm_build_export_library compiles a build into a shared library that
+ * include/irm/runtime.h loads and runs.
  *
  * Kind attributes the driver reads (set with executor.SetKindAttr,
  * runtime.SetKindAttr, target.SetKindAttr):
@@ -51,7 +52,7 @@
  *       InferType, BindParams, ConvertLayout, SimplifyExpr, FoldConstant,
  *       DeadCodeElimination, FuseOps (a Sequential named "driver.default").
  *   executor "executor.codegen": Function(mod, config) -> Map file name ->
- *       String (text or bytes). None built in.
+ *       String (text or bytes). aot's is the AOT code generator.
  *   executor "executor.validate", runtime "runtime.validate":
  *       Function(executor, runtime) -> NONE that fails to reject the pair,
  *       run before the pipeline. aot's: with runtime crt it needs

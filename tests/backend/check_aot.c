@@ -284,6 +284,15 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_error_mentions("-mnosuchfeature");
   ck_assert_error_mentions("command: cc -std=c11 -shared -fPIC -O2");
   irm_object_release(r);
+  /* -mcpu becomes -march on x86 (-mcpu elsewhere) */
+  r = aot_build(m, "llvm -mcpu=nosuchcpu", e, "crt", p, "ex");
+  ck_assert_int_eq(irm_build_export_library(r, path), IRM_ERUNTIME);
+#if defined(__x86_64__) || defined(__i386__)
+  ck_assert_error_mentions("-march='nosuchcpu'");
+#else
+  ck_assert_error_mentions("-mcpu='nosuchcpu'");
+#endif
+  irm_object_release(r);
   /* a target of another architecture is refused */
 #if defined(__x86_64__)
   r = aot_build(m, "llvm -mtriple=aarch64-linux-gnu", e, "crt", p, "ex");
@@ -340,6 +349,30 @@ START_TEST(test_names_are_sanitized) {
 }
 END_TEST
 
+START_TEST(test_defaults) {
+  /* aot without options, the default runtime (cpp): packed interface, packed wrappers, linked params */
+  irm_module *m = parse_module(AOT_MAIN);
+  irm_object *e = NULL, *p = weight_params(), *result = NULL;
+  ck_assert_ok(irm_executor_create("aot", NULL, &e));
+  irm_any t = irm_any_str("c");
+  ck_assert_ok(irm_build(m, &t, NULL, e, NULL, p, NULL, &result));
+  irm_module *out = bu_part(result, "module");
+  ck_assert_str_eq(irm_config_kind_name(irm_module_runtime(out)), "cpp");
+  ck_assert_str_eq(irm_module_mod_name(out), "default");
+  ck_assert_uint_eq(irm_map_size(bu_part(result, "params")), 1);
+  ck_assert_uint_eq(irm_map_size(bu_part(result, "artifacts")), 1); /* the source only */
+  const char *c = source(result, "default");
+  ck_assert_ptr_nonnull(strstr(c, "tvmgen_default___tvm_main__"));
+  ck_assert_ptr_nonnull(strstr(c, "_packed(void *args"));
+  ck_assert_ptr_nonnull(strstr(c, "static _Alignas(16) const float tvmgen_default_const_0[16]"));
+  ck_assert_ptr_nonnull(strstr(c, "\\\"memory_plan\\\": \\\"none\\\""));
+  irm_object_release(result);
+  irm_object_release(p);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("aot");
   TCase *tc = tcase_create("aot");
@@ -354,6 +387,7 @@ int main(void) {
   tcase_add_test(tc, test_export_errors_show_the_command);
   tcase_add_test(tc, test_codegen_errors_leave_the_input_intact);
   tcase_add_test(tc, test_names_are_sanitized);
+  tcase_add_test(tc, test_defaults);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
