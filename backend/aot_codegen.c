@@ -89,8 +89,8 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   return IRM_OK;
 }
 
-/* main's constants in the params file layout. */
-static int params_blob(const aot_program *p, irm_object **out) {
+/* main's constants in the params file layout (aot_internal.h). */
+int irm_aot_params_blob_(const aot_program *p, irm_object **out) {
   const char **names = irm_calloc(p->n_consts + 1, sizeof *names);
   const DLTensor **tensors = irm_calloc(p->n_consts + 1, sizeof *tensors);
   int rc = names && tensors ? IRM_OK : irm_error(IRM_ENOMEM, "aot codegen: out of memory");
@@ -140,7 +140,7 @@ static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg,
   if (!rc && p.opt.interface_c) rc = put_text(&artifacts, name, &hdr);
   if (!rc && !p.opt.link_params) {
     irm_object *blob = NULL;
-    rc = params_blob(&p, &blob);
+    rc = irm_aot_params_blob_(&p, &blob);
     irm_any v = irm_any_object(blob);
     snprintf(name, sizeof name, "%s.params", p.opt.mod_name);
     if (!rc) rc = irm_map_set_move(&artifacts, name, &v);

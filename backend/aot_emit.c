@@ -149,10 +149,10 @@ static void arg_check(irm_object *type, size_t i, irm_text_buf *b) {
                        "  if (err) return err;\n", i, i, dt.code, dt.bits, numel_of(type));
 }
 
-static void emit_wrapper(const aot_kernel *k, irm_text_buf *b) {
+void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b) {
   size_t nin = k->info.n_inputs, nout = k->info.n_outputs;
-  irm_text_buf_printf_(b, "static int32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
-                       "int32_t *ret_code, void *resource) {\n", k->symbol);
+  irm_text_buf_printf_(b, "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
+                       "int32_t *ret_code, void *resource) {\n", exported ? "" : "static ", k->symbol);
   irm_text_buf_puts_(b, "  const irm_crt_value *a = (const irm_crt_value *)args;\n  int32_t err = 0;\n"
                         "  (void)ret;\n  (void)ret_code;\n");
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);
@@ -331,7 +331,7 @@ int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_tex
   irm_text_buf_puts_(b, kernels_text);
   irm_text_buf_puts_(b, "\n");
   if (!p->opt.unpacked)
-    for (size_t k = 0; k < p->n_kernels; k++) emit_wrapper(&p->kernels[k], b);
+    for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], false, b);
   emit_constants(p, b);
   irm_text_buf_printf_(b, "\nstatic _Alignas(%zu) uint8_t tvmgen_%s_workspace[%zu];\n\n", workspace_align(p), m,
                        p->workspace_bytes ? p->workspace_bytes : 1);

@@ -92,6 +92,13 @@ int irm_aot_grow_(void **arr, size_t *cap, size_t n, size_t size);
 /* The C source (the kernels' text included) and the header. */
 int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_text_buf *out);
 int irm_aot_emit_header_(const aot_program *p, irm_text_buf *out);
+/* Kernel k's packed wrapper <symbol>_packed (irm_crt.h's convention;
+ * resource is the kernel's scratch); exported: without `static` (the
+ * graph executor's library, whose runner binds wrappers by name). */
+void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b);
+/* main's constants in the params file layout (irm_params.h) as a NEW
+ * String of bytes. Errors: ValueError, MemoryError. */
+int irm_aot_params_blob_(const aot_program *p, irm_object **out);
 /* The metadata JSON (irm_aot_metadata's text). */
 void irm_aot_metadata_json_(const aot_program *p, irm_text_buf *out);
 /* The C element type of dtype, NULL when unsupported. */

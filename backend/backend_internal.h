@@ -52,6 +52,8 @@ int irm_register_build_globals_(void); /* build_globals.c */
 
 /* executor.codegen of aot (aot_codegen.c): (mod, config) -> Map. */
 int irm_aot_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+/* executor.codegen of graph (graph_codegen.c, docs/graph.md). */
+int irm_graph_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 int irm_register_export_globals_(void);          /* export.c: driver.ExportLibrary */
 int irm_register_runtime_module_type_(void);     /* loader.c: runtime.Module */
 int irm_register_runtime_globals_(void);         /* loader.c: runtime.Load, ModuleRun, ModuleMetadata */

@@ -105,6 +105,7 @@ int irm_register_build_kinds_(void) {
   if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_PIPELINE_ATTR, default_pipeline);
   if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_VALIDATE_ATTR, aot_validate);
   if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_CODEGEN_ATTR, irm_aot_codegen_packed_);
+  if (!rc) rc = set_once("executor", "graph", IRM_EXECUTOR_CODEGEN_ATTR, irm_graph_codegen_packed_);
   if (!rc) {
     static const irm_builtin_global globals[] = {{"driver.DefaultPipeline", default_pipeline}};
     rc = irm_global_register_builtins_(globals, 1);

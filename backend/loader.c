@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend_internal.h"
+#include "graph_loader.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
@@ -35,6 +36,7 @@ typedef struct loaded {
   io_desc *inputs, *outputs;
   size_t n_inputs, n_outputs;
   irm_object *metadata; /* String */
+  void *graph;          /* a graph-executor library: its graph runner (graph_loader.h) */
 } loaded;
 
 static _Atomic int32_t module_type = -1;
@@ -51,6 +53,7 @@ static void module_finalize(irm_object *self) {
   free_io(m->outputs, m->n_outputs);
   irm_free(m->mod_name);
   irm_object_release(m->metadata);
+  if (m->graph) irm_graph_close_(m->graph);
   if (m->handle) dlclose(m->handle);
 }
 
@@ -157,6 +160,11 @@ static int read_metadata(loaded *m, const char *path, const char *text) {
     rc = irm_error(IRM_EVALUE, "library '%s': its metadata lacks interface_api, entry or mod_name", path);
   if (!rc) rc = read_io(path, json_object_get(root, "inputs"), "inputs", &m->inputs, &m->n_inputs);
   if (!rc) rc = read_io(path, json_object_get(root, "outputs"), "outputs", &m->outputs, &m->n_outputs);
+  if (!rc && m->graph) { /* a graph library: the runner has its kernels and params */
+    m->mod_name = irm_strdup(name);
+    json_decref(root);
+    return m->mod_name ? IRM_OK : irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
+  }
   if (!rc) {
     m->interface_c = strcmp(api, "c") == 0;
     m->mod_name = irm_strdup(name);
@@ -196,6 +204,16 @@ int irm_runtime_load(const char *path, irm_runtime_module **out) {
   }
   const char *(*meta)(void) = NULL;
   void *sym = rc ? NULL : dlsym(m->handle, "irm_aot_metadata");
+  if (!rc && !sym && dlsym(m->handle, "irm_graph_json")) { /* a graph library (docs/graph.md) */
+    rc = irm_graph_open_(path, &m->graph, &m->metadata);
+    if (!rc) rc = read_metadata(m, path, irm_string_data(m->metadata));
+    if (rc) {
+      irm_object_release(o);
+      return irm_error_context(rc, "runtime.Load");
+    }
+    *out = o;
+    return IRM_OK;
+  }
   if (!rc && !sym)
     rc = irm_error(IRM_EVALUE, "library '%s' has no irm_aot_metadata: it is not an AOT library exported by irm", path);
   if (!rc) memcpy(&meta, &sym, sizeof meta);
@@ -270,6 +288,15 @@ static int call_entry(const loaded *m, const irm_object *inputs, irm_object *con
   }
   pthread_mutex_lock(&run_lock);
   int32_t got;
+  if (m->graph) {
+    int rc = irm_graph_call_(m->graph, dl, m->n_inputs, dl + m->n_inputs, m->n_outputs);
+    pthread_mutex_unlock(&run_lock);
+    irm_free(ptrs);
+    irm_free(dl);
+    irm_free(args);
+    irm_free(codes);
+    return rc;
+  }
   if (m->interface_c) {
     got = m->entry.c(ptrs, ptrs + m->n_inputs);
   } else {

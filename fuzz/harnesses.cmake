@@ -11,4 +11,6 @@ set(irm_fuzz_harnesses
   ir_text
   evaluate
   pass_sequence
+  graph_json
+  params
 )

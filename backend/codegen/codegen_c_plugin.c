@@ -362,17 +362,19 @@ static int register_one(const cg_op *op) {
     irm_any_release(&cur);
     return IRM_OK;
   }
-  if (n_natives >= CG_MAX_BUILTINS) return irm_error(IRM_ERUNTIME, "too many built-in C generators");
+  if (n_natives >= CG_MAX_BUILTINS) return irm_error(IRM_ERUNTIME, "more than %d built-in C generators", CG_MAX_BUILTINS);
   irm_object *f = NULL;
   rc = irm_func_new_packed(builtin_packed, (void *)op, NULL, &f);
   if (!rc) {
     irm_any v = irm_any_object(f);
     rc = irm_kind_set_attr(kind, IRM_OP_ATTR_CODEGEN_C, &v, 10);
   }
-  if (!rc) {
-    natives[n_natives].op = op;
-    natives[n_natives].fn = f; /* the kind holds it */
-    n_natives++;
+  if (!rc) { /* a registration run again (after a rollback) takes its op's slot back */
+    size_t slot = 0;
+    while (slot < n_natives && natives[slot].op != op) slot++;
+    natives[slot].op = op;
+    natives[slot].fn = f; /* the kind holds it */
+    if (slot == n_natives) n_natives++;
   }
   irm_object_release(f);
   return rc;

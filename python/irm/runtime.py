@@ -54,3 +54,4 @@ def load(path):
     link-params = false. Raises RuntimeError (cannot load) or ValueError
     (not an irm AOT library)."""
     return Module(api_global("irm.runtime.load()", "runtime.Load", "path")(str(path)), str(path))
+from .graph_module import GraphModule  # noqa: E402,F401  (docs/graph.md)

@@ -13,7 +13,7 @@ def test_build_sets_every_attribute_and_freezes():
     assert out.get_attr("executor").name == "graph"
     assert out.get_attr("runtime").name == "cpp"
     assert out.get_attr("mod_name") == "mlp"
-    assert len(result["artifacts"]) == 0  # the graph executor generates no code yet
+    assert sorted(result["artifacts"]) == ["mlp.json", "mlp.params", "tvmgen_mlp.c"]  # the graph executor's
     assert result.module is out and isinstance(result, irm.BuildResult)
     assert len(result["params"]) == 6
     assert mod.get_attr("target") is None  # the input is untouched

@@ -300,8 +300,14 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_error_mentions("not this host's architecture");
   irm_object_release(r);
 #endif
-  /* a build without C sources (the graph executor generates none) */
-  r = bu_build_text(m, "c");
+  /* a build without C sources (a build result whose artifacts are empty) */
+  irm_object *built = bu_build_text(m, "c"), *none = NULL;
+  ck_assert_ok(irm_map_new(&none));
+  const char *keys[] = {"module", "artifacts"};
+  irm_any vals[] = {irm_any_object(bu_part(built, "module")), irm_any_object(none)};
+  ck_assert_ok(irm_map_from_pairs(keys, vals, 2, &r));
+  irm_object_release(none);
+  irm_object_release(built);
   ck_assert_int_eq(irm_build_export_library(r, path), IRM_EVALUE);
   ck_assert_error_mentions("no C source");
   irm_object_release(r);

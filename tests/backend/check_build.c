@@ -14,8 +14,9 @@ START_TEST(test_defaults_put_every_attribute_on_the_result) {
   ck_assert_str_eq(irm_config_kind_name(irm_module_executor(out)), "graph");
   ck_assert_str_eq(irm_config_kind_name(irm_module_runtime(out)), "cpp");
   ck_assert_str_eq(irm_module_mod_name(out), "default");
-  /* Code generation is not built yet: no artifacts without external codegens. */
-  ck_assert_uint_eq(irm_map_size(bu_part(result, "artifacts")), 0);
+  /* The graph executor's code (docs/graph.md): the graph JSON, the kernels, the params. */
+  ck_assert_uint_eq(irm_map_size(bu_part(result, "artifacts")), 3);
+  ck_assert_ptr_nonnull(irm_map_find_cstr(bu_part(result, "artifacts"), "default.json"));
   ck_assert_uint_eq(irm_map_size(bu_part(result, "params")), 0);
   /* The pipeline ran: FuseOps made a Primitive function of the two ops. */
   irm_object *s = NULL;

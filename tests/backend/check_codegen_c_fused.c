@@ -32,35 +32,45 @@ static prims fused_functions(irm_module *typed, irm_module **fused) {
   return p;
 }
 
-static void check_model(const char *model, irm_target *target, const char *extra) {
+/* bind: the parameters bound as constants (BindParams), so the fused
+ * functions hold them as static arrays. */
+static void check_model(const char *model, irm_target *target, const char *extra, int bind) {
   irm_module *m = NULL, *t = NULL, *f = NULL;
   ck_assert_ok(irm_ir_example_model(model, &m));
+  if (bind) {
+    irm_module *b = NULL;
+    ck_assert_ok(irm_ir_bind_params(m, &b));
+    irm_object_release(m);
+    m = b;
+  }
   ck_assert_ok(irm_ir_infer_type(m, &t));
   prims p = fused_functions(t, &f);
   char names[64][32];
   const char *np[64];
   double tols[64];
   for (size_t i = 0; i < p.n; i++) {
-    snprintf(names[i], sizeof names[i], "%s_f%zu", model, i);
+    snprintf(names[i], sizeof names[i], "%s_f%zu%s", model, i, bind ? "b" : "");
     np[i] = names[i];
     tols[i] = 1e-4;
   }
   char stem[64];
-  snprintf(stem, sizeof stem, "%s%s", model, target ? "_cblas" : "");
+  snprintf(stem, sizeof stem, "%s%s%s", model, target ? "_cblas" : "", bind ? "_bound" : "");
   cg_check_funcs(stem, p.fns, np, tols, p.n, target, extra, 2);
   irm_object_release(m), irm_object_release(t), irm_object_release(f);
 }
 
+/* One model per loop index (each a test case of its own). */
 START_TEST(example_models) {
   irm_object *names = NULL;
   ck_assert_ok(irm_ir_example_model_names(&names));
   ck_assert_uint_ge(irm_array_size(names), 3);
   irm_target *t = NULL;
   ck_assert_ok(irm_target_parse("c -libs=cblas", &t));
-  for (size_t i = 0; i < irm_array_size(names); i++) {
-    const char *model = irm_string_data(irm_array_at(names, i)->v_obj);
-    check_model(model, NULL, NULL);
-    check_model(model, t, "-lopenblas");
+  if ((size_t)_i < irm_array_size(names)) {
+    const char *model = irm_string_data(irm_array_at(names, (size_t)_i)->v_obj);
+    check_model(model, NULL, NULL, 0);
+    check_model(model, t, "-lopenblas", 0);
+    check_model(model, NULL, NULL, 1);
   }
   irm_object_release(t);
   irm_object_release(names);
@@ -226,7 +236,7 @@ int main(void) {
   Suite *s = suite_create("codegen_c_fused");
   TCase *tc = tcase_create("fused");
   tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, example_models);
+  tcase_add_loop_test(tc, example_models, 0, 3); /* cnn, mlp, residual */
   tcase_add_test(tc, anchor_followers_in_place);
 #ifdef IRM_TEST_OP_PLUGIN
   tcase_add_test(tc, plugin_ops);

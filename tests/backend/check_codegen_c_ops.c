@@ -120,6 +120,10 @@ START_TEST(pools) {
       POOL("p_gap", "nn.global_avg_pool2d", "float32", "(2, 3, 5, 6)", ""),
       POOL("p_gap_nhwc", "nn.global_avg_pool2d", "float32", "(2, 5, 6, 3)", ", layout=\"NHWC\""),
       POOL("p_gap_int", "nn.global_avg_pool2d", "int32", "(1, 3, 4, 4)", ""),
+      /* NaN wins a max window and propagates through relu */
+      {"p_max_nan", "def @main(%a: Tensor[(1, 2, 4, 4), float32]) {\n"
+                    "  %0 = add(%a, const(float32, [1, 1, 1, 4], [nan, 0, 0, 0]));\n"
+                    "  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]); %2 = nn.relu(%1); %2 }", 0},
   };
   cg_check_cases("pools", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
 }

@@ -1,0 +1,29 @@
+/* Private to backend/: runtime.Load of a graph-executor library
+ * (graph_loader.c, docs/graph.md). loader.c calls these when the library
+ * defines irm_graph_json instead of irm_aot_metadata; the module then runs
+ * through the graph runner (runtime/include/irm_graph_runner.h). */
+#ifndef IRM_BACKEND_GRAPH_LOADER_H
+#define IRM_BACKEND_GRAPH_LOADER_H
+
+#include <stddef.h>
+
+#include <dlpack/dlpack.h>
+
+#include "irm_internal.h"
+
+/* A graph runner over the library at path (its params loaded) in *runner,
+ * and the module's metadata JSON in the loader's layout (mod_name,
+ * executor "graph", inputs and outputs with name, shape, dtype) as a NEW
+ * String. Errors: RuntimeError (the library or its params file cannot be
+ * loaded), ValueError (a bad graph JSON, a missing kernel, a params file
+ * that does not match, each as the runner says), MemoryError. */
+int irm_graph_open_(const char *path, void **runner, irm_object **metadata);
+
+/* Sets the inputs (n_in compact CPU tensors, checked by the caller), runs
+ * and copies the outputs into out. Errors: RuntimeError with the runner's
+ * message. Not thread-safe for one runner. */
+int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTensor *out, size_t n_out);
+
+void irm_graph_close_(void *runner);
+
+#endif

@@ -1,0 +1,79 @@
+"""The graph executor from Python (docs/graph.md): GraphModule over a
+library exported from a build with the graph executor, with the method
+names of TVM's graph_executor.GraphModule. Runs go through the graph
+runner of runtime/ (runtime.Load gives it a graph library)."""
+
+
+class GraphModule:
+    """A graph-executor library, loaded: ``GraphModule(irm.runtime.load(path))``
+    or ``GraphModule(path)``. Inputs are kept until the next run; outputs
+    of the last run are returned as numpy arrays (irm tensors without
+    numpy)."""
+
+    def __init__(self, module):
+        from .runtime import Module, load
+        if not isinstance(module, Module):
+            module = load(module)
+        if module.metadata.get("executor") != "graph":
+            raise ValueError("GraphModule: %r is not a graph-executor library (executor %r); use its run()"
+                             % (module.path, module.metadata.get("executor", "aot")))
+        self.module = module
+        self._names = [d["name"] for d in module.inputs]
+        self._inputs = {}
+        self._outputs = None
+
+    def get_num_inputs(self):
+        """The number of inputs (the parameters are not inputs)."""
+        return len(self._names)
+
+    def get_num_outputs(self):
+        return len(self.module.outputs)
+
+    def get_input_index(self, name):
+        """The index of the input named name; ValueError naming the inputs."""
+        if name not in self._names:
+            raise ValueError("GraphModule: no input named %r; the inputs are %s" % (name, self._names))
+        return self._names.index(name)
+
+    def get_input_info(self):
+        """({name: shape}, {name: dtype}) of the inputs."""
+        return ({d["name"]: tuple(d["shape"]) for d in self.module.inputs},
+                {d["name"]: d["dtype"] for d in self.module.inputs})
+
+    def _key(self, key):
+        if isinstance(key, int) and not isinstance(key, bool):
+            if not 0 <= key < len(self._names):
+                raise IndexError("GraphModule: input %d out of range (%d inputs)" % (key, len(self._names)))
+            return self._names[key]
+        if isinstance(key, str):
+            self.get_input_index(key)
+            return key
+        raise TypeError("GraphModule.set_input: key must be an input's name or index, got %s" % type(key).__name__)
+
+    def set_input(self, key=None, value=None, **inputs):
+        """Sets one input by name or index, and/or several by name."""
+        if key is not None:
+            self._inputs[self._key(key)] = value
+        for name, v in inputs.items():
+            self._inputs[self._key(name)] = v
+
+    def run(self, **inputs):
+        """Sets the given inputs (by name) and runs. TypeError names an
+        input that was never set."""
+        self.set_input(**inputs)
+        missing = [n for n in self._names if n not in self._inputs]
+        if missing:
+            raise TypeError("GraphModule.run: input %r was never set" % missing[0])
+        out = self.module.run(*[self._inputs[n] for n in self._names])
+        self._outputs = list(out) if isinstance(out, tuple) else [out]
+
+    def get_output(self, index):
+        """Output index of the last run."""
+        if self._outputs is None:
+            raise RuntimeError("GraphModule.get_output: run() has not been called")
+        if not 0 <= index < len(self._outputs):
+            raise IndexError("GraphModule: output %d out of range (%d outputs)" % (index, len(self._outputs)))
+        return self._outputs[index]
+
+    def __repr__(self):
+        return "irm.runtime.GraphModule(%r, mod_name=%r)" % (self.module.path, self.module.metadata["mod_name"])
