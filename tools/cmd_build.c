@@ -304,8 +304,8 @@ static int print_files(const irm_object *result, const char *dir) {
   fprintf(cli_out, "  %s (%lld bytes: the model and the build, for irm run)\n", cli_quote(path),
           stat(path, &sb) == 0 ? (long long)sb.st_size : 0LL);
   if (!sources)
-    fputs("\nThe executor generated no C source (its kind has no 'executor.codegen' yet), so irm run has\n"
-          "nothing to compile: build with --executor aot for a program irm run can run.\n",
+    fputs("\nThe executor generated no C source (its kind has no 'executor.codegen'), so irm run has\n"
+          "nothing to compile: build with --executor graph or aot for a program irm run can run.\n",
           cli_out);
   else fprintf(cli_out, "\nirm run %s compiles and runs it.\n", cli_quote(dir));
   return CLI_OK;

@@ -23,7 +23,7 @@ static void run_usage(FILE *to) {
           "Compiles the artifacts irm build wrote to DIR with cc into DIR/lib<mod_name>.so, loads it, runs\n"
           "it on random inputs (seeded; the same seed gives the same inputs) or given ones, prints the\n"
           "outputs and the largest difference from ir.Evaluate of the model the build was made from\n"
-          "(" BUILD_RECORD " holds it). Builds nothing: DIR must hold C sources (--executor aot).\n\n"
+          "(" BUILD_RECORD " holds it). Builds nothing: DIR must hold generated C (graph and aot do).\n\n"
           "Flags:\n"
           "  --seed N               the random inputs' seed (default %d); values uniform in [-1, 1),\n"
           "                         integers in [-8, 8)\n"
