@@ -404,7 +404,11 @@ static int add_io(aot_io *io, size_t i, const char *name, irm_object *type) {
   io[i].name = irm_strdup(name);
   io[i].field = sanitize(name, io, i);
   io[i].type = type;
-  return io[i].name && io[i].field ? IRM_OK : irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+  if (io[i].name && io[i].field) return IRM_OK;
+  irm_free(io[i].name); /* not counted yet: irm_aot_program_free_ would miss them */
+  irm_free(io[i].field);
+  io[i].name = io[i].field = NULL;
+  return irm_error(IRM_ENOMEM, "aot codegen: out of memory");
 }
 
 static int read_inputs(walk *w) {

@@ -112,14 +112,10 @@ int irm_graph_plan_(const aot_program *p, graph_plan *g) {
 
 /* ---- the JSON ------------------------------------------------------------------ */
 
+/* A name as a JSON string (names are identifiers: no control bytes). */
 static void json_str(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') irm_text_buf_printf_(b, "\\%c", c);
-    else if (c < 0x20) irm_text_buf_printf_(b, "\\u%04x", c);
-    else irm_text_buf_putc_(b, (char)c);
-  }
+  irm_text_buf_escaped_(b, s, strlen(s), "\"\\");
   irm_text_buf_putc_(b, '"');
 }
 

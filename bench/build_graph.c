@@ -1,7 +1,8 @@
 /* bench/build_graph: the graph executor end to end (docs/graph.md).
  *   1. The example CNN built twice for the cpp runtime, with the aot
  *      executor (packed) and with the graph executor, exported, loaded and
- *      run through runtime.ModuleRun on the same input, interleaved; prints
+ *      run through runtime.ModuleRun on the same input, interleaved in short
+ *      windows (10 runs; best of 100) so a busy machine lands on both; prints
  *      graph / aot (bound <= 1.1).
  *   2. The storage plan of each example model: the bytes of the graph's
  *      storage with sharing and with one storage per entry.
@@ -64,9 +65,9 @@ int main(void) {
   irm_object *run_in = NULL;
   if (irm_array_new(&in, 1, &run_in)) bench_die("inputs");
   double best[2] = {1e30, 1e30};
-  for (int round = 0; round < ROUNDS * 4; round++)
+  for (int round = 0; round < ROUNDS * 20; round++)
     for (int which = 0; which < 2; which++) {
-      const int reps = 100;
+      const int reps = 10;
       double t0 = bench_now_ns();
       for (int k = 0; k < reps; k++) {
         irm_object *outs = NULL;
