@@ -202,20 +202,11 @@ static int read_params(const char *path, irm_object **out) {
   return CLI_OK;
 }
 
-
 /* ---- the summary ------------------------------------------------------------------------ */
 
 static void show(const char *label, const irm_any *v) {
-  irm_any text;
   fprintf(cli_out, "  %-11s ", label);
-  int is_target = v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "target.Target");
-  if (cli_call(is_target ? "target.AsString" : "ffi.Repr", v, 1, &text) == 0) {
-    fputs(cli_str(&text), cli_out);
-    irm_any_release(&text);
-  } else {
-    irm_clear_error();
-    fputs("?", cli_out);
-  }
+  opt_summary_value(label, v);
   fputc('\n', cli_out);
 }
 
@@ -237,15 +228,8 @@ static int print_configuration(const build_flags *b, const irm_module *built, co
   irm_object_release(cfg);
   fprintf(cli_out, "  %-11s %s\n  %-11s %d\n  %-11s ", "mod_name", mod_name, "opt_level",
           f->opt_level < 0 ? 2 : f->opt_level, "config");
-  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
-  irm_map_iter it = irm_map_iter_begin(f->config);
-  const irm_object *key;
-  const irm_any *value;
-  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
-    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
-    cli_write_json(cli_out, value, -1);
-  }
-  fprintf(cli_out, "\n  %-11s %s\n\n", "passes", f->passes ? f->passes : "(the executor's pipeline only)");
+  opt_print_config(f);
+  fprintf(cli_out, "  %-11s %s\n\n", "passes", f->passes ? f->passes : "(the executor's pipeline only)");
   return CLI_OK;
 }
 

@@ -86,6 +86,12 @@ void opt_show_report(const opt_flags *f, const irm_object *report, FILE *to);
 /* Runs the flags' pipeline on their model (or the reproducer) and prints. */
 int opt_run(opt_flags *f);
 
+/* A summary's value: a target's text, a params Map's size, else ffi.Repr
+ * ("?" when that fails). */
+void opt_summary_value(const char *key, const irm_any *v);
+/* The flags' config options, "key = json, ..." and a newline. */
+void opt_print_config(const opt_flags *f);
+
 /* The summary irm prints with no arguments (cmd_opt_run.c). */
 int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipeline);
 

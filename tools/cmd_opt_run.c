@@ -86,7 +86,7 @@ static int printing_instrument(print_state *before, print_state *after, irm_inst
 
 /* ---- the summary ------------------------------------------------------------------------ */
 
-static void summary_value(const char *key, const irm_any *v) {
+void opt_summary_value(const char *key, const irm_any *v) {
   if (!strcmp(key, "params") && v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "ffi.Map")) {
     fprintf(cli_out, "%zu tensors (the weights)", irm_map_size(v->v_obj));
     return;
@@ -101,6 +101,18 @@ static void summary_value(const char *key, const irm_any *v) {
     irm_clear_error();
     fputs("?", cli_out);
   }
+}
+
+void opt_print_config(const opt_flags *f) {
+  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
+  irm_map_iter it = irm_map_iter_begin(f->config);
+  const irm_object *key;
+  const irm_any *value;
+  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
+    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
+    cli_write_json(cli_out, value, -1);
+  }
+  fputc('\n', cli_out);
 }
 
 int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipeline) {
@@ -118,19 +130,13 @@ int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipe
   const irm_any *value;
   while (irm_map_iter_next(&it, &key, &value)) {
     fprintf(cli_out, "  module %-10s ", irm_string_data(key));
-    summary_value(irm_string_data(key), value);
+    opt_summary_value(irm_string_data(key), value);
     fputc('\n', cli_out);
   }
   irm_any_release(&attrs);
   fprintf(cli_out, "  opt_level        %d\n", f->opt_level < 0 ? 2 : f->opt_level);
   fputs("  config           ", cli_out);
-  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
-  it = irm_map_iter_begin(f->config);
-  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
-    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
-    cli_write_json(cli_out, value, -1);
-  }
-  fputc('\n', cli_out);
+  opt_print_config(f);
   fprintf(cli_out, "  pipeline         %s\n\n", pipeline);
   return CLI_OK;
 }
