@@ -235,10 +235,17 @@ static int print_configuration(const build_flags *b, const irm_module *built, co
 
 /* ---- the build ---------------------------------------------------------------------------- */
 
+/* A part of irm_build's result (build.h: "module", "artifacts",
+ * "params"); NONE if the driver ever gave none. */
+static irm_any result_part(const irm_object *result, const char *key) {
+  const irm_any *v = result ? irm_map_find_cstr(result, key) : NULL;
+  return v ? *v : irm_any_none();
+}
+
 /* The record irm run reads, written into dir. */
 static int write_record(const irm_module *model, const irm_object *result, const char *mod_name, const char *dir) {
   irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL;
-  const irm_object *artifacts = irm_map_find_cstr(result, "artifacts")->v_obj;
+  const irm_object *artifacts = result_part(result, "artifacts").v_obj;
   int rc = irm_array_new(NULL, 0, &names);
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
@@ -248,8 +255,8 @@ static int write_record(const irm_module *model, const irm_object *result, const
     rc = irm_array_append_move(&names, &name);
   }
   const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
-  irm_any vals[] = {irm_any_object((irm_object *)model), *irm_map_find_cstr(result, "module"),
-                    *irm_map_find_cstr(result, "params"), irm_any_str(mod_name), irm_any_object(names)};
+  irm_any vals[] = {irm_any_object((irm_object *)model), result_part(result, "module"),
+                    result_part(result, "params"), irm_any_str(mod_name), irm_any_object(names)};
   if (!rc) rc = irm_map_from_pairs(keys, vals, 5, &record);
   irm_any rv = irm_any_object(record);
   if (!rc) rc = irm_to_json(&rv, &text);
@@ -270,7 +277,7 @@ static int write_record(const irm_module *model, const irm_object *result, const
 }
 
 static int print_files(const irm_object *result, const char *dir) {
-  const irm_object *artifacts = irm_map_find_cstr(result, "artifacts")->v_obj;
+  const irm_object *artifacts = result_part(result, "artifacts").v_obj;
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
   const irm_any *v;
@@ -351,12 +358,12 @@ static int build_run(build_flags *b) {
   if (!rc) rc = read_params(b->params_path, &params);
   if (!rc) rc = opt_load_model("build", f->model, &model);
   if (!rc) rc = build_in_context(b, model, executor, runtime, params, &result, &given, &report);
-  const irm_any *built = result ? irm_map_find_cstr(result, "module") : NULL;
-  const char *mod_name = built ? irm_module_mod_name(built->v_obj) : NULL;
+  irm_any built = result_part(result, "module");
+  const char *mod_name = built.type_code == IRM_OBJECT ? irm_module_mod_name(built.v_obj) : NULL;
   if (!mod_name) mod_name = b->mod_name ? b->mod_name : "default";
   char dir[4096];
   snprintf(dir, sizeof dir, "%s%s", b->dir ? "" : "build-", b->dir ? b->dir : mod_name);
-  if (!rc) rc = print_configuration(b, built->v_obj, mod_name);
+  if (!rc) rc = print_configuration(b, built.v_obj, mod_name);
   if (!rc && report) opt_show_report(f, report, cli_out);
   if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
     rc = cli_fail("build: writing the files");
