@@ -182,6 +182,15 @@ def run_cases():
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run of residual (params file): difference above 1e-4\n" + o)
 
+    # Legacy target options become the executor and runtime, with their warnings; a JSON target.
+    leg = tmp("mlp-legacy")
+    run(["build", "mlp", "--target", "c -executor=aot -runtime=c -unpacked-api=1 -interface-api=c", "-o", leg], 0,
+        out=["ir.Executor(kind=\"aot\"", "\"interface-api\": \"c\"", "ir.Runtime(kind=\"crt\""],
+        err=["DeprecationWarning: target option '-executor=aot' is deprecated"])
+    run(["run", leg], 0, out=["largest difference"])
+    run(["build", "mlp", "--target", '{"kind": "c", "mcpu": "native"}', "--executor", "aot", "-o", tmp("mlp-json")],
+        0, out=["target      c -keys=cpu -mcpu=native"])
+
     # The graph executor with the weights linked in.
     gl = tmp("residual-graph")
     run(["build", "residual", "--executor", "graph,link-params=1", "-o", gl], 0,
