@@ -1,6 +1,7 @@
 /* The compilation driver's provider (lib/builtins.c runs it last): the
  * ir.CompilationConfig type, the kind attributes of the built-in executors
- * (build_kinds.c), then the globals. Each part skips what an earlier,
+ * (build_kinds.c), the built-in ops' FCodegenC (codegen/), then the
+ * globals. Each part skips what an earlier,
  * partial run registered. */
 #include "backend_internal.h"
 #include "codegen_c.h"

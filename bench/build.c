@@ -183,7 +183,8 @@ typedef struct raw_conv {
   float *col;
 } raw_conv;
 
-/* im2col (1x64x56x56, 3x3, pad 1) + cblas_sgemm, written plainly. */
+/* im2col (1x64x56x56, 3x3, pad 1, the padding checks out of the inner
+ * loop) + cblas_sgemm. */
 static void run_raw_conv(void *ctx) {
   raw_conv *r = ctx;
   const float *x = r->w->in[0], *wt = r->w->in[1];
@@ -192,12 +193,18 @@ static void run_raw_conv(void *ctx) {
     for (int ky = 0; ky < K; ky++)
       for (int kx = 0; kx < K; kx++) {
         float *row = r->col + (size_t)((c * K + ky) * K + kx) * H * W;
+        int x0 = kx == 0 ? 1 : 0, x1 = kx == K - 1 ? W - 1 : W; /* the columns whose tap is inside */
         for (int y = 0; y < H; y++) {
           int iy = y + ky - 1;
-          for (int xx = 0; xx < W; xx++) {
-            int ix = xx + kx - 1;
-            row[y * W + xx] = iy >= 0 && iy < H && ix >= 0 && ix < W ? x[(c * H + iy) * W + ix] : 0.0f;
+          float *dst = row + y * W;
+          if (iy < 0 || iy >= H) {
+            memset(dst, 0, sizeof(float) * W);
+            continue;
           }
+          const float *src = x + (c * H + iy) * W + kx - 1;
+          if (x0) dst[0] = 0.0f;
+          for (int xx = x0; xx < x1; xx++) dst[xx] = src[xx];
+          if (x1 < W) dst[W - 1] = 0.0f;
         }
       }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, O, H * W, C * K * K, 1.0f, wt, C * K * K, r->col, H * W, 0.0f,

@@ -100,7 +100,6 @@ static int add_node(walker *w, const irm_object *e, node_kind kind, size_t *out)
   nd->expr = e;
   nd->kind = kind;
   nd->out_index = -1;
-  nd->t.name = nd->name;
   memo *m = irm_ptr_table_add_(&w->memo, e, sizeof *m);
   if (!m) return irm_error_nomem_("generating C");
   m->index = w->n;
@@ -473,6 +472,7 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
 
 static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   size_t inter = 0, op_scratch = 0;
+  for (size_t i = 0; i < w->n; i++) w->nodes[i].t.name = w->nodes[i].name; /* the array has stopped moving */
   int rc = plan(w, &inter);
   if (rc) return rc;
   size_t nparams = irm_function_param_count(w->func);

@@ -91,6 +91,21 @@ START_TEST(structure) {
 }
 END_TEST
 
+/* A kernel of many nodes (the walker's arrays grow), shared values
+ * keeping some of them in scratch buffers. */
+START_TEST(long_chain) {
+  char text[8192];
+  int w = snprintf(text, sizeof text, "def @main(%%a: Tensor[(3, 4), float32], %%b: Tensor[(4,), float32]) {\n"
+                                      "  %%0 = add(%%a, %%b);\n");
+  for (int i = 1; i < 60; i++)
+    w += snprintf(text + w, sizeof text - (size_t)w, i % 7 ? "  %%%d = %s(%%%d, %%b);\n" : "  %%%d = %s(%%%d, %%%d);\n", i,
+                  i % 3 == 0 ? "maximum" : i % 3 == 1 ? "subtract" : "multiply", i - 1, i / 2);
+  snprintf(text + w, sizeof text - (size_t)w, "  %%60 = (%%59, %%30);\n  %%60\n}");
+  cg_case c = {"k_long", text, 1e-5};
+  cg_check_cases("long_chain", &c, 1, NULL, NULL, 2);
+}
+END_TEST
+
 /* Integer division by zero: the evaluator raises, the kernel returns nonzero. */
 START_TEST(divide_by_zero) {
   irm_module *m = cg_typed("def @main(%a: Tensor[(4,), int32], %b: Tensor[(4,), int32]) { %90 = divide(%a, %b); %90 }");
@@ -172,6 +187,7 @@ int main(void) {
   tcase_add_test(tc, elemwise_int);
   tcase_add_test(tc, casts);
   tcase_add_test(tc, structure);
+  tcase_add_test(tc, long_chain);
   tcase_add_test(tc, divide_by_zero);
   tcase_add_test(tc, errors);
   suite_add_tcase(s, tc);
