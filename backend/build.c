@@ -230,7 +230,7 @@ static int executor_codegen(irm_module *mod, const irm_compilation_config *cfg, 
   irm_object *e = irm_compilation_config_executor(cfg);
   irm_any f = irm_any_none(), got = irm_any_none();
   int rc = irm_backend_kind_attr_(irm_config_kind(e), IRM_EXECUTOR_CODEGEN_ATTR, &f);
-  if (rc || f.type_code == IRM_NONE) return rc; /* a kind without a code generator (graph, for now) */
+  if (rc || f.type_code == IRM_NONE) return rc; /* a kind without a code generator */
   char who[128];
   snprintf(who, sizeof who, "the '%s' of executor '%s'", IRM_EXECUTOR_CODEGEN_ATTR, irm_config_kind_name(e));
   irm_any args[2] = {irm_any_object(mod), irm_any_object((irm_object *)cfg)};

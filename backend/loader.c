@@ -215,7 +215,8 @@ int irm_runtime_load(const char *path, irm_runtime_module **out) {
     return IRM_OK;
   }
   if (!rc && !sym)
-    rc = irm_error(IRM_EVALUE, "library '%s' has no irm_aot_metadata: it is not an AOT library exported by irm", path);
+    rc = irm_error(IRM_EVALUE, "library '%s' has neither irm_aot_metadata nor irm_graph_json: it is not a "
+                   "library exported by irm", path);
   if (!rc) memcpy(&meta, &sym, sizeof meta);
   const char *text = rc ? NULL : meta();
   if (!rc) rc = irm_string_new(text, strlen(text), &m->metadata);

@@ -41,7 +41,9 @@
  * `codegen.ext.<Compiler>` (TVM's BYOC hook), and the executor kind's
  * "executor.codegen" attribute, when set, makes the rest of the
  * artifacts: `aot` has one (C source, a header with interface-api "c", a
- * params file with link-params false; docs/runtime.md), `graph` none yet.
+ * params file with link-params false; docs/runtime.md), and so has `graph`
+ * (the graph JSON, the kernels, a params file with link-params false;
+ * docs/graph.md).
  * irm_build_export_library compiles a build into a shared library that
  * include/irm/runtime.h loads and runs.
  *
@@ -52,7 +54,8 @@
  *       InferType, BindParams, ConvertLayout, SimplifyExpr, FoldConstant,
  *       DeadCodeElimination, FuseOps (a Sequential named "driver.default").
  *   executor "executor.codegen": Function(mod, config) -> Map file name ->
- *       String (text or bytes). aot's is the AOT code generator.
+ *       String (text or bytes). aot's is the AOT code generator, graph's the
+ *       graph executor's.
  *   executor "executor.validate", runtime "runtime.validate":
  *       Function(executor, runtime) -> NONE that fails to reject the pair,
  *       run before the pipeline. aot's: with runtime crt it needs

@@ -1,4 +1,5 @@
-/* Loading and running an exported AOT library (docs/runtime.md).
+/* Loading and running an exported AOT or graph library (docs/runtime.md,
+ * docs/graph.md).
  *
  * irm_build_export_library (build.h) compiles a build of the `aot`
  * executor into a shared library. Every such library defines
@@ -8,6 +9,14 @@
  * point, and, when the library was built with link-params = false, reads
  * the params file beside the library and hands it to the library's
  * set_params function.
+ *
+ * A library exported from a build with the graph executor defines
+ * `irm_graph_json` instead (docs/graph.md): the loader opens it with the
+ * graph runner of runtime/ (irm_graph_runner.h), which reads the embedded
+ * graph JSON, binds the kernels and reads the params (linked in, or the
+ * params file beside the library); runs then set the inputs, run the
+ * graph's nodes and copy the outputs out. Its metadata has "executor":
+ * "graph" and the storage bytes with and without sharing.
  *
  * Globals: runtime.Load(path) -> runtime.Module, runtime.ModuleRun(module,
  * Array of Tensors) -> Array of Tensors, runtime.ModuleMetadata(module) ->
@@ -33,8 +42,10 @@ typedef irm_object irm_runtime_module;
 /* Loads the library at path (dlopen with RTLD_NOW | RTLD_LOCAL; a library
  * stays loaded while a module refers to it). *out NEW. Errors:
  * RuntimeError (the library cannot be loaded, with the loader's reason; a
- * params file that cannot be read, naming its path), ValueError (no
- * irm_aot_metadata: not an irm AOT library; metadata that does not parse
+ * params file that cannot be read, naming its path), ValueError (neither
+ * irm_aot_metadata nor irm_graph_json: not an irm library; a graph
+ * library's bad graph JSON, missing kernel or mismatched params file, as
+ * the graph runner names them; metadata that does not parse
  * or lacks a field; a missing entry symbol, naming it; a params file the
  * library refuses, with its reason), MemoryError. */
 IRM_API int irm_runtime_load(const char *path, irm_runtime_module **out);
