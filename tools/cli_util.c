@@ -146,6 +146,34 @@ int cli_parse_flags(const char *command, int argc, char **argv, const char *shor
   return CLI_OK;
 }
 
+/* ---- files ----------------------------------------------------------------------- */
+
+/* path "-" reads stdin, as mlir-opt does. */
+int cli_read_all(const char *command, const char *path, char **text, size_t *len) {
+  int from_stdin = !strcmp(path, "-");
+  FILE *in = from_stdin ? stdin : fopen(path, "rb");
+  if (!in) return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path), strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, in);
+    if (n < cap) break;
+    char *grown = realloc(buf, cap * 2);
+    if (!grown) free(buf);
+    buf = grown;
+    cap *= 2;
+  }
+  int bad = ferror(in), err = errno;
+  if (!from_stdin) fclose(in);
+  if (!buf || bad) {
+    free(buf);
+    return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path), buf ? strerror(err) : "out of memory");
+  }
+  *text = buf;
+  *len = n;
+  return CLI_OK;
+}
+
 /* ---- output -------------------------------------------------------------------------- */
 
 int cli_open_output(const char *path) {

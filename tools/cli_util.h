@@ -33,6 +33,10 @@ typedef int (*cli_flag_fn)(int code, const char *value, void *data);
 int cli_parse_flags(const char *command, int argc, char **argv, const char *shortopts, const struct option *longopts,
                     cli_flag_fn on_flag, void *data, int *first_arg);
 
+/* The bytes of the file at path ("-": stdin) into *text (malloc'd, free
+ * it) and *len; CLI_FAIL with "irm: <command>: cannot read ..." */
+int cli_read_all(const char *command, const char *path, char **text, size_t *len);
+
 /* Where results go: stdout unless a command opened a file (cli_open_output).
  * cli_finish_output flushes and closes it and returns CLI_FAIL with a
  * message when anything written was lost (a full disk, /dev/full). */
@@ -59,6 +63,8 @@ int cli_load_plugin(const char *path);
 int cmd_list(int argc, char **argv);
 int cmd_target(int argc, char **argv);
 int cmd_opt(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 /* irm with no arguments: opt of the example CNN with a summary. */
 int cmd_default(void);
 

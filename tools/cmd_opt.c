@@ -40,21 +40,9 @@ static void opt_usage(FILE *to) {
           OPT_DEFAULT_ELIDE);
 }
 
-enum {
-  F_PASSES = 256, F_OPT_LEVEL, F_PASS_CONFIG, F_DISABLE, F_REQUIRE, F_TIME, F_BEFORE, F_AFTER, F_BISECT, F_PLUGIN,
-  F_VERIFY, F_NO_VERIFY, F_ELIDE, F_ALL_CONSTANTS, F_REPRODUCER, F_RUN_REPRODUCER, F_SUMMARY
-};
+enum { F_VERIFY = OPT_F_COMMON_END, F_NO_VERIFY, F_ELIDE, F_ALL_CONSTANTS, F_REPRODUCER, F_RUN_REPRODUCER, F_SUMMARY };
 
-static const struct option longopts[] = {{"passes", required_argument, NULL, F_PASSES},
-                                         {"opt-level", required_argument, NULL, F_OPT_LEVEL},
-                                         {"pass-config", required_argument, NULL, F_PASS_CONFIG},
-                                         {"disable-pass", required_argument, NULL, F_DISABLE},
-                                         {"required-pass", required_argument, NULL, F_REQUIRE},
-                                         {"time-passes", no_argument, NULL, F_TIME},
-                                         {"print-ir-before", required_argument, NULL, F_BEFORE},
-                                         {"print-ir-after", required_argument, NULL, F_AFTER},
-                                         {"bisect-limit", required_argument, NULL, F_BISECT},
-                                         {"load-plugin", required_argument, NULL, F_PLUGIN},
+static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"verify-each", no_argument, NULL, F_VERIFY},
                                          {"no-verify-each", no_argument, NULL, F_NO_VERIFY},
                                          {"elide-constants", required_argument, NULL, F_ELIDE},
@@ -66,20 +54,12 @@ static const struct option longopts[] = {{"passes", required_argument, NULL, F_P
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
-/* --pass-config values wait until every plugin is loaded: a plugin may
- * register the option. */
-typedef struct parse_state {
-  opt_flags *f;
-  const char **configs;
-  size_t n_configs;
-} parse_state;
-
-static int parse_int(const char *flag, const char *text, int64_t min, int64_t max, int64_t *out) {
+int opt_parse_int(const char *command, const char *flag, const char *text, int64_t min, int64_t max, int64_t *out) {
   errno = 0;
   char *end = NULL;
   long long v = strtoll(text, &end, 10);
   if (errno || end == text || *end || v < min || v > max)
-    return cli_usage_error("opt", "%s: expected an integer from %lld to %lld, got '%s'", flag, (long long)min,
+    return cli_usage_error(command, "%s: expected an integer from %lld to %lld, got '%s'", flag, (long long)min,
                            (long long)max, cli_quote(text));
   *out = v;
   return CLI_OK;
@@ -87,40 +67,50 @@ static int parse_int(const char *flag, const char *text, int64_t min, int64_t ma
 
 static int append(irm_object **arr, const char *s) {
   irm_any v = irm_any_str(s);
-  if (!*arr && irm_array_new(NULL, 0, arr)) return cli_fail("opt");
-  return irm_array_append_move(arr, &v) ? cli_fail("opt") : CLI_OK;
+  if (!*arr && irm_array_new(NULL, 0, arr)) return cli_fail("flags");
+  return irm_array_append_move(arr, &v) ? cli_fail("flags") : CLI_OK;
 }
 
-static int on_flag(int c, const char *value, void *data) {
-  parse_state *st = data;
+int opt_common_flag(opt_parse *st, int c, const char *value) {
   opt_flags *f = st->f;
   int64_t n = 0;
   int rc = CLI_OK;
   switch (c) {
-  case F_PASSES: f->passes = value; break;
-  case F_OPT_LEVEL:
-    if (!(rc = parse_int("--opt-level", value, 0, 1000000, &n))) f->opt_level = (int)n;
+  case OPT_F_PASSES: f->passes = value; break;
+  case OPT_F_OPT_LEVEL:
+    if (!(rc = opt_parse_int(f->command, "--opt-level", value, 0, 1000000, &n))) f->opt_level = (int)n;
     break;
-  case F_PASS_CONFIG: st->configs[st->n_configs++] = value; break;
-  case F_DISABLE: rc = append(&f->disabled, value); break;
-  case F_REQUIRE: rc = append(&f->required, value); break;
-  case F_TIME: f->time_passes = 1; break;
-  case F_BEFORE: rc = append(&f->print_before, value); break;
-  case F_AFTER: rc = append(&f->print_after, value); break;
-  case F_BISECT:
-    if (!(rc = parse_int("--bisect-limit", value, -1, INT64_MAX, &n))) f->bisect_limit = n, f->bisect_set = 1;
+  case OPT_F_PASS_CONFIG: st->configs[st->n_configs++] = value; break;
+  case OPT_F_DISABLE: rc = append(&f->disabled, value); break;
+  case OPT_F_REQUIRE: rc = append(&f->required, value); break;
+  case OPT_F_TIME: f->time_passes = 1; break;
+  case OPT_F_BEFORE: rc = append(&f->print_before, value); break;
+  case OPT_F_AFTER: rc = append(&f->print_after, value); break;
+  case OPT_F_BISECT:
+    if (!(rc = opt_parse_int(f->command, "--bisect-limit", value, -1, INT64_MAX, &n)))
+      f->bisect_limit = n, f->bisect_set = 1;
     break;
-  case F_PLUGIN: rc = cli_load_plugin(value); break;
+  case OPT_F_PLUGIN: rc = cli_load_plugin(value); break;
+  default: break;
+  }
+  return rc;
+}
+
+static int on_flag(int c, const char *value, void *data) {
+  opt_parse *st = data;
+  opt_flags *f = st->f;
+  int rc = CLI_OK;
+  switch (c) {
   case F_VERIFY: f->no_verify_each = 0; break;
   case F_NO_VERIFY: f->no_verify_each = 1; break;
-  case F_ELIDE: rc = parse_int("--elide-constants", value, 0, INT64_MAX, &f->elide); break;
+  case F_ELIDE: rc = opt_parse_int("opt", "--elide-constants", value, 0, INT64_MAX, &f->elide); break;
   case F_ALL_CONSTANTS: f->elide = 0; break;
   case F_REPRODUCER: f->reproducer = value; break;
   case F_RUN_REPRODUCER: f->run_reproducer = value; break;
   case F_SUMMARY: f->summary = 1; break;
   case 'o': f->output = value; break;
   case 'h': f->help = 1; break;
-  default: break;
+  default: rc = opt_common_flag(st, c, value); break;
   }
   return rc;
 }
@@ -158,10 +148,10 @@ static int parse_typed(const char *type_name, const char *text, irm_any *out) {
 static int add_config(opt_flags *f, const irm_object *known, const char *arg) {
   const char *eq = strchr(arg, '=');
   if (!eq || eq == arg)
-    return cli_usage_error("opt", "--pass-config: expected KEY=VALUE, got '%s'", cli_quote(arg));
+    return cli_usage_error(f->command, "--pass-config: expected KEY=VALUE, got '%s'", cli_quote(arg));
   char key[256];
   size_t len = (size_t)(eq - arg);
-  if (len >= sizeof key) return cli_usage_error("opt", "--pass-config: no config option '%s'", cli_quote(arg));
+  if (len >= sizeof key) return cli_usage_error(f->command, "--pass-config: no config option '%s'", cli_quote(arg));
   memcpy(key, arg, len);
   key[len] = '\0';
   const irm_any *entry = irm_map_find_cstr(known, key);
@@ -174,9 +164,9 @@ static int add_config(opt_flags *f, const irm_object *known, const char *arg) {
     while (n < 512 && irm_map_iter_next(&it, &k, &v)) names[n++] = irm_string_data(k);
     const char *close = irm_closest_name(key, names, n);
     if (close)
-      return cli_usage_error("opt", "--pass-config: no config option '%s' (did you mean '%s'?)", cli_quote(key),
+      return cli_usage_error(f->command, "--pass-config: no config option '%s' (did you mean '%s'?)", cli_quote(key),
                              close);
-    return cli_usage_error("opt", "--pass-config: no config option '%s' (irm list configs names them)",
+    return cli_usage_error(f->command, "--pass-config: no config option '%s' (irm list configs names them)",
                            cli_quote(key));
   }
   const char *alias_of = cli_str(irm_map_find_cstr(entry->v_obj, "alias_of"));
@@ -184,21 +174,21 @@ static int add_config(opt_flags *f, const irm_object *known, const char *arg) {
   const char *type = entry ? cli_str(irm_map_find_cstr(entry->v_obj, "type")) : NULL;
   irm_any value = irm_any_none();
   if (!type || parse_typed(type, eq + 1, &value))
-    return cli_usage_error("opt", "--pass-config '%s': %s", cli_quote(arg), irm_last_error());
-  if (!f->config && irm_map_new(&f->config)) return cli_fail("opt");
+    return cli_usage_error(f->command, "--pass-config '%s': %s", cli_quote(arg), irm_last_error());
+  if (!f->config && irm_map_new(&f->config)) return cli_fail(f->command);
   int rc = irm_map_set_move(&f->config, key, &value);
   irm_any_release(&value);
-  return rc ? cli_fail("opt") : CLI_OK;
+  return rc ? cli_fail(f->command) : CLI_OK;
 }
 
 static int set_config(opt_flags *f, const char *key, irm_any value) {
-  if (!f->config && irm_map_new(&f->config)) return cli_fail("opt");
-  return irm_map_set_move(&f->config, key, &value) ? cli_fail("opt") : CLI_OK;
+  if (!f->config && irm_map_new(&f->config)) return cli_fail(f->command);
+  return irm_map_set_move(&f->config, key, &value) ? cli_fail(f->command) : CLI_OK;
 }
 
 /* A --print-ir-* name that no registered pass has prints nothing: say so
  * (a Sequential may carry any name, so it is a warning, not an error). */
-static void check_print_names(const char *flag, const irm_object *names) {
+static void check_print_names(const char *command, const char *flag, const irm_object *names) {
   irm_object *passes = NULL;
   for (size_t i = 0; i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
@@ -211,26 +201,42 @@ static void check_print_names(const char *flag, const irm_object *names) {
     for (; n < irm_array_size(passes) && n < 255; n++) cands[n] = irm_string_data(irm_array_at(passes, n)->v_obj);
     cands[n++] = "all";
     const char *close = irm_closest_name(name, cands, n);
-    cli_say(CLI_OK, "opt: warning: %s '%s': no registered pass has this name%s%s%s", flag, cli_quote(name),
+    cli_say(CLI_OK, "%s: warning: %s '%s': no registered pass has this name%s%s%s", command, flag, cli_quote(name),
             close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
   }
   irm_object_release(passes);
 }
 
-static int finish_flags(opt_flags *f, const char **configs, size_t n_configs) {
-  check_print_names("--print-ir-before", f->print_before);
-  check_print_names("--print-ir-after", f->print_after);
+int opt_finish_flags(opt_parse *st) {
+  opt_flags *f = st->f;
+  check_print_names(f->command, "--print-ir-before", f->print_before);
+  check_print_names(f->command, "--print-ir-after", f->print_after);
   irm_any known;
-  if (cli_call("transform.ListConfigs", NULL, 0, &known)) return cli_fail("opt");
+  if (cli_call("transform.ListConfigs", NULL, 0, &known)) return cli_fail(f->command);
   int rc = CLI_OK;
-  for (size_t i = 0; !rc && i < n_configs; i++) rc = add_config(f, known.v_obj, configs[i]);
+  for (size_t i = 0; !rc && i < st->n_configs; i++) rc = add_config(f, known.v_obj, st->configs[i]);
   irm_any_release(&known);
   if (!rc && f->no_verify_each) rc = set_config(f, IRM_PASS_VERIFY_EACH_CONFIG, irm_any_bool(false));
   if (!rc && f->reproducer) rc = set_config(f, IRM_PASS_REPRODUCER_CONFIG, irm_any_str(f->reproducer));
   return rc;
 }
 
-static void release_flags(opt_flags *f) {
+int opt_parse_begin(opt_parse *st, opt_flags *f, const char *command, int argc) {
+  memset(f, 0, sizeof *f);
+  f->command = command;
+  f->opt_level = -1;
+  f->elide = OPT_DEFAULT_ELIDE;
+  f->bisect_limit = -1;
+  st->f = f;
+  st->n_configs = 0;
+  st->configs = calloc((size_t)argc + 1, sizeof *st->configs);
+  return st->configs ? CLI_OK : cli_say(CLI_FAIL, "out of memory");
+}
+
+void opt_parse_end(opt_parse *st) {
+  opt_flags *f = st->f;
+  free(st->configs);
+  st->configs = NULL;
   irm_object_release(f->config);
   irm_object_release(f->required);
   irm_object_release(f->disabled);
@@ -240,13 +246,8 @@ static void release_flags(opt_flags *f) {
 
 int cmd_opt(int argc, char **argv) {
   opt_flags f;
-  memset(&f, 0, sizeof f);
-  f.opt_level = -1;
-  f.elide = OPT_DEFAULT_ELIDE;
-  f.bisect_limit = -1;
-  const char **configs = calloc((size_t)argc + 1, sizeof *configs);
-  if (!configs) return cli_say(CLI_FAIL, "out of memory");
-  parse_state st = {&f, configs, 0};
+  opt_parse st;
+  if (opt_parse_begin(&st, &f, "opt", argc)) return CLI_FAIL;
   int first = 0;
   int rc = cli_load_env_plugins();
   if (!rc) rc = cli_parse_flags("opt", argc, argv, "ho:", longopts, on_flag, &st, &first);
@@ -258,10 +259,9 @@ int cmd_opt(int argc, char **argv) {
     if (!rc && f.run_reproducer && (f.model || f.passes))
       rc = cli_usage_error("opt", "--run-reproducer takes the model and the pipeline from its file: give no %s",
                            f.model ? "MODEL" : "--passes");
-    if (!rc) rc = finish_flags(&f, configs, st.n_configs);
+    if (!rc) rc = opt_finish_flags(&st);
     if (!rc) rc = opt_run(&f);
   }
-  free(configs);
-  release_flags(&f);
+  opt_parse_end(&st);
   return rc;
 }

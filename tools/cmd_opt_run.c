@@ -12,36 +12,10 @@
 
 /* ---- the model ------------------------------------------------------------------- */
 
-/* path "-" reads stdin, as mlir-opt does. */
-static int read_all(const char *path, char **text, size_t *len) {
-  int from_stdin = !strcmp(path, "-");
-  FILE *in = from_stdin ? stdin : fopen(path, "rb");
-  if (!in) return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(path), strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n, in);
-    if (n < cap) break;
-    char *grown = realloc(buf, cap * 2);
-    if (!grown) free(buf);
-    buf = grown;
-    cap *= 2;
-  }
-  int bad = ferror(in), err = errno;
-  if (!from_stdin) fclose(in);
-  if (!buf || bad) {
-    free(buf);
-    return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(path), buf ? strerror(err) : "out of memory");
-  }
-  *text = buf;
-  *len = n;
-  return CLI_OK;
-}
-
-static int model_from_file(const char *path, irm_module **out) {
+static int model_from_file(const char *command, const char *path, irm_module **out) {
   char *text = NULL;
   size_t len = 0;
-  if (read_all(path, &text, &len)) return CLI_FAIL;
+  if (cli_read_all(command, path, &text, &len)) return CLI_FAIL;
   size_t i = 0;
   while (i < len && isspace((unsigned char)text[i])) i++;
   int rc;
@@ -58,28 +32,22 @@ static int model_from_file(const char *path, irm_module **out) {
   }
   free(text);
   if (rc) {
-    return cli_say(CLI_FAIL, "opt: %s: %s", cli_quote(path), irm_last_error());
+    return cli_say(CLI_FAIL, "%s: %s: %s", command, cli_quote(path), irm_last_error());
   }
   return CLI_OK;
 }
 
-static int load_model(const char *model, irm_module **out) {
+int opt_load_model(const char *command, const char *model, irm_module **out) {
   struct stat sb;
-  if (model && (!strcmp(model, "-") || stat(model, &sb) == 0)) return model_from_file(model, out);
+  if (model && (!strcmp(model, "-") || stat(model, &sb) == 0)) return model_from_file(command, model, out);
   if (model && (strchr(model, '/') || strchr(model, '.')))
-    return cli_say(CLI_FAIL, "opt: cannot read '%s': %s", cli_quote(model), strerror(ENOENT));
+    return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(model), strerror(ENOENT));
   if (irm_ir_example_model(model, out) == 0) return CLI_OK;
-  return cli_say(CLI_FAIL, "opt: MODEL '%s' is no file and no example model: %s", cli_quote(model),
+  return cli_say(CLI_FAIL, "%s: MODEL '%s' is no file and no example model: %s", command, cli_quote(model),
                  irm_last_error());
 }
 
 /* ---- printing the module before and after passes (to stderr) ------------------------- */
-
-typedef struct print_state {
-  const irm_object *names; /* Array of Strings */
-  int64_t elide;
-  const char *when;
-} print_state;
 
 static int wanted(const irm_object *names, const char *pass) {
   for (size_t i = 0; i < irm_array_size(names); i++) {
@@ -118,7 +86,7 @@ static int printing_instrument(print_state *before, print_state *after, irm_inst
 
 /* ---- the summary ------------------------------------------------------------------------ */
 
-static void summary_value(const char *key, const irm_any *v) {
+void opt_summary_value(const char *key, const irm_any *v) {
   if (!strcmp(key, "params") && v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "ffi.Map")) {
     fprintf(cli_out, "%zu tensors (the weights)", irm_map_size(v->v_obj));
     return;
@@ -133,6 +101,18 @@ static void summary_value(const char *key, const irm_any *v) {
     irm_clear_error();
     fputs("?", cli_out);
   }
+}
+
+void opt_print_config(const opt_flags *f) {
+  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
+  irm_map_iter it = irm_map_iter_begin(f->config);
+  const irm_object *key;
+  const irm_any *value;
+  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
+    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
+    cli_write_json(cli_out, value, -1);
+  }
+  fputc('\n', cli_out);
 }
 
 int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipeline) {
@@ -150,19 +130,13 @@ int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipe
   const irm_any *value;
   while (irm_map_iter_next(&it, &key, &value)) {
     fprintf(cli_out, "  module %-10s ", irm_string_data(key));
-    summary_value(irm_string_data(key), value);
+    opt_summary_value(irm_string_data(key), value);
     fputc('\n', cli_out);
   }
   irm_any_release(&attrs);
   fprintf(cli_out, "  opt_level        %d\n", f->opt_level < 0 ? 2 : f->opt_level);
   fputs("  config           ", cli_out);
-  if (!irm_map_size(f->config)) fputs("(the defaults; irm list configs)", cli_out);
-  it = irm_map_iter_begin(f->config);
-  for (int n = 0; irm_map_iter_next(&it, &key, &value); n++) {
-    fprintf(cli_out, "%s%s = ", n ? ", " : "", irm_string_data(key));
-    cli_write_json(cli_out, value, -1);
-  }
-  fputc('\n', cli_out);
+  opt_print_config(f);
   fprintf(cli_out, "  pipeline         %s\n\n", pipeline);
   return CLI_OK;
 }
@@ -179,7 +153,7 @@ typedef struct run_parts {
 } run_parts;
 
 static int parts_from_flags(opt_flags *f, run_parts *p) {
-  if (load_model(f->model, &p->mod)) return CLI_FAIL;
+  if (opt_load_model("opt", f->model, &p->mod)) return CLI_FAIL;
   const char *text = f->passes ? f->passes : OPT_DEFAULT_PIPELINE;
   if (irm_pipeline_parse(text, &p->pass)) return cli_usage_error("opt", "--passes: %s", irm_last_error());
   p->opt_level = f->opt_level < 0 ? 2 : f->opt_level;
@@ -221,7 +195,7 @@ static int merged_config(const opt_flags *f, const run_parts *p, irm_object **ou
   return rc;
 }
 
-static int make_instruments(opt_flags *f, print_state ps[2], irm_instrument **timing, irm_object **out) {
+int opt_make_instruments(opt_flags *f, print_state ps[2], irm_instrument **timing, irm_object **out) {
   irm_object *list = NULL;
   irm_instrument *inst = NULL;
   int rc = irm_array_new(NULL, 0, &list);
@@ -261,9 +235,7 @@ static int print_module(const opt_flags *f, irm_module *mod) {
   return CLI_OK;
 }
 
-static void show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
-  irm_object *report = NULL;
-  if (!timing || irm_timing_render(timing, &report)) return;
+void opt_show_report(const opt_flags *f, const irm_object *report, FILE *to) {
   if (f->summary && to == cli_out) fputs("passes run\n", to);
   const char *text = irm_string_data(report);
   if (f->summary && to == cli_out) {
@@ -278,6 +250,12 @@ static void show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
   } else {
     fputs(text, to);
   }
+}
+
+void opt_show_timing(const opt_flags *f, irm_instrument *timing, FILE *to) {
+  irm_object *report = NULL;
+  if (!timing || irm_timing_render(timing, &report)) return;
+  opt_show_report(f, report, to);
   irm_object_release(report);
 }
 
@@ -299,7 +277,7 @@ static int run_in_context(opt_flags *f, run_parts *p, irm_object *instruments, i
   }
   int failed = irm_pass_run(p->pass, p->mod, &out);
   char *error = failed ? strdup(irm_last_error()) : NULL;
-  show_timing(f, timing, failed || !f->summary ? stderr : cli_out);
+  opt_show_timing(f, timing, failed || !f->summary ? stderr : cli_out);
   if (irm_pass_context_exit(ctx) && !failed) failed = 1, error = strdup(irm_last_error());
   irm_object_release(ctx);
   if (failed) {
@@ -327,7 +305,7 @@ int opt_run(opt_flags *f) {
   irm_instrument *timing = NULL;
   irm_object *instruments = NULL, *pipeline_text = NULL;
   int rc = f->run_reproducer ? parts_from_reproducer(f, &p) : parts_from_flags(f, &p);
-  if (!rc && make_instruments(f, ps, &timing, &instruments)) rc = cli_fail("opt");
+  if (!rc && opt_make_instruments(f, ps, &timing, &instruments)) rc = cli_fail("opt");
   if (!rc && f->output) rc = cli_open_output(f->output);
   if (!rc && f->summary) {
     if (irm_pipeline_print(p.pass, &pipeline_text)) rc = cli_fail("opt");

@@ -1,5 +1,5 @@
 /* The irm command-line program (docs/cli.md), in the style of tvmc and
- * mlir-opt: `irm list`, `irm target`, `irm opt`. This file dispatches to
+ * mlir-opt: `irm list`, `irm target`, `irm opt`, `irm build`, `irm run`. This file dispatches to
  * the commands (cmd_*.c); with no arguments it runs its main job, opt of
  * the example CNN with a summary (cmd_opt.c). Exit status: 0, 1 for a
  * failure, 2 for a usage error. */
@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "cli_util.h"
-
-static int cmd_not_built(int argc, char **argv);
 
 typedef struct command {
   const char *name;
@@ -20,8 +18,8 @@ static const command commands[] = {
     {"list", cmd_list, "what a registry holds: globals, targets, passes, configs, ops, ... (--json too)"},
     {"target", cmd_target, "the canonical text (or --json, the Map) of a target, legacy options converted"},
     {"opt", cmd_opt, "run a pass pipeline on a model and print the module (as mlir-opt does)"},
-    {"build", cmd_not_built, "compile a model (not built yet: needs driver.Build)"},
-    {"run", cmd_not_built, "run a compiled model (not built yet: needs driver.Build)"},
+    {"build", cmd_build, "compile a model with the driver and write its artifacts to a folder"},
+    {"run", cmd_run, "compile the artifacts of irm build with cc, run them, compare with ir.Evaluate"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -34,18 +32,6 @@ static void usage(FILE *to) {
   fprintf(to, "\nirm COMMAND --help describes a command. Plugins named by IRM_PLUGIN_PATH (files and folders,\n"
               "colon-separated) are loaded first. Exit status: 0 success, 1 failure, 2 usage error.\n"
               "More: docs/cli.md.\n");
-}
-
-/* build and run: flags are not looked at, but --help still works. */
-static int cmd_not_built(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: irm %s ...\n\nNot built yet: code generation lands with driver.Build (docs/globals.md, "
-             "\"Contract names not registered yet\").\n",
-             argv[0]);
-      return CLI_OK;
-    }
-  return cli_say(CLI_FAIL, "%s: not built yet: code generation lands with driver.Build", argv[0]);
 }
 
 int main(int argc, char **argv) {

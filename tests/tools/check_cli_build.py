@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""irm build and irm run with good and bad input: output, files, messages
+and exit status (0 success, 1 failure, 2 usage error) of every flag.
+
+usage: check_cli_build.py IRM_PROGRAM [FAILING_PASS_PLUGIN] [build|run|all]
+(the plugin, examples/plugins/failing_pass_plugin.c, drives --load-plugin,
+IRM_PLUGIN_PATH and a build whose --passes pipeline fails; without it those
+cases are skipped). irm run compiles with the system's cc."""
+import base64
+import json
+import os
+import re
+import shutil
+import struct
+import sys
+
+from cli_harness import ENV, FAILURES, PLUGIN, TMP, finish, run, tmp
+
+
+def irm_json(root_node_builder):
+    """ffi.ToJSON text: root_node_builder(add) returns the root value,
+    add(node) appends a node and returns {"ref": i}."""
+    nodes = []
+
+    def add(node):
+        nodes.append(node)
+        return {"ref": len(nodes) - 1}
+
+    root = root_node_builder(add)
+    return json.dumps({"irm_json": 1, "root": root, "nodes": nodes})
+
+
+def tensor_node(add, shape, values):
+    dtype = add({"type": "ffi.String", "data": "float32"})
+    dims = add({"type": "ffi.Array", "items": list(shape)})
+    data = add({"type": "ffi.String", "data": base64.b64encode(struct.pack(f"<{len(values)}f", *values)).decode()})
+    fields = add({"type": "ffi.Map", "keys": ["dtype", "shape", "data"], "values": [dtype, dims, data]})
+    return add({"type": "ffi.Tensor", "fields": fields})
+
+
+def write(name, text):
+    with open(tmp(name), "w") as f:
+        f.write(text)
+    return tmp(name)
+
+
+def largest_difference(text):
+    m = re.search(r"largest difference from ir\.Evaluate: (\S+)", text)
+    return float(m.group(1)) if m else float("inf")
+
+
+def outputs(text):
+    return [line for line in text.splitlines() if line.startswith("output ")]
+
+
+CNN = tmp("cnn-aot")  # irm run's usage errors name it; run_cases builds it
+
+
+def build_cases():
+    """The build side: help, the graph build, the PassContext flags, usage
+    errors and failures of irm build."""
+    # ---- help --------------------------------------------------------------------------------
+    for flag in ["--executor", "--runtime", "--target-host", "--params", "--mod-name", "--bisect-limit", "-o DIR"]:
+        run(["build", "--help"], 0, out=["usage: irm build", flag], name="build --help " + flag)
+    run(["run", "--help"], 0, out=["usage: irm run DIR", "--seed", "--input NAME=FILE", "--tolerance"])
+    run(["--help"], 0, out=["build", "run"], not_out=["not built yet"])
+
+    # ---- the default build: the graph executor, the example CNN, ./build-default --------------
+    run(["build"], 0, out=["build of the example model 'cnn'", "configuration", "executor    ir.Executor(kind=\"graph\"",
+                           "mod_name    default", "passes run", "    FuseOps: ", "files written",
+                           "build-default/tvmgen_default.c", "build-default/default.json",
+                           "build-default/irm-build.json", "irm run build-default"])
+    if not os.path.isfile(tmp("build-default/irm-build.json")):
+        FAILURES.append("irm build wrote no build-default/irm-build.json")
+    o, _ = run(["run", "build-default"], 0, out=["output 0: Tensor[(1, 10), float32]"])
+    if largest_difference(o) > 1e-4:
+        FAILURES.append("irm run of the graph build: difference above 1e-4\n" + o)
+    # An executor kind without a pipeline: the driver's error, nothing written.
+    run(["build", "--executor", "vm", "-o", tmp("vm")], 1, err=["executor 'vm' has no 'executor.pipeline'"],
+        not_out=["files written"])
+    if os.path.exists(tmp("vm")):
+        FAILURES.append("irm build --executor vm (a failed build) made its folder")
+
+    # ---- the PassContext flags --------------------------------------------------------------------
+    g = tmp("flags")
+    run(["build", "--opt-level", "3", "--pass-config", "FuseOps.max_depth=2", "-o", g], 0,
+        out=["opt_level   3", "config      FuseOps.max_depth = 2"])
+    o, _ = run(["build", "--disable-pass", "FoldConstant", "-o", g], 0, out=["passes run"])
+    if "FoldConstant: " in o:
+        FAILURES.append("irm build --disable-pass FoldConstant: FoldConstant still ran\n" + o)
+    run(["build", "--required-pass", "FuseOps", "--opt-level", "0", "-o", g], 0, out=["    FuseOps: "])
+    run(["build", "--passes", "Sequential(InferType,SimplifyExpr)", "-o", g], 0,
+        out=["passes      Sequential(InferType,SimplifyExpr)", "  SimplifyExpr: "])
+    run(["build", "--print-ir-before", "FuseOps", "-o", g], 0, err=["; IR before pass 'FuseOps'"])
+    run(["build", "--print-ir-after", "all", "-o", g], 0, err=["; IR after pass 'InferType'", "; IR after pass 'FuseOps'"])
+    run(["build", "--print-ir-after", "FuseOp", "-o", g], 0, err=["did you mean 'FuseOps'"])
+    # Bisection skips the driver's pipeline, FuseOps with it: code generation refuses the unfused main.
+    run(["build", "--bisect-limit", "1", "-o", g], 1, err=["not running pass #2 'driver.default'", "run FuseOps"])
+    run(["build", "--bisect-limit", "9", "-o", g], 0, not_err=["not running pass"])
+    if PLUGIN:
+        run(["build", "--load-plugin", PLUGIN, "--passes", "FailingPass", "-o", g], 1,
+            err=["FailingPass always fails"], not_out=["files written"])
+        run(["build", "--passes", "FailingPass", "-o", g], 1, err=["FailingPass always fails"],
+            env=dict(ENV, IRM_PLUGIN_PATH=PLUGIN), name="build with IRM_PLUGIN_PATH")
+        run(["build", "--passes", "FailingPass", "-o", g], 2, err=["--passes"], name="build without the plugin")
+
+    # ---- usage errors (status 2) ---------------------------------------------------------------------
+    run(["build", "--exectuor", "aot"], 2, err=["unknown flag '--exectuor' (did you mean '--executor'?)",
+                                                 "(irm build --help for usage)"])
+    run(["run", "--sede", "1", CNN], 2, err=["did you mean '--seed'?"])
+    run(["biuld"], 2, err=["did you mean 'build'?"])
+    run(["build", "--executor", "aut"], 2, err=["--executor 'aut'", "aot"])
+    run(["build", "--executor", "aot,unpacked_api=1"], 2, err=["did you mean 'unpacked-api'"])
+    run(["build", "--executor", "aot,unpacked-api=maybe"], 2, err=["--executor"])
+    run(["build", "--executor", "{bad"], 2, err=["malformed JSON"])
+    run(["build", "--executor", "[1]"], 2, err=["--executor"])
+    run(["build", "--executor", '{"kind": 3}'], 2, err=["--executor"])
+    run(["build", "--executor", '{"unpacked-api": true}'], 2, err=["kind"])
+    run(["build", "--runtime", "crt,system-lib=x"], 2, err=["--runtime"])
+    run(["build", "--runtime", "cp"], 2, err=["cpp"])
+    run(["build", "--executor", ","], 2, err=["--executor"])
+    run(["build", "--executor", ""], 2, err=["--executor"])
+    run(["build", "--opt-level", "x"], 2, err=["--opt-level: expected an integer"])
+    run(["build", "--bisect-limit", "1e3"], 2, err=["--bisect-limit"])
+    run(["build", "--pass-config", "FuseOps.max_dept=2"], 2, err=["did you mean 'FuseOps.max_depth'"])
+    run(["build", "--passes", "Sequential("], 2, err=["--passes"])
+    run(["build", "--mod-name", "a/b"], 2, err=["--mod-name"])
+    run(["build", "cnn", "mlp"], 2, err=["unexpected argument 'mlp'"])
+    run(["build", "--target"], 2, err=["needs a value"])
+    run(["run"], 2, err=["expected DIR"])
+    run(["run", CNN, CNN], 2, err=["unexpected argument"])
+    run(["run", CNN, "--seed", "-1"], 2, err=["--seed"])
+    run(["run", CNN, "--tolerance", "abc"], 2, err=["--tolerance"])
+    run(["run", CNN, "--tolerance", "nan"], 2, err=["--tolerance"])
+    run(["run", CNN, "--show", "x"], 2, err=["--show"])
+
+    # ---- failures (status 1) and odd input that must not crash ------------------------------------------
+    run(["build", "--target", "lvm", "-o", tmp("t-bad")], 1, err=["did you mean 'llvm'"])
+    run(["build", tmp("no-such-model.irm")], 1, err=["cannot read"])
+    run(["build", "nosuchmodel"], 1, err=["no file and no example model"])
+    run(["build", "-o", tmp("no/such/folder")], 1, err=["cannot make the folder"])
+    run(["build", "--executor", "aot", b"\xff\xfe-model"], 1, err=["\\xFF"], name="build of a non-UTF-8 name")
+    run(["build", "x" * 5000], 1, err=["..."], name="build of a very long name")
+    with open("/dev/full", "w") as full:
+        run(["build", "-o", tmp("full")], 1, stdout=full, err=["cannot write the output"], name="build >/dev/full")
+
+
+def run_cases():
+    """aot builds run against ir.Evaluate, and irm run's failures."""
+    # ---- aot: build, run, seeds -----------------------------------------------------------------
+    cnn = CNN
+    o, e = run(["build", "--executor", "aot", "-o", CNN, "--time-passes", "--target", "c", "--target-host", "c"], 0,
+               out=["executor    ir.Executor(kind=\"aot\"", "target      c -keys=cpu", "target-host c -keys=cpu",
+                    "passes run", "files written", cnn + "/tvmgen_default.c", cnn + "/irm-build.json",
+                    "irm run " + CNN], err=["FuseOps: "])
+    o0, _ = run(["run", CNN], 0, out=["compiled to " + cnn + "/libdefault.so", "3072 float32 values (random, seed 0)",
+                                      "output 0: Tensor[(1, 10), float32] = [", "... (2 more)",
+                                      "largest difference from ir.Evaluate: "])
+    if largest_difference(o0) > 1e-4:
+        FAILURES.append("irm run of the aot CNN: difference above 1e-4\n" + o0)
+    o0b, _ = run(["run", CNN, "--seed", "0", "--show", "0", "--tolerance", "0.001"], 0, not_out=["more)"])
+    o7, _ = run(["run", CNN, "--seed", "7"], 0, out=["(random, seed 7)"])
+    if outputs(o0) == outputs(o7):
+        FAILURES.append("irm run: seeds 0 and 7 gave the same outputs")
+    if outputs(o0)[0].split(" = [")[1].split(",")[0] != outputs(o0b)[0].split(" = [")[1].split(",")[0]:
+        FAILURES.append("irm run: the same seed gave different outputs")
+
+    # The C interface with the crt runtime, a module name, an example model by name.
+    m1 = tmp("mlp-c")
+    run(["build", "mlp", "--executor", "aot,unpacked-api=1,interface-api=c", "--runtime", "crt", "--mod-name", "m1",
+         "-o", m1], 0, out=["build of 'mlp'", "\"unpacked-api\": true", "\"interface-api\": \"c\"",
+                            "ir.Runtime(kind=\"crt\"", "mod_name    m1", "tvmgen_m1.c"])
+    o, _ = run(["run", m1], 0, out=["libm1.so", "64 float32 values"])
+    if largest_difference(o) > 1e-4:
+        FAILURES.append("irm run of mlp (C interface): difference above 1e-4\n" + o)
+
+    # Executor and runtime as JSON objects; weights in a params file beside the library.
+    res = tmp("residual-json")
+    run(["build", "residual", "--executor", '{"kind": "aot", "link-params": false}', "--runtime", '{"kind": "cpp"}',
+         "-o", res], 0, out=["\"link-params\": false", "default.params"])
+    o, _ = run(["run", res], 0)
+    if largest_difference(o) > 1e-4:
+        FAILURES.append("irm run of residual (params file): difference above 1e-4\n" + o)
+
+    # Legacy target options become the executor and runtime, with their warnings; a JSON target.
+    leg = tmp("mlp-legacy")
+    run(["build", "mlp", "--target", "c -executor=aot -runtime=c -unpacked-api=1 -interface-api=c", "-o", leg], 0,
+        out=["ir.Executor(kind=\"aot\"", "\"interface-api\": \"c\"", "ir.Runtime(kind=\"crt\""],
+        err=["DeprecationWarning: target option '-executor=aot' is deprecated"])
+    run(["run", leg], 0, out=["largest difference"])
+    run(["build", "mlp", "--target", '{"kind": "c", "mcpu": "native"}', "--executor", "aot", "-o", tmp("mlp-json")],
+        0, out=["target      c -keys=cpu -mcpu=native"])
+
+    # The graph executor with the weights linked in.
+    gl = tmp("residual-graph")
+    run(["build", "residual", "--executor", "graph,link-params=1", "-o", gl], 0,
+        out=["ir.Executor(kind=\"graph\", attrs={\"link-params\": true", "default.json"])
+    o, _ = run(["run", gl, "--seed", "2"], 0)
+    if largest_difference(o) > 1e-4:
+        FAILURES.append("irm run of residual (graph, link-params): difference above 1e-4\n" + o)
+
+    # --params: all-zero weights make the MLP's softmax uniform (0.1 each).
+    shapes = {"fc1_weight": (32, 64), "fc1_bias": (32,), "fc2_weight": (16, 32), "fc2_bias": (16,),
+              "fc3_weight": (10, 16), "fc3_bias": (10,)}
+
+
+    def zero_params(add):
+        keys, values = [], []
+        for k, shape in shapes.items():
+            n = 1
+            for d in shape:
+                n *= d
+            keys.append(k)
+            values.append(tensor_node(add, shape, [0.0] * n))
+        return add({"type": "ffi.Map", "keys": keys, "values": values})
+
+
+    zeros = write("zeros.json", irm_json(zero_params))
+    mz = tmp("mlp-zero")
+    run(["build", "mlp", "--executor", "aot", "--params", zeros, "-o", mz], 0, out=["files written"])
+    o, _ = run(["run", mz], 0, out=["= [0.1, 0.1, 0.1"])
+    if largest_difference(o) > 1e-6:
+        FAILURES.append("irm run with --params: difference above 1e-6\n" + o)
+    # --input: a given data tensor (ones), an input name mistyped, a file without a Tensor.
+    ones = write("ones.json", irm_json(lambda add: tensor_node(add, (1, 64), [1.0] * 64)))
+    o, _ = run(["run", m1, "--input", "data=" + ones], 0, out=["(given)"])
+    if largest_difference(o) > 1e-4:
+        FAILURES.append("irm run --input: difference above 1e-4\n" + o)
+    run(["run", m1, "--input", "dta=" + ones], 2, err=["no input 'dta' (did you mean 'data'?)"])
+    run(["run", m1, "--input", "data=" + zeros], 1, err=["holds no Tensor"])
+    run(["run", m1, "--input", "data=" + tmp("missing.json")], 1, err=["cannot read"])
+    run(["run", m1, "--input", "data"], 2, err=["expected NAME=FILE"])
+    run(["run", m1, "--input", "data=" + write("small.json", irm_json(lambda add: tensor_node(add, (1, 3), [1, 2, 3])))],
+        1, err=["input 'data'", "expected shape (1, 64), got (1, 3)"])
+    # A library whose weights are not the record's: the outputs differ, status 1.
+    mixed = tmp("mlp-mixed")
+    run(["build", "mlp", "--executor", "aot", "-o", mixed], 0)
+    shutil.copy(os.path.join(mz, "tvmgen_default.c"), os.path.join(mixed, "tvmgen_default.c"))
+    run(["run", mixed], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
+    run(["run", mixed, "--tolerance", "1"], 0)
+    run(["build", "--params", ones, "-o", tmp("p-bad")], 1, err=["--params", "expected a Map"])
+    run(["build", "--params", tmp("missing.json"), "-o", tmp("p-bad")], 1, err=["cannot read"])
+
+    run(["run", tmp("nothing-here")], 1, err=["holds no irm-build.json"])
+    run(["run", TMP], 1, err=["holds no irm-build.json"])
+    broken = tmp("broken")
+    os.makedirs(broken, exist_ok=True)
+    write("broken/irm-build.json", "{not json")
+    run(["run", broken], 1, err=["malformed JSON"])
+    write("broken/irm-build.json", irm_json(lambda add: add({"type": "ffi.Map", "keys": [], "values": []})))
+    run(["run", broken], 1, err=["no record of irm build"])
+    # A C source that does not compile: the compiler's message, status 1.
+    bad_c = tmp("bad-c")
+    run(["build", "mlp", "--executor", "aot", "-o", bad_c], 0)
+    with open(os.path.join(bad_c, "tvmgen_default.c"), "a") as f:
+        f.write("\nthis is not C;\n")
+    run(["run", bad_c], 1, err=["the compiler failed"])
+    os.remove(os.path.join(bad_c, "tvmgen_default.c"))
+    run(["run", bad_c], 1, err=["cannot read"])
+    with open("/dev/full", "w") as full:
+        run(["run", m1], 1, stdout=full, err=["cannot write the output"], name="run >/dev/full")
+
+
+# Two ctest cases (cli_build, cli_run) keep each short; "all" runs both.
+PART = sys.argv[3] if len(sys.argv) > 3 else "all"
+if PART in ("build", "all"):
+    build_cases()
+if PART in ("run", "all"):
+    run_cases()
+finish(f"irm build and run ({PART})")

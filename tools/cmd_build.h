@@ -1,0 +1,13 @@
+/* What irm build and irm run share: the record irm build writes beside
+ * the artifacts and irm run reads (docs/cli.md). */
+#ifndef IRM_TOOLS_CMD_BUILD_H
+#define IRM_TOOLS_CMD_BUILD_H
+
+/* ffi.ToJSON of a Map {"module": the model given to the driver (after
+ * --passes), "built": the driver's final module, "params": the build's
+ * params, "mod_name": String, "artifacts": Array of the artifact file
+ * names}. */
+#define BUILD_RECORD "irm-build.json"
+#define BUILD_DEFAULT_TARGET "c"
+
+#endif
