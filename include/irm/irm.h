@@ -23,6 +23,8 @@
 #include "irm/dataflow/evaluate.h"
 #include "irm/pass.h"
 #include "irm/dataflow/passes.h"
+#include "irm/dataflow/pattern.h"
+#include "irm/dataflow/pattern_pass.h"
 #include "irm/build.h"
 #include "irm/json.h"
 #include "irm/structural.h"

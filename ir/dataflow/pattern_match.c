@@ -1,0 +1,299 @@
+/* The pattern matcher (pattern.h). Recursion follows the pattern, never
+ * the program: a pattern is at most MAX_DEPTH deep; a dominator pattern
+ * walks the program back from its child with an explicit stack. Captures
+ * are kept on a stack that an alternative that fails truncates again. */
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/error.h"
+#include "irm/structural.h"
+#include "pattern_internal.h"
+
+#define MAX_DEPTH 256
+
+typedef struct binding {
+  const char *name; /* borrowed from the pattern */
+  irm_object *expr; /* borrowed from the program */
+} binding;
+
+typedef struct mstate {
+  binding *b;
+  size_t n, cap;
+  int failed; /* an error is set (rc): the match stops */
+  int rc;
+  int depth;
+} mstate;
+
+static int match(mstate *s, const irm_object *pat, irm_object *e);
+
+static void fail(mstate *s, int rc) {
+  if (!s->failed) s->rc = rc;
+  s->failed = 1;
+}
+
+static int same_expr(mstate *s, irm_object *a, irm_object *b) {
+  if (a == b) return 1;
+  irm_any x = irm_any_object(a), y = irm_any_object(b);
+  int eq = 0;
+  int rc = irm_structural_equal(&x, &y, &eq);
+  if (rc) fail(s, rc);
+  return eq;
+}
+
+static int bind(mstate *s, const char *name, irm_object *e) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->b[i].name, name) == 0) return s->b[i].expr == e; /* the same node, as in TVM */
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 8;
+    binding *nb = irm_realloc(s->b, cap * sizeof *nb);
+    if (!nb) {
+      fail(s, irm_error_nomem_("matching a pattern"));
+      return 0;
+    }
+    s->b = nb;
+    s->cap = cap;
+  }
+  s->b[s->n++] = (binding){name, e};
+  return 1;
+}
+
+/* Each element of list (patterns) matches the i-th of n children. */
+static int match_list(mstate *s, const irm_object *list, size_t n, irm_object *(*child)(const irm_object *, size_t),
+                      irm_object *e) {
+  if (!list) return 1;
+  if (irm_array_size(list) != n) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!match(s, irm_array_at(list, i)->v_obj, child(e, i))) return 0;
+  return 1;
+}
+
+static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
+  const irm_object *have = NULL;
+  if (irm_expr_kind_of(e) == IRM_EXPR_CALL) have = irm_call_attrs(e);
+  else if (irm_expr_kind_of(e) == IRM_EXPR_FUNCTION) have = irm_dict_attrs_map(irm_base_func_attrs(e));
+  if (!have) return irm_map_size(want) == 0;
+  irm_map_iter it = irm_map_iter_begin(want);
+  const irm_object *key;
+  const irm_any *value;
+  while (irm_map_iter_next(&it, &key, &value)) {
+    const irm_any *got = irm_map_find(have, irm_string_data(key), irm_string_size(key));
+    if (!got) return 0;
+    int eq = 0;
+    int rc = irm_structural_equal(got, value, &eq);
+    if (rc) {
+      fail(s, rc);
+      return 0;
+    }
+    if (!eq) {
+      /* 1 and 1.0, true and 1: compare numbers as numbers */
+      double a, b;
+      if (irm_any_to_float(got, &a) || irm_any_to_float(value, &b)) {
+        irm_clear_error();
+        return 0;
+      }
+      if (a != b) return 0;
+    }
+  }
+  return 1;
+}
+
+static irm_object *tensor_type_of(irm_object *e) {
+  irm_object *t = irm_expr_type(e);
+  return irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR ? t : NULL;
+}
+
+/* The inputs a dominator walk follows back from e. */
+static size_t input_count(const irm_object *e) {
+  switch (irm_expr_kind_of(e)) {
+  case IRM_EXPR_CALL: return irm_call_arg_count(e);
+  case IRM_EXPR_TUPLE: return irm_tuple_size(e);
+  case IRM_EXPR_TUPLE_GET_ITEM: return 1;
+  default: return 0;
+  }
+}
+
+static irm_object *input(const irm_object *e, size_t i) {
+  switch (irm_expr_kind_of(e)) {
+  case IRM_EXPR_CALL: return irm_call_arg(e, i);
+  case IRM_EXPR_TUPLE: return irm_tuple_field(e, i);
+  default: return irm_tuple_item_source(e);
+  }
+}
+
+typedef struct node_list {
+  irm_object **at;
+  size_t n, cap;
+} node_list;
+
+static int push(mstate *s, node_list *l, irm_object *o) {
+  for (size_t i = 0; i < l->n; i++) /* dominator regions are small */
+    if (l->at[i] == o) return 1;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    irm_object **a = irm_realloc(l->at, cap * sizeof *a);
+    if (!a) {
+      fail(s, irm_error_nomem_("matching a dominator pattern"));
+      return 0;
+    }
+    l->at = a;
+    l->cap = cap;
+  }
+  l->at[l->n++] = o;
+  return 1;
+}
+
+#define DOMINATOR_REGION 512
+
+static size_t index_in(const node_list *l, const irm_object *o) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->at[i] == o) return i;
+  return l->n;
+}
+
+static int is_leaf(const irm_object *e) { return input_count(e) == 0; }
+
+/* Whether candidate P (seen->at[pi]) dominates child e: every input of e
+ * that is not a leaf is P or leads back to P, and every node on a way from
+ * P to e matches path. */
+static int dominated_by(mstate *s, const irm_pattern_ *p, irm_object *e, const node_list *seen, size_t pi,
+                        unsigned char *reach) {
+  memset(reach, 0, seen->n);
+  reach[pi] = 1;
+  for (int changed = 1; changed;) { /* reach[i]: P is found back from node i */
+    changed = 0;
+    for (size_t i = 0; i < seen->n; i++) {
+      if (reach[i]) continue;
+      for (size_t k = 0; k < input_count(seen->at[i]); k++) {
+        size_t j = index_in(seen, input(seen->at[i], k));
+        if (j < seen->n && reach[j]) {
+          reach[i] = changed = 1;
+          break;
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < input_count(e); k++) {
+    size_t j = index_in(seen, input(e, k));
+    if (!is_leaf(input(e, k)) && (j >= seen->n || !reach[j])) return 0;
+  }
+  for (size_t i = 0; i < seen->n; i++)
+    if (reach[i] && i != pi && !match(s, p->sub[1], seen->at[i])) return 0;
+  return 1;
+}
+
+/* TVM's DominatorPattern: child matches e, a node P matching parent lies
+ * on every way back from e's (non-leaf) inputs, and the nodes between P
+ * and e match path. P is searched nearest first within DOMINATOR_REGION
+ * nodes back from e. */
+static int match_dominator(mstate *s, const irm_pattern_ *p, irm_object *e) {
+  if (!match(s, p->sub[2], e)) return 0;
+  node_list seen = {0};
+  int ok = 1, found = 0;
+  for (size_t i = 0; ok && i < input_count(e); i++) ok = push(s, &seen, input(e, i));
+  for (size_t next = 0; ok && next < seen.n && seen.n < DOMINATOR_REGION; next++)
+    for (size_t i = 0; ok && i < input_count(seen.at[next]); i++) ok = push(s, &seen, input(seen.at[next], i));
+  unsigned char *reach = ok ? irm_malloc(seen.n ? seen.n : 1) : NULL;
+  if (ok && !reach) fail(s, irm_error_nomem_("matching a dominator pattern"));
+  for (size_t i = 0; reach && !found && !s->failed && i < seen.n; i++) {
+    size_t mark = s->n;
+    if (!is_leaf(seen.at[i]) && match(s, p->sub[0], seen.at[i]) && dominated_by(s, p, e, &seen, i, reach)) found = 1;
+    else s->n = mark;
+  }
+  irm_free(reach);
+  irm_free(seen.at);
+  return found && !s->failed;
+}
+
+static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
+  irm_expr_kind k = irm_expr_kind_of(e);
+  switch (p->kind) {
+  case IRM_PATTERN_WILDCARD: return 1;
+  case IRM_PATTERN_OP: return e == p->data;
+  case IRM_PATTERN_CALL:
+    return k == IRM_EXPR_CALL && match(s, p->sub[0], irm_call_callee(e)) &&
+           match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e);
+  case IRM_PATTERN_CONSTANT: return k == IRM_EXPR_CONSTANT;
+  case IRM_PATTERN_VAR: return k == IRM_EXPR_VAR && (!p->data || strcmp(irm_var_name(e), irm_string_data(p->data)) == 0);
+  case IRM_PATTERN_EXPR: return same_expr(s, p->data, e);
+  case IRM_PATTERN_TUPLE: return k == IRM_EXPR_TUPLE && match_list(s, p->list, irm_tuple_size(e), irm_tuple_field, e);
+  case IRM_PATTERN_TUPLE_GET_ITEM:
+    return k == IRM_EXPR_TUPLE_GET_ITEM && (p->index < 0 || p->index == irm_tuple_item_index(e)) &&
+           match(s, p->sub[0], irm_tuple_item_source(e));
+  case IRM_PATTERN_ALT: {
+    size_t mark = s->n;
+    if (match(s, p->sub[0], e)) return 1;
+    s->n = mark;
+    return !s->failed && match(s, p->sub[1], e);
+  }
+  case IRM_PATTERN_ATTR: return match(s, p->sub[0], e) && attrs_hold(s, p->data, e);
+  case IRM_PATTERN_TYPE: {
+    irm_object *t = irm_expr_type(e);
+    return t && irm_ir_type_equal(t, p->data) && match(s, p->sub[0], e);
+  }
+  case IRM_PATTERN_DTYPE: {
+    irm_object *t = tensor_type_of(e);
+    return t && irm_dtype_equal(irm_tensor_type_dtype(t), p->dtype) && match(s, p->sub[0], e);
+  }
+  case IRM_PATTERN_SHAPE: {
+    irm_object *t = tensor_type_of(e);
+    int32_t nd = irm_tensor_type_ndim(p->data);
+    return t && irm_tensor_type_ndim(t) == nd &&
+           (nd == 0 || memcmp(irm_tensor_type_shape(t), irm_tensor_type_shape(p->data), (size_t)nd * sizeof(int64_t)) == 0) &&
+           match(s, p->sub[0], e);
+  }
+  case IRM_PATTERN_DOMINATOR: return match_dominator(s, p, e);
+  case IRM_PATTERN_CAPTURE: return match(s, p->sub[0], e) && bind(s, irm_string_data(p->data), e);
+  default: return 0;
+  }
+}
+
+static int match(mstate *s, const irm_object *pat, irm_object *e) {
+  if (s->failed || !e) return 0;
+  if (++s->depth > MAX_DEPTH) {
+    s->depth--;
+    fail(s, irm_error(IRM_EVALUE, "a pattern nested deeper than %d cannot be matched", MAX_DEPTH));
+    return 0;
+  }
+  int r = match_node(s, irm_pattern_payload_(pat), e) && !s->failed;
+  s->depth--;
+  return r;
+}
+
+int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
+  mstate s = {0};
+  *matched = 0;
+  if (captures) *captures = NULL;
+  int m = match(&s, pattern, expr);
+  int rc = IRM_OK;
+  if (s.failed) {
+    rc = s.rc;
+  } else if (m) {
+    *matched = 1;
+    if (captures && !(rc = irm_map_new(captures))) {
+      for (size_t i = 0; !rc && i < s.n; i++) {
+        irm_any v = irm_any_object(s.b[i].expr);
+        rc = irm_map_set_move(captures, s.b[i].name, &v);
+      }
+      if (rc) {
+        irm_object_release(*captures);
+        *captures = NULL;
+        *matched = 0;
+      }
+    }
+  }
+  irm_free(s.b);
+  return rc;
+}
+
+int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
+  if (captures) *captures = NULL;
+  if (!matched) return irm_error(IRM_EVALUE, "irm_pattern_match: matched must not be NULL");
+  *matched = 0;
+  if (!pattern || !expr) return irm_error(IRM_EVALUE, "irm_pattern_match: pattern and expr must not be NULL");
+  if (!irm_pattern_payload_(pattern)) {
+    irm_any v = irm_any_object((irm_object *)pattern);
+    return irm_error(IRM_ETYPE, "irm_pattern_match: pattern must be a dataflow.DFPattern, got %s",
+                     irm_any_describe_(&v));
+  }
+  return irm_pattern_match_(pattern, expr, matched, captures);
+}
