@@ -482,7 +482,8 @@ static int parse_rule(rules_parser *rp, irm_object **out) {
   if (!rc) rc = parse_rhs(rp, &rhs);
   if (!rc) {
     rc = irm_rewrite_rule_new_ex_(name, lhs, rhs, conds, n, (int)benefit, out);
-    conds = NULL;
+    conds = NULL; /* taken */
+    n = 0;
     if (rc) rc = irm_ir_context_at_(p, arrow, rc);
   }
   (void)at;
