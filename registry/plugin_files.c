@@ -61,7 +61,10 @@ static irm_plugin_file_loader_fn loader_of(const char *name) {
   return fn;
 }
 
-int irm_plugin_file_is_loadable_(const char *name) { return loader_of(name) != NULL; }
+int irm_plugin_file_is_loadable_(const char *name) {
+  if (irm_builtins_ready_()) irm_clear_error(); /* the loaders are registered by the built-ins */
+  return loader_of(name) != NULL;
+}
 
 static int is_loaded(const char *real) {
   for (loaded_file *f = loaded; f; f = f->next)
@@ -82,6 +85,9 @@ static void forget(void *data) {
 }
 
 int irm_plugin_file_load_(const char *path, int *handled) {
+  *handled = 0;
+  int rc = irm_builtins_ready_(); /* the upper layers register their loaders there */
+  if (rc) return rc;
   irm_plugin_file_loader_fn fn = loader_of(path);
   *handled = fn != NULL;
   if (!fn) return IRM_OK;
@@ -103,7 +109,7 @@ int irm_plugin_file_load_(const char *path, int *handled) {
     return IRM_OK;
   }
   irm_journal *j = NULL;
-  int rc = irm_journal_open(&j);
+  rc = irm_journal_open(&j);
   if (!rc && (rc = fn(path)) == IRM_OK) rc = irm_journal_commit(j);
   else if (j) {
     char *cause = irm_strdup(irm_last_error()); /* rollback may run code that sets errors */

@@ -48,7 +48,8 @@ IRM_API int irm_pattern_pass(const char *name, const irm_object *rules, int opt_
 
 /* Registers name as a pass (pipelines, transform.GetPass) made by
  * irm_pattern_pass from rules. Journaled. Errors: as irm_pass_register_ex
- * (KeyError for a name registered otherwise), TypeError for rules. */
+ * (KeyError for a name registered already, this way too), TypeError for
+ * rules, ValueError (empty name, negative opt_level). */
 IRM_API int irm_pattern_pass_register(const char *name, const irm_object *rules, int opt_level);
 
 /* Loads a rules file (its `pass` blocks are registered as pattern passes)
