@@ -25,6 +25,7 @@
 #include "irm/dataflow/passes.h"
 #include "irm/dataflow/pattern.h"
 #include "irm/dataflow/pattern_pass.h"
+#include "irm/dataflow/partition.h"
 #include "irm/build.h"
 #include "irm/json.h"
 #include "irm/structural.h"

@@ -16,9 +16,16 @@ typedef struct binding {
   irm_object *expr; /* borrowed from the program */
 } binding;
 
+typedef struct node_list {
+  irm_object **at;
+  size_t n, cap;
+} node_list;
+
 typedef struct mstate {
   binding *b;
   size_t n, cap;
+  node_list inputs; /* what wildcards and var patterns matched (when wanted) */
+  int want_inputs;
   int failed; /* an error is set (rc): the match stops */
   int rc;
   int depth;
@@ -120,11 +127,6 @@ static irm_object *input(const irm_object *e, size_t i) {
   }
 }
 
-typedef struct node_list {
-  irm_object **at;
-  size_t n, cap;
-} node_list;
-
 static int push(mstate *s, node_list *l, irm_object *o) {
   for (size_t i = 0; i < l->n; i++) /* dominator regions are small */
     if (l->at[i] == o) return 1;
@@ -195,34 +197,49 @@ static int match_dominator(mstate *s, const irm_pattern_ *p, irm_object *e) {
   unsigned char *reach = ok ? irm_malloc(seen.n ? seen.n : 1) : NULL;
   if (ok && !reach) fail(s, irm_error_nomem_("matching a dominator pattern"));
   for (size_t i = 0; reach && !found && !s->failed && i < seen.n; i++) {
-    size_t mark = s->n;
+    size_t mark = s->n, in_mark = s->inputs.n;
     if (!is_leaf(seen.at[i]) && match(s, p->sub[0], seen.at[i]) && dominated_by(s, p, e, &seen, i, reach)) found = 1;
-    else s->n = mark;
+    else {
+      s->n = mark;
+      s->inputs.n = in_mark;
+    }
   }
   irm_free(reach);
   irm_free(seen.at);
   return found && !s->failed;
 }
 
+/* Records e as an input of the match (each node once). */
+static int input_of_match(mstate *s, irm_object *e) { return !s->want_inputs || push(s, &s->inputs, e); }
+
+static int all_inputs(mstate *s, irm_object *call) {
+  for (size_t i = 0; i < irm_call_arg_count(call); i++)
+    if (!input_of_match(s, irm_call_arg(call, i))) return 0;
+  return 1;
+}
+
 static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
   irm_expr_kind k = irm_expr_kind_of(e);
   switch (p->kind) {
-  case IRM_PATTERN_WILDCARD: return 1;
+  case IRM_PATTERN_WILDCARD: return input_of_match(s, e);
   case IRM_PATTERN_OP: return e == p->data;
   case IRM_PATTERN_CALL:
     return k == IRM_EXPR_CALL && match(s, p->sub[0], irm_call_callee(e)) &&
-           match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e);
+           (p->list ? match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e) : all_inputs(s, e));
   case IRM_PATTERN_CONSTANT: return k == IRM_EXPR_CONSTANT;
-  case IRM_PATTERN_VAR: return k == IRM_EXPR_VAR && (!p->data || strcmp(irm_var_name(e), irm_string_data(p->data)) == 0);
+  case IRM_PATTERN_VAR:
+    return k == IRM_EXPR_VAR && (!p->data || strcmp(irm_var_name(e), irm_string_data(p->data)) == 0) &&
+           input_of_match(s, e);
   case IRM_PATTERN_EXPR: return same_expr(s, p->data, e);
   case IRM_PATTERN_TUPLE: return k == IRM_EXPR_TUPLE && match_list(s, p->list, irm_tuple_size(e), irm_tuple_field, e);
   case IRM_PATTERN_TUPLE_GET_ITEM:
     return k == IRM_EXPR_TUPLE_GET_ITEM && (p->index < 0 || p->index == irm_tuple_item_index(e)) &&
            match(s, p->sub[0], irm_tuple_item_source(e));
   case IRM_PATTERN_ALT: {
-    size_t mark = s->n;
+    size_t mark = s->n, in_mark = s->inputs.n;
     if (match(s, p->sub[0], e)) return 1;
     s->n = mark;
+    s->inputs.n = in_mark;
     return !s->failed && match(s, p->sub[1], e);
   }
   case IRM_PATTERN_ATTR: return match(s, p->sub[0], e) && attrs_hold(s, p->data, e);
@@ -259,10 +276,13 @@ static int match(mstate *s, const irm_object *pat, irm_object *e) {
   return r;
 }
 
-int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
+static int match_top(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
+                     irm_object **inputs) {
   mstate s = {0};
+  s.want_inputs = inputs != NULL;
   *matched = 0;
   if (captures) *captures = NULL;
+  if (inputs) *inputs = NULL;
   int m = match(&s, pattern, expr);
   int rc = IRM_OK;
   if (s.failed) {
@@ -274,26 +294,55 @@ int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched
         irm_any v = irm_any_object(s.b[i].expr);
         rc = irm_map_set_move(captures, s.b[i].name, &v);
       }
-      if (rc) {
+    }
+    if (!rc && inputs && !(rc = irm_array_new(NULL, 0, inputs)))
+      for (size_t i = 0; !rc && i < s.inputs.n; i++) {
+        irm_any v = irm_any_object(s.inputs.at[i]);
+        rc = irm_array_append_move(inputs, &v);
+      }
+    if (rc) {
+      if (captures) {
         irm_object_release(*captures);
         *captures = NULL;
-        *matched = 0;
       }
+      if (inputs) {
+        irm_object_release(*inputs);
+        *inputs = NULL;
+      }
+      *matched = 0;
     }
   }
   irm_free(s.b);
+  irm_free(s.inputs.at);
   return rc;
+}
+
+int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
+  return match_top(pattern, expr, matched, captures, NULL);
+}
+
+static int check_match_args(const char *fn, const irm_object *pattern, const irm_object *expr, int *matched) {
+  if (!matched) return irm_error(IRM_EVALUE, "%s: matched must not be NULL", fn);
+  *matched = 0;
+  if (!pattern || !expr) return irm_error(IRM_EVALUE, "%s: pattern and expr must not be NULL", fn);
+  if (!irm_pattern_payload_(pattern)) {
+    irm_any v = irm_any_object((irm_object *)pattern);
+    return irm_error(IRM_ETYPE, "%s: pattern must be a dataflow.DFPattern, got %s", fn, irm_any_describe_(&v));
+  }
+  return IRM_OK;
 }
 
 int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
   if (captures) *captures = NULL;
-  if (!matched) return irm_error(IRM_EVALUE, "irm_pattern_match: matched must not be NULL");
-  *matched = 0;
-  if (!pattern || !expr) return irm_error(IRM_EVALUE, "irm_pattern_match: pattern and expr must not be NULL");
-  if (!irm_pattern_payload_(pattern)) {
-    irm_any v = irm_any_object((irm_object *)pattern);
-    return irm_error(IRM_ETYPE, "irm_pattern_match: pattern must be a dataflow.DFPattern, got %s",
-                     irm_any_describe_(&v));
-  }
-  return irm_pattern_match_(pattern, expr, matched, captures);
+  int rc = check_match_args("irm_pattern_match", pattern, expr, matched);
+  return rc ? rc : match_top(pattern, expr, matched, captures, NULL);
+}
+
+int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
+                             irm_object **inputs) {
+  if (captures) *captures = NULL;
+  if (!inputs) return irm_error(IRM_EVALUE, "irm_pattern_match_inputs: inputs must not be NULL");
+  *inputs = NULL;
+  int rc = check_match_args("irm_pattern_match_inputs", pattern, expr, matched);
+  return rc ? rc : match_top(pattern, expr, matched, captures, inputs);
 }

@@ -22,4 +22,7 @@ int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_modul
 /* The pattern pass and rules file registrations (pattern_pass.c). */
 int irm_register_pattern_pass_builtins_(void);
 
+/* PartitionForTarget and the partitioning globals (partition.c). */
+int irm_register_partition_builtins_(void);
+
 #endif

@@ -98,6 +98,15 @@ IRM_API int irm_pattern_capture(const char *name, irm_object *p, irm_object **ou
  * arguments), MemoryError. */
 IRM_API int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures);
 
+/* irm_pattern_match that also gives *inputs (NEW Array; NULL unless it
+ * matched): the expressions the match treats as its inputs, each once, in
+ * the order met: what wildcards and var patterns matched, and the
+ * arguments of a call pattern that takes any arguments. What partitioning
+ * makes the parameters of a composite function (irm_pattern_partition).
+ * Errors as irm_pattern_match; ValueError for NULL inputs. */
+IRM_API int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
+                                     irm_object **inputs);
+
 /* ---- rules ---------------------------------------------------------------- */
 
 /* What a where-condition `attr(key)` reads: *out NEW (NONE when unset).
