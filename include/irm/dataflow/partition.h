@@ -46,9 +46,10 @@ IRM_API int irm_merge_composite(irm_module *mod, const irm_object *table, irm_mo
  * Compiler = kind and global_symbol its name, whose body calls the
  * composite. irm_build hands those functions to codegen.ext.<kind>.
  * Registered as the pass PartitionForTarget{target=<kind>} (requires
- * InferType). Errors: KeyError (an unknown target kind, with the closest
- * one), ValueError (a kind without the attribute), TypeError (a malformed
- * table), those of irm_pattern_partition. */
+ * InferType). Errors (with "partitioning for target '<kind>'" as
+ * context): ValueError (an unknown target kind, with the closest one; a
+ * kind without the attribute), TypeError (a malformed table), those of
+ * irm_pattern_partition. */
 IRM_API int irm_partition_for_target(irm_module *mod, const char *kind, irm_module **out);
 
 #ifdef __cplusplus

@@ -177,7 +177,7 @@ START_TEST(test_partition_for_target_on_cnn) {
   ck_assert_error(irm_partition_for_target(plain, "c", &bad), IRM_EVALUE,
                   "ValueError: partitioning for target 'c': target kind 'c' has no 'target.patterns' attribute");
   ck_assert_ptr_null(bad);
-  ck_assert_error(irm_partition_for_target(plain, "acel", &bad), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_partition_for_target(plain, "acel", &bad), IRM_EVALUE, "ValueError: partitioning for target 'acel': unknown target kind 'acel' (did you mean 'accel'?)");
   ck_assert_error(ip_pipeline("PartitionForTarget", plain, &bad), IRM_EVALUE, "ValueError: ");
   irm_object_release(plain);
   irm_object_release(inputs);
