@@ -366,7 +366,7 @@ static int g_partition(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, &n);
   if (!rc) rc = irm_arg_object(fn, args, 2, "dataflow.Expr", &expr);
   if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_object(fn, args, 3, "ffi.Map", &attrs);
-  if (!rc && (rc = irm_pattern_partition(pattern, name, attrs, expr, &out))) rc = irm_error_context_global_(rc, fn);
+  if (!rc) rc = irm_pattern_partition(pattern, name, attrs, expr, &out);
   return irm_ret_object(fn, rc, &out, ret);
 }
 
@@ -380,7 +380,7 @@ static int g_partition_for_target(const irm_any *args, int32_t nargs, irm_any *r
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
   if (!rc) rc = irm_arg_str(fn, args, 1, &kind, &n);
-  if (!rc && (rc = irm_partition_for_target((irm_module *)mod, kind, &out))) rc = irm_error_context_global_(rc, fn);
+  if (!rc) rc = irm_partition_for_target((irm_module *)mod, kind, &out);
   return irm_ret_object(fn, rc, (irm_object **)&out, ret);
 }
 

@@ -192,7 +192,7 @@ static int g_pattern_pass(const irm_any *args, int32_t nargs, irm_any *ret, void
   if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &rules);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_int(fn, args, 2, &level);
   if (!rc && (level < 0 || level > INT32_MAX)) rc = irm_error(IRM_EVALUE, "%s: opt_level must be >= 0", fn);
-  if (!rc && (rc = irm_pattern_pass(name, rules, (int)level, &pass))) rc = irm_error_context_global_(rc, fn);
+  if (!rc) rc = irm_pattern_pass(name, rules, (int)level, &pass);
   return irm_ret_object(fn, rc, &pass, ret);
 }
 
@@ -222,7 +222,7 @@ static int g_rewrite(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Array", &rules);
   if (!rc) rc = irm_arg_object(fn, args, 1, "dataflow.Expr", &expr);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_object(fn, args, 2, "ir.IRModule", &mod);
-  if (!rc && (rc = irm_pattern_rewrite(rules, expr, mod, &out))) rc = irm_error_context_global_(rc, fn);
+  if (!rc) rc = irm_pattern_rewrite(rules, expr, (irm_module *)mod, &out);
   return irm_ret_object(fn, rc, &out, ret);
 }
 
