@@ -56,6 +56,27 @@ void irm_rule_conds_free_(irm_rule_cond_ *conds, size_t n);
 /* Matches and keeps the captures in a Map (NEW in *captures when matched). */
 int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures);
 
+/* The captures of a match without a Map (what the driver's hot path
+ * reads): names borrowed from the pattern, expressions from the program.
+ * A few live inline; more go to the heap. */
+#define IRM_SMALL_BINDINGS_ 8
+typedef struct irm_binding_ {
+  const char *name;
+  irm_object *expr;
+} irm_binding_;
+typedef struct irm_bindings_ {
+  irm_binding_ *at; /* small or heap */
+  size_t n;
+  irm_binding_ small[IRM_SMALL_BINDINGS_];
+} irm_bindings_;
+
+/* Matches; when it matched, *b holds the bindings: free them with
+ * irm_bindings_free_ (nothing to free otherwise, but it is harmless). */
+int irm_pattern_match_bind_(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b);
+irm_object *irm_bindings_find_(const irm_bindings_ *b, const char *name);
+int irm_bindings_to_map_(const irm_bindings_ *b, irm_object **out);
+void irm_bindings_free_(irm_bindings_ *b);
+
 /* The dialect's registrations of patterns: both types and the
  * dataflow.pattern.* globals (pattern_globals.c). */
 int irm_register_pattern_types_(void);

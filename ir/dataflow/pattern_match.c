@@ -2,6 +2,7 @@
  * the program: a pattern is at most MAX_DEPTH deep; a dominator pattern
  * walks the program back from its child with an explicit stack. Captures
  * are kept on a stack that an alternative that fails truncates again. */
+#include <stddef.h>
 #include <string.h>
 
 #include "irm/container.h"
@@ -11,10 +12,7 @@
 
 #define MAX_DEPTH 256
 
-typedef struct binding {
-  const char *name; /* borrowed from the pattern */
-  irm_object *expr; /* borrowed from the program */
-} binding;
+typedef irm_binding_ binding;
 
 typedef struct node_list {
   irm_object **at;
@@ -22,8 +20,9 @@ typedef struct node_list {
 } node_list;
 
 typedef struct mstate {
-  binding *b;
+  binding *b;      /* small, or the heap once more are bound */
   size_t n, cap;
+  binding small[IRM_SMALL_BINDINGS_];
   node_list inputs; /* what wildcards and var patterns matched (when wanted) */
   int want_inputs;
   int failed; /* an error is set (rc): the match stops */
@@ -51,12 +50,14 @@ static int bind(mstate *s, const char *name, irm_object *e) {
   for (size_t i = 0; i < s->n; i++)
     if (strcmp(s->b[i].name, name) == 0) return s->b[i].expr == e; /* the same node, as in TVM */
   if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 8;
-    binding *nb = irm_realloc(s->b, cap * sizeof *nb);
+    size_t cap = s->cap * 2;
+    binding *nb = irm_malloc(cap * sizeof *nb);
     if (!nb) {
       fail(s, irm_error_nomem_("matching a pattern"));
       return 0;
     }
+    memcpy(nb, s->b, s->n * sizeof *nb);
+    if (s->b != s->small) irm_free(s->b);
     s->b = nb;
     s->cap = cap;
   }
@@ -271,17 +272,49 @@ static int match(mstate *s, const irm_object *pat, irm_object *e) {
     fail(s, irm_error(IRM_EVALUE, "a pattern nested deeper than %d cannot be matched", MAX_DEPTH));
     return 0;
   }
-  int r = match_node(s, irm_pattern_payload_(pat), e) && !s->failed;
+  /* every sub-pattern was checked when its parent was made */
+  int r = match_node(s, irm_object_payload_const(pat), e) && !s->failed;
   s->depth--;
   return r;
 }
 
-static int match_top(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
-                     irm_object **inputs) {
-  mstate s = {0};
+/* The captures of a match as a NEW Map. */
+int irm_bindings_to_map_(const irm_bindings_ *b, irm_object **out) {
+  int rc = irm_map_new(out);
+  for (size_t i = 0; !rc && i < b->n; i++) {
+    irm_any v = irm_any_object(b->at[i].expr);
+    rc = irm_map_set_move(out, b->at[i].name, &v);
+  }
+  if (rc) {
+    irm_object_release(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+irm_object *irm_bindings_find_(const irm_bindings_ *b, const char *name) {
+  for (size_t i = 0; i < b->n; i++)
+    if (strcmp(b->at[i].name, name) == 0) return b->at[i].expr;
+  return NULL;
+}
+
+void irm_bindings_free_(irm_bindings_ *b) {
+  if (b->at != b->small) irm_free(b->at);
+  b->at = NULL;
+  b->n = 0;
+}
+
+/* Matches; *b (may be NULL) gets the bindings (free with
+ * irm_bindings_free_), *inputs (may be NULL) a NEW Array of the inputs. */
+static int match_run(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b, irm_object **inputs) {
+  mstate s;
+  s.n = 0;
+  s.inputs = (node_list){NULL, 0, 0};
+  s.failed = s.rc = s.depth = 0;
+  s.b = s.small;
+  s.cap = IRM_SMALL_BINDINGS_;
   s.want_inputs = inputs != NULL;
   *matched = 0;
-  if (captures) *captures = NULL;
   if (inputs) *inputs = NULL;
   int m = match(&s, pattern, expr);
   int rc = IRM_OK;
@@ -289,22 +322,12 @@ static int match_top(const irm_object *pattern, irm_object *expr, int *matched, 
     rc = s.rc;
   } else if (m) {
     *matched = 1;
-    if (captures && !(rc = irm_map_new(captures))) {
-      for (size_t i = 0; !rc && i < s.n; i++) {
-        irm_any v = irm_any_object(s.b[i].expr);
-        rc = irm_map_set_move(captures, s.b[i].name, &v);
-      }
-    }
-    if (!rc && inputs && !(rc = irm_array_new(NULL, 0, inputs)))
+    if (inputs && !(rc = irm_array_new(NULL, 0, inputs)))
       for (size_t i = 0; !rc && i < s.inputs.n; i++) {
         irm_any v = irm_any_object(s.inputs.at[i]);
         rc = irm_array_append_move(inputs, &v);
       }
     if (rc) {
-      if (captures) {
-        irm_object_release(*captures);
-        *captures = NULL;
-      }
       if (inputs) {
         irm_object_release(*inputs);
         *inputs = NULL;
@@ -312,8 +335,39 @@ static int match_top(const irm_object *pattern, irm_object *expr, int *matched, 
       *matched = 0;
     }
   }
-  irm_free(s.b);
   irm_free(s.inputs.at);
+  if (b && !rc && *matched) {
+    b->n = s.n;
+    if (s.b == s.small) {
+      memcpy(b->small, s.small, s.n * sizeof *s.small);
+      b->at = b->small;
+    } else {
+      b->at = s.b;
+    }
+    return IRM_OK;
+  }
+  if (b) b->n = 0, b->at = b->small;
+  if (s.b != s.small) irm_free(s.b);
+  return rc;
+}
+
+int irm_pattern_match_bind_(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b) {
+  return match_run(pattern, expr, matched, b, NULL);
+}
+
+static int match_top(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
+                     irm_object **inputs) {
+  irm_bindings_ b;
+  if (captures) *captures = NULL;
+  int rc = match_run(pattern, expr, matched, &b, inputs);
+  if (!rc && *matched && captures && (rc = irm_bindings_to_map_(&b, captures))) {
+    *matched = 0;
+    if (inputs) {
+      irm_object_release(*inputs);
+      *inputs = NULL;
+    }
+  }
+  irm_bindings_free_(&b);
   return rc;
 }
 

@@ -473,7 +473,7 @@ static int numbers_equal(const irm_any *a, const irm_any *b, int *eq) {
   return IRM_OK;
 }
 
-static int cond_holds(const irm_rule_cond_ *c, const irm_object *captures, irm_pattern_attr_fn attr_fn, void *attr_ctx,
+static int cond_holds(const irm_rule_cond_ *c, const irm_bindings_ *captures, irm_pattern_attr_fn attr_fn, void *attr_ctx,
                       int *holds) {
   *holds = 0;
   int rc = IRM_OK;
@@ -483,8 +483,7 @@ static int cond_holds(const irm_rule_cond_ *c, const irm_object *captures, irm_p
     rc = v.type_code == IRM_NONE ? (*holds = c->value.type_code == IRM_NONE, IRM_OK) : numbers_equal(&v, &c->value, holds);
     irm_any_release(&v);
   } else {
-    const irm_any *e = irm_map_find_cstr(captures, c->arg);
-    irm_object *x = e ? e->v_obj : NULL, *t = irm_expr_type(x);
+    irm_object *x = irm_bindings_find_(captures, c->arg), *t = irm_expr_type(x);
     int tensor = irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR;
     if (c->what == IRM_COND_VALUE) {
       double want = 0;
@@ -529,14 +528,16 @@ int irm_rewrite_rule_apply(const irm_object *rule, irm_object *expr, irm_pattern
                      irm_any_describe_(&v));
   }
   int matched = 0, holds = 1;
+  irm_bindings_ b;
   irm_object *captures = NULL;
-  int rc = irm_pattern_match_(r->lhs, expr, &matched, &captures);
+  int rc = irm_pattern_match_bind_(r->lhs, expr, &matched, &b);
   for (size_t i = 0; !rc && matched && holds && i < r->n_conds; i++)
-    rc = cond_holds(&r->conds[i], captures, attr_fn, attr_ctx, &holds);
-  if (!rc && matched && holds) {
+    rc = cond_holds(&r->conds[i], &b, attr_fn, attr_ctx, &holds);
+  if (!rc && matched && holds && !(rc = irm_bindings_to_map_(&b, &captures))) {
     rc = r->fn ? r->fn(r->ctx, expr, captures, out) : substitute(r->rhs, captures, out);
     if (rc) rc = irm_error_context(rc, "rule '%s'", irm_error_quote(r->name));
   }
+  irm_bindings_free_(&b);
   irm_object_release(captures);
   return rc;
 }
