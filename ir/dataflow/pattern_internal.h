@@ -35,8 +35,7 @@ typedef struct irm_rule_cond_ {
 typedef struct irm_rule_ {
   char *name;
   irm_object *lhs;
-  irm_object *rhs;      /* the template, or NULL with fn */
-  irm_object *holes;    /* Map capture name -> the free Var of rhs standing for it */
+  irm_object *rhs;      /* the template (its free Vars named like captures), or NULL with fn */
   irm_rule_cond_ *conds;
   size_t n_conds;
   int benefit;

@@ -453,7 +453,6 @@ static int parse_where(irm_ir_parser *p, irm_rule_cond_ **conds, size_t *n) {
 
 static int parse_rule(rules_parser *rp, irm_object **out) {
   irm_ir_parser *p = &rp->p;
-  size_t at = p->tok.start;
   irm_ir_next_(p); /* rule */
   char name[256];
   int64_t benefit = 0;
@@ -486,7 +485,6 @@ static int parse_rule(rules_parser *rp, irm_object **out) {
     n = 0;
     if (rc) rc = irm_ir_context_at_(p, arrow, rc);
   }
-  (void)at;
   irm_rule_conds_free_(conds, n);
   irm_object_release(lhs);
   irm_object_release(rhs);

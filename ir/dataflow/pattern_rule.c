@@ -31,7 +31,6 @@ static void rule_finalize(irm_object *self) {
   irm_free(r->name);
   irm_object_release(r->lhs);
   irm_object_release(r->rhs);
-  irm_object_release(r->holes);
   irm_rule_conds_free_(r->conds, r->n_conds);
   if (r->release) r->release(r->ctx);
 }

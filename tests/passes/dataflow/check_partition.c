@@ -98,7 +98,7 @@ START_TEST(test_merge_composite_table_order) {
   irm_any entries[2] = {irm_any_object(p1), irm_any_object(p2)};
   irm_object *table = new_array(entries, 2);
   ck_assert_ok(irm_merge_composite(m, table, &out));
-  irm_object *body = body_of(out), *v = NULL;
+  irm_object *body = body_of(out);
   irm_any name = irm_any_none();
   ck_assert_ok(irm_base_func_get_attr(irm_call_callee(body), "Composite", &name));
   ck_assert_str_eq(irm_string_data(name.v_obj), "first.add_relu"); /* the add inside is not taken again */
@@ -112,7 +112,6 @@ START_TEST(test_merge_composite_table_order) {
   irm_module *none = (irm_module *)&none;
   ck_assert_error(irm_merge_composite(m, bad_table, &none), IRM_ETYPE, "TypeError: irm_merge_composite: pattern table entry 0");
   ck_assert_ptr_null(none);
-  (void)v;
   irm_object *objs[] = {add, relu_add, p1, p2, table, bad_entries[0], bad_table, (irm_object *)out};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
   irm_object_release(m);
