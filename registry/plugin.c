@@ -60,7 +60,7 @@ int irm_plugin_load_info(const char *path, irm_object **info) {
   if (info) *info = NULL;
   if (!path) return irm_error(IRM_EVALUE, "irm_plugin_load: path must not be NULL");
   int handled = 0;
-  int rc = irm_plugin_file_load_(path, &handled); /* a file of a registered kind (*.rules) */
+  int rc = irm_plugin_file_load_(path, &handled, info); /* a file of a registered kind (*.rules) */
   if (handled || rc) return rc;
   char *real = resolve(path, &rc);
   if (!real) return rc;

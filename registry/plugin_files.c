@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irm/container.h"
 #include "irm/error.h"
 #include "irm/journal.h"
 #include "irm_internal.h"
@@ -84,7 +85,17 @@ static void forget(void *data) {
   irm_free(data);
 }
 
-int irm_plugin_file_load_(const char *path, int *handled) {
+/* {name: the file's name, version: "", path: its real path}, as
+ * irm_plugin_load_info gives for a shared object. */
+static int file_info(const char *real, irm_object **info) {
+  if (!info) return IRM_OK;
+  const char *base = strrchr(real, '/');
+  const char *keys[] = {"name", "version", "path"};
+  irm_any values[] = {irm_any_str(base ? base + 1 : real), irm_any_str(""), irm_any_str(real)};
+  return irm_map_from_pairs(keys, values, 3, info);
+}
+
+int irm_plugin_file_load_(const char *path, int *handled, irm_object **info) {
   *handled = 0;
   int rc = irm_builtins_ready_(); /* the upper layers register their loaders there */
   if (rc) return rc;
@@ -104,9 +115,10 @@ int irm_plugin_file_load_(const char *path, int *handled) {
   int known = is_loaded(entry->realpath);
   pthread_mutex_unlock(&lock);
   if (known) {
+    rc = file_info(entry->realpath, info);
     irm_free(entry->realpath);
     irm_free(entry);
-    return IRM_OK;
+    return rc;
   }
   irm_journal *j = NULL;
   rc = irm_journal_open(&j);
@@ -130,5 +142,5 @@ int irm_plugin_file_load_(const char *path, int *handled) {
    * back, and this file with them. Out of memory here only means the file
    * would stay listed. */
   if (irm_journal_active() && irm_journal_record(forget, NULL, entry)) irm_clear_error();
-  return IRM_OK;
+  return file_info(entry->realpath, info);
 }

@@ -97,3 +97,17 @@ def test_partition_from_python():
     pat = is_op("nn.relu")(is_op("add")(wildcard(), wildcard()))
     out = pat.partition(body(mod), name="py.add_relu")
     assert out.op.attrs["Composite"] == "py.add_relu"
+
+
+def test_rules_file_is_a_plugin(tmp_path):
+    path = tmp_path / "py_lower.rules"
+    path.write_text("pass PyFileLowerRelu {\n  rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))\n}\n")
+    irm.load_plugin(str(path))
+    mod = typed("  %0 = nn.relu(%x);\n  %0\n")
+    out = irm.parse_pipeline("Sequential(PyFileLowerRelu)")(mod)
+    assert "maximum(" in irm.ir.text(out)
+    bad = tmp_path / "bad.rules"
+    bad.write_text("pass PyBad {\n  rule r : nn.relu(%x) %x\n}\n")
+    with pytest.raises(irm.PluginError, match="line 2, column 24"):
+        irm.load_plugin(str(bad))
+    assert "PyBad" not in irm.transform.Pass.list_registered()

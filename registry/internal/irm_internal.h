@@ -185,9 +185,10 @@ typedef int (*irm_plugin_file_loader_fn)(const char *path);
 int irm_plugin_file_loader_register_(const char *ext, irm_plugin_file_loader_fn fn);
 
 /* For the plugin loader: whether name ends with a registered extension,
- * and loading such a file (*handled 0: not such a file, nothing done). */
+ * and loading such a file (*handled 0: not such a file, nothing done);
+ * *info (may be NULL) a NEW Map {name, version, path} once loaded. */
 int irm_plugin_file_is_loadable_(const char *name);
-int irm_plugin_file_load_(const char *path, int *handled);
+int irm_plugin_file_load_(const char *path, int *handled, irm_object **info);
 
 /* ---- uthash through irm's allocator ------------------------------------------ */
 

@@ -306,7 +306,10 @@ START_TEST(test_rules_file_as_plugin) {
   ck_assert_ok(irm_plugin_load(path));
   ck_assert(pass_registered("FileLowerRelu"));
   ck_assert(pass_registered("FileFoldScale"));
-  ck_assert_ok(irm_plugin_load(path)); /* loaded already: nothing to do */
+  irm_object *info = NULL;
+  ck_assert_ok(irm_plugin_load_info(path, &info)); /* loaded already: nothing to do but the info */
+  ck_assert_str_eq(irm_string_data(irm_map_find_cstr(info, "name")->v_obj), "lower.rules");
+  irm_object_release(info);
   irm_module *m = ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = multiply(%x, const(float32, [], [1]));\n"
                                    "  %1 = nn.relu(%0);\n  %1\n}\n"),
              *out = NULL, *want = typed_main("%x: " T23, "  %0 = maximum(%x, const(float32, [], [0]));\n  %0\n");
