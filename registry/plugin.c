@@ -24,6 +24,7 @@
 #include "irm/plugin.h"
 #include "name_table.h"
 #include "plugin_defer.h"
+#include "irm_internal.h"
 
 typedef enum { PLUGIN_LOADING, PLUGIN_LOADED, PLUGIN_DORMANT } plugin_state;
 
@@ -58,7 +59,9 @@ int irm_plugin_load(const char *path) { return irm_plugin_load_info(path, NULL);
 int irm_plugin_load_info(const char *path, irm_object **info) {
   if (info) *info = NULL;
   if (!path) return irm_error(IRM_EVALUE, "irm_plugin_load: path must not be NULL");
-  int rc = IRM_OK;
+  int handled = 0;
+  int rc = irm_plugin_file_load_(path, &handled, info); /* a file of a registered kind (*.rules) */
+  if (handled || rc) return rc;
   char *real = resolve(path, &rc);
   if (!real) return rc;
   plugin_entry *e = NULL;
@@ -380,7 +383,7 @@ static int load_folder(const char *folder) {
   size_t n = 0, capacity = 0;
   int rc = IRM_OK;
   for (struct dirent *d; !rc && (d = readdir(dir));) {
-    if (!has_so_suffix(d->d_name)) continue;
+    if (!has_so_suffix(d->d_name) && !irm_plugin_file_is_loadable_(d->d_name)) continue;
     if (n == capacity) {
       capacity = capacity ? 2 * capacity : 8;
       char **bigger = irm_realloc(paths, capacity * sizeof *paths);

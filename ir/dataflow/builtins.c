@@ -6,6 +6,7 @@
  * part skips what an earlier, partial run registered. */
 #include "expr_internal.h"
 #include "ir_internal.h"
+#include "pattern_internal.h"
 
 int irm_register_ir_dataflow_builtins_(void) {
   irm_module_set_repr_(irm_ir_module_repr_);
@@ -15,6 +16,7 @@ int irm_register_ir_dataflow_builtins_(void) {
       irm_register_builtin_ops_,       irm_register_op_globals_,
       irm_register_ir_verify_builtins_, irm_register_ir_text_builtins_,
       irm_register_expr_globals_,      irm_register_example_model_builtins_,
+      irm_register_pattern_builtins_,
   };
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();

@@ -2,6 +2,7 @@
  * its options, config options and module attribute keys (one per file).
  * Each part skips what an earlier, partial run registered. */
 #include "ir_pass_util.h"
+#include "pattern_driver.h"
 
 int irm_register_passes_dataflow_builtins_(void) {
   int (*const parts[])(void) = {
@@ -12,6 +13,8 @@ int irm_register_passes_dataflow_builtins_(void) {
       irm_register_simplify_expr_pass_,
       irm_register_dead_code_pass_,
       irm_register_convert_layout_pass_,
+      irm_register_pattern_pass_builtins_,
+      irm_register_partition_builtins_,
   };
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();

@@ -9,6 +9,8 @@ path tried. The plugins named by IRM_PLUGIN_PATH are loaded at import (a
 failure raises irm.PluginError). libirm's warnings arrive through the
 ``warnings`` module as irm.IrmWarning and irm.IrmDeprecationWarning.
 """
+import sys as _sys
+
 from . import _lib
 from ._ffi import (Object, Function, Array, Map, PluginError, check as _check,
                    get_global_func, register_func, list_global_func_names,
@@ -27,6 +29,9 @@ from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
 from .plugin import load_plugin, list_plugins
 from .build import build, compilation_config, BuildResult
 from . import runtime
+from . import pattern
+ir.pattern = pattern  # irm.ir.pattern, TVM's place for it (irm.ir is a module, not a package)
+_sys.modules[__name__ + ".ir.pattern"] = pattern
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 
 __version__ = _lib.irm_version().decode()

@@ -175,6 +175,21 @@ typedef int (*irm_plugin_replay_fn)(const char *name, void (*fn)(void), irm_kind
 int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
                            irm_kind_setup_fn setup, int *rc);
 
+/* Plugins that are files of another kind (registry/plugin_files.c): an
+ * upper layer registers the loader of an extension (".rules"); the
+ * function registers what the file declares (journaled by the caller:
+ * irm_plugin_load opens a journal around it and rolls it back on
+ * failure). Registering the same pair again is a no-op; KeyError for an
+ * extension with another loader. */
+typedef int (*irm_plugin_file_loader_fn)(const char *path);
+int irm_plugin_file_loader_register_(const char *ext, irm_plugin_file_loader_fn fn);
+
+/* For the plugin loader: whether name ends with a registered extension,
+ * and loading such a file (*handled 0: not such a file, nothing done);
+ * *info (may be NULL) a NEW Map {name, version, path} once loaded. */
+int irm_plugin_file_is_loadable_(const char *name);
+int irm_plugin_file_load_(const char *path, int *handled, irm_object **info);
+
 /* ---- uthash through irm's allocator ------------------------------------------ */
 
 #define HASH_NONFATAL_OOM 1

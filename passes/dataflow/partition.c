@@ -1,0 +1,395 @@
+/* Partitioning (partition.h): composite functions from pattern matches
+ * (irm_pattern_partition, MergeComposite) and the outlining of the
+ * composites a target kind takes into module functions for its external
+ * code generator (PartitionForTarget). */
+#include <stdio.h>
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/dataflow/partition.h"
+#include "irm/error.h"
+#include "irm/structural.h"
+#include "pattern_driver.h"
+
+/* ---- composite functions ----------------------------------------------------- */
+
+typedef struct outline {
+  const irm_object *inputs; /* Array of the match's inputs */
+  irm_object **params;
+} outline;
+
+static size_t input_index(const outline *o, const irm_object *e) {
+  size_t n = irm_array_size(o->inputs);
+  for (size_t i = 0; i < n; i++)
+    if (irm_array_at(o->inputs, i)->v_obj == e) return i;
+  return n;
+}
+
+static int outline_pre(void *ctx, irm_object *node, int *descend) {
+  if (input_index(ctx, node) < irm_array_size(((outline *)ctx)->inputs)) *descend = 0;
+  return IRM_OK;
+}
+
+static int outline_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  const outline *o = ctx;
+  size_t i = input_index(o, original);
+  irm_object *r = i < irm_array_size(o->inputs) ? o->params[i] : rebuilt;
+  irm_object_retain(r);
+  *out = r;
+  return IRM_OK;
+}
+
+/* call(fn(params) { root with inputs as params }, inputs), typed as root. */
+static int make_composite(irm_object *root, const irm_object *inputs, const irm_object *fattrs, irm_object **out) {
+  size_t n = irm_array_size(inputs);
+  outline o = {inputs, irm_calloc(n ? n : 1, sizeof(irm_object *))};
+  irm_object **args = irm_calloc(n ? n : 1, sizeof *args);
+  int rc = o.params && args ? IRM_OK : irm_error_nomem_("partitioning");
+  for (size_t i = 0; !rc && i < n; i++) {
+    irm_object *in = irm_array_at(inputs, i)->v_obj, *t = irm_expr_type(in);
+    char name[32];
+    snprintf(name, sizeof name, "p%zu", i);
+    args[i] = in;
+    if (!t) {
+      irm_object *shown = NULL;
+      irm_any v = irm_any_object(in);
+      (void)irm_repr(&v, &shown);
+      rc = irm_error(IRM_EVALUE, "partitioning needs typed IR (run InferType): input %s has no type",
+                     shown ? irm_string_data(shown) : "?");
+      irm_object_release(shown);
+    } else {
+      rc = irm_var_new(name, t, &o.params[i]);
+    }
+  }
+  irm_object *body = NULL, *fn = NULL, *call = NULL;
+  irm_expr_rewriter rw = {outline_pre, outline_post, &o};
+  if (!rc) rc = irm_expr_rewrite(&rw, root, &body);
+  if (!rc) rc = irm_function_new(o.params, n, body, irm_expr_type(root), fattrs, &fn);
+  if (!rc) rc = irm_call_new(fn, args, n, NULL, &call);
+  if (!rc) rc = irm_expr_with_type(call, irm_expr_type(root), out);
+  for (size_t i = 0; o.params && i < n; i++) irm_object_release(o.params[i]);
+  irm_free(o.params);
+  irm_free(args);
+  irm_object_release(body);
+  irm_object_release(fn);
+  irm_object_release(call);
+  return rc;
+}
+
+typedef struct part {
+  const irm_object *pattern;
+  const irm_object *fattrs; /* attrs with Composite */
+} part;
+
+static int is_composite(const irm_object *e) {
+  irm_any v = irm_any_none();
+  if (irm_expr_kind_of(e) != IRM_EXPR_FUNCTION || irm_base_func_get_attr(e, IRM_FUNC_ATTR_COMPOSITE, &v)) return 0;
+  int yes = v.type_code != IRM_NONE;
+  irm_any_release(&v);
+  return yes;
+}
+
+static int part_pre(void *ctx, irm_object *node, int *descend) {
+  (void)ctx;
+  if (is_composite(node) || (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
+    *descend = 0;
+  return IRM_OK;
+}
+
+static int part_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  const part *pt = ctx;
+  irm_object *cur = rebuilt, *typed = NULL, *inputs = NULL;
+  int rc = IRM_OK, matched = 0;
+  if (cur != original && irm_expr_type(original) && !irm_expr_type(cur)) { /* keep the type a child change dropped */
+    if ((rc = irm_expr_with_type(cur, irm_expr_type(original), &typed))) return rc;
+    cur = typed;
+  }
+  if (irm_expr_kind_of(cur) != IRM_EXPR_FUNCTION)
+    rc = irm_pattern_match_inputs(pt->pattern, cur, &matched, NULL, &inputs);
+  if (!rc && matched) rc = make_composite(cur, inputs, pt->fattrs, out);
+  else if (!rc) {
+    irm_object_retain(cur);
+    *out = cur;
+  }
+  irm_object_release(inputs);
+  irm_object_release(typed);
+  return rc;
+}
+
+static int composite_attrs(const char *composite, const irm_object *attrs, irm_object **out) {
+  irm_any name = irm_any_str(composite);
+  if (!attrs) {
+    const char *key = IRM_FUNC_ATTR_COMPOSITE;
+    return irm_map_from_pairs(&key, &name, 1, out);
+  }
+  return irm_map_with_set(attrs, IRM_FUNC_ATTR_COMPOSITE, &name, out);
+}
+
+int irm_pattern_partition(const irm_object *pattern, const char *composite, const irm_object *attrs, irm_object *expr,
+                          irm_object **out) {
+  const char *fn = "irm_pattern_partition";
+  if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
+  *out = NULL;
+  if (irm_pattern_kind_of(pattern) == IRM_PATTERN_NONE) return irm_error(IRM_ETYPE, "%s: pattern must be a dataflow.DFPattern", fn);
+  if (irm_expr_kind_of(expr) == IRM_EXPR_NONE) return irm_error(IRM_ETYPE, "%s: expr must be an expression", fn);
+  if (!composite || !composite[0]) return irm_error(IRM_EVALUE, "%s: a composite needs a name", fn);
+  if (attrs && !irm_object_is(attrs, "ffi.Map")) return irm_error(IRM_ETYPE, "%s: attrs must be a Map", fn);
+  part pt = {pattern, NULL};
+  int rc = composite_attrs(composite, attrs, (irm_object **)&pt.fattrs);
+  irm_expr_rewriter rw = {part_pre, part_post, &pt};
+  if (!rc) rc = irm_expr_rewrite(&rw, expr, out);
+  irm_object_release((irm_object *)pt.fattrs);
+  return rc;
+}
+
+/* ---- MergeComposite ------------------------------------------------------------- */
+
+static int check_table(const irm_object *table) {
+  if (!irm_object_is(table, "ffi.Array")) return irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
+  for (size_t i = 0; i < irm_array_size(table); i++) {
+    const irm_any *e = irm_array_at(table, i);
+    if (e->type_code != IRM_OBJECT || !irm_object_is(e->v_obj, "ffi.Array") || irm_array_size(e->v_obj) != 2 ||
+        !irm_string_data(irm_array_at(e->v_obj, 0)->v_obj) ||
+        irm_pattern_kind_of(irm_array_at(e->v_obj, 1)->v_obj) == IRM_PATTERN_NONE)
+      return irm_error(IRM_ETYPE, "pattern table entry %zu: expected [name, pattern], got %s", i, irm_any_describe_(e));
+  }
+  return IRM_OK;
+}
+
+static int merge_body(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                      void *resource, irm_object **out) {
+  (void)mod;
+  (void)ctx;
+  (void)options;
+  const irm_object *table = resource;
+  irm_object *cur = func;
+  irm_object_retain(cur);
+  int rc = IRM_OK;
+  for (size_t i = 0; !rc && irm_expr_kind_of(cur) == IRM_EXPR_FUNCTION && i < irm_array_size(table); i++) {
+    const irm_object *entry = irm_array_at(table, i)->v_obj;
+    irm_object *next = NULL, *body = irm_function_body(cur), *new_body = NULL;
+    rc = irm_pattern_partition(irm_array_at(entry, 1)->v_obj, irm_string_data(irm_array_at(entry, 0)->v_obj), NULL,
+                               body, &new_body);
+    if (!rc && new_body != body) { /* a Function's children: its params, then its body */
+      size_t n = irm_function_param_count(cur);
+      irm_object **kids = irm_malloc((n + 1) * sizeof *kids);
+      if (!kids) rc = irm_error_nomem_("partitioning");
+      for (size_t k = 0; kids && k < n; k++) kids[k] = irm_function_param(cur, k);
+      if (kids) {
+        kids[n] = new_body;
+        rc = irm_expr_with_children(cur, kids, n + 1, &next);
+      }
+      irm_free(kids);
+    }
+    irm_object_release(new_body);
+    if (next) {
+      irm_object_release(cur);
+      cur = next;
+    }
+  }
+  if (rc) irm_object_release(cur);
+  else *out = cur;
+  return rc;
+}
+
+int irm_merge_composite(irm_module *mod, const irm_object *table, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_merge_composite: out must not be NULL");
+  *out = NULL;
+  int rc = check_table(table);
+  return rc ? irm_error_context(rc, "irm_merge_composite")
+            : irm_function_pass_apply(mod, merge_body, NULL, NULL, (void *)table, out);
+}
+
+/* ---- PartitionForTarget --------------------------------------------------------- */
+
+typedef struct outliner {
+  const char *kind;
+  const irm_object *table;
+  irm_module *mod;      /* the module being built up (owned) */
+  size_t next;          /* the next function number to try */
+} outliner;
+
+static int in_table(const irm_object *table, const irm_object *fn) {
+  irm_any v = irm_any_none();
+  if (irm_base_func_get_attr(fn, IRM_FUNC_ATTR_COMPOSITE, &v)) {
+    irm_clear_error();
+    return 0;
+  }
+  int found = 0;
+  for (size_t i = 0; !found && v.type_code != IRM_NONE && i < irm_array_size(table); i++) {
+    const irm_object *entry = irm_array_at(table, i)->v_obj;
+    const char *s = NULL;
+    size_t n = 0;
+    found = !irm_any_to_str(&v, &s, &n) && strcmp(s, irm_string_data(irm_array_at(entry, 0)->v_obj)) == 0;
+  }
+  irm_clear_error();
+  irm_any_release(&v);
+  return found;
+}
+
+/* A call of a composite of the table: outlined into a new module function. */
+static int outline_post_call(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  outliner *o = ctx;
+  irm_object *callee = irm_call_callee(rebuilt);
+  if (irm_expr_kind_of(rebuilt) != IRM_EXPR_CALL || !is_composite(callee) || !in_table(o->table, callee)) {
+    irm_object *t = irm_expr_type(original);
+    if (rebuilt != original && t && !irm_expr_type(rebuilt)) return irm_expr_with_type(rebuilt, t, out);
+    irm_object_retain(rebuilt);
+    *out = rebuilt;
+    return IRM_OK;
+  }
+  char name[96];
+  do snprintf(name, sizeof name, "%s_%zu", o->kind, o->next++);
+  while (irm_module_function(o->mod, name));
+  size_t n = irm_call_arg_count(rebuilt);
+  irm_object **params = irm_calloc(n ? n : 1, sizeof *params), **args = irm_calloc(n ? n : 1, sizeof *args);
+  int rc = params && args ? IRM_OK : irm_error_nomem_("partitioning");
+  for (size_t i = 0; !rc && i < n; i++) {
+    char pname[32];
+    snprintf(pname, sizeof pname, "a%zu", i);
+    args[i] = irm_call_arg(rebuilt, i);
+    rc = irm_var_new(pname, irm_function_param_count(callee) > i ? irm_expr_type(irm_function_param(callee, i)) : NULL,
+                     &params[i]);
+  }
+  irm_object *body = NULL, *fn = NULL, *attrs = NULL, *gv = NULL, *call = NULL;
+  if (!rc) rc = irm_call_new(callee, params, n, NULL, &body);
+  if (!rc) {
+    const char *keys[] = {IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL};
+    irm_any values[] = {irm_any_str(o->kind), irm_any_str(name)};
+    rc = irm_map_from_pairs(keys, values, 2, &attrs);
+  }
+  if (!rc) rc = irm_function_new(params, n, body, irm_function_ret_type(callee), attrs, &fn);
+  if (!rc) rc = irm_module_set_function_move(&o->mod, name, fn);
+  if (!rc) rc = irm_global_var_new(name, &gv);
+  if (!rc) rc = irm_call_new(gv, args, n, NULL, &call);
+  if (!rc) rc = irm_expr_with_type(call, irm_expr_type(original), out);
+  for (size_t i = 0; params && i < n; i++) irm_object_release(params[i]);
+  irm_free(params);
+  irm_free(args);
+  irm_object *objs[] = {body, fn, attrs, gv, call};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+  return rc;
+}
+
+static int outline_pre_call(void *ctx, irm_object *node, int *descend) {
+  (void)ctx;
+  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && (is_composite(node) || irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
+    *descend = 0;
+  return IRM_OK;
+}
+
+static int table_of(const char *kind, irm_any *table) {
+  irm_kind *k = NULL;
+  int rc = irm_kind_find("target", kind, &k);
+  if (!rc) rc = irm_kind_get_attr(k, IRM_TARGET_PATTERNS_ATTR, table);
+  if (!rc && table->type_code == IRM_NONE)
+    rc = irm_error(IRM_EVALUE, "target kind '%s' has no '%s' attribute (the patterns its code generator takes)",
+                   irm_error_quote(kind), IRM_TARGET_PATTERNS_ATTR);
+  if (!rc && table->type_code != IRM_OBJECT) rc = irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
+  if (!rc) rc = check_table(table->v_obj);
+  return rc;
+}
+
+int irm_partition_for_target(irm_module *mod, const char *kind, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_partition_for_target: out must not be NULL");
+  *out = NULL;
+  if (!kind) return irm_error(IRM_EVALUE, "irm_partition_for_target: kind must not be NULL");
+  irm_any table = irm_any_none();
+  irm_module *merged = NULL;
+  irm_object *names = NULL;
+  int rc = table_of(kind, &table);
+  if (!rc) rc = irm_merge_composite(mod, table.v_obj, &merged);
+  outliner o = {kind, table.v_obj, NULL, 0};
+  if (!rc && merged == mod) { /* nothing matched */
+    *out = merged;
+    irm_any_release(&table);
+    return IRM_OK;
+  }
+  if (!rc) {
+    irm_object_retain((irm_object *)merged);
+    o.mod = merged;
+    rc = irm_module_function_names(merged, &names);
+  }
+  for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
+    const char *fname = irm_string_data(irm_array_at(names, i)->v_obj);
+    irm_object *f = irm_module_function(merged, fname), *g = NULL;
+    if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_base_func_should_skip(f, IRM_SKIP_DEFAULT)) continue;
+    irm_expr_rewriter rw = {outline_pre_call, outline_post_call, &o};
+    rc = irm_expr_rewrite(&rw, f, &g);
+    if (!rc && g != f) rc = irm_module_set_function_move(&o.mod, fname, g);
+    irm_object_release(g);
+  }
+  irm_object_release(names);
+  irm_object_release((irm_object *)merged);
+  irm_any_release(&table);
+  if (rc) {
+    irm_object_release((irm_object *)o.mod);
+    return irm_error_context(rc, "partitioning for target '%s'", irm_error_quote(kind));
+  }
+  *out = o.mod;
+  return IRM_OK;
+}
+
+/* ---- the pass and globals -------------------------------------------------------------- */
+
+static int partition_pass_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                               irm_module **out) {
+  (void)ctx;
+  (void)resource;
+  const irm_any *t = irm_map_find_cstr(options, "target");
+  const char *kind = t && t->type_code != IRM_NONE ? irm_string_data(t->v_obj) : NULL;
+  if (!kind) return irm_error(IRM_EVALUE, "PartitionForTarget needs its option target (PartitionForTarget{target=accel})");
+  return irm_partition_for_target(mod, kind, out);
+}
+
+static int make_partition_pass(const irm_object *options, void *resource, irm_pass **out) {
+  (void)resource;
+  static const char *const required[] = {"InferType"};
+  return irm_module_pass_new("PartitionForTarget", 0, required, 1, options, partition_pass_body, NULL, NULL, out);
+}
+
+static int partition_setup(irm_kind *kind) {
+  irm_option_type t;
+  if (irm_kind_option(kind, "target", &t, NULL) == IRM_OK) return IRM_OK; /* idempotent */
+  irm_clear_error();
+  return irm_kind_add_option(kind, "target", IRM_OPTION_STR, NULL, "the target kind whose patterns partition", 0);
+}
+
+/* dataflow.pattern.Partition(pattern, composite, expr, attrs=None) -> expr */
+static int g_partition(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "dataflow.pattern.Partition", *name = NULL;
+  size_t n = 0;
+  irm_object *pattern = NULL, *expr = NULL, *attrs = NULL, *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 3, 4);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "dataflow.DFPattern", &pattern);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &name, &n);
+  if (!rc) rc = irm_arg_object(fn, args, 2, "dataflow.Expr", &expr);
+  if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_object(fn, args, 3, "ffi.Map", &attrs);
+  if (!rc) rc = irm_pattern_partition(pattern, name, attrs, expr, &out);
+  return irm_ret_object(fn, rc, &out, ret);
+}
+
+/* transform.PartitionForTarget(mod, kind) -> IRModule */
+static int g_partition_for_target(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.PartitionForTarget", *kind = NULL;
+  size_t n = 0;
+  irm_object *mod = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &kind, &n);
+  if (!rc) rc = irm_partition_for_target((irm_module *)mod, kind, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+int irm_register_partition_builtins_(void) {
+  static const irm_builtin_global table[] = {
+      {"dataflow.pattern.Partition", g_partition},
+      {"transform.PartitionForTarget", g_partition_for_target},
+  };
+  int rc = irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
+  if (!rc) rc = irm_pass_register_ex("PartitionForTarget", make_partition_pass, NULL, partition_setup, NULL);
+  return rc;
+}

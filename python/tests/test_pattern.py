@@ -1,0 +1,113 @@
+"""irm.ir.pattern: TVM's dataflow pattern names, rules, rewrite callbacks,
+pattern passes and partitioning, from Python."""
+import pytest
+
+import irm
+from irm.ir.pattern import (DFPatternCallback, dominates, has_attr, has_dtype, has_shape, has_type, is_constant,
+                            is_expr, is_op, is_tuple, is_tuple_get_item, is_var, pattern_pass, register_pattern_pass,
+                            rewrite, rule, rules, wildcard)
+
+HEAD = '#[version = "irm-0.1"]\n'
+T23 = "Tensor[(2, 3), float32]"
+
+
+def typed(body, params="%x: " + T23):
+    mod = irm.ir.parse(HEAD + "def @main(%s) {\n%s}\n" % (params, body))
+    return irm.transform.Pass.get("InferType")(mod)
+
+
+def body(mod):
+    return mod["main"].body
+
+
+def test_each_feature_matches_and_refuses():
+    mod = typed("  %0 = multiply(%x, const(float32, [], [2]));\n  %1 = nn.relu(%0);\n  %2 = (%1, %x);\n"
+                "  %3 = %2.0;\n  %3\n")
+    item = body(mod)
+    tup = item.tuple_value
+    relu = tup.fields[0]
+    mul = relu.args[0]
+    assert is_op("nn.relu")(wildcard()).match(relu)
+    assert not is_op("nn.relu")(wildcard()).match(mul)
+    assert is_op("multiply")(is_var("x"), is_constant()).match(mul)
+    assert not is_op("multiply")(is_var("y"), is_constant()).match(mul)
+    assert (is_op("exp")(wildcard()) | is_op("nn.relu")(wildcard())).match(relu)
+    assert is_op("multiply")(wildcard(), wildcard()).optional(lambda p: is_op("nn.relu")(p)).match(relu)
+    assert is_tuple([wildcard(), wildcard()]).match(tup) and not is_tuple([wildcard()]).match(tup)
+    assert is_tuple_get_item(is_tuple(), 0).match(item) and not is_tuple_get_item(is_tuple(), 1).match(item)
+    assert has_dtype("float32").match(relu) and not has_dtype("int8").match(relu)
+    assert has_shape([2, 3]).match(relu) and not has_shape([3, 2]).match(relu)
+    assert has_type(relu.checked_type).match(mul)
+    assert is_expr(mul).match(mul) and not is_expr(mul).match(relu)
+    nested = typed("  %0 = transpose(%x, axes=[1, 0]);\n  %0\n")
+    assert is_op("transpose")(wildcard()).has_attr({"axes": [1, 0]}).match(body(nested))
+    assert not has_attr({"axes": [0, 1]}, is_op("transpose")(wildcard())).match(body(nested))
+
+
+def test_captures_and_dominators():
+    mod = irm.transform.Pass.get("InferType")(irm.ir.example_model("residual"))
+    add = body(mod)
+    while add.op.name != "add":
+        add = add.args[0]
+    pat = is_op("add")(wildcard(), wildcard()).dominates(is_op("nn.relu")(wildcard()).capture("p"))
+    found = pat.match_captures(add)
+    assert found is not None and found["p"].same_as(add.args[1])
+    assert dominates(is_op("nn.relu")(wildcard()), is_op("nn.conv2d")(wildcard(), wildcard()),
+                     is_op("add")(wildcard(), wildcard())).match_captures(add) is None
+
+
+def test_rules_text_and_rewrite():
+    mod = typed("  %0 = nn.relu(%x);\n  %0\n")
+    (r,) = rules("rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))")
+    out = rewrite(r, body(mod))
+    assert out.op.name == "maximum"
+    assert rewrite(r, out).same_as(out)  # nothing fired: the input itself
+    with pytest.raises(TypeError, match="right-hand side has type"):
+        rules("rule bad : nn.relu(%x) => sum(%x)")
+    with pytest.raises(ValueError, match="line 1, column 12: expected a pattern"):
+        rules("rule bad : 3 => %x")
+
+
+def test_rule_from_python_expressions():
+    x = irm.ir.Var("x")
+    r = rule("keep", is_op("nn.relu")(wildcard().capture("x")), x)
+    mod = typed("  %0 = nn.relu(%x);\n  %0\n")
+    assert r.apply(body(mod)).same_as(mod["main"].params[0])
+
+
+class ReluToExp(DFPatternCallback):
+    def __init__(self):
+        self.pattern = is_op("nn.relu")(wildcard().capture("x"))
+
+    def callback(self, pre, post, node_map):
+        return irm.ir.Call(irm.ir.Op.get("exp"), [node_map["x"]])
+
+
+def test_callback_class_and_pattern_pass():
+    mod = typed("  %0 = nn.relu(%x);\n  %1 = nn.relu(%0);\n  %1\n")
+    out = pattern_pass("ReluToExp", [ReluToExp()])(mod)
+    assert "nn.relu" not in irm.ir.text(out) and irm.ir.text(out).count("exp(") == 2
+    register_pattern_pass("PyReluToExp", [ReluToExp()])
+    piped = irm.parse_pipeline("Sequential(PyReluToExp)")(mod)
+    assert irm.ir.text(piped) == irm.ir.text(out)
+
+
+def test_partition_from_python():
+    mod = typed("  %0 = add(%x, %x);\n  %1 = nn.relu(%0);\n  %1\n")
+    pat = is_op("nn.relu")(is_op("add")(wildcard(), wildcard()))
+    out = pat.partition(body(mod), name="py.add_relu")
+    assert out.op.attrs["Composite"] == "py.add_relu"
+
+
+def test_rules_file_is_a_plugin(tmp_path):
+    path = tmp_path / "py_lower.rules"
+    path.write_text("pass PyFileLowerRelu {\n  rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))\n}\n")
+    irm.load_plugin(str(path))
+    mod = typed("  %0 = nn.relu(%x);\n  %0\n")
+    out = irm.parse_pipeline("Sequential(PyFileLowerRelu)")(mod)
+    assert "maximum(" in irm.ir.text(out)
+    bad = tmp_path / "bad.rules"
+    bad.write_text("pass PyBad {\n  rule r : nn.relu(%x) %x\n}\n")
+    with pytest.raises(irm.PluginError, match="line 2, column 24"):
+        irm.load_plugin(str(bad))
+    assert "PyBad" not in irm.transform.Pass.list_registered()
