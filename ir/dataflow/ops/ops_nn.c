@@ -71,7 +71,7 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
       } else {
         uint64_t acc = 0; /* wraps: only the low bits are stored */
         for (int64_t i = 0; i < k_len; i++)
-          acc += (uint64_t)(irm_ops_load_i64_(in[0], k, r * k_len + i) * irm_ops_load_i64_(in[1], k, u * k_len + i));
+          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) * (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
         irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
       }
     }
@@ -401,6 +401,6 @@ const ops_op_def irm_ops_nn_[] = {
     {"nn.dense", 2, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, dense_attrs, 1, dense_infer, dense_eval},
     {"nn.bias_add", 2, bias_args, IRM_OP_BROADCAST, OPS_NUMERIC, bias_attrs, 1, bias_infer, bias_eval},
     {"nn.conv2d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv_attrs, 9, conv_infer, conv_eval},
-    {"nn.softmax", 1, softmax_args, IRM_OP_OPAQUE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
+    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
 };
 const size_t irm_ops_nn_count_ = sizeof irm_ops_nn_ / sizeof irm_ops_nn_[0];

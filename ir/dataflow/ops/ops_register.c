@@ -37,8 +37,8 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
     if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !irm_ops_kind_is_float_(k)))
       return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, irm_ops_arg_text_(c, i, a),
                        irm_ops_dtype_text_(irm_tensor_type_dtype(types[i])), def->name,
-                       def->dtypes == OPS_FLOAT ? "float32 or float16"
-                                                : "numeric dtypes (float32, float16, int32, int8, uint8)");
+                       def->dtypes == OPS_FLOAT ? "float32, float16 or float64"
+                                                : "numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)");
   }
   irm_object *op = NULL, *checked = NULL;
   int rc = irm_op_get(def->name, &op);

@@ -19,9 +19,9 @@
 
 /* Which dtypes an op's tensor arguments may have. */
 typedef enum ops_dtypes {
-  OPS_ANY_DTYPE, /* all six */
+  OPS_ANY_DTYPE, /* all eight */
   OPS_NUMERIC,   /* all but bool */
-  OPS_FLOAT      /* float32, float16 */
+  OPS_FLOAT      /* float32, float16, float64 */
 } ops_dtypes;
 
 /* One call attribute: its schema entry. default_text is parsed with
@@ -156,10 +156,10 @@ int irm_ops_make_type_(const ops_ctx *c, DLDataType dtype, const int64_t *shape,
 
 /* ---- elements ----------------------------------------------------------- */
 
-typedef enum ops_kind { OPS_F32, OPS_F16, OPS_I32, OPS_I8, OPS_U8, OPS_BOOL, OPS_BAD } ops_kind;
+typedef enum ops_kind { OPS_F32, OPS_F16, OPS_I32, OPS_I8, OPS_U8, OPS_BOOL, OPS_F64, OPS_I64, OPS_BAD } ops_kind;
 
 ops_kind irm_ops_kind_of_(DLDataType dtype);
-static inline int irm_ops_kind_is_float_(ops_kind k) { return k == OPS_F32 || k == OPS_F16; }
+static inline int irm_ops_kind_is_float_(ops_kind k) { return k == OPS_F32 || k == OPS_F16 || k == OPS_F64; }
 static inline ops_kind irm_ops_tensor_kind_(const irm_tensor *t) {
   const DLTensor *dl = irm_tensor_dl(t);
   return dl ? irm_ops_kind_of_(dl->dtype) : OPS_BAD;
