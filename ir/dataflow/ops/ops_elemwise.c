@@ -77,24 +77,6 @@ static inline int64_t ibin(binop op, int64_t a, int64_t b) {
   }
 }
 
-/* Walks the output in row-major order with the input offsets sa/sb
- * (broadcast strides) kept up to date. */
-#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                      \
-  do {                                                                        \
-    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
-    for (int64_t oi = 0; oi < (numel); oi++) {                                \
-      __VA_ARGS__;                                                                 \
-      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
-        ia += (sa)[d_];                                                       \
-        ib += (sb)[d_];                                                       \
-        if (++idx_[d_] < (shape)[d_]) break;                                  \
-        ia -= (sa)[d_] * (shape)[d_];                                         \
-        ib -= (sb)[d_] * (shape)[d_];                                         \
-        idx_[d_] = 0;                                                         \
-      }                                                                       \
-    }                                                                         \
-  } while (0)
-
 static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *o = irm_tensor_dl(out);
   int64_t sa[OPS_MAX_NDIM], sb[OPS_MAX_NDIM];

@@ -1,7 +1,8 @@
 /* Shape ops: reshape and transpose (pattern INJECTIVE), and the reductions
- * sum and mean (COMM_REDUCE), with TVM's attributes. Reductions accumulate
+ * sum, mean, max, min and prod (COMM_REDUCE), with TVM's attributes. Reductions accumulate
  * in double (floats) or int64 (ints, wrapped once when stored); the mean of
  * ints truncates toward zero, as TVM's integer division does. */
+#include <math.h>
 #include <string.h>
 
 #include "irm/error.h"
@@ -188,14 +189,32 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   for (int32_t i = 0, k = 0; i < ndim; i++) step[i] = reduced[i] ? 0 : kept_strides[k++];
   int64_t n_out = irm_tensor_numel(out), n_in = irm_tensor_numel(in[0]);
   ops_kind kind = irm_ops_kind_of_(src->dtype);
-  int is_float = irm_ops_kind_is_float_(kind), mean = strcmp(c->def->name, "mean") == 0;
+  const char *name = c->def->name;
+  int is_float = irm_ops_kind_is_float_(kind), mean = strcmp(name, "mean") == 0;
+  /* max and min keep the extreme (NaN wins, as NumPy's), prod multiplies;
+   * a reduction over no elements gives the identity (-inf/lowest, +inf/highest, 1). */
+  int op = strcmp(name, "max") == 0 ? 1 : strcmp(name, "min") == 0 ? 2 : strcmp(name, "prod") == 0 ? 3 : 0;
   double *fsum = is_float ? irm_calloc((size_t)(n_out ? n_out : 1), sizeof *fsum) : NULL;
   int64_t *isum = is_float ? NULL : irm_calloc((size_t)(n_out ? n_out : 1), sizeof *isum);
   if (!fsum && !isum) return irm_error_nomem_("evaluating a reduction");
+  for (int64_t o = 0; o < n_out && op; o++) {
+    if (is_float) fsum[o] = op == 1 ? -INFINITY : op == 2 ? INFINITY : 1.0;
+    else isum[o] = op == 1 ? INT64_MIN : op == 2 ? INT64_MAX : 1;
+  }
   int64_t off = 0;
   for (int64_t i = 0; i < n_in; i++) {
-    if (is_float) fsum[off] += irm_ops_load_f64_(in[0], kind, i);
-    else isum[off] += irm_ops_load_i64_(in[0], kind, i);
+    if (is_float) {
+      double x = irm_ops_load_f64_(in[0], kind, i), *a = &fsum[off];
+      if (op == 0) *a += x;
+      else if (op == 3) *a *= x;
+      else if (isnan(x) || isnan(*a)) *a = NAN;
+      else if (op == 1 ? x > *a : x < *a) *a = x;
+    } else {
+      int64_t x = irm_ops_load_i64_(in[0], kind, i), *a = &isum[off];
+      if (op == 0) *a = (int64_t)((uint64_t)*a + (uint64_t)x);
+      else if (op == 3) *a = (int64_t)((uint64_t)*a * (uint64_t)x);
+      else if (op == 1 ? x > *a : x < *a) *a = x;
+    }
     for (int32_t d = ndim - 1; d >= 0; d--) {
       off += step[d];
       if (++idx[d] < src->shape[d]) break;
@@ -225,5 +244,8 @@ const ops_op_def irm_ops_transform_[] = {
     {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
     {"sum", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"mean", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"max", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"min", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"prod", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
 };
 const size_t irm_ops_transform_count_ = sizeof irm_ops_transform_ / sizeof irm_ops_transform_[0];

@@ -40,7 +40,8 @@ typedef struct ops_op_def ops_op_def;
 typedef struct ops_ctx {
   const ops_op_def *def;
   const irm_object *attrs;    /* validated, defaults filled in */
-  irm_object *const *types;   /* def->num_inputs tensor types, borrowed */
+  irm_object *const *types;   /* nargs tensor types, borrowed */
+  size_t nargs;               /* def->num_inputs, or the count of a variadic call */
 } ops_ctx;
 
 /* Infers the result type: *out a NEW tensor type, or an error naming the op
@@ -72,6 +73,12 @@ extern const ops_op_def irm_ops_nn_[];
 extern const size_t irm_ops_nn_count_;
 extern const ops_op_def irm_ops_pool_[];
 extern const size_t irm_ops_pool_count_;
+extern const ops_op_def irm_ops_compare_[];
+extern const size_t irm_ops_compare_count_;
+extern const ops_op_def irm_ops_shape_[];
+extern const size_t irm_ops_shape_count_;
+extern const ops_op_def irm_ops_nn2_[];
+extern const size_t irm_ops_nn2_count_;
 
 /* The packed bodies of FInferType and FEvaluate; resource is the
  * ops_op_def. */
@@ -135,6 +142,24 @@ int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64
  * shape, 0 for broadcast (size 1 or missing) dimensions. */
 void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
                            int64_t *strides);
+
+/* BROADCAST_LOOP walks the output in row-major order with the input offsets sa/sb
+ * (broadcast strides) kept up to date. */
+#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                      \
+  do {                                                                        \
+    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
+    for (int64_t oi = 0; oi < (numel); oi++) {                                \
+      __VA_ARGS__;                                                                 \
+      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
+        ia += (sa)[d_];                                                       \
+        ib += (sb)[d_];                                                       \
+        if (++idx_[d_] < (shape)[d_]) break;                                  \
+        ia -= (sa)[d_] * (shape)[d_];                                         \
+        ib -= (sb)[d_] * (shape)[d_];                                         \
+        idx_[d_] = 0;                                                         \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
 
 /* Row-major strides of a shape. */
 void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides);
