@@ -1,0 +1,418 @@
+"""The converters of the ONNX frontend: op_type -> function(graph, inputs,
+attrs, node) -> list of output Values. inputs are Values (None for an
+optional input left empty); attrs hold the node's attributes as Python
+values. Defaults are the ONNX operator specification's (opsets 11-17)."""
+import numpy as np
+
+ONNX_TO_IRM = {1: "float32", 10: "float16", 11: "float64", 6: "int32", 7: "int64", 3: "int8", 2: "uint8", 9: "bool"}
+
+
+def _need_const(v, what):
+    if v is None:
+        return None
+    if v.const is None:
+        raise NotImplementedError("%s must be known at import (a constant, an initializer or a folded shape "
+                                  "computation); a computed one is not supported" % what)
+    return v.const
+
+
+def _ints(v, what):
+    c = _need_const(v, what)
+    return None if c is None else [int(x) for x in np.asarray(c).reshape(-1)]
+
+
+def _axis(axis, rank):
+    return axis + rank if axis < 0 else axis
+
+
+# ---- elementwise --------------------------------------------------------------------------------
+
+def _binary(op):
+    def conv(g, x, a, node):
+        lhs, rhs = x[0], x[1]
+        if op == "power" and lhs.dtype != rhs.dtype:
+            rhs = g.emit("cast", [rhs], dtype=lhs.dtype)
+        return [g.emit(op, [lhs, rhs])]
+    return conv
+
+
+def _variadic(op, mean=False):
+    def conv(g, x, a, node):
+        acc = x[0]
+        for v in x[1:]:
+            acc = g.emit(op, [acc, v])
+        if mean and len(x) > 1:
+            acc = g.emit("divide", [acc, g.const(np.array(len(x), dtype=acc.dtype))])
+        return [acc]
+    return conv
+
+
+def _unary(op):
+    return lambda g, x, a, node: [g.emit(op, [x[0]])]
+
+
+def _reciprocal(g, x, a, node):
+    return [g.emit("divide", [g.const(np.array(1, dtype=x[0].dtype)), x[0]])]
+
+
+def _clip(g, x, a, node):
+    lo = _need_const(x[1], "Clip's min") if len(x) > 1 and x[1] is not None else a.get("min")
+    hi = _need_const(x[2], "Clip's max") if len(x) > 2 and x[2] is not None else a.get("max")
+    return [g.emit("clip", [x[0]], a_min=None if lo is None else float(lo), a_max=None if hi is None else float(hi))]
+
+
+def _leaky_relu(g, x, a, node):
+    return [g.emit("nn.leaky_relu", [x[0]], alpha=float(a.get("alpha", 0.01)))]
+
+
+def _cast(g, x, a, node):
+    to = a["to"]
+    if to not in ONNX_TO_IRM:
+        raise NotImplementedError("Cast to ONNX element type %d" % to)
+    if x[0].dtype == ONNX_TO_IRM[to]:
+        return [x[0]]
+    return [g.emit("cast", [x[0]], dtype=ONNX_TO_IRM[to])]
+
+
+def _identity(g, x, a, node):
+    return [x[0]]
+
+
+def _dropout(g, x, a, node):
+    training = len(x) > 2 and x[2] is not None and bool(np.asarray(_need_const(x[2], "Dropout's training_mode")))
+    if training or (a.get("is_test", 1) == 0 and g.opset < 7):
+        raise NotImplementedError("Dropout in training mode (random): irm imports inference graphs")
+    outs = [x[0]]
+    if len(node.output) > 1:
+        outs.append(g.const(np.ones(x[0].shape, dtype=bool)))
+    return outs
+
+
+def _where(g, x, a, node):
+    return [g.emit("where", [x[0], x[1], x[2]])]
+
+
+# ---- nn --------------------------------------------------------------------------------------------
+
+def _same_pads(in_hw, kernel, strides, dilations, mode):
+    pads_begin, pads_end = [], []
+    for n, k, s, d in zip(in_hw, kernel, strides, dilations):
+        out = -(-n // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
+        small, big = total // 2, total - total // 2
+        pads_begin.append(big if mode == "SAME_LOWER" else small)
+        pads_end.append(small if mode == "SAME_LOWER" else big)
+    return pads_begin + pads_end
+
+
+def _window(x, a, kernel, op_type):
+    if len(x.shape) != 4:
+        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) %s only"
+                                  % (op_type, len(x.shape), "convolutions" if op_type == "Conv" else "pools"))
+    strides = a.get("strides", [1, 1])
+    dilations = a.get("dilations", [1, 1])
+    auto_pad = a.get("auto_pad", "NOTSET")
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        pads = _same_pads(x.shape[2:], kernel, strides, dilations, auto_pad)
+    elif auto_pad == "VALID":
+        pads = [0, 0, 0, 0]
+    else:
+        pads = a.get("pads", [0, 0, 0, 0])
+    return strides, dilations, pads  # ONNX pads: top, left, bottom, right (irm's 4-value order)
+
+
+def _as_2d(g, x, a, node, conv):
+    """A 1-D convolution or pool as a 2-D one of height 1 (expand_dims,
+    then squeeze)."""
+    a = dict(a)
+    for key, one in (("kernel_shape", 1), ("strides", 1), ("dilations", 1)):
+        if key in a:
+            a[key] = [one] + list(a[key])
+    if "pads" in a:
+        a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
+    x = list(x)
+    x[0] = g.emit("expand_dims", [x[0]], axis=2)
+    if node.op_type == "Conv":
+        x[1] = g.emit("expand_dims", [x[1]], axis=2)
+    outs = conv(g, x, a, node)
+    return [g.emit("squeeze", [outs[0]], axis=[2])] + outs[1:]
+
+
+def _conv(g, x, a, node):
+    data, weight = x[0], x[1]
+    if len(data.shape) == 3:
+        return _as_2d(g, x, a, node, _conv)
+    kernel = a.get("kernel_shape", list(weight.shape[2:]))
+    strides, dilations, pads = _window(data, a, kernel, "Conv")
+    out = g.emit("nn.conv2d", [data, weight], strides=strides, padding=pads, dilation=dilations,
+                 groups=int(a.get("group", 1)))
+    if len(x) > 2 and x[2] is not None:
+        out = g.emit("nn.bias_add", [out, x[2]], axis=1)
+    return [out]
+
+
+def _batch_norm(g, x, a, node):
+    if a.get("training_mode", 0):
+        raise NotImplementedError("BatchNormalization with training_mode=1")
+    return [g.emit("nn.batch_norm", x[:5], epsilon=float(a.get("epsilon", 1e-5)), axis=1)]
+
+
+def _pool(op):
+    def conv(g, x, a, node):
+        if len(node.output) > 1 and node.output[1]:
+            raise NotImplementedError("MaxPool's Indices output")
+        if len(x[0].shape) == 3:
+            return _as_2d(g, x, a, node, conv)
+        kernel = a["kernel_shape"]
+        strides, dilations, pads = _window(x[0], a, kernel, node.op_type)
+        extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} if op == "nn.avg_pool2d" else {}
+        if a.get("storage_order", 0):
+            raise NotImplementedError("MaxPool with storage_order=1")
+        return [g.emit(op, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
+                       ceil_mode=bool(a.get("ceil_mode", 0)), **extra)]
+    return conv
+
+
+def _global_pool(op):
+    def conv(g, x, a, node):
+        if len(x[0].shape) != 4:
+            raise NotImplementedError("%s on rank %d data: irm takes NCHW only" % (node.op_type, len(x[0].shape)))
+        return [g.emit(op, [x[0]])]
+    return conv
+
+
+def _gemm(g, x, a, node):
+    A, B = x[0], x[1]
+    if a.get("transA", 0):
+        A = g.emit("transpose", [A], axes=[1, 0])
+    if not a.get("transB", 0):
+        B = g.emit("transpose", [B], axes=[1, 0])
+    out = g.emit("nn.dense", [A, B])
+    alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
+    if alpha != 1.0:
+        out = g.emit("multiply", [out, g.const(np.array(alpha, dtype=out.dtype))])
+    if len(x) > 2 and x[2] is not None:
+        C = x[2]
+        if beta != 1.0:
+            C = g.emit("multiply", [C, g.const(np.array(beta, dtype=C.dtype))])
+        out = g.emit("add", [out, C])
+    return [out]
+
+
+def _matmul(g, x, a, node):
+    A, B = x[0], x[1]
+    squeeze = []
+    if len(A.shape) == 1:
+        A = g.emit("expand_dims", [A], axis=0)
+        squeeze.append(-2)
+    if len(B.shape) == 1:
+        B = g.emit("expand_dims", [B], axis=1)
+        squeeze.append(-1)
+    out = g.emit("matmul", [A, B])
+    if squeeze:
+        rank = len(out.shape)
+        out = g.emit("squeeze", [out], axis=[_axis(s, rank) for s in squeeze])
+    return [out]
+
+
+def _softmax(op):
+    def conv(g, x, a, node):
+        data = x[0]
+        rank = len(data.shape)
+        if g.opset >= 13:
+            return [g.emit(op, [data], axis=int(a.get("axis", -1)))]
+        axis = _axis(int(a.get("axis", 1)), rank)  # before 13: coerced to 2-D at axis
+        outer = int(np.prod(data.shape[:axis], dtype=np.int64))
+        flat = g.emit("reshape", [data], newshape=[outer, -1])
+        out = g.emit(op, [flat], axis=-1)
+        return [g.emit("reshape", [out], newshape=list(data.shape))]
+    return conv
+
+
+# ---- shapes ----------------------------------------------------------------------------------------
+
+def _reshape(g, x, a, node):
+    data, spec = x[0], _ints(x[1], "Reshape's shape")
+    allowzero = a.get("allowzero", 0)
+    shape = [data.shape[i] if d == 0 and not allowzero else d for i, d in enumerate(spec)]
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        total = int(np.prod(data.shape, dtype=np.int64))
+        shape[shape.index(-1)] = total // known if known else 0
+    if 0 in shape:  # irm's reshape reads 0 as "keep": an empty result is an empty constant
+        return [g.const(np.zeros(shape, dtype=data.dtype))]
+    return [g.emit("reshape", [data], newshape=shape)]
+
+
+def _flatten(g, x, a, node):
+    data = x[0]
+    axis = _axis(int(a.get("axis", 1)), len(data.shape))
+    outer = int(np.prod(data.shape[:axis], dtype=np.int64))
+    inner = int(np.prod(data.shape[axis:], dtype=np.int64))
+    return [g.emit("reshape", [data], newshape=[outer, inner])]
+
+
+def _transpose(g, x, a, node):
+    perm = a.get("perm", list(range(len(x[0].shape)))[::-1])
+    return [g.emit("transpose", [x[0]], axes=perm)]
+
+
+def _concat(g, x, a, node):
+    parts = [v for v in x if v is not None]
+    axis = int(a["axis"])
+    while len(parts) > 16:  # the native call's argument limit
+        parts = [g.emit("concatenate", parts[:16], axis=axis)] + parts[16:]
+    return [g.emit("concatenate", parts, axis=axis)]
+
+
+def _split(g, x, a, node):
+    data = x[0]
+    rank = len(data.shape)
+    axis = _axis(int(a.get("axis", 0)), rank)
+    sizes = _ints(x[1], "Split's split") if len(x) > 1 and x[1] is not None else a.get("split")
+    n = len(node.output)
+    if sizes is None:
+        dim = data.shape[axis]
+        step = -(-dim // n)
+        sizes = [min(step, dim - i * step) for i in range(n)]
+    outs, at = [], 0
+    for s in sizes:
+        outs.append(g.emit("strided_slice", [data], begin=[at], end=[at + s], axes=[axis]))
+        at += s
+    return outs
+
+
+def _axes_of(g, x, a, what):
+    if len(x) > 1 and x[1] is not None:
+        return _ints(x[1], "%s's axes" % what)
+    return a.get("axes")
+
+
+def _squeeze(g, x, a, node):
+    axes = _axes_of(g, x, a, "Squeeze")
+    return [g.emit("squeeze", [x[0]], axis=axes)]
+
+
+def _unsqueeze(g, x, a, node):
+    data = x[0]
+    axes = _axes_of(g, x, a, "Unsqueeze")
+    rank = len(data.shape) + len(axes)
+    axes = sorted(_axis(int(ax), rank) for ax in axes)
+    shape = list(data.shape)
+    for ax in axes:
+        shape.insert(ax, 1)
+    if len(axes) == 1:
+        return [g.emit("expand_dims", [data], axis=axes[0])]
+    return [g.emit("reshape", [data], newshape=shape)]
+
+
+def _slice(g, x, a, node):
+    data = x[0]
+    if len(x) == 1:  # before opset 10: attributes
+        starts, ends = a["starts"], a["ends"]
+        axes, steps = a.get("axes", list(range(len(starts)))), [1] * len(starts)
+    else:
+        starts, ends = _ints(x[1], "Slice's starts"), _ints(x[2], "Slice's ends")
+        axes = _ints(x[3], "Slice's axes") if len(x) > 3 and x[3] is not None else list(range(len(starts)))
+        steps = _ints(x[4], "Slice's steps") if len(x) > 4 and x[4] is not None else [1] * len(starts)
+    big = 1 << 62
+    clamp = [max(min(v, big), -big) for v in ends]
+    return [g.emit("strided_slice", [data], begin=[max(min(v, big), -big) for v in starts], end=clamp,
+                   strides=steps, axes=[_axis(ax, len(data.shape)) for ax in axes])]
+
+
+def _gather(g, x, a, node):
+    return [g.emit("take", [x[0], x[1]], axis=int(a.get("axis", 0)))]
+
+
+def _pad(g, x, a, node):
+    data = x[0]
+    mode = a.get("mode", "constant")
+    pads = _ints(x[1], "Pad's pads") if len(x) > 1 else a.get("pads", a.get("paddings"))
+    value = float(a.get("value", 0.0))  # before opset 11: attributes
+    if len(x) > 2 and x[2] is not None:
+        value = float(np.asarray(_need_const(x[2], "Pad's constant_value")).reshape(-1)[0])
+    rank = len(data.shape)
+    width = []
+    for i in range(rank):
+        width += [pads[i], pads[i + rank]]
+    if any(p < 0 for p in width):
+        raise NotImplementedError("Pad with negative pads (cropping)")
+    return [g.emit("nn.pad", [data], pad_width=width, pad_value=value, pad_mode=mode)]
+
+
+def _shape(g, x, a, node):
+    shape = np.array(x[0].shape, dtype=np.int64)
+    rank = len(shape)
+    start, end = int(a.get("start", 0)), a.get("end")
+    start = max(0, min(rank, _axis(start, rank)))
+    end = rank if end is None else max(0, min(rank, _axis(int(end), rank)))
+    return [g.const(shape[start:end])]
+
+
+def _size(g, x, a, node):
+    return [g.const(np.array(int(np.prod(x[0].shape, dtype=np.int64)), dtype=np.int64))]
+
+
+def _constant(g, x, a, node):
+    if "value" in a:
+        return [g.const(np.asarray(a["value"]))]
+    for key, dt in (("value_float", np.float32), ("value_floats", np.float32), ("value_int", np.int64),
+                    ("value_ints", np.int64)):
+        if key in a:
+            return [g.const(np.array(a[key], dtype=dt))]
+    raise NotImplementedError("Constant with attribute %s" % ", ".join(a) or "none")
+
+
+def _constant_of_shape(g, x, a, node):
+    shape = _ints(x[0], "ConstantOfShape's input")
+    value = np.asarray(a.get("value", np.zeros(1, dtype=np.float32))).reshape(-1)
+    return [g.const(np.full(shape, value[0], dtype=value.dtype))]
+
+
+def _expand(g, x, a, node):
+    return [g.emit("broadcast_to", [x[0]], shape=_ints(x[1], "Expand's shape"))]
+
+
+def _range(g, x, a, node):
+    start, limit, delta = (np.asarray(_need_const(v, "Range's inputs")) for v in x[:3])
+    return [g.const(np.arange(start, limit, delta).astype(start.dtype))]
+
+
+def _reduce(op):
+    def conv(g, x, a, node):
+        data = x[0]
+        # ReduceSum takes axes as an input from opset 13 (the others from 18).
+        axes = _ints(x[1], "%s's axes" % node.op_type) if len(x) > 1 and x[1] is not None else a.get("axes")
+        if axes is not None and len(axes) == 0:
+            axes = None
+        if axes is None and a.get("noop_with_empty_axes", 0):
+            return [data]
+        return [g.emit(op, [data], axis=axes, keepdims=bool(a.get("keepdims", 1)))]
+    return conv
+
+
+CONVERTERS = {
+    "Add": _binary("add"), "Sub": _binary("subtract"), "Mul": _binary("multiply"), "Div": _binary("divide"),
+    "Pow": _binary("power"),
+    "Max": _variadic("maximum"), "Min": _variadic("minimum"), "Sum": _variadic("add"),
+    "Mean": _variadic("add", mean=True),
+    "Relu": _unary("nn.relu"), "Sigmoid": _unary("sigmoid"), "Tanh": _unary("tanh"), "Exp": _unary("exp"),
+    "Log": _unary("log"), "Sqrt": _unary("sqrt"), "Erf": _unary("erf"), "Abs": _unary("abs"),
+    "Neg": _unary("negative"), "Floor": _unary("floor"), "Ceil": _unary("ceil"), "Reciprocal": _reciprocal,
+    "Clip": _clip, "LeakyRelu": _leaky_relu, "Cast": _cast, "Identity": _identity, "Dropout": _dropout,
+    "Equal": _binary("equal"), "Less": _binary("less"), "Greater": _binary("greater"),
+    "LessOrEqual": _binary("less_equal"), "GreaterOrEqual": _binary("greater_equal"),
+    "And": _binary("logical_and"), "Or": _binary("logical_or"), "Not": _unary("logical_not"), "Where": _where,
+    "Conv": _conv, "BatchNormalization": _batch_norm,
+    "MaxPool": _pool("nn.max_pool2d"), "AveragePool": _pool("nn.avg_pool2d"),
+    "GlobalAveragePool": _global_pool("nn.global_avg_pool2d"),
+    "GlobalMaxPool": _global_pool("nn.global_max_pool2d"),
+    "Gemm": _gemm, "MatMul": _matmul, "Softmax": _softmax("nn.softmax"), "LogSoftmax": _softmax("nn.log_softmax"),
+    "Reshape": _reshape, "Flatten": _flatten, "Transpose": _transpose, "Concat": _concat, "Split": _split,
+    "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Slice": _slice, "Gather": _gather, "Pad": _pad,
+    "Shape": _shape, "Size": _size, "Constant": _constant, "ConstantOfShape": _constant_of_shape,
+    "Expand": _expand, "Range": _range,
+    "ReduceSum": _reduce("sum"), "ReduceMean": _reduce("mean"), "ReduceMax": _reduce("max"),
+    "ReduceMin": _reduce("min"), "ReduceProd": _reduce("prod"),
+}
