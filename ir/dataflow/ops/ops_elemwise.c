@@ -1,7 +1,7 @@
 /* Elementwise ops: add, subtract, multiply, divide, maximum, minimum and
  * power with NumPy broadcasting (pattern BROADCAST); negative, exp, sqrt,
- * relu, sigmoid, tanh, log, erf, abs, floor, ceil, clip and cast
- * (ELEMWISE). Floats compute in double and round once when stored; ints
+ * relu, sigmoid, tanh, log, erf, abs, floor, ceil, the trigonometric and
+ * hyperbolic functions, round, sign, clip and cast (ELEMWISE). Floats compute in double and round once when stored; ints
  * compute in int64 and wrap to their width, as C's unsigned arithmetic and
  * TVM's generated code do. Integer division truncates toward zero (TVM's
  * `divide` on ints); dividing an int by zero is a ValueError. */
@@ -118,10 +118,16 @@ static int same_type_infer(const ops_ctx *c, irm_object **out) {
   return IRM_OK;
 }
 
-typedef enum unop { OP_NEG, OP_EXP, OP_SQRT, OP_RELU, OP_SIGMOID, OP_TANH, OP_LOG, OP_ERF, OP_ABS, OP_FLOOR, OP_CEIL } unop;
+typedef enum unop {
+  OP_NEG, OP_EXP, OP_SQRT, OP_RELU, OP_SIGMOID, OP_TANH, OP_LOG, OP_ERF, OP_ABS, OP_FLOOR, OP_CEIL,
+  OP_SIN, OP_COS, OP_TAN, OP_ASIN, OP_ACOS, OP_ATAN, OP_SINH, OP_COSH, OP_ASINH, OP_ACOSH, OP_ATANH,
+  OP_ROUND, OP_SIGN
+} unop;
 
-static const char *const unop_names[] = {"negative", "exp", "sqrt", "nn.relu", "sigmoid", "tanh",
-                                         "log", "erf", "abs", "floor", "ceil"};
+static const char *const unop_names[] = {"negative", "exp",   "sqrt",  "nn.relu", "sigmoid", "tanh",  "log",
+                                         "erf",      "abs",   "floor", "ceil",    "sin",     "cos",   "tan",
+                                         "asin",     "acos",  "atan",  "sinh",    "cosh",    "asinh", "acosh",
+                                         "atanh",    "round", "sign"};
 
 static unop unop_of(const ops_ctx *c) {
   for (size_t i = 0; i < sizeof unop_names / sizeof unop_names[0]; i++)
@@ -141,6 +147,19 @@ static inline double fun(unop op, double x) {
     case OP_ABS: return fabs(x);
     case OP_FLOOR: return floor(x);
     case OP_CEIL: return ceil(x);
+    case OP_SIN: return sin(x);
+    case OP_COS: return cos(x);
+    case OP_TAN: return tan(x);
+    case OP_ASIN: return asin(x);
+    case OP_ACOS: return acos(x);
+    case OP_ATAN: return atan(x);
+    case OP_SINH: return sinh(x);
+    case OP_COSH: return cosh(x);
+    case OP_ASINH: return asinh(x);
+    case OP_ACOSH: return acosh(x);
+    case OP_ATANH: return atanh(x);
+    case OP_ROUND: return nearbyint(x); /* half to even, as NumPy's and ONNX's Round */
+    case OP_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* NaN and -0.0 stay */
     default: return x > 0 ? x : isnan(x) ? x : 0.0;
   }
 }
@@ -159,6 +178,7 @@ static int unary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
     for (int64_t i = 0; i < numel; i++) {
       int64_t x = irm_ops_load_i64_(in[0], k, i);
       int neg = op == OP_NEG || (op == OP_ABS && x < 0);
+      if (op == OP_SIGN) x = x > 0 ? 1 : x < 0 ? -1 : 0;
       irm_ops_store_i64_(out, k, i, neg ? wrap64(0 - (uint64_t)x) : op == OP_RELU && x < 0 ? 0 : x);
     }
   }
@@ -240,6 +260,19 @@ const ops_op_def irm_ops_elemwise_[] = {
     UNARY("abs", OPS_NUMERIC),
     UNARY("floor", OPS_FLOAT),
     UNARY("ceil", OPS_FLOAT),
+    UNARY("sin", OPS_FLOAT),
+    UNARY("cos", OPS_FLOAT),
+    UNARY("tan", OPS_FLOAT),
+    UNARY("asin", OPS_FLOAT),
+    UNARY("acos", OPS_FLOAT),
+    UNARY("atan", OPS_FLOAT),
+    UNARY("sinh", OPS_FLOAT),
+    UNARY("cosh", OPS_FLOAT),
+    UNARY("asinh", OPS_FLOAT),
+    UNARY("acosh", OPS_FLOAT),
+    UNARY("atanh", OPS_FLOAT),
+    UNARY("round", OPS_FLOAT),
+    UNARY("sign", OPS_NUMERIC),
     {"clip", 1, unary_args, IRM_OP_ELEMWISE, OPS_NUMERIC, clip_attrs, 2, same_type_infer, clip_eval},
     {"cast", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, cast_attrs, 1, cast_infer, cast_eval},
 };

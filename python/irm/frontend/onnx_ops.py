@@ -92,6 +92,84 @@ def _where(g, x, a, node):
     return [g.emit("where", [x[0], x[1], x[2]])]
 
 
+def _scalar(g, like, value):
+    return g.const(np.array(value, dtype=like.dtype))
+
+
+def _elu(g, x, a, node):
+    v, alpha = x[0], float(a.get("alpha", 1.0))
+    neg = g.emit("multiply", [_scalar(g, v, alpha), g.emit("subtract", [g.emit("exp", [v]), _scalar(g, v, 1)])])
+    return [g.emit("where", [g.emit("less", [v, _scalar(g, v, 0)]), neg, v])]
+
+
+def _selu(g, x, a, node):
+    v = x[0]
+    alpha, gamma = float(a.get("alpha", 1.67326319217681884765625)), float(a.get("gamma", 1.05070102214813232421875))
+    elu = _elu(g, [v], {"alpha": alpha}, node)[0]
+    return [g.emit("multiply", [_scalar(g, v, gamma), elu])]
+
+
+def _celu(g, x, a, node):
+    v, alpha = x[0], float(a.get("alpha", 1.0))
+    scaled = g.emit("divide", [v, _scalar(g, v, alpha)])
+    neg = g.emit("multiply", [_scalar(g, v, alpha), g.emit("subtract", [g.emit("exp", [scaled]), _scalar(g, v, 1)])])
+    return [g.emit("add", [g.emit("nn.relu", [v]), g.emit("minimum", [_scalar(g, v, 0), neg])])]
+
+
+def _hard_sigmoid(g, x, a, node, alpha=None, beta=None):
+    v = x[0]
+    alpha = float(a.get("alpha", 0.2)) if alpha is None else alpha
+    beta = float(a.get("beta", 0.5)) if beta is None else beta
+    lin = g.emit("add", [g.emit("multiply", [v, _scalar(g, v, alpha)]), _scalar(g, v, beta)])
+    return [g.emit("clip", [lin], a_min=0.0, a_max=1.0)]
+
+
+def _hard_swish(g, x, a, node):
+    return [g.emit("multiply", [x[0], _hard_sigmoid(g, x, a, node, 1.0 / 6, 0.5)[0]])]
+
+
+def _softplus(g, x, a, node):
+    v = x[0]
+    return [g.emit("log", [g.emit("add", [g.emit("exp", [v]), _scalar(g, v, 1)])])]
+
+
+def _softsign(g, x, a, node):
+    v = x[0]
+    return [g.emit("divide", [v, g.emit("add", [g.emit("abs", [v]), _scalar(g, v, 1)])])]
+
+
+def _thresholded_relu(g, x, a, node):
+    v = x[0]
+    keep = g.emit("greater", [v, _scalar(g, v, float(a.get("alpha", 1.0)))])
+    return [g.emit("where", [keep, v, _scalar(g, v, 0)])]
+
+
+def _prelu(g, x, a, node):
+    v, slope = x[0], x[1]
+    if len(slope.shape) == 1 and len(v.shape) > 2 and slope.shape[0] == v.shape[1] != v.shape[-1]:
+        # one slope per channel (PyTorch's export before opset 7's broadcasting)
+        slope = g.emit("reshape", [slope], newshape=[-1] + [1] * (len(v.shape) - 2))
+    return [g.emit("where", [g.emit("less", [v, _scalar(g, v, 0)]), g.emit("multiply", [v, slope]), v])]
+
+
+def _xor(g, x, a, node):
+    return [g.emit("not_equal", [x[0], x[1]])]
+
+
+def _isnan(g, x, a, node):
+    return [g.emit("not_equal", [x[0], x[0]])]
+
+
+def _isinf(g, x, a, node):
+    v = x[0]
+    pos = g.emit("equal", [v, _scalar(g, v, np.inf)])
+    neg = g.emit("equal", [v, _scalar(g, v, -np.inf)])
+    dp, dn = a.get("detect_positive", 1), a.get("detect_negative", 1)
+    if dp and dn:
+        return [g.emit("logical_or", [pos, neg])]
+    return [pos if dp else neg if dn else g.emit("logical_and", [pos, neg])]
+
+
 # ---- nn --------------------------------------------------------------------------------------------
 
 def _same_pads(in_hw, kernel, strides, dilations, mode):
@@ -379,17 +457,88 @@ def _range(g, x, a, node):
     return [g.const(np.arange(start, limit, delta).astype(start.dtype))]
 
 
-def _reduce(op):
+def _reduce(op, pre=None, post=None):
     def conv(g, x, a, node):
         data = x[0]
+        if pre is not None:
+            data = pre(g, data)
         # ReduceSum takes axes as an input from opset 13 (the others from 18).
         axes = _ints(x[1], "%s's axes" % node.op_type) if len(x) > 1 and x[1] is not None else a.get("axes")
         if axes is not None and len(axes) == 0:
             axes = None
         if axes is None and a.get("noop_with_empty_axes", 0):
             return [data]
-        return [g.emit(op, [data], axis=axes, keepdims=bool(a.get("keepdims", 1)))]
+        out = g.emit(op, [data], axis=axes, keepdims=bool(a.get("keepdims", 1)))
+        return [post(g, out) if post is not None else out]
     return conv
+
+
+def _square(g, v):
+    return g.emit("multiply", [v, v])
+
+
+def _tile(g, x, a, node):
+    data, reps = x[0], _ints(x[1], "Tile's repeats")
+    inter, target, final = [], [], []
+    for d, r in zip(data.shape, reps):
+        inter += [1, d]
+        target += [r, d]
+        final.append(r * d)
+    v = g.emit("reshape", [data], newshape=inter) if inter else data
+    return [g.emit("reshape", [g.emit("broadcast_to", [v], shape=target)], newshape=final)]
+
+
+def _depth_to_space(g, x, a, node):
+    v, b = x[0], int(a["blocksize"])
+    n, c, h, w = v.shape
+    if a.get("mode", "DCR") == "DCR":
+        t = g.emit("reshape", [v], newshape=[n, b, b, c // (b * b), h, w])
+        t = g.emit("transpose", [t], axes=[0, 3, 4, 1, 5, 2])
+    else:
+        t = g.emit("reshape", [v], newshape=[n, c // (b * b), b, b, h, w])
+        t = g.emit("transpose", [t], axes=[0, 1, 4, 2, 5, 3])
+    return [g.emit("reshape", [t], newshape=[n, c // (b * b), h * b, w * b])]
+
+
+def _space_to_depth(g, x, a, node):
+    v, b = x[0], int(a["blocksize"])
+    n, c, h, w = v.shape
+    t = g.emit("reshape", [v], newshape=[n, c, h // b, b, w // b, b])
+    t = g.emit("transpose", [t], axes=[0, 3, 5, 1, 2, 4])
+    return [g.emit("reshape", [t], newshape=[n, c * b * b, h // b, w // b])]
+
+
+def _normalize(g, v, axes, eps, stats=False):
+    mean = g.emit("mean", [v], axis=axes, keepdims=True)
+    centered = g.emit("subtract", [v, mean])
+    var = g.emit("mean", [_square(g, centered)], axis=axes, keepdims=True)
+    std = g.emit("sqrt", [g.emit("add", [var, _scalar(g, v, eps)])])
+    out = g.emit("divide", [centered, std])
+    return (out, mean, g.emit("divide", [_scalar(g, v, 1), std])) if stats else out
+
+
+def _instance_norm(g, x, a, node):
+    v, scale, bias = x[0], x[1], x[2]
+    rank = len(v.shape)
+    out = _normalize(g, v, list(range(2, rank)), float(a.get("epsilon", 1e-5)))
+    shape = [-1] + [1] * (rank - 2)
+    out = g.emit("multiply", [out, g.emit("reshape", [scale], newshape=shape)])
+    return [g.emit("add", [out, g.emit("reshape", [bias], newshape=shape)])]
+
+
+def _layer_norm(g, x, a, node):
+    v = x[0]
+    rank = len(v.shape)
+    axis = _axis(int(a.get("axis", -1)), rank)
+    out, mean, inv_std = _normalize(g, v, list(range(axis, rank)), float(a.get("epsilon", 1e-5)), stats=True)
+    out = g.emit("multiply", [out, x[1]])
+    if len(x) > 2 and x[2] is not None:
+        out = g.emit("add", [out, x[2]])
+    return [out, mean, inv_std]
+
+
+def _mvn(g, x, a, node):
+    return [_normalize(g, x[0], a.get("axes", [0, 2, 3]), 1e-9)]
 
 
 CONVERTERS = {
@@ -415,4 +564,18 @@ CONVERTERS = {
     "Expand": _expand, "Range": _range,
     "ReduceSum": _reduce("sum"), "ReduceMean": _reduce("mean"), "ReduceMax": _reduce("max"),
     "ReduceMin": _reduce("min"), "ReduceProd": _reduce("prod"),
+    "ReduceL1": _reduce("sum", pre=lambda g, v: g.emit("abs", [v])),
+    "ReduceL2": _reduce("sum", pre=_square, post=lambda g, v: g.emit("sqrt", [v])),
+    "ReduceSumSquare": _reduce("sum", pre=_square),
+    "ReduceLogSum": _reduce("sum", post=lambda g, v: g.emit("log", [v])),
+    "ReduceLogSumExp": _reduce("sum", pre=lambda g, v: g.emit("exp", [v]), post=lambda g, v: g.emit("log", [v])),
+    "Sin": _unary("sin"), "Cos": _unary("cos"), "Tan": _unary("tan"), "Asin": _unary("asin"),
+    "Acos": _unary("acos"), "Atan": _unary("atan"), "Sinh": _unary("sinh"), "Cosh": _unary("cosh"),
+    "Asinh": _unary("asinh"), "Acosh": _unary("acosh"), "Atanh": _unary("atanh"), "Round": _unary("round"),
+    "Sign": _unary("sign"),
+    "Elu": _elu, "Selu": _selu, "Celu": _celu, "HardSigmoid": _hard_sigmoid, "HardSwish": _hard_swish,
+    "Softplus": _softplus, "Softsign": _softsign, "ThresholdedRelu": _thresholded_relu, "PRelu": _prelu,
+    "Xor": _xor, "IsNaN": _isnan, "IsInf": _isinf, "Tile": _tile, "DepthToSpace": _depth_to_space,
+    "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
+    "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
 }

@@ -37,6 +37,16 @@ START_TEST(test_minimum_power_and_unary) {
   EXPECT_VALUES(out, "float32", SHAPE(3), VALS(0, 3, 6), EXACT);
   ck_assert_ok(EVAL("clip", "a_max=2.5", &out, TENSOR("int32", SHAPE(2), VALS(-9, 9))));
   EXPECT_VALUES(out, "int32", SHAPE(2), VALS(-9, 2), EXACT);
+  ck_assert_ok(EVAL("round", NULL, &out, TENSOR("float32", SHAPE(4), VALS(0.5, 1.5, -2.5, 2.6))));
+  EXPECT_VALUES(out, "float32", SHAPE(4), VALS(0, 2, -2, 3), EXACT); /* half to even */
+  ck_assert_ok(EVAL("sign", NULL, &out, TENSOR("int32", SHAPE(3), VALS(-7, 0, 3))));
+  EXPECT_VALUES(out, "int32", SHAPE(3), VALS(-1, 0, 1), EXACT);
+  ck_assert_ok(EVAL("sign", NULL, &out, TENSOR("float32", SHAPE(2), VALS(-0.5, NAN))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(-1, NAN), EXACT);
+  ck_assert_ok(EVAL("atan", NULL, &out, TENSOR("float64", SHAPE(1), VALS(1))));
+  EXPECT_VALUES(out, "float64", SHAPE(1), VALS(atan(1.0)), EXACT);
+  ck_assert_ok(EVAL("cosh", NULL, &out, TENSOR("float32", SHAPE(1), VALS(0))));
+  EXPECT_VALUES(out, "float32", SHAPE(1), VALS(1), EXACT);
   EXPECT_TYPE_ERROR("log", NULL, IRM_ETYPE, "TypeError: log: argument 1 (data) has dtype int32; log takes float32, float16 or float64",
                     T("int32", SHAPE(2)));
 }
