@@ -1,5 +1,5 @@
 /* Shape ops: reshape and transpose (pattern INJECTIVE), and the reductions
- * sum, mean, max, min and prod (COMM_REDUCE), with TVM's attributes. Reductions accumulate
+ * sum, mean, max, min, prod, argmax and argmin (COMM_REDUCE), with TVM's attributes. Reductions accumulate
  * in double (floats) or int64 (ints, wrapped once when stored); the mean of
  * ints truncates toward zero, as TVM's integer division does. */
 #include <math.h>
@@ -231,6 +231,69 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   return IRM_OK;
 }
 
+/* ---- argmax, argmin ----------------------------------------------------------------------- */
+
+static int arg_axis(const ops_ctx *c, int32_t *axis) {
+  int64_t axes[OPS_MAX_NDIM];
+  int32_t n = 0, ndim = irm_tensor_type_ndim(c->types[0]);
+  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n != 1) return irm_error(IRM_EVALUE, "%s: axis must hold exactly one axis, got %d", c->def->name, (int)(n < 0 ? 0 : n));
+  if (ndim == 0) return irm_error(IRM_ETYPE, "%s: argument 1 (data) is a scalar; it needs rank 1 or more", c->def->name);
+  return irm_ops_norm_axis_(c, 0, axes[0], ndim, axis);
+}
+
+static int argreduce_infer(const ops_ctx *c, irm_object **out) {
+  int32_t axis = 0;
+  int rc = arg_axis(c, &axis);
+  if (rc) return rc;
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
+  int64_t shape[OPS_MAX_NDIM];
+  for (int32_t i = 0; i < ndim; i++)
+    if (i != axis) shape[n++] = in[i];
+    else if (irm_ops_attr_bool_(c, "keepdims")) shape[n++] = 1;
+  DLDataType i64 = {kDLInt, 64, 1};
+  return irm_ops_make_type_(c, i64, shape, n, out);
+}
+
+/* The index of the first (select_last_index: the last) extreme along the
+ * axis; a NaN counts as the extreme, as NumPy's argmax. */
+static int argreduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  int32_t axis = 0;
+  int rc = arg_axis(c, &axis);
+  if (rc) return rc;
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int64_t outer = 1, inner = 1, len = d->shape[axis];
+  for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
+  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
+  int is_max = strcmp(c->def->name, "argmax") == 0, last = irm_ops_attr_bool_(c, "select_last_index");
+  ops_kind k = irm_ops_kind_of_(d->dtype);
+  int64_t *o = irm_tensor_data(out);
+  for (int64_t a = 0; a < outer; a++)
+    for (int64_t b = 0; b < inner; b++) {
+      int64_t best = 0;
+      double top = 0;
+      for (int64_t j = 0; j < len; j++) {
+        double x = irm_ops_load_f64_(in[0], k, (a * len + j) * inner + b);
+        if (j > 0 && isnan(top)) break;
+        int better = j == 0 || isnan(x) || (is_max ? x > top : x < top) || (last && x == top);
+        if (better) {
+          best = j;
+          top = x;
+        }
+      }
+      o[a * inner + b] = best;
+    }
+  return IRM_OK;
+}
+
+static const ops_attr_def argreduce_attrs[] = {
+    {"axis", IRM_OPTION_ARRAY_INT, "0", "the one axis to reduce (negative counts from the end)", 0},
+    {"keepdims", IRM_OPTION_BOOL, "false", "keep the reduced axis as a dimension of size 1", 0},
+    {"select_last_index", IRM_OPTION_BOOL, "false", "on ties, the last index instead of the first", 0},
+};
+
 static const ops_attr_def reduce_attrs[] = {
     {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes to reduce (negative counts from the end); absent: all", 0},
     {"keepdims", IRM_OPTION_BOOL, "false", "keep reduced axes as dimensions of size 1", 0},
@@ -247,5 +310,7 @@ const ops_op_def irm_ops_transform_[] = {
     {"max", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"min", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"prod", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"argmax", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
+    {"argmin", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
 };
 const size_t irm_ops_transform_count_ = sizeof irm_ops_transform_ / sizeof irm_ops_transform_[0];

@@ -473,6 +473,13 @@ def _reduce(op, pre=None, post=None):
     return conv
 
 
+def _argreduce(op):
+    def conv(g, x, a, node):
+        return [g.emit(op, [x[0]], axis=[int(a.get("axis", 0))], keepdims=bool(a.get("keepdims", 1)),
+                       select_last_index=bool(a.get("select_last_index", 0)))]
+    return conv
+
+
 def _square(g, v):
     return g.emit("multiply", [v, v])
 
@@ -578,4 +585,5 @@ CONVERTERS = {
     "Xor": _xor, "IsNaN": _isnan, "IsInf": _isinf, "Tile": _tile, "DepthToSpace": _depth_to_space,
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
+    "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }

@@ -155,6 +155,15 @@ START_TEST(test_max_min_prod_reductions) {
   EXPECT_VALUES(out, "int64", SHAPE(1, 2), VALS(3, -2), EXACT);
   ck_assert_ok(EVAL("prod", NULL, &out, TENSOR("float32", SHAPE(3), VALS(2, 3, 4))));
   expect_values(out, "float32", NULL, 0, VALS(24), EXACT);
+  ck_assert_ok(EVAL("argmax", "axis=1", &out, TENSOR("float32", SHAPE(2, 3), VALS(1, 5, 5, -1, -7, -3))));
+  EXPECT_VALUES(out, "int64", SHAPE(2), VALS(1, 0), EXACT);
+  ck_assert_ok(EVAL("argmax", "axis=1;select_last_index=true;keepdims=true", &out,
+                    TENSOR("float32", SHAPE(1, 3), VALS(1, 5, 5))));
+  EXPECT_VALUES(out, "int64", SHAPE(1, 1), VALS(2), EXACT);
+  ck_assert_ok(EVAL("argmin", "axis=0", &out, TENSOR("int32", SHAPE(3), VALS(4, -2, 3))));
+  expect_values(out, "int64", NULL, 0, VALS(1), EXACT);
+  EXPECT_TYPE_ERROR("argmax", "axis=0,1", IRM_EVALUE, "ValueError: argmax: axis must hold exactly one axis, got 2",
+                    T("float32", SHAPE(2, 2)));
   ck_assert_ok(EVAL("max", NULL, &out, TENSOR("float32", SHAPE(2), VALS(NAN, 1))));
   expect_values(out, "float32", NULL, 0, VALS(NAN), EXACT);
 }
