@@ -203,14 +203,15 @@ def _as_2d(g, x, a, node, conv):
     """A 1-D convolution or pool as a 2-D one of height 1 (expand_dims,
     then squeeze)."""
     a = dict(a)
-    for key, one in (("kernel_shape", 1), ("strides", 1), ("dilations", 1)):
+    for key, one in (("kernel_shape", 1), ("strides", 1), ("dilations", 1), ("output_padding", 0),
+                     ("output_shape", 1)):
         if key in a:
             a[key] = [one] + list(a[key])
     if "pads" in a:
         a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
     x = list(x)
     x[0] = g.emit("expand_dims", [x[0]], axis=2)
-    if node.op_type == "Conv":
+    if node.op_type in ("Conv", "ConvTranspose"):
         x[1] = g.emit("expand_dims", [x[1]], axis=2)
     outs = conv(g, x, a, node)
     return [g.emit("squeeze", [outs[0]], axis=[2])] + outs[1:]
@@ -224,6 +225,40 @@ def _conv(g, x, a, node):
     strides, dilations, pads = _window(data, a, kernel, "Conv")
     out = g.emit("nn.conv2d", [data, weight], strides=strides, padding=pads, dilation=dilations,
                  groups=int(a.get("group", 1)))
+    if len(x) > 2 and x[2] is not None:
+        out = g.emit("nn.bias_add", [out, x[2]], axis=1)
+    return [out]
+
+
+def _conv_transpose(g, x, a, node):
+    data, weight = x[0], x[1]
+    if len(data.shape) == 3:
+        return _as_2d(g, x, a, node, _conv_transpose)
+    if len(data.shape) != 4:
+        raise NotImplementedError("ConvTranspose on rank %d data: irm takes 1-D and 2-D only" % len(data.shape))
+    kernel = a.get("kernel_shape", list(weight.shape[2:]))
+    strides, dilations = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
+    opad = list(a.get("output_padding", [0, 0]))
+    group = int(a.get("group", 1))
+    full = [(data.shape[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 + opad[i] for i in range(2)]
+    if "output_shape" in a:
+        want = a["output_shape"][-2:]
+        total = [full[i] - want[i] for i in range(2)]
+    elif a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
+        total = [full[i] - data.shape[2 + i] * strides[i] for i in range(2)]
+    else:
+        total = None
+    if total is not None:
+        if any(t < 0 for t in total):  # a larger output: extra rows and columns at the end
+            opad = [opad[i] - min(total[i], 0) for i in range(2)]
+            total = [max(t, 0) for t in total]
+        lower = a.get("auto_pad", "NOTSET") == "SAME_LOWER"
+        begin = [(t + 1) // 2 if lower else t // 2 for t in total]
+        pads = [begin[0], begin[1], total[0] - begin[0], total[1] - begin[1]]
+    else:
+        pads = a.get("pads", [0, 0, 0, 0])
+    out = g.emit("nn.conv2d_transpose", [data, weight], strides=strides, padding=pads, dilation=dilations,
+                 output_padding=opad, groups=group)
     if len(x) > 2 and x[2] is not None:
         out = g.emit("nn.bias_add", [out, x[2]], axis=1)
     return [out]
@@ -560,7 +595,7 @@ CONVERTERS = {
     "Equal": _binary("equal"), "Less": _binary("less"), "Greater": _binary("greater"),
     "LessOrEqual": _binary("less_equal"), "GreaterOrEqual": _binary("greater_equal"),
     "And": _binary("logical_and"), "Or": _binary("logical_or"), "Not": _unary("logical_not"), "Where": _where,
-    "Conv": _conv, "BatchNormalization": _batch_norm,
+    "Conv": _conv, "ConvTranspose": _conv_transpose, "BatchNormalization": _batch_norm,
     "MaxPool": _pool("nn.max_pool2d"), "AveragePool": _pool("nn.avg_pool2d"),
     "GlobalAveragePool": _global_pool("nn.global_avg_pool2d"),
     "GlobalMaxPool": _global_pool("nn.global_max_pool2d"),

@@ -189,6 +189,19 @@ START_TEST(test_batch_norm_matmul_and_nn) {
                     T("float32", SHAPE(2, 3)), T("float32", SHAPE(2, 3)));
   EXPECT_TYPE_ERROR("matmul", NULL, IRM_ETYPE, "TypeError: matmul: argument 1 (a) must have rank 2 or more, got rank 1",
                     T("float32", SHAPE(3)), T("float32", SHAPE(3, 2)));
+  /* 1x1x2x2 data, stride 2, a 2x2 kernel of ones: each pixel fills its own 2x2 block */
+  ck_assert_ok(EVAL("nn.conv2d_transpose", "strides=2", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 1, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 4, 4), VALS(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4), EXACT);
+  /* stride 1: overlapping taps add up; padding 1 crops a border */
+  ck_assert_ok(EVAL("nn.conv2d_transpose", "padding=1", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(1, 1, 1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1), VALS(10), EXACT);
+  EXPECT_TYPE("nn.conv2d_transpose", "strides=2;output_padding=1;groups=2", "(1, 6, 6, 6) float32",
+              T("float32", SHAPE(1, 4, 2, 2)), T("float32", SHAPE(4, 3, 3, 3)));
+  EXPECT_TYPE_ERROR("nn.conv2d_transpose", NULL, IRM_ETYPE,
+                    "TypeError: nn.conv2d_transpose: argument 2 (weight) has 3 input channels, argument 1 (data) has 4",
+                    T("float32", SHAPE(1, 4, 2, 2)), T("float32", SHAPE(3, 3, 3, 3)));
   ck_assert_ok(EVAL("nn.log_softmax", NULL, &out, TENSOR("float32", SHAPE(2), VALS(0, 0))));
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(-log(2.0), -log(2.0)), TOL);
   ck_assert_ok(EVAL("nn.global_max_pool2d", NULL, &out, TENSOR("float32", SHAPE(1, 2, 1, 2), VALS(1, 5, -3, -2))));
