@@ -1,7 +1,9 @@
-/* Elementwise ops: add, subtract, multiply, divide, maximum, minimum and
- * power with NumPy broadcasting (pattern BROADCAST); negative, exp, sqrt,
- * relu, sigmoid, tanh, log, erf, abs, floor, ceil, the trigonometric and
- * hyperbolic functions, round, sign, clip and cast (ELEMWISE). Floats compute in double and round once when stored; ints
+/* Elementwise ops: add, subtract, multiply, divide, maximum, minimum,
+ * power, mod (truncated, C's fmod) and floor_mod (the divisor's sign) with
+ * NumPy broadcasting (pattern BROADCAST); negative, exp, sqrt, relu,
+ * sigmoid, tanh, log, erf, abs, floor, ceil, the trigonometric and
+ * hyperbolic functions, round, sign, clip and cast (ELEMWISE). Floats
+ * compute in double and round once when stored; ints
  * compute in int64 and wrap to their width, as C's unsigned arithmetic and
  * TVM's generated code do. Integer division truncates toward zero (TVM's
  * `divide` on ints); dividing an int by zero is a ValueError. */
@@ -26,7 +28,7 @@ static int binary_infer(const ops_ctx *c, irm_object **out) {
   return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
 }
 
-typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_POW } binop;
+typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_POW, OP_MOD, OP_FMOD } binop;
 
 static binop binop_of(const ops_ctx *c) {
   const char *n = c->def->name;
@@ -36,6 +38,8 @@ static binop binop_of(const ops_ctx *c) {
          : strcmp(n, "divide") == 0   ? OP_DIV
          : strcmp(n, "minimum") == 0  ? OP_MIN
          : strcmp(n, "power") == 0    ? OP_POW
+         : strcmp(n, "floor_mod") == 0 ? OP_MOD
+         : strcmp(n, "mod") == 0      ? OP_FMOD
                                       : OP_MAX;
 }
 
@@ -56,6 +60,11 @@ static inline double fbin(binop op, double a, double b) {
     case OP_MUL: return a * b;
     case OP_DIV: return a / b;
     case OP_POW: return pow(a, b);
+    case OP_FMOD: return fmod(a, b);
+    case OP_MOD: { /* the sign of the divisor, as NumPy's mod */
+      double r = fmod(a, b);
+      return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+    }
     case OP_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
     default: return isnan(a) || isnan(b) ? NAN : a > b ? a : b; /* NumPy's maximum propagates NaN */
   }
@@ -72,6 +81,11 @@ static inline int64_t ibin(binop op, int64_t a, int64_t b) {
     case OP_MUL: return wrap64((uint64_t)a * (uint64_t)b);
     case OP_DIV: return b == -1 ? wrap64(0 - (uint64_t)a) : a / b; /* b != 0: checked by the caller */
     case OP_POW: return ipow(a, b);
+    case OP_FMOD:
+    case OP_MOD: {
+      int64_t r = b == -1 ? 0 : a % b; /* b != 0: checked by the caller */
+      return op == OP_MOD && r != 0 && (r < 0) != (b < 0) ? r + b : r;
+    }
     case OP_MIN: return a < b ? a : b;
     default: return a > b ? a : b;
   }
@@ -97,7 +111,7 @@ static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
     int zero = 0;
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, {
       int64_t x = irm_ops_load_i64_(in[0], k, ia), y = irm_ops_load_i64_(in[1], k, ib);
-      if (op == OP_DIV && y == 0) {
+      if ((op == OP_DIV || op == OP_MOD || op == OP_FMOD) && y == 0) {
         zero = 1;
         break;
       }
@@ -249,6 +263,8 @@ const ops_op_def irm_ops_elemwise_[] = {
     BINARY("maximum"),
     BINARY("minimum"),
     BINARY("power"),
+    BINARY("mod"),
+    BINARY("floor_mod"),
     UNARY("negative", OPS_NUMERIC),
     UNARY("exp", OPS_FLOAT),
     UNARY("sqrt", OPS_FLOAT),

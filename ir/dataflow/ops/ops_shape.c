@@ -1,7 +1,7 @@
 /* Shape ops the ONNX frontend needs, with TVM's names and patterns
  * (INJECTIVE, expand_dims and broadcast_to BROADCAST): concatenate (any
  * number of inputs), strided_slice, squeeze, expand_dims, broadcast_to,
- * take (gather along an axis) and nn.pad (constant, edge or reflect). They
+ * take (gather along an axis), gather (ONNX GatherElements) and nn.pad (constant, edge or reflect). They
  * move elements without arithmetic, so every dtype works the same: bytes
  * are copied. */
 #include <string.h>
@@ -298,6 +298,52 @@ static const ops_attr_def take_attrs[] = {
     {"axis", IRM_OPTION_INT, "0", "the axis to gather along (negative counts from the end)", 0},
 };
 
+/* ---- gather (ONNX GatherElements) ----------------------------------------------------------- */
+
+static int gather_infer(const ops_ctx *c, irm_object **out) {
+  ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
+  char a[64];
+  if (irm_ops_kind_is_float_(k) || k == OPS_BOOL)
+    return irm_error(IRM_ETYPE, "gather: %s has dtype %s; indices must be integers", irm_ops_arg_text_(c, 1, a),
+                     irm_ops_dtype_text_(irm_tensor_type_dtype(c->types[1])));
+  int32_t nd = irm_tensor_type_ndim(c->types[0]), axis = 0;
+  if (irm_tensor_type_ndim(c->types[1]) != nd)
+    return irm_error(IRM_ETYPE, "gather: %s has rank %d, argument 1 (data) rank %d; they must be equal",
+                     irm_ops_arg_text_(c, 1, a), (int)irm_tensor_type_ndim(c->types[1]), (int)nd);
+  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), nd, &axis);
+  return rc ? rc
+            : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), irm_tensor_type_shape(c->types[1]), nd, out);
+}
+
+/* out[i0, .., ia, ..] = data[i0, .., indices[i0, .., ia, ..], ..] */
+static int gather_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *d = irm_tensor_dl(in[0]), *o = irm_tensor_dl(out);
+  int32_t axis = 0;
+  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), d->ndim, &axis);
+  if (rc) return rc;
+  int64_t st[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
+  irm_ops_strides_(d->shape, d->ndim, st);
+  ops_kind k = irm_ops_tensor_kind_(in[1]);
+  size_t size = irm_dtype_size(d->dtype);
+  for (int64_t i = 0, n = irm_tensor_numel(out); i < n; i++) {
+    int64_t j = irm_ops_load_i64_(in[1], k, i), len = d->shape[axis], off = 0;
+    if (j < -len || j >= len)
+      return irm_error(IRM_EVALUE, "gather: index %lld is out of range for axis %d of size %lld", (long long)j,
+                       (int)axis, (long long)len);
+    for (int32_t q = 0; q < d->ndim; q++) {
+      if (q != axis && idx[q] >= d->shape[q])
+        return irm_error(IRM_ETYPE, "gather: argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
+      off += (q == axis ? (j < 0 ? j + len : j) : idx[q]) * st[q];
+    }
+    memcpy((char *)o->data + (size_t)i * size, (const char *)d->data + (size_t)off * size, size);
+    for (int32_t q = o->ndim - 1; q >= 0; q--) {
+      if (++idx[q] < o->shape[q]) break;
+      idx[q] = 0;
+    }
+  }
+  return IRM_OK;
+}
+
 /* ---- nn.pad ------------------------------------------------------------------------------- */
 
 static const char *const pad_modes[] = {"constant", "edge", "reflect"};
@@ -384,6 +430,7 @@ const ops_op_def irm_ops_shape_[] = {
     {"expand_dims", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, expand_attrs, 2, expand_infer, copy_eval},
     {"broadcast_to", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, bcast_to_attrs, 1, bcast_to_infer, bcast_to_eval},
     {"take", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, take_infer, take_eval},
+    {"gather", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, gather_infer, gather_eval},
     {"nn.pad", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, pad_attrs, 3, pad_infer, pad_eval},
 };
 const size_t irm_ops_shape_count_ = sizeof irm_ops_shape_ / sizeof irm_ops_shape_[0];

@@ -438,6 +438,14 @@ def _gather(g, x, a, node):
     return [g.emit("take", [x[0], x[1]], axis=int(a.get("axis", 0)))]
 
 
+def _gather_elements(g, x, a, node):
+    return [g.emit("gather", [x[0], x[1]], axis=int(a.get("axis", 0)))]
+
+
+def _mod(g, x, a, node):
+    return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
+
+
 def _pad(g, x, a, node):
     data = x[0]
     mode = a.get("mode", "constant")
@@ -620,5 +628,6 @@ CONVERTERS = {
     "Xor": _xor, "IsNaN": _isnan, "IsInf": _isinf, "Tile": _tile, "DepthToSpace": _depth_to_space,
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
+    "GatherElements": _gather_elements, "Mod": _mod,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }

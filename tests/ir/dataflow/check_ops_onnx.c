@@ -19,6 +19,13 @@ START_TEST(test_minimum_power_and_unary) {
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(8, 3), EXACT);
   ck_assert_ok(EVAL("power", NULL, &out, TENSOR("int64", SHAPE(3), VALS(3, -1, 2)), TENSOR("int64", SHAPE(3), VALS(4, 3, -1))));
   EXPECT_VALUES(out, "int64", SHAPE(3), VALS(81, -1, 0), EXACT);
+  ck_assert_ok(EVAL("floor_mod", NULL, &out, TENSOR("int32", SHAPE(4), VALS(-7, 7, -7, 7)),
+                    TENSOR("int32", SHAPE(4), VALS(3, -3, -3, 3))));
+  EXPECT_VALUES(out, "int32", SHAPE(4), VALS(2, -2, -1, 1), EXACT);
+  ck_assert_ok(EVAL("mod", NULL, &out, TENSOR("float32", SHAPE(2), VALS(-7, 7)), TENSOR("float32", SHAPE(2), VALS(3, -3))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(-1, 1), EXACT);
+  EXPECT_EVAL_ERROR("mod", NULL, IRM_EVALUE, "ValueError: mod: integer division by zero",
+                    TENSOR("int64", SHAPE(1), VALS(1)), TENSOR("int64", SHAPE(1), VALS(0)));
   ck_assert_ok(EVAL("sigmoid", NULL, &out, TENSOR("float32", SHAPE(2), VALS(0, 2))));
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(0.5, 1 / (1 + exp(-2.0))), TOL);
   ck_assert_ok(EVAL("tanh", NULL, &out, TENSOR("float64", SHAPE(1), VALS(0.5))));
@@ -134,6 +141,14 @@ START_TEST(test_take_and_pad) {
                     TENSOR("float32", SHAPE(3), VALS(0, 1, 2)), TENSOR("int64", SHAPE(1), VALS(3)));
   EXPECT_TYPE_ERROR("take", NULL, IRM_ETYPE, "TypeError: take: argument 2 (indices) has dtype float32; indices must be integers",
                     T("float32", SHAPE(3)), T("float32", SHAPE(1)));
+  ck_assert_ok(EVAL("gather", "axis=1", &out, TENSOR("float32", SHAPE(2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("int64", SHAPE(2, 2), VALS(0, 0, 1, -2))));
+  EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(1, 1, 4, 3), EXACT);
+  EXPECT_EVAL_ERROR("gather", NULL, IRM_EVALUE, "ValueError: gather: index 2 is out of range for axis 0 of size 2",
+                    TENSOR("float32", SHAPE(2), VALS(1, 2)), TENSOR("int32", SHAPE(1), VALS(2)));
+  EXPECT_TYPE_ERROR("gather", NULL, IRM_ETYPE,
+                    "TypeError: gather: argument 2 (indices) has rank 1, argument 1 (data) rank 2; they must be equal",
+                    T("float32", SHAPE(2, 2)), T("int64", SHAPE(2)));
   ck_assert_ok(EVAL("nn.pad", "pad_width=1,0,0,2;pad_value=9", &out, TENSOR("float32", SHAPE(1, 2), VALS(1, 2))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 4), VALS(9, 9, 9, 9, 1, 2, 9, 9), EXACT);
   ck_assert_ok(EVAL("nn.pad", "pad_width=2,1;pad_mode=reflect", &out, TENSOR("float32", SHAPE(3), VALS(1, 2, 3))));
