@@ -442,6 +442,55 @@ def _gather_elements(g, x, a, node):
     return [g.emit("gather", [x[0], x[1]], axis=int(a.get("axis", 0)))]
 
 
+def _trilu(g, x, a, node):
+    v = x[0]
+    k = int(np.asarray(_need_const(x[1], "Trilu's k")).reshape(-1)[0]) if len(x) > 1 and x[1] is not None else 0
+    rows, cols = v.shape[-2], v.shape[-1]
+    mask = np.triu(np.ones((rows, cols), bool), k) if a.get("upper", 1) else np.tril(np.ones((rows, cols), bool), k)
+    return [g.emit("where", [g.const(mask), v, _scalar(g, v, 0)])]
+
+
+def _cast_like(g, x, a, node):
+    if x[0].dtype == x[1].dtype:
+        return [x[0]]
+    return [g.emit("cast", [x[0]], dtype=x[1].dtype)]
+
+
+def _nll(g, logp, target, weight, a):
+    """ONNX NegativeLogLikelihoodLoss of log-probabilities logp (N, C, ...)."""
+    ignore = a.get("ignore_index")
+    t = target
+    valid = None
+    if ignore is not None:
+        valid = g.emit("not_equal", [t, g.const(np.array(ignore, dtype=t.dtype))])
+        t = g.emit("where", [valid, t, g.const(np.array(0, dtype=t.dtype))])
+    picked = g.emit("gather", [logp, g.emit("expand_dims", [t], axis=1)], axis=1)
+    loss = g.emit("negative", [g.emit("squeeze", [picked], axis=[1])])
+    w = g.emit("take", [weight, t], axis=0) if weight is not None else None
+    if valid is not None:
+        ones = g.const(np.ones(t.shape, dtype=logp.dtype)) if w is None else w
+        w = g.emit("where", [valid, ones, _scalar(g, logp, 0)])
+    if w is not None:
+        loss = g.emit("multiply", [loss, w])
+    reduction = a.get("reduction", "mean")
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return g.emit("sum", [loss])
+    if w is None:
+        return g.emit("mean", [loss])
+    return g.emit("divide", [g.emit("sum", [loss]), g.emit("sum", [w])])
+
+
+def _nll_loss(g, x, a, node):
+    return [_nll(g, x[0], x[1], x[2] if len(x) > 2 else None, a)]
+
+
+def _softmax_ce(g, x, a, node):
+    logp = g.emit("nn.log_softmax", [x[0]], axis=1)
+    return [_nll(g, logp, x[1], x[2] if len(x) > 2 else None, a), logp]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -628,6 +677,7 @@ CONVERTERS = {
     "Xor": _xor, "IsNaN": _isnan, "IsInf": _isinf, "Tile": _tile, "DepthToSpace": _depth_to_space,
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
-    "GatherElements": _gather_elements, "Mod": _mod,
+    "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
+    "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }
