@@ -491,6 +491,57 @@ def _softmax_ce(g, x, a, node):
     return [_nll(g, logp, x[1], x[2] if len(x) > 2 else None, a), logp]
 
 
+def _cumsum(g, x, a, node):
+    """A product with a triangular matrix of ones along the axis."""
+    v = x[0]
+    rank = len(v.shape)
+    axis = _axis(int(np.asarray(_need_const(x[1], "CumSum's axis")).reshape(-1)[0]), rank)
+    n = v.shape[axis]
+    i, j = np.indices((n, n))
+    rev, excl = a.get("reverse", 0), a.get("exclusive", 0)
+    mask = (i > j if excl else i >= j) if rev else (i < j if excl else i <= j)
+    perm = [d for d in range(rank) if d != axis] + [axis]
+    back = list(np.argsort(perm))
+    moved = g.emit("transpose", [v], axes=perm) if axis != rank - 1 else v
+    out = g.emit("matmul", [moved if rank > 1 else g.emit("expand_dims", [moved], axis=0),
+                            g.const(mask.astype(v.dtype))])
+    if rank == 1:
+        out = g.emit("squeeze", [out], axis=[0])
+    return [g.emit("transpose", [out], axes=[int(b) for b in back]) if axis != rank - 1 else out]
+
+
+def _hardmax(g, x, a, node):
+    v = x[0]
+    rank = len(v.shape)
+    axis = _axis(int(a.get("axis", -1 if g.opset >= 13 else 1)), rank)
+    if g.opset < 13:
+        raise NotImplementedError("Hardmax before opset 13 (the 2-D coercion)")
+    top = g.emit("argmax", [v], axis=[axis], keepdims=True)
+    shape = [1] * rank
+    shape[axis] = v.shape[axis]
+    hot = g.emit("equal", [top, g.const(np.arange(v.shape[axis], dtype=np.int64).reshape(shape))])
+    return [g.emit("cast", [hot], dtype=v.dtype)]
+
+
+def _one_hot(g, x, a, node):
+    idx = x[0]
+    depth = int(np.asarray(_need_const(x[1], "OneHot's depth")).reshape(-1)[0])
+    values = x[2]
+    rank = len(idx.shape) + 1
+    axis = _axis(int(a.get("axis", -1)), rank)
+    if idx.dtype != "int64":
+        idx = g.emit("cast", [idx], dtype="int64")
+    wrapped = g.emit("where", [g.emit("less", [idx, g.const(np.array(0, np.int64))]),
+                               g.emit("add", [idx, g.const(np.array(depth, np.int64))]), idx])
+    shape = [1] * rank
+    shape[axis] = depth
+    hot = g.emit("equal", [g.emit("expand_dims", [wrapped], axis=axis),
+                           g.const(np.arange(depth, dtype=np.int64).reshape(shape))])
+    off = g.emit("take", [values, g.const(np.array(0, np.int64))], axis=0)
+    on = g.emit("take", [values, g.const(np.array(1, np.int64))], axis=0)
+    return [g.emit("where", [hot, on, off])]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -678,6 +729,7 @@ CONVERTERS = {
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
+    "CumSum": _cumsum, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }
