@@ -208,6 +208,7 @@ int irm_register_builtin_ops_(void) {
       {irm_ops_compare_, irm_ops_compare_count_},
       {irm_ops_shape_, irm_ops_shape_count_},
       {irm_ops_nn2_, irm_ops_nn2_count_},
+      {irm_ops_image_, irm_ops_image_count_},
   };
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)

@@ -542,6 +542,40 @@ def _one_hot(g, x, a, node):
     return [g.emit("where", [hot, on, off])]
 
 
+_RESIZE_METHODS = {"nearest": "nearest_neighbor", "linear": "linear", "cubic": "cubic"}
+
+
+def _resize(g, x, a, node):
+    v = x[0]
+    if len(v.shape) != 4:
+        raise NotImplementedError("Resize of rank %d data: irm resizes NCHW (rank 4) only" % len(v.shape))
+    if len(x) < 3:
+        raise NotImplementedError("Resize before opset 11 (scales as the second input)")
+    roi = _need_const(x[1], "Resize's roi") if x[1] is not None and np.asarray(x[1].shape).prod() else None
+    scales = _need_const(x[2], "Resize's scales") if len(x) > 2 and x[2] is not None else None
+    sizes = _ints(x[3], "Resize's sizes") if len(x) > 3 and x[3] is not None else None
+    if scales is not None and np.size(scales) == 0:
+        scales = None
+    if sizes is not None:
+        out = sizes
+        sh = sw = None
+    else:
+        scales = [float(f) for f in np.asarray(scales).reshape(-1)]
+        out = [int(np.floor(d * f)) for d, f in zip(v.shape, scales)]
+        sh, sw = scales[2], scales[3]
+    if out[0] != v.shape[0] or out[1] != v.shape[1]:
+        raise NotImplementedError("Resize of the batch or channel axes")
+    extra = {}
+    mode = a.get("coordinate_transformation_mode", "half_pixel")
+    if mode == "tf_crop_and_resize" and roi is not None:
+        r = [float(f) for f in np.asarray(roi).reshape(-1)]
+        extra = {"roi_y1": r[2], "roi_x1": r[3], "roi_y2": r[6], "roi_x2": r[7]}
+    return [g.emit("image.resize2d", [v], size=[out[2], out[3]], method=_RESIZE_METHODS[a.get("mode", "nearest")],
+                   coordinate_transformation_mode=mode, rounding_method=a.get("nearest_mode", "round_prefer_floor"),
+                   cubic_alpha=float(a.get("cubic_coeff_a", -0.75)), cubic_exclude=bool(a.get("exclude_outside", 0)),
+                   extrapolation_value=float(a.get("extrapolation_value", 0.0)), scale_h=sh, scale_w=sw, **extra)]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -729,7 +763,7 @@ CONVERTERS = {
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
-    "CumSum": _cumsum, "Hardmax": _hardmax, "OneHot": _one_hot,
+    "Resize": _resize, "CumSum": _cumsum, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }

@@ -228,6 +228,31 @@ START_TEST(test_batch_norm_matmul_and_nn) {
 }
 END_TEST
 
+START_TEST(test_resize2d) {
+  irm_object *out = NULL;
+  /* nearest, asymmetric: each pixel doubled */
+  ck_assert_ok(EVAL("image.resize2d", "size=2,4;method=nearest_neighbor;coordinate_transformation_mode=asymmetric", &out,
+                    TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 2))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 4), VALS(1, 1, 2, 2, 1, 1, 2, 2), EXACT);
+  /* linear, align_corners: the ends stay, the middle interpolates */
+  ck_assert_ok(EVAL("image.resize2d", "size=1,3;coordinate_transformation_mode=align_corners", &out,
+                    TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(0, 10))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 3), VALS(0, 5, 10), TOL);
+  /* linear, half_pixel: the border clamps */
+  ck_assert_ok(EVAL("image.resize2d", "size=1,4", &out, TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(0, 8))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 4), VALS(0, 2, 6, 8), TOL);
+  /* cubic of a constant is the constant */
+  ck_assert_ok(EVAL("image.resize2d", "size=3,3;method=cubic", &out,
+                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(3, 3, 3, 3))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(3, 3, 3, 3, 3, 3, 3, 3, 3), 1e-5);
+  EXPECT_TYPE_ERROR("image.resize2d", "size=2,2", IRM_ETYPE,
+                    "TypeError: image.resize2d: argument 1 (data) must have rank 4 (NCHW), got rank 3", T("float32", SHAPE(1, 2, 2)));
+  EXPECT_TYPE_ERROR("image.resize2d", "size=2,2;method=bilinear", IRM_EVALUE, NULL, T("float32", SHAPE(1, 1, 2, 2)));
+  EXPECT_TYPE_ERROR("image.resize2d", "size=2", IRM_EVALUE,
+                    "ValueError: image.resize2d: size must have 2 values (height, width), got 1", T("float32", SHAPE(1, 1, 2, 2)));
+}
+END_TEST
+
 START_TEST(test_patterns_follow_tvm) {
   const struct {
     const char *op;
@@ -259,6 +284,7 @@ static Suite *ops_onnx_suite(void) {
   tcase_add_test(tc, test_take_and_pad);
   tcase_add_test(tc, test_max_min_prod_reductions);
   tcase_add_test(tc, test_batch_norm_matmul_and_nn);
+  tcase_add_test(tc, test_resize2d);
   tcase_add_test(tc, test_patterns_follow_tvm);
   suite_add_tcase(s, tc);
   return s;
