@@ -576,6 +576,43 @@ def _resize(g, x, a, node):
                    extrapolation_value=float(a.get("extrapolation_value", 0.0)), scale_h=sh, scale_w=sw, **extra)]
 
 
+def _eye_like(g, x, a, node):
+    v = x[0]
+    dtype = ONNX_TO_IRM.get(a["dtype"], None) if "dtype" in a else v.dtype
+    if dtype is None:
+        raise NotImplementedError("EyeLike to ONNX element type %d" % a["dtype"])
+    return [g.const(np.eye(v.shape[0], v.shape[1], k=int(a.get("k", 0)), dtype=dtype))]
+
+
+def _shrink(g, x, a, node):
+    v = x[0]
+    lambd, bias = float(a.get("lambd", 0.5)), float(a.get("bias", 0.0))
+    low = g.emit("less", [v, _scalar(g, v, -lambd)])
+    high = g.emit("greater", [v, _scalar(g, v, lambd)])
+    inner = g.emit("where", [high, g.emit("subtract", [v, _scalar(g, v, bias)]), _scalar(g, v, 0)])
+    return [g.emit("where", [low, g.emit("add", [v, _scalar(g, v, bias)]), inner])]
+
+
+def _lrn(g, x, a, node):
+    """x / (bias + alpha / size * sum of squares over a window of channels)^beta"""
+    v = x[0]
+    size = int(a["size"])
+    alpha, beta, bias = float(a.get("alpha", 1e-4)), float(a.get("beta", 0.75)), float(a.get("bias", 1.0))
+    rank = len(v.shape)
+    sq = g.emit("multiply", [v, v])
+    before, after = (size - 1) // 2, size - 1 - (size - 1) // 2
+    width = [0, 0] * rank
+    width[2], width[3] = before, after
+    padded = g.emit("nn.pad", [sq], pad_width=width)
+    c = v.shape[1]
+    total = None
+    for i in range(size):
+        part = g.emit("strided_slice", [padded], begin=[i], end=[i + c], axes=[1])
+        total = part if total is None else g.emit("add", [total, part])
+    scale = g.emit("add", [_scalar(g, v, bias), g.emit("multiply", [total, _scalar(g, v, alpha / size)])])
+    return [g.emit("divide", [v, g.emit("power", [scale, _scalar(g, v, beta)])])]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -763,7 +800,7 @@ CONVERTERS = {
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
-    "Resize": _resize, "CumSum": _cumsum, "Hardmax": _hardmax, "OneHot": _one_hot,
+    "Resize": _resize, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }
