@@ -33,15 +33,16 @@ import sys
 
 import numpy as np
 
+from .. import ir as _ir
+from ..ir import IRModule
+from ..tensor import tensor as _tensor
+from . import onnx_ops
+
 
 def _contig(a):
     """a as a C-contiguous array, 0-d staying 0-d (np.ascontiguousarray makes it 1-d)."""
     return np.asarray(a, order="C")
 
-from .. import ir as _ir
-from ..ir import IRModule
-from ..tensor import tensor as _tensor
-from . import onnx_ops
 
 OPSET_MIN, OPSET_MAX = 11, 17
 # Older opsets import too when the ops' semantics are the converters' (most
@@ -49,8 +50,7 @@ OPSET_MIN, OPSET_MAX = 11, 17
 OPSET_ACCEPTED = 1
 
 # ONNX TensorProto element types -> irm dtype names.
-ONNX_DTYPES = {1: "float32", 10: "float16", 11: "float64", 6: "int32", 7: "int64", 3: "int8", 2: "uint8",
-               9: "bool"}
+ONNX_DTYPES = onnx_ops.ONNX_TO_IRM
 ONNX_DTYPE_NAMES = {0: "undefined", 4: "uint16", 5: "int16", 8: "string", 12: "uint32", 13: "uint64",
                     14: "complex64", 15: "complex128", 16: "bfloat16"}
 
