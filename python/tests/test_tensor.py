@@ -303,3 +303,11 @@ def test_numpy_exchange_without_copies():
     half = irm.tensor([0.5, 1.5], dtype="float16")
     assert half.numpy().dtype == numpy.float16 and half.numpy().tolist() == [0.5, 1.5]
     assert sys.getrefcount(t) >= 2
+
+
+def test_float64_and_int64_round_trip_through_json_and_dlpack():
+    for t in (irm.tensor([0.1, -2.5], dtype="float64"), irm.tensor([1 << 40, -7], dtype="int64")):
+        back = irm.from_json(t.to_json())
+        assert (back.dtype, back.tolist()) == (t.dtype, t.tolist())
+        again = irm.from_dlpack(t)
+        assert (again.dtype, again.tolist()) == (t.dtype, t.tolist())
