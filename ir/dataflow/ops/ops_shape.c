@@ -1,7 +1,8 @@
 /* Shape ops the ONNX frontend needs, with TVM's names and patterns
  * (INJECTIVE, expand_dims and broadcast_to BROADCAST): concatenate (any
  * number of inputs), strided_slice, squeeze, expand_dims, broadcast_to,
- * take (gather along an axis), gather (ONNX GatherElements) and nn.pad (constant, edge or reflect). They
+ * take (gather along an axis), gather (ONNX GatherElements),
+ * scatter_elements, scatter_nd and nn.pad (constant, edge or reflect). They
  * move elements without arithmetic, so every dtype works the same: bytes
  * are copied. */
 #include <string.h>
@@ -344,6 +345,121 @@ static int gather_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   return IRM_OK;
 }
 
+/* ---- scatter_elements, scatter_nd (ONNX ScatterElements, ScatterND) --------------------------- */
+
+static const char *const scatter_args[] = {"data", "indices", "updates"};
+static const char *const reductions[] = {"none", "add", "mul"};
+
+static int scatter_check(const ops_ctx *c, int nd_form) {
+  char a[64];
+  ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
+  if (irm_ops_kind_is_float_(k) || k == OPS_BOOL)
+    return irm_error(IRM_ETYPE, "%s: %s has dtype %s; indices must be integers", c->def->name, irm_ops_arg_text_(c, 1, a),
+                     irm_ops_dtype_text_(irm_tensor_type_dtype(c->types[1])));
+  int rc = irm_ops_same_dtype_(c, 0, 2), red = 0;
+  if (!rc) rc = irm_ops_attr_layout_(c, "reduction", reductions, 3, &red);
+  if (rc) return rc;
+  const int64_t *d = irm_tensor_type_shape(c->types[0]), *ix = irm_tensor_type_shape(c->types[1]),
+                *u = irm_tensor_type_shape(c->types[2]);
+  int32_t nd = irm_tensor_type_ndim(c->types[0]), ni = irm_tensor_type_ndim(c->types[1]),
+          nu = irm_tensor_type_ndim(c->types[2]), axis = 0;
+  int bad = 0;
+  if (!nd_form) {
+    bad = ni != nd || nu != ni;
+    for (int32_t i = 0; !bad && i < ni; i++) bad = ix[i] != u[i];
+    if (!bad && (rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), nd, &axis))) return rc;
+  } else { /* indices (..., K) with K <= rank; updates = indices[:-1] + data[K:] */
+    int64_t kk = ni ? ix[ni - 1] : 0;
+    bad = ni < 1 || kk > nd || nu != ni - 1 + nd - kk;
+    for (int32_t i = 0; !bad && i < ni - 1; i++) bad = u[i] != ix[i];
+    for (int32_t i = 0; !bad && i < nd - kk; i++) bad = u[ni - 1 + i] != d[kk + i];
+  }
+  if (bad) {
+    char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF], s3[OPS_SHAPE_BUF];
+    return irm_error(IRM_ETYPE, "%s: shapes %s (data), %s (indices) and %s (updates) do not fit", c->def->name,
+                     irm_ops_shape_text_(d, nd, s1), irm_ops_shape_text_(ix, ni, s2), irm_ops_shape_text_(u, nu, s3));
+  }
+  return IRM_OK;
+}
+
+static int scatter_elements_infer(const ops_ctx *c, irm_object **out) {
+  int rc = scatter_check(c, 0);
+  if (rc) return rc;
+  irm_object_retain(c->types[0]);
+  *out = c->types[0];
+  return IRM_OK;
+}
+
+static int scatter_nd_infer(const ops_ctx *c, irm_object **out) {
+  int rc = scatter_check(c, 1);
+  if (rc) return rc;
+  irm_object_retain(c->types[0]);
+  *out = c->types[0];
+  return IRM_OK;
+}
+
+static void scatter_one(irm_tensor *out, ops_kind k, int64_t at, const irm_tensor *upd, int64_t from, int red) {
+  if (red == 0 && !irm_ops_kind_is_float_(k)) irm_ops_store_i64_(out, k, at, irm_ops_load_i64_(upd, k, from));
+  else if (!irm_ops_kind_is_float_(k)) {
+    uint64_t x = (uint64_t)irm_ops_load_i64_(out, k, at), y = (uint64_t)irm_ops_load_i64_(upd, k, from);
+    irm_ops_store_i64_(out, k, at, (int64_t)(red == 1 ? x + y : x * y));
+  } else {
+    double x = irm_ops_load_f64_(out, k, at), y = irm_ops_load_f64_(upd, k, from);
+    irm_ops_store_f64_(out, k, at, red == 0 ? y : red == 1 ? x + y : x * y);
+  }
+}
+
+/* out = data; then each update lands where its index says, in order. */
+static int scatter_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *d = irm_tensor_dl(in[0]), *ix = irm_tensor_dl(in[1]);
+  int red = 0, nd_form = strcmp(c->def->name, "scatter_nd") == 0;
+  int32_t axis = 0;
+  int rc = irm_ops_attr_layout_(c, "reduction", reductions, 3, &red);
+  if (!rc && !nd_form) rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), d->ndim, &axis);
+  if (rc) return rc;
+  if (irm_tensor_nbytes(out)) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), irm_tensor_nbytes(out));
+  int64_t st[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
+  irm_ops_strides_(d->shape, d->ndim, st);
+  ops_kind k = irm_ops_tensor_kind_(out), ki = irm_ops_tensor_kind_(in[1]);
+  if (!nd_form) {
+    for (int64_t i = 0, n = irm_tensor_numel(in[1]); i < n; i++) {
+      int64_t j = irm_ops_load_i64_(in[1], ki, i), len = d->shape[axis], off = 0;
+      if (j < -len || j >= len)
+        return irm_error(IRM_EVALUE, "%s: index %lld is out of range for axis %d of size %lld", c->def->name,
+                         (long long)j, (int)axis, (long long)len);
+      for (int32_t q = 0; q < d->ndim; q++) off += (q == axis ? (j < 0 ? j + len : j) : idx[q]) * st[q];
+      scatter_one(out, k, off, in[2], i, red);
+      for (int32_t q = ix->ndim - 1; q >= 0; q--) {
+        if (++idx[q] < ix->shape[q]) break;
+        idx[q] = 0;
+      }
+    }
+    return IRM_OK;
+  }
+  int64_t kk = ix->shape[ix->ndim - 1], slice = 1, count = kk ? irm_tensor_numel(in[1]) / kk : 0;
+  for (int32_t q = (int32_t)kk; q < d->ndim; q++) slice *= d->shape[q];
+  for (int64_t i = 0; i < count; i++) {
+    int64_t off = 0;
+    for (int64_t q = 0; q < kk; q++) {
+      int64_t j = irm_ops_load_i64_(in[1], ki, i * kk + q), len = d->shape[q];
+      if (j < -len || j >= len)
+        return irm_error(IRM_EVALUE, "%s: index %lld is out of range for axis %d of size %lld", c->def->name,
+                         (long long)j, (int)q, (long long)len);
+      off += (j < 0 ? j + len : j) * st[q];
+    }
+    for (int64_t e = 0; e < slice; e++) scatter_one(out, k, off + e, in[2], i * slice + e, red);
+  }
+  return IRM_OK;
+}
+
+static const ops_attr_def scatter_elements_attrs[] = {
+    {"axis", IRM_OPTION_INT, "0", "the axis the indices point along (negative counts from the end)", 0},
+    {"reduction", IRM_OPTION_STR, "none", "none (replace), add or mul", 0},
+};
+static const ops_attr_def scatter_nd_attrs[] = {
+    {"reduction", IRM_OPTION_STR, "none", "none (replace), add or mul", 0},
+};
+
 /* ---- nn.pad ------------------------------------------------------------------------------- */
 
 static const char *const pad_modes[] = {"constant", "edge", "reflect"};
@@ -431,6 +547,10 @@ const ops_op_def irm_ops_shape_[] = {
     {"broadcast_to", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, bcast_to_attrs, 1, bcast_to_infer, bcast_to_eval},
     {"take", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, take_infer, take_eval},
     {"gather", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, gather_infer, gather_eval},
+    {"scatter_elements", 3, scatter_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, scatter_elements_attrs, 2,
+     scatter_elements_infer, scatter_eval},
+    {"scatter_nd", 3, scatter_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, scatter_nd_attrs, 1, scatter_nd_infer,
+     scatter_eval},
     {"nn.pad", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, pad_attrs, 3, pad_infer, pad_eval},
 };
 const size_t irm_ops_shape_count_ = sizeof irm_ops_shape_ / sizeof irm_ops_shape_[0];

@@ -551,7 +551,7 @@ def _resize(g, x, a, node):
         raise NotImplementedError("Resize of rank %d data: irm resizes NCHW (rank 4) only" % len(v.shape))
     if len(x) < 3:
         raise NotImplementedError("Resize before opset 11 (scales as the second input)")
-    roi = _need_const(x[1], "Resize's roi") if x[1] is not None and np.asarray(x[1].shape).prod() else None
+    roi = _need_const(x[1], "Resize's roi") if x[1] is not None and int(np.prod(x[1].shape)) else None
     scales = _need_const(x[2], "Resize's scales") if len(x) > 2 and x[2] is not None else None
     sizes = _ints(x[3], "Resize's sizes") if len(x) > 3 and x[3] is not None else None
     if scales is not None and np.size(scales) == 0:
@@ -611,6 +611,21 @@ def _lrn(g, x, a, node):
         total = part if total is None else g.emit("add", [total, part])
     scale = g.emit("add", [_scalar(g, v, bias), g.emit("multiply", [total, _scalar(g, v, alpha / size)])])
     return [g.emit("divide", [v, g.emit("power", [scale, _scalar(g, v, beta)])])]
+
+
+def _upsample(g, x, a, node):
+    """Upsample (opsets 7-9): Resize with asymmetric coordinates, nearest rounding down."""
+    v = x[0]
+    scales = a.get("scales") if len(x) < 2 else [float(f) for f in np.asarray(_need_const(x[1], "Upsample's scales")).reshape(-1)]
+    attrs = {"mode": a.get("mode", "nearest"), "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
+    return _resize(g, [v, None, g.const(np.array(scales, dtype=np.float32))], attrs, node)
+
+
+def _scatter(op):
+    def conv(g, x, a, node):
+        extra = {"axis": int(a.get("axis", 0))} if op == "scatter_elements" else {}
+        return [g.emit(op, [x[0], x[1], x[2]], reduction=a.get("reduction", "none"), **extra)]
+    return conv
 
 
 def _mod(g, x, a, node):
@@ -800,7 +815,9 @@ CONVERTERS = {
     "SpaceToDepth": _space_to_depth, "InstanceNormalization": _instance_norm,
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
-    "Resize": _resize, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
+    "ScatterElements": _scatter("scatter_elements"), "Scatter": _scatter("scatter_elements"),
+    "ScatterND": _scatter("scatter_nd"),
+    "Resize": _resize, "Upsample": _upsample, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }

@@ -149,6 +149,19 @@ START_TEST(test_take_and_pad) {
   EXPECT_TYPE_ERROR("gather", NULL, IRM_ETYPE,
                     "TypeError: gather: argument 2 (indices) has rank 1, argument 1 (data) rank 2; they must be equal",
                     T("float32", SHAPE(2, 2)), T("int64", SHAPE(2)));
+  ck_assert_ok(EVAL("scatter_elements", "axis=1;reduction=add", &out, TENSOR("float32", SHAPE(1, 3), VALS(1, 2, 3)),
+                    TENSOR("int64", SHAPE(1, 2), VALS(2, 2)), TENSOR("float32", SHAPE(1, 2), VALS(10, 20))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 3), VALS(1, 2, 33), EXACT);
+  ck_assert_ok(EVAL("scatter_nd", NULL, &out, TENSOR("int32", SHAPE(2, 2), VALS(1, 2, 3, 4)),
+                    TENSOR("int64", SHAPE(1, 1), VALS(1)), TENSOR("int32", SHAPE(1, 2), VALS(7, 8))));
+  EXPECT_VALUES(out, "int32", SHAPE(2, 2), VALS(1, 2, 7, 8), EXACT);
+  EXPECT_TYPE_ERROR("scatter_nd", NULL, IRM_ETYPE,
+                    "TypeError: scatter_nd: shapes (2, 2) (data), (1, 1) (indices) and (1, 3) (updates) do not fit",
+                    T("int32", SHAPE(2, 2)), T("int64", SHAPE(1, 1)), T("int32", SHAPE(1, 3)));
+  EXPECT_EVAL_ERROR("scatter_elements", NULL, IRM_EVALUE,
+                    "ValueError: scatter_elements: index 5 is out of range for axis 0 of size 2",
+                    TENSOR("float32", SHAPE(2), VALS(1, 2)), TENSOR("int32", SHAPE(1), VALS(5)),
+                    TENSOR("float32", SHAPE(1), VALS(0)));
   ck_assert_ok(EVAL("nn.pad", "pad_width=1,0,0,2;pad_value=9", &out, TENSOR("float32", SHAPE(1, 2), VALS(1, 2))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 4), VALS(9, 9, 9, 9, 1, 2, 9, 9), EXACT);
   ck_assert_ok(EVAL("nn.pad", "pad_width=2,1;pad_mode=reflect", &out, TENSOR("float32", SHAPE(3), VALS(1, 2, 3))));
