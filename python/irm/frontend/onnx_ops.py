@@ -628,6 +628,35 @@ def _scatter(op):
     return conv
 
 
+def _gather_nd(g, x, a, node):
+    """Linear indices into data with its first K axes flattened, then take."""
+    data, idx = x[0], x[1]
+    if a.get("batch_dims", 0):
+        raise NotImplementedError("GatherND with batch_dims")
+    k = idx.shape[-1]
+    dims = np.array(data.shape[:k], dtype=np.int64)
+    strides = np.array([int(np.prod(dims[i + 1:], dtype=np.int64)) for i in range(k)], dtype=np.int64)
+    if idx.dtype != "int64":
+        idx = g.emit("cast", [idx], dtype="int64")
+    idx = g.emit("where", [g.emit("less", [idx, g.const(np.array(0, np.int64))]),
+                           g.emit("add", [idx, g.const(dims)]), idx])
+    lin = g.emit("sum", [g.emit("multiply", [idx, g.const(strides)])], axis=[-1])
+    flat = g.emit("reshape", [data], newshape=[int(np.prod(dims, dtype=np.int64))] + list(data.shape[k:]))
+    return [g.emit("take", [flat, lin], axis=0)]
+
+
+def _compress(g, x, a, node):
+    data = x[0]
+    cond = np.asarray(_need_const(x[1], "Compress's condition")).astype(bool).reshape(-1)
+    if "axis" not in a:
+        data = g.emit("reshape", [data], newshape=[-1])
+        axis = 0
+    else:
+        axis = _axis(int(a["axis"]), len(data.shape))
+    keep = np.nonzero(cond[:data.shape[axis]])[0].astype(np.int64)
+    return [g.emit("take", [data, g.const(keep)], axis=axis)]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -816,7 +845,7 @@ CONVERTERS = {
     "LayerNormalization": _layer_norm, "MeanVarianceNormalization": _mvn,
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
     "ScatterElements": _scatter("scatter_elements"), "Scatter": _scatter("scatter_elements"),
-    "ScatterND": _scatter("scatter_nd"),
+    "ScatterND": _scatter("scatter_nd"), "GatherND": _gather_nd, "Compress": _compress,
     "Resize": _resize, "Upsample": _upsample, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
