@@ -657,6 +657,17 @@ def _compress(g, x, a, node):
     return [g.emit("take", [data, g.const(keep)], axis=axis)]
 
 
+def _topk(g, x, a, node):
+    """argsort (stable: ties keep the smaller index first), the first k, and gather."""
+    v = x[0]
+    k = int(np.asarray(_need_const(x[1], "TopK's k")).reshape(-1)[0])
+    rank = len(v.shape)
+    axis = _axis(int(a.get("axis", -1)), rank)
+    order = g.emit("argsort", [v], axis=axis, is_ascend=not a.get("largest", 1), dtype="int64")
+    idx = g.emit("strided_slice", [order], begin=[0], end=[k], axes=[axis])
+    return [g.emit("gather", [v, idx], axis=axis), idx]
+
+
 def _mod(g, x, a, node):
     return [g.emit("mod" if a.get("fmod", 0) else "floor_mod", [x[0], x[1]])]
 
@@ -846,6 +857,7 @@ CONVERTERS = {
     "GatherElements": _gather_elements, "Mod": _mod, "Trilu": _trilu, "CastLike": _cast_like,
     "ScatterElements": _scatter("scatter_elements"), "Scatter": _scatter("scatter_elements"),
     "ScatterND": _scatter("scatter_nd"), "GatherND": _gather_nd, "Compress": _compress,
+    "TopK": _topk,
     "Resize": _resize, "Upsample": _upsample, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),

@@ -131,6 +131,7 @@ START_TEST(test_oom_in_onnx_ops) {
   SWEEP_OP("where", NULL, TENSOR("bool", SHAPE(2), NULL), TENSOR("int64", SHAPE(2), NULL), TENSOR("int64", SHAPE(1), NULL));
   SWEEP_OP("image.resize2d", "size=3,3;method=cubic", TENSOR("float32", SHAPE(1, 1, 2, 2), NULL));
   SWEEP_OP("nn.pad", "pad_width=1,1;pad_mode=reflect", TENSOR("float32", SHAPE(3), NULL));
+  SWEEP_OP("argsort", "axis=0", TENSOR("float32", SHAPE(3, 2), NULL));
 }
 END_TEST
 

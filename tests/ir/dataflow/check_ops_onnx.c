@@ -192,6 +192,12 @@ START_TEST(test_max_min_prod_reductions) {
   expect_values(out, "int64", NULL, 0, VALS(1), EXACT);
   EXPECT_TYPE_ERROR("argmax", "axis=0,1", IRM_EVALUE, "ValueError: argmax: axis must hold exactly one axis, got 2",
                     T("float32", SHAPE(2, 2)));
+  ck_assert_ok(EVAL("argsort", NULL, &out, TENSOR("float32", SHAPE(5), VALS(3, NAN, 1, 3, 2))));
+  EXPECT_VALUES(out, "int32", SHAPE(5), VALS(2, 4, 0, 3, 1), EXACT); /* stable; NaN last */
+  ck_assert_ok(EVAL("argsort", "axis=0;is_ascend=false;dtype=int64", &out, TENSOR("int32", SHAPE(3, 1), VALS(1, 5, 5))));
+  EXPECT_VALUES(out, "int64", SHAPE(3, 1), VALS(1, 2, 0), EXACT);
+  EXPECT_TYPE_ERROR("argsort", "dtype=int8", IRM_EVALUE, "ValueError: argsort: dtype must be int32 or int64, got int8",
+                    T("float32", SHAPE(2)));
   ck_assert_ok(EVAL("max", NULL, &out, TENSOR("float32", SHAPE(2), VALS(NAN, 1))));
   expect_values(out, "float32", NULL, 0, VALS(NAN), EXACT);
 }
