@@ -21,6 +21,7 @@
 #include "irm/dataflow/op.h"
 #include "irm/dataflow/text.h"
 #include "irm/dataflow/evaluate.h"
+#include "irm/dataflow/analysis.h"
 #include "irm/pass.h"
 #include "irm/dataflow/passes.h"
 #include "irm/dataflow/pattern.h"

@@ -426,7 +426,10 @@ static int g_evaluate(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 
+int irm_register_free_vars_builtins_(void); /* ir.FreeVars (free_vars.c) */
+
 int irm_register_evaluate_builtins_(void) {
   static const irm_builtin_global table[] = {{"ir.Evaluate", g_evaluate}};
-  return irm_global_register_builtins_(table, 1);
+  int rc = irm_global_register_builtins_(table, 1);
+  return rc ? rc : irm_register_free_vars_builtins_();
 }

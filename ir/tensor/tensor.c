@@ -246,7 +246,11 @@ double irm_tensor_get_f64(const irm_tensor *t, int64_t i) {
   if (!e) return 0;
   switch (p->dl.dtype.code) {
   case kDLFloat:
-    if (p->dl.dtype.bits == 32) {
+    if (p->dl.dtype.bits == 64) {
+      double d;
+      memcpy(&d, e, sizeof d);
+      return d;
+    } else if (p->dl.dtype.bits == 32) {
       float f;
       memcpy(&f, e, sizeof f);
       return f;
@@ -256,7 +260,11 @@ double irm_tensor_get_f64(const irm_tensor *t, int64_t i) {
       return irm_f16_to_f32(h);
     }
   case kDLInt:
-    if (p->dl.dtype.bits == 32) {
+    if (p->dl.dtype.bits == 64) {
+      int64_t v;
+      memcpy(&v, e, sizeof v);
+      return (double)v; /* exact up to 2^53 */
+    } else if (p->dl.dtype.bits == 32) {
       int32_t v;
       memcpy(&v, e, sizeof v);
       return v;
@@ -287,7 +295,9 @@ void irm_tensor_set_f64(irm_tensor *t, int64_t i, double x) {
   if (!e) return;
   switch (p->dl.dtype.code) {
   case kDLFloat:
-    if (p->dl.dtype.bits == 32) {
+    if (p->dl.dtype.bits == 64) {
+      memcpy(e, &x, sizeof x);
+    } else if (p->dl.dtype.bits == 32) {
       float f = (float)x; /* IEEE conversion: rounds, or gives inf beyond FLT_MAX */
       memcpy(e, &f, sizeof f);
     } else {
@@ -296,7 +306,11 @@ void irm_tensor_set_f64(irm_tensor *t, int64_t i, double x) {
     }
     return;
   case kDLInt:
-    if (p->dl.dtype.bits == 32) {
+    if (p->dl.dtype.bits == 64) {
+      /* (double)INT64_MAX rounds up to 2^63: anything at or above it saturates */
+      int64_t v = isnan(x) ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x;
+      memcpy(e, &v, sizeof v);
+    } else if (p->dl.dtype.bits == 32) {
       int32_t v = (int32_t)saturate(x, INT32_MIN, INT32_MAX);
       memcpy(e, &v, sizeof v);
     } else {

@@ -1,4 +1,4 @@
-/* Tensor dtypes (tensor.h): the six supported DLDataTypes, their names and
+/* Tensor dtypes (tensor.h): the eight supported DLDataTypes, their names and
  * sizes, a readable name for any other DLDataType (for messages), and the
  * IEEE binary16 conversions. */
 #include <math.h>
@@ -17,11 +17,12 @@ typedef struct dtype_def {
 /* In the order messages list them. */
 static const dtype_def dtypes[] = {
     {"float32", {kDLFloat, 32, 1}}, {"float16", {kDLFloat, 16, 1}},       {"int32", {kDLInt, 32, 1}},
-    {"int8", {kDLInt, 8, 1}},       {"uint8", {kDLUInt, 8, 1}},           {"bool", {IRM_DLPACK_BOOL, 8, 1}},
+    {"int8", {kDLInt, 8, 1}},       {"uint8", {kDLUInt, 8, 1}},           {"float64", {kDLFloat, 64, 1}},
+    {"int64", {kDLInt, 64, 1}},     {"bool", {IRM_DLPACK_BOOL, 8, 1}}, /* bool stays last: see irm_dtype_from_dlpack_ */
 };
 enum { dtype_count = sizeof dtypes / sizeof dtypes[0] };
 
-#define DTYPE_LIST "float32, float16, int32, int8, uint8, bool"
+#define DTYPE_LIST "float32, float16, int32, int8, uint8, float64, int64, bool"
 
 static const dtype_def *find_dtype(DLDataType d) {
   for (int i = 0; i < dtype_count; i++)

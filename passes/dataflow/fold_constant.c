@@ -4,9 +4,10 @@
  * unless it would create more than FoldConstant.max_bytes (then it stays,
  * for run time);
  * a projection of a Tuple node becomes the field. Calls of ops without
- * FEvaluate stay as they are. Let-bound constants are not inlined (a Let's
- * variable and its uses are one node to the rewriter); DeadCodeElimination
- * and the text form do not need it. */
+ * FEvaluate stay as they are. A Let whose value folds to a Constant is
+ * replaced by its body with the variable replaced by the Constant, folded
+ * again (as TVM's FoldConstant does): `let %t = const(1); add(%t, %t)`
+ * becomes `const(2)`. */
 #include "ir_pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
@@ -75,6 +76,8 @@ static int can_evaluate(const irm_object *op) {
 
 typedef struct fold_ctx {
   uint64_t max_bytes;
+  const irm_object *var; /* inside a Let's body being re-folded: the variable bound to value */
+  irm_object *value;
 } fold_ctx;
 
 static uint64_t add_sat(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
@@ -150,8 +153,27 @@ static int fold_call(const fold_ctx *fc, const irm_object *original, irm_object 
   return rc;
 }
 
+static int fold_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out);
+
+static int fold_pre(void *ctx, irm_object *node, int *descend);
+
+/* let %v = const; body  ->  body[%v := const], folded again. */
+static int fold_let(const fold_ctx *fc, irm_object *let, irm_object **out) {
+  fold_ctx sub = {fc->max_bytes, irm_let_var(let), irm_let_value(let)};
+  const irm_expr_rewriter rw = {fold_pre, fold_post, &sub};
+  return irm_expr_rewrite(&rw, irm_let_body(let), out);
+}
+
 static int fold_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  const fold_ctx *fc = ctx;
   irm_expr_kind kind = irm_expr_kind_of(rebuilt);
+  if (kind == IRM_EXPR_VAR && fc->var && original == fc->var) {
+    irm_object_retain(fc->value);
+    *out = fc->value;
+    return IRM_OK;
+  }
+  if (kind == IRM_EXPR_LET && irm_expr_kind_of(irm_let_value(rebuilt)) == IRM_EXPR_CONSTANT)
+    return fold_let(fc, rebuilt, out);
   if (kind == IRM_EXPR_CALL && irm_expr_kind_of(irm_call_callee(rebuilt)) == IRM_EXPR_OP && all_constant_args(rebuilt))
     return fold_call(ctx, original, rebuilt, out);
   if (kind == IRM_EXPR_TUPLE_GET_ITEM) {
@@ -190,7 +212,7 @@ static int fold_function(irm_object *func, irm_module *mod, irm_pass_context *ct
   if (!rc && limit < 0)
     rc = irm_error(IRM_EVALUE, "FoldConstant: max_bytes must be >= 0, got %lld", (long long)limit);
   if (rc) return rc;
-  fold_ctx fc = {(uint64_t)limit};
+  fold_ctx fc = {(uint64_t)limit, NULL, NULL};
   const irm_expr_rewriter rw = {fold_pre, fold_post, &fc};
   return irm_ir_rewrite_function_(func, &rw, out);
 }

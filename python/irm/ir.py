@@ -76,6 +76,18 @@ class IRModule(Object):
         """A module like this one without function name."""
         return _MOD_WITHOUT_FUNCTION(self, name)
 
+    @staticmethod
+    def from_expr(expr, functions=None, attrs=None):
+        """A module whose "main" is expr (TVM's IRModule.from_expr): a Function
+        as it is, any other expression as the body of a Function taking its
+        free variables (free_vars order) as parameters. functions adds other
+        functions by name; attrs the module's attributes."""
+        if not isinstance(expr, Function):
+            expr = Function(free_vars(expr), expr)
+        funcs = dict(functions or {})
+        funcs["main"] = expr
+        return IRModule(funcs, attrs)
+
     def verify(self):
         """Checks that the module is well formed (ir.Verify): raises
         ValueError naming the function and the expression at fault."""
@@ -446,6 +458,13 @@ def text(node, elide_larger_than=None):
 def example_model(name=None):
     """One of the library's example models (ir.ExampleModel) as an IRModule."""
     return _A("example_model()", "ir.ExampleModel", "name")(*(() if name is None else (name,)))
+
+
+def free_vars(expr):
+    """The free variables of expr (ir.FreeVars, TVM's analysis.free_vars):
+    the Vars it uses that no Let or Function inside it binds, each once, in
+    post-order."""
+    return list(_A("free_vars()", "ir.FreeVars", "expr")(expr))
 
 
 def verify(mod):

@@ -2,7 +2,7 @@
 copies, through DLPack (``__dlpack__``, :func:`from_dlpack`) and the buffer
 protocol (``memoryview(t)``, ``numpy.asarray(t)``). numpy is optional.
 
-The dtypes are float32, float16, int32, int8, uint8 and bool. A tensor is
+The dtypes are float32, float16, int32, int8, uint8, float64, int64 and bool. A tensor is
 read-only once made: its buffer is exported read-only, and DLPack consumers
 must not write through what they get.
 """
@@ -13,13 +13,14 @@ import sys
 from ._ffi import Object, register_object, _global, api_global
 
 # dtype -> struct/buffer format character, and back.
-_FORMATS = {"float32": "f", "float16": "e", "int32": "i", "int8": "b", "uint8": "B", "bool": "?"}
-_SIZES = {"float32": 4, "float16": 2, "int32": 4, "int8": 1, "uint8": 1, "bool": 1}
+_FORMATS = {"float32": "f", "float16": "e", "int32": "i", "int8": "b", "uint8": "B", "float64": "d", "int64": "q",
+            "bool": "?"}
+_SIZES = {"float32": 4, "float16": 2, "int32": 4, "int8": 1, "uint8": 1, "float64": 8, "int64": 8, "bool": 1}
 _FORMAT_BYTES = {name: fmt.encode() for name, fmt in _FORMATS.items()}  # kept alive: views point at them
 # Buffer formats irm has no dtype for, named for the message.
-_OTHER_FORMATS = {"d": "float64", "q": "int64", "Q": "uint64", "h": "int16", "H": "uint16",
+_OTHER_FORMATS = {"Q": "uint64", "h": "int16", "H": "uint16",
                   "I": "uint32", "c": "char", "n": "ssize_t", "N": "size_t", "P": "pointer"}
-_INT_RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int8": (-128, 127), "uint8": (0, 255)}
+_INT_RANGES = {"int64": (-(1 << 63), (1 << 63) - 1), "int32": (-(1 << 31), (1 << 31) - 1), "int8": (-128, 127), "uint8": (0, 255)}
 
 
 def _dtype_of_format(fmt, itemsize):
@@ -85,7 +86,7 @@ def _is_integer(v):
 def _convert(flat, dtype):
     """The elements as Python values struct packs for dtype."""
     out = []
-    if dtype in ("float32", "float16"):
+    if dtype in ("float32", "float16", "float64"):
         for v in flat:
             if isinstance(v, (str, bytes)) or v is None:
                 raise TypeError("irm.tensor: %s element must be a number, got %s"

@@ -267,3 +267,20 @@ def test_example_model():
     assert isinstance(mod, irm.IRModule) and mod.function_names
     ir.verify(mod)
     assert ir.parse(mod.text()).text() == mod.text()
+
+
+def test_free_vars_and_module_from_expr():
+    ir = irm.ir
+    x, y, t = ir.Var("x", ir.TensorType([2], "float32")), ir.Var("y", ir.TensorType([2], "float32")), ir.Var("t")
+    add = ir.Op.get("add")
+    body = ir.Let(t, ir.Call(add, [x, y]), ir.Call(add, [t, x]))
+    assert [v.name for v in ir.free_vars(body)] == ["x", "y"]
+    f = ir.Function([x], body)
+    assert [v.name for v in ir.free_vars(f)] == ["y"]
+    assert ir.free_vars(ir.Constant(irm.tensor([1.0]))) == []
+    mod = irm.IRModule.from_expr(body)
+    assert [p.name for p in mod["main"].params] == ["x", "y"]
+    assert irm.ir.evaluate(mod, "main", [[1.0, 2.0], [10.0, 20.0]]).tolist() == [12.0, 24.0]
+    assert irm.IRModule.from_expr(f)["main"].params[0].name == "x"
+    with pytest.raises(TypeError, match="expected an IR expression"):
+        ir.free_vars(irm.tensor([1.0]))

@@ -81,8 +81,8 @@ def test_conversion_errors_name_the_value_and_dtype():
         irm.tensor([[1, 2], 3])
     with pytest.raises(ValueError, match="did you mean 'float32'"):
         irm.tensor([1], dtype="flaot32")
-    with pytest.raises(ValueError, match="unsupported dtype 'float64'|unknown dtype 'float64'"):
-        irm.tensor([1], dtype="float64")
+    with pytest.raises(ValueError, match="unsupported dtype 'uint16'|unknown dtype 'uint16'"):
+        irm.tensor([1], dtype="uint16")
 
 
 # ---- buffers in -----------------------------------------------------------------
@@ -101,13 +101,23 @@ def test_buffers_are_copied_with_their_format_and_shape():
     assert irm.tensor(array.array("B", [1, 2]), dtype="float32").tolist() == [1.0, 2.0]
 
 
-def test_a_float64_buffer_is_refused_naming_the_dtype_unless_converted():
+def test_a_uint16_buffer_is_refused_naming_the_dtype_unless_converted():
+    shorts = array.array("H", [1, 2])
+    with pytest.raises(ValueError, match="uint16 is not a supported dtype"):
+        irm.tensor(shorts)
+    assert irm.tensor(shorts, dtype="float32").tolist() == [1.0, 2.0]
+
+
+def test_float64_and_int64_buffers_keep_their_dtype():
     doubles = array.array("d", [1.0, 2.5])
-    with pytest.raises(ValueError, match="float64 is not a supported dtype"):
-        irm.tensor(doubles)
-    with pytest.raises(ValueError, match="int64"):
-        irm.tensor(array.array("q", [1]))
+    t = irm.tensor(doubles)
+    assert (t.dtype, t.tolist()) == ("float64", [1.0, 2.5])
     assert irm.tensor(doubles, dtype="float32").tolist() == [1.0, 2.5]
+    big = irm.tensor(array.array("q", [1 << 62, -3]))
+    assert (big.dtype, big.tolist()) == ("int64", [1 << 62, -3])
+    assert irm.tensor([1, 2], dtype="int64").dtype == "int64"
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        irm.tensor([1 << 63], dtype="int64")
     assert irm.tensor(memoryview(doubles), dtype="float16").tolist() == [1.0, 2.5]
 
 
@@ -237,8 +247,8 @@ def test_a_refused_capsule_is_left_to_its_destructor():
     module = sys.modules["irm.tensor"]
     managed = module._PyCapsule_GetPointer(capsule, b"dltensor")
     dl = module._DLManagedTensor.from_address(managed).dl_tensor
-    dl.dtype.bits = 64  # now an int64 tensor
-    with pytest.raises(ValueError, match="int64|dtype"):
+    dl.dtype.bits = 16  # now an int16 tensor
+    with pytest.raises(ValueError, match="int16|dtype"):
         irm.from_dlpack(capsule)
     assert "used" not in repr(capsule)
     del capsule
@@ -287,8 +297,17 @@ def test_numpy_exchange_without_copies():
         back = irm.from_dlpack(src)
         assert _ptr(back) == src.ctypes.data
         assert numpy.from_dlpack(t).ctypes.data == _ptr(t)
-    with pytest.raises(ValueError, match="float64"):
-        irm.tensor(numpy.zeros(2))
+    with pytest.raises(ValueError, match="uint16"):
+        irm.tensor(numpy.zeros(2, dtype=numpy.uint16))
+    assert irm.tensor(numpy.zeros(2)).dtype == "float64"
     half = irm.tensor([0.5, 1.5], dtype="float16")
     assert half.numpy().dtype == numpy.float16 and half.numpy().tolist() == [0.5, 1.5]
     assert sys.getrefcount(t) >= 2
+
+
+def test_float64_and_int64_round_trip_through_json_and_dlpack():
+    for t in (irm.tensor([0.1, -2.5], dtype="float64"), irm.tensor([1 << 40, -7], dtype="int64")):
+        back = irm.from_json(t.to_json())
+        assert (back.dtype, back.tolist()) == (t.dtype, t.tolist())
+        again = irm.from_dlpack(t)
+        assert (again.dtype, again.tolist()) == (t.dtype, t.tolist())

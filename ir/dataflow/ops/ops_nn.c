@@ -71,7 +71,7 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
       } else {
         uint64_t acc = 0; /* wraps: only the low bits are stored */
         for (int64_t i = 0; i < k_len; i++)
-          acc += (uint64_t)(irm_ops_load_i64_(in[0], k, r * k_len + i) * irm_ops_load_i64_(in[1], k, u * k_len + i));
+          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) * (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
         irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
       }
     }
@@ -379,14 +379,17 @@ static int softmax_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tenso
   for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
   ops_kind k = irm_ops_kind_of_(d->dtype);
+  int log_out = strcmp(c->def->name, "nn.log_softmax") == 0;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < inner; i++) {
       int64_t base = o * len * inner + i;
       double top = -INFINITY, total = 0;
       for (int64_t j = 0; j < len; j++) top = fmax(top, irm_ops_load_f64_(in[0], k, base + j * inner));
       for (int64_t j = 0; j < len; j++) total += exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top);
-      for (int64_t j = 0; j < len; j++)
-        irm_ops_store_f64_(out, k, base + j * inner, exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top) / total);
+      for (int64_t j = 0; j < len; j++) {
+        double x = irm_ops_load_f64_(in[0], k, base + j * inner) - top;
+        irm_ops_store_f64_(out, k, base + j * inner, log_out ? x - log(total) : exp(x) / total);
+      }
     }
   return IRM_OK;
 }
@@ -401,6 +404,8 @@ const ops_op_def irm_ops_nn_[] = {
     {"nn.dense", 2, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, dense_attrs, 1, dense_infer, dense_eval},
     {"nn.bias_add", 2, bias_args, IRM_OP_BROADCAST, OPS_NUMERIC, bias_attrs, 1, bias_infer, bias_eval},
     {"nn.conv2d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv_attrs, 9, conv_infer, conv_eval},
-    {"nn.softmax", 1, softmax_args, IRM_OP_OPAQUE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
+    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
+    {"nn.log_softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
+     softmax_eval},
 };
 const size_t irm_ops_nn_count_ = sizeof irm_ops_nn_ / sizeof irm_ops_nn_[0];

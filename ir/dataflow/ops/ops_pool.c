@@ -6,6 +6,7 @@
  * count_include_pad, by the taps inside the padded input (not the extra
  * rows ceil_mode adds), as TVM's topi does. The average of ints truncates
  * toward zero. */
+#include <math.h>
 #include <string.h>
 
 #include "irm/error.h"
@@ -146,18 +147,22 @@ static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   if (rc) return rc;
   ops_kind k = irm_ops_tensor_kind_(in[0]);
   int64_t hw = g.h * g.w;
+  int is_max = strcmp(c->def->name, "nn.global_max_pool2d") == 0;
   for (int64_t n = 0; n < g.n; n++)
     for (int64_t ch = 0; ch < g.c; ch++) {
-      double fsum = 0;
+      double fsum = 0, top = irm_ops_lowest_(k);
       int64_t isum = 0;
       for (int64_t p = 0; p < hw; p++) {
         /* NCHW: the plane is contiguous; NHWC: channels are innermost. */
         int64_t di = g.nhwc ? (n * hw + p) * g.c + ch : (n * g.c + ch) * hw + p;
-        if (irm_ops_kind_is_float_(k)) fsum += irm_ops_load_f64_(in[0], k, di);
+        double x = irm_ops_load_f64_(in[0], k, di);
+        if (is_max) top = isnan(x) || isnan(top) ? NAN : x > top ? x : top; /* NaN wins, as in the pools */
+        else if (irm_ops_kind_is_float_(k)) fsum += x;
         else isum += irm_ops_load_i64_(in[0], k, di);
       }
       int64_t oi = n * g.c + ch; /* 1x1 planes: both layouts agree */
-      if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, oi, hw ? fsum / (double)hw : 0.0);
+      if (is_max) irm_ops_store_f64_(out, k, oi, top);
+      else if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, oi, hw ? fsum / (double)hw : 0.0);
       else irm_ops_store_i64_(out, k, oi, hw ? isum / hw : 0);
     }
   return IRM_OK;
@@ -186,6 +191,8 @@ static const ops_attr_def global_attrs[] = {
 const ops_op_def irm_ops_pool_[] = {
     {"nn.max_pool2d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, max_attrs, 6, pool_infer, pool_eval},
     {"nn.avg_pool2d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, avg_attrs, 7, pool_infer, pool_eval},
+    {"nn.global_max_pool2d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, global_attrs, 1, global_infer,
+     global_eval},
     {"nn.global_avg_pool2d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, global_attrs, 1, global_infer,
      global_eval},
 };

@@ -21,6 +21,7 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
                            ops_ctx *c, irm_object **out) {
   c->def = def;
   c->types = types;
+  c->nargs = n;
   c->attrs = NULL;
   if (def->num_inputs >= 0 && n != (size_t)def->num_inputs)
     return irm_error(IRM_ETYPE, "%s takes %d argument%s, got %zu", def->name, (int)def->num_inputs,
@@ -37,8 +38,8 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
     if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !irm_ops_kind_is_float_(k)))
       return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, irm_ops_arg_text_(c, i, a),
                        irm_ops_dtype_text_(irm_tensor_type_dtype(types[i])), def->name,
-                       def->dtypes == OPS_FLOAT ? "float32 or float16"
-                                                : "numeric dtypes (float32, float16, int32, int8, uint8)");
+                       def->dtypes == OPS_FLOAT ? "float32, float16 or float64"
+                                                : "numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)");
   }
   irm_object *op = NULL, *checked = NULL;
   int rc = irm_op_get(def->name, &op);
@@ -99,7 +100,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
                      def->num_inputs == 1 ? "" : "s", n);
   irm_object *types[IRM_NATIVE_MAX_ARGS] = {0};
   const irm_tensor *inputs[IRM_NATIVE_MAX_ARGS] = {0};
-  ops_ctx c = {def, NULL, types};
+  ops_ctx c = {def, NULL, types, n};
   for (size_t i = 0; !rc && i < n; i++) {
     const irm_any *v = irm_array_at(arr, i);
     char a[64];
@@ -204,6 +205,10 @@ int irm_register_builtin_ops_(void) {
       {irm_ops_transform_, irm_ops_transform_count_},
       {irm_ops_nn_, irm_ops_nn_count_},
       {irm_ops_pool_, irm_ops_pool_count_},
+      {irm_ops_compare_, irm_ops_compare_count_},
+      {irm_ops_shape_, irm_ops_shape_count_},
+      {irm_ops_nn2_, irm_ops_nn2_count_},
+      {irm_ops_image_, irm_ops_image_count_},
   };
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)

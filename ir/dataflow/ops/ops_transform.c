@@ -1,7 +1,9 @@
 /* Shape ops: reshape and transpose (pattern INJECTIVE), and the reductions
- * sum and mean (COMM_REDUCE), with TVM's attributes. Reductions accumulate
+ * sum, mean, max, min, prod, argmax and argmin (COMM_REDUCE), and argsort
+ * (OPAQUE, as TVM's; a stable sort), with TVM's attributes. Reductions accumulate
  * in double (floats) or int64 (ints, wrapped once when stored); the mean of
  * ints truncates toward zero, as TVM's integer division does. */
+#include <math.h>
 #include <string.h>
 
 #include "irm/error.h"
@@ -188,14 +190,32 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   for (int32_t i = 0, k = 0; i < ndim; i++) step[i] = reduced[i] ? 0 : kept_strides[k++];
   int64_t n_out = irm_tensor_numel(out), n_in = irm_tensor_numel(in[0]);
   ops_kind kind = irm_ops_kind_of_(src->dtype);
-  int is_float = irm_ops_kind_is_float_(kind), mean = strcmp(c->def->name, "mean") == 0;
+  const char *name = c->def->name;
+  int is_float = irm_ops_kind_is_float_(kind), mean = strcmp(name, "mean") == 0;
+  /* max and min keep the extreme (NaN wins, as NumPy's), prod multiplies;
+   * a reduction over no elements gives the identity (-inf/lowest, +inf/highest, 1). */
+  int op = strcmp(name, "max") == 0 ? 1 : strcmp(name, "min") == 0 ? 2 : strcmp(name, "prod") == 0 ? 3 : 0;
   double *fsum = is_float ? irm_calloc((size_t)(n_out ? n_out : 1), sizeof *fsum) : NULL;
   int64_t *isum = is_float ? NULL : irm_calloc((size_t)(n_out ? n_out : 1), sizeof *isum);
   if (!fsum && !isum) return irm_error_nomem_("evaluating a reduction");
+  for (int64_t o = 0; o < n_out && op; o++) {
+    if (is_float) fsum[o] = op == 1 ? -INFINITY : op == 2 ? INFINITY : 1.0;
+    else isum[o] = op == 1 ? INT64_MIN : op == 2 ? INT64_MAX : 1;
+  }
   int64_t off = 0;
   for (int64_t i = 0; i < n_in; i++) {
-    if (is_float) fsum[off] += irm_ops_load_f64_(in[0], kind, i);
-    else isum[off] += irm_ops_load_i64_(in[0], kind, i);
+    if (is_float) {
+      double x = irm_ops_load_f64_(in[0], kind, i), *a = &fsum[off];
+      if (op == 0) *a += x;
+      else if (op == 3) *a *= x;
+      else if (isnan(x) || isnan(*a)) *a = NAN;
+      else if (op == 1 ? x > *a : x < *a) *a = x;
+    } else {
+      int64_t x = irm_ops_load_i64_(in[0], kind, i), *a = &isum[off];
+      if (op == 0) *a = (int64_t)((uint64_t)*a + (uint64_t)x);
+      else if (op == 3) *a = (int64_t)((uint64_t)*a * (uint64_t)x);
+      else if (op == 1 ? x > *a : x < *a) *a = x;
+    }
     for (int32_t d = ndim - 1; d >= 0; d--) {
       off += step[d];
       if (++idx[d] < src->shape[d]) break;
@@ -212,6 +232,140 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   return IRM_OK;
 }
 
+/* ---- argmax, argmin ----------------------------------------------------------------------- */
+
+static int arg_axis(const ops_ctx *c, int32_t *axis) {
+  int64_t axes[OPS_MAX_NDIM];
+  int32_t n = 0, ndim = irm_tensor_type_ndim(c->types[0]);
+  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n != 1) return irm_error(IRM_EVALUE, "%s: axis must hold exactly one axis, got %d", c->def->name, (int)(n < 0 ? 0 : n));
+  if (ndim == 0) return irm_error(IRM_ETYPE, "%s: argument 1 (data) is a scalar; it needs rank 1 or more", c->def->name);
+  return irm_ops_norm_axis_(c, 0, axes[0], ndim, axis);
+}
+
+static int argreduce_infer(const ops_ctx *c, irm_object **out) {
+  int32_t axis = 0;
+  int rc = arg_axis(c, &axis);
+  if (rc) return rc;
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
+  int64_t shape[OPS_MAX_NDIM];
+  for (int32_t i = 0; i < ndim; i++)
+    if (i != axis) shape[n++] = in[i];
+    else if (irm_ops_attr_bool_(c, "keepdims")) shape[n++] = 1;
+  DLDataType i64 = {kDLInt, 64, 1};
+  return irm_ops_make_type_(c, i64, shape, n, out);
+}
+
+/* The index of the first (select_last_index: the last) extreme along the
+ * axis; a NaN counts as the extreme, as NumPy's argmax. */
+static int argreduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  int32_t axis = 0;
+  int rc = arg_axis(c, &axis);
+  if (rc) return rc;
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int64_t outer = 1, inner = 1, len = d->shape[axis];
+  for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
+  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
+  int is_max = strcmp(c->def->name, "argmax") == 0, last = irm_ops_attr_bool_(c, "select_last_index");
+  ops_kind k = irm_ops_kind_of_(d->dtype);
+  int64_t *o = irm_tensor_data(out);
+  for (int64_t a = 0; a < outer; a++)
+    for (int64_t b = 0; b < inner; b++) {
+      int64_t best = 0;
+      double top = 0;
+      for (int64_t j = 0; j < len; j++) {
+        double x = irm_ops_load_f64_(in[0], k, (a * len + j) * inner + b);
+        if (j > 0 && isnan(top)) break;
+        int better = j == 0 || isnan(x) || (is_max ? x > top : x < top) || (last && x == top);
+        if (better) {
+          best = j;
+          top = x;
+        }
+      }
+      o[a * inner + b] = best;
+    }
+  return IRM_OK;
+}
+
+static const ops_attr_def argreduce_attrs[] = {
+    {"axis", IRM_OPTION_ARRAY_INT, "0", "the one axis to reduce (negative counts from the end)", 0},
+    {"keepdims", IRM_OPTION_BOOL, "false", "keep the reduced axis as a dimension of size 1", 0},
+    {"select_last_index", IRM_OPTION_BOOL, "false", "on ties, the last index instead of the first", 0},
+};
+
+/* ---- argsort ------------------------------------------------------------------------------- */
+
+static int argsort_infer(const ops_ctx *c, irm_object **out) {
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), axis = 0;
+  if (ndim == 0) return irm_error(IRM_ETYPE, "argsort: argument 1 (data) is a scalar; it needs rank 1 or more");
+  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), ndim, &axis);
+  DLDataType dt;
+  if (!rc && (rc = irm_dtype_parse(irm_ops_attr_str_(c, "dtype", "int32"), &dt)))
+    return irm_error_context(rc, "argsort: attribute 'dtype'");
+  if (!rc && (dt.code != kDLInt || dt.bits < 32))
+    return irm_error(IRM_EVALUE, "argsort: dtype must be int32 or int64, got %s", irm_ops_dtype_text_(dt));
+  return rc ? rc : irm_ops_make_type_(c, dt, irm_tensor_type_shape(c->types[0]), ndim, out);
+}
+
+/* a before b: by value (NaN last when ascending, first when descending), then by index. */
+static int sorts_before(double a, double b, int64_t ia, int64_t ib, int ascend) {
+  int na = isnan(a), nb = isnan(b);
+  if (na != nb) return ascend ? nb : na;
+  if (!na && a != b) return ascend ? a < b : a > b;
+  return ia < ib;
+}
+
+/* A stable merge sort of the indices in ix (n of them) by key, tmp scratch. */
+static void merge_sort(int64_t *ix, int64_t *tmp, int64_t n, const double *key, int ascend) {
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int64_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) tmp[o++] = sorts_before(key[ix[j]], key[ix[i]], ix[j], ix[i], ascend) ? ix[j++] : ix[i++];
+      while (i < mid) tmp[o++] = ix[i++];
+      while (j < hi) tmp[o++] = ix[j++];
+    }
+    memcpy(ix, tmp, (size_t)n * sizeof *ix);
+  }
+}
+
+static int argsort_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int32_t axis = 0;
+  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), d->ndim, &axis);
+  if (rc) return rc;
+  int64_t outer = 1, inner = 1, len = d->shape[axis];
+  for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
+  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
+  int ascend = irm_ops_attr_bool_(c, "is_ascend");
+  size_t n = (size_t)(len ? len : 1);
+  double *key = irm_malloc(n * sizeof *key);
+  int64_t *ix = irm_malloc(n * sizeof *ix), *tmp = irm_malloc(n * sizeof *tmp);
+  if (!key || !ix || !tmp) rc = irm_error_nomem_("evaluating argsort");
+  ops_kind k = irm_ops_kind_of_(d->dtype), ko = irm_ops_tensor_kind_(out);
+  for (int64_t a = 0; !rc && a < outer; a++)
+    for (int64_t b = 0; b < inner; b++) {
+      for (int64_t j = 0; j < len; j++) {
+        key[j] = irm_ops_load_f64_(in[0], k, (a * len + j) * inner + b);
+        ix[j] = j;
+      }
+      merge_sort(ix, tmp, len, key, ascend);
+      for (int64_t j = 0; j < len; j++) irm_ops_store_i64_(out, ko, (a * len + j) * inner + b, ix[j]);
+    }
+  irm_free(key);
+  irm_free(ix);
+  irm_free(tmp);
+  return rc;
+}
+
+static const ops_attr_def argsort_attrs[] = {
+    {"axis", IRM_OPTION_INT, "-1", "the axis to sort along (negative counts from the end)", 0},
+    {"is_ascend", IRM_OPTION_BOOL, "true", "ascending (NaN last); false: descending (NaN first)", 0},
+    {"dtype", IRM_OPTION_STR, "int32", "the indices' dtype: int32 or int64", 0},
+};
+
 static const ops_attr_def reduce_attrs[] = {
     {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes to reduce (negative counts from the end); absent: all", 0},
     {"keepdims", IRM_OPTION_BOOL, "false", "keep reduced axes as dimensions of size 1", 0},
@@ -225,5 +379,11 @@ const ops_op_def irm_ops_transform_[] = {
     {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
     {"sum", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"mean", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"max", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"min", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"prod", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
+    {"argmax", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
+    {"argsort", 1, data_arg, IRM_OP_OPAQUE, OPS_NUMERIC, argsort_attrs, 3, argsort_infer, argsort_eval},
+    {"argmin", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
 };
 const size_t irm_ops_transform_count_ = sizeof irm_ops_transform_ / sizeof irm_ops_transform_[0];

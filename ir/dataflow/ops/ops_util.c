@@ -38,7 +38,8 @@ const char *irm_ops_type_text_(const irm_object *type, char *buf) {
 }
 
 const char *irm_ops_arg_text_(const ops_ctx *c, size_t i, char *buf) {
-  snprintf(buf, 64, "argument %zu (%s)", i + 1, c->def->arg_names[i]);
+  /* a variadic op (num_inputs -1) names every argument with its one name */
+  snprintf(buf, 64, "argument %zu (%s)", i + 1, c->def->arg_names[c->def->num_inputs < 0 ? 0 : i]);
   return buf;
 }
 
@@ -251,6 +252,8 @@ ops_kind irm_ops_kind_of_(DLDataType d) {
   if (d.lanes != 1) return OPS_BAD;
   if (d.code == kDLFloat && d.bits == 32) return OPS_F32;
   if (d.code == kDLFloat && d.bits == 16) return OPS_F16;
+  if (d.code == kDLFloat && d.bits == 64) return OPS_F64;
+  if (d.code == kDLInt && d.bits == 64) return OPS_I64;
   if (d.code == kDLInt && d.bits == 32) return OPS_I32;
   if (d.code == kDLInt && d.bits == 8) return OPS_I8;
   if (d.code == kDLUInt && d.bits == 8) return OPS_U8;
@@ -263,6 +266,8 @@ double irm_ops_load_f64_(const irm_tensor *t, ops_kind k, int64_t i) {
   switch (k) {
     case OPS_F32: return ((const float *)p)[i];
     case OPS_F16: return irm_f16_to_f32(((const uint16_t *)p)[i]);
+    case OPS_F64: return ((const double *)p)[i];
+    case OPS_I64: return (double)((const int64_t *)p)[i];
     case OPS_I32: return ((const int32_t *)p)[i];
     case OPS_I8: return ((const int8_t *)p)[i];
     case OPS_U8: return ((const uint8_t *)p)[i];
@@ -274,6 +279,7 @@ double irm_ops_load_f64_(const irm_tensor *t, ops_kind k, int64_t i) {
 int64_t irm_ops_load_i64_(const irm_tensor *t, ops_kind k, int64_t i) {
   const void *p = irm_tensor_data_const(t);
   switch (k) {
+    case OPS_I64: return ((const int64_t *)p)[i];
     case OPS_I32: return ((const int32_t *)p)[i];
     case OPS_I8: return ((const int8_t *)p)[i];
     case OPS_U8: return ((const uint8_t *)p)[i];
@@ -286,6 +292,7 @@ void irm_ops_store_i64_(irm_tensor *t, ops_kind k, int64_t i, int64_t v) {
   void *p = irm_tensor_data(t);
   uint64_t u = (uint64_t)v; /* wrapping through unsigned types is defined */
   switch (k) {
+    case OPS_I64: ((int64_t *)p)[i] = v; break;
     case OPS_I32: {
       uint32_t w = (uint32_t)u;
       ((int32_t *)p)[i] = w > INT32_MAX ? (int32_t)(w - 2147483648u) - INT32_MAX - 1 : (int32_t)w;
@@ -306,6 +313,8 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
   switch (k) {
     case OPS_F32: ((float *)irm_tensor_data(t))[i] = (float)v; return;
     case OPS_F16: irm_tensor_set_f64(t, i, v); return;
+    case OPS_F64: ((double *)irm_tensor_data(t))[i] = v; return;
+    case OPS_I64: irm_tensor_set_f64(t, i, v); return; /* truncates, saturates at int64's range */
     case OPS_BOOL: ((uint8_t *)irm_tensor_data(t))[i] = v != 0; return;
     case OPS_BAD: return;
     default: break;
@@ -324,6 +333,7 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
 
 double irm_ops_lowest_(ops_kind k) {
   switch (k) {
+    case OPS_I64: return -9223372036854775808.0;
     case OPS_I32: return -2147483648.0;
     case OPS_I8: return -128.0;
     case OPS_U8:

@@ -19,9 +19,9 @@
 
 /* Which dtypes an op's tensor arguments may have. */
 typedef enum ops_dtypes {
-  OPS_ANY_DTYPE, /* all six */
+  OPS_ANY_DTYPE, /* all eight */
   OPS_NUMERIC,   /* all but bool */
-  OPS_FLOAT      /* float32, float16 */
+  OPS_FLOAT      /* float32, float16, float64 */
 } ops_dtypes;
 
 /* One call attribute: its schema entry. default_text is parsed with
@@ -40,7 +40,8 @@ typedef struct ops_op_def ops_op_def;
 typedef struct ops_ctx {
   const ops_op_def *def;
   const irm_object *attrs;    /* validated, defaults filled in */
-  irm_object *const *types;   /* def->num_inputs tensor types, borrowed */
+  irm_object *const *types;   /* nargs tensor types, borrowed */
+  size_t nargs;               /* def->num_inputs, or the count of a variadic call */
 } ops_ctx;
 
 /* Infers the result type: *out a NEW tensor type, or an error naming the op
@@ -72,6 +73,14 @@ extern const ops_op_def irm_ops_nn_[];
 extern const size_t irm_ops_nn_count_;
 extern const ops_op_def irm_ops_pool_[];
 extern const size_t irm_ops_pool_count_;
+extern const ops_op_def irm_ops_compare_[];
+extern const size_t irm_ops_compare_count_;
+extern const ops_op_def irm_ops_shape_[];
+extern const size_t irm_ops_shape_count_;
+extern const ops_op_def irm_ops_nn2_[];
+extern const size_t irm_ops_nn2_count_;
+extern const ops_op_def irm_ops_image_[];
+extern const size_t irm_ops_image_count_;
 
 /* The packed bodies of FInferType and FEvaluate; resource is the
  * ops_op_def. */
@@ -136,6 +145,24 @@ int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64
 void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
                            int64_t *strides);
 
+/* BROADCAST_LOOP walks the output in row-major order with the input offsets sa/sb
+ * (broadcast strides) kept up to date. */
+#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                      \
+  do {                                                                        \
+    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
+    for (int64_t oi = 0; oi < (numel); oi++) {                                \
+      __VA_ARGS__;                                                                 \
+      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
+        ia += (sa)[d_];                                                       \
+        ib += (sb)[d_];                                                       \
+        if (++idx_[d_] < (shape)[d_]) break;                                  \
+        ia -= (sa)[d_] * (shape)[d_];                                         \
+        ib -= (sb)[d_] * (shape)[d_];                                         \
+        idx_[d_] = 0;                                                         \
+      }                                                                       \
+    }                                                                         \
+  } while (0)
+
 /* Row-major strides of a shape. */
 void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides);
 
@@ -156,10 +183,10 @@ int irm_ops_make_type_(const ops_ctx *c, DLDataType dtype, const int64_t *shape,
 
 /* ---- elements ----------------------------------------------------------- */
 
-typedef enum ops_kind { OPS_F32, OPS_F16, OPS_I32, OPS_I8, OPS_U8, OPS_BOOL, OPS_BAD } ops_kind;
+typedef enum ops_kind { OPS_F32, OPS_F16, OPS_I32, OPS_I8, OPS_U8, OPS_BOOL, OPS_F64, OPS_I64, OPS_BAD } ops_kind;
 
 ops_kind irm_ops_kind_of_(DLDataType dtype);
-static inline int irm_ops_kind_is_float_(ops_kind k) { return k == OPS_F32 || k == OPS_F16; }
+static inline int irm_ops_kind_is_float_(ops_kind k) { return k == OPS_F32 || k == OPS_F16 || k == OPS_F64; }
 static inline ops_kind irm_ops_tensor_kind_(const irm_tensor *t) {
   const DLTensor *dl = irm_tensor_dl(t);
   return dl ? irm_ops_kind_of_(dl->dtype) : OPS_BAD;

@@ -135,10 +135,10 @@ static int read_float(irm_ir_parser *p, int single, double *out, int *ok) {
 
 static int parse_dtype(irm_ir_parser *p, DLDataType *out) {
   char buf[32];
-  if (p->tok.kind != IRM_TOK_IDENT) return irm_ir_expected_(p, "a dtype (float32, float16, int32, int8, uint8, bool)");
+  if (p->tok.kind != IRM_TOK_IDENT) return irm_ir_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
   size_t at = p->tok.start;
   int rc = tok_text(p, buf, sizeof buf) ? irm_dtype_parse(buf, out)
-                                        : irm_ir_expected_(p, "a dtype (float32, float16, int32, int8, uint8, bool)");
+                                        : irm_ir_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
   if (rc) return irm_ir_context_at_(p, at, rc);
   irm_ir_next_(p);
   return IRM_OK;
@@ -263,14 +263,15 @@ static int parse_element(irm_ir_parser *p, DLDataType dt, double *out) {
     }
     const char *name = irm_dtype_name(dt);
     int64_t lo = 0, hi = 1;
-    if (strcmp(name, "int32") == 0) lo = INT32_MIN, hi = INT32_MAX;
+    if (strcmp(name, "int64") == 0) lo = INT64_MIN, hi = INT64_MAX;
+    else if (strcmp(name, "int32") == 0) lo = INT32_MIN, hi = INT32_MAX;
     else if (strcmp(name, "int8") == 0) lo = -128, hi = 127;
     else if (strcmp(name, "uint8") == 0) hi = 255;
     if (v < lo || v > hi)
       return irm_ir_error_at_(p, p->tok.start, IRM_EVALUE, "%lld is out of the range of %s", (long long)v, name);
     *out = (double)v;
   } else {
-    int rc = read_float(p, 1, out, &ok);
+    int rc = read_float(p, dt.bits != 64, out, &ok);
     if (rc) return rc;
     if (!ok) return irm_ir_expected_(p, "a number element");
   }

@@ -82,6 +82,13 @@ int irm_ir_print_type_(irm_text_buf *b, const irm_object *type) {
  * float (%.9g; float16 goes through its exact float value), ints as
  * integers, bools as 0/1. */
 static void put_element(irm_text_buf *b, const irm_object *t, int is_float, int64_t i) {
+  const DLTensor *dl = irm_tensor_dl(t);
+  if (dl->dtype.code == kDLInt && dl->dtype.bits == 64) { /* exact beyond 2^53 */
+    int64_t v;
+    memcpy(&v, (const char *)dl->data + i * 8, sizeof v);
+    irm_text_buf_printf_(b, "%" PRId64, v);
+    return;
+  }
   double x = irm_tensor_get_f64(t, i);
   if (!is_float) {
     irm_text_buf_printf_(b, "%lld", (long long)x);
@@ -89,7 +96,8 @@ static void put_element(irm_text_buf *b, const irm_object *t, int is_float, int6
     irm_text_buf_puts_(b, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
   } else {
     char buf[40];
-    snprintf(buf, sizeof buf, "%.9g", (double)(float)x);
+    if (irm_tensor_dl(t)->dtype.bits == 64) snprintf(buf, sizeof buf, "%.17g", x);
+    else snprintf(buf, sizeof buf, "%.9g", (double)(float)x);
     for (char *c = buf; *c; c++)
       if (*c == ',') *c = '.';
     irm_text_buf_puts_(b, buf);

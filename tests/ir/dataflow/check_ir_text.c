@@ -177,6 +177,7 @@ START_TEST(test_constants_of_every_dtype_keep_their_bytes) {
   const double f[] = {1, 0.1, -0.0, NAN, INFINITY, -INFINITY, 3.4028234663852886e38, 1e-45, 1.0 / 3.0};
   const double ints[] = {-2147483648.0, 2147483647.0, 0, -1};
   const double i8[] = {-128, 127, 0}, u8[] = {0, 255, 7}, b[] = {0, 1, 1};
+  const double i64[] = {-9007199254740992.0, 9007199254740992.0, 0, -1};
   struct {
     const char *dtype;
     const double *vals;
@@ -189,6 +190,8 @@ START_TEST(test_constants_of_every_dtype_keep_their_bytes) {
       {"int8", i8, 3, "const(int8, [3], [-128, 127, 0])"},
       {"uint8", u8, 3, "const(uint8, [3], [0, 255, 7])"},
       {"bool", b, 3, "const(bool, [3], [0, 1, 1])"},
+      {"float64", f, 9, "const(float64, [9], [1, 0.10000000000000001, -0, nan, inf, -inf, 3.4028234663852886e+38, 9.9999999999999998e-46, 0.33333333333333331])"},
+      {"int64", i64, 4, "const(int64, [4], [-9007199254740992, 9007199254740992, 0, -1])"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     irm_object *c = constant_of(tensor_of(cases[k].dtype, cases[k].vals, cases[k].n));

@@ -63,7 +63,7 @@ static const bad_text cases[] = {
      "ValueError: line 2, column 53: const: the shape holds 1000000000000 values, got 1"},
     {H "attributes { c = const(float33, [1], [1]) }\n", IRM_EVALUE,
      "ValueError: line 2, column 24: unknown dtype 'float33' (did you mean 'float32'?); the dtypes are float32, "
-     "float16, int32, int8, uint8, bool"},
+     "float16, int32, int8, uint8, float64, int64, bool"},
     /* types */
     {H "def @main(%x: Tensor[(1, -2), float32]) { %x }", IRM_EVALUE,
      "ValueError: line 2, column 26: dimension -2 is negative"},

@@ -120,6 +120,21 @@ START_TEST(test_oom_in_nn_ops) {
 }
 END_TEST
 
+/* The ops added for imported networks (check_ops_onnx.c has their values). */
+START_TEST(test_oom_in_onnx_ops) {
+  SWEEP_OP("matmul", NULL, TENSOR("float32", SHAPE(2, 2, 3), NULL), TENSOR("float32", SHAPE(3, 2), NULL));
+  SWEEP_OP("nn.conv2d_transpose", "strides=2", TENSOR("float32", SHAPE(1, 2, 2, 2), NULL),
+           TENSOR("float32", SHAPE(2, 1, 3, 3), NULL));
+  SWEEP_OP("concatenate", "axis=1", TENSOR("float32", SHAPE(2, 1), NULL), TENSOR("float32", SHAPE(2, 2), NULL));
+  SWEEP_OP("take", "axis=0", TENSOR("float32", SHAPE(3), NULL), TENSOR("int64", SHAPE(2), NULL));
+  SWEEP_OP("max", "axis=1", TENSOR("float64", SHAPE(2, 3), NULL));
+  SWEEP_OP("where", NULL, TENSOR("bool", SHAPE(2), NULL), TENSOR("int64", SHAPE(2), NULL), TENSOR("int64", SHAPE(1), NULL));
+  SWEEP_OP("image.resize2d", "size=3,3;method=cubic", TENSOR("float32", SHAPE(1, 1, 2, 2), NULL));
+  SWEEP_OP("nn.pad", "pad_width=1,1;pad_mode=reflect", TENSOR("float32", SHAPE(3), NULL));
+  SWEEP_OP("argsort", "axis=0", TENSOR("float32", SHAPE(3, 2), NULL));
+}
+END_TEST
+
 /* op.Register keeps what it registered, so each run gets a fresh name and
  * only the status, the message and the all-or-nothing outcome are checked. */
 START_TEST(test_oom_in_op_register) {
@@ -158,6 +173,7 @@ static Suite *ops_alloc_suite(void) {
   tcase_add_test(tc, test_oom_in_elemwise_ops);
   tcase_add_test(tc, test_oom_in_transform_ops);
   tcase_add_test(tc, test_oom_in_nn_ops);
+  tcase_add_test(tc, test_oom_in_onnx_ops);
   tcase_add_test(tc, test_oom_in_op_register);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);

@@ -181,6 +181,43 @@ START_TEST(test_typed_programs_fold_and_evaluate_the_same) {
 }
 END_TEST
 
+/* TVM folds through let-bound constants: the Let goes, its uses see the
+ * Constant, and what they compute folds in turn (nested Lets too). */
+START_TEST(test_let_bound_constants_fold_through) {
+  irm_module *m = parse_module(HEADER
+                               "def @main(%x: Tensor[(2,), float32]) {\n"
+                               "  %0 = const(float32, [2], [1, 2]);\n"
+                               "  let %t = %0;\n"
+                               "  %1 = add(%t, %t);\n"
+                               "  let %u = %1;\n"
+                               "  %2 = multiply(%u, %t);\n"
+                               "  %3 = add(%x, %2);\n"
+                               "  %3\n"
+                               "}\n");
+  irm_module *out = fold(m), *want = parse_module(HEADER
+                                                  "def @main(%x: Tensor[(2,), float32]) {\n"
+                                                  "  %0 = add(%x, const(float32, [2], [2, 8]));\n"
+                                                  "  %0\n"
+                                                  "}\n");
+  assert_same_module(out, want);
+  irm_object_release(out);
+  irm_object_release(want);
+  irm_object_release(m);
+  /* a Let of a non-constant value stays */
+  m = parse_module(HEADER
+                   "def @main(%x: Tensor[(2,), float32]) {\n"
+                   "  %0 = nn.relu(%x);\n"
+                   "  let %t = %0;\n"
+                   "  %1 = add(%t, const(float32, [2], [1, 2]));\n"
+                   "  %1\n"
+                   "}\n");
+  out = fold(m);
+  ck_assert_ptr_eq(out, m);
+  irm_object_release(m);
+  irm_object_release(out);
+}
+END_TEST
+
 START_TEST(test_nothing_to_fold_gives_the_module_itself) {
   irm_module *m = parse_module(HEADER
                                "def @main(%x: Tensor[(2,), float32]) {\n"
@@ -323,6 +360,7 @@ int main(void) {
   tcase_add_test(tc, test_a_result_that_does_not_match_the_call_type_is_an_error);
   tcase_add_test(tc, test_typed_programs_fold_and_evaluate_the_same);
   tcase_add_test(tc, test_nothing_to_fold_gives_the_module_itself);
+  tcase_add_test(tc, test_let_bound_constants_fold_through);
   tcase_add_test(tc, test_ops_without_fevaluate_and_primitive_functions_stay);
   tcase_add_test(tc, test_the_pass_has_opt_level_2);
   tcase_add_test(tc, test_evaluation_errors_are_reported_with_the_op);

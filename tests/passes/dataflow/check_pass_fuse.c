@@ -211,7 +211,7 @@ START_TEST(test_a_diamond_through_an_opaque_op_keeps_the_shared_node_alone) {
   const char *src = H "def @main(%x: " T4 ") {\n"
                       "  %0 = exp(%x);\n"
                       "  %1 = nn.relu(%0);\n"
-                      "  %2 = nn.softmax(%0);\n"
+                      "  %2 = nn.dropout(%0);\n"
                       "  %3 = add(%1, %2);\n"
                       "  %3\n"
                       "}\n";
@@ -220,7 +220,7 @@ START_TEST(test_a_diamond_through_an_opaque_op_keeps_the_shared_node_alone) {
                                H "def @main(%x: " T4 ") -> " T4 " {\n"
                                  "  %0 = fn (%p0: " T4 ") -> " T4 " attributes {Primitive = true} { %1 = exp(%p0); %1 };\n"
                                  "  %2 = %0(%x);\n"
-                                 "  %3 = fn (%q0: " T4 ") -> " T4 " attributes {Primitive = true} { %4 = nn.softmax(%q0); %4 };\n"
+                                 "  %3 = fn (%q0: " T4 ") -> " T4 " attributes {Primitive = true} { %4 = nn.dropout(%q0); %4 };\n"
                                  "  %5 = %3(%2);\n"
                                  "  %6 = fn (%r0: " T4 ", %r1: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
                                  "    %7 = nn.relu(%r0);\n"
@@ -318,7 +318,7 @@ START_TEST(test_an_opaque_op_in_the_middle_splits_the_chain) {
   const char *src = H "def @main(%x: " T4 ") {\n"
                       "  %0 = exp(%x);\n"
                       "  %1 = negative(%0);\n"
-                      "  %2 = nn.softmax(%1);\n"
+                      "  %2 = nn.dropout(%1);\n"
                       "  %3 = nn.relu(%2);\n"
                       "  %4 = sqrt(%3);\n"
                       "  %4\n"
@@ -481,7 +481,7 @@ END_TEST
 START_TEST(test_fusing_twice_changes_nothing_the_second_time) {
   irm_module *m = typed(H "def @main(%x: " T4 ") {\n"
                           "  %0 = exp(%x);\n"
-                          "  %1 = nn.softmax(%0);\n"
+                          "  %1 = nn.dropout(%0);\n"
                           "  %2 = nn.relu(%1);\n"
                           "  %2\n"
                           "}\n");

@@ -1,0 +1,172 @@
+/* image.resize2d (TVM's name; pattern INJECTIVE): resizing NCHW data to
+ * `size` with ONNX Resize's semantics: methods nearest_neighbor, linear and
+ * cubic; the coordinate transformation modes half_pixel, pytorch_half_pixel,
+ * align_corners, asymmetric, tf_half_pixel_for_nn and tf_crop_and_resize;
+ * the rounding of nearest; cubic's coefficient and exclude_outside. The
+ * scales the coordinates use are out/in unless scale_h/scale_w are given
+ * (ONNX's scales input). Separable: each output pixel is a weighted sum of
+ * at most 4x4 input pixels, computed in double. */
+#include <math.h>
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/error.h"
+#include "ops_util.h"
+
+static const char *const data_arg[] = {"data"};
+static const char *const methods[] = {"nearest_neighbor", "linear", "cubic"};
+static const char *const coord_modes[] = {"half_pixel",   "pytorch_half_pixel",   "align_corners",
+                                          "asymmetric",   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+
+enum { CT_HALF, CT_PT_HALF, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP };
+
+static double attr_float(const ops_ctx *c, const char *name, double absent) {
+  const irm_any *v = irm_map_find_cstr(c->attrs, name);
+  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : absent;
+}
+
+typedef struct resize_cfg {
+  int method, coord, rounding, exclude;
+  double alpha, extrapolation;
+  int64_t out[2];
+  double scale[2], roi[4]; /* roi: y1, x1, y2, x2 */
+} resize_cfg;
+
+static int resize_config(const ops_ctx *c, resize_cfg *r) {
+  int32_t n = 0;
+  int rc = irm_ops_attr_ints_(c, "size", r->out, 2, &n);
+  if (!rc && n != 2) rc = irm_error(IRM_EVALUE, "image.resize2d: size must have 2 values (height, width), got %d", (int)n);
+  if (!rc && (r->out[0] < 0 || r->out[1] < 0 || r->out[0] > INT32_MAX || r->out[1] > INT32_MAX))
+    rc = irm_error(IRM_EVALUE, "image.resize2d: size values must be 0..%d", (int)INT32_MAX);
+  if (!rc) rc = irm_ops_attr_layout_(c, "method", methods, 3, &r->method);
+  if (!rc) rc = irm_ops_attr_layout_(c, "coordinate_transformation_mode", coord_modes, 6, &r->coord);
+  if (!rc) rc = irm_ops_attr_layout_(c, "rounding_method", roundings, 4, &r->rounding);
+  if (rc) return rc;
+  r->exclude = irm_ops_attr_bool_(c, "cubic_exclude");
+  r->alpha = attr_float(c, "cubic_alpha", -0.75);
+  r->extrapolation = attr_float(c, "extrapolation_value", 0.0);
+  r->scale[0] = attr_float(c, "scale_h", 0.0);
+  r->scale[1] = attr_float(c, "scale_w", 0.0);
+  r->roi[0] = attr_float(c, "roi_y1", 0.0), r->roi[1] = attr_float(c, "roi_x1", 0.0);
+  r->roi[2] = attr_float(c, "roi_y2", 1.0), r->roi[3] = attr_float(c, "roi_x2", 1.0);
+  return IRM_OK;
+}
+
+static int resize_infer(const ops_ctx *c, irm_object **out) {
+  resize_cfg r;
+  int rc = resize_config(c, &r);
+  if (rc) return rc;
+  if (irm_tensor_type_ndim(c->types[0]) != 4)
+    return irm_error(IRM_ETYPE, "image.resize2d: argument 1 (data) must have rank 4 (NCHW), got rank %d",
+                     (int)irm_tensor_type_ndim(c->types[0]));
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int64_t shape[4] = {in[0], in[1], r.out[0], r.out[1]};
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
+}
+
+/* The input coordinate of output index x along an axis (ONNX's formulas). */
+static double source_coord(const resize_cfg *r, int axis, int64_t x, int64_t in, int64_t out) {
+  double scale = r->scale[axis] > 0 ? r->scale[axis] : (in ? (double)out / (double)in : 1.0);
+  /* ONNX's length_resized: in * scale, not rounded, when a scale is given */
+  double len = r->scale[axis] > 0 ? (double)in * r->scale[axis] : (double)out;
+  switch (r->coord) {
+    case CT_PT_HALF: return len > 1 ? ((double)x + 0.5) / scale - 0.5 : 0.0;
+    case CT_ALIGN: return len > 1 ? (double)x * (double)(in - 1) / (len - 1) : 0.0;
+    case CT_ASYM: return (double)x / scale;
+    case CT_TF_NN: return ((double)x + 0.5) / scale;
+    case CT_CROP: {
+      double lo = r->roi[axis], hi = r->roi[axis + 2];
+      return len > 1 ? lo * (double)(in - 1) + (double)x * (hi - lo) * (double)(in - 1) / (len - 1)
+                     : 0.5 * (lo + hi) * (double)(in - 1);
+    }
+    default: return ((double)x + 0.5) / scale - 0.5;
+  }
+}
+
+static double cubic_weight(double d, double a) {
+  d = fabs(d);
+  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
+/* Taps (clamped indices) and weights along one axis; returns the count, or
+ * -1 when the coordinate is outside the input in tf_crop_and_resize. */
+static int taps(const resize_cfg *r, double x, int64_t in, int64_t *idx, double *w) {
+  if (r->coord == CT_CROP && (x < 0 || x > (double)(in - 1))) return -1;
+  if (r->method == 0) {
+    double f = floor(x), frac = x - f;
+    double v = r->rounding == 2 ? f : r->rounding == 3 ? ceil(x)
+               : frac == 0.5 ? (r->rounding == 0 ? f : f + 1) : nearbyint(x);
+    int64_t i = (int64_t)v;
+    idx[0] = i < 0 ? 0 : i >= in ? in - 1 : i;
+    w[0] = 1;
+    return 1;
+  }
+  int64_t base = (int64_t)floor(x);
+  double s = x - (double)base;
+  int n = r->method == 1 ? 2 : 4;
+  int64_t first = r->method == 1 ? base : base - 1;
+  double total = 0;
+  for (int t = 0; t < n; t++) {
+    int64_t i = first + t;
+    w[t] = r->method == 1 ? (t == 0 ? 1 - s : s) : cubic_weight((double)t - 1 - s, r->alpha);
+    if (r->exclude && (i < 0 || i >= in)) w[t] = 0;
+    total += w[t];
+    idx[t] = i < 0 ? 0 : i >= in ? in - 1 : i;
+  }
+  if (r->exclude && total != 0)
+    for (int t = 0; t < n; t++) w[t] /= total;
+  return n;
+}
+
+static int resize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  resize_cfg r;
+  int rc = resize_config(c, &r);
+  if (rc) return rc;
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int64_t planes = d->shape[0] * d->shape[1], h = d->shape[2], w = d->shape[3], oh = r.out[0], ow = r.out[1];
+  if ((h == 0 || w == 0) && oh * ow * planes > 0)
+    return irm_error(IRM_ETYPE, "image.resize2d: argument 1 (data) has no pixels to resize");
+  ops_kind k = irm_ops_kind_of_(d->dtype);
+  for (int64_t y = 0; y < oh; y++) {
+    int64_t iy[4], ix[4];
+    double wy[4], wx[4];
+    int ny = taps(&r, source_coord(&r, 0, y, h, oh), h, iy, wy);
+    for (int64_t x = 0; x < ow; x++) {
+      int nx = taps(&r, source_coord(&r, 1, x, w, ow), w, ix, wx);
+      for (int64_t p = 0; p < planes; p++) {
+        double acc = 0;
+        if (ny < 0 || nx < 0) acc = r.extrapolation;
+        for (int a = 0; a < ny && nx > 0; a++)
+          for (int b = 0; b < nx; b++) acc += wy[a] * wx[b] * irm_ops_load_f64_(in[0], k, (p * h + iy[a]) * w + ix[b]);
+        irm_ops_store_f64_(out, k, (p * oh + y) * ow + x, acc);
+      }
+    }
+  }
+  return IRM_OK;
+}
+
+static const ops_attr_def resize_attrs[] = {
+    {"size", IRM_OPTION_ARRAY_INT, NULL, "the output (height, width)", 1},
+    {"method", IRM_OPTION_STR, "linear", "nearest_neighbor, linear or cubic", 0},
+    {"coordinate_transformation_mode", IRM_OPTION_STR, "half_pixel",
+     "half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn or tf_crop_and_resize", 0},
+    {"rounding_method", IRM_OPTION_STR, "round_prefer_floor",
+     "nearest's rounding: round_prefer_floor, round_prefer_ceil, floor or ceil", 0},
+    {"cubic_alpha", IRM_OPTION_FLOAT, "-0.75", "the cubic kernel's coefficient", 0},
+    {"cubic_exclude", IRM_OPTION_BOOL, "false", "give taps outside the input weight 0 and renormalize", 0},
+    {"extrapolation_value", IRM_OPTION_FLOAT, "0", "tf_crop_and_resize's value outside the input", 0},
+    {"scale_h", IRM_OPTION_FLOAT, NULL, "the height scale the coordinates use; absent: out / in", 0},
+    {"scale_w", IRM_OPTION_FLOAT, NULL, "the width scale the coordinates use; absent: out / in", 0},
+    {"roi_y1", IRM_OPTION_FLOAT, "0", "tf_crop_and_resize's region, normalized", 0},
+    {"roi_x1", IRM_OPTION_FLOAT, "0", "tf_crop_and_resize's region, normalized", 0},
+    {"roi_y2", IRM_OPTION_FLOAT, "1", "tf_crop_and_resize's region, normalized", 0},
+    {"roi_x2", IRM_OPTION_FLOAT, "1", "tf_crop_and_resize's region, normalized", 0},
+};
+
+const ops_op_def irm_ops_image_[] = {
+    {"image.resize2d", 1, data_arg, IRM_OP_INJECTIVE, OPS_FLOAT, resize_attrs, 13, resize_infer, resize_eval},
+};
+const size_t irm_ops_image_count_ = sizeof irm_ops_image_ / sizeof irm_ops_image_[0];

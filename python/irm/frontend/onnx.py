@@ -1,0 +1,314 @@
+"""The ONNX frontend: an ONNX model as an irm IRModule, as TVM's
+``relay.frontend.from_onnx``.
+
+``from_onnx(model, shape=None, dtype=None) -> (IRModule, params)``:
+
+- model: an ``onnx.ModelProto`` or the path of a ``.onnx`` file.
+- shape: dict graph input name -> shape, overriding (or completing) the
+  shapes the model declares; every input needs a static shape.
+- dtype: a dtype name for every input, or a dict name -> dtype name.
+
+The module's ``main`` takes the graph's inputs, then the initializers it
+uses, in the order the graph lists them; the initializers' values are the
+module attribute ``params`` (and the returned params dict), so BindParams,
+FoldConstant and the build treat them as they treat the example models'
+weights. Names are kept (characters the text form does not take become
+``_``). The attributes ``frontend.opset`` and ``frontend.producer`` record
+the default domain's opset and the producer.
+
+Opsets 11 to 17 are supported, with the ONNX defaults of every attribute.
+Nodes whose inputs are all known at import (Shape of a static tensor,
+Constant, the arithmetic on shapes a Reshape or an Expand reads, ...) are
+evaluated at import with the ops' own FEvaluate and become constants, so
+shape subgraphs fold away. A model with ops the frontend does not know is
+one NotImplementedError listing every such op with its count and the node
+names.
+
+Command line: ``python3 -m irm.frontend.onnx MODEL.onnx -o MODEL.irm
+[--params-out FILE]`` writes the text form (with the params inside, or,
+with --params-out, the params as irm JSON in FILE).
+"""
+import re
+import sys
+
+import numpy as np
+
+from .. import ir as _ir
+from ..ir import IRModule
+from ..tensor import tensor as _tensor
+from . import onnx_ops
+
+
+def _contig(a):
+    """a as a C-contiguous array, 0-d staying 0-d (np.ascontiguousarray makes it 1-d)."""
+    return np.asarray(a, order="C")
+
+
+OPSET_MIN, OPSET_MAX = 11, 17
+# Older opsets import too when the ops' semantics are the converters' (most
+# ops have not changed since); ONNX's node tests of such ops use them.
+OPSET_ACCEPTED = 1
+
+# ONNX TensorProto element types -> irm dtype names.
+ONNX_DTYPES = onnx_ops.ONNX_TO_IRM
+ONNX_DTYPE_NAMES = {0: "undefined", 4: "uint16", 5: "int16", 8: "string", 12: "uint32", 13: "uint64",
+                    14: "complex64", 15: "complex128", 16: "bfloat16"}
+
+
+def dtype_of_onnx(code, what):
+    if code not in ONNX_DTYPES:
+        raise NotImplementedError("%s has ONNX element type %s; irm takes %s"
+                                  % (what, ONNX_DTYPE_NAMES.get(code, code), ", ".join(ONNX_DTYPES.values())))
+    return ONNX_DTYPES[code]
+
+
+class Value:
+    """One ONNX tensor during conversion: an IR expression with its static
+    shape and dtype, and its numpy value when it is known at import."""
+    __slots__ = ("expr", "shape", "dtype", "const", "param")
+
+    def __init__(self, expr, shape, dtype, const=None, param=None):
+        self.expr, self.shape, self.dtype, self.const = expr, tuple(int(d) for d in shape), dtype, const
+        self.param = param  # an initializer's name: used as an expression, it becomes a parameter
+
+    def type(self):
+        return _ir.TensorType(list(self.shape), self.dtype)
+
+
+_OPS = {}
+
+
+def _op(name):
+    op = _OPS.get(name)
+    if op is None:
+        op = _OPS[name] = _ir.Op.get(name)
+    return op
+
+
+def _np(t):
+    return np.array(np.asarray(t), copy=True)
+
+
+class Graph:
+    """Emits calls, folding those whose arguments are all known."""
+
+    def __init__(self, opset, names):
+        self.opset = opset
+        self.names = names
+        self.params = []  # (Var, Value) of the initializers used as expressions, in first-use order
+
+    def const(self, array, dtype=None):
+        a = _contig(array if dtype is None else np.asarray(array).astype(dtype))
+        if a.dtype.name not in ONNX_DTYPES.values():
+            raise NotImplementedError("a constant of numpy dtype %s" % a.dtype)
+        return Value(None, a.shape, a.dtype.name, a)
+
+    def expr(self, v):
+        if v.expr is None and v.param is not None:
+            v.expr = _ir.Var(self.names(v.param), v.type())
+            self.params.append((v.expr, v))
+        elif v.expr is None:
+            v.expr = _ir.Constant(_tensor(_contig(v.const)))
+        return v.expr
+
+    def emit(self, op, args, **attrs):
+        attrs = {k: v for k, v in attrs.items() if v is not None}
+        o = _op(op)
+        if all(a.const is not None for a in args):
+            out = o.get_attr("FEvaluate")([_tensor(_contig(a.const)) for a in args], attrs)
+            return self.const(_np(out))
+        t = o.get_attr("FInferType")([a.type() for a in args], attrs)
+        return Value(_ir.Call(o, [self.expr(a) for a in args], attrs), t.shape, t.dtype)
+
+
+def _attr_value(a):
+    import onnx
+    from onnx import numpy_helper
+    kind = a.type
+    A = onnx.AttributeProto
+    if kind == A.FLOAT:
+        return float(a.f)
+    if kind == A.INT:
+        return int(a.i)
+    if kind == A.STRING:
+        return a.s.decode()
+    if kind == A.TENSOR:
+        return numpy_helper.to_array(a.t)
+    if kind == A.FLOATS:
+        return [float(x) for x in a.floats]
+    if kind == A.INTS:
+        return [int(x) for x in a.ints]
+    if kind == A.STRINGS:
+        return [s.decode() for s in a.strings]
+    raise NotImplementedError("attribute '%s' of type %s" % (a.name, A.AttributeType.Name(kind)))
+
+
+_NAME_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class _Names:
+    """ONNX names -> names the text form takes, unique."""
+
+    def __init__(self):
+        self.used = set()
+
+    def __call__(self, name):
+        n = re.sub(r"[^A-Za-z0-9_]", "_", name) or "v"
+        if not _NAME_OK.match(n):
+            n = "v_" + n
+        base, i = n, 1
+        while n in self.used:
+            n, i = "%s_%d" % (base, i), i + 1
+        self.used.add(n)
+        return n
+
+
+def _load(model):
+    import onnx
+    if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
+        model = onnx.load(model)
+    if not isinstance(model, onnx.ModelProto):
+        raise TypeError("from_onnx: model must be an onnx.ModelProto or a path, got %s" % type(model).__name__)
+    return model
+
+
+def _opset_of(model):
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return int(imp.version)
+    return OPSET_MAX
+
+
+def unsupported_ops(model):
+    """{op_type: [node names]} of the nodes the frontend cannot convert."""
+    out = {}
+    for i, node in enumerate(model.graph.node):
+        if node.domain not in ("", "ai.onnx") or node.op_type not in onnx_ops.CONVERTERS:
+            key = node.op_type if node.domain in ("", "ai.onnx") else "%s.%s" % (node.domain, node.op_type)
+            out.setdefault(key, []).append(node.name or "#%d" % i)
+    return out
+
+
+def _check_supported(model):
+    missing = unsupported_ops(model)
+    if missing:
+        parts = ["%s (%d: %s)" % (op, len(names), ", ".join(names[:8]) + (", ..." if len(names) > 8 else ""))
+                 for op, names in sorted(missing.items())]
+        raise NotImplementedError("from_onnx: %d unsupported op%s: %s" % (len(missing), "" if len(missing) == 1 else "s",
+                                                                           "; ".join(parts)))
+
+
+def _input_shape(vi, shape, dtype):
+    name = vi.name
+    tt = vi.type.tensor_type
+    dt = dtype.get(name) if isinstance(dtype, dict) else dtype
+    dt = dt or dtype_of_onnx(tt.elem_type, "input '%s'" % name)
+    if shape and name in shape:
+        return tuple(int(d) for d in shape[name]), dt
+    dims = []
+    for i, d in enumerate(tt.shape.dim):
+        if not d.HasField("dim_value"):
+            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); give its shape with shape={'%s': (...)}"
+                             % (name, i, d.dim_param or "?", name))
+        dims.append(int(d.dim_value))
+    return tuple(dims), dt
+
+
+def _register_attr_keys():
+    keys = IRModule.list_attr_keys()
+    if "frontend.opset" not in keys:
+        IRModule.register_attr_key("frontend.opset", "int")
+    if "frontend.producer" not in keys:
+        IRModule.register_attr_key("frontend.producer", "str")
+
+
+def from_onnx(model, shape=None, dtype=None):
+    """(IRModule, params dict name -> irm.Tensor) for the ONNX model; see the
+    module's doc."""
+    from onnx import numpy_helper
+    model = _load(model)
+    opset = _opset_of(model)
+    if not OPSET_ACCEPTED <= opset <= OPSET_MAX:
+        raise NotImplementedError("from_onnx: opset %d; irm's ONNX frontend takes opsets %d to %d (and %d to %d "
+                                  "where the ops are unchanged)" % (opset, OPSET_MIN, OPSET_MAX, OPSET_ACCEPTED, OPSET_MIN - 1))
+    _check_supported(model)
+    graph = model.graph
+    names = _Names()
+    g = Graph(opset, names)
+    values = {"": None}
+    init = {t.name: t for t in graph.initializer}
+    inputs = []
+    for vi in graph.input:
+        if vi.name in init:
+            continue
+        shp, dt = _input_shape(vi, shape, dtype)
+        var = _ir.Var(names(vi.name), _ir.TensorType(list(shp), dt))
+        inputs.append(var)
+        values[vi.name] = Value(var, shp, dt)
+    for name, t in init.items():
+        dtype_of_onnx(t.data_type, "initializer '%s'" % name)
+        arr = _contig(numpy_helper.to_array(t))
+        values[name] = Value(None, arr.shape, arr.dtype.name, arr, param=name)
+    for i, node in enumerate(graph.node):
+        args = [values[n] if n in values else _missing(node, n) for n in node.input]
+        attrs = {a.name: _attr_value(a) for a in node.attribute}
+        try:
+            outs = onnx_ops.CONVERTERS[node.op_type](g, args, attrs, node)
+        except (TypeError, ValueError, NotImplementedError, KeyError) as exc:
+            raise type(exc)("from_onnx: node %s (%s): %s" % (node.name or "#%d" % i, node.op_type, exc)) from None
+        for n, v in zip(node.output, outs):
+            if n:
+                values[n] = v
+    body = _body([g.expr(values[o.name]) for o in graph.output])
+    params = {var.name: _tensor(v.const) for var, v in g.params}
+    func = _ir.Function(inputs + [var for var, _ in g.params], body)
+    _register_attr_keys()
+    mod = IRModule({"main": func})
+    if params:
+        mod = mod.with_attr("params", params)
+    mod = mod.with_attr("frontend.opset", opset)
+    mod = mod.with_attr("frontend.producer", ("%s %s" % (model.producer_name, model.producer_version)).strip())
+    return mod, params
+
+
+def _body(exprs):
+    return exprs[0] if len(exprs) == 1 else _ir.Tuple(exprs)
+
+
+def _missing(node, name):
+    raise ValueError("from_onnx: node %s (%s) reads '%s', which no input, initializer or earlier node gives"
+                     % (node.name, node.op_type, name))
+
+
+def main(argv=None):
+    import argparse
+    p = argparse.ArgumentParser(prog="python3 -m irm.frontend.onnx",
+                                description="Convert an ONNX model to irm's text form.")
+    p.add_argument("model", help="the .onnx file")
+    p.add_argument("-o", "--output", required=True, help="the .irm text file to write")
+    p.add_argument("--params-out", help="write the params (irm JSON of a Map name -> Tensor) here, "
+                                        "and leave them out of the text")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
+                   help="the shape of an input with dynamic dimensions (repeatable)")
+    args = p.parse_args(argv)
+    shapes = {}
+    for s in args.shape:
+        name, _, dims = s.partition("=")
+        shapes[name] = [int(d) for d in dims.split(",") if d]
+    try:
+        mod, params = from_onnx(args.model, shape=shapes or None)
+    except (NotImplementedError, ValueError, TypeError) as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    if args.params_out:
+        from .._ffi import get_global_func
+        with open(args.params_out, "w") as f:
+            f.write(get_global_func("ffi.ToJSON")(params))
+        mod = mod.without_attr("params")
+    with open(args.output, "w") as f:
+        f.write(mod.text(elide_larger_than=0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
