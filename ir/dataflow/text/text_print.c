@@ -469,7 +469,7 @@ static int run(printer *p) {
 /* A function: `def @name(...) ... {` (name given) or `fn (...) ... {`,
  * its body, `}`. */
 static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_ir_elide_ *elide) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
+  printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide};
   int rc = irm_expr_visit(fn, count_uses, &p);
   if (!rc) {
     if (name) {
@@ -498,7 +498,7 @@ static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm
 
 /* An expression: its lines, then its atom. */
 static int print_expr(irm_text_buf *b, irm_object *e, irm_ir_elide_ *elide) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
+  printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide};
   int rc = irm_expr_visit(e, count_uses, &p);
   if (!rc) rc = push(&p, F_BLOCK, e);
   if (!rc) {
