@@ -61,12 +61,16 @@ int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t 
   }
   if (type) irm_object_retain(type);
   if (extra) irm_object_retain(extra);
-  if (func_attrs) irm_object_retain(func_attrs);
   p->type = type;
   p->extra = extra;
-  p->base.attrs = func_attrs;
-  p->index = index;
-  p->kind = op_kind;
+  if (kind == IRM_EXPR_FUNCTION) {
+    if (func_attrs) irm_object_retain(func_attrs);
+    p->base.attrs = func_attrs;
+  } else if (kind == IRM_EXPR_TUPLE_GET_ITEM) {
+    p->index = index;
+  } else if (kind == IRM_EXPR_OP) {
+    p->kind = op_kind;
+  }
   *out = o;
   return IRM_OK;
 }
@@ -76,7 +80,7 @@ static void node_finalize(irm_object *self) {
   for (uint32_t i = 0; i < p->n; i++) irm_object_release(p->children[i]);
   irm_object_release(p->type);
   irm_object_release(p->extra);
-  irm_object_release(p->base.attrs);
+  if (p->expr_kind == IRM_EXPR_FUNCTION) irm_object_release(p->base.attrs);
 }
 
 /* ---- checks shared by the constructors -------------------------------------- */
@@ -239,6 +243,7 @@ int irm_call_new(irm_object *callee, irm_object *const *args, size_t n, const ir
   } else {
     rc = irm_map_new(&checked);
   }
+  if (!rc) rc = irm_call_attrs_unique_(checked, &checked);
   if (rc) return rc;
   irm_object *local[8];
   irm_object **children = n + 1 <= 8 ? local : irm_malloc((n + 1) * sizeof *children);

@@ -7,14 +7,16 @@
 #include "irm_internal.h"
 
 typedef struct expr_node {
-  irm_base_func_head base; /* Function: its attributes (a DictAttrs); else NULL */
-  irm_object *type;        /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
-  irm_object *extra;       /* Var, GlobalVar, Op: the name (String); Constant: the tensor;
-                            * Call: the checked attrs (Map); Function: the result type or NULL */
-  int64_t index;           /* TupleGetItem: the index */
-  irm_kind *kind;          /* Op: its kind */
+  union {                    /* one field per kind; they never meet */
+    irm_base_func_head base; /* Function: its attributes (a DictAttrs); at offset 0, as ir.BaseFunc wants */
+    int64_t index;           /* TupleGetItem: the index */
+    irm_kind *kind;          /* Op: its kind */
+  };
+  irm_object *type;  /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
+  irm_object *extra; /* Var, GlobalVar, Op: the name (String); Constant: the tensor;
+                      * Call: the checked attrs (a uniqued Map); Function: the result type or NULL */
   irm_expr_kind expr_kind;
-  uint32_t n;              /* children (irm_expr_child order) */
+  uint32_t n; /* children (irm_expr_child order) */
   irm_object *children[];
 } expr_node;
 
@@ -22,7 +24,9 @@ typedef struct expr_node {
 const expr_node *irm_expr_node_(const irm_object *e);
 
 /* A new node of kind with n children (retained) and the other fields
- * (retained: type, extra, attrs), no checks. *out NEW. */
+ * (retained: type, extra, attrs), no checks; of func_attrs, index and
+ * op_kind only the one of kind is kept (Function, TupleGetItem, Op). *out
+ * NEW. */
 int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type,
                         irm_object *extra, irm_object *func_attrs, int64_t index, irm_kind *op_kind,
                         irm_object **out);

@@ -1,6 +1,7 @@
-/* Uniqued IR values (dataflow/type.h): equal types are one object, from
- * one thread or many, through every constructor (JSON too); a type dies
- * with its last reference and a later equal one is made afresh. */
+/* Uniqued IR values (dataflow/type.h, expr.h): equal types are one object,
+ * from one thread or many, through every constructor (JSON too); a type
+ * dies with its last reference and a later equal one is made afresh. Equal
+ * call attributes (defaults filled in) are one Map. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -135,6 +136,57 @@ START_TEST(test_a_released_type_leaves_the_table) {
 }
 END_TEST
 
+/* ---- call attributes --------------------------------------------------------- */
+
+static irm_object *call_of(const char *op_name, irm_object *x, irm_object *w, const irm_object *attrs) {
+  irm_object *op = NULL, *call = NULL, *args[] = {x, w};
+  ck_assert_ok(irm_op_get(op_name, &op));
+  ck_assert_ok(irm_call_new(op, args, w ? 2 : 1, attrs, &call));
+  irm_object_release(op);
+  return call;
+}
+
+START_TEST(test_equal_call_attributes_are_one_map) {
+  irm_object *x = NULL, *w = NULL, *f = NULL, *g = NULL;
+  ck_assert_ok(irm_var_new("x", NULL, &x));
+  ck_assert_ok(irm_var_new("w", NULL, &w));
+  /* no attributes: the one shared empty Map, for ops and for other callees */
+  irm_object *a1 = call_of("add", x, w, NULL), *a2 = call_of("add", w, x, NULL);
+  ck_assert_ptr_eq(irm_call_attrs(a1), irm_call_attrs(a2));
+  ck_assert_uint_eq(irm_map_size(irm_call_attrs(a1)), 0);
+  irm_object *params[] = {x}, *fn_call = NULL;
+  ck_assert_ok(irm_function_new(params, 1, x, NULL, NULL, &f));
+  ck_assert_ok(irm_call_new(f, &w, 1, NULL, &fn_call));
+  ck_assert_ptr_eq(irm_call_attrs(fn_call), irm_call_attrs(a1));
+  /* defaults filled in: equal dictionaries, one Map; given equal to the defaults, the same */
+  irm_object *c1 = call_of("nn.conv2d", x, w, NULL), *c2 = call_of("nn.conv2d", w, x, NULL);
+  ck_assert_ptr_eq(irm_call_attrs(c1), irm_call_attrs(c2));
+  ck_assert_uint_gt(irm_map_size(irm_call_attrs(c1)), 0);
+  const char *keys[] = {"groups"};
+  irm_any one[] = {irm_any_int(1)}, two[] = {irm_any_int(2)};
+  irm_object *m1 = NULL, *m2 = NULL;
+  ck_assert_ok(irm_map_from_pairs(keys, one, 1, &m1));
+  ck_assert_ok(irm_map_from_pairs(keys, two, 1, &m2));
+  irm_object *c3 = call_of("nn.conv2d", x, w, m1), *c4 = call_of("nn.conv2d", x, w, m2);
+  irm_object *c5 = call_of("nn.conv2d", w, w, m2);
+  ck_assert_ptr_eq(irm_call_attrs(c3), irm_call_attrs(c1));
+  ck_assert_ptr_ne(irm_call_attrs(c4), irm_call_attrs(c1));
+  ck_assert_ptr_eq(irm_call_attrs(c4), irm_call_attrs(c5));
+  ck_assert_ptr_ne(irm_call_attrs(c4), m2); /* the checked Map, not the one given */
+  /* the given Map is not taken over: changing it later changes no call */
+  ck_assert_uint_eq(irm_object_refcount(m2), 1);
+  /* a call rebuilt from JSON shares its attributes too */
+  irm_object *json = NULL;
+  irm_any v = irm_any_object(c4), back;
+  ck_assert_ok(irm_to_json(&v, &json));
+  ck_assert_ok(irm_from_json(irm_string_data(json), irm_string_size(json), &back));
+  ck_assert_ptr_eq(irm_call_attrs(back.v_obj), irm_call_attrs(c4));
+  irm_any_release(&back);
+  irm_object *objs[] = {x, w, f, g, a1, a2, fn_call, c1, c2, c3, c4, c5, m1, m2, json};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
 /* ---- threads: each makes and drops the same few types many times ---------- */
 
 enum { N_THREADS = 4, N_ROUNDS = 2000, N_SHAPES = 8 };
@@ -189,5 +241,8 @@ int main(void) {
   tcase_add_test(types, test_a_released_type_leaves_the_table);
   tcase_add_test(types, test_threads_get_one_object_per_type);
   suite_add_tcase(s, types);
+  TCase *attrs = tcase_create("attrs");
+  tcase_add_test(attrs, test_equal_call_attributes_are_one_map);
+  suite_add_tcase(s, attrs);
   return run_suite(s);
 }
