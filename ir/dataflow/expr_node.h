@@ -9,16 +9,29 @@
 typedef struct expr_node {
   union {                    /* one field per kind; they never meet */
     irm_base_func_head base; /* Function: its attributes (a DictAttrs); at offset 0, as ir.BaseFunc wants */
+    irm_object *attrs;       /* Call: the checked attributes (a uniqued Map) */
     int64_t index;           /* TupleGetItem: the index */
     irm_kind *kind;          /* Op: its kind */
   };
-  irm_object *type;  /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
-  irm_object *extra; /* Var, GlobalVar, Op: the name (String); Constant: the tensor;
-                      * Call: the checked attrs (a uniqued Map); Function: the result type or NULL */
+  irm_object *type; /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
   irm_expr_kind expr_kind;
   uint32_t n; /* children (irm_expr_child order) */
+  /* n children, then for the kinds with one (irm_expr_has_extra_) the extra
+   * object: Var, GlobalVar, Op: the name (String); Constant: the tensor;
+   * Function: the result type or NULL. A Call's extra is attrs above. */
   irm_object *children[];
 } expr_node;
+
+static inline int irm_expr_has_extra_(irm_expr_kind k) {
+  return k == IRM_EXPR_VAR || k == IRM_EXPR_GLOBAL_VAR || k == IRM_EXPR_OP || k == IRM_EXPR_CONSTANT ||
+         k == IRM_EXPR_FUNCTION;
+}
+
+/* The extra object of p (see above; a Call's attributes), or NULL. */
+static inline irm_object *irm_expr_extra_(const expr_node *p) {
+  if (p->expr_kind == IRM_EXPR_CALL) return p->attrs;
+  return irm_expr_has_extra_(p->expr_kind) ? p->children[p->n] : NULL;
+}
 
 /* The node payload of e, or NULL when e is not an expression. */
 const expr_node *irm_expr_node_(const irm_object *e);

@@ -163,7 +163,7 @@ static const expr_node *op_node(const irm_object *op) {
 
 const char *irm_op_name(const irm_object *op) {
   const expr_node *p = op_node(op);
-  return p ? irm_string_data(p->extra) : NULL;
+  return p ? irm_string_data(irm_expr_extra_(p)) : NULL;
 }
 
 /* The kind, when it is still the registered one of its name. */
