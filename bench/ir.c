@@ -249,8 +249,15 @@ static double chain_bytes(size_t n, const char *op, int binary, const char *para
   return per;
 }
 
+/* A sink that only counts (irm_ir_print_to). */
+static int count_sink(void *ctx, const char *data, size_t len) {
+  (void)data;
+  *(size_t *)ctx += len;
+  return 0;
+}
+
 typedef enum scale_subject {
-  S_PARSE, S_PRINT, S_VERIFY, S_JSON_WRITE, S_JSON_READ, S_HASH, S_EQUAL, S_PASS, S_WALK
+  S_PARSE, S_PRINT, S_PRINT_TO, S_VERIFY, S_JSON_WRITE, S_JSON_READ, S_HASH, S_EQUAL, S_PASS, S_WALK
 } scale_subject;
 
 typedef struct scale_job {
@@ -272,6 +279,11 @@ static void run_scale(scale_subject s, scale_job *j) {
     if (irm_ir_print(j->mod, &o)) bench_die("print");
     irm_object_release(o);
     break;
+  case S_PRINT_TO: {
+    size_t bytes = 0;
+    if (irm_ir_print_to(j->mod, NULL, count_sink, &bytes) || !bytes) bench_die("print_to");
+    break;
+  }
   case S_VERIFY:
     if (irm_ir_verify(j->mod)) bench_die("verify");
     break;
@@ -313,11 +325,13 @@ static double time_scale(scale_subject s, scale_job *j, int rounds) {
   return best;
 }
 
-enum { N_FIXED = 8, MAX_SUBJECTS = 24 };
-static const char *const fixed_names[N_FIXED] = {"parse", "print", "verify", "json_write",
-                                                 "json_read", "structural_hash", "structural_equal", "walk"};
-static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE, S_PRINT, S_VERIFY, S_JSON_WRITE,
-                                                      S_JSON_READ, S_HASH, S_EQUAL, S_WALK};
+enum { N_FIXED = 9, MAX_SUBJECTS = 24 };
+static const char *const fixed_names[N_FIXED] = {"parse",      "print",     "print_to",
+                                                 "verify",     "json_write", "json_read",
+                                                 "structural_hash", "structural_equal", "walk"};
+static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE,     S_PRINT,     S_PRINT_TO,
+                                                      S_VERIFY,    S_JSON_WRITE, S_JSON_READ,
+                                                      S_HASH,      S_EQUAL,     S_WALK};
 
 static void scale_benchmarks(size_t small, size_t large) {
   static const char params[] = "%x: Tensor[(1, 8), float32]";
@@ -335,13 +349,21 @@ static void scale_benchmarks(size_t small, size_t large) {
     long long base = atomic_load(&live_bytes);
     atomic_store(&peak_bytes, base);
     j.mod = parse_text(j.text);
-    double parsed = (double)(atomic_load(&live_bytes) - base) / (double)n;
+    long long after_parse = atomic_load(&live_bytes);
+    double parsed = (double)(after_parse - base) / (double)n;
+    double parse_peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
+    atomic_store(&peak_bytes, after_parse);
     irm_object *printed = NULL;
     if (irm_ir_print(j.mod, &printed)) bench_die("print");
     double peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
     irm_object_release(printed);
-    printf("# chain of %zu adds: parsed module %.1f bytes/node, peak of parse + print %.1f bytes/node "
-           "(text not counted)\n", n, parsed, peak);
+    atomic_store(&peak_bytes, after_parse);
+    size_t bytes = 0;
+    if (irm_ir_print_to(j.mod, NULL, count_sink, &bytes)) bench_die("print_to");
+    double peak_to = (double)(atomic_load(&peak_bytes) - base) / (double)n;
+    printf("# chain of %zu adds: parsed module %.1f bytes/node; peak of parse %.1f; of parse + print to a String "
+           "%.1f, to a sink %.1f bytes/node (aim <= 250; the input text not counted)\n",
+           n, parsed, parse_peak, peak > parse_peak ? peak : parse_peak, peak_to > parse_peak ? peak_to : parse_peak);
     j.copy = parse_text(j.text);
     irm_any v = irm_any_object((irm_object *)j.mod);
     if (irm_to_json(&v, &j.json)) bench_die("to_json");
