@@ -50,7 +50,7 @@ int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t 
   if (n > UINT32_MAX) return irm_error(IRM_EVALUE, "an IR node may have at most %u children", UINT32_MAX);
   irm_object *o = NULL;
   int rc = irm_object_new(atomic_load_explicit(&node_types[kind], memory_order_acquire),
-                          sizeof(expr_node) + (n + (size_t)irm_expr_has_extra_(kind)) * sizeof(irm_object *), &o);
+                          sizeof(expr_node) + (n + irm_expr_trailing_(kind)) * sizeof(irm_object *), &o);
   if (rc) return rc;
   expr_node *p = irm_object_payload(o);
   p->expr_kind = kind;
@@ -83,6 +83,7 @@ static void node_finalize(irm_object *self) {
   irm_object_release(p->type);
   irm_object_release(irm_expr_extra_(p));
   if (p->expr_kind == IRM_EXPR_FUNCTION) irm_object_release(p->base.attrs);
+  if (p->expr_kind == IRM_EXPR_OP) irm_op_hooks_free_(p);
 }
 
 /* ---- checks shared by the constructors -------------------------------------- */

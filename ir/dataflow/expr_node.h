@@ -22,10 +22,38 @@ typedef struct expr_node {
   irm_object *children[];
 } expr_node;
 
+/* What an op's hooks slot (after its name) points to: its properties as
+ * the passes need them, resolved once (op.c). */
+typedef struct irm_op_hooks_ {
+  _Atomic uint64_t generation; /* irm_kind_generation_ when last found current */
+  irm_kind *kind;              /* NULL: no longer registered */
+  int32_t num_inputs;          /* as irm_op_num_inputs */
+  irm_op_pattern pattern;      /* as irm_op_pattern_of */
+  irm_object *infer_type, *evaluate, *codegen_c; /* FInferType, FEvaluate, FCodegenC (held) or NULL */
+  struct irm_op_hooks_ *older; /* superseded hooks, which readers may still hold: freed with the op */
+} irm_op_hooks_;
+
+/* The op's hooks, current as of now, without a lock on the common path;
+ * NULL when op is not an Op or out of memory (callers then ask the kind
+ * registry). Borrowed from op. */
+const irm_op_hooks_ *irm_op_hooks_of_(const irm_object *op);
+
 static inline int irm_expr_has_extra_(irm_expr_kind k) {
   return k == IRM_EXPR_VAR || k == IRM_EXPR_GLOBAL_VAR || k == IRM_EXPR_OP || k == IRM_EXPR_CONSTANT ||
          k == IRM_EXPR_FUNCTION;
 }
+
+/* Slots after the children: the extra object, and an Op's hooks. */
+static inline size_t irm_expr_trailing_(irm_expr_kind k) {
+  return (size_t)irm_expr_has_extra_(k) + (k == IRM_EXPR_OP);
+}
+
+static inline _Atomic(irm_op_hooks_ *) *irm_op_hooks_slot_(const expr_node *p) {
+  return (_Atomic(irm_op_hooks_ *) *)(void *)&((expr_node *)p)->children[p->n + 1];
+}
+
+/* Frees an Op's hooks (its finalizer). */
+void irm_op_hooks_free_(expr_node *p);
 
 /* The extra object of p (see above; a Call's attributes), or NULL. */
 static inline irm_object *irm_expr_extra_(const expr_node *p) {

@@ -1,7 +1,8 @@
 /* Uniqued IR values (dataflow/type.h, expr.h): equal types are one object,
  * from one thread or many, through every constructor (JSON too); a type
  * dies with its last reference and a later equal one is made afresh. Equal
- * call attributes (defaults filled in) are one Map. */
+ * call attributes (defaults filled in) are one Map. An op's cached
+ * properties (its hooks) follow every change of its attributes. */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -187,6 +188,77 @@ START_TEST(test_equal_call_attributes_are_one_map) {
 }
 END_TEST
 
+/* ---- op hooks: cached op properties follow every attribute change -------------- */
+
+static int hook_a(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)args, (void)nargs, (void)resource;
+  *ret = irm_any_int(1);
+  return 0;
+}
+
+START_TEST(test_op_properties_follow_attribute_changes) {
+  irm_kind *kind = NULL;
+  ck_assert_ok(irm_op_register("uniq.hooked", 2, &kind));
+  irm_object *op = NULL, *f1 = NULL, *f2 = NULL;
+  ck_assert_ok(irm_op_get("uniq.hooked", &op));
+  ck_assert_ptr_eq(irm_op_kind(op), kind);
+  ck_assert_int_eq(irm_op_num_inputs(op), 2);
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_OPAQUE);
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_op_get_attr(op, IRM_OP_ATTR_EVALUATE, &v)); /* not set (other ops have it): None */
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+  /* each change shows at once */
+  irm_any pattern = irm_any_int(IRM_OP_INJECTIVE);
+  ck_assert_ok(irm_kind_set_attr(kind, IRM_OP_ATTR_PATTERN, &pattern, 10));
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_INJECTIVE);
+  ck_assert_ok(irm_op_set_num_inputs(kind, 3));
+  ck_assert_int_eq(irm_op_num_inputs(op), 3);
+  ck_assert_ok(irm_func_new_packed(hook_a, NULL, NULL, &f1));
+  ck_assert_ok(irm_func_new_packed(hook_a, NULL, NULL, &f2));
+  irm_any a1 = irm_any_object(f1), a2 = irm_any_object(f2);
+  ck_assert_ok(irm_kind_set_attr(kind, IRM_OP_ATTR_EVALUATE, &a1, 10));
+  ck_assert_ok(irm_op_get_attr(op, IRM_OP_ATTR_EVALUATE, &v));
+  ck_assert_ptr_eq(v.v_obj, f1);
+  irm_any_release(&v);
+  ck_assert_ok(irm_kind_set_attr(kind, IRM_OP_ATTR_EVALUATE, &a2, 20)); /* a higher level replaces it */
+  ck_assert_ok(irm_op_get_attr(op, IRM_OP_ATTR_EVALUATE, &v));
+  ck_assert_ptr_eq(v.v_obj, f2);
+  irm_any_release(&v);
+  /* a change of another op's attributes leaves these as they are */
+  irm_kind *other = NULL;
+  ck_assert_ok(irm_op_register("uniq.other", 1, &other));
+  ck_assert_ok(irm_kind_set_attr(other, IRM_OP_ATTR_PATTERN, &pattern, 10));
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_INJECTIVE);
+  ck_assert_int_eq(irm_op_num_inputs(op), 3);
+  /* a reset takes it away again */
+  ck_assert_ok(irm_kind_reset_attr(kind, IRM_OP_ATTR_EVALUATE));
+  ck_assert_ok(irm_op_get_attr(op, IRM_OP_ATTR_EVALUATE, &v));
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+  ck_assert_ok(irm_kind_reset_attr(kind, IRM_OP_ATTR_PATTERN));
+  ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_OPAQUE);
+  /* the replaced function is still alive while the op's old hooks hold it; the op's own ref is gone */
+  irm_object_release(f1);
+  irm_object_release(f2);
+  irm_object_release(op);
+}
+END_TEST
+
+START_TEST(test_a_rolled_back_op_loses_its_hooks) {
+  irm_journal *j = NULL;
+  ck_assert_ok(irm_journal_open(&j));
+  irm_kind *kind = NULL;
+  ck_assert_ok(irm_op_register("uniq.rolled", 1, &kind));
+  irm_object *op = NULL;
+  ck_assert_ok(irm_op_get("uniq.rolled", &op));
+  ck_assert_ptr_eq(irm_op_kind(op), kind);
+  ck_assert_int_eq(irm_op_num_inputs(op), 1);
+  ck_assert_ok(irm_journal_rollback(j));
+  ck_assert_ptr_null(irm_op_kind(op));
+  ck_assert_int_eq(irm_op_num_inputs(op), -2);
+  irm_object_release(op);
+}
+END_TEST
+
 /* ---- threads: each makes and drops the same few types many times ---------- */
 
 enum { N_THREADS = 4, N_ROUNDS = 2000, N_SHAPES = 8 };
@@ -244,5 +316,9 @@ int main(void) {
   TCase *attrs = tcase_create("attrs");
   tcase_add_test(attrs, test_equal_call_attributes_are_one_map);
   suite_add_tcase(s, attrs);
+  TCase *hooks = tcase_create("op_hooks");
+  tcase_add_test(hooks, test_op_properties_follow_attribute_changes);
+  tcase_add_test(hooks, test_a_rolled_back_op_loses_its_hooks);
+  suite_add_tcase(s, hooks);
   return run_suite(s);
 }
