@@ -313,13 +313,21 @@ static void run_scale(scale_subject s, scale_job *j) {
   }
 }
 
-/* Best time (ns) of a subject on the job. */
+/* CPU time of this thread (ns): on a shared, loaded machine the wall
+ * clock counts the time others run; this counts only ours. */
+static double cpu_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* Best CPU time (ns) of a subject on the job. */
 static double time_scale(scale_subject s, scale_job *j, int rounds) {
   double best = 1e30;
   for (int r = 0; r < rounds; r++) {
-    double t0 = bench_now_ns();
+    double t0 = cpu_now_ns();
     run_scale(s, j);
-    double t1 = bench_now_ns();
+    double t1 = cpu_now_ns();
     if (t1 - t0 < best) best = t1 - t0;
   }
   return best;
@@ -333,74 +341,94 @@ static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE,     S_PRINT,     
                                                       S_VERIFY,    S_JSON_WRITE, S_JSON_READ,
                                                       S_HASH,      S_EQUAL,     S_WALK};
 
-static void scale_benchmarks(size_t small, size_t large) {
+/* Makes the job of a chain of n adds and prints its memory figures. */
+static void scale_job_make(scale_job *j, size_t n) {
   static const char params[] = "%x: Tensor[(1, 8), float32]";
+  memset(j, 0, sizeof *j);
+  j->text = chain_text(n, "add", 1, params, "");
+  long long base = atomic_load(&live_bytes);
+  atomic_store(&peak_bytes, base);
+  j->mod = parse_text(j->text);
+  long long after_parse = atomic_load(&live_bytes);
+  double parsed = (double)(after_parse - base) / (double)n;
+  double parse_peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
+  atomic_store(&peak_bytes, after_parse);
+  irm_object *printed = NULL;
+  if (irm_ir_print(j->mod, &printed)) bench_die("print");
+  double peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
+  irm_object_release(printed);
+  atomic_store(&peak_bytes, after_parse);
+  size_t bytes = 0;
+  if (irm_ir_print_to(j->mod, NULL, count_sink, &bytes)) bench_die("print_to");
+  double peak_to = (double)(atomic_load(&peak_bytes) - base) / (double)n;
+  printf("# chain of %zu adds: parsed module %.1f bytes/node; peak of parse %.1f; of parse + print to a String "
+         "%.1f, to a sink %.1f bytes/node (aim <= 250; the input text not counted)\n",
+         n, parsed, parse_peak, peak > parse_peak ? peak : parse_peak, peak_to > parse_peak ? peak_to : parse_peak);
+  j->copy = parse_text(j->text);
+  irm_any v = irm_any_object((irm_object *)j->mod);
+  if (irm_to_json(&v, &j->json)) bench_die("to_json");
+  if (irm_ir_infer_type(j->mod, &j->typed)) bench_die("InferType");
+}
+
+static void scale_job_free(scale_job *j) {
+  irm_object_release(j->text);
+  irm_object_release(j->json);
+  irm_object_release(j->mod);
+  irm_object_release(j->copy);
+  irm_object_release(j->typed);
+}
+
+/* The two sizes' best times, their rounds interleaved (small, large, small,
+ * ...), so a busy neighbour on a shared machine weighs on both alike. */
+static void time_pair(scale_subject s, scale_job *jobs, int rounds, double *t_small, double *t_large) {
+  *t_small = *t_large = 1e30;
+  for (int r = 0; r < rounds; r++) {
+    double a = time_scale(s, &jobs[0], 1), b = time_scale(s, &jobs[1], 1);
+    if (a < *t_small) *t_small = a;
+    if (b < *t_large) *t_large = b;
+  }
+}
+
+static void scale_benchmarks(size_t small, size_t large, int rounds) {
   size_t sizes[2] = {small, large};
   double t[2][MAX_SUBJECTS];
   const char *names[MAX_SUBJECTS];
   int n_subjects = 0;
   irm_object *pass_names = NULL;
   if (irm_pass_list(&pass_names)) bench_die("pass list");
-  for (int k = 0; k < 2; k++) {
-    size_t n = sizes[k];
-    scale_job j;
-    memset(&j, 0, sizeof j);
-    j.text = chain_text(n, "add", 1, params, "");
-    long long base = atomic_load(&live_bytes);
-    atomic_store(&peak_bytes, base);
-    j.mod = parse_text(j.text);
-    long long after_parse = atomic_load(&live_bytes);
-    double parsed = (double)(after_parse - base) / (double)n;
-    double parse_peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
-    atomic_store(&peak_bytes, after_parse);
-    irm_object *printed = NULL;
-    if (irm_ir_print(j.mod, &printed)) bench_die("print");
-    double peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
-    irm_object_release(printed);
-    atomic_store(&peak_bytes, after_parse);
-    size_t bytes = 0;
-    if (irm_ir_print_to(j.mod, NULL, count_sink, &bytes)) bench_die("print_to");
-    double peak_to = (double)(atomic_load(&peak_bytes) - base) / (double)n;
-    printf("# chain of %zu adds: parsed module %.1f bytes/node; peak of parse %.1f; of parse + print to a String "
-           "%.1f, to a sink %.1f bytes/node (aim <= 250; the input text not counted)\n",
-           n, parsed, parse_peak, peak > parse_peak ? peak : parse_peak, peak_to > parse_peak ? peak_to : parse_peak);
-    j.copy = parse_text(j.text);
-    irm_any v = irm_any_object((irm_object *)j.mod);
-    if (irm_to_json(&v, &j.json)) bench_die("to_json");
-    if (irm_ir_infer_type(j.mod, &j.typed)) bench_die("InferType");
-    int rounds = n >= 1000000 ? 2 : 3;
-    n_subjects = 0;
-    for (int f = 0; f < N_FIXED; f++) {
-      scale_subject s = fixed_subjects[f];
-      names[n_subjects] = fixed_names[f];
-      t[k][n_subjects++] = time_scale(s, &j, rounds);
-    }
-    for (size_t p = 0; p < irm_array_size(pass_names) && n_subjects < MAX_SUBJECTS; p++) {
-      const char *name = irm_string_data(irm_array_at(pass_names, p)->v_obj);
-      if (irm_pass_get(name, NULL, &j.pass)) bench_die(name);
-      irm_module *probe = NULL;
-      if (irm_pass_run(j.pass, j.typed, &probe)) {
-        printf("# %s does not run on the chain (%s), skipped\n", name, irm_last_error());
-      } else {
-        irm_object_release(probe);
-        names[n_subjects] = name;
-        t[k][n_subjects++] = time_scale(S_PASS, &j, rounds);
-      }
-      irm_object_release(j.pass);
-      j.pass = NULL;
-    }
-    for (int s = 0; s < n_subjects; s++)
-      printf("%s_chain_%zu ns_per_node %.1f\n", names[s], n, t[k][s] / (double)n);
-    fflush(stdout);
-    irm_object_release(j.text);
-    irm_object_release(j.json);
-    irm_object_release(j.mod);
-    irm_object_release(j.copy);
-    irm_object_release(j.typed);
+  scale_job jobs[2];
+  scale_job_make(&jobs[0], small);
+  scale_job_make(&jobs[1], large);
+  for (int f = 0; f < N_FIXED; f++) {
+    names[n_subjects] = fixed_names[f];
+    time_pair(fixed_subjects[f], jobs, rounds, &t[0][n_subjects], &t[1][n_subjects]);
+    n_subjects++;
   }
+  for (size_t p = 0; p < irm_array_size(pass_names) && n_subjects < MAX_SUBJECTS; p++) {
+    const char *name = irm_string_data(irm_array_at(pass_names, p)->v_obj);
+    if (irm_pass_get(name, NULL, &jobs[0].pass)) bench_die(name);
+    irm_module *probe = NULL;
+    if (irm_pass_run(jobs[0].pass, jobs[0].typed, &probe)) {
+      printf("# %s does not run on the chain (%s), skipped\n", name, irm_last_error());
+    } else {
+      irm_object_release(probe);
+      jobs[1].pass = jobs[0].pass;
+      names[n_subjects] = name;
+      time_pair(S_PASS, jobs, rounds, &t[0][n_subjects], &t[1][n_subjects]);
+      n_subjects++;
+    }
+    irm_object_release(jobs[0].pass);
+    jobs[0].pass = jobs[1].pass = NULL;
+  }
+  for (int k = 0; k < 2; k++)
+    for (int s = 0; s < n_subjects; s++)
+      printf("%s_chain_%zu ns_per_node %.1f\n", names[s], sizes[k], t[k][s] / (double)sizes[k]);
   for (int s = 0; s < n_subjects; s++)
     printf("%s_%zuk_over_%zuk %.2f (aim <= 12)\n", names[s], large / 1000, small / 1000, t[1][s] / t[0][s]);
+  scale_job_free(&jobs[0]);
+  scale_job_free(&jobs[1]);
   irm_object_release(pass_names);
+  static const char params[] = "%x: Tensor[(1, 8), float32]";
   printf("# bytes per call: untyped add %.1f, typed add %.1f (aim <= 64), nn.conv2d with defaults %.1f (aim <= 128)\n",
          chain_bytes(10000, "add", 1, params, "", 0), chain_bytes(10000, "add", 1, params, "", 1),
          chain_bytes(10000, "nn.conv2d", 0, "%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32]",
@@ -408,15 +436,18 @@ static void scale_benchmarks(size_t small, size_t large) {
 }
 
 int main(int argc, char **argv) {
-  /* --scale [large]: only the 100k / 1M section (large nodes, default 1 000 000) */
+  /* --scale [large [rounds]]: only the 100k / 1M section (large nodes,
+   * default 1 000 000; rounds, default 3, interleaved) */
   int scale_only = argc > 1 && strcmp(argv[1], "--scale") == 0;
   size_t large = scale_only && argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 1000000;
+  int rounds = scale_only && argc > 3 ? atoi(argv[3]) : 3;
+  if (rounds < 1) rounds = 1;
   if (irm_set_allocator(count_malloc, count_realloc, count_free)) bench_die("allocator");
   if (irm_test_gen_ops()) bench_die("generator ops");
   if (!scale_only) {
     text_benchmarks();
     pass_benchmarks();
   }
-  scale_benchmarks(large / 10, large);
+  scale_benchmarks(large / 10, large, rounds);
   return 0;
 }
