@@ -12,7 +12,15 @@
  * does, so every traversal costs more per node at 100k; the bare walk
  * shows how much on the machine at hand. A subject whose growth over the
  * walk's stays <= 12 adds nothing superlinear of its own. Passes not
- * registered in this build are skipped. */
+ * registered in this build are skipped.
+ *
+ * Then (alone with `--scale [N [rounds]]`) every subject at N/10 and N
+ * nodes (default 1 000 000) on a chain of adds: parse, print (to a String
+ * and to a sink), verify, JSON write and read, structural hash and
+ * equality, the bare walk and each registered pass, with N over N/10
+ * (aim: <= 12); and, from a counting allocator, the bytes per node of the
+ * parsed chain, the peaks of parse and print, and the bytes of one typed
+ * add and of one defaulted nn.conv2d call. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
