@@ -114,6 +114,64 @@ static void bench_exported_calls(void) {
   bench_exported_call("exported_native_call", f);
 }
 
+/* ---- a type-checking callee, direct vs exported (PLT, pointer) --------
+ * Real packed functions check their argument count and type codes. The
+ * callee below does, as a function registered from C would; the rows call
+ * it from this executable directly (through a volatile pointer, so it is a
+ * real call) and through the exported irm_func_call, once as a plain call
+ * of the symbol (through the PLT) and once through a function pointer (as
+ * libffi calls). */
+
+static int checked_add(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)resource;
+  if (__builtin_expect(nargs != 2, 0)) return irm_error(IRM_EVALUE, "checked_add: expected 2 arguments, got %d", nargs);
+  if (__builtin_expect(args[0].type_code != IRM_INT || args[1].type_code != IRM_INT, 0))
+    return irm_error(IRM_ETYPE, "checked_add: expected two ints");
+  ret->type_code = IRM_INT;
+  ret->v_int = args[0].v_int + args[1].v_int;
+  return 0;
+}
+
+static irm_packed_cfunc volatile checked_target = checked_add;
+
+BENCH_LOOP_ static int64_t checked_direct_loop(void *p, long n) {
+  call_ctx *c = p;
+  int64_t sum = 0;
+  for (long i = 0; i < n; i++) {
+    irm_any ret;
+    ret.type_code = IRM_NONE;
+    checked_target(c->args, 2, &ret, NULL);
+    sum += ret.v_int;
+  }
+  return sum;
+}
+
+BENCH_LOOP_ static int64_t checked_plt_loop(void *p, long n) {
+  call_ctx *c = p;
+  int64_t sum = 0;
+  for (long i = 0; i < n; i++) {
+    irm_any ret;
+    (irm_func_call)(c->func, c->args, 2, &ret); /* the symbol, not the inline path */
+    sum += ret.v_int;
+  }
+  return sum;
+}
+
+static void bench_checked_calls(void) {
+  printf("# aim: exported_checked_call_* <= 1.25, exported_packed_call_from_exe <= 1.4\n");
+  enum { CHUNK = 100 * 1000 };
+  call_ctx c = {NULL, {irm_any_int(1), irm_any_int(2)}};
+  if (irm_func_new_packed(checked_add, NULL, NULL, &c.func)) bench_die("irm_func_new_packed");
+  double base, subject;
+  int64_t sink = 0;
+  bench_pair(checked_direct_loop, checked_plt_loop, &c, CHUNK, &base, &subject, &sink);
+  bench_report("exported_checked_call_plt_from_exe", subject, base, "direct_checked_call");
+  bench_pair(checked_direct_loop, exported_loop, &c, CHUNK, &base, &subject, &sink);
+  bench_report("exported_checked_call_pointer_from_exe", subject, base, "direct_checked_call");
+  if (sink != (int64_t)2 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
+  irm_object_release(c.func);
+}
+
 /* ---- lookup vs raw uthash ---------------------------------------------- */
 
 typedef struct raw_entry {
@@ -223,6 +281,7 @@ static void bench_memory(void) {
 int main(void) {
   bench_packed_call();
   bench_exported_calls();
+  bench_checked_calls();
   bench_lookup();
   bench_memory();
   return 0;

@@ -19,6 +19,11 @@ typedef struct attr_undo {
   char name[];
 } attr_undo;
 
+_Atomic uint64_t irm_kind_generation_ = 1;
+
+/* Under the kind lock, after a change. */
+static void attrs_changed(void) { atomic_fetch_add_explicit(&irm_kind_generation_, 1, memory_order_release); }
+
 static attr_value *value_find(const irm_kind *k, const char *attr) {
   attr_value *v = NULL;
   HASH_FIND_STR(k->attrs, attr, v);
@@ -40,6 +45,7 @@ static int name_in_use(category *c, const char *attr) {
 }
 
 void irm_kind_forget_attr_names_locked_(irm_kind *gone) {
+  attrs_changed(); /* the kind leaves: caches of its attributes go stale */
   category *c = gone->cat;
   for (attr_value *v = gone->attrs; v; v = v->hh.next) {
     attr_name *n = name_find(c, v->name);
@@ -87,6 +93,7 @@ static void attr_undo_run(void *data) {
   }
   if (u->added_name && !name_in_use(u->kind->cat, u->name) && (dead_name = name_find(u->kind->cat, u->name)))
     HASH_DEL(u->kind->cat->attr_names, dead_name);
+  attrs_changed();
   pthread_rwlock_unlock(&irm_kind_lock_);
   irm_any_release(&drop);
   irm_free(dead);
@@ -180,6 +187,7 @@ int irm_kind_set_attr(irm_kind *kind, const char *attr, const irm_any *value, in
   irm_any old = irm_any_none();
   pthread_rwlock_wrlock(&irm_kind_lock_);
   rc = kind->detached ? IRM_ERUNTIME : apply_set_locked(kind, attr, plevel, &c, &old);
+  attrs_changed();
   pthread_rwlock_unlock(&irm_kind_lock_);
   irm_any_release(&old); /* outside the lock: a finalizer is user code */
   if (rc == 0 && c.undo) {
@@ -206,6 +214,7 @@ int irm_kind_reset_attr(irm_kind *kind, const char *attr) {
   pthread_rwlock_wrlock(&irm_kind_lock_);
   attr_value *v = kind->detached ? NULL : value_find(kind, attr);
   if (v) HASH_DEL(kind->attrs, v);
+  attrs_changed();
   pthread_rwlock_unlock(&irm_kind_lock_);
   if (v && c.undo) {
     c.undo->kind = kind;

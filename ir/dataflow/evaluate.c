@@ -361,7 +361,7 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
     return irm_error(IRM_ERUNTIME, "calls nested deeper than %d (in function '%s')", IRM_EVALUATE_MAX_CALL_DEPTH,
                      irm_error_quote(name));
   ev->depth++;
-  frame fr = {{NULL, {NULL}}, parent, name};
+  frame fr = {IRM_PTR_TABLE_INIT_, parent, name};
   int rc = IRM_OK;
   for (size_t i = 0; i < n && !rc; i++) {
     const irm_object *param = irm_function_param(f, i);

@@ -50,7 +50,7 @@ int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t 
   if (n > UINT32_MAX) return irm_error(IRM_EVALUE, "an IR node may have at most %u children", UINT32_MAX);
   irm_object *o = NULL;
   int rc = irm_object_new(atomic_load_explicit(&node_types[kind], memory_order_acquire),
-                          sizeof(expr_node) + n * sizeof(irm_object *), &o);
+                          sizeof(expr_node) + (n + irm_expr_trailing_(kind)) * sizeof(irm_object *), &o);
   if (rc) return rc;
   expr_node *p = irm_object_payload(o);
   p->expr_kind = kind;
@@ -61,12 +61,18 @@ int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t 
   }
   if (type) irm_object_retain(type);
   if (extra) irm_object_retain(extra);
-  if (func_attrs) irm_object_retain(func_attrs);
   p->type = type;
-  p->extra = extra;
-  p->base.attrs = func_attrs;
-  p->index = index;
-  p->kind = op_kind;
+  if (irm_expr_has_extra_(kind)) p->children[n] = extra;
+  else if (kind == IRM_EXPR_CALL) p->attrs = extra;
+  else irm_object_release(extra); /* none: kinds without one are given NULL */
+  if (kind == IRM_EXPR_FUNCTION) {
+    if (func_attrs) irm_object_retain(func_attrs);
+    p->base.attrs = func_attrs;
+  } else if (kind == IRM_EXPR_TUPLE_GET_ITEM) {
+    p->index = index;
+  } else if (kind == IRM_EXPR_OP) {
+    p->kind = op_kind;
+  }
   *out = o;
   return IRM_OK;
 }
@@ -75,8 +81,9 @@ static void node_finalize(irm_object *self) {
   expr_node *p = irm_object_payload(self);
   for (uint32_t i = 0; i < p->n; i++) irm_object_release(p->children[i]);
   irm_object_release(p->type);
-  irm_object_release(p->extra);
-  irm_object_release(p->base.attrs);
+  irm_object_release(irm_expr_extra_(p));
+  if (p->expr_kind == IRM_EXPR_FUNCTION) irm_object_release(p->base.attrs);
+  if (p->expr_kind == IRM_EXPR_OP) irm_op_hooks_free_(p);
 }
 
 /* ---- checks shared by the constructors -------------------------------------- */
@@ -239,6 +246,7 @@ int irm_call_new(irm_object *callee, irm_object *const *args, size_t n, const ir
   } else {
     rc = irm_map_new(&checked);
   }
+  if (!rc) rc = irm_call_attrs_unique_(checked, &checked);
   if (rc) return rc;
   irm_object *local[8];
   irm_object **children = n + 1 <= 8 ? local : irm_malloc((n + 1) * sizeof *children);
@@ -302,7 +310,7 @@ int irm_function_new(irm_object *const *params, size_t n, irm_object *body, irm_
 
 static const char *name_of(const irm_object *e, irm_expr_kind kind) {
   const expr_node *p = node_of(e, kind);
-  return p ? irm_string_data(p->extra) : NULL;
+  return p ? irm_string_data(irm_expr_extra_(p)) : NULL;
 }
 
 static irm_object *child_of(const irm_object *e, irm_expr_kind kind, size_t i) {
@@ -320,7 +328,7 @@ const char *irm_global_var_name(const irm_object *gv) { return name_of(gv, IRM_E
 
 irm_object *irm_constant_data(const irm_object *c) {
   const expr_node *p = node_of(c, IRM_EXPR_CONSTANT);
-  return p ? p->extra : NULL;
+  return p ? irm_expr_extra_(p) : NULL;
 }
 
 size_t irm_tuple_size(const irm_object *t) {
@@ -344,7 +352,7 @@ irm_object *irm_call_arg(const irm_object *call, size_t i) {
 }
 const irm_object *irm_call_attrs(const irm_object *call) {
   const expr_node *p = node_of(call, IRM_EXPR_CALL);
-  return p ? p->extra : NULL;
+  return p ? irm_expr_extra_(p) : NULL;
 }
 
 irm_object *irm_let_var(const irm_object *let) { return child_of(let, IRM_EXPR_LET, 1); }
@@ -364,7 +372,7 @@ irm_object *irm_function_body(const irm_object *f) {
 }
 irm_object *irm_function_ret_type(const irm_object *f) {
   const expr_node *p = node_of(f, IRM_EXPR_FUNCTION);
-  return p ? p->extra : NULL;
+  return p ? irm_expr_extra_(p) : NULL;
 }
 
 size_t irm_expr_child_count(const irm_object *e) {
@@ -401,7 +409,7 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
     case IRM_EXPR_CALL:
       rc = check_callee(fn, children[0], n - 1);
       if (!rc) rc = check_values(fn, "call argument", 1, children + 1, n - 1);
-      if (!rc && irm_expr_kind_of(children[0]) != IRM_EXPR_OP && irm_map_size(p->extra))
+      if (!rc && irm_expr_kind_of(children[0]) != IRM_EXPR_OP && irm_map_size(irm_expr_extra_(p)))
         rc = irm_error(IRM_EVALUE, "%s: a call with attributes must keep calling an op, got a %s", fn,
                        irm_expr_kind_name(irm_expr_kind_of(children[0])));
       break;
@@ -419,7 +427,7 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
     default: break; /* leaves have no children, so they never get here */
   }
   if (rc) return rc;
-  return irm_expr_node_make_(p->expr_kind, children, n, NULL, p->extra, p->base.attrs, p->index, p->kind, out);
+  return irm_expr_node_make_(p->expr_kind, children, n, NULL, irm_expr_extra_(p), p->base.attrs, p->index, p->kind, out);
 }
 
 int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
@@ -444,7 +452,7 @@ int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
     irm_object_release(shown);
     return rc;
   }
-  return irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, p->extra, p->base.attrs,
+  return irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, irm_expr_extra_(p), p->base.attrs,
                              p->index, p->kind, out);
 }
 

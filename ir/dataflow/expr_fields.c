@@ -39,12 +39,12 @@ int irm_expr_to_fields_(const irm_object *self, irm_object **out) {
 #define FIELD(k, v) (keys[n] = (k), values[n++] = (v))
   switch (p->expr_kind) {
     case IRM_EXPR_VAR:
-      FIELD("name", irm_any_object(p->extra));
+      FIELD("name", irm_any_object(irm_expr_extra_(p)));
       FIELD("type", irm_any_object(p->type));
       break;
-    case IRM_EXPR_GLOBAL_VAR: FIELD("name", irm_any_object(p->extra)); break;
-    case IRM_EXPR_OP: FIELD("name", irm_any_object(p->extra)); break;
-    case IRM_EXPR_CONSTANT: FIELD("data", irm_any_object(p->extra)); break;
+    case IRM_EXPR_GLOBAL_VAR: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
+    case IRM_EXPR_OP: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
+    case IRM_EXPR_CONSTANT: FIELD("data", irm_any_object(irm_expr_extra_(p))); break;
     case IRM_EXPR_TUPLE:
       rc = children_array(p, 0, p->n, &array);
       FIELD("fields", irm_any_object(array));
@@ -57,7 +57,7 @@ int irm_expr_to_fields_(const irm_object *self, irm_object **out) {
       rc = children_array(p, 1, p->n, &array);
       FIELD("callee", irm_any_object(p->children[0]));
       FIELD("args", irm_any_object(array));
-      FIELD("attrs", irm_any_object(p->extra));
+      FIELD("attrs", irm_any_object(irm_expr_extra_(p)));
       break;
     case IRM_EXPR_LET:
       FIELD("var", irm_any_object(p->children[1]));
@@ -68,7 +68,7 @@ int irm_expr_to_fields_(const irm_object *self, irm_object **out) {
       rc = children_array(p, 0, p->n - 1, &array);
       FIELD("params", irm_any_object(array));
       FIELD("body", irm_any_object(p->children[p->n - 1]));
-      FIELD("ret_type", irm_any_object(p->extra));
+      FIELD("ret_type", irm_any_object(irm_expr_extra_(p)));
       FIELD("attrs", irm_any_object(p->base.attrs));
       break;
     default: return irm_error(IRM_ETYPE, "irm_expr_to_fields_: not an IR expression");

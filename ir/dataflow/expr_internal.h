@@ -24,6 +24,11 @@ int irm_register_example_model_builtins_(void); /* ir.ExampleModel (example_mode
 /* The dialect's provider of built-ins (builtins.c): all of the above. */
 int irm_register_ir_dataflow_builtins_(void);
 
+/* The uniqued form of a call's checked attributes (expr_attrs.c): takes
+ * checked (NEW, a Map nobody else holds), gives *out NEW: the one live Map
+ * equal to it (checked itself when it is the first). Errors: MemoryError. */
+int irm_call_attrs_unique_(irm_object *checked, irm_object **out);
+
 /* ---- hooks of the node types (expr.c fills the type infos with them) ---- */
 
 /* Structural equality and hash up to renaming of Vars (expr_structural.c):

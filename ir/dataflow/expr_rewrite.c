@@ -180,7 +180,7 @@ int irm_expr_rewrite(const irm_expr_rewriter *rw, irm_object *root, irm_object *
   if (irm_expr_kind_of(root) == IRM_EXPR_NONE)
     return irm_error(IRM_ETYPE, "irm_expr_rewrite: expected an IR expression, got %s",
                      root ? irm_object_type_key(root) : "NULL");
-  walker w = {rw, {NULL, {NULL}}, NULL, 0, 0, NULL, 0, 0};
+  walker w = {rw, IRM_PTR_TABLE_INIT_, NULL, 0, 0, NULL, 0, 0};
   int rc = walk(&w, root, out);
   walker_free(&w);
   return rc;
@@ -212,7 +212,7 @@ int irm_module_rewrite(const irm_expr_rewriter *rw, irm_module *mod, irm_module 
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
   if (rc) return rc;
-  walker w = {rw, {NULL, {NULL}}, NULL, 0, 0, NULL, 0, 0};
+  walker w = {rw, IRM_PTR_TABLE_INIT_, NULL, 0, 0, NULL, 0, 0};
   irm_module *result = mod;
   irm_object_retain(mod);
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {

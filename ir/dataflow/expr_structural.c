@@ -56,10 +56,17 @@ typedef struct var_link {
   const irm_object *to;
 } var_link;
 
+/* The first node of b's graph a shared node of a's was paired with. */
+typedef struct pair_first {
+  irm_ptr_entry_ base; /* key: a */
+  const irm_object *b;
+} pair_first;
+
 typedef struct eq_walk {
   node_pair *stack;
   size_t depth, cap;
-  pair_seen *seen;
+  irm_ptr_table_ first; /* a -> its first b: the common case, one probe in walk order */
+  pair_seen *seen;      /* the other pairs of an a (graphs shared differently) */
   irm_walk_pool_ pool; /* seen's entries */
   irm_ptr_table_ a_to_b, b_to_a;
 } eq_walk;
@@ -82,6 +89,7 @@ static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
 
 static void eq_walk_free(eq_walk *w) {
   HASH_CLEAR(hh, w->seen);
+  irm_ptr_table_free_(&w->first);
   irm_ptr_table_free_(&w->a_to_b);
   irm_ptr_table_free_(&w->b_to_a);
   irm_walk_pool_free_(&w->pool);
@@ -115,6 +123,13 @@ static int compare_vars(eq_walk *w, const irm_object *a, const irm_object *b, in
 
 /* 1 when the pair was met before; otherwise remembers it (*rc on failure). */
 static int pair_seen_before(eq_walk *w, const irm_object *a, const irm_object *b, int *rc) {
+  pair_first *f = irm_ptr_table_find_(&w->first, a);
+  if (!f) {
+    if (!(f = irm_ptr_table_add_(&w->first, a, sizeof *f))) *rc = irm_error_nomem_(eq_what);
+    else f->b = b;
+    return 0;
+  }
+  if (f->b == b) return 1;
   node_pair key;
   memset(&key, 0, sizeof key); /* the hash reads every byte */
   key.a = a;

@@ -1,7 +1,10 @@
 /* Types of the dataflow IR (dataflow/type.h): dataflow.TensorType,
  * dataflow.TupleType and dataflow.FuncType under the abstract dataflow.Type.
- * Equality, hashing and JSON go through the generic to_fields walk; repr
- * prints the text form. */
+ * Types are uniqued (hash-consed): one process-wide table holds every live
+ * type, a constructor returns the existing object when an equal one lives,
+ * and type equality is a pointer compare. Hashing and JSON go through the
+ * generic to_fields walk; repr prints the text form. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +15,14 @@
 
 static _Atomic int32_t type_base = -1, tensor_type = -1, tuple_type = -1, func_type = -1;
 
+/* Every type payload begins with its link in the uniquing table. */
+typedef struct uniq_link {
+  irm_object *next; /* the next type of the same bucket */
+  uint64_t hash;
+} uniq_link;
+
 typedef struct tensor_type_payload {
+  uniq_link link;
   DLDataType dtype;
   int32_t ndim;
   int64_t shape[]; /* ndim entries */
@@ -21,6 +31,7 @@ typedef struct tensor_type_payload {
 /* Tuple types hold an Array of field types; function types an Array of
  * parameter types and the result type. */
 typedef struct composite_type_payload {
+  uniq_link link;
   irm_object *items; /* Array of types */
   irm_object *ret;   /* function types only */
 } composite_type_payload;
@@ -40,6 +51,103 @@ irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t) {
   if (tuple_of(t)) return IRM_IR_TYPE_TUPLE;
   if (func_of(t)) return IRM_IR_TYPE_FUNC;
   return IRM_IR_TYPE_NONE;
+}
+
+/* ---- the uniquing table ------------------------------------------------------
+ * Chained buckets under one mutex. The table holds no reference: a type
+ * leaves it when its last reference goes (its finalizer unlinks it). A
+ * lookup racing with that last release may find the dying type with a count
+ * of 0: it must not resurrect it, so it retains only a live one (count > 0)
+ * and otherwise makes a new object, which the dying one's finalizer leaves
+ * in place (it unlinks only itself). */
+static pthread_mutex_t uniq_lock = PTHREAD_MUTEX_INITIALIZER;
+static irm_object **uniq_buckets;
+static size_t uniq_cap, uniq_count; /* cap: 0 or a power of two */
+
+static uniq_link *link_of(irm_object *t) { return irm_object_payload(t); }
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+/* Retains t unless its count already reached 0; 1 when retained. */
+static int retain_if_live(irm_object *t) {
+  uint32_t n = atomic_load_explicit(&t->refcount, memory_order_relaxed);
+  while (n != 0)
+    if (atomic_compare_exchange_weak_explicit(&t->refcount, &n, n + 1, memory_order_acquire, memory_order_relaxed))
+      return 1;
+  return 0;
+}
+
+/* Under the lock: grows the buckets when full (a failed growth only keeps
+ * the chains longer). */
+static void uniq_grow(void) {
+  if (uniq_count < uniq_cap) return;
+  size_t cap = uniq_cap ? 2 * uniq_cap : 256;
+  irm_object **b = irm_calloc(cap, sizeof *b);
+  if (!b) return;
+  for (size_t i = 0; i < uniq_cap; i++)
+    for (irm_object *t = uniq_buckets[i], *next; t; t = next) {
+      next = link_of(t)->next;
+      size_t at = (size_t)(link_of(t)->hash & (cap - 1));
+      link_of(t)->next = b[at];
+      b[at] = t;
+    }
+  irm_free(uniq_buckets);
+  uniq_buckets = b;
+  uniq_cap = cap;
+}
+
+/* The live type equal to the candidate described by (hash, same, key), NEW;
+ * or NULL after which the caller makes one and calls uniq_insert, both
+ * under the lock the caller holds. */
+static irm_object *uniq_find(uint64_t hash, int (*same)(const irm_object *t, const void *key), const void *key) {
+  if (!uniq_cap) return NULL;
+  for (irm_object *t = uniq_buckets[hash & (uniq_cap - 1)]; t; t = link_of(t)->next)
+    if (link_of(t)->hash == hash && same(t, key) && retain_if_live(t)) return t;
+  return NULL;
+}
+
+/* Under the lock, before making a type: room for one more. False when not
+ * even the first buckets could be had: the type must not be made, since
+ * one outside the table would break equality by pointer. */
+static bool uniq_reserve(void) {
+  uniq_grow();
+  return uniq_cap != 0;
+}
+
+/* Under the lock, after uniq_reserve. */
+static void uniq_insert(irm_object *t, uint64_t hash) {
+  uniq_link *l = link_of(t);
+  l->hash = hash;
+  size_t at = (size_t)(hash & (uniq_cap - 1));
+  l->next = uniq_buckets[at];
+  uniq_buckets[at] = t;
+  uniq_count++;
+}
+
+/* Under the lock: no type lives, so the buckets go too (no memory is held
+ * while no type lives; also after a type that could not be made). */
+static void uniq_free_if_empty(void) {
+  if (uniq_count) return;
+  irm_free(uniq_buckets);
+  uniq_buckets = NULL;
+  uniq_cap = 0;
+}
+
+/* Every type's finalizer: unlinks t (if it is in the table). */
+static void uniq_remove(irm_object *t) {
+  pthread_mutex_lock(&uniq_lock);
+  if (uniq_cap)
+    for (irm_object **at = &uniq_buckets[link_of(t)->hash & (uniq_cap - 1)]; *at; at = &link_of(*at)->next)
+      if (*at == t) {
+        *at = link_of(t)->next;
+        uniq_count--;
+        uniq_free_if_empty();
+        break;
+      }
+  pthread_mutex_unlock(&uniq_lock);
 }
 
 /* ---- tensor types --------------------------------------------------------- */
@@ -67,6 +175,19 @@ static int check_shape(const char *what, const int64_t *shape, int32_t ndim) {
   return IRM_OK;
 }
 
+typedef struct tensor_key {
+  DLDataType dtype;
+  int32_t ndim;
+  const int64_t *shape;
+} tensor_key;
+
+static int same_tensor(const irm_object *t, const void *key) {
+  const tensor_type_payload *p = tensor_of(t);
+  const tensor_key *k = key;
+  return p && irm_dtype_equal(p->dtype, k->dtype) && p->ndim == k->ndim &&
+         (k->ndim == 0 || memcmp(p->shape, k->shape, (size_t)k->ndim * sizeof(int64_t)) == 0);
+}
+
 int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_tensor_type_new: out must not be NULL");
   *out = NULL;
@@ -75,18 +196,30 @@ int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim, ir
   if (!irm_dtype_name(dtype))
     return irm_error(IRM_EVALUE,
                      "irm_tensor_type_new: unsupported dtype (code %u, %u bits, %u lanes); the IR supports "
-                     "float32, float16, int32, int8, uint8 and bool",
+                     "float32, float16, float64, int32, int64, int8, uint8 and bool",
                      dtype.code, dtype.bits, dtype.lanes);
   if ((rc = check_shape("irm_tensor_type_new", shape, ndim))) return rc;
-  irm_object *t = NULL;
-  rc = irm_object_new(atomic_load(&tensor_type), sizeof(tensor_type_payload) + (size_t)ndim * sizeof(int64_t), &t);
-  if (rc) return rc;
-  tensor_type_payload *p = irm_object_payload(t);
-  p->dtype = dtype;
-  p->ndim = ndim;
-  if (ndim) memcpy(p->shape, shape, (size_t)ndim * sizeof(int64_t));
+  tensor_key key = {dtype, ndim, shape};
+  uint64_t hash = mix(mix(1, (uint64_t)dtype.code << 24 | (uint64_t)dtype.bits << 16 | dtype.lanes), (uint64_t)ndim);
+  for (int32_t i = 0; i < ndim; i++) hash = mix(hash, (uint64_t)shape[i]);
+  pthread_mutex_lock(&uniq_lock);
+  irm_object *t = uniq_find(hash, same_tensor, &key);
+  if (!t && !uniq_reserve()) rc = irm_error_nomem_("for the type table");
+  else if (!t) {
+    rc = irm_object_new(atomic_load(&tensor_type), sizeof(tensor_type_payload) + (size_t)ndim * sizeof(int64_t), &t);
+    if (!rc) {
+      tensor_type_payload *p = irm_object_payload(t);
+      p->dtype = dtype;
+      p->ndim = ndim;
+      if (ndim) memcpy(p->shape, shape, (size_t)ndim * sizeof(int64_t));
+      uniq_insert(t, hash);
+    } else {
+      uniq_free_if_empty();
+    }
+  }
+  pthread_mutex_unlock(&uniq_lock);
   *out = t;
-  return IRM_OK;
+  return rc;
 }
 
 int irm_tensor_type_of(const irm_object *tensor, irm_object **out) {
@@ -125,6 +258,22 @@ int64_t irm_tensor_type_numel(const irm_object *t) {
 
 /* ---- tuple and function types ---------------------------------------------- */
 
+typedef struct composite_key {
+  _Atomic int32_t *type;
+  irm_object *const *items;
+  size_t n;
+  irm_object *ret;
+} composite_key;
+
+static int same_composite(const irm_object *t, const void *key) {
+  const composite_key *k = key;
+  const composite_type_payload *p = irm_payload_if_type_(t, k->type);
+  if (!p || p->ret != k->ret || irm_array_size(p->items) != k->n) return 0;
+  for (size_t i = 0; i < k->n; i++)
+    if (irm_array_at(p->items, i)->v_obj != k->items[i]) return 0;
+  return 1;
+}
+
 static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *const *items, size_t n,
                           irm_object *ret, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
@@ -138,24 +287,45 @@ static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *con
                        items[i] ? irm_object_type_key(items[i]) : "NULL");
   if (type == &func_type && irm_ir_type_kind_of(ret) == IRM_IR_TYPE_NONE)
     return irm_error(IRM_ETYPE, "%s: the result must be a type, got %s", fn, ret ? irm_object_type_key(ret) : "NULL");
+  composite_key key = {type, items, n, ret};
+  uint64_t hash = mix(mix(type == &func_type ? 3 : 2, (uint64_t)n), (uint64_t)(uintptr_t)ret);
+  for (size_t i = 0; i < n; i++) hash = mix(hash, (uint64_t)(uintptr_t)items[i]);
+  pthread_mutex_lock(&uniq_lock);
+  irm_object *t = uniq_find(hash, same_composite, &key);
+  if (t) {
+    pthread_mutex_unlock(&uniq_lock);
+    *out = t;
+    return IRM_OK;
+  }
   irm_any stack_items[8];
   irm_any *anys = n <= 8 ? stack_items : irm_malloc(n * sizeof *anys);
-  if (!anys) return irm_error_nomem_("for a type's items");
-  for (size_t i = 0; i < n; i++) anys[i] = irm_any_object(items[i]);
-  irm_object *arr = NULL, *t = NULL;
-  rc = irm_array_new(anys, n, &arr);
-  if (anys != stack_items) irm_free(anys);
-  if (!rc) rc = irm_object_new(atomic_load(type), sizeof(composite_type_payload), &t);
-  if (rc) {
-    irm_object_release(arr);
-    return rc;
+  irm_object *arr = NULL;
+  if (!uniq_reserve()) {
+    if (anys != stack_items) irm_free(anys);
+    pthread_mutex_unlock(&uniq_lock);
+    *out = NULL;
+    return irm_error_nomem_("for the type table");
   }
-  composite_type_payload *p = irm_object_payload(t);
-  p->items = arr;
-  if (ret) irm_object_retain(ret);
-  p->ret = ret;
+  if (!anys) rc = irm_error_nomem_("for a type's items");
+  else {
+    for (size_t i = 0; i < n; i++) anys[i] = irm_any_object(items[i]);
+    rc = irm_array_new(anys, n, &arr);
+    if (anys != stack_items) irm_free(anys);
+  }
+  if (!rc) rc = irm_object_new(atomic_load(type), sizeof(composite_type_payload), &t);
+  if (!rc) {
+    composite_type_payload *p = irm_object_payload(t);
+    p->items = arr;
+    if (ret) irm_object_retain(ret);
+    p->ret = ret;
+    uniq_insert(t, hash);
+  } else {
+    uniq_free_if_empty();
+  }
+  pthread_mutex_unlock(&uniq_lock);
+  if (rc) irm_object_release(arr); /* outside the lock: a release may finalize a type, which takes it */
   *out = t;
-  return IRM_OK;
+  return rc;
 }
 
 int irm_tuple_type_new(irm_object *const *fields, size_t n, irm_object **out) {
@@ -188,67 +358,9 @@ irm_object *irm_func_type_ret(const irm_object *t) {
 
 /* ---- equality --------------------------------------------------------------- */
 
-static int tensor_types_equal(const tensor_type_payload *a, const tensor_type_payload *b) {
-  return irm_dtype_equal(a->dtype, b->dtype) && a->ndim == b->ndim &&
-         (a->ndim == 0 || memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof(int64_t)) == 0);
-}
-
-/* Pairs still to compare; types nest shallowly, but user input decides
- * how deep, so the walk keeps its own stack. */
+/* Types are uniqued: equal types are one object. */
 int irm_ir_type_equal(const irm_object *a, const irm_object *b) {
-  const irm_object *local[64];
-  const irm_object **stack = local;
-  size_t depth = 0, cap = 32;
-  int equal = 1;
-  stack[depth * 2] = a;
-  stack[depth * 2 + 1] = b;
-  depth++;
-  while (equal && depth) {
-    depth--;
-    const irm_object *x = stack[depth * 2], *y = stack[depth * 2 + 1];
-    if (x == y && x) continue;
-    irm_ir_type_kind k = irm_ir_type_kind_of(x);
-    if (k == IRM_IR_TYPE_NONE || k != irm_ir_type_kind_of(y)) {
-      equal = 0;
-      break;
-    }
-    if (k == IRM_IR_TYPE_TENSOR) {
-      equal = tensor_types_equal(tensor_of(x), tensor_of(y));
-      continue;
-    }
-    const composite_type_payload *px = irm_object_payload_const(x), *py = irm_object_payload_const(y);
-    size_t n = irm_array_size(px->items);
-    if (n != irm_array_size(py->items)) {
-      equal = 0;
-      break;
-    }
-    size_t need = depth + n + 1;
-    if (need > cap) {
-      size_t c = cap;
-      while (c < need) c *= 2;
-      const irm_object **grown = stack == local ? irm_malloc(c * 2 * sizeof *grown)
-                                                : irm_realloc((void *)stack, c * 2 * sizeof *grown);
-      if (!grown) { /* out of memory: fall back to a generic, still correct answer */
-        equal = 0;
-        break;
-      }
-      if (stack == local) memcpy((void *)grown, local, depth * 2 * sizeof *grown);
-      stack = grown;
-      cap = c;
-    }
-    if (k == IRM_IR_TYPE_FUNC) {
-      stack[depth * 2] = px->ret;
-      stack[depth * 2 + 1] = py->ret;
-      depth++;
-    }
-    for (size_t i = 0; i < n; i++) {
-      stack[depth * 2] = item_at(px, i);
-      stack[depth * 2 + 1] = item_at(py, i);
-      depth++;
-    }
-  }
-  if (stack != local) irm_free((void *)stack);
-  return equal;
+  return a == b && irm_ir_type_kind_of(a) != IRM_IR_TYPE_NONE;
 }
 
 /* ---- printing ------------------------------------------------------------------ */
@@ -413,7 +525,10 @@ static int func_from_fields(const irm_object *fields, irm_object **out) {
   return composite_from_fields("dataflow.FuncType", fields, out);
 }
 
+static void tensor_finalize(irm_object *self) { uniq_remove(self); }
+
 static void composite_finalize(irm_object *self) {
+  uniq_remove(self);
   composite_type_payload *p = irm_object_payload(self);
   irm_object_release(p->items);
   irm_object_release(p->ret);
@@ -449,7 +564,7 @@ static int register_type(const char *name, const char *parent, void (*finalize)(
 int irm_register_ir_type_types_(void) {
   int rc = register_type("Type", NULL, NULL, NULL, NULL, &type_base);
   if (!rc)
-    rc = register_type("TensorType", "dataflow.Type", NULL, tensor_type_to_fields, tensor_type_from_fields,
+    rc = register_type("TensorType", "dataflow.Type", tensor_finalize, tensor_type_to_fields, tensor_type_from_fields,
                        &tensor_type);
   if (!rc)
     rc = register_type("TupleType", "dataflow.Type", composite_finalize, composite_to_fields, tuple_from_fields,

@@ -163,28 +163,133 @@ static const expr_node *op_node(const irm_object *op) {
 
 const char *irm_op_name(const irm_object *op) {
   const expr_node *p = op_node(op);
-  return p ? irm_string_data(p->extra) : NULL;
+  return p ? irm_string_data(irm_expr_extra_(p)) : NULL;
 }
 
-/* The kind, when it is still the registered one of its name. */
-irm_kind *irm_op_kind(const irm_object *op) {
+/* ---- hooks: op properties resolved once -------------------------------------------
+ * Each op node has a slot for its hooks, built on first use and again after
+ * any kind attribute changed (irm_kind_generation_ moved) if this op's
+ * differ; otherwise the hooks are only stamped current. Readers load the
+ * slot and compare a counter: no lock, no hash lookup, no copy. Superseded
+ * hooks stay (a reader may hold them) until the op node goes. */
+
+static irm_kind *kind_slow(const irm_object *op) {
   const expr_node *p = op_node(op);
   return p && irm_kind_attached_(p->kind) ? p->kind : NULL;
 }
 
-int32_t irm_op_num_inputs(const irm_object *op) {
-  irm_kind *kind = irm_op_kind(op);
+static int32_t num_inputs_slow(irm_kind *kind) {
   irm_any v = irm_any_none();
   if (!kind || irm_kind_get_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &v) || v.type_code != IRM_INT) {
     irm_any_release(&v);
+    irm_clear_error();
     return -2;
   }
   return (int32_t)v.v_int;
 }
 
+static irm_op_pattern pattern_slow(irm_kind *kind) {
+  irm_any v = irm_any_none();
+  irm_op_pattern pattern = IRM_OP_OPAQUE;
+  if (kind && irm_kind_get_attr(kind, IRM_OP_ATTR_PATTERN, &v) == IRM_OK && v.type_code == IRM_INT &&
+      irm_op_pattern_name((irm_op_pattern)v.v_int))
+    pattern = (irm_op_pattern)v.v_int;
+  irm_clear_error();
+  irm_any_release(&v);
+  return pattern;
+}
+
+/* The function attribute attr of kind (NEW) or NULL. */
+static irm_object *function_slow(irm_kind *kind, const char *attr) {
+  irm_any v = irm_any_none();
+  if (!kind || irm_kind_get_attr(kind, attr, &v) || v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Function")) {
+    irm_any_release(&v);
+    irm_clear_error();
+    return NULL;
+  }
+  return v.v_obj;
+}
+
+static void hooks_release(irm_op_hooks_ *h) {
+  irm_object_release(h->infer_type);
+  irm_object_release(h->evaluate);
+  irm_object_release(h->codegen_c);
+}
+
+void irm_op_hooks_free_(expr_node *p) {
+  irm_op_hooks_ *h = atomic_load_explicit(irm_op_hooks_slot_(p), memory_order_acquire);
+  while (h) {
+    irm_op_hooks_ *older = h->older;
+    hooks_release(h);
+    irm_free(h);
+    h = older;
+  }
+}
+
+const irm_op_hooks_ *irm_op_hooks_of_(const irm_object *op) {
+  const expr_node *p = op_node(op);
+  if (!p) return NULL;
+  _Atomic(irm_op_hooks_ *) *slot = irm_op_hooks_slot_(p);
+  uint64_t gen = atomic_load_explicit(&irm_kind_generation_, memory_order_acquire);
+  irm_op_hooks_ *h = atomic_load_explicit(slot, memory_order_acquire);
+  if (h && atomic_load_explicit(&h->generation, memory_order_acquire) == gen) return h;
+  /* Read at gen (the counter first: a change after it shows as a new gen). */
+  irm_op_hooks_ now;
+  now.kind = kind_slow(op);
+  now.num_inputs = num_inputs_slow(now.kind);
+  now.pattern = pattern_slow(now.kind);
+  now.infer_type = function_slow(now.kind, IRM_OP_ATTR_INFER_TYPE);
+  now.evaluate = function_slow(now.kind, IRM_OP_ATTR_EVALUATE);
+  now.codegen_c = function_slow(now.kind, IRM_OP_ATTR_CODEGEN_C);
+  if (h && h->kind == now.kind && h->num_inputs == now.num_inputs && h->pattern == now.pattern &&
+      h->infer_type == now.infer_type && h->evaluate == now.evaluate && h->codegen_c == now.codegen_c) {
+    hooks_release(&now);
+    atomic_store_explicit(&h->generation, gen, memory_order_release); /* still right: stamp it */
+    return h;
+  }
+  irm_op_hooks_ *fresh = irm_malloc(sizeof *fresh);
+  if (!fresh) {
+    hooks_release(&now);
+    return NULL;
+  }
+  *fresh = now;
+  atomic_init(&fresh->generation, gen);
+  fresh->older = h;
+  while (!atomic_compare_exchange_weak_explicit(slot, &fresh->older, fresh, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+  }
+  return fresh;
+}
+
+/* The kind, when it is still the registered one of its name. */
+irm_kind *irm_op_kind(const irm_object *op) {
+  const irm_op_hooks_ *h = irm_op_hooks_of_(op);
+  return h ? h->kind : kind_slow(op);
+}
+
+int32_t irm_op_num_inputs(const irm_object *op) {
+  const irm_op_hooks_ *h = irm_op_hooks_of_(op);
+  return h ? h->num_inputs : num_inputs_slow(kind_slow(op));
+}
+
+/* The hooked function attr of h, or NULL (not hooked, or not set). */
+static irm_object *hooked_function(const irm_op_hooks_ *h, const char *attr) {
+  if (!h) return NULL;
+  if (strcmp(attr, IRM_OP_ATTR_INFER_TYPE) == 0) return h->infer_type;
+  if (strcmp(attr, IRM_OP_ATTR_EVALUATE) == 0) return h->evaluate;
+  if (strcmp(attr, IRM_OP_ATTR_CODEGEN_C) == 0) return h->codegen_c;
+  return NULL;
+}
+
 int irm_op_get_attr(const irm_object *op, const char *attr, irm_any *out) {
   if (!attr || !out) return irm_error(IRM_EVALUE, "irm_op_get_attr: attr and out must not be NULL");
   *out = irm_any_none();
+  irm_object *fn = hooked_function(irm_op_hooks_of_(op), attr);
+  if (fn) { /* set: the common case, without the registry */
+    irm_object_retain(fn);
+    *out = irm_any_object(fn);
+    return IRM_OK;
+  }
   const expr_node *p = op_node(op);
   if (!p)
     return irm_error(IRM_ETYPE, "irm_op_get_attr: expected dataflow.Op, got %s", op ? irm_object_type_key(op) : "NULL");
@@ -195,15 +300,8 @@ int irm_op_get_attr(const irm_object *op, const char *attr, irm_any *out) {
 }
 
 irm_op_pattern irm_op_pattern_of(const irm_object *op) {
-  irm_any v = irm_any_none();
-  irm_op_pattern pattern = IRM_OP_OPAQUE;
-  if (irm_op_get_attr(op, IRM_OP_ATTR_PATTERN, &v) == IRM_OK && v.type_code == IRM_INT &&
-      irm_op_pattern_name((irm_op_pattern)v.v_int))
-    pattern = (irm_op_pattern)v.v_int;
-  else
-    irm_clear_error();
-  irm_any_release(&v);
-  return pattern;
+  const irm_op_hooks_ *h = irm_op_hooks_of_(op);
+  return h ? h->pattern : pattern_slow(kind_slow(op));
 }
 
 int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object **out) {

@@ -68,7 +68,7 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
   size_t n = irm_function_param_count(f), kept = 0;
   irm_object **left = irm_calloc(n ? n : 1, sizeof *left);
   if (!left) return irm_error_nomem_("binding params");
-  irm_ptr_table_ table = {NULL, {NULL}};
+  irm_ptr_table_ table = IRM_PTR_TABLE_INIT_;
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < n; i++) {
     irm_object *p = irm_function_param(f, i);

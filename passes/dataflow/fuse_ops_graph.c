@@ -80,7 +80,7 @@ static int collect(fuse_graph *g, irm_object *f) {
   frame *stack = NULL;
   size_t *done = NULL;
   size_t depth = 0, cap = 0, ndone = 0, dcap = 0, ncap = 0, scap = 0, nedges = 0, ecap = 0;
-  irm_ptr_table_ shared = {NULL, {NULL}};
+  irm_ptr_table_ shared = IRM_PTR_TABLE_INIT_;
   int rc = reserve((void **)&stack, &cap, 1, sizeof *stack);
   if (!rc) stack[depth++] = (frame){f, 0};
   while (!rc && depth) {

@@ -164,6 +164,13 @@ int irm_journal_reserve_(size_t n);
  * held since then answers 0 for good (cheaper than looking the name up). */
 int irm_kind_attached_(const irm_kind *k);
 
+/* Bumped by every change of a kind attribute (set, reset, undo) and by a
+ * kind's detachment, under the kind lock (kind_attr.c). An upper layer's
+ * cache of attribute values (the dataflow ops' hooks, ir/dataflow/op.c)
+ * stays valid while it reads the value it was built at, so its readers
+ * take no lock. */
+extern _Atomic uint64_t irm_kind_generation_;
+
 /* ---- plugins --------------------------------------------------------------- */
 
 /* A registration an upper layer replays inside a plugin's journal. */

@@ -108,6 +108,14 @@ void irm_text_buf_escaped_(irm_text_buf *b, const char *s, size_t n, const char 
  * (2.0, not 2); nan, inf and -inf spelled out. repr and the IR text form
  * print floats this way. */
 void irm_text_buf_double_(irm_text_buf *b, double x);
+/* Drops the text from byte len on (len <= b->len), keeping the storage:
+ * a streaming printer hands its text out in pieces and starts over. */
+static inline void irm_text_buf_truncate_(irm_text_buf *b, size_t len) {
+  if (b->failed || len > b->len) return;
+  b->len = len;
+  if (b->data) b->data[len] = '\0';
+}
+
 /* The text so far ("" when empty); valid until the next change. */
 static inline const char *irm_text_buf_cstr_(const irm_text_buf *b) { return b->data ? b->data : ""; }
 

@@ -114,7 +114,10 @@ IRM_API int irm_tuple_get_item_new(irm_object *tuple, int64_t index, irm_object 
 /* A call. callee: a dataflow.Op, dataflow.GlobalVar, dataflow.Function or
  * dataflow.Var. When it is an op, n must match its "num_inputs" (TypeError
  * "nn.relu takes 1 argument, got 2") and attrs (a Map or NULL) is checked
- * and completed by irm_op_check_attrs; for other callees attrs must be NULL or empty. */
+ * and completed by irm_op_check_attrs; for other callees attrs must be NULL or empty.
+ * The call holds a uniqued copy of the checked attributes: calls with equal
+ * checked attributes share one Map (all calls without any, one empty Map);
+ * attrs itself is not retained. */
 IRM_API int irm_call_new(irm_object *callee, irm_object *const *args, size_t n,
                          const irm_object *attrs, irm_object **out);
 
@@ -140,7 +143,8 @@ IRM_API int64_t irm_tuple_item_index(const irm_object *e);
 IRM_API irm_object *irm_call_callee(const irm_object *call);
 IRM_API size_t irm_call_arg_count(const irm_object *call);
 IRM_API irm_object *irm_call_arg(const irm_object *call, size_t i);
-/* The checked attributes (a Map, never NULL for a call). */
+/* The checked attributes (a Map, never NULL for a call; borrowed, shared
+ * with every call of equal attributes: never change it). */
 IRM_API const irm_object *irm_call_attrs(const irm_object *call);
 IRM_API irm_object *irm_let_var(const irm_object *let);
 IRM_API irm_object *irm_let_value(const irm_object *let);

@@ -28,6 +28,8 @@
 #ifndef IRM_IR_TEXT_H
 #define IRM_IR_TEXT_H
 
+#include <stdio.h>
+
 #include "irm/dataflow/expr.h"
 
 #ifdef __cplusplus
@@ -88,6 +90,28 @@ typedef struct irm_ir_print_options {
  * elide_larger_than). */
 IRM_API int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm_object **out);
 IRM_API int irm_ir_print_node_ex(const irm_object *node, const irm_ir_print_options *opts, irm_object **out);
+
+/* A sink of streamed text: called with successive pieces of the text, in
+ * order (len > 0 bytes at data, borrowed for the call, not NUL-terminated);
+ * returns 0 to go on, nonzero to stop. */
+typedef int (*irm_ir_print_sink)(void *ctx, const char *data, size_t len);
+
+/* irm_ir_print_ex streaming to sink(ctx, ...) instead of making a String:
+ * the pieces joined are exactly the String irm_ir_print_ex gives (opts NULL:
+ * irm_ir_print's). The printer keeps at most about 64 KiB of text at a time
+ * (with tensors elided, the body is kept until its header is known), so
+ * printing a large module needs no memory for its text. On an error the
+ * pieces already given stay given. Errors: those of irm_ir_print_ex,
+ * ValueError (NULL sink), RuntimeError when the sink returns nonzero
+ * (nothing more is written). Thread safety: as irm_ir_print; the sink runs
+ * on the calling thread. */
+IRM_API int irm_ir_print_to(const irm_module *mod, const irm_ir_print_options *opts, irm_ir_print_sink sink,
+                            void *ctx);
+
+/* irm_ir_print_to writing to file (borrowed; not flushed or closed).
+ * Errors: those of irm_ir_print_to, ValueError (NULL file), RuntimeError
+ * when a write fails. */
+IRM_API int irm_ir_print_file(const irm_module *mod, const irm_ir_print_options *opts, FILE *file);
 
 /* Parses a module from len bytes of text (need not be NUL-terminated;
  * must be UTF-8). *out NEW; NULL on failure, when nothing stays

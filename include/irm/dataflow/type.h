@@ -9,7 +9,16 @@
  * text form a tensor type reads `Tensor[(1, 3, 224, 224), float32]`, a
  * tuple type `(T1, T2)` and a function type `fn (T1, T2) -> T3`.
  *
- * Thread safety: immutable; every function may be called from any thread.
+ * Uniqued: equal types are one object. The constructors (irm_tensor_type_new,
+ * irm_tensor_type_of, irm_tuple_type_new, irm_func_type_new and everything
+ * built on them: JSON, the text parser, InferType) return the existing
+ * object, with a new reference, when an equal type is alive, so a million
+ * nodes of one type hold one type object and irm_ir_type_equal is a pointer
+ * compare. A type leaves the process-wide table when its last reference
+ * goes (nothing is immortal; no memory is held while no type lives).
+ *
+ * Thread safety: immutable; every function may be called from any thread
+ * (the uniquing table takes a lock in the constructors only).
  */
 #ifndef IRM_IR_TYPE_H
 #define IRM_IR_TYPE_H
@@ -31,7 +40,7 @@ typedef enum irm_ir_type_kind {
 IRM_API irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t);
 
 /* A tensor type. shape (ndim entries, each >= 0; may be NULL when ndim is
- * 0) is copied. *out NEW. Errors: ValueError (unsupported dtype with the
+ * 0) is copied. *out NEW (the existing object when an equal type lives). Errors: ValueError (unsupported dtype with the
  * closest name, negative dimension, ndim outside 0..IRM_TENSOR_MAX_NDIM,
  * a shape whose nonzero dimensions multiply past INT64_MAX, naming the
  * shape, so irm_tensor_type_numel never overflows; NULL out), MemoryError. */
@@ -50,7 +59,8 @@ IRM_API const int64_t *irm_tensor_type_shape(const irm_object *t);
 /* Product of the shape (1 for a scalar); -1 when t is not a tensor type. */
 IRM_API int64_t irm_tensor_type_numel(const irm_object *t);
 
-/* A tuple type of n field types (each retained). *out NEW. Errors:
+/* A tuple type of n field types (each retained). *out NEW (the existing
+ * object when an equal type lives). Errors:
  * TypeError naming the index of a field that is not a type, ValueError
  * (NULL fields with n > 0, NULL out), MemoryError. */
 IRM_API int irm_tuple_type_new(irm_object *const *fields, size_t n, irm_object **out);
@@ -61,7 +71,7 @@ IRM_API size_t irm_tuple_type_size(const irm_object *t);
 IRM_API irm_object *irm_tuple_type_field(const irm_object *t, size_t i);
 
 /* A function type: n parameter types and a result type (each retained).
- * *out NEW. Errors as irm_tuple_type_new. */
+ * *out NEW (the existing object when an equal type lives). Errors as irm_tuple_type_new. */
 IRM_API int irm_func_type_new(irm_object *const *params, size_t n, irm_object *ret,
                               irm_object **out);
 
@@ -71,8 +81,8 @@ IRM_API size_t irm_func_type_param_count(const irm_object *t);
 IRM_API irm_object *irm_func_type_param(const irm_object *t, size_t i);
 IRM_API irm_object *irm_func_type_ret(const irm_object *t);
 
-/* Structural type equality (shape, dtype, fields); 0 when either is not a
- * type. Cheaper than irm_structural_equal for the common checks. */
+/* Type equality (shape, dtype, fields): types are uniqued, so this is
+ * a == b; 0 when either is not a type. */
 IRM_API int irm_ir_type_equal(const irm_object *a, const irm_object *b);
 
 #ifdef __cplusplus

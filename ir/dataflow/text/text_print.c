@@ -9,13 +9,17 @@
  *            the lines of its value, then the result atom;
  *   F_CLOSE  closes the braces of a nested function or a Let block.
  * A node prints once (its temporary is remembered); Vars get names unique
- * within the top-level function. Use counts (from irm_expr_visit) decide
+ * within the top-level function. Use counts (from count_uses) decide
  * which Lets continue a chain: a Let with one user that is the body of a
  * Let; any other Let gets a `%n = { ... };` block of its own.
  *
  * With elision on (irm_ir_print_ex, the reprs) tensors above the limit
  * print as `const(dtype, [shape], <elided N elements>)` and a module's
- * text gets a comment line after its header counting them. */
+ * text gets a comment line after its header counting them.
+ *
+ * irm_ir_print_to streams: the printer hands its buffer to the sink
+ * whenever it holds SINK_CHUNK bytes and starts over, so the text of a
+ * million-node module never sits in memory whole. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -29,6 +33,28 @@
 
 /* Indentation stops growing here, so deep nesting stays linear in size. */
 #define MAX_INDENT 32
+
+/* Where streamed text goes (irm_ir_print_to); rc: the first failure. */
+typedef struct sink {
+  irm_ir_print_sink write;
+  void *ctx;
+  int rc;
+} sink;
+
+enum { SINK_CHUNK = 1 << 16 };
+
+/* Hands b's text to s when it holds at least min bytes (0: whatever it
+ * holds) and empties b. Errors: MemoryError (b failed), RuntimeError (the
+ * sink refused). */
+static int flush(irm_text_buf *b, sink *s, size_t min) {
+  if (!s || s->rc) return s ? s->rc : IRM_OK;
+  if (b->failed) return s->rc = irm_error_nomem_("printing IR");
+  if (!b->len || b->len < min) return IRM_OK;
+  int refused = s->write(s->ctx, b->data, b->len);
+  irm_text_buf_truncate_(b, 0);
+  if (refused) s->rc = irm_error(IRM_ERUNTIME, "irm_ir_print_to: the sink refused the text (returned %d)", refused);
+  return s->rc;
+}
 
 typedef struct node_info {
   irm_ptr_entry_ base; /* key: the node */
@@ -63,6 +89,7 @@ typedef struct printer {
   size_t depth, cap;
   int indent;
   irm_ir_elide_ *elide; /* NULL: every tensor in full */
+  sink *out;            /* NULL: the text stays in b */
 } printer;
 
 static void printer_free(printer *p) {
@@ -91,16 +118,38 @@ static node_info *get_info(printer *p, const irm_object *node) {
   return n;
 }
 
-static int count_uses(void *ctx, irm_object *node) {
-  printer *p = ctx;
-  size_t n = irm_expr_child_count(node);
-  if (!get_info(p, node)) return irm_error_nomem_("printing IR");
-  for (size_t i = 0; i < n; i++) {
-    node_info *c = get_info(p, irm_expr_child(node, i));
-    if (!c) return irm_error_nomem_("printing IR");
-    c->uses++;
+/* Gives every node under root an entry with its count of parent edges:
+ * one walk, remembering nodes in the table it fills anyway (no walk of its
+ * own, which would keep a second table). */
+static int count_uses(printer *p, irm_object *root) {
+  size_t depth = 0, cap = 64;
+  irm_object **stack = irm_malloc(cap * sizeof *stack);
+  int rc = stack && get_info(p, root) ? IRM_OK : irm_error_nomem_("printing IR");
+  if (!rc) stack[depth++] = root;
+  while (!rc && depth) {
+    irm_object *node = stack[--depth];
+    size_t n = irm_expr_child_count(node);
+    for (size_t i = 0; i < n && !rc; i++) {
+      irm_object *child = irm_expr_child(node, i);
+      node_info *c = find_info(p, child);
+      if (!c) {
+        if (depth == cap) {
+          irm_object **grown = irm_realloc(stack, 2 * cap * sizeof *stack);
+          if (!grown) {
+            rc = irm_error_nomem_("printing IR");
+            break;
+          }
+          stack = grown;
+          cap *= 2;
+        }
+        if (!(c = get_info(p, child))) rc = irm_error_nomem_("printing IR");
+        else stack[depth++] = child;
+      }
+      if (c) c->uses++;
+    }
   }
-  return IRM_OK;
+  irm_free(stack);
+  return rc;
 }
 
 static uint32_t uses_of(printer *p, const irm_object *node) {
@@ -462,15 +511,16 @@ static int run(printer *p) {
       case F_BLOCK: rc = step_block(p); break;
       default: rc = step_close(p); break;
     }
+    if (!rc && p->out && p->b->len >= SINK_CHUNK) rc = flush(p->b, p->out, SINK_CHUNK);
   }
   return rc;
 }
 
 /* A function: `def @name(...) ... {` (name given) or `fn (...) ... {`,
  * its body, `}`. */
-static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_ir_elide_ *elide) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
-  int rc = irm_expr_visit(fn, count_uses, &p);
+static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_ir_elide_ *elide, sink *out) {
+  printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide, out};
+  int rc = count_uses(&p, fn);
   if (!rc) {
     if (name) {
       irm_text_buf_puts_(b, "def ");
@@ -498,8 +548,8 @@ static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm
 
 /* An expression: its lines, then its atom. */
 static int print_expr(irm_text_buf *b, irm_object *e, irm_ir_elide_ *elide) {
-  printer p = {b, {NULL, {NULL}}, NULL, 0, NULL, 0, 0, 0, elide};
-  int rc = irm_expr_visit(e, count_uses, &p);
+  printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide, NULL};
+  int rc = count_uses(&p, e);
   if (!rc) rc = push(&p, F_BLOCK, e);
   if (!rc) {
     p.stack[0].chain = 1;
@@ -541,7 +591,7 @@ static int print_node(const irm_object *node, irm_ir_elide_ *elide, irm_object *
   irm_object *e = (irm_object *)node; /* the walks only read it */
   irm_expr_kind k = irm_expr_kind_of(node);
   if (irm_ir_type_kind_of(node) != IRM_IR_TYPE_NONE) rc = irm_ir_print_type_(&b, node);
-  else if (k == IRM_EXPR_FUNCTION) rc = print_function(&b, NULL, e, elide);
+  else if (k == IRM_EXPR_FUNCTION) rc = print_function(&b, NULL, e, elide, NULL);
   else if (k != IRM_EXPR_NONE) rc = print_expr(&b, e, elide);
   else rc = irm_error(IRM_ETYPE, "ir.Print: expected an IR node, got %s", node ? irm_object_type_key(node) : "none");
   if (!rc && b.len && b.data[b.len - 1] == '\n') b.len--; /* one line reads better without it */
@@ -627,12 +677,15 @@ static void join_header(irm_text_buf *b, const irm_module *mod, const irm_ir_eli
   else if (body->len) irm_text_buf_append_(b, body->data, body->len);
 }
 
-static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide, irm_object **out) {
+/* The module's text into *out (a NEW String) or, when s is not NULL, to s
+ * in pieces. lenient: the repr (what has no text form as comments). */
+static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide, sink *s, irm_object **out) {
   if (!irm_object_is(mod, "ir.IRModule"))
     return irm_error(IRM_ETYPE, "ir.Print: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "none");
   /* When tensors may be elided the body goes to a buffer of its own, since
    * the comment saying how many were comes before it. */
   irm_text_buf b = {0}, body = {0}, *to = elide->larger_than ? &body : &b;
+  sink *streaming = to == &b ? s : NULL; /* functions print straight into b, which flushes as it fills */
   if (to == &b) join_header(&b, mod, elide, &body);
   int rc = print_module_attrs(to, irm_dict_attrs_map(irm_module_attrs(mod)), lenient, elide);
   irm_object *names = NULL;
@@ -645,9 +698,13 @@ static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide
       not_printable(to, name, fn);
       continue;
     }
+    if (!lenient) { /* a failure fails the whole: no need to keep the function apart */
+      if ((rc = print_function(to, name, fn, elide, streaming))) rc = irm_error_context(rc, "function '%s'", irm_error_quote(name));
+      continue;
+    }
     irm_text_buf one = {0};
     size_t elided = elide->count;
-    rc = print_function(&one, name, fn, elide);
+    rc = print_function(&one, name, fn, elide, NULL);
     if (!rc && one.failed) rc = irm_error_nomem_("printing IR");
     if (!rc) irm_text_buf_append_(to, irm_text_buf_cstr_(&one), one.len);
     irm_text_buf_free_(&one);
@@ -663,7 +720,10 @@ static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide
   irm_object_release(names);
   if (!rc && to == &body) join_header(&b, mod, elide, &body);
   irm_text_buf_free_(&body);
-  return take(&b, rc, out);
+  if (!s) return take(&b, rc, out);
+  if (!rc) rc = flush(&b, s, 0);
+  irm_text_buf_free_(&b);
+  return rc;
 }
 
 int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm_object **out) {
@@ -671,10 +731,27 @@ int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm
   *out = NULL;
   irm_ir_elide_ elide;
   int rc = read_options("irm_ir_print", opts, &elide);
-  return rc ? rc : print_module(mod, 0, &elide, out);
+  return rc ? rc : print_module(mod, 0, &elide, NULL, out);
 }
 
 int irm_ir_print(const irm_module *mod, irm_object **out) { return irm_ir_print_ex(mod, NULL, out); }
+
+int irm_ir_print_to(const irm_module *mod, const irm_ir_print_options *opts, irm_ir_print_sink write, void *ctx) {
+  if (!write) return irm_error(IRM_EVALUE, "irm_ir_print_to: sink must not be NULL");
+  irm_ir_elide_ elide;
+  int rc = read_options("irm_ir_print_to", opts, &elide);
+  sink s = {write, ctx, IRM_OK};
+  return rc ? rc : print_module(mod, 0, &elide, &s, NULL);
+}
+
+static int write_file(void *ctx, const char *data, size_t len) {
+  return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : -1;
+}
+
+int irm_ir_print_file(const irm_module *mod, const irm_ir_print_options *opts, FILE *file) {
+  if (!file) return irm_error(IRM_EVALUE, "irm_ir_print_file: file must not be NULL");
+  return irm_ir_print_to(mod, opts, write_file, file);
+}
 
 /* The module's repr: its text, with what has no text form as comments and
  * large tensors elided. */
@@ -682,5 +759,5 @@ int irm_ir_module_repr_(const irm_object *mod, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
   *out = NULL;
   irm_ir_elide_ elide = {IRM_IR_PRINT_ELIDE_DEFAULT, 0};
-  return print_module(mod, 1, &elide, out);
+  return print_module(mod, 1, &elide, NULL, out);
 }
