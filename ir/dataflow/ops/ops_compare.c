@@ -14,15 +14,7 @@ static const DLDataType bool_dtype = {IRM_DLPACK_BOOL, 8, 1};
 
 static const char *const cmp_args[] = {"lhs", "rhs"};
 
-static int cmp_infer(const ops_ctx *c, irm_object **out) {
-  int rc = irm_ops_same_dtype_(c, 0, 1);
-  if (rc) return rc;
-  int64_t shape[OPS_MAX_NDIM];
-  int32_t ndim = 0;
-  rc = irm_ops_broadcast_(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
-                          irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
-  return rc ? rc : irm_ops_make_type_(c, bool_dtype, shape, ndim, out);
-}
+static int cmp_infer(const ops_ctx *c, irm_object **out) { return irm_ops_binary_infer_(c, &bool_dtype, out); }
 
 typedef enum cmpop { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_AND, CMP_OR } cmpop;
 

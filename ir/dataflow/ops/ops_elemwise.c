@@ -18,15 +18,7 @@
 
 static const char *const binary_args[] = {"lhs", "rhs"};
 
-static int binary_infer(const ops_ctx *c, irm_object **out) {
-  int rc = irm_ops_same_dtype_(c, 0, 1);
-  if (rc) return rc;
-  int64_t shape[OPS_MAX_NDIM];
-  int32_t ndim = 0;
-  rc = irm_ops_broadcast_(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
-                     irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
-  return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
-}
+static int binary_infer(const ops_ctx *c, irm_object **out) { return irm_ops_binary_infer_(c, NULL, out); }
 
 typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_POW, OP_MOD, OP_FMOD } binop;
 

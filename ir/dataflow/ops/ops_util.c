@@ -204,6 +204,16 @@ int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64
   return IRM_OK;
 }
 
+int irm_ops_binary_infer_(const ops_ctx *c, const DLDataType *dtype, irm_object **out) {
+  int rc = irm_ops_same_dtype_(c, 0, 1);
+  if (rc) return rc;
+  int64_t shape[OPS_MAX_NDIM];
+  int32_t ndim = 0;
+  rc = irm_ops_broadcast_(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]),
+                          irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]), shape, &ndim);
+  return rc ? rc : irm_ops_make_type_(c, dtype ? *dtype : irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+}
+
 void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides) {
   int64_t s = 1;
   for (int32_t i = ndim - 1; i >= 0; i--) {

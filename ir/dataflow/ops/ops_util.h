@@ -140,6 +140,10 @@ int irm_ops_attr_padding_(const ops_ctx *c, const char *name, int64_t out[4]);
 int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
                   int64_t *out, int32_t *nout);
 
+/* The type of a two-input broadcasting op: arguments 1 and 2 of one dtype,
+ * the broadcast shape, in dtype (NULL: the inputs' dtype). */
+int irm_ops_binary_infer_(const ops_ctx *c, const DLDataType *dtype, irm_object **out);
+
 /* Row-major element strides of in, aligned at the right of an out_ndim
  * shape, 0 for broadcast (size 1 or missing) dimensions. */
 void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
