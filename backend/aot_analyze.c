@@ -1,7 +1,8 @@
 /* The AOT code generator's reading of main (aot_internal.h): main's
- * dataflow after FuseOps is calls of Primitive functions over its params
- * and Constants. One kernel per distinct Primitive function, one step per
- * call, one tensor per value; then the workspace plan. */
+ * dataflow after FuseOps is calls of Primitive functions, and calls of
+ * external functions (GlobalVars of functions with a `Compiler`: BYOC),
+ * over its params and Constants. One kernel per distinct callee, one step
+ * per call, one tensor per value; then the workspace plan. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "irm/dataflow/passes.h"
 #include "irm/dataflow/type.h"
 #include "irm/error.h"
+#include "irm/function.h"
 #include "irm/module.h"
 #include "irm/tensor.h"
 
@@ -280,6 +282,24 @@ static int lift_constants(irm_object *func, irm_object **out, irm_object ***cons
   return IRM_OK;
 }
 
+/* A new kernel slot named symbol (taken); *out its index. */
+static int new_kernel(walk *w, irm_object *func, char *symbol, size_t *out) {
+  aot_program *p = w->p;
+  int rc = GROW(p, kernels, n_kernels, cap_kernels);
+  if (rc) {
+    irm_free(symbol);
+    return rc;
+  }
+  aot_kernel *k = &p->kernels[p->n_kernels];
+  memset(k, 0, sizeof *k);
+  k->symbol = symbol;
+  *out = p->n_kernels++;
+  kernel_entry *e = irm_ptr_table_add_(&w->kernels, func, sizeof *e);
+  if (!e) return irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+  e->kernel = *out;
+  return IRM_OK;
+}
+
 /* The kernel of func, generated on first use. */
 static int kernel_of(walk *w, irm_object *func, size_t *out) {
   kernel_entry *e = irm_ptr_table_find_(&w->kernels, func);
@@ -288,40 +308,83 @@ static int kernel_of(walk *w, irm_object *func, size_t *out) {
     return IRM_OK;
   }
   aot_program *p = w->p;
-  int rc = GROW(p, kernels, n_kernels, cap_kernels);
-  if (rc) return rc;
   irm_text_buf name;
   irm_text_buf_init_(&name, NULL, 0);
   irm_text_buf_printf_(&name, "tvmgen_%s_fused", p->opt.mod_name);
   size_t base = name.len;
-  rc = irm_expr_visit(irm_function_body(func), op_names, &name);
+  int rc = irm_expr_visit(irm_function_body(func), op_names, &name);
   if (name.len == base) irm_text_buf_puts_(&name, "_copy");
   irm_text_buf_printf_(&name, "_%zu", p->n_kernels);
   char *symbol = NULL;
   if (!rc) rc = irm_text_buf_take_cstr_(&name, "for a kernel name", &symbol);
   else irm_text_buf_free_(&name);
+  if (!rc) rc = new_kernel(w, func, symbol, out);
   if (rc) return rc;
-  aot_kernel *k = &p->kernels[p->n_kernels];
-  memset(k, 0, sizeof *k);
-  k->symbol = symbol;
-  p->n_kernels++;
+  aot_kernel *k = &p->kernels[*out];
   rc = lift_constants(func, &k->func, &k->lifted, &k->n_lifted);
-  if (!rc) rc = irm_codegen_c_kernel_(k->func, symbol, p->opt.target, w->text, &k->info);
+  if (!rc) rc = irm_codegen_c_kernel_(k->func, k->symbol, p->opt.target, w->text, &k->info);
+  return rc;
+}
+
+/* Whether s is a C identifier. */
+static bool c_identifier(const char *s) {
+  if (!s || !*s || isdigit((unsigned char)*s)) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return false;
+  return true;
+}
+
+/* The kernel of the external function `name` (BYOC): its symbol is its
+ * global_symbol, else name; its params tensors, its result a tensor or a
+ * tuple of them. */
+static int external_of(walk *w, const char *name, irm_object *func, const char *compiler, irm_object *rt,
+                       size_t *out) {
+  kernel_entry *e = irm_ptr_table_find_(&w->kernels, func);
+  if (e) {
+    *out = e->kernel;
+    return IRM_OK;
+  }
+  irm_any gs = irm_any_none();
+  const char *symbol = name;
+  int rc = irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &gs);
+  if (!rc && gs.type_code != IRM_NONE && irm_any_to_str(&gs, &symbol, NULL))
+    rc = irm_error(IRM_ETYPE, "aot codegen: external function '%s': global_symbol must be a string, got %s", name,
+                   irm_any_describe_(&gs));
+  if (!rc && !c_identifier(symbol))
+    rc = irm_error(IRM_EVALUE, "aot codegen: external function '%s' (Compiler '%s'): symbol '%s' is not a C "
+                   "identifier", name, compiler, irm_error_quote(symbol));
+  size_t np = irm_function_param_count(func);
+  for (size_t i = 0; !rc && i < np; i++) {
+    irm_object *v = irm_function_param(func, i), *t = irm_expr_type(v);
+    if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR)
+      rc = irm_error(IRM_ETYPE, "aot codegen: external function '%s' (Compiler '%s'): parameter %%%s is %s; "
+                     "external functions take tensors (flatten the tuple into tensor parameters)", name, compiler,
+                     irm_var_name(v), irm_ir_type_kind_of(t) == IRM_IR_TYPE_TUPLE ? "a tuple" : "not a tensor");
+  }
+  char *sym = rc ? NULL : irm_strdup(symbol);
+  irm_any_release(&gs);
+  if (!rc && !sym) rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+  if (!rc) rc = new_kernel(w, func, sym, out);
   if (rc) return rc;
-  e = irm_ptr_table_add_(&w->kernels, func, sizeof *e);
-  if (!e) return irm_error(IRM_ENOMEM, "aot codegen: out of memory");
-  e->kernel = p->n_kernels - 1;
-  *out = e->kernel;
+  aot_kernel *k = &w->p->kernels[*out];
+  for (size_t j = 0; j < *out; j++)
+    if (strcmp(w->p->kernels[j].symbol, k->symbol) == 0)
+      return irm_error(IRM_EVALUE, "aot codegen: external function '%s': symbol '%s' is taken by another kernel",
+                       name, k->symbol);
+  k->external = true;
+  k->func = func;
+  irm_object_retain(func);
+  k->ret_type = rt;
+  k->info.n_inputs = np;
+  k->info.n_outputs = irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
   return IRM_OK;
 }
 
-/* A call of a Primitive function in main: one step. */
-static int add_step(walk *w, irm_object *call) {
+/* A call of a Primitive or an external function in main: one step. */
+static int add_step(walk *w, irm_object *call, size_t kernel) {
   aot_program *p = w->p;
-  irm_object *func = irm_call_callee(call);
-  size_t kernel = 0, nargs = irm_call_arg_count(call);
-  int rc = kernel_of(w, func, &kernel);
-  if (rc) return rc;
+  size_t nargs = irm_call_arg_count(call);
+  int rc = IRM_OK;
   const irm_c_kernel_info_ *info = &p->kernels[kernel].info;
   size_t ncall = nargs;
   nargs += p->kernels[kernel].n_lifted;
@@ -370,12 +433,34 @@ static int add_step(walk *w, irm_object *call) {
   return rc;
 }
 
+/* A call of a GlobalVar: the function must be external (a Compiler). */
+static int global_call(walk *w, irm_object *call, size_t *kernel) {
+  const char *name = irm_global_var_name(irm_call_callee(call));
+  irm_object *func = irm_module_function(w->mod, name);
+  irm_any c = irm_any_none();
+  const char *compiler = NULL;
+  int rc = func ? irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_COMPILER, &c)
+                : irm_error(IRM_EVALUE, "aot codegen: main calls @%s, which is not a function of the module", name);
+  if (!rc && (c.type_code == IRM_NONE || irm_any_to_str(&c, &compiler, NULL)))
+    rc = irm_error(IRM_EVALUE, "aot codegen: main calls @%s, which has no Compiler attribute; main may call "
+                   "Primitive functions (run FuseOps) and external functions (Compiler = ...)", name);
+  if (!rc && irm_expr_kind_of(func) != IRM_EXPR_FUNCTION)
+    rc = irm_error(IRM_ETYPE, "aot codegen: external function '%s' is not a dataflow function", name);
+  if (!rc) rc = external_of(w, name, func, compiler, irm_expr_type(call), kernel);
+  irm_any_release(&c);
+  return rc;
+}
+
 static int visit(void *ctx, irm_object *node) {
   walk *w = ctx;
   if (irm_expr_kind_of(node) != IRM_EXPR_CALL) return IRM_OK;
   irm_object *callee = irm_call_callee(node);
-  if (irm_expr_kind_of(callee) != IRM_EXPR_FUNCTION) return IRM_OK; /* an op inside a Primitive function */
-  return add_step(w, node);
+  size_t kernel = 0;
+  int rc = IRM_OK;
+  if (irm_expr_kind_of(callee) == IRM_EXPR_FUNCTION) rc = kernel_of(w, callee, &kernel);
+  else if (irm_expr_kind_of(callee) == IRM_EXPR_GLOBAL_VAR) rc = global_call(w, node, &kernel);
+  else return IRM_OK; /* an op inside a Primitive function */
+  return rc ? rc : add_step(w, node, kernel);
 }
 
 /* ---- inputs, outputs, plan ----------------------------------------------------- */

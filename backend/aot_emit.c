@@ -149,6 +149,8 @@ static void arg_check(irm_object *type, size_t i, irm_text_buf *b) {
                        "  if (err) return err;\n", i, i, dt.code, dt.bits, numel_of(type));
 }
 
+static irm_object *output_type(const aot_kernel *k, size_t j);
+
 void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b) {
   size_t nin = k->info.n_inputs, nout = k->info.n_outputs;
   irm_text_buf_printf_(b, "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
@@ -157,12 +159,32 @@ void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b) 
                         "  (void)ret;\n  (void)ret_code;\n");
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);
   for (size_t i = 0; i < nin; i++) arg_check(irm_expr_type(irm_function_param(k->func, i)), i, b);
-  irm_object *rt = irm_expr_type(irm_function_body(k->func));
-  for (size_t j = 0; j < nout; j++)
-    arg_check(irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt, nin + j, b);
-  irm_text_buf_printf_(b, "  return %s(", k->symbol);
-  for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "a%zu, ", i);
-  irm_text_buf_puts_(b, "resource) != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n");
+  for (size_t j = 0; j < nout; j++) arg_check(output_type(k, j), nin + j, b);
+  irm_text_buf_printf_(b, "  %sreturn %s(", k->external ? "(void)resource;\n  " : "", k->symbol);
+  for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "%sa%zu", i ? ", " : "", i);
+  irm_text_buf_printf_(b, "%s) != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n", k->external ? "" : ", resource");
+}
+
+/* An external function's result type: field j of a tuple, or the tensor. */
+static irm_object *output_type(const aot_kernel *k, size_t j) {
+  irm_object *rt = k->external ? k->ret_type : irm_expr_type(irm_function_body(k->func));
+  return irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
+}
+
+void irm_aot_emit_externs_(const aot_program *p, irm_text_buf *b) {
+  for (size_t i = 0; i < p->n_kernels; i++) {
+    const aot_kernel *k = &p->kernels[i];
+    if (!k->external) continue;
+    irm_text_buf_printf_(b, "/* external (BYOC): defined by the code of its Compiler */\nextern int32_t %s(",
+                         k->symbol);
+    for (size_t j = 0; j < k->info.n_inputs; j++)
+      irm_text_buf_printf_(b, "%sconst %s *in%zu", j ? ", " : "",
+                           irm_aot_ctype_(irm_tensor_type_dtype(irm_expr_type(irm_function_param(k->func, j)))), j);
+    for (size_t j = 0; j < k->info.n_outputs; j++)
+      irm_text_buf_printf_(b, "%s%s *out%zu", j || k->info.n_inputs ? ", " : "",
+                           irm_aot_ctype_(irm_tensor_type_dtype(output_type(k, j))), j);
+    irm_text_buf_puts_(b, k->info.n_inputs + k->info.n_outputs ? ");\n" : "void);\n");
+  }
 }
 
 /* ---- the body ------------------------------------------------------------------------ */
@@ -182,10 +204,13 @@ static void emit_call(const aot_program *p, size_t step, irm_text_buf *b) {
     irm_text_buf_printf_(b, "  {\n    int32_t krc;\n    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s(", step,
                          k->symbol, k->symbol);
     for (size_t i = 0; i < n; i++) {
+      if (i) irm_text_buf_puts_(b, ", ");
       tensor_ptr(p, s->args[i], b);
-      irm_text_buf_puts_(b, ", ");
     }
-    scratch_ptr(p, s, b);
+    if (!k->external) {
+      irm_text_buf_puts_(b, n ? ", " : "");
+      scratch_ptr(p, s, b);
+    }
     irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
                          step, k->symbol);
     return;
@@ -336,6 +361,7 @@ int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_tex
   irm_text_buf_puts_(b, "\n");
   irm_text_buf_puts_(b, kernels_text);
   irm_text_buf_puts_(b, "\n");
+  irm_aot_emit_externs_(p, b);
   if (!p->opt.unpacked)
     for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], false, b);
   emit_constants(p, b);

@@ -30,9 +30,15 @@ typedef struct aot_const {
   char *name;         /* the params name (the `params` key, else p<k>) */
 } aot_const;
 
-/* One kernel: a distinct Primitive function. */
+/* One kernel: a distinct Primitive function, or an external function (a
+ * module function with a `Compiler` attribute, which main calls through a
+ * GlobalVar; its code comes from codegen.ext.<Compiler>: the host code
+ * declares it `extern int32_t <symbol>(const T *in..., T *out...)`). */
 typedef struct aot_kernel {
-  irm_object *func; /* the Primitive function with its tensor constants lifted into parameters (owned) */
+  irm_object *func; /* the Primitive function with its tensor constants lifted into parameters, or the
+                       external function (owned) */
+  bool external;    /* no code generated here, no scratch, no lifted constants */
+  irm_object *ret_type; /* external: the type of its calls' results (borrowed from main) */
   irm_object **lifted; /* the lifted Constants of the original function, in parameter order (borrowed) */
   size_t n_lifted;
   char *symbol;
@@ -93,9 +99,12 @@ int irm_aot_grow_(void **arr, size_t *cap, size_t n, size_t size);
 int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_text_buf *out);
 int irm_aot_emit_header_(const aot_program *p, irm_text_buf *out);
 /* Kernel k's packed wrapper <symbol>_packed (irm_crt.h's convention;
- * resource is the kernel's scratch); exported: without `static` (the
+ * resource is the kernel's scratch, unused by an external function); exported: without `static` (the
  * graph executor's library, whose runner binds wrappers by name). */
 void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b);
+/* The declarations of the external functions (BYOC; docs/codegen.md):
+ * extern int32_t <symbol>(const T *in0, ..., T *out0, ...); */
+void irm_aot_emit_externs_(const aot_program *p, irm_text_buf *b);
 /* main's constants in the params file layout (irm_params.h) as a NEW
  * String of bytes. Errors: ValueError, MemoryError. */
 int irm_aot_params_blob_(const aot_program *p, irm_object **out);

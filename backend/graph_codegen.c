@@ -74,6 +74,7 @@ static int emit_source(const graph_plan *g, const char *kernels, const char *jso
   int rc = irm_codegen_c_prelude_((const irm_object *const *)&t, t ? 1 : 0, b);
   if (rc) return rc;
   irm_text_buf_printf_(b, "\n%s\n", kernels);
+  irm_aot_emit_externs_(p, b);
   for (size_t k = 0; k < p->n_kernels; k++) {
     irm_text_buf_printf_(b, "int32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                          "int32_t *ret_code, void *resource);\n", p->kernels[k].symbol);
