@@ -334,6 +334,17 @@ static bool c_identifier(const char *s) {
   return true;
 }
 
+/* The symbol of external function name: its global_symbol (held by *gs,
+ * released by the caller), else name. */
+static int external_symbol(const char *name, const irm_object *func, irm_any *gs, const char **symbol) {
+  *symbol = name;
+  int rc = irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, gs);
+  if (!rc && gs->type_code != IRM_NONE && irm_any_to_str(gs, symbol, NULL))
+    rc = irm_error(IRM_ETYPE, "aot codegen: external function '%s': global_symbol must be a string, got %s", name,
+                   irm_any_describe_(gs));
+  return rc;
+}
+
 /* The kernel of the external function `name` (BYOC): its symbol is its
  * global_symbol, else name; its params tensors, its result a tensor or a
  * tuple of them. */
@@ -346,10 +357,7 @@ static int external_of(walk *w, const char *name, irm_object *func, const char *
   }
   irm_any gs = irm_any_none();
   const char *symbol = name;
-  int rc = irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &gs);
-  if (!rc && gs.type_code != IRM_NONE && irm_any_to_str(&gs, &symbol, NULL))
-    rc = irm_error(IRM_ETYPE, "aot codegen: external function '%s': global_symbol must be a string, got %s", name,
-                   irm_any_describe_(&gs));
+  int rc = external_symbol(name, func, &gs, &symbol);
   if (!rc && !c_identifier(symbol))
     rc = irm_error(IRM_EVALUE, "aot codegen: external function '%s' (Compiler '%s'): symbol '%s' is not a C "
                    "identifier", name, compiler, irm_error_quote(symbol));
@@ -594,4 +602,67 @@ int irm_aot_analyze_(const irm_module *mod, aot_program *p, irm_text_buf *kernel
   irm_ptr_table_free_(&w.kernels);
   irm_free(w.ids);
   return rc;
+}
+
+/* ---- external symbols defined --------------------------------------------------- */
+
+/* Whether text defines the C function symbol: the identifier, '(', the
+ * parameters, ')' and '{'. */
+static bool defines(const char *text, const char *symbol) {
+  size_t n = strlen(symbol);
+  for (const char *at = strstr(text, symbol); at; at = strstr(at + 1, symbol)) {
+    if (at > text && (isalnum((unsigned char)at[-1]) || at[-1] == '_')) continue;
+    const char *s = at + n;
+    while (*s == ' ' || *s == '\t' || *s == '\n') s++;
+    if (*s != '(') continue;
+    s = strchr(s, ')');
+    if (!s) return false;
+    for (s++; *s == ' ' || *s == '\t' || *s == '\n';) s++;
+    if (*s == '{') return true;
+  }
+  return false;
+}
+
+typedef struct symbols_ctx {
+  const irm_module *mod;
+  const irm_object *artifacts;
+} symbols_ctx;
+
+static int check_symbol(void *ctx, irm_object *node) {
+  symbols_ctx *c = ctx;
+  if (irm_expr_kind_of(node) != IRM_EXPR_CALL || irm_expr_kind_of(irm_call_callee(node)) != IRM_EXPR_GLOBAL_VAR)
+    return IRM_OK;
+  const char *name = irm_global_var_name(irm_call_callee(node)), *compiler = NULL, *symbol = NULL;
+  irm_object *func = irm_module_function(c->mod, name);
+  irm_any cc = irm_any_none(), gs = irm_any_none();
+  if (!func || irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_COMPILER, &cc) || cc.type_code == IRM_NONE ||
+      irm_any_to_str(&cc, &compiler, NULL)) {
+    irm_clear_error();
+    irm_any_release(&cc);
+    return IRM_OK; /* not external: the executor's code generator names it */
+  }
+  int rc = external_symbol(name, func, &gs, &symbol);
+  bool found = false;
+  irm_map_iter it = irm_map_iter_begin(c->artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  while (!rc && !found && irm_map_iter_next(&it, &k, &v)) {
+    size_t len = strlen(irm_string_data(k));
+    found = len > 2 && strcmp(irm_string_data(k) + len - 2, ".c") == 0 && v->type_code == IRM_OBJECT &&
+            irm_string_data(v->v_obj) && defines(irm_string_data(v->v_obj), symbol);
+  }
+  if (!rc && !found)
+    rc = irm_error(IRM_EVALUE, "main calls @%s (Compiler '%s'), but no C artifact defines its symbol '%s': "
+                   "codegen.ext.%s must give a '.c' artifact defining int32_t %s(const T *in..., T *out...) "
+                   "returning 0 on success (docs/build.md)", name, compiler, symbol, compiler, symbol);
+  irm_any_release(&gs);
+  irm_any_release(&cc);
+  return rc;
+}
+
+int irm_aot_check_external_symbols_(const irm_module *mod, const irm_object *artifacts) {
+  irm_object *main = irm_module_function(mod, "main");
+  if (!main || irm_expr_kind_of(main) != IRM_EXPR_FUNCTION) return IRM_OK;
+  symbols_ctx c = {mod, artifacts};
+  return irm_expr_visit(irm_function_body(main), check_symbol, &c);
 }

@@ -92,6 +92,14 @@ typedef struct aot_program {
 int irm_aot_analyze_(const irm_module *mod, aot_program *p, irm_text_buf *kernels_text);
 void irm_aot_program_free_(aot_program *p);
 
+/* BYOC: every external function main calls (a GlobalVar of a function
+ * with a Compiler) has its symbol defined by a ".c" artifact of artifacts
+ * (the external codegens' output); the build checks this before
+ * executor.codegen, so a missing symbol is a build error naming it, not a
+ * link failure. Errors: ValueError, TypeError (a global_symbol that is not
+ * a string). */
+int irm_aot_check_external_symbols_(const irm_module *mod, const irm_object *artifacts);
+
 /* Grows *arr (of *cap elements of size bytes) to hold n + 1. */
 int irm_aot_grow_(void **arr, size_t *cap, size_t n, size_t size);
 

@@ -8,11 +8,13 @@
  *      its CompilationConfig, and the functions' pinned targets checked;
  *   5. MigratePassConfig, freeze, the executor's pipeline (the pass
  *      manager verifies after each pass);
- *   6. external codegens (codegen.ext.<Compiler>) and executor.codegen;
+ *   6. external codegens (codegen.ext.<Compiler>), the symbols main calls
+ *      defined by their C artifacts, and executor.codegen;
  *   7. the result Map. */
 #include <stdio.h>
 #include <string.h>
 
+#include "aot_internal.h"
 #include "backend_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"
@@ -275,6 +277,7 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = run_pipeline(frozen, cfg, &final);
   if (!rc) rc = irm_map_new(&artifacts);
   if (!rc) rc = external_codegens(final, &artifacts);
+  if (!rc) rc = irm_aot_check_external_symbols_(final, artifacts);
   if (!rc) rc = executor_codegen(final, cfg, &artifacts);
   if (!rc) {
     irm_object *p = irm_module_params(final), *empty = NULL;
