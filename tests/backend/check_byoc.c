@@ -247,6 +247,15 @@ START_TEST(test_an_external_function_with_a_tuple_param_is_a_build_error) {
                   "TypeError: in build of 'bad': executor.codegen of executor 'aot': aot codegen: external function "
                   "'ext_t' (Compiler 'byoc_c'): parameter %t is a tuple; external functions take tensors");
   ck_assert_ptr_null(result);
+  /* the graph executor's build names its own code generator */
+  irm_object *e = NULL, *r = bu_runtime("cpp");
+  ck_assert_ok(irm_executor_create("graph", NULL, &e));
+  irm_any t = irm_any_str("c");
+  ck_assert_error(irm_build(m, &t, NULL, e, r, NULL, "bad", &result), IRM_ETYPE,
+                  "TypeError: in build of 'bad': executor.codegen of executor 'graph': graph codegen: external "
+                  "function 'ext_t' (Compiler 'byoc_c'): parameter %t is a tuple");
+  irm_object_release(e);
+  irm_object_release(r);
   irm_object_release(m);
 }
 END_TEST
