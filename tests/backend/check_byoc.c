@@ -136,12 +136,30 @@ static int byoc_text(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return rc;
 }
 
+/* codegen.ext.byoc_clash: every function's code as "same.c". */
+static int byoc_clash(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)args;
+  (void)nargs;
+  (void)resource;
+  irm_object *s = NULL, *files = NULL;
+  int rc = irm_string_from_cstr("int same(void);\n", &s);
+  const char *keys[1] = {"same.c"};
+  irm_any v = irm_any_object(s);
+  if (!rc) rc = irm_map_from_pairs(keys, &v, 1, &files);
+  irm_object_release(s);
+  if (!rc) *ret = irm_any_object(files);
+  return rc;
+}
+
 static void register_codegens(void) {
-  irm_object *f = new_packed(byoc_c, NULL, NULL), *g = new_packed(byoc_text, NULL, NULL);
+  irm_object *f = new_packed(byoc_c, NULL, NULL), *g = new_packed(byoc_text, NULL, NULL),
+             *h = new_packed(byoc_clash, NULL, NULL);
   ck_assert_ok(irm_func_register_global("codegen.ext.byoc_c", f, 1));
   ck_assert_ok(irm_func_register_global("codegen.ext.byoc_text", g, 1));
+  ck_assert_ok(irm_func_register_global("codegen.ext.byoc_clash", h, 1));
   irm_object_release(f);
   irm_object_release(g);
+  irm_object_release(h);
 }
 
 /* m with function fname's attribute key set to value (a string). */
@@ -229,6 +247,11 @@ START_TEST(test_a_symbol_no_c_artifact_defines_is_a_build_error) {
   ck_assert_error(try_build(m, &result), IRM_EVALUE,
                   "ValueError: in build of 'bad': main calls @ext_relu (Compiler 'byoc_c'), but no C artifact "
                   "defines its symbol 'my_relu'");
+  irm_object_release(m);
+  /* two code generators giving one file name */
+  m = byoc_module("byoc_clash");
+  ck_assert_error(try_build(m, &result), IRM_EVALUE, "ValueError: in build of 'bad': codegen.ext.byoc_clash for function");
+  ck_assert_ptr_nonnull(strstr(irm_last_error(), "gave the artifact 'same.c', which another code generator gave already"));
   irm_object_release(m);
   /* a symbol that is not a C identifier */
   m = with_attr(byoc_module("byoc_c"), "ext_relu", "global_symbol", "my-relu");
