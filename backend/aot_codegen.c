@@ -62,7 +62,7 @@ static int alignment(const irm_object *e, const char *key, size_t *out) {
 }
 
 /* The options of the aot executor and the rest of the configuration. */
-static int read_options(const irm_module *mod, const irm_compilation_config *cfg, aot_options *o) {
+static int read_options(const irm_module *mod, const irm_compilation_config *cfg, plan_options *o) {
   const irm_object *e = irm_compilation_config_executor(cfg);
   irm_any api = irm_any_none();
   const char *a = "packed";
@@ -77,6 +77,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (!rc) rc = irm_mem_algo_of_module_(mod, &o->algo);
   if (rc) return rc;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
+  o->who = "aot codegen";
   o->target = irm_compilation_config_default_primitive_target(cfg);
   o->mod_name = irm_module_mod_name(mod);
   if (!o->mod_name) o->mod_name = "default";
@@ -90,7 +91,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
 }
 
 /* main's constants in the params file layout (aot_internal.h). */
-int irm_aot_params_blob_(const aot_program *p, irm_object **out) {
+int irm_aot_params_blob_(const dataflow_plan *p, irm_object **out) {
   const char **names = irm_calloc(p->n_consts + 1, sizeof *names);
   const DLTensor **tensors = irm_calloc(p->n_consts + 1, sizeof *tensors);
   int rc = names && tensors ? IRM_OK : irm_error(IRM_ENOMEM, "aot codegen: out of memory");
@@ -121,14 +122,14 @@ static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
 }
 
 static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg, irm_object **out) {
-  aot_program p = {0};
+  dataflow_plan p = {0};
   irm_text_buf kernels, src, hdr;
   irm_text_buf_init_(&kernels, NULL, 0);
   irm_text_buf_init_(&src, NULL, 0);
   irm_text_buf_init_(&hdr, NULL, 0);
   irm_object *artifacts = NULL;
   int rc = read_options(mod, cfg, &p.opt);
-  if (!rc) rc = irm_aot_analyze_(mod, &p, &kernels);
+  if (!rc) rc = irm_dataflow_plan_(mod, &p, &kernels);
   if (!rc && kernels.failed) rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory for the kernels");
   if (!rc) rc = irm_aot_emit_source_(&p, irm_text_buf_cstr_(&kernels), &src);
   if (!rc && p.opt.interface_c) rc = irm_aot_emit_header_(&p, &hdr);
@@ -149,7 +150,7 @@ static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg,
   irm_text_buf_free_(&kernels);
   irm_text_buf_free_(&src);
   irm_text_buf_free_(&hdr);
-  irm_aot_program_free_(&p);
+  irm_dataflow_plan_free_(&p);
   if (rc) {
     irm_object_release(artifacts);
     return rc;

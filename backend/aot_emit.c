@@ -13,28 +13,13 @@
 #include "irm/dataflow/type.h"
 #include "irm/tensor.h"
 
-const char *irm_aot_ctype_(DLDataType dt) {
-  if (dt.lanes != 1) return NULL;
-  switch (dt.code) {
-  case kDLFloat: return dt.bits == 32 ? "float" : dt.bits == 64 ? "double" : NULL;
-  case kDLInt:
-    return dt.bits == 8 ? "int8_t" : dt.bits == 16 ? "int16_t" : dt.bits == 32 ? "int32_t"
-         : dt.bits == 64 ? "int64_t" : NULL;
-  case kDLUInt:
-    return dt.bits == 8 ? "uint8_t" : dt.bits == 16 ? "uint16_t" : dt.bits == 32 ? "uint32_t"
-         : dt.bits == 64 ? "uint64_t" : NULL;
-  case IRM_DLPACK_BOOL: return dt.bits == 8 ? "uint8_t" : NULL;
-  default: return NULL;
-  }
-}
-
 static size_t maxz(size_t a, size_t b) { return a > b ? a : b; }
 
 static size_t numel_of(irm_object *type) { return (size_t)irm_tensor_type_numel(type); }
 
 /* The workspace's alignment: workspace-byte-alignment, at least 64 when a
  * kernel has scratch (kernels get 64-byte aligned scratch). */
-static size_t workspace_align(const aot_program *p) {
+static size_t workspace_align(const dataflow_plan *p) {
   size_t a = maxz(p->opt.ws_align, 1);
   for (size_t i = 0; i < p->n_steps; i++)
     if (p->steps[i].scratch >= 0) return maxz(a, 64);
@@ -42,13 +27,13 @@ static size_t workspace_align(const aot_program *p) {
 }
 
 /* The C expression of a tensor's data inside the body. */
-static void tensor_ptr(const aot_program *p, size_t id, irm_text_buf *b) {
-  const aot_tensor *t = &p->tensors[id];
+static void tensor_ptr(const dataflow_plan *p, size_t id, irm_text_buf *b) {
+  const plan_tensor *t = &p->tensors[id];
   const char *m = p->opt.mod_name;
   switch (t->kind) {
-  case AOT_INPUT: irm_text_buf_printf_(b, "in[%zu]", t->index); break;
-  case AOT_CONST: irm_text_buf_printf_(b, "(void *)tvmgen_%s_const_%zu", m, t->index); break;
-  case AOT_TEMP:
+  case PLAN_INPUT: irm_text_buf_printf_(b, "in[%zu]", t->index); break;
+  case PLAN_CONST: irm_text_buf_printf_(b, "(void *)tvmgen_%s_const_%zu", m, t->index); break;
+  case PLAN_TEMP:
     if (t->out >= 0) irm_text_buf_printf_(b, "out[%ld]", t->out);
     else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", m, p->buffers[t->index].offset);
     break;
@@ -97,11 +82,11 @@ static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
   else irm_text_buf_printf_(b, "%" PRId64 "%s", v, dt.bits == 64 ? "LL" : "");
 }
 
-static void emit_constants(const aot_program *p, irm_text_buf *b) {
+static void emit_constants(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   for (size_t k = 0; k < p->n_consts; k++) {
     const DLTensor *dl = irm_tensor_dl((const irm_tensor *)p->consts[k].tensor);
-    const char *ct = irm_aot_ctype_(dl->dtype);
+    const char *ct = irm_dataflow_ctype_(dl->dtype);
     size_t es = irm_dtype_size(dl->dtype), n = (size_t)irm_tensor_numel((const irm_tensor *)p->consts[k].tensor);
     size_t align = maxz(p->opt.const_align, es);
     irm_text_buf_printf_(b, "/* params '%s' */\n", p->consts[k].name);
@@ -120,7 +105,7 @@ static void emit_constants(const aot_program *p, irm_text_buf *b) {
 }
 
 /* set_params(blob, size): every parameter checked first, then copied. */
-static void emit_set_params(const aot_program *p, irm_text_buf *b) {
+static void emit_set_params(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   irm_text_buf_printf_(b, "static int tvmgen_%s_params_ready;\n\n", m);
   irm_text_buf_printf_(b, "int32_t tvmgen_%s_set_params(const void *blob, size_t size) {\n", m);
@@ -149,7 +134,9 @@ static void arg_check(irm_object *type, size_t i, irm_text_buf *b) {
                        "  if (err) return err;\n", i, i, dt.code, dt.bits, numel_of(type));
 }
 
-void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b) {
+static irm_object *output_type(const plan_kernel *k, size_t j);
+
+void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b) {
   size_t nin = k->info.n_inputs, nout = k->info.n_outputs;
   irm_text_buf_printf_(b, "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                        "int32_t *ret_code, void *resource) {\n", exported ? "" : "static ", k->symbol);
@@ -157,35 +144,58 @@ void irm_aot_emit_wrapper_(const aot_kernel *k, bool exported, irm_text_buf *b) 
                         "  (void)ret;\n  (void)ret_code;\n");
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);
   for (size_t i = 0; i < nin; i++) arg_check(irm_expr_type(irm_function_param(k->func, i)), i, b);
-  irm_object *rt = irm_expr_type(irm_function_body(k->func));
-  for (size_t j = 0; j < nout; j++)
-    arg_check(irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt, nin + j, b);
-  irm_text_buf_printf_(b, "  return %s(", k->symbol);
-  for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "a%zu, ", i);
-  irm_text_buf_puts_(b, "resource) != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n");
+  for (size_t j = 0; j < nout; j++) arg_check(output_type(k, j), nin + j, b);
+  irm_text_buf_printf_(b, "  %sreturn %s(", k->external ? "(void)resource;\n  " : "", k->symbol);
+  for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "%sa%zu", i ? ", " : "", i);
+  irm_text_buf_printf_(b, "%s) != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n", k->external ? "" : ", resource");
+}
+
+/* An external function's result type: field j of a tuple, or the tensor. */
+static irm_object *output_type(const plan_kernel *k, size_t j) {
+  irm_object *rt = k->external ? k->ret_type : irm_expr_type(irm_function_body(k->func));
+  return irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
+}
+
+void irm_aot_emit_externs_(const dataflow_plan *p, irm_text_buf *b) {
+  for (size_t i = 0; i < p->n_kernels; i++) {
+    const plan_kernel *k = &p->kernels[i];
+    if (!k->external) continue;
+    irm_text_buf_printf_(b, "/* external (BYOC): defined by the code of its Compiler */\nextern int32_t %s(",
+                         k->symbol);
+    for (size_t j = 0; j < k->info.n_inputs; j++)
+      irm_text_buf_printf_(b, "%sconst %s *in%zu", j ? ", " : "",
+                           irm_dataflow_ctype_(irm_tensor_type_dtype(irm_expr_type(irm_function_param(k->func, j)))), j);
+    for (size_t j = 0; j < k->info.n_outputs; j++)
+      irm_text_buf_printf_(b, "%s%s *out%zu", j || k->info.n_inputs ? ", " : "",
+                           irm_dataflow_ctype_(irm_tensor_type_dtype(output_type(k, j))), j);
+    irm_text_buf_puts_(b, k->info.n_inputs + k->info.n_outputs ? ");\n" : "void);\n");
+  }
 }
 
 /* ---- the body ------------------------------------------------------------------------ */
 
-static void scratch_ptr(const aot_program *p, const aot_step *s, irm_text_buf *b) {
+static void scratch_ptr(const dataflow_plan *p, const plan_step *s, irm_text_buf *b) {
   if (s->scratch < 0) irm_text_buf_puts_(b, "NULL");
   else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", p->opt.mod_name,
                             p->buffers[s->scratch].offset);
 }
 
 /* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h. */
-static void emit_call(const aot_program *p, size_t step, irm_text_buf *b) {
-  const aot_step *s = &p->steps[step];
-  const aot_kernel *k = &p->kernels[s->kernel];
+static void emit_call(const dataflow_plan *p, size_t step, irm_text_buf *b) {
+  const plan_step *s = &p->steps[step];
+  const plan_kernel *k = &p->kernels[s->kernel];
   size_t n = k->info.n_inputs + k->info.n_outputs;
   if (p->opt.unpacked) {
     irm_text_buf_printf_(b, "  {\n    int32_t krc;\n    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s(", step,
                          k->symbol, k->symbol);
     for (size_t i = 0; i < n; i++) {
+      if (i) irm_text_buf_puts_(b, ", ");
       tensor_ptr(p, s->args[i], b);
-      irm_text_buf_puts_(b, ", ");
     }
-    scratch_ptr(p, s, b);
+    if (!k->external) {
+      irm_text_buf_puts_(b, n ? ", " : "");
+      scratch_ptr(p, s, b);
+    }
     irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
                          step, k->symbol);
     return;
@@ -209,7 +219,7 @@ static void emit_call(const aot_program *p, size_t step, irm_text_buf *b) {
                        step, k->symbol);
 }
 
-static void emit_body(const aot_program *p, irm_text_buf *b) {
+static void emit_body(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   irm_text_buf_printf_(b, "static int32_t tvmgen_%s_body(void *const *in, void *const *out) {\n"
                        "  (void)in;\n  (void)out;\n", m);
@@ -217,8 +227,8 @@ static void emit_body(const aot_program *p, irm_text_buf *b) {
     irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
   for (size_t i = 0; i < p->n_steps; i++) emit_call(p, i, b);
   for (size_t j = 0; j < p->n_outputs; j++) {
-    const aot_tensor *t = &p->tensors[p->outputs[j].tensor];
-    if (t->kind == AOT_TEMP && t->out == (long)j) continue;
+    const plan_tensor *t = &p->tensors[p->outputs[j].tensor];
+    if (t->kind == PLAN_TEMP && t->out == (long)j) continue;
     irm_text_buf_printf_(b, "  memcpy(out[%zu], ", j);
     tensor_ptr(p, p->outputs[j].tensor, b);
     irm_text_buf_printf_(b, ", %zu);\n", t->bytes);
@@ -226,7 +236,7 @@ static void emit_body(const aot_program *p, irm_text_buf *b) {
   irm_text_buf_puts_(b, "  return IRM_CRT_OK;\n}\n\n");
 }
 
-static void emit_entry(const aot_program *p, irm_text_buf *b) {
+static void emit_entry(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   if (p->opt.interface_c) {
     irm_text_buf_printf_(b, "int32_t tvmgen_%s_run(struct tvmgen_%s_inputs *inputs, struct tvmgen_%s_outputs *outputs) {\n"
@@ -269,7 +279,7 @@ static void json_str(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '"');
 }
 
-static void json_io(irm_text_buf *b, const aot_io *io, size_t n) {
+static void json_io(irm_text_buf *b, const plan_io *io, size_t n) {
   irm_text_buf_putc_(b, '[');
   for (size_t i = 0; i < n; i++) {
     irm_text_buf_puts_(b, i ? ", {\"name\": " : "{\"name\": ");
@@ -285,7 +295,7 @@ static void json_io(irm_text_buf *b, const aot_io *io, size_t n) {
   irm_text_buf_putc_(b, ']');
 }
 
-void irm_aot_metadata_json_(const aot_program *p, irm_text_buf *b) {
+void irm_aot_metadata_json_(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": \"aot\", \"mod_name\": ");
   json_str(b, m);
@@ -304,7 +314,7 @@ void irm_aot_metadata_json_(const aot_program *p, irm_text_buf *b) {
   irm_text_buf_putc_(b, '}');
 }
 
-static void emit_metadata(const aot_program *p, irm_text_buf *b) {
+static void emit_metadata(const dataflow_plan *p, irm_text_buf *b) {
   irm_text_buf json;
   irm_text_buf_init_(&json, NULL, 0);
   irm_aot_metadata_json_(p, &json);
@@ -321,7 +331,7 @@ static void emit_metadata(const aot_program *p, irm_text_buf *b) {
 
 /* ---- the files ---------------------------------------------------------------------------- */
 
-int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_text_buf *b) {
+int irm_aot_emit_source_(const dataflow_plan *p, const char *kernels_text, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   irm_text_buf_printf_(b, "/* Generated by irm's AOT executor for module '%s': %zu kernels, %zu steps, a %zu-byte "
                        "workspace (%s). */\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
@@ -336,6 +346,7 @@ int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_tex
   irm_text_buf_puts_(b, "\n");
   irm_text_buf_puts_(b, kernels_text);
   irm_text_buf_puts_(b, "\n");
+  irm_aot_emit_externs_(p, b);
   if (!p->opt.unpacked)
     for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], false, b);
   emit_constants(p, b);
@@ -348,7 +359,7 @@ int irm_aot_emit_source_(const aot_program *p, const char *kernels_text, irm_tex
   return b->failed ? irm_error(IRM_ENOMEM, "aot codegen: out of memory for the source") : IRM_OK;
 }
 
-int irm_aot_emit_header_(const aot_program *p, irm_text_buf *b) {
+int irm_aot_emit_header_(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
   irm_text_buf_printf_(b, "/* Generated by irm's AOT executor: the C interface of module '%s'. */\n"
                        "#ifndef TVMGEN_%s_H_\n#define TVMGEN_%s_H_\n\n#include <stddef.h>\n#include <stdint.h>\n\n"

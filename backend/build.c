@@ -8,11 +8,13 @@
  *      its CompilationConfig, and the functions' pinned targets checked;
  *   5. MigratePassConfig, freeze, the executor's pipeline (the pass
  *      manager verifies after each pass);
- *   6. external codegens (codegen.ext.<Compiler>) and executor.codegen;
+ *   6. external codegens (codegen.ext.<Compiler>), the symbols main calls
+ *      defined by their C artifacts, and executor.codegen;
  *   7. the result Map. */
 #include <stdio.h>
 #include <string.h>
 
+#include "dataflow_plan.h"
 #include "backend_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"
@@ -169,9 +171,18 @@ static int run_pipeline(irm_module *frozen, const irm_compilation_config *cfg, i
 
 /* ---- code generation ------------------------------------------------------------------- */
 
+/* Adds file name (a code generator's artifact); a name given before is a
+ * ValueError (two code generators would overwrite each other's file). */
+static int add_artifact(irm_object **artifacts, const char *name, const irm_any *v, const char *who) {
+  if (irm_map_find_cstr(*artifacts, name))
+    return irm_error(IRM_EVALUE, "%s gave the artifact '%s', which another code generator gave already: name "
+                     "artifacts after their function", who, name);
+  return irm_map_set_move(artifacts, name, v);
+}
+
 /* Adds what a codegen gave: a String as file `name`, or a Map of files. */
 static int add_artifacts(irm_object **artifacts, const irm_any *got, const char *name, const char *who) {
-  if (got->type_code == IRM_OBJECT && irm_string_data(got->v_obj)) return irm_map_set_move(artifacts, name, got);
+  if (got->type_code == IRM_OBJECT && irm_string_data(got->v_obj)) return add_artifact(artifacts, name, got, who);
   if (got->type_code != IRM_OBJECT || irm_object_type_index(got->v_obj) != IRM_TYPE_MAP)
     return irm_error(IRM_ETYPE, "%s gave %s; expected a String or a Map file name -> String", who,
                      irm_any_describe_(got));
@@ -184,7 +195,7 @@ static int add_artifacts(irm_object **artifacts, const irm_any *got, const char 
       rc = irm_error(IRM_ETYPE, "%s: artifact '%s': expected a String, got %s", who, irm_string_data(k),
                      irm_any_describe_(v));
     else
-      rc = irm_map_set_move(artifacts, irm_string_data(k), v);
+      rc = add_artifact(artifacts, irm_string_data(k), v, who);
   }
   return rc;
 }
@@ -275,6 +286,7 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = run_pipeline(frozen, cfg, &final);
   if (!rc) rc = irm_map_new(&artifacts);
   if (!rc) rc = external_codegens(final, &artifacts);
+  if (!rc) rc = irm_dataflow_plan_check_externs_(final, artifacts);
   if (!rc) rc = executor_codegen(final, cfg, &artifacts);
   if (!rc) {
     irm_object *p = irm_module_params(final), *empty = NULL;

@@ -12,7 +12,7 @@
  * "null"), then one "tvm_op" node per step; entry e of node n is tensor
  * entry_tensor[row_ptr[n] + e]. */
 typedef struct graph_plan {
-  const aot_program *p; /* borrowed */
+  const dataflow_plan *p; /* borrowed */
   size_t n_nodes;       /* n_inputs + n_consts + n_steps */
   size_t *row_ptr;      /* n_nodes + 1 */
   size_t *entry_tensor; /* row_ptr[n_nodes] entries: tensor ids */
@@ -25,7 +25,7 @@ typedef struct graph_plan {
 /* Plans p's graph: entries and storage ids (temporaries whose lifetimes
  * do not overlap share one; inputs, constants and main's outputs keep
  * their own). Errors: MemoryError. */
-int irm_graph_plan_(const aot_program *p, graph_plan *g);
+int irm_graph_plan_(const dataflow_plan *p, graph_plan *g);
 void irm_graph_plan_free_(graph_plan *g);
 
 /* The node of step s, of input i, of constant k. */

@@ -24,7 +24,7 @@ void irm_graph_plan_free_(graph_plan *g) {
  * this step or later), else the largest free one (grown), else a new one.
  * main's outputs are never freed. */
 static void assign_storage(graph_plan *g, size_t *owner, unsigned char *is_out) {
-  const aot_program *p = g->p;
+  const dataflow_plan *p = g->p;
   size_t n_entries = g->row_ptr[g->n_nodes];
   for (size_t e = 0; e < n_entries; e++) g->storage_id[e] = SIZE_MAX;
   for (size_t e = 0; e < p->n_inputs + p->n_consts; e++) {
@@ -59,7 +59,7 @@ static void assign_storage(graph_plan *g, size_t *owner, unsigned char *is_out) 
   }
 }
 
-int irm_graph_plan_(const aot_program *p, graph_plan *g) {
+int irm_graph_plan_(const dataflow_plan *p, graph_plan *g) {
   memset(g, 0, sizeof *g);
   g->p = p;
   g->n_nodes = p->n_inputs + p->n_consts + p->n_steps;
@@ -79,18 +79,18 @@ int irm_graph_plan_(const aot_program *p, graph_plan *g) {
     irm_graph_plan_free_(g);
     return irm_error(IRM_ENOMEM, "graph codegen: out of memory");
   }
-  /* main's inputs, then its constants: tensors of kind AOT_INPUT / AOT_CONST, by index */
+  /* main's inputs, then its constants: tensors of kind PLAN_INPUT / PLAN_CONST, by index */
   for (size_t t = 0; t < p->n_tensors; t++) {
-    const aot_tensor *x = &p->tensors[t];
-    if (x->kind == AOT_TEMP) continue;
-    size_t at = x->kind == AOT_INPUT ? x->index : p->n_inputs + x->index;
+    const plan_tensor *x = &p->tensors[t];
+    if (x->kind == PLAN_TEMP) continue;
+    size_t at = x->kind == PLAN_INPUT ? x->index : p->n_inputs + x->index;
     g->entry_tensor[at] = t;
     g->tensor_entry[t] = at;
   }
   size_t e = 0, node = 0;
   for (; node < p->n_inputs + p->n_consts; node++) g->row_ptr[node] = e++;
   for (size_t s = 0; s < p->n_steps; s++) {
-    const aot_step *st = &p->steps[s];
+    const plan_step *st = &p->steps[s];
     const irm_c_kernel_info_ *info = &p->kernels[st->kernel].info;
     g->row_ptr[node++] = e;
     for (size_t j = 0; j < info->n_outputs; j++) {
@@ -133,9 +133,9 @@ static void null_node(irm_text_buf *b, const char *name, int first) {
 }
 
 static void op_node(const graph_plan *g, size_t s, irm_text_buf *b) {
-  const aot_program *p = g->p;
-  const aot_step *st = &p->steps[s];
-  const aot_kernel *k = &p->kernels[st->kernel];
+  const dataflow_plan *p = g->p;
+  const plan_step *st = &p->steps[s];
+  const plan_kernel *k = &p->kernels[st->kernel];
   irm_text_buf_puts_(b, ",\n    {\"op\": \"tvm_op\", \"name\": ");
   json_str(b, k->symbol);
   irm_text_buf_puts_(b, ", \"attrs\": {\"func_name\": ");
@@ -150,7 +150,7 @@ static void op_node(const graph_plan *g, size_t s, irm_text_buf *b) {
 }
 
 void irm_graph_json_(const graph_plan *g, irm_text_buf *b) {
-  const aot_program *p = g->p;
+  const dataflow_plan *p = g->p;
   size_t n_entries = g->row_ptr[g->n_nodes];
   irm_text_buf_puts_(b, "{\n  \"nodes\": [");
   for (size_t i = 0; i < p->n_inputs; i++) null_node(b, p->inputs[i].name, i == 0);

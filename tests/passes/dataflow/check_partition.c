@@ -1,7 +1,8 @@
 /* Partitioning (partition.h): composites from pattern matches, MergeComposite,
  * PartitionForTarget with the accel plugin's pattern table (the example
  * CNN computes the same after it), and the example CNN built with part of
- * it offloaded to the plugin's codegen.ext.accel. */
+ * it offloaded to the plugin's codegen.ext.accel (run end to end in
+ * tests/backend/check_byoc.c). */
 #include "check_ir_pass_util.h"
 
 #define T23 "Tensor[(2, 3), float32]"
@@ -197,7 +198,7 @@ START_TEST(test_build_cnn_with_accel_offload) {
   ck_assert_msg(rc == 0, "build failed: %s", irm_last_error());
   const irm_any *artifacts = irm_map_find_cstr(result, "artifacts");
   ck_assert_ptr_nonnull(artifacts);
-  int found = 0;
+  int found = 0, sources = 0;
   irm_map_iter it = irm_map_iter_begin(artifacts->v_obj);
   const irm_object *key;
   const irm_any *value;
@@ -209,8 +210,14 @@ START_TEST(test_build_cnn_with_accel_offload) {
       ck_assert_msg(strstr(irm_string_data(value->v_obj), "composite accel.") != NULL, "%s: %s", k,
                     irm_string_data(value->v_obj));
     }
+    if (strncmp(k, "accel_", 6) == 0 && n > 2 && strcmp(k + n - 2, ".c") == 0) sources++; /* its C code */
   }
   ck_assert_int_eq(found, 3);
+  ck_assert_int_eq(sources, 3);
+  /* the host calls them (tests/backend/check_byoc.c runs the exported library) */
+  const irm_any *host = irm_map_find_cstr(artifacts->v_obj, "tvmgen_cnn.c");
+  ck_assert_ptr_nonnull(host);
+  ck_assert_ptr_nonnull(strstr(irm_string_data(host->v_obj), "extern int32_t accel_0("));
   irm_object_release(result);
   irm_object_release(targets);
   irm_object_release(typed);
