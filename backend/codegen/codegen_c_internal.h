@@ -78,6 +78,8 @@ extern const cg_op irm_cg_elemwise2_ops_[];
 extern const size_t irm_cg_elemwise2_ops_count_;
 extern const cg_op irm_cg_onnx_ops_[];
 extern const size_t irm_cg_onnx_ops_count_;
+extern const cg_op irm_cg_onnx2_ops_[];
+extern const size_t irm_cg_onnx2_ops_count_;
 extern const cg_op irm_cg_nn_ops_[];
 extern const size_t irm_cg_nn_ops_count_;
 extern const cg_op irm_cg_pool_ops_[];
@@ -136,6 +138,9 @@ void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b);
 /* The 4-D layouts the nn ops and pools read: element strides of N, C, H, W
  * in a tensor of shape (n, c, h, w) laid out NCHW (nhwc 0) or NHWC. */
 void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]);
+
+/* Row-major element strides of shape (nd dims) into st. */
+void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
 
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);

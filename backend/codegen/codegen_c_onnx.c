@@ -17,11 +17,6 @@
 #define P irm_text_buf_printf_
 #define LL(x) ((long long)(x))
 
-static void row_major(const int64_t *shape, int32_t nd, int64_t *st) {
-  int64_t s = 1;
-  for (int32_t d = nd - 1; d >= 0; d--) st[d] = s, s *= shape[d];
-}
-
 static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
 
 /* Opens one loop per output dimension (i0, i1, ...) and declares `o`, the
@@ -107,7 +102,7 @@ static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     else lo = lo < 0 ? -1 : lo > n - 1 ? n - 1 : lo;
     begin[d] = lo, step[d] = sp;
   }
-  row_major(in->shape, nd, st);
+  irm_cg_row_major_(in->shape, nd, st);
   if (c->out.numel == 0) return IRM_OK;
   open_loops(&c->out, b);
   P(b, "      %s[o++] = %s[0", c->out.name, in->name);
@@ -138,7 +133,7 @@ static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const cg_tensor *d = &c->in[0];
   int32_t nd = d->ndim;
   int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), nd), st[CG_MAX_NDIM], len = d->shape[axis];
-  row_major(d->shape, nd, st);
+  irm_cg_row_major_(d->shape, nd, st);
   for (int32_t q = 0; q < nd; q++)
     if (q != axis && c->out.shape[q] > d->shape[q])
       return irm_cg_fail_(c, "argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
@@ -168,7 +163,7 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const char *mode = irm_cg_attr_str_(c, "pad_mode", "constant");
   const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, "pad_value") : NULL;
   double value = v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : 0.0;
-  row_major(in->shape, nd, st);
+  irm_cg_row_major_(in->shape, nd, st);
   if (c->out.numel == 0) return IRM_OK;
   open_loops(&c->out, b);
   P(b, "      int inside = 1;\n      int64_t off = 0, i;\n      (void)inside;\n");

@@ -24,6 +24,7 @@ static const struct {
     {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},
     {irm_cg_elemwise2_ops_, &irm_cg_elemwise2_ops_count_},
     {irm_cg_onnx_ops_, &irm_cg_onnx_ops_count_},
+    {irm_cg_onnx2_ops_, &irm_cg_onnx2_ops_count_},
 };
 
 #define CG_MAX_BUILTINS 256

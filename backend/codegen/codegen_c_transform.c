@@ -19,14 +19,6 @@ static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
-static void row_major(const cg_tensor *t, int64_t *st) {
-  int64_t s = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; d--) {
-    st[d] = s;
-    s *= t->shape[d];
-  }
-}
-
 static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
@@ -35,7 +27,7 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
   if (rc) return rc;
   for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
-  row_major(in, st);
+  irm_cg_row_major_(in->shape, in->ndim, st);
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    int64_t o = 0;\n");
   for (int32_t d = 0; d < nd; d++)
@@ -60,7 +52,7 @@ static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) count *= in->shape[d];
-  row_major(in, st);
+  irm_cg_row_major_(in->shape, in->ndim, st);
   int is_float = irm_cg_is_float_(in->dt), mean = strcmp(c->op, "mean") == 0;
   /* 0 sum/mean, 1 max, 2 min, 3 prod: the evaluator's order and identities */
   int op = strcmp(c->op, "max") == 0 ? 1 : strcmp(c->op, "min") == 0 ? 2 : strcmp(c->op, "prod") == 0 ? 3 : 0;

@@ -117,6 +117,11 @@ void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b) {
   else irm_text_buf_printf_(b, "(%s)(%s)", irm_cg_ctype_(to), x);
 }
 
+void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st) {
+  int64_t s = 1;
+  for (int32_t d = nd - 1; d >= 0; d--) st[d] = s, s *= shape[d];
+}
+
 void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]) {
   if (nhwc) st[1] = 1, st[3] = c, st[2] = w * c, st[0] = h * w * c;
   else st[3] = 1, st[2] = w, st[1] = h * w, st[0] = c * h * w;

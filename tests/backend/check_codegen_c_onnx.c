@@ -4,8 +4,8 @@
  * (fused into chains), comparisons, where, and the shape and nn ops
  * (views, concatenate, strided_slice, take, gather, pad, batch_norm,
  * matmul portable and with -libs=cblas, log_softmax, max/min/prod,
- * argmax/argmin, global_max_pool2d); an index out of range makes the kernel
- * return 1. */
+ * argmax/argmin, global_max_pool2d, conv2d_transpose, argsort, scatter);
+ * an index out of range makes the kernel return 1. */
 #include "check_codegen_c_util.h"
 
 #define F(body) "def @main(%a: Tensor[(3, 4), float32], %b: Tensor[(4,), float32]) { " body " }"
@@ -171,6 +171,31 @@ START_TEST(matmul) {
 }
 END_TEST
 
+START_TEST(rare_ops) {
+  static const cg_case cases[] = {
+      {"r_convt", "def @main(%a: Tensor[(1, 4, 5, 5), float32], %w: Tensor[(4, 3, 3, 3), float32]) {\n"
+                  "  %0 = nn.conv2d_transpose(%a, %w); %0 }", 1e-6},
+      {"r_convt_s", "def @main(%a: Tensor[(2, 4, 4, 3), float32], %w: Tensor[(4, 2, 3, 2), float32]) {\n"
+                    "  %0 = nn.conv2d_transpose(%a, %w, strides=[2, 3], padding=[1, 0, 0, 1], output_padding=[1, 2], "
+                    "groups=2, dilation=[1, 2]); %1 = nn.relu(%0); %1 }", 1e-6},
+      {"r_argsort", "def @main(%a: Tensor[(3, 7), float32]) { %0 = add(%a, const(float32, [7], [nan, 0, 0, nan, 0, 0, 0])); "
+                    "%1 = argsort(%0); %2 = argsort(%0, axis=0, is_ascend=false, dtype=\"int64\"); %3 = (%1, %2); %3 }", 0},
+      {"r_argsort_ties", "def @main(%a: Tensor[(2, 9, 3), int8]) { %0 = floor_mod(%a, const(int8, [1], [3])); "
+                         "%1 = argsort(%0, axis=1); %2 = argsort(%0, axis=1, is_ascend=false); %3 = (%1, %2); %3 }", 0},
+      {"r_scatter", "def @main(%a: Tensor[(3, 4), float32], %u: Tensor[(2, 4), float32]) {\n"
+                    "  %0 = scatter_elements(%a, const(int64, [2, 4], [0, 2, -1, 1, 1, 0, 2, 2]), %u); %0 }", 0},
+      {"r_scatter_add", "def @main(%a: Tensor[(3, 4), int32], %u: Tensor[(3, 2), int32]) {\n"
+                        "  %0 = scatter_elements(%a, const(int32, [3, 2], [1, 1, 0, 3, -1, -1]), %u, axis=1, "
+                        "reduction=\"add\"); %0 }", 0},
+      {"r_scatter_nd", "def @main(%a: Tensor[(4, 3, 2), float32], %u: Tensor[(2, 3, 2), float32]) {\n"
+                       "  %0 = scatter_nd(%a, const(int64, [2, 1], [3, -4]), %u, reduction=\"mul\"); %0 }", 0},
+      {"r_scatter_nd2", "def @main(%a: Tensor[(4, 3), int64], %u: Tensor[(3,), int64]) {\n"
+                        "  %0 = scatter_nd(%a, const(int64, [3, 2], [0, 1, 3, 2, 0, 1]), %u); %0 }", 0},
+  };
+  cg_check_cases("onnx_rare", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+}
+END_TEST
+
 START_TEST(index_out_of_range) {
   /* the evaluator raises a ValueError; the kernel returns 1 */
   void *h = compile_one("onnx_take", "def @main(%a: Tensor[(3, 4), float32], %i: Tensor[(2,), int64]) { "
@@ -200,6 +225,7 @@ int main(void) {
   tcase_add_test(tc, mod_by_zero);
   tcase_add_test(tc, shape_ops);
   tcase_add_test(tc, matmul);
+  tcase_add_test(tc, rare_ops);
   tcase_add_test(tc, index_out_of_range);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -102,14 +102,29 @@ def test_frontend_ops_build_and_match_the_evaluator(tmp_path, executor, target):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_an_op_without_fcodegen_still_names_itself():
-    # TopK imports as argsort (no C generator yet): the build error names the op and its function
+def _topk_model():
     nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)]
     init = [helper.make_tensor("k", TensorProto.INT64, [1], [2])]
-    model = _model(nodes, [_vi("x", [3, 4])], [_vi("v", [3, 2]), _vi("i", [3, 2], TensorProto.INT64)], init)
-    try:
-        mod, params = from_onnx(model)
-    except Exception as exc:  # TopK not imported: nothing to build
-        pytest.skip("TopK is not imported by the frontend: %s" % exc)
-    with pytest.raises(ValueError, match="op 'argsort' in function '[a-z_0-9]+' has no FCodegenC"):
+    return _model(nodes, [_vi("x", [3, 4])], [_vi("v", [3, 2]), _vi("i", [3, 2], TensorProto.INT64)], init)
+
+
+def test_topk_builds_through_argsort(tmp_path):
+    mod, params = from_onnx(_topk_model())
+    x = np.array([[3, 1, 2, 3], [0, -1, np.nan, 5], [1, 1, 1, 1]], dtype=np.float32)
+    want = [np.asarray(t) for t in irm.ir.evaluate(mod, "main", [irm.tensor(x)])]
+    result = irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
+    path = tmp_path / "topk.so"
+    result.export_library(str(path))
+    got = irm.runtime.load(str(path)).run(x)
+    assert len(got) == 2
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_an_op_without_fcodegen_still_names_itself():
+    # image.resize2d has no C generator yet: the build error names the op and its function
+    init = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])]
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")]
+    mod, params = from_onnx(_model(nodes, [_vi("x", [1, 1, 2, 2])], [_vi("y", [1, 1, 4, 4])], init))
+    with pytest.raises(ValueError, match="op 'image.resize2d' in function '[a-z_0-9.]+' has no FCodegenC"):
         irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
