@@ -4,7 +4,8 @@
  * (fused into chains), comparisons, where, and the shape and nn ops
  * (views, concatenate, strided_slice, take, gather, pad, batch_norm,
  * matmul portable and with -libs=cblas, log_softmax, max/min/prod,
- * argmax/argmin, global_max_pool2d, conv2d_transpose, argsort, scatter);
+ * argmax/argmin, global_max_pool2d, conv2d_transpose, argsort, scatter,
+ * resize2d);
  * an index out of range makes the kernel return 1. */
 #include "check_codegen_c_util.h"
 
@@ -191,6 +192,17 @@ START_TEST(rare_ops) {
                        "  %0 = scatter_nd(%a, const(int64, [2, 1], [3, -4]), %u, reduction=\"mul\"); %0 }", 0},
       {"r_scatter_nd2", "def @main(%a: Tensor[(4, 3), int64], %u: Tensor[(3,), int64]) {\n"
                         "  %0 = scatter_nd(%a, const(int64, [3, 2], [0, 1, 3, 2, 0, 1]), %u); %0 }", 0},
+      {"r_resize_lin", "def @main(%a: Tensor[(1, 2, 3, 4), float32]) { %0 = image.resize2d(%a, size=[5, 7]); %0 }", 1e-6},
+      {"r_resize_nn", "def @main(%a: Tensor[(2, 1, 4, 4), float32]) { %0 = image.resize2d(%a, size=[8, 6], "
+                      "method=\"nearest_neighbor\", coordinate_transformation_mode=\"asymmetric\", "
+                      "rounding_method=\"round_prefer_ceil\"); %0 }", 0},
+      {"r_resize_cubic", "def @main(%a: Tensor[(1, 1, 5, 5), float64]) { %0 = image.resize2d(%a, size=[9, 3], method=\"cubic\", "
+                         "cubic_exclude=true, coordinate_transformation_mode=\"align_corners\"); %0 }", 1e-12},
+      {"r_resize_crop", "def @main(%a: Tensor[(1, 2, 4, 4), float32]) { %0 = image.resize2d(%a, size=[6, 6], "
+                        "coordinate_transformation_mode=\"tf_crop_and_resize\", roi_y1=-0.25, roi_x1=0.1, roi_y2=0.8, "
+                        "roi_x2=1.3, extrapolation_value=2.5); %0 }", 1e-6},
+      {"r_resize_scale", "def @main(%a: Tensor[(1, 1, 3, 3), float32]) { %0 = image.resize2d(%a, size=[7, 7], scale_h=2.5, "
+                         "scale_w=2.5, coordinate_transformation_mode=\"pytorch_half_pixel\"); %0 }", 1e-6},
   };
   cg_check_cases("onnx_rare", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
 }

@@ -121,10 +121,14 @@ def test_topk_builds_through_argsort(tmp_path):
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_an_op_without_fcodegen_still_names_itself():
-    # image.resize2d has no C generator yet: the build error names the op and its function
-    init = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])]
-    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")]
-    mod, params = from_onnx(_model(nodes, [_vi("x", [1, 1, 2, 2])], [_vi("y", [1, 1, 4, 4])], init))
-    with pytest.raises(ValueError, match="op 'image.resize2d' in function '[a-z_0-9.]+' has no FCodegenC"):
-        irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+def test_resize_builds_and_matches_the_evaluator(tmp_path, mode):
+    init = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2.5, 1.5])]
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode)]
+    mod, params = from_onnx(_model(nodes, [_vi("x", [1, 2, 4, 4])], [_vi("y", [1, 2, 10, 6])], init))
+    x = np.random.default_rng(4).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    want = np.asarray(irm.ir.evaluate(mod, "main", [irm.tensor(x)]))
+    result = irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
+    path = tmp_path / "resize.so"
+    result.export_library(str(path))
+    np.testing.assert_allclose(irm.runtime.load(str(path)).run(x), want, rtol=1e-6, atol=1e-6)
