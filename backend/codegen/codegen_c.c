@@ -246,6 +246,11 @@ static int flatten(walker *w, const irm_object *e, size_t depth) {
 
 /* ---- planning ---------------------------------------------------------------------------- */
 
+/* Ops whose output is their input's buffer read with another shape. */
+static int is_view_op(const char *name) {
+  return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0;
+}
+
 static int is_ew(const cg_node *nd) { return nd->kind == N_CALL && irm_cg_fcodegen_is_elemwise_(&nd->gen); }
 
 static size_t align_up(size_t x) { return (x + CG_ALIGN - 1) / CG_ALIGN * CG_ALIGN; }
@@ -295,7 +300,7 @@ static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t i = 0; i < w->n; i++) {
     cg_node *nd = &w->nodes[i];
     if (nd->kind != N_CALL || nd->inlined || nd->out_index >= 0) continue;
-    if (nd->gen.native && strcmp(nd->gen.native->name, "reshape") == 0 && w->nodes[nd->args[0]].materialized) {
+    if (nd->gen.native && is_view_op(nd->gen.native->name) && w->nodes[nd->args[0]].materialized) {
       nd->alias = 1;
       const char *src = w->nodes[nd->args[0]].name;
       memmove(nd->name, src, strlen(src) + 1); /* same size of buffer */
@@ -440,6 +445,20 @@ static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
         else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
         else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
         else P(b, "%af", (double)v);
+        break;
+      }
+      case CG_F64: {
+        double v = ((const double *)data)[i];
+        if (v != v) irm_text_buf_puts_(b, "NAN");
+        else if (v == INFINITY) irm_text_buf_puts_(b, "INFINITY");
+        else if (v == -INFINITY) irm_text_buf_puts_(b, "-INFINITY");
+        else P(b, "%a", v);
+        break;
+      }
+      case CG_I64: {
+        int64_t v = ((const int64_t *)data)[i];
+        if (v == INT64_MIN) irm_text_buf_puts_(b, "INT64_MIN");
+        else P(b, "%lldLL", (long long)v);
         break;
       }
       case CG_I32: P(b, "%ld", (long)((const int32_t *)data)[i]); break;

@@ -14,18 +14,18 @@
 
 #define P irm_text_buf_printf_
 
-static int is_float(cg_dt dt) { return dt == CG_F32; }
+static int is_float(cg_dt dt) { return irm_cg_is_float_(dt); }
 
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   const char *op = c->op, *t = irm_cg_ctype_(c->out.dt);
   char sym = strcmp(op, "add") == 0 ? '+' : strcmp(op, "subtract") == 0 ? '-' : strcmp(op, "multiply") == 0 ? '*' : strcmp(op, "divide") == 0 ? '/' : 0;
   if (is_float(c->out.dt)) {
     if (sym) P(b, "(%s %c %s)", a[0], sym, a[1]);
-    else P(b, "irm_cg_fmax(%s, %s)", a[0], a[1]);
+    else P(b, "irm_cg_%cmax(%s, %s)", c->out.dt == CG_F64 ? 'd' : 'f', a[0], a[1]);
   } else if (sym == '/') {
     P(b, "(%s)irm_cg_idiv(%s, %s, &st)", t, a[0], a[1]);
   } else if (sym) {
-    P(b, "(%s)((int64_t)%s %c (int64_t)%s)", t, a[0], sym, a[1]);
+    P(b, "(%s)irm_cg_wrap((uint64_t)(int64_t)%s %c (uint64_t)(int64_t)%s)", t, a[0], sym, a[1]);
   } else {
     P(b, "(%s)irm_cg_imax(%s, %s)", t, a[0], a[1]);
   }
@@ -37,13 +37,13 @@ static int unary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   int f = is_float(c->out.dt);
   if (strcmp(op, "negative") == 0) {
     if (f) P(b, "(-%s)", a[0]);
-    else P(b, "(%s)(-(int64_t)%s)", t, a[0]);
+    else P(b, "(%s)irm_cg_wrap(0 - (uint64_t)(int64_t)%s)", t, a[0]);
   } else if (strcmp(op, "exp") == 0) {
-    P(b, "(float)exp((double)%s)", a[0]);
+    P(b, "(%s)exp((double)%s)", t, a[0]);
   } else if (strcmp(op, "sqrt") == 0) {
-    P(b, "sqrtf(%s)", a[0]);
+    P(b, "(%s)sqrt((double)%s)", t, a[0]);
   } else if (f) { /* nn.relu */
-    P(b, "irm_cg_frelu(%s)", a[0]);
+    P(b, "irm_cg_%crelu(%s)", c->out.dt == CG_F64 ? 'd' : 'f', a[0]);
   } else {
     P(b, "(%s)irm_cg_imax(%s, 0)", t, a[0]);
   }
@@ -54,8 +54,9 @@ static int cast_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   cg_dt from = c->in[0].dt, to = c->out.dt;
   if (to == CG_BOOL) P(b, "(uint8_t)(%s != 0)", a[0]);
   else if (from == to && from != CG_BOOL) P(b, "%s", a[0]);
-  else if (to == CG_F32) P(b, "(float)%s", a[0]);
-  else if (from == CG_F32) P(b, "irm_cg_f2%s(%s)", irm_cg_dtname_(to), a[0]);
+  else if (to == CG_F32 && from == CG_I64) P(b, "(float)(double)%s", a[0]);
+  else if (irm_cg_is_float_(to)) P(b, "(%s)%s", irm_cg_ctype_(to), a[0]);
+  else if (irm_cg_is_float_(from)) P(b, "irm_cg_f2%s(%s)", irm_cg_dtname_(to), a[0]);
   else if (from == CG_BOOL) P(b, "(%s)(%s != 0)", irm_cg_ctype_(to), a[0]);
   else P(b, "(%s)%s", irm_cg_ctype_(to), a[0]);
   return IRM_OK;
@@ -63,7 +64,7 @@ static int cast_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
 
 static int bias_add_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   if (is_float(c->out.dt)) P(b, "(%s + %s)", a[0], a[1]);
-  else P(b, "(%s)((int64_t)%s + (int64_t)%s)", irm_cg_ctype_(c->out.dt), a[0], a[1]);
+  else P(b, "(%s)irm_cg_wrap((uint64_t)(int64_t)%s + (uint64_t)(int64_t)%s)", irm_cg_ctype_(c->out.dt), a[0], a[1]);
   return IRM_OK;
 }
 

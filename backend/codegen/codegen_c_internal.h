@@ -20,17 +20,20 @@
 #define CG_MAX_INPUTS IRM_NATIVE_MAX_ARGS
 
 /* The element types kernels handle. */
-typedef enum cg_dt { CG_F32, CG_I32, CG_I8, CG_U8, CG_BOOL, CG_F16, CG_BAD } cg_dt;
+typedef enum cg_dt { CG_F32, CG_I32, CG_I8, CG_U8, CG_BOOL, CG_F64, CG_I64, CG_F16, CG_BAD } cg_dt;
 
 cg_dt irm_cg_dt_of_(DLDataType d);
-/* "float", "int32_t", "int8_t", "uint8_t" ("uint8_t" for bool). */
+/* "float", "int32_t", "int8_t", "uint8_t" ("uint8_t" for bool), "double", "int64_t". */
 const char *irm_cg_ctype_(cg_dt dt);
 /* "float32", "int32", ...: the dtype's name. */
 const char *irm_cg_dtname_(cg_dt dt);
 /* The dtype of a name ("float32", ...); CG_BAD for another. */
 cg_dt irm_cg_dt_parse_(const char *name);
-static inline int irm_cg_is_int_(cg_dt dt) { return dt == CG_I32 || dt == CG_I8 || dt == CG_U8; }
-static inline size_t irm_cg_dt_bytes_(cg_dt dt) { return dt == CG_F32 || dt == CG_I32 ? 4 : dt == CG_F16 ? 2 : 1; }
+static inline int irm_cg_is_int_(cg_dt dt) { return dt == CG_I32 || dt == CG_I8 || dt == CG_U8 || dt == CG_I64; }
+static inline int irm_cg_is_float_(cg_dt dt) { return dt == CG_F32 || dt == CG_F64; }
+static inline size_t irm_cg_dt_bytes_(cg_dt dt) {
+  return dt == CG_F64 || dt == CG_I64 ? 8 : dt == CG_F32 || dt == CG_I32 ? 4 : dt == CG_F16 ? 2 : 1;
+}
 
 /* One buffer: a C identifier (or expression), its element type and shape. */
 typedef struct cg_tensor {
@@ -71,6 +74,12 @@ typedef struct cg_op {
 /* The op tables of each generator file. */
 extern const cg_op irm_cg_elemwise_ops_[];
 extern const size_t irm_cg_elemwise_ops_count_;
+extern const cg_op irm_cg_elemwise2_ops_[];
+extern const size_t irm_cg_elemwise2_ops_count_;
+extern const cg_op irm_cg_onnx_ops_[];
+extern const size_t irm_cg_onnx_ops_count_;
+extern const cg_op irm_cg_onnx2_ops_[];
+extern const size_t irm_cg_onnx2_ops_count_;
 extern const cg_op irm_cg_nn_ops_[];
 extern const size_t irm_cg_nn_ops_count_;
 extern const cg_op irm_cg_pool_ops_[];
@@ -129,6 +138,9 @@ void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b);
 /* The 4-D layouts the nn ops and pools read: element strides of N, C, H, W
  * in a tensor of shape (n, c, h, w) laid out NCHW (nhwc 0) or NHWC. */
 void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]);
+
+/* Row-major element strides of shape (nd dims) into st. */
+void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
 
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);

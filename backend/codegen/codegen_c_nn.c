@@ -52,11 +52,14 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
       LL(k));
     P(b, "        for (int j = 0; j < 16; j++) s += acc[j];\n        for (; k < %lld; k++) s += a[k] * w[k];\n", LL(k));
     P(b, "        %s[m * %lld + n] = s;\n", y, LL(n));
+  } else if (d->dt == CG_F64) {
+    P(b, "        double acc = 0;\n        for (int64_t k = 0; k < %lld; k++) acc += a[k] * w[k];\n", LL(k));
+    P(b, "        %s[m * %lld + n] = acc;\n", y, LL(n));
   } else {
     P(b, "        uint64_t acc = 0;\n");
-    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)((int64_t)a[k] * (int64_t)w[k]);\n", LL(k));
+    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)(int64_t)a[k] * (uint64_t)(int64_t)w[k];\n", LL(k));
     P(b, "        %s[m * %lld + n] = ", y, LL(n));
-    irm_cg_from_int64_(c->out.dt, "(int64_t)acc", b);
+    irm_cg_from_int64_(c->out.dt, "irm_cg_wrap(acc)", b);
     P(b, ";\n");
   }
   P(b, "      }\n    }\n");
@@ -97,7 +100,7 @@ static void conv_geometry(const cg_call *c, conv *v) {
 /* ---- nn.conv2d: direct loops (ints, other out dtypes) --------------------------------------------- */
 
 static void conv_direct(const cg_call *c, const conv *v, irm_text_buf *b) {
-  int fl = c->in[0].dt == CG_F32;
+  int fl = irm_cg_is_float_(c->in[0].dt);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->o));
   P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", LL(v->oh), LL(v->ow));
   P(b, "      const int64_t c0 = (o / %lld) * %lld;\n      %s acc = 0;\n", LL(v->og), LL(v->cg), fl ? "double" : "uint64_t");
@@ -113,11 +116,11 @@ static void conv_direct(const cg_call *c, const conv *v, irm_text_buf *b) {
   snprintf(xs, sizeof xs, xe, v->x, LL(v->ds[0]), LL(v->ds[1]), LL(v->ds[2]), LL(v->ds[3]));
   snprintf(ws, sizeof ws, we, v->wt, LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
   if (fl) P(b, "          acc += (double)%s * (double)%s;\n", xs, ws);
-  else P(b, "          acc += (uint64_t)((int64_t)%s * (int64_t)%s);\n", xs, ws);
+  else P(b, "          acc += (uint64_t)(int64_t)%s * (uint64_t)(int64_t)%s;\n", xs, ws);
   P(b, "        }\n      }\n      %s[n * %lld + o * %lld + y * %lld + x * %lld] = ", v->y, LL(v->os[0]), LL(v->os[1]),
     LL(v->os[2]), LL(v->os[3]));
   if (fl) irm_cg_from_double_(c->out.dt, "acc", b);
-  else irm_cg_from_int64_(c->out.dt, "(int64_t)acc", b);
+  else irm_cg_from_int64_(c->out.dt, "irm_cg_wrap(acc)", b);
   P(b, ";\n    }\n");
 }
 

@@ -22,9 +22,12 @@ static const struct {
     {irm_cg_transform_ops_, &irm_cg_transform_ops_count_},
     {irm_cg_nn_ops_, &irm_cg_nn_ops_count_},
     {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},
+    {irm_cg_elemwise2_ops_, &irm_cg_elemwise2_ops_count_},
+    {irm_cg_onnx_ops_, &irm_cg_onnx_ops_count_},
+    {irm_cg_onnx2_ops_, &irm_cg_onnx2_ops_count_},
 };
 
-#define CG_MAX_BUILTINS 64
+#define CG_MAX_BUILTINS 256
 /* The Function objects set as FCodegenC, beside their generator. Written
  * once by the registration (before any generation), read after. */
 static struct {

@@ -12,7 +12,7 @@
 #define P irm_text_buf_printf_
 
 static const char *lowest(cg_dt dt) {
-  return dt == CG_I32 ? "-2147483648.0" : dt == CG_I8 ? "-128.0" : dt == CG_U8 || dt == CG_BOOL ? "0.0" : "-INFINITY";
+  return dt == CG_I64 ? "-9223372036854775808.0" : dt == CG_I32 ? "-2147483648.0" : dt == CG_I8 ? "-128.0" : dt == CG_U8 || dt == CG_BOOL ? "0.0" : "-INFINITY";
 }
 
 static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
@@ -29,7 +29,7 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_cg_attr_padding_(c, "padding", pad);
   irm_cg_nchw_strides_(nhwc, ch, h, w, ds);
   irm_cg_nchw_strides_(nhwc, ch, oh, ow, os);
-  int is_float = c->in[0].dt == CG_F32;
+  int is_float = irm_cg_is_float_(c->in[0].dt);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++)\n", (long long)n, (long long)ch);
   P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", (long long)oh, (long long)ow);
   P(b, "      const int64_t y0 = y * %lld - %lld, x0 = x * %lld - %lld;\n", (long long)stride[0], (long long)pad[0],
@@ -71,7 +71,7 @@ static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
   const int64_t *d = c->in[0].shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
-  int is_float = c->in[0].dt == CG_F32;
+  int is_float = irm_cg_is_float_(c->in[0].dt);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", (long long)n, (long long)ch);
   P(b, "      %s acc = 0;\n", is_float ? "double" : "int64_t");
   if (nhwc)

@@ -1,8 +1,9 @@
 /* FCodegenC of reshape (a copy; the walker makes most reshapes views),
- * transpose, sum, mean and nn.softmax, as the evaluator computes them:
+ * transpose, sum, mean, max, min, prod and nn.softmax, as the evaluator computes them:
  * reductions accumulate in double (ints in int64, wrapped once when
  * stored; the mean of ints truncates toward zero) in the input's row-major
- * order; softmax computes exp(x - max) / sum in double. */
+ * order; softmax computes exp(x - max) / sum in double, log_softmax
+ * x - max - log(sum). squeeze and expand_dims are reshapes (views). */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,14 +19,6 @@ static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
-static void row_major(const cg_tensor *t, int64_t *st) {
-  int64_t s = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; d--) {
-    st[d] = s;
-    s *= t->shape[d];
-  }
-}
-
 static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
@@ -34,7 +27,7 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
   if (rc) return rc;
   for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
-  row_major(in, st);
+  irm_cg_row_major_(in->shape, in->ndim, st);
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    int64_t o = 0;\n");
   for (int32_t d = 0; d < nd; d++)
@@ -59,26 +52,39 @@ static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) count *= in->shape[d];
-  row_major(in, st);
-  int is_float = in->dt == CG_F32, mean = strcmp(c->op, "mean") == 0;
+  irm_cg_row_major_(in->shape, in->ndim, st);
+  int is_float = irm_cg_is_float_(in->dt), mean = strcmp(c->op, "mean") == 0;
+  /* 0 sum/mean, 1 max, 2 min, 3 prod: the evaluator's order and identities */
+  int op = strcmp(c->op, "max") == 0 ? 1 : strcmp(c->op, "min") == 0 ? 2 : strcmp(c->op, "prod") == 0 ? 3 : 0;
+  static const char *const finit[] = {"0", "-INFINITY", "INFINITY", "1"};
+  static const char *const iinit[] = {"0", "(uint64_t)INT64_MIN", "(uint64_t)INT64_MAX", "1"};
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    int64_t o = 0;\n");
   for (int32_t d = 0; d < nd; d++)
     if (!reduced[d]) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)in->shape[d], d);
-  P(b, "    {\n      %s acc = 0;\n", is_float ? "double" : "int64_t");
+  P(b, "    {\n      %s acc = %s;\n", is_float ? "double" : "uint64_t", is_float ? finit[op] : iinit[op]);
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) P(b, "      for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)in->shape[d], d);
-  P(b, "        acc += (%s)%s[0", is_float ? "double" : "int64_t", in->name);
+  P(b, "      {\n        const %s x = (%s)%s[0", is_float ? "double" : "int64_t", is_float ? "double" : "int64_t", in->name);
   for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[d]);
-  P(b, "];\n      %s[o++] = ", c->out.name);
+  P(b, "];\n");
+  if (is_float) {
+    static const char *const fstep[] = {"acc += x", "acc = irm_cg_dmax(acc, x)", "acc = irm_cg_dmin(acc, x)", "acc *= x"};
+    P(b, "        %s;\n      }\n", fstep[op]);
+  } else {
+    static const char *const istep[] = {"acc += (uint64_t)x", "if (x > irm_cg_wrap(acc)) acc = (uint64_t)x",
+                                        "if (x < irm_cg_wrap(acc)) acc = (uint64_t)x", "acc *= (uint64_t)x"};
+    P(b, "        %s;\n      }\n", istep[op]);
+  }
+  P(b, "      %s[o++] = ", c->out.name);
   char e[64];
   if (is_float) {
     if (mean && count) snprintf(e, sizeof e, "acc / (double)%lld", (long long)count);
-    else snprintf(e, sizeof e, "%s", mean ? "0.0" : "acc");
+    else snprintf(e, sizeof e, "%s", mean ? "acc / 0.0" : "acc");
     irm_cg_from_double_(c->out.dt, e, b);
   } else {
-    if (mean && count) snprintf(e, sizeof e, "acc / %lld", (long long)count);
-    else snprintf(e, sizeof e, "%s", mean ? "0" : "acc");
+    if (mean && count) snprintf(e, sizeof e, "irm_cg_wrap(acc) / %lld", (long long)count);
+    else snprintf(e, sizeof e, "%s", mean ? "0" : "irm_cg_wrap(acc)");
     irm_cg_from_int64_(c->out.dt, e, b);
   }
   P(b, ";\n    }\n");
@@ -101,8 +107,12 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     (long long)inner);
   P(b, "      for (int64_t j = 0; j < %lld; j++) total += exp((double)%s[base + j * %lld] - top);\n", (long long)len, x,
     (long long)inner);
-  P(b, "      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (float)(exp((double)%s[base + j * %lld] - top) / total);\n",
-    (long long)len, y, (long long)inner, x, (long long)inner);
+  if (strcmp(c->op, "nn.log_softmax") == 0)
+    P(b, "      const double lt = log(total);\n      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)((double)%s[base + j * %lld] - top - lt);\n",
+      (long long)len, y, (long long)inner, irm_cg_ctype_(c->out.dt), x, (long long)inner);
+  else
+    P(b, "      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)(exp((double)%s[base + j * %lld] - top) / total);\n",
+      (long long)len, y, (long long)inner, irm_cg_ctype_(c->out.dt), x, (long long)inner);
   P(b, "    }\n");
   return IRM_OK;
 }
@@ -112,6 +122,12 @@ const cg_op irm_cg_transform_ops_[] = {
     {"transpose", NULL, NULL, transpose_stmts},
     {"sum", NULL, NULL, reduce_stmts},
     {"mean", NULL, NULL, reduce_stmts},
+    {"max", NULL, NULL, reduce_stmts},
+    {"min", NULL, NULL, reduce_stmts},
+    {"prod", NULL, NULL, reduce_stmts},
     {"nn.softmax", NULL, NULL, softmax_stmts},
+    {"nn.log_softmax", NULL, NULL, softmax_stmts},
+    {"squeeze", NULL, NULL, reshape_stmts},
+    {"expand_dims", NULL, NULL, reshape_stmts},
 };
 const size_t irm_cg_transform_ops_count_ = sizeof irm_cg_transform_ops_ / sizeof irm_cg_transform_ops_[0];

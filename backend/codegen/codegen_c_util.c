@@ -13,6 +13,8 @@ cg_dt irm_cg_dt_of_(DLDataType d) {
   if (d.lanes != 1) return CG_BAD;
   if (d.code == kDLFloat && d.bits == 32) return CG_F32;
   if (d.code == kDLFloat && d.bits == 16) return CG_F16;
+  if (d.code == kDLFloat && d.bits == 64) return CG_F64;
+  if (d.code == kDLInt && d.bits == 64) return CG_I64;
   if (d.code == kDLInt && d.bits == 32) return CG_I32;
   if (d.code == kDLInt && d.bits == 8) return CG_I8;
   if (d.code == kDLUInt && d.bits == 8) return CG_U8;
@@ -20,8 +22,8 @@ cg_dt irm_cg_dt_of_(DLDataType d) {
   return CG_BAD;
 }
 
-static const char *const ctypes[] = {"float", "int32_t", "int8_t", "uint8_t", "uint8_t", "uint16_t", "void"};
-static const char *const dtnames[] = {"float32", "int32", "int8", "uint8", "bool", "float16", "unknown"};
+static const char *const ctypes[] = {"float", "int32_t", "int8_t", "uint8_t", "uint8_t", "double", "int64_t", "uint16_t", "void"};
+static const char *const dtnames[] = {"float32", "int32", "int8", "uint8", "bool", "float64", "int64", "float16", "unknown"};
 
 const char *irm_cg_ctype_(cg_dt dt) { return ctypes[dt <= CG_BAD ? dt : CG_BAD]; }
 const char *irm_cg_dtname_(cg_dt dt) { return dtnames[dt <= CG_BAD ? dt : CG_BAD]; }
@@ -103,14 +105,21 @@ int irm_cg_fail_(const cg_call *c, const char *fmt, ...) {
 
 void irm_cg_from_double_(cg_dt to, const char *x, irm_text_buf *b) {
   if (to == CG_F32) irm_text_buf_printf_(b, "(float)(%s)", x);
+  else if (to == CG_F64) irm_text_buf_printf_(b, "(double)(%s)", x);
   else if (to == CG_BOOL) irm_text_buf_printf_(b, "(uint8_t)((%s) != 0)", x);
   else irm_text_buf_printf_(b, "irm_cg_f2%s(%s)", irm_cg_dtname_(to), x);
 }
 
 void irm_cg_from_int64_(cg_dt to, const char *x, irm_text_buf *b) {
   if (to == CG_F32) irm_text_buf_printf_(b, "(float)(double)(%s)", x);
+  else if (to == CG_F64) irm_text_buf_printf_(b, "(double)(%s)", x);
   else if (to == CG_BOOL) irm_text_buf_printf_(b, "(uint8_t)((%s) != 0)", x);
   else irm_text_buf_printf_(b, "(%s)(%s)", irm_cg_ctype_(to), x);
+}
+
+void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st) {
+  int64_t s = 1;
+  for (int32_t d = nd - 1; d >= 0; d--) st[d] = s, s *= shape[d];
 }
 
 void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[4]) {

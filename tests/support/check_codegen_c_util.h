@@ -138,7 +138,9 @@ static inline irm_tensor *cg_random(const irm_object *type, uint64_t *seed) {
   void *p = irm_tensor_data(t);
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = cg_rand(seed);
-    if (dt.code == kDLFloat) ((float *)p)[i] = (float)((double)(r % 100000) / 25000.0 - 2.0);
+    if (dt.code == kDLFloat && dt.bits == 64) ((double *)p)[i] = (double)(r % 100000) / 25000.0 - 2.0 + 1e-9 * (double)(r % 7);
+    else if (dt.code == kDLInt && dt.bits == 64) ((int64_t *)p)[i] = r % 5 == 0 ? (int64_t)(r << 31) | 1 : (int64_t)(r % 2001) - 1000 ? (int64_t)(r % 2001) - 1000 : 7;
+    else if (dt.code == kDLFloat) ((float *)p)[i] = (float)((double)(r % 100000) / 25000.0 - 2.0);
     else if (dt.code == kDLInt && dt.bits == 32) ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000 ? (int32_t)(r % 2001) - 1000 : 7;
     else if (dt.code == kDLInt) ((int8_t *)p)[i] = (int8_t)((int)(r % 255) - 127 ? (int)(r % 255) - 127 : 3);
     else if (dt.code == kDLUInt) ((uint8_t *)p)[i] = (uint8_t)(r % 255 + 1);
@@ -154,7 +156,8 @@ static inline void cg_compare(const char *name, size_t k, const void *got, const
   const void *w = irm_tensor_data_const(want);
   for (int64_t i = 0; i < n; i++) {
     if (dl->dtype.code == kDLFloat) {
-      double a = ((const float *)got)[i], b = ((const float *)w)[i];
+      int f64 = dl->dtype.bits == 64;
+      double a = f64 ? ((const double *)got)[i] : ((const float *)got)[i], b = f64 ? ((const double *)w)[i] : ((const float *)w)[i];
       if ((isnan(a) && isnan(b)) || a == b) continue;
       double scale = fabs(b) > 1.0 ? fabs(b) : 1.0;
       ck_require(fabs(a - b) <= tol * scale, "%s: output %zu element %lld: generated %.9g, evaluator %.9g", name, k,

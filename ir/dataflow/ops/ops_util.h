@@ -155,7 +155,7 @@ void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_
   do {                                                                        \
     int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
     for (int64_t oi = 0; oi < (numel); oi++) {                                \
-      __VA_ARGS__;                                                                 \
+      __VA_ARGS__;                                                            \
       for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
         ia += (sa)[d_];                                                       \
         ib += (sb)[d_];                                                       \
@@ -165,6 +165,8 @@ void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_
         idx_[d_] = 0;                                                         \
       }                                                                       \
     }                                                                         \
+    (void)ia; /* one-input users read only ia: clang's set-but-unused */      \
+    (void)ib;                                                                 \
   } while (0)
 
 /* Row-major strides of a shape. */

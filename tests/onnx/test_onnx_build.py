@@ -1,0 +1,134 @@
+"""Imported networks build and run compiled (docs/codegen.md, docs/onnx.md):
+torchvision's resnet18 and mobilenet_v2 (random weights from a fixed seed,
+as test_frontend.py makes them) exported to ONNX, imported, built with the
+aot and the graph executor (portable C and -libs=cblas), exported with cc,
+loaded with irm.runtime.load and compared with PyTorch; and a small ONNX
+model using the frontend's other ops, compiled and compared with
+ir.Evaluate."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+import irm
+from irm.frontend import from_onnx
+
+onnx = pytest.importorskip("onnx")
+from onnx import helper, TensorProto  # noqa: E402
+
+from test_frontend import _model, _torchvision_model, _vi  # noqa: E402
+
+SANITIZED = pytest.mark.skipif(os.environ.get("IRM_TEST_SANITIZED") == "1",
+                               reason="the sanitizer build preloads ASan, whose __cxa_throw check aborts inside "
+                                      "libtorch (uninstrumented C++ exceptions); the plain build runs these")
+
+
+def _run_compiled(result, tmp_path, x, executor):
+    path = tmp_path / ("net_%s.so" % executor)
+    result.export_library(str(path))
+    lib = irm.runtime.load(str(path))
+    if executor == "graph":
+        g = irm.runtime.GraphModule(lib)
+        g.run(**{lib.inputs[0]["name"]: x})
+        return np.asarray(g.get_output(0))
+    return np.asarray(lib.run(x))
+
+
+@SANITIZED
+@pytest.mark.parametrize("name,size,executor,target", [
+    ("resnet18", 64, "aot", "c"),
+    ("resnet18", 64, "graph", "c -libs=cblas"),
+    ("mobilenet_v2", 64, "aot", "c -libs=cblas"),
+    ("mobilenet_v2", 64, "graph", "c"),
+])
+def test_torchvision_network_builds_and_runs_compiled(tmp_path, name, size, executor, target):
+    torch, net = _torchvision_model(name)
+    x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(2))
+    buf = io.BytesIO()
+    torch.onnx.export(net, x, buf, opset_version=13, input_names=["input"], output_names=["logits"])
+    mod, params = from_onnx(onnx.load_from_string(buf.getvalue()))
+    with torch.no_grad():
+        ref = net(x).numpy()
+    # the weights go to a params file beside the library (embedded, 11M floats as C text take cc a minute)
+    result = irm.build(mod, target, executor=irm.Executor(executor, {"link-params": False}), params=params)
+    got = _run_compiled(result, tmp_path, x.numpy(), executor)
+    assert got.shape == (1, 1000) and got.dtype == np.float32
+    scale = float(np.abs(ref).max())
+    assert scale > 1e-2  # the comparison means something
+    # float accumulation in blocked order (or OpenBLAS) against PyTorch's
+    np.testing.assert_allclose(got, ref, rtol=1e-3, atol=1e-3 * scale)
+    assert int(np.argmax(got)) == int(np.argmax(ref))
+
+
+def _ops_model():
+    """x (2, 3, 4, 5) float32 through the ops the frontend adds."""
+    init = [
+        helper.make_tensor("w", TensorProto.FLOAT, [5, 6], list(np.linspace(-1, 1, 30).astype(np.float32))),
+        helper.make_tensor("starts", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("ends", TensorProto.INT64, [1], [3]),
+        helper.make_tensor("axes", TensorProto.INT64, [1], [1]),
+        helper.make_tensor("idx", TensorProto.INT64, [2], [2, 0]),
+        helper.make_tensor("lo", TensorProto.FLOAT, [], [-0.5]),
+        helper.make_tensor("hi", TensorProto.FLOAT, [], [0.75]),
+    ]
+    nodes = [
+        helper.make_node("Sigmoid", ["x"], ["s"]),
+        helper.make_node("Tanh", ["x"], ["t"]),
+        helper.make_node("Concat", ["s", "t"], ["c"], axis=1),                  # (2, 6, 4, 5)
+        helper.make_node("Slice", ["c", "starts", "ends", "axes"], ["sl"]),       # (2, 2, 4, 5)
+        helper.make_node("MatMul", ["sl", "w"], ["mm"]),                          # (2, 2, 4, 6)
+        helper.make_node("Clip", ["mm", "lo", "hi"], ["cl"]),
+        helper.make_node("LogSoftmax", ["cl"], ["ls"], axis=-1),
+        helper.make_node("Gather", ["ls", "idx"], ["g"], axis=2),                 # (2, 2, 2, 6)
+        helper.make_node("ReduceMax", ["g"], ["rm"], axes=[1], keepdims=0),       # (2, 2, 6)
+        helper.make_node("Greater", ["rm", "lo"], ["gt"]),
+        helper.make_node("Where", ["gt", "rm", "lo"], ["wh"]),
+        helper.make_node("Abs", ["wh"], ["ab"]),
+        helper.make_node("Sqrt", ["ab"], ["y"]),
+    ]
+    return _model(nodes, [_vi("x", [2, 3, 4, 5])], [_vi("y", [2, 2, 6])], init)
+
+
+@pytest.mark.parametrize("executor,target", [("aot", "c"), ("graph", "c -libs=cblas")])
+def test_frontend_ops_build_and_match_the_evaluator(tmp_path, executor, target):
+    mod, params = from_onnx(_ops_model())
+    x = np.random.default_rng(3).standard_normal((2, 3, 4, 5)).astype(np.float32)
+    names = [p.name for p in mod["main"].params][1:]
+    want = np.asarray(irm.ir.evaluate(mod, "main", [irm.tensor(x)] + [params[n] for n in names]))
+    result = irm.build(mod, target, executor=irm.Executor(executor), params=params)
+    got = _run_compiled(result, tmp_path, x, executor)
+    assert got.shape == (2, 2, 6)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _topk_model():
+    nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=-1)]
+    init = [helper.make_tensor("k", TensorProto.INT64, [1], [2])]
+    return _model(nodes, [_vi("x", [3, 4])], [_vi("v", [3, 2]), _vi("i", [3, 2], TensorProto.INT64)], init)
+
+
+def test_topk_builds_through_argsort(tmp_path):
+    mod, params = from_onnx(_topk_model())
+    x = np.array([[3, 1, 2, 3], [0, -1, np.nan, 5], [1, 1, 1, 1]], dtype=np.float32)
+    want = [np.asarray(t) for t in irm.ir.evaluate(mod, "main", [irm.tensor(x)])]
+    result = irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
+    path = tmp_path / "topk.so"
+    result.export_library(str(path))
+    got = irm.runtime.load(str(path)).run(x)
+    assert len(got) == 2
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("mode", ["linear", "nearest", "cubic"])
+def test_resize_builds_and_matches_the_evaluator(tmp_path, mode):
+    init = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2.5, 1.5])]
+    nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode=mode)]
+    mod, params = from_onnx(_model(nodes, [_vi("x", [1, 2, 4, 4])], [_vi("y", [1, 2, 10, 6])], init))
+    x = np.random.default_rng(4).standard_normal((1, 2, 4, 4)).astype(np.float32)
+    want = np.asarray(irm.ir.evaluate(mod, "main", [irm.tensor(x)]))
+    result = irm.build(mod, "c", executor=irm.Executor("aot"), params=params)
+    path = tmp_path / "resize.so"
+    result.export_library(str(path))
+    np.testing.assert_allclose(irm.runtime.load(str(path)).run(x), want, rtol=1e-6, atol=1e-6)
