@@ -10,7 +10,7 @@ import { C, LIBRARY_PATH, koffi } from './lib/native.js';
 import {
   IrmError, ERRORS, IrmObject, IrmFunction, IrmArray, IrmMap, Pointer, registerObject, global,
   getGlobalFunc, registerFunc, removeGlobalFunc, listGlobalFuncNames, fromJSON, liveCallbacks,
-  check,
+  check, busyCall,
 } from './lib/ffi.js';
 
 export {
@@ -325,4 +325,4 @@ export class Tensor extends IrmObject {
 }
 registerObject('ffi.Tensor', Tensor);
 
-check(C.pluginLoadFromEnv());
+check(busyCall(C.pluginLoadFromEnv));

@@ -195,6 +195,40 @@ IRM_API int irm_func_remove_global(const char *name);
 IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
                                 void (*finalizer)(void *), irm_object **out);
 
+/* irm_func_new_packed for a language whose callbacks can only run on one
+ * thread, the "home" thread that calls this (Node: the main thread, to which
+ * koffi relays calls from other threads and which must be free to run
+ * them). home_state points to two int32 the caller owns and keeps alive as
+ * long as any function made with it: home_state[0] is nonzero while the
+ * home thread is blocked in a call into irm (the caller sets it around its
+ * synchronous calls); home_state[1] counts finalizers waiting for
+ * irm_func_run_deferred_finalizers (irm updates it atomically; read only).
+ * - A call on the home thread, or from another thread while home_state[0]
+ *   is 0, calls fn as irm_func_new_packed's function would. A call from
+ *   another thread while home_state[0] != 0 calls nothing and fails with
+ *   "RuntimeError: function '<name>' belongs to the thread that made it,
+ *   which is blocked in a call into irm: calling it from another thread now
+ *   would deadlock; ..." (set on the calling thread), instead of waiting for
+ *   a thread that waits for it.
+ * - The finalizer runs when the object dies, on that thread, except when it
+ *   dies on another thread while home_state[0] != 0: then it is queued and
+ *   home_state[1] incremented, and it runs at the home thread's next
+ *   irm_func_run_deferred_finalizers.
+ * Threads are told apart by a thread-local address, so a home thread must
+ * outlive its functions. *out: new reference; on failure the finalizer is
+ * not called. Errors: ValueError (NULL fn, home_state or out), MemoryError.
+ * Thread safety: as every function here; the guard itself is lock-free. */
+IRM_API int irm_func_new_packed_guarded(irm_packed_cfunc fn, void *resource,
+                                        void (*finalizer)(void *),
+                                        volatile int32_t *home_state,
+                                        irm_object **out);
+
+/* Runs the finalizers of guarded functions (irm_func_new_packed_guarded)
+ * that died on another thread while their home thread, the calling thread,
+ * was busy; finalizers of other home threads stay queued. Returns how many
+ * ran. Never fails; safe from any thread. */
+IRM_API int irm_func_run_deferred_finalizers(void);
+
 /* Loads a plugin shared object (see irm/plugin.h): opens it, checks its
  * ABI and runs its init inside a registration journal, so that a failed
  * load changes nothing. Loading the same file again is a no-op. Errors:

@@ -1,6 +1,6 @@
 // Values, objects, functions and errors across the irm C ABI.
 import {
-  C, koffi, PackedCFunc, Finalizer, NONE, INT, BOOL, FLOAT, PTR, STR, OBJECT, ANY_SIZE,
+  C, koffi, PackedCFunc, Finalizer, HOME, HOME_STATE, NONE, INT, BOOL, FLOAT, PTR, STR, OBJECT, ANY_SIZE,
 } from './native.js';
 
 const TWO32 = 4294967296;
@@ -343,6 +343,26 @@ function toAny(value, buf, off, keep) {
 
 // ---- calls ------------------------------------------------------------------
 
+// Every synchronous call into libirm that may run code which waits for
+// another thread (function calls, plugin loads) marks the main thread busy
+// (HOME[0], nesting) for the guard of the package's callbacks, which then
+// refuses calls relayed from other threads instead of deadlocking
+// (docs/node.md, "Threads"). Leaving the outermost call runs the finalizers
+// other threads deferred meanwhile.
+function leave() {
+  if (--HOME[0] === 0 && HOME[1] !== 0) C.runDeferredFinalizers();
+}
+
+/** Calls the C function f(...args) with the main thread marked busy. */
+export function busyCall(f, ...args) {
+  HOME[0]++;
+  try {
+    return f(...args);
+  } finally {
+    leave();
+  }
+}
+
 // Argument and result buffers, one pair per nesting depth (a callback may
 // call irm again while its caller's arguments are still being read).
 const frames = [];
@@ -385,7 +405,13 @@ export function callPacked(handle, args) {
       toAny(v, buf, off, keep);
     }
     // irm sets *ret to NONE before the call
-    const rc = C.call(handle, buf, n, fr.ret);
+    HOME[0]++;
+    let rc;
+    try {
+      rc = C.call(handle, buf, n, fr.ret);
+    } finally {
+      leave();
+    }
     if (rc !== 0) throw lastError(rc);
     return fromAny(fr.ret);
   } finally {
@@ -435,11 +461,12 @@ function directMaker(handle) {
       const params = names.map((_, i) => `a${i}`);
       const checks = names.map((a, i) => SCALARS[a][1].replaceAll('%', `a${i}`));
       const body = `return function irmNative(${params.join(', ')}) {\n` +
-        `  if (arguments.length === ${names.length}${checks.map((c) => ` && ${c}`).join('')}) ` +
-        `return direct(${params.join(', ')});\n` +
+        `  if (arguments.length === ${names.length}${checks.map((c) => ` && ${c}`).join('')}) {\n` +
+        `    HOME[0]++;\n    try { return direct(${params.join(', ')}); } finally { leave(); }\n  }\n` +
         '  return callPacked(holder.handle, Array.prototype.slice.call(arguments));\n};';
       // eslint-disable-next-line no-new-func -- built above from fixed pieces
-      maker = new Function('direct', 'callPacked', 'holder', body).bind(null, direct, callPacked);
+      maker = new Function('direct', 'callPacked', 'HOME', 'leave', 'holder', body)
+        .bind(null, direct, callPacked, HOME, leave);
     }
   }
   directCache.set(key, maker);
@@ -537,7 +564,7 @@ export function convertFunc(fn) {
   const key = nextKey++;
   callbacks.set(key, fn);
   const out = new BigUint64Array(1);
-  const rc = C.newPacked(TRAMPOLINE, key, FINALIZER, out);
+  const rc = C.newPackedGuarded(TRAMPOLINE, key, FINALIZER, HOME_STATE, out);
   if (rc !== 0) {
     finalize(key);
     throw lastError(rc);
@@ -550,6 +577,7 @@ export function convertFunc(fn) {
 
 /** How many JavaScript functions the library still holds. */
 export function liveCallbacks() {
+  if (HOME[0] === 0 && HOME[1] !== 0) C.runDeferredFinalizers();
   return callbacks.size;
 }
 
@@ -579,7 +607,7 @@ export function getGlobalFunc(name, { allowMissing = false } = {}) {
   // irm_func_call_global words the KeyError with the closest registered
   // name; for an absent name it calls nothing.
   const ret = Buffer.alloc(ANY_SIZE);
-  const rc = C.callGlobal(name, null, 0, ret);
+  const rc = busyCall(C.callGlobal, name, null, 0, ret);
   if (rc !== 0) throw lastError(rc);
   C.anyRelease(ret); // registered meanwhile: look again
   return getGlobalFunc(name, { allowMissing });

@@ -118,8 +118,19 @@ export const C = {
 export const PackedCFunc = koffi.proto(
   'int irm_node_packed_cfunc(void *args, int32_t nargs, void *ret, uintptr_t resource)');
 export const Finalizer = koffi.proto('void irm_node_finalizer(uintptr_t resource)');
-C.newPacked = f('int irm_func_new_packed(irm_node_packed_cfunc *fn, uintptr_t resource, ' +
-  'irm_node_finalizer *finalizer, void *out)');
+C.newPackedGuarded = f('int irm_func_new_packed_guarded(irm_node_packed_cfunc *fn, ' +
+  'uintptr_t resource, irm_node_finalizer *finalizer, void *home_state, void *out)');
+C.runDeferredFinalizers = f('int irm_func_run_deferred_finalizers(void)');
+
+// The home state of every JavaScript function handed to the library
+// (irm_func_new_packed_guarded): HOME[0] counts the synchronous calls into
+// libirm the main thread is in (nesting), HOME[1] the finalizers other
+// threads queued meanwhile. Native memory, never freed: the library may
+// read it until the process ends.
+export const HOME_STATE = koffi.alloc('int32_t', 2);
+export const HOME = new Int32Array(koffi.view(HOME_STATE, 8));
+HOME[0] = 0;
+HOME[1] = 0;
 
 export const NONE = 0;
 export const INT = 1;

@@ -22,7 +22,9 @@ if (helperPath) {
     join: lib.func('int irm_node_test_thread_join(void *call, _Out_ int64_t *out)'),
     callInThread: lib.func('int irm_node_test_call_in_thread(const char *name, int64_t arg, ' +
       '_Out_ int64_t *out, _Out_ uint8_t *error, size_t size)'),
+    register: lib.func('int irm_node_test_register(void)'),
   };
+  assert.equal(helper.register(), 0);
 }
 
 async function callFromThread(name, arg) {
@@ -92,4 +94,46 @@ test('a C global called from a C thread needs no relay', { skip }, async () => {
   const rc = helper.callInThread('ffi.ArraySize', 3, out, error, error.length);
   assert.notEqual(rc, 0);
   assert.match(error.toString('utf8', 0, error.indexOf(0)), /^TypeError: ffi\.ArraySize: argument 1/);
+});
+
+test('a JavaScript global called from a C thread while the main thread waits in irm is refused', { skip }, async () => {
+  let ran = 0;
+  irm.registerFunc('test.node.thread_refused', (x) => { ran++; return x + 1; });
+  try {
+    // test.node.call_in_thread starts a thread calling the JavaScript global
+    // and joins it, inside one synchronous call into irm: formerly a
+    // deadlock (koffi relays to the blocked main thread), now an error.
+    const callInThread = irm.getGlobalFunc('test.node.call_in_thread');
+    assert.throws(() => callInThread('test.node.thread_refused', 1), (err) => {
+      assert.ok(err instanceof irm.RuntimeError);
+      assert.equal(err.message, "function 'test.node.thread_refused' belongs to the thread that " +
+        'made it, which is blocked in a call into irm: calling it from another thread now would ' +
+        "deadlock; make that blocking call from a worker thread (in Node, with koffi's .async), " +
+        'or keep this function out of the other thread');
+      return true;
+    });
+    assert.equal(ran, 0);
+    // The main thread carries on: the same function from a thread it does
+    // not wait for, and from the main thread itself.
+    assert.equal(await callFromThread('test.node.thread_refused', 2), 3);
+    assert.equal(irm.getGlobalFunc('test.node.thread_refused')(4), 5);
+    assert.equal(ran, 2);
+    // A C global in the thread is no callback: it runs there as before.
+    assert.throws(() => callInThread('ffi.ArraySize', 3), irm.TypeError);
+  } finally {
+    irm.removeGlobalFunc('test.node.thread_refused');
+  }
+});
+
+test('a callback released on a C thread while the main thread waits in irm is finalized after the call', { skip }, () => {
+  const before = irm.liveCallbacks();
+  // The registry holds the only reference: removing the global on another
+  // thread while the main thread waits in irm finalizes it there, which
+  // must not wait for the main thread either; the package runs the queued
+  // finalizer when the call returns.
+  irm.registerFunc('test.node.thread_release', (x) => x);
+  assert.equal(irm.liveCallbacks(), before + 1);
+  assert.equal(irm.getGlobalFunc('test.node.remove_in_thread')('test.node.thread_release'), true);
+  assert.equal(irm.liveCallbacks(), before);
+  assert.equal(irm.getGlobalFunc('test.node.thread_release', { allowMissing: true }), null);
 });

@@ -16,6 +16,7 @@ int irm_node_test_thread_done(void *p);
 int irm_node_test_thread_join(void *p, int64_t *out);
 int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error,
                                  size_t error_size);
+int irm_node_test_register(void);
 
 typedef struct call {
   pthread_t thread;
@@ -92,4 +93,59 @@ int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, ch
   free(c->name);
   free(c);
   return rc;
+}
+
+/* The global test.node.call_in_thread(name, arg): calls name(arg) from a new
+ * thread and joins it, all inside one call into irm, so that Node's main
+ * thread is blocked in libirm meanwhile; the thread's result or error is
+ * the global's. */
+static int call_in_thread_global(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  if (nargs != 2 || args[0].type_code != IRM_STR || args[1].type_code != IRM_INT) {
+    irm_set_last_error("TypeError: test.node.call_in_thread(name: str, arg: int)");
+    return IRM_ETYPE;
+  }
+  call *c = irm_node_test_thread_start(args[0].v_str, args[1].v_int);
+  if (!c) return IRM_ENOMEM;
+  int64_t result = 0;
+  int rc = irm_node_test_thread_join(c, &result);
+  if (rc == 0) *ret = (irm_any){.type_code = IRM_INT, .v_int = result};
+  return rc;
+}
+
+static void *remove_global(void *name) {
+  return irm_func_remove_global(name) == 0 ? name : NULL;
+}
+
+/* The global test.node.remove_in_thread(name): removes the global name
+ * from a new thread and joins it (true when it was removed), so that the
+ * function dies on that thread while Node's main thread waits in irm. */
+static int remove_in_thread_global(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  if (nargs != 1 || args[0].type_code != IRM_STR) {
+    irm_set_last_error("TypeError: test.node.remove_in_thread(name: str)");
+    return IRM_ETYPE;
+  }
+  pthread_t t;
+  void *removed = NULL;
+  if (pthread_create(&t, NULL, remove_global, (void *)args[0].v_str) != 0) return IRM_ENOMEM;
+  pthread_join(t, &removed);
+  *ret = (irm_any){.type_code = IRM_BOOL, .v_int = removed != NULL};
+  return 0;
+}
+
+static int register_packed(const char *name, irm_packed_cfunc fn) {
+  irm_object *f = NULL;
+  int rc = irm_func_new_packed(fn, NULL, NULL, &f);
+  if (rc) return rc;
+  rc = irm_func_register_global(name, f, 1);
+  irm_object_release(f);
+  return rc;
+}
+
+/* Registers test.node.call_in_thread and test.node.remove_in_thread
+ * (again: override). */
+int irm_node_test_register(void) {
+  int rc = register_packed("test.node.call_in_thread", call_in_thread_global);
+  return rc ? rc : register_packed("test.node.remove_in_thread", remove_in_thread_global);
 }
