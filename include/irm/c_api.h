@@ -209,7 +209,8 @@ IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
  *   "RuntimeError: function '<name>' belongs to the thread that made it,
  *   which is blocked in a call into irm: calling it from another thread now
  *   would deadlock; ..." (set on the calling thread), instead of waiting for
- *   a thread that waits for it.
+ *   a thread that waits for it. The guard cannot tell a home thread waiting
+ *   for the caller from one busy with other work: both are refused.
  * - The finalizer runs when the object dies, on that thread, except when it
  *   dies on another thread while home_state[0] != 0: then it is queued and
  *   home_state[1] incremented, and it runs at the home thread's next
