@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "irm_internal.h"
 #include "irm/alloc.h"
 #include "irm/container.h"
 #include "irm/error.h"
@@ -107,9 +108,8 @@ static int print_value(printer *p, const irm_any *v) {
 
 static void put_float(printer *p, double x) { irm_text_buf_double_(&p->text, x); }
 
-/* "..." with \n, \t, \", \\ and \xNN for other control bytes (NUL too). */
-static void put_quoted(printer *p, const char *data, size_t len) {
-  puts_(p, "\"");
+/* The escapes of put_quoted over data[0..len), all UTF-8. */
+static void put_escaped_utf8(printer *p, const char *data, size_t len) {
   size_t run = 0; /* bytes copied as they are, flushed in one go */
   for (size_t i = 0; i < len; i++) {
     unsigned char c = (unsigned char)data[i];
@@ -127,6 +127,24 @@ static void put_quoted(printer *p, const char *data, size_t len) {
     puts_(p, esc);
   }
   put(p, data + len - run, run);
+}
+
+/* "..." with \n, \t, \", \\ and \xNN for other control bytes (NUL too)
+ * and for every byte that is not UTF-8 (a String of bytes, a params
+ * blob): a repr is always valid UTF-8 text. */
+static void put_quoted(printer *p, const char *data, size_t len) {
+  puts_(p, "\"");
+  for (size_t i = 0; i < len;) {
+    size_t valid = irm_utf8_invalid_at_(data + i, len - i);
+    put_escaped_utf8(p, data + i, valid);
+    i += valid;
+    if (i < len) {
+      char esc[5];
+      snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)data[i]);
+      puts_(p, esc);
+      i++;
+    }
+  }
   puts_(p, "\"");
 }
 

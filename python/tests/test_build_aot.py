@@ -37,6 +37,8 @@ def test_build_export_load_run(tmp_path, options, runtime, link_params):
     result = irm.build(mod, "c", executor=irm.Executor("aot", dict(options, **{"link-params": link_params})),
                        runtime=irm.Runtime(runtime), params={"w": w}, mod_name="net")
     assert ("net.params" in result.artifacts) == (not link_params)
+    # the artifacts print, a binary params file escaped (\xNN), as UTF-8 text
+    assert isinstance(repr(result.artifacts), str) and "tvmgen_net.c" in repr(result.artifacts)
     assert ("tvmgen_net.h" in result.artifacts) == (options["interface-api"] == "c")
     result.write(tmp_path / "src")
     assert (tmp_path / "src" / "tvmgen_net.c").exists()

@@ -82,6 +82,11 @@ START_TEST(test_repr_quotes_and_escapes_strings) {
   assert_repr(&v, "\"caf\xc3\xa9\"");
   v = irm_any_str("");
   assert_repr(&v, "\"\"");
+  /* bytes that are not UTF-8 (a params blob): escaped, so a repr is UTF-8 text */
+  ck_assert_ok(irm_string_new("\xf7\x8d\xe5\xc3\xa9x\xc3", 7, &s));
+  v = irm_any_object(s);
+  assert_repr(&v, "\"\\xf7\\x8d\\xe5\xc3\xa9x\\xc3\"");
+  irm_object_release(s);
 }
 END_TEST
 
