@@ -4,25 +4,9 @@ optional input left empty); attrs hold the node's attributes as Python
 values. Defaults are the ONNX operator specification's (opsets 11-17)."""
 import numpy as np
 
-ONNX_TO_IRM = {1: "float32", 10: "float16", 11: "float64", 6: "int32", 7: "int64", 3: "int8", 2: "uint8", 9: "bool"}
-
-
-def _need_const(v, what):
-    if v is None:
-        return None
-    if v.const is None:
-        raise NotImplementedError("%s must be known at import (a constant, an initializer or a folded shape "
-                                  "computation); a computed one is not supported" % what)
-    return v.const
-
-
-def _ints(v, what):
-    c = _need_const(v, what)
-    return None if c is None else [int(x) for x in np.asarray(c).reshape(-1)]
-
-
-def _axis(axis, rank):
-    return axis + rank if axis < 0 else axis
+from .onnx_ops_util import ONNX_TO_IRM, _need_const, _ints, _axis, _scalar  # noqa: F401
+from .onnx_ops_nn import (_as_2d, _conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
+                          _softmax)  # noqa: F401
 
 
 # ---- elementwise --------------------------------------------------------------------------------
@@ -91,9 +75,6 @@ def _dropout(g, x, a, node):
 def _where(g, x, a, node):
     return [g.emit("where", [x[0], x[1], x[2]])]
 
-
-def _scalar(g, like, value):
-    return g.const(np.array(value, dtype=like.dtype))
 
 
 def _elu(g, x, a, node):
@@ -168,178 +149,6 @@ def _isinf(g, x, a, node):
     if dp and dn:
         return [g.emit("logical_or", [pos, neg])]
     return [pos if dp else neg if dn else g.emit("logical_and", [pos, neg])]
-
-
-# ---- nn --------------------------------------------------------------------------------------------
-
-def _same_pads(in_hw, kernel, strides, dilations, mode):
-    pads_begin, pads_end = [], []
-    for n, k, s, d in zip(in_hw, kernel, strides, dilations):
-        out = -(-n // s)
-        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
-        small, big = total // 2, total - total // 2
-        pads_begin.append(big if mode == "SAME_LOWER" else small)
-        pads_end.append(small if mode == "SAME_LOWER" else big)
-    return pads_begin + pads_end
-
-
-def _window(x, a, kernel, op_type):
-    if len(x.shape) != 4:
-        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) %s only"
-                                  % (op_type, len(x.shape), "convolutions" if op_type == "Conv" else "pools"))
-    strides = a.get("strides", [1, 1])
-    dilations = a.get("dilations", [1, 1])
-    auto_pad = a.get("auto_pad", "NOTSET")
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        pads = _same_pads(x.shape[2:], kernel, strides, dilations, auto_pad)
-    elif auto_pad == "VALID":
-        pads = [0, 0, 0, 0]
-    else:
-        pads = a.get("pads", [0, 0, 0, 0])
-    return strides, dilations, pads  # ONNX pads: top, left, bottom, right (irm's 4-value order)
-
-
-def _as_2d(g, x, a, node, conv):
-    """A 1-D convolution or pool as a 2-D one of height 1 (expand_dims,
-    then squeeze)."""
-    a = dict(a)
-    for key, one in (("kernel_shape", 1), ("strides", 1), ("dilations", 1), ("output_padding", 0),
-                     ("output_shape", 1)):
-        if key in a:
-            a[key] = [one] + list(a[key])
-    if "pads" in a:
-        a["pads"] = [0, a["pads"][0], 0, a["pads"][1]]
-    x = list(x)
-    x[0] = g.emit("expand_dims", [x[0]], axis=2)
-    if node.op_type in ("Conv", "ConvTranspose"):
-        x[1] = g.emit("expand_dims", [x[1]], axis=2)
-    outs = conv(g, x, a, node)
-    return [g.emit("squeeze", [outs[0]], axis=[2])] + outs[1:]
-
-
-def _conv(g, x, a, node):
-    data, weight = x[0], x[1]
-    if len(data.shape) == 3:
-        return _as_2d(g, x, a, node, _conv)
-    kernel = a.get("kernel_shape", list(weight.shape[2:]))
-    strides, dilations, pads = _window(data, a, kernel, "Conv")
-    out = g.emit("nn.conv2d", [data, weight], strides=strides, padding=pads, dilation=dilations,
-                 groups=int(a.get("group", 1)))
-    if len(x) > 2 and x[2] is not None:
-        out = g.emit("nn.bias_add", [out, x[2]], axis=1)
-    return [out]
-
-
-def _conv_transpose(g, x, a, node):
-    data, weight = x[0], x[1]
-    if len(data.shape) == 3:
-        return _as_2d(g, x, a, node, _conv_transpose)
-    if len(data.shape) != 4:
-        raise NotImplementedError("ConvTranspose on rank %d data: irm takes 1-D and 2-D only" % len(data.shape))
-    kernel = a.get("kernel_shape", list(weight.shape[2:]))
-    strides, dilations = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
-    opad = list(a.get("output_padding", [0, 0]))
-    group = int(a.get("group", 1))
-    full = [(data.shape[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 + opad[i] for i in range(2)]
-    if "output_shape" in a:
-        want = a["output_shape"][-2:]
-        total = [full[i] - want[i] for i in range(2)]
-    elif a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
-        total = [full[i] - data.shape[2 + i] * strides[i] for i in range(2)]
-    else:
-        total = None
-    if total is not None:
-        if any(t < 0 for t in total):  # a larger output: extra rows and columns at the end
-            opad = [opad[i] - min(total[i], 0) for i in range(2)]
-            total = [max(t, 0) for t in total]
-        lower = a.get("auto_pad", "NOTSET") == "SAME_LOWER"
-        begin = [(t + 1) // 2 if lower else t // 2 for t in total]
-        pads = [begin[0], begin[1], total[0] - begin[0], total[1] - begin[1]]
-    else:
-        pads = a.get("pads", [0, 0, 0, 0])
-    out = g.emit("nn.conv2d_transpose", [data, weight], strides=strides, padding=pads, dilation=dilations,
-                 output_padding=opad, groups=group)
-    if len(x) > 2 and x[2] is not None:
-        out = g.emit("nn.bias_add", [out, x[2]], axis=1)
-    return [out]
-
-
-def _batch_norm(g, x, a, node):
-    if a.get("training_mode", 0):
-        raise NotImplementedError("BatchNormalization with training_mode=1")
-    return [g.emit("nn.batch_norm", x[:5], epsilon=float(a.get("epsilon", 1e-5)), axis=1)]
-
-
-def _pool(op):
-    def conv(g, x, a, node):
-        if len(node.output) > 1 and node.output[1]:
-            raise NotImplementedError("MaxPool's Indices output")
-        if len(x[0].shape) == 3:
-            return _as_2d(g, x, a, node, conv)
-        kernel = a["kernel_shape"]
-        strides, dilations, pads = _window(x[0], a, kernel, node.op_type)
-        extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} if op == "nn.avg_pool2d" else {}
-        if a.get("storage_order", 0):
-            raise NotImplementedError("MaxPool with storage_order=1")
-        return [g.emit(op, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
-                       ceil_mode=bool(a.get("ceil_mode", 0)), **extra)]
-    return conv
-
-
-def _global_pool(op):
-    def conv(g, x, a, node):
-        if len(x[0].shape) != 4:
-            raise NotImplementedError("%s on rank %d data: irm takes NCHW only" % (node.op_type, len(x[0].shape)))
-        return [g.emit(op, [x[0]])]
-    return conv
-
-
-def _gemm(g, x, a, node):
-    A, B = x[0], x[1]
-    if a.get("transA", 0):
-        A = g.emit("transpose", [A], axes=[1, 0])
-    if not a.get("transB", 0):
-        B = g.emit("transpose", [B], axes=[1, 0])
-    out = g.emit("nn.dense", [A, B])
-    alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
-    if alpha != 1.0:
-        out = g.emit("multiply", [out, g.const(np.array(alpha, dtype=out.dtype))])
-    if len(x) > 2 and x[2] is not None:
-        C = x[2]
-        if beta != 1.0:
-            C = g.emit("multiply", [C, g.const(np.array(beta, dtype=C.dtype))])
-        out = g.emit("add", [out, C])
-    return [out]
-
-
-def _matmul(g, x, a, node):
-    A, B = x[0], x[1]
-    squeeze = []
-    if len(A.shape) == 1:
-        A = g.emit("expand_dims", [A], axis=0)
-        squeeze.append(-2)
-    if len(B.shape) == 1:
-        B = g.emit("expand_dims", [B], axis=1)
-        squeeze.append(-1)
-    out = g.emit("matmul", [A, B])
-    if squeeze:
-        rank = len(out.shape)
-        out = g.emit("squeeze", [out], axis=[_axis(s, rank) for s in squeeze])
-    return [out]
-
-
-def _softmax(op):
-    def conv(g, x, a, node):
-        data = x[0]
-        rank = len(data.shape)
-        if g.opset >= 13:
-            return [g.emit(op, [data], axis=int(a.get("axis", -1)))]
-        axis = _axis(int(a.get("axis", 1)), rank)  # before 13: coerced to 2-D at axis
-        outer = int(np.prod(data.shape[:axis], dtype=np.int64))
-        flat = g.emit("reshape", [data], newshape=[outer, -1])
-        out = g.emit(op, [flat], axis=-1)
-        return [g.emit("reshape", [out], newshape=list(data.shape))]
-    return conv
 
 
 # ---- shapes ----------------------------------------------------------------------------------------
