@@ -25,7 +25,7 @@ static irm_module *export_model(const char *name, int link, char *path, size_t s
   snprintf(tag, sizeof tag, "%s_%d", name, link);
   graph_export(r, tag, path, size);
   *n_data = graph_n_data(m, params);
-  *inputs = graph_inputs(m, params, *n_data, 100 + (uint64_t)link);
+  *inputs = bu_main_inputs(m, params, *n_data, 100 + (uint64_t)link);
   irm_object_release(r);
   irm_object_release(params);
   return m;

@@ -83,22 +83,11 @@ static inline irm_module *aot_example(const char *name) {
  * their values from params (the module's own when NULL). */
 static inline void aot_compare_with(const irm_module *mod, const irm_object *params, const irm_object *loaded,
                                     size_t n_data, uint64_t seed) {
-  irm_object *main = irm_module_function(mod, "main");
-  if (!params) params = irm_module_params(mod);
-  size_t n = irm_function_param_count(main);
-  irm_any *all = calloc(n + 1, sizeof *all);
-  for (size_t i = 0; i < n; i++) {
-    irm_object *v = irm_function_param(main, i), *type = irm_expr_type(v);
-    if (i < n_data) {
-      all[i] = irm_any_object(seeded_tensor(irm_tensor_type_shape(type), irm_tensor_type_ndim(type), seed + i));
-    } else {
-      const irm_any *p = irm_map_find_cstr(params, irm_var_name(v));
-      ck_assert_msg(p != NULL, "no params value for %s", irm_var_name(v));
-      irm_object_retain(p->v_obj);
-      all[i] = irm_any_object(p->v_obj);
-    }
-  }
-  irm_object *eval_in = new_array(all, n), *run_in = new_array(all, n_data), *outs = NULL;
+  irm_object *eval_in = bu_main_inputs(mod, params, n_data, seed), *outs = NULL;
+  irm_any *data = calloc(n_data + 1, sizeof *data); /* borrowed from eval_in; the Array copies them */
+  for (size_t i = 0; i < n_data; i++) data[i] = *irm_array_at(eval_in, i);
+  irm_object *run_in = new_array(data, n_data);
+  free(data);
   irm_any want = irm_any_none();
   evaluate_main(mod, eval_in, &want);
   ck_assert_ok(irm_runtime_module_run(loaded, run_in, &outs));
@@ -110,8 +99,6 @@ static inline void aot_compare_with(const irm_module *mod, const irm_object *par
     assert_close(&want, irm_array_at(outs, 0), 1e-4);
   }
   irm_any_release(&want);
-  for (size_t i = 0; i < n; i++) irm_any_release(&all[i]);
-  free(all);
   irm_object_release(eval_in);
   irm_object_release(run_in);
   irm_object_release(outs);

@@ -61,4 +61,28 @@ static inline size_t bu_global_count(void) {
   return n;
 }
 
+/* main's inputs: the first n_data seeded, the rest from params (the
+ * module's own when NULL); NEW Array of all of them. */
+static inline irm_object *bu_main_inputs(const irm_module *mod, const irm_object *params, size_t n_data, uint64_t seed) {
+  irm_object *main = irm_module_function(mod, "main");
+  const irm_object *ps = params ? params : irm_module_params(mod);
+  size_t n = irm_function_param_count(main);
+  irm_any *all = calloc(n + 1, sizeof *all);
+  for (size_t i = 0; i < n; i++) {
+    irm_object *v = irm_function_param(main, i), *type = irm_expr_type(v);
+    if (i < n_data) {
+      all[i] = irm_any_object(seeded_tensor(irm_tensor_type_shape(type), irm_tensor_type_ndim(type), seed + i));
+    } else {
+      const irm_any *p = irm_map_find_cstr(ps, irm_var_name(v));
+      ck_assert_msg(p != NULL, "no params value for %s", irm_var_name(v));
+      irm_object_retain(p->v_obj);
+      all[i] = irm_any_object(p->v_obj);
+    }
+  }
+  irm_object *arr = new_array(all, n);
+  for (size_t i = 0; i < n; i++) irm_any_release(&all[i]);
+  free(all);
+  return arr;
+}
+
 #endif
