@@ -14,7 +14,7 @@
  * walk's stays <= 12 adds nothing superlinear of its own. Passes not
  * registered in this build are skipped.
  *
- * Then (alone with `--scale [N [rounds]]`) every subject at N/10 and N
+ * Then (alone with `--scale [N [rounds [subject]]]`) every subject at N/10 and N
  * nodes (default 1 000 000) on a chain of adds: parse, print (to a String
  * and to a sink), verify, JSON write and read, structural hash and
  * equality, the bare walk and each registered pass, with N over N/10
@@ -397,6 +397,10 @@ static void time_pair(scale_subject s, scale_job *jobs, int rounds, double *t_sm
   }
 }
 
+/* Whether a subject is measured: all, or only the one --only names. */
+static const char *only_subject;
+static int wanted(const char *name) { return !only_subject || strcmp(only_subject, name) == 0; }
+
 static void scale_benchmarks(size_t small, size_t large, int rounds) {
   size_t sizes[2] = {small, large};
   double t[2][MAX_SUBJECTS];
@@ -408,12 +412,14 @@ static void scale_benchmarks(size_t small, size_t large, int rounds) {
   scale_job_make(&jobs[0], small);
   scale_job_make(&jobs[1], large);
   for (int f = 0; f < N_FIXED; f++) {
+    if (!wanted(fixed_names[f])) continue;
     names[n_subjects] = fixed_names[f];
     time_pair(fixed_subjects[f], jobs, rounds, &t[0][n_subjects], &t[1][n_subjects]);
     n_subjects++;
   }
   for (size_t p = 0; p < irm_array_size(pass_names) && n_subjects < MAX_SUBJECTS; p++) {
     const char *name = irm_string_data(irm_array_at(pass_names, p)->v_obj);
+    if (!wanted(name)) continue;
     if (irm_pass_get(name, NULL, &jobs[0].pass)) bench_die(name);
     irm_module *probe = NULL;
     if (irm_pass_run(jobs[0].pass, jobs[0].typed, &probe)) {
@@ -444,11 +450,13 @@ static void scale_benchmarks(size_t small, size_t large, int rounds) {
 }
 
 int main(int argc, char **argv) {
-  /* --scale [large [rounds]]: only the 100k / 1M section (large nodes,
-   * default 1 000 000; rounds, default 3, interleaved) */
+  /* --scale [large [rounds [subject]]]: only the 100k / 1M section (large
+   * nodes, default 1 000 000; rounds, default 3, interleaved; one subject,
+   * as the lines name it, or all) */
   int scale_only = argc > 1 && strcmp(argv[1], "--scale") == 0;
   size_t large = scale_only && argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 1000000;
   int rounds = scale_only && argc > 3 ? atoi(argv[3]) : 3;
+  only_subject = scale_only && argc > 4 ? argv[4] : NULL;
   if (rounds < 1) rounds = 1;
   if (irm_set_allocator(count_malloc, count_realloc, count_free)) bench_die("allocator");
   if (irm_test_gen_ops()) bench_die("generator ops");
