@@ -33,13 +33,19 @@ typedef struct scope_ref {
   uint32_t id;
 } scope_ref;
 
+/* What a name stands for. node NULL: a free slot of the temporaries. */
 typedef struct name_def {
-  char *name;       /* key: the token text, "%x" or "%3" (owned) */
   irm_object *node; /* owned */
   size_t at;        /* where it was defined */
   scope_ref needs;
-  UT_hash_handle hh;
 } name_def;
+
+/* A name kept by its text: Vars, and temporaries not numbered densely. */
+typedef struct named_def {
+  name_def def;
+  UT_hash_handle hh;
+  char name[]; /* key: the token text, "%x" or "%3" */
+} named_def;
 
 /* An open block. */
 typedef struct scope_frame {
@@ -48,12 +54,22 @@ typedef struct scope_frame {
   scope_ref line;  /* the innermost scope the current line used */
 } scope_frame;
 
+/* Temporaries numbered %0, %1, ... (as the printer writes them) live in
+ * an array indexed by their number: a line refers to the lines just
+ * before it, so the lookups walk the array in order, where a hash table
+ * costs a cache miss per use on a large function. A number far beyond
+ * those defined so far goes to the hash table, so the array stays
+ * within twice the temporaries plus a constant. */
 struct irm_ir_def_scope {
-  name_def *names;
+  named_def *names;
+  name_def *temps; /* by number; [0, temps_hi) may be in use */
+  size_t temps_cap, temps_hi, temps_count;
   scope_frame frames[IRM_IR_PARSE_MAX_DEPTH + 2]; /* by depth; [0] the module */
   int depth;
   uint32_t next_id;
 };
+
+enum { DENSE_SLACK = 1024 };
 
 static scope_frame *top_frame(irm_ir_parser *p) { return &p->scope->frames[p->scope->depth]; }
 
@@ -87,20 +103,59 @@ static void close_scope(irm_ir_parser *p) {
   note_use(p, outer);
 }
 
+/* Forgets every name (the end of a function); the array stays. */
 static void scope_clear(irm_ir_def_scope *s) {
-  name_def *d, *tmp;
+  named_def *d, *tmp;
   HASH_ITER(hh, s->names, d, tmp) {
     HASH_DEL(s->names, d);
-    irm_free(d->name);
-    irm_object_release(d->node);
+    irm_object_release(d->def.node);
     irm_free(d);
   }
+  for (size_t i = 0; i < s->temps_hi; i++) irm_object_release(s->temps[i].node);
+  if (s->temps_hi) memset(s->temps, 0, s->temps_hi * sizeof *s->temps);
+  s->temps_hi = s->temps_count = 0;
+}
+
+/* The number of temporary t written the printer's way (%0, %17: no
+ * leading zero), or SIZE_MAX. */
+static size_t temp_number(const irm_ir_parser *p, irm_ir_tok t) {
+  const char *c = p->lx.text + t.start + 1;
+  size_t len = t.len - 1;
+  if (t.kind != IRM_TOK_TEMP || len == 0 || len > 15 || (c[0] == '0' && len > 1)) return SIZE_MAX;
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (c[i] < '0' || c[i] > '9') return SIZE_MAX;
+    n = n * 10 + (size_t)(c[i] - '0');
+  }
+  return n;
 }
 
 static name_def *scope_find(const irm_ir_parser *p, irm_ir_tok t) {
-  name_def *d = NULL;
-  HASH_FIND(hh, p->scope->names, p->lx.text + t.start, t.len, d);
-  return d;
+  const irm_ir_def_scope *s = p->scope;
+  size_t k = temp_number(p, t);
+  if (k < s->temps_hi && s->temps[k].node) return &s->temps[k];
+  named_def *d = NULL;
+  HASH_FIND(hh, s->names, p->lx.text + t.start, t.len, d);
+  return d ? &d->def : NULL;
+}
+
+/* The slot of temporary number k in the array, grown as needed; NULL when
+ * k is too far ahead (the hash table takes it) or memory is short (*nomem). */
+static name_def *dense_slot(irm_ir_def_scope *s, size_t k, int *nomem) {
+  if (k >= 2 * s->temps_count + DENSE_SLACK) return NULL;
+  if (k >= s->temps_cap) {
+    size_t cap = s->temps_cap ? 2 * s->temps_cap : DENSE_SLACK;
+    while (cap <= k) cap *= 2;
+    name_def *grown = irm_realloc(s->temps, cap * sizeof *grown);
+    if (!grown) {
+      *nomem = 1;
+      return NULL;
+    }
+    memset(grown + s->temps_cap, 0, (cap - s->temps_cap) * sizeof *grown);
+    s->temps = grown;
+    s->temps_cap = cap;
+  }
+  return &s->temps[k];
 }
 
 /* Defines the name of token t as node (retained). ValueError when it is
@@ -113,25 +168,27 @@ static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node, scope_
     return irm_ir_error_at_(p, t.start, IRM_EVALUE, "'%.*s' is already defined (line %zu, column %zu)",
                             (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
   }
-  name_def *d = irm_calloc(1, sizeof *d);
-  char *name = d ? irm_malloc(t.len + 1) : NULL;
-  if (!name) {
-    irm_free(d);
-    return irm_error_nomem_("parsing IR");
+  irm_ir_def_scope *s = p->scope;
+  int nomem = 0;
+  size_t k = temp_number(p, t);
+  name_def *slot = k != SIZE_MAX ? dense_slot(s, k, &nomem) : NULL;
+  if (nomem) return irm_error_nomem_("parsing IR");
+  if (slot) {
+    if (k >= s->temps_hi) s->temps_hi = k + 1;
+    s->temps_count++;
+  } else {
+    named_def *d = irm_calloc(1, sizeof *d + t.len + 1);
+    if (!d) return irm_error_nomem_("parsing IR");
+    memcpy(d->name, p->lx.text + t.start, t.len);
+    int irm_hash_oom = 0;
+    HASH_ADD_KEYPTR(hh, s->names, d->name, t.len, d);
+    if (irm_hash_oom) {
+      irm_free(d);
+      return irm_error_nomem_("parsing IR");
+    }
+    slot = &d->def;
   }
-  memcpy(name, p->lx.text + t.start, t.len);
-  name[t.len] = '\0';
-  d->name = name;
-  d->node = node;
-  d->at = t.start;
-  d->needs = needs;
-  int irm_hash_oom = 0;
-  HASH_ADD_KEYPTR(hh, p->scope->names, d->name, t.len, d);
-  if (irm_hash_oom) {
-    irm_free(name);
-    irm_free(d);
-    return irm_error_nomem_("parsing IR");
-  }
+  *slot = (name_def){node, t.start, needs};
   irm_object_retain(node);
   return IRM_OK;
 }
@@ -141,12 +198,12 @@ static int undefined(irm_ir_parser *p) {
   irm_ir_tok t = p->tok;
   int is_var = t.kind == IRM_TOK_VAR;
   size_t n = HASH_COUNT(p->scope->names), k = 0;
-  const char **names = n ? irm_malloc(n * sizeof *names) : NULL;
+  const char **names = n ? irm_malloc(n * sizeof *names) : NULL; /* Vars are never in the array */
   const char *closest = NULL;
   char want[80];
   snprintf(want, sizeof want, "%.*s", (int)(t.len < 64 ? t.len : 64), p->lx.text + t.start);
   if (names && is_var) {
-    for (name_def *d = p->scope->names; d; d = d->hh.next)
+    for (named_def *d = p->scope->names; d; d = d->hh.next)
       if (d->name[1] < '0' || d->name[1] > '9') names[k++] = d->name;
     closest = irm_closest_name(want, names, k);
   }
@@ -643,6 +700,7 @@ int irm_ir_parse(const char *text, size_t len, irm_module **out) {
     rc = parse_module(&p, out);
   }
   scope_clear(scope);
+  irm_free(scope->temps);
   irm_free(scope);
   irm_object_release(p.globals);
   return rc;

@@ -56,10 +56,12 @@ static int flush(irm_text_buf *b, sink *s, size_t min) {
   return s->rc;
 }
 
+/* 32 bytes: on a million-node function these are most of the printer's
+ * memory. */
 typedef struct node_info {
   irm_ptr_entry_ base; /* key: the node */
   uint32_t uses;       /* parent edges within the function */
-  int64_t temp;        /* %temp once its line is printed; -1 before */
+  int32_t temp;        /* %temp once its line is printed; -1 before */
   char *name;          /* a Var's unique name (owned) */
 } node_info;
 
@@ -84,7 +86,7 @@ typedef struct printer {
   irm_text_buf *b;
   irm_ptr_table_ nodes;
   name_entry *names;
-  int64_t next_temp;
+  int32_t next_temp;
   frame *stack;
   size_t depth, cap;
   int indent;
@@ -252,7 +254,7 @@ static int atom(printer *p, const irm_object *node) {
   int rc = IRM_OK;
   node_info *n = find_info(p, node);
   if (n && n->temp >= 0) {
-    irm_text_buf_printf_(p->b, "%%%" PRId64, n->temp);
+    irm_text_buf_printf_(p->b, "%%%" PRId32, n->temp);
     return IRM_OK;
   }
   switch (irm_expr_kind_of(node)) {
@@ -283,9 +285,10 @@ static void indent(printer *p) {
 static int start_line(printer *p, const irm_object *node) {
   node_info *n = get_info(p, node);
   if (!n) return irm_error_nomem_("printing IR");
+  if (p->next_temp == INT32_MAX) return irm_error(IRM_EVALUE, "cannot print a function of more than %d lines", INT32_MAX);
   n->temp = p->next_temp++;
   indent(p);
-  irm_text_buf_printf_(p->b, "%%%" PRId64 " = ", n->temp);
+  irm_text_buf_printf_(p->b, "%%%" PRId32 " = ", n->temp);
   return IRM_OK;
 }
 

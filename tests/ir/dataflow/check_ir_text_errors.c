@@ -89,6 +89,24 @@ static const bad_text cases[] = {
      "ValueError: line 3, column 18: undefined variable '%dat' (did you mean '%data'?)"},
     {H "def @main(%x) {\n  %1 = gen.unary(%3);\n  %1\n}", IRM_EVALUE,
      "ValueError: line 3, column 18: undefined temporary '%3'"},
+    /* temporaries numbered far ahead, or with a leading zero, are kept by
+     * name rather than by number: the same rules hold for them */
+    {H "def @main(%x) {\n  %99999999 = gen.unary(%x);\n  %99999999 = gen.unary(%x);\n  %99999999\n}", IRM_EVALUE,
+     "ValueError: line 4, column 3: '%99999999' is already defined (line 3, column 3)"},
+    {H "def @main(%x) {\n  %0 = gen.unary(%x);\n  %00 = gen.unary(%0);\n  %00 = gen.unary(%0);\n  %00\n}", IRM_EVALUE,
+     "ValueError: line 5, column 3: '%00' is already defined (line 4, column 3)"},
+    {H "def @main(%x) {\n  %5 = gen.unary(%x);\n  %1 = gen.unary(%2);\n  %1\n}", IRM_EVALUE,
+     "ValueError: line 4, column 18: undefined temporary '%2'"},
+    {H "def @main(%x) {\n  %5 = gen.unary(%x);\n  %1 = gen.unary(%05);\n  %1\n}", IRM_EVALUE,
+     "ValueError: line 4, column 18: undefined temporary '%05'"},
+    {H "def @f(%x) {\n  %0 = gen.unary(%x);\n  %0\n}\ndef @g(%x) {\n  %1 = gen.unary(%0);\n  %1\n}", IRM_EVALUE,
+     "ValueError: line 7, column 18: undefined temporary '%0'"},
+    {H "def @main(%x) {\n  %0 = fn (%a) {\n    %1 = gen.unary(%a);\n    %1\n  };\n  %99999999 = gen.unary(%x);\n"
+       "  %2 = (%1, %99999999);\n  %2\n}",
+     IRM_EVALUE, "ValueError: line 8, column 9: '%1' uses variables of a block that has ended (line 4, column 5)"},
+    {H "def @main(%x) {\n  %99999999 = gen.unary(%x);\n  %0 = gen.unary(%99999999);\n  %007 = gen.unary(%0);\n"
+       "  %1 = gen.binary(%007, %99999999);\n  %1\n}\ndef @g(%x) {\n  %0 = gen.unary(%x);\n  %1 = gen.unary(%0);\n  %1\n}",
+     IRM_EVALUE, NULL}, /* every spelling resolves; @g's %0 and %1 are its own */
     {H "def @f() { %0 = fn (%a) { %a }; %a }", IRM_EVALUE,
      "ValueError: line 2, column 33: '%a' is used outside the block that binds it (line 2, column 21)"},
     {H "def @f(%x) {\n  %0 = fn (%a) {\n    %1 = gen.unary(%a);\n    %1\n  };\n  %2 = gen.unary(%1);\n  %2\n}",
