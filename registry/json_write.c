@@ -17,7 +17,7 @@
 #include "json_internal.h"
 #include "object_list.h"
 #include "text_buf.h"
-#include "uthash_irm.h"
+#include "irm_internal.h" /* irm_ptr_table_ */
 
 /* Room kept before the nodes for the header, which names the root and is
  * known only at the end. */
@@ -29,9 +29,8 @@
  * object with a single reference can be reached only once, so it skips the
  * table. */
 typedef struct seen_entry {
-  UT_hash_handle hh;
-  const irm_object *obj;
-  int64_t index; /* -1 while its children are being written */
+  irm_ptr_entry_ base; /* key: the object */
+  int64_t index;       /* -1 while its children are being written */
 } seen_entry;
 
 typedef struct wframe {
@@ -47,7 +46,7 @@ typedef struct wframe {
 typedef struct writer {
   irm_text_buf text; /* starts with HEADER_ROOM bytes kept for the header */
   size_t n_nodes;
-  seen_entry *seen;
+  irm_ptr_table_ seen;
   wframe *stack;
   size_t depth, stack_cap;
   /* Node indices of finished children, waiting for their parent. */
@@ -88,11 +87,7 @@ static int push_ref(writer *w, int64_t index) {
 }
 
 static void writer_free(writer *w) {
-  seen_entry *s, *tmp;
-  HASH_ITER(hh, w->seen, s, tmp) {
-    HASH_DELETE(hh, w->seen, s);
-    irm_free(s);
-  }
+  irm_ptr_table_free_(&w->seen);
   irm_object_list_release_(&w->keep);
   irm_free(w->refs);
   irm_free(w->stack);
@@ -172,20 +167,13 @@ static int push_frame(writer *w, const irm_object *o, irm_object *fields, seen_e
 static int visit_object(writer *w, const irm_object *o) {
   seen_entry *seen = NULL;
   if (irm_object_refcount(o) > 1) {
-    HASH_FIND_PTR(w->seen, &o, seen);
+    seen = irm_ptr_table_find_(&w->seen, o);
     if (seen && seen->index < 0)
       return irm_error(IRM_EVALUE, "cannot serialize a %s that contains itself",
                        irm_object_type_key(o));
     if (seen) return push_ref(w, seen->index);
-    int irm_hash_oom = 0;
-    if (!(seen = irm_malloc(sizeof *seen))) return irm_error_nomem_("writing JSON");
-    seen->obj = o;
+    if (!(seen = irm_ptr_table_add_(&w->seen, o, sizeof *seen))) return irm_error_nomem_("writing JSON");
     seen->index = -1;
-    HASH_ADD_PTR(w->seen, obj, seen);
-    if (irm_hash_oom) {
-      irm_free(seen);
-      return irm_error_nomem_("writing JSON");
-    }
   }
   int32_t t = irm_object_type_index(o);
   if (t == IRM_TYPE_STRING) {
