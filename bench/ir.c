@@ -17,7 +17,8 @@
  * Then (alone with `--scale [N [rounds [subject]]]`) every subject at N/10 and N
  * nodes (default 1 000 000) on a chain of adds: parse, print (to a String
  * and to a sink), verify, JSON write and read, structural hash and
- * equality, the bare walk and each registered pass, with N over N/10
+ * equality, the bare walk, each registered pass and a pass that changes
+ * nothing (noop_pass), with N over N/10
  * (aim: <= 12); and, from a counting allocator in a child process (the
  * timings use the system's), the bytes per node of the parsed chain, the
  * peaks of parse and print, and the bytes of one typed add and of one
@@ -435,6 +436,16 @@ static void time_pair(scale_subject s, scale_job *jobs, int rounds, double *t_sm
   }
 }
 
+/* A function pass that changes nothing: what the pass manager costs
+ * around a pass (its checks of the input included). */
+static int noop_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                         void *resource, irm_object **out) {
+  (void)mod, (void)ctx, (void)options, (void)resource;
+  irm_object_retain(func);
+  *out = func;
+  return 0;
+}
+
 /* Whether a subject is measured: all, or only the one --only names. */
 static const char *only_subject;
 static int wanted(const char *name) { return !only_subject || strcmp(only_subject, name) == 0; }
@@ -469,6 +480,15 @@ static void scale_benchmarks(size_t small, size_t large, int rounds) {
       time_pair(S_PASS, jobs, rounds, &t[0][n_subjects], &t[1][n_subjects]);
       n_subjects++;
     }
+    irm_object_release(jobs[0].pass);
+    jobs[0].pass = jobs[1].pass = NULL;
+  }
+  if (wanted("noop_pass") && n_subjects < MAX_SUBJECTS) {
+    if (irm_function_pass_new("NoOp", 0, NULL, 0, NULL, noop_function, NULL, NULL, &jobs[0].pass)) bench_die("NoOp");
+    jobs[1].pass = jobs[0].pass;
+    names[n_subjects] = "noop_pass";
+    time_pair(S_PASS, jobs, rounds, &t[0][n_subjects], &t[1][n_subjects]);
+    n_subjects++;
     irm_object_release(jobs[0].pass);
     jobs[0].pass = jobs[1].pass = NULL;
   }
