@@ -186,20 +186,23 @@ static int set_config(opt_flags *f, const char *key, irm_any value) {
   return irm_map_set_move(&f->config, key, &value) ? cli_fail(f->command) : CLI_OK;
 }
 
-/* A --print-ir-* name that no registered pass has prints nothing: say so
- * (a Sequential may carry any name, so it is a warning, not an error). */
-static void check_print_names(const char *command, const char *flag, const irm_object *names) {
+/* A pass name (--print-ir-*, --disable-pass, --required-pass) that no
+ * registered pass has matches nothing, most likely a typo: say so (a
+ * Sequential, or a pass made in a plugin's code, may carry any name, so it
+ * is a warning, not an error). with_all: the flag also takes "all". */
+static void check_pass_names(const char *command, const char *flag, const irm_object *names, int with_all) {
   irm_object *passes = NULL;
   for (size_t i = 0; i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_kind *kind = NULL;
-    if (!strcmp(name, "all") || !strcmp(name, "sequential") || irm_kind_find("pass", name, &kind) == 0) continue;
+    if ((with_all && !strcmp(name, "all")) || !strcmp(name, "sequential") || irm_kind_find("pass", name, &kind) == 0)
+      continue;
     irm_clear_error();
     if (!passes && irm_pass_list(&passes)) return;
     const char *cands[256];
     size_t n = 0;
     for (; n < irm_array_size(passes) && n < 255; n++) cands[n] = irm_string_data(irm_array_at(passes, n)->v_obj);
-    cands[n++] = "all";
+    if (with_all) cands[n++] = "all";
     const char *close = irm_closest_name(name, cands, n);
     cli_say(CLI_OK, "%s: warning: %s '%s': no registered pass has this name%s%s%s", command, flag, cli_quote(name),
             close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
@@ -209,8 +212,10 @@ static void check_print_names(const char *command, const char *flag, const irm_o
 
 int opt_finish_flags(opt_parse *st) {
   opt_flags *f = st->f;
-  check_print_names(f->command, "--print-ir-before", f->print_before);
-  check_print_names(f->command, "--print-ir-after", f->print_after);
+  check_pass_names(f->command, "--print-ir-before", f->print_before, 1);
+  check_pass_names(f->command, "--print-ir-after", f->print_after, 1);
+  check_pass_names(f->command, "--disable-pass", f->disabled, 0);
+  check_pass_names(f->command, "--required-pass", f->required, 0);
   irm_any known;
   if (cli_call("transform.ListConfigs", NULL, 0, &known)) return cli_fail(f->command);
   int rc = CLI_OK;

@@ -121,6 +121,13 @@ run(["opt", "--print-ir-before", "FuseOps", "--print-ir-after", "all"], 0,
     not_err=["; IR before pass 'InferType'"])
 run(["opt", "--print-ir-after", "FuseOp"], 0,
     err=["warning: --print-ir-after 'FuseOp': no registered pass has this name (did you mean 'FuseOps'?)"])
+run(["opt", "--disable-pass", "FoldConstnt"], 0,
+    err=["warning: --disable-pass 'FoldConstnt': no registered pass has this name (did you mean 'FoldConstant'?)"])
+run(["opt", "--required-pass", "SimplifyExp"], 0,
+    err=["warning: --required-pass 'SimplifyExp': no registered pass has this name (did you mean 'SimplifyExpr'?)"])
+run(["build", "--disable-pass", "all", "-o", tmp("build-disable-all")], 0,
+    err=["warning: --disable-pass 'all': no registered pass has this name"])
+run(["opt", "--disable-pass", "FuseOps"], 0, not_err=["warning"])
 run(["opt", "--bisect-limit", "2", "--time-passes"], 0, err=["bisect: not running pass #3 'SimplifyExpr' (limit 2)"])
 run(["opt", "--bisect-limit", "x"], 2, err=["--bisect-limit: expected an integer"])
 run(["opt", "--verify-each", "--no-verify-each"], 0)
