@@ -72,16 +72,12 @@ int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_o
 }
 
 int irm_register_compilation_config_type_(void) {
-  irm_type_info info = {0};
-  info.struct_size = sizeof info;
-  info.type_key = IRM_COMPILATION_CONFIG_TYPE_KEY;
-  info.finalize = config_finalize;
-  info.to_fields = config_to_fields;
-  info.from_fields = config_from_fields;
-  int32_t idx = -1;
-  int rc = irm_type_ensure(&info, &idx);
-  if (!rc) atomic_store_explicit(&irm_compilation_config_type_, idx, memory_order_release);
-  return rc;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = IRM_COMPILATION_CONFIG_TYPE_KEY,
+                                                .finalize = config_finalize,
+                                                .to_fields = config_to_fields,
+                                                .from_fields = config_from_fields},
+                              &irm_compilation_config_type_);
 }
 
 /* ---- accessors ------------------------------------------------------------------ */

@@ -58,14 +58,10 @@ static void module_finalize(irm_object *self) {
 }
 
 int irm_register_runtime_module_type_(void) {
-  irm_type_info info = {0};
-  info.struct_size = sizeof info;
-  info.type_key = IRM_RUNTIME_MODULE_TYPE_KEY;
-  info.finalize = module_finalize;
-  int32_t idx = -1;
-  int rc = irm_type_ensure(&info, &idx);
-  if (!rc) atomic_store_explicit(&module_type, idx, memory_order_release);
-  return rc;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = IRM_RUNTIME_MODULE_TYPE_KEY,
+                                                .finalize = module_finalize},
+                              &module_type);
 }
 
 static const loaded *module_of(const irm_object *o) {

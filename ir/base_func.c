@@ -144,15 +144,9 @@ static int fields_with_attr(const char *type_key, irm_object **fields, const cha
 }
 
 int irm_register_base_func_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = BASE_FUNC_KEY;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_base_func_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = BASE_FUNC_KEY},
+                              &irm_base_func_type_);
 }
 
 /* ---- function attributes from a Map (ir_internal.h) ------------------------- */

@@ -110,16 +110,10 @@ static int dict_attrs_from_fields(const irm_object *fields, irm_object **out) {
 }
 
 int irm_register_dict_attrs_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = DICT_ATTRS_KEY;
-  info.finalize = dict_attrs_finalize;
-  info.to_fields = dict_attrs_to_fields;
-  info.from_fields = dict_attrs_from_fields;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_dict_attrs_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = DICT_ATTRS_KEY,
+                                                .finalize = dict_attrs_finalize,
+                                                .to_fields = dict_attrs_to_fields,
+                                                .from_fields = dict_attrs_from_fields},
+                              &irm_dict_attrs_type_);
 }

@@ -102,17 +102,11 @@ static int module_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_module_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = MODULE_KEY;
-  info.finalize = module_finalize;
-  info.to_fields = module_to_fields;
-  info.from_fields = module_from_fields;
-  info.repr = module_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_module_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = MODULE_KEY,
+                                                .finalize = module_finalize,
+                                                .to_fields = module_to_fields,
+                                                .from_fields = module_from_fields,
+                                                .repr = module_repr},
+                              &irm_module_type_);
 }

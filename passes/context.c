@@ -206,15 +206,9 @@ static int context_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_context_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = IRM_PASS_CONTEXT_KEY;
-  info.finalize = context_finalize;
-  info.repr = context_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_pass_context_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = IRM_PASS_CONTEXT_KEY,
+                                                .finalize = context_finalize,
+                                                .repr = context_repr},
+                              &irm_pass_context_type_);
 }

@@ -250,15 +250,9 @@ static int instrument_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_instrument_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = IRM_INSTRUMENT_KEY;
-  info.finalize = instrument_finalize;
-  info.repr = instrument_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_instrument_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = IRM_INSTRUMENT_KEY,
+                                                .finalize = instrument_finalize,
+                                                .repr = instrument_repr},
+                              &irm_instrument_type_);
 }

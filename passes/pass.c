@@ -308,18 +308,12 @@ static int pass_repr(const irm_object *self, irm_object **out) {
 }
 
 static int register_type(const char *key, const char *parent, _Atomic int32_t *slot) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = key;
-  info.parent_key = parent;
-  info.finalize = pass_finalize;
-  info.repr = pass_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(slot, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = key,
+                                                .parent_key = parent,
+                                                .finalize = pass_finalize,
+                                                .repr = pass_repr},
+                              slot);
 }
 
 int irm_register_pass_types_(void) {

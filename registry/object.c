@@ -465,3 +465,10 @@ int irm_type_ensure(const irm_type_info *info, int32_t *out_index) {
   }
   return irm_type_register(info, out_index);
 }
+
+int irm_type_ensure_into_(const irm_type_info *info, _Atomic int32_t *slot) {
+  int32_t index = -1;
+  int rc = irm_type_ensure(info, &index);
+  if (!rc) atomic_store_explicit(slot, index, memory_order_release);
+  return rc;
+}

@@ -193,17 +193,11 @@ static int target_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_target_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = IRM_TARGET_TYPE_KEY;
-  info.finalize = target_finalize;
-  info.to_fields = target_to_fields;
-  info.from_fields = target_from_fields;
-  info.repr = target_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&target_type_index, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = IRM_TARGET_TYPE_KEY,
+                                                .finalize = target_finalize,
+                                                .to_fields = target_to_fields,
+                                                .from_fields = target_from_fields,
+                                                .repr = target_repr},
+                              &target_type_index);
 }

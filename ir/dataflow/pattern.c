@@ -32,16 +32,11 @@ static int pattern_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_pattern_types_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = "dataflow.DFPattern";
-  info.finalize = pattern_finalize;
-  info.repr = pattern_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (!rc) atomic_store(&pattern_type, index);
-  return rc;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = "dataflow.DFPattern",
+                                                .finalize = pattern_finalize,
+                                                .repr = pattern_repr},
+                              &pattern_type);
 }
 
 const irm_pattern_ *irm_pattern_payload_(const irm_object *p) {

@@ -41,16 +41,11 @@ static int rule_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_pattern_rule_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = "dataflow.RewriteRule";
-  info.finalize = rule_finalize;
-  info.repr = rule_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (!rc) atomic_store(&rule_type, index);
-  return rc;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = "dataflow.RewriteRule",
+                                                .finalize = rule_finalize,
+                                                .repr = rule_repr},
+                              &rule_type);
 }
 
 const irm_rule_ *irm_rule_payload_(const irm_object *rule) {

@@ -275,19 +275,13 @@ static int tensor_repr(const irm_object *self, irm_object **out) {
 }
 
 int irm_register_tensor_type_(void) {
-  irm_type_info info;
-  memset(&info, 0, sizeof info);
-  info.struct_size = sizeof info;
-  info.type_key = TENSOR_KEY;
-  info.finalize = irm_tensor_finalize_;
-  info.to_fields = tensor_to_fields;
-  info.from_fields = tensor_from_fields;
-  info.equal = tensor_equal;
-  info.hash = tensor_hash;
-  info.repr = tensor_repr;
-  int32_t index = -1;
-  int rc = irm_type_ensure(&info, &index);
-  if (rc) return rc;
-  atomic_store_explicit(&irm_tensor_type_, index, memory_order_release);
-  return IRM_OK;
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
+                                                .type_key = TENSOR_KEY,
+                                                .finalize = irm_tensor_finalize_,
+                                                .to_fields = tensor_to_fields,
+                                                .from_fields = tensor_from_fields,
+                                                .equal = tensor_equal,
+                                                .hash = tensor_hash,
+                                                .repr = tensor_repr},
+                              &irm_tensor_type_);
 }

@@ -80,6 +80,11 @@ static inline int irm_is_type_(const irm_object *o, int32_t type_index) {
   return o != NULL && o->type_index == type_index;
 }
 
+/* irm_type_ensure, then the index published in *slot (release order): how
+ * every built-in type registers. Errors as irm_type_ensure; *slot is left
+ * as it was on error. */
+int irm_type_ensure_into_(const irm_type_info *info, _Atomic int32_t *slot);
+
 /* The payload of o when o's type is exactly *type, else NULL. Inline:
  * reading an attribute is a hot path, and the exported accessors cost a call
  * each. *type is a type index set once at registration (-1 before). */
