@@ -179,8 +179,11 @@ static void bench_checked_calls(void) {
  * as tvm-ffi's is), one keeps a frame to look at the status afterwards, as
  * irm_func_call must for a packed function (a failing callee's partial
  * result is dropped, a silent failure named). The gap between the two rows
- * is the nested call alone; irm_func_call's own checks add little to
- * entry_with_frame. */
+ * is the nested call alone. A third runs irm_func_call's own code (the
+ * inline path of function.h) from here: its gap to entry_with_frame is
+ * what the checks and the error-generation read cost, and its gap to
+ * exported_checked_call_* what calling into libirm, mapped far from this
+ * executable, and back out to a callee here costs. */
 
 typedef struct entry_target {
   irm_packed_cfunc fn;
@@ -209,6 +212,13 @@ BENCH_LOOP_ static int frame_entry(irm_object *f, const irm_any *args, int32_t n
   return entry_failed(ret);
 }
 
+/* irm_func_call's own code (function.h's inline path: the same checks and
+ * frame, less the native test) compiled into this executable. */
+BENCH_LOOP_ static int inline_path_entry(irm_object *f, const irm_any *args, int32_t nargs,
+                                         irm_any *ret) {
+  return irm_func_call_inline_(f, args, nargs, ret);
+}
+
 static void bench_entry_shapes(void) {
   enum { CHUNK = 100 * 1000 };
   entry_target target = {checked_add, NULL};
@@ -221,8 +231,14 @@ static void bench_entry_shapes(void) {
   exported_call = frame_entry;
   bench_pair(checked_direct_loop, exported_loop, &c, CHUNK, &base, &subject, &sink);
   bench_report("entry_with_frame_from_exe", subject, base, "direct_checked_call");
+  exported_call = inline_path_entry;
+  call_ctx checked = {NULL, {irm_any_int(1), irm_any_int(2)}};
+  if (irm_func_new_packed(checked_add, NULL, NULL, &checked.func)) bench_die("irm_func_new_packed");
+  bench_pair(checked_direct_loop, exported_loop, &checked, CHUNK, &base, &subject, &sink);
+  bench_report("entry_inline_path_from_exe", subject, base, "direct_checked_call");
+  irm_object_release(checked.func);
   exported_call = (irm_func_call);
-  if (sink != (int64_t)2 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
+  if (sink != (int64_t)3 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
 }
 
 /* ---- lookup vs raw uthash ---------------------------------------------- */
