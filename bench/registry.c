@@ -74,7 +74,7 @@ static void bench_packed_call(void) {
  * more because of the distance alone. */
 
 typedef int (*call_fn)(irm_object *, const irm_any *, int32_t, irm_any *);
-static call_fn volatile exported_call = (irm_func_call);
+static call_fn volatile exported_call = (irm_func_call); /* the entry exported_loop calls */
 
 BENCH_LOOP_ static int64_t exported_loop(void *p, long n) {
   call_ctx *c = p;
@@ -122,7 +122,7 @@ static void bench_exported_calls(void) {
  * of the symbol (through the PLT) and once through a function pointer (as
  * libffi calls). */
 
-static int checked_add(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+BENCH_LOOP_ static int checked_add(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)resource;
   if (__builtin_expect(nargs != 2, 0)) return irm_error(IRM_EVALUE, "checked_add: expected 2 arguments, got %d", nargs);
   if (__builtin_expect(args[0].type_code != IRM_INT || args[1].type_code != IRM_INT, 0))
@@ -170,6 +170,75 @@ static void bench_checked_calls(void) {
   bench_report("exported_checked_call_pointer_from_exe", subject, base, "direct_checked_call");
   if (sink != (int64_t)2 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
   irm_object_release(c.func);
+}
+
+/* ---- what an entry's shape costs, for reference -----------------------
+ * Two entries of this executable, called through a volatile pointer like
+ * the pointer row above, that check nothing and call the type-checking
+ * callee: one tail-calls it (an entry with nothing to do after the callee,
+ * as tvm-ffi's is), one keeps a frame to look at the status afterwards, as
+ * irm_func_call must for a packed function (a failing callee's partial
+ * result is dropped, a silent failure named). The gap between the two rows
+ * is the nested call alone. A third runs irm_func_call's own code (the
+ * inline path of function.h) from here: its gap to entry_with_frame is
+ * what the checks and the error-generation read cost, and its gap to
+ * exported_checked_call_* what calling into libirm, mapped far from this
+ * executable, and back out to a callee here costs. */
+
+typedef struct entry_target {
+  irm_packed_cfunc fn;
+  void *resource;
+} entry_target;
+
+BENCH_LOOP_ static int tail_entry(irm_object *f, const irm_any *args, int32_t nargs,
+                                  irm_any *ret) {
+  const entry_target *t = (const entry_target *)(const void *)f;
+  ret->type_code = IRM_NONE;
+  ret->v_int = 0;
+  return t->fn(args, nargs, ret, t->resource);
+}
+
+__attribute__((noinline, cold)) static int entry_failed(irm_any *ret) {
+  irm_any_release(ret);
+  return IRM_ERUNTIME;
+}
+
+BENCH_LOOP_ static int frame_entry(irm_object *f, const irm_any *args, int32_t nargs,
+                                   irm_any *ret) {
+  const entry_target *t = (const entry_target *)(const void *)f;
+  ret->type_code = IRM_NONE;
+  ret->v_int = 0;
+  if (__builtin_expect(t->fn(args, nargs, ret, t->resource) == 0, 1)) return IRM_OK;
+  return entry_failed(ret);
+}
+
+/* irm_func_call's own code (function.h's inline path: the same checks and
+ * frame, less the native test) compiled into this executable. */
+BENCH_LOOP_ static int inline_path_entry(irm_object *f, const irm_any *args, int32_t nargs,
+                                         irm_any *ret) {
+  return irm_func_call_inline_(f, args, nargs, ret);
+}
+
+static void bench_entry_shapes(void) {
+  enum { CHUNK = 100 * 1000 };
+  entry_target target = {checked_add, NULL};
+  call_ctx c = {(irm_object *)(void *)&target, {irm_any_int(1), irm_any_int(2)}};
+  double base, subject;
+  int64_t sink = 0;
+  exported_call = tail_entry; /* exported_loop calls through it */
+  bench_pair(checked_direct_loop, exported_loop, &c, CHUNK, &base, &subject, &sink);
+  bench_report("entry_tail_call_from_exe", subject, base, "direct_checked_call");
+  exported_call = frame_entry;
+  bench_pair(checked_direct_loop, exported_loop, &c, CHUNK, &base, &subject, &sink);
+  bench_report("entry_with_frame_from_exe", subject, base, "direct_checked_call");
+  exported_call = inline_path_entry;
+  call_ctx checked = {NULL, {irm_any_int(1), irm_any_int(2)}};
+  if (irm_func_new_packed(checked_add, NULL, NULL, &checked.func)) bench_die("irm_func_new_packed");
+  bench_pair(checked_direct_loop, exported_loop, &checked, CHUNK, &base, &subject, &sink);
+  bench_report("entry_inline_path_from_exe", subject, base, "direct_checked_call");
+  irm_object_release(checked.func);
+  exported_call = (irm_func_call);
+  if (sink != (int64_t)3 * ROUNDS * CHUNKS * CHUNK * 2 * 3) bench_die("wrong sums");
 }
 
 /* ---- lookup vs raw uthash ---------------------------------------------- */
@@ -282,6 +351,7 @@ int main(void) {
   bench_packed_call();
   bench_exported_calls();
   bench_checked_calls();
+  bench_entry_shapes();
   bench_lookup();
   bench_memory();
   return 0;

@@ -82,10 +82,22 @@ __attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm
 }
 
 /* The entry point of every other language (ctypes calls this symbol; C
- * callers get the inline path of function.h, which behaves the same). A
- * native function's thunk converts, checks and reports its own errors and
- * writes *ret only on success, so it needs nothing after the call and is
- * tail-called. A packed function takes the inline path's code. */
+ * callers get the inline path of function.h, which behaves the same). The
+ * fast path checks the arguments in three predictable branches (the cold
+ * call_refused reports a refusal), then calls. A native function's thunk
+ * converts, checks and reports its own errors and writes *ret only on
+ * success, so it needs nothing after the call and is tail-called. A packed
+ * function takes the inline path's code: it must look at the callee's
+ * status afterwards (drop a partial result, name the function when the
+ * callee set no message, return the message's kind), so it keeps a frame
+ * and snapshots the error generation; docs/architecture.md ("The exported
+ * call path") gives what each part costs. Starting the function on a cache
+ * line keeps its hot path in two lines of the decoded-instruction cache,
+ * which saved about a cycle per call (2.2x -> 2.0x a direct call from an
+ * executable). */
+#if defined(__GNUC__)
+__attribute__((aligned(64)))
+#endif
 int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   if (__builtin_expect(!irm_func_call_ok_(f, args, nargs, ret), 0))
     return call_refused(f, args, nargs, ret);
