@@ -43,9 +43,9 @@ static void walker_free(walker *w) {
   for (memo_entry *e = irm_ptr_table_first_(&w->memo); e; e = irm_ptr_table_next_(e)) irm_object_release(e->result);
   irm_ptr_table_free_(&w->memo);
   release_results(w, 0);
-  irm_walk_stack_give_(w->results, sizeof *w->results, w->rcap);
+  irm_free(w->results);
   w->results = NULL;
-  irm_walk_stack_give_(w->stack, sizeof *w->stack, w->cap);
+  irm_free(w->stack);
   w->stack = NULL;
 }
 
@@ -66,8 +66,7 @@ static int memo_add(walker *w, const irm_object *node, irm_object *result) {
 static int push_result(walker *w, irm_object *result) {
   if (w->nresults == w->rcap) {
     size_t c = w->rcap ? w->rcap * 2 : 64;
-    irm_object **grown =
-        w->rcap ? irm_realloc(w->results, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    irm_object **grown = irm_realloc(w->results, c * sizeof *grown);
     if (!grown) {
       irm_object_release(result);
       return irm_error_nomem_(rewrite_what);
@@ -82,8 +81,7 @@ static int push_result(walker *w, irm_object *result) {
 static int push(walker *w, irm_object *node) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 64;
-    frame *grown =
-        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    frame *grown = irm_realloc(w->stack, c * sizeof *grown);
     if (!grown) return irm_error_nomem_(rewrite_what);
     w->stack = grown;
     w->cap = c;
