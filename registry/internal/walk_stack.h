@@ -3,10 +3,11 @@
  * evaluator, structural equality and hashing, repr, DeadCodeElimination)
  * takes the calling thread's kept buffer when it starts, grows it with
  * irm_realloc as before, and gives it back when it ends, so a walk of a
- * million nodes does not get MBs from the kernel and hand them back (page
- * faults) each time. The rewriter (ir/dataflow/expr_rewrite.c) does not use
- * it: kept there, its two stacks made every rewriting pass 15-20% slower at
- * 1 000 000 nodes (measured, glibc's malloc; cause not established).
+ * million nodes does not regrow MBs of stack each time. The rewriter
+ * (ir/dataflow/expr_rewrite.c) does not use it: kept there, its two stacks
+ * made every rewriting pass 15-20% slower at 1 000 000 nodes under glibc
+ * (measured, with more page faults: likely, the memory held back is
+ * memory the pass's new nodes then take fresh from the kernel).
  *
  * Rules (registry/walk_stack.c):
  * - A thread keeps at most IRM_WALK_STACK_KEPT_ buffers (two: walks nest,
