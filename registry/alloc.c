@@ -6,6 +6,7 @@
 
 #include "irm/alloc.h"
 #include "irm/error.h"
+#include "walk_stack.h"
 
 static irm_malloc_fn alloc_malloc = malloc;
 static irm_realloc_fn alloc_realloc = realloc;
@@ -69,4 +70,8 @@ char *irm_strndup(const char *s, size_t len) {
 
 char *irm_strdup(const char *s) {
   return s ? irm_strndup(s, strlen(s)) : NULL;
+}
+
+irm_free_fn irm_alloc_default_free_(void) {
+  return alloc_malloc == malloc && alloc_realloc == realloc && alloc_free == free ? free : NULL;
 }

@@ -46,7 +46,7 @@ int irm_repr(const irm_any *value, irm_object **out) {
   if (!rc) rc = irm_text_buf_take_string_(&p.text, "printing a value", out);
   else irm_text_buf_free_(&p.text);
   for (size_t i = 0; i < p.depth; i++) irm_object_release(p.stack[i].fields);
-  irm_free(p.stack);
+  irm_walk_stack_give_(p.stack, sizeof *p.stack, p.stack_cap);
   return rc;
 }
 
@@ -197,7 +197,8 @@ static int print_object(printer *p, const irm_object *o) {
 static int push_rframe(printer *p, const irm_object *o, enum rframe_kind kind, irm_object *fields) {
   if (p->depth == p->stack_cap) {
     size_t c = p->stack_cap ? p->stack_cap * 2 : 16;
-    rframe *grown = irm_realloc(p->stack, c * sizeof *grown);
+    rframe *grown =
+        p->stack_cap ? irm_realloc(p->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("printing a value");
     p->stack = grown;
     p->stack_cap = c;

@@ -79,13 +79,14 @@ static void eq_walk_free(eq_walk *w) {
     irm_free(s);
   }
   irm_object_list_release_(&w->keep);
-  irm_free(w->stack);
+  irm_walk_stack_give_(w->stack, sizeof *w->stack, w->cap);
 }
 
 static int push_pair(eq_walk *w, const irm_any *a, const irm_any *b) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 16;
-    pair *grown = irm_realloc(w->stack, c * sizeof *grown);
+    pair *grown =
+        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("comparing values");
     w->stack = grown;
     w->cap = c;
@@ -329,7 +330,7 @@ static void hash_walk_free(hash_walk *w) {
     irm_free(s);
   }
   irm_object_list_release_(&w->keep);
-  irm_free(w->stack);
+  irm_walk_stack_give_(w->stack, sizeof *w->stack, w->cap);
 }
 
 static uint64_t scalar_hash(value_kind k, const irm_any *v);
@@ -415,7 +416,8 @@ static int push_hframe(hash_walk *w, const irm_object *o, enum frame_kind kind,
                        irm_object *fields) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 16;
-    hframe *grown = irm_realloc(w->stack, c * sizeof *grown);
+    hframe *grown =
+        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("hashing a value");
     w->stack = grown;
     w->cap = c;

@@ -247,7 +247,8 @@ static int needs_value(const frame *fr, const irm_object *child) { return !looku
 static int push(task **stack, size_t *depth, size_t *cap, irm_object *node) {
   if (*depth == *cap) {
     size_t c = *cap ? *cap * 2 : 64;
-    task *grown = irm_realloc(*stack, c * sizeof *grown);
+    task *grown =
+        *cap ? irm_realloc(*stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("evaluating");
     *stack = grown;
     *cap = c;
@@ -323,7 +324,7 @@ static int eval_expr(evaluator *ev, frame *fr, irm_object *root, irm_any *out) {
     }
     rc = bind(fr, node, v);
   }
-  irm_free(stack);
+  irm_walk_stack_give_(stack, sizeof *stack, cap);
   return rc ? rc : irm_any_copy(lookup(fr, root, 1), out);
 }
 

@@ -76,7 +76,8 @@ static const char eq_what[] = "comparing IR expressions";
 static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
-    node_pair *grown = irm_realloc(w->stack, c * sizeof *grown);
+    node_pair *grown =
+        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_(eq_what);
     w->stack = grown;
     w->cap = c;
@@ -93,7 +94,7 @@ static void eq_walk_free(eq_walk *w) {
   irm_ptr_table_free_(&w->a_to_b);
   irm_ptr_table_free_(&w->b_to_a);
   irm_walk_pool_free_(&w->pool);
-  irm_free(w->stack);
+  irm_walk_stack_give_(w->stack, sizeof *w->stack, w->cap);
 }
 
 static int add_link(irm_ptr_table_ *table, const irm_object *from, const irm_object *to) {
@@ -340,7 +341,8 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   }
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
-    hframe *grown = irm_realloc(w->stack, c * sizeof *grown);
+    hframe *grown =
+        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_(hash_what);
     w->stack = grown;
     w->cap = c;
@@ -378,7 +380,7 @@ int irm_expr_hash_(const irm_object *e, uint64_t *out_hash) {
   }
   irm_ptr_table_free_(&w.seen);
   irm_ptr_table_free_(&w.vars);
-  irm_free(w.stack);
+  irm_walk_stack_give_(w.stack, sizeof *w.stack, w.cap);
   if (!rc) *out_hash = combine(combine(h, w.nvars), w.annotations);
   return rc;
 }

@@ -401,7 +401,8 @@ int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
     if (need > cap) {
       size_t c = cap;
       while (c < need) c *= 2;
-      print_item *grown = stack == local ? irm_malloc(c * sizeof *grown) : irm_realloc(stack, c * sizeof *grown);
+      print_item *grown =
+          stack == local ? irm_walk_stack_take_(sizeof *grown, c, &c) : irm_realloc(stack, c * sizeof *grown);
       if (!grown) {
         rc = irm_error_nomem_("printing a type");
         break;
@@ -423,7 +424,7 @@ int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
     }
     irm_text_buf_puts_(buf, k == IRM_IR_TYPE_FUNC ? "fn (" : "(");
   }
-  if (stack != local) irm_free(stack);
+  if (stack != local) irm_walk_stack_give_(stack, sizeof *stack, cap);
   return rc;
 }
 

@@ -290,10 +290,9 @@ static int collect(verifier *v, const irm_object *root) {
   int rc = add_node(v, root, &r);
   size_t *stack = NULL, depth = 0, cap = 0;
   if (!rc) {
-    stack = irm_malloc(64 * sizeof *stack);
+    stack = irm_walk_stack_take_(sizeof *stack, 64, &cap);
     v->order = irm_malloc(64 * sizeof *v->order);
     if (!stack || !v->order) rc = irm_error_nomem_(what);
-    cap = 64;
   }
   size_t ocap = 64;
   if (!rc) stack[depth++] = r;
@@ -334,7 +333,7 @@ static int collect(verifier *v, const irm_object *root) {
     }
     stack[depth++] = ci;
   }
-  irm_free(stack);
+  irm_walk_stack_give_(stack, sizeof *stack, cap);
   return rc;
 }
 

@@ -45,7 +45,8 @@ static int push(dce_ctx *c, irm_object *node) {
   if (rc) return rc;
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 64;
-    irm_object **s = irm_realloc(c->stack, cap * sizeof *s);
+    irm_object **s =
+        c->cap ? irm_realloc(c->stack, cap * sizeof *s) : irm_walk_stack_take_(sizeof *s, cap, &cap);
     if (!s) return irm_error_nomem_("eliminating dead code");
     c->stack = s;
     c->cap = cap;
@@ -196,7 +197,7 @@ int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
   if (!rc) rc = irm_function_pass_apply(mod, irm_ir_rewrite_body_, NULL, NULL, &rw, &result);
   irm_ptr_table_free_(&c.visited);
   irm_ptr_table_free_(&c.binders);
-  irm_free(c.stack);
+  irm_walk_stack_give_(c.stack, sizeof *c.stack, c.cap);
   if (!rc) rc = remove_unreachable(&result);
   if (rc) {
     irm_object_release(result);

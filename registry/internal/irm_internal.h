@@ -224,9 +224,10 @@ int irm_plugin_file_load_(const char *path, int *handled, irm_object **info);
 
 #include "text_buf.h"
 
-/* ---- the entry pool and identity tables of every walk over the IR ------------ */
+/* ---- the entry pool, identity tables and stacks of every walk over the IR ---- */
 
 #include "walk_pool.h"
 #include "ptr_table.h"
+#include "walk_stack.h"
 
 #endif

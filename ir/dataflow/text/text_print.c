@@ -103,7 +103,7 @@ static void printer_free(printer *p) {
     irm_free(e->name);
     irm_free(e);
   }
-  irm_free(p->stack);
+  irm_walk_stack_give_(p->stack, sizeof *p->stack, p->cap);
   p->stack = NULL;
   p->depth = p->cap = 0;
 }
@@ -124,8 +124,8 @@ static node_info *get_info(printer *p, const irm_object *node) {
  * one walk, remembering nodes in the table it fills anyway (no walk of its
  * own, which would keep a second table). */
 static int count_uses(printer *p, irm_object *root) {
-  size_t depth = 0, cap = 64;
-  irm_object **stack = irm_malloc(cap * sizeof *stack);
+  size_t depth = 0, cap;
+  irm_object **stack = irm_walk_stack_take_(sizeof *stack, 64, &cap);
   int rc = stack && get_info(p, root) ? IRM_OK : irm_error_nomem_("printing IR");
   if (!rc) stack[depth++] = root;
   while (!rc && depth) {
@@ -150,7 +150,7 @@ static int count_uses(printer *p, irm_object *root) {
       if (c) c->uses++;
     }
   }
-  irm_free(stack);
+  irm_walk_stack_give_(stack, sizeof *stack, cap);
   return rc;
 }
 
@@ -303,7 +303,7 @@ static int type_suffix(printer *p, const irm_object *node) {
 static int push(printer *p, frame_kind kind, irm_object *node) {
   if (p->depth == p->cap) {
     size_t cap = p->cap ? p->cap * 2 : 64;
-    frame *s = irm_realloc(p->stack, cap * sizeof *s);
+    frame *s = p->cap ? irm_realloc(p->stack, cap * sizeof *s) : irm_walk_stack_take_(sizeof *s, cap, &cap);
     if (!s) return irm_error_nomem_("printing IR");
     p->stack = s;
     p->cap = cap;
