@@ -4,7 +4,7 @@
  * are used; a Let's value is only walked once its variable is met in use,
  * so a binding used only by dead bindings is dead too (a whole chain goes
  * in one pass, with an explicit stack). The rewrite then replaces each
- * dead Let by its body.
+ * dead Let by its body; when no Let is dead, there is no rewrite.
  * Functions: when the module has `main`, every function not reachable from
  * it over GlobalVar references is removed. Functions the passes skip
  * (Compiler / SkipOptimization / Primitive) are kept whole and count as
@@ -39,10 +39,14 @@ static int add(irm_ptr_table_ *t, const irm_object *key, seen_node **out) {
   return IRM_OK;
 }
 
+/* Only a shared node can be met twice: the others skip the table. */
 static int push(dce_ctx *c, irm_object *node) {
-  if (!node || find(&c->visited, node)) return IRM_OK;
-  int rc = add(&c->visited, node, NULL);
-  if (rc) return rc;
+  if (!node) return IRM_OK;
+  if (irm_object_is_shared_(node)) {
+    if (find(&c->visited, node)) return IRM_OK;
+    int rc = add(&c->visited, node, NULL);
+    if (rc) return rc;
+  }
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 64;
     irm_object **s =
@@ -83,6 +87,13 @@ static int mark(dce_ctx *c, irm_object *root) {
     }
   }
   return rc;
+}
+
+/* Whether mark met a Let whose variable is never used. */
+static int any_dead_let(const dce_ctx *c) {
+  for (const seen_node *b = irm_ptr_table_first_(&c->binders); b; b = irm_ptr_table_next_(b))
+    if (!b->used) return 1;
+  return 0;
 }
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
@@ -144,6 +155,10 @@ static int remove_unreachable(irm_module **ref) {
   irm_object *names = NULL;
   int rc = irm_module_function_names(*ref, &names);
   if (rc) return rc;
+  if (irm_array_size(names) == 1) { /* main alone: nothing to remove, no walk */
+    irm_object_release(names);
+    return IRM_OK;
+  }
   reach_ctx r = {NULL, NULL, 0, 0};
   rc = reach(&r, "main");
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
@@ -194,7 +209,12 @@ int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
   irm_object_release(names);
   irm_module *result = NULL;
   irm_expr_rewriter rw = {NULL, post, &c};
-  if (!rc) rc = irm_function_pass_apply(mod, irm_ir_rewrite_body_, NULL, NULL, &rw, &result);
+  if (!rc && any_dead_let(&c)) {
+    rc = irm_function_pass_apply(mod, irm_ir_rewrite_body_, NULL, NULL, &rw, &result);
+  } else if (!rc) { /* nothing to drop: no rewrite walk */
+    irm_object_retain((irm_object *)mod);
+    result = mod;
+  }
   irm_ptr_table_free_(&c.visited);
   irm_ptr_table_free_(&c.binders);
   irm_walk_stack_give_(c.stack, sizeof *c.stack, c.cap);
