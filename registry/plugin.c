@@ -37,6 +37,7 @@ typedef struct plugin_entry {
   const irm_plugin_info *info;  /* borrowed from the library */
   irm_plugin_defer *queue;      /* its macros' registrations, kept for replays */
   irm_object *info_map;         /* while LOADED */
+  uint64_t seq;                 /* irm_plugin_load_seq_ when it became LOADED */
 } plugin_entry;
 
 /* In load order (an entry moves to the end when it becomes LOADED). */
@@ -269,6 +270,7 @@ static void finish(plugin_entry *e, plugin_state state) {
   pthread_mutex_lock(&plugins_lock);
   e->state = state;
   if (state == PLUGIN_LOADED) {
+    e->seq = irm_plugin_load_seq_();
     plugin_entry **p = &plugins;
     while (*p != e) p = &(*p)->next;
     *p = e->next;
@@ -307,18 +309,27 @@ static void unload_undo(void *data) {
 
 /* ---- listing ---- */
 
-int irm_plugin_list(irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_plugin_list: out must not be NULL");
-  *out = NULL;
+uint64_t irm_plugin_load_seq_(void) {
+  static _Atomic uint64_t next;
+  return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+
+/* The loaded shared objects' info Maps (NEW) and load numbers, in load
+ * order. */
+static int loaded_libraries(irm_any **items_out, uint64_t **seqs_out, size_t *n_out) {
   size_t capacity = 8, n;
   irm_any *items = NULL;
+  uint64_t *seqs = NULL;
   for (;;) { /* allocate outside the lock; retry if plugins arrived meanwhile */
     irm_any *bigger = irm_realloc(items, capacity * sizeof *items);
-    if (!bigger) {
+    if (bigger) items = bigger;
+    uint64_t *more = bigger ? irm_realloc(seqs, capacity * sizeof *seqs) : NULL;
+    if (!more) {
       irm_free(items);
-      return irm_error(IRM_ENOMEM, "listing plugins");
+      irm_free(seqs);
+      return irm_error_nomem_("listing plugins");
     }
-    items = bigger;
+    seqs = more;
     n = 0;
     size_t total = 0;
     pthread_mutex_lock(&plugins_lock);
@@ -326,6 +337,7 @@ int irm_plugin_list(irm_object **out) {
       if (e->state != PLUGIN_LOADED) continue;
       if (total++ < capacity) {
         irm_object_retain(e->info_map);
+        seqs[n] = e->seq;
         items[n++] = irm_any_object(e->info_map);
       }
     }
@@ -334,9 +346,36 @@ int irm_plugin_list(irm_object **out) {
     for (size_t i = 0; i < n; i++) irm_any_release(&items[i]);
     capacity = total * 2;
   }
-  int rc = irm_array_new(items, n, out);
-  for (size_t i = 0; i < n; i++) irm_any_release(&items[i]);
-  irm_free(items);
+  *items_out = items;
+  *seqs_out = seqs;
+  *n_out = n;
+  return IRM_OK;
+}
+
+/* Shared objects and plugin files (*.rules), merged by load number. */
+int irm_plugin_list(irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_plugin_list: out must not be NULL");
+  *out = NULL;
+  irm_any *libs = NULL, *files = NULL, *all = NULL;
+  uint64_t *lib_seq = NULL, *file_seq = NULL;
+  size_t n_libs = 0, n_files = 0;
+  int rc = loaded_libraries(&libs, &lib_seq, &n_libs);
+  if (!rc) rc = irm_plugin_files_loaded_(&files, &file_seq, &n_files);
+  if (!rc && n_libs + n_files && !(all = irm_malloc((n_libs + n_files) * sizeof *all)))
+    rc = irm_error_nomem_("listing plugins");
+  if (!rc) {
+    size_t i = 0, j = 0, k = 0;
+    while (i < n_libs || j < n_files)
+      all[k++] = j == n_files || (i < n_libs && lib_seq[i] < file_seq[j]) ? libs[i++] : files[j++];
+    rc = irm_array_new(all, k, out);
+  }
+  for (size_t i = 0; i < n_libs; i++) irm_any_release(&libs[i]);
+  for (size_t j = 0; j < n_files; j++) irm_any_release(&files[j]);
+  irm_free(all);
+  irm_free(libs);
+  irm_free(files);
+  irm_free(lib_seq);
+  irm_free(file_seq);
   return rc;
 }
 

@@ -22,8 +22,9 @@ typedef struct file_loader {
 } file_loader;
 
 typedef struct loaded_file {
-  struct loaded_file *next;
+  struct loaded_file *next; /* newest first */
   char *realpath;
+  uint64_t seq; /* irm_plugin_load_seq_ when it loaded */
 } loaded_file;
 
 static file_loader loaders[MAX_LOADERS];
@@ -135,6 +136,7 @@ int irm_plugin_file_load_(const char *path, int *handled, irm_object **info) {
     return rc;
   }
   pthread_mutex_lock(&lock);
+  entry->seq = irm_plugin_load_seq_();
   entry->next = loaded;
   loaded = entry;
   pthread_mutex_unlock(&lock);
@@ -143,4 +145,42 @@ int irm_plugin_file_load_(const char *path, int *handled, irm_object **info) {
    * would stay listed. */
   if (irm_journal_active() && irm_journal_record(forget, NULL, entry)) irm_clear_error();
   return file_info(entry->realpath, info);
+}
+
+int irm_plugin_files_loaded_(irm_any **items, uint64_t **seqs, size_t *n) {
+  *items = NULL;
+  *seqs = NULL;
+  *n = 0;
+  pthread_mutex_lock(&lock);
+  size_t count = 0;
+  for (loaded_file *f = loaded; f; f = f->next) count++;
+  char **paths = count ? irm_calloc(count, sizeof *paths) : NULL;
+  uint64_t *order = count ? irm_malloc(count * sizeof *order) : NULL;
+  int rc = count && (!paths || !order) ? IRM_ENOMEM : IRM_OK;
+  size_t i = count;
+  for (loaded_file *f = loaded; !rc && f; f = f->next) { /* newest first: fill from the end */
+    i--;
+    order[i] = f->seq;
+    if (!(paths[i] = irm_strdup(f->realpath))) rc = IRM_ENOMEM;
+  }
+  pthread_mutex_unlock(&lock);
+  irm_any *maps = !rc && count ? irm_calloc(count, sizeof *maps) : NULL;
+  if (!rc && count && !maps) rc = IRM_ENOMEM;
+  for (size_t k = 0; !rc && k < count; k++) {
+    irm_object *info = NULL;
+    if (file_info(paths[k], &info)) rc = IRM_ENOMEM;
+    else maps[k] = irm_any_object(info);
+  }
+  for (size_t k = 0; paths && k < count; k++) irm_free(paths[k]);
+  irm_free(paths);
+  if (rc) {
+    for (size_t k = 0; maps && k < count; k++) irm_any_release(&maps[k]);
+    irm_free(maps);
+    irm_free(order);
+    return irm_error_nomem_("listing plugins");
+  }
+  *items = maps;
+  *seqs = order;
+  *n = count;
+  return IRM_OK;
 }

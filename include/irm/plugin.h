@@ -90,9 +90,10 @@ IRM_API int irm_plugin_load_info(const char *path, irm_object **info);
  * "IRM_PLUGIN_PATH" as context), MemoryError. */
 IRM_API int irm_plugin_load_from_env(void);
 
-/* The loaded plugins, in load order, as a NEW Array of info Maps (as
- * irm_plugin_load_info gives them). Failed loads are not listed. Errors:
- * ValueError (NULL out), MemoryError. */
+/* The loaded plugins, shared objects and plugin files (*.rules) alike, in
+ * load order, as a NEW Array of info Maps (as irm_plugin_load_info gives
+ * them). Failed loads, and loads an enclosing journal rolled back, are not
+ * listed. Errors: ValueError (NULL out), MemoryError. Thread safe. */
 IRM_API int irm_plugin_list(irm_object **out);
 
 /* The globals plugin.Load(path) -> Map info and plugin.List() -> Array of

@@ -202,6 +202,14 @@ int irm_plugin_file_loader_register_(const char *ext, irm_plugin_file_loader_fn 
 int irm_plugin_file_is_loadable_(const char *name);
 int irm_plugin_file_load_(const char *path, int *handled, irm_object **info);
 
+/* Load order across both kinds of plugin: the next number (plugin.c). */
+uint64_t irm_plugin_load_seq_(void);
+
+/* The loaded plugin files for irm_plugin_list: *n info Maps (NEW) in
+ * *items and their load numbers in *seqs, in load order; both arrays
+ * irm_malloc'ed (NULL when n is 0). MemoryError. */
+int irm_plugin_files_loaded_(irm_any **items, uint64_t **seqs, size_t *n);
+
 /* ---- uthash through irm's allocator ------------------------------------------ */
 
 #define HASH_NONFATAL_OOM 1

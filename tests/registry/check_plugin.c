@@ -236,6 +236,42 @@ START_TEST(test_globals_load_and_list) {
 }
 END_TEST
 
+/* A rules file is a plugin too: listed in load order among the shared
+ * objects, with its file name and an empty version; a failed one is not. */
+START_TEST(test_rules_files_are_listed_in_load_order) {
+  char dir[] = "/tmp/irm_plugin_rules_XXXXXX", path[4200], bad[4200];
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/listed.rules", dir);
+  snprintf(bad, sizeof bad, "%s/broken.rules", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("pass ListedRules {\n  rule r : nn.relu(%x) => %x\n}\n", f);
+  fclose(f);
+  f = fopen(bad, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("pass BrokenRules {\n  rule r : nn.relu(%x) %x\n}\n", f);
+  fclose(f);
+  ck_assert_ok(irm_plugin_load(IRM_TEST_EXECUTOR_PLUGIN));
+  ck_assert_ok(irm_plugin_load(path));
+  ck_assert_int_eq(irm_plugin_load(bad), IRM_EPLUGIN);
+  ck_assert_ok(irm_plugin_load(IRM_TEST_PASS_PLUGIN));
+  ck_assert_ok(irm_plugin_load(path)); /* again: a no-op, listed once */
+  irm_object *list = call_global0("plugin.List");
+  ck_assert_uint_eq(irm_array_size(list), 3);
+  ck_assert_str_eq(info_field(irm_array_at(list, 0)->v_obj, "name"), "micro-aot-executor");
+  ck_assert_str_eq(info_field(irm_array_at(list, 1)->v_obj, "name"), "listed.rules");
+  ck_assert_str_eq(info_field(irm_array_at(list, 1)->v_obj, "version"), "");
+  char *real = realpath(path, NULL);
+  ck_assert_str_eq(info_field(irm_array_at(list, 1)->v_obj, "path"), real);
+  free(real);
+  ck_assert_str_eq(info_field(irm_array_at(list, 2)->v_obj, "name"), "choose-data-layout");
+  irm_object_release(list);
+  remove(path);
+  remove(bad);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_load_from_env_with_file) {
   ck_assert_int_eq(setenv("IRM_PLUGIN_PATH", "::" IRM_TEST_EXECUTOR_PLUGIN ":", 1), 0);
   ck_assert_ok(irm_plugin_load_from_env());
@@ -469,6 +505,7 @@ static Suite *plugin_suite(void) {
   tcase_add_test(load, test_load_twice_returns_same_info);
   tcase_add_test(load, test_load_through_other_path_to_same_file_is_noop);
   tcase_add_test(load, test_globals_load_and_list);
+  tcase_add_test(load, test_rules_files_are_listed_in_load_order);
   tcase_add_test(load, test_load_from_env_with_file);
   tcase_add_test(load, test_load_from_env_unset_does_nothing);
   tcase_add_test(load, test_load_from_env_folder_loads_sorted_so_files);

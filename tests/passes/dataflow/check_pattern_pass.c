@@ -295,6 +295,17 @@ static int pass_registered(const char *name) {
   return found;
 }
 
+/* How many loaded plugins plugin.List names name. */
+static size_t listed(const char *name) {
+  irm_object *list = NULL;
+  ck_assert_ok(irm_plugin_list(&list));
+  size_t n = 0;
+  for (size_t i = 0; i < irm_array_size(list); i++)
+    n += strcmp(irm_string_data(irm_map_find_cstr(irm_array_at(list, i)->v_obj, "name")->v_obj), name) == 0;
+  irm_object_release(list);
+  return n;
+}
+
 START_TEST(test_rules_file_as_plugin) {
   char dir[] = "/tmp/irm_rules_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -310,6 +321,7 @@ START_TEST(test_rules_file_as_plugin) {
   ck_assert_ok(irm_plugin_load_info(path, &info)); /* loaded already: nothing to do but the info */
   ck_assert_str_eq(irm_string_data(irm_map_find_cstr(info, "name")->v_obj), "lower.rules");
   irm_object_release(info);
+  ck_assert_uint_eq(listed("lower.rules"), 1);
   irm_module *m = ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = multiply(%x, const(float32, [], [1]));\n"
                                    "  %1 = nn.relu(%0);\n  %1\n}\n"),
              *out = NULL, *want = typed_main("%x: " T23, "  %0 = maximum(%x, const(float32, [], [0]));\n  %0\n");
@@ -336,6 +348,7 @@ START_TEST(test_bad_rules_file_rolls_back) {
   ck_assert_last_error(err_prefix);
   ck_assert_error_mentions("pass 'SimplifyExpr'");
   ck_assert(!pass_registered("RollbackFirst"));
+  ck_assert_uint_eq(listed("clash.rules"), 0);
   remove(path);
   /* a syntax error: file, line and column */
   path = write_rules(dir, "syntax.rules", "pass Ok {\n  rule r : nn.relu(%x) => %x\n}\npass Broken {\n  rule r : nn.relu(%x) %x\n}\n");
@@ -356,10 +369,13 @@ START_TEST(test_bad_rules_file_rolls_back) {
   irm_journal *j = open_journal();
   ck_assert_ok(irm_plugin_load(path));
   ck_assert(pass_registered("Journaled"));
+  ck_assert_uint_eq(listed("journaled.rules"), 1);
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert(!pass_registered("Journaled"));
+  ck_assert_uint_eq(listed("journaled.rules"), 0);
   ck_assert_ok(irm_plugin_load(path));
   ck_assert(pass_registered("Journaled"));
+  ck_assert_uint_eq(listed("journaled.rules"), 1);
   remove(path);
   rmdir(dir);
 }
