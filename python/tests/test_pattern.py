@@ -102,7 +102,9 @@ def test_partition_from_python():
 def test_rules_file_is_a_plugin(tmp_path):
     path = tmp_path / "py_lower.rules"
     path.write_text("pass PyFileLowerRelu {\n  rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))\n}\n")
-    irm.load_plugin(str(path))
+    info = irm.load_plugin(str(path))
+    assert info["name"] == "py_lower.rules" and info["version"] == ""
+    assert irm.list_plugins()[-1] == info  # listed, last loaded
     mod = typed("  %0 = nn.relu(%x);\n  %0\n")
     out = irm.parse_pipeline("Sequential(PyFileLowerRelu)")(mod)
     assert "maximum(" in irm.ir.text(out)
@@ -111,3 +113,4 @@ def test_rules_file_is_a_plugin(tmp_path):
     with pytest.raises(irm.PluginError, match="line 2, column 24"):
         irm.load_plugin(str(bad))
     assert "PyBad" not in irm.transform.Pass.list_registered()
+    assert all(p["name"] != "bad.rules" for p in irm.list_plugins())
