@@ -353,10 +353,12 @@ static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE,     S_PRINT,     
                                                       S_VERIFY,    S_JSON_WRITE, S_JSON_READ,
                                                       S_HASH,      S_EQUAL,     S_WALK};
 
+/* The parameters of @main in the scale section's chains of adds. */
+static const char chain_params[] = "%x: Tensor[(1, 8), float32]";
+
 /* Prints the memory figures of a chain of n adds (counting allocator). */
 static void chain_memory(size_t n) {
-  static const char params[] = "%x: Tensor[(1, 8), float32]";
-  irm_object *text = chain_text(n, "add", 1, params, "");
+  irm_object *text = chain_text(n, "add", 1, chain_params, "");
   long long base = atomic_load(&live_bytes);
   atomic_store(&peak_bytes, base);
   irm_module *mod = parse_text(text);
@@ -393,9 +395,8 @@ static void memory_figures(size_t small, size_t large) {
     if (irm_test_gen_ops()) bench_die("generator ops");
     chain_memory(small);
     chain_memory(large);
-    static const char params[] = "%x: Tensor[(1, 8), float32]";
-    printf("# bytes per call: untyped add %.1f, typed add %.1f (aim <= 64), nn.conv2d with defaults %.1f (aim <= 128)\n",
-           chain_bytes(100000, "add", 1, params, "", 0), chain_bytes(100000, "add", 1, params, "", 1),
+      printf("# bytes per call: untyped add %.1f, typed add %.1f (aim <= 64), nn.conv2d with defaults %.1f (aim <= 128)\n",
+           chain_bytes(100000, "add", 1, chain_params, "", 0), chain_bytes(100000, "add", 1, chain_params, "", 1),
            chain_bytes(100000, "nn.conv2d", 0, "%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32]",
                        ", %w", 0));
     fflush(stdout);
@@ -407,9 +408,8 @@ static void memory_figures(size_t small, size_t large) {
 
 /* Makes the job of a chain of n adds. */
 static void scale_job_make(scale_job *j, size_t n) {
-  static const char params[] = "%x: Tensor[(1, 8), float32]";
   memset(j, 0, sizeof *j);
-  j->text = chain_text(n, "add", 1, params, "");
+  j->text = chain_text(n, "add", 1, chain_params, "");
   j->mod = parse_text(j->text);
   j->copy = parse_text(j->text);
   irm_any v = irm_any_object((irm_object *)j->mod);
