@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dataflow_plan.h"
+#include "lower/plan.h"
 #include "backend_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"

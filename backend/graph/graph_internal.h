@@ -6,7 +6,7 @@
 #ifndef IRM_BACKEND_GRAPH_INTERNAL_H
 #define IRM_BACKEND_GRAPH_INTERNAL_H
 
-#include "aot_internal.h"
+#include "aot/aot_internal.h"
 
 /* The graph of main: nodes are main's inputs, then its constants (op
  * "null"), then one "tvm_op" node per step; entry e of node n is tensor

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dataflow_plan.h"
+#include "plan.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/op.h"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dataflow_plan.h"
+#include "lower/plan.h"
 
 /* The C source (the kernels' text included) and the header. */
 int irm_aot_emit_source_(const dataflow_plan *p, const char *kernels_text, irm_text_buf *out);
