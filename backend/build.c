@@ -286,7 +286,7 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = run_pipeline(frozen, cfg, &final);
   if (!rc) rc = irm_map_new(&artifacts);
   if (!rc) rc = external_codegens(final, &artifacts);
-  if (!rc) rc = irm_dataflow_plan_check_externs_(final, artifacts);
+  if (!rc) rc = irm_plan_check_externs_(final, artifacts);
   if (!rc) rc = executor_codegen(final, cfg, &artifacts);
   if (!rc) {
     irm_object *p = irm_module_params(final), *empty = NULL;

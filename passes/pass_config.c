@@ -448,12 +448,8 @@ static int migrate_factory(const irm_object *options, irm_pass **out) {
 }
 
 int irm_register_pass_config_builtins_(void) {
-  irm_any no = irm_any_bool(false), greedy = irm_any_str("greedy_by_size");
+  irm_any no = irm_any_bool(false);
   int rc = irm_pass_config_register("tir.disable_vectorize", "bool", &no, NULL);
-  if (!rc) rc = irm_pass_config_register("usmp.enable", "bool", &no, "usmp.enable");
-  if (!rc) rc = irm_pass_config_register("usmp.algorithm", "str", &greedy, "usmp.algorithm");
-  if (!rc) rc = irm_pass_config_register_alias("tir.usmp.enable", "usmp.enable"); /* TVM's names */
-  if (!rc) rc = irm_pass_config_register_alias("tir.usmp.algorithm", "usmp.algorithm");
   irm_any yes = irm_any_bool(true);
   if (!rc) rc = irm_pass_config_register(IRM_PASS_REPRODUCER_CONFIG, "str", NULL, NULL);
   if (!rc) rc = irm_pass_config_register(IRM_PASS_VERIFY_EACH_CONFIG, "bool", &yes, NULL);

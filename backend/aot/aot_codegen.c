@@ -1,25 +1,26 @@
 /* The `aot` executor's code generator ("executor.codegen" of kind aot,
  * docs/build.md#the-aot-executor): (module, config) -> Map of artifacts
  *   tvmgen_<mod_name>.c   the kernels, the workspace, the constants and
- *                         the entry points (aot_emit.c);
+ *                         the entry points (aot_emit.c, aot_kernels.c);
  *   tvmgen_<mod_name>.h   with interface-api = "c": the inputs/outputs
  *                         structs and tvmgen_<mod_name>_run;
  *   <mod_name>.params     with link-params = false: main's constants in
  *                         the params file layout (runtime/include/irm_params.h).
  * Everything it reads comes through the module: its CompilationConfig
  * (executor options, runtime, default target), mod_name, params and the
- * usmp.* attributes. */
+ * usmp.* attributes. main is lowered (lower/plan.h) and the emitters read
+ * the plan and the options. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "aot_internal.h"
+#include "backend_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
-#include "irm/tensor.h"
-#include "irm_params.h"
+#include "irm/module.h"
 
 /* An option of the executor; NONE when its kind has no such option (a kind
  * registered at run time may reuse this code generator with fewer options). */
@@ -61,8 +62,9 @@ static int alignment(const irm_object *e, const char *key, size_t *out) {
   return rc;
 }
 
-/* The options of the aot executor and the rest of the configuration. */
-static int read_options(const irm_module *mod, const irm_compilation_config *cfg, plan_options *o) {
+/* The options of the aot executor and the rest of the configuration: the
+ * emitter's options *o, and what lowering is asked for *req. */
+static int read_options(const irm_module *mod, const irm_compilation_config *cfg, aot_options *o, plan_request *req) {
   const irm_object *e = irm_compilation_config_executor(cfg);
   irm_any api = irm_any_none();
   const char *a = "packed";
@@ -74,11 +76,9 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (!rc) rc = option_bool(e, "link-params", true, &o->link_params);
   if (!rc) rc = alignment(e, "workspace-byte-alignment", &o->ws_align);
   if (!rc) rc = alignment(e, "constant-byte-alignment", &o->const_align);
-  if (!rc) rc = irm_mem_algo_of_module_(mod, &o->algo);
+  if (!rc) rc = irm_mem_algo_of_module_(mod, &req->algo);
   if (rc) return rc;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
-  o->who = "aot codegen";
-  o->target = irm_compilation_config_default_primitive_target(cfg);
   o->mod_name = irm_module_mod_name(mod);
   if (!o->mod_name) o->mod_name = "default";
   for (const char *s = o->mod_name; *s; s++)
@@ -87,29 +87,13 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
                        "names the generated symbols", irm_error_quote(o->mod_name));
   if (isdigit((unsigned char)o->mod_name[0]))
     return irm_error(IRM_EVALUE, "aot codegen: mod_name '%s' must not start with a digit", o->mod_name);
+  req->mod_name = o->mod_name;
+  req->who = "aot codegen";
+  req->target = irm_compilation_config_default_primitive_target(cfg);
+  req->alignment = o->ws_align;
+  req->scratch_buffers = true; /* in the workspace */
+  req->output_buffers = false; /* written straight into the caller's outputs */
   return IRM_OK;
-}
-
-/* main's constants in the params file layout (aot_internal.h). */
-int irm_aot_params_blob_(const dataflow_plan *p, irm_object **out) {
-  const char **names = irm_calloc(p->n_consts + 1, sizeof *names);
-  const DLTensor **tensors = irm_calloc(p->n_consts + 1, sizeof *tensors);
-  int rc = names && tensors ? IRM_OK : irm_error(IRM_ENOMEM, "aot codegen: out of memory");
-  for (size_t k = 0; !rc && k < p->n_consts; k++) {
-    names[k] = p->consts[k].name;
-    tensors[k] = irm_tensor_dl((const irm_tensor *)p->consts[k].tensor);
-  }
-  size_t size = 0;
-  unsigned char *buf = NULL;
-  if (!rc && irm_params_write(NULL, 0, p->n_consts, names, tensors, &size) != IRM_PARAMS_OK)
-    rc = irm_error(IRM_EVALUE, "aot codegen: a parameter cannot be written to the params file");
-  if (!rc && !(buf = irm_malloc(size))) rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory for the params");
-  if (!rc) irm_params_write(buf, size, p->n_consts, names, tensors, &size);
-  if (!rc) rc = irm_string_new((const char *)buf, size, out);
-  irm_free(buf);
-  irm_free(names);
-  irm_free(tensors);
-  return rc;
 }
 
 static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
@@ -122,35 +106,34 @@ static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
 }
 
 static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg, irm_object **out) {
-  dataflow_plan p = {0};
-  irm_text_buf kernels, src, hdr;
-  irm_text_buf_init_(&kernels, NULL, 0);
+  lowered_plan p = {0};
+  aot_options o = {0};
+  plan_request req = {0};
+  irm_text_buf src, hdr;
   irm_text_buf_init_(&src, NULL, 0);
   irm_text_buf_init_(&hdr, NULL, 0);
   irm_object *artifacts = NULL;
-  int rc = read_options(mod, cfg, &p.opt);
-  if (!rc) rc = irm_dataflow_plan_(mod, &p, &kernels);
-  if (!rc && kernels.failed) rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory for the kernels");
-  if (!rc) rc = irm_aot_emit_source_(&p, irm_text_buf_cstr_(&kernels), &src);
-  if (!rc && p.opt.interface_c) rc = irm_aot_emit_header_(&p, &hdr);
+  int rc = read_options(mod, cfg, &o, &req);
+  if (!rc) rc = irm_plan_lower_(mod, &req, &p);
+  if (!rc) rc = irm_aot_emit_source_(&p, &o, &src);
+  if (!rc && o.interface_c) rc = irm_aot_emit_header_(&p, &o, &hdr);
   if (!rc) rc = irm_map_new(&artifacts);
   char name[300];
-  snprintf(name, sizeof name, "tvmgen_%s.c", p.opt.mod_name);
+  snprintf(name, sizeof name, "tvmgen_%s.c", o.mod_name);
   if (!rc) rc = put_text(&artifacts, name, &src);
-  snprintf(name, sizeof name, "tvmgen_%s.h", p.opt.mod_name);
-  if (!rc && p.opt.interface_c) rc = put_text(&artifacts, name, &hdr);
-  if (!rc && !p.opt.link_params) {
+  snprintf(name, sizeof name, "tvmgen_%s.h", o.mod_name);
+  if (!rc && o.interface_c) rc = put_text(&artifacts, name, &hdr);
+  if (!rc && !o.link_params) {
     irm_object *blob = NULL;
     rc = irm_aot_params_blob_(&p, &blob);
     irm_any v = irm_any_object(blob);
-    snprintf(name, sizeof name, "%s.params", p.opt.mod_name);
+    snprintf(name, sizeof name, "%s.params", o.mod_name);
     if (!rc) rc = irm_map_set_move(&artifacts, name, &v);
     irm_object_release(blob);
   }
-  irm_text_buf_free_(&kernels);
   irm_text_buf_free_(&src);
   irm_text_buf_free_(&hdr);
-  irm_dataflow_plan_free_(&p);
+  irm_plan_free_(&p);
   if (rc) {
     irm_object_release(artifacts);
     return rc;

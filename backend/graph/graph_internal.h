@@ -1,31 +1,40 @@
-/* Private to backend/: what the graph executor's code generator files
- * share (docs/graph.md). graph_plan.c turns the AOT analysis of main
- * (aot_internal.h: tensors, kernels, steps) into graph nodes, entries and
- * storage ids and writes the graph JSON; graph_codegen.c is the `graph`
- * kind's executor.codegen and writes the C source. */
+/* Private to backend/: what the graph executor's emitter files share
+ * (docs/graph.md); like the AOT executor's, they read only the lowered
+ * plan (lower/plan.h). graph_plan.c turns the plan (tensors, kernels,
+ * steps, and the buffers the memory planner gave storages) into graph
+ * nodes, entries and storage ids and writes the graph JSON;
+ * graph_codegen.c is the `graph` kind's executor.codegen and writes the C
+ * source, with the kernels' C the AOT emitter shares (aot_internal.h). */
 #ifndef IRM_BACKEND_GRAPH_INTERNAL_H
 #define IRM_BACKEND_GRAPH_INTERNAL_H
 
 #include "aot/aot_internal.h"
 
+/* The graph executor's options and what names the generated code. */
+typedef struct graph_options {
+  bool link_params;
+  const char *mod_name;
+  const char *runtime; /* the runtime kind's name */
+} graph_options;
+
 /* The graph of main: nodes are main's inputs, then its constants (op
  * "null"), then one "tvm_op" node per step; entry e of node n is tensor
  * entry_tensor[row_ptr[n] + e]. */
 typedef struct graph_plan {
-  const dataflow_plan *p; /* borrowed */
+  const lowered_plan *p; /* borrowed */
   size_t n_nodes;       /* n_inputs + n_consts + n_steps */
   size_t *row_ptr;      /* n_nodes + 1 */
   size_t *entry_tensor; /* row_ptr[n_nodes] entries: tensor ids */
   size_t *tensor_entry; /* per tensor id: its entry */
   size_t *storage_id;   /* per entry */
-  size_t *storage_bytes; /* per storage id */
-  size_t n_storage;
 } graph_plan;
 
-/* Plans p's graph: entries and storage ids (temporaries whose lifetimes
- * do not overlap share one; inputs, constants and main's outputs keep
- * their own). Errors: MemoryError. */
-int irm_graph_plan_(const dataflow_plan *p, graph_plan *g);
+/* Plans p's graph: entries and storage ids. Inputs and constants each
+ * have their own storage; a temporary's is its buffer's storage (p lowered
+ * with a buffer per temporary, placed by storage_best_fit: temporaries
+ * whose lifetimes do not overlap share one, main's outputs keep theirs).
+ * Errors: MemoryError. */
+int irm_graph_plan_(const lowered_plan *p, graph_plan *g);
 void irm_graph_plan_free_(graph_plan *g);
 
 /* The node of step s, of input i, of constant k. */

@@ -1,7 +1,8 @@
-/* The workspace planner (backend/memory_plan.h): every algorithm keeps
+/* The memory planner (backend/lower/memory_plan.h): every algorithm keeps
  * live buffers apart and aligned, the greedy ones reuse memory (planned
- * bytes <= unplanned), the module's usmp.* attributes pick the algorithm,
- * and unknown names and bad input are errors. The example models'
+ * bytes <= unplanned), storage_best_fit (the graph executor's) shares
+ * storages by TVM's graph planner's rules, the module's usmp.* attributes
+ * pick the algorithm, and unknown names and bad input are errors. The example models'
  * workspace bytes per algorithm are printed (docs/build.md cites them). */
 #include "check_build_util.h"
 #include "memory_plan.h"
@@ -25,7 +26,7 @@ static void random_buffers(irm_mem_buffer_ *b, size_t n, uint64_t seed) {
   for (size_t i = 0; i < n; i++) {
     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
     size_t first = (seed >> 33) % 50, len = (seed >> 20) % 8;
-    b[i] = (irm_mem_buffer_){(size_t)((seed >> 40) % 5000), first, first + len, 0, (seed >> 10) % 4 == 0 ? 64 : 0};
+    b[i] = (irm_mem_buffer_){(size_t)((seed >> 40) % 5000), first, first + len, 0, (seed >> 10) % 4 == 0 ? 64 : 0, 0};
   }
 }
 
@@ -33,11 +34,15 @@ START_TEST(test_no_two_live_buffers_overlap) {
   enum { N = 200 };
   irm_mem_buffer_ b[N];
   for (uint64_t seed = 1; seed <= 30; seed++) {
-    size_t totals[3];
-    for (int algo = 0; algo < 3; algo++) {
+    size_t totals[4];
+    for (int algo = 0; algo < 4; algo++) {
       random_buffers(b, N, seed);
       ck_assert_ok(irm_memory_plan_(b, N, 16, (irm_mem_algo_)algo, &totals[algo]));
       assert_valid(b, N, 16, totals[algo]);
+      for (size_t i = 0; i < N; i++) /* one storage, one offset; every algorithm but storage_best_fit: its own */
+        for (size_t j = 0; j < N; j++)
+          if (b[i].storage == b[j].storage) ck_assert_uint_eq(b[i].offset, b[j].offset);
+      for (size_t i = 0; algo != IRM_MEM_STORAGE_BEST_FIT && i < N; i++) ck_assert_uint_eq(b[i].storage, i);
     }
     ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_SIZE], totals[IRM_MEM_NONE]);
     ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_CONFLICTS], totals[IRM_MEM_NONE]);
@@ -48,7 +53,7 @@ END_TEST
 START_TEST(test_a_chain_reuses_memory) {
   /* a chain: each buffer lives from its step to the next */
   irm_mem_buffer_ b[10];
-  for (size_t i = 0; i < 10; i++) b[i] = (irm_mem_buffer_){1000, i, i + 1, 0, 0};
+  for (size_t i = 0; i < 10; i++) b[i] = (irm_mem_buffer_){1000, i, i + 1, 0, 0, 0};
   size_t none = 0, size = 0, conflicts = 0;
   ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_NONE, &none));
   ck_assert_uint_eq(none, 9 * 1024 + 1000);
@@ -56,16 +61,43 @@ START_TEST(test_a_chain_reuses_memory) {
   ck_assert_uint_eq(size, 1024 + 1000); /* two buffers alternate */
   ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_GREEDY_BY_CONFLICTS, &conflicts));
   ck_assert_uint_eq(conflicts, 1024 + 1000);
+  ck_assert_ok(irm_memory_plan_(b, 10, 64, IRM_MEM_STORAGE_BEST_FIT, &size));
+  ck_assert_uint_eq(size, 1024 + 1000);
   ck_assert_ok(irm_memory_plan_(b, 0, 64, IRM_MEM_GREEDY_BY_SIZE, &size));
   ck_assert_uint_eq(size, 0);
 }
 END_TEST
 
+/* storage_best_fit takes the smallest free storage that fits, else the
+ * largest free one (grown), else a new one; a storage is free once its
+ * last buffer is dead; buffers go by first use. */
+START_TEST(test_storage_best_fit) {
+  irm_mem_buffer_ b[6] = {
+      {300, 5, 5, 0, 0, 0}, /* F: none free fits: the largest (s1) grown */
+      {100, 0, 1, 0, 0, 0}, /* A: a new storage s0 */
+      {50, 1, 2, 0, 0, 0},  /* B: s0 is live: s1 */
+      {80, 2, 3, 0, 0, 0},  /* C: s0 free and fits */
+      {200, 3, 3, 0, 0, 0}, /* D: s1 is the only free one: grown */
+      {10, 4, 4, 0, 0, 0},  /* E: both free and fit: the smaller, s0 */
+  };
+  static const size_t storage[6] = {1, 0, 1, 0, 1, 0};
+  size_t total = 0;
+  ck_assert_ok(irm_memory_plan_(b, 6, 16, IRM_MEM_STORAGE_BEST_FIT, &total));
+  for (size_t i = 0; i < 6; i++) ck_assert_uint_eq(b[i].storage, storage[i]);
+  ck_assert_uint_eq(b[1].offset, 0);
+  ck_assert_uint_eq(b[0].offset, 112); /* s1 after s0's 100 bytes, 16-aligned */
+  ck_assert_uint_eq(total, 412);
+  ck_assert_str_eq(irm_mem_algo_name_(IRM_MEM_STORAGE_BEST_FIT), "storage_best_fit");
+  irm_mem_algo_ a;
+  ck_assert_int_eq(irm_mem_algo_parse_("storage_best_fit", &a), IRM_EVALUE); /* no usmp.algorithm */
+}
+END_TEST
+
 START_TEST(test_errors) {
-  irm_mem_buffer_ b[1] = {{10, 3, 2, 0, 0}};
+  irm_mem_buffer_ b[1] = {{10, 3, 2, 0, 0, 0}};
   size_t total = 0;
   ck_assert_error(irm_memory_plan_(b, 1, 16, IRM_MEM_NONE, &total), IRM_EVALUE, "ValueError: memory plan: buffer 0");
-  b[0] = (irm_mem_buffer_){10, 1, 2, 0, 0};
+  b[0] = (irm_mem_buffer_){10, 1, 2, 0, 0, 0};
   ck_assert_error(irm_memory_plan_(b, 1, 24, IRM_MEM_NONE, &total), IRM_EVALUE,
                   "ValueError: memory plan: alignment 24 is not a power of two");
   b[0].align = 3;
@@ -112,6 +144,7 @@ int main(void) {
   TCase *tc = tcase_create("memory_plan");
   tcase_add_test(tc, test_no_two_live_buffers_overlap);
   tcase_add_test(tc, test_a_chain_reuses_memory);
+  tcase_add_test(tc, test_storage_best_fit);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_module_attributes_pick_the_algorithm);
   suite_add_tcase(s, tc);
