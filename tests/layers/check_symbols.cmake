@@ -6,9 +6,18 @@
 #
 # -DWHAT=backend checks the compilation driver's symbols the same way (the
 # DIALECT objects are then backend/'s, LOWER everything below it).
+#
+# -DUSER=<words> names the checked objects in the failure (default "a
+# library below the <WHAT>"), and -DFORBID=<regex> refuses the symbols it
+# matches too, whoever defines them (-DFORBID_WHY=<words> says what they
+# are): the executors' emitters (backend/aot/, backend/graph/) read only
+# the lowered plan, so they use nothing of the dialect and no IR accessor.
 cmake_policy(VERSION 3.20)
 if(NOT WHAT)
   set(WHAT "dataflow dialect")
+endif()
+if(NOT USER)
+  set(USER "a library below the ${WHAT}")
 endif()
 string(REPLACE "|" ";" lower "${LOWER}")
 string(REPLACE "|" ";" dialect "${DIALECT}")
@@ -39,13 +48,16 @@ foreach(obj IN LISTS lower)
   string(REGEX MATCHALL "(^|\n)[A-Za-z_][A-Za-z0-9_]* U" undefined_lines "${undefined}")
   foreach(line IN LISTS undefined_lines)
     string(REGEX REPLACE "^\n?([A-Za-z0-9_]+) .*" "\\1" sym "${line}")
+    get_filename_component(name ${obj} NAME)
     if(sym IN_LIST dialect_symbols)
-      get_filename_component(name ${obj} NAME)
       string(APPEND problems "\n  ${name} uses ${sym}, defined by the ${WHAT}")
+    elseif(FORBID AND sym MATCHES "${FORBID}")
+      string(APPEND problems "\n  ${name} uses ${sym}, ${FORBID_WHY}")
     endif()
   endforeach()
 endforeach()
 if(problems)
-  message(FATAL_ERROR "a library below the ${WHAT} uses it:${problems}")
+  message(FATAL_ERROR "${USER} uses what it must not:${problems}")
 endif()
-message(STATUS "symbols: no library below the ${WHAT} uses any of its ${n_defined} symbols")
+list(LENGTH lower n_checked)
+message(STATUS "symbols: ${USER} (${n_checked} objects) uses none of the ${WHAT}'s ${n_defined} symbols")
