@@ -233,8 +233,9 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
   case IRM_EXPR_CONSTANT: {
     rc = GROW(p, consts, n_consts, cap_consts);
     if (!rc) rc = new_tensor(w, PLAN_CONST, p->n_consts, irm_expr_type(node), "a constant of main", &id);
-    if (!rc) rc = add_const(w, irm_constant_data(node), p->n_consts);
-    p->n_consts++; /* counted even when failed: its name and type are freed with the plan */
+    if (rc) return rc;
+    rc = add_const(w, irm_constant_data(node), p->n_consts);
+    p->n_consts++; /* counted even when add_const failed: what it made is freed with the plan */
     if (rc) return rc;
     break;
   }
