@@ -77,6 +77,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (!rc) rc = irm_mem_algo_of_module_(mod, &o->algo);
   if (rc) return rc;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
+  o->executor = irm_config_kind_name(e);
   o->who = "aot codegen";
   o->target = irm_compilation_config_default_primitive_target(cfg);
   o->mod_name = irm_module_mod_name(mod);

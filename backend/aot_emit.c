@@ -12,6 +12,7 @@
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/type.h"
 #include "irm/tensor.h"
+#include "load/load_internal.h"
 
 static size_t maxz(size_t a, size_t b) { return a > b ? a : b; }
 
@@ -297,7 +298,9 @@ static void json_io(irm_text_buf *b, const plan_io *io, size_t n) {
 
 void irm_aot_metadata_json_(const dataflow_plan *p, irm_text_buf *b) {
   const char *m = p->opt.mod_name;
-  irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": \"aot\", \"mod_name\": ");
+  irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": ");
+  json_str(b, p->opt.executor);
+  irm_text_buf_puts_(b, ", \"mod_name\": ");
   json_str(b, m);
   irm_text_buf_printf_(b, ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
@@ -319,13 +322,7 @@ static void emit_metadata(const dataflow_plan *p, irm_text_buf *b) {
   irm_text_buf_init_(&json, NULL, 0);
   irm_aot_metadata_json_(p, &json);
   if (json.failed) irm_text_buf_fail_(b);
-  irm_text_buf_puts_(b, "/* The loader's description of this library (JSON). */\n"
-                        "const char *irm_aot_metadata(void);\nconst char *irm_aot_metadata(void) {\n  return \"");
-  for (const char *s = irm_text_buf_cstr_(&json); *s; s++) {
-    if (*s == '"' || *s == '\\') irm_text_buf_putc_(b, '\\');
-    irm_text_buf_putc_(b, *s);
-  }
-  irm_text_buf_puts_(b, "\";\n}\n");
+  irm_library_metadata_emit_(b, p->opt.mod_name, irm_text_buf_cstr_(&json));
   irm_text_buf_free_(&json);
 }
 

@@ -70,6 +70,7 @@ typedef struct plan_options {
   irm_mem_algo_ algo;
   const char *mod_name;
   const char *runtime;
+  const char *executor; /* the executor kind built for: the metadata's "executor" (its executor.load loads it) */
   const char *who;    /* the error context naming the executor's code generator ("aot codegen") */
   irm_object *target; /* the default primitive target, borrowed */
 } plan_options;
