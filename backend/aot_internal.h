@@ -23,7 +23,7 @@ void irm_aot_emit_externs_(const dataflow_plan *p, irm_text_buf *b);
 /* main's constants in the params file layout (irm_params.h) as a NEW
  * String of bytes. Errors: ValueError, MemoryError. */
 int irm_aot_params_blob_(const dataflow_plan *p, irm_object **out);
-/* The metadata JSON (irm_aot_metadata's text). */
+/* The metadata JSON (tvmgen_<mod_name>_metadata's text). */
 void irm_aot_metadata_json_(const dataflow_plan *p, irm_text_buf *out);
 
 #endif

@@ -32,6 +32,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (rc) return rc;
   o->ws_align = o->const_align = 16;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
+  o->executor = irm_config_kind_name(e);
   o->who = "graph codegen";
   o->target = irm_compilation_config_default_primitive_target(cfg);
   o->mod_name = irm_module_mod_name(mod);
@@ -88,8 +89,9 @@ static int emit_source(const graph_plan *g, const char *kernels, const char *jso
   irm_text_buf_puts_(b, ";\n}\n\n");
   irm_text_buf meta;
   irm_text_buf_init_(&meta, NULL, 0);
-  irm_text_buf_printf_(&meta, "{\"executor\": \"graph\", \"mod_name\": \"%s\", \"runtime\": \"%s\", \"link_params\": "
-                       "%s, \"params_file\": ", m, p->opt.runtime, p->opt.link_params ? "true" : "false");
+  irm_text_buf_printf_(&meta, "{\"executor\": \"%s\", \"mod_name\": \"%s\", \"runtime\": \"%s\", \"link_params\": "
+                       "%s, \"params_file\": ", p->opt.executor, m, p->opt.runtime,
+                       p->opt.link_params ? "true" : "false");
   if (p->opt.link_params) irm_text_buf_puts_(&meta, "null");
   else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
   irm_text_buf_printf_(&meta, ", \"kernels\": %zu}", p->n_kernels);
