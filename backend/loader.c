@@ -129,7 +129,10 @@ static int find_module(loaded *m, const char *path, const char *mod_name, const 
   if (!count)
     return irm_error(IRM_EVALUE, "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
                      ": it is not a library exported by irm", path);
-  if (!mod_name && (got || count > 1))
+  if (!mod_name && got == IRM_LIBRARY_ENAME)
+    return irm_error(IRM_EVALUE, "library '%s': its module's name is longer than %zu bytes: pass it as mod_name", path,
+                     sizeof names - 1);
+  if (!mod_name && count > 1)
     return irm_error(IRM_EVALUE, "library '%s' holds %zu modules (%s): pass the mod_name of the one to load", path,
                      count, names);
   const char *(*meta)(void) = NULL;

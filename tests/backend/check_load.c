@@ -77,6 +77,16 @@ START_TEST(test_two_modules_link_into_one_library) {
   ck_assert_error_mentions("pass the mod_name");
   ck_assert_error(irm_runtime_load_module(path, "third", &loaded), IRM_EVALUE, "ValueError: runtime.Load: library");
   ck_assert_error_mentions("has no module 'third' (no tvmgen_third_metadata)");
+  /* the graph runner alone (runtime/) picks the module the same way */
+  irm_graph_runner *runner = NULL;
+  char err[512];
+  ck_assert_int_eq(irm_graph_runner_load(path, &runner, err, sizeof err), IRM_GRAPH_EARG);
+  ck_assert_msg(strstr(err, "holds 2 modules") != NULL, "%s", err);
+  ck_assert_int_eq(irm_graph_runner_load_module(path, "first", &runner, err, sizeof err), IRM_GRAPH_ELOAD);
+  ck_assert_msg(strstr(err, "has no tvmgen_first_graph_json") != NULL, "%s", err);
+  ck_assert_int_eq(irm_graph_runner_load_module(path, "second", &runner, err, sizeof err), IRM_GRAPH_OK);
+  ck_assert_uint_eq(irm_graph_runner_num_inputs(runner), 1);
+  irm_graph_runner_free(runner);
   ck_assert_ok(irm_runtime_load_module(path, "first", &loaded));
   assert_executor(loaded, "aot");
   aot_compare(m, loaded, 1, 3);
