@@ -30,13 +30,17 @@ int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void 
   int rc = irm_func_new_packed(run, resource, finalizer, &f);
   if (rc) {
     finalizer(resource);
-    return irm_error_context(rc, fn);
+    return irm_error_context(rc, "%s", fn);
   }
   rc = irm_map_new(&map);
   irm_any fv = irm_any_object(f), mv = irm_any_object(metadata);
   if (!rc) rc = irm_map_set_move(&map, "run", &fv);
   if (!rc && metadata) rc = irm_map_set_move(&map, "metadata", &mv);
   irm_object_release(f);
+  if (rc) {
+    irm_object_release(map);
+    return irm_error_context(rc, "%s", fn);
+  }
   return irm_ret_object(fn, rc, &map, ret);
 }
 
