@@ -1,5 +1,6 @@
-/* The kind attributes the driver reads (build.h): the default pipeline of
- * graph and aot, and aot's compatibility check with the runtime. */
+/* The kind attributes the driver and the loader read (build.h, runtime.h):
+ * the default pipeline of graph and aot, aot's compatibility check with
+ * the runtime, and each one's code generator and executor.load. */
 #include <string.h>
 
 #include "backend_internal.h"
@@ -8,6 +9,8 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "irm/pass.h"
+#include "irm/runtime.h"
+#include "load/load_internal.h"
 
 /* The level of built-in attributes (executor.SetKindAttr's default), so
  * replacing one takes a higher level. */
@@ -106,6 +109,8 @@ int irm_register_build_kinds_(void) {
   if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_VALIDATE_ATTR, aot_validate);
   if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_CODEGEN_ATTR, irm_aot_codegen_packed_);
   if (!rc) rc = set_once("executor", "graph", IRM_EXECUTOR_CODEGEN_ATTR, irm_graph_codegen_packed_);
+  if (!rc) rc = set_once("executor", "aot", IRM_EXECUTOR_LOAD_ATTR, irm_aot_load_packed_);
+  if (!rc) rc = set_once("executor", "graph", IRM_EXECUTOR_LOAD_ATTR, irm_graph_load_packed_);
   if (!rc) {
     static const irm_builtin_global globals[] = {{"driver.DefaultPipeline", default_pipeline}};
     rc = irm_global_register_builtins_(globals, 1);

@@ -1,14 +1,15 @@
-/* runtime.Load of graph-executor libraries (graph_loader.h): the graph
- * runner of runtime/ behind a runtime.Module. */
-#include <dlfcn.h>
+/* executor.load of the graph executor (graph_loader.h, load/load_internal.h):
+ * the graph runner of runtime/ behind a runtime.Module. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "graph_loader.h"
 #include "irm/error.h"
+#include "irm/function.h"
 #include "irm/tensor.h"
 #include "irm_graph_runner.h"
+#include "load/load_internal.h"
 
 static void io_json(irm_text_buf *b, const char *name, DLDataType dt, int32_t ndim, const int64_t *shape) {
   irm_text_buf_puts_(b, "{\"name\": \"");
@@ -18,36 +19,26 @@ static void io_json(irm_text_buf *b, const char *name, DLDataType dt, int32_t nd
   irm_text_buf_printf_(b, "], \"dtype\": \"%s\"}", irm_dtype_name(dt));
 }
 
-/* The library's own description (mod_name, params file), without braces. */
-static const char *library_fields(const char *path) {
-  char local[4096];
-  snprintf(local, sizeof local, "./%s", path); /* as the runner opened it */
-  void *h = dlopen(strchr(path, '/') ? path : local, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-  const char *(*meta)(void) = NULL;
-  void *sym = h ? dlsym(h, "irm_graph_metadata") : NULL;
-  if (sym) memcpy(&meta, &sym, sizeof meta);
-  const char *text = meta ? meta() : NULL;
-  if (h) dlclose(h); /* RTLD_NOLOAD: the runner's reference keeps it */
-  return text;
-}
-
-int irm_graph_open_(const char *path, void **runner, irm_object **metadata) {
+int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner,
+                    irm_object **metadata) {
   irm_graph_runner *r = NULL;
   char err[1024];
-  int got = irm_graph_runner_load(path, &r, err, sizeof err);
+  int got = irm_graph_runner_load_module(path, mod_name, &r, err, sizeof err);
   if (got)
     return irm_error(got == IRM_GRAPH_ELOAD ? IRM_ERUNTIME : got == IRM_GRAPH_ENOMEM ? IRM_ENOMEM : IRM_EVALUE, "%s",
                      err);
   irm_text_buf b;
   irm_text_buf_init_(&b, NULL, 0);
-  const char *fields = library_fields(path);
   size_t shared = 0, unshared = 0;
   irm_graph_runner_storage_bytes(r, &shared, &unshared);
-  irm_text_buf_printf_(&b, "{\"version\": 1, \"interface_api\": \"packed\", \"entry\": \"irm_graph_json\", "
-                       "\"storage_bytes\": %zu, \"unshared_bytes\": %zu, ", shared, unshared);
-  if (fields && fields[0] == '{') irm_text_buf_printf_(&b, "%s, ", fields + 1);
-  else irm_text_buf_puts_(&b, "{\"executor\": \"graph\", \"mod_name\": \"default\"}, ");
-  b.len -= 3; /* the closing brace and ", " */
+  irm_text_buf_printf_(&b, "{\"version\": 1, \"interface_api\": \"packed\", \"entry\": \"" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_GRAPH_JSON "\", "
+                       "\"storage_bytes\": %zu, \"unshared_bytes\": %zu, ", mod_name, shared, unshared);
+  size_t n = strlen(fields);
+  if (n < 2 || fields[0] != '{' || fields[n - 1] != '}') {
+    irm_graph_runner_free(r);
+    return irm_error(IRM_EVALUE, "library '%s': the metadata of module '%s' is no JSON object", path, mod_name);
+  }
+  irm_text_buf_append_(&b, fields + 1, n - 2); /* the library's own fields (executor, mod_name, params file) */
   irm_text_buf_puts_(&b, ", \"inputs\": [");
   for (size_t i = 0; i < irm_graph_runner_num_inputs(r); i++) {
     const char *name = NULL;
@@ -89,3 +80,31 @@ int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTenso
 }
 
 void irm_graph_close_(void *runner) { irm_graph_runner_free(runner); }
+
+/* run(inputs, outputs) through the runner. The loader holds the run lock. */
+static int graph_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)ret;
+  irm_graph_runner *r = resource;
+  size_t n_in = irm_graph_runner_num_inputs(r), n_out = irm_graph_runner_num_outputs(r);
+  DLTensor *dl = NULL;
+  int rc = irm_load_run_tensors_("graph run", args, nargs, n_in, n_out, &dl);
+  if (!rc) rc = irm_graph_call_(r, dl, n_in, dl + n_in, n_out);
+  irm_free(dl);
+  return rc;
+}
+
+static void graph_free(void *runner) { irm_graph_close_(runner); }
+
+int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "executor.load of executor 'graph'";
+  (void)resource;
+  const char *path = NULL, *mod = NULL, *text = NULL;
+  void *handle = NULL, *runner = NULL;
+  irm_object *metadata = NULL;
+  int rc = irm_load_args_(fn, args, nargs, &path, &mod, &text, &handle);
+  if (!rc) rc = irm_graph_open_(path, mod, text, &runner, &metadata);
+  if (rc) return rc;
+  rc = irm_load_result_(fn, graph_run, runner, graph_free, metadata, ret);
+  irm_object_release(metadata);
+  return rc;
+}

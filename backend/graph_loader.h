@@ -1,6 +1,6 @@
-/* Private to backend/: runtime.Load of a graph-executor library
- * (graph_loader.c, docs/graph.md). loader.c calls these when the library
- * defines irm_graph_json instead of irm_aot_metadata; the module then runs
+/* Private to backend/: loading a graph-executor library (graph_loader.c,
+ * docs/graph.md). The graph kind's executor.load (irm_graph_load_packed_,
+ * load/load_internal.h) opens module mod_name with these; its runs go
  * through the graph runner (runtime/include/irm_graph_runner.h). */
 #ifndef IRM_BACKEND_GRAPH_LOADER_H
 #define IRM_BACKEND_GRAPH_LOADER_H
@@ -11,13 +11,15 @@
 
 #include "irm_internal.h"
 
-/* A graph runner over the library at path (its params loaded) in *runner,
- * and the module's metadata JSON in the loader's layout (mod_name,
- * executor "graph", inputs and outputs with name, shape, dtype) as a NEW
- * String. Errors: RuntimeError (the library or its params file cannot be
+/* A graph runner over module mod_name of the library at path (its params
+ * loaded) in *runner, and the module's metadata JSON in the loader's
+ * layout (fields, the library's own metadata object, with the runner's
+ * storage bytes and the inputs and outputs with name, shape, dtype) as a
+ * NEW String. Errors: RuntimeError (the library or its params file cannot be
  * loaded), ValueError (a bad graph JSON, a missing kernel, a params file
  * that does not match, each as the runner says), MemoryError. */
-int irm_graph_open_(const char *path, void **runner, irm_object **metadata);
+int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner,
+                    irm_object **metadata);
 
 /* Sets the inputs (n_in compact CPU tensors, checked by the caller), runs
  * and copies the outputs into out. Errors: RuntimeError with the runner's

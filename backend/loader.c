@@ -1,20 +1,24 @@
-/* The loader of exported AOT libraries (include/irm/runtime.h): the
- * runtime.Module type, runtime.Load / ModuleRun / ModuleMetadata. */
+/* The loader of exported libraries (include/irm/runtime.h, docs/runtime.md):
+ * the runtime.Module type, runtime.Load / ModuleRun / ModuleMetadata.
+ * runtime.Load finds the library's tvmgen_<mod_name>_metadata
+ * (irm_library.h) and hands the library to the executor.load of the kind
+ * its metadata names (load/load_internal.h); the module keeps the run
+ * function it gives, and checks inputs and makes outputs from the
+ * metadata. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend_internal.h"
-#include "graph_loader.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/function.h"
+#include "irm/kind.h"
 #include "irm/runtime.h"
 #include "irm/tensor.h"
-#include "irm_crt.h"
+#include "load/load_internal.h"
 
 enum { MAX_NDIM = 16 };
 
@@ -28,19 +32,14 @@ typedef struct io_desc {
 typedef struct loaded {
   void *handle;
   char *mod_name;
-  int interface_c;
-  union {
-    int32_t (*c)(void *inputs, void *outputs);
-    irm_crt_packed_func packed;
-  } entry;
+  irm_object *run; /* the executor.load's run function */
   io_desc *inputs, *outputs;
   size_t n_inputs, n_outputs;
   irm_object *metadata; /* String */
-  void *graph;          /* a graph-executor library: its graph runner (graph_loader.h) */
 } loaded;
 
+pthread_mutex_t irm_runtime_run_lock_ = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int32_t module_type = -1;
-static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void free_io(io_desc *io, size_t n) {
   for (size_t i = 0; io && i < n; i++) irm_free(io[i].name);
@@ -53,7 +52,7 @@ static void module_finalize(irm_object *self) {
   free_io(m->outputs, m->n_outputs);
   irm_free(m->mod_name);
   irm_object_release(m->metadata);
-  if (m->graph) irm_graph_close_(m->graph);
+  irm_object_release(m->run); /* before the library it runs goes */
   if (m->handle) dlclose(m->handle);
 }
 
@@ -68,7 +67,128 @@ static const loaded *module_of(const irm_object *o) {
   return (const loaded *)irm_payload_if_type_(o, &module_type);
 }
 
-/* ---- metadata ---------------------------------------------------------------------- */
+static int open_library(loaded *m, const char *path, char **opened);
+static int find_module(loaded *m, const char *path, const char *mod_name, const char **text);
+static int call_load(loaded *m, const char *path, const char *text);
+static int read_metadata(loaded *m, const char *path, const char *text);
+
+int irm_runtime_load(const char *path, irm_runtime_module **out) { return irm_runtime_load_module(path, NULL, out); }
+
+int irm_runtime_load_module(const char *path, const char *mod_name, irm_runtime_module **out) {
+  if (!path || !out) return irm_error(IRM_EVALUE, "runtime.Load: path and out must not be NULL");
+  int rc = irm_builtins_ready_();
+  if (rc) return rc;
+  irm_object *o = NULL;
+  rc = irm_object_new(atomic_load_explicit(&module_type, memory_order_acquire), sizeof(loaded), &o);
+  if (rc) return rc;
+  loaded *m = irm_object_payload(o);
+  char *opened = NULL;
+  const char *text = NULL;
+  rc = open_library(m, path, &opened);
+  if (!rc) rc = find_module(m, path, mod_name, &text);
+  if (!rc) rc = call_load(m, opened, text);
+  if (!rc) rc = read_metadata(m, path, irm_string_data(m->metadata));
+  irm_free(opened);
+  if (rc) {
+    irm_object_release(o);
+    return irm_error_context(rc, "runtime.Load");
+  }
+  *out = o;
+  return IRM_OK;
+}
+
+int irm_runtime_module_metadata(const irm_runtime_module *module, irm_object **out) {
+  const loaded *m = module_of(module);
+  if (!m) return irm_error(IRM_ETYPE, "expected runtime.Module, got %s", module ? irm_object_type_key(module) : "NULL");
+  irm_object_retain(m->metadata);
+  *out = m->metadata;
+  return IRM_OK;
+}
+
+/* ---- load ------------------------------------------------------------------------------ */
+
+/* dlopen; *opened is the name it was given (a name without '/' would make
+ * dlopen search the system's folders, so "./" goes before it). */
+static int open_library(loaded *m, const char *path, char **opened) {
+  *opened = irm_malloc(strlen(path) + 3);
+  if (!*opened) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
+  sprintf(*opened, "%s%s", strchr(path, '/') ? "" : "./", path);
+  m->handle = dlopen(*opened, RTLD_NOW | RTLD_LOCAL);
+  if (m->handle) return IRM_OK;
+  const char *why = dlerror();
+  return irm_error(IRM_ERUNTIME, "cannot load the library '%s': %s", path, why ? why : "unknown reason");
+}
+
+/* The module's metadata text: mod_name's, or the only module's. */
+static int find_module(loaded *m, const char *path, const char *mod_name, const char **text) {
+  char names[1024];
+  size_t count = 0;
+  int got = irm_library_modules(m->handle, names, sizeof names, &count);
+  if (got == IRM_LIBRARY_ENOSYMTAB)
+    return irm_error(IRM_EVALUE, "library '%s': its dynamic symbol table cannot be read", path);
+  if (!count)
+    return irm_error(IRM_EVALUE, "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
+                     ": it is not a library exported by irm", path);
+  if (!mod_name && got == IRM_LIBRARY_ENAME)
+    return irm_error(IRM_EVALUE, "library '%s': its module's name is longer than %zu bytes: pass it as mod_name", path,
+                     sizeof names - 1);
+  if (!mod_name && count > 1)
+    return irm_error(IRM_EVALUE, "library '%s' holds %zu modules (%s): pass the mod_name of the one to load", path,
+                     count, names);
+  const char *(*meta)(void) = NULL;
+  void *sym = irm_library_symbol(m->handle, mod_name ? mod_name : names, IRM_LIBRARY_METADATA);
+  if (!sym)
+    return irm_error(IRM_EVALUE, "library '%s' has no module '%s' (no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA
+                     "); it holds: %s", path, mod_name, mod_name, names);
+  memcpy(&meta, &sym, sizeof meta);
+  *text = meta();
+  m->mod_name = irm_strdup(mod_name ? mod_name : names);
+  return m->mod_name ? IRM_OK : irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
+}
+
+/* The executor.load of the kind the metadata names: its run function and
+ * the metadata the module keeps. */
+static int call_load(loaded *m, const char *path, const char *text) {
+  json_t *root = json_loads(text, 0, NULL);
+  const char *name = json_string_value(json_object_get(root, "executor"));
+  irm_kind *kind = NULL;
+  irm_any f = irm_any_none(), got = irm_any_none();
+  int rc = name ? irm_kind_find("executor", name, &kind)
+                : irm_error(IRM_EVALUE, "library '%s': the metadata of module '%s' names no \"executor\"", path,
+                            m->mod_name);
+  if (rc && name) rc = irm_error_context(rc, "library '%s' was built by executor '%s'", path, name);
+  if (!rc) rc = irm_backend_kind_attr_(kind, IRM_EXECUTOR_LOAD_ATTR, &f);
+  if (!rc && (f.type_code != IRM_OBJECT || !irm_object_is(f.v_obj, "ffi.Function")))
+    rc = irm_error(IRM_EVALUE, "library '%s' was built by executor '%s', which has no " IRM_EXECUTOR_LOAD_ATTR
+                   ": register one (executor.SetKindAttr(\"%s\", \"" IRM_EXECUTOR_LOAD_ATTR "\", f), docs/plugins.md)",
+                   path, name, name);
+  irm_any args[4] = {irm_any_str(path), irm_any_str(m->mod_name), irm_any_str(text), irm_any_ptr(m->handle)};
+  if (!rc) rc = irm_func_call(f.v_obj, args, 4, &got);
+  const irm_any *run = NULL, *meta = NULL;
+  if (!rc && (got.type_code != IRM_OBJECT || !irm_object_is(got.v_obj, "ffi.Map")))
+    rc = irm_error(IRM_ETYPE, "executor.load of executor '%s' returned %s, not a Map with \"run\"", name,
+                   irm_any_describe_(&got));
+  if (!rc) {
+    run = irm_map_find_cstr(got.v_obj, "run");
+    meta = irm_map_find_cstr(got.v_obj, "metadata");
+  }
+  if (!rc && (!run || run->type_code != IRM_OBJECT || !irm_object_is(run->v_obj, "ffi.Function")))
+    rc = irm_error(IRM_ETYPE, "executor.load of executor '%s' returned a Map without a Function \"run\"", name);
+  if (!rc && meta && (meta->type_code != IRM_OBJECT || !irm_object_is(meta->v_obj, "ffi.String")))
+    rc = irm_error(IRM_ETYPE, "executor.load of executor '%s': its \"metadata\" is no str", name);
+  if (!rc) {
+    m->run = run->v_obj;
+    irm_object_retain(m->run);
+  }
+  if (!rc && meta) {
+    m->metadata = meta->v_obj;
+    irm_object_retain(m->metadata);
+  } else if (!rc) rc = irm_string_new(text, strlen(text), &m->metadata);
+  irm_any_release(&got);
+  irm_any_release(&f);
+  json_decref(root);
+  return rc;
+}
 
 static int read_io(const char *path, json_t *list, const char *what, io_desc **out, size_t *n) {
   if (!json_is_array(list))
@@ -94,143 +214,14 @@ static int read_io(const char *path, json_t *list, const char *what, io_desc **o
   return IRM_OK;
 }
 
-static int read_file(const char *path, char **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return irm_error(IRM_ERUNTIME, "cannot read the params file '%s': %s", path, strerror(errno));
-  irm_text_buf b;
-  irm_text_buf_init_(&b, NULL, 0);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) irm_text_buf_append_(&b, chunk, n);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    irm_text_buf_free_(&b);
-    return irm_error(IRM_ERUNTIME, "cannot read the params file '%s'", path);
-  }
-  *size = b.len;
-  return irm_text_buf_take_cstr_(&b, "for the params file", data);
-}
-
-/* The params file beside the library, given to its set_params. */
-static int load_params(loaded *m, const char *path, const char *file, const char *setter) {
-  int32_t (*set)(const void *, size_t) = NULL;
-  void *sym = dlsym(m->handle, setter);
-  if (!sym) return irm_error(IRM_EVALUE, "library '%s' has no symbol '%s' (its metadata names it)", path, setter);
-  memcpy(&set, &sym, sizeof set);
-  const char *slash = strrchr(path, '/');
-  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-  char *full = irm_malloc(dirlen + strlen(file) + 1);
-  if (!full) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
-  memcpy(full, path, dirlen);
-  strcpy(full + dirlen, file);
-  char *blob = NULL;
-  size_t size = 0;
-  int rc = read_file(full, &blob, &size);
-  if (!rc) {
-    pthread_mutex_lock(&run_lock);
-    int32_t got = set(blob, size);
-    pthread_mutex_unlock(&run_lock);
-    if (got) rc = irm_error(IRM_EVALUE, "library '%s' refuses the params file '%s': %s", path, full,
-                            irm_crt_strerror(got));
-  }
-  irm_free(blob);
-  irm_free(full);
-  return rc;
-}
-
+/* The inputs and outputs the module checks and makes. */
 static int read_metadata(loaded *m, const char *path, const char *text) {
-  json_error_t err;
-  json_t *root = json_loads(text, 0, &err);
-  if (!root || !json_is_object(root)) {
-    json_decref(root);
-    return irm_error(IRM_EVALUE, "library '%s': its metadata is no JSON object", path);
-  }
-  const char *api = json_string_value(json_object_get(root, "interface_api"));
-  const char *entry = json_string_value(json_object_get(root, "entry"));
-  const char *name = json_string_value(json_object_get(root, "mod_name"));
-  const char *params = json_string_value(json_object_get(root, "params_file"));
-  const char *setter = json_string_value(json_object_get(root, "set_params"));
-  int rc = IRM_OK;
-  if (!api || !entry || !name)
-    rc = irm_error(IRM_EVALUE, "library '%s': its metadata lacks interface_api, entry or mod_name", path);
+  json_t *root = json_loads(text, 0, NULL);
+  int rc = json_is_object(root) ? IRM_OK : irm_error(IRM_EVALUE, "library '%s': its metadata is no JSON object", path);
   if (!rc) rc = read_io(path, json_object_get(root, "inputs"), "inputs", &m->inputs, &m->n_inputs);
   if (!rc) rc = read_io(path, json_object_get(root, "outputs"), "outputs", &m->outputs, &m->n_outputs);
-  if (!rc && m->graph) { /* a graph library: the runner has its kernels and params */
-    m->mod_name = irm_strdup(name);
-    json_decref(root);
-    return m->mod_name ? IRM_OK : irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
-  }
-  if (!rc) {
-    m->interface_c = strcmp(api, "c") == 0;
-    m->mod_name = irm_strdup(name);
-    void *sym = dlsym(m->handle, entry);
-    if (!m->mod_name) rc = irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
-    else if (!sym) rc = irm_error(IRM_EVALUE, "library '%s' has no entry symbol '%s'", path, entry);
-    else if (m->interface_c) memcpy(&m->entry.c, &sym, sizeof m->entry.c);
-    else memcpy(&m->entry.packed, &sym, sizeof m->entry.packed);
-  }
-  if (!rc && params) {
-    if (!setter) rc = irm_error(IRM_EVALUE, "library '%s': its metadata names a params file but no set_params", path);
-    else rc = load_params(m, path, params, setter);
-  }
   json_decref(root);
   return rc;
-}
-
-int irm_runtime_load(const char *path, irm_runtime_module **out) {
-  if (!path || !out) return irm_error(IRM_EVALUE, "runtime.Load: path and out must not be NULL");
-  int rc = irm_builtins_ready_();
-  if (rc) return rc;
-  irm_object *o = NULL;
-  rc = irm_object_new(atomic_load_explicit(&module_type, memory_order_acquire), sizeof(loaded), &o);
-  if (rc) return rc;
-  loaded *m = irm_object_payload(o);
-  /* a name without '/' would make dlopen search the system's folders */
-  char *local = NULL;
-  if (!strchr(path, '/')) {
-    local = irm_malloc(strlen(path) + 3);
-    if (local) sprintf(local, "./%s", path);
-  }
-  m->handle = dlopen(local ? local : path, RTLD_NOW | RTLD_LOCAL);
-  irm_free(local);
-  if (!m->handle) {
-    const char *why = dlerror();
-    rc = irm_error(IRM_ERUNTIME, "cannot load the library '%s': %s", path, why ? why : "unknown reason");
-  }
-  const char *(*meta)(void) = NULL;
-  void *sym = rc ? NULL : dlsym(m->handle, "irm_aot_metadata");
-  if (!rc && !sym && dlsym(m->handle, "irm_graph_json")) { /* a graph library (docs/graph.md) */
-    rc = irm_graph_open_(path, &m->graph, &m->metadata);
-    if (!rc) rc = read_metadata(m, path, irm_string_data(m->metadata));
-    if (rc) {
-      irm_object_release(o);
-      return irm_error_context(rc, "runtime.Load");
-    }
-    *out = o;
-    return IRM_OK;
-  }
-  if (!rc && !sym)
-    rc = irm_error(IRM_EVALUE, "library '%s' has neither irm_aot_metadata nor irm_graph_json: it is not a "
-                   "library exported by irm", path);
-  if (!rc) memcpy(&meta, &sym, sizeof meta);
-  const char *text = rc ? NULL : meta();
-  if (!rc) rc = irm_string_new(text, strlen(text), &m->metadata);
-  if (!rc) rc = read_metadata(m, path, text);
-  if (rc) {
-    irm_object_release(o);
-    return irm_error_context(rc, "runtime.Load");
-  }
-  *out = o;
-  return IRM_OK;
-}
-
-int irm_runtime_module_metadata(const irm_runtime_module *module, irm_object **out) {
-  const loaded *m = module_of(module);
-  if (!m) return irm_error(IRM_ETYPE, "expected runtime.Module, got %s", module ? irm_object_type_key(module) : "NULL");
-  irm_object_retain(m->metadata);
-  *out = m->metadata;
-  return IRM_OK;
 }
 
 /* ---- run -------------------------------------------------------------------------------- */
@@ -263,51 +254,13 @@ static int check_input(const loaded *m, size_t i, const irm_any *v) {
   return IRM_OK;
 }
 
-static int call_entry(const loaded *m, const irm_object *inputs, irm_object *const *outs) {
-  size_t n = m->n_inputs + m->n_outputs;
-  void **ptrs = irm_calloc(n + 1, sizeof *ptrs);
-  DLTensor *dl = irm_calloc(n + 1, sizeof *dl);
-  irm_crt_value *args = irm_calloc(n + 1, sizeof *args);
-  int32_t *codes = irm_calloc(n + 1, sizeof *codes);
-  if (!ptrs || !dl || !args || !codes) {
-    irm_free(ptrs);
-    irm_free(dl);
-    irm_free(args);
-    irm_free(codes);
-    return irm_error(IRM_ENOMEM, "runtime.ModuleRun: out of memory");
-  }
-  for (size_t i = 0; i < n; i++) {
-    irm_tensor *t = i < m->n_inputs ? (irm_tensor *)irm_array_at(inputs, i)->v_obj : outs[i - m->n_inputs];
-    dl[i] = *irm_tensor_dl(t);
-    ptrs[i] = irm_tensor_data(t);
-    args[i].v_handle = &dl[i];
-    codes[i] = IRM_CRT_DLTENSOR;
-  }
-  pthread_mutex_lock(&run_lock);
-  int32_t got;
-  if (m->graph) {
-    int rc = irm_graph_call_(m->graph, dl, m->n_inputs, dl + m->n_inputs, m->n_outputs);
-    pthread_mutex_unlock(&run_lock);
-    irm_free(ptrs);
-    irm_free(dl);
-    irm_free(args);
-    irm_free(codes);
-    return rc;
-  }
-  if (m->interface_c) {
-    got = m->entry.c(ptrs, ptrs + m->n_inputs);
-  } else {
-    irm_crt_value ret;
-    int32_t ret_code = 0;
-    got = m->entry.packed(args, codes, (int32_t)n, &ret, &ret_code, NULL);
-  }
-  pthread_mutex_unlock(&run_lock);
-  irm_free(ptrs);
-  irm_free(dl);
-  irm_free(args);
-  irm_free(codes);
-  if (got) return irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", m->mod_name, irm_crt_strerror(got), got);
-  return IRM_OK;
+static int call_run(const loaded *m, const irm_object *inputs, irm_object *outputs) {
+  irm_any args[2] = {irm_any_object((irm_object *)inputs), irm_any_object(outputs)}, ret = irm_any_none();
+  pthread_mutex_lock(&irm_runtime_run_lock_);
+  int rc = irm_func_call(m->run, args, 2, &ret);
+  pthread_mutex_unlock(&irm_runtime_run_lock_);
+  irm_any_release(&ret);
+  return rc;
 }
 
 int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs, irm_object **outputs) {
@@ -327,7 +280,6 @@ int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *i
   if (!outs) return irm_error(IRM_ENOMEM, "runtime.ModuleRun: out of memory");
   for (size_t j = 0; !rc && j < m->n_outputs; j++)
     rc = irm_tensor_new(m->outputs[j].dtype, m->outputs[j].shape, m->outputs[j].ndim, NULL, (irm_tensor **)&outs[j]);
-  if (!rc) rc = call_entry(m, inputs, outs);
   irm_object *arr = NULL;
   irm_any *vals = rc ? NULL : irm_calloc(m->n_outputs + 1, sizeof *vals);
   if (!rc && !vals) rc = irm_error(IRM_ENOMEM, "runtime.ModuleRun: out of memory");
@@ -336,6 +288,7 @@ int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *i
   irm_free(vals);
   for (size_t j = 0; j < m->n_outputs; j++) irm_object_release(outs[j]);
   irm_free(outs);
+  if (!rc) rc = call_run(m, inputs, arr);
   if (rc) {
     irm_object_release(arr);
     return rc;
@@ -351,9 +304,11 @@ static int g_load(const irm_any *args, int32_t nargs, irm_any *ret, void *resour
   (void)resource;
   const char *path = NULL;
   irm_object *m = NULL;
-  int rc = irm_arg_count(fn, nargs, 1, 1);
+  const char *mod_name = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &path, NULL);
-  if (!rc) rc = irm_runtime_load(path, &m);
+  if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_str(fn, args, 1, &mod_name, NULL);
+  if (!rc) rc = irm_runtime_load_module(path, mod_name, &m);
   return irm_ret_object(fn, rc, &m, ret);
 }
 

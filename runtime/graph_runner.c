@@ -12,6 +12,7 @@
 
 #include "irm_crt.h"
 #include "irm_graph_runner.h"
+#include "irm_library.h"
 #include "irm_params.h"
 
 enum { MAX_NDIM = 16 };
@@ -604,11 +605,11 @@ static int read_file(const char *path, char **data, size_t *size) {
   return 0;
 }
 
-/* The params file named in the library's metadata, beside path. */
-static int dso_params(irm_graph_runner *r, const char *path, char *err, size_t es) {
+/* The params file named in the module's metadata, beside path. */
+static int dso_params(irm_graph_runner *r, const char *path, const char *mod, char *err, size_t es) {
   const void *(*linked)(size_t *) = NULL;
   const char *(*meta)(void) = NULL;
-  void *sym = dlsym(r->dso, "irm_graph_linked_params");
+  void *sym = irm_library_symbol(r->dso, mod, IRM_LIBRARY_LINKED_PARAMS);
   if (sym) {
     memcpy(&linked, &sym, sizeof linked);
     size_t size = 0;
@@ -616,7 +617,7 @@ static int dso_params(irm_graph_runner *r, const char *path, char *err, size_t e
     int rc = irm_graph_runner_load_params(r, blob, size);
     return rc ? fail(err, es, rc, "library '%s': its linked %s", path, r->err) : IRM_GRAPH_OK;
   }
-  sym = dlsym(r->dso, "irm_graph_metadata");
+  sym = irm_library_symbol(r->dso, mod, IRM_LIBRARY_METADATA);
   if (!sym) return IRM_GRAPH_OK;
   memcpy(&meta, &sym, sizeof meta);
   json_t *root = json_loads(meta(), 0, NULL);
@@ -643,33 +644,55 @@ static int dso_params(irm_graph_runner *r, const char *path, char *err, size_t e
   return rc;
 }
 
+/* The module mod of dso, or its only one when mod is NULL (in buf). */
+static int dso_module(void *dso, const char *path, const char **mod, char *buf, size_t size, char *err, size_t es) {
+  if (*mod) return IRM_GRAPH_OK;
+  size_t count = 0;
+  int got = irm_library_modules(dso, buf, size, &count);
+  if (got == IRM_LIBRARY_ENOSYMTAB || count == 0)
+    return fail(err, es, IRM_GRAPH_ELOAD, "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
+                ": it is not a library exported by irm", path);
+  if (got || count > 1)
+    return fail(err, es, IRM_GRAPH_EARG, "library '%s' holds %zu modules (%s): name the one to load", path, count,
+                buf);
+  *mod = buf;
+  return IRM_GRAPH_OK;
+}
+
 int irm_graph_runner_load(const char *path, irm_graph_runner **out, char *err, size_t es) {
+  return irm_graph_runner_load_module(path, NULL, out, err, es);
+}
+
+int irm_graph_runner_load_module(const char *path, const char *mod, irm_graph_runner **out, char *err, size_t es) {
   if (!out) return fail(err, es, IRM_GRAPH_EARG, "graph runner: out must not be NULL");
   *out = NULL;
   if (!path) return fail(err, es, IRM_GRAPH_EARG, "graph runner: path must not be NULL");
-  char local[4096];
+  char local[4096], names[512];
   if (!strchr(path, '/')) snprintf(local, sizeof local, "./%s", path); /* not the system's folders */
   void *dso = dlopen(strchr(path, '/') ? path : local, RTLD_NOW | RTLD_LOCAL);
   if (!dso) {
     const char *why = dlerror();
     return fail(err, es, IRM_GRAPH_ELOAD, "cannot load the library '%s': %s", path, why ? why : "unknown reason");
   }
+  int rc = dso_module(dso, path, &mod, names, sizeof names, err, es);
   const char *(*graph)(void) = NULL;
-  void *sym = dlsym(dso, "irm_graph_json");
-  if (!sym) {
+  void *sym = rc ? NULL : irm_library_symbol(dso, mod, IRM_LIBRARY_GRAPH_JSON);
+  if (!rc && !sym)
+    rc = fail(err, es, IRM_GRAPH_ELOAD, "library '%s' has no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_GRAPH_JSON
+              ": module '%s' is not a graph library exported by irm", path, mod, mod);
+  if (rc) {
     dlclose(dso);
-    return fail(err, es, IRM_GRAPH_ELOAD, "library '%s' has no irm_graph_json: it is not a graph library exported by "
-                "irm", path);
+    return rc;
   }
   memcpy(&graph, &sym, sizeof graph);
   const char *json = graph();
-  int rc = irm_graph_runner_create(json, strlen(json), dso_symbol, dso, out, err, es);
+  rc = irm_graph_runner_create(json, strlen(json), dso_symbol, dso, out, err, es);
   if (rc) {
     dlclose(dso);
     return rc;
   }
   (*out)->dso = dso;
-  rc = dso_params(*out, path, err, es);
+  rc = dso_params(*out, path, mod, err, es);
   if (rc) {
     irm_graph_runner_free(*out);
     *out = NULL;

@@ -79,6 +79,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (!rc) rc = irm_mem_algo_of_module_(mod, &req->algo);
   if (rc) return rc;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
+  o->executor = irm_config_kind_name(e);
   o->mod_name = irm_module_mod_name(mod);
   if (!o->mod_name) o->mod_name = "default";
   for (const char *s = o->mod_name; *s; s++)

@@ -10,6 +10,7 @@
 
 #include "aot_internal.h"
 #include "irm/tensor.h"
+#include "load/load_internal.h"
 
 static size_t maxz(size_t a, size_t b) { return a > b ? a : b; }
 
@@ -243,7 +244,9 @@ static void json_io(irm_text_buf *b, const lowered_plan *p, const plan_io *io, s
 
 void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
-  irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": \"aot\", \"mod_name\": ");
+  irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": ");
+  json_str(b, o->executor);
+  irm_text_buf_puts_(b, ", \"mod_name\": ");
   json_str(b, m);
   irm_text_buf_printf_(b, ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
@@ -265,13 +268,7 @@ static void emit_metadata(const lowered_plan *p, const aot_options *o, irm_text_
   irm_text_buf_init_(&json, NULL, 0);
   irm_aot_metadata_json_(p, o, &json);
   if (json.failed) irm_text_buf_fail_(b);
-  irm_text_buf_puts_(b, "/* The loader's description of this library (JSON). */\n"
-                        "const char *irm_aot_metadata(void);\nconst char *irm_aot_metadata(void) {\n  return \"");
-  for (const char *s = irm_text_buf_cstr_(&json); *s; s++) {
-    if (*s == '"' || *s == '\\') irm_text_buf_putc_(b, '\\');
-    irm_text_buf_putc_(b, *s);
-  }
-  irm_text_buf_puts_(b, "\";\n}\n");
+  irm_library_metadata_emit_(b, o->mod_name, irm_text_buf_cstr_(&json));
   irm_text_buf_free_(&json);
 }
 

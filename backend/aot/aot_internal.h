@@ -21,6 +21,7 @@ typedef struct aot_options {
   size_t const_align; /* constant-byte-alignment */
   const char *mod_name;
   const char *runtime; /* the runtime kind's name */
+  const char *executor; /* the executor kind's name (the metadata's "executor") */
 } aot_options;
 
 /* The C source (the plan's prelude and kernels included) and the header. */
@@ -36,7 +37,7 @@ void irm_aot_emit_externs_(const lowered_plan *p, irm_text_buf *b);
 /* main's constants in the params file layout (irm_params.h) as a NEW
  * String of bytes. Errors: ValueError, MemoryError. */
 int irm_aot_params_blob_(const lowered_plan *p, irm_object **out);
-/* The metadata JSON (irm_aot_metadata's text). */
+/* The metadata JSON (the text of tvmgen_<mod_name>_metadata). */
 void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_text_buf *out);
 
 #endif

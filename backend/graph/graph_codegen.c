@@ -3,9 +3,9 @@
  *   <mod_name>.json     the graph JSON (TVM's graph executor layout);
  *   tvmgen_<mod_name>.c the kernels, each with an exported packed wrapper
  *                       the graph runner binds by name, the graph JSON
- *                       embedded (irm_graph_json), a description
- *                       (irm_graph_metadata) and, with link-params, the
- *                       parameters (irm_graph_linked_params);
+ *                       embedded (tvmgen_<m>_graph_json), a description
+ *                       (tvmgen_<m>_metadata) and, with link-params, the
+ *                       parameters (tvmgen_<m>_linked_params);
  *   <mod_name>.params   with link-params = false (the default): main's
  *                       constants in the params file layout.
  * main is lowered as for the aot executor (lower/plan.h), with a buffer
@@ -22,6 +22,7 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "irm/module.h"
+#include "load/load_internal.h"
 
 /* The emitter's options *o and what lowering is asked for *req. */
 static int read_options(const irm_module *mod, const irm_compilation_config *cfg, graph_options *o,
@@ -37,6 +38,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
                                                         storage is always storage_best_fit */
   if (rc) return rc;
   o->runtime = irm_config_kind_name(irm_compilation_config_runtime(cfg));
+  o->executor = irm_config_kind_name(e);
   o->mod_name = irm_module_mod_name(mod);
   if (!o->mod_name) o->mod_name = "default";
   int ok = !isdigit((unsigned char)o->mod_name[0]);
@@ -86,23 +88,27 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                          "int32_t *ret_code, void *resource);\n", p->kernels[k].symbol);
     irm_aot_emit_wrapper_(&p->kernels[k], true, b);
   }
-  irm_text_buf_puts_(b, "/* The graph JSON. */\nconst char *irm_graph_json(void);\nconst char *irm_graph_json(void) {\n"
-                        "  return ");
+  irm_text_buf_printf_(b, "/* The graph JSON. */\nconst char *tvmgen_%s_graph_json(void);\n"
+                       "const char *tvmgen_%s_graph_json(void) {\n  return ", m, m);
   c_string(b, json);
   irm_text_buf_puts_(b, ";\n}\n\n");
-  irm_text_buf_printf_(b, "/* What the loader reads. */\nconst char *irm_graph_metadata(void);\n"
-                       "const char *irm_graph_metadata(void) {\n  return \"{\\\"executor\\\": \\\"graph\\\", "
-                       "\\\"mod_name\\\": \\\"%s\\\", \\\"runtime\\\": \\\"%s\\\", \\\"link_params\\\": %s, "
-                       "\\\"params_file\\\": ", m, o->runtime, o->link_params ? "true" : "false");
-  if (o->link_params) irm_text_buf_puts_(b, "null");
-  else irm_text_buf_printf_(b, "\\\"%s.params\\\"", m);
-  irm_text_buf_printf_(b, ", \\\"kernels\\\": %zu}\";\n}\n", p->n_kernels);
+  irm_text_buf meta;
+  irm_text_buf_init_(&meta, NULL, 0);
+  irm_text_buf_printf_(&meta, "{\"executor\": \"%s\", \"mod_name\": \"%s\", \"runtime\": \"%s\", \"link_params\": "
+                       "%s, \"params_file\": ", o->executor, m, o->runtime,
+                       o->link_params ? "true" : "false");
+  if (o->link_params) irm_text_buf_puts_(&meta, "null");
+  else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
+  irm_text_buf_printf_(&meta, ", \"kernels\": %zu}", p->n_kernels);
+  if (meta.failed) irm_text_buf_fail_(b);
+  irm_library_metadata_emit_(b, m, irm_text_buf_cstr_(&meta));
+  irm_text_buf_free_(&meta);
   if (o->link_params) {
     irm_text_buf_puts_(b, "\n/* The parameters (the params file layout, irm_params.h). */\n");
     emit_bytes(b, "irm_graph_params_data", (const unsigned char *)irm_string_data(blob), irm_string_size(blob));
-    irm_text_buf_puts_(b, "const void *irm_graph_linked_params(size_t *size);\n"
-                          "const void *irm_graph_linked_params(size_t *size) {\n"
-                          "  *size = sizeof irm_graph_params_data;\n  return irm_graph_params_data;\n}\n");
+    irm_text_buf_printf_(b, "const void *tvmgen_%s_linked_params(size_t *size);\n"
+                         "const void *tvmgen_%s_linked_params(size_t *size) {\n"
+                         "  *size = sizeof irm_graph_params_data;\n  return irm_graph_params_data;\n}\n", m, m);
   }
   return b->failed ? irm_error(IRM_ENOMEM, "graph codegen: out of memory for the source") : IRM_OK;
 }

@@ -15,6 +15,7 @@ typedef struct graph_options {
   bool link_params;
   const char *mod_name;
   const char *runtime; /* the runtime kind's name */
+  const char *executor; /* the executor kind's name (the metadata's "executor") */
 } graph_options;
 
 /* The graph of main: nodes are main's inputs, then its constants (op

@@ -5,8 +5,13 @@
  * (executor, runtime): micro-aot needs the crt runtime. It plugs into
  * irm_build with no change to the driver: "executor.pipeline" gives its
  * own pipeline and "executor.codegen" its code generator, aot's code with
- * a timer around every kernel call (irm_crt.h's kernel hooks). Everything
- * is registered in init. */
+ * a timer around every kernel call (irm_crt.h's kernel hooks); its
+ * libraries' metadata names "micro-aot", so runtime.Load hands them to its
+ * "executor.load" with no change to the loader: aot's loader, after a
+ * check that the library has the timers, with "kernel_timing" added to the
+ * metadata. Everything is registered in init. */
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +151,43 @@ static int codegen(const irm_any *args, int32_t nargs, irm_any *ret, void *resou
   return irm_ret_object(fn, rc, &files, ret);
 }
 
+/* executor.load: (path, mod_name, metadata, handle) -> {"run", "metadata"}
+ * (docs/runtime.md). The code is aot's, so aot's executor.load (a kind
+ * attribute, called as runtime.Load would) loads it; micro-aot checks the
+ * library is its own and says where the timings are. */
+static int load(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "micro-aot.load";
+  (void)resource;
+  irm_kind *aot = NULL;
+  irm_any f = irm_any_none(), got = irm_any_none();
+  const char *path = NULL, *text = NULL;
+  int rc = irm_arg_count(fn, nargs, 4, 4);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &path, NULL);
+  if (!rc) rc = irm_arg_str(fn, args, 2, &text, NULL);
+  if (!rc && (args[3].type_code != IRM_PTR || !dlsym(args[3].v_ptr, "micro_aot_steps")))
+    rc = irm_error(IRM_EVALUE, "micro-aot: library '%s' has no micro_aot_steps: it was not built by micro-aot", path);
+  if (!rc) rc = irm_kind_find("executor", "aot", &aot);
+  if (!rc) rc = irm_kind_get_attr(aot, "executor.load", &f);
+  if (!rc && f.type_code != IRM_OBJECT)
+    rc = irm_error(IRM_EVALUE, "micro-aot loads with executor 'aot', which has no executor.load here");
+  if (!rc) rc = irm_func_call(f.v_obj, args, 4, &got);
+  irm_any_release(&f);
+  size_t n = text ? strlen(text) : 0;
+  char *more = rc ? NULL : malloc(n + 64);
+  if (!rc && !more) rc = irm_error(IRM_ENOMEM, "micro-aot: out of memory");
+  irm_object *meta = NULL, *map = NULL;
+  if (!rc) { /* the metadata object, one field longer */
+    snprintf(more, n + 64, "%.*s, \"kernel_timing\": \"micro_aot_step_ns\"}", (int)(n ? n - 1 : 0), text);
+    rc = irm_string_new(more, strlen(more), &meta);
+  }
+  free(more);
+  irm_any mv = irm_any_object(meta);
+  if (!rc) rc = irm_map_with_set(got.v_obj, "metadata", &mv, &map);
+  irm_object_release(meta);
+  irm_any_release(&got);
+  return irm_ret_object(fn, rc, &map, ret);
+}
+
 /* Sets attr of k to a new packed function over body. */
 static int set_func(irm_kind *k, const char *attr, irm_packed_cfunc body) {
   irm_object *f = NULL;
@@ -163,7 +205,8 @@ static int add_attrs(irm_kind *k) {
   if (!rc) rc = set_func(k, "FCheckCompat", check_compat);
   if (!rc) rc = set_func(k, "executor.validate", check_compat);
   if (!rc) rc = set_func(k, "executor.pipeline", pipeline);
-  return rc ? rc : set_func(k, "executor.codegen", codegen);
+  if (!rc) rc = set_func(k, "executor.codegen", codegen);
+  return rc ? rc : set_func(k, "executor.load", load);
 }
 
 static int init(void) {

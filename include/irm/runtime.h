@@ -1,26 +1,25 @@
-/* Loading and running an exported AOT or graph library (docs/runtime.md,
+/* Loading and running an exported library (docs/runtime.md,
  * docs/graph.md).
  *
- * irm_build_export_library (build.h) compiles a build of the `aot`
- * executor into a shared library. Every such library defines
- * `const char *irm_aot_metadata(void)`, a JSON description (mod_name, the
- * interface API, the entry symbol, inputs and outputs with name, shape
- * and dtype, the params file); the loader reads it, finds the entry
- * point, and, when the library was built with link-params = false, reads
- * the params file beside the library and hands it to the library's
- * set_params function.
+ * irm_build_export_library (build.h) compiles a build into a shared
+ * library. Every module such a library holds defines
+ * `const char *tvmgen_<mod_name>_metadata(void)` (runtime/include/
+ * irm_library.h), a JSON description naming the executor kind that built
+ * it ("executor"), mod_name, the inputs and outputs with name, shape and
+ * dtype, and what that kind's loader needs. runtime.Load finds it in the
+ * library's dynamic symbol table (no fixed name: libraries of different
+ * mod_names link into one program), and hands the library to the
+ * `executor.load` kind attribute of that executor (IRM_EXECUTOR_LOAD_ATTR;
+ * aot and graph register theirs, a plugin's kind registers its own;
+ * docs/plugins.md). aot's finds the entry point and, with link-params =
+ * false, hands the params file beside the library to its set_params;
+ * graph's opens the module with the graph runner of runtime/
+ * (irm_graph_runner.h), whose metadata adds "storage_bytes" and
+ * "unshared_bytes".
  *
- * A library exported from a build with the graph executor defines
- * `irm_graph_json` instead (docs/graph.md): the loader opens it with the
- * graph runner of runtime/ (irm_graph_runner.h), which reads the embedded
- * graph JSON, binds the kernels and reads the params (linked in, or the
- * params file beside the library); runs then set the inputs, run the
- * graph's nodes and copy the outputs out. Its metadata has "executor":
- * "graph" and the storage bytes with and without sharing.
- *
- * Globals: runtime.Load(path) -> runtime.Module, runtime.ModuleRun(module,
- * Array of Tensors) -> Array of Tensors, runtime.ModuleMetadata(module) ->
- * String (the JSON).
+ * Globals: runtime.Load(path [, mod_name]) -> runtime.Module,
+ * runtime.ModuleRun(module, Array of Tensors) -> Array of Tensors,
+ * runtime.ModuleMetadata(module) -> String (the JSON).
  *
  * Ownership follows c_api.h: out-parameters are NEW references, arguments
  * are borrowed. Thread safety: every function may be called from any
@@ -39,15 +38,27 @@ typedef irm_object irm_runtime_module;
 
 #define IRM_RUNTIME_MODULE_TYPE_KEY "runtime.Module"
 
-/* Loads the library at path (dlopen with RTLD_NOW | RTLD_LOCAL; a library
- * stays loaded while a module refers to it). *out NEW. Errors:
+/* The kind attribute runtime.Load calls: executor.load(path str, mod_name
+ * str, metadata str, handle ptr) -> Map {"run": Function, "metadata": str
+ * (optional)}; run(inputs Array of Tensors, outputs Array of Tensors) ->
+ * NONE writes the outputs (docs/runtime.md, "Loading"). */
+#define IRM_EXECUTOR_LOAD_ATTR "executor.load"
+
+/* Loads module mod_name of the library at path (dlopen with RTLD_NOW |
+ * RTLD_LOCAL; a library stays loaded while a module refers to it);
+ * mod_name NULL: the library's only module. *out NEW. Errors:
  * RuntimeError (the library cannot be loaded, with the loader's reason; a
- * params file that cannot be read, naming its path), ValueError (neither
- * irm_aot_metadata nor irm_graph_json: not an irm library; a graph
- * library's bad graph JSON, missing kernel or mismatched params file, as
- * the graph runner names them; metadata that does not parse
- * or lacks a field; a missing entry symbol, naming it; a params file the
- * library refuses, with its reason), MemoryError. */
+ * params file that cannot be read, naming its path), ValueError (no
+ * tvmgen_<mod_name>_metadata: not an irm library; several modules and no
+ * mod_name, naming them; no module mod_name; an executor kind that is not
+ * registered, naming it and the registered kinds; a kind without
+ * executor.load; metadata that does not parse or lacks a field; whatever
+ * the kind's executor.load reports: for aot a missing entry symbol or a
+ * params file the library refuses, for graph a bad graph JSON, missing
+ * kernel or mismatched params file), MemoryError. */
+IRM_API int irm_runtime_load_module(const char *path, const char *mod_name, irm_runtime_module **out);
+
+/* irm_runtime_load_module of the library's only module. */
 IRM_API int irm_runtime_load(const char *path, irm_runtime_module **out);
 
 /* Runs the module on inputs (an Array of ffi.Tensor, one per input in

@@ -1,5 +1,5 @@
 """Loading and running an exported AOT library (docs/runtime.md):
-irm.runtime.load(path) gives a Module whose run() takes numpy arrays or
+irm.runtime.load(path [, mod_name]) gives a Module whose run() takes numpy arrays or
 irm tensors and returns numpy arrays (irm tensors without numpy)."""
 import json
 
@@ -48,10 +48,18 @@ class Module:
         return "irm.runtime.Module(%r, mod_name=%r)" % (self.path, self.metadata["mod_name"])
 
 
-def load(path):
-    """Loads the library at path (exported by BuildResult.export_library);
-    reads the params file beside it when the library was built with
-    link-params = false. Raises RuntimeError (cannot load) or ValueError
-    (not an irm AOT library)."""
-    return Module(api_global("irm.runtime.load()", "runtime.Load", "path")(str(path)), str(path))
+def load(path, mod_name=None):
+    """Loads module mod_name of the library at path (exported by
+    BuildResult.export_library; mod_name None: the library's only module)
+    through the executor.load of the executor kind that built it; reads the
+    params file beside it when the library was built with link-params =
+    false. Raises RuntimeError (cannot load) or ValueError (not an irm
+    library, several modules and no mod_name, an executor kind that is not
+    registered or has no executor.load)."""
+    if mod_name is None:
+        return Module(api_global("irm.runtime.load()", "runtime.Load", "path")(str(path)), str(path))
+    return Module(api_global("irm.runtime.load()", "runtime.Load", "path, mod_name")(str(path), str(mod_name)),
+                  str(path))
+
+
 from .graph_module import GraphModule  # noqa: E402,F401  (docs/graph.md)

@@ -35,3 +35,16 @@ def test_compilation_config_of_a_module():
     assert cfg["executor"].name == "graph" and cfg["runtime"].name == "cpp"
     with pytest.raises(ValueError, match="module has no 'target' attribute"):
         irm.compilation_config(irm.IRModule())
+
+
+@pytest.mark.parametrize("executor,runtime", [("aot", "crt"), ("graph", "cpp")])
+def test_load_by_mod_name(tmp_path, executor, runtime):
+    """runtime.Load finds the module by its tvmgen_<mod_name>_metadata and
+    dispatches on the executor it names (docs/runtime.md, "Loading")."""
+    result = irm.build(irm.ir.example_model("mlp"), "c", executor=irm.Executor(executor), runtime=runtime,
+                       mod_name="net")
+    result.export_library(tmp_path / "net.so")
+    assert irm.runtime.load(tmp_path / "net.so").metadata["executor"] == executor
+    assert irm.runtime.load(tmp_path / "net.so", "net").metadata["mod_name"] == "net"
+    with pytest.raises(ValueError, match=r"has no module 'other' \(no tvmgen_other_metadata\); it holds: net"):
+        irm.runtime.load(tmp_path / "net.so", mod_name="other")

@@ -11,7 +11,14 @@
  * (IRM_CRT_DLTENSOR for a DLTensor pointer in v_handle); ret / ret_code
  * receive a result (the generated functions return none); resource is the
  * caller's context (unused by generated code). A function returns 0, or
- * one of the IRM_CRT_E* codes below.
+ * one of the negative IRM_CRT_E* codes below.
+ *
+ * Return codes, everywhere in runtime/ (this header, irm_params.h,
+ * irm_graph_runner.h, irm_library.h) and in generated code's exported
+ * functions (entry points, packed wrappers, set_params): 0 is success, an
+ * error is negative. (A generated kernel, static or called only by its
+ * wrapper, returns nonzero on failure; the wrapper and the entry point
+ * turn that into IRM_CRT_EKERNEL.)
  *
  * Thread safety: nothing here holds state. */
 #ifndef IRM_CRT_H
@@ -44,15 +51,15 @@ enum {
   IRM_CRT_DLTENSOR = 7 /* v_handle is a DLTensor * */
 };
 
-/* Return codes of generated functions. */
+/* Return codes of generated functions (0 or negative, above). */
 enum {
   IRM_CRT_OK = 0,
-  IRM_CRT_EKERNEL = 1,   /* a kernel failed (an integer division by zero) */
-  IRM_CRT_EARGS = 2,     /* wrong number of arguments */
-  IRM_CRT_ETYPE = 3,     /* an argument of the wrong type code or dtype */
-  IRM_CRT_ESHAPE = 4,    /* a tensor argument of the wrong shape */
-  IRM_CRT_ENOPARAMS = 5, /* run before the parameters were set */
-  IRM_CRT_EPARAMS = 6    /* a params blob that does not match */
+  IRM_CRT_EKERNEL = -1,   /* a kernel failed (an integer division by zero, an index out of range) */
+  IRM_CRT_EARGS = -2,     /* wrong number of arguments */
+  IRM_CRT_ETYPE = -3,     /* an argument of the wrong type code or dtype */
+  IRM_CRT_ESHAPE = -4,    /* a tensor argument of the wrong shape */
+  IRM_CRT_ENOPARAMS = -5, /* run before the parameters were set */
+  IRM_CRT_EPARAMS = -6    /* a params blob that does not match */
 };
 
 /* Kernel hooks. The entry point of AOT-generated code brackets each

@@ -59,11 +59,17 @@ typedef void *(*irm_graph_resolver)(void *ctx, const char *name);
 int irm_graph_runner_create(const char *json, size_t len, irm_graph_resolver resolve, void *ctx,
                             irm_graph_runner **out, char *err, size_t err_size);
 
-/* A runner over the shared object at path exported by irm for the graph
- * executor: the graph JSON it embeds (irm_graph_json), its kernels, and
- * its parameters (linked in, or the params file its metadata names,
- * beside path). The runner keeps the object loaded. Errors as
- * irm_graph_runner_create, and ELOAD, EPARAMS. */
+/* A runner over module mod_name of the shared object at path exported by
+ * irm for the graph executor: the graph JSON it embeds
+ * (tvmgen_<mod_name>_graph_json, irm_library.h), its kernels, and its
+ * parameters (linked in, or the params file its metadata names, beside
+ * path). mod_name NULL: the library's only module (EARG when it holds
+ * several, naming them). The runner keeps the object loaded. Errors as
+ * irm_graph_runner_create, and ELOAD, EPARAMS, EARG. */
+int irm_graph_runner_load_module(const char *path, const char *mod_name, irm_graph_runner **out, char *err,
+                                 size_t err_size);
+
+/* irm_graph_runner_load_module of the library's only module. */
 int irm_graph_runner_load(const char *path, irm_graph_runner **out, char *err, size_t err_size);
 
 void irm_graph_runner_free(irm_graph_runner *r);

@@ -46,7 +46,7 @@ START_TEST(test_c_interface_header_and_entry) {
   const char *c = source(r, "net");
   ck_assert_ptr_nonnull(strstr(c, "#include \"tvmgen_net.h\""));
   ck_assert_ptr_nonnull(strstr(c, "static int32_t tvmgen_net_fused_"));
-  ck_assert_ptr_nonnull(strstr(c, "const char *irm_aot_metadata(void)"));
+  ck_assert_ptr_nonnull(strstr(c, "const char *tvmgen_net_metadata(void)"));
   ck_assert_ptr_null(strstr(c, "_packed(")); /* unpacked-api: plain pointers */
   ck_assert_ptr_null(strstr(c, "__tvm_main__"));
   ck_assert(!aot_has_artifact(r, "net.params")); /* link-params defaults to true */

@@ -147,6 +147,20 @@ START_TEST(test_an_executor_kind_registered_at_run_time) {
   irm_module *m = aot_example("cnn");
   irm_object *r = aot_build(m, "c", e, "crt", NULL, "cnn");
   ck_assert(aot_has_artifact(r, "timing.c"));
+  /* the library names its kind, which has no executor.load yet */
+  char path[1024];
+  aot_path("aot_timed", "lib.so", path, sizeof path);
+  ck_assert_ok(irm_build_export_library(r, path));
+  irm_object *none = NULL;
+  ck_assert_error(irm_runtime_load(path, &none), IRM_EVALUE, "ValueError: runtime.Load: library '");
+  ck_assert_error_mentions("was built by executor 'aot-timed', which has no executor.load: register one");
+  /* its code is aot's, so aot's loader loads it */
+  irm_kind *aot = NULL;
+  irm_any load = irm_any_none();
+  ck_assert_ok(irm_kind_find("executor", "aot", &aot));
+  ck_assert_ok(irm_kind_get_attr(aot, IRM_EXECUTOR_LOAD_ATTR, &load));
+  ck_assert_ok(irm_kind_set_attr(k, IRM_EXECUTOR_LOAD_ATTR, &load, 10));
+  irm_any_release(&load);
   /* without aot's options: the packed interface, kernels through packed wrappers */
   ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, "tvmgen_cnn.c")), "tvmgen_cnn___tvm_main__"));
   irm_object *loaded = aot_export_load(r, "aot_timed");

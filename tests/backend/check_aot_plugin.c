@@ -2,7 +2,9 @@
  * the example executor plugin's "micro-aot" brings its own pipeline
  * (executor.pipeline), compatibility check (executor.validate) and code
  * generator (executor.codegen: aot's code with irm_crt.h's kernel hooks
- * timing every kernel call). The example CNN builds with it, runs, agrees
+ * timing every kernel call); and loads through runtime.Load with no change
+ * to the loader, its library's metadata naming it and its executor.load
+ * loading it. The example CNN builds with it, exports, loads, runs, agrees
  * with ir.Evaluate, and every kernel call was timed. */
 #include <dlfcn.h>
 
@@ -46,7 +48,14 @@ START_TEST(test_the_cnn_builds_runs_and_times_each_kernel_call) {
   ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(result, "micro_aot_timing.c")), "irm_crt_kernel_exit"));
   ck_assert(aot_has_artifact(result, "tvmgen_default.h")); /* micro-aot's interface-api defaults to "c" */
 
-  irm_object *loaded = aot_export_load(result, "micro_aot");
+  ck_assert_ptr_nonnull(strstr(c, "const char *tvmgen_default_metadata(void)"));
+  ck_assert_ptr_nonnull(strstr(c, "{\\\"version\\\": 1, \\\"executor\\\": \\\"micro-aot\\\""));
+  irm_object *loaded = aot_export_load(result, "micro_aot"); /* through micro-aot's executor.load */
+  irm_object *meta = NULL;
+  ck_assert_ok(irm_runtime_module_metadata(loaded, &meta));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(meta), "\"executor\": \"micro-aot\""));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(meta), "\"kernel_timing\": \"micro_aot_step_ns\"}"));
+  irm_object_release(meta);
   aot_compare(m, loaded, 1, 11);
   char path[1024];
   aot_path("micro_aot", "lib.so", path, sizeof path);

@@ -185,19 +185,20 @@ START_TEST(test_link_params_on_and_off) {
   for (int link = 0; link < 2; link++) {
     irm_object *r = graph_build(m, link, NULL, "mlp");
     const char *c = irm_string_data(graph_artifact(r, "tvmgen_mlp.c"));
-    ck_assert_ptr_nonnull(strstr(c, "const char *irm_graph_json(void)"));
+    ck_assert_ptr_nonnull(strstr(c, "const char *tvmgen_mlp_graph_json(void)"));
+    ck_assert_ptr_nonnull(strstr(c, "const char *tvmgen_mlp_metadata(void)"));
     ck_assert_ptr_nonnull(strstr(c, "int32_t tvmgen_mlp_fused_"));
     ck_assert_ptr_nonnull(strstr(c, "_packed(void *args"));
     ck_assert_ptr_nonnull(graph_artifact(r, "mlp.json"));
     if (link) {
       ck_assert_ptr_null(graph_artifact(r, "mlp.params"));
-      ck_assert_ptr_nonnull(strstr(c, "irm_graph_linked_params"));
+      ck_assert_ptr_nonnull(strstr(c, "tvmgen_mlp_linked_params"));
       ck_assert_ptr_nonnull(strstr(c, "\\\"params_file\\\": null"));
     } else {
       irm_object *p = graph_artifact(r, "mlp.params");
       ck_assert_ptr_nonnull(p);
       ck_assert_uint_gt(irm_string_size(p), 32 * 64 * 4); /* fc1's weight at least */
-      ck_assert_ptr_null(strstr(c, "irm_graph_linked_params"));
+      ck_assert_ptr_null(strstr(c, "tvmgen_mlp_linked_params"));
       ck_assert_ptr_nonnull(strstr(c, "\\\"params_file\\\": \\\"mlp.params\\\""));
     }
     irm_object_release(r);

@@ -1,0 +1,15 @@
+/* The one description every generated library holds (load_internal.h):
+ * tvmgen_<mod_name>_metadata, which runtime.Load finds and dispatches on. */
+#include "load_internal.h"
+
+void irm_library_metadata_emit_(irm_text_buf *b, const char *mod_name, const char *json) {
+  irm_text_buf_printf_(b, "/* The loader's description of this library (JSON). */\n"
+                       "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void);\n"
+                       "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void) {\n  return \"",
+                       mod_name, mod_name);
+  for (const char *s = json; *s; s++) {
+    if (*s == '"' || *s == '\\') irm_text_buf_putc_(b, '\\');
+    irm_text_buf_putc_(b, *s);
+  }
+  irm_text_buf_puts_(b, "\";\n}\n");
+}

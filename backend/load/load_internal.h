@@ -1,0 +1,65 @@
+/* Private to backend/: the parts of loading an exported library that the
+ * executor kinds share (docs/runtime.md, "Loading"). runtime.Load
+ * (loader.c) finds the library's tvmgen_<mod_name>_metadata (irm_library.h),
+ * reads its "executor" and calls that kind's executor.load:
+ *
+ *   executor.load(path str, mod_name str, metadata str, handle ptr)
+ *     -> Map {"run": Function, "metadata": str (optional)}
+ *
+ * path is the file as dlopen() was given it, handle the library's dlopen()
+ * handle (borrowed: the runtime.Module keeps it open while it lives),
+ * metadata the text of tvmgen_<mod_name>_metadata. "run" is called as
+ * run(inputs Array of Tensors, outputs Array of Tensors) -> NONE and
+ * writes the outputs, which the loader made from the metadata's
+ * "outputs"; the loader checks the inputs against "inputs" and serializes
+ * runs. "metadata" replaces the library's text when the kind knows more
+ * (it must have "mod_name", "inputs" and "outputs"). */
+#ifndef IRM_BACKEND_LOAD_INTERNAL_H
+#define IRM_BACKEND_LOAD_INTERNAL_H
+
+#include <pthread.h>
+
+#include <dlpack/dlpack.h>
+
+#include "irm/runtime.h"
+#include "irm_internal.h"
+#include "irm_library.h"
+
+/* Runs and set_params calls hold it: a generated library has static state
+ * (its workspace, its parameters) and one library may back several
+ * modules. */
+extern pthread_mutex_t irm_runtime_run_lock_;
+
+/* library_metadata.c: writes the C definition of
+ * `const char *tvmgen_<mod_name>_metadata(void)` returning json, the one
+ * description every generated library has. mod_name is a C identifier
+ * (the code generators check it). */
+void irm_library_metadata_emit_(irm_text_buf *b, const char *mod_name, const char *json);
+
+/* load_args.c: the arguments of an executor.load (fn names it in errors):
+ * path, mod_name, metadata borrowed from args, and the handle. */
+int irm_load_args_(const char *fn, const irm_any *args, int32_t nargs, const char **path, const char **mod_name,
+                   const char **metadata, void **handle);
+
+/* The result of an executor.load: a Map {"run": a new packed function over
+ * run and resource (finalizer called when it dies, also on failure here),
+ * "metadata": metadata when not NULL} into *ret. */
+int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void (*finalizer)(void *),
+                     irm_object *metadata, irm_any *ret);
+
+/* The arguments of a run function: the n_in input and n_out output
+ * Tensors as DLTensors (views of their data) in a NEW array of n_in +
+ * n_out (free with irm_free). Errors: TypeError, ValueError for the
+ * counts, MemoryError. */
+int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, size_t n_in, size_t n_out,
+                          DLTensor **out);
+
+/* The contents of the file `file` beside path (NUL-terminated) as a NEW
+ * irm_malloc'd buffer. Errors: RuntimeError naming the file. */
+int irm_load_file_beside_(const char *path, const char *file, char **data, size_t *size, char **full);
+
+/* aot_load.c and graph_loader.c: the executor.load of aot and graph. */
+int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+
+#endif
