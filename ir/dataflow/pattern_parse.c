@@ -119,17 +119,7 @@ static int parse_items(rules_parser *rp, item_fn item, irm_object **items, irm_o
   if (!rc && attrs) rc = irm_map_new(attrs);
   while (!rc && !irm_ir_is_punct_(p, ')')) {
     if (attrs && at_attr(p)) {
-      size_t kat = p->tok.start;
-      char *key = NULL;
-      size_t klen = 0;
-      irm_any v = irm_any_none();
-      rc = irm_ir_parse_key_(p, &key, &klen);
-      if (!rc) rc = irm_ir_parse_value_(p, &v);
-      if (!rc && irm_map_find(*attrs, key, klen))
-        rc = irm_ir_error_at_(p, kat, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
-      if (!rc) rc = irm_map_set_move_n(attrs, key, klen, &v);
-      irm_any_release(&v);
-      irm_free(key);
+      rc = irm_ir_parse_attr_(p, attrs);
     } else if (attrs && irm_map_size(*attrs)) {
       rc = irm_ir_expected_(p, "an attribute key=value (arguments come first)");
     } else {

@@ -105,6 +105,12 @@ int irm_ir_parse_type_(irm_ir_parser *p, irm_object **out);
 /* A tensor literal, the current token being `const`. *out NEW. */
 int irm_ir_parse_tensor_(irm_ir_parser *p, irm_object **out);
 
+/* One `key = value` attribute (the current token being the key) into the
+ * Map *attrs: the one reader of attributes for the attribute maps, call
+ * arguments and the rules files' patterns. ValueError "attribute '<key>'
+ * is given twice" at the key when *attrs holds it. */
+int irm_ir_parse_attr_(irm_ir_parser *p, irm_object **attrs);
+
 /* `{k = v, ...}` (the current token being '{') as a NEW Map. */
 int irm_ir_parse_attr_map_(irm_ir_parser *p, irm_object **out);
 

@@ -335,17 +335,7 @@ static int parse_call(irm_ir_parser *p, irm_object *callee, size_t at, irm_objec
     int is_attr = (p->tok.kind == IRM_TOK_IDENT || p->tok.kind == IRM_TOK_STRING) && next.kind == IRM_TOK_PUNCT &&
                   p->lx.text[next.start] == '=';
     if (is_attr) {
-      size_t kat = p->tok.start;
-      char *key = NULL;
-      size_t klen = 0;
-      irm_any v = irm_any_none();
-      rc = irm_ir_parse_key_(p, &key, &klen);
-      if (!rc) rc = irm_ir_parse_value_(p, &v);
-      if (!rc && irm_map_find(attrs, key, klen))
-        rc = irm_ir_error_at_(p, kat, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
-      if (!rc) rc = irm_map_set_move_n(&attrs, key, klen, &v);
-      irm_any_release(&v);
-      irm_free(key);
+      rc = irm_ir_parse_attr_(p, &attrs);
     } else if (irm_map_size(attrs)) {
       rc = irm_ir_expected_(p, "an attribute key=value (arguments come first)");
     } else {

@@ -544,6 +544,21 @@ int irm_ir_parse_key_(irm_ir_parser *p, char **key, size_t *len) {
   return rc;
 }
 
+int irm_ir_parse_attr_(irm_ir_parser *p, irm_object **attrs) {
+  size_t at = p->tok.start;
+  char *key = NULL;
+  size_t klen = 0;
+  irm_any v = irm_any_none();
+  int rc = irm_ir_parse_key_(p, &key, &klen);
+  if (!rc) rc = irm_ir_parse_value_(p, &v);
+  if (!rc && irm_map_find(*attrs, key, klen))
+    rc = irm_ir_error_at_(p, at, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
+  if (!rc) rc = irm_map_set_move_n(attrs, key, klen, &v);
+  irm_any_release(&v);
+  irm_free(key);
+  return rc;
+}
+
 int irm_ir_parse_attr_map_(irm_ir_parser *p, irm_object **out) {
   *out = NULL;
   int rc = irm_ir_enter_(p);
@@ -551,18 +566,7 @@ int irm_ir_parse_attr_map_(irm_ir_parser *p, irm_object **out) {
   rc = irm_ir_expect_punct_(p, '{', "'{' and the attributes");
   if (!rc) rc = irm_map_new(out);
   while (!rc && !irm_ir_is_punct_(p, '}')) {
-    size_t at = p->tok.start;
-    char *key = NULL;
-    size_t klen = 0;
-    irm_any v = irm_any_none();
-    rc = irm_ir_parse_key_(p, &key, &klen);
-    if (!rc) rc = irm_ir_parse_value_(p, &v);
-    if (!rc && irm_map_find(*out, key, klen))
-      rc = irm_ir_error_at_(p, at, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
-    if (!rc) rc = irm_map_set_move_n(out, key, klen, &v);
-    irm_any_release(&v);
-    irm_free(key);
-    if (rc) break;
+    if ((rc = irm_ir_parse_attr_(p, out))) break;
     if (irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
     else if (!irm_ir_is_punct_(p, '}')) rc = irm_ir_expected_(p, "',' or '}' after an attribute");
   }
