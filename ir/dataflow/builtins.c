@@ -6,7 +6,7 @@
  * part skips what an earlier, partial run registered. */
 #include "expr_internal.h"
 #include "ir_internal.h"
-#include "pattern_internal.h"
+#include "pattern/pattern_internal.h"
 
 int irm_register_ir_dataflow_builtins_(void) {
   irm_module_set_repr_(irm_ir_module_repr_);

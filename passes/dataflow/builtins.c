@@ -2,7 +2,7 @@
  * its options, config options and module attribute keys (one per file).
  * Each part skips what an earlier, partial run registered. */
 #include "ir_pass_util.h"
-#include "pattern_driver.h"
+#include "pattern/pattern_driver.h"
 
 int irm_register_passes_dataflow_builtins_(void) {
   int (*const parts[])(void) = {

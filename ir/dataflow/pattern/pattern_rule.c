@@ -3,7 +3,7 @@
  * equals the left-hand side's on a sample typing), and applying a rule at
  * one expression (match, conditions, the right-hand side over the
  * captures). The driver that applies rule sets is the pattern pass
- * (passes/dataflow/pattern_pass.c). */
+ * (passes/dataflow/pattern/pattern_pass.c). */
 #include <stdatomic.h>
 #include <string.h>
 
