@@ -153,7 +153,7 @@ void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b)
 /* An external function's result type: field j of a tuple, or the tensor. */
 static irm_object *output_type(const plan_kernel *k, size_t j) {
   irm_object *rt = k->external ? k->ret_type : irm_expr_type(irm_function_body(k->func));
-  return irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
+  return irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
 }
 
 void irm_aot_emit_externs_(const dataflow_plan *p, irm_text_buf *b) {

@@ -103,7 +103,7 @@ static int push_id(walk *w, size_t id) {
 }
 
 static int type_bytes(irm_object *type, const char *what, size_t *out) {
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR)
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR)
     return irm_error(IRM_ETYPE, "%s: expected a tensor type, got %s", what,
                      type ? irm_object_type_key(type) : "no type (run InferType)");
   DLDataType dt = irm_tensor_type_dtype(type);
@@ -255,7 +255,7 @@ static int typed(irm_object *func, irm_object **out) {
   int rc = irm_map_new(&fns);
   if (!rc) rc = irm_map_set_move(&fns, "kernel", &f);
   if (!rc) rc = irm_module_new(fns, NULL, &m);
-  if (!rc) rc = irm_ir_infer_type(m, &t);
+  if (!rc) rc = irm_dataflow_infer_type(m, &t);
   if (!rc) {
     *out = irm_module_function(t, "kernel");
     irm_object_retain(*out);
@@ -379,10 +379,10 @@ static int external_of(walk *w, const char *name, irm_object *func, const char *
   size_t np = irm_function_param_count(func);
   for (size_t i = 0; !rc && i < np; i++) {
     irm_object *v = irm_function_param(func, i), *t = irm_expr_type(v);
-    if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR)
+    if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR)
       rc = irm_error(IRM_ETYPE, "external function '%s' (Compiler '%s'): parameter %%%s is %s; "
                      "external functions take tensors (flatten the tuple into tensor parameters)", name, compiler,
-                     irm_var_name(v), irm_ir_type_kind_of(t) == IRM_IR_TYPE_TUPLE ? "a tuple" : "not a tensor");
+                     irm_var_name(v), irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TUPLE ? "a tuple" : "not a tensor");
   }
   char *sym = rc ? NULL : irm_strdup(symbol);
   irm_any_release(&gs);
@@ -399,7 +399,7 @@ static int external_of(walk *w, const char *name, irm_object *func, const char *
   irm_object_retain(func);
   k->ret_type = rt;
   k->info.n_inputs = np;
-  k->info.n_outputs = irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
+  k->info.n_outputs = irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
   return IRM_OK;
 }
 
@@ -437,7 +437,7 @@ static int add_step(walk *w, irm_object *call, size_t kernel) {
   if (rc) return rc;
   /* the results: one tensor, or the fields of a tuple */
   irm_object *type = irm_expr_type(call);
-  bool tuple = irm_ir_type_kind_of(type) == IRM_IR_TYPE_TUPLE;
+  bool tuple = irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE;
   size_t n = tuple ? irm_tuple_type_size(type) : 1;
   if (n != info->n_outputs)
     return irm_error(IRM_EVALUE, "kernel %s has %zu outputs, its call's type %zu",

@@ -119,7 +119,7 @@ IRM_API int irm_function_pass_from_func(irm_object *func, int opt_level, const c
                                         const irm_object *required, irm_pass **out);
 
 /* The loop of a function pass, for C code that offers a function pass as
- * a plain call as well (irm_ir_fold_constant): fn(func, mod, ctx, options,
+ * a plain call as well (irm_dataflow_fold_constant): fn(func, mod, ctx, options,
  * resource, &new_func) for each function of mod in order, skipping those
  * irm_base_func_should_skip(func, IRM_SKIP_DEFAULT) skips, exactly as
  * irm_pass_run runs a function pass but without the runner's protocol (no
