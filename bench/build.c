@@ -59,7 +59,7 @@ static void make_workload(workload *w, const char *name, const char *text, doubl
   irm_module *m = NULL;
   w->name = name;
   w->flops = flops;
-  if (irm_ir_parse(text, strlen(text), &m) || irm_ir_infer_type(m, &w->mod)) bench_die(name);
+  if (irm_dataflow_parse(text, strlen(text), &m) || irm_dataflow_infer_type(m, &w->mod)) bench_die(name);
   irm_object_release(m);
   irm_object *fn = irm_module_function(w->mod, "main");
   w->n_in = irm_function_param_count(fn);
@@ -81,7 +81,7 @@ static void make_workload(workload *w, const char *name, const char *text, doubl
   if (irm_array_new(items, w->n_in, &w->inputs)) bench_die("inputs");
   for (size_t i = 0; i < w->n_in; i++) irm_any_release(&items[i]);
   irm_any r = irm_any_none();
-  if (irm_ir_evaluate(w->mod, "main", w->inputs, &r)) bench_die("evaluate");
+  if (irm_dataflow_evaluate(w->mod, "main", w->inputs, &r)) bench_die("evaluate");
   w->expected = r.v_obj;
   w->out_numel = (size_t)irm_tensor_numel(w->expected);
   w->out = aligned_alloc(64, (w->out_numel * 4 + 63) / 64 * 64);
@@ -172,7 +172,7 @@ static void run_generated(void *ctx) {
 static void run_evaluator(void *ctx) {
   workload *w = ctx;
   irm_any r = irm_any_none();
-  if (irm_ir_evaluate(w->mod, "main", w->inputs, &r)) bench_die("evaluate");
+  if (irm_dataflow_evaluate(w->mod, "main", w->inputs, &r)) bench_die("evaluate");
   irm_any_release(&r);
 }
 

@@ -156,7 +156,7 @@ int main(void) {
       for (int k = 0; k < reps; k++) {
         irm_any out = irm_any_none();
         irm_object *outs = NULL;
-        int rc = which == 0 ? irm_ir_evaluate(cnn, "main", eval_in, &out)
+        int rc = which == 0 ? irm_dataflow_evaluate(cnn, "main", eval_in, &out)
                             : irm_runtime_module_run(which == 1 ? lp : lb, run_in, &outs);
         if (rc) bench_die("run");
         irm_any_release(&out);

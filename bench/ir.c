@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "ir_gen.h"
-#include "ir_gen_ops.h"
+#include "dataflow_gen.h"
+#include "dataflow_gen_ops.h"
 
 static int count_node(void *ctx, irm_object *node) {
   (void)node;
@@ -64,10 +64,10 @@ static void run_subject(subject s, job *j) {
   irm_object *text = NULL;
   irm_module *out = NULL;
   if (s == PRINT) {
-    if (irm_ir_print(j->mod, &text)) bench_die("print");
+    if (irm_dataflow_print(j->mod, &text)) bench_die("print");
     irm_object_release(text);
   } else if (s == PARSE) {
-    if (irm_ir_parse(irm_string_data(j->text), irm_string_size(j->text), &out)) bench_die("parse");
+    if (irm_dataflow_parse(irm_string_data(j->text), irm_string_size(j->text), &out)) bench_die("parse");
     irm_object_release(out);
   } else {
     if (irm_pass_run(j->pass, j->mod, &out)) bench_die(irm_pass_name(j->pass));
@@ -117,10 +117,10 @@ static void text_benchmarks(void) {
   job j = {NULL, NULL, NULL};
   irm_module *model = NULL;
   /* without its params: their 2 000 numbers in text would swamp the IR's 28 nodes */
-  if (irm_ir_example_model(NULL, &model) || irm_module_without_attr(model, IRM_ATTR_PARAMS, &j.mod))
+  if (irm_dataflow_example_model(NULL, &model) || irm_module_without_attr(model, IRM_ATTR_PARAMS, &j.mod))
     bench_die("example model");
   irm_object_release(model);
-  if (irm_ir_print(j.mod, &j.text)) bench_die("print");
+  if (irm_dataflow_print(j.mod, &j.text)) bench_die("print");
   measure("print_cnn", PRINT, &j);
   measure("parse_cnn", PARSE, &j);
   irm_object_release(j.text);
@@ -131,7 +131,7 @@ static void text_benchmarks(void) {
   for (int i = 0; i < 2; i++) {
     j.mod = irm_test_random_module(11, 2 * sizes[i]); /* about one node in two is distinct */
     if (!j.mod) bench_die("random module");
-    if (irm_ir_print(j.mod, &j.text)) bench_die("print");
+    if (irm_dataflow_print(j.mod, &j.text)) bench_die("print");
     t[0][i] = measure("print_random", PRINT, &j);
     t[1][i] = measure("parse_random", PARSE, &j);
     irm_object_release(j.text);
@@ -166,7 +166,7 @@ static void pass_benchmarks(void) {
       job j = {chain, NULL, NULL};
       /* the later passes see a typed program, as in a pipeline */
       if (p > 0) {
-        if (irm_ir_infer_type(chain, &j.mod)) bench_die("InferType");
+        if (irm_dataflow_infer_type(chain, &j.mod)) bench_die("InferType");
         irm_object_release(chain);
       }
       if (irm_pass_get(passes[p], NULL, &j.pass)) bench_die(passes[p]);
@@ -240,7 +240,7 @@ static irm_object *chain_text(size_t n, const char *op, int binary, const char *
 
 static irm_module *parse_text(irm_object *text) {
   irm_module *m = NULL;
-  if (irm_ir_parse(irm_string_data(text), irm_string_size(text), &m)) bench_die("parse");
+  if (irm_dataflow_parse(irm_string_data(text), irm_string_size(text), &m)) bench_die("parse");
   return m;
 }
 
@@ -251,7 +251,7 @@ static double chain_bytes(size_t n, const char *op, int binary, const char *para
   irm_module *m = parse_text(text);
   if (typed) {
     irm_module *t = NULL;
-    if (irm_ir_infer_type(m, &t)) bench_die("InferType");
+    if (irm_dataflow_infer_type(m, &t)) bench_die("InferType");
     irm_object_release(m);
     m = t;
   }
@@ -261,7 +261,7 @@ static double chain_bytes(size_t n, const char *op, int binary, const char *para
   return per;
 }
 
-/* A sink that only counts (irm_ir_print_to). */
+/* A sink that only counts (irm_dataflow_print_to). */
 static int count_sink(void *ctx, const char *data, size_t len) {
   (void)data;
   *(size_t *)ctx += len;
@@ -288,16 +288,16 @@ static void run_scale(scale_subject s, scale_job *j) {
   switch (s) {
   case S_PARSE: irm_object_release(parse_text(j->text)); break;
   case S_PRINT:
-    if (irm_ir_print(j->mod, &o)) bench_die("print");
+    if (irm_dataflow_print(j->mod, &o)) bench_die("print");
     irm_object_release(o);
     break;
   case S_PRINT_TO: {
     size_t bytes = 0;
-    if (irm_ir_print_to(j->mod, NULL, count_sink, &bytes) || !bytes) bench_die("print_to");
+    if (irm_dataflow_print_to(j->mod, NULL, count_sink, &bytes) || !bytes) bench_die("print_to");
     break;
   }
   case S_VERIFY:
-    if (irm_ir_verify(j->mod)) bench_die("verify");
+    if (irm_dataflow_verify(j->mod)) bench_die("verify");
     break;
   case S_JSON_WRITE:
     v = irm_any_object((irm_object *)j->mod);
@@ -367,12 +367,12 @@ static void chain_memory(size_t n) {
   double parse_peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
   atomic_store(&peak_bytes, after_parse);
   irm_object *printed = NULL;
-  if (irm_ir_print(mod, &printed)) bench_die("print");
+  if (irm_dataflow_print(mod, &printed)) bench_die("print");
   double peak = (double)(atomic_load(&peak_bytes) - base) / (double)n;
   irm_object_release(printed);
   atomic_store(&peak_bytes, after_parse);
   size_t bytes = 0;
-  if (irm_ir_print_to(mod, NULL, count_sink, &bytes)) bench_die("print_to");
+  if (irm_dataflow_print_to(mod, NULL, count_sink, &bytes)) bench_die("print_to");
   double peak_to = (double)(atomic_load(&peak_bytes) - base) / (double)n;
   printf("# chain of %zu adds: parsed module %.1f bytes/node; peak of parse %.1f; of parse + print to a String "
          "%.1f, to a sink %.1f bytes/node (aim <= 250; the input text not counted)\n",
@@ -414,7 +414,7 @@ static void scale_job_make(scale_job *j, size_t n) {
   j->copy = parse_text(j->text);
   irm_any v = irm_any_object((irm_object *)j->mod);
   if (irm_to_json(&v, &j->json)) bench_die("to_json");
-  if (irm_ir_infer_type(j->mod, &j->typed)) bench_die("InferType");
+  if (irm_dataflow_infer_type(j->mod, &j->typed)) bench_die("InferType");
 }
 
 static void scale_job_free(scale_job *j) {

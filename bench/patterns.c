@@ -1,7 +1,7 @@
 /* bench/patterns: the pattern driver at scale. 50 rules (rooted at the ops
  * of the program and at others, with conditions that do not hold, so the
  * program comes back unchanged and every candidate is matched) over typed
- * op chains (ir_gen_ops.h) of about 100 000 and 1 000 000 nodes, against a
+ * op chains (dataflow_gen_ops.h) of about 100 000 and 1 000 000 nodes, against a
  * rewrite that changes nothing (irm_expr_rewrite without callbacks: the
  * walk every pass makes). Lines: `name ns_per_node ratio rewrite_walk`
  * (aim: ratio <= 3), then the time at 1M over the time at 100k (aim:
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "ir_gen_ops.h"
+#include "dataflow_gen_ops.h"
 
 /* 50 rules: 5 per op of the chain (none firing: no constant there holds
  * 12345) and 15 rooted at ops the chain does not use. */
@@ -84,7 +84,7 @@ typedef struct timing {
 
 static timing measure(size_t calls, irm_object *rules) {
   irm_module *chain = irm_test_op_chain(7, calls), *typed = NULL;
-  if (!chain || irm_ir_infer_type(chain, &typed)) bench_die("chain");
+  if (!chain || irm_dataflow_infer_type(chain, &typed)) bench_die("chain");
   irm_object_release(chain);
   job j = {rules, irm_module_function(typed, "main")};
   int64_t nodes = 0;

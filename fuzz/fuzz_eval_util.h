@@ -19,7 +19,7 @@
 
 static inline void fuzz_eval_setup(void) {
   fuzz_quiet();
-  irm_ir_evaluate_set_max_bytes(FUZZ_EVAL_MAX_BYTES);
+  irm_dataflow_evaluate_set_max_bytes(FUZZ_EVAL_MAX_BYTES);
 }
 
 /* The module the text parses to, or NULL (the failure checked). */
@@ -28,7 +28,7 @@ static inline irm_module *fuzz_parse_ir(const uint8_t *data, size_t size) {
   if (!text) abort();
   if (size) memcpy(text, data, size);
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, size, &m);
+  int rc = irm_dataflow_parse(text, size, &m);
   free(text);
   if (rc) {
     fuzz_check_error(rc);
@@ -67,7 +67,7 @@ static inline irm_object *fuzz_random_inputs(const irm_module *m, uint64_t seed)
   int ok = 1;
   for (size_t i = 0; i < n && ok; i++) {
     const irm_object *t = irm_expr_type(irm_function_param(f, i));
-    if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR || irm_tensor_type_numel(t) > FUZZ_EVAL_MAX_INPUT) {
+    if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR || irm_tensor_type_numel(t) > FUZZ_EVAL_MAX_INPUT) {
       ok = 0;
       break;
     }
@@ -118,7 +118,7 @@ static inline int fuzz_same_value(const irm_any *a, const irm_any *b) {
 
 /* Evaluates @main of m on inputs: IRM_OK with *out, or a checked failure. */
 static inline int fuzz_evaluate(const irm_module *m, const irm_object *inputs, irm_any *out) {
-  int rc = irm_ir_evaluate(m, "main", inputs, out);
+  int rc = irm_dataflow_evaluate(m, "main", inputs, out);
   if (rc) fuzz_check_bounded_error(rc);
   return rc;
 }

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     irm_any a = irm_any_none(), b = irm_any_none();
     int rc = fuzz_evaluate(m, inputs, &a);
     if (!rc) {
-      FUZZ_CHECK(irm_ir_evaluate(m, "main", inputs, &b) == 0, "evaluating again succeeds too");
+      FUZZ_CHECK(irm_dataflow_evaluate(m, "main", inputs, &b) == 0, "evaluating again succeeds too");
       FUZZ_CHECK(fuzz_same_value(&a, &b), "evaluation is deterministic");
     } else {
       FUZZ_CHECK(a.type_code == IRM_NONE, "a failed evaluation gives nothing");

@@ -6,7 +6,7 @@
  * NUL-terminated, so reads past the end show up under ASan. */
 #include "fuzz_util.h"
 
-/* The ops of tests/support/ir_gen.c (its random modules seed the corpus). */
+/* The ops of tests/support/dataflow_gen.c (its random modules seed the corpus). */
 static void register_ops(void) {
   static int done;
   if (done) return;
@@ -35,7 +35,7 @@ static int ir_equality_ready(void) {
   if (ready >= 0) return ready;
   static const char text[] = "#[version = \"irm-0.1\"]\ndef @f(%x) { %x }";
   irm_module *a = NULL, *b = NULL;
-  FUZZ_CHECK(irm_ir_parse(text, sizeof text - 1, &a) == 0 && irm_ir_parse(text, sizeof text - 1, &b) == 0,
+  FUZZ_CHECK(irm_dataflow_parse(text, sizeof text - 1, &a) == 0 && irm_dataflow_parse(text, sizeof text - 1, &b) == 0,
              "a fixed text parses");
   irm_any va = irm_any_object(a), vb = irm_any_object(b);
   ready = fuzz_equal(&va, &vb);
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!text) abort();
   if (size) memcpy(text, data, size);
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, size, &m);
+  int rc = irm_dataflow_parse(text, size, &m);
   free(text);
   if (rc) {
     fuzz_check_error(rc);
@@ -61,9 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   irm_object *s1 = NULL, *s2 = NULL;
   irm_module *m2 = NULL;
-  FUZZ_CHECK(irm_ir_print(m, &s1) == 0, "a parsed module prints");
-  FUZZ_CHECK(irm_ir_parse(irm_string_data(s1), irm_string_size(s1), &m2) == 0, "printed text parses");
-  FUZZ_CHECK(irm_ir_print(m2, &s2) == 0, "a reparsed module prints");
+  FUZZ_CHECK(irm_dataflow_print(m, &s1) == 0, "a parsed module prints");
+  FUZZ_CHECK(irm_dataflow_parse(irm_string_data(s1), irm_string_size(s1), &m2) == 0, "printed text parses");
+  FUZZ_CHECK(irm_dataflow_print(m2, &s2) == 0, "a reparsed module prints");
   FUZZ_CHECK(irm_string_size(s1) == irm_string_size(s2) &&
                  memcmp(irm_string_data(s1), irm_string_data(s2), irm_string_size(s1)) == 0,
              "printing is idempotent");
@@ -74,17 +74,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   irm_any a = irm_any_object(m);
   irm_object *r = NULL, *e = NULL;
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
-  opts.elide_larger_than = IRM_IR_PRINT_ELIDE_DEFAULT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
+  opts.elide_larger_than = IRM_DATAFLOW_PRINT_ELIDE_DEFAULT;
   FUZZ_CHECK(irm_repr(&a, &r) == 0, "the module has a repr");
-  FUZZ_CHECK(irm_ir_print_ex(m, &opts, &e) == 0, "a parsed module prints elided");
+  FUZZ_CHECK(irm_dataflow_print_ex(m, &opts, &e) == 0, "a parsed module prints elided");
   FUZZ_CHECK(irm_string_size(r) == irm_string_size(e) &&
                  memcmp(irm_string_data(r), irm_string_data(e), irm_string_size(r)) == 0,
              "the repr is the elided text");
   if (irm_string_size(e) != irm_string_size(s1) ||
       memcmp(irm_string_data(e), irm_string_data(s1), irm_string_size(s1)) != 0) {
     irm_module *m3 = NULL; /* tensors were elided: the text does not parse */
-    FUZZ_CHECK(irm_ir_parse(irm_string_data(e), irm_string_size(e), &m3) == IRM_EVALUE && !m3,
+    FUZZ_CHECK(irm_dataflow_parse(irm_string_data(e), irm_string_size(e), &m3) == IRM_EVALUE && !m3,
                "text with elided tensors is refused");
     irm_clear_error();
   }

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (evaluated) {
     irm_any after = irm_any_none();
-    int rc = irm_ir_evaluate(cur, "main", inputs, &after);
+    int rc = irm_dataflow_evaluate(cur, "main", inputs, &after);
     FUZZ_CHECK(rc == 0, "what evaluated before the passes evaluates after them");
     FUZZ_CHECK(fuzz_same_value(&before, &after), "the passes keep @main's result");
     irm_any_release(&after);

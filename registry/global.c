@@ -106,6 +106,19 @@ int irm_global_register_builtins_(const irm_builtin_global *table, size_t n) {
   return rc;
 }
 
+int irm_global_register_former_names_(const irm_builtin_global *table, size_t n, const char *const (*renamed)[2],
+                                      size_t m) {
+  int rc = IRM_OK;
+  for (size_t i = 0; rc == IRM_OK && i < m; i++) {
+    size_t k = 0;
+    while (k < n && strcmp(table[k].name, renamed[i][1]) != 0) k++;
+    rc = k < n ? irm_global_register_builtin_(renamed[i][0], table[k].fn)
+               : irm_error(IRM_EVALUE, "former name '%s': no built-in global '%s' in its table", renamed[i][0],
+                           renamed[i][1]);
+  }
+  return rc;
+}
+
 int irm_register_static_(const char *name, int made, irm_object *f) {
   int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);

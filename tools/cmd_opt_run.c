@@ -28,7 +28,7 @@ static int model_from_file(const char *command, const char *path, irm_module **o
     }
     if (!rc) *out = v.v_obj;
   } else {
-    rc = irm_ir_parse(text, len, out);
+    rc = irm_dataflow_parse(text, len, out);
   }
   free(text);
   if (rc) {
@@ -42,7 +42,7 @@ int opt_load_model(const char *command, const char *model, irm_module **out) {
   if (model && (!strcmp(model, "-") || stat(model, &sb) == 0)) return model_from_file(command, model, out);
   if (model && (strchr(model, '/') || strchr(model, '.')))
     return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(model), strerror(ENOENT));
-  if (irm_ir_example_model(model, out) == 0) return CLI_OK;
+  if (irm_dataflow_example_model(model, out) == 0) return CLI_OK;
   return cli_say(CLI_FAIL, "%s: MODEL '%s' is no file and no example model: %s", command, cli_quote(model),
                  irm_last_error());
 }
@@ -63,10 +63,10 @@ static int print_hook(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (nargs < 2) return IRM_OK;
   const char *pass = cli_str(irm_map_find_cstr(args[1].v_obj, "name"));
   if (!pass || !wanted(s->names, pass)) return IRM_OK;
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = s->elide;
   irm_object *text = NULL;
-  int rc = irm_ir_print_ex(args[0].v_obj, &opts, &text);
+  int rc = irm_dataflow_print_ex(args[0].v_obj, &opts, &text);
   if (rc) return rc;
   fprintf(stderr, "; IR %s pass '%s'\n%s\n", s->when, pass, irm_string_data(text));
   irm_object_release(text);
@@ -224,10 +224,10 @@ int opt_make_instruments(opt_flags *f, print_state ps[2], irm_instrument **timin
 }
 
 static int print_module(const opt_flags *f, irm_module *mod) {
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = f->elide;
   irm_object *text = NULL;
-  if (irm_ir_print_ex(mod, &opts, &text)) return cli_fail("opt: printing the module");
+  if (irm_dataflow_print_ex(mod, &opts, &text)) return cli_fail("opt: printing the module");
   fputs(irm_string_data(text), cli_out);
   size_t n = irm_string_size(text);
   if (n == 0 || irm_string_data(text)[n - 1] != '\n') fputc('\n', cli_out);

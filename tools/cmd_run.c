@@ -319,7 +319,7 @@ static int run_dir(const run_flags *r) {
     else fprintf(cli_out, " (random, seed %lld)\n", (long long)r->seed);
   }
   if (!rc && irm_runtime_module_run(loaded, data, &outs)) rc = cli_fail("run: running");
-  if (!rc && irm_ir_evaluate(record_part(record, "module", "ir.IRModule"), "main", all, &want))
+  if (!rc && irm_dataflow_evaluate(record_part(record, "module", "ir.IRModule"), "main", all, &want))
     rc = cli_fail("run: ir.Evaluate");
   if (!rc) rc = compare(r, outs, &want);
   irm_any_release(&want);

@@ -70,7 +70,7 @@ static int fail_at(walker *w, int code, const char *what) {
 
 static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, const char *what) {
   char msg[256];
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR) {
     snprintf(msg, sizeof msg, "%s has %s, not a tensor type; a kernel takes and computes tensors", what,
              type ? "another type" : "no type (run InferType first)");
     return fail_at(w, IRM_ETYPE, msg);

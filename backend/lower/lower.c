@@ -135,7 +135,7 @@ static int make_type(DLDataType dtype, int32_t ndim, const int64_t *shape, size_
 
 int irm_plan_type_of_(const irm_object *type, const char *what, plan_type *out) {
   *out = (plan_type){0};
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR) {
     if (!what) return IRM_OK;
     return irm_error(IRM_ETYPE, "%s: expected a tensor type, got %s", what,
                      type ? irm_object_type_key(type) : "no type (run InferType)");
@@ -293,7 +293,7 @@ static int add_step(lower_walk *w, irm_object *call, size_t kernel) {
   if (rc) return rc;
   /* the results: one tensor, or the fields of a tuple */
   irm_object *type = irm_expr_type(call);
-  bool tuple = irm_ir_type_kind_of(type) == IRM_IR_TYPE_TUPLE;
+  bool tuple = irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE;
   size_t n = tuple ? irm_tuple_type_size(type) : 1;
   if (n != k->n_outputs)
     return irm_error(IRM_EVALUE, "kernel %s has %zu outputs, its call's type %zu", k->symbol, k->n_outputs, n);

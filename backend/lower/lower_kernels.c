@@ -80,7 +80,7 @@ static int typed(irm_object *func, irm_object **out) {
   int rc = irm_map_new(&fns);
   if (!rc) rc = irm_map_set_move(&fns, "kernel", &f);
   if (!rc) rc = irm_module_new(fns, NULL, &m);
-  if (!rc) rc = irm_ir_infer_type(m, &t);
+  if (!rc) rc = irm_dataflow_infer_type(m, &t);
   if (!rc) {
     *out = irm_module_function(t, "kernel");
     irm_object_retain(*out);
@@ -143,7 +143,7 @@ static int new_kernel(lower_walk *w, irm_object *func, char *symbol, size_t *out
 
 /* Field j of a result type: of a tuple, or the type itself. */
 static const irm_object *result_field(const irm_object *rt, size_t j) {
-  return irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
+  return irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt;
 }
 
 /* The signature of kernel k: the types of func's params, and of the n_outputs
@@ -228,10 +228,10 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   size_t np = irm_function_param_count(func);
   for (size_t i = 0; !rc && i < np; i++) {
     irm_object *v = irm_function_param(func, i), *t = irm_expr_type(v);
-    if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR)
+    if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR)
       rc = irm_error(IRM_ETYPE, "external function '%s' (Compiler '%s'): parameter %%%s is %s; "
                      "external functions take tensors (flatten the tuple into tensor parameters)", name, compiler,
-                     irm_var_name(v), irm_ir_type_kind_of(t) == IRM_IR_TYPE_TUPLE ? "a tuple" : "not a tensor");
+                     irm_var_name(v), irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TUPLE ? "a tuple" : "not a tensor");
   }
   char *sym = rc ? NULL : irm_strdup(symbol);
   irm_any_release(&gs);
@@ -248,7 +248,7 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   w->kir[*out].func = func;
   irm_object_retain(func);
   k->n_inputs = np;
-  k->n_outputs = irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
+  k->n_outputs = irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
   return signature(k, func, rt);
 }
 

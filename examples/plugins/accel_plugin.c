@@ -82,7 +82,7 @@ static int note_composite(void *ctx, irm_object *node) {
 
 /* The C element type of a tensor type, NULL when the plugin takes none. */
 static const char *ctype(const irm_object *type) {
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) return NULL;
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR) return NULL;
   DLDataType dt = irm_tensor_type_dtype(type);
   if (dt.lanes != 1) return NULL;
   if (dt.code == kDLFloat && dt.bits == 32) return "float";
@@ -123,7 +123,7 @@ static int wrapper(const irm_object *fn, const char *symbol, const irm_object *k
                    int64_t scratch, listing *t) {
   size_t np = irm_function_param_count(fn);
   irm_object *rt = irm_expr_type(irm_function_body(kfn));
-  size_t nout = irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
+  size_t nout = irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
   put(t, "\nint32_t %s(", symbol, 0);
   for (size_t i = 0; i < np; i++) {
     const char *ct = ctype(irm_expr_type(irm_function_param(fn, i)));
@@ -131,7 +131,7 @@ static int wrapper(const irm_object *fn, const char *symbol, const irm_object *k
     put(t, i ? ", const %s *in%zu" : "const %s *in%zu", ct, i);
   }
   for (size_t j = 0; j < nout; j++) {
-    const char *ct = ctype(irm_ir_type_kind_of(rt) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt);
+    const char *ct = ctype(irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(rt, j) : rt);
     if (!ct) return irm_error(IRM_ETYPE, "codegen.ext.accel: output %zu of '%s' is not a tensor it takes", j, symbol);
     put(t, np + j ? ", %s *out%zu" : "%s *out%zu", ct, j);
   }
@@ -158,7 +158,7 @@ static int typed(const irm_object *fn, irm_object **out) {
   if (!rc) rc = irm_map_new(&fns);
   if (!rc) rc = irm_map_set_move(&fns, "f", &f);
   if (!rc) rc = irm_module_new(fns, NULL, &m);
-  if (!rc) rc = irm_ir_infer_type(m, &t);
+  if (!rc) rc = irm_dataflow_infer_type(m, &t);
   if (!rc) {
     *out = irm_module_function(t, "f");
     irm_object_retain(*out);

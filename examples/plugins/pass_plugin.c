@@ -7,7 +7,7 @@
  * "ChooseDataLayout.force" overrides the choice.
  *
  * ApplyDataLayout reads `data_layout` back with GetAttr and rewrites the
- * IR to it through the public rewriter (irm_ir_convert_layout, the
+ * IR to it through the public rewriter (irm_dataflow_convert_layout, the
  * built-in ConvertLayout: conv2d and pools move to the layout, with
  * transposes around them). Its pass option `layout` ("NCHW" or "NHWC",
  * no default) overrides the attribute: "ApplyDataLayout{layout=NHWC}" in a
@@ -81,7 +81,7 @@ static int apply_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_o
   const char *text = NULL;
   size_t len = 0;
   rc = irm_any_to_str(&layout, &text, &len);
-  if (!rc) rc = irm_ir_convert_layout(mod, text, out);
+  if (!rc) rc = irm_dataflow_convert_layout(mod, text, out);
   irm_any_release(&layout);
   return rc;
 }

@@ -6,10 +6,10 @@
  * part skips what an earlier, partial run registered. */
 #include "expr_internal.h"
 #include "ir_internal.h"
-#include "pattern_internal.h"
+#include "pattern/pattern_internal.h"
 
 int irm_register_ir_dataflow_builtins_(void) {
-  irm_module_set_repr_(irm_ir_module_repr_);
+  irm_module_set_repr_(irm_dataflow_module_repr_);
   int (*const parts[])(void) = {
       irm_register_ir_type_types_,     irm_register_expr_types_,
       irm_register_op_builtins_,       irm_register_evaluate_builtins_,

@@ -100,21 +100,21 @@ static int value_type(const irm_any *v, int nesting, irm_object **out) {
 
 static _Atomic size_t max_bytes = IRM_EVALUATE_MAX_BYTES_DEFAULT;
 
-size_t irm_ir_evaluate_set_max_bytes(size_t limit) {
+size_t irm_dataflow_evaluate_set_max_bytes(size_t limit) {
   return atomic_exchange(&max_bytes, limit ? limit : IRM_EVALUATE_MAX_BYTES_DEFAULT);
 }
 
-size_t irm_ir_evaluate_max_bytes(void) { return atomic_load(&max_bytes); }
+size_t irm_dataflow_evaluate_max_bytes(void) { return atomic_load(&max_bytes); }
 
 /* Bytes a value of type t takes (its tensors' data), saturating at
  * UINT64_MAX; tuples nest as deep as the type does (bounded here). */
 static uint64_t type_bytes(const irm_object *t, int nesting) {
-  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR) {
     int64_t n = irm_tensor_type_numel(t); /* never overflows: irm_tensor_type_new checks */
     uint64_t elem = irm_dtype_size(irm_tensor_type_dtype(t));
     return n > 0 && (uint64_t)n > UINT64_MAX / elem ? UINT64_MAX : (uint64_t)(n > 0 ? n : 0) * elem;
   }
-  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE) return 0;
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE) return 0;
   if (nesting >= MAX_TUPLE_NESTING) return UINT64_MAX;
   uint64_t sum = 0;
   for (size_t i = 0; i < irm_tuple_type_size(t); i++) {
@@ -126,7 +126,7 @@ static uint64_t type_bytes(const irm_object *t, int nesting) {
 
 /* Refuses, before anything is allocated, a result bigger than the limit. */
 static int check_result_size(const irm_object *op, const irm_object *type) {
-  uint64_t need = type_bytes(type, 0), limit = irm_ir_evaluate_max_bytes();
+  uint64_t need = type_bytes(type, 0), limit = irm_dataflow_evaluate_max_bytes();
   if (need <= limit) return IRM_OK;
   irm_object *text = NULL;
   irm_any a = irm_any_object((irm_object *)type);
@@ -137,7 +137,7 @@ static int check_result_size(const irm_object *op, const irm_object *type) {
   else snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)need);
   rc = irm_error(IRM_EVALUE,
                  "%s: the result %s takes %s bytes, more than the evaluator's limit of %zu bytes "
-                 "(irm_ir_evaluate_set_max_bytes)",
+                 "(irm_dataflow_evaluate_set_max_bytes)",
                  irm_op_name(op), irm_error_quote(irm_string_data(text)), bytes, limit);
   irm_object_release(text);
   return rc;
@@ -336,7 +336,7 @@ static int check_input(const char *name, const irm_object *param, size_t i, cons
   irm_object *got = NULL;
   int rc = value_type(v, 0, &got);
   if (rc) return irm_error_context(rc, "function '%s': input %zu (%%%s)", name, i + 1, irm_var_name(param));
-  if (!irm_ir_type_equal(want, got)) {
+  if (!irm_dataflow_type_equal(want, got)) {
     irm_object *ws = NULL, *gs = NULL;
     irm_any wa = irm_any_object((irm_object *)want), ga = irm_any_object(got);
     rc = irm_repr(&wa, &ws);
@@ -375,13 +375,13 @@ static int eval_function(evaluator *ev, const irm_object *f, const char *name, c
   return rc;
 }
 
-int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *inputs, irm_any *out) {
-  if (!name || !out) return irm_error(IRM_EVALUE, "irm_ir_evaluate: name and out must not be NULL");
+int irm_dataflow_evaluate(const irm_module *mod, const char *name, const irm_object *inputs, irm_any *out) {
+  if (!name || !out) return irm_error(IRM_EVALUE, "irm_dataflow_evaluate: name and out must not be NULL");
   *out = irm_any_none();
   if (!irm_object_is(mod, "ir.IRModule"))
-    return irm_error(IRM_ETYPE, "irm_ir_evaluate: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "NULL");
+    return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "NULL");
   if (!irm_object_is(inputs, "ffi.Array"))
-    return irm_error(IRM_ETYPE, "irm_ir_evaluate: inputs must be an ffi.Array of Tensors, got %s",
+    return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: inputs must be an ffi.Array of Tensors, got %s",
                      inputs ? irm_object_type_key(inputs) : "NULL");
   irm_object *f = irm_module_function(mod, name);
   if (!f) {
@@ -402,7 +402,7 @@ int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *i
   for (size_t i = 0; i < n; i++) {
     const irm_any *v = irm_array_at(inputs, i); /* an int item has no object to look at */
     if (v->type_code != IRM_OBJECT || (!irm_is_tensor(v->v_obj) && !irm_object_is(v->v_obj, "ffi.Array")))
-      return irm_error(IRM_ETYPE, "irm_ir_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
+      return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
   }
   evaluator ev = {mod, 0, 0, 0};
   const irm_any *first = n ? irm_array_at(inputs, 0) : NULL;
@@ -423,7 +423,7 @@ static int g_evaluate(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   if (!rc) rc = irm_arg_str(fn, args, 1, &name, NULL);
   if (!rc) rc = irm_arg_object(fn, args, 2, "ffi.Array", &inputs);
   if (rc) return rc;
-  rc = irm_ir_evaluate(mod, name, inputs, ret);
+  rc = irm_dataflow_evaluate(mod, name, inputs, ret);
   return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
 

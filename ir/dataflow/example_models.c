@@ -1,4 +1,4 @@
-/* The built-in example models (dataflow/text.h: irm_ir_example_model*) and the
+/* The built-in example models (dataflow/text.h: irm_dataflow_example_model*) and the
  * global ir.ExampleModel. Each model is a text of the IR text form, kept
  * identical to examples/models/<name>.irm (tests/ir/dataflow/check_example_models.c
  * compares them), and parsed on each call; its weights are parameters of
@@ -113,14 +113,14 @@ static const example_model *find_model(const char *name) {
   return NULL;
 }
 
-int irm_ir_example_model_names(irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_example_model_names: out is NULL");
+int irm_dataflow_example_model_names(irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_example_model_names: out is NULL");
   irm_any items[N_MODELS];
   for (size_t i = 0; i < N_MODELS; i++) items[i] = irm_any_str(models[i].name);
   return irm_array_new(items, N_MODELS, out);
 }
 
-const char *irm_ir_example_model_text(const char *name) {
+const char *irm_dataflow_example_model_text(const char *name) {
   const example_model *m = find_model(name);
   return m ? m->text : NULL;
 }
@@ -200,13 +200,13 @@ static int unknown_model(const char *name) {
   return irm_error(IRM_EKEY, "unknown example model '%s' (the models: cnn, mlp, residual)", irm_error_quote(name));
 }
 
-int irm_ir_example_model(const char *name, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_example_model: out is NULL");
+int irm_dataflow_example_model(const char *name, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_example_model: out is NULL");
   const example_model *m = find_model(name);
   if (!m) return unknown_model(name);
   irm_module *mod = NULL;
   irm_object *params = NULL;
-  int rc = irm_ir_parse(m->text, strlen(m->text), &mod);
+  int rc = irm_dataflow_parse(m->text, strlen(m->text), &mod);
   if (!rc) rc = make_params(m, mod, &params);
   irm_any v = irm_any_object(params);
   if (!rc) rc = irm_module_set_attr_move(&mod, IRM_ATTR_PARAMS, &v);
@@ -230,7 +230,7 @@ static int g_example_model(const irm_any *args, int32_t nargs, irm_any *ret, voi
   if (rc) return rc;
   if (name && strlen(name) != len) /* a NUL inside names no model */
     return irm_error(IRM_EKEY, "%s: unknown example model '%s'", fn, irm_error_quote(name));
-  return irm_ret_object(fn, irm_ir_example_model(name, &mod), &mod, ret);
+  return irm_ret_object(fn, irm_dataflow_example_model(name, &mod), &mod, ret);
 }
 
 int irm_register_example_model_builtins_(void) {

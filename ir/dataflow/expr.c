@@ -121,7 +121,7 @@ static int check_values(const char *fn, const char *what, size_t first, irm_obje
 }
 
 static int check_type_or_null(const char *fn, const char *what, const irm_object *t) {
-  if (t && irm_ir_type_kind_of(t) == IRM_IR_TYPE_NONE)
+  if (t && irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_NONE)
     return irm_error(IRM_ETYPE, "%s: %s must be an IR type, got %s", fn, what, irm_object_type_key(t));
   return IRM_OK;
 }
@@ -437,7 +437,7 @@ int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
   const expr_node *p = irm_expr_node_(e);
   if (!p) return irm_error(IRM_ETYPE, "%s: expected an IR expression, got %s", fn, type_key_or_null(e));
   if ((rc = check_type_or_null(fn, "type", type))) return rc;
-  if (p->type == type || (p->type && type && irm_ir_type_equal(p->type, type))) {
+  if (p->type == type || (p->type && type && irm_dataflow_type_equal(p->type, type))) {
     irm_object_retain(e);
     *out = e;
     return IRM_OK;

@@ -115,10 +115,10 @@ static int g_func_type(const irm_any *args, int32_t nargs, irm_any *ret, void *r
 
 /* ---- nodes ---------------------------------------------------------------- */
 
-/* ir.Var(name [, type]) */
+/* dataflow.Var(name [, type]) */
 static int g_var(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Var", *name = NULL;
+  const char *fn = "dataflow.Var", *name = NULL;
   irm_object *type = NULL, *v = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 2);
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
@@ -138,10 +138,10 @@ static int g_global_var(const irm_any *args, int32_t nargs, irm_any *ret, void *
   return irm_ret_object(fn, irm_global_var_new(name, &v), &v, ret);
 }
 
-/* ir.Constant(tensor) */
+/* dataflow.Constant(tensor) */
 static int g_constant(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Constant";
+  const char *fn = "dataflow.Constant";
   irm_object *tensor = NULL, *c = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Tensor", &tensor);
@@ -149,10 +149,10 @@ static int g_constant(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   return irm_ret_object(fn, irm_constant_new(tensor, &c), &c, ret);
 }
 
-/* ir.Tuple(Array of expressions) */
+/* dataflow.Tuple(Array of expressions) */
 static int g_tuple(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Tuple";
+  const char *fn = "dataflow.Tuple";
   irm_object **fields = NULL, *t = NULL;
   size_t n = 0;
   int rc = irm_arg_count(fn, nargs, 1, 1);
@@ -163,10 +163,10 @@ static int g_tuple(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   return rc;
 }
 
-/* ir.TupleGetItem(tuple, index int) */
+/* dataflow.TupleGetItem(tuple, index int) */
 static int g_tuple_get_item(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.TupleGetItem";
+  const char *fn = "dataflow.TupleGetItem";
   irm_object *tuple = NULL, *e = NULL;
   int64_t index = 0;
   int rc = irm_arg_count(fn, nargs, 2, 2);
@@ -176,10 +176,10 @@ static int g_tuple_get_item(const irm_any *args, int32_t nargs, irm_any *ret, vo
   return irm_ret_object(fn, irm_tuple_get_item_new(tuple, index, &e), &e, ret);
 }
 
-/* ir.Call(callee, args Array [, attrs Map]) */
+/* dataflow.Call(callee, args Array [, attrs Map]) */
 static int g_call(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Call";
+  const char *fn = "dataflow.Call";
   irm_object *callee = NULL, *attrs = NULL, **call_args = NULL, *c = NULL;
   size_t n = 0;
   int rc = irm_arg_count(fn, nargs, 2, 3);
@@ -194,10 +194,10 @@ static int g_call(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   return rc;
 }
 
-/* ir.Let(var, value, body) */
+/* dataflow.Let(var, value, body) */
 static int g_let(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Let";
+  const char *fn = "dataflow.Let";
   irm_object *var = NULL, *value = NULL, *body = NULL, *e = NULL;
   int rc = irm_arg_count(fn, nargs, 3, 3);
   if (!rc) rc = object_arg(fn, args, nargs, 0, "a dataflow.Var", 0, &var);
@@ -207,10 +207,10 @@ static int g_let(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   return irm_ret_object(fn, irm_let_new(var, value, body, &e), &e, ret);
 }
 
-/* ir.Function(params Array of Vars, body [, ret_type] [, attrs Map]) */
+/* dataflow.Function(params Array of Vars, body [, ret_type] [, attrs Map]) */
 static int g_function(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.Function";
+  const char *fn = "dataflow.Function";
   irm_object **params = NULL, *body = NULL, *ret_type = NULL, *attrs = NULL, *f = NULL;
   size_t n = 0;
   int rc = irm_arg_count(fn, nargs, 2, 4);
@@ -237,10 +237,10 @@ static int g_op(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
 
 /* ---- inspection ------------------------------------------------------------ */
 
-/* ir.ExprKind(e) -> "Var", "Call", ... */
+/* dataflow.ExprKind(e) -> "Var", "Call", ... */
 static int g_expr_kind(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.ExprKind";
+  const char *fn = "dataflow.ExprKind";
   irm_object *e = NULL, *s = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
@@ -248,10 +248,10 @@ static int g_expr_kind(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   return irm_ret_object(fn, irm_string_from_cstr(irm_expr_kind_name(irm_expr_kind_of(e)), &s), &s, ret);
 }
 
-/* ir.ExprType(e) -> the checked type or NONE */
+/* dataflow.ExprType(e) -> the checked type or NONE */
 static int g_expr_type(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.ExprType";
+  const char *fn = "dataflow.ExprType";
   irm_object *e = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
@@ -262,10 +262,10 @@ static int g_expr_type(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   return IRM_OK;
 }
 
-/* ir.ExprWithType(e, type or NONE) -> a copy of e with that checked type */
+/* dataflow.ExprWithType(e, type or NONE) -> a copy of e with that checked type */
 static int g_expr_with_type(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.ExprWithType";
+  const char *fn = "dataflow.ExprWithType";
   irm_object *e = NULL, *type = NULL, *out = NULL;
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
@@ -284,12 +284,12 @@ static int fields_of(const char *fn, const irm_object *o, irm_any *ret) {
   return irm_ret_object(fn, info->to_fields(o, &fields), &fields, ret);
 }
 
-/* ir.ExprFields(e) -> Map of the node's fields (expr_fields.c lists them);
+/* dataflow.ExprFields(e) -> Map of the node's fields (expr_fields.c lists them);
  * a Function's attrs come as their Map, not the ir.DictAttrs that holds
  * it, so that other languages read them like a Call's. */
 static int g_expr_fields(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.ExprFields";
+  const char *fn = "dataflow.ExprFields";
   irm_object *e = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
@@ -307,15 +307,15 @@ static int g_expr_fields(const irm_any *args, int32_t nargs, irm_any *ret, void 
   return IRM_OK;
 }
 
-/* ir.TypeFields(t) -> Map: TensorType {dtype, shape}, TupleType {fields},
+/* dataflow.TypeFields(t) -> Map: TensorType {dtype, shape}, TupleType {fields},
  * FuncType {params, ret} */
 static int g_type_fields(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.TypeFields";
+  const char *fn = "dataflow.TypeFields";
   irm_object *t = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = object_arg(fn, args, nargs, 0, "an IR type", 0, &t);
-  if (!rc && irm_ir_type_kind_of(t) == IRM_IR_TYPE_NONE)
+  if (!rc && irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_NONE)
     rc = irm_error(IRM_ETYPE, "%s: argument 1: expected an IR type, got %s", fn, irm_object_type_key(t));
   return rc ? rc : fields_of(fn, t, ret);
 }
@@ -325,20 +325,38 @@ int irm_register_expr_globals_(void) {
       {"ir.TensorType", g_tensor_type},
       {"ir.TupleType", g_tuple_type},
       {"ir.FuncType", g_func_type},
-      {"ir.Var", g_var},
+      {"dataflow.Var", g_var},
       {"ir.GlobalVar", g_global_var},
-      {"ir.Constant", g_constant},
-      {"ir.Tuple", g_tuple},
-      {"ir.TupleGetItem", g_tuple_get_item},
-      {"ir.Call", g_call},
-      {"ir.Let", g_let},
-      {"ir.Function", g_function},
+      {"dataflow.Constant", g_constant},
+      {"dataflow.Tuple", g_tuple},
+      {"dataflow.TupleGetItem", g_tuple_get_item},
+      {"dataflow.Call", g_call},
+      {"dataflow.Let", g_let},
+      {"dataflow.Function", g_function},
       {"ir.Op", g_op},
-      {"ir.ExprKind", g_expr_kind},
-      {"ir.ExprType", g_expr_type},
-      {"ir.ExprWithType", g_expr_with_type},
-      {"ir.ExprFields", g_expr_fields},
-      {"ir.TypeFields", g_type_fields},
+      {"dataflow.ExprKind", g_expr_kind},
+      {"dataflow.ExprType", g_expr_type},
+      {"dataflow.ExprWithType", g_expr_with_type},
+      {"dataflow.ExprFields", g_expr_fields},
+      {"dataflow.TypeFields", g_type_fields},
   };
-  return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
+  /* The nodes' globals were ir.* before; the dialect's names are dataflow.*
+   * (TVM's ir.* names above stay). */
+  static const char *const former[][2] = {
+      {"ir.Var", "dataflow.Var"},
+      {"ir.Constant", "dataflow.Constant"},
+      {"ir.Tuple", "dataflow.Tuple"},
+      {"ir.TupleGetItem", "dataflow.TupleGetItem"},
+      {"ir.Call", "dataflow.Call"},
+      {"ir.Let", "dataflow.Let"},
+      {"ir.Function", "dataflow.Function"},
+      {"ir.ExprKind", "dataflow.ExprKind"},
+      {"ir.ExprType", "dataflow.ExprType"},
+      {"ir.ExprWithType", "dataflow.ExprWithType"},
+      {"ir.ExprFields", "dataflow.ExprFields"},
+      {"ir.TypeFields", "dataflow.TypeFields"},
+  };
+  size_t n = sizeof table / sizeof table[0];
+  int rc = irm_global_register_builtins_(table, n);
+  return rc ? rc : irm_global_register_former_names_(table, n, former, sizeof former / sizeof former[0]);
 }

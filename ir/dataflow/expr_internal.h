@@ -1,4 +1,4 @@
-/* Private to ir/dataflow/: how the dataflow IR's files (ir_type.c, expr*.c,
+/* Private to ir/dataflow/: how the dataflow IR's files (type.c, expr*.c,
  * op.c, text_*.c, verify.c, ops_*.c) reach each other. */
 #ifndef IRM_IR_EXPR_INTERNAL_H
 #define IRM_IR_EXPR_INTERNAL_H
@@ -10,7 +10,7 @@
 
 /* ---- registration (called by ir/dataflow/builtins.c, in this order) -------------- */
 
-int irm_register_ir_type_types_(void);      /* dataflow.Type and subtypes (ir_type.c) */
+int irm_register_ir_type_types_(void);      /* dataflow.Type and subtypes (type.c) */
 int irm_register_expr_types_(void);         /* dataflow.Expr and the nodes (expr.c) */
 int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
 int irm_register_builtin_ops_(void);        /* the built-in ops (ops_*.c) */
@@ -41,9 +41,9 @@ int irm_expr_repr_(const irm_object *e, irm_object **out);
 
 /* A module's repr: its IR text, with what has no text form as comments
  * (text_print.c); fills the module core's repr slot. *out a NEW String. */
-int irm_ir_module_repr_(const irm_object *mod, irm_object **out);
+int irm_dataflow_module_repr_(const irm_object *mod, irm_object **out);
 
-/* Appends the text form of a type (ir_type.c): Tensor[(1, 3), float32]. */
-int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t);
+/* Appends the text form of a type (type.c): Tensor[(1, 3), float32]. */
+int irm_dataflow_type_print_(irm_text_buf *buf, const irm_object *t);
 
 #endif

@@ -74,10 +74,10 @@ int irm_expr_free_vars(irm_object *expr, irm_object **out) {
   return rc;
 }
 
-/* ir.FreeVars(expr) -> Array of Vars */
+/* dataflow.FreeVars(expr) -> Array of Vars */
 static int g_free_vars(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
-  const char *fn = "ir.FreeVars";
+  const char *fn = "dataflow.FreeVars";
   irm_object *e = NULL, *vars = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, NULL, &e);
@@ -90,6 +90,8 @@ static int g_free_vars(const irm_any *args, int32_t nargs, irm_any *ret, void *r
 int irm_register_free_vars_builtins_(void); /* called by evaluate.c's registration */
 
 int irm_register_free_vars_builtins_(void) {
-  static const irm_builtin_global table[] = {{"ir.FreeVars", g_free_vars}};
-  return irm_global_register_builtins_(table, 1);
+  static const irm_builtin_global table[] = {{"dataflow.FreeVars", g_free_vars}};
+  static const char *const former[][2] = {{"ir.FreeVars", "dataflow.FreeVars"}}; /* its name before */
+  int rc = irm_global_register_builtins_(table, 1);
+  return rc ? rc : irm_global_register_former_names_(table, 1, former, 1);
 }

@@ -39,7 +39,7 @@ static int check_op_name(const char *name) {
   if (len > IRM_OP_NAME_MAX)
     return irm_error(IRM_EVALUE, "op name '%s' has %zu bytes; an op name has at most %d", irm_error_quote(name), len,
                      IRM_OP_NAME_MAX);
-  if (!irm_ir_is_ident_(name, len))
+  if (!irm_dataflow_is_ident_(name, len))
     return irm_error(IRM_EVALUE,
                      "op name '%s' is not an identifier of the text form: segments of letters, digits and '_' "
                      "(each starting with a letter or '_') joined by '.', like 'nn.conv2d'",
@@ -360,7 +360,7 @@ int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const i
   rc = irm_func_call(fn, args, 2, &ret);
   irm_object_release(fn);
   if (rc) return with_op_context(rc, op);
-  if (ret.type_code != IRM_OBJECT || irm_ir_type_kind_of(ret.v_obj) == IRM_IR_TYPE_NONE) {
+  if (ret.type_code != IRM_OBJECT || irm_dataflow_type_kind_of(ret.v_obj) == IRM_DATAFLOW_TYPE_NONE) {
     rc = irm_error(IRM_ETYPE, "%s: FInferType returned %s, not an IR type", irm_op_name(op),
                    ret.type_code == IRM_OBJECT ? irm_object_type_key(ret.v_obj) : irm_any_type_name(&ret));
     irm_any_release(&ret);
@@ -373,13 +373,13 @@ int irm_op_infer_type(const irm_object *op, const irm_object *arg_types, const i
 /* Whether value (a Tensor or an Array of values) has type. */
 static int value_matches(const irm_any *value, const irm_object *type, int nesting) {
   if (value->type_code != IRM_OBJECT) return 0;
-  if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TENSOR) {
     const DLTensor *dl = irm_tensor_dl(value->v_obj);
     if (!dl || !irm_dtype_equal(dl->dtype, irm_tensor_type_dtype(type)) || dl->ndim != irm_tensor_type_ndim(type))
       return 0;
     return dl->ndim == 0 || memcmp(dl->shape, irm_tensor_type_shape(type), (size_t)dl->ndim * sizeof(int64_t)) == 0;
   }
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TUPLE || nesting >= 64 || !irm_object_is(value->v_obj, "ffi.Array"))
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TUPLE || nesting >= 64 || !irm_object_is(value->v_obj, "ffi.Array"))
     return 0;
   size_t n = irm_array_size(value->v_obj);
   if (n != irm_tuple_type_size(type)) return 0;
@@ -423,7 +423,7 @@ int irm_op_evaluate(const irm_object *op, const irm_object *inputs, const irm_ob
                    out->type_code == IRM_OBJECT ? irm_object_type_key(out->v_obj) : irm_any_type_name(out));
     irm_any_release(out);
     *out = irm_any_none();
-  } else if (result_type && irm_ir_type_kind_of(result_type) != IRM_IR_TYPE_NONE &&
+  } else if (result_type && irm_dataflow_type_kind_of(result_type) != IRM_DATAFLOW_TYPE_NONE &&
              !value_matches(out, result_type, 0)) {
     rc = result_mismatch(op, out, result_type);
     irm_any_release(out);

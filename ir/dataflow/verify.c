@@ -1,4 +1,4 @@
-/* The well-formedness check of the dataflow IR (irm_ir_verify, expr.h)
+/* The well-formedness check of the dataflow IR (irm_dataflow_verify, expr.h)
  * and its global "ir.Verify", which the pass manager runs after every pass
  * that changed the module.
  *
@@ -142,12 +142,12 @@ static int is_small(const irm_object *e, size_t limit) {
  * Out of memory fails b; a node the printer refuses shows as its kind;
  * a big one is shown shallow. */
 static void describe(irm_text_buf *b, const irm_object *e) {
-  if (irm_ir_type_kind_of(e) == IRM_IR_TYPE_NONE && !is_small(e, 48)) {
+  if (irm_dataflow_type_kind_of(e) == IRM_DATAFLOW_TYPE_NONE && !is_small(e, 48)) {
     shallow(b, e, 2);
     return;
   }
   irm_object *s = NULL;
-  int rc = irm_ir_print_node(e, &s);
+  int rc = irm_dataflow_print_node(e, &s);
   if (rc == IRM_ENOMEM) {
     irm_text_buf_fail_(b);
     return;
@@ -394,7 +394,7 @@ static void meet(verifier *v, size_t c, size_t s) { v->nodes[c].ctx = common_sco
 
 /* ---- the checks of single nodes ----------------------------------------- */
 
-static int types_agree(const irm_object *a, const irm_object *b) { return !a || !b || irm_ir_type_equal(a, b); }
+static int types_agree(const irm_object *a, const irm_object *b) { return !a || !b || irm_dataflow_type_equal(a, b); }
 
 /* "<lhs> has type A but <rhs> has type B". */
 static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs, const irm_object *a,
@@ -450,7 +450,7 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
   size_t n;
   if (irm_expr_kind_of(t) == IRM_EXPR_TUPLE)
     n = irm_tuple_size(t);
-  else if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_TUPLE)
+  else if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE)
     n = irm_tuple_type_size(type);
   else if (type) {
     irm_text_buf tb = {0};
@@ -582,9 +582,9 @@ static int verify_function(const irm_module *mod, const char *name, const irm_ob
   return rc;
 }
 
-int irm_ir_verify(const irm_module *mod) {
+int irm_dataflow_verify(const irm_module *mod) {
   if (!irm_object_is(mod, "ir.IRModule"))
-    return irm_error(IRM_ETYPE, "irm_ir_verify: expected an ir.IRModule, got %s",
+    return irm_error(IRM_ETYPE, "irm_dataflow_verify: expected an ir.IRModule, got %s",
                      mod ? irm_object_type_key(mod) : "NULL");
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
@@ -606,7 +606,7 @@ static int g_verify(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   irm_object *mod = NULL;
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
-  if (!rc && (rc = irm_ir_verify(mod))) rc = irm_error_context_global_(rc, fn);
+  if (!rc && (rc = irm_dataflow_verify(mod))) rc = irm_error_context_global_(rc, fn);
   if (!rc) *ret = irm_any_none();
   return rc;
 }

@@ -1,11 +1,11 @@
-/* BindParams (ir_passes.h): the module's `params` attribute (Map name ->
+/* BindParams (dataflow/passes.h): the module's `params` attribute (Map name ->
  * Tensor, or dataflow.Constant) replaces the parameters of those names by
  * Constants. Each function's body is rewritten (a Function's parameters
  * must stay Vars, so the function itself is rebuilt with the parameters
  * that are left, keeping its result type and attributes). */
 #include <string.h>
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/structural.h"
@@ -46,7 +46,7 @@ static int constant_for(const char *name, const irm_any *v, const irm_object *pa
     return irm_error(IRM_ETYPE, "params entry '%s' is a %s, not a Tensor", irm_error_quote(name), irm_any_type_name(v));
   if (rc) return rc;
   const irm_object *want = irm_expr_type(param), *got = irm_expr_type(c);
-  if (want && got && !irm_ir_type_equal(want, got)) {
+  if (want && got && !irm_dataflow_type_equal(want, got)) {
     irm_object *a = NULL, *b = NULL;
     rc = repr_of(got, &a);
     if (!rc) rc = repr_of(want, &b);
@@ -116,12 +116,12 @@ static int bind_in(irm_object *func, irm_module *mod, irm_pass_context *ctx, con
   return IRM_OK;
 }
 
-int irm_ir_bind_params(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_bind_params: out must not be NULL");
+int irm_dataflow_bind_params(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_bind_params: out must not be NULL");
   return irm_function_pass_apply(mod, bind_in, NULL, NULL, NULL, out);
 }
 
 int irm_register_bind_params_pass_(void) {
-  static const irm_ir_pass_def_ def = {"BindParams", 0, NULL, bind_in, NULL};
-  return irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"BindParams", 0, NULL, bind_in, NULL};
+  return irm_dataflow_pass_register_(&def);
 }

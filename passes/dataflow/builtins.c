@@ -1,8 +1,8 @@
 /* The dataflow passes' built-in registrations: each pass registers itself,
  * its options, config options and module attribute keys (one per file).
  * Each part skips what an earlier, partial run registered. */
-#include "ir_pass_util.h"
-#include "pattern_driver.h"
+#include "pass_util.h"
+#include "pattern/pattern_driver.h"
 
 int irm_register_passes_dataflow_builtins_(void) {
   int (*const parts[])(void) = {

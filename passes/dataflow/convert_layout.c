@@ -1,4 +1,4 @@
-/* ConvertLayout (ir_passes.h): nn.conv2d, nn.max_pool2d, nn.avg_pool2d and
+/* ConvertLayout (dataflow/passes.h): nn.conv2d, nn.max_pool2d, nn.avg_pool2d and
  * nn.global_avg_pool2d move to the requested data layout (NCHW or NHWC;
  * conv2d's kernel to OIHW or HWIO with it). Each converted call gets a
  * transpose of its data before it and one back after it, so every other
@@ -10,7 +10,7 @@
  * after). */
 #include <string.h>
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 
@@ -59,9 +59,9 @@ typedef struct layout_ctx {
 /* The converted call, or *out NULL when call needs nothing. */
 static int convert(const layout_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
   *out = NULL;
-  int conv = irm_ir_is_call_of_(call, "nn.conv2d");
-  if (!conv && !irm_ir_is_call_of_(call, "nn.max_pool2d") && !irm_ir_is_call_of_(call, "nn.avg_pool2d") &&
-      !irm_ir_is_call_of_(call, "nn.global_avg_pool2d"))
+  int conv = irm_dataflow_is_call_of_(call, "nn.conv2d");
+  if (!conv && !irm_dataflow_is_call_of_(call, "nn.max_pool2d") && !irm_dataflow_is_call_of_(call, "nn.avg_pool2d") &&
+      !irm_dataflow_is_call_of_(call, "nn.global_avg_pool2d"))
     return IRM_OK;
   const char *data_key = conv ? "data_layout" : "layout", *from = str_attr(call, data_key, "NCHW");
   const char *kernel_to = strcmp(c->layout, "NHWC") == 0 ? "HWIO" : "OIHW";
@@ -121,7 +121,7 @@ static int layout_of(const char *layout, layout_ctx *c) {
 }
 
 /* The function pass: func converted to the layout of resource (a
- * layout_ctx, irm_ir_convert_layout's), else of the module attribute
+ * layout_ctx, irm_dataflow_convert_layout's), else of the module attribute
  * `data_layout`; without either, nothing to do. */
 static int convert_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
                             void *resource, irm_object **out) {
@@ -149,19 +149,19 @@ static int convert_function(irm_object *func, irm_module *mod, irm_pass_context 
     return IRM_OK;
   }
   irm_expr_rewriter rw = {NULL, post, &c};
-  return irm_ir_rewrite_function_(func, &rw, out);
+  return irm_dataflow_rewrite_function_(func, &rw, out);
 }
 
-int irm_ir_convert_layout(irm_module *mod, const char *layout, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_convert_layout: out must not be NULL");
+int irm_dataflow_convert_layout(irm_module *mod, const char *layout, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_convert_layout: out must not be NULL");
   *out = NULL;
-  if (!layout) return irm_error(IRM_EVALUE, "irm_ir_convert_layout: layout must not be NULL");
+  if (!layout) return irm_error(IRM_EVALUE, "irm_dataflow_convert_layout: layout must not be NULL");
   layout_ctx c;
   int rc = layout_of(layout, &c);
   return rc ? rc : irm_function_pass_apply(mod, convert_function, NULL, NULL, &c, out);
 }
 
 int irm_register_convert_layout_pass_(void) {
-  static const irm_ir_pass_def_ def = {"ConvertLayout", 0, NULL, convert_function, NULL};
-  return irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"ConvertLayout", 0, NULL, convert_function, NULL};
+  return irm_dataflow_pass_register_(&def);
 }

@@ -1,4 +1,4 @@
-/* DeadCodeElimination (ir_passes.h).
+/* DeadCodeElimination (dataflow/passes.h).
  *
  * Lets: a mark phase from each function's root finds the variables that
  * are used; a Let's value is only walked once its variable is met in use,
@@ -11,7 +11,7 @@
  * roots, so what they call stays too. */
 #include <string.h>
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 
@@ -193,8 +193,8 @@ static int remove_unreachable(irm_module **ref) {
   return rc;
 }
 
-int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_dead_code_elimination: out must not be NULL");
+int irm_dataflow_dead_code_elimination(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_dead_code_elimination: out must not be NULL");
   *out = NULL;
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
@@ -210,7 +210,7 @@ int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out) {
   irm_module *result = NULL;
   irm_expr_rewriter rw = {NULL, post, &c};
   if (!rc && any_dead_let(&c)) {
-    rc = irm_function_pass_apply(mod, irm_ir_rewrite_body_, NULL, NULL, &rw, &result);
+    rc = irm_function_pass_apply(mod, irm_dataflow_rewrite_body_, NULL, NULL, &rw, &result);
   } else if (!rc) { /* nothing to drop: no rewrite walk */
     irm_object_retain((irm_object *)mod);
     result = mod;
@@ -232,10 +232,10 @@ static int dce_body(irm_module *mod, irm_pass_context *ctx, const irm_object *op
   (void)ctx;
   (void)options;
   (void)resource;
-  return irm_ir_dead_code_elimination(mod, out);
+  return irm_dataflow_dead_code_elimination(mod, out);
 }
 
 int irm_register_dead_code_pass_(void) {
-  static const irm_ir_pass_def_ def = {"DeadCodeElimination", 1, dce_body, NULL, NULL};
-  return irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"DeadCodeElimination", 1, dce_body, NULL, NULL};
+  return irm_dataflow_pass_register_(&def);
 }

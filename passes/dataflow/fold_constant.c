@@ -1,4 +1,4 @@
-/* FoldConstant (ir_passes.h): a post-order rewrite; a call of an op whose
+/* FoldConstant (dataflow/passes.h): a post-order rewrite; a call of an op whose
  * rebuilt arguments are all Constants is evaluated through the op's
  * FEvaluate and becomes a Constant (a tuple of them for a tuple result),
  * unless it would create more than FoldConstant.max_bytes (then it stays,
@@ -8,7 +8,7 @@
  * replaced by its body with the variable replaced by the Constant, folded
  * again (as TVM's FoldConstant does): `let %t = const(1); add(%t, %t)`
  * becomes `const(2)`. */
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 
@@ -87,11 +87,11 @@ static uint64_t mul_sat(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a
 /* What folding a call to a value of type t costs: its bytes, and the
  * scratch the built-in ops keep (8 bytes per result element at most). */
 static uint64_t result_cost(const irm_object *t, int nesting) {
-  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR) {
     int64_t n = irm_tensor_type_numel(t);
     return mul_sat(n > 0 ? (uint64_t)n : 0, irm_dtype_size(irm_tensor_type_dtype(t)) + 8);
   }
-  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE) return 0;
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE) return 0;
   if (nesting >= 64) return UINT64_MAX;
   uint64_t sum = 0;
   for (size_t i = 0; i < irm_tuple_type_size(t); i++) sum = add_sat(sum, result_cost(irm_tuple_type_field(t, i), nesting + 1));
@@ -214,11 +214,11 @@ static int fold_function(irm_object *func, irm_module *mod, irm_pass_context *ct
   if (rc) return rc;
   fold_ctx fc = {(uint64_t)limit, NULL, NULL};
   const irm_expr_rewriter rw = {fold_pre, fold_post, &fc};
-  return irm_ir_rewrite_function_(func, &rw, out);
+  return irm_dataflow_rewrite_function_(func, &rw, out);
 }
 
-int irm_ir_fold_constant(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_fold_constant: out must not be NULL");
+int irm_dataflow_fold_constant(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_fold_constant: out must not be NULL");
   return irm_function_pass_apply(mod, fold_function, NULL, NULL, NULL, out);
 }
 
@@ -237,6 +237,6 @@ int irm_register_fold_constant_pass_(void) {
   irm_any max_bytes = irm_any_int(FOLD_DEFAULT_MAX_BYTES);
   int rc = irm_module_attr_register("FoldConstant.max_bytes", "int", 0);
   if (!rc) rc = irm_pass_config_register("FoldConstant.max_bytes", "int", &max_bytes, "FoldConstant.max_bytes");
-  static const irm_ir_pass_def_ def = {"FoldConstant", 2, NULL, fold_function, fold_setup};
-  return rc ? rc : irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"FoldConstant", 2, NULL, fold_function, fold_setup};
+  return rc ? rc : irm_dataflow_pass_register_(&def);
 }

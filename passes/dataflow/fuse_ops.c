@@ -1,4 +1,4 @@
-/* FuseOps (ir_passes.h): each group the analysis found (fuse_ops_graph.c)
+/* FuseOps (dataflow/passes.h): each group the analysis found (fuse_ops_graph.c)
  * becomes a call of a `fn (...) attributes {Primitive = true}` literal.
  *
  * One rewrite per function. A group is replaced at its output node, the
@@ -204,8 +204,8 @@ static int fuse_in(irm_object *f, irm_module *mod, irm_pass_context *ctx, const 
   return IRM_OK;
 }
 
-int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_fuse_ops: out must not be NULL");
+int irm_dataflow_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_fuse_ops: out must not be NULL");
   *out = NULL;
   if (max_depth < 1) return irm_error(IRM_EVALUE, "FuseOps: max_depth must be at least 1, got %lld", (long long)max_depth);
   irm_object *names = NULL, *attrs = NULL;
@@ -227,7 +227,7 @@ int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
     irm_object_retain(mod);
     typed_mod = mod;
   } else if (!rc) {
-    rc = irm_ir_infer_type(mod, &typed_mod);
+    rc = irm_dataflow_infer_type(mod, &typed_mod);
   }
   fuse_options o = {max_depth, attrs};
   if (!rc) rc = irm_function_pass_apply(typed_mod, fuse_in, NULL, NULL, &o, out);
@@ -248,7 +248,7 @@ static int fuse_ops_body(irm_module *mod, irm_pass_context *ctx, const irm_objec
   int64_t depth = FUSE_DEFAULT_MAX_DEPTH;
   if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_int(&v, &depth);
   irm_any_release(&v);
-  return rc ? rc : irm_ir_fuse_ops(mod, depth, out);
+  return rc ? rc : irm_dataflow_fuse_ops(mod, depth, out);
 }
 
 /* max_depth has no default, so that a pipeline that does not give it
@@ -267,6 +267,6 @@ int irm_register_fuse_ops_pass_(void) {
   int rc = irm_module_attr_register("FuseOps.max_depth", "int", 0);
   if (!rc) rc = irm_pass_config_register("FuseOps.max_depth", "int", &max_depth, "FuseOps.max_depth");
   if (!rc) rc = irm_pass_config_register_alias("relay.FuseOps.max_depth", "FuseOps.max_depth");
-  static const irm_ir_pass_def_ def = {"FuseOps", 0, fuse_ops_body, NULL, fuse_ops_setup};
-  return rc ? rc : irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"FuseOps", 0, fuse_ops_body, NULL, fuse_ops_setup};
+  return rc ? rc : irm_dataflow_pass_register_(&def);
 }

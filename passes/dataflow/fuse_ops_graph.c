@@ -149,7 +149,7 @@ static int classify(fuse_graph *g) {
       }
     irm_op_pattern p = irm_op_pattern_of(irm_call_callee(e));
     /* an op giving a tuple, or a pattern FuseOps does not know, stays alone */
-    if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR || p > IRM_OP_OUT_ELEMWISE_FUSABLE) p = IRM_OP_OPAQUE;
+    if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR || p > IRM_OP_OUT_ELEMWISE_FUSABLE) p = IRM_OP_OPAQUE;
     g->pattern[i] = (uint8_t)p;
   }
   return IRM_OK;

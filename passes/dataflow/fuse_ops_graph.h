@@ -3,7 +3,7 @@
 #ifndef IRM_PASSES_FUSE_OPS_GRAPH_H
 #define IRM_PASSES_FUSE_OPS_GRAPH_H
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 
 /* The pattern of a node that is not a call of an op (never grouped). */
 #define FUSE_NOT_OP 0xff

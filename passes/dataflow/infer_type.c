@@ -1,4 +1,4 @@
-/* InferType (ir_passes.h): one post-order rewrite per function. Each node
+/* InferType (dataflow/passes.h): one post-order rewrite per function. Each node
  * gets its checked type from its rebuilt children; a Let's unannotated
  * variable becomes an annotated one once its value is typed (a Let's
  * children are value, var, body, so the value is done first), and the
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/dataflow/text.h"
@@ -163,7 +163,7 @@ static int call_type(infer_ctx *ic, const irm_object *call, irm_object **out) {
       if (fn_type) irm_object_retain(fn_type);
   }
   if (rc) return rc;
-  if (irm_ir_type_kind_of(fn_type) != IRM_IR_TYPE_FUNC) {
+  if (irm_dataflow_type_kind_of(fn_type) != IRM_DATAFLOW_TYPE_FUNC) {
     irm_object_release(fn_type);
     return irm_error(IRM_ETYPE, "the callee (a %s) has no function type", irm_expr_kind_name(irm_expr_kind_of(callee)));
   }
@@ -173,7 +173,7 @@ static int call_type(infer_ctx *ic, const irm_object *call, irm_object **out) {
   for (size_t i = 0; i < n && !rc; i++) {
     const irm_object *want = irm_func_type_param(fn_type, i), *got = irm_expr_type(irm_call_arg(call, i));
     if (!got) rc = irm_error(IRM_ETYPE, "argument %zu has no type", i + 1);
-    else if (!irm_ir_type_equal(want, got)) {
+    else if (!irm_dataflow_type_equal(want, got)) {
       char what[48];
       snprintf(what, sizeof what, "argument %zu", i + 1);
       rc = mismatch(what, got, "the parameter", want);
@@ -223,7 +223,7 @@ static int type_of(infer_ctx *ic, irm_object *rebuilt, irm_object **out) {
     case IRM_EXPR_TUPLE_GET_ITEM: {
       irm_object *t = irm_expr_type(irm_tuple_item_source(rebuilt));
       int64_t i = irm_tuple_item_index(rebuilt);
-      if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TUPLE)
+      if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE)
         return irm_error(IRM_ETYPE, "element %lld of an expression that is not a tuple", (long long)i);
       if ((size_t)i >= irm_tuple_type_size(t))
         return irm_error(IRM_ETYPE, "tuple index %lld out of range for a tuple of %zu", (long long)i, irm_tuple_type_size(t));
@@ -233,7 +233,7 @@ static int type_of(infer_ctx *ic, irm_object *rebuilt, irm_object **out) {
     }
     case IRM_EXPR_LET: {
       irm_object *var_t = irm_expr_type(irm_let_var(rebuilt)), *value_t = irm_expr_type(irm_let_value(rebuilt));
-      if (var_t && value_t && !irm_ir_type_equal(var_t, value_t)) {
+      if (var_t && value_t && !irm_dataflow_type_equal(var_t, value_t)) {
         char what[96];
         snprintf(what, sizeof what, "let %%%s's annotation", irm_var_name(irm_let_var(rebuilt)));
         return mismatch(what, var_t, "its value", value_t);
@@ -297,7 +297,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   }
   if (kind == IRM_EXPR_FUNCTION) {
     irm_object *ret = irm_function_ret_type(rebuilt), *body_t = irm_expr_type(irm_function_body(rebuilt));
-    if (ret && !irm_ir_type_equal(ret, body_t)) {
+    if (ret && !irm_dataflow_type_equal(ret, body_t)) {
       irm_object_release(type);
       return mismatch("the declared result type", ret, "the body's type", body_t);
     }
@@ -375,8 +375,8 @@ static void fns_free(infer_ctx *ic) {
   }
 }
 
-int irm_ir_infer_type(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_infer_type: out must not be NULL");
+int irm_dataflow_infer_type(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_infer_type: out must not be NULL");
   *out = NULL;
   irm_object *names = NULL;
   int rc = irm_module_function_names(mod, &names);
@@ -402,8 +402,8 @@ int irm_ir_infer_type(irm_module *mod, irm_module **out) {
   return IRM_OK;
 }
 
-int irm_ir_infer_expr_type(irm_object *expr, const irm_module *mod, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_infer_expr_type: out must not be NULL");
+int irm_dataflow_infer_expr_type(irm_object *expr, const irm_module *mod, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_infer_expr_type: out must not be NULL");
   *out = NULL;
   irm_module *empty = NULL;
   int rc = mod ? IRM_OK : irm_module_new(NULL, NULL, &empty);
@@ -435,10 +435,10 @@ static int infer_type_body(irm_module *mod, irm_pass_context *ctx, const irm_obj
   (void)ctx;
   (void)options;
   (void)resource;
-  return irm_ir_infer_type(mod, out);
+  return irm_dataflow_infer_type(mod, out);
 }
 
 int irm_register_infer_type_pass_(void) {
-  static const irm_ir_pass_def_ def = {"InferType", 0, infer_type_body, NULL, NULL};
-  return irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"InferType", 0, infer_type_body, NULL, NULL};
+  return irm_dataflow_pass_register_(&def);
 }

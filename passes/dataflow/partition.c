@@ -9,7 +9,7 @@
 #include "irm/dataflow/partition.h"
 #include "irm/error.h"
 #include "irm/structural.h"
-#include "pattern_driver.h"
+#include "pattern/pattern_driver.h"
 
 /* ---- composite functions ----------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* SimplifyExpr (ir_passes.h): one post-order rewrite per function.
+/* SimplifyExpr (dataflow/passes.h): one post-order rewrite per function.
  *
  * x*1, 1*x, x+0, 0+x, x-0 become x only when both the call's checked type
  * and x's are known and equal (so a broadcasting constant that widens x, or
@@ -10,7 +10,7 @@
  * identity (empty axes mean "reverse", as in TVM). */
 #include <string.h>
 
-#include "ir_pass_util.h"
+#include "pass_util.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/tensor.h"
@@ -30,16 +30,16 @@ static int constant_is(const irm_object *c, double value) {
 /* Whether x can stand for call: both types known and equal. */
 static int same_type(const irm_object *call, const irm_object *x) {
   const irm_object *a = irm_expr_type(call), *b = irm_expr_type(x);
-  return a && b && irm_ir_type_equal(a, b);
+  return a && b && irm_dataflow_type_equal(a, b);
 }
 
 /* The identity operand of an arithmetic call, or NULL. */
 static irm_object *identity_operand(const irm_object *original, const irm_object *call) {
   if (irm_call_arg_count(call) != 2) return NULL;
   irm_object *a = irm_call_arg(call, 0), *b = irm_call_arg(call, 1), *x = NULL;
-  if (irm_ir_is_call_of_(call, "multiply")) x = constant_is(b, 1) ? a : constant_is(a, 1) ? b : NULL;
-  else if (irm_ir_is_call_of_(call, "add")) x = constant_is(b, 0) ? a : constant_is(a, 0) ? b : NULL;
-  else if (irm_ir_is_call_of_(call, "subtract")) x = constant_is(b, 0) ? a : NULL;
+  if (irm_dataflow_is_call_of_(call, "multiply")) x = constant_is(b, 1) ? a : constant_is(a, 1) ? b : NULL;
+  else if (irm_dataflow_is_call_of_(call, "add")) x = constant_is(b, 0) ? a : constant_is(a, 0) ? b : NULL;
+  else if (irm_dataflow_is_call_of_(call, "subtract")) x = constant_is(b, 0) ? a : NULL;
   return x && same_type(original, x) ? x : NULL;
 }
 
@@ -86,7 +86,7 @@ static int remake(const irm_object *like, const irm_object *original, irm_object
  * without a checked type only a b free of zeros is kept as it is. */
 static int fold_reshape(const irm_object *original, const irm_object *call, irm_object **out) {
   irm_object *inner = irm_call_arg(call, 0);
-  if (!irm_ir_is_call_of_(inner, "reshape")) return IRM_OK;
+  if (!irm_dataflow_is_call_of_(inner, "reshape")) return IRM_OK;
   irm_object *x = irm_call_arg(inner, 0);
   if (same_type(original, x)) {
     irm_object_retain(x);
@@ -96,7 +96,7 @@ static int fold_reshape(const irm_object *original, const irm_object *call, irm_
   int64_t shape[MAX_RANK];
   int n;
   const irm_object *t = irm_expr_type(original);
-  if (irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR && irm_tensor_type_ndim(t) <= MAX_RANK) {
+  if (irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR && irm_tensor_type_ndim(t) <= MAX_RANK) {
     n = irm_tensor_type_ndim(t);
     memcpy(shape, irm_tensor_type_shape(t), (size_t)n * sizeof shape[0]);
   } else {
@@ -123,14 +123,14 @@ static int norm_axes(int64_t *axes, int n, int rank) {
 
 static int fold_transpose(const irm_object *original, const irm_object *call, irm_object **out) {
   irm_object *inner = irm_call_arg(call, 0);
-  if (!irm_ir_is_call_of_(inner, "transpose")) return IRM_OK;
+  if (!irm_dataflow_is_call_of_(inner, "transpose")) return IRM_OK;
   irm_object *x = irm_call_arg(inner, 0);
   int64_t p[MAX_RANK], q[MAX_RANK], r[MAX_RANK];
   int np = int_array_attr(inner, "axes", p, MAX_RANK), nq = int_array_attr(call, "axes", q, MAX_RANK);
   np = np < 0 ? 0 : np; /* absent: reversed, like empty */
   nq = nq < 0 ? 0 : nq;
   const irm_object *xt = irm_expr_type(x);
-  int rank = np ? np : nq ? nq : irm_ir_type_kind_of(xt) == IRM_IR_TYPE_TENSOR ? irm_tensor_type_ndim(xt) : -1;
+  int rank = np ? np : nq ? nq : irm_dataflow_type_kind_of(xt) == IRM_DATAFLOW_TYPE_TENSOR ? irm_tensor_type_ndim(xt) : -1;
   if (rank < 0 && np == 0 && nq == 0) { /* reversed twice, whatever the rank */
     irm_object_retain(x);
     *out = x;
@@ -161,8 +161,8 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
       *out = x;
       return IRM_OK;
     }
-    if (irm_call_arg_count(rebuilt) == 1 && irm_ir_is_call_of_(rebuilt, "reshape")) rc = fold_reshape(original, rebuilt, out);
-    else if (irm_call_arg_count(rebuilt) == 1 && irm_ir_is_call_of_(rebuilt, "transpose"))
+    if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "reshape")) rc = fold_reshape(original, rebuilt, out);
+    else if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "transpose"))
       rc = fold_transpose(original, rebuilt, out);
     if (rc || *out) return rc;
   }
@@ -184,15 +184,15 @@ static int simplify_function(irm_object *func, irm_module *mod, irm_pass_context
   (void)ctx;
   (void)options;
   (void)resource;
-  return irm_ir_rewrite_function_(func, &simplify_rw, out);
+  return irm_dataflow_rewrite_function_(func, &simplify_rw, out);
 }
 
-int irm_ir_simplify_expr(irm_module *mod, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_simplify_expr: out must not be NULL");
+int irm_dataflow_simplify_expr(irm_module *mod, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_simplify_expr: out must not be NULL");
   return irm_function_pass_apply(mod, simplify_function, NULL, NULL, NULL, out);
 }
 
 int irm_register_simplify_expr_pass_(void) {
-  static const irm_ir_pass_def_ def = {"SimplifyExpr", 0, NULL, simplify_function, NULL};
-  return irm_ir_pass_register_(&def);
+  static const irm_dataflow_pass_def_ def = {"SimplifyExpr", 0, NULL, simplify_function, NULL};
+  return irm_dataflow_pass_register_(&def);
 }

@@ -130,7 +130,7 @@ class Type(Object):
     __slots__ = ()
 
     def _fields(self):
-        return _global("ir.TypeFields")(self)
+        return _global("dataflow.TypeFields")(self)
 
 
 @register_object("dataflow.TensorType")
@@ -197,26 +197,26 @@ class _Node(Object):
     __slots__ = ()
 
     def _field(self, key):
-        return _global("ir.ExprFields")(self)[key]
+        return _global("dataflow.ExprFields")(self)[key]
 
     @property
     def kind(self):
         """"Var", "Call", ... (ir.ExprKind)."""
-        return _global("ir.ExprKind")(self)
+        return _global("dataflow.ExprKind")(self)
 
     @property
     def checked_type(self):
         """The type InferType found, or None when not known yet."""
-        return _global("ir.ExprType")(self)
+        return _global("dataflow.ExprType")(self)
 
     def with_type(self, type_):
         """A copy of this node with checked type type_ (None clears it).
         Vars and Constants have fixed types (TypeError for another one)."""
-        return _A(type(self).__name__ + ".with_type()", "ir.ExprWithType", "self type_")(self, type_)
+        return _A(type(self).__name__ + ".with_type()", "dataflow.ExprWithType", "self type_")(self, type_)
 
     def fields(self):
         """Every field of the node as a dict (ir.ExprFields)."""
-        return _global("ir.ExprFields")(self).to_dict()
+        return _global("dataflow.ExprFields")(self).to_dict()
 
 
 @register_object("dataflow.Expr")
@@ -236,7 +236,7 @@ class Var(Expr):
 
     def __init__(self, name_hint, type_annotation=None):
         args = (name_hint,) if type_annotation is None else (name_hint, type_annotation)
-        self._take(_A("Var()", "ir.Var", "name_hint type_annotation")(*args))
+        self._take(_A("Var()", "dataflow.Var", "name_hint type_annotation")(*args))
 
     @property
     def name(self):
@@ -274,7 +274,7 @@ class Constant(Expr):
 
     def __init__(self, data):
         from .tensor import Tensor, tensor
-        self._take(_A("Constant()", "ir.Constant", "data")(data if isinstance(data, Tensor) else tensor(data)))
+        self._take(_A("Constant()", "dataflow.Constant", "data")(data if isinstance(data, Tensor) else tensor(data)))
 
     @property
     def data(self):
@@ -288,7 +288,7 @@ class Tuple(Expr):
     __slots__ = ()
 
     def __init__(self, fields):
-        self._take(_A("Tuple()", "ir.Tuple", "fields")(_as_list(fields, "Tuple fields")))
+        self._take(_A("Tuple()", "dataflow.Tuple", "fields")(_as_list(fields, "Tuple fields")))
 
     @property
     def fields(self):
@@ -308,7 +308,7 @@ class TupleGetItem(Expr):
     __slots__ = ()
 
     def __init__(self, tuple_value, index):
-        self._take(_A("TupleGetItem()", "ir.TupleGetItem", "tuple_value index")(tuple_value, index))
+        self._take(_A("TupleGetItem()", "dataflow.TupleGetItem", "tuple_value index")(tuple_value, index))
 
     @property
     def tuple_value(self):
@@ -363,7 +363,7 @@ class Call(Expr):
         if isinstance(op, str):
             op = Op(op)
         args = _as_list(args, "Call args")
-        call = _A("Call()", "ir.Call", "op args attrs")
+        call = _A("Call()", "dataflow.Call", "op args attrs")
         self._take(call(op, args, attrs) if attrs else call(op, args))
 
     @property
@@ -387,7 +387,7 @@ class Let(Expr):
     __slots__ = ()
 
     def __init__(self, var, value, body):
-        self._take(_A("Let()", "ir.Let", "var value body")(var, value, body))
+        self._take(_A("Let()", "dataflow.Let", "var value body")(var, value, body))
 
     @property
     def var(self):
@@ -415,7 +415,7 @@ class Function(_Node):
             args.append(ret_type)
         if attrs:
             args.append(attrs)
-        self._take(_A("Function()", "ir.Function", "params body ret_type attrs")(*args))
+        self._take(_A("Function()", "dataflow.Function", "params body ret_type attrs")(*args))
 
     @property
     def params(self):
@@ -464,7 +464,7 @@ def free_vars(expr):
     """The free variables of expr (ir.FreeVars, TVM's analysis.free_vars):
     the Vars it uses that no Let or Function inside it binds, each once, in
     post-order."""
-    return list(_A("free_vars()", "ir.FreeVars", "expr")(expr))
+    return list(_A("free_vars()", "dataflow.FreeVars", "expr")(expr))
 
 
 def verify(mod):

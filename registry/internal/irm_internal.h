@@ -131,6 +131,14 @@ typedef struct irm_builtin_global {
  * start. */
 int irm_global_register_builtins_(const irm_builtin_global *table, size_t n);
 
+/* Registers the former names of built-in globals of table (n rows):
+ * renamed[i] = {former name, current name}, m pairs. A former name calls
+ * the same C function through a function object of its own (so each is
+ * named as called); ffi.ListGlobalFuncNames lists both. Skips names
+ * already there; stops at the first failure. */
+int irm_global_register_former_names_(const irm_builtin_global *table, size_t n, const char *const (*renamed)[2],
+                                      size_t m);
+
 /* A once-only initialisation that is retried after a failure, unlike
  * pthread_once: an out-of-memory during first use is reported, not baked in
  * for the life of the process. */

@@ -300,7 +300,7 @@ START_TEST(test_a_failing_pass_leaves_the_input_intact_with_context) {
   register_executor("test-fail", "boom");
   irm_module *m = parse_module(BUILD_MAIN);
   irm_object *before_text = NULL;
-  ck_assert_ok(irm_ir_print(m, &before_text));
+  ck_assert_ok(irm_dataflow_print(m, &before_text));
   size_t globals = bu_global_count();
   irm_object *e = bu_executor("test-fail", NULL, irm_any_none()), *result = NULL;
   irm_any t = irm_any_str("llvm");
@@ -308,7 +308,7 @@ START_TEST(test_a_failing_pass_leaves_the_input_intact_with_context) {
                   "ValueError: in build of 'mine': in pass 'TestBoom': boom");
   ck_assert_ptr_null(result);
   irm_object *after_text = NULL;
-  ck_assert_ok(irm_ir_print(m, &after_text));
+  ck_assert_ok(irm_dataflow_print(m, &after_text));
   ck_assert_str_eq(irm_string_data(before_text), irm_string_data(after_text));
   ck_assert_ptr_null(irm_module_target(m));
   ck_assert(!irm_module_is_frozen(m));

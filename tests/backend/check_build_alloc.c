@@ -50,7 +50,7 @@ static void after_build(void *ctx, int rc) {
 
 START_TEST(test_oom_build) {
   build_ctx c = {NULL, NULL, NULL};
-  ck_assert_int_eq(irm_ir_parse(text, sizeof text - 1, &c.mod), 0);
+  ck_assert_int_eq(irm_dataflow_parse(text, sizeof text - 1, &c.mod), 0);
   ck_assert_int_eq(run_build(&c), 0);
   c.want = c.out;
   c.out = NULL;

@@ -17,7 +17,7 @@
 static irm_module *partitioned_cnn(irm_module **typed_out) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_ACCEL_PLUGIN));
   irm_module *raw = aot_example("cnn"), *typed = NULL, *out = NULL;
-  ck_assert_ok(irm_ir_infer_type(raw, &typed));
+  ck_assert_ok(irm_dataflow_infer_type(raw, &typed));
   ck_assert_ok(ip_pipeline("Sequential(PartitionForTarget{target=accel})", raw, &out));
   irm_object_release(raw);
   *typed_out = typed;

@@ -65,8 +65,8 @@ static void sweep_global(const char *fname, irm_object *fn) {
 
 START_TEST(test_oom_kernel) {
   irm_module *m = NULL, *t = NULL;
-  ck_assert_int_eq(irm_ir_parse(text, sizeof text - 1, &m), 0);
-  ck_assert_int_eq(irm_ir_infer_type(m, &t), 0);
+  ck_assert_int_eq(irm_dataflow_parse(text, sizeof text - 1, &m), 0);
+  ck_assert_int_eq(irm_dataflow_infer_type(m, &t), 0);
   sweep_global("codegen.CKernel", irm_module_function(t, "main"));
   irm_object_release(m);
   irm_object_release(t);

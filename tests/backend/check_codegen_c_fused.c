@@ -26,7 +26,7 @@ static int collect_prim(void *ctx, irm_object *node) {
 /* InferType + FuseOps on text; *fused NEW (keeps the functions alive). */
 static prims fused_functions(irm_module *typed, irm_module **fused) {
   prims p = {{0}, 0};
-  ck_assert_ok(irm_ir_fuse_ops(typed, 256, fused));
+  ck_assert_ok(irm_dataflow_fuse_ops(typed, 256, fused));
   ck_assert_ok(irm_expr_visit(irm_function_body(irm_module_function(*fused, "main")), collect_prim, &p));
   ck_assert_uint_gt(p.n, 0);
   return p;
@@ -36,14 +36,14 @@ static prims fused_functions(irm_module *typed, irm_module **fused) {
  * functions hold them as static arrays. */
 static void check_model(const char *model, irm_target *target, const char *extra, int bind) {
   irm_module *m = NULL, *t = NULL, *f = NULL;
-  ck_assert_ok(irm_ir_example_model(model, &m));
+  ck_assert_ok(irm_dataflow_example_model(model, &m));
   if (bind) {
     irm_module *b = NULL;
-    ck_assert_ok(irm_ir_bind_params(m, &b));
+    ck_assert_ok(irm_dataflow_bind_params(m, &b));
     irm_object_release(m);
     m = b;
   }
-  ck_assert_ok(irm_ir_infer_type(m, &t));
+  ck_assert_ok(irm_dataflow_infer_type(m, &t));
   prims p = fused_functions(t, &f);
   char names[64][32];
   const char *np[64];
@@ -62,7 +62,7 @@ static void check_model(const char *model, irm_target *target, const char *extra
 /* One model per loop index (each a test case of its own). */
 START_TEST(example_models) {
   irm_object *names = NULL;
-  ck_assert_ok(irm_ir_example_model_names(&names));
+  ck_assert_ok(irm_dataflow_example_model_names(&names));
   ck_assert_uint_ge(irm_array_size(names), 3);
   irm_target *t = NULL;
   ck_assert_ok(irm_target_parse("c -libs=cblas", &t));

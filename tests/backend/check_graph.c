@@ -72,7 +72,7 @@ static void check_op_types(const irm_module *mod, json_t *root) {
     ck_assert_uint_lt(k, c.n);
     irm_object *type = irm_expr_type(c.items[k++]);
     size_t lo = as_size(json_array_get(rp, n)), hi = as_size(json_array_get(rp, n + 1));
-    int tuple = irm_ir_type_kind_of(type) == IRM_IR_TYPE_TUPLE;
+    int tuple = irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE;
     ck_assert_uint_eq(hi - lo, tuple ? irm_tuple_type_size(type) : 1);
     for (size_t e = lo; e < hi; e++) assert_entry_type(root, e, tuple ? irm_tuple_type_field(type, e - lo) : type);
   }
@@ -121,12 +121,12 @@ static void check_structure(const irm_module *mod, json_t *root, size_t *shared,
   irm_object *main = irm_module_function(mod, "main");
   json_t *heads = json_object_get(root, "heads");
   irm_object *ret = irm_expr_type(irm_function_body(main));
-  size_t n_out = irm_ir_type_kind_of(ret) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_size(ret) : 1;
+  size_t n_out = irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(ret) : 1;
   ck_assert_uint_eq(json_array_size(heads), n_out);
   for (size_t j = 0; j < n_out; j++) {
     size_t e = entry_of(rp, json_array_get(heads, j), n_nodes);
     dies[e] = SIZE_MAX;
-    assert_entry_type(root, e, n_out > 1 || irm_ir_type_kind_of(ret) == IRM_IR_TYPE_TUPLE ? irm_tuple_type_field(ret, j) : ret);
+    assert_entry_type(root, e, n_out > 1 || irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(ret, j) : ret);
   }
   size_t n_data = irm_function_param_count(main);
   for (size_t i = 0; i < n_data; i++) {

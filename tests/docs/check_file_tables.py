@@ -7,12 +7,14 @@ usage: check_file_tables.py REPO DOC [--drop PATH] [--add PATH]
 The libraries are the folders under registry/, ir/, passes/, backend/ and lib/ whose
 CMakeLists.txt calls irm_add_layer; a file belongs to the deepest library
 whose folder holds it (ir/dataflow/text/text_lex.c belongs to ir/dataflow).
+runtime/ (the runtime headers and the graph runner) and tools/ (the irm
+program) are no libraries of libirm but have a table each all the same.
 DOC has one table per library, under a heading whose first `code` span is
 the library's folder ("#### `ir/dataflow/`: ..."); a row's first cell names
 its files relative to that folder (`text/text_lex.c`).
 
 Fails, naming each file and the table it belongs in, when a .c or .h file
-under registry/, ir/, passes/ or lib/ is in no table, when a table names a
+under registry/, ir/, passes/, backend/, lib/, runtime/ or tools/ is in no table, when a table names a
 file that does not exist, and when a file is in another library's table
 or listed twice.
 
@@ -26,7 +28,9 @@ import os
 import re
 import sys
 
-ROOTS = ("registry", "ir", "passes", "backend", "lib")
+ROOTS = ("registry", "ir", "passes", "backend", "lib", "runtime", "tools")
+# Folders with a table of their own that are not irm_add_layer libraries.
+OTHER_TABLES = ("runtime", "tools")
 HEADING = re.compile(r"^#{2,6}\s.*?`([A-Za-z0-9_./-]+?)/?`")
 ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 CODE = re.compile(r"`([^`]+)`")
@@ -43,6 +47,7 @@ def libraries(repo):
             with open(os.path.join(folder, "CMakeLists.txt"), encoding="utf-8") as f:
                 if "irm_add_layer(" in f.read():
                     found.append(os.path.relpath(folder, repo).replace(os.sep, "/"))
+    found += [t for t in OTHER_TABLES if os.path.isdir(os.path.join(repo, t))]
     return sorted(found, key=lambda p: (-p.count("/"), p))
 
 

@@ -17,8 +17,8 @@ irm_layers_planted(config_dialect_header ir/config/target.c [[#include "irm/data
                    "ir/config/target.c \\(ir/config\\): includes irm/dataflow/passes.h")
 irm_layers_planted(tensor_dialect_header ir/tensor/tensor.c [[#include <irm/dataflow/type.h>]]
                    "ir/tensor/tensor.c \\(ir/tensor\\): includes irm/dataflow/type.h")
-irm_layers_planted(pass_manager_dialect_folder passes/context.c [[#include "dataflow/ir_pass_util.h"]]
-                   "passes/context.c \\(passes\\): includes \"dataflow/ir_pass_util.h\", under a dataflow folder")
+irm_layers_planted(pass_manager_dialect_folder passes/context.c [[#include "dataflow/pass_util.h"]]
+                   "passes/context.c \\(passes\\): includes \"dataflow/pass_util.h\", under a dataflow folder")
 irm_layers_planted(core_dialect_folder ir/module.c [[#include "../ir/dataflow/expr_internal.h"]]
                    "ir/module.c \\(ir\\): includes \"../ir/dataflow/expr_internal.h\", under a dataflow folder")
 # The core sits below the configs; siblings do not see each other.

@@ -399,13 +399,13 @@ START_TEST(test_pass_plugin_applies_data_layout) {
                              "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
                              "  %0 = nn.conv2d(%x, %w);\n  %0\n}\n";
   irm_module *parsed = NULL, *mod = module_for("llvm -keys=arm_cpu,cpu", NULL), *with = NULL, *out = NULL, *same = NULL;
-  ck_assert_ok(irm_ir_parse(text, strlen(text), &parsed));
+  ck_assert_ok(irm_dataflow_parse(text, strlen(text), &parsed));
   ck_assert_ok(irm_module_with_function(mod, "main", irm_module_function(parsed, "main"), &with));
   irm_pass *p = NULL;
   ck_assert_ok(irm_pipeline_parse("Sequential(ChooseDataLayout,ApplyDataLayout)", &p));
   ck_assert_ok(irm_pass_run(p, with, &out));
   irm_object *s = NULL;
-  ck_assert_ok(irm_ir_print(out, &s));
+  ck_assert_ok(irm_dataflow_print(out, &s));
   ck_assert_msg(strstr(irm_string_data(s), "data_layout=\"NHWC\"") != NULL, "%s", irm_string_data(s));
   irm_object_release(s);
   irm_object_release(p);

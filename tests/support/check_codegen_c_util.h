@@ -43,10 +43,10 @@ static inline irm_module *cg_typed(const char *text) {
   char *full = malloc(n);
   snprintf(full, n, "%s%s", CG_HEADER, text);
   irm_module *m = NULL, *t = NULL;
-  int rc = irm_ir_parse(full, strlen(full), &m);
+  int rc = irm_dataflow_parse(full, strlen(full), &m);
   ck_require(rc == 0, "parse failed: %s\n%s", irm_last_error(), full);
   free(full);
-  rc = irm_ir_infer_type(m, &t);
+  rc = irm_dataflow_infer_type(m, &t);
   ck_require(rc == 0, "InferType failed: %s\n%s", irm_last_error(), text);
   irm_object_release(m);
   return t;
@@ -238,7 +238,7 @@ static inline void cg_check_funcs(const char *stem, irm_object *const *fns, cons
       irm_object *arr = NULL;
       ck_assert_ok(irm_array_new(items, nin, &arr));
       irm_any want = irm_any_none();
-      int rc = irm_ir_evaluate(mod, "main", arr, &want);
+      int rc = irm_dataflow_evaluate(mod, "main", arr, &want);
       ck_require(rc == 0, "%s: evaluate failed: %s", names[c], irm_last_error());
       const irm_tensor *wants[64];
       size_t nw = 0;

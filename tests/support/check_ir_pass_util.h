@@ -15,14 +15,14 @@
 /* A module parsed from text (the test fails on a parse error). */
 static inline irm_module *parse_module(const char *text) {
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, strlen(text), &m);
+  int rc = irm_dataflow_parse(text, strlen(text), &m);
   ck_require(rc == 0, "parse failed: %s\n%s", irm_last_error(), text);
   return m;
 }
 
 /* The text of m as a NEW String's data: the caller releases *s. */
 static inline const char *module_text(const irm_module *m, irm_object **s) {
-  ck_assert_ok(irm_ir_print(m, s));
+  ck_assert_ok(irm_dataflow_print(m, s));
   return irm_string_data(*s);
 }
 
@@ -51,7 +51,7 @@ static inline irm_object *seeded_tensor(const int64_t *shape, int ndim, uint64_t
 
 /* Evaluates "main" of m on inputs; *out NEW. */
 static inline void evaluate_main(const irm_module *m, const irm_object *inputs, irm_any *out) {
-  int rc = irm_ir_evaluate(m, "main", inputs, out);
+  int rc = irm_dataflow_evaluate(m, "main", inputs, out);
   ck_require(rc == 0, "evaluate failed: %s", irm_last_error());
 }
 
@@ -72,14 +72,14 @@ static inline void assert_close(const irm_any *a, const irm_any *b, double rel) 
 
 static inline irm_module *ip_parse(const char *text) {
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, strlen(text), &m);
+  int rc = irm_dataflow_parse(text, strlen(text), &m);
   ck_require(rc == 0, "parse failed: %s\n--- text ---\n%s", irm_last_error(), text);
   return m;
 }
 
 static inline char *ip_text(const irm_module *m) {
   irm_object *s = NULL;
-  ck_assert_ok(irm_ir_print(m, &s));
+  ck_assert_ok(irm_dataflow_print(m, &s));
   char *copy = strdup(irm_string_data(s));
   irm_object_release(s);
   return copy;
@@ -88,7 +88,7 @@ static inline char *ip_text(const irm_module *m) {
 /* InferType'd module from text. */
 static inline irm_module *ip_typed(const char *text) {
   irm_module *m = ip_parse(text), *t = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &t));
+  ck_assert_ok(irm_dataflow_infer_type(m, &t));
   irm_object_release(m);
   return t;
 }
@@ -141,7 +141,7 @@ static inline irm_object *ip_tensor(const int64_t *shape, int32_t ndim, unsigned
 /* Evaluates function name of mod on inputs (an Array, borrowed); NEW tensor. */
 static inline irm_object *ip_eval(const irm_module *mod, const char *name, const irm_object *inputs) {
   irm_any out = irm_any_none();
-  int rc = irm_ir_evaluate(mod, name, inputs, &out);
+  int rc = irm_dataflow_evaluate(mod, name, inputs, &out);
   ck_require(rc == 0, "evaluate failed: %s", irm_last_error());
   return out.v_obj;
 }

@@ -6,12 +6,12 @@
 #include <stdio.h>
 
 #include "check_util.h"
-#include "ir_gen.h"
+#include "dataflow_gen.h"
 
 /* The module's text (a malloc'd copy). */
 static inline char *print_text(const irm_module *m) {
   irm_object *s = NULL;
-  ck_assert_ok(irm_ir_print(m, &s));
+  ck_assert_ok(irm_dataflow_print(m, &s));
   char *copy = strdup(irm_string_data(s));
   irm_object_release(s);
   return copy;
@@ -19,7 +19,7 @@ static inline char *print_text(const irm_module *m) {
 
 static inline irm_module *parse_ok(const char *text) {
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, strlen(text), &m);
+  int rc = irm_dataflow_parse(text, strlen(text), &m);
   ck_require(rc == 0, "parse failed: %s\n--- text ---\n%s", irm_last_error(), text);
   return m;
 }
@@ -58,7 +58,7 @@ static inline void check_round_trip(const irm_module *m) {
   do {                                                                                    \
     irm_module *m_ = NULL;                                                                \
     const char *t_ = (text);                                                              \
-    ck_assert_error(irm_ir_parse(t_, strlen(t_), &m_), (code), (msg));                    \
+    ck_assert_error(irm_dataflow_parse(t_, strlen(t_), &m_), (code), (msg));                    \
     ck_assert_str_eq(irm_last_error(), (msg));                                            \
     ck_assert_ptr_null(m_);                                                               \
   } while (0)

@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-/* The free variables of expr ("ir.FreeVars", TVM's relay.analysis.free_vars):
+/* The free variables of expr ("dataflow.FreeVars", TVM's relay.analysis.free_vars):
  * the Vars expr uses that no Let and no Function parameter inside expr
  * binds, each once, in post-order (the order a left-to-right walk meets
  * their first use). A Function's free variables are those of its body

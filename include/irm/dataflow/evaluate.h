@@ -32,12 +32,12 @@ extern "C" {
  * Tensor[(1000000, 1000000), float32] takes 4000000000000 bytes, more than
  * the evaluator's limit of ..."). The built-in ops add scratch of at most
  * 8 bytes per element of the result (and of an int or float16 input of
- * nn.conv2d). irm_ir_evaluate_set_max_bytes sets the limit for every
+ * nn.conv2d). irm_dataflow_evaluate_set_max_bytes sets the limit for every
  * thread (0: back to the default) and returns the previous one; FoldConstant
  * has its own limit, FoldConstant.max_bytes (docs/passes.md). Thread safety:
  * atomic; evaluations running meanwhile see the old or the new limit. */
-IRM_API size_t irm_ir_evaluate_set_max_bytes(size_t max_bytes);
-IRM_API size_t irm_ir_evaluate_max_bytes(void);
+IRM_API size_t irm_dataflow_evaluate_set_max_bytes(size_t max_bytes);
+IRM_API size_t irm_dataflow_evaluate_max_bytes(void);
 
 /* Evaluates function `name` of mod on inputs (an Array with one Tensor per
  * parameter, borrowed). *out: a NEW Tensor, or an Array for a tuple
@@ -47,12 +47,12 @@ IRM_API size_t irm_ir_evaluate_max_bytes(void);
  * FEvaluate; a function used as a value), ValueError (wrong input count,
  * an unbound variable, a tuple index out of range), RuntimeError (calls
  * nested too deep), the ops' own errors with the op named, ValueError (a
- * result beyond irm_ir_evaluate_max_bytes), TypeError naming the op (its
+ * result beyond irm_dataflow_evaluate_max_bytes), TypeError naming the op (its
  * FEvaluate gave a value that does not match the call's type),
  * MemoryError. An error gets the
  * "in function ..." context of its innermost calls only, with a count of
  * the others. */
-IRM_API int irm_ir_evaluate(const irm_module *mod, const char *name, const irm_object *inputs, irm_any *out);
+IRM_API int irm_dataflow_evaluate(const irm_module *mod, const char *name, const irm_object *inputs, irm_any *out);
 
 #ifdef __cplusplus
 }

@@ -108,7 +108,7 @@ IRM_API int irm_constant_new(irm_object *tensor, irm_object **out);
 IRM_API int irm_tuple_new(irm_object *const *fields, size_t n, irm_object **out);
 
 /* Field `index` of tuple (index >= 0; checked against the tuple's type by
- * irm_ir_verify and InferType, not here). */
+ * irm_dataflow_verify and InferType, not here). */
 IRM_API int irm_tuple_get_item_new(irm_object *tuple, int64_t index, irm_object **out);
 
 /* A call. callee: a dataflow.Op, dataflow.GlobalVar, dataflow.Function or
@@ -224,7 +224,7 @@ IRM_API int irm_expr_visit(irm_object *root, int (*fn)(void *ctx, irm_object *no
  * and the offending expression (printed in the text form, cut to 200
  * bytes): "function 'main': variable %x is used out of its scope in ...".
  * TypeError when mod is not an IRModule. */
-IRM_API int irm_ir_verify(const irm_module *mod);
+IRM_API int irm_dataflow_verify(const irm_module *mod);
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,8 @@
  * Thread safety: every function may be called from any thread; modules
  * are only read.
  */
-#ifndef IRM_IR_PASSES_H
-#define IRM_IR_PASSES_H
+#ifndef IRM_DATAFLOW_PASSES_H
+#define IRM_DATAFLOW_PASSES_H
 
 #include "irm/dataflow/expr.h"
 #include "irm/pass.h"
@@ -49,37 +49,37 @@ extern "C" {
  * 'main': nn.dense: argument 2 (weight) has dtype int8, argument 1 (data)
  * float32"), TypeError for a parameter without a type annotation, the
  * rewriter's errors, MemoryError. */
-IRM_API int irm_ir_infer_type(irm_module *mod, irm_module **out);
+IRM_API int irm_dataflow_infer_type(irm_module *mod, irm_module **out);
 
 /* The checked type an expression would get from InferType, computed
  * without changing it (free variables need annotations; GlobalVars are
  * looked up in mod, which may be NULL). *out NEW. Errors as
- * irm_ir_infer_type. */
-IRM_API int irm_ir_infer_expr_type(irm_object *expr, const irm_module *mod, irm_object **out);
+ * irm_dataflow_infer_type. */
+IRM_API int irm_dataflow_infer_expr_type(irm_object *expr, const irm_module *mod, irm_object **out);
 
 /* BindParams: for each entry name -> Tensor of the module's `params`
  * attribute, replaces the parameter of that name of each function by a
  * Constant holding the tensor (and drops it from the parameter list).
  * Entries naming no parameter are ignored. Errors: TypeError when a
  * tensor's type differs from the parameter's annotation (naming both). */
-IRM_API int irm_ir_bind_params(irm_module *mod, irm_module **out);
+IRM_API int irm_dataflow_bind_params(irm_module *mod, irm_module **out);
 
 /* SimplifyExpr: x * 1 and 1 * x, x + 0 and 0 + x, x - 0 become x (when the
  * constant is all ones / zeros and the result type is x's type);
  * reshape(reshape(x)) becomes one reshape; transpose(transpose(x))
  * becomes one transpose, or x when the axes cancel. */
-IRM_API int irm_ir_simplify_expr(irm_module *mod, irm_module **out);
+IRM_API int irm_dataflow_simplify_expr(irm_module *mod, irm_module **out);
 
 /* FoldConstant: evaluates every call whose arguments are all constants
  * (after folding) through its op's FEvaluate and replaces it by a
  * Constant; tuples of constants and projections of them fold too. Calls of
  * ops without FEvaluate stay. */
-IRM_API int irm_ir_fold_constant(irm_module *mod, irm_module **out);
+IRM_API int irm_dataflow_fold_constant(irm_module *mod, irm_module **out);
 
 /* DeadCodeElimination: removes Let bindings whose variable is never used
  * (their values have no side effects in this IR) and global functions
  * not reachable from `main` (when the module has a `main`). */
-IRM_API int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out);
+IRM_API int irm_dataflow_dead_code_elimination(irm_module *mod, irm_module **out);
 
 /* FuseOps: groups calls into Primitive functions following the op
  * patterns, as TVM does (an out-elemwise-fusable op absorbs the
@@ -91,18 +91,18 @@ IRM_API int irm_ir_dead_code_elimination(irm_module *mod, irm_module **out);
  * nothing is computed twice. Each group, single ops included, becomes a
  * call of a `fn (...) attributes {Primitive = true}` literal taking the
  * group's inputs (constants stay inside); the result is fully typed. An
- * input without checked types is typed first (irm_ir_infer_type). Nested functions the passes skip
+ * input without checked types is typed first (irm_dataflow_infer_type). Nested functions the passes skip
  * are left alone, so a second run returns its input itself. See
  * docs/passes.md. *out NEW (mod itself when there is nothing to fuse).
  * Errors: ValueError for max_depth < 1 or a NULL out, InferType's errors,
  * MemoryError. */
-IRM_API int irm_ir_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out);
+IRM_API int irm_dataflow_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out);
 
 /* ConvertLayout: rewrites nn.conv2d, nn.max_pool2d, nn.avg_pool2d and
  * nn.global_avg_pool2d to `layout` ("NCHW" or "NHWC"), with transposes
  * around them so the function computes the same result (back-to-back
  * transposes cancel under SimplifyExpr). ValueError for another layout. */
-IRM_API int irm_ir_convert_layout(irm_module *mod, const char *layout, irm_module **out);
+IRM_API int irm_dataflow_convert_layout(irm_module *mod, const char *layout, irm_module **out);
 
 #ifdef __cplusplus
 }

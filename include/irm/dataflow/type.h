@@ -13,15 +13,15 @@
  * irm_tensor_type_of, irm_tuple_type_new, irm_func_type_new and everything
  * built on them: JSON, the text parser, InferType) return the existing
  * object, with a new reference, when an equal type is alive, so a million
- * nodes of one type hold one type object and irm_ir_type_equal is a pointer
+ * nodes of one type hold one type object and irm_dataflow_type_equal is a pointer
  * compare. A type leaves the process-wide table when its last reference
  * goes (nothing is immortal; no memory is held while no type lives).
  *
  * Thread safety: immutable; every function may be called from any thread
  * (the uniquing table takes a lock in the constructors only).
  */
-#ifndef IRM_IR_TYPE_H
-#define IRM_IR_TYPE_H
+#ifndef IRM_DATAFLOW_TYPE_H
+#define IRM_DATAFLOW_TYPE_H
 
 #include "irm/tensor.h"
 
@@ -29,15 +29,15 @@
 extern "C" {
 #endif
 
-typedef enum irm_ir_type_kind {
-  IRM_IR_TYPE_NONE = 0, /* not a type */
-  IRM_IR_TYPE_TENSOR,
-  IRM_IR_TYPE_TUPLE,
-  IRM_IR_TYPE_FUNC
-} irm_ir_type_kind;
+typedef enum irm_dataflow_type_kind {
+  IRM_DATAFLOW_TYPE_NONE = 0, /* not a type */
+  IRM_DATAFLOW_TYPE_TENSOR,
+  IRM_DATAFLOW_TYPE_TUPLE,
+  IRM_DATAFLOW_TYPE_FUNC
+} irm_dataflow_type_kind;
 
-/* What kind of type t is; IRM_IR_TYPE_NONE for NULL or any other object. */
-IRM_API irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t);
+/* What kind of type t is; IRM_DATAFLOW_TYPE_NONE for NULL or any other object. */
+IRM_API irm_dataflow_type_kind irm_dataflow_type_kind_of(const irm_object *t);
 
 /* A tensor type. shape (ndim entries, each >= 0; may be NULL when ndim is
  * 0) is copied. *out NEW (the existing object when an equal type lives). Errors: ValueError (unsupported dtype with the
@@ -83,7 +83,7 @@ IRM_API irm_object *irm_func_type_ret(const irm_object *t);
 
 /* Type equality (shape, dtype, fields): types are uniqued, so this is
  * a == b; 0 when either is not a type. */
-IRM_API int irm_ir_type_equal(const irm_object *a, const irm_object *b);
+IRM_API int irm_dataflow_type_equal(const irm_object *a, const irm_object *b);
 
 #ifdef __cplusplus
 }

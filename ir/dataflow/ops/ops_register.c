@@ -28,7 +28,7 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
                      def->num_inputs == 1 ? "" : "s", n);
   for (size_t i = 0; i < n; i++) {
     char a[64], t[OPS_TYPE_BUF];
-    if (irm_ir_type_kind_of(types[i]) != IRM_IR_TYPE_TENSOR)
+    if (irm_dataflow_type_kind_of(types[i]) != IRM_DATAFLOW_TYPE_TENSOR)
       return irm_error(IRM_ETYPE, "%s: %s must be a tensor type, got %s", def->name, irm_ops_arg_text_(c, i, a),
                        irm_ops_type_text_(types[i], t));
     if (irm_ops_numel_(irm_tensor_type_shape(types[i]), irm_tensor_type_ndim(types[i])) < 0)
@@ -111,7 +111,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
       inputs[i] = v->v_obj;
   }
   if (!rc) rc = check_and_infer(def, types, n, attrs, &c, &type);
-  if (!rc && given && !irm_ir_type_equal(given, type)) {
+  if (!rc && given && !irm_dataflow_type_equal(given, type)) {
     char g[OPS_TYPE_BUF], t[OPS_TYPE_BUF];
     rc = irm_error(IRM_ETYPE, "%s: the result type %s does not match the inputs, which give %s", def->name,
                    irm_ops_type_text_(given, g), irm_ops_type_text_(type, t));

@@ -26,7 +26,7 @@ const char *irm_ops_dtype_text_(DLDataType dtype) {
 }
 
 const char *irm_ops_type_text_(const irm_object *type, char *buf) {
-  if (irm_ir_type_kind_of(type) != IRM_IR_TYPE_TENSOR) {
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR) {
     snprintf(buf, OPS_TYPE_BUF, "%s", type ? irm_object_type_key(type) : "None");
     return buf;
   }

@@ -10,7 +10,7 @@
 /* The options Map of ir.Print into *opts: {"elide_larger_than": int}.
  * TypeError for a value of the wrong type, ValueError for a negative
  * limit, AttributeError for an unknown key (with the closest option). */
-static int read_options(const char *fn, const irm_object *map, irm_ir_print_options *opts) {
+static int read_options(const char *fn, const irm_object *map, irm_dataflow_print_options *opts) {
   static const char *const names[] = {"elide_larger_than"};
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *k;
@@ -36,13 +36,13 @@ static int g_print(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   (void)res;
   const char *fn = "ir.Print";
   irm_object *x = NULL, *map = NULL, *text = NULL;
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   int rc = irm_arg_count(fn, nargs, 1, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, NULL, &x);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &map);
   if (!rc && map) rc = read_options(fn, map, &opts);
   if (rc) return rc;
-  rc = irm_object_is(x, "ir.IRModule") ? irm_ir_print_ex(x, &opts, &text) : irm_ir_print_node_ex(x, &opts, &text);
+  rc = irm_object_is(x, "ir.IRModule") ? irm_dataflow_print_ex(x, &opts, &text) : irm_dataflow_print_node_ex(x, &opts, &text);
   return irm_ret_object(fn, rc, &text, ret);
 }
 
@@ -55,7 +55,7 @@ static int g_parse(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   int rc = irm_arg_count(fn, nargs, 1, 1);
   if (!rc) rc = irm_arg_str(fn, args, 0, &text, &len);
   if (rc) return rc;
-  return irm_ret_object(fn, irm_ir_parse(text, len, &mod), &mod, ret);
+  return irm_ret_object(fn, irm_dataflow_parse(text, len, &mod), &mod, ret);
 }
 
 int irm_register_ir_text_builtins_(void) {

@@ -28,7 +28,7 @@ static size_t ident_len(const char *s, size_t avail) {
   }
 }
 
-int irm_ir_is_ident_(const char *s, size_t len) { return len && ident_len(s, len) == len; }
+int irm_dataflow_is_ident_(const char *s, size_t len) { return len && ident_len(s, len) == len; }
 
 /* Bytes of the number at s (an optional '-' already checked by the
  * caller), and whether it is a float. */
@@ -75,7 +75,7 @@ static size_t elided_len(const char *s, size_t avail) {
   return 0;
 }
 
-irm_ir_tok irm_ir_lex_(const irm_ir_lexer *lx, size_t pos) {
+irm_dataflow_tok irm_dataflow_lex_(const irm_dataflow_lexer *lx, size_t pos) {
   const char *t = lx->text;
   size_t n = lx->len;
   for (;;) { /* blanks and comments */
@@ -86,7 +86,7 @@ irm_ir_tok irm_ir_lex_(const irm_ir_lexer *lx, size_t pos) {
     }
     break;
   }
-  irm_ir_tok tok = {IRM_TOK_EOF, pos, 0};
+  irm_dataflow_tok tok = {IRM_TOK_EOF, pos, 0};
   if (pos >= n) return tok;
   const char *s = t + pos;
   size_t avail = n - pos;
@@ -136,7 +136,7 @@ irm_ir_tok irm_ir_lex_(const irm_ir_lexer *lx, size_t pos) {
   return tok;
 }
 
-void irm_ir_line_col_(const irm_ir_lexer *lx, size_t pos, size_t *line, size_t *col) {
+void irm_dataflow_line_col_(const irm_dataflow_lexer *lx, size_t pos, size_t *line, size_t *col) {
   size_t l = 1, c = 1;
   if (pos > lx->len) pos = lx->len;
   for (size_t i = 0; i < pos; i++) {
@@ -194,13 +194,13 @@ static size_t put_utf8(char *out, unsigned long cp) {
   return 4;
 }
 
-static int bad_escape(const irm_ir_lexer *lx, size_t pos, const char *what) {
+static int bad_escape(const irm_dataflow_lexer *lx, size_t pos, const char *what) {
   size_t line, col;
-  irm_ir_line_col_(lx, pos, &line, &col);
+  irm_dataflow_line_col_(lx, pos, &line, &col);
   return irm_error(IRM_EVALUE, "line %zu, column %zu: %s", line, col, what);
 }
 
-int irm_ir_string_decode_(const irm_ir_lexer *lx, irm_ir_tok tok, char **buf, size_t *n) {
+int irm_dataflow_string_decode_(const irm_dataflow_lexer *lx, irm_dataflow_tok tok, char **buf, size_t *n) {
   *buf = NULL;
   *n = 0;
   const char *s = lx->text + tok.start + 1;

@@ -5,7 +5,7 @@
  * folded into nested Let nodes at the closing brace, so neither many lines
  * nor a long Let chain recurse; only nesting inside one line (a nested
  * function, a Let block, brackets) does, bounded by
- * IRM_IR_PARSE_MAX_DEPTH. Names (%temporaries and %vars) live in one flat
+ * IRM_DATAFLOW_PARSE_MAX_DEPTH. Names (%temporaries and %vars) live in one flat
  * table per top-level function: a name is defined once and used after its
  * definition.
  *
@@ -60,51 +60,51 @@ typedef struct scope_frame {
  * costs a cache miss per use on a large function. A number far beyond
  * those defined so far goes to the hash table, so the array stays
  * within twice the temporaries plus a constant. */
-struct irm_ir_def_scope {
+struct irm_dataflow_def_scope {
   named_def *names;
   name_def *temps; /* by number; [0, temps_hi) may be in use */
   size_t temps_cap, temps_hi, temps_count;
-  scope_frame frames[IRM_IR_PARSE_MAX_DEPTH + 2]; /* by depth; [0] the module */
+  scope_frame frames[IRM_DATAFLOW_PARSE_MAX_DEPTH + 2]; /* by depth; [0] the module */
   int depth;
   uint32_t next_id;
 };
 
 enum { DENSE_SLACK = 1024 };
 
-static scope_frame *top_frame(irm_ir_parser *p) { return &p->scope->frames[p->scope->depth]; }
+static scope_frame *top_frame(irm_dataflow_parser *p) { return &p->scope->frames[p->scope->depth]; }
 
 static void deeper(scope_ref *acc, scope_ref r) {
   if (r.depth > acc->depth) *acc = r;
 }
 
 /* Notes that the current line uses something that needs scope r. */
-static void note_use(irm_ir_parser *p, scope_ref r) {
+static void note_use(irm_dataflow_parser *p, scope_ref r) {
   scope_frame *f = top_frame(p);
   deeper(&f->line, r);
   if (r.depth < p->scope->depth) deeper(&f->outer, r);
 }
 
-static int scope_is_open(const irm_ir_parser *p, scope_ref r) {
+static int scope_is_open(const irm_dataflow_parser *p, scope_ref r) {
   return r.depth <= p->scope->depth && p->scope->frames[r.depth].id == r.id;
 }
 
 /* Opens a block's scope (the caller has entered a nesting level). */
-static void open_scope(irm_ir_parser *p) {
-  irm_ir_def_scope *s = p->scope;
+static void open_scope(irm_dataflow_parser *p) {
+  irm_dataflow_def_scope *s = p->scope;
   scope_frame *f = &s->frames[++s->depth];
   f->id = ++s->next_id;
   f->outer = f->line = (scope_ref){0, 0};
 }
 
 /* Closes it: what it used outside counts as used by the current line. */
-static void close_scope(irm_ir_parser *p) {
+static void close_scope(irm_dataflow_parser *p) {
   scope_ref outer = top_frame(p)->outer;
   p->scope->depth--;
   note_use(p, outer);
 }
 
 /* Forgets every name (the end of a function); the array stays. */
-static void scope_clear(irm_ir_def_scope *s) {
+static void scope_clear(irm_dataflow_def_scope *s) {
   named_def *d, *tmp;
   HASH_ITER(hh, s->names, d, tmp) {
     HASH_DEL(s->names, d);
@@ -118,7 +118,7 @@ static void scope_clear(irm_ir_def_scope *s) {
 
 /* The number of temporary t written the printer's way (%0, %17: no
  * leading zero), or SIZE_MAX. */
-static size_t temp_number(const irm_ir_parser *p, irm_ir_tok t) {
+static size_t temp_number(const irm_dataflow_parser *p, irm_dataflow_tok t) {
   const char *c = p->lx.text + t.start + 1;
   size_t len = t.len - 1;
   if (t.kind != IRM_TOK_TEMP || len == 0 || len > 15 || (c[0] == '0' && len > 1)) return SIZE_MAX;
@@ -130,8 +130,8 @@ static size_t temp_number(const irm_ir_parser *p, irm_ir_tok t) {
   return n;
 }
 
-static name_def *scope_find(const irm_ir_parser *p, irm_ir_tok t) {
-  const irm_ir_def_scope *s = p->scope;
+static name_def *scope_find(const irm_dataflow_parser *p, irm_dataflow_tok t) {
+  const irm_dataflow_def_scope *s = p->scope;
   size_t k = temp_number(p, t);
   if (k < s->temps_hi && s->temps[k].node) return &s->temps[k];
   named_def *d = NULL;
@@ -141,7 +141,7 @@ static name_def *scope_find(const irm_ir_parser *p, irm_ir_tok t) {
 
 /* The slot of temporary number k in the array, grown as needed; NULL when
  * k is too far ahead (the hash table takes it) or memory is short (*nomem). */
-static name_def *dense_slot(irm_ir_def_scope *s, size_t k, int *nomem) {
+static name_def *dense_slot(irm_dataflow_def_scope *s, size_t k, int *nomem) {
   if (k >= 2 * s->temps_count + DENSE_SLACK) return NULL;
   if (k >= s->temps_cap) {
     size_t cap = s->temps_cap ? 2 * s->temps_cap : DENSE_SLACK;
@@ -160,15 +160,15 @@ static name_def *dense_slot(irm_ir_def_scope *s, size_t k, int *nomem) {
 
 /* Defines the name of token t as node (retained). ValueError when it is
  * defined already. */
-static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node, scope_ref needs) {
+static int scope_define(irm_dataflow_parser *p, irm_dataflow_tok t, irm_object *node, scope_ref needs) {
   name_def *old = scope_find(p, t);
   if (old) {
     size_t line, col;
-    irm_ir_line_col_(&p->lx, old->at, &line, &col);
-    return irm_ir_error_at_(p, t.start, IRM_EVALUE, "'%.*s' is already defined (line %zu, column %zu)",
+    irm_dataflow_line_col_(&p->lx, old->at, &line, &col);
+    return irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "'%.*s' is already defined (line %zu, column %zu)",
                             (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
   }
-  irm_ir_def_scope *s = p->scope;
+  irm_dataflow_def_scope *s = p->scope;
   int nomem = 0;
   size_t k = temp_number(p, t);
   name_def *slot = k != SIZE_MAX ? dense_slot(s, k, &nomem) : NULL;
@@ -194,8 +194,8 @@ static int scope_define(irm_ir_parser *p, irm_ir_tok t, irm_object *node, scope_
 }
 
 /* "undefined variable '%y' (did you mean '%x'?)" */
-static int undefined(irm_ir_parser *p) {
-  irm_ir_tok t = p->tok;
+static int undefined(irm_dataflow_parser *p) {
+  irm_dataflow_tok t = p->tok;
   int is_var = t.kind == IRM_TOK_VAR;
   size_t n = HASH_COUNT(p->scope->names), k = 0;
   const char **names = n ? irm_malloc(n * sizeof *names) : NULL; /* Vars are never in the array */
@@ -207,9 +207,9 @@ static int undefined(irm_ir_parser *p) {
       if (d->name[1] < '0' || d->name[1] > '9') names[k++] = d->name;
     closest = irm_closest_name(want, names, k);
   }
-  int rc = closest ? irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s' (did you mean '%s'?)",
+  int rc = closest ? irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s' (did you mean '%s'?)",
                                       is_var ? "variable" : "temporary", want, closest)
-                   : irm_ir_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s'", is_var ? "variable" : "temporary",
+                   : irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s'", is_var ? "variable" : "temporary",
                                       want);
   irm_free(names);
   return rc;
@@ -217,17 +217,17 @@ static int undefined(irm_ir_parser *p) {
 
 /* ---- atoms ------------------------------------------------------------------------ */
 
-static int parse_function(irm_ir_parser *p, size_t at, irm_object **out);
-static int parse_block(irm_ir_parser *p, irm_object **out);
+static int parse_function(irm_dataflow_parser *p, size_t at, irm_object **out);
+static int parse_block(irm_dataflow_parser *p, irm_object **out);
 
 /* The GlobalVar of a GLOBAL token (one object per name in a parse). */
-static int global_var(irm_ir_parser *p, irm_ir_tok t, char **name_out, irm_object **out) {
+static int global_var(irm_dataflow_parser *p, irm_dataflow_tok t, char **name_out, irm_object **out) {
   char *name = NULL;
   size_t n = t.len - 1;
   int rc = IRM_OK;
   if (p->lx.text[t.start + 1] == '"') {
-    irm_ir_tok s = {IRM_TOK_STRING, t.start + 1, t.len - 1};
-    rc = irm_ir_string_decode_(&p->lx, s, &name, &n);
+    irm_dataflow_tok s = {IRM_TOK_STRING, t.start + 1, t.len - 1};
+    rc = irm_dataflow_string_decode_(&p->lx, s, &name, &n);
   } else if ((name = irm_malloc(n + 1)) != NULL) {
     memcpy(name, p->lx.text + t.start + 1, n);
     name[n] = '\0';
@@ -235,7 +235,7 @@ static int global_var(irm_ir_parser *p, irm_ir_tok t, char **name_out, irm_objec
     rc = irm_error_nomem_("parsing IR");
   }
   if (rc) return rc;
-  if (strlen(name) != n) rc = irm_ir_error_at_(p, t.start, IRM_EVALUE, "a function name holds a NUL byte");
+  if (strlen(name) != n) rc = irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "a function name holds a NUL byte");
   const irm_any *known = rc ? NULL : irm_map_find(p->globals, name, n);
   if (known) {
     *out = known->v_obj;
@@ -248,24 +248,24 @@ static int global_var(irm_ir_parser *p, irm_ir_tok t, char **name_out, irm_objec
       *out = NULL;
     }
   }
-  if (rc) rc = irm_ir_context_at_(p, t.start, rc);
+  if (rc) rc = irm_dataflow_context_at_(p, t.start, rc);
   if (!rc && name_out) *name_out = name;
   else irm_free(name);
   return rc;
 }
 
 /* %x, %3, @f, an op name or a const; consumed. *out NEW. */
-static int parse_atom(irm_ir_parser *p, irm_object **out) {
+static int parse_atom(irm_dataflow_parser *p, irm_object **out) {
   *out = NULL;
-  irm_ir_tok t = p->tok;
+  irm_dataflow_tok t = p->tok;
   int rc = IRM_OK;
   if (t.kind == IRM_TOK_VAR || t.kind == IRM_TOK_TEMP) {
     name_def *d = scope_find(p, t);
     if (!d) return undefined(p);
     if (!scope_is_open(p, d->needs)) {
       size_t line, col;
-      irm_ir_line_col_(&p->lx, d->at, &line, &col);
-      return irm_ir_error_at_(p, t.start, IRM_EVALUE,
+      irm_dataflow_line_col_(&p->lx, d->at, &line, &col);
+      return irm_dataflow_error_at_(p, t.start, IRM_EVALUE,
                               t.kind == IRM_TOK_VAR ? "'%.*s' is used outside the block that binds it (line %zu, column %zu)"
                                                     : "'%.*s' uses variables of a block that has ended (line %zu, column %zu)",
                               (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
@@ -275,22 +275,22 @@ static int parse_atom(irm_ir_parser *p, irm_object **out) {
     irm_object_retain(*out);
   } else if (t.kind == IRM_TOK_GLOBAL) {
     rc = global_var(p, t, NULL, out);
-  } else if (irm_ir_is_word_(p, "const")) {
+  } else if (irm_dataflow_is_word_(p, "const")) {
     irm_object *tensor = NULL;
-    rc = irm_ir_parse_tensor_(p, &tensor);
-    if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_ir_context_at_(p, t.start, rc);
+    rc = irm_dataflow_parse_tensor_(p, &tensor);
+    if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_dataflow_context_at_(p, t.start, rc);
     irm_object_release(tensor);
     return rc;
   } else if (t.kind == IRM_TOK_IDENT) {
     char name[256];
-    if (t.len >= sizeof name) return irm_ir_error_at_(p, t.start, IRM_EKEY, "unknown op (a name of %zu bytes)", t.len);
+    if (t.len >= sizeof name) return irm_dataflow_error_at_(p, t.start, IRM_EKEY, "unknown op (a name of %zu bytes)", t.len);
     memcpy(name, p->lx.text + t.start, t.len);
     name[t.len] = '\0';
-    if ((rc = irm_op_get(name, out))) return irm_ir_context_at_(p, t.start, rc);
+    if ((rc = irm_op_get(name, out))) return irm_dataflow_context_at_(p, t.start, rc);
   } else {
-    return irm_ir_expected_(p, "an expression (a %variable, a %temporary, a @function, an op or a const)");
+    return irm_dataflow_expected_(p, "an expression (a %variable, a %temporary, a @function, an op or a const)");
   }
-  if (!rc) irm_ir_next_(p);
+  if (!rc) irm_dataflow_next_(p);
   return rc;
 }
 
@@ -325,41 +325,31 @@ static void list_free(obj_list *l) {
 }
 
 /* `callee(args, key=value, ...)`, the current token being '('. */
-static int parse_call(irm_ir_parser *p, irm_object *callee, size_t at, irm_object **out) {
+static int parse_call(irm_dataflow_parser *p, irm_object *callee, size_t at, irm_object **out) {
   obj_list args = {0};
   irm_object *attrs = NULL;
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   int rc = irm_map_new(&attrs);
-  while (!rc && !irm_ir_is_punct_(p, ')')) {
-    irm_ir_tok next = irm_ir_peek_(p);
+  while (!rc && !irm_dataflow_is_punct_(p, ')')) {
+    irm_dataflow_tok next = irm_dataflow_peek_(p);
     int is_attr = (p->tok.kind == IRM_TOK_IDENT || p->tok.kind == IRM_TOK_STRING) && next.kind == IRM_TOK_PUNCT &&
                   p->lx.text[next.start] == '=';
     if (is_attr) {
-      size_t kat = p->tok.start;
-      char *key = NULL;
-      size_t klen = 0;
-      irm_any v = irm_any_none();
-      rc = irm_ir_parse_key_(p, &key, &klen);
-      if (!rc) rc = irm_ir_parse_value_(p, &v);
-      if (!rc && irm_map_find(attrs, key, klen))
-        rc = irm_ir_error_at_(p, kat, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
-      if (!rc) rc = irm_map_set_move_n(&attrs, key, klen, &v);
-      irm_any_release(&v);
-      irm_free(key);
+      rc = irm_dataflow_parse_attr_(p, &attrs);
     } else if (irm_map_size(attrs)) {
-      rc = irm_ir_expected_(p, "an attribute key=value (arguments come first)");
+      rc = irm_dataflow_expected_(p, "an attribute key=value (arguments come first)");
     } else {
       irm_object *a = NULL;
       rc = parse_atom(p, &a);
       if (!rc) rc = list_push(&args, a);
     }
     if (rc) break;
-    if (irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
-    else if (!irm_ir_is_punct_(p, ')')) rc = irm_ir_expected_(p, "',' or ')' after an argument");
+    if (irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+    else if (!irm_dataflow_is_punct_(p, ')')) rc = irm_dataflow_expected_(p, "',' or ')' after an argument");
   }
   if (!rc) {
-    irm_ir_next_(p);
-    if ((rc = irm_call_new(callee, args.at, args.n, attrs, out))) rc = irm_ir_context_at_(p, at, rc);
+    irm_dataflow_next_(p);
+    if ((rc = irm_call_new(callee, args.at, args.n, attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
   }
   irm_object_release(attrs);
   list_free(&args);
@@ -367,46 +357,46 @@ static int parse_call(irm_ir_parser *p, irm_object *callee, size_t at, irm_objec
 }
 
 /* `(a, b)`, `(a,)`, `()`, the current token being '('. */
-static int parse_tuple(irm_ir_parser *p, size_t at, irm_object **out) {
+static int parse_tuple(irm_dataflow_parser *p, size_t at, irm_object **out) {
   obj_list fields = {0};
   int trailing = 0;
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   int rc = IRM_OK;
-  while (!irm_ir_is_punct_(p, ')')) {
+  while (!irm_dataflow_is_punct_(p, ')')) {
     irm_object *a = NULL;
     if ((rc = parse_atom(p, &a)) || (rc = list_push(&fields, a))) break;
-    trailing = irm_ir_is_punct_(p, ',');
-    if (trailing) irm_ir_next_(p);
-    else if (!irm_ir_is_punct_(p, ')')) {
-      rc = irm_ir_expected_(p, "',' or ')' in a tuple");
+    trailing = irm_dataflow_is_punct_(p, ',');
+    if (trailing) irm_dataflow_next_(p);
+    else if (!irm_dataflow_is_punct_(p, ')')) {
+      rc = irm_dataflow_expected_(p, "',' or ')' in a tuple");
       break;
     }
   }
   if (!rc && fields.n == 1 && !trailing)
-    rc = irm_ir_error_at_(p, at, IRM_EVALUE, "a tuple of one field is written (%%x,)");
+    rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "a tuple of one field is written (%%x,)");
   if (!rc) {
-    irm_ir_next_(p);
-    if ((rc = irm_tuple_new(fields.at, fields.n, out))) rc = irm_ir_context_at_(p, at, rc);
+    irm_dataflow_next_(p);
+    if ((rc = irm_tuple_new(fields.at, fields.n, out))) rc = irm_dataflow_context_at_(p, at, rc);
   }
   list_free(&fields);
   return rc;
 }
 
 /* What follows `%n =`. */
-static int parse_rhs(irm_ir_parser *p, irm_object **out) {
+static int parse_rhs(irm_dataflow_parser *p, irm_object **out) {
   size_t at = p->tok.start;
-  if (irm_ir_is_punct_(p, '(')) return parse_tuple(p, at, out);
-  if (irm_ir_is_word_(p, "fn")) return parse_function(p, at, out);
-  if (irm_ir_is_punct_(p, '{')) return parse_block(p, out);
+  if (irm_dataflow_is_punct_(p, '(')) return parse_tuple(p, at, out);
+  if (irm_dataflow_is_word_(p, "fn")) return parse_function(p, at, out);
+  if (irm_dataflow_is_punct_(p, '{')) return parse_block(p, out);
   irm_object *a = NULL;
   int rc = parse_atom(p, &a);
   if (rc) return rc;
-  if (irm_ir_is_punct_(p, '(')) {
+  if (irm_dataflow_is_punct_(p, '(')) {
     rc = parse_call(p, a, at, out);
-  } else if (irm_ir_is_punct_(p, '.')) {
-    irm_ir_next_(p);
+  } else if (irm_dataflow_is_punct_(p, '.')) {
+    irm_dataflow_next_(p);
     if (p->tok.kind != IRM_TOK_INT || p->lx.text[p->tok.start] == '-') {
-      rc = irm_ir_expected_(p, "a field index after '.'");
+      rc = irm_dataflow_expected_(p, "a field index after '.'");
     } else {
       char buf[24];
       int64_t index = -1;
@@ -416,10 +406,10 @@ static int parse_rhs(irm_ir_parser *p, irm_object **out) {
         index = strtoll(buf, NULL, 10);
       }
       if (p->tok.len >= sizeof buf || index < 0 || index == INT64_MAX)
-        rc = irm_ir_error_at_(p, p->tok.start, IRM_EVALUE, "field index out of range");
+        rc = irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "field index out of range");
       else if ((rc = irm_tuple_get_item_new(a, index, out)))
-        rc = irm_ir_context_at_(p, at, rc);
-      if (!rc) irm_ir_next_(p);
+        rc = irm_dataflow_context_at_(p, at, rc);
+      if (!rc) irm_dataflow_next_(p);
     }
   } else {
     *out = a;
@@ -430,13 +420,13 @@ static int parse_rhs(irm_ir_parser *p, irm_object **out) {
 }
 
 /* ` : T` after a line's expression. */
-static int parse_type_suffix(irm_ir_parser *p, irm_object **node) {
-  if (!irm_ir_is_punct_(p, ':')) return IRM_OK;
-  irm_ir_next_(p);
+static int parse_type_suffix(irm_dataflow_parser *p, irm_object **node) {
+  if (!irm_dataflow_is_punct_(p, ':')) return IRM_OK;
+  irm_dataflow_next_(p);
   size_t at = p->tok.start;
   irm_object *t = NULL, *typed = NULL;
-  int rc = irm_ir_parse_type_(p, &t);
-  if (!rc && (rc = irm_expr_with_type(*node, t, &typed))) rc = irm_ir_context_at_(p, at, rc);
+  int rc = irm_dataflow_parse_type_(p, &t);
+  if (!rc && (rc = irm_expr_with_type(*node, t, &typed))) rc = irm_dataflow_context_at_(p, at, rc);
   irm_object_release(t);
   if (rc) return rc;
   irm_object_release(*node);
@@ -445,40 +435,40 @@ static int parse_type_suffix(irm_ir_parser *p, irm_object **node) {
 }
 
 /* `%n = rhs [: T];` */
-static int parse_temp_line(irm_ir_parser *p) {
-  irm_ir_tok name = p->tok;
+static int parse_temp_line(irm_dataflow_parser *p) {
+  irm_dataflow_tok name = p->tok;
   if (scope_find(p, name)) return scope_define(p, name, NULL, top_frame(p)->line); /* the redefinition error */
-  irm_ir_next_(p);
-  irm_ir_next_(p); /* '=' (checked by the caller) */
+  irm_dataflow_next_(p);
+  irm_dataflow_next_(p); /* '=' (checked by the caller) */
   irm_object *node = NULL;
   int rc = parse_rhs(p, &node);
   if (!rc) rc = parse_type_suffix(p, &node);
-  if (!rc) rc = irm_ir_expect_punct_(p, ';', "';' at the end of the line");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, ';', "';' at the end of the line");
   if (!rc) rc = scope_define(p, name, node, top_frame(p)->line);
   irm_object_release(node);
   return rc;
 }
 
 /* `%x[: T]`: a new Var, defined in the scope. *out NEW. */
-static int parse_binder(irm_ir_parser *p, irm_object **out) {
+static int parse_binder(irm_dataflow_parser *p, irm_object **out) {
   *out = NULL;
-  irm_ir_tok name = p->tok;
-  if (name.kind != IRM_TOK_VAR) return irm_ir_expected_(p, "a %variable");
+  irm_dataflow_tok name = p->tok;
+  if (name.kind != IRM_TOK_VAR) return irm_dataflow_expected_(p, "a %variable");
   if (scope_find(p, name)) return scope_define(p, name, NULL, top_frame(p)->line);
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   irm_object *type = NULL;
   int rc = IRM_OK;
-  if (irm_ir_is_punct_(p, ':')) {
-    irm_ir_next_(p);
-    rc = irm_ir_parse_type_(p, &type);
+  if (irm_dataflow_is_punct_(p, ':')) {
+    irm_dataflow_next_(p);
+    rc = irm_dataflow_parse_type_(p, &type);
   }
   char buf[256];
   if (!rc && name.len > sizeof buf)
-    rc = irm_ir_error_at_(p, name.start, IRM_EVALUE, "a variable name of more than %zu bytes", sizeof buf - 1);
+    rc = irm_dataflow_error_at_(p, name.start, IRM_EVALUE, "a variable name of more than %zu bytes", sizeof buf - 1);
   if (!rc) {
     memcpy(buf, p->lx.text + name.start + 1, name.len - 1);
     buf[name.len - 1] = '\0';
-    if ((rc = irm_var_new(buf, type, out))) rc = irm_ir_context_at_(p, name.start, rc);
+    if ((rc = irm_var_new(buf, type, out))) rc = irm_dataflow_context_at_(p, name.start, rc);
   }
   irm_object_release(type);
   scope_ref own = {p->scope->depth, top_frame(p)->id};
@@ -491,29 +481,29 @@ static int parse_binder(irm_ir_parser *p, irm_object **out) {
 
 /* `{ lines; result }` in the scope just opened, the current token being
  * '{'. The lets are folded into nested Lets, innermost first. *out NEW. */
-static int parse_block_body(irm_ir_parser *p, irm_object **out) {
+static int parse_block_body(irm_dataflow_parser *p, irm_object **out) {
   *out = NULL;
   int rc = IRM_OK;
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   obj_list lets = {0}; /* var, value, var, value, ... */
   irm_object *body = NULL;
   while (!rc) {
-    irm_ir_tok next = irm_ir_peek_(p);
+    irm_dataflow_tok next = irm_dataflow_peek_(p);
     top_frame(p)->line = (scope_ref){0, 0};
-    if (irm_ir_is_word_(p, "let")) {
+    if (irm_dataflow_is_word_(p, "let")) {
       irm_object *var = NULL, *value = NULL;
-      irm_ir_next_(p);
+      irm_dataflow_next_(p);
       rc = parse_binder(p, &var);
       if (!rc) rc = list_push(&lets, var);
-      if (!rc) rc = irm_ir_expect_punct_(p, '=', "'=' after the let variable");
+      if (!rc) rc = irm_dataflow_expect_punct_(p, '=', "'=' after the let variable");
       if (!rc) rc = parse_atom(p, &value);
       if (!rc) rc = list_push(&lets, value);
-      if (!rc) rc = irm_ir_expect_punct_(p, ';', "';' after the let");
+      if (!rc) rc = irm_dataflow_expect_punct_(p, ';', "';' after the let");
     } else if (p->tok.kind == IRM_TOK_TEMP && next.kind == IRM_TOK_PUNCT && p->lx.text[next.start] == '=') {
       rc = parse_temp_line(p);
     } else {
       rc = parse_atom(p, &body);
-      if (!rc) rc = irm_ir_expect_punct_(p, '}', "'}' after the result of the block");
+      if (!rc) rc = irm_dataflow_expect_punct_(p, '}', "'}' after the result of the block");
       break;
     }
   }
@@ -530,47 +520,47 @@ static int parse_block_body(irm_ir_parser *p, irm_object **out) {
 }
 
 /* A Let block `{ let ...; ...; result }`: a scope of its own. */
-static int parse_block(irm_ir_parser *p, irm_object **out) {
-  int rc = irm_ir_enter_(p);
+static int parse_block(irm_dataflow_parser *p, irm_object **out) {
+  int rc = irm_dataflow_enter_(p);
   if (rc) return rc;
   open_scope(p);
   rc = parse_block_body(p, out);
   close_scope(p);
-  irm_ir_leave_(p);
+  irm_dataflow_leave_(p);
   return rc;
 }
 
 /* `fn (params) [-> T] [attributes {...}] { ... }` or, for a def, the same
  * after the name; the current token being `fn` or the name. The
  * parameters and the body share one scope. */
-static int parse_function(irm_ir_parser *p, size_t at, irm_object **out) {
+static int parse_function(irm_dataflow_parser *p, size_t at, irm_object **out) {
   *out = NULL;
   obj_list params = {0};
   irm_object *ret = NULL, *attrs = NULL, *body = NULL;
-  int rc = irm_ir_enter_(p);
+  int rc = irm_dataflow_enter_(p);
   if (rc) return rc;
   open_scope(p);
-  irm_ir_next_(p);
-  rc = irm_ir_expect_punct_(p, '(', "'(' and the parameters");
-  while (!rc && !irm_ir_is_punct_(p, ')')) {
+  irm_dataflow_next_(p);
+  rc = irm_dataflow_expect_punct_(p, '(', "'(' and the parameters");
+  while (!rc && !irm_dataflow_is_punct_(p, ')')) {
     irm_object *v = NULL;
     if ((rc = parse_binder(p, &v)) || (rc = list_push(&params, v))) break;
-    if (irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
-    else if (!irm_ir_is_punct_(p, ')')) rc = irm_ir_expected_(p, "',' or ')' after a parameter");
+    if (irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+    else if (!irm_dataflow_is_punct_(p, ')')) rc = irm_dataflow_expected_(p, "',' or ')' after a parameter");
   }
-  if (!rc) irm_ir_next_(p);
+  if (!rc) irm_dataflow_next_(p);
   if (!rc && p->tok.kind == IRM_TOK_ARROW) {
-    irm_ir_next_(p);
-    rc = irm_ir_parse_type_(p, &ret);
+    irm_dataflow_next_(p);
+    rc = irm_dataflow_parse_type_(p, &ret);
   }
-  if (!rc && irm_ir_is_word_(p, "attributes")) {
-    irm_ir_next_(p);
-    rc = irm_ir_parse_attr_map_(p, &attrs);
+  if (!rc && irm_dataflow_is_word_(p, "attributes")) {
+    irm_dataflow_next_(p);
+    rc = irm_dataflow_parse_attr_map_(p, &attrs);
   }
-  if (!rc) rc = irm_ir_is_punct_(p, '{') ? parse_block_body(p, &body) : irm_ir_expected_(p, "'{' and the function body");
+  if (!rc) rc = irm_dataflow_is_punct_(p, '{') ? parse_block_body(p, &body) : irm_dataflow_expected_(p, "'{' and the function body");
   close_scope(p);
-  irm_ir_leave_(p);
-  if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out))) rc = irm_ir_context_at_(p, at, rc);
+  irm_dataflow_leave_(p);
+  if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
   list_free(&params);
   irm_object_release(ret);
   irm_object_release(attrs);
@@ -580,75 +570,75 @@ static int parse_function(irm_ir_parser *p, size_t at, irm_object **out) {
 
 /* ---- the module ------------------------------------------------------------------------ */
 
-static int parse_header(irm_ir_parser *p, int *frozen) {
-  static const char *want = "the header #[version = \"" IRM_IR_TEXT_VERSION "\"]";
-  if (!irm_ir_is_punct_(p, '#')) return irm_ir_expected_(p, want);
-  irm_ir_next_(p);
-  int rc = irm_ir_expect_punct_(p, '[', want);
-  if (!rc && !irm_ir_is_word_(p, "version")) rc = irm_ir_expected_(p, "version");
+static int parse_header(irm_dataflow_parser *p, int *frozen) {
+  static const char *want = "the header #[version = \"" IRM_DATAFLOW_TEXT_VERSION "\"]";
+  if (!irm_dataflow_is_punct_(p, '#')) return irm_dataflow_expected_(p, want);
+  irm_dataflow_next_(p);
+  int rc = irm_dataflow_expect_punct_(p, '[', want);
+  if (!rc && !irm_dataflow_is_word_(p, "version")) rc = irm_dataflow_expected_(p, "version");
   if (!rc) {
-    irm_ir_next_(p);
-    rc = irm_ir_expect_punct_(p, '=', "'=' after version");
+    irm_dataflow_next_(p);
+    rc = irm_dataflow_expect_punct_(p, '=', "'=' after version");
   }
   if (rc) return rc;
-  if (p->tok.kind != IRM_TOK_STRING) return irm_ir_expected_(p, "the version \"" IRM_IR_TEXT_VERSION "\"");
-  size_t vn = strlen(IRM_IR_TEXT_VERSION);
-  if (p->tok.len != vn + 2 || memcmp(p->lx.text + p->tok.start + 1, IRM_IR_TEXT_VERSION, vn) != 0)
-    return irm_ir_error_at_(p, p->tok.start, IRM_EVALUE, "unsupported version %.*s (this is \"%s\")",
-                            (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start, IRM_IR_TEXT_VERSION);
-  irm_ir_next_(p);
-  if (irm_ir_is_punct_(p, ',')) { /* `, frozen = true` */
-    irm_ir_next_(p);
-    if (!irm_ir_is_word_(p, "frozen")) return irm_ir_expected_(p, "frozen");
-    irm_ir_next_(p);
-    rc = irm_ir_expect_punct_(p, '=', "'=' after frozen");
-    if (!rc && !irm_ir_is_word_(p, "true") && !irm_ir_is_word_(p, "false")) rc = irm_ir_expected_(p, "true or false");
+  if (p->tok.kind != IRM_TOK_STRING) return irm_dataflow_expected_(p, "the version \"" IRM_DATAFLOW_TEXT_VERSION "\"");
+  size_t vn = strlen(IRM_DATAFLOW_TEXT_VERSION);
+  if (p->tok.len != vn + 2 || memcmp(p->lx.text + p->tok.start + 1, IRM_DATAFLOW_TEXT_VERSION, vn) != 0)
+    return irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "unsupported version %.*s (this is \"%s\")",
+                            (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start, IRM_DATAFLOW_TEXT_VERSION);
+  irm_dataflow_next_(p);
+  if (irm_dataflow_is_punct_(p, ',')) { /* `, frozen = true` */
+    irm_dataflow_next_(p);
+    if (!irm_dataflow_is_word_(p, "frozen")) return irm_dataflow_expected_(p, "frozen");
+    irm_dataflow_next_(p);
+    rc = irm_dataflow_expect_punct_(p, '=', "'=' after frozen");
+    if (!rc && !irm_dataflow_is_word_(p, "true") && !irm_dataflow_is_word_(p, "false")) rc = irm_dataflow_expected_(p, "true or false");
     if (rc) return rc;
-    *frozen = irm_ir_is_word_(p, "true");
-    irm_ir_next_(p);
+    *frozen = irm_dataflow_is_word_(p, "true");
+    irm_dataflow_next_(p);
   }
-  return irm_ir_expect_punct_(p, ']', "']' after the version");
+  return irm_dataflow_expect_punct_(p, ']', "']' after the version");
 }
 
 /* `attributes { key = value, ... }` onto *mod, each checked as
  * irm_module_with_attr checks it. */
-static int parse_module_attrs(irm_ir_parser *p, irm_module **mod) {
-  irm_ir_next_(p);
-  int rc = irm_ir_expect_punct_(p, '{', "'{' and the module attributes");
-  while (!rc && !irm_ir_is_punct_(p, '}')) {
+static int parse_module_attrs(irm_dataflow_parser *p, irm_module **mod) {
+  irm_dataflow_next_(p);
+  int rc = irm_dataflow_expect_punct_(p, '{', "'{' and the module attributes");
+  while (!rc && !irm_dataflow_is_punct_(p, '}')) {
     size_t at = p->tok.start;
     char *key = NULL;
     size_t klen = 0;
     irm_any v = irm_any_none();
-    rc = irm_ir_parse_key_(p, &key, &klen);
-    if (!rc) rc = irm_ir_parse_value_(p, &v);
-    if (!rc && strlen(key) != klen) rc = irm_ir_error_at_(p, at, IRM_EVALUE, "an attribute name holds a NUL byte");
+    rc = irm_dataflow_parse_key_(p, &key, &klen);
+    if (!rc) rc = irm_dataflow_parse_value_(p, &v);
+    if (!rc && strlen(key) != klen) rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "an attribute name holds a NUL byte");
     if (!rc && irm_map_find(irm_dict_attrs_map(irm_module_attrs(*mod)), key, klen))
-      rc = irm_ir_error_at_(p, at, IRM_EVALUE, "module attribute '%s' is given twice", irm_error_quote(key));
-    if (!rc && (rc = irm_module_set_attr_move(mod, key, &v))) rc = irm_ir_context_at_(p, at, rc);
+      rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "module attribute '%s' is given twice", irm_error_quote(key));
+    if (!rc && (rc = irm_module_set_attr_move(mod, key, &v))) rc = irm_dataflow_context_at_(p, at, rc);
     irm_any_release(&v);
     irm_free(key);
     if (rc) break;
-    if (irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
-    else if (!irm_ir_is_punct_(p, '}')) rc = irm_ir_expected_(p, "',' or '}' after a module attribute");
+    if (irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+    else if (!irm_dataflow_is_punct_(p, '}')) rc = irm_dataflow_expected_(p, "',' or '}' after a module attribute");
   }
-  if (!rc) irm_ir_next_(p);
+  if (!rc) irm_dataflow_next_(p);
   return rc;
 }
 
 /* `def @name ...` onto *mod. */
-static int parse_def(irm_ir_parser *p, irm_module **mod) {
-  irm_ir_next_(p);
-  if (p->tok.kind != IRM_TOK_GLOBAL) return irm_ir_expected_(p, "the @name of the function");
+static int parse_def(irm_dataflow_parser *p, irm_module **mod) {
+  irm_dataflow_next_(p);
+  if (p->tok.kind != IRM_TOK_GLOBAL) return irm_dataflow_expected_(p, "the @name of the function");
   size_t at = p->tok.start;
   char *name = NULL;
   irm_object *gv = NULL, *fn = NULL;
   int rc = global_var(p, p->tok, &name, &gv);
   irm_object_release(gv);
   if (!rc && irm_module_function(*mod, name))
-    rc = irm_ir_error_at_(p, at, IRM_EVALUE, "function @%s is defined twice", irm_error_quote(name));
+    rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "function @%s is defined twice", irm_error_quote(name));
   if (!rc) rc = parse_function(p, at, &fn);
-  if (!rc && (rc = irm_module_set_function_move(mod, name, fn))) rc = irm_ir_context_at_(p, at, rc);
+  if (!rc && (rc = irm_module_set_function_move(mod, name, fn))) rc = irm_dataflow_context_at_(p, at, rc);
   scope_clear(p->scope);
   p->scope->depth = 0;
   irm_object_release(fn);
@@ -656,14 +646,14 @@ static int parse_def(irm_ir_parser *p, irm_module **mod) {
   return rc;
 }
 
-static int parse_module(irm_ir_parser *p, irm_module **out) {
+static int parse_module(irm_dataflow_parser *p, irm_module **out) {
   irm_module *mod = NULL;
   int frozen = 0;
   int rc = parse_header(p, &frozen);
   if (!rc) rc = irm_module_new(NULL, NULL, &mod);
-  if (!rc && irm_ir_is_word_(p, "attributes")) rc = parse_module_attrs(p, &mod);
-  while (!rc && irm_ir_is_word_(p, "def")) rc = parse_def(p, &mod);
-  if (!rc && p->tok.kind != IRM_TOK_EOF) rc = irm_ir_expected_(p, "'def' or the end of the text");
+  if (!rc && irm_dataflow_is_word_(p, "attributes")) rc = parse_module_attrs(p, &mod);
+  while (!rc && irm_dataflow_is_word_(p, "def")) rc = parse_def(p, &mod);
+  if (!rc && p->tok.kind != IRM_TOK_EOF) rc = irm_dataflow_expected_(p, "'def' or the end of the text");
   if (!rc && frozen) { /* last: attributes are set before the module is frozen */
     irm_module *f = NULL;
     rc = irm_module_freeze(mod, &f);
@@ -675,28 +665,28 @@ static int parse_module(irm_ir_parser *p, irm_module **out) {
   return rc;
 }
 
-int irm_ir_parse(const char *text, size_t len, irm_module **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_parse: out must not be NULL");
+int irm_dataflow_parse(const char *text, size_t len, irm_module **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_parse: out must not be NULL");
   *out = NULL;
-  if (!text && len) return irm_error(IRM_EVALUE, "irm_ir_parse: text must not be NULL");
+  if (!text && len) return irm_error(IRM_EVALUE, "irm_dataflow_parse: text must not be NULL");
   size_t bad = irm_utf8_invalid_at_(text ? text : "", len);
-  irm_ir_parser p;
+  irm_dataflow_parser p;
   memset(&p, 0, sizeof p);
   p.lx.text = text ? text : "";
   p.lx.len = len;
   if (bad < len) {
     size_t line, col;
-    irm_ir_line_col_(&p.lx, bad, &line, &col);
+    irm_dataflow_line_col_(&p.lx, bad, &line, &col);
     return irm_error(IRM_EVALUE, "line %zu, column %zu: the text is not valid UTF-8 (byte 0x%02x)", line, col,
                      (unsigned char)text[bad]);
   }
   /* The lexer reads up to len; a NUL byte inside is a bad token. */
-  irm_ir_def_scope *scope = irm_calloc(1, sizeof *scope); /* about 10 KB: not on the stack */
+  irm_dataflow_def_scope *scope = irm_calloc(1, sizeof *scope); /* about 10 KB: not on the stack */
   if (!scope) return irm_error_nomem_("parsing IR");
   p.scope = scope;
   int rc = irm_map_new(&p.globals);
   if (!rc) {
-    p.tok = irm_ir_lex_(&p.lx, 0);
+    p.tok = irm_dataflow_lex_(&p.lx, 0);
     rc = parse_module(&p, out);
   }
   scope_clear(scope);

@@ -13,11 +13,11 @@
  * which Lets continue a chain: a Let with one user that is the body of a
  * Let; any other Let gets a `%n = { ... };` block of its own.
  *
- * With elision on (irm_ir_print_ex, the reprs) tensors above the limit
+ * With elision on (irm_dataflow_print_ex, the reprs) tensors above the limit
  * print as `const(dtype, [shape], <elided N elements>)` and a module's
  * text gets a comment line after its header counting them.
  *
- * irm_ir_print_to streams: the printer hands its buffer to the sink
+ * irm_dataflow_print_to streams: the printer hands its buffer to the sink
  * whenever it holds SINK_CHUNK bytes and starts over, so the text of a
  * million-node module never sits in memory whole. */
 #include <inttypes.h>
@@ -34,9 +34,9 @@
 /* Indentation stops growing here, so deep nesting stays linear in size. */
 #define MAX_INDENT 32
 
-/* Where streamed text goes (irm_ir_print_to); rc: the first failure. */
+/* Where streamed text goes (irm_dataflow_print_to); rc: the first failure. */
 typedef struct sink {
-  irm_ir_print_sink write;
+  irm_dataflow_print_sink write;
   void *ctx;
   int rc;
 } sink;
@@ -52,7 +52,7 @@ static int flush(irm_text_buf *b, sink *s, size_t min) {
   if (!b->len || b->len < min) return IRM_OK;
   int refused = s->write(s->ctx, b->data, b->len);
   irm_text_buf_truncate_(b, 0);
-  if (refused) s->rc = irm_error(IRM_ERUNTIME, "irm_ir_print_to: the sink refused the text (returned %d)", refused);
+  if (refused) s->rc = irm_error(IRM_ERUNTIME, "irm_dataflow_print_to: the sink refused the text (returned %d)", refused);
   return s->rc;
 }
 
@@ -90,7 +90,7 @@ typedef struct printer {
   frame *stack;
   size_t depth, cap;
   int indent;
-  irm_ir_elide_ *elide; /* NULL: every tensor in full */
+  irm_dataflow_elide_ *elide; /* NULL: every tensor in full */
   sink *out;            /* NULL: the text stays in b */
 } printer;
 
@@ -265,11 +265,11 @@ static int atom(printer *p, const irm_object *node) {
     }
     case IRM_EXPR_GLOBAL_VAR: {
       const char *name = irm_global_var_name(node);
-      irm_ir_print_name_(p->b, '@', name, strlen(name));
+      irm_dataflow_print_name_(p->b, '@', name, strlen(name));
       return IRM_OK;
     }
     case IRM_EXPR_OP: irm_text_buf_puts_(p->b, irm_op_name(node)); return IRM_OK;
-    case IRM_EXPR_CONSTANT: return irm_ir_print_tensor_(p->b, irm_constant_data(node), p->elide);
+    case IRM_EXPR_CONSTANT: return irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide);
     default:
       return irm_error(IRM_EVALUE, "cannot print a %s node before its line (a cycle?)",
                        irm_expr_kind_name(irm_expr_kind_of(node)));
@@ -297,7 +297,7 @@ static int type_suffix(printer *p, const irm_object *node) {
   const irm_object *t = irm_expr_type(node);
   if (!t) return IRM_OK;
   irm_text_buf_puts_(p->b, " : ");
-  return irm_ir_print_type_(p->b, t);
+  return irm_dataflow_print_type_(p->b, t);
 }
 
 static int push(printer *p, frame_kind kind, irm_object *node) {
@@ -319,7 +319,7 @@ static int binder(printer *p, const irm_object *var) {
   const irm_object *t = irm_expr_type(var);
   if (rc || !t) return rc;
   irm_text_buf_puts_(p->b, ": ");
-  return irm_ir_print_type_(p->b, t);
+  return irm_dataflow_print_type_(p->b, t);
 }
 
 /* `(%x: T, ...) -> R attributes {...} {` and a newline. */
@@ -335,10 +335,10 @@ static int func_signature(printer *p, const irm_object *fn) {
   const irm_object *ret = irm_function_ret_type(fn);
   if (ret) {
     irm_text_buf_puts_(p->b, " -> ");
-    int rc = irm_ir_print_type_(p->b, ret);
+    int rc = irm_dataflow_print_type_(p->b, ret);
     if (rc) return rc;
   }
-  int rc = irm_ir_print_func_attrs_(p->b, irm_dict_attrs_map(irm_base_func_attrs(fn)), p->elide);
+  int rc = irm_dataflow_print_func_attrs_(p->b, irm_dict_attrs_map(irm_base_func_attrs(fn)), p->elide);
   if (rc) return rc;
   irm_text_buf_puts_(p->b, " {\n");
   return IRM_OK;
@@ -363,9 +363,9 @@ static int call_attrs(printer *p, const irm_object *call, int *first) {
     if (same) continue;
     if (!*first) irm_text_buf_puts_(p->b, ", ");
     *first = 0;
-    irm_ir_print_name_(p->b, 0, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_name_(p->b, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_putc_(p->b, '=');
-    int rc = irm_ir_print_value_(p->b, v, p->elide);
+    int rc = irm_dataflow_print_value_(p->b, v, p->elide);
     if (rc) return irm_error_context(rc, "attribute '%s' of a call", irm_error_quote(irm_string_data(k)));
   }
   return IRM_OK;
@@ -404,7 +404,7 @@ static int node_line(printer *p, irm_object *node) {
       rc = atom(p, irm_tuple_item_source(node));
       irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_item_index(node));
       break;
-    case IRM_EXPR_CONSTANT: rc = irm_ir_print_tensor_(p->b, irm_constant_data(node), p->elide); break;
+    case IRM_EXPR_CONSTANT: rc = irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide); break;
     default: rc = irm_error(IRM_EVALUE, "cannot print a %s node", irm_expr_kind_name(irm_expr_kind_of(node)));
   }
   if (!rc && irm_expr_kind_of(node) != IRM_EXPR_CONSTANT) rc = type_suffix(p, node);
@@ -521,13 +521,13 @@ static int run(printer *p) {
 
 /* A function: `def @name(...) ... {` (name given) or `fn (...) ... {`,
  * its body, `}`. */
-static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_ir_elide_ *elide, sink *out) {
+static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm_dataflow_elide_ *elide, sink *out) {
   printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide, out};
   int rc = count_uses(&p, fn);
   if (!rc) {
     if (name) {
       irm_text_buf_puts_(b, "def ");
-      irm_ir_print_name_(b, '@', name, strlen(name));
+      irm_dataflow_print_name_(b, '@', name, strlen(name));
     } else {
       irm_text_buf_puts_(b, "fn ");
     }
@@ -550,7 +550,7 @@ static int print_function(irm_text_buf *b, const char *name, irm_object *fn, irm
 }
 
 /* An expression: its lines, then its atom. */
-static int print_expr(irm_text_buf *b, irm_object *e, irm_ir_elide_ *elide) {
+static int print_expr(irm_text_buf *b, irm_object *e, irm_dataflow_elide_ *elide) {
   printer p = {b, IRM_PTR_TABLE_INIT_, NULL, 0, NULL, 0, 0, 0, elide, NULL};
   int rc = count_uses(&p, e);
   if (!rc) rc = push(&p, F_BLOCK, e);
@@ -573,13 +573,13 @@ static int take(irm_text_buf *b, int rc, irm_object **out) {
 /* The elision opts ask for in *e (nothing elided when opts is NULL).
  * ValueError for a struct_size before elide_larger_than or a negative
  * limit. */
-static int read_options(const char *fn, const irm_ir_print_options *opts, irm_ir_elide_ *e) {
+static int read_options(const char *fn, const irm_dataflow_print_options *opts, irm_dataflow_elide_ *e) {
   e->larger_than = 0;
   e->count = 0;
   if (!opts) return IRM_OK;
-  size_t v1 = offsetof(irm_ir_print_options, elide_larger_than) + sizeof opts->elide_larger_than;
+  size_t v1 = offsetof(irm_dataflow_print_options, elide_larger_than) + sizeof opts->elide_larger_than;
   if (opts->struct_size < v1)
-    return irm_error(IRM_EVALUE, "%s: opts->struct_size %u is smaller than the first irm_ir_print_options (%zu bytes)",
+    return irm_error(IRM_EVALUE, "%s: opts->struct_size %u is smaller than the first irm_dataflow_print_options (%zu bytes)",
                      fn, (unsigned)opts->struct_size, v1);
   if (opts->elide_larger_than < 0)
     return irm_error(IRM_EVALUE, "%s: elide_larger_than must be 0 (print every element) or more, got %" PRId64, fn,
@@ -588,12 +588,12 @@ static int read_options(const char *fn, const irm_ir_print_options *opts, irm_ir
   return IRM_OK;
 }
 
-static int print_node(const irm_object *node, irm_ir_elide_ *elide, irm_object **out) {
+static int print_node(const irm_object *node, irm_dataflow_elide_ *elide, irm_object **out) {
   irm_text_buf b = {0};
   int rc;
   irm_object *e = (irm_object *)node; /* the walks only read it */
   irm_expr_kind k = irm_expr_kind_of(node);
-  if (irm_ir_type_kind_of(node) != IRM_IR_TYPE_NONE) rc = irm_ir_print_type_(&b, node);
+  if (irm_dataflow_type_kind_of(node) != IRM_DATAFLOW_TYPE_NONE) rc = irm_dataflow_print_type_(&b, node);
   else if (k == IRM_EXPR_FUNCTION) rc = print_function(&b, NULL, e, elide, NULL);
   else if (k != IRM_EXPR_NONE) rc = print_expr(&b, e, elide);
   else rc = irm_error(IRM_ETYPE, "ir.Print: expected an IR node, got %s", node ? irm_object_type_key(node) : "none");
@@ -602,27 +602,27 @@ static int print_node(const irm_object *node, irm_ir_elide_ *elide, irm_object *
   return take(&b, rc, out);
 }
 
-int irm_ir_print_node_ex(const irm_object *node, const irm_ir_print_options *opts, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print_node: out must not be NULL");
+int irm_dataflow_print_node_ex(const irm_object *node, const irm_dataflow_print_options *opts, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_print_node: out must not be NULL");
   *out = NULL;
-  irm_ir_elide_ elide;
-  int rc = read_options("irm_ir_print_node", opts, &elide);
+  irm_dataflow_elide_ elide;
+  int rc = read_options("irm_dataflow_print_node", opts, &elide);
   return rc ? rc : print_node(node, &elide, out);
 }
 
-int irm_ir_print_node(const irm_object *node, irm_object **out) { return irm_ir_print_node_ex(node, NULL, out); }
+int irm_dataflow_print_node(const irm_object *node, irm_object **out) { return irm_dataflow_print_node_ex(node, NULL, out); }
 
 /* A node's repr: its text with large tensors elided. */
 int irm_expr_repr_(const irm_object *e, irm_object **out) {
-  const irm_ir_print_options opts = {(uint32_t)sizeof opts, IRM_IR_PRINT_ELIDE_DEFAULT};
-  return irm_ir_print_node_ex(e, &opts, out);
+  const irm_dataflow_print_options opts = {(uint32_t)sizeof opts, IRM_DATAFLOW_PRINT_ELIDE_DEFAULT};
+  return irm_dataflow_print_node_ex(e, &opts, out);
 }
 
 /* ---- modules ---------------------------------------------------------------- */
 
 /* The module attributes, one per line. lenient (repr): a value without a
  * text form becomes a comment naming its type; otherwise it is an error. */
-static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int lenient, irm_ir_elide_ *elide) {
+static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int lenient, irm_dataflow_elide_ *elide) {
   if (!irm_map_size(attrs)) return IRM_OK;
   irm_text_buf_puts_(b, "attributes {");
   const irm_object *k;
@@ -631,9 +631,9 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
   irm_map_iter it = irm_map_iter_begin(attrs);
   while (irm_map_iter_next(&it, &k, &v)) {
     irm_text_buf one = {0};
-    irm_ir_print_name_(&one, 0, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_name_(&one, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(&one, " = ");
-    int rc = irm_ir_print_value_(&one, v, elide);
+    int rc = irm_dataflow_print_value_(&one, v, elide);
     if (!rc && one.failed) rc = irm_error_nomem_("printing IR");
     if (rc == IRM_OK) {
       irm_text_buf_puts_(b, shown++ ? ",\n  " : "\n  ");
@@ -647,13 +647,13 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
   it = irm_map_iter_begin(attrs); /* then what has no text form, as comments */
   while (lenient && irm_map_iter_next(&it, &k, &v)) {
     irm_text_buf one = {0};
-    irm_ir_elide_ probe = {1, 0}; /* only whether it prints matters */
-    int rc = irm_ir_print_value_(&one, v, &probe);
+    irm_dataflow_elide_ probe = {1, 0}; /* only whether it prints matters */
+    int rc = irm_dataflow_print_value_(&one, v, &probe);
     irm_text_buf_free_(&one);
     if (rc == IRM_OK) continue;
     irm_clear_error();
     irm_text_buf_puts_(b, "\n  // ");
-    irm_ir_print_name_(b, 0, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_name_(b, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_printf_(b, ": %s (not printable)", irm_any_type_name(v));
   }
   irm_text_buf_puts_(b, "\n}\n");
@@ -662,13 +662,13 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
 
 static void not_printable(irm_text_buf *b, const char *name, const irm_object *fn) {
   irm_text_buf_puts_(b, "// ");
-  irm_ir_print_name_(b, '@', name, strlen(name));
+  irm_dataflow_print_name_(b, '@', name, strlen(name));
   irm_text_buf_printf_(b, ": %s (not printable)\n", irm_object_type_key(fn));
 }
 
 /* The header, a comment line when tensors were elided, then body. */
-static void join_header(irm_text_buf *b, const irm_module *mod, const irm_ir_elide_ *elide, irm_text_buf *body) {
-  irm_text_buf_puts_(b, "#[version = \"" IRM_IR_TEXT_VERSION "\"");
+static void join_header(irm_text_buf *b, const irm_module *mod, const irm_dataflow_elide_ *elide, irm_text_buf *body) {
+  irm_text_buf_puts_(b, "#[version = \"" IRM_DATAFLOW_TEXT_VERSION "\"");
   irm_text_buf_puts_(b, irm_module_is_frozen(mod) ? ", frozen = true]\n" : "]\n");
   if (elide->count)
     irm_text_buf_printf_(b,
@@ -682,7 +682,7 @@ static void join_header(irm_text_buf *b, const irm_module *mod, const irm_ir_eli
 
 /* The module's text into *out (a NEW String) or, when s is not NULL, to s
  * in pieces. lenient: the repr (what has no text form as comments). */
-static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide, sink *s, irm_object **out) {
+static int print_module(const irm_module *mod, int lenient, irm_dataflow_elide_ *elide, sink *s, irm_object **out) {
   if (!irm_object_is(mod, "ir.IRModule"))
     return irm_error(IRM_ETYPE, "ir.Print: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "none");
   /* When tensors may be elided the body goes to a buffer of its own, since
@@ -729,20 +729,20 @@ static int print_module(const irm_module *mod, int lenient, irm_ir_elide_ *elide
   return rc;
 }
 
-int irm_ir_print_ex(const irm_module *mod, const irm_ir_print_options *opts, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
+int irm_dataflow_print_ex(const irm_module *mod, const irm_dataflow_print_options *opts, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_print: out must not be NULL");
   *out = NULL;
-  irm_ir_elide_ elide;
-  int rc = read_options("irm_ir_print", opts, &elide);
+  irm_dataflow_elide_ elide;
+  int rc = read_options("irm_dataflow_print", opts, &elide);
   return rc ? rc : print_module(mod, 0, &elide, NULL, out);
 }
 
-int irm_ir_print(const irm_module *mod, irm_object **out) { return irm_ir_print_ex(mod, NULL, out); }
+int irm_dataflow_print(const irm_module *mod, irm_object **out) { return irm_dataflow_print_ex(mod, NULL, out); }
 
-int irm_ir_print_to(const irm_module *mod, const irm_ir_print_options *opts, irm_ir_print_sink write, void *ctx) {
-  if (!write) return irm_error(IRM_EVALUE, "irm_ir_print_to: sink must not be NULL");
-  irm_ir_elide_ elide;
-  int rc = read_options("irm_ir_print_to", opts, &elide);
+int irm_dataflow_print_to(const irm_module *mod, const irm_dataflow_print_options *opts, irm_dataflow_print_sink write, void *ctx) {
+  if (!write) return irm_error(IRM_EVALUE, "irm_dataflow_print_to: sink must not be NULL");
+  irm_dataflow_elide_ elide;
+  int rc = read_options("irm_dataflow_print_to", opts, &elide);
   sink s = {write, ctx, IRM_OK};
   return rc ? rc : print_module(mod, 0, &elide, &s, NULL);
 }
@@ -751,16 +751,16 @@ static int write_file(void *ctx, const char *data, size_t len) {
   return fwrite(data, 1, len, (FILE *)ctx) == len ? 0 : -1;
 }
 
-int irm_ir_print_file(const irm_module *mod, const irm_ir_print_options *opts, FILE *file) {
-  if (!file) return irm_error(IRM_EVALUE, "irm_ir_print_file: file must not be NULL");
-  return irm_ir_print_to(mod, opts, write_file, file);
+int irm_dataflow_print_file(const irm_module *mod, const irm_dataflow_print_options *opts, FILE *file) {
+  if (!file) return irm_error(IRM_EVALUE, "irm_dataflow_print_file: file must not be NULL");
+  return irm_dataflow_print_to(mod, opts, write_file, file);
 }
 
 /* The module's repr: its text, with what has no text form as comments and
  * large tensors elided. */
-int irm_ir_module_repr_(const irm_object *mod, irm_object **out) {
-  if (!out) return irm_error(IRM_EVALUE, "irm_ir_print: out must not be NULL");
+int irm_dataflow_module_repr_(const irm_object *mod, irm_object **out) {
+  if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_print: out must not be NULL");
   *out = NULL;
-  irm_ir_elide_ elide = {IRM_IR_PRINT_ELIDE_DEFAULT, 0};
+  irm_dataflow_elide_ elide = {IRM_DATAFLOW_PRINT_ELIDE_DEFAULT, 0};
   return print_module(mod, 1, &elide, NULL, out);
 }

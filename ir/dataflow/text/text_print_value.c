@@ -1,6 +1,6 @@
 /* The printer's leaves (text_internal.h): strings, names, numbers, types,
  * tensor literals and attribute values. Values and types nest, and print
- * with recursion bounded by IRM_IR_PARSE_MAX_DEPTH: deeper ones would not
+ * with recursion bounded by IRM_DATAFLOW_PARSE_MAX_DEPTH: deeper ones would not
  * parse back, so they have no text form. */
 #include <inttypes.h>
 #include <math.h>
@@ -46,7 +46,7 @@ static void put_run(irm_text_buf *b, const char *s, size_t n) {
   irm_text_buf_append_(b, s + n - run, run);
 }
 
-void irm_ir_print_string_(irm_text_buf *b, const char *s, size_t n) {
+void irm_dataflow_print_string_(irm_text_buf *b, const char *s, size_t n) {
   irm_text_buf_putc_(b, '"');
   size_t i = 0;
   while (i < n) {
@@ -61,21 +61,21 @@ void irm_ir_print_string_(irm_text_buf *b, const char *s, size_t n) {
   irm_text_buf_putc_(b, '"');
 }
 
-void irm_ir_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n) {
+void irm_dataflow_print_name_(irm_text_buf *b, char sigil, const char *s, size_t n) {
   if (sigil) irm_text_buf_putc_(b, sigil);
-  if (irm_ir_is_ident_(s, n)) irm_text_buf_append_(b, s, n);
-  else irm_ir_print_string_(b, s, n);
+  if (irm_dataflow_is_ident_(s, n)) irm_text_buf_append_(b, s, n);
+  else irm_dataflow_print_string_(b, s, n);
 }
 
 static int too_deep(const char *what) {
   return irm_error(IRM_EVALUE, "%s nests deeper than %d levels, which the text form does not allow", what,
-                   IRM_IR_PARSE_MAX_DEPTH);
+                   IRM_DATAFLOW_PARSE_MAX_DEPTH);
 }
 
-int irm_ir_print_type_(irm_text_buf *b, const irm_object *type) {
-  if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_NONE)
+int irm_dataflow_print_type_(irm_text_buf *b, const irm_object *type) {
+  if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_NONE)
     return irm_error(IRM_ETYPE, "expected an IR type, got %s", type ? irm_object_type_key(type) : "none");
-  return irm_ir_type_print_(b, type);
+  return irm_dataflow_type_print_(b, type);
 }
 
 /* One element of a tensor: floats with the digits that read back the same
@@ -104,7 +104,7 @@ static void put_element(irm_text_buf *b, const irm_object *t, int is_float, int6
   }
 }
 
-int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_ir_elide_ *elide) {
+int irm_dataflow_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_dataflow_elide_ *elide) {
   const DLTensor *dl = irm_tensor_dl(tensor);
   const char *dt = dl ? irm_dtype_name(dl->dtype) : NULL;
   if (!dt) return irm_error(IRM_ETYPE, "expected a tensor, got %s", tensor ? irm_object_type_key(tensor) : "none");
@@ -127,17 +127,17 @@ int irm_ir_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_ir_elide
   return IRM_OK;
 }
 
-static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_ir_elide_ *elide);
+static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_dataflow_elide_ *elide);
 
 /* {"k": v, ...} */
-static int print_map(irm_text_buf *b, const irm_object *map, int depth, irm_ir_elide_ *elide) {
+static int print_map(irm_text_buf *b, const irm_object *map, int depth, irm_dataflow_elide_ *elide) {
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *k;
   const irm_any *v;
   irm_text_buf_putc_(b, '{');
   for (size_t i = 0; irm_map_iter_next(&it, &k, &v); i++) {
     if (i) irm_text_buf_puts_(b, ", ");
-    irm_ir_print_string_(b, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_string_(b, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, ": ");
     int rc = print_value_at(b, v, depth + 1, elide);
     if (rc) return rc;
@@ -148,7 +148,7 @@ static int print_map(irm_text_buf *b, const irm_object *map, int depth, irm_ir_e
 
 /* Executor("aot", {"interface-api": "c"}): the options that differ from
  * the kind's defaults (making the object again fills those in). */
-static int print_config(irm_text_buf *b, const irm_object *cfg, int depth, irm_ir_elide_ *elide) {
+static int print_config(irm_text_buf *b, const irm_object *cfg, int depth, irm_dataflow_elide_ *elide) {
   const char *what = irm_object_is(cfg, "ir.Executor") ? "Executor" : "Runtime";
   irm_kind *kind = irm_config_kind(cfg);
   irm_map_iter it = irm_map_iter_begin(irm_config_attrs(cfg));
@@ -156,7 +156,7 @@ static int print_config(irm_text_buf *b, const irm_object *cfg, int depth, irm_i
   const irm_any *v;
   irm_text_buf_printf_(b, "%s(", what);
   const char *name = irm_config_kind_name(cfg);
-  irm_ir_print_string_(b, name, strlen(name));
+  irm_dataflow_print_string_(b, name, strlen(name));
   size_t shown = 0;
   while (irm_map_iter_next(&it, &k, &v)) {
     irm_any def = irm_any_none();
@@ -169,7 +169,7 @@ static int print_config(irm_text_buf *b, const irm_object *cfg, int depth, irm_i
     irm_clear_error();
     if (same) continue;
     irm_text_buf_puts_(b, shown++ ? ", " : ", {");
-    irm_ir_print_string_(b, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_string_(b, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, ": ");
     int rc = print_value_at(b, v, depth + 1, elide);
     if (rc) return rc;
@@ -191,7 +191,7 @@ static int print_target(irm_text_buf *b, const irm_object *t, int depth) {
   }
   if (rc == IRM_OK) {
     irm_text_buf_puts_(b, "Target(");
-    irm_ir_print_string_(b, irm_string_data(text), irm_string_size(text));
+    irm_dataflow_print_string_(b, irm_string_data(text), irm_string_size(text));
     irm_text_buf_putc_(b, ')');
     irm_object_release(text);
     return IRM_OK;
@@ -208,10 +208,10 @@ static int print_target(irm_text_buf *b, const irm_object *t, int depth) {
   return rc;
 }
 
-static int print_object(irm_text_buf *b, const irm_object *o, int depth, irm_ir_elide_ *elide) {
+static int print_object(irm_text_buf *b, const irm_object *o, int depth, irm_dataflow_elide_ *elide) {
   int32_t t = irm_object_type_index(o);
   if (t == IRM_TYPE_STRING) {
-    irm_ir_print_string_(b, irm_string_data(o), irm_string_size(o));
+    irm_dataflow_print_string_(b, irm_string_data(o), irm_string_size(o));
     return IRM_OK;
   }
   if (t == IRM_TYPE_ARRAY) {
@@ -226,20 +226,20 @@ static int print_object(irm_text_buf *b, const irm_object *o, int depth, irm_ir_
     return IRM_OK;
   }
   if (t == IRM_TYPE_MAP) return print_map(b, o, depth, elide);
-  if (irm_is_tensor(o)) return irm_ir_print_tensor_(b, o, elide);
+  if (irm_is_tensor(o)) return irm_dataflow_print_tensor_(b, o, elide);
   if (irm_is_target(o)) return print_target(b, o, depth);
   if (irm_object_is(o, "ir.Executor") || irm_object_is(o, "ir.Runtime")) return print_config(b, o, depth, elide);
   return irm_error(IRM_ETYPE, "a value of type %s has no text form", irm_object_type_key(o));
 }
 
-static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_ir_elide_ *elide) {
-  if (depth > IRM_IR_PARSE_MAX_DEPTH) return too_deep("a value");
+static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_dataflow_elide_ *elide) {
+  if (depth > IRM_DATAFLOW_PARSE_MAX_DEPTH) return too_deep("a value");
   switch (v->type_code) {
     case IRM_NONE: irm_text_buf_puts_(b, "none"); return IRM_OK;
     case IRM_BOOL: irm_text_buf_puts_(b, v->v_int ? "true" : "false"); return IRM_OK;
     case IRM_INT: irm_text_buf_printf_(b, "%" PRId64, v->v_int); return IRM_OK;
     case IRM_FLOAT: irm_text_buf_double_(b, v->v_float); return IRM_OK;
-    case IRM_STR: irm_ir_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
+    case IRM_STR: irm_dataflow_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
     case IRM_OBJECT:
       if (v->v_obj) return print_object(b, v->v_obj, depth, elide);
       irm_text_buf_puts_(b, "none");
@@ -248,11 +248,11 @@ static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_ir_e
   }
 }
 
-int irm_ir_print_value_(irm_text_buf *b, const irm_any *v, irm_ir_elide_ *elide) {
+int irm_dataflow_print_value_(irm_text_buf *b, const irm_any *v, irm_dataflow_elide_ *elide) {
   return print_value_at(b, v, 0, elide);
 }
 
-int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs, irm_ir_elide_ *elide) {
+int irm_dataflow_print_func_attrs_(irm_text_buf *b, const irm_object *attrs, irm_dataflow_elide_ *elide) {
   if (!irm_map_size(attrs)) return IRM_OK;
   irm_map_iter it = irm_map_iter_begin(attrs);
   const irm_object *k;
@@ -260,9 +260,9 @@ int irm_ir_print_func_attrs_(irm_text_buf *b, const irm_object *attrs, irm_ir_el
   irm_text_buf_puts_(b, " attributes {");
   for (size_t i = 0; irm_map_iter_next(&it, &k, &v); i++) {
     if (i) irm_text_buf_puts_(b, ", ");
-    irm_ir_print_name_(b, 0, irm_string_data(k), irm_string_size(k));
+    irm_dataflow_print_name_(b, 0, irm_string_data(k), irm_string_size(k));
     irm_text_buf_puts_(b, " = ");
-    int rc = irm_ir_print_value_(b, v, elide);
+    int rc = irm_dataflow_print_value_(b, v, elide);
     if (rc) return irm_error_context(rc, "function attribute '%s'", irm_error_quote(irm_string_data(k)));
   }
   irm_text_buf_putc_(b, '}');

@@ -165,7 +165,7 @@ START_TEST(test_calls_lets_and_tuples) {
   irm_module *m = module1("main", f);
   irm_object *a = vec(1, 2), *b = vec(10, 20), *in = inputs2(a, b);
   irm_any out = irm_any_none();
-  ck_assert_ok(irm_ir_evaluate(m, "main", in, &out));
+  ck_assert_ok(irm_dataflow_evaluate(m, "main", in, &out));
   assert_vec(&out, -10, -20); /* -(1+10)+1, -(2+20)+2 */
   irm_any_release(&out);
 
@@ -174,7 +174,7 @@ START_TEST(test_calls_lets_and_tuples) {
   ck_assert_ok(irm_func_call_global("ir.Evaluate", args, 3, &out));
   assert_vec(&out, -10, -20);
   irm_any_release(&out);
-  /* Its errors name it, in place of irm_ir_evaluate. */
+  /* Its errors name it, in place of irm_dataflow_evaluate. */
   args[1] = irm_any_str("mian");
   ck_assert_error(irm_func_call_global("ir.Evaluate", args, 3, &out), IRM_EKEY,
                   "KeyError: ir.Evaluate: the module has no function 'mian' (did you mean 'main'?)");
@@ -191,7 +191,7 @@ START_TEST(test_calls_lets_and_tuples) {
   irm_object *g = NULL;
   ck_assert_ok(irm_function_new(params, 2, tup, NULL, NULL, &g));
   irm_module *m2 = module1("pair", g);
-  int rc = irm_ir_evaluate(m2, "pair", in, &out); /* s is free in the tuple */
+  int rc = irm_dataflow_evaluate(m2, "pair", in, &out); /* s is free in the tuple */
   ck_assert_int_eq(rc, IRM_EVALUE);
   ck_assert_error_mentions("variable %s is not bound here");
   ck_assert_error_mentions("in function 'pair'");
@@ -220,7 +220,7 @@ START_TEST(test_tuple_results_and_function_calls) {
   ck_assert_ok(irm_module_new(funcs, NULL, &m));
   irm_object *a = vec(3, -4), *in = inputs2(a, NULL);
   irm_any out = irm_any_none();
-  ck_assert_ok(irm_ir_evaluate(m, "main", in, &out));
+  ck_assert_ok(irm_dataflow_evaluate(m, "main", in, &out));
   ck_assert(irm_object_is(out.v_obj, "ffi.Array"));
   assert_vec(irm_array_at(out.v_obj, 0), 6, -8);
   assert_vec(irm_array_at(out.v_obj, 1), -3, 4);
@@ -237,25 +237,25 @@ START_TEST(test_errors_name_the_input_op_and_function) {
   irm_module *m = module1("main", f);
   irm_object *a = vec(1, 2), *in = inputs2(a, NULL), *two = inputs2(a, a);
   irm_any out = irm_any_none();
-  ck_assert_error(irm_ir_evaluate(m, "mian", in, &out), IRM_EKEY,
+  ck_assert_error(irm_dataflow_evaluate(m, "mian", in, &out), IRM_EKEY,
                   "KeyError: the module has no function 'mian' (did you mean 'main'?)");
-  ck_assert_error(irm_ir_evaluate(m, "main", two, &out), IRM_EVALUE, "ValueError: function 'main' takes 1 input, got 2");
-  ck_assert_error(irm_ir_evaluate(m, "main", in, &out), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_evaluate(m, "main", two, &out), IRM_EVALUE, "ValueError: function 'main' takes 1 input, got 2");
+  ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_ETYPE,
                   "TypeError: in function 'main', evaluating a Call: op 'e.nofn' has no FInferType");
   int64_t shape[] = {3};
   irm_object *wrong = NULL;
   ck_assert_ok(irm_tensor_new(f32(), shape, 1, NULL, &wrong));
   irm_object *win = inputs2(wrong, NULL);
-  ck_assert_error(irm_ir_evaluate(m, "main", win, &out), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_evaluate(m, "main", win, &out), IRM_ETYPE,
                   "TypeError: function 'main': input 1 (%x) is Tensor[(3,), float32], the parameter expects "
                   "Tensor[(2,), float32]");
-  ck_assert_error(irm_ir_evaluate(m, "main", m, &out), IRM_ETYPE,
-                  "TypeError: irm_ir_evaluate: inputs must be an ffi.Array of Tensors, got ir.IRModule");
+  ck_assert_error(irm_dataflow_evaluate(m, "main", m, &out), IRM_ETYPE,
+                  "TypeError: irm_dataflow_evaluate: inputs must be an ffi.Array of Tensors, got ir.IRModule");
   irm_any five = irm_any_int(5);
   irm_object *ints = NULL;
   ck_assert_ok(irm_array_new(&five, 1, &ints));
-  ck_assert_error(irm_ir_evaluate(m, "main", ints, &out), IRM_ETYPE,
-                  "TypeError: irm_ir_evaluate: input 1 must be a Tensor, got int 5"); /* inputs count from 1 */
+  ck_assert_error(irm_dataflow_evaluate(m, "main", ints, &out), IRM_ETYPE,
+                  "TypeError: irm_dataflow_evaluate: input 1 must be a Tensor, got int 5"); /* inputs count from 1 */
   ck_assert_int_eq(out.type_code, IRM_NONE);
   irm_object *objs[] = {x, body, f, m, a, in, two, wrong, win, ints};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
@@ -271,7 +271,7 @@ START_TEST(test_recursion_is_bounded) {
   irm_module *m = module1("loop", f);
   irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
   irm_any out;
-  ck_assert_int_eq(irm_ir_evaluate(m, "loop", in, &out), IRM_ERUNTIME);
+  ck_assert_int_eq(irm_dataflow_evaluate(m, "loop", in, &out), IRM_ERUNTIME);
   ck_assert_error_mentions("calls nested deeper than 256 (in function 'loop')");
   /* Regression: every level added its context, a 9 KB message; now the
    * innermost four do and the rest are counted */
@@ -294,7 +294,7 @@ START_TEST(test_an_op_result_that_does_not_match_its_type_is_an_error) {
     irm_module *m = module1("main", f);
     irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
     irm_any out = irm_any_none();
-    ck_assert_error(irm_ir_evaluate(m, "main", in, &out), IRM_ETYPE, "TypeError: in function 'main', evaluating a Call: ");
+    ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_ETYPE, "TypeError: in function 'main', evaluating a Call: ");
     char want[200];
     snprintf(want, sizeof want, "%s: FEvaluate returned %s, which does not match the call's type Tensor[(2,), float32]",
              ops[i], got[i]);
@@ -311,28 +311,28 @@ END_TEST
  * allocated, naming the op, the type and the bytes; the limit is settable. */
 START_TEST(test_results_beyond_the_memory_limit_are_refused) {
   test_ops();
-  ck_assert_uint_eq(irm_ir_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  ck_assert_uint_eq(irm_dataflow_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
   irm_object *x = var("x"), *body = call("e.huge", x, NULL), *f = NULL;
   ck_assert_ok(irm_function_new(&x, 1, body, NULL, NULL, &f));
   irm_module *m = module1("main", f);
   irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
   irm_any out = irm_any_none();
-  ck_assert_error(irm_ir_evaluate(m, "main", in, &out), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_EVALUE,
                   "ValueError: in function 'main', evaluating a Call: e.huge: the result Tensor[(1000000, 1000000), "
                   "float32] takes 4000000000000 bytes, more than the evaluator's limit of 1073741824 bytes "
-                  "(irm_ir_evaluate_set_max_bytes)");
+                  "(irm_dataflow_evaluate_set_max_bytes)");
   /* a lower limit refuses a small result too; 0 restores the default */
   irm_object *g = NULL, *neg = call("e.neg", x, NULL);
   ck_assert_ok(irm_function_new(&x, 1, neg, NULL, NULL, &g));
   irm_module *m2 = module1("main", g);
-  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(8), IRM_EVALUATE_MAX_BYTES_DEFAULT);
-  ck_assert_ok(irm_ir_evaluate(m2, "main", in, &out));
+  ck_assert_uint_eq(irm_dataflow_evaluate_set_max_bytes(8), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  ck_assert_ok(irm_dataflow_evaluate(m2, "main", in, &out));
   irm_any_release(&out);
-  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(7), 8);
-  ck_assert_error(irm_ir_evaluate(m2, "main", in, &out), IRM_EVALUE, "ValueError: in function 'main', evaluating a Call: ");
+  ck_assert_uint_eq(irm_dataflow_evaluate_set_max_bytes(7), 8);
+  ck_assert_error(irm_dataflow_evaluate(m2, "main", in, &out), IRM_EVALUE, "ValueError: in function 'main', evaluating a Call: ");
   ck_assert_error_mentions("e.neg: the result Tensor[(2,), float32] takes 8 bytes, more than the evaluator's limit of 7");
-  ck_assert_uint_eq(irm_ir_evaluate_set_max_bytes(0), 7);
-  ck_assert_uint_eq(irm_ir_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
+  ck_assert_uint_eq(irm_dataflow_evaluate_set_max_bytes(0), 7);
+  ck_assert_uint_eq(irm_dataflow_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
   irm_object *objs[] = {x, body, f, m, a, in, g, neg, m2};
   for (size_t j = 0; j < sizeof objs / sizeof objs[0]; j++) irm_object_release(objs[j]);
 }
@@ -363,7 +363,7 @@ START_TEST(test_a_100000_deep_let_chain_evaluates) {
   irm_module *m = module1("main", f);
   irm_object *a = vec(5, -7), *in = inputs2(a, NULL);
   irm_any out = irm_any_none();
-  ck_assert_ok(irm_ir_evaluate(m, "main", in, &out));
+  ck_assert_ok(irm_dataflow_evaluate(m, "main", in, &out));
   assert_vec(&out, 5, -7); /* an even number of negations */
   irm_any_release(&out);
   for (size_t i = 0; i <= DEPTH; i++) irm_object_release(vars[i]);

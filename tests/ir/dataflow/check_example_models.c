@@ -1,4 +1,4 @@
-/* The built-in example models (dataflow/text.h: irm_ir_example_model*, and the
+/* The built-in example models (dataflow/text.h: irm_dataflow_example_model*, and the
  * global ir.ExampleModel): their texts are the files of examples/models/,
  * they parse, type-check, verify and run, their parameters are the same
  * on every call, and the errors name the closest model. main() installs
@@ -35,7 +35,7 @@ static char *read_model_file(const char *name) {
 
 static irm_module *model(const char *name) {
   irm_module *m = NULL;
-  ck_assert_ok(irm_ir_example_model(name, &m));
+  ck_assert_ok(irm_dataflow_example_model(name, &m));
   ck_assert_ptr_nonnull(m);
   return m;
 }
@@ -47,12 +47,12 @@ static int modules_equal(const irm_module *a, const irm_module *b) {
 
 START_TEST(names_list_the_models) {
   irm_object *names = NULL;
-  ck_assert_ok(irm_ir_example_model_names(&names));
+  ck_assert_ok(irm_dataflow_example_model_names(&names));
   ck_assert_uint_eq(irm_array_size(names), N_MODELS);
   for (size_t i = 0; i < N_MODELS; i++)
     ck_assert_str_eq(irm_string_data(irm_array_at(names, i)->v_obj), model_names[i]);
   irm_object_release(names);
-  ck_assert_error(irm_ir_example_model_names(NULL), IRM_EVALUE, "ValueError: irm_ir_example_model_names");
+  ck_assert_error(irm_dataflow_example_model_names(NULL), IRM_EVALUE, "ValueError: irm_dataflow_example_model_names");
 }
 END_TEST
 
@@ -60,7 +60,7 @@ END_TEST
 START_TEST(texts_are_the_files) {
   for (size_t i = 0; i < N_MODELS; i++) {
     char *file = read_model_file(model_names[i]);
-    const char *text = irm_ir_example_model_text(model_names[i]);
+    const char *text = irm_dataflow_example_model_text(model_names[i]);
     ck_assert_ptr_nonnull(text);
     ck_require(strcmp(file, text) == 0,
                "examples/models/%s.irm differs from the built-in text of ir/dataflow/example_models.c:\n"
@@ -68,16 +68,16 @@ START_TEST(texts_are_the_files) {
                model_names[i], file, text);
     free(file);
   }
-  ck_assert_ptr_eq(irm_ir_example_model_text(NULL), irm_ir_example_model_text("cnn"));
-  ck_assert_ptr_null(irm_ir_example_model_text("nope"));
-  ck_assert_ptr_null(irm_ir_example_model_text(""));
+  ck_assert_ptr_eq(irm_dataflow_example_model_text(NULL), irm_dataflow_example_model_text("cnn"));
+  ck_assert_ptr_null(irm_dataflow_example_model_text("nope"));
+  ck_assert_ptr_null(irm_dataflow_example_model_text(""));
 }
 END_TEST
 
 /* Each text is what the printer gives for it, its comments aside. */
 START_TEST(texts_print_as_written) {
   for (size_t i = 0; i < N_MODELS; i++) {
-    const char *text = irm_ir_example_model_text(model_names[i]);
+    const char *text = irm_dataflow_example_model_text(model_names[i]);
     char *expected = malloc(strlen(text) + 1), *o = expected;
     for (const char *line = text; *line;) {
       const char *end = strchr(line, '\n');
@@ -91,8 +91,8 @@ START_TEST(texts_print_as_written) {
     *o = '\0';
     irm_module *m = NULL;
     irm_object *printed = NULL;
-    ck_assert_ok(irm_ir_parse(text, strlen(text), &m));
-    ck_assert_ok(irm_ir_print(m, &printed));
+    ck_assert_ok(irm_dataflow_parse(text, strlen(text), &m));
+    ck_assert_ok(irm_dataflow_print(m, &printed));
     ck_assert_str_eq(irm_string_data(printed), expected);
     irm_object_release(printed);
     irm_object_release(m);
@@ -119,7 +119,7 @@ START_TEST(model_has_params_for_its_weights) {
       const irm_any *v = irm_map_find_cstr(params, irm_var_name(var));
       ck_require(v && irm_is_tensor(v->v_obj), "%s: no tensor for %s", model_names[i], irm_var_name(var));
       ck_assert_ok(irm_tensor_type_of(v->v_obj, &type));
-      ck_require(irm_ir_type_equal(type, irm_expr_type(var)), "%s: %s has the wrong type", model_names[i],
+      ck_require(irm_dataflow_type_equal(type, irm_expr_type(var)), "%s: %s has the wrong type", model_names[i],
                  irm_var_name(var));
       irm_object_release(type);
       /* He-scaled: within sqrt(6 / fan_in) for weights, 0.1 for biases, and not constant. */
@@ -135,7 +135,7 @@ START_TEST(model_has_params_for_its_weights) {
       }
       ck_assert(lo < 0 && hi > 0 && hi - lo > limit / 2);
     }
-    ck_assert_ok(irm_ir_verify(m));
+    ck_assert_ok(irm_dataflow_verify(m));
     irm_object_release(m);
   }
 }
@@ -164,13 +164,13 @@ END_TEST
 START_TEST(models_type_check_and_run) {
   for (size_t i = 0; i < N_MODELS; i++) {
     irm_module *m = model(model_names[i]), *typed = NULL;
-    ck_assert_ok(irm_ir_infer_type(m, &typed));
-    ck_assert_ok(irm_ir_verify(typed));
+    ck_assert_ok(irm_dataflow_infer_type(m, &typed));
+    ck_assert_ok(irm_dataflow_verify(typed));
     irm_object *f = irm_module_function(typed, "main");
     irm_object *ret = irm_function_ret_type(f);
     ck_assert_int_eq(irm_tensor_type_ndim(ret), 2);
     ck_assert_int_eq(irm_tensor_type_shape(ret)[1], 10);
-    ck_assert(irm_ir_type_equal(ret, irm_expr_type(irm_function_body(f))));
+    ck_assert(irm_dataflow_type_equal(ret, irm_expr_type(irm_function_body(f))));
     /* inputs: the data (a ramp), then the params in parameter order */
     irm_object *params = irm_module_params(m), *inputs = NULL;
     ck_assert_ok(irm_array_new(NULL, 0, &inputs));
@@ -190,7 +190,7 @@ START_TEST(models_type_check_and_run) {
       irm_object_release(t);
     }
     irm_any out;
-    ck_assert_ok(irm_ir_evaluate(m, "main", inputs, &out));
+    ck_assert_ok(irm_dataflow_evaluate(m, "main", inputs, &out));
     ck_assert(irm_is_tensor(out.v_obj));
     ck_assert_int_eq(irm_tensor_numel(out.v_obj), 10);
     double sum = 0;
@@ -210,17 +210,17 @@ END_TEST
 
 START_TEST(unknown_names_suggest_the_closest) {
   irm_module *m = NULL;
-  ck_assert_error(irm_ir_example_model("cnnn", &m), IRM_EKEY,
+  ck_assert_error(irm_dataflow_example_model("cnnn", &m), IRM_EKEY,
                   "KeyError: unknown example model 'cnnn' (did you mean 'cnn'?)");
   ck_assert_ptr_null(m);
-  ck_assert_error(irm_ir_example_model("resnet", &m), IRM_EKEY,
+  ck_assert_error(irm_dataflow_example_model("resnet", &m), IRM_EKEY,
                   "KeyError: unknown example model 'resnet' (the models: cnn, mlp, residual)");
   ck_assert_str_eq(irm_last_error(), "KeyError: unknown example model 'resnet' (the models: cnn, mlp, residual)");
-  ck_assert_error(irm_ir_example_model("residul", &m), IRM_EKEY,
+  ck_assert_error(irm_dataflow_example_model("residul", &m), IRM_EKEY,
                   "KeyError: unknown example model 'residul' (did you mean 'residual'?)");
-  ck_assert_error(irm_ir_example_model("", &m), IRM_EKEY, "KeyError: unknown example model ''");
+  ck_assert_error(irm_dataflow_example_model("", &m), IRM_EKEY, "KeyError: unknown example model ''");
   ck_assert_ptr_null(m);
-  ck_assert_error(irm_ir_example_model("cnn", NULL), IRM_EVALUE, "ValueError: irm_ir_example_model: out is NULL");
+  ck_assert_error(irm_dataflow_example_model("cnn", NULL), IRM_EVALUE, "ValueError: irm_dataflow_example_model: out is NULL");
 }
 END_TEST
 
@@ -273,7 +273,7 @@ START_TEST(allocation_failures) {
     long before = atomic_load(&injected);
     irm_module *m = NULL;
     fail_nth_from_now(n);
-    int rc = irm_ir_example_model("residual", &m);
+    int rc = irm_dataflow_example_model("residual", &m);
     stop_failing();
     int met = atomic_load(&injected) != before;
     if (rc) {

@@ -66,7 +66,7 @@ static irm_object *call2(const char *opname, irm_object *a, irm_object *b) {
 START_TEST(test_tensor_type_fields_and_errors) {
   int64_t shape[] = {1, 3, 224, 224};
   irm_object *t = ttype(4, shape);
-  ck_assert_int_eq(irm_ir_type_kind_of(t), IRM_IR_TYPE_TENSOR);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(t), IRM_DATAFLOW_TYPE_TENSOR);
   ck_assert_int_eq(irm_tensor_type_ndim(t), 4);
   ck_assert_int_eq(irm_tensor_type_shape(t)[3], 224);
   ck_assert_int_eq(irm_tensor_type_numel(t), 3 * 224 * 224);
@@ -121,9 +121,9 @@ START_TEST(test_tuple_and_func_types_print_and_compare) {
   ck_assert_ptr_null(irm_tuple_type_field(tup, 2));
   ck_assert_int_eq(irm_func_type_param_count(fn), 2);
   ck_assert_ptr_eq(irm_func_type_ret(fn), scalar);
-  ck_assert(irm_ir_type_equal(fn, fn2));
-  ck_assert(!irm_ir_type_equal(fn, tup));
-  ck_assert(!irm_ir_type_equal(tup, one));
+  ck_assert(irm_dataflow_type_equal(fn, fn2));
+  ck_assert(!irm_dataflow_type_equal(fn, tup));
+  ck_assert(!irm_dataflow_type_equal(tup, one));
   irm_any v = irm_any_object(fn), w = irm_any_object(fn2), o = irm_any_object(one);
   ck_assert(equal(&v, &w));
   irm_object *text = NULL;
@@ -151,7 +151,7 @@ START_TEST(test_types_round_trip_through_json) {
   irm_object *json = NULL;
   ck_assert_ok(irm_to_json(&v, &json));
   ck_assert_ok(irm_from_json(irm_string_data(json), irm_string_size(json), &back));
-  ck_assert(irm_ir_type_equal(tup, back.v_obj));
+  ck_assert(irm_dataflow_type_equal(tup, back.v_obj));
   ck_assert(equal(&v, &back));
   irm_any_release(&back);
   irm_object_release(json);
@@ -644,7 +644,7 @@ START_TEST(test_nodes_round_trip_through_json_with_types_and_sharing) {
   ck_assert_ok(irm_from_json(irm_string_data(json), irm_string_size(json), &back));
   irm_object *f2 = back.v_obj, *body = irm_function_body(f2);
   ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_TUPLE_GET_ITEM);
-  ck_assert(irm_ir_type_equal(irm_expr_type(body), irm_expr_type(x)));
+  ck_assert(irm_dataflow_type_equal(irm_expr_type(body), irm_expr_type(x)));
   irm_object *t2 = irm_tuple_item_source(body);
   ck_assert_ptr_eq(irm_tuple_field(t2, 0), irm_tuple_field(t2, 1)); /* still shared */
   ck_assert_ptr_eq(irm_call_arg(irm_tuple_field(t2, 0), 0), irm_function_param(f2, 0));

@@ -1,12 +1,12 @@
-/* The streaming printer (dataflow/text.h: irm_ir_print_to,
- * irm_ir_print_file): its pieces joined are irm_ir_print's text, for small
+/* The streaming printer (dataflow/text.h: irm_dataflow_print_to,
+ * irm_dataflow_print_file): its pieces joined are irm_dataflow_print's text, for small
  * and large modules (many pieces), with and without elision; a refusing
  * sink stops it with a RuntimeError; bad arguments are refused. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "check_util.h"
-#include "ir_gen.h"
+#include "dataflow_gen.h"
 
 typedef struct collected {
   char *data;
@@ -33,17 +33,17 @@ static int collect(void *ctx, const char *data, size_t len) {
 
 /* Prints mod both ways (opts may be NULL) and compares; returns the number
  * of pieces. */
-static int same_text(const irm_module *mod, const irm_ir_print_options *opts) {
+static int same_text(const irm_module *mod, const irm_dataflow_print_options *opts) {
   irm_object *text = NULL;
-  ck_assert_ok(irm_ir_print_ex(mod, opts, &text));
+  ck_assert_ok(irm_dataflow_print_ex(mod, opts, &text));
   collected c = {NULL, 0, 0, 0, -1};
-  ck_assert_ok(irm_ir_print_to(mod, opts, collect, &c));
+  ck_assert_ok(irm_dataflow_print_to(mod, opts, collect, &c));
   ck_assert_uint_eq(c.len, irm_string_size(text));
   ck_assert(memcmp(c.data, irm_string_data(text), c.len) == 0);
   /* and through a FILE */
   FILE *f = tmpfile();
   ck_assert_ptr_nonnull(f);
-  ck_assert_ok(irm_ir_print_file(mod, opts, f));
+  ck_assert_ok(irm_dataflow_print_file(mod, opts, f));
   long size = ftell(f);
   ck_assert_int_eq(size, (long)c.len);
   rewind(f);
@@ -59,13 +59,13 @@ static int same_text(const irm_module *mod, const irm_ir_print_options *opts) {
 
 START_TEST(test_streamed_text_is_the_printed_text) {
   irm_object *names = NULL;
-  ck_assert_ok(irm_ir_example_model_names(&names));
+  ck_assert_ok(irm_dataflow_example_model_names(&names));
   ck_assert_uint_gt(irm_array_size(names), 0);
   for (size_t i = 0; i < irm_array_size(names); i++) {
     irm_module *m = NULL;
-    ck_assert_ok(irm_ir_example_model(irm_string_data(irm_array_at(names, i)->v_obj), &m));
+    ck_assert_ok(irm_dataflow_example_model(irm_string_data(irm_array_at(names, i)->v_obj), &m));
     ck_assert_int_eq(same_text(m, NULL), 1); /* small: one piece */
-    irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+    irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
     opts.elide_larger_than = 4;
     same_text(m, &opts);
     irm_object_release(m);
@@ -79,13 +79,13 @@ START_TEST(test_a_large_module_streams_in_many_pieces) {
   irm_module *m = irm_test_random_module(3, 40000);
   ck_assert_ptr_nonnull(m);
   ck_assert_int_gt(same_text(m, NULL), 4);
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = 2;
   ck_assert_int_ge(same_text(m, &opts), 1);
   /* a sink that refuses the second piece: RuntimeError, nothing more written */
   collected c = {NULL, 0, 0, 0, 1};
-  ck_assert_error(irm_ir_print_to(m, NULL, collect, &c), IRM_ERUNTIME,
-                  "RuntimeError: function 'f0': irm_ir_print_to: the sink refused the text (returned 7)");
+  ck_assert_error(irm_dataflow_print_to(m, NULL, collect, &c), IRM_ERUNTIME,
+                  "RuntimeError: function 'f0': irm_dataflow_print_to: the sink refused the text (returned 7)");
   ck_assert_int_eq(c.pieces, 1);
   free(c.data);
   irm_object_release(m);
@@ -94,19 +94,19 @@ END_TEST
 
 START_TEST(test_bad_arguments) {
   irm_module *m = NULL;
-  ck_assert_ok(irm_ir_example_model("cnn", &m));
+  ck_assert_ok(irm_dataflow_example_model("cnn", &m));
   collected c = {NULL, 0, 0, 0, -1};
-  ck_assert_error(irm_ir_print_to(m, NULL, NULL, &c), IRM_EVALUE, "ValueError: irm_ir_print_to: sink must not be NULL");
-  ck_assert_error(irm_ir_print_file(m, NULL, NULL), IRM_EVALUE,
-                  "ValueError: irm_ir_print_file: file must not be NULL");
+  ck_assert_error(irm_dataflow_print_to(m, NULL, NULL, &c), IRM_EVALUE, "ValueError: irm_dataflow_print_to: sink must not be NULL");
+  ck_assert_error(irm_dataflow_print_file(m, NULL, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print_file: file must not be NULL");
   irm_object *not_a_module = NULL;
   ck_assert_ok(irm_map_new(&not_a_module));
-  ck_assert_error(irm_ir_print_to((irm_module *)not_a_module, NULL, collect, &c), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_print_to((irm_module *)not_a_module, NULL, collect, &c), IRM_ETYPE,
                   "TypeError: ir.Print: expected ir.IRModule, got ffi.Map");
-  irm_ir_print_options bad = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options bad = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   bad.elide_larger_than = -1;
-  ck_assert_error(irm_ir_print_to(m, &bad, collect, &c), IRM_EVALUE,
-                  "ValueError: irm_ir_print_to: elide_larger_than must be 0");
+  ck_assert_error(irm_dataflow_print_to(m, &bad, collect, &c), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print_to: elide_larger_than must be 0");
   ck_assert_int_eq(c.pieces, 0);
   irm_object_release(not_a_module);
   irm_object_release(m);

@@ -492,7 +492,7 @@ START_TEST(test_values_without_a_text_form) {
   set_attr(&m, "test.ptr", irm_any_ptr(&m));
   set_attr(&m, "test.ok", irm_any_int(1));
   irm_object *s = NULL;
-  ck_assert_error(irm_ir_print(m, &s), IRM_ETYPE, "TypeError: module attribute 'test.ptr': a value of type ptr has no text form");
+  ck_assert_error(irm_dataflow_print(m, &s), IRM_ETYPE, "TypeError: module attribute 'test.ptr': a value of type ptr has no text form");
   ck_assert_ptr_null(s);
   /* the repr writes them as comments */
   irm_any v = irm_any_object(m);
@@ -507,10 +507,10 @@ END_TEST
 
 START_TEST(test_print_node_and_repr_of_nodes) {
   irm_object *t = f32_type(), *x = var("x", t), *c = call("gen.unary", &x, 1, NULL), *s = NULL;
-  ck_assert_ok(irm_ir_print_node(c, &s));
+  ck_assert_ok(irm_dataflow_print_node(c, &s));
   ck_assert_str_eq(irm_string_data(s), "%0 = gen.unary(%x);\n%0");
   irm_object_release(s);
-  ck_assert_ok(irm_ir_print_node(x, &s));
+  ck_assert_ok(irm_dataflow_print_node(x, &s));
   ck_assert_str_eq(irm_string_data(s), "%x");
   irm_object_release(s);
   irm_any v = irm_any_object(t);
@@ -522,8 +522,8 @@ START_TEST(test_print_node_and_repr_of_nodes) {
   ck_assert_ok(irm_repr(&v, &s));
   ck_assert_str_eq(irm_string_data(s), "fn (%x: Tensor[(2,), float32]) {\n  %0 = gen.unary(%x);\n  %0\n}");
   irm_object_release(s);
-  ck_assert_error(irm_ir_print_node(NULL, &s), IRM_ETYPE, "TypeError: ir.Print: expected an IR node, got none");
-  ck_assert_error(irm_ir_print(x, &s), IRM_ETYPE, "TypeError: ir.Print: expected ir.IRModule, got dataflow.Var");
+  ck_assert_error(irm_dataflow_print_node(NULL, &s), IRM_ETYPE, "TypeError: ir.Print: expected an IR node, got none");
+  ck_assert_error(irm_dataflow_print(x, &s), IRM_ETYPE, "TypeError: ir.Print: expected ir.IRModule, got dataflow.Var");
   irm_object *all[] = {t, x, c, f};
   for (size_t i = 0; i < 4; i++) irm_object_release(all[i]);
 }
@@ -615,8 +615,8 @@ START_TEST(test_a_100000_line_program) {
 END_TEST
 
 START_TEST(test_nesting_is_limited) {
-  /* IRM_IR_PARSE_MAX_DEPTH levels parse; one more does not */
-  size_t n = IRM_IR_PARSE_MAX_DEPTH;
+  /* IRM_DATAFLOW_PARSE_MAX_DEPTH levels parse; one more does not */
+  size_t n = IRM_DATAFLOW_PARSE_MAX_DEPTH;
   char *text = malloc(2 * n + 200);
   for (int extra = 0; extra < 2; extra++) {
     size_t depth = n + (size_t)extra, o = 0;
@@ -625,13 +625,13 @@ START_TEST(test_nesting_is_limited) {
     for (size_t i = 0; i < depth; i++) text[o++] = ']';
     strcpy(text + o, "}\n");
     irm_module *m = NULL;
-    int rc = irm_ir_parse(text, strlen(text), &m);
+    int rc = irm_dataflow_parse(text, strlen(text), &m);
     if (!extra) {
       ck_assert_msg(rc == 0, "%s", irm_last_error());
       irm_object_release(m);
     } else {
       char msg[160];
-      snprintf(msg, sizeof msg, "ValueError: line 2, column %zu: nesting deeper than 512 levels (IRM_IR_PARSE_MAX_DEPTH)",
+      snprintf(msg, sizeof msg, "ValueError: line 2, column %zu: nesting deeper than 512 levels (IRM_DATAFLOW_PARSE_MAX_DEPTH)",
                (size_t)17 + n);
       ck_assert_error(rc, IRM_EVALUE, msg);
       ck_assert_str_eq(irm_last_error(), msg);
@@ -647,7 +647,7 @@ START_TEST(test_nesting_is_limited) {
   for (size_t i = n; i-- > 0;) o += (size_t)sprintf(text + o, "};\n%%%zu\n", i);
   strcpy(text + o, "}\n");
   irm_module *m = NULL;
-  ck_assert_error(irm_ir_parse(text, strlen(text), &m), IRM_EVALUE, "ValueError: line 514, column 8: nesting deeper than 512 levels");
+  ck_assert_error(irm_dataflow_parse(text, strlen(text), &m), IRM_EVALUE, "ValueError: line 514, column 8: nesting deeper than 512 levels");
   ck_assert_error_mentions("nesting deeper than 512 levels");
   free(text);
 }

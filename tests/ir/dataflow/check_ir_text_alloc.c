@@ -7,7 +7,7 @@
  *
  * main() installs the counting allocator before any other irm call. */
 #include "check_alloc_util.h"
-#include "ir_gen.h"
+#include "dataflow_gen.h"
 
 typedef struct text_op {
   const char *what;
@@ -79,8 +79,8 @@ static irm_module *rich_module(void) {
 
 static int run_print(void *ctx) {
   irm_object *s = NULL;
-  int rc = irm_ir_print(ctx, &s);
-  ck_require(rc ? s == NULL : s != NULL, "irm_ir_print: out and status disagree");
+  int rc = irm_dataflow_print(ctx, &s);
+  ck_require(rc ? s == NULL : s != NULL, "irm_dataflow_print: out and status disagree");
   irm_object_release(s);
   return rc;
 }
@@ -88,11 +88,11 @@ static int run_print(void *ctx) {
 /* Tensors of more than one element elided (the body goes to a buffer of
  * its own, joined after the header's comment). */
 static int run_print_elided(void *ctx) {
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = 1;
   irm_object *s = NULL;
-  int rc = irm_ir_print_ex(ctx, &opts, &s);
-  ck_require(rc ? s == NULL : s != NULL, "irm_ir_print_ex: out and status disagree");
+  int rc = irm_dataflow_print_ex(ctx, &opts, &s);
+  ck_require(rc ? s == NULL : s != NULL, "irm_dataflow_print_ex: out and status disagree");
   ck_require(rc || strstr(irm_string_data(s), " elements>)"), "nothing was elided");
   irm_object_release(s);
   return rc;
@@ -109,15 +109,15 @@ static int run_repr(void *ctx) {
 static int run_parse(void *ctx) {
   const irm_object *text = ctx;
   irm_module *m = NULL;
-  int rc = irm_ir_parse(irm_string_data(text), irm_string_size(text), &m);
-  ck_require(rc ? m == NULL : m != NULL, "irm_ir_parse: out and status disagree");
+  int rc = irm_dataflow_parse(irm_string_data(text), irm_string_size(text), &m);
+  ck_require(rc ? m == NULL : m != NULL, "irm_dataflow_parse: out and status disagree");
   irm_object_release(m);
   return rc;
 }
 
 START_TEST(test_oom_print) {
   irm_module *m = rich_module();
-  text_op op = {"irm_ir_print", run_print, m};
+  text_op op = {"irm_dataflow_print", run_print, m};
   sweep(&op);
   irm_tensor *big = NULL;
   int64_t shape[] = {3, 3};
@@ -126,7 +126,7 @@ START_TEST(test_oom_print) {
   irm_any vb = irm_any_object(big);
   ck_assert_ok(irm_module_set_attr_move(&m, "test.big", &vb));
   irm_object_release(big);
-  text_op elided = {"irm_ir_print_ex eliding", run_print_elided, m};
+  text_op elided = {"irm_dataflow_print_ex eliding", run_print_elided, m};
   sweep(&elided);
   text_op repr = {"irm_repr of a module", run_repr, m};
   sweep(&repr);
@@ -137,8 +137,8 @@ END_TEST
 START_TEST(test_oom_parse) {
   irm_module *m = rich_module();
   irm_object *text = NULL;
-  ck_assert_ok(irm_ir_print(m, &text));
-  text_op op = {"irm_ir_parse", run_parse, text};
+  ck_assert_ok(irm_dataflow_print(m, &text));
+  text_op op = {"irm_dataflow_parse", run_parse, text};
   sweep(&op);
   irm_object_release(text);
   irm_object_release(m);

@@ -1,25 +1,25 @@
-/* Eliding large tensors in the IR text (dataflow/text.h: irm_ir_print_ex,
- * irm_ir_print_node_ex, ffi.Repr, ir.Print's options, the printing
+/* Eliding large tensors in the IR text (dataflow/text.h: irm_dataflow_print_ex,
+ * irm_dataflow_print_node_ex, ffi.Repr, ir.Print's options, the printing
  * instrument): above the limit a tensor prints as `const(dtype, [shape],
  * <elided N elements>)`, a module's text says how many were elided, and the
- * parser refuses such text at the elided const. The full text (irm_ir_print)
+ * parser refuses such text at the elided const. The full text (irm_dataflow_print)
  * still round-trips. */
 #include <stdio.h>
 #include <unistd.h>
 
 #include "check_ir_text_util.h"
 
-_Static_assert(IRM_IR_PRINT_ELIDE_DEFAULT == IRM_PRINTING_ELIDE_DEFAULT,
+_Static_assert(IRM_DATAFLOW_PRINT_ELIDE_DEFAULT == IRM_PRINTING_ELIDE_DEFAULT,
                "the printing instrument and ffi.Repr elide above the same limit");
 
 #define H "#[version = \"irm-0.1\"]\n"
 
 /* The text of m with tensors of more than limit elements elided. NEW. */
 static irm_object *print_elided(const irm_module *m, int64_t limit) {
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = limit;
   irm_object *s = NULL;
-  ck_assert_ok(irm_ir_print_ex(m, &opts, &s));
+  ck_assert_ok(irm_dataflow_print_ex(m, &opts, &s));
   return s;
 }
 
@@ -37,7 +37,7 @@ static size_t count_of(const char *text, const char *needle) {
 static irm_module *mlp_bound(void) {
   irm_module *m = NULL, *out = NULL;
   irm_pass *bind = NULL;
-  ck_assert_ok(irm_ir_example_model("mlp", &m));
+  ck_assert_ok(irm_dataflow_example_model("mlp", &m));
   ck_assert_ok(irm_pass_get("BindParams", NULL, &bind));
   ck_assert_ok(irm_pass_run(bind, m, &out));
   irm_object_release(bind);
@@ -50,7 +50,7 @@ static irm_module *mlp_bound(void) {
 START_TEST(test_mlp_after_bind_params_prints_small) {
   irm_module *m = mlp_bound();
   irm_object *full = NULL;
-  ck_assert_ok(irm_ir_print(m, &full));
+  ck_assert_ok(irm_dataflow_print(m, &full));
   ck_assert_uint_gt(irm_string_size(full), 70000); /* every weight twice, in full */
   ck_assert_ptr_null(strstr(irm_string_data(full), "elided"));
   irm_object *s = print_elided(m, 16);
@@ -113,7 +113,7 @@ START_TEST(test_limit_counts_elements_and_reaches_every_tensor) {
   irm_object *s = print_elided(m, 0);
   ck_assert_str_eq(irm_string_data(s), small_text);
   irm_object_release(s);
-  ck_assert_ok(irm_ir_print_ex(m, NULL, &s));
+  ck_assert_ok(irm_dataflow_print_ex(m, NULL, &s));
   ck_assert_str_eq(irm_string_data(s), small_text);
   irm_object_release(s);
   s = print_elided(m, 6);
@@ -170,9 +170,9 @@ START_TEST(test_nodes_elide_and_their_repr_elides_by_default) {
                              "}\n");
   irm_object *body = (irm_object *)irm_function_body(irm_module_function(m, "main"));
   irm_object *s = NULL;
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = 4;
-  ck_assert_ok(irm_ir_print_node_ex(body, &opts, &s));
+  ck_assert_ok(irm_dataflow_print_node_ex(body, &opts, &s));
   ck_assert_str_eq(irm_string_data(s), "%0 = gen.unary(const(float32, [17], <elided 17 elements>));\n"
                                        "%1 = gen.binary(%0, const(float32, [4, 4], <elided 16 elements>));\n"
                                        "%1");
@@ -183,8 +183,8 @@ START_TEST(test_nodes_elide_and_their_repr_elides_by_default) {
   ck_assert_has(irm_string_data(s), "%0 = gen.unary(const(float32, [17], <elided 17 elements>));\n");
   ck_assert_has(irm_string_data(s), "const(float32, [4, 4], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])");
   irm_object_release(s);
-  /* irm_ir_print_node prints in full */
-  ck_assert_ok(irm_ir_print_node(body, &s));
+  /* irm_dataflow_print_node prints in full */
+  ck_assert_ok(irm_dataflow_print_node(body, &s));
   ck_assert_has(irm_string_data(s), "const(float32, [17], [0, 1, 2, ");
   ck_assert_ptr_null(strstr(irm_string_data(s), "elided"));
   irm_object_release(s);
@@ -201,33 +201,33 @@ END_TEST
 START_TEST(test_options_errors) {
   irm_module *m = parse_ok(small_text);
   irm_object *s = NULL;
-  irm_ir_print_options opts = IRM_IR_PRINT_OPTIONS_INIT;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
   opts.elide_larger_than = -1;
-  ck_assert_error(irm_ir_print_ex(m, &opts, &s), IRM_EVALUE,
-                  "ValueError: irm_ir_print: elide_larger_than must be 0 (print every element) or more, got -1");
+  ck_assert_error(irm_dataflow_print_ex(m, &opts, &s), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print: elide_larger_than must be 0 (print every element) or more, got -1");
   ck_assert_ptr_null(s);
-  ck_assert_error(irm_ir_print_node_ex(irm_module_function(m, "main"), &opts, &s), IRM_EVALUE,
-                  "ValueError: irm_ir_print_node: elide_larger_than must be 0");
+  ck_assert_error(irm_dataflow_print_node_ex(irm_module_function(m, "main"), &opts, &s), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print_node: elide_larger_than must be 0");
   opts.elide_larger_than = 3;
   opts.struct_size = 4;
-  ck_assert_error(irm_ir_print_ex(m, &opts, &s), IRM_EVALUE,
-                  "ValueError: irm_ir_print: opts->struct_size 4 is smaller than the first irm_ir_print_options");
+  ck_assert_error(irm_dataflow_print_ex(m, &opts, &s), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print: opts->struct_size 4 is smaller than the first irm_dataflow_print_options");
   ck_assert_ptr_null(s);
-  ck_assert_error(irm_ir_print_ex(m, NULL, NULL), IRM_EVALUE, "ValueError: irm_ir_print: out must not be NULL");
-  ck_assert_error(irm_ir_print_node_ex(m, NULL, NULL), IRM_EVALUE,
-                  "ValueError: irm_ir_print_node: out must not be NULL");
+  ck_assert_error(irm_dataflow_print_ex(m, NULL, NULL), IRM_EVALUE, "ValueError: irm_dataflow_print: out must not be NULL");
+  ck_assert_error(irm_dataflow_print_node_ex(m, NULL, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print_node: out must not be NULL");
   opts.struct_size = sizeof opts;
-  ck_assert_error(irm_ir_print_ex(irm_module_function(m, "main"), &opts, &s), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_print_ex(irm_module_function(m, "main"), &opts, &s), IRM_ETYPE,
                   "TypeError: ir.Print: expected ir.IRModule, got dataflow.Function");
-  ck_assert_error(irm_ir_print_node_ex(m, &opts, &s), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_print_node_ex(m, &opts, &s), IRM_ETYPE,
                   "TypeError: ir.Print: expected an IR node, got ir.IRModule");
   ck_assert_ptr_null(s);
   /* a caller built against a newer header with more fields: the known ones count */
   struct {
-    irm_ir_print_options base;
+    irm_dataflow_print_options base;
     int64_t later_field;
   } newer = {{(uint32_t)sizeof newer, 5}, 42};
-  ck_assert_ok(irm_ir_print_ex(m, &newer.base, &s));
+  ck_assert_ok(irm_dataflow_print_ex(m, &newer.base, &s));
   ck_assert_uint_eq(count_of(irm_string_data(s), "<elided "), 1);
   irm_object_release(s);
   irm_object_release(m);
@@ -240,7 +240,7 @@ START_TEST(test_parse_refuses_elided_text) {
   irm_module *m = mlp_bound();
   irm_object *s = print_elided(m, 16);
   irm_module *back = NULL;
-  ck_assert_error(irm_ir_parse(irm_string_data(s), irm_string_size(s), &back), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_parse(irm_string_data(s), irm_string_size(s), &back), IRM_EVALUE,
                   "ValueError: line 5, column 27: the data of this const(float32, [32, 64]) was elided when the text "
                   "was printed; print with all constants (ir.Print without options, or elide_larger_than=0) to get "
                   "text that parses");
@@ -278,7 +278,7 @@ END_TEST
 START_TEST(test_print_global_takes_options) {
   irm_module *m = mlp_bound();
   irm_object *want = print_elided(m, 16), *full = NULL;
-  ck_assert_ok(irm_ir_print(m, &full));
+  ck_assert_ok(irm_dataflow_print(m, &full));
   irm_object *opts = map1("elide_larger_than", irm_any_int(16));
   irm_any args[2] = {irm_any_object(m), irm_any_object(opts)};
   irm_any ret = call_ok("ir.Print", args, 2);
@@ -335,7 +335,7 @@ END_TEST
 static char *bind_params_printed(irm_instrument *inst) {
   irm_module *m = NULL, *out = NULL;
   irm_pass *bind = NULL;
-  ck_assert_ok(irm_ir_example_model("mlp", &m));
+  ck_assert_ok(irm_dataflow_example_model("mlp", &m));
   ck_assert_ok(irm_pass_get("BindParams", NULL, &bind));
   irm_any item = irm_any_object(inst);
   irm_object *insts = new_array(&item, 1);

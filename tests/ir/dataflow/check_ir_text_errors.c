@@ -159,7 +159,7 @@ START_TEST(test_each_malformed_text) {
   ck_assert_ok(irm_test_gen_ops());
   const bad_text *c = &cases[_i];
   irm_module *m = NULL;
-  int rc = irm_ir_parse(c->text, strlen(c->text), &m);
+  int rc = irm_dataflow_parse(c->text, strlen(c->text), &m);
   if (!c->msg) { /* a text that looks wrong but is fine */
     ck_assert_msg(rc == 0, "case %d: %s", _i, irm_last_error());
     irm_object_release(m);
@@ -174,21 +174,21 @@ END_TEST
 
 START_TEST(test_arguments_and_text_with_nul_bytes) {
   irm_module *m = NULL;
-  ck_assert_error(irm_ir_parse("x", 1, NULL), IRM_EVALUE, "ValueError: irm_ir_parse: out must not be NULL");
-  ck_assert_error(irm_ir_parse(NULL, 3, &m), IRM_EVALUE, "ValueError: irm_ir_parse: text must not be NULL");
+  ck_assert_error(irm_dataflow_parse("x", 1, NULL), IRM_EVALUE, "ValueError: irm_dataflow_parse: out must not be NULL");
+  ck_assert_error(irm_dataflow_parse(NULL, 3, &m), IRM_EVALUE, "ValueError: irm_dataflow_parse: text must not be NULL");
   static const char nul[] = H "attributes { a = 1\0 }";
-  ck_assert_error(irm_ir_parse(nul, sizeof nul - 1, &m), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_parse(nul, sizeof nul - 1, &m), IRM_EVALUE,
                   "ValueError: line 2, column 19: expected ',' or '}' after a module attribute, got '");
   static const char key[] = H "attributes { \"a\\u0000b\" = 1 }";
-  ck_assert_error(irm_ir_parse(key, sizeof key - 1, &m), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_parse(key, sizeof key - 1, &m), IRM_EVALUE,
                   "ValueError: line 2, column 14: an attribute name holds a NUL byte");
   /* text that is not NUL-terminated is read only up to len */
   const char *text = H "def @f(%x) { %x }garbage";
-  ck_assert_ok(irm_ir_parse(text, strlen(text) - 7, &m));
+  ck_assert_ok(irm_dataflow_parse(text, strlen(text) - 7, &m));
   irm_object_release(m);
   /* a long token is cut in the message */
   const char *long_tok = H "attributes { a = 1 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa }";
-  ck_assert_error(irm_ir_parse(long_tok, strlen(long_tok), &m), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_parse(long_tok, strlen(long_tok), &m), IRM_EVALUE,
                   "ValueError: line 2, column 20: expected ',' or '}' after a module attribute, got "
                   "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
 }

@@ -32,10 +32,10 @@ START_TEST(test_equal_tensor_types_are_one_object) {
   ck_assert_ptr_ne(a, e);
   ck_assert_ptr_eq(f, g);
   ck_assert_ptr_ne(f, e);
-  ck_assert(irm_ir_type_equal(a, b));
-  ck_assert(!irm_ir_type_equal(a, c));
-  ck_assert(!irm_ir_type_equal(a, NULL));
-  ck_assert(!irm_ir_type_equal(NULL, NULL));
+  ck_assert(irm_dataflow_type_equal(a, b));
+  ck_assert(!irm_dataflow_type_equal(a, c));
+  ck_assert(!irm_dataflow_type_equal(a, NULL));
+  ck_assert(!irm_dataflow_type_equal(NULL, NULL));
   /* a tensor's type is the same object too */
   int64_t small[] = {2, 3};
   float data[6] = {0};
@@ -71,8 +71,8 @@ START_TEST(test_equal_tuple_and_func_types_are_one_object) {
   ck_assert_ptr_ne(f1, f3);
   /* a tuple type and a function type of the same items differ */
   ck_assert_ptr_ne((void *)tu1, (void *)f1);
-  ck_assert_int_eq(irm_ir_type_kind_of(tu1), IRM_IR_TYPE_TUPLE);
-  ck_assert_int_eq(irm_ir_type_kind_of(f1), IRM_IR_TYPE_FUNC);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(tu1), IRM_DATAFLOW_TYPE_TUPLE);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(f1), IRM_DATAFLOW_TYPE_FUNC);
   irm_object *in1[] = {tu1, f1}, *in2[] = {tu2, f2};
   ck_assert_ok(irm_tuple_type_new(in1, 2, &nested1));
   ck_assert_ok(irm_tuple_type_new(in2, 2, &nested2));
@@ -102,7 +102,7 @@ START_TEST(test_json_and_text_give_the_uniqued_type) {
                              "  %0 = add(%x, %y) : Tensor[(4,), int8];\n"
                              "  %0\n}\n";
   irm_module *m = NULL;
-  ck_assert_ok(irm_ir_parse(text, sizeof text - 1, &m));
+  ck_assert_ok(irm_dataflow_parse(text, sizeof text - 1, &m));
   irm_object *f = irm_module_function(m, "main");
   ck_assert_ptr_eq(irm_expr_type(irm_function_param(f, 0)), t);
   ck_assert_ptr_eq(irm_expr_type(irm_function_param(f, 1)), t);

@@ -1,4 +1,4 @@
-/* The IR verifier (irm_ir_verify, expr.h; ir/dataflow/verify.c) and its global
+/* The IR verifier (irm_dataflow_verify, expr.h; ir/dataflow/verify.c) and its global
  * ir.Verify: well-formed modules pass, and each malformation that the
  * constructors cannot prevent is rejected with a ValueError naming the
  * function and the expression: Vars out of scope (also through a node
@@ -18,14 +18,14 @@
 #include "check_ir_struct_util.h"
 
 static void assert_verifies(irm_module *m) {
-  ck_assert_ok(irm_ir_verify(m));
+  ck_assert_ok(irm_dataflow_verify(m));
   irm_object_release(m);
 }
 
 /* Verification of m (taken) must fail with a message starting with
  * prefix and mentioning needle (may be NULL). */
 static void assert_rejected(irm_module *m, const char *prefix, const char *needle) {
-  ck_assert_error(irm_ir_verify(m), IRM_EVALUE, prefix);
+  ck_assert_error(irm_dataflow_verify(m), IRM_EVALUE, prefix);
   if (needle) ck_assert_error_mentions(needle);
   irm_object_release(m);
 }
@@ -74,8 +74,8 @@ START_TEST(test_empty_module_and_foreign_objects) {
   ck_assert_ok(irm_module_new(NULL, NULL, &m));
   assert_verifies(m);
   irm_object *s = new_string("not a module");
-  ck_assert_error(irm_ir_verify(s), IRM_ETYPE, "TypeError: irm_ir_verify: expected an ir.IRModule, got ffi.String");
-  ck_assert_error(irm_ir_verify(NULL), IRM_ETYPE, "TypeError: irm_ir_verify: expected an ir.IRModule, got NULL");
+  ck_assert_error(irm_dataflow_verify(s), IRM_ETYPE, "TypeError: irm_dataflow_verify: expected an ir.IRModule, got ffi.String");
+  ck_assert_error(irm_dataflow_verify(NULL), IRM_ETYPE, "TypeError: irm_dataflow_verify: expected an ir.IRModule, got NULL");
   irm_object_release(s);
 }
 END_TEST
@@ -267,8 +267,8 @@ START_TEST(test_calls_that_no_longer_fit_their_op) {
   irm_object *c1 = call_attrs(op("tv.late"), NULL, 1, R(x));
   irm_object *c2 = call_attrs(op("tv.grow"), NULL, 1, R(x));
   irm_module *m1 = module1(fn1(R(x), R(c1))), *m2 = module1(fn1(R(x), R(c2)));
-  ck_assert_ok(irm_ir_verify(m1));
-  ck_assert_ok(irm_ir_verify(m2));
+  ck_assert_ok(irm_dataflow_verify(m1));
+  ck_assert_ok(irm_dataflow_verify(m2));
   ck_assert_ok(irm_op_set_num_inputs(late, 2));
   ck_assert_ok(irm_kind_add_option(grow, "axis", IRM_OPTION_INT, NULL, "required now", 1));
   assert_rejected(m1, "ValueError: function 'main': tv.late takes 2 arguments, got 1 in %0 = tv.late(%x); %0", NULL);
@@ -285,7 +285,7 @@ START_TEST(test_calls_of_rolled_back_ops) {
   ck_assert_ok(irm_op_register("tv.gone", 1, NULL));
   irm_object *x = var("x", NULL);
   irm_module *m = module1(fn1(R(x), call_attrs(op("tv.gone"), NULL, 1, R(x))));
-  ck_assert_ok(irm_ir_verify(m));
+  ck_assert_ok(irm_dataflow_verify(m));
   ck_assert_ok(irm_journal_rollback(j));
   assert_rejected(m, "ValueError: function 'main': op tv.gone is not registered any more in %0 = tv.gone(%x); %0", NULL);
   irm_object_release(x);
@@ -421,7 +421,7 @@ END_TEST
 
 START_TEST(test_verify_out_of_memory_is_clean) {
   irm_module *good = deep_lets(300, 0), *bad = deep_lets(300, 1);
-  ck_assert_ok(irm_ir_verify(good)); /* warm up */
+  ck_assert_ok(irm_dataflow_verify(good)); /* warm up */
   for (int which = 0; which < 2; which++) {
     irm_module *m = which ? bad : good;
     settle_error();
@@ -430,7 +430,7 @@ START_TEST(test_verify_out_of_memory_is_clean) {
       ck_require(n < 100000, "still failing at %ld", n);
       long before = atomic_load(&injected);
       fail_nth_from_now(n);
-      int rc = irm_ir_verify(m);
+      int rc = irm_dataflow_verify(m);
       stop_failing();
       if (atomic_load(&injected) == before) {
         ck_require(rc == (which ? IRM_EVALUE : 0), "N=%ld: %d %s", n, rc, irm_last_error());

@@ -213,8 +213,8 @@ END_TEST
  * through bias_add, conv2d, relu, bias_add, conv2d to %2 = nn.relu(...). */
 START_TEST(test_dominator_on_residual_diamond) {
   irm_module *raw = NULL, *m = NULL;
-  ck_assert_ok(irm_ir_example_model("residual", &raw));
-  ck_assert_ok(irm_ir_infer_type(raw, &m));
+  ck_assert_ok(irm_dataflow_example_model("residual", &raw));
+  ck_assert_ok(irm_dataflow_infer_type(raw, &m));
   irm_object *root = body_of(m); /* softmax(bias_add(dense(reshape(pool(relu(add)))))) */
   irm_object *add = irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(root, 0), 0), 0), 0), 0), 0);
   ck_assert_str_eq(irm_op_name(irm_call_callee(add)), "add");

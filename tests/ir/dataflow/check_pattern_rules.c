@@ -27,7 +27,7 @@ static char *apply_text(irm_object *rule, irm_object *e) {
   irm_object *out = NULL, *s = NULL;
   ck_assert_ok(irm_rewrite_rule_apply(rule, e, NULL, NULL, &out));
   if (!out) return NULL;
-  ck_assert_ok(irm_ir_print_node(out, &s));
+  ck_assert_ok(irm_dataflow_print_node(out, &s));
   char *copy = strdup(irm_string_data(s));
   irm_object_release(s);
   irm_object_release(out);

@@ -63,7 +63,7 @@ START_TEST(test_partition_makes_composites) {
                            irm_function_param(irm_module_function(m, "main"), 1)};
   ck_assert_ok(irm_function_new(params, 2, out, NULL, NULL, &g));
   ck_assert_ok(irm_module_with_function(m, "main", g, &pm));
-  ck_assert_ok(irm_ir_verify(pm));
+  ck_assert_ok(irm_dataflow_verify(pm));
   int64_t shape[] = {2, 3};
   irm_object *x = ip_tensor(shape, 2, 3), *y = ip_tensor(shape, 2, 4);
   irm_any in[2] = {irm_any_object(x), irm_any_object(y)};
@@ -104,7 +104,7 @@ START_TEST(test_merge_composite_table_order) {
   ck_assert_ok(irm_base_func_get_attr(irm_call_callee(body), "Composite", &name));
   ck_assert_str_eq(irm_string_data(name.v_obj), "first.add_relu"); /* the add inside is not taken again */
   irm_any_release(&name);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   irm_object *bad_entries[1] = {NULL};
   irm_any one = irm_any_int(1);
   bad_entries[0] = new_array(&one, 1);
@@ -122,8 +122,8 @@ END_TEST
 static irm_module *partitioned_cnn(irm_module **typed_out) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_ACCEL_PLUGIN));
   irm_module *raw = NULL, *typed = NULL, *out = NULL;
-  ck_assert_ok(irm_ir_example_model("cnn", &raw));
-  ck_assert_ok(irm_ir_infer_type(raw, &typed));
+  ck_assert_ok(irm_dataflow_example_model("cnn", &raw));
+  ck_assert_ok(irm_dataflow_infer_type(raw, &typed));
   ck_assert_ok(ip_pipeline("Sequential(PartitionForTarget{target=accel})", raw, &out));
   irm_object_release(raw);
   *typed_out = typed;
@@ -133,7 +133,7 @@ static irm_module *partitioned_cnn(irm_module **typed_out) {
 /* The accel plugin's table: two conv2d + bias_add + relu and one dense + bias_add. */
 START_TEST(test_partition_for_target_on_cnn) {
   irm_module *typed = NULL, *out = partitioned_cnn(&typed);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   int accel = 0;
   irm_object *names = NULL;
   ck_assert_ok(irm_module_function_names(out, &names));

@@ -1,4 +1,4 @@
-/* BindParams (ir_passes.h): params covering some parameters, none, a type
+/* BindParams (dataflow/passes.h): params covering some parameters, none, a type
  * mismatch, skipped functions, the pass by name and in a pipeline. */
 #include "check_ir_pass_util.h"
 
@@ -32,7 +32,7 @@ START_TEST(test_some_params_bound) {
   const char *keys[] = {"w", "unused"};
   irm_object *vals[] = {tensor4(1, 2, 3, 4), tensor4(0, 0, 0, 0)};
   irm_module *m = with_params(ip_parse(MAIN), keys, vals, 2), *out = NULL;
-  ck_assert_ok(irm_ir_bind_params(m, &out));
+  ck_assert_ok(irm_dataflow_bind_params(m, &out));
   const char *wkeys[] = {"w", "unused"};
   irm_object *wvals[] = {tensor4(1, 2, 3, 4), tensor4(0, 0, 0, 0)};
   irm_module *want = with_params(ip_parse(IP_HEAD "def @main(%x: " T4 ", %b: " T4 ") {\n"
@@ -53,17 +53,17 @@ END_TEST
 
 START_TEST(test_no_params_is_unchanged) {
   irm_module *m = ip_parse(MAIN), *out = NULL;
-  ck_assert_ok(irm_ir_bind_params(m, &out)); /* no attribute */
+  ck_assert_ok(irm_dataflow_bind_params(m, &out)); /* no attribute */
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   m = with_params(m, NULL, NULL, 0); /* empty map */
-  ck_assert_ok(irm_ir_bind_params(m, &out));
+  ck_assert_ok(irm_dataflow_bind_params(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   const char *keys[] = {"nothing"};
   irm_object *vals[] = {tensor4(0, 0, 0, 0)};
   m = with_params(m, keys, vals, 1); /* naming no parameter */
-  ck_assert_ok(irm_ir_bind_params(m, &out));
+  ck_assert_ok(irm_dataflow_bind_params(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -75,7 +75,7 @@ START_TEST(test_type_mismatch) {
   int64_t shape[] = {2, 2};
   irm_object *vals[] = {tensor4(0, 0, 0, 0), ip_tensor(shape, 2, 1)};
   irm_module *m = with_params(ip_parse(MAIN), keys, vals, 2), *out = (irm_module *)&out;
-  ck_assert_error(irm_ir_bind_params(m, &out), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_bind_params(m, &out), IRM_ETYPE,
                   "TypeError: in function 'main': params entry 'w' has type Tensor[(2, 2), float32], but parameter %w "
                   "is annotated Tensor[(4,), float32]");
   ck_assert_ptr_null(out);
@@ -86,7 +86,7 @@ START_TEST(test_type_mismatch) {
   const char *k2[] = {"w"};
   irm_object *v2[] = {new_string("zeros")};
   m = with_params(ip_parse(MAIN), k2, v2, 1);
-  ck_assert_error(irm_ir_bind_params(m, &out), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_bind_params(m, &out), IRM_ETYPE,
                   "TypeError: in function 'main': params entry 'w' is a ffi.String, not a Tensor");
   irm_object_release(m);
 }
@@ -99,7 +99,7 @@ START_TEST(test_unannotated_and_skipped) {
                                               "def @ext(%w: " T4 ") attributes {Compiler = \"c\"} {\n  %w\n}\n"),
                               keys, vals, 1),
              *out = NULL;
-  ck_assert_ok(irm_ir_bind_params(m, &out));
+  ck_assert_ok(irm_dataflow_bind_params(m, &out));
   ck_assert_uint_eq(irm_function_param_count(irm_module_function(out, "main")), 1);
   ck_assert_ptr_eq(irm_module_function(out, "ext"), irm_module_function(m, "ext"));
   irm_object_release(out);
@@ -127,10 +127,10 @@ END_TEST
 START_TEST(test_errors) {
   irm_module *out = (irm_module *)&out;
   irm_object *s = new_string("not a module");
-  ck_assert_error(irm_ir_bind_params((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_dataflow_bind_params((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(out);
   irm_module *m = ip_parse(MAIN);
-  ck_assert_error(irm_ir_bind_params(m, NULL), IRM_EVALUE, "ValueError: irm_ir_bind_params: out must not be NULL");
+  ck_assert_error(irm_dataflow_bind_params(m, NULL), IRM_EVALUE, "ValueError: irm_dataflow_bind_params: out must not be NULL");
   irm_object_release(s);
   irm_object_release(m);
 }

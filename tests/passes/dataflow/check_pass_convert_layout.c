@@ -1,4 +1,4 @@
-/* ConvertLayout (ir_passes.h): the CNN converted to NHWC and back with the
+/* ConvertLayout (dataflow/passes.h): the CNN converted to NHWC and back with the
  * same results, the exact rewrite of one conv2d, pools, what it leaves
  * alone, the pass reading `data_layout`, and its errors. */
 #include "check_ir_pass_util.h"
@@ -31,9 +31,9 @@ static int count(const char *hay, const char *needle) {
 
 START_TEST(test_cnn_to_nhwc_and_back) {
   irm_module *m = ip_typed(cnn), *nhwc = NULL, *typed = NULL, *nchw = NULL;
-  ck_assert_ok(irm_ir_convert_layout(m, "NHWC", &nhwc));
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NHWC", &nhwc));
   ck_assert_ptr_ne(nhwc, m);
-  ck_assert_ok(irm_ir_verify(nhwc));
+  ck_assert_ok(irm_dataflow_verify(nhwc));
   char *t = ip_text(nhwc);
   ck_assert_msg(count(t, "data_layout=\"NHWC\"") == 1 && count(t, "kernel_layout=\"HWIO\"") == 1 &&
                     count(t, "layout=\"NHWC\"") == 2 && count(t, "transpose(") == 5,
@@ -42,14 +42,14 @@ START_TEST(test_cnn_to_nhwc_and_back) {
   irm_object *inputs = cnn_inputs();
   ip_assert_same_result(m, nhwc, inputs);
   /* typed again and back to NCHW: the same results again */
-  ck_assert_ok(irm_ir_infer_type(nhwc, &typed));
-  ck_assert_ok(irm_ir_convert_layout(typed, "NCHW", &nchw));
+  ck_assert_ok(irm_dataflow_infer_type(nhwc, &typed));
+  ck_assert_ok(irm_dataflow_convert_layout(typed, "NCHW", &nchw));
   ip_assert_same_result(m, nchw, inputs);
   /* through SimplifyExpr the transposes that cancel go */
   irm_module *s = NULL, *s2 = NULL;
   ck_assert_ok(ip_pipeline("Sequential(InferType,SimplifyExpr)", nchw, &s));
   ip_assert_same_result(m, s, inputs);
-  ck_assert_ok(irm_ir_convert_layout(m, "NCHW", &s2)); /* already NCHW */
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &s2)); /* already NCHW */
   ck_assert_ptr_eq(s2, m);
   irm_object *all[] = {(irm_object *)m, (irm_object *)nhwc, (irm_object *)typed, (irm_object *)nchw, (irm_object *)s,
                        (irm_object *)s2, inputs};
@@ -67,7 +67,7 @@ START_TEST(test_one_conv_exactly) {
                               "  %1 = transpose(%w, axes=[2, 3, 1, 0]);\n"
                               "  %2 = nn.conv2d(%0, %1, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
                               "  %3 = transpose(%2, axes=[0, 3, 1, 2]);\n  %3\n}\n");
-  ck_assert_ok(irm_ir_convert_layout(m, "NHWC", &out));
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NHWC", &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
   irm_object_release(out);
@@ -82,7 +82,7 @@ START_TEST(test_nhwc_pools_to_nchw) {
               "  %1 = nn.avg_pool2d(%0, pool_size=[2, 2], layout=\"NHWC\");\n"
               "  %2 = nn.global_avg_pool2d(%1, layout=\"NHWC\");\n  %2\n}\n";
   irm_module *m = ip_typed(text), *out = NULL;
-  ck_assert_ok(irm_ir_convert_layout(m, "NCHW", &out));
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &out));
   char *t = ip_text(out);
   ck_assert_msg(strstr(t, "NHWC") == NULL && strstr(t, "HWIO") == NULL, "%s", t);
   free(t);
@@ -104,7 +104,7 @@ START_TEST(test_kernel_layout_alone) {
              *want = ip_parse(IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
                                       "  %0 = transpose(%w, axes=[3, 2, 0, 1]);\n"
                                       "  %1 = nn.conv2d(%x, %0);\n  %1\n}\n");
-  ck_assert_ok(irm_ir_convert_layout(m, "NCHW", &out));
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
   irm_object_release(out);
@@ -118,7 +118,7 @@ START_TEST(test_left_alone) {
                                    "def @f(%x: Tensor[(1, 3, 4, 4), float32]) attributes {Primitive = true} {\n"
                                    "  %0 = nn.global_avg_pool2d(%x);\n  %0\n}\n"),
              *out = NULL;
-  ck_assert_ok(irm_ir_convert_layout(m, "NHWC", &out));
+  ck_assert_ok(irm_dataflow_convert_layout(m, "NHWC", &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -133,7 +133,7 @@ START_TEST(test_pass_reads_data_layout) {
   irm_any v = irm_any_str("NHWC");
   ck_assert_ok(irm_module_with_attr(m, "data_layout", &v, &with));
   ck_assert_ok(ip_pipeline("Sequential(ConvertLayout,InferType)", with, &out));
-  ck_assert_ok(irm_ir_convert_layout(with, "NHWC", &direct));
+  ck_assert_ok(irm_dataflow_convert_layout(with, "NHWC", &direct));
   ip_assert_equal(out, direct);
   irm_object *inputs = cnn_inputs();
   ip_assert_same_result(m, out, inputs);
@@ -147,13 +147,13 @@ END_TEST
 
 START_TEST(test_errors) {
   irm_module *m = ip_typed(cnn), *out = (irm_module *)&out, *bad = NULL;
-  ck_assert_error(irm_ir_convert_layout(m, "NHCW", &out), IRM_EVALUE,
+  ck_assert_error(irm_dataflow_convert_layout(m, "NHCW", &out), IRM_EVALUE,
                   "ValueError: ConvertLayout: layout 'NHCW' is not NCHW or NHWC");
   ck_assert_ptr_null(out);
-  ck_assert_error(irm_ir_convert_layout(m, NULL, &out), IRM_EVALUE, "ValueError: irm_ir_convert_layout: layout must not be NULL");
-  ck_assert_error(irm_ir_convert_layout(m, "NHWC", NULL), IRM_EVALUE, "ValueError: irm_ir_convert_layout: out must not be NULL");
+  ck_assert_error(irm_dataflow_convert_layout(m, NULL, &out), IRM_EVALUE, "ValueError: irm_dataflow_convert_layout: layout must not be NULL");
+  ck_assert_error(irm_dataflow_convert_layout(m, "NHWC", NULL), IRM_EVALUE, "ValueError: irm_dataflow_convert_layout: out must not be NULL");
   irm_object *s = new_string("x");
-  ck_assert_error(irm_ir_convert_layout((irm_module *)s, "NHWC", &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_dataflow_convert_layout((irm_module *)s, "NHWC", &out), IRM_ETYPE, "TypeError: ");
   /* through the pass: a bad attribute value, an attribute of another type */
   irm_any v = irm_any_str("nhwc");
   ck_assert_ok(irm_module_with_attr(m, "data_layout", &v, &bad));

@@ -28,8 +28,8 @@ typedef struct fuse_ctx {
 
 static int run_fuse_ops(void *ctx) {
   fuse_ctx *c = ctx;
-  int rc = irm_ir_fuse_ops(c->mod, 256, &c->out);
-  ck_require(rc == 0 || c->out == NULL, "irm_ir_fuse_ops failed but gave a result");
+  int rc = irm_dataflow_fuse_ops(c->mod, 256, &c->out);
+  ck_require(rc == 0 || c->out == NULL, "irm_dataflow_fuse_ops failed but gave a result");
   return rc;
 }
 
@@ -53,10 +53,10 @@ START_TEST(test_oom_fuse_ops) {
                              "}\n";
   irm_module *parsed = NULL;
   fuse_ctx c = {NULL, NULL, NULL};
-  ck_assert_int_eq(irm_ir_parse(text, sizeof text - 1, &parsed), 0);
-  ck_assert_int_eq(irm_ir_infer_type(parsed, &c.mod), 0);
-  ck_assert_int_eq(irm_ir_fuse_ops(c.mod, 256, &c.want), 0);
-  operation op = {.what = "irm_ir_fuse_ops", .run = run_fuse_ops, .after = after_fuse_ops, .ctx = &c};
+  ck_assert_int_eq(irm_dataflow_parse(text, sizeof text - 1, &parsed), 0);
+  ck_assert_int_eq(irm_dataflow_infer_type(parsed, &c.mod), 0);
+  ck_assert_int_eq(irm_dataflow_fuse_ops(c.mod, 256, &c.want), 0);
+  operation op = {.what = "irm_dataflow_fuse_ops", .run = run_fuse_ops, .after = after_fuse_ops, .ctx = &c};
   sweep(&op);
   irm_object_release(c.want);
   irm_object_release(c.mod);

@@ -1,4 +1,4 @@
-/* DeadCodeElimination (ir_passes.h): unused lets (chains of them, 100 000
+/* DeadCodeElimination (dataflow/passes.h): unused lets (chains of them, 100 000
  * deep), functions unreachable from main, what it leaves alone, the pass by
  * name and in a pipeline, and its errors. */
 #include "check_ir_pass_util.h"
@@ -7,9 +7,9 @@
 
 static void check_dce(const char *text, const char *want_text) {
   irm_module *m = ip_parse(text), *out = NULL, *want = ip_parse(want_text);
-  ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
+  ck_assert_ok(irm_dataflow_dead_code_elimination(m, &out));
   ip_assert_equal(out, want);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   irm_object_release(m);
   irm_object_release(out);
   irm_object_release(want);
@@ -17,7 +17,7 @@ static void check_dce(const char *text, const char *want_text) {
 
 static void check_unchanged(const char *text) {
   irm_module *m = ip_parse(text), *out = NULL;
-  ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
+  ck_assert_ok(irm_dataflow_dead_code_elimination(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -72,7 +72,7 @@ static irm_module *deep_chain(size_t n, int use_last) {
 
 START_TEST(test_deep_chain_of_unused_lets) {
   irm_module *m = deep_chain(test_depth(100000), 0), *out = NULL;
-  ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
+  ck_assert_ok(irm_dataflow_dead_code_elimination(m, &out));
   irm_object *f = irm_module_function(out, "main");
   ck_assert_int_eq(irm_expr_kind_of(irm_function_body(f)), IRM_EXPR_VAR);
   ck_assert_ptr_eq(irm_function_body(f), irm_function_param(f, 0));
@@ -84,7 +84,7 @@ END_TEST
 START_TEST(test_deep_chain_all_used) {
   /* every binding used: unchanged */
   irm_module *m = deep_chain(test_depth(100000), 1), *out = NULL;
-  ck_assert_ok(irm_ir_dead_code_elimination(m, &out));
+  ck_assert_ok(irm_dataflow_dead_code_elimination(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -144,11 +144,11 @@ END_TEST
 START_TEST(test_errors) {
   irm_module *out = (irm_module *)&out;
   irm_object *s = new_string("not a module");
-  ck_assert_error(irm_ir_dead_code_elimination((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_dataflow_dead_code_elimination((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(out);
   irm_module *m = ip_parse(IP_HEAD FN("main", "  %x\n"));
-  ck_assert_error(irm_ir_dead_code_elimination(m, NULL), IRM_EVALUE,
-                  "ValueError: irm_ir_dead_code_elimination: out must not be NULL");
+  ck_assert_error(irm_dataflow_dead_code_elimination(m, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_dead_code_elimination: out must not be NULL");
   ck_assert_error(ip_pipeline("DeadCodeElimination{x=1}", m, &out), IRM_EATTR,
                   "AttributeError: pipeline 'DeadCodeElimination{x=1}': pass 'DeadCodeElimination' has no option 'x'");
   irm_object_release(s);

@@ -1,6 +1,6 @@
 /* Every built-in IR pass, alone and in pipelines, keeps what a program
  * computes: the example models (ir.ExampleModel) and random programs over
- * the built-in ops (ir_gen_ops.h) are evaluated with ir.Evaluate before and
+ * the built-in ops (dataflow_gen_ops.h) are evaluated with ir.Evaluate before and
  * after, on the same seeded inputs, and must agree within 1e-4 relative
  * (float32); ir.Verify must pass on every result.
  *
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "check_util.h"
-#include "ir_gen_ops.h"
+#include "dataflow_gen_ops.h"
 
 static const char *const pass_names[] = {"InferType",           "BindParams", "SimplifyExpr", "FoldConstant",
                                          "DeadCodeElimination", "FuseOps",    "ConvertLayout"};
@@ -72,12 +72,12 @@ static irm_object *inputs_of(const irm_module *m, uint64_t seed) {
 static irm_any evaluate(const irm_module *m, uint64_t seed, const char *what) {
   irm_object *inputs = inputs_of(m, seed);
   irm_any out = irm_any_none();
-  int rc = irm_ir_evaluate(m, "main", inputs, &out);
+  int rc = irm_dataflow_evaluate(m, "main", inputs, &out);
   irm_object_release(inputs);
   if (rc) {
     char *err = strdup(irm_last_error());
     irm_object *text = NULL;
-    (void)irm_ir_print(m, &text);
+    (void)irm_dataflow_print(m, &text);
     ck_abort_msg("%s: evaluate failed: %s\n%s", what, err, text ? irm_string_data(text) : "");
   }
   return out;
@@ -131,10 +131,10 @@ static irm_module *run_and_compare(irm_pass *pass, irm_module *m, const irm_any 
   if (rc) {
     char *err = strdup(irm_last_error());
     irm_object *text = NULL;
-    (void)irm_ir_print(m, &text);
+    (void)irm_dataflow_print(m, &text);
     ck_abort_msg("%s: the pass failed: %s\n%s", what, err, text ? irm_string_data(text) : "");
   }
-  rc = irm_ir_verify(out);
+  rc = irm_dataflow_verify(out);
   ck_require(rc == 0, "%s: ir.Verify: %s", what, irm_last_error());
   irm_any got = evaluate(out, seed, what);
   assert_same_result(ref, &got, what);
@@ -236,11 +236,11 @@ static void check_program(irm_module *m, uint64_t seed, const char *label) {
 
 START_TEST(example_models_keep_their_results) {
   irm_object *names = NULL;
-  ck_assert_ok(irm_ir_example_model_names(&names));
+  ck_assert_ok(irm_dataflow_example_model_names(&names));
   ck_assert_int_lt(_i, (int)irm_array_size(names));
   const char *name = irm_string_data(irm_array_at(names, (size_t)_i)->v_obj);
   irm_module *m = NULL;
-  ck_assert_ok(irm_ir_example_model(name, &m));
+  ck_assert_ok(irm_dataflow_example_model(name, &m));
   char label[64];
   snprintf(label, sizeof label, "model %s", name);
   check_program(m, 42, label);
@@ -260,7 +260,7 @@ START_TEST(random_programs_keep_their_results) {
     irm_module *m = irm_test_random_op_module(seed, calls);
     ck_require(m != NULL, "seed %llu: generator failed: %s", (unsigned long long)seed, irm_last_error());
     /* the generator's programs are well formed and type-check */
-    ck_require(irm_ir_verify(m) == 0, "seed %llu: ir.Verify: %s", (unsigned long long)seed, irm_last_error());
+    ck_require(irm_dataflow_verify(m) == 0, "seed %llu: ir.Verify: %s", (unsigned long long)seed, irm_last_error());
     char label[64];
     snprintf(label, sizeof label, "random program %llu (%zu calls)", (unsigned long long)seed, calls);
     check_program(m, seed, label);
@@ -288,7 +288,7 @@ START_TEST(generator_is_deterministic_and_varied) {
     irm_module *m = irm_test_random_op_module(seed, 40);
     ck_assert_ptr_nonnull(m);
     irm_object *text = NULL;
-    ck_assert_ok(irm_ir_print(m, &text));
+    ck_assert_ok(irm_dataflow_print(m, &text));
     for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++)
       seen[i] |= strstr(irm_string_data(text), wanted[i]) != NULL;
     irm_object_release(text);
@@ -298,7 +298,7 @@ START_TEST(generator_is_deterministic_and_varied) {
   /* chains type-check to their declared result */
   irm_module *chain = irm_test_op_chain(3, 100);
   ck_assert_ptr_nonnull(chain);
-  ck_assert_ok(irm_ir_verify(chain));
+  ck_assert_ok(irm_dataflow_verify(chain));
   irm_any out = evaluate(chain, 1, "chain");
   ck_assert_int_eq(irm_tensor_numel(out.v_obj), 8);
   irm_any_release(&out);

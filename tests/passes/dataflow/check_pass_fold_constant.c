@@ -1,4 +1,4 @@
-/* FoldConstant (ir_passes.h): folding through FEvaluate, what stays, the
+/* FoldConstant (dataflow/passes.h): folding through FEvaluate, what stays, the
  * unchanged fast path, opt_level, and evaluation before == after. */
 #include "check_ir_pass_util.h"
 
@@ -6,7 +6,7 @@
 
 static irm_module *fold(irm_module *m) {
   irm_module *out = NULL;
-  ck_assert_ok(irm_ir_fold_constant(m, &out));
+  ck_assert_ok(irm_dataflow_fold_constant(m, &out));
   return out;
 }
 
@@ -140,7 +140,7 @@ START_TEST(test_a_result_that_does_not_match_the_call_type_is_an_error) {
                                "  %0\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_error(irm_ir_fold_constant(m, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_dataflow_fold_constant(m, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("fold.wrong: FEvaluate returned Tensor(float32, [3], [0.0, 0.0, 0.0]), which does not "
                            "match the call's type Tensor[(2,), float32]");
   ck_assert_ptr_null(out);
@@ -160,13 +160,13 @@ START_TEST(test_typed_programs_fold_and_evaluate_the_same) {
                                "  %5\n"
                                "}\n");
   irm_module *typed = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &typed));
+  ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_module *out = fold(typed);
   irm_object *body = irm_function_body(irm_module_function(out, "main"));
   ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_CALL);
   ck_assert_str_eq(irm_op_name(irm_call_callee(body)), "multiply");
   ck_assert_int_eq(irm_expr_kind_of(irm_call_arg(body, 1)), IRM_EXPR_CONSTANT);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   int64_t shape[] = {2, 3};
   irm_object *x = seeded_tensor(shape, 2, 7);
   irm_any item = irm_any_object(x), a = irm_any_none(), b = irm_any_none();
@@ -284,7 +284,7 @@ START_TEST(test_evaluation_errors_are_reported_with_the_op) {
                                "  %0\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_int_eq(irm_ir_fold_constant(m, &out), IRM_ETYPE);
+  ck_assert_int_eq(irm_dataflow_fold_constant(m, &out), IRM_ETYPE);
   ck_assert_error_mentions("in function 'main'");
   ck_assert_error_mentions("add");
   ck_assert_ptr_null(out);

@@ -1,4 +1,4 @@
-/* FuseOps (ir_passes.h): fused structure compared with an expected text,
+/* FuseOps (dataflow/passes.h): fused structure compared with an expected text,
  * evaluation before and after, diamonds, tuples, opaque ops, max_depth and
  * the precedence of its settings, idempotence, a 100 000-call chain, and
  * the errors. */
@@ -21,21 +21,21 @@
 
 static irm_module *parse(const char *text) {
   irm_module *m = NULL;
-  int rc = irm_ir_parse(text, strlen(text), &m);
+  int rc = irm_dataflow_parse(text, strlen(text), &m);
   ck_require(rc == 0, "parse failed: %s\n%s", irm_last_error(), text);
   return m;
 }
 
 static irm_module *typed(const char *text) {
   irm_module *m = parse(text), *t = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &t));
+  ck_assert_ok(irm_dataflow_infer_type(m, &t));
   irm_object_release(m);
   return t;
 }
 
 static char *text_of(const irm_module *m) {
   irm_object *s = NULL;
-  ck_assert_ok(irm_ir_print(m, &s));
+  ck_assert_ok(irm_dataflow_print(m, &s));
   char *copy = strdup(irm_string_data(s));
   irm_object_release(s);
   return copy;
@@ -55,14 +55,14 @@ static void assert_same(const irm_module *got, const char *expected) {
 
 static irm_module *fuse(irm_module *m, int64_t depth) {
   irm_module *out = NULL;
-  int rc = irm_ir_fuse_ops(m, depth, &out);
+  int rc = irm_dataflow_fuse_ops(m, depth, &out);
   ck_require(rc == 0, "FuseOps failed: %s", irm_last_error());
   /* typed as built: InferType has nothing left to do */
   irm_module *again = NULL;
-  ck_assert_ok(irm_ir_infer_type(out, &again));
+  ck_assert_ok(irm_dataflow_infer_type(out, &again));
   ck_assert_ptr_eq(again, out);
   irm_object_release(again);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   return out;
 }
 
@@ -133,8 +133,8 @@ static void check_eval(const irm_module *before, const irm_module *after, const 
   irm_object *inputs = new_array(items, n);
   for (size_t i = 0; i < n; i++) irm_any_release(&items[i]);
   irm_any x = irm_any_none(), y = irm_any_none();
-  ck_assert_ok(irm_ir_evaluate(before, "main", inputs, &x));
-  int rc = irm_ir_evaluate(after, "main", inputs, &y);
+  ck_assert_ok(irm_dataflow_evaluate(before, "main", inputs, &x));
+  int rc = irm_dataflow_evaluate(after, "main", inputs, &y);
   ck_require(rc == 0, "evaluating the fused module: %s", irm_last_error());
   assert_close(&x, &y);
   irm_any_release(&x);
@@ -487,7 +487,7 @@ START_TEST(test_fusing_twice_changes_nothing_the_second_time) {
                           "}\n");
   irm_module *once = fuse(m, 256), *twice = NULL;
   ck_assert_ptr_ne(once, m);
-  ck_assert_ok(irm_ir_fuse_ops(once, 256, &twice));
+  ck_assert_ok(irm_dataflow_fuse_ops(once, 256, &twice));
   ck_assert_ptr_eq(twice, once);
   irm_object_release(twice);
   /* through the registered pass too */
@@ -504,7 +504,7 @@ END_TEST
 
 START_TEST(test_a_module_without_calls_of_ops_is_returned_itself) {
   irm_module *m = typed(H "def @main(%x: " T4 ") {\n  %0 = (%x, %x);\n  %0\n}\n"), *out = NULL;
-  ck_assert_ok(irm_ir_fuse_ops(m, 4, &out));
+  ck_assert_ok(irm_dataflow_fuse_ops(m, 4, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -521,7 +521,7 @@ START_TEST(test_a_chain_of_100000_calls_fuses) {
   irm_module *m = typed(text);
   free(text);
   irm_module *out = NULL;
-  ck_assert_ok(irm_ir_fuse_ops(m, 256, &out));
+  ck_assert_ok(irm_dataflow_fuse_ops(m, 256, &out));
   size_t groups = 0, ops = 0;
   /* main is now a chain of ceil(n / 256) calls of Primitive functions */
   irm_object *e = irm_function_body(irm_module_function(out, "main"));
@@ -539,7 +539,7 @@ START_TEST(test_a_chain_of_100000_calls_fuses) {
   ck_assert_uint_eq(ops, n);
   ck_assert_uint_eq(groups, (n + 255) / 256);
   irm_module *again = NULL;
-  ck_assert_ok(irm_ir_fuse_ops(out, 256, &again));
+  ck_assert_ok(irm_dataflow_fuse_ops(out, 256, &again));
   ck_assert_ptr_eq(again, out);
   irm_object_release(again);
   irm_object_release(out);
@@ -648,10 +648,10 @@ END_TEST
 
 START_TEST(test_max_depth_0_is_a_value_error) {
   irm_module *m = typed(chain6), *out = NULL;
-  ck_assert_error(irm_ir_fuse_ops(m, 0, &out), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_dataflow_fuse_ops(m, 0, &out), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("max_depth must be at least 1, got 0");
   ck_assert_ptr_null(out);
-  ck_assert_error(irm_ir_fuse_ops(m, -3, &out), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_dataflow_fuse_ops(m, -3, &out), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("got -3");
   irm_pass *p = NULL;
   ck_assert_ok(irm_pipeline_parse("FuseOps{max_depth=0}", &p));
@@ -660,17 +660,17 @@ START_TEST(test_max_depth_0_is_a_value_error) {
   ck_assert_error_mentions("max_depth must be at least 1, got 0");
   ck_assert_ptr_null(out);
   irm_object_release(p);
-  ck_assert_error(irm_ir_fuse_ops(m, 4, NULL), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_dataflow_fuse_ops(m, 4, NULL), IRM_EVALUE, "ValueError: ");
   irm_object_release(m);
 }
 END_TEST
 
 START_TEST(test_untyped_input_is_typed_first) {
   irm_module *m = parse(chain6), *out = NULL, *typed = NULL, *out2 = NULL;
-  ck_assert_ok(irm_ir_fuse_ops(m, 4, &out));
+  ck_assert_ok(irm_dataflow_fuse_ops(m, 4, &out));
   ck_assert_str_eq(group_sizes(out).text, "4,2");
-  ck_assert_ok(irm_ir_infer_type(m, &typed));
-  ck_assert_ok(irm_ir_fuse_ops(typed, 4, &out2));
+  ck_assert_ok(irm_dataflow_infer_type(m, &typed));
+  ck_assert_ok(irm_dataflow_fuse_ops(typed, 4, &out2));
   irm_any a = irm_any_object(out), b = irm_any_object(out2);
   ck_assert(equal(&a, &b));
   irm_object_release(out);

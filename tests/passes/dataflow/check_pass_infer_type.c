@@ -1,4 +1,4 @@
-/* InferType (ir_passes.h): checked types, let annotations, result types,
+/* InferType (dataflow/passes.h): checked types, let annotations, result types,
  * callees first, the errors, idempotence, and deep programs. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ START_TEST(test_types_every_node_and_annotates_lets) {
                                "  %3\n"
                                "}\n");
   irm_module *typed = NULL, *again = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &typed));
+  ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_module *want = parse_module(
       HEADER
       "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) -> Tensor[(2, 4), float32] {\n"
@@ -32,16 +32,16 @@ START_TEST(test_types_every_node_and_annotates_lets) {
       "}\n");
   assert_same_module(typed, want);
   irm_object *f = irm_module_function(typed, "main");
-  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(f)), IRM_IR_TYPE_FUNC);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(f)), IRM_DATAFLOW_TYPE_FUNC);
   irm_object *body = irm_function_body(f);
   ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_LET);
   ck_assert_ptr_nonnull(irm_expr_type(irm_let_var(body)));
   ck_assert_ptr_nonnull(irm_expr_type(body));
   ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(body))[1], 4);
   /* Already typed: the module itself comes back. */
-  ck_assert_ok(irm_ir_infer_type(typed, &again));
+  ck_assert_ok(irm_dataflow_infer_type(typed, &again));
   ck_assert_ptr_eq(again, typed);
-  ck_assert_ok(irm_ir_verify(typed));
+  ck_assert_ok(irm_dataflow_verify(typed));
   irm_object *objs[] = {m, typed, again, want};
   for (size_t i = 0; i < 4; i++) irm_object_release(objs[i]);
 }
@@ -61,13 +61,13 @@ START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
                                "  %2\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *let = irm_function_body(irm_module_function(out, "main"));
   for (int i = 0; i < 3; i++, let = irm_let_body(let)) {
     ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
     ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(irm_let_var(let)))[1], 3);
   }
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   irm_object_release(m);
   irm_object_release(out);
 }
@@ -87,16 +87,16 @@ START_TEST(test_a_let_of_a_let_bound_variable_is_typed) {
                                "  %1\n"
                                "}\n"),
              *out = NULL, *fused = NULL;
-  ck_assert_ok(irm_ir_verify(m));
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_verify(m));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *let = irm_function_body(irm_module_function(out, "main"));
   for (int i = 0; i < 3; i++, let = irm_let_body(let)) {
     ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
     ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(irm_let_var(let)))[0], 2);
   }
-  ck_assert_ok(irm_ir_verify(out));
-  ck_assert_ok(irm_ir_fuse_ops(m, 256, &fused));
-  ck_assert_ok(irm_ir_verify(fused));
+  ck_assert_ok(irm_dataflow_verify(out));
+  ck_assert_ok(irm_dataflow_fuse_ops(m, 256, &fused));
+  ck_assert_ok(irm_dataflow_verify(fused));
   irm_object_release(m);
   irm_object_release(out);
   irm_object_release(fused);
@@ -125,14 +125,14 @@ static irm_module *call_chain(int n) {
  * chain is refused. */
 START_TEST(test_errors_through_long_call_chains_stay_short) {
   irm_module *m = call_chain(300), *out = NULL;
-  ck_assert_error(irm_ir_infer_type(m, &out), IRM_ETYPE,
+  ck_assert_error(irm_dataflow_infer_type(m, &out), IRM_ETYPE,
                   "TypeError: through 297 more callers: in function 'f297': GlobalVar: in function 'f298': ");
   ck_assert_error_mentions("in function 'f300': add: shapes (2,) and (3,) cannot be broadcast");
   ck_assert_uint_lt(strlen(irm_last_error()), 400);
   ck_assert_ptr_null(out);
   irm_object_release(m);
   m = call_chain(600);
-  ck_assert_error(irm_ir_infer_type(m, &out), IRM_EVALUE, "ValueError: through 508 more callers: ");
+  ck_assert_error(irm_dataflow_infer_type(m, &out), IRM_EVALUE, "ValueError: through 508 more callers: ");
   ck_assert_error_mentions("@f512: functions call each other more than 512 deep before any is typed");
   irm_object_release(m);
 }
@@ -153,14 +153,14 @@ START_TEST(test_lets_of_function_literals_and_tuples_are_annotated) {
                                "  %2\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *let = irm_function_body(irm_module_function(out, "main"));
   ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
-  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_IR_TYPE_FUNC);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_DATAFLOW_TYPE_FUNC);
   let = irm_let_body(let);
   ck_assert_int_eq(irm_expr_kind_of(let), IRM_EXPR_LET);
-  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_IR_TYPE_TUPLE);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(irm_let_var(let))), IRM_DATAFLOW_TYPE_TUPLE);
+  ck_assert_ok(irm_dataflow_verify(out));
   irm_object_release(m);
   irm_object_release(out);
 }
@@ -182,16 +182,16 @@ START_TEST(test_callees_are_typed_first_and_function_literals_get_function_types
                                "  %0\n"
                                "}\n");
   irm_module *typed = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &typed));
+  ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_object *twice = irm_module_function(typed, "twice"), *mainf = irm_module_function(typed, "main");
   ck_assert_ptr_nonnull(irm_function_ret_type(twice));
   ck_assert_ptr_nonnull(irm_function_ret_type(mainf));
   irm_object *call = irm_function_body(mainf);
   ck_assert_int_eq(irm_expr_kind_of(call), IRM_EXPR_CALL);
   irm_object *lit = irm_call_callee(call);
-  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(lit)), IRM_IR_TYPE_FUNC);
-  ck_assert_int_eq(irm_ir_type_kind_of(irm_expr_type(irm_call_arg(call, 0))), IRM_IR_TYPE_TENSOR);
-  ck_assert_ok(irm_ir_verify(typed));
+  ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(lit)), IRM_DATAFLOW_TYPE_FUNC);
+  ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(irm_call_arg(call, 0))), IRM_DATAFLOW_TYPE_TENSOR);
+  ck_assert_ok(irm_dataflow_verify(typed));
   irm_object_release(m);
   irm_object_release(typed);
 }
@@ -204,7 +204,7 @@ START_TEST(test_recursion_needs_a_result_annotation) {
                                "  %0\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_int_eq(irm_ir_infer_type(m, &out), IRM_ETYPE);
+  ck_assert_int_eq(irm_dataflow_infer_type(m, &out), IRM_ETYPE);
   ck_assert_error_mentions("in function 'main'");
   ck_assert_error_mentions("@main calls itself; give it a result type annotation");
   ck_assert_ptr_null(out);
@@ -214,7 +214,7 @@ START_TEST(test_recursion_needs_a_result_annotation) {
                    "  %0 = @main(%x);\n"
                    "  %0\n"
                    "}\n");
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   ck_assert_ptr_nonnull(irm_expr_type(irm_function_body(irm_module_function(out, "main"))));
   irm_object_release(m);
   irm_object_release(out);
@@ -223,7 +223,7 @@ END_TEST
 
 static void assert_infer_fails(const char *text, int code, const char *needle1, const char *needle2) {
   irm_module *m = parse_module(text), *out = NULL;
-  int rc = irm_ir_infer_type(m, &out);
+  int rc = irm_dataflow_infer_type(m, &out);
   ck_assert_msg(rc == code, "expected %d, got %d (%s)", code, rc, irm_last_error());
   ck_assert_error_mentions(needle1);
   if (needle2) ck_assert_error_mentions(needle2);
@@ -277,7 +277,7 @@ START_TEST(test_functions_passes_leave_alone_are_not_typed) {
                                "  %0\n"
                                "}\n"),
              *out = NULL;
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   ck_assert_ptr_eq(irm_module_function(out, "ext"), irm_module_function(m, "ext"));
   ck_assert_ptr_nonnull(irm_function_ret_type(irm_module_function(out, "main")));
   irm_object_release(m);
@@ -317,7 +317,7 @@ START_TEST(test_infer_expr_type_leaves_the_expression_alone) {
                                "  %1\n"
                                "}\n");
   irm_object *body = irm_function_body(irm_module_function(m, "main")), *t = NULL;
-  ck_assert_ok(irm_ir_infer_expr_type(body, m, &t));
+  ck_assert_ok(irm_dataflow_infer_expr_type(body, m, &t));
   ck_assert_int_eq(irm_tensor_type_ndim(t), 2);
   ck_assert_int_eq(irm_tensor_type_shape(t)[1], 1);
   ck_assert_ptr_null(irm_expr_type(body));
@@ -337,7 +337,7 @@ START_TEST(test_a_long_chain_is_typed_without_recursion) {
   snprintf(text + len, cap - len, "  %%%d\n}\n", N - 1);
   irm_module *m = parse_module(text), *out = NULL;
   free(text);
-  ck_assert_ok(irm_ir_infer_type(m, &out));
+  ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *body = irm_function_body(irm_module_function(out, "main"));
   ck_assert_int_eq(irm_tensor_type_shape(irm_expr_type(body))[0], 2);
   irm_object_release(m);

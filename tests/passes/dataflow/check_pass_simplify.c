@@ -1,4 +1,4 @@
-/* SimplifyExpr (ir_passes.h): arithmetic identities on typed IR, nested
+/* SimplifyExpr (dataflow/passes.h): arithmetic identities on typed IR, nested
  * reshapes and transposes, what it leaves alone, the pass by name and in a
  * pipeline, and its errors. */
 #include "check_ir_pass_util.h"
@@ -14,7 +14,7 @@ static irm_module *main_of(const char *param, const char *body) {
 
 static void check_simplifies(const char *param, const char *body, const char *want_body) {
   irm_module *m = main_of(param, body), *out = NULL, *want = main_of(param, want_body);
-  ck_assert_ok(irm_ir_simplify_expr(m, &out));
+  ck_assert_ok(irm_dataflow_simplify_expr(m, &out));
   ip_assert_equal(out, want);
   int64_t shape[] = {2, 3};
   irm_object *x = ip_tensor(shape, 2, 7);
@@ -30,7 +30,7 @@ static void check_simplifies(const char *param, const char *body, const char *wa
 
 static void check_unchanged(irm_module *m) {
   irm_module *out = NULL;
-  ck_assert_ok(irm_ir_simplify_expr(m, &out));
+  ck_assert_ok(irm_dataflow_simplify_expr(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
@@ -54,7 +54,7 @@ START_TEST(test_arithmetic_identities) {
              *out = NULL,
              *want = ip_parse(IP_HEAD "def @main(%x: " T23 ") -> " T23 " {\n  let %y: " T23 " = %x;\n"
                                       "  %0 = nn.relu(%y);\n  %0\n}\n");
-  ck_assert_ok(irm_ir_simplify_expr(m, &out));
+  ck_assert_ok(irm_dataflow_simplify_expr(m, &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
   irm_object_release(out);
@@ -88,7 +88,7 @@ START_TEST(test_reshape_of_reshape) {
                                    "  %1 = reshape(%0, newshape=[3, -1]);\n  %1\n}\n"),
              *out = NULL,
              *want = ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = reshape(%x, newshape=[3, -1]);\n  %0\n}\n");
-  ck_assert_ok(irm_ir_simplify_expr(m, &out));
+  ck_assert_ok(irm_dataflow_simplify_expr(m, &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
   irm_object_release(out);
@@ -121,7 +121,7 @@ START_TEST(test_results_match_on_rank3) {
                              "  %2 = multiply(%1, const(float32, [], [1]));\n  %3 = reshape(%2, newshape=[24]);\n"
                              "  %4 = reshape(%3, newshape=[4, 6]);\n  %4\n}\n";
   irm_module *m = ip_typed(text), *out = NULL;
-  ck_assert_ok(irm_ir_simplify_expr(m, &out));
+  ck_assert_ok(irm_dataflow_simplify_expr(m, &out));
   int64_t shape[] = {2, 3, 4};
   irm_object *x = ip_tensor(shape, 3, 3);
   irm_any a = irm_any_object(x);
@@ -169,10 +169,10 @@ END_TEST
 START_TEST(test_errors) {
   irm_module *out = (irm_module *)&out;
   irm_object *s = new_string("not a module");
-  ck_assert_error(irm_ir_simplify_expr((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_dataflow_simplify_expr((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(out);
   irm_module *m = main_of(T23, "  %x\n");
-  ck_assert_error(irm_ir_simplify_expr(m, NULL), IRM_EVALUE, "ValueError: irm_ir_simplify_expr: out must not be NULL");
+  ck_assert_error(irm_dataflow_simplify_expr(m, NULL), IRM_EVALUE, "ValueError: irm_dataflow_simplify_expr: out must not be NULL");
   ck_assert_error(ip_pipeline("SimplifyExpr{depth=2}", m, &out), IRM_EATTR, "AttributeError: pipeline 'SimplifyExpr{depth=2}': pass 'SimplifyExpr' has no option 'depth'");
   irm_object_release(s);
   irm_object_release(m);

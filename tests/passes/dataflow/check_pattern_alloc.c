@@ -74,8 +74,8 @@ static int run_partition(void *ctx) {
 /* main's body, typed. NEW module in *m. */
 static irm_object *typed_body(irm_module **m) {
   irm_module *parsed = NULL;
-  ck_assert_int_eq(irm_ir_parse(program, sizeof program - 1, &parsed), 0);
-  ck_assert_int_eq(irm_ir_infer_type(parsed, m), 0);
+  ck_assert_int_eq(irm_dataflow_parse(program, sizeof program - 1, &parsed), 0);
+  ck_assert_int_eq(irm_dataflow_infer_type(parsed, m), 0);
   irm_object_release(parsed);
   return irm_function_body(irm_module_function(*m, "main"));
 }

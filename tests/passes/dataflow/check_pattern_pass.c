@@ -46,14 +46,14 @@ static void check_rewrites(const char *rules, const char *params, const char *bo
 
 START_TEST(test_relu_to_max_on_cnn) {
   irm_module *raw = NULL, *out = NULL;
-  ck_assert_ok(irm_ir_example_model("cnn", &raw));
+  ck_assert_ok(irm_dataflow_example_model("cnn", &raw));
   ck_assert_ok(run_rules("rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))", raw, &out));
   ck_assert_ptr_ne(out, raw);
   char *text = ip_text(out);
   ck_assert_msg(strstr(text, "nn.relu") == NULL, "a relu is left:\n%s", text);
   ck_assert_ptr_nonnull(strstr(text, "maximum("));
   free(text);
-  ck_assert_ok(irm_ir_verify(out));
+  ck_assert_ok(irm_dataflow_verify(out));
   irm_object_release(raw);
   irm_object_release(out);
 }
@@ -130,8 +130,8 @@ static irm_object *counting_rule(const char *name, irm_object *lhs, int *calls) 
  * every node. */
 START_TEST(test_root_op_index) {
   irm_module *raw = NULL, *m = NULL, *out = NULL;
-  ck_assert_ok(irm_ir_example_model("cnn", &raw));
-  ck_assert_ok(irm_ir_infer_type(raw, &m));
+  ck_assert_ok(irm_dataflow_example_model("cnn", &raw));
+  ck_assert_ok(irm_dataflow_infer_type(raw, &m));
   int softmax_calls = 0, any_calls = 0;
   irm_object *op = NULL, *lhs = NULL, *w = NULL;
   ck_assert_ok(irm_pattern_op("nn.softmax", &op));

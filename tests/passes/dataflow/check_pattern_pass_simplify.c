@@ -2,9 +2,9 @@
  * gives: the arithmetic identities as rules text, the nested reshapes and
  * transposes as rules with C callbacks (their result attributes are
  * computed), on the example models and on random programs over the
- * built-in ops (ir_gen_ops.h), all typed by InferType first. */
+ * built-in ops (dataflow_gen_ops.h), all typed by InferType first. */
 #include "check_ir_pass_util.h"
-#include "ir_gen_ops.h"
+#include "dataflow_gen_ops.h"
 
 #define MAX_RANK 16
 
@@ -44,7 +44,7 @@ static int remake(const irm_object *like, irm_object *x, const char *name, const
 static int fold_reshape(void *ctx, irm_object *matched, const irm_object *captures, irm_object **out) {
   (void)ctx;
   irm_object *x = irm_map_find_cstr(captures, "x")->v_obj, *t = irm_expr_type(matched);
-  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR) return IRM_OK;
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR) return IRM_OK;
   return remake(matched, x, "newshape", irm_tensor_type_shape(t), irm_tensor_type_ndim(t), out);
 }
 
@@ -61,7 +61,7 @@ static int norm(int64_t *axes, int n, int rank) {
 static int fold_transpose(void *ctx, irm_object *matched, const irm_object *captures, irm_object **out) {
   (void)ctx;
   irm_object *inner = irm_call_arg(matched, 0), *x = irm_map_find_cstr(captures, "x")->v_obj, *t = irm_expr_type(x);
-  if (irm_ir_type_kind_of(t) != IRM_IR_TYPE_TENSOR) return IRM_OK;
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR) return IRM_OK;
   int rank = irm_tensor_type_ndim(t);
   int64_t p[MAX_RANK], q[MAX_RANK], r[MAX_RANK];
   int np = ints(inner, "axes", p), nq = ints(matched, "axes", q);
@@ -101,9 +101,9 @@ static irm_object *simplify_rules(void) {
 /* Both ways on typed m: the same module. Returns whether it changed. */
 static int check_same(irm_module *m, irm_pass *rules_pass, const char *what) {
   irm_module *typed = NULL, *builtin = NULL, *by_rules = NULL;
-  int rc = irm_ir_infer_type(m, &typed);
+  int rc = irm_dataflow_infer_type(m, &typed);
   ck_require(rc == 0, "%s: InferType: %s", what, irm_last_error());
-  ck_assert_ok(irm_ir_simplify_expr(typed, &builtin));
+  ck_assert_ok(irm_dataflow_simplify_expr(typed, &builtin));
   rc = irm_pass_run(rules_pass, typed, &by_rules);
   ck_require(rc == 0, "%s: the rules pass failed: %s", what, irm_last_error());
   if (!ip_equal(builtin, by_rules)) {
@@ -130,11 +130,11 @@ static irm_pass *rules_pass(void) {
 START_TEST(test_example_models) {
   irm_pass *p = rules_pass();
   irm_object *names = NULL;
-  ck_assert_ok(irm_ir_example_model_names(&names));
+  ck_assert_ok(irm_dataflow_example_model_names(&names));
   for (size_t i = 0; i < irm_array_size(names); i++) {
     const char *name = irm_string_data(irm_array_at(names, i)->v_obj);
     irm_module *m = NULL;
-    ck_assert_ok(irm_ir_example_model(name, &m));
+    ck_assert_ok(irm_dataflow_example_model(name, &m));
     check_same(m, p, name);
     irm_object_release(m);
   }

@@ -107,7 +107,7 @@ static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
 
 static irm_object *tensor_type_of(irm_object *e) {
   irm_object *t = irm_expr_type(e);
-  return irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR ? t : NULL;
+  return irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR ? t : NULL;
 }
 
 /* The inputs a dominator walk follows back from e. */
@@ -246,7 +246,7 @@ static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
   case IRM_PATTERN_ATTR: return match(s, p->sub[0], e) && attrs_hold(s, p->data, e);
   case IRM_PATTERN_TYPE: {
     irm_object *t = irm_expr_type(e);
-    return t && irm_ir_type_equal(t, p->data) && match(s, p->sub[0], e);
+    return t && irm_dataflow_type_equal(t, p->data) && match(s, p->sub[0], e);
   }
   case IRM_PATTERN_DTYPE: {
     irm_object *t = tensor_type_of(e);

@@ -210,7 +210,7 @@ static int type_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_o
     case IRM_EXPR_TUPLE_GET_ITEM: {
       irm_object *tt = irm_expr_type(irm_tuple_item_source(rebuilt));
       int64_t i = irm_tuple_item_index(rebuilt);
-      if (irm_ir_type_kind_of(tt) == IRM_IR_TYPE_TUPLE && (size_t)i < irm_tuple_type_size(tt)) {
+      if (irm_dataflow_type_kind_of(tt) == IRM_DATAFLOW_TYPE_TUPLE && (size_t)i < irm_tuple_type_size(tt)) {
         t = irm_tuple_type_field(tt, (size_t)i);
         irm_object_retain(t);
       }
@@ -263,7 +263,7 @@ static int fire_once(walk *w, irm_object *e, const irm_object *want, irm_object 
     rc = irm_expr_rewrite(&typer, rep, &typed);
     irm_object_release(rep);
     if (rc) return irm_error_context(rc, "typing what rule '%s' gave", irm_rewrite_rule_name(w->rs->order[i]));
-    if (want && (!irm_expr_type(typed) || !irm_ir_type_equal(want, irm_expr_type(typed)))) {
+    if (want && (!irm_expr_type(typed) || !irm_dataflow_type_equal(want, irm_expr_type(typed)))) {
       irm_object_release(typed); /* it would change the type: not this rule */
       continue;
     }

@@ -1,5 +1,5 @@
-/* The random IR generator of ir_gen.h. */
-#include "ir_gen.h"
+/* The random IR generator of dataflow_gen.h. */
+#include "dataflow_gen.h"
 
 #include <math.h>
 #include <stdio.h>

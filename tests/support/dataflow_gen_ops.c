@@ -1,7 +1,7 @@
-/* The generators of ir_gen_ops.h. Each value the generator makes carries
+/* The generators of dataflow_gen_ops.h. Each value the generator makes carries
  * its shape and a bound on its magnitude, so the ops it picks next
  * type-check and keep the results finite. */
-#include "ir_gen_ops.h"
+#include "dataflow_gen_ops.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -20,87 +20,87 @@
 #include "text/text_internal.h"
 
 typedef struct rules_parser {
-  irm_ir_parser p;
+  irm_dataflow_parser p;
   irm_object *holes; /* Map capture name -> Var, for one right-hand side */
 } rules_parser;
 
 /* Whether the text at the current token starts with sym (tokens the IR
  * lexer does not have: => == != && |). */
-static int is_sym(const irm_ir_parser *p, const char *sym) {
+static int is_sym(const irm_dataflow_parser *p, const char *sym) {
   size_t n = strlen(sym);
   return p->tok.kind != IRM_TOK_EOF && p->tok.start + n <= p->lx.len && memcmp(p->lx.text + p->tok.start, sym, n) == 0;
 }
 
-static void skip_sym(irm_ir_parser *p, const char *sym) { p->tok = irm_ir_lex_(&p->lx, p->tok.start + strlen(sym)); }
+static void skip_sym(irm_dataflow_parser *p, const char *sym) { p->tok = irm_dataflow_lex_(&p->lx, p->tok.start + strlen(sym)); }
 
 /* The current IDENT / VAR name (without '%') into buf. */
-static int tok_name(irm_ir_parser *p, char *buf, size_t size, const char *what) {
-  irm_ir_tok t = p->tok;
+static int tok_name(irm_dataflow_parser *p, char *buf, size_t size, const char *what) {
+  irm_dataflow_tok t = p->tok;
   size_t skip = t.kind == IRM_TOK_VAR ? 1 : 0;
-  if ((t.kind != IRM_TOK_IDENT && t.kind != IRM_TOK_VAR) || t.len - skip >= size) return irm_ir_expected_(p, what);
+  if ((t.kind != IRM_TOK_IDENT && t.kind != IRM_TOK_VAR) || t.len - skip >= size) return irm_dataflow_expected_(p, what);
   memcpy(buf, p->lx.text + t.start + skip, t.len - skip);
   buf[t.len - skip] = '\0';
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   return IRM_OK;
 }
 
-static int read_int(irm_ir_parser *p, int64_t *out, const char *what) {
-  if (p->tok.kind != IRM_TOK_INT) return irm_ir_expected_(p, what);
+static int read_int(irm_dataflow_parser *p, int64_t *out, const char *what) {
+  if (p->tok.kind != IRM_TOK_INT) return irm_dataflow_expected_(p, what);
   irm_any v = irm_any_none();
-  int rc = irm_ir_parse_value_(p, &v);
+  int rc = irm_dataflow_parse_value_(p, &v);
   if (!rc) *out = v.v_int;
   return rc;
 }
 
 /* `.N` after an expression or pattern: *index, or -1 when absent. */
-static int field_index(irm_ir_parser *p, int64_t *index) {
+static int field_index(irm_dataflow_parser *p, int64_t *index) {
   *index = -1;
-  if (!irm_ir_is_punct_(p, '.')) return IRM_OK;
-  irm_ir_next_(p);
+  if (!irm_dataflow_is_punct_(p, '.')) return IRM_OK;
+  irm_dataflow_next_(p);
   int rc = read_int(p, index, "a field index after '.'");
-  if (!rc && *index < 0) rc = irm_ir_error_at_(p, p->tok.start, IRM_EVALUE, "a field index is >= 0");
+  if (!rc && *index < 0) rc = irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "a field index is >= 0");
   return rc;
 }
 
 /* A constant: const(float32, [], [1]) as in the IR, or the shorthands
  * const(1f) / const(1.5) (float32) and const(1) (int32). */
-static int parse_const(irm_ir_parser *p, irm_object **out) {
+static int parse_const(irm_dataflow_parser *p, irm_object **out) {
   size_t at = p->tok.start;
-  irm_ir_tok open = irm_ir_peek_(p);
-  irm_ir_tok num = irm_ir_lex_(&p->lx, open.start + open.len);
+  irm_dataflow_tok open = irm_dataflow_peek_(p);
+  irm_dataflow_tok num = irm_dataflow_lex_(&p->lx, open.start + open.len);
   irm_object *tensor = NULL;
   int rc = IRM_OK;
   if (open.kind == IRM_TOK_PUNCT && p->lx.text[open.start] == '(' &&
       (num.kind == IRM_TOK_INT || num.kind == IRM_TOK_FLOAT)) {
-    irm_ir_next_(p);
-    irm_ir_next_(p);
+    irm_dataflow_next_(p);
+    irm_dataflow_next_(p);
     char buf[64];
-    if (num.len >= sizeof buf) return irm_ir_error_at_(p, num.start, IRM_EVALUE, "a number of %zu bytes", num.len);
+    if (num.len >= sizeof buf) return irm_dataflow_error_at_(p, num.start, IRM_EVALUE, "a number of %zu bytes", num.len);
     memcpy(buf, p->lx.text + num.start, num.len);
     buf[num.len] = '\0';
-    irm_ir_next_(p);
+    irm_dataflow_next_(p);
     int single = num.kind == IRM_TOK_FLOAT;
-    if (irm_ir_is_word_(p, "f")) {
+    if (irm_dataflow_is_word_(p, "f")) {
       single = 1;
-      irm_ir_next_(p);
+      irm_dataflow_next_(p);
     }
-    if ((rc = irm_ir_expect_punct_(p, ')', "')' after the constant"))) return rc;
+    if ((rc = irm_dataflow_expect_punct_(p, ')', "')' after the constant"))) return rc;
     double d = strtod(buf, NULL);
     DLDataType dt = single ? (DLDataType){kDLFloat, 32, 1} : (DLDataType){kDLInt, 32, 1};
     rc = irm_tensor_new(dt, NULL, 0, NULL, &tensor);
     if (!rc) irm_tensor_set_f64(tensor, 0, d);
   } else {
-    rc = irm_ir_parse_tensor_(p, &tensor);
+    rc = irm_dataflow_parse_tensor_(p, &tensor);
   }
-  if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_ir_context_at_(p, at, rc);
+  if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_dataflow_context_at_(p, at, rc);
   irm_object_release(tensor);
   return rc;
 }
 
 /* `key=value` entries after positional items: nonzero when the current
  * token starts one. */
-static int at_attr(const irm_ir_parser *p) {
-  irm_ir_tok next = irm_ir_peek_(p);
+static int at_attr(const irm_dataflow_parser *p) {
+  irm_dataflow_tok next = irm_dataflow_peek_(p);
   return (p->tok.kind == IRM_TOK_IDENT || p->tok.kind == IRM_TOK_STRING) && next.kind == IRM_TOK_PUNCT &&
          p->lx.text[next.start] == '=' && !(next.start + 1 < p->lx.len && p->lx.text[next.start + 1] == '=');
 }
@@ -110,28 +110,18 @@ static int at_attr(const irm_ir_parser *p) {
 typedef int (*item_fn)(rules_parser *rp, irm_object **out);
 
 static int parse_items(rules_parser *rp, item_fn item, irm_object **items, irm_object **attrs, int *trailing) {
-  irm_ir_parser *p = &rp->p;
-  int rc = irm_ir_enter_(p);
+  irm_dataflow_parser *p = &rp->p;
+  int rc = irm_dataflow_enter_(p);
   if (rc) return rc;
-  irm_ir_next_(p);
+  irm_dataflow_next_(p);
   if (trailing) *trailing = 0;
   rc = irm_array_new(NULL, 0, items);
   if (!rc && attrs) rc = irm_map_new(attrs);
-  while (!rc && !irm_ir_is_punct_(p, ')')) {
+  while (!rc && !irm_dataflow_is_punct_(p, ')')) {
     if (attrs && at_attr(p)) {
-      size_t kat = p->tok.start;
-      char *key = NULL;
-      size_t klen = 0;
-      irm_any v = irm_any_none();
-      rc = irm_ir_parse_key_(p, &key, &klen);
-      if (!rc) rc = irm_ir_parse_value_(p, &v);
-      if (!rc && irm_map_find(*attrs, key, klen))
-        rc = irm_ir_error_at_(p, kat, IRM_EVALUE, "attribute '%s' is given twice", irm_error_quote(key));
-      if (!rc) rc = irm_map_set_move_n(attrs, key, klen, &v);
-      irm_any_release(&v);
-      irm_free(key);
+      rc = irm_dataflow_parse_attr_(p, attrs);
     } else if (attrs && irm_map_size(*attrs)) {
-      rc = irm_ir_expected_(p, "an attribute key=value (arguments come first)");
+      rc = irm_dataflow_expected_(p, "an attribute key=value (arguments come first)");
     } else {
       irm_object *o = NULL;
       if (!(rc = item(rp, &o))) {
@@ -141,12 +131,12 @@ static int parse_items(rules_parser *rp, item_fn item, irm_object **items, irm_o
       }
     }
     if (rc) break;
-    if (trailing) *trailing = irm_ir_is_punct_(p, ',');
-    if (irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
-    else if (!irm_ir_is_punct_(p, ')')) rc = irm_ir_expected_(p, "',' or ')'");
+    if (trailing) *trailing = irm_dataflow_is_punct_(p, ',');
+    if (irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+    else if (!irm_dataflow_is_punct_(p, ')')) rc = irm_dataflow_expected_(p, "',' or ')'");
   }
-  if (!rc) irm_ir_next_(p);
-  irm_ir_leave_(p);
+  if (!rc) irm_dataflow_next_(p);
+  irm_dataflow_leave_(p);
   return rc;
 }
 
@@ -178,15 +168,15 @@ static int rhs_hole(rules_parser *rp, irm_object **out) {
 }
 
 static int parse_rhs_atom(rules_parser *rp, irm_object **out) {
-  irm_ir_parser *p = &rp->p;
+  irm_dataflow_parser *p = &rp->p;
   size_t at = p->tok.start;
   int rc = IRM_OK;
   *out = NULL;
   if (p->tok.kind == IRM_TOK_VAR) return rhs_hole(rp, out);
-  if (irm_ir_is_word_(p, "const")) return parse_const(p, out);
+  if (irm_dataflow_is_word_(p, "const")) return parse_const(p, out);
   irm_object *items = NULL, *attrs = NULL, **objs = NULL;
   int trailing = 0;
-  if (irm_ir_is_punct_(p, '(')) {
+  if (irm_dataflow_is_punct_(p, '(')) {
     rc = parse_items(rp, parse_rhs, &items, NULL, &trailing);
     if (!rc && irm_array_size(items) == 1 && !trailing) {
       *out = irm_array_at(items, 0)->v_obj; /* (e): grouping */
@@ -194,20 +184,20 @@ static int parse_rhs_atom(rules_parser *rp, irm_object **out) {
     } else if (!rc && !(objs = objects_of(items))) {
       rc = irm_error_nomem_("parsing rules");
     } else if (!rc && (rc = irm_tuple_new(objs, irm_array_size(items), out))) {
-      rc = irm_ir_context_at_(p, at, rc);
+      rc = irm_dataflow_context_at_(p, at, rc);
     }
   } else if (p->tok.kind == IRM_TOK_IDENT) {
     char name[256];
     irm_object *op = NULL;
     if ((rc = tok_name(p, name, sizeof name, "an op"))) return rc;
-    if ((rc = irm_op_get(name, &op))) return irm_ir_context_at_(p, at, rc);
-    if (!irm_ir_is_punct_(p, '(')) rc = irm_ir_expected_(p, "'(' and the op's arguments");
+    if ((rc = irm_op_get(name, &op))) return irm_dataflow_context_at_(p, at, rc);
+    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' and the op's arguments");
     if (!rc) rc = parse_items(rp, parse_rhs, &items, &attrs, NULL);
     if (!rc && !(objs = objects_of(items))) rc = irm_error_nomem_("parsing rules");
-    if (!rc && (rc = irm_call_new(op, objs, irm_array_size(items), attrs, out))) rc = irm_ir_context_at_(p, at, rc);
+    if (!rc && (rc = irm_call_new(op, objs, irm_array_size(items), attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
     irm_object_release(op);
   } else {
-    rc = irm_ir_expected_(p, "an expression (a %capture, an op call, a const or a tuple)");
+    rc = irm_dataflow_expected_(p, "an expression (a %capture, an op call, a const or a tuple)");
   }
   irm_free(objs);
   irm_object_release(items);
@@ -222,7 +212,7 @@ static int parse_rhs(rules_parser *rp, irm_object **out) {
     int64_t index = -1;
     if (rc || (rc = field_index(&rp->p, &index)) || index < 0) break;
     irm_object *item = NULL;
-    if ((rc = irm_tuple_get_item_new(*out, index, &item))) rc = irm_ir_context_at_(&rp->p, at, rc);
+    if ((rc = irm_tuple_get_item_new(*out, index, &item))) rc = irm_dataflow_context_at_(&rp->p, at, rc);
     irm_object_release(*out);
     *out = item;
   }
@@ -239,13 +229,13 @@ static int parse_alt(rules_parser *rp, irm_object **out);
 
 /* `%x`, `%x: const`, `%x: var`, `%x: float32`, `%x: Tensor[...]`. */
 static int parse_capture(rules_parser *rp, irm_object **out) {
-  irm_ir_parser *p = &rp->p;
+  irm_dataflow_parser *p = &rp->p;
   size_t at = p->tok.start;
   char name[128];
   irm_object *inner = NULL;
   int rc = tok_name(p, name, sizeof name, "a capture");
-  if (!rc && irm_ir_is_punct_(p, ':')) {
-    irm_ir_next_(p);
+  if (!rc && irm_dataflow_is_punct_(p, ':')) {
+    irm_dataflow_next_(p);
     DLDataType dt;
     char word[64] = "";
     if (p->tok.kind == IRM_TOK_IDENT && p->tok.len < sizeof word) {
@@ -254,17 +244,17 @@ static int parse_capture(rules_parser *rp, irm_object **out) {
     }
     if (strcmp(word, "const") == 0 || strcmp(word, "var") == 0) {
       rc = strcmp(word, "const") == 0 ? irm_pattern_constant(&inner) : irm_pattern_var(NULL, &inner);
-      irm_ir_next_(p);
+      irm_dataflow_next_(p);
     } else if (word[0] && strcmp(word, "Tensor") != 0 && strcmp(word, "fn") != 0) {
       irm_object *any = NULL;
-      if ((rc = irm_dtype_parse(word, &dt))) rc = irm_ir_context_at_(p, p->tok.start, rc);
+      if ((rc = irm_dtype_parse(word, &dt))) rc = irm_dataflow_context_at_(p, p->tok.start, rc);
       if (!rc) rc = irm_pattern_wildcard(&any);
       if (!rc) rc = irm_pattern_has_dtype(any, dt, &inner);
       irm_object_release(any);
-      irm_ir_next_(p);
+      irm_dataflow_next_(p);
     } else {
       irm_object *type = NULL, *any = NULL;
-      rc = irm_ir_parse_type_(p, &type);
+      rc = irm_dataflow_parse_type_(p, &type);
       if (!rc) rc = irm_pattern_wildcard(&any);
       if (!rc) rc = irm_pattern_has_type(any, type, &inner);
       irm_object_release(type);
@@ -273,26 +263,26 @@ static int parse_capture(rules_parser *rp, irm_object **out) {
   } else if (!rc) {
     rc = irm_pattern_wildcard(&inner);
   }
-  if (!rc && (rc = irm_pattern_capture(name, inner, out))) rc = irm_ir_context_at_(p, at, rc);
+  if (!rc && (rc = irm_pattern_capture(name, inner, out))) rc = irm_dataflow_context_at_(p, at, rc);
   irm_object_release(inner);
   return rc;
 }
 
 static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
-  irm_ir_parser *p = &rp->p;
+  irm_dataflow_parser *p = &rp->p;
   size_t at = p->tok.start;
   *out = NULL;
   if (p->tok.kind == IRM_TOK_VAR) return parse_capture(rp, out);
-  if (irm_ir_is_word_(p, "_")) {
-    irm_ir_next_(p);
+  if (irm_dataflow_is_word_(p, "_")) {
+    irm_dataflow_next_(p);
     return irm_pattern_wildcard(out);
   }
   int rc = IRM_OK;
   irm_object *items = NULL, *attrs = NULL, **objs = NULL;
-  if (irm_ir_is_word_(p, "const")) {
-    irm_ir_tok next = irm_ir_peek_(p);
+  if (irm_dataflow_is_word_(p, "const")) {
+    irm_dataflow_tok next = irm_dataflow_peek_(p);
     if (next.kind != IRM_TOK_PUNCT || p->lx.text[next.start] != '(') {
-      irm_ir_next_(p);
+      irm_dataflow_next_(p);
       return irm_pattern_constant(out);
     }
     irm_object *c = NULL;
@@ -302,7 +292,7 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     return rc;
   }
   int trailing = 0;
-  if (irm_ir_is_punct_(p, '(')) {
+  if (irm_dataflow_is_punct_(p, '(')) {
     rc = parse_items(rp, parse_alt, &items, NULL, &trailing);
     if (!rc && irm_array_size(items) == 1 && !trailing) {
       *out = irm_array_at(items, 0)->v_obj;
@@ -312,12 +302,12 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     } else if (!rc) {
       rc = irm_pattern_tuple(objs, irm_array_size(items), 0, out);
     }
-  } else if (irm_ir_is_word_(p, "dominates")) {
-    irm_ir_next_(p);
-    if (!irm_ir_is_punct_(p, '(')) rc = irm_ir_expected_(p, "'(' after dominates");
+  } else if (irm_dataflow_is_word_(p, "dominates")) {
+    irm_dataflow_next_(p);
+    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' after dominates");
     if (!rc) rc = parse_items(rp, parse_alt, &items, NULL, NULL);
     if (!rc && irm_array_size(items) != 3)
-      rc = irm_ir_error_at_(p, at, IRM_EVALUE, "dominates takes (parent, path, child), got %zu patterns",
+      rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "dominates takes (parent, path, child), got %zu patterns",
                             irm_array_size(items));
     if (!rc)
       rc = irm_pattern_dominates(irm_array_at(items, 0)->v_obj, irm_array_at(items, 1)->v_obj,
@@ -326,8 +316,8 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     char name[256];
     irm_object *op = NULL, *call = NULL;
     if ((rc = tok_name(p, name, sizeof name, "an op"))) return rc;
-    if ((rc = irm_pattern_op(name, &op))) return irm_ir_context_at_(p, at, rc);
-    if (!irm_ir_is_punct_(p, '(')) rc = irm_ir_expected_(p, "'(' and the op's arguments");
+    if ((rc = irm_pattern_op(name, &op))) return irm_dataflow_context_at_(p, at, rc);
+    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' and the op's arguments");
     if (!rc) rc = parse_items(rp, parse_alt, &items, &attrs, NULL);
     if (!rc && !(objs = objects_of(items))) rc = irm_error_nomem_("parsing rules");
     if (!rc) rc = irm_pattern_call(op, objs, irm_array_size(items), &call);
@@ -339,7 +329,7 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     irm_object_release(call);
     irm_object_release(op);
   } else {
-    rc = irm_ir_expected_(p, "a pattern (_, a %capture, an op call, const, a tuple or dominates)");
+    rc = irm_dataflow_expected_(p, "a pattern (_, a %capture, an op call, const, a tuple or dominates)");
   }
   irm_free(objs);
   irm_object_release(items);
@@ -383,7 +373,7 @@ static int parse_alt(rules_parser *rp, irm_object **out) {
 
 /* ---- conditions ---------------------------------------------------------------------- */
 
-static int parse_cond(irm_ir_parser *p, irm_rule_cond_ *c) {
+static int parse_cond(irm_dataflow_parser *p, irm_rule_cond_ *c) {
   static const char *const whats[] = {"shape", "value", "dtype", "ndim", "attr"};
   size_t at = p->tok.start;
   char word[16] = "", arg[256];
@@ -392,49 +382,49 @@ static int parse_cond(irm_ir_parser *p, irm_rule_cond_ *c) {
   for (int i = 0; !rc && i < 5; i++)
     if (strcmp(word, whats[i]) == 0) what = i;
   if (!rc && what < 0)
-    rc = irm_ir_error_at_(p, at, IRM_EVALUE, "unknown condition '%s' (shape, value, dtype, ndim or attr)", word);
-  if (!rc) rc = irm_ir_expect_punct_(p, '(', "'(' after the condition");
-  if (!rc && what != IRM_COND_ATTR && p->tok.kind != IRM_TOK_VAR) rc = irm_ir_expected_(p, "a %capture");
-  if (!rc && what == IRM_COND_ATTR && p->tok.kind != IRM_TOK_IDENT) rc = irm_ir_expected_(p, "an attribute key");
+    rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "unknown condition '%s' (shape, value, dtype, ndim or attr)", word);
+  if (!rc) rc = irm_dataflow_expect_punct_(p, '(', "'(' after the condition");
+  if (!rc && what != IRM_COND_ATTR && p->tok.kind != IRM_TOK_VAR) rc = irm_dataflow_expected_(p, "a %capture");
+  if (!rc && what == IRM_COND_ATTR && p->tok.kind != IRM_TOK_IDENT) rc = irm_dataflow_expected_(p, "an attribute key");
   if (!rc) rc = tok_name(p, arg, sizeof arg, "a name");
-  if (!rc) rc = irm_ir_expect_punct_(p, ')', "')' after the condition's argument");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, ')', "')' after the condition's argument");
   if (rc) return rc;
   c->what = (irm_cond_what_)what;
   if (is_sym(p, "==")) skip_sym(p, "==");
   else if (is_sym(p, "!=")) {
     skip_sym(p, "!=");
     c->negate = 1;
-  } else return irm_ir_expected_(p, "'==' or '!='");
+  } else return irm_dataflow_expected_(p, "'==' or '!='");
   if (!(c->arg = irm_strdup(arg))) return irm_error_nomem_("parsing rules");
-  if (irm_ir_is_punct_(p, '(')) { /* a shape */
-    irm_ir_next_(p);
+  if (irm_dataflow_is_punct_(p, '(')) { /* a shape */
+    irm_dataflow_next_(p);
     irm_object *dims = NULL;
     rc = irm_array_new(NULL, 0, &dims);
-    while (!rc && !irm_ir_is_punct_(p, ')')) {
+    while (!rc && !irm_dataflow_is_punct_(p, ')')) {
       int64_t d = 0;
       if (!(rc = read_int(p, &d, "a dimension"))) {
         irm_any v = irm_any_int(d);
         rc = irm_array_append_move(&dims, &v);
       }
-      if (!rc && irm_ir_is_punct_(p, ',')) irm_ir_next_(p);
-      else if (!rc && !irm_ir_is_punct_(p, ')')) rc = irm_ir_expected_(p, "',' or ')' in a shape");
+      if (!rc && irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+      else if (!rc && !irm_dataflow_is_punct_(p, ')')) rc = irm_dataflow_expected_(p, "',' or ')' in a shape");
     }
-    if (!rc) irm_ir_next_(p);
+    if (!rc) irm_dataflow_next_(p);
     c->value = irm_any_object(dims);
     return rc;
   }
-  if (p->tok.kind == IRM_TOK_IDENT && !irm_ir_is_word_(p, "true") && !irm_ir_is_word_(p, "false") &&
-      !irm_ir_is_word_(p, "none") && !irm_ir_is_word_(p, "const")) { /* a dtype or a bare word */
+  if (p->tok.kind == IRM_TOK_IDENT && !irm_dataflow_is_word_(p, "true") && !irm_dataflow_is_word_(p, "false") &&
+      !irm_dataflow_is_word_(p, "none") && !irm_dataflow_is_word_(p, "const")) { /* a dtype or a bare word */
     irm_object *s = NULL;
     if ((rc = irm_string_new(p->lx.text + p->tok.start, p->tok.len, &s))) return rc;
     c->value = irm_any_object(s);
-    irm_ir_next_(p);
+    irm_dataflow_next_(p);
     return IRM_OK;
   }
-  return irm_ir_parse_value_(p, &c->value);
+  return irm_dataflow_parse_value_(p, &c->value);
 }
 
-static int parse_where(irm_ir_parser *p, irm_rule_cond_ **conds, size_t *n) {
+static int parse_where(irm_dataflow_parser *p, irm_rule_cond_ **conds, size_t *n) {
   int rc = IRM_OK;
   do {
     if (*n && is_sym(p, "&&")) skip_sym(p, "&&");
@@ -452,26 +442,26 @@ static int parse_where(irm_ir_parser *p, irm_rule_cond_ **conds, size_t *n) {
 /* ---- rules and passes ------------------------------------------------------------------ */
 
 static int parse_rule(rules_parser *rp, irm_object **out) {
-  irm_ir_parser *p = &rp->p;
-  irm_ir_next_(p); /* rule */
+  irm_dataflow_parser *p = &rp->p;
+  irm_dataflow_next_(p); /* rule */
   char name[256];
   int64_t benefit = 0;
   irm_object *lhs = NULL, *rhs = NULL;
   irm_rule_cond_ *conds = NULL;
   size_t n = 0;
   int rc = tok_name(p, name, sizeof name, "the rule's name");
-  if (!rc && irm_ir_is_word_(p, "benefit")) {
-    irm_ir_next_(p);
+  if (!rc && irm_dataflow_is_word_(p, "benefit")) {
+    irm_dataflow_next_(p);
     rc = read_int(p, &benefit, "the benefit (an int)");
   }
-  if (!rc) rc = irm_ir_expect_punct_(p, ':', "':' after the rule's name");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, ':', "':' after the rule's name");
   if (!rc) rc = parse_alt(rp, &lhs);
-  if (!rc && irm_ir_is_word_(p, "where")) {
-    irm_ir_next_(p);
+  if (!rc && irm_dataflow_is_word_(p, "where")) {
+    irm_dataflow_next_(p);
     rc = parse_where(p, &conds, &n);
   }
   size_t arrow = p->tok.start;
-  if (!rc && !is_sym(p, "=>")) rc = irm_ir_expected_(p, "'=>' and the right-hand side");
+  if (!rc && !is_sym(p, "=>")) rc = irm_dataflow_expected_(p, "'=>' and the right-hand side");
   if (!rc) {
     skip_sym(p, "=>");
     irm_object_release(rp->holes);
@@ -483,7 +473,7 @@ static int parse_rule(rules_parser *rp, irm_object **out) {
     rc = irm_rewrite_rule_new_ex_(name, lhs, rhs, conds, n, (int)benefit, out);
     conds = NULL; /* taken */
     n = 0;
-    if (rc) rc = irm_ir_context_at_(p, arrow, rc);
+    if (rc) rc = irm_dataflow_context_at_(p, arrow, rc);
   }
   irm_rule_conds_free_(conds, n);
   irm_object_release(lhs);
@@ -493,19 +483,19 @@ static int parse_rule(rules_parser *rp, irm_object **out) {
 
 /* `pass NAME [opt_level N] { rules }` as a Map {name, opt_level, rules}. */
 static int parse_pass(rules_parser *rp, irm_object **out) {
-  irm_ir_parser *p = &rp->p;
-  irm_ir_next_(p);
+  irm_dataflow_parser *p = &rp->p;
+  irm_dataflow_next_(p);
   char name[256];
   int64_t opt_level = 0;
   irm_object *rules = NULL;
   int rc = tok_name(p, name, sizeof name, "the pass's name");
-  if (!rc && irm_ir_is_word_(p, "opt_level")) {
-    irm_ir_next_(p);
+  if (!rc && irm_dataflow_is_word_(p, "opt_level")) {
+    irm_dataflow_next_(p);
     rc = read_int(p, &opt_level, "the opt_level (an int)");
   }
-  if (!rc) rc = irm_ir_expect_punct_(p, '{', "'{' and the pass's rules");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, '{', "'{' and the pass's rules");
   if (!rc) rc = irm_array_new(NULL, 0, &rules);
-  while (!rc && irm_ir_is_word_(p, "rule")) {
+  while (!rc && irm_dataflow_is_word_(p, "rule")) {
     irm_object *r = NULL;
     if (!(rc = parse_rule(rp, &r))) {
       irm_any v = irm_any_object(r);
@@ -513,7 +503,7 @@ static int parse_pass(rules_parser *rp, irm_object **out) {
       irm_object_release(r);
     }
   }
-  if (!rc) rc = irm_ir_expect_punct_(p, '}', "'rule' or '}' closing the pass");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, '}', "'rule' or '}' closing the pass");
   if (!rc) {
     const char *keys[] = {"name", "opt_level", "rules"};
     irm_any values[] = {irm_any_str(name), irm_any_int(opt_level), irm_any_object(rules)};
@@ -528,21 +518,21 @@ static int rules_parse(const char *text, size_t len, int passes, irm_object **ou
   size_t bad = irm_utf8_invalid_at_(text ? text : "", len);
   rules_parser rp;
   memset(&rp, 0, sizeof rp);
-  irm_ir_parser *p = &rp.p;
+  irm_dataflow_parser *p = &rp.p;
   p->lx.text = text ? text : "";
   p->lx.len = len;
   if (bad < len) {
     size_t line, col;
-    irm_ir_line_col_(&p->lx, bad, &line, &col);
+    irm_dataflow_line_col_(&p->lx, bad, &line, &col);
     return irm_error(IRM_EVALUE, "line %zu, column %zu: the text is not valid UTF-8", line, col);
   }
-  p->tok = irm_ir_lex_(&p->lx, 0);
+  p->tok = irm_dataflow_lex_(&p->lx, 0);
   int rc = irm_array_new(NULL, 0, out);
   while (!rc && p->tok.kind != IRM_TOK_EOF) {
     irm_object *item = NULL;
-    if (passes && irm_ir_is_word_(p, "pass")) rc = parse_pass(&rp, &item);
-    else if (!passes && irm_ir_is_word_(p, "rule")) rc = parse_rule(&rp, &item);
-    else rc = irm_ir_expected_(p, passes ? "'pass' (a rules file holds pass blocks)" : "'rule'");
+    if (passes && irm_dataflow_is_word_(p, "pass")) rc = parse_pass(&rp, &item);
+    else if (!passes && irm_dataflow_is_word_(p, "rule")) rc = parse_rule(&rp, &item);
+    else rc = irm_dataflow_expected_(p, passes ? "'pass' (a rules file holds pass blocks)" : "'rule'");
     if (!rc) {
       irm_any v = irm_any_object(item);
       rc = irm_array_append_move(out, &v);

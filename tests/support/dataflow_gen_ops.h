@@ -1,13 +1,13 @@
 /* Seeded generators of well-typed IR over the real built-in ops, for the
  * pass equivalence tests and the IR benchmarks (public API only; beside
- * ir_gen.h, whose modules use stand-in ops without semantics).
+ * dataflow_gen.h, whose modules use stand-in ops without semantics).
  *
  * The modules type-check with InferType and evaluate with ir.Evaluate: every
  * value is a float32 tensor whose magnitude the generator bounds (exp only
  * of small values, division only by constants away from zero), so results
  * stay finite and comparable. */
-#ifndef IRM_TESTS_IR_GEN_OPS_H
-#define IRM_TESTS_IR_GEN_OPS_H
+#ifndef IRM_TESTS_DATAFLOW_GEN_OPS_H
+#define IRM_TESTS_DATAFLOW_GEN_OPS_H
 
 #include <stddef.h>
 #include <stdint.h>

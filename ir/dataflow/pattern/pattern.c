@@ -219,7 +219,7 @@ int irm_pattern_has_attr(irm_object *p, const irm_object *attrs, irm_object **ou
 }
 
 int irm_pattern_has_type(irm_object *p, irm_object *type, irm_object **out) {
-  if (irm_ir_type_kind_of(type) == IRM_IR_TYPE_NONE) {
+  if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_NONE) {
     irm_any v = irm_any_object(type);
     return irm_error(type ? IRM_ETYPE : IRM_EVALUE, "irm_pattern_has_type: type must be a type, got %s",
                      irm_any_describe_(&v));

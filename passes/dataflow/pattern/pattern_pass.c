@@ -43,7 +43,7 @@ static int verify_rewritten(const irm_module *mod, const irm_object *original, i
   const char *name = mod ? name_in(mod, original, &names) : NULL;
   irm_module *m = NULL;
   int rc = IRM_OK;
-  if (name && !(rc = irm_module_with_function(mod, name, func, &m))) rc = irm_ir_verify(m);
+  if (name && !(rc = irm_module_with_function(mod, name, func, &m))) rc = irm_dataflow_verify(m);
   if (rc) rc = irm_error_context(rc, "the rewritten function does not verify");
   irm_object_release(m);
   irm_object_release(names);

@@ -46,11 +46,11 @@ static const composite_type_payload *func_of(const irm_object *t) {
   return irm_payload_if_type_(t, &func_type);
 }
 
-irm_ir_type_kind irm_ir_type_kind_of(const irm_object *t) {
-  if (tensor_of(t)) return IRM_IR_TYPE_TENSOR;
-  if (tuple_of(t)) return IRM_IR_TYPE_TUPLE;
-  if (func_of(t)) return IRM_IR_TYPE_FUNC;
-  return IRM_IR_TYPE_NONE;
+irm_dataflow_type_kind irm_dataflow_type_kind_of(const irm_object *t) {
+  if (tensor_of(t)) return IRM_DATAFLOW_TYPE_TENSOR;
+  if (tuple_of(t)) return IRM_DATAFLOW_TYPE_TUPLE;
+  if (func_of(t)) return IRM_DATAFLOW_TYPE_FUNC;
+  return IRM_DATAFLOW_TYPE_NONE;
 }
 
 /* ---- the uniquing table ------------------------------------------------------
@@ -282,10 +282,10 @@ static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *con
   if (rc) return rc;
   if (n && !items) return irm_error(IRM_EVALUE, "%s: the types must not be NULL when there are %zu", fn, n);
   for (size_t i = 0; i < n; i++)
-    if (irm_ir_type_kind_of(items[i]) == IRM_IR_TYPE_NONE)
+    if (irm_dataflow_type_kind_of(items[i]) == IRM_DATAFLOW_TYPE_NONE)
       return irm_error(IRM_ETYPE, "%s: item %zu must be a type, got %s", fn, i,
                        items[i] ? irm_object_type_key(items[i]) : "NULL");
-  if (type == &func_type && irm_ir_type_kind_of(ret) == IRM_IR_TYPE_NONE)
+  if (type == &func_type && irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_NONE)
     return irm_error(IRM_ETYPE, "%s: the result must be a type, got %s", fn, ret ? irm_object_type_key(ret) : "NULL");
   composite_key key = {type, items, n, ret};
   uint64_t hash = mix(mix(type == &func_type ? 3 : 2, (uint64_t)n), (uint64_t)(uintptr_t)ret);
@@ -359,8 +359,8 @@ irm_object *irm_func_type_ret(const irm_object *t) {
 /* ---- equality --------------------------------------------------------------- */
 
 /* Types are uniqued: equal types are one object. */
-int irm_ir_type_equal(const irm_object *a, const irm_object *b) {
-  return a == b && irm_ir_type_kind_of(a) != IRM_IR_TYPE_NONE;
+int irm_dataflow_type_equal(const irm_object *a, const irm_object *b) {
+  return a == b && irm_dataflow_type_kind_of(a) != IRM_DATAFLOW_TYPE_NONE;
 }
 
 /* ---- printing ------------------------------------------------------------------ */
@@ -372,7 +372,7 @@ typedef struct print_item {
   const char *text;
 } print_item;
 
-int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
+int irm_dataflow_type_print_(irm_text_buf *buf, const irm_object *t) {
   print_item local[32];
   print_item *stack = local;
   size_t depth = 0, cap = 32;
@@ -384,12 +384,12 @@ int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
       irm_text_buf_puts_(buf, it.text);
       continue;
     }
-    irm_ir_type_kind k = irm_ir_type_kind_of(it.type);
-    if (k == IRM_IR_TYPE_NONE) {
+    irm_dataflow_type_kind k = irm_dataflow_type_kind_of(it.type);
+    if (k == IRM_DATAFLOW_TYPE_NONE) {
       irm_text_buf_puts_(buf, "?");
       continue;
     }
-    if (k == IRM_IR_TYPE_TENSOR) {
+    if (k == IRM_DATAFLOW_TYPE_TENSOR) {
       const tensor_type_payload *p = tensor_of(it.type);
       irm_text_buf_puts_(buf, "Tensor[(");
       for (int32_t i = 0; i < p->ndim; i++) irm_text_buf_printf_(buf, i ? ", %lld" : "%lld", (long long)p->shape[i]);
@@ -412,7 +412,7 @@ int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
       cap = c;
     }
     /* Pushed in reverse: the last piece printed goes first. */
-    if (k == IRM_IR_TYPE_FUNC) {
+    if (k == IRM_DATAFLOW_TYPE_FUNC) {
       stack[depth++] = (print_item){p->ret, NULL};
       stack[depth++] = (print_item){NULL, ") -> "};
     } else {
@@ -422,7 +422,7 @@ int irm_ir_type_print_(irm_text_buf *buf, const irm_object *t) {
       stack[depth++] = (print_item){item_at(p, i), NULL};
       if (i) stack[depth++] = (print_item){NULL, ", "};
     }
-    irm_text_buf_puts_(buf, k == IRM_IR_TYPE_FUNC ? "fn (" : "(");
+    irm_text_buf_puts_(buf, k == IRM_DATAFLOW_TYPE_FUNC ? "fn (" : "(");
   }
   if (stack != local) irm_walk_stack_give_(stack, sizeof *stack, cap);
   return rc;
@@ -432,7 +432,7 @@ static int type_repr(const irm_object *self, irm_object **out) {
   irm_text_buf buf;
   char storage[128];
   irm_text_buf_init_(&buf, storage, sizeof storage);
-  int rc = irm_ir_type_print_(&buf, self);
+  int rc = irm_dataflow_type_print_(&buf, self);
   if (rc) {
     irm_text_buf_free_(&buf);
     return rc;

@@ -3,7 +3,7 @@
  * equals the left-hand side's on a sample typing), and applying a rule at
  * one expression (match, conditions, the right-hand side over the
  * captures). The driver that applies rule sets is the pattern pass
- * (passes/dataflow/pattern_pass.c). */
+ * (passes/dataflow/pattern/pattern_pass.c). */
 #include <stdatomic.h>
 #include <string.h>
 
@@ -274,7 +274,7 @@ static int type_of(irm_object *e, int depth, irm_object **out) {
     irm_object *tt = NULL;
     if ((rc = type_of(irm_tuple_item_source(e), depth + 1, &tt)) || !tt) return rc;
     int64_t i = irm_tuple_item_index(e);
-    if (irm_ir_type_kind_of(tt) == IRM_IR_TYPE_TUPLE && (size_t)i < irm_tuple_type_size(tt)) {
+    if (irm_dataflow_type_kind_of(tt) == IRM_DATAFLOW_TYPE_TUPLE && (size_t)i < irm_tuple_type_size(tt)) {
       *out = irm_tuple_type_field(tt, (size_t)i);
       irm_object_retain(*out);
     } else {
@@ -351,7 +351,7 @@ static int check_rule(const char *name, irm_object *lhs, irm_object *rhs, const 
   if (!rc && lt) rc = substitute(rhs, s.captures, &r);
   if (!rc && lt && (rc = type_of(r, 0, &rt)))
     rc = irm_error_context(rc, "rule '%s': the right-hand side does not type-check", irm_error_quote(name));
-  if (!rc && lt && rt && !irm_ir_type_equal(lt, rt)) {
+  if (!rc && lt && rt && !irm_dataflow_type_equal(lt, rt)) {
     irm_object *a = NULL, *b = NULL;
     describe_type(lt, &a);
     describe_type(rt, &b);
@@ -478,7 +478,7 @@ static int cond_holds(const irm_rule_cond_ *c, const irm_bindings_ *captures, ir
     irm_any_release(&v);
   } else {
     irm_object *x = irm_bindings_find_(captures, c->arg), *t = irm_expr_type(x);
-    int tensor = irm_ir_type_kind_of(t) == IRM_IR_TYPE_TENSOR;
+    int tensor = irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR;
     if (c->what == IRM_COND_VALUE) {
       double want = 0;
       if (irm_expr_kind_of(x) == IRM_EXPR_CONSTANT && !irm_any_to_float(&c->value, &want)) {
