@@ -2,8 +2,6 @@
  * graph executor's library share (aot_internal.h): each kernel's packed
  * wrapper, the declarations of external functions, and main's constants
  * as a params blob. */
-#include <stdio.h>
-
 #include "aot_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
