@@ -9,7 +9,7 @@
 #include "irm/error.h"
 #include "irm/function.h"
 #include "irm_crt.h"
-#include "load_internal.h"
+#include "load/load_internal.h"
 
 typedef struct aot_lib {
   int interface_c;
