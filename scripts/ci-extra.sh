@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The checks CI runs after scripts/test: a short libFuzzer smoke run of
-# every harness (fuzz/run.sh, about a minute in all), the thread stress
-# test under ThreadSanitizer (build-tsan) and valgrind memcheck over the
-# Check suites (scripts/valgrind.sh on build-test). Installs clang,
-# libclang-rt-14-dev and valgrind when missing. Every part runs even when
+# The checks CI runs after scripts/test: the house rules (every C file as
+# clang-format would write it, scripts/check-format; python/ and node/
+# linted, scripts/check-lint), a short libFuzzer smoke run of every harness
+# (fuzz/run.sh, about a minute in all), the thread stress test under
+# ThreadSanitizer (build-tsan) and valgrind memcheck over the Check suites
+# (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
+# valgrind, clang-format and flake8 when missing. Every part runs even when
 # an earlier one fails; the last lines report each, and the exit status is
 # non-zero unless all passed.
 set -uo pipefail
@@ -11,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc)
 
 missing=()
-for p in clang libclang-rt-14-dev valgrind; do
+for p in clang libclang-rt-14-dev valgrind clang-format flake8; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -24,6 +26,12 @@ fi
 
 result() { [ "$1" -eq 0 ] && echo passed || echo FAILED; }
 start=$SECONDS
+
+echo "== irm: format and lint"
+scripts/check-format
+format=$?
+scripts/check-lint
+lint=$?
 
 echo "== irm: fuzz smoke runs"
 fuzz=0
@@ -51,8 +59,10 @@ echo "== irm: valgrind memcheck (build-test)"
 scripts/valgrind.sh build-test
 memcheck=$?
 
+echo "irm: format: $(result $format)"
+echo "irm: lint: $(result $lint)"
 echo "irm: fuzz smoke: $(result $fuzz)"
 echo "irm: ThreadSanitizer stress: $(result $tsan)"
 echo "irm: valgrind: $(result $memcheck)"
 echo "irm: extra checks: $((SECONDS - start)) s"
-[ $fuzz -eq 0 ] && [ $tsan -eq 0 ] && [ $memcheck -eq 0 ]
+[ $format -eq 0 ] && [ $lint -eq 0 ] && [ $fuzz -eq 0 ] && [ $tsan -eq 0 ] && [ $memcheck -eq 0 ]

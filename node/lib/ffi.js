@@ -464,7 +464,7 @@ function directMaker(handle) {
         `  if (arguments.length === ${names.length}${checks.map((c) => ` && ${c}`).join('')}) {\n` +
         `    HOME[0]++;\n    try { return direct(${params.join(', ')}); } finally { leave(); }\n  }\n` +
         '  return callPacked(holder.handle, Array.prototype.slice.call(arguments));\n};';
-      // eslint-disable-next-line no-new-func -- built above from fixed pieces
+      // new Function: the body is built above from fixed pieces only
       maker = new Function('direct', 'callPacked', 'HOME', 'leave', 'holder', body)
         .bind(null, direct, callPacked, HOME, leave);
     }

@@ -71,7 +71,7 @@ test('an exception thrown in a callback is an irm error in C, by kind', () => {
     [() => { throw new TypeError('not a number'); }, irm.TypeError, 'not a number'],
     [() => { throw new RangeError('too big'); }, irm.ValueError, 'too big'],
     [() => { throw new Error('plain'); }, irm.RuntimeError, 'plain'],
-    [() => { throw 'a string'; }, irm.RuntimeError, 'a string'], // eslint-disable-line no-throw-literal
+    [() => { throw 'a string'; }, irm.RuntimeError, 'a string'],
   ];
   for (const [fn, cls, message] of cases) {
     irm.registerFunc('test.node.throws', fn, { override: true });

@@ -30,9 +30,9 @@ from .plugin import load_plugin, list_plugins
 from .build import build, compilation_config, BuildResult
 from . import runtime
 from . import pattern
+from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 ir.pattern = pattern  # irm.ir.pattern, TVM's place for it (irm.ir is a module, not a package)
 _sys.modules[__name__ + ".ir.pattern"] = pattern
-from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 
 __version__ = _lib.irm_version().decode()
 

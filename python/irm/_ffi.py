@@ -767,7 +767,7 @@ def _load_cext():
         return None
     address = lambda name: ctypes.cast(getattr(_lib.LIB, name), ctypes.c_void_p).value  # noqa: E731
     module.init({name: address(name) for name in ("irm_func_call", "irm_object_retain",
-                                                   "irm_func_new_packed", "irm_set_last_error")},
+                                                  "irm_func_new_packed", "irm_set_last_error")},
                 {"Object": Object, "wrap": _wrap, "raise_error": raise_last_error,
                  "slot_of": _slot_of, "from_raw": _from_raw, "owned_slot": _owned_slot,
                  "callback_failed": _callback_failed})

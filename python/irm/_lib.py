@@ -143,4 +143,3 @@ irm_func_new_packed = _decl("irm_func_new_packed", ctypes.c_int, PACKED_CFUNC, _
                             _P(_vp))
 irm_plugin_load = _decl("irm_plugin_load", ctypes.c_int, ctypes.c_char_p)
 irm_plugin_load_from_env = _decl("irm_plugin_load_from_env", ctypes.c_int)
-

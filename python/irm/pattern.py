@@ -156,7 +156,7 @@ class DFPatternCallback:
             out = self.callback(matched, matched, captures.to_dict())
             return None if out is None or out.same_as(matched) else out
         return _global("dataflow.pattern.CallbackRule")(name or type(self).__name__, self.pattern, fire,
-                                                          self.benefit)
+                                                        self.benefit)
 
 
 def _as_rules(callbacks):

@@ -20,7 +20,8 @@ _FORMAT_BYTES = {name: fmt.encode() for name, fmt in _FORMATS.items()}  # kept a
 # Buffer formats irm has no dtype for, named for the message.
 _OTHER_FORMATS = {"Q": "uint64", "h": "int16", "H": "uint16",
                   "I": "uint32", "c": "char", "n": "ssize_t", "N": "size_t", "P": "pointer"}
-_INT_RANGES = {"int64": (-(1 << 63), (1 << 63) - 1), "int32": (-(1 << 31), (1 << 31) - 1), "int8": (-128, 127), "uint8": (0, 255)}
+_INT_RANGES = {"int64": (-(1 << 63), (1 << 63) - 1), "int32": (-(1 << 31), (1 << 31) - 1),
+               "int8": (-128, 127), "uint8": (0, 255)}
 
 
 def _dtype_of_format(fmt, itemsize):

@@ -40,7 +40,8 @@ def test_type_errors_carry_the_library_messages():
         ir.TensorType((2, -1))
     with pytest.raises(TypeError, match="shape item 0: expected int"):
         ir.TensorType(("a",))
-    with pytest.raises(TypeError, match=r"^TupleType\(\): argument 1 \(fields\): item 1: expected an IR type, got int 1$"):
+    with pytest.raises(TypeError,
+                       match=r"^TupleType\(\): argument 1 \(fields\): item 1: expected an IR type, got int 1$"):
         ir.TupleType([_f32(), 1])
     with pytest.raises(TypeError, match="must be a list"):
         ir.TupleType(_f32())
@@ -83,7 +84,8 @@ def test_tuple_tuple_get_item_let():
         ir.TupleGetItem(tup, -1)
     with pytest.raises(TypeError, match=r"^Let\(\): the bound variable must be a dataflow.Var, got dataflow.Tuple$"):
         ir.Let(tup, x, x)
-    with pytest.raises(TypeError, match=r"^Tuple\(\): argument 1 \(fields\): item 0: expected an IR expression, got int 1$"):
+    with pytest.raises(TypeError,
+                       match=r"^Tuple\(\): argument 1 \(fields\): item 0: expected an IR expression, got int 1$"):
         ir.Tuple([1])
 
 
@@ -140,7 +142,8 @@ def test_checked_types_and_with_type():
     assert typed.with_type(None).checked_type is None
     with pytest.raises(TypeError, match="fixed"):
         x.with_type(tt)
-    with pytest.raises(TypeError, match="^dataflow.ExprKind: argument 1: expected an IR expression, got dataflow.TensorType$"):
+    with pytest.raises(TypeError,
+                       match="^dataflow.ExprKind: argument 1: expected an IR expression, got dataflow.TensorType$"):
         irm.get_global_func("dataflow.ExprKind")(_f32())
 
 

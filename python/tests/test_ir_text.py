@@ -86,8 +86,8 @@ def test_printing_instrument_elides_unless_told(capfd):
     out = capfd.readouterr().out
     assert "; IR after pass 'BindParams'" in out and len(out) < 5000
     assert "<elided 2048 elements>" in out
-    with irm.PassContext(instruments=[irm.transform.PassPrintingInstrument(["BindParams"],
-                                                                          elide_larger_than=0)]):
+    printing = irm.transform.PassPrintingInstrument(["BindParams"], elide_larger_than=0)
+    with irm.PassContext(instruments=[printing]):
         bind(mod)
     out = capfd.readouterr().out
     assert len(out) > 70000 and "elided" not in out

@@ -194,8 +194,8 @@ def _check_supported(model):
     if missing:
         parts = ["%s (%d: %s)" % (op, len(names), ", ".join(names[:8]) + (", ..." if len(names) > 8 else ""))
                  for op, names in sorted(missing.items())]
-        raise NotImplementedError("from_onnx: %d unsupported op%s: %s" % (len(missing), "" if len(missing) == 1 else "s",
-                                                                           "; ".join(parts)))
+        plural = "" if len(missing) == 1 else "s"
+        raise NotImplementedError("from_onnx: %d unsupported op%s: %s" % (len(missing), plural, "; ".join(parts)))
 
 
 def _input_shape(vi, shape, dtype):
@@ -208,8 +208,8 @@ def _input_shape(vi, shape, dtype):
     dims = []
     for i, d in enumerate(tt.shape.dim):
         if not d.HasField("dim_value"):
-            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); give its shape with shape={'%s': (...)}"
-                             % (name, i, d.dim_param or "?", name))
+            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); "
+                             "give its shape with shape={'%s': (...)}" % (name, i, d.dim_param or "?", name))
         dims.append(int(d.dim_value))
     return tuple(dims), dt
 
@@ -230,7 +230,8 @@ def from_onnx(model, shape=None, dtype=None):
     opset = _opset_of(model)
     if not OPSET_ACCEPTED <= opset <= OPSET_MAX:
         raise NotImplementedError("from_onnx: opset %d; irm's ONNX frontend takes opsets %d to %d (and %d to %d "
-                                  "where the ops are unchanged)" % (opset, OPSET_MIN, OPSET_MAX, OPSET_ACCEPTED, OPSET_MIN - 1))
+                                  "where the ops are unchanged)"
+                                  % (opset, OPSET_MIN, OPSET_MAX, OPSET_ACCEPTED, OPSET_MIN - 1))
     _check_supported(model)
     graph = model.graph
     names = _Names()

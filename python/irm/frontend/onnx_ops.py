@@ -5,7 +5,7 @@ values. Defaults are the ONNX operator specification's (opsets 11-17)."""
 import numpy as np
 
 from .onnx_ops_util import ONNX_TO_IRM, _need_const, _ints, _axis, _scalar  # noqa: F401
-from .onnx_ops_nn import (_as_2d, _conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
+from .onnx_ops_nn import (_conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
                           _softmax)  # noqa: F401
 
 
@@ -74,7 +74,6 @@ def _dropout(g, x, a, node):
 
 def _where(g, x, a, node):
     return [g.emit("where", [x[0], x[1], x[2]])]
-
 
 
 def _elu(g, x, a, node):
@@ -425,7 +424,10 @@ def _lrn(g, x, a, node):
 def _upsample(g, x, a, node):
     """Upsample (opsets 7-9): Resize with asymmetric coordinates, nearest rounding down."""
     v = x[0]
-    scales = a.get("scales") if len(x) < 2 else [float(f) for f in np.asarray(_need_const(x[1], "Upsample's scales")).reshape(-1)]
+    if len(x) < 2:
+        scales = a.get("scales")
+    else:
+        scales = [float(f) for f in np.asarray(_need_const(x[1], "Upsample's scales")).reshape(-1)]
     attrs = {"mode": a.get("mode", "nearest"), "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}
     return _resize(g, [v, None, g.const(np.array(scales, dtype=np.float32))], attrs, node)
 
@@ -667,7 +669,8 @@ CONVERTERS = {
     "ScatterElements": _scatter("scatter_elements"), "Scatter": _scatter("scatter_elements"),
     "ScatterND": _scatter("scatter_nd"), "GatherND": _gather_nd, "Compress": _compress,
     "TopK": _topk,
-    "Resize": _resize, "Upsample": _upsample, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn, "Hardmax": _hardmax, "OneHot": _one_hot,
+    "Resize": _resize, "Upsample": _upsample, "CumSum": _cumsum, "EyeLike": _eye_like, "Shrink": _shrink, "LRN": _lrn,
+    "Hardmax": _hardmax, "OneHot": _one_hot,
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }

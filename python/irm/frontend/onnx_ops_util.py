@@ -23,6 +23,5 @@ def _axis(axis, rank):
     return axis + rank if axis < 0 else axis
 
 
-
 def _scalar(g, like, value):
     return g.const(np.array(value, dtype=like.dtype))
