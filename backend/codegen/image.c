@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codegen_c_internal.h"
+#include "irm_kernel_image.h"
 
 #define P irm_text_buf_printf_
 #define LL(x) ((long long)(x))
@@ -36,57 +37,6 @@ static int index_of(const char *const *names, int n, const char *s) {
   return 0;
 }
 
-static double source_coord(const resize_cfg *r, int axis, int64_t x, int64_t in, int64_t out) {
-  double scale = r->scale[axis] > 0 ? r->scale[axis] : (in ? (double)out / (double)in : 1.0);
-  double len = r->scale[axis] > 0 ? (double)in * r->scale[axis] : (double)out;
-  switch (r->coord) {
-    case 1: return len > 1 ? ((double)x + 0.5) / scale - 0.5 : 0.0;
-    case 2: return len > 1 ? (double)x * (double)(in - 1) / (len - 1) : 0.0;
-    case 3: return (double)x / scale;
-    case 4: return ((double)x + 0.5) / scale;
-    case 5: {
-      double lo = r->roi[axis], hi = r->roi[axis + 2];
-      return len > 1 ? lo * (double)(in - 1) + (double)x * (hi - lo) * (double)(in - 1) / (len - 1)
-                     : 0.5 * (lo + hi) * (double)(in - 1);
-    }
-    default: return ((double)x + 0.5) / scale - 0.5;
-  }
-}
-
-static double cubic_weight(double d, double a) {
-  d = fabs(d);
-  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
-  if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
-  return 0;
-}
-
-/* Taps along one axis: the count (0 outside the crop region), clamped indices, weights. */
-static int taps(const resize_cfg *r, double x, int64_t in, int64_t *idx, double *w) {
-  if (r->coord == 5 && (x < 0 || x > (double)(in - 1))) return 0;
-  if (r->method == 0) {
-    double f = floor(x), frac = x - f;
-    double v = r->rounding == 2 ? f : r->rounding == 3 ? ceil(x) : frac == 0.5 ? (r->rounding == 0 ? f : f + 1) : nearbyint(x);
-    int64_t i = (int64_t)v;
-    idx[0] = i < 0 ? 0 : i >= in ? in - 1 : i;
-    w[0] = 1;
-    return 1;
-  }
-  int64_t base = (int64_t)floor(x);
-  double s = x - (double)base, total = 0;
-  int n = r->method == 1 ? 2 : 4;
-  int64_t first = r->method == 1 ? base : base - 1;
-  for (int t = 0; t < n; t++) {
-    int64_t i = first + t;
-    w[t] = r->method == 1 ? (t == 0 ? 1 - s : s) : cubic_weight((double)t - 1 - s, r->alpha);
-    if (r->exclude && (i < 0 || i >= in)) w[t] = 0;
-    total += w[t];
-    idx[t] = i < 0 ? 0 : i >= in ? in - 1 : i;
-  }
-  if (r->exclude && total != 0)
-    for (int t = 0; t < n; t++) w[t] /= total;
-  return n;
-}
-
 static void emit_exact(double v, irm_text_buf *b) {
   if (v != v) irm_text_buf_puts_(b, "NAN");
   else P(b, "%a", v);
@@ -98,7 +48,9 @@ static void emit_taps(const resize_cfg *r, int axis, const char *name, int64_t i
   for (int64_t x = 0; x < out; x++) {
     int64_t idx[4] = {0, 0, 0, 0};
     double w[4] = {0, 0, 0, 0};
-    int n = taps(r, source_coord(r, axis, x, in, out), in, idx, w);
+    double at = irm_kernel_resize_source(r->coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
+    int n = irm_kernel_resize_taps(r->method, r->coord, r->rounding, r->exclude, r->alpha, at, in, idx, w);
+    if (n < 0) n = 0; /* outside the crop region: no taps, the extrapolation value */
     P(&cnt, "%s%d", x ? ", " : "", n);
     P(&ix, "%s{%lld, %lld, %lld, %lld}", x ? ", " : "", LL(idx[0]), LL(idx[1]), LL(idx[2]), LL(idx[3]));
     irm_text_buf_puts_(&wt, x ? ", {" : "{");

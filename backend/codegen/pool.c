@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "codegen_c_internal.h"
+#include "irm_kernel_pool_window.h"
 
 #define P irm_text_buf_printf_
 #define LL(x) ((long long)(x))
@@ -54,9 +55,9 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     /* taps inside the padded input (not ceil_mode's extra rows) */
     P(b, "      int64_t cy = 0, cx = 0;\n");
     P(b, "      for (int64_t k = 0; k < %lld; k++) cy += y0 + k * %lld <= %lld;\n", (long long)size[0], (long long)dil[0],
-      (long long)(h + pad[2] - 1));
+      (long long)irm_kernel_pool_last_padded(h, pad[2]));
     P(b, "      for (int64_t k = 0; k < %lld; k++) cx += x0 + k * %lld <= %lld;\n", (long long)size[1], (long long)dil[1],
-      (long long)(w + pad[3] - 1));
+      (long long)irm_kernel_pool_last_padded(w, pad[3]));
     P(b, "      count = cy * cx;\n");
   }
   P(b, "      %s[n * %lld + c * %lld + y * %lld + x * %lld] = ", c->out.name, (long long)os[0], (long long)os[1],
