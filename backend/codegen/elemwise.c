@@ -136,6 +136,13 @@ static int clip_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   return IRM_OK;
 }
 
+/* zeros_like: 0 of the output type; the input is named (as void) so that
+ * its loop offset is used. */
+static int zeros_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  P(b, "((void)%s, (%s)0)", a[0], irm_cg_ctype_(c->out.dt));
+  return IRM_OK;
+}
+
 const cg_op irm_cg_elemwise_ops_[] = {
     {"add", binary_expr, NULL, NULL},
     {"subtract", binary_expr, NULL, NULL},
@@ -172,5 +179,6 @@ const cg_op irm_cg_elemwise_ops_[] = {
     {"atanh", unary2_expr, NULL, NULL},
     {"clip", clip_expr, NULL, NULL},
     {"cast", cast_expr, NULL, NULL},
+    {"zeros_like", zeros_expr, NULL, NULL},
 };
 const size_t irm_cg_elemwise_ops_count_ = sizeof irm_cg_elemwise_ops_ / sizeof irm_cg_elemwise_ops_[0];
