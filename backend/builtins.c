@@ -4,7 +4,7 @@
  * globals. Each part skips what an earlier,
  * partial run registered. */
 #include "backend_internal.h"
-#include "codegen_c.h"
+#include "codegen/codegen_c.h"
 #include "lower/memory_plan.h"
 
 int irm_register_backend_builtins_(void);

@@ -1,5 +1,5 @@
 /* Private to backend/codegen/: what the kernel walker (codegen_c.c) and the
- * op generators (codegen_c_<group>.c) share. An op generator sees one call
+ * op generators (the family files elemwise.c, nn.c, ...) share. An op generator sees one call
  * as a cg_call: the C names, element types and shapes of its input and
  * output buffers, its checked attributes, and where its own scratch starts.
  * Elementwise ops give a scalar expression (so chains fuse into one loop);
@@ -71,21 +71,24 @@ typedef struct cg_op {
   int (*stmts)(const cg_call *c, irm_text_buf *out, size_t *scratch);
 } cg_op;
 
-/* The op tables of each generator file. */
+/* The op tables of each family file (elemwise.c, compare.c, ...: the same
+ * names as ir/dataflow/ops/'s op definitions), and their lengths. */
 extern const cg_op irm_cg_elemwise_ops_[];
 extern const size_t irm_cg_elemwise_ops_count_;
-extern const cg_op irm_cg_elemwise2_ops_[];
-extern const size_t irm_cg_elemwise2_ops_count_;
-extern const cg_op irm_cg_onnx_ops_[];
-extern const size_t irm_cg_onnx_ops_count_;
-extern const cg_op irm_cg_onnx2_ops_[];
-extern const size_t irm_cg_onnx2_ops_count_;
+extern const cg_op irm_cg_compare_ops_[];
+extern const size_t irm_cg_compare_ops_count_;
+extern const cg_op irm_cg_reduce_ops_[];
+extern const size_t irm_cg_reduce_ops_count_;
 extern const cg_op irm_cg_nn_ops_[];
 extern const size_t irm_cg_nn_ops_count_;
+extern const cg_op irm_cg_conv_ops_[];
+extern const size_t irm_cg_conv_ops_count_;
 extern const cg_op irm_cg_pool_ops_[];
 extern const size_t irm_cg_pool_ops_count_;
-extern const cg_op irm_cg_transform_ops_[];
-extern const size_t irm_cg_transform_ops_count_;
+extern const cg_op irm_cg_shape_ops_[];
+extern const size_t irm_cg_shape_ops_count_;
+extern const cg_op irm_cg_image_ops_[];
+extern const size_t irm_cg_image_ops_count_;
 
 /* The native generator of a built-in op's FCodegenC function (the object
  * irm_register_codegen_c_builtins_ set), or NULL for any other value. */
@@ -125,6 +128,9 @@ int irm_cg_attr_ints_(const cg_call *c, const char *name, int64_t *out, int32_t 
 void irm_cg_attr_pair_(const cg_call *c, const char *name, int64_t def, int64_t out[2]);
 /* A padding attribute of 1, 2 or 4 ints: top, left, bottom, right. */
 void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]);
+
+/* The identity expression (broadcast_to, nn.dropout): the input element. */
+int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_buf *out);
 
 /* ---- text ---------------------------------------------------------------- */
 

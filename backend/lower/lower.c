@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen_c.h"
+#include "codegen/codegen_c.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/type.h"

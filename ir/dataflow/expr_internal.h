@@ -1,5 +1,5 @@
 /* Private to ir/dataflow/: how the dataflow IR's files (type.c, expr*.c,
- * op.c, text_*.c, verify.c, ops_*.c) reach each other. */
+ * op.c, text_*.c, verify.c, ops/) reach each other. */
 #ifndef IRM_IR_EXPR_INTERNAL_H
 #define IRM_IR_EXPR_INTERNAL_H
 
@@ -13,7 +13,7 @@
 int irm_register_ir_type_types_(void);      /* dataflow.Type and subtypes (type.c) */
 int irm_register_expr_types_(void);         /* dataflow.Expr and the nodes (expr.c) */
 int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
-int irm_register_builtin_ops_(void);        /* the built-in ops (ops_*.c) */
+int irm_register_builtin_ops_(void);        /* the built-in ops (ops/) */
 int irm_register_expr_globals_(void);       /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */
 int irm_register_ir_text_builtins_(void);   /* ir.Print, ir.Parse, ir.ExampleModel (text_*.c) */
 int irm_register_ir_verify_builtins_(void); /* ir.Verify (verify.c) */

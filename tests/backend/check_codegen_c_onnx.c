@@ -51,6 +51,7 @@ START_TEST(elemwise_new) {
                    "%6 = sinh(%a); %7 = cosh(%a); %8 = asinh(%a); %9 = acosh(%7); %10 = atanh(%0); "
                    "%11 = add(%2, %3); %12 = add(%4, %5); %13 = add(%6, %8); %14 = add(%9, %10); "
                    "%15 = add(%11, %12); %16 = add(%13, %14); %17 = add(%15, %16); %17"), 1e-6},
+      {"e_zeros", F("%0 = zeros_like(%a); %1 = add(%0, %b); %2 = exp(%a); %3 = zeros_like(%2); %4 = add(%1, %3); %4"), 0},
       {"e_clip", F("%0 = clip(%a, a_min=-0.5, a_max=1.25); %1 = clip(%b, a_min=0.0); %2 = add(%0, %1); %2"), 0},
       {"e_relu6", "def @main(%a: Tensor[(1, 3, 4, 4), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
                   "  %0 = nn.conv2d(%a, %w, padding=[1, 1]); %1 = clip(%0, a_min=0.0, a_max=6.0); %1 }", 1e-4},

@@ -48,3 +48,6 @@ irm_layers_planted(dialect_passes_backend_header passes/dataflow/fuse_ops.c [[#i
                    "passes/dataflow/fuse_ops.c \\(passes/dataflow\\): includes irm/build.h of the backend headers")
 irm_layers_planted(backend_private_header passes/pass.c [[#include "backend_internal.h"]]
                    "passes/pass.c \\(passes\\): includes \"backend_internal.h\", which is no header of passes")
+# runtime/kernels' shared math is for the dialect and the backend only.
+irm_layers_planted(kernels_outside_dialect_and_backend passes/context.c [[#include "irm_kernel_image.h"]]
+                   "passes/context.c \\(passes\\): includes \"irm_kernel_image.h\", which is no header of passes")

@@ -1,4 +1,4 @@
-/* The built-in ops: registering every op of the ops_*.c tables with its
+/* The built-in ops: registering every op of the family files' tables (elemwise.c, ...) with its
  * attribute schema, pattern, FInferType and FEvaluate, and the two packed
  * bodies those functions share (argument checks, attribute validation, the
  * result tensor). */
@@ -202,12 +202,12 @@ int irm_register_builtin_ops_(void) {
     size_t n;
   } tables[] = {
       {irm_ops_elemwise_, irm_ops_elemwise_count_},
-      {irm_ops_transform_, irm_ops_transform_count_},
-      {irm_ops_nn_, irm_ops_nn_count_},
-      {irm_ops_pool_, irm_ops_pool_count_},
       {irm_ops_compare_, irm_ops_compare_count_},
+      {irm_ops_reduce_, irm_ops_reduce_count_},
+      {irm_ops_nn_, irm_ops_nn_count_},
+      {irm_ops_conv_, irm_ops_conv_count_},
+      {irm_ops_pool_, irm_ops_pool_count_},
       {irm_ops_shape_, irm_ops_shape_count_},
-      {irm_ops_nn2_, irm_ops_nn2_count_},
       {irm_ops_image_, irm_ops_image_count_},
   };
   int rc = IRM_OK;

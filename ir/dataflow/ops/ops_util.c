@@ -351,3 +351,11 @@ double irm_ops_lowest_(ops_kind k) {
     default: return -INFINITY;
   }
 }
+
+int irm_ops_need_rank_(const ops_ctx *c, size_t arg, int32_t rank, const char *layout) {
+  int32_t got = irm_tensor_type_ndim(c->types[arg]);
+  if (got == rank) return IRM_OK;
+  char a[64];
+  return irm_error(IRM_ETYPE, "%s: %s must have rank %d%s%s%s, got rank %d", c->def->name, irm_ops_arg_text_(c, arg, a),
+                   (int)rank, layout ? " (" : "", layout ? layout : "", layout ? ")" : "", (int)got);
+}

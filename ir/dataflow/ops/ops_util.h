@@ -1,4 +1,4 @@
-/* Private to the built-in ops (ops_*.c): how an op is described, the
+/* Private to the built-in ops (the family files of ir/dataflow/ops/): how an op is described, the
  * argument checks every op shares, attribute readers, broadcasting, typed
  * element access and the messages of type errors. */
 #ifndef IRM_IR_OPS_UTIL_H
@@ -64,21 +64,22 @@ struct ops_op_def {
   ops_eval_fn eval;
 };
 
-/* The op tables of each file, and their lengths. */
+/* The op tables of each family file (elemwise.c, compare.c, ...: the same
+ * names as backend/codegen/'s generators), and their lengths. */
 extern const ops_op_def irm_ops_elemwise_[];
 extern const size_t irm_ops_elemwise_count_;
-extern const ops_op_def irm_ops_transform_[];
-extern const size_t irm_ops_transform_count_;
-extern const ops_op_def irm_ops_nn_[];
-extern const size_t irm_ops_nn_count_;
-extern const ops_op_def irm_ops_pool_[];
-extern const size_t irm_ops_pool_count_;
 extern const ops_op_def irm_ops_compare_[];
 extern const size_t irm_ops_compare_count_;
+extern const ops_op_def irm_ops_reduce_[];
+extern const size_t irm_ops_reduce_count_;
+extern const ops_op_def irm_ops_nn_[];
+extern const size_t irm_ops_nn_count_;
+extern const ops_op_def irm_ops_conv_[];
+extern const size_t irm_ops_conv_count_;
+extern const ops_op_def irm_ops_pool_[];
+extern const size_t irm_ops_pool_count_;
 extern const ops_op_def irm_ops_shape_[];
 extern const size_t irm_ops_shape_count_;
-extern const ops_op_def irm_ops_nn2_[];
-extern const size_t irm_ops_nn2_count_;
 extern const ops_op_def irm_ops_image_[];
 extern const size_t irm_ops_image_count_;
 
@@ -115,6 +116,10 @@ int irm_ops_attr_present_(const ops_ctx *c, const char *name);
 /* An array<int> attribute into out (at most max entries; ValueError naming
  * the op and the attribute when longer); *n its length, -1 when absent. */
 int irm_ops_attr_ints_(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n);
+
+/* TypeError "<op>: argument 2 (weight) must have rank 4 (OIHW), got rank 3"
+ * unless argument arg has rank rank; layout (may be NULL) is named. */
+int irm_ops_need_rank_(const ops_ctx *c, size_t arg, int32_t rank, const char *layout);
 
 /* Normalizes axis for rank ndim (negative counts from the end): TypeError
  * "<op>: axis 3 is out of range for argument 1 (data) of rank 2". */

@@ -95,6 +95,15 @@ START_TEST(test_unary_ops) {
 }
 END_TEST
 
+START_TEST(test_zeros_like_keeps_the_type) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("zeros_like", NULL, &out, TENSOR("float32", SHAPE(3), VALS(-1, NAN, 2.5))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(0, 0, 0), EXACT);
+  ck_assert_ok(EVAL("zeros_like", NULL, &out, TENSOR("int8", SHAPE(2, 1), VALS(-5, 7))));
+  EXPECT_VALUES(out, "int8", SHAPE(2, 1), VALS(0, 0), EXACT);
+}
+END_TEST
+
 START_TEST(test_cast_truncates_and_wraps) {
   irm_object *out = NULL;
   /* floats to ints truncate and saturate (docs/ops.md); ints wrap */
@@ -482,6 +491,7 @@ static Suite *ops_eval_suite(void) {
   tcase_add_test(elem, test_int8_and_uint8_wrap);
   tcase_add_test(elem, test_float16_rounds_once);
   tcase_add_test(elem, test_unary_ops);
+  tcase_add_test(elem, test_zeros_like_keeps_the_type);
   tcase_add_test(elem, test_cast_truncates_and_wraps);
   tcase_add_test(elem, test_cast_out_of_range_floats_saturate);
   suite_add_tcase(s, elem);

@@ -1,4 +1,4 @@
-/* Type inference of the built-in ops (ops_*.c) through their FInferType:
+/* Type inference of the built-in ops (ir/dataflow/ops/) through their FInferType:
  * result shapes and dtypes against hand-computed ones (broadcasting,
  * reshape's 0 and -1, reductions, every conv2d and pool parameter, both
  * layouts), the exact messages of type errors, the schemas and patterns,

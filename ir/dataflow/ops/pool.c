@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "irm/error.h"
+#include "irm_kernel_pool_window.h"
 #include "ops_util.h"
 
 static const char *const data_arg[] = {"data"};
@@ -47,7 +48,7 @@ static int pool_geometry(const ops_ctx *c, pool_geom *g) {
   if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
   if (rc) return rc;
   int ceil_mode = irm_ops_attr_bool_(c, "ceil_mode");
-  int64_t dkh = irm_ops_dilate_(g->size[0], g->dilation[0]), dkw = irm_ops_dilate_(g->size[1], g->dilation[1]);
+  int64_t dkh = irm_kernel_pool_extent(g->size[0], g->dilation[0]), dkw = irm_kernel_pool_extent(g->size[1], g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (dkh > ph || dkw > pw) {
     char a[64];
@@ -55,9 +56,8 @@ static int pool_geometry(const ops_ctx *c, pool_geom *g) {
                      c->def->name, (long long)g->size[0], (long long)g->size[1], (long long)dkh, (long long)dkw,
                      (long long)ph, (long long)pw, irm_ops_arg_text_(c, 0, a));
   }
-  int64_t extra_h = ceil_mode ? g->stride[0] - 1 : 0, extra_w = ceil_mode ? g->stride[1] - 1 : 0;
-  g->oh = (ph - dkh + extra_h) / g->stride[0] + 1;
-  g->ow = (pw - dkw + extra_w) / g->stride[1] + 1;
+  g->oh = irm_kernel_pool_out_len(ph, dkh, g->stride[0], ceil_mode);
+  g->ow = irm_kernel_pool_out_len(pw, dkw, g->stride[1], ceil_mode);
   return IRM_OK;
 }
 
@@ -75,13 +75,6 @@ static int pool_infer(const ops_ctx *c, irm_object **out) {
   pool_geom g;
   int rc = pool_geometry(c, &g);
   return rc ? rc : make_out_type(c, &g, out);
-}
-
-/* Taps of one window dimension from start that lie in [lo, hi]. */
-static int64_t taps_in(int64_t start, int64_t size, int64_t dilation, int64_t lo, int64_t hi) {
-  int64_t n = 0;
-  for (int64_t k = 0; k < size; k++) n += start + k * dilation >= lo && start + k * dilation <= hi;
-  return n;
 }
 
 static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -103,7 +96,7 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
     for (int64_t ch = 0; ch < g.c; ch++)
       for (int64_t y = 0; y < g.oh; y++)
         for (int64_t x = 0; x < g.ow; x++) {
-          int64_t y0 = y * g.stride[0] - g.pad[0], x0 = x * g.stride[1] - g.pad[1];
+          int64_t y0 = irm_kernel_pool_start(y, g.stride[0], g.pad[0]), x0 = irm_kernel_pool_start(x, g.stride[1], g.pad[1]);
           double best = irm_ops_lowest_(k), fsum = 0;
           int64_t isum = 0, count = 0;
           for (int64_t ky = 0; ky < g.size[0]; ky++) {
@@ -121,8 +114,8 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
             }
           }
           if (include_pad)
-            count = taps_in(y0, g.size[0], g.dilation[0], -g.pad[0], g.h + g.pad[2] - 1) *
-                    taps_in(x0, g.size[1], g.dilation[1], -g.pad[1], g.w + g.pad[3] - 1);
+            count = irm_kernel_pool_taps_in(y0, g.size[0], g.dilation[0], -g.pad[0], irm_kernel_pool_last_padded(g.h, g.pad[2])) *
+                    irm_kernel_pool_taps_in(x0, g.size[1], g.dilation[1], -g.pad[1], irm_kernel_pool_last_padded(g.w, g.pad[3]));
           int64_t oi = n * on + ch * oc + y * oh + x * ow;
           if (is_max) irm_ops_store_f64_(out, k, oi, best);
           else if (is_float) irm_ops_store_f64_(out, k, oi, count ? fsum / (double)count : 0.0);

@@ -1,10 +1,11 @@
-/* More nn ops for imported networks: nn.batch_norm (inference form: one
- * result, the normalized data; TVM's returns a tuple with the moving
- * statistics, which inference never reads), matmul (NumPy's: batch
- * dimensions broadcast; pattern OUT_ELEMWISE_FUSABLE, as TVM's
- * batch_matmul), nn.conv2d_transpose (data NCHW, weight IOHW, as TVM's;
- * OUT_ELEMWISE_FUSABLE), nn.dropout (the inference identity, OPAQUE as in TVM)
- * and nn.leaky_relu (ELEMWISE). */
+/* Neural-network ops with TVM's attributes and shape rules: nn.dense,
+ * nn.bias_add, matmul (NumPy's: batch dimensions broadcast; pattern
+ * OUT_ELEMWISE_FUSABLE, as TVM's batch_matmul), nn.batch_norm (inference
+ * form: one result, the normalized data; TVM's returns a tuple with the
+ * moving statistics, which inference never reads), nn.dropout (the
+ * inference identity, OPAQUE as in TVM) and nn.leaky_relu (ELEMWISE).
+ * Products accumulate in double for floats and in int64 for ints (wrapped
+ * once when stored to the result dtype). */
 #include <math.h>
 #include <string.h>
 
@@ -17,6 +18,113 @@ static double attr_float(const ops_ctx *c, const char *name, double absent) {
   const irm_any *v = irm_map_find_cstr(c->attrs, name);
   return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : absent;
 }
+
+/* ---- nn.dense ------------------------------------------------------------------------ */
+
+static const char *const dense_args[] = {"data", "weight"};
+
+static int dense_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
+  int32_t nd = irm_tensor_type_ndim(c->types[0]);
+  char a[64], b[64];
+  int rc = irm_ops_need_rank_(c, 1, 2, NULL);
+  if (!rc && nd < 1)
+    rc = irm_error(IRM_ETYPE, "nn.dense: %s must have rank 1 or more, got rank 0", irm_ops_arg_text_(c, 0, a));
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  if (rc) return rc;
+  if (w[1] != d[nd - 1])
+    return irm_error(IRM_ETYPE, "nn.dense: %s has %lld input features, %s has %lld", irm_ops_arg_text_(c, 1, a),
+                     (long long)w[1], irm_ops_arg_text_(c, 0, b), (long long)d[nd - 1]);
+  int64_t units = irm_ops_attr_int_(c, "units", -1);
+  if (irm_ops_attr_present_(c, "units") && units != w[0])
+    return irm_error(IRM_ETYPE, "nn.dense: units is %lld, %s has %lld output features", (long long)units,
+                     irm_ops_arg_text_(c, 1, a), (long long)w[0]);
+  int64_t shape[OPS_MAX_NDIM];
+  memcpy(shape, d, sizeof *d * (size_t)nd);
+  shape[nd - 1] = w[0];
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, nd, out);
+}
+
+static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c;
+  const DLTensor *w = irm_tensor_dl(in[1]);
+  int64_t units = w->shape[0], k_len = w->shape[1], rows = units ? irm_tensor_numel(out) / units : 0;
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
+  if (k == OPS_F32) { /* the common case, without conversions */
+    const float *d = irm_tensor_data_const(in[0]), *wt = irm_tensor_data_const(in[1]);
+    float *o = irm_tensor_data(out);
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t u = 0; u < units; u++) {
+        double acc = 0;
+        for (int64_t i = 0; i < k_len; i++) acc += (double)d[r * k_len + i] * (double)wt[u * k_len + i];
+        o[r * units + u] = (float)acc;
+      }
+    return IRM_OK;
+  }
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t u = 0; u < units; u++) {
+      if (irm_ops_kind_is_float_(k)) {
+        double acc = 0;
+        for (int64_t i = 0; i < k_len; i++)
+          acc += irm_ops_load_f64_(in[0], k, r * k_len + i) * irm_ops_load_f64_(in[1], k, u * k_len + i);
+        irm_ops_store_f64_(out, k, r * units + u, acc);
+      } else {
+        uint64_t acc = 0; /* wraps: only the low bits are stored */
+        for (int64_t i = 0; i < k_len; i++)
+          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) * (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
+        irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
+      }
+    }
+  return IRM_OK;
+}
+
+static const ops_attr_def dense_attrs[] = {
+    {"units", IRM_OPTION_INT, NULL, "the output features; when given it must match weight's first dimension", 0},
+};
+
+/* ---- nn.bias_add ------------------------------------------------------------------------ */
+
+static const char *const bias_args[] = {"data", "bias"};
+
+static int bias_axis(const ops_ctx *c, int32_t *axis) {
+  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), irm_tensor_type_ndim(c->types[0]), axis);
+}
+
+static int bias_infer(const ops_ctx *c, irm_object **out) {
+  int32_t axis = 0;
+  int rc = irm_ops_need_rank_(c, 1, 1, NULL);
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  if (!rc) rc = bias_axis(c, &axis);
+  if (rc) return rc;
+  int64_t n = irm_tensor_type_shape(c->types[1])[0], want = irm_tensor_type_shape(c->types[0])[axis];
+  char a[64], b[64];
+  if (n != want)
+    return irm_error(IRM_ETYPE, "nn.bias_add: %s has %lld elements, axis %d of %s has %lld", irm_ops_arg_text_(c, 1, a),
+                     (long long)n, (int)axis, irm_ops_arg_text_(c, 0, b), (long long)want);
+  irm_object_retain(c->types[0]);
+  *out = c->types[0];
+  return IRM_OK;
+}
+
+static int bias_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  int32_t axis = 0;
+  int rc = bias_axis(c, &axis);
+  if (rc) return rc;
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int64_t inner = 1, len = d->shape[axis], numel = irm_tensor_numel(out);
+  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
+  ops_kind k = irm_ops_kind_of_(d->dtype);
+  for (int64_t i = 0; i < numel; i++) {
+    int64_t j = (i / inner) % len;
+    if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, i, irm_ops_load_f64_(in[0], k, i) + irm_ops_load_f64_(in[1], k, j));
+    else irm_ops_store_i64_(out, k, i, irm_ops_load_i64_(in[0], k, i) + irm_ops_load_i64_(in[1], k, j));
+  }
+  return IRM_OK;
+}
+
+static const ops_attr_def bias_attrs[] = {
+    {"axis", IRM_OPTION_INT, "1", "the axis of data the bias runs along (negative counts from the end)", 0},
+};
 
 /* ---- nn.batch_norm ------------------------------------------------------------------------ */
 
@@ -135,98 +243,6 @@ static int mm_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *ou
   return IRM_OK;
 }
 
-/* ---- nn.conv2d_transpose -------------------------------------------------------------------- */
-
-static const char *const convt_args[] = {"data", "weight"};
-
-typedef struct convt_geom {
-  int64_t n, c, h, w, o, kh, kw, oh, ow, groups;
-  int64_t stride[2], dil[2], pad[4], opad[2];
-} convt_geom;
-
-/* data (N, C, H, W), weight (C, O / groups, KH, KW) as TVM's IOHW. */
-static int convt_geometry(const ops_ctx *c, convt_geom *g) {
-  char a[64];
-  for (size_t i = 0; i < 2; i++)
-    if (irm_tensor_type_ndim(c->types[i]) != 4)
-      return irm_error(IRM_ETYPE, "nn.conv2d_transpose: %s must have rank 4, got rank %d", irm_ops_arg_text_(c, i, a),
-                       (int)irm_tensor_type_ndim(c->types[i]));
-  int rc = irm_ops_same_dtype_(c, 0, 1);
-  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
-  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dil);
-  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
-  int64_t op[2] = {0, 0};
-  int32_t nop = 0;
-  if (!rc) rc = irm_ops_attr_ints_(c, "output_padding", op, 2, &nop);
-  if (rc) return rc;
-  g->opad[0] = nop > 0 ? op[0] : 0;
-  g->opad[1] = nop > 1 ? op[1] : g->opad[0];
-  const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
-  g->n = d[0], g->c = d[1], g->h = d[2], g->w = d[3];
-  g->groups = irm_ops_attr_int_(c, "groups", 1);
-  if (g->groups < 1 || g->c % g->groups)
-    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: groups %lld does not divide the %lld input channels",
-                     (long long)g->groups, (long long)g->c);
-  if (w[0] != g->c)
-    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: argument 2 (weight) has %lld input channels, argument 1 (data) has %lld",
-                     (long long)w[0], (long long)g->c);
-  if (g->opad[0] < 0 || g->opad[1] < 0 || g->opad[0] >= g->stride[0] * g->dil[0] || g->opad[1] >= g->stride[1] * g->dil[1])
-    return irm_error(IRM_EVALUE, "nn.conv2d_transpose: output_padding must be below the stride (or the dilation)");
-  g->o = w[1] * g->groups, g->kh = w[2], g->kw = w[3];
-  g->oh = (g->h - 1) * g->stride[0] - g->pad[0] - g->pad[2] + g->dil[0] * (g->kh - 1) + g->opad[0] + 1;
-  g->ow = (g->w - 1) * g->stride[1] - g->pad[1] - g->pad[3] + g->dil[1] * (g->kw - 1) + g->opad[1] + 1;
-  if (g->oh < 0 || g->ow < 0)
-    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: the padding leaves a negative output size");
-  return IRM_OK;
-}
-
-static int convt_infer(const ops_ctx *c, irm_object **out) {
-  convt_geom g;
-  int rc = convt_geometry(c, &g);
-  int64_t shape[4] = {g.n, g.o, g.oh, g.ow};
-  return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
-}
-
-/* Each input pixel scatters its kernel-weighted value into the output. */
-static int convt_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  convt_geom g;
-  int rc = convt_geometry(c, &g);
-  if (rc) return rc;
-  int64_t n_out = irm_tensor_numel(out), cg = g.c / g.groups, og = g.o / g.groups;
-  double *acc = irm_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
-  if (!acc) return irm_error_nomem_("evaluating nn.conv2d_transpose");
-  ops_kind k = irm_ops_tensor_kind_(in[0]);
-  for (int64_t n = 0; n < g.n; n++)
-    for (int64_t ci = 0; ci < g.c; ci++)
-      for (int64_t y = 0; y < g.h; y++)
-        for (int64_t x = 0; x < g.w; x++) {
-          double v = irm_ops_load_f64_(in[0], k, ((n * g.c + ci) * g.h + y) * g.w + x);
-          int64_t grp = ci / cg;
-          for (int64_t oc = 0; oc < og; oc++)
-            for (int64_t i = 0; i < g.kh; i++) {
-              int64_t oy = y * g.stride[0] - g.pad[0] + i * g.dil[0];
-              if (oy < 0 || oy >= g.oh) continue;
-              for (int64_t j = 0; j < g.kw; j++) {
-                int64_t ox = x * g.stride[1] - g.pad[1] + j * g.dil[1];
-                if (ox < 0 || ox >= g.ow) continue;
-                double wv = irm_ops_load_f64_(in[1], k, ((ci * og + oc) * g.kh + i) * g.kw + j);
-                acc[((n * g.o + grp * og + oc) * g.oh + oy) * g.ow + ox] += v * wv;
-              }
-            }
-        }
-  for (int64_t i = 0; i < n_out; i++) irm_ops_store_f64_(out, k, i, acc[i]);
-  irm_free(acc);
-  return IRM_OK;
-}
-
-static const ops_attr_def convt_attrs[] = {
-    {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the input step in the output (height, width)", 0},
-    {"padding", IRM_OPTION_ARRAY_INT, "0,0", "cropped from the full output: 1, 2 or 4 values as nn.conv2d", 0},
-    {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of kernel taps (height, width)", 0},
-    {"output_padding", IRM_OPTION_ARRAY_INT, "0,0", "added to the bottom and right of the output", 0},
-    {"groups", IRM_OPTION_INT, "1", "the channel groups", 0},
-};
-
 /* ---- nn.leaky_relu ------------------------------------------------------------------------- */
 
 static const char *const data_arg[] = {"data"};
@@ -265,12 +281,12 @@ static const ops_attr_def leaky_attrs[] = {
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
-const ops_op_def irm_ops_nn2_[] = {
+const ops_op_def irm_ops_nn_[] = {
+    {"nn.dense", 2, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, dense_attrs, 1, dense_infer, dense_eval},
+    {"nn.bias_add", 2, bias_args, IRM_OP_BROADCAST, OPS_NUMERIC, bias_attrs, 1, bias_infer, bias_eval},
     {"nn.batch_norm", 5, bn_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, bn_attrs, 4, bn_infer, bn_eval},
-    {"nn.conv2d_transpose", 2, convt_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, convt_attrs, 5, convt_infer,
-     convt_eval},
     {"matmul", 2, mm_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, NULL, 0, mm_infer, mm_eval},
     {"nn.dropout", 1, data_arg, IRM_OP_OPAQUE, OPS_ANY_DTYPE, dropout_attrs, 1, same_infer, copy_eval},
     {"nn.leaky_relu", 1, data_arg, IRM_OP_ELEMWISE, OPS_FLOAT, leaky_attrs, 1, same_infer, leaky_eval},
 };
-const size_t irm_ops_nn2_count_ = sizeof irm_ops_nn2_ / sizeof irm_ops_nn2_[0];
+const size_t irm_ops_nn_count_ = sizeof irm_ops_nn_ / sizeof irm_ops_nn_[0];

@@ -1,5 +1,5 @@
-/* Shape ops the ONNX frontend needs, with TVM's names and patterns
- * (INJECTIVE, expand_dims and broadcast_to BROADCAST): concatenate (any
+/* The shape ops, with TVM's names and patterns (INJECTIVE, expand_dims
+ * and broadcast_to BROADCAST): reshape, transpose, concatenate (any
  * number of inputs), strided_slice, squeeze, expand_dims, broadcast_to,
  * take (gather along an axis), gather (ONNX GatherElements),
  * scatter_elements, scatter_nd and nn.pad (constant, edge or reflect). They
@@ -22,6 +22,129 @@ static int same_dtype_all(const ops_ctx *c, size_t n) {
 }
 
 static size_t nargs_of(const ops_ctx *c) { return c->nargs; }
+
+/* ---- reshape -------------------------------------------------------------------------- */
+
+static int reshape_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t in_ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
+  int64_t spec[OPS_MAX_NDIM], shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
+  int rc = irm_ops_attr_ints_(c, "newshape", spec, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n < 0) n = 0;
+  int32_t infer_at = -1;
+  char a[64], s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
+  for (int32_t i = 0; i < n; i++) {
+    if (spec[i] == 0) { /* keep the input's dimension */
+      if (i >= in_ndim)
+        return irm_error(IRM_ETYPE, "reshape: newshape %s keeps dimension %d (0), but %s has rank %d",
+                         irm_ops_shape_text_(spec, n, s1), (int)i, irm_ops_arg_text_(c, 0, a), (int)in_ndim);
+      shape[i] = in[i];
+    } else if (spec[i] == -1) {
+      if (infer_at >= 0)
+        return irm_error(IRM_EVALUE, "reshape: newshape %s has more than one -1", irm_ops_shape_text_(spec, n, s1));
+      infer_at = i;
+      shape[i] = 1;
+    } else if (spec[i] < 0) {
+      return irm_error(IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
+                       irm_ops_shape_text_(spec, n, s1), (long long)spec[i]);
+    } else {
+      shape[i] = spec[i];
+    }
+    if (shape[i] && known > OPS_MAX_NUMEL / shape[i])
+      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
+                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                       irm_ops_shape_text_(spec, n, s2));
+    known *= shape[i];
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || in_numel % known != 0)
+      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
+                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                       irm_ops_shape_text_(spec, n, s2));
+    shape[infer_at] = in_numel / known;
+    known = in_numel;
+  }
+  if (known != in_numel)
+    return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s (%lld elements)",
+                     irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
+                     irm_ops_shape_text_(shape, n, s2), (long long)known);
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
+}
+
+static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c;
+  size_t bytes = irm_tensor_nbytes(out);
+  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
+  return IRM_OK;
+}
+
+static const ops_attr_def reshape_attrs[] = {
+    {"newshape", IRM_OPTION_ARRAY_INT, NULL, "the new shape; 0 keeps the input's dimension, -1 infers one", 1},
+};
+
+/* ---- transpose ------------------------------------------------------------------------ */
+
+/* The permutation: axes, or reversed dimensions when axes is absent or empty. */
+static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
+  int64_t axes[OPS_MAX_NDIM];
+  int32_t n = 0;
+  int rc = irm_ops_attr_ints_(c, "axes", axes, OPS_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n <= 0) {
+    for (int32_t i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
+    return IRM_OK;
+  }
+  char a[64], s[OPS_SHAPE_BUF];
+  if (n != ndim)
+    return irm_error(IRM_ETYPE, "transpose: axes %s has %d entries, %s has rank %d", irm_ops_shape_text_(axes, n, s),
+                     (int)n, irm_ops_arg_text_(c, 0, a), (int)ndim);
+  int seen[OPS_MAX_NDIM] = {0};
+  for (int32_t i = 0; i < n; i++) {
+    if ((rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &perm[i]))) return rc;
+    if (seen[perm[i]]++)
+      return irm_error(IRM_EVALUE, "transpose: axes %s repeats axis %d", irm_ops_shape_text_(axes, n, s), (int)perm[i]);
+  }
+  return IRM_OK;
+}
+
+static int transpose_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *in = irm_tensor_type_shape(c->types[0]);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]), perm[OPS_MAX_NDIM];
+  int rc = transpose_axes(c, ndim, perm);
+  if (rc) return rc;
+  int64_t shape[OPS_MAX_NDIM];
+  for (int32_t i = 0; i < ndim; i++) shape[i] = in[perm[i]];
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
+}
+
+static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const DLTensor *src = irm_tensor_dl(in[0]), *dst = irm_tensor_dl(out);
+  int32_t ndim = src->ndim, perm[OPS_MAX_NDIM];
+  int rc = transpose_axes(c, ndim, perm);
+  if (rc) return rc;
+  int64_t in_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
+  irm_ops_strides_(src->shape, ndim, in_strides);
+  for (int32_t i = 0; i < ndim; i++) step[i] = in_strides[perm[i]];
+  size_t size = irm_dtype_size(src->dtype);
+  const char *from = src->data;
+  char *to = dst->data;
+  int64_t numel = irm_tensor_numel(out), off = 0;
+  for (int64_t o = 0; o < numel; o++) {
+    memcpy(to + (size_t)o * size, from + (size_t)off * size, size);
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+      off += step[d];
+      if (++idx[d] < dst->shape[d]) break;
+      off -= step[d] * dst->shape[d];
+      idx[d] = 0;
+    }
+  }
+  return IRM_OK;
+}
+
+static const ops_attr_def transpose_attrs[] = {
+    {"axes", IRM_OPTION_ARRAY_INT, NULL, "the permutation of the dimensions; absent or empty reverses them", 0},
+};
 
 /* ---- concatenate -------------------------------------------------------------------------- */
 
@@ -540,6 +663,8 @@ static const ops_attr_def pad_attrs[] = {
 /* ---- the table ----------------------------------------------------------------------- */
 
 const ops_op_def irm_ops_shape_[] = {
+    {"reshape", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, reshape_attrs, 1, reshape_infer, reshape_eval},
+    {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
     {"concatenate", -1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, concat_attrs, 1, concat_infer, concat_eval},
     {"strided_slice", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, slice_attrs, 4, slice_infer, slice_eval},
     {"squeeze", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, squeeze_attrs, 1, squeeze_infer, copy_eval},

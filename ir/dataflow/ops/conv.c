@@ -1,130 +1,15 @@
-/* Neural-network ops with TVM's attributes and shape rules: nn.dense,
- * nn.bias_add, nn.conv2d (NCHW or NHWC data, OIHW or HWIO kernels, groups,
- * dilation, TVM's 1/2/4-value padding) and nn.softmax. Products accumulate
- * in double for floats and in int64 for ints (wrapped once when stored to
- * the result dtype). */
+/* The convolutions, with TVM's attributes and shape rules: nn.conv2d (NCHW
+ * or NHWC data, OIHW or HWIO kernels, groups, dilation, TVM's 1/2/4-value
+ * padding) and nn.conv2d_transpose (data NCHW, weight IOHW, as TVM's), both
+ * OUT_ELEMWISE_FUSABLE. Products accumulate in double for floats and in
+ * int64 for ints (wrapped once when stored to the result dtype). */
 #include <math.h>
 #include <string.h>
 
+#include "irm/container.h"
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "ops_util.h"
-
-/* Rank check shared by the ops here. */
-static int need_rank(const ops_ctx *c, size_t arg, int32_t rank, const char *layout) {
-  int32_t got = irm_tensor_type_ndim(c->types[arg]);
-  if (got == rank) return IRM_OK;
-  char a[64];
-  return irm_error(IRM_ETYPE, "%s: %s must have rank %d%s%s%s, got rank %d", c->def->name, irm_ops_arg_text_(c, arg, a),
-                   (int)rank, layout ? " (" : "", layout ? layout : "", layout ? ")" : "", (int)got);
-}
-
-/* ---- nn.dense ------------------------------------------------------------------------ */
-
-static const char *const dense_args[] = {"data", "weight"};
-
-static int dense_infer(const ops_ctx *c, irm_object **out) {
-  const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
-  int32_t nd = irm_tensor_type_ndim(c->types[0]);
-  char a[64], b[64];
-  int rc = need_rank(c, 1, 2, NULL);
-  if (!rc && nd < 1)
-    rc = irm_error(IRM_ETYPE, "nn.dense: %s must have rank 1 or more, got rank 0", irm_ops_arg_text_(c, 0, a));
-  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
-  if (rc) return rc;
-  if (w[1] != d[nd - 1])
-    return irm_error(IRM_ETYPE, "nn.dense: %s has %lld input features, %s has %lld", irm_ops_arg_text_(c, 1, a),
-                     (long long)w[1], irm_ops_arg_text_(c, 0, b), (long long)d[nd - 1]);
-  int64_t units = irm_ops_attr_int_(c, "units", -1);
-  if (irm_ops_attr_present_(c, "units") && units != w[0])
-    return irm_error(IRM_ETYPE, "nn.dense: units is %lld, %s has %lld output features", (long long)units,
-                     irm_ops_arg_text_(c, 1, a), (long long)w[0]);
-  int64_t shape[OPS_MAX_NDIM];
-  memcpy(shape, d, sizeof *d * (size_t)nd);
-  shape[nd - 1] = w[0];
-  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, nd, out);
-}
-
-static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  const DLTensor *w = irm_tensor_dl(in[1]);
-  int64_t units = w->shape[0], k_len = w->shape[1], rows = units ? irm_tensor_numel(out) / units : 0;
-  ops_kind k = irm_ops_tensor_kind_(in[0]);
-  if (k == OPS_F32) { /* the common case, without conversions */
-    const float *d = irm_tensor_data_const(in[0]), *wt = irm_tensor_data_const(in[1]);
-    float *o = irm_tensor_data(out);
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t u = 0; u < units; u++) {
-        double acc = 0;
-        for (int64_t i = 0; i < k_len; i++) acc += (double)d[r * k_len + i] * (double)wt[u * k_len + i];
-        o[r * units + u] = (float)acc;
-      }
-    return IRM_OK;
-  }
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t u = 0; u < units; u++) {
-      if (irm_ops_kind_is_float_(k)) {
-        double acc = 0;
-        for (int64_t i = 0; i < k_len; i++)
-          acc += irm_ops_load_f64_(in[0], k, r * k_len + i) * irm_ops_load_f64_(in[1], k, u * k_len + i);
-        irm_ops_store_f64_(out, k, r * units + u, acc);
-      } else {
-        uint64_t acc = 0; /* wraps: only the low bits are stored */
-        for (int64_t i = 0; i < k_len; i++)
-          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) * (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
-        irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
-      }
-    }
-  return IRM_OK;
-}
-
-static const ops_attr_def dense_attrs[] = {
-    {"units", IRM_OPTION_INT, NULL, "the output features; when given it must match weight's first dimension", 0},
-};
-
-/* ---- nn.bias_add ------------------------------------------------------------------------ */
-
-static const char *const bias_args[] = {"data", "bias"};
-
-static int bias_axis(const ops_ctx *c, int32_t *axis) {
-  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), irm_tensor_type_ndim(c->types[0]), axis);
-}
-
-static int bias_infer(const ops_ctx *c, irm_object **out) {
-  int32_t axis = 0;
-  int rc = need_rank(c, 1, 1, NULL);
-  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
-  if (!rc) rc = bias_axis(c, &axis);
-  if (rc) return rc;
-  int64_t n = irm_tensor_type_shape(c->types[1])[0], want = irm_tensor_type_shape(c->types[0])[axis];
-  char a[64], b[64];
-  if (n != want)
-    return irm_error(IRM_ETYPE, "nn.bias_add: %s has %lld elements, axis %d of %s has %lld", irm_ops_arg_text_(c, 1, a),
-                     (long long)n, (int)axis, irm_ops_arg_text_(c, 0, b), (long long)want);
-  irm_object_retain(c->types[0]);
-  *out = c->types[0];
-  return IRM_OK;
-}
-
-static int bias_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  int32_t axis = 0;
-  int rc = bias_axis(c, &axis);
-  if (rc) return rc;
-  const DLTensor *d = irm_tensor_dl(in[0]);
-  int64_t inner = 1, len = d->shape[axis], numel = irm_tensor_numel(out);
-  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  ops_kind k = irm_ops_kind_of_(d->dtype);
-  for (int64_t i = 0; i < numel; i++) {
-    int64_t j = (i / inner) % len;
-    if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, i, irm_ops_load_f64_(in[0], k, i) + irm_ops_load_f64_(in[1], k, j));
-    else irm_ops_store_i64_(out, k, i, irm_ops_load_i64_(in[0], k, i) + irm_ops_load_i64_(in[1], k, j));
-  }
-  return IRM_OK;
-}
-
-static const ops_attr_def bias_attrs[] = {
-    {"axis", IRM_OPTION_INT, "1", "the axis of data the bias runs along (negative counts from the end)", 0},
-};
 
 /* ---- nn.conv2d --------------------------------------------------------------------------- */
 
@@ -145,8 +30,8 @@ typedef struct conv_geom {
 static int conv_geometry(const ops_ctx *c, conv_geom *g) {
   int rc = irm_ops_attr_layout_(c, "data_layout", data_layouts, 2, &g->data_nhwc);
   if (!rc) rc = irm_ops_attr_layout_(c, "kernel_layout", kernel_layouts, 2, &g->kernel_hwio);
-  if (!rc) rc = need_rank(c, 0, 4, data_layouts[g->data_nhwc]);
-  if (!rc) rc = need_rank(c, 1, 4, kernel_layouts[g->kernel_hwio]);
+  if (!rc) rc = irm_ops_need_rank_(c, 0, 4, data_layouts[g->data_nhwc]);
+  if (!rc) rc = irm_ops_need_rank_(c, 1, 4, kernel_layouts[g->kernel_hwio]);
   if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
   if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
   if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dilation);
@@ -353,59 +238,103 @@ static const ops_attr_def conv_attrs[] = {
     {"out_dtype", IRM_OPTION_STR, "", "the result dtype; empty: data's dtype", 0},
 };
 
-/* ---- nn.softmax ------------------------------------------------------------------------------ */
+/* ---- nn.conv2d_transpose -------------------------------------------------------------------- */
 
-static const char *const softmax_args[] = {"data"};
+static const char *const convt_args[] = {"data", "weight"};
 
-static int softmax_axis(const ops_ctx *c, int32_t *axis) {
-  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), irm_tensor_type_ndim(c->types[0]), axis);
-}
+typedef struct convt_geom {
+  int64_t n, c, h, w, o, kh, kw, oh, ow, groups;
+  int64_t stride[2], dil[2], pad[4], opad[2];
+} convt_geom;
 
-static int softmax_infer(const ops_ctx *c, irm_object **out) {
-  int32_t axis = 0;
-  int rc = softmax_axis(c, &axis);
+/* data (N, C, H, W), weight (C, O / groups, KH, KW) as TVM's IOHW. */
+static int convt_geometry(const ops_ctx *c, convt_geom *g) {
+  char a[64];
+  for (size_t i = 0; i < 2; i++)
+    if (irm_tensor_type_ndim(c->types[i]) != 4)
+      return irm_error(IRM_ETYPE, "nn.conv2d_transpose: %s must have rank 4, got rank %d", irm_ops_arg_text_(c, i, a),
+                       (int)irm_tensor_type_ndim(c->types[i]));
+  int rc = irm_ops_same_dtype_(c, 0, 1);
+  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
+  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dil);
+  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
+  int64_t op[2] = {0, 0};
+  int32_t nop = 0;
+  if (!rc) rc = irm_ops_attr_ints_(c, "output_padding", op, 2, &nop);
   if (rc) return rc;
-  irm_object_retain(c->types[0]);
-  *out = c->types[0];
+  g->opad[0] = nop > 0 ? op[0] : 0;
+  g->opad[1] = nop > 1 ? op[1] : g->opad[0];
+  const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
+  g->n = d[0], g->c = d[1], g->h = d[2], g->w = d[3];
+  g->groups = irm_ops_attr_int_(c, "groups", 1);
+  if (g->groups < 1 || g->c % g->groups)
+    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: groups %lld does not divide the %lld input channels",
+                     (long long)g->groups, (long long)g->c);
+  if (w[0] != g->c)
+    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: argument 2 (weight) has %lld input channels, argument 1 (data) has %lld",
+                     (long long)w[0], (long long)g->c);
+  if (g->opad[0] < 0 || g->opad[1] < 0 || g->opad[0] >= g->stride[0] * g->dil[0] || g->opad[1] >= g->stride[1] * g->dil[1])
+    return irm_error(IRM_EVALUE, "nn.conv2d_transpose: output_padding must be below the stride (or the dilation)");
+  g->o = w[1] * g->groups, g->kh = w[2], g->kw = w[3];
+  g->oh = (g->h - 1) * g->stride[0] - g->pad[0] - g->pad[2] + g->dil[0] * (g->kh - 1) + g->opad[0] + 1;
+  g->ow = (g->w - 1) * g->stride[1] - g->pad[1] - g->pad[3] + g->dil[1] * (g->kw - 1) + g->opad[1] + 1;
+  if (g->oh < 0 || g->ow < 0)
+    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: the padding leaves a negative output size");
   return IRM_OK;
 }
 
-static int softmax_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  int32_t axis = 0;
-  int rc = softmax_axis(c, &axis);
+static int convt_infer(const ops_ctx *c, irm_object **out) {
+  convt_geom g;
+  int rc = convt_geometry(c, &g);
+  int64_t shape[4] = {g.n, g.o, g.oh, g.ow};
+  return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
+}
+
+/* Each input pixel scatters its kernel-weighted value into the output. */
+static int convt_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  convt_geom g;
+  int rc = convt_geometry(c, &g);
   if (rc) return rc;
-  const DLTensor *d = irm_tensor_dl(in[0]);
-  int64_t inner = 1, outer = 1, len = d->shape[axis];
-  for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
-  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  ops_kind k = irm_ops_kind_of_(d->dtype);
-  int log_out = strcmp(c->def->name, "nn.log_softmax") == 0;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < inner; i++) {
-      int64_t base = o * len * inner + i;
-      double top = -INFINITY, total = 0;
-      for (int64_t j = 0; j < len; j++) top = fmax(top, irm_ops_load_f64_(in[0], k, base + j * inner));
-      for (int64_t j = 0; j < len; j++) total += exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top);
-      for (int64_t j = 0; j < len; j++) {
-        double x = irm_ops_load_f64_(in[0], k, base + j * inner) - top;
-        irm_ops_store_f64_(out, k, base + j * inner, log_out ? x - log(total) : exp(x) / total);
-      }
-    }
+  int64_t n_out = irm_tensor_numel(out), cg = g.c / g.groups, og = g.o / g.groups;
+  double *acc = irm_calloc((size_t)(n_out ? n_out : 1), sizeof *acc);
+  if (!acc) return irm_error_nomem_("evaluating nn.conv2d_transpose");
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
+  for (int64_t n = 0; n < g.n; n++)
+    for (int64_t ci = 0; ci < g.c; ci++)
+      for (int64_t y = 0; y < g.h; y++)
+        for (int64_t x = 0; x < g.w; x++) {
+          double v = irm_ops_load_f64_(in[0], k, ((n * g.c + ci) * g.h + y) * g.w + x);
+          int64_t grp = ci / cg;
+          for (int64_t oc = 0; oc < og; oc++)
+            for (int64_t i = 0; i < g.kh; i++) {
+              int64_t oy = y * g.stride[0] - g.pad[0] + i * g.dil[0];
+              if (oy < 0 || oy >= g.oh) continue;
+              for (int64_t j = 0; j < g.kw; j++) {
+                int64_t ox = x * g.stride[1] - g.pad[1] + j * g.dil[1];
+                if (ox < 0 || ox >= g.ow) continue;
+                double wv = irm_ops_load_f64_(in[1], k, ((ci * og + oc) * g.kh + i) * g.kw + j);
+                acc[((n * g.o + grp * og + oc) * g.oh + oy) * g.ow + ox] += v * wv;
+              }
+            }
+        }
+  for (int64_t i = 0; i < n_out; i++) irm_ops_store_f64_(out, k, i, acc[i]);
+  irm_free(acc);
   return IRM_OK;
 }
 
-static const ops_attr_def softmax_attrs[] = {
-    {"axis", IRM_OPTION_INT, "-1", "the axis the probabilities sum to 1 along (negative counts from the end)", 0},
+static const ops_attr_def convt_attrs[] = {
+    {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the input step in the output (height, width)", 0},
+    {"padding", IRM_OPTION_ARRAY_INT, "0,0", "cropped from the full output: 1, 2 or 4 values as nn.conv2d", 0},
+    {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of kernel taps (height, width)", 0},
+    {"output_padding", IRM_OPTION_ARRAY_INT, "0,0", "added to the bottom and right of the output", 0},
+    {"groups", IRM_OPTION_INT, "1", "the channel groups", 0},
 };
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
-const ops_op_def irm_ops_nn_[] = {
-    {"nn.dense", 2, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, dense_attrs, 1, dense_infer, dense_eval},
-    {"nn.bias_add", 2, bias_args, IRM_OP_BROADCAST, OPS_NUMERIC, bias_attrs, 1, bias_infer, bias_eval},
+const ops_op_def irm_ops_conv_[] = {
     {"nn.conv2d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv_attrs, 9, conv_infer, conv_eval},
-    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
-    {"nn.log_softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
-     softmax_eval},
+    {"nn.conv2d_transpose", 2, convt_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, convt_attrs, 5, convt_infer,
+     convt_eval},
 };
-const size_t irm_ops_nn_count_ = sizeof irm_ops_nn_ / sizeof irm_ops_nn_[0];
+const size_t irm_ops_conv_count_ = sizeof irm_ops_conv_ / sizeof irm_ops_conv_[0];

@@ -11,6 +11,7 @@
 
 #include "irm/container.h"
 #include "irm/error.h"
+#include "irm_kernel_image.h"
 #include "ops_util.h"
 
 static const char *const data_arg[] = {"data"};
@@ -18,8 +19,6 @@ static const char *const methods[] = {"nearest_neighbor", "linear", "cubic"};
 static const char *const coord_modes[] = {"half_pixel",   "pytorch_half_pixel",   "align_corners",
                                           "asymmetric",   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
 static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-
-enum { CT_HALF, CT_PT_HALF, CT_ALIGN, CT_ASYM, CT_TF_NN, CT_CROP };
 
 static double attr_float(const ops_ctx *c, const char *name, double absent) {
   const irm_any *v = irm_map_find_cstr(c->attrs, name);
@@ -65,60 +64,11 @@ static int resize_infer(const ops_ctx *c, irm_object **out) {
   return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
 }
 
-/* The input coordinate of output index x along an axis (ONNX's formulas). */
-static double source_coord(const resize_cfg *r, int axis, int64_t x, int64_t in, int64_t out) {
-  double scale = r->scale[axis] > 0 ? r->scale[axis] : (in ? (double)out / (double)in : 1.0);
-  /* ONNX's length_resized: in * scale, not rounded, when a scale is given */
-  double len = r->scale[axis] > 0 ? (double)in * r->scale[axis] : (double)out;
-  switch (r->coord) {
-    case CT_PT_HALF: return len > 1 ? ((double)x + 0.5) / scale - 0.5 : 0.0;
-    case CT_ALIGN: return len > 1 ? (double)x * (double)(in - 1) / (len - 1) : 0.0;
-    case CT_ASYM: return (double)x / scale;
-    case CT_TF_NN: return ((double)x + 0.5) / scale;
-    case CT_CROP: {
-      double lo = r->roi[axis], hi = r->roi[axis + 2];
-      return len > 1 ? lo * (double)(in - 1) + (double)x * (hi - lo) * (double)(in - 1) / (len - 1)
-                     : 0.5 * (lo + hi) * (double)(in - 1);
-    }
-    default: return ((double)x + 0.5) / scale - 0.5;
-  }
-}
-
-static double cubic_weight(double d, double a) {
-  d = fabs(d);
-  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
-  if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
-  return 0;
-}
-
-/* Taps (clamped indices) and weights along one axis; returns the count, or
- * -1 when the coordinate is outside the input in tf_crop_and_resize. */
-static int taps(const resize_cfg *r, double x, int64_t in, int64_t *idx, double *w) {
-  if (r->coord == CT_CROP && (x < 0 || x > (double)(in - 1))) return -1;
-  if (r->method == 0) {
-    double f = floor(x), frac = x - f;
-    double v = r->rounding == 2 ? f : r->rounding == 3 ? ceil(x)
-               : frac == 0.5 ? (r->rounding == 0 ? f : f + 1) : nearbyint(x);
-    int64_t i = (int64_t)v;
-    idx[0] = i < 0 ? 0 : i >= in ? in - 1 : i;
-    w[0] = 1;
-    return 1;
-  }
-  int64_t base = (int64_t)floor(x);
-  double s = x - (double)base;
-  int n = r->method == 1 ? 2 : 4;
-  int64_t first = r->method == 1 ? base : base - 1;
-  double total = 0;
-  for (int t = 0; t < n; t++) {
-    int64_t i = first + t;
-    w[t] = r->method == 1 ? (t == 0 ? 1 - s : s) : cubic_weight((double)t - 1 - s, r->alpha);
-    if (r->exclude && (i < 0 || i >= in)) w[t] = 0;
-    total += w[t];
-    idx[t] = i < 0 ? 0 : i >= in ? in - 1 : i;
-  }
-  if (r->exclude && total != 0)
-    for (int t = 0; t < n; t++) w[t] /= total;
-  return n;
+/* The taps of output index x along axis (0 rows, 1 columns): the shared
+ * formulas of irm_kernel_image.h; -1 outside tf_crop_and_resize's region. */
+static int resize_taps(const resize_cfg *r, int axis, int64_t x, int64_t in, int64_t out, int64_t *idx, double *w) {
+  double at = irm_kernel_resize_source(r->coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
+  return irm_kernel_resize_taps(r->method, r->coord, r->rounding, r->exclude, r->alpha, at, in, idx, w);
 }
 
 static int resize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -133,9 +83,9 @@ static int resize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   for (int64_t y = 0; y < oh; y++) {
     int64_t iy[4], ix[4];
     double wy[4], wx[4];
-    int ny = taps(&r, source_coord(&r, 0, y, h, oh), h, iy, wy);
+    int ny = resize_taps(&r, 0, y, h, oh, iy, wy);
     for (int64_t x = 0; x < ow; x++) {
-      int nx = taps(&r, source_coord(&r, 1, x, w, ow), w, ix, wx);
+      int nx = resize_taps(&r, 1, x, w, ow, ix, wx);
       for (int64_t p = 0; p < planes; p++) {
         double acc = 0;
         if (ny < 0 || nx < 0) acc = r.extrapolation;

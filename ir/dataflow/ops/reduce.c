@@ -1,139 +1,18 @@
-/* Shape ops: reshape and transpose (pattern INJECTIVE), and the reductions
- * sum, mean, max, min, prod, argmax and argmin (COMM_REDUCE), and argsort
- * (OPAQUE, as TVM's; a stable sort), with TVM's attributes. Reductions accumulate
- * in double (floats) or int64 (ints, wrapped once when stored); the mean of
- * ints truncates toward zero, as TVM's integer division does. */
+/* The reductions: sum, mean, max, min, prod, argmax and argmin
+ * (COMM_REDUCE), argsort (OPAQUE, as TVM's; a stable sort), and
+ * nn.softmax and nn.log_softmax (OUT_ELEMWISE_FUSABLE), with TVM's
+ * attributes. Reductions accumulate in double (floats) or int64 (ints,
+ * wrapped once when stored); the mean of ints truncates toward zero, as
+ * TVM's integer division does. */
 #include <math.h>
 #include <string.h>
 
+#include "irm/container.h"
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "ops_util.h"
 
 static const char *const data_arg[] = {"data"};
-
-/* ---- reshape -------------------------------------------------------------------------- */
-
-static int reshape_infer(const ops_ctx *c, irm_object **out) {
-  const int64_t *in = irm_tensor_type_shape(c->types[0]);
-  int32_t in_ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
-  int64_t spec[OPS_MAX_NDIM], shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
-  int rc = irm_ops_attr_ints_(c, "newshape", spec, OPS_MAX_NDIM, &n);
-  if (rc) return rc;
-  if (n < 0) n = 0;
-  int32_t infer_at = -1;
-  char a[64], s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
-  for (int32_t i = 0; i < n; i++) {
-    if (spec[i] == 0) { /* keep the input's dimension */
-      if (i >= in_ndim)
-        return irm_error(IRM_ETYPE, "reshape: newshape %s keeps dimension %d (0), but %s has rank %d",
-                         irm_ops_shape_text_(spec, n, s1), (int)i, irm_ops_arg_text_(c, 0, a), (int)in_ndim);
-      shape[i] = in[i];
-    } else if (spec[i] == -1) {
-      if (infer_at >= 0)
-        return irm_error(IRM_EVALUE, "reshape: newshape %s has more than one -1", irm_ops_shape_text_(spec, n, s1));
-      infer_at = i;
-      shape[i] = 1;
-    } else if (spec[i] < 0) {
-      return irm_error(IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
-                       irm_ops_shape_text_(spec, n, s1), (long long)spec[i]);
-    } else {
-      shape[i] = spec[i];
-    }
-    if (shape[i] && known > OPS_MAX_NUMEL / shape[i])
-      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
-                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
-                       irm_ops_shape_text_(spec, n, s2));
-    known *= shape[i];
-  }
-  if (infer_at >= 0) {
-    if (known == 0 || in_numel % known != 0)
-      return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s",
-                       irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
-                       irm_ops_shape_text_(spec, n, s2));
-    shape[infer_at] = in_numel / known;
-    known = in_numel;
-  }
-  if (known != in_numel)
-    return irm_error(IRM_ETYPE, "reshape: cannot reshape %s of shape %s (%lld elements) to %s (%lld elements)",
-                     irm_ops_arg_text_(c, 0, a), irm_ops_shape_text_(in, in_ndim, s1), (long long)in_numel,
-                     irm_ops_shape_text_(shape, n, s2), (long long)known);
-  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
-}
-
-static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  size_t bytes = irm_tensor_nbytes(out);
-  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
-  return IRM_OK;
-}
-
-static const ops_attr_def reshape_attrs[] = {
-    {"newshape", IRM_OPTION_ARRAY_INT, NULL, "the new shape; 0 keeps the input's dimension, -1 infers one", 1},
-};
-
-/* ---- transpose ------------------------------------------------------------------------ */
-
-/* The permutation: axes, or reversed dimensions when axes is absent or empty. */
-static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
-  int64_t axes[OPS_MAX_NDIM];
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, "axes", axes, OPS_MAX_NDIM, &n);
-  if (rc) return rc;
-  if (n <= 0) {
-    for (int32_t i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
-    return IRM_OK;
-  }
-  char a[64], s[OPS_SHAPE_BUF];
-  if (n != ndim)
-    return irm_error(IRM_ETYPE, "transpose: axes %s has %d entries, %s has rank %d", irm_ops_shape_text_(axes, n, s),
-                     (int)n, irm_ops_arg_text_(c, 0, a), (int)ndim);
-  int seen[OPS_MAX_NDIM] = {0};
-  for (int32_t i = 0; i < n; i++) {
-    if ((rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &perm[i]))) return rc;
-    if (seen[perm[i]]++)
-      return irm_error(IRM_EVALUE, "transpose: axes %s repeats axis %d", irm_ops_shape_text_(axes, n, s), (int)perm[i]);
-  }
-  return IRM_OK;
-}
-
-static int transpose_infer(const ops_ctx *c, irm_object **out) {
-  const int64_t *in = irm_tensor_type_shape(c->types[0]);
-  int32_t ndim = irm_tensor_type_ndim(c->types[0]), perm[OPS_MAX_NDIM];
-  int rc = transpose_axes(c, ndim, perm);
-  if (rc) return rc;
-  int64_t shape[OPS_MAX_NDIM];
-  for (int32_t i = 0; i < ndim; i++) shape[i] = in[perm[i]];
-  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
-}
-
-static int transpose_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  const DLTensor *src = irm_tensor_dl(in[0]), *dst = irm_tensor_dl(out);
-  int32_t ndim = src->ndim, perm[OPS_MAX_NDIM];
-  int rc = transpose_axes(c, ndim, perm);
-  if (rc) return rc;
-  int64_t in_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
-  irm_ops_strides_(src->shape, ndim, in_strides);
-  for (int32_t i = 0; i < ndim; i++) step[i] = in_strides[perm[i]];
-  size_t size = irm_dtype_size(src->dtype);
-  const char *from = src->data;
-  char *to = dst->data;
-  int64_t numel = irm_tensor_numel(out), off = 0;
-  for (int64_t o = 0; o < numel; o++) {
-    memcpy(to + (size_t)o * size, from + (size_t)off * size, size);
-    for (int32_t d = ndim - 1; d >= 0; d--) {
-      off += step[d];
-      if (++idx[d] < dst->shape[d]) break;
-      off -= step[d] * dst->shape[d];
-      idx[d] = 0;
-    }
-  }
-  return IRM_OK;
-}
-
-static const ops_attr_def transpose_attrs[] = {
-    {"axes", IRM_OPTION_ARRAY_INT, NULL, "the permutation of the dimensions; absent or empty reverses them", 0},
-};
 
 /* ---- sum and mean ---------------------------------------------------------------------- */
 
@@ -372,11 +251,54 @@ static const ops_attr_def reduce_attrs[] = {
     {"exclude", IRM_OPTION_BOOL, "false", "reduce every axis except those in axis", 0},
 };
 
+/* ---- nn.softmax ------------------------------------------------------------------------------ */
+
+static const char *const softmax_args[] = {"data"};
+
+static int softmax_axis(const ops_ctx *c, int32_t *axis) {
+  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), irm_tensor_type_ndim(c->types[0]), axis);
+}
+
+static int softmax_infer(const ops_ctx *c, irm_object **out) {
+  int32_t axis = 0;
+  int rc = softmax_axis(c, &axis);
+  if (rc) return rc;
+  irm_object_retain(c->types[0]);
+  *out = c->types[0];
+  return IRM_OK;
+}
+
+static int softmax_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  int32_t axis = 0;
+  int rc = softmax_axis(c, &axis);
+  if (rc) return rc;
+  const DLTensor *d = irm_tensor_dl(in[0]);
+  int64_t inner = 1, outer = 1, len = d->shape[axis];
+  for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
+  for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
+  ops_kind k = irm_ops_kind_of_(d->dtype);
+  int log_out = strcmp(c->def->name, "nn.log_softmax") == 0;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      int64_t base = o * len * inner + i;
+      double top = -INFINITY, total = 0;
+      for (int64_t j = 0; j < len; j++) top = fmax(top, irm_ops_load_f64_(in[0], k, base + j * inner));
+      for (int64_t j = 0; j < len; j++) total += exp(irm_ops_load_f64_(in[0], k, base + j * inner) - top);
+      for (int64_t j = 0; j < len; j++) {
+        double x = irm_ops_load_f64_(in[0], k, base + j * inner) - top;
+        irm_ops_store_f64_(out, k, base + j * inner, log_out ? x - log(total) : exp(x) / total);
+      }
+    }
+  return IRM_OK;
+}
+
+static const ops_attr_def softmax_attrs[] = {
+    {"axis", IRM_OPTION_INT, "-1", "the axis the probabilities sum to 1 along (negative counts from the end)", 0},
+};
+
 /* ---- the table ------------------------------------------------------------------------- */
 
-const ops_op_def irm_ops_transform_[] = {
-    {"reshape", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, reshape_attrs, 1, reshape_infer, reshape_eval},
-    {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
+const ops_op_def irm_ops_reduce_[] = {
     {"sum", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"mean", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"max", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
@@ -385,5 +307,8 @@ const ops_op_def irm_ops_transform_[] = {
     {"argmax", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
     {"argsort", 1, data_arg, IRM_OP_OPAQUE, OPS_NUMERIC, argsort_attrs, 3, argsort_infer, argsort_eval},
     {"argmin", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
+    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
+    {"nn.log_softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
+     softmax_eval},
 };
-const size_t irm_ops_transform_count_ = sizeof irm_ops_transform_ / sizeof irm_ops_transform_[0];
+const size_t irm_ops_reduce_count_ = sizeof irm_ops_reduce_ / sizeof irm_ops_reduce_[0];

@@ -1,5 +1,7 @@
-/* Private to backend/: the C kernel generator (backend/codegen/), which the
- * AOT code generator calls once per fused Primitive function.
+/* Private to backend/: the C kernel generator (backend/codegen/). Lowering
+ * (backend/lower/) calls irm_codegen_c_kernel_ once per fused Primitive
+ * function and irm_codegen_c_prelude_ once per generated file;
+ * backend/builtins.c registers the built-in ops' generators.
  *
  * A kernel is one C function
  *

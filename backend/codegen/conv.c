@@ -1,18 +1,22 @@
-/* FCodegenC of nn.dense and nn.conv2d.
+/* FCodegenC of the convolutions (ir/dataflow/ops/conv.c): nn.conv2d and
+ * nn.conv2d_transpose.
  *
- * float32 (in and out): with -libs=cblas, dense calls cblas_sgemv (one row)
- * or cblas_sgemm, conv2d builds an im2col matrix (skipped for a 1x1,
- * stride-1, unpadded NCHW convolution) and calls cblas_sgemm per image and
- * group. Without it, portable loops the compiler vectorizes: dense as
- * 16-lane partial dot products; conv2d copies each image into a
- * zero-padded NCHW buffer (so the inner loops have no bounds checks),
+ * nn.conv2d, float32 (in and out): with -libs=cblas, builds an im2col
+ * matrix (skipped for a 1x1, stride-1, unpadded NCHW convolution) and
+ * calls cblas_sgemm per image and group. Without it, portable loops the
+ * compiler vectorizes: it copies each image into a zero-padded NCHW buffer (so the inner loops have no bounds checks),
  * packs the weights in blocks of 4 output channels and computes tiles of
  * 4 channels x 16 columns in registers. These accumulate in float, so
  * they differ from the evaluator's double sums by rounding only.
  *
  * Other dtypes (ints, or an out_dtype other than float32) use direct loops
  * that accumulate exactly as the evaluator does: double for float data in
- * the same order, wrapping 64-bit sums for ints. */
+ * the same order, wrapping 64-bit sums for ints.
+ *
+ * nn.conv2d_transpose (NCHW data, IOHW weight) is gathered per output
+ * element, summing in double: the same terms as the evaluator's scatter,
+ * in another order. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,47 +28,6 @@
 #define OWT 16 /* output columns per register tile */
 
 static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
-
-/* ---- nn.dense ------------------------------------------------------------------------------- */
-
-static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
-  (void)scratch;
-  const cg_tensor *d = &c->in[0], *w = &c->in[1];
-  int64_t n = w->shape[0], k = w->shape[1], m = n ? c->out.numel / n : 0;
-  const char *x = d->name, *wt = w->name, *y = c->out.name;
-  if (c->out.numel == 0) return IRM_OK;
-  if (d->dt == CG_F32 && c->cblas) {
-    if (m == 1)
-      P(b, "    cblas_sgemv(CblasRowMajor, CblasNoTrans, %lld, %lld, 1.0f, %s, %lld, %s, 1, 0.0f, %s, 1);\n", LL(n), LL(k),
-        wt, LL(k), x, y);
-    else
-      P(b, "    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, %lld, %lld, %lld, 1.0f, %s, %lld, %s, %lld, 0.0f, %s, %lld);\n",
-        LL(m), LL(n), LL(k), x, LL(k), wt, LL(k), y, LL(n));
-    return IRM_OK;
-  }
-  P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m), irm_cg_ctype_(d->dt), x,
-    LL(k));
-  P(b, "      for (int64_t n = 0; n < %lld; n++) {\n        const %s *restrict w = %s + n * %lld;\n", LL(n),
-    irm_cg_ctype_(d->dt), wt, LL(k));
-  if (d->dt == CG_F32) {
-    P(b, "        float acc[16] = {0}, s = 0;\n        int64_t k = 0;\n");
-    P(b, "        for (; k + 16 <= %lld; k += 16)\n          for (int j = 0; j < 16; j++) acc[j] += a[k + j] * w[k + j];\n",
-      LL(k));
-    P(b, "        for (int j = 0; j < 16; j++) s += acc[j];\n        for (; k < %lld; k++) s += a[k] * w[k];\n", LL(k));
-    P(b, "        %s[m * %lld + n] = s;\n", y, LL(n));
-  } else if (d->dt == CG_F64) {
-    P(b, "        double acc = 0;\n        for (int64_t k = 0; k < %lld; k++) acc += a[k] * w[k];\n", LL(k));
-    P(b, "        %s[m * %lld + n] = acc;\n", y, LL(n));
-  } else {
-    P(b, "        uint64_t acc = 0;\n");
-    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)(int64_t)a[k] * (uint64_t)(int64_t)w[k];\n", LL(k));
-    P(b, "        %s[m * %lld + n] = ", y, LL(n));
-    irm_cg_from_int64_(c->out.dt, "irm_cg_wrap(acc)", b);
-    P(b, ";\n");
-  }
-  P(b, "      }\n    }\n");
-  return IRM_OK;
-}
 
 /* ---- nn.conv2d: geometry ----------------------------------------------------------------------- */
 
@@ -254,8 +217,40 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
-const cg_op irm_cg_nn_ops_[] = {
-    {"nn.dense", NULL, NULL, dense_stmts},
+/* ---- nn.conv2d_transpose (NCHW data, IOHW weight) ----------------------------------------------- */
+
+static int convt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
+  int64_t n = d[0], ch = d[1], h = d[2], wd = d[3], og = w[1], kh = w[2], kw = w[3], oc = o[1], oh = o[2], ow = o[3];
+  int64_t groups = irm_cg_attr_int_(c, "groups", 1), stride[2], dil[2], pad[4];
+  if (groups < 1) groups = 1;
+  int64_t cg = ch / groups;
+  irm_cg_attr_pair_(c, "strides", 1, stride);
+  irm_cg_attr_pair_(c, "dilation", 1, dil);
+  irm_cg_attr_padding_(c, "padding", pad);
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(n), LL(oc));
+  P(b, "    for (int64_t oy = 0; oy < %lld; oy++)\n    for (int64_t ox = 0; ox < %lld; ox++) {\n", LL(oh), LL(ow));
+  P(b, "      const int64_t grp = o / %lld, oo = o %% %lld;\n      double acc = 0;\n", LL(og), LL(og));
+  P(b, "      for (int64_t ci = grp * %lld; ci < (grp + 1) * %lld; ci++)\n", LL(cg), LL(cg));
+  P(b, "      for (int64_t i = 0; i < %lld; i++) {\n", LL(kh));
+  P(b, "        const int64_t ty = oy + %lld - i * %lld;\n", LL(pad[0]), LL(dil[0]));
+  P(b, "        if (ty < 0 || ty %% %lld != 0 || ty / %lld >= %lld) continue;\n", LL(stride[0]), LL(stride[0]), LL(h));
+  P(b, "        for (int64_t j = 0; j < %lld; j++) {\n", LL(kw));
+  P(b, "          const int64_t tx = ox + %lld - j * %lld;\n", LL(pad[1]), LL(dil[1]));
+  P(b, "          if (tx < 0 || tx %% %lld != 0 || tx / %lld >= %lld) continue;\n", LL(stride[1]), LL(stride[1]), LL(wd));
+  P(b, "          acc += (double)%s[((n * %lld + ci) * %lld + ty / %lld) * %lld + tx / %lld]", c->in[0].name, LL(ch), LL(h),
+    LL(stride[0]), LL(wd), LL(stride[1]));
+  P(b, " * (double)%s[((ci * %lld + oo) * %lld + i) * %lld + j];\n        }\n      }\n", c->in[1].name, LL(og), LL(kh), LL(kw));
+  P(b, "      %s[((n * %lld + o) * %lld + oy) * %lld + ox] = ", c->out.name, LL(oc), LL(oh), LL(ow));
+  irm_cg_from_double_(c->out.dt, "acc", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+const cg_op irm_cg_conv_ops_[] = {
     {"nn.conv2d", NULL, NULL, conv_stmts},
+    {"nn.conv2d_transpose", NULL, NULL, convt_stmts},
 };
-const size_t irm_cg_nn_ops_count_ = sizeof irm_cg_nn_ops_ / sizeof irm_cg_nn_ops_[0];
+const size_t irm_cg_conv_ops_count_ = sizeof irm_cg_conv_ops_ / sizeof irm_cg_conv_ops_[0];

@@ -1,42 +1,21 @@
-/* FCodegenC of reshape (a copy; the walker makes most reshapes views),
- * transpose, sum, mean, max, min, prod and nn.softmax, as the evaluator computes them:
- * reductions accumulate in double (ints in int64, wrapped once when
- * stored; the mean of ints truncates toward zero) in the input's row-major
- * order; softmax computes exp(x - max) / sum in double, log_softmax
- * x - max - log(sum). squeeze and expand_dims are reshapes (views). */
+/* FCodegenC of the reductions (ir/dataflow/ops/reduce.c): sum, mean, max,
+ * min and prod (in the evaluator's order and identities), argmax/argmin
+ * along one axis, argsort (a stable merge sort of the indices in the op's
+ * scratch, NaN last ascending and first descending: the prelude's
+ * irm_cg_argsort), nn.softmax and nn.log_softmax, as the evaluator
+ * computes them (docs/ops.md). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
 
-static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
-  (void)scratch;
-  int64_t bytes = c->out.numel * (int64_t)irm_cg_dt_bytes_(c->out.dt);
-  if (bytes && strcmp(c->out.name, c->in[0].name) != 0)
-    P(b, "    memcpy(%s, %s, %lld);\n", c->out.name, c->in[0].name, (long long)bytes);
-  return IRM_OK;
-}
+static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
 
-static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
-  (void)scratch;
-  const cg_tensor *in = &c->in[0];
-  int32_t nd = in->ndim, perm[CG_MAX_NDIM], n = 0;
-  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM];
-  int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
-  if (rc) return rc;
-  for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
-  irm_cg_row_major_(in->shape, in->ndim, st);
-  if (c->out.numel == 0) return IRM_OK;
-  P(b, "    int64_t o = 0;\n");
-  for (int32_t d = 0; d < nd; d++)
-    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
-  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
-  for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[perm[d]]);
-  P(b, "];\n");
-  return IRM_OK;
-}
+static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
 
 static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
@@ -117,17 +96,71 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
-const cg_op irm_cg_transform_ops_[] = {
-    {"reshape", NULL, NULL, reshape_stmts},
-    {"transpose", NULL, NULL, transpose_stmts},
+/* ---- argmax/argmin: along one axis ------------------------------------------------------ */
+
+static void axis_geometry(const cg_tensor *in, int64_t axis, int64_t *outer, int64_t *len, int64_t *inner) {
+  *outer = 1, *inner = 1, *len = in->shape[axis];
+  for (int64_t d = 0; d < axis; d++) *outer *= in->shape[d];
+  for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) *inner *= in->shape[d];
+}
+
+static int argreduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int64_t axes[CG_MAX_NDIM], outer, len, inner;
+  int32_t n = 0;
+  int rc = irm_cg_attr_ints_(c, "axis", axes, CG_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n != 1) return irm_cg_fail_(c, "axis must hold exactly one axis");
+  axis_geometry(in, norm_axis(axes[0], in->ndim), &outer, &len, &inner);
+  int is_max = strcmp(c->op, "argmax") == 0, last = irm_cg_attr_bool_(c, "select_last_index");
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    for (int64_t a = 0; a < %lld; a++)\n    for (int64_t i = 0; i < %lld; i++) {\n", LL(outer), LL(inner));
+  P(b, "      int64_t best = 0;\n      double top = 0;\n      for (int64_t j = 0; j < %lld; j++) {\n", LL(len));
+  P(b, "        const double x = (double)%s[(a * %lld + j) * %lld + i];\n        if (j > 0 && top != top) break;\n", in->name,
+    LL(len), LL(inner));
+  P(b, "        if (j == 0 || x != x || x %c top%s) best = j, top = x;\n      }\n", is_max ? '>' : '<', last ? " || x == top" : "");
+  P(b, "      %s[a * %lld + i] = ", c->out.name, LL(inner));
+  irm_cg_from_int64_(c->out.dt, "best", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- argsort -------------------------------------------------------------------------------------- */
+
+static int argsort_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  const cg_tensor *in = &c->in[0];
+  int64_t axis = irm_cg_attr_int_(c, "axis", -1), outer = 1, inner = 1;
+  if (axis < 0) axis += in->ndim;
+  int64_t len = in->shape[axis];
+  for (int64_t d = 0; d < axis; d++) outer *= in->shape[d];
+  for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) inner *= in->shape[d];
+  int ascend = irm_cg_attr_int_(c, "is_ascend", 1) != 0;
+  if (c->out.numel == 0) return IRM_OK;
+  size_t part = align64((size_t)len * 8);
+  *scratch = 3 * part;
+  P(b, "    double *restrict key = (double *)(void *)(%s);\n", c->scratch);
+  P(b, "    int64_t *restrict ix = (int64_t *)(void *)(%s + %zu), *restrict tmp = (int64_t *)(void *)(%s + %zu);\n",
+    c->scratch, part, c->scratch, 2 * part);
+  P(b, "    for (int64_t a = 0; a < %lld; a++)\n    for (int64_t i = 0; i < %lld; i++) {\n", LL(outer), LL(inner));
+  P(b, "      for (int64_t j = 0; j < %lld; j++) key[j] = (double)%s[(a * %lld + j) * %lld + i], ix[j] = j;\n", LL(len),
+    in->name, LL(len), LL(inner));
+  P(b, "      irm_cg_argsort(ix, tmp, %lld, key, %d);\n", LL(len), ascend);
+  P(b, "      for (int64_t j = 0; j < %lld; j++) %s[(a * %lld + j) * %lld + i] = (%s)ix[j];\n    }\n", LL(len), c->out.name,
+    LL(len), LL(inner), irm_cg_ctype_(c->out.dt));
+  return IRM_OK;
+}
+
+const cg_op irm_cg_reduce_ops_[] = {
     {"sum", NULL, NULL, reduce_stmts},
     {"mean", NULL, NULL, reduce_stmts},
     {"max", NULL, NULL, reduce_stmts},
     {"min", NULL, NULL, reduce_stmts},
     {"prod", NULL, NULL, reduce_stmts},
+    {"argmax", NULL, NULL, argreduce_stmts},
+    {"argmin", NULL, NULL, argreduce_stmts},
+    {"argsort", NULL, NULL, argsort_stmts},
     {"nn.softmax", NULL, NULL, softmax_stmts},
     {"nn.log_softmax", NULL, NULL, softmax_stmts},
-    {"squeeze", NULL, NULL, reshape_stmts},
-    {"expand_dims", NULL, NULL, reshape_stmts},
 };
-const size_t irm_cg_transform_ops_count_ = sizeof irm_cg_transform_ops_ / sizeof irm_cg_transform_ops_[0];
+const size_t irm_cg_reduce_ops_count_ = sizeof irm_cg_reduce_ops_ / sizeof irm_cg_reduce_ops_[0];

@@ -238,6 +238,13 @@ static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   return IRM_OK;
 }
 
+/* zeros_like: the input's type, every element 0 (the result tensor is
+ * made zeroed). */
+static int zeros_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c, (void)in, (void)out;
+  return IRM_OK;
+}
+
 static const ops_attr_def cast_attrs[] = {
     {"dtype", IRM_OPTION_STR, NULL, "the result dtype: float32, float16, int32, int8, uint8, float64, int64 or bool", 1},
 };
@@ -283,5 +290,6 @@ const ops_op_def irm_ops_elemwise_[] = {
     UNARY("sign", OPS_NUMERIC),
     {"clip", 1, unary_args, IRM_OP_ELEMWISE, OPS_NUMERIC, clip_attrs, 2, same_type_infer, clip_eval},
     {"cast", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, cast_attrs, 1, cast_infer, cast_eval},
+    {"zeros_like", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, NULL, 0, same_type_infer, zeros_eval},
 };
 const size_t irm_ops_elemwise_count_ = sizeof irm_ops_elemwise_ / sizeof irm_ops_elemwise_[0];

@@ -1,4 +1,5 @@
-/* FCodegenC of nn.max_pool2d, nn.avg_pool2d and nn.global_avg_pool2d, in
+/* FCodegenC of the pools (ir/dataflow/ops/pool.c): nn.max_pool2d, nn.avg_pool2d,
+ * nn.global_avg_pool2d and nn.global_max_pool2d, in
  * either layout and every numeric dtype, as the evaluator computes them:
  * padded taps never win a max (an all-padding window gives the dtype's
  * lowest value), NaN wins; averages sum in double (ints in int64, the
@@ -8,8 +9,10 @@
 #include <string.h>
 
 #include "codegen_c_internal.h"
+#include "irm_kernel_pool_window.h"
 
 #define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
 
 static const char *lowest(cg_dt dt) {
   return dt == CG_I64 ? "-9223372036854775808.0" : dt == CG_I32 ? "-2147483648.0" : dt == CG_I8 ? "-128.0" : dt == CG_U8 || dt == CG_BOOL ? "0.0" : "-INFINITY";
@@ -52,9 +55,9 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     /* taps inside the padded input (not ceil_mode's extra rows) */
     P(b, "      int64_t cy = 0, cx = 0;\n");
     P(b, "      for (int64_t k = 0; k < %lld; k++) cy += y0 + k * %lld <= %lld;\n", (long long)size[0], (long long)dil[0],
-      (long long)(h + pad[2] - 1));
+      (long long)irm_kernel_pool_last_padded(h, pad[2]));
     P(b, "      for (int64_t k = 0; k < %lld; k++) cx += x0 + k * %lld <= %lld;\n", (long long)size[1], (long long)dil[1],
-      (long long)(w + pad[3] - 1));
+      (long long)irm_kernel_pool_last_padded(w, pad[3]));
     P(b, "      count = cy * cx;\n");
   }
   P(b, "      %s[n * %lld + c * %lld + y * %lld + x * %lld] = ", c->out.name, (long long)os[0], (long long)os[1],
@@ -95,9 +98,31 @@ static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
+/* ---- nn.global_max_pool2d ------------------------------------------------------------------------------ */
+
+static int global_max_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
+  const int64_t *d = c->in[0].shape;
+  int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
+  int fl = irm_cg_is_float_(c->in[0].dt);
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", LL(n), LL(ch));
+  P(b, "      double best = %s;\n", fl ? "-INFINITY" : c->in[0].dt == CG_I64 ? "-9223372036854775808.0" : "-2147483648.0");
+  P(b, "      for (int64_t p = 0; p < %lld; p++) {\n", LL(hw));
+  if (nhwc) P(b, "        const double v = (double)%s[(n * %lld + p) * %lld + c];\n", c->in[0].name, LL(hw), LL(ch));
+  else P(b, "        const double v = (double)%s[(n * %lld + c) * %lld + p];\n", c->in[0].name, LL(ch), LL(hw));
+  P(b, "        if (v > best || v != v) best = v;\n        if (best != best) break;\n      }\n");
+  P(b, "      %s[n * %lld + c] = ", c->out.name, LL(ch));
+  irm_cg_from_double_(c->out.dt, "best", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
 const cg_op irm_cg_pool_ops_[] = {
     {"nn.max_pool2d", NULL, NULL, pool_stmts},
     {"nn.avg_pool2d", NULL, NULL, pool_stmts},
     {"nn.global_avg_pool2d", NULL, NULL, global_stmts},
+    {"nn.global_max_pool2d", NULL, NULL, global_max_stmts},
 };
 const size_t irm_cg_pool_ops_count_ = sizeof irm_cg_pool_ops_ / sizeof irm_cg_pool_ops_[0];

@@ -1,0 +1,259 @@
+/* FCodegenC of the shape ops (ir/dataflow/ops/shape.c), as the evaluator
+ * computes them (docs/ops.md): reshape, squeeze and expand_dims (a copy;
+ * the walker makes most of them views), transpose, broadcast_to (an
+ * elementwise identity the loop nest broadcasts), concatenate,
+ * strided_slice, take, gather, scatter_elements, scatter_nd (a copy of
+ * data, then each update in order) and nn.pad: loops over the output; an
+ * index out of range makes the kernel return 1, where the evaluator
+ * raises a ValueError. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_c_internal.h"
+
+#define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
+
+static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
+
+/* Opens one loop per output dimension (i0, i1, ...) and declares `o`, the
+ * row-major output offset counter; close with close_loops. */
+static void open_loops(const cg_tensor *out, irm_text_buf *b) {
+  P(b, "    int64_t o = 0;\n");
+  for (int32_t d = 0; d < out->ndim; d++)
+    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, LL(out->shape[d]), d);
+  P(b, "    {\n");
+}
+
+/* ---- reshape, transpose --------------------------------------------------------------- */
+
+static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int64_t bytes = c->out.numel * (int64_t)irm_cg_dt_bytes_(c->out.dt);
+  if (bytes && strcmp(c->out.name, c->in[0].name) != 0)
+    P(b, "    memcpy(%s, %s, %lld);\n", c->out.name, c->in[0].name, (long long)bytes);
+  return IRM_OK;
+}
+
+static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int32_t nd = in->ndim, perm[CG_MAX_NDIM], n = 0;
+  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM];
+  int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
+  if (rc) return rc;
+  for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
+  irm_cg_row_major_(in->shape, in->ndim, st);
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    int64_t o = 0;\n");
+  for (int32_t d = 0; d < nd; d++)
+    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
+  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
+  for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[perm[d]]);
+  P(b, "];\n");
+  return IRM_OK;
+}
+
+/* ---- concatenate --------------------------------------------------------------------------------- */
+
+static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), c->out.ndim), outer = 1, inner = 1, at = 0;
+  size_t sz = irm_cg_dt_bytes_(c->out.dt);
+  for (int64_t d = 0; d < axis; d++) outer *= c->out.shape[d];
+  for (int32_t d = (int32_t)axis + 1; d < c->out.ndim; d++) inner *= c->out.shape[d];
+  int64_t row = c->out.shape[axis] * inner;
+  for (size_t i = 0; i < c->n_in; i++) {
+    int64_t chunk = c->in[i].shape[axis] * inner;
+    if (chunk && outer)
+      P(b, "    for (int64_t r = 0; r < %lld; r++) memcpy(%s + r * %lld + %lld, %s + r * %lld, %lld);\n", LL(outer),
+        c->out.name, LL(row), LL(at), c->in[i].name, LL(chunk), LL(chunk * (int64_t)sz));
+    at += chunk;
+  }
+  return IRM_OK;
+}
+
+/* ---- strided_slice ------------------------------------------------------------------------------- */
+
+static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int32_t nd = in->ndim, nb = 0, ne = 0, ns = 0, na = 0;
+  int64_t bg[CG_MAX_NDIM], e[CG_MAX_NDIM], s[CG_MAX_NDIM], axes[CG_MAX_NDIM], begin[CG_MAX_NDIM], step[CG_MAX_NDIM],
+      st[CG_MAX_NDIM];
+  int rc = irm_cg_attr_ints_(c, "begin", bg, CG_MAX_NDIM, &nb);
+  if (!rc) rc = irm_cg_attr_ints_(c, "end", e, CG_MAX_NDIM, &ne);
+  if (!rc) rc = irm_cg_attr_ints_(c, "strides", s, CG_MAX_NDIM, &ns);
+  if (!rc) rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &na);
+  if (rc) return rc;
+  for (int32_t d = 0; d < nd; d++) begin[d] = 0, step[d] = 1;
+  for (int32_t i = 0; i < nb && i < nd; i++) { /* the evaluator's clamping (its checks ran in the type check) */
+    int32_t d = na >= 0 ? (int32_t)norm_axis(axes[i], nd) : i;
+    int64_t sp = ns > 0 ? s[i] : 1, n = in->shape[d], lo = bg[i];
+    if (lo < 0) lo += n;
+    if (sp > 0) lo = lo < 0 ? 0 : lo > n ? n : lo;
+    else lo = lo < 0 ? -1 : lo > n - 1 ? n - 1 : lo;
+    begin[d] = lo, step[d] = sp;
+  }
+  irm_cg_row_major_(in->shape, nd, st);
+  if (c->out.numel == 0) return IRM_OK;
+  open_loops(&c->out, b);
+  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
+  for (int32_t d = 0; d < nd; d++) P(b, " + (%lld + i%d * %lld) * %lld", LL(begin[d]), d, LL(step[d]), LL(st[d]));
+  P(b, "];\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- take, gather -------------------------------------------------------------------------------- */
+
+static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *d = &c->in[0], *ix = &c->in[1];
+  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), d->ndim), outer = 1, inner = 1, len = d->shape[axis];
+  for (int64_t q = 0; q < axis; q++) outer *= d->shape[q];
+  for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
+  P(b, "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n", ix->name,
+    LL(len), LL(len));
+  P(b, "      for (int64_t i = 0; i < %lld; i++) %s[(r * %lld + j) * %lld + i] = %s[(r * %lld + k) * %lld + i];\n    }\n",
+    LL(inner), c->out.name, LL(ix->numel), LL(inner), d->name, LL(len), LL(inner));
+  return IRM_OK;
+}
+
+static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *d = &c->in[0];
+  int32_t nd = d->ndim;
+  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), nd), st[CG_MAX_NDIM], len = d->shape[axis];
+  irm_cg_row_major_(d->shape, nd, st);
+  for (int32_t q = 0; q < nd; q++)
+    if (q != axis && c->out.shape[q] > d->shape[q])
+      return irm_cg_fail_(c, "argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
+  if (c->out.numel == 0) return IRM_OK;
+  open_loops(&c->out, b);
+  P(b, "      int64_t k = (int64_t)%s[o];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n",
+    c->in[1].name, LL(len), LL(len));
+  P(b, "      %s[o++] = %s[0", c->out.name, d->name);
+  for (int32_t q = 0; q < nd; q++) {
+    if (q == axis) P(b, " + k * %lld", LL(st[q]));
+    else P(b, " + i%d * %lld", (int)q, LL(st[q]));
+  }
+  P(b, "];\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- nn.pad ---------------------------------------------------------------------------------------- */
+
+static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *in = &c->in[0];
+  int32_t nd = in->ndim, n = 0;
+  int64_t w[2 * CG_MAX_NDIM], st[CG_MAX_NDIM];
+  int rc = irm_cg_attr_ints_(c, "pad_width", w, 2 * CG_MAX_NDIM, &n);
+  if (rc) return rc;
+  if (n != 2 * nd) return irm_cg_fail_(c, "pad_width has %d values for rank %d", (int)n, (int)nd);
+  const char *mode = irm_cg_attr_str_(c, "pad_mode", "constant");
+  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, "pad_value") : NULL;
+  double value = v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : 0.0;
+  irm_cg_row_major_(in->shape, nd, st);
+  if (c->out.numel == 0) return IRM_OK;
+  open_loops(&c->out, b);
+  P(b, "      int inside = 1;\n      int64_t off = 0, i;\n      (void)inside;\n");
+  for (int32_t d = 0; d < nd; d++) {
+    int64_t len = in->shape[d];
+    P(b, "      i = i%d - %lld;\n", d, LL(w[2 * d]));
+    if (strcmp(mode, "edge") == 0) P(b, "      if (i < 0) i = 0;\n      if (i >= %lld) i = %lld;\n", LL(len), LL(len - 1));
+    else if (strcmp(mode, "reflect") == 0)
+      P(b, "      if (i < 0) i = -i;\n      if (i >= %lld) i = %lld - i;\n", LL(len), LL(2 * (len - 1)));
+    else P(b, "      if (i < 0 || i >= %lld) inside = 0;\n", LL(len));
+    P(b, "      off += i * %lld;\n", LL(st[d]));
+  }
+  char val[64];
+  snprintf(val, sizeof val, "%a", value);
+  P(b, "      %s[o++] = inside ? %s[off] : ", c->out.name, in->name);
+  irm_cg_from_double_(c->out.dt, val, b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- scatter_elements, scatter_nd ------------------------------------------------------------------ */
+
+/* Appends the statement applying update expression u at out[at] by the reduction. */
+static void scatter_one(const cg_call *c, const char *at, const char *u, irm_text_buf *b) {
+  const char *red = irm_cg_attr_str_(c, "reduction", "none"), *y = c->out.name;
+  int fl = irm_cg_is_float_(c->out.dt);
+  char e[256];
+  if (strcmp(red, "add") == 0 || strcmp(red, "mul") == 0) {
+    char op = red[0] == 'a' ? '+' : '*';
+    if (fl) snprintf(e, sizeof e, "(double)%s[%s] %c (double)%s", y, at, op, u);
+    else snprintf(e, sizeof e, "irm_cg_wrap((uint64_t)(int64_t)%s[%s] %c (uint64_t)(int64_t)%s)", y, at, op, u);
+    P(b, "%s[%s] = ", y, at);
+    if (fl) irm_cg_from_double_(c->out.dt, e, b);
+    else irm_cg_from_int64_(c->out.dt, e, b);
+    P(b, ";\n");
+  } else {
+    P(b, "%s[%s] = %s;\n", y, at, u);
+  }
+}
+
+static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *d = &c->in[0], *ix = &c->in[1];
+  int64_t st[CG_MAX_NDIM];
+  irm_cg_row_major_(d->shape, d->ndim, st);
+  int64_t bytes = d->numel * (int64_t)irm_cg_dt_bytes_(d->dt);
+  if (bytes) P(b, "    memcpy(%s, %s, %lld);\n", c->out.name, d->name, LL(bytes));
+  if (ix->numel == 0) return IRM_OK;
+  if (strcmp(c->op, "scatter_elements") == 0) {
+    int64_t axis = irm_cg_attr_int_(c, "axis", 0);
+    if (axis < 0) axis += d->ndim;
+    int64_t len = d->shape[axis];
+    P(b, "    int64_t u = 0;\n");
+    for (int32_t q = 0; q < ix->ndim; q++) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
+    P(b, "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 1;\n      if (k < 0) k += %lld;\n",
+      ix->name, LL(len), LL(len), LL(len));
+    P(b, "      const int64_t at = 0");
+    for (int32_t q = 0; q < d->ndim; q++) {
+      if (q == axis) P(b, " + k * %lld", LL(st[q]));
+      else P(b, " + i%d * %lld", (int)q, LL(st[q]));
+    }
+    P(b, ";\n      ");
+    char u[128];
+    snprintf(u, sizeof u, "%s[u]", c->in[2].name);
+    scatter_one(c, "at", u, b);
+    P(b, "      u++;\n    }\n");
+    return IRM_OK;
+  }
+  int64_t kk = ix->shape[ix->ndim - 1], slice = 1, count = kk ? ix->numel / kk : 0;
+  for (int32_t q = (int32_t)kk; q < d->ndim; q++) slice *= d->shape[q];
+  P(b, "    for (int64_t i = 0; i < %lld; i++) {\n      int64_t off = 0, k;\n", LL(count));
+  for (int64_t q = 0; q < kk; q++) {
+    P(b, "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 1;\n", ix->name, LL(kk), LL(q),
+      LL(d->shape[q]), LL(d->shape[q]));
+    P(b, "      off += (k < 0 ? k + %lld : k) * %lld;\n", LL(d->shape[q]), LL(st[q]));
+  }
+  P(b, "      for (int64_t e = 0; e < %lld; e++) ", LL(slice));
+  char u[128];
+  snprintf(u, sizeof u, "%s[i * %lld + e]", c->in[2].name, LL(slice));
+  scatter_one(c, "off + e", u, b);
+  P(b, "    }\n");
+  return IRM_OK;
+}
+
+const cg_op irm_cg_shape_ops_[] = {
+    {"reshape", NULL, NULL, reshape_stmts},
+    {"transpose", NULL, NULL, transpose_stmts},
+    {"squeeze", NULL, NULL, reshape_stmts},
+    {"expand_dims", NULL, NULL, reshape_stmts},
+    {"broadcast_to", irm_cg_identity_expr_, NULL, NULL},
+    {"concatenate", NULL, NULL, concat_stmts},
+    {"strided_slice", NULL, NULL, slice_stmts},
+    {"take", NULL, NULL, take_stmts},
+    {"gather", NULL, NULL, gather_stmts},
+    {"scatter_elements", NULL, NULL, scatter_stmts},
+    {"scatter_nd", NULL, NULL, scatter_stmts},
+    {"nn.pad", NULL, NULL, pad_stmts},
+};
+const size_t irm_cg_shape_ops_count_ = sizeof irm_cg_shape_ops_ / sizeof irm_cg_shape_ops_[0];
