@@ -63,4 +63,31 @@ const char *irm_runtime_include_dir_(void);
  * asks for; ValueError for a target of another architecture. */
 int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_text_buf *libs);
 
+/* ---- the C compiler's view of a target (export/cc_target.c) --------------- */
+
+/* Runs cmd through sh, its output (stdout and what cmd sends there)
+ * appended to out (NULL: dropped); RuntimeError with who, the command and
+ * the output when it fails. */
+int irm_cc_run_(const char *who, const char *cmd, irm_text_buf *out);
+/* Nonzero when an -mtriple names this host's architecture. */
+int irm_cc_host_arch_(const char *triple);
+
+/* The CPU features a target's C code may use: those cc enables under the
+ * target's flags (-march, -m<feature>), named as irm_library.h's
+ * IRM_LIBRARY_*_FEATURES, and the widest float vector they give. */
+typedef struct irm_cc_isa_ {
+  char features[512]; /* comma-separated names; "" when unknown (another architecture) */
+  int vector_bits;    /* 512, 256, 128, or 0 (scalar or unknown) */
+} irm_cc_isa_;
+/* *out for target (NULL: plain c); cached per flags. Errors: cc fails
+ * (the flags name a CPU it does not know: its message, which suggests the
+ * closest), MemoryError. A target of another architecture gives "". */
+int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out);
+/* target with every c or llvm target of it (its host included) that says
+ * -mcpu=native given the CPU cc resolves native to and, as -mattr, the
+ * features native adds to or takes from that CPU, so the module records
+ * what it was built for. *out NEW (target itself, retained, when nothing
+ * says native). Errors: cc cannot be run or fails, MemoryError. */
+int irm_cc_resolve_native_(irm_object *target, irm_object **out);
+
 #endif

@@ -659,6 +659,18 @@ static int dso_module(void *dso, const char *path, const char **mod, char *buf, 
   return IRM_GRAPH_OK;
 }
 
+/* ELOAD when module mod's code uses CPU features this machine lacks:
+ * refused before any of it runs (it would die of an illegal instruction). */
+static int dso_cpu(void *dso, const char *path, const char *mod, char *err, size_t es) {
+  void *sym = irm_library_symbol(dso, mod, IRM_LIBRARY_METADATA);
+  const char *(*meta)(void) = NULL;
+  char msg[768];
+  if (!sym) return IRM_GRAPH_OK;
+  memcpy(&meta, &sym, sizeof meta);
+  if (irm_library_check_cpu(meta(), mod, msg, sizeof msg) == IRM_LIBRARY_OK) return IRM_GRAPH_OK;
+  return fail(err, es, IRM_GRAPH_ELOAD, "library '%s': %s", path, msg);
+}
+
 int irm_graph_runner_load(const char *path, irm_graph_runner **out, char *err, size_t es) {
   return irm_graph_runner_load_module(path, NULL, out, err, es);
 }
@@ -675,6 +687,7 @@ int irm_graph_runner_load_module(const char *path, const char *mod, irm_graph_ru
     return fail(err, es, IRM_GRAPH_ELOAD, "cannot load the library '%s': %s", path, why ? why : "unknown reason");
   }
   int rc = dso_module(dso, path, &mod, names, sizeof names, err, es);
+  if (!rc) rc = dso_cpu(dso, path, mod, err, es);
   const char *(*graph)(void) = NULL;
   void *sym = rc ? NULL : irm_library_symbol(dso, mod, IRM_LIBRARY_GRAPH_JSON);
   if (!rc && !sym)

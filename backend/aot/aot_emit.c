@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "irm_library.h"
 #include "aot_internal.h"
 #include "irm/tensor.h"
 #include "load/load_internal.h"
@@ -260,6 +261,8 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   json_io(b, p, p->inputs, p->n_inputs);
   irm_text_buf_puts_(b, ", \"outputs\": ");
   json_io(b, p, p->outputs, p->n_outputs);
+  irm_text_buf_puts_(b, ", \"" IRM_LIBRARY_FEATURES_KEY "\": ");
+  json_str(b, p->isa.features);
   irm_text_buf_putc_(b, '}');
 }
 

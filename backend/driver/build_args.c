@@ -96,6 +96,38 @@ static int host_of(const irm_any *target_host, irm_object **host, irm_object **e
   return rc ? irm_error_context(rc, "target_host") : IRM_OK;
 }
 
+/* Each target (a Target or an Array of them) with -mcpu=native resolved
+ * (irm_cc_resolve_native_), in place. */
+static int resolve_native(irm_object **targets) {
+  if (irm_is_target(*targets)) {
+    irm_object *r = NULL;
+    int rc = irm_cc_resolve_native_(*targets, &r);
+    if (rc) return rc;
+    irm_object_release(*targets);
+    *targets = r;
+    return IRM_OK;
+  }
+  size_t n = irm_array_size(*targets);
+  irm_any *items = irm_calloc(n ? n : 1, sizeof *items);
+  if (!items) return irm_error_nomem_("resolving the targets");
+  size_t made = 0;
+  int rc = IRM_OK;
+  for (size_t i = 0; !rc && i < n; i++) {
+    irm_object *r = NULL;
+    rc = irm_cc_resolve_native_(irm_array_at(*targets, i)->v_obj, &r);
+    if (!rc) items[made++] = irm_any_object(r);
+  }
+  irm_object *out = NULL;
+  if (!rc) rc = irm_array_new(items, n, &out);
+  for (size_t i = 0; i < made; i++) irm_any_release(&items[i]);
+  irm_free(items);
+  if (!rc) {
+    irm_object_release(*targets);
+    *targets = out;
+  }
+  return rc;
+}
+
 int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host, irm_object **targets,
                                irm_object **legacy_executor, irm_object **legacy_runtime) {
   *targets = *legacy_executor = *legacy_runtime = NULL;
@@ -133,6 +165,7 @@ int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host
     }
   }
   irm_object_release(host);
+  if (!rc) rc = resolve_native(targets);
   if (rc) {
     irm_object_release(*targets);
     irm_object_release(*legacy_executor);

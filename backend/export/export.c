@@ -5,7 +5,8 @@
  * beside this libirm, <prefix>/include/irm-runtime; else the source tree
  * this library was built from) into path, and a params file is copied beside
  * path. The target's options pick the flags: -libs=cblas links OpenBLAS;
- * -mcpu / -mattr of a target for this host become -march / -m<feature>. */
+ * -mcpu / -mattr of a target for this host become -march / -m<feature>
+ * (-mcpu=generic: no -march, the architecture's baseline). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -68,17 +69,6 @@ static void quoted(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '\'');
 }
 
-static int host_arch_matches(const char *triple) {
-#if defined(__x86_64__)
-  return strncmp(triple, "x86_64", 6) == 0 || strncmp(triple, "amd64", 5) == 0;
-#elif defined(__aarch64__)
-  return strncmp(triple, "aarch64", 7) == 0 || strncmp(triple, "arm64", 5) == 0;
-#else
-  (void)triple;
-  return 1;
-#endif
-}
-
 /* The flags the target asks for. */
 int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_text_buf *libs) {
   irm_any v = irm_any_none();
@@ -86,7 +76,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
   if (!target) return IRM_OK;
   if (irm_target_get_attr(target, "mtriple", &v) == IRM_OK && v.type_code != IRM_NONE) {
     const char *triple = NULL;
-    if (!irm_any_to_str(&v, &triple, NULL) && !host_arch_matches(triple))
+    if (!irm_any_to_str(&v, &triple, NULL) && !irm_cc_host_arch_(triple))
       rc = irm_error(IRM_EVALUE, "export_library: target '%s' has -mtriple=%s, not this host's architecture; "
                      "export_library compiles with the host's cc", irm_target_kind_name(target), triple);
   }
@@ -94,7 +84,8 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
   irm_any_release(&v);
   if (!rc && irm_target_get_attr(target, "mcpu", &v) == IRM_OK && v.type_code != IRM_NONE) {
     const char *cpu = NULL;
-    if (!irm_any_to_str(&v, &cpu, NULL)) {
+    /* generic: what cc makes for any CPU of the architecture (no flag) */
+    if (!irm_any_to_str(&v, &cpu, NULL) && strcmp(cpu, "generic") != 0) {
 #if defined(__x86_64__) || defined(__i386__)
       irm_text_buf_puts_(flags, " -march=");
 #else
@@ -140,26 +131,6 @@ static void remove_tree(const char *dir) {
     closedir(d);
   }
   rmdir(dir);
-}
-
-/* Runs cmd through sh; RuntimeError with the command and its output when
- * it fails. */
-static int run_cc(const char *cmd) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return irm_error(IRM_ERUNTIME, "export_library: cannot run the compiler: %s", strerror(errno));
-  irm_text_buf out;
-  irm_text_buf_init_(&out, NULL, 0);
-  char chunk[1024];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, p)) > 0)
-    if (out.len < 8000) irm_text_buf_append_(&out, chunk, n);
-  int status = pclose(p);
-  int rc = IRM_OK;
-  if (status != 0)
-    rc = irm_error(IRM_ERUNTIME, "export_library: the compiler failed (exit status %d)\ncommand: %s\n%s",
-                   WIFEXITED(status) ? WEXITSTATUS(status) : status, cmd, irm_text_buf_cstr_(&out));
-  irm_text_buf_free_(&out);
-  return rc;
 }
 
 static int copy_params(const irm_object *artifacts, const char *path) {
@@ -245,7 +216,7 @@ int irm_build_export_library(const irm_object *result, const char *path) {
     irm_text_buf_puts_(&cmd, irm_text_buf_cstr_(&libs));
     irm_text_buf_puts_(&cmd, " -lm 2>&1");
     if (!rc && cmd.failed) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
-    if (!rc) rc = run_cc(irm_text_buf_cstr_(&cmd));
+    if (!rc) rc = irm_cc_run_("export_library", irm_text_buf_cstr_(&cmd), NULL);
     remove_tree(dir);
   }
   if (!rc) rc = copy_params(a->v_obj, path);

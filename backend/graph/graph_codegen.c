@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "irm_library.h"
 #include "backend_internal.h"
 #include "graph_internal.h"
 #include "irm/config.h"
@@ -99,7 +100,8 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                        o->link_params ? "true" : "false");
   if (o->link_params) irm_text_buf_puts_(&meta, "null");
   else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
-  irm_text_buf_printf_(&meta, ", \"kernels\": %zu}", p->n_kernels);
+  irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"}", p->n_kernels,
+                       p->isa.features);
   if (meta.failed) irm_text_buf_fail_(b);
   irm_library_metadata_emit_(b, m, irm_text_buf_cstr_(&meta));
   irm_text_buf_free_(&meta);

@@ -71,6 +71,7 @@ static int open_library(loaded *m, const char *path, char **opened);
 static int find_module(loaded *m, const char *path, const char *mod_name, const char **text);
 static int call_load(loaded *m, const char *path, const char *text);
 static int read_metadata(loaded *m, const char *path, const char *text);
+static int check_cpu(const loaded *m, const char *path, const char *text);
 
 int irm_runtime_load(const char *path, irm_runtime_module **out) { return irm_runtime_load_module(path, NULL, out); }
 
@@ -86,6 +87,7 @@ int irm_runtime_load_module(const char *path, const char *mod_name, irm_runtime_
   const char *text = NULL;
   rc = open_library(m, path, &opened);
   if (!rc) rc = find_module(m, path, mod_name, &text);
+  if (!rc) rc = check_cpu(m, path, text);
   if (!rc) rc = call_load(m, opened, text);
   if (!rc) rc = read_metadata(m, path, irm_string_data(m->metadata));
   irm_free(opened);
@@ -144,6 +146,14 @@ static int find_module(loaded *m, const char *path, const char *mod_name, const 
   *text = meta();
   m->mod_name = irm_strdup(mod_name ? mod_name : names);
   return m->mod_name ? IRM_OK : irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
+}
+
+/* Refuses a module whose code uses CPU features this machine lacks,
+ * before anything of it runs: it would die of an illegal instruction. */
+static int check_cpu(const loaded *m, const char *path, const char *text) {
+  char msg[768];
+  if (irm_library_check_cpu(text, m->mod_name, msg, sizeof msg) == IRM_LIBRARY_OK) return IRM_OK;
+  return irm_error(IRM_ERUNTIME, "library '%s': %s", path, msg);
 }
 
 /* The executor.load of the kind the metadata names: its run function and

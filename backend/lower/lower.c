@@ -450,6 +450,17 @@ static int prelude(lower_walk *w) {
   return rc;
 }
 
+/* The CPU features the target lets the code use, which the library's
+ * metadata records for the loader to check. A target cc does not take
+ * (a CPU of another family: -mcpu=cortex-m7 on x86) builds as before with
+ * none recorded; export_library reports the compiler's complaint. */
+static void target_isa(lower_walk *w) {
+  if (irm_cc_target_isa_(w->req->target, &w->p->isa)) {
+    irm_clear_error();
+    memset(&w->p->isa, 0, sizeof w->p->isa);
+  }
+}
+
 static int lower(lower_walk *w) {
   if (!w->main || irm_expr_kind_of(w->main) != IRM_EXPR_FUNCTION)
     return irm_error(IRM_EVALUE, "the module has no dataflow function 'main'");
@@ -458,5 +469,6 @@ static int lower(lower_walk *w) {
   if (!rc) rc = read_outputs(w);
   if (!rc) rc = plan_buffers(w);
   if (!rc) rc = prelude(w);
+  if (!rc) target_isa(w);
   return rc;
 }

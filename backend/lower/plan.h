@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "irm/tensor.h"
+#include "backend_internal.h"
 #include "irm_internal.h"
 #include "memory_plan.h"
 
@@ -107,6 +108,7 @@ typedef struct lowered_plan {
   size_t workspace_bytes;   /* the extent of the placed buffers */
   char *prelude;            /* C every generated file needs once, before the kernels */
   char *kernels_c;          /* the kernels' C definitions */
+  irm_cc_isa_ isa;          /* what the target's C code may use (features "" when unknown) */
 } lowered_plan;
 
 /* Lowers main of the final module into *p (zeroed first) as req asks.

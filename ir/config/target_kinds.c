@@ -65,6 +65,7 @@ static const option_spec llvm_options[] = {
 static const option_spec c_options[] = {
     {"mcpu", IRM_OPTION_STR, NO_DEFAULT, "the CPU the C code is for"},
     {"march", IRM_OPTION_STR, NO_DEFAULT, "the architecture the C code is for"},
+    {"mattr", IRM_OPTION_ARRAY_STR, NO_DEFAULT, "CPU features to enable or disable, such as +avx512f (cc -m<feature>)"},
 };
 
 static const option_spec cuda_options[] = {
