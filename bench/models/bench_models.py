@@ -96,12 +96,14 @@ def run_node(node, cfg, cache):
     return result
 
 
-def row(network, label, cpu, wall, base=None, base_name=None, diff=None):
+def row(network, label, cpu, wall, base=None, base_name=None, diff=None, scale=None):
     s = "%-18s %-18s cpu %8.2f ms  wall %8.2f ms" % (network, label, cpu * 1e3, wall * 1e3)
     if base:
         s += "  %6.2fx %s (wall %.2fx)" % (cpu / base[0], base_name, wall / base[1])
     if diff is not None:
         s += "  diff %.2g" % diff
+        if scale:
+            s += " (rel %.1e)" % (diff / scale)
     return s
 
 
@@ -121,7 +123,7 @@ def bench_network(name, args, configs, node, results):
             folders[label], _ = mb.build_library(onnx_bytes, mb.CONFIGS[label], args.cache, log)
         except Exception as e:  # a build that fails is a finding, not the end of the run
             log("# %s: irm:%s failed to build: %s" % (name, label, str(e).splitlines()[0][:300]))
-    res = results.setdefault(name, {"torch": {}, "ort": {}})
+    res = results.setdefault(name, {"torch": {}, "ort": {}, "scale": scale})
     mods = {}
     for label, folder in folders.items():
         mods[label] = irm.runtime.load(os.path.join(folder, "default.so"))
@@ -133,12 +135,12 @@ def bench_network(name, args, configs, node, results):
         with torch.inference_mode():
             best = interleaved(systems, args.rounds)
         log("# %s: irm against PyTorch %s (1 thread) in this process, best of %d, interleaved; diff = max abs "
-            "difference of the logits from PyTorch's (largest logit %.3g)"
+            "difference of the logits from PyTorch's (largest |logit| %.3g)"
             % (name, torch.__version__, args.rounds, scale))
         log(row(name, "pytorch", *best["pytorch"]))
         for k in mods:
             log(row(name, "irm:" + k, *best["irm:" + k], base=best["pytorch"], base_name="pytorch",
-                    diff=res["diff"][k]))
+                    diff=res["diff"][k], scale=scale))
         res["torch"] = {k: v for k, v in best.items()}
     if node and not args.no_ort:
         ins = os.path.join(args.cache, "input-%s.f32" % name)
@@ -161,7 +163,7 @@ def bench_network(name, args, configs, node, results):
             base = (ort["cpu_ms"] / 1e3, ort["wall_ms"] / 1e3) if ort else None
             for k, v in sy.items():
                 log(row(name, k, v["cpu_ms"] / 1e3, v["wall_ms"] / 1e3, base=base if k != "ort" else None,
-                        base_name="ort", diff=v["diff"]))
+                        base_name="ort", diff=v["diff"], scale=scale))
             res["ort"] = {k: (v["cpu_ms"] / 1e3, v["wall_ms"] / 1e3) for k, v in sy.items()}
             res["ort_version"] = out["ort_version"]
             if out.get("profile"):
@@ -219,10 +221,11 @@ def summary(results, configs, names):
                 geomean(list(torch.values()))))
         else:
             log("SKIP irm:%s irm/pytorch bound: PyTorch not measured" % k)
-    diffs = [(n, k, d) for n, r in results.items() for k, d in r.get("diff", {}).items()]
+    diffs = [(n, k, d / r["scale"]) for n, r in results.items() for k, d in r.get("diff", {}).items()]
     if diffs:
         n, k, d = max(diffs, key=lambda t: t[2])
-        log("# largest max abs diff of irm's logits from PyTorch's: %.2g (%s, irm:%s)" % (d, n, k))
+        log("# largest difference of irm's logits from PyTorch's, relative to the largest logit: %.1e (%s, irm:%s)"
+            % (d, n, k))
 
 
 def main(argv=None):

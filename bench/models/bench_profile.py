@@ -19,27 +19,30 @@ RUNS = 5
 
 
 def irm_steps(folder, x):
-    """(best ns per step, symbols, best wall s of a whole run) of a profiled library."""
+    """(best CPU ns per step, best wall ns per step, symbols, (best CPU s, best
+    wall s) of a whole run) of a profiled library."""
     import time
     import irm
     path = os.path.join(folder, "default.so")
     module = irm.runtime.load(path)
     lib = ctypes.CDLL(path)  # the same handle: dlopen counts references
     lib.irm_bench_profile_read.restype = ctypes.c_int32
-    lib.irm_bench_profile_read.argtypes = [ctypes.POINTER(ctypes.c_int64), ctypes.c_int32]
+    lib.irm_bench_profile_read.argtypes = [ctypes.POINTER(ctypes.c_int64)] * 2 + [ctypes.c_int32]
     lib.irm_bench_profile_symbol.restype = ctypes.c_char_p
     lib.irm_bench_profile_symbol.argtypes = [ctypes.c_int32]
     module.run(x)
     lib.irm_bench_profile_reset()
-    whole = []
+    cpu, wall = [], []
     for _ in range(RUNS):
-        t = time.perf_counter()
+        c, t = time.process_time(), time.perf_counter()
         module.run(x)
-        whole.append(time.perf_counter() - t)
-    n = lib.irm_bench_profile_read(None, 0)
-    buf = (ctypes.c_int64 * n)()
-    lib.irm_bench_profile_read(buf, n)
-    return list(buf), [lib.irm_bench_profile_symbol(i).decode() for i in range(n)], min(whole)
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    n = lib.irm_bench_profile_read(None, None, 0)
+    cpu_ns, wall_ns = (ctypes.c_int64 * n)(), (ctypes.c_int64 * n)()
+    lib.irm_bench_profile_read(cpu_ns, wall_ns, n)
+    symbols = [lib.irm_bench_profile_symbol(i).decode() for i in range(n)]
+    return list(cpu_ns), list(wall_ns), symbols, (min(cpu), min(wall))
 
 
 def ort_names(onnx_bytes):
@@ -63,21 +66,22 @@ def report(res, configs, args, log):
     _, x = mb.make_network("resnet18", args.size)
     xs = x.numpy()
     log()
-    log("## resnet18 per layer: best of %d profiled runs each; GF/s = GFLOP/s (2 FLOP per multiply-add)" % RUNS)
+    log("## resnet18 per layer: best of %d profiled runs each; GF/s = GFLOP/s (2 FLOP per multiply-add); irm: CPU "
+        "time of the kernel (kernel hooks), ort: the node's duration in its trace" % RUNS)
     per_conv = {c[0]: {} for c in convs}
     others = {}
     wholes = {}
     for label in configs:
         try:
             folder, info = mb.build_library(onnx_bytes, mb.CONFIGS[label], args.cache, log, profiled=True)
-            ns, symbols, whole = irm_steps(folder, xs)
+            ns, wall_ns, symbols, whole = irm_steps(folder, xs)
         except Exception as e:
             log("# irm:%s: no per-kernel profile: %s" % (label, str(e).splitlines()[0][:300]))
             continue
         kernels = info["kernels"]
         same = len(kernels) == len(ns) and all(
             "_".join(o.replace(".", "_") for o in ops) in sym for (ops, _), sym in zip(kernels, symbols))
-        wholes[label] = (whole, sum(ns) / 1e9)
+        wholes[label] = (whole, sum(ns) / 1e9, sum(wall_ns) / 1e9)
         if not same:
             log("# irm:%s: the steps do not match the module's calls (%d steps, %d calls): no per-conv mapping"
                 % (label, len(ns), len(kernels)))
@@ -106,14 +110,14 @@ def report(res, configs, args, log):
                 ort_other.append(("%s %s" % (n["op"], n["name"]), n["us"] / 1e6))
     else:
         log("# ONNX Runtime's profile: not measured")
-    head = "%-44s %-22s %7s" % ("conv (ONNX node)", "shape", "MFLOP")
+    head = "%-46s %-22s %7s" % ("conv (ONNX node)", "shape", "MFLOP")
     for label in configs:
         head += " %19s" % ("irm:" + label)
     head += " %19s" % "ort"
     log(head)
     totals = {k: 0.0 for k in list(configs) + ["ort"]}
     for name, flops, h, w, c, desc in convs:
-        s = "%-44s %-22s %7.1f" % (name[-44:], desc, flops / 1e6)
+        s = "%-46s %-22s %7.1f" % (name[-46:], desc, flops / 1e6)
         for label in configs:
             t = per_conv[name].get(label)
             s += " %19s" % ("%6.3f ms %6.1f GF/s" % (t * 1e3, flops / t / 1e9) if t else "-")
@@ -123,7 +127,7 @@ def report(res, configs, args, log):
         totals["ort"] += t[0] if t else 0.0
         log(s)
     total_flops = sum(c[1] for c in convs)
-    s = "%-44s %-22s %7.1f" % ("all convs", "", total_flops / 1e6)
+    s = "%-46s %-22s %7.1f" % ("all convs", "", total_flops / 1e6)
     for k in list(configs) + ["ort"]:
         s += " %19s" % ("%6.2f ms %6.1f GF/s" % (totals[k] * 1e3, total_flops / totals[k] / 1e9)
                         if totals[k] else "-")
@@ -133,8 +137,9 @@ def report(res, configs, args, log):
             log("# irm:%s other kernels: %s" % (label, ", ".join(
                 "%s %.3f ms" % (k, t * 1e3) for k, t in sorted(others[label], key=lambda kv: -kv[1]))))
         if label in wholes:
-            log("# irm:%s whole network (profiled build, best of %d): %.2f ms wall; its steps sum to %.2f ms"
-                % (label, RUNS, wholes[label][0] * 1e3, wholes[label][1] * 1e3))
+            (cpu, wall), steps_cpu, steps_wall = wholes[label]
+            log("# irm:%s whole network (profiled build, best of %d): cpu %.2f ms, wall %.2f ms; its steps sum to "
+                "cpu %.2f ms, wall %.2f ms" % (label, RUNS, cpu * 1e3, wall * 1e3, steps_cpu * 1e3, steps_wall * 1e3))
     if prof:
         other = sorted(ort_other, key=lambda kv: -kv[1])
         log("# ort other nodes: %s" % ", ".join("%s %.3f ms" % (k, t * 1e3) for k, t in other))

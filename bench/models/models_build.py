@@ -83,6 +83,9 @@ def irm_identity():
 def cache_key(onnx_bytes, target, profiled):
     h = hashlib.sha256(onnx_bytes)
     h.update(json.dumps([target, EXECUTOR, profiled, irm_identity()], sort_keys=True).encode())
+    if profiled:
+        with open(os.path.join(HERE, "kernel_profile.c"), "rb") as f:
+            h.update(f.read())
     return h.hexdigest()[:20]
 
 
