@@ -1,8 +1,9 @@
 """irm's compiled networks against ONNX Runtime and PyTorch on one thread
 (docs/testing.md, "Model benchmarks"). torchvision's resnet18, mobilenet_v2,
 squeezenet1_1, shufflenet_v2_x0_5, googlenet and densenet121 (random weights,
-seed 0, eval mode, 1x3x224x224) are exported to ONNX opset 13 and built by irm
-(aot, interface-api c) for each configuration of models_build.CONFIGS, cached.
+seed 0, batch-norm statistics of one random batch, eval mode, 1x3x224x224) are
+exported to ONNX opset 13 and built by irm (aot, interface-api c) for each
+configuration of models_build.CONFIGS, cached.
 
     IRM_LIBRARY=build/lib/libirm.so PYTHONPATH=python \\
         /usr/bin/python3 bench/models/bench_models.py [--quick] [--rounds 10] [names...]

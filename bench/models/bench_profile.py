@@ -16,6 +16,7 @@ import os
 import models_build as mb
 
 RUNS = 5
+BOUND_CONV_GFLOPS = 150
 
 
 def irm_steps(folder, x):
@@ -132,6 +133,17 @@ def report(res, configs, args, log):
         s += " %19s" % ("%6.2f ms %6.1f GF/s" % (totals[k] * 1e3, total_flops / totals[k] / 1e9)
                         if totals[k] else "-")
     log(s)
+    # the issue's kernel bound: the 3x3 64->64 56x56 conv (resnet18's layer1) at >= 150 GFLOP/s on one core
+    layer1 = [c for c in convs if c[5].startswith("3x3 64->64 s1 56x56")]
+    for label in list(configs) + ["ort"]:
+        times = [ort_conv[c[0]][0] if label == "ort" and c[0] in ort_conv else per_conv[c[0]].get(label)
+                 for c in layer1]
+        times = [t for t in times if t]
+        if times:
+            gf = layer1[0][1] / min(times) / 1e9
+            log("%s %s 3x3 64->64 56x56 conv %.1f GFLOP/s >= %d (best of its %d layers)"
+                % ("PASS" if gf >= BOUND_CONV_GFLOPS else "FAIL" if label != "ort" else "INFO",
+                   "irm:" + label if label != "ort" else "ort", gf, BOUND_CONV_GFLOPS, len(times)))
     for label in configs:
         if label in others:
             log("# irm:%s other kernels: %s" % (label, ", ".join(

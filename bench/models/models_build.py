@@ -34,12 +34,25 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 def make_network(name, size):
     """(net, x): torchvision's name with seed-0 random weights in eval mode, and
-    a seed-0 1x3xSxS input."""
+    a seed-0 1x3xSxS input. The batch-norm statistics are those of one random
+    batch of 4 (train-mode forward, cumulative average): with torchvision's
+    initialization alone, activations shrink layer after layer and googlenet's
+    logits equal its fc bias to float precision whatever the input, which
+    would make the logits' comparison with PyTorch prove nothing."""
     import torch
     import torchvision
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     kwargs = {"init_weights": True} if name == "googlenet" else {}  # no FutureWarning
-    net = getattr(torchvision.models, name)(weights=None, **kwargs).eval()
+    net = getattr(torchvision.models, name)(weights=None, **kwargs)
+    for m in net.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.reset_running_stats()
+            m.momentum = None
+    net.train()
+    with torch.no_grad():
+        net(torch.randn(4, 3, size, size))
+    net.eval()
     x = torch.randn(1, 3, size, size)
     return net, x
 
