@@ -11,8 +11,9 @@
 // through koffi at its entry point with set_params given the params file.
 // Every round runs each system once, in an order that rotates per round; the
 // best CPU time (process.cpuUsage) and wall time over the rounds are kept.
-// Prints a readable line per system and one `@json {...}` line (and with
-// profile, one `@profile {...}` line of ONNX Runtime's per-node times).
+// Prints one `@json {...}` line: per system its best CPU and wall ms and the
+// max abs difference of its logits from the reference, and with profile,
+// ONNX Runtime's per-node best durations from a second, profiled session.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
