@@ -1,0 +1,159 @@
+// ONNX Runtime against irm's compiled libraries in one Node process, for
+// bench_models.py (which writes the config and reads the lines).
+//
+//   node bench/models/bench_ort.mjs config.json
+//
+// config: {network, onnx, input (raw float32 file), input_shape, reference
+// (raw float32: PyTorch's logits), rounds, libs: [{label, folder}],
+// profile: {prefix, runs} or null}. ONNX Runtime (onnxruntime-node) runs with
+// 1 intra-op and 1 inter-op thread and graph optimization 'all'; each irm
+// library (default.so + default.params, aot, interface-api c) is called
+// through koffi at its entry point with set_params given the params file.
+// Every round runs each system once, in an order that rotates per round; the
+// best CPU time (process.cpuUsage) and wall time over the rounds are kept.
+// Prints one `@json {...}` line: per system its best CPU and wall ms and the
+// max abs difference of its logits from the reference, and with profile,
+// ONNX Runtime's per-node best durations from a second, profiled session.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+function optional(name) {
+  try {
+    return require(name);
+  } catch (e) {
+    return { missing: `${name}: ${e.message.split('\n')[0]}` };
+  }
+}
+
+function readFloats(file) {
+  const b = fs.readFileSync(file);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
+function maxAbsDiff(a, b) {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+const ORT_OPTIONS = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'all',
+};
+
+async function ortSystem(ort, cfg, x) {
+  const session = await ort.InferenceSession.create(cfg.onnx, ORT_OPTIONS);
+  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x, cfg.input_shape) };
+  const name = session.outputNames[0];
+  return { label: 'ort', run: async () => (await session.run(feeds))[name].data };
+}
+
+function irmSystem(koffi, lib, x) {
+  const so = koffi.load(path.join(lib.folder, 'default.so'));
+  const meta = JSON.parse(so.func('const char *tvmgen_default_metadata(void)')());
+  if (meta.interface_api !== 'c' || !meta.unpacked_api) throw new Error(`${lib.label}: not an aot library with the c interface`);
+  const run = so.func(`int32_t ${meta.entry}(void **inputs, void **outputs)`);
+  if (meta.set_params) {
+    const blob = fs.readFileSync(path.join(lib.folder, meta.params_file));
+    const rc = so.func(`int32_t ${meta.set_params}(const void *blob, size_t size)`)(blob, blob.length);
+    if (rc !== 0) throw new Error(`${lib.label}: ${meta.set_params} returned ${rc}`);
+  }
+  if (meta.inputs.length !== 1 || meta.outputs.length !== 1) throw new Error(`${lib.label}: expected one input and one output`);
+  const y = new Float32Array(meta.outputs[0].shape.reduce((a, b) => a * b, 1));
+  // the entry's structs hold one pointer per input / output: arrays of one pointer
+  const ins = [x];
+  const outs = [y];
+  return {
+    label: `irm:${lib.label}`,
+    run: async () => {
+      const rc = run(ins, outs);
+      if (rc !== 0) throw new Error(`${lib.label}: ${meta.entry} returned ${rc}`);
+      return y;
+    },
+  };
+}
+
+async function measure(systems, rounds, ref) {
+  for (const s of systems) {
+    s.cpu = Infinity;
+    s.wall = Infinity;
+    s.diff = maxAbsDiff(await s.run(), ref); // also the warm-up
+    await s.run();
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < systems.length; i++) {
+      const s = systems[(i + r) % systems.length];
+      const c0 = process.cpuUsage();
+      const w0 = process.hrtime.bigint();
+      await s.run();
+      const wall = Number(process.hrtime.bigint() - w0) / 1e6;
+      const c = process.cpuUsage(c0);
+      s.wall = Math.min(s.wall, wall);
+      s.cpu = Math.min(s.cpu, (c.user + c.system) / 1e3);
+    }
+  }
+}
+
+// ONNX Runtime's trace: per node, its op, provider and best duration (us) over the runs.
+async function ortProfile(ort, cfg, x) {
+  const session = await ort.InferenceSession.create(cfg.onnx, {
+    ...ORT_OPTIONS,
+    enableProfiling: true,
+    profileFilePrefix: cfg.profile.prefix,
+  });
+  const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x, cfg.input_shape) };
+  for (let i = 0; i < cfg.profile.runs + 1; i++) await session.run(feeds);
+  session.endProfiling();
+  const dir = path.dirname(cfg.profile.prefix);
+  const base = path.basename(cfg.profile.prefix);
+  const files = fs.readdirSync(dir).filter((f) => f.startsWith(base) && f.endsWith('.json'))
+    .map((f) => path.join(dir, f)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  if (!files.length) throw new Error(`no profile written at ${cfg.profile.prefix}*.json`);
+  const nodes = new Map();
+  const runs = [];
+  for (const ev of JSON.parse(fs.readFileSync(files[0], 'utf8'))) {
+    if (ev.cat === 'Session' && ev.name === 'model_run') runs.push(ev.dur);
+    if (ev.cat !== 'Node' || !ev.name.endsWith('_kernel_time')) continue;
+    const name = ev.name.slice(0, -'_kernel_time'.length);
+    const n = nodes.get(name) || { name, op: ev.args.op_name, provider: ev.args.provider, us: Infinity, order: nodes.size };
+    n.us = Math.min(n.us, ev.dur);
+    nodes.set(name, n);
+  }
+  for (const f of files) fs.unlinkSync(f);
+  return { file: files[0], model_run_us: Math.min(...runs.slice(1)), nodes: [...nodes.values()] };
+}
+
+async function main() {
+  const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+  const x = readFloats(cfg.input);
+  const ref = readFloats(cfg.reference);
+  const ort = optional('onnxruntime-node');
+  const koffi = optional('koffi');
+  const systems = [];
+  const skipped = [];
+  let ortVersion = null;
+  if (ort.missing) skipped.push(`ort (${ort.missing}; cd bench/models && npm ci --ignore-scripts)`);
+  else {
+    ortVersion = require('onnxruntime-node/package.json').version;
+    systems.push(await ortSystem(ort, cfg, x));
+  }
+  if (koffi.missing) skipped.push(`irm (${koffi.missing})`);
+  else for (const lib of cfg.libs) systems.push(irmSystem(koffi, lib, x));
+  for (const s of skipped) console.log(`# ${cfg.network}: skipping ${s}`);
+  await measure(systems, cfg.rounds, ref);
+  const result = { ort_version: ortVersion, skipped, systems: {} };
+  for (const s of systems) result.systems[s.label] = { cpu_ms: s.cpu, wall_ms: s.wall, diff: s.diff };
+  if (cfg.profile && !ort.missing) result.profile = await ortProfile(ort, cfg, x);
+  console.log(`@json ${JSON.stringify(result)}`);
+}
+
+main().catch((e) => {
+  console.log(`@error ${e.stack || e}`);
+  process.exitCode = 1;
+});
