@@ -6,8 +6,8 @@
  * Input: buffers {bytes, first_use, last_use} (steps, inclusive); output:
  * each buffer's offset in one workspace, aligned to `alignment`, and the
  * workspace's total bytes. Two buffers whose lifetimes intersect never
- * overlap. Algorithms (the module attribute usmp.algorithm, used when
- * usmp.enable is true; without planning every buffer has its own place):
+ * overlap. Algorithms (the module attribute usmp.algorithm, used unless
+ * usmp.enable is false; without planning every buffer has its own place):
  *   none                 each buffer after the previous one;
  *   greedy_by_size       largest first, each at the lowest offset free of
  *                        the buffers already placed that it conflicts with;
@@ -56,8 +56,8 @@ typedef struct irm_mem_buffer_ {
 int irm_mem_algo_parse_(const char *name, irm_mem_algo_ *out);
 const char *irm_mem_algo_name_(irm_mem_algo_ algo);
 
-/* The module's choice: IRM_MEM_NONE unless the attribute usmp.enable is
- * true; then usmp.algorithm (default greedy_by_conflicts). Errors:
+/* The module's choice: IRM_MEM_NONE when the attribute usmp.enable is
+ * false; else usmp.algorithm (default greedy_by_conflicts). Errors:
  * ValueError (an unknown algorithm, as irm_mem_algo_parse_), TypeError. */
 int irm_mem_algo_of_module_(const irm_module *mod, irm_mem_algo_ *out);
 

@@ -371,7 +371,7 @@ START_TEST(test_defaults) {
   ck_assert_ptr_nonnull(strstr(c, "tvmgen_default___tvm_main__"));
   ck_assert_ptr_nonnull(strstr(c, "_packed(void *args"));
   ck_assert_ptr_nonnull(strstr(c, "static _Alignas(16) const float tvmgen_default_const_0[16]"));
-  ck_assert_ptr_nonnull(strstr(c, "\\\"memory_plan\\\": \\\"none\\\""));
+  ck_assert_ptr_nonnull(strstr(c, "\\\"memory_plan\\\": \\\"greedy_by_conflicts\\\"")); /* planned by default */
   irm_object_release(result);
   irm_object_release(p);
   irm_object_release(e);

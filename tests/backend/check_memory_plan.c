@@ -1,22 +1,25 @@
 /* The memory planner (backend/lower/memory_plan.h): every algorithm keeps
  * live buffers apart and aligned, the greedy ones reuse memory (planned
  * bytes <= unplanned), storage_best_fit (the graph executor's) shares
- * storages by TVM's graph planner's rules, the module's usmp.* attributes
- * pick the algorithm, and unknown names and bad input are errors. The example models'
+ * storages by TVM's graph planner's rules, the greedy ones place exactly
+ * as their plain quadratic rules do, the module's usmp.* attributes pick
+ * the algorithm (planning on by default), and unknown names and bad input are errors. The example models'
  * workspace bytes per algorithm are printed (docs/build.md cites them). */
 #include "check_build_util.h"
 #include "memory_plan.h"
 
+/* Checked with plain ifs: a Check assertion costs a write to its pipe,
+ * and this runs millions of comparisons. */
 static void assert_valid(const irm_mem_buffer_ *b, size_t n, size_t align, size_t total) {
   for (size_t i = 0; i < n; i++) {
     size_t a = b[i].align > align ? b[i].align : align;
-    ck_assert_msg(b[i].offset % a == 0, "buffer %zu at %zu is not %zu-aligned", i, b[i].offset, a);
-    ck_assert_uint_le(b[i].offset + b[i].bytes, total);
+    if (b[i].offset % a != 0) ck_abort_msg("buffer %zu at %zu is not %zu-aligned", i, b[i].offset, a);
+    if (b[i].offset + b[i].bytes > total) ck_abort_msg("buffer %zu ends past the total %zu", i, total);
     for (size_t j = i + 1; j < n; j++) {
       int live = b[i].first_use <= b[j].last_use && b[j].first_use <= b[i].last_use;
       int overlap = b[i].offset < b[j].offset + b[j].bytes && b[j].offset < b[i].offset + b[i].bytes;
-      ck_assert_msg(!(live && overlap && b[i].bytes && b[j].bytes), "buffers %zu and %zu are live together and overlap",
-                    i, j);
+      if (live && overlap && b[i].bytes && b[j].bytes)
+        ck_abort_msg("buffers %zu and %zu are live together and overlap", i, j);
     }
   }
 }
@@ -41,12 +44,79 @@ START_TEST(test_no_two_live_buffers_overlap) {
       assert_valid(b, N, 16, totals[algo]);
       for (size_t i = 0; i < N; i++) /* one storage, one offset; every algorithm but storage_best_fit: its own */
         for (size_t j = 0; j < N; j++)
-          if (b[i].storage == b[j].storage) ck_assert_uint_eq(b[i].offset, b[j].offset);
+          if (b[i].storage == b[j].storage && b[i].offset != b[j].offset)
+            ck_abort_msg("buffers %zu and %zu share storage %zu at offsets %zu and %zu", i, j, b[i].storage,
+                         b[i].offset, b[j].offset);
       for (size_t i = 0; algo != IRM_MEM_STORAGE_BEST_FIT && i < N; i++) ck_assert_uint_eq(b[i].storage, i);
     }
     ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_SIZE], totals[IRM_MEM_NONE]);
     ck_assert_uint_le(totals[IRM_MEM_GREEDY_BY_CONFLICTS], totals[IRM_MEM_NONE]);
   }
+}
+END_TEST
+
+/* The greedy rules written the plain way (every placed buffer compared
+ * with each new one), which the planner's lifetime index must match. */
+static int conflict_(const irm_mem_buffer_ *a, const irm_mem_buffer_ *b) {
+  return a->first_use <= b->last_use && b->first_use <= a->last_use;
+}
+
+static size_t reference_greedy(irm_mem_buffer_ *b, size_t n, size_t align, int by_conflicts) {
+  size_t *order = calloc(n, sizeof *order), *conflicts = calloc(n, sizeof *conflicts), end = 0;
+  for (size_t i = 0; i < n; i++) {
+    order[i] = i;
+    for (size_t j = 0; j < n; j++) conflicts[i] += j != i && conflict_(&b[i], &b[j]);
+  }
+  for (size_t i = 1; i < n; i++) /* insertion sort by the planner's keys */
+    for (size_t k = i; k > 0; k--) {
+      const irm_mem_buffer_ *x = &b[order[k]], *y = &b[order[k - 1]];
+      int before = by_conflicts && conflicts[order[k]] != conflicts[order[k - 1]]
+                       ? conflicts[order[k]] > conflicts[order[k - 1]]
+                   : x->bytes != y->bytes         ? x->bytes > y->bytes
+                   : x->first_use != y->first_use ? x->first_use < y->first_use
+                                                  : order[k] < order[k - 1];
+      if (!before) break;
+      size_t t = order[k];
+      order[k] = order[k - 1];
+      order[k - 1] = t;
+    }
+  for (size_t k = 0; k < n; k++) {
+    irm_mem_buffer_ *x = &b[order[k]];
+    size_t a = x->align > align ? x->align : align, at = 0;
+    for (int moved = 1; moved;) { /* the lowest aligned offset clear of every conflicting placed buffer */
+      moved = 0;
+      for (size_t j = 0; j < k; j++) {
+        const irm_mem_buffer_ *o = &b[order[j]];
+        if (o->bytes && conflict_(x, o) && at < o->offset + o->bytes && o->offset < at + x->bytes) {
+          at = (o->offset + o->bytes + a - 1) / a * a;
+          moved = 1;
+        }
+      }
+    }
+    x->offset = at;
+    if (at + x->bytes > end) end = at + x->bytes;
+  }
+  free(order);
+  free(conflicts);
+  return end;
+}
+
+START_TEST(test_greedy_matches_the_plain_rules) {
+  enum { N = 300 };
+  static irm_mem_buffer_ b[N], r[N];
+  for (uint64_t seed = 1; seed <= 20; seed++)
+    for (int algo = IRM_MEM_GREEDY_BY_SIZE; algo <= IRM_MEM_GREEDY_BY_CONFLICTS; algo++) {
+      random_buffers(b, N, seed);
+      for (size_t i = 0; i < N; i += 37) b[i].last_use = b[i].first_use + 40; /* some long-lived ones */
+      memcpy(r, b, sizeof b);
+      size_t total = 0;
+      ck_assert_ok(irm_memory_plan_(b, N, 16, (irm_mem_algo_)algo, &total));
+      size_t want = reference_greedy(r, N, 16, algo == IRM_MEM_GREEDY_BY_CONFLICTS);
+      ck_assert_uint_eq(total, want);
+      for (size_t i = 0; i < N; i++)
+        if (b[i].offset != r[i].offset)
+          ck_abort_msg("buffer %zu at %zu, the plain rules put it at %zu", i, b[i].offset, r[i].offset);
+    }
 }
 END_TEST
 
@@ -121,11 +191,16 @@ START_TEST(test_module_attributes_pick_the_algorithm) {
   ck_assert_ok(irm_module_new(fns, NULL, &m));
   irm_mem_algo_ algo = IRM_MEM_GREEDY_BY_SIZE;
   ck_assert_ok(irm_mem_algo_of_module_(m, &algo));
-  ck_assert_int_eq(algo, IRM_MEM_NONE); /* usmp.enable defaults to false */
-  irm_any on = irm_any_bool(true), name = irm_any_str("greedy_by_size"), bad = irm_any_str("nope_algo");
+  ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_CONFLICTS); /* planned by default, with the default algorithm */
+  irm_any on = irm_any_bool(true), off = irm_any_bool(false), name = irm_any_str("greedy_by_size"),
+          bad = irm_any_str("nope_algo");
+  ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &off, &a));
+  ck_assert_ok(irm_mem_algo_of_module_(a, &algo));
+  ck_assert_int_eq(algo, IRM_MEM_NONE); /* usmp.enable = false: one place per buffer */
+  irm_object_release(a);
   ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &on, &a));
   ck_assert_ok(irm_mem_algo_of_module_(a, &algo));
-  ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_CONFLICTS); /* the default algorithm */
+  ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_CONFLICTS);
   ck_assert_ok(irm_module_with_attr(a, "usmp.algorithm", &name, &b));
   ck_assert_ok(irm_mem_algo_of_module_(b, &algo));
   ck_assert_int_eq(algo, IRM_MEM_GREEDY_BY_SIZE);
@@ -144,6 +219,7 @@ int main(void) {
   TCase *tc = tcase_create("memory_plan");
   tcase_add_test(tc, test_no_two_live_buffers_overlap);
   tcase_add_test(tc, test_a_chain_reuses_memory);
+  tcase_add_test(tc, test_greedy_matches_the_plain_rules);
   tcase_add_test(tc, test_storage_best_fit);
   tcase_add_test(tc, test_errors);
   tcase_add_test(tc, test_module_attributes_pick_the_algorithm);

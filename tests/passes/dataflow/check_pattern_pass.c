@@ -251,17 +251,17 @@ END_TEST
 
 /* where attr(...) reads module attributes, then PassContext configs. */
 START_TEST(test_conditions_read_attrs_and_configs) {
-  const char *rules = "rule when_usmp : nn.relu(%x) where attr(usmp.enable) == true => exp(%x)\n";
+  const char *rules = "rule unplanned : nn.relu(%x) where attr(usmp.enable) == false => exp(%x)\n";
   irm_module *m = typed_main("%x: " T23, "  %0 = nn.relu(%x);\n  %0\n"), *out = NULL, *with = NULL;
   ck_assert_ok(run_rules(rules, m, &out));
-  ck_assert_ptr_eq(out, m); /* unset: false */
+  ck_assert_ptr_eq(out, m); /* unset: the config's default, true */
   irm_object_release(out);
-  irm_any yes = irm_any_bool(true);
-  ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &yes, &with));
+  irm_any no = irm_any_bool(false);
+  ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &no, &with));
   ck_assert_ok(run_rules(rules, with, &out));
   ck_assert_ptr_ne(out, with);
   irm_object_release(out);
-  irm_object *cfg = map1("usmp.enable", yes);
+  irm_object *cfg = map1("usmp.enable", no);
   irm_pass_context *ctx = NULL;
   ck_assert_ok(irm_pass_context_new(0, NULL, NULL, cfg, NULL, &ctx));
   ck_assert_ok(irm_pass_context_enter(ctx));
