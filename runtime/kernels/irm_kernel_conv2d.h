@@ -147,6 +147,7 @@ typedef struct irm_kernel_conv2d_call_ {
   size_t in_cstride; /* floats between input blocks: ih * iw * x */
   size_t out_cstride;
   int nicb;
+  int last_lanes; /* input lanes used in the last block (IC % x, rounded up to the unroll) */
   int ocb0; /* first output block of the tile */
   int kh_lo, kh_hi;
   int ih0; /* input row of tap kh = 0 */
@@ -166,6 +167,9 @@ IRM_KV_INLINE void irm_kernel_conv2d_micro_(const irm_kernel_conv2d_shape *s, co
     for (int v = 0; v < V; v++) acc[p][v] = irm_kv_zero();
   }
   for (int icb = 0; icb < c->nicb; icb++) {
+    /* A last block of few channels (the 3 of an RGB stem) runs only
+     * those: their weights past the channel count are zero anyway. */
+    const int lanes = icb == c->nicb - 1 ? c->last_lanes : x;
     const float *ib = c->in + (size_t)icb * c->in_cstride;
     const float *wb = c->w + (size_t)icb * s->kh * s->kw * x * wstride;
     for (int kh = c->kh_lo; kh < c->kh_hi; kh++) {
@@ -173,7 +177,7 @@ IRM_KV_INLINE void irm_kernel_conv2d_micro_(const irm_kernel_conv2d_shape *s, co
       for (int kw = kw_lo; kw < kw_hi; kw++) {
         const float *ip = ib + (row + (ptrdiff_t)kw * s->dw * x);
         const float *wp = wb + ((ptrdiff_t)kh * s->kw + kw) * x * wstride;
-        for (int i = 0; i < x; i += U) {
+        for (int i = 0; i < lanes; i += U) {
           IRM_KV_UNROLL
           for (int u = 0; u < U; u++) {
             irm_kv wv[IRM_KERNEL_CONV2D_MAX_VECS_];
@@ -248,6 +252,9 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s,
   c.out = out + off;
   c.res = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + off : NULL;
   c.nicb = icb_hi - icb_lo;
+  int rest = s->ic - (icb_hi - 1) * x;
+  rest = rest < x ? rest : x;
+  c.last_lanes = (rest + U - 1) / U * U;
   c.ih0 = oh * s->sh - s->pt;
   irm_kernel_tap_range_(c.ih0, s->kh, s->dh, s->ih, &c.kh_lo, &c.kh_hi);
   int nv = ocbs - c.ocb0 < V ? ocbs - c.ocb0 : V;
