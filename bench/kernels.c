@@ -6,7 +6,9 @@
  * Shapes: the 3x3 64->64 56x56 conv the issue bounds (>= 150 GFLOP/s) and
  * resnet18's and mobilenet's other kinds: the 7x7/2 stem, a 3x3/2 and a
  * 1x1/2 downsampling conv, and a depthwise 3x3 (the baseline runs one
- * sgemm per channel, as the cblas path does). Each kernel is instantiated
+ * sgemm per channel, as the cblas path does); last, the 3x3 conv again by
+ * Winograd F(2x2, 3x3), whose GFLOP/s count the direct conv's multiply-adds
+ * (2.25 times the ones it does). Each kernel is instantiated
  * the way a generated library would: the shape, the schedule and the
  * epilogue (bias + ReLU) as constants. Built with -O3 -march=native, so
  * the vector width is this machine's. Data is NCHW[x]c for the kernels and
@@ -24,6 +26,7 @@
 #include "irm_kernel_conv2d.h"
 #include "irm_kernel_depthwise.h"
 #include "irm_kernel_layout.h"
+#include "irm_kernel_winograd.h"
 
 /* OpenBLAS's own: the baseline runs on one thread. */
 void openblas_set_num_threads(int num_threads);
@@ -66,6 +69,13 @@ BENCH_CONV_(conv_stem, SHAPE_STEM, IRM_KERNEL_ORDER_OC_OUTER)
 BENCH_CONV_(conv_3x3_s2, SHAPE_3X3_S2, IRM_KERNEL_ORDER_OC_OUTER)
 BENCH_CONV_(conv_1x1_s2, SHAPE_1X1_S2, IRM_KERNEL_ORDER_OC_OUTER)
 
+/* Winograd F(2x2, 3x3) of the same 3x3 conv; scratch from setup. */
+static float *winograd_scratch;
+static void conv_3x3_winograd(const float *in, const float *w, float *out, const irm_kernel_epilogue *e) {
+  static const irm_kernel_conv2d_shape s = SHAPE_3X3;
+  irm_kernel_winograd_nchwc(&s, in, w, out, e, EPI, winograd_scratch, OW_TILE, OC_VECS);
+}
+
 static void conv_dw(const float *in, const float *w, float *out, const irm_kernel_epilogue *e) {
   static const irm_kernel_conv2d_shape s = SHAPE_DW;
   irm_kernel_depthwise_nchwc(&s, in, w, out, e, EPI, DW_TILE);
@@ -75,7 +85,7 @@ typedef struct bench_case {
   const char *name;
   irm_kernel_conv2d_shape s;
   kernel_fn fn;
-  int depthwise;
+  int kind; /* 0 direct, 1 depthwise, 2 Winograd */
 } bench_case;
 
 /* Everything one case allocates: NCHW for the baseline, NCHW[x]c and the
@@ -153,9 +163,15 @@ static void setup(const bench_case *b, bench_data *d) {
   d->bias_c = frand((size_t)irm_kernel_blocks(s->oc) * IRM_KERNEL_BLOCK, &seed);
   irm_kernel_nchw_to_nchwc(d->in, d->in_c, 1, s->ic, s->ih, s->iw);
   irm_kernel_bias_pack(d->bias, d->bias_c, s->oc);
-  if (b->depthwise) {
+  if (b->kind == 1) {
     d->w_c = frand(irm_kernel_depthwise_packed_size(s), &seed);
     irm_kernel_depthwise_pack(s, d->w, d->w_c);
+  } else if (b->kind == 2) {
+    float *tmp = malloc((size_t)s->oc * s->ic * sizeof(float));
+    d->w_c = frand(irm_kernel_winograd_packed_size(s, OC_VECS), &seed);
+    irm_kernel_winograd_pack(s, OC_VECS, d->w, d->w_c, tmp);
+    free(tmp);
+    winograd_scratch = frand(irm_kernel_winograd_scratch_size(s), &seed);
   } else {
     d->w_c = frand(irm_kernel_conv2d_packed_size(s, OC_VECS), &seed);
     irm_kernel_conv2d_pack(s, OC_VECS, d->w, d->w_c);
@@ -218,11 +234,13 @@ int main(void) {
       {"conv3x3s2_64_128_56", SHAPE_3X3_S2, conv_3x3_s2, 0},
       {"conv1x1s2_64_128_56", SHAPE_1X1_S2, conv_1x1_s2, 0},
       {"dwconv3x3_32_112", SHAPE_DW, conv_dw, 1},
+      {"conv3x3_64_64_56_winograd", SHAPE_3X3, conv_3x3_winograd, 2},
   };
   printf("# runtime/kernels (%s, block %d, ow_tile %d x oc_vecs %d, depthwise tile %d) vs OpenBLAS im2col+sgemm, "
          "one thread, best of %d, CPU time; load average %.2f\n",
          IRM_KV_ISA, IRM_KERNEL_BLOCK, OW_TILE, OC_VECS, DW_TILE, ROUNDS * CHUNKS, loadavg());
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
+  free(winograd_scratch);
   printf("# load average %.2f\n", loadavg());
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "irm_kernel_depthwise.h"
 #include "irm_kernel_layout.h"
 #include "irm_kernel_pool.h"
+#include "irm_kernel_winograd.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static int rnd(int n) {
@@ -71,16 +72,20 @@ typedef enum {
   RUN_CONV_3,
   RUN_CONV_4,
   RUN_CONV_FOLDED,
+  RUN_WINOGRAD_1,
+  RUN_WINOGRAD_2,
   RUN_DEPTHWISE_1,
   RUN_DEPTHWISE_7
 } run_kind;
 
 /* The schedules the suite instantiates (constants, as a generated library
  * would): oc_vecs of each conv kind. */
-static int oc_vecs_of(run_kind k) { return k == RUN_CONV_2 ? 2 : k == RUN_CONV_3 ? 3 : k == RUN_CONV_FOLDED ? 2 : 1; }
+static int oc_vecs_of(run_kind k) {
+  return k == RUN_CONV_2 || k == RUN_CONV_FOLDED || k == RUN_WINOGRAD_2 ? 2 : k == RUN_CONV_3 ? 3 : 1;
+}
 
 static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float *in, const float *w, float *out,
-                       const irm_kernel_epilogue *e, int flags) {
+                       const irm_kernel_epilogue *e, int flags, float *scratch) {
   switch (k) {
   case RUN_CONV_1: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 1, 1, 1, IRM_KERNEL_ORDER_OC_OUTER); break;
   case RUN_CONV_2: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 5, 2, 2, IRM_KERNEL_ORDER_ROW_OUTER); break;
@@ -91,6 +96,8 @@ static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float
     irm_kernel_conv2d_nchwc(s, in, w, out, e, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU, 14,
                             2, 1, IRM_KERNEL_ORDER_OC_OUTER);
     break;
+  case RUN_WINOGRAD_1: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 3, 1); break;
+  case RUN_WINOGRAD_2: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 14, 2); break;
   case RUN_DEPTHWISE_1: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 1); break;
   case RUN_DEPTHWISE_7: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 7); break;
   }
@@ -109,20 +116,27 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
   size_t out_c_n = irm_kernel_nchwc_size(s->n, s->oc, s->oh, s->ow);
   float *out_c = malloc(out_c_n * sizeof(float)), *res_c = malloc(out_c_n * sizeof(float));
   float *bias_c = malloc((size_t)irm_kernel_blocks(s->oc) * IRM_KERNEL_BLOCK * sizeof(float));
-  size_t packed_n =
-      is_depthwise(k) ? irm_kernel_depthwise_packed_size(s) : irm_kernel_conv2d_packed_size(s, oc_vecs_of(k));
+  int winograd = k == RUN_WINOGRAD_1 || k == RUN_WINOGRAD_2;
+  size_t packed_n = is_depthwise(k) ? irm_kernel_depthwise_packed_size(s)
+                    : winograd      ? irm_kernel_winograd_packed_size(s, oc_vecs_of(k))
+                                    : irm_kernel_conv2d_packed_size(s, oc_vecs_of(k));
   float *packed = malloc(packed_n * sizeof(float) + 1);
+  float *scratch = winograd ? malloc(irm_kernel_winograd_scratch_size(s) * sizeof(float)) : NULL;
   irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->ic, s->ih, s->iw);
   irm_kernel_nchw_to_nchwc(res, res_c, s->n, s->oc, s->oh, s->ow);
   irm_kernel_bias_pack(bias, bias_c, s->oc);
   if (is_depthwise(k)) irm_kernel_depthwise_pack(s, w, packed);
-  else irm_kernel_conv2d_pack(s, oc_vecs_of(k), w, packed);
+  else if (winograd) {
+    float *tmp = malloc((size_t)s->oc * s->ic * sizeof(float));
+    irm_kernel_winograd_pack(s, oc_vecs_of(k), w, packed, tmp);
+    free(tmp);
+  } else irm_kernel_conv2d_pack(s, oc_vecs_of(k), w, packed);
   /* clip: lo in [-1, 0], hi in [0.25, 1.25] */
   irm_kernel_epilogue e = {bias_c, in_place ? out_c : res_c, -0.5f + 0.5f * rndf(), 0.75f + 0.5f * rndf(), 0.1f};
   if (in_place) memcpy(out_c, res_c, out_c_n * sizeof(float));
   else
     for (size_t i = 0; i < out_c_n; i++) out_c[i] = NAN; /* every element must be written */
-  run_kernel(k, s, in_c, packed, out_c, &e, flags);
+  run_kernel(k, s, in_c, packed, out_c, &e, flags, scratch);
   for (size_t i = 0; i < out_c_n; i++) ck_assert_msg(isfinite(out_c[i]), "output element %zu not finite", i);
   float *out = malloc(out_n * sizeof(float) + 1);
   double *want = malloc(out_n * sizeof(double) + 1), *scale = malloc(out_n * sizeof(double) + 1);
@@ -134,11 +148,13 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
                   (int)k, flags, i, out[i], want[i], s->n, s->ic, s->ih, s->iw, s->oc, s->kh, s->kw, s->sh, s->sw,
                   s->dh, s->dw, s->pt, s->pl, s->groups);
   free(in), free(w), free(bias), free(res), free(in_c), free(out_c), free(res_c), free(bias_c), free(packed);
+  free(scratch);
   free(out), free(want), free(scale);
 }
 
-/* A random conv shape: k the kernel size (0: random of 1, 2, 3, 5, 7). */
-static irm_kernel_conv2d_shape rand_shape(int k, int depthwise) {
+/* A random conv shape: k the kernel size (0: random of 1, 2, 3, 5, 7);
+ * depthwise, or plain (stride, dilation and groups 1: Winograd's). */
+static irm_kernel_conv2d_shape rand_shape_of(int k, int depthwise, int plain) {
   static const int ks[] = {1, 2, 3, 5, 7};
   irm_kernel_conv2d_shape s;
   s.n = 1 + rnd(2);
@@ -147,11 +163,12 @@ static irm_kernel_conv2d_shape rand_shape(int k, int depthwise) {
   s.sh = 1 + rnd(2), s.sw = 1 + rnd(2);
   s.dh = rnd(4) ? 1 : 2, s.dw = rnd(4) ? 1 : 2;
   s.groups = depthwise ? 0 : rnd(3) ? 1 : 1 + rnd(4);
+  if (plain) s.kw = s.kh, s.sh = s.sw = s.dh = s.dw = s.groups = 1;
   if (depthwise) {
     s.ic = s.oc = 1 + rnd(40);
     s.groups = s.ic;
   } else {
-    int icg = 1 + rnd(24), ocg = 1 + rnd(24);
+    int icg = 1 + rnd(20), ocg = 1 + rnd(20);
     s.ic = icg * s.groups, s.oc = ocg * s.groups;
   }
   /* Maps from 1x1 up; paddings up to one past the kernel. */
@@ -166,6 +183,8 @@ static irm_kernel_conv2d_shape rand_shape(int k, int depthwise) {
   return s;
 }
 
+static irm_kernel_conv2d_shape rand_shape(int k, int depthwise) { return rand_shape_of(k, depthwise, 0); }
+
 static int rand_flags(void) {
   static const int act[] = {0, IRM_KERNEL_EPI_RELU, IRM_KERNEL_EPI_CLIP, IRM_KERNEL_EPI_LEAKY};
   return (rnd(2) ? IRM_KERNEL_EPI_BIAS : 0) | (rnd(3) ? 0 : IRM_KERNEL_EPI_RESIDUAL) | act[rnd(4)];
@@ -173,13 +192,20 @@ static int rand_flags(void) {
 
 /* ---- conv ---- */
 
-START_TEST(test_conv_random_shapes_every_schedule) {
-  for (int i = 0; i < 60; i++) {
+/* The same random shapes (each test starts from the same seed) under the
+ * schedules [first, last]. */
+static void check_random_shapes(run_kind first, run_kind last) {
+  for (int i = 0; i < 16; i++) {
     irm_kernel_conv2d_shape s = rand_shape(0, 0);
     int flags = rand_flags();
-    for (run_kind k = RUN_CONV_1; k <= RUN_CONV_FOLDED; k++) check_conv(k, &s, flags, 0);
+    for (run_kind k = first; k <= last; k++) check_conv(k, &s, flags, 0);
   }
 }
+
+START_TEST(test_conv_random_shapes_small_tiles) { check_random_shapes(RUN_CONV_1, RUN_CONV_2); }
+END_TEST
+
+START_TEST(test_conv_random_shapes_large_tiles) { check_random_shapes(RUN_CONV_3, RUN_CONV_FOLDED); }
 END_TEST
 
 START_TEST(test_conv_each_kernel_size_stride_and_dilation) {
@@ -187,8 +213,9 @@ START_TEST(test_conv_each_kernel_size_stride_and_dilation) {
   for (int i = 0; i < 4; i++)
     for (int stride = 1; stride <= 2; stride++)
       for (int dil = 1; dil <= 2; dil++) {
-        irm_kernel_conv2d_shape s = {2,     19,     13,     17,  21,  0,         0,         ks[i],
+        irm_kernel_conv2d_shape s = {1,     11,     13,     17,  13,  0,         0,         ks[i],
                                      ks[i], stride, stride, dil, dil, ks[i] / 2, ks[i] / 2, 1};
+        s.n = 1 + (stride + dil) % 2;
         s.oh = irm_kernel_conv_out_size(s.ih, s.kh, s.sh, s.dh, s.pt, s.pt);
         s.ow = irm_kernel_conv_out_size(s.iw, s.kw, s.sw, s.dw, s.pl, s.pl);
         check_conv(RUN_CONV_2, &s, IRM_KERNEL_EPI_BIAS, 0);
@@ -248,10 +275,24 @@ START_TEST(test_conv_groups) {
 }
 END_TEST
 
+START_TEST(test_winograd_random_shapes) {
+  for (int i = 0; i < 16; i++) {
+    irm_kernel_conv2d_shape s = rand_shape_of(3, 0, 1);
+    ck_assert(irm_kernel_winograd_applies(&s));
+    int flags = rand_flags();
+    check_conv(RUN_WINOGRAD_1, &s, flags, 0);
+    check_conv(RUN_WINOGRAD_2, &s, flags, i % 4 == 0);
+  }
+  irm_kernel_conv2d_shape strided = rand_shape(3, 0);
+  strided.sh = 2;
+  ck_assert(!irm_kernel_winograd_applies(&strided));
+}
+END_TEST
+
 /* ---- depthwise ---- */
 
 START_TEST(test_depthwise_random_shapes) {
-  for (int i = 0; i < 60; i++) {
+  for (int i = 0; i < 30; i++) {
     irm_kernel_conv2d_shape s = rand_shape(0, 1);
     int flags = rand_flags();
     check_conv(RUN_DEPTHWISE_1, &s, flags, 0);
@@ -306,7 +347,7 @@ static void check_pool(const irm_kernel_pool_shape *s, int kind) {
 }
 
 START_TEST(test_pool_random_shapes_each_kind) {
-  for (int i = 0; i < 80; i++) {
+  for (int i = 0; i < 40; i++) {
     irm_kernel_pool_shape s;
     s.n = 1 + rnd(2), s.c = 1 + rnd(40);
     s.kh = 1 + rnd(4), s.kw = rnd(3) ? s.kh : 1 + rnd(4);
@@ -401,20 +442,31 @@ int main(void) {
     return 77;
   }
   Suite *s = suite_create("kernels_" IRM_KV_ISA);
-  TCase *tc = tcase_create("kernels");
-  tcase_add_test(tc, test_width_is_the_expected_isa);
-  tcase_add_test(tc, test_conv_random_shapes_every_schedule);
-  tcase_add_test(tc, test_conv_each_kernel_size_stride_and_dilation);
-  tcase_add_test(tc, test_conv_each_epilogue);
-  tcase_add_test(tc, test_conv_residual_in_place);
-  tcase_add_test(tc, test_conv_tiny_maps_and_large_padding);
-  tcase_add_test(tc, test_conv_groups);
-  tcase_add_test(tc, test_depthwise_random_shapes);
-  tcase_add_test(tc, test_pool_random_shapes_each_kind);
-  tcase_add_test(tc, test_pool_resnet_max_pool);
-  tcase_add_test(tc, test_global_pools);
-  tcase_add_test(tc, test_layout_round_trip_zeroes_padding_lanes);
-  suite_add_tcase(s, tc);
+  /* One case per test, so that CK_RUN_CASE runs one alone. */
+  const struct {
+    const char *name;
+    const TTest *test;
+  } tests[] = {
+      {"width_is_the_expected_isa", test_width_is_the_expected_isa},
+      {"conv_random_shapes_small_tiles", test_conv_random_shapes_small_tiles},
+      {"conv_random_shapes_large_tiles", test_conv_random_shapes_large_tiles},
+      {"conv_each_kernel_size_stride_and_dilation", test_conv_each_kernel_size_stride_and_dilation},
+      {"conv_each_epilogue", test_conv_each_epilogue},
+      {"conv_residual_in_place", test_conv_residual_in_place},
+      {"conv_tiny_maps_and_large_padding", test_conv_tiny_maps_and_large_padding},
+      {"conv_groups", test_conv_groups},
+      {"winograd_random_shapes", test_winograd_random_shapes},
+      {"depthwise_random_shapes", test_depthwise_random_shapes},
+      {"pool_random_shapes_each_kind", test_pool_random_shapes_each_kind},
+      {"pool_resnet_max_pool", test_pool_resnet_max_pool},
+      {"global_pools", test_global_pools},
+      {"layout_round_trip_zeroes_padding_lanes", test_layout_round_trip_zeroes_padding_lanes},
+  };
+  for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+    TCase *tc = tcase_create(tests[i].name);
+    tcase_add_test(tc, tests[i].test);
+    suite_add_tcase(s, tc);
+  }
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
