@@ -268,7 +268,8 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s,
  * (NCHW[x]c), with the epilogue flags. ow_tile, oc_vecs, unroll, order and
  * flags should be constants: this function is meant to be inlined into
  * one function per workload, which a generated library instantiates with
- * the workload's schedule record. Uses no memory besides its arguments. */
+ * the workload's schedule record. Uses no memory besides its arguments;
+ * out must not overlap in or w (the residual may be out). */
 IRM_KV_INLINE void irm_kernel_conv2d_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
                                            float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile,
                                            const int oc_vecs, const int unroll, const int order) {
