@@ -148,7 +148,7 @@ typedef struct irm_kernel_conv2d_call_ {
   size_t out_cstride;
   int nicb;
   int last_lanes; /* input lanes used in the last block (IC % x, rounded up to the unroll) */
-  int ocb0; /* first output block of the tile */
+  int ocb0;       /* first output block of the tile */
   int kh_lo, kh_hi;
   int ih0; /* input row of tap kh = 0 */
 } irm_kernel_conv2d_call_;
