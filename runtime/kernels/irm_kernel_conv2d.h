@@ -1,0 +1,302 @@
+/* Direct 2-D convolution on NCHW[x]c data (docs/kernels.md).
+ *
+ *   data     [N][C/x][H][W][x], x = IRM_KERNEL_BLOCK, the channel count
+ *            rounded up to whole blocks; the lanes past C hold finite values
+ *            (the layout transforms write zeros; the packed weights of those
+ *            lanes are zero)
+ *   weights  OIHW (groups: [OC][IC/groups][KH][KW]) packed once, at build,
+ *            by irm_kernel_conv2d_pack into tiles of oc_vecs * x output
+ *            channels: per tile, the input-channel blocks it reads, then
+ *            [icb][KH][KW][x input lanes][oc_vecs * x output lanes]
+ *
+ * A tile of output channels reads only the input-channel blocks its groups
+ * cover (for groups of whole blocks, exactly its own; a group smaller than
+ * a block reads the block densely, with zero weights across groups).
+ *
+ * The micro-kernel keeps ow_tile x oc_vecs vectors of accumulators in
+ * registers: for each input channel it loads oc_vecs weight vectors and
+ * broadcasts one input value per output pixel, so stride 2 vectorizes as
+ * well as stride 1. Output rows whose window leaves the input run with a
+ * narrower kh range; output columns whose window leaves the input (the
+ * borders) run one pixel at a time with a narrower kw range; the interior
+ * has no per-tap test.
+ *
+ * The schedule (ow_tile, oc_vecs, unroll, order) and the epilogue flags are
+ * arguments of irm_kernel_conv2d_nchwc: passed as constants, the compiler
+ * folds them and keeps the accumulators in registers. ow_tile <= 32,
+ * oc_vecs <= 4, unroll divides IRM_KERNEL_BLOCK. */
+#ifndef IRM_KERNEL_CONV2D_H
+#define IRM_KERNEL_CONV2D_H
+
+#include <stddef.h>
+
+#include "irm_kernel_epilogue.h"
+#include "irm_kernel_vec.h"
+
+/* A convolution's shape: input NCHW (logical channel counts), output
+ * [n][oc][oh][ow], the kernel, strides, dilations, the top and left
+ * padding (the bottom and right ones follow from oh and ow) and groups. */
+typedef struct irm_kernel_conv2d_shape {
+  int n, ic, ih, iw;
+  int oc, oh, ow;
+  int kh, kw;
+  int sh, sw;
+  int dh, dw;
+  int pt, pl;
+  int groups;
+} irm_kernel_conv2d_shape;
+
+/* Loop orders: output-channel tiles outermost (a tile's weights stay in
+ * cache while the whole input streams), or output rows outermost (the
+ * input rows stay in cache while every tile's weights stream). */
+enum { IRM_KERNEL_ORDER_OC_OUTER = 0, IRM_KERNEL_ORDER_ROW_OUTER = 1 };
+
+#define IRM_KERNEL_CONV2D_MAX_TILE_ 32
+#define IRM_KERNEL_CONV2D_MAX_VECS_ 4
+
+/* Output extent of one spatial axis (floor mode). */
+IRM_KV_INLINE int irm_kernel_conv_out_size(int in, int k, int stride, int dilation, int pad_begin, int pad_end) {
+  return (in + pad_begin + pad_end - (k - 1) * dilation - 1) / stride + 1;
+}
+
+/* Floor division for a possibly negative numerator. */
+IRM_KV_INLINE int irm_kernel_floordiv_(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* The taps [lo, hi) of a window starting at input index start that fall
+ * inside [0, in). */
+IRM_KV_INLINE void irm_kernel_tap_range_(int start, int k, int dilation, int in, int *lo, int *hi) {
+  int l = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  int h = irm_kernel_floordiv_(in - 1 - start, dilation) + 1;
+  if (h > k) h = k;
+  if (h < l) h = l;
+  *lo = l;
+  *hi = h;
+}
+
+/* The output columns [*a, *b) whose windows lie inside the input. */
+IRM_KV_INLINE void irm_kernel_interior_(int in, int out, int k, int stride, int dilation, int pad, int *a, int *b) {
+  int lo = (pad + stride - 1) / stride;
+  int hi = irm_kernel_floordiv_(in - 1 - (k - 1) * dilation + pad, stride) + 1;
+  if (lo > out) lo = out;
+  if (hi > out) hi = out;
+  if (hi < lo) hi = lo;
+  *a = lo;
+  *b = hi;
+}
+
+/* The input-channel blocks [*lo, *hi) that output-channel tile t reads. */
+IRM_KV_INLINE void irm_kernel_conv2d_tile_inputs_(const irm_kernel_conv2d_shape *s, int oc_vecs, int t, int *lo,
+                                                  int *hi) {
+  int oct = oc_vecs * IRM_KERNEL_BLOCK;
+  int icg = s->ic / s->groups, ocg = s->oc / s->groups;
+  int oc0 = t * oct, oc1 = oc0 + oct < s->oc ? oc0 + oct : s->oc;
+  int g0 = oc0 / ocg, g1 = (oc1 - 1) / ocg;
+  *lo = g0 * icg / IRM_KERNEL_BLOCK;
+  *hi = irm_kernel_blocks((g1 + 1) * icg);
+}
+
+/* Floats of one tile's packed weights per input-channel block. */
+IRM_KV_INLINE size_t irm_kernel_conv2d_block_floats_(const irm_kernel_conv2d_shape *s, int oc_vecs) {
+  return (size_t)s->kh * s->kw * IRM_KERNEL_BLOCK * oc_vecs * IRM_KERNEL_BLOCK;
+}
+
+/* Floats irm_kernel_conv2d_pack writes for this shape and oc_vecs. */
+static inline size_t irm_kernel_conv2d_packed_size(const irm_kernel_conv2d_shape *s, int oc_vecs) {
+  int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs;
+  size_t n = 0;
+  for (int t = 0; t < tiles; t++) {
+    int lo, hi;
+    irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
+    n += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+  }
+  return n;
+}
+
+/* Packs OIHW weights w ([oc][ic/groups][kh][kw]) into packed (of
+ * irm_kernel_conv2d_packed_size floats) for kernels run with the same
+ * oc_vecs and block. Run once, at build. */
+static inline void irm_kernel_conv2d_pack(const irm_kernel_conv2d_shape *s, int oc_vecs, const float *w,
+                                          float *packed) {
+  const int x = IRM_KERNEL_BLOCK, oct = oc_vecs * x;
+  int icg = s->ic / s->groups, ocg = s->oc / s->groups;
+  int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs;
+  float *p = packed;
+  for (int t = 0; t < tiles; t++) {
+    int lo, hi;
+    irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
+    for (int icb = lo; icb < hi; icb++)
+      for (int kh = 0; kh < s->kh; kh++)
+        for (int kw = 0; kw < s->kw; kw++)
+          for (int i = 0; i < x; i++)
+            for (int o = 0; o < oct; o++) {
+              int oc = t * oct + o, ic = icb * x + i;
+              float v = 0.0f;
+              if (oc < s->oc && ic < s->ic && ic / icg == oc / ocg)
+                v = w[(((size_t)oc * icg + (ic - oc / ocg * icg)) * s->kh + kh) * s->kw + kw];
+              *p++ = v;
+            }
+  }
+}
+
+/* What one micro-kernel call reads and writes, apart from its tile sizes. */
+typedef struct irm_kernel_conv2d_call_ {
+  const float *in;   /* input at (n, first input block of the tile, 0, 0) */
+  const float *w;    /* the tile's packed weights */
+  float *out;        /* output at (n, first output block of the tile, oh, 0) */
+  const float *res;  /* residual, same offset as out */
+  size_t in_cstride; /* floats between input blocks: ih * iw * x */
+  size_t out_cstride;
+  int nicb;
+  int last_lanes; /* input lanes used in the last block (IC % x, rounded up to the unroll) */
+  int ocb0;       /* first output block of the tile */
+  int kh_lo, kh_hi;
+  int ih0; /* input row of tap kh = 0 */
+} irm_kernel_conv2d_call_;
+
+/* T output pixels from column ow0 (window start iw0) x V output blocks;
+ * VS is the packed weights' width in vectors (V < VS in the last tile). */
+IRM_KV_INLINE void irm_kernel_conv2d_micro_(const irm_kernel_conv2d_shape *s, const irm_kernel_conv2d_call_ *c,
+                                            const irm_kernel_epilogue *e, int flags, int ow0, int iw0, int kw_lo,
+                                            int kw_hi, const int T, const int V, const int VS, const int U) {
+  const int x = IRM_KERNEL_BLOCK;
+  const ptrdiff_t pstride = (ptrdiff_t)s->sw * x, wstride = (ptrdiff_t)VS * x;
+  irm_kv acc[IRM_KERNEL_CONV2D_MAX_TILE_][IRM_KERNEL_CONV2D_MAX_VECS_];
+  IRM_KV_UNROLL
+  for (int p = 0; p < T; p++) {
+    IRM_KV_UNROLL
+    for (int v = 0; v < V; v++) acc[p][v] = irm_kv_zero();
+  }
+  for (int icb = 0; icb < c->nicb; icb++) {
+    /* A last block of few channels (the 3 of an RGB stem) runs only
+     * those: their weights past the channel count are zero anyway. */
+    const int lanes = icb == c->nicb - 1 ? c->last_lanes : x;
+    const float *ib = c->in + (size_t)icb * c->in_cstride;
+    const float *wb = c->w + (size_t)icb * s->kh * s->kw * x * wstride;
+    for (int kh = c->kh_lo; kh < c->kh_hi; kh++) {
+      ptrdiff_t row = ((ptrdiff_t)(c->ih0 + kh * s->dh) * s->iw + iw0) * x;
+      for (int kw = kw_lo; kw < kw_hi; kw++) {
+        const float *ip = ib + (row + (ptrdiff_t)kw * s->dw * x);
+        const float *wp = wb + ((ptrdiff_t)kh * s->kw + kw) * x * wstride;
+        for (int i = 0; i < lanes; i += U) {
+          IRM_KV_UNROLL
+          for (int u = 0; u < U; u++) {
+            irm_kv wv[IRM_KERNEL_CONV2D_MAX_VECS_];
+            IRM_KV_UNROLL
+            for (int v = 0; v < V; v++) wv[v] = irm_kv_load(wp + (i + u) * wstride + v * x);
+            IRM_KV_UNROLL
+            for (int p = 0; p < T; p++) {
+              irm_kv b = irm_kv_set1(ip[p * pstride + i + u]);
+              IRM_KV_UNROLL
+              for (int v = 0; v < V; v++) acc[p][v] = irm_kv_fma(b, wv[v], acc[p][v]);
+            }
+          }
+        }
+      }
+    }
+  }
+  IRM_KV_UNROLL
+  for (int v = 0; v < V; v++) {
+    irm_kv bias = irm_kernel_epilogue_bias(flags, e, c->ocb0 + v);
+    float *ob = c->out + (size_t)v * c->out_cstride + (size_t)ow0 * x;
+    const float *rb = (flags & IRM_KERNEL_EPI_RESIDUAL) ? c->res + (size_t)v * c->out_cstride + (size_t)ow0 * x : NULL;
+    IRM_KV_UNROLL
+    for (int p = 0; p < T; p++)
+      irm_kv_store(ob + p * x, irm_kernel_epilogue_apply(acc[p][v], flags, e, bias, rb ? rb + p * x : NULL));
+  }
+}
+
+/* One output row of one tile: the borders pixel by pixel, the interior
+ * [a, b) in tiles of T, its remainder in tiles of 16, 8, 4, 2, 1 (below T). */
+IRM_KV_INLINE void irm_kernel_conv2d_border_(const irm_kernel_conv2d_shape *s, const irm_kernel_conv2d_call_ *c,
+                                             const irm_kernel_epilogue *e, int flags, int ow, const int V, const int VS,
+                                             const int U) {
+  int iw0 = ow * s->sw - s->pl, lo, hi;
+  irm_kernel_tap_range_(iw0, s->kw, s->dw, s->iw, &lo, &hi);
+  irm_kernel_conv2d_micro_(s, c, e, flags, ow, iw0, lo, hi, 1, V, VS, U);
+}
+
+IRM_KV_INLINE void irm_kernel_conv2d_row_(const irm_kernel_conv2d_shape *s, const irm_kernel_conv2d_call_ *c,
+                                          const irm_kernel_epilogue *e, int flags, int a, int b, const int T,
+                                          const int V, const int VS, const int U) {
+  for (int ow = 0; ow < a; ow++) irm_kernel_conv2d_border_(s, c, e, flags, ow, V, VS, U);
+  int ow = a;
+  for (; ow + T <= b; ow += T) irm_kernel_conv2d_micro_(s, c, e, flags, ow, ow * s->sw - s->pl, 0, s->kw, T, V, VS, U);
+#define IRM_KERNEL_CONV2D_REST_(n)                                                             \
+  if (T > (n) && ow + (n) <= b) {                                                              \
+    irm_kernel_conv2d_micro_(s, c, e, flags, ow, ow * s->sw - s->pl, 0, s->kw, (n), V, VS, U); \
+    ow += (n);                                                                                 \
+  }
+  IRM_KERNEL_CONV2D_REST_(16)
+  IRM_KERNEL_CONV2D_REST_(8)
+  IRM_KERNEL_CONV2D_REST_(4)
+  IRM_KERNEL_CONV2D_REST_(2)
+  IRM_KERNEL_CONV2D_REST_(1)
+#undef IRM_KERNEL_CONV2D_REST_
+  for (ow = b; ow < s->ow; ow++) irm_kernel_conv2d_border_(s, c, e, flags, ow, V, VS, U);
+}
+
+/* One row of tile t (its weights at w), with the last tile's V folded. */
+IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                               float *out, const irm_kernel_epilogue *e, int flags, int n, int oh,
+                                               int t, int a, int b, const int T, const int V, const int U) {
+  const int x = IRM_KERNEL_BLOCK;
+  int icb_lo, icb_hi, icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc);
+  irm_kernel_conv2d_tile_inputs_(s, V, t, &icb_lo, &icb_hi);
+  irm_kernel_conv2d_call_ c;
+  c.in_cstride = (size_t)s->ih * s->iw * x;
+  c.out_cstride = (size_t)s->oh * s->ow * x;
+  c.in = in + ((size_t)n * icbs + icb_lo) * c.in_cstride;
+  c.w = w;
+  c.ocb0 = t * V;
+  size_t off = ((size_t)n * ocbs + c.ocb0) * c.out_cstride + (size_t)oh * s->ow * x;
+  c.out = out + off;
+  c.res = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + off : NULL;
+  c.nicb = icb_hi - icb_lo;
+  int rest = s->ic - (icb_hi - 1) * x;
+  rest = rest < x ? rest : x;
+  c.last_lanes = (rest + U - 1) / U * U;
+  c.ih0 = oh * s->sh - s->pt;
+  irm_kernel_tap_range_(c.ih0, s->kh, s->dh, s->ih, &c.kh_lo, &c.kh_hi);
+  int nv = ocbs - c.ocb0 < V ? ocbs - c.ocb0 : V;
+  if (nv == V) irm_kernel_conv2d_row_(s, &c, e, flags, a, b, T, V, V, U);
+  else if (V > 1 && nv == 1) irm_kernel_conv2d_row_(s, &c, e, flags, a, b, T, 1, V, U);
+  else if (V > 2 && nv == 2) irm_kernel_conv2d_row_(s, &c, e, flags, a, b, T, 2, V, U);
+  else if (V > 3 && nv == 3) irm_kernel_conv2d_row_(s, &c, e, flags, a, b, T, 3, V, U);
+}
+
+/* The convolution of in (NCHW[x]c) by the packed weights w into out
+ * (NCHW[x]c), with the epilogue flags. ow_tile, oc_vecs, unroll, order and
+ * flags should be constants: this function is meant to be inlined into
+ * one function per workload, which a generated library instantiates with
+ * the workload's schedule record. Uses no memory besides its arguments;
+ * out must not overlap in or w (the residual may be out). */
+IRM_KV_INLINE void irm_kernel_conv2d_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                           float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile,
+                                           const int oc_vecs, const int unroll, const int order) {
+  int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs, a, b;
+  irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
+  if (order == IRM_KERNEL_ORDER_OC_OUTER) {
+    const float *wt = w;
+    for (int t = 0; t < tiles; t++) {
+      int lo, hi;
+      irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
+      for (int n = 0; n < s->n; n++)
+        for (int oh = 0; oh < s->oh; oh++)
+          irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, n, oh, t, a, b, ow_tile, oc_vecs, unroll);
+      wt += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+    }
+    return;
+  }
+  for (int n = 0; n < s->n; n++)
+    for (int oh = 0; oh < s->oh; oh++) {
+      const float *wt = w;
+      for (int t = 0; t < tiles; t++) {
+        int lo, hi;
+        irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
+        irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, n, oh, t, a, b, ow_tile, oc_vecs, unroll);
+        wt += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+      }
+    }
+}
+
+#endif

@@ -1,0 +1,475 @@
+/* runtime/kernels alone (no libirm): every conv, depthwise and pool kernel
+ * and the layout transforms against naive NCHW references written here,
+ * on random shapes (channel counts off the block, 1x1 and 2x2 maps,
+ * strides, dilations, groups, padding larger than the kernel, batch > 1)
+ * and each epilogue. Built once per vector width (tests/CMakeLists.txt);
+ * IRM_TEST_ISA names the width the build expects, and a machine that
+ * cannot run it skips the suite (exit 77). */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irm_kernel_conv2d.h"
+#include "irm_kernel_depthwise.h"
+#include "irm_kernel_layout.h"
+#include "irm_kernel_pool.h"
+#include "irm_kernel_winograd.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static int rnd(int n) {
+  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (int)((rng_state >> 33) % (uint64_t)n);
+}
+static float rndf(void) { return (float)rnd(2001) / 1000.0f - 1.0f; }
+static float *rand_buf(size_t n) {
+  float *p = malloc(n * sizeof *p + 1);
+  for (size_t i = 0; i < n; i++) p[i] = rndf();
+  return p;
+}
+
+/* ---- the references ---- */
+
+/* out[n][oc][oh][ow] in double, and the sum of |terms| per output (the
+ * tolerance's scale). */
+static void conv_ref(const irm_kernel_conv2d_shape *s, const float *in, const float *w, const float *bias,
+                     const float *res, int flags, const irm_kernel_epilogue *e, double *out, double *scale) {
+  int icg = s->ic / s->groups, ocg = s->oc / s->groups;
+  for (int n = 0; n < s->n; n++)
+    for (int oc = 0; oc < s->oc; oc++)
+      for (int oh = 0; oh < s->oh; oh++)
+        for (int ow = 0; ow < s->ow; ow++) {
+          double acc = 0, mag = 0;
+          for (int j = 0; j < icg; j++)
+            for (int kh = 0; kh < s->kh; kh++)
+              for (int kw = 0; kw < s->kw; kw++) {
+                int ih = oh * s->sh - s->pt + kh * s->dh, iw = ow * s->sw - s->pl + kw * s->dw;
+                if (ih < 0 || ih >= s->ih || iw < 0 || iw >= s->iw) continue;
+                int ic = oc / ocg * icg + j;
+                double t = (double)in[(((size_t)n * s->ic + ic) * s->ih + ih) * s->iw + iw] *
+                           w[(((size_t)oc * icg + j) * s->kh + kh) * s->kw + kw];
+                acc += t;
+                mag += fabs(t);
+              }
+          size_t o = (((size_t)n * s->oc + oc) * s->oh + oh) * s->ow + ow;
+          if (flags & IRM_KERNEL_EPI_BIAS) acc += bias[oc], mag += fabs(bias[oc]);
+          if (flags & IRM_KERNEL_EPI_RESIDUAL) acc += res[o], mag += fabs(res[o]);
+          if (flags & IRM_KERNEL_EPI_RELU) acc = acc > 0 ? acc : 0;
+          if (flags & IRM_KERNEL_EPI_CLIP) acc = acc < e->lo ? e->lo : acc > e->hi ? e->hi : acc;
+          if (flags & IRM_KERNEL_EPI_LEAKY) acc = acc > 0 ? acc : e->alpha * acc;
+          out[o] = acc;
+          scale[o] = mag + 1.0;
+        }
+}
+
+/* ---- running a kernel on NCHW data ---- */
+
+typedef enum {
+  RUN_CONV_1 = 0,
+  RUN_CONV_2,
+  RUN_CONV_3,
+  RUN_CONV_4,
+  RUN_CONV_FOLDED,
+  RUN_WINOGRAD_1,
+  RUN_WINOGRAD_2,
+  RUN_DEPTHWISE_1,
+  RUN_DEPTHWISE_7
+} run_kind;
+
+/* The schedules the suite instantiates (constants, as a generated library
+ * would): oc_vecs of each conv kind. */
+static int oc_vecs_of(run_kind k) {
+  return k == RUN_CONV_2 || k == RUN_CONV_FOLDED || k == RUN_WINOGRAD_2 ? 2 : k == RUN_CONV_3 ? 3 : 1;
+}
+
+static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float *in, const float *w, float *out,
+                       const irm_kernel_epilogue *e, int flags, float *scratch) {
+  switch (k) {
+  case RUN_CONV_1: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 1, 1, 1, IRM_KERNEL_ORDER_OC_OUTER); break;
+  case RUN_CONV_2: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 5, 2, 2, IRM_KERNEL_ORDER_ROW_OUTER); break;
+  case RUN_CONV_3: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 7, 3, 4, IRM_KERNEL_ORDER_OC_OUTER); break;
+  case RUN_CONV_4: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 31, 1, 1, IRM_KERNEL_ORDER_ROW_OUTER); break;
+  case RUN_CONV_FOLDED:
+    /* Flags folded too, as in a generated kernel. */
+    irm_kernel_conv2d_nchwc(s, in, w, out, e, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU, 14,
+                            2, 1, IRM_KERNEL_ORDER_OC_OUTER);
+    break;
+  case RUN_WINOGRAD_1: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 3, 1); break;
+  case RUN_WINOGRAD_2: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 14, 2); break;
+  case RUN_DEPTHWISE_1: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 1); break;
+  case RUN_DEPTHWISE_7: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 7); break;
+  }
+}
+
+static int is_depthwise(run_kind k) { return k >= RUN_DEPTHWISE_1; }
+
+/* Runs kind k on s with random data and flags; compares with conv_ref.
+ * in_place: the residual is the output buffer itself. */
+static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, int in_place) {
+  if (k == RUN_CONV_FOLDED) flags = IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU;
+  size_t in_n = (size_t)s->n * s->ic * s->ih * s->iw, out_n = (size_t)s->n * s->oc * s->oh * s->ow;
+  size_t w_n = (size_t)s->oc * (s->ic / s->groups) * s->kh * s->kw;
+  float *in = rand_buf(in_n), *w = rand_buf(w_n), *bias = rand_buf((size_t)s->oc), *res = rand_buf(out_n);
+  float *in_c = malloc(irm_kernel_nchwc_size(s->n, s->ic, s->ih, s->iw) * sizeof(float));
+  size_t out_c_n = irm_kernel_nchwc_size(s->n, s->oc, s->oh, s->ow);
+  float *out_c = malloc(out_c_n * sizeof(float)), *res_c = malloc(out_c_n * sizeof(float));
+  float *bias_c = malloc((size_t)irm_kernel_blocks(s->oc) * IRM_KERNEL_BLOCK * sizeof(float));
+  int winograd = k == RUN_WINOGRAD_1 || k == RUN_WINOGRAD_2;
+  size_t packed_n = is_depthwise(k) ? irm_kernel_depthwise_packed_size(s)
+                    : winograd      ? irm_kernel_winograd_packed_size(s, oc_vecs_of(k))
+                                    : irm_kernel_conv2d_packed_size(s, oc_vecs_of(k));
+  float *packed = malloc(packed_n * sizeof(float) + 1);
+  float *scratch = winograd ? malloc(irm_kernel_winograd_scratch_size(s) * sizeof(float)) : NULL;
+  irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->ic, s->ih, s->iw);
+  irm_kernel_nchw_to_nchwc(res, res_c, s->n, s->oc, s->oh, s->ow);
+  irm_kernel_bias_pack(bias, bias_c, s->oc);
+  if (is_depthwise(k)) irm_kernel_depthwise_pack(s, w, packed);
+  else if (winograd) {
+    float *tmp = malloc((size_t)s->oc * s->ic * sizeof(float));
+    irm_kernel_winograd_pack(s, oc_vecs_of(k), w, packed, tmp);
+    free(tmp);
+  } else irm_kernel_conv2d_pack(s, oc_vecs_of(k), w, packed);
+  /* clip: lo in [-1, 0], hi in [0.25, 1.25] */
+  irm_kernel_epilogue e = {bias_c, in_place ? out_c : res_c, -0.5f + 0.5f * rndf(), 0.75f + 0.5f * rndf(), 0.1f};
+  if (in_place) memcpy(out_c, res_c, out_c_n * sizeof(float));
+  else
+    for (size_t i = 0; i < out_c_n; i++) out_c[i] = NAN; /* every element must be written */
+  run_kernel(k, s, in_c, packed, out_c, &e, flags, scratch);
+  for (size_t i = 0; i < out_c_n; i++) ck_assert_msg(isfinite(out_c[i]), "output element %zu not finite", i);
+  float *out = malloc(out_n * sizeof(float) + 1);
+  double *want = malloc(out_n * sizeof(double) + 1), *scale = malloc(out_n * sizeof(double) + 1);
+  irm_kernel_nchwc_to_nchw(out_c, out, s->n, s->oc, s->oh, s->ow);
+  conv_ref(s, in, w, bias, res, flags, &e, want, scale);
+  for (size_t i = 0; i < out_n; i++)
+    ck_assert_msg(fabs(out[i] - want[i]) <= 1e-5 * scale[i],
+                  "kind %d flags %d: element %zu is %g, want %g (n%d ic%d %dx%d oc%d k%dx%d s%d,%d d%d,%d p%d,%d g%d)",
+                  (int)k, flags, i, out[i], want[i], s->n, s->ic, s->ih, s->iw, s->oc, s->kh, s->kw, s->sh, s->sw,
+                  s->dh, s->dw, s->pt, s->pl, s->groups);
+  free(in), free(w), free(bias), free(res), free(in_c), free(out_c), free(res_c), free(bias_c), free(packed);
+  free(scratch);
+  free(out), free(want), free(scale);
+}
+
+/* A random conv shape: k the kernel size (0: random of 1, 2, 3, 5, 7);
+ * depthwise, or plain (stride, dilation and groups 1: Winograd's). */
+static irm_kernel_conv2d_shape rand_shape_of(int k, int depthwise, int plain) {
+  static const int ks[] = {1, 2, 3, 5, 7};
+  irm_kernel_conv2d_shape s;
+  s.n = 1 + rnd(2);
+  s.kh = k ? k : ks[rnd(5)];
+  s.kw = rnd(4) ? s.kh : ks[rnd(5)];
+  s.sh = 1 + rnd(2), s.sw = 1 + rnd(2);
+  s.dh = rnd(4) ? 1 : 2, s.dw = rnd(4) ? 1 : 2;
+  s.groups = depthwise ? 0 : rnd(3) ? 1 : 1 + rnd(4);
+  if (plain) s.kw = s.kh, s.sh = s.sw = s.dh = s.dw = s.groups = 1;
+  if (depthwise) {
+    s.ic = s.oc = 1 + rnd(40);
+    s.groups = s.ic;
+  } else {
+    int icg = 1 + rnd(20), ocg = 1 + rnd(20);
+    s.ic = icg * s.groups, s.oc = ocg * s.groups;
+  }
+  /* Maps from 1x1 up; paddings up to one past the kernel. */
+  s.ih = 1 + rnd(rnd(3) ? 16 : 3), s.iw = 1 + rnd(rnd(3) ? 40 : 3);
+  s.pt = rnd(s.kh + 2), s.pl = rnd(s.kw + 2);
+  int pb = rnd(s.kh + 2), pr = rnd(s.kw + 2);
+  int eh = (s.kh - 1) * s.dh + 1, ew = (s.kw - 1) * s.dw + 1;
+  if (s.ih + s.pt + pb < eh) pb = eh - s.ih - s.pt;
+  if (s.iw + s.pl + pr < ew) pr = ew - s.iw - s.pl;
+  s.oh = irm_kernel_conv_out_size(s.ih, s.kh, s.sh, s.dh, s.pt, pb);
+  s.ow = irm_kernel_conv_out_size(s.iw, s.kw, s.sw, s.dw, s.pl, pr);
+  return s;
+}
+
+static irm_kernel_conv2d_shape rand_shape(int k, int depthwise) { return rand_shape_of(k, depthwise, 0); }
+
+static int rand_flags(void) {
+  static const int act[] = {0, IRM_KERNEL_EPI_RELU, IRM_KERNEL_EPI_CLIP, IRM_KERNEL_EPI_LEAKY};
+  return (rnd(2) ? IRM_KERNEL_EPI_BIAS : 0) | (rnd(3) ? 0 : IRM_KERNEL_EPI_RESIDUAL) | act[rnd(4)];
+}
+
+/* ---- conv ---- */
+
+/* The same random shapes (each test starts from the same seed) under the
+ * schedules [first, last]. */
+static void check_random_shapes(run_kind first, run_kind last) {
+  for (int i = 0; i < 16; i++) {
+    irm_kernel_conv2d_shape s = rand_shape(0, 0);
+    int flags = rand_flags();
+    for (run_kind k = first; k <= last; k++) check_conv(k, &s, flags, 0);
+  }
+}
+
+START_TEST(test_conv_random_shapes_small_tiles) { check_random_shapes(RUN_CONV_1, RUN_CONV_2); }
+END_TEST
+
+START_TEST(test_conv_random_shapes_large_tiles) { check_random_shapes(RUN_CONV_3, RUN_CONV_FOLDED); }
+END_TEST
+
+START_TEST(test_conv_each_kernel_size_stride_and_dilation) {
+  static const int ks[] = {1, 3, 5, 7};
+  for (int i = 0; i < 4; i++)
+    for (int stride = 1; stride <= 2; stride++)
+      for (int dil = 1; dil <= 2; dil++) {
+        irm_kernel_conv2d_shape s = {1,     11,     13,     17,  13,  0,         0,         ks[i],
+                                     ks[i], stride, stride, dil, dil, ks[i] / 2, ks[i] / 2, 1};
+        s.n = 1 + (stride + dil) % 2;
+        s.oh = irm_kernel_conv_out_size(s.ih, s.kh, s.sh, s.dh, s.pt, s.pt);
+        s.ow = irm_kernel_conv_out_size(s.iw, s.kw, s.sw, s.dw, s.pl, s.pl);
+        check_conv(RUN_CONV_2, &s, IRM_KERNEL_EPI_BIAS, 0);
+        check_conv(RUN_CONV_4, &s, IRM_KERNEL_EPI_NONE, 0);
+      }
+}
+END_TEST
+
+START_TEST(test_conv_each_epilogue) {
+  static const int flags[] = {IRM_KERNEL_EPI_NONE,
+                              IRM_KERNEL_EPI_BIAS,
+                              IRM_KERNEL_EPI_RESIDUAL,
+                              IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU,
+                              IRM_KERNEL_EPI_CLIP,
+                              IRM_KERNEL_EPI_LEAKY,
+                              IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU,
+                              IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_CLIP,
+                              IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_LEAKY};
+  for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+    irm_kernel_conv2d_shape s = rand_shape(3, 0);
+    check_conv(RUN_CONV_1, &s, flags[i], 0);
+    check_conv(RUN_CONV_3, &s, flags[i], 0);
+  }
+}
+END_TEST
+
+START_TEST(test_conv_residual_in_place) {
+  for (int i = 0; i < 6; i++) {
+    irm_kernel_conv2d_shape s = rand_shape(0, 0);
+    check_conv(RUN_CONV_2, &s, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU, 1);
+    check_conv(RUN_CONV_FOLDED, &s, 0, 1);
+  }
+}
+END_TEST
+
+START_TEST(test_conv_tiny_maps_and_large_padding) {
+  for (int hw = 1; hw <= 2; hw++)
+    for (int k = 1; k <= 3; k += 2) {
+      /* Padding past the kernel: some outputs see only padding. */
+      irm_kernel_conv2d_shape s = {2, 5, hw, hw, 9, 0, 0, k, k, 1, 1, 1, 1, k + 1, k + 1, 1};
+      s.oh = irm_kernel_conv_out_size(hw, k, 1, 1, k + 1, k);
+      s.ow = irm_kernel_conv_out_size(hw, k, 1, 1, k + 1, k);
+      for (run_kind r = RUN_CONV_1; r <= RUN_CONV_FOLDED; r++) check_conv(r, &s, IRM_KERNEL_EPI_BIAS, 0);
+    }
+}
+END_TEST
+
+START_TEST(test_conv_groups) {
+  /* Groups of whole blocks, of partial blocks, and groups straddling blocks. */
+  static const int shapes[][3] = {{2, 32, 32}, {4, 8, 12}, {3, 9, 6}, {8, 16, 16}, {5, 15, 10}, {16, 64, 32}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    irm_kernel_conv2d_shape s = {1, shapes[i][1], 9, 11, shapes[i][2], 0, 0, 3, 3, 1, 2, 1, 1, 1, 1, shapes[i][0]};
+    s.oh = irm_kernel_conv_out_size(s.ih, 3, 1, 1, 1, 1);
+    s.ow = irm_kernel_conv_out_size(s.iw, 3, 2, 1, 1, 1);
+    for (run_kind r = RUN_CONV_1; r <= RUN_CONV_FOLDED; r++) check_conv(r, &s, IRM_KERNEL_EPI_BIAS, 0);
+  }
+}
+END_TEST
+
+START_TEST(test_winograd_random_shapes) {
+  for (int i = 0; i < 16; i++) {
+    irm_kernel_conv2d_shape s = rand_shape_of(3, 0, 1);
+    ck_assert(irm_kernel_winograd_applies(&s));
+    int flags = rand_flags();
+    check_conv(RUN_WINOGRAD_1, &s, flags, 0);
+    check_conv(RUN_WINOGRAD_2, &s, flags, i % 4 == 0);
+  }
+  irm_kernel_conv2d_shape strided = rand_shape(3, 0);
+  strided.sh = 2;
+  ck_assert(!irm_kernel_winograd_applies(&strided));
+}
+END_TEST
+
+/* ---- depthwise ---- */
+
+START_TEST(test_depthwise_random_shapes) {
+  for (int i = 0; i < 30; i++) {
+    irm_kernel_conv2d_shape s = rand_shape(0, 1);
+    int flags = rand_flags();
+    check_conv(RUN_DEPTHWISE_1, &s, flags, 0);
+    check_conv(RUN_DEPTHWISE_7, &s, flags, i % 5 == 0);
+  }
+}
+END_TEST
+
+/* ---- pools ---- */
+
+static void pool_ref(const irm_kernel_pool_shape *s, const float *in, int kind, double *out) {
+  for (int p = 0; p < s->n * s->c; p++)
+    for (int oh = 0; oh < s->oh; oh++)
+      for (int ow = 0; ow < s->ow; ow++) {
+        double acc = kind == IRM_KERNEL_POOL_MAX ? -INFINITY : 0;
+        int count = 0;
+        for (int kh = 0; kh < s->kh; kh++)
+          for (int kw = 0; kw < s->kw; kw++) {
+            int ih = oh * s->sh - s->pt + kh * s->dh, iw = ow * s->sw - s->pl + kw * s->dw;
+            int in_pad = ih >= -s->pt && ih < s->ih + s->pb && iw >= -s->pl && iw < s->iw + s->pr;
+            int inside = ih >= 0 && ih < s->ih && iw >= 0 && iw < s->iw;
+            if (kind == IRM_KERNEL_POOL_AVG_INCLUDE_PAD ? in_pad : inside) count++;
+            if (!inside) continue;
+            double v = in[((size_t)p * s->ih + ih) * s->iw + iw];
+            if (kind == IRM_KERNEL_POOL_MAX) acc = v > acc ? v : acc;
+            else acc += v;
+          }
+        if (kind != IRM_KERNEL_POOL_MAX) acc = count ? acc / count : 0;
+        out[((size_t)p * s->oh + oh) * s->ow + ow] = acc;
+      }
+}
+
+static void check_pool(const irm_kernel_pool_shape *s, int kind) {
+  size_t in_n = (size_t)s->n * s->c * s->ih * s->iw, out_n = (size_t)s->n * s->c * s->oh * s->ow;
+  float *in = rand_buf(in_n), *in_c = malloc(irm_kernel_nchwc_size(s->n, s->c, s->ih, s->iw) * sizeof(float));
+  float *out_c = malloc(irm_kernel_nchwc_size(s->n, s->c, s->oh, s->ow) * sizeof(float));
+  float *out = malloc(out_n * sizeof(float) + 1);
+  double *want = malloc(out_n * sizeof(double) + 1);
+  irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->c, s->ih, s->iw);
+  switch (kind) {
+  case IRM_KERNEL_POOL_MAX: irm_kernel_pool_nchwc(s, in_c, out_c, IRM_KERNEL_POOL_MAX); break;
+  case IRM_KERNEL_POOL_AVG: irm_kernel_pool_nchwc(s, in_c, out_c, IRM_KERNEL_POOL_AVG); break;
+  default: irm_kernel_pool_nchwc(s, in_c, out_c, IRM_KERNEL_POOL_AVG_INCLUDE_PAD); break;
+  }
+  irm_kernel_nchwc_to_nchw(out_c, out, s->n, s->c, s->oh, s->ow);
+  pool_ref(s, in, kind, want);
+  for (size_t i = 0; i < out_n; i++)
+    ck_assert_msg(out[i] == want[i] || fabs(out[i] - want[i]) <= 1e-5 * (fabs(want[i]) + 1),
+                  "pool kind %d: element %zu is %g, want %g (c%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d)", kind, i, out[i],
+                  want[i], s->c, s->ih, s->iw, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl, s->pb, s->pr);
+  free(in), free(in_c), free(out_c), free(out), free(want);
+}
+
+START_TEST(test_pool_random_shapes_each_kind) {
+  for (int i = 0; i < 40; i++) {
+    irm_kernel_pool_shape s;
+    s.n = 1 + rnd(2), s.c = 1 + rnd(40);
+    s.kh = 1 + rnd(4), s.kw = rnd(3) ? s.kh : 1 + rnd(4);
+    s.sh = 1 + rnd(2), s.sw = 1 + rnd(2);
+    s.dh = rnd(4) ? 1 : 2, s.dw = rnd(4) ? 1 : 2;
+    s.ih = 1 + rnd(rnd(3) ? 14 : 2), s.iw = 1 + rnd(rnd(3) ? 30 : 2);
+    s.pt = rnd(s.kh + 1), s.pl = rnd(s.kw + 1), s.pb = rnd(s.kh + 1), s.pr = rnd(s.kw + 1);
+    int eh = (s.kh - 1) * s.dh + 1, ew = (s.kw - 1) * s.dw + 1;
+    if (s.ih + s.pt + s.pb < eh) s.pb = eh - s.ih - s.pt;
+    if (s.iw + s.pl + s.pr < ew) s.pr = ew - s.iw - s.pl;
+    s.oh = irm_kernel_conv_out_size(s.ih, s.kh, s.sh, s.dh, s.pt, s.pb);
+    s.ow = irm_kernel_conv_out_size(s.iw, s.kw, s.sw, s.dw, s.pl, s.pr);
+    /* Ceil mode now and then: one more output whose window runs past the
+     * bottom padding. */
+    if (rnd(4) == 0) s.oh++, s.ow++;
+    for (int kind = 0; kind < 3; kind++) check_pool(&s, kind);
+  }
+}
+END_TEST
+
+START_TEST(test_pool_resnet_max_pool) {
+  irm_kernel_pool_shape s = {1, 64, 112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  check_pool(&s, IRM_KERNEL_POOL_MAX);
+}
+END_TEST
+
+START_TEST(test_global_pools) {
+  for (int i = 0; i < 20; i++) {
+    int n = 1 + rnd(2), c = 1 + rnd(70), h = 1 + rnd(9), w = 1 + rnd(9);
+    size_t in_n = (size_t)n * c * h * w;
+    float *in = rand_buf(in_n), *in_c = malloc(irm_kernel_nchwc_size(n, c, h, w) * sizeof(float));
+    float *out_c = malloc(irm_kernel_nchwc_size(n, c, 1, 1) * sizeof(float)), *out = malloc((size_t)n * c * 4 + 1);
+    irm_kernel_nchw_to_nchwc(in, in_c, n, c, h, w);
+    for (int kind = 0; kind < 2; kind++) {
+      if (kind == IRM_KERNEL_POOL_MAX) irm_kernel_global_pool_nchwc(in_c, out_c, n, c, h, w, IRM_KERNEL_POOL_MAX);
+      else irm_kernel_global_pool_nchwc(in_c, out_c, n, c, h, w, IRM_KERNEL_POOL_AVG);
+      irm_kernel_nchwc_to_nchw(out_c, out, n, c, 1, 1);
+      for (int p = 0; p < n * c; p++) {
+        double acc = kind == IRM_KERNEL_POOL_MAX ? -INFINITY : 0;
+        for (int j = 0; j < h * w; j++) {
+          double v = in[(size_t)p * h * w + j];
+          acc = kind == IRM_KERNEL_POOL_MAX ? (v > acc ? v : acc) : acc + v;
+        }
+        if (kind != IRM_KERNEL_POOL_MAX) acc /= h * w;
+        ck_assert_msg(fabs(out[p] - acc) <= 1e-5 * (fabs(acc) + 1), "global kind %d: %g, want %g", kind, out[p], acc);
+      }
+    }
+    free(in), free(in_c), free(out_c), free(out);
+  }
+}
+END_TEST
+
+/* ---- layouts ---- */
+
+START_TEST(test_layout_round_trip_zeroes_padding_lanes) {
+  int n = 2, c = IRM_KERNEL_BLOCK + 3, h = 3, w = 5;
+  size_t total = (size_t)n * c * h * w, blocked = irm_kernel_nchwc_size(n, c, h, w);
+  ck_assert_uint_eq(blocked, (size_t)n * 2 * IRM_KERNEL_BLOCK * h * w);
+  float *src = rand_buf(total), *mid = malloc(blocked * sizeof(float)), *back = malloc(total * sizeof(float));
+  irm_kernel_nchw_to_nchwc(src, mid, n, c, h, w);
+  /* channel IRM_KERNEL_BLOCK + 1 of image 1 at (2, 4) */
+  size_t at = (((size_t)1 * 2 + 1) * h * w + 2 * w + 4) * IRM_KERNEL_BLOCK + 1;
+  ck_assert(mid[at] == src[(((size_t)1 * c + IRM_KERNEL_BLOCK + 1) * h + 2) * w + 4]);
+  for (int l = 3; l < IRM_KERNEL_BLOCK; l++) ck_assert(mid[at - 1 + l] == 0.0f);
+  irm_kernel_nchwc_to_nchw(mid, back, n, c, h, w);
+  ck_assert(memcmp(src, back, total * sizeof(float)) == 0);
+  free(src), free(mid), free(back);
+}
+END_TEST
+
+START_TEST(test_width_is_the_expected_isa) {
+#ifdef IRM_TEST_ISA
+  ck_assert_str_eq(IRM_KV_ISA, IRM_TEST_ISA);
+#endif
+  ck_assert_int_eq(IRM_KERNEL_BLOCK * (int)sizeof(float), (int)sizeof(irm_kv));
+}
+END_TEST
+
+/* Whether this machine runs the width the suite was built for. */
+static int machine_runs_isa(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  if (!strcmp(IRM_KV_ISA, "avx512")) return __builtin_cpu_supports("avx512f");
+  if (!strcmp(IRM_KV_ISA, "avx2")) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+  return 1;
+}
+
+int main(void) {
+  if (!machine_runs_isa()) {
+    printf("kernels: this machine cannot run %s, skipped\n", IRM_KV_ISA);
+    return 77;
+  }
+  Suite *s = suite_create("kernels_" IRM_KV_ISA);
+  /* One case per test, so that CK_RUN_CASE runs one alone. */
+  const struct {
+    const char *name;
+    const TTest *test;
+  } tests[] = {
+      {"width_is_the_expected_isa", test_width_is_the_expected_isa},
+      {"conv_random_shapes_small_tiles", test_conv_random_shapes_small_tiles},
+      {"conv_random_shapes_large_tiles", test_conv_random_shapes_large_tiles},
+      {"conv_each_kernel_size_stride_and_dilation", test_conv_each_kernel_size_stride_and_dilation},
+      {"conv_each_epilogue", test_conv_each_epilogue},
+      {"conv_residual_in_place", test_conv_residual_in_place},
+      {"conv_tiny_maps_and_large_padding", test_conv_tiny_maps_and_large_padding},
+      {"conv_groups", test_conv_groups},
+      {"winograd_random_shapes", test_winograd_random_shapes},
+      {"depthwise_random_shapes", test_depthwise_random_shapes},
+      {"pool_random_shapes_each_kind", test_pool_random_shapes_each_kind},
+      {"pool_resnet_max_pool", test_pool_resnet_max_pool},
+      {"global_pools", test_global_pools},
+      {"layout_round_trip_zeroes_padding_lanes", test_layout_round_trip_zeroes_padding_lanes},
+  };
+  for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+    TCase *tc = tcase_create(tests[i].name);
+    tcase_add_test(tc, tests[i].test);
+    suite_add_tcase(s, tc);
+  }
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
