@@ -23,14 +23,16 @@ static void emit_exact(double v, irm_text_buf *b) {
 }
 
 /* static const tables n<name>[len], i<name>[len][4], w<name>[len][4]. */
-static void emit_taps(const irm_resize2d_attrs *r, int axis, const char *name, int64_t in, int64_t out, irm_text_buf *b) {
+static void emit_taps(const irm_resize2d_attrs *r, int axis, const char *name, int64_t in, int64_t out,
+                      irm_text_buf *b) {
   int coord = r->coordinate_transformation_mode;
   irm_text_buf cnt = {0}, ix = {0}, wt = {0};
   for (int64_t x = 0; x < out; x++) {
     int64_t idx[4] = {0, 0, 0, 0};
     double w[4] = {0, 0, 0, 0};
     double at = irm_kernel_resize_source(coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
-    int n = irm_kernel_resize_taps(r->method, coord, r->rounding_method, r->cubic_exclude, r->cubic_alpha, at, in, idx, w);
+    int n =
+        irm_kernel_resize_taps(r->method, coord, r->rounding_method, r->cubic_exclude, r->cubic_alpha, at, in, idx, w);
     if (n < 0) n = 0; /* outside the crop region: no taps, the extrapolation value */
     P(&cnt, "%s%d", x ? ", " : "", n);
     P(&ix, "%s{%lld, %lld, %lld, %lld}", x ? ", " : "", LL(idx[0]), LL(idx[1]), LL(idx[2]), LL(idx[3]));

@@ -172,7 +172,8 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t d = 0; d < nd; d++) {
     int64_t len = in->shape[d];
     P(b, "      i = i%d - %lld;\n", d, LL(w[2 * d]));
-    if (a.pad_mode == IRM_PAD_EDGE) P(b, "      if (i < 0) i = 0;\n      if (i >= %lld) i = %lld;\n", LL(len), LL(len - 1));
+    if (a.pad_mode == IRM_PAD_EDGE)
+      P(b, "      if (i < 0) i = 0;\n      if (i >= %lld) i = %lld;\n", LL(len), LL(len - 1));
     else if (a.pad_mode == IRM_PAD_REFLECT)
       P(b, "      if (i < 0) i = -i;\n      if (i >= %lld) i = %lld - i;\n", LL(len), LL(2 * (len - 1)));
     else P(b, "      if (i < 0 || i >= %lld) inside = 0;\n", LL(len));

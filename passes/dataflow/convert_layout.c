@@ -56,7 +56,8 @@ static int layouts_of(const irm_object *call, int conv, const char **data, const
   int rc, layout = 0;
   if (conv) {
     irm_conv2d_attrs a;
-    if (!(rc = irm_conv2d_attrs_decode(op, attrs, &a))) layout = a.data_layout, *kernel = kernel_layouts[a.kernel_layout];
+    if (!(rc = irm_conv2d_attrs_decode(op, attrs, &a)))
+      layout = a.data_layout, *kernel = kernel_layouts[a.kernel_layout];
   } else if (irm_dataflow_is_call_of_(call, "nn.global_avg_pool2d")) {
     irm_global_pool2d_attrs a;
     if (!(rc = irm_global_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout;

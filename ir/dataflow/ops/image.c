@@ -9,7 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "irm/container.h"
 #include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_kernel_image.h"
