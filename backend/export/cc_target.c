@@ -235,11 +235,11 @@ static int resolve_one(const irm_object *target, irm_object **out) {
   irm_any_release(&given);
   if (!rc) rc = irm_string_new(cpu, strlen(cpu), &name);
   irm_any v = irm_any_object(name);
-  if (!rc) rc = irm_map_set_move(&config, "mcpu", &v);
-  else irm_object_release(name);
+  if (!rc) rc = irm_map_set_move(&config, "mcpu", &v); /* the Map keeps its own reference */
+  irm_object_release(name);
   v = irm_any_object(mattr);
   if (!rc && irm_array_size(mattr)) rc = irm_map_set_move(&config, "mattr", &v);
-  else irm_object_release(mattr);
+  irm_object_release(mattr);
   if (!rc) rc = irm_target_from_config(config, out);
   irm_object_release(config);
   return rc ? irm_error_context(rc, "resolving -mcpu=native") : IRM_OK;
