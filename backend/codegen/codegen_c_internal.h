@@ -13,6 +13,7 @@
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/op.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm/tensor.h"
 
@@ -116,18 +117,6 @@ typedef int (*cg_expr_fn)(void *ctx, const char *const *leaf_access, irm_text_bu
  * access texts. */
 int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
                        irm_text_buf *b);
-
-/* ---- attributes ---------------------------------------------------------- */
-
-int64_t irm_cg_attr_int_(const cg_call *c, const char *name, int64_t absent);
-int irm_cg_attr_bool_(const cg_call *c, const char *name);
-const char *irm_cg_attr_str_(const cg_call *c, const char *name, const char *absent);
-/* An array<int> attribute: *n entries (at most max; -1 when absent). */
-int irm_cg_attr_ints_(const cg_call *c, const char *name, int64_t *out, int32_t max, int32_t *n);
-/* A window attribute of 1 or 2 ints into out[2] (default def). */
-void irm_cg_attr_pair_(const cg_call *c, const char *name, int64_t def, int64_t out[2]);
-/* A padding attribute of 1, 2 or 4 ints: top, left, bottom, right. */
-void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]);
 
 /* The identity expression (broadcast_to, nn.dropout): the input element. */
 int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_buf *out);

@@ -1,8 +1,8 @@
-/* What the C op generators share: element types, attribute readers,
- * NumPy's broadcasting map, and the loop nest of an elementwise output
- * (dimensions that every buffer walks contiguously are merged, offsets are
- * hoisted out of inner loops, the innermost loop is a plain indexed loop
- * the compiler vectorizes). */
+/* What the C op generators share: element types, NumPy's broadcasting
+ * map, and the loop nest of an elementwise output (dimensions that every
+ * buffer walks contiguously are merged, offsets are hoisted out of inner
+ * loops, the innermost loop is a plain indexed loop the compiler
+ * vectorizes). Attributes are read with irm/dataflow/op_attrs.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,66 +32,6 @@ cg_dt irm_cg_dt_parse_(const char *name) {
   for (int i = 0; i < CG_BAD; i++)
     if (name && strcmp(name, dtnames[i]) == 0) return (cg_dt)i;
   return CG_BAD;
-}
-
-/* ---- attributes ------------------------------------------------------------------------ */
-
-static const irm_any *attr(const cg_call *c, const char *name) {
-  if (!c->attrs) return NULL;
-  const irm_any *v = irm_map_find_cstr(c->attrs, name);
-  return v && v->type_code != IRM_NONE ? v : NULL;
-}
-
-int64_t irm_cg_attr_int_(const cg_call *c, const char *name, int64_t absent) {
-  const irm_any *v = attr(c, name);
-  return v && (v->type_code == IRM_INT || v->type_code == IRM_BOOL) ? v->v_int : absent;
-}
-
-int irm_cg_attr_bool_(const cg_call *c, const char *name) { return irm_cg_attr_int_(c, name, 0) != 0; }
-
-const char *irm_cg_attr_str_(const cg_call *c, const char *name, const char *absent) {
-  const irm_any *v = attr(c, name);
-  if (v && v->type_code == IRM_OBJECT && irm_string_data(v->v_obj)) return irm_string_data(v->v_obj);
-  return absent;
-}
-
-int irm_cg_attr_ints_(const cg_call *c, const char *name, int64_t *out, int32_t max, int32_t *n) {
-  const irm_any *v = attr(c, name);
-  *n = -1;
-  if (!v || v->type_code != IRM_OBJECT || !irm_object_is(v->v_obj, "ffi.Array")) return IRM_OK;
-  size_t len = irm_array_size(v->v_obj);
-  if (len > (size_t)max) return irm_cg_fail_(c, "attribute '%s' has %zu values, at most %d are supported", name, len, (int)max);
-  for (size_t i = 0; i < len; i++) {
-    const irm_any *x = irm_array_at(v->v_obj, i);
-    out[i] = x->type_code == IRM_INT ? x->v_int : 0;
-  }
-  *n = (int32_t)len;
-  return IRM_OK;
-}
-
-void irm_cg_attr_pair_(const cg_call *c, const char *name, int64_t def, int64_t out[2]) {
-  int64_t v[4];
-  int32_t n = 0;
-  out[0] = out[1] = def;
-  if (irm_cg_attr_ints_(c, name, v, 4, &n)) {
-    irm_clear_error();
-    return;
-  }
-  if (n == 1) out[0] = out[1] = v[0];
-  else if (n >= 2) out[0] = v[0], out[1] = v[1];
-}
-
-void irm_cg_attr_padding_(const cg_call *c, const char *name, int64_t out[4]) {
-  int64_t v[4];
-  int32_t n = 0;
-  out[0] = out[1] = out[2] = out[3] = 0;
-  if (irm_cg_attr_ints_(c, name, v, 4, &n)) {
-    irm_clear_error();
-    return;
-  }
-  if (n == 1) out[0] = out[1] = out[2] = out[3] = v[0];
-  else if (n == 2) out[0] = out[2] = v[0], out[1] = out[3] = v[1];
-  else if (n == 4) memcpy(out, v, sizeof v);
 }
 
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) {

@@ -39,25 +39,28 @@ typedef struct conv {
   const char *x, *wt, *y;
 } conv;
 
-static void conv_geometry(const cg_call *c, conv *v) {
-  v->nhwc = strcmp(irm_cg_attr_str_(c, "data_layout", "NCHW"), "NHWC") == 0;
-  v->hwio = strcmp(irm_cg_attr_str_(c, "kernel_layout", "OIHW"), "HWIO") == 0;
+static int conv_geometry(const cg_call *c, conv *v) {
+  irm_conv2d_attrs a;
+  int rc = irm_conv2d_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  v->nhwc = a.data_layout == IRM_LAYOUT_NHWC;
+  v->hwio = a.kernel_layout == IRM_KERNEL_LAYOUT_HWIO;
   const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
   v->n = d[0];
   v->c = d[v->nhwc ? 3 : 1], v->h = d[v->nhwc ? 1 : 2], v->w = d[v->nhwc ? 2 : 3];
   v->o = w[v->hwio ? 3 : 0], v->cg = w[v->hwio ? 2 : 1], v->kh = w[v->hwio ? 0 : 2], v->kw = w[v->hwio ? 1 : 3];
   v->oh = o[v->nhwc ? 1 : 2], v->ow = o[v->nhwc ? 2 : 3];
-  v->g = irm_cg_attr_int_(c, "groups", 1);
-  if (v->g < 1) v->g = 1;
+  v->g = a.groups;
   v->og = v->o / v->g;
-  irm_cg_attr_pair_(c, "strides", 1, v->stride);
-  irm_cg_attr_pair_(c, "dilation", 1, v->dil);
-  irm_cg_attr_padding_(c, "padding", v->pad);
+  memcpy(v->stride, a.strides, sizeof v->stride);
+  memcpy(v->dil, a.dilation, sizeof v->dil);
+  memcpy(v->pad, a.padding, sizeof v->pad);
   irm_cg_nchw_strides_(v->nhwc, v->c, v->h, v->w, v->ds);
   irm_cg_nchw_strides_(v->nhwc, v->o, v->oh, v->ow, v->os);
   if (v->hwio) v->wo = 1, v->wi = v->o, v->ww = v->cg * v->o, v->wh = v->kw * v->ww;
   else v->ww = 1, v->wh = v->kw, v->wi = v->kh * v->kw, v->wo = v->cg * v->wi;
   v->x = c->in[0].name, v->wt = c->in[1].name, v->y = c->out.name;
+  return IRM_OK;
 }
 
 /* ---- nn.conv2d: direct loops (ints, other out dtypes) --------------------------------------------- */
@@ -209,8 +212,8 @@ static void conv_cblas(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
 
 static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   conv v;
-  conv_geometry(c, &v);
-  if (c->out.numel == 0) return IRM_OK;
+  int rc = conv_geometry(c, &v);
+  if (rc || c->out.numel == 0) return rc;
   if (c->in[0].dt != CG_F32 || c->out.dt != CG_F32) conv_direct(c, &v, b);
   else if (c->cblas) conv_cblas(c, &v, b, scratch);
   else conv_tiles(c, &v, b, scratch);
@@ -223,13 +226,10 @@ static int convt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
   int64_t n = d[0], ch = d[1], h = d[2], wd = d[3], og = w[1], kh = w[2], kw = w[3], oc = o[1], oh = o[2], ow = o[3];
-  int64_t groups = irm_cg_attr_int_(c, "groups", 1), stride[2], dil[2], pad[4];
-  if (groups < 1) groups = 1;
-  int64_t cg = ch / groups;
-  irm_cg_attr_pair_(c, "strides", 1, stride);
-  irm_cg_attr_pair_(c, "dilation", 1, dil);
-  irm_cg_attr_padding_(c, "padding", pad);
-  if (c->out.numel == 0) return IRM_OK;
+  irm_conv2d_transpose_attrs a;
+  int rc = irm_conv2d_transpose_attrs_decode(c->op, c->attrs, &a);
+  if (rc || c->out.numel == 0) return rc;
+  const int64_t *stride = a.strides, *dil = a.dilation, *pad = a.padding, cg = ch / a.groups;
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(n), LL(oc));
   P(b, "    for (int64_t oy = 0; oy < %lld; oy++)\n    for (int64_t ox = 0; ox < %lld; ox++) {\n", LL(oh), LL(ow));
   P(b, "      const int64_t grp = o / %lld, oo = o %% %lld;\n      double acc = 0;\n", LL(og), LL(og));

@@ -112,12 +112,6 @@ static int unary2_expr(const cg_call *c, const char *const *a, irm_text_buf *b) 
   return IRM_OK;
 }
 
-/* A float attribute (absent or not a float: def). */
-static double attr_float(const cg_call *c, const char *name, double def) {
-  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, name) : NULL;
-  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : def;
-}
-
 /* A double as an exact C literal. */
 static void dbl(double v, irm_text_buf *b) {
   if (v != v) irm_text_buf_puts_(b, "NAN");
@@ -126,7 +120,10 @@ static void dbl(double v, irm_text_buf *b) {
 }
 
 static int clip_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
-  double lo = attr_float(c, "a_min", -INFINITY), hi = attr_float(c, "a_max", INFINITY);
+  irm_clip_attrs at;
+  int rc = irm_clip_attrs_decode(c->op, c->attrs, &at);
+  if (rc) return rc;
+  double lo = at.a_min, hi = at.a_max;
   if (irm_cg_is_float_(c->out.dt)) P(b, "(%s)irm_cg_dclip((double)%s, ", irm_cg_ctype_(c->out.dt), a[0]);
   else P(b, "(%s)irm_cg_iclip(%s, ", irm_cg_ctype_(c->out.dt), a[0]);
   dbl(lo, b);

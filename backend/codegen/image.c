@@ -17,39 +17,22 @@
  * computes them (ONNX Resize's formulas), and emitted as exact tables; the
  * kernel sums wy * wx * x in double in the evaluator's order. */
 
-typedef struct resize_cfg {
-  int method, coord, rounding, exclude; /* method: 0 nearest, 1 linear, 2 cubic; coord: index in coord_modes */
-  double alpha, scale[2], roi[4];
-} resize_cfg;
-
-static const char *const coord_modes[] = {"half_pixel",   "pytorch_half_pixel",   "align_corners",
-                                          "asymmetric",   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-
-static double attr_f(const cg_call *c, const char *name, double absent) {
-  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, name) : NULL;
-  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : absent;
-}
-
-static int index_of(const char *const *names, int n, const char *s) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(names[i], s) == 0) return i;
-  return 0;
-}
-
 static void emit_exact(double v, irm_text_buf *b) {
   if (v != v) irm_text_buf_puts_(b, "NAN");
   else P(b, "%a", v);
 }
 
 /* static const tables n<name>[len], i<name>[len][4], w<name>[len][4]. */
-static void emit_taps(const resize_cfg *r, int axis, const char *name, int64_t in, int64_t out, irm_text_buf *b) {
+static void emit_taps(const irm_resize2d_attrs *r, int axis, const char *name, int64_t in, int64_t out,
+                      irm_text_buf *b) {
+  int coord = r->coordinate_transformation_mode;
   irm_text_buf cnt = {0}, ix = {0}, wt = {0};
   for (int64_t x = 0; x < out; x++) {
     int64_t idx[4] = {0, 0, 0, 0};
     double w[4] = {0, 0, 0, 0};
-    double at = irm_kernel_resize_source(r->coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
-    int n = irm_kernel_resize_taps(r->method, r->coord, r->rounding, r->exclude, r->alpha, at, in, idx, w);
+    double at = irm_kernel_resize_source(coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
+    int n =
+        irm_kernel_resize_taps(r->method, coord, r->rounding_method, r->cubic_exclude, r->cubic_alpha, at, in, idx, w);
     if (n < 0) n = 0; /* outside the crop region: no taps, the extrapolation value */
     P(&cnt, "%s%d", x ? ", " : "", n);
     P(&ix, "%s{%lld, %lld, %lld, %lld}", x ? ", " : "", LL(idx[0]), LL(idx[1]), LL(idx[2]), LL(idx[3]));
@@ -72,16 +55,9 @@ static void emit_taps(const resize_cfg *r, int axis, const char *name, int64_t i
 
 static int resize_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
-  resize_cfg r;
-  const char *method = irm_cg_attr_str_(c, "method", "linear");
-  r.method = strcmp(method, "nearest_neighbor") == 0 ? 0 : strcmp(method, "cubic") == 0 ? 2 : 1;
-  r.coord = index_of(coord_modes, 6, irm_cg_attr_str_(c, "coordinate_transformation_mode", "half_pixel"));
-  r.rounding = index_of(roundings, 4, irm_cg_attr_str_(c, "rounding_method", "round_prefer_floor"));
-  r.exclude = irm_cg_attr_bool_(c, "cubic_exclude");
-  r.alpha = attr_f(c, "cubic_alpha", -0.75);
-  r.scale[0] = attr_f(c, "scale_h", 0.0), r.scale[1] = attr_f(c, "scale_w", 0.0);
-  r.roi[0] = attr_f(c, "roi_y1", 0.0), r.roi[1] = attr_f(c, "roi_x1", 0.0);
-  r.roi[2] = attr_f(c, "roi_y2", 1.0), r.roi[3] = attr_f(c, "roi_x2", 1.0);
+  irm_resize2d_attrs r;
+  int rc = irm_resize2d_attrs_decode(c->op, c->attrs, &r);
+  if (rc) return rc;
   const int64_t *d = c->in[0].shape;
   int64_t planes = d[0] * d[1], h = d[2], w = d[3], oh = c->out.shape[2], ow = c->out.shape[3];
   if (c->out.numel == 0) return IRM_OK;
@@ -91,7 +67,7 @@ static int resize_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++)\n", LL(oh), LL(ow));
   P(b, "    for (int64_t p = 0; p < %lld; p++) {\n      double acc = 0;\n", LL(planes));
   P(b, "      if (ny[y] == 0 || nx[x] == 0) acc = ");
-  emit_exact(attr_f(c, "extrapolation_value", 0.0), b);
+  emit_exact(r.extrapolation_value, b);
   P(b, ";\n      for (int a = 0; a < ny[y] && nx[x] > 0; a++)\n        for (int t = 0; t < nx[x]; t++)\n");
   P(b, "          acc += wy[y][a] * wx[x][t] * (double)%s[(p * %lld + iy[y][a]) * %lld + ix[x][t]];\n", c->in[0].name, LL(h),
     LL(w));

@@ -21,12 +21,6 @@
 
 static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
 
-/* A float attribute (absent or not a float: def). */
-static double attr_float(const cg_call *c, const char *name, double def) {
-  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, name) : NULL;
-  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : def;
-}
-
 /* A double as an exact C literal. */
 static void dbl(double v, irm_text_buf *b) {
   if (v != v) irm_text_buf_puts_(b, "NAN");
@@ -88,17 +82,19 @@ static void bias_add_map(const cg_call *c, size_t i, int32_t *map) {
     for (int32_t d = 0; d < c->out.ndim; d++) map[d] = d;
     return;
   }
-  int64_t axis = irm_cg_attr_int_(c, "axis", 1);
-  if (axis < 0) axis += c->out.ndim;
-  map[0] = (int32_t)axis;
+  irm_bias_add_attrs a;
+  if (irm_bias_add_attrs_decode(c->op, c->attrs, &a)) irm_clear_error(); /* checked by the type rule */
+  map[0] = (int32_t)norm_axis(a.axis, c->out.ndim);
 }
 
 /* ---- nn.batch_norm: (x - mean) / sqrt(var + eps) * gamma + beta along axis ------------------------- */
 
 static int bn_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
-  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, "epsilon") : NULL;
-  double eps = v && v->type_code == IRM_FLOAT ? v->v_float : 1e-5;
-  int center = irm_cg_attr_int_(c, "center", 1) != 0, scale = irm_cg_attr_int_(c, "scale", 1) != 0;
+  irm_batch_norm_attrs at;
+  int rc = irm_batch_norm_attrs_decode(c->op, c->attrs, &at);
+  if (rc) return rc;
+  double eps = at.epsilon;
+  int center = at.center, scale = at.scale;
   /* an unused gamma or beta is still named (as void) so that its loop offsets are used */
   P(b, "(");
   if (!scale) P(b, "(void)%s, ", a[1]);
@@ -115,7 +111,9 @@ static void bn_map(const cg_call *c, size_t i, int32_t *map) {
     for (int32_t d = 0; d < c->out.ndim; d++) map[d] = d;
     return;
   }
-  map[0] = (int32_t)norm_axis(irm_cg_attr_int_(c, "axis", 1), c->out.ndim);
+  irm_batch_norm_attrs a;
+  if (irm_batch_norm_attrs_decode(c->op, c->attrs, &a)) irm_clear_error(); /* checked by the type rule */
+  map[0] = (int32_t)norm_axis(a.axis, c->out.ndim);
 }
 
 /* ---- matmul ------------------------------------------------------------------------------------------- */
@@ -169,8 +167,11 @@ static int matmul_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 /* ---- nn.leaky_relu ----------------------------------------------------------------------- */
 
 static int leaky_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  irm_leaky_relu_attrs at;
+  int rc = irm_leaky_relu_attrs_decode(c->op, c->attrs, &at);
+  if (rc) return rc;
   P(b, "(%s)irm_cg_leaky((double)%s, ", irm_cg_ctype_(c->out.dt), a[0]);
-  dbl(attr_float(c, "alpha", 0.01), b);
+  dbl(at.alpha, b);
   irm_text_buf_puts_(b, ")");
   return IRM_OK;
 }

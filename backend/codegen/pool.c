@@ -20,16 +20,16 @@ static const char *lowest(cg_dt dt) {
 
 static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
-  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
-  int is_max = strcmp(c->op, "nn.max_pool2d") == 0, incl = irm_cg_attr_bool_(c, "count_include_pad");
+  irm_pool2d_attrs a;
+  int rc = irm_pool2d_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int nhwc = a.layout == IRM_LAYOUT_NHWC;
+  int is_max = strcmp(c->op, "nn.max_pool2d") == 0, incl = a.count_include_pad;
   const int64_t *d = c->in[0].shape, *o = c->out.shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1], h = d[nhwc ? 1 : 2], w = d[nhwc ? 2 : 3];
   int64_t oh = o[nhwc ? 1 : 2], ow = o[nhwc ? 2 : 3];
-  int64_t size[2], stride[2], dil[2], pad[4], ds[4], os[4];
-  irm_cg_attr_pair_(c, "pool_size", 1, size);
-  irm_cg_attr_pair_(c, "strides", 1, stride);
-  irm_cg_attr_pair_(c, "dilation", 1, dil);
-  irm_cg_attr_padding_(c, "padding", pad);
+  const int64_t *size = a.pool_size, *stride = a.strides, *dil = a.dilation, *pad = a.padding;
+  int64_t ds[4], os[4];
   irm_cg_nchw_strides_(nhwc, ch, h, w, ds);
   irm_cg_nchw_strides_(nhwc, ch, oh, ow, os);
   int is_float = irm_cg_is_float_(c->in[0].dt);
@@ -69,9 +69,18 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
+/* *nhwc: the layout attribute is NHWC. */
+static int global_layout(const cg_call *c, int *nhwc) {
+  irm_global_pool2d_attrs a;
+  int rc = irm_global_pool2d_attrs_decode(c->op, c->attrs, &a);
+  *nhwc = a.layout == IRM_LAYOUT_NHWC;
+  return rc;
+}
+
 static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
-  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
+  int nhwc = 0, rc = global_layout(c, &nhwc);
+  if (rc) return rc;
   const int64_t *d = c->in[0].shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
   int is_float = irm_cg_is_float_(c->in[0].dt);
@@ -102,7 +111,8 @@ static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 static int global_max_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
-  int nhwc = strcmp(irm_cg_attr_str_(c, "layout", "NCHW"), "NHWC") == 0;
+  int nhwc = 0, rc = global_layout(c, &nhwc);
+  if (rc) return rc;
   const int64_t *d = c->in[0].shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
   int fl = irm_cg_is_float_(c->in[0].dt);

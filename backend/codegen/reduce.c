@@ -20,14 +20,16 @@ static size_t align64(size_t x) { return (x + 63) / 64 * 64; }
 static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int32_t nd = in->ndim, n = 0;
-  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM], count = 1;
+  int32_t nd = in->ndim;
+  int64_t st[CG_MAX_NDIM], count = 1;
   int reduced[CG_MAX_NDIM];
-  int rc = irm_cg_attr_ints_(c, "axis", axes, CG_MAX_NDIM, &n);
+  irm_reduce_attrs a;
+  int rc = irm_reduce_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
+  int32_t n = a.n_axis;
   for (int32_t d = 0; d < nd; d++) reduced[d] = n < 0;
-  for (int32_t i = 0; i < n; i++) reduced[axes[i] < 0 ? axes[i] + nd : axes[i]] = 1;
-  if (n >= 0 && irm_cg_attr_bool_(c, "exclude"))
+  for (int32_t i = 0; i < n; i++) reduced[norm_axis(a.axis[i], nd)] = 1;
+  if (n >= 0 && a.exclude)
     for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) count *= in->shape[d];
@@ -73,9 +75,10 @@ static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int64_t axis = irm_cg_attr_int_(c, "axis", -1);
-  if (axis < 0) axis += in->ndim;
-  int64_t outer = 1, inner = 1, len = in->shape[axis];
+  irm_softmax_attrs a;
+  int rc = irm_softmax_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int64_t axis = norm_axis(a.axis, in->ndim), outer = 1, inner = 1, len = in->shape[axis];
   for (int32_t d = 0; d < axis; d++) outer *= in->shape[d];
   for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) inner *= in->shape[d];
   const char *x = in->name, *y = c->out.name;
@@ -107,13 +110,12 @@ static void axis_geometry(const cg_tensor *in, int64_t axis, int64_t *outer, int
 static int argreduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int64_t axes[CG_MAX_NDIM], outer, len, inner;
-  int32_t n = 0;
-  int rc = irm_cg_attr_ints_(c, "axis", axes, CG_MAX_NDIM, &n);
+  int64_t outer, len, inner;
+  irm_argreduce_attrs a;
+  int rc = irm_argreduce_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
-  if (n != 1) return irm_cg_fail_(c, "axis must hold exactly one axis");
-  axis_geometry(in, norm_axis(axes[0], in->ndim), &outer, &len, &inner);
-  int is_max = strcmp(c->op, "argmax") == 0, last = irm_cg_attr_bool_(c, "select_last_index");
+  axis_geometry(in, norm_axis(a.axis, in->ndim), &outer, &len, &inner);
+  int is_max = strcmp(c->op, "argmax") == 0, last = a.select_last_index;
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t a = 0; a < %lld; a++)\n    for (int64_t i = 0; i < %lld; i++) {\n", LL(outer), LL(inner));
   P(b, "      int64_t best = 0;\n      double top = 0;\n      for (int64_t j = 0; j < %lld; j++) {\n", LL(len));
@@ -130,12 +132,13 @@ static int argreduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 static int argsort_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const cg_tensor *in = &c->in[0];
-  int64_t axis = irm_cg_attr_int_(c, "axis", -1), outer = 1, inner = 1;
-  if (axis < 0) axis += in->ndim;
-  int64_t len = in->shape[axis];
+  irm_argsort_attrs a;
+  int rc = irm_argsort_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int64_t axis = norm_axis(a.axis, in->ndim), outer = 1, inner = 1, len = in->shape[axis];
   for (int64_t d = 0; d < axis; d++) outer *= in->shape[d];
   for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) inner *= in->shape[d];
-  int ascend = irm_cg_attr_int_(c, "is_ascend", 1) != 0;
+  int ascend = a.is_ascend != 0;
   if (c->out.numel == 0) return IRM_OK;
   size_t part = align64((size_t)len * 8);
   *scratch = 3 * part;

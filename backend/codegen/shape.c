@@ -39,11 +39,12 @@ static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int32_t nd = in->ndim, perm[CG_MAX_NDIM], n = 0;
-  int64_t axes[CG_MAX_NDIM], st[CG_MAX_NDIM];
-  int rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &n);
+  int32_t nd = in->ndim, perm[CG_MAX_NDIM];
+  int64_t st[CG_MAX_NDIM];
+  irm_transpose_attrs a;
+  int rc = irm_transpose_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
-  for (int32_t d = 0; d < nd; d++) perm[d] = n <= 0 ? nd - 1 - d : (int32_t)(axes[d] < 0 ? axes[d] + nd : axes[d]);
+  for (int32_t d = 0; d < nd; d++) perm[d] = a.n_axes <= 0 ? nd - 1 - d : (int32_t)norm_axis(a.axes[d], nd);
   irm_cg_row_major_(in->shape, in->ndim, st);
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    int64_t o = 0;\n");
@@ -59,7 +60,10 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
-  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), c->out.ndim), outer = 1, inner = 1, at = 0;
+  irm_concatenate_attrs a;
+  int rc = irm_concatenate_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int64_t axis = norm_axis(a.axis, c->out.ndim), outer = 1, inner = 1, at = 0;
   size_t sz = irm_cg_dt_bytes_(c->out.dt);
   for (int64_t d = 0; d < axis; d++) outer *= c->out.shape[d];
   for (int32_t d = (int32_t)axis + 1; d < c->out.ndim; d++) inner *= c->out.shape[d];
@@ -79,18 +83,15 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int32_t nd = in->ndim, nb = 0, ne = 0, ns = 0, na = 0;
-  int64_t bg[CG_MAX_NDIM], e[CG_MAX_NDIM], s[CG_MAX_NDIM], axes[CG_MAX_NDIM], begin[CG_MAX_NDIM], step[CG_MAX_NDIM],
-      st[CG_MAX_NDIM];
-  int rc = irm_cg_attr_ints_(c, "begin", bg, CG_MAX_NDIM, &nb);
-  if (!rc) rc = irm_cg_attr_ints_(c, "end", e, CG_MAX_NDIM, &ne);
-  if (!rc) rc = irm_cg_attr_ints_(c, "strides", s, CG_MAX_NDIM, &ns);
-  if (!rc) rc = irm_cg_attr_ints_(c, "axes", axes, CG_MAX_NDIM, &na);
+  int32_t nd = in->ndim;
+  int64_t begin[CG_MAX_NDIM], step[CG_MAX_NDIM], st[CG_MAX_NDIM];
+  irm_strided_slice_attrs a;
+  int rc = irm_strided_slice_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
   for (int32_t d = 0; d < nd; d++) begin[d] = 0, step[d] = 1;
-  for (int32_t i = 0; i < nb && i < nd; i++) { /* the evaluator's clamping (its checks ran in the type check) */
-    int32_t d = na >= 0 ? (int32_t)norm_axis(axes[i], nd) : i;
-    int64_t sp = ns > 0 ? s[i] : 1, n = in->shape[d], lo = bg[i];
+  for (int32_t i = 0; i < a.n_begin && i < nd; i++) { /* the evaluator's clamping (its checks ran in the type check) */
+    int32_t d = a.n_axes >= 0 ? (int32_t)norm_axis(a.axes[i], nd) : i;
+    int64_t sp = a.n_strides > 0 ? a.strides[i] : 1, n = in->shape[d], lo = a.begin[i];
     if (lo < 0) lo += n;
     if (sp > 0) lo = lo < 0 ? 0 : lo > n ? n : lo;
     else lo = lo < 0 ? -1 : lo > n - 1 ? n - 1 : lo;
@@ -110,7 +111,10 @@ static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *d = &c->in[0], *ix = &c->in[1];
-  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), d->ndim), outer = 1, inner = 1, len = d->shape[axis];
+  irm_take_attrs a;
+  int rc = irm_take_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int64_t axis = norm_axis(a.axis, d->ndim), outer = 1, inner = 1, len = d->shape[axis];
   for (int64_t q = 0; q < axis; q++) outer *= d->shape[q];
   for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
@@ -126,7 +130,10 @@ static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *d = &c->in[0];
   int32_t nd = d->ndim;
-  int64_t axis = norm_axis(irm_cg_attr_int_(c, "axis", 0), nd), st[CG_MAX_NDIM], len = d->shape[axis];
+  irm_take_attrs a;
+  int rc = irm_take_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  int64_t axis = norm_axis(a.axis, nd), st[CG_MAX_NDIM], len = d->shape[axis];
   irm_cg_row_major_(d->shape, nd, st);
   for (int32_t q = 0; q < nd; q++)
     if (q != axis && c->out.shape[q] > d->shape[q])
@@ -149,14 +156,15 @@ static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
-  int32_t nd = in->ndim, n = 0;
-  int64_t w[2 * CG_MAX_NDIM], st[CG_MAX_NDIM];
-  int rc = irm_cg_attr_ints_(c, "pad_width", w, 2 * CG_MAX_NDIM, &n);
+  int32_t nd = in->ndim;
+  int64_t st[CG_MAX_NDIM];
+  irm_pad_attrs a;
+  int rc = irm_pad_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
-  if (n != 2 * nd) return irm_cg_fail_(c, "pad_width has %d values for rank %d", (int)n, (int)nd);
-  const char *mode = irm_cg_attr_str_(c, "pad_mode", "constant");
-  const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, "pad_value") : NULL;
-  double value = v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : 0.0;
+  if (a.n_pad_width != 2 * nd)
+    return irm_cg_fail_(c, "pad_width has %d values for rank %d", (int)a.n_pad_width, (int)nd);
+  const int64_t *w = a.pad_width;
+  double value = a.pad_value;
   irm_cg_row_major_(in->shape, nd, st);
   if (c->out.numel == 0) return IRM_OK;
   open_loops(&c->out, b);
@@ -164,8 +172,9 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t d = 0; d < nd; d++) {
     int64_t len = in->shape[d];
     P(b, "      i = i%d - %lld;\n", d, LL(w[2 * d]));
-    if (strcmp(mode, "edge") == 0) P(b, "      if (i < 0) i = 0;\n      if (i >= %lld) i = %lld;\n", LL(len), LL(len - 1));
-    else if (strcmp(mode, "reflect") == 0)
+    if (a.pad_mode == IRM_PAD_EDGE)
+      P(b, "      if (i < 0) i = 0;\n      if (i >= %lld) i = %lld;\n", LL(len), LL(len - 1));
+    else if (a.pad_mode == IRM_PAD_REFLECT)
       P(b, "      if (i < 0) i = -i;\n      if (i >= %lld) i = %lld - i;\n", LL(len), LL(2 * (len - 1)));
     else P(b, "      if (i < 0 || i >= %lld) inside = 0;\n", LL(len));
     P(b, "      off += i * %lld;\n", LL(st[d]));
@@ -180,13 +189,13 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 /* ---- scatter_elements, scatter_nd ------------------------------------------------------------------ */
 
-/* Appends the statement applying update expression u at out[at] by the reduction. */
-static void scatter_one(const cg_call *c, const char *at, const char *u, irm_text_buf *b) {
-  const char *red = irm_cg_attr_str_(c, "reduction", "none"), *y = c->out.name;
+/* Appends the statement applying update expression u at out[at] by the reduction (IRM_SCATTER_*). */
+static void scatter_one(const cg_call *c, int red, const char *at, const char *u, irm_text_buf *b) {
+  const char *y = c->out.name;
   int fl = irm_cg_is_float_(c->out.dt);
   char e[256];
-  if (strcmp(red, "add") == 0 || strcmp(red, "mul") == 0) {
-    char op = red[0] == 'a' ? '+' : '*';
+  if (red == IRM_SCATTER_ADD || red == IRM_SCATTER_MUL) {
+    char op = red == IRM_SCATTER_ADD ? '+' : '*';
     if (fl) snprintf(e, sizeof e, "(double)%s[%s] %c (double)%s", y, at, op, u);
     else snprintf(e, sizeof e, "irm_cg_wrap((uint64_t)(int64_t)%s[%s] %c (uint64_t)(int64_t)%s)", y, at, op, u);
     P(b, "%s[%s] = ", y, at);
@@ -202,14 +211,15 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *d = &c->in[0], *ix = &c->in[1];
   int64_t st[CG_MAX_NDIM];
+  irm_scatter_attrs a;
+  int rc = irm_scatter_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
   irm_cg_row_major_(d->shape, d->ndim, st);
   int64_t bytes = d->numel * (int64_t)irm_cg_dt_bytes_(d->dt);
   if (bytes) P(b, "    memcpy(%s, %s, %lld);\n", c->out.name, d->name, LL(bytes));
   if (ix->numel == 0) return IRM_OK;
   if (strcmp(c->op, "scatter_elements") == 0) {
-    int64_t axis = irm_cg_attr_int_(c, "axis", 0);
-    if (axis < 0) axis += d->ndim;
-    int64_t len = d->shape[axis];
+    int64_t axis = norm_axis(a.axis, d->ndim), len = d->shape[axis];
     P(b, "    int64_t u = 0;\n");
     for (int32_t q = 0; q < ix->ndim; q++) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
     P(b, "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 1;\n      if (k < 0) k += %lld;\n",
@@ -222,7 +232,7 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     P(b, ";\n      ");
     char u[128];
     snprintf(u, sizeof u, "%s[u]", c->in[2].name);
-    scatter_one(c, "at", u, b);
+    scatter_one(c, a.reduction, "at", u, b);
     P(b, "      u++;\n    }\n");
     return IRM_OK;
   }
@@ -237,7 +247,7 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "      for (int64_t e = 0; e < %lld; e++) ", LL(slice));
   char u[128];
   snprintf(u, sizeof u, "%s[i * %lld + e]", c->in[2].name, LL(slice));
-  scatter_one(c, "off + e", u, b);
+  scatter_one(c, a.reduction, "off + e", u, b);
   P(b, "    }\n");
   return IRM_OK;
 }

@@ -19,6 +19,7 @@
 #include "irm/dataflow/type.h"
 #include "irm/dataflow/expr.h"
 #include "irm/dataflow/op.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/dataflow/text.h"
 #include "irm/dataflow/evaluate.h"
 #include "irm/dataflow/analysis.h"

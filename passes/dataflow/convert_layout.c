@@ -12,6 +12,7 @@
 
 #include "pass_util.h"
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 
 /* perm with out[i] = in[perm[i]] taking layout `from` to `to` (both 4
@@ -43,13 +44,30 @@ static int transpose(irm_object *x, const int64_t perm[4], irm_object **out) {
   return rc;
 }
 
-static const char *str_attr(const irm_object *call, const char *name, const char *fallback) {
-  const irm_any *v = irm_map_find_cstr(irm_call_attrs(call), name);
-  const char *s = NULL;
-  size_t len = 0;
-  if (v && !irm_any_to_str(v, &s, &len)) return s;
-  irm_clear_error();
-  return fallback;
+static const char *const data_layouts[] = {"NCHW", "NHWC"};
+static const char *const kernel_layouts[] = {"OIHW", "HWIO"};
+
+/* The call's data and kernel layout names, decoded as the op decodes its
+ * attributes (irm/dataflow/op_attrs.h); 0 when the op refuses them (its
+ * own checks report that). */
+static int layouts_of(const irm_object *call, int conv, const char **data, const char **kernel) {
+  const char *op = irm_op_name(irm_call_callee(call));
+  const irm_object *attrs = irm_call_attrs(call);
+  int rc, layout = 0;
+  if (conv) {
+    irm_conv2d_attrs a;
+    if (!(rc = irm_conv2d_attrs_decode(op, attrs, &a)))
+      layout = a.data_layout, *kernel = kernel_layouts[a.kernel_layout];
+  } else if (irm_dataflow_is_call_of_(call, "nn.global_avg_pool2d")) {
+    irm_global_pool2d_attrs a;
+    if (!(rc = irm_global_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout;
+  } else {
+    irm_pool2d_attrs a;
+    if (!(rc = irm_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout;
+  }
+  if (rc) irm_clear_error();
+  *data = data_layouts[layout];
+  return !rc;
 }
 
 typedef struct layout_ctx {
@@ -63,10 +81,10 @@ static int convert(const layout_ctx *c, const irm_object *original, irm_object *
   if (!conv && !irm_dataflow_is_call_of_(call, "nn.max_pool2d") && !irm_dataflow_is_call_of_(call, "nn.avg_pool2d") &&
       !irm_dataflow_is_call_of_(call, "nn.global_avg_pool2d"))
     return IRM_OK;
-  const char *data_key = conv ? "data_layout" : "layout", *from = str_attr(call, data_key, "NCHW");
-  const char *kernel_to = strcmp(c->layout, "NHWC") == 0 ? "HWIO" : "OIHW";
-  const char *kernel_from = conv ? str_attr(call, "kernel_layout", "OIHW") : kernel_to;
+  const char *data_key = conv ? "data_layout" : "layout", *from = NULL;
+  const char *kernel_to = strcmp(c->layout, "NHWC") == 0 ? "HWIO" : "OIHW", *kernel_from = kernel_to;
   int64_t in_perm[4], back[4], w_perm[4];
+  if (!layouts_of(call, conv, &from, &kernel_from)) return IRM_OK; /* left to the op's checks */
   if (strcmp(from, c->layout) == 0 && strcmp(kernel_from, kernel_to) == 0) return IRM_OK;
   if (!layout_perm(from, c->layout, in_perm) || !layout_perm(c->layout, from, back) ||
       !layout_perm(kernel_from, kernel_to, w_perm))

@@ -12,6 +12,7 @@
 
 #include "pass_util.h"
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm/tensor.h"
 
@@ -43,19 +44,18 @@ static irm_object *identity_operand(const irm_object *original, const irm_object
   return x && same_type(original, x) ? x : NULL;
 }
 
-/* The int array attribute `name` of a call: *n entries into out; -1 when
- * absent or longer than max. */
-static int int_array_attr(const irm_object *call, const char *name, int64_t *out, int max) {
-  const irm_any *v = irm_map_find_cstr(irm_call_attrs(call), name);
-  if (!v || v->type_code != IRM_OBJECT || !v->v_obj) return -1;
-  size_t n = irm_array_size(v->v_obj);
-  if (n > (size_t)max) return -1;
-  for (size_t i = 0; i < n; i++)
-    if (irm_any_to_int(irm_array_at(v->v_obj, i), &out[i])) {
-      irm_clear_error();
-      return -1;
-    }
-  return (int)n;
+/* transpose's axes as the op decodes them (irm/dataflow/op_attrs.h) into
+ * out: their count, 0 when absent (reversed, like empty), -1 when the op
+ * refuses them or they are longer than MAX_RANK. */
+static int transpose_axes(const irm_object *call, int64_t *out) {
+  irm_transpose_attrs a;
+  if (irm_transpose_attrs_decode(irm_op_name(irm_call_callee(call)), irm_call_attrs(call), &a)) {
+    irm_clear_error();
+    return -1;
+  }
+  if (a.n_axes > MAX_RANK) return -1;
+  if (a.n_axes > 0) memcpy(out, a.axes, (size_t)a.n_axes * sizeof *out);
+  return a.n_axes < 0 ? 0 : a.n_axes;
 }
 
 /* callee(x) with the attributes of like, `name` set to the n ints of vals,
@@ -100,7 +100,13 @@ static int fold_reshape(const irm_object *original, const irm_object *call, irm_
     n = irm_tensor_type_ndim(t);
     memcpy(shape, irm_tensor_type_shape(t), (size_t)n * sizeof shape[0]);
   } else {
-    if ((n = int_array_attr(call, "newshape", shape, MAX_RANK)) < 0) return IRM_OK;
+    irm_reshape_attrs a;
+    if (irm_reshape_attrs_decode(irm_op_name(irm_call_callee(call)), irm_call_attrs(call), &a)) {
+      irm_clear_error();
+      return IRM_OK;
+    }
+    if ((n = a.n_newshape) > MAX_RANK) return IRM_OK;
+    memcpy(shape, a.newshape, (size_t)n * sizeof shape[0]);
     for (int i = 0; i < n; i++)
       if (shape[i] == 0) return IRM_OK;
   }
@@ -126,9 +132,8 @@ static int fold_transpose(const irm_object *original, const irm_object *call, ir
   if (!irm_dataflow_is_call_of_(inner, "transpose")) return IRM_OK;
   irm_object *x = irm_call_arg(inner, 0);
   int64_t p[MAX_RANK], q[MAX_RANK], r[MAX_RANK];
-  int np = int_array_attr(inner, "axes", p, MAX_RANK), nq = int_array_attr(call, "axes", q, MAX_RANK);
-  np = np < 0 ? 0 : np; /* absent: reversed, like empty */
-  nq = nq < 0 ? 0 : nq;
+  int np = transpose_axes(inner, p), nq = transpose_axes(call, q);
+  if (np < 0 || nq < 0) return IRM_OK;
   const irm_object *xt = irm_expr_type(x);
   int rank = np ? np : nq ? nq : irm_dataflow_type_kind_of(xt) == IRM_DATAFLOW_TYPE_TENSOR ? irm_tensor_type_ndim(xt) : -1;
   if (rank < 0 && np == 0 && nq == 0) { /* reversed twice, whatever the rank */

@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 /* The methods, coordinate modes and nearest roundings, in the order of
- * image.resize2d's attribute values (docs/ops.md). */
+ * image.resize2d's attribute values (docs/ops.md): the values of the
+ * IRM_RESIZE_* names its decoder gives (irm/dataflow/op_attrs.h;
+ * ir/dataflow/ops/image.c asserts they agree). */
 enum { IRM_KERNEL_RESIZE_NEAREST, IRM_KERNEL_RESIZE_LINEAR, IRM_KERNEL_RESIZE_CUBIC };
 enum {
   IRM_KERNEL_COORD_HALF_PIXEL,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "ops_util.h"
@@ -25,20 +26,23 @@ typedef struct conv_geom {
   int64_t stride[2], dilation[2], pad[4]; /* pad: top, left, bottom, right */
   int data_nhwc, kernel_hwio;
   DLDataType out_dtype;
+  irm_conv2d_attrs a;
 } conv_geom;
 
 static int conv_geometry(const ops_ctx *c, conv_geom *g) {
-  int rc = irm_ops_attr_layout_(c, "data_layout", data_layouts, 2, &g->data_nhwc);
-  if (!rc) rc = irm_ops_attr_layout_(c, "kernel_layout", kernel_layouts, 2, &g->kernel_hwio);
-  if (!rc) rc = irm_ops_need_rank_(c, 0, 4, data_layouts[g->data_nhwc]);
+  irm_conv2d_attrs *a = &g->a;
+  int rc = irm_conv2d_attrs_decode(c->def->name, c->attrs, a);
+  if (rc) return rc;
+  g->data_nhwc = a->data_layout == IRM_LAYOUT_NHWC;
+  g->kernel_hwio = a->kernel_layout == IRM_KERNEL_LAYOUT_HWIO;
+  rc = irm_ops_need_rank_(c, 0, 4, data_layouts[g->data_nhwc]);
   if (!rc) rc = irm_ops_need_rank_(c, 1, 4, kernel_layouts[g->kernel_hwio]);
   if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
-  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
-  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dilation);
-  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
   if (rc) return rc;
-  g->groups = irm_ops_attr_int_(c, "groups", 1);
-  if (g->groups < 1) return irm_error(IRM_EVALUE, "nn.conv2d: groups %lld must be positive", (long long)g->groups);
+  memcpy(g->stride, a->strides, sizeof g->stride);
+  memcpy(g->dilation, a->dilation, sizeof g->dilation);
+  memcpy(g->pad, a->padding, sizeof g->pad);
+  g->groups = a->groups;
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   g->n = d[0];
   g->c = d[g->data_nhwc ? 3 : 1];
@@ -48,10 +52,7 @@ static int conv_geometry(const ops_ctx *c, conv_geom *g) {
   g->i = w[g->kernel_hwio ? 2 : 1];
   g->kh = w[g->kernel_hwio ? 0 : 2];
   g->kw = w[g->kernel_hwio ? 1 : 3];
-  const char *out_dtype = irm_ops_attr_str_(c, "out_dtype", "");
-  g->out_dtype = irm_tensor_type_dtype(c->types[0]);
-  if (out_dtype[0] && (rc = irm_dtype_parse(out_dtype, &g->out_dtype)))
-    return irm_error_context(rc, "nn.conv2d: attribute 'out_dtype'");
+  g->out_dtype = a->has_out_dtype ? a->out_dtype : irm_tensor_type_dtype(c->types[0]);
   return IRM_OK;
 }
 
@@ -72,17 +73,13 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
                      irm_ops_arg_text_(c, 1, a), (long long)g->i, irm_ops_arg_text_(c, 0, b), (long long)(g->c / g->groups),
                      (long long)g->c, (long long)g->groups);
   }
-  if (irm_ops_attr_present_(c, "channels") && irm_ops_attr_int_(c, "channels", 0) != g->o)
-    return irm_error(IRM_ETYPE, "nn.conv2d: channels is %lld, %s has %lld output channels",
-                     (long long)irm_ops_attr_int_(c, "channels", 0), irm_ops_arg_text_(c, 1, a), (long long)g->o);
-  if (irm_ops_attr_present_(c, "kernel_size")) {
-    int64_t ks[2];
-    int rc = irm_ops_attr_pair_(c, "kernel_size", ks);
-    if (rc) return rc;
-    if (ks[0] != g->kh || ks[1] != g->kw)
-      return irm_error(IRM_ETYPE, "nn.conv2d: kernel_size is (%lld, %lld), %s has a %lldx%lld kernel", (long long)ks[0],
-                       (long long)ks[1], irm_ops_arg_text_(c, 1, a), (long long)g->kh, (long long)g->kw);
-  }
+  if (g->a.has_channels && g->a.channels != g->o)
+    return irm_error(IRM_ETYPE, "nn.conv2d: channels is %lld, %s has %lld output channels", (long long)g->a.channels,
+                     irm_ops_arg_text_(c, 1, a), (long long)g->o);
+  if (g->a.has_kernel_size && (g->a.kernel_size[0] != g->kh || g->a.kernel_size[1] != g->kw))
+    return irm_error(IRM_ETYPE, "nn.conv2d: kernel_size is (%lld, %lld), %s has a %lldx%lld kernel",
+                     (long long)g->a.kernel_size[0], (long long)g->a.kernel_size[1], irm_ops_arg_text_(c, 1, a),
+                     (long long)g->kh, (long long)g->kw);
   int64_t dkh = irm_ops_dilate_(g->kh, g->dilation[0]), dkw = irm_ops_dilate_(g->kw, g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (g->kh < 1 || g->kw < 1 || dkh > ph || dkw > pw)
@@ -250,23 +247,21 @@ typedef struct convt_geom {
 /* data (N, C, H, W), weight (C, O / groups, KH, KW) as TVM's IOHW. */
 static int convt_geometry(const ops_ctx *c, convt_geom *g) {
   char a[64];
+  irm_conv2d_transpose_attrs at;
   for (size_t i = 0; i < 2; i++)
     if (irm_tensor_type_ndim(c->types[i]) != 4)
       return irm_error(IRM_ETYPE, "nn.conv2d_transpose: %s must have rank 4, got rank %d", irm_ops_arg_text_(c, i, a),
                        (int)irm_tensor_type_ndim(c->types[i]));
   int rc = irm_ops_same_dtype_(c, 0, 1);
-  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
-  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dil);
-  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
-  int64_t op[2] = {0, 0};
-  int32_t nop = 0;
-  if (!rc) rc = irm_ops_attr_ints_(c, "output_padding", op, 2, &nop);
+  if (!rc) rc = irm_conv2d_transpose_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
-  g->opad[0] = nop > 0 ? op[0] : 0;
-  g->opad[1] = nop > 1 ? op[1] : g->opad[0];
+  memcpy(g->stride, at.strides, sizeof g->stride);
+  memcpy(g->dil, at.dilation, sizeof g->dil);
+  memcpy(g->pad, at.padding, sizeof g->pad);
+  memcpy(g->opad, at.output_padding, sizeof g->opad);
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   g->n = d[0], g->c = d[1], g->h = d[2], g->w = d[3];
-  g->groups = irm_ops_attr_int_(c, "groups", 1);
+  g->groups = at.groups;
   if (g->groups < 1 || g->c % g->groups)
     return irm_error(IRM_ETYPE, "nn.conv2d_transpose: groups %lld does not divide the %lld input channels",
                      (long long)g->groups, (long long)g->c);

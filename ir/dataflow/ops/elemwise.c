@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "ops_util.h"
 
@@ -194,10 +195,10 @@ static int unary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
 /* ---- clip ------------------------------------------------------------------------------ */
 
 static int clip_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  double lo = -INFINITY, hi = INFINITY;
-  const irm_any *v;
-  if ((v = irm_map_find_cstr(c->attrs, "a_min")) && v->type_code == IRM_FLOAT) lo = v->v_float;
-  if ((v = irm_map_find_cstr(c->attrs, "a_max")) && v->type_code == IRM_FLOAT) hi = v->v_float;
+  irm_clip_attrs a;
+  int rc = irm_clip_attrs_decode(c->def->name, c->attrs, &a);
+  if (rc) return rc;
+  double lo = a.a_min, hi = a.a_max;
   int64_t numel = irm_tensor_numel(out);
   ops_kind k = irm_ops_tensor_kind_(out);
   for (int64_t i = 0; i < numel; i++) {
@@ -221,10 +222,10 @@ static const ops_attr_def clip_attrs[] = {
 /* ---- cast ------------------------------------------------------------------------------ */
 
 static int cast_infer(const ops_ctx *c, irm_object **out) {
-  DLDataType dtype;
-  int rc = irm_dtype_parse(irm_ops_attr_str_(c, "dtype", ""), &dtype);
-  if (rc) return irm_error_context(rc, "cast: attribute 'dtype'");
-  return irm_ops_make_type_(c, dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
+  irm_cast_attrs a;
+  int rc = irm_cast_attrs_decode(c->def->name, c->attrs, &a);
+  if (rc) return rc;
+  return irm_ops_make_type_(c, a.dtype, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), out);
 }
 
 static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {

@@ -9,74 +9,50 @@
 #include <math.h>
 #include <string.h>
 
-#include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_kernel_image.h"
 #include "ops_util.h"
 
 static const char *const data_arg[] = {"data"};
-static const char *const methods[] = {"nearest_neighbor", "linear", "cubic"};
-static const char *const coord_modes[] = {"half_pixel",   "pytorch_half_pixel",   "align_corners",
-                                          "asymmetric",   "tf_half_pixel_for_nn", "tf_crop_and_resize"};
-static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
-
-static double attr_float(const ops_ctx *c, const char *name, double absent) {
-  const irm_any *v = irm_map_find_cstr(c->attrs, name);
-  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : absent;
-}
-
-typedef struct resize_cfg {
-  int method, coord, rounding, exclude;
-  double alpha, extrapolation;
-  int64_t out[2];
-  double scale[2], roi[4]; /* roi: y1, x1, y2, x2 */
-} resize_cfg;
-
-static int resize_config(const ops_ctx *c, resize_cfg *r) {
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, "size", r->out, 2, &n);
-  if (!rc && n != 2) rc = irm_error(IRM_EVALUE, "image.resize2d: size must have 2 values (height, width), got %d", (int)n);
-  if (!rc && (r->out[0] < 0 || r->out[1] < 0 || r->out[0] > INT32_MAX || r->out[1] > INT32_MAX))
-    rc = irm_error(IRM_EVALUE, "image.resize2d: size values must be 0..%d", (int)INT32_MAX);
-  if (!rc) rc = irm_ops_attr_layout_(c, "method", methods, 3, &r->method);
-  if (!rc) rc = irm_ops_attr_layout_(c, "coordinate_transformation_mode", coord_modes, 6, &r->coord);
-  if (!rc) rc = irm_ops_attr_layout_(c, "rounding_method", roundings, 4, &r->rounding);
-  if (rc) return rc;
-  r->exclude = irm_ops_attr_bool_(c, "cubic_exclude");
-  r->alpha = attr_float(c, "cubic_alpha", -0.75);
-  r->extrapolation = attr_float(c, "extrapolation_value", 0.0);
-  r->scale[0] = attr_float(c, "scale_h", 0.0);
-  r->scale[1] = attr_float(c, "scale_w", 0.0);
-  r->roi[0] = attr_float(c, "roi_y1", 0.0), r->roi[1] = attr_float(c, "roi_x1", 0.0);
-  r->roi[2] = attr_float(c, "roi_y2", 1.0), r->roi[3] = attr_float(c, "roi_x2", 1.0);
-  return IRM_OK;
-}
+/* The decoded names are the kernel header's enums (int: they are two enum types). */
+_Static_assert((int)IRM_RESIZE_CUBIC == (int)IRM_KERNEL_RESIZE_CUBIC &&
+                   (int)IRM_RESIZE_LINEAR == (int)IRM_KERNEL_RESIZE_LINEAR,
+               "resize methods");
+_Static_assert((int)IRM_RESIZE_COORD_TF_CROP_AND_RESIZE == (int)IRM_KERNEL_COORD_TF_CROP_AND_RESIZE &&
+                   (int)IRM_RESIZE_COORD_TF_HALF_PIXEL_FOR_NN == (int)IRM_KERNEL_COORD_TF_HALF_PIXEL_FOR_NN,
+               "resize coordinate modes");
+_Static_assert((int)IRM_RESIZE_ROUND_CEIL == (int)IRM_KERNEL_ROUND_CEIL &&
+                   (int)IRM_RESIZE_ROUND_PREFER_CEIL == (int)IRM_KERNEL_ROUND_PREFER_CEIL,
+               "resize roundings");
 
 static int resize_infer(const ops_ctx *c, irm_object **out) {
-  resize_cfg r;
-  int rc = resize_config(c, &r);
+  irm_resize2d_attrs r;
+  int rc = irm_resize2d_attrs_decode(c->def->name, c->attrs, &r);
   if (rc) return rc;
   if (irm_tensor_type_ndim(c->types[0]) != 4)
     return irm_error(IRM_ETYPE, "image.resize2d: argument 1 (data) must have rank 4 (NCHW), got rank %d",
                      (int)irm_tensor_type_ndim(c->types[0]));
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
-  int64_t shape[4] = {in[0], in[1], r.out[0], r.out[1]};
+  int64_t shape[4] = {in[0], in[1], r.size[0], r.size[1]};
   return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, 4, out);
 }
 
 /* The taps of output index x along axis (0 rows, 1 columns): the shared
  * formulas of irm_kernel_image.h; -1 outside tf_crop_and_resize's region. */
-static int resize_taps(const resize_cfg *r, int axis, int64_t x, int64_t in, int64_t out, int64_t *idx, double *w) {
-  double at = irm_kernel_resize_source(r->coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
-  return irm_kernel_resize_taps(r->method, r->coord, r->rounding, r->exclude, r->alpha, at, in, idx, w);
+static int resize_taps(const irm_resize2d_attrs *r, int axis, int64_t x, int64_t in, int64_t out, int64_t *idx,
+                       double *w) {
+  int coord = r->coordinate_transformation_mode;
+  double at = irm_kernel_resize_source(coord, r->scale[axis], r->roi[axis], r->roi[axis + 2], x, in, out);
+  return irm_kernel_resize_taps(r->method, coord, r->rounding_method, r->cubic_exclude, r->cubic_alpha, at, in, idx, w);
 }
 
 static int resize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  resize_cfg r;
-  int rc = resize_config(c, &r);
+  irm_resize2d_attrs r;
+  int rc = irm_resize2d_attrs_decode(c->def->name, c->attrs, &r);
   if (rc) return rc;
   const DLTensor *d = irm_tensor_dl(in[0]);
-  int64_t planes = d->shape[0] * d->shape[1], h = d->shape[2], w = d->shape[3], oh = r.out[0], ow = r.out[1];
+  int64_t planes = d->shape[0] * d->shape[1], h = d->shape[2], w = d->shape[3], oh = r.size[0], ow = r.size[1];
   if ((h == 0 || w == 0) && oh * ow * planes > 0)
     return irm_error(IRM_ETYPE, "image.resize2d: argument 1 (data) has no pixels to resize");
   ops_kind k = irm_ops_kind_of_(d->dtype);
@@ -88,7 +64,7 @@ static int resize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
       int nx = resize_taps(&r, 1, x, w, ow, ix, wx);
       for (int64_t p = 0; p < planes; p++) {
         double acc = 0;
-        if (ny < 0 || nx < 0) acc = r.extrapolation;
+        if (ny < 0 || nx < 0) acc = r.extrapolation_value;
         for (int a = 0; a < ny && nx > 0; a++)
           for (int b = 0; b < nx; b++) acc += wy[a] * wx[b] * irm_ops_load_f64_(in[0], k, (p * h + iy[a]) * w + ix[b]);
         irm_ops_store_f64_(out, k, (p * oh + y) * ow + x, acc);

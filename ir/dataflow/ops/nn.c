@@ -10,14 +10,10 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "ops_util.h"
-
-static double attr_float(const ops_ctx *c, const char *name, double absent) {
-  const irm_any *v = irm_map_find_cstr(c->attrs, name);
-  return v && v->type_code == IRM_FLOAT ? v->v_float : v && v->type_code == IRM_INT ? (double)v->v_int : absent;
-}
 
 /* ---- nn.dense ------------------------------------------------------------------------ */
 
@@ -27,17 +23,18 @@ static int dense_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   int32_t nd = irm_tensor_type_ndim(c->types[0]);
   char a[64], b[64];
+  irm_dense_attrs at;
   int rc = irm_ops_need_rank_(c, 1, 2, NULL);
   if (!rc && nd < 1)
     rc = irm_error(IRM_ETYPE, "nn.dense: %s must have rank 1 or more, got rank 0", irm_ops_arg_text_(c, 0, a));
   if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  if (!rc) rc = irm_dense_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
   if (w[1] != d[nd - 1])
     return irm_error(IRM_ETYPE, "nn.dense: %s has %lld input features, %s has %lld", irm_ops_arg_text_(c, 1, a),
                      (long long)w[1], irm_ops_arg_text_(c, 0, b), (long long)d[nd - 1]);
-  int64_t units = irm_ops_attr_int_(c, "units", -1);
-  if (irm_ops_attr_present_(c, "units") && units != w[0])
-    return irm_error(IRM_ETYPE, "nn.dense: units is %lld, %s has %lld output features", (long long)units,
+  if (at.has_units && at.units != w[0])
+    return irm_error(IRM_ETYPE, "nn.dense: units is %lld, %s has %lld output features", (long long)at.units,
                      irm_ops_arg_text_(c, 1, a), (long long)w[0]);
   int64_t shape[OPS_MAX_NDIM];
   memcpy(shape, d, sizeof *d * (size_t)nd);
@@ -87,7 +84,9 @@ static const ops_attr_def dense_attrs[] = {
 static const char *const bias_args[] = {"data", "bias"};
 
 static int bias_axis(const ops_ctx *c, int32_t *axis) {
-  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), irm_tensor_type_ndim(c->types[0]), axis);
+  irm_bias_add_attrs a;
+  int rc = irm_bias_add_attrs_decode(c->def->name, c->attrs, &a);
+  return rc ? rc : irm_ops_norm_axis_(c, 0, a.axis, irm_tensor_type_ndim(c->types[0]), axis);
 }
 
 static int bias_infer(const ops_ctx *c, irm_object **out) {
@@ -132,7 +131,9 @@ static const char *const bn_args[] = {"data", "gamma", "beta", "moving_mean", "m
 
 static int bn_infer(const ops_ctx *c, irm_object **out) {
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), ndim, &axis);
+  irm_batch_norm_attrs at;
+  int rc = irm_batch_norm_attrs_decode(c->def->name, c->attrs, &at);
+  if (!rc) rc = irm_ops_norm_axis_(c, 0, at.axis, ndim, &axis);
   if (rc) return rc;
   int64_t ch = irm_tensor_type_shape(c->types[0])[axis];
   for (size_t i = 1; i < 5; i++) {
@@ -151,10 +152,12 @@ static int bn_infer(const ops_ctx *c, irm_object **out) {
 static int bn_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *d = irm_tensor_dl(in[0]);
   int32_t axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 1), d->ndim, &axis);
+  irm_batch_norm_attrs a;
+  int rc = irm_batch_norm_attrs_decode(c->def->name, c->attrs, &a);
+  if (!rc) rc = irm_ops_norm_axis_(c, 0, a.axis, d->ndim, &axis);
   if (rc) return rc;
-  double eps = attr_float(c, "epsilon", 1e-5);
-  int center = irm_ops_attr_bool_(c, "center"), scale = irm_ops_attr_bool_(c, "scale");
+  double eps = a.epsilon;
+  int center = a.center, scale = a.scale;
   int64_t inner = 1, ch = d->shape[axis], n = irm_tensor_numel(out);
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
   ops_kind k = irm_ops_kind_of_(d->dtype);
@@ -254,7 +257,10 @@ static int same_infer(const ops_ctx *c, irm_object **out) {
 }
 
 static int leaky_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  double alpha = attr_float(c, "alpha", 0.01);
+  irm_leaky_relu_attrs a;
+  int rc = irm_leaky_relu_attrs_decode(c->def->name, c->attrs, &a);
+  if (rc) return rc;
+  double alpha = a.alpha;
   ops_kind k = irm_ops_tensor_kind_(out);
   for (int64_t i = 0, n = irm_tensor_numel(out); i < n; i++) {
     double x = irm_ops_load_f64_(in[0], k, i);

@@ -1,5 +1,5 @@
-/* What the built-in ops share: message text, attribute readers, broadcasting
- * and typed element access. */
+/* What the built-in ops share: message text, axis and rank checks,
+ * broadcasting and typed element access (attributes: op_attrs.c). */
 #include "ops_util.h"
 
 #include <math.h>
@@ -51,57 +51,7 @@ int irm_ops_same_dtype_(const ops_ctx *c, size_t i, size_t j) {
                    irm_ops_arg_text_(c, j, aj), irm_ops_dtype_text_(b));
 }
 
-/* ---- attributes ---------------------------------------------------------------- */
-
-static const irm_any *attr(const ops_ctx *c, const char *name) {
-  const irm_any *v = irm_map_find_cstr(c->attrs, name);
-  return v && v->type_code != IRM_NONE ? v : NULL;
-}
-
-int irm_ops_attr_present_(const ops_ctx *c, const char *name) { return attr(c, name) != NULL; }
-
-int64_t irm_ops_attr_int_(const ops_ctx *c, const char *name, int64_t absent) {
-  const irm_any *v = attr(c, name);
-  int64_t x = absent;
-  if (v && irm_any_to_int(v, &x)) {
-    irm_clear_error(); /* validated: cannot happen */
-    x = absent;
-  }
-  return x;
-}
-
-int irm_ops_attr_bool_(const ops_ctx *c, const char *name) {
-  const irm_any *v = attr(c, name);
-  return v && (v->type_code == IRM_BOOL || v->type_code == IRM_INT) && v->v_int != 0;
-}
-
-const char *irm_ops_attr_str_(const ops_ctx *c, const char *name, const char *absent) {
-  const irm_any *v = attr(c, name);
-  const char *s = NULL;
-  if (!v || irm_any_to_str(v, &s, NULL)) {
-    if (v) irm_clear_error();
-    return absent;
-  }
-  return s;
-}
-
-int irm_ops_attr_ints_(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n) {
-  const irm_any *v = attr(c, name);
-  *n = -1;
-  if (!v) return IRM_OK;
-  const irm_object *arr = v->type_code == IRM_OBJECT ? v->v_obj : NULL;
-  size_t size = irm_array_size(arr);
-  if ((int64_t)size > max)
-    return irm_error(IRM_EVALUE, "%s: attribute '%s' has %zu values, at most %d are allowed", c->def->name, name,
-                     size, (int)max);
-  for (size_t i = 0; i < size; i++) {
-    const irm_any *item = irm_array_at(arr, i);
-    int rc = irm_any_to_int(item, &out[i]);
-    if (rc) return irm_error_context(rc, "%s: attribute '%s' item %zu", c->def->name, name, i);
-  }
-  *n = (int32_t)size;
-  return IRM_OK;
-}
+/* ---- axes and ranks -------------------------------------------------------------------------- */
 
 int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out) {
   if (axis < -(int64_t)ndim || axis >= ndim) {
@@ -110,79 +60,6 @@ int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim,
                      irm_ops_arg_text_(c, arg, a), (int)ndim);
   }
   *out = (int32_t)(axis < 0 ? axis + ndim : axis);
-  return IRM_OK;
-}
-
-int irm_ops_attr_layout_(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out) {
-  const char *s = irm_ops_attr_str_(c, name, layouts[0]);
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(s, layouts[i]) == 0) {
-      *out = (int)i;
-      return IRM_OK;
-    }
-  const char *best = irm_closest_name(s, layouts, n);
-  char list[128] = "";
-  size_t used = 0;
-  for (size_t i = 0; i < n && used < sizeof list; i++)
-    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", layouts[i]);
-  return irm_error(IRM_EVALUE, "%s: %s '%s' is not supported%s%s%s; supported: %s", c->def->name, name,
-                   irm_error_quote(s), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "", list);
-}
-
-static int ints_text(const int64_t *v, int32_t n, char *buf) {
-  size_t used = 0;
-  buf[used++] = '[';
-  for (int32_t i = 0; i < n; i++)
-    used += (size_t)snprintf(buf + used, 128 - used, "%s%lld", i ? ", " : "", (long long)v[i]);
-  snprintf(buf + used, 128 - used, "]");
-  return 0;
-}
-
-int irm_ops_attr_pair_(const ops_ctx *c, const char *name, int64_t out[2]) {
-  int64_t v[4];
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, name, v, 4, &n);
-  if (rc) return rc;
-  if (n < 0) { /* absent optional window: callers check presence first */
-    out[0] = out[1] = 1;
-    return IRM_OK;
-  }
-  char text[128];
-  ints_text(v, n, text);
-  if (n != 1 && n != 2)
-    return irm_error(IRM_EVALUE, "%s: %s %s must have 1 or 2 values", c->def->name, name, text);
-  out[0] = v[0];
-  out[1] = n == 2 ? v[1] : v[0];
-  if (out[0] < 1 || out[1] < 1)
-    return irm_error(IRM_EVALUE, "%s: %s %s must be positive", c->def->name, name, text);
-  if (out[0] > INT32_MAX || out[1] > INT32_MAX)
-    return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", c->def->name, name, text, (int)INT32_MAX);
-  return IRM_OK;
-}
-
-int irm_ops_attr_padding_(const ops_ctx *c, const char *name, int64_t out[4]) {
-  int64_t v[4];
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, name, v, 4, &n);
-  if (rc) return rc;
-  char text[128];
-  if (n < 0) n = 0;
-  ints_text(v, n, text);
-  if (n == 1) {
-    out[0] = out[1] = out[2] = out[3] = v[0];
-  } else if (n == 2) {
-    out[0] = out[2] = v[0];
-    out[1] = out[3] = v[1];
-  } else if (n == 4) {
-    memcpy(out, v, sizeof v);
-  } else {
-    return irm_error(IRM_EVALUE, "%s: %s %s must have 1, 2 or 4 values", c->def->name, name, text);
-  }
-  for (int i = 0; i < 4; i++) {
-    if (out[i] < 0) return irm_error(IRM_EVALUE, "%s: %s %s must not be negative", c->def->name, name, text);
-    if (out[i] > INT32_MAX)
-      return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", c->def->name, name, text, (int)INT32_MAX);
-  }
   return IRM_OK;
 }
 

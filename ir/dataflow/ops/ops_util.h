@@ -1,6 +1,7 @@
 /* Private to the built-in ops (the family files of ir/dataflow/ops/): how an op is described, the
- * argument checks every op shares, attribute readers, broadcasting, typed
- * element access and the messages of type errors. */
+ * argument checks every op shares, broadcasting, typed element access and
+ * the messages of type errors. Attributes are read with the decoders of
+ * irm/dataflow/op_attrs.h. */
 #ifndef IRM_IR_OPS_UTIL_H
 #define IRM_IR_OPS_UTIL_H
 
@@ -105,18 +106,6 @@ const char *irm_ops_arg_text_(const ops_ctx *c, size_t i, char *buf);
  * float32" unless arguments i and j have the same dtype. */
 int irm_ops_same_dtype_(const ops_ctx *c, size_t i, size_t j);
 
-/* ---- attributes (from the validated Map) -------------------------------- */
-
-int64_t irm_ops_attr_int_(const ops_ctx *c, const char *name, int64_t absent);
-int irm_ops_attr_bool_(const ops_ctx *c, const char *name);
-/* Borrowed from the Map; absent when missing. */
-const char *irm_ops_attr_str_(const ops_ctx *c, const char *name, const char *absent);
-/* Nonzero when the attribute was given (or has a default). */
-int irm_ops_attr_present_(const ops_ctx *c, const char *name);
-/* An array<int> attribute into out (at most max entries; ValueError naming
- * the op and the attribute when longer); *n its length, -1 when absent. */
-int irm_ops_attr_ints_(const ops_ctx *c, const char *name, int64_t *out, int32_t max, int32_t *n);
-
 /* TypeError "<op>: argument 2 (weight) must have rank 4 (OIHW), got rank 3"
  * unless argument arg has rank rank; layout (may be NULL) is named. */
 int irm_ops_need_rank_(const ops_ctx *c, size_t arg, int32_t rank, const char *layout);
@@ -124,19 +113,6 @@ int irm_ops_need_rank_(const ops_ctx *c, size_t arg, int32_t rank, const char *l
 /* Normalizes axis for rank ndim (negative counts from the end): TypeError
  * "<op>: axis 3 is out of range for argument 1 (data) of rank 2". */
 int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim, int32_t *out);
-
-/* Reads a layout attribute that must be one of the given names: ValueError
- * naming the op, the attribute and the closest layout. *out its index. */
-int irm_ops_attr_layout_(const ops_ctx *c, const char *name, const char *const *layouts, size_t n, int *out);
-
-/* Reads a 2-D window attribute (pool_size, strides, dilation, kernel_size):
- * 1 or 2 positive ints (1 means both). ValueError otherwise. */
-int irm_ops_attr_pair_(const ops_ctx *c, const char *name, int64_t out[2]);
-
-/* Reads a 2-D padding attribute as TVM does: 1 int (all sides), 2 (top and
- * bottom, left and right) or 4 (top, left, bottom, right), each >= 0.
- * out: top, left, bottom, right. */
-int irm_ops_attr_padding_(const ops_ctx *c, const char *name, int64_t out[4]);
 
 /* ---- shapes ------------------------------------------------------------- */
 

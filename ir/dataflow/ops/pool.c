@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_kernel_pool_window.h"
 #include "ops_util.h"
@@ -18,14 +19,13 @@ static const char *const layouts[] = {"NCHW", "NHWC"};
 
 typedef struct pool_geom {
   int64_t n, c, h, w, oh, ow;
-  int64_t size[2], stride[2], dilation[2], pad[4]; /* pad: top, left, bottom, right */
+  irm_pool2d_attrs a; /* the window: pool_size, strides, dilation, padding (top, left, bottom, right) */
   int nhwc;
 } pool_geom;
 
 /* Reads data's dimensions in the layout; global pools stop here. */
-static int pool_dims(const ops_ctx *c, pool_geom *g) {
-  int rc = irm_ops_attr_layout_(c, "layout", layouts, 2, &g->nhwc);
-  if (rc) return rc;
+static int pool_dims(const ops_ctx *c, int layout, pool_geom *g) {
+  g->nhwc = layout == IRM_LAYOUT_NHWC;
   int32_t rank = irm_tensor_type_ndim(c->types[0]);
   if (rank != 4) {
     char a[64];
@@ -41,23 +41,21 @@ static int pool_dims(const ops_ctx *c, pool_geom *g) {
 }
 
 static int pool_geometry(const ops_ctx *c, pool_geom *g) {
-  int rc = pool_dims(c, g);
-  if (!rc) rc = irm_ops_attr_pair_(c, "pool_size", g->size);
-  if (!rc) rc = irm_ops_attr_pair_(c, "strides", g->stride);
-  if (!rc) rc = irm_ops_attr_pair_(c, "dilation", g->dilation);
-  if (!rc) rc = irm_ops_attr_padding_(c, "padding", g->pad);
+  const irm_pool2d_attrs *a = &g->a;
+  int rc = irm_pool2d_attrs_decode(c->def->name, c->attrs, &g->a);
+  if (!rc) rc = pool_dims(c, a->layout, g);
   if (rc) return rc;
-  int ceil_mode = irm_ops_attr_bool_(c, "ceil_mode");
-  int64_t dkh = irm_kernel_pool_extent(g->size[0], g->dilation[0]), dkw = irm_kernel_pool_extent(g->size[1], g->dilation[1]);
-  int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
+  int64_t dkh = irm_kernel_pool_extent(a->pool_size[0], a->dilation[0]);
+  int64_t dkw = irm_kernel_pool_extent(a->pool_size[1], a->dilation[1]);
+  int64_t ph = g->h + a->padding[0] + a->padding[2], pw = g->w + a->padding[1] + a->padding[3];
   if (dkh > ph || dkw > pw) {
-    char a[64];
+    char t[64];
     return irm_error(IRM_ETYPE, "%s: the %lldx%lld window (%lldx%lld dilated) does not fit the %lldx%lld padded %s",
-                     c->def->name, (long long)g->size[0], (long long)g->size[1], (long long)dkh, (long long)dkw,
-                     (long long)ph, (long long)pw, irm_ops_arg_text_(c, 0, a));
+                     c->def->name, (long long)a->pool_size[0], (long long)a->pool_size[1], (long long)dkh,
+                     (long long)dkw, (long long)ph, (long long)pw, irm_ops_arg_text_(c, 0, t));
   }
-  g->oh = irm_kernel_pool_out_len(ph, dkh, g->stride[0], ceil_mode);
-  g->ow = irm_kernel_pool_out_len(pw, dkw, g->stride[1], ceil_mode);
+  g->oh = irm_kernel_pool_out_len(ph, dkh, a->strides[0], a->ceil_mode);
+  g->ow = irm_kernel_pool_out_len(pw, dkw, a->strides[1], a->ceil_mode);
   return IRM_OK;
 }
 
@@ -81,7 +79,8 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   pool_geom g;
   int rc = pool_geometry(c, &g);
   if (rc) return rc;
-  int is_max = strcmp(c->def->name, "nn.max_pool2d") == 0, include_pad = irm_ops_attr_bool_(c, "count_include_pad");
+  const int64_t *size = g.a.pool_size, *stride = g.a.strides, *dil = g.a.dilation, *pad = g.a.padding;
+  int is_max = strcmp(c->def->name, "nn.max_pool2d") == 0, include_pad = g.a.count_include_pad;
   int64_t dn, dc, dh, dw, on, oc, oh, ow;
   if (g.nhwc) {
     dc = 1, dw = g.c, dh = g.w * g.c, dn = g.h * dh;
@@ -96,14 +95,14 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
     for (int64_t ch = 0; ch < g.c; ch++)
       for (int64_t y = 0; y < g.oh; y++)
         for (int64_t x = 0; x < g.ow; x++) {
-          int64_t y0 = irm_kernel_pool_start(y, g.stride[0], g.pad[0]), x0 = irm_kernel_pool_start(x, g.stride[1], g.pad[1]);
+          int64_t y0 = irm_kernel_pool_start(y, stride[0], pad[0]), x0 = irm_kernel_pool_start(x, stride[1], pad[1]);
           double best = irm_ops_lowest_(k), fsum = 0;
           int64_t isum = 0, count = 0;
-          for (int64_t ky = 0; ky < g.size[0]; ky++) {
-            int64_t iy = y0 + ky * g.dilation[0];
+          for (int64_t ky = 0; ky < size[0]; ky++) {
+            int64_t iy = y0 + ky * dil[0];
             if (iy < 0 || iy >= g.h) continue;
-            for (int64_t kx = 0; kx < g.size[1]; kx++) {
-              int64_t ix = x0 + kx * g.dilation[1];
+            for (int64_t kx = 0; kx < size[1]; kx++) {
+              int64_t ix = x0 + kx * dil[1];
               if (ix < 0 || ix >= g.w) continue;
               int64_t di = n * dn + ch * dc + iy * dh + ix * dw;
               double v = irm_ops_load_f64_(in[0], k, di);
@@ -114,8 +113,8 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
             }
           }
           if (include_pad)
-            count = irm_kernel_pool_taps_in(y0, g.size[0], g.dilation[0], -g.pad[0], irm_kernel_pool_last_padded(g.h, g.pad[2])) *
-                    irm_kernel_pool_taps_in(x0, g.size[1], g.dilation[1], -g.pad[1], irm_kernel_pool_last_padded(g.w, g.pad[3]));
+            count = irm_kernel_pool_taps_in(y0, size[0], dil[0], -pad[0], irm_kernel_pool_last_padded(g.h, pad[2])) *
+                    irm_kernel_pool_taps_in(x0, size[1], dil[1], -pad[1], irm_kernel_pool_last_padded(g.w, pad[3]));
           int64_t oi = n * on + ch * oc + y * oh + x * ow;
           if (is_max) irm_ops_store_f64_(out, k, oi, best);
           else if (is_float) irm_ops_store_f64_(out, k, oi, count ? fsum / (double)count : 0.0);
@@ -126,9 +125,16 @@ static int pool_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
 
 /* ---- nn.global_avg_pool2d ---------------------------------------------------------------- */
 
+/* data's dimensions, with the layout attribute decoded. */
+static int global_dims(const ops_ctx *c, pool_geom *g) {
+  irm_global_pool2d_attrs a;
+  int rc = irm_global_pool2d_attrs_decode(c->def->name, c->attrs, &a);
+  return rc ? rc : pool_dims(c, a.layout, g);
+}
+
 static int global_infer(const ops_ctx *c, irm_object **out) {
   pool_geom g;
-  int rc = pool_dims(c, &g);
+  int rc = global_dims(c, &g);
   if (rc) return rc;
   g.oh = g.ow = 1;
   return make_out_type(c, &g, out);
@@ -136,7 +142,7 @@ static int global_infer(const ops_ctx *c, irm_object **out) {
 
 static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   pool_geom g;
-  int rc = pool_dims(c, &g);
+  int rc = global_dims(c, &g);
   if (rc) return rc;
   ops_kind k = irm_ops_tensor_kind_(in[0]);
   int64_t hw = g.h * g.w;

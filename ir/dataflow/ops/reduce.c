@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "ops_util.h"
@@ -17,23 +18,23 @@ static const char *const data_arg[] = {"data"};
 /* ---- sum and mean ---------------------------------------------------------------------- */
 
 /* Which axes are reduced: axis absent means all; negative axes count from
- * the end; exclude reduces the others. */
-static int reduced_axes(const ops_ctx *c, int32_t ndim, int *reduced) {
-  int64_t axes[OPS_MAX_NDIM];
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
+ * the end; exclude reduces the others. *a: the decoded attributes. */
+static int reduced_axes(const ops_ctx *c, int32_t ndim, int *reduced, irm_reduce_attrs *a) {
+  int rc = irm_reduce_attrs_decode(c->def->name, c->attrs, a);
   if (rc) return rc;
+  int32_t n = a->n_axis;
   for (int32_t i = 0; i < ndim; i++) reduced[i] = n < 0;
   for (int32_t i = 0; i < n; i++) {
     int32_t ax = 0;
-    if ((rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &ax))) return rc;
+    if ((rc = irm_ops_norm_axis_(c, 0, a->axis[i], ndim, &ax))) return rc;
     if (reduced[ax]) {
       char s[OPS_SHAPE_BUF];
-      return irm_error(IRM_EVALUE, "%s: axis %s repeats axis %d", c->def->name, irm_ops_shape_text_(axes, n, s), (int)ax);
+      return irm_error(IRM_EVALUE, "%s: axis %s repeats axis %d", c->def->name, irm_ops_shape_text_(a->axis, n, s),
+                       (int)ax);
     }
     reduced[ax] = 1;
   }
-  if (n >= 0 && irm_ops_attr_bool_(c, "exclude"))
+  if (n >= 0 && a->exclude)
     for (int32_t i = 0; i < ndim; i++) reduced[i] = !reduced[i];
   return IRM_OK;
 }
@@ -42,9 +43,10 @@ static int reduce_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
   int reduced[OPS_MAX_NDIM];
-  int rc = reduced_axes(c, ndim, reduced);
+  irm_reduce_attrs a;
+  int rc = reduced_axes(c, ndim, reduced, &a);
   if (rc) return rc;
-  int keep = irm_ops_attr_bool_(c, "keepdims");
+  int keep = a.keepdims;
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < ndim; i++)
     if (!reduced[i]) shape[n++] = in[i];
@@ -56,7 +58,8 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   const DLTensor *src = irm_tensor_dl(in[0]);
   int32_t ndim = src->ndim;
   int reduced[OPS_MAX_NDIM];
-  int rc = reduced_axes(c, ndim, reduced);
+  irm_reduce_attrs at;
+  int rc = reduced_axes(c, ndim, reduced, &at);
   if (rc) return rc;
   /* The output offset of each input element: strides over the kept axes. */
   int64_t kept_shape[OPS_MAX_NDIM], kept_strides[OPS_MAX_NDIM], step[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
@@ -113,26 +116,25 @@ static int reduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
 
 /* ---- argmax, argmin ----------------------------------------------------------------------- */
 
-static int arg_axis(const ops_ctx *c, int32_t *axis) {
-  int64_t axes[OPS_MAX_NDIM];
-  int32_t n = 0, ndim = irm_tensor_type_ndim(c->types[0]);
-  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
+static int arg_axis(const ops_ctx *c, int32_t *axis, irm_argreduce_attrs *a) {
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]);
+  int rc = irm_argreduce_attrs_decode(c->def->name, c->attrs, a);
   if (rc) return rc;
-  if (n != 1) return irm_error(IRM_EVALUE, "%s: axis must hold exactly one axis, got %d", c->def->name, (int)(n < 0 ? 0 : n));
   if (ndim == 0) return irm_error(IRM_ETYPE, "%s: argument 1 (data) is a scalar; it needs rank 1 or more", c->def->name);
-  return irm_ops_norm_axis_(c, 0, axes[0], ndim, axis);
+  return irm_ops_norm_axis_(c, 0, a->axis, ndim, axis);
 }
 
 static int argreduce_infer(const ops_ctx *c, irm_object **out) {
   int32_t axis = 0;
-  int rc = arg_axis(c, &axis);
+  irm_argreduce_attrs a;
+  int rc = arg_axis(c, &axis, &a);
   if (rc) return rc;
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < ndim; i++)
     if (i != axis) shape[n++] = in[i];
-    else if (irm_ops_attr_bool_(c, "keepdims")) shape[n++] = 1;
+    else if (a.keepdims) shape[n++] = 1;
   DLDataType i64 = {kDLInt, 64, 1};
   return irm_ops_make_type_(c, i64, shape, n, out);
 }
@@ -141,13 +143,14 @@ static int argreduce_infer(const ops_ctx *c, irm_object **out) {
  * axis; a NaN counts as the extreme, as NumPy's argmax. */
 static int argreduce_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   int32_t axis = 0;
-  int rc = arg_axis(c, &axis);
+  irm_argreduce_attrs at;
+  int rc = arg_axis(c, &axis, &at);
   if (rc) return rc;
   const DLTensor *d = irm_tensor_dl(in[0]);
   int64_t outer = 1, inner = 1, len = d->shape[axis];
   for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  int is_max = strcmp(c->def->name, "argmax") == 0, last = irm_ops_attr_bool_(c, "select_last_index");
+  int is_max = strcmp(c->def->name, "argmax") == 0, last = at.select_last_index;
   ops_kind k = irm_ops_kind_of_(d->dtype);
   int64_t *o = irm_tensor_data(out);
   for (int64_t a = 0; a < outer; a++)
@@ -179,13 +182,10 @@ static const ops_attr_def argreduce_attrs[] = {
 static int argsort_infer(const ops_ctx *c, irm_object **out) {
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), axis = 0;
   if (ndim == 0) return irm_error(IRM_ETYPE, "argsort: argument 1 (data) is a scalar; it needs rank 1 or more");
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), ndim, &axis);
-  DLDataType dt;
-  if (!rc && (rc = irm_dtype_parse(irm_ops_attr_str_(c, "dtype", "int32"), &dt)))
-    return irm_error_context(rc, "argsort: attribute 'dtype'");
-  if (!rc && (dt.code != kDLInt || dt.bits < 32))
-    return irm_error(IRM_EVALUE, "argsort: dtype must be int32 or int64, got %s", irm_ops_dtype_text_(dt));
-  return rc ? rc : irm_ops_make_type_(c, dt, irm_tensor_type_shape(c->types[0]), ndim, out);
+  irm_argsort_attrs a;
+  int rc = irm_argsort_attrs_decode(c->def->name, c->attrs, &a);
+  if (!rc) rc = irm_ops_norm_axis_(c, 0, a.axis, ndim, &axis);
+  return rc ? rc : irm_ops_make_type_(c, a.dtype, irm_tensor_type_shape(c->types[0]), ndim, out);
 }
 
 /* a before b: by value (NaN last when ascending, first when descending), then by index. */
@@ -213,12 +213,14 @@ static void merge_sort(int64_t *ix, int64_t *tmp, int64_t n, const double *key, 
 static int argsort_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *d = irm_tensor_dl(in[0]);
   int32_t axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), d->ndim, &axis);
+  irm_argsort_attrs at;
+  int rc = irm_argsort_attrs_decode(c->def->name, c->attrs, &at);
+  if (!rc) rc = irm_ops_norm_axis_(c, 0, at.axis, d->ndim, &axis);
   if (rc) return rc;
   int64_t outer = 1, inner = 1, len = d->shape[axis];
   for (int32_t i = 0; i < axis; i++) outer *= d->shape[i];
   for (int32_t i = axis + 1; i < d->ndim; i++) inner *= d->shape[i];
-  int ascend = irm_ops_attr_bool_(c, "is_ascend");
+  int ascend = at.is_ascend;
   size_t n = (size_t)(len ? len : 1);
   double *key = irm_malloc(n * sizeof *key);
   int64_t *ix = irm_malloc(n * sizeof *ix), *tmp = irm_malloc(n * sizeof *tmp);
@@ -256,7 +258,9 @@ static const ops_attr_def reduce_attrs[] = {
 static const char *const softmax_args[] = {"data"};
 
 static int softmax_axis(const ops_ctx *c, int32_t *axis) {
-  return irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", -1), irm_tensor_type_ndim(c->types[0]), axis);
+  irm_softmax_attrs a;
+  int rc = irm_softmax_attrs_decode(c->def->name, c->attrs, &a);
+  return rc ? rc : irm_ops_norm_axis_(c, 0, a.axis, irm_tensor_type_ndim(c->types[0]), axis);
 }
 
 static int softmax_infer(const ops_ctx *c, irm_object **out) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "ops_util.h"
 
@@ -28,10 +29,12 @@ static size_t nargs_of(const ops_ctx *c) { return c->nargs; }
 static int reshape_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t in_ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
-  int64_t spec[OPS_MAX_NDIM], shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
-  int rc = irm_ops_attr_ints_(c, "newshape", spec, OPS_MAX_NDIM, &n);
+  int64_t shape[OPS_MAX_NDIM], in_numel = irm_tensor_type_numel(c->types[0]), known = 1;
+  irm_reshape_attrs at;
+  int rc = irm_reshape_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
-  if (n < 0) n = 0;
+  const int64_t *spec = at.newshape;
+  n = at.n_newshape;
   int32_t infer_at = -1;
   char a[64], s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
   for (int32_t i = 0; i < n; i++) {
@@ -87,10 +90,11 @@ static const ops_attr_def reshape_attrs[] = {
 
 /* The permutation: axes, or reversed dimensions when axes is absent or empty. */
 static int transpose_axes(const ops_ctx *c, int32_t ndim, int32_t *perm) {
-  int64_t axes[OPS_MAX_NDIM];
-  int32_t n = 0;
-  int rc = irm_ops_attr_ints_(c, "axes", axes, OPS_MAX_NDIM, &n);
+  irm_transpose_attrs at;
+  int rc = irm_transpose_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
+  const int64_t *axes = at.axes;
+  int32_t n = at.n_axes;
   if (n <= 0) {
     for (int32_t i = 0; i < ndim; i++) perm[i] = ndim - 1 - i;
     return IRM_OK;
@@ -155,7 +159,9 @@ static int concat_infer(const ops_ctx *c, irm_object **out) {
   if (rc) return rc;
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), axis = 0;
   if (ndim == 0) return irm_error(IRM_ETYPE, "concatenate: argument 1 (data) is a scalar; it needs rank 1 or more");
-  if ((rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), ndim, &axis))) return rc;
+  irm_concatenate_attrs at;
+  if ((rc = irm_concatenate_attrs_decode(c->def->name, c->attrs, &at))) return rc;
+  if ((rc = irm_ops_norm_axis_(c, 0, at.axis, ndim, &axis))) return rc;
   int64_t shape[OPS_MAX_NDIM];
   memcpy(shape, irm_tensor_type_shape(c->types[0]), sizeof *shape * (size_t)ndim);
   for (size_t i = 1; i < n; i++) {
@@ -175,7 +181,9 @@ static int concat_infer(const ops_ctx *c, irm_object **out) {
 static int concat_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *o = irm_tensor_dl(out);
   int32_t axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), o->ndim, &axis);
+  irm_concatenate_attrs ca;
+  int rc = irm_concatenate_attrs_decode(c->def->name, c->attrs, &ca);
+  if (!rc) rc = irm_ops_norm_axis_(c, 0, ca.axis, o->ndim, &axis);
   if (rc) return rc;
   size_t size = irm_dtype_size(o->dtype);
   int64_t outer = 1, inner = 1;
@@ -206,14 +214,12 @@ typedef struct slice_geom {
  * NumPy and ONNX Slice clamp: negative values count from the end. */
 static int slice_geometry(const ops_ctx *c, slice_geom *g) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
-  int32_t ndim = irm_tensor_type_ndim(c->types[0]), nb = 0, ne = 0, ns = 0, na = 0;
-  int64_t b[OPS_MAX_NDIM], e[OPS_MAX_NDIM], s[OPS_MAX_NDIM], axes[OPS_MAX_NDIM];
-  int rc = irm_ops_attr_ints_(c, "begin", b, OPS_MAX_NDIM, &nb);
-  if (!rc) rc = irm_ops_attr_ints_(c, "end", e, OPS_MAX_NDIM, &ne);
-  if (!rc) rc = irm_ops_attr_ints_(c, "strides", s, OPS_MAX_NDIM, &ns);
-  if (!rc) rc = irm_ops_attr_ints_(c, "axes", axes, OPS_MAX_NDIM, &na);
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]);
+  irm_strided_slice_attrs at;
+  int rc = irm_strided_slice_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
-  if (nb < 0) nb = 0;
+  const int64_t *b = at.begin, *e = at.end, *s = at.strides, *axes = at.axes;
+  int32_t nb = at.n_begin, ne = at.n_end, ns = at.n_strides, na = at.n_axes;
   if (ne != nb || (ns > 0 && ns != nb) || (na >= 0 && na != nb))
     return irm_error(IRM_EVALUE, "strided_slice: begin, end%s need the same number of values (%d, %d%s)",
                      na >= 0 ? ", strides and axes" : " and strides", (int)nb, (int)(ne < 0 ? 0 : ne), "");
@@ -296,10 +302,13 @@ static int copy_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
 static int squeeze_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0, m = 0;
-  int64_t axes[OPS_MAX_NDIM], shape[OPS_MAX_NDIM];
+  int64_t shape[OPS_MAX_NDIM];
   int drop[OPS_MAX_NDIM] = {0};
-  int rc = irm_ops_attr_ints_(c, "axis", axes, OPS_MAX_NDIM, &n);
+  irm_squeeze_attrs at;
+  int rc = irm_squeeze_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
+  const int64_t *axes = at.axis;
+  n = at.n_axis;
   for (int32_t d = 0; d < ndim && n < 0; d++) drop[d] = in[d] == 1;
   for (int32_t i = 0; i < n; i++) {
     int32_t d = 0;
@@ -319,11 +328,14 @@ static int squeeze_infer(const ops_ctx *c, irm_object **out) {
 static int expand_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t ndim = irm_tensor_type_ndim(c->types[0]), axis = 0;
-  int64_t k = irm_ops_attr_int_(c, "num_newaxis", 1), shape[OPS_MAX_NDIM];
+  irm_expand_dims_attrs at;
+  int rc = irm_expand_dims_attrs_decode(c->def->name, c->attrs, &at);
+  if (rc) return rc;
+  int64_t k = at.num_newaxis, shape[OPS_MAX_NDIM];
   if (k < 0 || ndim + k > OPS_MAX_NDIM)
     return irm_error(IRM_EVALUE, "expand_dims: num_newaxis %lld must be 0..%d for argument 1 (data) of rank %d",
                      (long long)k, (int)(OPS_MAX_NDIM - ndim), (int)ndim);
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), ndim + 1, &axis);
+  rc = irm_ops_norm_axis_(c, 0, at.axis, ndim + 1, &axis);
   if (rc) return rc;
   int32_t m = 0;
   for (int32_t d = 0; d <= ndim; d++) {
@@ -335,10 +347,13 @@ static int expand_infer(const ops_ctx *c, irm_object **out) {
 }
 
 static int bcast_to_infer(const ops_ctx *c, irm_object **out) {
-  int64_t want[OPS_MAX_NDIM], shape[OPS_MAX_NDIM];
-  int32_t n = 0, m = 0;
-  int rc = irm_ops_attr_ints_(c, "shape", want, OPS_MAX_NDIM, &n);
+  int64_t shape[OPS_MAX_NDIM];
+  int32_t m = 0;
+  irm_broadcast_to_attrs at;
+  int rc = irm_broadcast_to_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
+  const int64_t *want = at.shape;
+  int32_t n = at.ndim;
   for (int32_t i = 0; i < n; i++)
     if (want[i] < 0) return irm_error(IRM_EVALUE, "broadcast_to: shape has a negative size %lld", (long long)want[i]);
   rc = irm_ops_broadcast_("broadcast_to", irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), want,
@@ -372,6 +387,13 @@ static const ops_attr_def bcast_to_attrs[] = {
 
 static const char *const take_args[] = {"data", "indices"};
 
+/* take's and gather's axis, normalized for rank nd. */
+static int take_axis(const ops_ctx *c, int32_t nd, int32_t *axis) {
+  irm_take_attrs at;
+  int rc = irm_take_attrs_decode(c->def->name, c->attrs, &at);
+  return rc ? rc : irm_ops_norm_axis_(c, 0, at.axis, nd, axis);
+}
+
 static int take_infer(const ops_ctx *c, irm_object **out) {
   ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
   if (irm_ops_kind_is_float_(k) || k == OPS_BOOL) {
@@ -382,7 +404,7 @@ static int take_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *ix = irm_tensor_type_shape(c->types[1]);
   int32_t nd = irm_tensor_type_ndim(c->types[0]), ni = irm_tensor_type_ndim(c->types[1]), axis = 0, m = 0;
   if (nd == 0) return irm_error(IRM_ETYPE, "take: argument 1 (data) is a scalar; it needs rank 1 or more");
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), nd, &axis);
+  int rc = take_axis(c, nd, &axis);
   if (rc) return rc;
   if (nd - 1 + ni > OPS_MAX_NDIM) return irm_error(IRM_ETYPE, "take: the result would have rank %d, more than %d", (int)(nd - 1 + ni), OPS_MAX_NDIM);
   int64_t shape[OPS_MAX_NDIM];
@@ -395,7 +417,7 @@ static int take_infer(const ops_ctx *c, irm_object **out) {
 static int take_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *src = irm_tensor_dl(in[0]);
   int32_t axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), src->ndim, &axis);
+  int rc = take_axis(c, src->ndim, &axis);
   if (rc) return rc;
   int64_t outer = 1, inner = 1, n = src->shape[axis], count = irm_tensor_numel(in[1]);
   for (int32_t d = 0; d < axis; d++) outer *= src->shape[d];
@@ -434,7 +456,7 @@ static int gather_infer(const ops_ctx *c, irm_object **out) {
   if (irm_tensor_type_ndim(c->types[1]) != nd)
     return irm_error(IRM_ETYPE, "gather: %s has rank %d, argument 1 (data) rank %d; they must be equal",
                      irm_ops_arg_text_(c, 1, a), (int)irm_tensor_type_ndim(c->types[1]), (int)nd);
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), nd, &axis);
+  int rc = take_axis(c, nd, &axis);
   return rc ? rc
             : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), irm_tensor_type_shape(c->types[1]), nd, out);
 }
@@ -443,7 +465,7 @@ static int gather_infer(const ops_ctx *c, irm_object **out) {
 static int gather_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *d = irm_tensor_dl(in[0]), *o = irm_tensor_dl(out);
   int32_t axis = 0;
-  int rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), d->ndim, &axis);
+  int rc = take_axis(c, d->ndim, &axis);
   if (rc) return rc;
   int64_t st[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
   irm_ops_strides_(d->shape, d->ndim, st);
@@ -471,16 +493,15 @@ static int gather_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
 /* ---- scatter_elements, scatter_nd (ONNX ScatterElements, ScatterND) --------------------------- */
 
 static const char *const scatter_args[] = {"data", "indices", "updates"};
-static const char *const reductions[] = {"none", "add", "mul"};
-
 static int scatter_check(const ops_ctx *c, int nd_form) {
   char a[64];
   ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
   if (irm_ops_kind_is_float_(k) || k == OPS_BOOL)
     return irm_error(IRM_ETYPE, "%s: %s has dtype %s; indices must be integers", c->def->name, irm_ops_arg_text_(c, 1, a),
                      irm_ops_dtype_text_(irm_tensor_type_dtype(c->types[1])));
-  int rc = irm_ops_same_dtype_(c, 0, 2), red = 0;
-  if (!rc) rc = irm_ops_attr_layout_(c, "reduction", reductions, 3, &red);
+  irm_scatter_attrs at;
+  int rc = irm_ops_same_dtype_(c, 0, 2);
+  if (!rc) rc = irm_scatter_attrs_decode(c->def->name, c->attrs, &at);
   if (rc) return rc;
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *ix = irm_tensor_type_shape(c->types[1]),
                 *u = irm_tensor_type_shape(c->types[2]);
@@ -490,7 +511,7 @@ static int scatter_check(const ops_ctx *c, int nd_form) {
   if (!nd_form) {
     bad = ni != nd || nu != ni;
     for (int32_t i = 0; !bad && i < ni; i++) bad = ix[i] != u[i];
-    if (!bad && (rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), nd, &axis))) return rc;
+    if (!bad && (rc = irm_ops_norm_axis_(c, 0, at.axis, nd, &axis))) return rc;
   } else { /* indices (..., K) with K <= rank; updates = indices[:-1] + data[K:] */
     int64_t kk = ni ? ix[ni - 1] : 0;
     bad = ni < 1 || kk > nd || nu != ni - 1 + nd - kk;
@@ -535,11 +556,13 @@ static void scatter_one(irm_tensor *out, ops_kind k, int64_t at, const irm_tenso
 /* out = data; then each update lands where its index says, in order. */
 static int scatter_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *d = irm_tensor_dl(in[0]), *ix = irm_tensor_dl(in[1]);
-  int red = 0, nd_form = strcmp(c->def->name, "scatter_nd") == 0;
+  int nd_form = strcmp(c->def->name, "scatter_nd") == 0;
   int32_t axis = 0;
-  int rc = irm_ops_attr_layout_(c, "reduction", reductions, 3, &red);
-  if (!rc && !nd_form) rc = irm_ops_norm_axis_(c, 0, irm_ops_attr_int_(c, "axis", 0), d->ndim, &axis);
+  irm_scatter_attrs at;
+  int rc = irm_scatter_attrs_decode(c->def->name, c->attrs, &at);
+  if (!rc && !nd_form) rc = irm_ops_norm_axis_(c, 0, at.axis, d->ndim, &axis);
   if (rc) return rc;
+  int red = at.reduction;
   if (irm_tensor_nbytes(out)) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), irm_tensor_nbytes(out));
   int64_t st[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
   irm_ops_strides_(d->shape, d->ndim, st);
@@ -587,11 +610,14 @@ static const ops_attr_def scatter_nd_attrs[] = {
 
 static const char *const pad_modes[] = {"constant", "edge", "reflect"};
 
-/* pad_width: 2 * rank values, (before, after) per axis, as TVM's flattened. */
-static int pad_widths(const ops_ctx *c, int64_t *w) {
-  int32_t ndim = irm_tensor_type_ndim(c->types[0]), n = 0;
-  int rc = irm_ops_attr_ints_(c, "pad_width", w, 2 * OPS_MAX_NDIM, &n);
+/* The attributes, and pad_width checked: 2 * rank values, (before, after)
+ * per axis, as TVM's flattened. */
+static int pad_attrs_of(const ops_ctx *c, irm_pad_attrs *a) {
+  int32_t ndim = irm_tensor_type_ndim(c->types[0]);
+  int rc = irm_pad_attrs_decode(c->def->name, c->attrs, a);
   if (rc) return rc;
+  const int64_t *w = a->pad_width;
+  int32_t n = a->n_pad_width;
   if (n != 2 * ndim)
     return irm_error(IRM_ETYPE, "nn.pad: pad_width has %d values; argument 1 (data) of rank %d needs %d (before, after per axis)",
                      (int)n, (int)ndim, (int)(2 * ndim));
@@ -601,11 +627,12 @@ static int pad_widths(const ops_ctx *c, int64_t *w) {
 }
 
 static int pad_infer(const ops_ctx *c, irm_object **out) {
-  int64_t w[2 * OPS_MAX_NDIM], shape[OPS_MAX_NDIM];
-  int mode = 0;
-  int rc = pad_widths(c, w);
-  if (!rc) rc = irm_ops_attr_layout_(c, "pad_mode", pad_modes, 3, &mode);
+  int64_t shape[OPS_MAX_NDIM];
+  irm_pad_attrs at;
+  int rc = pad_attrs_of(c, &at);
   if (rc) return rc;
+  const int64_t *w = at.pad_width;
+  int mode = at.pad_mode;
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
   int32_t ndim = irm_tensor_type_ndim(c->types[0]);
   for (int32_t d = 0; d < ndim; d++) {
@@ -619,15 +646,14 @@ static int pad_infer(const ops_ctx *c, irm_object **out) {
 }
 
 static int pad_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  int64_t w[2 * OPS_MAX_NDIM];
-  int mode = 0;
-  int rc = pad_widths(c, w);
-  if (!rc) rc = irm_ops_attr_layout_(c, "pad_mode", pad_modes, 3, &mode);
+  irm_pad_attrs at;
+  int rc = pad_attrs_of(c, &at);
   if (rc) return rc;
+  const int64_t *w = at.pad_width;
+  int mode = at.pad_mode;
   const DLTensor *src = irm_tensor_dl(in[0]), *dst = irm_tensor_dl(out);
   int32_t ndim = src->ndim;
-  const irm_any *v = irm_map_find_cstr(c->attrs, "pad_value");
-  double value = v && v->type_code == IRM_FLOAT ? v->v_float : 0.0;
+  double value = at.pad_value;
   ops_kind k = irm_ops_tensor_kind_(out);
   int64_t st[OPS_MAX_NDIM], idx[OPS_MAX_NDIM] = {0};
   irm_ops_strides_(src->shape, ndim, st);

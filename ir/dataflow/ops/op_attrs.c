@@ -1,0 +1,420 @@
+/* The decoders of include/irm/dataflow/op_attrs.h: each built-in op's
+ * attributes into its typed struct, with the op's defaults, read once by
+ * the type rule, the evaluator and the C generator. The readers below hold
+ * the parsing rules the ops share (windows, TVM's padding, names from a
+ * list); their messages are the ones the type rules have always given. */
+#include "irm/dataflow/op_attrs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/error.h"
+
+/* ---- readers: an absent (or NONE) attribute leaves *out as it is ---------------------------- */
+
+static const irm_any *find(const irm_object *attrs, const char *name) {
+  const irm_any *v = attrs ? irm_map_find_cstr(attrs, name) : NULL;
+  return v && v->type_code != IRM_NONE ? v : NULL;
+}
+
+static int required(const char *op, const char *name) {
+  return irm_error(IRM_EVALUE, "%s: attribute '%s' is required", op, name);
+}
+
+static int get_int(const char *op, const irm_object *attrs, const char *name, int64_t *out) {
+  const irm_any *v = find(attrs, name);
+  int rc = v ? irm_any_to_int(v, out) : IRM_OK;
+  return rc ? irm_error_context(rc, "%s: attribute '%s'", op, name) : IRM_OK;
+}
+
+static int get_bool(const char *op, const irm_object *attrs, const char *name, int *out) {
+  const irm_any *v = find(attrs, name);
+  bool b = false;
+  int rc = v ? irm_any_to_bool(v, &b) : IRM_OK;
+  if (rc) return irm_error_context(rc, "%s: attribute '%s'", op, name);
+  if (v) *out = b;
+  return IRM_OK;
+}
+
+static int get_float(const char *op, const irm_object *attrs, const char *name, double *out) {
+  const irm_any *v = find(attrs, name);
+  int rc = v ? irm_any_to_float(v, out) : IRM_OK;
+  return rc ? irm_error_context(rc, "%s: attribute '%s'", op, name) : IRM_OK;
+}
+
+/* *out borrowed from attrs. */
+static int get_str(const char *op, const irm_object *attrs, const char *name, const char **out) {
+  const irm_any *v = find(attrs, name);
+  int rc = v ? irm_any_to_str(v, out, NULL) : IRM_OK;
+  return rc ? irm_error_context(rc, "%s: attribute '%s'", op, name) : IRM_OK;
+}
+
+/* An array<int> attribute: at most max values into out, *n their count
+ * (-1 when absent). */
+static int get_ints(const char *op, const irm_object *attrs, const char *name, int64_t *out, int32_t max, int32_t *n) {
+  const irm_any *v = find(attrs, name);
+  *n = -1;
+  if (!v) return IRM_OK;
+  irm_object *arr = NULL;
+  int rc = irm_any_to_object(v, "ffi.Array", &arr);
+  if (rc) return irm_error_context(rc, "%s: attribute '%s'", op, name);
+  size_t size = irm_array_size(arr);
+  if ((int64_t)size > max)
+    return irm_error(IRM_EVALUE, "%s: attribute '%s' has %zu values, at most %d are allowed", op, name, size, (int)max);
+  for (size_t i = 0; i < size; i++) {
+    rc = irm_any_to_int(irm_array_at(arr, i), &out[i]);
+    if (rc) return irm_error_context(rc, "%s: attribute '%s' item %zu", op, name, i);
+  }
+  *n = (int32_t)size;
+  return IRM_OK;
+}
+
+/* A name from names (n of them): *out its index. ValueError naming the op,
+ * the attribute and the closest name. */
+static int get_name(const char *op, const irm_object *attrs, const char *name, const char *const *names, size_t n,
+                    int *out) {
+  const char *s = NULL;
+  int rc = get_str(op, attrs, name, &s);
+  if (rc || !s) return rc;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0) {
+      *out = (int)i;
+      return IRM_OK;
+    }
+  const char *best = irm_closest_name(s, names, n);
+  char list[192] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < n && used < sizeof list; i++)
+    used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", names[i]);
+  return irm_error(IRM_EVALUE, "%s: %s '%s' is not supported%s%s%s; supported: %s", op, name, irm_error_quote(s),
+                   best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "", list);
+}
+
+/* A dtype name; absent leaves *out. */
+static int get_dtype(const char *op, const irm_object *attrs, const char *name, DLDataType *out) {
+  const char *s = NULL;
+  int rc = get_str(op, attrs, name, &s);
+  if (!rc && s && (rc = irm_dtype_parse(s, out))) return irm_error_context(rc, "%s: attribute '%s'", op, name);
+  return rc;
+}
+
+/* "[1, 2, 3]" into buf (128 bytes). */
+static const char *ints_text(const int64_t *v, int32_t n, char *buf) {
+  size_t used = 0;
+  buf[used++] = '[';
+  for (int32_t i = 0; i < n && used < 100; i++)
+    used += (size_t)snprintf(buf + used, 128 - used, "%s%lld", i ? ", " : "", (long long)v[i]);
+  snprintf(buf + used, 128 - used, "]");
+  return buf;
+}
+
+/* A 2-D window attribute (pool_size, strides, dilation, kernel_size): 1 or
+ * 2 values (1 means both), each 1..INT32_MAX. */
+static int get_pair(const char *op, const irm_object *attrs, const char *name, int64_t out[2]) {
+  int64_t v[4];
+  int32_t n = 0;
+  int rc = get_ints(op, attrs, name, v, 4, &n);
+  if (rc || n < 0) return rc;
+  char text[128];
+  ints_text(v, n, text);
+  if (n != 1 && n != 2) return irm_error(IRM_EVALUE, "%s: %s %s must have 1 or 2 values", op, name, text);
+  out[0] = v[0];
+  out[1] = n == 2 ? v[1] : v[0];
+  if (out[0] < 1 || out[1] < 1) return irm_error(IRM_EVALUE, "%s: %s %s must be positive", op, name, text);
+  if (out[0] > INT32_MAX || out[1] > INT32_MAX)
+    return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", op, name, text, (int)INT32_MAX);
+  return IRM_OK;
+}
+
+/* A 2-D padding attribute as TVM reads it: 1 value (all sides), 2 (top and
+ * bottom, left and right) or 4 (top, left, bottom, right), each
+ * 0..INT32_MAX. out: top, left, bottom, right. */
+static int get_padding(const char *op, const irm_object *attrs, const char *name, int64_t out[4]) {
+  int64_t v[4];
+  int32_t n = 0;
+  int rc = get_ints(op, attrs, name, v, 4, &n);
+  if (rc || n < 0) return rc;
+  char text[128];
+  ints_text(v, n, text);
+  if (n == 1) {
+    out[0] = out[1] = out[2] = out[3] = v[0];
+  } else if (n == 2) {
+    out[0] = out[2] = v[0];
+    out[1] = out[3] = v[1];
+  } else if (n == 4) {
+    memcpy(out, v, sizeof v);
+  } else {
+    return irm_error(IRM_EVALUE, "%s: %s %s must have 1, 2 or 4 values", op, name, text);
+  }
+  for (int i = 0; i < 4; i++) {
+    if (out[i] < 0) return irm_error(IRM_EVALUE, "%s: %s %s must not be negative", op, name, text);
+    if (out[i] > INT32_MAX)
+      return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", op, name, text, (int)INT32_MAX);
+  }
+  return IRM_OK;
+}
+
+static const char *const layouts[] = {"NCHW", "NHWC"};
+static const char *const kernel_layouts[] = {"OIHW", "HWIO"};
+
+/* ---- conv ------------------------------------------------------------------------------------ */
+
+int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_attrs *out) {
+  static const irm_conv2d_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  const char *out_dtype = NULL;
+  *out = defaults;
+  int rc = get_name(op, attrs, "data_layout", layouts, 2, &out->data_layout);
+  if (!rc) rc = get_name(op, attrs, "kernel_layout", kernel_layouts, 2, &out->kernel_layout);
+  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && out->groups < 1)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
+  if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
+  if (!rc && out_dtype && out_dtype[0]) { /* empty: the data's dtype */
+    out->has_out_dtype = 1;
+    rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+  }
+  if (!rc && find(attrs, "channels")) {
+    out->has_channels = 1;
+    rc = get_int(op, attrs, "channels", &out->channels);
+  }
+  if (!rc && find(attrs, "kernel_size")) {
+    out->has_kernel_size = 1;
+    rc = get_pair(op, attrs, "kernel_size", out->kernel_size);
+  }
+  return rc;
+}
+
+int irm_conv2d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_transpose_attrs *out) {
+  static const irm_conv2d_transpose_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  *out = defaults;
+  int64_t opad[2] = {0, 0};
+  int32_t n = 0;
+  int rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_ints(op, attrs, "output_padding", opad, 2, &n);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  out->output_padding[0] = n > 0 ? opad[0] : 0;
+  out->output_padding[1] = n > 1 ? opad[1] : out->output_padding[0];
+  return rc;
+}
+
+/* ---- pool ------------------------------------------------------------------------------------- */
+
+int irm_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_pool2d_attrs *out) {
+  static const irm_pool2d_attrs defaults = {.pool_size = {1, 1}, .strides = {1, 1}, .dilation = {1, 1}};
+  *out = defaults;
+  int rc = get_name(op, attrs, "layout", layouts, 2, &out->layout);
+  if (!rc) rc = get_pair(op, attrs, "pool_size", out->pool_size);
+  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_bool(op, attrs, "ceil_mode", &out->ceil_mode);
+  if (!rc) rc = get_bool(op, attrs, "count_include_pad", &out->count_include_pad);
+  return rc;
+}
+
+int irm_global_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_global_pool2d_attrs *out) {
+  out->layout = IRM_LAYOUT_NCHW;
+  return get_name(op, attrs, "layout", layouts, 2, &out->layout);
+}
+
+/* ---- image ------------------------------------------------------------------------------------ */
+
+static const char *const resize_methods[] = {"nearest_neighbor", "linear", "cubic"};
+static const char *const resize_coords[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",
+                                            "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+static const char *const resize_roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+
+int irm_resize2d_attrs_decode(const char *op, const irm_object *attrs, irm_resize2d_attrs *out) {
+  static const irm_resize2d_attrs defaults = {.method = IRM_RESIZE_LINEAR,
+                                              .coordinate_transformation_mode = IRM_RESIZE_COORD_HALF_PIXEL,
+                                              .rounding_method = IRM_RESIZE_ROUND_PREFER_FLOOR,
+                                              .cubic_alpha = -0.75,
+                                              .roi = {0.0, 0.0, 1.0, 1.0}};
+  *out = defaults;
+  int32_t n = 0;
+  int rc = get_ints(op, attrs, "size", out->size, 2, &n);
+  if (!rc && n < 0) rc = required(op, "size");
+  if (!rc && n != 2) rc = irm_error(IRM_EVALUE, "%s: size must have 2 values (height, width), got %d", op, (int)n);
+  if (!rc && (out->size[0] < 0 || out->size[1] < 0 || out->size[0] > INT32_MAX || out->size[1] > INT32_MAX))
+    rc = irm_error(IRM_EVALUE, "%s: size values must be 0..%d", op, (int)INT32_MAX);
+  if (!rc) rc = get_name(op, attrs, "method", resize_methods, 3, &out->method);
+  if (!rc)
+    rc = get_name(op, attrs, "coordinate_transformation_mode", resize_coords, 6, &out->coordinate_transformation_mode);
+  if (!rc) rc = get_name(op, attrs, "rounding_method", resize_roundings, 4, &out->rounding_method);
+  if (!rc) rc = get_bool(op, attrs, "cubic_exclude", &out->cubic_exclude);
+  if (!rc) rc = get_float(op, attrs, "cubic_alpha", &out->cubic_alpha);
+  if (!rc) rc = get_float(op, attrs, "extrapolation_value", &out->extrapolation_value);
+  if (!rc) rc = get_float(op, attrs, "scale_h", &out->scale[0]);
+  if (!rc) rc = get_float(op, attrs, "scale_w", &out->scale[1]);
+  if (!rc) rc = get_float(op, attrs, "roi_y1", &out->roi[0]);
+  if (!rc) rc = get_float(op, attrs, "roi_x1", &out->roi[1]);
+  if (!rc) rc = get_float(op, attrs, "roi_y2", &out->roi[2]);
+  if (!rc) rc = get_float(op, attrs, "roi_x2", &out->roi[3]);
+  return rc;
+}
+
+/* ---- nn --------------------------------------------------------------------------------------- */
+
+int irm_dense_attrs_decode(const char *op, const irm_object *attrs, irm_dense_attrs *out) {
+  out->units = 0;
+  out->has_units = find(attrs, "units") != NULL;
+  return get_int(op, attrs, "units", &out->units);
+}
+
+int irm_bias_add_attrs_decode(const char *op, const irm_object *attrs, irm_bias_add_attrs *out) {
+  out->axis = 1;
+  return get_int(op, attrs, "axis", &out->axis);
+}
+
+int irm_batch_norm_attrs_decode(const char *op, const irm_object *attrs, irm_batch_norm_attrs *out) {
+  out->axis = 1, out->epsilon = 1e-5, out->center = 1, out->scale = 1;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  if (!rc) rc = get_float(op, attrs, "epsilon", &out->epsilon);
+  if (!rc) rc = get_bool(op, attrs, "center", &out->center);
+  if (!rc) rc = get_bool(op, attrs, "scale", &out->scale);
+  return rc;
+}
+
+int irm_leaky_relu_attrs_decode(const char *op, const irm_object *attrs, irm_leaky_relu_attrs *out) {
+  out->alpha = 0.01;
+  return get_float(op, attrs, "alpha", &out->alpha);
+}
+
+/* ---- elemwise --------------------------------------------------------------------------------- */
+
+int irm_clip_attrs_decode(const char *op, const irm_object *attrs, irm_clip_attrs *out) {
+  out->a_min = -INFINITY, out->a_max = INFINITY;
+  int rc = get_float(op, attrs, "a_min", &out->a_min);
+  return rc ? rc : get_float(op, attrs, "a_max", &out->a_max);
+}
+
+int irm_cast_attrs_decode(const char *op, const irm_object *attrs, irm_cast_attrs *out) {
+  static const DLDataType f32 = {kDLFloat, 32, 1};
+  out->dtype = f32;
+  if (!find(attrs, "dtype")) return required(op, "dtype");
+  return get_dtype(op, attrs, "dtype", &out->dtype);
+}
+
+/* ---- reduce ----------------------------------------------------------------------------------- */
+
+int irm_reduce_attrs_decode(const char *op, const irm_object *attrs, irm_reduce_attrs *out) {
+  out->n_axis = -1, out->keepdims = 0, out->exclude = 0;
+  int rc = get_ints(op, attrs, "axis", out->axis, IRM_TENSOR_MAX_NDIM, &out->n_axis);
+  if (!rc) rc = get_bool(op, attrs, "keepdims", &out->keepdims);
+  if (!rc) rc = get_bool(op, attrs, "exclude", &out->exclude);
+  return rc;
+}
+
+int irm_argreduce_attrs_decode(const char *op, const irm_object *attrs, irm_argreduce_attrs *out) {
+  int64_t axes[IRM_TENSOR_MAX_NDIM];
+  int32_t n = 0;
+  out->axis = 0, out->keepdims = 0, out->select_last_index = 0;
+  int rc = get_ints(op, attrs, "axis", axes, IRM_TENSOR_MAX_NDIM, &n);
+  if (!rc && n >= 0 && n != 1) rc = irm_error(IRM_EVALUE, "%s: axis must hold exactly one axis, got %d", op, (int)n);
+  if (!rc && n == 1) out->axis = axes[0];
+  if (!rc) rc = get_bool(op, attrs, "keepdims", &out->keepdims);
+  if (!rc) rc = get_bool(op, attrs, "select_last_index", &out->select_last_index);
+  return rc;
+}
+
+int irm_argsort_attrs_decode(const char *op, const irm_object *attrs, irm_argsort_attrs *out) {
+  static const DLDataType i32 = {kDLInt, 32, 1};
+  out->axis = -1, out->is_ascend = 1, out->dtype = i32;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  if (!rc) rc = get_bool(op, attrs, "is_ascend", &out->is_ascend);
+  if (!rc) rc = get_dtype(op, attrs, "dtype", &out->dtype);
+  if (!rc && (out->dtype.code != kDLInt || out->dtype.bits < 32)) {
+    const char *name = irm_dtype_name(out->dtype);
+    rc = irm_error(IRM_EVALUE, "%s: dtype must be int32 or int64, got %s", op, name ? name : "unknown");
+  }
+  return rc;
+}
+
+int irm_softmax_attrs_decode(const char *op, const irm_object *attrs, irm_softmax_attrs *out) {
+  out->axis = -1;
+  return get_int(op, attrs, "axis", &out->axis);
+}
+
+/* ---- shape ------------------------------------------------------------------------------------ */
+
+int irm_reshape_attrs_decode(const char *op, const irm_object *attrs, irm_reshape_attrs *out) {
+  int rc = get_ints(op, attrs, "newshape", out->newshape, IRM_TENSOR_MAX_NDIM, &out->n_newshape);
+  if (!rc && out->n_newshape < 0) {
+    out->n_newshape = 0;
+    rc = required(op, "newshape");
+  }
+  return rc;
+}
+
+int irm_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_transpose_attrs *out) {
+  return get_ints(op, attrs, "axes", out->axes, IRM_TENSOR_MAX_NDIM, &out->n_axes);
+}
+
+int irm_concatenate_attrs_decode(const char *op, const irm_object *attrs, irm_concatenate_attrs *out) {
+  out->axis = 0;
+  return get_int(op, attrs, "axis", &out->axis);
+}
+
+int irm_strided_slice_attrs_decode(const char *op, const irm_object *attrs, irm_strided_slice_attrs *out) {
+  out->n_begin = out->n_end = out->n_strides = out->n_axes = -1;
+  int rc = get_ints(op, attrs, "begin", out->begin, IRM_TENSOR_MAX_NDIM, &out->n_begin);
+  if (!rc) rc = get_ints(op, attrs, "end", out->end, IRM_TENSOR_MAX_NDIM, &out->n_end);
+  if (!rc) rc = get_ints(op, attrs, "strides", out->strides, IRM_TENSOR_MAX_NDIM, &out->n_strides);
+  if (!rc) rc = get_ints(op, attrs, "axes", out->axes, IRM_TENSOR_MAX_NDIM, &out->n_axes);
+  if (!rc && out->n_begin < 0) rc = required(op, "begin");
+  if (!rc && out->n_end < 0) rc = required(op, "end");
+  return rc;
+}
+
+int irm_squeeze_attrs_decode(const char *op, const irm_object *attrs, irm_squeeze_attrs *out) {
+  return get_ints(op, attrs, "axis", out->axis, IRM_TENSOR_MAX_NDIM, &out->n_axis);
+}
+
+int irm_expand_dims_attrs_decode(const char *op, const irm_object *attrs, irm_expand_dims_attrs *out) {
+  out->axis = 0, out->num_newaxis = 1;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  return rc ? rc : get_int(op, attrs, "num_newaxis", &out->num_newaxis);
+}
+
+int irm_broadcast_to_attrs_decode(const char *op, const irm_object *attrs, irm_broadcast_to_attrs *out) {
+  int rc = get_ints(op, attrs, "shape", out->shape, IRM_TENSOR_MAX_NDIM, &out->ndim);
+  if (!rc && out->ndim < 0) {
+    out->ndim = 0;
+    rc = required(op, "shape");
+  }
+  return rc;
+}
+
+int irm_take_attrs_decode(const char *op, const irm_object *attrs, irm_take_attrs *out) {
+  out->axis = 0;
+  return get_int(op, attrs, "axis", &out->axis);
+}
+
+static const char *const scatter_reductions[] = {"none", "add", "mul"};
+
+int irm_scatter_attrs_decode(const char *op, const irm_object *attrs, irm_scatter_attrs *out) {
+  out->axis = 0, out->reduction = IRM_SCATTER_NONE;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  return rc ? rc : get_name(op, attrs, "reduction", scatter_reductions, 3, &out->reduction);
+}
+
+static const char *const pad_modes[] = {"constant", "edge", "reflect"};
+
+int irm_pad_attrs_decode(const char *op, const irm_object *attrs, irm_pad_attrs *out) {
+  out->pad_value = 0.0, out->pad_mode = IRM_PAD_CONSTANT;
+  int rc = get_ints(op, attrs, "pad_width", out->pad_width, 2 * IRM_TENSOR_MAX_NDIM, &out->n_pad_width);
+  if (!rc && out->n_pad_width < 0) {
+    out->n_pad_width = 0;
+    rc = required(op, "pad_width");
+  }
+  if (!rc) rc = get_float(op, attrs, "pad_value", &out->pad_value);
+  if (!rc) rc = get_name(op, attrs, "pad_mode", pad_modes, 3, &out->pad_mode);
+  return rc;
+}
