@@ -20,8 +20,8 @@ typedef struct compilation_config_payload {
 } compilation_config_payload;
 
 /* A config of the five parts (each taken: released on failure too). */
-int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_object *fallback,
-                                 irm_object *executor, irm_object *runtime, irm_object **out);
+int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_object *fallback, irm_object *executor,
+                                 irm_object *runtime, irm_object **out);
 
 int irm_register_compilation_config_type_(void);
 
@@ -54,9 +54,9 @@ int irm_register_build_globals_(void); /* build_globals.c */
 int irm_aot_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 /* executor.codegen of graph (graph_codegen.c, docs/graph.md). */
 int irm_graph_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
-int irm_register_export_globals_(void);          /* export.c: driver.ExportLibrary */
-int irm_register_runtime_module_type_(void);     /* loader.c: runtime.Module */
-int irm_register_runtime_globals_(void);         /* loader.c: runtime.Load, ModuleRun, ModuleMetadata */
+int irm_register_export_globals_(void);      /* export.c: driver.ExportLibrary */
+int irm_register_runtime_module_type_(void); /* loader.c: runtime.Module */
+int irm_register_runtime_globals_(void);     /* loader.c: runtime.Load, ModuleRun, ModuleMetadata */
 /* runtime/'s include folder: IRM_RUNTIME_INCLUDE, else the built-in one. */
 const char *irm_runtime_include_dir_(void);
 /* The cc flags (-march, -m<feature>) and libraries (-lopenblas) a target

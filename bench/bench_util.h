@@ -38,8 +38,8 @@ typedef int64_t (*bench_loop)(void *ctx, long n);
  * taking minimums keeps a busy neighbour on a shared machine from landing
  * on one side only. *sink receives the loops' checksum. */
 #define CHUNKS 20
-static inline void bench_pair(bench_loop baseline, bench_loop subject, void *ctx, long n,
-                              double *best_baseline, double *best_subject, int64_t *sink) {
+static inline void bench_pair(bench_loop baseline, bench_loop subject, void *ctx, long n, double *best_baseline,
+                              double *best_subject, int64_t *sink) {
   *best_baseline = *best_subject = 1e30;
   for (int round = 0; round < ROUNDS; round++)
     for (int chunk = 0; chunk < CHUNKS; chunk++) {
@@ -53,8 +53,7 @@ static inline void bench_pair(bench_loop baseline, bench_loop subject, void *ctx
     }
 }
 
-static inline void bench_report(const char *name, double value, double baseline,
-                                const char *baseline_name) {
+static inline void bench_report(const char *name, double value, double baseline, const char *baseline_name) {
   printf("# %s %.2f\n", baseline_name, baseline);
   printf("%s %.2f %.2f %s\n", name, value, value / baseline, baseline_name);
 }

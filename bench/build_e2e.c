@@ -84,9 +84,7 @@ static irm_object *export_load(const irm_object *result, const char *dir, const 
 
 /* 2 x the multiply-adds of the example CNN: its two 3x3 convs (3 -> 8
  * channels at 32x32, 8 -> 16 at 16x16) and its dense (16 -> 10). */
-static double cnn_flops(void) {
-  return 2.0 * (8.0 * 32 * 32 * 3 * 9 + 16.0 * 16 * 16 * 8 * 9 + 10.0 * 16);
-}
+static double cnn_flops(void) { return 2.0 * (8.0 * 32 * 32 * 3 * 9 + 16.0 * 16 * 16 * 8 * 9 + 10.0 * 16); }
 
 /* Builds m under a context with a timing instrument; prints its tree. */
 static void timing_report(const irm_module *m) {
@@ -120,7 +118,8 @@ int main(void) {
     if (l < large) large = l;
   }
   printf("build_chain_100k_ms %.1f\nbuild_chain_1M_ms %.1f\n", small / 1e6, large / 1e6);
-  printf("build_chain_ratio_1M_over_100k %.2f (bound <= 12: %s)\n", large / small, large / small <= 12 ? "ok" : "FAILED");
+  printf("build_chain_ratio_1M_over_100k %.2f (bound <= 12: %s)\n", large / small,
+         large / small <= 12 ? "ok" : "FAILED");
 
   /* 2. the CNN */
   irm_any name = irm_any_str("cnn"), ret = irm_any_none();
@@ -137,7 +136,8 @@ int main(void) {
   for (size_t i = 0; i < n; i++) {
     irm_object *v = irm_function_param(main, i), *type = irm_expr_type(v), *t = NULL;
     if (i == 0) {
-      if (irm_tensor_new(irm_tensor_type_dtype(type), irm_tensor_type_shape(type), irm_tensor_type_ndim(type), NULL, &t))
+      if (irm_tensor_new(irm_tensor_type_dtype(type), irm_tensor_type_shape(type), irm_tensor_type_ndim(type), NULL,
+                         &t))
         bench_die("input");
       for (int64_t k = 0; k < irm_tensor_numel(t); k++) irm_tensor_set_f64(t, k, (double)(k % 17) / 17.0 - 0.5);
     } else {
@@ -167,8 +167,8 @@ int main(void) {
   }
   double flops = cnn_flops();
   printf("# cnn_evaluate_us %.1f (%.2f GFLOP/s)\n", best[0] / 1e3, flops / best[0]);
-  printf("cnn_aot_portable_us %.1f %.2fx evaluate (%.2f GFLOP/s; bound >= 5x: %s)\n", best[1] / 1e3,
-         best[0] / best[1], flops / best[1], best[0] / best[1] >= 5 ? "ok" : "FAILED");
+  printf("cnn_aot_portable_us %.1f %.2fx evaluate (%.2f GFLOP/s; bound >= 5x: %s)\n", best[1] / 1e3, best[0] / best[1],
+         flops / best[1], best[0] / best[1] >= 5 ? "ok" : "FAILED");
   printf("cnn_aot_cblas_us %.1f %.2fx evaluate (%.2f GFLOP/s)\n", best[2] / 1e3, best[0] / best[2], flops / best[2]);
   for (size_t i = 0; i < n; i++) irm_any_release(&all[i]);
   free(all);

@@ -7,8 +7,7 @@
 
 enum { CHUNK = 2000 };
 
-static const char *const option_keys[4] = {"link-params", "unpacked-api", "interface-api",
-                                           "workspace-byte-alignment"};
+static const char *const option_keys[4] = {"link-params", "unpacked-api", "interface-api", "workspace-byte-alignment"};
 
 static int make_options(irm_object **out) {
   irm_any values[4] = {irm_any_bool(false), irm_any_bool(true), irm_any_str("c"), irm_any_int(8)};
@@ -41,8 +40,7 @@ static int64_t executor_loop(void *ctx, long n) {
 
 /* ---- target text: parse and print vs copying the text ------------------- */
 
-static const char target_text[] =
-    "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon,+crc -num-cores=4";
+static const char target_text[] = "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon,+crc -num-cores=4";
 
 static int64_t copy_text_loop(void *ctx, long n) {
   (void)ctx;

@@ -269,7 +269,16 @@ static int count_sink(void *ctx, const char *data, size_t len) {
 }
 
 typedef enum scale_subject {
-  S_PARSE, S_PRINT, S_PRINT_TO, S_VERIFY, S_JSON_WRITE, S_JSON_READ, S_HASH, S_EQUAL, S_PASS, S_WALK
+  S_PARSE,
+  S_PRINT,
+  S_PRINT_TO,
+  S_VERIFY,
+  S_JSON_WRITE,
+  S_JSON_READ,
+  S_HASH,
+  S_EQUAL,
+  S_PASS,
+  S_WALK
 } scale_subject;
 
 typedef struct scale_job {
@@ -321,7 +330,10 @@ static void run_scale(scale_subject s, scale_job *j) {
     if (irm_pass_run(j->pass, j->typed, &m)) bench_die(irm_pass_name(j->pass));
     irm_object_release(m);
     break;
-  case S_WALK: n = visit_module(j->mod); (void)n; break;
+  case S_WALK:
+    n = visit_module(j->mod);
+    (void)n;
+    break;
   }
 }
 
@@ -346,12 +358,10 @@ static double time_scale(scale_subject s, scale_job *j, int rounds) {
 }
 
 enum { N_FIXED = 9, MAX_SUBJECTS = 24 };
-static const char *const fixed_names[N_FIXED] = {"parse",      "print",     "print_to",
-                                                 "verify",     "json_write", "json_read",
-                                                 "structural_hash", "structural_equal", "walk"};
-static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE,     S_PRINT,     S_PRINT_TO,
-                                                      S_VERIFY,    S_JSON_WRITE, S_JSON_READ,
-                                                      S_HASH,      S_EQUAL,     S_WALK};
+static const char *const fixed_names[N_FIXED] = {
+    "parse", "print", "print_to", "verify", "json_write", "json_read", "structural_hash", "structural_equal", "walk"};
+static const scale_subject fixed_subjects[N_FIXED] = {S_PARSE,     S_PRINT, S_PRINT_TO, S_VERIFY, S_JSON_WRITE,
+                                                      S_JSON_READ, S_HASH,  S_EQUAL,    S_WALK};
 
 /* The parameters of @main in the scale section's chains of adds. */
 static const char chain_params[] = "%x: Tensor[(1, 8), float32]";
@@ -395,10 +405,11 @@ static void memory_figures(size_t small, size_t large) {
     if (irm_test_gen_ops()) bench_die("generator ops");
     chain_memory(small);
     chain_memory(large);
-      printf("# bytes per call: untyped add %.1f, typed add %.1f (aim <= 64), nn.conv2d with defaults %.1f (aim <= 128)\n",
-           chain_bytes(100000, "add", 1, chain_params, "", 0), chain_bytes(100000, "add", 1, chain_params, "", 1),
-           chain_bytes(100000, "nn.conv2d", 0, "%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32]",
-                       ", %w", 0));
+    printf(
+        "# bytes per call: untyped add %.1f, typed add %.1f (aim <= 64), nn.conv2d with defaults %.1f (aim <= 128)\n",
+        chain_bytes(100000, "add", 1, chain_params, "", 0), chain_bytes(100000, "add", 1, chain_params, "", 1),
+        chain_bytes(100000, "nn.conv2d", 0, "%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(8, 8, 3, 3), float32]",
+                    ", %w", 0));
     fflush(stdout);
     _exit(0);
   }

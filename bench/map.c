@@ -160,8 +160,8 @@ int main(void) {
   for (size_t i = 0; i < ENTRIES; i++) snprintf(t.keys[i], sizeof t.keys[i], "bench.map.key_%07zu", i);
   shuffle(t.order, ENTRIES);
   phase phases[] = {
-      {"map_insert_1m", "uthash_add", raw_insert, map_insert, raw_find_add, "uthash_find_add", ENTRIES, CHUNK,
-       1e30, 1e30, 1e30},
+      {"map_insert_1m", "uthash_add", raw_insert, map_insert, raw_find_add, "uthash_find_add", ENTRIES, CHUNK, 1e30,
+       1e30, 1e30},
       {"map_find_1m", "uthash_find", raw_find, map_find, NULL, NULL, ENTRIES, CHUNK, 1e30, 1e30, 1e30},
       {"map_erase_half_1m", "uthash_find_delete", raw_erase, map_erase, NULL, NULL, ENTRIES / 2, CHUNK, 1e30, 1e30,
        1e30},
@@ -191,12 +191,11 @@ int main(void) {
     }
     irm_object_release(t.map);
   }
-  printf("# %d entries, keys of %zu chars, best of %d rounds in chunks of %d\n", ENTRIES,
-         strlen(t.keys[0]), MAP_ROUNDS, CHUNK);
+  printf("# %d entries, keys of %zu chars, best of %d rounds in chunks of %d\n", ENTRIES, strlen(t.keys[0]), MAP_ROUNDS,
+         CHUNK);
   for (size_t i = 0; i < sizeof phases / sizeof *phases; i++) {
     bench_report(phases[i].name, phases[i].best_map, phases[i].best_raw, phases[i].baseline_name);
-    if (phases[i].raw2)
-      bench_report(phases[i].name, phases[i].best_map, phases[i].best_raw2, phases[i].baseline2_name);
+    if (phases[i].raw2) bench_report(phases[i].name, phases[i].best_map, phases[i].best_raw2, phases[i].baseline2_name);
   }
   free(t.keys);
   free(t.order);

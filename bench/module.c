@@ -58,8 +58,7 @@ static void bench_get_attr(void) {
     HASH_ADD_STR(c.raw, key, &entries[i]);
   }
   irm_object *attrs = NULL;
-  if (irm_map_from_pairs(names, values, KEYS, &attrs) || irm_module_new(NULL, attrs, &c.mod))
-    bench_die("module");
+  if (irm_map_from_pairs(names, values, KEYS, &attrs) || irm_module_new(NULL, attrs, &c.mod)) bench_die("module");
   double base, subject;
   int64_t sink = 0;
   bench_pair(raw_loop, get_attr_loop, &c, CHUNK, &base, &subject, &sink);

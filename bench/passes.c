@@ -9,8 +9,7 @@
 
 enum { PASSES = 1000, RUNS = 20 };
 
-static int noop(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                irm_module **out) {
+static int noop(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource, irm_module **out) {
   (void)ctx;
   (void)options;
   (void)resource;

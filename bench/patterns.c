@@ -25,16 +25,17 @@ static char *rules_text(void) {
     for (int k = 0; k < 5 && n < 35; k++, n++) {
       int unary = strcmp(chain_ops[i], "negative") == 0 || strcmp(chain_ops[i], "nn.relu") == 0;
       if (unary)
-        len += (size_t)snprintf(text + len, sizeof text - len, "rule r%d benefit %d : %s(%s(%%x)) where ndim(%%x) == %d => %%x\n", n, k,
-                                chain_ops[i], chain_ops[i], 7 + k);
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "rule r%d benefit %d : %s(%s(%%x)) where ndim(%%x) == %d => %%x\n", n, k, chain_ops[i],
+                                chain_ops[i], 7 + k);
       else
         len += (size_t)snprintf(text + len, sizeof text - len,
-                                "rule r%d benefit %d : %s(%%x, %%c: const) where value(%%c) == %d => %%x\n", n, k, chain_ops[i],
-                                12345 + k);
+                                "rule r%d benefit %d : %s(%%x, %%c: const) where value(%%c) == %d => %%x\n", n, k,
+                                chain_ops[i], 12345 + k);
     }
   for (int i = 0; n < 50; i++, n++)
-    len += (size_t)snprintf(text + len, sizeof text - len, "rule r%d : %s(%s(%%x)) => %%x\n", n,
-                            other_ops[i % 5], other_ops[i % 5]);
+    len += (size_t)snprintf(text + len, sizeof text - len, "rule r%d : %s(%s(%%x)) => %%x\n", n, other_ops[i % 5],
+                            other_ops[i % 5]);
   return text;
 }
 

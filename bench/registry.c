@@ -109,8 +109,7 @@ static void bench_exported_calls(void) {
   irm_object *f = NULL;
   if (irm_func_new_packed(bench_calls_add_packed, NULL, NULL, &f)) bench_die("irm_func_new_packed");
   bench_exported_call("exported_packed_call", f);
-  if (irm_func_new_native((irm_native_fn)bench_calls_add_i64, "i64(i64,i64)", &f))
-    bench_die("irm_func_new_native");
+  if (irm_func_new_native((irm_native_fn)bench_calls_add_i64, "i64(i64,i64)", &f)) bench_die("irm_func_new_native");
   bench_exported_call("exported_native_call", f);
 }
 
@@ -190,8 +189,7 @@ typedef struct entry_target {
   void *resource;
 } entry_target;
 
-BENCH_LOOP_ static int tail_entry(irm_object *f, const irm_any *args, int32_t nargs,
-                                  irm_any *ret) {
+BENCH_LOOP_ static int tail_entry(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   const entry_target *t = (const entry_target *)(const void *)f;
   ret->type_code = IRM_NONE;
   ret->v_int = 0;
@@ -203,8 +201,7 @@ __attribute__((noinline, cold)) static int entry_failed(irm_any *ret) {
   return IRM_ERUNTIME;
 }
 
-BENCH_LOOP_ static int frame_entry(irm_object *f, const irm_any *args, int32_t nargs,
-                                   irm_any *ret) {
+BENCH_LOOP_ static int frame_entry(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   const entry_target *t = (const entry_target *)(const void *)f;
   ret->type_code = IRM_NONE;
   ret->v_int = 0;
@@ -214,8 +211,7 @@ BENCH_LOOP_ static int frame_entry(irm_object *f, const irm_any *args, int32_t n
 
 /* irm_func_call's own code (function.h's inline path: the same checks and
  * frame, less the native test) compiled into this executable. */
-BENCH_LOOP_ static int inline_path_entry(irm_object *f, const irm_any *args, int32_t nargs,
-                                         irm_any *ret) {
+BENCH_LOOP_ static int inline_path_entry(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   return irm_func_call_inline_(f, args, nargs, ret);
 }
 
@@ -337,8 +333,7 @@ static void bench_memory(void) {
   }
   size_t after = mallinfo2().uordblks;
   double per_name = (double)(after - before) / MEMORY_NAMES;
-  printf("# bytes per name measured with mallinfo2 over %d names of %zu chars\n", MEMORY_NAMES,
-         strlen(name));
+  printf("# bytes per name measured with mallinfo2 over %d names of %zu chars\n", MEMORY_NAMES, strlen(name));
   bench_report("global_bytes_per_name", per_name, budget, "budget_120_bytes");
   for (size_t i = 0; i < MEMORY_NAMES; i++) {
     snprintf(name, sizeof name, "bench.memory.fn_%07zu", i);

@@ -4,16 +4,21 @@
 #include "fuzz_util.h"
 
 static const char *const legacy_options[] = {
-    "executor",      "runtime",       "system-lib",           "link-params",
-    "unpacked-api", "interface-api", "workspace-byte-alignment", "constant-byte-alignment",
+    "executor",
+    "runtime",
+    "system-lib",
+    "link-params",
+    "unpacked-api",
+    "interface-api",
+    "workspace-byte-alignment",
+    "constant-byte-alignment",
 };
 
 static void check_no_legacy(const irm_target *t) {
   for (; t; t = irm_target_host(t)) {
     const irm_object *attrs = irm_target_attrs(t);
     for (size_t i = 0; i < sizeof legacy_options / sizeof *legacy_options; i++)
-      FUZZ_CHECK(irm_map_find_cstr(attrs, legacy_options[i]) == NULL,
-                 "no legacy option survives the conversion");
+      FUZZ_CHECK(irm_map_find_cstr(attrs, legacy_options[i]) == NULL, "no legacy option survives the conversion");
   }
 }
 

@@ -72,7 +72,8 @@ static inline irm_object *fuzz_random_inputs(const irm_module *m, uint64_t seed)
       break;
     }
     irm_tensor *x = NULL;
-    FUZZ_CHECK(irm_tensor_new(irm_tensor_type_dtype(t), irm_tensor_type_shape(t), irm_tensor_type_ndim(t), NULL, &x) == 0,
+    FUZZ_CHECK(irm_tensor_new(irm_tensor_type_dtype(t), irm_tensor_type_shape(t), irm_tensor_type_ndim(t), NULL, &x) ==
+                   0,
                "a small input tensor is made");
     DLDataType dt = irm_tensor_type_dtype(t);
     for (int64_t k = 0; k < irm_tensor_numel(x); k++) {

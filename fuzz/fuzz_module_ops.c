@@ -48,7 +48,8 @@ static void op_set(state *st, int persistent) {
       irm_object_release(st->mod);
       st->mod = after;
     }
-    FUZZ_CHECK(irm_module_get_attr(st->mod, key, &back) == 0 && (back.type_code != IRM_NONE || value.type_code == IRM_NONE),
+    FUZZ_CHECK(irm_module_get_attr(st->mod, key, &back) == 0 &&
+                   (back.type_code != IRM_NONE || value.type_code == IRM_NONE),
                "a set attribute reads back");
     irm_any_release(&back);
   }
@@ -61,8 +62,9 @@ static void op_remove(state *st) {
   int rc = irm_module_remove_attr_move(&st->mod, key);
   irm_any back = irm_any_none();
   if (rc) fuzz_check_error(rc);
-  else FUZZ_CHECK(irm_module_get_attr(st->mod, key, &back) == 0 && back.type_code == IRM_NONE,
-                  "a removed attribute is gone");
+  else
+    FUZZ_CHECK(irm_module_get_attr(st->mod, key, &back) == 0 && back.type_code == IRM_NONE,
+               "a removed attribute is gone");
   irm_any_release(&back);
   free(key);
 }
@@ -72,8 +74,7 @@ static void op_freeze(state *st) {
   FUZZ_CHECK(irm_module_freeze(st->mod, &frozen) == 0, "freeze");
   FUZZ_CHECK(irm_module_is_frozen(frozen), "a frozen module is frozen");
   const char *differs = "";
-  FUZZ_CHECK(irm_module_check_invariants(st->mod, frozen, &differs) == 0 && !differs,
-             "freezing keeps every attribute");
+  FUZZ_CHECK(irm_module_check_invariants(st->mod, frozen, &differs) == 0 && !differs, "freezing keeps every attribute");
   irm_object_release(st->mod);
   st->mod = frozen;
 }

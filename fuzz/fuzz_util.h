@@ -17,13 +17,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Aborts with the location, the message and irm's last error when cond is
  * false: a property the harness checks does not hold. */
-#define FUZZ_CHECK(cond, what)                                                         \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "%s:%d: property broken: %s (%s)\nlast error: %s\n", __FILE__,  \
-              __LINE__, what, #cond, irm_last_error());                                \
-      abort();                                                                         \
-    }                                                                                  \
+#define FUZZ_CHECK(cond, what)                                                                              \
+  do {                                                                                                      \
+    if (!(cond)) {                                                                                          \
+      fprintf(stderr, "%s:%d: property broken: %s (%s)\nlast error: %s\n", __FILE__, __LINE__, what, #cond, \
+              irm_last_error());                                                                            \
+      abort();                                                                                              \
+    }                                                                                                       \
   } while (0)
 
 /* A NUL-terminated copy of the input (malloc; the harness frees it). */
@@ -52,8 +52,7 @@ static inline int fuzz_equal(const irm_any *a, const irm_any *b) {
 /* Equal values hash equally. */
 static inline void fuzz_check_same_hash(const irm_any *a, const irm_any *b) {
   uint64_t ha = 0, hb = 0;
-  FUZZ_CHECK(irm_structural_hash(a, &ha) == 0 && irm_structural_hash(b, &hb) == 0,
-             "structural_hash runs");
+  FUZZ_CHECK(irm_structural_hash(a, &ha) == 0 && irm_structural_hash(b, &hb) == 0, "structural_hash runs");
   FUZZ_CHECK(ha == hb, "equal values hash equally");
 }
 
@@ -63,8 +62,7 @@ static inline void fuzz_check_json_round_trip(const irm_any *v) {
   irm_object *text = NULL;
   irm_any back = irm_any_none();
   FUZZ_CHECK(irm_to_json(v, &text) == 0, "a value irm made can be written as JSON");
-  FUZZ_CHECK(irm_from_json(irm_string_data(text), irm_string_size(text), &back) == 0,
-             "JSON irm wrote can be read");
+  FUZZ_CHECK(irm_from_json(irm_string_data(text), irm_string_size(text), &back) == 0, "JSON irm wrote can be read");
   FUZZ_CHECK(fuzz_equal(v, &back), "JSON round trip gives an equal value");
   fuzz_check_same_hash(v, &back);
   irm_any_release(&back);
@@ -84,9 +82,7 @@ typedef struct fuzz_bytes {
   size_t size, pos;
 } fuzz_bytes;
 
-static inline uint8_t fuzz_byte(fuzz_bytes *in) {
-  return in->pos < in->size ? in->data[in->pos++] : 0;
-}
+static inline uint8_t fuzz_byte(fuzz_bytes *in) { return in->pos < in->size ? in->data[in->pos++] : 0; }
 static inline int fuzz_more(const fuzz_bytes *in) { return in->pos < in->size; }
 
 /* A string of up to max bytes taken from the input (its first byte gives

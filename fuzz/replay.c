@@ -28,9 +28,7 @@ static int run_file(const char *path) {
   return failed;
 }
 
-static int name_order(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int name_order(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Runs every regular file of dir, in name order so runs repeat. */
 static int run_dir(const char *dir, size_t *count) {

@@ -90,25 +90,26 @@ int irm_attr_key_check_(const attr_key_registry *r, const attr_key *k, const cha
 /* ---- registering ------------------------------------------------------------------ */
 
 static int resolve_type(const attr_key_registry *r, const char *key, const char *type, attr_key *out);
-static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def,
-                         char *buf, size_t size);
+static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def, char *buf,
+                         size_t size);
 
 /* "ir.Executor, pass-invariant" for messages about module keys. */
 static void describe(const attr_key_registry *r, const char *type, int pass_invariant, char *buf, size_t size) {
   if (r == &irm_module_attr_keys_)
     snprintf(buf, size, "%s, %s", type, pass_invariant ? "pass-invariant" : "not pass-invariant");
-  else
-    snprintf(buf, size, "%s", type);
+  else snprintf(buf, size, "%s", type);
 }
 
 static int key_register(attr_key_registry *r, const char *key, const char *type, int pass_invariant) {
   if (!key || !key[0]) return irm_error(IRM_EVALUE, "a %s key must be a non-empty string", r->what);
-  if (!type) return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, irm_error_quote(key));
+  if (!type)
+    return irm_error(IRM_EVALUE, "%s key '%s': the value type must not be NULL", r->what, irm_error_quote(key));
   int rc = irm_builtins_ready_();
   attr_key def = {0};
   char union_name[64];
-  if (!rc) rc = strchr(type, '|') ? resolve_union(r, key, type, &def, union_name, sizeof union_name)
-                                  : resolve_type(r, key, type, &def);
+  if (!rc)
+    rc = strchr(type, '|') ? resolve_union(r, key, type, &def, union_name, sizeof union_name)
+                           : resolve_type(r, key, type, &def);
   if (rc) return rc;
   size_t len = strlen(key);
   key_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
@@ -131,8 +132,7 @@ static int key_register(attr_key_registry *r, const char *key, const char *type,
   if (rc) return irm_error_nomem_("registering an attribute key");
   /* An existing entry never changes or goes away: reading it unlocked is safe. */
   const key_entry *existing = was.value;
-  if (strcmp(existing->type_name, def.type_name) == 0 &&
-      existing->key.pass_invariant == (pass_invariant != 0))
+  if (strcmp(existing->type_name, def.type_name) == 0 && existing->key.pass_invariant == (pass_invariant != 0))
     return IRM_OK;
   char was_text[256], now[256], by[256];
   describe(r, existing->type_name, existing->key.pass_invariant, was_text, sizeof was_text);
@@ -162,7 +162,8 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
     const char *text = strncmp(msg, "KeyError: ", 10) == 0 ? msg + 10 : msg;
     char *copy = irm_strdup(text);
     if (!copy) return irm_error_nomem_("reporting an unknown value type");
-    rc = irm_error(IRM_EVALUE, "value type of %s key '%s': %s; give an option type (bool, int, float, str, "
+    rc = irm_error(IRM_EVALUE,
+                   "value type of %s key '%s': %s; give an option type (bool, int, float, str, "
                    "array<str>, array<int>, map, target) or a registered object type key",
                    r->what, irm_error_quote(key), copy);
     irm_free(copy);
@@ -176,8 +177,8 @@ static int resolve_type(const attr_key_registry *r, const char *key, const char 
 
 /* "A|B": either of two option types (the `target` key takes one Target or
  * an Array of them). def->type_name is written into buf. */
-static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def,
-                         char *buf, size_t size) {
+static int resolve_union(const attr_key_registry *r, const char *key, const char *type, attr_key *def, char *buf,
+                         size_t size) {
   const char *bar = strchr(type, '|');
   size_t n = (size_t)(bar - type);
   if (n == 0 || n >= size || strchr(bar + 1, '|'))
@@ -271,9 +272,9 @@ int irm_register_attr_keys_builtins_(void) {
   static const struct {
     const char *key, *type;
   } func_keys[] = {
-      {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, "str"},
-      {IRM_BASE_FUNC_ATTR_CALLING_CONV, "int"},  {IRM_BASE_FUNC_ATTR_PRIMITIVE, "bool"},
-      {IRM_BASE_FUNC_ATTR_COMPILER, "str"},      {IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, "bool"},
+      {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, "str"},      {IRM_BASE_FUNC_ATTR_CALLING_CONV, "int"},
+      {IRM_BASE_FUNC_ATTR_PRIMITIVE, "bool"},         {IRM_BASE_FUNC_ATTR_COMPILER, "str"},
+      {IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION, "bool"},
   };
   /* Registering a key again with the same definition succeeds, so a retry
    * after a partial failure skips what exists. */

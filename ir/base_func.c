@@ -144,9 +144,8 @@ static int fields_with_attr(const char *type_key, irm_object **fields, const cha
 }
 
 int irm_register_base_func_type_(void) {
-  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
-                                                .type_key = BASE_FUNC_KEY},
-                              &irm_base_func_type_);
+  return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info), .type_key = BASE_FUNC_KEY},
+                               &irm_base_func_type_);
 }
 
 /* ---- function attributes from a Map (ir_internal.h) ------------------------- */

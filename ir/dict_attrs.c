@@ -31,8 +31,8 @@ int irm_dict_attrs_new(const irm_object *map, irm_object **out) {
 
 int irm_dict_attrs_wrap_(irm_object *map, irm_object **out) {
   irm_object *d = NULL;
-  int rc = irm_object_new(atomic_load_explicit(&irm_dict_attrs_type_, memory_order_acquire),
-                          sizeof(dict_attrs_payload), &d);
+  int rc =
+      irm_object_new(atomic_load_explicit(&irm_dict_attrs_type_, memory_order_acquire), sizeof(dict_attrs_payload), &d);
   if (rc) {
     irm_object_release(map);
     return rc;
@@ -115,5 +115,5 @@ int irm_register_dict_attrs_type_(void) {
                                                 .finalize = dict_attrs_finalize,
                                                 .to_fields = dict_attrs_to_fields,
                                                 .from_fields = dict_attrs_from_fields},
-                              &irm_dict_attrs_type_);
+                               &irm_dict_attrs_type_);
 }

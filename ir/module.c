@@ -64,8 +64,7 @@ static int check_function(const char *fn, const char *name, const irm_object *fu
 
 static int check_functions(const irm_object *functions) {
   if (functions && irm_object_type_index(functions) != IRM_TYPE_MAP)
-    return irm_error(IRM_ETYPE, "irm_module_new: functions: expected ffi.Map, got %s",
-                     irm_object_type_key(functions));
+    return irm_error(IRM_ETYPE, "irm_module_new: functions: expected ffi.Map, got %s", irm_object_type_key(functions));
   irm_map_iter it = irm_map_iter_begin(functions);
   const irm_object *name;
   const irm_any *f;
@@ -187,8 +186,9 @@ int irm_module_without_function(const irm_module *mod, const char *name, irm_mod
 /* The module *ref points to, writable when the caller holds the only
  * reference; NULL (and *sole 0) when it must be copied. */
 static module_payload *sole_payload(irm_module **ref, const char *fn, int *rc) {
-  *rc = !ref ? irm_error(IRM_EVALUE, "%s: ref must not be NULL", fn)
-             : !irm_module_payload_(*ref) ? irm_module_type_error_(fn, *ref) : IRM_OK;
+  *rc = !ref                         ? irm_error(IRM_EVALUE, "%s: ref must not be NULL", fn)
+        : !irm_module_payload_(*ref) ? irm_module_type_error_(fn, *ref)
+                                     : IRM_OK;
   if (*rc || irm_object_refcount(*ref) != 1) return NULL;
   module_payload *p = irm_object_payload(*ref);
   /* The caller holds the only reference, so no other thread reads the
@@ -258,17 +258,11 @@ static irm_object *typed_attr(const irm_module *mod, const char *key, const char
   return v && v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, type_key) ? v->v_obj : NULL;
 }
 
-irm_object *irm_module_target(const irm_module *mod) {
-  return typed_attr(mod, IRM_ATTR_TARGET, "target.Target");
-}
+irm_object *irm_module_target(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_TARGET, "target.Target"); }
 
-irm_object *irm_module_executor(const irm_module *mod) {
-  return typed_attr(mod, IRM_ATTR_EXECUTOR, "ir.Executor");
-}
+irm_object *irm_module_executor(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_EXECUTOR, "ir.Executor"); }
 
-irm_object *irm_module_runtime(const irm_module *mod) {
-  return typed_attr(mod, IRM_ATTR_RUNTIME, "ir.Runtime");
-}
+irm_object *irm_module_runtime(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_RUNTIME, "ir.Runtime"); }
 
 irm_object *irm_module_params(const irm_module *mod) { return typed_attr(mod, IRM_ATTR_PARAMS, "ffi.Map"); }
 

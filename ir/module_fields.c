@@ -35,8 +35,7 @@ static int attrs_field(const irm_any *attrs, const irm_object **out) {
   const irm_object *o = attrs->type_code == IRM_OBJECT ? attrs->v_obj : NULL;
   if (irm_dict_attrs_payload_(o)) *out = irm_dict_attrs_map(o);
   else if (irm_object_type_index(o) == IRM_TYPE_MAP) *out = o;
-  else
-    return field_error(irm_error(IRM_ETYPE, "expected ir.DictAttrs, got %s", irm_any_type_name(attrs)), "attrs");
+  else return field_error(irm_error(IRM_ETYPE, "expected ir.DictAttrs, got %s", irm_any_type_name(attrs)), "attrs");
   return IRM_OK;
 }
 
@@ -108,5 +107,5 @@ int irm_register_module_type_(void) {
                                                 .to_fields = module_to_fields,
                                                 .from_fields = module_from_fields,
                                                 .repr = module_repr},
-                              &irm_module_type_);
+                               &irm_module_type_);
 }

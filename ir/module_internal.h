@@ -62,8 +62,8 @@ typedef struct attr_key {
   const char *type_name; /* "str", "target", "ir.Executor", ... */
   int is_option;         /* option type of kind.h, else an object type key */
   irm_option_type option;
-  int has_alt;            /* a union of two option types ("target|array<target>") */
-  irm_option_type alt;    /* the second, tried when option refuses the value */
+  int has_alt;         /* a union of two option types ("target|array<target>") */
+  irm_option_type alt; /* the second, tried when option refuses the value */
   int pass_invariant;
 } attr_key;
 

@@ -24,5 +24,4 @@ const irm_builtin_provider irm_builtin_providers_[] = {
     {"backend", irm_register_backend_builtins_},
 };
 
-const size_t irm_builtin_provider_count_ =
-    sizeof irm_builtin_providers_ / sizeof irm_builtin_providers_[0];
+const size_t irm_builtin_provider_count_ = sizeof irm_builtin_providers_ / sizeof irm_builtin_providers_[0];

@@ -21,8 +21,7 @@ context_payload *irm_context_payload_(const irm_pass_context *ctx) {
 }
 
 int irm_context_type_error_(const char *fn, const irm_object *o) {
-  return irm_error(IRM_ETYPE, "%s: expected transform.PassContext, got %s", fn,
-                   o ? irm_object_type_key(o) : "NULL");
+  return irm_error(IRM_ETYPE, "%s: expected transform.PassContext, got %s", fn, o ? irm_object_type_key(o) : "NULL");
 }
 
 /* ---- making contexts ----------------------------------------------------------- */
@@ -36,15 +35,15 @@ int irm_pass_context_new(int opt_level, const irm_object *required, const irm_ob
   *out = NULL;
   int rc = irm_builtins_ready_();
   if (rc) return rc;
-  if (opt_level < 0)
-    return irm_error(IRM_EVALUE, "PassContext: opt_level must be >= 0, got %d", opt_level);
+  if (opt_level < 0) return irm_error(IRM_EVALUE, "PassContext: opt_level must be >= 0, got %d", opt_level);
   irm_object *req = NULL, *dis = NULL, *cfg = NULL, *inst = NULL, *ctx = NULL;
   rc = check_names("required", required, &req);
   if (!rc) rc = check_names("disabled", disabled, &dis);
   if (!rc && (rc = irm_pass_config_check_(config, &cfg))) rc = irm_error_context(rc, "PassContext config");
   if (!rc) rc = check_instruments(instruments, &inst);
-  if (!rc) rc = irm_object_new(atomic_load_explicit(&irm_pass_context_type_, memory_order_acquire),
-                               sizeof(context_payload), &ctx);
+  if (!rc)
+    rc = irm_object_new(atomic_load_explicit(&irm_pass_context_type_, memory_order_acquire), sizeof(context_payload),
+                        &ctx);
   if (!rc) {
     context_payload *p = irm_object_payload(ctx);
     p->opt_level = opt_level;
@@ -84,8 +83,8 @@ static int check_names(const char *what, const irm_object *names, irm_object **o
 static int check_instruments(const irm_object *instruments, irm_object **out) {
   if (!instruments) return irm_array_new(NULL, 0, out);
   if (irm_object_type_index(instruments) != IRM_TYPE_ARRAY)
-    return irm_error(IRM_ETYPE, "PassContext instruments: expected an ffi.Array of %s, got %s",
-                     IRM_INSTRUMENT_KEY, irm_object_type_key(instruments));
+    return irm_error(IRM_ETYPE, "PassContext instruments: expected an ffi.Array of %s, got %s", IRM_INSTRUMENT_KEY,
+                     irm_object_type_key(instruments));
   for (size_t i = 0; i < irm_array_size(instruments); i++) {
     const irm_any *v = irm_array_at(instruments, i);
     if (v->type_code != IRM_OBJECT || !irm_is_instrument_(v->v_obj))
@@ -210,5 +209,5 @@ int irm_register_context_type_(void) {
                                                 .type_key = IRM_PASS_CONTEXT_KEY,
                                                 .finalize = context_finalize,
                                                 .repr = context_repr},
-                              &irm_pass_context_type_);
+                               &irm_pass_context_type_);
 }

@@ -35,7 +35,8 @@ static int g_context(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   if (!rc) rc = optional_object(fn, args, nargs, 3, "ffi.Map", &config);
   if (!rc) rc = optional_object(fn, args, nargs, 4, "ffi.Array", &instruments);
   if (rc) return rc;
-  return irm_ret_object(fn, irm_pass_context_new((int)opt_level, required, disabled, config, instruments, &ctx), &ctx, ret);
+  return irm_ret_object(fn, irm_pass_context_new((int)opt_level, required, disabled, config, instruments, &ctx), &ctx,
+                        ret);
 }
 
 /* transform.EnterPassContext(ctx) / transform.ExitPassContext(ctx) -> NONE */
@@ -154,7 +155,8 @@ static int g_instrument(const irm_any *args, int32_t nargs, irm_any *ret, void *
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
   for (int32_t i = 0; !rc && i < 5; i++) rc = optional_object(fn, args, nargs, i + 1, "ffi.Function", &hooks[i]);
   if (rc) return rc;
-  return irm_ret_object(fn, irm_instrument_new(name, hooks[0], hooks[1], hooks[2], hooks[3], hooks[4], &inst), &inst, ret);
+  return irm_ret_object(fn, irm_instrument_new(name, hooks[0], hooks[1], hooks[2], hooks[3], hooks[4], &inst), &inst,
+                        ret);
 }
 
 /* transform.OverrideInstruments(ctx, Array or NONE) -> NONE */

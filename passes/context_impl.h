@@ -67,13 +67,13 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out);
 /* The MigratePassConfig module pass (irm_module_pass_fn): copies every
  * migrated option set in ctx's config (NULL: the current context) onto the
  * module; the module wins a conflict, with a warning naming both values. */
-int irm_migrate_pass_config_(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                             void *resource, irm_module **out);
+int irm_migrate_pass_config_(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                             irm_module **out);
 
 /* The parts of irm_register_context_builtins_. */
-int irm_register_context_type_(void);     /* context.c */
-int irm_register_instrument_type_(void);  /* instrument_object.c */
+int irm_register_context_type_(void);         /* context.c */
+int irm_register_instrument_type_(void);      /* instrument_object.c */
 int irm_register_pass_config_builtins_(void); /* pass_config.c: options, keys, MigratePassConfig */
-int irm_register_context_globals_(void);  /* context_globals.c */
+int irm_register_context_globals_(void);      /* context_globals.c */
 
 #endif

@@ -17,8 +17,7 @@ static void hook_state_release(void *resource) {
 
 int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_hook_state_ *state,
                                irm_instrument **out) {
-  irm_packed_cfunc fns[6] = {hooks->enter, hooks->exit, hooks->should_run, hooks->before, hooks->after,
-                             hooks->failed};
+  irm_packed_cfunc fns[6] = {hooks->enter, hooks->exit, hooks->should_run, hooks->before, hooks->after, hooks->failed};
   irm_object *made[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
   int rc = IRM_OK;
   *out = NULL;

@@ -32,8 +32,7 @@ int irm_instrument_set_failed_(irm_instrument *inst, irm_object *failed);
  * irm_hook_state_ whose drop is set) as their resource. The caller's
  * reference to state is taken over, also on failure (then state is dropped
  * once every hook made so far is gone). *out NEW. */
-int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_hook_state_ *state,
-                               irm_instrument **out);
+int irm_instrument_from_hooks_(const char *name, const irm_hooks_ *hooks, irm_hook_state_ *state, irm_instrument **out);
 
 /* The "name" of a PassInfo Map given to a hook (args[1]); "" when absent. */
 const char *irm_hook_pass_name_(const irm_any *args, int32_t nargs);

@@ -50,15 +50,14 @@ int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, ir
   if (rc) return rc;
   irm_object *hooks[HOOK_COUNT] = {enter, exit, should_run, before, after, NULL};
   for (int i = 0; i < HOOK_COUNT; i++)
-    if (hooks[i] && irm_object_type_index(hooks[i]) != IRM_TYPE_FUNCTION &&
-        !irm_object_is(hooks[i], "ffi.Function"))
+    if (hooks[i] && irm_object_type_index(hooks[i]) != IRM_TYPE_FUNCTION && !irm_object_is(hooks[i], "ffi.Function"))
       return irm_error(IRM_ETYPE, "instrument '%s': %s hook: expected ffi.Function or none, got %s",
-                       irm_error_quote(name),
-                       hook_names[i], irm_object_type_key(hooks[i]));
+                       irm_error_quote(name), hook_names[i], irm_object_type_key(hooks[i]));
   irm_object *name_obj = NULL, *inst = NULL;
   rc = irm_string_from_cstr(name, &name_obj);
-  if (!rc) rc = irm_object_new(atomic_load_explicit(&irm_instrument_type_, memory_order_acquire),
-                               sizeof(instrument_payload), &inst);
+  if (!rc)
+    rc = irm_object_new(atomic_load_explicit(&irm_instrument_type_, memory_order_acquire), sizeof(instrument_payload),
+                        &inst);
   if (rc) {
     irm_object_release(name_obj);
     return rc;
@@ -98,12 +97,10 @@ static int call_hook(const irm_object *inst, int which, const irm_any *args, int
   if (ret) *ret = irm_any_none();
   if (!p || !p->hooks[which]) return IRM_OK;
   int rc = irm_func_call(p->hooks[which], args, nargs, &result);
-  if (rc) return irm_error_context(rc, "instrument '%s' %s", irm_error_quote(irm_string_data(p->name)),
-                                   hook_names[which]);
-  if (ret)
-    *ret = result;
-  else
-    irm_any_release(&result);
+  if (rc)
+    return irm_error_context(rc, "instrument '%s' %s", irm_error_quote(irm_string_data(p->name)), hook_names[which]);
+  if (ret) *ret = result;
+  else irm_any_release(&result);
   return IRM_OK;
 }
 
@@ -254,5 +251,5 @@ int irm_register_instrument_type_(void) {
                                                 .type_key = IRM_INSTRUMENT_KEY,
                                                 .finalize = instrument_finalize,
                                                 .repr = instrument_repr},
-                              &irm_instrument_type_);
+                               &irm_instrument_type_);
 }

@@ -286,8 +286,8 @@ static void render_line(const timing_state *s, const record *r, uint64_t grand, 
   uint64_t kids = children_time(s, r);
   uint64_t self = r->total > kids ? r->total - kids : 0;
   uint64_t parent = r->parent == NO_RECORD ? grand : s->recs[r->parent].total;
-  irm_text_buf_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)%s\n",
-                       (double)r->total / 1e6, (double)self / 1e6, percent(r->total, grand), percent(r->total, parent),
+  irm_text_buf_printf_(t, "%.3fms [self %.3fms] (%.2f%% of total, %.2f%% of parent)%s\n", (double)r->total / 1e6,
+                       (double)self / 1e6, percent(r->total, grand), percent(r->total, parent),
                        r->failed ? " failed" : "");
 }
 

@@ -25,12 +25,13 @@ static int required_from_array(const irm_object *required, irm_object **out);
 /* ---- making passes ------------------------------------------------------------ */
 
 int irm_module_pass_new(const char *name, int opt_level, const char *const *required, size_t n_required,
-                        const irm_object *options, irm_module_pass_fn fn, void *resource,
-                        void (*finalizer)(void *), irm_pass **out) {
+                        const irm_object *options, irm_module_pass_fn fn, void *resource, void (*finalizer)(void *),
+                        irm_pass **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_module_pass_new: out must not be NULL");
   *out = NULL;
-  if (!fn) return irm_error(IRM_EVALUE, "module pass '%s': the pass function must not be NULL",
-                            irm_error_quote(name ? name : ""));
+  if (!fn)
+    return irm_error(IRM_EVALUE, "module pass '%s': the pass function must not be NULL",
+                     irm_error_quote(name ? name : ""));
   irm_object *req = NULL;
   int rc = required_from_names(required, n_required, &req);
   if (rc) return rc;
@@ -42,8 +43,8 @@ int irm_module_pass_new(const char *name, int opt_level, const char *const *requ
 }
 
 int irm_function_pass_new(const char *name, int opt_level, const char *const *required, size_t n_required,
-                          const irm_object *options, irm_function_pass_fn fn, void *resource,
-                          void (*finalizer)(void *), irm_pass **out) {
+                          const irm_object *options, irm_function_pass_fn fn, void *resource, void (*finalizer)(void *),
+                          irm_pass **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_function_pass_new: out must not be NULL");
   *out = NULL;
   if (!fn)
@@ -66,8 +67,7 @@ static int pass_from_func(irm_pass_kind_ kind, irm_object *func, int opt_level, 
   *out = NULL;
   if (!irm_object_is(func, "ffi.Function"))
     return irm_error(IRM_ETYPE, "%s pass '%s': expected an ffi.Function, got %s", what,
-                     irm_error_quote(name ? name : ""),
-                     func ? irm_object_type_key(func) : "NULL");
+                     irm_error_quote(name ? name : ""), func ? irm_object_type_key(func) : "NULL");
   irm_object *req = NULL;
   int rc = required_from_array(required, &req);
   if (rc) return irm_error_context(rc, "%s pass '%s'", what, irm_error_quote(name ? name : ""));
@@ -94,8 +94,7 @@ int irm_sequential_new(irm_pass *const *passes, size_t n, int opt_level, const c
   for (size_t i = 0; i < n; i++)
     if (!irm_pass_payload_of_(passes[i]))
       return irm_error(IRM_ETYPE, "Sequential '%s': passes[%zu]: expected a transform.Pass, got %s",
-                       irm_error_quote(name), i,
-                       passes[i] ? irm_object_type_key(passes[i]) : "NULL");
+                       irm_error_quote(name), i, passes[i] ? irm_object_type_key(passes[i]) : "NULL");
   irm_object *arr = NULL, *req = NULL;
   int rc = irm_array_new(NULL, 0, &arr);
   for (size_t i = 0; rc == IRM_OK && i < n; i++) {
@@ -313,7 +312,7 @@ static int register_type(const char *key, const char *parent, _Atomic int32_t *s
                                                 .parent_key = parent,
                                                 .finalize = pass_finalize,
                                                 .repr = pass_repr},
-                              slot);
+                               slot);
 }
 
 int irm_register_pass_types_(void) {

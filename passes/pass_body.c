@@ -9,8 +9,7 @@
 #include "irm/function.h"
 #include "pass_internal.h"
 
-int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                             irm_module **out) {
+int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out) {
   if (p->module_fn) return p->module_fn(mod, ctx, p->options, p->resource, out);
   irm_any args[2] = {irm_any_object(mod), irm_any_object(ctx)}, ret = irm_any_none();
   int rc = irm_func_call(p->func, args, 2, &ret);
@@ -75,14 +74,13 @@ static int map_functions(const function_body *b, irm_module *mod, irm_module **o
   return IRM_OK;
 }
 
-int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                               irm_module **out) {
+int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out) {
   function_body b = {p->function_fn, p->func, ctx, p->options, p->resource};
   return map_functions(&b, mod, out);
 }
 
-int irm_function_pass_apply(irm_module *mod, irm_function_pass_fn fn, irm_pass_context *ctx,
-                            const irm_object *options, void *resource, irm_module **out) {
+int irm_function_pass_apply(irm_module *mod, irm_function_pass_fn fn, irm_pass_context *ctx, const irm_object *options,
+                            void *resource, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_function_pass_apply: out must not be NULL");
   *out = NULL;
   if (!fn) return irm_error(IRM_EVALUE, "irm_function_pass_apply: fn must not be NULL");

@@ -70,8 +70,10 @@ static int unknown_key(const char *key) {
   if (registered) names[n++] = registered;
   for (size_t i = 0; i < snap.n; i++) names[n++] = snap.names[i];
   const char *best = irm_closest_name(key, names, n);
-  int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)", irm_error_quote(key), best)
-                : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs", irm_error_quote(key));
+  int rc = best ? irm_error(IRM_EATTR, "unknown PassContext config option '%s' (did you mean '%s'?)",
+                            irm_error_quote(key), best)
+                : irm_error(IRM_EATTR, "unknown PassContext config option '%s'; see transform.ListConfigs",
+                            irm_error_quote(key));
   irm_free(names);
   irm_pass_config_aliases_free_(&snap);
   irm_free(registered);
@@ -117,20 +119,21 @@ int irm_pass_config_deprecate(const char *key, const char *hint) {
   return IRM_OK;
 }
 
-static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
-                           const char *module_attr, int *same);
+static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def, const char *module_attr,
+                           int *same);
 static void describe(irm_option_type type, const irm_any *def, const char *module_attr, char *buf, size_t size);
 static void entry_free(config_entry *e);
 
-int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value,
-                             const char *module_attr) {
+int irm_pass_config_register(const char *key, const char *type, const irm_any *default_value, const char *module_attr) {
   if (!key || !key[0]) return irm_error(IRM_EVALUE, "a config option key must be a non-empty string");
   if (!type) return irm_error(IRM_EVALUE, "config option '%s': the type must not be NULL", irm_error_quote(key));
   if (module_attr && !module_attr[0])
-    return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty", irm_error_quote(key));
+    return irm_error(IRM_EVALUE, "config option '%s': the module attribute must be NULL or non-empty",
+                     irm_error_quote(key));
   int rc = irm_builtins_ready_();
   irm_option_type t;
-  if (!rc && (rc = irm_option_type_parse(type, &t))) return irm_error_context(rc, "config option '%s'", irm_error_quote(key));
+  if (!rc && (rc = irm_option_type_parse(type, &t)))
+    return irm_error_context(rc, "config option '%s'", irm_error_quote(key));
   if (rc) return rc;
   size_t len = strlen(key);
   config_entry *fresh = irm_calloc(1, sizeof *fresh + len + 1);
@@ -203,8 +206,8 @@ int irm_pass_config_register_alias(const char *alias, const char *key) {
   return IRM_OK;
 }
 
-static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def,
-                           const char *module_attr, int *same) {
+static int same_definition(const config_entry *e, irm_option_type type, const irm_any *def, const char *module_attr,
+                           int *same) {
   *same = 0;
   if (e->type != type) return IRM_OK;
   if ((e->module_attr == NULL) != (module_attr == NULL)) return IRM_OK;
@@ -289,8 +292,10 @@ static int given_twice(const irm_object *config, const char *given, const char *
       break;
     }
   }
-  return irm_error(IRM_EVALUE, "PassContext config gives option '%s' twice: as '%s' and as '%s' (one is an alias "
-                   "of the other); give it once", key, first, given);
+  return irm_error(IRM_EVALUE,
+                   "PassContext config gives option '%s' twice: as '%s' and as '%s' (one is an alias "
+                   "of the other); give it once",
+                   key, first, given);
 }
 
 int irm_pass_config_check_(const irm_object *config, irm_object **out) {
@@ -336,8 +341,7 @@ int irm_pass_config_check_(const irm_object *config, irm_object **out) {
   return IRM_OK;
 }
 
-static int warn_if_disagreeing(const char *site, const config_entry *e, const irm_any *on_mod,
-                               const irm_any *from_ctx);
+static int warn_if_disagreeing(const char *site, const config_entry *e, const irm_any *on_mod, const irm_any *from_ctx);
 
 /* ---- reading an option --------------------------------------------------------------------------- */
 
@@ -457,8 +461,8 @@ int irm_register_pass_config_builtins_(void) {
   return rc;
 }
 
-int irm_pass_setting(const irm_object *options, const char *option, const irm_module *mod,
-                     const char *config_key, irm_any *out) {
+int irm_pass_setting(const irm_object *options, const char *option, const irm_module *mod, const char *config_key,
+                     irm_any *out) {
   if (!out || !option) return irm_error(IRM_EVALUE, "irm_pass_setting: option and out must not be NULL");
   const irm_any *given = irm_map_find_cstr(options, option); /* NULL options: none given */
   if (given && given->type_code != IRM_NONE) return irm_any_copy(given, out);

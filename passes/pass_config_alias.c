@@ -11,9 +11,7 @@
 static const irm_name_hooks kept = {NULL, NULL, NULL};
 static irm_name_table aliases = IRM_NAME_TABLE_INIT(&kept);
 
-const char *irm_pass_config_alias_of_(const char *key) {
-  return key ? irm_name_table_get_(&aliases, key) : NULL;
-}
+const char *irm_pass_config_alias_of_(const char *key) { return key ? irm_name_table_get_(&aliases, key) : NULL; }
 
 const char *irm_pass_config_resolve_(const char *key) {
   const char *of = irm_pass_config_alias_of_(key);

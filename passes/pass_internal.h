@@ -23,11 +23,7 @@
 #define IRM_PASS_CATEGORY "pass"
 #define IRM_PASS_FACTORY_ATTR "factory"
 
-typedef enum irm_pass_kind_ {
-  IRM_PASS_MODULE_ = 0,
-  IRM_PASS_FUNCTION_ = 1,
-  IRM_PASS_SEQUENTIAL_ = 2
-} irm_pass_kind_;
+typedef enum irm_pass_kind_ { IRM_PASS_MODULE_ = 0, IRM_PASS_FUNCTION_ = 1, IRM_PASS_SEQUENTIAL_ = 2 } irm_pass_kind_;
 
 typedef struct irm_pass_payload_ {
   irm_pass_kind_ kind;
@@ -61,12 +57,9 @@ const irm_pass_payload_ *irm_pass_payload_of_(const irm_pass *p);
 int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 
 /* The bodies, without hooks or verification (pass_body.c, sequential.c). */
-int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                             irm_module **out);
-int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                               irm_module **out);
-int irm_pass_execute_sequential_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                                 irm_module **out);
+int irm_pass_execute_module_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
+int irm_pass_execute_function_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
+int irm_pass_execute_sequential_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out);
 
 /* Built-in registrations, each skipping what exists. */
 int irm_register_pass_types_(void);    /* pass.c */

@@ -92,8 +92,7 @@ int irm_pass_register_func(const char *name, irm_object *factory, irm_kind **kin
   if (kind) *kind = NULL;
   if (!irm_object_is(factory, "ffi.Function"))
     return irm_error(IRM_ETYPE, "pass '%s': the factory must be an ffi.Function, got %s",
-                     irm_error_quote(name ? name : ""),
-                     factory ? irm_object_type_key(factory) : "NULL");
+                     irm_error_quote(name ? name : ""), factory ? irm_object_type_key(factory) : "NULL");
   return register_factory(name, factory, NULL, kind);
 }
 

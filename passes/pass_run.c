@@ -68,8 +68,7 @@ int irm_pass_run_in_(const irm_pass *pass, irm_pass_context *ctx, irm_module *mo
   rc = execute(p, ctx, mod, &after);
   /* The type check looks the key up by name: not needed for the input. */
   if (!rc && after != mod && !irm_object_is(after, "ir.IRModule"))
-    rc = irm_error(IRM_ETYPE, "the pass gave %s, expected an ir.IRModule",
-                   after ? irm_object_type_key(after) : "NULL");
+    rc = irm_error(IRM_ETYPE, "the pass gave %s, expected an ir.IRModule", after ? irm_object_type_key(after) : "NULL");
   if (!rc) rc = verify(p, ctx, mod, after);
   if (rc) {
     irm_object_release(after);

@@ -57,8 +57,10 @@ int irm_pipeline_parse(const char *text, irm_pass **out) {
     rc = parse_element(&p, out);
     while (!rc && isspace((unsigned char)text[p.pos])) p.pos++;
     if (!rc && text[p.pos]) {
-      rc = irm_error(IRM_EVALUE, "unexpected '%c' at position %zu after the end of the pipeline (join passes "
-                                 "with Sequential(...))", text[p.pos], p.pos);
+      rc = irm_error(IRM_EVALUE,
+                     "unexpected '%c' at position %zu after the end of the pipeline (join passes "
+                     "with Sequential(...))",
+                     text[p.pos], p.pos);
     }
   }
   if (rc) {
@@ -109,8 +111,7 @@ static int read_quoted(parser *p, char **out) {
     char c = p->text[p->pos];
     if (!c) {
       irm_free(s);
-      return irm_error(IRM_EVALUE, "unbalanced quote at position %zu: close it with ' (write \\' for a quote)",
-                       open);
+      return irm_error(IRM_EVALUE, "unbalanced quote at position %zu: close it with ' (write \\' for a quote)", open);
     }
     p->pos++;
     if (c == '\'') break;
@@ -122,9 +123,7 @@ static int read_quoted(parser *p, char **out) {
   return IRM_OK;
 }
 
-static int is_bare_char(char c) {
-  return c && !isspace((unsigned char)c) && !strchr(",{}()[]'=", c);
-}
+static int is_bare_char(char c) { return c && !isspace((unsigned char)c) && !strchr(",{}()[]'=", c); }
 
 static int read_scalar(parser *p, char **out) {
   *out = NULL;
@@ -254,10 +253,10 @@ static int unknown_option(const option_source *src, const char *key, size_t at) 
     for (size_t i = 0; names && irm_map_iter_next(&it, &k, &v); i++) names[i] = irm_string_data(k);
     if (names) best = irm_closest_name(key, names, n);
   }
-  int rc = best ? irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu (did you mean '%s'?)",
-                            src->pass, irm_error_quote(key), at, best)
-                : irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu", src->pass, irm_error_quote(key),
-                            at);
+  int rc =
+      best ? irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu (did you mean '%s'?)", src->pass,
+                       irm_error_quote(key), at, best)
+           : irm_error(IRM_EATTR, "pass '%s' has no option '%s' at position %zu", src->pass, irm_error_quote(key), at);
   irm_free(names);
   irm_object_release(listed);
   return rc;
@@ -286,8 +285,7 @@ static int read_option(parser *p, const option_source *src, irm_object **options
   if (!rc) rc = option_type(src, key, at, &type);
   if (!rc && irm_map_find_cstr(*options, key))
     rc = irm_error(IRM_EVALUE, "option '%s' of pass '%s' is given twice (again at position %zu)", irm_error_quote(key),
-                   src->pass,
-                   at);
+                   src->pass, at);
   if (!rc) {
     skip_space(p);
     if (p->text[p->pos] == '=') p->pos++;
@@ -301,8 +299,10 @@ static int read_option(parser *p, const option_source *src, irm_object **options
   if (!rc && (rc = typed_value(type, &raw, &value)))
     rc = irm_error_context(rc, "option '%s' of pass '%s' at position %zu", irm_error_quote(key), src->pass, at);
   if (!rc && !src->kind && strcmp(key, "opt_level") == 0 && (value.v_int < 0 || value.v_int > INT_MAX))
-    rc = irm_error(IRM_EVALUE, "opt_level '%s' of a Sequential at position %zu is out of range: it must be between 0 "
-                   "and %d", irm_error_quote(raw.items[0]), at, INT_MAX);
+    rc = irm_error(IRM_EVALUE,
+                   "opt_level '%s' of a Sequential at position %zu is out of range: it must be between 0 "
+                   "and %d",
+                   irm_error_quote(raw.items[0]), at, INT_MAX);
   if (!rc) rc = irm_map_set_move(options, key, &value);
   irm_any_release(&value);
   raw_value_free(&raw);
@@ -355,9 +355,9 @@ static int unknown_pass(const char *name, size_t at) {
   for (size_t i = 0; i < n; i++) names[i] = irm_string_data(irm_array_at(listed, i)->v_obj);
   names[n] = SEQUENTIAL;
   best = irm_closest_name(name, names, n + 1);
-  rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name),
-                            at, best)
-                : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", irm_error_quote(name), at);
+  rc = best ? irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu (did you mean '%s'?)", irm_error_quote(name), at,
+                        best)
+            : irm_error(IRM_EVALUE, "unknown pass '%s' at position %zu", irm_error_quote(name), at);
   irm_free(names);
   irm_object_release(listed);
   return rc;

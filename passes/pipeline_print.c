@@ -94,12 +94,12 @@ static int append_array(irm_text_buf *t, const char *pass, const char *key, cons
 
 static int append_value(irm_text_buf *t, const char *pass, const char *key, const irm_any *v) {
   switch (v->type_code) {
-    case IRM_BOOL: irm_text_buf_puts_(t, v->v_int ? "true" : "false"); return IRM_OK;
-    case IRM_INT: irm_text_buf_printf_(t, "%lld", (long long)v->v_int); return IRM_OK;
-    case IRM_FLOAT: irm_text_buf_printf_(t, "%.17g", v->v_float); return IRM_OK;
-    case IRM_STR: append_scalar(t, v->v_str, strlen(v->v_str)); return IRM_OK;
-    case IRM_OBJECT: break;
-    default: return no_text_form(pass, key, v);
+  case IRM_BOOL: irm_text_buf_puts_(t, v->v_int ? "true" : "false"); return IRM_OK;
+  case IRM_INT: irm_text_buf_printf_(t, "%lld", (long long)v->v_int); return IRM_OK;
+  case IRM_FLOAT: irm_text_buf_printf_(t, "%.17g", v->v_float); return IRM_OK;
+  case IRM_STR: append_scalar(t, v->v_str, strlen(v->v_str)); return IRM_OK;
+  case IRM_OBJECT: break;
+  default: return no_text_form(pass, key, v);
   }
   if (irm_string_data(v->v_obj)) return append_string_object(t, v->v_obj);
   if (irm_object_is(v->v_obj, "ffi.Array")) return append_array(t, pass, key, v->v_obj);

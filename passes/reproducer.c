@@ -256,15 +256,13 @@ int irm_pass_reproducer_load(const char *path, irm_object **out) {
   irm_pass *pass = NULL;
   irm_pass_context *ctx = NULL;
   if (!rc) rc = irm_pipeline_parse(irm_string_data(pipeline->v_obj), &pass);
-  if (!rc)
-    rc = irm_pass_context_new((int)level->v_int, required->v_obj, disabled->v_obj, config->v_obj, NULL, &ctx);
+  if (!rc) rc = irm_pass_context_new((int)level->v_int, required->v_obj, disabled->v_obj, config->v_obj, NULL, &ctx);
   irm_object *result = NULL;
   if (!rc) {
     const char *keys[] = {"module", "pipeline", "context", "failed_pass", "error", "plugins"};
     irm_any none = irm_any_none();
     const irm_any *fp = irm_map_find_cstr(d, "failed_pass"), *err = irm_map_find_cstr(d, "error");
-    irm_any values[] = {mod, irm_any_object(pass), irm_any_object(ctx), fp ? *fp : none, err ? *err : none,
-                        *plugins};
+    irm_any values[] = {mod, irm_any_object(pass), irm_any_object(ctx), fp ? *fp : none, err ? *err : none, *plugins};
     rc = irm_map_from_pairs(keys, values, 6, &result);
   }
   irm_object_release(pass);

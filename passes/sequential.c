@@ -43,8 +43,7 @@ static int run_required(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_m
   return rc;
 }
 
-int irm_pass_execute_sequential_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod,
-                              irm_module **out) {
+int irm_pass_execute_sequential_(const irm_pass_payload_ *p, irm_pass_context *ctx, irm_module *mod, irm_module **out) {
   irm_module *cur = mod;
   irm_object_retain(cur);
   int rc = IRM_OK;

@@ -15,14 +15,12 @@ static irm_free_fn alloc_free = free;
  * since memory from one allocator must not reach another's free. */
 static atomic_bool alloc_used;
 
-int irm_set_allocator(irm_malloc_fn malloc_fn, irm_realloc_fn realloc_fn,
-                      irm_free_fn free_fn) {
+int irm_set_allocator(irm_malloc_fn malloc_fn, irm_realloc_fn realloc_fn, irm_free_fn free_fn) {
   if (!malloc_fn || !realloc_fn || !free_fn)
     return irm_error(IRM_EVALUE, "irm_set_allocator: malloc, realloc and free must all be given");
   if (atomic_load_explicit(&alloc_used, memory_order_acquire))
-    return irm_error(IRM_ERUNTIME,
-                     "irm_set_allocator: irm has already allocated memory; "
-                     "install the allocator before any other irm call");
+    return irm_error(IRM_ERUNTIME, "irm_set_allocator: irm has already allocated memory; "
+                                   "install the allocator before any other irm call");
   alloc_malloc = malloc_fn;
   alloc_realloc = realloc_fn;
   alloc_free = free_fn;
@@ -68,9 +66,7 @@ char *irm_strndup(const char *s, size_t len) {
   return p;
 }
 
-char *irm_strdup(const char *s) {
-  return s ? irm_strndup(s, strlen(s)) : NULL;
-}
+char *irm_strdup(const char *s) { return s ? irm_strndup(s, strlen(s)) : NULL; }
 
 irm_free_fn irm_alloc_default_free_(void) {
   return alloc_malloc == malloc && alloc_realloc == realloc && alloc_free == free ? free : NULL;

@@ -49,7 +49,12 @@ static const char *quote_text(char *buf, const char *type, const char *data, siz
     const char *put = data + i;
     size_t w = n;
     if (n == 1 && (c < 0x20 || c == 0x7F || c == '\'' || c == '\\')) {
-      const char *named = c == '\'' ? "'" : c == '\\' ? "\\" : c == '\n' ? "n" : c == '\t' ? "t" : c == '\r' ? "r" : NULL;
+      const char *named = c == '\''   ? "'"
+                          : c == '\\' ? "\\"
+                          : c == '\n' ? "n"
+                          : c == '\t' ? "t"
+                          : c == '\r' ? "r"
+                                      : NULL;
       esc[0] = '\\';
       if (named) {
         esc[1] = named[0];
@@ -93,30 +98,31 @@ const char *irm_any_describe_(const irm_any *v) {
   size_t size = 0;
   char *buf = NULL;
   switch (v->type_code) {
-    case IRM_INT:
-      buf = irm_error_slot_(&size);
-      snprintf(buf, size, "int %lld", (long long)v->v_int);
-      return buf;
-    case IRM_BOOL: return v->v_int ? "bool true" : "bool false";
-    case IRM_FLOAT:
-      buf = irm_error_slot_(&size);
-      memcpy(buf, "float ", 6);
-      format_float(buf + 6, size - 6, v->v_float);
-      return buf;
-    case IRM_STR:
-      if (!v->v_str) return "str (NULL)";
-      return quote_text(irm_error_slot_(&size), "str", v->v_str, strlen(v->v_str));
-    case IRM_OBJECT:
-      if (v->v_obj && irm_is_type_(v->v_obj, IRM_TYPE_STRING)) {
-        const irm_string *s = (const irm_string *)v->v_obj;
-        return quote_text(irm_error_slot_(&size), "str", s->data, s->size);
-      }
-      return irm_any_type_name(v);
-    case IRM_NONE: case IRM_PTR: return irm_any_type_name(v);
-    default:
-      buf = irm_error_slot_(&size);
-      snprintf(buf, size, "an invalid value (type code %d)", (int)v->type_code);
-      return buf;
+  case IRM_INT:
+    buf = irm_error_slot_(&size);
+    snprintf(buf, size, "int %lld", (long long)v->v_int);
+    return buf;
+  case IRM_BOOL: return v->v_int ? "bool true" : "bool false";
+  case IRM_FLOAT:
+    buf = irm_error_slot_(&size);
+    memcpy(buf, "float ", 6);
+    format_float(buf + 6, size - 6, v->v_float);
+    return buf;
+  case IRM_STR:
+    if (!v->v_str) return "str (NULL)";
+    return quote_text(irm_error_slot_(&size), "str", v->v_str, strlen(v->v_str));
+  case IRM_OBJECT:
+    if (v->v_obj && irm_is_type_(v->v_obj, IRM_TYPE_STRING)) {
+      const irm_string *s = (const irm_string *)v->v_obj;
+      return quote_text(irm_error_slot_(&size), "str", s->data, s->size);
+    }
+    return irm_any_type_name(v);
+  case IRM_NONE:
+  case IRM_PTR: return irm_any_type_name(v);
+  default:
+    buf = irm_error_slot_(&size);
+    snprintf(buf, size, "an invalid value (type code %d)", (int)v->type_code);
+    return buf;
   }
 }
 
@@ -124,7 +130,7 @@ static int expected(const char *what, const irm_any *v) {
   return irm_error(IRM_ETYPE, "expected %s, got %s", what, irm_any_describe_(v));
 }
 
-#define CHECK_ARGS(fn)                                                           \
+#define CHECK_ARGS(fn) \
   if (!v || !out) return irm_error(IRM_EVALUE, fn ": value and out must not be NULL")
 
 int irm_any_to_int(const irm_any *v, int64_t *out) {
@@ -141,30 +147,23 @@ int irm_any_to_bool(const irm_any *v, bool *out) {
     return IRM_OK;
   }
   if (v->type_code == IRM_INT)
-    return irm_error(IRM_ETYPE, "expected bool, got int %lld (only 0 and 1 convert to bool)",
-                     (long long)v->v_int);
+    return irm_error(IRM_ETYPE, "expected bool, got int %lld (only 0 and 1 convert to bool)", (long long)v->v_int);
   return expected("bool", v);
 }
 
 int irm_any_to_float(const irm_any *v, double *out) {
   CHECK_ARGS("irm_any_to_float");
-  if (v->type_code == IRM_FLOAT)
-    *out = v->v_float;
-  else if (v->type_code == IRM_INT)
-    *out = (double)v->v_int;
-  else
-    return expected("float", v);
+  if (v->type_code == IRM_FLOAT) *out = v->v_float;
+  else if (v->type_code == IRM_INT) *out = (double)v->v_int;
+  else return expected("float", v);
   return IRM_OK;
 }
 
 int irm_any_to_ptr(const irm_any *v, void **out) {
   CHECK_ARGS("irm_any_to_ptr");
-  if (v->type_code == IRM_PTR)
-    *out = v->v_ptr;
-  else if (v->type_code == IRM_NONE)
-    *out = NULL;
-  else
-    return expected("ptr", v);
+  if (v->type_code == IRM_PTR) *out = v->v_ptr;
+  else if (v->type_code == IRM_NONE) *out = NULL;
+  else return expected("ptr", v);
   return IRM_OK;
 }
 
@@ -198,26 +197,30 @@ int irm_any_copy(const irm_any *src, irm_any *dst) {
     return irm_error(IRM_EVALUE, "irm_any_copy: src and dst must not be NULL");
   }
   switch (src->type_code) {
-    case IRM_STR: {
-      irm_object *s = NULL;
-      if (!src->v_str) {
-        *dst = irm_any_none();
-        return irm_error(IRM_EVALUE, "irm_any_copy: str value holds a NULL pointer");
-      }
-      int rc = irm_string_new(src->v_str, strlen(src->v_str), &s);
-      *dst = irm_any_object(s);
-      return rc;
-    }
-    case IRM_OBJECT:
-      irm_object_retain(src->v_obj);
-      *dst = irm_any_object(src->v_obj);
-      return IRM_OK;
-    case IRM_NONE: case IRM_INT: case IRM_BOOL: case IRM_FLOAT: case IRM_PTR:
-      *dst = *src;
-      dst->reserved_ = 0;
-      return IRM_OK;
-    default:
+  case IRM_STR: {
+    irm_object *s = NULL;
+    if (!src->v_str) {
       *dst = irm_any_none();
-      return irm_error(IRM_EVALUE, "irm_any_copy: invalid type code %d", (int)src->type_code);
+      return irm_error(IRM_EVALUE, "irm_any_copy: str value holds a NULL pointer");
+    }
+    int rc = irm_string_new(src->v_str, strlen(src->v_str), &s);
+    *dst = irm_any_object(s);
+    return rc;
+  }
+  case IRM_OBJECT:
+    irm_object_retain(src->v_obj);
+    *dst = irm_any_object(src->v_obj);
+    return IRM_OK;
+  case IRM_NONE:
+  case IRM_INT:
+  case IRM_BOOL:
+  case IRM_FLOAT:
+  case IRM_PTR:
+    *dst = *src;
+    dst->reserved_ = 0;
+    return IRM_OK;
+  default:
+    *dst = irm_any_none();
+    return irm_error(IRM_EVALUE, "irm_any_copy: invalid type code %d", (int)src->type_code);
   }
 }

@@ -43,15 +43,13 @@ static int array_clone(const irm_array *src, size_t extra, irm_array **out) {
 }
 
 static int not_array(const char *fn, const irm_object *arr) {
-  return irm_error(IRM_ETYPE, "%s: expected ffi.Array, got %s", fn,
-                   arr ? irm_object_type_key(arr) : "NULL");
+  return irm_error(IRM_ETYPE, "%s: expected ffi.Array, got %s", fn, arr ? irm_object_type_key(arr) : "NULL");
 }
 
 /* Checks index against size; IndexError names both. */
 static int check_index(int64_t index, size_t size) {
   if (index < 0 || (uint64_t)index >= size)
-    return irm_error(IRM_EINDEX, "index %lld is out of range for an Array of size %zu",
-                     (long long)index, size);
+    return irm_error(IRM_EINDEX, "index %lld is out of range for an Array of size %zu", (long long)index, size);
   return IRM_OK;
 }
 

@@ -37,15 +37,13 @@ static int ffi_array_get_item(const irm_any *args, int32_t nargs, irm_any *ret, 
 static int ffi_map(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   if (nargs % 2)
-    return irm_error(IRM_EVALUE, "ffi.Map takes key, value pairs, got an odd number of arguments (%d)",
-                     (int)nargs);
+    return irm_error(IRM_EVALUE, "ffi.Map takes key, value pairs, got an odd number of arguments (%d)", (int)nargs);
   irm_object *map = NULL;
   int rc = irm_map_new(&map);
   for (int32_t i = 0; rc == IRM_OK && i < nargs; i += 2) {
     const char *key = NULL;
     size_t len = 0;
-    if (!(rc = irm_arg_str("ffi.Map", args, i, &key, &len)))
-      rc = irm_map_set_move_n(&map, key, len, &args[i + 1]);
+    if (!(rc = irm_arg_str("ffi.Map", args, i, &key, &len))) rc = irm_map_set_move_n(&map, key, len, &args[i + 1]);
   }
   if (rc) {
     irm_object_release(map);

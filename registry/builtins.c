@@ -10,9 +10,7 @@ static irm_lazy builtins_lazy = IRM_LAZY_INIT;
 static int run_providers(void) {
   for (size_t i = 0; i < irm_builtin_provider_count_; i++) {
     int rc = irm_builtin_providers_[i].register_builtins();
-    if (rc)
-      return irm_error_context(rc, "registering the built-ins of layer '%s'",
-                               irm_builtin_providers_[i].layer);
+    if (rc) return irm_error_context(rc, "registering the built-ins of layer '%s'", irm_builtin_providers_[i].layer);
   }
   return 0;
 }

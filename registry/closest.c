@@ -14,9 +14,7 @@ static size_t min3(size_t a, size_t b, size_t c) {
   return m < c ? m : c;
 }
 
-static int same_char(char a, char b) {
-  return tolower((unsigned char)a) == tolower((unsigned char)b);
-}
+static int same_char(char a, char b) { return tolower((unsigned char)a) == tolower((unsigned char)b); }
 
 /* Optimal string alignment distance (Damerau-Levenshtein where an adjacent
  * transposition is one edit), ignoring case, with three rolling rows of
@@ -29,8 +27,7 @@ static size_t osa_distance(const char *a, size_t n, const char *b, size_t m, siz
     for (size_t j = 1; j <= m; j++) {
       size_t cost = same_char(a[i - 1], b[j - 1]) ? 0 : 1;
       cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && same_char(a[i - 1], b[j - 2]) && same_char(a[i - 2], b[j - 1]) &&
-          prev2[j - 2] + 1 < cur[j])
+      if (i > 1 && j > 1 && same_char(a[i - 1], b[j - 2]) && same_char(a[i - 2], b[j - 1]) && prev2[j - 2] + 1 < cur[j])
         cur[j] = prev2[j - 2] + 1;
     }
     size_t *t = prev2;

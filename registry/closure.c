@@ -88,12 +88,12 @@ static int keep_result(closure_payload *c, irm_object *value) {
 /* Writes v as the C return value (small integers widened as libffi wants). */
 static void store_return(irm_ntype t, const irm_cvalue *v, void *ret) {
   switch (t) {
-    case IRM_NT_VOID: break;
-    case IRM_NT_BOOL: *(ffi_arg *)ret = v->b; break;
-    case IRM_NT_I32: *(ffi_sarg *)ret = v->i32; break;
-    case IRM_NT_F32: *(float *)ret = v->f32; break;
-    case IRM_NT_F64: *(double *)ret = v->f64; break;
-    default: *(uint64_t *)ret = v->u64; break; /* i64, u64, pointers */
+  case IRM_NT_VOID: break;
+  case IRM_NT_BOOL: *(ffi_arg *)ret = v->b; break;
+  case IRM_NT_I32: *(ffi_sarg *)ret = v->i32; break;
+  case IRM_NT_F32: *(float *)ret = v->f32; break;
+  case IRM_NT_F64: *(double *)ret = v->f64; break;
+  default: *(uint64_t *)ret = v->u64; break; /* i64, u64, pointers */
   }
 }
 
@@ -102,11 +102,11 @@ static irm_cvalue load_arg(irm_ntype t, void *arg) {
   irm_cvalue v;
   v.u64 = 0;
   switch (t) {
-    case IRM_NT_BOOL: v.b = *(uint8_t *)arg; break;
-    case IRM_NT_I32: v.i32 = *(int32_t *)arg; break;
-    case IRM_NT_F32: v.f32 = *(float *)arg; break;
-    case IRM_NT_F64: v.f64 = *(double *)arg; break;
-    default: memcpy(&v.u64, arg, sizeof v.u64); break;
+  case IRM_NT_BOOL: v.b = *(uint8_t *)arg; break;
+  case IRM_NT_I32: v.i32 = *(int32_t *)arg; break;
+  case IRM_NT_F32: v.f32 = *(float *)arg; break;
+  case IRM_NT_F64: v.f64 = *(double *)arg; break;
+  default: memcpy(&v.u64, arg, sizeof v.u64); break;
   }
   return v;
 }
@@ -159,8 +159,8 @@ static void closure_entry_direct(ffi_cif *cif, void *ret, void **args, void *use
   for (int32_t i = 0; i < c->sig.nargs; i++) {
     memcpy(&a[i], args[i], sizeof a[i]);
     if (__builtin_expect(c->sig.args[i] == IRM_NT_OBJ && a[i] == 0, 0)) {
-      irm_error(IRM_ETYPE, "function '%s' (%s): argument %d: expected obj, got none",
-                irm_func_name(c->func), c->sig.text, (int)i + 1);
+      irm_error(IRM_ETYPE, "function '%s' (%s): argument %d: expected obj, got none", irm_func_name(c->func),
+                c->sig.text, (int)i + 1);
       *(uint64_t *)ret = 0;
       return;
     }
@@ -183,8 +183,7 @@ static void (*choose_entry(closure_payload *c))(ffi_cif *, void *, void **, void
   return closure_entry;
 }
 
-int irm_func_to_native(irm_object *func, const char *signature, irm_native_fn *out_fn,
-                       irm_object **out_handle) {
+int irm_func_to_native(irm_object *func, const char *signature, irm_native_fn *out_fn, irm_object **out_handle) {
   if (!out_fn || !out_handle)
     return irm_error(IRM_EVALUE, "irm_func_to_native: out_fn and out_handle must not be NULL");
   *out_fn = NULL;
@@ -203,8 +202,7 @@ int irm_func_to_native(irm_object *func, const char *signature, irm_native_fn *o
   if ((rc = irm_native_sig_parse_(signature, &c->sig)) == IRM_OK &&
       (rc = irm_native_prep_cif_(&c->sig, &c->cif, c->types)) == IRM_OK) {
     c->closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
-    if (!c->closure)
-      rc = irm_error(IRM_ERUNTIME, "libffi could not allocate a closure for '%s'", c->sig.text);
+    if (!c->closure) rc = irm_error(IRM_ERUNTIME, "libffi could not allocate a closure for '%s'", c->sig.text);
     else if (ffi_prep_closure_loc(c->closure, &c->cif, choose_entry(c), c, code) != FFI_OK)
       rc = irm_error(IRM_ERUNTIME, "libffi could not prepare a closure for '%s'", c->sig.text);
   }

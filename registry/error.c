@@ -38,9 +38,7 @@ static void state_destroy(void *p) {
   tls_state = NULL;
 }
 
-static void state_key_create(void) {
-  (void)pthread_key_create(&state_key, state_destroy);
-}
+static void state_key_create(void) { (void)pthread_key_create(&state_key, state_destroy); }
 
 /* The calling thread's state, created on first use; NULL when out of
  * memory. The pthread key frees it when the thread exits. */
@@ -136,9 +134,7 @@ int irm_error(int code, const char *fmt, ...) {
   return rc;
 }
 
-int irm_error_nomem_(const char *what) {
-  return irm_error(IRM_ENOMEM, "out of memory %s", what);
-}
+int irm_error_nomem_(const char *what) { return irm_error(IRM_ENOMEM, "out of memory %s", what); }
 
 /* Four buffers, so one message may quote four long texts. A buffer also
  * holds a described value (irm_any_describe_): "str '" + IRM_ERROR_QUOTE_MAX
@@ -220,8 +216,6 @@ void irm_set_last_error(const char *msg) {
     irm_clear_error();
     return;
   }
-  if (kind_prefix_len(msg, NULL))
-    state_store_f("", "%s", msg);
-  else
-    state_store_f("RuntimeError: ", "%s", msg);
+  if (kind_prefix_len(msg, NULL)) state_store_f("", "%s", msg);
+  else state_store_f("RuntimeError: ", "%s", msg);
 }

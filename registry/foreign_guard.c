@@ -32,8 +32,7 @@ static _Atomic(guard *) deferred;
 static void push_deferred(guard *g) {
   guard *head = atomic_load_explicit(&deferred, memory_order_relaxed);
   do g->next = head;
-  while (!atomic_compare_exchange_weak_explicit(&deferred, &head, g, memory_order_release,
-                                                memory_order_relaxed));
+  while (!atomic_compare_exchange_weak_explicit(&deferred, &head, g, memory_order_release, memory_order_relaxed));
 }
 
 __attribute__((noinline, cold)) static int refuse(const guard *g, irm_any *ret) {
@@ -48,8 +47,7 @@ __attribute__((noinline, cold)) static int refuse(const guard *g, irm_any *ret) 
 
 static int guarded_call(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const guard *g = resource;
-  if (__builtin_expect(g->home != this_thread(), 0) &&
-      __atomic_load_n(&g->home_state[0], __ATOMIC_ACQUIRE) != 0)
+  if (__builtin_expect(g->home != this_thread(), 0) && __atomic_load_n(&g->home_state[0], __ATOMIC_ACQUIRE) != 0)
     return refuse(g, ret);
   return g->fn(args, nargs, ret, g->resource);
 }
@@ -61,8 +59,7 @@ static void finish(guard *g) {
 
 static void guarded_free(void *resource) {
   guard *g = resource;
-  if (g->home != this_thread() && g->finalizer &&
-      __atomic_load_n(&g->home_state[0], __ATOMIC_ACQUIRE) != 0) {
+  if (g->home != this_thread() && g->finalizer && __atomic_load_n(&g->home_state[0], __ATOMIC_ACQUIRE) != 0) {
     push_deferred(g);
     __atomic_add_fetch(&g->home_state[1], 1, __ATOMIC_RELEASE);
     return;
@@ -75,8 +72,7 @@ int irm_func_new_packed_guarded(irm_packed_cfunc fn, void *resource, void (*fina
   if (!out) return irm_error(IRM_EVALUE, "irm_func_new_packed_guarded: out must not be NULL");
   *out = NULL;
   if (!fn || !home_state)
-    return irm_error(IRM_EVALUE, "irm_func_new_packed_guarded: %s must not be NULL",
-                     fn ? "home_state" : "fn");
+    return irm_error(IRM_EVALUE, "irm_func_new_packed_guarded: %s must not be NULL", fn ? "home_state" : "fn");
   guard *g = malloc(sizeof *g);
   if (!g) return irm_error(IRM_ENOMEM, "irm_func_new_packed_guarded: out of memory");
   *g = (guard){fn, resource, finalizer, home_state, this_thread(), NULL, NULL};

@@ -14,8 +14,7 @@ void irm_function_finalize_(irm_object *self) {
   irm_object_release(atomic_load_explicit(&f->name, memory_order_acquire));
 }
 
-int irm_func_new_packed(irm_packed_cfunc fn, void *resource, void (*finalizer)(void *),
-                        irm_object **out) {
+int irm_func_new_packed(irm_packed_cfunc fn, void *resource, void (*finalizer)(void *), irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_func_new_packed: out must not be NULL");
   *out = NULL;
   if (!fn) return irm_error(IRM_EVALUE, "irm_func_new_packed: fn must not be NULL");
@@ -50,8 +49,7 @@ void irm_func_set_name_(irm_object *f, irm_object *name) {
   irm_function *fn = (irm_function *)f;
   irm_object *expected = NULL;
   irm_object_retain(name);
-  if (!atomic_compare_exchange_strong_explicit(&fn->name, &expected, name, memory_order_acq_rel,
-                                               memory_order_acquire))
+  if (!atomic_compare_exchange_strong_explicit(&fn->name, &expected, name, memory_order_acq_rel, memory_order_acquire))
     irm_object_release(name);
 }
 
@@ -69,16 +67,14 @@ int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm_any *re
 
 /* Why irm_func_call refused its arguments; out of line and cold, to keep
  * the call path short. */
-__attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm_any *args,
-                                                        int32_t nargs, irm_any *ret) {
+__attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm_any *args, int32_t nargs,
+                                                        irm_any *ret) {
   if (ret) *ret = irm_any_none();
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
-    return irm_error(IRM_ETYPE, "irm_func_call: expected ffi.Function, got %s",
-                     f ? irm_object_type_key(f) : "NULL");
+    return irm_error(IRM_ETYPE, "irm_func_call: expected ffi.Function, got %s", f ? irm_object_type_key(f) : "NULL");
   (void)args;
   (void)nargs;
-  return irm_error(IRM_EVALUE, "irm_func_call: %s",
-                   !ret ? "ret must not be NULL" : "args must hold nargs >= 0 values");
+  return irm_error(IRM_EVALUE, "irm_func_call: %s", !ret ? "ret must not be NULL" : "args must hold nargs >= 0 values");
 }
 
 /* The entry point of every other language (ctypes calls this symbol; C
@@ -98,9 +94,8 @@ __attribute__((noinline, cold)) static int call_refused(irm_object *f, const irm
 #if defined(__GNUC__)
 __attribute__((aligned(64)))
 #endif
-int (irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
-  if (__builtin_expect(!irm_func_call_ok_(f, args, nargs, ret), 0))
-    return call_refused(f, args, nargs, ret);
+int(irm_func_call)(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
+  if (__builtin_expect(!irm_func_call_ok_(f, args, nargs, ret), 0)) return call_refused(f, args, nargs, ret);
   const irm_function *fn = (const irm_function *)f;
   if (fn->finalizer == irm_native_free_) {
     ret->type_code = IRM_NONE;

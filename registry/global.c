@@ -30,8 +30,9 @@ static inline int globals_ready(void) { return irm_builtins_ready_(); }
 static int missing_name_error(const char *what, const char *name) {
   char *best = NULL;
   if (irm_name_table_closest_(&globals, name, &best)) return irm_error_nomem_("reporting a missing name");
-  int rc = best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
-                : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
+  int rc =
+      best ? irm_error(IRM_EKEY, "%s '%s' is not registered (did you mean '%s'?)", what, irm_error_quote(name), best)
+           : irm_error(IRM_EKEY, "%s '%s' is not registered", what, irm_error_quote(name));
   irm_free(best);
   return rc;
 }
@@ -53,8 +54,7 @@ int irm_func_get_global(const char *name, irm_object **out) {
 }
 
 static int check_register_args(const char *name, const irm_object *f) {
-  if (!name || !name[0])
-    return irm_error(IRM_EVALUE, "irm_func_register_global: name must be a non-empty string");
+  if (!name || !name[0]) return irm_error(IRM_EVALUE, "irm_func_register_global: name must be a non-empty string");
   int rc = irm_utf8_check_("the global function name", name);
   if (rc) return rc;
   if (!irm_is_type_(f, IRM_TYPE_FUNCTION))
@@ -76,8 +76,8 @@ static int global_register(const char *name, irm_object *f, int override) {
     irm_object_release(label);
     if (rc != IRM_EKEY) return irm_error_nomem_("registering a global function");
     char by[256];
-    return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it", irm_error_quote(name),
-                     irm_name_by_plugin_(was.plugin, by, sizeof by));
+    return irm_error(IRM_EKEY, "global function '%s' is already registered%s; pass override to replace it",
+                     irm_error_quote(name), irm_name_by_plugin_(was.plugin, by, sizeof by));
   }
   irm_func_set_name_(f, label);
   irm_object_release(label);
@@ -122,8 +122,7 @@ int irm_global_register_former_names_(const irm_builtin_global *table, size_t n,
 int irm_register_static_(const char *name, int made, irm_object *f) {
   int rc = made ? made : irm_func_register_global(name, f, 0);
   irm_object_release(f);
-  if (rc) irm_warn("static registration of global '%s' failed: %s", irm_error_quote(name),
-                   irm_last_error());
+  if (rc) irm_warn("static registration of global '%s' failed: %s", irm_error_quote(name), irm_last_error());
   return rc;
 }
 

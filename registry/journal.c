@@ -48,9 +48,7 @@ static int reserve(irm_journal *j, size_t extra) {
   return IRM_OK;
 }
 
-int irm_journal_reserve_(size_t n) {
-  return irm_journal_active() ? reserve(innermost, n) : IRM_OK;
-}
+int irm_journal_reserve_(size_t n) { return irm_journal_active() ? reserve(innermost, n) : IRM_OK; }
 
 int irm_journal_record(void (*undo)(void *), void (*dispose)(void *), void *data) {
   if (!undo) {

@@ -18,11 +18,11 @@
 
 /* Makes room for need more items in a growable array, or sets rc to a
  * MemoryError (arr untouched). */
-#define RESERVE(arr, cap, used, need, rc)                                      \
-  do {                                                                         \
+#define RESERVE(arr, cap, used, need, rc)                                        \
+  do {                                                                           \
     void *grown_ = irm_json_grow_((arr), &(cap), (used), (need), sizeof *(arr)); \
-    if (grown_) (arr) = grown_;                                                \
-    else (rc) = irm_error_nomem_("handling JSON");                             \
+    if (grown_) (arr) = grown_;                                                  \
+    else (rc) = irm_error_nomem_("handling JSON");                               \
   } while (0)
 
 /* arr itself when used + need items fit, else arr grown (doubling), or NULL

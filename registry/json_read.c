@@ -30,7 +30,7 @@ typedef struct reader {
   size_t len, pos;
   irm_object **nodes; /* owned */
   size_t n_nodes, nodes_cap;
-  json_t *root; /* read when seen, converted once the nodes exist */
+  json_t *root;    /* read when seen, converted once the nodes exist */
   unsigned fields; /* FIELD_* seen so far */
   /* The first error in what the text means (its message is the last
    * error). The scan goes on without building anything, so that a syntax
@@ -94,8 +94,7 @@ static int expected_error(reader *r, const char *expected) {
 static int load_value(reader *r, json_t **out) {
   json_error_t err;
   *out = json_loadb(r->text + r->pos, r->len - r->pos, LOAD_FLAGS, &err);
-  if (!*out)
-    return syntax_error(r, r->pos + (size_t)(err.position > 0 ? err.position : 0), err.text);
+  if (!*out) return syntax_error(r, r->pos + (size_t)(err.position > 0 ? err.position : 0), err.text);
   r->pos += (size_t)err.position;
   return IRM_OK;
 }
@@ -118,13 +117,14 @@ static int defer_error(reader *r, int rc) {
 
 static const char *json_kind(const json_t *j) {
   switch (json_typeof(j)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real";
-    case JSON_TRUE: case JSON_FALSE: return "a bool";
-    default: return "null";
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER: return "an integer";
+  case JSON_REAL: return "a real";
+  case JSON_TRUE:
+  case JSON_FALSE: return "a bool";
+  default: return "null";
   }
 }
 
@@ -139,32 +139,37 @@ static int read_document(reader *r) {
     json_error_t err;
     json_t *j = json_loadb(r->text, r->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
     if (!j) return syntax_error(r, (size_t)(err.position > 0 ? err.position : 0), err.text);
-    int rc = irm_error(IRM_EVALUE, "expected a JSON object with \"irm_json\", \"root\" and "
-                       "\"nodes\" at the top level, got %s", json_kind(j));
+    int rc = irm_error(IRM_EVALUE,
+                       "expected a JSON object with \"irm_json\", \"root\" and "
+                       "\"nodes\" at the top level, got %s",
+                       json_kind(j));
     json_decref(j);
     return rc;
   }
   r->pos++;
   skip_ws(r);
   if (peek(r) == '}') r->pos++;
-  else for (;;) {
-    int rc = read_field(r);
-    if (rc) return rc;
-    skip_ws(r);
-    if (peek(r) == '}') {
+  else
+    for (;;) {
+      int rc = read_field(r);
+      if (rc) return rc;
+      skip_ws(r);
+      if (peek(r) == '}') {
+        r->pos++;
+        break;
+      }
+      if (peek(r) != ',') return expected_error(r, "',' or '}' expected");
       r->pos++;
-      break;
+      skip_ws(r);
     }
-    if (peek(r) != ',') return expected_error(r, "',' or '}' expected");
-    r->pos++;
-    skip_ws(r);
-  }
   skip_ws(r);
   if (r->pos < r->len) return expected_error(r, "end of file expected");
   if (r->failed) return r->failed;
   if (!(r->fields & FIELD_VERSION))
-    return irm_error(IRM_EVALUE, "missing top-level field 'irm_json' (the format version; this "
-                     "irm reads version %d)", FORMAT_VERSION);
+    return irm_error(IRM_EVALUE,
+                     "missing top-level field 'irm_json' (the format version; this "
+                     "irm reads version %d)",
+                     FORMAT_VERSION);
   if (!(r->fields & FIELD_ROOT)) return irm_error(IRM_EVALUE, "missing top-level field 'root'");
   if (!(r->fields & FIELD_NODES)) return irm_error(IRM_EVALUE, "missing top-level field 'nodes'");
   return IRM_OK;
@@ -181,8 +186,7 @@ static int read_field(reader *r) {
   if (rc) return rc;
   unsigned field = 0;
   for (unsigned i = 0; i < 3; i++)
-    if (json_string_length(key) == strlen(names[i]) && !strcmp(json_string_value(key), names[i]))
-      field = 1u << i;
+    if (json_string_length(key) == strlen(names[i]) && !strcmp(json_string_value(key), names[i])) field = 1u << i;
   /* Once skipping, a second error would replace the first one's message. */
   if (!field && !r->failed) {
     const char *best = irm_closest_name(json_string_value(key), names, 3);
@@ -190,11 +194,12 @@ static int read_field(reader *r) {
       rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (did you mean '%s'?)",
                      irm_error_quote(json_string_value(key)), best);
     else
-      rc = irm_error(IRM_EVALUE, "unknown top-level field '%s' (the fields are irm_json, root "
-                     "and nodes)", irm_error_quote(json_string_value(key)));
+      rc = irm_error(IRM_EVALUE,
+                     "unknown top-level field '%s' (the fields are irm_json, root "
+                     "and nodes)",
+                     irm_error_quote(json_string_value(key)));
   } else if ((r->fields & field) && !r->failed) {
-    rc = irm_error(IRM_EVALUE, "top-level field '%s' appears twice",
-                   irm_error_quote(json_string_value(key)));
+    rc = irm_error(IRM_EVALUE, "top-level field '%s' appears twice", irm_error_quote(json_string_value(key)));
   }
   json_decref(key);
   if ((rc = defer_error(r, rc))) return rc;
@@ -214,8 +219,10 @@ static int read_version(reader *r) {
   int rc = load_value(r, &v);
   if (rc) return rc;
   if (!json_is_integer(v))
-    rc = irm_error(IRM_EVALUE, "top-level field 'irm_json' (the format version) must be an "
-                   "integer, got %s", json_kind(v));
+    rc = irm_error(IRM_EVALUE,
+                   "top-level field 'irm_json' (the format version) must be an "
+                   "integer, got %s",
+                   json_kind(v));
   else if (json_integer_value(v) != FORMAT_VERSION)
     rc = irm_error(IRM_EVALUE, "unsupported irm_json version %lld (this irm reads version %d)",
                    (long long)json_integer_value(v), FORMAT_VERSION);
@@ -231,8 +238,7 @@ static int read_nodes(reader *r) {
     json_t *v = NULL;
     int rc = load_value(r, &v);
     if (rc) return rc;
-    rc = r->failed ? IRM_OK
-                   : irm_error(IRM_EVALUE, "top-level field 'nodes' must be an array, got %s", json_kind(v));
+    rc = r->failed ? IRM_OK : irm_error(IRM_EVALUE, "top-level field 'nodes' must be an array, got %s", json_kind(v));
     json_decref(v);
     return defer_error(r, rc);
   }
@@ -279,13 +285,11 @@ static int read_node(reader *r, const json_t *j, size_t index, irm_object **out)
   static const char *const array_fields[] = {"type", "items"};
   static const char *const map_fields[] = {"type", "keys", "values"};
   static const char *const other_fields[] = {"type", "fields"};
-  if (!json_is_object(j))
-    return irm_error(IRM_EVALUE, "node %zu must be a JSON object, got %s", index, json_kind(j));
+  if (!json_is_object(j)) return irm_error(IRM_EVALUE, "node %zu must be a JSON object, got %s", index, json_kind(j));
   const json_t *type = json_object_get(j, "type");
   if (!type) return irm_error(IRM_EVALUE, "node %zu: missing field 'type'", index);
   if (!json_is_string(type))
-    return irm_error(IRM_EVALUE, "node %zu: field 'type' must be a string, got %s", index,
-                     json_kind(type));
+    return irm_error(IRM_EVALUE, "node %zu: field 'type' must be a string, got %s", index, json_kind(type));
   const char *key = json_string_value(type);
   if (strlen(key) != json_string_length(type))
     return irm_error(IRM_EVALUE, "node %zu: field 'type' holds a NUL byte", index);
@@ -320,8 +324,7 @@ static int check_fields(const json_t *j, const char *const *allowed, size_t n) {
 }
 
 /* Field name of j, which must have JSON type want (described as what). */
-static const json_t *get_field(const json_t *j, const char *name, json_type want, const char *what,
-                               int *rc) {
+static const json_t *get_field(const json_t *j, const char *name, json_type want, const char *what, int *rc) {
   const json_t *f = json_object_get(j, name);
   if (!f) *rc = irm_error(IRM_EVALUE, "missing field '%s'", name);
   else if (json_typeof(f) != want)
@@ -336,8 +339,7 @@ static int read_string_node(const json_t *j, irm_object **out) {
 }
 
 /* Reads the n values of a JSON array into a new buffer of borrowed values. */
-static int read_values(reader *r, const json_t *arr, const char *what, size_t index,
-                       irm_any **out) {
+static int read_values(reader *r, const json_t *arr, const char *what, size_t index, irm_any **out) {
   size_t n = json_array_size(arr);
   *out = irm_calloc(n ? n : 1, sizeof **out);
   if (!*out) return irm_error_nomem_("reading JSON");
@@ -365,20 +367,20 @@ static int read_map_node(reader *r, const json_t *j, size_t index, irm_object **
   if (rc) return rc;
   size_t n = json_array_size(keys);
   if (json_array_size(vals) != n)
-    return irm_error(IRM_EVALUE, "fields 'keys' and 'values' must have the same length, got %zu "
-                     "and %zu", n, json_array_size(vals));
+    return irm_error(IRM_EVALUE,
+                     "fields 'keys' and 'values' must have the same length, got %zu "
+                     "and %zu",
+                     n, json_array_size(vals));
   irm_any *values = NULL;
   irm_object *map = NULL;
   rc = read_values(r, vals, "value", index, &values);
   if (!rc) rc = irm_map_new(&map);
   for (size_t i = 0; !rc && i < n; i++) {
     const json_t *k = json_array_get(keys, i);
-    if (!json_is_string(k))
-      rc = irm_error(IRM_EVALUE, "key %zu must be a string, got %s", i, json_kind(k));
+    if (!json_is_string(k)) rc = irm_error(IRM_EVALUE, "key %zu must be a string, got %s", i, json_kind(k));
     else if (irm_map_find(map, json_string_value(k), json_string_length(k)))
       rc = irm_error(IRM_EVALUE, "key %zu ('%s') appears twice", i, irm_error_quote(json_string_value(k)));
-    else
-      rc = irm_map_set_move_n(&map, json_string_value(k), json_string_length(k), &values[i]);
+    else rc = irm_map_set_move_n(&map, json_string_value(k), json_string_length(k), &values[i]);
   }
   irm_free(values);
   if (rc) {
@@ -395,15 +397,13 @@ static int read_other_node(reader *r, const json_t *j, int32_t t, size_t index, 
   const irm_type_info *info = irm_type_info_of(t);
   int rc;
   if (!info || !info->from_fields)
-    return irm_error(IRM_EVALUE, "type '%s' cannot be read from JSON: it has no from_fields hook",
-                     type);
+    return irm_error(IRM_EVALUE, "type '%s' cannot be read from JSON: it has no from_fields hook", type);
   const json_t *fields = json_object_get(j, "fields");
   if (!fields) return irm_error(IRM_EVALUE, "missing field 'fields'");
   irm_any map = irm_any_none();
   if ((rc = read_value(r, fields, index, 0, &map))) return irm_error_context(rc, "field 'fields'");
   if (irm_object_type_index(map.type_code == IRM_OBJECT ? map.v_obj : NULL) != IRM_TYPE_MAP)
-    return irm_error(IRM_EVALUE, "field 'fields' must refer to an ffi.Map node, got %s",
-                     irm_any_type_name(&map));
+    return irm_error(IRM_EVALUE, "field 'fields' must refer to an ffi.Map node, got %s", irm_any_type_name(&map));
   irm_object *obj = NULL;
   if ((rc = info->from_fields(map.v_obj, &obj))) {
     irm_object_release(obj);
@@ -423,28 +423,27 @@ static int read_other_node(reader *r, const json_t *j, int32_t t, size_t index, 
  * Objects in *out are borrowed from the node table. */
 static int read_value(reader *r, const json_t *j, size_t limit, int is_root, irm_any *out) {
   switch (json_typeof(j)) {
-    case JSON_NULL: *out = irm_any_none(); return IRM_OK;
-    case JSON_TRUE: *out = irm_any_bool(true); return IRM_OK;
-    case JSON_FALSE: *out = irm_any_bool(false); return IRM_OK;
-    case JSON_INTEGER: *out = irm_any_int((int64_t)json_integer_value(j)); return IRM_OK;
-    case JSON_REAL: *out = irm_any_float(json_real_value(j)); return IRM_OK;
-    default: break;
+  case JSON_NULL: *out = irm_any_none(); return IRM_OK;
+  case JSON_TRUE: *out = irm_any_bool(true); return IRM_OK;
+  case JSON_FALSE: *out = irm_any_bool(false); return IRM_OK;
+  case JSON_INTEGER: *out = irm_any_int((int64_t)json_integer_value(j)); return IRM_OK;
+  case JSON_REAL: *out = irm_any_float(json_real_value(j)); return IRM_OK;
+  default: break;
   }
   const json_t *ref = json_object_get(j, "ref");
   const json_t *flt = json_object_get(j, "float");
   if (json_object_size(j) == 1 && ref) {
-    if (!json_is_integer(ref))
-      return irm_error(IRM_EVALUE, "field 'ref' must be an integer, got %s", json_kind(ref));
+    if (!json_is_integer(ref)) return irm_error(IRM_EVALUE, "field 'ref' must be an integer, got %s", json_kind(ref));
     json_int_t i = json_integer_value(ref);
     if (i < 0 || (uint64_t)i >= limit) {
       if (is_root)
-        return irm_error(IRM_EVALUE, "{\"ref\": %lld} refers to no node (there are %zu)",
-                         (long long)i, limit);
+        return irm_error(IRM_EVALUE, "{\"ref\": %lld} refers to no node (there are %zu)", (long long)i, limit);
       if (limit == 0)
-        return irm_error(IRM_EVALUE, "{\"ref\": %lld} must refer to an earlier node, and node 0 "
-                         "has none", (long long)i);
-      return irm_error(IRM_EVALUE, "{\"ref\": %lld} must refer to an earlier node (0 to %zu)",
-                       (long long)i, limit - 1);
+        return irm_error(IRM_EVALUE,
+                         "{\"ref\": %lld} must refer to an earlier node, and node 0 "
+                         "has none",
+                         (long long)i);
+      return irm_error(IRM_EVALUE, "{\"ref\": %lld} must refer to an earlier node (0 to %zu)", (long long)i, limit - 1);
     }
     *out = irm_any_object(r->nodes[i]);
     return IRM_OK;
@@ -454,11 +453,11 @@ static int read_value(reader *r, const json_t *j, size_t limit, int is_root, irm
     if (!strcmp(s, "nan")) *out = irm_any_float(NAN);
     else if (!strcmp(s, "inf")) *out = irm_any_float(INFINITY);
     else if (!strcmp(s, "-inf")) *out = irm_any_float(-INFINITY);
-    else
-      return irm_error(IRM_EVALUE, "{\"float\": \"%s\"}: expected \"nan\", \"inf\" or \"-inf\"",
-                       irm_error_quote(s));
+    else return irm_error(IRM_EVALUE, "{\"float\": \"%s\"}: expected \"nan\", \"inf\" or \"-inf\"", irm_error_quote(s));
     return IRM_OK;
   }
-  return irm_error(IRM_EVALUE, "expected null, true, false, a number, {\"ref\": i} or "
-                   "{\"float\": \"nan\"|\"inf\"|\"-inf\"}, got %s", json_kind(j));
+  return irm_error(IRM_EVALUE,
+                   "expected null, true, false, a number, {\"ref\": i} or "
+                   "{\"float\": \"nan\"|\"inf\"|\"-inf\"}, got %s",
+                   json_kind(j));
 }

@@ -122,8 +122,7 @@ static int locate(writer *w, int rc) {
   const wframe *below = w->depth > 1 ? f - 1 : NULL;
   int32_t t = irm_object_type_index(f->obj);
   if (t == IRM_TYPE_ARRAY) return irm_error_context(rc, "item %zu of an ffi.Array", f->next - 1);
-  if (t != IRM_TYPE_MAP)
-    return irm_error_context(rc, "fields of a %s", irm_object_type_key(f->obj));
+  if (t != IRM_TYPE_MAP) return irm_error_context(rc, "fields of a %s", irm_object_type_key(f->obj));
   const char *key = f->key ? irm_string_data(f->key) : "?";
   if (below && below->fields.v_obj == f->obj)
     return irm_error_context(rc, "field '%s' of a %s", irm_error_quote(key), irm_object_type_key(below->obj));
@@ -134,12 +133,9 @@ static int locate(writer *w, int rc) {
 static const irm_any *next_child(wframe *f) {
   const irm_any *v = NULL;
   int32_t t = irm_object_type_index(f->obj);
-  if (t == IRM_TYPE_ARRAY)
-    v = irm_array_at(f->obj, f->next);
-  else if (t == IRM_TYPE_MAP)
-    (void)irm_map_iter_next(&f->it, &f->key, &v);
-  else if (f->next == 0)
-    v = &f->fields;
+  if (t == IRM_TYPE_ARRAY) v = irm_array_at(f->obj, f->next);
+  else if (t == IRM_TYPE_MAP) (void)irm_map_iter_next(&f->it, &f->key, &v);
+  else if (f->next == 0) v = &f->fields;
   if (v) f->next++;
   return v;
 }
@@ -149,15 +145,13 @@ static int visit_object(writer *w, const irm_object *o);
 /* Scalars are written by their parent; objects become nodes. */
 static int visit(writer *w, const irm_any *v) {
   switch (v->type_code) {
-    case IRM_NONE: case IRM_INT: case IRM_BOOL: case IRM_FLOAT:
-      return IRM_OK;
-    case IRM_OBJECT:
-      return v->v_obj ? visit_object(w, v->v_obj) : IRM_OK;
-    case IRM_PTR:
-      return irm_error(IRM_EVALUE, "cannot serialize a ptr value (JSON cannot hold an address)");
-    default:
-      return irm_error(IRM_EVALUE, "cannot serialize an invalid value (type code %d)",
-                       (int)v->type_code);
+  case IRM_NONE:
+  case IRM_INT:
+  case IRM_BOOL:
+  case IRM_FLOAT: return IRM_OK;
+  case IRM_OBJECT: return v->v_obj ? visit_object(w, v->v_obj) : IRM_OK;
+  case IRM_PTR: return irm_error(IRM_EVALUE, "cannot serialize a ptr value (JSON cannot hold an address)");
+  default: return irm_error(IRM_EVALUE, "cannot serialize an invalid value (type code %d)", (int)v->type_code);
   }
 }
 
@@ -169,8 +163,7 @@ static int visit_object(writer *w, const irm_object *o) {
   if (irm_object_refcount(o) > 1) {
     seen = irm_ptr_table_find_(&w->seen, o);
     if (seen && seen->index < 0)
-      return irm_error(IRM_EVALUE, "cannot serialize a %s that contains itself",
-                       irm_object_type_key(o));
+      return irm_error(IRM_EVALUE, "cannot serialize a %s that contains itself", irm_object_type_key(o));
     if (seen) return push_ref(w, seen->index);
     if (!(seen = irm_ptr_table_add_(&w->seen, o, sizeof *seen))) return irm_error_nomem_("writing JSON");
     seen->index = -1;
@@ -186,8 +179,7 @@ static int visit_object(writer *w, const irm_object *o) {
   const irm_type_info *info = irm_type_info_of(t);
   const char *key = irm_object_type_key(o);
   if (!info || !info->to_fields)
-    return irm_error(IRM_EVALUE, "cannot serialize a value of type '%s': it has no to_fields hook",
-                     key ? key : "?");
+    return irm_error(IRM_EVALUE, "cannot serialize a value of type '%s': it has no to_fields hook", key ? key : "?");
   irm_object *fields = NULL;
   int rc = info->to_fields(o, &fields);
   if (rc) {
@@ -245,9 +237,7 @@ static int finish_frame(writer *w) {
    * none, and NULL + 0 is undefined behaviour in C. */
   const int64_t *refs = w->refs ? w->refs + f->refs_base : NULL;
   int32_t t = irm_object_type_index(f->obj);
-  const char *type = t == IRM_TYPE_ARRAY ? "ffi.Array"
-                     : t == IRM_TYPE_MAP   ? "ffi.Map"
-                                           : irm_object_type_key(f->obj);
+  const char *type = t == IRM_TYPE_ARRAY ? "ffi.Array" : t == IRM_TYPE_MAP ? "ffi.Map" : irm_object_type_key(f->obj);
   json_t *node = json_object();
   int bad = !node || json_object_set_new(node, "type", json_string(type));
   if (!bad && t == IRM_TYPE_ARRAY) {
@@ -257,8 +247,7 @@ static int finish_frame(writer *w) {
       bad = json_array_append_new(items, value_json(irm_array_at(f->obj, i), &refs));
   } else if (!bad && t == IRM_TYPE_MAP) {
     json_t *keys = json_array(), *values = json_array();
-    bad = json_object_set_new(node, "keys", keys) || json_object_set_new(node, "values", values) ||
-          !keys || !values;
+    bad = json_object_set_new(node, "keys", keys) || json_object_set_new(node, "values", values) || !keys || !values;
     irm_map_iter it = irm_map_iter_begin(f->obj);
     const irm_object *k;
     const irm_any *v;
@@ -325,16 +314,15 @@ static json_t *string_json(const char *data, size_t len, int *rc) {
  * NULL only when out of memory (the caller reports it). */
 static json_t *value_json(const irm_any *v, const int64_t **refs) {
   switch (v->type_code) {
-    case IRM_INT: return json_integer((json_int_t)v->v_int);
-    case IRM_BOOL: return json_boolean(v->v_int);
-    case IRM_FLOAT:
-      if (isfinite(v->v_float)) return json_real(v->v_float);
-      return json_pack("{s:s}", "float",
-                       isnan(v->v_float) ? "nan" : v->v_float > 0 ? "inf" : "-inf");
-    case IRM_OBJECT:
-      if (v->v_obj) return ref_json(*(*refs)++);
-      return json_null();
-    default: return json_null();
+  case IRM_INT: return json_integer((json_int_t)v->v_int);
+  case IRM_BOOL: return json_boolean(v->v_int);
+  case IRM_FLOAT:
+    if (isfinite(v->v_float)) return json_real(v->v_float);
+    return json_pack("{s:s}", "float", isnan(v->v_float) ? "nan" : v->v_float > 0 ? "inf" : "-inf");
+  case IRM_OBJECT:
+    if (v->v_obj) return ref_json(*(*refs)++);
+    return json_null();
+  default: return json_null();
   }
 }
 
@@ -350,8 +338,8 @@ static int write_text(writer *w, const irm_any *root, irm_object **out) {
   json_decref(rj);
   if (rn == 0 || rn >= sizeof rootbuf) return irm_error_nomem_("writing JSON");
   char header[HEADER_ROOM];
-  int hn = snprintf(header, sizeof header, "{\"irm_json\": %d, \"root\": %.*s, \"nodes\": [",
-                    FORMAT_VERSION, (int)rn, rootbuf);
+  int hn = snprintf(header, sizeof header, "{\"irm_json\": %d, \"root\": %.*s, \"nodes\": [", FORMAT_VERSION, (int)rn,
+                    rootbuf);
   if (hn < 0 || hn >= HEADER_ROOM) return irm_error(IRM_ERUNTIME, "JSON header too long");
   irm_text_buf *t = &w->text;
   irm_text_buf_puts_(t, w->n_nodes ? "\n]}" : "]}");

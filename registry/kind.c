@@ -81,10 +81,11 @@ static int unknown_kind_error(category *c, const char *category_name, const char
     return irm_error_nomem_("reporting an unknown kind");
   }
   if (best)
-    rc = irm_error(IRM_EVALUE, "unknown %s kind '%s' (did you mean '%s'?); registered kinds: %s",
-                   category_name, irm_error_quote(name), best, list);
+    rc = irm_error(IRM_EVALUE, "unknown %s kind '%s' (did you mean '%s'?); registered kinds: %s", category_name,
+                   irm_error_quote(name), best, list);
   else
-    rc = irm_error(IRM_EVALUE, "unknown %s kind '%s'; registered kinds: %s", category_name, irm_error_quote(name), list);
+    rc =
+        irm_error(IRM_EVALUE, "unknown %s kind '%s'; registered kinds: %s", category_name, irm_error_quote(name), list);
   irm_free(best);
   irm_free(names);
   return rc;
@@ -106,8 +107,8 @@ static int unknown_option_error(const irm_kind *k, const char *option) {
   if (!names) return irm_error_nomem_("reporting an unknown option");
   for (size_t i = 0; i < k->n_options; i++) names[i] = k->options[i].name;
   const char *best = irm_closest_name(option, names, k->n_options);
-  int rc = best ? irm_error(IRM_EATTR, "%s '%s' has no option '%s' (did you mean '%s'?)", k->cat->name,
-                            k->name, irm_error_quote(option), best)
+  int rc = best ? irm_error(IRM_EATTR, "%s '%s' has no option '%s' (did you mean '%s'?)", k->cat->name, k->name,
+                            irm_error_quote(option), best)
                 : irm_error(IRM_EATTR, "%s '%s' has no option '%s'", k->cat->name, k->name, irm_error_quote(option));
   irm_free(names);
   return rc;
@@ -154,7 +155,7 @@ int irm_kind_category_register(const char *name) {
  * race to register the same name). */
 static void kind_free_unpublished(irm_kind *k) {
   pthread_rwlock_wrlock(&irm_kind_lock_); /* before the kinds' table lock */
-  irm_kind_forget_attr_names_locked_(k); /* names its prepare taught the category */
+  irm_kind_forget_attr_names_locked_(k);  /* names its prepare taught the category */
   pthread_rwlock_unlock(&irm_kind_lock_);
   for (size_t i = 0; i < k->n_options; i++) option_free(&k->options[i]);
   irm_free(k->options);
@@ -306,16 +307,16 @@ static int check_option_args(const irm_kind *kind, const char *option, irm_optio
   int rc = check_name("an option name", option);
   if (rc) return rc;
   if (!irm_option_type_name(type))
-    return irm_error(IRM_EVALUE, "option '%s' of %s '%s': invalid option type %d", irm_error_quote(option), kind->cat->name,
-                     kind->name, (int)type);
+    return irm_error(IRM_EVALUE, "option '%s' of %s '%s': invalid option type %d", irm_error_quote(option),
+                     kind->cat->name, kind->name, (int)type);
   if (required && default_value && default_value->type_code != IRM_NONE)
-    return irm_error(IRM_EVALUE, "option '%s' of %s '%s' is required, so it cannot have a default", irm_error_quote(option),
-                     kind->cat->name, kind->name);
+    return irm_error(IRM_EVALUE, "option '%s' of %s '%s' is required, so it cannot have a default",
+                     irm_error_quote(option), kind->cat->name, kind->name);
   return IRM_OK;
 }
 
-int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type,
-                        const irm_any *default_value, const char *doc, int required) {
+int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type, const irm_any *default_value,
+                        const char *doc, int required) {
   int rc = check_option_args(kind, option, type, default_value, required);
   if (rc) return rc;
   option_def def = {0};
@@ -323,7 +324,8 @@ int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type
   def.required = required != 0;
   if (default_value && default_value->type_code != IRM_NONE &&
       (rc = irm_option_check_value(type, default_value, &def.default_value)))
-    return irm_error_context(rc, "default of option '%s' of %s '%s'", irm_error_quote(option), kind->cat->name, kind->name);
+    return irm_error_context(rc, "default of option '%s' of %s '%s'", irm_error_quote(option), kind->cat->name,
+                             kind->name);
   size_t len = strlen(option);
   option_undo *undo = irm_journal_active() ? irm_malloc(sizeof *undo + len + 1) : NULL;
   def.name = irm_strdup(option);
@@ -353,7 +355,8 @@ int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type
     irm_free(undo);
     if (rc == IRM_ERUNTIME) return irm_kind_detached_error_(kind);
     if (rc == IRM_EKEY)
-      return irm_error(IRM_EKEY, "%s '%s' already has an option '%s'", kind->cat->name, kind->name, irm_error_quote(option));
+      return irm_error(IRM_EKEY, "%s '%s' already has an option '%s'", kind->cat->name, kind->name,
+                       irm_error_quote(option));
     return irm_error_nomem_("adding an option");
   }
   if (undo) {

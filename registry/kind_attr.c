@@ -13,9 +13,9 @@ typedef struct attr_undo {
   int had_previous;
   irm_any previous; /* owned while held here */
   int previous_plevel;
-  int plevel;        /* the level this change left, to know it is still ours */
-  int was_set;       /* 1: set_attr, 0: reset */
-  int added_name;    /* the category learned the attribute name here */
+  int plevel;     /* the level this change left, to know it is still ours */
+  int was_set;    /* 1: set_attr, 0: reset */
+  int added_name; /* the category learned the attribute name here */
   char name[];
 } attr_undo;
 
@@ -36,9 +36,7 @@ static attr_name *name_find(const category *c, const char *attr) {
   return n;
 }
 
-static int kind_has_attr(const irm_name_entry *e, void *attr) {
-  return value_find(e->value, attr) != NULL;
-}
+static int kind_has_attr(const irm_name_entry *e, void *attr) { return value_find(e->value, attr) != NULL; }
 
 static int name_in_use(category *c, const char *attr) {
   return irm_name_table_visit_(&c->kinds, kind_has_attr, (void *)attr);
@@ -200,8 +198,10 @@ int irm_kind_set_attr(irm_kind *kind, const char *attr, const irm_any *value, in
   change_free(&c);
   if (rc == IRM_ERUNTIME) return irm_kind_detached_error_(kind);
   if (rc == IRM_EKEY)
-    return irm_error(IRM_EKEY, "attribute '%s' of %s '%s' is already set at level %d; use a higher level to "
-                     "replace it", irm_error_quote(attr), kind->cat->name, kind->name, plevel);
+    return irm_error(IRM_EKEY,
+                     "attribute '%s' of %s '%s' is already set at level %d; use a higher level to "
+                     "replace it",
+                     irm_error_quote(attr), kind->cat->name, kind->name, plevel);
   if (rc == IRM_ENOMEM) return irm_error_nomem_("setting a kind attribute");
   return IRM_OK; /* 1: a lower level is ignored, as in TVM */
 }

@@ -79,8 +79,7 @@ void irm_map_finalize_(irm_object *self) {
 }
 
 static int not_map(const char *fn, const irm_object *map) {
-  return irm_error(IRM_ETYPE, "%s: expected ffi.Map, got %s", fn,
-                   map ? irm_object_type_key(map) : "NULL");
+  return irm_error(IRM_ETYPE, "%s: expected ffi.Map, got %s", fn, map ? irm_object_type_key(map) : "NULL");
 }
 
 /* Where a look-up for a key ended: its index node (NULL when absent or the
@@ -101,8 +100,7 @@ static irm_map_entry *entry_find(const irm_map *m, const char *key, size_t len, 
     return at->node ? &m->entries[at->node->pos] : NULL;
   }
   for (size_t i = 0; i < m->used; i++)
-    if (m->entries[i].key && key_size(&m->entries[i]) == len &&
-        memcmp(key_data(&m->entries[i]), key, len) == 0)
+    if (m->entries[i].key && key_size(&m->entries[i]) == len && memcmp(key_data(&m->entries[i]), key, len) == 0)
       return &m->entries[i];
   return NULL;
 }
@@ -130,10 +128,8 @@ static int entry_add(irm_map *m, irm_object *key, irm_any value, const lookup *a
   }
   m->entries[m->used++] = (irm_map_entry){key, value};
   m->size++;
-  if (m->index)
-    (void)index_add(m, m->used - 1, at->hashv);
-  else if (m->size >= INDEX_FROM)
-    index_build(m);
+  if (m->index) (void)index_add(m, m->used - 1, at->hashv);
+  else if (m->size >= INDEX_FROM) index_build(m);
   return IRM_OK;
 }
 
@@ -232,10 +228,8 @@ int irm_map_from_pairs(const char *const *keys, const irm_any *values, size_t n,
   irm_object *o = NULL;
   int rc = irm_map_new(&o);
   for (size_t i = 0; rc == IRM_OK && i < n; i++) {
-    if (!keys[i])
-      rc = irm_error(IRM_EVALUE, "irm_map_from_pairs: key %zu is NULL", i);
-    else
-      rc = map_set((irm_map *)o, keys[i], strlen(keys[i]), &values[i]);
+    if (!keys[i]) rc = irm_error(IRM_EVALUE, "irm_map_from_pairs: key %zu is NULL", i);
+    else rc = map_set((irm_map *)o, keys[i], strlen(keys[i]), &values[i]);
   }
   if (rc) {
     irm_object_release(o);
@@ -272,7 +266,8 @@ static int missing_key(const irm_map *m, const char *key) {
   } else {
     return irm_error_nomem_("reporting a missing key");
   }
-  int rc = best ? irm_error(IRM_EKEY, "key '%s' is not in the Map (did you mean '%s'?)", irm_error_quote(key), irm_error_quote(best))
+  int rc = best ? irm_error(IRM_EKEY, "key '%s' is not in the Map (did you mean '%s'?)", irm_error_quote(key),
+                            irm_error_quote(best))
                 : irm_error(IRM_EKEY, "key '%s' is not in the Map", irm_error_quote(key));
   irm_free(names);
   return rc;
@@ -292,8 +287,7 @@ int irm_map_get_n(const irm_object *map, const char *key, size_t key_len, irm_an
 }
 
 int irm_map_with_set(const irm_object *map, const char *key, const irm_any *value, irm_object **out) {
-  if (!out || !key || !value)
-    return irm_error(IRM_EVALUE, "irm_map_with_set: key, value and out must not be NULL");
+  if (!out || !key || !value) return irm_error(IRM_EVALUE, "irm_map_with_set: key, value and out must not be NULL");
   *out = NULL;
   if (!irm_is_type_(map, IRM_TYPE_MAP)) return not_map("irm_map_with_set", map);
   irm_map *m = NULL;

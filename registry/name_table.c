@@ -92,8 +92,8 @@ typedef enum { NAME_ADDED, NAME_REPLACED, NAME_REMOVED } name_change;
 typedef struct name_undo {
   irm_name_table *table;
   name_change change;
-  void *added;           /* ADDED, REPLACED: what this change put there (a reference if counted) */
-  void *replaced;        /* REPLACED: the value it replaced (owned) */
+  void *added;    /* ADDED, REPLACED: what this change put there (a reference if counted) */
+  void *replaced; /* REPLACED: the value it replaced (owned) */
   const char *replaced_plugin;
   irm_name_entry *removed; /* REMOVED: the entry, owned while out of the table */
   char name[];
@@ -109,28 +109,28 @@ static void name_undo_run(void *data) {
   pthread_rwlock_wrlock(&t->lock);
   irm_name_entry *e = find_locked(t, u->name);
   switch (u->change) {
-    case NAME_ADDED:
-      if (e && e->value == u->added) {
-        HASH_DELETE(hh, t->entries, e);
-        if (!counted(t)) set_aside_locked(t, e);
-        gone = e;
-        dropped = e->value;
-      }
-      break;
-    case NAME_REPLACED:
-      if (e && e->value == u->added) {
-        dropped = e->value;
-        e->value = u->replaced;
-        e->plugin = u->replaced_plugin;
-        u->replaced = NULL;
-      }
-      break;
-    case NAME_REMOVED:
-      if (e) break;
-      if (!counted(t)) unlink_aside_locked(t, u->removed);
-      if (add_locked(t, u->removed) == IRM_OK) u->removed = NULL;
-      else if (!counted(t)) set_aside_locked(t, u->removed);
-      break;
+  case NAME_ADDED:
+    if (e && e->value == u->added) {
+      HASH_DELETE(hh, t->entries, e);
+      if (!counted(t)) set_aside_locked(t, e);
+      gone = e;
+      dropped = e->value;
+    }
+    break;
+  case NAME_REPLACED:
+    if (e && e->value == u->added) {
+      dropped = e->value;
+      e->value = u->replaced;
+      e->plugin = u->replaced_plugin;
+      u->replaced = NULL;
+    }
+    break;
+  case NAME_REMOVED:
+    if (e) break;
+    if (!counted(t)) unlink_aside_locked(t, u->removed);
+    if (add_locked(t, u->removed) == IRM_OK) u->removed = NULL;
+    else if (!counted(t)) set_aside_locked(t, u->removed);
+    break;
   }
   pthread_rwlock_unlock(&t->lock);
   if (gone) left_table(t, gone, dropped);
@@ -182,7 +182,7 @@ static irm_name_entry *entry_new(const char *name, void *value) {
 }
 
 int irm_name_table_add_(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
-                       irm_name_existing *existing, irm_name_entry **entry) {
+                        irm_name_existing *existing, irm_name_entry **entry) {
   if (existing) *existing = (irm_name_existing){NULL, NULL};
   if (entry) *entry = NULL;
   if (policy == IRM_NAME_OVERRIDE && !counted(t)) policy = IRM_NAME_UNIQUE;

@@ -28,8 +28,8 @@ void irm_native_free_(void *resource) { irm_free(resource); }
 /* ---- errors ------------------------------------------------------------ */
 
 static int count_error(const native_fn *nf, int32_t nargs) {
-  return irm_error(IRM_ETYPE, "function '%s' (%s) takes %d argument%s, got %d", irm_func_name(nf->self),
-                   nf->sig.text, (int)nf->sig.nargs, nf->sig.nargs == 1 ? "" : "s", (int)nargs);
+  return irm_error(IRM_ETYPE, "function '%s' (%s) takes %d argument%s, got %d", irm_func_name(nf->self), nf->sig.text,
+                   (int)nf->sig.nargs, nf->sig.nargs == 1 ? "" : "s", (int)nargs);
 }
 
 /* The conversion of argument i failed: redo it for the exact message and
@@ -38,8 +38,7 @@ static int arg_error(const native_fn *nf, const irm_any *args, int32_t i) {
   irm_cvalue scratch;
   int rc = irm_any_to_c_(nf->sig.args[i], &args[i], &scratch);
   if (rc == IRM_OK) rc = irm_error(IRM_ETYPE, "expected %s", irm_ntype_name_(nf->sig.args[i]));
-  return irm_error_context(rc, "function '%s' (%s): argument %d", irm_func_name(nf->self), nf->sig.text,
-                           (int)i + 1);
+  return irm_error_context(rc, "function '%s' (%s): argument %d", irm_func_name(nf->self), nf->sig.text, (int)i + 1);
 }
 
 /* ---- the libffi path --------------------------------------------------- */
@@ -100,55 +99,54 @@ typedef double (*fn_d2)(double, double);
 static inline int int_arg(const native_fn *nf, const irm_any *args, int32_t i, uint64_t *out) {
   const irm_any *v = &args[i];
   switch (nf->sig.args[i]) {
-    case IRM_NT_I64:
-      if (v->type_code == IRM_INT || v->type_code == IRM_BOOL) {
-        *out = (uint64_t)v->v_int;
-        return IRM_OK;
-      }
-      break;
-    case IRM_NT_U64:
-      if ((v->type_code == IRM_INT || v->type_code == IRM_BOOL) && v->v_int >= 0) {
-        *out = (uint64_t)v->v_int;
-        return IRM_OK;
-      }
-      break;
-    case IRM_NT_PTR:
-      if (v->type_code == IRM_PTR || v->type_code == IRM_NONE) {
-        *out = v->type_code == IRM_PTR ? (uint64_t)(uintptr_t)v->v_ptr : 0;
-        return IRM_OK;
-      }
-      break;
-    case IRM_NT_OBJ:
-      if (v->type_code == IRM_OBJECT && v->v_obj) {
-        *out = (uint64_t)(uintptr_t)v->v_obj;
-        return IRM_OK;
-      }
-      break;
-    default:
-      break;
+  case IRM_NT_I64:
+    if (v->type_code == IRM_INT || v->type_code == IRM_BOOL) {
+      *out = (uint64_t)v->v_int;
+      return IRM_OK;
+    }
+    break;
+  case IRM_NT_U64:
+    if ((v->type_code == IRM_INT || v->type_code == IRM_BOOL) && v->v_int >= 0) {
+      *out = (uint64_t)v->v_int;
+      return IRM_OK;
+    }
+    break;
+  case IRM_NT_PTR:
+    if (v->type_code == IRM_PTR || v->type_code == IRM_NONE) {
+      *out = v->type_code == IRM_PTR ? (uint64_t)(uintptr_t)v->v_ptr : 0;
+      return IRM_OK;
+    }
+    break;
+  case IRM_NT_OBJ:
+    if (v->type_code == IRM_OBJECT && v->v_obj) {
+      *out = (uint64_t)(uintptr_t)v->v_obj;
+      return IRM_OK;
+    }
+    break;
+  default: break;
   }
   return arg_error(nf, args, i);
 }
 
 static inline int int_result(const native_fn *nf, uint64_t r, irm_any *ret) {
   switch (nf->sig.ret) {
-    case IRM_NT_I64:
-    case IRM_NT_U64: *ret = irm_any_int((int64_t)r); break;
-    case IRM_NT_PTR: *ret = irm_any_ptr((void *)(uintptr_t)r); break;
-    case IRM_NT_OBJ: *ret = irm_any_object((irm_object *)(uintptr_t)r); break;
-    default: break; /* void: *ret is already NONE */
+  case IRM_NT_I64:
+  case IRM_NT_U64: *ret = irm_any_int((int64_t)r); break;
+  case IRM_NT_PTR: *ret = irm_any_ptr((void *)(uintptr_t)r); break;
+  case IRM_NT_OBJ: *ret = irm_any_object((irm_object *)(uintptr_t)r); break;
+  default: break; /* void: *ret is already NONE */
   }
   return IRM_OK;
 }
 
-#define INT_ARGS(n)                                                   \
-  native_fn *nf = resource;                                           \
-  uint64_t a[4] = {0, 0, 0, 0};                                       \
+#define INT_ARGS(n)                                                     \
+  native_fn *nf = resource;                                             \
+  uint64_t a[4] = {0, 0, 0, 0};                                         \
   if (__builtin_expect(nargs != (n), 0)) return count_error(nf, nargs); \
-  for (int32_t i = 0; i < (n); i++) {                                 \
-    int rc_ = int_arg(nf, args, i, &a[i]);                            \
-    if (__builtin_expect(rc_ != IRM_OK, 0)) return rc_;               \
-  }                                                                   \
+  for (int32_t i = 0; i < (n); i++) {                                   \
+    int rc_ = int_arg(nf, args, i, &a[i]);                              \
+    if (__builtin_expect(rc_ != IRM_OK, 0)) return rc_;                 \
+  }                                                                     \
   (void)0
 
 static int call_int0(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
@@ -194,8 +192,7 @@ static int call_i64_0(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 }
 static int call_i64_1(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const native_fn *nf = resource;
-  if (__builtin_expect(nargs != 1 || int_bits(&args[0]) > 1, 0))
-    return call_int1(args, nargs, ret, resource);
+  if (__builtin_expect(nargs != 1 || int_bits(&args[0]) > 1, 0)) return call_int1(args, nargs, ret, resource);
   *ret = irm_any_int(((fn_i1)nf->fp)(args[0].v_int));
   return IRM_OK;
 }
@@ -215,8 +212,8 @@ static int call_i64_3(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 }
 static int call_i64_4(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const native_fn *nf = resource;
-  if (__builtin_expect(nargs != 4 || (int_bits(&args[0]) | int_bits(&args[1]) | int_bits(&args[2]) |
-                                      int_bits(&args[3])) > 1, 0))
+  if (__builtin_expect(
+          nargs != 4 || (int_bits(&args[0]) | int_bits(&args[1]) | int_bits(&args[2]) | int_bits(&args[3])) > 1, 0))
     return call_int4(args, nargs, ret, resource);
   *ret = irm_any_int(((fn_i4)nf->fp)(args[0].v_int, args[1].v_int, args[2].v_int, args[3].v_int));
   return IRM_OK;
@@ -255,19 +252,18 @@ static int is_int_class(irm_ntype t) {
 }
 
 int irm_native_sig_is_int_class_(const irm_native_sig *sig) {
-  int all_int = IRM_NATIVE_FAST_PATHS && sig->nargs <= 4 &&
-                (sig->ret == IRM_NT_VOID || is_int_class(sig->ret));
+  int all_int = IRM_NATIVE_FAST_PATHS && sig->nargs <= 4 && (sig->ret == IRM_NT_VOID || is_int_class(sig->ret));
   for (int32_t i = 0; all_int && i < sig->nargs; i++) all_int = is_int_class(sig->args[i]);
   return all_int;
 }
 
 uint64_t irm_native_call_int_(irm_native_fn fp, int32_t nargs, const uint64_t *a) {
   switch (nargs) {
-    case 0: return ((fn_u0)fp)();
-    case 1: return ((fn_u1)fp)(a[0]);
-    case 2: return ((fn_u2)fp)(a[0], a[1]);
-    case 3: return ((fn_u3)fp)(a[0], a[1], a[2]);
-    default: return ((fn_u4)fp)(a[0], a[1], a[2], a[3]);
+  case 0: return ((fn_u0)fp)();
+  case 1: return ((fn_u1)fp)(a[0]);
+  case 2: return ((fn_u2)fp)(a[0], a[1]);
+  case 3: return ((fn_u3)fp)(a[0], a[1], a[2]);
+  default: return ((fn_u4)fp)(a[0], a[1], a[2], a[3]);
   }
 }
 
@@ -276,8 +272,7 @@ static irm_packed_cfunc choose_thunk(const irm_native_sig *sig) {
   if (!IRM_NATIVE_FAST_PATHS) return call_ffi;
   if (irm_native_sig_is_int_class_(sig)) {
     static const irm_packed_cfunc by_arity[] = {call_int0, call_int1, call_int2, call_int3, call_int4};
-    static const irm_packed_cfunc i64_by_arity[] = {call_i64_0, call_i64_1, call_i64_2, call_i64_3,
-                                                    call_i64_4};
+    static const irm_packed_cfunc i64_by_arity[] = {call_i64_0, call_i64_1, call_i64_2, call_i64_3, call_i64_4};
     int all_i64 = sig->ret == IRM_NT_I64;
     for (int32_t i = 0; i < sig->nargs; i++) all_i64 &= sig->args[i] == IRM_NT_I64;
     return (all_i64 ? i64_by_arity : by_arity)[sig->nargs];
@@ -294,22 +289,16 @@ static irm_packed_cfunc choose_thunk(const irm_native_sig *sig) {
 static int32_t in_place_code(irm_ntype t, uint8_t *check) {
   *check = CHECK_NONE;
   switch (t) {
-    case IRM_NT_I64: return IRM_INT;
-    case IRM_NT_F64: return IRM_FLOAT;
-    case IRM_NT_PTR: return IRM_PTR;
-    case IRM_NT_STR:
-      *check = CHECK_NOT_NULL;
-      return IRM_STR;
-    case IRM_NT_OBJ:
-    case IRM_NT_OBJ_OPT:
-      *check = CHECK_NOT_NULL;
-      return IRM_OBJECT;
+  case IRM_NT_I64: return IRM_INT;
+  case IRM_NT_F64: return IRM_FLOAT;
+  case IRM_NT_PTR: return IRM_PTR;
+  case IRM_NT_STR: *check = CHECK_NOT_NULL; return IRM_STR;
+  case IRM_NT_OBJ:
+  case IRM_NT_OBJ_OPT: *check = CHECK_NOT_NULL; return IRM_OBJECT;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    case IRM_NT_I32:
-      *check = CHECK_I32_RANGE;
-      return IRM_INT;
+  case IRM_NT_I32: *check = CHECK_I32_RANGE; return IRM_INT;
 #endif
-    default: return -1; /* other types convert */
+  default: return -1; /* other types convert */
   }
 }
 
@@ -330,8 +319,7 @@ int irm_func_new_native(irm_native_fn fn, const char *signature, irm_object **ou
   }
   nf->fp = fn;
   nf->self = *out;
-  for (int32_t i = 0; i < nf->sig.nargs; i++)
-    nf->in_place[i] = in_place_code(nf->sig.args[i], &nf->in_place_check[i]);
+  for (int32_t i = 0; i < nf->sig.nargs; i++) nf->in_place[i] = in_place_code(nf->sig.args[i], &nf->in_place_check[i]);
   return IRM_OK;
 }
 

@@ -82,68 +82,65 @@ int irm_native_string_result_(const char *s, irm_any *out);
 static inline int irm_any_to_c_(irm_ntype t, const irm_any *v, irm_cvalue *out) {
   int is_int = v->type_code == IRM_INT || v->type_code == IRM_BOOL;
   switch (t) {
-    case IRM_NT_BOOL:
-      if (is_int && (v->v_int == 0 || v->v_int == 1)) {
-        out->b = (uint8_t)v->v_int;
-        return 0;
-      }
-      break;
-    case IRM_NT_I32:
-      if (is_int && v->v_int >= INT32_MIN && v->v_int <= INT32_MAX) {
-        out->i32 = (int32_t)v->v_int;
-        return 0;
-      }
-      break;
-    case IRM_NT_I64:
-      if (is_int) {
-        out->i64 = v->v_int;
-        return 0;
-      }
-      break;
-    case IRM_NT_U64:
-      if (is_int && v->v_int >= 0) {
-        out->u64 = (uint64_t)v->v_int;
-        return 0;
-      }
-      break;
-    case IRM_NT_F32:
-    case IRM_NT_F64:
-      if (v->type_code == IRM_FLOAT || v->type_code == IRM_INT) {
-        double d = v->type_code == IRM_FLOAT ? v->v_float : (double)v->v_int;
-        if (t == IRM_NT_F32) out->f32 = (float)d;
-        else out->f64 = d;
-        return 0;
-      }
-      break;
-    case IRM_NT_PTR:
-      if (v->type_code == IRM_PTR || v->type_code == IRM_NONE) {
-        out->p = v->type_code == IRM_PTR ? v->v_ptr : NULL;
-        return 0;
-      }
-      break;
-    case IRM_NT_STR:
-      if (v->type_code == IRM_STR && v->v_str) {
-        out->s = v->v_str;
-        return 0;
-      }
-      if (v->type_code == IRM_OBJECT && (out->s = irm_string_data(v->v_obj)) != NULL) return 0;
-      break;
-    case IRM_NT_OBJ:
-    case IRM_NT_OBJ_OPT:
-      if (v->type_code == IRM_OBJECT && v->v_obj) {
-        out->o = v->v_obj;
-        return 0;
-      }
-      if (v->type_code == IRM_NONE && t == IRM_NT_OBJ_OPT) {
-        out->o = NULL;
-        return 0;
-      }
-      break;
-    case IRM_NT_ANY:
-      out->a = v;
+  case IRM_NT_BOOL:
+    if (is_int && (v->v_int == 0 || v->v_int == 1)) {
+      out->b = (uint8_t)v->v_int;
       return 0;
-    case IRM_NT_VOID:
-      break;
+    }
+    break;
+  case IRM_NT_I32:
+    if (is_int && v->v_int >= INT32_MIN && v->v_int <= INT32_MAX) {
+      out->i32 = (int32_t)v->v_int;
+      return 0;
+    }
+    break;
+  case IRM_NT_I64:
+    if (is_int) {
+      out->i64 = v->v_int;
+      return 0;
+    }
+    break;
+  case IRM_NT_U64:
+    if (is_int && v->v_int >= 0) {
+      out->u64 = (uint64_t)v->v_int;
+      return 0;
+    }
+    break;
+  case IRM_NT_F32:
+  case IRM_NT_F64:
+    if (v->type_code == IRM_FLOAT || v->type_code == IRM_INT) {
+      double d = v->type_code == IRM_FLOAT ? v->v_float : (double)v->v_int;
+      if (t == IRM_NT_F32) out->f32 = (float)d;
+      else out->f64 = d;
+      return 0;
+    }
+    break;
+  case IRM_NT_PTR:
+    if (v->type_code == IRM_PTR || v->type_code == IRM_NONE) {
+      out->p = v->type_code == IRM_PTR ? v->v_ptr : NULL;
+      return 0;
+    }
+    break;
+  case IRM_NT_STR:
+    if (v->type_code == IRM_STR && v->v_str) {
+      out->s = v->v_str;
+      return 0;
+    }
+    if (v->type_code == IRM_OBJECT && (out->s = irm_string_data(v->v_obj)) != NULL) return 0;
+    break;
+  case IRM_NT_OBJ:
+  case IRM_NT_OBJ_OPT:
+    if (v->type_code == IRM_OBJECT && v->v_obj) {
+      out->o = v->v_obj;
+      return 0;
+    }
+    if (v->type_code == IRM_NONE && t == IRM_NT_OBJ_OPT) {
+      out->o = NULL;
+      return 0;
+    }
+    break;
+  case IRM_NT_ANY: out->a = v; return 0;
+  case IRM_NT_VOID: break;
   }
   return irm_native_conv_error_(t, v);
 }
@@ -154,24 +151,48 @@ static inline int irm_any_to_c_(irm_ntype t, const irm_any *v, irm_cvalue *out) 
 static inline int irm_c_to_any_(irm_ntype t, const irm_cvalue *v, int owned, irm_any *out) {
   irm_any r = {0};
   switch (t) {
-    case IRM_NT_VOID: r.type_code = IRM_NONE; break;
-    case IRM_NT_BOOL: r.type_code = IRM_BOOL; r.v_int = v->b != 0; break;
-    case IRM_NT_I32: r.type_code = IRM_INT; r.v_int = v->i32; break;
-    case IRM_NT_I64: r.type_code = IRM_INT; r.v_int = v->i64; break;
-    case IRM_NT_U64: r.type_code = IRM_INT; r.v_int = (int64_t)v->u64; break;
-    case IRM_NT_F32: r.type_code = IRM_FLOAT; r.v_float = v->f32; break;
-    case IRM_NT_F64: r.type_code = IRM_FLOAT; r.v_float = v->f64; break;
-    case IRM_NT_PTR: r.type_code = IRM_PTR; r.v_ptr = v->p; break;
-    case IRM_NT_STR:
-      if (v->s && owned) return irm_native_string_result_(v->s, out);
-      r.type_code = v->s ? IRM_STR : IRM_NONE;
-      r.v_str = v->s;
-      break;
-    case IRM_NT_OBJ:
-    case IRM_NT_OBJ_OPT: r.type_code = v->o ? IRM_OBJECT : IRM_NONE; r.v_obj = v->o; break;
-    case IRM_NT_ANY:
-      if (v->a) r = *v->a;
-      break;
+  case IRM_NT_VOID: r.type_code = IRM_NONE; break;
+  case IRM_NT_BOOL:
+    r.type_code = IRM_BOOL;
+    r.v_int = v->b != 0;
+    break;
+  case IRM_NT_I32:
+    r.type_code = IRM_INT;
+    r.v_int = v->i32;
+    break;
+  case IRM_NT_I64:
+    r.type_code = IRM_INT;
+    r.v_int = v->i64;
+    break;
+  case IRM_NT_U64:
+    r.type_code = IRM_INT;
+    r.v_int = (int64_t)v->u64;
+    break;
+  case IRM_NT_F32:
+    r.type_code = IRM_FLOAT;
+    r.v_float = v->f32;
+    break;
+  case IRM_NT_F64:
+    r.type_code = IRM_FLOAT;
+    r.v_float = v->f64;
+    break;
+  case IRM_NT_PTR:
+    r.type_code = IRM_PTR;
+    r.v_ptr = v->p;
+    break;
+  case IRM_NT_STR:
+    if (v->s && owned) return irm_native_string_result_(v->s, out);
+    r.type_code = v->s ? IRM_STR : IRM_NONE;
+    r.v_str = v->s;
+    break;
+  case IRM_NT_OBJ:
+  case IRM_NT_OBJ_OPT:
+    r.type_code = v->o ? IRM_OBJECT : IRM_NONE;
+    r.v_obj = v->o;
+    break;
+  case IRM_NT_ANY:
+    if (v->a) r = *v->a;
+    break;
   }
   *out = r;
   return 0;

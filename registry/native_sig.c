@@ -13,9 +13,9 @@ static const struct {
   const char *name;
   irm_ntype type;
 } type_names[] = {
-    {"void", IRM_NT_VOID}, {"bool", IRM_NT_BOOL}, {"i32", IRM_NT_I32},     {"i64", IRM_NT_I64},
-    {"u64", IRM_NT_U64},   {"f32", IRM_NT_F32},   {"f64", IRM_NT_F64},     {"ptr", IRM_NT_PTR},
-    {"str", IRM_NT_STR},   {"obj?", IRM_NT_OBJ_OPT}, {"obj", IRM_NT_OBJ},  {"any", IRM_NT_ANY},
+    {"void", IRM_NT_VOID}, {"bool", IRM_NT_BOOL},    {"i32", IRM_NT_I32}, {"i64", IRM_NT_I64},
+    {"u64", IRM_NT_U64},   {"f32", IRM_NT_F32},      {"f64", IRM_NT_F64}, {"ptr", IRM_NT_PTR},
+    {"str", IRM_NT_STR},   {"obj?", IRM_NT_OBJ_OPT}, {"obj", IRM_NT_OBJ}, {"any", IRM_NT_ANY},
 };
 enum { type_count = sizeof type_names / sizeof type_names[0] };
 
@@ -27,14 +27,14 @@ const char *irm_ntype_name_(irm_ntype t) {
 
 ffi_type *irm_ntype_ffi_(irm_ntype t) {
   switch (t) {
-    case IRM_NT_VOID: return &ffi_type_void;
-    case IRM_NT_BOOL: return &ffi_type_uint8;
-    case IRM_NT_I32: return &ffi_type_sint32;
-    case IRM_NT_I64: return &ffi_type_sint64;
-    case IRM_NT_U64: return &ffi_type_uint64;
-    case IRM_NT_F32: return &ffi_type_float;
-    case IRM_NT_F64: return &ffi_type_double;
-    default: return &ffi_type_pointer;
+  case IRM_NT_VOID: return &ffi_type_void;
+  case IRM_NT_BOOL: return &ffi_type_uint8;
+  case IRM_NT_I32: return &ffi_type_sint32;
+  case IRM_NT_I64: return &ffi_type_sint64;
+  case IRM_NT_U64: return &ffi_type_uint64;
+  case IRM_NT_F32: return &ffi_type_float;
+  case IRM_NT_F64: return &ffi_type_double;
+  default: return &ffi_type_pointer;
   }
 }
 
@@ -91,8 +91,7 @@ static int expect_char(cursor *c, char ch, const char *what) {
 static void format_sig(irm_native_sig *sig) {
   char *p = sig->text;
   p += sprintf(p, "%s(", irm_ntype_name_(sig->ret));
-  for (int32_t i = 0; i < sig->nargs; i++)
-    p += sprintf(p, "%s%s", i ? "," : "", irm_ntype_name_(sig->args[i]));
+  for (int32_t i = 0; i < sig->nargs; i++) p += sprintf(p, "%s%s", i ? "," : "", irm_ntype_name_(sig->args[i]));
   sprintf(p, ")");
 }
 
@@ -138,8 +137,7 @@ int irm_native_prep_cif_(const irm_native_sig *sig, ffi_cif *cif, ffi_type **typ
   for (int32_t i = 0; i < sig->nargs; i++) types[i] = irm_ntype_ffi_(sig->args[i]);
   ffi_status st = ffi_prep_cif(cif, FFI_DEFAULT_ABI, (unsigned)sig->nargs, irm_ntype_ffi_(sig->ret), types);
   if (st != FFI_OK)
-    return irm_error(IRM_ERUNTIME, "libffi cannot prepare a call of signature '%s' (status %d)", sig->text,
-                     (int)st);
+    return irm_error(IRM_ERUNTIME, "libffi cannot prepare a call of signature '%s' (status %d)", sig->text, (int)st);
   return IRM_OK;
 }
 
@@ -147,8 +145,7 @@ int irm_native_prep_cif_(const irm_native_sig *sig, ffi_cif *cif, ffi_type **typ
 
 int irm_native_conv_error_(irm_ntype t, const irm_any *v) {
   if (t == IRM_NT_BOOL && v->type_code == IRM_INT)
-    return irm_error(IRM_ETYPE, "expected bool, got int %lld (only 0 and 1 convert to bool)",
-                     (long long)v->v_int);
+    return irm_error(IRM_ETYPE, "expected bool, got int %lld (only 0 and 1 convert to bool)", (long long)v->v_int);
   if (t == IRM_NT_I32 && (v->type_code == IRM_INT || v->type_code == IRM_BOOL))
     return irm_error(IRM_EVALUE, "int %lld is out of range for i32", (long long)v->v_int);
   if (t == IRM_NT_U64 && (v->type_code == IRM_INT || v->type_code == IRM_BOOL))

@@ -47,14 +47,17 @@ typedef struct key_entry {
   int former; /* nonzero for a former key */
 } key_entry;
 
-#define BUILTIN(idx, k, fin) \
+#define BUILTIN(idx, k, fin)                                                                  \
   [idx] = {.info = {sizeof(irm_type_info), k, NULL, fin, NULL, NULL, NULL, NULL, NULL, NULL}, \
-           .key = (char *)k, .parent = IRM_TYPE_OBJECT, .depth = 1}
+           .key = (char *)k,                                                                  \
+           .parent = IRM_TYPE_OBJECT,                                                         \
+           .depth = 1}
 
 static type_entry builtin_chunk[TYPE_CHUNK] = {
-    [IRM_TYPE_OBJECT] = {.info = {sizeof(irm_type_info), "ffi.Object", NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL},
-                         .key = (char *)"ffi.Object", .parent = -1, .depth = 0},
+    [IRM_TYPE_OBJECT] = {.info = {sizeof(irm_type_info), "ffi.Object", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+                         .key = (char *)"ffi.Object",
+                         .parent = -1,
+                         .depth = 0},
     BUILTIN(IRM_TYPE_STRING, "ffi.String", NULL),
     BUILTIN(IRM_TYPE_ARRAY, "ffi.Array", irm_array_finalize_),
     BUILTIN(IRM_TYPE_MAP, "ffi.Map", irm_map_finalize_),
@@ -97,7 +100,7 @@ static void destroy(irm_object *o) {
 void irm_object_release(irm_object *o) {
   if (!o) return;
   if (atomic_fetch_sub_explicit(&o->refcount, 1, memory_order_release) != 1) return;
-  /* The last owner must see every other owner's writes before finalizing.
+    /* The last owner must see every other owner's writes before finalizing.
    * An acquire fence does that at no cost on the common path; TSan cannot
    * see through fences, so under TSan an acquire load of the counter (the
    * same ordering, as Rust's Arc does) makes the release path report-free. */
@@ -123,8 +126,9 @@ uint32_t irm_object_refcount(const irm_object *o) {
 
 int irm_object_alloc_(int32_t type_index, size_t total_size, irm_object **out) {
   irm_object *o = irm_calloc(1, total_size);
-  if (!o) return irm_error(IRM_ENOMEM, "out of memory creating a %s object",
-                           irm_type_key(type_index) ? irm_type_key(type_index) : "?");
+  if (!o)
+    return irm_error(IRM_ENOMEM, "out of memory creating a %s object",
+                     irm_type_key(type_index) ? irm_type_key(type_index) : "?");
   atomic_init(&o->refcount, 1);
   o->type_index = type_index;
   *out = o;
@@ -134,26 +138,19 @@ int irm_object_alloc_(int32_t type_index, size_t total_size, irm_object **out) {
 int irm_object_new(int32_t type_index, size_t payload_size, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_object_new: out must not be NULL");
   *out = NULL;
-  if (!entry_at(type_index))
-    return irm_error(IRM_EKEY, "irm_object_new: no type with index %d", (int)type_index);
+  if (!entry_at(type_index)) return irm_error(IRM_EKEY, "irm_object_new: no type with index %d", (int)type_index);
   if (payload_size > SIZE_MAX - IRM_PAYLOAD_OFFSET_)
     return irm_error(IRM_EVALUE, "irm_object_new: payload size %zu is too large", payload_size);
   return irm_object_alloc_(type_index, IRM_PAYLOAD_OFFSET_ + payload_size, out);
 }
 
-void *irm_object_payload(irm_object *o) {
-  return o ? (char *)o + IRM_PAYLOAD_OFFSET_ : NULL;
-}
+void *irm_object_payload(irm_object *o) { return o ? (char *)o + IRM_PAYLOAD_OFFSET_ : NULL; }
 
-const void *irm_object_payload_const(const irm_object *o) {
-  return o ? (const char *)o + IRM_PAYLOAD_OFFSET_ : NULL;
-}
+const void *irm_object_payload_const(const irm_object *o) { return o ? (const char *)o + IRM_PAYLOAD_OFFSET_ : NULL; }
 
 int32_t irm_object_type_index(const irm_object *o) { return o ? o->type_index : -1; }
 
-const char *irm_object_type_key(const irm_object *o) {
-  return o ? irm_type_key(o->type_index) : NULL;
-}
+const char *irm_object_type_key(const irm_object *o) { return o ? irm_type_key(o->type_index) : NULL; }
 
 /* ---- type registry ----------------------------------------------------- */
 
@@ -272,8 +269,7 @@ static int unknown_type_error(const char *what, const char *key) {
 }
 
 int irm_type_find(const char *type_key, int32_t *out_index) {
-  if (!type_key || !out_index)
-    return irm_error(IRM_EVALUE, "irm_type_find: type_key and out_index must not be NULL");
+  if (!type_key || !out_index) return irm_error(IRM_EVALUE, "irm_type_find: type_key and out_index must not be NULL");
   int rc;
   int32_t idx = key_lookup(type_key, &rc);
   if (rc) return rc;
@@ -315,8 +311,7 @@ static const char *const *former_keys_of(const irm_type_info *info) {
 }
 
 static int check_type_info(const irm_type_info *info, int32_t *out_index) {
-  if (!info || !out_index)
-    return irm_error(IRM_EVALUE, "irm_type_register: info and out_index must not be NULL");
+  if (!info || !out_index) return irm_error(IRM_EVALUE, "irm_type_register: info and out_index must not be NULL");
   if (info->struct_size < offsetof(irm_type_info, to_fields))
     return irm_error(IRM_EVALUE,
                      "irm_type_register: struct_size %u is smaller than the oldest "
@@ -445,8 +440,7 @@ int irm_type_register(const irm_type_info *info, int32_t *out_index) {
                        irm_error_quote(info->type_key), irm_error_quote(taken_key), irm_type_key(taken_index),
                        taken_former ? " as one of its former keys" : "", (int)taken_index);
     if (parent < 0) return unknown_type_error("parent type", parent_key);
-    if (index == -1) return irm_error(IRM_ERUNTIME, "too many types registered (limit %d)",
-                                      TYPE_CHUNK * TYPE_CHUNKS);
+    if (index == -1) return irm_error(IRM_ERUNTIME, "too many types registered (limit %d)", TYPE_CHUNK * TYPE_CHUNKS);
     return irm_error_nomem_("registering a type");
   }
   (void)irm_journal_record(type_unregister, NULL, (void *)(intptr_t)index); /* reserved */

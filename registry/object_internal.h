@@ -34,7 +34,7 @@ typedef struct irm_map {
   /* Insertion order. entries[0..used) holds the live entries and holes
    * (key NULL) left by erasing, which compaction squeezes out (map.c). */
   irm_map_entry *entries;
-  size_t size;          /* live entries */
+  size_t size; /* live entries */
   size_t used, capacity;
   irm_map_index *index; /* uthash of positions, for large maps only */
 } irm_map;

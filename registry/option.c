@@ -20,7 +20,8 @@
 
 static const char *const builtin_names[] = {"bool", "int", "float", "str", "array<str>", "array<int>", "map"};
 enum { builtin_count = sizeof builtin_names / sizeof builtin_names[0] };
-_Static_assert((int)builtin_count == (int)IRM_OPTION_FIRST_PLUGGABLE_, "every slot below the first pluggable one is layer 0's");
+_Static_assert((int)builtin_count == (int)IRM_OPTION_FIRST_PLUGGABLE_,
+               "every slot below the first pluggable one is layer 0's");
 
 /* Pluggable slots: written once under plug_lock, read without it. */
 static _Atomic(const irm_option_type_def *) plugged[IRM_OPTION_TYPE_LIMIT_];
@@ -49,14 +50,15 @@ int irm_option_type_register_(irm_option_type type, const irm_option_type_def *d
   pthread_mutex_lock(&plug_lock);
   const irm_option_type_def *now = atomic_load_explicit(&plugged[type], memory_order_relaxed);
   for (int i = 0; i < IRM_OPTION_TYPE_LIMIT_ && rc == IRM_OK; i++) {
-    const irm_option_type_def *other = i < builtin_count ? NULL : atomic_load_explicit(&plugged[i], memory_order_relaxed);
+    const irm_option_type_def *other =
+        i < builtin_count ? NULL : atomic_load_explicit(&plugged[i], memory_order_relaxed);
     const char *name = i < builtin_count ? builtin_names[i] : other && i != (int)type ? other->name : NULL;
     if (name && strcmp(name, def->name) == 0)
       rc = irm_error(IRM_EKEY, "option type '%s' is already registered (slot %d)", def->name, i);
   }
   if (rc == IRM_OK && now && now != def)
-    rc = irm_error(IRM_EKEY, "option type slot %d already holds '%s'; cannot register '%s' there", (int)type,
-                   now->name, def->name);
+    rc = irm_error(IRM_EKEY, "option type slot %d already holds '%s'; cannot register '%s' there", (int)type, now->name,
+                   def->name);
   if (rc == IRM_OK) atomic_store_explicit(&plugged[type], def, memory_order_release);
   pthread_mutex_unlock(&plug_lock);
   return rc;
@@ -87,8 +89,8 @@ int irm_option_type_parse(const char *name, irm_option_type *out) {
   }
   list[used] = '\0';
   const char *best = irm_closest_name(name, names, n);
-  return irm_error(IRM_EVALUE, "unknown option type '%s'%s%s%s; types: %s", irm_error_quote(name), best ? " (did you mean '" : "",
-                   best ? best : "", best ? "'?)" : "", list);
+  return irm_error(IRM_EVALUE, "unknown option type '%s'%s%s%s; types: %s", irm_error_quote(name),
+                   best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "", list);
 }
 
 /* ---- native values ----------------------------------------------------- */
@@ -118,8 +120,7 @@ static int check_items(irm_option_type type, const irm_option_type_def *def, con
 }
 
 /* A value of a plugged type: an object of its key, or an Array of them. */
-static int check_plugged(irm_option_type type, const irm_option_type_def *def, const irm_any *value,
-                         irm_any *out) {
+static int check_plugged(irm_option_type type, const irm_option_type_def *def, const irm_any *value, irm_any *out) {
   const char *key = def->is_array ? "ffi.Array" : def->object_key;
   if (value->type_code != IRM_OBJECT || !irm_object_is(value->v_obj, key)) return mismatch(type, value);
   int rc = def->is_array ? check_items(type, def, value->v_obj) : IRM_OK;
@@ -130,39 +131,37 @@ int irm_option_check_value(irm_option_type type, const irm_any *value, irm_any *
   if (!value || !out) return irm_error(IRM_EVALUE, "irm_option_check_value: value and out must not be NULL");
   *out = irm_any_none();
   switch (type) {
-    case IRM_OPTION_BOOL: {
-      bool b;
-      if (value->type_code != IRM_BOOL && value->type_code != IRM_INT) return mismatch(type, value);
-      int rc = irm_any_to_bool(value, &b);
-      if (rc) return rc;
-      *out = irm_any_bool(b);
-      return IRM_OK;
-    }
-    case IRM_OPTION_INT:
-      if (value->type_code != IRM_INT) return mismatch(type, value);
-      *out = *value;
-      return IRM_OK;
-    case IRM_OPTION_FLOAT:
-      if (value->type_code == IRM_FLOAT) *out = *value;
-      else if (value->type_code == IRM_INT) *out = irm_any_float((double)value->v_int);
-      else return mismatch(type, value);
-      return IRM_OK;
-    case IRM_OPTION_STR:
-      if (value->type_code != IRM_STR &&
-          !(value->type_code == IRM_OBJECT && irm_string_data(value->v_obj)))
-        return mismatch(type, value);
-      return irm_any_copy(value, out);
-    case IRM_OPTION_ARRAY_STR:
-    case IRM_OPTION_ARRAY_INT: {
-      if (value->type_code != IRM_OBJECT || !irm_object_is(value->v_obj, "ffi.Array"))
-        return mismatch(type, value);
-      int rc = check_items(type, NULL, value->v_obj);
-      return rc ? rc : irm_any_copy(value, out);
-    }
-    case IRM_OPTION_MAP:
-      if (value->type_code != IRM_OBJECT || !irm_object_is(value->v_obj, "ffi.Map")) return mismatch(type, value);
-      return irm_any_copy(value, out);
-    default: break;
+  case IRM_OPTION_BOOL: {
+    bool b;
+    if (value->type_code != IRM_BOOL && value->type_code != IRM_INT) return mismatch(type, value);
+    int rc = irm_any_to_bool(value, &b);
+    if (rc) return rc;
+    *out = irm_any_bool(b);
+    return IRM_OK;
+  }
+  case IRM_OPTION_INT:
+    if (value->type_code != IRM_INT) return mismatch(type, value);
+    *out = *value;
+    return IRM_OK;
+  case IRM_OPTION_FLOAT:
+    if (value->type_code == IRM_FLOAT) *out = *value;
+    else if (value->type_code == IRM_INT) *out = irm_any_float((double)value->v_int);
+    else return mismatch(type, value);
+    return IRM_OK;
+  case IRM_OPTION_STR:
+    if (value->type_code != IRM_STR && !(value->type_code == IRM_OBJECT && irm_string_data(value->v_obj)))
+      return mismatch(type, value);
+    return irm_any_copy(value, out);
+  case IRM_OPTION_ARRAY_STR:
+  case IRM_OPTION_ARRAY_INT: {
+    if (value->type_code != IRM_OBJECT || !irm_object_is(value->v_obj, "ffi.Array")) return mismatch(type, value);
+    int rc = check_items(type, NULL, value->v_obj);
+    return rc ? rc : irm_any_copy(value, out);
+  }
+  case IRM_OPTION_MAP:
+    if (value->type_code != IRM_OBJECT || !irm_object_is(value->v_obj, "ffi.Map")) return mismatch(type, value);
+    return irm_any_copy(value, out);
+  default: break;
   }
   const irm_option_type_def *def = plugged_def(type);
   return def ? check_plugged(type, def, value, out) : irm_error(IRM_EVALUE, "invalid option type %d", (int)type);
@@ -266,20 +265,19 @@ int irm_option_parse_text(irm_option_type type, const char *text, irm_any *out) 
   int bad = irm_utf8_check_("the option text", text);
   if (bad) return bad;
   switch (type) {
-    case IRM_OPTION_BOOL: return parse_bool(text, out);
-    case IRM_OPTION_INT: {
-      int64_t v = 0;
-      int rc = parse_int(text, &v);
-      if (rc == IRM_OK) *out = irm_any_int(v);
-      return rc;
-    }
-    case IRM_OPTION_FLOAT: return parse_float(text, out);
-    case IRM_OPTION_STR: return as_string(text, out);
-    case IRM_OPTION_ARRAY_STR:
-    case IRM_OPTION_ARRAY_INT: return parse_array(type, text, out);
-    case IRM_OPTION_MAP:
-      return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", irm_error_quote(text));
-    default: break;
+  case IRM_OPTION_BOOL: return parse_bool(text, out);
+  case IRM_OPTION_INT: {
+    int64_t v = 0;
+    int rc = parse_int(text, &v);
+    if (rc == IRM_OK) *out = irm_any_int(v);
+    return rc;
+  }
+  case IRM_OPTION_FLOAT: return parse_float(text, out);
+  case IRM_OPTION_STR: return as_string(text, out);
+  case IRM_OPTION_ARRAY_STR:
+  case IRM_OPTION_ARRAY_INT: return parse_array(type, text, out);
+  case IRM_OPTION_MAP: return irm_error(IRM_EVALUE, "a map option has no text form; got '%s'", irm_error_quote(text));
+  default: break;
   }
   /* A plugged type's objects are made by its layer: hand back the text. */
   const irm_option_type_def *def = plugged_def(type);

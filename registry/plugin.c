@@ -31,13 +31,13 @@ typedef enum { PLUGIN_LOADING, PLUGIN_LOADED, PLUGIN_DORMANT } plugin_state;
 typedef struct plugin_entry {
   struct plugin_entry *next;
   plugin_state state;
-  pthread_t loader;             /* while LOADING */
+  pthread_t loader; /* while LOADING */
   char *realpath;
-  void *handle;                 /* NULL until opened */
-  const irm_plugin_info *info;  /* borrowed from the library */
-  irm_plugin_defer *queue;      /* its macros' registrations, kept for replays */
-  irm_object *info_map;         /* while LOADED */
-  uint64_t seq;                 /* irm_plugin_load_seq_ when it became LOADED */
+  void *handle;                /* NULL until opened */
+  const irm_plugin_info *info; /* borrowed from the library */
+  irm_plugin_defer *queue;     /* its macros' registrations, kept for replays */
+  irm_object *info_map;        /* while LOADED */
+  uint64_t seq;                /* irm_plugin_load_seq_ when it became LOADED */
 } plugin_entry;
 
 /* In load order (an entry moves to the end when it becomes LOADED). */
@@ -152,7 +152,8 @@ static int claim_entry(const char *path, char *real, irm_object **info, plugin_e
   irm_free(fresh);
   irm_free(real);
   if (rc)
-    return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': this thread is loading it already (does its init load itself?)",
+    return irm_error(IRM_EPLUGIN,
+                     "cannot load plugin '%s': this thread is loading it already (does its init load itself?)",
                      irm_error_quote(path));
   return IRM_OK;
 }
@@ -179,13 +180,11 @@ static int open_library(const char *path, plugin_entry *e) {
   const irm_plugin_info *info = get ? get() : NULL;
   if (!get)
     rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': it does not export %s (is it an irm plugin?)",
-                   irm_error_quote(path),
-                   IRM_PLUGIN_ENTRY_POINT);
+                   irm_error_quote(path), IRM_PLUGIN_ENTRY_POINT);
   else if (!info)
     rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': %s returned NULL", irm_error_quote(path),
                    IRM_PLUGIN_ENTRY_POINT);
-  else
-    rc = check_info(path, info);
+  else rc = check_info(path, info);
   if (!rc && irm_plugin_defer_failed_(q))
     rc = irm_error(IRM_EPLUGIN, "cannot load plugin '%s': out of memory queueing its registrations",
                    irm_error_quote(path));
@@ -209,10 +208,9 @@ static int check_info(const char *path, const irm_plugin_info *info) {
                      "cannot load plugin '%s': unsupported plugin ABI version %u (this irm supports ABI version %u)",
                      irm_error_quote(path), (unsigned)info->abi_version, (unsigned)IRM_PLUGIN_ABI_VERSION);
   if (info->struct_size < PLUGIN_INFO_V1_SIZE)
-    return irm_error(IRM_EPLUGIN,
-                     "cannot load plugin '%s': unsupported irm_plugin_info size %u (ABI version %u needs at least %u)",
-                     irm_error_quote(path), (unsigned)info->struct_size, (unsigned)info->abi_version,
-                     (unsigned)PLUGIN_INFO_V1_SIZE);
+    return irm_error(
+        IRM_EPLUGIN, "cannot load plugin '%s': unsupported irm_plugin_info size %u (ABI version %u needs at least %u)",
+        irm_error_quote(path), (unsigned)info->struct_size, (unsigned)info->abi_version, (unsigned)PLUGIN_INFO_V1_SIZE);
   if (!info->name || !info->name[0])
     return irm_error(IRM_EPLUGIN, "cannot load plugin '%s': its irm_plugin_info has no name", irm_error_quote(path));
   return IRM_OK;
@@ -400,9 +398,7 @@ int irm_plugin_load_from_env(void) {
   return rc ? irm_error_context(rc, "IRM_PLUGIN_PATH") : IRM_OK;
 }
 
-static int compare_text(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int compare_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int has_so_suffix(const char *name) {
   size_t n = strlen(name);
@@ -415,8 +411,8 @@ static int load_folder(const char *folder) {
   if (!dir) {
     int err = errno;
     char buf[128];
-    return irm_error(IRM_EPLUGIN, "cannot read plugin folder '%s': %s", irm_error_quote(folder), strerror_r(err, buf,
-                     sizeof buf));
+    return irm_error(IRM_EPLUGIN, "cannot read plugin folder '%s': %s", irm_error_quote(folder),
+                     strerror_r(err, buf, sizeof buf));
   }
   char **paths = NULL;
   size_t n = 0, capacity = 0;

@@ -82,8 +82,7 @@ static int enqueue(defer_item proto, const char *name, const char *extra, int *r
       irm_free(it);
     }
     q->failed = 1;
-    *rc = irm_error(IRM_ENOMEM, "queueing the registration of '%s'",
-                    irm_error_quote(name));
+    *rc = irm_error(IRM_ENOMEM, "queueing the registration of '%s'", irm_error_quote(name));
     return 1;
   }
   *q->tail = it;
@@ -104,8 +103,8 @@ int irm_plugin_defer_kind_(const char *category, const char *name, irm_kind_setu
   return enqueue((defer_item){.what = DEFER_KIND, .setup = setup}, name, category, rc);
 }
 
-int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
-                           irm_kind_setup_fn setup, int *rc) {
+int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void), irm_kind_setup_fn setup,
+                           int *rc) {
   return enqueue((defer_item){.what = DEFER_CALL, .replay = replay, .fn = fn, .setup = setup}, name, NULL, rc);
 }
 

@@ -39,8 +39,7 @@ int irm_plugin_file_loader_register_(const char *ext, irm_plugin_file_loader_fn 
   pthread_mutex_lock(&lock);
   size_t i = 0;
   while (i < n_loaders && strcmp(loaders[i].ext, ext) != 0) i++;
-  if (i < n_loaders && loaders[i].fn != fn)
-    rc = irm_error(IRM_EKEY, "plugin files '*%s' have a loader already", ext);
+  if (i < n_loaders && loaders[i].fn != fn) rc = irm_error(IRM_EKEY, "plugin files '*%s' have a loader already", ext);
   else if (i == n_loaders && n_loaders == MAX_LOADERS)
     rc = irm_error(IRM_EVALUE, "no room for another plugin file loader ('*%s')", ext);
   else if (i == n_loaders) {

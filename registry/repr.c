@@ -87,21 +87,20 @@ static int print_object(printer *p, const irm_object *o);
 /* Prints a scalar or a leaf object, or opens a container (pushing it). */
 static int print_value(printer *p, const irm_any *v) {
   switch (v->type_code) {
-    case IRM_NONE: puts_(p, "none"); break;
-    case IRM_BOOL: puts_(p, v->v_int ? "true" : "false"); break;
-    case IRM_INT: irm_text_buf_printf_(&p->text, "%" PRId64, v->v_int); break;
-    case IRM_FLOAT: put_float(p, v->v_float); break;
-    case IRM_PTR: irm_text_buf_printf_(&p->text, "ptr(0x%" PRIxPTR ")", (uintptr_t)v->v_ptr); break;
-    case IRM_STR:
-      if (!v->v_str) return irm_error(IRM_EVALUE, "irm_repr: str value holds a NULL pointer");
-      put_quoted(p, v->v_str, strlen(v->v_str));
-      break;
-    case IRM_OBJECT:
-      if (v->v_obj) return print_object(p, v->v_obj);
-      puts_(p, "none");
-      break;
-    default:
-      return irm_error(IRM_EVALUE, "irm_repr: invalid value (type code %d)", (int)v->type_code);
+  case IRM_NONE: puts_(p, "none"); break;
+  case IRM_BOOL: puts_(p, v->v_int ? "true" : "false"); break;
+  case IRM_INT: irm_text_buf_printf_(&p->text, "%" PRId64, v->v_int); break;
+  case IRM_FLOAT: put_float(p, v->v_float); break;
+  case IRM_PTR: irm_text_buf_printf_(&p->text, "ptr(0x%" PRIxPTR ")", (uintptr_t)v->v_ptr); break;
+  case IRM_STR:
+    if (!v->v_str) return irm_error(IRM_EVALUE, "irm_repr: str value holds a NULL pointer");
+    put_quoted(p, v->v_str, strlen(v->v_str));
+    break;
+  case IRM_OBJECT:
+    if (v->v_obj) return print_object(p, v->v_obj);
+    puts_(p, "none");
+    break;
+  default: return irm_error(IRM_EVALUE, "irm_repr: invalid value (type code %d)", (int)v->type_code);
   }
   return IRM_OK;
 }
@@ -168,8 +167,7 @@ static int print_object(printer *p, const irm_object *o) {
     irm_object *s = NULL;
     int rc = info->repr(o, &s);
     if (!rc && irm_object_type_index(s) != IRM_TYPE_STRING)
-      rc = irm_error(IRM_EVALUE, "repr hook returned %s, not an ffi.String",
-                     s ? irm_object_type_key(s) : "NULL");
+      rc = irm_error(IRM_EVALUE, "repr hook returned %s, not an ffi.String", s ? irm_object_type_key(s) : "NULL");
     if (!rc) put(p, irm_string_data(s), irm_string_size(s));
     irm_object_release(s);
     return rc && rc != IRM_ENOMEM ? irm_error_context(rc, "repr hook of type '%s'", key) : rc;
@@ -178,8 +176,7 @@ static int print_object(printer *p, const irm_object *o) {
     irm_object *fields = NULL;
     int rc = info->to_fields(o, &fields);
     if (!rc && irm_object_type_index(fields) != IRM_TYPE_MAP)
-      rc = irm_error(IRM_EVALUE, "returned %s, not an ffi.Map",
-                     fields ? irm_object_type_key(fields) : "NULL");
+      rc = irm_error(IRM_EVALUE, "returned %s, not an ffi.Map", fields ? irm_object_type_key(fields) : "NULL");
     if (rc) {
       irm_object_release(fields);
       return irm_error_context(rc, "to_fields of type '%s'", key);

@@ -43,8 +43,7 @@ static int ffi_structural_hash(const irm_any *args, int32_t nargs, irm_any *ret,
   uint64_t hash = 0;
   int rc = irm_arg_count("ffi.StructuralHash", nargs, 1, 1);
   if (rc) return rc;
-  if ((rc = irm_structural_hash(&args[0], &hash)))
-    return irm_error_context_global_(rc, "ffi.StructuralHash");
+  if ((rc = irm_structural_hash(&args[0], &hash))) return irm_error_context_global_(rc, "ffi.StructuralHash");
   *ret = irm_any_int((int64_t)hash); /* the same 64 bits, as an int */
   return IRM_OK;
 }

@@ -76,17 +76,14 @@ size_t irm_utf8_invalid_at_(const char *text, size_t len) {
   const unsigned char *s = (const unsigned char *)text;
   for (size_t i = 0; i < len;) {
     unsigned c = s[i];
-    size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
-             : c >= 0xF0 && c <= 0xF4 ? 3 : 4;
+    size_t n = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF4 ? 3 : 4;
     if (n == 4 || len - i <= n) return i;
     uint32_t cp = n ? c & (0x3Fu >> n) : c;
     for (size_t k = 1; k <= n; k++) {
       if ((s[i + k] & 0xC0) != 0x80) return i;
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
-    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
+    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
     i += n + 1;
   }
   return len;

@@ -18,9 +18,7 @@
 
 /* What equality and hashing tell apart. A borrowed str and a String are
  * both strings; an object slot holding NULL is none. */
-typedef enum value_kind {
-  K_NONE, K_INT, K_BOOL, K_FLOAT, K_PTR, K_STRING, K_OBJECT, K_INVALID
-} value_kind;
+typedef enum value_kind { K_NONE, K_INT, K_BOOL, K_FLOAT, K_PTR, K_STRING, K_OBJECT, K_INVALID } value_kind;
 
 static value_kind kind_of(const irm_any *v);
 static void string_bytes(const irm_any *v, const char **data, size_t *len);
@@ -57,8 +55,7 @@ static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal);
 static void eq_walk_free(eq_walk *w);
 
 int irm_structural_equal(const irm_any *a, const irm_any *b, int *out_equal) {
-  if (!a || !b || !out_equal)
-    return irm_error(IRM_EVALUE, "irm_structural_equal: a, b and out_equal must not be NULL");
+  if (!a || !b || !out_equal) return irm_error(IRM_EVALUE, "irm_structural_equal: a, b and out_equal must not be NULL");
   *out_equal = 0;
   eq_walk w = {0};
   int equal = 1;
@@ -85,8 +82,7 @@ static void eq_walk_free(eq_walk *w) {
 static int push_pair(eq_walk *w, const irm_any *a, const irm_any *b) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 16;
-    pair *grown =
-        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    pair *grown = w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("comparing values");
     w->stack = grown;
     w->cap = c;
@@ -109,22 +105,22 @@ static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal) {
     return IRM_OK;
   }
   switch (ka) {
-    case K_INT: *equal = a->v_int == b->v_int; break;
-    case K_BOOL: *equal = (a->v_int != 0) == (b->v_int != 0); break;
-    case K_FLOAT: /* NaN equals NaN, so that equality stays reflexive */
-      *equal = a->v_float == b->v_float || (isnan(a->v_float) && isnan(b->v_float));
-      break;
-    case K_PTR: *equal = a->v_ptr == b->v_ptr; break;
-    case K_STRING: {
-      const char *da, *db;
-      size_t la, lb;
-      string_bytes(a, &da, &la);
-      string_bytes(b, &db, &lb);
-      *equal = la == lb && (la == 0 || memcmp(da, db, la) == 0);
-      break;
-    }
-    case K_OBJECT: return compare_objects(w, a->v_obj, b->v_obj, equal);
-    default: break;
+  case K_INT: *equal = a->v_int == b->v_int; break;
+  case K_BOOL: *equal = (a->v_int != 0) == (b->v_int != 0); break;
+  case K_FLOAT: /* NaN equals NaN, so that equality stays reflexive */
+    *equal = a->v_float == b->v_float || (isnan(a->v_float) && isnan(b->v_float));
+    break;
+  case K_PTR: *equal = a->v_ptr == b->v_ptr; break;
+  case K_STRING: {
+    const char *da, *db;
+    size_t la, lb;
+    string_bytes(a, &da, &la);
+    string_bytes(b, &db, &lb);
+    *equal = la == lb && (la == 0 || memcmp(da, db, la) == 0);
+    break;
+  }
+  case K_OBJECT: return compare_objects(w, a->v_obj, b->v_obj, equal);
+  default: break;
   }
   return IRM_OK;
 }
@@ -179,8 +175,7 @@ static int compare_containers(eq_walk *w, const irm_object *x, const irm_object 
       return IRM_OK;
     }
     /* Pushed backwards, so items are checked front to back. */
-    for (size_t i = n; !rc && i > 0; i--)
-      rc = push_pair(w, irm_array_at(x, i - 1), irm_array_at(y, i - 1));
+    for (size_t i = n; !rc && i > 0; i--) rc = push_pair(w, irm_array_at(x, i - 1), irm_array_at(y, i - 1));
     return rc;
   }
   if (irm_map_size(x) != irm_map_size(y)) {
@@ -251,9 +246,7 @@ static uint64_t mix(uint64_t x) {
 }
 
 /* Order-dependent combination (Arrays, fields). */
-static uint64_t combine(uint64_t h, uint64_t v) {
-  return mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
-}
+static uint64_t combine(uint64_t h, uint64_t v) { return mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))); }
 
 /* FNV-1a over the bytes, then mixed with the length. */
 static uint64_t bytes_hash(const char *data, size_t len) {
@@ -300,8 +293,7 @@ static int hash_finish(hash_walk *w, uint64_t *h);
 static void hash_walk_free(hash_walk *w);
 
 int irm_structural_hash(const irm_any *value, uint64_t *out_hash) {
-  if (!value || !out_hash)
-    return irm_error(IRM_EVALUE, "irm_structural_hash: value and out_hash must not be NULL");
+  if (!value || !out_hash) return irm_error(IRM_EVALUE, "irm_structural_hash: value and out_hash must not be NULL");
   *out_hash = 0;
   hash_walk w = {0};
   uint64_t h = 0;
@@ -357,24 +349,24 @@ static int hash_start(hash_walk *w, const irm_any *v, uint64_t *h, int *pushed) 
 
 static uint64_t scalar_hash(value_kind k, const irm_any *v) {
   switch (k) {
-    case K_INT: return combine(SEED_INT, (uint64_t)v->v_int);
-    case K_BOOL: return combine(SEED_BOOL, v->v_int != 0);
-    case K_FLOAT: {
-      double x = v->v_float;
-      if (x == 0) x = 0.0; /* -0.0 == 0.0 */
-      if (isnan(x)) x = NAN; /* every NaN equals every other */
-      uint64_t bits;
-      memcpy(&bits, &x, sizeof bits);
-      return combine(SEED_FLOAT, bits);
-    }
-    case K_PTR: return combine(SEED_PTR, (uint64_t)(uintptr_t)v->v_ptr);
-    case K_STRING: {
-      const char *data;
-      size_t len;
-      string_bytes(v, &data, &len);
-      return combine(SEED_STRING, bytes_hash(data, len));
-    }
-    default: return mix(SEED_NONE);
+  case K_INT: return combine(SEED_INT, (uint64_t)v->v_int);
+  case K_BOOL: return combine(SEED_BOOL, v->v_int != 0);
+  case K_FLOAT: {
+    double x = v->v_float;
+    if (x == 0) x = 0.0;   /* -0.0 == 0.0 */
+    if (isnan(x)) x = NAN; /* every NaN equals every other */
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return combine(SEED_FLOAT, bits);
+  }
+  case K_PTR: return combine(SEED_PTR, (uint64_t)(uintptr_t)v->v_ptr);
+  case K_STRING: {
+    const char *data;
+    size_t len;
+    string_bytes(v, &data, &len);
+    return combine(SEED_STRING, bytes_hash(data, len));
+  }
+  default: return mix(SEED_NONE);
   }
 }
 
@@ -412,12 +404,10 @@ static int hash_object(hash_walk *w, const irm_object *o, uint64_t *h, int *push
   return is_shared(o) ? remember(w, o, *h) : IRM_OK;
 }
 
-static int push_hframe(hash_walk *w, const irm_object *o, enum frame_kind kind,
-                       irm_object *fields) {
+static int push_hframe(hash_walk *w, const irm_object *o, enum frame_kind kind, irm_object *fields) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 16;
-    hframe *grown =
-        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    hframe *grown = w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("hashing a value");
     w->stack = grown;
     w->cap = c;
@@ -436,12 +426,11 @@ static const irm_any *hash_next_child(hframe *f) {
   const irm_any *v = NULL;
   const irm_object *key = NULL;
   switch (f->kind) {
-    case F_ARRAY: v = irm_array_at(f->obj, f->next); break;
-    case F_MAP:
-      if (irm_map_iter_next(&f->it, &key, &v))
-        f->key_hash = bytes_hash(irm_string_data(key), irm_string_size(key));
-      break;
-    case F_FIELDS: v = f->next == 0 ? &f->fields : NULL; break;
+  case F_ARRAY: v = irm_array_at(f->obj, f->next); break;
+  case F_MAP:
+    if (irm_map_iter_next(&f->it, &key, &v)) f->key_hash = bytes_hash(irm_string_data(key), irm_string_size(key));
+    break;
+  case F_FIELDS: v = f->next == 0 ? &f->fields : NULL; break;
   }
   if (v) f->next++;
   return v;
@@ -449,10 +438,10 @@ static const irm_any *hash_next_child(hframe *f) {
 
 static void hash_feed(hframe *f, uint64_t h) {
   switch (f->kind) {
-    case F_ARRAY: f->acc = combine(f->acc, h); break;
-    /* A sum of mixed entries does not depend on insertion order. */
-    case F_MAP: f->acc += mix(combine(f->key_hash, h)); break;
-    case F_FIELDS: f->acc = h; break;
+  case F_ARRAY: f->acc = combine(f->acc, h); break;
+  /* A sum of mixed entries does not depend on insertion order. */
+  case F_MAP: f->acc += mix(combine(f->key_hash, h)); break;
+  case F_FIELDS: f->acc = h; break;
   }
 }
 
@@ -460,9 +449,9 @@ static void hash_feed(hframe *f, uint64_t h) {
 static int hash_finish(hash_walk *w, uint64_t *h) {
   hframe *f = &w->stack[--w->depth];
   switch (f->kind) {
-    case F_ARRAY: *h = f->acc; break;
-    case F_MAP: *h = combine(combine(SEED_MAP, irm_map_size(f->obj)), f->acc); break;
-    case F_FIELDS: *h = combine(type_seed(f->obj), f->acc); break;
+  case F_ARRAY: *h = f->acc; break;
+  case F_MAP: *h = combine(combine(SEED_MAP, irm_map_size(f->obj)), f->acc); break;
+  case F_FIELDS: *h = combine(type_seed(f->obj), f->acc); break;
   }
   return is_shared(f->obj) ? remember(w, f->obj, *h) : IRM_OK;
 }
@@ -485,16 +474,16 @@ static int remember(hash_walk *w, const irm_object *o, uint64_t h) {
 
 static value_kind kind_of(const irm_any *v) {
   switch (v->type_code) {
-    case IRM_NONE: return K_NONE;
-    case IRM_INT: return K_INT;
-    case IRM_BOOL: return K_BOOL;
-    case IRM_FLOAT: return K_FLOAT;
-    case IRM_PTR: return K_PTR;
-    case IRM_STR: return v->v_str ? K_STRING : K_INVALID;
-    case IRM_OBJECT:
-      if (!v->v_obj) return K_NONE;
-      return irm_object_type_index(v->v_obj) == IRM_TYPE_STRING ? K_STRING : K_OBJECT;
-    default: return K_INVALID;
+  case IRM_NONE: return K_NONE;
+  case IRM_INT: return K_INT;
+  case IRM_BOOL: return K_BOOL;
+  case IRM_FLOAT: return K_FLOAT;
+  case IRM_PTR: return K_PTR;
+  case IRM_STR: return v->v_str ? K_STRING : K_INVALID;
+  case IRM_OBJECT:
+    if (!v->v_obj) return K_NONE;
+    return irm_object_type_index(v->v_obj) == IRM_TYPE_STRING ? K_STRING : K_OBJECT;
+  default: return K_INVALID;
   }
 }
 
@@ -529,8 +518,7 @@ static int fields_of(const irm_type_info *info, const irm_object *o, irm_object 
     const char *got = *out ? irm_object_type_key(*out) : "NULL";
     irm_object_release(*out);
     *out = NULL;
-    return irm_error(IRM_EVALUE, "to_fields of type '%s' returned %s, not an ffi.Map",
-                     irm_object_type_key(o), got);
+    return irm_error(IRM_EVALUE, "to_fields of type '%s' returned %s, not an ffi.Map", irm_object_type_key(o), got);
   }
   return IRM_OK;
 }

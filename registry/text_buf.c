@@ -103,8 +103,7 @@ void irm_text_buf_escaped_(irm_text_buf *b, const char *s, size_t n, const char 
 
 int irm_text_buf_take_string_(irm_text_buf *b, const char *what, irm_object **out) {
   *out = NULL;
-  int rc = b->failed ? irm_error_nomem_(what)
-                     : irm_string_new(b->data ? b->data : "", b->len, out);
+  int rc = b->failed ? irm_error_nomem_(what) : irm_string_new(b->data ? b->data : "", b->len, out);
   irm_text_buf_free_(b);
   return rc;
 }

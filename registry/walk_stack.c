@@ -54,9 +54,7 @@ static void process_exit(void) {
   drop_all(&tls_kept);
 }
 
-static void init_once(void) {
-  key_ok = pthread_key_create(&kept_key, thread_exit) == 0 && atexit(process_exit) == 0;
-}
+static void init_once(void) { key_ok = pthread_key_create(&kept_key, thread_exit) == 0 && atexit(process_exit) == 0; }
 
 /* The thread's buffers, usable with the allocator now in place: a buffer
  * from another allocator is freed with its own free function. */

@@ -22,10 +22,8 @@ static once_key *warned; /* keys irm_warn_once has emitted */
 
 static void default_handler(const char *msg, void *user_data) {
   (void)user_data;
-  if (strncmp(msg, IRM_DEPRECATION_PREFIX, strlen(IRM_DEPRECATION_PREFIX)) == 0)
-    fprintf(stderr, "irm: %s\n", msg);
-  else
-    fprintf(stderr, "irm: warning: %s\n", msg);
+  if (strncmp(msg, IRM_DEPRECATION_PREFIX, strlen(IRM_DEPRECATION_PREFIX)) == 0) fprintf(stderr, "irm: %s\n", msg);
+  else fprintf(stderr, "irm: warning: %s\n", msg);
 }
 
 /* ---- the policy ---------------------------------------------------------- */
@@ -65,8 +63,7 @@ irm_warnings_policy irm_warnings_policy_current(void) {
 static int deliver(const char *msg) {
   irm_warnings_policy p = irm_warnings_policy_current();
   if (p == IRM_WARNINGS_IGNORE) return IRM_OK;
-  if (p == IRM_WARNINGS_ERROR)
-    return irm_error(IRM_ERUNTIME, "%s (IRM_WARNINGS=error makes warnings errors)", msg);
+  if (p == IRM_WARNINGS_ERROR) return irm_error(IRM_ERUNTIME, "%s (IRM_WARNINGS=error makes warnings errors)", msg);
   pthread_mutex_lock(&warn_lock);
   irm_warning_handler h = warn_handler ? warn_handler : default_handler;
   void *ud = warn_user_data;
@@ -131,10 +128,8 @@ static int remember_key(const char *key) {
     if (k) {
       memcpy(k->key, key, len + 1);
       HASH_ADD(hh, warned, key[0], len, k);
-      if (irm_hash_oom)
-        irm_free(k);
-      else
-        added = 1;
+      if (irm_hash_oom) irm_free(k);
+      else added = 1;
     }
   }
   pthread_mutex_unlock(&warn_lock);
@@ -155,7 +150,7 @@ static void forget_key(const char *key) {
 int irm_warn_once(const char *key, const char *fmt, ...) {
   irm_warnings_policy p = irm_warnings_policy_current();
   if (p == IRM_WARNINGS_IGNORE) return 0; /* nothing taken: a later policy may still deliver it */
-  if (p == IRM_WARNINGS_ERROR) { /* an error recurs every time */
+  if (p == IRM_WARNINGS_ERROR) {          /* an error recurs every time */
     va_list ap;
     va_start(ap, fmt);
     int rc = vwarn(fmt, ap);

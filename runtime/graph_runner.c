@@ -51,7 +51,7 @@ struct irm_graph_runner {
   void **storage;
   size_t *storage_bytes;
   size_t n_storage;
-  size_t *args; /* arg nodes */
+  size_t *args;                     /* arg nodes */
   unsigned char *is_param, *is_set; /* per arg */
   size_t n_args;
   size_t *inputs; /* arg indices not filled by params */
@@ -74,7 +74,7 @@ static int fail(char *buf, size_t size, int code, const char *fmt, ...) {
   return code;
 }
 
-#define RFAIL(r, code, ...) fail((r)->err, sizeof (r)->err, code, __VA_ARGS__)
+#define RFAIL(r, code, ...) fail((r)->err, sizeof(r)->err, code, __VA_ARGS__)
 
 void irm_graph_runner_free(irm_graph_runner *r) {
   if (!r) return;
@@ -123,8 +123,10 @@ static int as_size(json_t *v, size_t limit, size_t *out) {
 }
 
 static int parse_dtype(const char *s, DLDataType *out) {
-  static const struct { const char *prefix; uint8_t code; } kinds[] = {
-      {"float", kDLFloat}, {"uint", kDLUInt}, {"int", kDLInt}};
+  static const struct {
+    const char *prefix;
+    uint8_t code;
+  } kinds[] = {{"float", kDLFloat}, {"uint", kDLUInt}, {"int", kDLInt}};
   out->lanes = 1;
   if (strcmp(s, "bool") == 0) {
     out->code = 6; /* kDLBool of newer DLPack headers */
@@ -135,8 +137,11 @@ static int parse_dtype(const char *s, DLDataType *out) {
     size_t n = strlen(kinds[k].prefix);
     if (strncmp(s, kinds[k].prefix, n) != 0) continue;
     const char *b = s + n;
-    int bits = (strcmp(b, "8") == 0) ? 8 : strcmp(b, "16") == 0 ? 16 : strcmp(b, "32") == 0 ? 32
-             : strcmp(b, "64") == 0 ? 64 : 0;
+    int bits = (strcmp(b, "8") == 0)  ? 8
+               : strcmp(b, "16") == 0 ? 16
+               : strcmp(b, "32") == 0 ? 32
+               : strcmp(b, "64") == 0 ? 64
+                                      : 0;
     if (!bits) return -1;
     out->code = kinds[k].code;
     out->bits = (uint8_t)bits;
@@ -190,7 +195,11 @@ static int read_attrs(irm_graph_runner *r, json_t *root, char *err, size_t es) {
   const char *bad = !dl ? "dltype" : !sid ? "storage_id" : !shape ? "shape" : NULL;
   if (bad)
     return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: attrs.%s must be [\"%s\", [...]] with %zu items (one per entry)",
-                bad, !dl ? "list_str" : !sid ? "list_int" : "list_shape", n);
+                bad,
+                !dl    ? "list_str"
+                : !sid ? "list_int"
+                       : "list_shape",
+                n);
   r->entries = calloc(n + 1, sizeof *r->entries);
   if (!r->entries) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   for (size_t e = 0; e < n; e++) {
@@ -216,8 +225,7 @@ static int read_attrs(irm_graph_runner *r, json_t *root, char *err, size_t es) {
       x->shape[k] = (int64_t)dim;
       bytes = dim && bytes > MAX_BYTES / dim ? MAX_BYTES : bytes * dim;
     }
-    if (bytes >= MAX_BYTES)
-      return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: entry %zu is too large", e);
+    if (bytes >= MAX_BYTES) return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: entry %zu is too large", e);
     x->bytes = (size_t)bytes;
   }
   return IRM_GRAPH_OK;
@@ -230,15 +238,15 @@ static int read_node(irm_graph_runner *r, size_t n, json_t *jn, irm_graph_resolv
   const char *name = json_string_value(json_object_get(jn, "name"));
   json_t *inputs = json_object_get(jn, "inputs");
   if (!op || !name || !json_is_array(inputs))
-    return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu needs \"op\", \"name\" (strings) and \"inputs\" (a list)",
-                n);
+    return fail(err, es, IRM_GRAPH_EJSON,
+                "graph JSON: node %zu needs \"op\", \"name\" (strings) and \"inputs\" (a list)", n);
   g->name = strdup(name);
   if (!g->name) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   size_t n_out = r->row_ptr[n + 1] - r->row_ptr[n];
   if (strcmp(op, "null") == 0) {
     if (n_out != 1 || json_array_size(inputs))
-      return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu ('%s'): a \"null\" node has no inputs and 1 entry",
-                  n, name);
+      return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu ('%s'): a \"null\" node has no inputs and 1 entry", n,
+                  name);
     return IRM_GRAPH_OK;
   }
   if (strcmp(op, "tvm_op") != 0)
@@ -250,11 +258,15 @@ static int read_node(irm_graph_runner *r, size_t n, json_t *jn, irm_graph_resolv
   json_t *sb = json_object_get(attrs, "scratch_bytes");
   if (!func || as_size(json_object_get(attrs, "num_inputs"), 4096, &nin) ||
       as_size(json_object_get(attrs, "num_outputs"), 4096, &nout) || (sb && as_size(sb, MAX_BYTES, &scratch)))
-    return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu ('%s'): attrs need func_name, num_inputs, num_outputs "
-                "(and scratch_bytes, when given, a size)", n, name);
+    return fail(err, es, IRM_GRAPH_EJSON,
+                "graph JSON: node %zu ('%s'): attrs need func_name, num_inputs, num_outputs "
+                "(and scratch_bytes, when given, a size)",
+                n, name);
   if (nin != json_array_size(inputs) || nout != n_out)
-    return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu ('%s'): num_inputs %zu / num_outputs %zu, but %zu inputs "
-                "and %zu entries", n, name, nin, nout, json_array_size(inputs), n_out);
+    return fail(err, es, IRM_GRAPH_EJSON,
+                "graph JSON: node %zu ('%s'): num_inputs %zu / num_outputs %zu, but %zu inputs "
+                "and %zu entries",
+                n, name, nin, nout, json_array_size(inputs), n_out);
   g->is_op = 1;
   g->n_in = nin;
   g->n_out = nout;
@@ -269,8 +281,10 @@ static int read_node(irm_graph_runner *r, size_t n, json_t *jn, irm_graph_resolv
   for (size_t i = 0; i < nin + nout; i++) {
     size_t e = r->row_ptr[n] + (i - nin);
     if (i < nin && entry_ref(r, json_array_get(inputs, i), n, &e))
-      return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: node %zu ('%s'): input %zu must be [node, index, version] "
-                  "naming an entry of an earlier node", n, name, i);
+      return fail(err, es, IRM_GRAPH_EJSON,
+                  "graph JSON: node %zu ('%s'): input %zu must be [node, index, version] "
+                  "naming an entry of an earlier node",
+                  n, name, i);
     g->tensors[i].ndim = (int32_t)e; /* the entry, until storage exists */
   }
   void *sym = resolve ? resolve(ctx, func) : NULL;
@@ -319,12 +333,15 @@ static int allocate(irm_graph_runner *r, char *err, size_t es) {
   r->storage_bytes = calloc(r->n_storage + 1, sizeof *r->storage_bytes);
   if (!r->storage || !r->storage_bytes) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   for (size_t e = 0; e < r->n_entries; e++)
-    if (r->entries[e].bytes > r->storage_bytes[r->entries[e].sid]) r->storage_bytes[r->entries[e].sid] = r->entries[e].bytes;
+    if (r->entries[e].bytes > r->storage_bytes[r->entries[e].sid])
+      r->storage_bytes[r->entries[e].sid] = r->entries[e].bytes;
   uint64_t total = r->scratch_bytes;
   for (size_t s = 0; s < r->n_storage; s++) total += r->storage_bytes[s];
   if (total > IRM_GRAPH_MAX_STORAGE)
-    return fail(err, es, IRM_GRAPH_EJSON, "graph JSON: its storage and scratch take %llu bytes, more than the runner's "
-                "limit of %llu", (unsigned long long)total, (unsigned long long)IRM_GRAPH_MAX_STORAGE);
+    return fail(err, es, IRM_GRAPH_EJSON,
+                "graph JSON: its storage and scratch take %llu bytes, more than the runner's "
+                "limit of %llu",
+                (unsigned long long)total, (unsigned long long)IRM_GRAPH_MAX_STORAGE);
   for (size_t s = 0; s < r->n_storage; s++) {
     size_t bytes = (r->storage_bytes[s] + 63) / 64 * 64;
     r->storage[s] = aligned_alloc(64, bytes ? bytes : 64);
@@ -347,8 +364,8 @@ static int allocate(irm_graph_runner *r, char *err, size_t es) {
   return IRM_GRAPH_OK;
 }
 
-int irm_graph_runner_create(const char *json, size_t len, irm_graph_resolver resolve, void *ctx,
-                            irm_graph_runner **out, char *err, size_t es) {
+int irm_graph_runner_create(const char *json, size_t len, irm_graph_resolver resolve, void *ctx, irm_graph_runner **out,
+                            char *err, size_t es) {
   if (!out) return fail(err, es, IRM_GRAPH_EARG, "graph runner: out must not be NULL");
   *out = NULL;
   if (!json) return fail(err, es, IRM_GRAPH_EARG, "graph runner: no graph JSON");
@@ -468,7 +485,8 @@ int irm_graph_runner_input_index(irm_graph_runner *r, const char *name, size_t *
   if (a != SIZE_MAX) return RFAIL(r, IRM_GRAPH_EARG, "'%s' is a parameter (set by the params), not an input", name);
   char names[256] = "";
   for (size_t i = 0, at = 0; i < r->n_inputs && at < sizeof names; i++)
-    at += (size_t)snprintf(names + at, sizeof names - at, "%s'%s'", i ? ", " : "", r->nodes[r->args[r->inputs[i]]].name);
+    at +=
+        (size_t)snprintf(names + at, sizeof names - at, "%s'%s'", i ? ", " : "", r->nodes[r->args[r->inputs[i]]].name);
   return RFAIL(r, IRM_GRAPH_EARG, "no input named '%s' (the inputs: %s)", name, r->n_inputs ? names : "none");
 }
 
@@ -511,7 +529,8 @@ static void *compact_data(const DLTensor *t) {
 int irm_graph_runner_set_input(irm_graph_runner *r, size_t i, const DLTensor *t) {
   if (!r) return IRM_GRAPH_EARG;
   r->err[0] = '\0';
-  if (i >= r->n_inputs) return RFAIL(r, IRM_GRAPH_EARG, "set_input: input %zu out of range (%zu inputs)", i, r->n_inputs);
+  if (i >= r->n_inputs)
+    return RFAIL(r, IRM_GRAPH_EARG, "set_input: input %zu out of range (%zu inputs)", i, r->n_inputs);
   size_t a = r->inputs[i];
   char what[200];
   snprintf(what, sizeof what, "input %zu ('%.100s')", i, r->nodes[r->args[a]].name);
@@ -554,7 +573,8 @@ int irm_graph_runner_run(irm_graph_runner *r) {
 int irm_graph_runner_get_output(irm_graph_runner *r, size_t i, DLTensor *t) {
   if (!r) return IRM_GRAPH_EARG;
   r->err[0] = '\0';
-  if (i >= r->n_heads) return RFAIL(r, IRM_GRAPH_EARG, "get_output: output %zu out of range (%zu outputs)", i, r->n_heads);
+  if (i >= r->n_heads)
+    return RFAIL(r, IRM_GRAPH_EARG, "get_output: output %zu out of range (%zu outputs)", i, r->n_heads);
   char what[64];
   snprintf(what, sizeof what, "get_output %zu", i);
   void *data = compact_data(t);
@@ -650,11 +670,12 @@ static int dso_module(void *dso, const char *path, const char **mod, char *buf, 
   size_t count = 0;
   int got = irm_library_modules(dso, buf, size, &count);
   if (got == IRM_LIBRARY_ENOSYMTAB || count == 0)
-    return fail(err, es, IRM_GRAPH_ELOAD, "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
-                ": it is not a library exported by irm", path);
+    return fail(err, es, IRM_GRAPH_ELOAD,
+                "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
+                ": it is not a library exported by irm",
+                path);
   if (got || count > 1)
-    return fail(err, es, IRM_GRAPH_EARG, "library '%s' holds %zu modules (%s): name the one to load", path, count,
-                buf);
+    return fail(err, es, IRM_GRAPH_EARG, "library '%s' holds %zu modules (%s): name the one to load", path, count, buf);
   *mod = buf;
   return IRM_GRAPH_OK;
 }
@@ -691,8 +712,10 @@ int irm_graph_runner_load_module(const char *path, const char *mod, irm_graph_ru
   const char *(*graph)(void) = NULL;
   void *sym = rc ? NULL : irm_library_symbol(dso, mod, IRM_LIBRARY_GRAPH_JSON);
   if (!rc && !sym)
-    rc = fail(err, es, IRM_GRAPH_ELOAD, "library '%s' has no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_GRAPH_JSON
-              ": module '%s' is not a graph library exported by irm", path, mod, mod);
+    rc = fail(err, es, IRM_GRAPH_ELOAD,
+              "library '%s' has no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_GRAPH_JSON
+              ": module '%s' is not a graph library exported by irm",
+              path, mod, mod);
   if (rc) {
     dlclose(dso);
     return rc;

@@ -12,7 +12,7 @@
 #include "irm_library.h"
 
 typedef struct symtab {
-  const ElfW(Sym) *syms;
+  const ElfW(Sym) * syms;
   const char *strs;
   size_t n;
 } symtab;

@@ -86,8 +86,7 @@ static irm_object *make_add(int64_t k) {
 
 /* The pass StressMark: records a Token in the module attribute
  * "stress.mark". */
-static int mark(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                irm_module **out) {
+static int mark(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource, irm_module **out) {
   (void)ctx;
   (void)options;
   (void)resource;
@@ -132,8 +131,7 @@ static void stress_kinds(int id, long round) {
     fail(id, "registering executor kind %s", name);
     return;
   }
-  if (irm_executor_create(name, NULL, &executor) || irm_config_get_attr(executor, "level", &got) ||
-      got.v_int != round)
+  if (irm_executor_create(name, NULL, &executor) || irm_config_get_attr(executor, "level", &got) || got.v_int != round)
     fail(id, "executor %s", name);
   irm_any_release(&got);
   irm_object_release(executor);
@@ -149,8 +147,7 @@ static void stress_targets(int id, long round) {
   irm_object *s = NULL;
   int eq = 0;
   snprintf(text, sizeof text, "llvm -mcpu=cpu%d -keys=k%ld --host='c -mcpu=h%d'", id, round % 7, id);
-  if (irm_target_parse(text, &t) || irm_target_as_string(t, &s) ||
-      irm_target_parse(irm_string_data(s), &back)) {
+  if (irm_target_parse(text, &t) || irm_target_as_string(t, &s) || irm_target_parse(irm_string_data(s), &back)) {
     fail(id, "target %s", text);
   } else {
     irm_any a = irm_any_object(t), b = irm_any_object(back);
@@ -165,8 +162,7 @@ static void stress_passes(int id, long round) {
   irm_pass_context *ctx = NULL, *current = NULL;
   irm_pass *pipeline = NULL;
   irm_module *out = NULL;
-  if (irm_pass_context_new((int)(round % 4), NULL, NULL, NULL, NULL, &ctx) ||
-      irm_pass_context_enter(ctx)) {
+  if (irm_pass_context_new((int)(round % 4), NULL, NULL, NULL, NULL, &ctx) || irm_pass_context_enter(ctx)) {
     fail(id, "entering a PassContext");
     irm_object_release(ctx);
     return;

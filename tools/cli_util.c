@@ -72,7 +72,10 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
 /* The length of the valid UTF-8 character at s (n bytes left), 0 if none. */
 static size_t utf8_char(const unsigned char *s, size_t n) {
   if (s[0] < 0x80) return 1;
-  size_t len = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+  size_t len = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+               : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                              : 0;
   if (!len || len > n) return 0;
   for (size_t i = 1; i < len; i++)
     if ((s[i] & 0xC0) != 0x80) return 0;
@@ -167,7 +170,8 @@ int cli_read_all(const char *command, const char *path, char **text, size_t *len
   if (!from_stdin) fclose(in);
   if (!buf || bad) {
     free(buf);
-    return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path), buf ? strerror(err) : "out of memory");
+    return cli_say(CLI_FAIL, "%s: cannot read '%s': %s", command, cli_quote(path),
+                   buf ? strerror(err) : "out of memory");
   }
   *text = buf;
   *len = n;

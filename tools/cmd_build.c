@@ -12,33 +12,34 @@
 #include "cmd_opt.h"
 
 static void build_usage(FILE *to) {
-  fputs("usage: irm build [MODEL] [--target TEXT] [--executor E] [--runtime R] [-o DIR] [flags]\n\n"
-        "Compiles MODEL with the driver (irm_build) and writes its artifacts to DIR with the record irm run\n"
-        "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule)\n"
-        "or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
-        "Flags:\n"
-        "  --target TEXT              the target (default: " BUILD_DEFAULT_TARGET "); legacy options are converted\n"
-        "  --target-host TEXT         the host target every target gets\n"
-        "  --executor E               aot | aot,unpacked-api=1,interface-api=c | a JSON object {\"kind\": \"aot\", ...}\n"
-        "                             (default: the driver's, graph)\n"
-        "  --runtime R                the same forms: cpp | crt,system-lib=1 | {\"kind\": \"crt\"} (default: cpp)\n"
-        "  --mod-name NAME            the module's name (default: default)\n"
-        "  --params FILE              the weights: a JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
-        "  --passes PIPELINE          a pipeline run on the model before the driver's own\n"
-        "  --opt-level N              the PassContext's opt_level (default 2)\n"
-        "  --pass-config KEY=VALUE    a PassContext config option (irm list configs); repeatable\n"
-        "  --disable-pass NAME        never run pass NAME; repeatable\n"
-        "  --required-pass NAME       always run pass NAME; repeatable\n"
-        "  --time-passes              the timing tree of the passes run, on stderr too\n"
-        "  --print-ir-before NAME|all print the module before pass NAME (or every pass) on stderr; repeatable\n"
-        "  --print-ir-after NAME|all  print the module after pass NAME (or every pass) on stderr; repeatable\n"
-        "  --bisect-limit N           run only the first N optional passes\n"
-        "  --load-plugin FILE         load a plugin first; repeatable (IRM_PLUGIN_PATH too)\n"
-        "  -o, --output DIR           where the files go (default: ./build-<mod_name>)\n"
-        "  -h, --help                 this text\n\n"
-        "Exit status: 0 success, 1 failure (the build failed, a file could not be read or written),\n"
-        "2 usage error (an unknown flag, a value that does not parse).\n",
-        to);
+  fputs(
+      "usage: irm build [MODEL] [--target TEXT] [--executor E] [--runtime R] [-o DIR] [flags]\n\n"
+      "Compiles MODEL with the driver (irm_build) and writes its artifacts to DIR with the record irm run\n"
+      "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule)\n"
+      "or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
+      "Flags:\n"
+      "  --target TEXT              the target (default: " BUILD_DEFAULT_TARGET "); legacy options are converted\n"
+      "  --target-host TEXT         the host target every target gets\n"
+      "  --executor E               aot | aot,unpacked-api=1,interface-api=c | a JSON object {\"kind\": \"aot\", ...}\n"
+      "                             (default: the driver's, graph)\n"
+      "  --runtime R                the same forms: cpp | crt,system-lib=1 | {\"kind\": \"crt\"} (default: cpp)\n"
+      "  --mod-name NAME            the module's name (default: default)\n"
+      "  --params FILE              the weights: a JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
+      "  --passes PIPELINE          a pipeline run on the model before the driver's own\n"
+      "  --opt-level N              the PassContext's opt_level (default 2)\n"
+      "  --pass-config KEY=VALUE    a PassContext config option (irm list configs); repeatable\n"
+      "  --disable-pass NAME        never run pass NAME; repeatable\n"
+      "  --required-pass NAME       always run pass NAME; repeatable\n"
+      "  --time-passes              the timing tree of the passes run, on stderr too\n"
+      "  --print-ir-before NAME|all print the module before pass NAME (or every pass) on stderr; repeatable\n"
+      "  --print-ir-after NAME|all  print the module after pass NAME (or every pass) on stderr; repeatable\n"
+      "  --bisect-limit N           run only the first N optional passes\n"
+      "  --load-plugin FILE         load a plugin first; repeatable (IRM_PLUGIN_PATH too)\n"
+      "  -o, --output DIR           where the files go (default: ./build-<mod_name>)\n"
+      "  -h, --help                 this text\n\n"
+      "Exit status: 0 success, 1 failure (the build failed, a file could not be read or written),\n"
+      "2 usage error (an unknown flag, a value that does not parse).\n",
+      to);
 }
 
 enum { F_TARGET = OPT_F_COMMON_END + 100, F_HOST, F_EXECUTOR, F_RUNTIME, F_MOD_NAME, F_PARAMS };
@@ -139,8 +140,8 @@ static int config_from_json(const char *category, const char *text, irm_object *
   int rc = json_is_object(root) ? json_value(root, 0, &map)
                                 : irm_error(IRM_EVALUE, "expected a JSON object {\"kind\": ...}");
   json_decref(root);
-  if (!rc) rc = !strcmp(category, "executor") ? irm_executor_from_map(map.v_obj, out)
-                                              : irm_runtime_from_map(map.v_obj, out);
+  if (!rc)
+    rc = !strcmp(category, "executor") ? irm_executor_from_map(map.v_obj, out) : irm_runtime_from_map(map.v_obj, out);
   irm_any_release(&map);
   return rc;
 }
@@ -165,8 +166,9 @@ static int config_from_text(const char *category, const char *text, irm_object *
     if (!rc) rc = irm_map_set_move(&options, item, &v);
     irm_any_release(&v);
   }
-  if (!rc) rc = !strcmp(category, "executor") ? irm_executor_create(kind_name, options, out)
-                                              : irm_runtime_create(kind_name, options, out);
+  if (!rc)
+    rc = !strcmp(category, "executor") ? irm_executor_create(kind_name, options, out)
+                                       : irm_runtime_create(kind_name, options, out);
   irm_object_release(options);
   free(copy);
   return rc;
@@ -255,8 +257,8 @@ static int write_record(const irm_module *model, const irm_object *result, const
     rc = irm_array_append_move(&names, &name);
   }
   const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
-  irm_any vals[] = {irm_any_object((irm_object *)model), result_part(result, "module"),
-                    result_part(result, "params"), irm_any_str(mod_name), irm_any_object(names)};
+  irm_any vals[] = {irm_any_object((irm_object *)model), result_part(result, "module"), result_part(result, "params"),
+                    irm_any_str(mod_name), irm_any_object(names)};
   if (!rc) rc = irm_map_from_pairs(keys, vals, 5, &record);
   irm_any rv = irm_any_object(record);
   if (!rc) rc = irm_to_json(&rv, &text);
@@ -303,8 +305,7 @@ static int print_files(const irm_object *result, const char *dir) {
 }
 
 static int build_in_context(build_flags *b, irm_module *model, const irm_object *executor, const irm_object *runtime,
-                            const irm_object *params, irm_object **result, irm_module **given,
-                            irm_object **report) {
+                            const irm_object *params, irm_object **result, irm_module **given, irm_object **report) {
   opt_flags *f = b->common.f;
   print_state ps[2];
   irm_instrument *timing = NULL;
@@ -318,8 +319,8 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
     return cli_usage_error("build", "--passes: %s", irm_last_error());
   f->summary = 1; /* the timing instrument, for the summary's "passes run" */
   int rc = opt_make_instruments(f, ps, &timing, &instruments) ? cli_fail("build") : CLI_OK;
-  if (!rc && irm_pass_context_new(f->opt_level < 0 ? 2 : f->opt_level, f->required, f->disabled, f->config,
-                                  instruments, &ctx))
+  if (!rc &&
+      irm_pass_context_new(f->opt_level < 0 ? 2 : f->opt_level, f->required, f->disabled, f->config, instruments, &ctx))
     rc = cli_usage_error("build", "%s", irm_last_error());
   if (!rc && irm_pass_context_enter(ctx)) rc = cli_fail("build");
   if (!rc) {
@@ -331,8 +332,7 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
     }
     irm_any target = irm_any_str(b->target ? b->target : BUILD_DEFAULT_TARGET);
     irm_any host = b->target_host ? irm_any_str(b->target_host) : irm_any_none();
-    if (!failed)
-      failed = irm_build(*given, &target, &host, executor, runtime, params, b->mod_name, result);
+    if (!failed) failed = irm_build(*given, &target, &host, executor, runtime, params, b->mod_name, result);
     char *error = failed ? strdup(irm_last_error()) : NULL;
     /* The records go when the context is exited. */
     if (timing && irm_timing_render(timing, report)) *report = NULL, irm_clear_error();

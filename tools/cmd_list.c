@@ -113,8 +113,8 @@ static int global_list(const char *global, irm_object **out) {
   return rc;
 }
 
-static const char *const whats[] = {"globals", "targets", "tags", "executors", "runtimes",
-                                    "passes", "configs", "module-attrs", "plugins", "ops"};
+static const char *const whats[] = {"globals", "targets", "tags",         "executors", "runtimes",
+                                    "passes",  "configs", "module-attrs", "plugins",   "ops"};
 #define N_WHATS (sizeof whats / sizeof whats[0])
 
 static int build(const char *what, irm_object **out) {
@@ -169,7 +169,11 @@ static void print_kinds(const irm_object *list) {
       value_text(req);
     }
     if (n && n->type_code == IRM_INT)
-      fprintf(cli_out, n->v_int < 0 ? " (any number of inputs)" : n->v_int == 1 ? " (%lld input)" : " (%lld inputs)", (long long)n->v_int);
+      fprintf(cli_out,
+              n->v_int < 0    ? " (any number of inputs)"
+              : n->v_int == 1 ? " (%lld input)"
+                              : " (%lld inputs)",
+              (long long)n->v_int);
     fputc('\n', cli_out);
     print_options(irm_map_find_cstr(e->v_obj, "options")->v_obj);
   }
@@ -219,8 +223,8 @@ static void print_text(const char *what, const irm_object *list) {
   } else if (!strcmp(what, "plugins")) {
     for (size_t i = 0; i < irm_array_size(list); i++) {
       const irm_object *p = irm_array_at(list, i)->v_obj;
-      fprintf(cli_out, "%s %s  %s\n", cli_str(irm_map_find_cstr(p, "name")),
-              cli_str(irm_map_find_cstr(p, "version")), cli_str(irm_map_find_cstr(p, "path")));
+      fprintf(cli_out, "%s %s  %s\n", cli_str(irm_map_find_cstr(p, "name")), cli_str(irm_map_find_cstr(p, "version")),
+              cli_str(irm_map_find_cstr(p, "path")));
     }
   } else if (!strcmp(what, "tags")) {
     irm_map_iter it = irm_map_iter_begin(list);
@@ -264,9 +268,11 @@ int cmd_list(int argc, char **argv) {
     list_usage(cli_out);
     return CLI_OK;
   }
-  if (first >= argc) return cli_usage_error("list", "say what to list: %s", "globals, targets, tags, executors, "
-                                                                             "runtimes, passes, configs, module-attrs, "
-                                                                             "plugins or ops");
+  if (first >= argc)
+    return cli_usage_error("list", "say what to list: %s",
+                           "globals, targets, tags, executors, "
+                           "runtimes, passes, configs, module-attrs, "
+                           "plugins or ops");
   if (argc - first > 1) return cli_usage_error("list", "unexpected argument '%s'", cli_quote(argv[first + 1]));
   const char *what = argv[first];
   size_t i = 0;

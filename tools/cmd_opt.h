@@ -34,17 +34,28 @@ typedef struct opt_flags {
  * and the --pass-config values once every plugin is loaded
  * (opt_finish_flags). */
 enum {
-  OPT_F_PASSES = 256, OPT_F_OPT_LEVEL, OPT_F_PASS_CONFIG, OPT_F_DISABLE, OPT_F_REQUIRE, OPT_F_TIME, OPT_F_BEFORE,
-  OPT_F_AFTER, OPT_F_BISECT, OPT_F_PLUGIN, OPT_F_COMMON_END
+  OPT_F_PASSES = 256,
+  OPT_F_OPT_LEVEL,
+  OPT_F_PASS_CONFIG,
+  OPT_F_DISABLE,
+  OPT_F_REQUIRE,
+  OPT_F_TIME,
+  OPT_F_BEFORE,
+  OPT_F_AFTER,
+  OPT_F_BISECT,
+  OPT_F_PLUGIN,
+  OPT_F_COMMON_END
 };
-#define OPT_COMMON_LONGOPTS                                                                                          \
-  {"passes", required_argument, NULL, OPT_F_PASSES}, {"opt-level", required_argument, NULL, OPT_F_OPT_LEVEL},       \
-      {"pass-config", required_argument, NULL, OPT_F_PASS_CONFIG},                                                   \
-      {"disable-pass", required_argument, NULL, OPT_F_DISABLE},                                                      \
-      {"required-pass", required_argument, NULL, OPT_F_REQUIRE}, {"time-passes", no_argument, NULL, OPT_F_TIME},     \
-      {"print-ir-before", required_argument, NULL, OPT_F_BEFORE},                                                    \
-      {"print-ir-after", required_argument, NULL, OPT_F_AFTER},                                                      \
-      {"bisect-limit", required_argument, NULL, OPT_F_BISECT}, {"load-plugin", required_argument, NULL, OPT_F_PLUGIN}
+#define OPT_COMMON_LONGOPTS                                                                                      \
+  {"passes", required_argument, NULL, OPT_F_PASSES}, {"opt-level", required_argument, NULL, OPT_F_OPT_LEVEL},    \
+      {"pass-config", required_argument, NULL, OPT_F_PASS_CONFIG},                                               \
+      {"disable-pass", required_argument, NULL, OPT_F_DISABLE},                                                  \
+      {"required-pass", required_argument, NULL, OPT_F_REQUIRE}, {"time-passes", no_argument, NULL, OPT_F_TIME}, \
+      {"print-ir-before", required_argument, NULL, OPT_F_BEFORE},                                                \
+      {"print-ir-after", required_argument, NULL, OPT_F_AFTER},                                                  \
+      {"bisect-limit", required_argument, NULL, OPT_F_BISECT}, {                                                 \
+    "load-plugin", required_argument, NULL, OPT_F_PLUGIN                                                         \
+  }
 
 /* --pass-config values wait until every plugin is loaded: a plugin may
  * register the option. */

@@ -92,8 +92,7 @@ void opt_summary_value(const char *key, const irm_any *v) {
     return;
   }
   irm_any text;
-  if (cli_call(v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "target.Target") ? "target.AsString"
-                                                                                          : "ffi.Repr",
+  if (cli_call(v->type_code == IRM_OBJECT && irm_object_is(v->v_obj, "target.Target") ? "target.AsString" : "ffi.Repr",
                v, 1, &text) == 0) {
     fputs(cli_str(&text), cli_out);
     irm_any_release(&text);
@@ -118,9 +117,9 @@ void opt_print_config(const opt_flags *f) {
 int opt_print_summary_head(const opt_flags *f, irm_module *mod, const char *pipeline) {
   irm_object *names = NULL;
   if (irm_func_list_globals(&names)) return cli_fail("opt");
-  fprintf(cli_out, "irm %s: opt of %s%s%s, %zu global functions (irm --help lists the commands)\n\n",
-          irm_version(), f->model ? "'" : "the example model 'cnn'", f->model ? cli_quote(f->model) : "",
-          f->model ? "'" : "", irm_array_size(names));
+  fprintf(cli_out, "irm %s: opt of %s%s%s, %zu global functions (irm --help lists the commands)\n\n", irm_version(),
+          f->model ? "'" : "the example model 'cnn'", f->model ? cli_quote(f->model) : "", f->model ? "'" : "",
+          irm_array_size(names));
   irm_object_release(names);
   fputs("configuration\n", cli_out);
   irm_any attrs, mod_arg = irm_any_object(mod);
@@ -285,14 +284,13 @@ static int run_in_context(opt_flags *f, run_parts *p, irm_object *instruments, i
     free(error);
     struct stat after;
     if (f->reproducer && stat(f->reproducer, &after) == 0 &&
-        (!existed || after.st_mtim.tv_sec != before.st_mtim.tv_sec ||
-         after.st_mtim.tv_nsec != before.st_mtim.tv_nsec || after.st_size != before.st_size))
+        (!existed || after.st_mtim.tv_sec != before.st_mtim.tv_sec || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec ||
+         after.st_size != before.st_size))
       cli_say(CLI_FAIL, "opt: reproducer written to '%s' (irm opt --run-reproducer '%s' reproduces it)",
               cli_quote(f->reproducer), cli_quote(f->reproducer));
     return CLI_FAIL;
   }
-  if (f->summary)
-    fprintf(cli_out, "module after the pipeline%s\n", f->elide ? " (large tensors elided)" : "");
+  if (f->summary) fprintf(cli_out, "module after the pipeline%s\n", f->elide ? " (large tensors elided)" : "");
   rc = print_module(f, out);
   irm_object_release(out);
   return rc;

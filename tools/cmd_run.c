@@ -101,8 +101,8 @@ static int read_record(const char *dir, irm_object **out) {
   snprintf(path, sizeof path, "%s/%s", dir, BUILD_RECORD);
   FILE *probe = fopen(path, "rb");
   if (!probe)
-    return cli_say(CLI_FAIL, "run: '%s' holds no %s (%s): give a folder irm build wrote", cli_quote(dir),
-                   BUILD_RECORD, strerror(errno));
+    return cli_say(CLI_FAIL, "run: '%s' holds no %s (%s): give a folder irm build wrote", cli_quote(dir), BUILD_RECORD,
+                   strerror(errno));
   fclose(probe);
   irm_any v = irm_any_none();
   if (read_json(path, &v)) return CLI_FAIL;
@@ -111,8 +111,10 @@ static int read_record(const char *dir, irm_object **out) {
       !record_part(rec, "params", "ffi.Map") || !record_part(rec, "mod_name", "ffi.String") ||
       !record_part(rec, "artifacts", "ffi.Array")) {
     irm_any_release(&v);
-    return cli_say(CLI_FAIL, "run: '%s' is no record of irm build (it needs module, built, params, mod_name and "
-                   "artifacts)", cli_quote(path));
+    return cli_say(CLI_FAIL,
+                   "run: '%s' is no record of irm build (it needs module, built, params, mod_name and "
+                   "artifacts)",
+                   cli_quote(path));
   }
   *out = v.v_obj;
   return CLI_OK;
@@ -225,7 +227,7 @@ static int make_inputs(const run_flags *r, const irm_object *record, irm_object 
   size_t n = irm_function_param_count(main_fn), n_data = 0;
   const char **names = calloc(n + 1, sizeof *names);
   int rc = !names || irm_array_new(NULL, 0, all) || irm_array_new(NULL, 0, data) ? cli_say(CLI_FAIL, "out of memory")
-                                                                                  : CLI_OK;
+                                                                                 : CLI_OK;
   for (size_t i = 0; !rc && i < n; i++) {
     const irm_object *var = irm_function_param(main_fn, i);
     const char *name = irm_var_name(var);

@@ -84,8 +84,10 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   if (!o->mod_name) o->mod_name = "default";
   for (const char *s = o->mod_name; *s; s++)
     if (!isalnum((unsigned char)*s) && *s != '_')
-      return irm_error(IRM_EVALUE, "aot codegen: mod_name '%s' must be a C identifier (letters, digits, '_'): it "
-                       "names the generated symbols", irm_error_quote(o->mod_name));
+      return irm_error(IRM_EVALUE,
+                       "aot codegen: mod_name '%s' must be a C identifier (letters, digits, '_'): it "
+                       "names the generated symbols",
+                       irm_error_quote(o->mod_name));
   if (isdigit((unsigned char)o->mod_name[0]))
     return irm_error(IRM_EVALUE, "aot codegen: mod_name '%s' must not start with a digit", o->mod_name);
   req->mod_name = o->mod_name;

@@ -55,8 +55,7 @@ static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
       float f;
       memcpy(&f, at, 4);
       x = f;
-    } else
-      memcpy(&x, at, 8);
+    } else memcpy(&x, at, 8);
     if (isnan(x)) irm_text_buf_puts_(b, "NAN");
     else if (isinf(x)) irm_text_buf_puts_(b, x < 0 ? "-INFINITY" : "INFINITY");
     else irm_text_buf_printf_(b, dt.bits == 32 ? "%af" : "%a", x);
@@ -70,9 +69,24 @@ static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
   }
   int64_t v = 0;
   switch (dt.bits) {
-  case 8: { int8_t x; memcpy(&x, at, 1); v = x; break; }
-  case 16: { int16_t x; memcpy(&x, at, 2); v = x; break; }
-  case 32: { int32_t x; memcpy(&x, at, 4); v = x; break; }
+  case 8: {
+    int8_t x;
+    memcpy(&x, at, 1);
+    v = x;
+    break;
+  }
+  case 16: {
+    int16_t x;
+    memcpy(&x, at, 2);
+    v = x;
+    break;
+  }
+  case 32: {
+    int32_t x;
+    memcpy(&x, at, 4);
+    v = x;
+    break;
+  }
   default: memcpy(&v, at, 8); break;
   }
   if (v == INT64_MIN) irm_text_buf_puts_(b, "(-9223372036854775807LL - 1)");
@@ -112,7 +126,8 @@ static void emit_set_params(const lowered_plan *p, const aot_options *o, irm_tex
     const plan_type *t = &p->consts[k].type;
     irm_text_buf_printf_(b, "  {\n    static const int64_t shape[] = ");
     shape_list(t, b);
-    irm_text_buf_printf_(b, ";\n    if (irm_params_find_as(blob, size, \"%s\", %u, %u, %d, shape, %zu, &e[%zu]) != "
+    irm_text_buf_printf_(b,
+                         ";\n    if (irm_params_find_as(blob, size, \"%s\", %u, %u, %d, shape, %zu, &e[%zu]) != "
                          "IRM_PARAMS_OK)\n      return IRM_CRT_EPARAMS;\n  }\n",
                          p->consts[k].name, t->dtype.code, t->dtype.bits, t->ndim, t->bytes, k);
   }
@@ -125,8 +140,7 @@ static void emit_set_params(const lowered_plan *p, const aot_options *o, irm_tex
 
 static void scratch_ptr(const lowered_plan *p, const aot_options *o, const plan_step *s, irm_text_buf *b) {
   if (s->scratch < 0) irm_text_buf_puts_(b, "NULL");
-  else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", o->mod_name,
-                            p->buffers[s->scratch].offset);
+  else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", o->mod_name, p->buffers[s->scratch].offset);
 }
 
 /* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h. */
@@ -145,12 +159,13 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
       irm_text_buf_puts_(b, n ? ", " : "");
       scratch_ptr(p, o, s, b);
     }
-    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
+    irm_text_buf_printf_(b,
+                         ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
                          step, k->symbol);
     return;
   }
-  irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0, krc;\n", n,
-                       n, n);
+  irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0, krc;\n",
+                       n, n, n);
   for (size_t i = 0; i < n; i++) {
     const plan_type *type = &p->tensors[s->args[i]].type;
     DLDataType dt = type->dtype;
@@ -170,10 +185,11 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
 
 static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
-  irm_text_buf_printf_(b, "static int32_t tvmgen_%s_body(void *const *in, void *const *out) {\n"
-                       "  (void)in;\n  (void)out;\n", m);
-  if (!o->link_params)
-    irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
+  irm_text_buf_printf_(b,
+                       "static int32_t tvmgen_%s_body(void *const *in, void *const *out) {\n"
+                       "  (void)in;\n  (void)out;\n",
+                       m);
+  if (!o->link_params) irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
   for (size_t i = 0; i < p->n_steps; i++) emit_call(p, o, i, b);
   for (size_t j = 0; j < p->n_outputs; j++) {
     const plan_tensor *t = &p->tensors[p->outputs[j].tensor];
@@ -188,8 +204,10 @@ static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf 
 static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
   if (o->interface_c) {
-    irm_text_buf_printf_(b, "int32_t tvmgen_%s_run(struct tvmgen_%s_inputs *inputs, struct tvmgen_%s_outputs *outputs) {\n"
-                         "  void *in[] = {", m, m, m);
+    irm_text_buf_printf_(b,
+                         "int32_t tvmgen_%s_run(struct tvmgen_%s_inputs *inputs, struct tvmgen_%s_outputs *outputs) {\n"
+                         "  void *in[] = {",
+                         m, m, m);
     for (size_t i = 0; i < p->n_inputs; i++) irm_text_buf_printf_(b, "inputs->%s, ", p->inputs[i].field);
     irm_text_buf_puts_(b, "NULL};\n  void *out[] = {");
     for (size_t j = 0; j < p->n_outputs; j++) irm_text_buf_printf_(b, "outputs->%s, ", p->outputs[j].field);
@@ -197,22 +215,30 @@ static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf
     return;
   }
   size_t n = p->n_inputs + p->n_outputs;
-  irm_text_buf_printf_(b, "int32_t tvmgen_%s___tvm_main__(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
-                       "int32_t *ret_code, void *resource) {\n", m);
-  irm_text_buf_printf_(b, "  const irm_crt_value *a = (const irm_crt_value *)args;\n  void *in[%zu], *out[%zu];\n"
+  irm_text_buf_printf_(b,
+                       "int32_t tvmgen_%s___tvm_main__(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
+                       "int32_t *ret_code, void *resource) {\n",
+                       m);
+  irm_text_buf_printf_(b,
+                       "  const irm_crt_value *a = (const irm_crt_value *)args;\n  void *in[%zu], *out[%zu];\n"
                        "  int32_t err = 0;\n  (void)ret;\n  (void)ret_code;\n  (void)resource;\n"
-                       "  if (num_args != %zu) return IRM_CRT_EARGS;\n", p->n_inputs + 1, p->n_outputs + 1, n);
+                       "  if (num_args != %zu) return IRM_CRT_EARGS;\n",
+                       p->n_inputs + 1, p->n_outputs + 1, n);
   for (size_t i = 0; i < n; i++) {
     const plan_io *io = i < p->n_inputs ? &p->inputs[i] : &p->outputs[i - p->n_inputs];
     const plan_type *type = &p->tensors[io->tensor].type;
-    irm_text_buf_printf_(b, "  %s[%zu] = irm_crt_tensor_arg(a, type_codes, %zu, %u, %u, %zu, &err);\n"
-                         "  if (err) return err;\n", i < p->n_inputs ? "in" : "out",
-                         i < p->n_inputs ? i : i - p->n_inputs, i, type->dtype.code, type->dtype.bits, type->numel);
+    irm_text_buf_printf_(b,
+                         "  %s[%zu] = irm_crt_tensor_arg(a, type_codes, %zu, %u, %u, %zu, &err);\n"
+                         "  if (err) return err;\n",
+                         i < p->n_inputs ? "in" : "out", i < p->n_inputs ? i : i - p->n_inputs, i, type->dtype.code,
+                         type->dtype.bits, type->numel);
   }
   irm_text_buf_printf_(b, "  return tvmgen_%s_body(in, out);\n}\n\n", m);
-  irm_text_buf_printf_(b, "int32_t tvmgen_%s_run(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
+  irm_text_buf_printf_(b,
+                       "int32_t tvmgen_%s_run(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                        "int32_t *ret_code, void *resource) {\n  return tvmgen_%s___tvm_main__(args, type_codes, "
-                       "num_args, ret, ret_code, resource);\n}\n\n", m, m);
+                       "num_args, ret, ret_code, resource);\n}\n\n",
+                       m, m);
 }
 
 /* ---- metadata ------------------------------------------------------------------------- */
@@ -249,15 +275,17 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   json_str(b, o->executor);
   irm_text_buf_puts_(b, ", \"mod_name\": ");
   json_str(b, m);
-  irm_text_buf_printf_(b, ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
+  irm_text_buf_printf_(b,
+                       ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
                        o->runtime, o->interface_c ? "c" : "packed", o->unpacked ? "true" : "false", m,
                        o->interface_c ? "run" : "__tvm_main__", o->link_params ? "true" : "false");
   if (o->link_params) irm_text_buf_puts_(b, "null, \"params_file\": null");
   else irm_text_buf_printf_(b, "\"tvmgen_%s_set_params\", \"params_file\": \"%s.params\"", m, m);
-  irm_text_buf_printf_(b, ", \"workspace_bytes\": %zu, \"workspace_alignment\": %zu, \"memory_plan\": \"%s\", "
-                       "\"kernels\": %zu, \"inputs\": ", p->workspace_bytes, workspace_align(p, o),
-                       irm_mem_algo_name_(p->algo), p->n_kernels);
+  irm_text_buf_printf_(b,
+                       ", \"workspace_bytes\": %zu, \"workspace_alignment\": %zu, \"memory_plan\": \"%s\", "
+                       "\"kernels\": %zu, \"inputs\": ",
+                       p->workspace_bytes, workspace_align(p, o), irm_mem_algo_name_(p->algo), p->n_kernels);
   json_io(b, p, p->inputs, p->n_inputs);
   irm_text_buf_puts_(b, ", \"outputs\": ");
   json_io(b, p, p->outputs, p->n_outputs);
@@ -279,10 +307,11 @@ static void emit_metadata(const lowered_plan *p, const aot_options *o, irm_text_
 
 int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
-  irm_text_buf_printf_(b, "/* Generated by irm's AOT executor for module '%s': %zu kernels, %zu steps, a %zu-byte "
+  irm_text_buf_printf_(b,
+                       "/* Generated by irm's AOT executor for module '%s': %zu kernels, %zu steps, a %zu-byte "
                        "workspace (%s). */\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
-                       "#include <string.h>\n\n#include \"irm_crt.h\"\n", m, p->n_kernels, p->n_steps,
-                       p->workspace_bytes, irm_mem_algo_name_(p->algo));
+                       "#include <string.h>\n\n#include \"irm_crt.h\"\n",
+                       m, p->n_kernels, p->n_steps, p->workspace_bytes, irm_mem_algo_name_(p->algo));
   if (!o->link_params) irm_text_buf_puts_(b, "#include \"irm_params.h\"\n");
   if (o->interface_c) irm_text_buf_printf_(b, "#include \"tvmgen_%s.h\"\n", m);
   irm_text_buf_putc_(b, '\n');
@@ -305,20 +334,25 @@ int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_b
 
 int irm_aot_emit_header_(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
-  irm_text_buf_printf_(b, "/* Generated by irm's AOT executor: the C interface of module '%s'. */\n"
+  irm_text_buf_printf_(b,
+                       "/* Generated by irm's AOT executor: the C interface of module '%s'. */\n"
                        "#ifndef TVMGEN_%s_H_\n#define TVMGEN_%s_H_\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
-                       "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", m, m, m);
+                       "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+                       m, m, m);
   irm_text_buf_printf_(b, "/* One pointer per input of main, in order. */\nstruct tvmgen_%s_inputs {\n", m);
   for (size_t i = 0; i < p->n_inputs; i++) irm_text_buf_printf_(b, "  void *%s;\n", p->inputs[i].field);
   if (!p->n_inputs) irm_text_buf_puts_(b, "  void *unused;\n");
   irm_text_buf_printf_(b, "};\n\n/* One pointer per output. */\nstruct tvmgen_%s_outputs {\n", m);
   for (size_t j = 0; j < p->n_outputs; j++) irm_text_buf_printf_(b, "  void *%s;\n", p->outputs[j].field);
-  irm_text_buf_printf_(b, "};\n\n/* Runs the module; 0 on success, else an IRM_CRT_E* code (irm_crt.h). */\n"
+  irm_text_buf_printf_(b,
+                       "};\n\n/* Runs the module; 0 on success, else an IRM_CRT_E* code (irm_crt.h). */\n"
                        "int32_t tvmgen_%s_run(struct tvmgen_%s_inputs *inputs, struct tvmgen_%s_outputs *outputs);\n",
                        m, m, m);
   if (!o->link_params)
-    irm_text_buf_printf_(b, "\n/* Copies the parameters from a params file's bytes (%s.params); needed before the first "
-                         "run. */\nint32_t tvmgen_%s_set_params(const void *blob, size_t size);\n", m, m);
+    irm_text_buf_printf_(b,
+                         "\n/* Copies the parameters from a params file's bytes (%s.params); needed before the first "
+                         "run. */\nint32_t tvmgen_%s_set_params(const void *blob, size_t size);\n",
+                         m, m);
   irm_text_buf_printf_(b, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
   return b->failed ? irm_error(IRM_ENOMEM, "aot codegen: out of memory for the header") : IRM_OK;
 }

@@ -14,13 +14,13 @@
 
 /* The aot executor's options and what names the generated code. */
 typedef struct aot_options {
-  bool interface_c;  /* interface-api = "c" */
-  bool unpacked;     /* unpacked-api */
+  bool interface_c; /* interface-api = "c" */
+  bool unpacked;    /* unpacked-api */
   bool link_params;
-  size_t ws_align;   /* workspace-byte-alignment */
+  size_t ws_align;    /* workspace-byte-alignment */
   size_t const_align; /* constant-byte-alignment */
   const char *mod_name;
-  const char *runtime; /* the runtime kind's name */
+  const char *runtime;  /* the runtime kind's name */
   const char *executor; /* the executor kind's name (the metadata's "executor") */
 } aot_options;
 

@@ -10,14 +10,18 @@
 /* ---- kernels' packed wrappers ------------------------------------------------------ */
 
 static void arg_check(const plan_type *type, size_t i, irm_text_buf *b) {
-  irm_text_buf_printf_(b, "  void *a%zu = irm_crt_tensor_arg(a, type_codes, %zu, %u, %u, %zu, &err);\n"
-                       "  if (err) return err;\n", i, i, type->dtype.code, type->dtype.bits, type->numel);
+  irm_text_buf_printf_(b,
+                       "  void *a%zu = irm_crt_tensor_arg(a, type_codes, %zu, %u, %u, %zu, &err);\n"
+                       "  if (err) return err;\n",
+                       i, i, type->dtype.code, type->dtype.bits, type->numel);
 }
 
 void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b) {
   size_t nin = k->n_inputs, nout = k->n_outputs;
-  irm_text_buf_printf_(b, "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
-                       "int32_t *ret_code, void *resource) {\n", exported ? "" : "static ", k->symbol);
+  irm_text_buf_printf_(b,
+                       "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
+                       "int32_t *ret_code, void *resource) {\n",
+                       exported ? "" : "static ", k->symbol);
   irm_text_buf_puts_(b, "  const irm_crt_value *a = (const irm_crt_value *)args;\n  int32_t err = 0;\n"
                         "  (void)ret;\n  (void)ret_code;\n");
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);

@@ -80,8 +80,8 @@ static int load_params(const char *path, json_t *root, void *handle) {
     pthread_mutex_lock(&irm_runtime_run_lock_);
     int32_t got = set(blob, size);
     pthread_mutex_unlock(&irm_runtime_run_lock_);
-    if (got) rc = irm_error(IRM_EVALUE, "library '%s' refuses the params file '%s': %s", path, full,
-                            irm_crt_strerror(got));
+    if (got)
+      rc = irm_error(IRM_EVALUE, "library '%s' refuses the params file '%s': %s", path, full, irm_crt_strerror(got));
   }
   irm_free(blob);
   irm_free(full);

@@ -32,13 +32,13 @@ typedef struct cg_node {
   cg_tensor t;
   char name[CG_MAX_SYMBOL + 24];
   size_t nargs, *args;
-  cg_fcodegen gen;     /* calls: how the op generates C */
-  size_t uses, user;   /* use count; the (last) user's index */
-  int inlined;         /* an elementwise call folded into its user's expression */
-  int materialized;    /* has a buffer */
-  int64_t out_index;   /* the output it writes, -1 */
-  size_t offset;       /* scratch offset of an intermediate */
-  int alias;           /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place */
+  cg_fcodegen gen;   /* calls: how the op generates C */
+  size_t uses, user; /* use count; the (last) user's index */
+  int inlined;       /* an elementwise call folded into its user's expression */
+  int materialized;  /* has a buffer */
+  int64_t out_index; /* the output it writes, -1 */
+  size_t offset;     /* scratch offset of an intermediate */
+  int alias;         /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place */
 } cg_node;
 
 typedef struct memo {
@@ -80,8 +80,10 @@ static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, const char
   t->shape = irm_tensor_type_shape(type);
   t->numel = irm_tensor_type_numel(type);
   if (t->dt == CG_F16 || t->dt == CG_BAD) {
-    snprintf(msg, sizeof msg, "%s has dtype %s, which the C code generator does not support (float32, int32, int8, "
-             "uint8 and bool only)", what, irm_cg_dtname_(t->dt));
+    snprintf(msg, sizeof msg,
+             "%s has dtype %s, which the C code generator does not support (float32, int32, int8, "
+             "uint8 and bool only)",
+             what, irm_cg_dtname_(t->dt));
     return fail_at(w, IRM_ETYPE, msg);
   }
   return IRM_OK;
@@ -113,36 +115,36 @@ static int resolve(walker *w, const irm_object *e, size_t *out);
 static int look_through(walker *w, const irm_object *e, const irm_object **out) {
   for (size_t guard = 0; guard < CG_MAX_DEPTH; guard++) {
     switch (irm_expr_kind_of(e)) {
-      case IRM_EXPR_LET: {
-        bound *b = irm_ptr_table_find_(&w->lets, irm_let_var(e));
-        if (!b && !(b = irm_ptr_table_add_(&w->lets, irm_let_var(e), sizeof *b)))
-          return irm_error_nomem_("generating C");
-        b->value = irm_let_value(e);
-        e = irm_let_body(e);
-        break;
+    case IRM_EXPR_LET: {
+      bound *b = irm_ptr_table_find_(&w->lets, irm_let_var(e));
+      if (!b && !(b = irm_ptr_table_add_(&w->lets, irm_let_var(e), sizeof *b))) return irm_error_nomem_("generating C");
+      b->value = irm_let_value(e);
+      e = irm_let_body(e);
+      break;
+    }
+    case IRM_EXPR_VAR: {
+      bound *b = irm_ptr_table_find_(&w->lets, e);
+      if (!b) {
+        *out = e;
+        return IRM_OK;
       }
-      case IRM_EXPR_VAR: {
-        bound *b = irm_ptr_table_find_(&w->lets, e);
-        if (!b) {
-          *out = e;
-          return IRM_OK;
-        }
-        e = b->value;
-        break;
-      }
-      case IRM_EXPR_TUPLE_GET_ITEM: {
-        const irm_object *src = NULL;
-        int rc = look_through(w, irm_tuple_item_source(e), &src);
-        if (rc) return rc;
-        int64_t i = irm_tuple_item_index(e);
-        if (irm_expr_kind_of(src) != IRM_EXPR_TUPLE)
-          return fail_at(w, IRM_ETYPE, "a TupleGetItem of a value that is no tuple expression (an op or a call "
-                                       "returning a tuple) is not supported in a kernel");
-        if (i < 0 || (size_t)i >= irm_tuple_size(src)) return fail_at(w, IRM_EVALUE, "a tuple index is out of range");
-        e = irm_tuple_field(src, (size_t)i);
-        break;
-      }
-      default: *out = e; return IRM_OK;
+      e = b->value;
+      break;
+    }
+    case IRM_EXPR_TUPLE_GET_ITEM: {
+      const irm_object *src = NULL;
+      int rc = look_through(w, irm_tuple_item_source(e), &src);
+      if (rc) return rc;
+      int64_t i = irm_tuple_item_index(e);
+      if (irm_expr_kind_of(src) != IRM_EXPR_TUPLE)
+        return fail_at(w, IRM_ETYPE,
+                       "a TupleGetItem of a value that is no tuple expression (an op or a call "
+                       "returning a tuple) is not supported in a kernel");
+      if (i < 0 || (size_t)i >= irm_tuple_size(src)) return fail_at(w, IRM_EVALUE, "a tuple index is out of range");
+      e = irm_tuple_field(src, (size_t)i);
+      break;
+    }
+    default: *out = e; return IRM_OK;
     }
   }
   return fail_at(w, IRM_ERUNTIME, "bindings nested too deep");
@@ -151,8 +153,9 @@ static int look_through(walker *w, const irm_object *e, const irm_object **out) 
 static int resolve_call(walker *w, const irm_object *e, size_t *out) {
   const irm_object *callee = irm_call_callee(e);
   if (irm_expr_kind_of(callee) != IRM_EXPR_OP)
-    return fail_at(w, IRM_ETYPE, "a call of a function or variable is not supported inside a kernel (only op calls; "
-                                 "run FuseOps and generate one kernel per Primitive function)");
+    return fail_at(w, IRM_ETYPE,
+                   "a call of a function or variable is not supported inside a kernel (only op calls; "
+                   "run FuseOps and generate one kernel per Primitive function)");
   size_t nargs = irm_call_arg_count(e);
   if (nargs > CG_MAX_INPUTS) return fail_at(w, IRM_EVALUE, "an op call has too many arguments");
   size_t *args = irm_malloc((nargs ? nargs : 1) * sizeof *args);
@@ -191,26 +194,27 @@ static int resolve(walker *w, const irm_object *e, size_t *out) {
   }
   if (++w->depth > CG_MAX_DEPTH) return fail_at(w, IRM_ERUNTIME, "expressions nested too deep for one kernel");
   switch (irm_expr_kind_of(x)) {
-    case IRM_EXPR_CALL: rc = resolve_call(w, x, out); break;
-    case IRM_EXPR_CONSTANT: {
-      rc = add_node(w, x, N_CONST, out);
-      cg_node *nd = rc ? NULL : &w->nodes[*out];
-      if (!rc) rc = tensor_of(w, irm_expr_type(x), &nd->t, "a constant");
-      if (!rc) snprintf(nd->name, sizeof nd->name, "%s_c%zu", w->symbol, w->n_consts++);
-      break;
-    }
-    case IRM_EXPR_VAR: {
-      char msg[300];
-      snprintf(msg, sizeof msg, "variable '%s' is neither a parameter nor bound", irm_var_name(x));
-      rc = fail_at(w, IRM_EVALUE, msg);
-      break;
-    }
-    case IRM_EXPR_TUPLE: rc = fail_at(w, IRM_ETYPE, "a tuple used as an op argument is not supported in a kernel"); break;
-    default: {
-      char msg[200];
-      snprintf(msg, sizeof msg, "a %s inside the body is not supported in a kernel", irm_expr_kind_name(irm_expr_kind_of(x)));
-      rc = fail_at(w, IRM_ETYPE, msg);
-    }
+  case IRM_EXPR_CALL: rc = resolve_call(w, x, out); break;
+  case IRM_EXPR_CONSTANT: {
+    rc = add_node(w, x, N_CONST, out);
+    cg_node *nd = rc ? NULL : &w->nodes[*out];
+    if (!rc) rc = tensor_of(w, irm_expr_type(x), &nd->t, "a constant");
+    if (!rc) snprintf(nd->name, sizeof nd->name, "%s_c%zu", w->symbol, w->n_consts++);
+    break;
+  }
+  case IRM_EXPR_VAR: {
+    char msg[300];
+    snprintf(msg, sizeof msg, "variable '%s' is neither a parameter nor bound", irm_var_name(x));
+    rc = fail_at(w, IRM_EVALUE, msg);
+    break;
+  }
+  case IRM_EXPR_TUPLE: rc = fail_at(w, IRM_ETYPE, "a tuple used as an op argument is not supported in a kernel"); break;
+  default: {
+    char msg[200];
+    snprintf(msg, sizeof msg, "a %s inside the body is not supported in a kernel",
+             irm_expr_kind_name(irm_expr_kind_of(x)));
+    rc = fail_at(w, IRM_ETYPE, msg);
+  }
   }
   w->depth--;
   return rc;
@@ -439,31 +443,31 @@ static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
   for (int64_t i = 0; i < nd->t.numel; i++) {
     if (i) irm_text_buf_puts_(b, i % 8 ? ", " : ",\n  ");
     switch (nd->t.dt) {
-      case CG_F32: {
-        float v = ((const float *)data)[i];
-        if (v != v) irm_text_buf_puts_(b, "NAN");
-        else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
-        else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-        else P(b, "%af", (double)v);
-        break;
-      }
-      case CG_F64: {
-        double v = ((const double *)data)[i];
-        if (v != v) irm_text_buf_puts_(b, "NAN");
-        else if (v == INFINITY) irm_text_buf_puts_(b, "INFINITY");
-        else if (v == -INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-        else P(b, "%a", v);
-        break;
-      }
-      case CG_I64: {
-        int64_t v = ((const int64_t *)data)[i];
-        if (v == INT64_MIN) irm_text_buf_puts_(b, "INT64_MIN");
-        else P(b, "%lldLL", (long long)v);
-        break;
-      }
-      case CG_I32: P(b, "%ld", (long)((const int32_t *)data)[i]); break;
-      case CG_I8: P(b, "%d", (int)((const int8_t *)data)[i]); break;
-      default: P(b, "%u", (unsigned)((const uint8_t *)data)[i]); break;
+    case CG_F32: {
+      float v = ((const float *)data)[i];
+      if (v != v) irm_text_buf_puts_(b, "NAN");
+      else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
+      else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
+      else P(b, "%af", (double)v);
+      break;
+    }
+    case CG_F64: {
+      double v = ((const double *)data)[i];
+      if (v != v) irm_text_buf_puts_(b, "NAN");
+      else if (v == INFINITY) irm_text_buf_puts_(b, "INFINITY");
+      else if (v == -INFINITY) irm_text_buf_puts_(b, "-INFINITY");
+      else P(b, "%a", v);
+      break;
+    }
+    case CG_I64: {
+      int64_t v = ((const int64_t *)data)[i];
+      if (v == INT64_MIN) irm_text_buf_puts_(b, "INT64_MIN");
+      else P(b, "%lldLL", (long long)v);
+      break;
+    }
+    case CG_I32: P(b, "%ld", (long)((const int32_t *)data)[i]); break;
+    case CG_I8: P(b, "%d", (int)((const int8_t *)data)[i]); break;
+    default: P(b, "%u", (unsigned)((const uint8_t *)data)[i]); break;
     }
   }
   if (!nd->t.numel) irm_text_buf_puts_(b, "0");
@@ -498,8 +502,7 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   for (size_t i = 0; i < w->n; i++)
     if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) emit_const(w, &w->nodes[i], out);
   P(out, "static int32_t %s(", w->symbol);
-  for (size_t i = 0; i < nparams; i++)
-    P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].t.dt), i);
+  for (size_t i = 0; i < nparams; i++) P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].t.dt), i);
   for (size_t k = 0; k < w->n_outputs; k++)
     P(out, "%s *restrict out%zu, ", irm_cg_ctype_(w->nodes[w->outputs[k]].t.dt), k);
   irm_text_buf_puts_(out, "void *restrict scratch) {\n  int32_t st = 0;\n  (void)scratch;\n");
@@ -520,7 +523,8 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   for (size_t k = 0; k < w->n_outputs && !rc; k++) {
     const cg_node *nd = &w->nodes[w->outputs[k]];
     if (nd->out_index == (int64_t)k) continue;
-    P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name, (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
+    P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name,
+      (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
   }
   irm_text_buf_puts_(out, "  return st;\n}\n");
   if (out->failed && !rc) rc = irm_error_nomem_("generating C");

@@ -47,14 +47,14 @@ typedef struct cg_tensor {
 
 /* One call of an op, as its generator sees it. */
 typedef struct cg_call {
-  const char *op;         /* the op's name */
-  const char *symbol;     /* the kernel's name, for messages */
-  const irm_object *attrs;/* the call's checked attributes (a Map; may be NULL) */
+  const char *op;          /* the op's name */
+  const char *symbol;      /* the kernel's name, for messages */
+  const irm_object *attrs; /* the call's checked attributes (a Map; may be NULL) */
   size_t n_in;
   const cg_tensor *in;
   cg_tensor out;
-  const char *scratch;    /* a C expression (char *) where the op's own scratch starts, 64-byte aligned */
-  int cblas;              /* the target has -libs=cblas */
+  const char *scratch; /* a C expression (char *) where the op's own scratch starts, 64-byte aligned */
+  int cblas;           /* the target has -libs=cblas */
 } cg_call;
 
 typedef struct cg_op {

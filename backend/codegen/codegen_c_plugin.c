@@ -18,14 +18,10 @@ static const struct {
   const cg_op *ops;
   const size_t *count;
 } tables[] = {
-    {irm_cg_elemwise_ops_, &irm_cg_elemwise_ops_count_},
-    {irm_cg_compare_ops_, &irm_cg_compare_ops_count_},
-    {irm_cg_reduce_ops_, &irm_cg_reduce_ops_count_},
-    {irm_cg_nn_ops_, &irm_cg_nn_ops_count_},
-    {irm_cg_conv_ops_, &irm_cg_conv_ops_count_},
-    {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},
-    {irm_cg_shape_ops_, &irm_cg_shape_ops_count_},
-    {irm_cg_image_ops_, &irm_cg_image_ops_count_},
+    {irm_cg_elemwise_ops_, &irm_cg_elemwise_ops_count_}, {irm_cg_compare_ops_, &irm_cg_compare_ops_count_},
+    {irm_cg_reduce_ops_, &irm_cg_reduce_ops_count_},     {irm_cg_nn_ops_, &irm_cg_nn_ops_count_},
+    {irm_cg_conv_ops_, &irm_cg_conv_ops_count_},         {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},
+    {irm_cg_shape_ops_, &irm_cg_shape_ops_count_},       {irm_cg_image_ops_, &irm_cg_image_ops_count_},
 };
 
 #define CG_MAX_BUILTINS 256
@@ -73,8 +69,8 @@ int irm_cg_fcodegen_of_(const irm_object *op, const char *symbol, cg_fcodegen *o
     out->native = irm_cg_native_of_(v.v_obj);
     return IRM_OK;
   }
-  rc = irm_error(IRM_ETYPE, "op '%s' in function '%s': FCodegenC must be a String or a Function, got %s", name,
-                 symbol, irm_object_type_key(v.v_obj));
+  rc = irm_error(IRM_ETYPE, "op '%s' in function '%s': FCodegenC must be a String or a Function, got %s", name, symbol,
+                 irm_object_type_key(v.v_obj));
   irm_any_release(&v);
   return rc;
 }
@@ -94,11 +90,14 @@ static int attr_literal(const cg_call *c, const char *name, irm_text_buf *out) {
   const irm_any *v = c->attrs ? irm_map_find_cstr(c->attrs, name) : NULL;
   if (!v) return irm_cg_fail_(c, "the FCodegenC template names attribute '%s', which the call does not have", name);
   switch (v->type_code) {
-    case IRM_INT: P(out, "%lld", (long long)v->v_int); return IRM_OK;
-    case IRM_BOOL: P(out, "%d", (int)v->v_int); return IRM_OK;
-    case IRM_FLOAT: P(out, "%.17g", v->v_float); return IRM_OK;
-    default: return irm_cg_fail_(c, "the FCodegenC template names attribute '%s' of type %s; only int, bool and "
-                                    "float attributes expand", name, irm_any_type_name(v));
+  case IRM_INT: P(out, "%lld", (long long)v->v_int); return IRM_OK;
+  case IRM_BOOL: P(out, "%d", (int)v->v_int); return IRM_OK;
+  case IRM_FLOAT: P(out, "%.17g", v->v_float); return IRM_OK;
+  default:
+    return irm_cg_fail_(c,
+                        "the FCodegenC template names attribute '%s' of type %s; only int, bool and "
+                        "float attributes expand",
+                        name, irm_any_type_name(v));
   }
 }
 
@@ -181,7 +180,8 @@ static int tensor_map(const cg_tensor *t, irm_object **out) {
   int rc = irm_array_new(dims, (size_t)t->ndim, &shape);
   irm_free(dims);
   if (!rc) rc = irm_map_new(&m);
-  irm_any name = irm_any_str(t->name), dtype = irm_any_str(irm_cg_dtname_(t->dt)), ctype = irm_any_str(irm_cg_ctype_(t->dt));
+  irm_any name = irm_any_str(t->name), dtype = irm_any_str(irm_cg_dtname_(t->dt)),
+          ctype = irm_any_str(irm_cg_ctype_(t->dt));
   irm_any sv = irm_any_object(shape);
   if (!rc) rc = irm_map_set_move(&m, "name", &name);
   if (!rc) rc = irm_map_set_move(&m, "dtype", &dtype);
@@ -210,8 +210,12 @@ static int call_map(const cg_call *c, irm_object **out) {
   }
   if (!rc) rc = tensor_map(&c->out, &o);
   if (!rc && !c->attrs) rc = irm_map_new(&attrs);
-  irm_any vals[] = {irm_any_str(c->op), irm_any_str(c->symbol), irm_any_object(ins), irm_any_object(o),
-                    irm_any_object(c->attrs ? (irm_object *)c->attrs : attrs), irm_any_str(c->scratch ? c->scratch : "NULL"),
+  irm_any vals[] = {irm_any_str(c->op),
+                    irm_any_str(c->symbol),
+                    irm_any_object(ins),
+                    irm_any_object(o),
+                    irm_any_object(c->attrs ? (irm_object *)c->attrs : attrs),
+                    irm_any_str(c->scratch ? c->scratch : "NULL"),
                     irm_any_bool(c->cblas != 0)};
   const char *keys[] = {"op", "function", "inputs", "output", "attrs", "scratch", "cblas"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !rc; i++) rc = irm_map_set_move(&m, keys[i], &vals[i]);
@@ -239,8 +243,10 @@ static int read_result(const cg_call *c, const irm_any *r, irm_text_buf *out, si
     if (!code || (sv && sv->type_code != IRM_INT) || bytes < 0)
       return irm_cg_fail_(c, "FCodegenC returned a Map without a String 'code' or with a bad 'scratch_bytes'");
   } else {
-    return irm_cg_fail_(c, "FCodegenC returned %s; it must return a String of C statements or a Map {code, "
-                           "scratch_bytes}", irm_any_type_name(r));
+    return irm_cg_fail_(c,
+                        "FCodegenC returned %s; it must return a String of C statements or a Map {code, "
+                        "scratch_bytes}",
+                        irm_any_type_name(r));
   }
   irm_text_buf_append_(out, irm_string_data(code), irm_string_size(code));
   irm_text_buf_putc_(out, '\n');
@@ -281,8 +287,10 @@ static int parse_tensor(const char *op, const irm_any *v, parsed_tensor *p) {
       shape->type_code != IRM_OBJECT || !irm_object_is(shape->v_obj, "ffi.Array") ||
       irm_array_size(shape->v_obj) > CG_MAX_NDIM) {
     irm_clear_error();
-    return irm_error(IRM_EVALUE, "FCodegenC of %s: each tensor must be a Map {name: str, dtype: str, shape: "
-                                 "Array of ints}", op);
+    return irm_error(IRM_EVALUE,
+                     "FCodegenC of %s: each tensor must be a Map {name: str, dtype: str, shape: "
+                     "Array of ints}",
+                     op);
   }
   p->t.name = ns;
   p->t.dt = irm_cg_dt_parse_(ds);
@@ -309,7 +317,8 @@ static int builtin_packed(const irm_any *args, int32_t nargs, irm_any *ret, void
   if (!rc) rc = irm_arg_object("FCodegenC", args, 0, "ffi.Map", &m);
   if (rc) return irm_error_context(rc, "%s", op->name);
   const irm_any *ins = irm_map_find_cstr(m, "inputs"), *attrs = irm_map_find_cstr(m, "attrs");
-  const irm_any *fn = irm_map_find_cstr(m, "function"), *sc = irm_map_find_cstr(m, "scratch"), *cb = irm_map_find_cstr(m, "cblas");
+  const irm_any *fn = irm_map_find_cstr(m, "function"), *sc = irm_map_find_cstr(m, "scratch"),
+                *cb = irm_map_find_cstr(m, "cblas");
   if (!ins || ins->type_code != IRM_OBJECT || !irm_object_is(ins->v_obj, "ffi.Array") ||
       irm_array_size(ins->v_obj) > CG_MAX_INPUTS)
     return irm_error(IRM_EVALUE, "FCodegenC of %s: 'inputs' must be an Array of tensor Maps", op->name);
@@ -366,7 +375,8 @@ static int register_one(const cg_op *op) {
     irm_any_release(&cur);
     return IRM_OK;
   }
-  if (n_natives >= CG_MAX_BUILTINS) return irm_error(IRM_ERUNTIME, "more than %d built-in C generators", CG_MAX_BUILTINS);
+  if (n_natives >= CG_MAX_BUILTINS)
+    return irm_error(IRM_ERUNTIME, "more than %d built-in C generators", CG_MAX_BUILTINS);
   irm_object *f = NULL;
   rc = irm_func_new_packed(builtin_packed, (void *)op, NULL, &f);
   if (!rc) {

@@ -19,7 +19,8 @@ int irm_codegen_c_target_cblas_(const irm_object *target) {
   if (v.type_code == IRM_OBJECT && irm_object_is(v.v_obj, "ffi.Array")) {
     for (size_t i = 0; i < irm_array_size(v.v_obj) && !found; i++) {
       const irm_any *x = irm_array_at(v.v_obj, i);
-      found = x->type_code == IRM_OBJECT && irm_string_data(x->v_obj) && strcmp(irm_string_data(x->v_obj), "cblas") == 0;
+      found =
+          x->type_code == IRM_OBJECT && irm_string_data(x->v_obj) && strcmp(irm_string_data(x->v_obj), "cblas") == 0;
     }
   }
   irm_any_release(&v);

@@ -22,8 +22,10 @@ cg_dt irm_cg_dt_of_(DLDataType d) {
   return CG_BAD;
 }
 
-static const char *const ctypes[] = {"float", "int32_t", "int8_t", "uint8_t", "uint8_t", "double", "int64_t", "uint16_t", "void"};
-static const char *const dtnames[] = {"float32", "int32", "int8", "uint8", "bool", "float64", "int64", "float16", "unknown"};
+static const char *const ctypes[] = {"float",  "int32_t", "int8_t",   "uint8_t", "uint8_t",
+                                     "double", "int64_t", "uint16_t", "void"};
+static const char *const dtnames[] = {"float32", "int32", "int8",    "uint8",  "bool",
+                                      "float64", "int64", "float16", "unknown"};
 
 const char *irm_cg_ctype_(cg_dt dt) { return ctypes[dt <= CG_BAD ? dt : CG_BAD]; }
 const char *irm_cg_dtname_(cg_dt dt) { return dtnames[dt <= CG_BAD ? dt : CG_BAD]; }
@@ -82,7 +84,7 @@ int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_lea
   /* Merge dimension d into d+1 when every leaf (and the output) steps
    * through d exactly as through d+1 times its extent. */
   int64_t ext[CG_MAX_NDIM];
-  int64_t (*st)[CG_MAX_NDIM] = irm_malloc((n_leaves + 1) * sizeof *st);
+  int64_t(*st)[CG_MAX_NDIM] = irm_malloc((n_leaves + 1) * sizeof *st);
   const char **access = irm_malloc((n_leaves + 1) * sizeof *access);
   char *names_at = irm_malloc((n_leaves + 1) * sizeof(size_t));
   if (!st || !access || !names_at) {
@@ -120,7 +122,8 @@ int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_lea
   irm_text_buf_puts_(b, "  {\n");
   /* offsets of each level: o<k>_<level> */
   for (int32_t d = 0; d < m; d++) {
-    irm_text_buf_printf_(b, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", 4 + 2 * d, "", d, d, (long long)ext[d], d);
+    irm_text_buf_printf_(b, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", 4 + 2 * d, "", d, d, (long long)ext[d],
+                         d);
     if (d == m - 1) break;
     for (size_t k = 0; k <= n_leaves; k++) {
       irm_text_buf_printf_(b, "%*sconst int64_t o%zu_%d = ", 6 + 2 * d, "", k, d);

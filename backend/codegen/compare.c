@@ -13,8 +13,8 @@
 #define LL(x) ((long long)(x))
 
 static int compare_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
-  static const char *const ops[][2] = {{"equal", "=="},  {"not_equal", "!="},   {"less", "<"},
-                                       {"less_equal", "<="}, {"greater", ">"}, {"greater_equal", ">="}};
+  static const char *const ops[][2] = {{"equal", "=="},      {"not_equal", "!="}, {"less", "<"},
+                                       {"less_equal", "<="}, {"greater", ">"},    {"greater_equal", ">="}};
   const char *sym = "==";
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (strcmp(c->op, ops[i][0]) == 0) sym = ops[i][1];
@@ -36,15 +36,10 @@ static int where_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
 }
 
 const cg_op irm_cg_compare_ops_[] = {
-    {"equal", compare_expr, NULL, NULL},
-    {"not_equal", compare_expr, NULL, NULL},
-    {"less", compare_expr, NULL, NULL},
-    {"less_equal", compare_expr, NULL, NULL},
-    {"greater", compare_expr, NULL, NULL},
-    {"greater_equal", compare_expr, NULL, NULL},
-    {"logical_and", logical_expr, NULL, NULL},
-    {"logical_or", logical_expr, NULL, NULL},
-    {"logical_not", logical_expr, NULL, NULL},
-    {"where", where_expr, NULL, NULL},
+    {"equal", compare_expr, NULL, NULL},       {"not_equal", compare_expr, NULL, NULL},
+    {"less", compare_expr, NULL, NULL},        {"less_equal", compare_expr, NULL, NULL},
+    {"greater", compare_expr, NULL, NULL},     {"greater_equal", compare_expr, NULL, NULL},
+    {"logical_and", logical_expr, NULL, NULL}, {"logical_or", logical_expr, NULL, NULL},
+    {"logical_not", logical_expr, NULL, NULL}, {"where", where_expr, NULL, NULL},
 };
 const size_t irm_cg_compare_ops_count_ = sizeof irm_cg_compare_ops_ / sizeof irm_cg_compare_ops_[0];

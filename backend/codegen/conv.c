@@ -69,8 +69,10 @@ static void conv_direct(const cg_call *c, const conv *v, irm_text_buf *b) {
   int fl = irm_cg_is_float_(c->in[0].dt);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->o));
   P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", LL(v->oh), LL(v->ow));
-  P(b, "      const int64_t c0 = (o / %lld) * %lld;\n      %s acc = 0;\n", LL(v->og), LL(v->cg), fl ? "double" : "uint64_t");
-  P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(v->cg), LL(v->kh));
+  P(b, "      const int64_t c0 = (o / %lld) * %lld;\n      %s acc = 0;\n", LL(v->og), LL(v->cg),
+    fl ? "double" : "uint64_t");
+  P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(v->cg),
+    LL(v->kh));
   P(b, "        const int64_t iy = y * %lld + ky * %lld - %lld;\n        if (iy < 0 || iy >= %lld) continue;\n",
     LL(v->stride[0]), LL(v->dil[0]), LL(v->pad[0]), LL(v->h));
   P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
@@ -105,12 +107,13 @@ static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   /* the weights, packed [g][block][i][ky][kx][OCB], zeros past the group's channels */
   P(b, "    memset(wp, 0, %zu);\n", wp_bytes);
   P(b, "    for (int64_t g = 0; g < %lld; g++)\n    for (int64_t ob = 0; ob < %lld; ob++)\n", LL(v->g), LL(nb));
-  P(b, "    for (int64_t j = 0; j < %d; j++) {\n      const int64_t oc = ob * %d + j;\n      if (oc >= %lld) break;\n", OCB,
-    OCB, LL(v->og));
+  P(b, "    for (int64_t j = 0; j < %d; j++) {\n      const int64_t oc = ob * %d + j;\n      if (oc >= %lld) break;\n",
+    OCB, OCB, LL(v->og));
   P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
   P(b, "      for (int64_t kx = 0; kx < %lld; kx++)\n", LL(v->kw));
-  P(b, "        wp[(((g * %lld + ob) * %lld + i) * %lld + ky) * %lld * %d + kx * %d + j] = "
-       "%s[(g * %lld + oc) * %lld + i * %lld + ky * %lld + kx * %lld];\n    }\n",
+  P(b,
+    "        wp[(((g * %lld + ob) * %lld + i) * %lld + ky) * %lld * %d + kx * %d + j] = "
+    "%s[(g * %lld + oc) * %lld + i * %lld + ky * %lld + kx * %lld];\n    }\n",
     LL(nb), LL(v->cg), LL(v->kh), LL(v->kw), OCB, OCB, v->wt, LL(v->og), LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
   P(b, "    for (int64_t n = 0; n < %lld; n++) {\n", LL(v->n));
   /* the image, zero-padded, NCHW */
@@ -131,7 +134,8 @@ static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   P(b, "        const float *restrict wq = wp + (g * %lld + ob) * %lld;\n", LL(nb), LL(v->cg * v->kh * v->kw * OCB));
   P(b, "        const float *restrict xq = xp + (g * %lld + y * %lld) * %lld + xt * %lld;\n", LL(v->cg * ph),
     LL(v->stride[0]), LL(pw), LL(OWT * v->stride[1]));
-  P(b, "        for (int64_t i = 0; i < %lld; i++)\n        for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
+  P(b, "        for (int64_t i = 0; i < %lld; i++)\n        for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg),
+    LL(v->kh));
   P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
   P(b, "          const float *restrict ip = xq + (i * %lld + ky * %lld) * %lld + kx * %lld;\n", LL(ph), LL(v->dil[0]),
     LL(pw), LL(v->dil[1]));
@@ -144,15 +148,16 @@ static void conv_tiles(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   P(b, "        const float *const accs[%d] = {", OCB);
   for (int j = 0; j < OCB; j++) P(b, "%sacc%d", j ? ", " : "", j);
   P(b, "};\n");
-  P(b, "        for (int j = 0; j < %d; j++) {\n          const int64_t oc = ob * %d + j;\n          if (oc >= %lld) break;\n",
+  P(b,
+    "        for (int j = 0; j < %d; j++) {\n          const int64_t oc = ob * %d + j;\n          if (oc >= %lld) break;\n",
     OCB, OCB, LL(v->og));
   P(b, "          float *restrict yo = %s + n * %lld + (g * %lld + oc) * %lld + y * %lld + xt * %lld;\n", v->y,
     LL(v->os[0]), LL(v->og), LL(v->os[1]), LL(v->os[2]), LL(OWT * v->os[3]));
-  if (v->ow % OWT == 0)
-    P(b, "          for (int t = 0; t < %d; t++) yo[t * %lld] = accs[j][t];\n", OWT, LL(v->os[3]));
+  if (v->ow % OWT == 0) P(b, "          for (int t = 0; t < %d; t++) yo[t * %lld] = accs[j][t];\n", OWT, LL(v->os[3]));
   else
-    P(b, "          const int64_t nx = %lld - xt * %d < %d ? %lld - xt * %d : %d;\n"
-         "          for (int64_t t = 0; t < nx; t++) yo[t * %lld] = accs[j][t];\n",
+    P(b,
+      "          const int64_t nx = %lld - xt * %d < %d ? %lld - xt * %d : %d;\n"
+      "          for (int64_t t = 0; t < nx; t++) yo[t * %lld] = accs[j][t];\n",
       LL(v->ow), OWT, OWT, LL(v->ow), OWT, OWT, LL(v->os[3]));
   P(b, "        }\n      }\n    }\n");
 }
@@ -169,9 +174,10 @@ static void conv_cblas(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   if (v->hwio) { /* the weights as [O][I*KH*KW] */
     P(b, "    float *restrict wk = (float *)(void *)(%s + %zu);\n", c->scratch, col_bytes);
     P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++)\n", LL(v->o), LL(v->cg));
-    P(b, "    for (int64_t ky = 0; ky < %lld; ky++)\n    for (int64_t kx = 0; kx < %lld; kx++)\n", LL(v->kh), LL(v->kw));
-    P(b, "      wk[o * %lld + (i * %lld + ky) * %lld + kx] = %s[o * %lld + i * %lld + ky * %lld + kx * %lld];\n", LL(ckk),
-      LL(v->kh), LL(v->kw), v->wt, LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
+    P(b, "    for (int64_t ky = 0; ky < %lld; ky++)\n    for (int64_t kx = 0; kx < %lld; kx++)\n", LL(v->kh),
+      LL(v->kw));
+    P(b, "      wk[o * %lld + (i * %lld + ky) * %lld + kx] = %s[o * %lld + i * %lld + ky * %lld + kx * %lld];\n",
+      LL(ckk), LL(v->kh), LL(v->kw), v->wt, LL(v->wo), LL(v->wi), LL(v->wh), LL(v->ww));
   } else {
     P(b, "    const float *restrict wk = %s;\n", v->wt);
   }
@@ -180,14 +186,16 @@ static void conv_cblas(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
   if (direct) {
     P(b, "      const float *col = %s + n * %lld + g * %lld;\n", v->x, LL(v->ds[0]), LL(v->cg * v->ds[1]));
   } else {
-    P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg), LL(v->kh));
+    P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++)\n", LL(v->cg),
+      LL(v->kh));
     P(b, "      for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
     P(b, "        float *restrict row = col + ((i * %lld + ky) * %lld + kx) * %lld;\n", LL(v->kh), LL(v->kw), LL(hw));
     P(b, "        const float *restrict src = %s + n * %lld + (g * %lld + i) * %lld;\n", v->x, LL(v->ds[0]), LL(v->cg),
       LL(v->ds[1]));
     /* the columns x whose tap lands inside: [x0, x1) */
     P(b, "        const int64_t offx = kx * %lld - %lld;\n", LL(v->dil[1]), LL(v->pad[1]));
-    P(b, "        int64_t x0 = offx >= 0 ? 0 : (-offx + %lld) / %lld, x1 = %lld - offx <= 0 ? 0 : (%lld - offx + %lld) / %lld;\n",
+    P(b,
+      "        int64_t x0 = offx >= 0 ? 0 : (-offx + %lld) / %lld, x1 = %lld - offx <= 0 ? 0 : (%lld - offx + %lld) / %lld;\n",
       LL(v->stride[1] - 1), LL(v->stride[1]), LL(v->w), LL(v->w), LL(v->stride[1] - 1), LL(v->stride[1]));
     P(b, "        if (x1 > %lld) x1 = %lld;\n        if (x0 > x1) x0 = x1;\n", LL(v->ow), LL(v->ow));
     P(b, "        for (int64_t y = 0; y < %lld; y++) {\n", LL(v->oh));
@@ -200,12 +208,14 @@ static void conv_cblas(const cg_call *c, const conv *v, irm_text_buf *b, size_t 
     P(b, "          for (int64_t x = x1; x < %lld; x++) r[x] = 0;\n        }\n      }\n", LL(v->ow));
   }
   if (v->nhwc)
-    P(b, "      cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, %lld, %lld, %lld, 1.0f, col, %lld, wk + g * %lld, %lld, "
-         "0.0f, %s + n * %lld + g * %lld, %lld);\n",
+    P(b,
+      "      cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, %lld, %lld, %lld, 1.0f, col, %lld, wk + g * %lld, %lld, "
+      "0.0f, %s + n * %lld + g * %lld, %lld);\n",
       LL(hw), LL(v->og), LL(ckk), LL(hw), LL(v->og * ckk), LL(ckk), v->y, LL(v->os[0]), LL(v->og), LL(v->o));
   else
-    P(b, "      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, %lld, %lld, %lld, 1.0f, wk + g * %lld, %lld, col, "
-         "%lld, 0.0f, %s + n * %lld + g * %lld, %lld);\n",
+    P(b,
+      "      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, %lld, %lld, %lld, 1.0f, wk + g * %lld, %lld, col, "
+      "%lld, 0.0f, %s + n * %lld + g * %lld, %lld);\n",
       LL(v->og), LL(hw), LL(ckk), LL(v->og * ckk), LL(ckk), LL(hw), v->y, LL(v->os[0]), LL(v->og * v->os[1]), LL(hw));
   P(b, "    }\n");
 }
@@ -239,10 +249,12 @@ static int convt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "        if (ty < 0 || ty %% %lld != 0 || ty / %lld >= %lld) continue;\n", LL(stride[0]), LL(stride[0]), LL(h));
   P(b, "        for (int64_t j = 0; j < %lld; j++) {\n", LL(kw));
   P(b, "          const int64_t tx = ox + %lld - j * %lld;\n", LL(pad[1]), LL(dil[1]));
-  P(b, "          if (tx < 0 || tx %% %lld != 0 || tx / %lld >= %lld) continue;\n", LL(stride[1]), LL(stride[1]), LL(wd));
-  P(b, "          acc += (double)%s[((n * %lld + ci) * %lld + ty / %lld) * %lld + tx / %lld]", c->in[0].name, LL(ch), LL(h),
-    LL(stride[0]), LL(wd), LL(stride[1]));
-  P(b, " * (double)%s[((ci * %lld + oo) * %lld + i) * %lld + j];\n        }\n      }\n", c->in[1].name, LL(og), LL(kh), LL(kw));
+  P(b, "          if (tx < 0 || tx %% %lld != 0 || tx / %lld >= %lld) continue;\n", LL(stride[1]), LL(stride[1]),
+    LL(wd));
+  P(b, "          acc += (double)%s[((n * %lld + ci) * %lld + ty / %lld) * %lld + tx / %lld]", c->in[0].name, LL(ch),
+    LL(h), LL(stride[0]), LL(wd), LL(stride[1]));
+  P(b, " * (double)%s[((ci * %lld + oo) * %lld + i) * %lld + j];\n        }\n      }\n", c->in[1].name, LL(og), LL(kh),
+    LL(kw));
   P(b, "      %s[((n * %lld + o) * %lld + oy) * %lld + ox] = ", c->out.name, LL(oc), LL(oh), LL(ow));
   irm_cg_from_double_(c->out.dt, "acc", b);
   P(b, ";\n    }\n");

@@ -24,7 +24,11 @@ static int is_float(cg_dt dt) { return irm_cg_is_float_(dt); }
 
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   const char *op = c->op, *t = irm_cg_ctype_(c->out.dt);
-  char sym = strcmp(op, "add") == 0 ? '+' : strcmp(op, "subtract") == 0 ? '-' : strcmp(op, "multiply") == 0 ? '*' : strcmp(op, "divide") == 0 ? '/' : 0;
+  char sym = strcmp(op, "add") == 0        ? '+'
+             : strcmp(op, "subtract") == 0 ? '-'
+             : strcmp(op, "multiply") == 0 ? '*'
+             : strcmp(op, "divide") == 0   ? '/'
+                                           : 0;
   if (is_float(c->out.dt)) {
     if (sym) P(b, "(%s %c %s)", a[0], sym, a[1]);
     else P(b, "irm_cg_%cmax(%s, %s)", c->out.dt == CG_F64 ? 'd' : 'f', a[0], a[1]);
@@ -87,10 +91,10 @@ static int binary2_expr(const cg_call *c, const char *const *a, irm_text_buf *b)
 
 /* The float functions: the C function of double applied to the input. */
 static const char *const float_fns[][2] = {
-    {"tanh", "tanh"},   {"log", "log"},     {"erf", "erf"},     {"floor", "floor"}, {"ceil", "ceil"},
-    {"round", "nearbyint"}, {"sin", "sin"}, {"cos", "cos"},     {"tan", "tan"},     {"asin", "asin"},
-    {"acos", "acos"},   {"atan", "atan"},   {"sinh", "sinh"},   {"cosh", "cosh"},   {"asinh", "asinh"},
-    {"acosh", "acosh"}, {"atanh", "atanh"},
+    {"tanh", "tanh"},       {"log", "log"},     {"erf", "erf"},   {"floor", "floor"}, {"ceil", "ceil"},
+    {"round", "nearbyint"}, {"sin", "sin"},     {"cos", "cos"},   {"tan", "tan"},     {"asin", "asin"},
+    {"acos", "acos"},       {"atan", "atan"},   {"sinh", "sinh"}, {"cosh", "cosh"},   {"asinh", "asinh"},
+    {"acosh", "acosh"},     {"atanh", "atanh"},
 };
 
 static int unary2_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
@@ -141,41 +145,23 @@ static int zeros_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
 }
 
 const cg_op irm_cg_elemwise_ops_[] = {
-    {"add", binary_expr, NULL, NULL},
-    {"subtract", binary_expr, NULL, NULL},
-    {"multiply", binary_expr, NULL, NULL},
-    {"divide", binary_expr, NULL, NULL},
-    {"maximum", binary_expr, NULL, NULL},
-    {"minimum", binary2_expr, NULL, NULL},
-    {"power", binary2_expr, NULL, NULL},
-    {"mod", binary2_expr, NULL, NULL},
-    {"floor_mod", binary2_expr, NULL, NULL},
-    {"negative", unary_expr, NULL, NULL},
-    {"exp", unary_expr, NULL, NULL},
-    {"sqrt", unary_expr, NULL, NULL},
-    {"nn.relu", unary_expr, NULL, NULL},
-    {"sigmoid", unary2_expr, NULL, NULL},
-    {"tanh", unary2_expr, NULL, NULL},
-    {"log", unary2_expr, NULL, NULL},
-    {"erf", unary2_expr, NULL, NULL},
-    {"abs", unary2_expr, NULL, NULL},
-    {"floor", unary2_expr, NULL, NULL},
-    {"ceil", unary2_expr, NULL, NULL},
-    {"round", unary2_expr, NULL, NULL},
-    {"sign", unary2_expr, NULL, NULL},
-    {"sin", unary2_expr, NULL, NULL},
-    {"cos", unary2_expr, NULL, NULL},
-    {"tan", unary2_expr, NULL, NULL},
-    {"asin", unary2_expr, NULL, NULL},
-    {"acos", unary2_expr, NULL, NULL},
-    {"atan", unary2_expr, NULL, NULL},
-    {"sinh", unary2_expr, NULL, NULL},
-    {"cosh", unary2_expr, NULL, NULL},
-    {"asinh", unary2_expr, NULL, NULL},
-    {"acosh", unary2_expr, NULL, NULL},
-    {"atanh", unary2_expr, NULL, NULL},
-    {"clip", clip_expr, NULL, NULL},
-    {"cast", cast_expr, NULL, NULL},
-    {"zeros_like", zeros_expr, NULL, NULL},
+    {"add", binary_expr, NULL, NULL},        {"subtract", binary_expr, NULL, NULL},
+    {"multiply", binary_expr, NULL, NULL},   {"divide", binary_expr, NULL, NULL},
+    {"maximum", binary_expr, NULL, NULL},    {"minimum", binary2_expr, NULL, NULL},
+    {"power", binary2_expr, NULL, NULL},     {"mod", binary2_expr, NULL, NULL},
+    {"floor_mod", binary2_expr, NULL, NULL}, {"negative", unary_expr, NULL, NULL},
+    {"exp", unary_expr, NULL, NULL},         {"sqrt", unary_expr, NULL, NULL},
+    {"nn.relu", unary_expr, NULL, NULL},     {"sigmoid", unary2_expr, NULL, NULL},
+    {"tanh", unary2_expr, NULL, NULL},       {"log", unary2_expr, NULL, NULL},
+    {"erf", unary2_expr, NULL, NULL},        {"abs", unary2_expr, NULL, NULL},
+    {"floor", unary2_expr, NULL, NULL},      {"ceil", unary2_expr, NULL, NULL},
+    {"round", unary2_expr, NULL, NULL},      {"sign", unary2_expr, NULL, NULL},
+    {"sin", unary2_expr, NULL, NULL},        {"cos", unary2_expr, NULL, NULL},
+    {"tan", unary2_expr, NULL, NULL},        {"asin", unary2_expr, NULL, NULL},
+    {"acos", unary2_expr, NULL, NULL},       {"atan", unary2_expr, NULL, NULL},
+    {"sinh", unary2_expr, NULL, NULL},       {"cosh", unary2_expr, NULL, NULL},
+    {"asinh", unary2_expr, NULL, NULL},      {"acosh", unary2_expr, NULL, NULL},
+    {"atanh", unary2_expr, NULL, NULL},      {"clip", clip_expr, NULL, NULL},
+    {"cast", cast_expr, NULL, NULL},         {"zeros_like", zeros_expr, NULL, NULL},
 };
 const size_t irm_cg_elemwise_ops_count_ = sizeof irm_cg_elemwise_ops_ / sizeof irm_cg_elemwise_ops_[0];

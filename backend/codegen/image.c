@@ -69,8 +69,8 @@ static int resize_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "      if (ny[y] == 0 || nx[x] == 0) acc = ");
   emit_exact(r.extrapolation_value, b);
   P(b, ";\n      for (int a = 0; a < ny[y] && nx[x] > 0; a++)\n        for (int t = 0; t < nx[x]; t++)\n");
-  P(b, "          acc += wy[y][a] * wx[x][t] * (double)%s[(p * %lld + iy[y][a]) * %lld + ix[x][t]];\n", c->in[0].name, LL(h),
-    LL(w));
+  P(b, "          acc += wy[y][a] * wx[x][t] * (double)%s[(p * %lld + iy[y][a]) * %lld + ix[x][t]];\n", c->in[0].name,
+    LL(h), LL(w));
   P(b, "      %s[(p * %lld + y) * %lld + x] = ", c->out.name, LL(oh), LL(ow));
   irm_cg_from_double_(c->out.dt, "acc", b);
   P(b, ";\n    }\n");

@@ -38,20 +38,22 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   if (c->out.numel == 0) return IRM_OK;
   if (d->dt == CG_F32 && c->cblas) {
     if (m == 1)
-      P(b, "    cblas_sgemv(CblasRowMajor, CblasNoTrans, %lld, %lld, 1.0f, %s, %lld, %s, 1, 0.0f, %s, 1);\n", LL(n), LL(k),
-        wt, LL(k), x, y);
+      P(b, "    cblas_sgemv(CblasRowMajor, CblasNoTrans, %lld, %lld, 1.0f, %s, %lld, %s, 1, 0.0f, %s, 1);\n", LL(n),
+        LL(k), wt, LL(k), x, y);
     else
-      P(b, "    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, %lld, %lld, %lld, 1.0f, %s, %lld, %s, %lld, 0.0f, %s, %lld);\n",
+      P(b,
+        "    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, %lld, %lld, %lld, 1.0f, %s, %lld, %s, %lld, 0.0f, %s, %lld);\n",
         LL(m), LL(n), LL(k), x, LL(k), wt, LL(k), y, LL(n));
     return IRM_OK;
   }
-  P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m), irm_cg_ctype_(d->dt), x,
-    LL(k));
+  P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m),
+    irm_cg_ctype_(d->dt), x, LL(k));
   P(b, "      for (int64_t n = 0; n < %lld; n++) {\n        const %s *restrict w = %s + n * %lld;\n", LL(n),
     irm_cg_ctype_(d->dt), wt, LL(k));
   if (d->dt == CG_F32) {
     P(b, "        float acc[16] = {0}, s = 0;\n        int64_t k = 0;\n");
-    P(b, "        for (; k + 16 <= %lld; k += 16)\n          for (int j = 0; j < 16; j++) acc[j] += a[k + j] * w[k + j];\n",
+    P(b,
+      "        for (; k + 16 <= %lld; k += 16)\n          for (int j = 0; j < 16; j++) acc[j] += a[k + j] * w[k + j];\n",
       LL(k));
     P(b, "        for (int j = 0; j < 16; j++) s += acc[j];\n        for (; k < %lld; k++) s += a[k] * w[k];\n", LL(k));
     P(b, "        %s[m * %lld + n] = s;\n", y, LL(n));
@@ -60,7 +62,8 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     P(b, "        %s[m * %lld + n] = acc;\n", y, LL(n));
   } else {
     P(b, "        uint64_t acc = 0;\n");
-    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)(int64_t)a[k] * (uint64_t)(int64_t)w[k];\n", LL(k));
+    P(b, "        for (int64_t k = 0; k < %lld; k++) acc += (uint64_t)(int64_t)a[k] * (uint64_t)(int64_t)w[k];\n",
+      LL(k));
     P(b, "        %s[m * %lld + n] = ", y, LL(n));
     irm_cg_from_int64_(c->out.dt, "irm_cg_wrap(acc)", b);
     P(b, ";\n");
@@ -130,9 +133,15 @@ static int matmul_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_cg_broadcast_map_(w->shape, w->ndim - 2, o->shape, nb, mb);
   for (int32_t d = 0; d < nb; d++) sa[d] = sb[d] = 0;
   int64_t s = 1;
-  for (int32_t d = a->ndim - 3; d >= 0; d--) { if (ma[d] >= 0) sa[ma[d]] = s; s *= a->shape[d]; }
+  for (int32_t d = a->ndim - 3; d >= 0; d--) {
+    if (ma[d] >= 0) sa[ma[d]] = s;
+    s *= a->shape[d];
+  }
   s = 1;
-  for (int32_t d = w->ndim - 3; d >= 0; d--) { if (mb[d] >= 0) sb[mb[d]] = s; s *= w->shape[d]; }
+  for (int32_t d = w->ndim - 3; d >= 0; d--) {
+    if (mb[d] >= 0) sb[mb[d]] = s;
+    s *= w->shape[d];
+  }
   P(b, "    int64_t bo = 0;\n");
   for (int32_t d = 0; d < nb; d++) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, LL(o->shape[d]), d);
   P(b, "    {\n      const int64_t ba = 0");
@@ -140,21 +149,26 @@ static int matmul_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, ", bb = 0");
   for (int32_t d = 0; d < nb; d++) P(b, " + i%d * %lld", d, LL(sb[d]));
   P(b, ";\n      (void)ba, (void)bb;\n");
-  P(b, "      const %s *restrict A = %s + ba * %lld, *restrict B = %s + bb * %lld;\n      %s *restrict C = %s + bo++ * %lld;\n",
+  P(b,
+    "      const %s *restrict A = %s + ba * %lld, *restrict B = %s + bb * %lld;\n      %s *restrict C = %s + bo++ * %lld;\n",
     irm_cg_ctype_(a->dt), a->name, LL(m * k), w->name, LL(k * n), irm_cg_ctype_(o->dt), o->name, LL(m * n));
   if (a->dt == CG_F32 && c->cblas) {
-    P(b, "      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, %lld, %lld, %lld, 1.0f, A, %lld, B, %lld, 0.0f, C, %lld);\n",
+    P(b,
+      "      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, %lld, %lld, %lld, 1.0f, A, %lld, B, %lld, 0.0f, C, %lld);\n",
       LL(m), LL(n), LL(k), LL(k), LL(n), LL(n));
   } else if (irm_cg_is_float_(a->dt)) {
-    P(b, "      for (int64_t r = 0; r < %lld; r++)\n      for (int64_t j = 0; j < %lld; j++) {\n        double acc = 0;\n", LL(m),
-      LL(n));
-    P(b, "        for (int64_t t = 0; t < %lld; t++) acc += (double)A[r * %lld + t] * (double)B[t * %lld + j];\n", LL(k), LL(k),
-      LL(n));
+    P(b,
+      "      for (int64_t r = 0; r < %lld; r++)\n      for (int64_t j = 0; j < %lld; j++) {\n        double acc = 0;\n",
+      LL(m), LL(n));
+    P(b, "        for (int64_t t = 0; t < %lld; t++) acc += (double)A[r * %lld + t] * (double)B[t * %lld + j];\n",
+      LL(k), LL(k), LL(n));
     P(b, "        C[r * %lld + j] = (%s)acc;\n      }\n", LL(n), irm_cg_ctype_(o->dt));
   } else {
-    P(b, "      for (int64_t r = 0; r < %lld; r++)\n      for (int64_t j = 0; j < %lld; j++) {\n        uint64_t acc = 0;\n", LL(m),
-      LL(n));
-    P(b, "        for (int64_t t = 0; t < %lld; t++) acc += (uint64_t)(int64_t)A[r * %lld + t] * (uint64_t)(int64_t)B[t * %lld + j];\n",
+    P(b,
+      "      for (int64_t r = 0; r < %lld; r++)\n      for (int64_t j = 0; j < %lld; j++) {\n        uint64_t acc = 0;\n",
+      LL(m), LL(n));
+    P(b,
+      "        for (int64_t t = 0; t < %lld; t++) acc += (uint64_t)(int64_t)A[r * %lld + t] * (uint64_t)(int64_t)B[t * %lld + j];\n",
       LL(k), LL(k), LL(n));
     P(b, "        C[r * %lld + j] = ", LL(n));
     irm_cg_from_int64_(o->dt, "irm_cg_wrap(acc)", b);
@@ -177,11 +191,8 @@ static int leaky_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
 }
 
 const cg_op irm_cg_nn_ops_[] = {
-    {"nn.dense", NULL, NULL, dense_stmts},
-    {"nn.bias_add", bias_add_expr, bias_add_map, NULL},
-    {"matmul", NULL, NULL, matmul_stmts},
-    {"nn.batch_norm", bn_expr, bn_map, NULL},
-    {"nn.leaky_relu", leaky_expr, NULL, NULL},
-    {"nn.dropout", irm_cg_identity_expr_, NULL, NULL},
+    {"nn.dense", NULL, NULL, dense_stmts},     {"nn.bias_add", bias_add_expr, bias_add_map, NULL},
+    {"matmul", NULL, NULL, matmul_stmts},      {"nn.batch_norm", bn_expr, bn_map, NULL},
+    {"nn.leaky_relu", leaky_expr, NULL, NULL}, {"nn.dropout", irm_cg_identity_expr_, NULL, NULL},
 };
 const size_t irm_cg_nn_ops_count_ = sizeof irm_cg_nn_ops_ / sizeof irm_cg_nn_ops_[0];

@@ -15,7 +15,11 @@
 #define LL(x) ((long long)(x))
 
 static const char *lowest(cg_dt dt) {
-  return dt == CG_I64 ? "-9223372036854775808.0" : dt == CG_I32 ? "-2147483648.0" : dt == CG_I8 ? "-128.0" : dt == CG_U8 || dt == CG_BOOL ? "0.0" : "-INFINITY";
+  return dt == CG_I64                   ? "-9223372036854775808.0"
+         : dt == CG_I32                 ? "-2147483648.0"
+         : dt == CG_I8                  ? "-128.0"
+         : dt == CG_U8 || dt == CG_BOOL ? "0.0"
+                                        : "-INFINITY";
 }
 
 static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
@@ -34,19 +38,20 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_cg_nchw_strides_(nhwc, ch, oh, ow, os);
   int is_float = irm_cg_is_float_(c->in[0].dt);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++)\n", (long long)n, (long long)ch);
-  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", (long long)oh, (long long)ow);
+  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", (long long)oh,
+    (long long)ow);
   P(b, "      const int64_t y0 = y * %lld - %lld, x0 = x * %lld - %lld;\n", (long long)stride[0], (long long)pad[0],
     (long long)stride[1], (long long)pad[1]);
   P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n", lowest(c->in[0].dt));
   P(b, "      (void)best, (void)fsum, (void)isum;\n");
-  P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n        const int64_t iy = y0 + ky * %lld;\n", (long long)size[0],
-    (long long)dil[0]);
+  P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n        const int64_t iy = y0 + ky * %lld;\n",
+    (long long)size[0], (long long)dil[0]);
   P(b, "        if (iy < 0 || iy >= %lld) continue;\n", (long long)h);
-  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n          const int64_t ix = x0 + kx * %lld;\n", (long long)size[1],
-    (long long)dil[1]);
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n          const int64_t ix = x0 + kx * %lld;\n",
+    (long long)size[1], (long long)dil[1]);
   P(b, "          if (ix < 0 || ix >= %lld) continue;\n", (long long)w);
-  P(b, "          const %s v = %s[n * %lld + c * %lld + iy * %lld + ix * %lld];\n", irm_cg_ctype_(c->in[0].dt), c->in[0].name,
-    (long long)ds[0], (long long)ds[1], (long long)ds[2], (long long)ds[3]);
+  P(b, "          const %s v = %s[n * %lld + c * %lld + iy * %lld + ix * %lld];\n", irm_cg_ctype_(c->in[0].dt),
+    c->in[0].name, (long long)ds[0], (long long)ds[1], (long long)ds[2], (long long)ds[3]);
   if (is_max) P(b, "          if ((double)v > best%s) best = (double)v;\n", is_float ? " || v != v" : "");
   else if (is_float) P(b, "          fsum += (double)v;\n");
   else P(b, "          isum += (int64_t)v;\n");
@@ -54,10 +59,10 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   if (incl && !is_max) {
     /* taps inside the padded input (not ceil_mode's extra rows) */
     P(b, "      int64_t cy = 0, cx = 0;\n");
-    P(b, "      for (int64_t k = 0; k < %lld; k++) cy += y0 + k * %lld <= %lld;\n", (long long)size[0], (long long)dil[0],
-      (long long)irm_kernel_pool_last_padded(h, pad[2]));
-    P(b, "      for (int64_t k = 0; k < %lld; k++) cx += x0 + k * %lld <= %lld;\n", (long long)size[1], (long long)dil[1],
-      (long long)irm_kernel_pool_last_padded(w, pad[3]));
+    P(b, "      for (int64_t k = 0; k < %lld; k++) cy += y0 + k * %lld <= %lld;\n", (long long)size[0],
+      (long long)dil[0], (long long)irm_kernel_pool_last_padded(h, pad[2]));
+    P(b, "      for (int64_t k = 0; k < %lld; k++) cx += x0 + k * %lld <= %lld;\n", (long long)size[1],
+      (long long)dil[1], (long long)irm_kernel_pool_last_padded(w, pad[3]));
     P(b, "      count = cy * cx;\n");
   }
   P(b, "      %s[n * %lld + c * %lld + y * %lld + x * %lld] = ", c->out.name, (long long)os[0], (long long)os[1],
@@ -84,14 +89,15 @@ static int global_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const int64_t *d = c->in[0].shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1], hw = d[nhwc ? 1 : 2] * d[nhwc ? 2 : 3];
   int is_float = irm_cg_is_float_(c->in[0].dt);
-  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", (long long)n, (long long)ch);
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", (long long)n,
+    (long long)ch);
   P(b, "      %s acc = 0;\n", is_float ? "double" : "int64_t");
   if (nhwc)
-    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + p) * %lld + c];\n", (long long)hw, c->in[0].name,
-      (long long)hw, (long long)ch);
+    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + p) * %lld + c];\n", (long long)hw,
+      c->in[0].name, (long long)hw, (long long)ch);
   else
-    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + c) * %lld + p];\n", (long long)hw, c->in[0].name,
-      (long long)ch, (long long)hw);
+    P(b, "      for (int64_t p = 0; p < %lld; p++) acc += %s[(n * %lld + c) * %lld + p];\n", (long long)hw,
+      c->in[0].name, (long long)ch, (long long)hw);
   P(b, "      %s[n * %lld + c] = ", c->out.name, (long long)ch);
   char e[64];
   if (is_float) {
@@ -118,7 +124,10 @@ static int global_max_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) 
   int fl = irm_cg_is_float_(c->in[0].dt);
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++) {\n", LL(n), LL(ch));
-  P(b, "      double best = %s;\n", fl ? "-INFINITY" : c->in[0].dt == CG_I64 ? "-9223372036854775808.0" : "-2147483648.0");
+  P(b, "      double best = %s;\n",
+    fl                      ? "-INFINITY"
+    : c->in[0].dt == CG_I64 ? "-9223372036854775808.0"
+                            : "-2147483648.0");
   P(b, "      for (int64_t p = 0; p < %lld; p++) {\n", LL(hw));
   if (nhwc) P(b, "        const double v = (double)%s[(n * %lld + p) * %lld + c];\n", c->in[0].name, LL(hw), LL(ch));
   else P(b, "        const double v = (double)%s[(n * %lld + c) * %lld + p];\n", c->in[0].name, LL(ch), LL(hw));

@@ -46,11 +46,13 @@ static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "    {\n      %s acc = %s;\n", is_float ? "double" : "uint64_t", is_float ? finit[op] : iinit[op]);
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) P(b, "      for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)in->shape[d], d);
-  P(b, "      {\n        const %s x = (%s)%s[0", is_float ? "double" : "int64_t", is_float ? "double" : "int64_t", in->name);
+  P(b, "      {\n        const %s x = (%s)%s[0", is_float ? "double" : "int64_t", is_float ? "double" : "int64_t",
+    in->name);
   for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[d]);
   P(b, "];\n");
   if (is_float) {
-    static const char *const fstep[] = {"acc += x", "acc = irm_cg_dmax(acc, x)", "acc = irm_cg_dmin(acc, x)", "acc *= x"};
+    static const char *const fstep[] = {"acc += x", "acc = irm_cg_dmax(acc, x)", "acc = irm_cg_dmin(acc, x)",
+                                        "acc *= x"};
     P(b, "        %s;\n      }\n", fstep[op]);
   } else {
     static const char *const istep[] = {"acc += (uint64_t)x", "if (x > irm_cg_wrap(acc)) acc = (uint64_t)x",
@@ -84,16 +86,19 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const char *x = in->name, *y = c->out.name;
   P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++) {\n", (long long)outer,
     (long long)inner);
-  P(b, "      const int64_t base = o * %lld + i;\n      double top = -INFINITY, total = 0;\n", (long long)(len * inner));
+  P(b, "      const int64_t base = o * %lld + i;\n      double top = -INFINITY, total = 0;\n",
+    (long long)(len * inner));
   P(b, "      for (int64_t j = 0; j < %lld; j++) top = fmax(top, (double)%s[base + j * %lld]);\n", (long long)len, x,
     (long long)inner);
   P(b, "      for (int64_t j = 0; j < %lld; j++) total += exp((double)%s[base + j * %lld] - top);\n", (long long)len, x,
     (long long)inner);
   if (strcmp(c->op, "nn.log_softmax") == 0)
-    P(b, "      const double lt = log(total);\n      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)((double)%s[base + j * %lld] - top - lt);\n",
+    P(b,
+      "      const double lt = log(total);\n      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)((double)%s[base + j * %lld] - top - lt);\n",
       (long long)len, y, (long long)inner, irm_cg_ctype_(c->out.dt), x, (long long)inner);
   else
-    P(b, "      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)(exp((double)%s[base + j * %lld] - top) / total);\n",
+    P(b,
+      "      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)(exp((double)%s[base + j * %lld] - top) / total);\n",
       (long long)len, y, (long long)inner, irm_cg_ctype_(c->out.dt), x, (long long)inner);
   P(b, "    }\n");
   return IRM_OK;
@@ -119,9 +124,10 @@ static int argreduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t a = 0; a < %lld; a++)\n    for (int64_t i = 0; i < %lld; i++) {\n", LL(outer), LL(inner));
   P(b, "      int64_t best = 0;\n      double top = 0;\n      for (int64_t j = 0; j < %lld; j++) {\n", LL(len));
-  P(b, "        const double x = (double)%s[(a * %lld + j) * %lld + i];\n        if (j > 0 && top != top) break;\n", in->name,
-    LL(len), LL(inner));
-  P(b, "        if (j == 0 || x != x || x %c top%s) best = j, top = x;\n      }\n", is_max ? '>' : '<', last ? " || x == top" : "");
+  P(b, "        const double x = (double)%s[(a * %lld + j) * %lld + i];\n        if (j > 0 && top != top) break;\n",
+    in->name, LL(len), LL(inner));
+  P(b, "        if (j == 0 || x != x || x %c top%s) best = j, top = x;\n      }\n", is_max ? '>' : '<',
+    last ? " || x == top" : "");
   P(b, "      %s[a * %lld + i] = ", c->out.name, LL(inner));
   irm_cg_from_int64_(c->out.dt, "best", b);
   P(b, ";\n    }\n");
@@ -149,21 +155,16 @@ static int argsort_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "      for (int64_t j = 0; j < %lld; j++) key[j] = (double)%s[(a * %lld + j) * %lld + i], ix[j] = j;\n", LL(len),
     in->name, LL(len), LL(inner));
   P(b, "      irm_cg_argsort(ix, tmp, %lld, key, %d);\n", LL(len), ascend);
-  P(b, "      for (int64_t j = 0; j < %lld; j++) %s[(a * %lld + j) * %lld + i] = (%s)ix[j];\n    }\n", LL(len), c->out.name,
-    LL(len), LL(inner), irm_cg_ctype_(c->out.dt));
+  P(b, "      for (int64_t j = 0; j < %lld; j++) %s[(a * %lld + j) * %lld + i] = (%s)ix[j];\n    }\n", LL(len),
+    c->out.name, LL(len), LL(inner), irm_cg_ctype_(c->out.dt));
   return IRM_OK;
 }
 
 const cg_op irm_cg_reduce_ops_[] = {
-    {"sum", NULL, NULL, reduce_stmts},
-    {"mean", NULL, NULL, reduce_stmts},
-    {"max", NULL, NULL, reduce_stmts},
-    {"min", NULL, NULL, reduce_stmts},
-    {"prod", NULL, NULL, reduce_stmts},
-    {"argmax", NULL, NULL, argreduce_stmts},
-    {"argmin", NULL, NULL, argreduce_stmts},
-    {"argsort", NULL, NULL, argsort_stmts},
-    {"nn.softmax", NULL, NULL, softmax_stmts},
-    {"nn.log_softmax", NULL, NULL, softmax_stmts},
+    {"sum", NULL, NULL, reduce_stmts},         {"mean", NULL, NULL, reduce_stmts},
+    {"max", NULL, NULL, reduce_stmts},         {"min", NULL, NULL, reduce_stmts},
+    {"prod", NULL, NULL, reduce_stmts},        {"argmax", NULL, NULL, argreduce_stmts},
+    {"argmin", NULL, NULL, argreduce_stmts},   {"argsort", NULL, NULL, argsort_stmts},
+    {"nn.softmax", NULL, NULL, softmax_stmts}, {"nn.log_softmax", NULL, NULL, softmax_stmts},
 };
 const size_t irm_cg_reduce_ops_count_ = sizeof irm_cg_reduce_ops_ / sizeof irm_cg_reduce_ops_[0];

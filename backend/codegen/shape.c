@@ -119,9 +119,10 @@ static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
-  P(b, "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n", ix->name,
-    LL(len), LL(len));
-  P(b, "      for (int64_t i = 0; i < %lld; i++) %s[(r * %lld + j) * %lld + i] = %s[(r * %lld + k) * %lld + i];\n    }\n",
+  P(b, "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n",
+    ix->name, LL(len), LL(len));
+  P(b,
+    "      for (int64_t i = 0; i < %lld; i++) %s[(r * %lld + j) * %lld + i] = %s[(r * %lld + k) * %lld + i];\n    }\n",
     LL(inner), c->out.name, LL(ix->numel), LL(inner), d->name, LL(len), LL(inner));
   return IRM_OK;
 }
@@ -221,8 +222,10 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   if (strcmp(c->op, "scatter_elements") == 0) {
     int64_t axis = norm_axis(a.axis, d->ndim), len = d->shape[axis];
     P(b, "    int64_t u = 0;\n");
-    for (int32_t q = 0; q < ix->ndim; q++) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
-    P(b, "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 1;\n      if (k < 0) k += %lld;\n",
+    for (int32_t q = 0; q < ix->ndim; q++)
+      P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
+    P(b,
+      "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 1;\n      if (k < 0) k += %lld;\n",
       ix->name, LL(len), LL(len), LL(len));
     P(b, "      const int64_t at = 0");
     for (int32_t q = 0; q < d->ndim; q++) {
@@ -240,8 +243,8 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)kk; q < d->ndim; q++) slice *= d->shape[q];
   P(b, "    for (int64_t i = 0; i < %lld; i++) {\n      int64_t off = 0, k;\n", LL(count));
   for (int64_t q = 0; q < kk; q++) {
-    P(b, "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 1;\n", ix->name, LL(kk), LL(q),
-      LL(d->shape[q]), LL(d->shape[q]));
+    P(b, "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 1;\n", ix->name, LL(kk),
+      LL(q), LL(d->shape[q]), LL(d->shape[q]));
     P(b, "      off += (k < 0 ? k + %lld : k) * %lld;\n", LL(d->shape[q]), LL(st[q]));
   }
   P(b, "      for (int64_t e = 0; e < %lld; e++) ", LL(slice));

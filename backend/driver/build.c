@@ -36,7 +36,8 @@ static int check_buildable(const irm_object *t) {
     irm_any_release(&cg);
     if (rc) return rc;
     if (!has)
-      return irm_error(IRM_EVALUE, "target kind '%s' cannot be built: code is generated for 'c' and 'llvm'; "
+      return irm_error(IRM_EVALUE,
+                       "target kind '%s' cannot be built: code is generated for 'c' and 'llvm'; "
                        "register a '%s' kind attribute for '%s' (target.SetKindAttr) to build it",
                        kind, IRM_TARGET_CODEGEN_ATTR, kind);
   }
@@ -52,8 +53,7 @@ static int run_validate(const irm_object *cfg, const char *attr, irm_object *e, 
   if (f.type_code != IRM_OBJECT || irm_object_type_index(f.v_obj) != IRM_TYPE_FUNCTION)
     rc = irm_error(IRM_ETYPE, "kind attribute '%s' of %s '%s': expected ffi.Function, got %s", attr,
                    cfg == e ? "executor" : "runtime", irm_config_kind_name(cfg), irm_any_describe_(&f));
-  else
-    rc = irm_func_call(f.v_obj, args, 2, &ret);
+  else rc = irm_func_call(f.v_obj, args, 2, &ret);
   irm_any_release(&ret);
   irm_any_release(&f);
   return rc;
@@ -85,11 +85,14 @@ static int check_pinned(const irm_module *mod, const irm_compilation_config *cfg
       rc = irm_target_as_string(t.v_obj, &text);
       if (!rc && mine) rc = irm_target_as_string(mine, &ours);
       if (!rc)
-        rc = mine ? irm_error(IRM_EVALUE, "function '%s' is pinned to target '%s', but the build's target for "
-                              "device type %lld is '%s'", name, irm_string_data(text), (long long)device,
-                              irm_string_data(ours))
-                  : irm_error(IRM_EVALUE, "function '%s' is pinned to target '%s' (device type %lld), which is "
-                              "none of the build's targets", name, irm_string_data(text), (long long)device);
+        rc = mine ? irm_error(IRM_EVALUE,
+                              "function '%s' is pinned to target '%s', but the build's target for "
+                              "device type %lld is '%s'",
+                              name, irm_string_data(text), (long long)device, irm_string_data(ours))
+                  : irm_error(IRM_EVALUE,
+                              "function '%s' is pinned to target '%s' (device type %lld), which is "
+                              "none of the build's targets",
+                              name, irm_string_data(text), (long long)device);
       irm_object_release(ours);
     }
     irm_object_release(text);
@@ -118,8 +121,8 @@ static int configured_module(const irm_module *mod, irm_object *targets, irm_obj
     attrs = (irm_object *)irm_dict_attrs_map(irm_module_attrs(mod));
     irm_object_retain(attrs);
   }
-  irm_any t = irm_any_object(targets), ea = irm_any_object(e), ra = irm_any_object(r),
-          n = irm_any_str(mod_name), p = irm_any_object((irm_object *)params);
+  irm_any t = irm_any_object(targets), ea = irm_any_object(e), ra = irm_any_object(r), n = irm_any_str(mod_name),
+          p = irm_any_object((irm_object *)params);
   if (!rc) rc = irm_map_set_move(&attrs, IRM_ATTR_TARGET, &t);
   if (!rc) rc = irm_map_set_move(&attrs, IRM_ATTR_EXECUTOR, &ea);
   if (!rc) rc = irm_map_set_move(&attrs, IRM_ATTR_RUNTIME, &ra);
@@ -152,9 +155,11 @@ static int run_pipeline(irm_module *frozen, const irm_compilation_config *cfg, i
   irm_any f = irm_any_none(), pass = irm_any_none();
   int rc = irm_backend_kind_attr_(irm_config_kind(e), IRM_EXECUTOR_PIPELINE_ATTR, &f);
   if (!rc && f.type_code == IRM_NONE)
-    rc = irm_error(IRM_EVALUE, "executor '%s' has no '%s' kind attribute: set a Function (config) -> Pass with "
-                   "executor.SetKindAttr('%s', '%s', ...)", irm_config_kind_name(e), IRM_EXECUTOR_PIPELINE_ATTR,
-                   irm_config_kind_name(e), IRM_EXECUTOR_PIPELINE_ATTR);
+    rc = irm_error(IRM_EVALUE,
+                   "executor '%s' has no '%s' kind attribute: set a Function (config) -> Pass with "
+                   "executor.SetKindAttr('%s', '%s', ...)",
+                   irm_config_kind_name(e), IRM_EXECUTOR_PIPELINE_ATTR, irm_config_kind_name(e),
+                   IRM_EXECUTOR_PIPELINE_ATTR);
   if (!rc && (f.type_code != IRM_OBJECT || irm_object_type_index(f.v_obj) != IRM_TYPE_FUNCTION))
     rc = irm_error(IRM_ETYPE, "kind attribute '%s' of executor '%s': expected ffi.Function, got %s",
                    IRM_EXECUTOR_PIPELINE_ATTR, irm_config_kind_name(e), irm_any_describe_(&f));
@@ -175,8 +180,10 @@ static int run_pipeline(irm_module *frozen, const irm_compilation_config *cfg, i
  * ValueError (two code generators would overwrite each other's file). */
 static int add_artifact(irm_object **artifacts, const char *name, const irm_any *v, const char *who) {
   if (irm_map_find_cstr(*artifacts, name))
-    return irm_error(IRM_EVALUE, "%s gave the artifact '%s', which another code generator gave already: name "
-                     "artifacts after their function", who, name);
+    return irm_error(IRM_EVALUE,
+                     "%s gave the artifact '%s', which another code generator gave already: name "
+                     "artifacts after their function",
+                     who, name);
   return irm_map_set_move(artifacts, name, v);
 }
 
@@ -194,8 +201,7 @@ static int add_artifacts(irm_object **artifacts, const irm_any *got, const char 
     if (v->type_code != IRM_OBJECT || !irm_string_data(v->v_obj))
       rc = irm_error(IRM_ETYPE, "%s: artifact '%s': expected a String, got %s", who, irm_string_data(k),
                      irm_any_describe_(v));
-    else
-      rc = add_artifact(artifacts, irm_string_data(k), v, who);
+    else rc = add_artifact(artifacts, irm_string_data(k), v, who);
   }
   return rc;
 }
@@ -222,8 +228,10 @@ static int external_codegens(const irm_module *mod, irm_object **artifacts) {
     irm_object *f = NULL;
     rc = irm_func_get_global(global, &f);
     if (!rc && !f)
-      rc = irm_error(IRM_EVALUE, "function '%s' has Compiler '%s', but no global '%s' is registered: register "
-                     "it to generate its code", name, irm_error_quote(compiler), global);
+      rc = irm_error(IRM_EVALUE,
+                     "function '%s' has Compiler '%s', but no global '%s' is registered: register "
+                     "it to generate its code",
+                     name, irm_error_quote(compiler), global);
     irm_any args[2] = {irm_any_object(func), irm_any_str(name)};
     if (!rc) rc = irm_func_call(f, args, 2, &got);
     if (rc == IRM_OK) rc = add_artifacts(artifacts, &got, file, who);
@@ -326,9 +334,7 @@ int irm_build(const irm_module *mod, const irm_any *target, const irm_any *targe
     rc = irm_error(IRM_ETYPE, "runtime: expected ir.Runtime, got %s", irm_object_type_key(runtime));
   else if (params && irm_object_type_index(params) != IRM_TYPE_MAP)
     rc = irm_error(IRM_ETYPE, "params: expected ffi.Map, got %s", irm_object_type_key(params));
-  else if (!mod_name[0])
-    rc = irm_error(IRM_EVALUE, "mod_name must not be empty");
-  else
-    rc = build(mod, target, target_host, executor, runtime, params, mod_name, result);
+  else if (!mod_name[0]) rc = irm_error(IRM_EVALUE, "mod_name must not be empty");
+  else rc = build(mod, target, target_host, executor, runtime, params, mod_name, result);
   return rc ? irm_error_context(rc, "in build of '%s'", irm_error_quote(mod_name)) : IRM_OK;
 }

@@ -15,9 +15,7 @@ static int is_text(const irm_any *v) {
   return v->type_code == IRM_STR || (v->type_code == IRM_OBJECT && irm_string_data(v->v_obj));
 }
 
-static const char *text_of(const irm_any *v) {
-  return v->type_code == IRM_STR ? v->v_str : irm_string_data(v->v_obj);
-}
+static const char *text_of(const irm_any *v) { return v->type_code == IRM_STR ? v->v_str : irm_string_data(v->v_obj); }
 
 /* Keeps the first legacy config found; a second one must agree with it. */
 static int merge_legacy(irm_object **kept, irm_object *found, const char *what) {
@@ -45,8 +43,8 @@ static int merge_legacy(irm_object **kept, irm_object *found, const char *what) 
 /* One target: text goes through the legacy conversion (with host_text, the
  * explicit host's text, when there is one); a Map or a Target through
  * irm_target_create. host (NULL: none) then replaces its host. */
-static int one_target(const irm_any *spec, const char *host_text, irm_object *host, irm_object **out,
-                      irm_object **e, irm_object **r) {
+static int one_target(const irm_any *spec, const char *host_text, irm_object *host, irm_object **out, irm_object **e,
+                      irm_object **r) {
   irm_object *t = NULL, *le = NULL, *lr = NULL;
   int rc;
   if (is_text(spec)) {
@@ -133,7 +131,7 @@ int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host
   *targets = *legacy_executor = *legacy_runtime = NULL;
   if (!target || target->type_code == IRM_NONE)
     return irm_error(IRM_EVALUE, "target: a build needs a target (a Target, target text, a Map config or an "
-                     "Array of them)");
+                                 "Array of them)");
   irm_object *host = NULL;
   int rc = host_of(target_host, &host, legacy_executor, legacy_runtime);
   if (rc) return rc;
@@ -186,9 +184,10 @@ int irm_build_pick_config_(const char *category, const irm_object *given, const 
       irm_object *ra = NULL, *rb = NULL;
       (void)irm_repr(&a, &ra);
       (void)irm_repr(&b, &rb);
-      rc = irm_error(IRM_EVALUE, "the %s argument %s disagrees with the target's legacy options, which give %s; "
-                     "drop the legacy options from the target", category, ra ? irm_string_data(ra) : "?",
-                     rb ? irm_string_data(rb) : "?");
+      rc = irm_error(IRM_EVALUE,
+                     "the %s argument %s disagrees with the target's legacy options, which give %s; "
+                     "drop the legacy options from the target",
+                     category, ra ? irm_string_data(ra) : "?", rb ? irm_string_data(rb) : "?");
       irm_object_release(ra);
       irm_object_release(rb);
       return rc;

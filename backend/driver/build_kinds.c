@@ -72,12 +72,15 @@ static int aot_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *
   const char *runtime = irm_config_kind_name(r);
   int packed = strcmp(a, "packed") == 0;
   if (!rc && strcmp(runtime, "crt") == 0 && !u && !packed)
-    rc = irm_error(IRM_EVALUE, "executor 'aot' with runtime 'crt' needs unpacked-api = true or interface-api = "
-                   "\"packed\"; got unpacked-api = false and interface-api = \"%s\"", irm_error_quote(a));
-  if (!rc && strcmp(runtime, "cpp") == 0 && (u || !packed))
-    rc = irm_error(IRM_EVALUE, "executor 'aot' with runtime 'cpp' needs unpacked-api = false and interface-api = "
-                   "\"packed\"; got unpacked-api = %s and interface-api = \"%s\"", u ? "true" : "false",
+    rc = irm_error(IRM_EVALUE,
+                   "executor 'aot' with runtime 'crt' needs unpacked-api = true or interface-api = "
+                   "\"packed\"; got unpacked-api = false and interface-api = \"%s\"",
                    irm_error_quote(a));
+  if (!rc && strcmp(runtime, "cpp") == 0 && (u || !packed))
+    rc = irm_error(IRM_EVALUE,
+                   "executor 'aot' with runtime 'cpp' needs unpacked-api = false and interface-api = "
+                   "\"packed\"; got unpacked-api = %s and interface-api = \"%s\"",
+                   u ? "true" : "false", irm_error_quote(a));
   irm_any_release(&unpacked);
   irm_any_release(&api);
   return rc;

@@ -11,8 +11,10 @@
 
 static int check_name(const char *name) {
   if (!name[0] || name[0] == '/' || strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0)
-    return irm_error(IRM_EVALUE, "artifact '%s': a file name must be a plain name (not empty, no '/', not '.' "
-                     "or '..')", irm_error_quote(name));
+    return irm_error(IRM_EVALUE,
+                     "artifact '%s': a file name must be a plain name (not empty, no '/', not '.' "
+                     "or '..')",
+                     irm_error_quote(name));
   return IRM_OK;
 }
 
@@ -24,8 +26,7 @@ static int write_one(const char *dir, const char *name, const irm_object *data) 
   int rc = IRM_OK;
   FILE *f = fopen(path, "wb");
   size_t n = irm_string_size(data);
-  if (!f)
-    rc = irm_error(IRM_ERUNTIME, "cannot write '%s': %s", irm_error_quote(path), strerror(errno));
+  if (!f) rc = irm_error(IRM_ERUNTIME, "cannot write '%s': %s", irm_error_quote(path), strerror(errno));
   else if (fwrite(irm_string_data(data), 1, n, f) != n)
     rc = irm_error(IRM_ERUNTIME, "cannot write '%s': %s", irm_error_quote(path), strerror(errno));
   if (f && fclose(f) != 0 && !rc)

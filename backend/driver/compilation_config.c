@@ -24,7 +24,8 @@ int irm_target_device_type(const irm_object *t, int64_t *out) {
   int rc = irm_backend_kind_attr_(irm_target_kind(t), "device_type", &v);
   if (rc) return rc;
   if (v.type_code == IRM_NONE)
-    return irm_error(IRM_EVALUE, "target kind '%s' has no 'device_type' kind attribute: set one with "
+    return irm_error(IRM_EVALUE,
+                     "target kind '%s' has no 'device_type' kind attribute: set one with "
                      "target.SetKindAttr('%s', 'device_type', <DLPack device type>)",
                      irm_target_kind_name(t), irm_target_kind_name(t));
   rc = irm_any_to_int(&v, out);
@@ -96,9 +97,11 @@ static int pick_host(const irm_object **t, size_t n, irm_object **out) {
     if (rc) return rc;
     if (!eq) {
       char a[256], b[256], ta[256], tb[256];
-      return irm_error(IRM_EVALUE, "targets disagree on the host: target '%s' has host '%s' but target '%s' has "
-                       "host '%s'; a build has one host", text_of(t[host_of], ta, sizeof ta),
-                       text_of(host, a, sizeof a), text_of(t[i], tb, sizeof tb), text_of(h, b, sizeof b));
+      return irm_error(IRM_EVALUE,
+                       "targets disagree on the host: target '%s' has host '%s' but target '%s' has "
+                       "host '%s'; a build has one host",
+                       text_of(t[host_of], ta, sizeof ta), text_of(host, a, sizeof a), text_of(t[i], tb, sizeof tb),
+                       text_of(h, b, sizeof b));
     }
   }
   if (host) {
@@ -116,8 +119,7 @@ static int pick_host(const irm_object **t, size_t n, irm_object **out) {
 }
 
 /* The primitive targets with their host, and the default one. */
-static int primitives_of(const irm_object **t, size_t n, irm_object *host, irm_object **out,
-                         irm_object **fallback) {
+static int primitives_of(const irm_object **t, size_t n, irm_object *host, irm_object **out, irm_object **fallback) {
   irm_any *items = irm_calloc(n, sizeof *items);
   int64_t *devices = irm_calloc(n, sizeof *devices);
   int rc = items && devices ? IRM_OK : irm_error_nomem_("making the primitive targets");
@@ -127,9 +129,10 @@ static int primitives_of(const irm_object **t, size_t n, irm_object *host, irm_o
     for (size_t j = 0; !rc && j < i; j++)
       if (devices[j] == devices[i]) {
         char a[256], b[256];
-        rc = irm_error(IRM_EVALUE, "targets '%s' and '%s' are both for device type %lld; a build has one target "
-                       "per device type", text_of(t[j], a, sizeof a), text_of(t[i], b, sizeof b),
-                       (long long)devices[i]);
+        rc = irm_error(IRM_EVALUE,
+                       "targets '%s' and '%s' are both for device type %lld; a build has one target "
+                       "per device type",
+                       text_of(t[j], a, sizeof a), text_of(t[i], b, sizeof b), (long long)devices[i]);
       }
     irm_object *with = NULL;
     if (!rc) rc = irm_target_with_host(t[i], host, &with);

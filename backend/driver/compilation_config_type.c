@@ -19,8 +19,8 @@ static void config_finalize(irm_object *self) {
   irm_object_release(p->runtime);
 }
 
-static const char *const field_names[] = {"host_target", "primitive_targets", "default_primitive_target",
-                                          "executor", "runtime"};
+static const char *const field_names[] = {"host_target", "primitive_targets", "default_primitive_target", "executor",
+                                          "runtime"};
 
 static int config_to_fields(const irm_object *self, irm_object **out) {
   const compilation_config_payload *p = irm_object_payload_const(self);
@@ -48,8 +48,8 @@ static int config_from_fields(const irm_object *fields, irm_object **out) {
   return irm_compilation_config_make_(parts[0], parts[1], parts[2], parts[3], parts[4], out);
 }
 
-int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_object *fallback,
-                                 irm_object *executor, irm_object *runtime, irm_object **out) {
+int irm_compilation_config_make_(irm_object *host, irm_object *primitives, irm_object *fallback, irm_object *executor,
+                                 irm_object *runtime, irm_object **out) {
   irm_object *c = NULL;
   int rc = irm_object_new(atomic_load_explicit(&irm_compilation_config_type_, memory_order_acquire),
                           sizeof(compilation_config_payload), &c);
@@ -77,7 +77,7 @@ int irm_register_compilation_config_type_(void) {
                                                 .finalize = config_finalize,
                                                 .to_fields = config_to_fields,
                                                 .from_fields = config_from_fields},
-                              &irm_compilation_config_type_);
+                               &irm_compilation_config_type_);
 }
 
 /* ---- accessors ------------------------------------------------------------------ */
@@ -115,8 +115,7 @@ irm_object *irm_compilation_config_find_primitive_target(const irm_compilation_c
     int64_t d = -1;
     if (irm_target_device_type(t, &d) == IRM_OK) {
       if (d == device_type) return t;
-    } else
-      irm_clear_error(); /* checked when the config was made: cannot happen */
+    } else irm_clear_error(); /* checked when the config was made: cannot happen */
   }
   return NULL;
 }

@@ -77,8 +77,10 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
   if (irm_target_get_attr(target, "mtriple", &v) == IRM_OK && v.type_code != IRM_NONE) {
     const char *triple = NULL;
     if (!irm_any_to_str(&v, &triple, NULL) && !irm_cc_host_arch_(triple))
-      rc = irm_error(IRM_EVALUE, "export_library: target '%s' has -mtriple=%s, not this host's architecture; "
-                     "export_library compiles with the host's cc", irm_target_kind_name(target), triple);
+      rc = irm_error(IRM_EVALUE,
+                     "export_library: target '%s' has -mtriple=%s, not this host's architecture; "
+                     "export_library compiles with the host's cc",
+                     irm_target_kind_name(target), triple);
   }
   if (!rc) irm_clear_error();
   irm_any_release(&v);
@@ -167,8 +169,10 @@ int irm_build_export_library(const irm_object *result, const char *path) {
   const irm_any *m = a ? irm_map_find_cstr(result, "module") : NULL;
   if (!a || a->type_code != IRM_OBJECT || irm_object_type_index(a->v_obj) != IRM_TYPE_MAP || !m ||
       m->type_code != IRM_OBJECT || !irm_object_is(m->v_obj, "ir.IRModule"))
-    return irm_error(IRM_ETYPE, "export_library: expected a build result (a Map with \"module\" and \"artifacts\"), "
-                     "got %s", result ? irm_object_type_key(result) : "NULL");
+    return irm_error(IRM_ETYPE,
+                     "export_library: expected a build result (a Map with \"module\" and \"artifacts\"), "
+                     "got %s",
+                     result ? irm_object_type_key(result) : "NULL");
   size_t n_sources = 0;
   irm_map_iter it = irm_map_iter_begin(a->v_obj);
   const irm_object *k;
@@ -178,8 +182,10 @@ int irm_build_export_library(const irm_object *result, const char *path) {
     n_sources += len > 2 && strcmp(irm_string_data(k) + len - 2, ".c") == 0;
   }
   if (!n_sources)
-    return irm_error(IRM_EVALUE, "export_library: the build has no C source to compile (its executor kind has no "
-                     "'%s', or generated none)", IRM_EXECUTOR_CODEGEN_ATTR);
+    return irm_error(IRM_EVALUE,
+                     "export_library: the build has no C source to compile (its executor kind has no "
+                     "'%s', or generated none)",
+                     IRM_EXECUTOR_CODEGEN_ATTR);
   irm_compilation_config *cfg = NULL;
   int rc = irm_module_compilation_config(m->v_obj, &cfg);
   irm_text_buf flags, libs, cmd;

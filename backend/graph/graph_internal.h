@@ -14,7 +14,7 @@
 typedef struct graph_options {
   bool link_params;
   const char *mod_name;
-  const char *runtime; /* the runtime kind's name */
+  const char *runtime;  /* the runtime kind's name */
   const char *executor; /* the executor kind's name (the metadata's "executor") */
 } graph_options;
 
@@ -23,11 +23,11 @@ typedef struct graph_options {
  * entry_tensor[row_ptr[n] + e]. */
 typedef struct graph_plan {
   const lowered_plan *p; /* borrowed */
-  size_t n_nodes;       /* n_inputs + n_consts + n_steps */
-  size_t *row_ptr;      /* n_nodes + 1 */
-  size_t *entry_tensor; /* row_ptr[n_nodes] entries: tensor ids */
-  size_t *tensor_entry; /* per tensor id: its entry */
-  size_t *storage_id;   /* per entry */
+  size_t n_nodes;        /* n_inputs + n_consts + n_steps */
+  size_t *row_ptr;       /* n_nodes + 1 */
+  size_t *entry_tensor;  /* row_ptr[n_nodes] entries: tensor ids */
+  size_t *tensor_entry;  /* per tensor id: its entry */
+  size_t *storage_id;    /* per entry */
 } graph_plan;
 
 /* Plans p's graph: entries and storage ids. Inputs and constants each
@@ -39,9 +39,7 @@ int irm_graph_plan_(const lowered_plan *p, graph_plan *g);
 void irm_graph_plan_free_(graph_plan *g);
 
 /* The node of step s, of input i, of constant k. */
-static inline size_t irm_graph_step_node_(const graph_plan *g, size_t s) {
-  return g->p->n_inputs + g->p->n_consts + s;
-}
+static inline size_t irm_graph_step_node_(const graph_plan *g, size_t s) { return g->p->n_inputs + g->p->n_consts + s; }
 
 /* The graph JSON (TVM's graph executor layout; docs/graph.md). */
 void irm_graph_json_(const graph_plan *g, irm_text_buf *out);

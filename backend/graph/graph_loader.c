@@ -19,20 +19,24 @@ static void io_json(irm_text_buf *b, const char *name, DLDataType dt, int32_t nd
   irm_text_buf_printf_(b, "], \"dtype\": \"%s\"}", irm_dtype_name(dt));
 }
 
-int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner,
-                    irm_object **metadata) {
+int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner, irm_object **metadata) {
   irm_graph_runner *r = NULL;
   char err[1024];
   int got = irm_graph_runner_load_module(path, mod_name, &r, err, sizeof err);
   if (got)
-    return irm_error(got == IRM_GRAPH_ELOAD ? IRM_ERUNTIME : got == IRM_GRAPH_ENOMEM ? IRM_ENOMEM : IRM_EVALUE, "%s",
-                     err);
+    return irm_error(got == IRM_GRAPH_ELOAD    ? IRM_ERUNTIME
+                     : got == IRM_GRAPH_ENOMEM ? IRM_ENOMEM
+                                               : IRM_EVALUE,
+                     "%s", err);
   irm_text_buf b;
   irm_text_buf_init_(&b, NULL, 0);
   size_t shared = 0, unshared = 0;
   irm_graph_runner_storage_bytes(r, &shared, &unshared);
-  irm_text_buf_printf_(&b, "{\"version\": 1, \"interface_api\": \"packed\", \"entry\": \"" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_GRAPH_JSON "\", "
-                       "\"storage_bytes\": %zu, \"unshared_bytes\": %zu, ", mod_name, shared, unshared);
+  irm_text_buf_printf_(&b,
+                       "{\"version\": 1, \"interface_api\": \"packed\", \"entry\": \"" IRM_LIBRARY_PREFIX
+                       "%s" IRM_LIBRARY_GRAPH_JSON "\", "
+                       "\"storage_bytes\": %zu, \"unshared_bytes\": %zu, ",
+                       mod_name, shared, unshared);
   size_t n = strlen(fields);
   if (n < 2 || fields[0] != '{' || fields[n - 1] != '}') {
     irm_graph_runner_free(r);

@@ -18,8 +18,7 @@
  * NEW String. Errors: RuntimeError (the library or its params file cannot be
  * loaded), ValueError (a bad graph JSON, a missing kernel, a params file
  * that does not match, each as the runner says), MemoryError. */
-int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner,
-                    irm_object **metadata);
+int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner, irm_object **metadata);
 
 /* Sets the inputs (n_in compact CPU tensors, checked by the caller), runs
  * and copies the outputs into out. Errors: RuntimeError with the runner's

@@ -99,9 +99,10 @@ static void op_node(const graph_plan *g, size_t s, irm_text_buf *b) {
   irm_text_buf_puts_(b, ",\n    {\"op\": \"tvm_op\", \"name\": ");
   json_str(b, k->symbol);
   irm_text_buf_puts_(b, ", \"attrs\": {\"func_name\": ");
-  irm_text_buf_printf_(b, "\"%s_packed\", \"num_inputs\": \"%zu\", \"num_outputs\": \"%zu\", \"flatten_data\": \"0\", "
-                       "\"scratch_bytes\": \"%zu\"}, \"inputs\": [", k->symbol, k->n_inputs, k->n_outputs,
-                       k->scratch_bytes);
+  irm_text_buf_printf_(b,
+                       "\"%s_packed\", \"num_inputs\": \"%zu\", \"num_outputs\": \"%zu\", \"flatten_data\": \"0\", "
+                       "\"scratch_bytes\": \"%zu\"}, \"inputs\": [",
+                       k->symbol, k->n_inputs, k->n_outputs, k->scratch_bytes);
   for (size_t i = 0; i < k->n_inputs; i++) {
     if (i) irm_text_buf_puts_(b, ", ");
     entry_ref(g, st->args[i], b);

@@ -3,7 +3,8 @@
 #include "load_internal.h"
 
 void irm_library_metadata_emit_(irm_text_buf *b, const char *mod_name, const char *json) {
-  irm_text_buf_printf_(b, "/* The loader's description of this library (JSON). */\n"
+  irm_text_buf_printf_(b,
+                       "/* The loader's description of this library (JSON). */\n"
                        "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void);\n"
                        "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void) {\n  return \"",
                        mod_name, mod_name);

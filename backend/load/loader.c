@@ -60,12 +60,10 @@ int irm_register_runtime_module_type_(void) {
   return irm_type_ensure_into_(&(irm_type_info){.struct_size = sizeof(irm_type_info),
                                                 .type_key = IRM_RUNTIME_MODULE_TYPE_KEY,
                                                 .finalize = module_finalize},
-                              &module_type);
+                               &module_type);
 }
 
-static const loaded *module_of(const irm_object *o) {
-  return (const loaded *)irm_payload_if_type_(o, &module_type);
-}
+static const loaded *module_of(const irm_object *o) { return (const loaded *)irm_payload_if_type_(o, &module_type); }
 
 static int open_library(loaded *m, const char *path, char **opened);
 static int find_module(loaded *m, const char *path, const char *mod_name, const char **text);
@@ -129,8 +127,10 @@ static int find_module(loaded *m, const char *path, const char *mod_name, const 
   if (got == IRM_LIBRARY_ENOSYMTAB)
     return irm_error(IRM_EVALUE, "library '%s': its dynamic symbol table cannot be read", path);
   if (!count)
-    return irm_error(IRM_EVALUE, "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
-                     ": it is not a library exported by irm", path);
+    return irm_error(IRM_EVALUE,
+                     "library '%s' has no " IRM_LIBRARY_PREFIX "<mod_name>" IRM_LIBRARY_METADATA
+                     ": it is not a library exported by irm",
+                     path);
   if (!mod_name && got == IRM_LIBRARY_ENAME)
     return irm_error(IRM_EVALUE, "library '%s': its module's name is longer than %zu bytes: pass it as mod_name", path,
                      sizeof names - 1);
@@ -140,8 +140,10 @@ static int find_module(loaded *m, const char *path, const char *mod_name, const 
   const char *(*meta)(void) = NULL;
   void *sym = irm_library_symbol(m->handle, mod_name ? mod_name : names, IRM_LIBRARY_METADATA);
   if (!sym)
-    return irm_error(IRM_EVALUE, "library '%s' has no module '%s' (no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA
-                     "); it holds: %s", path, mod_name, mod_name, names);
+    return irm_error(IRM_EVALUE,
+                     "library '%s' has no module '%s' (no " IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA
+                     "); it holds: %s",
+                     path, mod_name, mod_name, names);
   memcpy(&meta, &sym, sizeof meta);
   *text = meta();
   m->mod_name = irm_strdup(mod_name ? mod_name : names);
@@ -169,7 +171,8 @@ static int call_load(loaded *m, const char *path, const char *text) {
   if (rc && name) rc = irm_error_context(rc, "library '%s' was built by executor '%s'", path, name);
   if (!rc) rc = irm_backend_kind_attr_(kind, IRM_EXECUTOR_LOAD_ATTR, &f);
   if (!rc && (f.type_code != IRM_OBJECT || !irm_object_is(f.v_obj, "ffi.Function")))
-    rc = irm_error(IRM_EVALUE, "library '%s' was built by executor '%s', which has no " IRM_EXECUTOR_LOAD_ATTR
+    rc = irm_error(IRM_EVALUE,
+                   "library '%s' was built by executor '%s', which has no " IRM_EXECUTOR_LOAD_ATTR
                    ": register one (executor.SetKindAttr(\"%s\", \"" IRM_EXECUTOR_LOAD_ATTR "\", f), docs/plugins.md)",
                    path, name, name);
   irm_any args[4] = {irm_any_str(path), irm_any_str(m->mod_name), irm_any_str(text), irm_any_ptr(m->handle)};
@@ -201,8 +204,7 @@ static int call_load(loaded *m, const char *path, const char *text) {
 }
 
 static int read_io(const char *path, json_t *list, const char *what, io_desc **out, size_t *n) {
-  if (!json_is_array(list))
-    return irm_error(IRM_EVALUE, "library '%s': metadata field '%s' is not a list", path, what);
+  if (!json_is_array(list)) return irm_error(IRM_EVALUE, "library '%s': metadata field '%s' is not a list", path, what);
   *n = json_array_size(list);
   *out = irm_calloc(*n + 1, sizeof **out);
   if (!*out) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
@@ -246,8 +248,8 @@ static void shape_text(char *buf, size_t size, const int64_t *shape, int32_t ndi
 static int check_input(const loaded *m, size_t i, const irm_any *v) {
   const io_desc *d = &m->inputs[i];
   if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
-    return irm_error(IRM_ETYPE, "input %zu ('%s') of module '%s': expected ffi.Tensor, got %s", i, d->name,
-                     m->mod_name, irm_any_describe_(v));
+    return irm_error(IRM_ETYPE, "input %zu ('%s') of module '%s': expected ffi.Tensor, got %s", i, d->name, m->mod_name,
+                     irm_any_describe_(v));
   const DLTensor *t = irm_tensor_dl((const irm_tensor *)v->v_obj);
   if (!irm_dtype_equal(t->dtype, d->dtype))
     return irm_error(IRM_EVALUE, "input '%s' of module '%s': expected dtype %s, got %s", d->name, m->mod_name,
@@ -275,8 +277,9 @@ static int call_run(const loaded *m, const irm_object *inputs, irm_object *outpu
 
 int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs, irm_object **outputs) {
   const loaded *m = module_of(module);
-  if (!m) return irm_error(IRM_ETYPE, "runtime.ModuleRun: expected runtime.Module, got %s",
-                           module ? irm_object_type_key(module) : "NULL");
+  if (!m)
+    return irm_error(IRM_ETYPE, "runtime.ModuleRun: expected runtime.Module, got %s",
+                     module ? irm_object_type_key(module) : "NULL");
   if (!inputs || irm_object_type_index(inputs) != IRM_TYPE_ARRAY)
     return irm_error(IRM_ETYPE, "runtime.ModuleRun: inputs: expected ffi.Array of Tensors, got %s",
                      inputs ? irm_object_type_key(inputs) : "NULL");
@@ -344,7 +347,8 @@ static int g_metadata(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 }
 
 int irm_register_runtime_globals_(void) {
-  static const irm_builtin_global globals[] = {
-      {"runtime.Load", g_load}, {"runtime.ModuleRun", g_run}, {"runtime.ModuleMetadata", g_metadata}};
+  static const irm_builtin_global globals[] = {{"runtime.Load", g_load},
+                                               {"runtime.ModuleRun", g_run},
+                                               {"runtime.ModuleMetadata", g_metadata}};
   return irm_global_register_builtins_(globals, sizeof globals / sizeof globals[0]);
 }

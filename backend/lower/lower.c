@@ -112,19 +112,24 @@ const char *irm_plan_ctype_(DLDataType dt) {
   switch (dt.code) {
   case kDLFloat: return dt.bits == 32 ? "float" : dt.bits == 64 ? "double" : NULL;
   case kDLInt:
-    return dt.bits == 8 ? "int8_t" : dt.bits == 16 ? "int16_t" : dt.bits == 32 ? "int32_t"
-         : dt.bits == 64 ? "int64_t" : NULL;
+    return dt.bits == 8    ? "int8_t"
+           : dt.bits == 16 ? "int16_t"
+           : dt.bits == 32 ? "int32_t"
+           : dt.bits == 64 ? "int64_t"
+                           : NULL;
   case kDLUInt:
-    return dt.bits == 8 ? "uint8_t" : dt.bits == 16 ? "uint16_t" : dt.bits == 32 ? "uint32_t"
-         : dt.bits == 64 ? "uint64_t" : NULL;
+    return dt.bits == 8    ? "uint8_t"
+           : dt.bits == 16 ? "uint16_t"
+           : dt.bits == 32 ? "uint32_t"
+           : dt.bits == 64 ? "uint64_t"
+                           : NULL;
   case IRM_DLPACK_BOOL: return dt.bits == 8 ? "uint8_t" : NULL;
   default: return NULL;
   }
 }
 
 /* A plan type of dtype and shape (copied). */
-static int make_type(DLDataType dtype, int32_t ndim, const int64_t *shape, size_t numel, size_t bytes,
-                     plan_type *out) {
+static int make_type(DLDataType dtype, int32_t ndim, const int64_t *shape, size_t numel, size_t bytes, plan_type *out) {
   *out = (plan_type){dtype, ndim, NULL, numel, bytes};
   if (ndim <= 0) return IRM_OK;
   out->shape = irm_malloc((size_t)ndim * sizeof *out->shape);
@@ -144,8 +149,7 @@ int irm_plan_type_of_(const irm_object *type, const char *what, plan_type *out) 
   if (what && !irm_plan_ctype_(dt))
     return irm_error(IRM_ETYPE, "%s: dtype %s is not supported", what, irm_dtype_name(dt));
   size_t numel = (size_t)irm_tensor_type_numel(type);
-  return make_type(dt, irm_tensor_type_ndim(type), irm_tensor_type_shape(type), numel, numel * irm_dtype_size(dt),
-                   out);
+  return make_type(dt, irm_tensor_type_ndim(type), irm_tensor_type_shape(type), numel, numel * irm_dtype_size(dt), out);
 }
 
 /* ---- values ------------------------------------------------------------------ */
@@ -228,8 +232,7 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
   size_t id = 0;
   int rc = IRM_OK;
   switch (irm_expr_kind_of(node)) {
-  case IRM_EXPR_VAR:
-    return irm_error(IRM_EVALUE, "variable %%%s is not a parameter of main", irm_var_name(node));
+  case IRM_EXPR_VAR: return irm_error(IRM_EVALUE, "variable %%%s is not a parameter of main", irm_var_name(node));
   case IRM_EXPR_CONSTANT: {
     rc = GROW(p, consts, n_consts, cap_consts);
     if (!rc) rc = new_tensor(w, PLAN_CONST, p->n_consts, irm_expr_type(node), "a constant of main", &id);
@@ -245,13 +248,13 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
     if (rc) return rc;
     int64_t k = irm_tuple_item_index(node);
     if (!src->tuple || k < 0 || (size_t)k >= src->count)
-      return irm_error(IRM_ETYPE, "item %lld of a value that is not a tuple of that size",
-                       (long long)k);
+      return irm_error(IRM_ETYPE, "item %lld of a value that is not a tuple of that size", (long long)k);
     id = w->ids[src->first + (size_t)k];
     break;
   }
   default:
-    return irm_error(IRM_ETYPE, "main must be calls of Primitive functions over its params and "
+    return irm_error(IRM_ETYPE,
+                     "main must be calls of Primitive functions over its params and "
                      "constants (run FuseOps); found a %s where a tensor was expected",
                      irm_expr_kind_name(irm_expr_kind_of(node)));
   }
@@ -394,8 +397,7 @@ static int read_outputs(lower_walk *w) {
       rc = resolve(w, irm_tuple_field(body, j), &v);
       if (!rc && v->tuple) rc = irm_error(IRM_ETYPE, "output %zu of main is a tuple; outputs are tensors", j);
       if (!rc) id = w->ids[v->first];
-    } else
-      id = w->ids[single->first + j];
+    } else id = w->ids[single->first + j];
     if (rc) break;
     char name[32];
     snprintf(name, sizeof name, n == 1 && !(single && single->tuple) && !tuple ? "output" : "output%zu", j);
@@ -434,8 +436,7 @@ static int plan_buffers(lower_walk *w) {
     if (bytes) rc = add_buffer(p, bytes, s, s, 64, &p->steps[s].scratch);
   }
   p->algo = req->algo;
-  if (!rc) rc = irm_memory_plan_(p->buffers, p->n_buffers, max_size(req->alignment, 1), req->algo,
-                                 &p->workspace_bytes);
+  if (!rc) rc = irm_memory_plan_(p->buffers, p->n_buffers, max_size(req->alignment, 1), req->algo, &p->workspace_bytes);
   return rc;
 }
 

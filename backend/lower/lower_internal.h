@@ -22,10 +22,10 @@ typedef struct lower_walk {
   irm_ptr_table_ values, kernels; /* node -> value_entry; Function -> kernel_entry */
   size_t *ids;
   size_t n_ids, cap_ids;
-  kernel_ir *kir;       /* per kernel of p */
+  kernel_ir *kir; /* per kernel of p */
   size_t cap_kir;
   irm_text_buf kernels_c;
-  irm_object *params;   /* the module's `params` Map, borrowed (may be NULL) */
+  irm_object *params; /* the module's `params` Map, borrowed (may be NULL) */
 } lower_walk;
 
 /* Grows *arr (of *cap elements of size bytes) to hold n + 1. */

@@ -156,8 +156,7 @@ static int signature(plan_kernel *k, const irm_object *func, const irm_object *r
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < k->n_inputs; i++)
     rc = irm_plan_type_of_(irm_expr_type(irm_function_param(func, i)), NULL, &k->inputs[i]);
-  for (size_t j = 0; !rc && j < k->n_outputs; j++)
-    rc = irm_plan_type_of_(result_field(rt, j), NULL, &k->outputs[j]);
+  for (size_t j = 0; !rc && j < k->n_outputs; j++) rc = irm_plan_type_of_(result_field(rt, j), NULL, &k->outputs[j]);
   return rc;
 }
 
@@ -223,15 +222,19 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   const char *symbol = name;
   int rc = irm_lower_external_symbol_(name, func, &gs, &symbol);
   if (!rc && !c_identifier(symbol))
-    rc = irm_error(IRM_EVALUE, "external function '%s' (Compiler '%s'): symbol '%s' is not a C "
-                   "identifier", name, compiler, irm_error_quote(symbol));
+    rc = irm_error(IRM_EVALUE,
+                   "external function '%s' (Compiler '%s'): symbol '%s' is not a C "
+                   "identifier",
+                   name, compiler, irm_error_quote(symbol));
   size_t np = irm_function_param_count(func);
   for (size_t i = 0; !rc && i < np; i++) {
     irm_object *v = irm_function_param(func, i), *t = irm_expr_type(v);
     if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR)
-      rc = irm_error(IRM_ETYPE, "external function '%s' (Compiler '%s'): parameter %%%s is %s; "
-                     "external functions take tensors (flatten the tuple into tensor parameters)", name, compiler,
-                     irm_var_name(v), irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TUPLE ? "a tuple" : "not a tensor");
+      rc = irm_error(IRM_ETYPE,
+                     "external function '%s' (Compiler '%s'): parameter %%%s is %s; "
+                     "external functions take tensors (flatten the tuple into tensor parameters)",
+                     name, compiler, irm_var_name(v),
+                     irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TUPLE ? "a tuple" : "not a tensor");
   }
   char *sym = rc ? NULL : irm_strdup(symbol);
   irm_any_release(&gs);
@@ -242,8 +245,7 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   plan_kernel *k = &p->kernels[*out];
   for (size_t j = 0; j < *out; j++)
     if (strcmp(p->kernels[j].symbol, k->symbol) == 0)
-      return irm_error(IRM_EVALUE, "external function '%s': symbol '%s' is taken by another kernel",
-                       name, k->symbol);
+      return irm_error(IRM_EVALUE, "external function '%s': symbol '%s' is taken by another kernel", name, k->symbol);
   k->external = true;
   w->kir[*out].func = func;
   irm_object_retain(func);
@@ -260,8 +262,10 @@ int irm_lower_external_kernel_(lower_walk *w, irm_object *call, size_t *kernel) 
   int rc = func ? irm_base_func_get_attr(func, IRM_BASE_FUNC_ATTR_COMPILER, &c)
                 : irm_error(IRM_EVALUE, "main calls @%s, which is not a function of the module", name);
   if (!rc && (c.type_code == IRM_NONE || irm_any_to_str(&c, &compiler, NULL)))
-    rc = irm_error(IRM_EVALUE, "main calls @%s, which has no Compiler attribute; main may call "
-                   "Primitive functions (run FuseOps) and external functions (Compiler = ...)", name);
+    rc = irm_error(IRM_EVALUE,
+                   "main calls @%s, which has no Compiler attribute; main may call "
+                   "Primitive functions (run FuseOps) and external functions (Compiler = ...)",
+                   name);
   if (!rc && irm_expr_kind_of(func) != IRM_EXPR_FUNCTION)
     rc = irm_error(IRM_ETYPE, "external function '%s' is not a dataflow function", name);
   if (!rc) rc = external_of(w, name, func, compiler, irm_expr_type(call), kernel);
@@ -317,9 +321,11 @@ static int check_symbol(void *ctx, irm_object *node) {
             irm_string_data(v->v_obj) && defines(irm_string_data(v->v_obj), symbol);
   }
   if (!rc && !found)
-    rc = irm_error(IRM_EVALUE, "main calls @%s (Compiler '%s'), but no C artifact defines its symbol '%s': "
+    rc = irm_error(IRM_EVALUE,
+                   "main calls @%s (Compiler '%s'), but no C artifact defines its symbol '%s': "
                    "codegen.ext.%s must give a '.c' artifact defining int32_t %s(const T *in..., T *out...) "
-                   "returning 0 on success (docs/build.md)", name, compiler, symbol, compiler, symbol);
+                   "returning 0 on success (docs/build.md)",
+                   name, compiler, symbol, compiler, symbol);
   irm_any_release(&gs);
   irm_any_release(&cc);
   return rc;

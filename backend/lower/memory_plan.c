@@ -12,9 +12,7 @@
 static const char *const algo_names[] = {"none", "greedy_by_size", "greedy_by_conflicts", "storage_best_fit"};
 enum { N_ALGOS = sizeof algo_names / sizeof algo_names[0], N_SETTINGS = 3 };
 
-const char *irm_mem_algo_name_(irm_mem_algo_ algo) {
-  return (unsigned)algo < N_ALGOS ? algo_names[algo] : "?";
-}
+const char *irm_mem_algo_name_(irm_mem_algo_ algo) { return (unsigned)algo < N_ALGOS ? algo_names[algo] : "?"; }
 
 int irm_mem_algo_parse_(const char *name, irm_mem_algo_ *out) {
   for (size_t i = 0; i < N_SETTINGS; i++)
@@ -26,8 +24,10 @@ int irm_mem_algo_parse_(const char *name, irm_mem_algo_ *out) {
   if (best)
     return irm_error(IRM_EVALUE, "unknown memory planning algorithm '%s' (usmp.algorithm); did you mean '%s'?",
                      irm_error_quote(name), best);
-  return irm_error(IRM_EVALUE, "unknown memory planning algorithm '%s' (usmp.algorithm); valid: none, "
-                   "greedy_by_size, greedy_by_conflicts", irm_error_quote(name));
+  return irm_error(IRM_EVALUE,
+                   "unknown memory planning algorithm '%s' (usmp.algorithm); valid: none, "
+                   "greedy_by_size, greedy_by_conflicts",
+                   irm_error_quote(name));
 }
 
 int irm_mem_algo_of_module_(const irm_module *mod, irm_mem_algo_ *out) {
@@ -116,7 +116,8 @@ static int plan_storages(irm_mem_buffer_ *buffers, size_t n, size_t alignment, s
   order_key *keys = irm_malloc((n + 1) * sizeof *keys);
   size_t *bytes = irm_malloc((n + 1) * sizeof *bytes), *last = irm_malloc((n + 1) * sizeof *last),
          *align = irm_malloc((n + 1) * sizeof *align), n_storage = 0;
-  int rc = keys && bytes && last && align ? IRM_OK : irm_error(IRM_ENOMEM, "memory plan: out of memory for %zu buffers", n);
+  int rc =
+      keys && bytes && last && align ? IRM_OK : irm_error(IRM_ENOMEM, "memory plan: out of memory for %zu buffers", n);
   for (size_t i = 0; !rc && i < n; i++) keys[i] = (order_key){i, 0, &buffers[i]};
   if (!rc) qsort(keys, n, sizeof *keys, by_first_use);
   for (size_t k = 0; !rc && k < n; k++) {
@@ -254,8 +255,7 @@ static int spans_add(spans *out, const index_list *l, const irm_mem_buffer_ *buf
 }
 
 /* The placed buffers b conflicts with (and that take room), as spans. */
-static int conflicting_spans(const lifetimes *t, const irm_mem_buffer_ *buffers, const irm_mem_buffer_ *b,
-                             spans *out) {
+static int conflicting_spans(const lifetimes *t, const irm_mem_buffer_ *buffers, const irm_mem_buffer_ *b, spans *out) {
   int rc = IRM_OK;
   out->n = 0;
   for (size_t node = b->first_use + t->leaves; !rc && node; node /= 2) rc = spans_add(out, &t->cover[node], buffers);
@@ -346,12 +346,11 @@ int irm_memory_plan_(irm_mem_buffer_ *buffers, size_t n, size_t alignment, irm_m
     return irm_error(IRM_EVALUE, "memory plan: alignment %zu is not a power of two", alignment);
   for (size_t i = 0; i < n; i++)
     if (buffers[i].align & (buffers[i].align - 1))
-      return irm_error(IRM_EVALUE, "memory plan: buffer %zu: alignment %zu is not a power of two", i,
-                       buffers[i].align);
+      return irm_error(IRM_EVALUE, "memory plan: buffer %zu: alignment %zu is not a power of two", i, buffers[i].align);
   for (size_t i = 0; i < n; i++)
     if (buffers[i].first_use > buffers[i].last_use)
-      return irm_error(IRM_EVALUE, "memory plan: buffer %zu is last used (step %zu) before its first use (step %zu)",
-                       i, buffers[i].last_use, buffers[i].first_use);
+      return irm_error(IRM_EVALUE, "memory plan: buffer %zu is last used (step %zu) before its first use (step %zu)", i,
+                       buffers[i].last_use, buffers[i].first_use);
   for (size_t i = 0; i < n; i++) buffers[i].storage = i;
   if (algo == IRM_MEM_STORAGE_BEST_FIT) return plan_storages(buffers, n, alignment, total);
   int overflow = 0;

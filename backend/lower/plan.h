@@ -27,7 +27,7 @@ typedef struct plan_type {
   int32_t ndim;
   int64_t *shape; /* ndim entries (owned by the plan; NULL when ndim is 0) */
   size_t numel;
-  size_t bytes;   /* numel * the dtype's size */
+  size_t bytes; /* numel * the dtype's size */
 } plan_type;
 
 typedef enum plan_tensor_kind { PLAN_INPUT, PLAN_CONST, PLAN_TEMP } plan_tensor_kind;
@@ -35,7 +35,7 @@ typedef enum plan_tensor_kind { PLAN_INPUT, PLAN_CONST, PLAN_TEMP } plan_tensor_
 /* One tensor main's dataflow names. */
 typedef struct plan_tensor {
   plan_tensor_kind kind;
-  size_t index;       /* PLAN_INPUT: main's param; PLAN_CONST: the constant */
+  size_t index; /* PLAN_INPUT: main's param; PLAN_CONST: the constant */
   plan_type type;
   size_t first, last; /* PLAN_TEMP: the steps producing and last reading it */
   long out;           /* >= 0: main's output (the first it is) */
@@ -44,10 +44,10 @@ typedef struct plan_tensor {
 
 /* A constant of main (a bound parameter, or one lifted out of a kernel). */
 typedef struct plan_const {
-  char *name;         /* the params name (the `params` key, else p<k>) */
+  char *name; /* the params name (the `params` key, else p<k>) */
   plan_type type;
-  size_t bytes;       /* of data */
-  const void *data;   /* borrowed: the module's tensor's bytes (byte offset applied) */
+  size_t bytes;     /* of data */
+  const void *data; /* borrowed: the module's tensor's bytes (byte offset applied) */
   DLDevice device;
 } plan_const;
 
@@ -58,18 +58,18 @@ typedef struct plan_const {
  * `extern int32_t <symbol>(const T *in..., T *out...)`). */
 typedef struct plan_kernel {
   char *symbol;
-  bool external;        /* no code generated here, no scratch */
-  size_t n_inputs;      /* tensor parameters (a fused kernel's lifted constants last) */
-  size_t n_outputs;     /* 1, or the fields of a tuple result */
-  size_t scratch_bytes; /* 64-byte aligned scratch it needs, 0 if none */
+  bool external;               /* no code generated here, no scratch */
+  size_t n_inputs;             /* tensor parameters (a fused kernel's lifted constants last) */
+  size_t n_outputs;            /* 1, or the fields of a tuple result */
+  size_t scratch_bytes;        /* 64-byte aligned scratch it needs, 0 if none */
   plan_type *inputs, *outputs; /* its signature */
 } plan_kernel;
 
 /* One call of a kernel in main. */
 typedef struct plan_step {
   size_t kernel;
-  size_t *args;  /* tensor ids: the kernel's n_inputs then n_outputs */
-  long scratch;  /* the buffer of its scratch, or -1 */
+  size_t *args; /* tensor ids: the kernel's n_inputs then n_outputs */
+  long scratch; /* the buffer of its scratch, or -1 */
 } plan_step;
 
 /* An input (main's parameter) or an output of main. */
@@ -104,11 +104,11 @@ typedef struct lowered_plan {
   size_t n_inputs, n_outputs;
   irm_mem_buffer_ *buffers; /* placed by the memory planner */
   size_t n_buffers, cap_buffers;
-  irm_mem_algo_ algo;       /* the algorithm that placed them */
-  size_t workspace_bytes;   /* the extent of the placed buffers */
-  char *prelude;            /* C every generated file needs once, before the kernels */
-  char *kernels_c;          /* the kernels' C definitions */
-  irm_cc_isa_ isa;          /* what the target's C code may use (features "" when unknown) */
+  irm_mem_algo_ algo;     /* the algorithm that placed them */
+  size_t workspace_bytes; /* the extent of the placed buffers */
+  char *prelude;          /* C every generated file needs once, before the kernels */
+  char *kernels_c;        /* the kernels' C definitions */
+  irm_cc_isa_ isa;        /* what the target's C code may use (features "" when unknown) */
 } lowered_plan;
 
 /* Lowers main of the final module into *p (zeroed first) as req asks.

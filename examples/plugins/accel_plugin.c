@@ -119,15 +119,16 @@ static void put(listing *t, const char *fmt, const char *a, size_t i) {
 
 /* The exported function: in the external convention, calling the static
  * kernel <symbol>_kernel with a static scratch area. */
-static int wrapper(const irm_object *fn, const char *symbol, const irm_object *kfn, const size_t *map,
-                   int64_t scratch, listing *t) {
+static int wrapper(const irm_object *fn, const char *symbol, const irm_object *kfn, const size_t *map, int64_t scratch,
+                   listing *t) {
   size_t np = irm_function_param_count(fn);
   irm_object *rt = irm_expr_type(irm_function_body(kfn));
   size_t nout = irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
   put(t, "\nint32_t %s(", symbol, 0);
   for (size_t i = 0; i < np; i++) {
     const char *ct = ctype(irm_expr_type(irm_function_param(fn, i)));
-    if (!ct) return irm_error(IRM_ETYPE, "codegen.ext.accel: parameter %zu of '%s' is not a tensor it takes", i, symbol);
+    if (!ct)
+      return irm_error(IRM_ETYPE, "codegen.ext.accel: parameter %zu of '%s' is not a tensor it takes", i, symbol);
     put(t, i ? ", const %s *in%zu" : "const %s *in%zu", ct, i);
   }
   for (size_t j = 0; j < nout; j++) {

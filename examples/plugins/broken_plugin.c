@@ -13,8 +13,7 @@ static int hello(const irm_any *args, int32_t nargs, irm_any *ret, void *resourc
 static int64_t macro_answer(void) { return 7; }
 IRM_REGISTER_GLOBAL("broken.MacroAnswer", macro_answer, "i64()");
 
-static int noop(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                irm_module **out) {
+static int noop(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource, irm_module **out) {
   (void)ctx;
   (void)options;
   (void)resource;

@@ -38,8 +38,7 @@ static int add_options(irm_kind *k) {
     rc = irm_kind_add_option(k, "workspace-byte-alignment", IRM_OPTION_INT, &sixteen,
                              "alignment of the static workspace, in bytes", 0);
   if (!rc)
-    rc = irm_kind_add_option(k, "link-params", IRM_OPTION_BOOL, &no,
-                             "embed the parameters in the generated code", 0);
+    rc = irm_kind_add_option(k, "link-params", IRM_OPTION_BOOL, &no, "embed the parameters in the generated code", 0);
   return rc;
 }
 

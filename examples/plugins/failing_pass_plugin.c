@@ -3,8 +3,7 @@
  * with a failure that comes from a plugin, as a real pass bug would. */
 #include <irm/irm.h>
 
-static int fail(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
-                irm_module **out) {
+static int fail(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource, irm_module **out) {
   (void)mod;
   (void)ctx;
   (void)options;

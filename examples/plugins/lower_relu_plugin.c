@@ -28,8 +28,7 @@ static int call2(const char *op, irm_object *a, irm_object *b, irm_object **out)
 /* Fused (Primitive) and external (Compiler) functions are not ours. */
 static int pre(void *ctx, irm_object *node, int *descend) {
   (void)ctx;
-  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT))
-    *descend = 0;
+  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)) *descend = 0;
   return IRM_OK;
 }
 

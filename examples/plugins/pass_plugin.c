@@ -31,15 +31,14 @@ static int has_key(const irm_object *keys, const char *key) {
 static int choose_layout(const irm_module *mod, const char **layout) {
   irm_object *target = irm_module_target(mod);
   irm_object *executor = irm_module_executor(mod);
-  if (!target)
-    return irm_error(IRM_EVALUE, "ChooseDataLayout needs the module attribute 'target'");
+  if (!target) return irm_error(IRM_EVALUE, "ChooseDataLayout needs the module attribute 'target'");
   if (executor && strcmp(irm_config_kind_name(executor), "vm") == 0) *layout = "NCHW";
   else *layout = has_key(irm_target_keys(target), "arm_cpu") ? "NHWC" : "NCHW";
   return IRM_OK;
 }
 
-static int choose_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                              void *resource, irm_module **out) {
+static int choose_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                              irm_module **out) {
   (void)ctx;
   (void)options;
   (void)resource;
@@ -64,14 +63,14 @@ static int make_pass(const irm_object *options, irm_pass **out) {
 IRM_REGISTER_PASS("ChooseDataLayout", make_pass, NULL);
 
 /* ApplyDataLayout: the pass option, else the module attribute. */
-static int apply_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                             void *resource, irm_module **out) {
+static int apply_data_layout(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                             irm_module **out) {
   (void)ctx;
   (void)resource;
   irm_any layout = irm_any_none();
   const irm_any *opt = options ? irm_map_find_cstr(options, "layout") : NULL;
-  int rc = opt && opt->type_code != IRM_NONE ? irm_any_copy(opt, &layout)
-                                             : irm_module_get_attr(mod, "data_layout", &layout);
+  int rc =
+      opt && opt->type_code != IRM_NONE ? irm_any_copy(opt, &layout) : irm_module_get_attr(mod, "data_layout", &layout);
   if (rc) return rc;
   if (layout.type_code == IRM_NONE) { /* nothing chose a layout */
     irm_object_retain(mod);

@@ -13,6 +13,6 @@ IRM_REGISTER_GLOBAL_PACKED("wrong_abi.Answer", answer);
 
 static int init(void) { return irm_error(IRM_ERUNTIME, "wrong_abi: init must not run"); }
 
-static const irm_plugin_info info = {IRM_PLUGIN_ABI_VERSION + 1, (uint32_t)sizeof(irm_plugin_info),
-                                     "wrong-abi", "9.9", init};
+static const irm_plugin_info info = {IRM_PLUGIN_ABI_VERSION + 1, (uint32_t)sizeof(irm_plugin_info), "wrong-abi", "9.9",
+                                     init};
 IRM_PLUGIN_EXPORT(info);

@@ -20,8 +20,7 @@ typedef void (*irm_free_fn)(void *ptr);
 /* Replaces malloc/realloc/free for all of irm. All three must be given.
  * Fails with RuntimeError once irm has allocated anything (memory from
  * one allocator must not be freed by another), ValueError on NULL. */
-IRM_API int irm_set_allocator(irm_malloc_fn malloc_fn, irm_realloc_fn realloc_fn,
-                              irm_free_fn free_fn);
+IRM_API int irm_set_allocator(irm_malloc_fn malloc_fn, irm_realloc_fn realloc_fn, irm_free_fn free_fn);
 
 /* Allocation through the installed hooks. They return NULL on failure and
  * do not set an error (callers report MemoryError with context). Memory

@@ -84,7 +84,7 @@ typedef struct irm_object irm_object;
 enum {
   IRM_NONE = 0,
   IRM_INT = 1,
-  IRM_BOOL = 2,  /* travels in v_int as 0 or 1 */
+  IRM_BOOL = 2, /* travels in v_int as 0 or 1 */
   IRM_FLOAT = 3,
   IRM_PTR = 4,   /* an opaque pointer, never owned */
   IRM_STR = 5,   /* a borrowed C string; only in arguments, never in results */
@@ -159,8 +159,7 @@ IRM_API size_t irm_string_size(const irm_object *s);
  * reference in *ret (irm sets it to NONE before the call) and returns 0.
  * A nonzero return is a failure; set the message with irm_set_last_error,
  * otherwise the caller sees "RuntimeError: function '<name>' failed". */
-typedef int (*irm_packed_cfunc)(const irm_any *args, int32_t nargs,
-                                irm_any *ret, void *resource);
+typedef int (*irm_packed_cfunc)(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 
 /* Looks up a global function by name. *out: new reference, or NULL when no
  * function has that name (status 0: absence is not an error).
@@ -171,8 +170,7 @@ IRM_API int irm_func_get_global(const char *name, irm_object **out);
  * (NONE on failure). Errors: TypeError when f is not a Function, ValueError
  * for NULL ret or args with nargs > 0, whatever the function reports, and
  * MemoryError (a native function's str result is copied into a String). */
-IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs,
-                          irm_any *ret);
+IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret);
 
 /* Registers f under name. A name that exists is a KeyError unless override
  * is nonzero, in which case f replaces it (holders of the old function keep
@@ -180,8 +178,7 @@ IRM_API int irm_func_call(irm_object *f, const irm_any *args, int32_t nargs,
  * Recorded in the open registration journal, if any.
  * Errors: ValueError (NULL or empty name), TypeError (f not a Function),
  * KeyError (duplicate), MemoryError. */
-IRM_API int irm_func_register_global(const char *name, irm_object *f,
-                                     int override);
+IRM_API int irm_func_register_global(const char *name, irm_object *f, int override);
 
 /* Removes a global function. Holders of the function keep it alive.
  * Errors: KeyError (with the closest registered name) when it does not
@@ -192,8 +189,7 @@ IRM_API int irm_func_remove_global(const char *name);
  * resource when the object dies. *out: new reference. On failure the
  * finalizer is NOT called (the caller still owns resource).
  * Errors: ValueError (NULL fn or out), MemoryError. */
-IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
-                                void (*finalizer)(void *), irm_object **out);
+IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource, void (*finalizer)(void *), irm_object **out);
 
 /* irm_func_new_packed for a language whose callbacks can only run on one
  * thread, the "home" thread that calls this (Node: the main thread, to which
@@ -219,10 +215,8 @@ IRM_API int irm_func_new_packed(irm_packed_cfunc fn, void *resource,
  * outlive its functions. *out: new reference; on failure the finalizer is
  * not called. Errors: ValueError (NULL fn, home_state or out), MemoryError.
  * Thread safety: as every function here; the guard itself is lock-free. */
-IRM_API int irm_func_new_packed_guarded(irm_packed_cfunc fn, void *resource,
-                                        void (*finalizer)(void *),
-                                        volatile int32_t *home_state,
-                                        irm_object **out);
+IRM_API int irm_func_new_packed_guarded(irm_packed_cfunc fn, void *resource, void (*finalizer)(void *),
+                                        volatile int32_t *home_state, irm_object **out);
 
 /* Runs the finalizers of guarded functions (irm_func_new_packed_guarded)
  * that died on another thread while their home thread, the calling thread,

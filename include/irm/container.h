@@ -61,17 +61,14 @@ IRM_API int irm_array_get(const irm_object *arr, int64_t index, irm_any *out);
  * index replaced; arr is unchanged. *out new. Errors: ValueError (NULL item
  * or out, an invalid type code in item), TypeError (arr is not an Array),
  * IndexError (index out of range, naming it and the size), MemoryError. */
-IRM_API int irm_array_with_append(const irm_object *arr, const irm_any *item,
-                                  irm_object **out);
-IRM_API int irm_array_with_set(const irm_object *arr, int64_t index,
-                               const irm_any *item, irm_object **out);
+IRM_API int irm_array_with_append(const irm_object *arr, const irm_any *item, irm_object **out);
+IRM_API int irm_array_with_set(const irm_object *arr, int64_t index, const irm_any *item, irm_object **out);
 
 /* In place when *ref is the only reference (see top of file). Errors as
  * the with_ functions (ValueError for a NULL ref); *ref is untouched on
  * failure. */
 IRM_API int irm_array_append_move(irm_object **ref, const irm_any *item);
-IRM_API int irm_array_set_move(irm_object **ref, int64_t index,
-                               const irm_any *item);
+IRM_API int irm_array_set_move(irm_object **ref, int64_t index, const irm_any *item);
 
 /* ---- Map --------------------------------------------------------------- */
 
@@ -80,16 +77,14 @@ IRM_API int irm_map_new(irm_object **out);
 
 /* A new Map from n key/value pairs; a later pair replaces an earlier one
  * with the same key. Errors: ValueError, MemoryError. */
-IRM_API int irm_map_from_pairs(const char *const *keys, const irm_any *values,
-                               size_t n, irm_object **out);
+IRM_API int irm_map_from_pairs(const char *const *keys, const irm_any *values, size_t n, irm_object **out);
 
 /* The number of entries; 0 if map is not a Map. */
 IRM_API size_t irm_map_size(const irm_object *map);
 
 /* The value for key (key_len bytes), borrowed from map; NULL if absent or
  * map is not a Map. irm_map_find_cstr takes a NUL-terminated key. */
-IRM_API const irm_any *irm_map_find(const irm_object *map, const char *key,
-                                    size_t key_len);
+IRM_API const irm_any *irm_map_find(const irm_object *map, const char *key, size_t key_len);
 IRM_API const irm_any *irm_map_find_cstr(const irm_object *map, const char *key);
 
 /* The value for key as a NEW value. Errors: TypeError (not a Map),
@@ -104,22 +99,18 @@ IRM_API int irm_map_get_n(const irm_object *map, const char *key, size_t key_len
  * ValueError (NULL key, value or out, an invalid type code in value),
  * TypeError (map is not a Map), KeyError (erasing an absent key, with the
  * closest one), MemoryError. */
-IRM_API int irm_map_with_set(const irm_object *map, const char *key,
-                             const irm_any *value, irm_object **out);
-IRM_API int irm_map_with_erase(const irm_object *map, const char *key,
-                               irm_object **out);
+IRM_API int irm_map_with_set(const irm_object *map, const char *key, const irm_any *value, irm_object **out);
+IRM_API int irm_map_with_erase(const irm_object *map, const char *key, irm_object **out);
 
 /* In place when *ref is the only reference (see top of file). Errors as
  * the with_ functions (ValueError for a NULL ref); *ref is untouched on
  * failure. */
-IRM_API int irm_map_set_move(irm_object **ref, const char *key,
-                             const irm_any *value);
+IRM_API int irm_map_set_move(irm_object **ref, const char *key, const irm_any *value);
 IRM_API int irm_map_erase_move(irm_object **ref, const char *key);
 
 /* irm_map_set_move with a key of key_len bytes, which may hold NUL bytes
  * (key may be NULL when key_len is 0). Errors as irm_map_set_move. */
-IRM_API int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len,
-                               const irm_any *value);
+IRM_API int irm_map_set_move_n(irm_object **ref, const char *key, size_t key_len, const irm_any *value);
 
 /* Insertion-order iteration without allocation:
  *   irm_map_iter it = irm_map_iter_begin(map);
@@ -132,8 +123,7 @@ typedef struct irm_map_iter {
   size_t next_;
 } irm_map_iter;
 IRM_API irm_map_iter irm_map_iter_begin(const irm_object *map);
-IRM_API int irm_map_iter_next(irm_map_iter *it, const irm_object **key,
-                              const irm_any **value);
+IRM_API int irm_map_iter_next(irm_map_iter *it, const irm_object **key, const irm_any **value);
 
 #ifdef __cplusplus
 }

@@ -20,8 +20,7 @@ extern "C" {
 #endif
 
 #if defined(__GNUC__)
-#define IRM_PRINTF_(fmt_index, first_arg) \
-  __attribute__((format(printf, fmt_index, first_arg)))
+#define IRM_PRINTF_(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define IRM_PRINTF_(fmt_index, first_arg)
 #endif
@@ -74,8 +73,7 @@ IRM_API void irm_clear_error(void);
  * Names longer than 64 bytes are no typos and never compared, so the
  * search costs little whatever the size of name.
  * Borrowed: one of the candidates. NULL entries are skipped. */
-IRM_API const char *irm_closest_name(const char *name,
-                                     const char *const *candidates, size_t n);
+IRM_API const char *irm_closest_name(const char *name, const char *const *candidates, size_t n);
 
 /* Edit distance between a and b as irm_closest_name measures it; takes time
  * proportional to the product of the lengths. */

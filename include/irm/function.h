@@ -28,8 +28,7 @@ IRM_API int irm_func_list_globals(irm_object **out);
 /* Looks up name and calls it: irm_func_get_global + irm_func_call, with a
  * KeyError (and the closest registered name) when name is absent. Errors:
  * KeyError, and those of irm_func_get_global and irm_func_call. */
-IRM_API int irm_func_call_global(const char *name, const irm_any *args,
-                                 int32_t nargs, irm_any *ret);
+IRM_API int irm_func_call_global(const char *name, const irm_any *args, int32_t nargs, irm_any *ret);
 
 /* ---- native functions ---------------------------------------------------
  * Any C function can become a function object: give its pointer (cast to
@@ -90,8 +89,7 @@ IRM_API irm_native_fn irm_func_native_pointer(const irm_object *f);
  * until it is released.
  * Errors: ValueError (bad signature; "any" as return type), TypeError (func
  * not a Function), RuntimeError (libffi cannot make closures), MemoryError. */
-IRM_API int irm_func_to_native(irm_object *func, const char *signature,
-                               irm_native_fn *out_fn, irm_object **out_handle);
+IRM_API int irm_func_to_native(irm_object *func, const char *signature, irm_native_fn *out_fn, irm_object **out_handle);
 
 /* ---- argument helpers for packed functions ----------------------------
  * Each reports errors that name the function and the argument, counting
@@ -110,13 +108,11 @@ IRM_API int irm_arg_present(const irm_any *args, int32_t nargs, int32_t i);
  * must be below nargs). Errors: TypeError (the argument has another type),
  * ValueError (NULL out), with "<fn>: argument <i + 1>: " as context (the
  * first argument is argument 1). */
-IRM_API int irm_arg_object(const char *fn, const irm_any *args, int32_t i,
-                           const char *type_key, irm_object **out);
+IRM_API int irm_arg_object(const char *fn, const irm_any *args, int32_t i, const char *type_key, irm_object **out);
 IRM_API int irm_arg_int(const char *fn, const irm_any *args, int32_t i, int64_t *out);
 IRM_API int irm_arg_bool(const char *fn, const irm_any *args, int32_t i, bool *out);
 IRM_API int irm_arg_float(const char *fn, const irm_any *args, int32_t i, double *out);
-IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i,
-                        const char **out, size_t *len);
+IRM_API int irm_arg_str(const char *fn, const irm_any *args, int32_t i, const char **out, size_t *len);
 
 /* Finishes a packed function that made an object: rc is the status of the
  * call that made *obj. When rc is 0, stores *obj (a NEW reference, taken)
@@ -173,17 +169,14 @@ IRM_API int irm_func_call_failed_(irm_object *f, unsigned generation_before, irm
 
 /* Whether irm_func_call may call f at once: f is a Function, ret is given
  * and args holds nargs >= 0 values. One branch: the checks are combined. */
-static inline int irm_func_call_ok_(const irm_object *f, const irm_any *args, int32_t nargs,
-                                    const irm_any *ret) {
+static inline int irm_func_call_ok_(const irm_object *f, const irm_any *args, int32_t nargs, const irm_any *ret) {
   const irm_function_head_ *h = (const irm_function_head_ *)(const void *)f;
   uint32_t max_args = args ? (uint32_t)INT32_MAX : 0u; /* no args: nargs must be 0 */
-  return f != NULL && ((h->type_index_ == IRM_TYPE_FUNCTION) & (ret != NULL) &
-                       ((uint32_t)nargs <= max_args));
+  return f != NULL && ((h->type_index_ == IRM_TYPE_FUNCTION) & (ret != NULL) & ((uint32_t)nargs <= max_args));
 }
 
 /* The call itself, on arguments irm_func_call_ok_ accepted. */
-static inline int irm_func_call_unchecked_(irm_object *f, const irm_any *args, int32_t nargs,
-                                           irm_any *ret) {
+static inline int irm_func_call_unchecked_(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
   const irm_function_head_ *h = (const irm_function_head_ *)(const void *)f;
   ret->type_code = IRM_NONE;
   ret->v_int = 0;
@@ -192,10 +185,8 @@ static inline int irm_func_call_unchecked_(irm_object *f, const irm_any *args, i
   return irm_func_call_failed_(f, generation, ret);
 }
 
-static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int32_t nargs,
-                                        irm_any *ret) {
-  if (IRM_LIKELY_(irm_func_call_ok_(f, args, nargs, ret)))
-    return irm_func_call_unchecked_(f, args, nargs, ret);
+static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int32_t nargs, irm_any *ret) {
+  if (IRM_LIKELY_(irm_func_call_ok_(f, args, nargs, ret))) return irm_func_call_unchecked_(f, args, nargs, ret);
   return (irm_func_call)(f, args, nargs, ret); /* reports the bad argument */
 }
 
@@ -207,8 +198,7 @@ static inline int irm_func_call_inline_(irm_object *f, const irm_any *args, int3
  * override), reporting a failure through the warning handler. Errors:
  * those of irm_func_new_native (ValueError for a bad signature) and
  * irm_func_register_global (KeyError for a name that exists), MemoryError. */
-IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
-                                       const char *signature);
+IRM_API int irm_register_static_native(const char *name, irm_native_fn fn, const char *signature);
 
 /* The IRM_REGISTER_* macros (here, in kind.h and in pass.h) run at load
  * time as constructors, so they need GCC or Clang (C or C++). */
@@ -220,11 +210,10 @@ IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
  * constructor), for application code. Use at file scope:
  *   IRM_REGISTER_GLOBAL_PACKED("my.Add", my_add);
  * Built into libirm itself, registrations happen lazily instead. */
-#define IRM_REGISTER_GLOBAL_PACKED(name, fn)                                  \
-  __attribute__((constructor)) static void IRM_CAT_(irm_register_packed_,     \
-                                                    __LINE__)(void) {         \
-    (void)irm_register_static_packed((name), (fn));                           \
-  }                                                                           \
+#define IRM_REGISTER_GLOBAL_PACKED(name, fn)                                                \
+  __attribute__((constructor)) static void IRM_CAT_(irm_register_packed_, __LINE__)(void) { \
+    (void)irm_register_static_packed((name), (fn));                                         \
+  }                                                                                         \
   typedef int IRM_CAT_(irm_register_packed_semicolon_, __LINE__)
 
 /* Registers a C function as a native global when the program starts:
@@ -232,11 +221,10 @@ IRM_API int irm_register_static_native(const char *name, irm_native_fn fn,
  *   IRM_REGISTER_GLOBAL("my.Add", add, "i64(i64,i64)");
  * A bad signature or a duplicate name is reported through the warning
  * handler (a constructor cannot return an error). */
-#define IRM_REGISTER_GLOBAL(name, fn, signature)                              \
-  __attribute__((constructor)) static void IRM_CAT_(irm_register_native_,     \
-                                                    __LINE__)(void) {         \
-    (void)irm_register_static_native((name), (irm_native_fn)(fn), (signature)); \
-  }                                                                           \
+#define IRM_REGISTER_GLOBAL(name, fn, signature)                                            \
+  __attribute__((constructor)) static void IRM_CAT_(irm_register_native_, __LINE__)(void) { \
+    (void)irm_register_static_native((name), (irm_native_fn)(fn), (signature));             \
+  }                                                                                         \
   typedef int IRM_CAT_(irm_register_native_semicolon_, __LINE__)
 #endif
 

@@ -51,8 +51,7 @@ IRM_API size_t irm_journal_size(const irm_journal *j);
  * journal commits). With no open journal, dispose runs at once and 0 is
  * returned. On MemoryError, dispose runs and the caller must revert the
  * registration itself. */
-IRM_API int irm_journal_record(void (*undo)(void *data),
-                               void (*dispose)(void *data), void *data);
+IRM_API int irm_journal_record(void (*undo)(void *data), void (*dispose)(void *data), void *data);
 
 /* Nonzero when registrations on this thread are being recorded. Lets a
  * registry skip building undo data nobody will use. */

@@ -118,8 +118,8 @@ IRM_API const char *irm_kind_category(const irm_kind *kind);
  * default). Errors: KeyError when the kind already has the option (naming
  * kind and option), TypeError for a default of the wrong type, ValueError
  * for bad names, RuntimeError for a rolled-back kind, MemoryError. */
-IRM_API int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type,
-                                const irm_any *default_value, const char *doc, int required);
+IRM_API int irm_kind_add_option(irm_kind *kind, const char *option, irm_option_type type, const irm_any *default_value,
+                                const char *doc, int required);
 
 /* The schema as a NEW Map: option name -> type name, in registration
  * order (what `*.ListOptions` returns). Errors: ValueError (NULL kind or
@@ -134,8 +134,7 @@ IRM_API int irm_kind_describe_options(const irm_kind *kind, irm_object **out);
 /* Looks up one option: its type, and its default as a NEW value (NONE when
  * it has none). AttributeError "executor 'aot' has no option 'unpacked_api'
  * (did you mean 'unpacked-api'?)". type/default_value may be NULL. */
-IRM_API int irm_kind_option(const irm_kind *kind, const char *option, irm_option_type *type,
-                            irm_any *default_value);
+IRM_API int irm_kind_option(const irm_kind *kind, const char *option, irm_option_type *type, irm_any *default_value);
 
 /* Validates a Map of options for the kind: every key must be an option
  * (AttributeError with the closest option name), every value of the
@@ -145,8 +144,8 @@ IRM_API int irm_kind_option(const irm_kind *kind, const char *option, irm_option
  * NEW Map with the given options converted (irm_option_check_value) and
  * every missing option that has a default filled in, in schema order.
  * MemoryError when out of memory. */
-IRM_API int irm_kind_validate(const irm_kind *kind, const irm_object *options,
-                              const char *const *skip, size_t n_skip, irm_object **out);
+IRM_API int irm_kind_validate(const irm_kind *kind, const irm_object *options, const char *const *skip, size_t n_skip,
+                              irm_object **out);
 
 /* ---- kind attributes --------------------------------------------------- */
 
@@ -182,11 +181,10 @@ IRM_API int irm_register_static_kind(const char *category, const char *name, irm
 #if defined(__GNUC__) || defined(__clang__) /* constructors: GCC or Clang only */
 #define IRM_KIND_CAT2_(a, b) a##b
 #define IRM_KIND_CAT_(a, b) IRM_KIND_CAT2_(a, b)
-#define IRM_REGISTER_KIND(category, name, setup)                                   \
-  __attribute__((constructor)) static void IRM_KIND_CAT_(irm_register_kind_,       \
-                                                         __LINE__)(void) {         \
-    (void)irm_register_static_kind((category), (name), (setup));                   \
-  }                                                                                \
+#define IRM_REGISTER_KIND(category, name, setup)                                               \
+  __attribute__((constructor)) static void IRM_KIND_CAT_(irm_register_kind_, __LINE__)(void) { \
+    (void)irm_register_static_kind((category), (name), (setup));                               \
+  }                                                                                            \
   typedef int IRM_KIND_CAT_(irm_register_kind_semicolon_, __LINE__)
 
 /* Target kinds also get the options every target has (keys, tag, device,

@@ -134,8 +134,7 @@ IRM_API int irm_base_func_get_attr(const irm_object *f, const char *key, irm_any
  * type; from_fields giving no ir.BaseFunc), RuntimeError (the type lacks
  * the hooks), the hooks' own errors, ValueError (NULL arguments),
  * MemoryError. */
-IRM_API int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any *value,
-                               irm_object **out);
+IRM_API int irm_base_func_with_attr(const irm_object *f, const char *key, const irm_any *value, irm_object **out);
 
 /* ---- which functions passes leave alone -------------------------------- */
 
@@ -196,8 +195,7 @@ IRM_API int irm_module_function_names(const irm_module *mod, irm_object **out);
  * frozen module). Errors: TypeError (mod not an IRModule, func not an
  * ir.BaseFunc), ValueError (NULL or empty name), KeyError when removing an
  * absent name, with the closest name, MemoryError. */
-IRM_API int irm_module_with_function(const irm_module *mod, const char *name, irm_object *func,
-                                     irm_module **out);
+IRM_API int irm_module_with_function(const irm_module *mod, const char *name, irm_object *func, irm_module **out);
 IRM_API int irm_module_without_function(const irm_module *mod, const char *name, irm_module **out);
 IRM_API int irm_module_set_function_move(irm_module **ref, const char *name, irm_object *func);
 IRM_API int irm_module_remove_function_move(irm_module **ref, const char *name);
@@ -231,8 +229,7 @@ IRM_API irm_object *irm_module_params(const irm_module *mod);
  * 'executor': expected ir.Executor, got ir.Runtime"), RuntimeError (a
  * pass-invariant key of a frozen module), KeyError (removing an absent key,
  * with the closest one), ValueError (NULL arguments), MemoryError. */
-IRM_API int irm_module_with_attr(const irm_module *mod, const char *key, const irm_any *value,
-                                 irm_module **out);
+IRM_API int irm_module_with_attr(const irm_module *mod, const char *key, const irm_any *value, irm_module **out);
 IRM_API int irm_module_without_attr(const irm_module *mod, const char *key, irm_module **out);
 IRM_API int irm_module_set_attr_move(irm_module **ref, const char *key, const irm_any *value);
 IRM_API int irm_module_remove_attr_move(irm_module **ref, const char *key);
@@ -253,8 +250,7 @@ IRM_API int irm_module_is_frozen(const irm_module *mod);
  * registration order (a string owned by the key registry, valid for the
  * process). Errors: TypeError (either is not an IRModule), ValueError
  * (NULL differing_key), errors of structural equality. */
-IRM_API int irm_module_check_invariants(const irm_module *before, const irm_module *after,
-                                        const char **differing_key);
+IRM_API int irm_module_check_invariants(const irm_module *before, const irm_module *after, const char **differing_key);
 
 /* ---- attribute key registries ---- */
 

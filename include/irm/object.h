@@ -24,11 +24,11 @@ extern "C" {
 
 /* Type indices of the built-in types; they never change. */
 enum {
-  IRM_TYPE_OBJECT = 0,   /* "ffi.Object", the root */
-  IRM_TYPE_STRING = 1,   /* "ffi.String" */
-  IRM_TYPE_ARRAY = 2,    /* "ffi.Array" */
-  IRM_TYPE_MAP = 3,      /* "ffi.Map" */
-  IRM_TYPE_FUNCTION = 4, /* "ffi.Function" */
+  IRM_TYPE_OBJECT = 0,         /* "ffi.Object", the root */
+  IRM_TYPE_STRING = 1,         /* "ffi.String" */
+  IRM_TYPE_ARRAY = 2,          /* "ffi.Array" */
+  IRM_TYPE_MAP = 3,            /* "ffi.Map" */
+  IRM_TYPE_FUNCTION = 4,       /* "ffi.Function" */
   IRM_TYPE_NATIVE_CLOSURE = 5, /* "ffi.NativeClosure", from irm_func_to_native */
   IRM_TYPE_FIRST_DYNAMIC = 16
 };
@@ -103,8 +103,7 @@ IRM_API const irm_type_info *irm_type_info_of(int32_t type_index);
 /* Makes an object of a registered type with payload_size zeroed bytes of
  * payload (aligned for any C type). *out: new reference, count 1.
  * Errors: KeyError (unknown type index), MemoryError. */
-IRM_API int irm_object_new(int32_t type_index, size_t payload_size,
-                           irm_object **out);
+IRM_API int irm_object_new(int32_t type_index, size_t payload_size, irm_object **out);
 
 /* The payload of an object made with irm_object_new; borrowed from o. */
 IRM_API void *irm_object_payload(irm_object *o);
@@ -193,8 +192,7 @@ IRM_API int irm_any_to_bool(const irm_any *v, bool *out);
 IRM_API int irm_any_to_float(const irm_any *v, double *out);
 IRM_API int irm_any_to_ptr(const irm_any *v, void **out);
 IRM_API int irm_any_to_str(const irm_any *v, const char **out, size_t *len);
-IRM_API int irm_any_to_object(const irm_any *v, const char *type_key,
-                              irm_object **out);
+IRM_API int irm_any_to_object(const irm_any *v, const char *type_key, irm_object **out);
 
 /* Makes *dst an owned copy of *src: objects are retained, and a borrowed
  * IRM_STR becomes a new String object (so the copy can outlive the

@@ -75,8 +75,8 @@ IRM_API int irm_pass_info(const irm_pass *p, irm_object **out);
  * pass's options (borrowed Map), stores a NEW module in *out (mod itself,
  * retained, when nothing changes) and returns 0, or an irm status with the
  * error set. */
-typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                                  void *resource, irm_module **out);
+typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                                  irm_module **out);
 
 /* A function pass written in C: transforms one function (borrowed) of mod;
  * *out a NEW function (func itself, retained, when unchanged). It is given
@@ -84,8 +84,8 @@ typedef int (*irm_module_pass_fn)(irm_module *mod, irm_pass_context *ctx, const 
  * irm_base_func_should_skip(func, IRM_SKIP_DEFAULT) skips (module.h); a
  * pass for one IR returns the functions of other types as they are. An
  * error it returns gains "in function '<name>'" as context. */
-typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_context *ctx,
-                                    const irm_object *options, void *resource, irm_object **out);
+typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                                    void *resource, irm_object **out);
 
 /* required: n_required pass names (borrowed, copied; may be NULL when 0)
  * that must run before this pass. As in TVM, a Sequential resolves them
@@ -97,12 +97,12 @@ typedef int (*irm_function_pass_fn)(irm_object *func, irm_module *mod, irm_pass_
  * empty or control-character name, negative opt_level, NULL fn, NULL
  * required with n_required > 0, an empty required name), TypeError
  * (options is not a Map), MemoryError. */
-IRM_API int irm_module_pass_new(const char *name, int opt_level, const char *const *required,
-                                size_t n_required, const irm_object *options, irm_module_pass_fn fn,
-                                void *resource, void (*finalizer)(void *), irm_pass **out);
-IRM_API int irm_function_pass_new(const char *name, int opt_level, const char *const *required,
-                                  size_t n_required, const irm_object *options, irm_function_pass_fn fn,
-                                  void *resource, void (*finalizer)(void *), irm_pass **out);
+IRM_API int irm_module_pass_new(const char *name, int opt_level, const char *const *required, size_t n_required,
+                                const irm_object *options, irm_module_pass_fn fn, void *resource,
+                                void (*finalizer)(void *), irm_pass **out);
+IRM_API int irm_function_pass_new(const char *name, int opt_level, const char *const *required, size_t n_required,
+                                  const irm_object *options, irm_function_pass_fn fn, void *resource,
+                                  void (*finalizer)(void *), irm_pass **out);
 
 /* Passes from function objects (any language): a module pass calls
  * func(mod, ctx) -> IRModule; a function pass calls func(function, mod,
@@ -113,10 +113,10 @@ IRM_API int irm_function_pass_new(const char *name, int opt_level, const char *c
  * borrowed. *out NEW. Errors: TypeError (func is not an ffi.Function,
  * required is not an Array of Strings), ValueError (NULL, empty or
  * control-character name, negative opt_level), MemoryError. */
-IRM_API int irm_module_pass_from_func(irm_object *func, int opt_level, const char *name,
-                                      const irm_object *required, irm_pass **out);
-IRM_API int irm_function_pass_from_func(irm_object *func, int opt_level, const char *name,
-                                        const irm_object *required, irm_pass **out);
+IRM_API int irm_module_pass_from_func(irm_object *func, int opt_level, const char *name, const irm_object *required,
+                                      irm_pass **out);
+IRM_API int irm_function_pass_from_func(irm_object *func, int opt_level, const char *name, const irm_object *required,
+                                        irm_pass **out);
 
 /* The loop of a function pass, for C code that offers a function pass as
  * a plain call as well (irm_dataflow_fold_constant): fn(func, mod, ctx, options,
@@ -140,8 +140,7 @@ IRM_API int irm_function_pass_apply(irm_module *mod, irm_function_pass_fn fn, ir
  * *out NEW. Errors: TypeError (an element is not a transform.Pass),
  * ValueError (NULL passes with n > 0, empty or control-character name,
  * negative opt_level), MemoryError. */
-IRM_API int irm_sequential_new(irm_pass *const *passes, size_t n, int opt_level, const char *name,
-                               irm_pass **out);
+IRM_API int irm_sequential_new(irm_pass *const *passes, size_t n, int opt_level, const char *name, irm_pass **out);
 
 /* The passes of a Sequential, borrowed (an Array); NULL for other passes. */
 IRM_API const irm_object *irm_sequential_passes(const irm_pass *p);

@@ -33,8 +33,7 @@ typedef irm_object irm_pass_context;
  * AttributeError (an unregistered config key, with the closest one),
  * MemoryError. */
 IRM_API int irm_pass_context_new(int opt_level, const irm_object *required, const irm_object *disabled,
-                                 const irm_object *config, const irm_object *instruments,
-                                 irm_pass_context **out);
+                                 const irm_object *config, const irm_object *instruments, irm_pass_context **out);
 
 /* Enter pushes ctx (borrowed; the stack retains it) on this thread's stack
  * (instrument enter hooks first); exit pops it and calls the exit hooks.

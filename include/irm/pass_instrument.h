@@ -36,9 +36,8 @@ typedef irm_object irm_instrument;
  * *out NEW. Errors: ValueError (NULL or empty name), TypeError (a hook that
  * is not an ffi.Function), MemoryError. irm_instrument_name: borrowed from
  * inst; NULL when inst is not an instrument. */
-IRM_API int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit,
-                               irm_object *should_run, irm_object *before, irm_object *after,
-                               irm_instrument **out);
+IRM_API int irm_instrument_new(const char *name, irm_object *enter, irm_object *exit, irm_object *should_run,
+                               irm_object *before, irm_object *after, irm_instrument **out);
 IRM_API const char *irm_instrument_name(const irm_instrument *inst);
 
 /* Built-in instruments. A timing instrument; *out NEW. Errors:
@@ -68,8 +67,7 @@ IRM_API int irm_timing_render(const irm_instrument *timing, irm_object **out);
  * Errors: TypeError (pass_names is not an Array of Strings), ValueError
  * (negative elide_larger_than), MemoryError. */
 #define IRM_PRINTING_ELIDE_DEFAULT 16
-IRM_API int irm_printing_instrument_new(const irm_object *pass_names, int before, int after,
-                                        irm_instrument **out);
+IRM_API int irm_printing_instrument_new(const irm_object *pass_names, int before, int after, irm_instrument **out);
 IRM_API int irm_printing_instrument_new_ex(const irm_object *pass_names, int before, int after,
                                            int64_t elide_larger_than, irm_instrument **out);
 /* Runs only the first `limit` optional passes (those not required) and

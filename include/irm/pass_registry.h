@@ -82,14 +82,12 @@ IRM_API int irm_pass_list(irm_object **out);
  * plugin is initialised. Errors: as irm_pass_register, and setup's own;
  * each is also reported through the warning handler (a constructor cannot
  * return it). */
-IRM_API int irm_register_static_pass(const char *name, irm_pass_factory_fn factory,
-                                     irm_kind_setup_fn setup);
+IRM_API int irm_register_static_pass(const char *name, irm_pass_factory_fn factory, irm_kind_setup_fn setup);
 #if defined(__GNUC__) || defined(__clang__) /* constructors: GCC or Clang only */
-#define IRM_REGISTER_PASS(name, factory, setup)                                     \
-  __attribute__((constructor)) static void IRM_KIND_CAT_(irm_register_pass_,        \
-                                                         __LINE__)(void) {          \
-    (void)irm_register_static_pass((name), (factory), (setup));                     \
-  }                                                                                 \
+#define IRM_REGISTER_PASS(name, factory, setup)                                                \
+  __attribute__((constructor)) static void IRM_KIND_CAT_(irm_register_pass_, __LINE__)(void) { \
+    (void)irm_register_static_pass((name), (factory), (setup));                                \
+  }                                                                                            \
   typedef int IRM_KIND_CAT_(irm_register_pass_semicolon_, __LINE__)
 #endif
 

@@ -36,16 +36,16 @@ extern "C" {
 #define IRM_PLUGIN_ABI_VERSION 1u
 
 typedef struct irm_plugin_info {
-  uint32_t abi_version;    /* IRM_PLUGIN_ABI_VERSION of the headers it was built with */
-  uint32_t struct_size;    /* sizeof(irm_plugin_info) it was built with */
+  uint32_t abi_version; /* IRM_PLUGIN_ABI_VERSION of the headers it was built with */
+  uint32_t struct_size; /* sizeof(irm_plugin_info) it was built with */
   const char *name;
   const char *version;
-  int (*init)(void);       /* registers everything; 0 or an irm status */
+  int (*init)(void); /* registers everything; 0 or an irm status */
 } irm_plugin_info;
 
 /* An initializer for a static irm_plugin_info of these headers. */
 #define IRM_PLUGIN_INFO(name, version, init) \
-  {IRM_PLUGIN_ABI_VERSION, (uint32_t)sizeof(irm_plugin_info), (name), (version), (init)}
+  { IRM_PLUGIN_ABI_VERSION, (uint32_t)sizeof(irm_plugin_info), (name), (version), (init) }
 
 /* Defines the exported entry point returning &info (a static
  * irm_plugin_info that lives as long as the library). Use at file scope. */
@@ -54,11 +54,9 @@ typedef struct irm_plugin_info {
 #else
 #define IRM_PLUGIN_EXTERN_C_
 #endif
-#define IRM_PLUGIN_EXPORT(info)                                                              \
-  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void);      \
-  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void) {     \
-    return &(info);                                                                          \
-  }                                                                                          \
+#define IRM_PLUGIN_EXPORT(info)                                                                             \
+  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void);                    \
+  IRM_PLUGIN_EXTERN_C_ IRM_API_EXPORT_ const irm_plugin_info *irm_plugin_info_get(void) { return &(info); } \
   typedef int irm_plugin_export_semicolon_
 
 /* The entry point's name and type, for loaders of their own. */

@@ -68,8 +68,7 @@ IRM_API int irm_runtime_load(const char *path, irm_runtime_module **out);
  * input's dtype or shape, naming the input and both values),
  * RuntimeError (the library's entry returned an error, with its
  * description), MemoryError. A failed run leaves the inputs unchanged. */
-IRM_API int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs,
-                                   irm_object **outputs);
+IRM_API int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs, irm_object **outputs);
 
 /* The library's metadata JSON as a NEW String. Errors: TypeError. */
 IRM_API int irm_runtime_module_metadata(const irm_runtime_module *module, irm_object **out);

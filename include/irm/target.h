@@ -120,8 +120,7 @@ IRM_API int irm_target_create(const irm_any *spec, const irm_any *host, irm_targ
 /* A copy of target with host replaced (host NULL: without a host). *out
  * NEW; target is unchanged. TypeError unless both are Targets; ValueError
  * when hosts would nest deeper than IRM_TARGET_MAX_DEPTH; MemoryError. */
-IRM_API int irm_target_with_host(const irm_target *target, const irm_target *host,
-                                 irm_target **out);
+IRM_API int irm_target_with_host(const irm_target *target, const irm_target *host, irm_target **out);
 
 /* ---- reading targets ----------------------------------------------------- */
 
@@ -209,9 +208,8 @@ IRM_API int irm_target_current(irm_target **out);
  * or NULL when the text implies none. Any of the three out-parameters may
  * be NULL. Errors: as irm_target_parse, and those of executor.Create and
  * runtime.Create (for example an option the Executor kind lacks). */
-IRM_API int irm_target_convert_legacy(const char *text, const char *host_text,
-                                      irm_target **target, irm_object **executor,
-                                      irm_object **runtime);
+IRM_API int irm_target_convert_legacy(const char *text, const char *host_text, irm_target **target,
+                                      irm_object **executor, irm_object **runtime);
 
 /* ---- tags ------------------------------------------------------------------- */
 

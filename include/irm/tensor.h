@@ -76,8 +76,7 @@ IRM_API int irm_dtype_equal(DLDataType a, DLDataType b);
  * the product of the nonzero dimensions, in bytes, must stay below 2^63
  * minus IRM_TENSOR_ALIGNMENT; NULL out or shape with ndim > 0),
  * MemoryError. */
-IRM_API int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const void *data,
-                           irm_tensor **out);
+IRM_API int irm_tensor_new(DLDataType dtype, const int64_t *shape, int32_t ndim, const void *data, irm_tensor **out);
 
 /* Wraps a DLPack managed tensor without copying. On success the tensor
  * owns managed and calls managed->deleter(managed) (when not NULL) as it

@@ -22,14 +22,13 @@ typedef struct config_payload {
   irm_object *attrs;     /* Map option -> value, validated */
 } config_payload;
 
-static int make_config(config_class *cls, const char *kind_name, const irm_object *options,
-                       const char *const *skip, size_t n_skip, irm_object **out);
+static int make_config(config_class *cls, const char *kind_name, const irm_object *options, const char *const *skip,
+                       size_t n_skip, irm_object **out);
 
 /* ---- making config objects ------------------------------------------------ */
 
 int irm_config_create_(config_class *cls, const char *kind, const irm_object *options, irm_object **out) {
-  if (!kind || !out)
-    return irm_error(IRM_EVALUE, "irm_%s_create: kind and out must not be NULL", cls->category);
+  if (!kind || !out) return irm_error(IRM_EVALUE, "irm_%s_create: kind and out must not be NULL", cls->category);
   *out = NULL;
   return make_config(cls, kind, options, NULL, 0, out);
 }
@@ -114,8 +113,8 @@ static int run_validator(const irm_kind *kind, const irm_object *attrs) {
 
 /* Finds the kind, validates the options (skipping keys such as "kind"),
  * runs FValidate and wraps the result in a new object of cls. */
-static int make_config(config_class *cls, const char *kind_name, const irm_object *options,
-                       const char *const *skip, size_t n_skip, irm_object **out) {
+static int make_config(config_class *cls, const char *kind_name, const irm_object *options, const char *const *skip,
+                       size_t n_skip, irm_object **out) {
   irm_kind *kind = NULL;
   irm_object *attrs = NULL, *name = NULL, *obj = NULL;
   int32_t type_index = -1;
@@ -145,10 +144,8 @@ config_class *irm_config_class_of_(const irm_object *cfg) {
   if (idx < 0) return NULL;
   /* Exact types only: a subtype registered by someone else would have its
    * own payload layout. */
-  if (idx == atomic_load_explicit(&irm_executor_class_.type_index, memory_order_acquire))
-    return &irm_executor_class_;
-  if (idx == atomic_load_explicit(&irm_runtime_class_.type_index, memory_order_acquire))
-    return &irm_runtime_class_;
+  if (idx == atomic_load_explicit(&irm_executor_class_.type_index, memory_order_acquire)) return &irm_executor_class_;
+  if (idx == atomic_load_explicit(&irm_runtime_class_.type_index, memory_order_acquire)) return &irm_runtime_class_;
   return NULL;
 }
 

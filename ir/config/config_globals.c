@@ -41,13 +41,15 @@ static int config_create(const irm_any *args, int32_t nargs, irm_any *ret, void 
   irm_object *obj = NULL, *options = NULL;
   if (args[0].type_code == IRM_OBJECT && irm_object_is(args[0].v_obj, "ffi.Map")) {
     if (irm_arg_present(args, nargs, 1))
-      return irm_error(IRM_ETYPE, "%s: argument 2: a config Map with \"kind\" takes no separate attributes; "
-                       "put them in the Map", fn);
+      return irm_error(IRM_ETYPE,
+                       "%s: argument 2: a config Map with \"kind\" takes no separate attributes; "
+                       "put them in the Map",
+                       fn);
     return irm_ret_object(fn, irm_config_from_map_(cls, args[0].v_obj, &obj), &obj, ret);
   }
   if (!is_str(&args[0]))
-    return irm_error(IRM_ETYPE, "%s: argument 1: expected a kind name (str) or an ffi.Map with \"kind\", got %s",
-                     fn, irm_any_describe_(&args[0]));
+    return irm_error(IRM_ETYPE, "%s: argument 1: expected a kind name (str) or an ffi.Map with \"kind\", got %s", fn,
+                     irm_any_describe_(&args[0]));
   const char *kind = NULL;
   rc = irm_arg_str(fn, args, 0, &kind, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &options);
@@ -186,10 +188,14 @@ static const struct {
   const char *op;
   irm_packed_cfunc fn;
 } operations[] = {
-    {"Create", config_create},           {"Name", config_name},
-    {"GetAttr", config_get_attr},        {"Attrs", config_attrs},
-    {"ListKinds", config_list_kinds},    {"ListOptions", config_list_options},
-    {"RegisterKind", config_register_kind}, {"SetKindAttr", config_set_kind_attr},
+    {"Create", config_create},
+    {"Name", config_name},
+    {"GetAttr", config_get_attr},
+    {"Attrs", config_attrs},
+    {"ListKinds", config_list_kinds},
+    {"ListOptions", config_list_options},
+    {"RegisterKind", config_register_kind},
+    {"SetKindAttr", config_set_kind_attr},
     {"GetKindAttr", config_get_kind_attr},
 };
 

@@ -11,8 +11,8 @@
 
 /* One class of config objects: a kind category and the type made for it. */
 typedef struct config_class {
-  const char *category; /* "executor": the kind registry and global prefix */
-  const char *type_key; /* "ir.Executor" */
+  const char *category;  /* "executor": the kind registry and global prefix */
+  const char *type_key;  /* "ir.Executor" */
   atomic_int type_index; /* -1 until the type is registered */
 } config_class;
 

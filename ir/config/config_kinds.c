@@ -32,10 +32,8 @@ static const builtin_option aot_options[] = {
      "call the entry point and operators with plain C arguments instead of packed ones"},
     {"interface-api", IRM_OPTION_STR, 0, "packed",
      "entry point interface: \"packed\" (packed function) or \"c\" (a C struct of inputs and outputs)"},
-    {"workspace-byte-alignment", IRM_OPTION_INT, 16, NULL,
-     "byte alignment of the workspace buffers (a power of two)"},
-    {"constant-byte-alignment", IRM_OPTION_INT, 16, NULL,
-     "byte alignment of the constant buffers (a power of two)"},
+    {"workspace-byte-alignment", IRM_OPTION_INT, 16, NULL, "byte alignment of the workspace buffers (a power of two)"},
+    {"constant-byte-alignment", IRM_OPTION_INT, 16, NULL, "byte alignment of the constant buffers (a power of two)"},
 };
 
 static const builtin_option system_lib_options[] = {

@@ -23,8 +23,7 @@ typedef struct option_spec {
 static int register_all(const char *category, const char *name, const irm_object *spec);
 
 int irm_config_register_kind(const char *category, const char *name, const irm_object *spec) {
-  if (!category || !name)
-    return irm_error(IRM_EVALUE, "irm_config_register_kind: category and name must not be NULL");
+  if (!category || !name) return irm_error(IRM_EVALUE, "irm_config_register_kind: category and name must not be NULL");
   if (spec && !irm_object_is(spec, "ffi.Map"))
     return irm_error(IRM_ETYPE, "options of %s kind '%s': expected an ffi.Map option -> type, got %s", category,
                      irm_error_quote(name), irm_object_type_key(spec));
@@ -124,8 +123,8 @@ static int compare_option(const irm_kind *kind, const char *option, const option
                 *req = irm_map_find_cstr(desc, "required");
   if (!type || !def || !req) {
     irm_object_release(all);
-    return irm_error(IRM_ERUNTIME, "%s '%s' lost option '%s' while it was being registered",
-                     irm_kind_category(kind), irm_kind_name(kind), irm_error_quote(option));
+    return irm_error(IRM_ERUNTIME, "%s '%s' lost option '%s' while it was being registered", irm_kind_category(kind),
+                     irm_kind_name(kind), irm_error_quote(option));
   }
   irm_option_type old_type = s->type;
   int same_default = 0;
@@ -168,8 +167,9 @@ static int register_all(const char *category, const char *name, const irm_object
     const char *option = irm_string_data(key);
     option_spec s;
     rc = parse_spec(value, &s);
-    if (rc) rc = irm_error_context(rc, "option '%s' of %s kind '%s'", irm_error_quote(option), category,
-                                   irm_error_quote(name));
+    if (rc)
+      rc = irm_error_context(rc, "option '%s' of %s kind '%s'", irm_error_quote(option), category,
+                             irm_error_quote(name));
     else rc = define_option(kind, option, &s);
     irm_any_release(&s.default_value);
   }

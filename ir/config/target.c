@@ -159,8 +159,7 @@ static void target_finalize(irm_object *self) {
 static int target_to_fields(const irm_object *self, irm_object **out) {
   const target_payload *p = irm_object_payload_const(self);
   const char *keys[] = {"kind", "attrs", "host"};
-  irm_any values[] = {irm_any_str(irm_kind_name(p->kind)), irm_any_object(p->attrs),
-                      irm_any_object(p->host)};
+  irm_any values[] = {irm_any_str(irm_kind_name(p->kind)), irm_any_object(p->attrs), irm_any_object(p->host)};
   return irm_map_from_pairs(keys, values, 3, out);
 }
 
@@ -199,5 +198,5 @@ int irm_register_target_type_(void) {
                                                 .to_fields = target_to_fields,
                                                 .from_fields = target_from_fields,
                                                 .repr = target_repr},
-                              &target_type_index);
+                               &target_type_index);
 }

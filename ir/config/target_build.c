@@ -62,15 +62,16 @@ int irm_target_from_any_(const irm_any *value, int depth, target_legacy *legacy,
     *out = value->v_obj;
     return IRM_OK;
   }
-  return irm_error(IRM_ETYPE, "expected target text, a tag name, an ffi.Map or a %s, got %s",
-                   IRM_TARGET_TYPE_KEY, irm_any_describe_(value));
+  return irm_error(IRM_ETYPE, "expected target text, a tag name, an ffi.Map or a %s, got %s", IRM_TARGET_TYPE_KEY,
+                   irm_any_describe_(value));
 }
 
 int irm_target_unknown_option_(const irm_kind *kind, const char *option) {
   if (irm_target_legacy_option_(option, NULL)) return irm_target_legacy_error_(kind, option);
   int rc = irm_kind_option(kind, option, NULL, NULL);
-  return rc ? rc : irm_error(IRM_ERUNTIME, "target '%s' has option '%s' after all", irm_kind_name(kind),
-                             irm_error_quote(option));
+  return rc ? rc
+            : irm_error(IRM_ERUNTIME, "target '%s' has option '%s' after all", irm_kind_name(kind),
+                        irm_error_quote(option));
 }
 
 /* ---- the parts ---------------------------------------------------------------- */

@@ -68,17 +68,17 @@ static int value_of(const json_t *j, int depth, irm_any *out) {
   int rc = IRM_OK;
   irm_object *s = NULL;
   switch (json_typeof(j)) {
-    case JSON_OBJECT: rc = object_of(j, depth, out); break;
-    case JSON_ARRAY: rc = array_of(j, depth, out); break;
-    case JSON_STRING:
-      rc = irm_string_new(json_string_value(j), json_string_length(j), &s);
-      *out = irm_any_object(s);
-      break;
-    case JSON_INTEGER: *out = irm_any_int(json_integer_value(j)); break;
-    case JSON_REAL: *out = irm_any_float(json_real_value(j)); break;
-    case JSON_TRUE: *out = irm_any_bool(true); break;
-    case JSON_FALSE: *out = irm_any_bool(false); break;
-    case JSON_NULL: break;
+  case JSON_OBJECT: rc = object_of(j, depth, out); break;
+  case JSON_ARRAY: rc = array_of(j, depth, out); break;
+  case JSON_STRING:
+    rc = irm_string_new(json_string_value(j), json_string_length(j), &s);
+    *out = irm_any_object(s);
+    break;
+  case JSON_INTEGER: *out = irm_any_int(json_integer_value(j)); break;
+  case JSON_REAL: *out = irm_any_float(json_real_value(j)); break;
+  case JSON_TRUE: *out = irm_any_bool(true); break;
+  case JSON_FALSE: *out = irm_any_bool(false); break;
+  case JSON_NULL: break;
   }
   if (rc) irm_any_release(out);
   return rc;

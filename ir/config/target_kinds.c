@@ -253,8 +253,7 @@ int irm_target_register_kinds_(void) {
 /* ---- per-kind checks (FValidate) ---------------------------------------------- */
 
 /* The string option of the attrs Map (args[1]), or NULL when unset. */
-static const char *string_option(const char *fn, const irm_any *args, int32_t nargs, const char *option,
-                                 int *rc) {
+static const char *string_option(const char *fn, const irm_any *args, int32_t nargs, const char *option, int *rc) {
   irm_object *attrs = NULL;
   *rc = irm_arg_count(fn, nargs, 2, 2);
   if (!*rc) *rc = irm_arg_object(fn, args, 1, "ffi.Map", &attrs);
@@ -310,8 +309,10 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
   const char *type = NULL;
   if (irm_any_to_str(v, &type, NULL) == IRM_OK) return irm_option_type_parse(type, &e->type);
   if (v->type_code != IRM_OBJECT || !irm_object_is(v->v_obj, "ffi.Map"))
-    return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': expected a type name or a Map {type, default, "
-                     "doc}, got %s", irm_error_quote(name), irm_error_quote(kind), irm_any_describe_(v));
+    return irm_error(IRM_ETYPE,
+                     "option '%s' of target kind '%s': expected a type name or a Map {type, default, "
+                     "doc}, got %s",
+                     irm_error_quote(name), irm_error_quote(kind), irm_any_describe_(v));
   static const char *const fields[] = {"type", "default", "doc"};
   irm_map_iter it = irm_map_iter_begin(v->v_obj);
   const irm_object *key;
@@ -320,10 +321,11 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
     const char *k = irm_string_data(key);
     if (strcmp(k, "type") && strcmp(k, "default") && strcmp(k, "doc")) {
       const char *best = irm_closest_name(k, fields, 3);
-      return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': unknown field '%s'%s%s%s (fields: type, "
-                       "default, doc)", irm_error_quote(name), irm_error_quote(kind), irm_error_quote(k),
-                       best ? " (did you mean '" : "", best ? best : "",
-                       best ? "'?)" : "");
+      return irm_error(IRM_EVALUE,
+                       "option '%s' of target kind '%s': unknown field '%s'%s%s%s (fields: type, "
+                       "default, doc)",
+                       irm_error_quote(name), irm_error_quote(kind), irm_error_quote(k), best ? " (did you mean '" : "",
+                       best ? best : "", best ? "'?)" : "");
     }
   }
   const irm_any *tv = irm_map_find_cstr(v->v_obj, "type");
@@ -332,8 +334,8 @@ static int read_entry(const char *kind, const char *name, const irm_any *v, sche
     return irm_error(IRM_EVALUE, "option '%s' of target kind '%s': the Map needs 'type', a type name",
                      irm_error_quote(name), irm_error_quote(kind));
   if (doc && doc->type_code != IRM_NONE && irm_any_to_str(doc, &e->doc, NULL))
-    return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': 'doc' must be str, got %s",
-                     irm_error_quote(name), irm_error_quote(kind), irm_any_describe_(doc));
+    return irm_error(IRM_ETYPE, "option '%s' of target kind '%s': 'doc' must be str, got %s", irm_error_quote(name),
+                     irm_error_quote(kind), irm_any_describe_(doc));
   e->default_value = irm_map_find_cstr(v->v_obj, "default");
   if (e->default_value && e->default_value->type_code == IRM_NONE) e->default_value = NULL;
   return irm_option_type_parse(type, &e->type);
@@ -359,19 +361,27 @@ static int compare_schema(const irm_kind *kind, const schema_entry *entries, siz
     const irm_any *def = irm_map_find_cstr(info->v_obj, "default");
     int same = 0;
     if (i == n)
-      rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: it has option '%s', "
-                     "which the new one lacks", irm_kind_name(kind), irm_error_quote(name));
+      rc = irm_error(IRM_EKEY,
+                     "target kind '%s' is registered with another definition: it has option '%s', "
+                     "which the new one lacks",
+                     irm_kind_name(kind), irm_error_quote(name));
     else if (strcmp(type, irm_option_type_name(entries[i].type)))
-      rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: option '%s' is %s, "
-                     "not %s", irm_kind_name(kind), irm_error_quote(name), type, irm_option_type_name(entries[i].type));
+      rc = irm_error(IRM_EKEY,
+                     "target kind '%s' is registered with another definition: option '%s' is %s, "
+                     "not %s",
+                     irm_kind_name(kind), irm_error_quote(name), type, irm_option_type_name(entries[i].type));
     else if (!(rc = irm_structural_equal(def, entries[i].default_value ? entries[i].default_value : &none, &same)) &&
              !same)
-      rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: option '%s' has "
-                     "another default", irm_kind_name(kind), irm_error_quote(name));
+      rc = irm_error(IRM_EKEY,
+                     "target kind '%s' is registered with another definition: option '%s' has "
+                     "another default",
+                     irm_kind_name(kind), irm_error_quote(name));
   }
   if (!rc && own != n)
-    rc = irm_error(IRM_EKEY, "target kind '%s' is registered with another definition: it lacks some of the new "
-                   "options", irm_kind_name(kind));
+    rc = irm_error(IRM_EKEY,
+                   "target kind '%s' is registered with another definition: it lacks some of the new "
+                   "options",
+                   irm_kind_name(kind));
   irm_object_release(described);
   return rc;
 }
@@ -391,7 +401,7 @@ static int register_or_compare(const char *name, const schema_entry *entries, si
   int rc = irm_kind_find("target", name, &existing);
   if (rc == IRM_OK) return compare_schema(existing, entries, n);
   if (rc != IRM_EVALUE) return rc; /* out of memory while reporting */
-  irm_journal *j = NULL; /* all or nothing: a failed option takes the kind with it */
+  irm_journal *j = NULL;           /* all or nothing: a failed option takes the kind with it */
   rc = irm_journal_open(&j);
   if (!rc) rc = add_entries(name, entries, n);
   if (!rc) rc = irm_journal_commit(j);

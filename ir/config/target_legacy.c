@@ -32,8 +32,7 @@ static const legacy_option legacy_options[] = {
     {"interface-api", IRM_OPTION_STR, EXECUTOR_OPTION, "Executor('aot', {'interface-api': 'c'})"},
     {"unpacked-api", IRM_OPTION_BOOL, EXECUTOR_OPTION, "Executor('aot', {'unpacked-api': True})"},
     {"link-params", IRM_OPTION_BOOL, EXECUTOR_OPTION, "Executor('graph', {'link-params': True})"},
-    {"workspace-byte-alignment", IRM_OPTION_INT, EXECUTOR_OPTION,
-     "Executor('aot', {'workspace-byte-alignment': 16})"},
+    {"workspace-byte-alignment", IRM_OPTION_INT, EXECUTOR_OPTION, "Executor('aot', {'workspace-byte-alignment': 16})"},
     {"constant-byte-alignment", IRM_OPTION_INT, EXECUTOR_OPTION, "Executor('aot', {'constant-byte-alignment': 16})"},
     {"runtime", IRM_OPTION_STR, RUNTIME_NAME, "Runtime('crt')"},
     {"system-lib", IRM_OPTION_BOOL, RUNTIME_OPTION, "Runtime('cpp', {'system-lib': True})"},
@@ -53,9 +52,10 @@ int irm_target_legacy_option_(const char *name, irm_option_type *type) {
 
 int irm_target_legacy_error_(const irm_kind *kind, const char *option) {
   const legacy_option *o = find_legacy(option);
-  const char *owner = o->role == EXECUTOR_NAME ? "the Executor's kind"
-                      : o->role == RUNTIME_NAME ? "the Runtime's kind"
-                      : o->role == EXECUTOR_OPTION ? "an executor option" : "a runtime option";
+  const char *owner = o->role == EXECUTOR_NAME     ? "the Executor's kind"
+                      : o->role == RUNTIME_NAME    ? "the Runtime's kind"
+                      : o->role == EXECUTOR_OPTION ? "an executor option"
+                                                   : "a runtime option";
   return irm_error(IRM_EATTR,
                    "target '%s' has no option '%s': '%s' is %s now: pass %s (target.ConvertLegacy converts old "
                    "target strings)",

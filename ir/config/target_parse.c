@@ -130,8 +130,8 @@ static int unknown_name_error(const char *name) {
   const char *text = strncmp(msg, prefix, strlen(prefix)) == 0 ? msg + strlen(prefix) : msg;
   char tag[256];
   closest_tag(name, tag, sizeof tag);
-  int rc = tag[0] ? irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either (did you mean the tag '%s'?)",
-                              text, irm_error_quote(name), tag)
+  int rc = tag[0] ? irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either (did you mean the tag '%s'?)", text,
+                              irm_error_quote(name), tag)
                   : irm_error(IRM_EVALUE, "%s; no target tag is called '%s' either", text, irm_error_quote(name));
   irm_free(msg);
   return rc;
@@ -225,9 +225,10 @@ static int parse_value(const irm_kind *kind, const option_word *opt, irm_option_
                      irm_error_quote(opt->key), irm_kind_name(kind), type_name, irm_error_quote(opt->key), type_name);
   }
   if (!opt->value[0])
-    return irm_error(IRM_EVALUE, "option '%s' of target '%s' has an empty value; expected %s (write -%s='' for an "
-                     "empty string)", irm_error_quote(opt->key), irm_kind_name(kind), type_name,
-                     irm_error_quote(opt->key));
+    return irm_error(IRM_EVALUE,
+                     "option '%s' of target '%s' has an empty value; expected %s (write -%s='' for an "
+                     "empty string)",
+                     irm_error_quote(opt->key), irm_kind_name(kind), type_name, irm_error_quote(opt->key));
   char *text = interpret(opt->value);
   if (!text) return irm_error_nomem_("parsing a target string");
   int rc;
@@ -239,14 +240,13 @@ static int parse_value(const irm_kind *kind, const option_word *opt, irm_option_
     rc = irm_option_parse_text(type, text, out);
   }
   irm_free(text);
-  return rc ? irm_error_context(rc, "option '%s' of target '%s'", irm_error_quote(opt->key),
-                                irm_kind_name(kind)) : IRM_OK;
+  return rc ? irm_error_context(rc, "option '%s' of target '%s'", irm_error_quote(opt->key), irm_kind_name(kind))
+            : IRM_OK;
 }
 
 /* Legacy mode: an executor or runtime option the kind lacks is collected
  * for irm_target_convert_legacy instead of refused. 1 when collected. */
-static int collect_legacy(const irm_kind *kind, const option_word *opt, int depth, target_legacy *legacy,
-                          int *rc) {
+static int collect_legacy(const irm_kind *kind, const option_word *opt, int depth, target_legacy *legacy, int *rc) {
   irm_option_type type;
   if (!legacy || !irm_target_legacy_option_(opt->key, &type)) return 0;
   irm_any value = irm_any_none();
@@ -257,8 +257,7 @@ static int collect_legacy(const irm_kind *kind, const option_word *opt, int dept
   return 1;
 }
 
-static int read_option(irm_kind *kind, const option_word *opt, int depth, target_legacy *legacy,
-                       irm_object **config) {
+static int read_option(irm_kind *kind, const option_word *opt, int depth, target_legacy *legacy, irm_object **config) {
   irm_option_type type;
   int rc;
   /* Without a default to copy, the lookup fails only when the option is

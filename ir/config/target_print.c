@@ -182,12 +182,11 @@ static int append_value(irm_text_buf *b, const char *option, const irm_any *v) {
   int n = 0, rc = IRM_OK;
   irm_text_buf_putc_(b, '=');
   switch (v->type_code) {
-    case IRM_BOOL: irm_text_buf_append_(b, v->v_int ? "true" : "false", v->v_int ? 4 : 5); return IRM_OK;
-    case IRM_INT: n = snprintf(num, sizeof num, "%" PRId64, v->v_int); break;
-    case IRM_FLOAT: n = snprintf(num, sizeof num, "%.17g", v->v_float); break;
-    case IRM_OBJECT: break;
-    default: return irm_error(IRM_EVALUE, "option '%s' holds %s, which has no text form", option,
-                              irm_any_type_name(v));
+  case IRM_BOOL: irm_text_buf_append_(b, v->v_int ? "true" : "false", v->v_int ? 4 : 5); return IRM_OK;
+  case IRM_INT: n = snprintf(num, sizeof num, "%" PRId64, v->v_int); break;
+  case IRM_FLOAT: n = snprintf(num, sizeof num, "%.17g", v->v_float); break;
+  case IRM_OBJECT: break;
+  default: return irm_error(IRM_EVALUE, "option '%s' holds %s, which has no text form", option, irm_any_type_name(v));
   }
   if (n > 0) {
     irm_text_buf_append_(b, num, (size_t)n);

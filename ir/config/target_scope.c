@@ -68,12 +68,15 @@ int irm_target_exit_scope(irm_target *t) {
   if (!irm_is_target(t)) return not_a_target("irm_target_exit_scope", t);
   scope_stack *s = tls_scope;
   if (!s || s->n == 0)
-    return irm_error(IRM_ERUNTIME, "exiting the scope of target '%s', which was not entered: this thread's target "
-                     "scope is empty", irm_target_kind_name(t));
+    return irm_error(IRM_ERUNTIME,
+                     "exiting the scope of target '%s', which was not entered: this thread's target "
+                     "scope is empty",
+                     irm_target_kind_name(t));
   if (s->items[s->n - 1] != t)
-    return irm_error(IRM_ERUNTIME, "exiting the scope of target '%s', which is not the innermost one (target '%s' "
-                     "is); exit scopes in the reverse order of entering them", irm_target_kind_name(t),
-                     irm_target_kind_name(s->items[s->n - 1]));
+    return irm_error(IRM_ERUNTIME,
+                     "exiting the scope of target '%s', which is not the innermost one (target '%s' "
+                     "is); exit scopes in the reverse order of entering them",
+                     irm_target_kind_name(t), irm_target_kind_name(s->items[s->n - 1]));
   irm_object_release(s->items[--s->n]);
   return IRM_OK;
 }

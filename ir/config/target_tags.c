@@ -68,13 +68,16 @@ int irm_target_tag_lookup_(const char *name, irm_object **config, irm_object **t
 
 static int check_tag_name(const char *name) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "a target tag name must be a non-empty string");
-  if (name[0] == '-') return irm_error(IRM_EVALUE, "target tag name '%s' must not start with '-'", irm_error_quote(name));
+  if (name[0] == '-')
+    return irm_error(IRM_EVALUE, "target tag name '%s' must not start with '-'", irm_error_quote(name));
   for (const char *p = name; *p; p++)
     if (isspace((unsigned char)*p) || *p == '\'' || *p == '\\')
-      return irm_error(IRM_EVALUE, "target tag name '%s' must not hold spaces, quotes or backslashes", irm_error_quote(name));
+      return irm_error(IRM_EVALUE, "target tag name '%s' must not hold spaces, quotes or backslashes",
+                       irm_error_quote(name));
   irm_kind *kind = NULL;
   int rc = irm_kind_find("target", name, &kind);
-  if (rc == IRM_OK) return irm_error(IRM_EVALUE, "target tag name '%s' is the name of a target kind", irm_error_quote(name));
+  if (rc == IRM_OK)
+    return irm_error(IRM_EVALUE, "target tag name '%s' is the name of a target kind", irm_error_quote(name));
   if (rc != IRM_EVALUE) return rc; /* out of memory while reporting */
   irm_clear_error();
   return IRM_OK;
@@ -125,8 +128,10 @@ static int register_made(const char *name, irm_object *config, irm_object *targe
   tag_release(v);
   if (!rc && !same) {
     char by[256];
-    rc = irm_error(IRM_EKEY, "target tag '%s' is already registered%s with another config (override it, or choose "
-                   "another name)", irm_error_quote(name), irm_name_by_plugin_(was.plugin, by, sizeof by));
+    rc = irm_error(IRM_EKEY,
+                   "target tag '%s' is already registered%s with another config (override it, or choose "
+                   "another name)",
+                   irm_error_quote(name), irm_name_by_plugin_(was.plugin, by, sizeof by));
   }
   return rc;
 }
@@ -185,21 +190,25 @@ int irm_target_tag_list(irm_object **out) {
 
 /* ---- built-in tags ----------------------------------------------------------------- */
 
-#define CUDA_TAG(name, arch, regs)                                                                     \
-  {name, "cuda -keys=cuda,gpu -arch=" arch " -max_shared_memory_per_block=49152 "                     \
-         "-max_threads_per_block=1024 -thread_warp_size=32 -registers_per_block=" regs}
-#define C5_TAG(name, cores, cpu) {name, "llvm -keys=x86,cpu -mcpu=" cpu " -num-cores=" cores}
-#define METAL_TAG(name, threads)                                                                       \
-  {name, "metal -max_threads_per_block=" threads " -max_shared_memory_per_block=32768 "               \
-         "-thread_warp_size=32 --host='llvm -mtriple=arm64-apple-macos -mcpu=apple-latest'"}
+#define CUDA_TAG(name, arch, regs)                                                      \
+  {                                                                                     \
+    name, "cuda -keys=cuda,gpu -arch=" arch " -max_shared_memory_per_block=49152 "      \
+          "-max_threads_per_block=1024 -thread_warp_size=32 -registers_per_block=" regs \
+  }
+#define C5_TAG(name, cores, cpu) \
+  { name, "llvm -keys=x86,cpu -mcpu=" cpu " -num-cores=" cores }
+#define METAL_TAG(name, threads)                                                             \
+  {                                                                                          \
+    name, "metal -max_threads_per_block=" threads " -max_shared_memory_per_block=32768 "     \
+          "-thread_warp_size=32 --host='llvm -mtriple=arm64-apple-macos -mcpu=apple-latest'" \
+  }
 
 static const struct {
   const char *name;
   const char *text;
 } builtin_tags[] = {
-    {"raspberry-pi/4b-aarch64",
-     "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon -num-cores=4 "
-     "--host='llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon -num-cores=4'"},
+    {"raspberry-pi/4b-aarch64", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon -num-cores=4 "
+                                "--host='llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72 -mattr=+neon -num-cores=4'"},
     {"nvidia/jetson-nano",
      "cuda -arch=sm_53 -max_shared_memory_per_block=49152 -max_threads_per_block=1024 -thread_warp_size=32 "
      "-registers_per_block=32768 --host='llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a57 -num-cores=4'"},

@@ -197,18 +197,18 @@ static int apply_call(evaluator *ev, const frame *fr, const irm_object *call, ir
   irm_object *callee = irm_call_callee(call);
   int rc;
   switch (irm_expr_kind_of(callee)) {
-    case IRM_EXPR_OP: rc = apply_op(fr, call, args, n, out); break;
-    case IRM_EXPR_GLOBAL_VAR: {
-      const char *name = irm_global_var_name(callee);
-      irm_object *f = irm_module_function(ev->mod, name);
-      rc = f ? eval_function(ev, f, name, NULL, args, n, out)
-             : irm_error(IRM_EKEY, "the module has no function '%s' (called as @%s)", name, name);
-      break;
-    }
-    case IRM_EXPR_FUNCTION: rc = eval_function(ev, callee, fr->fn_name, fr, args, n, out); break;
-    default:
-      rc = irm_error(IRM_ETYPE, "calls of a %s are not supported by the evaluator (functions as values)",
-                     irm_expr_kind_name(irm_expr_kind_of(callee)));
+  case IRM_EXPR_OP: rc = apply_op(fr, call, args, n, out); break;
+  case IRM_EXPR_GLOBAL_VAR: {
+    const char *name = irm_global_var_name(callee);
+    irm_object *f = irm_module_function(ev->mod, name);
+    rc = f ? eval_function(ev, f, name, NULL, args, n, out)
+           : irm_error(IRM_EKEY, "the module has no function '%s' (called as @%s)", name, name);
+    break;
+  }
+  case IRM_EXPR_FUNCTION: rc = eval_function(ev, callee, fr->fn_name, fr, args, n, out); break;
+  default:
+    rc = irm_error(IRM_ETYPE, "calls of a %s are not supported by the evaluator (functions as values)",
+                   irm_expr_kind_name(irm_expr_kind_of(callee)));
   }
   if (args != local) irm_free(args);
   return rc;
@@ -247,8 +247,7 @@ static int needs_value(const frame *fr, const irm_object *child) { return !looku
 static int push(task **stack, size_t *depth, size_t *cap, irm_object *node) {
   if (*depth == *cap) {
     size_t c = *cap ? *cap * 2 : 64;
-    task *grown =
-        *cap ? irm_realloc(*stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    task *grown = *cap ? irm_realloc(*stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_("evaluating");
     *stack = grown;
     *cap = c;
@@ -263,43 +262,44 @@ static int next_child(frame *fr, task *t, irm_object **child) {
   *child = NULL;
   irm_object *node = t->node;
   switch (irm_expr_kind_of(node)) {
-    case IRM_EXPR_LET:
-      if (t->next == 0) {
-        t->next = 1;
-        *child = irm_let_value(node);
-      } else if (t->next == 1) {
-        t->next = 2;
-        const irm_any *v = lookup(fr, irm_let_value(node), 1);
-        int rc = bind_copy(fr, irm_let_var(node), v);
-        if (rc) return rc;
-        *child = irm_let_body(node);
-      }
-      return IRM_OK;
-    case IRM_EXPR_CALL:
-      if (t->next == 0) t->next = 1; /* the callee is applied, not evaluated */
-      if (t->next < irm_expr_child_count(node)) *child = irm_expr_child(node, t->next++);
-      return IRM_OK;
-    case IRM_EXPR_TUPLE:
-    case IRM_EXPR_TUPLE_GET_ITEM:
-      if (t->next < irm_expr_child_count(node)) *child = irm_expr_child(node, t->next++);
-      return IRM_OK;
-    default: return IRM_OK;
+  case IRM_EXPR_LET:
+    if (t->next == 0) {
+      t->next = 1;
+      *child = irm_let_value(node);
+    } else if (t->next == 1) {
+      t->next = 2;
+      const irm_any *v = lookup(fr, irm_let_value(node), 1);
+      int rc = bind_copy(fr, irm_let_var(node), v);
+      if (rc) return rc;
+      *child = irm_let_body(node);
+    }
+    return IRM_OK;
+  case IRM_EXPR_CALL:
+    if (t->next == 0) t->next = 1; /* the callee is applied, not evaluated */
+    if (t->next < irm_expr_child_count(node)) *child = irm_expr_child(node, t->next++);
+    return IRM_OK;
+  case IRM_EXPR_TUPLE:
+  case IRM_EXPR_TUPLE_GET_ITEM:
+    if (t->next < irm_expr_child_count(node)) *child = irm_expr_child(node, t->next++);
+    return IRM_OK;
+  default: return IRM_OK;
   }
 }
 
 static int value_of_node(evaluator *ev, frame *fr, const irm_object *node, irm_any *out) {
   *out = irm_any_none();
   switch (irm_expr_kind_of(node)) {
-    case IRM_EXPR_CONSTANT: return irm_any_copy(&(irm_any){.type_code = IRM_OBJECT, .v_obj = irm_constant_data(node)}, out);
-    case IRM_EXPR_TUPLE: return tuple_value(fr, node, out);
-    case IRM_EXPR_TUPLE_GET_ITEM: return item_value(fr, node, out);
-    case IRM_EXPR_LET: return irm_any_copy(lookup(fr, irm_let_body(node), 1), out);
-    case IRM_EXPR_CALL: return apply_call(ev, fr, node, out);
-    case IRM_EXPR_VAR:
-      return irm_error(IRM_EVALUE, "variable %%%s is not bound here (used out of its scope?)", irm_var_name(node));
-    default:
-      return irm_error(IRM_ETYPE, "a %s used as a value is not supported by the evaluator",
-                       irm_expr_kind_name(irm_expr_kind_of(node)));
+  case IRM_EXPR_CONSTANT:
+    return irm_any_copy(&(irm_any){.type_code = IRM_OBJECT, .v_obj = irm_constant_data(node)}, out);
+  case IRM_EXPR_TUPLE: return tuple_value(fr, node, out);
+  case IRM_EXPR_TUPLE_GET_ITEM: return item_value(fr, node, out);
+  case IRM_EXPR_LET: return irm_any_copy(lookup(fr, irm_let_body(node), 1), out);
+  case IRM_EXPR_CALL: return apply_call(ev, fr, node, out);
+  case IRM_EXPR_VAR:
+    return irm_error(IRM_EVALUE, "variable %%%s is not bound here (used out of its scope?)", irm_var_name(node));
+  default:
+    return irm_error(IRM_ETYPE, "a %s used as a value is not supported by the evaluator",
+                     irm_expr_kind_name(irm_expr_kind_of(node)));
   }
 }
 
@@ -379,7 +379,8 @@ int irm_dataflow_evaluate(const irm_module *mod, const char *name, const irm_obj
   if (!name || !out) return irm_error(IRM_EVALUE, "irm_dataflow_evaluate: name and out must not be NULL");
   *out = irm_any_none();
   if (!irm_object_is(mod, "ir.IRModule"))
-    return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: expected ir.IRModule, got %s", mod ? irm_object_type_key(mod) : "NULL");
+    return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: expected ir.IRModule, got %s",
+                     mod ? irm_object_type_key(mod) : "NULL");
   if (!irm_object_is(inputs, "ffi.Array"))
     return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: inputs must be an ffi.Array of Tensors, got %s",
                      inputs ? irm_object_type_key(inputs) : "NULL");
@@ -402,7 +403,8 @@ int irm_dataflow_evaluate(const irm_module *mod, const char *name, const irm_obj
   for (size_t i = 0; i < n; i++) {
     const irm_any *v = irm_array_at(inputs, i); /* an int item has no object to look at */
     if (v->type_code != IRM_OBJECT || (!irm_is_tensor(v->v_obj) && !irm_object_is(v->v_obj, "ffi.Array")))
-      return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: input %zu must be a Tensor, got %s", i + 1, irm_any_describe_(v));
+      return irm_error(IRM_ETYPE, "irm_dataflow_evaluate: input %zu must be a Tensor, got %s", i + 1,
+                       irm_any_describe_(v));
   }
   evaluator ev = {mod, 0, 0, 0};
   const irm_any *first = n ? irm_array_at(inputs, 0) : NULL;

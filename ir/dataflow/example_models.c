@@ -195,8 +195,7 @@ static int unknown_model(const char *name) {
   const char *names[N_MODELS];
   for (size_t i = 0; i < N_MODELS; i++) names[i] = models[i].name;
   const char *best = irm_closest_name(name, names, N_MODELS);
-  if (best)
-    return irm_error(IRM_EKEY, "unknown example model '%s' (did you mean '%s'?)", irm_error_quote(name), best);
+  if (best) return irm_error(IRM_EKEY, "unknown example model '%s' (did you mean '%s'?)", irm_error_quote(name), best);
   return irm_error(IRM_EKEY, "unknown example model '%s' (the models: cnn, mlp, residual)", irm_error_quote(name));
 }
 

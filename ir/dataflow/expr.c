@@ -14,8 +14,8 @@
 static _Atomic int32_t node_types[IRM_EXPR_FUNCTION + 1] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 static _Atomic int32_t expr_base = -1;
 
-static const char *const kind_names[] = {NULL,   "Var", "GlobalVar", "Constant", "Tuple", "TupleGetItem",
-                                         "Call", "Let", "Op",        "Function"};
+static const char *const kind_names[] = {NULL,           "Var",  "GlobalVar", "Constant", "Tuple",
+                                         "TupleGetItem", "Call", "Let",       "Op",       "Function"};
 
 const char *irm_expr_kind_name(irm_expr_kind kind) {
   return kind > IRM_EXPR_NONE && kind <= IRM_EXPR_FUNCTION ? kind_names[kind] : NULL;
@@ -43,9 +43,8 @@ static const char *type_key_or_null(const irm_object *o) { return o ? irm_object
 
 /* ---- making nodes ---------------------------------------------------------- */
 
-int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type,
-                        irm_object *extra, irm_object *func_attrs, int64_t index, irm_kind *op_kind,
-                        irm_object **out) {
+int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type, irm_object *extra,
+                        irm_object *func_attrs, int64_t index, irm_kind *op_kind, irm_object **out) {
   *out = NULL;
   if (n > UINT32_MAX) return irm_error(IRM_EVALUE, "an IR node may have at most %u children", UINT32_MAX);
   irm_object *o = NULL;
@@ -223,8 +222,8 @@ static int check_callee(const char *fn, const irm_object *callee, size_t n) {
                        want == 1 ? "" : "s", n);
   } else if (k == IRM_EXPR_FUNCTION && irm_function_param_count(callee) != n) {
     size_t want = irm_function_param_count(callee);
-    return irm_error(IRM_ETYPE, "%s: the called function takes %zu argument%s, got %zu", fn, want,
-                     want == 1 ? "" : "s", n);
+    return irm_error(IRM_ETYPE, "%s: the called function takes %zu argument%s, got %zu", fn, want, want == 1 ? "" : "s",
+                     n);
   }
   return IRM_OK;
 }
@@ -404,30 +403,31 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
     return IRM_OK;
   }
   switch (p->expr_kind) {
-    case IRM_EXPR_TUPLE: rc = check_values(fn, "field", 0, children, n); break;
-    case IRM_EXPR_TUPLE_GET_ITEM: rc = check_value(fn, "the tuple", children[0]); break;
-    case IRM_EXPR_CALL:
-      rc = check_callee(fn, children[0], n - 1);
-      if (!rc) rc = check_values(fn, "call argument", 1, children + 1, n - 1);
-      if (!rc && irm_expr_kind_of(children[0]) != IRM_EXPR_OP && irm_map_size(irm_expr_extra_(p)))
-        rc = irm_error(IRM_EVALUE, "%s: a call with attributes must keep calling an op, got a %s", fn,
-                       irm_expr_kind_name(irm_expr_kind_of(children[0])));
-      break;
-    case IRM_EXPR_LET:
-      if (irm_expr_kind_of(children[1]) != IRM_EXPR_VAR)
-        rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay a dataflow.Var, got %s", fn,
-                       type_key_or_null(children[1]));
-      if (!rc) rc = check_value(fn, "the value", children[0]);
-      if (!rc) rc = check_value(fn, "the body", children[2]);
-      break;
-    case IRM_EXPR_FUNCTION:
-      rc = check_params(fn, children, n - 1);
-      if (!rc) rc = check_value(fn, "the body", children[n - 1]);
-      break;
-    default: break; /* leaves have no children, so they never get here */
+  case IRM_EXPR_TUPLE: rc = check_values(fn, "field", 0, children, n); break;
+  case IRM_EXPR_TUPLE_GET_ITEM: rc = check_value(fn, "the tuple", children[0]); break;
+  case IRM_EXPR_CALL:
+    rc = check_callee(fn, children[0], n - 1);
+    if (!rc) rc = check_values(fn, "call argument", 1, children + 1, n - 1);
+    if (!rc && irm_expr_kind_of(children[0]) != IRM_EXPR_OP && irm_map_size(irm_expr_extra_(p)))
+      rc = irm_error(IRM_EVALUE, "%s: a call with attributes must keep calling an op, got a %s", fn,
+                     irm_expr_kind_name(irm_expr_kind_of(children[0])));
+    break;
+  case IRM_EXPR_LET:
+    if (irm_expr_kind_of(children[1]) != IRM_EXPR_VAR)
+      rc = irm_error(IRM_ETYPE, "%s: a Let's bound variable must stay a dataflow.Var, got %s", fn,
+                     type_key_or_null(children[1]));
+    if (!rc) rc = check_value(fn, "the value", children[0]);
+    if (!rc) rc = check_value(fn, "the body", children[2]);
+    break;
+  case IRM_EXPR_FUNCTION:
+    rc = check_params(fn, children, n - 1);
+    if (!rc) rc = check_value(fn, "the body", children[n - 1]);
+    break;
+  default: break; /* leaves have no children, so they never get here */
   }
   if (rc) return rc;
-  return irm_expr_node_make_(p->expr_kind, children, n, NULL, irm_expr_extra_(p), p->base.attrs, p->index, p->kind, out);
+  return irm_expr_node_make_(p->expr_kind, children, n, NULL, irm_expr_extra_(p), p->base.attrs, p->index, p->kind,
+                             out);
 }
 
 int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
@@ -452,8 +452,8 @@ int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
     irm_object_release(shown);
     return rc;
   }
-  return irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, irm_expr_extra_(p), p->base.attrs,
-                             p->index, p->kind, out);
+  return irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, irm_expr_extra_(p),
+                             p->base.attrs, p->index, p->kind, out);
 }
 
 /* ---- registration ---------------------------------------------------------------------- */

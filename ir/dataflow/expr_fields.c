@@ -38,40 +38,40 @@ int irm_expr_to_fields_(const irm_object *self, irm_object **out) {
   int rc = IRM_OK;
 #define FIELD(k, v) (keys[n] = (k), values[n++] = (v))
   switch (p->expr_kind) {
-    case IRM_EXPR_VAR:
-      FIELD("name", irm_any_object(irm_expr_extra_(p)));
-      FIELD("type", irm_any_object(p->type));
-      break;
-    case IRM_EXPR_GLOBAL_VAR: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
-    case IRM_EXPR_OP: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
-    case IRM_EXPR_CONSTANT: FIELD("data", irm_any_object(irm_expr_extra_(p))); break;
-    case IRM_EXPR_TUPLE:
-      rc = children_array(p, 0, p->n, &array);
-      FIELD("fields", irm_any_object(array));
-      break;
-    case IRM_EXPR_TUPLE_GET_ITEM:
-      FIELD("tuple", irm_any_object(p->children[0]));
-      FIELD("index", irm_any_int(p->index));
-      break;
-    case IRM_EXPR_CALL:
-      rc = children_array(p, 1, p->n, &array);
-      FIELD("callee", irm_any_object(p->children[0]));
-      FIELD("args", irm_any_object(array));
-      FIELD("attrs", irm_any_object(irm_expr_extra_(p)));
-      break;
-    case IRM_EXPR_LET:
-      FIELD("var", irm_any_object(p->children[1]));
-      FIELD("value", irm_any_object(p->children[0]));
-      FIELD("body", irm_any_object(p->children[2]));
-      break;
-    case IRM_EXPR_FUNCTION:
-      rc = children_array(p, 0, p->n - 1, &array);
-      FIELD("params", irm_any_object(array));
-      FIELD("body", irm_any_object(p->children[p->n - 1]));
-      FIELD("ret_type", irm_any_object(irm_expr_extra_(p)));
-      FIELD("attrs", irm_any_object(p->base.attrs));
-      break;
-    default: return irm_error(IRM_ETYPE, "irm_expr_to_fields_: not an IR expression");
+  case IRM_EXPR_VAR:
+    FIELD("name", irm_any_object(irm_expr_extra_(p)));
+    FIELD("type", irm_any_object(p->type));
+    break;
+  case IRM_EXPR_GLOBAL_VAR: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
+  case IRM_EXPR_OP: FIELD("name", irm_any_object(irm_expr_extra_(p))); break;
+  case IRM_EXPR_CONSTANT: FIELD("data", irm_any_object(irm_expr_extra_(p))); break;
+  case IRM_EXPR_TUPLE:
+    rc = children_array(p, 0, p->n, &array);
+    FIELD("fields", irm_any_object(array));
+    break;
+  case IRM_EXPR_TUPLE_GET_ITEM:
+    FIELD("tuple", irm_any_object(p->children[0]));
+    FIELD("index", irm_any_int(p->index));
+    break;
+  case IRM_EXPR_CALL:
+    rc = children_array(p, 1, p->n, &array);
+    FIELD("callee", irm_any_object(p->children[0]));
+    FIELD("args", irm_any_object(array));
+    FIELD("attrs", irm_any_object(irm_expr_extra_(p)));
+    break;
+  case IRM_EXPR_LET:
+    FIELD("var", irm_any_object(p->children[1]));
+    FIELD("value", irm_any_object(p->children[0]));
+    FIELD("body", irm_any_object(p->children[2]));
+    break;
+  case IRM_EXPR_FUNCTION:
+    rc = children_array(p, 0, p->n - 1, &array);
+    FIELD("params", irm_any_object(array));
+    FIELD("body", irm_any_object(p->children[p->n - 1]));
+    FIELD("ret_type", irm_any_object(irm_expr_extra_(p)));
+    FIELD("attrs", irm_any_object(p->base.attrs));
+    break;
+  default: return irm_error(IRM_ETYPE, "irm_expr_to_fields_: not an IR expression");
   }
   if (p->expr_kind != IRM_EXPR_VAR && p->expr_kind != IRM_EXPR_CONSTANT && p->expr_kind != IRM_EXPR_OP)
     FIELD("checked_type", irm_any_object(p->type));

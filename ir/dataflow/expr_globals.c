@@ -278,8 +278,7 @@ static int g_expr_with_type(const irm_any *args, int32_t nargs, irm_any *ret, vo
  * have one). */
 static int fields_of(const char *fn, const irm_object *o, irm_any *ret) {
   const irm_type_info *info = irm_type_info_of(irm_object_type_index(o));
-  if (!info || !info->to_fields)
-    return irm_error(IRM_ETYPE, "%s: %s has no fields", fn, irm_object_type_key(o));
+  if (!info || !info->to_fields) return irm_error(IRM_ETYPE, "%s: %s has no fields", fn, irm_object_type_key(o));
   irm_object *fields = NULL;
   return irm_ret_object(fn, info->to_fields(o, &fields), &fields, ret);
 }

@@ -10,15 +10,15 @@
 
 /* ---- registration (called by ir/dataflow/builtins.c, in this order) -------------- */
 
-int irm_register_ir_type_types_(void);      /* dataflow.Type and subtypes (type.c) */
-int irm_register_expr_types_(void);         /* dataflow.Expr and the nodes (expr.c) */
-int irm_register_op_builtins_(void);        /* the "op" category and op.* globals (op.c) */
-int irm_register_builtin_ops_(void);        /* the built-in ops (ops/) */
-int irm_register_expr_globals_(void);       /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */
-int irm_register_ir_text_builtins_(void);   /* ir.Print, ir.Parse, ir.ExampleModel (text_*.c) */
-int irm_register_ir_verify_builtins_(void); /* ir.Verify (verify.c) */
-int irm_register_evaluate_builtins_(void);   /* ir.Evaluate (evaluate.c) */
-int irm_register_op_globals_(void);         /* op.Register, op.ListOps, ... (op_globals.c) */
+int irm_register_ir_type_types_(void);          /* dataflow.Type and subtypes (type.c) */
+int irm_register_expr_types_(void);             /* dataflow.Expr and the nodes (expr.c) */
+int irm_register_op_builtins_(void);            /* the "op" category and op.* globals (op.c) */
+int irm_register_builtin_ops_(void);            /* the built-in ops (ops/) */
+int irm_register_expr_globals_(void);           /* ir.Var, ir.Call, ... for other languages (expr_globals.c) */
+int irm_register_ir_text_builtins_(void);       /* ir.Print, ir.Parse, ir.ExampleModel (text_*.c) */
+int irm_register_ir_verify_builtins_(void);     /* ir.Verify (verify.c) */
+int irm_register_evaluate_builtins_(void);      /* ir.Evaluate (evaluate.c) */
+int irm_register_op_globals_(void);             /* op.Register, op.ListOps, ... (op_globals.c) */
 int irm_register_example_model_builtins_(void); /* ir.ExampleModel (example_models.c) */
 
 /* The dialect's provider of built-ins (builtins.c): all of the above. */

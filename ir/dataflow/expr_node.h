@@ -25,12 +25,12 @@ typedef struct expr_node {
 /* What an op's hooks slot (after its name) points to: its properties as
  * the passes need them, resolved once (op.c). */
 typedef struct irm_op_hooks_ {
-  _Atomic uint64_t generation; /* irm_kind_generation_ when last found current */
-  irm_kind *kind;              /* NULL: no longer registered */
-  int32_t num_inputs;          /* as irm_op_num_inputs */
-  irm_op_pattern pattern;      /* as irm_op_pattern_of */
+  _Atomic uint64_t generation;                   /* irm_kind_generation_ when last found current */
+  irm_kind *kind;                                /* NULL: no longer registered */
+  int32_t num_inputs;                            /* as irm_op_num_inputs */
+  irm_op_pattern pattern;                        /* as irm_op_pattern_of */
   irm_object *infer_type, *evaluate, *codegen_c; /* FInferType, FEvaluate, FCodegenC (held) or NULL */
-  struct irm_op_hooks_ *older; /* superseded hooks, which readers may still hold: freed with the op */
+  struct irm_op_hooks_ *older;                   /* superseded hooks, which readers may still hold: freed with the op */
 } irm_op_hooks_;
 
 /* The op's hooks, current as of now, without a lock on the common path;
@@ -44,9 +44,7 @@ static inline int irm_expr_has_extra_(irm_expr_kind k) {
 }
 
 /* Slots after the children: the extra object, and an Op's hooks. */
-static inline size_t irm_expr_trailing_(irm_expr_kind k) {
-  return (size_t)irm_expr_has_extra_(k) + (k == IRM_EXPR_OP);
-}
+static inline size_t irm_expr_trailing_(irm_expr_kind k) { return (size_t)irm_expr_has_extra_(k) + (k == IRM_EXPR_OP); }
 
 static inline _Atomic(irm_op_hooks_ *) *irm_op_hooks_slot_(const expr_node *p) {
   return (_Atomic(irm_op_hooks_ *) *)(void *)&((expr_node *)p)->children[p->n + 1];
@@ -68,9 +66,8 @@ const expr_node *irm_expr_node_(const irm_object *e);
  * (retained: type, extra, attrs), no checks; of func_attrs, index and
  * op_kind only the one of kind is kept (Function, TupleGetItem, Op). *out
  * NEW. */
-int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type,
-                        irm_object *extra, irm_object *func_attrs, int64_t index, irm_kind *op_kind,
-                        irm_object **out);
+int irm_expr_node_make_(irm_expr_kind kind, irm_object *const *children, size_t n, irm_object *type, irm_object *extra,
+                        irm_object *func_attrs, int64_t index, irm_kind *op_kind, irm_object **out);
 
 /* JSON fields (expr_fields.c): one to_fields for every kind, and the
  * from_fields of each kind, indexed by irm_expr_kind. */

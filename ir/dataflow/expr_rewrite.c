@@ -49,9 +49,7 @@ static void walker_free(walker *w) {
   w->stack = NULL;
 }
 
-static memo_entry *memo_find(walker *w, const irm_object *node) {
-  return irm_ptr_table_find_(&w->memo, node);
-}
+static memo_entry *memo_find(walker *w, const irm_object *node) { return irm_ptr_table_find_(&w->memo, node); }
 
 /* Remembers result (borrowed: the memo takes a reference of its own). */
 static int memo_add(walker *w, const irm_object *node, irm_object *result) {

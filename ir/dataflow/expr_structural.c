@@ -67,7 +67,7 @@ typedef struct eq_walk {
   size_t depth, cap;
   irm_ptr_table_ first; /* a -> its first b: the common case, one probe in walk order */
   pair_seen *seen;      /* the other pairs of an a (graphs shared differently) */
-  irm_walk_pool_ pool; /* seen's entries */
+  irm_walk_pool_ pool;  /* seen's entries */
   irm_ptr_table_ a_to_b, b_to_a;
 } eq_walk;
 
@@ -76,8 +76,7 @@ static const char eq_what[] = "comparing IR expressions";
 static int push_pair(eq_walk *w, const irm_object *a, const irm_object *b) {
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
-    node_pair *grown =
-        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    node_pair *grown = w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_(eq_what);
     w->stack = grown;
     w->cap = c;
@@ -153,24 +152,22 @@ static int pair_seen_before(eq_walk *w, const irm_object *a, const irm_object *b
 static int compare_own_fields(irm_expr_kind k, const irm_object *a, const irm_object *b, int *equal) {
   int rc = IRM_OK;
   switch (k) {
-    case IRM_EXPR_GLOBAL_VAR: *equal = strcmp(irm_global_var_name(a), irm_global_var_name(b)) == 0; break;
-    case IRM_EXPR_OP: *equal = a == b; break; /* interned */
-    case IRM_EXPR_CONSTANT: rc = values_equal(irm_constant_data(a), irm_constant_data(b), equal); break;
-    case IRM_EXPR_TUPLE: *equal = irm_tuple_size(a) == irm_tuple_size(b); break;
-    case IRM_EXPR_TUPLE_GET_ITEM:
-      *equal = irm_tuple_item_index(a) == irm_tuple_item_index(b);
-      break;
-    case IRM_EXPR_CALL:
-      *equal = irm_call_arg_count(a) == irm_call_arg_count(b);
-      if (*equal) rc = values_equal(irm_call_attrs(a), irm_call_attrs(b), equal);
-      break;
-    case IRM_EXPR_LET: *equal = 1; break;
-    case IRM_EXPR_FUNCTION:
-      *equal = irm_function_param_count(a) == irm_function_param_count(b);
-      if (*equal) rc = values_equal(irm_function_ret_type(a), irm_function_ret_type(b), equal);
-      if (!rc && *equal) rc = values_equal(irm_base_func_attrs(a), irm_base_func_attrs(b), equal);
-      break;
-    default: *equal = a == b; break;
+  case IRM_EXPR_GLOBAL_VAR: *equal = strcmp(irm_global_var_name(a), irm_global_var_name(b)) == 0; break;
+  case IRM_EXPR_OP: *equal = a == b; break; /* interned */
+  case IRM_EXPR_CONSTANT: rc = values_equal(irm_constant_data(a), irm_constant_data(b), equal); break;
+  case IRM_EXPR_TUPLE: *equal = irm_tuple_size(a) == irm_tuple_size(b); break;
+  case IRM_EXPR_TUPLE_GET_ITEM: *equal = irm_tuple_item_index(a) == irm_tuple_item_index(b); break;
+  case IRM_EXPR_CALL:
+    *equal = irm_call_arg_count(a) == irm_call_arg_count(b);
+    if (*equal) rc = values_equal(irm_call_attrs(a), irm_call_attrs(b), equal);
+    break;
+  case IRM_EXPR_LET: *equal = 1; break;
+  case IRM_EXPR_FUNCTION:
+    *equal = irm_function_param_count(a) == irm_function_param_count(b);
+    if (*equal) rc = values_equal(irm_function_ret_type(a), irm_function_ret_type(b), equal);
+    if (!rc && *equal) rc = values_equal(irm_base_func_attrs(a), irm_base_func_attrs(b), equal);
+    break;
+  default: *equal = a == b; break;
   }
   return rc;
 }
@@ -295,21 +292,21 @@ static int own_fields_hash(irm_expr_kind k, const irm_object *e, uint64_t *h) {
   uint64_t x = 0, y = 0;
   int rc = IRM_OK;
   switch (k) {
-    case IRM_EXPR_GLOBAL_VAR: x = bytes_hash(irm_global_var_name(e)); break;
-    case IRM_EXPR_OP: x = bytes_hash(irm_op_name(e)); break;
-    case IRM_EXPR_CONSTANT: rc = value_hash(irm_constant_data(e), &x); break;
-    case IRM_EXPR_TUPLE: x = irm_tuple_size(e); break;
-    case IRM_EXPR_TUPLE_GET_ITEM: x = (uint64_t)irm_tuple_item_index(e); break;
-    case IRM_EXPR_CALL:
-      rc = value_hash(irm_call_attrs(e), &y);
-      x = combine(irm_call_arg_count(e), y);
-      break;
-    case IRM_EXPR_FUNCTION:
-      rc = value_hash(irm_function_ret_type(e), &x);
-      if (!rc) rc = value_hash(irm_base_func_attrs(e), &y);
-      x = combine(combine(irm_function_param_count(e), x), y);
-      break;
-    default: break;
+  case IRM_EXPR_GLOBAL_VAR: x = bytes_hash(irm_global_var_name(e)); break;
+  case IRM_EXPR_OP: x = bytes_hash(irm_op_name(e)); break;
+  case IRM_EXPR_CONSTANT: rc = value_hash(irm_constant_data(e), &x); break;
+  case IRM_EXPR_TUPLE: x = irm_tuple_size(e); break;
+  case IRM_EXPR_TUPLE_GET_ITEM: x = (uint64_t)irm_tuple_item_index(e); break;
+  case IRM_EXPR_CALL:
+    rc = value_hash(irm_call_attrs(e), &y);
+    x = combine(irm_call_arg_count(e), y);
+    break;
+  case IRM_EXPR_FUNCTION:
+    rc = value_hash(irm_function_ret_type(e), &x);
+    if (!rc) rc = value_hash(irm_base_func_attrs(e), &y);
+    x = combine(combine(irm_function_param_count(e), x), y);
+    break;
+  default: break;
   }
   *h = combine(combine(SEED_NODE, (uint64_t)k), x);
   return rc;
@@ -321,8 +318,8 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   *pushed = 0;
   irm_expr_kind k = irm_expr_kind_of(e);
   if (k == IRM_EXPR_VAR) return hash_var(w, e, h);
-  if (k == IRM_EXPR_NONE) return irm_error(IRM_ETYPE, "hashing IR expressions: %s is not an IR node",
-                                           e ? irm_object_type_key(e) : "NULL");
+  if (k == IRM_EXPR_NONE)
+    return irm_error(IRM_ETYPE, "hashing IR expressions: %s is not an IR node", e ? irm_object_type_key(e) : "NULL");
   int shared = irm_object_is_shared_(e);
   if (shared) {
     const node_hash *s = irm_ptr_table_find_(&w->seen, e);
@@ -341,8 +338,7 @@ static int hash_enter(hash_walk *w, const irm_object *e, uint64_t *h, int *pushe
   }
   if (w->depth == w->cap) {
     size_t c = w->cap ? w->cap * 2 : 32;
-    hframe *grown =
-        w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
+    hframe *grown = w->cap ? irm_realloc(w->stack, c * sizeof *grown) : irm_walk_stack_take_(sizeof *grown, c, &c);
     if (!grown) return irm_error_nomem_(hash_what);
     w->stack = grown;
     w->cap = c;

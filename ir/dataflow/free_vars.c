@@ -32,13 +32,13 @@ static int fv_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_obj
   fv_walk *w = ctx;
   int rc = IRM_OK;
   switch (irm_expr_kind_of(original)) {
-    case IRM_EXPR_VAR: rc = push(&w->seen, &w->n_seen, &w->cap_seen, original); break;
-    case IRM_EXPR_LET: rc = push(&w->bound, &w->n_bound, &w->cap_bound, irm_let_var(original)); break;
-    case IRM_EXPR_FUNCTION:
-      for (size_t i = 0; !rc && i < irm_function_param_count(original); i++)
-        rc = push(&w->bound, &w->n_bound, &w->cap_bound, irm_function_param(original, i));
-      break;
-    default: break;
+  case IRM_EXPR_VAR: rc = push(&w->seen, &w->n_seen, &w->cap_seen, original); break;
+  case IRM_EXPR_LET: rc = push(&w->bound, &w->n_bound, &w->cap_bound, irm_let_var(original)); break;
+  case IRM_EXPR_FUNCTION:
+    for (size_t i = 0; !rc && i < irm_function_param_count(original); i++)
+      rc = push(&w->bound, &w->n_bound, &w->cap_bound, irm_function_param(original, i));
+    break;
+  default: break;
   }
   if (rc) return rc;
   irm_object_retain(rebuilt);

@@ -10,9 +10,12 @@
 #include "text/text_lex.h"
 
 static const char *const pattern_names[] = {
-    [IRM_OP_ELEMWISE] = "elemwise",       [IRM_OP_BROADCAST] = "broadcast",
-    [IRM_OP_INJECTIVE] = "injective",     [IRM_OP_COMM_REDUCE] = "reduce",
-    [IRM_OP_OUT_ELEMWISE_FUSABLE] = "out-elemwise-fusable", [IRM_OP_TUPLE] = "tuple",
+    [IRM_OP_ELEMWISE] = "elemwise",
+    [IRM_OP_BROADCAST] = "broadcast",
+    [IRM_OP_INJECTIVE] = "injective",
+    [IRM_OP_COMM_REDUCE] = "reduce",
+    [IRM_OP_OUT_ELEMWISE_FUSABLE] = "out-elemwise-fusable",
+    [IRM_OP_TUPLE] = "tuple",
     [IRM_OP_OPAQUE] = "opaque",
 };
 
@@ -63,8 +66,8 @@ int irm_op_set_num_inputs(irm_kind *kind, int32_t num_inputs) {
     return irm_error(IRM_EVALUE, "irm_op_set_num_inputs: '%s' is a %s kind, not an op", irm_kind_name(kind),
                      irm_kind_category(kind));
   if (num_inputs < -1)
-    return irm_error(IRM_EVALUE, "op '%s': num_inputs must be >= 0, or -1 for any number; got %d",
-                     irm_kind_name(kind), (int)num_inputs);
+    return irm_error(IRM_EVALUE, "op '%s': num_inputs must be >= 0, or -1 for any number; got %d", irm_kind_name(kind),
+                     (int)num_inputs);
   irm_any any = irm_any_int(num_inputs);
   int rc = irm_kind_reset_attr(kind, IRM_OP_ATTR_NUM_INPUTS);
   return rc ? rc : irm_kind_set_attr(kind, IRM_OP_ATTR_NUM_INPUTS, &any, NUM_INPUTS_LEVEL);
@@ -109,10 +112,10 @@ static int unknown_op(const char *name) {
   }
   for (size_t i = 0; i < n; i++) candidates[i] = irm_string_data(irm_array_at(names, i)->v_obj);
   const char *best = irm_closest_name(name, candidates, n);
-  if (best)
-    rc = irm_error(IRM_EKEY, "unknown op '%s' (did you mean '%s'?)", irm_error_quote(name), best);
+  if (best) rc = irm_error(IRM_EKEY, "unknown op '%s' (did you mean '%s'?)", irm_error_quote(name), best);
   else
-    rc = irm_error(IRM_EKEY, "unknown op '%s'; %zu ops are registered (op.ListOps lists them)", irm_error_quote(name), n);
+    rc = irm_error(IRM_EKEY, "unknown op '%s'; %zu ops are registered (op.ListOps lists them)", irm_error_quote(name),
+                   n);
   irm_free(candidates);
   irm_object_release(names);
   return rc;
@@ -202,7 +205,8 @@ static irm_op_pattern pattern_slow(irm_kind *kind) {
 /* The function attribute attr of kind (NEW) or NULL. */
 static irm_object *function_slow(irm_kind *kind, const char *attr) {
   irm_any v = irm_any_none();
-  if (!kind || irm_kind_get_attr(kind, attr, &v) || v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Function")) {
+  if (!kind || irm_kind_get_attr(kind, attr, &v) || v.type_code != IRM_OBJECT ||
+      !irm_object_is(v.v_obj, "ffi.Function")) {
     irm_any_release(&v);
     irm_clear_error();
     return NULL;
@@ -255,8 +259,8 @@ const irm_op_hooks_ *irm_op_hooks_of_(const irm_object *op) {
   *fresh = now;
   atomic_init(&fresh->generation, gen);
   fresh->older = h;
-  while (!atomic_compare_exchange_weak_explicit(slot, &fresh->older, fresh, memory_order_acq_rel,
-                                                memory_order_acquire)) {
+  while (
+      !atomic_compare_exchange_weak_explicit(slot, &fresh->older, fresh, memory_order_acq_rel, memory_order_acquire)) {
   }
   return fresh;
 }
@@ -325,8 +329,7 @@ int irm_op_check_attrs(const irm_object *op, const irm_object *attrs, irm_object
  * missing. */
 static int op_function(const irm_object *op, const char *attr, int missing_code, irm_object **out) {
   *out = NULL;
-  if (!op_node(op))
-    return irm_error(IRM_ETYPE, "expected dataflow.Op, got %s", op ? irm_object_type_key(op) : "NULL");
+  if (!op_node(op)) return irm_error(IRM_ETYPE, "expected dataflow.Op, got %s", op ? irm_object_type_key(op) : "NULL");
   irm_any v = irm_any_none();
   int rc = irm_op_get_attr(op, attr, &v);
   if (rc == IRM_EATTR) { /* no op has it yet: the same as this op lacking it */
@@ -379,7 +382,8 @@ static int value_matches(const irm_any *value, const irm_object *type, int nesti
       return 0;
     return dl->ndim == 0 || memcmp(dl->shape, irm_tensor_type_shape(type), (size_t)dl->ndim * sizeof(int64_t)) == 0;
   }
-  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TUPLE || nesting >= 64 || !irm_object_is(value->v_obj, "ffi.Array"))
+  if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TUPLE || nesting >= 64 ||
+      !irm_object_is(value->v_obj, "ffi.Array"))
     return 0;
   size_t n = irm_array_size(value->v_obj);
   if (n != irm_tuple_type_size(type)) return 0;

@@ -100,7 +100,8 @@ static int arg_kind(const char *fn, const irm_any *args, int32_t nargs, irm_kind
   if (!rc) rc = irm_arg_str(fn, args, 0, &name, NULL);
   if (rc) return rc; /* argument errors name fn already */
   rc = irm_op_get(name, &op);
-  if (!rc && !(*out = irm_op_kind(op))) rc = irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_error_quote(name));
+  if (!rc && !(*out = irm_op_kind(op)))
+    rc = irm_error(IRM_EKEY, "op '%s' is no longer registered", irm_error_quote(name));
   irm_object_release(op);
   return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
 }
@@ -125,8 +126,10 @@ static int g_describe_options(const irm_any *args, int32_t nargs, irm_any *ret, 
 
 int irm_register_op_globals_(void) {
   static const irm_builtin_global table[] = {
-      {"op.Register", g_register},       {"op.ListOps", g_list_ops},
-      {"op.GetAttr", g_get_attr},        {"op.ListOptions", g_list_options},
+      {"op.Register", g_register},
+      {"op.ListOps", g_list_ops},
+      {"op.GetAttr", g_get_attr},
+      {"op.ListOptions", g_list_options},
       {"op.DescribeOptions", g_describe_options},
   };
   return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);

@@ -36,15 +36,9 @@ typedef struct composite_type_payload {
   irm_object *ret;   /* function types only */
 } composite_type_payload;
 
-static const tensor_type_payload *tensor_of(const irm_object *t) {
-  return irm_payload_if_type_(t, &tensor_type);
-}
-static const composite_type_payload *tuple_of(const irm_object *t) {
-  return irm_payload_if_type_(t, &tuple_type);
-}
-static const composite_type_payload *func_of(const irm_object *t) {
-  return irm_payload_if_type_(t, &func_type);
-}
+static const tensor_type_payload *tensor_of(const irm_object *t) { return irm_payload_if_type_(t, &tensor_type); }
+static const composite_type_payload *tuple_of(const irm_object *t) { return irm_payload_if_type_(t, &tuple_type); }
+static const composite_type_payload *func_of(const irm_object *t) { return irm_payload_if_type_(t, &func_type); }
 
 irm_dataflow_type_kind irm_dataflow_type_kind_of(const irm_object *t) {
   if (tensor_of(t)) return IRM_DATAFLOW_TYPE_TENSOR;
@@ -274,8 +268,8 @@ static int same_composite(const irm_object *t, const void *key) {
   return 1;
 }
 
-static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *const *items, size_t n,
-                          irm_object *ret, irm_object **out) {
+static int make_composite(const char *fn, _Atomic int32_t *type, irm_object *const *items, size_t n, irm_object *ret,
+                          irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
   *out = NULL;
   int rc = irm_builtins_ready_();

@@ -48,7 +48,7 @@ typedef struct verifier {
   vnode *nodes;
   size_t n, cap;
   irm_ptr_table_ index; /* shared node -> its position in nodes */
-  size_t *edges; /* each node's children, as node indices, in child order */
+  size_t *edges;        /* each node's children, as node indices, in child order */
   size_t nedges, ecap;
   size_t *order; /* post order */
   size_t norder;
@@ -75,11 +75,11 @@ static void shallow_list(irm_text_buf *b, const irm_object *e, size_t from, size
 static void shallow(irm_text_buf *b, const irm_object *e, int level) {
   irm_expr_kind k = irm_expr_kind_of(e);
   switch (k) {
-    case IRM_EXPR_VAR: irm_text_buf_printf_(b, "%%%s", irm_var_name(e)); return;
-    case IRM_EXPR_GLOBAL_VAR: irm_text_buf_printf_(b, "@%s", irm_global_var_name(e)); return;
-    case IRM_EXPR_OP: irm_text_buf_puts_(b, irm_op_name(e)); return;
-    case IRM_EXPR_CONSTANT: irm_text_buf_puts_(b, "constant"); return;
-    default: break;
+  case IRM_EXPR_VAR: irm_text_buf_printf_(b, "%%%s", irm_var_name(e)); return;
+  case IRM_EXPR_GLOBAL_VAR: irm_text_buf_printf_(b, "@%s", irm_global_var_name(e)); return;
+  case IRM_EXPR_OP: irm_text_buf_puts_(b, irm_op_name(e)); return;
+  case IRM_EXPR_CONSTANT: irm_text_buf_puts_(b, "constant"); return;
+  default: break;
   }
   if (level <= 0) {
     irm_text_buf_puts_(b, "...");
@@ -87,37 +87,37 @@ static void shallow(irm_text_buf *b, const irm_object *e, int level) {
   }
   size_t n = irm_expr_child_count(e);
   switch (k) {
-    case IRM_EXPR_TUPLE:
-      irm_text_buf_putc_(b, '(');
-      shallow_list(b, e, 0, n, level - 1);
-      irm_text_buf_puts_(b, n == 1 ? ",)" : ")");
-      break;
-    case IRM_EXPR_TUPLE_GET_ITEM:
-      shallow(b, irm_tuple_item_source(e), level - 1);
-      irm_text_buf_printf_(b, ".%lld", (long long)irm_tuple_item_index(e));
-      break;
-    case IRM_EXPR_CALL:
-      shallow(b, irm_call_callee(e), level - 1);
-      irm_text_buf_putc_(b, '(');
-      shallow_list(b, e, 1, n, level - 1);
-      irm_text_buf_putc_(b, ')');
-      break;
-    case IRM_EXPR_LET:
-      irm_text_buf_puts_(b, "let ");
-      shallow(b, irm_let_var(e), 0);
-      irm_text_buf_puts_(b, " = ");
-      shallow(b, irm_let_value(e), level - 1);
-      irm_text_buf_puts_(b, "; ");
-      shallow(b, irm_let_body(e), 0);
-      break;
-    case IRM_EXPR_FUNCTION:
-      irm_text_buf_puts_(b, "fn (");
-      shallow_list(b, e, 0, n - 1, 0);
-      irm_text_buf_puts_(b, ") { ");
-      shallow(b, irm_function_body(e), level - 1);
-      irm_text_buf_puts_(b, " }");
-      break;
-    default: irm_text_buf_printf_(b, "<%s>", e ? irm_object_type_key(e) : "NULL"); break;
+  case IRM_EXPR_TUPLE:
+    irm_text_buf_putc_(b, '(');
+    shallow_list(b, e, 0, n, level - 1);
+    irm_text_buf_puts_(b, n == 1 ? ",)" : ")");
+    break;
+  case IRM_EXPR_TUPLE_GET_ITEM:
+    shallow(b, irm_tuple_item_source(e), level - 1);
+    irm_text_buf_printf_(b, ".%lld", (long long)irm_tuple_item_index(e));
+    break;
+  case IRM_EXPR_CALL:
+    shallow(b, irm_call_callee(e), level - 1);
+    irm_text_buf_putc_(b, '(');
+    shallow_list(b, e, 1, n, level - 1);
+    irm_text_buf_putc_(b, ')');
+    break;
+  case IRM_EXPR_LET:
+    irm_text_buf_puts_(b, "let ");
+    shallow(b, irm_let_var(e), 0);
+    irm_text_buf_puts_(b, " = ");
+    shallow(b, irm_let_value(e), level - 1);
+    irm_text_buf_puts_(b, "; ");
+    shallow(b, irm_let_body(e), 0);
+    break;
+  case IRM_EXPR_FUNCTION:
+    irm_text_buf_puts_(b, "fn (");
+    shallow_list(b, e, 0, n - 1, 0);
+    irm_text_buf_puts_(b, ") { ");
+    shallow(b, irm_function_body(e), level - 1);
+    irm_text_buf_puts_(b, " }");
+    break;
+  default: irm_text_buf_printf_(b, "<%s>", e ? irm_object_type_key(e) : "NULL"); break;
   }
 }
 
@@ -182,8 +182,7 @@ static int fail(const verifier *v, const irm_object *e, const char *fmt, ...) {
   va_end(ap);
   describe(&node, e);
   int rc;
-  if (msg.failed || node.failed)
-    rc = irm_error_nomem_(what);
+  if (msg.failed || node.failed) rc = irm_error_nomem_(what);
   else
     rc = irm_error(IRM_EVALUE, "function '%s': %s in %s", irm_error_quote(v->fname), irm_text_buf_cstr_(&msg),
                    irm_error_quote(irm_text_buf_cstr_(&node)));
@@ -224,10 +223,8 @@ static size_t ancestor_at(const scope *s, size_t u, size_t depth) {
 
 static size_t common_scope(const scope *s, size_t a, size_t b) {
   if (a == NONE_) return b;
-  if (s[a].depth > s[b].depth)
-    a = ancestor_at(s, a, s[b].depth);
-  else
-    b = ancestor_at(s, b, s[a].depth);
+  if (s[a].depth > s[b].depth) a = ancestor_at(s, a, s[b].depth);
+  else b = ancestor_at(s, b, s[a].depth);
   while (a != b) {
     if (s[a].jump != s[b].jump) {
       a = s[a].jump;
@@ -362,8 +359,7 @@ static int report_scope(const verifier *v, size_t u) {
       if (v->edges[v->nodes[p].edges + i] != u) continue;
       size_t s = edge_scope(v, p, i);
       if (s == NONE_ || v->nodes[p].ctx == NONE_) continue;
-      if (b == NONE_)
-        return fail(v, e, "variable %%%s is not bound by a parameter or a let", irm_var_name(var));
+      if (b == NONE_) return fail(v, e, "variable %%%s is not bound by a parameter or a let", irm_var_name(var));
       if (!scope_contains(v->scopes, v->nodes[b].scope, s))
         return fail(v, e, "variable %%%s is used out of its scope", irm_var_name(var));
     }
@@ -397,8 +393,8 @@ static void meet(verifier *v, size_t c, size_t s) { v->nodes[c].ctx = common_sco
 static int types_agree(const irm_object *a, const irm_object *b) { return !a || !b || irm_dataflow_type_equal(a, b); }
 
 /* "<lhs> has type A but <rhs> has type B". */
-static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs, const irm_object *a,
-                         const char *rhs, const irm_object *b) {
+static int type_mismatch(const verifier *v, const irm_object *e, const char *lhs, const irm_object *a, const char *rhs,
+                         const irm_object *b) {
   irm_text_buf ta = {0}, tb = {0};
   describe(&ta, a);
   describe(&tb, b);
@@ -448,10 +444,8 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
   int64_t i = irm_tuple_item_index(e);
   const irm_object *type = irm_expr_type(t);
   size_t n;
-  if (irm_expr_kind_of(t) == IRM_EXPR_TUPLE)
-    n = irm_tuple_size(t);
-  else if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE)
-    n = irm_tuple_type_size(type);
+  if (irm_expr_kind_of(t) == IRM_EXPR_TUPLE) n = irm_tuple_size(t);
+  else if (irm_dataflow_type_kind_of(type) == IRM_DATAFLOW_TYPE_TUPLE) n = irm_tuple_type_size(type);
   else if (type) {
     irm_text_buf tb = {0};
     describe(&tb, type);
@@ -460,8 +454,7 @@ static int check_tuple_get_item(const verifier *v, const irm_object *e) {
                               irm_error_quote(irm_text_buf_cstr_(&tb)));
     irm_text_buf_free_(&tb);
     return rc;
-  } else
-    return IRM_OK;
+  } else return IRM_OK;
   if (i < 0 || (uint64_t)i >= n)
     return fail(v, e, "tuple index %lld is out of range for a tuple of %zu field%s", (long long)i, n,
                 n == 1 ? "" : "s");
@@ -488,42 +481,41 @@ static const irm_object *body_type(const irm_object *body) {
 
 static int check_node(const verifier *v, const irm_object *e) {
   switch (irm_expr_kind_of(e)) {
-    case IRM_EXPR_CALL: return check_call(v, e);
-    case IRM_EXPR_TUPLE_GET_ITEM: return check_tuple_get_item(v, e);
-    case IRM_EXPR_GLOBAL_VAR: {
-      const char *name = irm_global_var_name(e);
-      if (irm_module_function(v->mod, name)) return IRM_OK;
-      irm_object *names = NULL;
-      int rc = irm_module_function_names(v->mod, &names);
-      if (rc) return rc;
-      size_t n = irm_array_size(names);
-      const char **cands = irm_malloc((n ? n : 1) * sizeof *cands);
-      if (!cands) {
-        irm_object_release(names);
-        return irm_error_nomem_(what);
-      }
-      for (size_t i = 0; i < n; i++) cands[i] = irm_string_data(irm_array_at(names, i)->v_obj);
-      const char *close = irm_closest_name(name, cands, n);
-      if (close)
-        rc = fail(v, e, "@%s names no function of the module (did you mean @%s?)", irm_error_quote(name),
-                  irm_error_quote(close));
-      else
-        rc = fail(v, e, "@%s names no function of the module", irm_error_quote(name));
-      irm_free(cands);
+  case IRM_EXPR_CALL: return check_call(v, e);
+  case IRM_EXPR_TUPLE_GET_ITEM: return check_tuple_get_item(v, e);
+  case IRM_EXPR_GLOBAL_VAR: {
+    const char *name = irm_global_var_name(e);
+    if (irm_module_function(v->mod, name)) return IRM_OK;
+    irm_object *names = NULL;
+    int rc = irm_module_function_names(v->mod, &names);
+    if (rc) return rc;
+    size_t n = irm_array_size(names);
+    const char **cands = irm_malloc((n ? n : 1) * sizeof *cands);
+    if (!cands) {
       irm_object_release(names);
-      return rc;
+      return irm_error_nomem_(what);
     }
-    case IRM_EXPR_LET: {
-      const irm_object *a = irm_expr_type(irm_let_var(e)), *b = irm_expr_type(irm_let_value(e));
-      if (types_agree(a, b)) return IRM_OK;
-      return type_mismatch(v, e, "the let variable", a, "its value", b);
-    }
-    case IRM_EXPR_FUNCTION: {
-      const irm_object *a = irm_function_ret_type(e), *b = body_type(irm_function_body(e));
-      if (types_agree(a, b)) return IRM_OK;
-      return type_mismatch(v, e, "the result", a, "the body", b);
-    }
-    default: return IRM_OK;
+    for (size_t i = 0; i < n; i++) cands[i] = irm_string_data(irm_array_at(names, i)->v_obj);
+    const char *close = irm_closest_name(name, cands, n);
+    if (close)
+      rc = fail(v, e, "@%s names no function of the module (did you mean @%s?)", irm_error_quote(name),
+                irm_error_quote(close));
+    else rc = fail(v, e, "@%s names no function of the module", irm_error_quote(name));
+    irm_free(cands);
+    irm_object_release(names);
+    return rc;
+  }
+  case IRM_EXPR_LET: {
+    const irm_object *a = irm_expr_type(irm_let_var(e)), *b = irm_expr_type(irm_let_value(e));
+    if (types_agree(a, b)) return IRM_OK;
+    return type_mismatch(v, e, "the let variable", a, "its value", b);
+  }
+  case IRM_EXPR_FUNCTION: {
+    const irm_object *a = irm_function_ret_type(e), *b = body_type(irm_function_body(e));
+    if (types_agree(a, b)) return IRM_OK;
+    return type_mismatch(v, e, "the result", a, "the body", b);
+  }
+  default: return IRM_OK;
   }
 }
 

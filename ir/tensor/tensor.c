@@ -37,11 +37,10 @@ static void shape_text(const int64_t *shape, int32_t ndim, char *buf, size_t siz
   if (ndim == 0 && size > 2) memcpy(buf, "[]", 3);
 }
 
-int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim, size_t elem_size,
-                            int64_t *numel, size_t *nbytes) {
+int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim, size_t elem_size, int64_t *numel,
+                            size_t *nbytes) {
   if (ndim < 0 || ndim > IRM_TENSOR_MAX_NDIM)
-    return irm_error(IRM_EVALUE, "%s has %d dimensions; a tensor has 0 to %d", what, (int)ndim,
-                     IRM_TENSOR_MAX_NDIM);
+    return irm_error(IRM_EVALUE, "%s has %d dimensions; a tensor has 0 to %d", what, (int)ndim, IRM_TENSOR_MAX_NDIM);
   if (ndim > 0 && !shape) return irm_error(IRM_EVALUE, "%s is NULL but ndim is %d", what, (int)ndim);
   /* Zero dimensions are left out of the bound, so a shape whose other
    * dimensions overflow is refused even when it holds no element. */
@@ -142,8 +141,8 @@ int irm_tensor_from_dlpack(DLManagedTensor *managed, irm_tensor **out) {
   *out = NULL;
   const DLTensor *dl = &managed->dl_tensor;
   if (dl->device.device_type != kDLCPU)
-    return irm_error(IRM_EVALUE, "%s: the tensor is on device type %d, id %d; irm takes CPU tensors (kDLCPU, 1)",
-                     fn, (int)dl->device.device_type, dl->device.device_id);
+    return irm_error(IRM_EVALUE, "%s: the tensor is on device type %d, id %d; irm takes CPU tensors (kDLCPU, 1)", fn,
+                     (int)dl->device.device_type, dl->device.device_id);
   DLDataType dtype;
   if (!irm_dtype_from_dlpack_(dl->dtype, &dtype)) return unsupported_dtype(fn, dl->dtype);
   int64_t numel = 0;
@@ -154,8 +153,8 @@ int irm_tensor_from_dlpack(DLManagedTensor *managed, irm_tensor **out) {
   if (dl->strides && numel > 0 && !compact_strides(dl))
     return irm_error(IRM_EVALUE, "%s: the tensor is strided (not compact row-major); copy it to a contiguous one first",
                      fn);
-  if (!dl->data && numel > 0) return irm_error(IRM_EVALUE, "%s: the tensor has %lld elements but NULL data", fn,
-                                               (long long)numel);
+  if (!dl->data && numel > 0)
+    return irm_error(IRM_EVALUE, "%s: the tensor has %lld elements but NULL data", fn, (long long)numel);
   /* byte_offset: the data must stay addressable (no wrap past the end of
    * the address space) and aligned for the dtype, which the ops read
    * directly. */
@@ -273,10 +272,8 @@ double irm_tensor_get_f64(const irm_tensor *t, int64_t i) {
       memcpy(&v, e, sizeof v);
       return v;
     }
-  case kDLUInt:
-    return (unsigned char)*e;
-  default: /* bool: a producer's nonzero byte is true */
-    return *e != 0;
+  case kDLUInt: return (unsigned char)*e;
+  default: /* bool: a producer's nonzero byte is true */ return *e != 0;
   }
 }
 
@@ -308,7 +305,10 @@ void irm_tensor_set_f64(irm_tensor *t, int64_t i, double x) {
   case kDLInt:
     if (p->dl.dtype.bits == 64) {
       /* (double)INT64_MAX rounds up to 2^63: anything at or above it saturates */
-      int64_t v = isnan(x) ? 0 : x >= 9223372036854775808.0 ? INT64_MAX : x <= -9223372036854775808.0 ? INT64_MIN : (int64_t)x;
+      int64_t v = isnan(x)                      ? 0
+                  : x >= 9223372036854775808.0  ? INT64_MAX
+                  : x <= -9223372036854775808.0 ? INT64_MIN
+                                                : (int64_t)x;
       memcpy(e, &v, sizeof v);
     } else if (p->dl.dtype.bits == 32) {
       int32_t v = (int32_t)saturate(x, INT32_MIN, INT32_MAX);
@@ -317,11 +317,7 @@ void irm_tensor_set_f64(irm_tensor *t, int64_t i, double x) {
       *(int8_t *)e = (int8_t)saturate(x, INT8_MIN, INT8_MAX);
     }
     return;
-  case kDLUInt:
-    *(uint8_t *)e = (uint8_t)saturate(x, 0, UINT8_MAX);
-    return;
-  default: /* bool */
-    *(uint8_t *)e = x != 0;
-    return;
+  case kDLUInt: *(uint8_t *)e = (uint8_t)saturate(x, 0, UINT8_MAX); return;
+  default: /* bool */ *(uint8_t *)e = x != 0; return;
   }
 }

@@ -16,8 +16,8 @@ typedef struct dtype_def {
 
 /* In the order messages list them. */
 static const dtype_def dtypes[] = {
-    {"float32", {kDLFloat, 32, 1}}, {"float16", {kDLFloat, 16, 1}},       {"int32", {kDLInt, 32, 1}},
-    {"int8", {kDLInt, 8, 1}},       {"uint8", {kDLUInt, 8, 1}},           {"float64", {kDLFloat, 64, 1}},
+    {"float32", {kDLFloat, 32, 1}}, {"float16", {kDLFloat, 16, 1}},    {"int32", {kDLInt, 32, 1}},
+    {"int8", {kDLInt, 8, 1}},       {"uint8", {kDLUInt, 8, 1}},        {"float64", {kDLFloat, 64, 1}},
     {"int64", {kDLInt, 64, 1}},     {"bool", {IRM_DLPACK_BOOL, 8, 1}}, /* bool stays last: see irm_dtype_from_dlpack_ */
 };
 enum { dtype_count = sizeof dtypes / sizeof dtypes[0] };
@@ -68,9 +68,7 @@ size_t irm_dtype_size(DLDataType dtype) {
   return d ? d->dtype.bits / 8u : 0;
 }
 
-int irm_dtype_equal(DLDataType a, DLDataType b) {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
-}
+int irm_dtype_equal(DLDataType a, DLDataType b) { return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes; }
 
 /* DLPack before 0.8 had no bool code; TVM wrote bool as uint1, stored one
  * byte per element. Both mean our bool. */
@@ -90,8 +88,7 @@ void irm_dtype_describe_(DLDataType d, char *buf, size_t size) {
   static const char *const codes[] = {"int", "uint", "float", "handle", "bfloat", "complex", "bool"};
   char lanes[24] = "";
   if (d.lanes != 1) snprintf(lanes, sizeof lanes, "x%u", (unsigned)d.lanes);
-  if (d.code < sizeof codes / sizeof codes[0])
-    snprintf(buf, size, "%s%u%s", codes[d.code], (unsigned)d.bits, lanes);
+  if (d.code < sizeof codes / sizeof codes[0]) snprintf(buf, size, "%s%u%s", codes[d.code], (unsigned)d.bits, lanes);
   else
     snprintf(buf, size, "type code %u, %u bits%s%s", (unsigned)d.code, (unsigned)d.bits, d.lanes != 1 ? ", lanes " : "",
              d.lanes != 1 ? lanes + 1 : "");

@@ -123,13 +123,11 @@ static int shape_field(const irm_any *v, int64_t *shape, int32_t *ndim) {
   if (rc) return field_error(rc, "shape");
   size_t n = irm_array_size(arr);
   if (n > IRM_TENSOR_MAX_NDIM)
-    return field_error(irm_error(IRM_EVALUE, "%zu dimensions; a tensor has 0 to %d", n, IRM_TENSOR_MAX_NDIM),
-                       "shape");
+    return field_error(irm_error(IRM_EVALUE, "%zu dimensions; a tensor has 0 to %d", n, IRM_TENSOR_MAX_NDIM), "shape");
   for (size_t i = 0; i < n; i++) {
     const irm_any *item = irm_array_at(arr, i);
     if (item->type_code != IRM_INT)
-      return field_error(irm_error(IRM_ETYPE, "item %zu: expected int, got %s", i, irm_any_type_name(item)),
-                         "shape");
+      return field_error(irm_error(IRM_ETYPE, "item %zu: expected int, got %s", i, irm_any_type_name(item)), "shape");
     shape[i] = item->v_int;
   }
   *ndim = (int32_t)n;
@@ -145,7 +143,8 @@ static int tensor_from_fields(const irm_object *fields, irm_object **out) {
   int64_t shape[IRM_TENSOR_MAX_NDIM];
   int32_t ndim = 0;
   size_t name_len = 0;
-  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, &name_len))) return field_error(rc, "dtype");
+  if ((rc = irm_any_to_str(irm_map_find_cstr(fields, "dtype"), &dtype_name, &name_len)))
+    return field_error(rc, "dtype");
   if ((rc = irm_dtype_parse_n_(dtype_name, name_len, &dtype))) return field_error(rc, "dtype");
   if ((rc = shape_field(irm_map_find_cstr(fields, "shape"), shape, &ndim))) return rc;
   const irm_any *data = irm_map_find_cstr(fields, "data");
@@ -160,9 +159,9 @@ static int tensor_from_fields(const irm_object *fields, irm_object **out) {
   if ((rc = irm_tensor_check_shape_("tensor shape", shape, ndim, irm_dtype_size(dtype), &numel, &nbytes)))
     return field_error(rc, "shape");
   if (decoded != nbytes)
-    return field_error(irm_error(IRM_EVALUE, "holds %zu bytes; dtype %s and this shape need %zu", decoded,
-                                 dtype_name, nbytes),
-                       "data");
+    return field_error(
+        irm_error(IRM_EVALUE, "holds %zu bytes; dtype %s and this shape need %zu", decoded, dtype_name, nbytes),
+        "data");
   irm_tensor *t = NULL;
   if ((rc = irm_tensor_new(dtype, shape, ndim, NULL, &t))) return rc;
   /* Nobody else has seen t yet: filling it in is still making it. */
@@ -283,5 +282,5 @@ int irm_register_tensor_type_(void) {
                                                 .equal = tensor_equal,
                                                 .hash = tensor_hash,
                                                 .repr = tensor_repr},
-                              &irm_tensor_type_);
+                               &irm_tensor_type_);
 }

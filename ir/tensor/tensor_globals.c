@@ -84,8 +84,7 @@ static int g_dtype(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   irm_object *t = NULL, *s = NULL;
   int rc = tensor_arg("ffi.TensorDtype", args, nargs, &t);
   if (rc) return rc;
-  return irm_ret_object("ffi.TensorDtype", irm_string_from_cstr(irm_dtype_name(irm_tensor_dl(t)->dtype), &s), &s,
-                        ret);
+  return irm_ret_object("ffi.TensorDtype", irm_string_from_cstr(irm_dtype_name(irm_tensor_dl(t)->dtype), &s), &s, ret);
 }
 
 /* ffi.TensorData(t) -> ptr, borrowed from t */

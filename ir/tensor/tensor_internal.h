@@ -18,7 +18,7 @@ typedef struct tensor_payload {
   DLManagedTensor *managed; /* producer's tensor whose deleter runs at finalize */
   int64_t numel;
   size_t nbytes;
-  int64_t shape[];          /* dl.ndim entries */
+  int64_t shape[]; /* dl.ndim entries */
 } tensor_payload;
 
 /* The ffi.Tensor type index; -1 until the built-ins ran. */
@@ -34,8 +34,8 @@ static inline const tensor_payload *irm_tensor_payload_(const irm_object *t) {
  * and gives the element count and byte size for elements of elem_size
  * bytes. ValueError naming what is wrong; what says what the shape belongs
  * to ("tensor shape", "DLPack tensor shape"). */
-int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim, size_t elem_size,
-                            int64_t *numel, size_t *nbytes);
+int irm_tensor_check_shape_(const char *what, const int64_t *shape, int32_t ndim, size_t elem_size, int64_t *numel,
+                            size_t *nbytes);
 
 /* irm_dtype_parse of the len bytes at name (a String's): a name with a
  * NUL inside is no dtype. */

@@ -51,8 +51,8 @@ static int constant_for(const char *name, const irm_any *v, const irm_object *pa
     rc = repr_of(got, &a);
     if (!rc) rc = repr_of(want, &b);
     if (!rc)
-      rc = irm_error(IRM_ETYPE, "params entry '%s' has type %s, but parameter %%%s is annotated %s", irm_error_quote(name),
-                     irm_string_data(a), irm_var_name(param), irm_string_data(b));
+      rc = irm_error(IRM_ETYPE, "params entry '%s' has type %s, but parameter %%%s is annotated %s",
+                     irm_error_quote(name), irm_string_data(a), irm_var_name(param), irm_string_data(b));
     irm_object_release(a);
     irm_object_release(b);
     irm_object_release(c);
@@ -103,8 +103,8 @@ static int bind_function(irm_object *f, const irm_object *params, irm_object **o
 }
 
 /* The function pass: the module's `params` bound in func. */
-static int bind_in(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                   void *resource, irm_object **out) {
+static int bind_in(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                   irm_object **out) {
   (void)ctx;
   (void)options;
   (void)resource;

@@ -28,9 +28,7 @@ typedef struct dce_ctx {
   size_t n, cap;
 } dce_ctx;
 
-static seen_node *find(irm_ptr_table_ *t, const irm_object *key) {
-  return irm_ptr_table_find_(t, key);
-}
+static seen_node *find(irm_ptr_table_ *t, const irm_object *key) { return irm_ptr_table_find_(t, key); }
 
 static int add(irm_ptr_table_ *t, const irm_object *key, seen_node **out) {
   seen_node *e = irm_ptr_table_add_(t, key, sizeof *e);
@@ -49,8 +47,7 @@ static int push(dce_ctx *c, irm_object *node) {
   }
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 64;
-    irm_object **s =
-        c->cap ? irm_realloc(c->stack, cap * sizeof *s) : irm_walk_stack_take_(sizeof *s, cap, &cap);
+    irm_object **s = c->cap ? irm_realloc(c->stack, cap * sizeof *s) : irm_walk_stack_take_(sizeof *s, cap, &cap);
     if (!s) return irm_error_nomem_("eliminating dead code");
     c->stack = s;
     c->cap = cap;
@@ -65,25 +62,25 @@ static int mark(dce_ctx *c, irm_object *root) {
   while (!rc && c->n) {
     irm_object *node = c->stack[--c->n];
     switch (irm_expr_kind_of(node)) {
-      case IRM_EXPR_LET: {
-        seen_node *b = find(&c->binders, irm_let_var(node));
-        if (!b && (rc = add(&c->binders, irm_let_var(node), &b))) break;
-        if (b->used) rc = push(c, irm_let_value(node));
-        else b->value = irm_let_value(node);
-        if (!rc) rc = push(c, irm_let_body(node));
-        break;
+    case IRM_EXPR_LET: {
+      seen_node *b = find(&c->binders, irm_let_var(node));
+      if (!b && (rc = add(&c->binders, irm_let_var(node), &b))) break;
+      if (b->used) rc = push(c, irm_let_value(node));
+      else b->value = irm_let_value(node);
+      if (!rc) rc = push(c, irm_let_body(node));
+      break;
+    }
+    case IRM_EXPR_VAR: {
+      seen_node *b = find(&c->binders, node);
+      if (!b && (rc = add(&c->binders, node, &b))) break;
+      if (!b->used) {
+        b->used = 1;
+        if (b->value) rc = push(c, (irm_object *)b->value);
       }
-      case IRM_EXPR_VAR: {
-        seen_node *b = find(&c->binders, node);
-        if (!b && (rc = add(&c->binders, node, &b))) break;
-        if (!b->used) {
-          b->used = 1;
-          if (b->value) rc = push(c, (irm_object *)b->value);
-        }
-        break;
-      }
-      default:
-        for (size_t i = 0; !rc && i < irm_expr_child_count(node); i++) rc = push(c, irm_expr_child(node, i));
+      break;
+    }
+    default:
+      for (size_t i = 0; !rc && i < irm_expr_child_count(node); i++) rc = push(c, irm_expr_child(node, i));
     }
   }
   return rc;
@@ -203,8 +200,7 @@ int irm_dataflow_dead_code_elimination(irm_module *mod, irm_module **out) {
   memset(&c, 0, sizeof c);
   for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
     irm_object *f = irm_module_function(mod, irm_string_data(irm_array_at(names, i)->v_obj));
-    if (irm_expr_kind_of(f) == IRM_EXPR_FUNCTION && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT))
-      rc = mark(&c, f);
+    if (irm_expr_kind_of(f) == IRM_EXPR_FUNCTION && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT)) rc = mark(&c, f);
   }
   irm_object_release(names);
   irm_module *result = NULL;

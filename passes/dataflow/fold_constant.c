@@ -94,7 +94,8 @@ static uint64_t result_cost(const irm_object *t, int nesting) {
   if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE) return 0;
   if (nesting >= 64) return UINT64_MAX;
   uint64_t sum = 0;
-  for (size_t i = 0; i < irm_tuple_type_size(t); i++) sum = add_sat(sum, result_cost(irm_tuple_type_field(t, i), nesting + 1));
+  for (size_t i = 0; i < irm_tuple_type_size(t); i++)
+    sum = add_sat(sum, result_cost(irm_tuple_type_field(t, i), nesting + 1));
   return sum;
 }
 
@@ -209,8 +210,7 @@ static int fold_function(irm_object *func, irm_module *mod, irm_pass_context *ct
   int rc = irm_pass_setting(options, "max_bytes", mod, "FoldConstant.max_bytes", &v);
   if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_int(&v, &limit);
   irm_any_release(&v);
-  if (!rc && limit < 0)
-    rc = irm_error(IRM_EVALUE, "FoldConstant: max_bytes must be >= 0, got %lld", (long long)limit);
+  if (!rc && limit < 0) rc = irm_error(IRM_EVALUE, "FoldConstant: max_bytes must be >= 0, got %lld", (long long)limit);
   if (rc) return rc;
   fold_ctx fc = {(uint64_t)limit, NULL, NULL};
   const irm_expr_rewriter rw = {fold_pre, fold_post, &fc};

@@ -138,8 +138,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   irm_object *type = irm_expr_type(original);
   if (c->g.pattern[ix] != FUSE_NOT_OP) {
     if (irm_fuse_graph_group_(&c->g, ix) == ix) rc = build_group(c, ix, out);
-    else { /* inside a group: only its group uses it */
-      irm_object_retain(original);
+    else { /* inside a group: only its group uses it */ irm_object_retain(original);
       *out = original;
     }
   } else if (rebuilt != original && type && !irm_expr_type(rebuilt)) {
@@ -207,7 +206,8 @@ static int fuse_in(irm_object *f, irm_module *mod, irm_pass_context *ctx, const 
 int irm_dataflow_fuse_ops(irm_module *mod, int64_t max_depth, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_fuse_ops: out must not be NULL");
   *out = NULL;
-  if (max_depth < 1) return irm_error(IRM_EVALUE, "FuseOps: max_depth must be at least 1, got %lld", (long long)max_depth);
+  if (max_depth < 1)
+    return irm_error(IRM_EVALUE, "FuseOps: max_depth must be at least 1, got %lld", (long long)max_depth);
   irm_object *names = NULL, *attrs = NULL;
   int rc = irm_module_function_names(mod, &names);
   if (!rc) rc = irm_map_new(&attrs);

@@ -37,8 +37,8 @@ size_t irm_fuse_graph_group_(fuse_graph *g, size_t i) {
 }
 
 void irm_fuse_graph_free_(fuse_graph *g) {
-  void *arrays[] = {g->nodes, g->edge_start, g->edges, g->pattern, g->external, g->cons_start, g->cons, g->parent,
-                    g->size,  g->kind,    g->anchors,  g->head,       g->tail, g->next};
+  void *arrays[] = {g->nodes,  g->edge_start, g->edges, g->pattern, g->external, g->cons_start, g->cons,
+                    g->parent, g->size,       g->kind,  g->anchors, g->head,     g->tail,       g->next};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) irm_free(arrays[i]);
   memset(g, 0, sizeof *g);
 }
@@ -46,7 +46,8 @@ void irm_fuse_graph_free_(fuse_graph *g) {
 /* Whether the walk stops at node: a nested function the passes leave
  * alone (already fused, or for another compiler). */
 static int is_leaf(const irm_object *node, const irm_object *root) {
-  return node != root && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT);
+  return node != root && irm_expr_kind_of(node) == IRM_EXPR_FUNCTION &&
+         irm_base_func_should_skip(node, IRM_SKIP_DEFAULT);
 }
 
 static size_t child_count(const irm_object *node, const irm_object *root) {

@@ -16,17 +16,17 @@
  * ends its group. Every other member is used only inside its group. */
 typedef struct fuse_graph {
   size_t n;
-  irm_object **nodes;    /* borrowed from the function */
-  size_t *edge_start;    /* node i's children (as positions): edges[edge_start[i] .. edge_start[i+1]) */
-  size_t *edges;         /* (a call's first child is its callee, then its arguments) */
-  uint8_t *pattern;      /* irm_op_pattern, or FUSE_NOT_OP */
-  uint8_t *external;     /* used outside the graph (the body) */
-  size_t *cons_start;    /* consumers of node i: cons[cons_start[i] .. cons_start[i+1]) */
-  size_t *cons;          /* (only calls of ops have consumers listed) */
-  size_t *parent;        /* union-find */
-  size_t *size;          /* ops in the group (at its representative) */
-  uint8_t *kind;         /* the group's pattern (at its representative) */
-  uint8_t *anchors;      /* out-elemwise-fusable and reduce ops in the group */
+  irm_object **nodes;         /* borrowed from the function */
+  size_t *edge_start;         /* node i's children (as positions): edges[edge_start[i] .. edge_start[i+1]) */
+  size_t *edges;              /* (a call's first child is its callee, then its arguments) */
+  uint8_t *pattern;           /* irm_op_pattern, or FUSE_NOT_OP */
+  uint8_t *external;          /* used outside the graph (the body) */
+  size_t *cons_start;         /* consumers of node i: cons[cons_start[i] .. cons_start[i+1]) */
+  size_t *cons;               /* (only calls of ops have consumers listed) */
+  size_t *parent;             /* union-find */
+  size_t *size;               /* ops in the group (at its representative) */
+  uint8_t *kind;              /* the group's pattern (at its representative) */
+  uint8_t *anchors;           /* out-elemwise-fusable and reduce ops in the group */
   size_t *head, *tail, *next; /* each group's members, a linked list */
 } fuse_graph;
 

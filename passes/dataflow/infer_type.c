@@ -20,7 +20,7 @@ typedef struct node_type {
 } node_type;
 
 typedef struct infer_ctx {
-  irm_module *result;      /* the module being typed (owned by the caller of the walk) */
+  irm_module *result;         /* the module being typed (owned by the caller of the walk) */
   irm_ptr_table_ pending;     /* unannotated Let variable -> its value (link) */
   irm_ptr_table_ binder_type; /* shared typed node (original) -> its type */
   const irm_object *last;     /* the node finished last (original) and its type: */
@@ -82,9 +82,7 @@ static int table_put(irm_ptr_table_ *table, const irm_object *key, const irm_obj
   return IRM_OK;
 }
 
-static node_type *table_find(irm_ptr_table_ *table, const irm_object *key) {
-  return irm_ptr_table_find_(table, key);
-}
+static node_type *table_find(irm_ptr_table_ *table, const irm_object *key) { return irm_ptr_table_find_(table, key); }
 
 static void table_free(irm_ptr_table_ *table) {
   for (node_type *e = irm_ptr_table_first_(table); e; e = irm_ptr_table_next_(e)) irm_object_release(e->type);
@@ -103,7 +101,8 @@ static int global_type(infer_ctx *ic, const char *name, irm_object **out) {
   fn_state *state = NULL;
   HASH_FIND_STR(ic->fns, name, state);
   int in_progress = state && !state->done; /* a recursive call: the annotation is its type */
-  if (!irm_expr_type(f) && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT) && !(in_progress && irm_function_ret_type(f))) {
+  if (!irm_expr_type(f) && !irm_base_func_should_skip(f, IRM_SKIP_DEFAULT) &&
+      !(in_progress && irm_function_ret_type(f))) {
     int rc = infer_function(ic, name); /* may replace ic->result */
     if (rc) return rc;
     f = irm_module_function(ic->result, name);
@@ -149,18 +148,18 @@ static int call_type(infer_ctx *ic, const irm_object *call, irm_object **out) {
   irm_object *callee = irm_call_callee(call), *fn_type = NULL;
   int rc = IRM_OK;
   switch (irm_expr_kind_of(callee)) {
-    case IRM_EXPR_OP: {
-      irm_object *types = NULL;
-      rc = arg_types(call, &types);
-      if (rc) return irm_error_context(rc, "%s", irm_op_name(callee));
-      rc = irm_op_infer_type(callee, types, irm_call_attrs(call), out);
-      irm_object_release(types);
-      return rc;
-    }
-    case IRM_EXPR_GLOBAL_VAR: rc = global_type(ic, irm_global_var_name(callee), &fn_type); break;
-    default:
-      fn_type = irm_expr_type(callee);
-      if (fn_type) irm_object_retain(fn_type);
+  case IRM_EXPR_OP: {
+    irm_object *types = NULL;
+    rc = arg_types(call, &types);
+    if (rc) return irm_error_context(rc, "%s", irm_op_name(callee));
+    rc = irm_op_infer_type(callee, types, irm_call_attrs(call), out);
+    irm_object_release(types);
+    return rc;
+  }
+  case IRM_EXPR_GLOBAL_VAR: rc = global_type(ic, irm_global_var_name(callee), &fn_type); break;
+  default:
+    fn_type = irm_expr_type(callee);
+    if (fn_type) irm_object_retain(fn_type);
   }
   if (rc) return rc;
   if (irm_dataflow_type_kind_of(fn_type) != IRM_DATAFLOW_TYPE_FUNC) {
@@ -169,7 +168,8 @@ static int call_type(infer_ctx *ic, const irm_object *call, irm_object **out) {
   }
   size_t n = irm_call_arg_count(call);
   if (n != irm_func_type_param_count(fn_type))
-    rc = irm_error(IRM_ETYPE, "the callee takes %zu arguments, the call gives %zu", irm_func_type_param_count(fn_type), n);
+    rc = irm_error(IRM_ETYPE, "the callee takes %zu arguments, the call gives %zu", irm_func_type_param_count(fn_type),
+                   n);
   for (size_t i = 0; i < n && !rc; i++) {
     const irm_object *want = irm_func_type_param(fn_type, i), *got = irm_expr_type(irm_call_arg(call, i));
     if (!got) rc = irm_error(IRM_ETYPE, "argument %zu has no type", i + 1);
@@ -206,44 +206,46 @@ static int function_type(const irm_object *f, irm_object **out) {
 static int type_of(infer_ctx *ic, irm_object *rebuilt, irm_object **out) {
   *out = NULL;
   switch (irm_expr_kind_of(rebuilt)) {
-    case IRM_EXPR_OP: return IRM_OK;
-    case IRM_EXPR_GLOBAL_VAR: return global_type(ic, irm_global_var_name(rebuilt), out);
-    case IRM_EXPR_CALL: return call_type(ic, rebuilt, out);
-    case IRM_EXPR_TUPLE: {
-      size_t n = irm_tuple_size(rebuilt);
-      irm_object **fields = irm_calloc(n ? n : 1, sizeof *fields);
-      if (!fields) return irm_error_nomem_("inferring types");
-      int rc = IRM_OK;
-      for (size_t i = 0; i < n && !rc; i++)
-        if (!(fields[i] = irm_expr_type(irm_tuple_field(rebuilt, i)))) rc = irm_error(IRM_ETYPE, "tuple field %zu has no type", i);
-      if (!rc) rc = irm_tuple_type_new(fields, n, out);
-      irm_free(fields);
-      return rc;
+  case IRM_EXPR_OP: return IRM_OK;
+  case IRM_EXPR_GLOBAL_VAR: return global_type(ic, irm_global_var_name(rebuilt), out);
+  case IRM_EXPR_CALL: return call_type(ic, rebuilt, out);
+  case IRM_EXPR_TUPLE: {
+    size_t n = irm_tuple_size(rebuilt);
+    irm_object **fields = irm_calloc(n ? n : 1, sizeof *fields);
+    if (!fields) return irm_error_nomem_("inferring types");
+    int rc = IRM_OK;
+    for (size_t i = 0; i < n && !rc; i++)
+      if (!(fields[i] = irm_expr_type(irm_tuple_field(rebuilt, i))))
+        rc = irm_error(IRM_ETYPE, "tuple field %zu has no type", i);
+    if (!rc) rc = irm_tuple_type_new(fields, n, out);
+    irm_free(fields);
+    return rc;
+  }
+  case IRM_EXPR_TUPLE_GET_ITEM: {
+    irm_object *t = irm_expr_type(irm_tuple_item_source(rebuilt));
+    int64_t i = irm_tuple_item_index(rebuilt);
+    if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE)
+      return irm_error(IRM_ETYPE, "element %lld of an expression that is not a tuple", (long long)i);
+    if ((size_t)i >= irm_tuple_type_size(t))
+      return irm_error(IRM_ETYPE, "tuple index %lld out of range for a tuple of %zu", (long long)i,
+                       irm_tuple_type_size(t));
+    *out = irm_tuple_type_field(t, (size_t)i);
+    irm_object_retain(*out);
+    return IRM_OK;
+  }
+  case IRM_EXPR_LET: {
+    irm_object *var_t = irm_expr_type(irm_let_var(rebuilt)), *value_t = irm_expr_type(irm_let_value(rebuilt));
+    if (var_t && value_t && !irm_dataflow_type_equal(var_t, value_t)) {
+      char what[96];
+      snprintf(what, sizeof what, "let %%%s's annotation", irm_var_name(irm_let_var(rebuilt)));
+      return mismatch(what, var_t, "its value", value_t);
     }
-    case IRM_EXPR_TUPLE_GET_ITEM: {
-      irm_object *t = irm_expr_type(irm_tuple_item_source(rebuilt));
-      int64_t i = irm_tuple_item_index(rebuilt);
-      if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TUPLE)
-        return irm_error(IRM_ETYPE, "element %lld of an expression that is not a tuple", (long long)i);
-      if ((size_t)i >= irm_tuple_type_size(t))
-        return irm_error(IRM_ETYPE, "tuple index %lld out of range for a tuple of %zu", (long long)i, irm_tuple_type_size(t));
-      *out = irm_tuple_type_field(t, (size_t)i);
-      irm_object_retain(*out);
-      return IRM_OK;
-    }
-    case IRM_EXPR_LET: {
-      irm_object *var_t = irm_expr_type(irm_let_var(rebuilt)), *value_t = irm_expr_type(irm_let_value(rebuilt));
-      if (var_t && value_t && !irm_dataflow_type_equal(var_t, value_t)) {
-        char what[96];
-        snprintf(what, sizeof what, "let %%%s's annotation", irm_var_name(irm_let_var(rebuilt)));
-        return mismatch(what, var_t, "its value", value_t);
-      }
-      *out = irm_expr_type(irm_let_body(rebuilt));
-      if (*out) irm_object_retain(*out);
-      return IRM_OK;
-    }
-    case IRM_EXPR_FUNCTION: return function_type(rebuilt, out);
-    default: return IRM_OK; /* Var and Constant: fixed */
+    *out = irm_expr_type(irm_let_body(rebuilt));
+    if (*out) irm_object_retain(*out);
+    return IRM_OK;
+  }
+  case IRM_EXPR_FUNCTION: return function_type(rebuilt, out);
+  default: return IRM_OK; /* Var and Constant: fixed */
   }
 }
 
@@ -283,7 +285,9 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     irm_object *value_type = p && p->link == ic->last ? ic->last_type : NULL;
     if (p && !value_type && (b = table_find(&ic->binder_type, p->link))) value_type = b->type;
     ic->last = NULL;
-    if (!value_type) return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)", irm_var_name(original));
+    if (!value_type)
+      return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)",
+                       irm_var_name(original));
     /* Kept like any typed node: a later `let %b = %a` finds %a's type. */
     irm_object *typed = NULL;
     int rc = irm_var_new(irm_var_name(original), value_type, &typed);
@@ -307,7 +311,8 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
       if (!params) rc = irm_error_nomem_("inferring types");
       for (size_t i = 0; !rc && i < n; i++) params[i] = irm_function_param(rebuilt, i);
       irm_object *with_ret = NULL;
-      if (!rc) rc = irm_function_new(params, n, irm_function_body(rebuilt), body_t, irm_base_func_attrs(rebuilt), &with_ret);
+      if (!rc)
+        rc = irm_function_new(params, n, irm_function_body(rebuilt), body_t, irm_base_func_attrs(rebuilt), &with_ret);
       irm_free(params);
       if (!rc) rc = irm_expr_with_type(with_ret, type, &typed);
       irm_object_release(with_ret);

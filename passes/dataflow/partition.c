@@ -91,7 +91,8 @@ static int is_composite(const irm_object *e) {
 
 static int part_pre(void *ctx, irm_object *node, int *descend) {
   (void)ctx;
-  if (is_composite(node) || (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
+  if (is_composite(node) ||
+      (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
     *descend = 0;
   return IRM_OK;
 }
@@ -130,7 +131,8 @@ int irm_pattern_partition(const irm_object *pattern, const char *composite, cons
   const char *fn = "irm_pattern_partition";
   if (!out) return irm_error(IRM_EVALUE, "%s: out must not be NULL", fn);
   *out = NULL;
-  if (irm_pattern_kind_of(pattern) == IRM_PATTERN_NONE) return irm_error(IRM_ETYPE, "%s: pattern must be a dataflow.DFPattern", fn);
+  if (irm_pattern_kind_of(pattern) == IRM_PATTERN_NONE)
+    return irm_error(IRM_ETYPE, "%s: pattern must be a dataflow.DFPattern", fn);
   if (irm_expr_kind_of(expr) == IRM_EXPR_NONE) return irm_error(IRM_ETYPE, "%s: expr must be an expression", fn);
   if (!composite || !composite[0]) return irm_error(IRM_EVALUE, "%s: a composite needs a name", fn);
   if (attrs && !irm_object_is(attrs, "ffi.Map")) return irm_error(IRM_ETYPE, "%s: attrs must be a Map", fn);
@@ -145,7 +147,8 @@ int irm_pattern_partition(const irm_object *pattern, const char *composite, cons
 /* ---- MergeComposite ------------------------------------------------------------- */
 
 static int check_table(const irm_object *table) {
-  if (!irm_object_is(table, "ffi.Array")) return irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
+  if (!irm_object_is(table, "ffi.Array"))
+    return irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
   for (size_t i = 0; i < irm_array_size(table); i++) {
     const irm_any *e = irm_array_at(table, i);
     if (e->type_code != IRM_OBJECT || !irm_object_is(e->v_obj, "ffi.Array") || irm_array_size(e->v_obj) != 2 ||
@@ -205,8 +208,8 @@ int irm_merge_composite(irm_module *mod, const irm_object *table, irm_module **o
 typedef struct outliner {
   const char *kind;
   const irm_object *table;
-  irm_module *mod;      /* the module being built up (owned) */
-  size_t next;          /* the next function number to try */
+  irm_module *mod; /* the module being built up (owned) */
+  size_t next;     /* the next function number to try */
 } outliner;
 
 static int in_table(const irm_object *table, const irm_object *fn) {
@@ -273,7 +276,8 @@ static int outline_post_call(void *ctx, irm_object *original, irm_object *rebuil
 
 static int outline_pre_call(void *ctx, irm_object *node, int *descend) {
   (void)ctx;
-  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION && (is_composite(node) || irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
+  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION &&
+      (is_composite(node) || irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
     *descend = 0;
   return IRM_OK;
 }
@@ -285,7 +289,8 @@ static int table_of(const char *kind, irm_any *table) {
   if (!rc && table->type_code == IRM_NONE)
     rc = irm_error(IRM_EVALUE, "target kind '%s' has no '%s' attribute (the patterns its code generator takes)",
                    irm_error_quote(kind), IRM_TARGET_PATTERNS_ATTR);
-  if (!rc && table->type_code != IRM_OBJECT) rc = irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
+  if (!rc && table->type_code != IRM_OBJECT)
+    rc = irm_error(IRM_ETYPE, "a pattern table is an Array of [name, pattern] pairs");
   if (!rc) rc = check_table(table->v_obj);
   return rc;
 }
@@ -338,7 +343,8 @@ static int partition_pass_body(irm_module *mod, irm_pass_context *ctx, const irm
   (void)resource;
   const irm_any *t = irm_map_find_cstr(options, "target");
   const char *kind = t && t->type_code != IRM_NONE ? irm_string_data(t->v_obj) : NULL;
-  if (!kind) return irm_error(IRM_EVALUE, "PartitionForTarget needs its option target (PartitionForTarget{target=accel})");
+  if (!kind)
+    return irm_error(IRM_EVALUE, "PartitionForTarget needs its option target (PartitionForTarget{target=accel})");
   return irm_partition_for_target(mod, kind, out);
 }
 

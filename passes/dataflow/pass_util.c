@@ -21,7 +21,8 @@ int irm_dataflow_rewrite_function_(irm_object *f, const irm_expr_rewriter *rw, i
   irm_object *g = NULL;
   int rc = irm_expr_rewrite(rw, f, &g);
   if (!rc && g != f && irm_expr_kind_of(g) != IRM_EXPR_FUNCTION) {
-    rc = irm_error(IRM_ETYPE, "the rewrite gave a %s, not an dataflow.Function", irm_expr_kind_name(irm_expr_kind_of(g)));
+    rc = irm_error(IRM_ETYPE, "the rewrite gave a %s, not an dataflow.Function",
+                   irm_expr_kind_name(irm_expr_kind_of(g)));
     irm_object_release(g);
     g = NULL;
   }
@@ -30,7 +31,7 @@ int irm_dataflow_rewrite_function_(irm_object *f, const irm_expr_rewriter *rw, i
 }
 
 int irm_dataflow_rewrite_body_(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                         void *rw, irm_object **out) {
+                               void *rw, irm_object **out) {
   (void)mod;
   (void)ctx;
   (void)options;

@@ -31,7 +31,7 @@ int irm_dataflow_rewrite_function_(irm_object *f, const irm_expr_rewriter *rw, i
 /* irm_dataflow_rewrite_function_ as a function pass body: resource is the
  * rewriter (an irm_expr_rewriter *). */
 int irm_dataflow_rewrite_body_(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                         void *rw, irm_object **out);
+                               void *rw, irm_object **out);
 
 /* Whether e is a call of the op named name. */
 int irm_dataflow_is_call_of_(const irm_object *e, const char *name);

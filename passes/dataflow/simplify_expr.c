@@ -135,7 +135,10 @@ static int fold_transpose(const irm_object *original, const irm_object *call, ir
   int np = transpose_axes(inner, p), nq = transpose_axes(call, q);
   if (np < 0 || nq < 0) return IRM_OK;
   const irm_object *xt = irm_expr_type(x);
-  int rank = np ? np : nq ? nq : irm_dataflow_type_kind_of(xt) == IRM_DATAFLOW_TYPE_TENSOR ? irm_tensor_type_ndim(xt) : -1;
+  int rank = np                                                          ? np
+             : nq                                                        ? nq
+             : irm_dataflow_type_kind_of(xt) == IRM_DATAFLOW_TYPE_TENSOR ? irm_tensor_type_ndim(xt)
+                                                                         : -1;
   if (rank < 0 && np == 0 && nq == 0) { /* reversed twice, whatever the rank */
     irm_object_retain(x);
     *out = x;
@@ -166,15 +169,15 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
       *out = x;
       return IRM_OK;
     }
-    if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "reshape")) rc = fold_reshape(original, rebuilt, out);
+    if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "reshape"))
+      rc = fold_reshape(original, rebuilt, out);
     else if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "transpose"))
       rc = fold_transpose(original, rebuilt, out);
     if (rc || *out) return rc;
   }
   /* keep the checked type a changed child dropped: the rules keep types */
   irm_object *t = irm_expr_type(original);
-  if (rebuilt != original && t && !irm_expr_type(rebuilt))
-    return irm_expr_with_type(rebuilt, t, out);
+  if (rebuilt != original && t && !irm_expr_type(rebuilt)) return irm_expr_with_type(rebuilt, t, out);
   irm_object_retain(rebuilt);
   *out = rebuilt;
   return IRM_OK;

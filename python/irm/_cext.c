@@ -120,16 +120,12 @@ static int to_any(PyObject *v, irm_any *slot, PyObject **keep) {
  * result (owned), or retained first when the value is borrowed. NEW. */
 static PyObject *from_any(const irm_any *v, int borrowed) {
   switch (v->type_code) {
-    case T_NONE:
-      Py_RETURN_NONE;
-    case T_INT:
-      return PyLong_FromLongLong(v->v_int);
-    case T_BOOL:
-      return PyBool_FromLong(v->v_int != 0);
-    case T_FLOAT:
-      return PyFloat_FromDouble(v->v_float);
-    case T_OBJECT:
-      if (!v->v_ptr) Py_RETURN_NONE;
+  case T_NONE: Py_RETURN_NONE;
+  case T_INT: return PyLong_FromLongLong(v->v_int);
+  case T_BOOL: return PyBool_FromLong(v->v_int != 0);
+  case T_FLOAT: return PyFloat_FromDouble(v->v_float);
+  case T_OBJECT:
+    if (!v->v_ptr) Py_RETURN_NONE;
     {
       PyObject *h = PyLong_FromVoidPtr(v->v_ptr);
       if (!h) return NULL;
@@ -138,8 +134,7 @@ static PyObject *from_any(const irm_any *v, int borrowed) {
       Py_DECREF(h);
       return r;
     }
-    default:
-      return PyObject_CallFunction(from_raw, "iL", (int)v->type_code, (long long)v->v_int);
+  default: return PyObject_CallFunction(from_raw, "iL", (int)v->type_code, (long long)v->v_int);
   }
 }
 
@@ -304,10 +299,9 @@ static PyObject *init(PyObject *self, PyObject *args) {
   void *a[4] = {address(addresses, "irm_func_call"), address(addresses, "irm_object_retain"),
                 address(addresses, "irm_func_new_packed"), address(addresses, "irm_set_last_error")};
   if (PyErr_Occurred()) return NULL;
-  if (hook(hooks, "Object", &object_class) || hook(hooks, "wrap", &wrap) ||
-      hook(hooks, "raise_error", &raise_error) || hook(hooks, "slot_of", &slot_of) ||
-      hook(hooks, "from_raw", &from_raw) || hook(hooks, "owned_slot", &owned_slot) ||
-      hook(hooks, "callback_failed", &callback_failed))
+  if (hook(hooks, "Object", &object_class) || hook(hooks, "wrap", &wrap) || hook(hooks, "raise_error", &raise_error) ||
+      hook(hooks, "slot_of", &slot_of) || hook(hooks, "from_raw", &from_raw) ||
+      hook(hooks, "owned_slot", &owned_slot) || hook(hooks, "callback_failed", &callback_failed))
     return NULL;
   /* Data and function pointers share a representation on every platform
    * libirm runs on (POSIX requires it for dlsym). */

@@ -147,7 +147,8 @@ typedef struct irm_lazy {
   pthread_mutex_t lock;
 } irm_lazy;
 
-#define IRM_LAZY_INIT {0, PTHREAD_MUTEX_INITIALIZER}
+#define IRM_LAZY_INIT \
+  { 0, PTHREAD_MUTEX_INITIALIZER }
 
 int irm_lazy_run_slow_(irm_lazy *l, int (*init)(void));
 
@@ -192,8 +193,8 @@ typedef int (*irm_plugin_replay_fn)(const char *name, void (*fn)(void), irm_kind
 /* While a plugin is being opened, queues replay(name, fn, setup) for its init
  * and returns 1 (*rc: 0, or the queueing failure); otherwise returns 0 and
  * the caller registers at once. */
-int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void),
-                           irm_kind_setup_fn setup, int *rc);
+int irm_plugin_defer_call_(irm_plugin_replay_fn replay, const char *name, void (*fn)(void), irm_kind_setup_fn setup,
+                           int *rc);
 
 /* Plugins that are files of another kind (registry/plugin_files.c): an
  * upper layer registers the loader of an extension (".rules"); the

@@ -29,15 +29,15 @@
 #include "irm_internal.h" /* uthash on irm's allocator */
 
 typedef struct irm_name_entry {
-  UT_hash_handle hh;  /* insertion order through hh.next */
+  UT_hash_handle hh; /* insertion order through hh.next */
   void *value;
   const char *plugin; /* the plugin whose init added it, or NULL */
   char name[];
 } irm_name_entry;
 
 typedef struct irm_name_hooks {
-  void (*retain)(void *value);  /* counted tables: take a reference */
-  void (*release)(void *value); /* counted tables: drop one; NULL: a kept table */
+  void (*retain)(void *value);   /* counted tables: take a reference */
+  void (*release)(void *value);  /* counted tables: drop one; NULL: a kept table */
   void (*detached)(void *value); /* kept tables, may be NULL: value left the table */
 } irm_name_hooks;
 
@@ -48,7 +48,8 @@ typedef struct irm_name_table {
   const irm_name_hooks *hooks;
 } irm_name_table;
 
-#define IRM_NAME_TABLE_INIT(hooks) {PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, NULL, NULL, (hooks)}
+#define IRM_NAME_TABLE_INIT(hooks) \
+  { PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, NULL, NULL, (hooks) }
 
 /* What irm_name_table_add_ does when the name is there already. */
 typedef enum irm_name_policy {
@@ -79,7 +80,7 @@ void irm_name_table_destroy_(irm_name_table *t);
  * process in kept tables). IRM_OK, IRM_EKEY or IRM_ENOMEM; a failure
  * changes nothing and records nothing. */
 int irm_name_table_add_(irm_name_table *t, const char *name, void *value, irm_name_policy policy,
-                       irm_name_existing *existing, irm_name_entry **entry);
+                        irm_name_existing *existing, irm_name_entry **entry);
 
 /* Removes name; its value is released after unlocking (counted) or kept
  * aside (kept). IRM_OK, IRM_EKEY (no such name) or IRM_ENOMEM. */

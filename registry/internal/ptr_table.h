@@ -42,7 +42,8 @@ typedef struct irm_ptr_table_ {
 } irm_ptr_table_;
 
 /* An empty table, for initializers. */
-#define IRM_PTR_TABLE_INIT_ {NULL, {NULL}, NULL, NULL, 0, 0}
+#define IRM_PTR_TABLE_INIT_ \
+  { NULL, {NULL}, NULL, NULL, 0, 0 }
 
 /* Objects are at least 16-byte aligned and tens of bytes apart: the low
  * bits go; the high ones fold in so that keys a power of two apart still
@@ -108,9 +109,7 @@ static inline void *irm_ptr_table_next_(const void *entry) { return ((const irm_
  * owner; while the walk holds its root, that owner is o's only parent, so
  * the walk meets o once and a table need not remember it (on a large
  * program, every lookup a walk saves is a cache miss saved). */
-static inline int irm_object_is_shared_(const irm_object *o) {
-  return irm_object_refcount(o) > 1;
-}
+static inline int irm_object_is_shared_(const irm_object *o) { return irm_object_refcount(o) > 1; }
 
 /* Frees every entry (release their payloads first); the table is empty. */
 static inline void irm_ptr_table_free_(irm_ptr_table_ *t) {

@@ -26,11 +26,11 @@
 #include "irm/object.h"
 
 typedef struct irm_text_buf {
-  char *data;   /* the text; NULL until something is stored */
-  size_t len;   /* bytes of text, not counting the NUL */
-  size_t cap;   /* bytes data holds, the NUL included; len once failed */
-  bool failed;  /* an append ran out of memory (sticky) */
-  bool owned;   /* data came from irm_malloc (else caller storage or NULL) */
+  char *data;  /* the text; NULL until something is stored */
+  size_t len;  /* bytes of text, not counting the NUL */
+  size_t cap;  /* bytes data holds, the NUL included; len once failed */
+  bool failed; /* an append ran out of memory (sticky) */
+  bool owned;  /* data came from irm_malloc (else caller storage or NULL) */
 } irm_text_buf;
 
 /* Marks the buffer failed, as an allocation failure would (say, to pass
@@ -57,9 +57,7 @@ char *irm_text_buf_reserve_(irm_text_buf *b, size_t n);
 
 /* Bytes that can be written at data + len without growing (0 once
  * failed). */
-static inline size_t irm_text_buf_room_(const irm_text_buf *b) {
-  return b->cap > b->len ? b->cap - b->len - 1 : 0;
-}
+static inline size_t irm_text_buf_room_(const irm_text_buf *b) { return b->cap > b->len ? b->cap - b->len - 1 : 0; }
 
 /* Adds n bytes written at data + len (n <= the room made) to the text. */
 static inline void irm_text_buf_commit_(irm_text_buf *b, size_t n) {
@@ -84,9 +82,7 @@ static inline void irm_text_buf_append_(irm_text_buf *b, const char *s, size_t n
 }
 
 /* Appends the C string s. */
-static inline void irm_text_buf_puts_(irm_text_buf *b, const char *s) {
-  irm_text_buf_append_(b, s, strlen(s));
-}
+static inline void irm_text_buf_puts_(irm_text_buf *b, const char *s) { irm_text_buf_append_(b, s, strlen(s)); }
 
 /* Appends one byte (NUL too). */
 static inline void irm_text_buf_putc_(irm_text_buf *b, char c) { irm_text_buf_append_(b, &c, 1); }
@@ -95,8 +91,7 @@ static inline void irm_text_buf_putc_(irm_text_buf *b, char c) { irm_text_buf_ap
  * there, grown once and written again. An invalid format appends
  * nothing. */
 void irm_text_buf_printf_(irm_text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void irm_text_buf_vprintf_(irm_text_buf *b, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+void irm_text_buf_vprintf_(irm_text_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* Appends the n bytes at s with a backslash before each byte found in the
  * C string special (a NUL byte is never special). The quoting of target

@@ -80,8 +80,8 @@ void irm_crt_kernel_exit(int32_t step, const char *symbol);
 #define IRM_CRT_KERNEL_EXIT(step, symbol) ((void)0)
 #endif
 
-typedef int32_t (*irm_crt_packed_func)(void *args, int32_t *type_codes, int32_t num_args, void *ret,
-                                       int32_t *ret_code, void *resource);
+typedef int32_t (*irm_crt_packed_func)(void *args, int32_t *type_codes, int32_t num_args, void *ret, int32_t *ret_code,
+                                       void *resource);
 
 /* A short description of a return code (static text). */
 static inline const char *irm_crt_strerror(int32_t code) {
@@ -101,8 +101,8 @@ static inline const char *irm_crt_strerror(int32_t code) {
  * of dtype (code, bits) and with numel elements (compact). Returns the
  * data pointer (with byte_offset applied) or NULL, storing the error code
  * in *err. */
-static inline void *irm_crt_tensor_arg(const irm_crt_value *args, const int32_t *type_codes, int32_t i,
-                                       uint8_t code, uint8_t bits, int64_t numel, int32_t *err) {
+static inline void *irm_crt_tensor_arg(const irm_crt_value *args, const int32_t *type_codes, int32_t i, uint8_t code,
+                                       uint8_t bits, int64_t numel, int32_t *err) {
   if (type_codes[i] != IRM_CRT_DLTENSOR || !args[i].v_handle) {
     *err = IRM_CRT_ETYPE;
     return NULL;

@@ -41,8 +41,8 @@ enum {
   IRM_GRAPH_EPARAMS = -3, /* a params blob that does not parse or does not match */
   IRM_GRAPH_EARG = -4,    /* a wrong argument: an index, a name, a tensor's dtype or shape */
   IRM_GRAPH_ENOMEM = -5,
-  IRM_GRAPH_ELOAD = -6,   /* a shared object or params file that cannot be loaded */
-  IRM_GRAPH_EUNSET = -7   /* run with an input never set */
+  IRM_GRAPH_ELOAD = -6, /* a shared object or params file that cannot be loaded */
+  IRM_GRAPH_EUNSET = -7 /* run with an input never set */
 };
 
 typedef struct irm_graph_runner irm_graph_runner;
@@ -56,8 +56,8 @@ typedef void *(*irm_graph_resolver)(void *ctx, const char *name);
  * may be NULL) holds the message: EJSON (with the line and column of a
  * syntax error, or the field at fault), EKERNEL (naming the missing
  * func_name), ENOMEM. */
-int irm_graph_runner_create(const char *json, size_t len, irm_graph_resolver resolve, void *ctx,
-                            irm_graph_runner **out, char *err, size_t err_size);
+int irm_graph_runner_create(const char *json, size_t len, irm_graph_resolver resolve, void *ctx, irm_graph_runner **out,
+                            char *err, size_t err_size);
 
 /* A runner over module mod_name of the shared object at path exported by
  * irm for the graph executor: the graph JSON it embeds

@@ -39,15 +39,32 @@ extern "C" {
  * name __builtin_cpu_supports and the metadata use, and the macro a C
  * compiler defines when it may emit them. The build reads the compiler's
  * macros for the target's flags; the loader checks the names. */
-#define IRM_LIBRARY_X86_FEATURES(X)                                                                                   \
-  X("sse2", "__SSE2__") X("sse3", "__SSE3__") X("ssse3", "__SSSE3__") X("sse4.1", "__SSE4_1__")                      \
-  X("sse4.2", "__SSE4_2__") X("avx", "__AVX__") X("avx2", "__AVX2__") X("fma", "__FMA__") X("f16c", "__F16C__")     \
-  X("avx512f", "__AVX512F__") X("avx512cd", "__AVX512CD__") X("avx512bw", "__AVX512BW__")                           \
-  X("avx512dq", "__AVX512DQ__") X("avx512vl", "__AVX512VL__") X("avx512vnni", "__AVX512VNNI__")                     \
-  X("avx512bf16", "__AVX512BF16__") X("avx512fp16", "__AVX512FP16__") X("avxvnni", "__AVXVNNI__")
-#define IRM_LIBRARY_ARM_FEATURES(X)                                                                                   \
-  X("neon", "__ARM_NEON") X("fp16", "__ARM_FEATURE_FP16_VECTOR_ARITHMETIC") X("dotprod", "__ARM_FEATURE_DOTPROD")     \
+/* clang-format off: one feature a line */
+#define IRM_LIBRARY_X86_FEATURES(X) \
+  X("sse2", "__SSE2__")             \
+  X("sse3", "__SSE3__")             \
+  X("ssse3", "__SSSE3__")           \
+  X("sse4.1", "__SSE4_1__")         \
+  X("sse4.2", "__SSE4_2__")         \
+  X("avx", "__AVX__")               \
+  X("avx2", "__AVX2__")             \
+  X("fma", "__FMA__")               \
+  X("f16c", "__F16C__")             \
+  X("avx512f", "__AVX512F__")       \
+  X("avx512cd", "__AVX512CD__")     \
+  X("avx512bw", "__AVX512BW__")     \
+  X("avx512dq", "__AVX512DQ__")     \
+  X("avx512vl", "__AVX512VL__")     \
+  X("avx512vnni", "__AVX512VNNI__") \
+  X("avx512bf16", "__AVX512BF16__") \
+  X("avx512fp16", "__AVX512FP16__") \
+  X("avxvnni", "__AVXVNNI__")
+#define IRM_LIBRARY_ARM_FEATURES(X)                 \
+  X("neon", "__ARM_NEON")                           \
+  X("fp16", "__ARM_FEATURE_FP16_VECTOR_ARITHMETIC") \
+  X("dotprod", "__ARM_FEATURE_DOTPROD")             \
   X("sve", "__ARM_FEATURE_SVE")
+/* clang-format on */
 
 enum {
   IRM_LIBRARY_OK = 0,

@@ -104,7 +104,8 @@ static inline int irm_params_read_array_(irm_params_cursor_ *c, irm_params_entry
   for (int32_t d = 0; !rc && d < e->ndim; d++) {
     rc = irm_params_take_(c, &e->shape[d], 8);
     if (!rc && e->shape[d] < 0) rc = IRM_PARAMS_ENDIM;
-    if (!rc) numel = e->shape[d] && numel > UINT64_MAX / (uint64_t)e->shape[d] ? UINT64_MAX : numel * (uint64_t)e->shape[d];
+    if (!rc)
+      numel = e->shape[d] && numel > UINT64_MAX / (uint64_t)e->shape[d] ? UINT64_MAX : numel * (uint64_t)e->shape[d];
   }
   if (!rc) rc = irm_params_take_(c, &nbytes, 8);
   uint64_t elem = ((uint64_t)bits * lanes + 7) / 8;

@@ -6,12 +6,12 @@
 #include "check_aot_util.h"
 
 /* Two inputs, a bound weight, a chain of elementwise ops. */
-#define AOT_MAIN                                                                                 \
-  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n"             \
+#define AOT_MAIN                                                                    \
+  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n" \
           "  %0 = add(%x, %w);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %x);\n  %2\n}\n"
 /* A tuple of two outputs. */
-#define AOT_TUPLE                                                                                \
-  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %y: Tensor[(2, 8), float32]) {\n"             \
+#define AOT_TUPLE                                                                                 \
+  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %y: Tensor[(2, 8), float32]) {\n"               \
           "  %0 = add(%x, %y);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %y);\n  %3 = exp(%2);\n" \
           "  %4 = (%3, %1);\n  %4\n}\n"
 
@@ -249,7 +249,8 @@ START_TEST(test_loader_checks_inputs) {
   int64_t good[] = {2, 8}, wrong[] = {8, 2};
   irm_any ins[] = {irm_any_object(seeded_tensor(good, 2, 1)), irm_any_object(seeded_tensor(wrong, 2, 2))};
   irm_object *one = new_array(ins, 1), *two = new_array(ins, 2);
-  ck_assert_error(irm_runtime_module_run(loaded, one, &out), IRM_EVALUE, "ValueError: module 'chk' takes 2 inputs, got 1");
+  ck_assert_error(irm_runtime_module_run(loaded, one, &out), IRM_EVALUE,
+                  "ValueError: module 'chk' takes 2 inputs, got 1");
   ck_assert_error(irm_runtime_module_run(loaded, two, &out), IRM_EVALUE,
                   "ValueError: input 'y' of module 'chk': expected shape (2, 8), got (8, 2)");
   irm_any notensor[] = {ins[0], irm_any_int(3)};

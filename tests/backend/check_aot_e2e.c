@@ -11,7 +11,8 @@ static const char *const models[] = {"cnn", "mlp", "residual"};
 
 /* Builds model with executor e, runtime rt, on target; exports, loads and
  * compares (1 data input: every example model has one). */
-static void run_model(irm_module *m, const char *target, irm_object *e, const char *rt, const char *tag, uint64_t seed) {
+static void run_model(irm_module *m, const char *target, irm_object *e, const char *rt, const char *tag,
+                      uint64_t seed) {
   irm_object *r = aot_build(m, target, e, rt, NULL, irm_module_mod_name(m));
   irm_object *loaded = aot_export_load(r, tag);
   aot_compare(m, loaded, 1, seed);
@@ -44,7 +45,8 @@ START_TEST(test_cblas_and_params_file) {
   irm_object *r = aot_build(m, "llvm -libs=cblas", e1, "crt", NULL, irm_module_mod_name(m));
   char file[64];
   snprintf(file, sizeof file, "tvmgen_%s.c", irm_module_mod_name(m));
-  ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, file)), "cblas_sgem")); /* sgemm, or sgemv for a batch of one */
+  ck_assert_ptr_nonnull(
+      strstr(irm_string_data(aot_artifact(r, file)), "cblas_sgem")); /* sgemm, or sgemv for a batch of one */
   snprintf(file, sizeof file, "%s.params", irm_module_mod_name(m));
   ck_assert(aot_has_artifact(r, file));
   irm_object *loaded = aot_export_load(r, tag);
@@ -60,7 +62,8 @@ START_TEST(test_cblas_and_params_file) {
 END_TEST
 
 static irm_module *with_usmp(irm_module *m, const char *algo) {
-  irm_any en = irm_any_bool(strcmp(algo, "none") != 0), al = irm_any_str(strcmp(algo, "none") ? algo : "greedy_by_size");
+  irm_any en = irm_any_bool(strcmp(algo, "none") != 0),
+          al = irm_any_str(strcmp(algo, "none") ? algo : "greedy_by_size");
   irm_module *a = NULL, *b = NULL;
   ck_assert_ok(irm_module_with_attr(m, "usmp.enable", &en, &a));
   ck_assert_ok(irm_module_with_attr(a, "usmp.algorithm", &al, &b));
@@ -122,8 +125,10 @@ static int timed_codegen(const irm_any *args, int32_t nargs, irm_any *ret, void 
   if (rc) return rc;
   const char *name = irm_module_mod_name(args[0].v_obj);
   char text[512];
-  snprintf(text, sizeof text, "#include <stdint.h>\nint32_t tvmgen_%s_calls;\nint32_t timed_calls(void);\n"
-           "int32_t timed_calls(void) { return ++tvmgen_%s_calls; }\n", name, name);
+  snprintf(text, sizeof text,
+           "#include <stdint.h>\nint32_t tvmgen_%s_calls;\nint32_t timed_calls(void);\n"
+           "int32_t timed_calls(void) { return ++tvmgen_%s_calls; }\n",
+           name, name);
   irm_any v = irm_any_str(text);
   irm_object *map = got.v_obj;
   rc = irm_map_set_move(&map, "timing.c", &v);

@@ -254,8 +254,8 @@ static int test_pipeline(const irm_any *args, int32_t nargs, irm_any *ret, void 
   configs_seen++;
   irm_pass *p = NULL;
   int fail = strcmp((const char *)resource, "boom") == 0;
-  int rc = irm_module_pass_new(fail ? "TestBoom" : "TestMark", 0, NULL, 0, NULL, fail ? boom : mark_ran,
-                               resource, NULL, &p);
+  int rc =
+      irm_module_pass_new(fail ? "TestBoom" : "TestMark", 0, NULL, 0, NULL, fail ? boom : mark_ran, resource, NULL, &p);
   if (!rc) *ret = irm_any_object(p);
   return rc;
 }
@@ -403,8 +403,8 @@ END_TEST
 START_TEST(test_driver_build_takes_names_and_maps) {
   irm_module *m = parse_module(BUILD_MAIN);
   irm_object *host = map1("kind", irm_any_str("llvm"));
-  irm_any args[] = {irm_any_object(m), irm_any_str("c"), irm_any_object(host), irm_any_str("aot"),
-                    irm_any_str("crt"), irm_any_none(), irm_any_str("net")};
+  irm_any args[] = {irm_any_object(m),  irm_any_str("c"), irm_any_object(host), irm_any_str("aot"),
+                    irm_any_str("crt"), irm_any_none(),   irm_any_str("net")};
   irm_object *result = call_obj("driver.Build", args, 7, "ffi.Map");
   irm_module *out = bu_part(result, "module");
   ck_assert_str_eq(irm_target_kind_name(irm_module_target(out)), "c");

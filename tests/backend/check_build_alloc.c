@@ -103,8 +103,11 @@ static void after_config(void *ctx, int rc) {
 START_TEST(test_oom_compilation_config) {
   config_ctx c = {NULL, NULL, NULL};
   ck_assert_int_eq(irm_target_parse("llvm -mcpu=a", &c.target), 0);
-  operation op = {.what = "irm_module_compilation_config", .prepare = prepare_config, .run = run_config,
-                  .after = after_config, .ctx = &c};
+  operation op = {.what = "irm_module_compilation_config",
+                  .prepare = prepare_config,
+                  .run = run_config,
+                  .after = after_config,
+                  .ctx = &c};
   sweep(&op);
   irm_object_release(c.target);
 }

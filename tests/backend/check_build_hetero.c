@@ -87,10 +87,11 @@ START_TEST(test_disagreements_are_value_errors_naming_both) {
   register_testdev();
   irm_module *m = parse_module(BUILD_MAIN);
   irm_object *result = NULL;
-  ck_assert_error(build_array(m, "llvm", "c", NULL, &result), IRM_EVALUE,
-                  "ValueError: in build of 'default': targets 'llvm -keys=cpu' and 'c -keys=cpu' are both for device type 1");
-  ck_assert_error(build_array(m, "testdev --host='llvm -mcpu=a'", "c --host='llvm -mcpu=b'", NULL, &result),
-                  IRM_EVALUE, "ValueError: in build of 'default': targets disagree on the host");
+  ck_assert_error(
+      build_array(m, "llvm", "c", NULL, &result), IRM_EVALUE,
+      "ValueError: in build of 'default': targets 'llvm -keys=cpu' and 'c -keys=cpu' are both for device type 1");
+  ck_assert_error(build_array(m, "testdev --host='llvm -mcpu=a'", "c --host='llvm -mcpu=b'", NULL, &result), IRM_EVALUE,
+                  "ValueError: in build of 'default': targets disagree on the host");
   ck_assert_error_mentions("'llvm -keys=cpu -mcpu=a'");
   ck_assert_error_mentions("'llvm -keys=cpu -mcpu=b'");
   ck_assert_error(build_array(m, "testdev", "cuda", NULL, &result), IRM_EVALUE,

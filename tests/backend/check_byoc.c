@@ -69,8 +69,8 @@ START_TEST(test_cnn_offloaded_runs_like_the_evaluator) {
   snprintf(host, sizeof host, "tvmgen_%s.c", name);
   const char *src = irm_string_data(aot_artifact(result, host));
   ck_assert_msg(strstr(src, "extern int32_t accel_0(const float *in0") != NULL, "%.3000s", src);
-  ck_assert_ptr_null(strstr(src, "nn_conv2d")); /* the host convolves nothing itself */
-  if (_i == 0) ck_assert_ptr_nonnull(strstr(src, "krc = accel_0("));          /* unpacked: a direct call */
+  ck_assert_ptr_null(strstr(src, "nn_conv2d"));                                 /* the host convolves nothing itself */
+  if (_i == 0) ck_assert_ptr_nonnull(strstr(src, "krc = accel_0("));            /* unpacked: a direct call */
   else ck_assert_ptr_nonnull(strstr(src, "int32_t accel_0_packed(void *args")); /* packed / graph: a wrapper */
   if (_i == 3) {
     const char *json = irm_string_data(aot_artifact(result, "byoc3.json"));
@@ -92,11 +92,12 @@ END_TEST
 #define T4 "Tensor[(4,), float32]"
 
 /* main calls @ext_relu (one output) and @ext_pair (two outputs, a tuple). */
-#define BYOC_MAIN                                                                                     \
-  IP_HEAD "def @ext_relu(%a: " T4 ") -> " T4 " {\n  %0 = nn.relu(%a);\n  %0\n}\n"                            \
-          "def @ext_pair(%a: " T4 ", %b: " T4 ") -> (" T4 ", " T4 ") {\n  %0 = add(%a, %b);\n  %1 = multiply(%a, %b);\n" \
-          "  %2 = (%0, %1);\n  %2\n}\n"                                                             \
-          "def @main(%x: " T4 ", %y: " T4 ") {\n  %0 = exp(%x);\n  %1 = @ext_relu(%0);\n"            \
+#define BYOC_MAIN                                                                         \
+  IP_HEAD "def @ext_relu(%a: " T4 ") -> " T4 " {\n  %0 = nn.relu(%a);\n  %0\n}\n"         \
+          "def @ext_pair(%a: " T4 ", %b: " T4 ") -> (" T4 ", " T4                         \
+          ") {\n  %0 = add(%a, %b);\n  %1 = multiply(%a, %b);\n"                          \
+          "  %2 = (%0, %1);\n  %2\n}\n"                                                   \
+          "def @main(%x: " T4 ", %y: " T4 ") {\n  %0 = exp(%x);\n  %1 = @ext_relu(%0);\n" \
           "  %2 = @ext_pair(%1, %y);\n  %3 = %2.0;\n  %4 = %2.1;\n  %5 = subtract(%3, %4);\n  %5\n}\n"
 
 /* codegen.ext.byoc_c: plain loops for the two functions above; any other
@@ -113,8 +114,10 @@ static int byoc_c(const irm_any *args, int32_t nargs, irm_any *ret, void *resour
                                "*out0, float *out1) {\n  for (int i = 0; i < 4; i++) {\n    out0[i] = in0[i] + "
                                "in1[i];\n    out1[i] = in0[i] * in1[i];\n  }\n  return 0;\n}\n");
   else
-    rc = irm_string_format(&s, "#include <stdint.h>\nint32_t %s(const float *in0, float *out0) {\n  for (int i = 0; "
-                               "i < 4; i++) out0[i] = in0[i] > 0 ? in0[i] : 0.0f;\n  return 0;\n}\n", name);
+    rc = irm_string_format(&s,
+                           "#include <stdint.h>\nint32_t %s(const float *in0, float *out0) {\n  for (int i = 0; "
+                           "i < 4; i++) out0[i] = in0[i] > 0 ? in0[i] : 0.0f;\n  return 0;\n}\n",
+                           name);
   char file[300];
   snprintf(file, sizeof file, "%s.c", name);
   const char *keys[1] = {file};
@@ -192,7 +195,8 @@ START_TEST(test_hand_written_external_code) {
   char host[64];
   snprintf(host, sizeof host, "tvmgen_%s.c", name);
   const char *src = irm_string_data(aot_artifact(result, host));
-  ck_assert_ptr_nonnull(strstr(src, "extern int32_t ext_pair(const float *in0, const float *in1, float *out0, float *out1);"));
+  ck_assert_ptr_nonnull(
+      strstr(src, "extern int32_t ext_pair(const float *in0, const float *in1, float *out0, float *out1);"));
   ck_assert_ptr_nonnull(strstr(src, "IRM_CRT_KERNEL_ENTER(1, \"ext_relu\")")); /* the kernel hooks bracket it */
   irm_object *loaded = aot_export_load(result, name);
   aot_compare(m, loaded, 2, 7 + (uint64_t)_i);
@@ -213,7 +217,8 @@ START_TEST(test_hand_written_external_code_graph) {
   int rc = irm_build(m, &t, NULL, e, r, NULL, "byoc_graph", &result);
   ck_require(rc == 0, "build failed: %s", irm_last_error());
   const char *json = irm_string_data(aot_artifact(result, "byoc_graph.json"));
-  ck_assert_ptr_nonnull(strstr(json, "\"func_name\": \"ext_pair_packed\", \"num_inputs\": \"2\", \"num_outputs\": \"2\""));
+  ck_assert_ptr_nonnull(
+      strstr(json, "\"func_name\": \"ext_pair_packed\", \"num_inputs\": \"2\", \"num_outputs\": \"2\""));
   irm_object *loaded = aot_export_load(result, "byoc_graph");
   aot_compare(m, loaded, 2, 11);
   irm_object_release(loaded);
@@ -251,8 +256,10 @@ START_TEST(test_a_symbol_no_c_artifact_defines_is_a_build_error) {
   irm_object_release(m);
   /* two code generators giving one file name */
   m = byoc_module("byoc_clash");
-  ck_assert_error(try_build(m, &result), IRM_EVALUE, "ValueError: in build of 'bad': codegen.ext.byoc_clash for function");
-  ck_assert_ptr_nonnull(strstr(irm_last_error(), "gave the artifact 'same.c', which another code generator gave already"));
+  ck_assert_error(try_build(m, &result), IRM_EVALUE,
+                  "ValueError: in build of 'bad': codegen.ext.byoc_clash for function");
+  ck_assert_ptr_nonnull(
+      strstr(irm_last_error(), "gave the artifact 'same.c', which another code generator gave already"));
   irm_object_release(m);
   /* a symbol that is not a C identifier */
   m = with_attr(byoc_module("byoc_c"), "ext_relu", "global_symbol", "my-relu");
@@ -263,8 +270,9 @@ END_TEST
 
 START_TEST(test_an_external_function_with_a_tuple_param_is_a_build_error) {
   register_codegens();
-  irm_module *m = parse_module(IP_HEAD "def @ext_t(%t: (" T4 ", " T4 ")) -> " T4 " {\n  %0 = %t.0;\n  %1 = nn.relu(%0);\n  %1\n}\n"
-                                       "def @main(%x: " T4 ") {\n  %0 = (%x, %x);\n  %1 = @ext_t(%0);\n  %1\n}\n");
+  irm_module *m =
+      parse_module(IP_HEAD "def @ext_t(%t: (" T4 ", " T4 ")) -> " T4 " {\n  %0 = %t.0;\n  %1 = nn.relu(%0);\n  %1\n}\n"
+                           "def @main(%x: " T4 ") {\n  %0 = (%x, %x);\n  %1 = @ext_t(%0);\n  %1\n}\n");
   m = with_attr(m, "ext_t", "Compiler", "byoc_c");
   irm_object *result = (irm_object *)&result;
   ck_assert_error(try_build(m, &result), IRM_ETYPE,

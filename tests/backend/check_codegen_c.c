@@ -12,7 +12,8 @@ START_TEST(elemwise_float) {
   static const cg_case cases[] = {
       {"k_add", "def @main(%a: " F4 ", %b: " F4 ") { %90 = add(%a, %b); %90 }", 0},
       {"k_sub_bcast", "def @main(%a: " F4 ", %b: Tensor[(4,), float32]) { %90 = subtract(%a, %b); %90 }", 0},
-      {"k_mul_bcast2", "def @main(%a: Tensor[(2, 1, 4), float32], %b: Tensor[(3, 1), float32]) { %90 = multiply(%a, %b); %90 }", 0},
+      {"k_mul_bcast2",
+       "def @main(%a: Tensor[(2, 1, 4), float32], %b: Tensor[(3, 1), float32]) { %90 = multiply(%a, %b); %90 }", 0},
       {"k_div", "def @main(%a: " F4 ", %b: " F4 ") { %90 = divide(%a, %b); %90 }", 0},
       {"k_max", "def @main(%a: " F4 ", %b: Tensor[(1, 3, 1), float32]) { %90 = maximum(%a, %b); %90 }", 0},
       {"k_neg", "def @main(%a: " F4 ") { %90 = negative(%a); %90 }", 0},
@@ -23,7 +24,8 @@ START_TEST(elemwise_float) {
        "def @main(%a: " F4 ", %b: Tensor[(3,), float32], %c: Tensor[(4,), float32]) {\n"
        "  %0 = nn.bias_add(%a, %b);\n  %1 = nn.relu(%0);\n  %2 = add(%1, %c);\n  %3 = exp(%2);\n  %90 = multiply(%3, %c);\n  %90\n}",
        0},
-      {"k_bias_last", "def @main(%a: " F4 ", %b: Tensor[(4,), float32]) { %90 = nn.bias_add(%a, %b, axis=-1); %90 }", 0},
+      {"k_bias_last", "def @main(%a: " F4 ", %b: Tensor[(4,), float32]) { %90 = nn.bias_add(%a, %b, axis=-1); %90 }",
+       0},
       {"k_scalar", "def @main(%a: Tensor[(), float32], %b: " F4 ") { %90 = add(%a, %b); %90 }", 0},
       {"k_shared",
        "def @main(%a: " F4 ") {\n  %0 = negative(%a);\n  %1 = add(%0, %0);\n  %90 = multiply(%1, %0);\n  %90\n}", 0},
@@ -34,15 +36,22 @@ END_TEST
 
 START_TEST(elemwise_int) {
   static const cg_case cases[] = {
-      {"k_i32", "def @main(%a: Tensor[(5, 6), int32], %b: Tensor[(6,), int32]) {\n"
-                "  %0 = add(%a, %b);\n  %1 = multiply(%0, %b);\n  %2 = subtract(%1, %a);\n  %3 = divide(%2, %b);\n"
-                "  %4 = maximum(%3, %a);\n  %5 = negative(%4);\n  %90 = nn.relu(%5);\n  %90\n}", 0},
-      {"k_i8", "def @main(%a: Tensor[(5, 6), int8], %b: Tensor[(5, 6), int8]) {\n"
-               "  %0 = add(%a, %b);\n  %1 = multiply(%0, %b);\n  %2 = divide(%1, %b);\n  %3 = negative(%2);\n"
-               "  %90 = maximum(%3, %a);\n  %90\n}", 0},
-      {"k_u8", "def @main(%a: Tensor[(7,), uint8], %b: Tensor[(7,), uint8]) {\n"
-               "  %0 = subtract(%a, %b);\n  %1 = multiply(%0, %a);\n  %2 = divide(%1, %b);\n  %90 = nn.relu(%2);\n  %90\n}", 0},
-      {"k_i8_bias", "def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3,), int8]) { %90 = nn.bias_add(%a, %b); %90 }", 0},
+      {"k_i32",
+       "def @main(%a: Tensor[(5, 6), int32], %b: Tensor[(6,), int32]) {\n"
+       "  %0 = add(%a, %b);\n  %1 = multiply(%0, %b);\n  %2 = subtract(%1, %a);\n  %3 = divide(%2, %b);\n"
+       "  %4 = maximum(%3, %a);\n  %5 = negative(%4);\n  %90 = nn.relu(%5);\n  %90\n}",
+       0},
+      {"k_i8",
+       "def @main(%a: Tensor[(5, 6), int8], %b: Tensor[(5, 6), int8]) {\n"
+       "  %0 = add(%a, %b);\n  %1 = multiply(%0, %b);\n  %2 = divide(%1, %b);\n  %3 = negative(%2);\n"
+       "  %90 = maximum(%3, %a);\n  %90\n}",
+       0},
+      {"k_u8",
+       "def @main(%a: Tensor[(7,), uint8], %b: Tensor[(7,), uint8]) {\n"
+       "  %0 = subtract(%a, %b);\n  %1 = multiply(%0, %a);\n  %2 = divide(%1, %b);\n  %90 = nn.relu(%2);\n  %90\n}",
+       0},
+      {"k_i8_bias", "def @main(%a: Tensor[(2, 3, 4), int8], %b: Tensor[(3,), int8]) { %90 = nn.bias_add(%a, %b); %90 }",
+       0},
   };
   cg_check_cases("ew_int", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
 }
@@ -50,17 +59,25 @@ END_TEST
 
 START_TEST(casts) {
   static const cg_case cases[] = {
-      {"k_f2i32", "def @main(%a: " F4 ") { %0 = multiply(%a, %a); %1 = multiply(%0, %0); %90 = cast(%1, dtype=\"int32\"); %90 }", 0},
-      {"k_f2i8", "def @main(%a: " F4 ") { %0 = multiply(%a, %a); %1 = multiply(%0, %0); %2 = multiply(%1, %1); %3 = "
-                 "multiply(%2, %a); %90 = cast(%3, dtype=\"int8\"); %90 }", 0},
-      {"k_f2u8", "def @main(%a: " F4 ") { %0 = exp(%a); %1 = multiply(%0, %0); %2 = multiply(%1, %1); %3 = multiply(%2, %a); "
-                 "%90 = cast(%3, dtype=\"uint8\"); %90 }", 0},
+      {"k_f2i32",
+       "def @main(%a: " F4 ") { %0 = multiply(%a, %a); %1 = multiply(%0, %0); %90 = cast(%1, dtype=\"int32\"); %90 }",
+       0},
+      {"k_f2i8",
+       "def @main(%a: " F4 ") { %0 = multiply(%a, %a); %1 = multiply(%0, %0); %2 = multiply(%1, %1); %3 = "
+       "multiply(%2, %a); %90 = cast(%3, dtype=\"int8\"); %90 }",
+       0},
+      {"k_f2u8",
+       "def @main(%a: " F4 ") { %0 = exp(%a); %1 = multiply(%0, %0); %2 = multiply(%1, %1); %3 = multiply(%2, %a); "
+       "%90 = cast(%3, dtype=\"uint8\"); %90 }",
+       0},
       {"k_f2b", "def @main(%a: " F4 ") { %0 = nn.relu(%a); %90 = cast(%0, dtype=\"bool\"); %90 }", 0},
       {"k_i2f", "def @main(%a: Tensor[(9,), int32]) { %0 = cast(%a, dtype=\"float32\"); %90 = sqrt(%0); %90 }", 0},
       {"k_i32_i8", "def @main(%a: Tensor[(9,), int32]) { %90 = cast(%a, dtype=\"int8\"); %90 }", 0},
       {"k_i8_u8", "def @main(%a: Tensor[(9,), int8]) { %90 = cast(%a, dtype=\"uint8\"); %90 }", 0},
-      {"k_b_i32", "def @main(%a: Tensor[(9,), bool]) { %0 = cast(%a, dtype=\"int32\"); %1 = cast(%a, dtype=\"float32\"); "
-                  "%2 = cast(%0, dtype=\"float32\"); %90 = add(%1, %2); %90 }", 0},
+      {"k_b_i32",
+       "def @main(%a: Tensor[(9,), bool]) { %0 = cast(%a, dtype=\"int32\"); %1 = cast(%a, dtype=\"float32\"); "
+       "%2 = cast(%0, dtype=\"float32\"); %90 = add(%1, %2); %90 }",
+       0},
       {"k_u8_b", "def @main(%a: Tensor[(9,), uint8]) { %90 = cast(%a, dtype=\"bool\"); %90 }", 0},
   };
   cg_check_cases("casts", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
@@ -70,21 +87,26 @@ END_TEST
 START_TEST(structure) {
   static const cg_case cases[] = {
       /* a tuple of two outputs, one of them also feeding the other */
-      {"k_tuple", "def @main(%a: " F4 ", %b: " F4 ") {\n  %0 = add(%a, %b);\n  %1 = nn.relu(%0);\n  %91 = (%1, %0);\n  %91\n}", 0},
+      {"k_tuple",
+       "def @main(%a: " F4 ", %b: " F4 ") {\n  %0 = add(%a, %b);\n  %1 = nn.relu(%0);\n  %91 = (%1, %0);\n  %91\n}", 0},
       /* the same node twice, a parameter and a constant as outputs */
       {"k_tuple_dup",
        "def @main(%a: Tensor[(3,), float32]) {\n  %0 = negative(%a);\n  %91 = (%0, %0, %a, const(float32, [2], [1.5, -2]));\n  %91\n}",
        0},
-      {"k_nested", "def @main(%a: Tensor[(3,), int32]) {\n  %0 = negative(%a);\n  %1 = (%0, %a);\n  %91 = (%1, %0);\n  %91\n}", 0},
+      {"k_nested",
+       "def @main(%a: Tensor[(3,), int32]) {\n  %0 = negative(%a);\n  %1 = (%0, %a);\n  %91 = (%1, %0);\n  %91\n}", 0},
       /* constants inside, special values included */
       {"k_const",
        "def @main(%a: Tensor[(2, 3), float32]) {\n"
        "  %0 = add(%a, const(float32, [3], [0.1, inf, -0]));\n  %90 = maximum(%0, const(float32, [2, 1], [nan, -inf]));\n  %90\n}",
        0},
-      {"k_const_int", "def @main(%a: Tensor[(4,), int8]) { %90 = add(%a, const(int8, [4], [-128, 127, 0, 5])); %90 }", 0},
+      {"k_const_int", "def @main(%a: Tensor[(4,), int8]) { %90 = add(%a, const(int8, [4], [-128, 127, 0, 5])); %90 }",
+       0},
       /* Let bindings and a projection of a tuple expression */
-      {"k_let", "def @main(%a: Tensor[(4,), float32]) {\n  %92 = negative(%a);\n  let %x = %92;\n  %93 = (%x, %a);\n  let %t = %93;\n"
-                "  %94 = %t.0;\n  %95 = %t.1;\n  %0 = add(%94, %95);\n  %90 = multiply(%0, %x);\n  %90\n}", 0},
+      {"k_let",
+       "def @main(%a: Tensor[(4,), float32]) {\n  %92 = negative(%a);\n  let %x = %92;\n  %93 = (%x, %a);\n  let %t = %93;\n"
+       "  %94 = %t.0;\n  %95 = %t.1;\n  %0 = add(%94, %95);\n  %90 = multiply(%0, %x);\n  %90\n}",
+       0},
       {"k_identity", "def @main(%a: Tensor[(4,), uint8]) { %a }", 0},
   };
   cg_check_cases("structure", cases, sizeof cases / sizeof cases[0], NULL, NULL, 1);
@@ -95,11 +117,16 @@ END_TEST
  * keeping some of them in scratch buffers. */
 START_TEST(long_chain) {
   char text[8192];
-  int w = snprintf(text, sizeof text, "def @main(%%a: Tensor[(3, 4), float32], %%b: Tensor[(4,), float32]) {\n"
-                                      "  %%0 = add(%%a, %%b);\n");
+  int w = snprintf(text, sizeof text,
+                   "def @main(%%a: Tensor[(3, 4), float32], %%b: Tensor[(4,), float32]) {\n"
+                   "  %%0 = add(%%a, %%b);\n");
   for (int i = 1; i < 60; i++)
-    w += snprintf(text + w, sizeof text - (size_t)w, i % 7 ? "  %%%d = %s(%%%d, %%b);\n" : "  %%%d = %s(%%%d, %%%d);\n", i,
-                  i % 3 == 0 ? "maximum" : i % 3 == 1 ? "subtract" : "multiply", i - 1, i / 2);
+    w += snprintf(text + w, sizeof text - (size_t)w, i % 7 ? "  %%%d = %s(%%%d, %%b);\n" : "  %%%d = %s(%%%d, %%%d);\n",
+                  i,
+                  i % 3 == 0   ? "maximum"
+                  : i % 3 == 1 ? "subtract"
+                               : "multiply",
+                  i - 1, i / 2);
   snprintf(text + w, sizeof text - (size_t)w, "  %%60 = (%%59, %%30);\n  %%60\n}");
   cg_case c = {"k_long", text, 1e-5};
   cg_check_cases("long_chain", &c, 1, NULL, NULL, 2);

@@ -73,9 +73,7 @@ START_TEST(test_oom_kernel) {
 }
 END_TEST
 
-START_TEST(test_oom_prelude) {
-  sweep_global("codegen.CPrelude", NULL);
-}
+START_TEST(test_oom_prelude) { sweep_global("codegen.CPrelude", NULL); }
 END_TEST
 
 int main(void) {

@@ -80,9 +80,10 @@ END_TEST
 /* A fused conv2d + bias_add + relu writes once into the output: the
  * elementwise followers run in place over it, with no scratch. */
 START_TEST(anchor_followers_in_place) {
-  irm_module *m = cg_typed("def @main(%a: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], "
-                           "%b: Tensor[(4,), float32]) {\n"
-                           "  %0 = nn.conv2d(%a, %w, padding=[1, 1]); %1 = nn.bias_add(%0, %b); %2 = nn.relu(%1); %2 }");
+  irm_module *m =
+      cg_typed("def @main(%a: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], "
+               "%b: Tensor[(4,), float32]) {\n"
+               "  %0 = nn.conv2d(%a, %w, padding=[1, 1]); %1 = nn.bias_add(%0, %b); %2 = nn.relu(%1); %2 }");
   irm_module *f = NULL;
   prims p = fused_functions(m, &f);
   ck_assert_uint_eq(p.n, 1);
@@ -220,7 +221,8 @@ START_TEST(plugin_fcodegen_errors) {
   ck_assert_ok(irm_kind_set_attr(kind, IRM_OP_ATTR_CODEGEN_C, &v, 10));
   m = cg_typed("def @main(%a: Tensor[(4,), float32]) { %0 = test.cg_tpl(%a); %0 }");
   ck_assert_ptr_null(cg_kernel(irm_module_function(m, "main"), "ktpl", NULL));
-  ck_assert_last_error("ValueError: test.cg_tpl in function 'ktpl': the FCodegenC template uses $1, but the op has 1 inputs");
+  ck_assert_last_error(
+      "ValueError: test.cg_tpl in function 'ktpl': the FCodegenC template uses $1, but the op has 1 inputs");
   irm_object_release(s);
   ck_assert_ok(irm_string_from_cstr("($0 * ${scale})", &s));
   v = irm_any_object(s);

@@ -8,8 +8,10 @@
 
 START_TEST(transforms) {
   static const cg_case cases[] = {
-      {"k_reshape", "def @main(%a: Tensor[(2, 3, 4), float32]) { %0 = reshape(%a, newshape=[6, -1]); %1 = nn.relu(%0); %1 }", 0},
-      {"k_reshape_out", "def @main(%a: Tensor[(2, 3, 4), int8]) { %0 = negative(%a); %1 = reshape(%0, newshape=[4, 0, 2]); %1 }", 0},
+      {"k_reshape",
+       "def @main(%a: Tensor[(2, 3, 4), float32]) { %0 = reshape(%a, newshape=[6, -1]); %1 = nn.relu(%0); %1 }", 0},
+      {"k_reshape_out",
+       "def @main(%a: Tensor[(2, 3, 4), int8]) { %0 = negative(%a); %1 = reshape(%0, newshape=[4, 0, 2]); %1 }", 0},
       {"k_reshape_param", "def @main(%a: Tensor[(2, 6), uint8]) { %0 = reshape(%a, newshape=[12]); %0 }", 0},
       {"k_transpose", "def @main(%a: Tensor[(2, 3, 4), float32]) { %0 = transpose(%a, axes=[1, 2, 0]); %0 }", 0},
       {"k_transpose_rev", "def @main(%a: Tensor[(2, 3, 4), int32]) { %0 = transpose(%a); %1 = add(%0, %0); %1 }", 0},
@@ -28,8 +30,13 @@ START_TEST(transforms) {
 }
 END_TEST
 
-#define CONV(name, dshape, wshape, attrs) \
-  {name, "def @main(%a: " D4(dshape, "float32") ", %w: " D4(wshape, "float32") ") { %0 = nn.conv2d(%a, %w" attrs "); %0 }", 1e-4}
+#define CONV(name, dshape, wshape, attrs)                                                                       \
+  {                                                                                                             \
+    name,                                                                                                       \
+        "def @main(%a: " D4(dshape, "float32") ", %w: " D4(wshape, "float32") ") { %0 = nn.conv2d(%a, %w" attrs \
+                                                                              "); %0 }",                        \
+        1e-4                                                                                                    \
+  }
 
 static const cg_case conv_cases[] = {
     CONV("c_plain", "(1, 3, 8, 8)", "(4, 3, 3, 3)", ""),
@@ -44,13 +51,12 @@ static const cg_case conv_cases[] = {
     CONV("c_nhwc_oihw", "(2, 6, 6, 4)", "(5, 4, 3, 3)", ", strides=[2, 2], data_layout=\"NHWC\""),
     CONV("c_nchw_hwio", "(1, 4, 6, 6)", "(2, 2, 4, 6)", ", padding=[1, 1], kernel_layout=\"HWIO\""),
     CONV("c_wide", "(1, 16, 6, 40)", "(20, 16, 3, 3)", ", padding=[1, 1]"),
-    CONV("c_nhwc_groups", "(1, 5, 5, 4)", "(3, 3, 2, 6)", ", groups=2, padding=[1, 1], data_layout=\"NHWC\", "
-                                                          "kernel_layout=\"HWIO\""),
+    CONV("c_nhwc_groups", "(1, 5, 5, 4)", "(3, 3, 2, 6)",
+         ", groups=2, padding=[1, 1], data_layout=\"NHWC\", "
+         "kernel_layout=\"HWIO\""),
 };
 
-START_TEST(conv2d) {
-  cg_check_cases("conv", conv_cases, sizeof conv_cases / sizeof conv_cases[0], NULL, NULL, 1);
-}
+START_TEST(conv2d) { cg_check_cases("conv", conv_cases, sizeof conv_cases / sizeof conv_cases[0], NULL, NULL, 1); }
 END_TEST
 
 START_TEST(conv2d_cblas) {
@@ -63,27 +69,47 @@ END_TEST
 
 START_TEST(conv2d_int) {
   static const cg_case cases[] = {
-      {"ci8", "def @main(%a: " D4("(1, 3, 7, 7)", "int8") ", %w: " D4("(4, 3, 3, 3)", "int8") ") {\n"
-              "  %0 = nn.conv2d(%a, %w, padding=[1, 1], out_dtype=\"int32\"); %0 }", 0},
-      {"ci8w", "def @main(%a: " D4("(1, 3, 7, 7)", "int8") ", %w: " D4("(4, 3, 3, 3)", "int8") ") {\n"
-               "  %0 = nn.conv2d(%a, %w, strides=[2, 2]); %0 }", 0},
-      {"ci32", "def @main(%a: " D4("(1, 4, 6, 6)", "int32") ", %w: " D4("(4, 2, 3, 3)", "int32") ") {\n"
-               "  %0 = nn.conv2d(%a, %w, groups=2, padding=[1], dilation=[1, 2]); %0 }", 0},
-      {"cu8f", "def @main(%a: " D4("(1, 6, 6, 2)", "uint8") ", %w: " D4("(3, 3, 2, 2)", "uint8") ") {\n"
-               "  %0 = nn.conv2d(%a, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\", out_dtype=\"float32\"); %0 }", 0},
-      {"cf2i", "def @main(%a: " D4("(1, 2, 5, 5)", "float32") ", %w: " D4("(2, 2, 3, 3)", "float32") ") {\n"
-               "  %0 = nn.conv2d(%a, %w, out_dtype=\"int8\"); %0 }", 0},
+      {"ci8",
+       "def @main(%a: " D4("(1, 3, 7, 7)", "int8") ", %w: " D4(
+           "(4, 3, 3, 3)", "int8") ") {\n"
+                                   "  %0 = nn.conv2d(%a, %w, padding=[1, 1], out_dtype=\"int32\"); %0 }",
+       0},
+      {"ci8w",
+       "def @main(%a: " D4("(1, 3, 7, 7)", "int8") ", %w: " D4("(4, 3, 3, 3)",
+                                                               "int8") ") {\n"
+                                                                       "  %0 = nn.conv2d(%a, %w, strides=[2, 2]); %0 }",
+       0},
+      {"ci32",
+       "def @main(%a: " D4("(1, 4, 6, 6)", "int32") ", %w: " D4(
+           "(4, 2, 3, 3)", "int32") ") {\n"
+                                    "  %0 = nn.conv2d(%a, %w, groups=2, padding=[1], dilation=[1, 2]); %0 }",
+       0},
+      {"cu8f",
+       "def @main(%a: " D4("(1, 6, 6, 2)", "uint8") ", %w: " D4(
+           "(3, 3, 2, 2)",
+           "uint8") ") {\n"
+                    "  %0 = nn.conv2d(%a, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\", out_dtype=\"float32\"); %0 }",
+       0},
+      {"cf2i",
+       "def @main(%a: " D4("(1, 2, 5, 5)", "float32") ", %w: " D4(
+           "(2, 2, 3, 3)", "float32") ") {\n"
+                                      "  %0 = nn.conv2d(%a, %w, out_dtype=\"int8\"); %0 }",
+       0},
   };
   cg_check_cases("conv_int", cases, sizeof cases / sizeof cases[0], NULL, NULL, 1);
 }
 END_TEST
 
 static const cg_case dense_cases[] = {
-    {"d_row", "def @main(%a: Tensor[(1, 37), float32], %w: Tensor[(10, 37), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
-    {"d_rows", "def @main(%a: Tensor[(2, 3, 40), float32], %w: Tensor[(7, 40), float32]) { %0 = nn.dense(%a, %w, units=7); %0 }",
+    {"d_row", "def @main(%a: Tensor[(1, 37), float32], %w: Tensor[(10, 37), float32]) { %0 = nn.dense(%a, %w); %0 }",
      1e-4},
-    {"d_fused", "def @main(%a: Tensor[(4, 16), float32], %w: Tensor[(5, 16), float32], %b: Tensor[(5,), float32]) {\n"
-                "  %0 = nn.dense(%a, %w); %1 = nn.bias_add(%0, %b, axis=-1); %2 = nn.relu(%1); %2 }", 1e-4},
+    {"d_rows",
+     "def @main(%a: Tensor[(2, 3, 40), float32], %w: Tensor[(7, 40), float32]) { %0 = nn.dense(%a, %w, units=7); %0 }",
+     1e-4},
+    {"d_fused",
+     "def @main(%a: Tensor[(4, 16), float32], %w: Tensor[(5, 16), float32], %b: Tensor[(5,), float32]) {\n"
+     "  %0 = nn.dense(%a, %w); %1 = nn.bias_add(%0, %b, axis=-1); %2 = nn.relu(%1); %2 }",
+     1e-4},
 };
 
 START_TEST(dense) {
@@ -101,29 +127,34 @@ START_TEST(dense) {
 END_TEST
 
 #define POOL(name, op, dt, dshape, attrs) \
-  {name, "def @main(%a: " D4(dshape, dt) ") { %0 = " op "(%a" attrs "); %0 }", 0}
+  { name, "def @main(%a: " D4(dshape, dt) ") { %0 = " op "(%a" attrs "); %0 }", 0 }
 
 START_TEST(pools) {
   static const cg_case cases[] = {
       POOL("p_max", "nn.max_pool2d", "float32", "(1, 3, 8, 8)", ", pool_size=[2, 2], strides=[2, 2]"),
       POOL("p_max_pad", "nn.max_pool2d", "float32", "(2, 3, 7, 7)", ", pool_size=[3, 3], padding=[1, 1]"),
       POOL("p_max_ceil", "nn.max_pool2d", "int8", "(1, 2, 7, 7)", ", pool_size=[2, 2], strides=[2, 2], ceil_mode=true"),
-      POOL("p_max_dil", "nn.max_pool2d", "uint8", "(1, 2, 9, 9)", ", pool_size=[2, 3], dilation=[2, 2], padding=[1, 0, 2, 1]"),
-      POOL("p_max_nhwc", "nn.max_pool2d", "int32", "(1, 6, 6, 3)", ", pool_size=[3, 3], strides=[2, 1], layout=\"NHWC\""),
+      POOL("p_max_dil", "nn.max_pool2d", "uint8", "(1, 2, 9, 9)",
+           ", pool_size=[2, 3], dilation=[2, 2], padding=[1, 0, 2, 1]"),
+      POOL("p_max_nhwc", "nn.max_pool2d", "int32", "(1, 6, 6, 3)",
+           ", pool_size=[3, 3], strides=[2, 1], layout=\"NHWC\""),
       POOL("p_max_allpad", "nn.max_pool2d", "float32", "(1, 1, 2, 2)", ", pool_size=[1, 1], padding=[2, 2]"),
       POOL("p_avg", "nn.avg_pool2d", "float32", "(1, 3, 8, 8)", ", pool_size=[2, 2], strides=[2, 2]"),
       POOL("p_avg_pad", "nn.avg_pool2d", "float32", "(1, 3, 7, 7)", ", pool_size=[3, 3], padding=[1, 1]"),
       POOL("p_avg_incl", "nn.avg_pool2d", "float32", "(1, 3, 7, 7)",
            ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=true, ceil_mode=true"),
-      POOL("p_avg_int", "nn.avg_pool2d", "int8", "(1, 2, 6, 6)", ", pool_size=[3, 3], padding=[1, 1], count_include_pad=true"),
+      POOL("p_avg_int", "nn.avg_pool2d", "int8", "(1, 2, 6, 6)",
+           ", pool_size=[3, 3], padding=[1, 1], count_include_pad=true"),
       POOL("p_avg_nhwc", "nn.avg_pool2d", "uint8", "(2, 5, 5, 3)", ", pool_size=[2, 2], layout=\"NHWC\""),
       POOL("p_gap", "nn.global_avg_pool2d", "float32", "(2, 3, 5, 6)", ""),
       POOL("p_gap_nhwc", "nn.global_avg_pool2d", "float32", "(2, 5, 6, 3)", ", layout=\"NHWC\""),
       POOL("p_gap_int", "nn.global_avg_pool2d", "int32", "(1, 3, 4, 4)", ""),
       /* NaN wins a max window and propagates through relu */
-      {"p_max_nan", "def @main(%a: Tensor[(1, 2, 4, 4), float32]) {\n"
-                    "  %0 = add(%a, const(float32, [1, 1, 1, 4], [nan, 0, 0, 0]));\n"
-                    "  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]); %2 = nn.relu(%1); %2 }", 0},
+      {"p_max_nan",
+       "def @main(%a: Tensor[(1, 2, 4, 4), float32]) {\n"
+       "  %0 = add(%a, const(float32, [1, 1, 1, 4], [nan, 0, 0, 0]));\n"
+       "  %1 = nn.max_pool2d(%0, pool_size=[2, 2], strides=[2, 2]); %2 = nn.relu(%1); %2 }",
+       0},
   };
   cg_check_cases("pools", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
 }

@@ -126,7 +126,9 @@ static void check_structure(const irm_module *mod, json_t *root, size_t *shared,
   for (size_t j = 0; j < n_out; j++) {
     size_t e = entry_of(rp, json_array_get(heads, j), n_nodes);
     dies[e] = SIZE_MAX;
-    assert_entry_type(root, e, n_out > 1 || irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(ret, j) : ret);
+    assert_entry_type(
+        root, e,
+        n_out > 1 || irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(ret, j) : ret);
   }
   size_t n_data = irm_function_param_count(main);
   for (size_t i = 0; i < n_data; i++) {

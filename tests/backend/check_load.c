@@ -117,7 +117,8 @@ START_TEST(test_the_metadata_names_the_executor_that_loads_it) {
   char path[1024];
   irm_object *loaded = NULL;
   /* an executor kind that is not registered: named, with the kinds that are */
-  export_as(r, "unknown_executor", "const char *tvmgen_odd_metadata(void);\n"
+  export_as(r, "unknown_executor",
+            "const char *tvmgen_odd_metadata(void);\n"
             "const char *tvmgen_odd_metadata(void) { return \"{\\\"executor\\\": \\\"nope\\\"}\"; }\n",
             path, sizeof path);
   ck_assert_error(irm_runtime_load(path, &loaded), IRM_EVALUE, "ValueError: runtime.Load: library '");
@@ -125,8 +126,10 @@ START_TEST(test_the_metadata_names_the_executor_that_loads_it) {
   ck_assert_error_mentions("unknown executor kind 'nope'");
   ck_assert_error_mentions("aot, graph");
   /* metadata without an executor */
-  export_as(r, "no_executor", "const char *tvmgen_odd_metadata(void);\n"
-            "const char *tvmgen_odd_metadata(void) { return \"{}\"; }\n", path, sizeof path);
+  export_as(r, "no_executor",
+            "const char *tvmgen_odd_metadata(void);\n"
+            "const char *tvmgen_odd_metadata(void) { return \"{}\"; }\n",
+            path, sizeof path);
   ck_assert_error(irm_runtime_load(path, &loaded), IRM_EVALUE, "ValueError: runtime.Load: library '");
   ck_assert_error_mentions("the metadata of module 'odd' names no \"executor\"");
   /* no metadata symbol: not an irm library */
@@ -162,7 +165,8 @@ END_TEST
 
 /* Every code of runtime/ is negative, generated code's included. */
 _Static_assert(IRM_CRT_EKERNEL < 0 && IRM_CRT_EARGS < 0 && IRM_CRT_ETYPE < 0 && IRM_CRT_ESHAPE < 0 &&
-                   IRM_CRT_ENOPARAMS < 0 && IRM_CRT_EPARAMS < 0, "irm_crt.h codes are negative");
+                   IRM_CRT_ENOPARAMS < 0 && IRM_CRT_EPARAMS < 0,
+               "irm_crt.h codes are negative");
 _Static_assert(IRM_PARAMS_ETRUNCATED < 0 && IRM_PARAMS_EMAGIC < 0 && IRM_PARAMS_ECOUNT < 0 && IRM_PARAMS_ENDIM < 0 &&
                    IRM_PARAMS_ESIZE < 0 && IRM_PARAMS_EINDEX < 0 && IRM_PARAMS_EDEVICE < 0,
                "irm_params.h codes are negative");

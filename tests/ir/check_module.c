@@ -243,8 +243,9 @@ END_TEST
 START_TEST(test_builtin_function_attr_keys_are_listed) {
   irm_object *list = NULL;
   ck_assert_ok(irm_base_func_attr_list(&list));
-  const char *keys[] = {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, IRM_BASE_FUNC_ATTR_TARGET, IRM_BASE_FUNC_ATTR_CALLING_CONV,
-                        IRM_BASE_FUNC_ATTR_PRIMITIVE, IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION};
+  const char *keys[] = {IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, IRM_BASE_FUNC_ATTR_TARGET,
+                        IRM_BASE_FUNC_ATTR_CALLING_CONV,  IRM_BASE_FUNC_ATTR_PRIMITIVE,
+                        IRM_BASE_FUNC_ATTR_COMPILER,      IRM_BASE_FUNC_ATTR_SKIP_OPTIMIZATION};
   for (size_t i = 0; i < 6; i++) ck_assert_msg(listed_type(list, keys[i]) != NULL, "'%s' is not listed", keys[i]);
   ck_assert_str_eq(listed_type(list, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL), "str");
   ck_assert_str_eq(listed_type(list, IRM_BASE_FUNC_ATTR_COMPILER), "str");
@@ -323,7 +324,8 @@ END_TEST
 START_TEST(test_func_with_attr_of_a_non_base_func_is_type_error) {
   irm_object *packed = new_const(1), *g = NULL;
   irm_any sym = irm_any_str("x");
-  ck_assert_error(irm_base_func_with_attr(packed, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_base_func_with_attr(packed, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ETYPE,
+                  "TypeError: ");
   ck_assert_error_mentions("ir.BaseFunc");
   ck_assert_ptr_null(g);
   ck_assert_ptr_null(irm_base_func_attrs(packed));
@@ -335,7 +337,8 @@ START_TEST(test_func_with_attr_of_a_type_without_hooks_is_runtime_error) {
   irm_object *f = new_hookless_func(), *g = NULL;
   ck_assert(irm_object_is(f, "ir.BaseFunc"));
   irm_any sym = irm_any_str("x");
-  ck_assert_error(irm_base_func_with_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ERUNTIME, "RuntimeError: ");
+  ck_assert_error(irm_base_func_with_attr(f, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, &sym, &g), IRM_ERUNTIME,
+                  "RuntimeError: ");
   ck_assert_error_mentions("test.HooklessFunc");
   ck_assert_ptr_null(g);
   irm_object_release(f);

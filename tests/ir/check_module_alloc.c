@@ -50,8 +50,7 @@ static int run_module_new(void *ctx) {
   ck_require(irm_module_executor(m) == c->executor, "executor lost");
   ck_require(irm_module_runtime(m) == c->runtime, "runtime lost");
   ck_require(irm_module_params(m) == c->params, "params lost");
-  ck_require(irm_module_mod_name(m) != NULL && strcmp(irm_module_mod_name(m), "tiny") == 0,
-             "mod_name lost");
+  ck_require(irm_module_mod_name(m) != NULL && strcmp(irm_module_mod_name(m), "tiny") == 0, "mod_name lost");
   ck_require(!irm_module_is_frozen(m), "a new module is frozen");
   irm_object_release(m);
   return 0;
@@ -76,7 +75,8 @@ START_TEST(test_oom_module_new_with_config_attrs) {
                       irm_any_str("tiny"), irm_any_object(c.params)};
   c.attrs = new_map(keys, values, 5);
   operation op = {.what = "irm_module_new (target, executor, runtime, mod_name, params)",
-                  .run = run_module_new, .ctx = &c};
+                  .run = run_module_new,
+                  .ctx = &c};
   sweep(&op);
   irm_object_release(c.functions);
   irm_object_release(c.attrs);
@@ -90,12 +90,12 @@ END_TEST
 /* ---- setting attributes ------------------------------------------------------ */
 
 typedef struct attr_ctx {
-  irm_module *base;   /* a configured module, kept for the whole test */
+  irm_module *base; /* a configured module, kept for the whole test */
   const char *key;
-  irm_any value;      /* borrowed */
-  int sole;           /* set_attr_move on a module only the run owns */
-  irm_module *mod;    /* the module the run works on (prepare) */
-  irm_module *other;  /* a second reference to it when shared */
+  irm_any value;     /* borrowed */
+  int sole;          /* set_attr_move on a module only the run owns */
+  irm_module *mod;   /* the module the run works on (prepare) */
+  irm_module *other; /* a second reference to it when shared */
   module_snapshot snap;
 } attr_ctx;
 
@@ -108,8 +108,8 @@ static void check_attr_set(const attr_ctx *c, const irm_module *mod) {
     ck_require(v->type_code == IRM_OBJECT && strcmp(irm_string_data(v->v_obj), c->value.v_str) == 0,
                "attribute %s has another value", c->key);
   else
-    ck_require(v->type_code == c->value.type_code && v->v_int == c->value.v_int,
-               "attribute %s has another value", c->key);
+    ck_require(v->type_code == c->value.type_code && v->v_int == c->value.v_int, "attribute %s has another value",
+               c->key);
 }
 
 static int run_with_attr(void *ctx) {
@@ -198,10 +198,10 @@ static void sweep_attr(int move, int sole) {
     char what[160];
     c.key = attr_cases[i].key;
     switch (attr_cases[i].kind) {
-      case 0: c.value = irm_any_str("renamed"); break;
-      case 1: c.value = irm_any_object(exec); break;
-      case 2: c.value = irm_any_int(42); break;
-      default: c.value = irm_any_object(params); break;
+    case 0: c.value = irm_any_str("renamed"); break;
+    case 1: c.value = irm_any_object(exec); break;
+    case 2: c.value = irm_any_int(42); break;
+    default: c.value = irm_any_object(params); break;
     }
     c.sole = sole;
     snprintf(what, sizeof what, "%s '%s' (%s module)", move ? "irm_module_set_attr_move" : "irm_module_with_attr",
@@ -209,8 +209,11 @@ static void sweep_attr(int move, int sole) {
     if (move) {
       /* replacing an object attribute of a sole-owner module in place may
        * need no memory */
-      operation op = {.what = what, .prepare = prepare_set_attr, .run = run_set_attr_move,
-                      .after = after_set_attr_move, .ctx = &c,
+      operation op = {.what = what,
+                      .prepare = prepare_set_attr,
+                      .run = run_set_attr_move,
+                      .after = after_set_attr_move,
+                      .ctx = &c,
                       .may_not_allocate = sole && (attr_cases[i].kind == 1 || attr_cases[i].kind == 3)};
       sweep(&op);
     } else {
@@ -309,8 +312,10 @@ static void after_json_round_trip(void *ctx, int rc) {
 
 START_TEST(test_oom_json_round_trip_of_a_configured_module) {
   json_ctx c = {new_configured_module(), NULL};
-  operation op = {.what = "ffi.ToJSON + ffi.FromJSON of a configured module", .run = run_json_round_trip,
-                  .after = after_json_round_trip, .ctx = &c};
+  operation op = {.what = "ffi.ToJSON + ffi.FromJSON of a configured module",
+                  .run = run_json_round_trip,
+                  .after = after_json_round_trip,
+                  .ctx = &c};
   sweep(&op);
   irm_object_release(c.mod);
 }

@@ -231,7 +231,8 @@ END_TEST
 START_TEST(test_target_given_a_str_is_type_error_naming_key_and_given_type) {
   irm_module *m = new_module(NULL, NULL);
   with_attr_fails(m, IRM_ATTR_TARGET, irm_any_str("llvm"), IRM_ETYPE, "TypeError: ");
-  ck_assert_str_eq(irm_last_error(), "TypeError: module attribute 'target': expected target or array<target>, got str 'llvm'");
+  ck_assert_str_eq(irm_last_error(),
+                   "TypeError: module attribute 'target': expected target or array<target>, got str 'llvm'");
   irm_object_release(m);
 }
 END_TEST
@@ -286,8 +287,8 @@ START_TEST(test_an_unregistered_key_takes_any_value) {
   irm_module *m = new_module(NULL, NULL);
   irm_object *e = new_aot_executor();
   irm_object *arr = new_array(NULL, 0);
-  irm_any values[] = {irm_any_int(1), irm_any_float(2.5), irm_any_bool(true), irm_any_str("x"),
-                      irm_any_object(e), irm_any_object(arr)};
+  irm_any values[] = {irm_any_int(1),   irm_any_float(2.5), irm_any_bool(true),
+                      irm_any_str("x"), irm_any_object(e),  irm_any_object(arr)};
   for (size_t i = 0; i < 6; i++) {
     irm_module *next = with_attr(m, "test.anything", values[i]);
     irm_any got = irm_any_none();
@@ -342,9 +343,8 @@ START_TEST(test_every_ir_module_global_leaves_its_argument_unchanged) {
     const char *name;
     const irm_any *args;
     int32_t nargs;
-  } calls[] = {{"ir.ModuleGetAttr", get, 2},        {"ir.ModuleWithAttr", with, 3},
-               {"ir.ModuleWithAttr", with_new, 3},  {"ir.ModuleWithoutAttr", without, 2},
-               {"ir.ModuleAttrs", &mod, 1},         {"ir.ModuleFreeze", &mod, 1},
+  } calls[] = {{"ir.ModuleGetAttr", get, 2},         {"ir.ModuleWithAttr", with, 3}, {"ir.ModuleWithAttr", with_new, 3},
+               {"ir.ModuleWithoutAttr", without, 2}, {"ir.ModuleAttrs", &mod, 1},    {"ir.ModuleFreeze", &mod, 1},
                {"ir.ModuleIsFrozen", &mod, 1}};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
     irm_any ret = call_ok(calls[i].name, calls[i].args, calls[i].nargs);

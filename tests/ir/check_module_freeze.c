@@ -13,8 +13,7 @@
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static const char *const invariant_keys[] = {IRM_ATTR_TARGET, IRM_ATTR_EXECUTOR, IRM_ATTR_RUNTIME,
-                                             IRM_ATTR_MOD_NAME};
+static const char *const invariant_keys[] = {IRM_ATTR_TARGET, IRM_ATTR_EXECUTOR, IRM_ATTR_RUNTIME, IRM_ATTR_MOD_NAME};
 
 /* A NEW value for the pass-invariant key, different from the one
  * new_configured_module sets. */

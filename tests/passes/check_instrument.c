@@ -237,8 +237,7 @@ START_TEST(test_before_failure_stops_the_run_before_the_pass) {
 END_TEST
 
 START_TEST(test_after_failure_is_returned) {
-  assert_pass_fails_at("after",
-                       "A.should_run:p1 B.should_run:p1 A.before:p1 B.before:p1 run:p1 A.after:p1",
+  assert_pass_fails_at("after", "A.should_run:p1 B.should_run:p1 A.before:p1 B.before:p1 run:p1 A.after:p1",
                        "A.after failed");
 }
 END_TEST
@@ -302,8 +301,8 @@ static int pk_capture(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 
 START_TEST(test_hooks_get_the_module_and_the_pass_info) {
   irm_object *f = new_packed(pk_capture, NULL, NULL);
-  irm_any args[6] = {irm_any_str("cap"), irm_any_none(), irm_any_none(), irm_any_object(f), irm_any_none(),
-                     irm_any_none()};
+  irm_any args[6] = {irm_any_str("cap"), irm_any_none(), irm_any_none(),
+                     irm_any_object(f),  irm_any_none(), irm_any_none()};
   irm_object *inst = call_obj("transform.PassInstrument", args, 6, "transform.PassInstrument");
   ck_assert_str_eq(irm_instrument_name(inst), "cap");
   irm_pass_context *ctx = context_with(&inst, 1, NULL);

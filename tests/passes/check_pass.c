@@ -45,8 +45,7 @@ END_TEST
 START_TEST(test_making_a_pass_checks_name_opt_level_and_function) {
   irm_pass *p = NULL;
   ck_assert_error(irm_module_pass_new("", 0, NULL, 0, NULL, noop_pass, NULL, NULL, &p), IRM_EVALUE, "ValueError:");
-  ck_assert_error(irm_module_pass_new("x", -1, NULL, 0, NULL, noop_pass, NULL, NULL, &p), IRM_EVALUE,
-                  "ValueError:");
+  ck_assert_error(irm_module_pass_new("x", -1, NULL, 0, NULL, noop_pass, NULL, NULL, &p), IRM_EVALUE, "ValueError:");
   ck_assert_error_mentions("opt_level");
   ck_assert_error(irm_module_pass_new("x", 0, NULL, 0, NULL, NULL, NULL, NULL, &p), IRM_EVALUE, "ValueError:");
   ck_assert_ptr_null(p);
@@ -226,8 +225,8 @@ START_TEST(test_function_pass_giving_back_every_function_returns_its_input) {
 }
 END_TEST
 
-static int c_bump(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                  void *resource, irm_object **out) {
+static int c_bump(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                  irm_object **out) {
   (void)mod;
   (void)ctx;
   (void)options;
@@ -266,8 +265,8 @@ END_TEST
  * visited, comma-separated; body + 1 (resource, when set, an int64_t
  * added instead); fails on a function named "bad". */
 static char visited[256];
-static int c_record(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                    void *resource, irm_object **out) {
+static int c_record(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                    irm_object **out) {
   (void)mod;
   (void)ctx;
   (void)options;
@@ -345,8 +344,8 @@ START_TEST(test_function_pass_apply_runs_the_loop_without_the_runner) {
 }
 END_TEST
 
-static int c_same(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                  void *resource, irm_object **out) {
+static int c_same(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                  irm_object **out) {
   (void)mod;
   (void)options;
   ck_assert_ptr_eq(resource, &calls);
@@ -552,7 +551,8 @@ START_TEST(test_create_module_pass_and_run_pass_globals) {
   ck_assert_int_eq(count_of(out), 7);
   irm_any bad[] = {irm_any_object(f), irm_any_int(-1), irm_any_str("X")};
   ck_assert_int_eq(call_fails("transform.CreateModulePass", bad, 3), IRM_EVALUE);
-  ck_assert_str_eq(irm_last_error(), "ValueError: transform.CreateModulePass: argument 2: opt_level must be >= 0, got -1");
+  ck_assert_str_eq(irm_last_error(),
+                   "ValueError: transform.CreateModulePass: argument 2: opt_level must be >= 0, got -1");
   irm_object_release(out);
   irm_object_release(mod);
   irm_object_release(info);
@@ -582,7 +582,8 @@ START_TEST(test_create_function_pass_and_sequential_globals) {
   irm_object *bad_arr = new_array(&bad_item, 1);
   irm_any bad_args[] = {irm_any_object(bad_arr)};
   ck_assert_int_eq(call_fails("transform.Sequential", bad_args, 1), IRM_ETYPE);
-  ck_assert_str_eq(irm_last_error(), "TypeError: transform.Sequential: argument 1: passes[0]: expected a transform.Pass, got int 1");
+  ck_assert_str_eq(irm_last_error(),
+                   "TypeError: transform.Sequential: argument 1: passes[0]: expected a transform.Pass, got int 1");
   irm_object_release(bad_arr);
   irm_object_release(seq2);
   irm_object_release(seq);
@@ -600,7 +601,8 @@ START_TEST(test_repr_of_passes_is_readable) {
   irm_any v = irm_any_object(p);
   irm_object *text = NULL;
   ck_assert_ok(irm_repr(&v, &text));
-  ck_assert_str_eq(irm_string_data(text), "transform.ModulePass(name=\"FoldConstant\", opt_level=2, required=[\"InferType\"])");
+  ck_assert_str_eq(irm_string_data(text),
+                   "transform.ModulePass(name=\"FoldConstant\", opt_level=2, required=[\"InferType\"])");
   irm_object_release(text);
   v = irm_any_object(seq);
   ck_assert_ok(irm_repr(&v, &text));

@@ -94,8 +94,7 @@ START_TEST(test_oom_pass_context_new_with_config_and_an_instrument) {
   const char *keys[] = {"FuseOps.max_depth", "tir.disable_vectorize"};
   irm_any values[] = {irm_any_int(4), irm_any_bool(true)};
   c.config = new_map(keys, values, 2);
-  operation op = {.what = "irm_pass_context_new (config, instrument)", .run = run_pass_context_new,
-                  .ctx = &c};
+  operation op = {.what = "irm_pass_context_new (config, instrument)", .run = run_pass_context_new, .ctx = &c};
   sweep(&op);
   irm_object_release(c.instruments);
   irm_object_release(c.required);
@@ -167,8 +166,11 @@ START_TEST(test_oom_pass_run_of_a_sequential_under_a_timing_context) {
   c.pc = NULL;
   ck_assert_ok(irm_pass_context_new(2, NULL, NULL, NULL, insts, &c.pc));
   irm_object_release(insts);
-  operation op = {.what = "irm_pass_run (Sequential(A,B), timing)", .prepare = prepare_pass_run,
-                  .run = run_pass_run, .after = after_pass_run, .ctx = &c};
+  operation op = {.what = "irm_pass_run (Sequential(A,B), timing)",
+                  .prepare = prepare_pass_run,
+                  .run = run_pass_run,
+                  .after = after_pass_run,
+                  .ctx = &c};
   sweep(&op);
   irm_object_release(c.pc);
   irm_object_release(c.timing);
@@ -240,7 +242,9 @@ START_TEST(test_oom_entering_running_and_exiting_a_timing_context) {
   c.snap = snapshot(c.mod);
   enter_run_ctx e = {&c, NULL, NULL};
   operation op = {.what = "enter a timing context, irm_pass_run (Sequential(A,B)), exit",
-                  .prepare = prepare_enter_run, .run = run_enter_run_exit, .after = after_enter_run_exit,
+                  .prepare = prepare_enter_run,
+                  .run = run_enter_run_exit,
+                  .after = after_enter_run_exit,
                   .ctx = &e};
   sweep(&op);
   irm_object_release(c.mod);
@@ -335,8 +339,10 @@ START_TEST(test_oom_pass_get_config) {
   ck_assert_ok(irm_pass_context_new(2, NULL, NULL, cfg, NULL, &pc));
   irm_object_release(cfg);
   ck_assert_ok(irm_pass_context_enter(pc));
-  operation op = {.what = "irm_pass_get_config (context, module attribute, default)", .run = run_get_config,
-                  .ctx = &c, .may_not_allocate = 1 /* values are retained, not copied */};
+  operation op = {.what = "irm_pass_get_config (context, module attribute, default)",
+                  .run = run_get_config,
+                  .ctx = &c,
+                  .may_not_allocate = 1 /* values are retained, not copied */};
   sweep(&op);
   ck_assert_ok(irm_pass_context_exit(pc));
   irm_object_release(pc);

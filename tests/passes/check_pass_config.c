@@ -131,8 +131,8 @@ START_TEST(test_a_context_giving_a_deprecated_option_warns_once_with_the_hint) {
   register_deprecated("use test.new instead");
   for (int i = 0; i < 3; i++) leave(enter_config("test.old", irm_any_str("b")));
   ck_assert_int_eq(n_warnings, 1);
-  ck_assert_str_eq(warnings[0], IRM_DEPRECATION_PREFIX
-                   "PassContext config option 'test.old' is deprecated: use test.new instead");
+  ck_assert_str_eq(warnings[0],
+                   IRM_DEPRECATION_PREFIX "PassContext config option 'test.old' is deprecated: use test.new instead");
   irm_object *list = NULL;
   ck_assert_ok(irm_pass_config_list(&list));
   const irm_object *info = irm_map_find_cstr(list, "test.old")->v_obj;

@@ -97,13 +97,11 @@ START_TEST(test_module_pass_new_reports_value_and_type_errors) {
   const char *no_name[] = {""};
   irm_object *arr = string_array("x");
   ck_assert_error(irm_module_pass_new("", 0, NULL, 0, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
-  ck_assert_error(irm_module_pass_new("a\tb", 0, NULL, 0, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_module_pass_new("a\tb", 0, NULL, 0, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
   ck_assert_error(irm_module_pass_new("P", -1, NULL, 0, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
   ck_assert_error(irm_module_pass_new("P", 0, NULL, 0, NULL, NULL, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
   ck_assert_error(irm_module_pass_new("P", 0, NULL, 1, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
-  ck_assert_error(irm_module_pass_new("P", 0, no_name, 1, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_module_pass_new("P", 0, no_name, 1, NULL, tp_nop, NULL, NULL, &p), IRM_EVALUE, "ValueError: ");
   ck_assert_error(irm_module_pass_new("P", 0, NULL, 0, arr, tp_nop, NULL, NULL, &p), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(p);
   irm_object_release(arr);
@@ -401,8 +399,7 @@ START_TEST(test_override_instruments_reports_type_and_hook_errors) {
   irm_instrument *bad_enter = instrument_with(0, failing_function());
   irm_any item = irm_any_object(bad_enter);
   irm_object *list = new_array(&item, 1);
-  ck_assert_error(irm_pass_context_override_instruments(plain, list), IRM_EKEY,
-                  "KeyError: instrument 'probe' enter: ");
+  ck_assert_error(irm_pass_context_override_instruments(plain, list), IRM_EKEY, "KeyError: instrument 'probe' enter: ");
   irm_object_release(list);
   irm_object_release(bad_enter);
   irm_object_release(ctx);
@@ -444,8 +441,7 @@ END_TEST
 START_TEST(test_pass_setting_reports_a_null_option_and_config_errors) {
   irm_any v = irm_any_none();
   ck_assert_error(irm_pass_setting(NULL, NULL, NULL, "FuseOps.max_depth", &v), IRM_EVALUE, "ValueError: ");
-  ck_assert_error(irm_pass_setting(NULL, "max_depth", NULL, "FuseOps.max_dept", &v), IRM_EATTR,
-                  "AttributeError: ");
+  ck_assert_error(irm_pass_setting(NULL, "max_depth", NULL, "FuseOps.max_dept", &v), IRM_EATTR, "AttributeError: ");
 }
 END_TEST
 

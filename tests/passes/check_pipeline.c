@@ -146,8 +146,10 @@ START_TEST(test_pipeline_unknown_pass_suggests_closest) {
   ck_assert_str_eq(irm_last_error(), "ValueError: pipeline 'Sequential(FoldConstnt)': unknown pass 'FoldConstnt' "
                                      "at position 11 (did you mean 'FoldConstant'?)");
   assert_parse_fails("Sequentail(TestNop)", IRM_EVALUE, "ValueError: pipeline", "did you mean 'Sequential'?");
-  assert_parse_fails("Zzzzzzzzzzzz", IRM_EVALUE, "ValueError: pipeline 'Zzzzzzzzzzzz': unknown pass 'Zzzzzzzzzzzz' "
-                     "at position 0", NULL);
+  assert_parse_fails("Zzzzzzzzzzzz", IRM_EVALUE,
+                     "ValueError: pipeline 'Zzzzzzzzzzzz': unknown pass 'Zzzzzzzzzzzz' "
+                     "at position 0",
+                     NULL);
   ck_assert_ptr_null(strstr(irm_last_error(), "did you mean"));
 }
 END_TEST
@@ -170,8 +172,8 @@ START_TEST(test_pipeline_opt_level_out_of_int_range_is_an_error_quoting_the_text
   assert_parse_fails("Sequential{opt_level=2147483648}(TestNop)", IRM_EVALUE, "ValueError: ", "'2147483648'");
   assert_parse_fails("Sequential{opt_level=0x80000000}(TestNop)", IRM_EVALUE, "ValueError: ", "'0x80000000'");
   assert_parse_fails("Sequential{opt_level=-1}(TestNop)", IRM_EVALUE, "ValueError: ", "opt_level '-1'");
-  assert_parse_fails("Sequential{opt_level=99999999999999999999}(TestNop)", IRM_EVALUE, "ValueError: ",
-                     "int '99999999999999999999' is out of range");
+  assert_parse_fails("Sequential{opt_level=99999999999999999999}(TestNop)", IRM_EVALUE,
+                     "ValueError: ", "int '99999999999999999999' is out of range");
   irm_pass *p = parse("Sequential{opt_level=2147483647}(TestNop)");
   ck_assert_int_eq(irm_pass_opt_level(p), 2147483647);
   irm_object_release(p);
@@ -193,14 +195,16 @@ END_TEST
 
 START_TEST(test_pipeline_unbalanced_brackets_give_positions) {
   register_test_passes();
-  assert_parse_fails("Sequential(TestNop", IRM_EVALUE, "ValueError: ",
-                     "unbalanced '(' at position 10: expected ')' before the end of the text");
+  assert_parse_fails("Sequential(TestNop", IRM_EVALUE,
+                     "ValueError: ", "unbalanced '(' at position 10: expected ')' before the end of the text");
   assert_parse_fails("TestOpts{count=1", IRM_EVALUE, "ValueError: ", "unbalanced '{' at position 8");
   assert_parse_fails("TestOpts{names=[a,b}", IRM_EVALUE, "ValueError: ", "expected ',' or ']', got '}' at position 19");
   assert_parse_fails("TestOpts{label='abc}", IRM_EVALUE, "ValueError: ", "unbalanced quote at position 15");
   assert_parse_fails("Sequential(TestNop))", IRM_EVALUE, "ValueError: ", "unexpected ')' at position 19");
-  assert_parse_fails("Sequential TestNop", IRM_EVALUE, "ValueError: ", "expected '(' after Sequential, got 'T' at position 11");
-  assert_parse_fails("Sequential(TestNop,)", IRM_EVALUE, "ValueError: ", "expected a pass name, got ')' at position 19");
+  assert_parse_fails("Sequential TestNop", IRM_EVALUE,
+                     "ValueError: ", "expected '(' after Sequential, got 'T' at position 11");
+  assert_parse_fails("Sequential(TestNop,)", IRM_EVALUE,
+                     "ValueError: ", "expected a pass name, got ')' at position 19");
 }
 END_TEST
 

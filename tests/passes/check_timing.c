@@ -82,7 +82,8 @@ START_TEST(test_timing_report_is_an_indented_tree) {
   double total = 0, self = 0, of_total = 0, of_parent = 0;
   line_of(report, 4, line, sizeof line);
   ck_assert_int_eq(sscanf(line, " TestSleep: %lfms [self %lfms] (%lf%% of total, %lf%% of parent)", &total, &self,
-                          &of_total, &of_parent), 4);
+                          &of_total, &of_parent),
+                   4);
   ck_assert(total >= 1.9 && self >= 1.9 && self <= total);
   /* Only what scheduling cannot upset: shares are proper fractions. */
   ck_assert(of_parent > 0.0 && of_parent <= 100.0);
@@ -122,7 +123,8 @@ START_TEST(test_timing_top_level_passes_share_the_total) {
     double total, self, of_total, of_parent;
     line_of(report, i, line, sizeof line);
     ck_assert_int_eq(sscanf(line, "TestSleep: %lfms [self %lfms] (%lf%% of total, %lf%% of parent)", &total, &self,
-                            &of_total, &of_parent), 4);
+                            &of_total, &of_parent),
+                     4);
     ck_assert(of_total > 0.0 && of_total < 100.0 && of_total == of_parent);
     sum += of_total;
   }
@@ -263,7 +265,7 @@ START_TEST(test_printing_all_passes_before_and_after) {
   char out[16384];
   capture_stdout(run_nop_then_mark, p, out, sizeof out);
   const char *order[] = {"; IR before pass 'sequential'", "; IR before pass 'TestNop'", "; IR after pass 'TestNop'",
-                         "; IR before pass 'TestMark'", "; IR after pass 'TestMark'", "; IR after pass 'sequential'"};
+                         "; IR before pass 'TestMark'",   "; IR after pass 'TestMark'", "; IR after pass 'sequential'"};
   const char *at = out;
   for (int i = 0; i < 6; i++) {
     const char *found = strstr(at, order[i]);

@@ -22,8 +22,7 @@
 
 /* These run first in their forked process: irm has allocated nothing yet. */
 START_TEST(test_set_allocator_rejects_null_malloc_with_value_error) {
-  ck_assert_error(irm_set_allocator(NULL, counting_realloc, counting_free),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_set_allocator(NULL, counting_realloc, counting_free), IRM_EVALUE, "ValueError: ");
   long before = atomic_load(&live_blocks);
   irm_object *s = NULL;
   ck_assert_ok(irm_string_new("x", 1, &s));
@@ -33,25 +32,20 @@ START_TEST(test_set_allocator_rejects_null_malloc_with_value_error) {
 END_TEST
 
 START_TEST(test_set_allocator_rejects_null_realloc_with_value_error) {
-  ck_assert_error(irm_set_allocator(counting_malloc, NULL, counting_free),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_set_allocator(counting_malloc, NULL, counting_free), IRM_EVALUE, "ValueError: ");
 }
 END_TEST
 
 START_TEST(test_set_allocator_rejects_null_free_with_value_error) {
-  ck_assert_error(irm_set_allocator(counting_malloc, counting_realloc, NULL),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_set_allocator(counting_malloc, counting_realloc, NULL), IRM_EVALUE, "ValueError: ");
 }
 END_TEST
 
 START_TEST(test_set_allocator_after_first_use_is_runtime_error) {
   irm_object *s = NULL, *t = NULL;
   ck_assert_ok(irm_string_new("first use", 9, &s));
-  ck_assert_error(irm_set_allocator(malloc, realloc, free), IRM_ERUNTIME,
-                  "RuntimeError: ");
-  ck_assert_error(irm_set_allocator(counting_malloc, counting_realloc,
-                                    counting_free),
-                  IRM_ERUNTIME, "RuntimeError: ");
+  ck_assert_error(irm_set_allocator(malloc, realloc, free), IRM_ERUNTIME, "RuntimeError: ");
+  ck_assert_error(irm_set_allocator(counting_malloc, counting_realloc, counting_free), IRM_ERUNTIME, "RuntimeError: ");
   /* the counting allocator stays in place */
   long before = atomic_load(&live_blocks);
   ck_assert_ok(irm_string_new("second", 6, &t));
@@ -171,10 +165,10 @@ END_TEST
 
 /* What a forked process reports about one attempt at a first use. */
 typedef struct first_use_report {
-  int stage;   /* 0 = all good, else the check that failed */
-  int status;  /* of the first use */
-  int hit;     /* an injected failure was met */
-  long live;   /* blocks live at the end, everything released */
+  int stage;  /* 0 = all good, else the check that failed */
+  int status; /* of the first use */
+  int hit;    /* an injected failure was met */
+  long live;  /* blocks live at the end, everything released */
   char message[256];
 } first_use_report;
 
@@ -200,9 +194,7 @@ static int check_everything_works(void) {
   for (size_t i = 0; i < sizeof builtin_names / sizeof *builtin_names; i++) {
     int found = 0;
     for (size_t k = 0; k < irm_array_size(names); k++)
-      if (irm_string_equals(irm_array_at(names, k)->v_obj, builtin_names[i],
-                            strlen(builtin_names[i])))
-        found = 1;
+      if (irm_string_equals(irm_array_at(names, k)->v_obj, builtin_names[i], strlen(builtin_names[i]))) found = 1;
     if (!found) {
       irm_object_release(names);
       return 11;
@@ -214,15 +206,13 @@ static int check_everything_works(void) {
   irm_object_release(s);
   if (irm_type_find("ffi.Map", &index) != 0 || index != IRM_TYPE_MAP) return 14;
   irm_any ret = irm_any_none();
-  if (irm_func_call_global("ffi.ListGlobalFuncNames", NULL, 0, &ret) != 0)
-    return 15;
+  if (irm_func_call_global("ffi.ListGlobalFuncNames", NULL, 0, &ret) != 0) return 15;
   irm_any_release(&ret);
   return 0;
 }
 
 /* Runs first_use in a new process with failures armed (n < 0: none). */
-static first_use_report first_use_in_child(int (*first_use)(void),
-                                           fail_mode mode, long n) {
+static first_use_report first_use_in_child(int (*first_use)(void), fail_mode mode, long n) {
   first_use_report report;
   int fds[2];
   memset(&report, 0, sizeof report);
@@ -234,23 +224,17 @@ static first_use_report first_use_in_child(int (*first_use)(void),
     close(fds[0]);
     long injected_before = atomic_load(&injected);
     if (n >= 0) {
-      if (mode == fail_nth)
-        fail_nth_from_now(n);
-      else
-        fail_all_after(n);
+      if (mode == fail_nth) fail_nth_from_now(n);
+      else fail_all_after(n);
     }
     report.status = first_use();
     stop_failing();
     report.hit = atomic_load(&injected) != injected_before;
     snprintf(report.message, sizeof report.message, "%s", irm_last_error());
-    if (report.status != 0 &&
-        (report.status != IRM_ENOMEM ||
-         strncmp(report.message, "MemoryError: ", 13) != 0))
+    if (report.status != 0 && (report.status != IRM_ENOMEM || strncmp(report.message, "MemoryError: ", 13) != 0))
       report.stage = 1;
-    else if (report.status != 0 && !report.hit)
-      report.stage = 2;
-    else
-      report.stage = check_everything_works();
+    else if (report.status != 0 && !report.hit) report.stage = 2;
+    else report.stage = check_everything_works();
     settle_error();
     report.live = atomic_load(&live_blocks);
     ssize_t w = write(fds[1], &report, sizeof report);
@@ -261,16 +245,14 @@ static first_use_report first_use_in_child(int (*first_use)(void),
   close(fds[0]);
   int wstatus = 0;
   ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
-  ck_assert_msg(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0,
-                "child for N=%ld died (wait status %d)", n, wstatus);
+  ck_assert_msg(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "child for N=%ld died (wait status %d)", n, wstatus);
   ck_assert_int_eq(got, (ssize_t)sizeof report);
   return report;
 }
 
 static void sweep_first_use(const char *what, int (*first_use)(void)) {
   first_use_report clean = first_use_in_child(first_use, fail_nth, -1);
-  ck_assert_msg(clean.stage == 0 && clean.status == 0,
-                "%s without failures: stage %d status %d '%s'", what,
+  ck_assert_msg(clean.stage == 0 && clean.status == 0, "%s without failures: stage %d status %d '%s'", what,
                 clean.stage, clean.status, clean.message);
   for (int m = 0; m < 2; m++) {
     fail_mode mode = m == 0 ? fail_nth : fail_after;
@@ -384,7 +366,10 @@ END_TEST
  * its own code (ValueError) with a MemoryError message. */
 START_TEST(test_json_errors_with_a_failed_allocation_are_memory_errors_or_the_same_error) {
   static const char *const bad[] = {
-      "", "{\"irm_json\": 1,\n \"root\": nul", "[1, 2]", "{\"irm_json\": 2, \"root\": null, \"nodes\": []}",
+      "",
+      "{\"irm_json\": 1,\n \"root\": nul",
+      "[1, 2]",
+      "{\"irm_json\": 2, \"root\": null, \"nodes\": []}",
       "{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"type\": 1}]}",
       "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [{\"type\": \"ffi.Arrray\", \"items\": []}]}",
       "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [{\"type\": \"ffi.Array\", \"items\": [{\"ref\": 0}]}]}",

@@ -22,8 +22,7 @@
 /* ---- helpers ------------------------------------------------------------- */
 
 /* Returns a String copy of its first (str) argument: the callee allocates. */
-static int pk_echo(const irm_any *args, int32_t nargs, irm_any *ret,
-                   void *resource) {
+static int pk_echo(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const char *s;
   irm_object *out = NULL;
   int rc;
@@ -35,8 +34,7 @@ static int pk_echo(const irm_any *args, int32_t nargs, irm_any *ret,
   return 0;
 }
 
-static int pk_one(const irm_any *args, int32_t nargs, irm_any *ret,
-                  void *resource) {
+static int pk_one(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)args;
   (void)nargs;
   (void)resource;
@@ -71,8 +69,11 @@ static void after_register_new(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_registering_a_new_global) {
-  operation op = {.what = "register a new global", .run = run_register_new, .after = after_register_new,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "register a new global",
+                  .run = run_register_new,
+                  .after = after_register_new,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -105,8 +106,11 @@ START_TEST(test_oom_registering_with_override) {
   irm_object *old_fn = NULL;
   ck_assert_ok(irm_func_new_packed(pk_one, NULL, NULL, &old_fn));
   ck_assert_ok(irm_func_register_global("alloc.over", old_fn, 0));
-  operation op = {.what = "register with override", .run = run_register_override,
-                  .after = after_register_override, .permanent_on_success = 0, .ctx = old_fn};
+  operation op = {.what = "register with override",
+                  .run = run_register_override,
+                  .after = after_register_override,
+                  .permanent_on_success = 0,
+                  .ctx = old_fn};
   sweep(&op);
   ck_assert_ok(irm_func_remove_global("alloc.over"));
   irm_object_release(old_fn);
@@ -142,8 +146,11 @@ static int run_lookup_and_call(void *ctx) {
 
 START_TEST(test_oom_looking_up_and_calling_a_global) {
   register_packed("alloc.echo", pk_echo);
-  operation op = {.what = "look up and call a global", .run = run_lookup_and_call, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "look up and call a global",
+                  .run = run_lookup_and_call,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -163,8 +170,11 @@ static int run_list_globals(void *ctx) {
 }
 
 START_TEST(test_oom_listing_globals) {
-  operation op = {.what = "irm_func_list_globals", .run = run_list_globals, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "irm_func_list_globals",
+                  .run = run_list_globals,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -172,9 +182,7 @@ END_TEST
 /* an Array of 50 Strings, from borrowed C strings and from String objects */
 enum { n_items = 50 };
 
-static void item_text(char *buf, size_t size, int i) {
-  snprintf(buf, size, "item number %d with some length", i);
-}
+static void item_text(char *buf, size_t size, int i) { snprintf(buf, size, "item number %d with some length", i); }
 
 static int run_array_of_cstrings(void *ctx) {
   char text[n_items][48];
@@ -214,15 +222,21 @@ static int run_array_of_string_objects(void *ctx) {
 }
 
 START_TEST(test_oom_building_an_array_of_50_strings_from_c_strings) {
-  operation op = {.what = "Array of 50 C strings", .run = run_array_of_cstrings, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "Array of 50 C strings",
+                  .run = run_array_of_cstrings,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_building_an_array_of_50_string_objects) {
-  operation op = {.what = "Array of 50 String objects", .run = run_array_of_string_objects, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "Array of 50 String objects",
+                  .run = run_array_of_string_objects,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -260,23 +274,27 @@ static int run_append_move(void *ctx) {
 }
 
 START_TEST(test_oom_array_append_move_in_place) {
-  operation op = {.what = "irm_array_append_move x50 (unique)", .run = run_append_move, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "irm_array_append_move x50 (unique)",
+                  .run = run_append_move,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_array_append_move_on_a_shared_array) {
-  operation op = {.what = "irm_array_append_move x50 (shared)", .run = run_append_move, .after = NULL,
-                  .permanent_on_success = 0, .ctx = (void *)&op};
+  operation op = {.what = "irm_array_append_move x50 (shared)",
+                  .run = run_append_move,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = (void *)&op};
   sweep(&op);
 }
 END_TEST
 
 /* a Map of 50 entries */
-static void key_text(char *buf, size_t size, int i) {
-  snprintf(buf, size, "key.%02d", i);
-}
+static void key_text(char *buf, size_t size, int i) { snprintf(buf, size, "key.%02d", i); }
 
 static int run_map_from_pairs(void *ctx) {
   char keys_text[n_items][16];
@@ -330,22 +348,31 @@ static int run_map_set_move(void *ctx) {
 }
 
 START_TEST(test_oom_building_a_map_of_50_entries_from_pairs) {
-  operation op = {.what = "irm_map_from_pairs (50)", .run = run_map_from_pairs, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "irm_map_from_pairs (50)",
+                  .run = run_map_from_pairs,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_building_a_map_of_50_entries_with_set_move) {
-  operation op = {.what = "irm_map_set_move x50 (unique)", .run = run_map_set_move, .after = NULL,
-                  .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "irm_map_set_move x50 (unique)",
+                  .run = run_map_set_move,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
 
 START_TEST(test_oom_map_set_move_on_a_shared_map) {
-  operation op = {.what = "irm_map_set_move x50 (shared)", .run = run_map_set_move, .after = NULL,
-                  .permanent_on_success = 0, .ctx = (void *)&op};
+  operation op = {.what = "irm_map_set_move x50 (shared)",
+                  .run = run_map_set_move,
+                  .after = NULL,
+                  .permanent_on_success = 0,
+                  .ctx = (void *)&op};
   sweep(&op);
 }
 END_TEST
@@ -377,8 +404,7 @@ static int run_map_erase(void *ctx) {
       rc = irm_map_erase_move(&map, key);
     }
     int found = irm_map_find_cstr(map, key) != NULL;
-    ck_require(rc == 0 ? irm_map_size(map) == size - 1 && !found
-                       : map == before && irm_map_size(map) == size && found,
+    ck_require(rc == 0 ? irm_map_size(map) == size - 1 && !found : map == before && irm_map_size(map) == size && found,
                "erasing %s (status %d) left %zu of %zu entries", key, rc, irm_map_size(map), size);
     if (shared != NULL) {
       ck_require(irm_map_size(shared) == size, "the shared Map changed");
@@ -413,8 +439,11 @@ START_TEST(test_oom_erasing_every_entry_of_a_map_in_place_and_from_copies) {
     irm_any value = irm_any_str(key);
     ck_assert_ok(irm_map_set_move(&input, key, &value));
   }
-  operation op = {.what = "erasing every entry of a Map of 50", .run = run_map_erase, .after = after_map_erase,
-                  .permanent_on_success = 0, .ctx = input};
+  operation op = {.what = "erasing every entry of a Map of 50",
+                  .run = run_map_erase,
+                  .after = after_map_erase,
+                  .permanent_on_success = 0,
+                  .ctx = input};
   sweep(&op);
   irm_object_release(input);
 }
@@ -437,7 +466,10 @@ static int run_string_new(void *ctx) {
 }
 
 START_TEST(test_oom_string_new) {
-  operation op = {.what = "irm_string_new", .run = run_string_new, .after = NULL, .permanent_on_success = 0,
+  operation op = {.what = "irm_string_new",
+                  .run = run_string_new,
+                  .after = NULL,
+                  .permanent_on_success = 0,
                   .ctx = NULL};
   sweep(&op);
 }
@@ -484,8 +516,11 @@ static void after_type_register(void *ctx, int rc) {
 
 START_TEST(test_oom_type_register) {
   type_ctx t = {0, "", "", ""};
-  operation op = {.what = "irm_type_register", .run = run_type_register, .after = after_type_register,
-                  .permanent_on_success = 1, .ctx = &t};
+  operation op = {.what = "irm_type_register",
+                  .run = run_type_register,
+                  .after = after_type_register,
+                  .permanent_on_success = 1,
+                  .ctx = &t};
   sweep(&op);
 }
 END_TEST
@@ -525,8 +560,11 @@ static void after_journal_two_registrations(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_journal_with_two_registrations_rolled_back) {
-  operation op = {.what = "journal with two registrations rolled back", .run = run_journal_two_registrations,
-                  .after = after_journal_two_registrations, .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "journal with two registrations rolled back",
+                  .run = run_journal_two_registrations,
+                  .after = after_journal_two_registrations,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -547,8 +585,7 @@ static int run_nested_journals(void *ctx) {
       /* a commit that failed leaves inner open and innermost */
       if (rc == 0) rc = closed;
       int rb = irm_journal_rollback(inner);
-      ck_assert_msg(rb == 0, "inner rollback failed with %d: %s", rb,
-                    irm_last_error());
+      ck_assert_msg(rb == 0, "inner rollback failed with %d: %s", rb, irm_last_error());
     }
   }
   int rb = irm_journal_rollback(outer);
@@ -565,8 +602,11 @@ static void after_nested_journals(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_nested_journals_inner_commit_outer_rollback) {
-  operation op = {.what = "nested journals, inner commit, outer rollback", .run = run_nested_journals,
-                  .after = after_nested_journals, .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "nested journals, inner commit, outer rollback",
+                  .run = run_nested_journals,
+                  .after = after_nested_journals,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -600,8 +640,11 @@ static void after_journal_commit(void *ctx, int rc) {
 }
 
 START_TEST(test_oom_journal_with_two_registrations_committed) {
-  operation op = {.what = "journal with two registrations committed", .run = run_journal_commit,
-                  .after = after_journal_commit, .permanent_on_success = 0, .ctx = NULL};
+  operation op = {.what = "journal with two registrations committed",
+                  .run = run_journal_commit,
+                  .after = after_journal_commit,
+                  .permanent_on_success = 0,
+                  .ctx = NULL};
   sweep(&op);
 }
 END_TEST
@@ -641,8 +684,11 @@ START_TEST(test_oom_journal_rollback_restores_removed_and_overridden_globals) {
   ck_assert_ok(irm_func_new_packed(pk_one, NULL, NULL, &r.b));
   ck_assert_ok(irm_func_register_global("alloc.keep.a", r.a, 0));
   ck_assert_ok(irm_func_register_global("alloc.keep.b", r.b, 0));
-  operation op = {.what = "journal removing and overriding, rolled back", .run = run_journal_restore,
-                  .after = after_journal_restore, .permanent_on_success = 0, .ctx = &r};
+  operation op = {.what = "journal removing and overriding, rolled back",
+                  .run = run_journal_restore,
+                  .after = after_journal_restore,
+                  .permanent_on_success = 0,
+                  .ctx = &r};
   sweep(&op);
   ck_assert_ok(irm_func_remove_global("alloc.keep.a"));
   ck_assert_ok(irm_func_remove_global("alloc.keep.b"));

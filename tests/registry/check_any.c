@@ -298,14 +298,12 @@ START_TEST(test_any_to_object_of_another_type_is_type_error) {
   irm_object *d = new_object(dog_type(), 0);
   irm_object *o = NULL;
   irm_any v = irm_any_object(d);
-  ck_assert_error(irm_any_to_object(&v, "test.Plant", &o), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(irm_any_to_object(&v, "test.Plant", &o), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("test.Plant");
   ck_assert_error_mentions("test.Dog");
   irm_object *a = new_object(animal_type(), 0);
   v = irm_any_object(a);
-  ck_assert_error(irm_any_to_object(&v, "test.Dog", &o), IRM_ETYPE,
-                  "TypeError: "); /* a parent is not a subtype */
+  ck_assert_error(irm_any_to_object(&v, "test.Dog", &o), IRM_ETYPE, "TypeError: "); /* a parent is not a subtype */
   irm_object_release(a);
   irm_object_release(d);
 }
@@ -316,8 +314,7 @@ START_TEST(test_any_to_object_of_scalars_and_none_is_type_error) {
   irm_any v = irm_any_none();
   ck_assert_error(irm_any_to_object(&v, NULL, &o), IRM_ETYPE, "TypeError: ");
   v = irm_any_int(1);
-  ck_assert_error(irm_any_to_object(&v, "ffi.String", &o), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(irm_any_to_object(&v, "ffi.String", &o), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("ffi.String");
   v = irm_any_str("x"); /* a borrowed C string is not an object */
   ck_assert_error(irm_any_to_object(&v, NULL, &o), IRM_ETYPE, "TypeError: ");
@@ -356,14 +353,12 @@ END_TEST
 
 START_TEST(test_any_copy_of_scalars_is_exact) {
   int token;
-  irm_any src[] = {irm_any_none(), irm_any_int(-9), irm_any_bool(true),
-                   irm_any_float(0.5), irm_any_ptr(&token)};
+  irm_any src[] = {irm_any_none(), irm_any_int(-9), irm_any_bool(true), irm_any_float(0.5), irm_any_ptr(&token)};
   for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
     irm_any dst = irm_any_int(12345);
     ck_assert_int_eq(irm_any_copy(&src[i], &dst), 0);
     ck_assert_int_eq(dst.type_code, src[i].type_code);
-    if (src[i].type_code != IRM_NONE)
-      ck_assert_int_eq(memcmp(&dst.v_int, &src[i].v_int, 8), 0);
+    if (src[i].type_code != IRM_NONE) ck_assert_int_eq(memcmp(&dst.v_int, &src[i].v_int, 8), 0);
     irm_any_release(&dst);
   }
 }
@@ -503,7 +498,8 @@ START_TEST(test_type_errors_escape_bytes_that_are_not_utf8) {
   /* A stray continuation byte, a lead byte without its continuation, an
    * overlong form and a surrogate: each byte as \xNN, so the message stays
    * valid UTF-8 (irm_utf8_check_ would accept it). */
-  ck_assert_str_eq(int_error(irm_any_str("a\x80" "b\xc3(\xc0\xaf\xed\xa0\x80\xff")),
+  ck_assert_str_eq(int_error(irm_any_str("a\x80"
+                                         "b\xc3(\xc0\xaf\xed\xa0\x80\xff")),
                    "TypeError: expected int, got str 'a\\x80b\\xc3(\\xc0\\xaf\\xed\\xa0\\x80\\xff'");
   /* A multi-byte character cut short by the end of the text. */
   ck_assert_str_eq(int_error(irm_any_str("x\xe2\x82")), "TypeError: expected int, got str 'x\\xe2\\x82'");
@@ -599,6 +595,4 @@ static Suite *any_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(any_suite());
-}
+int main(void) { return run_suite(any_suite()); }

@@ -12,8 +12,7 @@
 
 START_TEST(test_array_new_copies_scalar_items) {
   int token;
-  irm_any items[] = {irm_any_int(1), irm_any_float(2.5), irm_any_bool(true),
-                     irm_any_none(), irm_any_ptr(&token)};
+  irm_any items[] = {irm_any_int(1), irm_any_float(2.5), irm_any_bool(true), irm_any_none(), irm_any_ptr(&token)};
   irm_object *arr = NULL;
   ck_assert_ok(irm_array_new(items, 5, &arr));
   ck_assert_str_eq(irm_object_type_key(arr), "ffi.Array");
@@ -144,8 +143,7 @@ START_TEST(test_array_get_negative_index_is_index_error) {
   ck_assert_error(irm_array_get(arr, -1, &out), IRM_EINDEX, "IndexError: ");
   ck_assert_error_mentions("-1");
   ck_assert_error_mentions("2");
-  ck_assert_error(irm_array_get(arr, INT64_MIN, &out), IRM_EINDEX,
-                  "IndexError: ");
+  ck_assert_error(irm_array_get(arr, INT64_MIN, &out), IRM_EINDEX, "IndexError: ");
   irm_object_release(arr);
 }
 END_TEST
@@ -225,11 +223,9 @@ START_TEST(test_array_with_set_out_of_range_is_index_error) {
   irm_object *arr = int_array(v, 3);
   irm_any item = irm_any_int(0);
   irm_object *out = NULL;
-  ck_assert_error(irm_array_with_set(arr, 3, &item, &out), IRM_EINDEX,
-                  "IndexError: ");
+  ck_assert_error(irm_array_with_set(arr, 3, &item, &out), IRM_EINDEX, "IndexError: ");
   ck_assert_error_mentions("3");
-  ck_assert_error(irm_array_with_set(arr, -1, &item, &out), IRM_EINDEX,
-                  "IndexError: ");
+  ck_assert_error(irm_array_with_set(arr, -1, &item, &out), IRM_EINDEX, "IndexError: ");
   ck_assert_uint_eq(irm_array_size(arr), 3);
   irm_object_release(arr);
 }
@@ -239,10 +235,8 @@ START_TEST(test_array_with_append_and_with_set_of_non_array_is_type_error) {
   irm_object *s = new_string("abc");
   irm_any item = irm_any_int(0);
   irm_object *out = NULL;
-  ck_assert_error(irm_array_with_append(s, &item, &out), IRM_ETYPE,
-                  "TypeError: ");
-  ck_assert_error(irm_array_with_set(s, 0, &item, &out), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(irm_array_with_append(s, &item, &out), IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_array_with_set(s, 0, &item, &out), IRM_ETYPE, "TypeError: ");
   irm_object_release(s);
 }
 END_TEST
@@ -288,8 +282,7 @@ START_TEST(test_array_append_move_grows_in_place_to_many_items) {
     ck_require(rc == 0, "append %d: %s", (int)i, irm_last_error());
   }
   ck_assert_uint_eq(irm_array_size(arr), 10000);
-  for (size_t i = 0; i < 10000; i++)
-    ck_require(int_at(arr, i) == (int64_t)i * 3, "item %zu is wrong", i);
+  for (size_t i = 0; i < 10000; i++) ck_require(int_at(arr, i) == (int64_t)i * 3, "item %zu is wrong", i);
   irm_object_release(arr);
 }
 END_TEST
@@ -389,8 +382,7 @@ START_TEST(test_array_with_append_of_invalid_item_is_value_error) {
   irm_object *arr = int_array(v, 2);
   irm_any item = invalid_any();
   irm_object *out = NULL;
-  ck_assert_error(irm_array_with_append(arr, &item, &out), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_array_with_append(arr, &item, &out), IRM_EVALUE, "ValueError: ");
   ck_assert_uint_eq(irm_array_size(arr), 2);
   ck_assert_uint_eq(irm_object_refcount(arr), 1);
   irm_object_release(arr);
@@ -458,6 +450,4 @@ static Suite *array_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(array_suite());
-}
+int main(void) { return run_suite(array_suite()); }

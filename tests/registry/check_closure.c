@@ -13,7 +13,7 @@
 #include "check_util.h"
 
 /* Calls a closure pointer of no arguments as a T(void). */
-#define CALL0(T, fn) (((T (*)(void))(fn))())
+#define CALL0(T, fn) (((T(*)(void))(fn))())
 
 /* ---- packed functions the closures wrap ------------------------------ */
 
@@ -88,14 +88,13 @@ static int marker;
 
 /* ---- arguments ------------------------------------------------------------ */
 
-typedef void (*all_types_fn)(bool, int32_t, int64_t, uint64_t, float, double, void *, const char *,
-                             irm_object *, irm_object *, const irm_any *);
+typedef void (*all_types_fn)(bool, int32_t, int64_t, uint64_t, float, double, void *, const char *, irm_object *,
+                             irm_object *, const irm_any *);
 
 START_TEST(test_closure_passes_every_argument_type_to_the_packed_function) {
   irm_object *probe = new_packed(pk_probe, NULL, NULL), *handle = NULL;
   give = irm_any_none();
-  all_types_fn fn = (all_types_fn)closure(probe, "void(bool,i32,i64,u64,f32,f64,ptr,str,obj,obj?,any)",
-                                          &handle);
+  all_types_fn fn = (all_types_fn)closure(probe, "void(bool,i32,i64,u64,f32,f64,ptr,str,obj,obj?,any)", &handle);
   irm_object *s = new_string("object");
   const char *text = "borrowed";
   irm_any extra = irm_any_float(2.5);
@@ -119,8 +118,8 @@ START_TEST(test_closure_passes_every_argument_type_to_the_packed_function) {
   ck_assert_ptr_eq(got[7].v_str, text);
   ck_assert_int_eq(got[8].type_code, IRM_OBJECT);
   ck_assert_ptr_eq(got[8].v_obj, s);
-  ck_assert_uint_eq(got_refcount[8], 1); /* borrowed, not retained */
-  ck_assert_int_eq(got[9].type_code, IRM_NONE); /* NULL obj? */
+  ck_assert_uint_eq(got_refcount[8], 1);          /* borrowed, not retained */
+  ck_assert_int_eq(got[9].type_code, IRM_NONE);   /* NULL obj? */
   ck_assert_int_eq(got[10].type_code, IRM_FLOAT); /* the pointed-to value */
   ck_assert_double_eq(got[10].v_float, 2.5);
 
@@ -473,11 +472,8 @@ END_TEST
 
 START_TEST(test_to_native_rejects_bad_signatures_with_value_error) {
   static const char *const bad[][2] = {
-      {"i64(i64", "position 7"},
-      {"i64(void)", "'void'"},
-      {"i64(i46)", "did you mean 'i64'"},
-      {"any()", "'any'"},
-      {"any(i64)", "return type"},
+      {"i64(i64", "position 7"}, {"i64(void)", "'void'"},     {"i64(i46)", "did you mean 'i64'"},
+      {"any()", "'any'"},        {"any(i64)", "return type"},
   };
   irm_object *probe = new_packed(pk_probe, NULL, NULL);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -552,6 +548,4 @@ static Suite *closure_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(closure_suite());
-}
+int main(void) { return run_suite(closure_suite()); }

@@ -59,8 +59,7 @@ START_TEST(test_global_array_size_of_non_array_is_type_error) {
   irm_object *s = new_string("x");
   irm_any args[] = {irm_any_object(s)};
   irm_any ret;
-  ck_assert_error(call_global("ffi.ArraySize", args, 1, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.ArraySize", args, 1, &ret), IRM_ETYPE, "TypeError: ");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
   irm_object_release(s);
 }
@@ -92,13 +91,11 @@ START_TEST(test_global_array_get_item_out_of_range_is_index_error) {
   irm_object *arr = int_array(v, 2);
   irm_any args[] = {irm_any_object(arr), irm_any_int(5)};
   irm_any ret;
-  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_EINDEX,
-                  "IndexError: ");
+  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_EINDEX, "IndexError: ");
   ck_assert_error_mentions("5");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
   args[1] = irm_any_int(-1);
-  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_EINDEX,
-                  "IndexError: ");
+  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_EINDEX, "IndexError: ");
   irm_object_release(arr);
 }
 END_TEST
@@ -107,12 +104,10 @@ START_TEST(test_global_array_get_item_of_non_array_is_type_error) {
   irm_object *s = new_string("x");
   irm_any args[] = {irm_any_object(s), irm_any_int(0)};
   irm_any ret;
-  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE, "TypeError: ");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
   args[0] = irm_any_int(3);
-  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE, "TypeError: ");
   irm_object_release(s);
 }
 END_TEST
@@ -122,8 +117,7 @@ START_TEST(test_global_array_get_item_with_non_int_index_is_type_error) {
   irm_object *arr = int_array(v, 1);
   irm_any args[] = {irm_any_object(arr), irm_any_str("0")};
   irm_any ret;
-  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.ArrayGetItem", args, 2, &ret), IRM_ETYPE, "TypeError: ");
   irm_object_release(arr);
 }
 END_TEST
@@ -148,8 +142,7 @@ START_TEST(test_global_array_get_item_wrong_arg_count_is_error) {
 END_TEST
 
 START_TEST(test_global_map_makes_a_map_in_argument_order) {
-  irm_any args[] = {irm_any_str("zeta"), irm_any_int(1), irm_any_str("alpha"),
-                    irm_any_str("two")};
+  irm_any args[] = {irm_any_str("zeta"), irm_any_int(1), irm_any_str("alpha"), irm_any_str("two")};
   irm_any ret;
   char buf[32];
   ck_assert_ok(call_global("ffi.Map", args, 4, &ret));
@@ -178,18 +171,15 @@ END_TEST
 START_TEST(test_global_map_odd_argument_count_is_value_error) {
   irm_any args[] = {irm_any_str("a"), irm_any_int(1), irm_any_str("b")};
   irm_any ret;
-  ck_assert_error(call_global("ffi.Map", args, 3, &ret), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(call_global("ffi.Map", args, 3, &ret), IRM_EVALUE, "ValueError: ");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
 }
 END_TEST
 
 START_TEST(test_global_map_non_str_key_is_type_error) {
-  irm_any args[] = {irm_any_str("a"), irm_any_int(1), irm_any_int(2),
-                    irm_any_int(3)};
+  irm_any args[] = {irm_any_str("a"), irm_any_int(1), irm_any_int(2), irm_any_int(3)};
   irm_any ret;
-  ck_assert_error(call_global("ffi.Map", args, 4, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.Map", args, 4, &ret), IRM_ETYPE, "TypeError: ");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
 }
 END_TEST
@@ -212,8 +202,7 @@ START_TEST(test_global_map_size_of_non_map_is_type_error) {
   irm_object *arr = int_array(v, 1);
   irm_any args[] = {irm_any_object(arr)};
   irm_any ret;
-  ck_assert_error(call_global("ffi.MapSize", args, 1, &ret), IRM_ETYPE,
-                  "TypeError: ");
+  ck_assert_error(call_global("ffi.MapSize", args, 1, &ret), IRM_ETYPE, "TypeError: ");
   irm_object_release(arr);
 }
 END_TEST
@@ -237,8 +226,7 @@ START_TEST(test_global_map_get_item_missing_key_is_key_error) {
   irm_object *map = int_map(keys, vals, 2);
   irm_any args[] = {irm_any_object(map), irm_any_str("runtme")};
   irm_any ret;
-  ck_assert_error(call_global("ffi.MapGetItem", args, 2, &ret), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(call_global("ffi.MapGetItem", args, 2, &ret), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("runtme");
   ck_assert_error_mentions("runtime");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
@@ -313,6 +301,4 @@ static Suite *container_globals_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(container_globals_suite());
-}
+int main(void) { return run_suite(container_globals_suite()); }

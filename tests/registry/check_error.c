@@ -18,10 +18,9 @@ typedef struct kind_case {
 } kind_case;
 
 static const kind_case kinds[] = {
-    {IRM_ETYPE, "TypeError"},       {IRM_EVALUE, "ValueError"},
-    {IRM_EKEY, "KeyError"},         {IRM_EATTR, "AttributeError"},
-    {IRM_EINDEX, "IndexError"},     {IRM_ERUNTIME, "RuntimeError"},
-    {IRM_EPLUGIN, "PluginError"},   {IRM_ENOMEM, "MemoryError"},
+    {IRM_ETYPE, "TypeError"},      {IRM_EVALUE, "ValueError"},  {IRM_EKEY, "KeyError"},
+    {IRM_EATTR, "AttributeError"}, {IRM_EINDEX, "IndexError"},  {IRM_ERUNTIME, "RuntimeError"},
+    {IRM_EPLUGIN, "PluginError"},  {IRM_ENOMEM, "MemoryError"},
 };
 enum { n_kinds = sizeof kinds / sizeof kinds[0] };
 
@@ -43,9 +42,7 @@ START_TEST(test_error_sets_kind_and_text_and_returns_code) {
 }
 END_TEST
 
-__attribute__((format(printf, 2, 3))) static int call_verror(int code,
-                                                             const char *fmt,
-                                                             ...) {
+__attribute__((format(printf, 2, 3))) static int call_verror(int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = irm_verror(code, fmt, ap);
@@ -75,8 +72,7 @@ START_TEST(test_error_may_format_the_current_message) {
   irm_error(IRM_EKEY, "no function '%s'", "f");
   int rc = irm_error(IRM_ERUNTIME, "build failed (%s)", irm_last_error());
   ck_assert_int_eq(rc, IRM_ERUNTIME);
-  ck_assert_str_eq(irm_last_error(),
-                   "RuntimeError: build failed (KeyError: no function 'f')");
+  ck_assert_str_eq(irm_last_error(), "RuntimeError: build failed (KeyError: no function 'f')");
 }
 END_TEST
 
@@ -112,14 +108,10 @@ END_TEST
 
 /* ---- irm_error_kind / irm_error_code_of --------------------------------- */
 
-START_TEST(test_error_kind_names_each_code) {
-  ck_assert_str_eq(irm_error_kind(kinds[_i].code), kinds[_i].kind);
-}
+START_TEST(test_error_kind_names_each_code) { ck_assert_str_eq(irm_error_kind(kinds[_i].code), kinds[_i].kind); }
 END_TEST
 
-START_TEST(test_error_kind_of_zero_is_ok) {
-  ck_assert_str_eq(irm_error_kind(IRM_OK), "OK");
-}
+START_TEST(test_error_kind_of_zero_is_ok) { ck_assert_str_eq(irm_error_kind(IRM_OK), "OK"); }
 END_TEST
 
 START_TEST(test_error_kind_of_unknown_code_is_runtime_error) {
@@ -145,9 +137,7 @@ START_TEST(test_error_code_of_without_known_prefix_is_runtime) {
 }
 END_TEST
 
-START_TEST(test_error_code_of_null_is_runtime) {
-  ck_assert_int_eq(irm_error_code_of(NULL), IRM_ERUNTIME);
-}
+START_TEST(test_error_code_of_null_is_runtime) { ck_assert_int_eq(irm_error_code_of(NULL), IRM_ERUNTIME); }
 END_TEST
 
 START_TEST(test_error_code_of_round_trips_irm_error) {
@@ -245,8 +235,7 @@ START_TEST(test_error_context_nests_outermost_first) {
   irm_error_context(IRM_EKEY, "in pass '%s'", "X");
   int rc = irm_error_context(IRM_EKEY, "in build of '%s'", "m");
   ck_assert_int_eq(rc, IRM_EKEY);
-  ck_assert_str_eq(irm_last_error(),
-                   "KeyError: in build of 'm': in pass 'X': original");
+  ck_assert_str_eq(irm_last_error(), "KeyError: in build of 'm': in pass 'X': original");
 }
 END_TEST
 
@@ -262,8 +251,7 @@ END_TEST
 START_TEST(test_error_context_on_set_last_error_without_kind) {
   irm_set_last_error("callback failed");
   irm_error_context(IRM_ERUNTIME, "in plugin '%s'", "p");
-  ck_assert_str_eq(irm_last_error(),
-                   "RuntimeError: in plugin 'p': callback failed");
+  ck_assert_str_eq(irm_last_error(), "RuntimeError: in plugin 'p': callback failed");
 }
 END_TEST
 
@@ -337,29 +325,25 @@ END_TEST
 
 /* ---- closest names ------------------------------------------------------ */
 
-static const char *const executor_options[] = {
-    "link-params", "unpacked-api", "interface-api", "workspace-byte-alignment",
-    "constant-byte-alignment"};
+static const char *const executor_options[] = {"link-params", "unpacked-api", "interface-api",
+                                               "workspace-byte-alignment", "constant-byte-alignment"};
 enum { n_executor_options = 5 };
 
 START_TEST(test_closest_name_suggests_for_a_typo) {
-  const char *s = irm_closest_name("unpaked-api", executor_options,
-                                   n_executor_options);
+  const char *s = irm_closest_name("unpaked-api", executor_options, n_executor_options);
   ck_assert_ptr_nonnull(s);
   ck_assert_str_eq(s, "unpacked-api");
 }
 END_TEST
 
 START_TEST(test_closest_name_returns_one_of_the_candidates) {
-  const char *s = irm_closest_name("interface-apj", executor_options,
-                                   n_executor_options);
+  const char *s = irm_closest_name("interface-apj", executor_options, n_executor_options);
   ck_assert_ptr_eq(s, executor_options[2]);
 }
 END_TEST
 
 START_TEST(test_closest_name_is_case_insensitive) {
-  const char *s = irm_closest_name("LINK-PARAMS", executor_options,
-                                   n_executor_options);
+  const char *s = irm_closest_name("LINK-PARAMS", executor_options, n_executor_options);
   ck_assert_ptr_eq(s, executor_options[0]);
 }
 END_TEST
@@ -380,8 +364,7 @@ START_TEST(test_closest_name_picks_the_nearest) {
 END_TEST
 
 START_TEST(test_closest_name_nothing_close_is_null) {
-  ck_assert_ptr_null(irm_closest_name("zzzzzzzz", executor_options,
-                                      n_executor_options));
+  ck_assert_ptr_null(irm_closest_name("zzzzzzzz", executor_options, n_executor_options));
   const char *const cands[] = {"graph", "aot", "vm"};
   ck_assert_ptr_null(irm_closest_name("tensorrt", cands, 3));
 }
@@ -653,8 +636,7 @@ START_TEST(test_warn_once_from_many_threads_emits_each_key_once) {
   enum { n_threads = 6 };
   pthread_t t[n_threads];
   irm_set_warning_handler(count_warning, NULL);
-  for (int i = 0; i < n_threads; i++)
-    ck_assert_int_eq(pthread_create(&t[i], NULL, warn_once_many, NULL), 0);
+  for (int i = 0; i < n_threads; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, warn_once_many, NULL), 0);
   for (int i = 0; i < n_threads; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
   ck_assert_int_eq(atomic_load(&concurrent_firsts), 200);
   ck_assert_int_eq(atomic_load(&concurrent_warnings), 200);
@@ -663,15 +645,12 @@ END_TEST
 
 /* ---- version ------------------------------------------------------------ */
 
-START_TEST(test_version_equals_the_header_string) {
-  ck_assert_str_eq(irm_version(), IRM_VERSION_STRING);
-}
+START_TEST(test_version_equals_the_header_string) { ck_assert_str_eq(irm_version(), IRM_VERSION_STRING); }
 END_TEST
 
 START_TEST(test_version_matches_the_macros) {
   char expected[64];
-  snprintf(expected, sizeof expected, "%d.%d.%d", IRM_VERSION_MAJOR,
-           IRM_VERSION_MINOR, IRM_VERSION_PATCH);
+  snprintf(expected, sizeof expected, "%d.%d.%d", IRM_VERSION_MAJOR, IRM_VERSION_MINOR, IRM_VERSION_PATCH);
   ck_assert_str_eq(irm_version(), expected);
   ck_assert_str_eq(IRM_VERSION_STRING, expected);
 }
@@ -768,6 +747,4 @@ static Suite *error_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(error_suite());
-}
+int main(void) { return run_suite(error_suite()); }

@@ -187,6 +187,4 @@ static Suite *error_bounds_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(error_bounds_suite());
-}
+int main(void) { return run_suite(error_bounds_suite()); }

@@ -64,13 +64,13 @@ START_TEST(test_guarded_rejects_null_arguments_and_calls_no_finalizer) {
   volatile int32_t state[2] = {0, 0};
   irm_object *f = (irm_object *)&f;
   finalized = 0;
-  ck_assert_error(irm_func_new_packed_guarded(count_call, NULL, count_finalizer, state, NULL),
-                  IRM_EVALUE, "ValueError: irm_func_new_packed_guarded: out must not be NULL");
+  ck_assert_error(irm_func_new_packed_guarded(count_call, NULL, count_finalizer, state, NULL), IRM_EVALUE,
+                  "ValueError: irm_func_new_packed_guarded: out must not be NULL");
   ck_assert_error(irm_func_new_packed_guarded(NULL, NULL, count_finalizer, state, &f), IRM_EVALUE,
                   "ValueError: irm_func_new_packed_guarded: fn must not be NULL");
   ck_assert_ptr_null(f);
-  ck_assert_error(irm_func_new_packed_guarded(count_call, NULL, count_finalizer, NULL, &f),
-                  IRM_EVALUE, "ValueError: irm_func_new_packed_guarded: home_state must not be NULL");
+  ck_assert_error(irm_func_new_packed_guarded(count_call, NULL, count_finalizer, NULL, &f), IRM_EVALUE,
+                  "ValueError: irm_func_new_packed_guarded: home_state must not be NULL");
   ck_assert_int_eq(finalized, 0);
 }
 END_TEST
@@ -111,11 +111,10 @@ START_TEST(test_other_thread_calls_are_refused_while_home_is_busy) {
   ck_assert_int_eq(o.rc, IRM_ERUNTIME);
   ck_assert_int_eq(o.ret.type_code, IRM_NONE);
   ck_assert_int_eq(calls, 0);
-  ck_assert_str_eq(o.error,
-                   "RuntimeError: function 'test.guard.busy' belongs to the thread that made it, "
-                   "which is blocked in a call into irm: calling it from another thread now would "
-                   "deadlock; make that blocking call from a worker thread (in Node, with koffi's "
-                   ".async), or keep this function out of the other thread");
+  ck_assert_str_eq(o.error, "RuntimeError: function 'test.guard.busy' belongs to the thread that made it, "
+                            "which is blocked in a call into irm: calling it from another thread now would "
+                            "deadlock; make that blocking call from a worker thread (in Node, with koffi's "
+                            ".async), or keep this function out of the other thread");
   /* Once the home thread is free again, the same call goes through. */
   state[0] = 0;
   run_other(&o);

@@ -21,8 +21,7 @@ typedef struct probe {
   irm_object *result; /* retained into *ret when not NULL */
 } probe;
 
-static int pk_probe(const irm_any *args, int32_t nargs, irm_any *ret,
-                    void *resource) {
+static int pk_probe(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   probe *p = resource;
   p->calls++;
   p->nargs = nargs;
@@ -40,8 +39,7 @@ static int pk_probe(const irm_any *args, int32_t nargs, irm_any *ret,
 START_TEST(test_new_packed_rejects_null_fn_with_value_error) {
   fin_log log = {0};
   irm_object *f = NULL;
-  ck_assert_error(irm_func_new_packed(NULL, &log, log_finalizer, &f),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_func_new_packed(NULL, &log, log_finalizer, &f), IRM_EVALUE, "ValueError: ");
   ck_assert_ptr_null(f);
   ck_assert_int_eq(log.calls, 0); /* the caller still owns the resource */
 }
@@ -49,8 +47,7 @@ END_TEST
 
 START_TEST(test_new_packed_rejects_null_out_with_value_error) {
   fin_log log = {0};
-  ck_assert_error(irm_func_new_packed(pk_const, &log, log_finalizer, NULL),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_func_new_packed(pk_const, &log, log_finalizer, NULL), IRM_EVALUE, "ValueError: ");
   ck_assert_int_eq(log.calls, 0);
 }
 END_TEST
@@ -111,9 +108,8 @@ START_TEST(test_call_passes_arguments_through_unchanged) {
   irm_object *s = NULL;
   ck_assert_ok(irm_string_new("abc", 3, &s));
   irm_object *f = new_packed(pk_probe, &p, NULL);
-  irm_any args[6] = {irm_any_int(-9),        irm_any_bool(true),
-                     irm_any_float(2.5),     irm_any_ptr(&marker),
-                     irm_any_str("borrowed"), irm_any_object(s)};
+  irm_any args[6] = {irm_any_int(-9),      irm_any_bool(true),      irm_any_float(2.5),
+                     irm_any_ptr(&marker), irm_any_str("borrowed"), irm_any_object(s)};
   irm_any ret = irm_any_int(1234);
 
   ck_assert_ok(irm_func_call(f, args, 6, &ret));
@@ -252,11 +248,9 @@ START_TEST(test_call_callee_failing_silently_is_runtime_error_naming_the_functio
   /* a stale message from earlier must not be mistaken for the callee's */
   irm_set_last_error("KeyError: stale");
   irm_any ret = irm_any_none();
-  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME,
-                  "RuntimeError: ");
+  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_error_mentions("function 'test.silent.failure' failed");
-  ck_assert_msg(strstr(irm_last_error(), "stale") == NULL,
-                "stale message leaked into '%s'", irm_last_error());
+  ck_assert_msg(strstr(irm_last_error(), "stale") == NULL, "stale message leaked into '%s'", irm_last_error());
   ck_assert_int_eq(ret.type_code, IRM_NONE);
   ck_assert_ok(irm_func_remove_global("test.silent.failure"));
   irm_object_release(f);
@@ -268,8 +262,7 @@ START_TEST(test_call_anonymous_callee_failing_silently_names_anonymous) {
   irm_object *f = new_packed(pk_fail, &fail, NULL);
   irm_any ret = irm_any_none();
   irm_clear_error();
-  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME,
-                  "RuntimeError: ");
+  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_error_mentions("function '<anonymous>' failed");
   irm_object_release(f);
 }
@@ -297,8 +290,7 @@ START_TEST(test_call_releases_what_a_silently_failing_callee_stored_in_ret) {
   failure fail = {1, NULL, stored};
   irm_object *f = new_packed(pk_fail, &fail, NULL);
   irm_any ret = irm_any_none();
-  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME,
-                  "RuntimeError: ");
+  ck_assert_error(irm_func_call(f, NULL, 0, &ret), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_int_eq(ret.type_code, IRM_NONE);
   ck_assert_uint_eq(irm_object_refcount(stored), 1);
   irm_object_release(stored);
@@ -309,22 +301,19 @@ END_TEST
 
 /* Looks up and registers globals from inside a call: no registry lock may
  * be held while user code runs. */
-static int pk_uses_registry(const irm_any *args, int32_t nargs, irm_any *ret,
-                            void *resource) {
+static int pk_uses_registry(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   irm_object *other = NULL;
   irm_any inner = irm_any_none();
   int rc;
   (void)args;
   (void)nargs;
   (void)resource;
-  if ((rc = irm_func_get_global("ffi.ListGlobalFuncNames", &other)) != 0)
-    return rc;
+  if ((rc = irm_func_get_global("ffi.ListGlobalFuncNames", &other)) != 0) return rc;
   if (other == NULL) return irm_error(IRM_EKEY, "builtin missing in callee");
   rc = irm_func_register_global("test.registered.by.callee", other, 0);
   irm_object_release(other);
   if (rc != 0) return rc;
-  if ((rc = irm_func_call_global("test.registered.by.callee", NULL, 0, &inner)) != 0)
-    return rc;
+  if ((rc = irm_func_call_global("test.registered.by.callee", NULL, 0, &inner)) != 0) return rc;
   irm_any_release(&inner);
   *ret = irm_any_int(1);
   return 0;
@@ -383,7 +372,8 @@ START_TEST(test_arg_helpers_count_arguments_from_one_and_quote_the_value) {
   ck_assert_str_eq(read_error(3, irm_any_int(2)),
                    "TypeError: t.read: argument 3: expected bool, got int 2 (only 0 and 1 convert to bool)");
   ck_assert_str_eq(read_error(4, irm_any_bool(true)), "TypeError: t.read: argument 4: expected float, got bool true");
-  ck_assert_str_eq(read_error(5, irm_any_float(2.5)), "TypeError: t.read: argument 5: expected ffi.Array, got float 2.5");
+  ck_assert_str_eq(read_error(5, irm_any_float(2.5)),
+                   "TypeError: t.read: argument 5: expected ffi.Array, got float 2.5");
   irm_object *m = NULL;
   ck_assert_ok(irm_map_new(&m));
   ck_assert_str_eq(read_error(5, irm_any_object(m)), "TypeError: t.read: argument 5: expected ffi.Array, got ffi.Map");
@@ -425,11 +415,13 @@ START_TEST(test_native_argument_errors_count_from_one) {
   ck_assert_ok(irm_func_new_native((irm_native_fn)(void (*)(void))abs, "i32(i32)", &f));
   irm_any arg = irm_any_str("x"), ret;
   ck_assert_int_eq(irm_func_call(f, &arg, 1, &ret), IRM_ETYPE);
-  ck_assert_str_eq(irm_last_error(), "TypeError: function '<anonymous>' (i32(i32)): argument 1: expected i32, got str 'x'");
+  ck_assert_str_eq(irm_last_error(),
+                   "TypeError: function '<anonymous>' (i32(i32)): argument 1: expected i32, got str 'x'");
   arg = irm_any_int(INT64_MAX);
   ck_assert_int_eq(irm_func_call(f, &arg, 1, &ret), IRM_EVALUE);
-  ck_assert_str_eq(irm_last_error(),
-                   "ValueError: function '<anonymous>' (i32(i32)): argument 1: int 9223372036854775807 is out of range for i32");
+  ck_assert_str_eq(
+      irm_last_error(),
+      "ValueError: function '<anonymous>' (i32(i32)): argument 1: int 9223372036854775807 is out of range for i32");
   irm_object_release(f);
 }
 END_TEST
@@ -475,6 +467,4 @@ static Suite *function_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(function_suite());
-}
+int main(void) { return run_suite(function_suite()); }

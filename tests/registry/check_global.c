@@ -12,8 +12,7 @@
 
 /* ---- a registration made before main ------------------------------------ */
 
-static int static_answer(const irm_any *args, int32_t nargs, irm_any *ret,
-                         void *resource) {
+static int static_answer(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)args;
   (void)nargs;
   (void)resource;
@@ -58,8 +57,7 @@ START_TEST(test_get_rejects_null_name_and_null_out_with_value_error) {
   irm_object *out = NULL;
   ck_assert_error(irm_func_get_global(NULL, &out), IRM_EVALUE, "ValueError: ");
   ck_assert_ptr_null(out);
-  ck_assert_error(irm_func_get_global("ffi.Array", NULL), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_func_get_global("ffi.Array", NULL), IRM_EVALUE, "ValueError: ");
 }
 END_TEST
 
@@ -67,8 +65,7 @@ START_TEST(test_register_duplicate_without_override_is_key_error_naming_it) {
   irm_object *first = new_const(1);
   irm_object *second = new_const(2);
   ck_assert_ok(irm_func_register_global("test.dup", first, 0));
-  ck_assert_error(irm_func_register_global("test.dup", second, 0), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_func_register_global("test.dup", second, 0), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("'test.dup'");
   irm_object *got = lookup("test.dup");
   ck_assert_ptr_eq(got, first);
@@ -170,15 +167,13 @@ END_TEST
 START_TEST(test_remove_of_missing_name_is_key_error_suggesting_closest) {
   irm_object *f = new_const(3);
   ck_assert_ok(irm_func_register_global("test.multiply", f, 0));
-  ck_assert_error(irm_func_remove_global("test.multipy"), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_func_remove_global("test.multipy"), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("test.multipy");
   ck_assert_error_mentions("did you mean");
   ck_assert_error_mentions("test.multiply");
   ck_assert(global_exists("test.multiply"));
   ck_assert_ok(irm_func_remove_global("test.multiply"));
-  ck_assert_error(irm_func_remove_global("test.multiply"), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_func_remove_global("test.multiply"), IRM_EKEY, "KeyError: ");
   irm_object_release(f);
 }
 END_TEST
@@ -187,12 +182,9 @@ START_TEST(test_register_rejects_null_and_empty_name_with_value_error) {
   irm_object *f = new_const(4);
   irm_object *names = NULL, *after = NULL;
   ck_assert_ok(irm_func_list_globals(&names));
-  ck_assert_error(irm_func_register_global(NULL, f, 0), IRM_EVALUE,
-                  "ValueError: ");
-  ck_assert_error(irm_func_register_global("", f, 0), IRM_EVALUE,
-                  "ValueError: ");
-  ck_assert_error(irm_func_register_global("", f, 1), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_func_register_global(NULL, f, 0), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_func_register_global("", f, 0), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_func_register_global("", f, 1), IRM_EVALUE, "ValueError: ");
   ck_assert_ok(irm_func_list_globals(&after));
   ck_assert_uint_eq(irm_array_size(after), irm_array_size(names));
   ck_assert_uint_eq(irm_object_refcount(f), 1);
@@ -205,8 +197,7 @@ END_TEST
 START_TEST(test_register_rejects_a_non_function_with_type_error) {
   irm_object *s = NULL;
   ck_assert_ok(irm_string_new("text", 4, &s));
-  ck_assert_error(irm_func_register_global("test.not.a.function", s, 0),
-                  IRM_ETYPE, "TypeError: ");
+  ck_assert_error(irm_func_register_global("test.not.a.function", s, 0), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("test.not.a.function");
   ck_assert_error_mentions("ffi.String");
   ck_assert(!global_exists("test.not.a.function"));
@@ -270,8 +261,7 @@ START_TEST(test_list_globals_is_sorted_and_has_builtins_and_registrations) {
   ck_assert_str_eq(irm_object_type_key(names), "ffi.Array");
   assert_sorted_strings(names);
   for (size_t i = 0; i < sizeof builtin_names / sizeof *builtin_names; i++)
-    ck_assert_msg(array_has_string(names, builtin_names[i]), "'%s' not listed",
-                  builtin_names[i]);
+    ck_assert_msg(array_has_string(names, builtin_names[i]), "'%s' not listed", builtin_names[i]);
   ck_assert(array_has_string(names, "zzz.last"));
   ck_assert(array_has_string(names, "aaa.first"));
   ck_assert(array_has_string(names, "check.static.answer"));
@@ -288,9 +278,7 @@ START_TEST(test_list_globals_is_sorted_and_has_builtins_and_registrations) {
 }
 END_TEST
 
-START_TEST(test_list_globals_rejects_null_out) {
-  ck_assert_int_lt(irm_func_list_globals(NULL), 0);
-}
+START_TEST(test_list_globals_rejects_null_out) { ck_assert_int_lt(irm_func_list_globals(NULL), 0); }
 END_TEST
 
 START_TEST(test_list_global_func_names_builtin_matches_list_globals) {
@@ -339,8 +327,7 @@ START_TEST(test_call_global_of_missing_name_is_key_error_suggesting_closest) {
   irm_object *f = new_packed(pk_add, NULL, NULL);
   ck_assert_ok(irm_func_register_global("test.compute", f, 0));
   irm_any ret = irm_any_int(1);
-  ck_assert_error(irm_func_call_global("test.compte", NULL, 0, &ret), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_func_call_global("test.compte", NULL, 0, &ret), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("test.compte");
   ck_assert_error_mentions("did you mean");
   ck_assert_error_mentions("test.compute");
@@ -355,8 +342,7 @@ START_TEST(test_call_global_reports_the_callee_failure) {
   irm_object *f = new_packed(pk_fail, &fail, NULL);
   ck_assert_ok(irm_func_register_global("test.fails", f, 0));
   irm_any ret = irm_any_none();
-  ck_assert_error(irm_func_call_global("test.fails", NULL, 0, &ret), IRM_EATTR,
-                  "AttributeError: ");
+  ck_assert_error(irm_func_call_global("test.fails", NULL, 0, &ret), IRM_EATTR, "AttributeError: ");
   ck_assert_error_mentions("no option 'depth'");
   ck_assert_ok(irm_func_remove_global("test.fails"));
   irm_object_release(f);
@@ -442,6 +428,4 @@ static Suite *global_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(global_suite());
-}
+int main(void) { return run_suite(global_suite()); }

@@ -15,12 +15,7 @@
 
 #include "check_util.h"
 
-enum {
-  conc_shared = 8,
-  conc_workers = 4,
-  conc_own = 4,
-  conc_seconds = 2
-};
+enum { conc_shared = 8, conc_workers = 4, conc_own = 4, conc_seconds = 2 };
 
 static atomic_long conc_created;
 static atomic_long conc_finalized;
@@ -37,8 +32,7 @@ static void conc_finalize(void *resource) {
 static int64_t conc_k(int i) { return (int64_t)(i + 1) * 1000; }
 
 /* x -> x + k; also reads the registry from inside the call. */
-static int conc_add_k(const irm_any *args, int32_t nargs, irm_any *ret,
-                      void *resource) {
+static int conc_add_k(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const conc_res *r = resource;
   int64_t x;
   int rc;
@@ -69,9 +63,7 @@ typedef struct conc_thread {
   char first_failure[512];
 } conc_thread;
 
-__attribute__((format(printf, 2, 3))) static void conc_fail(conc_thread *t,
-                                                            const char *fmt,
-                                                            ...) {
+__attribute__((format(printf, 2, 3))) static void conc_fail(conc_thread *t, const char *fmt, ...) {
   if (t->failures++ == 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -86,9 +78,7 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void conc_shared_name(char *buf, size_t size, int i) {
-  snprintf(buf, size, "conc.shared.%d", i);
-}
+static void conc_shared_name(char *buf, size_t size, int i) { snprintf(buf, size, "conc.shared.%d", i); }
 
 static void conc_call_shared(conc_thread *t, unsigned *seed) {
   char name[64];
@@ -112,8 +102,7 @@ static void conc_call_shared(conc_thread *t, unsigned *seed) {
     if (rc != 0) {
       conc_fail(t, "call of %s: %d %s", name, rc, irm_last_error());
     } else if (ret.type_code != IRM_INT || ret.v_int != x + conc_k(i)) {
-      conc_fail(t, "%s(%lld) gave type %d value %lld", name, (long long)x,
-                ret.type_code, (long long)ret.v_int);
+      conc_fail(t, "%s(%lld) gave type %d value %lld", name, (long long)x, ret.type_code, (long long)ret.v_int);
     }
     irm_any_release(&ret);
     t->calls++;
@@ -131,19 +120,15 @@ static void conc_churn_own(conc_thread *t, long round) {
     conc_fail(t, "make: %s", irm_last_error());
     goto done;
   }
-  if ((rc = irm_func_register_global(name, f, 0)) != 0)
-    conc_fail(t, "register %s: %d %s", name, rc, irm_last_error());
+  if ((rc = irm_func_register_global(name, f, 0)) != 0) conc_fail(t, "register %s: %d %s", name, rc, irm_last_error());
   rc = irm_func_register_global(name, g, 0);
-  if (rc != IRM_EKEY || strncmp(irm_last_error(), "KeyError: ", 10) != 0 ||
-      strstr(irm_last_error(), name) == NULL)
+  if (rc != IRM_EKEY || strncmp(irm_last_error(), "KeyError: ", 10) != 0 || strstr(irm_last_error(), name) == NULL)
     conc_fail(t, "duplicate %s: %d %s", name, rc, irm_last_error());
-  if ((rc = irm_func_register_global(name, g, 1)) != 0)
-    conc_fail(t, "override %s: %d %s", name, rc, irm_last_error());
+  if ((rc = irm_func_register_global(name, g, 1)) != 0) conc_fail(t, "override %s: %d %s", name, rc, irm_last_error());
   if ((rc = irm_func_get_global(name, &got)) != 0 || got != g)
     conc_fail(t, "lookup %s after override: %d %p", name, rc, (void *)got);
   irm_object_release(got);
-  if ((rc = irm_func_remove_global(name)) != 0)
-    conc_fail(t, "remove %s: %d %s", name, rc, irm_last_error());
+  if ((rc = irm_func_remove_global(name)) != 0) conc_fail(t, "remove %s: %d %s", name, rc, irm_last_error());
   rc = irm_func_remove_global(name);
   if (rc != IRM_EKEY || strncmp(irm_last_error(), "KeyError: ", 10) != 0)
     conc_fail(t, "second remove %s: %d %s", name, rc, irm_last_error());
@@ -163,8 +148,7 @@ static void conc_check_listing(conc_thread *t) {
   for (size_t i = 1; i < irm_array_size(names); i++) {
     const char *prev = irm_string_data(irm_array_at(names, i - 1)->v_obj);
     const char *cur = irm_string_data(irm_array_at(names, i)->v_obj);
-    if (prev == NULL || cur == NULL || strcmp(prev, cur) >= 0)
-      conc_fail(t, "listing not sorted at %zu", i);
+    if (prev == NULL || cur == NULL || strcmp(prev, cur) >= 0) conc_fail(t, "listing not sorted at %zu", i);
   }
   for (int i = 0; i < conc_shared; i++) {
     conc_shared_name(name, sizeof name, i);
@@ -229,18 +213,13 @@ START_TEST(test_concurrent_lookups_calls_and_registrations_stay_consistent) {
   memset(state, 0, sizeof state);
   for (int i = 0; i <= conc_workers; i++) {
     state[i].id = i;
-    ck_assert_int_eq(pthread_create(&threads[i], NULL,
-                                    i < conc_workers ? conc_worker
-                                                     : conc_overrider,
-                                    &state[i]),
-                     0);
+    ck_assert_int_eq(pthread_create(&threads[i], NULL, i < conc_workers ? conc_worker : conc_overrider, &state[i]), 0);
   }
-  for (int i = 0; i <= conc_workers; i++)
-    ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+  for (int i = 0; i <= conc_workers; i++) ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
 
   for (int i = 0; i <= conc_workers; i++) {
-    ck_assert_msg(state[i].failures == 0, "thread %d: %ld failures, first: %s",
-                  i, state[i].failures, state[i].first_failure);
+    ck_assert_msg(state[i].failures == 0, "thread %d: %ld failures, first: %s", i, state[i].failures,
+                  state[i].first_failure);
     if (i < conc_workers) {
       ck_assert_int_gt(state[i].calls, 0);
       ck_assert_int_gt(state[i].registrations, 0);
@@ -251,8 +230,7 @@ START_TEST(test_concurrent_lookups_calls_and_registrations_stay_consistent) {
   /* exactly the names from before plus each worker's kept name */
   ck_assert_ok(irm_func_list_globals(&after));
   assert_sorted_strings(after);
-  ck_assert_uint_eq(irm_array_size(after),
-                    irm_array_size(before) + conc_workers);
+  ck_assert_uint_eq(irm_array_size(after), irm_array_size(before) + conc_workers);
   for (size_t i = 0; i < irm_array_size(before); i++) {
     const char *want = irm_string_data(irm_array_at(before, i)->v_obj);
     ck_assert_msg(array_has_string(after, want), "'%s' went missing", want);
@@ -289,6 +267,4 @@ static Suite *global_threads_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(global_threads_suite());
-}
+int main(void) { return run_suite(global_threads_suite()); }

@@ -218,12 +218,9 @@ START_TEST(test_size_counts_one_record_per_registration) {
   ck_assert_uint_eq(irm_journal_size(j), 3);
   /* failed registrations record nothing */
   irm_object *f = new_const(3);
-  ck_assert_error(irm_func_register_global("journal.size.existing", f, 0),
-                  IRM_EKEY, "KeyError: ");
-  ck_assert_error(irm_func_register_global("", f, 0), IRM_EVALUE,
-                  "ValueError: ");
-  ck_assert_error(irm_func_remove_global("journal.size.missing"), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_func_register_global("journal.size.existing", f, 0), IRM_EKEY, "KeyError: ");
+  ck_assert_error(irm_func_register_global("", f, 0), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_func_remove_global("journal.size.missing"), IRM_EKEY, "KeyError: ");
   ck_assert_uint_eq(irm_journal_size(j), 3);
   irm_object_release(f);
   ck_assert_ok(irm_journal_rollback(j));
@@ -368,11 +365,9 @@ START_TEST(test_rollback_unregisters_types_registered_inside) {
   ck_assert_uint_eq(irm_journal_size(j), 2);
   ck_assert_ok(irm_type_find("journal.SubThing", &found));
   ck_assert_ok(irm_journal_rollback(j));
-  ck_assert_error(irm_type_find("journal.Thing", &found), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_type_find("journal.Thing", &found), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("journal.Thing");
-  ck_assert_error(irm_type_find("journal.SubThing", &found), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_type_find("journal.SubThing", &found), IRM_EKEY, "KeyError: ");
   /* the key is free again */
   int32_t again = register_type("journal.Thing", NULL);
   ck_assert_ok(irm_type_find("journal.Thing", &found));
@@ -469,8 +464,7 @@ START_TEST(test_journal_records_only_the_thread_that_opened_it) {
   pthread_t thread;
   irm_journal *j = open_journal();
   register_const("journal.mine", 1, 0);
-  ck_assert_int_eq(pthread_create(&thread, NULL, register_from_other_thread, &t),
-                   0);
+  ck_assert_int_eq(pthread_create(&thread, NULL, register_from_other_thread, &t), 0);
   ck_assert_int_eq(pthread_join(thread, NULL), 0);
   ck_assert_int_eq(t.active_seen, 0);
   ck_assert_int_eq(t.status, 0);
@@ -499,8 +493,7 @@ START_TEST(test_rollback_keeps_a_later_override_made_by_another_thread) {
   pthread_t thread;
   irm_journal *j = open_journal();
   register_const("journal.contested", 1, 0);
-  ck_assert_int_eq(pthread_create(&thread, NULL, override_from_other_thread, &t),
-                   0);
+  ck_assert_int_eq(pthread_create(&thread, NULL, override_from_other_thread, &t), 0);
   ck_assert_int_eq(pthread_join(thread, NULL), 0);
   ck_assert_int_eq(t.status, 0);
   ck_assert_ok(irm_journal_rollback(j));
@@ -535,8 +528,7 @@ START_TEST(test_closing_a_journal_from_another_thread_is_runtime_error) {
   ck_assert_int_eq(pthread_create(&thread, NULL, close_from_other_thread, &c), 0);
   ck_assert_int_eq(pthread_join(thread, NULL), 0);
   ck_assert_int_eq(c.commit_status, IRM_ERUNTIME);
-  ck_assert_msg(strncmp(c.commit_message, "RuntimeError: ", 14) == 0,
-                "message '%s'", c.commit_message);
+  ck_assert_msg(strncmp(c.commit_message, "RuntimeError: ", 14) == 0, "message '%s'", c.commit_message);
   ck_assert_int_eq(c.rollback_status, IRM_ERUNTIME);
   /* nothing changed: still open here, still holding its record */
   ck_assert_int_ne(irm_journal_active(), 0);
@@ -557,13 +549,11 @@ START_TEST(test_first_registry_use_inside_a_journal_does_not_record_builtins) {
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert(!global_exists("journal.first"));
   for (size_t i = 0; i < sizeof builtin_names / sizeof *builtin_names; i++)
-    ck_assert_msg(global_exists(builtin_names[i]), "'%s' was rolled back",
-                  builtin_names[i]);
+    ck_assert_msg(global_exists(builtin_names[i]), "'%s' was rolled back", builtin_names[i]);
   irm_any ret = irm_any_none();
   ck_assert_ok(irm_func_call_global("ffi.ListGlobalFuncNames", NULL, 0, &ret));
   ck_assert_int_eq(ret.type_code, IRM_OBJECT);
-  ck_assert_uint_ge(irm_array_size(ret.v_obj),
-                    sizeof builtin_names / sizeof *builtin_names);
+  ck_assert_uint_ge(irm_array_size(ret.v_obj), sizeof builtin_names / sizeof *builtin_names);
   irm_any_release(&ret);
 }
 END_TEST

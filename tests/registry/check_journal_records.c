@@ -17,7 +17,7 @@ enum { max_records = 8 };
 typedef struct record_log {
   int undo_order[max_records]; /* ids in the order undo ran */
   int undone;
-  int disposed[max_records];     /* dispose calls per id */
+  int disposed[max_records]; /* dispose calls per id */
   int undone_at_dispose[max_records];
   int undo_saw_global[max_records]; /* "journal.rec.mid" existed at undo */
 } record_log;

@@ -18,19 +18,25 @@
 /* ---- scalars ------------------------------------------------------------ */
 
 START_TEST(test_scalars_round_trip_with_their_types) {
-  const irm_any values[] = {irm_any_none(),       irm_any_int(0),          irm_any_int(-7),
-                            irm_any_int(INT64_MAX), irm_any_int(INT64_MIN), irm_any_bool(true),
-                            irm_any_bool(false),  irm_any_float(1.0),      irm_any_float(0.1),
-                            irm_any_float(-2.5e-300), irm_any_float(1.7976931348623157e308),
+  const irm_any values[] = {irm_any_none(),
+                            irm_any_int(0),
+                            irm_any_int(-7),
+                            irm_any_int(INT64_MAX),
+                            irm_any_int(INT64_MIN),
+                            irm_any_bool(true),
+                            irm_any_bool(false),
+                            irm_any_float(1.0),
+                            irm_any_float(0.1),
+                            irm_any_float(-2.5e-300),
+                            irm_any_float(1.7976931348623157e308),
                             irm_any_float(5e-324)};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
     irm_any back = round_trip(&values[i]);
     ck_assert_int_eq(back.type_code, values[i].type_code);
     if (values[i].type_code == IRM_FLOAT)
-      ck_assert_msg(back.v_float == values[i].v_float, "float %d: %.17g came back as %.17g",
-                    (int)i, values[i].v_float, back.v_float);
-    else
-      ck_assert_int_eq(back.v_int, values[i].v_int);
+      ck_assert_msg(back.v_float == values[i].v_float, "float %d: %.17g came back as %.17g", (int)i, values[i].v_float,
+                    back.v_float);
+    else ck_assert_int_eq(back.v_int, values[i].v_int);
   }
 }
 END_TEST
@@ -62,8 +68,8 @@ START_TEST(test_nan_and_infinities_are_written_as_float_objects) {
   irm_object *arr = new_array(items, 3);
   irm_any v = irm_any_object(arr);
   irm_object *text = to_json(&v);
-  ck_assert_ptr_nonnull(strstr(irm_string_data(text),
-                               "[{\"float\":\"nan\"},{\"float\":\"inf\"},{\"float\":\"-inf\"}]"));
+  ck_assert_ptr_nonnull(
+      strstr(irm_string_data(text), "[{\"float\":\"nan\"},{\"float\":\"inf\"},{\"float\":\"-inf\"}]"));
   irm_object_release(text);
   irm_any back = round_trip(&v);
   ck_assert(isnan(irm_array_at(back.v_obj, 0)->v_float));
@@ -80,11 +86,10 @@ START_TEST(test_text_has_version_root_and_nodes_children_first) {
   irm_object *arr = new_array(items, 2);
   irm_any v = irm_any_object(arr);
   irm_object *text = to_json(&v);
-  ck_assert_str_eq(irm_string_data(text),
-                   "{\"irm_json\": 1, \"root\": {\"ref\":1}, \"nodes\": [\n"
-                   "  {\"type\":\"ffi.String\",\"data\":\"a\"},\n"
-                   "  {\"type\":\"ffi.Array\",\"items\":[{\"ref\":0},2]}\n"
-                   "]}");
+  ck_assert_str_eq(irm_string_data(text), "{\"irm_json\": 1, \"root\": {\"ref\":1}, \"nodes\": [\n"
+                                          "  {\"type\":\"ffi.String\",\"data\":\"a\"},\n"
+                                          "  {\"type\":\"ffi.Array\",\"items\":[{\"ref\":0},2]}\n"
+                                          "]}");
   irm_object_release(text);
   irm_object_release(arr);
   irm_object_release(s);
@@ -259,12 +264,12 @@ START_TEST(test_utf8_is_checked_as_jansson_checks_it) {
     const char *bytes;
     size_t len, offset;
   } bad[] = {
-      {"a\xc0\x80", 3, 1},         /* overlong NUL */
+      {"a\xc0\x80", 3, 1},        /* overlong NUL */
       {"\xe0\x80\xaf", 3, 0},     /* overlong '/' */
       {"ab\xed\xa0\x80", 5, 2},   /* a surrogate */
       {"\xf4\x90\x80\x80", 4, 0}, /* above U+10FFFF */
-      {"x\xe2\x82", 3, 1},         /* cut short */
-      {"\x80", 1, 0},               /* a lone continuation byte */
+      {"x\xe2\x82", 3, 1},        /* cut short */
+      {"\x80", 1, 0},             /* a lone continuation byte */
       {"\xe2\x28\xa1", 3, 0},     /* a bad continuation byte */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -289,14 +294,12 @@ END_TEST
 START_TEST(test_shared_object_stays_shared) {
   irm_object *s = new_string("shared");
   irm_object *inner = new_array(NULL, 0);
-  irm_any items[] = {irm_any_object(s), irm_any_object(inner), irm_any_object(s),
-                     irm_any_object(inner)};
+  irm_any items[] = {irm_any_object(s), irm_any_object(inner), irm_any_object(s), irm_any_object(inner)};
   irm_object *arr = new_array(items, 4);
   irm_any v = irm_any_object(arr);
   irm_object *text = to_json(&v);
   /* one node per object: String, Array, outer Array */
-  ck_assert_ptr_nonnull(strstr(irm_string_data(text),
-                               "\"items\":[{\"ref\":0},{\"ref\":1},{\"ref\":0},{\"ref\":1}]"));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(text), "\"items\":[{\"ref\":0},{\"ref\":1},{\"ref\":0},{\"ref\":1}]"));
   irm_object_release(text);
   irm_any back = round_trip(&v);
   ck_assert_ptr_eq(irm_array_at(back.v_obj, 0)->v_obj, irm_array_at(back.v_obj, 2)->v_obj);
@@ -341,8 +344,7 @@ START_TEST(test_registered_type_round_trips_through_its_fields) {
   irm_object *p = new_point(3, -4, "corner");
   irm_any v = irm_any_object(p);
   irm_object *text = to_json(&v);
-  ck_assert_ptr_nonnull(
-      strstr(irm_string_data(text), "{\"type\":\"test.Point\",\"fields\":{\"ref\":1}}"));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(text), "{\"type\":\"test.Point\",\"fields\":{\"ref\":1}}"));
   irm_object_release(text);
   irm_any back = round_trip(&v);
   ck_assert_int_eq(back.type_code, IRM_OBJECT);
@@ -437,12 +439,10 @@ END_TEST
 
 START_TEST(test_from_fields_failure_names_the_node_and_type) {
   point_type();
-  const char *text =
-      "{\"irm_json\": 1, \"root\": {\"ref\": 1}, \"nodes\": [\n"
-      "  {\"type\": \"ffi.Map\", \"keys\": [\"x\"], \"values\": [1]},\n"
-      "  {\"type\": \"test.Point\", \"fields\": {\"ref\": 0}}]}";
-  read_fails(text, IRM_EVALUE,
-             "ValueError: node 1 (test.Point): from_fields of type 'test.Point': ");
+  const char *text = "{\"irm_json\": 1, \"root\": {\"ref\": 1}, \"nodes\": [\n"
+                     "  {\"type\": \"ffi.Map\", \"keys\": [\"x\"], \"values\": [1]},\n"
+                     "  {\"type\": \"test.Point\", \"fields\": {\"ref\": 0}}]}";
+  read_fails(text, IRM_EVALUE, "ValueError: node 1 (test.Point): from_fields of type 'test.Point': ");
   ck_assert_error_mentions("needs int fields");
 }
 END_TEST
@@ -462,12 +462,10 @@ START_TEST(test_fields_must_refer_to_a_map_node) {
   read_fails("{\"irm_json\": 1, \"root\": {\"ref\": 1}, \"nodes\": [\n"
              "  {\"type\": \"ffi.Array\", \"items\": []},\n"
              "  {\"type\": \"test.Point\", \"fields\": {\"ref\": 0}}]}",
-             IRM_EVALUE,
-             "ValueError: node 1 (test.Point): field 'fields' must refer to an ffi.Map");
+             IRM_EVALUE, "ValueError: node 1 (test.Point): field 'fields' must refer to an ffi.Map");
   read_fails("{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [\n"
              "  {\"type\": \"test.Point\", \"fields\": 3}]}",
-             IRM_EVALUE,
-             "ValueError: node 0 (test.Point): field 'fields' must refer to an ffi.Map");
+             IRM_EVALUE, "ValueError: node 0 (test.Point): field 'fields' must refer to an ffi.Map");
   read_fails("{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [\n"
              "  {\"type\": \"test.Point\"}]}",
              IRM_EVALUE, "ValueError: node 0 (test.Point): missing field 'fields'");
@@ -525,10 +523,9 @@ static void *round_trips(void *arg) {
     irm_any back = irm_any_none();
     int eq = 0;
     uint64_t h1 = 0, h2 = 1;
-    if (irm_to_json(v, &text) ||
-        irm_from_json(irm_string_data(text), irm_string_size(text), &back) ||
-        irm_structural_equal(v, &back, &eq) || irm_structural_hash(v, &h1) ||
-        irm_structural_hash(&back, &h2) || !eq || h1 != h2) {
+    if (irm_to_json(v, &text) || irm_from_json(irm_string_data(text), irm_string_size(text), &back) ||
+        irm_structural_equal(v, &back, &eq) || irm_structural_hash(v, &h1) || irm_structural_hash(&back, &h2) || !eq ||
+        h1 != h2) {
       irm_object_release(text);
       irm_any_release(&back);
       return (void *)1;
@@ -546,8 +543,7 @@ START_TEST(test_threads_share_values_safely) {
   irm_object *arr = new_array(items, 4);
   irm_any v = irm_any_object(arr);
   pthread_t threads[4];
-  for (int i = 0; i < 4; i++)
-    ck_assert_int_eq(pthread_create(&threads[i], NULL, round_trips, &v), 0);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(pthread_create(&threads[i], NULL, round_trips, &v), 0);
   for (int i = 0; i < 4; i++) {
     void *result = NULL;
     ck_assert_int_eq(pthread_join(threads[i], &result), 0);
@@ -610,6 +606,4 @@ static Suite *json_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(json_suite());
-}
+int main(void) { return run_suite(json_suite()); }

@@ -26,10 +26,9 @@ START_TEST(test_every_truncation_of_a_document_is_a_value_error) {
     memcpy(cut, irm_string_data(text), len);
     irm_any out = irm_any_int(-777);
     int rc = irm_from_json(cut, len, &out);
-    ck_require(rc == IRM_EVALUE && out.type_code == IRM_NONE,
-               "truncated at %zu: rc %d, %s", len, rc, irm_last_error());
-    ck_require(strstr(irm_last_error(), "ValueError: ") == irm_last_error(),
-               "truncated at %zu: %s", len, irm_last_error());
+    ck_require(rc == IRM_EVALUE && out.type_code == IRM_NONE, "truncated at %zu: rc %d, %s", len, rc, irm_last_error());
+    ck_require(strstr(irm_last_error(), "ValueError: ") == irm_last_error(), "truncated at %zu: %s", len,
+               irm_last_error());
     free(cut);
   }
   irm_object_release(text);
@@ -41,8 +40,8 @@ END_TEST
 START_TEST(test_random_byte_damage_never_crashes) {
   irm_object *s = new_string("payload");
   irm_object *p = new_point(5, 6, "q");
-  irm_any items[] = {irm_any_object(s), irm_any_object(p), irm_any_object(s), irm_any_int(12),
-                     irm_any_float(-1.25), irm_any_bool(true)};
+  irm_any items[] = {irm_any_object(s), irm_any_object(p),    irm_any_object(s),
+                     irm_any_int(12),   irm_any_float(-1.25), irm_any_bool(true)};
   irm_object *arr = new_array(items, 6);
   irm_any v = irm_any_object(arr);
   irm_object *text = to_json(&v);
@@ -61,8 +60,8 @@ START_TEST(test_random_byte_damage_never_crashes) {
     int rc = irm_from_json(copy, n, &out);
     if (rc == 0) irm_any_release(&out);
     else
-      ck_require(irm_error_code_of(irm_last_error()) == rc, "round %d: status %d but '%s'", round,
-                 rc, irm_last_error());
+      ck_require(irm_error_code_of(irm_last_error()) == rc, "round %d: status %d but '%s'", round, rc,
+                 irm_last_error());
     free(copy);
   }
   irm_object_release(text);
@@ -77,8 +76,7 @@ START_TEST(test_truncated_text_names_line_and_column) {
   read_fails("{", IRM_EVALUE,
              "ValueError: malformed JSON at line 1, column 1: string or '}' expected near end "
              "of file");
-  read_fails("{\"irm_json\": 1,\n \"root\": nul", IRM_EVALUE,
-             "ValueError: malformed JSON at line 2, column ");
+  read_fails("{\"irm_json\": 1,\n \"root\": nul", IRM_EVALUE, "ValueError: malformed JSON at line 2, column ");
   read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"ffi.Str", IRM_EVALUE,
              "ValueError: node 0: malformed JSON at line 1, column ");
   read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": []", IRM_EVALUE,
@@ -97,8 +95,7 @@ START_TEST(test_top_level_must_be_an_object) {
   read_fails("[1, 2]", IRM_EVALUE, "ValueError: expected a JSON object");
   ck_assert_error_mentions("got an array");
   read_fails("42", IRM_EVALUE, "ValueError: expected a JSON object");
-  read_fails("nonsense", IRM_EVALUE,
-             "ValueError: malformed JSON at line 1, column 8: invalid token near 'nonsense'");
+  read_fails("nonsense", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 8: invalid token near 'nonsense'");
 }
 END_TEST
 
@@ -109,8 +106,7 @@ START_TEST(test_ten_thousand_levels_of_nesting_hit_the_depth_limit) {
   memset(text, '[', LEVELS);
   memset(text + LEVELS, ']', LEVELS);
   text[2 * LEVELS] = '\0';
-  read_fails(text, IRM_EVALUE,
-             "ValueError: malformed JSON at line 1, column 2049: maximum parsing depth reached");
+  read_fails(text, IRM_EVALUE, "ValueError: malformed JSON at line 1, column 2049: maximum parsing depth reached");
   /* the same inside the root field */
   const char *head = "{\"irm_json\": 1, \"root\": ";
   size_t h = strlen(head);
@@ -127,10 +123,8 @@ START_TEST(test_malformed_text_is_reported_with_line_and_column) {
   read_fails("{\"x\":", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 5: ");
   read_fails("[", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 1: ");
   read_fails("", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 0: ");
-  read_fails("{\"a\" 1}", IRM_EVALUE,
-             "ValueError: malformed JSON at line 1, column 6: ':' expected near '1'");
-  read_fails("{\"irm_json\": 1,\n\"x\": [1,", IRM_EVALUE,
-             "ValueError: malformed JSON at line 2, column ");
+  read_fails("{\"a\" 1}", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 6: ':' expected near '1'");
+  read_fails("{\"irm_json\": 1,\n\"x\": [1,", IRM_EVALUE, "ValueError: malformed JSON at line 2, column ");
   irm_any text = irm_any_str("{\"x\":");
   ck_assert_error(call_fails("ffi.FromJSON", &text, 1), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("malformed JSON at line 1, column 5: ");
@@ -142,8 +136,7 @@ START_TEST(test_malformed_text_wins_over_an_earlier_error_in_meaning) {
    * followed by text cut short */
   read_fails("{\"irm_json\": 1, \"roots\": null, \"nodes\": [", IRM_EVALUE,
              "ValueError: node 0: malformed JSON at line 1, column 41: ");
-  read_fails("{\"root\": 1, \"root\": 2, \"irm_json\"", IRM_EVALUE,
-             "ValueError: malformed JSON at line 1, column ");
+  read_fails("{\"root\": 1, \"root\": 2, \"irm_json\"", IRM_EVALUE, "ValueError: malformed JSON at line 1, column ");
   read_fails("{\"irm_json\": 2, \"root\": null, \"nodes\": [] x", IRM_EVALUE,
              "ValueError: malformed JSON at line 1, column ");
   read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"ty", IRM_EVALUE,
@@ -153,8 +146,8 @@ START_TEST(test_malformed_text_wins_over_an_earlier_error_in_meaning) {
   /* well-formed, the first error in meaning is what is reported */
   read_fails("{\"roots\": 1, \"root\": 1, \"root\": 2, \"irm_json\": 1, \"nodes\": []}", IRM_EVALUE,
              "ValueError: unknown top-level field 'roots' (did you mean 'root'?)");
-  read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"type\": 1}]}",
-             IRM_EKEY, "KeyError: node 0: ");
+  read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [{\"type\": \"nope\"}, {\"type\": 1}]}", IRM_EKEY,
+             "KeyError: node 0: ");
 }
 END_TEST
 
@@ -178,16 +171,13 @@ START_TEST(test_version_is_checked) {
   read_fails("{\"irm_json\": \"1\", \"root\": null, \"nodes\": []}", IRM_EVALUE,
              "ValueError: top-level field 'irm_json' (the format version) must be an integer, "
              "got a string");
-  read_fails("{\"root\": null, \"nodes\": []}", IRM_EVALUE,
-             "ValueError: missing top-level field 'irm_json'");
+  read_fails("{\"root\": null, \"nodes\": []}", IRM_EVALUE, "ValueError: missing top-level field 'irm_json'");
 }
 END_TEST
 
 START_TEST(test_missing_root_or_nodes_is_a_value_error) {
-  read_fails("{\"irm_json\": 1, \"nodes\": []}", IRM_EVALUE,
-             "ValueError: missing top-level field 'root'");
-  read_fails("{\"irm_json\": 1, \"root\": 1}", IRM_EVALUE,
-             "ValueError: missing top-level field 'nodes'");
+  read_fails("{\"irm_json\": 1, \"nodes\": []}", IRM_EVALUE, "ValueError: missing top-level field 'root'");
+  read_fails("{\"irm_json\": 1, \"root\": 1}", IRM_EVALUE, "ValueError: missing top-level field 'nodes'");
   read_fails("{}", IRM_EVALUE, "ValueError: missing top-level field 'irm_json'");
 }
 END_TEST
@@ -201,8 +191,7 @@ START_TEST(test_top_level_fields_are_checked) {
              "ValueError: top-level field 'nodes' must be an array, got an object");
   read_fails("{\"irm_json\": 1 \"root\": null}", IRM_EVALUE,
              "ValueError: malformed JSON at line 1, column 16: ',' or '}' expected near '\"'");
-  read_fails("{\"irm_json\" 1}", IRM_EVALUE,
-             "ValueError: malformed JSON at line 1, column 13: ':' expected near '1'");
+  read_fails("{\"irm_json\" 1}", IRM_EVALUE, "ValueError: malformed JSON at line 1, column 13: ':' expected near '1'");
 }
 END_TEST
 
@@ -219,8 +208,7 @@ END_TEST
 START_TEST(test_node_shape_is_checked) {
   read_node_fails("3", IRM_EVALUE, "ValueError: node 0 must be a JSON object, got an integer");
   read_node_fails("{\"data\": \"x\"}", IRM_EVALUE, "ValueError: node 0: missing field 'type'");
-  read_node_fails("{\"type\": 5}", IRM_EVALUE,
-                  "ValueError: node 0: field 'type' must be a string, got an integer");
+  read_node_fails("{\"type\": 5}", IRM_EVALUE, "ValueError: node 0: field 'type' must be a string, got an integer");
   read_node_fails("{\"type\": \"ffi.String\", \"dat\": \"x\"}", IRM_EVALUE,
                   "ValueError: node 0 (ffi.String): unknown field 'dat' (did you mean 'data'?)");
 }
@@ -258,8 +246,7 @@ START_TEST(test_wrong_json_types_of_node_fields_are_named) {
        "ValueError: node 0 (ffi.Map): key 1 ('a') appears twice"},
       {"{\"type\": \"ffi.Array\", \"items\": [\"text\"]}",
        "ValueError: node 0 (ffi.Array): item 0: expected null, true, false, a number"},
-      {"{\"type\": \"ffi.Array\", \"items\": [1, [2]]}",
-       "ValueError: node 0 (ffi.Array): item 1: expected null"},
+      {"{\"type\": \"ffi.Array\", \"items\": [1, [2]]}", "ValueError: node 0 (ffi.Array): item 1: expected null"},
       {"{\"type\": \"ffi.Array\", \"items\": [{\"ref\": 0, \"x\": 1}]}",
        "ValueError: node 0 (ffi.Array): item 0: expected null"},
       {"{\"type\": \"ffi.Array\", \"items\": [{\"ref\": \"0\"}]}",
@@ -282,7 +269,8 @@ START_TEST(test_references_must_point_to_earlier_nodes) {
              "  {\"type\": \"ffi.Array\", \"items\": []},\n"
              "  {\"type\": \"ffi.Array\", \"items\": [{\"ref\": 0}, {\"ref\": 2}]},\n"
              "  {\"type\": \"ffi.Array\", \"items\": []}]}",
-             IRM_EVALUE, "ValueError: node 1 (ffi.Array): item 1: {\"ref\": 2} must refer to an "
+             IRM_EVALUE,
+             "ValueError: node 1 (ffi.Array): item 1: {\"ref\": 2} must refer to an "
              "earlier node (0 to 0)");
   read_fails("{\"irm_json\": 1, \"root\": null, \"nodes\": [\n"
              "  {\"type\": \"ffi.Array\", \"items\": []},\n"
@@ -291,8 +279,7 @@ START_TEST(test_references_must_point_to_earlier_nodes) {
   read_fails("{\"irm_json\": 1, \"root\": {\"ref\": 1}, \"nodes\": [\n"
              "  {\"type\": \"ffi.Array\", \"items\": []}]}",
              IRM_EVALUE, "ValueError: root: {\"ref\": 1} refers to no node (there are 1)");
-  read_fails("{\"irm_json\": 1, \"root\": \"text\", \"nodes\": []}", IRM_EVALUE,
-             "ValueError: root: expected null");
+  read_fails("{\"irm_json\": 1, \"root\": \"text\", \"nodes\": []}", IRM_EVALUE, "ValueError: root: expected null");
 }
 END_TEST
 
@@ -344,6 +331,4 @@ static Suite *json_errors_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(json_errors_suite());
-}
+int main(void) { return run_suite(json_errors_suite()); }

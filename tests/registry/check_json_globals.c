@@ -133,8 +133,7 @@ START_TEST(test_global_from_json_reports_every_reader_error_by_name) {
     char expected[1024];
     const char *msg = irm_last_error(), *colon = strstr(msg, ": ");
     ck_assert_ptr_nonnull(colon);
-    snprintf(expected, sizeof expected, "%.*s: ffi.FromJSON: %s", (int)(colon - msg), msg,
-             colon + 2);
+    snprintf(expected, sizeof expected, "%.*s: ffi.FromJSON: %s", (int)(colon - msg), msg, colon + 2);
     irm_any arg = irm_any_str(docs[i]), ret = irm_any_none();
     ck_assert_int_eq(irm_func_call_global("ffi.FromJSON", &arg, 1, &ret), rc);
     ck_assert_str_eq(irm_last_error(), expected);
@@ -159,6 +158,4 @@ static Suite *json_globals_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(json_globals_suite());
-}
+int main(void) { return run_suite(json_globals_suite()); }

@@ -358,6 +358,4 @@ static Suite *kind_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(kind_suite());
-}
+int main(void) { return run_suite(kind_suite()); }

@@ -495,6 +495,4 @@ static Suite *kind_attr_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(kind_attr_suite());
-}
+int main(void) { return run_suite(kind_attr_suite()); }

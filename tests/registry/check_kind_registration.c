@@ -66,9 +66,7 @@ static void record_warning(const char *msg, void *user_data) {
   snprintf(warning_text, sizeof warning_text, "%s", msg);
 }
 
-static int failing_setup(irm_kind *k) {
-  return irm_error(IRM_EVALUE, "setup of '%s' refuses", irm_kind_name(k));
-}
+static int failing_setup(irm_kind *k) { return irm_error(IRM_EVALUE, "setup of '%s' refuses", irm_kind_name(k)); }
 
 START_TEST(test_failing_static_setup_is_reported_through_the_warning_handler) {
   irm_set_warning_handler(record_warning, NULL);
@@ -226,8 +224,7 @@ START_TEST(test_rolled_back_kind_handle_reports_runtime_error_on_add_option) {
   irm_kind *k = register_kind("testcat", "ghost");
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert_str_eq(irm_kind_name(k), "ghost");
-  ck_assert_error(irm_kind_add_option(k, "level", IRM_OPTION_INT, NULL, NULL, 0), IRM_ERUNTIME,
-                  "RuntimeError: ");
+  ck_assert_error(irm_kind_add_option(k, "level", IRM_OPTION_INT, NULL, NULL, 0), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_error_mentions("'ghost'");
   ck_assert(!kind_exists("testcat", "ghost"));
 }
@@ -243,8 +240,7 @@ START_TEST(test_rolled_back_kind_of_a_rolled_back_category_keeps_a_valid_handle)
   ck_assert_str_eq(list, "");
   ck_assert_str_eq(irm_kind_name(k), "ghost");
   ck_assert_str_eq(irm_kind_category(k), "testcat_fleeting");
-  ck_assert_error(irm_kind_add_option(k, "level", IRM_OPTION_INT, NULL, NULL, 0), IRM_ERUNTIME,
-                  "RuntimeError: ");
+  ck_assert_error(irm_kind_add_option(k, "level", IRM_OPTION_INT, NULL, NULL, 0), IRM_ERUNTIME, "RuntimeError: ");
   ck_assert_error_mentions("testcat_fleeting kind 'ghost'");
 }
 END_TEST
@@ -431,6 +427,4 @@ static Suite *kind_registration_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(kind_registration_suite());
-}
+int main(void) { return run_suite(kind_registration_suite()); }

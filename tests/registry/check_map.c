@@ -28,8 +28,7 @@ START_TEST(test_map_from_pairs_iterates_in_insertion_order) {
   irm_object *map = int_map(keys, vals, 4);
   char buf[64];
   ck_assert_uint_eq(irm_map_size(map), 4);
-  ck_assert_str_eq(map_order(map, buf, sizeof buf),
-                   "opt_level,required,disabled,config");
+  ck_assert_str_eq(map_order(map, buf, sizeof buf), "opt_level,required,disabled,config");
   ck_assert_int_eq(int_of(map, "opt_level"), 3);
   ck_assert_int_eq(int_of(map, "disabled"), 4);
   irm_object_release(map);
@@ -113,12 +112,9 @@ START_TEST(test_map_from_pairs_null_arguments_are_value_errors) {
   const char *keys[] = {"a"};
   irm_any vals[] = {irm_any_int(1)};
   irm_object *map = NULL;
-  ck_assert_error(irm_map_from_pairs(NULL, vals, 1, &map), IRM_EVALUE,
-                  "ValueError: ");
-  ck_assert_error(irm_map_from_pairs(keys, NULL, 1, &map), IRM_EVALUE,
-                  "ValueError: ");
-  ck_assert_error(irm_map_from_pairs(keys, vals, 1, NULL), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_map_from_pairs(NULL, vals, 1, &map), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_map_from_pairs(keys, NULL, 1, &map), IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_map_from_pairs(keys, vals, 1, NULL), IRM_EVALUE, "ValueError: ");
 }
 END_TEST
 
@@ -127,8 +123,7 @@ START_TEST(test_map_from_pairs_null_key_is_value_error_without_leak) {
   const char *keys[] = {"a", NULL};
   irm_any vals[] = {irm_any_object(s), irm_any_int(2)};
   irm_object *map = NULL;
-  ck_assert_error(irm_map_from_pairs(keys, vals, 2, &map), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_map_from_pairs(keys, vals, 2, &map), IRM_EVALUE, "ValueError: ");
   ck_assert_uint_eq(irm_object_refcount(s), 1);
   irm_object_release(s);
 }
@@ -139,8 +134,7 @@ START_TEST(test_map_from_pairs_invalid_value_is_value_error_without_leak) {
   const char *keys[] = {"a", "b"};
   irm_any vals[] = {irm_any_object(s), invalid_any()};
   irm_object *map = NULL;
-  ck_assert_error(irm_map_from_pairs(keys, vals, 2, &map), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_map_from_pairs(keys, vals, 2, &map), IRM_EVALUE, "ValueError: ");
   ck_assert_uint_eq(irm_object_refcount(s), 1);
   irm_object_release(s);
 }
@@ -153,8 +147,7 @@ START_TEST(test_map_set_of_invalid_value_is_value_error_and_changes_nothing) {
   irm_object *before = map, *out = NULL;
   irm_any v = invalid_any();
   char buf[16];
-  ck_assert_error(irm_map_with_set(map, "b", &v, &out), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_map_with_set(map, "b", &v, &out), IRM_EVALUE, "ValueError: ");
   ck_assert_error(irm_map_set_move(&map, "a", &v), IRM_EVALUE, "ValueError: ");
   ck_assert_ptr_eq(map, before);
   ck_assert_error(irm_map_set_move(&map, "b", &v), IRM_EVALUE, "ValueError: ");
@@ -203,8 +196,7 @@ START_TEST(test_map_keys_may_hold_embedded_nul) {
   irm_object *k1 = NULL, *k2 = NULL;
   ck_assert_ok(irm_string_new("a\0b", 3, &k1));
   ck_assert_ok(irm_string_new("a\0c", 3, &k2));
-  irm_any args[] = {irm_any_object(k1), irm_any_int(1), irm_any_object(k2),
-                    irm_any_int(2)};
+  irm_any args[] = {irm_any_object(k1), irm_any_int(1), irm_any_object(k2), irm_any_int(2)};
   irm_any ret;
   ck_assert_ok(call_global("ffi.Map", args, 4, &ret));
   ck_assert_int_eq(ret.type_code, IRM_OBJECT);
@@ -262,8 +254,7 @@ START_TEST(test_map_get_missing_key_without_close_match_names_key) {
   int64_t vals[] = {1};
   irm_object *map = int_map(keys, vals, 1);
   irm_any out = irm_any_none();
-  ck_assert_error(irm_map_get(map, "zzzzzzzzzzzz", &out), IRM_EKEY,
-                  "KeyError: ");
+  ck_assert_error(irm_map_get(map, "zzzzzzzzzzzz", &out), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("zzzzzzzzzzzz");
   ck_assert_ptr_null(strstr(irm_last_error(), "did you mean"));
   irm_object_release(map);
@@ -759,6 +750,4 @@ static Suite *map_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(map_suite());
-}
+int main(void) { return run_suite(map_suite()); }

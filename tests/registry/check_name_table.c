@@ -426,10 +426,10 @@ static void add_case(Suite *s, const char *name, const TTest *const *tests, size
   suite_add_tcase(s, tc);
 }
 
-#define ADD_CASE(s, name, ...)                                                      \
-  do {                                                                              \
-    const TTest *const tests_[] = {__VA_ARGS__};                                    \
-    add_case((s), (name), tests_, sizeof tests_ / sizeof tests_[0]);                \
+#define ADD_CASE(s, name, ...)                                       \
+  do {                                                               \
+    const TTest *const tests_[] = {__VA_ARGS__};                     \
+    add_case((s), (name), tests_, sizeof tests_ / sizeof tests_[0]); \
   } while (0)
 
 static Suite *name_table_suite(void) {
@@ -437,8 +437,7 @@ static Suite *name_table_suite(void) {
   ADD_CASE(s, "basics", test_add_then_get_returns_the_value, test_unique_policy_rejects_a_taken_name_and_reports_it,
            test_override_replaces_and_releases_the_old_value_unlocked,
            test_existing_policy_keeps_the_entry_and_returns_it, test_remove_drops_the_name_and_missing_is_key_error,
-           test_listing_keeps_insertion_order_across_removal_and_override,
-           test_visit_stops_at_the_first_nonzero_result,
+           test_listing_keeps_insertion_order_across_removal_and_override, test_visit_stops_at_the_first_nonzero_result,
            test_closest_suggests_a_near_name_and_nothing_for_a_far_one);
   ADD_CASE(s, "journal", test_rollback_undoes_an_add, test_rollback_of_an_override_restores_the_old_value_and_plugin,
            test_rollback_of_a_remove_brings_the_name_back, test_rollback_leaves_a_later_change_by_others_alone,

@@ -53,25 +53,50 @@ static void dummy(void) {}
 
 /* ---- fast-path shapes: all-integer-register functions -------------------- */
 
-static int64_t fp_i64_0(void) { record(0, 0, 0, 0, 0); return -42; }
-static uint64_t fp_u64_0(void) { record(0, 0, 0, 0, 0); return UINT64_MAX - 1; }
+static int64_t fp_i64_0(void) {
+  record(0, 0, 0, 0, 0);
+  return -42;
+}
+static uint64_t fp_u64_0(void) {
+  record(0, 0, 0, 0, 0);
+  return UINT64_MAX - 1;
+}
 static void fp_void_0(void) { record(0, 0, 0, 0, 0); }
-static void *fp_ptr_0(void) { record(0, 0, 0, 0, 0); return &ret_marker; }
-static irm_object *fp_obj_1(irm_object *a) { record(1, P(a), 0, 0, 0); return made(); }
-static int64_t fp_i64_1(irm_object *a) { record(1, P(a), 0, 0, 0); return -42; }
+static void *fp_ptr_0(void) {
+  record(0, 0, 0, 0, 0);
+  return &ret_marker;
+}
+static irm_object *fp_obj_1(irm_object *a) {
+  record(1, P(a), 0, 0, 0);
+  return made();
+}
+static int64_t fp_i64_1(irm_object *a) {
+  record(1, P(a), 0, 0, 0);
+  return -42;
+}
 static void fp_void_1(void *a) { record(1, P(a), 0, 0, 0); }
-static uint64_t fp_u64_1(uint64_t a) { record(1, a, 0, 0, 0); return UINT64_MAX - 1; }
-static int64_t fp_i64_2(int64_t a, int64_t b) { record(2, (uint64_t)a, (uint64_t)b, 0, 0); return -42; }
-static void *fp_ptr_2(void *a, int64_t b) { record(2, P(a), (uint64_t)b, 0, 0); return &ret_marker; }
-static uint64_t fp_u64_2(void *a, irm_object *b) { record(2, P(a), P(b), 0, 0); return UINT64_MAX - 1; }
+static uint64_t fp_u64_1(uint64_t a) {
+  record(1, a, 0, 0, 0);
+  return UINT64_MAX - 1;
+}
+static int64_t fp_i64_2(int64_t a, int64_t b) {
+  record(2, (uint64_t)a, (uint64_t)b, 0, 0);
+  return -42;
+}
+static void *fp_ptr_2(void *a, int64_t b) {
+  record(2, P(a), (uint64_t)b, 0, 0);
+  return &ret_marker;
+}
+static uint64_t fp_u64_2(void *a, irm_object *b) {
+  record(2, P(a), P(b), 0, 0);
+  return UINT64_MAX - 1;
+}
 static irm_object *fp_obj_3(irm_object *a, uint64_t b, void *c) {
   record(3, P(a), b, P(c), 0);
   return made();
 }
 static void fp_void_3(uint64_t a, int64_t b, irm_object *c) { record(3, a, (uint64_t)b, P(c), 0); }
-static void fp_void_4(int64_t a, uint64_t b, void *c, irm_object *d) {
-  record(4, (uint64_t)a, b, P(c), P(d));
-}
+static void fp_void_4(int64_t a, uint64_t b, void *c, irm_object *d) { record(4, (uint64_t)a, b, P(c), P(d)); }
 static void *fp_ptr_4(irm_object *a, void *b, uint64_t c, int64_t d) {
   record(4, P(a), P(b), c, (uint64_t)d);
   return &ret_marker;
@@ -129,9 +154,7 @@ static irm_any valid_arg(const char *t, int i, irm_object **pool) {
 
 /* The raw register value valid_arg's value arrives as (integer shapes). */
 static uint64_t raw_of(const irm_any *v) {
-  return v->type_code == IRM_INT ? (uint64_t)v->v_int
-         : v->type_code == IRM_PTR ? P(v->v_ptr)
-                                   : P(v->v_obj);
+  return v->type_code == IRM_INT ? (uint64_t)v->v_int : v->type_code == IRM_PTR ? P(v->v_ptr) : P(v->v_obj);
 }
 
 static void make_pool(irm_object **pool) {
@@ -270,7 +293,10 @@ START_TEST(test_fast_path_u64_argument_rejects_negative_int_with_value_error) {
 }
 END_TEST
 
-static irm_object *fp_null_obj(void) { seen_calls++; return NULL; }
+static irm_object *fp_null_obj(void) {
+  seen_calls++;
+  return NULL;
+}
 
 START_TEST(test_fast_path_obj_result_null_gives_none) {
   irm_object *f = new_native((irm_native_fn)fp_null_obj, "obj()");
@@ -304,8 +330,15 @@ END_TEST
 
 /* ---- f64 fast paths ------------------------------------------------------- */
 
-static double f64_half(double x) { seen_f[0] = x; return x / 2; }
-static double f64_sub(double x, double y) { seen_f[0] = x; seen_f[1] = y; return x - y; }
+static double f64_half(double x) {
+  seen_f[0] = x;
+  return x / 2;
+}
+static double f64_sub(double x, double y) {
+  seen_f[0] = x;
+  seen_f[1] = y;
+  return x - y;
+}
 
 START_TEST(test_f64_shapes_take_floats_and_widen_ints) {
   irm_object *f1 = new_native((irm_native_fn)f64_half, "f64(f64)");
@@ -350,18 +383,30 @@ static void ffi_void4(uint64_t a, float b, irm_object *c, const irm_any *d) {
   seen_f[0] = b;
   seen_any = *d;
 }
-static bool ffi_is_string(irm_object *o) { seen_o = o; return irm_object_is(o, "ffi.String"); }
+static bool ffi_is_string(irm_object *o) {
+  seen_o = o;
+  return irm_object_is(o, "ffi.String");
+}
 static char concat_buf[64];
 static const char *ffi_concat(irm_object *o, const char *s) {
   snprintf(concat_buf, sizeof concat_buf, "%s+%s", irm_string_data(o), s);
   return concat_buf;
 }
-static irm_object *ffi_pick(const char *s, irm_object *o) { seen_s = s; return retain_arg(o); }
+static irm_object *ffi_pick(const char *s, irm_object *o) {
+  seen_s = s;
+  return retain_arg(o);
+}
 static int32_t ffi_neg32(int32_t x) { return -x; }
 static bool ffi_not(bool x) { return !x; }
 static float ffi_half32(float x) { return x / 2; }
-static const char *ffi_null_str(void) { seen_calls++; return NULL; }
-static irm_object *ffi_maybe(irm_object *o) { seen_o = o; return o ? retain_arg(o) : NULL; }
+static const char *ffi_null_str(void) {
+  seen_calls++;
+  return NULL;
+}
+static irm_object *ffi_maybe(irm_object *o) {
+  seen_o = o;
+  return o ? retain_arg(o) : NULL;
+}
 
 static const shape ffi_shapes[] = {
     {(irm_native_fn)ffi_mixed, "f32(i32,f64,ptr,str)", "f32", 4, {"i32", "f64", "ptr", "str"}},
@@ -572,9 +617,9 @@ START_TEST(test_optional_obj_passes_none_as_null_and_null_result_as_none) {
 }
 END_TEST
 
-static int64_t sum16(int64_t a0, int64_t a1, int64_t a2, int64_t a3, int64_t a4, int64_t a5,
-                     int64_t a6, int64_t a7, int64_t a8, int64_t a9, int64_t a10, int64_t a11,
-                     int64_t a12, int64_t a13, int64_t a14, int64_t a15) {
+static int64_t sum16(int64_t a0, int64_t a1, int64_t a2, int64_t a3, int64_t a4, int64_t a5, int64_t a6, int64_t a7,
+                     int64_t a8, int64_t a9, int64_t a10, int64_t a11, int64_t a12, int64_t a13, int64_t a14,
+                     int64_t a15) {
   int64_t v[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
   int64_t s = 0;
   for (int i = 0; i < 16; i++) s += v[i] * (i + 1);
@@ -601,8 +646,8 @@ END_TEST
 /* ---- registered names --------------------------------------------------- */
 
 START_TEST(test_argument_errors_name_the_registered_function) {
-  assert_argument_errors(&fast_shapes[8], "test.native.FastNamed");   /* i64(i64,i64) */
-  assert_argument_errors(&ffi_shapes[0], "test.native.FfiNamed");     /* f32(i32,f64,ptr,str) */
+  assert_argument_errors(&fast_shapes[8], "test.native.FastNamed"); /* i64(i64,i64) */
+  assert_argument_errors(&ffi_shapes[0], "test.native.FfiNamed");   /* f32(i32,f64,ptr,str) */
 }
 END_TEST
 
@@ -634,8 +679,8 @@ static void capture_warning(const char *msg, void *user_data) {
 START_TEST(test_static_native_with_bad_signature_warns_and_returns_value_error) {
   irm_set_warning_handler(capture_warning, NULL);
   warn_count = 0;
-  ck_assert_error(irm_register_static_native("test.native.Bad", (irm_native_fn)static_add, "i64(i6)"),
-                  IRM_EVALUE, "ValueError: ");
+  ck_assert_error(irm_register_static_native("test.native.Bad", (irm_native_fn)static_add, "i64(i6)"), IRM_EVALUE,
+                  "ValueError: ");
   ck_assert_int_eq(warn_count, 1);
   ck_assert_ptr_nonnull(strstr(warned, "test.native.Bad"));
   ck_assert_ptr_nonnull(strstr(warned, "i64(i6)"));
@@ -643,8 +688,7 @@ START_TEST(test_static_native_with_bad_signature_warns_and_returns_value_error) 
   ck_assert_ok(irm_func_get_global("test.native.Bad", &f));
   ck_assert_ptr_null(f);
   /* A duplicate name is reported the same way. */
-  ck_assert_error(irm_register_static_native("test.native.StaticAdd", (irm_native_fn)static_add,
-                                             "i64(i64,i64)"),
+  ck_assert_error(irm_register_static_native("test.native.StaticAdd", (irm_native_fn)static_add, "i64(i64,i64)"),
                   IRM_EKEY, "KeyError: ");
   ck_assert_int_eq(warn_count, 2);
   ck_assert_ptr_nonnull(strstr(warned, "test.native.StaticAdd"));
@@ -657,8 +701,18 @@ END_TEST
 START_TEST(test_signature_accepts_every_type) {
   static const char *const sigs[] = {
       "void(bool,i32,i64,u64,f32,f64,ptr,str,obj,obj?,any)",
-      "void()", "bool()", "i32()", "i64()", "u64()", "f32()", "f64()", "ptr()", "str()", "obj()",
-      "obj?()", "i64(any)",
+      "void()",
+      "bool()",
+      "i32()",
+      "i64()",
+      "u64()",
+      "f32()",
+      "f64()",
+      "ptr()",
+      "str()",
+      "obj()",
+      "obj?()",
+      "i64(any)",
   };
   for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
     irm_object *f = new_native(dummy, sigs[i]);
@@ -714,8 +768,7 @@ static const bad_sig bad_sigs[] = {
     {"i64(void)", {"'void'", "position 4", NULL}},
     {"any(i64)", {"'any'", "return type", "position 0"}},
     {"i64(i64,,i64)", {"expected a type", "position 8", NULL}},
-    {"i64(i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64)",
-     {"more than 16", "position 68", NULL}},
+    {"i64(i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64,i64)", {"more than 16", "position 68", NULL}},
 };
 enum { bad_sig_count = sizeof bad_sigs / sizeof bad_sigs[0] };
 
@@ -756,10 +809,8 @@ static Suite *native_suite(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("fast_path");
-  tcase_add_loop_test(tc, test_fast_path_shape_receives_arguments_and_converts_result, 0,
-                      fast_shape_count);
-  tcase_add_loop_test(tc, test_fast_path_shape_rejects_wrong_count_and_each_wrong_argument, 0,
-                      fast_shape_count);
+  tcase_add_loop_test(tc, test_fast_path_shape_receives_arguments_and_converts_result, 0, fast_shape_count);
+  tcase_add_loop_test(tc, test_fast_path_shape_rejects_wrong_count_and_each_wrong_argument, 0, fast_shape_count);
   tcase_add_test(tc, test_fast_path_obj_argument_rejects_none_and_ptr_takes_none_as_null);
   tcase_add_test(tc, test_fast_path_u64_argument_rejects_negative_int_with_value_error);
   tcase_add_test(tc, test_fast_path_obj_result_null_gives_none);
@@ -769,8 +820,7 @@ static Suite *native_suite(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("libffi");
-  tcase_add_loop_test(tc, test_libffi_signature_rejects_wrong_count_and_each_wrong_argument, 0,
-                      ffi_shape_count);
+  tcase_add_loop_test(tc, test_libffi_signature_rejects_wrong_count_and_each_wrong_argument, 0, ffi_shape_count);
   tcase_add_test(tc, test_f32_i32_f64_ptr_str_receives_each_value);
   tcase_add_test(tc, test_void_u64_f32_optobj_any_receives_each_value);
   tcase_add_test(tc, test_bool_obj_returns_a_bool_and_rejects_none);
@@ -792,6 +842,4 @@ static Suite *native_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(native_suite());
-}
+int main(void) { return run_suite(native_suite()); }

@@ -216,8 +216,7 @@ static void *refcount_worker(void *arg) {
 static void run_refcount_workers(irm_object *obj, int mode) {
   pthread_t t[n_threads];
   refcount_job job = {obj, mode};
-  for (int i = 0; i < n_threads; i++)
-    ck_assert_int_eq(pthread_create(&t[i], NULL, refcount_worker, &job), 0);
+  for (int i = 0; i < n_threads; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, refcount_worker, &job), 0);
   for (int i = 0; i < n_threads; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 }
 
@@ -265,6 +264,4 @@ static Suite *object_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(object_suite());
-}
+int main(void) { return run_suite(object_suite()); }

@@ -26,8 +26,7 @@ static irm_object *new_target_object(void) {
     irm_any ret = irm_any_none();
     int rc = irm_func_call(make, &arg, 1, &ret);
     irm_object_release(make);
-    if (rc == 0 && ret.type_code == IRM_OBJECT && irm_object_is(ret.v_obj, "target.Target"))
-      return ret.v_obj;
+    if (rc == 0 && ret.type_code == IRM_OBJECT && irm_object_is(ret.v_obj, "target.Target")) return ret.v_obj;
     irm_any_release(&ret);
   }
   int32_t index = -1;
@@ -45,8 +44,7 @@ static irm_object *new_target_object(void) {
 
 /* irm_option_check_value(type, in) must fail with the TypeError
  * "expected <expected>, got <got>", got naming the value given. */
-static void assert_check_mismatch(irm_option_type type, irm_any in, const char *expected,
-                                  const char *got) {
+static void assert_check_mismatch(irm_option_type type, irm_any in, const char *expected, const char *got) {
   irm_any out = irm_any_int(-1);
   ck_assert_error(irm_option_check_value(type, &in, &out), IRM_ETYPE, "TypeError: ");
   char want[128];
@@ -525,6 +523,4 @@ static Suite *option_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(option_suite());
-}
+int main(void) { return run_suite(option_suite()); }

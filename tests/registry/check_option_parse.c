@@ -33,13 +33,11 @@ START_TEST(test_parse_bool_takes_one_zero_true_false_in_any_case) {
   static const struct {
     const char *text;
     int value;
-  } cases[] = {{"1", 1},    {"0", 0},     {"true", 1},  {"false", 0},
-               {"TRUE", 1}, {"False", 0}, {"tRuE", 1}, {"FALSE", 0}};
+  } cases[] = {{"1", 1}, {"0", 0}, {"true", 1}, {"false", 0}, {"TRUE", 1}, {"False", 0}, {"tRuE", 1}, {"FALSE", 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     irm_any out = irm_any_none();
     ck_assert_ok(irm_option_parse_text(IRM_OPTION_BOOL, cases[i].text, &out));
-    ck_assert_msg(out.type_code == IRM_BOOL && out.v_int == cases[i].value, "'%s' parsed wrong",
-                  cases[i].text);
+    ck_assert_msg(out.type_code == IRM_BOOL && out.v_int == cases[i].value, "'%s' parsed wrong", cases[i].text);
   }
 }
 END_TEST
@@ -57,15 +55,18 @@ START_TEST(test_parse_int_takes_decimal_hex_and_negative) {
   static const struct {
     const char *text;
     int64_t value;
-  } cases[] = {{"42", 42},     {"-7", -7},   {"0", 0},
-               {"0x1F", 31},   {"0X10", 16}, {"9223372036854775807", INT64_MAX},
+  } cases[] = {{"42", 42},
+               {"-7", -7},
+               {"0", 0},
+               {"0x1F", 31},
+               {"0X10", 16},
+               {"9223372036854775807", INT64_MAX},
                {"-9223372036854775808", INT64_MIN}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     irm_any out = irm_any_none();
     ck_assert_ok(irm_option_parse_text(IRM_OPTION_INT, cases[i].text, &out));
     ck_assert_int_eq(out.type_code, IRM_INT);
-    ck_assert_msg(out.v_int == cases[i].value, "'%s' parsed as %lld", cases[i].text,
-                  (long long)out.v_int);
+    ck_assert_msg(out.v_int == cases[i].value, "'%s' parsed as %lld", cases[i].text, (long long)out.v_int);
   }
 }
 END_TEST
@@ -289,6 +290,4 @@ static Suite *option_parse_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(option_parse_suite());
-}
+int main(void) { return run_suite(option_parse_suite()); }

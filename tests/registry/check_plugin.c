@@ -70,9 +70,7 @@ START_TEST(test_load_missing_file_names_path) {
 }
 END_TEST
 
-START_TEST(test_load_null_path_is_value_error) {
-  ck_assert_error(irm_plugin_load(NULL), IRM_EVALUE, "ValueError: ");
-}
+START_TEST(test_load_null_path_is_value_error) { ck_assert_error(irm_plugin_load(NULL), IRM_EVALUE, "ValueError: "); }
 END_TEST
 
 START_TEST(test_load_non_library_reports_dlerror) {
@@ -102,8 +100,8 @@ START_TEST(test_load_wrong_abi_gives_both_versions_and_registers_nothing) {
   ck_assert_error(irm_plugin_load(IRM_TEST_WRONG_ABI_PLUGIN), IRM_EPLUGIN, "PluginError: ");
   ck_assert_error_mentions(IRM_TEST_WRONG_ABI_PLUGIN);
   char versions[96];
-  snprintf(versions, sizeof versions, "ABI version %u (this irm supports ABI version %u)",
-           IRM_PLUGIN_ABI_VERSION + 1, IRM_PLUGIN_ABI_VERSION);
+  snprintf(versions, sizeof versions, "ABI version %u (this irm supports ABI version %u)", IRM_PLUGIN_ABI_VERSION + 1,
+           IRM_PLUGIN_ABI_VERSION);
   ck_assert_error_mentions(versions);
   ck_assert(!global_exists("wrong_abi.Answer")); /* its macro's registration was dropped */
   irm_object *after = registry_snapshot();
@@ -419,7 +417,8 @@ START_TEST(test_pass_plugin_applies_data_layout) {
   ck_assert_error(irm_pass_run(p, with, &bad), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("layout 'NHCW' is not NCHW or NHWC");
   irm_object_release(p);
-  irm_object *all[] = {(irm_object *)parsed, (irm_object *)mod, (irm_object *)with, (irm_object *)out, (irm_object *)same};
+  irm_object *all[] = {(irm_object *)parsed, (irm_object *)mod, (irm_object *)with, (irm_object *)out,
+                       (irm_object *)same};
   for (size_t i = 0; i < 5; i++) irm_object_release(all[i]);
 }
 END_TEST

@@ -28,8 +28,7 @@ static void sweep_load(const char *what, int (*load)(const char *), const char *
     }
     if (rc == IRM_OK) continue; /* an allocation the loader may do without failed */
     failures++;
-    ck_assert_msg(rc == IRM_ENOMEM || rc == IRM_EPLUGIN, "%s at N=%ld: status %d: %s", what, n, rc,
-                  irm_last_error());
+    ck_assert_msg(rc == IRM_ENOMEM || rc == IRM_EPLUGIN, "%s at N=%ld: status %d: %s", what, n, rc, irm_last_error());
     ck_assert_msg(strstr(irm_last_error(), "MemoryError") || strstr(irm_last_error(), "out of memory"),
                   "%s at N=%ld: not an out-of-memory error: %s", what, n, irm_last_error());
     irm_object *after = registry_snapshot();
@@ -75,9 +74,7 @@ START_TEST(test_executor_plugin_load_through_global_out_of_memory) {
 }
 END_TEST
 
-START_TEST(test_plugin_path_load_out_of_memory) {
-  sweep_load("IRM_PLUGIN_PATH", load_from_env, IRM_TEST_PASS_PLUGIN);
-}
+START_TEST(test_plugin_path_load_out_of_memory) { sweep_load("IRM_PLUGIN_PATH", load_from_env, IRM_TEST_PASS_PLUGIN); }
 END_TEST
 
 static Suite *plugin_alloc_suite(void) {

@@ -169,6 +169,4 @@ static Suite *repr_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(repr_suite());
-}
+int main(void) { return run_suite(repr_suite()); }

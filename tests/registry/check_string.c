@@ -163,6 +163,4 @@ static Suite *string_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(string_suite());
-}
+int main(void) { return run_suite(string_suite()); }

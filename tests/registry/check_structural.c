@@ -56,8 +56,7 @@ static irm_object *new_caseless(const char *word) {
 /* test.Mod10: an int compared modulo 10 by an equal hook, without a hash
  * hook. */
 static int mod10_equal(const irm_object *a, const irm_object *b, int *out) {
-  *out = *(const int64_t *)irm_object_payload_const(a) % 10 ==
-         *(const int64_t *)irm_object_payload_const(b) % 10;
+  *out = *(const int64_t *)irm_object_payload_const(a) % 10 == *(const int64_t *)irm_object_payload_const(b) % 10;
   return IRM_OK;
 }
 
@@ -175,17 +174,14 @@ START_TEST(test_invalid_values_and_null_arguments_are_value_errors) {
   ck_assert_error(irm_structural_equal(&bad, &ok, &eq), IRM_EVALUE, "ValueError: invalid value");
   ck_assert_error(irm_structural_equal(&ok, &bad, &eq), IRM_EVALUE, "ValueError: invalid value");
   ck_assert_error(irm_structural_hash(&bad, &h), IRM_EVALUE, "ValueError: invalid value");
-  ck_assert_error(irm_structural_equal(NULL, &ok, &eq), IRM_EVALUE,
-                  "ValueError: irm_structural_equal");
-  ck_assert_error(irm_structural_equal(&ok, &ok, NULL), IRM_EVALUE,
-                  "ValueError: irm_structural_equal");
+  ck_assert_error(irm_structural_equal(NULL, &ok, &eq), IRM_EVALUE, "ValueError: irm_structural_equal");
+  ck_assert_error(irm_structural_equal(&ok, &ok, NULL), IRM_EVALUE, "ValueError: irm_structural_equal");
   ck_assert_error(irm_structural_hash(NULL, &h), IRM_EVALUE, "ValueError: irm_structural_hash");
   irm_object *s = NULL;
   ck_assert_error(irm_repr(&bad, &s), IRM_EVALUE, "ValueError: irm_repr: invalid value");
   ck_assert_error(irm_repr(NULL, &s), IRM_EVALUE, "ValueError: irm_repr");
   irm_any null_str = irm_any_str(NULL);
-  ck_assert_error(irm_structural_hash(&null_str, &h), IRM_EVALUE,
-                  "ValueError: str value holds a NULL pointer");
+  ck_assert_error(irm_structural_hash(&null_str, &h), IRM_EVALUE, "ValueError: str value holds a NULL pointer");
 }
 END_TEST
 
@@ -196,8 +192,7 @@ START_TEST(test_arrays_compare_item_by_item_in_order) {
   irm_any b_items[] = {irm_any_int(2), irm_any_int(1)};
   irm_object *a = new_array(a_items, 2), *b = new_array(b_items, 2), *c = new_array(a_items, 2),
              *d = new_array(a_items, 1);
-  irm_any va = irm_any_object(a), vb = irm_any_object(b), vc = irm_any_object(c),
-          vd = irm_any_object(d);
+  irm_any va = irm_any_object(a), vb = irm_any_object(b), vc = irm_any_object(c), vd = irm_any_object(d);
   ck_assert(!equal(&va, &vb));
   ck_assert(equal(&va, &vc));
   ck_assert(hash(&va) == hash(&vc));
@@ -230,10 +225,8 @@ END_TEST
 START_TEST(test_maps_differ_by_key_or_value) {
   const char *k1[] = {"a", "b"}, *k2[] = {"a", "c"};
   irm_any v1[] = {irm_any_int(1), irm_any_int(2)}, v2[] = {irm_any_int(1), irm_any_int(3)};
-  irm_object *m1 = new_map(k1, v1, 2), *m2 = new_map(k2, v1, 2), *m3 = new_map(k1, v2, 2),
-             *m4 = new_map(k1, v1, 1);
-  irm_any a = irm_any_object(m1), b = irm_any_object(m2), c = irm_any_object(m3),
-          d = irm_any_object(m4);
+  irm_object *m1 = new_map(k1, v1, 2), *m2 = new_map(k2, v1, 2), *m3 = new_map(k1, v2, 2), *m4 = new_map(k1, v1, 1);
+  irm_any a = irm_any_object(m1), b = irm_any_object(m2), c = irm_any_object(m3), d = irm_any_object(m4);
   ck_assert(!equal(&a, &b));
   ck_assert(!equal(&a, &c));
   ck_assert(!equal(&a, &d));
@@ -399,8 +392,7 @@ START_TEST(test_hook_errors_name_the_type) {
                   "ValueError: equal hook of type 'test.Failing': cannot compare");
   ck_assert_error(irm_structural_hash(&varr, &h), IRM_ERUNTIME,
                   "RuntimeError: hash hook of type 'test.Failing': cannot hash");
-  ck_assert_error(irm_repr(&varr, &s), IRM_EATTR,
-                  "AttributeError: repr hook of type 'test.Failing': cannot print");
+  ck_assert_error(irm_repr(&varr, &s), IRM_EATTR, "AttributeError: repr hook of type 'test.Failing': cannot print");
   ck_assert_ptr_null(s);
   irm_object_release(arr);
   irm_object_release(b);
@@ -505,6 +497,4 @@ static Suite *structural_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(structural_suite());
-}
+int main(void) { return run_suite(structural_suite()); }

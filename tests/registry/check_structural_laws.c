@@ -36,27 +36,26 @@ static irm_any random_value(rng *r, int depth, pool *shared);
 static irm_any random_leaf(rng *r) {
   static const double floats[] = {0.0, -0.0, 1.5, -3.25, 1e300, 5e-324, INFINITY, -INFINITY};
   switch (rng_below(r, 6)) {
-    case 0: return irm_any_none();
-    case 1: return irm_any_int((int64_t)rng_below(r, 7) - 3);
-    case 2: return irm_any_bool(rng_below(r, 2));
-    case 3: {
-      if (rng_below(r, 5) == 0) {
-        uint64_t bits = 0x7ff8000000000000ULL | rng_below(r, 1000); /* NaNs with payloads */
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return irm_any_float(d);
-      }
-      return irm_any_float(floats[rng_below(r, 8)]);
+  case 0: return irm_any_none();
+  case 1: return irm_any_int((int64_t)rng_below(r, 7) - 3);
+  case 2: return irm_any_bool(rng_below(r, 2));
+  case 3: {
+    if (rng_below(r, 5) == 0) {
+      uint64_t bits = 0x7ff8000000000000ULL | rng_below(r, 1000); /* NaNs with payloads */
+      double d;
+      memcpy(&d, &bits, sizeof d);
+      return irm_any_float(d);
     }
-    default: {
-      char buf[6];
-      size_t n = rng_below(r, 6);
-      for (size_t i = 0; i < n; i++)
-        buf[i] = rng_below(r, 4) ? (char)('a' + rng_below(r, 3)) : '\0';
-      irm_object *s = NULL;
-      ck_require(irm_string_new(buf, n, &s) == 0, "string: %s", irm_last_error());
-      return irm_any_object(s);
-    }
+    return irm_any_float(floats[rng_below(r, 8)]);
+  }
+  default: {
+    char buf[6];
+    size_t n = rng_below(r, 6);
+    for (size_t i = 0; i < n; i++) buf[i] = rng_below(r, 4) ? (char)('a' + rng_below(r, 3)) : '\0';
+    irm_object *s = NULL;
+    ck_require(irm_string_new(buf, n, &s) == 0, "string: %s", irm_last_error());
+    return irm_any_object(s);
+  }
   }
 }
 
@@ -153,10 +152,9 @@ START_TEST(test_equality_laws_hold_for_random_values) {
     irm_object *text = NULL;
     ck_require(irm_to_json(&v, &text) == 0, "case %d: to_json: %s", c, irm_last_error());
     irm_any copy = irm_any_none();
-    ck_require(irm_from_json(irm_string_data(text), irm_string_size(text), &copy) == 0,
-               "case %d: from_json: %s", c, irm_last_error());
-    ck_require(equal(&v, &copy) && equal(&copy, &v), "case %d: JSON copy differs: %s", c,
-               irm_string_data(text));
+    ck_require(irm_from_json(irm_string_data(text), irm_string_size(text), &copy) == 0, "case %d: from_json: %s", c,
+               irm_last_error());
+    ck_require(equal(&v, &copy) && equal(&copy, &v), "case %d: JSON copy differs: %s", c, irm_string_data(text));
     ck_require(hash(&v) == hash(&copy), "case %d: JSON copy hashes differently", c);
     irm_object_release(text);
 
@@ -166,8 +164,7 @@ START_TEST(test_equality_laws_hold_for_random_values) {
 
     /* symmetric on an unrelated pair */
     ck_require(equal(&v, &previous) == equal(&previous, &v), "case %d: not symmetric", c);
-    if (equal(&v, &previous))
-      ck_require(hash(&v) == hash(&previous), "case %d: equal values, different hashes", c);
+    if (equal(&v, &previous)) ck_require(hash(&v) == hash(&previous), "case %d: equal values, different hashes", c);
 
     irm_any_release(&changed);
     irm_any_release(&copy);
@@ -220,6 +217,4 @@ static Suite *structural_laws_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(structural_laws_suite());
-}
+int main(void) { return run_suite(structural_laws_suite()); }

@@ -131,16 +131,16 @@ static void grow_through_sizes(irm_text_buf *b, size_t max) {
   for (size_t n = 0; n <= max; n++) {
     const char *piece = want + at;
     switch (n % 4) {
-      case 0: irm_text_buf_append_(b, piece, n); break;
-      case 1: {
-        char *s = strndup(piece, n);
-        irm_text_buf_puts_(b, s);
-        free(s);
-        break;
-      }
-      case 2: irm_text_buf_printf_(b, "%.*s", (int)n, piece); break;
-      default:
-        for (size_t i = 0; i < n; i++) irm_text_buf_putc_(b, piece[i]);
+    case 0: irm_text_buf_append_(b, piece, n); break;
+    case 1: {
+      char *s = strndup(piece, n);
+      irm_text_buf_puts_(b, s);
+      free(s);
+      break;
+    }
+    case 2: irm_text_buf_printf_(b, "%.*s", (int)n, piece); break;
+    default:
+      for (size_t i = 0; i < n; i++) irm_text_buf_putc_(b, piece[i]);
     }
     at += n;
     ck_require(b->len == at && memcmp(b->data, want, at) == 0 && b->data[at] == '\0',

@@ -434,11 +434,9 @@ static void *register_many(void *arg) {
     info.type_key = key;
     int32_t found = -1;
     if (irm_type_register(&info, &job->indices[i]) != 0) job->failures++;
-    else if (irm_type_find(key, &found) != 0 || found != job->indices[i])
-      job->failures++;
+    else if (irm_type_find(key, &found) != 0 || found != job->indices[i]) job->failures++;
     /* Lookups of builtin types run while others register. */
-    if (irm_type_find("ffi.Map", &found) != 0 || found != IRM_TYPE_MAP)
-      job->failures++;
+    if (irm_type_find("ffi.Map", &found) != 0 || found != IRM_TYPE_MAP) job->failures++;
   }
   return NULL;
 }
@@ -459,13 +457,12 @@ START_TEST(test_type_register_from_many_threads_gives_unique_indices) {
     ck_assert_int_eq(jobs[i].failures, 0);
     for (int j = 0; j < reg_per_thread; j++) {
       int32_t idx = jobs[i].indices[j];
-      ck_require(idx >= IRM_TYPE_FIRST_DYNAMIC && idx < (int32_t)sizeof seen,
-                 "index %d out of the expected range", (int)idx);
+      ck_require(idx >= IRM_TYPE_FIRST_DYNAMIC && idx < (int32_t)sizeof seen, "index %d out of the expected range",
+                 (int)idx);
       ck_require(!seen[idx], "index %d given twice", (int)idx);
       seen[idx] = 1;
       snprintf(key, sizeof key, "test.T%d_%d", i, j);
-      ck_require(strcmp(irm_type_key(idx), key) == 0, "index %d is '%s', not '%s'",
-                 (int)idx, irm_type_key(idx), key);
+      ck_require(strcmp(irm_type_key(idx), key) == 0, "index %d is '%s', not '%s'", (int)idx, irm_type_key(idx), key);
     }
   }
 }
@@ -491,8 +488,7 @@ static void *register_same_key(void *arg) {
 START_TEST(test_type_register_same_key_from_many_threads_succeeds_once) {
   enum { n = 8 };
   pthread_t t[n];
-  for (int i = 0; i < n; i++)
-    ck_assert_int_eq(pthread_create(&t[i], NULL, register_same_key, NULL), 0);
+  for (int i = 0; i < n; i++) ck_assert_int_eq(pthread_create(&t[i], NULL, register_same_key, NULL), 0);
   for (int i = 0; i < n; i++) ck_assert_int_eq(pthread_join(t[i], NULL), 0);
   ck_assert_int_eq(atomic_load(&same_key_wins), 1);
   ck_assert_int_eq(atomic_load(&same_key_key_errors), n - 1);
@@ -579,6 +575,4 @@ static Suite *type_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(type_suite());
-}
+int main(void) { return run_suite(type_suite()); }

@@ -97,7 +97,7 @@ START_TEST(test_second_walk_allocates_nothing) {
   int rc;
   long first = attempts_of(walk, 100000, &rc);
   ck_assert_int_eq(rc, IRM_OK);
-  ck_assert_int_ge(first, 10); /* 16 doubled to 131072 */
+  ck_assert_int_ge(first, 10);                                    /* 16 doubled to 131072 */
   ck_assert_int_eq(atomic_load(&live_blocks), live_at_start + 1); /* kept */
   ck_assert_int_eq(attempts_of(walk, 100000, &rc), 0);
   ck_assert_int_eq(rc, IRM_OK);
@@ -305,7 +305,7 @@ START_TEST(test_buffer_of_another_allocator_is_freed_with_its_own) {
   size_t cap;
   void *p = irm_walk_stack_take_(8, 4, &cap);
   ck_assert_int_eq(atomic_load(&attempts), before + 1); /* not the old one */
-  ck_assert_int_eq(atomic_load(&other_frees), 0);     /* old one freed with its own free */
+  ck_assert_int_eq(atomic_load(&other_frees), 0);       /* old one freed with its own free */
   ck_assert_int_eq(atomic_load(&live_blocks), live_at_start + 1);
   irm_walk_stack_give_(p, 8, cap);
   /* Kept under the new one, and dropped with its free. */

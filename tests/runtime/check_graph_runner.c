@@ -222,8 +222,13 @@ START_TEST(test_malformed_graphs) {
   refused("{\"nodes\": [", IRM_GRAPH_EJSON, "graph JSON: line 1, column");
   refused("[]", IRM_GRAPH_EJSON, "an object with a \"nodes\" list");
   refused("", IRM_GRAPH_EJSON, "line");
-  struct { const char *from, *to; int code; const char *want; } cases[] = {
-      {"\"node_row_ptr\": [0, 1, 2, 3, 4]", "\"node_row_ptr\": [0, 1, 2]", IRM_GRAPH_EJSON, "node_row_ptr must be a list of 5"},
+  struct {
+    const char *from, *to;
+    int code;
+    const char *want;
+  } cases[] = {
+      {"\"node_row_ptr\": [0, 1, 2, 3, 4]", "\"node_row_ptr\": [0, 1, 2]", IRM_GRAPH_EJSON,
+       "node_row_ptr must be a list of 5"},
       {"\"node_row_ptr\": [0, 1, 2, 3, 4]", "\"node_row_ptr\": [0, 2, 1, 3, 4]", IRM_GRAPH_EJSON, "node_row_ptr[2]"},
       {"[[2, 0, 0]]", "[[3, 0, 0]]", IRM_GRAPH_EJSON, "node 3 ('neg'): input 0 must be [node, index, version]"},
       {"[[2, 0, 0]]", "[[2, 1, 0]]", IRM_GRAPH_EJSON, "node 3 ('neg'): input 0"},
@@ -232,14 +237,16 @@ START_TEST(test_malformed_graphs) {
       {"\"num_inputs\": \"1\"", "\"num_inputs\": \"2\"", IRM_GRAPH_EJSON, "num_inputs 2"},
       {"\"num_inputs\": \"1\"", "\"num_inputs\": \"x\"", IRM_GRAPH_EJSON, "attrs need func_name"},
       {"\"op\": \"tvm_op\", \"name\": \"neg\"", "\"op\": \"conv\", \"name\": \"neg\"", IRM_GRAPH_EJSON, "op must be"},
-      {"\"float32\", \"float32\"]]", "\"float32\", \"complex9\"]]", IRM_GRAPH_EJSON, "attrs.dltype[3] is no supported dtype (complex9)"},
+      {"\"float32\", \"float32\"]]", "\"float32\", \"complex9\"]]", IRM_GRAPH_EJSON,
+       "attrs.dltype[3] is no supported dtype (complex9)"},
       {"[0, 1, 2, 3]", "[0, 1, 2, 4]", IRM_GRAPH_EJSON, "attrs.storage_id[3]"},
       {"[0, 1, 2, 3]", "[0, 1, 2]", IRM_GRAPH_EJSON, "attrs.storage_id must be"},
       {"\"list_shape\"", "\"list_int\"", IRM_GRAPH_EJSON, "attrs.shape must be"},
       {"[[4], [4], [4], [4]]", "[[4], [4], [4], [-4]]", IRM_GRAPH_EJSON, "attrs.shape[3][0]"},
       {"[[4], [4], [4], [4]]", "[[4], [4], [4], [1099511627776, 1099511627776]]", IRM_GRAPH_EJSON, "attrs.shape[3]"},
       {"[[4], [4], [4], [4]]", "[[4], [4], [4], [4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4,4]]", IRM_GRAPH_EJSON, "at most 16"},
-      {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 2]", IRM_GRAPH_EJSON, "arg_nodes[1] must be the index of a \"null\" node"},
+      {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 2]", IRM_GRAPH_EJSON,
+       "arg_nodes[1] must be the index of a \"null\" node"},
       {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 0]", IRM_GRAPH_EJSON, "lists node 0 twice"},
       {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0]", IRM_GRAPH_EJSON, "\"null\" node 1 is not in arg_nodes"},
       {"\"heads\": [[3, 0, 0]]", "\"heads\": [[3, 1, 0]]", IRM_GRAPH_EJSON, "heads[0]"},

@@ -37,7 +37,8 @@ START_TEST(test_round_trip) {
   size_t size = 0;
   unsigned char *buf = blob_of(&size);
   /* magic, reserved, 2 names (8 + 6, 8 + 4), count, then two arrays */
-  ck_assert_uint_eq(size, 8 + 8 + 8 + 14 + 12 + 8 + (8 + 8 + 8 + 4 + 4 + 16 + 8 + 24) + (8 + 8 + 8 + 4 + 4 + 8 + 8 + 8));
+  ck_assert_uint_eq(size,
+                    8 + 8 + 8 + 14 + 12 + 8 + (8 + 8 + 8 + 4 + 4 + 16 + 8 + 24) + (8 + 8 + 8 + 4 + 4 + 8 + 8 + 8));
   uint64_t n = 0;
   ck_assert_int_eq(irm_params_count(buf, size, &n), IRM_PARAMS_OK);
   ck_assert_uint_eq(n, 2);

@@ -51,8 +51,7 @@ static inline char *global_names(void) {
   int rc = irm_func_list_globals(&names);
   ck_require(rc == 0, "irm_func_list_globals: %s", irm_last_error());
   size_t total = 1;
-  for (size_t i = 0; i < irm_array_size(names); i++)
-    total += irm_string_size(irm_array_at(names, i)->v_obj) + 1;
+  for (size_t i = 0; i < irm_array_size(names); i++) total += irm_string_size(irm_array_at(names, i)->v_obj) + 1;
   char *joined = malloc(total), *p = joined;
   ck_require(joined != NULL, "out of memory in the test");
   for (size_t i = 0; i < irm_array_size(names); i++) {
@@ -88,39 +87,37 @@ static inline void sweep_mode(const operation *op, fail_mode mode) {
     settle_error();
     long injected_before = atomic_load(&injected);
 
-    if (mode == fail_nth)
-      fail_nth_from_now(n);
-    else
-      fail_all_after(n);
+    if (mode == fail_nth) fail_nth_from_now(n);
+    else fail_all_after(n);
     int rc = op->run(op->ctx);
     stop_failing();
     int hit = atomic_load(&injected) != injected_before;
     snprintf(message, sizeof message, "%s", irm_last_error());
 
     if (rc != 0) {
-      ck_require(rc == IRM_ENOMEM, "%s (%s, N=%ld): status %d, message '%s'", op->what, mode_name, n, rc,
-                 message);
+      ck_require(rc == IRM_ENOMEM, "%s (%s, N=%ld): status %d, message '%s'", op->what, mode_name, n, rc, message);
       ck_require(strncmp(message, "MemoryError: ", 13) == 0, "%s (%s, N=%ld): message '%s' is not a MemoryError",
                  op->what, mode_name, n, message);
-      ck_require(hit, "%s (%s, N=%ld): failed although no allocation failed: %s", op->what, mode_name, n,
-                 message);
+      ck_require(hit, "%s (%s, N=%ld): failed although no allocation failed: %s", op->what, mode_name, n, message);
     }
     if (op->after != NULL) op->after(op->ctx, rc);
 
     char *names_after = global_names();
-    ck_require(strcmp(names_before, names_after) == 0, "%s (%s, N=%ld, status %d): global names changed",
-               op->what, mode_name, n, rc);
+    ck_require(strcmp(names_before, names_after) == 0, "%s (%s, N=%ld, status %d): global names changed", op->what,
+               mode_name, n, rc);
     free(names_after);
     settle_error();
     long live_after = atomic_load(&live_blocks);
-    ck_require(live_after == live_before || (rc == 0 && op->permanent_on_success), "%s (%s, N=%ld, status %d '%s'): %ld blocks live before, %ld after",
-               op->what, mode_name, n, rc, message, live_before, live_after);
-    ck_require(atomic_load(&foreign_frees) == 0, "%s (%s, N=%ld): a block irm did not allocate was freed",
-               op->what, mode_name, n);
+    ck_require(live_after == live_before || (rc == 0 && op->permanent_on_success),
+               "%s (%s, N=%ld, status %d '%s'): %ld blocks live before, %ld after", op->what, mode_name, n, rc, message,
+               live_before, live_after);
+    ck_require(atomic_load(&foreign_frees) == 0, "%s (%s, N=%ld): a block irm did not allocate was freed", op->what,
+               mode_name, n);
     failures_met += hit;
     if (rc == 0 && !hit) break;
   }
-  ck_assert_msg(failures_met > 0 || op->may_not_allocate, "%s (%s): never allocated, nothing was tested", op->what, mode_name);
+  ck_assert_msg(failures_met > 0 || op->may_not_allocate, "%s (%s): never allocated, nothing was tested", op->what,
+                mode_name);
   free(names_before);
   sweep_note(op->what, mode_name, n, tried + 1, failures_met);
 }

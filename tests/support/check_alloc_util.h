@@ -39,9 +39,9 @@ typedef struct block_header {
 static atomic_long live_blocks;
 static atomic_long live_bytes;
 static atomic_long attempts;
-static atomic_long injected;      /* failures handed out */
-static atomic_long foreign_frees; /* frees of blocks we did not allocate */
-static atomic_long fail_countdown; /* > 0: the attempt that reaches 0 fails */
+static atomic_long injected;         /* failures handed out */
+static atomic_long foreign_frees;    /* frees of blocks we did not allocate */
+static atomic_long fail_countdown;   /* > 0: the attempt that reaches 0 fails */
 static atomic_long fail_budget = -1; /* >= 0: attempts left before all fail */
 
 static inline int should_fail(void) {
@@ -120,8 +120,7 @@ static inline void stop_failing(void) {
 /* Installs the counting allocator; main() calls it before any other irm
  * call. Returns 0, or -1 after saying why on stderr. */
 static inline int install_counting_allocator(const char *program) {
-  if (irm_set_allocator(counting_malloc, counting_realloc, counting_free) == 0)
-    return 0;
+  if (irm_set_allocator(counting_malloc, counting_realloc, counting_free) == 0) return 0;
   fprintf(stderr, "%s: irm_set_allocator failed: %s\n", program, irm_last_error());
   return -1;
 }

@@ -93,7 +93,8 @@ static inline void aot_compare_with(const irm_module *mod, const irm_object *par
   ck_assert_ok(irm_runtime_module_run(loaded, run_in, &outs));
   if (irm_object_type_index(want.v_obj) == IRM_TYPE_ARRAY) {
     ck_assert_uint_eq(irm_array_size(outs), irm_array_size(want.v_obj));
-    for (size_t j = 0; j < irm_array_size(outs); j++) assert_close(irm_array_at(want.v_obj, j), irm_array_at(outs, j), 1e-4);
+    for (size_t j = 0; j < irm_array_size(outs); j++)
+      assert_close(irm_array_at(want.v_obj, j), irm_array_at(outs, j), 1e-4);
   } else {
     ck_assert_uint_eq(irm_array_size(outs), 1);
     assert_close(&want, irm_array_at(outs, 0), 1e-4);

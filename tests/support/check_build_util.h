@@ -6,7 +6,8 @@
 #include "check_ir_pass_util.h"
 
 #define BT4 "Tensor[(4,), float32]"
-#define BUILD_MAIN IP_HEAD "def @main(%x: " BT4 ", %w: " BT4 ") {\n  %0 = multiply(%x, %w);\n  %1 = nn.relu(%0);\n  %1\n}\n"
+#define BUILD_MAIN \
+  IP_HEAD "def @main(%x: " BT4 ", %w: " BT4 ") {\n  %0 = multiply(%x, %w);\n  %1 = nn.relu(%0);\n  %1\n}\n"
 
 static inline irm_object *bu_tensor4(float a, float b, float c, float d) {
   float v[] = {a, b, c, d};
@@ -63,7 +64,8 @@ static inline size_t bu_global_count(void) {
 
 /* main's inputs: the first n_data seeded, the rest from params (the
  * module's own when NULL); NEW Array of all of them. */
-static inline irm_object *bu_main_inputs(const irm_module *mod, const irm_object *params, size_t n_data, uint64_t seed) {
+static inline irm_object *bu_main_inputs(const irm_module *mod, const irm_object *params, size_t n_data,
+                                         uint64_t seed) {
   irm_object *main = irm_module_function(mod, "main");
   const irm_object *ps = params ? params : irm_module_params(mod);
   size_t n = irm_function_param_count(main);

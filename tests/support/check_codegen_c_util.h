@@ -138,10 +138,15 @@ static inline irm_tensor *cg_random(const irm_object *type, uint64_t *seed) {
   void *p = irm_tensor_data(t);
   for (int64_t i = 0; i < n; i++) {
     uint64_t r = cg_rand(seed);
-    if (dt.code == kDLFloat && dt.bits == 64) ((double *)p)[i] = (double)(r % 100000) / 25000.0 - 2.0 + 1e-9 * (double)(r % 7);
-    else if (dt.code == kDLInt && dt.bits == 64) ((int64_t *)p)[i] = r % 5 == 0 ? (int64_t)(r << 31) | 1 : (int64_t)(r % 2001) - 1000 ? (int64_t)(r % 2001) - 1000 : 7;
+    if (dt.code == kDLFloat && dt.bits == 64)
+      ((double *)p)[i] = (double)(r % 100000) / 25000.0 - 2.0 + 1e-9 * (double)(r % 7);
+    else if (dt.code == kDLInt && dt.bits == 64)
+      ((int64_t *)p)[i] = r % 5 == 0                   ? (int64_t)(r << 31) | 1
+                          : (int64_t)(r % 2001) - 1000 ? (int64_t)(r % 2001) - 1000
+                                                       : 7;
     else if (dt.code == kDLFloat) ((float *)p)[i] = (float)((double)(r % 100000) / 25000.0 - 2.0);
-    else if (dt.code == kDLInt && dt.bits == 32) ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000 ? (int32_t)(r % 2001) - 1000 : 7;
+    else if (dt.code == kDLInt && dt.bits == 32)
+      ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000 ? (int32_t)(r % 2001) - 1000 : 7;
     else if (dt.code == kDLInt) ((int8_t *)p)[i] = (int8_t)((int)(r % 255) - 127 ? (int)(r % 255) - 127 : 3);
     else if (dt.code == kDLUInt) ((uint8_t *)p)[i] = (uint8_t)(r % 255 + 1);
     else ((uint8_t *)p)[i] = (uint8_t)(r & 1);
@@ -157,7 +162,8 @@ static inline void cg_compare(const char *name, size_t k, const void *got, const
   for (int64_t i = 0; i < n; i++) {
     if (dl->dtype.code == kDLFloat) {
       int f64 = dl->dtype.bits == 64;
-      double a = f64 ? ((const double *)got)[i] : ((const float *)got)[i], b = f64 ? ((const double *)w)[i] : ((const float *)w)[i];
+      double a = f64 ? ((const double *)got)[i] : ((const float *)got)[i],
+             b = f64 ? ((const double *)w)[i] : ((const float *)w)[i];
       if ((isnan(a) && isnan(b)) || a == b) continue;
       double scale = fabs(b) > 1.0 ? fabs(b) : 1.0;
       ck_require(fabs(a - b) <= tol * scale, "%s: output %zu element %lld: generated %.9g, evaluator %.9g", name, k,
@@ -195,8 +201,8 @@ static inline irm_module *cg_module_of(irm_object *fn) {
  * shared object (with target when not NULL; extra: more cc arguments) and
  * checks each against ir.Evaluate of the function on rounds random input
  * sets (tols[i] relative for floats; 0: 1e-5). */
-static inline void cg_check_funcs(const char *stem, irm_object *const *fns, const char *const *names, const double *tols,
-                                  size_t n, irm_target *target, const char *extra, int rounds) {
+static inline void cg_check_funcs(const char *stem, irm_object *const *fns, const char *const *names,
+                                  const double *tols, size_t n, irm_target *target, const char *extra, int rounds) {
   char *src = cg_prelude(target);
   size_t len = strlen(src);
   int64_t *scratch = calloc(n, sizeof *scratch), *nout = calloc(n, sizeof *nout);
@@ -212,7 +218,8 @@ static inline void cg_check_funcs(const char *stem, irm_object *const *fns, cons
     int w = snprintf(runner, sizeof runner, "int32_t run_%s(void **in, void **out, void *scratch) {\n  return %s(",
                      names[c], names[c]);
     for (size_t i = 0; i < nin; i++) w += snprintf(runner + w, sizeof runner - (size_t)w, "in[%zu], ", i);
-    for (int64_t i = 0; i < nout[c]; i++) w += snprintf(runner + w, sizeof runner - (size_t)w, "out[%lld], ", (long long)i);
+    for (int64_t i = 0; i < nout[c]; i++)
+      w += snprintf(runner + w, sizeof runner - (size_t)w, "out[%lld], ", (long long)i);
     snprintf(runner + w, sizeof runner - (size_t)w, "scratch);\n}\n");
     cg_cat(&src, &len, runner);
     irm_object_release(k);
@@ -265,8 +272,8 @@ static inline void cg_check_funcs(const char *stem, irm_object *const *fns, cons
 }
 
 /* cg_check_funcs on the @main of each case's module. */
-static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t n, irm_target *target, const char *extra,
-                                  int rounds) {
+static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t n, irm_target *target,
+                                  const char *extra, int rounds) {
   irm_module **mods = calloc(n, sizeof *mods);
   irm_object **fns = calloc(n, sizeof *fns);
   const char **names = calloc(n, sizeof *names);

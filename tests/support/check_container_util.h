@@ -24,8 +24,7 @@ static inline irm_object *int_array(const int64_t *values, size_t n) {
 static inline int64_t int_at(const irm_object *arr, size_t index) {
   const irm_any *v = irm_array_at(arr, index);
   ck_require(v != NULL, "no item %zu", index);
-  ck_require(v->type_code == IRM_INT, "item %zu is a %s, not an int", index,
-             irm_any_type_name(v));
+  ck_require(v->type_code == IRM_INT, "item %zu is a %s, not an int", index, irm_any_type_name(v));
   return v->v_int;
 }
 
@@ -33,8 +32,7 @@ static inline int64_t int_at(const irm_object *arr, size_t index) {
 static inline int64_t int_of(const irm_object *map, const char *key) {
   const irm_any *v = irm_map_find_cstr(map, key);
   ck_require(v != NULL, "key '%s' missing", key);
-  ck_require(v->type_code == IRM_INT, "value of '%s' is a %s, not an int", key,
-             irm_any_type_name(v));
+  ck_require(v->type_code == IRM_INT, "value of '%s' is a %s, not an int", key, irm_any_type_name(v));
   return v->v_int;
 }
 
@@ -47,8 +45,7 @@ static inline const char *map_order(const irm_object *map, char *buf, size_t cap
   buf[0] = '\0';
   while (irm_map_iter_next(&it, &k, &v)) {
     ck_require(k != NULL && v != NULL, "iteration gave a NULL key or value");
-    int n = snprintf(buf + used, cap - used, "%s%s", used ? "," : "",
-                     irm_string_data(k));
+    int n = snprintf(buf + used, cap - used, "%s%s", used ? "," : "", irm_string_data(k));
     ck_require(n >= 0 && used + (size_t)n < cap, "map_order: buffer too small");
     used += (size_t)n;
   }
@@ -56,8 +53,7 @@ static inline const char *map_order(const irm_object *map, char *buf, size_t cap
 }
 
 /* A Map of string keys to ints. */
-static inline irm_object *int_map(const char *const *keys, const int64_t *values,
-                                  size_t n) {
+static inline irm_object *int_map(const char *const *keys, const int64_t *values, size_t n) {
   irm_any vals[16];
   ck_assert_uint_le(n, 16);
   for (size_t i = 0; i < n; i++) vals[i] = irm_any_int(values[i]);
@@ -74,8 +70,7 @@ static inline irm_any invalid_any(void) {
 }
 
 /* Calls the global function name. */
-static inline int call_global(const char *name, const irm_any *args, int32_t nargs,
-                              irm_any *ret) {
+static inline int call_global(const char *name, const irm_any *args, int32_t nargs, irm_any *ret) {
   irm_object *f = NULL;
   ck_assert_ok(irm_func_get_global(name, &f));
   ck_assert_msg(f != NULL, "global '%s' is not registered", name);

@@ -11,8 +11,8 @@
 #include "irm/runtime.h"
 
 /* A model with two outputs (a tuple) and a bound weight. */
-#define GRAPH_TWO_OUTPUTS                                                                           \
-  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n"                \
+#define GRAPH_TWO_OUTPUTS                                                                         \
+  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n"               \
           "  %0 = add(%x, %w);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %x);\n  %3 = exp(%2);\n" \
           "  %4 = (%3, %1);\n  %4\n}\n"
 

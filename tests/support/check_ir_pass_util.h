@@ -117,12 +117,12 @@ static inline int ip_equal(const irm_module *a, const irm_module *b) {
   return equal(&va, &vb);
 }
 
-#define ip_assert_equal(got, want)                                                          \
-  do {                                                                                      \
-    if (!ip_equal((got), (want))) {                                                         \
-      char *g_ = ip_text(got), *w_ = ip_text(want);                                         \
-      ck_abort_msg("modules differ\n--- got ---\n%s--- want ---\n%s", g_, w_);              \
-    }                                                                                       \
+#define ip_assert_equal(got, want)                                             \
+  do {                                                                         \
+    if (!ip_equal((got), (want))) {                                            \
+      char *g_ = ip_text(got), *w_ = ip_text(want);                            \
+      ck_abort_msg("modules differ\n--- got ---\n%s--- want ---\n%s", g_, w_); \
+    }                                                                          \
   } while (0)
 
 /* A float32 tensor of the shape with deterministic values in [-1, 1). */

@@ -18,9 +18,9 @@
 #include "check_util.h"
 
 /* ck_assert_ok, silent on success: the builders run in loops of 100 000. */
-#define build_ok(expr)                                                                      \
-  do {                                                                                      \
-    int build_rc_ = (expr);                                                                 \
+#define build_ok(expr)                                                                        \
+  do {                                                                                        \
+    int build_rc_ = (expr);                                                                   \
     ck_require(build_rc_ == 0, "%s failed with %d (%s)", #expr, build_rc_, irm_last_error()); \
   } while (0)
 

@@ -54,13 +54,13 @@ static inline void check_round_trip(const irm_module *m) {
 }
 
 /* Parsing text fails with code and exactly the message msg. */
-#define ck_assert_parse_error(text, code, msg)                                            \
-  do {                                                                                    \
-    irm_module *m_ = NULL;                                                                \
-    const char *t_ = (text);                                                              \
-    ck_assert_error(irm_dataflow_parse(t_, strlen(t_), &m_), (code), (msg));                    \
-    ck_assert_str_eq(irm_last_error(), (msg));                                            \
-    ck_assert_ptr_null(m_);                                                               \
+#define ck_assert_parse_error(text, code, msg)                               \
+  do {                                                                       \
+    irm_module *m_ = NULL;                                                   \
+    const char *t_ = (text);                                                 \
+    ck_assert_error(irm_dataflow_parse(t_, strlen(t_), &m_), (code), (msg)); \
+    ck_assert_str_eq(irm_last_error(), (msg));                               \
+    ck_assert_ptr_null(m_);                                                  \
   } while (0)
 
 #endif

@@ -107,8 +107,7 @@ static inline void read_fails(const char *text, int code, const char *prefix) {
 /* A one-node document whose node is node_json. */
 static inline void read_node_fails(const char *node_json, int code, const char *prefix) {
   char text[1024];
-  snprintf(text, sizeof text, "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [%s]}",
-           node_json);
+  snprintf(text, sizeof text, "{\"irm_json\": 1, \"root\": {\"ref\": 0}, \"nodes\": [%s]}", node_json);
   read_fails(text, code, prefix);
 }
 

@@ -36,8 +36,8 @@ static inline void kind_list_text(const char *category, char *buf, size_t size) 
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < irm_array_size(names); i++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "",
-                             irm_string_data(irm_array_at(names, i)->v_obj));
+    used +=
+        (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "", irm_string_data(irm_array_at(names, i)->v_obj));
   ck_assert_uint_lt(used, size);
   irm_object_release(names);
 }
@@ -77,11 +77,11 @@ static inline int kind_exists(const char *category, const char *name) {
 /* ---- option values -------------------------------------------------------- */
 
 /* Every option type, and its name. */
-static const irm_option_type all_types[] = {
-    IRM_OPTION_BOOL,      IRM_OPTION_INT,       IRM_OPTION_FLOAT, IRM_OPTION_STR,
-    IRM_OPTION_ARRAY_STR, IRM_OPTION_ARRAY_INT, IRM_OPTION_MAP,   IRM_OPTION_TARGET, IRM_OPTION_ARRAY_TARGET};
-static const char *const all_names[] = {"bool",       "int",        "float", "str",
-                                        "array<str>", "array<int>", "map",   "target", "array<target>"};
+static const irm_option_type all_types[] = {IRM_OPTION_BOOL, IRM_OPTION_INT,       IRM_OPTION_FLOAT,
+                                            IRM_OPTION_STR,  IRM_OPTION_ARRAY_STR, IRM_OPTION_ARRAY_INT,
+                                            IRM_OPTION_MAP,  IRM_OPTION_TARGET,    IRM_OPTION_ARRAY_TARGET};
+static const char *const all_names[] = {"bool",       "int", "float",  "str",          "array<str>",
+                                        "array<int>", "map", "target", "array<target>"};
 enum { n_types = sizeof all_types / sizeof all_types[0] };
 
 /* v must be a String equal to s. */

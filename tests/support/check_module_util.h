@@ -37,8 +37,7 @@ static inline void test_func_finalize(irm_object *self) {
 static inline int test_func_to_fields(const irm_object *self, irm_object **out) {
   const test_func *f = irm_object_payload_const(self);
   const char *keys[] = {"attrs", "body", "name"};
-  irm_any values[] = {irm_any_object(f->head.attrs), irm_any_int(f->body),
-                      irm_any_object(f->name)};
+  irm_any values[] = {irm_any_object(f->head.attrs), irm_any_int(f->body), irm_any_object(f->name)};
   return irm_map_from_pairs(keys, values, 3, out);
 }
 
@@ -50,8 +49,7 @@ static inline int test_func_from_fields(const irm_object *fields, irm_object **o
   if (attrs == NULL || attrs->type_code != IRM_OBJECT || !irm_object_is(attrs->v_obj, "ir.DictAttrs"))
     return irm_error(IRM_ETYPE, "test.Func: field 'attrs' must be an ir.DictAttrs, got %s",
                      attrs ? irm_any_type_name(attrs) : "nothing");
-  if (body == NULL || body->type_code != IRM_INT)
-    return irm_error(IRM_ETYPE, "test.Func: field 'body' must be an int");
+  if (body == NULL || body->type_code != IRM_INT) return irm_error(IRM_ETYPE, "test.Func: field 'body' must be an int");
   if (name != NULL && name->type_code != IRM_NONE &&
       !(name->type_code == IRM_OBJECT && irm_string_data(name->v_obj) != NULL))
     return irm_error(IRM_ETYPE, "test.Func: field 'name' must be a String");
@@ -100,9 +98,7 @@ static inline irm_object *new_func_attrs(const char *name, int64_t body, const i
   return o;
 }
 
-static inline irm_object *new_func(const char *name, int64_t body) {
-  return new_func_attrs(name, body, NULL);
-}
+static inline irm_object *new_func(const char *name, int64_t body) { return new_func_attrs(name, body, NULL); }
 
 static inline int64_t func_body(const irm_object *f) {
   ck_assert_str_eq(irm_object_type_key(f), TEST_FUNC_KEY);
@@ -249,11 +245,11 @@ static inline void names_text(const irm_module *mod, char *buf, size_t size) {
   irm_object_release(names);
 }
 
-#define assert_names(mod, expected)                  \
-  do {                                               \
-    char names_buf_[256];                            \
+#define assert_names(mod, expected)                   \
+  do {                                                \
+    char names_buf_[256];                             \
     names_text((mod), names_buf_, sizeof names_buf_); \
-    ck_assert_str_eq(names_buf_, (expected));        \
+    ck_assert_str_eq(names_buf_, (expected));         \
   } while (0)
 
 /* ---- calling globals ------------------------------------------------------------- */
@@ -409,7 +405,8 @@ static inline int global_register(const char *key, const char *type_name, int pa
 }
 
 /* irm_module_with_attr of key = value on mod must fail with code; *out stays NULL. */
-static inline void with_attr_fails(const irm_module *mod, const char *key, irm_any value, int code, const char *prefix) {
+static inline void with_attr_fails(const irm_module *mod, const char *key, irm_any value, int code,
+                                   const char *prefix) {
   irm_module *out = NULL;
   ck_assert_error(irm_module_with_attr(mod, key, &value, &out), code, prefix);
   ck_assert_ptr_null(out);

@@ -26,8 +26,7 @@ static inline void node_finalize(irm_object *self) {
 }
 
 /* Registers key (or finds it when an earlier test in this process did). */
-static inline int32_t ensure_type(const char *key, const char *parent,
-                                  void (*finalize)(irm_object *)) {
+static inline int32_t ensure_type(const char *key, const char *parent, void (*finalize)(irm_object *)) {
   int32_t index = -1;
   if (irm_type_find(key, &index) == 0) return index;
   irm_type_info info;
@@ -41,9 +40,7 @@ static inline int32_t ensure_type(const char *key, const char *parent,
   return index;
 }
 
-static inline int32_t node_type(void) {
-  return ensure_type("test.Node", NULL, node_finalize);
-}
+static inline int32_t node_type(void) { return ensure_type("test.Node", NULL, node_finalize); }
 
 /* A test.Animal <- test.Dog tree and an unrelated test.Plant. */
 static inline int32_t animal_type(void) { return ensure_type("test.Animal", NULL, NULL); }
@@ -51,9 +48,7 @@ static inline int32_t dog_type(void) {
   animal_type();
   return ensure_type("test.Dog", "test.Animal", NULL);
 }
-static inline int32_t plant_type(void) {
-  return ensure_type("test.Plant", "ffi.Object", NULL);
-}
+static inline int32_t plant_type(void) { return ensure_type("test.Plant", "ffi.Object", NULL); }
 
 static inline irm_object *new_node(irm_object *child, int64_t value) {
   irm_object *o = new_object(node_type(), sizeof(node));

@@ -112,7 +112,8 @@ static inline const char *type_text(const irm_object *t, char *buf, size_t size)
   size_t used = (size_t)snprintf(buf, size, "(");
   int32_t n = irm_tensor_type_ndim(t);
   const int64_t *s = irm_tensor_type_shape(t);
-  for (int32_t i = 0; i < n; i++) used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "", (long long)s[i]);
+  for (int32_t i = 0; i < n; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%lld", i ? ", " : "", (long long)s[i]);
   snprintf(buf + used, size - used, "%s) %s", n == 1 ? "," : "", irm_dtype_name(irm_tensor_type_dtype(t)));
   return buf;
 }
@@ -126,8 +127,9 @@ static inline void expect_type_n(const char *op, const char *attrs, const char *
   ck_assert_str_eq(type_text(out, buf, sizeof buf), want);
   irm_object_release(out);
 }
-#define EXPECT_TYPE(op, attrs, want, ...) \
-  expect_type_n(op, attrs, want, sizeof((irm_object *[]){__VA_ARGS__}) / sizeof(irm_object *), (irm_object *[]){__VA_ARGS__})
+#define EXPECT_TYPE(op, attrs, want, ...)                                                      \
+  expect_type_n(op, attrs, want, sizeof((irm_object *[]){__VA_ARGS__}) / sizeof(irm_object *), \
+                (irm_object *[]){__VA_ARGS__})
 
 /* Infers, expecting failure with code and exactly the message msg. */
 static inline void expect_type_error_n(const char *op, const char *attrs, int code, const char *msg, size_t n,

@@ -55,8 +55,8 @@ static inline int fail_pass(irm_module *mod, irm_pass_context *ctx, const irm_ob
 }
 
 /* Replaces the pass-invariant executor with a graph executor. */
-static inline int executor_pass(irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                                void *resource, irm_module **out) {
+static inline int executor_pass(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
+                                irm_module **out) {
   (void)ctx;
   (void)options;
   (void)resource;

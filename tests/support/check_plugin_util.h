@@ -15,8 +15,8 @@ static inline irm_object *call_global0(const char *name) {
 
 /* Everything a plugin can add to, as one Map (NEW). */
 static inline irm_object *registry_snapshot(void) {
-  const char *keys[] = {"globals", "executors", "runtimes", "targets", "configs", "passes",
-                        "module_attrs", "tags", "graph_options"};
+  const char *keys[] = {"globals", "executors",    "runtimes", "targets",      "configs",
+                        "passes",  "module_attrs", "tags",     "graph_options"};
   irm_object *executors = NULL, *runtimes = NULL, *targets = NULL, *graph_options = NULL;
   irm_kind *graph = NULL;
   ck_assert_ok(irm_kind_list("executor", &executors));

@@ -20,11 +20,11 @@ static inline irm_object *target_of(const char *text) {
 }
 
 /* Parsing text fails with code and a message starting with prefix. */
-#define ck_assert_parse_fails(text, code, prefix)                              \
-  do {                                                                        \
-    irm_object *t_ = (irm_object *)&t_;                                       \
-    ck_assert_error(irm_target_parse((text), &t_), (code), (prefix));         \
-    ck_assert_ptr_null(t_);                                                   \
+#define ck_assert_parse_fails(text, code, prefix)                     \
+  do {                                                                \
+    irm_object *t_ = (irm_object *)&t_;                               \
+    ck_assert_error(irm_target_parse((text), &t_), (code), (prefix)); \
+    ck_assert_ptr_null(t_);                                           \
   } while (0)
 
 /* The target a config Map makes (asserting success). */
@@ -45,10 +45,10 @@ static inline const char *text_of(const irm_object *t, char *buf, size_t size) {
 }
 
 /* t's canonical text must be expected. */
-#define ck_assert_target_text(t, expected)                                     \
-  do {                                                                        \
-    char buf_[1024];                                                          \
-    ck_assert_str_eq(text_of((t), buf_, sizeof buf_), (expected));            \
+#define ck_assert_target_text(t, expected)                         \
+  do {                                                             \
+    char buf_[1024];                                               \
+    ck_assert_str_eq(text_of((t), buf_, sizeof buf_), (expected)); \
   } while (0)
 
 static inline int targets_equal(const irm_object *a, const irm_object *b) {
@@ -95,11 +95,11 @@ static inline void assert_strings(const irm_object *arr, const char *const *expe
 /* ---- globals -------------------------------------------------------------- */
 
 /* Calls a global that must fail with code and a message starting with prefix. */
-#define ck_assert_call_fails(name, args, nargs, code, prefix)                  \
-  do {                                                                        \
-    irm_any ret_ = irm_any_none();                                            \
+#define ck_assert_call_fails(name, args, nargs, code, prefix)                                \
+  do {                                                                                       \
+    irm_any ret_ = irm_any_none();                                                           \
     ck_assert_error(irm_func_call_global((name), (args), (nargs), &ret_), (code), (prefix)); \
-    ck_assert_int_eq(ret_.type_code, IRM_NONE);                               \
+    ck_assert_int_eq(ret_.type_code, IRM_NONE);                                              \
   } while (0)
 
 /* A Map of one entry (k2 NULL) or two. */

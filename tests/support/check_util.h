@@ -18,41 +18,36 @@
 /* ---- assertions ---------------------------------------------------------- */
 
 /* expr must return 0; otherwise show the status and the message. */
-#define ck_assert_ok(expr)                                                    \
-  do {                                                                        \
-    int ok_rc_ = (expr);                                                      \
-    ck_assert_msg(ok_rc_ == 0, "%s failed with %d (%s)", #expr, ok_rc_,       \
-                  irm_last_error());                                          \
+#define ck_assert_ok(expr)                                                                 \
+  do {                                                                                     \
+    int ok_rc_ = (expr);                                                                   \
+    ck_assert_msg(ok_rc_ == 0, "%s failed with %d (%s)", #expr, ok_rc_, irm_last_error()); \
   } while (0)
 
 /* rc must be code and irm_last_error() must start with prefix. */
-#define ck_assert_error(rc, code, prefix)                                     \
-  do {                                                                        \
-    int rc_ = (rc);                                                           \
-    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code),   \
-                  rc_, irm_last_error());                                     \
-    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,   \
-                  "expected a message starting with '%s', got '%s'",          \
-                  (prefix), irm_last_error());                                \
+#define ck_assert_error(rc, code, prefix)                                                           \
+  do {                                                                                              \
+    int rc_ = (rc);                                                                                 \
+    ck_assert_msg(rc_ == (code), "expected status %d, got %d (%s)", (code), rc_, irm_last_error()); \
+    ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,                         \
+                  "expected a message starting with '%s', got '%s'", (prefix), irm_last_error());   \
   } while (0)
 
 /* irm_last_error() must start with prefix (no status to check). */
-#define ck_assert_last_error(prefix)                                          \
-  ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0,     \
-                "expected a message starting with '%s', got '%s'", (prefix),  \
-                irm_last_error())
+#define ck_assert_last_error(prefix)                                      \
+  ck_assert_msg(strncmp(irm_last_error(), (prefix), strlen(prefix)) == 0, \
+                "expected a message starting with '%s', got '%s'", (prefix), irm_last_error())
 
 /* irm_last_error() must contain needle. */
-#define ck_assert_error_mentions(needle)                                      \
-  ck_assert_msg(strstr(irm_last_error(), (needle)) != NULL,                   \
-                "expected the message to mention '%s', got '%s'", (needle),   \
-                irm_last_error())
+#define ck_assert_error_mentions(needle)                                                                      \
+  ck_assert_msg(strstr(irm_last_error(), (needle)) != NULL, "expected the message to mention '%s', got '%s'", \
+                (needle), irm_last_error())
 
 /* Like ck_assert_msg, but silent on success: Check records every passing
  * assertion with a write to the parent process, too slow in hot loops. */
-#define ck_require(expr, ...)                                                 \
-  do {                                                                        \
-    if (!(expr)) ck_abort_msg(__VA_ARGS__);                                   \
+#define ck_require(expr, ...)               \
+  do {                                      \
+    if (!(expr)) ck_abort_msg(__VA_ARGS__); \
   } while (0)
 
 /* ---- running a suite ----------------------------------------------------- */
@@ -95,8 +90,7 @@ static inline irm_object *new_array(const irm_any *items, size_t n) {
 }
 
 /* A new Map of keys[i] to values[i], i < n. */
-static inline irm_object *new_map(const char *const *keys, const irm_any *values,
-                                  size_t n) {
+static inline irm_object *new_map(const char *const *keys, const irm_any *values, size_t n) {
   irm_object *m = NULL;
   ck_assert_ok(irm_map_from_pairs(keys, values, n, &m));
   return m;
@@ -145,8 +139,7 @@ static inline void log_finalizer(void *resource) {
 }
 
 /* Returns the integer in resource. */
-static inline int pk_const(const irm_any *args, int32_t nargs, irm_any *ret,
-                           void *resource) {
+static inline int pk_const(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)args;
   (void)nargs;
   *ret = irm_any_int((int64_t)(intptr_t)resource);
@@ -154,8 +147,7 @@ static inline int pk_const(const irm_any *args, int32_t nargs, irm_any *ret,
 }
 
 /* Sums its integer arguments. */
-static inline int pk_add(const irm_any *args, int32_t nargs, irm_any *ret,
-                         void *resource) {
+static inline int pk_add(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   int64_t sum = 0;
   (void)resource;
   for (int32_t i = 0; i < nargs; i++) {
@@ -170,13 +162,12 @@ static inline int pk_add(const irm_any *args, int32_t nargs, irm_any *ret,
 
 /* Fails the way its resource says. */
 typedef struct failure {
-  int status;           /* returned by the callee */
-  const char *message;  /* set with irm_set_last_error unless NULL */
-  irm_object *in_ret;   /* retained into *ret before failing unless NULL */
+  int status;          /* returned by the callee */
+  const char *message; /* set with irm_set_last_error unless NULL */
+  irm_object *in_ret;  /* retained into *ret before failing unless NULL */
 } failure;
 
-static inline int pk_fail(const irm_any *args, int32_t nargs, irm_any *ret,
-                          void *resource) {
+static inline int pk_fail(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   const failure *f = resource;
   (void)args;
   (void)nargs;
@@ -189,8 +180,7 @@ static inline int pk_fail(const irm_any *args, int32_t nargs, irm_any *ret,
 }
 
 /* A new packed function object (asserting success). */
-static inline irm_object *new_packed(irm_packed_cfunc fn, void *resource,
-                                     void (*finalizer)(void *)) {
+static inline irm_object *new_packed(irm_packed_cfunc fn, void *resource, void (*finalizer)(void *)) {
   irm_object *f = NULL;
   ck_assert_ok(irm_func_new_packed(fn, resource, finalizer, &f));
   ck_assert_ptr_nonnull(f);
@@ -198,9 +188,7 @@ static inline irm_object *new_packed(irm_packed_cfunc fn, void *resource,
 }
 
 /* A new function returning value. */
-static inline irm_object *new_const(int64_t value) {
-  return new_packed(pk_const, (void *)(intptr_t)value, NULL);
-}
+static inline irm_object *new_const(int64_t value) { return new_packed(pk_const, (void *)(intptr_t)value, NULL); }
 
 /* Calls f with no arguments and returns the integer result. */
 static inline int64_t call_int0(irm_object *f) {
@@ -214,7 +202,7 @@ static inline int64_t call_int0(irm_object *f) {
 
 /* The global functions irm registers by itself. */
 static const char *const builtin_names[] = {
-    "ffi.Array",  "ffi.ArraySize",   "ffi.ArrayGetItem", "ffi.Map",
+    "ffi.Array",   "ffi.ArraySize",  "ffi.ArrayGetItem", "ffi.Map",
     "ffi.MapSize", "ffi.MapGetItem", "ffi.MapItems",     "ffi.ListGlobalFuncNames"};
 
 /* The registered function called name, or NULL (new reference). */
@@ -241,9 +229,7 @@ static inline void register_const(const char *name, int64_t value, int override)
 static inline int array_has_string(const irm_object *arr, const char *s) {
   for (size_t i = 0; i < irm_array_size(arr); i++) {
     const irm_any *item = irm_array_at(arr, i);
-    if (item != NULL && item->type_code == IRM_OBJECT &&
-        irm_string_equals(item->v_obj, s, strlen(s)))
-      return 1;
+    if (item != NULL && item->type_code == IRM_OBJECT && irm_string_equals(item->v_obj, s, strlen(s))) return 1;
   }
   return 0;
 }
@@ -258,8 +244,7 @@ static inline void assert_sorted_strings(const irm_object *names) {
     if (i > 0) {
       const char *prev = irm_string_data(irm_array_at(names, i - 1)->v_obj);
       const char *cur = irm_string_data(item->v_obj);
-      ck_assert_msg(strcmp(prev, cur) < 0, "'%s' listed before '%s'", prev,
-                    cur);
+      ck_assert_msg(strcmp(prev, cur) < 0, "'%s' listed before '%s'", prev, cur);
     }
   }
 }

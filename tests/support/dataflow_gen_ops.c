@@ -39,9 +39,7 @@ static uint64_t rnd(ogen *g) { /* splitmix64 */
 
 static size_t below(ogen *g, size_t n) { return n ? (size_t)(rnd(g) % n) : 0; }
 
-static double uniform(ogen *g, double lo, double hi) {
-  return lo + (hi - lo) * (double)(rnd(g) >> 40) / 16777216.0;
-}
+static double uniform(ogen *g, double lo, double hi) { return lo + (hi - lo) * (double)(rnd(g) >> 40) / 16777216.0; }
 
 /* Records the first failure; the builders below give NULL after one. */
 static irm_object *check(ogen *g, int rc, irm_object **o) {
@@ -306,8 +304,9 @@ static void conv2d(ogen *g, val *v) {
 static void bias_add(ogen *g, val *v) {
   int64_t shape[1] = {v->shape[1]};
   irm_object *b = weight(g, 1, shape, 0.5), *args[2] = {v->e, b};
-  irm_object *at = rnd(g) & 1 ? NULL : attrs(g, 1, "axis", irm_any_int(v->ndim == 4 ? -3 : -1), NULL,
-                                                irm_any_none(), NULL, irm_any_none());
+  irm_object *at =
+      rnd(g) & 1 ? NULL
+                 : attrs(g, 1, "axis", irm_any_int(v->ndim == 4 ? -3 : -1), NULL, irm_any_none(), NULL, irm_any_none());
   push_like(g, call(g, "nn.bias_add", args, 2, at), v, v->bound + 0.5, 0);
   irm_object_release(b);
 }
@@ -381,8 +380,8 @@ static void transpose(ogen *g, val *v) {
   int nonneg = v->nonneg;
   if (t && rnd(g) & 1) {
     irm_object *ix = ints(g, (size_t)nd, inv);
-    irm_object *back = call1(g, "transpose", t, attrs(g, 1, "axes", irm_any_object(ix), NULL, irm_any_none(), NULL,
-                                                      irm_any_none()));
+    irm_object *back =
+        call1(g, "transpose", t, attrs(g, 1, "axes", irm_any_object(ix), NULL, irm_any_none(), NULL, irm_any_none()));
     irm_object_release(ix);
     irm_object_release(t);
     int64_t same[4];
@@ -420,14 +419,14 @@ static void reshape(ogen *g, val *v) {
     shape[2] = shape[3] = 1;
   }
   irm_object *ns = ints(g, (size_t)nd, spec);
-  irm_object *r = call1(g, "reshape", v->e, attrs(g, 1, "newshape", irm_any_object(ns), NULL, irm_any_none(), NULL,
-                                                   irm_any_none()));
+  irm_object *r = call1(g, "reshape", v->e,
+                        attrs(g, 1, "newshape", irm_any_object(ns), NULL, irm_any_none(), NULL, irm_any_none()));
   irm_object_release(ns);
   if (r && rnd(g) & 1) { /* flatten again: reshape(reshape(x)) */
     int64_t flat[2] = {shape[0], numel(nd, shape) / shape[0]};
     ns = ints(g, 2, flat);
-    irm_object *rr = call1(g, "reshape", r, attrs(g, 1, "newshape", irm_any_object(ns), NULL, irm_any_none(), NULL,
-                                                  irm_any_none()));
+    irm_object *rr =
+        call1(g, "reshape", r, attrs(g, 1, "newshape", irm_any_object(ns), NULL, irm_any_none(), NULL, irm_any_none()));
     irm_object_release(ns);
     irm_object_release(r);
     push(g, rr, 2, flat, v->bound, v->nonneg);

@@ -118,8 +118,8 @@ IRM_API int irm_tuple_get_item_new(irm_object *tuple, int64_t index, irm_object 
  * The call holds a uniqued copy of the checked attributes: calls with equal
  * checked attributes share one Map (all calls without any, one empty Map);
  * attrs itself is not retained. */
-IRM_API int irm_call_new(irm_object *callee, irm_object *const *args, size_t n,
-                         const irm_object *attrs, irm_object **out);
+IRM_API int irm_call_new(irm_object *callee, irm_object *const *args, size_t n, const irm_object *attrs,
+                         irm_object **out);
 
 /* let var = value in body. var must be a dataflow.Var. */
 IRM_API int irm_let_new(irm_object *var, irm_object *value, irm_object *body, irm_object **out);
@@ -128,8 +128,8 @@ IRM_API int irm_let_new(irm_object *var, irm_object *value, irm_object *body, ir
  * NULL (unknown). attrs: a Map of function attributes or NULL; registered
  * keys (module.h: IRM_BASE_FUNC_ATTR_*) are type-checked. KeyError naming
  * a parameter given twice. */
-IRM_API int irm_function_new(irm_object *const *params, size_t n, irm_object *body,
-                             irm_object *ret_type, const irm_object *attrs, irm_object **out);
+IRM_API int irm_function_new(irm_object *const *params, size_t n, irm_object *body, irm_object *ret_type,
+                             const irm_object *attrs, irm_object **out);
 
 /* ---- accessors (borrowed; NULL / 0 / -1 for a node of another kind) ----- */
 
@@ -172,8 +172,7 @@ IRM_API irm_object *irm_expr_child(const irm_object *e, size_t i);
  * result type); the checked type is dropped unless every child is the same
  * object, in which case *out is e itself (retained). The constructor's
  * checks apply (a Let's var must stay a Var, ...). *out NEW. */
-IRM_API int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
-                                   irm_object **out);
+IRM_API int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n, irm_object **out);
 
 /* ---- the rewriter ------------------------------------------------------
  * A post-order walk over the expression graph that visits each distinct

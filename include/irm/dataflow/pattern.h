@@ -127,8 +127,7 @@ typedef int (*irm_rewrite_fn)(void *ctx, irm_object *matched, const irm_object *
  * capture names, with the closest capture; a bad name), TypeError (lhs not
  * a pattern, rhs not an expression). benefit orders rules (higher first;
  * equal: as given). */
-IRM_API int irm_rewrite_rule_new(const char *name, irm_object *lhs, irm_object *rhs, int benefit,
-                                 irm_object **out);
+IRM_API int irm_rewrite_rule_new(const char *name, irm_object *lhs, irm_object *rhs, int benefit, irm_object **out);
 
 /* A rule whose replacement comes from fn (ctx given to it; release(ctx),
  * may be NULL, runs when the rule dies, and on failure here). */

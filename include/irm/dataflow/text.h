@@ -79,7 +79,8 @@ typedef struct irm_dataflow_print_options {
   int64_t elide_larger_than;
 } irm_dataflow_print_options;
 
-#define IRM_DATAFLOW_PRINT_OPTIONS_INIT {(uint32_t)sizeof(irm_dataflow_print_options), 0}
+#define IRM_DATAFLOW_PRINT_OPTIONS_INIT \
+  { (uint32_t)sizeof(irm_dataflow_print_options), 0 }
 
 /* irm_dataflow_print and irm_dataflow_print_node with options (NULL: the defaults, the
  * same text as irm_dataflow_print / irm_dataflow_print_node). Text with elided
@@ -89,7 +90,8 @@ typedef struct irm_dataflow_print_options {
  * smaller than the first version of the struct, negative
  * elide_larger_than). */
 IRM_API int irm_dataflow_print_ex(const irm_module *mod, const irm_dataflow_print_options *opts, irm_object **out);
-IRM_API int irm_dataflow_print_node_ex(const irm_object *node, const irm_dataflow_print_options *opts, irm_object **out);
+IRM_API int irm_dataflow_print_node_ex(const irm_object *node, const irm_dataflow_print_options *opts,
+                                       irm_object **out);
 
 /* A sink of streamed text: called with successive pieces of the text, in
  * order (len > 0 bytes at data, borrowed for the call, not NUL-terminated);
@@ -105,8 +107,8 @@ typedef int (*irm_dataflow_print_sink)(void *ctx, const char *data, size_t len);
  * ValueError (NULL sink), RuntimeError when the sink returns nonzero
  * (nothing more is written). Thread safety: as irm_dataflow_print; the sink runs
  * on the calling thread. */
-IRM_API int irm_dataflow_print_to(const irm_module *mod, const irm_dataflow_print_options *opts, irm_dataflow_print_sink sink,
-                            void *ctx);
+IRM_API int irm_dataflow_print_to(const irm_module *mod, const irm_dataflow_print_options *opts,
+                                  irm_dataflow_print_sink sink, void *ctx);
 
 /* irm_dataflow_print_to writing to file (borrowed; not flushed or closed).
  * Errors: those of irm_dataflow_print_to, ValueError (NULL file), RuntimeError

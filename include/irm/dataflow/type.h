@@ -44,8 +44,7 @@ IRM_API irm_dataflow_type_kind irm_dataflow_type_kind_of(const irm_object *t);
  * closest name, negative dimension, ndim outside 0..IRM_TENSOR_MAX_NDIM,
  * a shape whose nonzero dimensions multiply past INT64_MAX, naming the
  * shape, so irm_tensor_type_numel never overflows; NULL out), MemoryError. */
-IRM_API int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim,
-                                irm_object **out);
+IRM_API int irm_tensor_type_new(DLDataType dtype, const int64_t *shape, int32_t ndim, irm_object **out);
 
 /* The tensor type of a tensor's dtype and shape. *out NEW. Errors:
  * TypeError (not a tensor), MemoryError. */
@@ -72,8 +71,7 @@ IRM_API irm_object *irm_tuple_type_field(const irm_object *t, size_t i);
 
 /* A function type: n parameter types and a result type (each retained).
  * *out NEW (the existing object when an equal type lives). Errors as irm_tuple_type_new. */
-IRM_API int irm_func_type_new(irm_object *const *params, size_t n, irm_object *ret,
-                              irm_object **out);
+IRM_API int irm_func_type_new(irm_object *const *params, size_t n, irm_object *ret, irm_object **out);
 
 /* Parameter count (0 for anything but a function type), parameter i and
  * the result type (borrowed; NULL when out of range / not a func type). */

@@ -27,10 +27,15 @@ static cmpop cmp_of(const ops_ctx *c) {
   return CMP_EQ;
 }
 
-#define CMP(op, a, b)                                                                                        \
-  ((op) == CMP_EQ ? (a) == (b) : (op) == CMP_NE ? (a) != (b) : (op) == CMP_LT ? (a) < (b)                   \
-   : (op) == CMP_LE ? (a) <= (b) : (op) == CMP_GT ? (a) > (b) : (op) == CMP_GE ? (a) >= (b)                 \
-   : (op) == CMP_AND ? ((a) != 0 && (b) != 0) : ((a) != 0 || (b) != 0))
+#define CMP(op, a, b)                         \
+  ((op) == CMP_EQ    ? (a) == (b)             \
+   : (op) == CMP_NE  ? (a) != (b)             \
+   : (op) == CMP_LT  ? (a) < (b)              \
+   : (op) == CMP_LE  ? (a) <= (b)             \
+   : (op) == CMP_GT  ? (a) > (b)              \
+   : (op) == CMP_GE  ? (a) >= (b)             \
+   : (op) == CMP_AND ? ((a) != 0 && (b) != 0) \
+                     : ((a) != 0 || (b) != 0))
 
 static int cmp_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *o = irm_tensor_dl(out), *a = irm_tensor_dl(in[0]), *b = irm_tensor_dl(in[1]);
@@ -102,8 +107,8 @@ static int where_infer(const ops_ctx *c, irm_object **out) {
   rc = irm_ops_broadcast_("where", irm_tensor_type_shape(c->types[1]), irm_tensor_type_ndim(c->types[1]),
                           irm_tensor_type_shape(c->types[2]), irm_tensor_type_ndim(c->types[2]), s1, &n1);
   if (!rc)
-    rc = irm_ops_broadcast_("where", irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), s1, n1,
-                            s2, &n2);
+    rc = irm_ops_broadcast_("where", irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), s1, n1, s2,
+                            &n2);
   return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[1]), s2, n2, out);
 }
 
@@ -133,8 +138,10 @@ static int where_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-#define COMPARE(name) {name, 2, cmp_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, cmp_infer, cmp_eval}
-#define LOGICAL(name) {name, 2, cmp_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, logical_infer, cmp_eval}
+#define COMPARE(name) \
+  { name, 2, cmp_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, cmp_infer, cmp_eval }
+#define LOGICAL(name) \
+  { name, 2, cmp_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, logical_infer, cmp_eval }
 
 const ops_op_def irm_ops_compare_[] = {
     COMPARE("equal"),

@@ -20,8 +20,8 @@ static const char *const kernel_layouts[] = {"OIHW", "HWIO"};
 
 /* Everything a conv2d needs, read from the attributes and the types. */
 typedef struct conv_geom {
-  int64_t n, c, h, w;       /* data */
-  int64_t o, i, kh, kw;     /* weight */
+  int64_t n, c, h, w;   /* data */
+  int64_t o, i, kh, kw; /* weight */
   int64_t oh, ow, groups;
   int64_t stride[2], dilation[2], pad[4]; /* pad: top, left, bottom, right */
   int data_nhwc, kernel_hwio;
@@ -69,9 +69,10 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
     if (g->groups == 1)
       return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels, %s has %lld", irm_ops_arg_text_(c, 1, a),
                        (long long)g->i, irm_ops_arg_text_(c, 0, b), (long long)g->c);
-    return irm_error(IRM_ETYPE, "nn.conv2d: %s has %lld input channels per group, %s has %lld (%lld channels in %lld groups)",
-                     irm_ops_arg_text_(c, 1, a), (long long)g->i, irm_ops_arg_text_(c, 0, b), (long long)(g->c / g->groups),
-                     (long long)g->c, (long long)g->groups);
+    return irm_error(IRM_ETYPE,
+                     "nn.conv2d: %s has %lld input channels per group, %s has %lld (%lld channels in %lld groups)",
+                     irm_ops_arg_text_(c, 1, a), (long long)g->i, irm_ops_arg_text_(c, 0, b),
+                     (long long)(g->c / g->groups), (long long)g->c, (long long)g->groups);
   }
   if (g->a.has_channels && g->a.channels != g->o)
     return irm_error(IRM_ETYPE, "nn.conv2d: channels is %lld, %s has %lld output channels", (long long)g->a.channels,
@@ -83,9 +84,10 @@ static int conv_check(const ops_ctx *c, conv_geom *g) {
   int64_t dkh = irm_ops_dilate_(g->kh, g->dilation[0]), dkw = irm_ops_dilate_(g->kw, g->dilation[1]);
   int64_t ph = g->h + g->pad[0] + g->pad[2], pw = g->w + g->pad[1] + g->pad[3];
   if (g->kh < 1 || g->kw < 1 || dkh > ph || dkw > pw)
-    return irm_error(IRM_ETYPE, "nn.conv2d: the %lldx%lld kernel of %s (%lldx%lld dilated) does not fit the %lldx%lld padded input",
-                     (long long)g->kh, (long long)g->kw, irm_ops_arg_text_(c, 1, a), (long long)dkh, (long long)dkw,
-                     (long long)ph, (long long)pw);
+    return irm_error(
+        IRM_ETYPE, "nn.conv2d: the %lldx%lld kernel of %s (%lldx%lld dilated) does not fit the %lldx%lld padded input",
+        (long long)g->kh, (long long)g->kw, irm_ops_arg_text_(c, 1, a), (long long)dkh, (long long)dkw, (long long)ph,
+        (long long)pw);
   g->oh = (ph - dkh) / g->stride[0] + 1;
   g->ow = (pw - dkw) / g->stride[1] + 1;
   return IRM_OK;
@@ -125,24 +127,24 @@ typedef struct conv_strides {
 /* Adds every tap of output channel o of image n into acc (the oh x ow
  * plane), as sums over (input channel, ky, kx) in that order for each
  * output element. T: the element type read; ACC: the accumulator. */
-#define CONV_PLANE(T, ACC, data, weight, acc)                                                         \
-  do {                                                                                                \
-    for (int64_t i = 0; i < g->i; i++)                                                                \
-      for (int64_t ky = 0; ky < g->kh; ky++) {                                                        \
-        int64_t offy = ky * g->dilation[0] - g->pad[0], y0, y1;                                       \
-        tap_range(offy, g->stride[0], g->h, g->oh, &y0, &y1);                                         \
-        for (int64_t kx = 0; kx < g->kw; kx++) {                                                      \
-          int64_t offx = kx * g->dilation[1] - g->pad[1], x0, x1;                                     \
-          tap_range(offx, g->stride[1], g->w, g->ow, &x0, &x1);                                       \
-          ACC wv = (ACC)(weight)[o * s->wo + i * s->wi + ky * s->wh + kx * s->ww];                     \
-          const T *base = (data) + n * s->dn + (c0 + i) * s->dc;                                      \
-          for (int64_t y = y0; y < y1; y++) {                                                         \
-            const T *row = base + (y * g->stride[0] + offy) * s->dh;                                  \
-            ACC *arow = (acc) + y * g->ow;                                                            \
+#define CONV_PLANE(T, ACC, data, weight, acc)                                                              \
+  do {                                                                                                     \
+    for (int64_t i = 0; i < g->i; i++)                                                                     \
+      for (int64_t ky = 0; ky < g->kh; ky++) {                                                             \
+        int64_t offy = ky * g->dilation[0] - g->pad[0], y0, y1;                                            \
+        tap_range(offy, g->stride[0], g->h, g->oh, &y0, &y1);                                              \
+        for (int64_t kx = 0; kx < g->kw; kx++) {                                                           \
+          int64_t offx = kx * g->dilation[1] - g->pad[1], x0, x1;                                          \
+          tap_range(offx, g->stride[1], g->w, g->ow, &x0, &x1);                                            \
+          ACC wv = (ACC)(weight)[o * s->wo + i * s->wi + ky * s->wh + kx * s->ww];                         \
+          const T *base = (data) + n * s->dn + (c0 + i) * s->dc;                                           \
+          for (int64_t y = y0; y < y1; y++) {                                                              \
+            const T *row = base + (y * g->stride[0] + offy) * s->dh;                                       \
+            ACC *arow = (acc) + y * g->ow;                                                                 \
             for (int64_t x = x0; x < x1; x++) arow[x] += wv * (ACC)row[(x * g->stride[1] + offx) * s->dw]; \
-          }                                                                                           \
-        }                                                                                             \
-      }                                                                                               \
+          }                                                                                                \
+        }                                                                                                  \
+      }                                                                                                    \
   } while (0)
 
 static void conv_planes_f32(const conv_geom *g, const conv_strides *s, const float *d, const float *w, double *acc,
@@ -206,10 +208,8 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
       memset(acc, 0, (size_t)plane * 8);
       if (k == OPS_F32)
         conv_planes_f32(g, s, irm_tensor_data_const(in[0]), irm_tensor_data_const(in[1]), acc, n, o, c0);
-      else if (is_float)
-        conv_planes_f64(g, s, dw, ww, acc, n, o, c0);
-      else
-        conv_planes_u64(g, s, dw, ww, acc, n, o, c0);
+      else if (is_float) conv_planes_f64(g, s, dw, ww, acc, n, o, c0);
+      else conv_planes_u64(g, s, dw, ww, acc, n, o, c0);
       for (int64_t y = 0; y < g->oh; y++)
         for (int64_t x = 0; x < g->ow; x++) {
           int64_t oi = n * s->on + o * s->oc + y * s->oh + x * s->ow;
@@ -225,7 +225,8 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
 
 static const ops_attr_def conv_attrs[] = {
     {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the window step (height, width); one value means both", 0},
-    {"padding", IRM_OPTION_ARRAY_INT, "0,0", "zero padding: 1 value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right)", 0},
+    {"padding", IRM_OPTION_ARRAY_INT, "0,0",
+     "zero padding: 1 value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right)", 0},
     {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of kernel taps (height, width)", 0},
     {"groups", IRM_OPTION_INT, "1", "the channel groups; input and output channels divide into them", 0},
     {"channels", IRM_OPTION_INT, NULL, "the output channels; when given it must match the weight", 0},
@@ -266,9 +267,11 @@ static int convt_geometry(const ops_ctx *c, convt_geom *g) {
     return irm_error(IRM_ETYPE, "nn.conv2d_transpose: groups %lld does not divide the %lld input channels",
                      (long long)g->groups, (long long)g->c);
   if (w[0] != g->c)
-    return irm_error(IRM_ETYPE, "nn.conv2d_transpose: argument 2 (weight) has %lld input channels, argument 1 (data) has %lld",
+    return irm_error(IRM_ETYPE,
+                     "nn.conv2d_transpose: argument 2 (weight) has %lld input channels, argument 1 (data) has %lld",
                      (long long)w[0], (long long)g->c);
-  if (g->opad[0] < 0 || g->opad[1] < 0 || g->opad[0] >= g->stride[0] * g->dil[0] || g->opad[1] >= g->stride[1] * g->dil[1])
+  if (g->opad[0] < 0 || g->opad[1] < 0 || g->opad[0] >= g->stride[0] * g->dil[0] ||
+      g->opad[1] >= g->stride[1] * g->dil[1])
     return irm_error(IRM_EVALUE, "nn.conv2d_transpose: output_padding must be below the stride (or the dilation)");
   g->o = w[1] * g->groups, g->kh = w[2], g->kw = w[3];
   g->oh = (g->h - 1) * g->stride[0] - g->pad[0] - g->pad[2] + g->dil[0] * (g->kh - 1) + g->opad[0] + 1;

@@ -25,15 +25,15 @@ typedef enum binop { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_MIN, OP_POW, OP_
 
 static binop binop_of(const ops_ctx *c) {
   const char *n = c->def->name;
-  return strcmp(n, "add") == 0        ? OP_ADD
-         : strcmp(n, "subtract") == 0 ? OP_SUB
-         : strcmp(n, "multiply") == 0 ? OP_MUL
-         : strcmp(n, "divide") == 0   ? OP_DIV
-         : strcmp(n, "minimum") == 0  ? OP_MIN
-         : strcmp(n, "power") == 0    ? OP_POW
+  return strcmp(n, "add") == 0         ? OP_ADD
+         : strcmp(n, "subtract") == 0  ? OP_SUB
+         : strcmp(n, "multiply") == 0  ? OP_MUL
+         : strcmp(n, "divide") == 0    ? OP_DIV
+         : strcmp(n, "minimum") == 0   ? OP_MIN
+         : strcmp(n, "power") == 0     ? OP_POW
          : strcmp(n, "floor_mod") == 0 ? OP_MOD
-         : strcmp(n, "mod") == 0      ? OP_FMOD
-                                      : OP_MAX;
+         : strcmp(n, "mod") == 0       ? OP_FMOD
+                                       : OP_MAX;
 }
 
 /* Integer power by squaring, wrapping; a negative exponent gives 0 except
@@ -48,18 +48,18 @@ static int64_t ipow(int64_t a, int64_t b) {
 
 static inline double fbin(binop op, double a, double b) {
   switch (op) {
-    case OP_ADD: return a + b;
-    case OP_SUB: return a - b;
-    case OP_MUL: return a * b;
-    case OP_DIV: return a / b;
-    case OP_POW: return pow(a, b);
-    case OP_FMOD: return fmod(a, b);
-    case OP_MOD: { /* the sign of the divisor, as NumPy's mod */
-      double r = fmod(a, b);
-      return r != 0 && (r < 0) != (b < 0) ? r + b : r;
-    }
-    case OP_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
-    default: return isnan(a) || isnan(b) ? NAN : a > b ? a : b; /* NumPy's maximum propagates NaN */
+  case OP_ADD: return a + b;
+  case OP_SUB: return a - b;
+  case OP_MUL: return a * b;
+  case OP_DIV: return a / b;
+  case OP_POW: return pow(a, b);
+  case OP_FMOD: return fmod(a, b);
+  case OP_MOD: { /* the sign of the divisor, as NumPy's mod */
+    double r = fmod(a, b);
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+  }
+  case OP_MIN: return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+  default: return isnan(a) || isnan(b) ? NAN : a > b ? a : b; /* NumPy's maximum propagates NaN */
   }
 }
 
@@ -69,18 +69,18 @@ static inline int64_t wrap64(uint64_t u) { return u > (uint64_t)INT64_MAX ? -(in
 
 static inline int64_t ibin(binop op, int64_t a, int64_t b) {
   switch (op) {
-    case OP_ADD: return wrap64((uint64_t)a + (uint64_t)b);
-    case OP_SUB: return wrap64((uint64_t)a - (uint64_t)b);
-    case OP_MUL: return wrap64((uint64_t)a * (uint64_t)b);
-    case OP_DIV: return b == -1 ? wrap64(0 - (uint64_t)a) : a / b; /* b != 0: checked by the caller */
-    case OP_POW: return ipow(a, b);
-    case OP_FMOD:
-    case OP_MOD: {
-      int64_t r = b == -1 ? 0 : a % b; /* b != 0: checked by the caller */
-      return op == OP_MOD && r != 0 && (r < 0) != (b < 0) ? r + b : r;
-    }
-    case OP_MIN: return a < b ? a : b;
-    default: return a > b ? a : b;
+  case OP_ADD: return wrap64((uint64_t)a + (uint64_t)b);
+  case OP_SUB: return wrap64((uint64_t)a - (uint64_t)b);
+  case OP_MUL: return wrap64((uint64_t)a * (uint64_t)b);
+  case OP_DIV: return b == -1 ? wrap64(0 - (uint64_t)a) : a / b; /* b != 0: checked by the caller */
+  case OP_POW: return ipow(a, b);
+  case OP_FMOD:
+  case OP_MOD: {
+    int64_t r = b == -1 ? 0 : a % b; /* b != 0: checked by the caller */
+    return op == OP_MOD && r != 0 && (r < 0) != (b < 0) ? r + b : r;
+  }
+  case OP_MIN: return a < b ? a : b;
+  default: return a > b ? a : b;
   }
 }
 
@@ -98,8 +98,9 @@ static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
     float *po = o->data;
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, po[oi] = (float)fbin(op, pa[ia], pb[ib]));
   } else if (irm_ops_kind_is_float_(k)) {
-    BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb,
-                   irm_ops_store_f64_(out, k, oi, fbin(op, irm_ops_load_f64_(in[0], k, ia), irm_ops_load_f64_(in[1], k, ib))));
+    BROADCAST_LOOP(
+        o->shape, o->ndim, numel, sa, sb,
+        irm_ops_store_f64_(out, k, oi, fbin(op, irm_ops_load_f64_(in[0], k, ia), irm_ops_load_f64_(in[1], k, ib))));
   } else {
     int zero = 0;
     BROADCAST_LOOP(o->shape, o->ndim, numel, sa, sb, {
@@ -126,15 +127,35 @@ static int same_type_infer(const ops_ctx *c, irm_object **out) {
 }
 
 typedef enum unop {
-  OP_NEG, OP_EXP, OP_SQRT, OP_RELU, OP_SIGMOID, OP_TANH, OP_LOG, OP_ERF, OP_ABS, OP_FLOOR, OP_CEIL,
-  OP_SIN, OP_COS, OP_TAN, OP_ASIN, OP_ACOS, OP_ATAN, OP_SINH, OP_COSH, OP_ASINH, OP_ACOSH, OP_ATANH,
-  OP_ROUND, OP_SIGN
+  OP_NEG,
+  OP_EXP,
+  OP_SQRT,
+  OP_RELU,
+  OP_SIGMOID,
+  OP_TANH,
+  OP_LOG,
+  OP_ERF,
+  OP_ABS,
+  OP_FLOOR,
+  OP_CEIL,
+  OP_SIN,
+  OP_COS,
+  OP_TAN,
+  OP_ASIN,
+  OP_ACOS,
+  OP_ATAN,
+  OP_SINH,
+  OP_COSH,
+  OP_ASINH,
+  OP_ACOSH,
+  OP_ATANH,
+  OP_ROUND,
+  OP_SIGN
 } unop;
 
-static const char *const unop_names[] = {"negative", "exp",   "sqrt",  "nn.relu", "sigmoid", "tanh",  "log",
-                                         "erf",      "abs",   "floor", "ceil",    "sin",     "cos",   "tan",
-                                         "asin",     "acos",  "atan",  "sinh",    "cosh",    "asinh", "acosh",
-                                         "atanh",    "round", "sign"};
+static const char *const unop_names[] = {"negative", "exp",   "sqrt", "nn.relu", "sigmoid", "tanh",  "log",   "erf",
+                                         "abs",      "floor", "ceil", "sin",     "cos",     "tan",   "asin",  "acos",
+                                         "atan",     "sinh",  "cosh", "asinh",   "acosh",   "atanh", "round", "sign"};
 
 static unop unop_of(const ops_ctx *c) {
   for (size_t i = 0; i < sizeof unop_names / sizeof unop_names[0]; i++)
@@ -144,30 +165,30 @@ static unop unop_of(const ops_ctx *c) {
 
 static inline double fun(unop op, double x) {
   switch (op) {
-    case OP_NEG: return -x;
-    case OP_EXP: return exp(x);
-    case OP_SQRT: return sqrt(x);
-    case OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case OP_TANH: return tanh(x);
-    case OP_LOG: return log(x);
-    case OP_ERF: return erf(x);
-    case OP_ABS: return fabs(x);
-    case OP_FLOOR: return floor(x);
-    case OP_CEIL: return ceil(x);
-    case OP_SIN: return sin(x);
-    case OP_COS: return cos(x);
-    case OP_TAN: return tan(x);
-    case OP_ASIN: return asin(x);
-    case OP_ACOS: return acos(x);
-    case OP_ATAN: return atan(x);
-    case OP_SINH: return sinh(x);
-    case OP_COSH: return cosh(x);
-    case OP_ASINH: return asinh(x);
-    case OP_ACOSH: return acosh(x);
-    case OP_ATANH: return atanh(x);
-    case OP_ROUND: return nearbyint(x); /* half to even, as NumPy's and ONNX's Round */
-    case OP_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* NaN and -0.0 stay */
-    default: return x > 0 ? x : isnan(x) ? x : 0.0;
+  case OP_NEG: return -x;
+  case OP_EXP: return exp(x);
+  case OP_SQRT: return sqrt(x);
+  case OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case OP_TANH: return tanh(x);
+  case OP_LOG: return log(x);
+  case OP_ERF: return erf(x);
+  case OP_ABS: return fabs(x);
+  case OP_FLOOR: return floor(x);
+  case OP_CEIL: return ceil(x);
+  case OP_SIN: return sin(x);
+  case OP_COS: return cos(x);
+  case OP_TAN: return tan(x);
+  case OP_ASIN: return asin(x);
+  case OP_ACOS: return acos(x);
+  case OP_ATAN: return atan(x);
+  case OP_SINH: return sinh(x);
+  case OP_COSH: return cosh(x);
+  case OP_ASINH: return asinh(x);
+  case OP_ACOSH: return acosh(x);
+  case OP_ATANH: return atanh(x);
+  case OP_ROUND: return nearbyint(x);                  /* half to even, as NumPy's and ONNX's Round */
+  case OP_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x; /* NaN and -0.0 stay */
+  default: return x > 0 ? x : isnan(x) ? x : 0.0;
   }
 }
 
@@ -247,13 +268,16 @@ static int zeros_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
 }
 
 static const ops_attr_def cast_attrs[] = {
-    {"dtype", IRM_OPTION_STR, NULL, "the result dtype: float32, float16, int32, int8, uint8, float64, int64 or bool", 1},
+    {"dtype", IRM_OPTION_STR, NULL, "the result dtype: float32, float16, int32, int8, uint8, float64, int64 or bool",
+     1},
 };
 
 /* ---- the table ----------------------------------------------------------------------- */
 
-#define BINARY(name) {name, 2, binary_args, IRM_OP_BROADCAST, OPS_NUMERIC, NULL, 0, binary_infer, binary_eval}
-#define UNARY(name, dtypes) {name, 1, unary_args, IRM_OP_ELEMWISE, dtypes, NULL, 0, same_type_infer, unary_eval}
+#define BINARY(name) \
+  { name, 2, binary_args, IRM_OP_BROADCAST, OPS_NUMERIC, NULL, 0, binary_infer, binary_eval }
+#define UNARY(name, dtypes) \
+  { name, 1, unary_args, IRM_OP_ELEMWISE, dtypes, NULL, 0, same_type_infer, unary_eval }
 
 const ops_op_def irm_ops_elemwise_[] = {
     BINARY("add"),

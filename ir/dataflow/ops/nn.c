@@ -68,7 +68,8 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
       } else {
         uint64_t acc = 0; /* wraps: only the low bits are stored */
         for (int64_t i = 0; i < k_len; i++)
-          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) * (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
+          acc += (uint64_t)irm_ops_load_i64_(in[0], k, r * k_len + i) *
+                 (uint64_t)irm_ops_load_i64_(in[1], k, u * k_len + i);
         irm_ops_store_i64_(out, k, r * units + u, (int64_t)acc);
       }
     }
@@ -115,7 +116,8 @@ static int bias_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   ops_kind k = irm_ops_kind_of_(d->dtype);
   for (int64_t i = 0; i < numel; i++) {
     int64_t j = (i / inner) % len;
-    if (irm_ops_kind_is_float_(k)) irm_ops_store_f64_(out, k, i, irm_ops_load_f64_(in[0], k, i) + irm_ops_load_f64_(in[1], k, j));
+    if (irm_ops_kind_is_float_(k))
+      irm_ops_store_f64_(out, k, i, irm_ops_load_f64_(in[0], k, i) + irm_ops_load_f64_(in[1], k, j));
     else irm_ops_store_i64_(out, k, i, irm_ops_load_i64_(in[0], k, i) + irm_ops_load_i64_(in[1], k, j));
   }
   return IRM_OK;
@@ -233,8 +235,11 @@ static int mm_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *ou
           double fs = 0;
           uint64_t is = 0;
           for (int64_t t = 0; t < kk; t++) {
-            if (is_float) fs += irm_ops_load_f64_(in[0], k, abase + r * kk + t) * irm_ops_load_f64_(in[1], k, bbase + t * nn + j);
-            else is += (uint64_t)irm_ops_load_i64_(in[0], k, abase + r * kk + t) * (uint64_t)irm_ops_load_i64_(in[1], k, bbase + t * nn + j);
+            if (is_float)
+              fs += irm_ops_load_f64_(in[0], k, abase + r * kk + t) * irm_ops_load_f64_(in[1], k, bbase + t * nn + j);
+            else
+              is += (uint64_t)irm_ops_load_i64_(in[0], k, abase + r * kk + t) *
+                    (uint64_t)irm_ops_load_i64_(in[1], k, bbase + t * nn + j);
           }
           if (is_float) irm_ops_store_f64_(out, k, obase + r * nn + j, fs);
           else irm_ops_store_i64_(out, k, obase + r * nn + j, (int64_t)is);

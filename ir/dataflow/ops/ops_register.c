@@ -38,8 +38,9 @@ static int check_and_infer(const ops_op_def *def, irm_object *const *types, size
     if ((def->dtypes == OPS_NUMERIC && k == OPS_BOOL) || (def->dtypes == OPS_FLOAT && !irm_ops_kind_is_float_(k)))
       return irm_error(IRM_ETYPE, "%s: %s has dtype %s; %s takes %s", def->name, irm_ops_arg_text_(c, i, a),
                        irm_ops_dtype_text_(irm_tensor_type_dtype(types[i])), def->name,
-                       def->dtypes == OPS_FLOAT ? "float32, float16 or float64"
-                                                : "numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)");
+                       def->dtypes == OPS_FLOAT
+                           ? "float32, float16 or float64"
+                           : "numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)");
   }
   irm_object *op = NULL, *checked = NULL;
   int rc = irm_op_get(def->name, &op);
@@ -107,8 +108,7 @@ int irm_ops_eval_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
     if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
       rc = irm_error(IRM_ETYPE, "%s: %s must be a tensor, got %s", def->name, irm_ops_arg_text_(&c, i, a),
                      irm_any_describe_(v));
-    else if (!(rc = irm_tensor_type_of(v->v_obj, &types[i])))
-      inputs[i] = v->v_obj;
+    else if (!(rc = irm_tensor_type_of(v->v_obj, &types[i]))) inputs[i] = v->v_obj;
   }
   if (!rc) rc = check_and_infer(def, types, n, attrs, &c, &type);
   if (!rc && given && !irm_dataflow_type_equal(given, type)) {
@@ -201,14 +201,10 @@ int irm_register_builtin_ops_(void) {
     const ops_op_def *ops;
     size_t n;
   } tables[] = {
-      {irm_ops_elemwise_, irm_ops_elemwise_count_},
-      {irm_ops_compare_, irm_ops_compare_count_},
-      {irm_ops_reduce_, irm_ops_reduce_count_},
-      {irm_ops_nn_, irm_ops_nn_count_},
-      {irm_ops_conv_, irm_ops_conv_count_},
-      {irm_ops_pool_, irm_ops_pool_count_},
-      {irm_ops_shape_, irm_ops_shape_count_},
-      {irm_ops_image_, irm_ops_image_count_},
+      {irm_ops_elemwise_, irm_ops_elemwise_count_}, {irm_ops_compare_, irm_ops_compare_count_},
+      {irm_ops_reduce_, irm_ops_reduce_count_},     {irm_ops_nn_, irm_ops_nn_count_},
+      {irm_ops_conv_, irm_ops_conv_count_},         {irm_ops_pool_, irm_ops_pool_count_},
+      {irm_ops_shape_, irm_ops_shape_count_},       {irm_ops_image_, irm_ops_image_count_},
   };
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)

@@ -47,8 +47,8 @@ int irm_ops_same_dtype_(const ops_ctx *c, size_t i, size_t j) {
   DLDataType a = irm_tensor_type_dtype(c->types[i]), b = irm_tensor_type_dtype(c->types[j]);
   if (irm_dtype_equal(a, b)) return IRM_OK;
   char ai[64], aj[64];
-  return irm_error(IRM_ETYPE, "%s: %s has dtype %s, %s %s", c->def->name, irm_ops_arg_text_(c, i, ai), irm_ops_dtype_text_(a),
-                   irm_ops_arg_text_(c, j, aj), irm_ops_dtype_text_(b));
+  return irm_error(IRM_ETYPE, "%s: %s has dtype %s, %s %s", c->def->name, irm_ops_arg_text_(c, i, ai),
+                   irm_ops_dtype_text_(a), irm_ops_arg_text_(c, j, aj), irm_ops_dtype_text_(b));
 }
 
 /* ---- axes and ranks -------------------------------------------------------------------------- */
@@ -66,7 +66,7 @@ int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim,
 /* ---- shapes ---------------------------------------------------------------------- */
 
 int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb, int64_t *out,
-                  int32_t *nout) {
+                       int32_t *nout) {
   int32_t n = na > nb ? na : nb;
   for (int32_t i = 0; i < n; i++) { /* i counts from the right */
     int64_t da = i < na ? a[na - 1 - i] : 1, db = i < nb ? b[nb - 1 - i] : 1;
@@ -100,7 +100,7 @@ void irm_ops_strides_(const int64_t *shape, int32_t ndim, int64_t *strides) {
 }
 
 void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
-                           int64_t *strides) {
+                                int64_t *strides) {
   int64_t own[OPS_MAX_NDIM];
   irm_ops_strides_(in, in_ndim, own);
   for (int32_t i = 0; i < out_ndim; i++) {
@@ -151,27 +151,27 @@ ops_kind irm_ops_kind_of_(DLDataType d) {
 double irm_ops_load_f64_(const irm_tensor *t, ops_kind k, int64_t i) {
   const void *p = irm_tensor_data_const(t);
   switch (k) {
-    case OPS_F32: return ((const float *)p)[i];
-    case OPS_F16: return irm_f16_to_f32(((const uint16_t *)p)[i]);
-    case OPS_F64: return ((const double *)p)[i];
-    case OPS_I64: return (double)((const int64_t *)p)[i];
-    case OPS_I32: return ((const int32_t *)p)[i];
-    case OPS_I8: return ((const int8_t *)p)[i];
-    case OPS_U8: return ((const uint8_t *)p)[i];
-    case OPS_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return 0;
+  case OPS_F32: return ((const float *)p)[i];
+  case OPS_F16: return irm_f16_to_f32(((const uint16_t *)p)[i]);
+  case OPS_F64: return ((const double *)p)[i];
+  case OPS_I64: return (double)((const int64_t *)p)[i];
+  case OPS_I32: return ((const int32_t *)p)[i];
+  case OPS_I8: return ((const int8_t *)p)[i];
+  case OPS_U8: return ((const uint8_t *)p)[i];
+  case OPS_BOOL: return ((const uint8_t *)p)[i] != 0;
+  default: return 0;
   }
 }
 
 int64_t irm_ops_load_i64_(const irm_tensor *t, ops_kind k, int64_t i) {
   const void *p = irm_tensor_data_const(t);
   switch (k) {
-    case OPS_I64: return ((const int64_t *)p)[i];
-    case OPS_I32: return ((const int32_t *)p)[i];
-    case OPS_I8: return ((const int8_t *)p)[i];
-    case OPS_U8: return ((const uint8_t *)p)[i];
-    case OPS_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return (int64_t)irm_ops_load_f64_(t, k, i);
+  case OPS_I64: return ((const int64_t *)p)[i];
+  case OPS_I32: return ((const int32_t *)p)[i];
+  case OPS_I8: return ((const int8_t *)p)[i];
+  case OPS_U8: return ((const uint8_t *)p)[i];
+  case OPS_BOOL: return ((const uint8_t *)p)[i] != 0;
+  default: return (int64_t)irm_ops_load_f64_(t, k, i);
   }
 }
 
@@ -179,32 +179,32 @@ void irm_ops_store_i64_(irm_tensor *t, ops_kind k, int64_t i, int64_t v) {
   void *p = irm_tensor_data(t);
   uint64_t u = (uint64_t)v; /* wrapping through unsigned types is defined */
   switch (k) {
-    case OPS_I64: ((int64_t *)p)[i] = v; break;
-    case OPS_I32: {
-      uint32_t w = (uint32_t)u;
-      ((int32_t *)p)[i] = w > INT32_MAX ? (int32_t)(w - 2147483648u) - INT32_MAX - 1 : (int32_t)w;
-      break;
-    }
-    case OPS_I8: {
-      uint8_t w = (uint8_t)u;
-      ((int8_t *)p)[i] = (int8_t)(w > 127 ? (int)w - 256 : (int)w);
-      break;
-    }
-    case OPS_U8: ((uint8_t *)p)[i] = (uint8_t)u; break;
-    case OPS_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: irm_ops_store_f64_(t, k, i, (double)v); break;
+  case OPS_I64: ((int64_t *)p)[i] = v; break;
+  case OPS_I32: {
+    uint32_t w = (uint32_t)u;
+    ((int32_t *)p)[i] = w > INT32_MAX ? (int32_t)(w - 2147483648u) - INT32_MAX - 1 : (int32_t)w;
+    break;
+  }
+  case OPS_I8: {
+    uint8_t w = (uint8_t)u;
+    ((int8_t *)p)[i] = (int8_t)(w > 127 ? (int)w - 256 : (int)w);
+    break;
+  }
+  case OPS_U8: ((uint8_t *)p)[i] = (uint8_t)u; break;
+  case OPS_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+  default: irm_ops_store_f64_(t, k, i, (double)v); break;
   }
 }
 
 void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
   switch (k) {
-    case OPS_F32: ((float *)irm_tensor_data(t))[i] = (float)v; return;
-    case OPS_F16: irm_tensor_set_f64(t, i, v); return;
-    case OPS_F64: ((double *)irm_tensor_data(t))[i] = v; return;
-    case OPS_I64: irm_tensor_set_f64(t, i, v); return; /* truncates, saturates at int64's range */
-    case OPS_BOOL: ((uint8_t *)irm_tensor_data(t))[i] = v != 0; return;
-    case OPS_BAD: return;
-    default: break;
+  case OPS_F32: ((float *)irm_tensor_data(t))[i] = (float)v; return;
+  case OPS_F16: irm_tensor_set_f64(t, i, v); return;
+  case OPS_F64: ((double *)irm_tensor_data(t))[i] = v; return;
+  case OPS_I64: irm_tensor_set_f64(t, i, v); return; /* truncates, saturates at int64's range */
+  case OPS_BOOL: ((uint8_t *)irm_tensor_data(t))[i] = v != 0; return;
+  case OPS_BAD: return;
+  default: break;
   }
   /* Floats to ints truncate toward zero and saturate at the dtype's range;
    * NaN gives 0 (docs/ops.md, "cast"; LLVM's fptosi.sat). */
@@ -220,12 +220,12 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v) {
 
 double irm_ops_lowest_(ops_kind k) {
   switch (k) {
-    case OPS_I64: return -9223372036854775808.0;
-    case OPS_I32: return -2147483648.0;
-    case OPS_I8: return -128.0;
-    case OPS_U8:
-    case OPS_BOOL: return 0.0;
-    default: return -INFINITY;
+  case OPS_I64: return -9223372036854775808.0;
+  case OPS_I32: return -2147483648.0;
+  case OPS_I8: return -128.0;
+  case OPS_U8:
+  case OPS_BOOL: return 0.0;
+  default: return -INFINITY;
   }
 }
 

@@ -40,9 +40,9 @@ typedef struct ops_op_def ops_op_def;
 /* One call of FInferType or FEvaluate, after the shared checks. */
 typedef struct ops_ctx {
   const ops_op_def *def;
-  const irm_object *attrs;    /* validated, defaults filled in */
-  irm_object *const *types;   /* nargs tensor types, borrowed */
-  size_t nargs;               /* def->num_inputs, or the count of a variadic call */
+  const irm_object *attrs;  /* validated, defaults filled in */
+  irm_object *const *types; /* nargs tensor types, borrowed */
+  size_t nargs;             /* def->num_inputs, or the count of a variadic call */
 } ops_ctx;
 
 /* Infers the result type: *out a NEW tensor type, or an error naming the op
@@ -58,7 +58,7 @@ struct ops_op_def {
   int32_t num_inputs;
   const char *const *arg_names; /* num_inputs names: "data", "weight", ... */
   irm_op_pattern pattern;
-  ops_dtypes dtypes;            /* checked on every argument before infer */
+  ops_dtypes dtypes; /* checked on every argument before infer */
   const ops_attr_def *attrs;
   size_t n_attrs;
   ops_infer_fn infer;
@@ -118,8 +118,8 @@ int irm_ops_norm_axis_(const ops_ctx *c, size_t arg, int64_t axis, int32_t ndim,
 
 /* NumPy broadcasting of a and b (aligned at the right): TypeError
  * "<op>: shapes (2, 3) and (4,) cannot be broadcast". */
-int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb,
-                  int64_t *out, int32_t *nout);
+int irm_ops_broadcast_(const char *op, const int64_t *a, int32_t na, const int64_t *b, int32_t nb, int64_t *out,
+                       int32_t *nout);
 
 /* The type of a two-input broadcasting op: arguments 1 and 2 of one dtype,
  * the broadcast shape, in dtype (NULL: the inputs' dtype). */
@@ -128,26 +128,26 @@ int irm_ops_binary_infer_(const ops_ctx *c, const DLDataType *dtype, irm_object 
 /* Row-major element strides of in, aligned at the right of an out_ndim
  * shape, 0 for broadcast (size 1 or missing) dimensions. */
 void irm_ops_broadcast_strides_(const int64_t *in, int32_t in_ndim, const int64_t *out, int32_t out_ndim,
-                           int64_t *strides);
+                                int64_t *strides);
 
 /* BROADCAST_LOOP walks the output in row-major order with the input offsets sa/sb
  * (broadcast strides) kept up to date. */
-#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                      \
-  do {                                                                        \
-    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                         \
-    for (int64_t oi = 0; oi < (numel); oi++) {                                \
-      __VA_ARGS__;                                                            \
-      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                          \
-        ia += (sa)[d_];                                                       \
-        ib += (sb)[d_];                                                       \
-        if (++idx_[d_] < (shape)[d_]) break;                                  \
-        ia -= (sa)[d_] * (shape)[d_];                                         \
-        ib -= (sb)[d_] * (shape)[d_];                                         \
-        idx_[d_] = 0;                                                         \
-      }                                                                       \
-    }                                                                         \
-    (void)ia; /* one-input users read only ia: clang's set-but-unused */      \
-    (void)ib;                                                                 \
+#define BROADCAST_LOOP(shape, ndim, numel, sa, sb, ...)                  \
+  do {                                                                   \
+    int64_t idx_[OPS_MAX_NDIM] = {0}, ia = 0, ib = 0;                    \
+    for (int64_t oi = 0; oi < (numel); oi++) {                           \
+      __VA_ARGS__;                                                       \
+      for (int32_t d_ = (ndim)-1; d_ >= 0; d_--) {                       \
+        ia += (sa)[d_];                                                  \
+        ib += (sb)[d_];                                                  \
+        if (++idx_[d_] < (shape)[d_]) break;                             \
+        ia -= (sa)[d_] * (shape)[d_];                                    \
+        ib -= (sb)[d_] * (shape)[d_];                                    \
+        idx_[d_] = 0;                                                    \
+      }                                                                  \
+    }                                                                    \
+    (void)ia; /* one-input users read only ia: clang's set-but-unused */ \
+    (void)ib;                                                            \
   } while (0)
 
 /* Row-major strides of a shape. */

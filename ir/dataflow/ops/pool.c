@@ -169,14 +169,15 @@ static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
-#define POOL_ATTRS                                                                                            \
-  {"pool_size", IRM_OPTION_ARRAY_INT, "1,1", "the window (height, width); one value means both", 0},         \
-      {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the window step (height, width)", 0},                          \
-      {"padding", IRM_OPTION_ARRAY_INT, "0,0",                                                                 \
-       "padding: 1 value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right)", 0},         \
-      {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of window taps (height, width)", 0},              \
-      {"layout", IRM_OPTION_STR, "NCHW", "the layout of data and of the result: NCHW or NHWC", 0},             \
-      {"ceil_mode", IRM_OPTION_BOOL, "false", "round the output size up, padding the end as needed", 0}
+#define POOL_ATTRS                                                                                     \
+  {"pool_size", IRM_OPTION_ARRAY_INT, "1,1", "the window (height, width); one value means both", 0},   \
+      {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the window step (height, width)", 0},                  \
+      {"padding", IRM_OPTION_ARRAY_INT, "0,0",                                                         \
+       "padding: 1 value (all sides), 2 (top/bottom, left/right) or 4 (top, left, bottom, right)", 0}, \
+      {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of window taps (height, width)", 0},      \
+      {"layout", IRM_OPTION_STR, "NCHW", "the layout of data and of the result: NCHW or NHWC", 0}, {   \
+    "ceil_mode", IRM_OPTION_BOOL, "false", "round the output size up, padding the end as needed", 0    \
+  }
 
 static const ops_attr_def max_attrs[] = {POOL_ATTRS};
 static const ops_attr_def avg_attrs[] = {

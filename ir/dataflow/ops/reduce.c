@@ -120,7 +120,8 @@ static int arg_axis(const ops_ctx *c, int32_t *axis, irm_argreduce_attrs *a) {
   int32_t ndim = irm_tensor_type_ndim(c->types[0]);
   int rc = irm_argreduce_attrs_decode(c->def->name, c->attrs, a);
   if (rc) return rc;
-  if (ndim == 0) return irm_error(IRM_ETYPE, "%s: argument 1 (data) is a scalar; it needs rank 1 or more", c->def->name);
+  if (ndim == 0)
+    return irm_error(IRM_ETYPE, "%s: argument 1 (data) is a scalar; it needs rank 1 or more", c->def->name);
   return irm_ops_norm_axis_(c, 0, a->axis, ndim, axis);
 }
 
@@ -202,7 +203,8 @@ static void merge_sort(int64_t *ix, int64_t *tmp, int64_t n, const double *key, 
     for (int64_t lo = 0; lo < n; lo += 2 * width) {
       int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
       int64_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi) tmp[o++] = sorts_before(key[ix[j]], key[ix[i]], ix[j], ix[i], ascend) ? ix[j++] : ix[i++];
+      while (i < mid && j < hi)
+        tmp[o++] = sorts_before(key[ix[j]], key[ix[i]], ix[j], ix[i], ascend) ? ix[j++] : ix[i++];
       while (i < mid) tmp[o++] = ix[i++];
       while (j < hi) tmp[o++] = ix[j++];
     }
@@ -311,7 +313,8 @@ const ops_op_def irm_ops_reduce_[] = {
     {"argmax", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
     {"argsort", 1, data_arg, IRM_OP_OPAQUE, OPS_NUMERIC, argsort_attrs, 3, argsort_infer, argsort_eval},
     {"argmin", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
-    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer, softmax_eval},
+    {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
+     softmax_eval},
     {"nn.log_softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
      softmax_eval},
 };

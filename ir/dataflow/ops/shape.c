@@ -49,8 +49,9 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
       infer_at = i;
       shape[i] = 1;
     } else if (spec[i] < 0) {
-      return irm_error(IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
-                       irm_ops_shape_text_(spec, n, s1), (long long)spec[i]);
+      return irm_error(
+          IRM_EVALUE, "reshape: newshape %s: %lld is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
+          irm_ops_shape_text_(spec, n, s1), (long long)spec[i]);
     } else {
       shape[i] = spec[i];
     }
@@ -232,7 +233,8 @@ static int slice_geometry(const ops_ctx *c, slice_geom *g) {
   for (int32_t i = 0; i < nb; i++) {
     int32_t d = i;
     if (na >= 0 && (rc = irm_ops_norm_axis_(c, 0, axes[i], ndim, &d))) return rc;
-    if (d >= ndim) return irm_error(IRM_ETYPE, "strided_slice: %d values for argument 1 (data) of rank %d", (int)nb, (int)ndim);
+    if (d >= ndim)
+      return irm_error(IRM_ETYPE, "strided_slice: %d values for argument 1 (data) of rank %d", (int)nb, (int)ndim);
     if (done[d]) return irm_error(IRM_EVALUE, "strided_slice: axis %d is sliced twice", (int)d);
     done[d] = 1;
     int64_t step = ns > 0 ? s[i] : 1, n = in[d], lo = b[i], hi = e[i];
@@ -406,7 +408,8 @@ static int take_infer(const ops_ctx *c, irm_object **out) {
   if (nd == 0) return irm_error(IRM_ETYPE, "take: argument 1 (data) is a scalar; it needs rank 1 or more");
   int rc = take_axis(c, nd, &axis);
   if (rc) return rc;
-  if (nd - 1 + ni > OPS_MAX_NDIM) return irm_error(IRM_ETYPE, "take: the result would have rank %d, more than %d", (int)(nd - 1 + ni), OPS_MAX_NDIM);
+  if (nd - 1 + ni > OPS_MAX_NDIM)
+    return irm_error(IRM_ETYPE, "take: the result would have rank %d, more than %d", (int)(nd - 1 + ni), OPS_MAX_NDIM);
   int64_t shape[OPS_MAX_NDIM];
   for (int32_t i = 0; i < axis; i++) shape[m++] = d[i];
   for (int32_t i = 0; i < ni; i++) shape[m++] = ix[i];
@@ -478,7 +481,8 @@ static int gather_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
                        (int)axis, (long long)len);
     for (int32_t q = 0; q < d->ndim; q++) {
       if (q != axis && idx[q] >= d->shape[q])
-        return irm_error(IRM_ETYPE, "gather: argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
+        return irm_error(IRM_ETYPE, "gather: argument 2 (indices) is larger than argument 1 (data) along axis %d",
+                         (int)q);
       off += (q == axis ? (j < 0 ? j + len : j) : idx[q]) * st[q];
     }
     memcpy((char *)o->data + (size_t)i * size, (const char *)d->data + (size_t)off * size, size);
@@ -497,8 +501,8 @@ static int scatter_check(const ops_ctx *c, int nd_form) {
   char a[64];
   ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
   if (irm_ops_kind_is_float_(k) || k == OPS_BOOL)
-    return irm_error(IRM_ETYPE, "%s: %s has dtype %s; indices must be integers", c->def->name, irm_ops_arg_text_(c, 1, a),
-                     irm_ops_dtype_text_(irm_tensor_type_dtype(c->types[1])));
+    return irm_error(IRM_ETYPE, "%s: %s has dtype %s; indices must be integers", c->def->name,
+                     irm_ops_arg_text_(c, 1, a), irm_ops_dtype_text_(irm_tensor_type_dtype(c->types[1])));
   irm_scatter_attrs at;
   int rc = irm_ops_same_dtype_(c, 0, 2);
   if (!rc) rc = irm_scatter_attrs_decode(c->def->name, c->attrs, &at);
@@ -619,10 +623,12 @@ static int pad_attrs_of(const ops_ctx *c, irm_pad_attrs *a) {
   const int64_t *w = a->pad_width;
   int32_t n = a->n_pad_width;
   if (n != 2 * ndim)
-    return irm_error(IRM_ETYPE, "nn.pad: pad_width has %d values; argument 1 (data) of rank %d needs %d (before, after per axis)",
+    return irm_error(IRM_ETYPE,
+                     "nn.pad: pad_width has %d values; argument 1 (data) of rank %d needs %d (before, after per axis)",
                      (int)n, (int)ndim, (int)(2 * ndim));
   for (int32_t i = 0; i < n; i++)
-    if (w[i] < 0 || w[i] > INT32_MAX) return irm_error(IRM_EVALUE, "nn.pad: pad_width value %lld must be 0..%d", (long long)w[i], (int)INT32_MAX);
+    if (w[i] < 0 || w[i] > INT32_MAX)
+      return irm_error(IRM_EVALUE, "nn.pad: pad_width value %lld must be 0..%d", (long long)w[i], (int)INT32_MAX);
   return IRM_OK;
 }
 
@@ -639,7 +645,8 @@ static int pad_infer(const ops_ctx *c, irm_object **out) {
     if (mode && in[d] == 0 && (w[2 * d] || w[2 * d + 1]))
       return irm_error(IRM_ETYPE, "nn.pad: %s padding of an empty axis %d", pad_modes[mode], (int)d);
     if (mode == 2 && (w[2 * d] >= in[d] || w[2 * d + 1] >= in[d]))
-      return irm_error(IRM_ETYPE, "nn.pad: reflect padding of axis %d needs widths below its size %lld", (int)d, (long long)in[d]);
+      return irm_error(IRM_ETYPE, "nn.pad: reflect padding of axis %d needs widths below its size %lld", (int)d,
+                       (long long)in[d]);
     shape[d] = in[d] + w[2 * d] + w[2 * d + 1];
   }
   return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, ndim, out);
@@ -683,7 +690,8 @@ static int pad_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *o
 static const ops_attr_def pad_attrs[] = {
     {"pad_width", IRM_OPTION_ARRAY_INT, NULL, "(before, after) per axis, flattened: 2 * rank values", 1},
     {"pad_value", IRM_OPTION_FLOAT, "0", "the value of constant padding", 0},
-    {"pad_mode", IRM_OPTION_STR, "constant", "constant, edge (repeat the border) or reflect (mirror without the border)", 0},
+    {"pad_mode", IRM_OPTION_STR, "constant",
+     "constant, edge (repeat the border) or reflect (mirror without the border)", 0},
 };
 
 /* ---- the table ----------------------------------------------------------------------- */

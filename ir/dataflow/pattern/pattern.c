@@ -17,9 +17,9 @@ static void pattern_finalize(irm_object *self) {
   irm_object_release(p->data);
 }
 
-static const char *const kind_names[] = {"",          "Wildcard",     "Op",     "Call",     "Constant", "Var",
-                                         "Expr",      "Tuple",        "TupleGetItem",       "Alt",      "Attr",
-                                         "Type",      "DType",        "Shape",  "Dominator", "Capture"};
+static const char *const kind_names[] = {"",      "Wildcard", "Op",           "Call",   "Constant", "Var",
+                                         "Expr",  "Tuple",    "TupleGetItem", "Alt",    "Attr",     "Type",
+                                         "DType", "Shape",    "Dominator",    "Capture"};
 
 static int pattern_repr(const irm_object *self, irm_object **out) {
   const irm_pattern_ *p = irm_object_payload_const(self);
@@ -36,7 +36,7 @@ int irm_register_pattern_types_(void) {
                                                 .type_key = "dataflow.DFPattern",
                                                 .finalize = pattern_finalize,
                                                 .repr = pattern_repr},
-                              &pattern_type);
+                               &pattern_type);
 }
 
 const irm_pattern_ *irm_pattern_payload_(const irm_object *p) {
@@ -171,8 +171,8 @@ int irm_pattern_tuple(irm_object *const *fields, size_t n, int any_fields, irm_o
 int irm_pattern_tuple_get_item(irm_object *tuple, int64_t index, irm_object **out) {
   int rc = check_out("irm_pattern_tuple_get_item", out);
   if (!rc) rc = check_pattern("irm_pattern_tuple_get_item", "tuple", tuple);
-  if (!rc && index < -1) rc = irm_error(IRM_EVALUE, "irm_pattern_tuple_get_item: index %lld must be >= -1 (any)",
-                                        (long long)index);
+  if (!rc && index < -1)
+    rc = irm_error(IRM_EVALUE, "irm_pattern_tuple_get_item: index %lld must be >= -1 (any)", (long long)index);
   if (!rc) rc = make(IRM_PATTERN_TUPLE_GET_ITEM, tuple, NULL, NULL, out);
   if (!rc) mut(*out)->index = index;
   return rc;

@@ -11,13 +11,13 @@
 /* One payload for every kind; unused fields stay NULL / 0. */
 typedef struct irm_pattern_ {
   irm_pattern_kind kind;
-  irm_object *sub[3];  /* CALL: callee; TUPLE_GET_ITEM: tuple; ALT: a, b; wrappers: inner;
+  irm_object *sub[3]; /* CALL: callee; TUPLE_GET_ITEM: tuple; ALT: a, b; wrappers: inner;
                           DOMINATOR: parent, path, child; CAPTURE: inner */
-  irm_object *list;    /* CALL args / TUPLE fields: an Array of patterns, or NULL (any) */
-  irm_object *data;    /* OP: the Op; EXPR: the expression; ATTR: the Map; TYPE: the type;
+  irm_object *list;   /* CALL args / TUPLE fields: an Array of patterns, or NULL (any) */
+  irm_object *data;   /* OP: the Op; EXPR: the expression; ATTR: the Map; TYPE: the type;
                           SHAPE: a TensorType of the shape; CAPTURE / VAR: a String name */
-  int64_t index;       /* TUPLE_GET_ITEM: -1 any */
-  DLDataType dtype;    /* DTYPE */
+  int64_t index;      /* TUPLE_GET_ITEM: -1 any */
+  DLDataType dtype;   /* DTYPE */
 } irm_pattern_;
 
 const irm_pattern_ *irm_pattern_payload_(const irm_object *p);
@@ -35,7 +35,7 @@ typedef struct irm_rule_cond_ {
 typedef struct irm_rule_ {
   char *name;
   irm_object *lhs;
-  irm_object *rhs;      /* the template (its free Vars named like captures), or NULL with fn */
+  irm_object *rhs; /* the template (its free Vars named like captures), or NULL with fn */
   irm_rule_cond_ *conds;
   size_t n_conds;
   int benefit;
@@ -48,8 +48,8 @@ const irm_rule_ *irm_rule_payload_(const irm_object *rule);
 
 /* A rule as irm_rewrite_rule_new makes it, with conds (taken: freed here on
  * failure too). */
-int irm_rewrite_rule_new_ex_(const char *name, irm_object *lhs, irm_object *rhs, irm_rule_cond_ *conds,
-                             size_t n_conds, int benefit, irm_object **out);
+int irm_rewrite_rule_new_ex_(const char *name, irm_object *lhs, irm_object *rhs, irm_rule_cond_ *conds, size_t n_conds,
+                             int benefit, irm_object **out);
 void irm_rule_conds_free_(irm_rule_cond_ *conds, size_t n);
 
 /* Matches and keeps the captures in a Map (NEW in *captures when matched). */

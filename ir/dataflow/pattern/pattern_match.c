@@ -20,7 +20,7 @@ typedef struct node_list {
 } node_list;
 
 typedef struct mstate {
-  binding *b;      /* small, or the heap once more are bound */
+  binding *b; /* small, or the heap once more are bound */
   size_t n, cap;
   binding small[IRM_SMALL_BINDINGS_];
   node_list inputs; /* what wildcards and var patterns matched (when wanted) */
@@ -256,7 +256,8 @@ static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
     irm_object *t = tensor_type_of(e);
     int32_t nd = irm_tensor_type_ndim(p->data);
     return t && irm_tensor_type_ndim(t) == nd &&
-           (nd == 0 || memcmp(irm_tensor_type_shape(t), irm_tensor_type_shape(p->data), (size_t)nd * sizeof(int64_t)) == 0) &&
+           (nd == 0 ||
+            memcmp(irm_tensor_type_shape(t), irm_tensor_type_shape(p->data), (size_t)nd * sizeof(int64_t)) == 0) &&
            match(s, p->sub[0], e);
   }
   case IRM_PATTERN_DOMINATOR: return match_dominator(s, p, e);

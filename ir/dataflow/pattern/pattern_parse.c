@@ -31,13 +31,16 @@ static int is_sym(const irm_dataflow_parser *p, const char *sym) {
   return p->tok.kind != IRM_TOK_EOF && p->tok.start + n <= p->lx.len && memcmp(p->lx.text + p->tok.start, sym, n) == 0;
 }
 
-static void skip_sym(irm_dataflow_parser *p, const char *sym) { p->tok = irm_dataflow_lex_(&p->lx, p->tok.start + strlen(sym)); }
+static void skip_sym(irm_dataflow_parser *p, const char *sym) {
+  p->tok = irm_dataflow_lex_(&p->lx, p->tok.start + strlen(sym));
+}
 
 /* The current IDENT / VAR name (without '%') into buf. */
 static int tok_name(irm_dataflow_parser *p, char *buf, size_t size, const char *what) {
   irm_dataflow_tok t = p->tok;
   size_t skip = t.kind == IRM_TOK_VAR ? 1 : 0;
-  if ((t.kind != IRM_TOK_IDENT && t.kind != IRM_TOK_VAR) || t.len - skip >= size) return irm_dataflow_expected_(p, what);
+  if ((t.kind != IRM_TOK_IDENT && t.kind != IRM_TOK_VAR) || t.len - skip >= size)
+    return irm_dataflow_expected_(p, what);
   memcpy(buf, p->lx.text + t.start + skip, t.len - skip);
   buf[t.len - skip] = '\0';
   irm_dataflow_next_(p);
@@ -75,7 +78,8 @@ static int parse_const(irm_dataflow_parser *p, irm_object **out) {
     irm_dataflow_next_(p);
     irm_dataflow_next_(p);
     char buf[64];
-    if (num.len >= sizeof buf) return irm_dataflow_error_at_(p, num.start, IRM_EVALUE, "a number of %zu bytes", num.len);
+    if (num.len >= sizeof buf)
+      return irm_dataflow_error_at_(p, num.start, IRM_EVALUE, "a number of %zu bytes", num.len);
     memcpy(buf, p->lx.text + num.start, num.len);
     buf[num.len] = '\0';
     irm_dataflow_next_(p);
@@ -194,7 +198,8 @@ static int parse_rhs_atom(rules_parser *rp, irm_object **out) {
     if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' and the op's arguments");
     if (!rc) rc = parse_items(rp, parse_rhs, &items, &attrs, NULL);
     if (!rc && !(objs = objects_of(items))) rc = irm_error_nomem_("parsing rules");
-    if (!rc && (rc = irm_call_new(op, objs, irm_array_size(items), attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
+    if (!rc && (rc = irm_call_new(op, objs, irm_array_size(items), attrs, out)))
+      rc = irm_dataflow_context_at_(p, at, rc);
     irm_object_release(op);
   } else {
     rc = irm_dataflow_expected_(p, "an expression (a %capture, an op call, a const or a tuple)");
@@ -308,7 +313,7 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     if (!rc) rc = parse_items(rp, parse_alt, &items, NULL, NULL);
     if (!rc && irm_array_size(items) != 3)
       rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "dominates takes (parent, path, child), got %zu patterns",
-                            irm_array_size(items));
+                                  irm_array_size(items));
     if (!rc)
       rc = irm_pattern_dominates(irm_array_at(items, 0)->v_obj, irm_array_at(items, 1)->v_obj,
                                  irm_array_at(items, 2)->v_obj, out);

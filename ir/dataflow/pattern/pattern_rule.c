@@ -45,7 +45,7 @@ int irm_register_pattern_rule_type_(void) {
                                                 .type_key = "dataflow.RewriteRule",
                                                 .finalize = rule_finalize,
                                                 .repr = rule_repr},
-                              &rule_type);
+                               &rule_type);
 }
 
 const irm_rule_ *irm_rule_payload_(const irm_object *rule) {
@@ -172,12 +172,18 @@ static int sample_of(sample *s, const irm_object *p, constraints c, int depth, i
   case IRM_PATTERN_WILDCARD:
   case IRM_PATTERN_CONSTANT:
   case IRM_PATTERN_VAR: return sample_leaf(pp, c, out);
-  case IRM_PATTERN_EXPR: irm_object_retain(pp->data); *out = pp->data; return IRM_OK;
+  case IRM_PATTERN_EXPR:
+    irm_object_retain(pp->data);
+    *out = pp->data;
+    return IRM_OK;
   case IRM_PATTERN_ALT: return sample_of(s, pp->sub[0], c, depth + 1, out);
   case IRM_PATTERN_DOMINATOR: return sample_of(s, pp->sub[2], c, depth + 1, out);
   case IRM_PATTERN_TYPE: c.type = pp->data; return sample_of(s, pp->sub[0], c, depth + 1, out);
   case IRM_PATTERN_SHAPE: c.shape = pp->data; return sample_of(s, pp->sub[0], c, depth + 1, out);
-  case IRM_PATTERN_DTYPE: c.dtype = pp->dtype; c.has_dtype = 1; return sample_of(s, pp->sub[0], c, depth + 1, out);
+  case IRM_PATTERN_DTYPE:
+    c.dtype = pp->dtype;
+    c.has_dtype = 1;
+    return sample_of(s, pp->sub[0], c, depth + 1, out);
   case IRM_PATTERN_ATTR: c.attrs = pp->data; return sample_of(s, pp->sub[0], c, depth + 1, out);
   case IRM_PATTERN_CAPTURE: {
     const irm_any *known = irm_map_find_cstr(s->captures, irm_string_data(pp->data));
@@ -411,8 +417,8 @@ static int check_args(const char *fn, const char *name, irm_object *lhs, irm_obj
   return IRM_OK;
 }
 
-int irm_rewrite_rule_new_ex_(const char *name, irm_object *lhs, irm_object *rhs, irm_rule_cond_ *conds,
-                             size_t n_conds, int benefit, irm_object **out) {
+int irm_rewrite_rule_new_ex_(const char *name, irm_object *lhs, irm_object *rhs, irm_rule_cond_ *conds, size_t n_conds,
+                             int benefit, irm_object **out) {
   int rc = check_args("irm_rewrite_rule_new", name, lhs, out);
   if (!rc && irm_expr_kind_of(rhs) == IRM_EXPR_NONE) {
     irm_any v = irm_any_object(rhs);
@@ -467,14 +473,15 @@ static int numbers_equal(const irm_any *a, const irm_any *b, int *eq) {
   return IRM_OK;
 }
 
-static int cond_holds(const irm_rule_cond_ *c, const irm_bindings_ *captures, irm_pattern_attr_fn attr_fn, void *attr_ctx,
-                      int *holds) {
+static int cond_holds(const irm_rule_cond_ *c, const irm_bindings_ *captures, irm_pattern_attr_fn attr_fn,
+                      void *attr_ctx, int *holds) {
   *holds = 0;
   int rc = IRM_OK;
   if (c->what == IRM_COND_ATTR) {
     irm_any v = irm_any_none();
     if (attr_fn && (rc = attr_fn(attr_ctx, c->arg, &v))) return rc;
-    rc = v.type_code == IRM_NONE ? (*holds = c->value.type_code == IRM_NONE, IRM_OK) : numbers_equal(&v, &c->value, holds);
+    rc = v.type_code == IRM_NONE ? (*holds = c->value.type_code == IRM_NONE, IRM_OK)
+                                 : numbers_equal(&v, &c->value, holds);
     irm_any_release(&v);
   } else {
     irm_object *x = irm_bindings_find_(captures, c->arg), *t = irm_expr_type(x);

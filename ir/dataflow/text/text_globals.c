@@ -19,8 +19,8 @@ static int read_options(const char *fn, const irm_object *map, irm_dataflow_prin
     const char *key = irm_string_data(k);
     if (strcmp(key, names[0]) != 0) {
       const char *best = irm_closest_name(key, names, sizeof names / sizeof names[0]);
-      return irm_error(IRM_EATTR, "%s: unknown option '%s'%s%s%s; options: elide_larger_than", fn,
-                       irm_error_quote(key), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+      return irm_error(IRM_EATTR, "%s: unknown option '%s'%s%s%s; options: elide_larger_than", fn, irm_error_quote(key),
+                       best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
     }
     int rc = irm_any_to_int(v, &opts->elide_larger_than);
     if (rc) return irm_error_context(rc, "%s: option 'elide_larger_than'", fn);
@@ -42,7 +42,8 @@ static int g_print(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_object(fn, args, 1, "ffi.Map", &map);
   if (!rc && map) rc = read_options(fn, map, &opts);
   if (rc) return rc;
-  rc = irm_object_is(x, "ir.IRModule") ? irm_dataflow_print_ex(x, &opts, &text) : irm_dataflow_print_node_ex(x, &opts, &text);
+  rc = irm_object_is(x, "ir.IRModule") ? irm_dataflow_print_ex(x, &opts, &text)
+                                       : irm_dataflow_print_node_ex(x, &opts, &text);
   return irm_ret_object(fn, rc, &text, ret);
 }
 

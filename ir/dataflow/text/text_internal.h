@@ -59,7 +59,7 @@ typedef struct irm_dataflow_def_scope irm_dataflow_def_scope; /* text_parse.c */
 typedef struct irm_dataflow_parser {
   irm_dataflow_lexer lx;
   irm_dataflow_tok tok; /* the current token */
-  int depth;      /* open brackets and nested functions */
+  int depth;            /* open brackets and nested functions */
   irm_dataflow_def_scope *scope;
   irm_object *globals; /* Map name -> GlobalVar made so far (one per name) */
 } irm_dataflow_parser;

@@ -204,7 +204,7 @@ int irm_dataflow_string_decode_(const irm_dataflow_lexer *lx, irm_dataflow_tok t
   *buf = NULL;
   *n = 0;
   const char *s = lx->text + tok.start + 1;
-  size_t len = tok.len - 2; /* without the quotes */
+  size_t len = tok.len - 2;        /* without the quotes */
   char *out = irm_malloc(len + 1); /* decoding never grows the text */
   if (!out) return irm_error_nomem_("reading a string literal");
   size_t o = 0;

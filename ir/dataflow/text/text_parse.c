@@ -166,7 +166,7 @@ static int scope_define(irm_dataflow_parser *p, irm_dataflow_tok t, irm_object *
     size_t line, col;
     irm_dataflow_line_col_(&p->lx, old->at, &line, &col);
     return irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "'%.*s' is already defined (line %zu, column %zu)",
-                            (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
+                                  (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
   }
   irm_dataflow_def_scope *s = p->scope;
   int nomem = 0;
@@ -208,9 +208,9 @@ static int undefined(irm_dataflow_parser *p) {
     closest = irm_closest_name(want, names, k);
   }
   int rc = closest ? irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s' (did you mean '%s'?)",
-                                      is_var ? "variable" : "temporary", want, closest)
-                   : irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s'", is_var ? "variable" : "temporary",
-                                      want);
+                                            is_var ? "variable" : "temporary", want, closest)
+                   : irm_dataflow_error_at_(p, t.start, IRM_EVALUE, "undefined %s '%s'",
+                                            is_var ? "variable" : "temporary", want);
   irm_free(names);
   return rc;
 }
@@ -266,9 +266,10 @@ static int parse_atom(irm_dataflow_parser *p, irm_object **out) {
       size_t line, col;
       irm_dataflow_line_col_(&p->lx, d->at, &line, &col);
       return irm_dataflow_error_at_(p, t.start, IRM_EVALUE,
-                              t.kind == IRM_TOK_VAR ? "'%.*s' is used outside the block that binds it (line %zu, column %zu)"
-                                                    : "'%.*s' uses variables of a block that has ended (line %zu, column %zu)",
-                              (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
+                                    t.kind == IRM_TOK_VAR
+                                        ? "'%.*s' is used outside the block that binds it (line %zu, column %zu)"
+                                        : "'%.*s' uses variables of a block that has ended (line %zu, column %zu)",
+                                    (int)(t.len > 64 ? 64 : t.len), p->lx.text + t.start, line, col);
     }
     note_use(p, d->needs);
     *out = d->node;
@@ -283,7 +284,8 @@ static int parse_atom(irm_dataflow_parser *p, irm_object **out) {
     return rc;
   } else if (t.kind == IRM_TOK_IDENT) {
     char name[256];
-    if (t.len >= sizeof name) return irm_dataflow_error_at_(p, t.start, IRM_EKEY, "unknown op (a name of %zu bytes)", t.len);
+    if (t.len >= sizeof name)
+      return irm_dataflow_error_at_(p, t.start, IRM_EKEY, "unknown op (a name of %zu bytes)", t.len);
     memcpy(name, p->lx.text + t.start, t.len);
     name[t.len] = '\0';
     if ((rc = irm_op_get(name, out))) return irm_dataflow_context_at_(p, t.start, rc);
@@ -407,8 +409,7 @@ static int parse_rhs(irm_dataflow_parser *p, irm_object **out) {
       }
       if (p->tok.len >= sizeof buf || index < 0 || index == INT64_MAX)
         rc = irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "field index out of range");
-      else if ((rc = irm_tuple_get_item_new(a, index, out)))
-        rc = irm_dataflow_context_at_(p, at, rc);
+      else if ((rc = irm_tuple_get_item_new(a, index, out))) rc = irm_dataflow_context_at_(p, at, rc);
       if (!rc) irm_dataflow_next_(p);
     }
   } else {
@@ -557,10 +558,13 @@ static int parse_function(irm_dataflow_parser *p, size_t at, irm_object **out) {
     irm_dataflow_next_(p);
     rc = irm_dataflow_parse_attr_map_(p, &attrs);
   }
-  if (!rc) rc = irm_dataflow_is_punct_(p, '{') ? parse_block_body(p, &body) : irm_dataflow_expected_(p, "'{' and the function body");
+  if (!rc)
+    rc = irm_dataflow_is_punct_(p, '{') ? parse_block_body(p, &body)
+                                        : irm_dataflow_expected_(p, "'{' and the function body");
   close_scope(p);
   irm_dataflow_leave_(p);
-  if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
+  if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out)))
+    rc = irm_dataflow_context_at_(p, at, rc);
   list_free(&params);
   irm_object_release(ret);
   irm_object_release(attrs);
@@ -585,14 +589,16 @@ static int parse_header(irm_dataflow_parser *p, int *frozen) {
   size_t vn = strlen(IRM_DATAFLOW_TEXT_VERSION);
   if (p->tok.len != vn + 2 || memcmp(p->lx.text + p->tok.start + 1, IRM_DATAFLOW_TEXT_VERSION, vn) != 0)
     return irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "unsupported version %.*s (this is \"%s\")",
-                            (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start, IRM_DATAFLOW_TEXT_VERSION);
+                                  (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start,
+                                  IRM_DATAFLOW_TEXT_VERSION);
   irm_dataflow_next_(p);
   if (irm_dataflow_is_punct_(p, ',')) { /* `, frozen = true` */
     irm_dataflow_next_(p);
     if (!irm_dataflow_is_word_(p, "frozen")) return irm_dataflow_expected_(p, "frozen");
     irm_dataflow_next_(p);
     rc = irm_dataflow_expect_punct_(p, '=', "'=' after frozen");
-    if (!rc && !irm_dataflow_is_word_(p, "true") && !irm_dataflow_is_word_(p, "false")) rc = irm_dataflow_expected_(p, "true or false");
+    if (!rc && !irm_dataflow_is_word_(p, "true") && !irm_dataflow_is_word_(p, "false"))
+      rc = irm_dataflow_expected_(p, "true or false");
     if (rc) return rc;
     *frozen = irm_dataflow_is_word_(p, "true");
     irm_dataflow_next_(p);
@@ -612,7 +618,8 @@ static int parse_module_attrs(irm_dataflow_parser *p, irm_module **mod) {
     irm_any v = irm_any_none();
     rc = irm_dataflow_parse_key_(p, &key, &klen);
     if (!rc) rc = irm_dataflow_parse_value_(p, &v);
-    if (!rc && strlen(key) != klen) rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "an attribute name holds a NUL byte");
+    if (!rc && strlen(key) != klen)
+      rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "an attribute name holds a NUL byte");
     if (!rc && irm_map_find(irm_dict_attrs_map(irm_module_attrs(*mod)), key, klen))
       rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "module attribute '%s' is given twice", irm_error_quote(key));
     if (!rc && (rc = irm_module_set_attr_move(mod, key, &v))) rc = irm_dataflow_context_at_(p, at, rc);

@@ -16,7 +16,9 @@
 
 void irm_dataflow_next_(irm_dataflow_parser *p) { p->tok = irm_dataflow_lex_(&p->lx, p->tok.start + p->tok.len); }
 
-irm_dataflow_tok irm_dataflow_peek_(const irm_dataflow_parser *p) { return irm_dataflow_lex_(&p->lx, p->tok.start + p->tok.len); }
+irm_dataflow_tok irm_dataflow_peek_(const irm_dataflow_parser *p) {
+  return irm_dataflow_lex_(&p->lx, p->tok.start + p->tok.len);
+}
 
 int irm_dataflow_is_punct_(const irm_dataflow_parser *p, char c) {
   return p->tok.kind == IRM_TOK_PUNCT && p->lx.text[p->tok.start] == c;
@@ -82,8 +84,9 @@ int irm_dataflow_expect_punct_(irm_dataflow_parser *p, char c, const char *what)
 
 int irm_dataflow_enter_(irm_dataflow_parser *p) {
   if (p->depth >= IRM_DATAFLOW_PARSE_MAX_DEPTH)
-    return irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "nesting deeper than %d levels (IRM_DATAFLOW_PARSE_MAX_DEPTH)",
-                            IRM_DATAFLOW_PARSE_MAX_DEPTH);
+    return irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE,
+                                  "nesting deeper than %d levels (IRM_DATAFLOW_PARSE_MAX_DEPTH)",
+                                  IRM_DATAFLOW_PARSE_MAX_DEPTH);
   p->depth++;
   return IRM_OK;
 }
@@ -106,7 +109,7 @@ static int read_int(irm_dataflow_parser *p, int64_t *out) {
   else errno = ERANGE;
   if (errno == ERANGE)
     return irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "integer %.*s is out of the range of int64",
-                            (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start);
+                                  (int)(p->tok.len > 40 ? 40 : p->tok.len), p->lx.text + p->tok.start);
   *out = (int64_t)v;
   return IRM_OK;
 }
@@ -135,10 +138,12 @@ static int read_float(irm_dataflow_parser *p, int single, double *out, int *ok) 
 
 static int parse_dtype(irm_dataflow_parser *p, DLDataType *out) {
   char buf[32];
-  if (p->tok.kind != IRM_TOK_IDENT) return irm_dataflow_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
+  if (p->tok.kind != IRM_TOK_IDENT)
+    return irm_dataflow_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
   size_t at = p->tok.start;
-  int rc = tok_text(p, buf, sizeof buf) ? irm_dtype_parse(buf, out)
-                                        : irm_dataflow_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
+  int rc = tok_text(p, buf, sizeof buf)
+               ? irm_dtype_parse(buf, out)
+               : irm_dataflow_expected_(p, "a dtype (float32, float16, int32, int8, uint8, float64, int64, bool)");
   if (rc) return irm_dataflow_context_at_(p, at, rc);
   irm_dataflow_next_(p);
   return IRM_OK;
@@ -159,7 +164,8 @@ static int parse_dims(irm_dataflow_parser *p, char close, int64_t *dims, int32_t
     dims[(*ndim)++] = d;
     irm_dataflow_next_(p);
     if (irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
-    else if (!irm_dataflow_is_punct_(p, close)) return irm_dataflow_expected_(p, close == ')' ? "',' or ')'" : "',' or ']'");
+    else if (!irm_dataflow_is_punct_(p, close))
+      return irm_dataflow_expected_(p, close == ')' ? "',' or ')'" : "',' or ']'");
   }
   irm_dataflow_next_(p);
   return IRM_OK;
@@ -299,9 +305,9 @@ static int elided(const irm_dataflow_parser *p, size_t at, DLDataType dt, const 
   if (o >= sizeof shape) snprintf(shape + sizeof shape - 5, 5, "...");
   if (!ndim) shape[0] = '\0';
   return irm_dataflow_error_at_(p, at, IRM_EVALUE,
-                          "the data of this const(%s, [%s]) was elided when the text was printed; print with all "
-                          "constants (ir.Print without options, or elide_larger_than=0) to get text that parses",
-                          irm_dtype_name(dt), shape);
+                                "the data of this const(%s, [%s]) was elided when the text was printed; print with all "
+                                "constants (ir.Print without options, or elide_larger_than=0) to get text that parses",
+                                irm_dtype_name(dt), shape);
 }
 
 int irm_dataflow_parse_tensor_(irm_dataflow_parser *p, irm_object **out) {
@@ -350,7 +356,7 @@ int irm_dataflow_parse_tensor_(irm_dataflow_parser *p, irm_object **out) {
   }
   if (!rc && (uint64_t)n != numel)
     rc = irm_dataflow_error_at_(p, values_at, IRM_EVALUE, "const: the shape holds %llu values, got %zu",
-                          (unsigned long long)numel, n);
+                                (unsigned long long)numel, n);
   if (!rc) irm_dataflow_next_(p);
   if (!rc) rc = irm_dataflow_expect_punct_(p, ')', "')' after the values of a const");
   if (!rc) rc = tensor_from(p, at, dt, dims, ndim, vals, n, out);
@@ -431,18 +437,21 @@ static int parse_config(irm_dataflow_parser *p, irm_object **out) {
     rc = parse_map(p, &first);
     if (!rc && (rc = irm_target_from_config(first, out))) rc = irm_dataflow_context_at_(p, at, rc);
   } else if (!rc) {
-    rc = p->tok.kind == IRM_TOK_STRING ? string_value(p, &first)
-                                       : irm_dataflow_expected_(p, is_target ? "a target string or a {config}" : "a \"kind\"");
+    rc = p->tok.kind == IRM_TOK_STRING
+             ? string_value(p, &first)
+             : irm_dataflow_expected_(p, is_target ? "a target string or a {config}" : "a \"kind\"");
     if (!rc && !is_target && irm_dataflow_is_punct_(p, ',')) {
       irm_dataflow_next_(p);
-      rc = irm_dataflow_is_punct_(p, '{') ? parse_map(p, &opts) : irm_dataflow_expected_(p, "a {\"option\": value} map");
+      rc =
+          irm_dataflow_is_punct_(p, '{') ? parse_map(p, &opts) : irm_dataflow_expected_(p, "a {\"option\": value} map");
     }
     if (!rc && memchr(irm_string_data(first), 0, irm_string_size(first)))
       rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "a config text holds a NUL byte");
     if (!rc) {
       const char *s = irm_string_data(first);
-      rc = is_target ? irm_target_parse(s, out) : is_exec ? irm_executor_create(s, opts, out)
-                                                          : irm_runtime_create(s, opts, out);
+      rc = is_target ? irm_target_parse(s, out)
+           : is_exec ? irm_executor_create(s, opts, out)
+                     : irm_runtime_create(s, opts, out);
       if (rc) rc = irm_dataflow_context_at_(p, at, rc);
     }
   }
@@ -461,46 +470,47 @@ static int parse_value_body(irm_dataflow_parser *p, irm_any *out) {
   int rc, ok = 0;
   double d;
   switch (p->tok.kind) {
-    case IRM_TOK_INT: {
-      int64_t v;
-      if ((rc = read_int(p, &v))) return rc;
-      *out = irm_any_int(v);
+  case IRM_TOK_INT: {
+    int64_t v;
+    if ((rc = read_int(p, &v))) return rc;
+    *out = irm_any_int(v);
+    irm_dataflow_next_(p);
+    return IRM_OK;
+  }
+  case IRM_TOK_FLOAT:
+    if ((rc = read_float(p, 0, &d, &ok))) return rc;
+    *out = irm_any_float(d);
+    irm_dataflow_next_(p);
+    return IRM_OK;
+  case IRM_TOK_STRING: rc = string_value(p, &o); break;
+  case IRM_TOK_IDENT:
+    if (irm_dataflow_is_word_(p, "true") || irm_dataflow_is_word_(p, "false")) {
+      *out = irm_any_bool(irm_dataflow_is_word_(p, "true"));
       irm_dataflow_next_(p);
       return IRM_OK;
     }
-    case IRM_TOK_FLOAT:
+    if (irm_dataflow_is_word_(p, "none")) {
+      irm_dataflow_next_(p);
+      return IRM_OK;
+    }
+    if (irm_dataflow_is_word_(p, "inf") || irm_dataflow_is_word_(p, "nan")) {
       if ((rc = read_float(p, 0, &d, &ok))) return rc;
       *out = irm_any_float(d);
       irm_dataflow_next_(p);
       return IRM_OK;
-    case IRM_TOK_STRING: rc = string_value(p, &o); break;
-    case IRM_TOK_IDENT:
-      if (irm_dataflow_is_word_(p, "true") || irm_dataflow_is_word_(p, "false")) {
-        *out = irm_any_bool(irm_dataflow_is_word_(p, "true"));
-        irm_dataflow_next_(p);
-        return IRM_OK;
-      }
-      if (irm_dataflow_is_word_(p, "none")) {
-        irm_dataflow_next_(p);
-        return IRM_OK;
-      }
-      if (irm_dataflow_is_word_(p, "inf") || irm_dataflow_is_word_(p, "nan")) {
-        if ((rc = read_float(p, 0, &d, &ok))) return rc;
-        *out = irm_any_float(d);
-        irm_dataflow_next_(p);
-        return IRM_OK;
-      }
-      if (irm_dataflow_is_word_(p, "const")) rc = irm_dataflow_parse_tensor_(p, &o);
-      else if (irm_dataflow_is_word_(p, "Target") || irm_dataflow_is_word_(p, "Executor") || irm_dataflow_is_word_(p, "Runtime"))
-        rc = parse_config(p, &o);
-      else return irm_dataflow_expected_(p, "a value");
-      break;
-    case IRM_TOK_PUNCT:
-      if (irm_dataflow_is_punct_(p, '[')) rc = parse_array(p, &o);
-      else if (irm_dataflow_is_punct_(p, '{')) rc = parse_map(p, &o);
-      else return irm_dataflow_expected_(p, "a value");
-      break;
-    default: return irm_dataflow_expected_(p, "a value");
+    }
+    if (irm_dataflow_is_word_(p, "const")) rc = irm_dataflow_parse_tensor_(p, &o);
+    else if (irm_dataflow_is_word_(p, "Target") || irm_dataflow_is_word_(p, "Executor") ||
+             irm_dataflow_is_word_(p, "Runtime"))
+      rc = parse_config(p, &o);
+    else return irm_dataflow_expected_(p, "a value");
+    break;
+  case IRM_TOK_PUNCT:
+    if (irm_dataflow_is_punct_(p, '[')) rc = parse_array(p, &o);
+    else if (irm_dataflow_is_punct_(p, '{')) rc = parse_map(p, &o);
+    else return irm_dataflow_expected_(p, "a value");
+    break;
+  default: return irm_dataflow_expected_(p, "a value");
   }
   if (rc) {
     irm_object_release(o);

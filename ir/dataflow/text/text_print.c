@@ -52,7 +52,8 @@ static int flush(irm_text_buf *b, sink *s, size_t min) {
   if (!b->len || b->len < min) return IRM_OK;
   int refused = s->write(s->ctx, b->data, b->len);
   irm_text_buf_truncate_(b, 0);
-  if (refused) s->rc = irm_error(IRM_ERUNTIME, "irm_dataflow_print_to: the sink refused the text (returned %d)", refused);
+  if (refused)
+    s->rc = irm_error(IRM_ERUNTIME, "irm_dataflow_print_to: the sink refused the text (returned %d)", refused);
   return s->rc;
 }
 
@@ -91,7 +92,7 @@ typedef struct printer {
   size_t depth, cap;
   int indent;
   irm_dataflow_elide_ *elide; /* NULL: every tensor in full */
-  sink *out;            /* NULL: the text stays in b */
+  sink *out;                  /* NULL: the text stays in b */
 } printer;
 
 static void printer_free(printer *p) {
@@ -108,9 +109,7 @@ static void printer_free(printer *p) {
   p->depth = p->cap = 0;
 }
 
-static node_info *find_info(printer *p, const irm_object *node) {
-  return irm_ptr_table_find_(&p->nodes, node);
-}
+static node_info *find_info(printer *p, const irm_object *node) { return irm_ptr_table_find_(&p->nodes, node); }
 
 static node_info *get_info(printer *p, const irm_object *node) {
   node_info *n = find_info(p, node);
@@ -258,21 +257,21 @@ static int atom(printer *p, const irm_object *node) {
     return IRM_OK;
   }
   switch (irm_expr_kind_of(node)) {
-    case IRM_EXPR_VAR: {
-      const char *name = var_name(p, node, &rc);
-      if (name) irm_text_buf_printf_(p->b, "%%%s", name);
-      return rc;
-    }
-    case IRM_EXPR_GLOBAL_VAR: {
-      const char *name = irm_global_var_name(node);
-      irm_dataflow_print_name_(p->b, '@', name, strlen(name));
-      return IRM_OK;
-    }
-    case IRM_EXPR_OP: irm_text_buf_puts_(p->b, irm_op_name(node)); return IRM_OK;
-    case IRM_EXPR_CONSTANT: return irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide);
-    default:
-      return irm_error(IRM_EVALUE, "cannot print a %s node before its line (a cycle?)",
-                       irm_expr_kind_name(irm_expr_kind_of(node)));
+  case IRM_EXPR_VAR: {
+    const char *name = var_name(p, node, &rc);
+    if (name) irm_text_buf_printf_(p->b, "%%%s", name);
+    return rc;
+  }
+  case IRM_EXPR_GLOBAL_VAR: {
+    const char *name = irm_global_var_name(node);
+    irm_dataflow_print_name_(p->b, '@', name, strlen(name));
+    return IRM_OK;
+  }
+  case IRM_EXPR_OP: irm_text_buf_puts_(p->b, irm_op_name(node)); return IRM_OK;
+  case IRM_EXPR_CONSTANT: return irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide);
+  default:
+    return irm_error(IRM_EVALUE, "cannot print a %s node before its line (a cycle?)",
+                     irm_expr_kind_name(irm_expr_kind_of(node)));
   }
 }
 
@@ -285,7 +284,8 @@ static void indent(printer *p) {
 static int start_line(printer *p, const irm_object *node) {
   node_info *n = get_info(p, node);
   if (!n) return irm_error_nomem_("printing IR");
-  if (p->next_temp == INT32_MAX) return irm_error(IRM_EVALUE, "cannot print a function of more than %d lines", INT32_MAX);
+  if (p->next_temp == INT32_MAX)
+    return irm_error(IRM_EVALUE, "cannot print a function of more than %d lines", INT32_MAX);
   n->temp = p->next_temp++;
   indent(p);
   irm_text_buf_printf_(p->b, "%%%" PRId32 " = ", n->temp);
@@ -377,35 +377,35 @@ static int node_line(printer *p, irm_object *node) {
   int rc = start_line(p, node);
   if (rc) return rc;
   switch (irm_expr_kind_of(node)) {
-    case IRM_EXPR_CALL: {
-      size_t n = irm_call_arg_count(node);
-      rc = atom(p, irm_call_callee(node));
-      irm_text_buf_putc_(p->b, '(');
-      for (size_t i = 0; i < n && !rc; i++) {
-        if (i) irm_text_buf_puts_(p->b, ", ");
-        rc = atom(p, irm_call_arg(node, i));
-      }
-      int first = n == 0;
-      if (!rc && irm_expr_kind_of(irm_call_callee(node)) == IRM_EXPR_OP) rc = call_attrs(p, node, &first);
-      irm_text_buf_putc_(p->b, ')');
-      break;
+  case IRM_EXPR_CALL: {
+    size_t n = irm_call_arg_count(node);
+    rc = atom(p, irm_call_callee(node));
+    irm_text_buf_putc_(p->b, '(');
+    for (size_t i = 0; i < n && !rc; i++) {
+      if (i) irm_text_buf_puts_(p->b, ", ");
+      rc = atom(p, irm_call_arg(node, i));
     }
-    case IRM_EXPR_TUPLE: {
-      size_t n = irm_tuple_size(node);
-      irm_text_buf_putc_(p->b, '(');
-      for (size_t i = 0; i < n && !rc; i++) {
-        if (i) irm_text_buf_puts_(p->b, ", ");
-        rc = atom(p, irm_tuple_field(node, i));
-      }
-      irm_text_buf_puts_(p->b, n == 1 ? ",)" : ")");
-      break;
+    int first = n == 0;
+    if (!rc && irm_expr_kind_of(irm_call_callee(node)) == IRM_EXPR_OP) rc = call_attrs(p, node, &first);
+    irm_text_buf_putc_(p->b, ')');
+    break;
+  }
+  case IRM_EXPR_TUPLE: {
+    size_t n = irm_tuple_size(node);
+    irm_text_buf_putc_(p->b, '(');
+    for (size_t i = 0; i < n && !rc; i++) {
+      if (i) irm_text_buf_puts_(p->b, ", ");
+      rc = atom(p, irm_tuple_field(node, i));
     }
-    case IRM_EXPR_TUPLE_GET_ITEM:
-      rc = atom(p, irm_tuple_item_source(node));
-      irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_item_index(node));
-      break;
-    case IRM_EXPR_CONSTANT: rc = irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide); break;
-    default: rc = irm_error(IRM_EVALUE, "cannot print a %s node", irm_expr_kind_name(irm_expr_kind_of(node)));
+    irm_text_buf_puts_(p->b, n == 1 ? ",)" : ")");
+    break;
+  }
+  case IRM_EXPR_TUPLE_GET_ITEM:
+    rc = atom(p, irm_tuple_item_source(node));
+    irm_text_buf_printf_(p->b, ".%" PRId64, irm_tuple_item_index(node));
+    break;
+  case IRM_EXPR_CONSTANT: rc = irm_dataflow_print_tensor_(p->b, irm_constant_data(node), p->elide); break;
+  default: rc = irm_error(IRM_EVALUE, "cannot print a %s node", irm_expr_kind_name(irm_expr_kind_of(node)));
   }
   if (!rc && irm_expr_kind_of(node) != IRM_EXPR_CONSTANT) rc = type_suffix(p, node);
   irm_text_buf_puts_(p->b, ";\n");
@@ -458,37 +458,31 @@ static int step_block(printer *p) {
   frame *f = &p->stack[p->depth - 1];
   irm_object *cur = f->node;
   switch (f->phase) {
-    case 0:
-      f->phase = f->chain && irm_expr_kind_of(cur) == IRM_EXPR_LET ? 1 : 3;
-      return IRM_OK;
-    case 1:
-      f->phase = 2;
-      return needs_line(p, irm_let_value(cur)) ? push(p, F_NODE, irm_let_value(cur)) : IRM_OK;
-    case 2: {
-      indent(p);
-      irm_text_buf_puts_(p->b, "let ");
-      int rc = binder(p, irm_let_var(cur));
-      irm_text_buf_puts_(p->b, " = ");
-      if (!rc) rc = atom(p, irm_let_value(cur));
-      irm_text_buf_puts_(p->b, ";\n");
-      if (rc) return rc;
-      irm_object *body = irm_let_body(cur);
-      node_info *bi = find_info(p, body);
-      f->node = body;
-      f->chain = irm_expr_kind_of(body) == IRM_EXPR_LET && bi && bi->uses == 1 && bi->temp < 0;
-      f->phase = 0;
-      return IRM_OK;
-    }
-    case 3:
-      f->phase = 4;
-      return needs_line(p, cur) ? push(p, F_NODE, cur) : IRM_OK;
-    default: {
-      indent(p);
-      int rc = atom(p, cur);
-      irm_text_buf_putc_(p->b, '\n');
-      p->depth--;
-      return rc;
-    }
+  case 0: f->phase = f->chain && irm_expr_kind_of(cur) == IRM_EXPR_LET ? 1 : 3; return IRM_OK;
+  case 1: f->phase = 2; return needs_line(p, irm_let_value(cur)) ? push(p, F_NODE, irm_let_value(cur)) : IRM_OK;
+  case 2: {
+    indent(p);
+    irm_text_buf_puts_(p->b, "let ");
+    int rc = binder(p, irm_let_var(cur));
+    irm_text_buf_puts_(p->b, " = ");
+    if (!rc) rc = atom(p, irm_let_value(cur));
+    irm_text_buf_puts_(p->b, ";\n");
+    if (rc) return rc;
+    irm_object *body = irm_let_body(cur);
+    node_info *bi = find_info(p, body);
+    f->node = body;
+    f->chain = irm_expr_kind_of(body) == IRM_EXPR_LET && bi && bi->uses == 1 && bi->temp < 0;
+    f->phase = 0;
+    return IRM_OK;
+  }
+  case 3: f->phase = 4; return needs_line(p, cur) ? push(p, F_NODE, cur) : IRM_OK;
+  default: {
+    indent(p);
+    int rc = atom(p, cur);
+    irm_text_buf_putc_(p->b, '\n');
+    p->depth--;
+    return rc;
+  }
   }
 }
 
@@ -510,9 +504,9 @@ static int run(printer *p) {
   int rc = IRM_OK;
   while (!rc && p->depth && !p->b->failed) {
     switch (p->stack[p->depth - 1].kind) {
-      case F_NODE: rc = step_node(p); break;
-      case F_BLOCK: rc = step_block(p); break;
-      default: rc = step_close(p); break;
+    case F_NODE: rc = step_node(p); break;
+    case F_BLOCK: rc = step_block(p); break;
+    default: rc = step_close(p); break;
     }
     if (!rc && p->out && p->b->len >= SINK_CHUNK) rc = flush(p->b, p->out, SINK_CHUNK);
   }
@@ -579,8 +573,9 @@ static int read_options(const char *fn, const irm_dataflow_print_options *opts, 
   if (!opts) return IRM_OK;
   size_t v1 = offsetof(irm_dataflow_print_options, elide_larger_than) + sizeof opts->elide_larger_than;
   if (opts->struct_size < v1)
-    return irm_error(IRM_EVALUE, "%s: opts->struct_size %u is smaller than the first irm_dataflow_print_options (%zu bytes)",
-                     fn, (unsigned)opts->struct_size, v1);
+    return irm_error(IRM_EVALUE,
+                     "%s: opts->struct_size %u is smaller than the first irm_dataflow_print_options (%zu bytes)", fn,
+                     (unsigned)opts->struct_size, v1);
   if (opts->elide_larger_than < 0)
     return irm_error(IRM_EVALUE, "%s: elide_larger_than must be 0 (print every element) or more, got %" PRId64, fn,
                      opts->elide_larger_than);
@@ -610,7 +605,9 @@ int irm_dataflow_print_node_ex(const irm_object *node, const irm_dataflow_print_
   return rc ? rc : print_node(node, &elide, out);
 }
 
-int irm_dataflow_print_node(const irm_object *node, irm_object **out) { return irm_dataflow_print_node_ex(node, NULL, out); }
+int irm_dataflow_print_node(const irm_object *node, irm_object **out) {
+  return irm_dataflow_print_node_ex(node, NULL, out);
+}
 
 /* A node's repr: its text with large tensors elided. */
 int irm_expr_repr_(const irm_object *e, irm_object **out) {
@@ -671,11 +668,10 @@ static void join_header(irm_text_buf *b, const irm_module *mod, const irm_datafl
   irm_text_buf_puts_(b, "#[version = \"" IRM_DATAFLOW_TEXT_VERSION "\"");
   irm_text_buf_puts_(b, irm_module_is_frozen(mod) ? ", frozen = true]\n" : "]\n");
   if (elide->count)
-    irm_text_buf_printf_(b,
-                         "// %zu %s with more than %" PRId64
-                         " %s elided; print with all constants (elide_larger_than=0) to parse\n",
-                         elide->count, elide->count == 1 ? "tensor" : "tensors", elide->larger_than,
-                         elide->larger_than == 1 ? "element" : "elements");
+    irm_text_buf_printf_(
+        b, "// %zu %s with more than %" PRId64 " %s elided; print with all constants (elide_larger_than=0) to parse\n",
+        elide->count, elide->count == 1 ? "tensor" : "tensors", elide->larger_than,
+        elide->larger_than == 1 ? "element" : "elements");
   if (body->failed) irm_text_buf_fail_(b);
   else if (body->len) irm_text_buf_append_(b, body->data, body->len);
 }
@@ -702,7 +698,8 @@ static int print_module(const irm_module *mod, int lenient, irm_dataflow_elide_ 
       continue;
     }
     if (!lenient) { /* a failure fails the whole: no need to keep the function apart */
-      if ((rc = print_function(to, name, fn, elide, streaming))) rc = irm_error_context(rc, "function '%s'", irm_error_quote(name));
+      if ((rc = print_function(to, name, fn, elide, streaming)))
+        rc = irm_error_context(rc, "function '%s'", irm_error_quote(name));
       continue;
     }
     irm_text_buf one = {0};
@@ -739,7 +736,8 @@ int irm_dataflow_print_ex(const irm_module *mod, const irm_dataflow_print_option
 
 int irm_dataflow_print(const irm_module *mod, irm_object **out) { return irm_dataflow_print_ex(mod, NULL, out); }
 
-int irm_dataflow_print_to(const irm_module *mod, const irm_dataflow_print_options *opts, irm_dataflow_print_sink write, void *ctx) {
+int irm_dataflow_print_to(const irm_module *mod, const irm_dataflow_print_options *opts, irm_dataflow_print_sink write,
+                          void *ctx) {
   if (!write) return irm_error(IRM_EVALUE, "irm_dataflow_print_to: sink must not be NULL");
   irm_dataflow_elide_ elide;
   int rc = read_options("irm_dataflow_print_to", opts, &elide);

@@ -22,18 +22,18 @@ static void put_run(irm_text_buf *b, const char *s, size_t n) {
     const char *esc = NULL;
     char hex[8];
     switch (c) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '\n': esc = "\\n"; break;
-      case '\t': esc = "\\t"; break;
-      case '\r': esc = "\\r"; break;
-      case '\b': esc = "\\b"; break;
-      case '\f': esc = "\\f"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          snprintf(hex, sizeof hex, "\\u%04x", c);
-          esc = hex;
-        }
+    case '"': esc = "\\\""; break;
+    case '\\': esc = "\\\\"; break;
+    case '\n': esc = "\\n"; break;
+    case '\t': esc = "\\t"; break;
+    case '\r': esc = "\\r"; break;
+    case '\b': esc = "\\b"; break;
+    case '\f': esc = "\\f"; break;
+    default:
+      if (c < 0x20 || c == 0x7f) {
+        snprintf(hex, sizeof hex, "\\u%04x", c);
+        esc = hex;
+      }
     }
     if (!esc) {
       run++;
@@ -235,16 +235,16 @@ static int print_object(irm_text_buf *b, const irm_object *o, int depth, irm_dat
 static int print_value_at(irm_text_buf *b, const irm_any *v, int depth, irm_dataflow_elide_ *elide) {
   if (depth > IRM_DATAFLOW_PARSE_MAX_DEPTH) return too_deep("a value");
   switch (v->type_code) {
-    case IRM_NONE: irm_text_buf_puts_(b, "none"); return IRM_OK;
-    case IRM_BOOL: irm_text_buf_puts_(b, v->v_int ? "true" : "false"); return IRM_OK;
-    case IRM_INT: irm_text_buf_printf_(b, "%" PRId64, v->v_int); return IRM_OK;
-    case IRM_FLOAT: irm_text_buf_double_(b, v->v_float); return IRM_OK;
-    case IRM_STR: irm_dataflow_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
-    case IRM_OBJECT:
-      if (v->v_obj) return print_object(b, v->v_obj, depth, elide);
-      irm_text_buf_puts_(b, "none");
-      return IRM_OK;
-    default: return irm_error(IRM_ETYPE, "a value of type %s has no text form", irm_any_type_name(v));
+  case IRM_NONE: irm_text_buf_puts_(b, "none"); return IRM_OK;
+  case IRM_BOOL: irm_text_buf_puts_(b, v->v_int ? "true" : "false"); return IRM_OK;
+  case IRM_INT: irm_text_buf_printf_(b, "%" PRId64, v->v_int); return IRM_OK;
+  case IRM_FLOAT: irm_text_buf_double_(b, v->v_float); return IRM_OK;
+  case IRM_STR: irm_dataflow_print_string_(b, v->v_str, strlen(v->v_str)); return IRM_OK;
+  case IRM_OBJECT:
+    if (v->v_obj) return print_object(b, v->v_obj, depth, elide);
+    irm_text_buf_puts_(b, "none");
+    return IRM_OK;
+  default: return irm_error(IRM_ETYPE, "a value of type %s has no text form", irm_any_type_name(v));
   }
 }
 

@@ -14,8 +14,7 @@
 void *irm_node_test_thread_start(const char *name, int64_t arg);
 int irm_node_test_thread_done(void *p);
 int irm_node_test_thread_join(void *p, int64_t *out);
-int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error,
-                                 size_t error_size);
+int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error, size_t error_size);
 int irm_node_test_register(void);
 
 typedef struct call {
@@ -79,8 +78,7 @@ int irm_node_test_thread_join(void *p, int64_t *out) {
 /* start + join in one call: blocks the calling thread until the new thread
  * returns (from JavaScript, only through koffi's .async, so that Node's
  * main thread stays free to run the callback). */
-int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error,
-                                 size_t error_size) {
+int irm_node_test_call_in_thread(const char *name, int64_t arg, int64_t *out, char *error, size_t error_size) {
   call *c = irm_node_test_thread_start(name, arg);
   if (!c) return IRM_ENOMEM;
   pthread_join(c->thread, NULL);
@@ -113,9 +111,7 @@ static int call_in_thread_global(const irm_any *args, int32_t nargs, irm_any *re
   return rc;
 }
 
-static void *remove_global(void *name) {
-  return irm_func_remove_global(name) == 0 ? name : NULL;
-}
+static void *remove_global(void *name) { return irm_func_remove_global(name) == 0 ? name : NULL; }
 
 /* The global test.node.remove_in_thread(name): removes the global name
  * from a new thread and joins it (true when it was removed), so that the

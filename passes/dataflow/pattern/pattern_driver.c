@@ -15,13 +15,13 @@ typedef struct slot {
 } slot;
 
 struct irm_ruleset_ {
-  irm_object *rules;   /* the Array given, retained */
-  irm_object **order;  /* by benefit, borrowed from rules */
+  irm_object *rules;  /* the Array given, retained */
+  irm_object **order; /* by benefit, borrowed from rules */
   size_t n;
-  slot *slots;         /* open addressing, cap a power of two */
+  slot *slots; /* open addressing, cap a power of two */
   size_t cap;
-  uint32_t *lists;     /* the rule indices of each slot, ascending */
-  uint32_t *any;       /* rules rooted anywhere, ascending */
+  uint32_t *lists; /* the rule indices of each slot, ascending */
+  uint32_t *any;   /* rules rooted anywhere, ascending */
   size_t n_any;
 };
 
@@ -202,7 +202,8 @@ static int type_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_o
       irm_object **fields = irm_malloc((n ? n : 1) * sizeof *fields);
       int complete = fields != NULL;
       if (!fields) rc = irm_error_nomem_("typing a replacement");
-      for (size_t i = 0; complete && i < n; i++) complete = (fields[i] = irm_expr_type(irm_tuple_field(rebuilt, i))) != NULL;
+      for (size_t i = 0; complete && i < n; i++)
+        complete = (fields[i] = irm_expr_type(irm_tuple_field(rebuilt, i))) != NULL;
       if (complete) rc = irm_tuple_type_new(fields, n, &t);
       irm_free(fields);
       break;

@@ -103,7 +103,8 @@ static void release_def(void *data) { irm_object_release(data); }
 
 int irm_pattern_pass_register(const char *name, const irm_object *rules, int opt_level) {
   if (!name || !name[0]) return irm_error(IRM_EVALUE, "irm_pattern_pass_register: a pass needs a name");
-  if (opt_level < 0) return irm_error(IRM_EVALUE, "irm_pattern_pass_register: opt_level must be >= 0, got %d", opt_level);
+  if (opt_level < 0)
+    return irm_error(IRM_EVALUE, "irm_pattern_pass_register: opt_level must be >= 0, got %d", opt_level);
   int rc = irm_check_rules_("irm_pattern_pass_register", rules);
   if (rc) return rc;
   irm_object *def = NULL;

@@ -13,8 +13,10 @@ static irm_object *two_device_config(void) {
   irm_object *with_arch = NULL;
   irm_any arch = irm_any_str("sm_80");
   ck_assert_ok(irm_map_with_set(cuda, "arch", &arch, &with_arch));
-  irm_any devices[] = {irm_any_str("llvm -mcpu=cortex-a72 -mattr=+neon,+dsp -model=it\\'s --host='llvm -mtriple=aarch64-linux-gnu -mcpu=a'"),
-                       irm_any_object(with_arch)};
+  irm_any devices[] = {
+      irm_any_str(
+          "llvm -mcpu=cortex-a72 -mattr=+neon,+dsp -model=it\\'s --host='llvm -mtriple=aarch64-linux-gnu -mcpu=a'"),
+      irm_any_object(with_arch)};
   irm_object *list = new_array(devices, 2);
   const char *keys[] = {"kind", "devices"};
   irm_any values[] = {irm_any_str("composite"), irm_any_object(list)};
@@ -165,8 +167,7 @@ END_TEST
 
 /* Making a composite with devices must fail with code, mentioning every
  * needle. */
-static void assert_devices_fail(irm_any devices, int code, const char *prefix, const char *const *needles,
-                                size_t n) {
+static void assert_devices_fail(irm_any devices, int code, const char *prefix, const char *const *needles, size_t n) {
   const char *keys[] = {"kind", "devices"};
   irm_any values[] = {irm_any_str("composite"), devices};
   irm_object *config = new_map(keys, values, 2);

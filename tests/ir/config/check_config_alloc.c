@@ -27,8 +27,7 @@ static const char *const aot_keys[] = {"link-params", "unpacked-api", "interface
 
 static irm_object *aot_options(int with_kind) {
   const char *keys[5];
-  irm_any values[5] = {irm_any_bool(false), irm_any_bool(true), irm_any_str("c"), irm_any_int(8),
-                       irm_any_str("aot")};
+  irm_any values[5] = {irm_any_bool(false), irm_any_bool(true), irm_any_str("c"), irm_any_int(8), irm_any_str("aot")};
   memcpy(keys, aot_keys, sizeof aot_keys);
   keys[4] = "kind";
   return new_map(keys, values, with_kind ? 5 : 4);
@@ -102,8 +101,7 @@ static int run_target_parse(void *ctx) {
   ck_require(strcmp(irm_target_kind_name(t), "llvm") == 0, "kind %s", irm_target_kind_name(t));
   ck_require(irm_target_host(t) != NULL, "the host is lost");
   const irm_any *mattr = irm_map_find_cstr(irm_target_attrs(t), "mattr");
-  ck_require(mattr != NULL && mattr->type_code == IRM_OBJECT && irm_array_size(mattr->v_obj) == 2,
-             "mattr lost");
+  ck_require(mattr != NULL && mattr->type_code == IRM_OBJECT && irm_array_size(mattr->v_obj) == 2, "mattr lost");
   irm_object_release(t);
   return 0;
 }

@@ -371,8 +371,7 @@ START_TEST(test_kind_from_c_with_every_option_keeps_them_in_schema_order) {
   irm_object *config = new_map(keys, values, 5);
   irm_executor *e = NULL;
   ck_assert_ok(irm_executor_from_map(config, &e));
-  assert_repr(irm_config_attrs(e),
-              "{\"flag\": true, \"names\": [\"a\", \"b\"], \"mode\": \"quick\", \"fast\": false}");
+  assert_repr(irm_config_attrs(e), "{\"flag\": true, \"names\": [\"a\", \"b\"], \"mode\": \"quick\", \"fast\": false}");
   irm_object_release(e);
   irm_object_release(config);
   irm_object_release(arr);
@@ -513,8 +512,8 @@ START_TEST(test_runtime_kind_attributes_are_their_own) {
 END_TEST
 
 START_TEST(test_aot_has_an_fvalidate_function_and_graph_has_none) {
-  irm_any aot[] = {irm_any_str("aot"), irm_any_str("FValidate")}, graph[] = {irm_any_str("graph"),
-                                                                              irm_any_str("FValidate")};
+  irm_any aot[] = {irm_any_str("aot"), irm_any_str("FValidate")},
+          graph[] = {irm_any_str("graph"), irm_any_str("FValidate")};
   irm_any f = call_ok("executor.GetKindAttr", aot, 2);
   ck_assert_int_eq(f.type_code, IRM_OBJECT);
   ck_assert(irm_object_is(f.v_obj, "ffi.Function"));
@@ -774,6 +773,4 @@ static Suite *config_register_suite(void) {
   return s;
 }
 
-int main(void) {
-  return run_suite(config_register_suite());
-}
+int main(void) { return run_suite(config_register_suite()); }

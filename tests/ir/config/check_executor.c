@@ -63,9 +63,8 @@ static void string_map_text(const irm_object *map, char *buf, size_t size) {
   ck_assert_uint_lt(used, size);
 }
 
-static const char aot_defaults[] =
-    "{\"link-params\": true, \"unpacked-api\": false, \"interface-api\": \"packed\", "
-    "\"workspace-byte-alignment\": 16, \"constant-byte-alignment\": 16}";
+static const char aot_defaults[] = "{\"link-params\": true, \"unpacked-api\": false, \"interface-api\": \"packed\", "
+                                   "\"workspace-byte-alignment\": 16, \"constant-byte-alignment\": 16}";
 
 /* "check-exec": one option of each shape a plugin kind needs. */
 static void register_check_kind(void) {
@@ -428,8 +427,9 @@ END_TEST
 START_TEST(test_global_create_of_something_else_than_a_name_or_map_is_type_error) {
   irm_any arg = irm_any_int(1);
   ck_assert_error(call_fails("executor.Create", &arg, 1), IRM_ETYPE, "TypeError: ");
-  ck_assert_str_eq(irm_last_error(),
-                   "TypeError: executor.Create: argument 1: expected a kind name (str) or an ffi.Map with \"kind\", got int 1");
+  ck_assert_str_eq(
+      irm_last_error(),
+      "TypeError: executor.Create: argument 1: expected a kind name (str) or an ffi.Map with \"kind\", got int 1");
   ck_assert_error(call_fails("executor.Create", NULL, 0), IRM_ETYPE, "TypeError: ");
 }
 END_TEST
@@ -583,8 +583,7 @@ static int64_t global_hash(irm_object *a) {
 
 START_TEST(test_json_round_trip_gives_an_equal_executor_of_every_builtin_kind) {
   irm_object *opts = map1("interface-api", irm_any_str("c"));
-  irm_executor *all[] = {executor("graph", NULL), executor("aot", NULL), executor("aot", opts),
-                         executor("vm", NULL)};
+  irm_executor *all[] = {executor("graph", NULL), executor("aot", NULL), executor("aot", opts), executor("vm", NULL)};
   for (size_t i = 0; i < 4; i++) {
     irm_object *back = json_round_trip(all[i]);
     ck_assert_str_eq(irm_object_type_key(back), "ir.Executor");

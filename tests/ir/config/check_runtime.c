@@ -329,8 +329,7 @@ END_TEST
 
 START_TEST(test_equal_runtimes_hash_equal_and_different_values_are_unequal) {
   irm_object *yes = map1("system-lib", irm_any_bool(true)), *one = map1("system-lib", irm_any_int(1));
-  irm_runtime *a = runtime("crt", yes), *b = runtime("crt", one), *c = runtime("crt", NULL),
-              *d = runtime("cpp", yes);
+  irm_runtime *a = runtime("crt", yes), *b = runtime("crt", one), *c = runtime("crt", NULL), *d = runtime("cpp", yes);
   ck_assert(global_equal(a, b));
   ck_assert_int_eq(global_hash(a), global_hash(b));
   ck_assert(!global_equal(a, c));

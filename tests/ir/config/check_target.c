@@ -55,7 +55,7 @@ START_TEST(test_llvm_has_tvm_options_with_their_types) {
   ck_assert_str_eq(option_type(o, "mattr"), "array<str>");
   ck_assert_str_eq(option_type(o, "num-cores"), "int");
   ck_assert_str_eq(option_type(o, "opt-level"), "int");
-  const char *flags[] = {"fast-math", "fast-math-nnan", "fast-math-ninf", "fast-math-nsz",
+  const char *flags[] = {"fast-math",      "fast-math-nnan",     "fast-math-ninf",   "fast-math-nsz",
                          "fast-math-arcp", "fast-math-contract", "fast-math-reassoc"};
   for (size_t i = 0; i < 7; i++) ck_assert_str_eq(option_type(o, flags[i]), "bool");
   ck_assert_ptr_null(irm_map_find_cstr(o, "link-params"));
@@ -105,9 +105,12 @@ START_TEST(test_default_keys_per_kind) {
     const char *kind;
     const char *keys[2];
     size_t n;
-  } cases[] = {{"llvm", {"cpu"}, 1},          {"c", {"cpu"}, 1},
-               {"cuda", {"cuda", "gpu"}, 2},   {"rocm", {"rocm", "gpu"}, 2},
-               {"opencl", {"opencl", "gpu"}, 2}, {"vulkan", {"vulkan", "gpu"}, 2},
+  } cases[] = {{"llvm", {"cpu"}, 1},
+               {"c", {"cpu"}, 1},
+               {"cuda", {"cuda", "gpu"}, 2},
+               {"rocm", {"rocm", "gpu"}, 2},
+               {"opencl", {"opencl", "gpu"}, 2},
+               {"vulkan", {"vulkan", "gpu"}, 2},
                {"metal", {"metal", "gpu"}, 2}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     irm_object *t = target_of(cases[i].kind);

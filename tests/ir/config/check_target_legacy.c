@@ -63,8 +63,7 @@ static void teardown(void) {
 /* ---- the full conversion ------------------------------------------------------- */
 
 START_TEST(test_full_legacy_string_gives_target_executor_and_runtime) {
-  converted c = convert("c -executor=aot -runtime=c -system-lib -link-params=1 -unpacked-api=1 -interface-api=c",
-                        NULL);
+  converted c = convert("c -executor=aot -runtime=c -system-lib -link-params=1 -unpacked-api=1 -interface-api=c", NULL);
   ck_assert_target_text(c.target, "c -keys=cpu");
   assert_config_kind("executor", c.executor, "aot");
   ck_assert_int_eq(config_attr("executor", c.executor, "unpacked-api").v_int, 1);
@@ -313,8 +312,7 @@ END_TEST
 
 START_TEST(test_legacy_values_are_typed_and_errors_name_the_option) {
   irm_object *t = NULL;
-  ck_assert_error(irm_target_convert_legacy("c -link-params=maybe", NULL, &t, NULL, NULL), IRM_EVALUE,
-                  "ValueError: ");
+  ck_assert_error(irm_target_convert_legacy("c -link-params=maybe", NULL, &t, NULL, NULL), IRM_EVALUE, "ValueError: ");
   ck_assert_error_mentions("'link-params'");
   ck_assert_error_mentions("expected bool");
   ck_assert_error(irm_target_convert_legacy("c -executor", NULL, &t, NULL, NULL), IRM_EVALUE, "ValueError: ");
@@ -462,8 +460,9 @@ static void sweep(const char *what, int (*op)(void), int keeps_memory) {
       ck_assert_msg(rc == 0 || (rc == IRM_ENOMEM && strncmp(irm_last_error(), "MemoryError: ", 13) == 0),
                     "%s (mode %d, N=%ld): %d '%s'", what, mode, n, rc, irm_last_error());
       settle_error();
-      ck_assert_msg(keeps_memory || atomic_load(&live_blocks) == live, "%s (mode %d, N=%ld, status %d): %ld blocks leaked", what,
-                    mode, n, rc, atomic_load(&live_blocks) - live);
+      ck_assert_msg(keeps_memory || atomic_load(&live_blocks) == live,
+                    "%s (mode %d, N=%ld, status %d): %ld blocks leaked", what, mode, n, rc,
+                    atomic_load(&live_blocks) - live);
       if (rc == 0 && !hit) {
         if (getenv("SWEEP_VERBOSE")) fprintf(stderr, "%s: mode %d swept %ld\n", what, mode, n);
         break;
@@ -542,7 +541,8 @@ static void sweep_exact(const legacy_case *lc) {
 START_TEST(test_conversion_with_a_failed_allocation_fails_or_gives_the_same_result_and_warnings) {
   static const legacy_case cases[] = {
       {"c -mcpu='a b' --host='llvm -mattr=+neon,+dsp -executor=aot -runtime=c -system-lib -unpacked-api=1 "
-       "-interface-api=c -link-params=0'", NULL},
+       "-interface-api=c -link-params=0'",
+       NULL},
       {"llvm -executor=aot -link-params=1 -workspace-byte-alignment=16 -constant-byte-alignment=8", NULL},
       {"cuda -runtime=crt -system-lib --host='llvm -interface-api=c'", "llvm -executor=graph -link-params=1"},
   };

@@ -413,9 +413,9 @@ START_TEST(test_json_text_is_read_as_the_map_form) {
 END_TEST
 
 START_TEST(test_json_text_may_start_with_space_and_carries_typed_values_and_a_host) {
-  irm_object *json = target_of(
-      " \n\t{\"kind\": \"llvm\", \"mattr\": [\"+neon\", \"+dsp\"], \"num-cores\": 4, \"fast-math\": true,"
-      " \"mabi\": null, \"host\": {\"kind\": \"c\", \"mcpu\": \"x\"}}");
+  irm_object *json =
+      target_of(" \n\t{\"kind\": \"llvm\", \"mattr\": [\"+neon\", \"+dsp\"], \"num-cores\": 4, \"fast-math\": true,"
+                " \"mabi\": null, \"host\": {\"kind\": \"c\", \"mcpu\": \"x\"}}");
   irm_object *text = target_of("llvm -mattr=+neon,+dsp -num-cores=4 -fast-math --host='c -mcpu=x'");
   ck_assert(targets_equal(json, text));
   irm_any unset = attr_of(json, "mabi"); /* null: not given */

@@ -21,8 +21,8 @@ START_TEST(test_tags_are_listed_sorted) {
   irm_any tags = call_ok("target.ListTags", NULL, 0);
   ck_assert_uint_ge(irm_array_size(tags.v_obj), 6);
   assert_sorted_strings(tags.v_obj);
-  const char *boards[] = {"raspberry-pi/4b-aarch64", "nvidia/jetson-nano", "nvidia/nvidia-a100", "apple/m1-gpu",
-                          "aws/cpu/c5.large", "nvidia/jetson-agx-xavier"};
+  const char *boards[] = {"raspberry-pi/4b-aarch64", "nvidia/jetson-nano",      "nvidia/nvidia-a100", "apple/m1-gpu",
+                          "aws/cpu/c5.large",        "nvidia/jetson-agx-xavier"};
   for (size_t i = 0; i < 6; i++) ck_assert_msg(array_has_string(tags.v_obj, boards[i]), "no tag %s", boards[i]);
   irm_any_release(&tags);
 }

@@ -27,7 +27,8 @@ static int eval_add(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   int rc = irm_tensor_new(dl->dtype, dl->shape, dl->ndim, NULL, &out);
   if (rc) return rc;
   for (int64_t i = 0; i < irm_tensor_numel(a); i++)
-    irm_tensor_set_f64(out, i, negate ? -irm_tensor_get_f64(a, i) : irm_tensor_get_f64(a, i) + irm_tensor_get_f64(b, i));
+    irm_tensor_set_f64(out, i,
+                       negate ? -irm_tensor_get_f64(a, i) : irm_tensor_get_f64(a, i) + irm_tensor_get_f64(b, i));
   *ret = irm_any_object(out);
   return 0;
 }
@@ -239,7 +240,8 @@ START_TEST(test_errors_name_the_input_op_and_function) {
   irm_any out = irm_any_none();
   ck_assert_error(irm_dataflow_evaluate(m, "mian", in, &out), IRM_EKEY,
                   "KeyError: the module has no function 'mian' (did you mean 'main'?)");
-  ck_assert_error(irm_dataflow_evaluate(m, "main", two, &out), IRM_EVALUE, "ValueError: function 'main' takes 1 input, got 2");
+  ck_assert_error(irm_dataflow_evaluate(m, "main", two, &out), IRM_EVALUE,
+                  "ValueError: function 'main' takes 1 input, got 2");
   ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_ETYPE,
                   "TypeError: in function 'main', evaluating a Call: op 'e.nofn' has no FInferType");
   int64_t shape[] = {3};
@@ -294,7 +296,8 @@ START_TEST(test_an_op_result_that_does_not_match_its_type_is_an_error) {
     irm_module *m = module1("main", f);
     irm_object *a = vec(1, 2), *in = inputs2(a, NULL);
     irm_any out = irm_any_none();
-    ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_ETYPE, "TypeError: in function 'main', evaluating a Call: ");
+    ck_assert_error(irm_dataflow_evaluate(m, "main", in, &out), IRM_ETYPE,
+                    "TypeError: in function 'main', evaluating a Call: ");
     char want[200];
     snprintf(want, sizeof want, "%s: FEvaluate returned %s, which does not match the call's type Tensor[(2,), float32]",
              ops[i], got[i]);
@@ -329,8 +332,10 @@ START_TEST(test_results_beyond_the_memory_limit_are_refused) {
   ck_assert_ok(irm_dataflow_evaluate(m2, "main", in, &out));
   irm_any_release(&out);
   ck_assert_uint_eq(irm_dataflow_evaluate_set_max_bytes(7), 8);
-  ck_assert_error(irm_dataflow_evaluate(m2, "main", in, &out), IRM_EVALUE, "ValueError: in function 'main', evaluating a Call: ");
-  ck_assert_error_mentions("e.neg: the result Tensor[(2,), float32] takes 8 bytes, more than the evaluator's limit of 7");
+  ck_assert_error(irm_dataflow_evaluate(m2, "main", in, &out), IRM_EVALUE,
+                  "ValueError: in function 'main', evaluating a Call: ");
+  ck_assert_error_mentions(
+      "e.neg: the result Tensor[(2,), float32] takes 8 bytes, more than the evaluator's limit of 7");
   ck_assert_uint_eq(irm_dataflow_evaluate_set_max_bytes(0), 7);
   ck_assert_uint_eq(irm_dataflow_evaluate_max_bytes(), IRM_EVALUATE_MAX_BYTES_DEFAULT);
   irm_object *objs[] = {x, body, f, m, a, in, g, neg, m2};

@@ -220,7 +220,8 @@ START_TEST(unknown_names_suggest_the_closest) {
                   "KeyError: unknown example model 'residul' (did you mean 'residual'?)");
   ck_assert_error(irm_dataflow_example_model("", &m), IRM_EKEY, "KeyError: unknown example model ''");
   ck_assert_ptr_null(m);
-  ck_assert_error(irm_dataflow_example_model("cnn", NULL), IRM_EVALUE, "ValueError: irm_dataflow_example_model: out is NULL");
+  ck_assert_error(irm_dataflow_example_model("cnn", NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_example_model: out is NULL");
 }
 END_TEST
 

@@ -79,10 +79,13 @@ START_TEST(test_tensor_type_fields_and_errors) {
 
   irm_object *bad = NULL;
   int64_t neg[] = {2, -1};
-  ck_assert_error(irm_tensor_type_new(f32(), neg, 2, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: dimension 1 is negative");
-  ck_assert_error(irm_tensor_type_new(f32(), shape, 17, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: ndim must be 0..16");
+  ck_assert_error(irm_tensor_type_new(f32(), neg, 2, &bad), IRM_EVALUE,
+                  "ValueError: irm_tensor_type_new: dimension 1 is negative");
+  ck_assert_error(irm_tensor_type_new(f32(), shape, 17, &bad), IRM_EVALUE,
+                  "ValueError: irm_tensor_type_new: ndim must be 0..16");
   DLDataType f64 = {kDLUInt, 16, 1}; /* not an IR dtype */
-  ck_assert_error(irm_tensor_type_new(f64, shape, 1, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: unsupported dtype");
+  ck_assert_error(irm_tensor_type_new(f64, shape, 1, &bad), IRM_EVALUE,
+                  "ValueError: irm_tensor_type_new: unsupported dtype");
   ck_assert_ptr_null(bad);
   ck_assert_int_eq(irm_tensor_type_ndim(NULL), -1);
   /* Regression: (4294967296, 4294967296) was accepted and its element
@@ -90,7 +93,8 @@ START_TEST(test_tensor_type_fields_and_errors) {
   int64_t huge[] = {4294967296, 4294967296}, huge0[] = {0, 4294967296, 4294967296}, edge[] = {3037000499, 3037000499};
   ck_assert_error(irm_tensor_type_new(f32(), huge, 2, &bad), IRM_EVALUE,
                   "ValueError: irm_tensor_type_new: shape (4294967296, 4294967296) has more elements than int64 holds");
-  ck_assert_error(irm_tensor_type_new(f32(), huge0, 3, &bad), IRM_EVALUE, "ValueError: irm_tensor_type_new: shape (0, ");
+  ck_assert_error(irm_tensor_type_new(f32(), huge0, 3, &bad), IRM_EVALUE,
+                  "ValueError: irm_tensor_type_new: shape (0, ");
   ck_assert_ptr_null(bad);
   ck_assert_ok(irm_tensor_type_new(f32(), edge, 2, &bad));
   ck_assert_int_eq(irm_tensor_type_numel(bad), INT64_C(3037000499) * 3037000499);
@@ -128,15 +132,18 @@ START_TEST(test_tuple_and_func_types_print_and_compare) {
   ck_assert(equal(&v, &w));
   irm_object *text = NULL;
   ck_assert_ok(irm_repr(&v, &text));
-  ck_assert_str_eq(irm_string_data(text), "fn ((Tensor[(4,), float32], Tensor[(), float32]), Tensor[(4,), float32]) -> Tensor[(), float32]");
+  ck_assert_str_eq(irm_string_data(text),
+                   "fn ((Tensor[(4,), float32], Tensor[(), float32]), Tensor[(4,), float32]) -> Tensor[(), float32]");
   irm_object_release(text);
   ck_assert_ok(irm_repr(&o, &text));
   ck_assert_str_eq(irm_string_data(text), "(Tensor[(4,), float32],)");
   irm_object_release(text);
 
   irm_object *bad = NULL, *notype[] = {a, NULL};
-  ck_assert_error(irm_tuple_type_new(notype, 2, &bad), IRM_ETYPE, "TypeError: irm_tuple_type_new: item 1 must be a type, got NULL");
-  ck_assert_error(irm_func_type_new(fields, 1, NULL, &bad), IRM_ETYPE, "TypeError: irm_func_type_new: the result must be a type");
+  ck_assert_error(irm_tuple_type_new(notype, 2, &bad), IRM_ETYPE,
+                  "TypeError: irm_tuple_type_new: item 1 must be a type, got NULL");
+  ck_assert_error(irm_func_type_new(fields, 1, NULL, &bad), IRM_ETYPE,
+                  "TypeError: irm_func_type_new: the result must be a type");
   irm_object *objs[] = {a, tup, one, fn, fn2, scalar};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
@@ -180,13 +187,16 @@ START_TEST(test_var_and_global_var) {
   ck_assert_error(irm_var_new("1x", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name '1x'");
   ck_assert_error(irm_var_new("a b", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name 'a b'");
   ck_assert_error(irm_var_new("", NULL, &g), IRM_EVALUE, "ValueError: irm_var_new: invalid variable name ''");
-  ck_assert_error(irm_var_new("x", x, &g), IRM_ETYPE, "TypeError: irm_var_new: the type must be an IR type, got dataflow.Var");
+  ck_assert_error(irm_var_new("x", x, &g), IRM_ETYPE,
+                  "TypeError: irm_var_new: the type must be an IR type, got dataflow.Var");
   ck_assert_ok(irm_global_var_new("main", &g));
   ck_assert_str_eq(irm_global_var_name(g), "main");
   ck_assert_ptr_null(irm_var_name(g));
   irm_object_release(g);
-  ck_assert_error(irm_global_var_new("", &g), IRM_EVALUE, "ValueError: irm_global_var_new: the function name must not be NULL or empty");
-  ck_assert_error(irm_global_var_new("\xff", &g), IRM_EVALUE, "ValueError: irm_global_var_new: the function name is not valid UTF-8");
+  ck_assert_error(irm_global_var_new("", &g), IRM_EVALUE,
+                  "ValueError: irm_global_var_new: the function name must not be NULL or empty");
+  ck_assert_error(irm_global_var_new("\xff", &g), IRM_EVALUE,
+                  "ValueError: irm_global_var_new: the function name is not valid UTF-8");
   ck_assert_int_eq(irm_expr_kind_of(NULL), IRM_EXPR_NONE);
   ck_assert_str_eq(irm_expr_kind_name(IRM_EXPR_TUPLE_GET_ITEM), "TupleGetItem");
   ck_assert_ptr_null(irm_expr_kind_name(IRM_EXPR_NONE));
@@ -207,9 +217,11 @@ START_TEST(test_constant_takes_its_tensors_type) {
   ck_assert_ok(irm_expr_with_type(c, irm_expr_type(c), &same));
   ck_assert_ptr_eq(same, c);
   irm_object_release(same);
-  ck_assert_error(irm_expr_with_type(c, other, &bad), IRM_ETYPE,
-                  "TypeError: irm_expr_with_type: the type of a Constant is fixed; it cannot become Tensor[(), float32]");
-  ck_assert_error(irm_constant_new(other, &bad), IRM_ETYPE, "TypeError: irm_constant_new: expected ffi.Tensor, got dataflow.TensorType");
+  ck_assert_error(
+      irm_expr_with_type(c, other, &bad), IRM_ETYPE,
+      "TypeError: irm_expr_with_type: the type of a Constant is fixed; it cannot become Tensor[(), float32]");
+  ck_assert_error(irm_constant_new(other, &bad), IRM_ETYPE,
+                  "TypeError: irm_constant_new: expected ffi.Tensor, got dataflow.TensorType");
   irm_object_release(other);
   irm_object_release(c);
   irm_object_release(t);
@@ -245,15 +257,17 @@ START_TEST(test_calls_check_the_op_input_count_and_attributes) {
   attrs = new_map(k2, v2, 1);
   ck_assert_int_eq(irm_call_new(neg, &x, 1, attrs, &bad), IRM_ETYPE);
   irm_object_release(attrs);
-  ck_assert_error(irm_call_new(x, &neg, 1, NULL, &bad), IRM_ETYPE,
-                  "TypeError: irm_call_new: call argument 1 is the op 't.neg', which can only be called, not used as a value");
+  ck_assert_error(
+      irm_call_new(x, &neg, 1, NULL, &bad), IRM_ETYPE,
+      "TypeError: irm_call_new: call argument 1 is the op 't.neg', which can only be called, not used as a value");
   ck_assert_error(irm_call_new(NULL, &x, 1, NULL, &bad), IRM_ETYPE, "TypeError: irm_call_new: the callee must be");
   irm_object *any = op("t.any"), *many[] = {x, x, x, x};
   ck_assert_ok(irm_call_new(any, many, 4, NULL, &c));
   ck_assert_int_eq(irm_call_arg_count(c), 4);
   irm_object_release(c);
   attrs = new_map(k2, v, 1);
-  ck_assert_error(irm_call_new(x, &x, 1, attrs, &bad), IRM_EVALUE, "ValueError: irm_call_new: only calls of ops take attributes");
+  ck_assert_error(irm_call_new(x, &x, 1, attrs, &bad), IRM_EVALUE,
+                  "ValueError: irm_call_new: only calls of ops take attributes");
   irm_object_release(attrs);
   ck_assert_ptr_null(bad);
   irm_object *objs[] = {x, neg, add, any};
@@ -271,12 +285,14 @@ START_TEST(test_tuple_let_and_function) {
   ck_assert_ptr_eq(irm_tuple_item_source(g), t);
   ck_assert_int_eq(irm_tuple_item_index(g), 1);
   irm_object *bad = NULL, *let = NULL, *f = NULL;
-  ck_assert_error(irm_tuple_get_item_new(t, -1, &bad), IRM_EVALUE, "ValueError: irm_tuple_get_item_new: the index must be >= 0, got -1");
+  ck_assert_error(irm_tuple_get_item_new(t, -1, &bad), IRM_EVALUE,
+                  "ValueError: irm_tuple_get_item_new: the index must be >= 0, got -1");
   ck_assert_ok(irm_let_new(y, g, y, &let));
   ck_assert_ptr_eq(irm_let_var(let), y);
   ck_assert_ptr_eq(irm_let_value(let), g);
   ck_assert_ptr_eq(irm_let_body(let), y);
-  ck_assert_error(irm_let_new(n, g, y, &bad), IRM_ETYPE, "TypeError: irm_let_new: the bound variable must be a dataflow.Var, got dataflow.Call");
+  ck_assert_error(irm_let_new(n, g, y, &bad), IRM_ETYPE,
+                  "TypeError: irm_let_new: the bound variable must be a dataflow.Var, got dataflow.Call");
   const char *keys[] = {"global_symbol"};
   irm_any vals[] = {irm_any_str("f")};
   irm_object *attrs = new_map(keys, vals, 1);
@@ -315,7 +331,8 @@ START_TEST(test_tuple_let_and_function) {
   /* A call of a function checks its parameter count. */
   irm_object *fc = NULL;
   ck_assert_ok(irm_call_new(f, &y, 1, NULL, &fc));
-  ck_assert_error(irm_call_new(f, twice, 2, NULL, &bad), IRM_ETYPE, "TypeError: irm_call_new: the called function takes 1 argument, got 2");
+  ck_assert_error(irm_call_new(f, twice, 2, NULL, &bad), IRM_ETYPE,
+                  "TypeError: irm_call_new: the called function takes 1 argument, got 2");
   irm_object *objs[] = {x, y, n, t, g, let, f, attrs, f2, fc};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
@@ -343,12 +360,14 @@ START_TEST(test_children_and_copies) {
   ck_assert_ptr_null(irm_expr_type(swapped)); /* children changed: the type is dropped */
   ck_assert_ptr_eq(irm_call_attrs(swapped), irm_call_attrs(typed));
   irm_object *bad = NULL;
-  ck_assert_error(irm_expr_with_children(c, kids, 2, &bad), IRM_EVALUE, "ValueError: irm_expr_with_children: a Call has 3 children, got 2");
+  ck_assert_error(irm_expr_with_children(c, kids, 2, &bad), IRM_EVALUE,
+                  "ValueError: irm_expr_with_children: a Call has 3 children, got 2");
   irm_object *let = NULL;
   ck_assert_ok(irm_let_new(x, y, x, &let));
   irm_object *let_kids[] = {y, c, x};
-  ck_assert_error(irm_expr_with_children(let, let_kids, 3, &bad), IRM_ETYPE,
-                  "TypeError: irm_expr_with_children: a Let's bound variable must stay a dataflow.Var, got dataflow.Call");
+  ck_assert_error(
+      irm_expr_with_children(let, let_kids, 3, &bad), IRM_ETYPE,
+      "TypeError: irm_expr_with_children: a Let's bound variable must stay a dataflow.Var, got dataflow.Call");
   irm_object *objs[] = {x, y, c, same, t, typed, typed2, swapped, let};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
@@ -378,7 +397,8 @@ START_TEST(test_op_nodes_are_interned_and_unknown_ops_suggest) {
   ck_assert_error(irm_op_register("t.bad", -2, NULL), IRM_EVALUE, "ValueError: op 't.bad': num_inputs must be >= 0");
   irm_kind *exec = NULL;
   ck_assert_ok(irm_kind_find("executor", "graph", &exec));
-  ck_assert_error(irm_op_set_num_inputs(exec, 1), IRM_EVALUE, "ValueError: irm_op_set_num_inputs: 'graph' is a executor kind, not an op");
+  ck_assert_error(irm_op_set_num_inputs(exec, 1), IRM_EVALUE,
+                  "ValueError: irm_op_set_num_inputs: 'graph' is a executor kind, not an op");
   irm_object_release(a);
   irm_object_release(b);
   irm_object_release(add);
@@ -393,9 +413,11 @@ START_TEST(test_a_rolled_back_op_is_no_longer_callable) {
   ck_assert_ok(irm_journal_rollback(j));
   ck_assert_ptr_null(irm_op_kind(o));
   ck_assert_int_eq(irm_op_num_inputs(o), -2);
-  ck_assert_error(irm_call_new(o, &x, 1, NULL, &c), IRM_EKEY, "KeyError: irm_call_new: op 't.temp' is no longer registered");
+  ck_assert_error(irm_call_new(o, &x, 1, NULL, &c), IRM_EKEY,
+                  "KeyError: irm_call_new: op 't.temp' is no longer registered");
   irm_any v;
-  ck_assert_error(irm_op_get_attr(o, IRM_OP_ATTR_PATTERN, &v), IRM_EKEY, "KeyError: op 't.temp' is no longer registered");
+  ck_assert_error(irm_op_get_attr(o, IRM_OP_ATTR_PATTERN, &v), IRM_EKEY,
+                  "KeyError: op 't.temp' is no longer registered");
   ck_assert_int_eq(irm_op_get("t.temp", &c), IRM_EKEY);
   irm_object_release(o);
   irm_object_release(x);
@@ -433,9 +455,8 @@ static int strip_post(void *ctx, irm_object *original, irm_object *rebuilt, irm_
   s->posts++;
   (void)original;
   irm_object *callee = irm_call_callee(rebuilt);
-  irm_object *result = callee && irm_op_name(callee) && strcmp(irm_op_name(callee), "t.neg") == 0
-                           ? irm_call_arg(rebuilt, 0)
-                           : rebuilt;
+  irm_object *result =
+      callee && irm_op_name(callee) && strcmp(irm_op_name(callee), "t.neg") == 0 ? irm_call_arg(rebuilt, 0) : rebuilt;
   irm_object_retain(result);
   *out = result;
   return 0;
@@ -525,8 +546,10 @@ START_TEST(test_rewrite_errors) {
   irm_object *let = NULL;
   ck_assert_ok(irm_let_new(x, n, x, &let));
   irm_expr_rewriter breaks = {NULL, call_for_var_post, n};
-  ck_assert_error(irm_expr_rewrite(&breaks, let, &out), IRM_ETYPE, "TypeError: rebuilding a Let after rewriting its children:");
-  ck_assert_error(irm_expr_rewrite(&breaks, NULL, &out), IRM_ETYPE, "TypeError: irm_expr_rewrite: expected an IR expression, got NULL");
+  ck_assert_error(irm_expr_rewrite(&breaks, let, &out), IRM_ETYPE,
+                  "TypeError: rebuilding a Let after rewriting its children:");
+  ck_assert_error(irm_expr_rewrite(&breaks, NULL, &out), IRM_ETYPE,
+                  "TypeError: irm_expr_rewrite: expected an IR expression, got NULL");
   ck_assert_ptr_null(out);
   irm_object_release(x);
   irm_object_release(n);

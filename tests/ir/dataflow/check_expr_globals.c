@@ -346,7 +346,8 @@ START_TEST(test_call_checks_attrs_and_arity) {
   ck_assert_error_mentions("tg.add takes 2 arguments, got 1");
   args[0] = irm_any_str("tg.neg");
   ck_assert_int_eq(call_fails("dataflow.Call", args, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: dataflow.Call: argument 1: expected a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var, got str 'tg.neg'");
+  ck_assert_last_error(
+      "TypeError: dataflow.Call: argument 1: expected a dataflow.Op, dataflow.GlobalVar, dataflow.Function or dataflow.Var, got str 'tg.neg'");
   irm_object_release(add);
   irm_object_release(typo);
   irm_object_release(plain);
@@ -483,13 +484,15 @@ START_TEST(test_expr_type_and_with_type) {
   vargs[0] = irm_any_object(t);
   vargs[1] = irm_any_none();
   ck_assert_int_eq(call_fails("dataflow.ExprWithType", vargs, 2), IRM_ETYPE);
-  ck_assert_last_error("TypeError: dataflow.ExprWithType: argument 1: expected an IR expression, got dataflow.TensorType");
+  ck_assert_last_error(
+      "TypeError: dataflow.ExprWithType: argument 1: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_object(t);
   ck_assert_int_eq(call_fails("dataflow.ExprKind", &arg, 1), IRM_ETYPE);
   ck_assert_last_error("TypeError: dataflow.ExprKind: argument 1: expected an IR expression, got dataflow.TensorType");
   ck_assert_int_eq(call_fails("dataflow.ExprType", &arg, 1), IRM_ETYPE);
   ck_assert_int_eq(call_fails("dataflow.ExprFields", &arg, 1), IRM_ETYPE);
-  ck_assert_last_error("TypeError: dataflow.ExprFields: argument 1: expected an IR expression, got dataflow.TensorType");
+  ck_assert_last_error(
+      "TypeError: dataflow.ExprFields: argument 1: expected an IR expression, got dataflow.TensorType");
   arg = irm_any_int(3);
   ck_assert_int_eq(call_fails("dataflow.ExprKind", &arg, 1), IRM_ETYPE);
   ck_assert_last_error("TypeError: dataflow.ExprKind: argument 1: expected an IR expression, got int 3");
@@ -510,8 +513,8 @@ END_TEST
 /* The dialect's node globals were ir.* before; each former name stays a
  * registered global that calls the same function. */
 START_TEST(test_former_ir_names_call_the_dataflow_globals) {
-  const char *names[] = {"Var", "Constant", "Tuple", "TupleGetItem", "Call", "Let", "Function",
-                         "ExprKind", "ExprType", "ExprWithType", "ExprFields", "TypeFields", "FreeVars"};
+  const char *names[] = {"Var",      "Constant", "Tuple",        "TupleGetItem", "Call",       "Let",     "Function",
+                         "ExprKind", "ExprType", "ExprWithType", "ExprFields",   "TypeFields", "FreeVars"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     char former[64], current[64];
     snprintf(former, sizeof former, "ir.%s", names[i]);

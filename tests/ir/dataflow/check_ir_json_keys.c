@@ -11,8 +11,8 @@
 #include "check_ir_struct_util.h"
 
 /* The moved types: each "dataflow.<name>" had the key "ir.<name>". */
-static const char *const moved[] = {"Expr",     "Var",  "GlobalVar", "Constant", "Tuple",     "TupleGetItem", "Call",
-                                    "Let",      "Op",   "Function",  "Type",     "TensorType", "TupleType",   "FuncType"};
+static const char *const moved[] = {"Expr", "Var", "GlobalVar", "Constant", "Tuple",      "TupleGetItem", "Call",
+                                    "Let",  "Op",  "Function",  "Type",     "TensorType", "TupleType",    "FuncType"};
 enum { n_moved = sizeof moved / sizeof *moved };
 
 /* The JSON text of o. NEW String. */
@@ -38,7 +38,7 @@ static char *replace_all(const char *text, const char *from, const char *to) {
   for (const char *p = text; (p = strstr(p, from)) != NULL; p += lf) n++;
   char *out = malloc(strlen(text) + n * lt + 1), *w = out;
   ck_assert_ptr_nonnull(out);
-  for (const char *p = text, *q; ; p = q + lf) {
+  for (const char *p = text, *q;; p = q + lf) {
     q = strstr(p, from);
     size_t k = q ? (size_t)(q - p) : strlen(p);
     memcpy(w, p, k);
@@ -199,8 +199,8 @@ START_TEST(test_json_written_with_the_former_keys_loads_as_the_same_module) {
    * shares more nodes than the writer does, so the texts differ). */
   irm_object *again = to_json(old);
   const char *text = irm_string_data(again);
-  const char *now[] = {"dataflow.TensorType", "dataflow.Var", "dataflow.Op", "dataflow.Constant",
-                       "dataflow.Call", "dataflow.Function", "ir.DictAttrs", "ir.IRModule"};
+  const char *now[] = {"dataflow.TensorType", "dataflow.Var",      "dataflow.Op",  "dataflow.Constant",
+                       "dataflow.Call",       "dataflow.Function", "ir.DictAttrs", "ir.IRModule"};
   for (size_t i = 0; i < sizeof now / sizeof *now; i++)
     ck_assert_msg(mentions_type(text, now[i]), "%s is not in the JSON", now[i]);
   const char *gone[] = {"ir.TensorType", "ir.Var", "ir.Op", "ir.Constant", "ir.Call", "ir.Function"};
@@ -240,7 +240,8 @@ static irm_module *module_of_every_kind(void) {
    *   let %t = (%x, const) in add(%t.0, @helper(%f(%x).1)) */
   irm_object *x = var("x", vec(2)), *f = var("f", f_type), *tv = var("t", NULL);
   irm_object *from_f = call_attrs(R(f), NULL, 1, R(x));
-  irm_object *body = let(R(tv), tuple2(R(x), c), add(get(R(tv), 0), call_attrs(gvar("helper"), NULL, 1, get(from_f, 1))));
+  irm_object *body =
+      let(R(tv), tuple2(R(x), c), add(get(R(tv), 0), call_attrs(gvar("helper"), NULL, 1, get(from_f, 1))));
   irm_object_release(tv);
   irm_module *m = module1(fn2(x, f, body));
   return with_fn(m, "helper", helper);
@@ -279,7 +280,8 @@ START_TEST(test_unknown_type_in_json_suggests_the_current_key) {
     const char *key, *error;
   } cases[] = {
       {"ir.Cal", "type 'ir.Cal' is not registered (did you mean 'dataflow.Call'?)"},
-      {"dataflow.TupleGetItme", "type 'dataflow.TupleGetItme' is not registered (did you mean 'dataflow.TupleGetItem'?)"},
+      {"dataflow.TupleGetItme",
+       "type 'dataflow.TupleGetItme' is not registered (did you mean 'dataflow.TupleGetItem'?)"},
       {"ir.TensorTyp", "type 'ir.TensorTyp' is not registered (did you mean 'dataflow.TensorType'?)"},
       {"zzz.Nothing", "type 'zzz.Nothing' is not registered"},
   };

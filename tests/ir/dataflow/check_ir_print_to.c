@@ -96,7 +96,8 @@ START_TEST(test_bad_arguments) {
   irm_module *m = NULL;
   ck_assert_ok(irm_dataflow_example_model("cnn", &m));
   collected c = {NULL, 0, 0, 0, -1};
-  ck_assert_error(irm_dataflow_print_to(m, NULL, NULL, &c), IRM_EVALUE, "ValueError: irm_dataflow_print_to: sink must not be NULL");
+  ck_assert_error(irm_dataflow_print_to(m, NULL, NULL, &c), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print_to: sink must not be NULL");
   ck_assert_error(irm_dataflow_print_file(m, NULL, NULL), IRM_EVALUE,
                   "ValueError: irm_dataflow_print_file: file must not be NULL");
   irm_object *not_a_module = NULL;

@@ -358,11 +358,11 @@ typedef struct recipe {
 static irm_object *rebuild(const recipe *pool, int i) {
   const recipe *r = &pool[i];
   switch (r->kind) {
-    case 1: return add(rebuild(pool, r->a), rebuild(pool, r->b));
-    case 2: return mul(rebuild(pool, r->a), rebuild(pool, r->b));
-    case 3: return neg(rebuild(pool, r->a));
-    case 4: return get(tuple2(rebuild(pool, r->a), rebuild(pool, r->b)), r->index);
-    default: return R(r->obj);
+  case 1: return add(rebuild(pool, r->a), rebuild(pool, r->b));
+  case 2: return mul(rebuild(pool, r->a), rebuild(pool, r->b));
+  case 3: return neg(rebuild(pool, r->a));
+  case 4: return get(tuple2(rebuild(pool, r->a), rebuild(pool, r->b)), r->index);
+  default: return R(r->obj);
   }
 }
 
@@ -395,18 +395,18 @@ static irm_object *generate(uint64_t seed, uint64_t sharing_seed, int mutate) {
     size_t sz = 1 + pool[a].size + (kind == 3 ? 0 : pool[b].size);
     rc.size = sz > 1000 ? 1000 : sz;
     switch (kind) {
-      case 1: rc.obj = add(use(pool, a, &sh), use(pool, b, &sh)); break;
-      case 2: rc.obj = mul(use(pool, a, &sh), use(pool, b, &sh)); break;
-      case 3: rc.obj = neg(use(pool, a, &sh)); break;
-      case 4: rc.obj = get(tuple2(use(pool, a, &sh), use(pool, b, &sh)), index); break;
-      default: /* let v = pool[a] */
-        rc.kind = 0;
-        rc.obj = var("v", NULL);
-        rc.size = 1;
-        lets[nlets][0] = R(rc.obj);
-        lets[nlets][1] = use(pool, a, &sh);
-        nlets++;
-        break;
+    case 1: rc.obj = add(use(pool, a, &sh), use(pool, b, &sh)); break;
+    case 2: rc.obj = mul(use(pool, a, &sh), use(pool, b, &sh)); break;
+    case 3: rc.obj = neg(use(pool, a, &sh)); break;
+    case 4: rc.obj = get(tuple2(use(pool, a, &sh), use(pool, b, &sh)), index); break;
+    default: /* let v = pool[a] */
+      rc.kind = 0;
+      rc.obj = var("v", NULL);
+      rc.size = 1;
+      lets[nlets][0] = R(rc.obj);
+      lets[nlets][1] = use(pool, a, &sh);
+      nlets++;
+      break;
     }
     pool[n++] = rc;
   }

@@ -90,7 +90,6 @@ START_TEST(test_call_with_attributes_and_types) {
 END_TEST
 
 
-
 static irm_object *f32_type(void) {
   int64_t shape[] = {2};
   return ttype("float32", 1, shape);
@@ -184,13 +183,15 @@ START_TEST(test_constants_of_every_dtype_keep_their_bytes) {
     int64_t n;
     const char *text;
   } cases[] = {
-      {"float32", f, 9, "const(float32, [9], [1, 0.100000001, -0, nan, inf, -inf, 3.40282347e+38, 1.40129846e-45, 0.333333343])"},
+      {"float32", f, 9,
+       "const(float32, [9], [1, 0.100000001, -0, nan, inf, -inf, 3.40282347e+38, 1.40129846e-45, 0.333333343])"},
       {"float16", f, 9, "const(float16, [9], [1, 0.0999755859, -0, nan, inf, -inf, inf, 0, 0.333251953])"},
       {"int32", ints, 4, "const(int32, [4], [-2147483648, 2147483647, 0, -1])"},
       {"int8", i8, 3, "const(int8, [3], [-128, 127, 0])"},
       {"uint8", u8, 3, "const(uint8, [3], [0, 255, 7])"},
       {"bool", b, 3, "const(bool, [3], [0, 1, 1])"},
-      {"float64", f, 9, "const(float64, [9], [1, 0.10000000000000001, -0, nan, inf, -inf, 3.4028234663852886e+38, 9.9999999999999998e-46, 0.33333333333333331])"},
+      {"float64", f, 9,
+       "const(float64, [9], [1, 0.10000000000000001, -0, nan, inf, -inf, 3.4028234663852886e+38, 9.9999999999999998e-46, 0.33333333333333331])"},
       {"int64", i64, 4, "const(int64, [4], [-9007199254740992, 9007199254740992, 0, -1])"},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -317,16 +318,17 @@ START_TEST(test_nested_functions_with_attributes_as_callees) {
   irm_object *c2 = NULL;
   ck_assert_ok(irm_call_new(typed, &c, 1, NULL, &c2));
   irm_module *m = one_fn_module("main", func(&x, 1, c2, t, dattrs));
-  check_text(m, "#[version = \"irm-0.1\"]\n"
-                "def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] attributes {global_symbol = \"fused_0\"} {\n"
-                "  %0 = fn (%a: Tensor[(2,), float32]) -> Tensor[(2,), float32] attributes {Primitive = true} {\n"
-                "    %1 = gen.unary(%a);\n"
-                "    %1\n"
-                "  } : fn (Tensor[(2,), float32]) -> Tensor[(2,), float32];\n"
-                "  %2 = %0(%x);\n"
-                "  %3 = %0(%2);\n"
-                "  %3\n"
-                "}\n");
+  check_text(
+      m, "#[version = \"irm-0.1\"]\n"
+         "def @main(%x: Tensor[(2,), float32]) -> Tensor[(2,), float32] attributes {global_symbol = \"fused_0\"} {\n"
+         "  %0 = fn (%a: Tensor[(2,), float32]) -> Tensor[(2,), float32] attributes {Primitive = true} {\n"
+         "    %1 = gen.unary(%a);\n"
+         "    %1\n"
+         "  } : fn (Tensor[(2,), float32]) -> Tensor[(2,), float32];\n"
+         "  %2 = %0(%x);\n"
+         "  %3 = %0(%2);\n"
+         "  %3\n"
+         "}\n");
   irm_object_release(m);
   irm_object *all[] = {t, a, x, fattrs, dattrs, body, inner, typed, ft, c, c2};
   for (size_t i = 0; i < 11; i++) irm_object_release(all[i]);
@@ -431,20 +433,22 @@ START_TEST(test_module_attributes_of_every_kind) {
   set_attr(&m, "test.map", irm_any_object(map));
   set_attr(&m, "odd key", irm_any_float(1e300));
   char *text = print_text(m);
-  ck_assert_str_eq(text, "#[version = \"irm-0.1\"]\n"
-                         "attributes {\n"
-                         "  target = Target(\"cuda -arch=sm_80 -keys=cuda,gpu -max_num_threads=1024 -thread_warp_size=32 --host='llvm -keys=cpu -mcpu=skylake'\"),\n"
-                         "  executor = Executor(\"aot\", {\"interface-api\": \"c\"}),\n"
-                         "  runtime = Runtime(\"crt\"),\n"
-                         "  mod_name = \"net \\\"1\\\"\\n\\u0001\\xff\",\n"
-                         "  params = {\"weight\": const(float32, [2], [1.5, -2])},\n"
-                         "  test.int = -9007199254740993,\n"
-                         "  test.float = 0.10000000000000001,\n"
-                         "  test.inf = -inf,\n"
-                         "  test.bool = true,\n"
-                         "  test.map = {\"nan\": nan, \"list\": [1, \"two\", false, none, 0.25]},\n"
-                         "  \"odd key\" = 1.0000000000000001e+300\n"
-                         "}\n");
+  ck_assert_str_eq(
+      text,
+      "#[version = \"irm-0.1\"]\n"
+      "attributes {\n"
+      "  target = Target(\"cuda -arch=sm_80 -keys=cuda,gpu -max_num_threads=1024 -thread_warp_size=32 --host='llvm -keys=cpu -mcpu=skylake'\"),\n"
+      "  executor = Executor(\"aot\", {\"interface-api\": \"c\"}),\n"
+      "  runtime = Runtime(\"crt\"),\n"
+      "  mod_name = \"net \\\"1\\\"\\n\\u0001\\xff\",\n"
+      "  params = {\"weight\": const(float32, [2], [1.5, -2])},\n"
+      "  test.int = -9007199254740993,\n"
+      "  test.float = 0.10000000000000001,\n"
+      "  test.inf = -inf,\n"
+      "  test.bool = true,\n"
+      "  test.map = {\"nan\": nan, \"list\": [1, \"two\", false, none, 0.25]},\n"
+      "  \"odd key\" = 1.0000000000000001e+300\n"
+      "}\n");
   free(text);
   check_round_trip(m);
   text = print_text(m);
@@ -475,7 +479,8 @@ START_TEST(test_frozen_modules_and_other_function_types) {
   irm_object *other = new_func("other", 7);
   ck_assert_ok(irm_module_set_function_move(&m, "other", other));
   char *t = print_text(m);
-  ck_assert_str_eq(t, "#[version = \"irm-0.1\"]\nattributes {\n  mod_name = \"m\"\n}\n// @other: test.Func (not printable)\n");
+  ck_assert_str_eq(
+      t, "#[version = \"irm-0.1\"]\nattributes {\n  mod_name = \"m\"\n}\n// @other: test.Func (not printable)\n");
   back = parse_ok(t);
   ck_assert_uint_eq(irm_module_function_count(back), 0);
   irm_object_release(back);
@@ -492,12 +497,14 @@ START_TEST(test_values_without_a_text_form) {
   set_attr(&m, "test.ptr", irm_any_ptr(&m));
   set_attr(&m, "test.ok", irm_any_int(1));
   irm_object *s = NULL;
-  ck_assert_error(irm_dataflow_print(m, &s), IRM_ETYPE, "TypeError: module attribute 'test.ptr': a value of type ptr has no text form");
+  ck_assert_error(irm_dataflow_print(m, &s), IRM_ETYPE,
+                  "TypeError: module attribute 'test.ptr': a value of type ptr has no text form");
   ck_assert_ptr_null(s);
   /* the repr writes them as comments */
   irm_any v = irm_any_object(m);
   ck_assert_ok(irm_repr(&v, &s));
-  ck_assert_str_eq(irm_string_data(s), "#[version = \"irm-0.1\"]\nattributes {\n  test.ok = 1\n  // test.ptr: ptr (not printable)\n}\n");
+  ck_assert_str_eq(irm_string_data(s),
+                   "#[version = \"irm-0.1\"]\nattributes {\n  test.ok = 1\n  // test.ptr: ptr (not printable)\n}\n");
   irm_object_release(s);
   irm_object_release(m);
 }
@@ -631,7 +638,8 @@ START_TEST(test_nesting_is_limited) {
       irm_object_release(m);
     } else {
       char msg[160];
-      snprintf(msg, sizeof msg, "ValueError: line 2, column %zu: nesting deeper than 512 levels (IRM_DATAFLOW_PARSE_MAX_DEPTH)",
+      snprintf(msg, sizeof msg,
+               "ValueError: line 2, column %zu: nesting deeper than 512 levels (IRM_DATAFLOW_PARSE_MAX_DEPTH)",
                (size_t)17 + n);
       ck_assert_error(rc, IRM_EVALUE, msg);
       ck_assert_str_eq(irm_last_error(), msg);
@@ -647,7 +655,8 @@ START_TEST(test_nesting_is_limited) {
   for (size_t i = n; i-- > 0;) o += (size_t)sprintf(text + o, "};\n%%%zu\n", i);
   strcpy(text + o, "}\n");
   irm_module *m = NULL;
-  ck_assert_error(irm_dataflow_parse(text, strlen(text), &m), IRM_EVALUE, "ValueError: line 514, column 8: nesting deeper than 512 levels");
+  ck_assert_error(irm_dataflow_parse(text, strlen(text), &m), IRM_EVALUE,
+                  "ValueError: line 514, column 8: nesting deeper than 512 levels");
   ck_assert_error_mentions("nesting deeper than 512 levels");
   free(text);
 }

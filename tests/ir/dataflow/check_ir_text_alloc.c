@@ -30,14 +30,14 @@ static void sweep_mode(const text_op *op, fail_mode mode) {
     char message[512];
     snprintf(message, sizeof message, "%s", irm_last_error());
     if (rc) {
-      ck_require(rc == IRM_ENOMEM && strncmp(message, "MemoryError: ", 13) == 0,
-                 "%s (N=%ld): status %d, message '%s'", op->what, n, rc, message);
+      ck_require(rc == IRM_ENOMEM && strncmp(message, "MemoryError: ", 13) == 0, "%s (N=%ld): status %d, message '%s'",
+                 op->what, n, rc, message);
       ck_require(hit, "%s (N=%ld): failed without a failed allocation: %s", op->what, n, message);
     }
     settle_error();
     long live_after = atomic_load(&live_blocks);
-    ck_require(live_after == live_before, "%s (N=%ld, status %d '%s'): %ld blocks live before, %ld after", op->what,
-               n, rc, message, live_before, live_after);
+    ck_require(live_after == live_before, "%s (N=%ld, status %d '%s'): %ld blocks live before, %ld after", op->what, n,
+               rc, message, live_before, live_after);
     met += hit;
     if (!rc && !hit) break;
   }

@@ -210,10 +210,12 @@ START_TEST(test_options_errors) {
                   "ValueError: irm_dataflow_print_node: elide_larger_than must be 0");
   opts.elide_larger_than = 3;
   opts.struct_size = 4;
-  ck_assert_error(irm_dataflow_print_ex(m, &opts, &s), IRM_EVALUE,
-                  "ValueError: irm_dataflow_print: opts->struct_size 4 is smaller than the first irm_dataflow_print_options");
+  ck_assert_error(
+      irm_dataflow_print_ex(m, &opts, &s), IRM_EVALUE,
+      "ValueError: irm_dataflow_print: opts->struct_size 4 is smaller than the first irm_dataflow_print_options");
   ck_assert_ptr_null(s);
-  ck_assert_error(irm_dataflow_print_ex(m, NULL, NULL), IRM_EVALUE, "ValueError: irm_dataflow_print: out must not be NULL");
+  ck_assert_error(irm_dataflow_print_ex(m, NULL, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_print: out must not be NULL");
   ck_assert_error(irm_dataflow_print_node_ex(m, NULL, NULL), IRM_EVALUE,
                   "ValueError: irm_dataflow_print_node: out must not be NULL");
   opts.struct_size = sizeof opts;

@@ -104,8 +104,9 @@ static const bad_text cases[] = {
     {H "def @main(%x) {\n  %0 = fn (%a) {\n    %1 = gen.unary(%a);\n    %1\n  };\n  %99999999 = gen.unary(%x);\n"
        "  %2 = (%1, %99999999);\n  %2\n}",
      IRM_EVALUE, "ValueError: line 8, column 9: '%1' uses variables of a block that has ended (line 4, column 5)"},
-    {H "def @main(%x) {\n  %99999999 = gen.unary(%x);\n  %0 = gen.unary(%99999999);\n  %007 = gen.unary(%0);\n"
-       "  %1 = gen.binary(%007, %99999999);\n  %1\n}\ndef @g(%x) {\n  %0 = gen.unary(%x);\n  %1 = gen.unary(%0);\n  %1\n}",
+    {H
+     "def @main(%x) {\n  %99999999 = gen.unary(%x);\n  %0 = gen.unary(%99999999);\n  %007 = gen.unary(%0);\n"
+     "  %1 = gen.binary(%007, %99999999);\n  %1\n}\ndef @g(%x) {\n  %0 = gen.unary(%x);\n  %1 = gen.unary(%0);\n  %1\n}",
      IRM_EVALUE, NULL}, /* every spelling resolves; @g's %0 and %1 are its own */
     {H "def @f() { %0 = fn (%a) { %a }; %a }", IRM_EVALUE,
      "ValueError: line 2, column 33: '%a' is used outside the block that binds it (line 2, column 21)"},
@@ -148,7 +149,8 @@ static const bad_text cases[] = {
     {H "def @main(%x: Tensor[(1,), float32]) { %0 = %x : Tensor[(2,), float32]; %0 }", IRM_ETYPE,
      "TypeError: line 2, column 50: irm_expr_with_type: the type of a Var is fixed; it cannot become Tensor[(2,), "
      "float32]"},
-    {H "def @main(%x) { %0 = const(int8, [], [1]) : Tensor[(), float32]; %0 }", IRM_ETYPE, "TypeError: line 2, column 45: "},
+    {H "def @main(%x) { %0 = const(int8, [], [1]) : Tensor[(), float32]; %0 }", IRM_ETYPE,
+     "TypeError: line 2, column 45: "},
     /* regression: a shape whose element count overflows int64 was accepted */
     {H "def @main(%x: Tensor[(4294967296, 4294967296), float32]) { %x }", IRM_EVALUE,
      "ValueError: line 2, column 15: irm_tensor_type_new: shape (4294967296, 4294967296) has more elements than int64 "

@@ -74,8 +74,10 @@ START_TEST(test_empty_module_and_foreign_objects) {
   ck_assert_ok(irm_module_new(NULL, NULL, &m));
   assert_verifies(m);
   irm_object *s = new_string("not a module");
-  ck_assert_error(irm_dataflow_verify(s), IRM_ETYPE, "TypeError: irm_dataflow_verify: expected an ir.IRModule, got ffi.String");
-  ck_assert_error(irm_dataflow_verify(NULL), IRM_ETYPE, "TypeError: irm_dataflow_verify: expected an ir.IRModule, got NULL");
+  ck_assert_error(irm_dataflow_verify(s), IRM_ETYPE,
+                  "TypeError: irm_dataflow_verify: expected an ir.IRModule, got ffi.String");
+  ck_assert_error(irm_dataflow_verify(NULL), IRM_ETYPE,
+                  "TypeError: irm_dataflow_verify: expected an ir.IRModule, got NULL");
   irm_object_release(s);
 }
 END_TEST
@@ -102,7 +104,8 @@ START_TEST(test_shared_node_out_of_scope_in_one_place) {
   irm_object *p = var("p", NULL), *y = var("y", NULL);
   irm_object *s = add(R(y), R(y));
   irm_module *m = module1(fn1(R(p), tuple2(R(s), let(R(y), R(p), R(s)))));
-  assert_rejected(m, "ValueError: function 'main': variable %y is used out of its scope in %0 = ts.add(%y, %y); %0", NULL);
+  assert_rejected(m, "ValueError: function 'main': variable %y is used out of its scope in %0 = ts.add(%y, %y); %0",
+                  NULL);
   irm_object_release(p);
   irm_object_release(y);
   irm_object_release(s);
@@ -112,8 +115,9 @@ END_TEST
 START_TEST(test_free_var_is_rejected) {
   irm_object *x = var("x", NULL), *z = var("z", NULL);
   irm_module *m = module1(fn1(R(x), mul(R(x), R(z))));
-  assert_rejected(m, "ValueError: function 'main': variable %z is not bound by a parameter or a let in %0 = ts.mul(%x, %z); %0",
-                  NULL);
+  assert_rejected(
+      m, "ValueError: function 'main': variable %z is not bound by a parameter or a let in %0 = ts.mul(%x, %z); %0",
+      NULL);
   /* another function's parameter is not in scope either */
   irm_object *g = fn1(R(z), neg(R(z)));
   m = module1(fn1(R(x), neg(R(z))));
@@ -132,7 +136,8 @@ START_TEST(test_var_bound_twice) {
                   ") in %0 = ts.neg(%y); let %y = %0; %y");
   /* as a parameter and by a let */
   m = module1(fn1(R(x), let(R(x), neg(R(x)), R(x))));
-  assert_rejected(m, "ValueError: function 'main': variable %x is bound twice (first in fn (%x) {", ") in %0 = ts.neg(%x); let %x = %0; %x");
+  assert_rejected(m, "ValueError: function 'main': variable %x is bound twice (first in fn (%x) {",
+                  ") in %0 = ts.neg(%x); let %x = %0; %x");
   /* as a parameter of the function and of a function inside it */
   m = module1(fn1(R(x), call_attrs(fn1(R(x), R(x)), NULL, 1, R(x))));
   assert_rejected(m, "ValueError: function 'main': variable %x is bound twice", NULL);
@@ -148,7 +153,9 @@ START_TEST(test_inner_function_sees_outer_scope) {
   assert_verifies(m);
   /* but the inner parameter is not visible outside: fn(x) { (fn(y){y}, y) } */
   m = module1(fn1(R(x), tuple2(fn1(R(y), R(y)), R(y))));
-  assert_rejected(m, "ValueError: function 'main': variable %y is used out of its scope in %0 = fn (%y) { %y }; %1 = (%0, %y); %1", NULL);
+  assert_rejected(
+      m, "ValueError: function 'main': variable %y is used out of its scope in %0 = fn (%y) { %y }; %1 = (%0, %y); %1",
+      NULL);
   irm_object_release(x);
   irm_object_release(y);
 }
@@ -167,8 +174,9 @@ START_TEST(test_unresolved_global_var) {
   /* and a call with the wrong number of arguments for the function named */
   m = module1(fn1(R(x), call_attrs(gvar("helper"), NULL, 2, R(x), R(x))));
   m = with_fn(m, "helper", fn1(R(h), R(h)));
-  assert_rejected(m, "ValueError: function 'main': the callee takes 1 argument, the call gives 2 in %0 = @helper(%x, %x); %0",
-                  NULL);
+  assert_rejected(
+      m, "ValueError: function 'main': the callee takes 1 argument, the call gives 2 in %0 = @helper(%x, %x); %0",
+      NULL);
   irm_object_release(x);
   irm_object_release(h);
 }
@@ -177,16 +185,18 @@ END_TEST
 START_TEST(test_tuple_index_out_of_range) {
   irm_object *x = var("x", NULL);
   irm_module *m = module1(fn1(R(x), get(tuple2(R(x), R(x)), 2)));
-  assert_rejected(m, "ValueError: function 'main': tuple index 2 is out of range for a tuple of 2 fields in %0 = (%x, %x); %1 = %0.2",
-                  NULL);
+  assert_rejected(
+      m,
+      "ValueError: function 'main': tuple index 2 is out of range for a tuple of 2 fields in %0 = (%x, %x); %1 = %0.2",
+      NULL);
   /* known from the tuple's type */
   irm_object *fields[] = {vec(1), vec(2), vec(3)}, *tt = NULL;
   ck_assert_ok(irm_tuple_type_new(fields, 3, &tt));
   for (int i = 0; i < 3; i++) irm_object_release(fields[i]);
   irm_object *t = var("t", R(tt));
   m = module1(fn1(R(t), get(R(t), 3)));
-  assert_rejected(m, "ValueError: function 'main': tuple index 3 is out of range for a tuple of 3 fields in %0 = %t.3; %0",
-                  NULL);
+  assert_rejected(
+      m, "ValueError: function 'main': tuple index 3 is out of range for a tuple of 3 fields in %0 = %t.3; %0", NULL);
   m = module1(fn1(R(t), get(R(t), 2)));
   assert_verifies(m);
   /* a checked type that is not a tuple */
@@ -222,8 +232,7 @@ END_TEST
 START_TEST(test_result_type_disagrees_with_body) {
   irm_object *x = var("x", vec(4));
   irm_module *m = module1(fn(&(irm_object *){R(x)}, 1, typed(neg(R(x)), vec(5)), vec(4), NULL));
-  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[",
-                  "] but the body has type Tensor[(5");
+  assert_rejected(m, "ValueError: function 'main': the result has type Tensor[", "] but the body has type Tensor[(5");
   ck_assert_error_mentions("in fn (%x: Tensor[(4");
   m = module1(fn(&(irm_object *){R(x)}, 1, typed(neg(R(x)), vec(4)), vec(4), NULL));
   assert_verifies(m);
@@ -287,7 +296,8 @@ START_TEST(test_calls_of_rolled_back_ops) {
   irm_module *m = module1(fn1(R(x), call_attrs(op("tv.gone"), NULL, 1, R(x))));
   ck_assert_ok(irm_dataflow_verify(m));
   ck_assert_ok(irm_journal_rollback(j));
-  assert_rejected(m, "ValueError: function 'main': op tv.gone is not registered any more in %0 = tv.gone(%x); %0", NULL);
+  assert_rejected(m, "ValueError: function 'main': op tv.gone is not registered any more in %0 = tv.gone(%x); %0",
+                  NULL);
   irm_object_release(x);
 }
 END_TEST
@@ -330,8 +340,8 @@ START_TEST(test_deep_let_chain_verifies_without_recursion) { assert_verifies(dee
 END_TEST
 
 START_TEST(test_deep_let_chain_out_of_scope_is_found) {
-  assert_rejected(deep_lets((int)test_depth(100000), 1), "ValueError: function 'main': variable %v is used out of its scope in (let %v",
-                  NULL);
+  assert_rejected(deep_lets((int)test_depth(100000), 1),
+                  "ValueError: function 'main': variable %v is used out of its scope in (let %v", NULL);
 }
 END_TEST
 

@@ -128,7 +128,8 @@ START_TEST(test_oom_in_onnx_ops) {
   SWEEP_OP("concatenate", "axis=1", TENSOR("float32", SHAPE(2, 1), NULL), TENSOR("float32", SHAPE(2, 2), NULL));
   SWEEP_OP("take", "axis=0", TENSOR("float32", SHAPE(3), NULL), TENSOR("int64", SHAPE(2), NULL));
   SWEEP_OP("max", "axis=1", TENSOR("float64", SHAPE(2, 3), NULL));
-  SWEEP_OP("where", NULL, TENSOR("bool", SHAPE(2), NULL), TENSOR("int64", SHAPE(2), NULL), TENSOR("int64", SHAPE(1), NULL));
+  SWEEP_OP("where", NULL, TENSOR("bool", SHAPE(2), NULL), TENSOR("int64", SHAPE(2), NULL),
+           TENSOR("int64", SHAPE(1), NULL));
   SWEEP_OP("image.resize2d", "size=3,3;method=cubic", TENSOR("float32", SHAPE(1, 1, 2, 2), NULL));
   SWEEP_OP("nn.pad", "pad_width=1,1;pad_mode=reflect", TENSOR("float32", SHAPE(3), NULL));
   SWEEP_OP("argsort", "axis=0", TENSOR("float32", SHAPE(3, 2), NULL));
@@ -143,8 +144,8 @@ START_TEST(test_oom_in_op_register) {
     ck_require(n < ops_sweep_cap, "op.Register: still meeting failures at N=%ld", n);
     char name[64];
     snprintf(name, sizeof name, "test.oom%ld", n);
-    irm_any args[] = {irm_any_str(name), irm_any_int(1), irm_any_object(schema), irm_any_none(), irm_any_none(),
-                      irm_any_int(0)},
+    irm_any args[] = {irm_any_str(name), irm_any_int(1), irm_any_object(schema),
+                      irm_any_none(),    irm_any_none(), irm_any_int(0)},
             ret;
     settle_error();
     long injected_before = atomic_load(&injected);

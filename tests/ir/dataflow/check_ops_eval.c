@@ -46,8 +46,8 @@ START_TEST(test_divide_and_maximum) {
   ck_assert_ok(EVAL("maximum", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, NAN, -5)),
                     TENSOR("float32", SHAPE(3), VALS(2, 0, -6))));
   EXPECT_VALUES(out, "float32", SHAPE(3), VALS(2, NAN, -5), EXACT);
-  ck_assert_ok(EVAL("maximum", NULL, &out, TENSOR("uint8", SHAPE(2, 1), VALS(3, 200)),
-                    TENSOR("uint8", SHAPE(2), VALS(100, 4))));
+  ck_assert_ok(
+      EVAL("maximum", NULL, &out, TENSOR("uint8", SHAPE(2, 1), VALS(3, 200)), TENSOR("uint8", SHAPE(2), VALS(100, 4))));
   EXPECT_VALUES(out, "uint8", SHAPE(2, 2), VALS(100, 4, 200, 200), EXACT);
 }
 END_TEST
@@ -57,9 +57,11 @@ START_TEST(test_int8_and_uint8_wrap) {
   ck_assert_ok(EVAL("add", NULL, &out, TENSOR("int8", SHAPE(3), VALS(100, -100, 1)),
                     TENSOR("int8", SHAPE(3), VALS(100, -100, 2))));
   EXPECT_VALUES(out, "int8", SHAPE(3), VALS(-56, 56, 3), EXACT);
-  ck_assert_ok(EVAL("subtract", NULL, &out, TENSOR("uint8", SHAPE(2), VALS(1, 5)), TENSOR("uint8", SHAPE(2), VALS(2, 5))));
+  ck_assert_ok(
+      EVAL("subtract", NULL, &out, TENSOR("uint8", SHAPE(2), VALS(1, 5)), TENSOR("uint8", SHAPE(2), VALS(2, 5))));
   EXPECT_VALUES(out, "uint8", SHAPE(2), VALS(255, 0), EXACT);
-  ck_assert_ok(EVAL("multiply", NULL, &out, TENSOR("int32", SHAPE(1), VALS(65536)), TENSOR("int32", SHAPE(1), VALS(65536))));
+  ck_assert_ok(
+      EVAL("multiply", NULL, &out, TENSOR("int32", SHAPE(1), VALS(65536)), TENSOR("int32", SHAPE(1), VALS(65536))));
   EXPECT_VALUES(out, "int32", SHAPE(1), VALS(0), EXACT);
   ck_assert_ok(EVAL("negative", NULL, &out, TENSOR("int8", SHAPE(3), VALS(-128, 5, 0))));
   EXPECT_VALUES(out, "int8", SHAPE(3), VALS(-128, -5, 0), EXACT);
@@ -72,8 +74,8 @@ START_TEST(test_float16_rounds_once) {
                     TENSOR("float16", SHAPE(2), VALS(0.25, 0.5))));
   EXPECT_VALUES(out, "float16", SHAPE(2), VALS(1.75, 1000.5), EXACT);
   /* 2048 + 1 is halfway between float16's 2048 and 2050: to even */
-  ck_assert_ok(EVAL("add", NULL, &out, TENSOR("float16", SHAPE(2), VALS(2048, 2048)),
-                    TENSOR("float16", SHAPE(2), VALS(1, 3))));
+  ck_assert_ok(
+      EVAL("add", NULL, &out, TENSOR("float16", SHAPE(2), VALS(2048, 2048)), TENSOR("float16", SHAPE(2), VALS(1, 3))));
   EXPECT_VALUES(out, "float16", SHAPE(2), VALS(2048, 2052), EXACT);
   ck_assert_ok(EVAL("sqrt", NULL, &out, TENSOR("float16", SHAPE(2), VALS(4, 2))));
   EXPECT_VALUES(out, "float16", SHAPE(2), VALS(2, 1.4140625), EXACT);
@@ -128,8 +130,8 @@ START_TEST(test_cast_out_of_range_floats_saturate) {
   irm_object *out = NULL;
   ck_assert_ok(EVAL("cast", "dtype=int32", &out,
                     TENSOR("float32", SHAPE(6), VALS(1e30, -1e30, INFINITY, -INFINITY, NAN, -2147483520.0))));
-  EXPECT_VALUES(out, "int32", SHAPE(6), VALS(2147483647.0, -2147483648.0, 2147483647.0, -2147483648.0, 0, -2147483520.0),
-                EXACT);
+  EXPECT_VALUES(out, "int32", SHAPE(6),
+                VALS(2147483647.0, -2147483648.0, 2147483647.0, -2147483648.0, 0, -2147483520.0), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=int8", &out, TENSOR("float16", SHAPE(4), VALS(1e4, -1e4, INFINITY, NAN))));
   EXPECT_VALUES(out, "int8", SHAPE(4), VALS(127, -128, 127, 0), EXACT);
   ck_assert_ok(EVAL("cast", "dtype=uint8", &out, TENSOR("float32", SHAPE(4), VALS(1e30, -INFINITY, 255.9, NAN))));
@@ -214,8 +216,8 @@ START_TEST(test_softmax_rows_sum_to_one) {
     for (int j = 0; j < 3; j++) total += irm_tensor_get_f64(out, r * 3 + j);
     ck_assert_double_eq_tol(total, 1.0, 1e-6);
   }
-  EXPECT_VALUES(out, "float32", SHAPE(2, 3),
-                VALS(0.09003057, 0.24472847, 0.66524096, 1.0 / 3, 1.0 / 3, 1.0 / 3), F32_TOL);
+  EXPECT_VALUES(out, "float32", SHAPE(2, 3), VALS(0.09003057, 0.24472847, 0.66524096, 1.0 / 3, 1.0 / 3, 1.0 / 3),
+                F32_TOL);
   ck_assert_ok(EVAL("nn.softmax", "axis=0", &out, TENSOR("float32", SHAPE(2, 2), VALS(0, 1000, 0, 1000))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(0.5, 0.5, 0.5, 0.5), EXACT); /* large values stay finite */
   ck_assert_ok(EVAL("nn.softmax", NULL, &out, TENSOR("float16", SHAPE(2), VALS(0, 0.693359375))));
@@ -277,7 +279,8 @@ END_TEST
 START_TEST(test_conv2d_nhwc_and_hwio) {
   irm_object *out = NULL;
   ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC;kernel_layout=HWIO", &out,
-                    TENSOR("float32", SHAPE(1, 3, 3, 1), GRID_1_9), TENSOR("float32", SHAPE(2, 2, 1, 1), VALS(1, 0, 0, 1))));
+                    TENSOR("float32", SHAPE(1, 3, 3, 1), GRID_1_9),
+                    TENSOR("float32", SHAPE(2, 2, 1, 1), VALS(1, 0, 0, 1))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 2, 2, 1), VALS(6, 8, 12, 14), EXACT);
   /* pixels (1, 2) and (3, 4); outputs c0, c1, c0 + c1 */
   ck_assert_ok(EVAL("nn.conv2d", "data_layout=NHWC;kernel_layout=HWIO", &out,
@@ -333,7 +336,8 @@ static void ref_conv2d(const ref_conv *r, const double *d, const double *w, doub
               for (int64_t kx = 0; kx < r->kw; kx++) {
                 int64_t iy = y * r->sh - r->pt + ky * r->dh, ix = x * r->sw - r->pl + kx * r->dw;
                 if (iy < 0 || iy >= r->h || ix < 0 || ix >= r->w) continue;
-                int64_t wj = r->hwio ? ((ky * r->kw + kx) * ipg + i) * r->o + o : ((o * ipg + i) * r->kh + ky) * r->kw + kx;
+                int64_t wj =
+                    r->hwio ? ((ky * r->kw + kx) * ipg + i) * r->o + o : ((o * ipg + i) * r->kh + ky) * r->kw + kx;
                 acc += d[ref_data_index(r, n, (o / opg) * ipg + i, iy, ix)] * w[wj];
               }
           out[r->nhwc ? ((n * oh + y) * ow + x) * r->o + o : ((n * r->o + o) * oh + y) * ow + x] = acc;
@@ -367,16 +371,21 @@ START_TEST(test_conv2d_matches_a_direct_implementation) {
       }
       int64_t nd = dshape[0] * dshape[1] * dshape[2] * dshape[3], nw = wshape[0] * wshape[1] * wshape[2] * wshape[3];
       int64_t no = oshape[0] * oshape[1] * oshape[2] * oshape[3];
-      double *d = malloc(sizeof *d * (size_t)nd), *w = malloc(sizeof *w * (size_t)nw), *want = malloc(sizeof *want * (size_t)no);
+      double *d = malloc(sizeof *d * (size_t)nd), *w = malloc(sizeof *w * (size_t)nw),
+             *want = malloc(sizeof *want * (size_t)no);
       for (int64_t i = 0; i < nd; i++) d[i] = (double)((i * 7) % 11) - 5;
       for (int64_t i = 0; i < nw; i++) w[i] = (double)((i * 5) % 7) - 3;
       ref_conv2d(r, d, w, want, oh, ow);
       char attrs[256];
-      snprintf(attrs, sizeof attrs, "strides=%lld,%lld;dilation=%lld,%lld;padding=%lld,%lld,%lld,%lld;groups=%lld;data_layout=%s;kernel_layout=%s",
-               (long long)r->sh, (long long)r->sw, (long long)r->dh, (long long)r->dw, (long long)r->pt, (long long)r->pl,
-               (long long)r->pb, (long long)r->pr, (long long)r->groups, r->nhwc ? "NHWC" : "NCHW", r->hwio ? "HWIO" : "OIHW");
+      snprintf(
+          attrs, sizeof attrs,
+          "strides=%lld,%lld;dilation=%lld,%lld;padding=%lld,%lld,%lld,%lld;groups=%lld;data_layout=%s;kernel_layout=%s",
+          (long long)r->sh, (long long)r->sw, (long long)r->dh, (long long)r->dw, (long long)r->pt, (long long)r->pl,
+          (long long)r->pb, (long long)r->pr, (long long)r->groups, r->nhwc ? "NHWC" : "NCHW",
+          r->hwio ? "HWIO" : "OIHW");
       irm_object *out = NULL;
-      ck_assert_ok(EVAL("nn.conv2d", attrs, &out, tensor_v(dtypes[di], dshape, 4, d), tensor_v(dtypes[di], wshape, 4, w)));
+      ck_assert_ok(
+          EVAL("nn.conv2d", attrs, &out, tensor_v(dtypes[di], dshape, 4, d), tensor_v(dtypes[di], wshape, 4, w)));
       expect_values(out, dtypes[di], oshape, 4, want, EXACT); /* small ints: exact in every dtype */
       free(d);
       free(w);
@@ -391,19 +400,22 @@ START_TEST(test_max_pool2d) {
   irm_object *out = NULL;
   ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(5, 7, 13, 15), EXACT);
-  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  ck_assert_ok(
+      EVAL("nn.max_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(0, 2, 3, 8, 10, 11, 12, 14, 15), EXACT);
   ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1), VALS(4), EXACT);
-  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;strides=2;ceil_mode=true", &out,
-                    TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
+  ck_assert_ok(
+      EVAL("nn.max_pool2d", "pool_size=2;strides=2;ceil_mode=true", &out, TENSOR("float32", SHAPE(1, 1, 3, 3), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(4, 5, 7, 8), EXACT);
   /* padding never wins, even over negative values */
-  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(-1, -1, -1, -1))));
+  ck_assert_ok(
+      EVAL("nn.max_pool2d", "pool_size=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(-1, -1, -1, -1))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(-1, -1, -1, -1, -1, -1, -1, -1, -1), EXACT);
   ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;layout=NHWC", &out, TENSOR("float32", SHAPE(1, 2, 2, 2), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 2), VALS(6, 7), EXACT);
-  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;dilation=2", &out, TENSOR("int8", SHAPE(1, 1, 3, 3), VALS(9, 0, 1, 0, 0, 0, -3, 0, 4))));
+  ck_assert_ok(EVAL("nn.max_pool2d", "pool_size=2;dilation=2", &out,
+                    TENSOR("int8", SHAPE(1, 1, 3, 3), VALS(9, 0, 1, 0, 0, 0, -3, 0, 4))));
   EXPECT_VALUES(out, "int8", SHAPE(1, 1, 1, 1), VALS(9), EXACT);
 }
 END_TEST
@@ -412,7 +424,8 @@ START_TEST(test_avg_pool2d) {
   irm_object *out = NULL;
   ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 2), VALS(2.5, 4.5, 10.5, 12.5), EXACT);
-  ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
+  ck_assert_ok(
+      EVAL("nn.avg_pool2d", "pool_size=2;strides=2;padding=1", &out, TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(0, 1.5, 3, 6, 7.5, 9, 12, 13.5, 15), EXACT);
   ck_assert_ok(EVAL("nn.avg_pool2d", "pool_size=2;strides=2;padding=1;count_include_pad=true", &out,
                     TENSOR("float32", SHAPE(1, 1, 4, 4), NULL)));
@@ -450,7 +463,8 @@ START_TEST(test_evaluate_checks_inputs_and_result_type) {
   irm_any items[] = {irm_any_object(a), irm_any_int(3)};
   irm_object *arr = new_array(items, 2);
   irm_any args[3] = {irm_any_object(arr), irm_any_none(), irm_any_none()}, ret;
-  ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE, "TypeError: add: argument 2 (rhs) must be a tensor, got int 3");
+  ck_assert_error(irm_func_call(f, args, 2, &ret), IRM_ETYPE,
+                  "TypeError: add: argument 2 (rhs) must be a tensor, got int 3");
   irm_object_release(arr);
   items[1] = irm_any_object(a);
   arr = new_array(items, 2);

@@ -13,16 +13,20 @@
 
 START_TEST(test_minimum_power_and_unary) {
   irm_object *out = NULL;
-  ck_assert_ok(EVAL("minimum", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, NAN, -2)), TENSOR("float32", SHAPE(1), VALS(0))));
+  ck_assert_ok(
+      EVAL("minimum", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, NAN, -2)), TENSOR("float32", SHAPE(1), VALS(0))));
   EXPECT_VALUES(out, "float32", SHAPE(3), VALS(0, NAN, -2), EXACT);
-  ck_assert_ok(EVAL("power", NULL, &out, TENSOR("float32", SHAPE(2), VALS(2, 9)), TENSOR("float32", SHAPE(2), VALS(3, 0.5))));
+  ck_assert_ok(
+      EVAL("power", NULL, &out, TENSOR("float32", SHAPE(2), VALS(2, 9)), TENSOR("float32", SHAPE(2), VALS(3, 0.5))));
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(8, 3), EXACT);
-  ck_assert_ok(EVAL("power", NULL, &out, TENSOR("int64", SHAPE(3), VALS(3, -1, 2)), TENSOR("int64", SHAPE(3), VALS(4, 3, -1))));
+  ck_assert_ok(
+      EVAL("power", NULL, &out, TENSOR("int64", SHAPE(3), VALS(3, -1, 2)), TENSOR("int64", SHAPE(3), VALS(4, 3, -1))));
   EXPECT_VALUES(out, "int64", SHAPE(3), VALS(81, -1, 0), EXACT);
   ck_assert_ok(EVAL("floor_mod", NULL, &out, TENSOR("int32", SHAPE(4), VALS(-7, 7, -7, 7)),
                     TENSOR("int32", SHAPE(4), VALS(3, -3, -3, 3))));
   EXPECT_VALUES(out, "int32", SHAPE(4), VALS(2, -2, -1, 1), EXACT);
-  ck_assert_ok(EVAL("mod", NULL, &out, TENSOR("float32", SHAPE(2), VALS(-7, 7)), TENSOR("float32", SHAPE(2), VALS(3, -3))));
+  ck_assert_ok(
+      EVAL("mod", NULL, &out, TENSOR("float32", SHAPE(2), VALS(-7, 7)), TENSOR("float32", SHAPE(2), VALS(3, -3))));
   EXPECT_VALUES(out, "float32", SHAPE(2), VALS(-1, 1), EXACT);
   EXPECT_EVAL_ERROR("mod", NULL, IRM_EVALUE, "ValueError: mod: integer division by zero",
                     TENSOR("int64", SHAPE(1), VALS(1)), TENSOR("int64", SHAPE(1), VALS(0)));
@@ -54,7 +58,8 @@ START_TEST(test_minimum_power_and_unary) {
   EXPECT_VALUES(out, "float64", SHAPE(1), VALS(atan(1.0)), EXACT);
   ck_assert_ok(EVAL("cosh", NULL, &out, TENSOR("float32", SHAPE(1), VALS(0))));
   EXPECT_VALUES(out, "float32", SHAPE(1), VALS(1), EXACT);
-  EXPECT_TYPE_ERROR("log", NULL, IRM_ETYPE, "TypeError: log: argument 1 (data) has dtype int32; log takes float32, float16 or float64",
+  EXPECT_TYPE_ERROR("log", NULL, IRM_ETYPE,
+                    "TypeError: log: argument 1 (data) has dtype int32; log takes float32, float16 or float64",
                     T("int32", SHAPE(2)));
 }
 END_TEST
@@ -76,24 +81,30 @@ END_TEST
 
 START_TEST(test_comparisons_and_where) {
   irm_object *out = NULL;
-  ck_assert_ok(EVAL("less", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, 2, NAN)), TENSOR("float32", SHAPE(1), VALS(2))));
+  ck_assert_ok(
+      EVAL("less", NULL, &out, TENSOR("float32", SHAPE(3), VALS(1, 2, NAN)), TENSOR("float32", SHAPE(1), VALS(2))));
   EXPECT_VALUES(out, "bool", SHAPE(3), VALS(1, 0, 0), EXACT);
-  ck_assert_ok(EVAL("equal", NULL, &out, TENSOR("int64", SHAPE(2, 1), VALS(1, 2)), TENSOR("int64", SHAPE(2), VALS(1, 2))));
+  ck_assert_ok(
+      EVAL("equal", NULL, &out, TENSOR("int64", SHAPE(2, 1), VALS(1, 2)), TENSOR("int64", SHAPE(2), VALS(1, 2))));
   EXPECT_VALUES(out, "bool", SHAPE(2, 2), VALS(1, 0, 0, 1), EXACT);
-  ck_assert_ok(EVAL("greater_equal", NULL, &out, TENSOR("int8", SHAPE(2), VALS(1, 2)), TENSOR("int8", SHAPE(2), VALS(2, 2))));
+  ck_assert_ok(
+      EVAL("greater_equal", NULL, &out, TENSOR("int8", SHAPE(2), VALS(1, 2)), TENSOR("int8", SHAPE(2), VALS(2, 2))));
   EXPECT_VALUES(out, "bool", SHAPE(2), VALS(0, 1), EXACT);
-  ck_assert_ok(EVAL("logical_and", NULL, &out, TENSOR("bool", SHAPE(2), VALS(1, 1)), TENSOR("bool", SHAPE(2), VALS(0, 1))));
+  ck_assert_ok(
+      EVAL("logical_and", NULL, &out, TENSOR("bool", SHAPE(2), VALS(1, 1)), TENSOR("bool", SHAPE(2), VALS(0, 1))));
   EXPECT_VALUES(out, "bool", SHAPE(2), VALS(0, 1), EXACT);
   ck_assert_ok(EVAL("logical_not", NULL, &out, TENSOR("bool", SHAPE(2), VALS(1, 0))));
   EXPECT_VALUES(out, "bool", SHAPE(2), VALS(0, 1), EXACT);
-  ck_assert_ok(EVAL("where", NULL, &out, TENSOR("bool", SHAPE(2, 1), VALS(1, 0)), TENSOR("float32", SHAPE(2), VALS(1, 2)),
-                    TENSOR("float32", SHAPE(1), VALS(-1))));
+  ck_assert_ok(EVAL("where", NULL, &out, TENSOR("bool", SHAPE(2, 1), VALS(1, 0)),
+                    TENSOR("float32", SHAPE(2), VALS(1, 2)), TENSOR("float32", SHAPE(1), VALS(-1))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(1, 2, -1, -1), EXACT);
   EXPECT_TYPE_ERROR("less", NULL, IRM_ETYPE, "TypeError: less: shapes (2,) and (3,) cannot be broadcast",
                     T("float32", SHAPE(2)), T("float32", SHAPE(3)));
-  EXPECT_TYPE_ERROR("where", NULL, IRM_ETYPE, "TypeError: where: argument 1 (condition) has dtype float32; where takes bool",
+  EXPECT_TYPE_ERROR("where", NULL, IRM_ETYPE,
+                    "TypeError: where: argument 1 (condition) has dtype float32; where takes bool",
                     T("float32", SHAPE(2)), T("float32", SHAPE(2)), T("float32", SHAPE(2)));
-  EXPECT_TYPE_ERROR("logical_or", NULL, IRM_ETYPE, "TypeError: logical_or: argument 2 (rhs) has dtype int32; logical_or takes bool",
+  EXPECT_TYPE_ERROR("logical_or", NULL, IRM_ETYPE,
+                    "TypeError: logical_or: argument 2 (rhs) has dtype int32; logical_or takes bool",
                     T("bool", SHAPE(2)), T("int32", SHAPE(2)));
 }
 END_TEST
@@ -103,11 +114,13 @@ START_TEST(test_concatenate_slice_squeeze_expand) {
   ck_assert_ok(EVAL("concatenate", "axis=1", &out, TENSOR("float32", SHAPE(2, 1), VALS(1, 2)),
                     TENSOR("float32", SHAPE(2, 2), VALS(3, 4, 5, 6)), TENSOR("float32", SHAPE(2, 1), VALS(7, 8))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 4), VALS(1, 3, 4, 7, 2, 5, 6, 8), EXACT);
-  ck_assert_ok(EVAL("concatenate", "axis=-1", &out, TENSOR("int64", SHAPE(1), VALS(1)), TENSOR("int64", SHAPE(2), VALS(2, 3))));
+  ck_assert_ok(
+      EVAL("concatenate", "axis=-1", &out, TENSOR("int64", SHAPE(1), VALS(1)), TENSOR("int64", SHAPE(2), VALS(2, 3))));
   EXPECT_VALUES(out, "int64", SHAPE(3), VALS(1, 2, 3), EXACT);
-  EXPECT_TYPE_ERROR("concatenate", "axis=0", IRM_ETYPE,
-                    "TypeError: concatenate: argument 2 (data) has shape (2, 2), which does not match (2, 1) along every axis but 0",
-                    T("float32", SHAPE(2, 1)), T("float32", SHAPE(2, 2)));
+  EXPECT_TYPE_ERROR(
+      "concatenate", "axis=0", IRM_ETYPE,
+      "TypeError: concatenate: argument 2 (data) has shape (2, 2), which does not match (2, 1) along every axis but 0",
+      T("float32", SHAPE(2, 1)), T("float32", SHAPE(2, 2)));
   EXPECT_TYPE_ERROR("concatenate", "axis=0", IRM_ETYPE,
                     "TypeError: concatenate: argument 1 (data) has dtype float32, argument 2 (data) int32",
                     T("float32", SHAPE(2)), T("int32", SHAPE(2)));
@@ -116,18 +129,19 @@ START_TEST(test_concatenate_slice_squeeze_expand) {
   ck_assert_ok(EVAL("strided_slice", "begin=-1;end=-100;strides=-2;axes=1", &out,
                     TENSOR("float32", SHAPE(2, 4), VALS(0, 1, 2, 3, 4, 5, 6, 7))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(3, 1, 7, 5), EXACT);
-  EXPECT_TYPE_ERROR("strided_slice", "begin=0;end=1;strides=0", IRM_EVALUE, "ValueError: strided_slice: stride 0 on axis 0",
-                    T("float32", SHAPE(4)));
+  EXPECT_TYPE_ERROR("strided_slice", "begin=0;end=1;strides=0", IRM_EVALUE,
+                    "ValueError: strided_slice: stride 0 on axis 0", T("float32", SHAPE(4)));
   EXPECT_TYPE("squeeze", NULL, "(3,) float32", T("float32", SHAPE(1, 3, 1)));
   EXPECT_TYPE("squeeze", "axis=0", "(3, 1) float32", T("float32", SHAPE(1, 3, 1)));
   EXPECT_TYPE_ERROR("squeeze", "axis=1", IRM_ETYPE,
-                    "TypeError: squeeze: axis 1 of argument 1 (data) of shape (1, 3, 1) has size 3, not 1", T("float32", SHAPE(1, 3, 1)));
+                    "TypeError: squeeze: axis 1 of argument 1 (data) of shape (1, 3, 1) has size 3, not 1",
+                    T("float32", SHAPE(1, 3, 1)));
   EXPECT_TYPE("expand_dims", "axis=-1;num_newaxis=2", "(3, 1, 1) float32", T("float32", SHAPE(3)));
   EXPECT_TYPE("expand_dims", "axis=0", "(1, 3) int64", T("int64", SHAPE(3)));
   ck_assert_ok(EVAL("broadcast_to", "shape=2,3", &out, TENSOR("int32", SHAPE(2, 1), VALS(1, 2))));
   EXPECT_VALUES(out, "int32", SHAPE(2, 3), VALS(1, 1, 1, 2, 2, 2), EXACT);
-  EXPECT_TYPE_ERROR("broadcast_to", "shape=4", IRM_ETYPE, "TypeError: broadcast_to: shapes (3,) and (4,) cannot be broadcast",
-                    T("float32", SHAPE(3)));
+  EXPECT_TYPE_ERROR("broadcast_to", "shape=4", IRM_ETYPE,
+                    "TypeError: broadcast_to: shapes (3,) and (4,) cannot be broadcast", T("float32", SHAPE(3)));
 }
 END_TEST
 
@@ -139,7 +153,8 @@ START_TEST(test_take_and_pad) {
   EXPECT_TYPE("take", NULL, "(2, 2, 3) float32", T("float32", SHAPE(4, 3)), T("int32", SHAPE(2, 2)));
   EXPECT_EVAL_ERROR("take", NULL, IRM_EVALUE, "ValueError: take: index 3 is out of range for axis 0 of size 3",
                     TENSOR("float32", SHAPE(3), VALS(0, 1, 2)), TENSOR("int64", SHAPE(1), VALS(3)));
-  EXPECT_TYPE_ERROR("take", NULL, IRM_ETYPE, "TypeError: take: argument 2 (indices) has dtype float32; indices must be integers",
+  EXPECT_TYPE_ERROR("take", NULL, IRM_ETYPE,
+                    "TypeError: take: argument 2 (indices) has dtype float32; indices must be integers",
                     T("float32", SHAPE(3)), T("float32", SHAPE(1)));
   ck_assert_ok(EVAL("gather", "axis=1", &out, TENSOR("float32", SHAPE(2, 2), VALS(1, 2, 3, 4)),
                     TENSOR("int64", SHAPE(2, 2), VALS(0, 0, 1, -2))));
@@ -168,9 +183,10 @@ START_TEST(test_take_and_pad) {
   EXPECT_VALUES(out, "float32", SHAPE(6), VALS(3, 2, 1, 2, 3, 2), EXACT);
   ck_assert_ok(EVAL("nn.pad", "pad_width=1,2;pad_mode=edge", &out, TENSOR("int64", SHAPE(2), VALS(1, 2))));
   EXPECT_VALUES(out, "int64", SHAPE(5), VALS(1, 1, 2, 2, 2), EXACT);
-  EXPECT_TYPE_ERROR("nn.pad", "pad_width=1,1", IRM_ETYPE,
-                    "TypeError: nn.pad: pad_width has 2 values; argument 1 (data) of rank 2 needs 4 (before, after per axis)",
-                    T("float32", SHAPE(2, 2)));
+  EXPECT_TYPE_ERROR(
+      "nn.pad", "pad_width=1,1", IRM_ETYPE,
+      "TypeError: nn.pad: pad_width has 2 values; argument 1 (data) of rank 2 needs 4 (before, after per axis)",
+      T("float32", SHAPE(2, 2)));
   EXPECT_TYPE_ERROR("nn.pad", "pad_width=0,0;pad_mode=reflekt", IRM_EVALUE, NULL, T("float32", SHAPE(2)));
 }
 END_TEST
@@ -194,7 +210,8 @@ START_TEST(test_max_min_prod_reductions) {
                     T("float32", SHAPE(2, 2)));
   ck_assert_ok(EVAL("argsort", NULL, &out, TENSOR("float32", SHAPE(5), VALS(3, NAN, 1, 3, 2))));
   EXPECT_VALUES(out, "int32", SHAPE(5), VALS(2, 4, 0, 3, 1), EXACT); /* stable; NaN last */
-  ck_assert_ok(EVAL("argsort", "axis=0;is_ascend=false;dtype=int64", &out, TENSOR("int32", SHAPE(3, 1), VALS(1, 5, 5))));
+  ck_assert_ok(
+      EVAL("argsort", "axis=0;is_ascend=false;dtype=int64", &out, TENSOR("int32", SHAPE(3, 1), VALS(1, 5, 5))));
   EXPECT_VALUES(out, "int64", SHAPE(3, 1), VALS(1, 2, 0), EXACT);
   EXPECT_TYPE_ERROR("argsort", "dtype=int8", IRM_EVALUE, "ValueError: argsort: dtype must be int32 or int64, got int8",
                     T("float32", SHAPE(2)));
@@ -209,17 +226,20 @@ START_TEST(test_batch_norm_matmul_and_nn) {
                     TENSOR("float32", SHAPE(2), VALS(2, 1)), TENSOR("float32", SHAPE(2), VALS(0, 1)),
                     TENSOR("float32", SHAPE(2), VALS(1, 10)), TENSOR("float32", SHAPE(2), VALS(4, 25))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 2, 1, 2), VALS(0, 2, 1, 3), TOL);
-  EXPECT_TYPE_ERROR("nn.batch_norm", NULL, IRM_ETYPE,
-                    "TypeError: nn.batch_norm: argument 2 (gamma) must have shape (2,) (the channels of axis 1), got Tensor[(3,), float32]",
-                    T("float32", SHAPE(1, 2)), T("float32", SHAPE(3)), T("float32", SHAPE(2)), T("float32", SHAPE(2)),
-                    T("float32", SHAPE(2)));
+  EXPECT_TYPE_ERROR(
+      "nn.batch_norm", NULL, IRM_ETYPE,
+      "TypeError: nn.batch_norm: argument 2 (gamma) must have shape (2,) (the channels of axis 1), got Tensor[(3,), float32]",
+      T("float32", SHAPE(1, 2)), T("float32", SHAPE(3)), T("float32", SHAPE(2)), T("float32", SHAPE(2)),
+      T("float32", SHAPE(2)));
   ck_assert_ok(EVAL("matmul", NULL, &out, TENSOR("float32", SHAPE(2, 1, 2), VALS(1, 2, 3, 4)),
                     TENSOR("float32", SHAPE(2, 2), VALS(1, 0, 0, 2))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 1, 2), VALS(1, 4, 3, 8), EXACT);
-  ck_assert_ok(EVAL("matmul", NULL, &out, TENSOR("int64", SHAPE(1, 2), VALS(1, 2)), TENSOR("int64", SHAPE(2, 1), VALS(3, 4))));
+  ck_assert_ok(
+      EVAL("matmul", NULL, &out, TENSOR("int64", SHAPE(1, 2), VALS(1, 2)), TENSOR("int64", SHAPE(2, 1), VALS(3, 4))));
   EXPECT_VALUES(out, "int64", SHAPE(1, 1), VALS(11), EXACT);
   EXPECT_TYPE("matmul", NULL, "(5, 3, 2, 4) float32", T("float32", SHAPE(3, 2, 6)), T("float32", SHAPE(5, 1, 6, 4)));
-  EXPECT_TYPE_ERROR("matmul", NULL, IRM_ETYPE, "TypeError: matmul: shapes (2, 3) and (2, 3) do not fit: 3 columns against 2 rows",
+  EXPECT_TYPE_ERROR("matmul", NULL, IRM_ETYPE,
+                    "TypeError: matmul: shapes (2, 3) and (2, 3) do not fit: 3 columns against 2 rows",
                     T("float32", SHAPE(2, 3)), T("float32", SHAPE(2, 3)));
   EXPECT_TYPE_ERROR("matmul", NULL, IRM_ETYPE, "TypeError: matmul: argument 1 (a) must have rank 2 or more, got rank 1",
                     T("float32", SHAPE(3)), T("float32", SHAPE(3, 2)));
@@ -250,8 +270,8 @@ END_TEST
 START_TEST(test_resize2d) {
   irm_object *out = NULL;
   /* nearest, asymmetric: each pixel doubled */
-  ck_assert_ok(EVAL("image.resize2d", "size=2,4;method=nearest_neighbor;coordinate_transformation_mode=asymmetric", &out,
-                    TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 2))));
+  ck_assert_ok(EVAL("image.resize2d", "size=2,4;method=nearest_neighbor;coordinate_transformation_mode=asymmetric",
+                    &out, TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(1, 2))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 4), VALS(1, 1, 2, 2, 1, 1, 2, 2), EXACT);
   /* linear, align_corners: the ends stay, the middle interpolates */
   ck_assert_ok(EVAL("image.resize2d", "size=1,3;coordinate_transformation_mode=align_corners", &out,
@@ -261,14 +281,16 @@ START_TEST(test_resize2d) {
   ck_assert_ok(EVAL("image.resize2d", "size=1,4", &out, TENSOR("float32", SHAPE(1, 1, 1, 2), VALS(0, 8))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 4), VALS(0, 2, 6, 8), TOL);
   /* cubic of a constant is the constant */
-  ck_assert_ok(EVAL("image.resize2d", "size=3,3;method=cubic", &out,
-                    TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(3, 3, 3, 3))));
+  ck_assert_ok(
+      EVAL("image.resize2d", "size=3,3;method=cubic", &out, TENSOR("float32", SHAPE(1, 1, 2, 2), VALS(3, 3, 3, 3))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 3, 3), VALS(3, 3, 3, 3, 3, 3, 3, 3, 3), 1e-5);
   EXPECT_TYPE_ERROR("image.resize2d", "size=2,2", IRM_ETYPE,
-                    "TypeError: image.resize2d: argument 1 (data) must have rank 4 (NCHW), got rank 3", T("float32", SHAPE(1, 2, 2)));
+                    "TypeError: image.resize2d: argument 1 (data) must have rank 4 (NCHW), got rank 3",
+                    T("float32", SHAPE(1, 2, 2)));
   EXPECT_TYPE_ERROR("image.resize2d", "size=2,2;method=bilinear", IRM_EVALUE, NULL, T("float32", SHAPE(1, 1, 2, 2)));
   EXPECT_TYPE_ERROR("image.resize2d", "size=2", IRM_EVALUE,
-                    "ValueError: image.resize2d: size must have 2 values (height, width), got 1", T("float32", SHAPE(1, 1, 2, 2)));
+                    "ValueError: image.resize2d: size must have 2 values (height, width), got 1",
+                    T("float32", SHAPE(1, 1, 2, 2)));
 }
 END_TEST
 
@@ -277,11 +299,20 @@ START_TEST(test_patterns_follow_tvm) {
     const char *op;
     irm_op_pattern pattern;
   } want[] = {
-      {"minimum", IRM_OP_BROADCAST},      {"sigmoid", IRM_OP_ELEMWISE},     {"clip", IRM_OP_ELEMWISE},
-      {"less", IRM_OP_BROADCAST},         {"where", IRM_OP_BROADCAST},      {"concatenate", IRM_OP_INJECTIVE},
-      {"strided_slice", IRM_OP_INJECTIVE}, {"expand_dims", IRM_OP_BROADCAST}, {"take", IRM_OP_INJECTIVE},
-      {"nn.pad", IRM_OP_INJECTIVE},       {"max", IRM_OP_COMM_REDUCE},      {"matmul", IRM_OP_OUT_ELEMWISE_FUSABLE},
-      {"nn.softmax", IRM_OP_OUT_ELEMWISE_FUSABLE}, {"nn.log_softmax", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"minimum", IRM_OP_BROADCAST},
+      {"sigmoid", IRM_OP_ELEMWISE},
+      {"clip", IRM_OP_ELEMWISE},
+      {"less", IRM_OP_BROADCAST},
+      {"where", IRM_OP_BROADCAST},
+      {"concatenate", IRM_OP_INJECTIVE},
+      {"strided_slice", IRM_OP_INJECTIVE},
+      {"expand_dims", IRM_OP_BROADCAST},
+      {"take", IRM_OP_INJECTIVE},
+      {"nn.pad", IRM_OP_INJECTIVE},
+      {"max", IRM_OP_COMM_REDUCE},
+      {"matmul", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.softmax", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.log_softmax", IRM_OP_OUT_ELEMWISE_FUSABLE},
       {"nn.dropout", IRM_OP_OPAQUE},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

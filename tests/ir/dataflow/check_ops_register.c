@@ -30,8 +30,12 @@ static int scale_eval(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 /* op.Register(name, num_inputs, schema, infer, eval[, pattern]); the status. */
 static int op_register(const char *name, int64_t num_inputs, irm_object *schema, irm_any infer, irm_any eval,
                        const irm_any *pattern) {
-  irm_any args[] = {irm_any_str(name), irm_any_int(num_inputs), schema ? irm_any_object(schema) : irm_any_none(), infer,
-                    eval, pattern ? *pattern : irm_any_none()},
+  irm_any args[] = {irm_any_str(name),
+                    irm_any_int(num_inputs),
+                    schema ? irm_any_object(schema) : irm_any_none(),
+                    infer,
+                    eval,
+                    pattern ? *pattern : irm_any_none()},
           ret = irm_any_int(-1);
   int rc = irm_func_call_global("op.Register", args, pattern ? 6 : 5, &ret);
   ck_assert_int_eq(ret.type_code, IRM_NONE);
@@ -57,7 +61,8 @@ static int op_known(const char *name) {
 }
 
 START_TEST(test_register_an_op_through_the_global) {
-  irm_object *schema = scale_schema(), *infer = new_packed(same_infer, NULL, NULL), *eval = new_packed(scale_eval, NULL, NULL);
+  irm_object *schema = scale_schema(), *infer = new_packed(same_infer, NULL, NULL),
+             *eval = new_packed(scale_eval, NULL, NULL);
   irm_any pattern = irm_any_int(IRM_OP_ELEMWISE);
   ck_assert_ok(op_register("test.scale", 1, schema, irm_any_object(infer), irm_any_object(eval), &pattern));
 
@@ -323,7 +328,8 @@ START_TEST(test_plugin_clashing_with_a_builtin_op_registers_nothing) {
   ck_assert_int_eq(irm_op_num_inputs(op), 2);
   ck_assert_int_eq(irm_op_pattern_of(op), IRM_OP_OUT_ELEMWISE_FUSABLE);
   irm_object_release(op);
-  EXPECT_TYPE("nn.conv2d", NULL, "(1, 8, 30, 30) float32", T("float32", SHAPE(1, 3, 32, 32)), T("float32", SHAPE(8, 3, 3, 3)));
+  EXPECT_TYPE("nn.conv2d", NULL, "(1, 8, 30, 30) float32", T("float32", SHAPE(1, 3, 32, 32)),
+              T("float32", SHAPE(8, 3, 3, 3)));
 }
 END_TEST
 #endif

@@ -46,7 +46,8 @@ START_TEST(test_unary_ops_keep_the_type) {
   EXPECT_TYPE_ERROR("exp", NULL, IRM_ETYPE,
                     "TypeError: exp: argument 1 (data) has dtype int32; exp takes float32, float16 or float64",
                     T("int32", SHAPE(2)));
-  EXPECT_TYPE_ERROR("sqrt", NULL, IRM_ETYPE, "TypeError: sqrt: argument 1 (data) has dtype uint8; sqrt takes float32, float16 or float64",
+  EXPECT_TYPE_ERROR("sqrt", NULL, IRM_ETYPE,
+                    "TypeError: sqrt: argument 1 (data) has dtype uint8; sqrt takes float32, float16 or float64",
                     T("uint8", SHAPE(2)));
   EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE, "TypeError: nn.relu takes 1 argument, got 2", T("float32", SHAPE(2)),
                     T("float32", SHAPE(2)));
@@ -70,8 +71,8 @@ START_TEST(test_argument_that_is_not_a_tensor_type_is_named) {
   irm_object *field = T("float32", SHAPE(2)), *tuple = NULL;
   ck_assert_ok(irm_tuple_type_new(&field, 1, &tuple));
   irm_object_release(field);
-  EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE, "TypeError: nn.relu: argument 1 (data) must be a tensor type, got dataflow.TupleType",
-                    tuple);
+  EXPECT_TYPE_ERROR("nn.relu", NULL, IRM_ETYPE,
+                    "TypeError: nn.relu: argument 1 (data) must be a tensor type, got dataflow.TupleType", tuple);
 }
 END_TEST
 
@@ -88,17 +89,19 @@ START_TEST(test_reshape_supports_zero_and_minus_one) {
 END_TEST
 
 START_TEST(test_reshape_errors) {
-  EXPECT_TYPE_ERROR("reshape", "newshape=4,2", IRM_ETYPE,
-                    "TypeError: reshape: cannot reshape argument 1 (data) of shape (2, 3) (6 elements) to (4, 2) (8 elements)",
-                    T("float32", SHAPE(2, 3)));
+  EXPECT_TYPE_ERROR(
+      "reshape", "newshape=4,2", IRM_ETYPE,
+      "TypeError: reshape: cannot reshape argument 1 (data) of shape (2, 3) (6 elements) to (4, 2) (8 elements)",
+      T("float32", SHAPE(2, 3)));
   EXPECT_TYPE_ERROR("reshape", "newshape=5,-1", IRM_ETYPE,
                     "TypeError: reshape: cannot reshape argument 1 (data) of shape (2, 3, 4) (24 elements) to (5, -1)",
                     T("float32", SHAPE(2, 3, 4)));
-  EXPECT_TYPE_ERROR("reshape", "newshape=-1,-1", IRM_EVALUE, "ValueError: reshape: newshape (-1, -1) has more than one -1",
-                    T("float32", SHAPE(2, 3)));
-  EXPECT_TYPE_ERROR("reshape", "newshape=-2,3", IRM_EVALUE,
-                    "ValueError: reshape: newshape (-2, 3): -2 is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
-                    T("float32", SHAPE(2, 3)));
+  EXPECT_TYPE_ERROR("reshape", "newshape=-1,-1", IRM_EVALUE,
+                    "ValueError: reshape: newshape (-1, -1) has more than one -1", T("float32", SHAPE(2, 3)));
+  EXPECT_TYPE_ERROR(
+      "reshape", "newshape=-2,3", IRM_EVALUE,
+      "ValueError: reshape: newshape (-2, 3): -2 is not a size (use a size, 0 to keep a dimension or -1 to infer one)",
+      T("float32", SHAPE(2, 3)));
   EXPECT_TYPE_ERROR("reshape", "newshape=6,0", IRM_ETYPE,
                     "TypeError: reshape: newshape (6, 0) keeps dimension 1 (0), but argument 1 (data) has rank 1",
                     T("float32", SHAPE(6)));
@@ -135,13 +138,15 @@ START_TEST(test_sum_and_mean_reduce_the_axes) {
     EXPECT_TYPE(ops[i], "axis=1;exclude=true", "(3,) float32", T("float32", SHAPE(2, 3, 4)));
     EXPECT_TYPE(ops[i], "keepdims=true", "(1, 1, 1) int8", T("int8", SHAPE(2, 3, 4)));
   }
-  EXPECT_TYPE_ERROR("sum", "axis=3", IRM_ETYPE, "TypeError: sum: axis 3 is out of range for argument 1 (data) of rank 3",
+  EXPECT_TYPE_ERROR("sum", "axis=3", IRM_ETYPE,
+                    "TypeError: sum: axis 3 is out of range for argument 1 (data) of rank 3",
                     T("float32", SHAPE(2, 3, 4)));
   EXPECT_TYPE_ERROR("mean", "axis=1,-2", IRM_EVALUE, "ValueError: mean: axis (1, -2) repeats axis 1",
                     T("float32", SHAPE(2, 3, 4)));
-  EXPECT_TYPE_ERROR("sum", NULL, IRM_ETYPE,
-                    "TypeError: sum: argument 1 (data) has dtype bool; sum takes numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)",
-                    T("bool", SHAPE(2)));
+  EXPECT_TYPE_ERROR(
+      "sum", NULL, IRM_ETYPE,
+      "TypeError: sum: argument 1 (data) has dtype bool; sum takes numeric dtypes (float32, float16, int32, int8, uint8, float64, int64)",
+      T("bool", SHAPE(2)));
 }
 END_TEST
 
@@ -161,10 +166,12 @@ START_TEST(test_dense_shapes) {
   EXPECT_TYPE_ERROR("nn.dense", "units=10", IRM_ETYPE,
                     "TypeError: nn.dense: units is 10, argument 2 (weight) has 16 output features",
                     T("float32", SHAPE(4, 8)), T("float32", SHAPE(16, 8)));
-  EXPECT_TYPE_ERROR("nn.dense", NULL, IRM_ETYPE, "TypeError: nn.dense: argument 2 (weight) must have rank 2, got rank 3",
-                    T("float32", SHAPE(4, 8)), T("float32", SHAPE(1, 16, 8)));
-  EXPECT_TYPE_ERROR("nn.dense", NULL, IRM_ETYPE, "TypeError: nn.dense: argument 1 (data) must have rank 1 or more, got rank 0",
-                    tscalar("float32"), T("float32", SHAPE(16, 8)));
+  EXPECT_TYPE_ERROR("nn.dense", NULL, IRM_ETYPE,
+                    "TypeError: nn.dense: argument 2 (weight) must have rank 2, got rank 3", T("float32", SHAPE(4, 8)),
+                    T("float32", SHAPE(1, 16, 8)));
+  EXPECT_TYPE_ERROR("nn.dense", NULL, IRM_ETYPE,
+                    "TypeError: nn.dense: argument 1 (data) must have rank 1 or more, got rank 0", tscalar("float32"),
+                    T("float32", SHAPE(16, 8)));
 }
 END_TEST
 
@@ -178,8 +185,9 @@ START_TEST(test_bias_add_shapes) {
   EXPECT_TYPE_ERROR("nn.bias_add", "axis=2", IRM_ETYPE,
                     "TypeError: nn.bias_add: axis 2 is out of range for argument 1 (data) of rank 2",
                     T("float32", SHAPE(2, 3)), T("float32", SHAPE(3)));
-  EXPECT_TYPE_ERROR("nn.bias_add", NULL, IRM_ETYPE, "TypeError: nn.bias_add: argument 2 (bias) must have rank 1, got rank 2",
-                    T("float32", SHAPE(2, 3)), T("float32", SHAPE(1, 3)));
+  EXPECT_TYPE_ERROR("nn.bias_add", NULL, IRM_ETYPE,
+                    "TypeError: nn.bias_add: argument 2 (bias) must have rank 1, got rank 2", T("float32", SHAPE(2, 3)),
+                    T("float32", SHAPE(1, 3)));
 }
 END_TEST
 
@@ -187,10 +195,12 @@ START_TEST(test_softmax_shapes) {
   EXPECT_TYPE("nn.softmax", NULL, "(2, 5) float32", T("float32", SHAPE(2, 5)));
   EXPECT_TYPE("nn.softmax", "axis=0", "(2, 5) float16", T("float16", SHAPE(2, 5)));
   EXPECT_TYPE_ERROR("nn.softmax", "axis=2", IRM_ETYPE,
-                    "TypeError: nn.softmax: axis 2 is out of range for argument 1 (data) of rank 2", T("float32", SHAPE(2, 5)));
-  EXPECT_TYPE_ERROR("nn.softmax", NULL, IRM_ETYPE,
-                    "TypeError: nn.softmax: argument 1 (data) has dtype int8; nn.softmax takes float32, float16 or float64",
-                    T("int8", SHAPE(2, 5)));
+                    "TypeError: nn.softmax: axis 2 is out of range for argument 1 (data) of rank 2",
+                    T("float32", SHAPE(2, 5)));
+  EXPECT_TYPE_ERROR(
+      "nn.softmax", NULL, IRM_ETYPE,
+      "TypeError: nn.softmax: argument 1 (data) has dtype int8; nn.softmax takes float32, float16 or float64",
+      T("int8", SHAPE(2, 5)));
 }
 END_TEST
 
@@ -246,7 +256,8 @@ START_TEST(test_conv2d_errors) {
            "TypeError: nn.conv2d: argument 2 (weight) has 3 input channels per group, argument 1 (data) has 4 "
            "(8 channels in 2 groups)",
            T("float32", SHAPE(1, 8, 8, 8)), T("float32", SHAPE(6, 3, 3, 3)));
-  CONV_ERR("groups=3", IRM_ETYPE, "TypeError: nn.conv2d: argument 1 (data) has 8 channels, which 3 groups do not divide",
+  CONV_ERR("groups=3", IRM_ETYPE,
+           "TypeError: nn.conv2d: argument 1 (data) has 8 channels, which 3 groups do not divide",
            T("float32", SHAPE(1, 8, 8, 8)), T("float32", SHAPE(6, 3, 3, 3)));
   CONV_ERR("groups=2", IRM_ETYPE,
            "TypeError: nn.conv2d: argument 2 (weight) has 5 output channels, which 2 groups do not divide",
@@ -258,12 +269,14 @@ START_TEST(test_conv2d_errors) {
   CONV_ERR("kernel_size=5,5", IRM_ETYPE,
            "TypeError: nn.conv2d: kernel_size is (5, 5), argument 2 (weight) has a 3x3 kernel",
            T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
-  CONV_ERR(NULL, IRM_ETYPE,
-           "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (3x3 dilated) does not fit the 2x2 padded input",
-           T("float32", SHAPE(1, 3, 2, 2)), T("float32", SHAPE(8, 3, 3, 3)));
-  CONV_ERR("dilation=2;padding=1", IRM_ETYPE,
-           "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (5x5 dilated) does not fit the 4x4 padded input",
-           T("float32", SHAPE(1, 3, 2, 2)), T("float32", SHAPE(8, 3, 3, 3)));
+  CONV_ERR(
+      NULL, IRM_ETYPE,
+      "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (3x3 dilated) does not fit the 2x2 padded input",
+      T("float32", SHAPE(1, 3, 2, 2)), T("float32", SHAPE(8, 3, 3, 3)));
+  CONV_ERR(
+      "dilation=2;padding=1", IRM_ETYPE,
+      "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (5x5 dilated) does not fit the 4x4 padded input",
+      T("float32", SHAPE(1, 3, 2, 2)), T("float32", SHAPE(8, 3, 3, 3)));
   CONV_ERR("padding=1,2,3", IRM_EVALUE, "ValueError: nn.conv2d: padding [1, 2, 3] must have 1, 2 or 4 values",
            T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
   CONV_ERR("padding=-1", IRM_EVALUE, "ValueError: nn.conv2d: padding [-1] must not be negative",
@@ -280,16 +293,19 @@ START_TEST(test_conv2d_errors) {
            T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
   CONV_ERR(NULL, IRM_ETYPE, "TypeError: nn.conv2d: argument 1 (data) must have rank 4 (NCHW), got rank 3",
            T("float32", SHAPE(3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
-  CONV_ERR("kernel_layout=HWIO", IRM_ETYPE, "TypeError: nn.conv2d: argument 2 (weight) must have rank 4 (HWIO), got rank 2",
+  CONV_ERR("kernel_layout=HWIO", IRM_ETYPE,
+           "TypeError: nn.conv2d: argument 2 (weight) must have rank 4 (HWIO), got rank 2",
            T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3)));
   CONV_ERR(NULL, IRM_ETYPE, "TypeError: nn.conv2d: argument 1 (data) has dtype int8, argument 2 (weight) float32",
            T("int8", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
   irm_object *out = NULL;
-  ck_assert_int_eq(INFER("nn.conv2d", "out_dtype=int16", &out, T("int8", SHAPE(1, 3, 8, 8)), T("int8", SHAPE(8, 3, 3, 3))),
-                   IRM_EVALUE);
+  ck_assert_int_eq(
+      INFER("nn.conv2d", "out_dtype=int16", &out, T("int8", SHAPE(1, 3, 8, 8)), T("int8", SHAPE(8, 3, 3, 3))),
+      IRM_EVALUE);
   ck_assert_last_error("ValueError: nn.conv2d: attribute 'out_dtype': ");
-  ck_assert_int_eq(INFER("nn.conv2d", "stride=2", &out, T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3))),
-                   IRM_EATTR);
+  ck_assert_int_eq(
+      INFER("nn.conv2d", "stride=2", &out, T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3))),
+      IRM_EATTR);
   ck_assert_error_mentions("did you mean 'strides'?");
 }
 END_TEST
@@ -298,10 +314,11 @@ END_TEST
 START_TEST(test_huge_shapes_and_attributes_are_refused_without_overflow) {
   CONV_ERR("padding=3000000000", IRM_EVALUE, "ValueError: nn.conv2d: padding [3000000000] must be at most 2147483647",
            T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
-  CONV_ERR("dilation=2147483647", IRM_ETYPE,
-           "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (4294967295x4294967295 dilated) does not fit the "
-           "8x8 padded input",
-           T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
+  CONV_ERR(
+      "dilation=2147483647", IRM_ETYPE,
+      "TypeError: nn.conv2d: the 3x3 kernel of argument 2 (weight) (4294967295x4294967295 dilated) does not fit the "
+      "8x8 padded input",
+      T("float32", SHAPE(1, 3, 8, 8)), T("float32", SHAPE(8, 3, 3, 3)));
   EXPECT_TYPE_ERROR("add", NULL, IRM_ETYPE,
                     "TypeError: add: the result shape (4294967296, 4294967296) has more than 2^62 elements",
                     T("float32", SHAPE(4294967296, 1)), T("float32", SHAPE(1, 4294967296)));
@@ -327,7 +344,8 @@ START_TEST(test_pool_shapes) {
     EXPECT_TYPE(op, NULL, "(1, 3, 32, 32) float32", T("float32", SHAPE(1, 3, 32, 32)));
     EXPECT_TYPE(op, "pool_size=2,2;strides=2,2", "(1, 3, 16, 16) float32", T("float32", SHAPE(1, 3, 32, 32)));
     EXPECT_TYPE(op, "pool_size=3;strides=2", "(1, 3, 15, 15) float32", T("float32", SHAPE(1, 3, 32, 32)));
-    EXPECT_TYPE(op, "pool_size=3;strides=2;ceil_mode=true", "(1, 3, 16, 16) float32", T("float32", SHAPE(1, 3, 32, 32)));
+    EXPECT_TYPE(op, "pool_size=3;strides=2;ceil_mode=true", "(1, 3, 16, 16) float32",
+                T("float32", SHAPE(1, 3, 32, 32)));
     EXPECT_TYPE(op, "pool_size=2;strides=2", "(1, 1, 2, 2) float32", T("float32", SHAPE(1, 1, 5, 5)));
     EXPECT_TYPE(op, "pool_size=2;strides=2;ceil_mode=true", "(1, 1, 3, 3) float32", T("float32", SHAPE(1, 1, 5, 5)));
     EXPECT_TYPE(op, "pool_size=3;strides=2;padding=1", "(1, 3, 16, 16) float32", T("float32", SHAPE(1, 3, 32, 32)));
@@ -347,22 +365,26 @@ START_TEST(test_pool_shapes) {
 END_TEST
 
 START_TEST(test_pool_errors) {
-  EXPECT_TYPE_ERROR("nn.max_pool2d", "pool_size=3", IRM_ETYPE,
-                    "TypeError: nn.max_pool2d: the 3x3 window (3x3 dilated) does not fit the 2x2 padded argument 1 (data)",
-                    T("float32", SHAPE(1, 1, 2, 2)));
-  EXPECT_TYPE_ERROR("nn.avg_pool2d", "pool_size=2;dilation=3;padding=1", IRM_ETYPE,
-                    "TypeError: nn.avg_pool2d: the 2x2 window (4x4 dilated) does not fit the 3x3 padded argument 1 (data)",
-                    T("float32", SHAPE(1, 1, 1, 1)));
-  EXPECT_TYPE_ERROR("nn.max_pool2d", "layout=NWHC", IRM_EVALUE,
-                    "ValueError: nn.max_pool2d: layout 'NWHC' is not supported (did you mean 'NHWC'?); supported: NCHW, NHWC",
-                    T("float32", SHAPE(1, 1, 2, 2)));
-  EXPECT_TYPE_ERROR("nn.max_pool2d", NULL, IRM_ETYPE, "TypeError: nn.max_pool2d: argument 1 (data) must have rank 4 (NCHW), got rank 2",
+  EXPECT_TYPE_ERROR(
+      "nn.max_pool2d", "pool_size=3", IRM_ETYPE,
+      "TypeError: nn.max_pool2d: the 3x3 window (3x3 dilated) does not fit the 2x2 padded argument 1 (data)",
+      T("float32", SHAPE(1, 1, 2, 2)));
+  EXPECT_TYPE_ERROR(
+      "nn.avg_pool2d", "pool_size=2;dilation=3;padding=1", IRM_ETYPE,
+      "TypeError: nn.avg_pool2d: the 2x2 window (4x4 dilated) does not fit the 3x3 padded argument 1 (data)",
+      T("float32", SHAPE(1, 1, 1, 1)));
+  EXPECT_TYPE_ERROR(
+      "nn.max_pool2d", "layout=NWHC", IRM_EVALUE,
+      "ValueError: nn.max_pool2d: layout 'NWHC' is not supported (did you mean 'NHWC'?); supported: NCHW, NHWC",
+      T("float32", SHAPE(1, 1, 2, 2)));
+  EXPECT_TYPE_ERROR("nn.max_pool2d", NULL, IRM_ETYPE,
+                    "TypeError: nn.max_pool2d: argument 1 (data) must have rank 4 (NCHW), got rank 2",
                     T("float32", SHAPE(2, 2)));
   EXPECT_TYPE_ERROR("nn.global_avg_pool2d", "layout=NHWC", IRM_ETYPE,
                     "TypeError: nn.global_avg_pool2d: argument 1 (data) must have rank 4 (NHWC), got rank 3",
                     T("float32", SHAPE(2, 2, 2)));
-  EXPECT_TYPE_ERROR("nn.avg_pool2d", "pool_size=0", IRM_EVALUE, "ValueError: nn.avg_pool2d: pool_size [0] must be positive",
-                    T("float32", SHAPE(1, 1, 2, 2)));
+  EXPECT_TYPE_ERROR("nn.avg_pool2d", "pool_size=0", IRM_EVALUE,
+                    "ValueError: nn.avg_pool2d: pool_size [0] must be positive", T("float32", SHAPE(1, 1, 2, 2)));
   EXPECT_TYPE_ERROR("nn.max_pool2d", NULL, IRM_ETYPE,
                     "TypeError: nn.max_pool2d: argument 1 (data) has dtype bool; nn.max_pool2d takes numeric dtypes "
                     "(float32, float16, int32, int8, uint8, float64, int64)",
@@ -379,16 +401,26 @@ START_TEST(test_patterns_follow_tvm) {
     const char *op;
     irm_op_pattern pattern;
   } want[] = {
-      {"add", IRM_OP_BROADCAST},       {"subtract", IRM_OP_BROADCAST},
-      {"multiply", IRM_OP_BROADCAST},  {"divide", IRM_OP_BROADCAST},
-      {"maximum", IRM_OP_BROADCAST},   {"negative", IRM_OP_ELEMWISE},
-      {"exp", IRM_OP_ELEMWISE},        {"sqrt", IRM_OP_ELEMWISE},
-      {"nn.relu", IRM_OP_ELEMWISE},    {"cast", IRM_OP_ELEMWISE},
-      {"reshape", IRM_OP_INJECTIVE},   {"transpose", IRM_OP_INJECTIVE},
-      {"sum", IRM_OP_COMM_REDUCE},     {"mean", IRM_OP_COMM_REDUCE},
-      {"nn.dense", IRM_OP_OUT_ELEMWISE_FUSABLE}, {"nn.bias_add", IRM_OP_BROADCAST},
-      {"nn.conv2d", IRM_OP_OUT_ELEMWISE_FUSABLE}, {"nn.max_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
-      {"nn.avg_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE}, {"nn.global_avg_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"add", IRM_OP_BROADCAST},
+      {"subtract", IRM_OP_BROADCAST},
+      {"multiply", IRM_OP_BROADCAST},
+      {"divide", IRM_OP_BROADCAST},
+      {"maximum", IRM_OP_BROADCAST},
+      {"negative", IRM_OP_ELEMWISE},
+      {"exp", IRM_OP_ELEMWISE},
+      {"sqrt", IRM_OP_ELEMWISE},
+      {"nn.relu", IRM_OP_ELEMWISE},
+      {"cast", IRM_OP_ELEMWISE},
+      {"reshape", IRM_OP_INJECTIVE},
+      {"transpose", IRM_OP_INJECTIVE},
+      {"sum", IRM_OP_COMM_REDUCE},
+      {"mean", IRM_OP_COMM_REDUCE},
+      {"nn.dense", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.bias_add", IRM_OP_BROADCAST},
+      {"nn.conv2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.max_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.avg_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
+      {"nn.global_avg_pool2d", IRM_OP_OUT_ELEMWISE_FUSABLE},
       {"nn.softmax", IRM_OP_OUT_ELEMWISE_FUSABLE},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -409,8 +441,8 @@ START_TEST(test_conv2d_schema_lists_attributes_with_defaults) {
   ck_assert_ok(irm_kind_find("op", "nn.conv2d", &kind));
   irm_object *opts = NULL;
   ck_assert_ok(irm_kind_list_options(kind, &opts));
-  const char *names[] = {"strides", "padding", "dilation", "groups", "channels", "kernel_size", "data_layout",
-                         "kernel_layout", "out_dtype"};
+  const char *names[] = {"strides",     "padding",     "dilation",      "groups",   "channels",
+                         "kernel_size", "data_layout", "kernel_layout", "out_dtype"};
   ck_assert_uint_eq(irm_map_size(opts), 9);
   irm_map_iter it = irm_map_iter_begin(opts);
   const irm_object *key;

@@ -86,7 +86,8 @@ START_TEST(test_call_op_wildcard_constant_var) {
 END_TEST
 
 START_TEST(test_captures_bind_consistently) {
-  irm_module *m = typed_main("%x: " T23 ", %y: " T23, "  %0 = add(%x, %x);\n  %1 = add(%x, %y);\n  %2 = add(%0, %1);\n  %2\n");
+  irm_module *m =
+      typed_main("%x: " T23 ", %y: " T23, "  %0 = add(%x, %x);\n  %1 = add(%x, %y);\n  %2 = add(%0, %1);\n  %2\n");
   irm_object *top = body_of(m), *same = irm_call_arg(top, 0), *diff = irm_call_arg(top, 1);
   irm_object *a[2] = {cap("a", wild()), cap("a", wild())};
   irm_object *p = call_take(op("add"), a, 2);
@@ -189,7 +190,8 @@ START_TEST(test_attr_type_dtype_shape) {
   ck_assert_ok(irm_expr_with_type(bare, NULL, &untyped));
   ck_assert_int_eq(matches(p_shape, untyped), 0);
   ck_assert_int_eq(matches(p_attr, untyped), 1);
-  irm_object *objs[] = {attrs, other, p_tr, p_attr, p_other, w, p_shape, p_bad_shape, p_dt, p_f32, p_type, untyped, bare};
+  irm_object *objs[] = {attrs,       other, p_tr,  p_attr, p_other, w,   p_shape,
+                        p_bad_shape, p_dt,  p_f32, p_type, untyped, bare};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
   irm_object_release(m);
 }
@@ -216,7 +218,8 @@ START_TEST(test_dominator_on_residual_diamond) {
   ck_assert_ok(irm_dataflow_example_model("residual", &raw));
   ck_assert_ok(irm_dataflow_infer_type(raw, &m));
   irm_object *root = body_of(m); /* softmax(bias_add(dense(reshape(pool(relu(add)))))) */
-  irm_object *add = irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(root, 0), 0), 0), 0), 0), 0);
+  irm_object *add =
+      irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(irm_call_arg(root, 0), 0), 0), 0), 0), 0);
   ck_assert_str_eq(irm_op_name(irm_call_callee(add)), "add");
   irm_object *a[2] = {wild(), wild()}, *r[1] = {wild()}, *c2[2] = {wild(), wild()}, *b2[2] = {wild(), wild()};
   irm_object *child = call_take(op("add"), a, 2), *parent = cap("p", call_take(op("nn.relu"), r, 1));
@@ -250,7 +253,8 @@ START_TEST(test_constructor_errors) {
   irm_object *p = (irm_object *)&p, *s = new_string("nope"), *w = wild();
   ck_assert_error(irm_pattern_op("nn.relux", &p), IRM_EKEY, "KeyError: ");
   ck_assert_error_mentions("nn.relu");
-  ck_assert_error(irm_pattern_call(s, NULL, 0, &p), IRM_ETYPE, "TypeError: irm_pattern_call: callee must be a dataflow.DFPattern");
+  ck_assert_error(irm_pattern_call(s, NULL, 0, &p), IRM_ETYPE,
+                  "TypeError: irm_pattern_call: callee must be a dataflow.DFPattern");
   ck_assert_ptr_null(p);
   ck_assert_error(irm_pattern_alt(w, NULL, &p), IRM_EVALUE, "ValueError: irm_pattern_alt: b must not be NULL");
   ck_assert_error(irm_pattern_capture("1x", w, &p), IRM_EVALUE, "ValueError: irm_pattern_capture: a capture name");

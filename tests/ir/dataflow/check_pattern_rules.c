@@ -57,12 +57,12 @@ START_TEST(test_relu_to_max_from_text) {
 END_TEST
 
 START_TEST(test_conditions) {
-  irm_object *rules = parse_rules(
-      "// scalar ones only\n"
-      "rule fold_scale benefit 3 : multiply(%x, %s: const) where shape(%s) == () && value(%s) == 1 => %x\n"
-      "rule not_f32 : exp(%x) where dtype(%x) != float32 => %x\n"
-      "rule rank2 : negative(%x) where ndim(%x) == 2 => %x\n"
-      "rule by_attr : sqrt(%x) where attr(my.flag) == true => %x\n");
+  irm_object *rules =
+      parse_rules("// scalar ones only\n"
+                  "rule fold_scale benefit 3 : multiply(%x, %s: const) where shape(%s) == () && value(%s) == 1 => %x\n"
+                  "rule not_f32 : exp(%x) where dtype(%x) != float32 => %x\n"
+                  "rule rank2 : negative(%x) where ndim(%x) == 2 => %x\n"
+                  "rule by_attr : sqrt(%x) where attr(my.flag) == true => %x\n");
   ck_assert_int_eq(irm_rewrite_rule_benefit(rule_at(rules, 0)), 3);
   irm_module *m = typed_main("%x: " T23, "  %0 = multiply(%x, const(float32, [], [1]));\n"
                                          "  %1 = multiply(%0, const(float32, [], [2]));\n"
@@ -104,14 +104,13 @@ START_TEST(test_attr_condition_reads_through_callback) {
 END_TEST
 
 START_TEST(test_pattern_syntax) {
-  irm_object *rules = parse_rules(
-      "rule alt : (exp(%x) | sqrt(%x)) => %x\n"
-      "rule typed : add(%x: Tensor[(2, 3), float32], %y: float32) => add(%y, %x)\n"
-      "rule attrs : transpose(transpose(%x, axes=[1, 0]), axes=[1, 0]) => %x\n"
-      "rule tuple : (%a, %b).1 => %b\n"
-      "rule wild : multiply(%x, _) => %x\n"
-      "rule varpat : subtract(%v: var, const(float32, [], [0])) => %v\n"
-      "rule dom : dominates(nn.relu(_), _, add(%a, %b)) => add(%b, %a)\n");
+  irm_object *rules = parse_rules("rule alt : (exp(%x) | sqrt(%x)) => %x\n"
+                                  "rule typed : add(%x: Tensor[(2, 3), float32], %y: float32) => add(%y, %x)\n"
+                                  "rule attrs : transpose(transpose(%x, axes=[1, 0]), axes=[1, 0]) => %x\n"
+                                  "rule tuple : (%a, %b).1 => %b\n"
+                                  "rule wild : multiply(%x, _) => %x\n"
+                                  "rule varpat : subtract(%v: var, const(float32, [], [0])) => %v\n"
+                                  "rule dom : dominates(nn.relu(_), _, add(%a, %b)) => add(%b, %a)\n");
   ck_assert_uint_eq(irm_array_size(rules), 7);
   irm_module *m = typed_main("%x: " T23 ", %y: " T23,
                              "  %0 = exp(%x);\n  %1 = transpose(%0, axes=[1, 0]);\n  %2 = (%1, %y);\n  %3 = %2.1;\n"
@@ -192,9 +191,12 @@ START_TEST(test_rule_from_c_checked) {
                   "TypeError: rule 'to_sum': the left-hand side has type Tensor[(2, 3), float32] but the right-hand "
                   "side has type Tensor[(), float32]");
   ck_assert_error(irm_rewrite_rule_new("x", w, NULL, 0, &rule), IRM_EVALUE, "ValueError: irm_rewrite_rule_new: rhs");
-  ck_assert_error(irm_rewrite_rule_new("", w, hole, 0, &rule), IRM_EVALUE, "ValueError: irm_rewrite_rule_new: a rule needs a name");
-  ck_assert_error(irm_rewrite_rule_new("x", hole, hole, 0, &rule), IRM_ETYPE, "TypeError: irm_rewrite_rule_new: lhs must be");
-  ck_assert_error(irm_rewrite_rule_apply(hole, hole, NULL, NULL, &rule), IRM_ETYPE, "TypeError: irm_rewrite_rule_apply");
+  ck_assert_error(irm_rewrite_rule_new("", w, hole, 0, &rule), IRM_EVALUE,
+                  "ValueError: irm_rewrite_rule_new: a rule needs a name");
+  ck_assert_error(irm_rewrite_rule_new("x", hole, hole, 0, &rule), IRM_ETYPE,
+                  "TypeError: irm_rewrite_rule_new: lhs must be");
+  ck_assert_error(irm_rewrite_rule_apply(hole, hole, NULL, NULL, &rule), IRM_ETYPE,
+                  "TypeError: irm_rewrite_rule_apply");
   irm_object *objs[] = {w, x, op, lhs, hole, other, sum, sum_op};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
 }
@@ -215,17 +217,22 @@ START_TEST(test_text_errors) {
        "ValueError: line 2, column 15: rule 'r': the right-hand side uses %y, which the left-hand side does not capture"},
       {"rule r : nn.relu(%x) => sum(%x)", IRM_ETYPE,
        "TypeError: line 1, column 22: rule 'r': the left-hand side has type Tensor[(2, 3), float32] but the right-hand side has type Tensor[(), float32]"},
-      {"rule r : nn.relu(%x) where size(%x) == 1 => %x", IRM_EVALUE, "ValueError: line 1, column 28: unknown condition 'size'"},
-      {"rule r : nn.relu(%x) where shape(%x) = () => %x", IRM_EVALUE, "ValueError: line 1, column 38: expected '==' or '!='"},
+      {"rule r : nn.relu(%x) where size(%x) == 1 => %x", IRM_EVALUE,
+       "ValueError: line 1, column 28: unknown condition 'size'"},
+      {"rule r : nn.relu(%x) where shape(%x) = () => %x", IRM_EVALUE,
+       "ValueError: line 1, column 38: expected '==' or '!='"},
       {"rule r : nn.relu(%x) where value(%y) == 1 => %x", IRM_EVALUE,
        "ValueError: line 1, column 43: rule 'r': the condition reads %y, which the left-hand side does not capture"},
-      {"rule r : nn.relu(%x) => maximum(%x, const(0f)", IRM_EVALUE, "ValueError: line 1, column 46: expected ',' or ')', got end of input"},
+      {"rule r : nn.relu(%x) => maximum(%x, const(0f)", IRM_EVALUE,
+       "ValueError: line 1, column 46: expected ',' or ')', got end of input"},
       {"rule r : nn.relu(%x: floaty) => %x", IRM_EVALUE, "ValueError: line 1, column 22: "},
       {"rule r : 3 => %x", IRM_EVALUE, "ValueError: line 1, column 10: expected a pattern"},
       {"pass P { }", IRM_EVALUE, "ValueError: line 1, column 1: expected 'rule'"},
       {"rule r : nn.relu(%x) => nn.relu(%x, %x)", IRM_ETYPE, "TypeError: line 1, column 25: "},
-      {"rule r : dominates(_, _) => const(1f)", IRM_EVALUE, "ValueError: line 1, column 10: dominates takes (parent, path, child)"},
-      {"rule r benefit x : nn.relu(%x) => %x", IRM_EVALUE, "ValueError: line 1, column 16: expected the benefit (an int)"},
+      {"rule r : dominates(_, _) => const(1f)", IRM_EVALUE,
+       "ValueError: line 1, column 10: dominates takes (parent, path, child)"},
+      {"rule r benefit x : nn.relu(%x) => %x", IRM_EVALUE,
+       "ValueError: line 1, column 16: expected the benefit (an int)"},
       {"rule r : nn.relu(%x) => %x\nrule", IRM_EVALUE, "ValueError: line 2, column 5: expected the rule's name"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

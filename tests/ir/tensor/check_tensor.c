@@ -19,8 +19,8 @@ typedef struct dtype_case {
 } dtype_case;
 
 static const dtype_case all_dtypes[] = {
-    {"float32", kDLFloat, 32, 4}, {"float16", kDLFloat, 16, 2}, {"int32", kDLInt, 32, 4},
-    {"int8", kDLInt, 8, 1},       {"uint8", kDLUInt, 8, 1},     {"float64", kDLFloat, 64, 8},
+    {"float32", kDLFloat, 32, 4}, {"float16", kDLFloat, 16, 2},    {"int32", kDLInt, 32, 4},
+    {"int8", kDLInt, 8, 1},       {"uint8", kDLUInt, 8, 1},        {"float64", kDLFloat, 64, 8},
     {"int64", kDLInt, 64, 8},     {"bool", IRM_DLPACK_BOOL, 8, 1},
 };
 
@@ -77,8 +77,8 @@ START_TEST(test_dtype_parse_suggests_the_closest_name) {
 END_TEST
 
 START_TEST(test_other_dtypes_have_no_name_and_no_size) {
-  DLDataType others[] = {raw_dtype(kDLUInt, 16, 1), raw_dtype(kDLInt, 16, 1), raw_dtype(kDLFloat, 32, 4),
-                         raw_dtype(kDLUInt, 1, 1),   raw_dtype(kDLBfloat, 16, 1), raw_dtype(99, 8, 1)};
+  DLDataType others[] = {raw_dtype(kDLUInt, 16, 1), raw_dtype(kDLInt, 16, 1),    raw_dtype(kDLFloat, 32, 4),
+                         raw_dtype(kDLUInt, 1, 1),  raw_dtype(kDLBfloat, 16, 1), raw_dtype(99, 8, 1)};
   for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
     ck_assert_ptr_null(irm_dtype_name(others[i]));
     ck_assert_uint_eq(irm_dtype_size(others[i]), 0);
@@ -185,10 +185,8 @@ START_TEST(test_bad_shapes_are_value_errors_naming_the_dimension) {
   for (int i = 0; i <= IRM_TENSOR_MAX_NDIM; i++) shape[i] = 1;
   ck_assert_error(irm_tensor_new(f32, shape, IRM_TENSOR_MAX_NDIM + 1, NULL, &t), IRM_EVALUE,
                   "ValueError: tensor shape has 17 dimensions; a tensor has 0 to 16");
-  ck_assert_error(irm_tensor_new(f32, shape, -1, NULL, &t), IRM_EVALUE,
-                  "ValueError: tensor shape has -1 dimensions");
-  ck_assert_error(irm_tensor_new(f32, NULL, 2, NULL, &t), IRM_EVALUE,
-                  "ValueError: tensor shape is NULL but ndim is 2");
+  ck_assert_error(irm_tensor_new(f32, shape, -1, NULL, &t), IRM_EVALUE, "ValueError: tensor shape has -1 dimensions");
+  ck_assert_error(irm_tensor_new(f32, NULL, 2, NULL, &t), IRM_EVALUE, "ValueError: tensor shape is NULL but ndim is 2");
   ck_assert_error(irm_tensor_new(f32, shape, 1, NULL, NULL), IRM_EVALUE,
                   "ValueError: irm_tensor_new: out must not be NULL");
   ck_assert_ptr_null(t);
@@ -260,7 +258,7 @@ START_TEST(test_get_and_set_convert_for_every_dtype) {
     ck_assert(irm_tensor_get_f64(t, 2) == 100.0);
     ck_assert(irm_tensor_get_f64(t, 3) == 0.0); /* out of range */
     ck_assert(irm_tensor_get_f64(t, -1) == 0.0);
-    irm_tensor_set_f64(t, 3, 1);                 /* no effect */
+    irm_tensor_set_f64(t, 3, 1); /* no effect */
     irm_tensor_set_f64(t, -1, 1);
     irm_object_release(t);
   }
@@ -281,9 +279,15 @@ START_TEST(test_integer_stores_truncate_toward_zero_and_saturate) {
   static const struct {
     double x, i8, u8, i32;
   } cases[] = {
-      {2.9, 2, 2, 2},          {-2.9, -2, 0, -2},        {127.5, 127, 127, 127},
-      {1000, 127, 255, 1000},  {-1000, -128, 0, -1000},  {1e12, 127, 255, 2147483647.0},
-      {-1e12, -128, 0, -2147483648.0}, {NAN, 0, 0, 0}, {INFINITY, 127, 255, 2147483647.0},
+      {2.9, 2, 2, 2},
+      {-2.9, -2, 0, -2},
+      {127.5, 127, 127, 127},
+      {1000, 127, 255, 1000},
+      {-1000, -128, 0, -1000},
+      {1e12, 127, 255, 2147483647.0},
+      {-1e12, -128, 0, -2147483648.0},
+      {NAN, 0, 0, 0},
+      {INFINITY, 127, 255, 2147483647.0},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     irm_tensor_set_f64(i8, 0, cases[k].x);
@@ -321,10 +325,19 @@ static const struct {
   uint16_t bits;
   double value;
 } f16_exact[] = {
-    {0x0000, 0.0},        {0x3c00, 1.0},         {0xbc00, -1.0},          {0x3800, 0.5},
-    {0x4000, 2.0},        {0x3555, 0.333251953125}, {0x7bff, 65504.0},    {0xfbff, -65504.0},
-    {0x0400, 6.103515625e-05}, {0x0001, 5.9604644775390625e-08}, {0x03ff, 6.097555160522461e-05},
-    {0x3c01, 1.0009765625}, {0x5640, 100.0},
+    {0x0000, 0.0},
+    {0x3c00, 1.0},
+    {0xbc00, -1.0},
+    {0x3800, 0.5},
+    {0x4000, 2.0},
+    {0x3555, 0.333251953125},
+    {0x7bff, 65504.0},
+    {0xfbff, -65504.0},
+    {0x0400, 6.103515625e-05},
+    {0x0001, 5.9604644775390625e-08},
+    {0x03ff, 6.097555160522461e-05},
+    {0x3c01, 1.0009765625},
+    {0x5640, 100.0},
 };
 
 START_TEST(test_float16_values_convert_exactly_both_ways) {
@@ -359,20 +372,20 @@ START_TEST(test_float16_rounds_to_nearest_even_once) {
     double x;
     uint16_t bits;
   } cases[] = {
-      {1.0 + 0x1p-11, 0x3c00},             /* halfway: to even (down) */
-      {1.0 + 3 * 0x1p-11, 0x3c02},         /* halfway: to even (up) */
-      {1.0 + 0x1p-11 + 0x1p-40, 0x3c01},   /* just above halfway; via float it would round twice to 0x3c00 */
-      {1.0 + 0x1p-12, 0x3c00},             /* below halfway */
-      {65519.0, 0x7bff},                   /* below the halfway point to 65536 */
-      {65520.0, 0x7c00},                   /* halfway to 65536: even, which is inf */
-      {1e6, 0x7c00},                       /* overflow */
+      {1.0 + 0x1p-11, 0x3c00},           /* halfway: to even (down) */
+      {1.0 + 3 * 0x1p-11, 0x3c02},       /* halfway: to even (up) */
+      {1.0 + 0x1p-11 + 0x1p-40, 0x3c01}, /* just above halfway; via float it would round twice to 0x3c00 */
+      {1.0 + 0x1p-12, 0x3c00},           /* below halfway */
+      {65519.0, 0x7bff},                 /* below the halfway point to 65536 */
+      {65520.0, 0x7c00},                 /* halfway to 65536: even, which is inf */
+      {1e6, 0x7c00},                     /* overflow */
       {-1e6, 0xfc00},
-      {0x1p-25, 0x0000},                   /* half the smallest subnormal: to even, zero */
-      {0x1p-25 + 0x1p-40, 0x0001},         /* just above it */
-      {3 * 0x1p-25, 0x0002},               /* 1.5 units: to even (up) */
+      {0x1p-25, 0x0000},           /* half the smallest subnormal: to even, zero */
+      {0x1p-25 + 0x1p-40, 0x0001}, /* just above it */
+      {3 * 0x1p-25, 0x0002},       /* 1.5 units: to even (up) */
       {0x1p-26, 0x0000},
-      {-0x1p-30, 0x8000},                  /* underflow keeps the sign */
-      {0x1p-14 - 0x1p-25, 0x0400},         /* rounds up out of the subnormals */
+      {-0x1p-30, 0x8000},          /* underflow keeps the sign */
+      {0x1p-14 - 0x1p-25, 0x0400}, /* rounds up out of the subnormals */
       {0.1, 0x2e66},
       {1e-300, 0x0000},
   };
@@ -589,7 +602,8 @@ START_TEST(test_to_dlpack_refuses_other_objects) {
   ck_assert_error(irm_tensor_to_dlpack(s, &m), IRM_ETYPE,
                   "TypeError: irm_tensor_to_dlpack: expected ffi.Tensor, got ffi.String");
   ck_assert_ptr_null(m);
-  ck_assert_error(irm_tensor_to_dlpack(NULL, &m), IRM_ETYPE, "TypeError: irm_tensor_to_dlpack: expected ffi.Tensor, got NULL");
+  ck_assert_error(irm_tensor_to_dlpack(NULL, &m), IRM_ETYPE,
+                  "TypeError: irm_tensor_to_dlpack: expected ffi.Tensor, got NULL");
   ck_assert_error(irm_tensor_to_dlpack(s, NULL), IRM_EVALUE, "ValueError: irm_tensor_to_dlpack: out must not be NULL");
   ck_assert_uint_eq(irm_object_refcount(s), 1);
   irm_object_release(s);
@@ -676,7 +690,8 @@ START_TEST(test_tensor_global_errors_name_the_argument) {
   ck_assert_ok(irm_string_new("int8\0x", 6, &with_nul));
   args[0] = irm_any_object(with_nul);
   ck_assert_int_eq(call_fails("ffi.Tensor", args, 2), IRM_EVALUE);
-  ck_assert_last_error("ValueError: ffi.Tensor: argument 1: unknown dtype 'int8': the name holds a NUL byte at offset 4");
+  ck_assert_last_error(
+      "ValueError: ffi.Tensor: argument 1: unknown dtype 'int8': the name holds a NUL byte at offset 4");
   irm_object_release(with_nul);
   args[0] = irm_any_int(1);
   ck_assert_int_eq(call_fails("ffi.Tensor", args, 2), IRM_ETYPE);

@@ -33,8 +33,8 @@ static void sweep_mode(const char *what, operation op, fail_mode mode) {
     char message[512];
     snprintf(message, sizeof message, "%s", irm_last_error());
     if (rc != 0) {
-      ck_require(rc == IRM_ENOMEM && strncmp(message, "MemoryError: ", 13) == 0, "%s (N=%ld): %d '%s'", what, n,
-                 rc, message);
+      ck_require(rc == IRM_ENOMEM && strncmp(message, "MemoryError: ", 13) == 0, "%s (N=%ld): %d '%s'", what, n, rc,
+                 message);
       ck_require(hit, "%s (N=%ld): failed although no allocation failed: %s", what, n, message);
     }
     settle_error();
@@ -144,8 +144,9 @@ static int op_repr(void) {
   irm_any v = irm_any_object(t);
   irm_object *s = NULL;
   int rc = irm_repr(&v, &s);
-  if (!rc) ck_require(strcmp(irm_string_data(s), "Tensor(float32, [2, 3], [[1.0, 2.5, -3.0], [0.1, 5.0, 6.0]])") == 0,
-                      "repr %s", irm_string_data(s));
+  if (!rc)
+    ck_require(strcmp(irm_string_data(s), "Tensor(float32, [2, 3], [[1.0, 2.5, -3.0], [0.1, 5.0, 6.0]])") == 0,
+               "repr %s", irm_string_data(s));
   irm_object_release(s);
   irm_object_release(t);
   return rc;

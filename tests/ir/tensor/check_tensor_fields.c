@@ -188,8 +188,8 @@ START_TEST(test_malformed_fields_are_refused_naming_the_field) {
   irm_object_release(many);
   irm_any huge_items[] = {irm_any_int(INT64_C(1) << 40), irm_any_int(INT64_C(1) << 40)};
   irm_object *huge = new_array(huge_items, 2);
-  assert_fields_refused(fields_of("dtype", f32, "shape", irm_any_object(huge), "data", irm_any_str("")),
-                        IRM_EVALUE, "ValueError: field 'shape' of ffi.Tensor: tensor shape [1099511627776, ");
+  assert_fields_refused(fields_of("dtype", f32, "shape", irm_any_object(huge), "data", irm_any_str("")), IRM_EVALUE,
+                        "ValueError: field 'shape' of ffi.Tensor: tensor shape [1099511627776, ");
   irm_object_release(huge);
 
   assert_fields_refused(fields_of("dtype", f32, "shape", s3, "data", irm_any_str("AQI=")), IRM_EVALUE,

@@ -13,13 +13,12 @@
 #endif
 
 static const char *const two_relus =
-    IP_HEAD
-    "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {\n"
-    "  %0 = nn.relu(%x);\n"
-    "  %1 = add(%0, %y);\n"
-    "  %2 = nn.relu(%1);\n"
-    "  %2\n"
-    "}\n";
+    IP_HEAD "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(2, 3), float32]) -> Tensor[(2, 3), float32] {\n"
+            "  %0 = nn.relu(%x);\n"
+            "  %1 = add(%0, %y);\n"
+            "  %2 = nn.relu(%1);\n"
+            "  %2\n"
+            "}\n";
 
 static void setup(void) { ck_assert_ok(irm_plugin_load(IRM_TEST_LOWER_RELU_PLUGIN)); }
 

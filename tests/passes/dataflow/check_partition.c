@@ -38,8 +38,9 @@ static irm_module *typed_main(const char *params, const char *body) {
 }
 
 START_TEST(test_partition_makes_composites) {
-  irm_module *m = typed_main("%x: " T23 ", %y: " T23,
-                             "  %0 = add(%x, %y);\n  %1 = nn.relu(%0);\n  %2 = add(%1, %x);\n  %3 = nn.relu(%2);\n  %3\n");
+  irm_module *m =
+      typed_main("%x: " T23 ", %y: " T23,
+                 "  %0 = add(%x, %y);\n  %1 = nn.relu(%0);\n  %2 = add(%1, %x);\n  %3 = nn.relu(%2);\n  %3\n");
   irm_object *p = relu_of_add(), *out = NULL, *attrs = map1("Extra", irm_any_int(7));
   ck_assert_ok(irm_pattern_partition(p, "my.add_relu", attrs, body_of(m), &out));
   /* both matches: the outer one takes the inner composite's call as an input */
@@ -76,11 +77,12 @@ START_TEST(test_partition_makes_composites) {
   irm_object_release(same);
   /* errors */
   irm_object *bad = (irm_object *)&bad;
-  ck_assert_error(irm_pattern_partition(p, "", NULL, e, &bad), IRM_EVALUE, "ValueError: irm_pattern_partition: a composite needs a name");
+  ck_assert_error(irm_pattern_partition(p, "", NULL, e, &bad), IRM_EVALUE,
+                  "ValueError: irm_pattern_partition: a composite needs a name");
   ck_assert_ptr_null(bad);
   ck_assert_error(irm_pattern_partition(e, "x", NULL, e, &bad), IRM_ETYPE, "TypeError: irm_pattern_partition: pattern");
-  irm_module *untyped =
-      ip_parse(IP_HEAD "def @main(%x: " T23 ", %y: " T23 ") {\n  %0 = exp(%x);\n  %1 = add(%0, %y);\n  %2 = nn.relu(%1);\n  %2\n}\n");
+  irm_module *untyped = ip_parse(IP_HEAD "def @main(%x: " T23 ", %y: " T23
+                                         ") {\n  %0 = exp(%x);\n  %1 = add(%0, %y);\n  %2 = nn.relu(%1);\n  %2\n}\n");
   ck_assert_error(irm_pattern_partition(p, "x", NULL, body_of(untyped), &bad), IRM_EVALUE,
                   "ValueError: partitioning needs typed IR (run InferType)");
   irm_object *objs[] = {p, out, attrs, g, (irm_object *)pm, x, y, inputs, (irm_object *)untyped};
@@ -111,7 +113,8 @@ START_TEST(test_merge_composite_table_order) {
   irm_any be = irm_any_object(bad_entries[0]);
   irm_object *bad_table = new_array(&be, 1);
   irm_module *none = (irm_module *)&none;
-  ck_assert_error(irm_merge_composite(m, bad_table, &none), IRM_ETYPE, "TypeError: irm_merge_composite: pattern table entry 0");
+  ck_assert_error(irm_merge_composite(m, bad_table, &none), IRM_ETYPE,
+                  "TypeError: irm_merge_composite: pattern table entry 0");
   ck_assert_ptr_null(none);
   irm_object *objs[] = {add, relu_add, p1, p2, table, bad_entries[0], bad_table, (irm_object *)out};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
@@ -163,7 +166,9 @@ START_TEST(test_partition_for_target_on_cnn) {
   for (size_t i = 0; i < irm_function_param_count(f); i++) {
     irm_object *var = irm_function_param(f, i);
     const irm_any *bound = params ? irm_map_find_cstr(params, irm_var_name(var)) : NULL;
-    irm_object *t = bound ? bound->v_obj : ip_tensor(irm_tensor_type_shape(irm_expr_type(var)), irm_tensor_type_ndim(irm_expr_type(var)), 5);
+    irm_object *t =
+        bound ? bound->v_obj
+              : ip_tensor(irm_tensor_type_shape(irm_expr_type(var)), irm_tensor_type_ndim(irm_expr_type(var)), 5);
     irm_any v = irm_any_object(t);
     ck_assert_ok(irm_array_append_move(&inputs, &v));
     if (!bound) irm_object_release(t);
@@ -177,7 +182,8 @@ START_TEST(test_partition_for_target_on_cnn) {
   ck_assert_error(irm_partition_for_target(plain, "c", &bad), IRM_EVALUE,
                   "ValueError: partitioning for target 'c': target kind 'c' has no 'target.patterns' attribute");
   ck_assert_ptr_null(bad);
-  ck_assert_error(irm_partition_for_target(plain, "acel", &bad), IRM_EVALUE, "ValueError: partitioning for target 'acel': unknown target kind 'acel' (did you mean 'accel'?)");
+  ck_assert_error(irm_partition_for_target(plain, "acel", &bad), IRM_EVALUE,
+                  "ValueError: partitioning for target 'acel': unknown target kind 'acel' (did you mean 'accel'?)");
   ck_assert_error(ip_pipeline("PartitionForTarget", plain, &bad), IRM_EVALUE, "ValueError: ");
   irm_object_release(plain);
   irm_object_release(inputs);

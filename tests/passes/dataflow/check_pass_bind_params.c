@@ -3,7 +3,8 @@
 #include "check_ir_pass_util.h"
 
 #define T4 "Tensor[(4,), float32]"
-#define MAIN IP_HEAD "def @main(%x: " T4 ", %w: " T4 ", %b: " T4 ") {\n  %0 = multiply(%x, %w);\n  %1 = add(%0, %b);\n  %1\n}\n"
+#define MAIN \
+  IP_HEAD "def @main(%x: " T4 ", %w: " T4 ", %b: " T4 ") {\n  %0 = multiply(%x, %w);\n  %1 = add(%0, %b);\n  %1\n}\n"
 
 static irm_object *tensor4(float a, float b, float c, float d) {
   float v[] = {a, b, c, d};
@@ -96,7 +97,7 @@ START_TEST(test_unannotated_and_skipped) {
   const char *keys[] = {"w"};
   irm_object *vals[] = {tensor4(1, 1, 1, 1)};
   irm_module *m = with_params(ip_parse(IP_HEAD "def @main(%x: " T4 ", %w) {\n  %0 = add(%x, %w);\n  %0\n}\n"
-                                              "def @ext(%w: " T4 ") attributes {Compiler = \"c\"} {\n  %w\n}\n"),
+                                               "def @ext(%w: " T4 ") attributes {Compiler = \"c\"} {\n  %w\n}\n"),
                               keys, vals, 1),
              *out = NULL;
   ck_assert_ok(irm_dataflow_bind_params(m, &out));
@@ -130,7 +131,8 @@ START_TEST(test_errors) {
   ck_assert_error(irm_dataflow_bind_params((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(out);
   irm_module *m = ip_parse(MAIN);
-  ck_assert_error(irm_dataflow_bind_params(m, NULL), IRM_EVALUE, "ValueError: irm_dataflow_bind_params: out must not be NULL");
+  ck_assert_error(irm_dataflow_bind_params(m, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_bind_params: out must not be NULL");
   irm_object_release(s);
   irm_object_release(m);
 }

@@ -4,15 +4,14 @@
 #include "check_ir_pass_util.h"
 
 /* conv2d -> relu -> max_pool2d -> reshape -> dense, NCHW */
-static const char *cnn =
-    IP_HEAD "def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], "
-            "%d: Tensor[(10, 64), float32]) {\n"
-            "  %0 = nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
-            "  %1 = nn.relu(%0);\n"
-            "  %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);\n"
-            "  %3 = reshape(%2, newshape=[1, 64]);\n"
-            "  %4 = nn.dense(%3, %d);\n"
-            "  %4\n}\n";
+static const char *cnn = IP_HEAD "def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], "
+                                 "%d: Tensor[(10, 64), float32]) {\n"
+                                 "  %0 = nn.conv2d(%x, %w, padding=[1, 1], channels=4, kernel_size=[3, 3]);\n"
+                                 "  %1 = nn.relu(%0);\n"
+                                 "  %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);\n"
+                                 "  %3 = reshape(%2, newshape=[1, 64]);\n"
+                                 "  %4 = nn.dense(%3, %d);\n"
+                                 "  %4\n}\n";
 
 static irm_object *cnn_inputs(void) {
   int64_t xs[] = {1, 3, 8, 8}, ws[] = {4, 3, 3, 3}, ds[] = {10, 64};
@@ -51,8 +50,9 @@ START_TEST(test_cnn_to_nhwc_and_back) {
   ip_assert_same_result(m, s, inputs);
   ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &s2)); /* already NCHW */
   ck_assert_ptr_eq(s2, m);
-  irm_object *all[] = {(irm_object *)m, (irm_object *)nhwc, (irm_object *)typed, (irm_object *)nchw, (irm_object *)s,
-                       (irm_object *)s2, inputs};
+  irm_object *all[] = {
+      (irm_object *)m, (irm_object *)nhwc, (irm_object *)typed, (irm_object *)nchw, (irm_object *)s, (irm_object *)s2,
+      inputs};
   for (size_t i = 0; i < 7; i++) irm_object_release(all[i]);
 }
 END_TEST
@@ -61,12 +61,12 @@ START_TEST(test_one_conv_exactly) {
   irm_module *m = ip_parse(IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
                                    "  %0 = nn.conv2d(%x, %w, padding=[1, 1]);\n  %0\n}\n"),
              *out = NULL,
-             *want = ip_parse(IP_HEAD
-                              "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
-                              "  %0 = transpose(%x, axes=[0, 2, 3, 1]);\n"
-                              "  %1 = transpose(%w, axes=[2, 3, 1, 0]);\n"
-                              "  %2 = nn.conv2d(%0, %1, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
-                              "  %3 = transpose(%2, axes=[0, 3, 1, 2]);\n  %3\n}\n");
+             *want = ip_parse(
+                 IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(2, 3, 3, 3), float32]) {\n"
+                         "  %0 = transpose(%x, axes=[0, 2, 3, 1]);\n"
+                         "  %1 = transpose(%w, axes=[2, 3, 1, 0]);\n"
+                         "  %2 = nn.conv2d(%0, %1, padding=[1, 1], data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
+                         "  %3 = transpose(%2, axes=[0, 3, 1, 2]);\n  %3\n}\n");
   ck_assert_ok(irm_dataflow_convert_layout(m, "NHWC", &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
@@ -76,11 +76,10 @@ START_TEST(test_one_conv_exactly) {
 END_TEST
 
 START_TEST(test_nhwc_pools_to_nchw) {
-  const char *text =
-      IP_HEAD "def @main(%x: Tensor[(1, 6, 6, 3), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
-              "  %0 = nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
-              "  %1 = nn.avg_pool2d(%0, pool_size=[2, 2], layout=\"NHWC\");\n"
-              "  %2 = nn.global_avg_pool2d(%1, layout=\"NHWC\");\n  %2\n}\n";
+  const char *text = IP_HEAD "def @main(%x: Tensor[(1, 6, 6, 3), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
+                             "  %1 = nn.avg_pool2d(%0, pool_size=[2, 2], layout=\"NHWC\");\n"
+                             "  %2 = nn.global_avg_pool2d(%1, layout=\"NHWC\");\n  %2\n}\n";
   irm_module *m = ip_typed(text), *out = NULL;
   ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &out));
   char *t = ip_text(out);
@@ -101,9 +100,10 @@ START_TEST(test_kernel_layout_alone) {
   const char *text = IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
                              "  %0 = nn.conv2d(%x, %w, kernel_layout=\"HWIO\");\n  %0\n}\n";
   irm_module *m = ip_parse(text), *out = NULL,
-             *want = ip_parse(IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
-                                      "  %0 = transpose(%w, axes=[3, 2, 0, 1]);\n"
-                                      "  %1 = nn.conv2d(%x, %0);\n  %1\n}\n");
+             *want =
+                 ip_parse(IP_HEAD "def @main(%x: Tensor[(1, 3, 5, 5), float32], %w: Tensor[(3, 3, 3, 2), float32]) {\n"
+                                  "  %0 = transpose(%w, axes=[3, 2, 0, 1]);\n"
+                                  "  %1 = nn.conv2d(%x, %0);\n  %1\n}\n");
   ck_assert_ok(irm_dataflow_convert_layout(m, "NCHW", &out));
   ip_assert_equal(out, want);
   irm_object_release(m);
@@ -140,7 +140,8 @@ START_TEST(test_pass_reads_data_layout) {
   irm_pass *p = NULL;
   ck_assert_ok(irm_pass_get("ConvertLayout", NULL, &p));
   ck_assert_int_eq(irm_pass_opt_level(p), 0);
-  irm_object *all[] = {(irm_object *)m, (irm_object *)out, (irm_object *)with, (irm_object *)direct, inputs, (irm_object *)p};
+  irm_object *all[] = {(irm_object *)m, (irm_object *)out, (irm_object *)with, (irm_object *)direct,
+                       inputs,          (irm_object *)p};
   for (size_t i = 0; i < 6; i++) irm_object_release(all[i]);
 }
 END_TEST
@@ -150,8 +151,10 @@ START_TEST(test_errors) {
   ck_assert_error(irm_dataflow_convert_layout(m, "NHCW", &out), IRM_EVALUE,
                   "ValueError: ConvertLayout: layout 'NHCW' is not NCHW or NHWC");
   ck_assert_ptr_null(out);
-  ck_assert_error(irm_dataflow_convert_layout(m, NULL, &out), IRM_EVALUE, "ValueError: irm_dataflow_convert_layout: layout must not be NULL");
-  ck_assert_error(irm_dataflow_convert_layout(m, "NHWC", NULL), IRM_EVALUE, "ValueError: irm_dataflow_convert_layout: out must not be NULL");
+  ck_assert_error(irm_dataflow_convert_layout(m, NULL, &out), IRM_EVALUE,
+                  "ValueError: irm_dataflow_convert_layout: layout must not be NULL");
+  ck_assert_error(irm_dataflow_convert_layout(m, "NHWC", NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_convert_layout: out must not be NULL");
   irm_object *s = new_string("x");
   ck_assert_error(irm_dataflow_convert_layout((irm_module *)s, "NHWC", &out), IRM_ETYPE, "TypeError: ");
   /* through the pass: a bad attribute value, an attribute of another type */

@@ -98,8 +98,8 @@ START_TEST(test_unreachable_functions) {
                 FN("g", "  %0 = @h(%x);\n  %0\n") FN("h", "  %x\n"),
             IP_HEAD FN("main", "  %0 = @f(%x);\n  %0\n") FN("f", "  %0 = nn.relu(%x);\n  %0\n"));
   /* reached through a chain; a call only in a dead let does not count */
-  check_dce(IP_HEAD FN("main", "  %0 = @f(%x);\n  %1 = @g(%x);\n  let %dead = %1;\n  %0\n") FN("f", "  %0 = @h(%x);\n  %0\n")
-                FN("g", "  %x\n") FN("h", "  %x\n"),
+  check_dce(IP_HEAD FN("main", "  %0 = @f(%x);\n  %1 = @g(%x);\n  let %dead = %1;\n  %0\n")
+                FN("f", "  %0 = @h(%x);\n  %0\n") FN("g", "  %x\n") FN("h", "  %x\n"),
             IP_HEAD FN("main", "  %0 = @f(%x);\n  %0\n") FN("f", "  %0 = @h(%x);\n  %0\n") FN("h", "  %x\n"));
   /* no main: functions stay */
   check_unchanged(IP_HEAD FN("f", "  %x\n") FN("g", "  %x\n"));
@@ -110,12 +110,15 @@ END_TEST
 
 START_TEST(test_skipped_functions_left_alone) {
   /* @ext is unreachable and has a dead let; it stays whole, and what it calls stays */
-  check_dce(IP_HEAD FN("main", "  %0 = nn.relu(%x);\n  let %a = %0;\n  %x\n")
-                "def @ext(%x: " T4 ") -> " T4 " attributes {Compiler = \"ext\"} {\n  %0 = @h(%x);\n  let %a = %0;\n  %x\n}\n"
-                FN("h", "  %x\n") FN("dead", "  %x\n"),
-            IP_HEAD FN("main", "  %x\n")
-                "def @ext(%x: " T4 ") -> " T4 " attributes {Compiler = \"ext\"} {\n  %0 = @h(%x);\n  let %a = %0;\n  %x\n}\n"
-                FN("h", "  %x\n"));
+  check_dce(
+      IP_HEAD FN(
+          "main",
+          "  %0 = nn.relu(%x);\n  let %a = %0;\n  %x\n") "def @ext(%x: " T4 ") -> " T4
+                                                         " attributes {Compiler = \"ext\"} {\n  %0 = @h(%x);\n  let %a = %0;\n  %x\n}\n" FN(
+                                                             "h", "  %x\n") FN("dead", "  %x\n"),
+      IP_HEAD FN("main", "  %x\n") "def @ext(%x: " T4 ") -> " T4
+                                   " attributes {Compiler = \"ext\"} {\n  %0 = @h(%x);\n  let %a = %0;\n  %x\n}\n" FN(
+                                       "h", "  %x\n"));
   check_unchanged(IP_HEAD "def @main(%x: " T4 ") attributes {SkipOptimization = true} {\n  %0 = nn.relu(%x);\n"
                           "  let %a = %0;\n  %x\n}\n");
 }

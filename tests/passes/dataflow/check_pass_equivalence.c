@@ -35,8 +35,8 @@ static uint64_t fnv(const char *s) {
 /* A tensor of type with values uniform in [-1, 1) from seed. NEW. */
 static irm_object *seeded(const irm_object *type, uint64_t seed) {
   irm_object *t = NULL;
-  ck_assert_ok(irm_tensor_new(irm_tensor_type_dtype(type), irm_tensor_type_shape(type), irm_tensor_type_ndim(type),
-                              NULL, &t));
+  ck_assert_ok(
+      irm_tensor_new(irm_tensor_type_dtype(type), irm_tensor_type_shape(type), irm_tensor_type_ndim(type), NULL, &t));
   for (int64_t i = 0; i < irm_tensor_numel(t); i++) {
     uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -124,8 +124,7 @@ static void assert_same_result(const irm_any *a, const irm_any *b, const char *w
 
 /* Runs pass on m, which must succeed and give a module ir.Verify accepts;
  * then checks the result computes what ref holds. NEW. */
-static irm_module *run_and_compare(irm_pass *pass, irm_module *m, const irm_any *ref, uint64_t seed,
-                                   const char *what) {
+static irm_module *run_and_compare(irm_pass *pass, irm_module *m, const irm_any *ref, uint64_t seed, const char *what) {
   irm_module *out = NULL;
   int rc = irm_pass_run(pass, m, &out);
   if (rc) {
@@ -215,7 +214,7 @@ static void check_program(irm_module *m, uint64_t seed, const char *label) {
                                      "FoldConstant", "DeadCodeElimination", "FuseOps"};
   static const char *const shallow[] = {"InferType", "BindParams", "FoldConstant", "FuseOps{max_depth=1}",
                                         "DeadCodeElimination"};
-  static const char *const layout[] = {"InferType",    "BindParams", "ConvertLayout", "InferType",
+  static const char *const layout[] = {"InferType",    "BindParams",   "ConvertLayout",       "InferType",
                                        "SimplifyExpr", "FoldConstant", "DeadCodeElimination", "FuseOps{max_depth=3}"};
   char text[512];
   registered_pipeline(text, sizeof text, full, sizeof full / sizeof full[0]);
@@ -280,9 +279,9 @@ START_TEST(generator_is_deterministic_and_varied) {
   irm_object_release(a);
   irm_object_release(b);
   /* across seeds: every op family appears */
-  static const char *const wanted[] = {"nn.conv2d(", "nn.dense(", "nn.bias_add(", "reshape(", "transpose(",
-                                       "let %",      "@helper",   "fn (",         "sum(",     "nn.softmax(",
-                                       "%w",         "params"};
+  static const char *const wanted[] = {"nn.conv2d(", "nn.dense(",   "nn.bias_add(", "reshape(",
+                                       "transpose(", "let %",       "@helper",      "fn (",
+                                       "sum(",       "nn.softmax(", "%w",           "params"};
   int seen[sizeof wanted / sizeof wanted[0]] = {0};
   for (uint64_t seed = 1; seed <= 40; seed++) {
     irm_module *m = irm_test_random_op_module(seed, 40);

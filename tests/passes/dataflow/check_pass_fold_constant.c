@@ -11,18 +11,16 @@ static irm_module *fold(irm_module *m) {
 }
 
 START_TEST(test_constant_calls_fold_into_one_constant) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2,), float32]) {\n"
-                               "  %0 = add(const(float32, [2], [1, 2]), const(float32, [2], [10, 20]));\n"
-                               "  %1 = multiply(%0, const(float32, [], [2]));\n"
-                               "  %2 = add(%x, %1);\n"
-                               "  %2\n"
-                               "}\n");
-  irm_module *out = fold(m), *want = parse_module(HEADER
-                                                  "def @main(%x: Tensor[(2,), float32]) {\n"
-                                                  "  %0 = add(%x, const(float32, [2], [22, 44]));\n"
-                                                  "  %0\n"
-                                                  "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                      "  %0 = add(const(float32, [2], [1, 2]), const(float32, [2], [10, 20]));\n"
+                                      "  %1 = multiply(%0, const(float32, [], [2]));\n"
+                                      "  %2 = add(%x, %1);\n"
+                                      "  %2\n"
+                                      "}\n");
+  irm_module *out = fold(m), *want = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                                         "  %0 = add(%x, const(float32, [2], [22, 44]));\n"
+                                                         "  %0\n"
+                                                         "}\n");
   assert_same_module(out, want);
   irm_object_release(m);
   irm_object_release(out);
@@ -134,11 +132,10 @@ START_TEST(test_a_result_that_does_not_match_the_call_type_is_an_error) {
   ck_assert_ok(irm_op_register("fold.wrong", 1, &k));
   set_attr_fn(k, IRM_OP_ATTR_INFER_TYPE, wrong_infer);
   set_attr_fn(k, IRM_OP_ATTR_EVALUATE, wrong_eval);
-  irm_module *m = parse_module(HEADER
-                               "def @main() {\n"
-                               "  %0 = fold.wrong(const(float32, [2], [1, 2]));\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main() {\n"
+                                      "  %0 = fold.wrong(const(float32, [2], [1, 2]));\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_error(irm_dataflow_fold_constant(m, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_error_mentions("fold.wrong: FEvaluate returned Tensor(float32, [3], [0.0, 0.0, 0.0]), which does not "
@@ -149,16 +146,15 @@ START_TEST(test_a_result_that_does_not_match_the_call_type_is_an_error) {
 END_TEST
 
 START_TEST(test_typed_programs_fold_and_evaluate_the_same) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2, 3), float32]) {\n"
-                               "  %0 = transpose(const(float32, [3, 2], [1, 2, 3, 4, 5, 6]));\n"
-                               "  %1 = exp(%0);\n"
-                               "  %2 = nn.relu(%x);\n"
-                               "  %3 = multiply(%2, %1);\n"
-                               "  %4 = (%3, %1);\n"
-                               "  %5 = %4.0;\n"
-                               "  %5\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                      "  %0 = transpose(const(float32, [3, 2], [1, 2, 3, 4, 5, 6]));\n"
+                                      "  %1 = exp(%0);\n"
+                                      "  %2 = nn.relu(%x);\n"
+                                      "  %3 = multiply(%2, %1);\n"
+                                      "  %4 = (%3, %1);\n"
+                                      "  %5 = %4.0;\n"
+                                      "  %5\n"
+                                      "}\n");
   irm_module *typed = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_module *out = fold(typed);
@@ -184,33 +180,30 @@ END_TEST
 /* TVM folds through let-bound constants: the Let goes, its uses see the
  * Constant, and what they compute folds in turn (nested Lets too). */
 START_TEST(test_let_bound_constants_fold_through) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2,), float32]) {\n"
-                               "  %0 = const(float32, [2], [1, 2]);\n"
-                               "  let %t = %0;\n"
-                               "  %1 = add(%t, %t);\n"
-                               "  let %u = %1;\n"
-                               "  %2 = multiply(%u, %t);\n"
-                               "  %3 = add(%x, %2);\n"
-                               "  %3\n"
-                               "}\n");
-  irm_module *out = fold(m), *want = parse_module(HEADER
-                                                  "def @main(%x: Tensor[(2,), float32]) {\n"
-                                                  "  %0 = add(%x, const(float32, [2], [2, 8]));\n"
-                                                  "  %0\n"
-                                                  "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                      "  %0 = const(float32, [2], [1, 2]);\n"
+                                      "  let %t = %0;\n"
+                                      "  %1 = add(%t, %t);\n"
+                                      "  let %u = %1;\n"
+                                      "  %2 = multiply(%u, %t);\n"
+                                      "  %3 = add(%x, %2);\n"
+                                      "  %3\n"
+                                      "}\n");
+  irm_module *out = fold(m), *want = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                                         "  %0 = add(%x, const(float32, [2], [2, 8]));\n"
+                                                         "  %0\n"
+                                                         "}\n");
   assert_same_module(out, want);
   irm_object_release(out);
   irm_object_release(want);
   irm_object_release(m);
   /* a Let of a non-constant value stays */
-  m = parse_module(HEADER
-                   "def @main(%x: Tensor[(2,), float32]) {\n"
-                   "  %0 = nn.relu(%x);\n"
-                   "  let %t = %0;\n"
-                   "  %1 = add(%t, const(float32, [2], [1, 2]));\n"
-                   "  %1\n"
-                   "}\n");
+  m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                          "  %0 = nn.relu(%x);\n"
+                          "  let %t = %0;\n"
+                          "  %1 = add(%t, const(float32, [2], [1, 2]));\n"
+                          "  %1\n"
+                          "}\n");
   out = fold(m);
   ck_assert_ptr_eq(out, m);
   irm_object_release(m);
@@ -219,11 +212,10 @@ START_TEST(test_let_bound_constants_fold_through) {
 END_TEST
 
 START_TEST(test_nothing_to_fold_gives_the_module_itself) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2,), float32]) {\n"
-                               "  %0 = add(%x, const(float32, [2], [1, 2]));\n"
-                               "  %0\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                      "  %0 = add(%x, const(float32, [2], [1, 2]));\n"
+                                      "  %0\n"
+                                      "}\n");
   irm_module *out = fold(m);
   ck_assert_ptr_eq(out, m);
   irm_object_release(m);
@@ -234,17 +226,16 @@ END_TEST
 START_TEST(test_ops_without_fevaluate_and_primitive_functions_stay) {
   irm_kind *k = NULL;
   ck_assert_ok(irm_op_register("fold.opaque", 1, &k));
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2,), float32]) {\n"
-                               "  %0 = fold.opaque(const(float32, [2], [1, 2]));\n"
-                               "  %1 = fn (%p: Tensor[(2,), float32]) attributes {Primitive = true} {\n"
-                               "    %2 = negative(const(float32, [2], [3, 4]));\n"
-                               "    %3 = add(%p, %2);\n"
-                               "    %3\n"
-                               "  };\n"
-                               "  %4 = %1(%0);\n"
-                               "  %4\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                      "  %0 = fold.opaque(const(float32, [2], [1, 2]));\n"
+                                      "  %1 = fn (%p: Tensor[(2,), float32]) attributes {Primitive = true} {\n"
+                                      "    %2 = negative(const(float32, [2], [3, 4]));\n"
+                                      "    %3 = add(%p, %2);\n"
+                                      "    %3\n"
+                                      "  };\n"
+                                      "  %4 = %1(%0);\n"
+                                      "  %4\n"
+                                      "}\n");
   irm_module *out = fold(m);
   ck_assert_ptr_eq(out, m);
   irm_object_release(m);
@@ -253,11 +244,10 @@ START_TEST(test_ops_without_fevaluate_and_primitive_functions_stay) {
 END_TEST
 
 START_TEST(test_the_pass_has_opt_level_2) {
-  irm_module *m = parse_module(HEADER
-                               "def @main() {\n"
-                               "  %0 = negative(const(float32, [1], [5]));\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main() {\n"
+                                      "  %0 = negative(const(float32, [1], [5]));\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   irm_pass *seq = NULL;
   ck_assert_ok(irm_pipeline_parse("Sequential(FoldConstant)", &seq));
@@ -278,11 +268,10 @@ START_TEST(test_the_pass_has_opt_level_2) {
 END_TEST
 
 START_TEST(test_evaluation_errors_are_reported_with_the_op) {
-  irm_module *m = parse_module(HEADER
-                               "def @main() {\n"
-                               "  %0 = add(const(float32, [2], [1, 2]), const(float32, [3], [1, 2, 3]));\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main() {\n"
+                                      "  %0 = add(const(float32, [2], [1, 2]), const(float32, [3], [1, 2, 3]));\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_int_eq(irm_dataflow_fold_constant(m, &out), IRM_ETYPE);
   ck_assert_error_mentions("in function 'main'");
@@ -316,8 +305,7 @@ static int record_given(irm_object *func, irm_module *mod, irm_pass_context *ctx
 
 START_TEST(test_fold_constant_and_every_function_pass_skip_the_same_functions) {
 #define FOLDABLE "{\n  %0 = negative(const(float32, [1], [5]));\n  %0\n}\n"
-  irm_module *m = parse_module(HEADER "def @main() " FOLDABLE
-                                      "def @prim() attributes {Primitive = true} " FOLDABLE
+  irm_module *m = parse_module(HEADER "def @main() " FOLDABLE "def @prim() attributes {Primitive = true} " FOLDABLE
                                       "def @notprim() attributes {Primitive = false} " FOLDABLE
                                       "def @ext() attributes {Compiler = \"ccompiler\"} " FOLDABLE
                                       "def @ext_empty() attributes {Compiler = \"\"} " FOLDABLE
@@ -344,8 +332,10 @@ START_TEST(test_fold_constant_and_every_function_pass_skip_the_same_functions) {
     snprintf(list, sizeof list, ",%s,", given);
     snprintf(item, sizeof item, ",%s,", name);
     int was_given = strstr(list, item) != NULL;
-    ck_assert_msg(kept == folded_it && kept == was_given, "@%s: the rule keeps it %d, FoldConstant folded it %d, "
-                  "the function pass was given it %d", name, kept, folded_it, was_given);
+    ck_assert_msg(kept == folded_it && kept == was_given,
+                  "@%s: the rule keeps it %d, FoldConstant folded it %d, "
+                  "the function pass was given it %d",
+                  name, kept, folded_it, was_given);
   }
   irm_object *objs[] = {names, m, folded, same, fold_pass, record};
   for (size_t i = 0; i < 6; i++) irm_object_release(objs[i]);

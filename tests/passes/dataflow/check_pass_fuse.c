@@ -105,7 +105,8 @@ static irm_object *tensor(const int64_t *shape, int32_t ndim, unsigned seed) {
   ck_assert_ok(irm_dtype_parse("float32", &f32));
   irm_tensor *t = NULL;
   ck_assert_ok(irm_tensor_new(f32, shape, ndim, NULL, &t));
-  for (int64_t i = 0; i < irm_tensor_numel(t); i++) irm_tensor_set_f64(t, i, (double)((seed * 7 + (unsigned)i * 13) % 17) / 4.0 - 2.0);
+  for (int64_t i = 0; i < irm_tensor_numel(t); i++)
+    irm_tensor_set_f64(t, i, (double)((seed * 7 + (unsigned)i * 13) % 17) / 4.0 - 2.0);
   return t;
 }
 
@@ -122,7 +123,8 @@ static void assert_close(const irm_any *a, const irm_any *b) {
     return;
   }
   ck_assert_uint_eq(irm_array_size(a->v_obj), irm_array_size(b->v_obj));
-  for (size_t i = 0; i < irm_array_size(a->v_obj); i++) assert_close(irm_array_at(a->v_obj, i), irm_array_at(b->v_obj, i));
+  for (size_t i = 0; i < irm_array_size(a->v_obj); i++)
+    assert_close(irm_array_at(a->v_obj, i), irm_array_at(b->v_obj, i));
 }
 
 /* main of before and after gives the same tensors on inputs of shapes. */
@@ -149,26 +151,28 @@ static const int32_t ndim1[] = {1, 1};
 /* ---- fused structure -------------------------------------------------------------------- */
 
 START_TEST(test_conv2d_bias_add_relu_fuse_into_one_primitive_function) {
-  const char *src = H "def @main(%x: Tensor[(1, 1, 4, 4), float32], %w: Tensor[(2, 1, 3, 3), float32], %b: Tensor[(2,), float32]) {\n"
-                      "  %0 = nn.conv2d(%x, %w);\n"
-                      "  %1 = nn.bias_add(%0, %b);\n"
-                      "  %2 = nn.relu(%1);\n"
-                      "  %2\n"
-                      "}\n";
+  const char *src =
+      H "def @main(%x: Tensor[(1, 1, 4, 4), float32], %w: Tensor[(2, 1, 3, 3), float32], %b: Tensor[(2,), float32]) {\n"
+        "  %0 = nn.conv2d(%x, %w);\n"
+        "  %1 = nn.bias_add(%0, %b);\n"
+        "  %2 = nn.relu(%1);\n"
+        "  %2\n"
+        "}\n";
   irm_module *m = typed(src);
   irm_module *out = check_fuse(
       src, 256,
-      H "def @main(%x: Tensor[(1, 1, 4, 4), float32], %w: Tensor[(2, 1, 3, 3), float32], %b: Tensor[(2,), float32]) -> Tensor[(1, 2, 2, 2), float32] {\n"
-        "  %0 = fn (%p0: Tensor[(1, 1, 4, 4), float32], %p1: Tensor[(2, 1, 3, 3), float32], %p2: Tensor[(2,), float32])"
-        " -> Tensor[(1, 2, 2, 2), float32] attributes {Primitive = true} {\n"
-        "    %1 = nn.conv2d(%p0, %p1);\n"
-        "    %2 = nn.bias_add(%1, %p2);\n"
-        "    %3 = nn.relu(%2);\n"
-        "    %3\n"
-        "  };\n"
-        "  %4 = %0(%x, %w, %b);\n"
-        "  %4\n"
-        "}\n");
+      H
+      "def @main(%x: Tensor[(1, 1, 4, 4), float32], %w: Tensor[(2, 1, 3, 3), float32], %b: Tensor[(2,), float32]) -> Tensor[(1, 2, 2, 2), float32] {\n"
+      "  %0 = fn (%p0: Tensor[(1, 1, 4, 4), float32], %p1: Tensor[(2, 1, 3, 3), float32], %p2: Tensor[(2,), float32])"
+      " -> Tensor[(1, 2, 2, 2), float32] attributes {Primitive = true} {\n"
+      "    %1 = nn.conv2d(%p0, %p1);\n"
+      "    %2 = nn.bias_add(%1, %p2);\n"
+      "    %3 = nn.relu(%2);\n"
+      "    %3\n"
+      "  };\n"
+      "  %4 = %0(%x, %w, %b);\n"
+      "  %4\n"
+      "}\n");
   const int64_t sx[] = {1, 1, 4, 4}, sw[] = {2, 1, 3, 3}, sb[] = {2};
   const int64_t *shapes[] = {sx, sw, sb};
   const int32_t ndims[] = {4, 4, 1};
@@ -216,20 +220,21 @@ START_TEST(test_a_diamond_through_an_opaque_op_keeps_the_shared_node_alone) {
                       "  %3\n"
                       "}\n";
   irm_module *m = typed(src);
-  irm_module *out = check_fuse(src, 256,
-                               H "def @main(%x: " T4 ") -> " T4 " {\n"
-                                 "  %0 = fn (%p0: " T4 ") -> " T4 " attributes {Primitive = true} { %1 = exp(%p0); %1 };\n"
-                                 "  %2 = %0(%x);\n"
-                                 "  %3 = fn (%q0: " T4 ") -> " T4 " attributes {Primitive = true} { %4 = nn.dropout(%q0); %4 };\n"
-                                 "  %5 = %3(%2);\n"
-                                 "  %6 = fn (%r0: " T4 ", %r1: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
-                                 "    %7 = nn.relu(%r0);\n"
-                                 "    %8 = add(%7, %r1);\n"
-                                 "    %8\n"
-                                 "  };\n"
-                                 "  %9 = %6(%2, %5);\n"
-                                 "  %9\n"
-                                 "}\n");
+  irm_module *out =
+      check_fuse(src, 256,
+                 H "def @main(%x: " T4 ") -> " T4 " {\n"
+                   "  %0 = fn (%p0: " T4 ") -> " T4 " attributes {Primitive = true} { %1 = exp(%p0); %1 };\n"
+                   "  %2 = %0(%x);\n"
+                   "  %3 = fn (%q0: " T4 ") -> " T4 " attributes {Primitive = true} { %4 = nn.dropout(%q0); %4 };\n"
+                   "  %5 = %3(%2);\n"
+                   "  %6 = fn (%r0: " T4 ", %r1: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
+                   "    %7 = nn.relu(%r0);\n"
+                   "    %8 = add(%7, %r1);\n"
+                   "    %8\n"
+                   "  };\n"
+                   "  %9 = %6(%2, %5);\n"
+                   "  %9\n"
+                   "}\n");
   check_eval(m, out, one4, ndim1, 1);
   irm_object_release(out);
   irm_object_release(m);
@@ -413,7 +418,8 @@ START_TEST(test_lets_and_nested_functions) {
         "  %3 = %0(%x);\n"
         "  let %y: " T4 " = %3;\n"
         "  %4 = fn (%a: " T4 ") -> " T4 " {\n"
-        "    %5 = fn (%q0: " T4 ", %q1: " T4 ") -> " T4 " attributes {Primitive = true} { %6 = negative(%q0); %7 = add(%6, %q1); %7 };\n"
+        "    %5 = fn (%q0: " T4 ", %q1: " T4 ") -> " T4
+        " attributes {Primitive = true} { %6 = negative(%q0); %7 = add(%6, %q1); %7 };\n"
         "    %8 = %5(%a, %y);\n"
         "    %8\n"
         "  };\n"
@@ -448,26 +454,28 @@ START_TEST(test_each_function_is_fused_and_marked_ones_are_skipped) {
                       "}\n";
   irm_module *m = typed(src);
   irm_module *out = fuse(m, 256);
-  assert_same(out, H "def @helper(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
-        "  %0 = fn (%p0: Tensor[(1, 4), float32], %p1: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} {\n"
-        "    %1 = nn.dense(%p0, %p1);\n"
-        "    %2 = nn.relu(%1);\n"
-        "    %2\n"
-        "  };\n"
-        "  %3 = %0(%x, %w);\n"
-        "  %3\n"
-        "}\n"
-        "def @kept(%x: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
-        "  %0 = exp(%x);\n"
-        "  %1 = negative(%0);\n"
-        "  %1\n"
-        "}\n"
-        "def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
-        "  %0 = @helper(%x, %w);\n"
-        "  %1 = fn (%p0: Tensor[(1, 3), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} { %2 = exp(%p0); %2 };\n"
-        "  %3 = %1(%0);\n"
-        "  %3\n"
-        "}\n");
+  assert_same(
+      out, H
+      "def @helper(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
+      "  %0 = fn (%p0: Tensor[(1, 4), float32], %p1: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} {\n"
+      "    %1 = nn.dense(%p0, %p1);\n"
+      "    %2 = nn.relu(%1);\n"
+      "    %2\n"
+      "  };\n"
+      "  %3 = %0(%x, %w);\n"
+      "  %3\n"
+      "}\n"
+      "def @kept(%x: " T4 ") -> " T4 " attributes {Primitive = true} {\n"
+      "  %0 = exp(%x);\n"
+      "  %1 = negative(%0);\n"
+      "  %1\n"
+      "}\n"
+      "def @main(%x: Tensor[(1, 4), float32], %w: Tensor[(3, 4), float32]) -> Tensor[(1, 3), float32] {\n"
+      "  %0 = @helper(%x, %w);\n"
+      "  %1 = fn (%p0: Tensor[(1, 3), float32]) -> Tensor[(1, 3), float32] attributes {Primitive = true} { %2 = exp(%p0); %2 };\n"
+      "  %3 = %1(%0);\n"
+      "  %3\n"
+      "}\n");
   ck_assert_ptr_eq(irm_module_function(out, "kept"), irm_module_function(m, "kept"));
   const int64_t sx[] = {1, 4}, sw[] = {3, 4};
   const int64_t *shapes[] = {sx, sw};
@@ -516,7 +524,8 @@ START_TEST(test_a_chain_of_100000_calls_fuses) {
   size_t cap = n * 40 + 256, len = 0;
   char *text = malloc(cap);
   len += (size_t)snprintf(text + len, cap - len, H "def @main(%%x: " T4 ") {\n  %%0 = nn.relu(%%x);\n");
-  for (size_t i = 1; i < n; i++) len += (size_t)snprintf(text + len, cap - len, "  %%%zu = %s(%%%zu);\n", i, i % 2 ? "negative" : "nn.relu", i - 1);
+  for (size_t i = 1; i < n; i++)
+    len += (size_t)snprintf(text + len, cap - len, "  %%%zu = %s(%%%zu);\n", i, i % 2 ? "negative" : "nn.relu", i - 1);
   snprintf(text + len, cap - len, "  %%%zu\n}\n", n - 1);
   irm_module *m = typed(text);
   free(text);

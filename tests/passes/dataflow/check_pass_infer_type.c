@@ -9,27 +9,25 @@
 #define HEADER "#[version = \"irm-0.1\"]\n"
 
 START_TEST(test_types_every_node_and_annotates_lets) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {\n"
-                               "  %0 = nn.dense(%x, %w);\n"
-                               "  let %y = %0;\n"
-                               "  %1 = add(%y, const(float32, [4], [1, 2, 3, 4]));\n"
-                               "  %2 = (%1, %y);\n"
-                               "  %3 = %2.0;\n"
-                               "  %3\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {\n"
+                                      "  %0 = nn.dense(%x, %w);\n"
+                                      "  let %y = %0;\n"
+                                      "  %1 = add(%y, const(float32, [4], [1, 2, 3, 4]));\n"
+                                      "  %2 = (%1, %y);\n"
+                                      "  %3 = %2.0;\n"
+                                      "  %3\n"
+                                      "}\n");
   irm_module *typed = NULL, *again = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_module *want = parse_module(
-      HEADER
-      "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) -> Tensor[(2, 4), float32] {\n"
-      "  %0 = nn.dense(%x, %w) : Tensor[(2, 4), float32];\n"
-      "  let %y: Tensor[(2, 4), float32] = %0;\n"
-      "  %1 = add(%y, const(float32, [4], [1, 2, 3, 4])) : Tensor[(2, 4), float32];\n"
-      "  %2 = (%1, %y) : (Tensor[(2, 4), float32], Tensor[(2, 4), float32]);\n"
-      "  %3 = %2.0 : Tensor[(2, 4), float32];\n"
-      "  %3\n"
-      "}\n");
+      HEADER "def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) -> Tensor[(2, 4), float32] {\n"
+             "  %0 = nn.dense(%x, %w) : Tensor[(2, 4), float32];\n"
+             "  let %y: Tensor[(2, 4), float32] = %0;\n"
+             "  %1 = add(%y, const(float32, [4], [1, 2, 3, 4])) : Tensor[(2, 4), float32];\n"
+             "  %2 = (%1, %y) : (Tensor[(2, 4), float32], Tensor[(2, 4), float32]);\n"
+             "  %3 = %2.0 : Tensor[(2, 4), float32];\n"
+             "  %3\n"
+             "}\n");
   assert_same_module(typed, want);
   irm_object *f = irm_module_function(typed, "main");
   ck_assert_int_eq(irm_dataflow_type_kind_of(irm_expr_type(f)), IRM_DATAFLOW_TYPE_FUNC);
@@ -50,16 +48,15 @@ END_TEST
 /* The value of a Let may have been typed before the Let is met: a
  * parameter, or a node shared with another Let. */
 START_TEST(test_lets_of_values_typed_earlier_are_annotated) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2, 3), float32]) {\n"
-                               "  %0 = nn.relu(%x);\n"
-                               "  let %a = %x;\n"
-                               "  let %b = %0;\n"
-                               "  let %c = %0;\n"
-                               "  %1 = add(%a, %b);\n"
-                               "  %2 = add(%1, %c);\n"
-                               "  %2\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                      "  %0 = nn.relu(%x);\n"
+                                      "  let %a = %x;\n"
+                                      "  let %b = %0;\n"
+                                      "  let %c = %0;\n"
+                                      "  %1 = add(%a, %b);\n"
+                                      "  %2 = add(%1, %c);\n"
+                                      "  %2\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *let = irm_function_body(irm_module_function(out, "main"));
@@ -77,15 +74,14 @@ END_TEST
  * no type" (InferType, and FuseOps through it) while Verify and Evaluate
  * accepted the module. */
 START_TEST(test_a_let_of_a_let_bound_variable_is_typed) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2,), float32]) {\n"
-                               "  %0 = add(%x, %x);\n"
-                               "  let %a = %0;\n"
-                               "  let %b = %a;\n"
-                               "  let %c = %b;\n"
-                               "  %1 = nn.relu(%c);\n"
-                               "  %1\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2,), float32]) {\n"
+                                      "  %0 = add(%x, %x);\n"
+                                      "  let %a = %0;\n"
+                                      "  let %b = %a;\n"
+                                      "  let %c = %b;\n"
+                                      "  %1 = nn.relu(%c);\n"
+                                      "  %1\n"
+                                      "}\n"),
              *out = NULL, *fused = NULL;
   ck_assert_ok(irm_dataflow_verify(m));
   ck_assert_ok(irm_dataflow_infer_type(m, &out));
@@ -139,19 +135,18 @@ START_TEST(test_errors_through_long_call_chains_stay_short) {
 END_TEST
 
 START_TEST(test_lets_of_function_literals_and_tuples_are_annotated) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(3,), float32]) {\n"
-                               "  %0 = fn (%p: Tensor[(3,), float32]) {\n"
-                               "    %1 = negative(%p);\n"
-                               "    %1\n"
-                               "  };\n"
-                               "  let %f = %0;\n"
-                               "  %3 = (%x, %x);\n"
-                               "  let %t = %3;\n"
-                               "  %4 = %t.0;\n"
-                               "  %2 = %f(%4);\n"
-                               "  %2\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                                      "  %0 = fn (%p: Tensor[(3,), float32]) {\n"
+                                      "    %1 = negative(%p);\n"
+                                      "    %1\n"
+                                      "  };\n"
+                                      "  let %f = %0;\n"
+                                      "  %3 = (%x, %x);\n"
+                                      "  let %t = %3;\n"
+                                      "  %4 = %t.0;\n"
+                                      "  %2 = %f(%4);\n"
+                                      "  %2\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &out));
   irm_object *let = irm_function_body(irm_module_function(out, "main"));
@@ -167,20 +162,19 @@ START_TEST(test_lets_of_function_literals_and_tuples_are_annotated) {
 END_TEST
 
 START_TEST(test_callees_are_typed_first_and_function_literals_get_function_types) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(3,), float32]) {\n"
-                               "  %0 = @twice(%x);\n"
-                               "  %1 = fn (%p: Tensor[(3,), float32]) {\n"
-                               "    %2 = negative(%p);\n"
-                               "    %2\n"
-                               "  };\n"
-                               "  %3 = %1(%0);\n"
-                               "  %3\n"
-                               "}\n"
-                               "def @twice(%a: Tensor[(3,), float32]) {\n"
-                               "  %0 = add(%a, %a);\n"
-                               "  %0\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                                      "  %0 = @twice(%x);\n"
+                                      "  %1 = fn (%p: Tensor[(3,), float32]) {\n"
+                                      "    %2 = negative(%p);\n"
+                                      "    %2\n"
+                                      "  };\n"
+                                      "  %3 = %1(%0);\n"
+                                      "  %3\n"
+                                      "}\n"
+                                      "def @twice(%a: Tensor[(3,), float32]) {\n"
+                                      "  %0 = add(%a, %a);\n"
+                                      "  %0\n"
+                                      "}\n");
   irm_module *typed = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &typed));
   irm_object *twice = irm_module_function(typed, "twice"), *mainf = irm_module_function(typed, "main");
@@ -198,22 +192,20 @@ START_TEST(test_callees_are_typed_first_and_function_literals_get_function_types
 END_TEST
 
 START_TEST(test_recursion_needs_a_result_annotation) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(3,), float32]) {\n"
-                               "  %0 = @main(%x);\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                                      "  %0 = @main(%x);\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_int_eq(irm_dataflow_infer_type(m, &out), IRM_ETYPE);
   ck_assert_error_mentions("in function 'main'");
   ck_assert_error_mentions("@main calls itself; give it a result type annotation");
   ck_assert_ptr_null(out);
   irm_object_release(m);
-  m = parse_module(HEADER
-                   "def @main(%x: Tensor[(3,), float32]) -> Tensor[(3,), float32] {\n"
-                   "  %0 = @main(%x);\n"
-                   "  %0\n"
-                   "}\n");
+  m = parse_module(HEADER "def @main(%x: Tensor[(3,), float32]) -> Tensor[(3,), float32] {\n"
+                          "  %0 = @main(%x);\n"
+                          "  %0\n"
+                          "}\n");
   ck_assert_ok(irm_dataflow_infer_type(m, &out));
   ck_assert_ptr_nonnull(irm_expr_type(irm_function_body(irm_module_function(out, "main"))));
   irm_object_release(m);
@@ -232,50 +224,44 @@ static void assert_infer_fails(const char *text, int code, const char *needle1, 
 }
 
 START_TEST(test_errors_name_the_function_op_and_what_is_wrong) {
-  assert_infer_fails(HEADER
-                     "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4,), float32]) {\n"
-                     "  %0 = add(%x, %y);\n"
-                     "  %0\n"
-                     "}\n",
+  assert_infer_fails(HEADER "def @main(%x: Tensor[(2, 3), float32], %y: Tensor[(4,), float32]) {\n"
+                            "  %0 = add(%x, %y);\n"
+                            "  %0\n"
+                            "}\n",
                      IRM_ETYPE, "TypeError: in function 'main': add", "cannot be broadcast");
-  assert_infer_fails(HEADER
-                     "def @main(%x) {\n"
-                     "  %0 = nn.relu(%x);\n"
-                     "  %0\n"
-                     "}\n",
+  assert_infer_fails(HEADER "def @main(%x) {\n"
+                            "  %0 = nn.relu(%x);\n"
+                            "  %0\n"
+                            "}\n",
                      IRM_ETYPE, "in function 'main'", "variable %x has no type (parameters need a type annotation)");
-  assert_infer_fails(HEADER
-                     "def @main(%x: Tensor[(3,), float32]) {\n"
-                     "  let %y: Tensor[(4,), float32] = %x;\n"
-                     "  %y\n"
-                     "}\n",
+  assert_infer_fails(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                            "  let %y: Tensor[(4,), float32] = %x;\n"
+                            "  %y\n"
+                            "}\n",
                      IRM_ETYPE, "let %y's annotation is Tensor[(4,), float32], but its value is Tensor[(3,), float32]",
                      NULL);
-  assert_infer_fails(HEADER
-                     "def @main(%x: Tensor[(3,), float32]) -> Tensor[(3,), int32] {\n"
-                     "  %x\n"
-                     "}\n",
+  assert_infer_fails(HEADER "def @main(%x: Tensor[(3,), float32]) -> Tensor[(3,), int32] {\n"
+                            "  %x\n"
+                            "}\n",
                      IRM_ETYPE, "the declared result type is Tensor[(3,), int32], but the body's type is", NULL);
-  assert_infer_fails(HEADER
-                     "def @main(%x: Tensor[(3,), float32]) {\n"
-                     "  %0 = (%x,);\n"
-                     "  %1 = %0.1;\n"
-                     "  %1\n"
-                     "}\n",
+  assert_infer_fails(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                            "  %0 = (%x,);\n"
+                            "  %1 = %0.1;\n"
+                            "  %1\n"
+                            "}\n",
                      IRM_ETYPE, "tuple index 1 out of range for a tuple of 1", NULL);
 }
 END_TEST
 
 START_TEST(test_functions_passes_leave_alone_are_not_typed) {
-  irm_module *m = parse_module(HEADER
-                               "def @ext(%x) attributes {Compiler = \"ccompiler\"} {\n"
-                               "  %0 = nn.relu(%x);\n"
-                               "  %0\n"
-                               "}\n"
-                               "def @main(%x: Tensor[(3,), float32]) {\n"
-                               "  %0 = nn.relu(%x);\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @ext(%x) attributes {Compiler = \"ccompiler\"} {\n"
+                                      "  %0 = nn.relu(%x);\n"
+                                      "  %0\n"
+                                      "}\n"
+                                      "def @main(%x: Tensor[(3,), float32]) {\n"
+                                      "  %0 = nn.relu(%x);\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   ck_assert_ok(irm_dataflow_infer_type(m, &out));
   ck_assert_ptr_eq(irm_module_function(out, "ext"), irm_module_function(m, "ext"));
@@ -286,11 +272,10 @@ START_TEST(test_functions_passes_leave_alone_are_not_typed) {
 END_TEST
 
 START_TEST(test_the_registered_pass_and_a_pipeline) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(3,), float32]) {\n"
-                               "  %0 = exp(%x);\n"
-                               "  %0\n"
-                               "}\n"),
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(3,), float32]) {\n"
+                                      "  %0 = exp(%x);\n"
+                                      "  %0\n"
+                                      "}\n"),
              *out = NULL;
   irm_pass *p = NULL;
   ck_assert_ok(irm_pass_get("InferType", NULL, &p));
@@ -310,12 +295,11 @@ START_TEST(test_the_registered_pass_and_a_pipeline) {
 END_TEST
 
 START_TEST(test_infer_expr_type_leaves_the_expression_alone) {
-  irm_module *m = parse_module(HEADER
-                               "def @main(%x: Tensor[(2, 2), float32]) {\n"
-                               "  %0 = transpose(%x);\n"
-                               "  %1 = sum(%0, axis=[1], keepdims=true);\n"
-                               "  %1\n"
-                               "}\n");
+  irm_module *m = parse_module(HEADER "def @main(%x: Tensor[(2, 2), float32]) {\n"
+                                      "  %0 = transpose(%x);\n"
+                                      "  %1 = sum(%0, axis=[1], keepdims=true);\n"
+                                      "  %1\n"
+                                      "}\n");
   irm_object *body = irm_function_body(irm_module_function(m, "main")), *t = NULL;
   ck_assert_ok(irm_dataflow_infer_expr_type(body, m, &t));
   ck_assert_int_eq(irm_tensor_type_ndim(t), 2);

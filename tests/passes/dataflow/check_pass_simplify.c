@@ -50,7 +50,8 @@ START_TEST(test_arithmetic_identities) {
   check_simplifies("Tensor[(4,), int32]", "  %0 = multiply(%x, const(int32, [], [1]));\n  %0\n", "  %x\n");
   check_simplifies("Tensor[(4,), int8]", "  %0 = add(const(int8, [4], [0, 0, 0, 0]), %x);\n  %0\n", "  %x\n");
   /* inside a let: the let stays, its value is simplified */
-  irm_module *m = main_of(T23, "  %0 = multiply(%x, const(float32, [], [1]));\n  let %y = %0;\n  %1 = nn.relu(%y);\n  %1\n"),
+  irm_module *m = main_of(T23,
+                          "  %0 = multiply(%x, const(float32, [], [1]));\n  let %y = %0;\n  %1 = nn.relu(%y);\n  %1\n"),
              *out = NULL,
              *want = ip_parse(IP_HEAD "def @main(%x: " T23 ") -> " T23 " {\n  let %y: " T23 " = %x;\n"
                                       "  %0 = nn.relu(%y);\n  %0\n}\n");
@@ -66,12 +67,13 @@ START_TEST(test_arithmetic_left_alone) {
   /* not an identity, 0 - x, a broadcast that widens x, x * 0 */
   check_unchanged(main_of(T23, "  %0 = multiply(%x, const(float32, [], [2]));\n  %0\n"));
   check_unchanged(main_of(T23, "  %0 = subtract(const(float32, [], [0]), %x);\n  %0\n"));
-  check_unchanged(main_of("Tensor[(3,), float32]",
-                          "  %0 = multiply(%x, const(float32, [2, 3], [1, 1, 1, 1, 1, 1]));\n  %0\n"));
+  check_unchanged(
+      main_of("Tensor[(3,), float32]", "  %0 = multiply(%x, const(float32, [2, 3], [1, 1, 1, 1, 1, 1]));\n  %0\n"));
   check_unchanged(main_of(T23, "  %0 = multiply(%x, const(float32, [], [0]));\n  %0\n"));
   check_unchanged(main_of(T23, "  %0 = add(%x, const(float32, [3], [0, 1, 0]));\n  %0\n"));
   /* no checked types (InferType not run): nothing is known, nothing changes */
-  check_unchanged(ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = multiply(%x, const(float32, [], [1]));\n  %0\n}\n"));
+  check_unchanged(
+      ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = multiply(%x, const(float32, [], [1]));\n  %0\n}\n"));
 }
 END_TEST
 
@@ -142,7 +144,8 @@ START_TEST(test_skipped_functions_left_alone) {
   for (size_t i = 0; i < 3; i++) {
     char text[512];
     snprintf(text, sizeof text,
-             IP_HEAD "def @main(%%x: " T23 ") attributes {%s} {\n  %%0 = transpose(%%x);\n  %%1 = transpose(%%0);\n  %%1\n}\n",
+             IP_HEAD "def @main(%%x: " T23
+                     ") attributes {%s} {\n  %%0 = transpose(%%x);\n  %%1 = transpose(%%0);\n  %%1\n}\n",
              flags[i]);
     check_unchanged(ip_parse(text));
   }
@@ -151,7 +154,8 @@ END_TEST
 
 START_TEST(test_by_name_and_pipeline) {
   const char *text = IP_HEAD "def @main(%x: " T23 ") {\n  %0 = add(%x, const(float32, [], [0]));\n  %0\n}\n";
-  irm_module *m = ip_parse(text), *out = NULL, *out2 = NULL, *want = ip_typed(IP_HEAD "def @main(%x: " T23 ") {\n  %x\n}\n");
+  irm_module *m = ip_parse(text), *out = NULL, *out2 = NULL,
+             *want = ip_typed(IP_HEAD "def @main(%x: " T23 ") {\n  %x\n}\n");
   ck_assert_ok(ip_pipeline("Sequential(InferType,SimplifyExpr)", m, &out));
   ip_assert_equal(out, want);
   /* by name on the typed result: nothing left to do, the module itself */
@@ -172,8 +176,10 @@ START_TEST(test_errors) {
   ck_assert_error(irm_dataflow_simplify_expr((irm_module *)s, &out), IRM_ETYPE, "TypeError: ");
   ck_assert_ptr_null(out);
   irm_module *m = main_of(T23, "  %x\n");
-  ck_assert_error(irm_dataflow_simplify_expr(m, NULL), IRM_EVALUE, "ValueError: irm_dataflow_simplify_expr: out must not be NULL");
-  ck_assert_error(ip_pipeline("SimplifyExpr{depth=2}", m, &out), IRM_EATTR, "AttributeError: pipeline 'SimplifyExpr{depth=2}': pass 'SimplifyExpr' has no option 'depth'");
+  ck_assert_error(irm_dataflow_simplify_expr(m, NULL), IRM_EVALUE,
+                  "ValueError: irm_dataflow_simplify_expr: out must not be NULL");
+  ck_assert_error(ip_pipeline("SimplifyExpr{depth=2}", m, &out), IRM_EATTR,
+                  "AttributeError: pipeline 'SimplifyExpr{depth=2}': pass 'SimplifyExpr' has no option 'depth'");
   irm_object_release(s);
   irm_object_release(m);
 }

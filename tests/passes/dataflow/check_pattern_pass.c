@@ -92,7 +92,8 @@ END_TEST
 
 START_TEST(test_type_guard) {
   /* the constant broadcasts x to (2, 3): dropping it would change the type */
-  irm_module *m = typed_main("%x: Tensor[(3,), float32]", "  %0 = multiply(%x, const(float32, [2, 3], [1, 1, 1, 1, 1, 1]));\n  %0\n"),
+  irm_module *m = typed_main("%x: Tensor[(3,), float32]",
+                             "  %0 = multiply(%x, const(float32, [2, 3], [1, 1, 1, 1, 1, 1]));\n  %0\n"),
              *out = NULL;
   ck_assert_ok(run_rules("rule mul1 : multiply(%x, %c: const) where value(%c) == 1 => %x\n", m, &out));
   ck_assert_ptr_eq(out, m);
@@ -102,10 +103,12 @@ START_TEST(test_type_guard) {
 END_TEST
 
 START_TEST(test_benefit_orders_rules) {
-  check_rewrites("rule to_exp benefit 1 : nn.relu(%x) => exp(%x)\nrule to_neg benefit 5 : nn.relu(%x) => negative(%x)\n",
-                 "%x: " T23, "  %0 = nn.relu(%x);\n  %0\n", "  %0 = negative(%x);\n  %0\n");
-  check_rewrites("rule to_exp benefit 9 : nn.relu(%x) => exp(%x)\nrule to_neg benefit 5 : nn.relu(%x) => negative(%x)\n",
-                 "%x: " T23, "  %0 = nn.relu(%x);\n  %0\n", "  %0 = exp(%x);\n  %0\n");
+  check_rewrites(
+      "rule to_exp benefit 1 : nn.relu(%x) => exp(%x)\nrule to_neg benefit 5 : nn.relu(%x) => negative(%x)\n",
+      "%x: " T23, "  %0 = nn.relu(%x);\n  %0\n", "  %0 = negative(%x);\n  %0\n");
+  check_rewrites(
+      "rule to_exp benefit 9 : nn.relu(%x) => exp(%x)\nrule to_neg benefit 5 : nn.relu(%x) => negative(%x)\n",
+      "%x: " T23, "  %0 = nn.relu(%x);\n  %0\n", "  %0 = exp(%x);\n  %0\n");
   /* equal benefits: in the order given */
   check_rewrites("rule to_neg : nn.relu(%x) => negative(%x)\nrule to_exp : nn.relu(%x) => exp(%x)\n", "%x: " T23,
                  "  %0 = nn.relu(%x);\n  %0\n", "  %0 = negative(%x);\n  %0\n");
@@ -156,19 +159,23 @@ END_TEST
 
 START_TEST(test_iteration_bound_names_rules) {
   irm_module *m = typed_main("%x: " T23, "  %0 = exp(%x);\n  %0\n"), *out = (irm_module *)&out;
-  ck_assert_error(run_rules("rule a : exp(%x) => sqrt(%x)\nrule b : sqrt(%x) => exp(%x)\nrule c : nn.relu(%x) => %x\n", m, &out),
-                  IRM_EVALUE, "ValueError: in pass 'Rules': in function 'main': the rules kept firing at one expression after 32 iterations: a, b");
+  ck_assert_error(
+      run_rules("rule a : exp(%x) => sqrt(%x)\nrule b : sqrt(%x) => exp(%x)\nrule c : nn.relu(%x) => %x\n", m, &out),
+      IRM_EVALUE,
+      "ValueError: in pass 'Rules': in function 'main': the rules kept firing at one expression after 32 iterations: a, b");
   ck_assert_ptr_null(out);
-  ck_assert_error(run_rules("rule grow : exp(%x) => sqrt(exp(%x))\n", m, &out), IRM_EVALUE,
-                  "ValueError: in pass 'Rules': in function 'main': the rules kept firing round after round after 32 iterations: grow");
+  ck_assert_error(
+      run_rules("rule grow : exp(%x) => sqrt(exp(%x))\n", m, &out), IRM_EVALUE,
+      "ValueError: in pass 'Rules': in function 'main': the rules kept firing round after round after 32 iterations: grow");
   /* the bound is a setting */
   irm_any four = irm_any_int(4);
   irm_object *cfg = map1("PatternPass.max_iterations", four);
   irm_pass_context *ctx = NULL;
   ck_assert_ok(irm_pass_context_new(0, NULL, NULL, cfg, NULL, &ctx));
   ck_assert_ok(irm_pass_context_enter(ctx));
-  ck_assert_error(run_rules("rule grow : exp(%x) => sqrt(exp(%x))\n", m, &out), IRM_EVALUE,
-                  "ValueError: in pass 'Rules': in function 'main': the rules kept firing round after round after 4 iterations: grow");
+  ck_assert_error(
+      run_rules("rule grow : exp(%x) => sqrt(exp(%x))\n", m, &out), IRM_EVALUE,
+      "ValueError: in pass 'Rules': in function 'main': the rules kept firing round after round after 4 iterations: grow");
   ck_assert_ok(irm_pass_context_exit(ctx));
   irm_object_release((irm_object *)ctx);
   irm_object_release(cfg);
@@ -195,7 +202,8 @@ START_TEST(test_rewritten_functions_are_verified) {
   irm_pass *p = NULL;
   ck_assert_ok(irm_pattern_pass("Stray", rules, 0, &p));
   irm_module *m = typed_main("%x: " T23, "  %0 = nn.relu(%x);\n  %0\n"), *out = (irm_module *)&out;
-  ck_assert_error(irm_pass_run(p, m, &out), IRM_EVALUE, "ValueError: in pass 'Stray': in function 'main': the rewritten function does not verify: ");
+  ck_assert_error(irm_pass_run(p, m, &out), IRM_EVALUE,
+                  "ValueError: in pass 'Stray': in function 'main': the rewritten function does not verify: ");
   ck_assert_ptr_null(out);
   irm_object *objs[] = {op, lhs, rule, rules, (irm_object *)p, (irm_object *)m};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
@@ -213,7 +221,8 @@ START_TEST(test_pass_by_name_pipeline_and_globals) {
   ip_assert_equal(out, want);
   irm_object_release(out);
   ck_assert_ok(ip_run_named("LowerReluRules", m, &out)); /* alone on untyped IR: fires without the type guard */
-  irm_module *untyped_want = ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = maximum(%x, const(float32, [], [0]));\n  %0\n}\n");
+  irm_module *untyped_want =
+      ip_parse(IP_HEAD "def @main(%x: " T23 ") {\n  %0 = maximum(%x, const(float32, [], [0]));\n  %0\n}\n");
   ip_assert_equal(out, untyped_want);
   irm_object_release(untyped_want);
   irm_object_release(out);
@@ -309,11 +318,12 @@ static size_t listed(const char *name) {
 START_TEST(test_rules_file_as_plugin) {
   char dir[] = "/tmp/irm_rules_XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
-  const char *path = write_rules(dir, "lower.rules",
-                                 "// lowers relu\npass FileLowerRelu opt_level 1 {\n"
-                                 "  rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))\n}\n"
-                                 "pass FileFoldScale {\n"
-                                 "  rule fold_scale : multiply(%x, %s: const) where shape(%s) == () && value(%s) == 1 => %x\n}\n");
+  const char *path =
+      write_rules(dir, "lower.rules",
+                  "// lowers relu\npass FileLowerRelu opt_level 1 {\n"
+                  "  rule relu_to_max : nn.relu(%x) => maximum(%x, const(0f))\n}\n"
+                  "pass FileFoldScale {\n"
+                  "  rule fold_scale : multiply(%x, %s: const) where shape(%s) == () && value(%s) == 1 => %x\n}\n");
   ck_assert_ok(irm_plugin_load(path));
   ck_assert(pass_registered("FileLowerRelu"));
   ck_assert(pass_registered("FileFoldScale"));
@@ -351,7 +361,8 @@ START_TEST(test_bad_rules_file_rolls_back) {
   ck_assert_uint_eq(listed("clash.rules"), 0);
   remove(path);
   /* a syntax error: file, line and column */
-  path = write_rules(dir, "syntax.rules", "pass Ok {\n  rule r : nn.relu(%x) => %x\n}\npass Broken {\n  rule r : nn.relu(%x) %x\n}\n");
+  path = write_rules(dir, "syntax.rules",
+                     "pass Ok {\n  rule r : nn.relu(%x) => %x\n}\npass Broken {\n  rule r : nn.relu(%x) %x\n}\n");
   ck_assert_int_eq(irm_plugin_load(path), IRM_EPLUGIN);
   snprintf(err_prefix, sizeof err_prefix, "rules file '%s': line 5, column 24: expected '=>'", path);
   ck_assert_error_mentions(err_prefix);
@@ -360,7 +371,8 @@ START_TEST(test_bad_rules_file_rolls_back) {
   /* a type error in a rule */
   path = write_rules(dir, "types.rules", "pass Typed {\n  rule r : nn.relu(%x) => sum(%x)\n}\n");
   ck_assert_int_eq(irm_plugin_load(path), IRM_EPLUGIN);
-  ck_assert_error_mentions("line 2, column 24: rule 'r': the left-hand side has type Tensor[(2, 3), float32] but the right-hand side has type Tensor[(), float32]");
+  ck_assert_error_mentions(
+      "line 2, column 24: rule 'r': the left-hand side has type Tensor[(2, 3), float32] but the right-hand side has type Tensor[(), float32]");
   remove(path);
   ck_assert_int_eq(irm_plugin_load("/no/such/file.rules"), IRM_EPLUGIN);
   ck_assert_last_error("PluginError: cannot load plugin '/no/such/file.rules': the file does not exist");

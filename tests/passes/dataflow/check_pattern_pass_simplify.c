@@ -27,7 +27,8 @@ static int ints(const irm_object *call, const char *name, int64_t *out) {
 }
 
 /* like's callee on x with like's attributes, name set to n ints. */
-static int remake(const irm_object *like, irm_object *x, const char *name, const int64_t *vals, int n, irm_object **out) {
+static int remake(const irm_object *like, irm_object *x, const char *name, const int64_t *vals, int n,
+                  irm_object **out) {
   irm_any items[MAX_RANK];
   for (int i = 0; i < n; i++) items[i] = irm_any_int(vals[i]);
   irm_object *arr = NULL, *attrs = NULL;
@@ -108,8 +109,8 @@ static int check_same(irm_module *m, irm_pass *rules_pass, const char *what) {
   ck_require(rc == 0, "%s: the rules pass failed: %s", what, irm_last_error());
   if (!ip_equal(builtin, by_rules)) {
     char *a = ip_text(builtin), *b = ip_text(by_rules), *in = ip_text(typed);
-    ck_abort_msg("%s: SimplifyExpr and its rules differ\n--- input ---\n%s--- SimplifyExpr ---\n%s--- rules ---\n%s", what,
-                 in, a, b);
+    ck_abort_msg("%s: SimplifyExpr and its rules differ\n--- input ---\n%s--- SimplifyExpr ---\n%s--- rules ---\n%s",
+                 what, in, a, b);
   }
   ck_require((builtin == typed) == (by_rules == typed), "%s: one changed the module, the other not", what);
   int changed = builtin != typed;
