@@ -10,24 +10,62 @@
 
 #include "irm_library.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* Where CPUID reports each feature (leaf, subleaf, register, bit) and
+ * which register state the OS must save for it (XCR0 bits: 0x6 SSE and
+ * AVX, 0xe6 those and AVX-512's). Read directly, because compilers'
+ * __builtin_cpu_supports know different subsets of these names. */
+enum { EAX_, EBX_, ECX_, EDX_ };
+typedef struct x86_bit_ {
+  const char *name;
+  unsigned leaf, subleaf, reg, bit, xcr0;
+} x86_bit_;
+
+static const x86_bit_ x86_bits_[] = {
+    {"sse2", 1, 0, EDX_, 26, 0},          {"sse3", 1, 0, ECX_, 0, 0},         {"ssse3", 1, 0, ECX_, 9, 0},
+    {"sse4.1", 1, 0, ECX_, 19, 0},        {"sse4.2", 1, 0, ECX_, 20, 0},      {"avx", 1, 0, ECX_, 28, 0x6},
+    {"fma", 1, 0, ECX_, 12, 0x6},         {"f16c", 1, 0, ECX_, 29, 0x6},      {"avx2", 7, 0, EBX_, 5, 0x6},
+    {"avx512f", 7, 0, EBX_, 16, 0xe6},    {"avx512dq", 7, 0, EBX_, 17, 0xe6}, {"avx512cd", 7, 0, EBX_, 28, 0xe6},
+    {"avx512bw", 7, 0, EBX_, 30, 0xe6},   {"avx512vl", 7, 0, EBX_, 31, 0xe6}, {"avx512vnni", 7, 0, ECX_, 11, 0xe6},
+    {"avx512fp16", 7, 0, EDX_, 23, 0xe6}, {"avxvnni", 7, 1, EAX_, 4, 0x6},    {"avx512bf16", 7, 1, EAX_, 5, 0xe6},
+};
+
+/* The register state the OS saves (XCR0), 0 without OSXSAVE. */
+static unsigned os_saved_state(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27))) return 0;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  return lo;
+}
+
+static int x86_has(const x86_bit_ *f) {
+  unsigned r[4] = {0, 0, 0, 0};
+  if ((unsigned)__get_cpuid_max(f->leaf & 0x80000000u, NULL) < f->leaf) return 0;
+  __cpuid_count(f->leaf, f->subleaf, r[EAX_], r[EBX_], r[ECX_], r[EDX_]);
+  if (!(r[f->reg] & (1u << f->bit))) return 0;
+  return (os_saved_state() & f->xcr0) == f->xcr0;
+}
+#endif
+
 /* 1 when this CPU has feature `name` (a length-delimited name), 0 when
  * not or when this runtime cannot tell. */
 static int cpu_has(const char *name, size_t len) {
-#define IRM_IS_(n) (len == sizeof n - 1 && memcmp(name, n, len) == 0)
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-  __builtin_cpu_init();
-#define IRM_CHECK_X86_(n, macro) \
-  if (IRM_IS_(n)) return __builtin_cpu_supports(n) != 0;
-  IRM_LIBRARY_X86_FEATURES(IRM_CHECK_X86_)
-#undef IRM_CHECK_X86_
+#if defined(__x86_64__) || defined(__i386__)
+  for (size_t i = 0; i < sizeof x86_bits_ / sizeof x86_bits_[0]; i++)
+    if (strlen(x86_bits_[i].name) == len && memcmp(name, x86_bits_[i].name, len) == 0) return x86_has(&x86_bits_[i]);
 #elif defined(__aarch64__) && defined(__linux__)
+#define IRM_IS_(n) (len == sizeof n - 1 && memcmp(name, n, len) == 0)
   unsigned long hw = getauxval(AT_HWCAP);
   if (IRM_IS_("neon")) return (hw & HWCAP_ASIMD) != 0;
   if (IRM_IS_("fp16")) return (hw & HWCAP_ASIMDHP) != 0;
   if (IRM_IS_("dotprod")) return (hw & HWCAP_ASIMDDP) != 0;
   if (IRM_IS_("sve")) return (hw & HWCAP_SVE) != 0;
-#endif
 #undef IRM_IS_
+#endif
   (void)name;
   (void)len;
   return 0;

@@ -36,7 +36,7 @@ extern "C" {
 #define IRM_LIBRARY_FEATURES_KEY "target_features"
 
 /* The CPU features a generated library can require, X(name, macro): the
- * name __builtin_cpu_supports and the metadata use, and the macro a C
+ * name the metadata uses (and GCC's __builtin_cpu_supports), and the macro a C
  * compiler defines when it may emit them. The build reads the compiler's
  * macros for the target's flags; the loader checks the names. */
 /* clang-format off: one feature a line */

@@ -38,10 +38,10 @@ START_TEST(test_native_is_resolved_and_recorded) {
   irm_object *text = built_target(r);
   const char *t = irm_string_data(text);
   ck_assert_msg(strstr(t, "-mcpu=") != NULL && strstr(t, "-mcpu=native") == NULL, "not resolved: %s", t);
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
+#if defined(__x86_64__)
   /* whatever the CPU's name, the features it has are on: named or as -mattr */
-  if (__builtin_cpu_supports("avx2")) {
+  char lacking[64];
+  if (irm_library_missing_features("avx2", lacking, sizeof lacking) == 0) {
     irm_object *loaded = aot_export_load(r, "native");
     char features[1024];
     loaded_features(loaded, features, sizeof features);
@@ -80,14 +80,44 @@ END_TEST
 
 /* A feature this CPU lacks that cc can target, or NULL. */
 static const char *lacking_feature(void) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512fp16")) return "avx512fp16";
-  if (!__builtin_cpu_supports("avxvnni")) return "avxvnni";
-  if (!__builtin_cpu_supports("avx512bf16")) return "avx512bf16";
-#endif
+  static const char *const candidates[] = {"avx512fp16", "avxvnni", "avx512bf16", "avx512vnni"};
+  char missing[64];
+  for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+    if (irm_library_missing_features(candidates[i], missing, sizeof missing)) return candidates[i];
   return NULL;
 }
+
+/* The runtime reads CPUID itself (compilers' __builtin_cpu_supports know
+ * different names); where GCC's knows a name, both must agree. */
+START_TEST(test_cpuid_agrees_with_the_compiler) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__)
+  char missing[64];
+  __builtin_cpu_init();
+#define AGREE_(n)                                                                                                    \
+  ck_assert_msg((irm_library_missing_features(n, missing, sizeof missing) == 0) == (__builtin_cpu_supports(n) != 0), \
+                "%s: the runtime and __builtin_cpu_supports disagree", n)
+  AGREE_("sse2");
+  AGREE_("sse3");
+  AGREE_("ssse3");
+  AGREE_("sse4.1");
+  AGREE_("sse4.2");
+  AGREE_("avx");
+  AGREE_("avx2");
+  AGREE_("fma");
+  AGREE_("f16c");
+  AGREE_("avx512f");
+  AGREE_("avx512cd");
+  AGREE_("avx512bw");
+  AGREE_("avx512dq");
+  AGREE_("avx512vl");
+  AGREE_("avx512vnni");
+  AGREE_("avx512bf16");
+  AGREE_("avx512fp16");
+  AGREE_("avxvnni");
+#undef AGREE_
+#endif
+}
+END_TEST
 
 START_TEST(test_missing_features_refused_at_load) {
   const char *lack = lacking_feature();
@@ -178,6 +208,7 @@ int main(void) {
   tcase_add_test(tc, test_generic_is_the_baseline);
   tcase_add_test(tc, test_missing_features_refused_at_load);
   tcase_add_test(tc, test_missing_features_list);
+  tcase_add_test(tc, test_cpuid_agrees_with_the_compiler);
   tcase_add_test(tc, test_metadata_features_read);
   tcase_add_test(tc, test_unknown_cpu_fails_at_export_with_the_compiler_s_words);
   suite_add_tcase(s, tc);
