@@ -8,6 +8,11 @@
  * bounds. The generated C is compiled at run time with cc (the flags are
  * printed) and opened with dlopen. OpenBLAS runs on one thread.
  *
+ * Epilogue rows: nn.max_pool2d 1x64x112x112 3x3/2 pad 1 and a fused
+ * nn.batch_norm + nn.relu 1x64x56x56 (also on inputs around 1e-39, whose
+ * results are subnormal floats: the data-dependent case), evaluator
+ * against the generated portable kernel, in ms and Gelem/s of output.
+ *
  * Each row is a function, so that more rows (end to end builds) can be
  * added beside them. */
 #include <cblas.h>
@@ -33,7 +38,7 @@ typedef struct workload {
   irm_object *inputs;   /* Array of Tensors */
   irm_tensor *expected; /* the evaluator's result */
   size_t n_in;
-  void *in[4];
+  void *in[8];
   float *out;
   size_t out_numel;
   double flops;
@@ -55,7 +60,10 @@ static const char *cflags(void) {
   return f && *f ? f : DEFAULT_CFLAGS;
 }
 
-static void make_workload(workload *w, const char *name, const char *text, double flops) {
+/* Inputs from index positive_from on are made positive (variances); every
+ * input before it is multiplied by scale. */
+static void make_workload_scaled(workload *w, const char *name, const char *text, double flops, size_t positive_from,
+                                 float scale) {
   irm_module *m = NULL;
   w->name = name;
   w->flops = flops;
@@ -63,7 +71,7 @@ static void make_workload(workload *w, const char *name, const char *text, doubl
   irm_object_release(m);
   irm_object *fn = irm_module_function(w->mod, "main");
   w->n_in = irm_function_param_count(fn);
-  irm_any items[4];
+  irm_any items[8];
   uint64_t seed = 42;
   for (size_t i = 0; i < w->n_in; i++) {
     irm_object *type = irm_expr_type(irm_function_param(fn, i));
@@ -74,6 +82,7 @@ static void make_workload(workload *w, const char *name, const char *text, doubl
     for (int64_t k = 0; k < irm_tensor_numel(t); k++) {
       seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
       p[k] = (float)((double)(seed >> 40) / (double)(1 << 24) - 0.5);
+      p[k] = i >= positive_from ? fabsf(p[k]) + 0.25f : p[k] * scale;
     }
     items[i] = irm_any_object(t);
     w->in[i] = p;
@@ -85,6 +94,10 @@ static void make_workload(workload *w, const char *name, const char *text, doubl
   w->expected = r.v_obj;
   w->out_numel = (size_t)irm_tensor_numel(w->expected);
   w->out = aligned_alloc(64, (w->out_numel * 4 + 63) / 64 * 64);
+}
+
+static void make_workload(workload *w, const char *name, const char *text, double flops) {
+  make_workload_scaled(w, name, text, flops, 4, 1.0f);
 }
 
 static void free_workload(workload *w) {
@@ -150,7 +163,8 @@ static compiled compile_kernel(const workload *w, const char *target_text) {
   c.run = (kernel_fn)(uintptr_t)dlsym(c.handle, "run");
   size_t bytes = (size_t)sb->v_int;
   c.scratch = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
-  remove(path), remove(so), rmdir(dir);
+  if (getenv("IRM_BENCH_KEEP")) fprintf(stderr, "bench: kept %s\n", path); /* to read the generated C */
+  else remove(path), remove(so), rmdir(dir);
   irm_any_release(&r);
   irm_any_release(&p);
   irm_object_release(arr);
@@ -248,9 +262,54 @@ static void kernel_rows(workload *w, void (*raw)(void *), void *raw_ctx, int rep
   free(portable.scratch), free(blas.scratch);
 }
 
-int main(void) {
+/* Evaluator and generated portable kernel only (flops = output elements). */
+static void epilogue_rows(workload *w, int reps, int eval_reps) {
+  printf("\n%s\n", w->name);
+  double te = best_seconds(run_evaluator, w, eval_reps);
+  printf("%-28s %9.3f ms %8.2f Gelem/s\n", "evaluator", te * 1e3, w->flops / te * 1e-9);
+  compiled portable = compile_kernel(w, NULL);
+  run_ctx pc = {w, &portable};
+  run_generated(&pc);
+  double tp = best_seconds(run_generated, &pc, reps);
+  printf("%-28s %9.3f ms %8.2f Gelem/s  (max rel. diff %.1e)\n", "generated portable", tp * 1e3, w->flops / tp * 1e-9,
+         max_error(w));
+  ratio("portable speedup over the evaluator", te / tp, "no bound");
+  dlclose(portable.handle);
+  free(portable.scratch);
+}
+
+static const char bn_relu_text[] =
+    "#[version = \"irm-0.1\"]\n"
+    "def @main(%x: Tensor[(1, 64, 56, 56), float32], %g: Tensor[(64,), float32], %b: Tensor[(64,), float32],\n"
+    "          %m: Tensor[(64,), float32], %v: Tensor[(64,), float32]) {\n"
+    "  %0 = nn.batch_norm(%x, %g, %b, %m, %v); %1 = nn.relu(%0); %1 }";
+
+static void run_epilogues(void) {
+  workload pool, bn, tiny;
+  make_workload(&pool, "nn.max_pool2d 1x64x112x112, 3x3 stride 2, pad 1",
+                "#[version = \"irm-0.1\"]\n"
+                "def @main(%x: Tensor[(1, 64, 112, 112), float32]) {\n"
+                "  %0 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]); %0 }",
+                64.0 * 56 * 56);
+  epilogue_rows(&pool, 50, 3);
+  free_workload(&pool);
+  make_workload(&bn, "nn.batch_norm + nn.relu 1x64x56x56", bn_relu_text, 64.0 * 56 * 56);
+  epilogue_rows(&bn, 50, 3);
+  free_workload(&bn);
+  /* x, gamma, beta and mean around 1e-39: results subnormal in float */
+  make_workload_scaled(&tiny, "nn.batch_norm + nn.relu 1x64x56x56, inputs ~1e-39", bn_relu_text, 64.0 * 56 * 56, 4,
+                       2e-39f);
+  epilogue_rows(&tiny, 50, 3);
+  free_workload(&tiny);
+}
+
+int main(int argc, char **argv) {
   openblas_set_num_threads(1);
   printf("# generated C compiled with: cc -std=c11 %s (IRM_BENCH_CFLAGS overrides); OpenBLAS on 1 thread\n", cflags());
+  if (argc > 1 && strcmp(argv[1], "epilogues") == 0) { /* only the epilogue rows */
+    run_epilogues();
+    return 0;
+  }
   workload conv, dense;
   make_workload(&conv, "nn.conv2d 1x64x56x56, 64 3x3 filters, pad 1",
                 "#[version = \"irm-0.1\"]\n"
@@ -268,5 +327,6 @@ int main(void) {
   kernel_rows(&dense, run_raw_sgemv, &dense, 300, 20, "raw cblas_sgemv", 0);
   free_workload(&conv);
   free_workload(&dense);
+  run_epilogues();
   return 0;
 }

@@ -1,6 +1,7 @@
 /* What every generated C file starts with (codegen_c.h): the includes and
  * the static inline helpers kernels call for the evaluator's semantics
- * (NaN-propagating maximum and relu, wrapping integer maximum, integer
+ * (NaN-propagating maximum and relu, relu as one compare (NaN and
+ * positives pass, -0 becomes +0) so that loops of it vectorize, wrapping integer maximum, integer
  * division that reports a zero divisor, saturating float-to-int casts),
  * and reading -libs=cblas from a target. */
 #include <string.h>
@@ -35,12 +36,22 @@ static const char prelude[] =
     "\n"
     "#ifndef IRM_CG_PRELUDE\n"
     "#define IRM_CG_PRELUDE\n"
+    "#if defined(__SSE2__)\n"
+    "#include <emmintrin.h>\n"
+    "/* the instruction: libm's sqrt may set errno, which keeps it in the loop and the loop scalar */\n"
+    "static inline double irm_cg_sqrt(double v) { return _mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(), _mm_set_sd(v))); }\n"
+    "#else\n"
+    "static inline double irm_cg_sqrt(double v) { return sqrt(v); }\n"
+    "#endif\n";
+
+/* (two strings: C11 compilers need only support 4095 characters in one) */
+static const char prelude_helpers[] =
     "static inline float irm_cg_fmax(float a, float b) { return a != a || b != b ? NAN : a > b ? a : b; }\n"
-    "static inline float irm_cg_frelu(float x) { return x > 0.0f ? x : x != x ? x : 0.0f; }\n"
+    "static inline float irm_cg_frelu(float x) { return x <= 0.0f ? 0.0f : x; }\n"
     "static inline float irm_cg_fmin(float a, float b) { return a != a || b != b ? NAN : a < b ? a : b; }\n"
     "static inline double irm_cg_dmax(double a, double b) { return a != a || b != b ? NAN : a > b ? a : b; }\n"
     "static inline double irm_cg_dmin(double a, double b) { return a != a || b != b ? NAN : a < b ? a : b; }\n"
-    "static inline double irm_cg_drelu(double x) { return x > 0.0 ? x : x != x ? x : 0.0; }\n"
+    "static inline double irm_cg_drelu(double x) { return x <= 0.0 ? 0.0 : x; }\n"
     "static inline int64_t irm_cg_imax(int64_t a, int64_t b) { return a > b ? a : b; }\n"
     "static inline int64_t irm_cg_wrap(uint64_t u) { return u > (uint64_t)INT64_MAX ? -(int64_t)(~u) - 1 : (int64_t)u; }\n"
     "static inline int64_t irm_cg_idiv(int64_t a, int64_t b, int32_t *st) {\n"
@@ -77,6 +88,7 @@ static const char prelude[] =
     "static inline double irm_cg_leaky(double x, double alpha) { return x < 0 ? alpha * x : x; }\n"
     "static inline double irm_cg_dsign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }\n"
     "static inline double irm_cg_dclip(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }\n"
+    "static inline float irm_cg_fclip(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }\n"
     "static inline int64_t irm_cg_iclip(int64_t y, double lo, double hi) {\n"
     "  if ((double)y < lo) y = (int64_t)ceil(lo);\n"
     "  if ((double)y > hi) y = (int64_t)floor(hi);\n"
@@ -107,5 +119,6 @@ int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, i
   for (size_t i = 0; i < n_targets && !cblas; i++) cblas = irm_codegen_c_target_cblas_(targets[i]);
   if (cblas) irm_text_buf_puts_(out, "#include <cblas.h>\n");
   irm_text_buf_append_(out, prelude, sizeof prelude - 1);
+  irm_text_buf_append_(out, prelude_helpers, sizeof prelude_helpers - 1);
   return out->failed ? irm_error_nomem_("generating C") : IRM_OK;
 }

@@ -11,6 +11,7 @@
  * ints compute in int64 and wrap to their width (through uint64_t),
  * maximum and relu propagate NaN, integer division and mod by zero set the
  * kernel's status (the helpers live in the prelude, codegen_c_prelude.c). */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,11 +124,30 @@ static void dbl(double v, irm_text_buf *b) {
   else P(b, "%a", v);
 }
 
+/* Converts to float without overflow (infinities included). */
+static int float_bound(double v) { return isinf(v) || fabs(v) <= FLT_MAX; }
+
+/* A float_bound double rounded to float, as a C literal. */
+static void flt(double v, irm_text_buf *b) {
+  if (isinf(v)) irm_text_buf_puts_(b, v > 0 ? "INFINITY" : "-INFINITY");
+  else P(b, "%af", (double)(float)v);
+}
+
 static int clip_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   irm_clip_attrs at;
   int rc = irm_clip_attrs_decode(c->op, c->attrs, &at);
   if (rc) return rc;
   double lo = at.a_min, hi = at.a_max;
+  if (c->out.dt == CG_F32 && lo <= hi && float_bound(lo) && float_bound(hi)) {
+    /* in float with the bounds rounded to float: rounding is monotone, so
+     * the result is the double clamp's, rounded (lo > hi keeps double) */
+    P(b, "irm_cg_fclip(%s, ", a[0]);
+    flt(lo, b);
+    irm_text_buf_puts_(b, ", ");
+    flt(hi, b);
+    irm_text_buf_puts_(b, ")");
+    return IRM_OK;
+  }
   if (irm_cg_is_float_(c->out.dt)) P(b, "(%s)irm_cg_dclip((double)%s, ", irm_cg_ctype_(c->out.dt), a[0]);
   else P(b, "(%s)irm_cg_iclip(%s, ", irm_cg_ctype_(c->out.dt), a[0]);
   dbl(lo, b);

@@ -92,6 +92,20 @@ static void bias_add_map(const cg_call *c, size_t i, int32_t *map) {
 
 /* ---- nn.batch_norm: (x - mean) / sqrt(var + eps) * gamma + beta along axis ------------------------- */
 
+/* As (x - mean) * s + beta in double, s = gamma / sqrt(var + eps): s is
+ * invariant in the inner loop (the channel is an outer loop; its inputs are
+ * restrict), so the compiler computes it once per channel and the element
+ * costs a subtract and a multiply-add instead of a division (irm_cg_sqrt,
+ * the prelude's, is errno-free so that it can be hoisted). Against the
+ * evaluator's (x - mean) / sqrt(var + eps) * gamma + beta in double this
+ * rounds differently by a few 1e-16 relative, invisible after rounding to
+ * float; unlike x * s + (beta - mean * s) it does not cancel, and a zero
+ * var + eps still gives the evaluator's infinities. */
+static void bn_scale(const char *const *a, int scale, double eps, irm_text_buf *b) {
+  if (scale) P(b, "((double)%s / irm_cg_sqrt((double)%s + %a))", a[1], a[4], eps);
+  else P(b, "(1.0 / irm_cg_sqrt((double)%s + %a))", a[4], eps);
+}
+
 static int bn_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   irm_batch_norm_attrs at;
   int rc = irm_batch_norm_attrs_decode(c->op, c->attrs, &at);
@@ -102,8 +116,8 @@ static int bn_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   P(b, "(");
   if (!scale) P(b, "(void)%s, ", a[1]);
   if (!center) P(b, "(void)%s, ", a[2]);
-  P(b, "(%s)(((double)%s - (double)%s) / sqrt((double)%s + %a)", irm_cg_ctype_(c->out.dt), a[0], a[3], a[4], eps);
-  if (scale) P(b, " * (double)%s", a[1]);
+  P(b, "(%s)(((double)%s - (double)%s) * ", irm_cg_ctype_(c->out.dt), a[0], a[3]);
+  bn_scale(a, scale, eps, b);
   if (center) P(b, " + (double)%s", a[2]);
   P(b, "))");
   return IRM_OK;

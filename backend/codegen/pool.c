@@ -4,7 +4,11 @@
  * padded taps never win a max (an all-padding window gives the dtype's
  * lowest value), NaN wins; averages sum in double (ints in int64, the
  * average truncating toward zero) over the taps inside the input, or with
- * count_include_pad over those inside the padded input. */
+ * count_include_pad over those inside the padded input.
+ *
+ * NCHW splits each output plane: the interior (every tap inside the
+ * input) runs a row at a time without bounds checks (interior_row), the
+ * border outputs run the per-output loop with checks. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +26,66 @@ static const char *lowest(cg_dt dt) {
                                         : "-INFINITY";
 }
 
+/* The outputs [*lo, *hi) along one axis whose taps all lie inside the
+ * input (no padding, no ceil_mode overhang): the interior. */
+static void interior(int64_t in, int64_t out, int64_t size, int64_t stride, int64_t dil, int64_t pad, int64_t *lo,
+                     int64_t *hi) {
+  int64_t ext = irm_kernel_pool_extent(size, dil), last = in - ext + pad; /* start + ext - 1 <= in - 1 */
+  *lo = (pad + stride - 1) / stride;
+  *hi = last < 0 || ext == INT64_MAX ? 0 : last / stride + 1;
+  if (*hi > out) *hi = out;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* The interior of one NCHW output row, y in [ylo, yhi), x in [xlo, xhi):
+ * taps outer, a unit-stride loop over the row's outputs inner (into acc,
+ * a row of accumulators), no bounds checks, so that it vectorizes. Max
+ * accumulates in the dtype (a compare is exact in any type); for floats
+ * a separate flag records a NaN tap, so that the compare stays a max
+ * instruction (a NaN tap gives NAN, the canonical NaN rather than the
+ * tap's payload; the evaluator returns the tap's), float averages in double and integer
+ * ones in int64 as the evaluator, the count being the window's size. */
+static void interior_row(const cg_call *c, const irm_pool2d_attrs *a, int is_max, int64_t w, int64_t xlo, int64_t xhi,
+                         irm_text_buf *b) {
+  cg_dt dt = c->in[0].dt;
+  int fl = irm_cg_is_float_(dt);
+  const char *t = irm_cg_ctype_(dt), *acc = is_max ? t : fl ? "double" : "int64_t";
+  int64_t nx = xhi - xlo, sx = a->strides[1];
+  P(b, "      if (y >= ylo && y < yhi) {\n        %s acc[%lld];\n", acc, LL(nx));
+  if (is_max && fl) {
+    P(b, "        int32_t nan[%lld];\n", LL(nx));
+    P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = -INFINITY, nan[i] = 0;\n", LL(nx));
+  } else if (is_max) P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = (%s)%s;\n", LL(nx), t, lowest(dt));
+  else P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = 0;\n", LL(nx));
+  P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n",
+    LL(a->pool_size[0]), LL(a->pool_size[1]));
+  P(b, "          const %s *restrict r = src + (y * %lld - %lld + ky * %lld) * %lld + %lld + kx * %lld;\n", t,
+    LL(a->strides[0]), LL(a->padding[0]), LL(a->dilation[0]), LL(w), LL(xlo * sx - a->padding[1]), LL(a->dilation[1]));
+  P(b, "          for (int64_t i = 0; i < %lld; i++) {\n            const %s v = r[i * %lld];\n", LL(nx), t, LL(sx));
+  if (is_max && fl) P(b, "            acc[i] = v > acc[i] ? v : acc[i];\n            nan[i] |= v != v;\n");
+  else if (is_max) P(b, "            acc[i] = v > acc[i] ? v : acc[i];\n");
+  else P(b, "            acc[i] += (%s)v;\n", acc);
+  P(b, "          }\n        }\n");
+  int64_t taps = a->pool_size[0] * a->pool_size[1];
+  char e[64];
+  P(b, "        for (int64_t i = 0; i < %lld; i++) dst[y * %lld + %lld + i] = ", LL(nx), LL(c->out.shape[3]), LL(xlo));
+  if (is_max && fl) {
+    P(b, "nan[i] ? (%s)NAN : acc[i]", t);
+  } else if (is_max) {
+    P(b, "acc[i]");
+  } else if (fl) {
+    snprintf(e, sizeof e, "acc[i] / (double)%lld", LL(taps));
+    irm_cg_from_double_(c->out.dt, e, b);
+  } else {
+    snprintf(e, sizeof e, "acc[i] / %lld", LL(taps));
+    irm_cg_from_int64_(c->out.dt, e, b);
+  }
+  P(b, ";\n      }\n");
+}
+
+/* Rows wider than this take the per-output path (acc lives on the stack). */
+#define MAX_ROW 4096
+
 static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   irm_pool2d_attrs a;
@@ -37,9 +101,30 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_cg_nchw_strides_(nhwc, ch, h, w, ds);
   irm_cg_nchw_strides_(nhwc, ch, oh, ow, os);
   int is_float = irm_cg_is_float_(c->in[0].dt);
+  int64_t ylo = 0, yhi = 0, xlo = 0, xhi = 0;
+  if (!nhwc && c->in[0].dt == c->out.dt) {
+    interior(h, oh, size[0], stride[0], dil[0], pad[0], &ylo, &yhi);
+    interior(w, ow, size[1], stride[1], dil[1], pad[1], &xlo, &xhi);
+    if (xhi - xlo > MAX_ROW || ylo >= yhi || xlo >= xhi) ylo = yhi = xlo = xhi = 0;
+  }
+  int split = yhi > ylo;
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t c = 0; c < %lld; c++)\n", (long long)n, (long long)ch);
-  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n", (long long)oh,
-    (long long)ow);
+  P(b, "    for (int64_t y = 0; y < %lld; y++) {\n", (long long)oh);
+  if (split) {
+    P(b, "      const int64_t ylo = %lld, yhi = %lld;\n", LL(ylo), LL(yhi));
+    P(b, "      const %s *restrict src = %s + n * %lld + c * %lld;\n", irm_cg_ctype_(c->in[0].dt), c->in[0].name,
+      LL(ds[0]), LL(ds[1]));
+    P(b, "      %s *restrict dst = %s + n * %lld + c * %lld;\n", irm_cg_ctype_(c->out.dt), c->out.name, LL(os[0]),
+      LL(os[1]));
+    interior_row(c, &a, is_max, w, xlo, xhi, b);
+    /* the border outputs: every x of a border row, the columns beside the interior of the others */
+    P(b, "      const int inrow = y >= ylo && y < yhi;\n");
+    P(b,
+      "      for (int64_t x = inrow && %lld == 0 ? %lld : 0; x < %lld; x = inrow && x + 1 == %lld ? %lld : x + 1) {\n",
+      LL(xlo), LL(xhi), LL(ow), LL(xlo), LL(xhi));
+  } else {
+    P(b, "      for (int64_t x = 0; x < %lld; x++) {\n", (long long)ow);
+  }
   P(b, "      const int64_t y0 = y * %lld - %lld, x0 = x * %lld - %lld;\n", (long long)stride[0], (long long)pad[0],
     (long long)stride[1], (long long)pad[1]);
   P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n", lowest(c->in[0].dt));
@@ -70,7 +155,7 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   if (is_max) irm_cg_from_double_(c->out.dt, "best", b);
   else if (is_float) irm_cg_from_double_(c->out.dt, "count ? fsum / (double)count : 0.0", b);
   else irm_cg_from_int64_(c->out.dt, "count ? isum / count : 0", b);
-  P(b, ";\n    }\n");
+  P(b, ";\n      }\n    }\n");
   return IRM_OK;
 }
 

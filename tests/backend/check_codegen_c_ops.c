@@ -160,6 +160,62 @@ START_TEST(pools) {
 }
 END_TEST
 
+/* The interior/border split of NCHW pools (backend/codegen/pool.c): every
+ * kind of edge, maps too small for an interior, NaN taps in and out of
+ * the interior, each dtype's accumulator. */
+START_TEST(pool_split) {
+  static const cg_case cases[] = {
+      POOL("ps_max_s1", "nn.max_pool2d", "float32", "(1, 2, 9, 11)", ", pool_size=[3, 3], padding=[1, 1]"),
+      POOL("ps_max_s2", "nn.max_pool2d", "float32", "(2, 3, 12, 13)",
+           ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1]"),
+      POOL("ps_max_s3", "nn.max_pool2d", "float32", "(1, 2, 14, 17)",
+           ", pool_size=[3, 2], strides=[3, 3], padding=[2, 1, 0, 1]"),
+      POOL("ps_max_pad2", "nn.max_pool2d", "float32", "(1, 2, 10, 10)", ", pool_size=[5, 5], padding=[2, 4, 4, 2]"),
+      POOL("ps_max_ceil", "nn.max_pool2d", "float32", "(1, 2, 11, 12)",
+           ", pool_size=[3, 3], strides=[2, 2], ceil_mode=true"),
+      POOL("ps_max_dil", "nn.max_pool2d", "float32", "(1, 2, 13, 15)",
+           ", pool_size=[3, 3], strides=[2, 1], dilation=[2, 3], padding=[2, 3]"),
+      POOL("ps_max_1x1", "nn.max_pool2d", "float32", "(1, 3, 1, 1)", ", pool_size=[3, 3], padding=[1, 1]"),
+      POOL("ps_max_2x2", "nn.max_pool2d", "float32", "(2, 3, 2, 2)", ", pool_size=[2, 2], padding=[1, 1]"),
+      POOL("ps_max_2x2_in", "nn.max_pool2d", "float32", "(1, 3, 2, 2)", ", pool_size=[2, 2]"),
+      POOL("ps_max_k1", "nn.max_pool2d", "float32", "(1, 2, 5, 6)", ", pool_size=[1, 1], strides=[2, 2]"),
+      POOL("ps_max_f64", "nn.max_pool2d", "float64", "(1, 2, 9, 9)", ", pool_size=[3, 3], padding=[1, 1]"),
+      POOL("ps_max_i32", "nn.max_pool2d", "int32", "(1, 2, 9, 10)",
+           ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1]"),
+      POOL("ps_max_u8", "nn.max_pool2d", "uint8", "(1, 2, 8, 9)", ", pool_size=[2, 2], padding=[1, 1], ceil_mode=true"),
+      POOL("ps_avg_excl", "nn.avg_pool2d", "float32", "(1, 2, 11, 12)",
+           ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1]"),
+      POOL("ps_avg_incl", "nn.avg_pool2d", "float32", "(1, 2, 11, 12)",
+           ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=true"),
+      POOL("ps_avg_incl_ceil", "nn.avg_pool2d", "float32", "(1, 2, 10, 11)",
+           ", pool_size=[3, 3], strides=[3, 2], padding=[1, 2], count_include_pad=true, ceil_mode=true"),
+      POOL("ps_avg_excl_ceil", "nn.avg_pool2d", "float32", "(1, 2, 10, 11)",
+           ", pool_size=[3, 3], strides=[3, 2], padding=[1, 2], ceil_mode=true"),
+      POOL("ps_avg_dil", "nn.avg_pool2d", "float64", "(1, 2, 12, 12)",
+           ", pool_size=[2, 3], dilation=[3, 2], padding=[1, 1]"),
+      POOL("ps_avg_i8", "nn.avg_pool2d", "int8", "(1, 2, 9, 9)", ", pool_size=[3, 3], strides=[2, 2], padding=[1, 1]"),
+      POOL("ps_avg_1x1", "nn.avg_pool2d", "float32", "(1, 2, 1, 1)",
+           ", pool_size=[2, 2], padding=[1, 1], count_include_pad=true"),
+      /* sqrt of the negative half of the inputs: NaN taps everywhere, in the interior and on the border */
+      {"ps_max_nan",
+       "def @main(%a: Tensor[(1, 3, 10, 11), float32]) {\n"
+       "  %0 = sqrt(%a); %1 = nn.max_pool2d(%0, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]); %1 }",
+       0},
+      {"ps_max_nan_f64",
+       "def @main(%a: Tensor[(1, 2, 7, 8), float64]) {\n"
+       "  %0 = log(%a); %1 = nn.max_pool2d(%0, pool_size=[2, 2], padding=[1, 0]); %1 }",
+       0},
+      /* the canonical-NaN select of the interior, through relu and a clip in float */
+      {"ps_max_nan_relu",
+       "def @main(%a: Tensor[(1, 2, 9, 9), float32]) {\n"
+       "  %0 = sqrt(%a); %1 = nn.max_pool2d(%0, pool_size=[3, 3]); %2 = nn.relu(%1); %3 = clip(%2, a_min=0.1, a_max=1.3);"
+       " %3 }",
+       0},
+  };
+  cg_check_cases("pool_split", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("codegen_c_ops");
   TCase *tc = tcase_create("ops");
@@ -170,6 +226,7 @@ int main(void) {
   tcase_add_test(tc, conv2d_int);
   tcase_add_test(tc, dense);
   tcase_add_test(tc, pools);
+  tcase_add_test(tc, pool_split);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
