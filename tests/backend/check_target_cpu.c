@@ -42,12 +42,23 @@ START_TEST(test_native_is_resolved_and_recorded) {
   /* whatever the CPU's name, the features it has are on: named or as -mattr */
   char lacking[64];
   if (irm_library_missing_features("avx2", lacking, sizeof lacking) == 0) {
-    irm_object *loaded = aot_export_load(r, "native");
-    char features[1024];
-    loaded_features(loaded, features, sizeof features);
-    ck_assert_msg(strstr(features, "avx2") != NULL, "avx2 not in '%s' (target %s)", features, t);
-    aot_compare(m, loaded, 1, 7);
-    irm_object_release(loaded);
+    char path[1024];
+    aot_path("native", "lib.so", path, sizeof path);
+    ck_assert_ok(irm_build_export_library(r, path));
+    irm_object *loaded = NULL;
+    int rc = irm_runtime_load(path, &loaded);
+    if (rc) {
+      /* this process runs on another CPU than cc saw: valgrind's emulated
+       * one has no AVX-512; the loader must refuse, naming what lacks */
+      ck_assert_int_eq(rc, IRM_ERUNTIME);
+      ck_assert_error_mentions("was built for CPU features this machine lacks: ");
+    } else {
+      char features[1024];
+      loaded_features(loaded, features, sizeof features);
+      ck_assert_msg(strstr(features, "avx2") != NULL, "avx2 not in '%s' (target %s)", features, t);
+      aot_compare(m, loaded, 1, 7);
+      irm_object_release(loaded);
+    }
   }
 #endif
   irm_object_release(text);
