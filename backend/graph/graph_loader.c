@@ -78,9 +78,13 @@ int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTenso
   irm_graph_runner *r = runner;
   int got = IRM_GRAPH_OK;
   for (size_t i = 0; !got && i < n_in; i++) got = irm_graph_runner_set_input(r, i, &in[i]);
+  /* the outputs bound for this run only: the kernels write into them
+   * where the runner can (else it copies at the end of the run) */
+  for (size_t j = 0; !got && j < n_out; j++) got = irm_graph_runner_set_output_zero_copy(r, j, &out[j]);
   if (!got) got = irm_graph_runner_run(r);
-  for (size_t j = 0; !got && j < n_out; j++) got = irm_graph_runner_get_output(r, j, (DLTensor *)&out[j]);
-  return got ? irm_error(IRM_ERUNTIME, "graph runner: %s", irm_graph_runner_error(r)) : IRM_OK;
+  int rc = got ? irm_error(IRM_ERUNTIME, "graph runner: %s", irm_graph_runner_error(r)) : IRM_OK;
+  for (size_t j = 0; j < n_out; j++) irm_graph_runner_set_output_zero_copy(r, j, NULL);
+  return rc;
 }
 
 void irm_graph_close_(void *runner) { irm_graph_runner_free(runner); }
