@@ -40,8 +40,7 @@ class Module:
             if missing:
                 raise TypeError("Module.run: missing input %r" % missing[0])
             args = [named[n] for n in names]
-        from .tensor import Tensor, tensor
-        tensors = [a if isinstance(a, Tensor) else tensor(a) for a in args]
+        tensors = [_in_tensor(a) for a in args]
         if out is not None:
             api_global("Module.run()", "runtime.ModuleRunInto", "module inputs outputs")(
                 self._handle, tensors, self._out_tensors(out))
@@ -67,6 +66,22 @@ class Module:
 
     def __repr__(self):
         return "irm.runtime.Module(%r, mod_name=%r)" % (self.path, self.metadata["mod_name"])
+
+
+def _in_tensor(a):
+    """a as an irm tensor: shared without a copy when it is an irm Tensor or
+    a compact, writeable array of an irm dtype (numpy's DLPack export
+    refuses read-only arrays), a new tensor holding a copy otherwise."""
+    from .tensor import Tensor, from_dlpack, tensor
+    if isinstance(a, Tensor):
+        return a
+    flags = getattr(a, "flags", None)
+    if flags is not None and hasattr(a, "__dlpack__") and flags["C_CONTIGUOUS"] and flags["WRITEABLE"]:
+        try:
+            return from_dlpack(a)
+        except (TypeError, ValueError, BufferError):
+            pass  # a dtype irm lacks, an odd offset: tensor() copies, or says why not
+    return tensor(a)
 
 
 def _out_tensor(a, desc):

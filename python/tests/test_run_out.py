@@ -98,10 +98,26 @@ def test_run_into_errors_change_nothing(tmp_path):
     with pytest.raises(TypeError, match="expected a numpy array or irm Tensor, got list"):
         module.run(x, out=(y0, [0.0, 0.0]))
     unchanged()
+    # an output that is an input (numpy inputs are shared, not copied)
+    with pytest.raises(ValueError, match="output 'output0' of module 'net' shares memory with input 'x'"):
+        module.run(x, out=(x, y1))
     # an irm tensor of the wrong shape: the library names the output
     with pytest.raises(ValueError, match=r"output 'output1' of module 'net': expected shape \(2,\), got \(4,\)"):
         module.run(x, out=(y0, irm.tensor(np.zeros(4, np.float32))))
     unchanged()
+
+
+def test_inputs_of_every_kind(tmp_path):
+    module = build(tmp_path, ONE_OUTPUT, "aot", "crt")
+    x = inputs(6)
+    want = module.run(irm.tensor(x))
+    frozen = x.copy()
+    frozen.flags.writeable = False  # numpy does not export read-only arrays: copied
+    np.testing.assert_array_equal(module.run(frozen), want)
+    np.testing.assert_array_equal(module.run(np.asfortranarray(x)), want)  # not C-contiguous: copied
+    np.testing.assert_array_equal(module.run(x.tolist()), want)
+    with pytest.raises(ValueError, match="expected dtype float32, got float64"):
+        module.run(x.astype(np.float64))
 
 
 def test_graph_module_set_output_zero_copy(tmp_path):
