@@ -321,7 +321,7 @@ static int plan_greedy(irm_mem_buffer_ *buffers, size_t n, size_t alignment, irm
     irm_mem_buffer_ *b = &buffers[keys[k].index];
     rc = conflicting_spans(&t, buffers, b, &found);
     if (rc) break;
-    qsort(found.v, found.n, sizeof *found.v, by_lo);
+    if (found.n) qsort(found.v, found.n, sizeof *found.v, by_lo); /* found.v is NULL when empty */
     size_t at = 0, a = align_of(b, alignment);
     for (size_t j = 0; j < found.n && !overflow; j++) {
       if (at + b->bytes <= found.v[j].lo && at <= found.v[j].lo) break; /* fits in the gap */
