@@ -49,6 +49,7 @@ struct irm_graph_runner {
   entry *entries;
   size_t n_entries;
   void **storage;
+  void **cur; /* per storage id: where its views point (storage, or a bound output's memory) */
   size_t *storage_bytes;
   size_t n_storage;
   size_t *args;                     /* arg nodes */
@@ -58,6 +59,8 @@ struct irm_graph_runner {
   size_t n_inputs;
   size_t *heads; /* entries */
   size_t n_heads;
+  void **out_to;        /* per head: the caller's memory (set_output_zero_copy), or NULL */
+  unsigned char *bound; /* per head: out_to is the storage its views point at */
   void *scratch;
   size_t scratch_bytes;
   char err[512];
@@ -87,6 +90,7 @@ void irm_graph_runner_free(irm_graph_runner *r) {
   }
   for (size_t s = 0; r->storage && s < r->n_storage; s++) free(r->storage[s]);
   free(r->storage);
+  free(r->cur);
   free(r->storage_bytes);
   free(r->nodes);
   free(r->row_ptr);
@@ -96,6 +100,8 @@ void irm_graph_runner_free(irm_graph_runner *r) {
   free(r->is_set);
   free(r->inputs);
   free(r->heads);
+  free(r->out_to);
+  free(r->bound);
   free(r->scratch);
   if (r->dso) dlclose(r->dso);
   free(r);
@@ -305,7 +311,9 @@ static int read_args_heads(irm_graph_runner *r, json_t *root, char *err, size_t 
   r->is_set = calloc(r->n_args + 1, 1);
   r->inputs = calloc(r->n_args + 1, sizeof *r->inputs);
   r->heads = calloc(r->n_heads + 1, sizeof *r->heads);
-  if (!r->args || !r->is_param || !r->is_set || !r->inputs || !r->heads)
+  r->out_to = calloc(r->n_heads + 1, sizeof *r->out_to);
+  r->bound = calloc(r->n_heads + 1, 1);
+  if (!r->args || !r->is_param || !r->is_set || !r->inputs || !r->heads || !r->out_to || !r->bound)
     return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   for (size_t i = 0; i < r->n_args; i++) {
     size_t a = 0;
@@ -330,8 +338,10 @@ static int read_args_heads(irm_graph_runner *r, json_t *root, char *err, size_t 
 /* One buffer per storage id, and each op node's argument views. */
 static int allocate(irm_graph_runner *r, char *err, size_t es) {
   r->storage = calloc(r->n_storage + 1, sizeof *r->storage);
+  r->cur = calloc(r->n_storage + 1, sizeof *r->cur);
   r->storage_bytes = calloc(r->n_storage + 1, sizeof *r->storage_bytes);
-  if (!r->storage || !r->storage_bytes) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
+  if (!r->storage || !r->cur || !r->storage_bytes)
+    return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory");
   for (size_t e = 0; e < r->n_entries; e++)
     if (r->entries[e].bytes > r->storage_bytes[r->entries[e].sid])
       r->storage_bytes[r->entries[e].sid] = r->entries[e].bytes;
@@ -347,6 +357,7 @@ static int allocate(irm_graph_runner *r, char *err, size_t es) {
     r->storage[s] = aligned_alloc(64, bytes ? bytes : 64);
     if (!r->storage[s]) return fail(err, es, IRM_GRAPH_ENOMEM, "graph runner: out of memory for storage %zu", s);
     memset(r->storage[s], 0, bytes ? bytes : 64);
+    r->cur[s] = r->storage[s];
   }
   if (r->scratch_bytes) {
     r->scratch = aligned_alloc(64, (r->scratch_bytes + 63) / 64 * 64);
@@ -567,6 +578,11 @@ int irm_graph_runner_run(irm_graph_runner *r) {
       return RFAIL(r, IRM_GRAPH_EKERNEL, "run: node %zu ('%s', kernel %s) failed: %s (code %d)", n, g->name,
                    g->func_name, irm_crt_strerror(got), (int)got);
   }
+  for (size_t i = 0; i < r->n_heads; i++) /* outputs set but not bound: copied */
+    if (r->out_to[i] && !r->bound[i]) {
+      const entry *x = &r->entries[r->heads[i]];
+      memcpy(r->out_to[i], r->cur[x->sid], x->bytes);
+    }
   return IRM_GRAPH_OK;
 }
 
@@ -581,8 +597,59 @@ int irm_graph_runner_get_output(irm_graph_runner *r, size_t i, DLTensor *t) {
   if (!data) return RFAIL(r, IRM_GRAPH_EARG, "%s: expected a compact CPU tensor with data", what);
   const entry *x = &r->entries[r->heads[i]];
   int rc = check_entry(r, what, x, t->dtype, t->ndim, t->shape, IRM_GRAPH_EARG);
-  if (!rc) memcpy(data, r->storage[x->sid], x->bytes);
+  if (!rc && data != r->cur[x->sid]) memcpy(data, r->cur[x->sid], x->bytes);
   return rc;
+}
+
+/* Points every view of storage sid at data. */
+static void rewire(irm_graph_runner *r, size_t sid, void *data) {
+  void *old = r->cur[sid];
+  for (size_t n = 0; n < r->n_nodes; n++) {
+    gnode *g = &r->nodes[n];
+    for (size_t k = 0; g->is_op && k < g->n_in + g->n_out; k++)
+      if (g->tensors[k].data == old) g->tensors[k].data = data;
+  }
+  r->cur[sid] = data;
+}
+
+/* Whether head i's storage can be the caller's data: the storage is as
+ * large as the output (every entry sharing it fits), holds no input or
+ * parameter and no other output, and data is no other storage's. */
+static int bindable(const irm_graph_runner *r, size_t i, const void *data) {
+  const entry *x = &r->entries[r->heads[i]];
+  if (!x->bytes || r->storage_bytes[x->sid] != x->bytes) return 0;
+  for (size_t a = 0; a < r->n_args; a++)
+    if (arg_entry(r, a)->sid == x->sid) return 0;
+  for (size_t j = 0; j < r->n_heads; j++)
+    if (j != i && r->entries[r->heads[j]].sid == x->sid) return 0;
+  for (size_t s = 0; s < r->n_storage; s++)
+    if (r->cur[s] == data) return 0;
+  return 1;
+}
+
+int irm_graph_runner_set_output_zero_copy(irm_graph_runner *r, size_t i, const DLTensor *t) {
+  if (!r) return IRM_GRAPH_EARG;
+  r->err[0] = '\0';
+  if (i >= r->n_heads)
+    return RFAIL(r, IRM_GRAPH_EARG, "set_output_zero_copy: output %zu out of range (%zu outputs)", i, r->n_heads);
+  const entry *x = &r->entries[r->heads[i]];
+  void *data = NULL;
+  if (t) {
+    char what[64];
+    snprintf(what, sizeof what, "set_output_zero_copy %zu", i);
+    data = compact_data(t);
+    if (!data) return RFAIL(r, IRM_GRAPH_EARG, "%s: expected a compact CPU tensor with data", what);
+    int rc = check_entry(r, what, x, t->dtype, t->ndim, t->shape, IRM_GRAPH_EARG);
+    if (rc) return rc;
+  }
+  if (r->bound[i]) rewire(r, x->sid, r->storage[x->sid]);
+  r->bound[i] = 0;
+  r->out_to[i] = data;
+  if (data && bindable(r, i, data)) {
+    rewire(r, x->sid, data);
+    r->bound[i] = 1;
+  }
+  return IRM_GRAPH_OK;
 }
 
 void irm_graph_runner_storage_bytes(const irm_graph_runner *r, size_t *shared, size_t *unshared) {

@@ -19,7 +19,38 @@ typedef struct aot_lib {
   } entry;
   size_t n_in, n_out;
   char mod_name[256];
+  /* A run's arguments, allocated at load so that a run allocates nothing
+   * (runs are serialized by the run lock). */
+  DLTensor *dl;
+  void **ptrs;
+  irm_crt_value *vals;
+  int32_t *codes;
 } aot_lib;
+
+static void lib_free(void *p) {
+  aot_lib *lib = p;
+  if (!lib) return;
+  irm_free(lib->dl);
+  irm_free(lib->ptrs);
+  irm_free(lib->vals);
+  irm_free(lib->codes);
+  irm_free(lib);
+}
+
+/* The argument arrays, and what of them never changes between runs. */
+static int alloc_args(aot_lib *lib) {
+  size_t n = lib->n_in + lib->n_out;
+  lib->dl = irm_calloc(n + 1, sizeof *lib->dl);
+  lib->ptrs = irm_calloc(n + 1, sizeof *lib->ptrs);
+  lib->vals = irm_calloc(n + 1, sizeof *lib->vals);
+  lib->codes = irm_calloc(n + 1, sizeof *lib->codes);
+  if (!lib->dl || !lib->ptrs || !lib->vals || !lib->codes) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
+  for (size_t i = 0; i < n; i++) {
+    lib->vals[i].v_handle = &lib->dl[i];
+    lib->codes[i] = IRM_CRT_DLTENSOR;
+  }
+  return IRM_OK;
+}
 
 static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle);
 static int load_params(const char *path, json_t *root, void *handle);
@@ -37,14 +68,15 @@ int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
   if (!lib) rc = irm_error(IRM_ENOMEM, "%s: out of memory", fn);
   if (!rc && !json_is_object(root)) rc = irm_error(IRM_EVALUE, "library '%s': its metadata is no JSON object", path);
   if (!rc) rc = read_lib(lib, path, root, handle);
+  if (!rc) rc = alloc_args(lib);
   if (!rc) rc = load_params(path, root, handle);
   json_decref(root);
   if (rc) {
-    irm_free(lib);
+    lib_free(lib);
     return rc;
   }
   snprintf(lib->mod_name, sizeof lib->mod_name, "%s", mod);
-  return irm_load_result_(fn, aot_run, lib, irm_free, NULL, ret);
+  return irm_load_result_(fn, aot_run, lib, lib_free, NULL, ret);
 }
 
 static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle) {
@@ -89,35 +121,23 @@ static int load_params(const char *path, json_t *root, void *handle) {
 }
 
 /* run(inputs, outputs): the entry point on the tensors' data (interface
- * "c") or on DLTensors (packed). The loader holds the run lock. */
+ * "c") or on DLTensors (packed), straight into the outputs' data. The
+ * loader holds the run lock, which guards lib's argument arrays. */
 static int aot_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
-  const aot_lib *lib = resource;
+  aot_lib *lib = resource;
   (void)ret;
-  DLTensor *dl = NULL;
-  int rc = irm_load_run_tensors_("aot run", args, nargs, lib->n_in, lib->n_out, &dl);
+  int rc = irm_load_run_tensors_("aot run", args, nargs, lib->n_in, lib->n_out, lib->dl);
   if (rc) return rc;
   size_t n = lib->n_in + lib->n_out;
-  void **ptrs = irm_calloc(n + 1, sizeof *ptrs);
-  irm_crt_value *vals = irm_calloc(n + 1, sizeof *vals);
-  int32_t *codes = irm_calloc(n + 1, sizeof *codes);
-  if (!ptrs || !vals || !codes) rc = irm_error(IRM_ENOMEM, "aot run: out of memory");
-  for (size_t i = 0; !rc && i < n; i++) {
-    ptrs[i] = (char *)dl[i].data + dl[i].byte_offset;
-    vals[i].v_handle = &dl[i];
-    codes[i] = IRM_CRT_DLTENSOR;
-  }
+  for (size_t i = 0; i < n; i++) lib->ptrs[i] = (char *)lib->dl[i].data + lib->dl[i].byte_offset;
   int32_t got = IRM_CRT_OK;
-  if (!rc && lib->interface_c) got = lib->entry.c(ptrs, ptrs + lib->n_in);
-  else if (!rc) {
+  if (lib->interface_c) got = lib->entry.c(lib->ptrs, lib->ptrs + lib->n_in);
+  else {
     irm_crt_value result;
     int32_t result_code = 0;
-    got = lib->entry.packed(vals, codes, (int32_t)n, &result, &result_code, NULL);
+    got = lib->entry.packed(lib->vals, lib->codes, (int32_t)n, &result, &result_code, NULL);
   }
-  if (!rc && got)
-    rc = irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", lib->mod_name, irm_crt_strerror(got), got);
-  irm_free(ptrs);
-  irm_free(vals);
-  irm_free(codes);
-  irm_free(dl);
-  return rc;
+  if (got)
+    return irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", lib->mod_name, irm_crt_strerror(got), got);
+  return IRM_OK;
 }

@@ -78,26 +78,42 @@ int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTenso
   irm_graph_runner *r = runner;
   int got = IRM_GRAPH_OK;
   for (size_t i = 0; !got && i < n_in; i++) got = irm_graph_runner_set_input(r, i, &in[i]);
+  /* the outputs bound for this run only: the kernels write into them
+   * where the runner can (else it copies at the end of the run) */
+  for (size_t j = 0; !got && j < n_out; j++) got = irm_graph_runner_set_output_zero_copy(r, j, &out[j]);
   if (!got) got = irm_graph_runner_run(r);
-  for (size_t j = 0; !got && j < n_out; j++) got = irm_graph_runner_get_output(r, j, (DLTensor *)&out[j]);
-  return got ? irm_error(IRM_ERUNTIME, "graph runner: %s", irm_graph_runner_error(r)) : IRM_OK;
+  int rc = got ? irm_error(IRM_ERUNTIME, "graph runner: %s", irm_graph_runner_error(r)) : IRM_OK;
+  for (size_t j = 0; j < n_out; j++) irm_graph_runner_set_output_zero_copy(r, j, NULL);
+  return rc;
 }
 
 void irm_graph_close_(void *runner) { irm_graph_runner_free(runner); }
 
-/* run(inputs, outputs) through the runner. The loader holds the run lock. */
+/* The runner and a run's DLTensors, allocated at load so that a run
+ * allocates nothing (runs are serialized by the run lock). */
+typedef struct graph_lib {
+  irm_graph_runner *runner;
+  DLTensor *dl;
+} graph_lib;
+
+/* run(inputs, outputs) through the runner. The loader holds the run lock,
+ * which guards g->dl. */
 static int graph_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)ret;
-  irm_graph_runner *r = resource;
-  size_t n_in = irm_graph_runner_num_inputs(r), n_out = irm_graph_runner_num_outputs(r);
-  DLTensor *dl = NULL;
-  int rc = irm_load_run_tensors_("graph run", args, nargs, n_in, n_out, &dl);
-  if (!rc) rc = irm_graph_call_(r, dl, n_in, dl + n_in, n_out);
-  irm_free(dl);
+  graph_lib *g = resource;
+  size_t n_in = irm_graph_runner_num_inputs(g->runner), n_out = irm_graph_runner_num_outputs(g->runner);
+  int rc = irm_load_run_tensors_("graph run", args, nargs, n_in, n_out, g->dl);
+  if (!rc) rc = irm_graph_call_(g->runner, g->dl, n_in, g->dl + n_in, n_out);
   return rc;
 }
 
-static void graph_free(void *runner) { irm_graph_close_(runner); }
+static void graph_free(void *resource) {
+  graph_lib *g = resource;
+  if (!g) return;
+  irm_graph_close_(g->runner);
+  irm_free(g->dl);
+  irm_free(g);
+}
 
 int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "executor.load of executor 'graph'";
@@ -108,7 +124,18 @@ int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, voi
   int rc = irm_load_args_(fn, args, nargs, &path, &mod, &text, &handle);
   if (!rc) rc = irm_graph_open_(path, mod, text, &runner, &metadata);
   if (rc) return rc;
-  rc = irm_load_result_(fn, graph_run, runner, graph_free, metadata, ret);
+  graph_lib *g = irm_calloc(1, sizeof *g);
+  if (g) {
+    g->runner = runner;
+    g->dl = irm_calloc(irm_graph_runner_num_inputs(runner) + irm_graph_runner_num_outputs(runner) + 1, sizeof *g->dl);
+  }
+  if (!g || !g->dl) {
+    if (g) irm_free(g);
+    irm_graph_close_(runner);
+    irm_object_release(metadata);
+    return irm_error(IRM_ENOMEM, "%s: out of memory", fn);
+  }
+  rc = irm_load_result_(fn, graph_run, g, graph_free, metadata, ret);
   irm_object_release(metadata);
   return rc;
 }

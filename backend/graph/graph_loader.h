@@ -21,7 +21,9 @@
 int irm_graph_open_(const char *path, const char *mod_name, const char *fields, void **runner, irm_object **metadata);
 
 /* Sets the inputs (n_in compact CPU tensors, checked by the caller), runs
- * and copies the outputs into out. Errors: RuntimeError with the runner's
+ * into out (its kernels write there directly where the runner can bind
+ * the output's storage, irm_graph_runner_set_output_zero_copy, else the
+ * runner copies; the binding is undone after the run). Errors: RuntimeError with the runner's
  * message. Not thread-safe for one runner. */
 int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTensor *out, size_t n_out);
 

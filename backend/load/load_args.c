@@ -44,16 +44,13 @@ int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void 
   return irm_ret_object(fn, rc, &map, ret);
 }
 
-int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, size_t n_in, size_t n_out,
-                          DLTensor **out) {
+int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, size_t n_in, size_t n_out, DLTensor *dl) {
   irm_object *lists[2] = {NULL, NULL};
   int rc = irm_arg_count(fn, nargs, 2, 2);
   for (int32_t a = 0; !rc && a < 2; a++) rc = irm_arg_object(fn, args, a, "ffi.Array", &lists[a]);
   if (!rc && (irm_array_size(lists[0]) != n_in || irm_array_size(lists[1]) != n_out))
     rc = irm_error(IRM_EVALUE, "%s: expected %zu inputs and %zu outputs, got %zu and %zu", fn, n_in, n_out,
                    irm_array_size(lists[0]), irm_array_size(lists[1]));
-  DLTensor *dl = rc ? NULL : irm_calloc(n_in + n_out + 1, sizeof *dl);
-  if (!rc && !dl) rc = irm_error(IRM_ENOMEM, "%s: out of memory", fn);
   for (size_t i = 0; !rc && i < n_in + n_out; i++) {
     const irm_any *v = i < n_in ? irm_array_at(lists[0], i) : irm_array_at(lists[1], i - n_in);
     if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
@@ -61,12 +58,7 @@ int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, si
                      i < n_in ? i : i - n_in, irm_any_describe_(v));
     else dl[i] = *irm_tensor_dl((const irm_tensor *)v->v_obj);
   }
-  if (rc) {
-    irm_free(dl);
-    return rc;
-  }
-  *out = dl;
-  return IRM_OK;
+  return rc;
 }
 
 int irm_load_file_beside_(const char *path, const char *file, char **data, size_t *size, char **full_out) {

@@ -11,8 +11,10 @@
  * metadata the text of tvmgen_<mod_name>_metadata. "run" is called as
  * run(inputs Array of Tensors, outputs Array of Tensors) -> NONE and
  * writes the outputs, which the loader made from the metadata's
- * "outputs"; the loader checks the inputs against "inputs" and serializes
- * runs. "metadata" replaces the library's text when the kind knows more
+ * "outputs" or the caller gave (runtime.ModuleRunInto); the loader checks
+ * the inputs and outputs against the metadata and serializes runs. A run
+ * allocates nothing: what it needs is allocated at load and reused under
+ * the run lock. "metadata" replaces the library's text when the kind knows more
  * (it must have "mod_name", "inputs" and "outputs"). */
 #ifndef IRM_BACKEND_LOAD_INTERNAL_H
 #define IRM_BACKEND_LOAD_INTERNAL_H
@@ -48,11 +50,10 @@ int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void 
                      irm_object *metadata, irm_any *ret);
 
 /* The arguments of a run function: the n_in input and n_out output
- * Tensors as DLTensors (views of their data) in a NEW array of n_in +
- * n_out (free with irm_free). Errors: TypeError, ValueError for the
- * counts, MemoryError. */
-int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, size_t n_in, size_t n_out,
-                          DLTensor **out);
+ * Tensors as DLTensors (views of their data) into dl (n_in + n_out of
+ * them, the caller's: a run allocates nothing). Errors: TypeError,
+ * ValueError for the counts. */
+int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, size_t n_in, size_t n_out, DLTensor *dl);
 
 /* The contents of the file `file` beside path (NUL-terminated) as a NEW
  * irm_malloc'd buffer. Errors: RuntimeError naming the file. */

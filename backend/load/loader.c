@@ -1,10 +1,11 @@
 /* The loader of exported libraries (include/irm/runtime.h, docs/runtime.md):
- * the runtime.Module type, runtime.Load / ModuleRun / ModuleMetadata.
+ * the runtime.Module type, runtime.Load / ModuleRun / ModuleRunInto /
+ * ModuleMetadata.
  * runtime.Load finds the library's tvmgen_<mod_name>_metadata
  * (irm_library.h) and hands the library to the executor.load of the kind
  * its metadata names (load/load_internal.h); the module keeps the run
- * function it gives, and checks inputs and makes outputs from the
- * metadata. */
+ * function it gives, and checks inputs and outputs against the metadata
+ * (and makes the outputs for ModuleRun). */
 #include <dlfcn.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -245,14 +246,14 @@ static void shape_text(char *buf, size_t size, const int64_t *shape, int32_t ndi
   if (at < size) snprintf(buf + at, size - at, "%s)", ndim == 1 ? "," : "");
 }
 
-static int check_input(const loaded *m, size_t i, const irm_any *v) {
-  const io_desc *d = &m->inputs[i];
+/* v against io entry i of m (inputs or outputs: what names it). */
+static int check_tensor(const loaded *m, const char *what, const io_desc *d, size_t i, const irm_any *v) {
   if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
-    return irm_error(IRM_ETYPE, "input %zu ('%s') of module '%s': expected ffi.Tensor, got %s", i, d->name, m->mod_name,
-                     irm_any_describe_(v));
+    return irm_error(IRM_ETYPE, "%s %zu ('%s') of module '%s': expected ffi.Tensor, got %s", what, i, d->name,
+                     m->mod_name, irm_any_describe_(v));
   const DLTensor *t = irm_tensor_dl((const irm_tensor *)v->v_obj);
   if (!irm_dtype_equal(t->dtype, d->dtype))
-    return irm_error(IRM_EVALUE, "input '%s' of module '%s': expected dtype %s, got %s", d->name, m->mod_name,
+    return irm_error(IRM_EVALUE, "%s '%s' of module '%s': expected dtype %s, got %s", what, d->name, m->mod_name,
                      irm_dtype_name(d->dtype), irm_dtype_name(t->dtype));
   int same = t->ndim == d->ndim;
   for (int32_t k = 0; same && k < d->ndim; k++) same = t->shape[k] == d->shape[k];
@@ -260,8 +261,49 @@ static int check_input(const loaded *m, size_t i, const irm_any *v) {
     char want[256], got[256];
     shape_text(want, sizeof want, d->shape, d->ndim);
     shape_text(got, sizeof got, t->shape, t->ndim);
-    return irm_error(IRM_EVALUE, "input '%s' of module '%s': expected shape %s, got %s", d->name, m->mod_name, want,
+    return irm_error(IRM_EVALUE, "%s '%s' of module '%s': expected shape %s, got %s", what, d->name, m->mod_name, want,
                      got);
+  }
+  return IRM_OK;
+}
+
+static int check_list(const loaded *m, const char *fn, const char *what, const irm_object *list, const io_desc *io,
+                      size_t n) {
+  if (!list || irm_object_type_index(list) != IRM_TYPE_ARRAY)
+    return irm_error(IRM_ETYPE, "%s: %s: expected ffi.Array of Tensors, got %s", fn, what,
+                     list ? irm_object_type_key(list) : "NULL");
+  if (irm_array_size(list) != n)
+    return irm_error(IRM_EVALUE, "module '%s' %s %zu %s, got %zu", m->mod_name, what[0] == 'i' ? "takes" : "gives", n,
+                     what[0] == 'i' ? "inputs" : "outputs", irm_array_size(list));
+  int rc = IRM_OK;
+  for (size_t i = 0; !rc && i < n; i++)
+    rc = check_tensor(m, what[0] == 'i' ? "input" : "output", &io[i], i, irm_array_at(list, i));
+  return rc;
+}
+
+static void byte_range(const irm_any *v, const char **lo, const char **hi) {
+  const DLTensor *t = irm_tensor_dl((const irm_tensor *)v->v_obj);
+  size_t n = (t->dtype.bits * (size_t)t->dtype.lanes + 7) / 8;
+  for (int32_t k = 0; k < t->ndim; k++) n *= (size_t)t->shape[k];
+  *lo = (const char *)t->data;
+  *hi = *lo + n;
+}
+
+/* Output j must share no byte with an input or another output: the
+ * generated code may read an input after writing an output. */
+static int check_overlap(const loaded *m, const irm_object *inputs, const irm_object *outputs) {
+  for (size_t j = 0; j < m->n_outputs; j++) {
+    const char *lo, *hi, *lo2, *hi2;
+    byte_range(irm_array_at(outputs, j), &lo, &hi);
+    if (lo == hi) continue;
+    for (size_t k = 0; k < m->n_inputs + j; k++) {
+      int in = k < m->n_inputs;
+      byte_range(in ? irm_array_at(inputs, k) : irm_array_at(outputs, k - m->n_inputs), &lo2, &hi2);
+      if (lo < hi2 && lo2 < hi)
+        return irm_error(IRM_EVALUE, "output '%s' of module '%s' shares memory with %s '%s'", m->outputs[j].name,
+                         m->mod_name, in ? "input" : "output",
+                         in ? m->inputs[k].name : m->outputs[k - m->n_inputs].name);
+    }
   }
   return IRM_OK;
 }
@@ -275,19 +317,29 @@ static int call_run(const loaded *m, const irm_object *inputs, irm_object *outpu
   return rc;
 }
 
+static int get_module(const irm_runtime_module *module, const char *fn, const loaded **m) {
+  *m = module_of(module);
+  if (*m) return IRM_OK;
+  return irm_error(IRM_ETYPE, "%s: expected runtime.Module, got %s", fn, module ? irm_object_type_key(module) : "NULL");
+}
+
+int irm_runtime_module_run_into(const irm_runtime_module *module, const irm_object *inputs, irm_object *outputs) {
+  static const char fn[] = "runtime.ModuleRunInto";
+  const loaded *m = NULL;
+  int rc = get_module(module, fn, &m);
+  if (rc) return rc;
+  rc = check_list(m, fn, "inputs", inputs, m->inputs, m->n_inputs);
+  if (!rc) rc = check_list(m, fn, "outputs", outputs, m->outputs, m->n_outputs);
+  if (!rc) rc = check_overlap(m, inputs, outputs);
+  if (!rc) rc = call_run(m, inputs, outputs);
+  return rc;
+}
+
 int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs, irm_object **outputs) {
-  const loaded *m = module_of(module);
-  if (!m)
-    return irm_error(IRM_ETYPE, "runtime.ModuleRun: expected runtime.Module, got %s",
-                     module ? irm_object_type_key(module) : "NULL");
-  if (!inputs || irm_object_type_index(inputs) != IRM_TYPE_ARRAY)
-    return irm_error(IRM_ETYPE, "runtime.ModuleRun: inputs: expected ffi.Array of Tensors, got %s",
-                     inputs ? irm_object_type_key(inputs) : "NULL");
-  if (irm_array_size(inputs) != m->n_inputs)
-    return irm_error(IRM_EVALUE, "module '%s' takes %zu inputs, got %zu", m->mod_name, m->n_inputs,
-                     irm_array_size(inputs));
-  int rc = IRM_OK;
-  for (size_t i = 0; !rc && i < m->n_inputs; i++) rc = check_input(m, i, irm_array_at(inputs, i));
+  static const char fn[] = "runtime.ModuleRun";
+  const loaded *m = NULL;
+  int rc = get_module(module, fn, &m);
+  if (!rc) rc = check_list(m, fn, "inputs", inputs, m->inputs, m->n_inputs);
   if (rc) return rc;
   irm_object **outs = irm_calloc(m->n_outputs + 1, sizeof *outs);
   if (!outs) return irm_error(IRM_ENOMEM, "runtime.ModuleRun: out of memory");
@@ -336,6 +388,19 @@ static int g_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resourc
   return irm_ret_object(fn, rc, &out, ret);
 }
 
+static int g_run_into(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "runtime.ModuleRunInto";
+  (void)resource;
+  irm_object *m = NULL, *in = NULL, *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 3, 3);
+  if (!rc) rc = irm_arg_object(fn, args, 0, IRM_RUNTIME_MODULE_TYPE_KEY, &m);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &in);
+  if (!rc) rc = irm_arg_object(fn, args, 2, "ffi.Array", &out);
+  if (!rc) rc = irm_runtime_module_run_into(m, in, out);
+  if (!rc) *ret = irm_any_none();
+  return rc;
+}
+
 static int g_metadata(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "runtime.ModuleMetadata";
   (void)resource;
@@ -349,6 +414,7 @@ static int g_metadata(const irm_any *args, int32_t nargs, irm_any *ret, void *re
 int irm_register_runtime_globals_(void) {
   static const irm_builtin_global globals[] = {{"runtime.Load", g_load},
                                                {"runtime.ModuleRun", g_run},
+                                               {"runtime.ModuleRunInto", g_run_into},
                                                {"runtime.ModuleMetadata", g_metadata}};
   return irm_global_register_builtins_(globals, sizeof globals / sizeof globals[0]);
 }

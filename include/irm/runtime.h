@@ -19,6 +19,7 @@
  *
  * Globals: runtime.Load(path [, mod_name]) -> runtime.Module,
  * runtime.ModuleRun(module, Array of Tensors) -> Array of Tensors,
+ * runtime.ModuleRunInto(module, inputs Array, outputs Array) -> None,
  * runtime.ModuleMetadata(module) -> String (the JSON).
  *
  * Ownership follows c_api.h: out-parameters are NEW references, arguments
@@ -69,6 +70,25 @@ IRM_API int irm_runtime_load(const char *path, irm_runtime_module **out);
  * RuntimeError (the library's entry returned an error, with its
  * description), MemoryError. A failed run leaves the inputs unchanged. */
 IRM_API int irm_runtime_module_run(const irm_runtime_module *module, const irm_object *inputs, irm_object **outputs);
+
+/* Runs the module on inputs into the caller's outputs (an Array of
+ * ffi.Tensor, one per output in order, each of the output's dtype and
+ * shape; borrowed). The generated code writes the outputs' data directly:
+ * no tensor is made and, with aot and graph libraries, nothing is
+ * allocated during the run (what a run needs is allocated at load). The
+ * outputs' bytes are written although the Array and the caller hold
+ * references: pass tensors that nothing else reads as constant (not an
+ * IR Constant's), and none that shares memory with an input or another
+ * output. Errors: those of irm_runtime_module_run, and TypeError (outputs
+ * no Array, an output no Tensor), ValueError (the number of outputs, an
+ * output's dtype or shape, naming the output and both values; an output
+ * sharing memory with an input or output, naming both). Every check
+ * comes before the run: on such an error nothing is written. When the
+ * library's entry fails (RuntimeError), outputs may be partly written.
+ * Thread safety: as every run (serialized); two threads must not pass
+ * the same output tensors at once. */
+IRM_API int irm_runtime_module_run_into(const irm_runtime_module *module, const irm_object *inputs,
+                                        irm_object *outputs);
 
 /* The library's metadata JSON as a NEW String. Errors: TypeError. */
 IRM_API int irm_runtime_module_metadata(const irm_runtime_module *module, irm_object **out);

@@ -8,7 +8,7 @@ class GraphModule:
     """A graph-executor library, loaded: ``GraphModule(irm.runtime.load(path))``
     or ``GraphModule(path)``. Inputs are kept until the next run; outputs
     of the last run are returned as numpy arrays (irm tensors without
-    numpy)."""
+    numpy), or written into the arrays set_output_zero_copy gave."""
 
     def __init__(self, module):
         from .runtime import Module, load
@@ -21,6 +21,7 @@ class GraphModule:
         self._names = [d["name"] for d in module.inputs]
         self._inputs = {}
         self._outputs = None
+        self._bound = {}  # output index -> the caller's array (set_output_zero_copy)
 
     def get_num_inputs(self):
         """The number of inputs (the parameters are not inputs)."""
@@ -57,6 +58,23 @@ class GraphModule:
         for name, v in inputs.items():
             self._inputs[self._key(name)] = v
 
+    def set_input_zero_copy(self, key, value):
+        """Sets one input by name or index to value without copying it: the
+        array is kept, and each later run reads what it holds then."""
+        self._inputs[self._key(key)] = value
+
+    def set_output_zero_copy(self, index, value):
+        """Later runs write output index into value (a numpy array or irm
+        Tensor of the output's dtype and shape; numpy arrays C-contiguous
+        and writeable), which get_output(index) then returns. Checked here:
+        TypeError / ValueError naming the output, IndexError for index."""
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.module.outputs):
+            raise IndexError("GraphModule.set_output_zero_copy: output %r out of range (%d outputs)"
+                             % (index, len(self.module.outputs)))
+        from .runtime import _out_tensor
+        _out_tensor(value, self.module.outputs[index])
+        self._bound[index] = value
+
     def run(self, **inputs):
         """Sets the given inputs (by name) and runs. TypeError names an
         input that was never set."""
@@ -64,8 +82,14 @@ class GraphModule:
         missing = [n for n in self._names if n not in self._inputs]
         if missing:
             raise TypeError("GraphModule.run: input %r was never set" % missing[0])
-        out = self.module.run(*[self._inputs[n] for n in self._names])
-        self._outputs = list(out) if isinstance(out, tuple) else [out]
+        args = [self._inputs[n] for n in self._names]
+        if not self._bound:
+            out = self.module.run(*args)
+            self._outputs = list(out) if isinstance(out, tuple) else [out]
+            return
+        outs = [self._bound[j] if j in self._bound else _empty(d) for j, d in enumerate(self.module.outputs)]
+        self.module.run(*args, out=outs)
+        self._outputs = outs
 
     def get_output(self, index):
         """Output index of the last run."""
@@ -77,3 +101,9 @@ class GraphModule:
 
     def __repr__(self):
         return "irm.runtime.GraphModule(%r, mod_name=%r)" % (self.module.path, self.module.metadata["mod_name"])
+
+
+def _empty(desc):
+    """A new array for an output no set_output_zero_copy gave (needs numpy)."""
+    import numpy
+    return numpy.empty(desc["shape"], dtype=desc["dtype"])

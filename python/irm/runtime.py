@@ -1,6 +1,7 @@
 """Loading and running an exported AOT library (docs/runtime.md):
 irm.runtime.load(path [, mod_name]) gives a Module whose run() takes numpy arrays or
-irm tensors and returns numpy arrays (irm tensors without numpy)."""
+irm tensors and returns numpy arrays (irm tensors without numpy), or writes into
+the caller's arrays (``run(..., out=...)``)."""
 import json
 
 from ._ffi import api_global
@@ -17,9 +18,15 @@ class Module:
         self.inputs = [{k: d[k] for k in ("name", "shape", "dtype")} for d in self.metadata["inputs"]]
         self.outputs = [{k: d[k] for k in ("name", "shape", "dtype")} for d in self.metadata["outputs"]]
 
-    def run(self, *args, **named):
+    def run(self, *args, out=None, **named):
         """Runs the module on its inputs, given in order or by name (not
         both); returns one array, or a tuple of arrays for several outputs.
+        With ``out`` (a numpy array or irm Tensor, or a tuple or list of them
+        with one per output) writes the outputs into it without a copy
+        (runtime.ModuleRunInto) and returns ``out``: a numpy array must be
+        C-contiguous, writeable and of the output's dtype (TypeError or
+        ValueError naming the output otherwise), and a wrong shape is a
+        ValueError from the library; nothing is written on these errors.
         Raises TypeError for a missing or unknown input name and
         ValueError (from the library) for a wrong dtype or shape."""
         names = [d["name"] for d in self.inputs]
@@ -33,8 +40,11 @@ class Module:
             if missing:
                 raise TypeError("Module.run: missing input %r" % missing[0])
             args = [named[n] for n in names]
-        from .tensor import Tensor, tensor
-        tensors = [a if isinstance(a, Tensor) else tensor(a) for a in args]
+        tensors = [_in_tensor(a) for a in args]
+        if out is not None:
+            api_global("Module.run()", "runtime.ModuleRunInto", "module inputs outputs")(
+                self._handle, tensors, self._out_tensors(out))
+            return out
         outs = api_global("Module.run()", "runtime.ModuleRun", "module inputs")(self._handle, tensors)
         results = []
         for t in outs:
@@ -44,8 +54,59 @@ class Module:
                 results.append(t)
         return results[0] if len(results) == 1 else tuple(results)
 
+    def _out_tensors(self, out):
+        """out as irm tensors sharing its memory, one per output."""
+        many = isinstance(out, (tuple, list))
+        items = list(out) if many else [out]
+        if len(items) != len(self.outputs):
+            raise ValueError("Module.run: out has %d array%s; module %r has %d output%s"
+                             % (len(items), "" if len(items) == 1 else "s", self.metadata["mod_name"],
+                                len(self.outputs), "" if len(self.outputs) == 1 else "s"))
+        return [_out_tensor(a, d) for a, d in zip(items, self.outputs)]
+
     def __repr__(self):
         return "irm.runtime.Module(%r, mod_name=%r)" % (self.path, self.metadata["mod_name"])
+
+
+def _in_tensor(a):
+    """a as an irm tensor: shared without a copy when it is an irm Tensor or
+    a compact, writeable array of an irm dtype (numpy's DLPack export
+    refuses read-only arrays), a new tensor holding a copy otherwise."""
+    from .tensor import Tensor, from_dlpack, tensor
+    if isinstance(a, Tensor):
+        return a
+    flags = getattr(a, "flags", None)
+    if flags is not None and hasattr(a, "__dlpack__") and flags["C_CONTIGUOUS"] and flags["WRITEABLE"]:
+        try:
+            return from_dlpack(a)
+        except (TypeError, ValueError, BufferError):
+            pass  # a dtype irm lacks, an odd offset: tensor() copies, or says why not
+    return tensor(a)
+
+
+def _out_tensor(a, desc):
+    """An irm tensor sharing a's memory, for output desc; a numpy array is
+    wrapped through DLPack, which shares it only when it is compact and
+    writeable."""
+    from .tensor import Tensor, from_dlpack
+    if isinstance(a, Tensor):
+        return a
+    what = "Module.run: out for output %r" % desc["name"]
+    flags = getattr(a, "flags", None)
+    if flags is None or not hasattr(a, "__dlpack__"):
+        raise TypeError("%s: expected a numpy array or irm Tensor, got %s" % (what, type(a).__name__))
+    dtype = str(a.dtype)
+    if dtype != desc["dtype"]:
+        raise TypeError("%s: expected dtype %s, got %s (it is written in place: no conversion)"
+                        % (what, desc["dtype"], dtype))
+    if tuple(a.shape) != tuple(desc["shape"]):
+        raise ValueError("%s: expected shape %s, got %s" % (what, tuple(desc["shape"]), tuple(a.shape)))
+    if not flags["C_CONTIGUOUS"]:
+        raise ValueError("%s: the array is not C-contiguous, so it cannot be written without a copy "
+                         "(numpy.ascontiguousarray makes one that is)" % what)
+    if not flags["WRITEABLE"]:
+        raise ValueError("%s: the array is read-only" % what)
+    return from_dlpack(a)
 
 
 def load(path, mod_name=None):

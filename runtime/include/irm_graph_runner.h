@@ -110,6 +110,17 @@ int irm_graph_runner_run(irm_graph_runner *r);
  * Errors: EARG. */
 int irm_graph_runner_get_output(irm_graph_runner *r, size_t i, DLTensor *t);
 
+/* Makes later runs write output i into t's memory (CPU, compact, of its
+ * dtype and shape; t NULL: back to the runner's own storage). When the
+ * output's storage holds nothing else that must outlive it (no input,
+ * parameter or other output, no entry larger than the output), its views
+ * are pointed at t's memory and the kernels write there directly (TVM's
+ * set_output_zero_copy); otherwise each run copies the output there at
+ * its end. No allocation either way. t's memory must stay valid, and
+ * overlap no other output's, until output i is set again or r is freed.
+ * Errors: EARG (changing nothing). */
+int irm_graph_runner_set_output_zero_copy(irm_graph_runner *r, size_t i, const DLTensor *t);
+
 /* The bytes of all storage, and those a storage per entry would take. */
 void irm_graph_runner_storage_bytes(const irm_graph_runner *r, size_t *shared, size_t *unshared);
 

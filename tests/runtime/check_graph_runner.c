@@ -134,6 +134,52 @@ START_TEST(test_runs_by_index_and_name) {
 }
 END_TEST
 
+START_TEST(test_set_output_zero_copy) {
+  float x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 40}, out[4] = {0}, other[4] = {7, 7, 7, 7};
+  int64_t s4[] = {4}, s3[] = {3};
+  DLTensor tx = f32(x, s4, 1), ty = f32(y, s4, 1), to = f32(out, s4, 1), tother = f32(other, s4, 1);
+  /* out's storage holds nothing else: the kernel writes into out itself */
+  irm_graph_runner *r = make(GRAPH);
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 0, &tx), 0);
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 1, &ty), 0);
+  ck_assert_int_eq(irm_graph_runner_set_output_zero_copy(r, 0, &to), 0);
+  for (int k = 1; k <= 2; k++) { /* later runs keep writing there */
+    x[0] = (float)k;
+    ck_assert_int_eq(irm_graph_runner_set_input(r, 0, &tx), 0);
+    ck_assert_int_eq(irm_graph_runner_run(r), 0);
+    for (int i = 0; i < 4; i++) ck_assert_float_eq(out[i], -(x[i] + y[i]));
+  }
+  ck_assert_int_eq(irm_graph_runner_get_output(r, 0, &tother), 0); /* reads the bound memory */
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(other[i], out[i]);
+  /* unbound: the runner's own storage was never written (no copy happened) */
+  ck_assert_int_eq(irm_graph_runner_set_output_zero_copy(r, 0, NULL), 0);
+  ck_assert_int_eq(irm_graph_runner_get_output(r, 0, &tother), 0);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(other[i], 0);
+  ck_assert_int_eq(irm_graph_runner_run(r), 0);
+  ck_assert_int_eq(irm_graph_runner_get_output(r, 0, &tother), 0);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(other[i], out[i]);
+  /* errors change nothing */
+  DLTensor bad = f32(other, s3, 1);
+  ck_assert_int_eq(irm_graph_runner_set_output_zero_copy(r, 0, &bad), IRM_GRAPH_EARG);
+  ck_assert_ptr_nonnull(strstr(irm_graph_runner_error(r), "set_output_zero_copy 0: expected shape (4,), got (3,)"));
+  ck_assert_int_eq(irm_graph_runner_set_output_zero_copy(r, 1, &to), IRM_GRAPH_EARG);
+  ck_assert_ptr_nonnull(strstr(irm_graph_runner_error(r), "output 1 out of range (1 outputs)"));
+  irm_graph_runner_free(r);
+  /* out sharing x's storage cannot be bound: each run copies it at its end */
+  char *shared = edited("[0, 1, 2, 3]]", "[0, 1, 2, 0]]");
+  r = make(shared);
+  free(shared);
+  memset(out, 0, sizeof out);
+  x[0] = 1;
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 0, &tx), 0);
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 1, &ty), 0);
+  ck_assert_int_eq(irm_graph_runner_set_output_zero_copy(r, 0, &to), 0);
+  ck_assert_int_eq(irm_graph_runner_run(r), 0);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(out[i], -(x[i] + y[i]));
+  irm_graph_runner_free(r);
+}
+END_TEST
+
 START_TEST(test_wrong_arguments) {
   irm_graph_runner *r = make(GRAPH);
   float x[6] = {0};
@@ -343,6 +389,7 @@ int main(void) {
   Suite *s = suite_create("graph_runner");
   TCase *tc = tcase_create("runner");
   tcase_add_test(tc, test_runs_by_index_and_name);
+  tcase_add_test(tc, test_set_output_zero_copy);
   tcase_add_test(tc, test_wrong_arguments);
   tcase_add_test(tc, test_params);
   tcase_add_test(tc, test_malformed_graphs);
