@@ -78,6 +78,7 @@ int irm_cc_host_arch_(const char *triple);
 typedef struct irm_cc_isa_ {
   char features[512]; /* comma-separated names; "" when unknown (another architecture) */
   int vector_bits;    /* 512, 256, 128, or 0 (scalar or unknown) */
+  int kernel_block;   /* IRM_KERNEL_BLOCK of runtime/kernels under these flags: 16 (AVX-512), 8 (AVX2 and FMA), 4 */
 } irm_cc_isa_;
 /* *out for target (NULL: plain c); cached per flags. Errors: cc fails
  * (the flags name a CPU it does not know: its message, which suggests the

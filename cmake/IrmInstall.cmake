@@ -60,3 +60,5 @@ install(DIRECTORY node/lib DESTINATION ${CMAKE_INSTALL_DATADIR}/irm/node)
 # runtime/'s headers, which exported libraries compile against
 # (irm_build_export_library finds them from libirm's folder).
 install(DIRECTORY runtime/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/irm-runtime FILES_MATCHING PATTERN "*.h")
+# the micro-kernels generated code includes, in the same folder (export_library's one -I)
+install(DIRECTORY runtime/kernels/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/irm-runtime FILES_MATCHING PATTERN "*.h")

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "codegen_c_internal.h"
+#include "backend_internal.h"
 #include "codegen_c_plugin.h"
 
 #define P irm_text_buf_printf_
@@ -55,6 +56,8 @@ typedef struct walker {
   const irm_object *func;
   const char *symbol;
   int cblas;
+  int kernel_block;          /* runtime/kernels' block under the target's flags, 0 unknown */
+  irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
   cg_node *nodes;
   size_t n, cap;
   irm_ptr_table_ memo, lets;
@@ -351,6 +354,8 @@ static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
   c->in = in;
   c->out = nd->t;
   c->cblas = w->cblas;
+  c->kernel_block = w->kernel_block;
+  c->file_scope = w->file_scope;
 }
 
 /* Collects the leaves under node idx, whose dims map to root dims by map. */
@@ -499,8 +504,13 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   int rc = plan(w, &inter);
   if (rc) return rc;
   size_t nparams = irm_function_param_count(w->func);
-  for (size_t i = 0; i < w->n; i++)
-    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) emit_const(w, &w->nodes[i], out);
+  /* the body first, so the includes its ops ask for can precede it */
+  irm_text_buf file_scope, body;
+  irm_text_buf_init_(&file_scope, NULL, 0);
+  irm_text_buf_init_(&body, NULL, 0);
+  irm_text_buf *const whole = out;
+  w->file_scope = &file_scope;
+  out = &body;
   P(out, "static int32_t %s(", w->symbol);
   for (size_t i = 0; i < nparams; i++) P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].t.dt), i);
   for (size_t k = 0; k < w->n_outputs; k++)
@@ -527,11 +537,29 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
       (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
   }
   irm_text_buf_puts_(out, "  return st;\n}\n");
-  if (out->failed && !rc) rc = irm_error_nomem_("generating C");
+  w->file_scope = NULL;
+  irm_text_buf_puts_(whole, irm_text_buf_cstr_(&file_scope));
+  for (size_t i = 0; i < w->n; i++)
+    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) emit_const(w, &w->nodes[i], whole);
+  irm_text_buf_append_(whole, body.data ? body.data : "", body.len);
+  if ((file_scope.failed || body.failed || whole->failed) && !rc) rc = irm_error_nomem_("generating C");
+  irm_text_buf_free_(&file_scope);
+  irm_text_buf_free_(&body);
   info->n_inputs = nparams;
   info->n_outputs = w->n_outputs;
   info->scratch_bytes = inter + align_up(op_scratch);
   return rc;
+}
+
+/* runtime/kernels' block under target's flags; 0 (plain loops) when cc
+ * cannot tell. */
+static int kernel_block_of(const irm_object *target) {
+  irm_cc_isa_ isa;
+  if (irm_cc_target_isa_(target, &isa)) {
+    irm_clear_error();
+    return 0;
+  }
+  return isa.kernel_block;
 }
 
 static int valid_symbol(const char *s) {
@@ -557,6 +585,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   w.func = func;
   w.symbol = symbol;
   w.cblas = irm_codegen_c_target_cblas_(target);
+  w.kernel_block = kernel_block_of(target);
   int rc = IRM_OK;
   size_t nparams = irm_function_param_count(func);
   for (size_t i = 0; i < nparams && !rc; i++) {

@@ -55,6 +55,12 @@ typedef struct cg_call {
   cg_tensor out;
   const char *scratch; /* a C expression (char *) where the op's own scratch starts, 64-byte aligned */
   int cblas;           /* the target has -libs=cblas */
+  /* runtime/kernels' block (IRM_KERNEL_BLOCK) under the target's flags, 0
+   * when unknown; and where file-scope C goes (includes, constants), NULL
+   * when the caller has no file around the kernel (a generator then uses
+   * plain loops). irm_cg_use_kernels_ checks both. */
+  int kernel_block;
+  irm_text_buf *file_scope;
 } cg_call;
 
 typedef struct cg_op {
@@ -136,6 +142,14 @@ void irm_cg_nchw_strides_(int nhwc, int64_t c, int64_t h, int64_t w, int64_t st[
 
 /* Row-major element strides of shape (nd dims) into st. */
 void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
+
+/* Whether this call may run runtime/kernels' micro-kernels with a channel
+ * block of `block` lanes: float32 data, a file scope, and the target's
+ * block equal to it. If so, appends to the file scope the include of each
+ * header (a NULL-terminated list, such as "irm_kernel_conv2d.h") and a
+ * check that the file is compiled for that block. Returns 1 or 0 (0 on
+ * out-of-memory too, which the file scope's buffer reports). */
+int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers);
 
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);

@@ -164,3 +164,21 @@ int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_bu
   irm_text_buf_printf_(out, "%s", args[0]);
   return IRM_OK;
 }
+
+int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers) {
+  if (!c->file_scope || c->kernel_block <= 0 || block != c->kernel_block || c->out.dt != CG_F32) return 0;
+  for (size_t i = 0; i < c->n_in; i++)
+    if (c->in[i].dt != CG_F32) return 0;
+  for (; *headers; headers++) {
+    char line[128];
+    snprintf(line, sizeof line, "#include \"%s\"\n", *headers);
+    if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
+  }
+  char check[512];
+  snprintf(check, sizeof check,
+           "#if IRM_KERNEL_BLOCK != %lld\n#error \"generated for kernels of %lld float lanes: compile with the "
+           "target's flags (export_library's -march=...)\"\n#endif\n",
+           (long long)block, (long long)block);
+  if (!strstr(irm_text_buf_cstr_(c->file_scope), check)) irm_text_buf_puts_(c->file_scope, check);
+  return !c->file_scope->failed;
+}

@@ -97,6 +97,10 @@ static void isa_from_macros(const char *macros, irm_cc_isa_ *isa) {
                      : defines(macros, "__AVX__")                                   ? 256
                      : defines(macros, "__SSE2__") || defines(macros, "__ARM_NEON") ? 128
                                                                                     : 0;
+  /* irm_kernel_vec.h's choice: AVX without FMA keeps 4-lane SSE kernels */
+  isa->kernel_block = defines(macros, "__AVX512F__")                                ? 16
+                      : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? 8
+                                                                                    : 4;
 }
 
 /* The last few flag strings asked about: a build asks for the same target
@@ -143,7 +147,10 @@ int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out) {
               !irm_any_to_str(&triple, &t, NULL) && !irm_cc_host_arch_(t);
   irm_any_release(&triple);
   irm_clear_error();
-  if (other) return IRM_OK; /* another architecture: this host's cc cannot tell */
+  if (other) { /* another architecture: this host's cc cannot tell; its kernels (NEON, plain loops) take 4 lanes */
+    out->kernel_block = 4;
+    return IRM_OK;
+  }
   irm_text_buf flags, libs;
   irm_text_buf_init_(&flags, NULL, 0);
   irm_text_buf_init_(&libs, NULL, 0);

@@ -27,6 +27,9 @@
 #ifndef IRM_RUNTIME_INCLUDE_DIR
 #define IRM_RUNTIME_INCLUDE_DIR "runtime/include"
 #endif
+#ifndef IRM_RUNTIME_KERNELS_DIR
+#define IRM_RUNTIME_KERNELS_DIR "runtime/kernels"
+#endif
 #ifndef IRM_RUNTIME_INCLUDE_FROM_LIBDIR
 #define IRM_RUNTIME_INCLUDE_FROM_LIBDIR "../include/irm-runtime"
 #endif
@@ -57,6 +60,13 @@ const char *irm_runtime_include_dir_(void) {
   if (env && env[0]) return env;
   pthread_once(&installed_once, find_installed);
   return installed_dir[0] ? installed_dir : IRM_RUNTIME_INCLUDE_DIR;
+}
+
+/* runtime/kernels' headers: installed (or under IRM_RUNTIME_INCLUDE) in
+ * the same folder as the others; in the source tree, their own. */
+static const char *runtime_kernels_dir(void) {
+  const char *dir = irm_runtime_include_dir_();
+  return strcmp(dir, IRM_RUNTIME_INCLUDE_DIR) == 0 ? IRM_RUNTIME_KERNELS_DIR : dir;
 }
 
 /* Appends s in single quotes, for sh. */
@@ -205,6 +215,8 @@ int irm_build_export_library(const irm_object *result, const char *path) {
     irm_text_buf_puts_(&cmd, irm_text_buf_cstr_(&flags));
     irm_text_buf_puts_(&cmd, " -I");
     quoted(&cmd, irm_runtime_include_dir_());
+    irm_text_buf_puts_(&cmd, " -I");
+    quoted(&cmd, runtime_kernels_dir());
     irm_text_buf_puts_(&cmd, " -I");
     quoted(&cmd, dir);
     it = irm_map_iter_begin(a->v_obj);
