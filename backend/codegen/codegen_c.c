@@ -56,7 +56,7 @@ typedef struct walker {
   const irm_object *func;
   const char *symbol;
   int cblas;
-  int kernel_block;          /* runtime/kernels' block under the target's flags, 0 unknown */
+  int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
   irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
   cg_node *nodes;
   size_t n, cap;

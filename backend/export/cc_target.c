@@ -98,9 +98,9 @@ static void isa_from_macros(const char *macros, irm_cc_isa_ *isa) {
                      : defines(macros, "__SSE2__") || defines(macros, "__ARM_NEON") ? 128
                                                                                     : 0;
   /* irm_kernel_vec.h's choice: AVX without FMA keeps 4-lane SSE kernels */
-  isa->kernel_block = defines(macros, "__AVX512F__")                                ? 16
+  isa->kernel_block = defines(macros, "__AVX512F__")                              ? 16
                       : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? 8
-                                                                                    : 4;
+                                                                                  : 4;
 }
 
 /* The last few flag strings asked about: a build asks for the same target
