@@ -39,7 +39,11 @@ typedef struct cg_node {
   int materialized;  /* has a buffer */
   int64_t out_index; /* the output it writes, -1 */
   size_t offset;     /* scratch offset of an intermediate */
-  int alias;         /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place */
+  int alias; /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place; 3: an anchor writing its tail's */
+  size_t tail;     /* an anchor computing its users' epilogue: 1 + the index of the tail's last node, else 0 */
+  size_t tail_of;  /* that last node: 1 + the anchor's index, else 0 */
+  cg_epilogue epi; /* the anchor's epilogue (bias and residual as node indices + 1 until emission) */
+  size_t epi_bias, epi_res;
 } cg_node;
 
 typedef struct memo {
@@ -288,6 +292,78 @@ static int64_t in_place_output(walker *w, size_t idx, int *taken) {
   return root->out_index;
 }
 
+static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c);
+
+/* A per-channel bias of out, in its channel blocks: [1, CB, 1, 1, x] or
+ * [CB, 1, 1, x] for an out of [N, CB, H, W, x]. */
+static int is_block_bias(const cg_tensor *b, const cg_tensor *out) {
+  if (out->ndim != 5 || b->dt != out->dt || b->numel != out->shape[1] * out->shape[4]) return 0;
+  int32_t skip = b->ndim == 5 ? 1 : 0;
+  if (b->ndim != 4 + skip || (skip && b->shape[0] != 1)) return 0;
+  return b->shape[skip] == out->shape[1] && b->shape[skip + 1] == 1 && b->shape[skip + 2] == 1 &&
+         b->shape[skip + 3] == out->shape[4];
+}
+
+/* One step of an epilogue: node u applied to the running value (node cur).
+ * *stage orders them: bias (1), residual (2), activation (3). */
+static int epilogue_step(walker *w, size_t anchor, size_t cur, size_t u, int *stage) {
+  cg_node *a = &w->nodes[anchor], *un = &w->nodes[u];
+  if (!is_ew(un) || !un->gen.native || !same_shape(&un->t, &a->t)) return 0;
+  const char *op = un->gen.native->name;
+  if (strcmp(op, "add") == 0 && un->nargs == 2 && un->args[0] != un->args[1]) {
+    size_t other = un->args[0] == cur ? un->args[1] : un->args[0];
+    const cg_node *on = &w->nodes[other];
+    if (on->inlined) return 0;
+    if (*stage < 1 && is_block_bias(&on->t, &a->t)) a->epi_bias = other + 1, *stage = 1;
+    else if (*stage < 2 && same_shape(&on->t, &a->t)) a->epi_res = other + 1, *stage = 2;
+    else return 0;
+    return 1;
+  }
+  if (*stage >= 3 || un->nargs != 1) return 0;
+  const irm_object *attrs = irm_call_attrs(un->expr);
+  if (strcmp(op, "nn.relu") == 0) a->epi.act = CG_ACT_RELU;
+  else if (strcmp(op, "clip") == 0) {
+    irm_clip_attrs ca;
+    if (irm_clip_attrs_decode(op, attrs, &ca)) return irm_clear_error(), 0;
+    a->epi.act = CG_ACT_CLIP, a->epi.lo = ca.a_min, a->epi.hi = ca.a_max;
+  } else if (strcmp(op, "nn.leaky_relu") == 0) {
+    irm_leaky_relu_attrs la;
+    if (irm_leaky_relu_attrs_decode(op, attrs, &la)) return irm_clear_error(), 0;
+    a->epi.act = CG_ACT_LEAKY, a->epi.alpha = la.alpha;
+  } else return 0;
+  *stage = 3;
+  return 1;
+}
+
+/* Lets anchor i compute the elementwise tail after it (bias, residual,
+ * activation) when its generator can: the tail's last node keeps its
+ * buffer, which the anchor writes, and the nodes between are not emitted.
+ * Emitted where that last node stands, after everything the tail reads. */
+static void take_epilogue(walker *w, size_t i) {
+  cg_node *a = &w->nodes[i];
+  if (a->kind != N_CALL || !a->gen.native || a->out_index >= 0 || a->uses != 1) return;
+  cg_tensor in[CG_MAX_INPUTS];
+  cg_call c;
+  make_call(w, a, in, &c);
+  if (!irm_cg_takes_epilogue_(&c)) return;
+  size_t cur = i, last = 0;
+  int stage = 0;
+  for (;;) {
+    size_t u = w->nodes[cur].user;
+    if (!epilogue_step(w, i, cur, u, &stage)) break;
+    last = u + 1;
+    cur = u;
+    if (!w->nodes[u].inlined || w->nodes[u].uses != 1) break;
+  }
+  if (!last) return;
+  cg_node *l = &w->nodes[last - 1];
+  l->inlined = 0; /* its users (if any) read its buffer */
+  l->materialized = 1;
+  l->tail_of = i + 1;
+  a->tail = last;
+  a->alias = 3; /* no buffer of its own */
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
@@ -301,12 +377,13 @@ static int plan(walker *w, size_t *intermediate_bytes) {
     nd->inlined = nd->kind == N_CALL && nd->out_index < 0 && nd->uses == 1 && is_ew(nd) && is_ew(&w->nodes[nd->user]);
     nd->materialized = !nd->inlined;
   }
+  for (size_t i = 0; i < w->n; i++) take_epilogue(w, i);
   int *taken = irm_calloc(w->n ? w->n : 1, sizeof *taken);
   if (!taken) return irm_error_nomem_("generating C");
   size_t off = 0;
   for (size_t i = 0; i < w->n; i++) {
     cg_node *nd = &w->nodes[i];
-    if (nd->kind != N_CALL || nd->inlined || nd->out_index >= 0) continue;
+    if (nd->kind != N_CALL || nd->inlined || nd->out_index >= 0 || nd->tail) continue;
     if (nd->gen.native && is_view_op(nd->gen.native->name) && w->nodes[nd->args[0]].materialized) {
       nd->alias = 1;
       const char *src = w->nodes[nd->args[0]].name;
@@ -483,16 +560,29 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
   const cg_node *nd = &w->nodes[idx];
   cg_tensor in[CG_MAX_INPUTS];
   cg_call c;
-  make_call(w, nd, in, &c);
-  P(b, "  /* %s: %s */\n", nd->name, c.op);
-  if (nd->alias == 1) return IRM_OK;
-  if (is_ew(nd)) return emit_ew(w, idx, b);
+  cg_epilogue epi;
+  if (nd->tail_of) { /* the anchor writes this node's buffer, the tail done */
+    const cg_node *a = &w->nodes[nd->tail_of - 1];
+    make_call(w, a, in, &c);
+    epi = a->epi;
+    epi.bias = a->epi_bias ? w->nodes[a->epi_bias - 1].name : NULL;
+    epi.residual = a->epi_res ? w->nodes[a->epi_res - 1].name : NULL;
+    c.epilogue = &epi;
+    c.out = nd->t;
+    P(b, "  /* %s: %s with the elementwise tail up to %s */\n", nd->name, c.op, irm_op_name(irm_call_callee(nd->expr)));
+  } else {
+    make_call(w, nd, in, &c);
+    P(b, "  /* %s: %s */\n", nd->name, c.op);
+    if (nd->alias == 1) return IRM_OK;
+    if (is_ew(nd)) return emit_ew(w, idx, b);
+  }
   char scratch[64];
   snprintf(scratch, sizeof scratch, "((char *)scratch + %zu)", op_scratch_at);
   c.scratch = scratch;
   size_t need = 0;
   irm_text_buf_puts_(b, "  {\n");
-  int rc = irm_cg_fcodegen_stmts_(&nd->gen, &c, b, &need);
+  const cg_node *gen = nd->tail_of ? &w->nodes[nd->tail_of - 1] : nd;
+  int rc = irm_cg_fcodegen_stmts_(&gen->gen, &c, b, &need);
   irm_text_buf_puts_(b, "  }\n");
   if (need > *op_scratch) *op_scratch = need;
   return rc;
@@ -525,7 +615,7 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   }
   for (size_t i = 0; i < w->n && !rc; i++) {
     const cg_node *nd = &w->nodes[i];
-    if (nd->kind != N_CALL || !nd->materialized) continue;
+    if (nd->kind != N_CALL || !nd->materialized || nd->tail) continue;
     size_t before = out->len;
     rc = emit_call(w, i, inter, &op_scratch, out);
     if (!rc && !out->failed && strstr(out->data + before, "&st")) irm_text_buf_puts_(out, "  if (st) return st;\n");

@@ -45,6 +45,19 @@ typedef struct cg_tensor {
   int64_t numel;
 } cg_tensor;
 
+/* An elementwise tail a generator computes before it stores (the conv
+ * kernels' fused epilogues, runtime/kernels/irm_kernel_epilogue.h), which
+ * the walker takes from the op's users when the op's generator says it
+ * can (irm_cg_takes_epilogue_): out = act(op(...) + bias + residual). */
+typedef enum cg_act { CG_ACT_NONE, CG_ACT_RELU, CG_ACT_CLIP, CG_ACT_LEAKY } cg_act;
+typedef struct cg_epilogue {
+  const char *bias;     /* one value per output channel, in the output's channel blocks; NULL: none */
+  const char *residual; /* a buffer of the output's shape; NULL: none */
+  cg_act act;
+  double lo, hi; /* CG_ACT_CLIP */
+  double alpha;  /* CG_ACT_LEAKY */
+} cg_epilogue;
+
 /* One call of an op, as its generator sees it. */
 typedef struct cg_call {
   const char *op;          /* the op's name */
@@ -61,6 +74,7 @@ typedef struct cg_call {
    * plain loops). irm_cg_use_kernels_ checks both. */
   int kernel_block;
   irm_text_buf *file_scope;
+  const cg_epilogue *epilogue; /* NULL unless takes_epilogue said yes */
 } cg_call;
 
 typedef struct cg_op {
@@ -77,6 +91,11 @@ typedef struct cg_op {
    * bytes used at c->scratch. */
   int (*stmts)(const cg_call *c, irm_text_buf *out, size_t *scratch);
 } cg_op;
+
+/* Nonzero when the native generator of c's op computes a cg_epilogue for
+ * this call (c->epilogue then set; c->out the tail's last buffer): the
+ * blocked convs on the kernels' path (conv.c). */
+int irm_cg_takes_epilogue_(const cg_call *c);
 
 /* The op tables of each family file (elemwise.c, compare.c, ...: the same
  * names as ir/dataflow/ops/'s op definitions), and their lengths. */

@@ -261,8 +261,154 @@ static int convt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
+/* ---- nn.contrib_conv2d_NCHWc --------------------------------------------------------------------- */
+
+/* float32 with the target's block: runtime/kernels' direct conv
+ * (irm_kernel_conv2d.h; its packed weight is OIHW{x}i{V*x}o, V = 1..4) or
+ * depthwise conv (irm_kernel_depthwise.h; OIHW1i{x}o), one inlined
+ * instance per workload with the epilogue fused. Otherwise direct loops
+ * summing in double, as the evaluator. */
+
+typedef struct nchwc {
+  irm_conv2d_nchwc_attrs a;
+  int64_t n, cb, h, w, x, ob, kh, kw, ki, ko, ocb, oh, ow, y;
+} nchwc;
+
+static int nchwc_of(const cg_call *c, nchwc *v) {
+  int rc = irm_conv2d_nchwc_attrs_decode(c->op, c->attrs, &v->a);
+  if (rc) return rc;
+  const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
+  v->n = d[0], v->cb = d[1], v->h = d[2], v->w = d[3], v->x = d[4];
+  v->ob = w[0], v->kh = w[2], v->kw = w[3], v->ki = w[4], v->ko = w[5];
+  v->ocb = o[1], v->oh = o[2], v->ow = o[3], v->y = o[4];
+  return IRM_OK;
+}
+
+/* Whether the kernels take this call (with a file scope to include them). */
+static int nchwc_kernel_ok(const cg_call *c, const nchwc *v) {
+  if (c->kernel_block <= 0 || v->x != c->kernel_block || v->y != v->x || c->out.dt != CG_F32 || c->in[0].dt != CG_F32 ||
+      c->in[1].dt != CG_F32)
+    return 0;
+  if (v->a.groups > 1) return v->ki == 1 && v->ko == v->x;
+  return v->ki == v->x && v->ko % v->x == 0 && v->ko / v->x <= 4;
+}
+
+int irm_cg_takes_epilogue_(const cg_call *c) {
+  nchwc v;
+  if (strcmp(c->op, "nn.contrib_conv2d_NCHWc") != 0) return 0;
+  if (nchwc_of(c, &v)) return irm_clear_error(), 0;
+  return nchwc_kernel_ok(c, &v);
+}
+
+/* The register tile: ow_tile x oc_vecs accumulators, oc_vecs weights and a
+ * broadcast in the vector registers (32 with 16 lanes, 16 below), no
+ * wider than the interior columns. */
+static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise) {
+  int regs = v->x >= 16 ? 32 : 16;
+  int t = depthwise ? (v->x >= 16 ? 14 : 8) : (regs - oc_vecs - 1) / oc_vecs;
+  if (t > 14) t = 14;
+  int64_t lo = (v->a.padding[1] + v->a.strides[1] - 1) / v->a.strides[1];
+  int64_t hi = (v->w - 1 - (v->kw - 1) * v->a.dilation[1] + v->a.padding[1]);
+  hi = hi < 0 ? 0 : hi / v->a.strides[1] + 1;
+  if (hi > v->ow) hi = v->ow;
+  if (hi - lo >= 1 && hi - lo < t) t = (int)(hi - lo);
+  return t < 1 ? 1 : t;
+}
+
+/* v as a C float expression, into buf (48 bytes). */
+static const char *float_text(double v, char *buf) {
+  if (v != v) snprintf(buf, 48, "NAN");
+  else if (isinf(v)) snprintf(buf, 48, "%sINFINITY", v < 0 ? "-" : "");
+  else snprintf(buf, 48, "(float)%.17g", v);
+  return buf;
+}
+
+static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
+  static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
+  const cg_epilogue *e = c->epilogue;
+  int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->x);
+  int64_t cin = v->cb * v->x, ic = v->a.in_channels, oc = v->a.channels;
+  if (depthwise) ic = oc;
+  else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
+  (void)irm_cg_use_kernels_(c, v->x, headers);
+  P(b,
+    "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+    "%lld, %lld, %lld, %lld};\n",
+    LL(v->n), LL(ic), LL(v->h), LL(v->w), LL(oc), LL(v->oh), LL(v->ow), LL(v->kh), LL(v->kw), LL(v->a.strides[0]),
+    LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
+    LL(depthwise ? oc : 1));
+  const char *flags[6];
+  int nf = 0;
+  if (e && e->bias) flags[nf++] = "IRM_KERNEL_EPI_BIAS";
+  if (e && e->residual) flags[nf++] = "IRM_KERNEL_EPI_RESIDUAL";
+  if (e && e->act == CG_ACT_RELU) flags[nf++] = "IRM_KERNEL_EPI_RELU";
+  if (e && e->act == CG_ACT_CLIP) flags[nf++] = "IRM_KERNEL_EPI_CLIP";
+  if (e && e->act == CG_ACT_LEAKY) flags[nf++] = "IRM_KERNEL_EPI_LEAKY";
+  char lo[48], hi[48], alpha[48];
+  P(b, "    const irm_kernel_epilogue e = {%s, %s, %s, %s, %s};\n", e && e->bias ? e->bias : "NULL",
+    e && e->residual ? e->residual : "NULL", float_text(e ? e->lo : 0.0, lo), float_text(e ? e->hi : 0.0, hi),
+    float_text(e ? e->alpha : 0.0, alpha));
+  irm_text_buf_puts_(b, "    const int flags = ");
+  for (int i = 0; i < nf; i++) P(b, "%s%s", i ? " | " : "", flags[i]);
+  if (!nf) irm_text_buf_puts_(b, "IRM_KERNEL_EPI_NONE");
+  irm_text_buf_puts_(b, ";\n");
+  int tile = nchwc_ow_tile(v, oc_vecs, depthwise);
+  if (depthwise) {
+    P(b, "    irm_kernel_depthwise_nchwc(&s, %s, %s, %s, &e, flags, %d);\n", c->in[0].name, c->in[1].name, c->out.name,
+      tile);
+    return;
+  }
+  /* the loop order that streams less: the input once per tile of output
+   * channels, or the weights once per output row */
+  int64_t tiles = (v->ocb + oc_vecs - 1) / oc_vecs;
+  double in_traffic = (double)tiles * (double)(cin * v->h * v->w), w_traffic = (double)v->oh * (double)c->in[1].numel;
+  P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s);\n", c->in[0].name, c->in[1].name,
+    c->out.name, tile, oc_vecs, in_traffic <= w_traffic ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER");
+}
+
+static void nchwc_loops(const cg_call *c, const nchwc *v, irm_text_buf *b) {
+  int dw = v->a.groups > 1;
+  int64_t cin = v->cb * v->x, wch = v->ob * v->ko;
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->ocb * v->y));
+  P(b, "    for (int64_t y = 0; y < %lld; y++)\n    for (int64_t x = 0; x < %lld; x++) {\n      double acc = 0;\n",
+    LL(v->oh), LL(v->ow));
+  if (dw) P(b, "      const int64_t c0 = o, c1 = o >= %lld || o >= %lld ? c0 : o + 1;\n", LL(wch), LL(cin));
+  else P(b, "      const int64_t c0 = 0, c1 = o >= %lld ? 0 : %lld;\n", LL(wch), LL(cin));
+  P(b, "      for (int64_t i = c0; i < c1; i++)\n");
+  P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(v->kh));
+  P(b, "        const int64_t iy = y * %lld + ky * %lld - %lld;\n        if (iy < 0 || iy >= %lld) continue;\n",
+    LL(v->a.strides[0]), LL(v->a.dilation[0]), LL(v->a.padding[0]), LL(v->h));
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(v->kw));
+  P(b, "          const int64_t ix = x * %lld + kx * %lld - %lld;\n          if (ix < 0 || ix >= %lld) continue;\n",
+    LL(v->a.strides[1]), LL(v->a.dilation[1]), LL(v->a.padding[1]), LL(v->w));
+  P(b, "          const int64_t wi = %s;\n", dw ? "0" : "i");
+  P(b, "          acc += (double)%s[(((n * %lld + i / %lld) * %lld + iy) * %lld + ix) * %lld + i %% %lld]",
+    c->in[0].name, LL(v->cb), LL(v->x), LL(v->h), LL(v->w), LL(v->x), LL(v->x));
+  P(b,
+    " * (double)%s[(((((o / %lld) * %lld + wi / %lld) * %lld + ky) * %lld + kx) * %lld + wi %% %lld) * %lld + o %% %lld];\n",
+    c->in[1].name, LL(v->ko), LL(c->in[1].shape[1]), LL(v->ki), LL(v->kh), LL(v->kw), LL(v->ki), LL(v->ki), LL(v->ko),
+    LL(v->ko));
+  P(b,
+    "        }\n      }\n      %s[(((n * %lld + o / %lld) * %lld + y) * %lld + x) * %lld + o %% %lld] = ", c->out.name,
+    LL(v->ocb), LL(v->y), LL(v->oh), LL(v->ow), LL(v->y), LL(v->y));
+  irm_cg_from_double_(c->out.dt, "acc", b);
+  P(b, ";\n    }\n");
+}
+
+static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  nchwc v;
+  int rc = nchwc_of(c, &v);
+  if (rc || c->out.numel == 0) return rc;
+  if (c->file_scope && nchwc_kernel_ok(c, &v)) nchwc_kernel(c, &v, b);
+  else if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
+  else nchwc_loops(c, &v, b);
+  return IRM_OK;
+}
+
 const cg_op irm_cg_conv_ops_[] = {
     {"nn.conv2d", NULL, NULL, conv_stmts},
     {"nn.conv2d_transpose", NULL, NULL, convt_stmts},
+    {"nn.contrib_conv2d_NCHWc", NULL, NULL, nchwc_stmts},
 };
 const size_t irm_cg_conv_ops_count_ = sizeof irm_cg_conv_ops_ / sizeof irm_cg_conv_ops_[0];

@@ -44,6 +44,7 @@ int irm_register_simplify_expr_pass_(void);
 int irm_register_dead_code_pass_(void);
 int irm_register_fuse_ops_pass_(void);
 int irm_register_convert_layout_pass_(void);
+int irm_register_alter_op_layout_pass_(void);
 
 /* The dataflow passes' provider of built-ins (builtins.c): all of them. */
 int irm_register_passes_dataflow_builtins_(void);

@@ -98,6 +98,25 @@ typedef struct irm_conv2d_attrs {
 } irm_conv2d_attrs;
 IRM_API int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_attrs *out);
 
+/* nn.contrib_conv2d_NCHWc (TVM's): data in NCHW{x}c, the weight packed as
+ * OIHW{i}i{o}o, the result in NCHW{y}c. Windows, padding and groups as
+ * nn.conv2d (the same defaults). channels (required): the result's
+ * channels; in_channels (irm's): the channels of data that hold values,
+ * the rest of its last block being zero padding (0: every lane). The
+ * layouts are decoded into their blocks: data_layout "NCHW{x}c" (required)
+ * gives data_block x; kernel_layout "OIHW{i}i{o}o" (required) gives
+ * kernel_in_block and kernel_out_block; out_layout (default "": as
+ * data_layout) gives out_block. ValueError for another layout form. */
+typedef struct irm_conv2d_nchwc_attrs {
+  int64_t strides[2], padding[4], dilation[2], groups;
+  int64_t channels, in_channels, kernel_size[2]; /* kernel_size valid when has_kernel_size */
+  int has_kernel_size;
+  int64_t data_block, kernel_in_block, kernel_out_block, out_block;
+  int has_out_dtype;
+  DLDataType out_dtype;
+} irm_conv2d_nchwc_attrs;
+IRM_API int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_nchwc_attrs *out);
+
 /* nn.conv2d_transpose. strides, padding, dilation as nn.conv2d;
  * output_padding: 0, 1 or 2 values (one means both; none: 0). Defaults:
  * strides (1, 1), padding 0, dilation (1, 1), output_padding (0, 0),

@@ -4,6 +4,7 @@
  * OUT_ELEMWISE_FUSABLE. Products accumulate in double for floats and in
  * int64 for ints (wrapped once when stored to the result dtype). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "irm/container.h"
@@ -328,11 +329,142 @@ static const ops_attr_def convt_attrs[] = {
     {"groups", IRM_OPTION_INT, "1", "the channel groups", 0},
 };
 
+/* ---- nn.contrib_conv2d_NCHWc ------------------------------------------------------------------ */
+
+/* TVM's conv on blocked data (docs/kernels.md): data [N][C/x][H][W][x],
+ * weight packed OIHW{i}i{o}o ([O/o][I/i][KH][KW][i][o]), result
+ * [N][ceil(channels/y)][OH][OW][y]. groups is 1 (every input channel, the
+ * padding lanes included, which hold zeros) or the channel count
+ * (depthwise: weight OIHW1i{o}o, [C/o][1][KH][KW][1][o]). Result lanes past
+ * the weight's output channels are zero. */
+
+typedef struct nchwc_geom {
+  irm_conv2d_nchwc_attrs a;
+  int64_t n, cb, h, w, x;         /* data */
+  int64_t ob, ib, kh, kw, ki, ko; /* weight */
+  int64_t oh, ow, ocb, y, depthwise;
+} nchwc_geom;
+
+static int nchwc_geometry(const ops_ctx *c, nchwc_geom *g) {
+  char a[64], b[64], lay[32];
+  int rc = irm_conv2d_nchwc_attrs_decode(c->def->name, c->attrs, &g->a);
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  snprintf(lay, sizeof lay, "NCHW%lldc", (long long)g->a.data_block);
+  if (!rc) rc = irm_ops_need_rank_(c, 0, 5, lay);
+  snprintf(lay, sizeof lay, "OIHW%lldi%lldo", (long long)g->a.kernel_in_block, (long long)g->a.kernel_out_block);
+  if (!rc) rc = irm_ops_need_rank_(c, 1, 6, lay);
+  if (rc) return rc;
+  const int64_t *d = irm_tensor_type_shape(c->types[0]), *wt = irm_tensor_type_shape(c->types[1]);
+  g->n = d[0], g->cb = d[1], g->h = d[2], g->w = d[3], g->x = d[4];
+  g->ob = wt[0], g->ib = wt[1], g->kh = wt[2], g->kw = wt[3], g->ki = wt[4], g->ko = wt[5];
+  g->y = g->a.out_block;
+  const char *op = c->def->name;
+  if (g->x != g->a.data_block)
+    return irm_error(IRM_ETYPE, "%s: %s has blocks of %lld channels, data_layout NCHW%lldc says %lld", op,
+                     irm_ops_arg_text_(c, 0, a), (long long)g->x, (long long)g->a.data_block,
+                     (long long)g->a.data_block);
+  if (g->ki != g->a.kernel_in_block || g->ko != g->a.kernel_out_block)
+    return irm_error(IRM_ETYPE, "%s: %s has blocks %lldx%lld, kernel_layout says %lldi%lldo", op,
+                     irm_ops_arg_text_(c, 1, a), (long long)g->ki, (long long)g->ko, (long long)g->a.kernel_in_block,
+                     (long long)g->a.kernel_out_block);
+  int64_t cin = g->cb * g->x, ch = g->a.channels;
+  if (g->a.in_channels > cin)
+    return irm_error(IRM_ETYPE, "%s: in_channels %lld is more than the %lld channels of %s", op,
+                     (long long)g->a.in_channels, (long long)cin, irm_ops_arg_text_(c, 0, a));
+  g->depthwise = g->a.groups > 1;
+  if (!g->depthwise && g->ib * g->ki != cin)
+    return irm_error(IRM_ETYPE, "%s: %s has %lld input channels, %s has %lld (its blocks, padding included)", op,
+                     irm_ops_arg_text_(c, 1, a), (long long)(g->ib * g->ki), irm_ops_arg_text_(c, 0, b),
+                     (long long)cin);
+  if (g->depthwise && (g->a.groups != ch || g->ib != 1 || g->ki != 1 || (ch + g->x - 1) / g->x != g->cb))
+    return irm_error(IRM_ETYPE,
+                     "%s: groups %lld is neither 1 nor depthwise (groups == channels == the channels of %s, "
+                     "padded to its blocks, with a weight OIHW1i{o}o of one input channel)",
+                     op, (long long)g->a.groups, irm_ops_arg_text_(c, 0, a));
+  if (g->ob * g->ko < ch)
+    return irm_error(IRM_ETYPE, "%s: %s holds %lld output channels, channels is %lld", op, irm_ops_arg_text_(c, 1, a),
+                     (long long)(g->ob * g->ko), (long long)ch);
+  if (g->a.has_kernel_size && (g->a.kernel_size[0] != g->kh || g->a.kernel_size[1] != g->kw))
+    return irm_error(IRM_ETYPE, "%s: kernel_size is (%lld, %lld), %s has a %lldx%lld kernel", op,
+                     (long long)g->a.kernel_size[0], (long long)g->a.kernel_size[1], irm_ops_arg_text_(c, 1, a),
+                     (long long)g->kh, (long long)g->kw);
+  int64_t dkh = irm_ops_dilate_(g->kh, g->a.dilation[0]), dkw = irm_ops_dilate_(g->kw, g->a.dilation[1]);
+  int64_t ph = g->h + g->a.padding[0] + g->a.padding[2], pw = g->w + g->a.padding[1] + g->a.padding[3];
+  if (g->kh < 1 || g->kw < 1 || dkh > ph || dkw > pw)
+    return irm_error(IRM_ETYPE,
+                     "%s: the %lldx%lld kernel of %s (%lldx%lld dilated) does not fit the %lldx%lld padded input", op,
+                     (long long)g->kh, (long long)g->kw, irm_ops_arg_text_(c, 1, a), (long long)dkh, (long long)dkw,
+                     (long long)ph, (long long)pw);
+  g->oh = (ph - dkh) / g->a.strides[0] + 1;
+  g->ow = (pw - dkw) / g->a.strides[1] + 1;
+  g->ocb = (ch + g->y - 1) / g->y;
+  return IRM_OK;
+}
+
+static int nchwc_infer(const ops_ctx *c, irm_object **out) {
+  nchwc_geom g;
+  int rc = nchwc_geometry(c, &g);
+  if (rc) return rc;
+  int64_t shape[5] = {g.n, g.ocb, g.oh, g.ow, g.y};
+  return irm_ops_make_type_(c, g.a.has_out_dtype ? g.a.out_dtype : irm_tensor_type_dtype(c->types[0]), shape, 5, out);
+}
+
+/* Sums in double, over input channels then taps, as nn.conv2d. */
+static int nchwc_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  nchwc_geom g;
+  int rc = nchwc_geometry(c, &g);
+  if (rc) return rc;
+  ops_kind k = irm_ops_tensor_kind_(in[0]), ko = irm_ops_tensor_kind_(out);
+  int64_t cin = g.cb * g.x, wch = g.ob * g.ko;
+  int64_t sh = g.a.strides[0], sw = g.a.strides[1], dh = g.a.dilation[0], dw = g.a.dilation[1];
+  int64_t pt = g.a.padding[0], pl = g.a.padding[1];
+  for (int64_t n = 0; n < g.n; n++)
+    for (int64_t oc = 0; oc < g.ocb * g.y; oc++)
+      for (int64_t y = 0; y < g.oh; y++)
+        for (int64_t x = 0; x < g.ow; x++) {
+          double acc = 0;
+          int64_t c0 = g.depthwise ? oc : 0, c1 = g.depthwise ? oc + 1 : cin;
+          if (oc >= wch || c1 > cin) c1 = c0; /* lanes past the weight's channels */
+          for (int64_t ic = c0; ic < c1; ic++)
+            for (int64_t i = 0; i < g.kh; i++) {
+              int64_t iy = y * sh - pt + i * dh;
+              if (iy < 0 || iy >= g.h) continue;
+              for (int64_t j = 0; j < g.kw; j++) {
+                int64_t ix = x * sw - pl + j * dw;
+                if (ix < 0 || ix >= g.w) continue;
+                int64_t wi = g.depthwise ? 0 : ic;
+                int64_t di = (((n * g.cb + ic / g.x) * g.h + iy) * g.w + ix) * g.x + ic % g.x;
+                int64_t ki =
+                    (((((oc / g.ko) * g.ib + wi / g.ki) * g.kh + i) * g.kw + j) * g.ki + wi % g.ki) * g.ko + oc % g.ko;
+                acc += irm_ops_load_f64_(in[0], k, di) * irm_ops_load_f64_(in[1], k, ki);
+              }
+            }
+          irm_ops_store_f64_(out, ko, (((n * g.ocb + oc / g.y) * g.oh + y) * g.ow + x) * g.y + oc % g.y, acc);
+        }
+  return IRM_OK;
+}
+
+static const ops_attr_def nchwc_attrs[] = {
+    {"strides", IRM_OPTION_ARRAY_INT, "1,1", "the window step (height, width); one value means both", 0},
+    {"padding", IRM_OPTION_ARRAY_INT, "0,0", "zero padding: 1, 2 or 4 values as nn.conv2d", 0},
+    {"dilation", IRM_OPTION_ARRAY_INT, "1,1", "the spacing of kernel taps (height, width)", 0},
+    {"groups", IRM_OPTION_INT, "1", "1, or the channel count (depthwise)", 0},
+    {"channels", IRM_OPTION_INT, NULL, "the output channels", 1},
+    {"in_channels", IRM_OPTION_INT, "0", "the input channels holding values (the rest is padding); 0: all", 0},
+    {"kernel_size", IRM_OPTION_ARRAY_INT, NULL, "the kernel (height, width); when given it must match the weight", 0},
+    {"data_layout", IRM_OPTION_STR, NULL, "the layout of data: NCHW{x}c, such as NCHW8c", 1},
+    {"kernel_layout", IRM_OPTION_STR, NULL, "the packed weight: OIHW{i}i{o}o, such as OIHW8i16o", 1},
+    {"out_layout", IRM_OPTION_STR, "", "the layout of the result: NCHW{y}c; empty: data_layout", 0},
+    {"out_dtype", IRM_OPTION_STR, "", "the result dtype; empty: data's dtype", 0},
+};
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 const ops_op_def irm_ops_conv_[] = {
     {"nn.conv2d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv_attrs, 9, conv_infer, conv_eval},
     {"nn.conv2d_transpose", 2, convt_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, convt_attrs, 5, convt_infer,
      convt_eval},
+    {"nn.contrib_conv2d_NCHWc", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, nchwc_attrs, 11, nchwc_infer,
+     nchwc_eval},
 };
 const size_t irm_ops_conv_count_ = sizeof irm_ops_conv_ / sizeof irm_ops_conv_[0];

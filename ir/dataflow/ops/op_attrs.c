@@ -189,6 +189,75 @@ int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_
   return rc;
 }
 
+/* A blocked layout name: prefix (such as "NCHW"), then for each of
+ * n_blocks sub-axes a positive block size and its letter (such as "8c" or
+ * "8i16o"); the blocks into out. */
+static int get_blocked_layout(const char *op, const irm_object *attrs, const char *name, const char *prefix,
+                              const char *letters, int64_t *out, int need) {
+  const char *s = NULL;
+  int rc = get_str(op, attrs, name, &s);
+  if (rc) return rc;
+  if (!s || !s[0]) return need ? required(op, name) : IRM_OK;
+  size_t plen = strlen(prefix);
+  int ok = strncmp(s, prefix, plen) == 0;
+  const char *p = s + plen;
+  for (size_t k = 0; ok && letters[k]; k++) {
+    int64_t v = 0;
+    int digits = 0;
+    for (; *p >= '0' && *p <= '9' && v < INT32_MAX; p++, digits++) v = v * 10 + (*p - '0');
+    ok = digits > 0 && v > 0 && v <= 4096 && *p == letters[k];
+    if (ok) {
+      out[k] = v;
+      p++;
+    }
+  }
+  if (!ok || *p) {
+    char form[64] = "";
+    size_t used = (size_t)snprintf(form, sizeof form, "%s", prefix);
+    for (size_t k = 0; letters[k] && used < sizeof form; k++)
+      used += (size_t)snprintf(form + used, sizeof form - used, "{%c}%c", letters[k] - 'a' + 'A', letters[k]);
+    return irm_error(IRM_EVALUE, "%s: %s '%s' is not of the form %s with blocks of 1 to 4096 (such as %s8%s)", op, name,
+                     irm_error_quote(s), form, prefix, letters[1] ? "i16o" : "c");
+  }
+  return IRM_OK;
+}
+
+int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_nchwc_attrs *out) {
+  static const irm_conv2d_nchwc_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  const char *out_dtype = NULL;
+  int64_t kb[2] = {0, 0};
+  *out = defaults;
+  int rc = get_blocked_layout(op, attrs, "data_layout", "NCHW", "c", &out->data_block, 1);
+  if (!rc) rc = get_blocked_layout(op, attrs, "kernel_layout", "OIHW", "io", kb, 1);
+  if (!rc) rc = get_blocked_layout(op, attrs, "out_layout", "NCHW", "c", &out->out_block, 0);
+  if (!rc && !out->out_block) out->out_block = out->data_block;
+  out->kernel_in_block = kb[0];
+  out->kernel_out_block = kb[1];
+  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && out->groups < 1)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
+  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
+  if (!rc) rc = get_int(op, attrs, "channels", &out->channels);
+  if (!rc && out->channels < 1)
+    rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
+  if (!rc) rc = get_int(op, attrs, "in_channels", &out->in_channels);
+  if (!rc && out->in_channels < 0)
+    rc = irm_error(IRM_EVALUE, "%s: in_channels %lld must not be negative", op, (long long)out->in_channels);
+  if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
+  if (!rc && out_dtype && out_dtype[0]) {
+    out->has_out_dtype = 1;
+    rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+  }
+  if (!rc && find(attrs, "kernel_size")) {
+    out->has_kernel_size = 1;
+    rc = get_pair(op, attrs, "kernel_size", out->kernel_size);
+  }
+  return rc;
+}
+
 int irm_conv2d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_transpose_attrs *out) {
   static const irm_conv2d_transpose_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
   *out = defaults;

@@ -1,0 +1,369 @@
+/* AlterOpLayout (dataflow/passes.h), in the spirit of TVM's: float32
+ * NCHW convolutions become nn.contrib_conv2d_NCHWc on data blocked by the
+ * target's vector width (NCHW{x}c, docs/kernels.md), their weights
+ * packed by a layout_transform that FoldConstant folds at build, and the
+ * ops between convs follow them into the blocked layout, so transforms
+ * stand only at the graph's edges and around ops that need NCHW.
+ *
+ * Each rewritten op gets a blocked twin: the pass returns, for the
+ * original node, layout_transform(twin, NCHW{x}c -> NCHW) with the
+ * original's type, and a user that runs blocked reads the twin instead.
+ * A back transform nobody reads is not part of the result. An op runs
+ * blocked when:
+ *   nn.conv2d          NCHW/OIHW, float32, out channels a multiple of x,
+ *                      groups 1, or depthwise (groups == channels, a
+ *                      multiple of x); its data is the twin or is
+ *                      transformed (padding an RGB input with zero lanes)
+ *   elementwise (1 arg)     its argument has a twin
+ *   broadcasting (2 args)   one argument has a twin and the other is the
+ *                      same shape, a per-channel value ([C,1,1],
+ *                      [1,C,1,1]), or a scalar; nn.bias_add on axis 1
+ *   the 2-D pools      NCHW, their data has a twin
+ *   concatenate        on the channels, every part a multiple of x
+ * The block is the option `block` (else the module attribute, else the
+ * PassContext option AlterOpLayout.block); 0 (the default) changes
+ * nothing. build() sets it from the target's features. New inner nodes
+ * are untyped: run InferType after. */
+#include <stdio.h>
+#include <string.h>
+
+#include "irm/container.h"
+#include "irm/dataflow/op_attrs.h"
+#include "irm/error.h"
+#include "irm/pass_config.h"
+#include "pass_util.h"
+
+typedef struct twin {
+  irm_ptr_entry_ base;
+  irm_object *blocked; /* owned */
+} twin;
+
+typedef struct alter_ctx {
+  int64_t x;
+  char data_layout[32]; /* "NCHW{x}c" */
+  irm_ptr_table_ twins;
+} alter_ctx;
+
+/* op(args) with attributes from keys/values (n of them; attrs given
+ * instead when not NULL). *out NEW. */
+static int call_of(const char *op, irm_object *const *args, size_t nargs, const irm_object *attrs,
+                   const char *const *keys, const irm_any *values, size_t n, irm_object **out) {
+  irm_object *o = NULL, *made = NULL;
+  int rc = irm_op_get(op, &o);
+  if (!rc && !attrs && n) rc = irm_map_from_pairs(keys, values, n, &made);
+  if (!rc) rc = irm_call_new(o, args, nargs, attrs ? attrs : made, out);
+  irm_object_release(o);
+  irm_object_release(made);
+  return rc;
+}
+
+/* layout_transform(x, src, dst). *out NEW. */
+static int transform(irm_object *x, const char *src, const char *dst, irm_object **out) {
+  const char *keys[] = {"src_layout", "dst_layout"};
+  irm_any values[] = {irm_any_str(src), irm_any_str(dst)};
+  return call_of("layout_transform", &x, 1, NULL, keys, values, 2, out);
+}
+
+static irm_object *twin_of(alter_ctx *c, const irm_object *e) {
+  twin *t = irm_ptr_table_find_(&c->twins, e);
+  return t ? t->blocked : NULL;
+}
+
+/* The 4-D shape of e's checked type when it is a float32 tensor, else 0. */
+static int shape4(const irm_object *e, int64_t s[4]) {
+  const irm_object *t = irm_expr_type(e);
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR || irm_tensor_type_ndim(t) != 4) return 0;
+  DLDataType d = irm_tensor_type_dtype(t);
+  if (d.code != kDLFloat || d.bits != 32 || d.lanes != 1) return 0;
+  memcpy(s, irm_tensor_type_shape(t), 4 * sizeof *s);
+  return 1;
+}
+
+/* The original's replacement: blocked's twin, transformed back to NCHW
+ * with original's type. *out NEW. */
+static int finish(alter_ctx *c, const irm_object *original, irm_object *blocked, irm_object **out) {
+  irm_object *back = NULL;
+  int rc = transform(blocked, c->data_layout, "NCHW", &back);
+  if (!rc) rc = irm_expr_with_type(back, irm_expr_type(original), out);
+  irm_object_release(back);
+  twin *t = rc ? NULL : irm_ptr_table_add_(&c->twins, *out, sizeof *t);
+  if (!rc && !t) rc = irm_error_nomem_("AlterOpLayout");
+  if (rc) {
+    irm_object_release(blocked);
+    return rc;
+  }
+  t->blocked = blocked; /* takes the reference */
+  return IRM_OK;
+}
+
+/* e in the blocked layout: its twin (retained), or a transform of it (an
+ * NCHW tensor of c channels). *out NEW. */
+static int blocked_arg(alter_ctx *c, irm_object *e, irm_object **out) {
+  irm_object *t = twin_of(c, e);
+  if (t) {
+    irm_object_retain(t);
+    *out = t;
+    return IRM_OK;
+  }
+  return transform(e, "NCHW", c->data_layout, out);
+}
+
+/* ---- nn.conv2d -------------------------------------------------------------------------------- */
+
+static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  irm_conv2d_attrs a;
+  int64_t d[4], o[4], w[4];
+  if (irm_conv2d_attrs_decode("nn.conv2d", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
+  if (a.data_layout != IRM_LAYOUT_NCHW || a.kernel_layout != IRM_KERNEL_LAYOUT_OIHW || a.has_out_dtype ||
+      !shape4(irm_call_arg(call, 0), d) || !shape4(irm_call_arg(call, 1), w) || !shape4(original, o))
+    return IRM_OK;
+  int64_t x = c->x, ch = o[1], in = d[1];
+  int depthwise = a.groups > 1;
+  if (ch % x || (depthwise && (a.groups != in || a.groups != ch))) return IRM_OK;
+  int64_t vecs = depthwise ? 1 : (ch / x) % 2 == 0 ? 2 : 1;
+  char kernel[48];
+  if (depthwise) snprintf(kernel, sizeof kernel, "OIHW1i%lldo", (long long)x);
+  else snprintf(kernel, sizeof kernel, "OIHW%lldi%lldo", (long long)x, (long long)(vecs * x));
+  irm_object *args[2] = {NULL, NULL}, *conv = NULL;
+  int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
+  if (!rc) rc = transform(irm_call_arg(call, 1), "OIHW", kernel, &args[1]);
+  irm_any strides[2], pad[4], dil[2];
+  for (int i = 0; i < 2; i++) strides[i] = irm_any_int(a.strides[i]), dil[i] = irm_any_int(a.dilation[i]);
+  for (int i = 0; i < 4; i++) pad[i] = irm_any_int(a.padding[i]);
+  irm_object *sa = NULL, *pa = NULL, *da = NULL;
+  if (!rc) rc = irm_array_new(strides, 2, &sa);
+  if (!rc) rc = irm_array_new(pad, 4, &pa);
+  if (!rc) rc = irm_array_new(dil, 2, &da);
+  const char *keys[] = {"strides", "padding", "dilation", "groups", "channels", "in_channels", "data_layout",
+                        "kernel_layout"};
+  irm_any values[] = {irm_any_object(sa),       irm_any_object(pa),       irm_any_object(da),
+                      irm_any_int(a.groups),     irm_any_int(ch),          irm_any_int(in % x ? in : 0),
+                      irm_any_str(c->data_layout), irm_any_str(kernel)};
+  if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
+  irm_object_release(sa);
+  irm_object_release(pa);
+  irm_object_release(da);
+  irm_object_release(args[0]);
+  irm_object_release(args[1]);
+  return rc ? rc : finish(c, original, conv, out);
+}
+
+/* ---- elementwise and broadcasting ops --------------------------------------------------------------- */
+
+/* A value of shape s that broadcasts along only the channels of an
+ * [N, C, H, W] result: [C,1,1], [1,C,1,1] (or C == 1 there). */
+static int per_channel(const irm_object *e, int64_t ch) {
+  const irm_object *t = irm_expr_type(e);
+  if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR) return 0;
+  int32_t nd = irm_tensor_type_ndim(t);
+  const int64_t *s = irm_tensor_type_shape(t);
+  if (nd != 3 && nd != 4) return 0;
+  if (nd == 4 && s[0] != 1) return 0;
+  return s[nd - 3] == ch && s[nd - 2] == 1 && s[nd - 1] == 1;
+}
+
+static int is_scalar(const irm_object *e) {
+  const irm_object *t = irm_expr_type(e);
+  return irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR && irm_tensor_type_numel(t) == 1 &&
+         irm_tensor_type_ndim(t) <= 1;
+}
+
+/* A per-channel e of ch channels as [1, ch/x, 1, 1, x]. *out NEW. */
+static int blocked_channels(alter_ctx *c, irm_object *e, int64_t ch, irm_object **out) {
+  irm_any dims[4] = {irm_any_int(1), irm_any_int(ch), irm_any_int(1), irm_any_int(1)};
+  irm_object *shape = NULL, *r = NULL;
+  int rc = irm_array_new(dims, 4, &shape);
+  const char *key = "newshape";
+  irm_any v = irm_any_object(shape);
+  if (!rc) rc = call_of("reshape", &e, 1, NULL, &key, &v, 1, &r);
+  irm_object_release(shape);
+  if (!rc) rc = transform(r, "NCHW", c->data_layout, out);
+  irm_object_release(r);
+  return rc;
+}
+
+/* The other argument of a binary op beside a blocked one, blocked; *out
+ * NULL when it cannot be. */
+static int blocked_operand(alter_ctx *c, irm_object *e, const int64_t o[4], irm_object **out) {
+  int64_t s[4];
+  *out = NULL;
+  if (twin_of(c, e) || (shape4(e, s) && memcmp(s, o, sizeof s) == 0)) return blocked_arg(c, e, out);
+  if (per_channel(e, o[1])) return blocked_channels(c, e, o[1], out);
+  if (is_scalar(e)) {
+    irm_object_retain(e);
+    *out = e;
+  }
+  return IRM_OK;
+}
+
+static int alter_binary(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  int64_t o[4], s[4];
+  if (!shape4(original, o)) return IRM_OK;
+  irm_object *a = irm_call_arg(call, 0), *b = irm_call_arg(call, 1), *args[2] = {NULL, NULL}, *r = NULL;
+  int ta = twin_of(c, a) && shape4(a, s) && memcmp(s, o, sizeof s) == 0;
+  int tb = twin_of(c, b) && shape4(b, s) && memcmp(s, o, sizeof s) == 0;
+  if (!ta && !tb) return IRM_OK;
+  int rc = ta ? blocked_arg(c, a, &args[0]) : blocked_operand(c, a, o, &args[0]);
+  if (!rc) rc = tb ? blocked_arg(c, b, &args[1]) : blocked_operand(c, b, o, &args[1]);
+  if (!rc && args[0] && args[1])
+    rc = call_of(irm_op_name(irm_call_callee(call)), args, 2, irm_call_attrs(call), NULL, NULL, 0, &r);
+  irm_object_release(args[0]);
+  irm_object_release(args[1]);
+  return rc || !r ? rc : finish(c, original, r, out);
+}
+
+/* nn.bias_add(x, b, axis=1) on a blocked x: add(x', b as [1, C/x, 1, 1, x]). */
+static int alter_bias_add(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  irm_bias_add_attrs a;
+  int64_t o[4];
+  if (irm_bias_add_attrs_decode("nn.bias_add", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
+  if ((a.axis != 1 && a.axis != -3) || !shape4(original, o) || !twin_of(c, irm_call_arg(call, 0))) return IRM_OK;
+  irm_object *args[2] = {NULL, NULL}, *r = NULL;
+  int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
+  if (!rc) rc = blocked_channels(c, irm_call_arg(call, 1), o[1], &args[1]);
+  if (!rc) rc = call_of("add", args, 2, NULL, NULL, NULL, 0, &r);
+  irm_object_release(args[0]);
+  irm_object_release(args[1]);
+  return rc ? rc : finish(c, original, r, out);
+}
+
+static int alter_unary(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  int64_t o[4];
+  if (!shape4(original, o) || !twin_of(c, irm_call_arg(call, 0))) return IRM_OK;
+  irm_object *arg = NULL, *r = NULL;
+  int rc = blocked_arg(c, irm_call_arg(call, 0), &arg);
+  if (!rc) rc = call_of(irm_op_name(irm_call_callee(call)), &arg, 1, irm_call_attrs(call), NULL, NULL, 0, &r);
+  irm_object_release(arg);
+  return rc ? rc : finish(c, original, r, out);
+}
+
+/* ---- pools and concatenate ---------------------------------------------------------------------- */
+
+static int alter_pool(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  int64_t o[4];
+  const char *op = irm_op_name(irm_call_callee(call));
+  int layout = -1;
+  if (strstr(op, "global")) {
+    irm_global_pool2d_attrs a;
+    if (!irm_global_pool2d_attrs_decode(op, irm_call_attrs(call), &a)) layout = a.layout;
+  } else {
+    irm_pool2d_attrs a;
+    if (!irm_pool2d_attrs_decode(op, irm_call_attrs(call), &a)) layout = a.layout;
+  }
+  irm_clear_error();
+  if (layout != IRM_LAYOUT_NCHW || !shape4(original, o) || !twin_of(c, irm_call_arg(call, 0))) return IRM_OK;
+  irm_object *arg = NULL, *attrs = NULL, *r = NULL;
+  irm_any v = irm_any_str(c->data_layout);
+  int rc = blocked_arg(c, irm_call_arg(call, 0), &arg);
+  if (!rc) rc = irm_map_with_set(irm_call_attrs(call), "layout", &v, &attrs);
+  if (!rc) rc = call_of(op, &arg, 1, attrs, NULL, NULL, 0, &r);
+  irm_object_release(arg);
+  irm_object_release(attrs);
+  return rc ? rc : finish(c, original, r, out);
+}
+
+static int alter_concat(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  irm_concatenate_attrs a;
+  int64_t o[4], s[4];
+  size_t n = irm_call_arg_count(call), twins = 0;
+  if (irm_concatenate_attrs_decode("concatenate", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
+  if ((a.axis != 1 && a.axis != -3) || !shape4(original, o) || n == 0 || n > 256) return IRM_OK;
+  for (size_t i = 0; i < n; i++) {
+    if (!shape4(irm_call_arg(call, i), s) || s[1] % c->x) return IRM_OK;
+    twins += twin_of(c, irm_call_arg(call, i)) != NULL;
+  }
+  if (!twins) return IRM_OK;
+  irm_object *args[256] = {NULL}, *r = NULL;
+  int rc = IRM_OK;
+  for (size_t i = 0; i < n && !rc; i++) rc = blocked_arg(c, irm_call_arg(call, i), &args[i]);
+  if (!rc) rc = call_of("concatenate", args, n, irm_call_attrs(call), NULL, NULL, 0, &r);
+  for (size_t i = 0; i < n; i++) irm_object_release(args[i]);
+  return rc ? rc : finish(c, original, r, out);
+}
+
+/* ---- the rewrite ---------------------------------------------------------------------------------- */
+
+static int is_pool(const char *op) {
+  return strcmp(op, "nn.max_pool2d") == 0 || strcmp(op, "nn.avg_pool2d") == 0 ||
+         strcmp(op, "nn.global_avg_pool2d") == 0 || strcmp(op, "nn.global_max_pool2d") == 0;
+}
+
+static int alter(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  const irm_object *callee = irm_call_callee(call);
+  if (irm_expr_kind_of(callee) != IRM_EXPR_OP || !irm_expr_type(original)) return IRM_OK;
+  const char *op = irm_op_name(callee);
+  size_t n = irm_call_arg_count(call);
+  irm_op_pattern p = irm_op_pattern_of(callee);
+  if (strcmp(op, "nn.conv2d") == 0 && n == 2) return alter_conv(c, original, call, out);
+  if (strcmp(op, "nn.bias_add") == 0 && n == 2) return alter_bias_add(c, original, call, out);
+  if (strcmp(op, "concatenate") == 0) return alter_concat(c, original, call, out);
+  if (is_pool(op) && n == 1) return alter_pool(c, original, call, out);
+  if (p == IRM_OP_ELEMWISE && n == 1) return alter_unary(c, original, call, out);
+  if ((p == IRM_OP_ELEMWISE || p == IRM_OP_BROADCAST) && n == 2) return alter_binary(c, original, call, out);
+  return IRM_OK;
+}
+
+static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
+  *out = NULL;
+  int rc = irm_expr_kind_of(rebuilt) == IRM_EXPR_CALL ? alter(ctx, original, rebuilt, out) : IRM_OK;
+  if (rc || *out) return rc;
+  irm_object *t = irm_expr_type(original);
+  if (rebuilt != original && t && !irm_expr_type(rebuilt)) return irm_expr_with_type(rebuilt, t, out);
+  irm_object_retain(rebuilt);
+  *out = rebuilt;
+  return IRM_OK;
+}
+
+static int alter_function_with(irm_object *func, int64_t block, irm_object **out) {
+  if (block <= 0) {
+    irm_object_retain(func);
+    *out = func;
+    return IRM_OK;
+  }
+  alter_ctx c;
+  memset(&c, 0, sizeof c);
+  c.x = block;
+  snprintf(c.data_layout, sizeof c.data_layout, "NCHW%lldc", (long long)block);
+  irm_expr_rewriter rw = {NULL, post, &c};
+  int rc = irm_dataflow_rewrite_function_(func, &rw, out);
+  for (irm_ptr_entry_ *e = c.twins.head; e; e = e->next) irm_object_release(((twin *)e)->blocked);
+  irm_ptr_table_free_(&c.twins);
+  return rc;
+}
+
+static int block_setting(const irm_object *options, const irm_module *mod, int64_t *block) {
+  irm_any v = irm_any_none();
+  *block = 0;
+  int rc = irm_pass_setting(options, "block", mod, "AlterOpLayout.block", &v);
+  if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_int(&v, block);
+  irm_any_release(&v);
+  if (!rc && (*block < 0 || *block > 64))
+    rc = irm_error(IRM_EVALUE, "AlterOpLayout: block must be 0 (off) to 64 channels, got %lld", (long long)*block);
+  return rc;
+}
+
+static int alter_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
+                          void *resource, irm_object **out) {
+  (void)ctx;
+  (void)resource;
+  int64_t block = 0;
+  int rc = block_setting(options, mod, &block);
+  return rc ? rc : alter_function_with(func, block, out);
+}
+
+static int alter_setup(irm_kind *k) {
+  if (irm_kind_option(k, "block", NULL, NULL) == IRM_OK) return IRM_OK;
+  irm_clear_error();
+  return irm_kind_add_option(k, "block", IRM_OPTION_INT, NULL,
+                             "the channel block of the NCHW{x}c layout (the target's float lanes); 0: off", 0);
+}
+
+/* AlterOpLayout.block: a module attribute, and the PassContext option that
+ * migrates onto it. */
+int irm_register_alter_op_layout_pass_(void) {
+  irm_any off = irm_any_int(0);
+  int rc = irm_module_attr_register("AlterOpLayout.block", "int", 0);
+  if (!rc) rc = irm_pass_config_register("AlterOpLayout.block", "int", &off, "AlterOpLayout.block");
+  static const irm_dataflow_pass_def_ def = {"AlterOpLayout", 2, NULL, alter_function, alter_setup};
+  return rc ? rc : irm_dataflow_pass_register_(&def);
+}
