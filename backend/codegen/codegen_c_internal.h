@@ -96,6 +96,12 @@ typedef struct cg_op {
  * this call (c->epilogue then set; c->out the tail's last buffer): the
  * blocked convs on the kernels' path (conv.c). */
 int irm_cg_takes_epilogue_(const cg_call *c);
+int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c);
+int irm_cg_winograd_takes_epilogue_(const cg_call *c);
+
+/* Appends the declarations `const irm_kernel_epilogue e` and `const int
+ * flags` (irm_kernel_epilogue.h) of epilogue e (NULL: none). */
+void irm_cg_epilogue_decl_(const cg_epilogue *e, irm_text_buf *b);
 
 /* The op tables of each family file (elemwise.c, compare.c, ...: the same
  * names as ir/dataflow/ops/'s op definitions), and their lengths. */
@@ -109,6 +115,8 @@ extern const cg_op irm_cg_nn_ops_[];
 extern const size_t irm_cg_nn_ops_count_;
 extern const cg_op irm_cg_conv_ops_[];
 extern const size_t irm_cg_conv_ops_count_;
+extern const cg_op irm_cg_winograd_ops_[];
+extern const size_t irm_cg_winograd_ops_count_;
 extern const cg_op irm_cg_pool_ops_[];
 extern const size_t irm_cg_pool_ops_count_;
 extern const cg_op irm_cg_shape_ops_[];

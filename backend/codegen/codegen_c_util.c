@@ -3,6 +3,7 @@
  * buffer walks contiguously are merged, offsets are hoisted out of inner
  * loops, the innermost loop is a plain indexed loop the compiler
  * vectorizes). Attributes are read with irm/dataflow/op_attrs.h. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,4 +182,37 @@ int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *head
            (long long)block, (long long)block);
   if (!strstr(irm_text_buf_cstr_(c->file_scope), check)) irm_text_buf_puts_(c->file_scope, check);
   return !c->file_scope->failed;
+}
+
+/* v as a C float expression, into buf (48 bytes). */
+static const char *float_text(double v, char *buf) {
+  if (v != v) snprintf(buf, 48, "NAN");
+  else if (isinf(v)) snprintf(buf, 48, "%sINFINITY", v < 0 ? "-" : "");
+  else snprintf(buf, 48, "(float)%.17g", v);
+  return buf;
+}
+
+void irm_cg_epilogue_decl_(const cg_epilogue *e, irm_text_buf *b) {
+  char lo[48], hi[48], alpha[48];
+  irm_text_buf_printf_(b, "    const irm_kernel_epilogue e = {%s, %s, %s, %s, %s};\n", e && e->bias ? e->bias : "NULL",
+                       e && e->residual ? e->residual : "NULL", float_text(e ? e->lo : 0.0, lo),
+                       float_text(e ? e->hi : 0.0, hi), float_text(e ? e->alpha : 0.0, alpha));
+  const char *flags[4];
+  int nf = 0;
+  if (e && e->bias) flags[nf++] = "IRM_KERNEL_EPI_BIAS";
+  if (e && e->residual) flags[nf++] = "IRM_KERNEL_EPI_RESIDUAL";
+  if (e && e->act == CG_ACT_RELU) flags[nf++] = "IRM_KERNEL_EPI_RELU";
+  if (e && e->act == CG_ACT_CLIP) flags[nf++] = "IRM_KERNEL_EPI_CLIP";
+  if (e && e->act == CG_ACT_LEAKY) flags[nf++] = "IRM_KERNEL_EPI_LEAKY";
+  irm_text_buf_puts_(b, "    const int flags = ");
+  for (int i = 0; i < nf; i++) irm_text_buf_printf_(b, "%s%s", i ? " | " : "", flags[i]);
+  if (!nf) irm_text_buf_puts_(b, "IRM_KERNEL_EPI_NONE");
+  irm_text_buf_puts_(b, ";\n    (void)e;\n");
+}
+
+int irm_cg_takes_epilogue_(const cg_call *c) {
+  if (strcmp(c->op, "nn.contrib_conv2d_NCHWc") == 0) return irm_cg_conv_nchwc_takes_epilogue_(c);
+  if (strcmp(c->op, "nn.contrib_conv2d_winograd_without_weight_transform") == 0)
+    return irm_cg_winograd_takes_epilogue_(c);
+  return 0;
 }

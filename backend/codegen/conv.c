@@ -293,9 +293,8 @@ static int nchwc_kernel_ok(const cg_call *c, const nchwc *v) {
   return v->ki == v->x && v->ko % v->x == 0 && v->ko / v->x <= 4;
 }
 
-int irm_cg_takes_epilogue_(const cg_call *c) {
+int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c) {
   nchwc v;
-  if (strcmp(c->op, "nn.contrib_conv2d_NCHWc") != 0) return 0;
   if (nchwc_of(c, &v)) return irm_clear_error(), 0;
   return nchwc_kernel_ok(c, &v);
 }
@@ -315,14 +314,6 @@ static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise) {
   return t < 1 ? 1 : t;
 }
 
-/* v as a C float expression, into buf (48 bytes). */
-static const char *float_text(double v, char *buf) {
-  if (v != v) snprintf(buf, 48, "NAN");
-  else if (isinf(v)) snprintf(buf, 48, "%sINFINITY", v < 0 ? "-" : "");
-  else snprintf(buf, 48, "(float)%.17g", v);
-  return buf;
-}
-
 static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
@@ -337,21 +328,7 @@ static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
     LL(v->n), LL(ic), LL(v->h), LL(v->w), LL(oc), LL(v->oh), LL(v->ow), LL(v->kh), LL(v->kw), LL(v->a.strides[0]),
     LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
     LL(depthwise ? oc : 1));
-  const char *flags[6];
-  int nf = 0;
-  if (e && e->bias) flags[nf++] = "IRM_KERNEL_EPI_BIAS";
-  if (e && e->residual) flags[nf++] = "IRM_KERNEL_EPI_RESIDUAL";
-  if (e && e->act == CG_ACT_RELU) flags[nf++] = "IRM_KERNEL_EPI_RELU";
-  if (e && e->act == CG_ACT_CLIP) flags[nf++] = "IRM_KERNEL_EPI_CLIP";
-  if (e && e->act == CG_ACT_LEAKY) flags[nf++] = "IRM_KERNEL_EPI_LEAKY";
-  char lo[48], hi[48], alpha[48];
-  P(b, "    const irm_kernel_epilogue e = {%s, %s, %s, %s, %s};\n", e && e->bias ? e->bias : "NULL",
-    e && e->residual ? e->residual : "NULL", float_text(e ? e->lo : 0.0, lo), float_text(e ? e->hi : 0.0, hi),
-    float_text(e ? e->alpha : 0.0, alpha));
-  irm_text_buf_puts_(b, "    const int flags = ");
-  for (int i = 0; i < nf; i++) P(b, "%s%s", i ? " | " : "", flags[i]);
-  if (!nf) irm_text_buf_puts_(b, "IRM_KERNEL_EPI_NONE");
-  irm_text_buf_puts_(b, ";\n");
+  irm_cg_epilogue_decl_(e, b);
   int tile = nchwc_ow_tile(v, oc_vecs, depthwise);
   if (depthwise) {
     P(b, "    irm_kernel_depthwise_nchwc(&s, %s, %s, %s, &e, flags, %d);\n", c->in[0].name, c->in[1].name, c->out.name,

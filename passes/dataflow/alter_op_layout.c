@@ -134,10 +134,10 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"strides", "padding", "dilation", "groups", "channels", "in_channels", "data_layout",
-                        "kernel_layout"};
-  irm_any values[] = {irm_any_object(sa),       irm_any_object(pa),       irm_any_object(da),
-                      irm_any_int(a.groups),     irm_any_int(ch),          irm_any_int(in % x ? in : 0),
+  const char *keys[] = {"strides",  "padding",     "dilation",    "groups",
+                        "channels", "in_channels", "data_layout", "kernel_layout"};
+  irm_any values[] = {irm_any_object(sa),          irm_any_object(pa), irm_any_object(da),
+                      irm_any_int(a.groups),       irm_any_int(ch),    irm_any_int(in % x ? in : 0),
                       irm_any_str(c->data_layout), irm_any_str(kernel)};
   if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
   irm_object_release(sa);

@@ -117,6 +117,29 @@ typedef struct irm_conv2d_nchwc_attrs {
 } irm_conv2d_nchwc_attrs;
 IRM_API int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_nchwc_attrs *out);
 
+/* nn.contrib_conv2d_winograd_weight_transform (TVM's): tile_size, the
+ * output tile's side (default 2; irm computes F(2x2, 3x3) only, which the
+ * type rule checks). */
+typedef struct irm_winograd_weight_transform_attrs {
+  int64_t tile_size;
+} irm_winograd_weight_transform_attrs;
+IRM_API int irm_winograd_weight_transform_attrs_decode(const char *op, const irm_object *attrs,
+                                                       irm_winograd_weight_transform_attrs *out);
+
+/* nn.contrib_conv2d_winograd_without_weight_transform (TVM's) on blocked
+ * data: tile_size (default 2), padding, strides, dilation and groups as
+ * nn.conv2d (only 1, 1 and 1 compute), channels (required), data_layout
+ * "NCHW{x}c" (required: data_block), kernel_layout "HWOI{i}i{o}o" (the
+ * transformed weight [4][4][O/o][I/i][i][o], required: kernel_in_block and
+ * kernel_out_block), out_dtype as nn.conv2d. */
+typedef struct irm_conv2d_winograd_attrs {
+  int64_t tile_size, strides[2], padding[4], dilation[2], groups, channels;
+  int64_t data_block, kernel_in_block, kernel_out_block;
+  int has_out_dtype;
+  DLDataType out_dtype;
+} irm_conv2d_winograd_attrs;
+IRM_API int irm_conv2d_winograd_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_winograd_attrs *out);
+
 /* nn.conv2d_transpose. strides, padding, dilation as nn.conv2d;
  * output_padding: 0, 1 or 2 values (one means both; none: 0). Defaults:
  * strides (1, 1), padding 0, dilation (1, 1), output_padding (0, 0),

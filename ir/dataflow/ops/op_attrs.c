@@ -216,7 +216,7 @@ static int get_blocked_layout(const char *op, const irm_object *attrs, const cha
     size_t used = (size_t)snprintf(form, sizeof form, "%s", prefix);
     for (size_t k = 0; letters[k] && used < sizeof form; k++)
       used += (size_t)snprintf(form + used, sizeof form - used, "{%c}%c", letters[k] - 'a' + 'A', letters[k]);
-    return irm_error(IRM_EVALUE, "%s: %s '%s' is not of the form %s with blocks of 1 to 4096 (such as %s8%s)", op, name,
+    return irm_error(IRM_EVALUE, "%s: %s '%s' is not of the form %s with blocks of 1 to 4096 (such as %s%s)", op, name,
                      irm_error_quote(s), form, prefix, letters[1] ? "i16o" : "c");
   }
   return IRM_OK;
@@ -254,6 +254,44 @@ int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_c
   if (!rc && find(attrs, "kernel_size")) {
     out->has_kernel_size = 1;
     rc = get_pair(op, attrs, "kernel_size", out->kernel_size);
+  }
+  return rc;
+}
+
+int irm_winograd_weight_transform_attrs_decode(const char *op, const irm_object *attrs,
+                                               irm_winograd_weight_transform_attrs *out) {
+  out->tile_size = 2;
+  int rc = get_int(op, attrs, "tile_size", &out->tile_size);
+  if (!rc && out->tile_size < 1)
+    rc = irm_error(IRM_EVALUE, "%s: tile_size %lld must be positive", op, (long long)out->tile_size);
+  return rc;
+}
+
+int irm_conv2d_winograd_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_winograd_attrs *out) {
+  static const irm_conv2d_winograd_attrs defaults = {.tile_size = 2,
+                                                     .strides = {1, 1},
+                                                     .dilation = {1, 1},
+                                                     .groups = 1};
+  const char *out_dtype = NULL;
+  int64_t kb[2] = {0, 0};
+  *out = defaults;
+  int rc = get_blocked_layout(op, attrs, "data_layout", "NCHW", "c", &out->data_block, 1);
+  if (!rc) rc = get_blocked_layout(op, attrs, "kernel_layout", "HWOI", "io", kb, 1);
+  out->kernel_in_block = kb[0];
+  out->kernel_out_block = kb[1];
+  if (!rc) rc = get_int(op, attrs, "tile_size", &out->tile_size);
+  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
+  if (!rc) rc = get_int(op, attrs, "channels", &out->channels);
+  if (!rc && out->channels < 1)
+    rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
+  if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
+  if (!rc && out_dtype && out_dtype[0]) {
+    out->has_out_dtype = 1;
+    rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
   }
   return rc;
 }

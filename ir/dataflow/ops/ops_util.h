@@ -77,6 +77,8 @@ extern const ops_op_def irm_ops_nn_[];
 extern const size_t irm_ops_nn_count_;
 extern const ops_op_def irm_ops_conv_[];
 extern const size_t irm_ops_conv_count_;
+extern const ops_op_def irm_ops_winograd_[];
+extern const size_t irm_ops_winograd_count_;
 extern const ops_op_def irm_ops_pool_[];
 extern const size_t irm_ops_pool_count_;
 extern const ops_op_def irm_ops_shape_[];

@@ -1,0 +1,125 @@
+/* FCodegenC of the Winograd convs (ir/dataflow/ops/winograd.c).
+ *
+ * nn.contrib_conv2d_winograd_without_weight_transform, float32 with the
+ * target's block and a transformed weight of whole vectors
+ * (HWOI{x}i{V*x}o, V = 1..4): runtime/kernels/irm_kernel_winograd.h, one
+ * inlined instance per workload, its scratch in the kernel's, the epilogue
+ * fused (irm_cg_takes_epilogue_). Otherwise loops of the definition in
+ * double, as the evaluator. The weight transform (folded at build when
+ * the weight is a constant) is loops in double. */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_c_internal.h"
+
+#define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
+
+/* ---- the weight transform --------------------------------------------------------------------- */
+
+static int wt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const int64_t *w = c->in[0].shape;
+  int64_t pairs = w[0] * w[1];
+  P(b, "    static const double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};\n");
+  P(b, "    for (int64_t p = 0; p < %lld; p++)\n    for (int r = 0; r < 4; r++)\n    for (int s = 0; s < 4; s++) {\n",
+    LL(pairs));
+  P(b, "      double u = 0;\n      for (int i = 0; i < 3; i++)\n      for (int j = 0; j < 3; j++)\n");
+  P(b, "        u += G[r][i] * (double)%s[p * 9 + i * 3 + j] * G[s][j];\n", c->in[0].name);
+  P(b, "      %s[(r * 4 + s) * %lld + p] = ", c->out.name, LL(pairs));
+  irm_cg_from_double_(c->out.dt, "u", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
+/* ---- the conv ---------------------------------------------------------------------------------- */
+
+typedef struct wino {
+  irm_conv2d_winograd_attrs a;
+  int64_t n, cb, h, w, x, ob, ib, ki, ko, ocb, oh, ow;
+} wino;
+
+static int wino_of(const cg_call *c, wino *v) {
+  int rc = irm_conv2d_winograd_attrs_decode(c->op, c->attrs, &v->a);
+  if (rc) return rc;
+  const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
+  v->n = d[0], v->cb = d[1], v->h = d[2], v->w = d[3], v->x = d[4];
+  v->ob = w[2], v->ib = w[3], v->ki = w[4], v->ko = w[5];
+  v->ocb = o[1], v->oh = o[2], v->ow = o[3];
+  return IRM_OK;
+}
+
+static int wino_kernel_ok(const cg_call *c, const wino *v) {
+  return c->kernel_block > 0 && v->x == c->kernel_block && c->out.shape[4] == v->x && v->ki == v->x &&
+         v->ko % v->x == 0 && v->ko / v->x <= 4 && c->out.dt == CG_F32 && c->in[0].dt == CG_F32 &&
+         c->in[1].dt == CG_F32;
+}
+
+int irm_cg_winograd_takes_epilogue_(const cg_call *c) {
+  wino v;
+  if (wino_of(c, &v)) return irm_clear_error(), 0;
+  return wino_kernel_ok(c, &v);
+}
+
+static void wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
+  static const char *const headers[] = {"irm_kernel_winograd.h", NULL};
+  int oc_vecs = (int)(v->ko / v->x);
+  int64_t tiles = (v->ow + 1) / 2, cin = v->cb * v->x;
+  *scratch = (size_t)(16 * tiles * v->x * (v->cb + v->ocb)) * sizeof(float);
+  (void)irm_cg_use_kernels_(c, v->x, headers);
+  P(b, "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1};\n",
+    LL(v->n), LL(cin), LL(v->h), LL(v->w), LL(v->a.channels), LL(v->oh), LL(v->ow), LL(v->a.padding[0]),
+    LL(v->a.padding[1]));
+  irm_cg_epilogue_decl_(c->epilogue, b);
+  int regs = v->x >= 16 ? 32 : 16, tile = (regs - oc_vecs - 1) / oc_vecs;
+  if (tile > 14) tile = 14;
+  if (tiles < tile) tile = (int)tiles;
+  P(b, "    irm_kernel_winograd_nchwc(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s), %d, %d);\n", c->in[0].name,
+    c->in[1].name, c->out.name, c->scratch, tile, oc_vecs);
+}
+
+/* The definition, in double: per 2x2 tile and output channel. */
+static void wino_loops(const cg_call *c, const wino *v, irm_text_buf *b) {
+  int64_t cin = v->cb * v->x, wch = v->ob * v->ko;
+  P(b, "    static const double BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};\n");
+  P(b, "    static const double AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};\n");
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->ocb * v->x));
+  P(b, "    for (int64_t ty = 0; ty < %lld; ty += 2)\n    for (int64_t tx = 0; tx < %lld; tx += 2) {\n", LL(v->oh),
+    LL(v->ow));
+  P(b, "      double m[4][4] = {{0}};\n      for (int64_t i = 0; i < (o < %lld ? %lld : 0); i++) {\n", LL(wch), LL(cin));
+  P(b, "        double d[4][4], t[4][4];\n        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++) {\n");
+  P(b, "          const int64_t y = ty + r - %lld, x = tx + q - %lld;\n", LL(v->a.padding[0]), LL(v->a.padding[1]));
+  P(b, "          d[r][q] = y < 0 || y >= %lld || x < 0 || x >= %lld ? 0 : (double)%s[(((n * %lld + i / %lld) * %lld + y) * "
+       "%lld + x) * %lld + i %% %lld];\n        }\n",
+    LL(v->h), LL(v->w), c->in[0].name, LL(v->cb), LL(v->x), LL(v->h), LL(v->w), LL(v->x), LL(v->x));
+  P(b, "        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++)\n");
+  P(b, "          t[r][q] = BT[r][0] * d[0][q] + BT[r][1] * d[1][q] + BT[r][2] * d[2][q] + BT[r][3] * d[3][q];\n");
+  P(b, "        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++)\n");
+  P(b, "          m[r][q] += (double)%s[((((r * 4 + q) * %lld + o / %lld) * %lld + i / %lld) * %lld + i %% %lld) * %lld + o "
+       "%% %lld] * (t[r][0] * BT[q][0] + t[r][1] * BT[q][1] + t[r][2] * BT[q][2] + t[r][3] * BT[q][3]);\n      }\n",
+    c->in[1].name, LL(v->ob), LL(v->ko), LL(v->ib), LL(v->ki), LL(v->ki), LL(v->ki), LL(v->ko), LL(v->ko));
+  P(b, "      for (int r = 0; r < 2; r++)\n      for (int q = 0; q < 2; q++) {\n");
+  P(b, "        double y = 0;\n        for (int u = 0; u < 4; u++)\n        for (int s = 0; s < 4; s++) y += AT[r][u] * "
+       "m[u][s] * AT[q][s];\n");
+  P(b, "        if (ty + r < %lld && tx + q < %lld)\n          %s[(((n * %lld + o / %lld) * %lld + ty + r) * %lld + tx + "
+       "q) * %lld + o %% %lld] = ",
+    LL(v->oh), LL(v->ow), c->out.name, LL(v->ocb), LL(v->x), LL(v->oh), LL(v->ow), LL(v->x), LL(v->x));
+  irm_cg_from_double_(c->out.dt, "y", b);
+  P(b, ";\n      }\n    }\n");
+}
+
+static int wino_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  wino v;
+  int rc = wino_of(c, &v);
+  if (rc || c->out.numel == 0) return rc;
+  if (c->file_scope && wino_kernel_ok(c, &v)) wino_kernel(c, &v, b, scratch);
+  else if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
+  else wino_loops(c, &v, b);
+  return IRM_OK;
+}
+
+const cg_op irm_cg_winograd_ops_[] = {
+    {"nn.contrib_conv2d_winograd_weight_transform", NULL, NULL, wt_stmts},
+    {"nn.contrib_conv2d_winograd_without_weight_transform", NULL, NULL, wino_stmts},
+};
+const size_t irm_cg_winograd_ops_count_ = sizeof irm_cg_winograd_ops_ / sizeof irm_cg_winograd_ops_[0];
