@@ -13,7 +13,11 @@
  *   nn.conv2d          NCHW/OIHW, float32, out channels a multiple of x,
  *                      groups 1, or depthwise (groups == channels, a
  *                      multiple of x); its data is the twin or is
- *                      transformed (padding an RGB input with zero lanes)
+ *                      transformed (padding an RGB input with zero lanes);
+ *                      a 3x3 stride-1 one on a map of 14x14 or more runs
+ *                      Winograd's F(2x2, 3x3), its weight transformed by
+ *                      nn.contrib_conv2d_winograd_weight_transform (also
+ *                      folded)
  *   elementwise (1 arg)     its argument has a twin
  *   broadcasting (2 args)   one argument has a twin and the other is the
  *                      same shape, a per-channel value ([C,1,1],
@@ -121,12 +125,21 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   int depthwise = a.groups > 1;
   if (ch % x || (depthwise && (a.groups != in || a.groups != ch))) return IRM_OK;
   int64_t vecs = depthwise ? 1 : (ch / x) % 2 == 0 ? 2 : 1;
+  /* Winograd's F(2x2, 3x3) where its tiles fill the map: 2.25x fewer
+   * multiplies than the direct conv */
+  int winograd = !depthwise && a.groups == 1 && w[2] == 3 && w[3] == 3 && a.strides[0] == 1 && a.strides[1] == 1 &&
+                 a.dilation[0] == 1 && a.dilation[1] == 1 && o[2] * o[3] >= 196 && in >= x;
   char kernel[48];
   if (depthwise) snprintf(kernel, sizeof kernel, "OIHW1i%lldo", (long long)x);
-  else snprintf(kernel, sizeof kernel, "OIHW%lldi%lldo", (long long)x, (long long)(vecs * x));
-  irm_object *args[2] = {NULL, NULL}, *conv = NULL;
+  else snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)x, (long long)(vecs * x));
+  irm_object *args[2] = {NULL, NULL}, *conv = NULL, *u = NULL;
   int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
-  if (!rc) rc = transform(irm_call_arg(call, 1), "OIHW", kernel, &args[1]);
+  if (!rc && winograd) {
+    rc = call_of("nn.contrib_conv2d_winograd_weight_transform", (irm_object *const[]){irm_call_arg(call, 1)}, 1, NULL,
+                 NULL, NULL, 0, &u);
+    if (!rc) rc = transform(u, "HWOI", kernel, &args[1]);
+  } else if (!rc) rc = transform(irm_call_arg(call, 1), "OIHW", kernel, &args[1]);
+  irm_object_release(u);
   irm_any strides[2], pad[4], dil[2];
   for (int i = 0; i < 2; i++) strides[i] = irm_any_int(a.strides[i]), dil[i] = irm_any_int(a.dilation[i]);
   for (int i = 0; i < 4; i++) pad[i] = irm_any_int(a.padding[i]);
@@ -134,12 +147,14 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"strides",  "padding",     "dilation",    "groups",
-                        "channels", "in_channels", "data_layout", "kernel_layout"};
-  irm_any values[] = {irm_any_object(sa),          irm_any_object(pa), irm_any_object(da),
-                      irm_any_int(a.groups),       irm_any_int(ch),    irm_any_int(in % x ? in : 0),
-                      irm_any_str(c->data_layout), irm_any_str(kernel)};
-  if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
+  const char *keys[] = {"padding", "channels", "data_layout", "kernel_layout", "strides",
+                        "dilation", "groups",   "in_channels"};
+  irm_any values[] = {irm_any_object(pa),        irm_any_int(ch),     irm_any_str(c->data_layout),
+                      irm_any_str(kernel),        irm_any_object(sa),  irm_any_object(da),
+                      irm_any_int(a.groups),      irm_any_int(in % x ? in : 0)};
+  if (!rc && winograd)
+    rc = call_of("nn.contrib_conv2d_winograd_without_weight_transform", args, 2, NULL, keys, values, 4, &conv);
+  else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
   irm_object_release(sa);
   irm_object_release(pa);
   irm_object_release(da);
