@@ -8,6 +8,6 @@
  * params, "mod_name": String, "artifacts": Array of the artifact file
  * names}. */
 #define BUILD_RECORD "irm-build.json"
-#define BUILD_DEFAULT_TARGET "c"
+#define BUILD_DEFAULT_TARGET "c -mcpu=native"
 
 #endif
