@@ -11,8 +11,10 @@
  * channels: every dimension 1 but the channel one (right-aligned on the
  * result), which is 1 or the channel count. s' is s reshaped along the
  * weight's output-channel axis (k, 1, 1, 1) for OIHW, (k,) for HWIO; s''
- * is (k,) for the bias. Any groups work: each output channel has its own
- * filters. The convolution (and the bias_add or add) must have no other
+ * is (k,) for the bias. A weight or bias_add bias that is a Constant is
+ * scaled here instead, into a Constant of its size: a large weight's
+ * product is past FoldConstant's memory limit and would stay for run
+ * time. Any groups work: each output channel has its own filters. The convolution (and the bias_add or add) must have no other
  * use: the rewrite would change what the other user sees. Uses are
  * counted on the function before the rewrite, and carried to the nodes
  * the rewrite makes. Channel counts come from checked types, so the pass
@@ -69,7 +71,8 @@ static int conv_of(const fold_ctx *c, irm_object *e, conv_site *site) {
   const irm_object *t = irm_expr_type(e), *wt = irm_expr_type(irm_call_arg(e, 1));
   if (irm_dataflow_type_kind_of(t) != IRM_DATAFLOW_TYPE_TENSOR || irm_tensor_type_ndim(t) != 4 ||
       irm_dataflow_type_kind_of(wt) != IRM_DATAFLOW_TYPE_TENSOR || irm_tensor_type_ndim(wt) != 4 ||
-      irm_tensor_type_dtype(t).code != kDLFloat || !irm_dtype_equal(irm_tensor_type_dtype(t), irm_tensor_type_dtype(wt)))
+      irm_tensor_type_dtype(t).code != kDLFloat ||
+      !irm_dtype_equal(irm_tensor_type_dtype(t), irm_tensor_type_dtype(wt)))
     return 0;
   site->conv = e;
   site->channel_axis = a.data_layout == IRM_LAYOUT_NHWC ? 3 : 1;
@@ -136,14 +139,45 @@ static int used_by_one(fold_ctx *c, const irm_object *node) {
   return IRM_OK;
 }
 
+/* Constant c times s along one axis: element i times s[(i / inner) % k]
+ * (k the number of scales, 1 or the axis' length), computed here as the
+ * multiply op computes it (in double, rounded once to c's dtype). A
+ * weight of millions of values is beyond FoldConstant's memory limit,
+ * and this one only replaces a constant by another of its size. NEW. */
+static int scaled_constant(const irm_object *c, const irm_object *s, int64_t inner, irm_object **out) {
+  const irm_tensor *t = irm_constant_data(c), *st = irm_constant_data(s);
+  const DLTensor *d = irm_tensor_dl(t);
+  irm_tensor *r = NULL;
+  int rc = irm_tensor_new(d->dtype, d->shape, d->ndim, NULL, &r);
+  if (rc) return rc;
+  int64_t n = irm_tensor_numel(t), k = irm_tensor_numel(st);
+  for (int64_t i = 0; i < n; i++)
+    irm_tensor_set_f64(r, i, irm_tensor_get_f64(t, i) * irm_tensor_get_f64(st, k == 1 ? 0 : (i / inner) % k));
+  rc = irm_constant_new(r, out);
+  irm_object_release(r);
+  return rc;
+}
+
+/* x scaled by s along its channels (x's elements per channel: inner): a
+ * Constant folded here, else multiply(x, reshape(s, shape)). NEW. */
+static int scaled(irm_object *x, irm_object *s, int64_t inner, const int64_t *shape, int n, irm_object **out) {
+  if (irm_expr_kind_of(x) == IRM_EXPR_CONSTANT) return scaled_constant(x, s, inner, out);
+  irm_object *r = NULL;
+  int rc = irm_dataflow_reshape_(s, shape, n, &r);
+  irm_object *args[] = {x, r};
+  if (!rc) rc = irm_dataflow_op_call_("multiply", args, 2, NULL, out);
+  irm_object_release(r);
+  return rc;
+}
+
 /* multiply(a, s) with a matched as kind; *out NEW. */
 static int fold(fold_ctx *c, irm_object *a, irm_object *s, int64_t k, const conv_site *site, int kind, size_t bias_pos,
                 irm_object **out) {
   const int64_t w_shape[] = {k, 1, 1, 1}, vec[] = {k};
-  irm_object *conv = site->conv, *sw = NULL, *w = NULL, *new_conv = NULL, *sb = NULL, *b = NULL;
-  int rc = site->hwio ? irm_dataflow_reshape_(s, vec, 1, &sw) : irm_dataflow_reshape_(s, w_shape, 4, &sw);
-  irm_object *wargs[] = {irm_call_arg(conv, 1), sw};
-  if (!rc) rc = irm_dataflow_op_call_("multiply", wargs, 2, NULL, &w);
+  irm_object *conv = site->conv, *weight = irm_call_arg(conv, 1), *w = NULL, *new_conv = NULL, *b = NULL;
+  const irm_object *wt = irm_expr_type(weight);
+  int64_t per_channel = site->channels ? irm_tensor_type_numel(wt) / site->channels : 1;
+  int rc = site->hwio ? scaled(weight, s, 1, vec, 1, &w) : scaled(weight, s, per_channel, w_shape, 4, &w);
   irm_object *cargs[] = {irm_call_arg(conv, 0), w};
   if (!rc) rc = remake(conv, cargs, &new_conv);
   if (!rc && kind != SITE_CONV) rc = used_by_one(c, new_conv);
@@ -151,15 +185,15 @@ static int fold(fold_ctx *c, irm_object *a, irm_object *s, int64_t k, const conv
     irm_object_retain(new_conv);
     *out = new_conv;
   } else if (!rc) {
-    if (kind == SITE_BIAS_ADD) rc = irm_dataflow_reshape_(s, vec, 1, &sb);
-    irm_object *bargs[] = {irm_call_arg(a, bias_pos), kind == SITE_BIAS_ADD ? sb : s};
-    if (!rc) rc = irm_dataflow_op_call_("multiply", bargs, 2, NULL, &b);
+    irm_object *bias = irm_call_arg(a, bias_pos), *bargs[] = {bias, s};
+    if (kind == SITE_BIAS_ADD) rc = scaled(bias, s, 1, vec, 1, &b);
+    else rc = irm_dataflow_op_call_("multiply", bargs, 2, NULL, &b); /* any broadcast: the op's */
     irm_object *args[2];
     args[bias_pos] = b;
     args[1 - bias_pos] = new_conv;
     if (!rc) rc = remake(a, args, out);
   }
-  irm_object *temps[] = {sw, w, new_conv, sb, b};
+  irm_object *temps[] = {w, new_conv, b};
   for (size_t i = 0; i < sizeof temps / sizeof temps[0]; i++) irm_object_release(temps[i]);
   return rc;
 }

@@ -126,7 +126,9 @@ IRM_API int irm_dataflow_simplify_inference(irm_module *mod, irm_module **out);
  * most along the output channels (shape (O, 1, 1) or (1, O, 1, 1) for
  * NCHW, (O,) or (1, 1, 1, O) for NHWC, or one element), and the
  * convolution (and bias) have no other use; s' and s'' are s reshaped
- * along the weight's (OIHW or HWIO) and the bias' channels. Anything else
+ * along the weight's (OIHW or HWIO) and the bias' channels; a weight or
+ * bias_add bias that is a Constant is scaled by the pass itself into a
+ * Constant (as multiply computes it). Anything else
  * is left as it is. Typing and errors as irm_dataflow_simplify_inference
  * (the trigger is nn.conv2d). */
 IRM_API int irm_dataflow_fold_scale_axis(irm_module *mod, irm_module **out);

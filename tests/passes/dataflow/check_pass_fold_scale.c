@@ -159,7 +159,8 @@ END_TEST
 
 START_TEST(test_nothing_to_do_returns_the_input) {
   /* untyped and without batch_norm or dropout: not even typed */
-  irm_module *m = ip_parse(IP_HEAD "def @main(%x: Tensor[(2, 3), float32]) {\n  %0 = nn.relu(%x);\n  %0\n}\n"), *out = NULL;
+  irm_module *m = ip_parse(IP_HEAD "def @main(%x: Tensor[(2, 3), float32]) {\n  %0 = nn.relu(%x);\n  %0\n}\n"),
+             *out = NULL;
   ck_assert_ok(irm_dataflow_simplify_inference(m, &out));
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
@@ -257,6 +258,35 @@ START_TEST(test_scale_folds_in_nhwc) {
 }
 END_TEST
 
+START_TEST(test_constant_weights_are_scaled_by_the_pass) {
+  /* OIHW: each output channel's filters times its scale; the bias_add's bias too */
+  const char *oihw = IP_HEAD "def @main(%x: Tensor[(1, 2, 3, 3), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, const(float32, [2, 2, 1, 1], [1, 2, 3, 4]));\n"
+                             "  %1 = nn.bias_add(%0, const(float32, [2], [3, 4]));\n"
+                             "  %2 = multiply(%1, const(float32, [2, 1, 1], [0.5, -2]));\n  %2\n}\n";
+  const char *want = IP_HEAD "def @main(%x: Tensor[(1, 2, 3, 3), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, const(float32, [2, 2, 1, 1], [0.5, 1, -6, -8]));\n"
+                             "  %1 = nn.bias_add(%0, const(float32, [2], [1.5, -8]));\n  %1\n}\n";
+  irm_object_release(check_pass(irm_dataflow_fold_scale_axis, oihw, want));
+  /* HWIO: the output channels are the last axis */
+  const char *hwio = IP_HEAD "def @main(%x: Tensor[(1, 3, 3, 2), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, const(float32, [1, 1, 2, 2], [1, 2, 3, 4]), data_layout=\"NHWC\", "
+                             "kernel_layout=\"HWIO\");\n"
+                             "  %1 = multiply(const(float32, [1, 1, 1, 2], [0.5, -2]), %0);\n  %1\n}\n";
+  const char *want_hwio = IP_HEAD "def @main(%x: Tensor[(1, 3, 3, 2), float32]) {\n"
+                                  "  %0 = nn.conv2d(%x, const(float32, [1, 1, 2, 2], [0.5, -4, 1.5, -8]), "
+                                  "data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n  %0\n}\n";
+  irm_object_release(check_pass(irm_dataflow_fold_scale_axis, hwio, want_hwio));
+  /* one scale for all channels */
+  const char *one = IP_HEAD "def @main(%x: Tensor[(1, 2, 3, 3), float32]) {\n"
+                            "  %0 = nn.conv2d(%x, const(float32, [2, 2, 1, 1], [1, 2, 3, 4]));\n"
+                            "  %1 = multiply(%0, const(float32, [], [3]));\n  %1\n}\n";
+  const char *want_one = IP_HEAD "def @main(%x: Tensor[(1, 2, 3, 3), float32]) {\n"
+                                 "  %0 = nn.conv2d(%x, const(float32, [2, 2, 1, 1], [3, 6, 9, 12]));\n  %0\n}\n";
+  irm_object_release(check_pass(irm_dataflow_fold_scale_axis, one, want_one));
+}
+END_TEST
+
 START_TEST(test_what_does_not_match_is_left_alone) {
   const char *const cases[] = {
       /* the scale runs along the width, not the channels */
@@ -292,11 +322,11 @@ END_TEST
 
 /* ---- both, with FoldConstant, and in a build ------------------------------------------------- */
 
-#define BN_MODEL                                                                                \
-  IP_HEAD "def @main(" X ", " W ", %c: Tensor[(2,), float32]) {\n"                              \
-          "  %0 = nn.conv2d(%x, %w, padding=[1, 1]);\n"                                         \
-          "  %1 = nn.bias_add(%0, %c);\n"                                                       \
-          "  %2 = nn.batch_norm(%1, " C2 ", const(float32, [2], [0.1, 0.2]), "                  \
+#define BN_MODEL                                                                               \
+  IP_HEAD "def @main(" X ", " W ", %c: Tensor[(2,), float32]) {\n"                             \
+          "  %0 = nn.conv2d(%x, %w, padding=[1, 1]);\n"                                        \
+          "  %1 = nn.bias_add(%0, %c);\n"                                                      \
+          "  %2 = nn.batch_norm(%1, " C2 ", const(float32, [2], [0.1, 0.2]), "                 \
           "const(float32, [2], [-0.3, 0.4]), const(float32, [2], [0.5, 2]), epsilon=0.001);\n" \
           "  %3 = nn.relu(%2);\n  %3\n}\n"
 
@@ -367,6 +397,7 @@ int main(void) {
   tcase_add_test(tc, test_scale_folds_into_the_weight);
   tcase_add_test(tc, test_scale_folds_through_a_bias);
   tcase_add_test(tc, test_scale_folds_in_nhwc);
+  tcase_add_test(tc, test_constant_weights_are_scaled_by_the_pass);
   tcase_add_test(tc, test_what_does_not_match_is_left_alone);
   tcase_add_test(tc, test_conv_bias_bn_becomes_one_conv_and_adds);
   tcase_add_test(tc, test_build_has_no_batch_norm_left);
