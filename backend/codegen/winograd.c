@@ -67,7 +67,8 @@ static void wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t
   int64_t tiles = (v->ow + 1) / 2, cin = v->cb * v->x;
   *scratch = (size_t)(16 * tiles * v->x * (v->cb + v->ocb)) * sizeof(float);
   (void)irm_cg_use_kernels_(c, v->x, headers);
-  P(b, "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1};\n",
+  P(b,
+    "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1};\n",
     LL(v->n), LL(cin), LL(v->h), LL(v->w), LL(v->a.channels), LL(v->oh), LL(v->ow), LL(v->a.padding[0]),
     LL(v->a.padding[1]));
   irm_cg_epilogue_decl_(c->epilogue, b);
@@ -86,23 +87,29 @@ static void wino_loops(const cg_call *c, const wino *v, irm_text_buf *b) {
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++)\n", LL(v->n), LL(v->ocb * v->x));
   P(b, "    for (int64_t ty = 0; ty < %lld; ty += 2)\n    for (int64_t tx = 0; tx < %lld; tx += 2) {\n", LL(v->oh),
     LL(v->ow));
-  P(b, "      double m[4][4] = {{0}};\n      for (int64_t i = 0; i < (o < %lld ? %lld : 0); i++) {\n", LL(wch), LL(cin));
-  P(b, "        double d[4][4], t[4][4];\n        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++) {\n");
+  P(b, "      double m[4][4] = {{0}};\n      for (int64_t i = 0; i < (o < %lld ? %lld : 0); i++) {\n", LL(wch),
+    LL(cin));
+  P(b,
+    "        double d[4][4], t[4][4];\n        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++) {\n");
   P(b, "          const int64_t y = ty + r - %lld, x = tx + q - %lld;\n", LL(v->a.padding[0]), LL(v->a.padding[1]));
-  P(b, "          d[r][q] = y < 0 || y >= %lld || x < 0 || x >= %lld ? 0 : (double)%s[(((n * %lld + i / %lld) * %lld + y) * "
-       "%lld + x) * %lld + i %% %lld];\n        }\n",
+  P(b,
+    "          d[r][q] = y < 0 || y >= %lld || x < 0 || x >= %lld ? 0 : (double)%s[(((n * %lld + i / %lld) * %lld + y) * "
+    "%lld + x) * %lld + i %% %lld];\n        }\n",
     LL(v->h), LL(v->w), c->in[0].name, LL(v->cb), LL(v->x), LL(v->h), LL(v->w), LL(v->x), LL(v->x));
   P(b, "        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++)\n");
   P(b, "          t[r][q] = BT[r][0] * d[0][q] + BT[r][1] * d[1][q] + BT[r][2] * d[2][q] + BT[r][3] * d[3][q];\n");
   P(b, "        for (int r = 0; r < 4; r++)\n        for (int q = 0; q < 4; q++)\n");
-  P(b, "          m[r][q] += (double)%s[((((r * 4 + q) * %lld + o / %lld) * %lld + i / %lld) * %lld + i %% %lld) * %lld + o "
-       "%% %lld] * (t[r][0] * BT[q][0] + t[r][1] * BT[q][1] + t[r][2] * BT[q][2] + t[r][3] * BT[q][3]);\n      }\n",
+  P(b,
+    "          m[r][q] += (double)%s[((((r * 4 + q) * %lld + o / %lld) * %lld + i / %lld) * %lld + i %% %lld) * %lld + o "
+    "%% %lld] * (t[r][0] * BT[q][0] + t[r][1] * BT[q][1] + t[r][2] * BT[q][2] + t[r][3] * BT[q][3]);\n      }\n",
     c->in[1].name, LL(v->ob), LL(v->ko), LL(v->ib), LL(v->ki), LL(v->ki), LL(v->ki), LL(v->ko), LL(v->ko));
   P(b, "      for (int r = 0; r < 2; r++)\n      for (int q = 0; q < 2; q++) {\n");
-  P(b, "        double y = 0;\n        for (int u = 0; u < 4; u++)\n        for (int s = 0; s < 4; s++) y += AT[r][u] * "
-       "m[u][s] * AT[q][s];\n");
-  P(b, "        if (ty + r < %lld && tx + q < %lld)\n          %s[(((n * %lld + o / %lld) * %lld + ty + r) * %lld + tx + "
-       "q) * %lld + o %% %lld] = ",
+  P(b,
+    "        double y = 0;\n        for (int u = 0; u < 4; u++)\n        for (int s = 0; s < 4; s++) y += AT[r][u] * "
+    "m[u][s] * AT[q][s];\n");
+  P(b,
+    "        if (ty + r < %lld && tx + q < %lld)\n          %s[(((n * %lld + o / %lld) * %lld + ty + r) * %lld + tx + "
+    "q) * %lld + o %% %lld] = ",
     LL(v->oh), LL(v->ow), c->out.name, LL(v->ocb), LL(v->x), LL(v->oh), LL(v->ow), LL(v->x), LL(v->x));
   irm_cg_from_double_(c->out.dt, "y", b);
   P(b, ";\n      }\n    }\n");

@@ -28,8 +28,13 @@ int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out)
 
 /* ---- the default pipeline -------------------------------------------------------- */
 
-static const char *const default_passes[] = {"InferType",    "BindParams",          "ConvertLayout", "SimplifyExpr",
-                                             "FoldConstant", "DeadCodeElimination", "FuseOps"};
+/* SimplifyInference turns batch norms into a scale and a shift, the first
+ * FoldConstant folds them (FoldScaleAxis needs a Constant scale), and
+ * FoldScaleAxis moves the scale into the convolution before it: batch
+ * norms cost nothing at run time. */
+static const char *const default_passes[] = {
+    "InferType",     "BindParams",   "SimplifyInference", "FoldConstant",        "FoldScaleAxis",
+    "ConvertLayout", "SimplifyExpr", "FoldConstant",      "DeadCodeElimination", "FuseOps"};
 
 /* driver.DefaultPipeline([config]) -> Pass: the executor.pipeline of graph
  * and aot. The config is not needed yet. */

@@ -147,11 +147,11 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"padding", "channels", "data_layout", "kernel_layout", "strides",
-                        "dilation", "groups",   "in_channels"};
-  irm_any values[] = {irm_any_object(pa),        irm_any_int(ch),     irm_any_str(c->data_layout),
-                      irm_any_str(kernel),        irm_any_object(sa),  irm_any_object(da),
-                      irm_any_int(a.groups),      irm_any_int(in % x ? in : 0)};
+  const char *keys[] = {"padding", "channels", "data_layout", "kernel_layout",
+                        "strides", "dilation", "groups",      "in_channels"};
+  irm_any values[] = {
+      irm_any_object(pa), irm_any_int(ch),    irm_any_str(c->data_layout), irm_any_str(kernel),
+      irm_any_object(sa), irm_any_object(da), irm_any_int(a.groups),       irm_any_int(in % x ? in : 0)};
   if (!rc && winograd)
     rc = call_of("nn.contrib_conv2d_winograd_without_weight_transform", args, 2, NULL, keys, values, 4, &conv);
   else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);

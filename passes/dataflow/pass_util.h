@@ -36,6 +36,27 @@ int irm_dataflow_rewrite_body_(irm_object *func, irm_module *mod, irm_pass_conte
 /* Whether e is a call of the op named name. */
 int irm_dataflow_is_call_of_(const irm_object *e, const char *name);
 
+/* A call of the op named op on args (n of them) with attrs (a Map or
+ * NULL). When every argument has a checked type, the call gets the one
+ * the op's FInferType gives, so a rewrite's new nodes stay typed. *out
+ * NEW. Errors: the op's (unknown op, bad attributes, a type error). */
+int irm_dataflow_op_call_(const char *op, irm_object *const *args, size_t n, const irm_object *attrs, irm_object **out);
+
+/* reshape(x, newshape=shape[0..n)), typed as irm_dataflow_op_call_. */
+int irm_dataflow_reshape_(irm_object *x, const int64_t *shape, int n, irm_object **out);
+
+/* The end of a post callback that keeps types: rebuilt (retained) with
+ * original's checked type when rebuilding dropped it. *out NEW. */
+int irm_dataflow_keep_type_(const irm_object *original, irm_object *rebuilt, irm_object **out);
+
+/* fn applied to each function of mod (irm_function_pass_apply) for a
+ * pass whose rules need checked types and fire only on calls of the ops
+ * named ops[0..n_ops): mod itself when no function calls one of them,
+ * else mod typed first (irm_dataflow_infer_type) when a function has no
+ * checked type, as FuseOps does. *out NEW. */
+int irm_dataflow_apply_typed_(irm_module *mod, const char *const *ops, size_t n_ops, irm_function_pass_fn fn,
+                              void *resource, irm_module **out);
+
 /* Registration of each built-in IR pass (one per file). */
 int irm_register_infer_type_pass_(void);
 int irm_register_fold_constant_pass_(void);
@@ -45,6 +66,8 @@ int irm_register_dead_code_pass_(void);
 int irm_register_fuse_ops_pass_(void);
 int irm_register_convert_layout_pass_(void);
 int irm_register_alter_op_layout_pass_(void);
+int irm_register_simplify_inference_pass_(void);
+int irm_register_fold_scale_axis_pass_(void);
 
 /* The dataflow passes' provider of built-ins (builtins.c): all of them. */
 int irm_register_passes_dataflow_builtins_(void);

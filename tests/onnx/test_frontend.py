@@ -18,7 +18,9 @@ from irm.frontend import from_onnx
 onnx = pytest.importorskip("onnx")
 from onnx import helper, TensorProto  # noqa: E402
 
-PIPELINE = ["InferType", "BindParams", "SimplifyExpr", "FoldConstant", "DeadCodeElimination", "FuseOps"]
+# driver.DefaultPipeline's passes but ConvertLayout (no data_layout: nothing to do)
+PIPELINE = ["InferType", "BindParams", "SimplifyInference", "FoldConstant", "FoldScaleAxis", "SimplifyExpr",
+            "FoldConstant", "DeadCodeElimination", "FuseOps"]
 
 
 def _evaluate(mod, params, inputs):
@@ -85,6 +87,35 @@ def test_torchvision_network_matches_pytorch_before_and_after_the_pipeline(name,
     again = np.asarray(irm.ir.evaluate(fused, "main", [irm.tensor(x.numpy())]))
     np.testing.assert_allclose(again, got, rtol=1e-6, atol=1e-6 * scale)
     assert "Primitive" in fused.text(elide_larger_than=1)
+
+
+@pytest.mark.skipif(os.environ.get("IRM_TEST_SANITIZED") == "1",
+                    reason="the sanitizer build preloads ASan, whose __cxa_throw check aborts inside libtorch "
+                           "(uninstrumented C++ exceptions); the plain build runs these")
+@pytest.mark.parametrize("name", ["resnet18", "mobilenet_v2"])
+def test_batch_norms_fold_into_the_convolutions(name):
+    # Exported in eval mode, PyTorch folds each batch norm into its Conv
+    # itself; TrainingMode.PRESERVE keeps them as BatchNormalization, so
+    # the pipeline's SimplifyInference and FoldScaleAxis do the folding
+    # (mobilenet_v2's depthwise convolutions have groups).
+    torch, net = _torchvision_model(name)
+    x = torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(2))
+    buf = io.BytesIO()
+    torch.onnx.export(net, x, buf, opset_version=13, input_names=["input"], output_names=["logits"],
+                      training=torch.onnx.TrainingMode.PRESERVE, do_constant_folding=False)
+    mod, params = from_onnx(onnx.load_from_string(buf.getvalue()))
+    assert "nn.batch_norm" in mod.text(elide_larger_than=1)
+    got = _evaluate(mod, params, [x.numpy()])
+    with torch.no_grad():
+        ref = net(x).numpy()
+    scale = float(np.abs(ref).max())
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * scale)
+    fused = _pipeline(mod)
+    text = fused.text(elide_larger_than=1)
+    # nothing of a batch norm is left to compute: no sqrt, no scale on a weight
+    assert "nn.batch_norm" not in text and "sqrt" not in text and "multiply" not in text
+    again = np.asarray(irm.ir.evaluate(fused, "main", [irm.tensor(x.numpy())]))
+    np.testing.assert_allclose(again, got, rtol=1e-5, atol=1e-6 * scale)
 
 
 # ---- the contract --------------------------------------------------------------------------------

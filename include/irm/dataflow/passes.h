@@ -26,6 +26,8 @@
  *   ConvertLayout        0          the module's `data_layout` attribute
  *                                   (the example pass plugin records it);
  *                                   no attribute: nothing to do
+ *   SimplifyInference    0          -
+ *   FoldScaleAxis        2          -
  *
  * Thread safety: every function may be called from any thread; modules
  * are only read.
@@ -103,6 +105,33 @@ IRM_API int irm_dataflow_fuse_ops(irm_module *mod, int64_t max_depth, irm_module
  * around them so the function computes the same result (back-to-back
  * transposes cancel under SimplifyExpr). ValueError for another layout. */
 IRM_API int irm_dataflow_convert_layout(irm_module *mod, const char *layout, irm_module **out);
+
+/* SimplifyInference: nn.batch_norm(x, gamma, beta, mean, var) becomes
+ * x * s + shift with s = gamma / sqrt(var + epsilon) and shift = beta -
+ * mean * s (gamma left out when scale is false, beta when center is
+ * false), s and shift reshaped to (C, 1, ..., 1) to broadcast along
+ * `axis`; nn.dropout(x) becomes x. Built from ops (add, sqrt, divide,
+ * multiply, subtract, negative, reshape), so FoldConstant folds s and
+ * shift when the statistics are constants. A module with a batch_norm or
+ * dropout and an untyped function is typed first (irm_dataflow_infer_type);
+ * the result is fully typed. *out NEW (mod itself when it has neither
+ * op). Errors: ValueError for a NULL out, InferType's errors, MemoryError. */
+IRM_API int irm_dataflow_simplify_inference(irm_module *mod, irm_module **out);
+
+/* FoldScaleAxis (forward, as TVM's): multiply(conv2d(x, w), s) becomes
+ * conv2d(x, w * s'), and with a bias between them (nn.bias_add along the
+ * channel axis, or add of any expression b) the bias is scaled too:
+ * bias_add(conv2d(x, w * s'), b * s''), add(conv2d(x, w * s'), b * s).
+ * Only when s is a Constant of the convolution's float dtype varying at
+ * most along the output channels (shape (O, 1, 1) or (1, O, 1, 1) for
+ * NCHW, (O,) or (1, 1, 1, O) for NHWC, or one element), and the
+ * convolution (and bias) have no other use; s' and s'' are s reshaped
+ * along the weight's (OIHW or HWIO) and the bias' channels; a weight or
+ * bias_add bias that is a Constant is scaled by the pass itself into a
+ * Constant (as multiply computes it). Anything else
+ * is left as it is. Typing and errors as irm_dataflow_simplify_inference
+ * (the trigger is nn.conv2d). */
+IRM_API int irm_dataflow_fold_scale_axis(irm_module *mod, irm_module **out);
 
 #ifdef __cplusplus
 }

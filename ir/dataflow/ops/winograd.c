@@ -103,8 +103,8 @@ static int wino_geometry(const ops_ctx *c, wino *g) {
   if (w[0] != 4 || w[1] != 4 || g->ki != g->a.kernel_in_block || g->ko != g->a.kernel_out_block)
     return irm_error(IRM_ETYPE, "%s: %s must be [4, 4, O/%lld, I/%lld, %lld, %lld] (HWOI%lldi%lldo)", op,
                      irm_ops_arg_text_(c, 1, a), (long long)g->a.kernel_out_block, (long long)g->a.kernel_in_block,
-                     (long long)g->a.kernel_in_block, (long long)g->a.kernel_out_block,
-                     (long long)g->a.kernel_in_block, (long long)g->a.kernel_out_block);
+                     (long long)g->a.kernel_in_block, (long long)g->a.kernel_out_block, (long long)g->a.kernel_in_block,
+                     (long long)g->a.kernel_out_block);
   if (g->ib * g->ki != g->cb * g->x)
     return irm_error(IRM_ETYPE, "%s: %s has %lld input channels, %s has %lld (its blocks, padding included)", op,
                      irm_ops_arg_text_(c, 1, a), (long long)(g->ib * g->ki), irm_ops_arg_text_(c, 0, b),
@@ -126,8 +126,7 @@ static int wino_infer(const ops_ctx *c, irm_object **out) {
   int rc = wino_geometry(c, &g);
   if (rc) return rc;
   int64_t shape[5] = {g.n, g.ocb, g.oh, g.ow, g.x};
-  return irm_ops_make_type_(c, g.a.has_out_dtype ? g.a.out_dtype : irm_tensor_type_dtype(c->types[0]), shape, 5,
-                            out);
+  return irm_ops_make_type_(c, g.a.has_out_dtype ? g.a.out_dtype : irm_tensor_type_dtype(c->types[0]), shape, 5, out);
 }
 
 /* B^T d B of channel ic's 4x4 patch at (y0, x0) of image n into v. */
@@ -170,13 +169,16 @@ static int wino_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
           double m[4][4] = {{0}}, r[2][4], y[2][2];
           for (int64_t ic = 0; oc < wch && ic < cin; ic++)
             for (int e = 0; e < 16; e++) {
-              int64_t wi = (((((int64_t)e * g.ob + oc / g.ko) * g.ib + ic / g.ki) * g.ki + ic % g.ki) * g.ko) + oc % g.ko;
+              int64_t wi =
+                  (((((int64_t)e * g.ob + oc / g.ko) * g.ib + ic / g.ki) * g.ki + ic % g.ki) * g.ko) + oc % g.ko;
               m[e / 4][e % 4] += irm_ops_load_f64_(in[1], k, wi) * v[ic][e / 4][e % 4];
             }
           for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 4; j++) r[i][j] = AT[i][0] * m[0][j] + AT[i][1] * m[1][j] + AT[i][2] * m[2][j] + AT[i][3] * m[3][j];
+            for (int j = 0; j < 4; j++)
+              r[i][j] = AT[i][0] * m[0][j] + AT[i][1] * m[1][j] + AT[i][2] * m[2][j] + AT[i][3] * m[3][j];
           for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 2; j++) y[i][j] = AT[j][0] * r[i][0] + AT[j][1] * r[i][1] + AT[j][2] * r[i][2] + AT[j][3] * r[i][3];
+            for (int j = 0; j < 2; j++)
+              y[i][j] = AT[j][0] * r[i][0] + AT[j][1] * r[i][1] + AT[j][2] * r[i][2] + AT[j][3] * r[i][3];
           for (int i = 0; i < 2; i++)
             for (int j = 0; j < 2; j++) {
               int64_t oy = 2 * ty + i, ox = 2 * tx + j;

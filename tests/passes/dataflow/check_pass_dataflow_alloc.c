@@ -1,5 +1,7 @@
 /* Out of memory in the dataflow dialect's passes (passes/dataflow):
- * FuseOps over a typed program whose values are shared between groups.
+ * FuseOps over a typed program whose values are shared between groups;
+ * SimplifyInference and FoldScaleAxis over an untyped conv, bias, scale,
+ * batch norm and dropout.
  *
  * Each sweep (check_alloc_sweep_util.h) warms the operation up, then runs
  * it with N = 1, 2, 3, ... (allocation N fails, then: every allocation
@@ -64,11 +66,51 @@ START_TEST(test_oom_fuse_ops) {
 }
 END_TEST
 
+/* ---- SimplifyInference, then FoldScaleAxis ------------------------------------- */
+
+/* Both on the untyped module (so the typing they do first fails too). */
+static int run_fold_batch_norm(void *ctx) {
+  fuse_ctx *c = ctx;
+  irm_module *mid = NULL;
+  int rc = irm_dataflow_simplify_inference(c->mod, &mid);
+  ck_require(rc == 0 || mid == NULL, "irm_dataflow_simplify_inference failed but gave a result");
+  if (!rc) rc = irm_dataflow_fold_scale_axis(mid, &c->out);
+  ck_require(rc == 0 || c->out == NULL, "irm_dataflow_fold_scale_axis failed but gave a result");
+  irm_object_release(mid);
+  return rc;
+}
+
+START_TEST(test_oom_fold_batch_norm) {
+  static const char text[] = "#[version = \"irm-0.1\"]\n"
+                             "def @main(%x: Tensor[(1, 2, 3, 3), float32], %c: Tensor[(2,), float32]) {\n"
+                             "  %0 = nn.conv2d(%x, const(float32, [2, 2, 1, 1], [1, 2, 3, 4]));\n"
+                             "  %1 = nn.bias_add(%0, %c);\n"
+                             "  %2 = multiply(%1, const(float32, [2, 1, 1], [0.5, -2]));\n"
+                             "  %3 = nn.batch_norm(%2, %c, %c, %c, %c);\n"
+                             "  %4 = nn.dropout(%3);\n"
+                             "  %4\n"
+                             "}\n";
+  fuse_ctx c = {NULL, NULL, NULL};
+  ck_assert_int_eq(irm_dataflow_parse(text, sizeof text - 1, &c.mod), 0);
+  ck_assert_int_eq(run_fold_batch_norm(&c), 0);
+  c.want = c.out;
+  c.out = NULL;
+  operation op = {.what = "SimplifyInference + FoldScaleAxis",
+                  .run = run_fold_batch_norm,
+                  .after = after_fuse_ops,
+                  .ctx = &c};
+  sweep(&op);
+  irm_object_release(c.want);
+  irm_object_release(c.mod);
+}
+END_TEST
+
 static Suite *pass_dataflow_alloc_suite(void) {
   Suite *s = suite_create("pass_dataflow_alloc");
 
   TCase *tc = tcase_create("out_of_memory");
   tcase_add_test(tc, test_oom_fuse_ops);
+  tcase_add_test(tc, test_oom_fold_batch_norm);
   tcase_set_timeout(tc, 240);
   suite_add_tcase(s, tc);
   return s;

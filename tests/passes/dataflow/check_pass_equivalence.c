@@ -14,8 +14,9 @@
 #include "check_util.h"
 #include "dataflow_gen_ops.h"
 
-static const char *const pass_names[] = {"InferType",           "BindParams", "SimplifyExpr", "FoldConstant",
-                                         "DeadCodeElimination", "FuseOps",    "ConvertLayout"};
+static const char *const pass_names[] = {"InferType",     "BindParams",          "SimplifyExpr",
+                                         "FoldConstant",  "DeadCodeElimination", "FuseOps",
+                                         "ConvertLayout", "SimplifyInference",   "FoldScaleAxis"};
 enum { N_PASSES = sizeof pass_names / sizeof pass_names[0] };
 
 static int registered(const char *name) {
@@ -210,8 +211,9 @@ static void check_program(irm_module *m, uint64_t seed, const char *label) {
     irm_object_release(p);
   }
 
-  static const char *const full[] = {"InferType",    "BindParams",          "InferType", "SimplifyExpr",
-                                     "FoldConstant", "DeadCodeElimination", "FuseOps"};
+  static const char *const full[] = {"InferType",           "BindParams", "SimplifyInference", "FoldConstant",
+                                     "FoldScaleAxis",       "InferType",  "SimplifyExpr",      "FoldConstant",
+                                     "DeadCodeElimination", "FuseOps"};
   static const char *const shallow[] = {"InferType", "BindParams", "FoldConstant", "FuseOps{max_depth=1}",
                                         "DeadCodeElimination"};
   static const char *const layout[] = {"InferType",    "BindParams",   "ConvertLayout",       "InferType",
