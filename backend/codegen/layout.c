@@ -52,7 +52,8 @@ static int layout_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int64_t ist[CG_MAX_NDIM], ost[CG_MAX_NDIM];
   irm_cg_row_major_(in->shape, in->ndim, ist);
   irm_cg_row_major_(c->out.shape, c->out.ndim, ost);
-  for (int i = 0; i < nd; i++) P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)%s\n", i, i, LL(c->out.shape[i]), i, i == nd - 1 ? " {" : "");
+  for (int i = 0; i < nd; i++)
+    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)%s\n", i, i, LL(c->out.shape[i]), i, i == nd - 1 ? " {" : "");
   /* l<A>: the logical index along primal axis A; the lanes at or past its
    * extent are dst's padding */
   irm_text_buf cond;

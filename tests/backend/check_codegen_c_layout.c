@@ -9,11 +9,12 @@
 #define IRM_KERNELS_DIR "."
 #endif
 
-#define LT(name, shape, dt, src, dst)                                                                         \
-  {                                                                                                           \
-    name, "def @main(%a: Tensor[" shape ", " dt "]) { %0 = layout_transform(%a, src_layout=\"" src            \
-          "\", dst_layout=\"" dst "\"); %0 }",                                                                \
-        0                                                                                                     \
+#define LT(name, shape, dt, src, dst)                                                            \
+  {                                                                                              \
+    name,                                                                                        \
+        "def @main(%a: Tensor[" shape ", " dt "]) { %0 = layout_transform(%a, src_layout=\"" src \
+        "\", dst_layout=\"" dst "\"); %0 }",                                                     \
+        0                                                                                        \
   }
 
 /* The generated C of a case's kernel contains needle. */
@@ -62,11 +63,11 @@ START_TEST(loops) {
 END_TEST
 
 /* NCHW <-> NCHW<x>c cases for block x: channel counts that are and are not multiples of x. */
-#define KERNEL_CASES(x, s)                                                                      \
-  LT("k_to" #x, "(1, 3, 5, 5)", "float32", "NCHW", "NCHW" #x "c"),                              \
-      LT("k_to" #x "_full", "(2, " #s ", 3, 4)", "float32", "NCHW", "NCHW" #x "c"),             \
-      LT("k_from" #x, "(1, 1, 5, 5, " #x ")", "float32", "NCHW" #x "c", "NCHW"),                \
-      LT("k_from" #x "_2", "(2, 3, 3, 4, " #x ")", "float32", "NCHW" #x "c", "NCHW"),           \
+#define KERNEL_CASES(x, s)                                                            \
+  LT("k_to" #x, "(1, 3, 5, 5)", "float32", "NCHW", "NCHW" #x "c"),                    \
+      LT("k_to" #x "_full", "(2, " #s ", 3, 4)", "float32", "NCHW", "NCHW" #x "c"),   \
+      LT("k_from" #x, "(1, 1, 5, 5, " #x ")", "float32", "NCHW" #x "c", "NCHW"),      \
+      LT("k_from" #x "_2", "(2, 3, 3, 4, " #x ")", "float32", "NCHW" #x "c", "NCHW"), \
       LT("k_int" #x, "(1, 3, 5, 5)", "int32", "NCHW", "NCHW" #x "c") /* not float32: loops */
 
 /* The cases of blocks 4, 8 and 16 under target (cc flags extra): exactly

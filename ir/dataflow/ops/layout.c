@@ -57,11 +57,12 @@ static int layout_infer(const ops_ctx *c, irm_object **out) {
   char st[LAYOUT_TEXT], sh[OPS_SHAPE_BUF];
   irm_layout_text(s, st, sizeof st);
   if (nd != s->ndim)
-    return irm_error(IRM_ETYPE, "%s: argument 1 (data) has rank %d, src_layout '%s' has %d axes", c->def->name,
-                     (int)nd, st, s->ndim);
+    return irm_error(IRM_ETYPE, "%s: argument 1 (data) has rank %d, src_layout '%s' has %d axes", c->def->name, (int)nd,
+                     st, s->ndim);
   for (int i = 0; i < s->ndim; i++) {
     if (s->factor[i] && in[i] != s->factor[i])
-      return irm_error(IRM_ETYPE, "%s: argument 1 (data) of shape %s: dimension %d is sub-axis '%c' of src_layout '%s' "
+      return irm_error(IRM_ETYPE,
+                       "%s: argument 1 (data) of shape %s: dimension %d is sub-axis '%c' of src_layout '%s' "
                        "and must be %lld",
                        c->def->name, irm_ops_shape_text_(in, nd, sh), i, s->axis[i], st, (long long)s->factor[i]);
     int j = s->factor[i] ? -1 : irm_layout_find(s, (char)(s->axis[i] - 'A' + 'a'));
@@ -82,31 +83,31 @@ static int layout_infer(const ops_ctx *c, irm_object **out) {
 
 /* The row loop of one element size: the inner dst axis runs through the
  * table t of its primal axis with step m; base is the rest's src offset. */
-#define COPY_ROWS(T)                                                                \
-  do {                                                                              \
-    const T *src = irm_tensor_data_const(in[0]);                                    \
-    T *dst = irm_tensor_data(out);                                                  \
-    for (int64_t r = 0, o = 0; r < rows; r++, o += inner) {                         \
-      int64_t base = 0;                                                             \
-      int pad = 0;                                                                  \
-      for (int k = 0; k < np; k++) {                                                \
-        if (k == ki) continue;                                                      \
+#define COPY_ROWS(T)                                                                 \
+  do {                                                                               \
+    const T *src = irm_tensor_data_const(in[0]);                                     \
+    T *dst = irm_tensor_data(out);                                                   \
+    for (int64_t r = 0, o = 0; r < rows; r++, o += inner) {                          \
+      int64_t base = 0;                                                              \
+      int pad = 0;                                                                   \
+      for (int k = 0; k < np; k++) {                                                 \
+        if (k == ki) continue;                                                       \
         int64_t v = tab[k][lx[k]];                                                   \
-        pad |= v < 0;                                                               \
-        base += v;                                                                  \
-      }                                                                             \
-      if (!pad) {                                                                   \
+        pad |= v < 0;                                                                \
+        base += v;                                                                   \
+      }                                                                              \
+      if (!pad) {                                                                    \
         const int64_t *t = tab[ki] + lx[ki];                                         \
-        for (int64_t i = 0; i < inner; i++)                                         \
-          if (t[i * m] >= 0) dst[o + i] = src[base + t[i * m]];                     \
-      }                                                                             \
+        for (int64_t i = 0; i < inner; i++)                                          \
+          if (t[i * m] >= 0) dst[o + i] = src[base + t[i * m]];                      \
+      }                                                                              \
       for (int d = nd - 2; d >= 0; d--) { /* the odometer over the outer dst axes */ \
         lx[pk[d]] += mult[d];                                                        \
-        if (++idx[d] < shape[d]) break;                                             \
+        if (++idx[d] < shape[d]) break;                                              \
         lx[pk[d]] -= mult[d] * shape[d];                                             \
-        idx[d] = 0;                                                                 \
-      }                                                                             \
-    }                                                                               \
+        idx[d] = 0;                                                                  \
+      }                                                                              \
+    }                                                                                \
   } while (0)
 
 static int layout_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {

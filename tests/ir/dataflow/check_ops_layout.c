@@ -3,6 +3,9 @@
  * blocked axes' ceil padding, every error with its message, values with
  * zero padding lanes, round trips, weights packed OIHW -> OIHW8i16o against
  * the direct formula, and dtypes other than float32. */
+#include <irm/dataflow/passes.h>
+#include <irm/dataflow/text.h>
+
 #include "check_ops_util.h"
 
 #define OP "layout_transform"
@@ -27,7 +30,7 @@ START_TEST(test_parse_reads_primal_and_sub_axes) {
   char buf[64];
   ck_assert_str_eq(irm_layout_text(&l, buf, sizeof buf), "OIHW8i16o");
   ck_assert_str_eq(irm_layout_text(&l, buf, 5), "OIHW"); /* truncated, terminated */
-  ck_assert_ok(irm_layout_parse("NC4cHW", &l)); /* a sub-axis anywhere, its primal axis before or after */
+  ck_assert_ok(irm_layout_parse("NC4cHW", &l));          /* a sub-axis anywhere, its primal axis before or after */
   ck_assert_ok(irm_layout_parse("4cNCHW", &l));
   ck_assert(l.axis[0] == 'c' && l.factor[0] == 4 && l.ndim == 5);
   ck_assert_ok(irm_layout_parse("NCHW2147483647c", &l));
@@ -83,10 +86,14 @@ START_TEST(test_type_shapes_pad_blocked_axes_up) {
 END_TEST
 
 START_TEST(test_type_errors) {
-  EXPECT_TYPE_ERROR(OP, "dst_layout=NCHW", IRM_EVALUE, "ValueError: attributes of layout_transform: op 'layout_transform' requires option 'src_layout' (str)",
-                    T("float32", SHAPE(1, 3, 5, 5)));
-  EXPECT_TYPE_ERROR(OP, "src_layout=NCHW", IRM_EVALUE, "ValueError: attributes of layout_transform: op 'layout_transform' requires option 'dst_layout' (str)",
-                    T("float32", SHAPE(1, 3, 5, 5)));
+  EXPECT_TYPE_ERROR(
+      OP, "dst_layout=NCHW", IRM_EVALUE,
+      "ValueError: attributes of layout_transform: op 'layout_transform' requires option 'src_layout' (str)",
+      T("float32", SHAPE(1, 3, 5, 5)));
+  EXPECT_TYPE_ERROR(
+      OP, "src_layout=NCHW", IRM_EVALUE,
+      "ValueError: attributes of layout_transform: op 'layout_transform' requires option 'dst_layout' (str)",
+      T("float32", SHAPE(1, 3, 5, 5)));
   EXPECT_TYPE_ERROR(OP, "src_layout=NCHW8;dst_layout=NCHW", IRM_EVALUE,
                     "ValueError: layout_transform: attribute 'src_layout': layout 'NCHW8': the factor 8 must be "
                     "followed by a lower-case axis letter",
@@ -168,7 +175,8 @@ START_TEST(test_eval_nchw_to_nchwc_zero_pads) {
   irm_object_release(out);
   irm_object_release(in);
   /* a small one by hand */
-  ck_assert_ok(EVAL(OP, "src_layout=NCHW;dst_layout=NCHW2c", &out, TENSOR("int32", SHAPE(1, 3, 1, 2), VALS(1, 2, 3, 4, 5, 6))));
+  ck_assert_ok(
+      EVAL(OP, "src_layout=NCHW;dst_layout=NCHW2c", &out, TENSOR("int32", SHAPE(1, 3, 1, 2), VALS(1, 2, 3, 4, 5, 6))));
   EXPECT_VALUES(out, "int32", SHAPE(1, 2, 1, 2, 2), VALS(1, 3, 2, 4, 5, 0, 6, 0), 0);
 }
 END_TEST
@@ -235,8 +243,8 @@ START_TEST(test_eval_between_blockings_and_dtypes) {
                     TENSOR("int32", SHAPE(1, 3, 1, 1, 2), VALS(1, 2, 3, 4, 5, 6))));
   EXPECT_VALUES(out, "int32", SHAPE(1, 2, 1, 1, 4), VALS(1, 2, 3, 4, 5, 6, 0, 0), 0);
   /* a transpose: NCHW -> NHWC */
-  ck_assert_ok(EVAL(OP, "src_layout=NCHW;dst_layout=NHWC", &out,
-                    TENSOR("int8", SHAPE(1, 2, 1, 3), VALS(1, 2, 3, -4, -5, -6))));
+  ck_assert_ok(
+      EVAL(OP, "src_layout=NCHW;dst_layout=NHWC", &out, TENSOR("int8", SHAPE(1, 2, 1, 3), VALS(1, 2, 3, -4, -5, -6))));
   EXPECT_VALUES(out, "int8", SHAPE(1, 1, 3, 2), VALS(1, -4, 2, -5, 3, -6), 0);
   /* NHWC -> NCHW2c, int64 and float64, float16 and bool (every element size) */
   static const char *const dtypes[] = {"int64", "float64", "float16", "bool", "uint8"};
@@ -252,6 +260,30 @@ START_TEST(test_eval_between_blockings_and_dtypes) {
   ck_assert_ok(EVAL(OP, "src_layout=C;dst_layout=C4c", &out, TENSOR("float32", SHAPE(5), VALS(1, 2, 3, 4, 5))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 4), VALS(1, 2, 3, 4, 5, 0, 0, 0), 0);
   EXPECT_EVAL_ERROR(OP, NCHW8C_, IRM_ETYPE, NULL, TENSOR("float32", SHAPE(1, 1, 1, 1, 4), NULL));
+}
+END_TEST
+
+/* FoldConstant packs a constant weight: the call becomes a Constant. */
+START_TEST(test_fold_constant_packs_weights) {
+  static const char text[] = "#[version = \"irm-0.1\"]\n"
+                             "def @main() {\n"
+                             "  %0 = layout_transform(const(float32, [2, 3, 1, 1], [1, 2, 3, 4, 5, 6]), "
+                             "src_layout=\"OIHW\", dst_layout=\"OIHW2i2o\");\n"
+                             "  %0\n"
+                             "}\n";
+  irm_module *m = NULL, *typed = NULL, *out = NULL;
+  ck_assert_ok(irm_dataflow_parse(text, strlen(text), &m));
+  ck_assert_ok(irm_dataflow_infer_type(m, &typed));
+  ck_assert_ok(irm_dataflow_fold_constant(typed, &out));
+  const irm_object *body = irm_function_body(irm_module_function(out, "main"));
+  ck_assert_int_eq(irm_expr_kind_of(body), IRM_EXPR_CONSTANT);
+  irm_object *data = irm_constant_data(body);
+  irm_object_retain(data);
+  /* out[0][i/2][0][0][i%2][o] = w[o][i]: i = 0, 1 then i = 2 and a zero lane */
+  EXPECT_VALUES(data, "float32", SHAPE(1, 2, 1, 1, 2, 2), VALS(1, 4, 2, 5, 3, 6, 0, 0), 0);
+  irm_object_release(out);
+  irm_object_release(typed);
+  irm_object_release(m);
 }
 END_TEST
 
@@ -274,6 +306,7 @@ static Suite *ops_layout_suite(void) {
   tcase_add_test(tc, test_eval_round_trips);
   tcase_add_test(tc, test_eval_weights_against_the_formula);
   tcase_add_test(tc, test_eval_between_blockings_and_dtypes);
+  tcase_add_test(tc, test_fold_constant_packs_weights);
   tcase_add_test(tc, test_pattern_is_injective);
   suite_add_tcase(s, tc);
   return s;
