@@ -291,8 +291,10 @@ int irm_layout_parse(const char *name, irm_layout *out) {
       return bad_layout(name, "the factor %.*s must be followed by a lower-case axis letter, got '%c'", len, digits, a);
     }
     if (a >= 'a' && a <= 'z' && !has_factor) return bad_layout(name, "sub-axis '%c' needs a factor before it", a);
-    if (!(a >= 'A' && a <= 'Z') && !(a >= 'a' && a <= 'z'))
-      return bad_layout(name, "'%c' is not an axis letter (A-Z, or a factor and a-z)", a);
+    if (!(a >= 'A' && a <= 'Z') && !(a >= 'a' && a <= 'z')) {
+      if (a > ' ' && a < 0x7f) return bad_layout(name, "'%c' is not an axis letter (A-Z, or a factor and a-z)", a);
+      return bad_layout(name, "byte 0x%02x is not an axis letter (A-Z, or a factor and a-z)", (unsigned char)a);
+    }
     if (has_factor && (f < 1 || f > INT32_MAX))
       return bad_layout(name, "the factor %.*s of sub-axis '%c' must be 1..%d", len, digits, a, (int)INT32_MAX);
     if (irm_layout_find(out, a) >= 0) return bad_layout(name, "axis '%c' appears twice", a);

@@ -53,6 +53,8 @@ START_TEST(test_parse_errors_name_the_layout) {
       {"NCHW4c8c", "ValueError: layout 'NCHW4c8c': axis 'c' appears twice"},
       {"NHW8c", "ValueError: layout 'NHW8c': sub-axis 'c' has no primal axis 'C'"},
       {"NC-HW", "ValueError: layout 'NC-HW': '-' is not an axis letter (A-Z, or a factor and a-z)"},
+      {"NC HW", "ValueError: layout 'NC HW': byte 0x20 is not an axis letter (A-Z, or a factor and a-z)"},
+      {"NCHW\xc3\xa9", "ValueError: layout 'NCHW\xc3\xa9': byte 0xc3 is not an axis letter (A-Z, or a factor and a-z)"},
       {"ABCDEFGHIJKLMNOPQ", "ValueError: layout 'ABCDEFGHIJKLMNOPQ': more than 16 axes"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
