@@ -71,7 +71,10 @@ static int layout_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     if (c->out.shape[i] * d->factor[di] > extent) P(&cond, "%sl%c < %lld", cond.len ? " && " : "", A, LL(extent));
   }
   P(b, "      %s[", c->out.name);
-  for (int i = 0; i < nd; i++) P(b, ost[i] == 1 ? "%si%d" : "%si%d * %lld", i ? " + " : "", i, LL(ost[i]));
+  for (int i = 0; i < nd; i++) {
+    P(b, "%si%d", i ? " + " : "", i);
+    if (ost[i] != 1) P(b, " * %lld", LL(ost[i]));
+  }
   P(b, "] = ");
   if (cond.len) P(b, "%s ? ", irm_text_buf_cstr_(&cond));
   P(b, "%s[", in->name);
