@@ -42,6 +42,7 @@
 #ifndef IRM_OP_ATTRS_H
 #define IRM_OP_ATTRS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "irm/object.h"
@@ -186,6 +187,50 @@ typedef struct irm_resize2d_attrs {
   double roi[4];   /* roi_y1, roi_x1, roi_y2, roi_x2 */
 } irm_resize2d_attrs;
 IRM_API int irm_resize2d_attrs_decode(const char *op, const irm_object *attrs, irm_resize2d_attrs *out);
+
+/* ---- layout ----------------------------------------------------------- */
+
+/* The most axes a layout string has: one per tensor dimension. */
+#define IRM_LAYOUT_MAX_AXES IRM_TENSOR_MAX_NDIM
+
+/* A layout as TVM writes it ("NCHW", "NHWC", "NCHW8c", "OIHW8i16o"): one
+ * entry per tensor dimension, in order. An upper-case letter is a primal
+ * axis; a number followed by a lower-case letter is a sub-axis of the
+ * primal axis of that letter, split by that factor: "NCHW8c" is
+ * [N][C/8][H][W][8], axis C split into blocks of 8 lanes. */
+typedef struct irm_layout {
+  int ndim;                            /* 1..IRM_LAYOUT_MAX_AXES */
+  char axis[IRM_LAYOUT_MAX_AXES];      /* 'A'..'Z' primal, 'a'..'z' sub-axis */
+  int64_t factor[IRM_LAYOUT_MAX_AXES]; /* a sub-axis' factor, 1..INT32_MAX; 0 for a primal axis */
+} irm_layout;
+
+/* Parses a layout string into *out. Each letter appears at most once as a
+ * primal axis and once as a sub-axis; a sub-axis needs its primal axis in
+ * the same layout (before or after it). Errors (ValueError, *out then
+ * unspecified): "layout 'NCHW8': the factor 8 must be followed by a
+ * lower-case axis letter", an empty or NULL name, a sub-axis without a
+ * factor, a factor of 0 or above INT32_MAX, a repeated axis, a sub-axis
+ * without its primal axis, a character that is not an axis letter, more
+ * than IRM_LAYOUT_MAX_AXES axes. Reads only name; any thread. */
+IRM_API int irm_layout_parse(const char *name, irm_layout *out);
+
+/* The position of axis (a primal or a sub-axis letter) in l, or -1. */
+IRM_API int irm_layout_find(const irm_layout *l, char axis);
+
+/* The text of l ("NCHW8c") into buf (size bytes, truncated to fit, always
+ * terminated when size > 0); returns buf. A parsed layout's text has at
+ * most IRM_LAYOUT_MAX_AXES * 11 bytes and parses back to the same l. */
+IRM_API const char *irm_layout_text(const irm_layout *l, char *buf, size_t size);
+
+/* layout_transform. src_layout and dst_layout are required (absent:
+ * ValueError), each parsed by irm_layout_parse (its ValueError names the
+ * attribute), and must have the same primal axes: ValueError
+ * "layout_transform: src_layout 'NCHW' and dst_layout 'NCW8c' have
+ * different primal axes". No defaults. */
+typedef struct irm_layout_transform_attrs {
+  irm_layout src_layout, dst_layout;
+} irm_layout_transform_attrs;
+IRM_API int irm_layout_transform_attrs_decode(const char *op, const irm_object *attrs, irm_layout_transform_attrs *out);
 
 /* ---- nn --------------------------------------------------------------- */
 

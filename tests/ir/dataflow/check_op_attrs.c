@@ -87,6 +87,7 @@ WRAP(conv2d_transpose)
 WRAP(pool2d)
 WRAP(global_pool2d)
 WRAP(resize2d)
+WRAP(layout_transform)
 WRAP(dense)
 WRAP(bias_add)
 WRAP(batch_norm)
@@ -125,6 +126,7 @@ static const decoder_case cases[] = {
     CASE("nn.global_max_pool2d", global_pool2d, NULL),
     CASE("nn.global_avg_pool2d", global_pool2d, NULL),
     CASE("image.resize2d", resize2d, "size"),
+    CASE("layout_transform", layout_transform, "src_layout"),
     CASE("nn.dense", dense, NULL),
     CASE("nn.bias_add", bias_add, NULL),
     CASE("nn.batch_norm", batch_norm, NULL),
@@ -159,6 +161,11 @@ static const decoder_case cases[] = {
 static irm_object *required_attrs(const decoder_case *k) {
   if (!k->required) return NULL;
   if (strcmp(k->required, "dtype") == 0) return map1("dtype", irm_any_str("int8"));
+  if (strcmp(k->required, "src_layout") == 0) {
+    const char *keys[] = {"src_layout", "dst_layout"};
+    irm_any values[] = {irm_any_str("NCHW"), irm_any_str("NCHW8c")};
+    return new_map(keys, values, 2);
+  }
   if (strcmp(k->required, "begin") == 0) {
     const char *keys[] = {"begin", "end"};
     irm_object *b = INTS(0), *e = INTS(1);
@@ -313,6 +320,14 @@ START_TEST(test_bad_values_keep_the_type_rules_words) {
   attrs = map_ints("size", INTS(4));
   ck_assert_error(irm_resize2d_attrs_decode("image.resize2d", attrs, &r), IRM_EVALUE,
                   "ValueError: image.resize2d: size must have 2 values (height, width), got 1");
+  irm_object_release(attrs);
+
+  irm_layout_transform_attrs lt;
+  ck_assert_error(irm_layout_transform_attrs_decode("layout_transform", NULL, &lt), IRM_EVALUE,
+                  "ValueError: layout_transform: attribute 'src_layout' is required");
+  attrs = map1("src_layout", irm_any_str("NCHW"));
+  ck_assert_error(irm_layout_transform_attrs_decode("layout_transform", attrs, &lt), IRM_EVALUE,
+                  "ValueError: layout_transform: attribute 'dst_layout' is required");
   irm_object_release(attrs);
 
   irm_cast_attrs cast;

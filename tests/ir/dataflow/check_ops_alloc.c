@@ -105,6 +105,7 @@ START_TEST(test_oom_in_transform_ops) {
   SWEEP_OP("transpose", "axes=1,0", TENSOR("int32", SHAPE(2, 3), NULL));
   SWEEP_OP("sum", "axis=1;keepdims=true", TENSOR("float32", SHAPE(2, 3), NULL));
   SWEEP_OP("mean", NULL, TENSOR("int8", SHAPE(2, 3), NULL));
+  SWEEP_OP("layout_transform", "src_layout=NCHW;dst_layout=NCHW4c", TENSOR("float32", SHAPE(1, 3, 2, 2), NULL));
 }
 END_TEST
 
