@@ -10,6 +10,7 @@
 #include "irm/function.h"
 #include "irm/pass.h"
 #include "irm/runtime.h"
+#include "irm/target.h"
 #include "load/load_internal.h"
 
 /* The level of built-in attributes (executor.SetKindAttr's default), so
@@ -33,20 +34,45 @@ int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out)
  * FoldScaleAxis moves the scale into the convolution before it: batch
  * norms cost nothing at run time. */
 static const char *const default_passes[] = {
-    "InferType",     "BindParams",   "SimplifyInference", "FoldConstant",        "FoldScaleAxis",
-    "ConvertLayout", "SimplifyExpr", "FoldConstant",      "DeadCodeElimination", "FuseOps"};
+    "InferType",     "BindParams",   "SimplifyInference", "FoldConstant", "FoldScaleAxis",       "ConvertLayout",
+    "SimplifyExpr",  "AlterOpLayout", "InferType",        "FoldConstant", "DeadCodeElimination", "FuseOps"};
+
+/* AlterOpLayout's options for the config's target: the channel block of
+ * runtime/kernels under its flags, for a c or llvm target (none for
+ * another kind, or when the compiler cannot tell). *out NEW or NULL. */
+static int alter_layout_options(const irm_any *args, int32_t nargs, irm_object **out) {
+  *out = NULL;
+  if (nargs < 1 || args[0].type_code != IRM_OBJECT || !irm_object_is(args[0].v_obj, IRM_COMPILATION_CONFIG_TYPE_KEY))
+    return IRM_OK;
+  const irm_object *t = irm_compilation_config_default_primitive_target(args[0].v_obj);
+  const char *kind = t && irm_is_target(t) ? irm_target_kind_name((const irm_target *)t) : NULL;
+  if (!kind) return IRM_OK;
+  irm_cc_isa_ isa;
+  if (strcmp(kind, "c") != 0 && strcmp(kind, "llvm") != 0) return IRM_OK;
+  if (irm_cc_target_isa_(t, &isa)) {
+    irm_clear_error();
+    return IRM_OK;
+  }
+  const char *key = "block";
+  irm_any v = irm_any_int(isa.kernel_block);
+  return irm_map_from_pairs(&key, &v, 1, out);
+}
 
 /* driver.DefaultPipeline([config]) -> Pass: the executor.pipeline of graph
- * and aot. The config is not needed yet. */
+ * and aot. The config's target sets AlterOpLayout's block (the convs then
+ * run runtime/kernels on NCHW{x}c data). */
 static int default_pipeline(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "driver.DefaultPipeline";
-  (void)args;
   (void)resource;
   int rc = irm_arg_count(fn, nargs, 0, 1);
   if (rc) return rc;
   enum { N = sizeof default_passes / sizeof default_passes[0] };
   irm_pass *passes[N] = {NULL};
-  for (size_t i = 0; !rc && i < N; i++) rc = irm_pass_get(default_passes[i], NULL, &passes[i]);
+  irm_object *alter = NULL;
+  rc = alter_layout_options(args, nargs, &alter);
+  for (size_t i = 0; i < N && !rc; i++)
+    rc = irm_pass_get(default_passes[i], strcmp(default_passes[i], "AlterOpLayout") == 0 ? alter : NULL, &passes[i]);
+  irm_object_release(alter);
   irm_pass *seq = NULL;
   if (!rc) rc = irm_sequential_new(passes, N, 0, "driver.default", &seq);
   for (size_t i = 0; i < N; i++) irm_object_release(passes[i]);
