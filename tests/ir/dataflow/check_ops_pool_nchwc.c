@@ -189,8 +189,8 @@ START_TEST(test_errors) {
   static const struct {
     const char *name, *best;
   } bad[] = {
-      {"NCHW16C", "NCHW16c"}, {"nchw8c", "NCHW8c"}, {"NCHW8", "NCHW8c"},   {"NCHW08c", "NCHW8c"},
-      {"NCWH", "NCHW"},       {"NCHWc", "NCHW"},    {"NCHW0c", "NCHW"},    {"NCHW16cc", "NCHW16c"},
+      {"NCHW16C", "NCHW16c"}, {"nchw8c", "NCHW8c"},  {"NCHW8", "NCHW8c"},       {"NCHW08c", "NCHW8c"},
+      {"NCWH", "NCHW"},       {"NCHWc", "NCHW"},     {"NCHW0c", "NCHW"},        {"NCHW16cc", "NCHW16c"},
       {"NHWC4c", "NCHW4c"},   {"NCHW-4c", "NCHW4c"}, {"NCHW4294967296c", NULL},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
