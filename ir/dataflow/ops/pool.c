@@ -27,16 +27,11 @@ typedef struct pool_geom {
   int nhwc, blocked;          /* blocked: NCHW{x}c (rank 5) */
 } pool_geom;
 
-/* Element strides of an [n][c][h][w] tensor in g's layout: N, channel
- * block, lane within the block, H, W. NCHW and NHWC are NCHW{x}c's form
- * with x 1 (a lane stride of 0), so one loop nest reads all three. */
+/* Element strides of an [n][c][h][w] tensor in g's layout
+ * (irm_kernel_pool_strides): NCHW and NHWC are NCHW{x}c's form with x 1,
+ * so one loop nest reads all three. */
 static void pool_strides(const pool_geom *g, int64_t h, int64_t w, int64_t st[5]) {
-  int64_t blocks = g->c / g->x;
-  st[0] = blocks * h * w * g->x;
-  st[1] = g->nhwc ? 1 : h * w * g->x;
-  st[2] = g->blocked;
-  st[3] = w * (g->nhwc ? g->c : g->x);
-  st[4] = g->nhwc ? g->c : g->x;
+  irm_kernel_pool_strides(g->nhwc, g->blocked ? g->x : 0, g->c, h, w, st);
 }
 
 /* Reads data's dimensions in the layout (block: NCHW{x}c's x, or 0);
@@ -176,7 +171,7 @@ static int global_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
       double fsum = 0, top = irm_ops_lowest_(k);
       int64_t isum = 0, base = n * ds[0] + ch / g.x * ds[1] + ch % g.x * ds[2];
       for (int64_t p = 0; p < hw; p++) {
-        int64_t di = base + p / g.w * ds[3] + p % g.w * ds[4];
+        int64_t di = base + p * ds[4];
         double x = irm_ops_load_f64_(in[0], k, di);
         if (is_max) top = isnan(x) || isnan(top) ? NAN : x > top ? x : top; /* NaN wins, as in the pools */
         else if (irm_ops_kind_is_float_(k)) fsum += x;
