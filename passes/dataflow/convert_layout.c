@@ -49,25 +49,26 @@ static const char *const kernel_layouts[] = {"OIHW", "HWIO"};
 
 /* The call's data and kernel layout names, decoded as the op decodes its
  * attributes (irm/dataflow/op_attrs.h); 0 when the op refuses them (its
- * own checks report that). */
+ * own checks report that) or when a pool is in NCHW{x}c (left as it is). */
 static int layouts_of(const irm_object *call, int conv, const char **data, const char **kernel) {
   const char *op = irm_op_name(irm_call_callee(call));
   const irm_object *attrs = irm_call_attrs(call);
   int rc, layout = 0;
+  int64_t block = 0; /* a pool in NCHW{x}c: not this pass's to move */
   if (conv) {
     irm_conv2d_attrs a;
     if (!(rc = irm_conv2d_attrs_decode(op, attrs, &a)))
       layout = a.data_layout, *kernel = kernel_layouts[a.kernel_layout];
   } else if (irm_dataflow_is_call_of_(call, "nn.global_avg_pool2d")) {
     irm_global_pool2d_attrs a;
-    if (!(rc = irm_global_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout;
+    if (!(rc = irm_global_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout, block = a.layout_block;
   } else {
     irm_pool2d_attrs a;
-    if (!(rc = irm_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout;
+    if (!(rc = irm_pool2d_attrs_decode(op, attrs, &a))) layout = a.layout, block = a.layout_block;
   }
   if (rc) irm_clear_error();
   *data = data_layouts[layout];
-  return !rc;
+  return !rc && !block;
 }
 
 typedef struct layout_ctx {

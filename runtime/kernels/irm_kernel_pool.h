@@ -3,7 +3,12 @@
  * Windows inside the input (the interior) run with no per-tap test;
  * border rows and columns narrow the window's tap range instead. The
  * output size is the caller's (floor or ceil mode alike): a window that
- * lies entirely in padding gives -inf (max) or 0 (average). */
+ * lies entirely in padding gives -inf (max) or 0 (average). A NaN tap
+ * wins a max, as in irm's evaluator and TVM (on x86 and in plain loops a
+ * NaN tap itself, the window's last; NEON's max gives the default NaN).
+ * An average sums in float in tap order and multiplies by the reciprocal
+ * of the count. The global max runs four accumulators, so of two equal
+ * zeros of either sign it may keep another than a sequential scan. */
 #ifndef IRM_KERNEL_POOL_H
 #define IRM_KERNEL_POOL_H
 
@@ -27,6 +32,31 @@ typedef struct irm_kernel_pool_shape {
 
 enum { IRM_KERNEL_POOL_MAX = 0, IRM_KERNEL_POOL_AVG = 1, IRM_KERNEL_POOL_AVG_INCLUDE_PAD = 2 };
 
+/* max(v, acc) in which a NaN v wins (irm_kv_max returns acc then: maxps'
+ * rule), the branches of irm_kernel_vec.h. A NaN acc stays: every branch
+ * returns acc when acc is NaN and v is not. */
+#if !defined(IRM_KV_GENERIC) && defined(__AVX512F__)
+IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
+  return _mm512_mask_mov_ps(_mm512_max_ps(v, acc), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), v);
+}
+#elif !defined(IRM_KV_GENERIC) && defined(__AVX2__) && defined(__FMA__)
+IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
+  return _mm256_blendv_ps(_mm256_max_ps(v, acc), v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+#elif !defined(IRM_KV_GENERIC) && defined(__SSE2__)
+IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
+  __m128 nan = _mm_cmpunord_ps(v, v);
+  return _mm_or_ps(_mm_and_ps(nan, v), _mm_andnot_ps(nan, _mm_max_ps(v, acc)));
+}
+#elif !defined(IRM_KV_GENERIC) && defined(__ARM_NEON)
+IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) { return vmaxq_f32(v, acc); } /* FMAX: NaN wins */
+#else
+IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
+  for (int i = 0; i < IRM_KV_WIDTH; i++) acc.v[i] = v.v[i] > acc.v[i] || v.v[i] != v.v[i] ? v.v[i] : acc.v[i];
+  return acc;
+}
+#endif
+
 /* One output pixel: the taps [kh_lo, kh_hi) x [kw_lo, kw_hi) of the window
  * whose tap (0, 0) is input pixel (ih0, iw0); div: the average's divisor. */
 IRM_KV_INLINE irm_kv irm_kernel_pool_window_(const irm_kernel_pool_shape *s, const float *in, int ih0, int iw0,
@@ -37,7 +67,7 @@ IRM_KV_INLINE irm_kv irm_kernel_pool_window_(const irm_kernel_pool_shape *s, con
     const float *row = in + ((ptrdiff_t)(ih0 + kh * s->dh) * s->iw + iw0) * x;
     for (int kw = kw_lo; kw < kw_hi; kw++) {
       irm_kv v = irm_kv_load(row + (ptrdiff_t)kw * s->dw * x);
-      acc = kind == IRM_KERNEL_POOL_MAX ? irm_kv_max(v, acc) : irm_kv_add(acc, v);
+      acc = kind == IRM_KERNEL_POOL_MAX ? irm_kernel_pool_max_(v, acc) : irm_kv_add(acc, v);
     }
   }
   if (kind == IRM_KERNEL_POOL_MAX) return acc;
@@ -105,16 +135,16 @@ IRM_KV_INLINE void irm_kernel_global_pool_nchwc(const float *in, float *out, int
     for (; i + 4 <= hw; i += 4) {
       irm_kv v0 = irm_kv_load(p + i * x), v1 = irm_kv_load(p + (i + 1) * x);
       irm_kv v2 = irm_kv_load(p + (i + 2) * x), v3 = irm_kv_load(p + (i + 3) * x);
-      a0 = is_max ? irm_kv_max(v0, a0) : irm_kv_add(a0, v0);
-      a1 = is_max ? irm_kv_max(v1, a1) : irm_kv_add(a1, v1);
-      a2 = is_max ? irm_kv_max(v2, a2) : irm_kv_add(a2, v2);
-      a3 = is_max ? irm_kv_max(v3, a3) : irm_kv_add(a3, v3);
+      a0 = is_max ? irm_kernel_pool_max_(v0, a0) : irm_kv_add(a0, v0);
+      a1 = is_max ? irm_kernel_pool_max_(v1, a1) : irm_kv_add(a1, v1);
+      a2 = is_max ? irm_kernel_pool_max_(v2, a2) : irm_kv_add(a2, v2);
+      a3 = is_max ? irm_kernel_pool_max_(v3, a3) : irm_kv_add(a3, v3);
     }
     for (; i < hw; i++) {
       irm_kv v = irm_kv_load(p + i * x);
-      a0 = is_max ? irm_kv_max(v, a0) : irm_kv_add(a0, v);
+      a0 = is_max ? irm_kernel_pool_max_(v, a0) : irm_kv_add(a0, v);
     }
-    irm_kv r = is_max ? irm_kv_max(irm_kv_max(a0, a1), irm_kv_max(a2, a3))
+    irm_kv r = is_max ? irm_kernel_pool_max_(irm_kernel_pool_max_(a0, a1), irm_kernel_pool_max_(a2, a3))
                       : irm_kv_mul(irm_kv_add(irm_kv_add(a0, a1), irm_kv_add(a2, a3)), irm_kv_set1(1.0f / (float)hw));
     irm_kv_store(out + (size_t)plane * x, r);
   }

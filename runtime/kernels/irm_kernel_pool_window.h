@@ -7,7 +7,8 @@
  *
  * A window along one axis has size taps spaced dilation apart, moves by
  * stride, and sees the input (in positions) padded by pad_begin before and
- * pad_end after. */
+ * pad_end after. irm_kernel_pool_strides addresses the three layouts
+ * (NCHW, NHWC, NCHW{x}c) alike. */
 #ifndef IRM_KERNEL_POOL_WINDOW_H
 #define IRM_KERNEL_POOL_WINDOW_H
 
@@ -41,6 +42,20 @@ static inline int64_t irm_kernel_pool_taps_in(int64_t start, int64_t size, int64
   int64_t n = 0;
   for (int64_t k = 0; k < size; k++) n += start + k * dilation >= lo && start + k * dilation <= hi;
   return n;
+}
+
+/* Element strides of a pool's [n][c][h][w] tensor (c counting channels)
+ * in its layout: N, channel block, lane within the block, H, W. block 0:
+ * NCHW (nhwc 0) or NHWC, blocks of one channel (a lane stride of 0);
+ * block x: NCHW{x}c, [n][c/x][h][w][x]. In every layout pixel p of a
+ * plane (p = h * w + w) is at p * st[4]. */
+static inline void irm_kernel_pool_strides(int nhwc, int64_t block, int64_t c, int64_t h, int64_t w, int64_t st[5]) {
+  int64_t x = block > 0 ? block : 1;
+  st[0] = c * h * w;
+  st[1] = nhwc ? 1 : h * w * x;
+  st[2] = block > 0;
+  st[3] = w * (nhwc ? c : x);
+  st[4] = nhwc ? c : x;
 }
 
 #endif

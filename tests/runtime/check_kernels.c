@@ -2,7 +2,7 @@
  * and the layout transforms against naive NCHW references written here,
  * on random shapes (channel counts off the block, 1x1 and 2x2 maps,
  * strides, dilations, groups, padding larger than the kernel, batch > 1)
- * and each epilogue. Built once per vector width (tests/CMakeLists.txt);
+ * and each epilogue; the pools with NaN taps too. Built once per vector width (tests/CMakeLists.txt);
  * IRM_TEST_ISA names the width the build expects, and a machine that
  * cannot run it skips the suite (exit 77). */
 #include <check.h>
@@ -317,7 +317,7 @@ static void pool_ref(const irm_kernel_pool_shape *s, const float *in, int kind, 
             if (kind == IRM_KERNEL_POOL_AVG_INCLUDE_PAD ? in_pad : inside) count++;
             if (!inside) continue;
             double v = in[((size_t)p * s->ih + ih) * s->iw + iw];
-            if (kind == IRM_KERNEL_POOL_MAX) acc = v > acc ? v : acc;
+            if (kind == IRM_KERNEL_POOL_MAX) acc = v > acc || v != v ? v : acc; /* NaN wins */
             else acc += v;
           }
         if (kind != IRM_KERNEL_POOL_MAX) acc = count ? acc / count : 0;
@@ -325,9 +325,11 @@ static void pool_ref(const irm_kernel_pool_shape *s, const float *in, int kind, 
       }
 }
 
-static void check_pool(const irm_kernel_pool_shape *s, int kind) {
+/* nan_every > 0: every nan_every-th input is NaN. */
+static void check_pool(const irm_kernel_pool_shape *s, int kind, int nan_every) {
   size_t in_n = (size_t)s->n * s->c * s->ih * s->iw, out_n = (size_t)s->n * s->c * s->oh * s->ow;
   float *in = rand_buf(in_n), *in_c = malloc(irm_kernel_nchwc_size(s->n, s->c, s->ih, s->iw) * sizeof(float));
+  for (size_t i = 0; nan_every > 0 && i < in_n; i += (size_t)nan_every) in[i] = NAN;
   float *out_c = malloc(irm_kernel_nchwc_size(s->n, s->c, s->oh, s->ow) * sizeof(float));
   float *out = malloc(out_n * sizeof(float) + 1);
   double *want = malloc(out_n * sizeof(double) + 1);
@@ -340,7 +342,8 @@ static void check_pool(const irm_kernel_pool_shape *s, int kind) {
   irm_kernel_nchwc_to_nchw(out_c, out, s->n, s->c, s->oh, s->ow);
   pool_ref(s, in, kind, want);
   for (size_t i = 0; i < out_n; i++)
-    ck_assert_msg(out[i] == want[i] || fabs(out[i] - want[i]) <= 1e-5 * (fabs(want[i]) + 1),
+    ck_assert_msg(out[i] == want[i] || fabs(out[i] - want[i]) <= 1e-5 * (fabs(want[i]) + 1) ||
+                      (isnan(out[i]) && isnan(want[i])),
                   "pool kind %d: element %zu is %g, want %g (c%d %dx%d k%dx%d s%d,%d p%d,%d,%d,%d)", kind, i, out[i],
                   want[i], s->c, s->ih, s->iw, s->kh, s->kw, s->sh, s->sw, s->pt, s->pl, s->pb, s->pr);
   free(in), free(in_c), free(out_c), free(out), free(want);
@@ -363,14 +366,15 @@ START_TEST(test_pool_random_shapes_each_kind) {
     /* Ceil mode now and then: one more output whose window runs past the
      * bottom padding. */
     if (rnd(4) == 0) s.oh++, s.ow++;
-    for (int kind = 0; kind < 3; kind++) check_pool(&s, kind);
+    for (int kind = 0; kind < 3; kind++) check_pool(&s, kind, i % 4 == 3 ? 2 + rnd(9) : 0);
   }
 }
 END_TEST
 
 START_TEST(test_pool_resnet_max_pool) {
   irm_kernel_pool_shape s = {1, 64, 112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
-  check_pool(&s, IRM_KERNEL_POOL_MAX);
+  check_pool(&s, IRM_KERNEL_POOL_MAX, 0);
+  check_pool(&s, IRM_KERNEL_POOL_MAX, 997); /* NaN taps in the interior and on the border */
 }
 END_TEST
 
@@ -380,6 +384,7 @@ START_TEST(test_global_pools) {
     size_t in_n = (size_t)n * c * h * w;
     float *in = rand_buf(in_n), *in_c = malloc(irm_kernel_nchwc_size(n, c, h, w) * sizeof(float));
     float *out_c = malloc(irm_kernel_nchwc_size(n, c, 1, 1) * sizeof(float)), *out = malloc((size_t)n * c * 4 + 1);
+    for (size_t j = (size_t)rnd(40); i % 3 == 2 && j < in_n; j += 40) in[j] = NAN; /* NaN wins the max */
     irm_kernel_nchw_to_nchwc(in, in_c, n, c, h, w);
     for (int kind = 0; kind < 2; kind++) {
       if (kind == IRM_KERNEL_POOL_MAX) irm_kernel_global_pool_nchwc(in_c, out_c, n, c, h, w, IRM_KERNEL_POOL_MAX);
@@ -389,10 +394,11 @@ START_TEST(test_global_pools) {
         double acc = kind == IRM_KERNEL_POOL_MAX ? -INFINITY : 0;
         for (int j = 0; j < h * w; j++) {
           double v = in[(size_t)p * h * w + j];
-          acc = kind == IRM_KERNEL_POOL_MAX ? (v > acc ? v : acc) : acc + v;
+          acc = kind == IRM_KERNEL_POOL_MAX ? (v > acc || v != v ? v : acc) : acc + v;
         }
         if (kind != IRM_KERNEL_POOL_MAX) acc /= h * w;
-        ck_assert_msg(fabs(out[p] - acc) <= 1e-5 * (fabs(acc) + 1), "global kind %d: %g, want %g", kind, out[p], acc);
+        ck_assert_msg(fabs(out[p] - acc) <= 1e-5 * (fabs(acc) + 1) || (isnan(out[p]) && isnan(acc)),
+                      "global kind %d: %g, want %g", kind, out[p], acc);
       }
     }
     free(in), free(in_c), free(out_c), free(out);

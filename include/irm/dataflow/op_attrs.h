@@ -152,20 +152,29 @@ IRM_API int irm_conv2d_transpose_attrs_decode(const char *op, const irm_object *
 
 /* ---- pool ------------------------------------------------------------- */
 
+/* The layout of the pools: "NCHW", "NHWC", or TVM's blocked "NCHW{x}c"
+ * (data [N, C/x, H, W, x]; x a positive decimal integer, no leading zero,
+ * at most INT32_MAX: "NCHW8c", "NCHW16c"), which decodes to layout
+ * IRM_LAYOUT_NCHW with layout_block x. Another name: ValueError with the
+ * closest name. */
+
 /* nn.max_pool2d and nn.avg_pool2d. Windows and padding as nn.conv2d.
  * Defaults: pool_size (1, 1), strides (1, 1), padding 0, dilation (1, 1),
- * layout NCHW, ceil_mode 0, count_include_pad 0 (only nn.avg_pool2d has
- * it). */
+ * layout NCHW (layout_block 0), ceil_mode 0, count_include_pad 0 (only
+ * nn.avg_pool2d has it). */
 typedef struct irm_pool2d_attrs {
   int64_t pool_size[2], strides[2], padding[4], dilation[2];
-  int layout; /* IRM_LAYOUT_* */
+  int layout;           /* IRM_LAYOUT_* */
+  int64_t layout_block; /* 0 for NCHW and NHWC; x for NCHW{x}c (layout is then IRM_LAYOUT_NCHW) */
   int ceil_mode, count_include_pad;
 } irm_pool2d_attrs;
 IRM_API int irm_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_pool2d_attrs *out);
 
-/* nn.global_max_pool2d and nn.global_avg_pool2d. Default: layout NCHW. */
+/* nn.global_max_pool2d and nn.global_avg_pool2d. Default: layout NCHW
+ * (layout_block 0). */
 typedef struct irm_global_pool2d_attrs {
-  int layout; /* IRM_LAYOUT_* */
+  int layout;           /* IRM_LAYOUT_* */
+  int64_t layout_block; /* 0 for NCHW and NHWC; x for NCHW{x}c (layout is then IRM_LAYOUT_NCHW) */
 } irm_global_pool2d_attrs;
 IRM_API int irm_global_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_global_pool2d_attrs *out);
 

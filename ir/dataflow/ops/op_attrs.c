@@ -314,10 +314,51 @@ int irm_conv2d_transpose_attrs_decode(const char *op, const irm_object *attrs, i
 
 /* ---- pool ------------------------------------------------------------------------------------- */
 
+/* The decimal number at *d (stops past INT32_MAX); *d moves past its digits. */
+static int64_t decimal(const char **d) {
+  int64_t x = 0;
+  for (; **d >= '0' && **d <= '9' && x <= INT32_MAX; (*d)++) x = x * 10 + (**d - '0');
+  return x;
+}
+
+/* x of "NCHW{x}c" (decimal, no leading zero, 1..INT32_MAX), else 0. */
+static int64_t nchwc_block(const char *s) {
+  if (strncmp(s, "NCHW", 4) != 0 || s[4] == '0') return 0;
+  const char *e = s + 4;
+  int64_t x = decimal(&e);
+  return x > 0 && x <= INT32_MAX && e[0] == 'c' && e[1] == '\0' ? x : 0;
+}
+
+/* The pools' layout (op_attrs.h): *layout and *block. Another name gets
+ * get_name's ValueError; a name with digits in it is also compared with
+ * NCHW<those digits>c ("NCHW16C", "nchw8c" suggest NCHW16c, NCHW8c). */
+static int get_pool_layout(const char *op, const irm_object *attrs, int *layout, int64_t *block) {
+  const char *s = NULL;
+  int rc = get_str(op, attrs, "layout", &s);
+  if (rc || !s) return rc;
+  if ((*block = nchwc_block(s))) {
+    *layout = IRM_LAYOUT_NCHW;
+    return IRM_OK;
+  }
+  for (int i = 0; i < 2; i++)
+    if (strcmp(s, layouts[i]) == 0) {
+      *layout = i;
+      return IRM_OK;
+    }
+  char blocked[32] = "";
+  const char *digits = s + strcspn(s, "123456789");
+  int64_t x = decimal(&digits);
+  if (x > 0 && x <= INT32_MAX) snprintf(blocked, sizeof blocked, "NCHW%lldc", (long long)x);
+  const char *names[] = {blocked[0] ? blocked : NULL, layouts[0], layouts[1]}; /* ties go to the digits' name */
+  const char *best = irm_closest_name(s, names, 3);
+  return irm_error(IRM_EVALUE, "%s: layout '%s' is not supported%s%s%s; supported: NCHW, NHWC, NCHW{x}c (x > 0)", op,
+                   irm_error_quote(s), best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+}
+
 int irm_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_pool2d_attrs *out) {
   static const irm_pool2d_attrs defaults = {.pool_size = {1, 1}, .strides = {1, 1}, .dilation = {1, 1}};
   *out = defaults;
-  int rc = get_name(op, attrs, "layout", layouts, 2, &out->layout);
+  int rc = get_pool_layout(op, attrs, &out->layout, &out->layout_block);
   if (!rc) rc = get_pair(op, attrs, "pool_size", out->pool_size);
   if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
   if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
@@ -329,7 +370,8 @@ int irm_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_pool2d_
 
 int irm_global_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_global_pool2d_attrs *out) {
   out->layout = IRM_LAYOUT_NCHW;
-  return get_name(op, attrs, "layout", layouts, 2, &out->layout);
+  out->layout_block = 0;
+  return get_pool_layout(op, attrs, &out->layout, &out->layout_block);
 }
 
 /* ---- image ------------------------------------------------------------------------------------ */

@@ -375,7 +375,8 @@ START_TEST(test_pool_errors) {
       T("float32", SHAPE(1, 1, 1, 1)));
   EXPECT_TYPE_ERROR(
       "nn.max_pool2d", "layout=NWHC", IRM_EVALUE,
-      "ValueError: nn.max_pool2d: layout 'NWHC' is not supported (did you mean 'NHWC'?); supported: NCHW, NHWC",
+      "ValueError: nn.max_pool2d: layout 'NWHC' is not supported (did you mean 'NHWC'?); supported: NCHW, NHWC, "
+      "NCHW{x}c (x > 0)",
       T("float32", SHAPE(1, 1, 2, 2)));
   EXPECT_TYPE_ERROR("nn.max_pool2d", NULL, IRM_ETYPE,
                     "TypeError: nn.max_pool2d: argument 1 (data) must have rank 4 (NCHW), got rank 2",

@@ -122,6 +122,18 @@ START_TEST(test_left_alone) {
   ck_assert_ptr_eq(out, m);
   irm_object_release(out);
   irm_object_release(m);
+  /* pools in NCHW{x}c stay as they are, to either layout */
+  m = ip_typed(IP_HEAD "def @main(%x: Tensor[(1, 2, 6, 6, 8), float32]) {\n"
+                       "  %0 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], layout=\"NCHW8c\");\n"
+                       "  %1 = nn.avg_pool2d(%0, pool_size=[2, 2], layout=\"NCHW8c\");\n"
+                       "  %2 = nn.global_avg_pool2d(%1, layout=\"NCHW8c\");\n  %2\n}\n");
+  const char *to[] = {"NHWC", "NCHW"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_ok(irm_dataflow_convert_layout(m, to[i], &out));
+    ck_assert_ptr_eq(out, m);
+    irm_object_release(out);
+  }
+  irm_object_release(m);
 }
 END_TEST
 
