@@ -39,6 +39,7 @@
 
 typedef struct twin {
   irm_ptr_entry_ base;
+  irm_object *key;     /* owned: its address stays its own while the table lives */
   irm_object *blocked; /* owned */
 } twin;
 
@@ -66,6 +67,15 @@ static int transform(irm_object *x, const char *src, const char *dst, irm_object
   const char *keys[] = {"src_layout", "dst_layout"};
   irm_any values[] = {irm_any_str(src), irm_any_str(dst)};
   return call_of("layout_transform", &x, 1, NULL, keys, values, 2, out);
+}
+
+/* A weight's transform, folded into a Constant when the weight is one:
+ * a large packed weight is past FoldConstant's limit, and left to run
+ * time it would be packed on every call. *call taken, *out NEW. */
+static int folded(irm_object *call, irm_object **out) {
+  int rc = irm_dataflow_fold_call_(call, out);
+  irm_object_release(call);
+  return rc;
 }
 
 static irm_object *twin_of(alter_ctx *c, const irm_object *e) {
@@ -97,6 +107,8 @@ static int finish(alter_ctx *c, const irm_object *original, irm_object *blocked,
     return rc;
   }
   t->blocked = blocked; /* takes the reference */
+  t->key = *out;
+  irm_object_retain(*out);
   return IRM_OK;
 }
 
@@ -134,11 +146,14 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   else snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)x, (long long)(vecs * x));
   irm_object *args[2] = {NULL, NULL}, *conv = NULL, *u = NULL;
   int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
+  irm_object *t = NULL;
   if (!rc && winograd) {
     rc = call_of("nn.contrib_conv2d_winograd_weight_transform", (irm_object *const[]){irm_call_arg(call, 1)}, 1, NULL,
-                 NULL, NULL, 0, &u);
-    if (!rc) rc = transform(u, "HWOI", kernel, &args[1]);
-  } else if (!rc) rc = transform(irm_call_arg(call, 1), "OIHW", kernel, &args[1]);
+                 NULL, NULL, 0, &t);
+    if (!rc) rc = folded(t, &u);
+    if (!rc) rc = transform(u, "HWOI", kernel, &t);
+  } else if (!rc) rc = transform(irm_call_arg(call, 1), "OIHW", kernel, &t);
+  if (!rc) rc = folded(t, &args[1]);
   irm_object_release(u);
   irm_any strides[2], pad[4], dil[2];
   for (int i = 0; i < 2; i++) strides[i] = irm_any_int(a.strides[i]), dil[i] = irm_any_int(a.dilation[i]);
@@ -341,7 +356,10 @@ static int alter_function_with(irm_object *func, int64_t block, irm_object **out
   snprintf(c.data_layout, sizeof c.data_layout, "NCHW%lldc", (long long)block);
   irm_expr_rewriter rw = {NULL, post, &c};
   int rc = irm_dataflow_rewrite_function_(func, &rw, out);
-  for (irm_ptr_entry_ *e = c.twins.head; e; e = e->next) irm_object_release(((twin *)e)->blocked);
+  for (irm_ptr_entry_ *e = c.twins.head; e; e = e->next) {
+    irm_object_release(((twin *)e)->key);
+    irm_object_release(((twin *)e)->blocked);
+  }
   irm_ptr_table_free_(&c.twins);
   return rc;
 }

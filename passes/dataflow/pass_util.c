@@ -140,3 +140,32 @@ static int make_pass(const irm_object *options, void *resource, irm_pass **out) 
 int irm_dataflow_pass_register_(const irm_dataflow_pass_def_ *def) {
   return irm_pass_register_ex(def->name, make_pass, (void *)def, def->setup, NULL);
 }
+
+int irm_dataflow_fold_call_(irm_object *call, irm_object **out) {
+  enum { MAX_ARGS = 8 };
+  size_t n = irm_call_arg_count(call);
+  irm_object *op = irm_call_callee(call);
+  int constant = n <= MAX_ARGS && irm_expr_kind_of(op) == IRM_EXPR_OP;
+  irm_any inputs[MAX_ARGS];
+  for (size_t i = 0; constant && i < n; i++) {
+    constant = irm_expr_kind_of(irm_call_arg(call, i)) == IRM_EXPR_CONSTANT;
+    if (constant) inputs[i] = irm_any_object((irm_object *)irm_constant_data(irm_call_arg(call, i)));
+  }
+  if (!constant) {
+    irm_object_retain(call);
+    *out = call;
+    return IRM_OK;
+  }
+  irm_object *arr = NULL, *attrs = NULL;
+  irm_any v = irm_any_none();
+  int rc = irm_array_new(inputs, n, &arr);
+  if (!rc) rc = irm_op_check_attrs(op, irm_call_attrs(call), &attrs);
+  if (!rc) rc = irm_op_evaluate(op, arr, attrs, NULL, &v);
+  if (!rc && (v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Tensor")))
+    rc = irm_error(IRM_ETYPE, "folding %s: expected one tensor", irm_op_name(op));
+  if (!rc) rc = irm_constant_new(v.v_obj, out);
+  irm_any_release(&v);
+  irm_object_release(arr);
+  irm_object_release(attrs);
+  return rc;
+}

@@ -42,6 +42,12 @@ int irm_dataflow_is_call_of_(const irm_object *e, const char *name);
  * NEW. Errors: the op's (unknown op, bad attributes, a type error). */
 int irm_dataflow_op_call_(const char *op, irm_object *const *args, size_t n, const irm_object *attrs, irm_object **out);
 
+/* call evaluated into a Constant when every argument is a Constant (an
+ * op call with one tensor result), else call itself (retained): for a
+ * pass that makes packed weights, which may be larger than FoldConstant's
+ * limit. *out NEW. Errors: the op's evaluation, MemoryError. */
+int irm_dataflow_fold_call_(irm_object *call, irm_object **out);
+
 /* reshape(x, newshape=shape[0..n)), typed as irm_dataflow_op_call_. */
 int irm_dataflow_reshape_(irm_object *x, const int64_t *shape, int n, irm_object **out);
 

@@ -27,8 +27,8 @@ static const struct {
     {"nn.max_pool2d", "pool_size=[3, 3], padding=[1, 1]", 1, 3, 1, 1},       /* no interior */
     {"nn.avg_pool2d", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1]", 1, 2, 11, 12},
     {"nn.avg_pool2d", "pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=true", 2, 1, 11, 12},
-    {"nn.avg_pool2d", "pool_size=[3, 3], strides=[3, 2], padding=[1, 2], count_include_pad=true, ceil_mode=true", 1,
-     2, 10, 11},
+    {"nn.avg_pool2d", "pool_size=[3, 3], strides=[3, 2], padding=[1, 2], count_include_pad=true, ceil_mode=true", 1, 2,
+     10, 11},
     {"nn.avg_pool2d", "pool_size=[3, 3], strides=[3, 2], padding=[1, 2], ceil_mode=true", 1, 2, 10, 11},
     {"nn.avg_pool2d", "pool_size=[2, 3], dilation=[3, 2], padding=[1, 1], count_include_pad=true", 1, 1, 12, 12},
     {"nn.avg_pool2d", "pool_size=[2, 2], padding=[3, 1, 2, 3], count_include_pad=true", 1, 2, 4, 5},
@@ -45,8 +45,7 @@ static size_t make_cases(const char *prefix, int x, const char *dt, char texts[]
   for (size_t v = 0; v < N_VARIANTS; v++, k++)
     snprintf(texts[k], 512,
              "def @main(%%a: Tensor[(%d, %d, %d, %d, %d), %s]) { %%0 = %s(%%a, %s, layout=\"NCHW%dc\"); %%0 }",
-             variants[v].n, variants[v].cb, variants[v].h, variants[v].w, x, dt, variants[v].op, variants[v].attrs,
-             x);
+             variants[v].n, variants[v].cb, variants[v].h, variants[v].w, x, dt, variants[v].op, variants[v].attrs, x);
   snprintf(texts[k++], 512,
            "def @main(%%a: Tensor[(2, 3, 5, 6, %d), %s]) { %%0 = nn.global_avg_pool2d(%%a, layout=\"NCHW%dc\"); %%0 }",
            x, dt, x);
@@ -183,8 +182,10 @@ int main(void) {
     const char *name;
     const TTest *test;
   } tests[] = {
-      {"kernels_block_4", kernels_block_4},       {"kernels_native", kernels_native},
-      {"loops_other_blocks", loops_other_blocks}, {"loops_other_dtypes", loops_other_dtypes},
+      {"kernels_block_4", kernels_block_4},
+      {"kernels_native", kernels_native},
+      {"loops_other_blocks", loops_other_blocks},
+      {"loops_other_dtypes", loops_other_dtypes},
       {"resnet_pools", resnet_pools},
   };
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
