@@ -41,8 +41,7 @@ END_TEST
 
 START_TEST(test_type_out_layout_differs_from_data_layout) {
   NCHWC_OK(A4 "channels=10;out_layout=NCHW8c", "(1, 2, 6, 6, 8) float32", F32(1, 2, 8, 8, 4), F32(3, 2, 3, 3, 4, 4));
-  NCHWC_OK(A4 "channels=10;out_layout=NCHW16c", "(1, 1, 6, 6, 16) float32", F32(1, 2, 8, 8, 4),
-           F32(3, 2, 3, 3, 4, 4));
+  NCHWC_OK(A4 "channels=10;out_layout=NCHW16c", "(1, 1, 6, 6, 16) float32", F32(1, 2, 8, 8, 4), F32(3, 2, 3, 3, 4, 4));
   NCHWC_OK(A4 "channels=10;out_layout=NCHW1c", "(1, 10, 6, 6, 1) float32", F32(1, 2, 8, 8, 4), F32(3, 2, 3, 3, 4, 4));
   NCHWC_OK(A4 "channels=10;out_layout=", "(1, 3, 6, 6, 4) float32", F32(1, 2, 8, 8, 4), F32(3, 2, 3, 3, 4, 4));
 }
@@ -66,7 +65,8 @@ END_TEST
 #define WEIGHT F32(2, 2, 3, 3, 4, 4)
 #define E(attrs, msg) NCHWC_ERR(attrs, IRM_EVALUE, "ValueError: " OP ": " msg, DATA, WEIGHT)
 #define DATA_FORM(s) "data_layout '" s "' is not of the form NCHW{C}c with blocks of 1 to 4096 (such as NCHW8c)"
-#define KERNEL_FORM(s) "kernel_layout '" s "' is not of the form OIHW{I}i{O}o with blocks of 1 to 4096 (such as OIHW8i16o)"
+#define KERNEL_FORM(s) \
+  "kernel_layout '" s "' is not of the form OIHW{I}i{O}o with blocks of 1 to 4096 (such as OIHW8i16o)"
 #define OUT_FORM(s) "out_layout '" s "' is not of the form NCHW{C}c with blocks of 1 to 4096 (such as NCHW8c)"
 
 START_TEST(test_decoder_required_attributes) {
@@ -88,9 +88,9 @@ END_TEST
  * defaults, and the required attributes the op's schema would refuse first. */
 START_TEST(test_decoder_direct) {
   irm_conv2d_nchwc_attrs a;
-  irm_object *m = op_attrs(OP,
-                           "data_layout=NCHW8c;kernel_layout=OIHW8i16o;out_layout=NCHW32c;channels=20;in_channels=3;"
-                           "strides=2;padding=1,2;dilation=3;groups=20;kernel_size=3,5;out_dtype=float16");
+  irm_object *m =
+      op_attrs(OP, "data_layout=NCHW8c;kernel_layout=OIHW8i16o;out_layout=NCHW32c;channels=20;in_channels=3;"
+                   "strides=2;padding=1,2;dilation=3;groups=20;kernel_size=3,5;out_dtype=float16");
   ck_assert_ok(irm_conv2d_nchwc_attrs_decode(OP, m, &a));
   ck_assert_int_eq(a.data_block, 8);
   ck_assert_int_eq(a.kernel_in_block, 8);
@@ -192,8 +192,9 @@ START_TEST(test_geometry_ranks_and_dtypes) {
   G("data_layout=NCHW8c;kernel_layout=OIHW8i16o;channels=8",
     "argument 2 (weight) must have rank 6 (OIHW8i16o), got rank 4", F32(1, 1, 8, 8, 8), F32(8, 8, 3, 3));
   irm_object *out = NULL;
-  ck_assert_int_eq(INFER(OP, A4 "channels=8", &out, T("int32", SHAPE(1, 2, 8, 8, 4)), T("int32", SHAPE(2, 2, 3, 3, 4, 4))),
-                   IRM_ETYPE);
+  ck_assert_int_eq(
+      INFER(OP, A4 "channels=8", &out, T("int32", SHAPE(1, 2, 8, 8, 4)), T("int32", SHAPE(2, 2, 3, 3, 4, 4))),
+      IRM_ETYPE);
   ck_assert_error_mentions("int32");
 }
 END_TEST
@@ -201,15 +202,16 @@ END_TEST
 START_TEST(test_geometry_blocks_must_match_the_shapes) {
   G("data_layout=NCHW8c;kernel_layout=OIHW4i4o;channels=8",
     "argument 1 (data) has blocks of 4 channels, data_layout NCHW8c says 8", DATA, WEIGHT);
-  G("data_layout=NCHW4c;kernel_layout=OIHW4i8o;channels=8", "argument 2 (weight) has blocks 4x4, kernel_layout says 4i8o",
-    DATA, WEIGHT);
-  G("data_layout=NCHW4c;kernel_layout=OIHW8i4o;channels=8", "argument 2 (weight) has blocks 4x4, kernel_layout says 8i4o",
-    DATA, WEIGHT);
+  G("data_layout=NCHW4c;kernel_layout=OIHW4i8o;channels=8",
+    "argument 2 (weight) has blocks 4x4, kernel_layout says 4i8o", DATA, WEIGHT);
+  G("data_layout=NCHW4c;kernel_layout=OIHW8i4o;channels=8",
+    "argument 2 (weight) has blocks 4x4, kernel_layout says 8i4o", DATA, WEIGHT);
   /* the weight's input channels, padding included, against the data's */
   G(A4 "channels=8", "argument 2 (weight) has 4 input channels, argument 1 (data) has 8 (its blocks, padding included)",
     DATA, F32(2, 1, 3, 3, 4, 4));
-  G(A4 "channels=8", "argument 2 (weight) has 12 input channels, argument 1 (data) has 8 (its blocks, padding included)",
-    DATA, F32(2, 3, 3, 3, 4, 4));
+  G(A4 "channels=8",
+    "argument 2 (weight) has 12 input channels, argument 1 (data) has 8 (its blocks, padding included)", DATA,
+    F32(2, 3, 3, 3, 4, 4));
   /* fewer output channels in the weight than asked */
   G(A4 "channels=9", "argument 2 (weight) holds 8 output channels, channels is 9", DATA, WEIGHT);
   G(A4 "channels=8;kernel_size=3,1", "kernel_size is (3, 1), argument 2 (weight) has a 3x3 kernel", DATA, WEIGHT);
@@ -217,7 +219,9 @@ START_TEST(test_geometry_blocks_must_match_the_shapes) {
 END_TEST
 
 START_TEST(test_geometry_groups_and_in_channels) {
-#define NOT_DW(g) "groups " g " is neither 1 nor depthwise (groups == channels == the channels of argument 1 (data), padded to its blocks, with a weight OIHW1i{o}o of one input channel)"
+#define NOT_DW(g) \
+  "groups " g     \
+  " is neither 1 nor depthwise (groups == channels == the channels of argument 1 (data), padded to its blocks, with a weight OIHW1i{o}o of one input channel)"
   /* groups that are not the channels */
   G(A4 "channels=8;groups=2", NOT_DW("2"), DATA, WEIGHT);
   /* groups == channels, but the weight reads 4 input channels */
@@ -244,8 +248,9 @@ START_TEST(test_geometry_kernel_too_big) {
   G(A4 "channels=8;dilation=2;padding=1",
     "the 3x3 kernel of argument 2 (weight) (5x5 dilated) does not fit the 4x4 padded input", F32(1, 2, 2, 2, 4),
     WEIGHT);
-  G(A4 "channels=8;padding=0,1", "the 3x3 kernel of argument 2 (weight) (3x3 dilated) does not fit the 8x2 padded input",
-    F32(1, 2, 8, 0, 4), WEIGHT);
+  G(A4 "channels=8;padding=0,1",
+    "the 3x3 kernel of argument 2 (weight) (3x3 dilated) does not fit the 8x2 padded input", F32(1, 2, 8, 0, 4),
+    WEIGHT);
   G(A4 "channels=8", "the 0x3 kernel of argument 2 (weight) (0x3 dilated) does not fit the 8x8 padded input", DATA,
     F32(2, 2, 0, 3, 4, 4));
   G(A4 "channels=8;dilation=2147483647",
@@ -341,8 +346,9 @@ static void check_against_conv2d(const nchwc_case *k, uint64_t seed) {
         for (int64_t x = 0; x < ow; x++) {
           double a = irm_tensor_get_f64(got, (((n * ocb + o / k->y) * oh + y) * ow + x) * k->y + o % k->y);
           double b = o < k->o ? irm_tensor_get_f64(want, ((n * k->o + o) * oh + y) * ow + x) : 0.0;
-          ck_assert_msg(fabs(a - b) <= 1e-5 * fmax(1.0, fabs(b)), "%s: n %lld channel %lld (%lld, %lld): %.9g, want %.9g",
-                        attrs, (long long)n, (long long)o, (long long)y, (long long)x, a, b);
+          ck_assert_msg(fabs(a - b) <= 1e-5 * fmax(1.0, fabs(b)),
+                        "%s: n %lld channel %lld (%lld, %lld): %.9g, want %.9g", attrs, (long long)n, (long long)o,
+                        (long long)y, (long long)x, a, b);
         }
   irm_object_release(got);
   irm_object_release(want);
