@@ -73,96 +73,192 @@ static void check_nchwc(const char *stem, const nc_case *cases, size_t n, const 
 static const nc_case block4[] = {
     /* channels past the weight's last tile of two blocks (12 of 16), padding 1 */
     {{"k4_plain",
-      "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=12, " LAYOUTS(4, 4, 8)) "; %0 }", 0},
-     KERNEL "in0, in1, out0, &e, flags, ", FLAGS("IRM_KERNEL_EPI_NONE"), NULL},
-    {{"k4_stride",
-      "def @main(%d: " TY("(1, 1, 9, 11, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "strides=[2, 2], padding=[1, 1], channels=4, " LAYOUTS(4, 4, 4)) "; %0 }", 0},
-     KERNEL, "IRM_KERNEL_ORDER_OC_OUTER", NULL},
-    {{"k4_dilation",
-      "def @main(%d: " TY("(1, 2, 10, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "dilation=[2, 2], padding=[2, 1, 2, 3], channels=7, " LAYOUTS(4, 4, 4)) "; %0 }",
+      "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY(
+          "(2, 2, 3, 3, 4, 8)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=12, " LAYOUTS(4, 4, 8)) "; %0 }",
       0},
-     KERNEL, NULL, NULL},
+     KERNEL "in0, in1, out0, &e, flags, ",
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL},
+    {{"k4_stride",
+      "def @main(%d: " TY("(1, 1, 9, 11, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC(
+                                    "%d", "%w",
+                                    "strides=[2, 2], padding=[1, 1], channels=4, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     KERNEL,
+     "IRM_KERNEL_ORDER_OC_OUTER",
+     NULL},
+    {{"k4_dilation",
+      "def @main(%d: " TY("(1, 2, 10, 9, 4)") ", %w: " TY(
+          "(2, 2, 3, 3, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC(
+                                    "%d", "%w",
+                                    "dilation=[2, 2], padding=[2, 1, 2, 3], channels=7, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     KERNEL,
+     NULL,
+     NULL},
     /* windows wholly in the padding, and a 2x2 map */
     {{"k4_bigpad",
-      "def @main(%d: " TY("(1, 1, 3, 3, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[4, 4], channels=8, " LAYOUTS(4, 4, 8)) "; %0 }", 0},
-     KERNEL, NULL, NULL},
+      "def @main(%d: " TY("(1, 1, 3, 3, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 8)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "padding=[4, 4], channels=8, " LAYOUTS(4, 4, 8)) "; %0 }",
+      0},
+     KERNEL,
+     NULL,
+     NULL},
     {{"k4_2x2",
-      "def @main(%d: " TY("(2, 2, 2, 2, 4)") ", %w: " TY("(2, 2, 2, 2, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=6, " LAYOUTS(4, 4, 4)) "; %0 }", 0},
-     KERNEL, NULL, NULL},
+      "def @main(%d: " TY("(2, 2, 2, 2, 4)") ", %w: " TY(
+          "(2, 2, 2, 2, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "channels=6, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     KERNEL,
+     NULL,
+     NULL},
     /* an RGB stem: 3 channels padded to a block of 4 (nn.pad writes the zero lane), in_channels 3 */
     {{"k4_rgb",
-      "def @main(%d: " TY("(1, 1, 8, 9, 3)") ", %w: " TY("(1, 1, 3, 3, 4, 8)") ") {\n"
-      "  %0 = nn.pad(%d, pad_width=[0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);\n"
-      "  %1 = " NCHWC("%0", "%w", "strides=[2, 2], padding=[1, 1], channels=8, in_channels=3, " LAYOUTS(4, 4, 8)) ";\n"
-      "  %1 }", 0},
-     "irm_kernel_conv2d_shape s = {1, 3, 8, 9, 8,", NULL, NULL},
+      "def @main(%d: " TY("(1, 1, 8, 9, 3)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 8)") ") {\n"
+                                "  %0 = nn.pad(%d, pad_width=[0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);\n"
+                                "  %1 = " NCHWC("%0", "%w",
+                                                "strides=[2, 2], padding=[1, 1], channels=8, in_channels=3, " LAYOUTS(
+                                                    4, 4, 8)) ";\n"
+                                                              "  %1 }",
+      0},
+     "irm_kernel_conv2d_shape s = {1, 3, 8, 9, 8,",
+     NULL,
+     NULL},
     /* depthwise, 6 channels in two blocks, with a bias and relu */
     {{"k4_dw",
-      "def @main(%d: " TY("(1, 2, 7, 6, 4)") ", %w: " TY("(2, 1, 3, 3, 1, 4)") ", %b: " TY("(2, 1, 1, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], groups=6, channels=6, " LAYOUTS(4, 1, 4)) ";\n"
-      "  %1 = add(%0, %b); %2 = nn.relu(%1); %2 }", 0},
-     DEPTHWISE "in0, in1, out0, &e, flags, ", FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"), NULL},
+      "def @main(%d: " TY("(1, 2, 7, 6, 4)") ", %w: " TY("(2, 1, 3, 3, 1, 4)") ", %b: " TY(
+          "(2, 1, 1, 4)") ") {\n"
+                          "  %0 = " NCHWC("%d", "%w",
+                                          "padding=[1, 1], groups=6, channels=6, " LAYOUTS(
+                                              4, 1, 4)) ";\n"
+                                                        "  %1 = add(%0, %b); %2 = nn.relu(%1); %2 }",
+      0},
+     DEPTHWISE "in0, in1, out0, &e, flags, ",
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"),
+     NULL},
     {{"k4_dw_res",
-      "def @main(%d: " TY("(2, 2, 9, 9, 4)") ", %w: " TY("(2, 1, 3, 3, 1, 4)") ", %r: " TY("(2, 2, 4, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "strides=[2, 2], dilation=[2, 2], padding=[1, 1], groups=8, channels=8, " LAYOUTS(4, 1, 4)) ";\n"
-      "  %1 = add(%r, %0); %2 = nn.leaky_relu(%1, alpha=0.2); %2 }", 0},
-     DEPTHWISE, FLAGS("IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_LEAKY"), NULL},
+      "def @main(%d: " TY("(2, 2, 9, 9, 4)") ", %w: " TY("(2, 1, 3, 3, 1, 4)") ", %r: " TY(
+          "(2, 2, 4, 4, 4)") ") {\n"
+                             "  %0 = " NCHWC(
+                                 "%d", "%w",
+                                 "strides=[2, 2], dilation=[2, 2], padding=[1, 1], groups=8, channels=8, " LAYOUTS(
+                                     4, 1, 4)) ";\n"
+                                               "  %1 = add(%r, %0); %2 = nn.leaky_relu(%1, alpha=0.2); %2 }",
+      0},
+     DEPTHWISE,
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_LEAKY"),
+     NULL},
     /* a 1x1 conv on a wide map: the weights stream once per output row */
     {{"k4_rows",
-      "def @main(%d: " TY("(1, 2, 6, 16, 4)") ", %w: " TY("(2, 2, 1, 1, 4, 4)") ", %b: " TY("(1, 2, 1, 1, 4)")
-      ", %r: " TY("(1, 2, 6, 16, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=8, " LAYOUTS(4, 4, 4)) "; %1 = add(%0, %b); %2 = add(%1, %r); %2 }", 0},
-     "IRM_KERNEL_ORDER_ROW_OUTER", FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL"), NULL},
+      "def @main(%d: " TY("(1, 2, 6, 16, 4)") ", %w: " TY("(2, 2, 1, 1, 4, 4)") ", %b: " TY(
+          "(1, 2, 1, 1, 4)") ", %r: " TY("(1, 2, 6, 16, 4)") ") {\n"
+                                                             "  %0 = " NCHWC(
+                                                                 "%d", "%w",
+                                                                 "channels=8, " LAYOUTS(
+                                                                     4, 4,
+                                                                     4)) "; %1 = add(%0, %b); %2 = add(%1, %r); %2 }",
+      0},
+     "IRM_KERNEL_ORDER_ROW_OUTER",
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL"),
+     NULL},
     /* ---- the fused epilogues ---- */
-    {{"e4_bias", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %1 }", 0}, KERNEL "in0, in1, out0, &e",
-     FLAGS("IRM_KERNEL_EPI_BIAS"), NULL},
+    {{"e4_bias", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %1 }", 0},
+     KERNEL "in0, in1, out0, &e",
+     FLAGS("IRM_KERNEL_EPI_BIAS"),
+     NULL},
     /* the bias first, of shape [CB, 1, 1, x] */
-    {{"e4_bias_first", SIG4(", %b: " TY("(2, 1, 1, 4)")) "  " CONV4 "  %1 = add(%b, %0); %1 }", 0}, KERNEL,
-     FLAGS("IRM_KERNEL_EPI_BIAS"), NULL},
+    {{"e4_bias_first", SIG4(", %b: " TY("(2, 1, 1, 4)")) "  " CONV4 "  %1 = add(%b, %0); %1 }", 0},
+     KERNEL,
+     FLAGS("IRM_KERNEL_EPI_BIAS"),
+     NULL},
     {{"e4_bias_res_relu", SIG4(BIAS4 RES4) "  " CONV4 "  %1 = add(%0, %b); %2 = add(%1, %r); %3 = nn.relu(%2); %3 }",
       0},
-     KERNEL "in0, in1, out0, &e", FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"),
+     KERNEL "in0, in1, out0, &e",
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"),
      NULL},
     {{"e4_relu6", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = clip(%1, a_min=0.0, a_max=6.0); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_CLIP"), "{in2, NULL, (float)0, (float)6, (float)0}", NULL},
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_CLIP"),
+     "{in2, NULL, (float)0, (float)6, (float)0}",
+     NULL},
     /* a clip above zero makes the padding lanes non-zero: harmless, as the evaluator's */
     {{"e4_clip_lo", SIG4("") "  " CONV4 "  %1 = clip(%0, a_min=0.5, a_max=1.25); %1 }", 0},
-     FLAGS("IRM_KERNEL_EPI_CLIP"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_CLIP"),
+     NULL,
+     NULL},
     /* no a_max: up to infinity */
-    {{"e4_clip_inf", SIG4("") "  " CONV4 "  %1 = clip(%0, a_min=-0.25); %1 }", 0}, FLAGS("IRM_KERNEL_EPI_CLIP"),
-     "(float)-0.25, INFINITY", NULL},
+    {{"e4_clip_inf", SIG4("") "  " CONV4 "  %1 = clip(%0, a_min=-0.25); %1 }", 0},
+     FLAGS("IRM_KERNEL_EPI_CLIP"),
+     "(float)-0.25, INFINITY",
+     NULL},
     {{"e4_leaky", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.leaky_relu(%1, alpha=0.1); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_LEAKY"), NULL, NULL},
-    {{"e4_res", SIG4(RES4) "  " CONV4 "  %1 = add(%0, %r); %1 }", 0}, FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
-     "{NULL, in2,", NULL},
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_LEAKY"),
+     NULL,
+     NULL},
+    {{"e4_res", SIG4(RES4) "  " CONV4 "  %1 = add(%0, %r); %1 }", 0},
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
+     "{NULL, in2,",
+     NULL},
     {{"e4_res_relu", SIG4(RES4) "  " CONV4 "  %1 = add(%r, %0); %2 = nn.relu(%1); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"),
+     NULL,
+     NULL},
     /* a tail that does not fit: not fused, still right */
-    {{"e4_multiply", SIG4(BIAS4) "  " CONV4 "  %1 = multiply(%0, %b); %1 }", 0}, FLAGS("IRM_KERNEL_EPI_NONE"), NULL,
+    {{"e4_multiply", SIG4(BIAS4) "  " CONV4 "  %1 = multiply(%0, %b); %1 }", 0},
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL,
      NULL},
     /* the tail's last node an intermediate, read by a multiply */
     {{"e4_inner",
-      SIG4(BIAS4 ", %s: " TY("(1, 2, 6, 7, 4)")) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.relu(%1); %3 = multiply(%2, %s); %3 }",
+      SIG4(BIAS4 ", %s: " TY("(1, 2, 6, 7, 4)")) "  " CONV4
+                                                 "  %1 = add(%0, %b); %2 = nn.relu(%1); %3 = multiply(%2, %s); %3 }",
       0},
-     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"), KERNEL "in0, in1, t", KERNEL "in0, in1, out0"},
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"),
+     KERNEL "in0, in1, t",
+     KERNEL "in0, in1, out0"},
     /* the conv read twice: no tail */
     {{"e4_two_uses", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = multiply(%0, %1); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_NONE"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL,
+     NULL},
     /* the bias add read twice: the tail stops there, relu is its own loop */
-    {{"e4_mid_two_uses", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.relu(%1); %3 = multiply(%1, %2); %3 }",
+    {{"e4_mid_two_uses", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.relu(%1); %3 = multiply(%1, %2); %3 }", 0},
+     FLAGS("IRM_KERNEL_EPI_BIAS"),
+     NULL,
+     NULL},
+    /* two convs added (a shortcut's projection): one takes the add, the other is its residual */
+    {{"e4_two_convs",
+      SIG4(", %v: " TY("(2, 2, 1, 1, 4, 4)")) "  " CONV4 "  %1 = " NCHWC(
+          "%d", "%v", "channels=8, " LAYOUTS(4, 4, 4)) ";\n"
+                                                       "  %2 = add(%0, %1); %3 = nn.relu(%2); %3 }",
       0},
-     FLAGS("IRM_KERNEL_EPI_BIAS"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"),
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL},
+    /* the other way round: the first conv writes the output, which the second reads as its residual */
+    {{"e4_two_convs_rev",
+      SIG4(", %v: " TY("(2, 2, 1, 1, 4, 4)") BIAS4) "  " CONV4 "  %1 = " NCHWC(
+          "%d", "%v", "channels=8, " LAYOUTS(4, 4, 4)) ";\n"
+                                                       "  %2 = add(%1, %b); %3 = add(%0, %2); %3 }",
+      0},
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL"),
+     "{in3, out0,",
+     NULL},
     /* a tail ending in a tuple's field and the conv of another tail */
     {{"e4_tuple",
       SIG4(BIAS4 RES4) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.relu(%1);\n"
-      "  %3 = " NCHWC("%d", "%w", "padding=[1, 1], channels=8, " LAYOUTS(4, 4, 8)) "; %4 = add(%3, %r);\n"
-      "  %5 = (%2, %4); %5 }", 0},
-     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"), FLAGS("IRM_KERNEL_EPI_RESIDUAL"), NULL},
+                       "  %3 = " NCHWC("%d", "%w",
+                                       "padding=[1, 1], channels=8, " LAYOUTS(4, 4, 8)) "; %4 = add(%3, %r);\n"
+                                                                                        "  %5 = (%2, %4); %5 }",
+      0},
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"),
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
+     NULL},
 };
 
 /* Tails the walker leaves (wholly or in part) to their own loops: checked
@@ -170,22 +266,36 @@ static const nc_case block4[] = {
 static const nc_case decisions[] = {
     /* the activation first: the add after it is its own loop */
     {{"e4_relu_then_bias", SIG4(BIAS4) "  " CONV4 "  %1 = nn.relu(%0); %2 = add(%1, %b); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_RELU"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_RELU"),
+     NULL,
+     NULL},
     /* a residual then a bias: only the residual */
     {{"e4_res_then_bias", SIG4(BIAS4 RES4) "  " CONV4 "  %1 = add(%0, %r); %2 = add(%1, %b); %2 }", 0},
-     FLAGS("IRM_KERNEL_EPI_RESIDUAL"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
+     NULL,
+     NULL},
     /* two biases: only the first */
-    {{"e4_two_biases", SIG4(BIAS4 ", %c: " TY("(1, 2, 1, 1, 4)")) "  " CONV4 "  %1 = add(%0, %b); %2 = add(%1, %c); %2 }",
-      0},
-     FLAGS("IRM_KERNEL_EPI_BIAS"), NULL, NULL},
+    {{"e4_two_biases",
+      SIG4(BIAS4 ", %c: " TY("(1, 2, 1, 1, 4)")) "  " CONV4 "  %1 = add(%0, %b); %2 = add(%1, %c); %2 }", 0},
+     FLAGS("IRM_KERNEL_EPI_BIAS"),
+     NULL,
+     NULL},
     /* a value per lane, not per channel ([1, 1, 1, 1, 4] over 2 blocks): no bias */
     {{"e4_lane_bias", SIG4(", %b: " TY("(1, 1, 1, 1, 4)")) "  " CONV4 "  %1 = add(%0, %b); %1 }", 0},
-     FLAGS("IRM_KERNEL_EPI_NONE"), NULL, NULL},
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL,
+     NULL},
     /* a residual broadcast over the batch: not fused */
     {{"e4_res_bcast",
-      "def @main(%d: " TY("(2, 1, 5, 5, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 4)") ", %r: " TY("(1, 1, 5, 5, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=4, " LAYOUTS(4, 4, 4)) "; %1 = add(%0, %r); %1 }", 0},
-     FLAGS("IRM_KERNEL_EPI_NONE"), NULL, NULL},
+      "def @main(%d: " TY("(2, 1, 5, 5, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 4)") ", %r: " TY(
+          "(1, 1, 5, 5, 4)") ") {\n"
+                             "  %0 = " NCHWC(
+                                 "%d", "%w",
+                                 "padding=[1, 1], channels=4, " LAYOUTS(4, 4, 4)) "; %1 = add(%0, %r); %1 }",
+      0},
+     FLAGS("IRM_KERNEL_EPI_NONE"),
+     NULL,
+     NULL},
 };
 
 START_TEST(walker_decisions) {
@@ -204,35 +314,63 @@ END_TEST
 static const nc_case loops[] = {
     /* blocks of 8 at block 4 */
     {{"l_block8",
-      "def @main(%d: " TY("(1, 2, 6, 7, 8)") ", %w: " TY("(1, 2, 3, 3, 8, 8)") ", %b: " TY("(1, 1, 1, 1, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=6, " LAYOUTS(8, 8, 8)) "; %1 = add(%0, %b);\n"
-      "  %2 = nn.relu(%1); %2 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 2, 6, 7, 8)") ", %w: " TY("(1, 2, 3, 3, 8, 8)") ", %b: " TY(
+          "(1, 1, 1, 1, 8)") ") {\n"
+                             "  %0 = " NCHWC(
+                                 "%d", "%w",
+                                 "padding=[1, 1], channels=6, " LAYOUTS(8, 8, 8)) "; %1 = add(%0, %b);\n"
+                                                                                  "  %2 = nn.relu(%1); %2 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
     /* the result in other blocks than the data's */
     {{"l_out8",
-      "def @main(%d: " TY("(1, 2, 5, 5, 4)") ", %w: " TY("(1, 2, 3, 3, 4, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=8, out_layout=\"NCHW8c\", " LAYOUTS(4, 4, 8)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 2, 5, 5, 4)") ", %w: " TY(
+          "(1, 2, 3, 3, 4, 8)") ") {\n"
+                                "  %0 = " NCHWC(
+                                    "%d", "%w",
+                                    "padding=[1, 1], channels=8, out_layout=\"NCHW8c\", " LAYOUTS(4, 4, 8)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
     /* 5 vectors of output channels: past the kernels' 4 */
     {{"l_vecs5",
-      "def @main(%d: " TY("(1, 1, 4, 4, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 20)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=18, " LAYOUTS(4, 4, 20)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 1, 4, 4, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 20)") ") {\n"
+                                 "  %0 = " NCHWC("%d", "%w", "channels=18, " LAYOUTS(4, 4, 20)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
     /* the weight's input blocks other than the data's */
     {{"l_ki2",
-      "def @main(%d: " TY("(1, 2, 5, 5, 4)") ", %w: " TY("(2, 4, 3, 3, 2, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "strides=[2, 2], channels=8, " LAYOUTS(4, 2, 4)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 2, 5, 5, 4)") ", %w: " TY(
+          "(2, 4, 3, 3, 2, 4)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "strides=[2, 2], channels=8, " LAYOUTS(4, 2, 4)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
     /* depthwise with weight blocks of 8 over data blocks of 4, padding past the kernel */
     {{"l_dw8",
-      "def @main(%d: " TY("(1, 2, 4, 4, 4)") ", %w: " TY("(1, 1, 3, 3, 1, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[4, 4], groups=7, channels=7, " LAYOUTS(4, 1, 8)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 2, 4, 4, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 1, 8)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w",
+                                                "padding=[4, 4], groups=7, channels=7, " LAYOUTS(4, 1, 8)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
     /* float64 */
     {{"l_f64",
       "def @main(%d: Tensor[(1, 1, 5, 5, 4), float64], %w: Tensor[(1, 1, 3, 3, 4, 4), float64]) {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=3, " LAYOUTS(4, 4, 4)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=3, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
 };
 
 START_TEST(loops_other_blocks) { check_nchwc("nchwc_loops", loops, sizeof loops / sizeof loops[0], "c", ""); }
@@ -242,52 +380,95 @@ END_TEST
 
 static const nc_case block8[] = {
     {{"k8_plain",
-      "def @main(%d: " TY("(1, 2, 9, 11, 8)") ", %w: " TY("(1, 2, 3, 3, 8, 16)") ", %b: " TY("(1, 2, 1, 1, 8)")
-      ", %r: " TY("(1, 2, 9, 11, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=13, " LAYOUTS(8, 8, 16)) ";\n"
-      "  %1 = add(%0, %b); %2 = add(%1, %r); %3 = nn.relu(%2); %3 }", 0},
-     KERNEL, FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"), NULL},
+      "def @main(%d: " TY("(1, 2, 9, 11, 8)") ", %w: " TY("(1, 2, 3, 3, 8, 16)") ", %b: " TY("(1, 2, 1, 1, 8)") ", %r: " TY(
+          "(1, 2, 9, 11, 8)") ") {\n"
+                              "  %0 = " NCHWC(
+                                  "%d", "%w",
+                                  "padding=[1, 1], channels=13, " LAYOUTS(
+                                      8, 8, 16)) ";\n"
+                                                 "  %1 = add(%0, %b); %2 = add(%1, %r); %3 = nn.relu(%2); %3 }",
+      0},
+     KERNEL,
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU"),
+     NULL},
     {{"k8_dw",
-      "def @main(%d: " TY("(1, 2, 8, 8, 8)") ", %w: " TY("(2, 1, 3, 3, 1, 8)") ", %b: " TY("(1, 2, 1, 1, 8)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "strides=[2, 2], padding=[1, 1], groups=16, channels=16, " LAYOUTS(8, 1, 8)) ";\n"
-      "  %1 = add(%0, %b); %2 = clip(%1, a_min=0.0, a_max=6.0); %2 }", 0},
-     DEPTHWISE, FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_CLIP"), NULL},
+      "def @main(%d: " TY("(1, 2, 8, 8, 8)") ", %w: " TY("(2, 1, 3, 3, 1, 8)") ", %b: " TY(
+          "(1, 2, 1, 1, 8)") ") {\n"
+                             "  %0 = " NCHWC(
+                                 "%d", "%w",
+                                 "strides=[2, 2], padding=[1, 1], groups=16, channels=16, " LAYOUTS(
+                                     8, 1, 8)) ";\n"
+                                               "  %1 = add(%0, %b); %2 = clip(%1, a_min=0.0, a_max=6.0); %2 }",
+      0},
+     DEPTHWISE,
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_CLIP"),
+     NULL},
     /* blocks of 4 at block 8: the loops */
     {{"l8_block4",
-      "def @main(%d: " TY("(1, 1, 5, 5, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=4, " LAYOUTS(4, 4, 4)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 1, 5, 5, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "channels=4, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
 };
 
 static const nc_case block16[] = {
     /* 40 channels in tiles of 2 blocks of 16: the last tile one block */
     {{"k16_plain",
-      "def @main(%d: " TY("(1, 2, 8, 30, 16)") ", %w: " TY("(2, 2, 3, 3, 16, 32)") ", %b: " TY("(1, 3, 1, 1, 16)")
-      ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=40, " LAYOUTS(16, 16, 32)) ";\n"
-      "  %1 = add(%0, %b); %2 = nn.leaky_relu(%1, alpha=0.05); %2 }", 0},
-     KERNEL "in0, in1, out0, &e, flags, 14, 2, 1, ", FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_LEAKY"), NULL},
+      "def @main(%d: " TY("(1, 2, 8, 30, 16)") ", %w: " TY("(2, 2, 3, 3, 16, 32)") ", %b: " TY(
+          "(1, 3, 1, 1, 16)") ") {\n"
+                              "  %0 = " NCHWC(
+                                  "%d", "%w",
+                                  "padding=[1, 1], channels=40, " LAYOUTS(
+                                      16, 16, 32)) ";\n"
+                                                   "  %1 = add(%0, %b); %2 = nn.leaky_relu(%1, alpha=0.05); %2 }",
+      0},
+     KERNEL "in0, in1, out0, &e, flags, 14, 2, 1, ",
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_LEAKY"),
+     NULL},
     /* an RGB stem: 3 channels of a block of 16, stride 2 */
     {{"k16_rgb",
-      "def @main(%d: " TY("(1, 1, 11, 13, 3)") ", %w: " TY("(1, 1, 3, 3, 16, 16)") ", %r: " TY("(1, 1, 6, 7, 16)") ") {\n"
-      "  %0 = nn.pad(%d, pad_width=[0, 0, 0, 0, 0, 0, 0, 0, 0, 13]);\n"
-      "  %1 = " NCHWC("%0", "%w", "strides=[2, 2], padding=[1, 1], channels=16, in_channels=3, " LAYOUTS(16, 16, 16)) ";\n"
-      "  %2 = add(%1, %r); %2 }", 0},
-     KERNEL, FLAGS("IRM_KERNEL_EPI_RESIDUAL"), NULL},
+      "def @main(%d: " TY("(1, 1, 11, 13, 3)") ", %w: " TY("(1, 1, 3, 3, 16, 16)") ", %r: " TY(
+          "(1, 1, 6, 7, 16)") ") {\n"
+                              "  %0 = nn.pad(%d, pad_width=[0, 0, 0, 0, 0, 0, 0, 0, 0, 13]);\n"
+                              "  %1 = " NCHWC("%0", "%w",
+                                              "strides=[2, 2], padding=[1, 1], channels=16, in_channels=3, " LAYOUTS(
+                                                  16, 16, 16)) ";\n"
+                                                               "  %2 = add(%1, %r); %2 }",
+      0},
+     KERNEL,
+     FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
+     NULL},
     {{"k16_dw",
-      "def @main(%d: " TY("(2, 2, 9, 20, 16)") ", %w: " TY("(2, 1, 3, 3, 1, 16)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "dilation=[2, 2], padding=[2, 2], groups=24, channels=24, " LAYOUTS(16, 1, 16)) ";\n"
-      "  %1 = nn.relu(%0); %1 }", 0},
-     DEPTHWISE, FLAGS("IRM_KERNEL_EPI_RELU"), NULL},
+      "def @main(%d: " TY("(2, 2, 9, 20, 16)") ", %w: " TY(
+          "(2, 1, 3, 3, 1, 16)") ") {\n"
+                                 "  %0 = " NCHWC("%d", "%w",
+                                                 "dilation=[2, 2], padding=[2, 2], groups=24, channels=24, " LAYOUTS(
+                                                     16, 1, 16)) ";\n"
+                                                                 "  %1 = nn.relu(%0); %1 }",
+      0},
+     DEPTHWISE,
+     FLAGS("IRM_KERNEL_EPI_RELU"),
+     NULL},
     {{"k16_1x1",
-      "def @main(%d: " TY("(1, 1, 1, 1, 16)") ", %w: " TY("(1, 1, 1, 1, 16, 64)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=50, " LAYOUTS(16, 16, 64)) "; %0 }", 0},
-     KERNEL, NULL, NULL},
+      "def @main(%d: " TY("(1, 1, 1, 1, 16)") ", %w: " TY(
+          "(1, 1, 1, 1, 16, 64)") ") {\n"
+                                  "  %0 = " NCHWC("%d", "%w", "channels=50, " LAYOUTS(16, 16, 64)) "; %0 }",
+      0},
+     KERNEL,
+     NULL,
+     NULL},
     /* blocks of 4 at block 16: the loops */
     {{"l16_block4",
-      "def @main(%d: " TY("(1, 1, 5, 5, 4)") ", %w: " TY("(1, 1, 3, 3, 4, 4)") ") {\n"
-      "  %0 = " NCHWC("%d", "%w", "channels=4, " LAYOUTS(4, 4, 4)) "; %0 }", 0},
-     "double acc = 0;", NULL, "irm_kernel_"},
+      "def @main(%d: " TY("(1, 1, 5, 5, 4)") ", %w: " TY(
+          "(1, 1, 3, 3, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "channels=4, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
 };
 
 START_TEST(kernels_block8) {
