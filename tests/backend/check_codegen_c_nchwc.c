@@ -117,6 +117,17 @@ static const nc_case block4[] = {
      KERNEL,
      NULL,
      NULL},
+    /* an empty map padded: every window in the padding, the result the bias */
+    {{"k4_empty",
+      "def @main(%d: " TY("(1, 1, 0, 0, 4)") ", %w: " TY("(1, 1, 1, 1, 4, 4)") ", %b: " TY(
+          "(1, 1, 1, 1, 4)") ") {\n"
+                             "  %0 = " NCHWC(
+                                 "%d", "%w",
+                                 "padding=[1, 2], channels=4, " LAYOUTS(4, 4, 4)) "; %1 = add(%0, %b); %1 }",
+      0},
+     FLAGS("IRM_KERNEL_EPI_BIAS"),
+     NULL,
+     NULL},
     /* an RGB stem: 3 channels padded to a block of 4 (nn.pad writes the zero lane), in_channels 3 */
     {{"k4_rgb",
       "def @main(%d: " TY("(1, 1, 8, 9, 3)") ", %w: " TY(
@@ -297,6 +308,51 @@ static const nc_case decisions[] = {
      NULL,
      NULL},
 };
+
+/* The weight and the bias bound as constants (BindParams): the kernel reads
+ * the static arrays, the bias still fused. */
+START_TEST(bound_weight_and_bias) {
+  irm_module *m = NULL, *bound = NULL, *typed = NULL;
+  const char *text =
+      CG_HEADER SIG4(BIAS4 RES4) "  " CONV4 "  %1 = add(%0, %b); %2 = add(%1, %r); %3 = nn.relu(%2); %3 }";
+  ck_assert_ok(irm_dataflow_parse(text, strlen(text), &m));
+  irm_module *t = cg_typed(SIG4(BIAS4 RES4) "  " CONV4 "  %1 = add(%0, %b); %2 = add(%1, %r); %3 = nn.relu(%2); %3 }");
+  const irm_object *main_fn = irm_module_function(t, "main");
+  uint64_t seed = 99;
+  irm_tensor *w = cg_random(irm_expr_type(irm_function_param(main_fn, 1)), &seed),
+             *b = cg_random(irm_expr_type(irm_function_param(main_fn, 2)), &seed);
+  const char *keys[] = {"w", "b"};
+  irm_any vals[] = {irm_any_object(w), irm_any_object(b)};
+  irm_object *params = new_map(keys, vals, 2);
+  irm_any pv = irm_any_object(params);
+  irm_module *with = NULL;
+  ck_assert_ok(irm_module_with_attr(m, "params", &pv, &with));
+  ck_assert_ok(irm_dataflow_bind_params(with, &bound));
+  ck_assert_ok(irm_dataflow_infer_type(bound, &typed));
+  irm_object *fn = irm_module_function(typed, "main");
+  ck_assert_uint_eq(irm_function_param_count(fn), 2);
+  irm_target *target = NULL;
+  ck_assert_ok(irm_target_parse("c", &target));
+  irm_object *k = cg_kernel(fn, "k_bound", target);
+  ck_require(k != NULL, "%s", irm_last_error());
+  const char *code = cg_map_str(k, "code");
+  ck_assert_msg(strstr(code, FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU")) &&
+                    strstr(code, "irm_kernel_conv2d_nchwc(&s, in0, ") &&
+                    !strstr(code, "irm_kernel_conv2d_nchwc(&s, in0, in1"),
+                "%s", code);
+  irm_object_release(k);
+  const char *names[] = {"k_bound"};
+  double tol[] = {1e-4};
+  char extra[256];
+  snprintf(extra, sizeof extra, "-I'%.200s'", IRM_CG_KERNELS_DIR);
+  char *heap = strdup(extra); /* on the heap: cg_compile's command has room for any short text */
+  cg_check_funcs("nchwc_bound", &fn, names, tol, 1, target, heap, 1);
+  free(heap);
+  irm_object *objs[] = {(irm_object *)m, (irm_object *)t, (irm_object *)with, (irm_object *)bound, (irm_object *)typed,
+                        params,          (irm_object *)w, (irm_object *)b,    (irm_object *)target};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
 
 START_TEST(walker_decisions) {
   irm_target *t = NULL;
@@ -497,6 +553,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, kernels_block4);
   tcase_add_test(tc, walker_decisions);
+  tcase_add_test(tc, bound_weight_and_bias);
   tcase_add_test(tc, loops_other_blocks);
 #if defined(__x86_64__) || defined(__i386__)
   tcase_add_test(tc, kernels_block8);
