@@ -117,6 +117,26 @@ static const nc_case block4[] = {
      KERNEL,
      NULL,
      NULL},
+    /* tiles of 3 and 4 output vectors, the last ones partial */
+    {{"k4_vecs3",
+      "def @main(%d: " TY("(1, 2, 5, 9, 4)") ", %w: " TY(
+          "(1, 2, 3, 3, 4, 12)") ") {\n"
+                                 "  %0 = " NCHWC(
+                                     "%d", "%w",
+                                     "padding=[1, 1], channels=10, " LAYOUTS(4, 4, 12)) "; %1 = nn.relu(%0); %1 }",
+      0},
+     "flags, 4, 3, 1, ",
+     NULL,
+     NULL},
+    {{"k4_vecs4",
+      "def @main(%d: " TY("(1, 1, 4, 11, 4)") ", %w: " TY(
+          "(2, 1, 1, 1, 4, 16)") ") {\n"
+                                 "  %0 = " NCHWC("%d", "%w",
+                                                 "strides=[1, 2], channels=20, " LAYOUTS(4, 4, 16)) "; %0 }",
+      0},
+     ", 4, 1, IRM_KERNEL_ORDER_",
+     NULL,
+     NULL},
     /* an empty map padded: every window in the padding, the result the bias */
     {{"k4_empty",
       "def @main(%d: " TY("(1, 1, 0, 0, 4)") ", %w: " TY("(1, 1, 1, 1, 4, 4)") ", %b: " TY(
