@@ -313,7 +313,7 @@ static int epilogue_step(walker *w, size_t anchor, size_t cur, size_t u, int *st
   if (strcmp(op, "add") == 0 && un->nargs == 2 && un->args[0] != un->args[1]) {
     size_t other = un->args[0] == cur ? un->args[1] : un->args[0];
     const cg_node *on = &w->nodes[other];
-    if (on->inlined) return 0;
+    if (on->inlined || on->tail) return 0; /* no buffer of its own: an anchor that took its tail */
     if (*stage < 1 && is_block_bias(&on->t, &a->t)) a->epi_bias = other + 1, *stage = 1;
     else if (*stage < 2 && same_shape(&on->t, &a->t)) a->epi_res = other + 1, *stage = 2;
     else return 0;

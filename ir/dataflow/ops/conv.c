@@ -376,7 +376,7 @@ static int nchwc_geometry(const ops_ctx *c, nchwc_geom *g) {
     return irm_error(IRM_ETYPE, "%s: %s has %lld input channels, %s has %lld (its blocks, padding included)", op,
                      irm_ops_arg_text_(c, 1, a), (long long)(g->ib * g->ki), irm_ops_arg_text_(c, 0, b),
                      (long long)cin);
-  if (g->depthwise && (g->a.groups != ch || g->ib != 1 || g->ki != 1 || (ch + g->x - 1) / g->x != g->cb))
+  if (g->depthwise && (g->a.groups != ch || g->ib != 1 || g->ki != 1 || (ch - 1) / g->x + 1 != g->cb))
     return irm_error(IRM_ETYPE,
                      "%s: groups %lld is neither 1 nor depthwise (groups == channels == the channels of %s, "
                      "padded to its blocks, with a weight OIHW1i{o}o of one input channel)",
