@@ -35,10 +35,10 @@ static const struct {
     {"nn.avg_pool2d", "pool_size=[2, 2], padding=[3, 1, 2, 3]", 1, 2, 4, 5},
 };
 #define N_VARIANTS (sizeof variants / sizeof variants[0])
-#define N_CASES (N_VARIANTS + 6)
+#define N_CASES (N_VARIANTS + 7)
 
 /* The cases of one layout block x and dtype into texts/cases (N_CASES):
- * every variant, the global pools, NaN taps through sqrt. */
+ * every variant, the global pools, NaN taps through sqrt, an epilogue. */
 static size_t make_cases(const char *prefix, int x, const char *dt, char texts[][512], char names[][64],
                          cg_case *cases) {
   size_t k = 0;
@@ -69,6 +69,12 @@ static size_t make_cases(const char *prefix, int x, const char *dt, char texts[]
            "def @main(%%a: Tensor[(1, 2, 6, 6, %d), %s]) {\n  %%0 = %s(%%a);\n"
            "  %%1 = nn.avg_pool2d(%%0, pool_size=[2, 2], padding=[1, 1], layout=\"NCHW%dc\"); %%1 }",
            x, dt, fl ? "sqrt" : "negative", x);
+  /* the pool writes the output in place of its own buffer, then relu and the add update it */
+  snprintf(texts[k++], 512,
+           "def @main(%%a: Tensor[(1, 2, 7, 7, %d), %s]) {\n"
+           "  %%0 = nn.max_pool2d(%%a, pool_size=[3, 3], strides=[2, 2], layout=\"NCHW%dc\");\n"
+           "  %%1 = nn.relu(%%0); %%2 = add(%%1, %%1); %%2 }",
+           x, dt, x);
   for (size_t i = 0; i < k; i++) {
     snprintf(names[i], 64, "%.40s_%zu", prefix, i);
     cases[i] = (cg_case){names[i], texts[i], 2e-5};

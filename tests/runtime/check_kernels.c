@@ -357,7 +357,8 @@ START_TEST(test_pool_random_shapes_each_kind) {
     s.sh = 1 + rnd(2), s.sw = 1 + rnd(2);
     s.dh = rnd(4) ? 1 : 2, s.dw = rnd(4) ? 1 : 2;
     s.ih = 1 + rnd(rnd(3) ? 14 : 2), s.iw = 1 + rnd(rnd(3) ? 30 : 2);
-    s.pt = rnd(s.kh + 1), s.pl = rnd(s.kw + 1), s.pb = rnd(s.kh + 1), s.pr = rnd(s.kw + 1);
+    /* padding up to two taps past the window: windows entirely in padding */
+    s.pt = rnd(s.kh + 3), s.pl = rnd(s.kw + 3), s.pb = rnd(s.kh + 3), s.pr = rnd(s.kw + 3);
     int eh = (s.kh - 1) * s.dh + 1, ew = (s.kw - 1) * s.dw + 1;
     if (s.ih + s.pt + s.pb < eh) s.pb = eh - s.ih - s.pt;
     if (s.iw + s.pl + s.pr < ew) s.pr = ew - s.iw - s.pl;
