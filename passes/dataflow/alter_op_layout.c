@@ -10,9 +10,8 @@
  * original's type, and a user that runs blocked reads the twin instead.
  * A back transform nobody reads is not part of the result. An op runs
  * blocked when:
- *   nn.conv2d          NCHW/OIHW, float32, out channels a multiple of x,
- *                      groups 1, or depthwise (groups == channels, a
- *                      multiple of x); its data is the twin or is
+ *   nn.conv2d          NCHW/OIHW, float32, groups 1, or depthwise
+ *                      (groups == channels); its data is the twin or is
  *                      transformed (padding an RGB input with zero lanes);
  *                      a 3x3 stride-1 one on a map of 14x14 or more runs
  *                      Winograd's F(2x2, 3x3), its weight transformed by
@@ -24,6 +23,9 @@
  *                      [1,C,1,1]), or a scalar; nn.bias_add on axis 1
  *   the 2-D pools      NCHW, their data has a twin
  *   concatenate        on the channels, every part a multiple of x
+ * A twin whose channels are not whole blocks carries padding lanes, which
+ * a conv reading it skips (in_channels) and the transform back cuts
+ * (strided_slice); concatenate takes only whole blocks.
  * The block is the option `block` (else the module attribute, else the
  * PassContext option AlterOpLayout.block); 0 (the default) changes
  * nothing. build() sets it from the target's features. New inner nodes
@@ -93,11 +95,35 @@ static int shape4(const irm_object *e, int64_t s[4]) {
   return 1;
 }
 
+/* x[:, :ch] of an NCHW x. *out NEW. */
+static int first_channels(irm_object *x, int64_t ch, irm_object **out) {
+  irm_any b = irm_any_int(0), e = irm_any_int(ch), one = irm_any_int(1);
+  irm_object *begin = NULL, *end = NULL, *axes = NULL;
+  int rc = irm_array_new(&b, 1, &begin);
+  if (!rc) rc = irm_array_new(&e, 1, &end);
+  if (!rc) rc = irm_array_new(&one, 1, &axes);
+  const char *keys[] = {"begin", "end", "axes"};
+  irm_any values[] = {irm_any_object(begin), irm_any_object(end), irm_any_object(axes)};
+  if (!rc) rc = call_of("strided_slice", &x, 1, NULL, keys, values, 3, out);
+  irm_object_release(begin);
+  irm_object_release(end);
+  irm_object_release(axes);
+  return rc;
+}
+
 /* The original's replacement: blocked's twin, transformed back to NCHW
- * with original's type. *out NEW. */
+ * (its padding lanes cut when the channels are not whole blocks) with
+ * original's type. *out NEW. */
 static int finish(alter_ctx *c, const irm_object *original, irm_object *blocked, irm_object **out) {
-  irm_object *back = NULL;
+  irm_object *back = NULL, *cut = NULL;
+  int64_t o[4] = {0, 0, 0, 0};
+  (void)shape4(original, o);
   int rc = transform(blocked, c->data_layout, "NCHW", &back);
+  if (!rc && o[1] % c->x) {
+    rc = first_channels(back, o[1], &cut);
+    irm_object_release(back);
+    back = cut;
+  }
   if (!rc) rc = irm_expr_with_type(back, irm_expr_type(original), out);
   irm_object_release(back);
   twin *t = rc ? NULL : irm_ptr_table_add_(&c->twins, *out, sizeof *t);
@@ -135,7 +161,7 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
     return IRM_OK;
   int64_t x = c->x, ch = o[1], in = d[1];
   int depthwise = a.groups > 1;
-  if (ch % x || (depthwise && (a.groups != in || a.groups != ch))) return IRM_OK;
+  if (depthwise && (a.groups != in || a.groups != ch)) return IRM_OK;
   int64_t vecs = depthwise ? 1 : (ch / x) % 2 == 0 ? 2 : 1;
   /* Winograd's F(2x2, 3x3) where its tiles fill the map: 2.25x fewer
    * multiplies than the direct conv */

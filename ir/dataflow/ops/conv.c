@@ -371,6 +371,11 @@ static int nchwc_geometry(const ops_ctx *c, nchwc_geom *g) {
   if (g->a.in_channels > cin)
     return irm_error(IRM_ETYPE, "%s: in_channels %lld is more than the %lld channels of %s", op,
                      (long long)g->a.in_channels, (long long)cin, irm_ops_arg_text_(c, 0, a));
+  if (g->a.in_channels && g->a.in_channels <= cin - g->x)
+    return irm_error(IRM_ETYPE,
+                     "%s: in_channels %lld leaves a whole block of %s empty (its %lld blocks hold %lld to %lld)", op,
+                     (long long)g->a.in_channels, irm_ops_arg_text_(c, 0, a), (long long)g->cb,
+                     (long long)(cin - g->x + 1), (long long)cin);
   g->depthwise = g->a.groups > 1;
   if (!g->depthwise && g->ib * g->ki != cin)
     return irm_error(IRM_ETYPE, "%s: %s has %lld input channels, %s has %lld (its blocks, padding included)", op,
@@ -423,7 +428,8 @@ static int nchwc_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
       for (int64_t y = 0; y < g.oh; y++)
         for (int64_t x = 0; x < g.ow; x++) {
           double acc = 0;
-          int64_t c0 = g.depthwise ? oc : 0, c1 = g.depthwise ? oc + 1 : cin;
+          /* the padding lanes past in_channels are not read (they may hold anything) */
+          int64_t c0 = g.depthwise ? oc : 0, c1 = g.depthwise ? oc + 1 : g.a.in_channels ? g.a.in_channels : cin;
           if (oc >= wch || c1 > cin) c1 = c0; /* lanes past the weight's channels */
           for (int64_t ic = c0; ic < c1; ic++)
             for (int64_t i = 0; i < g.kh; i++) {

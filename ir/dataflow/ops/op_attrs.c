@@ -218,7 +218,7 @@ static int get_blocked_layout(const char *op, const irm_object *attrs, const cha
     for (size_t k = 0; letters[k] && used < sizeof form; k++)
       used += (size_t)snprintf(form + used, sizeof form - used, "{%c}%c", letters[k] - 'a' + 'A', letters[k]);
     return irm_error(IRM_EVALUE, "%s: %s '%s' is not of the form %s with blocks of 1 to 4096 (such as %s%s)", op, name,
-                     irm_error_quote(s), form, prefix, letters[1] ? "i16o" : "c");
+                     irm_error_quote(s), form, prefix, letters[1] ? "8i16o" : "8c");
   }
   return IRM_OK;
 }

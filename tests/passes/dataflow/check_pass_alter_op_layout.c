@@ -109,9 +109,6 @@ START_TEST(test_what_it_leaves_alone) {
       /* float64 */
       IP_HEAD "def @main(%x: Tensor[(1, 8, 8, 8), float64], %w: Tensor[(8, 8, 3, 3), float64]) {\n"
               "  %0 = nn.conv2d(%x, %w);\n  %0\n}\n",
-      /* output channels not a multiple of the block (8) */
-      IP_HEAD "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(4, 8, 3, 3), float32]) {\n"
-              "  %0 = nn.conv2d(%x, %w);\n  %1 = add(%0, %0);\n  %1\n}\n",
       /* NHWC */
       IP_HEAD "def @main(%x: Tensor[(1, 8, 8, 8), float32], %w: Tensor[(3, 3, 8, 8), float32]) {\n"
               "  %0 = nn.conv2d(%x, %w, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n  %0\n}\n",
@@ -135,6 +132,116 @@ START_TEST(test_what_it_leaves_alone) {
 }
 END_TEST
 
+/* ---- the rewrite ------------------------------------------------------------------------------------ */
+
+/* Networks in small, their weights params bound to constants: through
+ * AlterOpLayout{block} each computes what it computed, with the blocked
+ * op `must` in it and at most `transforms` layout_transform calls left
+ * (the weights' are folded: only the activations' edges remain). */
+typedef struct rewrite_case {
+  const char *text;
+  int64_t block;
+  const char *must;
+  int transforms;
+} rewrite_case;
+
+#define W_PARAMS                                                                                                    \
+  "%w1: Tensor[(8, 3, 3, 3), float32], %b1: Tensor[(8, 1, 1), float32], %w2: Tensor[(8, 8, 3, 3), float32], "       \
+  "%w3: Tensor[(16, 8, 3, 3), float32], %w4: Tensor[(12, 8, 1, 1), float32], %w5: Tensor[(8, 12, 3, 3), float32], " \
+  "%w6: Tensor[(8, 1, 3, 3), float32], %b6: Tensor[(8), float32], %w7: Tensor[(8, 8, 1, 1), float32]"
+
+static const rewrite_case rewrites[] = {
+    /* conv, bias, relu, residual add, max pool, global pool: blocked throughout; the 3 input channels padded */
+    {IP_HEAD "def @main(%x: Tensor[(1, 3, 9, 9), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n  %1 = add(%0, %b1);\n  %2 = nn.relu(%1);\n"
+             "  %3 = nn.conv2d(%2, %w2, padding=[1, 1]);\n  %4 = add(%3, %2);\n  %5 = nn.relu(%4);\n"
+             "  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);\n  %7 = nn.global_avg_pool2d(%6);\n  %7\n}\n",
+     8, "nn.contrib_conv2d_NCHWc", 2},
+    /* a 3x3 stride-1 conv on 16x16: Winograd */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 16, 16), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
+     8, "nn.contrib_conv2d_winograd_without_weight_transform", 2},
+    /* 12 output channels, not whole blocks of 8: padded, cut on the way out */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 7, 7), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w4);\n  %1 = clip(%0, a_min=0.1, a_max=6.0);\n"
+             "  %2 = nn.conv2d(%1, %w5, strides=[2, 2]);\n  %3 = (%2, %1);\n  %3\n}\n",
+     8, "strided_slice", 3},
+    /* depthwise, bias_add, a concat of whole blocks, a scalar */
+    {IP_HEAD
+     "def @main(%x: Tensor[(1, 8, 6, 6), float32], " W_PARAMS ") {\n"
+     "  %0 = nn.conv2d(%x, %w6, padding=[1, 1], groups=8);\n  %1 = nn.bias_add(%0, %b6);\n"
+     "  %2 = nn.conv2d(%1, %w7);\n  %3 = concatenate(%1, %2, axis=1);\n  %4 = multiply(%3, const(float32, [], [0.5]));\n  %4\n}\n",
+     4, "concatenate", 2},
+};
+
+/* The module of text with its weights bound (every param but %x). */
+static irm_module *bound(const char *text) {
+  static const struct {
+    const char *name;
+    int64_t shape[4];
+    int32_t ndim;
+  } ws[] = {{"w1", {8, 3, 3, 3}, 4},  {"b1", {8, 1, 1}, 3},     {"w2", {8, 8, 3, 3}, 4},
+            {"w3", {16, 8, 3, 3}, 4}, {"w4", {12, 8, 1, 1}, 4}, {"w5", {8, 12, 3, 3}, 4},
+            {"w6", {8, 1, 3, 3}, 4},  {"b6", {8}, 1},           {"w7", {8, 8, 1, 1}, 4}};
+  enum { N = sizeof ws / sizeof ws[0] };
+  const char *names[N];
+  irm_any values[N];
+  for (size_t i = 0; i < N; i++) {
+    names[i] = ws[i].name;
+    values[i] = irm_any_object(ip_tensor(ws[i].shape, ws[i].ndim, 7 + (unsigned)i));
+  }
+  irm_object *params = new_map(names, values, N);
+  for (size_t i = 0; i < N; i++) irm_object_release(values[i].v_obj);
+  irm_module *m = ip_parse(text), *out = NULL;
+  irm_any p = irm_any_object(params);
+  ck_assert_ok(irm_module_set_attr_move(&m, "params", &p));
+  ck_require(ip_pipeline("Sequential(BindParams, InferType)", m, &out) == 0, "%s", irm_last_error());
+  irm_object_release(m);
+  irm_object_release(params);
+  return out;
+}
+
+static int count(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+  return n;
+}
+
+START_TEST(test_rewrite_keeps_results) {
+  const rewrite_case *c = &rewrites[_i];
+  irm_module *m = bound(c->text), *out = NULL;
+  char pipeline[128];
+  snprintf(pipeline, sizeof pipeline, "Sequential(AlterOpLayout{block=%lld}, InferType, FoldConstant)",
+           (long long)c->block);
+  ck_require(ip_pipeline(pipeline, m, &out) == 0, "%s", irm_last_error());
+  char *text = ip_text(out);
+  int ok = strstr(text, c->must) && count(text, "layout_transform(") <= c->transforms && !strstr(text, "nn.conv2d(");
+  if (!ok) fprintf(stderr, "case %d:\n%s\n", _i, text);
+  ck_require(ok, "case %d: want %s, at most %d transforms, no NCHW conv (the text is on stderr)", _i, c->must,
+             c->transforms);
+  long long d[3] = {0, 0, 0};
+  ck_assert_int_eq(sscanf(strstr(c->text, "%x: Tensor[(") + 12, "1, %lld, %lld, %lld", &d[0], &d[1], &d[2]), 3);
+  int64_t shape[4] = {1, d[0], d[1], d[2]};
+  irm_object *x = ip_tensor(shape, 4, 3), *inputs = NULL;
+  irm_any xa = irm_any_object(x);
+  ck_assert_ok(irm_array_new(&xa, 1, &inputs));
+  irm_any before = irm_any_none(), after = irm_any_none();
+  ck_require(irm_dataflow_evaluate(m, "main", inputs, &before) == 0, "%s", irm_last_error());
+  ck_require(irm_dataflow_evaluate(out, "main", inputs, &after) == 0, "%s", irm_last_error());
+  if (irm_object_is(before.v_obj, "ffi.Array")) {
+    for (size_t i = 0; i < irm_array_size(before.v_obj); i++)
+      ip_assert_close(irm_array_at(before.v_obj, i)->v_obj, irm_array_at(after.v_obj, i)->v_obj);
+  } else ip_assert_close(before.v_obj, after.v_obj);
+  irm_any_release(&before);
+  irm_any_release(&after);
+  irm_object_release(inputs);
+  irm_object_release(x);
+  irm_free(text);
+  irm_object_release(out);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pass_alter_op_layout");
   TCase *tc = tcase_create("alter_op_layout");
@@ -142,6 +249,7 @@ int main(void) {
   tcase_add_test(tc, test_a_bad_block_names_the_option);
   tcase_add_test(tc, test_module_attribute_is_used_without_the_option);
   tcase_add_test(tc, test_what_it_leaves_alone);
+  tcase_add_loop_test(tc, test_rewrite_keeps_results, 0, (int)(sizeof rewrites / sizeof rewrites[0]));
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
