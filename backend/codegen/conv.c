@@ -302,10 +302,11 @@ int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c) {
 /* The register tile: ow_tile x oc_vecs accumulators, oc_vecs weights and a
  * broadcast in the vector registers (32 with 16 lanes, 16 below), no
  * wider than the interior columns. */
-static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise) {
+static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise, int padded) {
   int regs = v->x >= 16 ? 32 : 16;
   int t = depthwise ? (v->x >= 16 ? 14 : 8) : (regs - oc_vecs - 1) / oc_vecs;
   if (t > 14) t = 14;
+  if (padded) return v->ow < t ? (int)v->ow : t; /* every column inside */
   int64_t lo = (v->a.padding[1] + v->a.strides[1] - 1) / v->a.strides[1];
   int64_t hi = (v->w - 1 - (v->kw - 1) * v->a.dilation[1] + v->a.padding[1]);
   hi = hi < 0 ? 0 : hi / v->a.strides[1] + 1;
@@ -314,7 +315,16 @@ static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise) {
   return t < 1 ? 1 : t;
 }
 
-static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
+/* Whether a conv runs through a zero-padded copy of its input (the
+ * kernel's irm_kernel_conv2d_nchwc_padded): padded, on a map narrow
+ * enough that its border columns, one pixel at a time, would cost more
+ * than the copy. */
+static int nchwc_padded(const nchwc *v) {
+  const int64_t *p = v->a.padding;
+  return v->a.groups == 1 && (p[0] || p[1] || p[2] || p[3]) && v->ow <= 28;
+}
+
+static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
   int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->x);
@@ -329,7 +339,7 @@ static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
     LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
     LL(depthwise ? oc : 1));
   irm_cg_epilogue_decl_(e, b);
-  int tile = nchwc_ow_tile(v, oc_vecs, depthwise);
+  int padded = !depthwise && nchwc_padded(v), tile = nchwc_ow_tile(v, oc_vecs, depthwise, padded);
   if (depthwise) {
     P(b, "    irm_kernel_depthwise_nchwc(&s, %s, %s, %s, &e, flags, %d);\n", c->in[0].name, c->in[1].name, c->out.name,
       tile);
@@ -339,8 +349,16 @@ static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b) {
    * channels, or the weights once per output row */
   int64_t tiles = (v->ocb + oc_vecs - 1) / oc_vecs;
   double in_traffic = (double)tiles * (double)(cin * v->h * v->w), w_traffic = (double)v->oh * (double)c->in[1].numel;
-  P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s);\n", c->in[0].name, c->in[1].name,
-    c->out.name, tile, oc_vecs, in_traffic <= w_traffic ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER");
+  const char *order = in_traffic <= w_traffic ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
+  if (padded) {
+    int64_t ph = (v->oh - 1) * v->a.strides[0] + (v->kh - 1) * v->a.dilation[0] + 1;
+    int64_t pw = (v->ow - 1) * v->a.strides[1] + (v->kw - 1) * v->a.dilation[1] + 1;
+    *scratch = (size_t)(v->cb * ph * pw * v->x) * sizeof(float);
+    P(b, "    irm_kernel_conv2d_nchwc_padded(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s, (float *)(void *)(%s));\n",
+      c->in[0].name, c->in[1].name, c->out.name, tile, oc_vecs, order, c->scratch);
+  } else
+    P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s);\n", c->in[0].name, c->in[1].name,
+      c->out.name, tile, oc_vecs, order);
 }
 
 static void nchwc_loops(const cg_call *c, const nchwc *v, irm_text_buf *b) {
@@ -373,11 +391,10 @@ static void nchwc_loops(const cg_call *c, const nchwc *v, irm_text_buf *b) {
 }
 
 static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
-  (void)scratch;
   nchwc v;
   int rc = nchwc_of(c, &v);
   if (rc || c->out.numel == 0) return rc;
-  if (c->file_scope && nchwc_kernel_ok(c, &v)) nchwc_kernel(c, &v, b);
+  if (c->file_scope && nchwc_kernel_ok(c, &v)) nchwc_kernel(c, &v, b, scratch);
   else if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
   else nchwc_loops(c, &v, b);
   return IRM_OK;

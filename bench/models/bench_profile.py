@@ -80,8 +80,9 @@ def report(res, configs, args, log):
             log("# irm:%s: no per-kernel profile: %s" % (label, str(e).splitlines()[0][:300]))
             continue
         kernels = info["kernels"]
+        # steps run in the order of main's calls; a symbol names its first ops
         same = len(kernels) == len(ns) and all(
-            "_".join(o.replace(".", "_") for o in ops) in sym for (ops, _), sym in zip(kernels, symbols))
+            ops and ops[0].replace(".", "_") in sym for (ops, _), sym in zip(kernels, symbols))
         wholes[label] = (whole, sum(ns) / 1e9, sum(wall_ns) / 1e9)
         if not same:
             log("# irm:%s: the steps do not match the module's calls (%d steps, %d calls): no per-conv mapping"

@@ -217,6 +217,21 @@ def conv_signature(out_shape, weight_shape, layout="NCHW"):
     return (2 * macs, h, w, c)
 
 
+BLOCKED_CONVS = ("nn.contrib_conv2d_NCHWc", "nn.contrib_conv2d_winograd_without_weight_transform")
+
+
+def blocked_conv_signature(call, attrs):
+    """conv_signature of AlterOpLayout's blocked convs, in the logical
+    channels (the ONNX Conv's FLOPs): the output channels are `channels`,
+    the input ones `in_channels` or the data's blocks; a Winograd conv is a
+    3x3 one."""
+    d, w, y = list(call.args[0].checked_type.shape), list(call.args[1].checked_type.shape), list(call.checked_type.shape)
+    oc, groups = int(attrs["channels"]), int(attrs.get("groups", 1))
+    ic = int(attrs.get("in_channels", 0)) or d[1] * d[4]
+    kh, kw = (3, 3) if "winograd" in call.op.name else (w[2], w[3])
+    return (2 * y[0] * y[2] * y[3] * oc * (ic // groups) * kh * kw, y[2], y[3], oc)
+
+
 def kernel_convs(module):
     """Per step of the built module's entry point: [ops, conv signature or
     None], the ops as the kernel's symbol names them."""
@@ -228,10 +243,14 @@ def kernel_convs(module):
             if not isinstance(inner.op, ir.Op):
                 continue
             ops.append(inner.op.name)
-            if inner.op.name == "nn.conv2d" and sig is None:
-                attrs = dict(inner.attrs) if inner.attrs is not None else {}
+            if sig is not None:
+                continue
+            attrs = dict(inner.attrs) if inner.attrs is not None else {}
+            if inner.op.name == "nn.conv2d":
                 sig = conv_signature(list(inner.checked_type.shape), list(inner.args[1].checked_type.shape),
                                      attrs.get("out_layout") or attrs.get("data_layout") or "NCHW")
+            elif inner.op.name in BLOCKED_CONVS:
+                sig = blocked_conv_signature(inner, attrs)
         steps.append([ops, list(sig) if sig else None])
     return steps
 

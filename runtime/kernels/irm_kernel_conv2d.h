@@ -29,6 +29,7 @@
 #define IRM_KERNEL_CONV2D_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "irm_kernel_epilogue.h"
 #include "irm_kernel_vec.h"
@@ -297,6 +298,57 @@ IRM_KV_INLINE void irm_kernel_conv2d_nchwc(const irm_kernel_conv2d_shape *s, con
         wt += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
       }
     }
+}
+
+/* The rows and columns of a zero-padded copy of one image that the
+ * windows of s read: every tap then lies inside it. */
+IRM_KV_INLINE void irm_kernel_conv2d_padded_dims_(const irm_kernel_conv2d_shape *s, int *ph, int *pw) {
+  *ph = (s->oh - 1) * s->sh + (s->kh - 1) * s->dh + 1;
+  *pw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1;
+}
+
+/* Floats of scratch irm_kernel_conv2d_nchwc_padded needs: one image's
+ * input, zero-padded. */
+static inline size_t irm_kernel_conv2d_padded_scratch(const irm_kernel_conv2d_shape *s) {
+  int ph, pw;
+  irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
+  return (size_t)irm_kernel_blocks(s->ic) * ph * pw * IRM_KERNEL_BLOCK;
+}
+
+/* irm_kernel_conv2d_nchwc through a zero-padded copy of each image in
+ * scratch (irm_kernel_conv2d_padded_scratch floats, the last argument): no output column is
+ * a border one, so every pixel runs in register tiles. A border pixel
+ * alone keeps only oc_vecs accumulators busy: on a 7x7 map its two
+ * border columns cost as much as the five inside; the copy costs a read
+ * of the input. */
+IRM_KV_INLINE void irm_kernel_conv2d_nchwc_padded(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                                  float *out, const irm_kernel_epilogue *e, int flags,
+                                                  const int ow_tile, const int oc_vecs, const int unroll,
+                                                  const int order, float *scratch) {
+  const int x = IRM_KERNEL_BLOCK, icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc);
+  int ph, pw;
+  irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
+  irm_kernel_conv2d_shape p = *s;
+  p.n = 1, p.ih = ph, p.iw = pw, p.pt = 0, p.pl = 0;
+  const size_t in_image = (size_t)icbs * s->ih * s->iw * x, out_image = (size_t)ocbs * s->oh * s->ow * x;
+  for (int n = 0; n < s->n; n++) {
+    for (int icb = 0; icb < icbs; icb++)
+      for (int r = 0; r < ph; r++) {
+        float *dst = scratch + ((size_t)icb * ph + r) * pw * x;
+        int ih = r - s->pt, first = s->pl < pw ? s->pl : pw, copy = s->iw < pw - first ? s->iw : pw - first;
+        if (ih < 0 || ih >= s->ih || copy <= 0) {
+          memset(dst, 0, (size_t)pw * x * sizeof *dst);
+          continue;
+        }
+        memset(dst, 0, (size_t)first * x * sizeof *dst);
+        memcpy(dst + (size_t)first * x, in + n * in_image + (((size_t)icb * s->ih + ih) * s->iw) * x,
+               (size_t)copy * x * sizeof *dst);
+        memset(dst + (size_t)(first + copy) * x, 0, (size_t)(pw - first - copy) * x * sizeof *dst);
+      }
+    irm_kernel_epilogue en = *e;
+    if (flags & IRM_KERNEL_EPI_RESIDUAL) en.residual = e->residual + n * out_image;
+    irm_kernel_conv2d_nchwc(&p, scratch, w, out + n * out_image, &en, flags, ow_tile, oc_vecs, unroll, order);
+  }
 }
 
 #endif

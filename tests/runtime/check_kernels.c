@@ -72,6 +72,7 @@ typedef enum {
   RUN_CONV_3,
   RUN_CONV_4,
   RUN_CONV_FOLDED,
+  RUN_CONV_PADDED,
   RUN_WINOGRAD_1,
   RUN_WINOGRAD_2,
   RUN_DEPTHWISE_1,
@@ -81,7 +82,9 @@ typedef enum {
 /* The schedules the suite instantiates (constants, as a generated library
  * would): oc_vecs of each conv kind. */
 static int oc_vecs_of(run_kind k) {
-  return k == RUN_CONV_2 || k == RUN_CONV_FOLDED || k == RUN_WINOGRAD_2 ? 2 : k == RUN_CONV_3 ? 3 : 1;
+  return k == RUN_CONV_2 || k == RUN_CONV_FOLDED || k == RUN_CONV_PADDED || k == RUN_WINOGRAD_2 ? 2
+         : k == RUN_CONV_3                                                                      ? 3
+                                                                                                : 1;
 }
 
 static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float *in, const float *w, float *out,
@@ -95,6 +98,9 @@ static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float
     /* Flags folded too, as in a generated kernel. */
     irm_kernel_conv2d_nchwc(s, in, w, out, e, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU, 14,
                             2, 1, IRM_KERNEL_ORDER_OC_OUTER);
+    break;
+  case RUN_CONV_PADDED:
+    irm_kernel_conv2d_nchwc_padded(s, in, w, out, e, flags, 6, 2, 1, IRM_KERNEL_ORDER_OC_OUTER, scratch);
     break;
   case RUN_WINOGRAD_1: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 3, 1); break;
   case RUN_WINOGRAD_2: irm_kernel_winograd_nchwc(s, in, w, out, e, flags, scratch, 14, 2); break;
@@ -121,7 +127,9 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
                     : winograd      ? irm_kernel_winograd_packed_size(s, oc_vecs_of(k))
                                     : irm_kernel_conv2d_packed_size(s, oc_vecs_of(k));
   float *packed = malloc(packed_n * sizeof(float) + 1);
-  float *scratch = winograd ? malloc(irm_kernel_winograd_scratch_size(s) * sizeof(float)) : NULL;
+  float *scratch = winograd               ? malloc(irm_kernel_winograd_scratch_size(s) * sizeof(float))
+                   : k == RUN_CONV_PADDED ? malloc(irm_kernel_conv2d_padded_scratch(s) * sizeof(float) + 1)
+                                          : NULL;
   irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->ic, s->ih, s->iw);
   irm_kernel_nchw_to_nchwc(res, res_c, s->n, s->oc, s->oh, s->ow);
   irm_kernel_bias_pack(bias, bias_c, s->oc);
@@ -206,6 +214,10 @@ START_TEST(test_conv_random_shapes_small_tiles) { check_random_shapes(RUN_CONV_1
 END_TEST
 
 START_TEST(test_conv_random_shapes_large_tiles) { check_random_shapes(RUN_CONV_3, RUN_CONV_FOLDED); }
+END_TEST
+
+/* Through a zero-padded copy of the input: no border columns. */
+START_TEST(test_conv_random_shapes_padded) { check_random_shapes(RUN_CONV_PADDED, RUN_CONV_PADDED); }
 END_TEST
 
 START_TEST(test_conv_each_kernel_size_stride_and_dilation) {
@@ -457,6 +469,7 @@ int main(void) {
       {"width_is_the_expected_isa", test_width_is_the_expected_isa},
       {"conv_random_shapes_small_tiles", test_conv_random_shapes_small_tiles},
       {"conv_random_shapes_large_tiles", test_conv_random_shapes_large_tiles},
+      {"conv_random_shapes_padded", test_conv_random_shapes_padded},
       {"conv_each_kernel_size_stride_and_dilation", test_conv_each_kernel_size_stride_and_dilation},
       {"conv_each_epilogue", test_conv_each_epilogue},
       {"conv_residual_in_place", test_conv_residual_in_place},
