@@ -91,15 +91,15 @@ END_TEST
 #define TY(shape) "Tensor[" shape ", float32]"
 /* a conv of 8 into 12 channels (weight tiles of two blocks of 4), relu, a
  * depthwise conv of the 12: two kernels at block 4 (target "c") */
-#define BLOCKED_MODEL                                                                                               \
-  IP_HEAD "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 8)") ", %v: " TY(                   \
-      "(3, 1, 3, 3, 1, 4)") ") {\n"                                                                                 \
-          "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=12, data_layout=\"NCHW4c\", "            \
-          "kernel_layout=\"OIHW4i8o\");\n"                                                                          \
-          "  %1 = nn.relu(%0);\n"                                                                                   \
-          "  %2 = nn.contrib_conv2d_NCHWc(%1, %v, padding=[1, 1], groups=12, channels=12, data_layout=\"NCHW4c\", " \
-          "kernel_layout=\"OIHW1i4o\");\n"                                                                          \
-          "  %2\n}\n"
+#define BLOCKED_MODEL                                                                                                                 \
+  IP_HEAD "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 8)") ", %v: " TY(                                       \
+      "(3, 1, 3, 3, 1, 4)") ") {\n"                                                                                                   \
+                            "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=12, data_layout=\"NCHW4c\", "            \
+                            "kernel_layout=\"OIHW4i8o\");\n"                                                                          \
+                            "  %1 = nn.relu(%0);\n"                                                                                   \
+                            "  %2 = nn.contrib_conv2d_NCHWc(%1, %v, padding=[1, 1], groups=12, channels=12, data_layout=\"NCHW4c\", " \
+                            "kernel_layout=\"OIHW1i4o\");\n"                                                                          \
+                            "  %2\n}\n"
 
 static int64_t get_int(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);
@@ -126,9 +126,9 @@ static irm_sched_workload_ check_record(json_t *r, const char *mod_name) {
   ck_assert(json_is_object(wj) && json_is_object(cj));
   irm_sched_workload_ w;
   memset(&w, 0, sizeof w);
-  w.kind = strcmp(kind, "depthwise_nchwc") == 0 ? IRM_SCHED_DEPTHWISE_NCHWC
+  w.kind = strcmp(kind, "depthwise_nchwc") == 0  ? IRM_SCHED_DEPTHWISE_NCHWC
            : strcmp(kind, "winograd_nchwc") == 0 ? IRM_SCHED_WINOGRAD_NCHWC
-                                                  : IRM_SCHED_CONV2D_NCHWC;
+                                                 : IRM_SCHED_CONV2D_NCHWC;
   ck_assert_str_eq(irm_sched_kind_name_(w.kind), kind);
   w.n = get_int(wj, "n"), w.ic = get_int(wj, "ic"), w.ih = get_int(wj, "ih"), w.iw = get_int(wj, "iw");
   w.oc = get_int(wj, "oc"), w.oh = get_int(wj, "oh"), w.ow = get_int(wj, "ow");
