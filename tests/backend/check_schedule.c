@@ -2,7 +2,9 @@
  * "Schedules"; backend/codegen/schedule.c): the default rule's choices for
  * workloads at blocks 4, 8 and 16, and the records a build of blocked
  * convs writes into the library's metadata ("schedules") for both
- * executors, read back from the exported, loaded library. */
+ * executors, read back from the exported, loaded library: hand-blocked
+ * convs, and an NCHW model AlterOpLayout blocks (direct, depthwise and
+ * Winograd kernels). */
 #include <jansson.h>
 
 #include "check_aot_util.h"
@@ -148,18 +150,48 @@ static irm_sched_workload_ check_record(json_t *r, const char *mod_name) {
   return w;
 }
 
-/* Builds BLOCKED_MODEL with executor for target "c", exports and loads it,
- * and checks its metadata's two records. */
+/* A library built for target "c", exported, loaded, and its metadata. */
+typedef struct built {
+  irm_object *result, *loaded, *meta;
+  json_t *root, *list; /* list: root's "schedules" */
+} built;
+
+static built build_load(const irm_module *m, irm_object *executor, const char *runtime, const char *tag) {
+  built b;
+  b.result = aot_build(m, "c", executor, runtime, NULL, tag);
+  b.loaded = aot_export_load(b.result, tag);
+  ck_assert_ok(irm_runtime_module_metadata(b.loaded, &b.meta));
+  json_error_t err;
+  b.root = json_loads(irm_string_data(b.meta), 0, &err);
+  ck_assert_msg(b.root != NULL, "metadata does not parse: %s", err.text);
+  b.list = json_object_get(b.root, "schedules");
+  ck_assert_msg(json_is_array(b.list), "no schedules in %s", irm_string_data(b.meta));
+  /* the metadata's other readers still find their fields */
+  ck_assert_ptr_nonnull(json_string_value(json_object_get(b.root, "executor")));
+  ck_assert_ptr_nonnull(json_string_value(json_object_get(b.root, "target_features")));
+  return b;
+}
+
+static void built_free(built *b) {
+  json_decref(b->root);
+  irm_object_release(b->meta);
+  irm_object_release(b->loaded);
+  irm_object_release(b->result);
+}
+
+static irm_object *aot(void) {
+  irm_object *e = NULL;
+  ck_assert_ok(irm_executor_create("aot", NULL, &e));
+  return e;
+}
+
+/* Builds BLOCKED_MODEL with executor, checks its metadata's two records
+ * and runs it. */
 static void check_metadata(irm_object *executor, const char *runtime, const char *tag) {
   irm_module *m = parse_module(BLOCKED_MODEL);
-  irm_object *r = aot_build(m, "c", executor, runtime, NULL, tag);
-  irm_object *loaded = aot_export_load(r, tag), *meta = NULL;
-  ck_assert_ok(irm_runtime_module_metadata(loaded, &meta));
-  json_error_t err;
-  json_t *root = json_loads(irm_string_data(meta), 0, &err);
-  ck_assert_msg(root != NULL, "metadata does not parse: %s", err.text);
-  json_t *list = json_object_get(root, "schedules");
-  ck_assert_msg(json_is_array(list) && json_array_size(list) == 2, "schedules in %s", irm_string_data(meta));
+  built b = build_load(m, executor, runtime, tag);
+  json_t *list = b.list;
+  ck_assert_msg(json_array_size(list) == 2, "schedules in %s", irm_string_data(b.meta));
   irm_sched_workload_ conv = check_record(json_array_get(list, 0), tag);
   irm_sched_workload_ dw = check_record(json_array_get(list, 1), tag);
   /* the conv: 8 input channels in 2 blocks, 12 output ones in 3, weight tiles of 2 vectors */
@@ -176,20 +208,13 @@ static void check_metadata(irm_object *executor, const char *runtime, const char
   ck_assert_int_eq(dw.kind, IRM_SCHED_DEPTHWISE_NCHWC);
   ck_assert(dw.ic == 12 && dw.oc == 12 && dw.groups == 12 && dw.weight_elems == 3 * 3 * 3 * 4);
   ck_assert_int_eq(get_int(json_object_get(json_array_get(list, 1), "choices"), "ow_tile"), 7);
-  /* the metadata's other readers still find their fields */
-  ck_assert_ptr_nonnull(json_string_value(json_object_get(root, "executor")));
-  ck_assert_ptr_nonnull(json_string_value(json_object_get(root, "target_features")));
-  aot_compare(m, loaded, 3, 5);
-  json_decref(root);
-  irm_object_release(meta);
-  irm_object_release(loaded);
-  irm_object_release(r);
+  aot_compare(m, b.loaded, 3, 5);
+  built_free(&b);
   irm_object_release(m);
 }
 
 START_TEST(test_aot_metadata) {
-  irm_object *e = NULL;
-  ck_assert_ok(irm_executor_create("aot", NULL, &e));
+  irm_object *e = aot();
   check_metadata(e, "crt", "sched_aot");
   irm_object_release(e);
 }
@@ -202,21 +227,44 @@ START_TEST(test_graph_metadata) {
 }
 END_TEST
 
+/* An NCHW model AlterOpLayout blocks at the target's block (4 for "c"): a
+ * 3x3 stride-1 conv on a 14x14 map (Winograd), a stride-2 one and a
+ * depthwise one; each kernel's record as the rule says. */
+#define NCHW_MODEL                                                                                                   \
+  IP_HEAD                                                                                                            \
+      "def @main(%x: " TY("(1, 8, 14, 14)") ", %w1: " TY("(8, 8, 3, 3)") ", %w2: " TY("(16, 8, 3, 3)") ", %w3: " TY( \
+          "(16, 1, 3, 3)") ") {\n"                                                                                   \
+                           "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n  %1 = nn.relu(%0);\n"                       \
+                           "  %2 = nn.conv2d(%1, %w2, strides=[2, 2], padding=[1, 1]);\n  %3 = nn.relu(%2);\n"       \
+                           "  %4 = nn.conv2d(%3, %w3, padding=[1, 1], groups=16);\n  %4\n}\n"
+
+START_TEST(test_altered_model) {
+  irm_module *m = parse_module(NCHW_MODEL);
+  irm_object *e = aot();
+  built b = build_load(m, e, "crt", "sched_nchw");
+  int seen[3] = {0, 0, 0};
+  for (size_t i = 0; i < json_array_size(b.list); i++) {
+    irm_sched_workload_ w = check_record(json_array_get(b.list, i), "sched_nchw");
+    ck_assert_int_eq(w.block, 4);
+    seen[w.kind]++;
+  }
+  ck_assert_msg(seen[IRM_SCHED_CONV2D_NCHWC] == 1 && seen[IRM_SCHED_DEPTHWISE_NCHWC] == 1 &&
+                    seen[IRM_SCHED_WINOGRAD_NCHWC] == 1,
+                "records: %s", irm_string_data(b.meta));
+  aot_compare(m, b.loaded, 4, 9);
+  built_free(&b);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 /* A model without blocked convs has an empty list. */
 START_TEST(test_no_records) {
   irm_module *m = parse_module(IP_HEAD "def @main(%x: " TY("(2, 8)") ") {\n  %0 = nn.relu(%x);\n  %0\n}\n");
-  irm_object *e = NULL;
-  ck_assert_ok(irm_executor_create("aot", NULL, &e));
-  irm_object *r = aot_build(m, "c", e, "crt", NULL, "sched_none");
-  irm_object *loaded = aot_export_load(r, "sched_none"), *meta = NULL;
-  ck_assert_ok(irm_runtime_module_metadata(loaded, &meta));
-  json_t *root = json_loads(irm_string_data(meta), 0, NULL);
-  json_t *list = json_object_get(root, "schedules");
-  ck_assert(json_is_array(list) && json_array_size(list) == 0);
-  json_decref(root);
-  irm_object_release(meta);
-  irm_object_release(loaded);
-  irm_object_release(r);
+  irm_object *e = aot();
+  built b = build_load(m, e, "crt", "sched_none");
+  ck_assert_uint_eq(json_array_size(b.list), 0);
+  built_free(&b);
   irm_object_release(e);
   irm_object_release(m);
 }
@@ -232,6 +280,7 @@ static Suite *suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_aot_metadata);
   tcase_add_test(t, test_graph_metadata);
+  tcase_add_test(t, test_altered_model);
   tcase_add_test(t, test_no_records);
   suite_add_tcase(s, t);
   return s;
