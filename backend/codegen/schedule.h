@@ -14,7 +14,11 @@
 
 /* The kernel a record instantiates: irm_kernel_conv2d_nchwc,
  * irm_kernel_depthwise_nchwc, irm_kernel_winograd_nchwc. */
-typedef enum irm_sched_kind_ { IRM_SCHED_CONV2D_NCHWC, IRM_SCHED_DEPTHWISE_NCHWC, IRM_SCHED_WINOGRAD_NCHWC } irm_sched_kind_;
+typedef enum irm_sched_kind_ {
+  IRM_SCHED_CONV2D_NCHWC,
+  IRM_SCHED_DEPTHWISE_NCHWC,
+  IRM_SCHED_WINOGRAD_NCHWC
+} irm_sched_kind_;
 
 /* The loop order (irm_kernel_conv2d.h's IRM_KERNEL_ORDER_*, same values). */
 typedef enum irm_sched_order_ { IRM_SCHED_OC_OUTER = 0, IRM_SCHED_ROW_OUTER = 1 } irm_sched_order_;
