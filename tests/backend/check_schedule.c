@@ -230,13 +230,13 @@ END_TEST
 /* An NCHW model AlterOpLayout blocks at the target's block (4 for "c"): a
  * 3x3 stride-1 conv on a 14x14 map (Winograd), a stride-2 one and a
  * depthwise one; each kernel's record as the rule says. */
-#define NCHW_MODEL                                                                                                   \
-  IP_HEAD                                                                                                            \
-      "def @main(%x: " TY("(1, 8, 14, 14)") ", %w1: " TY("(8, 8, 3, 3)") ", %w2: " TY("(16, 8, 3, 3)") ", %w3: " TY( \
-          "(16, 1, 3, 3)") ") {\n"                                                                                   \
-                           "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n  %1 = nn.relu(%0);\n"                       \
-                           "  %2 = nn.conv2d(%1, %w2, strides=[2, 2], padding=[1, 1]);\n  %3 = nn.relu(%2);\n"       \
-                           "  %4 = nn.conv2d(%3, %w3, padding=[1, 1], groups=16);\n  %4\n}\n"
+#define NCHW_MODEL                                                                                               \
+  IP_HEAD                                                                                                        \
+  "def @main(%x: " TY("(1, 8, 14, 14)") ", %w1: " TY("(8, 8, 3, 3)") ", %w2: " TY("(16, 8, 3, 3)") ", %w3: " TY( \
+      "(16, 1, 3, 3)") ") {\n"                                                                                   \
+                       "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n  %1 = nn.relu(%0);\n"                       \
+                       "  %2 = nn.conv2d(%1, %w2, strides=[2, 2], padding=[1, 1]);\n  %3 = nn.relu(%2);\n"       \
+                       "  %4 = nn.conv2d(%3, %w3, padding=[1, 1], groups=16);\n  %4\n}\n"
 
 START_TEST(test_altered_model) {
   irm_module *m = parse_module(NCHW_MODEL);
