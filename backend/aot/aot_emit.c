@@ -291,6 +291,7 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   json_io(b, p, p->outputs, p->n_outputs);
   irm_text_buf_puts_(b, ", \"" IRM_LIBRARY_FEATURES_KEY "\": ");
   json_str(b, p->isa.features);
+  irm_plan_schedules_json_(p, b);
   irm_text_buf_putc_(b, '}');
 }
 

@@ -62,6 +62,7 @@ typedef struct walker {
   int cblas;
   int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
   irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
+  cg_schedules sched;       /* the generators' schedule records */
   cg_node *nodes;
   size_t n, cap;
   irm_ptr_table_ memo, lets;
@@ -433,6 +434,7 @@ static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
   c->cblas = w->cblas;
   c->kernel_block = w->kernel_block;
   c->file_scope = w->file_scope;
+  c->schedules = &w->sched;
 }
 
 /* Collects the leaves under node idx, whose dims map to root dims by map. */
@@ -689,6 +691,9 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   }
   if (!rc) rc = flatten(&w, irm_function_body(func), 0);
   if (!rc) rc = emit_kernel(&w, out, info);
+  info->schedules = rc ? NULL : w.sched.items;
+  info->n_schedules = rc ? 0 : w.sched.n;
+  if (rc) irm_free(w.sched.items);
   for (size_t i = 0; i < w.n; i++) {
     irm_free(w.nodes[i].args);
     irm_cg_fcodegen_release_(&w.nodes[i].gen);

@@ -26,11 +26,17 @@
 #include <stddef.h>
 
 #include "irm_internal.h"
+#include "schedule.h"
 
 typedef struct irm_c_kernel_info_ {
   size_t n_inputs;      /* tensor parameters of the function, in order */
   size_t n_outputs;     /* 1, or the fields of a tuple result, flattened in order */
   size_t scratch_bytes; /* bytes the kernel needs for its intermediates (0 if none) */
+  /* the schedule record of each runtime/kernels conv call the kernel makes,
+   * in emission order (schedule.h); owned by the caller after success
+   * (irm_free), NULL when none */
+  irm_sched_record_ *schedules;
+  size_t n_schedules;
 } irm_c_kernel_info_;
 
 /* Appends to out the C definition of one kernel computing func (a typed
@@ -42,7 +48,8 @@ typedef struct irm_c_kernel_info_ {
  * naming the construct and the function (untyped nodes, tuple-valued
  * parameters, float16, calls of functions), errors of the ops' FCodegenC
  * functions with the op named, MemoryError. On failure out may have
- * gained text (the caller discards it) and *info is unspecified. */
+ * gained text (the caller discards it), *info is unspecified and owns
+ * nothing. */
 int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target, irm_text_buf *out,
                           irm_c_kernel_info_ *info);
 

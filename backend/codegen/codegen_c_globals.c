@@ -25,8 +25,9 @@ static int c_kernel(const irm_any *args, int32_t nargs, irm_any *ret, void *reso
   if (!rc) rc = target_arg(fn, args, nargs, 2, &target);
   if (rc) return rc;
   irm_text_buf b = {0};
-  irm_c_kernel_info_ info = {0, 0, 0};
+  irm_c_kernel_info_ info = {0};
   rc = irm_codegen_c_kernel_(func, symbol, target, &b, &info);
+  irm_free(info.schedules); /* codegen.CKernel does not report them */
   if (!rc) rc = irm_text_buf_take_string_(&b, "generating C", &code);
   irm_text_buf_free_(&b);
   if (!rc) rc = irm_map_new(&res);

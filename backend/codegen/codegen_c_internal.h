@@ -58,6 +58,12 @@ typedef struct cg_epilogue {
   double alpha;  /* CG_ACT_LEAKY */
 } cg_epilogue;
 
+/* Where the generators of one kernel append their schedule records. */
+typedef struct cg_schedules {
+  irm_sched_record_ *items;
+  size_t n, cap;
+} cg_schedules;
+
 /* One call of an op, as its generator sees it. */
 typedef struct cg_call {
   const char *op;          /* the op's name */
@@ -75,6 +81,7 @@ typedef struct cg_call {
   int kernel_block;
   irm_text_buf *file_scope;
   const cg_epilogue *epilogue; /* NULL unless takes_epilogue said yes */
+  cg_schedules *schedules;     /* the kernel's records; NULL: not recorded (FCodegenC's packed path) */
 } cg_call;
 
 typedef struct cg_op {
@@ -179,6 +186,10 @@ void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
  * check that the file is compiled for that block. Returns 1 or 0 (0 on
  * out-of-memory too, which the file scope's buffer reports). */
 int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers);
+
+/* Appends record r to c's collector (none: does nothing). Errors:
+ * MemoryError. */
+int irm_cg_record_schedule_(const cg_call *c, const irm_sched_record_ *r);
 
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);

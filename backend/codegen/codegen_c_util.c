@@ -46,6 +46,20 @@ int irm_cg_fail_(const cg_call *c, const char *fmt, ...) {
   return irm_error(IRM_EVALUE, "%s in function '%s': %s", c->op, c->symbol ? c->symbol : "?", msg);
 }
 
+int irm_cg_record_schedule_(const cg_call *c, const irm_sched_record_ *r) {
+  cg_schedules *s = c->schedules;
+  if (!s) return IRM_OK;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 4;
+    irm_sched_record_ *p = irm_realloc(s->items, cap * sizeof *p);
+    if (!p) return irm_error_nomem_("recording a kernel's schedule");
+    s->items = p;
+    s->cap = cap;
+  }
+  s->items[s->n++] = *r;
+  return IRM_OK;
+}
+
 void irm_cg_from_double_(cg_dt to, const char *x, irm_text_buf *b) {
   if (to == CG_F32) irm_text_buf_printf_(b, "(float)(%s)", x);
   else if (to == CG_F64) irm_text_buf_printf_(b, "(double)(%s)", x);

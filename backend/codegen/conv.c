@@ -299,35 +299,24 @@ int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c) {
   return nchwc_kernel_ok(c, &v);
 }
 
-/* The register tile: ow_tile x oc_vecs accumulators, oc_vecs weights and a
- * broadcast in the vector registers (32 with 16 lanes, 16 below), no
- * wider than the interior columns. */
-static int nchwc_ow_tile(const nchwc *v, int oc_vecs, int depthwise, int padded) {
-  int regs = v->x >= 16 ? 32 : 16;
-  int t = depthwise ? (v->x >= 16 ? 14 : 8) : (regs - oc_vecs - 1) / oc_vecs;
-  if (t > 14) t = 14;
-  if (padded) return v->ow < t ? (int)v->ow : t; /* every column inside */
-  int64_t lo = (v->a.padding[1] + v->a.strides[1] - 1) / v->a.strides[1];
-  int64_t hi = (v->w - 1 - (v->kw - 1) * v->a.dilation[1] + v->a.padding[1]);
-  hi = hi < 0 ? 0 : hi / v->a.strides[1] + 1;
-  if (hi > v->ow) hi = v->ow;
-  if (hi - lo >= 1 && hi - lo < t) t = (int)(hi - lo);
-  return t < 1 ? 1 : t;
+/* The call's schedule record: its workload, the choices of the default
+ * rule (schedule.h) for the packed weight's oc_vecs. */
+static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sched_record_ *r) {
+  int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->x);
+  irm_sched_workload_ *w = &r->workload;
+  w->kind = depthwise ? IRM_SCHED_DEPTHWISE_NCHWC : IRM_SCHED_CONV2D_NCHWC;
+  w->n = v->n, w->ic = ic, w->ih = v->h, w->iw = v->w, w->oc = v->a.channels, w->oh = v->oh, w->ow = v->ow;
+  w->kh = v->kh, w->kw = v->kw, w->groups = v->a.groups, w->block = v->x;
+  for (int d = 0; d < 2; d++)
+    w->strides[d] = v->a.strides[d], w->dilation[d] = v->a.dilation[d], w->padding[d] = v->a.padding[d];
+  w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel;
+  irm_cg_schedule_default_(w, oc_vecs, &r->choice);
 }
 
-/* Whether a conv runs through a zero-padded copy of its input (the
- * kernel's irm_kernel_conv2d_nchwc_padded): padded, on a map narrow
- * enough that its border columns, one pixel at a time, would cost more
- * than the copy. */
-static int nchwc_padded(const nchwc *v) {
-  const int64_t *p = v->a.padding;
-  return v->a.groups == 1 && (p[0] || p[1] || p[2] || p[3]) && v->ow <= 28;
-}
-
-static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
+static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
-  int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->x);
+  int depthwise = v->a.groups > 1;
   int64_t cin = v->cb * v->x, ic = v->a.in_channels, oc = v->a.channels;
   if (depthwise) ic = oc;
   else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
@@ -339,26 +328,23 @@ static void nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size
     LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
     LL(depthwise ? oc : 1));
   irm_cg_epilogue_decl_(e, b);
-  int padded = !depthwise && nchwc_padded(v), tile = nchwc_ow_tile(v, oc_vecs, depthwise, padded);
-  if (depthwise) {
+  irm_sched_record_ r;
+  nchwc_schedule(c, v, ic, &r);
+  const irm_sched_choice_ *k = &r.choice;
+  const char *order = k->order == IRM_SCHED_OC_OUTER ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
+  if (depthwise)
     P(b, "    irm_kernel_depthwise_nchwc(&s, %s, %s, %s, &e, flags, %d);\n", c->in[0].name, c->in[1].name, c->out.name,
-      tile);
-    return;
-  }
-  /* the loop order that streams less: the input once per tile of output
-   * channels, or the weights once per output row */
-  int64_t tiles = (v->ocb + oc_vecs - 1) / oc_vecs;
-  double in_traffic = (double)tiles * (double)(cin * v->h * v->w), w_traffic = (double)v->oh * (double)c->in[1].numel;
-  const char *order = in_traffic <= w_traffic ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
-  if (padded) {
+      k->ow_tile);
+  else if (k->padded) {
     int64_t ph = (v->oh - 1) * v->a.strides[0] + (v->kh - 1) * v->a.dilation[0] + 1;
     int64_t pw = (v->ow - 1) * v->a.strides[1] + (v->kw - 1) * v->a.dilation[1] + 1;
     *scratch = (size_t)(v->cb * ph * pw * v->x) * sizeof(float);
-    P(b, "    irm_kernel_conv2d_nchwc_padded(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s, (float *)(void *)(%s));\n",
-      c->in[0].name, c->in[1].name, c->out.name, tile, oc_vecs, order, c->scratch);
+    P(b, "    irm_kernel_conv2d_nchwc_padded(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s, (float *)(void *)(%s));\n",
+      c->in[0].name, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order, c->scratch);
   } else
-    P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, 1, %s);\n", c->in[0].name, c->in[1].name,
-      c->out.name, tile, oc_vecs, order);
+    P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s);\n", c->in[0].name, c->in[1].name,
+      c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
+  return irm_cg_record_schedule_(c, &r);
 }
 
 static void nchwc_loops(const cg_call *c, const nchwc *v, irm_text_buf *b) {
@@ -394,9 +380,9 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   nchwc v;
   int rc = nchwc_of(c, &v);
   if (rc || c->out.numel == 0) return rc;
-  if (c->file_scope && nchwc_kernel_ok(c, &v)) nchwc_kernel(c, &v, b, scratch);
-  else if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
-  else nchwc_loops(c, &v, b);
+  if (c->file_scope && nchwc_kernel_ok(c, &v)) return nchwc_kernel(c, &v, b, scratch);
+  if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
+  nchwc_loops(c, &v, b);
   return IRM_OK;
 }
 

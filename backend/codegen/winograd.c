@@ -61,9 +61,20 @@ int irm_cg_winograd_takes_epilogue_(const cg_call *c) {
   return wino_kernel_ok(c, &v);
 }
 
-static void wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
+/* The call's schedule record: its workload (a 3x3, stride-1 conv), the
+ * choices of the default rule (schedule.h) for the weight's oc_vecs. */
+static void wino_schedule(const cg_call *c, const wino *v, irm_sched_record_ *r) {
+  irm_sched_workload_ *w = &r->workload;
+  w->kind = IRM_SCHED_WINOGRAD_NCHWC;
+  w->n = v->n, w->ic = v->cb * v->x, w->ih = v->h, w->iw = v->w, w->oc = v->a.channels, w->oh = v->oh, w->ow = v->ow;
+  w->kh = 3, w->kw = 3, w->groups = 1, w->block = v->x;
+  for (int d = 0; d < 2; d++) w->strides[d] = 1, w->dilation[d] = 1, w->padding[d] = v->a.padding[d];
+  w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel;
+  irm_cg_schedule_default_(w, (int)(v->ko / v->x), &r->choice);
+}
+
+static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_winograd.h", NULL};
-  int oc_vecs = (int)(v->ko / v->x);
   int64_t tiles = (v->ow + 1) / 2, cin = v->cb * v->x;
   *scratch = (size_t)(16 * tiles * v->x * (v->cb + v->ocb)) * sizeof(float);
   (void)irm_cg_use_kernels_(c, v->x, headers);
@@ -72,11 +83,11 @@ static void wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t
     LL(v->n), LL(cin), LL(v->h), LL(v->w), LL(v->a.channels), LL(v->oh), LL(v->ow), LL(v->a.padding[0]),
     LL(v->a.padding[1]));
   irm_cg_epilogue_decl_(c->epilogue, b);
-  int regs = v->x >= 16 ? 32 : 16, tile = (regs - oc_vecs - 1) / oc_vecs;
-  if (tile > 14) tile = 14;
-  if (tiles < tile) tile = (int)tiles;
+  irm_sched_record_ r;
+  wino_schedule(c, v, &r);
   P(b, "    irm_kernel_winograd_nchwc(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s), %d, %d);\n", c->in[0].name,
-    c->in[1].name, c->out.name, c->scratch, tile, oc_vecs);
+    c->in[1].name, c->out.name, c->scratch, r.choice.ow_tile, r.choice.oc_vecs);
+  return irm_cg_record_schedule_(c, &r);
 }
 
 /* The definition, in double: per 2x2 tile and output channel. */
@@ -119,9 +130,9 @@ static int wino_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   wino v;
   int rc = wino_of(c, &v);
   if (rc || c->out.numel == 0) return rc;
-  if (c->file_scope && wino_kernel_ok(c, &v)) wino_kernel(c, &v, b, scratch);
-  else if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
-  else wino_loops(c, &v, b);
+  if (c->file_scope && wino_kernel_ok(c, &v)) return wino_kernel(c, &v, b, scratch);
+  if (c->epilogue) return irm_cg_fail_(c, "an epilogue was fused where the kernels cannot run");
+  wino_loops(c, &v, b);
   return IRM_OK;
 }
 

@@ -112,8 +112,10 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                        o->executor, m, o->runtime, o->link_params ? "true" : "false");
   if (o->link_params) irm_text_buf_puts_(&meta, "null");
   else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
-  irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"}", p->n_kernels,
+  irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"", p->n_kernels,
                        p->isa.features);
+  irm_plan_schedules_json_(p, &meta);
+  irm_text_buf_putc_(&meta, '}');
   if (meta.failed) irm_text_buf_fail_(b);
   irm_library_metadata_emit_(b, m, irm_text_buf_cstr_(&meta));
   irm_text_buf_free_(&meta);

@@ -64,6 +64,7 @@ void irm_plan_free_(lowered_plan *p) {
     for (size_t j = 0; k->outputs && j < k->n_outputs; j++) type_free(&k->outputs[j]);
     irm_free(k->inputs);
     irm_free(k->outputs);
+    irm_free(k->schedules);
   }
   for (size_t i = 0; i < p->n_steps; i++) irm_free(p->steps[i].args);
   for (size_t i = 0; i < p->n_inputs; i++) {

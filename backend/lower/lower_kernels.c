@@ -188,6 +188,8 @@ int irm_lower_fused_kernel_(lower_walk *w, irm_object *func, size_t *out) {
   k->n_inputs = info.n_inputs;
   k->n_outputs = info.n_outputs;
   k->scratch_bytes = info.scratch_bytes;
+  k->schedules = info.schedules;
+  k->n_schedules = info.n_schedules;
   return signature(k, ir->func, irm_expr_type(irm_function_body(ir->func)));
 }
 

@@ -18,6 +18,7 @@
 
 #include "irm/tensor.h"
 #include "backend_internal.h"
+#include "codegen/schedule.h"
 #include "irm_internal.h"
 #include "memory_plan.h"
 
@@ -58,11 +59,13 @@ typedef struct plan_const {
  * `extern int32_t <symbol>(const T *in..., T *out...)`). */
 typedef struct plan_kernel {
   char *symbol;
-  bool external;               /* no code generated here, no scratch */
-  size_t n_inputs;             /* tensor parameters (a fused kernel's lifted constants last) */
-  size_t n_outputs;            /* 1, or the fields of a tuple result */
-  size_t scratch_bytes;        /* 64-byte aligned scratch it needs, 0 if none */
-  plan_type *inputs, *outputs; /* its signature */
+  bool external;                /* no code generated here, no scratch */
+  size_t n_inputs;              /* tensor parameters (a fused kernel's lifted constants last) */
+  size_t n_outputs;             /* 1, or the fields of a tuple result */
+  size_t scratch_bytes;         /* 64-byte aligned scratch it needs, 0 if none */
+  plan_type *inputs, *outputs;  /* its signature */
+  irm_sched_record_ *schedules; /* the schedule record of each runtime/kernels conv it calls (owned) */
+  size_t n_schedules;
 } plan_kernel;
 
 /* One call of a kernel in main. */
@@ -129,6 +132,11 @@ bool irm_plan_main_is_external_(const irm_module *mod);
  * link failure. Errors: ValueError, TypeError (a global_symbol that is not
  * a string). */
 int irm_plan_check_externs_(const irm_module *mod, const irm_object *artifacts);
+
+/* Appends `"schedules": [...]` to a metadata JSON object being written:
+ * one object per schedule record of p's kernels, in kernel order
+ * (docs/kernels.md, "Schedules"). Out of memory marks b failed. */
+void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b);
 
 /* The C element type of dtype, NULL when unsupported. */
 const char *irm_plan_ctype_(DLDataType dtype);

@@ -27,17 +27,29 @@ static const char text[] =
     "  %6\n"
     "}\n";
 
+/* nn.contrib_conv2d_NCHWc at block 4 (target "c"): runtime/kernels' conv,
+ * whose call records its schedule */
+static const char blocked[] =
+    "#[version = \"irm-0.1\"]\n"
+    "def @main(%d: Tensor[(1, 2, 7, 9, 4), float32], %w: Tensor[(2, 2, 3, 3, 4, 8), float32]) {\n"
+    "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=12, data_layout=\"NCHW4c\", "
+    "kernel_layout=\"OIHW4i8o\");\n"
+    "  %1 = nn.relu(%0);\n"
+    "  %1\n"
+    "}\n";
+
 typedef struct kernel_ctx {
   irm_object *fn;
   const char *fname;
   irm_any want, out;
+  irm_object *target; /* NULL: plain "c" */
 } kernel_ctx;
 
 static int run_kernel(void *ctx) {
   kernel_ctx *c = ctx;
-  irm_any args[2] = {irm_any_object(c->fn), irm_any_str("k")};
+  irm_any args[3] = {irm_any_object(c->fn), irm_any_str("k"), irm_any_object(c->target)};
   c->out = irm_any_none();
-  return irm_func_call_global(c->fname, args, c->fn ? 2 : 0, &c->out);
+  return irm_func_call_global(c->fname, args, c->fn ? (c->target ? 3 : 2) : 0, &c->out);
 }
 
 static const char *code_of(const irm_any *v) {
@@ -53,8 +65,8 @@ static void after_kernel(void *ctx, int rc) {
   irm_any_release(&c->out);
 }
 
-static void sweep_global(const char *fname, irm_object *fn) {
-  kernel_ctx c = {fn, fname, irm_any_none(), irm_any_none()};
+static void sweep_global(const char *fname, irm_object *fn, irm_object *target) {
+  kernel_ctx c = {fn, fname, irm_any_none(), irm_any_none(), target};
   ck_assert_int_eq(run_kernel(&c), 0);
   c.want = c.out;
   c.out = irm_any_none();
@@ -67,13 +79,30 @@ START_TEST(test_oom_kernel) {
   irm_module *m = NULL, *t = NULL;
   ck_assert_int_eq(irm_dataflow_parse(text, sizeof text - 1, &m), 0);
   ck_assert_int_eq(irm_dataflow_infer_type(m, &t), 0);
-  sweep_global("codegen.CKernel", irm_module_function(t, "main"));
+  sweep_global("codegen.CKernel", irm_module_function(t, "main"), NULL);
   irm_object_release(m);
   irm_object_release(t);
 }
 END_TEST
 
-START_TEST(test_oom_prelude) { sweep_global("codegen.CPrelude", NULL); }
+START_TEST(test_oom_blocked_kernel) {
+  irm_module *m = NULL, *t = NULL;
+  irm_target *target = NULL;
+  ck_assert_int_eq(irm_dataflow_parse(blocked, sizeof blocked - 1, &m), 0);
+  ck_assert_int_eq(irm_dataflow_infer_type(m, &t), 0);
+  ck_assert_int_eq(irm_target_parse("c", &target), 0);
+  kernel_ctx probe = {irm_module_function(t, "main"), "codegen.CKernel", irm_any_none(), irm_any_none(), target};
+  ck_assert_int_eq(run_kernel(&probe), 0);
+  ck_require(strstr(code_of(&probe.out), "irm_kernel_conv2d_nchwc(") != NULL, "not on the kernels' path");
+  irm_any_release(&probe.out);
+  sweep_global("codegen.CKernel", irm_module_function(t, "main"), target);
+  irm_object_release(target);
+  irm_object_release(m);
+  irm_object_release(t);
+}
+END_TEST
+
+START_TEST(test_oom_prelude) { sweep_global("codegen.CPrelude", NULL, NULL); }
 END_TEST
 
 int main(void) {
@@ -82,6 +111,7 @@ int main(void) {
   Suite *s = suite_create("codegen_c_alloc");
   TCase *tc = tcase_create("out_of_memory");
   tcase_add_test(tc, test_oom_kernel);
+  tcase_add_test(tc, test_oom_blocked_kernel);
   tcase_add_test(tc, test_oom_prelude);
   tcase_set_timeout(tc, 240);
   suite_add_tcase(s, tc);

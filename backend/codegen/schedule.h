@@ -1,0 +1,74 @@
+/* Private to backend/: the schedule records of runtime/kernels' blocked
+ * convs (docs/kernels.md, "Schedules") and the default rule that fills
+ * them. One record per conv workload a generated kernel instantiates: the
+ * workload (kind and shape) and the tile choices of its kernel call. The
+ * generators (backend/codegen/conv.c, winograd.c) take their choices from
+ * irm_cg_schedule_default_ and append the record to their call's
+ * collector; lowering keeps each kernel's records and the executors write
+ * them into the library's metadata ("schedules"). Plain data: no
+ * allocation, no error state; every function is pure and thread-safe. */
+#ifndef IRM_BACKEND_CODEGEN_SCHEDULE_H
+#define IRM_BACKEND_CODEGEN_SCHEDULE_H
+
+#include <stdint.h>
+
+/* The kernel a record instantiates: irm_kernel_conv2d_nchwc,
+ * irm_kernel_depthwise_nchwc, irm_kernel_winograd_nchwc. */
+typedef enum irm_sched_kind_ {
+  IRM_SCHED_CONV2D_NCHWC,
+  IRM_SCHED_DEPTHWISE_NCHWC,
+  IRM_SCHED_WINOGRAD_NCHWC
+} irm_sched_kind_;
+
+/* The loop order (irm_kernel_conv2d.h's IRM_KERNEL_ORDER_*, same values). */
+typedef enum irm_sched_order_ { IRM_SCHED_OC_OUTER = 0, IRM_SCHED_ROW_OUTER = 1 } irm_sched_order_;
+
+/* A workload: the kernel's shape (irm_kernel_conv2d_shape's logical
+ * channel counts), its channel block, and the sizes of the packed tensors
+ * the loop-order rule weighs (the data's channels rounded to whole blocks,
+ * the output's channel blocks, the packed weight's elements). */
+typedef struct irm_sched_workload_ {
+  irm_sched_kind_ kind;
+  int64_t n, ic, ih, iw, oc, oh, ow, kh, kw;
+  int64_t strides[2], dilation[2], padding[2]; /* padding: top, left */
+  int64_t groups, block;
+  int64_t packed_ic, out_blocks, weight_elems;
+} irm_sched_workload_;
+
+/* The choices: the layout block, the register tile (ow_tile output pixels
+ * x oc_vecs output-channel vectors), the input lanes unrolled, the order.
+ * oc_vecs is the packed weight's (AlterOpLayout chose it: kernel_layout's
+ * output block / block); 1 for depthwise. Winograd's inner conv runs
+ * unroll 1, OC_OUTER; depthwise takes only ow_tile (the others recorded as
+ * 1 and OC_OUTER). */
+typedef struct irm_sched_choice_ {
+  int64_t block;
+  int ow_tile, oc_vecs, unroll;
+  irm_sched_order_ order;
+  int padded; /* direct convs: through a zero-padded copy of the input (irm_kernel_conv2d_nchwc_padded) */
+} irm_sched_choice_;
+
+typedef struct irm_sched_record_ {
+  irm_sched_workload_ workload;
+  irm_sched_choice_ choice;
+} irm_sched_record_;
+
+/* The default rule (one per target, by the block: 16 lanes means 32 vector
+ * registers, fewer lanes 16): fills *out for workload w whose packed
+ * weight has oc_vecs vectors per tile. ow_tile: as many accumulators as
+ * the registers hold beside oc_vecs weights and a broadcast (14 at most; 14
+ * with 16 lanes, 8 below, for depthwise), no wider than the interior
+ * columns (Winograd: than its 2x2 tiles per row); unroll 1; order: the one
+ * streaming fewer elements, the input once per output-channel tile
+ * (OC_OUTER, on a tie too) or the weights once per output row; padded
+ * for a padded direct conv (groups 1) on a map up to 28 wide, whose
+ * border columns would otherwise run one pixel at a time (its ow_tile is
+ * then bounded by the map's width, every column being inside). */
+void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sched_choice_ *out);
+
+/* "conv2d_nchwc", "depthwise_nchwc", "winograd_nchwc". */
+const char *irm_sched_kind_name_(irm_sched_kind_ kind);
+/* "oc_outer", "row_outer". */
+const char *irm_sched_order_name_(irm_sched_order_ order);
+
+#endif

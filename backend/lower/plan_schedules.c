@@ -1,0 +1,47 @@
+/* The "schedules" field of a library's metadata (plan.h): the schedule
+ * record of every runtime/kernels conv the plan's kernels call, for both
+ * executors' metadata, so a tuner can read what each workload ran with. */
+#include <inttypes.h>
+
+#include "plan.h"
+
+static void pair(irm_text_buf *b, const char *key, const int64_t v[2]) {
+  irm_text_buf_printf_(b, ", \"%s\": [%" PRId64 ", %" PRId64 "]", key, v[0], v[1]);
+}
+
+static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_record_ *r) {
+  const irm_sched_workload_ *w = &r->workload;
+  const irm_sched_choice_ *c = &r->choice;
+  /* kernel symbols are C identifiers: nothing to escape */
+  irm_text_buf_printf_(b, "{\"kernel\": \"%s\", \"kind\": \"%s\", \"workload\": {", symbol,
+                       irm_sched_kind_name_(w->kind));
+  irm_text_buf_printf_(b,
+                       "\"n\": %" PRId64 ", \"ic\": %" PRId64 ", \"ih\": %" PRId64 ", \"iw\": %" PRId64
+                       ", \"oc\": %" PRId64 ", \"oh\": %" PRId64 ", \"ow\": %" PRId64 ", \"kh\": %" PRId64
+                       ", \"kw\": %" PRId64,
+                       w->n, w->ic, w->ih, w->iw, w->oc, w->oh, w->ow, w->kh, w->kw);
+  pair(b, "strides", w->strides);
+  pair(b, "dilation", w->dilation);
+  pair(b, "padding", w->padding);
+  irm_text_buf_printf_(b,
+                       ", \"groups\": %" PRId64 ", \"block\": %" PRId64 ", \"packed_ic\": %" PRId64
+                       ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64 "}",
+                       w->groups, w->block, w->packed_ic, w->out_blocks, w->weight_elems);
+  irm_text_buf_printf_(b,
+                       ", \"choices\": {\"block\": %" PRId64
+                       ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s}}",
+                       c->block, c->ow_tile, c->oc_vecs, c->unroll, irm_sched_order_name_(c->order),
+                       c->padded ? "true" : "false");
+}
+
+void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b) {
+  irm_text_buf_puts_(b, ", \"schedules\": [");
+  const char *sep = "";
+  for (size_t k = 0; k < p->n_kernels; k++)
+    for (size_t i = 0; i < p->kernels[k].n_schedules; i++) {
+      irm_text_buf_puts_(b, sep);
+      record_json(b, p->kernels[k].symbol, &p->kernels[k].schedules[i]);
+      sep = ", ";
+    }
+  irm_text_buf_putc_(b, ']');
+}
