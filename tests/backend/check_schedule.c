@@ -36,31 +36,32 @@ typedef struct rule_case {
   int oc_vecs;
   int ow_tile, want_vecs;
   irm_sched_order_ order;
+  int padded;
 } rule_case;
 
 static const rule_case rule_cases[] = {
     /* block 16 (32 registers): 14 x 2, a ResNet 3x3 */
-    {"b16_3x3", IRM_SCHED_CONV2D_NCHWC, 16, 64, 64, 56, 3, 1, 1, 2, 14, 2, IRM_SCHED_OC_OUTER},
-    {"b16_4vecs", IRM_SCHED_CONV2D_NCHWC, 16, 64, 128, 28, 3, 1, 1, 4, 6, 4, IRM_SCHED_OC_OUTER},
-    /* 7 columns, one of them in the padding on each side: 5 interior ones */
-    {"b16_7x7map", IRM_SCHED_CONV2D_NCHWC, 16, 512, 512, 7, 3, 1, 1, 2, 5, 2, IRM_SCHED_OC_OUTER},
-    {"b16_dw", IRM_SCHED_DEPTHWISE_NCHWC, 16, 32, 32, 112, 3, 1, 1, 1, 14, 1, IRM_SCHED_OC_OUTER},
-    {"b16_wino", IRM_SCHED_WINOGRAD_NCHWC, 16, 64, 64, 56, 3, 1, 1, 2, 14, 2, IRM_SCHED_OC_OUTER},
+    {"b16_3x3", IRM_SCHED_CONV2D_NCHWC, 16, 64, 64, 56, 3, 1, 1, 2, 14, 2, IRM_SCHED_OC_OUTER, 0},
+    {"b16_4vecs", IRM_SCHED_CONV2D_NCHWC, 16, 64, 128, 28, 3, 1, 1, 4, 6, 4, IRM_SCHED_OC_OUTER, 1},
+    /* 7 columns, one of them in the padding on each side: through a padded copy, all 7 in one tile */
+    {"b16_7x7map", IRM_SCHED_CONV2D_NCHWC, 16, 512, 512, 7, 3, 1, 1, 2, 7, 2, IRM_SCHED_OC_OUTER, 1},
+    {"b16_dw", IRM_SCHED_DEPTHWISE_NCHWC, 16, 32, 32, 112, 3, 1, 1, 1, 14, 1, IRM_SCHED_OC_OUTER, 0},
+    {"b16_wino", IRM_SCHED_WINOGRAD_NCHWC, 16, 64, 64, 56, 3, 1, 1, 2, 14, 2, IRM_SCHED_OC_OUTER, 0},
     /* block 8 (16 registers): 6 x 2 */
-    {"b8_3x3", IRM_SCHED_CONV2D_NCHWC, 8, 32, 64, 56, 3, 1, 1, 2, 6, 2, IRM_SCHED_OC_OUTER},
+    {"b8_3x3", IRM_SCHED_CONV2D_NCHWC, 8, 32, 64, 56, 3, 1, 1, 2, 6, 2, IRM_SCHED_OC_OUTER, 0},
     /* an RGB stem: a small weight, a large input, so the weights stream once per row */
-    {"b8_stem", IRM_SCHED_CONV2D_NCHWC, 8, 3, 32, 224, 3, 2, 1, 2, 6, 2, IRM_SCHED_ROW_OUTER},
-    {"b8_dw", IRM_SCHED_DEPTHWISE_NCHWC, 8, 32, 32, 56, 3, 1, 1, 1, 8, 1, IRM_SCHED_OC_OUTER},
+    {"b8_stem", IRM_SCHED_CONV2D_NCHWC, 8, 3, 32, 224, 3, 2, 1, 2, 6, 2, IRM_SCHED_ROW_OUTER, 0},
+    {"b8_dw", IRM_SCHED_DEPTHWISE_NCHWC, 8, 32, 32, 56, 3, 1, 1, 1, 8, 1, IRM_SCHED_OC_OUTER, 0},
     /* 8 columns: 4 Winograd tiles */
-    {"b8_wino", IRM_SCHED_WINOGRAD_NCHWC, 8, 16, 16, 8, 3, 1, 1, 2, 4, 2, IRM_SCHED_OC_OUTER},
+    {"b8_wino", IRM_SCHED_WINOGRAD_NCHWC, 8, 16, 16, 8, 3, 1, 1, 2, 4, 2, IRM_SCHED_OC_OUTER, 0},
     /* block 4 (16 registers): one vector per tile takes 14 pixels */
-    {"b4_3x3", IRM_SCHED_CONV2D_NCHWC, 4, 8, 8, 32, 3, 1, 1, 1, 14, 1, IRM_SCHED_OC_OUTER},
-    {"b4_2vecs", IRM_SCHED_CONV2D_NCHWC, 4, 8, 16, 32, 3, 1, 1, 2, 6, 2, IRM_SCHED_OC_OUTER},
+    {"b4_3x3", IRM_SCHED_CONV2D_NCHWC, 4, 8, 8, 32, 3, 1, 1, 1, 14, 1, IRM_SCHED_OC_OUTER, 0},
+    {"b4_2vecs", IRM_SCHED_CONV2D_NCHWC, 4, 8, 16, 32, 3, 1, 1, 2, 6, 2, IRM_SCHED_OC_OUTER, 0},
     /* a 1x1 conv of few channels on a wide map: the weights are the smaller stream */
-    {"b4_1x1_rows", IRM_SCHED_CONV2D_NCHWC, 4, 8, 8, 16, 1, 1, 0, 1, 14, 1, IRM_SCHED_ROW_OUTER},
-    {"b4_dw", IRM_SCHED_DEPTHWISE_NCHWC, 4, 8, 8, 16, 3, 1, 1, 1, 8, 1, IRM_SCHED_OC_OUTER},
+    {"b4_1x1_rows", IRM_SCHED_CONV2D_NCHWC, 4, 8, 8, 16, 1, 1, 0, 1, 14, 1, IRM_SCHED_ROW_OUTER, 0},
+    {"b4_dw", IRM_SCHED_DEPTHWISE_NCHWC, 4, 8, 8, 16, 3, 1, 1, 1, 8, 1, IRM_SCHED_OC_OUTER, 0},
     /* fewer tiles than registers: 3 Winograd tiles in 6 columns */
-    {"b4_wino", IRM_SCHED_WINOGRAD_NCHWC, 4, 8, 8, 6, 3, 1, 1, 1, 3, 1, IRM_SCHED_OC_OUTER},
+    {"b4_wino", IRM_SCHED_WINOGRAD_NCHWC, 4, 8, 8, 6, 3, 1, 1, 1, 3, 1, IRM_SCHED_OC_OUTER, 0},
 };
 
 START_TEST(test_default_rule) {
@@ -70,9 +71,9 @@ START_TEST(test_default_rule) {
   memset(&c, 0xff, sizeof c);
   irm_cg_schedule_default_(&w, k->oc_vecs, &c);
   ck_assert_msg(c.block == k->block && c.ow_tile == k->ow_tile && c.oc_vecs == k->want_vecs && c.unroll == 1 &&
-                    c.order == k->order,
-                "%s: block %lld ow_tile %d oc_vecs %d unroll %d order %s", k->name, (long long)c.block, c.ow_tile,
-                c.oc_vecs, c.unroll, irm_sched_order_name_(c.order));
+                    c.order == k->order && c.padded == k->padded,
+                "%s: block %lld ow_tile %d oc_vecs %d unroll %d order %s padded %d", k->name, (long long)c.block,
+                c.ow_tile, c.oc_vecs, c.unroll, irm_sched_order_name_(c.order), c.padded);
   /* the register budget holds: accumulators, weights, one broadcast */
   int regs = k->block >= 16 ? 32 : 16;
   if (k->kind != IRM_SCHED_DEPTHWISE_NCHWC) ck_assert_int_le(c.ow_tile * c.oc_vecs + c.oc_vecs + 1, regs);
