@@ -2,8 +2,10 @@
  * matmul, nn.batch_norm, nn.leaky_relu and nn.dropout.
  *
  * nn.dense: float32 (in and out) with -libs=cblas calls cblas_sgemv (one
- * row) or cblas_sgemm; without it, 16-lane partial dot products the
- * compiler vectorizes (float accumulation: they differ from the
+ * row) or cblas_sgemm; without it, on a target with runtime/kernels (a
+ * kernel block) irm_kernel_dense (irm_kernel_dense.h: register-blocked
+ * dot products on the unpacked weight); else 16-lane partial dot
+ * products the compiler vectorizes (float accumulation: they differ from the
  * evaluator's double sums by rounding only). Other dtypes accumulate as
  * the evaluator does. matmul is batched: float32 with -libs=cblas through
  * cblas_sgemm, otherwise double or wrapping 64-bit sums as the evaluator.
@@ -30,6 +32,9 @@ static void dbl(double v, irm_text_buf *b) {
 
 /* ---- nn.dense ------------------------------------------------------------------------------- */
 
+/* runtime/kernels' int arguments hold these values. */
+#define KERNEL_MAX ((int64_t)1 << 30)
+
 static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *d = &c->in[0], *w = &c->in[1];
@@ -44,6 +49,11 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
       P(b,
         "    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, %lld, %lld, %lld, 1.0f, %s, %lld, %s, %lld, 0.0f, %s, %lld);\n",
         LL(m), LL(n), LL(k), x, LL(k), wt, LL(k), y, LL(n));
+    return IRM_OK;
+  }
+  static const char *const headers[] = {"irm_kernel_dense.h", NULL};
+  if (m <= KERNEL_MAX && n <= KERNEL_MAX && k <= KERNEL_MAX && irm_cg_use_kernels_(c, c->kernel_block, headers)) {
+    P(b, "    irm_kernel_dense(%s, %s, %s, %lld, %lld, %lld);\n", x, wt, y, LL(m), LL(n), LL(k));
     return IRM_OK;
   }
   P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m),

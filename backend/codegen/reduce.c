@@ -3,7 +3,9 @@
  * along one axis, argsort (a stable merge sort of the indices in the op's
  * scratch, NaN last ascending and first descending: the prelude's
  * irm_cg_argsort), nn.softmax and nn.log_softmax, as the evaluator
- * computes them (docs/ops.md). */
+ * computes them (docs/ops.md); float32 softmax along the last axis on a
+ * target with runtime/kernels calls irm_kernel_softmax_rows (vectors,
+ * within 1e-6 relative of the evaluator, the same NaN and inf rules). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,6 +86,14 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t d = 0; d < axis; d++) outer *= in->shape[d];
   for (int32_t d = (int32_t)axis + 1; d < in->ndim; d++) inner *= in->shape[d];
   const char *x = in->name, *y = c->out.name;
+  int log_out = strcmp(c->op, "nn.log_softmax") == 0;
+  static const char *const headers[] = {"irm_kernel_softmax.h", NULL};
+  /* contiguous rows (the last axis) of sizes the kernel's ints hold */
+  if (inner == 1 && outer <= ((int64_t)1 << 30) && len <= ((int64_t)1 << 30) && c->out.numel > 0 &&
+      irm_cg_use_kernels_(c, c->kernel_block, headers)) {
+    P(b, "    irm_kernel_softmax_rows(%s, %s, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len, log_out);
+    return IRM_OK;
+  }
   P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++) {\n", (long long)outer,
     (long long)inner);
   P(b, "      const int64_t base = o * %lld + i;\n      double top = -INFINITY, total = 0;\n",
@@ -92,7 +102,7 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     (long long)inner);
   P(b, "      for (int64_t j = 0; j < %lld; j++) total += exp((double)%s[base + j * %lld] - top);\n", (long long)len, x,
     (long long)inner);
-  if (strcmp(c->op, "nn.log_softmax") == 0)
+  if (log_out)
     P(b,
       "      const double lt = log(total);\n      for (int64_t j = 0; j < %lld; j++) %s[base + j * %lld] = (%s)((double)%s[base + j * %lld] - top - lt);\n",
       (long long)len, y, (long long)inner, irm_cg_ctype_(c->out.dt), x, (long long)inner);

@@ -43,8 +43,8 @@ static void check_dense(int m, int n, int k) {
         acc += p, mag += fabs(p);
       }
       float got = y[(size_t)i * n + j];
-      ck_assert_msg(fabs(got - acc) <= 1e-6 * (mag + 1.0), "dense m=%d n=%d k=%d at (%d, %d): %g, expected %g", m, n,
-                    k, i, j, (double)got, acc);
+      ck_assert_msg(fabs(got - acc) <= 1e-6 * (mag + 1.0), "dense m=%d n=%d k=%d at (%d, %d): %g, expected %g", m, n, k,
+                    i, j, (double)got, acc);
     }
   free(x), free(w), free(y);
 }
@@ -178,10 +178,8 @@ int main(void) {
     const char *name;
     const TTest *test;
   } tests[] = {
-      {"dense_random_shapes", test_dense_random_shapes},
-      {"dense_edge_shapes", test_dense_edge_shapes},
-      {"softmax_random_rows", test_softmax_random_rows},
-      {"softmax_classifier_row", test_softmax_classifier_row},
+      {"dense_random_shapes", test_dense_random_shapes},       {"dense_edge_shapes", test_dense_edge_shapes},
+      {"softmax_random_rows", test_softmax_random_rows},       {"softmax_classifier_row", test_softmax_classifier_row},
       {"softmax_special_values", test_softmax_special_values},
   };
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

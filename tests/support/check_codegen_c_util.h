@@ -93,6 +93,14 @@ static inline char *cg_prelude(irm_target *target) {
   return s;
 }
 
+/* runtime/kernels' headers, which float32 dense and softmax (and the
+ * blocked ops) include on any target with a kernel block. */
+#ifdef IRM_CG_KERNELS_DIR
+#define CG_KERNELS_INCLUDE "-I'" IRM_CG_KERNELS_DIR "'"
+#else
+#define CG_KERNELS_INCLUDE ""
+#endif
+
 /* Writes text into <dir>/<stem>.c, compiles it into a shared object and
  * opens it (extra: more cc arguments). Fails the test with cc's output. */
 static inline void *cg_compile(const char *stem, const char *text, const char *extra) {
@@ -106,8 +114,8 @@ static inline void *cg_compile(const char *stem, const char *text, const char *e
   ck_require(f != NULL, "cannot write %s", c_path);
   fputs(text, f);
   fclose(f);
-  snprintf(cmd, sizeof cmd, "cc -std=c11 -Wall -Werror -O2 -shared -fPIC -o '%s' '%s' %s -lm > '%s' 2>&1", so_path,
-           c_path, extra ? extra : "", log_path);
+  snprintf(cmd, sizeof cmd, "cc -std=c11 -Wall -Werror -O2 -shared -fPIC -o '%s' '%s' %s%s%s -lm > '%s' 2>&1", so_path,
+           c_path, CG_KERNELS_INCLUDE, extra ? " " : "", extra ? extra : "", log_path);
   if (system(cmd) != 0) {
     char log[8192] = "";
     FILE *l = fopen(log_path, "r");
