@@ -15,6 +15,11 @@
  * NCHW for the baseline; the layout transforms are not timed (they sit on
  * the graph's edges).
  *
+ * Then the classifier's tail: nn.dense 1x512 by 1000x512 (irm_kernel_dense)
+ * against cblas_sgemv, and softmax of 1000 (irm_kernel_softmax_rows)
+ * against the plain loop the generator writes without the kernels
+ * (max, exp and sum in double, division).
+ *
  * Prints, per shape, the house line `name ns_per_op ratio baseline_name`
  * (ratio < 1: faster than the baseline), then GFLOP/s of both, the best
  * CPU and wall time of both, and the largest difference of the outputs. */
@@ -24,8 +29,10 @@
 
 #include "bench_util.h"
 #include "irm_kernel_conv2d.h"
+#include "irm_kernel_dense.h"
 #include "irm_kernel_depthwise.h"
 #include "irm_kernel_layout.h"
+#include "irm_kernel_softmax.h"
 #include "irm_kernel_winograd.h"
 
 /* OpenBLAS's own: the baseline runs on one thread. */
@@ -234,6 +241,56 @@ static void run_case(const bench_case *b) {
   teardown(&d);
 }
 
+/* ---- the classifier's tail: dense and softmax ---- */
+
+#define FC_K 512
+#define FC_N 1000
+
+static void dense_kernel(const float *x, const float *w, float *y) { irm_kernel_dense(x, w, y, 1, FC_N, FC_K); }
+static void dense_sgemv(const float *x, const float *w, float *y) {
+  cblas_sgemv(CblasRowMajor, CblasNoTrans, FC_N, FC_K, 1.0f, w, FC_K, x, 1, 0.0f, y, 1);
+}
+static void softmax_kernel(const float *x, const float *w, float *y) {
+  (void)w;
+  irm_kernel_softmax_rows(x, y, 1, FC_N, 0);
+}
+/* The generator's loop without the kernels (backend/codegen/reduce.c). */
+static void softmax_loop(const float *x, const float *w, float *y) {
+  (void)w;
+  double top = -INFINITY, total = 0;
+  for (int j = 0; j < FC_N; j++) top = fmax(top, (double)x[j]);
+  for (int j = 0; j < FC_N; j++) total += exp((double)x[j] - top);
+  for (int j = 0; j < FC_N; j++) y[j] = (float)(exp((double)x[j] - top) / total);
+}
+
+typedef void (*tail_fn)(const float *x, const float *w, float *y);
+
+/* Best CPU time per run of fn and of base, interleaved in chunks of 20
+ * runs (a run is microseconds); prints the house line and the largest
+ * output difference. */
+static void run_tail(const char *name, tail_fn fn, tail_fn base, const char *base_name, double flops) {
+  uint64_t seed = 7;
+  float *x = frand(FC_K > FC_N ? FC_K : FC_N, &seed), *w = frand((size_t)FC_N * FC_K, &seed);
+  float *y0 = frand(FC_N, &seed), *y1 = frand(FC_N, &seed);
+  for (int i = 0; i < FC_N; i++) x[i] *= 16.0f; /* softmax logits of a realistic spread */
+  double cpu[2] = {1e30, 1e30};
+  base(x, w, y0), fn(x, w, y1);
+  for (int r = 0; r < ROUNDS * CHUNKS * 4; r++)
+    for (int side = 0; side < 2; side++) {
+      double c0 = cpu_ns();
+      for (int k = 0; k < 20; k++) (side ? fn : base)(x, w, side ? y1 : y0);
+      double c1 = cpu_ns();
+      if ((c1 - c0) / 20 < cpu[side]) cpu[side] = (c1 - c0) / 20;
+    }
+  double err = 0;
+  for (int i = 0; i < FC_N; i++) err = fmax(err, fabs((double)y1[i] - y0[i]));
+  bench_report(name, cpu[1], cpu[0], base_name);
+  printf("#   %s: %.3f us", name, cpu[1] * 1e-3);
+  if (flops > 0) printf(" (%.1f GFLOP/s)", flops / cpu[1]);
+  printf("; %s %.3f us; speedup %.2fx; max |diff| %.2g\n", base_name, cpu[0] * 1e-3, cpu[0] / cpu[1], err);
+  free(x), free(w), free(y0), free(y1);
+}
+
 int main(void) {
   openblas_set_num_threads(1);
   static const bench_case cases[] = {
@@ -249,6 +306,8 @@ int main(void) {
          IRM_KV_ISA, IRM_KERNEL_BLOCK, OW_TILE, OC_VECS, DW_TILE, ROUNDS * CHUNKS, PER_CHUNK, loadavg());
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i]);
   free(winograd_scratch);
+  run_tail("dense_1x512_1000", dense_kernel, dense_sgemv, "cblas_sgemv", 2.0 * FC_N * FC_K);
+  run_tail("softmax_1000", softmax_kernel, softmax_loop, "plain_loop", 0);
   printf("# load average %.2f\n", loadavg());
   return 0;
 }
