@@ -73,8 +73,7 @@ IRM_KV_INLINE void irm_kernel_dense(const float *x, const float *w, float *y, in
   int i = 0;
   for (; i + IRM_KERNEL_DENSE_MR <= m; i += IRM_KERNEL_DENSE_MR)
     irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, IRM_KERNEL_DENSE_MR, IRM_KERNEL_DENSE_NR);
-  for (; i < m; i++)
-    irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, 1, IRM_KERNEL_DENSE_NR1);
+  for (; i < m; i++) irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, 1, IRM_KERNEL_DENSE_NR1);
 }
 
 #endif

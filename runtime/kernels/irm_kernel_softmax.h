@@ -14,22 +14,22 @@
 
 #include "irm_kernel_vmath.h"
 
-/* Largest value of a row, NaN ignored (irm_kv_max(v, acc) keeps acc when
+/* Largest value of a row (full elements, a multiple of the width, then
+ * the padded tail vector), NaN ignored (irm_kv_max(v, acc) keeps acc when
  * v is NaN; on NEON a NaN wins, which the exp pass turns into the same
  * all-NaN row). */
-IRM_KV_INLINE float irm_kernel_softmax_max_(const float *x, int len) {
+IRM_KV_INLINE float irm_kernel_softmax_max_(const float *x, int full, const float *tail) {
   const int w = IRM_KV_WIDTH;
-  irm_kv m0 = irm_kv_set1(-INFINITY), m1 = m0;
+  irm_kv m0 = irm_kv_load(tail), m1 = irm_kv_set1(-INFINITY);
   int j = 0;
-  for (; j + 2 * w <= len; j += 2 * w) {
+  for (; j + 2 * w <= full; j += 2 * w) {
     m0 = irm_kv_max(irm_kv_load(x + j), m0);
     m1 = irm_kv_max(irm_kv_load(x + j + w), m1);
   }
-  for (; j + w <= len; j += w) m0 = irm_kv_max(irm_kv_load(x + j), m0);
+  if (j < full) m1 = irm_kv_max(irm_kv_load(x + j), m1);
   float lanes[IRM_KV_WIDTH], top = -INFINITY;
   irm_kv_store(lanes, irm_kv_max(m1, m0));
   for (int i = 0; i < w; i++) top = lanes[i] > top ? lanes[i] : top;
-  for (; j < len; j++) top = x[j] > top ? x[j] : top;
   return top;
 }
 
@@ -83,7 +83,7 @@ IRM_KV_INLINE void irm_kernel_softmax_rows(const float *x, float *y, int rows, i
     float tail[IRM_KV_WIDTH];
     int full = len / w * w, rest = len - full;
     for (int i = 0; i < w; i++) tail[i] = i < rest ? xr[full + i] : -INFINITY;
-    irm_kv ntop = irm_kv_set1(-irm_kernel_softmax_max_(xr, len));
+    irm_kv ntop = irm_kv_set1(-irm_kernel_softmax_max_(xr, full, tail));
     irm_kv s0 = irm_kv_zero(), c0 = s0, s1 = s0, c1 = s0;
     int j = 0;
     for (; j + 2 * w <= full; j += 2 * w) {

@@ -46,9 +46,7 @@ IRM_KV_INLINE irm_kv irm_kv_pow2i_(irm_kv n) {
   return vreinterpretq_f32_s32(vshlq_n_s32(e, 23));
 }
 #else
-IRM_KV_INLINE float irm_kv_hsum_(irm_kv a) {
-  return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); /* IRM_KV_WIDTH is 4 */
-}
+IRM_KV_INLINE float irm_kv_hsum_(irm_kv a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); /* IRM_KV_WIDTH is 4 */ }
 IRM_KV_INLINE irm_kv irm_kv_pow2i_(irm_kv n) {
   irm_kv r;
   for (int i = 0; i < IRM_KV_WIDTH; i++) {

@@ -19,19 +19,20 @@ typedef struct nk_case {
 #define SOFTMAX "irm_kernel_softmax_rows("
 
 static const nk_case cases[] = {
-    {{"nk_gemv", "def @main(%a: Tensor[(1, 512), float32], %w: Tensor[(1000, 512), float32]) { %0 = nn.dense(%a, %w); %0 }",
-      1e-4},
+    {{"nk_gemv",
+      "def @main(%a: Tensor[(1, 512), float32], %w: Tensor[(1000, 512), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
      DENSE "in0, in1, out0, 1, 1000, 512);",
      NULL},
-    {{"nk_rows", "def @main(%a: Tensor[(2, 3, 37), float32], %w: Tensor[(5, 37), float32]) { %0 = nn.dense(%a, %w); %0 }",
-      1e-4},
+    {{"nk_rows",
+      "def @main(%a: Tensor[(2, 3, 37), float32], %w: Tensor[(5, 37), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
      DENSE,
      NULL},
-    {{"nk_one_unit", "def @main(%a: Tensor[(7, 13), float32], %w: Tensor[(1, 13), float32]) { %0 = nn.dense(%a, %w); %0 }",
-      1e-4},
+    {{"nk_one_unit",
+      "def @main(%a: Tensor[(7, 13), float32], %w: Tensor[(1, 13), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
      DENSE,
      NULL},
-    {{"nk_dense_f64", "def @main(%a: Tensor[(2, 9), float64], %w: Tensor[(3, 9), float64]) { %0 = nn.dense(%a, %w); %0 }", 0},
+    {{"nk_dense_f64",
+      "def @main(%a: Tensor[(2, 9), float64], %w: Tensor[(3, 9), float64]) { %0 = nn.dense(%a, %w); %0 }", 0},
      "double acc = 0;",
      "irm_kernel_"},
     {{"nk_softmax", "def @main(%a: Tensor[(2, 1000), float32]) { %0 = nn.softmax(%a); %0 }", 1e-6}, SOFTMAX, NULL},
@@ -69,7 +70,7 @@ static void check_target(const char *stem, const char *target_text, const char *
     irm_object_release(kernel);
     irm_object_release(m);
   }
-  char *heap = strdup(cc_flags); /* on the heap: cg_compile's command has room for any short text */
+  char *heap = strdup(cc_flags);              /* on the heap: cg_compile's command has room for any short text */
   cg_check_cases(stem, plain, n, t, heap, 2); /* cg_compile adds the kernels' folder */
   free(heap);
   irm_object_release(t);
