@@ -143,6 +143,7 @@ static int native_block(void) {
 
 START_TEST(kernels_native) {
 #if defined(__x86_64__)
+  if (!cg_native_runs_here()) return;
   const block_dt native[] = {{native_block(), "float32"}};
   check_blocks("pnc_kn", native, 1, "c -mcpu=native", "-march=native " KERNELS_INCLUDE, 1);
 #endif

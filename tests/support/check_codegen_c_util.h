@@ -297,4 +297,24 @@ static inline void cg_check_cases(const char *stem, const cg_case *cases, size_t
   free(mods), free(fns), free(names), free(tols);
 }
 
+
+/* Whether code cc builds with -march=native runs in this process: not
+ * under an emulator (valgrind) that hides AVX-512 the CPU has, which
+ * /proc/cpuinfo still lists. The native-target cases skip otherwise. */
+static inline int cg_native_runs_here(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 1;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int listed = 0;
+  while (f && !listed && fgets(line, sizeof line, f)) listed = strncmp(line, "flags", 5) == 0 && strstr(line, " avx512f");
+  if (f) fclose(f);
+  if (listed) printf("the CPU has AVX-512 but this process cannot run it (valgrind?): native-target case skipped\n");
+  return !listed;
+#else
+  return 1;
+#endif
+}
+
 #endif
