@@ -308,7 +308,8 @@ static inline int cg_native_runs_here(void) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   char line[8192];
   int listed = 0;
-  while (f && !listed && fgets(line, sizeof line, f)) listed = strncmp(line, "flags", 5) == 0 && strstr(line, " avx512f");
+  while (f && !listed && fgets(line, sizeof line, f))
+    listed = strncmp(line, "flags", 5) == 0 && strstr(line, " avx512f");
   if (f) fclose(f);
   if (listed) printf("the CPU has AVX-512 but this process cannot run it (valgrind?): native-target case skipped\n");
   return !listed;
