@@ -52,14 +52,13 @@ typedef struct alter_ctx {
 } alter_ctx;
 
 /* op(args) with attributes from keys/values (n of them; attrs given
- * instead when not NULL). *out NEW. */
+ * instead when not NULL), typed when its arguments are
+ * (irm_dataflow_op_call_). *out NEW. */
 static int call_of(const char *op, irm_object *const *args, size_t nargs, const irm_object *attrs,
                    const char *const *keys, const irm_any *values, size_t n, irm_object **out) {
-  irm_object *o = NULL, *made = NULL;
-  int rc = irm_op_get(op, &o);
-  if (!rc && !attrs && n) rc = irm_map_from_pairs(keys, values, n, &made);
-  if (!rc) rc = irm_call_new(o, args, nargs, attrs ? attrs : made, out);
-  irm_object_release(o);
+  irm_object *made = NULL;
+  int rc = !attrs && n ? irm_map_from_pairs(keys, values, n, &made) : IRM_OK;
+  if (!rc) rc = irm_dataflow_op_call_(op, args, nargs, attrs ? attrs : made, out);
   irm_object_release(made);
   return rc;
 }
@@ -226,13 +225,9 @@ static int is_scalar(const irm_object *e) {
 
 /* A per-channel e of ch channels as [1, ch/x, 1, 1, x]. *out NEW. */
 static int blocked_channels(alter_ctx *c, irm_object *e, int64_t ch, irm_object **out) {
-  irm_any dims[4] = {irm_any_int(1), irm_any_int(ch), irm_any_int(1), irm_any_int(1)};
-  irm_object *shape = NULL, *r = NULL;
-  int rc = irm_array_new(dims, 4, &shape);
-  const char *key = "newshape";
-  irm_any v = irm_any_object(shape);
-  if (!rc) rc = call_of("reshape", &e, 1, NULL, &key, &v, 1, &r);
-  irm_object_release(shape);
+  const int64_t dims[4] = {1, ch, 1, 1};
+  irm_object *r = NULL;
+  int rc = irm_dataflow_reshape_(e, dims, 4, &r);
   if (!rc) rc = transform(r, "NCHW", c->data_layout, out);
   irm_object_release(r);
   return rc;

@@ -104,19 +104,10 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
 static const irm_expr_rewriter simplify_rw = {NULL, post, NULL};
 static const char *const lowered_ops[] = {"nn.batch_norm", "nn.dropout"};
 
-static int simplify_function(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
-                             void *resource, irm_object **out) {
-  (void)mod;
-  (void)ctx;
-  (void)options;
-  (void)resource;
-  return irm_dataflow_rewrite_function_(func, &simplify_rw, out);
-}
-
 int irm_dataflow_simplify_inference(irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_simplify_inference: out must not be NULL");
   *out = NULL;
-  return irm_dataflow_apply_typed_(mod, lowered_ops, 2, simplify_function, NULL, out);
+  return irm_dataflow_apply_typed_(mod, lowered_ops, 2, irm_dataflow_rewrite_body_, (void *)&simplify_rw, out);
 }
 
 static int simplify_inference_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,

@@ -223,9 +223,29 @@ static int get_blocked_layout(const char *op, const irm_object *attrs, const cha
   return IRM_OK;
 }
 
+/* What the blocked convs' attributes share with nn.conv2d's: the windows,
+ * padding and groups, the required positive channels, out_dtype. */
+static int get_blocked_conv(const char *op, const irm_object *attrs, int64_t strides[2], int64_t dilation[2],
+                            int64_t padding[4], int64_t *groups, int64_t *channels, int *has_out_dtype,
+                            DLDataType *out_dtype) {
+  const char *dt = NULL;
+  int rc = get_pair(op, attrs, "strides", strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", padding);
+  if (!rc) rc = get_int(op, attrs, "groups", groups);
+  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
+  if (!rc) rc = get_int(op, attrs, "channels", channels);
+  if (!rc && *channels < 1) rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)*channels);
+  if (!rc) rc = get_str(op, attrs, "out_dtype", &dt);
+  if (!rc && dt && dt[0]) {
+    *has_out_dtype = 1;
+    rc = get_dtype(op, attrs, "out_dtype", out_dtype);
+  }
+  return rc;
+}
+
 int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_nchwc_attrs *out) {
   static const irm_conv2d_nchwc_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
-  const char *out_dtype = NULL;
   int64_t kb[2] = {0, 0};
   *out = defaults;
   int rc = get_blocked_layout(op, attrs, "data_layout", "NCHW", "c", &out->data_block, 1);
@@ -234,24 +254,14 @@ int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_c
   if (!rc && !out->out_block) out->out_block = out->data_block;
   out->kernel_in_block = kb[0];
   out->kernel_out_block = kb[1];
-  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
-  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
-  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
-  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc)
+    rc = get_blocked_conv(op, attrs, out->strides, out->dilation, out->padding, &out->groups, &out->channels,
+                          &out->has_out_dtype, &out->out_dtype);
   if (!rc && out->groups < 1)
     rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
-  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
-  if (!rc) rc = get_int(op, attrs, "channels", &out->channels);
-  if (!rc && out->channels < 1)
-    rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
   if (!rc) rc = get_int(op, attrs, "in_channels", &out->in_channels);
   if (!rc && out->in_channels < 0)
     rc = irm_error(IRM_EVALUE, "%s: in_channels %lld must not be negative", op, (long long)out->in_channels);
-  if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
-  if (!rc && out_dtype && out_dtype[0]) {
-    out->has_out_dtype = 1;
-    rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
-  }
   if (!rc && find(attrs, "kernel_size")) {
     out->has_kernel_size = 1;
     rc = get_pair(op, attrs, "kernel_size", out->kernel_size);
@@ -273,7 +283,6 @@ int irm_conv2d_winograd_attrs_decode(const char *op, const irm_object *attrs, ir
                                                      .strides = {1, 1},
                                                      .dilation = {1, 1},
                                                      .groups = 1};
-  const char *out_dtype = NULL;
   int64_t kb[2] = {0, 0};
   *out = defaults;
   int rc = get_blocked_layout(op, attrs, "data_layout", "NCHW", "c", &out->data_block, 1);
@@ -281,19 +290,9 @@ int irm_conv2d_winograd_attrs_decode(const char *op, const irm_object *attrs, ir
   out->kernel_in_block = kb[0];
   out->kernel_out_block = kb[1];
   if (!rc) rc = get_int(op, attrs, "tile_size", &out->tile_size);
-  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
-  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
-  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
-  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
-  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
-  if (!rc) rc = get_int(op, attrs, "channels", &out->channels);
-  if (!rc && out->channels < 1)
-    rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
-  if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
-  if (!rc && out_dtype && out_dtype[0]) {
-    out->has_out_dtype = 1;
-    rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
-  }
+  if (!rc)
+    rc = get_blocked_conv(op, attrs, out->strides, out->dilation, out->padding, &out->groups, &out->channels,
+                          &out->has_out_dtype, &out->out_dtype);
   return rc;
 }
 
