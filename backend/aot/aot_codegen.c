@@ -96,7 +96,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   req->alignment = o->ws_align;
   req->scratch_buffers = true; /* in the workspace */
   req->output_buffers = false; /* written straight into the caller's outputs */
-  return IRM_OK;
+  return irm_plan_threads_of_(cfg, &req->threads);
 }
 
 static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {

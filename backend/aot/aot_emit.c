@@ -33,7 +33,7 @@ static void tensor_ptr(const lowered_plan *p, const aot_options *o, size_t id, i
   case PLAN_CONST: irm_text_buf_printf_(b, "(void *)tvmgen_%s_const_%zu", m, t->index); break;
   case PLAN_TEMP:
     if (t->buffer < 0) irm_text_buf_printf_(b, "out[%ld]", t->out);
-    else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", m, p->buffers[t->buffer].offset);
+    else irm_text_buf_printf_(b, "(void *)(ws + %zu)", p->buffers[t->buffer].offset);
     break;
   }
 }
@@ -138,9 +138,9 @@ static void emit_set_params(const lowered_plan *p, const aot_options *o, irm_tex
 
 /* ---- the body ------------------------------------------------------------------------ */
 
-static void scratch_ptr(const lowered_plan *p, const aot_options *o, const plan_step *s, irm_text_buf *b) {
+static void scratch_ptr(const lowered_plan *p, const plan_step *s, irm_text_buf *b) {
   if (s->scratch < 0) irm_text_buf_puts_(b, "NULL");
-  else irm_text_buf_printf_(b, "(void *)(tvmgen_%s_workspace + %zu)", o->mod_name, p->buffers[s->scratch].offset);
+  else irm_text_buf_printf_(b, "(void *)(ws + %zu)", p->buffers[s->scratch].offset);
 }
 
 /* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h. */
@@ -157,7 +157,7 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
     }
     if (!k->external) {
       irm_text_buf_puts_(b, n ? ", " : "");
-      scratch_ptr(p, o, s, b);
+      scratch_ptr(p, s, b);
     }
     irm_text_buf_printf_(b,
                          ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
@@ -178,16 +178,19 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
   }
   irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", step,
                        k->symbol, k->symbol, n);
-  scratch_ptr(p, o, s, b);
+  scratch_ptr(p, s, b);
   irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
                        step, k->symbol);
 }
 
+/* The body runs on the workspace it is given: the static one (the entry
+ * points), or the caller's (tvmgen_<m>_run_workspace, for concurrent
+ * runs, each on its own). */
 static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
   irm_text_buf_printf_(b,
-                       "static int32_t tvmgen_%s_body(void *const *in, void *const *out) {\n"
-                       "  (void)in;\n  (void)out;\n",
+                       "static int32_t tvmgen_%s_body(void *const *in, void *const *out, uint8_t *ws) {\n"
+                       "  (void)in;\n  (void)out;\n  (void)ws;\n",
                        m);
   if (!o->link_params) irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
   for (size_t i = 0; i < p->n_steps; i++) emit_call(p, o, i, b);
@@ -201,6 +204,19 @@ static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf 
   irm_text_buf_puts_(b, "  return IRM_CRT_OK;\n}\n\n");
 }
 
+/* The loader's entry point: the data pointers of main's inputs and
+ * outputs, in order, and a workspace of workspace_bytes aligned to
+ * workspace_alignment (the metadata's), so runs in flight at once each
+ * use their own. Nothing is checked: the loader checked the tensors. */
+static void emit_workspace_entry(const aot_options *o, irm_text_buf *b) {
+  const char *m = o->mod_name;
+  irm_text_buf_printf_(b,
+                       "int32_t tvmgen_%s_run_workspace(void *const *inputs, void *const *outputs, void *workspace);\n"
+                       "int32_t tvmgen_%s_run_workspace(void *const *inputs, void *const *outputs, void *workspace) {\n"
+                       "  return tvmgen_%s_body(inputs, outputs, (uint8_t *)workspace);\n}\n\n",
+                       m, m, m);
+}
+
 static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
   if (o->interface_c) {
@@ -211,7 +227,7 @@ static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf
     for (size_t i = 0; i < p->n_inputs; i++) irm_text_buf_printf_(b, "inputs->%s, ", p->inputs[i].field);
     irm_text_buf_puts_(b, "NULL};\n  void *out[] = {");
     for (size_t j = 0; j < p->n_outputs; j++) irm_text_buf_printf_(b, "outputs->%s, ", p->outputs[j].field);
-    irm_text_buf_printf_(b, "NULL};\n  return tvmgen_%s_body(in, out);\n}\n\n", m);
+    irm_text_buf_printf_(b, "NULL};\n  return tvmgen_%s_body(in, out, tvmgen_%s_workspace);\n}\n\n", m, m);
     return;
   }
   size_t n = p->n_inputs + p->n_outputs;
@@ -233,7 +249,7 @@ static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf
                          i < p->n_inputs ? "in" : "out", i < p->n_inputs ? i : i - p->n_inputs, i, type->dtype.code,
                          type->dtype.bits, type->numel);
   }
-  irm_text_buf_printf_(b, "  return tvmgen_%s_body(in, out);\n}\n\n", m);
+  irm_text_buf_printf_(b, "  return tvmgen_%s_body(in, out, tvmgen_%s_workspace);\n}\n\n", m, m);
   irm_text_buf_printf_(b,
                        "int32_t tvmgen_%s_run(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                        "int32_t *ret_code, void *resource) {\n  return tvmgen_%s___tvm_main__(args, type_codes, "
@@ -283,9 +299,11 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   if (o->link_params) irm_text_buf_puts_(b, "null, \"params_file\": null");
   else irm_text_buf_printf_(b, "\"tvmgen_%s_set_params\", \"params_file\": \"%s.params\"", m, m);
   irm_text_buf_printf_(b,
-                       ", \"workspace_bytes\": %zu, \"workspace_alignment\": %zu, \"memory_plan\": \"%s\", "
-                       "\"kernels\": %zu, \"inputs\": ",
-                       p->workspace_bytes, workspace_align(p, o), irm_mem_algo_name_(p->algo), p->n_kernels);
+                       ", \"workspace_entry\": \"tvmgen_%s_run_workspace\", \"workspace_bytes\": %zu, "
+                       "\"workspace_alignment\": %zu, \"memory_plan\": \"%s\", \"kernels\": %zu",
+                       m, p->workspace_bytes, workspace_align(p, o), irm_mem_algo_name_(p->algo), p->n_kernels);
+  irm_plan_threads_json_(p, b);
+  irm_text_buf_puts_(b, ", \"inputs\": ");
   json_io(b, p, p->inputs, p->n_inputs);
   irm_text_buf_puts_(b, ", \"outputs\": ");
   json_io(b, p, p->outputs, p->n_outputs);
@@ -327,8 +345,10 @@ int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_b
   irm_text_buf_printf_(b, "\nstatic _Alignas(%zu) uint8_t tvmgen_%s_workspace[%zu];\n\n", workspace_align(p, o), m,
                        p->workspace_bytes ? p->workspace_bytes : 1);
   if (!o->link_params) emit_set_params(p, o, b);
+  irm_plan_emit_pool_(p, m, b);
   emit_body(p, o, b);
   emit_entry(p, o, b);
+  emit_workspace_entry(o, b);
   emit_metadata(p, o, b);
   return b->failed ? irm_error(IRM_ENOMEM, "aot codegen: out of memory for the source") : IRM_OK;
 }

@@ -2,6 +2,8 @@
  * point, found by the name its metadata gives, and its parameters (the
  * params file beside it handed to its set_params) before the first run. */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,45 +13,103 @@
 #include "irm_crt.h"
 #include "load/load_internal.h"
 
+/* What one run needs: its argument arrays and, with a workspace entry,
+ * its own workspace. Made at load (the first) or when a run finds every
+ * one in use (runs beside each other), then kept: runs allocate nothing
+ * in steady state. */
+typedef struct run_ctx {
+  struct run_ctx *next; /* in the free list */
+  DLTensor *dl;
+  void **ptrs;
+  irm_crt_value *vals;
+  int32_t *codes;
+  void *ws_block; /* irm_malloc'd; ws is it aligned */
+  void *ws;
+} run_ctx;
+
 typedef struct aot_lib {
   int interface_c;
   union {
     int32_t (*c)(void *inputs, void *outputs);
     irm_crt_packed_func packed;
   } entry;
+  /* tvmgen_<m>_run_workspace (metadata "workspace_entry"): runs on the
+   * given workspace, so runs may overlap; NULL in older libraries, whose
+   * runs the loader serializes */
+  int32_t (*ws_entry)(void *const *inputs, void *const *outputs, void *workspace);
+  size_t ws_bytes, ws_align;
   size_t n_in, n_out;
   char mod_name[256];
-  /* A run's arguments, allocated at load so that a run allocates nothing
-   * (runs are serialized by the run lock). */
-  DLTensor *dl;
-  void **ptrs;
-  irm_crt_value *vals;
-  int32_t *codes;
+  pthread_mutex_t lock; /* guards free */
+  run_ctx *free;
 } aot_lib;
+
+static void ctx_free(run_ctx *c) {
+  if (!c) return;
+  irm_free(c->dl);
+  irm_free(c->ptrs);
+  irm_free(c->vals);
+  irm_free(c->codes);
+  irm_free(c->ws_block);
+  irm_free(c);
+}
 
 static void lib_free(void *p) {
   aot_lib *lib = p;
   if (!lib) return;
-  irm_free(lib->dl);
-  irm_free(lib->ptrs);
-  irm_free(lib->vals);
-  irm_free(lib->codes);
+  while (lib->free) {
+    run_ctx *c = lib->free;
+    lib->free = c->next;
+    ctx_free(c);
+  }
+  pthread_mutex_destroy(&lib->lock);
   irm_free(lib);
 }
 
-/* The argument arrays, and what of them never changes between runs. */
-static int alloc_args(aot_lib *lib) {
+/* A new run's arrays, and what of them never changes between runs. */
+static int ctx_new(const aot_lib *lib, run_ctx **out) {
   size_t n = lib->n_in + lib->n_out;
-  lib->dl = irm_calloc(n + 1, sizeof *lib->dl);
-  lib->ptrs = irm_calloc(n + 1, sizeof *lib->ptrs);
-  lib->vals = irm_calloc(n + 1, sizeof *lib->vals);
-  lib->codes = irm_calloc(n + 1, sizeof *lib->codes);
-  if (!lib->dl || !lib->ptrs || !lib->vals || !lib->codes) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
-  for (size_t i = 0; i < n; i++) {
-    lib->vals[i].v_handle = &lib->dl[i];
-    lib->codes[i] = IRM_CRT_DLTENSOR;
+  run_ctx *c = irm_calloc(1, sizeof *c);
+  if (c) {
+    c->dl = irm_calloc(n + 1, sizeof *c->dl);
+    c->ptrs = irm_calloc(n + 1, sizeof *c->ptrs);
+    c->vals = irm_calloc(n + 1, sizeof *c->vals);
+    c->codes = irm_calloc(n + 1, sizeof *c->codes);
+    if (lib->ws_entry) c->ws_block = irm_malloc(lib->ws_bytes + lib->ws_align);
   }
+  if (!c || !c->dl || !c->ptrs || !c->vals || !c->codes || (lib->ws_entry && !c->ws_block)) {
+    ctx_free(c);
+    return irm_error(IRM_ENOMEM, "aot run: out of memory");
+  }
+  if (c->ws_block) {
+    uintptr_t a = (uintptr_t)c->ws_block, al = lib->ws_align;
+    c->ws = (void *)((a + al - 1) / al * al);
+  }
+  for (size_t i = 0; i < n; i++) {
+    c->vals[i].v_handle = &c->dl[i];
+    c->codes[i] = IRM_CRT_DLTENSOR;
+  }
+  *out = c;
   return IRM_OK;
+}
+
+static int ctx_take(aot_lib *lib, run_ctx **out) {
+  pthread_mutex_lock(&lib->lock);
+  run_ctx *c = lib->free;
+  if (c) lib->free = c->next;
+  pthread_mutex_unlock(&lib->lock);
+  if (c) {
+    *out = c;
+    return IRM_OK;
+  }
+  return ctx_new(lib, out);
+}
+
+static void ctx_give(aot_lib *lib, run_ctx *c) {
+  pthread_mutex_lock(&lib->lock);
+  c->next = lib->free;
+  lib->free = c;
+  pthread_mutex_unlock(&lib->lock);
 }
 
 static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle);
@@ -66,9 +126,12 @@ int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
   json_t *root = json_loads(text, 0, NULL);
   aot_lib *lib = irm_calloc(1, sizeof *lib);
   if (!lib) rc = irm_error(IRM_ENOMEM, "%s: out of memory", fn);
+  else pthread_mutex_init(&lib->lock, NULL);
   if (!rc && !json_is_object(root)) rc = irm_error(IRM_EVALUE, "library '%s': its metadata is no JSON object", path);
   if (!rc) rc = read_lib(lib, path, root, handle);
-  if (!rc) rc = alloc_args(lib);
+  run_ctx *first = NULL;
+  if (!rc) rc = ctx_new(lib, &first);
+  if (!rc) ctx_give(lib, first);
   if (!rc) rc = load_params(path, root, handle);
   json_decref(root);
   if (rc) {
@@ -76,7 +139,7 @@ int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
     return rc;
   }
   snprintf(lib->mod_name, sizeof lib->mod_name, "%s", mod);
-  return irm_load_result_(fn, aot_run, lib, lib_free, NULL, ret);
+  return irm_load_result_(fn, aot_run, lib, lib_free, NULL, lib->ws_entry != NULL, ret);
 }
 
 static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle) {
@@ -92,6 +155,20 @@ static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle) 
   else memcpy(&lib->entry.packed, &sym, sizeof lib->entry.packed);
   lib->n_in = json_array_size(in);
   lib->n_out = json_array_size(out);
+  const char *ws_entry = json_string_value(json_object_get(root, "workspace_entry"));
+  void *ws_sym = ws_entry ? dlsym(handle, ws_entry) : NULL;
+  if (ws_entry && !ws_sym)
+    return irm_error(IRM_EVALUE, "library '%s' has no symbol '%s' (its metadata names it)", path, ws_entry);
+  if (ws_sym) {
+    memcpy(&lib->ws_entry, &ws_sym, sizeof lib->ws_entry);
+    json_int_t bytes = json_integer_value(json_object_get(root, "workspace_bytes"));
+    json_int_t align = json_integer_value(json_object_get(root, "workspace_alignment"));
+    if (bytes < 0 || align < 1 || align > 4096 || (align & (align - 1)))
+      return irm_error(IRM_EVALUE, "library '%s': its metadata's workspace_bytes or workspace_alignment is wrong",
+                       path);
+    lib->ws_bytes = (size_t)bytes + 1;
+    lib->ws_align = (size_t)align;
+  }
   return IRM_OK;
 }
 
@@ -120,24 +197,30 @@ static int load_params(const char *path, json_t *root, void *handle) {
   return rc;
 }
 
-/* run(inputs, outputs): the entry point on the tensors' data (interface
- * "c") or on DLTensors (packed), straight into the outputs' data. The
- * loader holds the run lock, which guards lib's argument arrays. */
+/* run(inputs, outputs): the workspace entry on the tensors' data and a
+ * workspace of the run's own (runs may overlap); in a library without
+ * one, the entry point on the data (interface "c") or on DLTensors
+ * (packed), under the loader's run lock. Straight into the outputs' data. */
 static int aot_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   aot_lib *lib = resource;
   (void)ret;
-  int rc = irm_load_run_tensors_("aot run", args, nargs, lib->n_in, lib->n_out, lib->dl);
+  run_ctx *c = NULL;
+  int rc = ctx_take(lib, &c);
   if (rc) return rc;
+  rc = irm_load_run_tensors_("aot run", args, nargs, lib->n_in, lib->n_out, c->dl);
   size_t n = lib->n_in + lib->n_out;
-  for (size_t i = 0; i < n; i++) lib->ptrs[i] = (char *)lib->dl[i].data + lib->dl[i].byte_offset;
+  for (size_t i = 0; !rc && i < n; i++) c->ptrs[i] = (char *)c->dl[i].data + c->dl[i].byte_offset;
   int32_t got = IRM_CRT_OK;
-  if (lib->interface_c) got = lib->entry.c(lib->ptrs, lib->ptrs + lib->n_in);
+  if (rc) got = IRM_CRT_OK;
+  else if (lib->ws_entry) got = lib->ws_entry(c->ptrs, c->ptrs + lib->n_in, c->ws);
+  else if (lib->interface_c) got = lib->entry.c(c->ptrs, c->ptrs + lib->n_in);
   else {
     irm_crt_value result;
     int32_t result_code = 0;
-    got = lib->entry.packed(lib->vals, lib->codes, (int32_t)n, &result, &result_code, NULL);
+    got = lib->entry.packed(c->vals, c->codes, (int32_t)n, &result, &result_code, NULL);
   }
-  if (got)
-    return irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", lib->mod_name, irm_crt_strerror(got), got);
-  return IRM_OK;
+  ctx_give(lib, c);
+  if (!rc && got)
+    rc = irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", lib->mod_name, irm_crt_strerror(got), got);
+  return rc;
 }

@@ -63,6 +63,8 @@ typedef struct walker {
   int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
   irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
   cg_schedules sched;       /* the generators' schedule records */
+  int threads;              /* irm_c_kernel_opts_'s */
+  size_t tasks;             /* task functions emitted (cg_call's) */
   cg_node *nodes;
   size_t n, cap;
   irm_ptr_table_ memo, lets;
@@ -435,6 +437,8 @@ static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
   c->kernel_block = w->kernel_block;
   c->file_scope = w->file_scope;
   c->schedules = &w->sched;
+  c->threads = w->file_scope ? w->threads : 0;
+  c->tasks = &w->tasks;
 }
 
 /* Collects the leaves under node idx, whose dims map to root dims by map. */
@@ -663,8 +667,8 @@ static int valid_symbol(const char *s) {
   return 1;
 }
 
-int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target, irm_text_buf *out,
-                          irm_c_kernel_info_ *info) {
+int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target,
+                          const irm_c_kernel_opts_ *opts, irm_text_buf *out, irm_c_kernel_info_ *info) {
   if (!func || !symbol || !out || !info) return irm_error(IRM_EVALUE, "irm_codegen_c_kernel_: NULL argument");
   if (irm_expr_kind_of(func) != IRM_EXPR_FUNCTION)
     return irm_error(IRM_ETYPE, "C kernel '%s': expected a dataflow.Function, got %s", symbol,
@@ -678,6 +682,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   w.symbol = symbol;
   w.cblas = irm_codegen_c_target_cblas_(target);
   w.kernel_block = kernel_block_of(target);
+  w.threads = opts && opts->threads > 0 ? opts->threads : 0;
   int rc = IRM_OK;
   size_t nparams = irm_function_param_count(func);
   for (size_t i = 0; i < nparams && !rc; i++) {

@@ -39,19 +39,26 @@ typedef struct irm_c_kernel_info_ {
   size_t n_schedules;
 } irm_c_kernel_info_;
 
+/* How kernels are generated beyond the target: threads, as cg_call's
+ * (0: serial code; N: code calling irm_parallel_for on IRM_CG_POOL, split
+ * for N threads). */
+typedef struct irm_c_kernel_opts_ {
+  int threads;
+} irm_c_kernel_opts_;
+
 /* Appends to out the C definition of one kernel computing func (a typed
  * dataflow Function whose params are tensors, FuseOps' Primitive functions
  * included), named symbol (a C identifier); fills *info. target (a Target,
  * borrowed; NULL: plain "c") selects options: "-libs=cblas" makes nn.dense
- * and nn.conv2d call OpenBLAS. Errors: ValueError "op 'X' in function
+ * and nn.conv2d call OpenBLAS. opts (borrowed; NULL: serial) the threads. Errors: ValueError "op 'X' in function
  * 'SYMBOL' has no FCodegenC: ..." (with how to give it one), TypeError
  * naming the construct and the function (untyped nodes, tuple-valued
  * parameters, float16, calls of functions), errors of the ops' FCodegenC
  * functions with the op named, MemoryError. On failure out may have
  * gained text (the caller discards it), *info is unspecified and owns
  * nothing. */
-int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target, irm_text_buf *out,
-                          irm_c_kernel_info_ *info);
+int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_object *target,
+                          const irm_c_kernel_opts_ *opts, irm_text_buf *out, irm_c_kernel_info_ *info);
 
 /* Appends what every generated C file needs once, before its kernels: the
  * includes (stdint.h, math.h, string.h, and cblas.h when one of the

@@ -26,7 +26,7 @@ static int c_kernel(const irm_any *args, int32_t nargs, irm_any *ret, void *reso
   if (rc) return rc;
   irm_text_buf b = {0};
   irm_c_kernel_info_ info = {0};
-  rc = irm_codegen_c_kernel_(func, symbol, target, &b, &info);
+  rc = irm_codegen_c_kernel_(func, symbol, target, NULL, &b, &info);
   irm_free(info.schedules); /* codegen.CKernel does not report them */
   if (!rc) rc = irm_text_buf_take_string_(&b, "generating C", &code);
   irm_text_buf_free_(&b);

@@ -82,6 +82,12 @@ typedef struct cg_call {
   irm_text_buf *file_scope;
   const cg_epilogue *epilogue; /* NULL unless takes_epilogue said yes */
   cg_schedules *schedules;     /* the kernel's records; NULL: not recorded (FCodegenC's packed path) */
+  /* Threads the generated code splits its work for (irm_cg_parallel_):
+   * 0, serial code; else the kernel calls runtime/'s irm_parallel_for on
+   * IRM_CG_POOL, which the file defines, in chunks sized for this many
+   * threads. tasks counts the kernel's task functions (their names). */
+  int threads;
+  size_t *tasks;
 } cg_call;
 
 typedef struct cg_op {
@@ -186,6 +192,24 @@ void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
  * check that the file is compiled for that block. Returns 1 or 0 (0 on
  * out-of-memory too, which the file scope's buffer reports). */
 int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers);
+
+/* The chunk, in items, that splits `items` items of `work` operations in
+ * all for c->threads threads: the items whole (one chunk, run inline) for
+ * serial code or below a size where a dispatch would cost more than it
+ * saves; else about four chunks a thread (so a thread the OS delays
+ * leaves little for the others to wait on). */
+int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work);
+
+/* Appends the statements `stmts` run over items [begin, end) of a split of
+ * `items` in chunks of `chunk` (irm_cg_chunk_): `stmts` sees the ints
+ * begin, end and slot (the chunk's index: a generator giving each chunk
+ * its own scratch indexes it by slot), the call's buffers by their names
+ * (inputs, output, the epilogue's), and the kernel's scratch. Serial (one
+ * chunk, or c->threads 0): one block over [0, items), slot 0. Parallel: a
+ * task function at file scope taking the buffers through a pointer array,
+ * and a call of irm_parallel_for. Errors: MemoryError (through the
+ * buffers). */
+int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts);
 
 /* Appends record r to c's collector (none: does nothing). Errors:
  * MemoryError. */

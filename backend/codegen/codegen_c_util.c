@@ -221,7 +221,7 @@ void irm_cg_epilogue_decl_(const cg_epilogue *e, irm_text_buf *b) {
   irm_text_buf_puts_(b, "    const int flags = ");
   for (int i = 0; i < nf; i++) irm_text_buf_printf_(b, "%s%s", i ? " | " : "", flags[i]);
   if (!nf) irm_text_buf_puts_(b, "IRM_KERNEL_EPI_NONE");
-  irm_text_buf_puts_(b, ";\n    (void)e;\n");
+  irm_text_buf_puts_(b, ";\n    (void)e;\n    (void)flags;\n");
 }
 
 int irm_cg_takes_epilogue_(const cg_call *c) {
@@ -229,4 +229,64 @@ int irm_cg_takes_epilogue_(const cg_call *c) {
   if (strcmp(c->op, "nn.contrib_conv2d_winograd_without_weight_transform") == 0)
     return irm_cg_winograd_takes_epilogue_(c);
   return 0;
+}
+
+/* ---- splitting work for threads ------------------------------------------------------------------ */
+
+/* Below this many operations a kernel runs inline: a dispatch costs a
+ * few microseconds, about what one core does with 10^5 multiply-adds. */
+#define CG_PARALLEL_MIN_WORK 131072.0
+#define CG_CHUNKS_PER_THREAD 4
+
+int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work) {
+  if (items <= 1 || c->threads <= 0 || work < CG_PARALLEL_MIN_WORK) return items < 1 ? 1 : items;
+  int64_t chunks = (int64_t)c->threads * CG_CHUNKS_PER_THREAD;
+  if (chunks > items) chunks = items;
+  return (items + chunks - 1) / chunks;
+}
+
+/* Adds name to the captured list unless it is there or NULL. */
+static void capture(const char **names, const char **types, size_t *n, const char *name, const char *type) {
+  if (!name) return;
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp(names[i], name) == 0) return;
+  names[*n] = name;
+  types[(*n)++] = type;
+}
+
+int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts) {
+  if (c->threads <= 0 || !c->file_scope || !c->tasks || chunk >= items) {
+    irm_text_buf_printf_(b, "    {\n    const int begin = 0, end = %lld, slot = 0;\n    (void)slot;\n%s    }\n",
+                         (long long)items, stmts);
+    return b->failed ? irm_error_nomem_("generating C") : IRM_OK;
+  }
+  const char *names[CG_MAX_INPUTS + 4], *types[CG_MAX_INPUTS + 4];
+  char in_types[CG_MAX_INPUTS + 1][32];
+  size_t n = 0;
+  for (size_t i = 0; i < c->n_in; i++) {
+    snprintf(in_types[i], sizeof in_types[i], "const %s", irm_cg_ctype_(c->in[i].dt));
+    capture(names, types, &n, c->in[i].name, in_types[i]);
+  }
+  capture(names, types, &n, c->out.name, irm_cg_ctype_(c->out.dt));
+  if (c->epilogue) {
+    capture(names, types, &n, c->epilogue->bias, "const float");
+    capture(names, types, &n, c->epilogue->residual, "const float");
+  }
+  size_t k = (*c->tasks)++;
+  irm_text_buf *f = c->file_scope;
+  irm_text_buf_printf_(f, "static void %s_task%zu(void *irm_ctx, int64_t irm_begin, int64_t irm_end) {\n", c->symbol,
+                       k);
+  irm_text_buf_puts_(f, "  void *const *irm_a = (void *const *)irm_ctx;\n  void *restrict scratch = irm_a[0];\n");
+  for (size_t i = 0; i < n; i++)
+    irm_text_buf_printf_(f, "  %s *restrict %s = (%s *)irm_a[%zu];\n", types[i], names[i], types[i], i + 1);
+  irm_text_buf_printf_(f, "  const int begin = (int)irm_begin, end = (int)irm_end, slot = (int)(irm_begin / %lld);\n",
+                       (long long)chunk);
+  irm_text_buf_puts_(f, "  (void)scratch;\n  (void)slot;\n");
+  for (size_t i = 0; i < n; i++) irm_text_buf_printf_(f, "  (void)%s;\n", names[i]);
+  irm_text_buf_printf_(f, "  {\n%s  }\n}\n", stmts);
+  irm_text_buf_puts_(b, "    {\n    void *irm_a[] = {scratch");
+  for (size_t i = 0; i < n; i++) irm_text_buf_printf_(b, ", (void *)%s", names[i]);
+  irm_text_buf_printf_(b, "};\n    irm_parallel_for(IRM_CG_POOL, %lld, %lld, %s_task%zu, irm_a);\n    }\n",
+                       (long long)items, (long long)chunk, c->symbol, k);
+  return b->failed || f->failed ? irm_error_nomem_("generating C") : IRM_OK;
 }

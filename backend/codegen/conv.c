@@ -313,6 +313,7 @@ static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sch
   irm_cg_schedule_default_(w, oc_vecs, &r->choice);
 }
 
+/* The kernel's statements over items [begin, end) (irm_cg_parallel_). */
 static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
@@ -321,30 +322,60 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
   if (depthwise) ic = oc;
   else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
   (void)irm_cg_use_kernels_(c, v->x, headers);
-  P(b,
+  irm_text_buf decl, run, convs; /* the declarations; the statements of each split */
+  irm_text_buf_init_(&decl, NULL, 0);
+  irm_text_buf_init_(&run, NULL, 0);
+  irm_text_buf_init_(&convs, NULL, 0);
+  P(&decl,
     "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
     "%lld, %lld, %lld, %lld};\n",
     LL(v->n), LL(ic), LL(v->h), LL(v->w), LL(oc), LL(v->oh), LL(v->ow), LL(v->kh), LL(v->kw), LL(v->a.strides[0]),
     LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
     LL(depthwise ? oc : 1));
-  irm_cg_epilogue_decl_(e, b);
+  irm_cg_epilogue_decl_(e, &decl);
   irm_sched_record_ r;
   nchwc_schedule(c, v, ic, &r);
-  const irm_sched_choice_ *k = &r.choice;
+  irm_sched_choice_ *k = &r.choice;
   const char *order = k->order == IRM_SCHED_OC_OUTER ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
-  if (depthwise)
-    P(b, "    irm_kernel_depthwise_nchwc(&s, %s, %s, %s, &e, flags, %d);\n", c->in[0].name, c->in[1].name, c->out.name,
-      k->ow_tile);
-  else if (k->padded) {
+  double work = (double)v->n * (double)v->oh * (double)v->ow * (double)oc * (double)v->kh * (double)v->kw *
+                (double)(depthwise ? 1 : ic);
+  int64_t tiles = (v->ocb + k->oc_vecs - 1) / k->oc_vecs;
+  int rc = IRM_OK;
+  if (depthwise) {
+    k->items = v->n * v->ocb * v->oh;
+    k->chunk = irm_cg_chunk_(c, k->items, work);
+    P(&run, "%s    irm_kernel_depthwise_range(&s, %s, %s, %s, &e, flags, %d, begin, end);\n", irm_text_buf_cstr_(&decl),
+      c->in[0].name, c->in[1].name, c->out.name, k->ow_tile);
+    rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&run));
+  } else if (k->padded) {
+    /* the padded copy's rows, then the padded conv's items */
     int64_t ph = (v->oh - 1) * v->a.strides[0] + (v->kh - 1) * v->a.dilation[0] + 1;
     int64_t pw = (v->ow - 1) * v->a.strides[1] + (v->kw - 1) * v->a.dilation[1] + 1;
-    *scratch = (size_t)(v->cb * ph * pw * v->x) * sizeof(float);
-    P(b, "    irm_kernel_conv2d_nchwc_padded(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s, (float *)(void *)(%s));\n",
-      c->in[0].name, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order, c->scratch);
-  } else
-    P(b, "    irm_kernel_conv2d_nchwc(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s);\n", c->in[0].name, c->in[1].name,
-      c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
-  return irm_cg_record_schedule_(c, &r);
+    *scratch = (size_t)(v->n * v->cb * ph * pw * v->x) * sizeof(float);
+    k->items = tiles * v->n * v->oh;
+    k->chunk = irm_cg_chunk_(c, k->items, work);
+    int64_t rows = v->n * v->cb * ph, rows_chunk = irm_cg_chunk_(c, rows, (double)(rows * pw * v->x) * 8.0);
+    P(&run, "%s    irm_kernel_conv2d_pad_rows(&s, %s, (float *)(void *)(%s), begin, end);\n", irm_text_buf_cstr_(&decl),
+      c->in[0].name, c->scratch);
+    rc = irm_cg_parallel_(c, b, rows, rows_chunk, irm_text_buf_cstr_(&run));
+    P(&convs,
+      "%s    const irm_kernel_conv2d_shape p = irm_kernel_conv2d_padded_shape(&s);\n"
+      "    irm_kernel_conv2d_nchwc_range(&p, (const float *)(void *)(%s), %s, %s, &e, flags, %d, %d, %d, %s, "
+      "begin, end);\n",
+      irm_text_buf_cstr_(&decl), c->scratch, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
+    if (!rc) rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&convs));
+  } else {
+    k->items = tiles * v->n * v->oh;
+    k->chunk = irm_cg_chunk_(c, k->items, work);
+    P(&run, "%s    irm_kernel_conv2d_nchwc_range(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s, begin, end);\n",
+      irm_text_buf_cstr_(&decl), c->in[0].name, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
+    rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&run));
+  }
+  if (!rc && (decl.failed || run.failed || convs.failed)) rc = irm_error_nomem_("generating C");
+  irm_text_buf_free_(&decl);
+  irm_text_buf_free_(&run);
+  irm_text_buf_free_(&convs);
+  return rc ? rc : irm_cg_record_schedule_(c, &r);
 }
 
 static void nchwc_loops(const cg_call *c, const nchwc *v, irm_text_buf *b) {

@@ -28,6 +28,7 @@ void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sch
   out->unroll = 1;
   out->order = IRM_SCHED_OC_OUTER;
   out->padded = 0;
+  out->items = out->chunk = 0;
   int t = register_tile(w, out->oc_vecs);
   if (w->kind == IRM_SCHED_WINOGRAD_NCHWC) {
     int64_t tiles = (w->ow + 1) / 2; /* 2x2 output tiles per row */

@@ -46,6 +46,11 @@ typedef struct irm_sched_choice_ {
   int ow_tile, oc_vecs, unroll;
   irm_sched_order_ order;
   int padded; /* direct convs: through a zero-padded copy of the input (irm_kernel_conv2d_nchwc_padded) */
+  /* The thread split (docs/threads.md): the kernel's items (rows of
+   * output-channel tiles; Winograd, rows of 2x2 tiles) handed out in
+   * chunks of `chunk`; chunk == items is one chunk, run inline. The
+   * generator fills it (irm_cg_chunk_), the default rule leaves it 0. */
+  int64_t items, chunk;
 } irm_sched_choice_;
 
 typedef struct irm_sched_record_ {

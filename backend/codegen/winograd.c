@@ -73,21 +73,34 @@ static void wino_schedule(const cg_call *c, const wino *v, irm_sched_record_ *r)
   irm_cg_schedule_default_(w, (int)(v->ko / v->x), &r->choice);
 }
 
+/* The kernel's statements over rows of 2x2 tiles [begin, end), each
+ * chunk with its own transforms' scratch (slot). */
 static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_winograd.h", NULL};
   int64_t tiles = (v->ow + 1) / 2, cin = v->cb * v->x;
-  *scratch = (size_t)(16 * tiles * v->x * (v->cb + v->ocb)) * sizeof(float);
+  size_t one = (size_t)(16 * tiles * v->x * (v->cb + v->ocb)) * sizeof(float);
   (void)irm_cg_use_kernels_(c, v->x, headers);
-  P(b,
+  irm_sched_record_ r;
+  wino_schedule(c, v, &r);
+  irm_sched_choice_ *k = &r.choice;
+  k->items = v->n * ((v->oh + 1) / 2);
+  double work = (double)v->n * (double)v->oh * (double)v->ow * (double)v->a.channels * (double)cin * 4.0;
+  k->chunk = irm_cg_chunk_(c, k->items, work);
+  *scratch = one * (size_t)((k->items + k->chunk - 1) / k->chunk);
+  irm_text_buf run;
+  irm_text_buf_init_(&run, NULL, 0);
+  P(&run,
     "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1};\n",
     LL(v->n), LL(cin), LL(v->h), LL(v->w), LL(v->a.channels), LL(v->oh), LL(v->ow), LL(v->a.padding[0]),
     LL(v->a.padding[1]));
-  irm_cg_epilogue_decl_(c->epilogue, b);
-  irm_sched_record_ r;
-  wino_schedule(c, v, &r);
-  P(b, "    irm_kernel_winograd_nchwc(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s), %d, %d);\n", c->in[0].name,
-    c->in[1].name, c->out.name, c->scratch, r.choice.ow_tile, r.choice.oc_vecs);
-  return irm_cg_record_schedule_(c, &r);
+  irm_cg_epilogue_decl_(c->epilogue, &run);
+  P(&run,
+    "    irm_kernel_winograd_range(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, %d, "
+    "begin, end);\n",
+    c->in[0].name, c->in[1].name, c->out.name, c->scratch, one, k->ow_tile, k->oc_vecs);
+  int rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, k->items, k->chunk, run.data);
+  irm_text_buf_free_(&run);
+  return rc ? rc : irm_cg_record_schedule_(c, &r);
 }
 
 /* The definition, in double: per 2x2 tile and output channel. */

@@ -55,8 +55,9 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
                         IRM_MEM_STORAGE_BEST_FIT,
                         16,
                         false /* the runner gives scratch */,
-                        true /* main's outputs are storage too */};
-  return IRM_OK;
+                        true /* main's outputs are storage too */,
+                        {0, 1, false}};
+  return irm_plan_threads_of_(cfg, &req->threads);
 }
 
 /* text as adjacent C string literals, one per line of text. */
@@ -90,6 +91,7 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                        m, p->n_kernels, g->n_nodes);
   irm_text_buf_puts_(b, p->prelude);
   irm_text_buf_printf_(b, "\n%s\n", p->kernels_c);
+  irm_plan_emit_pool_(p, m, b);
   irm_aot_emit_externs_(p, b);
   for (size_t k = 0; k < p->n_kernels; k++) {
     irm_text_buf_printf_(b,
@@ -114,6 +116,7 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
   else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
   irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"", p->n_kernels,
                        p->isa.features);
+  irm_plan_threads_json_(p, &meta);
   irm_plan_schedules_json_(p, &meta);
   irm_text_buf_putc_(&meta, '}');
   if (meta.failed) irm_text_buf_fail_(b);

@@ -1,6 +1,7 @@
 /* executor.load of the graph executor (graph_loader.h, load/load_internal.h):
  * the graph runner of runtime/ behind a runtime.Module. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,29 +90,91 @@ int irm_graph_call_(void *runner, const DLTensor *in, size_t n_in, const DLTenso
 
 void irm_graph_close_(void *runner) { irm_graph_runner_free(runner); }
 
-/* The runner and a run's DLTensors, allocated at load so that a run
- * allocates nothing (runs are serialized by the run lock). */
-typedef struct graph_lib {
+/* A runner and a run's DLTensors. The module keeps a free list of them:
+ * a run takes one (opening another runner over the same library when
+ * every one is in use, so runs may overlap, each on its own storage) and
+ * gives it back; runs allocate nothing in steady state. */
+typedef struct graph_slot {
+  struct graph_slot *next;
   irm_graph_runner *runner;
   DLTensor *dl;
+} graph_slot;
+
+typedef struct graph_lib {
+  char *path, *mod_name; /* to open more runners */
+  size_t n_in, n_out;
+  pthread_mutex_t lock; /* guards free */
+  graph_slot *free;
 } graph_lib;
 
-/* run(inputs, outputs) through the runner. The loader holds the run lock,
- * which guards g->dl. */
+static void slot_free(graph_slot *s) {
+  if (!s) return;
+  irm_graph_close_(s->runner);
+  irm_free(s->dl);
+  irm_free(s);
+}
+
+/* A slot over runner (taken: closed on failure). */
+static int slot_new(const graph_lib *g, irm_graph_runner *runner, graph_slot **out) {
+  graph_slot *s = irm_calloc(1, sizeof *s);
+  if (s) s->dl = irm_calloc(g->n_in + g->n_out + 1, sizeof *s->dl);
+  if (!s || !s->dl) {
+    if (s) irm_free(s);
+    irm_graph_close_(runner);
+    return irm_error(IRM_ENOMEM, "graph run: out of memory");
+  }
+  s->runner = runner;
+  *out = s;
+  return IRM_OK;
+}
+
+static int slot_take(graph_lib *g, graph_slot **out) {
+  pthread_mutex_lock(&g->lock);
+  graph_slot *s = g->free;
+  if (s) g->free = s->next;
+  pthread_mutex_unlock(&g->lock);
+  if (s) {
+    *out = s;
+    return IRM_OK;
+  }
+  irm_graph_runner *r = NULL;
+  char err[1024];
+  int got = irm_graph_runner_load_module(g->path, g->mod_name, &r, err, sizeof err);
+  if (got) return irm_error(got == IRM_GRAPH_ENOMEM ? IRM_ENOMEM : IRM_ERUNTIME, "graph run: %s", err);
+  return slot_new(g, r, out);
+}
+
+static void slot_give(graph_lib *g, graph_slot *s) {
+  pthread_mutex_lock(&g->lock);
+  s->next = g->free;
+  g->free = s;
+  pthread_mutex_unlock(&g->lock);
+}
+
+/* run(inputs, outputs) through a runner of the run's own. */
 static int graph_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)ret;
   graph_lib *g = resource;
-  size_t n_in = irm_graph_runner_num_inputs(g->runner), n_out = irm_graph_runner_num_outputs(g->runner);
-  int rc = irm_load_run_tensors_("graph run", args, nargs, n_in, n_out, g->dl);
-  if (!rc) rc = irm_graph_call_(g->runner, g->dl, n_in, g->dl + n_in, n_out);
+  graph_slot *s = NULL;
+  int rc = slot_take(g, &s);
+  if (rc) return rc;
+  rc = irm_load_run_tensors_("graph run", args, nargs, g->n_in, g->n_out, s->dl);
+  if (!rc) rc = irm_graph_call_(s->runner, s->dl, g->n_in, s->dl + g->n_in, g->n_out);
+  slot_give(g, s);
   return rc;
 }
 
 static void graph_free(void *resource) {
   graph_lib *g = resource;
   if (!g) return;
-  irm_graph_close_(g->runner);
-  irm_free(g->dl);
+  while (g->free) {
+    graph_slot *s = g->free;
+    g->free = s->next;
+    slot_free(s);
+  }
+  pthread_mutex_destroy(&g->lock);
+  irm_free(g->path);
+  irm_free(g->mod_name);
   irm_free(g);
 }
 
@@ -125,17 +188,28 @@ int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, voi
   if (!rc) rc = irm_graph_open_(path, mod, text, &runner, &metadata);
   if (rc) return rc;
   graph_lib *g = irm_calloc(1, sizeof *g);
+  graph_slot *first = NULL;
   if (g) {
-    g->runner = runner;
-    g->dl = irm_calloc(irm_graph_runner_num_inputs(runner) + irm_graph_runner_num_outputs(runner) + 1, sizeof *g->dl);
+    pthread_mutex_init(&g->lock, NULL);
+    g->path = irm_strdup(path);
+    g->mod_name = irm_strdup(mod);
+    g->n_in = irm_graph_runner_num_inputs(runner);
+    g->n_out = irm_graph_runner_num_outputs(runner);
   }
-  if (!g || !g->dl) {
-    if (g) irm_free(g);
+  if (!g || !g->path || !g->mod_name) {
+    graph_free(g);
     irm_graph_close_(runner);
     irm_object_release(metadata);
     return irm_error(IRM_ENOMEM, "%s: out of memory", fn);
   }
-  rc = irm_load_result_(fn, graph_run, g, graph_free, metadata, ret);
+  rc = slot_new(g, runner, &first);
+  if (rc) {
+    graph_free(g);
+    irm_object_release(metadata);
+    return rc;
+  }
+  slot_give(g, first);
+  rc = irm_load_result_(fn, graph_run, g, graph_free, metadata, true, ret);
   irm_object_release(metadata);
   return rc;
 }

@@ -25,7 +25,7 @@ int irm_load_args_(const char *fn, const irm_any *args, int32_t nargs, const cha
 }
 
 int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void (*finalizer)(void *),
-                     irm_object *metadata, irm_any *ret) {
+                     irm_object *metadata, bool concurrent, irm_any *ret) {
   irm_object *f = NULL, *map = NULL;
   int rc = irm_func_new_packed(run, resource, finalizer, &f);
   if (rc) {
@@ -36,6 +36,8 @@ int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void 
   irm_any fv = irm_any_object(f), mv = irm_any_object(metadata);
   if (!rc) rc = irm_map_set_move(&map, "run", &fv);
   if (!rc && metadata) rc = irm_map_set_move(&map, "metadata", &mv);
+  irm_any cv = irm_any_bool(true);
+  if (!rc && concurrent) rc = irm_map_set_move(&map, "concurrent", &cv);
   irm_object_release(f);
   if (rc) {
     irm_object_release(map);

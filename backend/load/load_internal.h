@@ -12,14 +12,16 @@
  * run(inputs Array of Tensors, outputs Array of Tensors) -> NONE and
  * writes the outputs, which the loader made from the metadata's
  * "outputs" or the caller gave (runtime.ModuleRunInto); the loader checks
- * the inputs and outputs against the metadata and serializes runs. A run
- * allocates nothing: what it needs is allocated at load and reused under
- * the run lock. "metadata" replaces the library's text when the kind knows more
+ * the inputs and outputs against the metadata and serializes runs unless
+ * the Map says "concurrent": true. A run allocates nothing in steady
+ * state: what it needs is allocated at load (or on first need, for a
+ * run beside others) and reused. "metadata" replaces the library's text when the kind knows more
  * (it must have "mod_name", "inputs" and "outputs"). */
 #ifndef IRM_BACKEND_LOAD_INTERNAL_H
 #define IRM_BACKEND_LOAD_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include <dlpack/dlpack.h>
 
@@ -45,9 +47,11 @@ int irm_load_args_(const char *fn, const irm_any *args, int32_t nargs, const cha
 
 /* The result of an executor.load: a Map {"run": a new packed function over
  * run and resource (finalizer called when it dies, also on failure here),
- * "metadata": metadata when not NULL} into *ret. */
+ * "metadata": metadata when not NULL, "concurrent": true when concurrent
+ * (run may be called from several threads at once; else the loader takes
+ * the run lock around it)} into *ret. */
 int irm_load_result_(const char *fn, irm_packed_cfunc run, void *resource, void (*finalizer)(void *),
-                     irm_object *metadata, irm_any *ret);
+                     irm_object *metadata, bool concurrent, irm_any *ret);
 
 /* The arguments of a run function: the n_in input and n_out output
  * Tensors as DLTensors (views of their data) into dl (n_in + n_out of
@@ -58,6 +62,15 @@ int irm_load_run_tensors_(const char *fn, const irm_any *args, int32_t nargs, si
 /* The contents of the file `file` beside path (NUL-terminated) as a NEW
  * irm_malloc'd buffer. Errors: RuntimeError naming the file. */
 int irm_load_file_beside_(const char *path, const char *file, char **data, size_t *size, char **full);
+
+/* load_threads.c: the module's thread count (*threads: requested if >= 0,
+ * else IRM_NUM_THREADS, else built, the metadata's num_threads; 0 every
+ * CPU) and, when the library has tvmgen_<mod_name>_set_pool, the shared
+ * pool grown to it (pinned with affinity) handed to the library. A
+ * library without it runs serially: *threads 1. Errors: ValueError (a
+ * count above 256, a bad IRM_NUM_THREADS), MemoryError. */
+int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int64_t built, bool affinity,
+                      int32_t *threads);
 
 /* aot_load.c and graph_loader.c: the executor.load of aot and graph. */
 int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);

@@ -37,6 +37,8 @@ typedef struct loaded {
   io_desc *inputs, *outputs;
   size_t n_inputs, n_outputs;
   irm_object *metadata; /* String */
+  bool concurrent;      /* executor.load said its run may run on several threads at once */
+  int32_t threads;      /* the kernels' threads */
 } loaded;
 
 pthread_mutex_t irm_runtime_run_lock_ = PTHREAD_MUTEX_INITIALIZER;
@@ -71,10 +73,15 @@ static int find_module(loaded *m, const char *path, const char *mod_name, const 
 static int call_load(loaded *m, const char *path, const char *text);
 static int read_metadata(loaded *m, const char *path, const char *text);
 static int check_cpu(const loaded *m, const char *path, const char *text);
+static int setup_threads(loaded *m, const char *text, int32_t requested);
 
 int irm_runtime_load(const char *path, irm_runtime_module **out) { return irm_runtime_load_module(path, NULL, out); }
 
 int irm_runtime_load_module(const char *path, const char *mod_name, irm_runtime_module **out) {
+  return irm_runtime_load_threads(path, mod_name, -1, out);
+}
+
+int irm_runtime_load_threads(const char *path, const char *mod_name, int32_t num_threads, irm_runtime_module **out) {
   if (!path || !out) return irm_error(IRM_EVALUE, "runtime.Load: path and out must not be NULL");
   int rc = irm_builtins_ready_();
   if (rc) return rc;
@@ -89,6 +96,7 @@ int irm_runtime_load_module(const char *path, const char *mod_name, irm_runtime_
   if (!rc) rc = check_cpu(m, path, text);
   if (!rc) rc = call_load(m, opened, text);
   if (!rc) rc = read_metadata(m, path, irm_string_data(m->metadata));
+  if (!rc) rc = setup_threads(m, text, num_threads);
   irm_free(opened);
   if (rc) {
     irm_object_release(o);
@@ -106,7 +114,25 @@ int irm_runtime_module_metadata(const irm_runtime_module *module, irm_object **o
   return IRM_OK;
 }
 
+int irm_runtime_module_num_threads(const irm_runtime_module *module, int32_t *out) {
+  const loaded *m = module_of(module);
+  if (!m) return irm_error(IRM_ETYPE, "expected runtime.Module, got %s", module ? irm_object_type_key(module) : "NULL");
+  *out = m->threads;
+  return IRM_OK;
+}
+
 /* ---- load ------------------------------------------------------------------------------ */
+
+/* The thread count from the library's own metadata (num_threads,
+ * thread_affinity; absent: built before threads, serial). */
+static int setup_threads(loaded *m, const char *text, int32_t requested) {
+  json_t *root = json_loads(text, 0, NULL);
+  json_t *n = json_object_get(root, "num_threads");
+  int64_t built = json_is_integer(n) ? json_integer_value(n) : 1;
+  bool affinity = json_is_true(json_object_get(root, "thread_affinity"));
+  json_decref(root);
+  return irm_load_threads_(m->handle, m->mod_name, requested, built, affinity, &m->threads);
+}
 
 /* dlopen; *opened is the name it was given (a name without '/' would make
  * dlopen search the system's folders, so "./" goes before it). */
@@ -178,14 +204,17 @@ static int call_load(loaded *m, const char *path, const char *text) {
                    path, name, name);
   irm_any args[4] = {irm_any_str(path), irm_any_str(m->mod_name), irm_any_str(text), irm_any_ptr(m->handle)};
   if (!rc) rc = irm_func_call(f.v_obj, args, 4, &got);
-  const irm_any *run = NULL, *meta = NULL;
+  const irm_any *run = NULL, *meta = NULL, *concurrent = NULL;
   if (!rc && (got.type_code != IRM_OBJECT || !irm_object_is(got.v_obj, "ffi.Map")))
     rc = irm_error(IRM_ETYPE, "executor.load of executor '%s' returned %s, not a Map with \"run\"", name,
                    irm_any_describe_(&got));
   if (!rc) {
     run = irm_map_find_cstr(got.v_obj, "run");
     meta = irm_map_find_cstr(got.v_obj, "metadata");
+    concurrent = irm_map_find_cstr(got.v_obj, "concurrent");
   }
+  if (!rc && concurrent && (rc = irm_any_to_bool(concurrent, &m->concurrent)))
+    rc = irm_error_context(rc, "executor.load of executor '%s': its \"concurrent\"", name);
   if (!rc && (!run || run->type_code != IRM_OBJECT || !irm_object_is(run->v_obj, "ffi.Function")))
     rc = irm_error(IRM_ETYPE, "executor.load of executor '%s' returned a Map without a Function \"run\"", name);
   if (!rc && meta && (meta->type_code != IRM_OBJECT || !irm_object_is(meta->v_obj, "ffi.String")))
@@ -310,9 +339,9 @@ static int check_overlap(const loaded *m, const irm_object *inputs, const irm_ob
 
 static int call_run(const loaded *m, const irm_object *inputs, irm_object *outputs) {
   irm_any args[2] = {irm_any_object((irm_object *)inputs), irm_any_object(outputs)}, ret = irm_any_none();
-  pthread_mutex_lock(&irm_runtime_run_lock_);
+  if (!m->concurrent) pthread_mutex_lock(&irm_runtime_run_lock_);
   int rc = irm_func_call(m->run, args, 2, &ret);
-  pthread_mutex_unlock(&irm_runtime_run_lock_);
+  if (!m->concurrent) pthread_mutex_unlock(&irm_runtime_run_lock_);
   irm_any_release(&ret);
   return rc;
 }
@@ -370,10 +399,15 @@ static int g_load(const irm_any *args, int32_t nargs, irm_any *ret, void *resour
   const char *path = NULL;
   irm_object *m = NULL;
   const char *mod_name = NULL;
-  int rc = irm_arg_count(fn, nargs, 1, 2);
+  int64_t threads = -1;
+  int rc = irm_arg_count(fn, nargs, 1, 3);
   if (!rc) rc = irm_arg_str(fn, args, 0, &path, NULL);
   if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_str(fn, args, 1, &mod_name, NULL);
-  if (!rc) rc = irm_runtime_load_module(path, mod_name, &m);
+  if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_int(fn, args, 2, &threads);
+  if (!rc && (threads < -1 || threads > INT32_MAX))
+    rc = irm_error(IRM_EVALUE, "%s: num_threads must be 0 (every CPU) or a thread count, got %lld", fn,
+                   (long long)threads);
+  if (!rc) rc = irm_runtime_load_threads(path, mod_name, (int32_t)threads, &m);
   return irm_ret_object(fn, rc, &m, ret);
 }
 
@@ -401,6 +435,18 @@ static int g_run_into(const irm_any *args, int32_t nargs, irm_any *ret, void *re
   return rc;
 }
 
+static int g_num_threads(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "runtime.ModuleNumThreads";
+  (void)resource;
+  irm_object *m = NULL;
+  int32_t n = 1;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, IRM_RUNTIME_MODULE_TYPE_KEY, &m);
+  if (!rc) rc = irm_runtime_module_num_threads(m, &n);
+  if (!rc) *ret = irm_any_int(n);
+  return rc;
+}
+
 static int g_metadata(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "runtime.ModuleMetadata";
   (void)resource;
@@ -415,6 +461,7 @@ int irm_register_runtime_globals_(void) {
   static const irm_builtin_global globals[] = {{"runtime.Load", g_load},
                                                {"runtime.ModuleRun", g_run},
                                                {"runtime.ModuleRunInto", g_run_into},
-                                               {"runtime.ModuleMetadata", g_metadata}};
+                                               {"runtime.ModuleMetadata", g_metadata},
+                                               {"runtime.ModuleNumThreads", g_num_threads}};
   return irm_global_register_builtins_(globals, sizeof globals / sizeof globals[0]);
 }

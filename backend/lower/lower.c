@@ -27,6 +27,7 @@ int irm_plan_lower_(const irm_module *mod, const plan_request *req, lowered_plan
   w.mod = mod;
   w.main = irm_module_function(mod, "main");
   w.params = irm_module_params(mod);
+  p->threads = req->threads;
   irm_text_buf_init_(&w.kernels_c, NULL, 0);
   const char *who = req->who ? req->who : "codegen";
   int rc = lower(&w);
@@ -447,6 +448,11 @@ static int prelude(lower_walk *w) {
   irm_text_buf_init_(&b, NULL, 0);
   const irm_object *t = w->req->target;
   int rc = irm_codegen_c_prelude_(&t, t ? 1 : 0, &b);
+  if (!rc && w->req->threads.split > 0) /* the pool parallel kernels call (irm_plan_emit_pool_ defines it) */
+    irm_text_buf_printf_(&b,
+                         "\n#include \"irm_parallel.h\"\nextern const irm_parallel_pool *tvmgen_%s_pool;\n"
+                         "#define IRM_CG_POOL tvmgen_%s_pool\n",
+                         w->req->mod_name, w->req->mod_name);
   if (!rc) rc = irm_text_buf_take_cstr_(&b, "for the prelude", &w->p->prelude);
   irm_text_buf_free_(&b);
   return rc;

@@ -183,7 +183,8 @@ int irm_lower_fused_kernel_(lower_walk *w, irm_object *func, size_t *out) {
   kernel_ir *ir = &w->kir[*out];
   irm_c_kernel_info_ info = {0};
   rc = lift_constants(func, ir);
-  if (!rc) rc = irm_codegen_c_kernel_(ir->func, k->symbol, w->req->target, &w->kernels_c, &info);
+  irm_c_kernel_opts_ opts = {w->req->threads.split};
+  if (!rc) rc = irm_codegen_c_kernel_(ir->func, k->symbol, w->req->target, &opts, &w->kernels_c, &info);
   if (rc) return rc;
   k->n_inputs = info.n_inputs;
   k->n_outputs = info.n_outputs;

@@ -82,6 +82,15 @@ typedef struct plan_io {
   size_t tensor; /* the tensor it is */
 } plan_io;
 
+/* The runtime's threads (docs/threads.md): read from the configuration
+ * by irm_plan_threads_of_. */
+typedef struct plan_threads {
+  int split;           /* 0: serial code (crt, or a runtime kind without num-threads); else the
+                          kernels' split aims at this many threads */
+  int64_t num_threads; /* the option as configured (0: every CPU at load) */
+  bool affinity;       /* thread-affinity */
+} plan_threads;
+
 /* What lowering is asked for (the executor's code generator fills it). */
 typedef struct plan_request {
   const char *mod_name;     /* names the kernels: tvmgen_<mod_name>_fused_... */
@@ -92,6 +101,7 @@ typedef struct plan_request {
   bool scratch_buffers;     /* kernels' scratch gets buffers (aot's workspace); else the runner gives it */
   bool output_buffers;      /* main's outputs computed by steps get buffers, live to the end (graph's
                                storage); else they are written straight into the caller's outputs */
+  plan_threads threads;     /* the runtime's; zeroed: serial */
 } plan_request;
 
 typedef struct lowered_plan {
@@ -112,6 +122,7 @@ typedef struct lowered_plan {
   char *prelude;          /* C every generated file needs once, before the kernels */
   char *kernels_c;        /* the kernels' C definitions */
   irm_cc_isa_ isa;        /* what the target's C code may use (features "" when unknown) */
+  plan_threads threads;   /* the request's */
 } lowered_plan;
 
 /* Lowers main of the final module into *p (zeroed first) as req asks.
@@ -132,6 +143,23 @@ bool irm_plan_main_is_external_(const irm_module *mod);
  * link failure. Errors: ValueError, TypeError (a global_symbol that is not
  * a string). */
 int irm_plan_check_externs_(const irm_module *mod, const irm_object *artifacts);
+
+/* The runtime's threads from cfg (its runtime kind's num-threads and
+ * thread-affinity options): crt, or a kind without num-threads, gives
+ * serial code; num-threads 0 splits for the CPUs this build process may
+ * use. Errors: TypeError (an option of the wrong type). */
+int irm_plan_threads_of_(const irm_compilation_config *cfg, plan_threads *out);
+
+/* Appends to a metadata JSON object being written `, "num_threads": N,
+ * "parallel": B, "thread_affinity": B` (B: true/false; parallel: whether
+ * the code calls a pool, set with tvmgen_<m>_set_pool). */
+void irm_plan_threads_json_(const lowered_plan *p, irm_text_buf *b);
+
+/* Appends the definitions parallel code needs once per library (after
+ * every file's prelude has declared them): the pool pointer and
+ * `int32_t tvmgen_<mod_name>_set_pool(const irm_parallel_pool *)`.
+ * Nothing for serial code. */
+void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_buf *b);
 
 /* Appends `"schedules": [...]` to a metadata JSON object being written:
  * one object per schedule record of p's kernels, in kernel order

@@ -29,9 +29,10 @@ static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_rec
                        w->groups, w->block, w->packed_ic, w->out_blocks, w->weight_elems);
   irm_text_buf_printf_(b,
                        ", \"choices\": {\"block\": %" PRId64
-                       ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s}}",
+                       ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s"
+                       ", \"split\": {\"items\": %" PRId64 ", \"chunk\": %" PRId64 "}}}",
                        c->block, c->ow_tile, c->oc_vecs, c->unroll, irm_sched_order_name_(c->order),
-                       c->padded ? "true" : "false");
+                       c->padded ? "true" : "false", c->items, c->chunk);
 }
 
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b) {

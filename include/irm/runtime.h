@@ -17,17 +17,31 @@
  * (irm_graph_runner.h), whose metadata adds "storage_bytes" and
  * "unshared_bytes".
  *
- * Globals: runtime.Load(path [, mod_name]) -> runtime.Module,
+ * Threads (docs/threads.md): a library built for the cpp runtime splits
+ * its kernels over a thread pool. runtime.Load gives it the process's
+ * shared pool (irm_threadpool.h), or the application's
+ * (irm_runtime_set_thread_pool), limited to the module's thread count:
+ * the num_threads argument when it is 0 or more, else the environment
+ * variable IRM_NUM_THREADS, else the Runtime's num-threads option the
+ * library was built with (its metadata's "num_threads"); 0 means every
+ * CPU the process may use (sched_getaffinity).
+ *
+ * Globals: runtime.Load(path [, mod_name [, num_threads]]) -> runtime.Module,
+ * runtime.ModuleNumThreads(module) -> int,
  * runtime.ModuleRun(module, Array of Tensors) -> Array of Tensors,
  * runtime.ModuleRunInto(module, inputs Array, outputs Array) -> None,
  * runtime.ModuleMetadata(module) -> String (the JSON).
  *
  * Ownership follows c_api.h: out-parameters are NEW references, arguments
  * are borrowed. Thread safety: every function may be called from any
- * thread; runs are serialized (a generated library has one static
- * workspace), so two threads running modules at once take turns. */
+ * thread. Runs of aot and graph libraries go on at once, each with its
+ * own workspace from a small pool the module keeps (made on first need,
+ * reused after); runs of a kind whose executor.load does not say
+ * "concurrent" take turns under a process-wide lock. */
 #ifndef IRM_RUNTIME_H
 #define IRM_RUNTIME_H
+
+#include <stdint.h>
 
 #include "irm/object.h"
 
@@ -62,6 +76,29 @@ IRM_API int irm_runtime_load_module(const char *path, const char *mod_name, irm_
 /* irm_runtime_load_module of the library's only module. */
 IRM_API int irm_runtime_load(const char *path, irm_runtime_module **out);
 
+/* irm_runtime_load_module with a thread count: num_threads 0 is every CPU
+ * the process may use, a negative one "not given" (then IRM_NUM_THREADS,
+ * then the library's num-threads). A library without threads (crt, or
+ * built before them) runs on the calling thread whatever the count.
+ * Errors: those of irm_runtime_load_module, and ValueError (num_threads
+ * above 256; IRM_NUM_THREADS set to something else than a count from 0 to
+ * 256, naming its value). */
+IRM_API int irm_runtime_load_threads(const char *path, const char *mod_name, int32_t num_threads,
+                                     irm_runtime_module **out);
+
+/* The threads the module's kernels may use (*out; 1 for a library without
+ * threads). Errors: TypeError. */
+IRM_API int irm_runtime_module_num_threads(const irm_runtime_module *module, int32_t *out);
+
+/* The application's thread pool (runtime/include/irm_parallel.h, installed
+ * beside the runtime headers; borrowed: it must stay valid until it is
+ * replaced), which every module's kernels then split their work on
+ * instead of irm's (so irm adds no threads to a host that has its own);
+ * NULL goes back to irm's. Applies to runs that start afterwards: set it
+ * while no run is in flight. Always succeeds (returns 0). */
+struct irm_parallel_pool;
+IRM_API int irm_runtime_set_thread_pool(const struct irm_parallel_pool *pool);
+
 /* Runs the module on inputs (an Array of ffi.Tensor, one per input in
  * order; borrowed) into *outputs (a NEW Array of new Tensors, one per
  * output). Errors: TypeError (module is no runtime.Module, inputs no
@@ -85,8 +122,8 @@ IRM_API int irm_runtime_module_run(const irm_runtime_module *module, const irm_o
  * sharing memory with an input or output, naming both). Every check
  * comes before the run: on such an error nothing is written. When the
  * library's entry fails (RuntimeError), outputs may be partly written.
- * Thread safety: as every run (serialized); two threads must not pass
- * the same output tensors at once. */
+ * Thread safety: two threads must not pass the same output tensors at
+ * once. */
 IRM_API int irm_runtime_module_run_into(const irm_runtime_module *module, const irm_object *inputs,
                                         irm_object *outputs);
 

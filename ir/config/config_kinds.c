@@ -36,12 +36,28 @@ static const builtin_option aot_options[] = {
     {"constant-byte-alignment", IRM_OPTION_INT, 16, NULL, "byte alignment of the constant buffers (a power of two)"},
 };
 
-static const builtin_option system_lib_options[] = {
-    {"system-lib", IRM_OPTION_BOOL, 0, NULL,
-     "link the operators into the program as a system library instead of a loadable module"},
+#define SYSTEM_LIB_OPTION                                                                      \
+  {                                                                                            \
+    "system-lib", IRM_OPTION_BOOL, 0, NULL,                                                    \
+        "link the operators into the program as a system library instead of a loadable module" \
+  }
+
+static const builtin_option cpp_options[] = {
+    SYSTEM_LIB_OPTION,
+    {"num-threads", IRM_OPTION_INT, 0, NULL,
+     "threads the kernels split their work over (0: every CPU the process may use; IRM_NUM_THREADS overrides it "
+     "at load)"},
+    {"thread-affinity", IRM_OPTION_BOOL, 0, NULL, "pin the thread pool's workers to CPUs, one each"},
+};
+
+static const builtin_option crt_options[] = {
+    SYSTEM_LIB_OPTION,
+    {"num-threads", IRM_OPTION_INT, 1, NULL, "always 1: the crt runtime is single-threaded (bare metal)"},
 };
 
 static int aot_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+static int cpp_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
+static int crt_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 
 static const struct builtin_kind {
   const char *category;
@@ -53,8 +69,8 @@ static const struct builtin_kind {
     {"executor", "graph", graph_options, sizeof graph_options / sizeof graph_options[0], NULL},
     {"executor", "aot", aot_options, sizeof aot_options / sizeof aot_options[0], aot_validate},
     {"executor", "vm", NULL, 0, NULL},
-    {"runtime", "cpp", system_lib_options, 1, NULL},
-    {"runtime", "crt", system_lib_options, 1, NULL},
+    {"runtime", "cpp", cpp_options, sizeof cpp_options / sizeof cpp_options[0], cpp_validate},
+    {"runtime", "crt", crt_options, sizeof crt_options / sizeof crt_options[0], crt_validate},
 };
 
 /* ---- registration ---------------------------------------------------------- */
@@ -128,4 +144,51 @@ static int aot_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *
   }
   rc = check_power_of_two(attrs, "workspace-byte-alignment");
   return rc ? rc : check_power_of_two(attrs, "constant-byte-alignment");
+}
+
+/* ---- the runtimes' value checks ------------------------------------------------ */
+
+/* The most threads a runtime may ask for (runtime/'s IRM_THREADPOOL_MAX). */
+#define MAX_THREADS 256
+
+static int runtime_attrs(const char *fn, const irm_any *args, int32_t nargs, irm_object **attrs, int64_t *threads,
+                         bool *given) {
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Map", attrs);
+  if (rc) return rc;
+  const irm_any *v = irm_map_find_cstr(*attrs, "num-threads");
+  *given = v != NULL;
+  if (v && (rc = irm_any_to_int(v, threads))) return irm_error_context(rc, "option 'num-threads'");
+  return IRM_OK;
+}
+
+static int cpp_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)ret;
+  (void)resource;
+  irm_object *attrs = NULL;
+  int64_t n = 0;
+  bool given = false;
+  int rc = runtime_attrs("FValidate of runtime 'cpp'", args, nargs, &attrs, &n, &given);
+  if (!rc && given && (n < 0 || n > MAX_THREADS))
+    rc = irm_error(IRM_EVALUE,
+                   "option 'num-threads' must be 0 (every CPU the process may use) or a thread count from 1 to %d, "
+                   "got %lld",
+                   MAX_THREADS, (long long)n);
+  return rc;
+}
+
+static int crt_validate(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)ret;
+  (void)resource;
+  irm_object *attrs = NULL;
+  int64_t n = 1;
+  bool given = false;
+  int rc = runtime_attrs("FValidate of runtime 'crt'", args, nargs, &attrs, &n, &given);
+  if (!rc && given && n != 1)
+    rc = irm_error(IRM_EVALUE,
+                   "option 'num-threads' of runtime 'crt' must be 1, got %lld: crt targets bare metal, where "
+                   "there are no threads, and its code runs on one; use Runtime('cpp', {'num-threads': %lld}) "
+                   "for threads",
+                   (long long)n, (long long)n);
+  return rc;
 }

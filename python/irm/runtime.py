@@ -64,6 +64,12 @@ class Module:
                                 len(self.outputs), "" if len(self.outputs) == 1 else "s"))
         return [_out_tensor(a, d) for a, d in zip(items, self.outputs)]
 
+    @property
+    def num_threads(self):
+        """The threads this module's kernels may use (1 for a library
+        without threads)."""
+        return int(api_global("Module.num_threads", "runtime.ModuleNumThreads", "module")(self._handle))
+
     def __repr__(self):
         return "irm.runtime.Module(%r, mod_name=%r)" % (self.path, self.metadata["mod_name"])
 
@@ -109,18 +115,30 @@ def _out_tensor(a, desc):
     return from_dlpack(a)
 
 
-def load(path, mod_name=None):
+def load(path, mod_name=None, num_threads=None):
     """Loads module mod_name of the library at path (exported by
     BuildResult.export_library; mod_name None: the library's only module)
     through the executor.load of the executor kind that built it; reads the
     params file beside it when the library was built with link-params =
-    false. Raises RuntimeError (cannot load) or ValueError (not an irm
-    library, several modules and no mod_name, an executor kind that is not
-    registered or has no executor.load)."""
-    if mod_name is None:
-        return Module(api_global("irm.runtime.load()", "runtime.Load", "path")(str(path)), str(path))
-    return Module(api_global("irm.runtime.load()", "runtime.Load", "path, mod_name")(str(path), str(mod_name)),
-                  str(path))
+    false. num_threads: the threads its kernels may use (0: every CPU the
+    process may use; None: the IRM_NUM_THREADS environment variable, else
+    the Runtime's num-threads the library was built with; docs/threads.md).
+    Raises RuntimeError (cannot load) or ValueError (not an irm library,
+    several modules and no mod_name, an executor kind that is not
+    registered or has no executor.load, a thread count out of range)."""
+    if num_threads is not None:
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+            raise TypeError("irm.runtime.load: num_threads must be an int, got %s" % type(num_threads).__name__)
+        if num_threads < 0:
+            raise ValueError("irm.runtime.load: num_threads must be 0 (every CPU) or a thread count, got %d"
+                             % num_threads)
+        handle = api_global("irm.runtime.load()", "runtime.Load", "path, mod_name, num_threads")(
+            str(path), None if mod_name is None else str(mod_name), num_threads)
+    elif mod_name is None:
+        handle = api_global("irm.runtime.load()", "runtime.Load", "path")(str(path))
+    else:
+        handle = api_global("irm.runtime.load()", "runtime.Load", "path, mod_name")(str(path), str(mod_name))
+    return Module(handle, str(path))
 
 
 from .graph_module import GraphModule  # noqa: E402,F401  (docs/graph.md)

@@ -63,9 +63,11 @@ def test_executor_and_runtime_listings_take_a_name_or_an_instance():
     assert options["unpacked-api"] == "bool"
     assert irm.Executor.list_registered_options(irm.Executor("aot")) == options
     runtime = irm.Runtime("crt", {"system-lib": True})
-    assert str(runtime) == "crt" and runtime.attrs == {"system-lib": True}
+    assert str(runtime) == "crt" and runtime.attrs == {"system-lib": True, "num-threads": 1}
     assert runtime["system-lib"] is True and runtime.get("system-lib") is True
-    assert irm.Runtime.list_registered_options(runtime) == {"system-lib": "bool"}
+    assert irm.Runtime.list_registered_options(runtime) == {"system-lib": "bool", "num-threads": "int"}
+    assert irm.Runtime.list_registered_options("cpp") == {"system-lib": "bool", "num-threads": "int",
+                                                          "thread-affinity": "bool"}
     assert {"cpp", "crt"} <= set(irm.Runtime.list_registered())
 
 

@@ -265,39 +265,56 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s,
   else if (V > 3 && nv == 3) irm_kernel_conv2d_row_(s, &c, e, flags, a, b, T, 3, V, U);
 }
 
-/* The convolution of in (NCHW[x]c) by the packed weights w into out
- * (NCHW[x]c), with the epilogue flags. ow_tile, oc_vecs, unroll, order and
- * flags should be constants: this function is meant to be inlined into
- * one function per workload, which a generated library instantiates with
- * the workload's schedule record. Uses no memory besides its arguments;
- * out must not overlap in or w (the residual may be out). */
+/* Floats of packed weights before tile t's (closed form for one group:
+ * every tile reads every input block). */
+IRM_KV_INLINE size_t irm_kernel_conv2d_tile_offset_(const irm_kernel_conv2d_shape *s, int oc_vecs, int t) {
+  if (s->groups == 1) return (size_t)t * irm_kernel_blocks(s->ic) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+  size_t off = 0;
+  for (int u = 0; u < t; u++) {
+    int lo, hi;
+    irm_kernel_conv2d_tile_inputs_(s, oc_vecs, u, &lo, &hi);
+    off += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+  }
+  return off;
+}
+
+/* The items irm_kernel_conv2d_nchwc_range splits the convolution into:
+ * one output row (n, oh) of one output-channel tile each. */
+static inline int irm_kernel_conv2d_items(const irm_kernel_conv2d_shape *s, int oc_vecs) {
+  return (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs * s->n * s->oh;
+}
+
+/* Items [begin, end) of the convolution of in (NCHW[x]c) by the packed
+ * weights w into out (NCHW[x]c), with the epilogue flags. The items run
+ * in the loop order: OC_OUTER numbers them tile-major (a chunk keeps one
+ * tile's weights in cache over its rows), ROW_OUTER row-major (a chunk
+ * keeps its input rows in cache over every tile). Each output element is
+ * computed the same way whatever the range, so any split of the items
+ * gives the same bits. ow_tile, oc_vecs, unroll, order and flags should
+ * be constants: this function is meant to be inlined into one function
+ * per workload, which a generated library instantiates with the
+ * workload's schedule record. Uses no memory besides its arguments; out
+ * must not overlap in or w (the residual may be out). */
+IRM_KV_INLINE void irm_kernel_conv2d_nchwc_range(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                                 float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile,
+                                                 const int oc_vecs, const int unroll, const int order, int begin,
+                                                 int end) {
+  int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs, rows = s->n * s->oh, a, b;
+  irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
+  for (int i = begin; i < end; i++) {
+    int t = order == IRM_KERNEL_ORDER_OC_OUTER ? i / rows : i % tiles;
+    int r = order == IRM_KERNEL_ORDER_OC_OUTER ? i % rows : i / tiles;
+    const float *wt = w + irm_kernel_conv2d_tile_offset_(s, oc_vecs, t);
+    irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, r / s->oh, r % s->oh, t, a, b, ow_tile, oc_vecs, unroll);
+  }
+}
+
+/* The whole convolution: irm_kernel_conv2d_nchwc_range over every item. */
 IRM_KV_INLINE void irm_kernel_conv2d_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
                                            float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile,
                                            const int oc_vecs, const int unroll, const int order) {
-  int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs, a, b;
-  irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
-  if (order == IRM_KERNEL_ORDER_OC_OUTER) {
-    const float *wt = w;
-    for (int t = 0; t < tiles; t++) {
-      int lo, hi;
-      irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
-      for (int n = 0; n < s->n; n++)
-        for (int oh = 0; oh < s->oh; oh++)
-          irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, n, oh, t, a, b, ow_tile, oc_vecs, unroll);
-      wt += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
-    }
-    return;
-  }
-  for (int n = 0; n < s->n; n++)
-    for (int oh = 0; oh < s->oh; oh++) {
-      const float *wt = w;
-      for (int t = 0; t < tiles; t++) {
-        int lo, hi;
-        irm_kernel_conv2d_tile_inputs_(s, oc_vecs, t, &lo, &hi);
-        irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, n, oh, t, a, b, ow_tile, oc_vecs, unroll);
-        wt += (size_t)(hi - lo) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
-      }
-    }
+  irm_kernel_conv2d_nchwc_range(s, in, w, out, e, flags, ow_tile, oc_vecs, unroll, order, 0,
+                                irm_kernel_conv2d_items(s, oc_vecs));
 }
 
 /* The rows and columns of a zero-padded copy of one image that the
@@ -307,48 +324,67 @@ IRM_KV_INLINE void irm_kernel_conv2d_padded_dims_(const irm_kernel_conv2d_shape 
   *pw = (s->ow - 1) * s->sw + (s->kw - 1) * s->dw + 1;
 }
 
-/* Floats of scratch irm_kernel_conv2d_nchwc_padded needs: one image's
+/* Floats of scratch irm_kernel_conv2d_nchwc_padded needs: every image's
  * input, zero-padded. */
 static inline size_t irm_kernel_conv2d_padded_scratch(const irm_kernel_conv2d_shape *s) {
   int ph, pw;
   irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
-  return (size_t)irm_kernel_blocks(s->ic) * ph * pw * IRM_KERNEL_BLOCK;
+  return (size_t)s->n * irm_kernel_blocks(s->ic) * ph * pw * IRM_KERNEL_BLOCK;
 }
 
-/* irm_kernel_conv2d_nchwc through a zero-padded copy of each image in
+/* The padded input's shape: s with no padding over the copy's rows and
+ * columns. */
+IRM_KV_INLINE irm_kernel_conv2d_shape irm_kernel_conv2d_padded_shape(const irm_kernel_conv2d_shape *s) {
+  irm_kernel_conv2d_shape p = *s;
+  irm_kernel_conv2d_padded_dims_(s, &p.ih, &p.iw);
+  p.pt = 0, p.pl = 0;
+  return p;
+}
+
+/* The rows of the zero-padded copy (s->n * irm_kernel_blocks(s->ic) *
+ * its height). */
+static inline int irm_kernel_conv2d_pad_items(const irm_kernel_conv2d_shape *s) {
+  int ph, pw;
+  irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
+  return s->n * irm_kernel_blocks(s->ic) * ph;
+}
+
+/* Rows [begin, end) of the zero-padded copy of in in scratch, numbered
+ * image-major, then by channel block. */
+IRM_KV_INLINE void irm_kernel_conv2d_pad_rows(const irm_kernel_conv2d_shape *s, const float *in, float *scratch,
+                                              int begin, int end) {
+  const int x = IRM_KERNEL_BLOCK;
+  int ph, pw;
+  irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
+  for (int row = begin; row < end; row++) {
+    int plane = row / ph, r = row % ph; /* plane: image * blocks + block */
+    float *dst = scratch + ((size_t)plane * ph + r) * pw * x;
+    int ih = r - s->pt, first = s->pl < pw ? s->pl : pw, copy = s->iw < pw - first ? s->iw : pw - first;
+    if (ih < 0 || ih >= s->ih || copy <= 0) {
+      memset(dst, 0, (size_t)pw * x * sizeof *dst);
+      continue;
+    }
+    memset(dst, 0, (size_t)first * x * sizeof *dst);
+    memcpy(dst + (size_t)first * x, in + (((size_t)plane * s->ih + ih) * s->iw) * x, (size_t)copy * x * sizeof *dst);
+    memset(dst + (size_t)(first + copy) * x, 0, (size_t)(pw - first - copy) * x * sizeof *dst);
+  }
+}
+
+/* irm_kernel_conv2d_nchwc through a zero-padded copy of the input in
  * scratch (irm_kernel_conv2d_padded_scratch floats, the last argument): no output column is
  * a border one, so every pixel runs in register tiles. A border pixel
  * alone keeps only oc_vecs accumulators busy: on a 7x7 map its two
  * border columns cost as much as the five inside; the copy costs a read
- * of the input. */
+ * of the input. A parallel caller runs the copy's rows
+ * (irm_kernel_conv2d_pad_rows) and then the items of the padded shape
+ * (irm_kernel_conv2d_nchwc_range) itself: the same bits. */
 IRM_KV_INLINE void irm_kernel_conv2d_nchwc_padded(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
                                                   float *out, const irm_kernel_epilogue *e, int flags,
                                                   const int ow_tile, const int oc_vecs, const int unroll,
                                                   const int order, float *scratch) {
-  const int x = IRM_KERNEL_BLOCK, icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc);
-  int ph, pw;
-  irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
-  irm_kernel_conv2d_shape p = *s;
-  p.n = 1, p.ih = ph, p.iw = pw, p.pt = 0, p.pl = 0;
-  const size_t in_image = (size_t)icbs * s->ih * s->iw * x, out_image = (size_t)ocbs * s->oh * s->ow * x;
-  for (int n = 0; n < s->n; n++) {
-    for (int icb = 0; icb < icbs; icb++)
-      for (int r = 0; r < ph; r++) {
-        float *dst = scratch + ((size_t)icb * ph + r) * pw * x;
-        int ih = r - s->pt, first = s->pl < pw ? s->pl : pw, copy = s->iw < pw - first ? s->iw : pw - first;
-        if (ih < 0 || ih >= s->ih || copy <= 0) {
-          memset(dst, 0, (size_t)pw * x * sizeof *dst);
-          continue;
-        }
-        memset(dst, 0, (size_t)first * x * sizeof *dst);
-        memcpy(dst + (size_t)first * x, in + n * in_image + (((size_t)icb * s->ih + ih) * s->iw) * x,
-               (size_t)copy * x * sizeof *dst);
-        memset(dst + (size_t)(first + copy) * x, 0, (size_t)(pw - first - copy) * x * sizeof *dst);
-      }
-    irm_kernel_epilogue en = *e;
-    if (flags & IRM_KERNEL_EPI_RESIDUAL) en.residual = e->residual + n * out_image;
-    irm_kernel_conv2d_nchwc(&p, scratch, w, out + n * out_image, &en, flags, ow_tile, oc_vecs, unroll, order);
-  }
+  const irm_kernel_conv2d_shape p = irm_kernel_conv2d_padded_shape(s);
+  irm_kernel_conv2d_pad_rows(s, in, scratch, 0, irm_kernel_conv2d_pad_items(s));
+  irm_kernel_conv2d_nchwc(&p, scratch, w, out, e, flags, ow_tile, oc_vecs, unroll, order);
 }
 
 #endif

@@ -68,21 +68,31 @@ IRM_KV_INLINE void irm_kernel_dense_tile_(const float *x, const float *w, float 
   }
 }
 
-/* Rows mr of x (a constant) against every row of w. */
-IRM_KV_INLINE void irm_kernel_dense_rows_(const float *x, const float *w, float *y, int n, int k, const int mr,
-                                          const int nr) {
-  int j = 0;
-  for (; j + nr <= n; j += nr) irm_kernel_dense_tile_(x, w + (size_t)j * k, y + j, k, n, mr, nr);
-  for (; j < n; j++) irm_kernel_dense_tile_(x, w + (size_t)j * k, y + j, k, n, mr, 1);
+/* Rows mr of x (a constant) against rows [j0, j1) of w. */
+IRM_KV_INLINE void irm_kernel_dense_rows_(const float *x, const float *w, float *y, int n, int k, int j0, int j1,
+                                          const int mr, const int nr) {
+  int j = j0;
+  for (; j + nr <= j1; j += nr) irm_kernel_dense_tile_(x, w + (size_t)j * k, y + j, k, n, mr, nr);
+  for (; j < j1; j++) irm_kernel_dense_tile_(x, w + (size_t)j * k, y + j, k, n, mr, 1);
 }
 
-/* y [m][n] = x [m][k] times w [n][k] transposed. No memory besides the
+/* Columns [j0, j1) of y [m][n] = x [m][k] times w [n][k] transposed. Each
+ * element is summed the same way whatever the columns' tiles, so any
+ * split of the columns gives the same bits. No memory besides the
  * arguments; y must not overlap x or w. */
-IRM_KV_INLINE void irm_kernel_dense(const float *x, const float *w, float *y, int m, int n, int k) {
+IRM_KV_INLINE void irm_kernel_dense_range(const float *x, const float *w, float *y, int m, int n, int k, int j0,
+                                          int j1) {
   int i = 0;
   for (; i + IRM_KERNEL_DENSE_MR <= m; i += IRM_KERNEL_DENSE_MR)
-    irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, IRM_KERNEL_DENSE_MR, IRM_KERNEL_DENSE_NR);
-  for (; i < m; i++) irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, 1, IRM_KERNEL_DENSE_NR1);
+    irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, j0, j1, IRM_KERNEL_DENSE_MR,
+                           IRM_KERNEL_DENSE_NR);
+  for (; i < m; i++)
+    irm_kernel_dense_rows_(x + (size_t)i * k, w, y + (size_t)i * n, n, k, j0, j1, 1, IRM_KERNEL_DENSE_NR1);
+}
+
+/* y [m][n] = x [m][k] times w [n][k] transposed: every column. */
+IRM_KV_INLINE void irm_kernel_dense(const float *x, const float *w, float *y, int m, int n, int k) {
+  irm_kernel_dense_range(x, w, y, m, n, k, 0, n);
 }
 
 #endif

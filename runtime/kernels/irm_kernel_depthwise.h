@@ -68,45 +68,56 @@ IRM_KV_INLINE void irm_kernel_depthwise_border_(const irm_kernel_conv2d_shape *s
   irm_kernel_depthwise_micro_(s, in, w, out, res, e, flags, bias, ih0, kh_lo, kh_hi, ow, iw0, lo, hi, 1);
 }
 
-/* The depthwise convolution of in (NCHW[x]c) by the packed weights w into
- * out (NCHW[x]c). ow_tile and flags should be constants (see
- * irm_kernel_conv2d_nchwc). */
-IRM_KV_INLINE void irm_kernel_depthwise_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
-                                              float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile) {
+/* The items irm_kernel_depthwise_range splits the convolution into: one
+ * output row of one channel block of one image each. */
+static inline int irm_kernel_depthwise_items(const irm_kernel_conv2d_shape *s) {
+  return s->n * irm_kernel_blocks(s->oc) * s->oh;
+}
+
+/* Items [begin, end) of the depthwise convolution of in (NCHW[x]c) by the
+ * packed weights w into out (NCHW[x]c). ow_tile and flags should be
+ * constants (see irm_kernel_conv2d_nchwc_range). */
+IRM_KV_INLINE void irm_kernel_depthwise_range(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                              float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile,
+                                              int begin, int end) {
   const int x = IRM_KERNEL_BLOCK, T = ow_tile;
   int cbs = irm_kernel_blocks(s->oc), a, b;
   irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
-  for (int n = 0; n < s->n; n++)
-    for (int cb = 0; cb < cbs; cb++) {
-      const float *ib = in + ((size_t)n * cbs + cb) * s->ih * s->iw * x;
-      const float *wb = w + (size_t)cb * s->kh * s->kw * x;
-      irm_kv bias = irm_kernel_epilogue_bias(flags, e, cb);
-      for (int oh = 0; oh < s->oh; oh++) {
-        size_t off = (((size_t)n * cbs + cb) * s->oh + oh) * s->ow * x;
-        float *ob = out + off;
-        const float *rb = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + off : NULL;
-        int ih0 = oh * s->sh - s->pt, lo, hi;
-        irm_kernel_tap_range_(ih0, s->kh, s->dh, s->ih, &lo, &hi);
-        for (int ow = 0; ow < a; ow++) irm_kernel_depthwise_border_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow);
-        int ow = a;
-        for (; ow + T <= b; ow += T)
-          irm_kernel_depthwise_micro_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow, ow * s->sw - s->pl, 0, s->kw,
-                                      T);
+  for (int item = begin; item < end; item++) {
+    const int plane = item / s->oh, oh = item % s->oh, n = plane / cbs, cb = plane % cbs;
+    const float *ib = in + ((size_t)n * cbs + cb) * s->ih * s->iw * x;
+    const float *wb = w + (size_t)cb * s->kh * s->kw * x;
+    irm_kv bias = irm_kernel_epilogue_bias(flags, e, cb);
+    size_t off = (((size_t)n * cbs + cb) * s->oh + oh) * s->ow * x;
+    float *ob = out + off;
+    const float *rb = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + off : NULL;
+    int ih0 = oh * s->sh - s->pt, lo, hi;
+    irm_kernel_tap_range_(ih0, s->kh, s->dh, s->ih, &lo, &hi);
+    for (int ow = 0; ow < a; ow++) irm_kernel_depthwise_border_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow);
+    int ow = a;
+    for (; ow + T <= b; ow += T)
+      irm_kernel_depthwise_micro_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow, ow * s->sw - s->pl, 0, s->kw, T);
 #define IRM_KERNEL_DEPTHWISE_REST_(k)                                                                             \
   if (T > (k) && ow + (k) <= b) {                                                                                 \
     irm_kernel_depthwise_micro_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow, ow * s->sw - s->pl, 0, s->kw, \
                                 (k));                                                                             \
     ow += (k);                                                                                                    \
   }
-        IRM_KERNEL_DEPTHWISE_REST_(16)
-        IRM_KERNEL_DEPTHWISE_REST_(8)
-        IRM_KERNEL_DEPTHWISE_REST_(4)
-        IRM_KERNEL_DEPTHWISE_REST_(2)
-        IRM_KERNEL_DEPTHWISE_REST_(1)
+    IRM_KERNEL_DEPTHWISE_REST_(16)
+    IRM_KERNEL_DEPTHWISE_REST_(8)
+    IRM_KERNEL_DEPTHWISE_REST_(4)
+    IRM_KERNEL_DEPTHWISE_REST_(2)
+    IRM_KERNEL_DEPTHWISE_REST_(1)
 #undef IRM_KERNEL_DEPTHWISE_REST_
-        for (ow = b; ow < s->ow; ow++) irm_kernel_depthwise_border_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow);
-      }
-    }
+    for (ow = b; ow < s->ow; ow++) irm_kernel_depthwise_border_(s, ib, wb, ob, rb, e, flags, bias, ih0, lo, hi, ow);
+  }
+}
+
+/* The whole depthwise convolution: irm_kernel_depthwise_range over every
+ * item. */
+IRM_KV_INLINE void irm_kernel_depthwise_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                              float *out, const irm_kernel_epilogue *e, int flags, const int ow_tile) {
+  irm_kernel_depthwise_range(s, in, w, out, e, flags, ow_tile, 0, irm_kernel_depthwise_items(s));
 }
 
 #endif

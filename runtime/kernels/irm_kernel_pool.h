@@ -96,38 +96,50 @@ IRM_KV_INLINE void irm_kernel_pool_pixel_(const irm_kernel_pool_shape *s, const 
                irm_kernel_pool_window_(s, in, ih0, iw0, kh_lo, kh_hi, lo, hi, kind, div));
 }
 
-/* The pool of kind (IRM_KERNEL_POOL_*; a constant, folded once inlined)
- * of in (NCHW[x]c) into out (NCHW[x]c). */
-IRM_KV_INLINE void irm_kernel_pool_nchwc(const irm_kernel_pool_shape *s, const float *in, float *out, const int kind) {
+/* The items irm_kernel_pool_range splits a pool into: one output row of
+ * one channel block of one image each. */
+static inline int irm_kernel_pool_items(const irm_kernel_pool_shape *s) {
+  return s->n * irm_kernel_blocks(s->c) * s->oh;
+}
+
+/* Items [begin, end) of the pool of kind (IRM_KERNEL_POOL_*; a constant,
+ * folded once inlined) of in (NCHW[x]c) into out (NCHW[x]c). */
+IRM_KV_INLINE void irm_kernel_pool_range(const irm_kernel_pool_shape *s, const float *in, float *out, const int kind,
+                                         int begin, int end) {
   const int x = IRM_KERNEL_BLOCK;
   const int include_pad = kind == IRM_KERNEL_POOL_AVG_INCLUDE_PAD;
-  int cbs = irm_kernel_blocks(s->c), a, b;
+  int a, b;
   irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
-  for (int plane = 0; plane < s->n * cbs; plane++) {
+  for (int item = begin; item < end; item++) {
+    const int plane = item / s->oh, oh = item % s->oh;
     const float *ip = in + (size_t)plane * s->ih * s->iw * x;
-    for (int oh = 0; oh < s->oh; oh++) {
-      float *op = out + ((size_t)plane * s->oh + oh) * s->ow * x;
-      int ih0 = oh * s->sh - s->pt, lo, hi;
-      irm_kernel_tap_range_(ih0, s->kh, s->dh, s->ih, &lo, &hi);
-      int hcount = irm_kernel_pool_count_(ih0, s->kh, s->dh, s->ih, s->pt, s->pb, lo, hi, include_pad);
-      for (int ow = 0; ow < a; ow++) irm_kernel_pool_pixel_(s, ip, op, ih0, lo, hi, hcount, ow, kind);
-      /* The interior's divisor is the same for every pixel of the row. */
-      float div = (float)hcount * (float)s->kw;
-      for (int ow = a; ow < b; ow++)
-        irm_kv_store(op + (size_t)ow * x,
-                     irm_kernel_pool_window_(s, ip, ih0, ow * s->sw - s->pl, lo, hi, 0, s->kw, kind, div));
-      for (int ow = b; ow < s->ow; ow++) irm_kernel_pool_pixel_(s, ip, op, ih0, lo, hi, hcount, ow, kind);
-    }
+    float *op = out + ((size_t)plane * s->oh + oh) * s->ow * x;
+    int ih0 = oh * s->sh - s->pt, lo, hi;
+    irm_kernel_tap_range_(ih0, s->kh, s->dh, s->ih, &lo, &hi);
+    int hcount = irm_kernel_pool_count_(ih0, s->kh, s->dh, s->ih, s->pt, s->pb, lo, hi, include_pad);
+    for (int ow = 0; ow < a; ow++) irm_kernel_pool_pixel_(s, ip, op, ih0, lo, hi, hcount, ow, kind);
+    /* The interior's divisor is the same for every pixel of the row. */
+    float div = (float)hcount * (float)s->kw;
+    for (int ow = a; ow < b; ow++)
+      irm_kv_store(op + (size_t)ow * x,
+                   irm_kernel_pool_window_(s, ip, ih0, ow * s->sw - s->pl, lo, hi, 0, s->kw, kind, div));
+    for (int ow = b; ow < s->ow; ow++) irm_kernel_pool_pixel_(s, ip, op, ih0, lo, hi, hcount, ow, kind);
   }
 }
 
-/* Global pools: in NCHW[x]c [n][c][h][w] -> out NCHW[x]c [n][c][1][1].
- * Four accumulators, so that the adds (or maxes) overlap. */
-IRM_KV_INLINE void irm_kernel_global_pool_nchwc(const float *in, float *out, int n, int c, int h, int w,
-                                                const int kind) {
+/* The whole pool: irm_kernel_pool_range over every item. */
+IRM_KV_INLINE void irm_kernel_pool_nchwc(const irm_kernel_pool_shape *s, const float *in, float *out, const int kind) {
+  irm_kernel_pool_range(s, in, out, kind, 0, irm_kernel_pool_items(s));
+}
+
+/* Global pools: in NCHW[x]c [n][c][h][w] -> out NCHW[x]c [n][c][1][1],
+ * planes (image and channel block: n * irm_kernel_blocks(c) in all)
+ * [begin, end). Four accumulators, so that the adds (or maxes) overlap. */
+IRM_KV_INLINE void irm_kernel_global_pool_range(const float *in, float *out, int h, int w, const int kind, int begin,
+                                                int end) {
   const int x = IRM_KERNEL_BLOCK, is_max = kind == IRM_KERNEL_POOL_MAX;
   size_t hw = (size_t)h * w;
-  for (int plane = 0; plane < n * irm_kernel_blocks(c); plane++) {
+  for (int plane = begin; plane < end; plane++) {
     const float *p = in + (size_t)plane * hw * x;
     irm_kv init = is_max ? irm_kv_set1(-INFINITY) : irm_kv_zero();
     irm_kv a0 = init, a1 = init, a2 = init, a3 = init;
@@ -148,6 +160,11 @@ IRM_KV_INLINE void irm_kernel_global_pool_nchwc(const float *in, float *out, int
                       : irm_kv_mul(irm_kv_add(irm_kv_add(a0, a1), irm_kv_add(a2, a3)), irm_kv_set1(1.0f / (float)hw));
     irm_kv_store(out + (size_t)plane * x, r);
   }
+}
+
+IRM_KV_INLINE void irm_kernel_global_pool_nchwc(const float *in, float *out, int n, int c, int h, int w,
+                                                const int kind) {
+  irm_kernel_global_pool_range(in, out, h, w, kind, 0, n * irm_kernel_blocks(c));
 }
 
 #endif

@@ -127,40 +127,55 @@ IRM_KV_INLINE void irm_kernel_winograd_output_(const irm_kernel_conv2d_shape *s,
   }
 }
 
-/* The convolution of in (NCHW[x]c) by the packed transformed weights w
- * into out (NCHW[x]c), with the epilogue. ow_tile and oc_vecs are the
- * products' register tile (the tiles of a row are its pixels); they and
- * flags should be constants, as for irm_kernel_conv2d_nchwc. scratch:
- * irm_kernel_winograd_scratch_size floats. */
-IRM_KV_INLINE void irm_kernel_winograd_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+/* The items irm_kernel_winograd_range splits the convolution into: one
+ * row of 2x2 output tiles of one image each. */
+static inline int irm_kernel_winograd_items(const irm_kernel_conv2d_shape *s) { return s->n * ((s->oh + 1) / 2); }
+
+/* Items [begin, end) of the convolution of in (NCHW[x]c) by the packed
+ * transformed weights w into out (NCHW[x]c), with the epilogue. ow_tile
+ * and oc_vecs are the products' register tile (the tiles of a row are its
+ * pixels); they and flags should be constants, as for
+ * irm_kernel_conv2d_nchwc. scratch: irm_kernel_winograd_scratch_size
+ * floats of the caller's own (parallel callers give each chunk its own:
+ * a row's transforms live there until its outputs are stored). Each row
+ * is computed the same way whatever the range. */
+IRM_KV_INLINE void irm_kernel_winograd_range(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
                                              float *out, const irm_kernel_epilogue *e, int flags, float *scratch,
-                                             const int ow_tile, const int oc_vecs) {
+                                             const int ow_tile, const int oc_vecs, int begin, int end) {
   const int x = IRM_KERNEL_BLOCK;
   const irm_kernel_conv2d_shape g = irm_kernel_winograd_gemm_shape_(s);
-  const int icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc), tiles = g.iw;
+  const int icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc), tiles = g.iw, pairs = (s->oh + 1) / 2;
   const size_t vin = (size_t)icbs * tiles * x, vout = (size_t)ocbs * tiles * x;
   const size_t one = irm_kernel_conv2d_packed_size(&g, oc_vecs);
   float *v = scratch, *m = scratch + 16 * vin;
   const irm_kernel_epilogue none = {NULL, NULL, 0.0f, 0.0f, 0.0f};
-  for (int n = 0; n < s->n; n++)
-    for (int oh0 = 0; oh0 < s->oh; oh0 += 2) {
-      for (int icb = 0; icb < icbs; icb++) {
-        const float *plane = in + ((size_t)n * icbs + icb) * s->ih * s->iw * x;
-        for (int t = 0; t < tiles; t++)
-          irm_kernel_winograd_input_(s, plane, oh0 - s->pt, 2 * t - s->pl, v + ((size_t)icb * tiles + t) * x, vin);
-      }
-      for (int xi = 0; xi < 16; xi++)
-        irm_kernel_conv2d_nchwc(&g, v + xi * vin, w + xi * one, m + xi * vout, &none, IRM_KERNEL_EPI_NONE, ow_tile,
-                                oc_vecs, 1, IRM_KERNEL_ORDER_OC_OUTER);
-      for (int ocb = 0; ocb < ocbs; ocb++) {
-        size_t plane = ((size_t)n * ocbs + ocb) * s->oh * s->ow * x;
-        const float *res = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + plane : NULL;
-        irm_kv bias = irm_kernel_epilogue_bias(flags, e, ocb);
-        for (int t = 0; t < tiles; t++)
-          irm_kernel_winograd_output_(s, m + ((size_t)ocb * tiles + t) * x, vout, out + plane, res, e, flags, bias, oh0,
-                                      2 * t);
-      }
+  for (int item = begin; item < end; item++) {
+    const int n = item / pairs, oh0 = item % pairs * 2;
+    for (int icb = 0; icb < icbs; icb++) {
+      const float *plane = in + ((size_t)n * icbs + icb) * s->ih * s->iw * x;
+      for (int t = 0; t < tiles; t++)
+        irm_kernel_winograd_input_(s, plane, oh0 - s->pt, 2 * t - s->pl, v + ((size_t)icb * tiles + t) * x, vin);
     }
+    for (int xi = 0; xi < 16; xi++)
+      irm_kernel_conv2d_nchwc(&g, v + xi * vin, w + xi * one, m + xi * vout, &none, IRM_KERNEL_EPI_NONE, ow_tile,
+                              oc_vecs, 1, IRM_KERNEL_ORDER_OC_OUTER);
+    for (int ocb = 0; ocb < ocbs; ocb++) {
+      size_t plane = ((size_t)n * ocbs + ocb) * s->oh * s->ow * x;
+      const float *res = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + plane : NULL;
+      irm_kv bias = irm_kernel_epilogue_bias(flags, e, ocb);
+      for (int t = 0; t < tiles; t++)
+        irm_kernel_winograd_output_(s, m + ((size_t)ocb * tiles + t) * x, vout, out + plane, res, e, flags, bias, oh0,
+                                    2 * t);
+    }
+  }
+}
+
+/* The whole convolution on one thread: irm_kernel_winograd_range over
+ * every item with one scratch. */
+IRM_KV_INLINE void irm_kernel_winograd_nchwc(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
+                                             float *out, const irm_kernel_epilogue *e, int flags, float *scratch,
+                                             const int ow_tile, const int oc_vecs) {
+  irm_kernel_winograd_range(s, in, w, out, e, flags, scratch, ow_tile, oc_vecs, 0, irm_kernel_winograd_items(s));
 }
 
 #endif

@@ -22,17 +22,32 @@ typedef struct nc_case {
 #define NCHWC(d, w, attrs) "nn.contrib_conv2d_NCHWc(" d ", " w ", " attrs ")"
 #define LAYOUTS(x, i, o) "data_layout=\"NCHW" #x "c\", kernel_layout=\"OIHW" #i "i" #o "o\""
 #define FLAGS(f) "const int flags = " f ";"
-#define KERNEL "irm_kernel_conv2d_nchwc(&s, "
-#define DEPTHWISE "irm_kernel_depthwise_nchwc(&s, "
+#define KERNEL "irm_kernel_conv2d_nchwc_range(&s, "
+#define DEPTHWISE "irm_kernel_depthwise_range(&s, "
 
-/* code with the padded direct conv named as the plain one (it takes the
- * same arguments, then its scratch): the cases check the call either way.
- * NEW (irm_free). */
+/* code with the padded direct conv written as the plain one: its call of
+ * irm_kernel_conv2d_nchwc_range on the padded copy (&p, the scratch)
+ * takes the arguments of the plain call (&s, the input the copy was made
+ * from), so the cases check the call either way. NEW (irm_free). */
 static char *as_plain(const char *code) {
-  static const char padded[] = "irm_kernel_conv2d_nchwc_padded(";
-  char *out = irm_strdup(code), *p;
+  static const char pad[] = "irm_kernel_conv2d_pad_rows(&s, ", conv[] = "irm_kernel_conv2d_nchwc_range(&p, ";
+  char *out = irm_strdup(code), *p, *q;
   ck_assert_ptr_nonnull(out);
-  while ((p = strstr(out, padded))) memmove(p + 23, p + 30, strlen(p + 30) + 1);
+  while ((p = strstr(out, pad)) && (q = strstr(p, conv))) {
+    const char *name = p + strlen(pad), *name_end = strchr(name, ',');
+    char *arg = q + strlen(conv), *arg_end = strstr(arg, ")), ");
+    ck_assert(name_end && arg_end);
+    size_t n = (size_t)(name_end - name);
+    char *fixed = irm_malloc(strlen(out) + n + 8);
+    ck_assert_ptr_nonnull(fixed);
+    /* up to the pad call (dropped), then the conv call with &s and the input */
+    size_t at = (size_t)(p - out);
+    memcpy(fixed, out, at);
+    at += (size_t)sprintf(fixed + at, "irm_kernel_conv2d_nchwc_range(&s, %.*s", (int)n, name);
+    strcpy(fixed + at, arg_end + 2);
+    irm_free(out);
+    out = fixed;
+  }
   return out;
 }
 
@@ -369,8 +384,7 @@ START_TEST(bound_weight_and_bias) {
   ck_require(k != NULL, "%s", irm_last_error());
   char *code = as_plain(cg_map_str(k, "code"));
   ck_assert_msg(strstr(code, FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU")) &&
-                    strstr(code, "irm_kernel_conv2d_nchwc(&s, in0, ") &&
-                    !strstr(code, "irm_kernel_conv2d_nchwc(&s, in0, in1"),
+                    strstr(code, KERNEL "in0, ") && !strstr(code, KERNEL "in0, in1"),
                 "%s", code);
   irm_free(code);
   irm_object_release(k);

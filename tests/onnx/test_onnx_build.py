@@ -112,7 +112,7 @@ def test_six_networks_match_pytorch_through_the_blocked_kernels(tmp_path, name, 
     result = irm.build(mod, target, executor=irm.Executor("aot", {"link-params": False}), params=params)
     code = "".join(text for file, text in result.artifacts.items() if file.endswith(".c"))
     # what is verified is the fast path: the convs run in the blocked kernels
-    assert "irm_kernel_conv2d_nchwc(" in code or "irm_kernel_winograd_nchwc(" in code
+    assert "irm_kernel_conv2d_nchwc_range(" in code or "irm_kernel_winograd_range(" in code
     got = _run_compiled(result, tmp_path, x.numpy(), "aot")
     assert got.shape == (1, 1000) and got.dtype == np.float32
     scale = float(np.abs(ref).max())

@@ -85,7 +85,7 @@ for what in ["globals", "targets", "tags", "executors", "runtimes", "passes", "c
 # ---- irm target ---------------------------------------------------------------------------
 run(["target", "llvm -mcpu=skylake"], 0, out=["llvm -keys=cpu -mcpu=skylake\n"], not_out=["executor"])
 o, e = run(["target", "c -executor=aot -runtime=c -system-lib"], 0,
-           out=["c -keys=cpu\n", 'executor: {"kind": "aot"', 'runtime: {"kind": "crt", "system-lib": true}'],
+           out=["c -keys=cpu\n", 'executor: {"kind": "aot"', 'runtime: {"kind": "crt", "system-lib": true, "num-threads": 1}'],
            err=["DeprecationWarning: target option '-executor=aot' is deprecated"])
 o, _ = run(["target", "--json", "llvm -mcpu=skylake", "--host", "llvm"], 0)
 value = json.loads(o)

@@ -83,7 +83,9 @@ START_TEST(test_cpp_and_crt_fill_system_lib_false) {
     ck_assert(irm_object_is(r, "ir.Config"));
     ck_assert(!irm_object_is(r, "ir.Executor"));
     ck_assert_str_eq(irm_config_kind_name(r), builtin_runtimes[i]);
-    assert_repr(irm_config_attrs(r), "{\"system-lib\": false}");
+    assert_repr(irm_config_attrs(r), strcmp(builtin_runtimes[i], "cpp") == 0
+                                         ? "{\"system-lib\": false, \"num-threads\": 0, \"thread-affinity\": false}"
+                                         : "{\"system-lib\": false, \"num-threads\": 1}");
     irm_object_release(r);
   }
 }
@@ -91,7 +93,8 @@ END_TEST
 
 START_TEST(test_system_lib_takes_a_bool_or_int_0_and_1) {
   irm_any given[] = {irm_any_bool(true), irm_any_int(1), irm_any_int(0)};
-  const char *expected[] = {"{\"system-lib\": true}", "{\"system-lib\": true}", "{\"system-lib\": false}"};
+  const char *expected[] = {"{\"system-lib\": true, \"num-threads\": 1}", "{\"system-lib\": true, \"num-threads\": 1}",
+                            "{\"system-lib\": false, \"num-threads\": 1}"};
   for (size_t i = 0; i < 3; i++) {
     irm_object *opts = map1("system-lib", given[i]);
     irm_runtime *r = runtime("crt", opts);
@@ -184,6 +187,50 @@ START_TEST(test_create_argument_errors) {
 }
 END_TEST
 
+/* ---- num-threads (docs/threads.md) ----------------------------------------------------- */
+
+START_TEST(test_cpp_num_threads_takes_0_to_256) {
+  irm_any ok[] = {irm_any_int(0), irm_any_int(1), irm_any_int(8), irm_any_int(256)};
+  for (size_t i = 0; i < 4; i++) {
+    irm_object *opts = map1("num-threads", ok[i]);
+    irm_runtime *r = runtime("cpp", opts);
+    irm_any v = irm_any_none();
+    ck_assert_ok(irm_config_get_attr(r, "num-threads", &v));
+    ck_assert_int_eq(v.v_int, ok[i].v_int);
+    irm_object_release(r);
+    irm_object_release(opts);
+  }
+  irm_any bad[] = {irm_any_int(-1), irm_any_int(257)};
+  for (size_t i = 0; i < 2; i++) {
+    irm_object *opts = map1("num-threads", bad[i]);
+    irm_runtime *r = NULL;
+    ck_assert_error(irm_runtime_create("cpp", opts, &r), IRM_EVALUE, "ValueError: ");
+    ck_assert_error_mentions("'num-threads' must be 0 (every CPU the process may use)");
+    ck_assert_ptr_null(r);
+    irm_object_release(opts);
+  }
+}
+END_TEST
+
+START_TEST(test_crt_refuses_num_threads_other_than_1_saying_why) {
+  irm_object *one = map1("num-threads", irm_any_int(1));
+  irm_runtime *r = runtime("crt", one);
+  irm_object_release(r);
+  irm_object_release(one);
+  irm_any bad[] = {irm_any_int(0), irm_any_int(4)};
+  for (size_t i = 0; i < 2; i++) {
+    irm_object *opts = map1("num-threads", bad[i]);
+    irm_runtime *got = NULL;
+    ck_assert_error(irm_runtime_create("crt", opts, &got), IRM_EVALUE, "ValueError: ");
+    ck_assert_error_mentions("runtime 'crt' must be 1");
+    ck_assert_error_mentions("bare metal");
+    ck_assert_error_mentions("Runtime('cpp', {'num-threads': ");
+    ck_assert_ptr_null(got);
+    irm_object_release(opts);
+  }
+}
+END_TEST
+
 /* ---- the runtime.* globals ------------------------------------------------------------- */
 
 START_TEST(test_global_create_takes_a_name_a_name_and_map_or_a_map_with_kind) {
@@ -196,8 +243,8 @@ START_TEST(test_global_create_takes_a_name_a_name_and_map_or_a_map_with_kind) {
   irm_object *a = call_obj("runtime.Create", &by_name, 1, "ir.Runtime");
   irm_object *b = call_obj("runtime.Create", with_map, 2, "ir.Runtime");
   irm_object *c = call_obj("runtime.Create", &one_map, 1, "ir.Runtime");
-  assert_repr(irm_config_attrs(a), "{\"system-lib\": false}");
-  assert_repr(irm_config_attrs(b), "{\"system-lib\": true}");
+  assert_repr(irm_config_attrs(a), "{\"system-lib\": false, \"num-threads\": 0, \"thread-affinity\": false}");
+  assert_repr(irm_config_attrs(b), "{\"system-lib\": true, \"num-threads\": 0, \"thread-affinity\": false}");
   ck_assert(global_equal(b, c));
   ck_assert(!global_equal(a, b));
   irm_object_release(a);
@@ -238,7 +285,7 @@ START_TEST(test_global_name_get_attr_and_attrs_read_a_runtime) {
   ck_assert_error(call_fails("runtime.GetAttr", typo, 2), IRM_EATTR, "AttributeError: ");
   ck_assert_error_mentions("did you mean 'system-lib'?");
   irm_object *attrs = call_obj("runtime.Attrs", &arg, 1, "ffi.Map");
-  assert_repr(attrs, "{\"system-lib\": true}");
+  assert_repr(attrs, "{\"system-lib\": true, \"num-threads\": 1}");
   irm_object_release(attrs);
   irm_object_release(name);
   irm_object_release(r);
@@ -282,10 +329,13 @@ END_TEST
 
 START_TEST(test_global_list_options_gives_system_lib_bool) {
   for (size_t i = 0; i < 2; i++) {
+    int cpp = strcmp(builtin_runtimes[i], "cpp") == 0;
     irm_any name = irm_any_str(builtin_runtimes[i]);
     irm_object *opts = call_obj("runtime.ListOptions", &name, 1, "ffi.Map");
-    ck_assert_uint_eq(irm_map_size(opts), 1);
+    ck_assert_uint_eq(irm_map_size(opts), cpp ? 3 : 2);
     ck_assert_str_eq(irm_string_data(irm_map_find_cstr(opts, "system-lib")->v_obj), "bool");
+    ck_assert_str_eq(irm_string_data(irm_map_find_cstr(opts, "num-threads")->v_obj), "int");
+    if (cpp) ck_assert_str_eq(irm_string_data(irm_map_find_cstr(opts, "thread-affinity")->v_obj), "bool");
     irm_object_release(opts);
   }
   irm_any bad = irm_any_str("crtt");
@@ -375,9 +425,9 @@ START_TEST(test_changing_the_options_or_the_attrs_afterwards_does_not_change_the
   ck_assert_ok(irm_map_set_move(&opts, "system-lib", &off));
   irm_object *attrs = call_obj("runtime.Attrs", &arg, 1, "ffi.Map");
   ck_assert_ok(irm_map_set_move(&attrs, "system-lib", &off));
-  assert_repr(attrs, "{\"system-lib\": false}");
-  assert_repr(irm_config_attrs(r), "{\"system-lib\": true}");
-  assert_repr(irm_config_attrs(s), "{\"system-lib\": true}");
+  assert_repr(attrs, "{\"system-lib\": false, \"num-threads\": 0, \"thread-affinity\": false}");
+  assert_repr(irm_config_attrs(r), "{\"system-lib\": true, \"num-threads\": 0, \"thread-affinity\": false}");
+  assert_repr(irm_config_attrs(s), "{\"system-lib\": true, \"num-threads\": 0, \"thread-affinity\": false}");
   irm_object_release(attrs);
   irm_object_release(opts);
   irm_object_release(s);
@@ -484,6 +534,8 @@ static Suite *runtime_suite(void) {
   TCase *make = tcase_create("make");
   tcase_add_test(make, test_cpp_and_crt_fill_system_lib_false);
   tcase_add_test(make, test_system_lib_takes_a_bool_or_int_0_and_1);
+  tcase_add_test(make, test_cpp_num_threads_takes_0_to_256);
+  tcase_add_test(make, test_crt_refuses_num_threads_other_than_1_saying_why);
   tcase_add_test(make, test_from_map_with_kind_equals_create_with_the_name);
   tcase_add_test(make, test_from_map_without_kind_or_with_a_non_str_kind_fails);
   suite_add_tcase(s, make);

@@ -1,0 +1,97 @@
+/* The threads of loaded modules (include/irm/runtime.h, docs/threads.md):
+ * the thread count a module runs with, the pool its library's kernels
+ * call, and the application's pool when it installs one.
+ *
+ * A library holds one pool pointer (tvmgen_<mod_name>_set_pool), and one
+ * library file may back several modules, so the pointer goes to a table
+ * that lives as long as the process, one entry per thread count, never
+ * to a module: a module released while another still runs the library
+ * leaves nothing dangling. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irm/error.h"
+#include "irm/runtime.h"
+#include "irm_parallel.h"
+#include "irm_threadpool.h"
+#include "load/load_internal.h"
+
+static _Atomic(const irm_parallel_pool *) app_pool;
+
+int irm_runtime_set_thread_pool(const struct irm_parallel_pool *pool) {
+  atomic_store(&app_pool, pool);
+  return IRM_OK;
+}
+
+/* What a module's kernels call: the application's pool when installed,
+ * else the shared pool limited to the module's count (self). */
+static void dispatch(void *self, int64_t n, int64_t chunk, irm_parallel_task task, void *ctx) {
+  const irm_parallel_pool *app = atomic_load(&app_pool);
+  if (app && app->parallel_for) {
+    app->parallel_for(app->self, n, chunk, task, ctx);
+    return;
+  }
+  irm_threadpool_run(irm_threadpool_shared(), (int32_t)(intptr_t)self, n, chunk, task, ctx);
+}
+
+static irm_parallel_pool pools[IRM_THREADPOOL_MAX + 1];
+static pthread_once_t pools_once = PTHREAD_ONCE_INIT;
+
+static void make_pools(void) {
+  for (int32_t n = 0; n <= IRM_THREADPOOL_MAX; n++) {
+    pools[n].parallel_for = dispatch;
+    pools[n].self = (void *)(intptr_t)n;
+    pools[n].num_threads = n;
+  }
+}
+
+/* The count asked for: requested (>= 0), else IRM_NUM_THREADS, else the
+ * metadata's; 0 stays 0 (every CPU). */
+static int wanted_threads(int32_t requested, int64_t built, int64_t *out) {
+  if (requested >= 0) {
+    *out = requested;
+    return IRM_OK;
+  }
+  const char *env = getenv("IRM_NUM_THREADS");
+  if (env && *env) {
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(env, &end, 10);
+    if (errno || *end || v < 0 || v > IRM_THREADPOOL_MAX)
+      return irm_error(IRM_EVALUE,
+                       "IRM_NUM_THREADS='%s' is not a thread count: use 0 (every CPU) or a count from 1 to %d",
+                       irm_error_quote(env), IRM_THREADPOOL_MAX);
+    *out = v;
+    return IRM_OK;
+  }
+  *out = built;
+  return IRM_OK;
+}
+
+int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int64_t built, bool affinity,
+                      int32_t *threads) {
+  *threads = 1;
+  if (requested > IRM_THREADPOOL_MAX)
+    return irm_error(IRM_EVALUE, "num_threads %d is more than the %d threads a module may use", (int)requested,
+                     IRM_THREADPOOL_MAX);
+  int64_t n = 0;
+  int rc = wanted_threads(requested, built, &n);
+  if (rc) return rc;
+  int32_t (*set_pool)(const irm_parallel_pool *) = NULL;
+  void *sym = irm_library_symbol(handle, mod_name, "_set_pool");
+  if (!sym) return IRM_OK; /* serial code: crt, or no threads in the library */
+  memcpy(&set_pool, &sym, sizeof set_pool);
+  if (n == 0) n = irm_threadpool_cpu_count();
+  if (n > IRM_THREADPOOL_MAX) n = IRM_THREADPOOL_MAX;
+  irm_threadpool *shared = irm_threadpool_shared();
+  int got = shared ? irm_threadpool_reserve(shared, (int32_t)n, affinity ? IRM_THREADPOOL_PIN : 0)
+                   : IRM_THREADPOOL_ENOMEM;
+  if (got == IRM_THREADPOOL_ENOMEM) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory for the thread pool");
+  if (got) n = irm_threadpool_threads(shared); /* the system refused threads: run with those it gave */
+  pthread_once(&pools_once, make_pools);
+  set_pool(&pools[n]);
+  *threads = (int32_t)n;
+  return IRM_OK;
+}

@@ -1,0 +1,64 @@
+/* irm_parallel.h: how generated code runs a kernel's independent pieces on
+ * several threads (docs/threads.md). Stands alone: C11 and stdint, nothing
+ * of libirm.
+ *
+ * A kernel splits its output into n items (rows of output-channel tiles,
+ * rows of 2x2 Winograd tiles, output blocks of a dense layer) and hands
+ * them to a pool in chunks of `chunk` items. Every item is computed the
+ * same way whichever thread runs it, and no reduction crosses items, so
+ * the results are bitwise identical for every thread count.
+ *
+ * A pool is a table of one function: the application's own (a host with a
+ * thread pool installs it, as XNNPACK's pthreadpool or ONNX Runtime's
+ * thread-pool interface allow), or irm's (irm_threadpool.h, which libirm's
+ * loader installs). A generated library built for the cpp runtime
+ * exports
+ *
+ *   int32_t tvmgen_<mod_name>_set_pool(const irm_parallel_pool *pool);
+ *
+ * which stores the pointer (borrowed: it must outlive every run; NULL runs
+ * everything on the calling thread, the default). Call it before the
+ * first run, not during one.
+ *
+ * Thread safety: nothing here holds state. */
+#ifndef IRM_PARALLEL_H
+#define IRM_PARALLEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One piece of work: items [begin, end) of the kernel's split. */
+typedef void (*irm_parallel_task)(void *ctx, int64_t begin, int64_t end);
+
+typedef struct irm_parallel_pool {
+  /* Calls task(ctx, b, min(b + chunk, n)) once for every b = 0, chunk,
+   * 2 * chunk, ... below n, on any threads in any order, and returns when
+   * every call has returned. Called from several threads at once when
+   * several runs are in flight; a call from inside a task should run its
+   * chunks on the calling thread. */
+  void (*parallel_for)(void *self, int64_t n, int64_t chunk, irm_parallel_task task, void *ctx);
+  void *self;          /* the pool's own state, passed back as self */
+  int32_t num_threads; /* threads parallel_for may use, the caller's included; <= 1 runs inline */
+} irm_parallel_pool;
+
+/* Runs the chunks of [0, n) on pool, or on the calling thread, chunk after
+ * chunk, when there is no pool, one thread, or a single chunk: the split
+ * (and so every result) is the same either way. */
+static inline void irm_parallel_for(const irm_parallel_pool *pool, int64_t n, int64_t chunk, irm_parallel_task task,
+                                    void *ctx) {
+  if (chunk < 1) chunk = 1;
+  if (pool && pool->parallel_for && pool->num_threads > 1 && n > chunk) {
+    pool->parallel_for(pool->self, n, chunk, task, ctx);
+    return;
+  }
+  for (int64_t b = 0; b < n; b += chunk) task(ctx, b, n - b < chunk ? n : b + chunk);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
