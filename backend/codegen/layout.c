@@ -25,27 +25,34 @@ static int is_nchwc(const irm_layout *l, int64_t *x) {
 }
 
 /* The kernel call when the transform is one of runtime/kernels' and the
- * target's block fits: 1 when emitted. */
-static int kernel_call(const cg_call *c, const irm_layout_transform_attrs *a, irm_text_buf *b) {
+ * target's block fits (*done 1 when emitted). Errors: MemoryError. */
+static int kernel_call(const cg_call *c, const irm_layout_transform_attrs *a, irm_text_buf *b, int *done) {
+  *done = 0;
   static const char *const headers[] = {"irm_kernel_layout.h", NULL};
   int64_t x = 0;
   int to_blocked = is_nchw(&a->src_layout) && is_nchwc(&a->dst_layout, &x);
-  if (!to_blocked && !(is_nchwc(&a->src_layout, &x) && is_nchw(&a->dst_layout))) return 0;
+  if (!to_blocked && !(is_nchwc(&a->src_layout, &x) && is_nchw(&a->dst_layout))) return IRM_OK;
   /* the NCHW side's shape: its C is the logical channel count (outer * x out of the blocks) */
   const int64_t *s = to_blocked ? c->in[0].shape : c->out.shape;
   for (int i = 0; i < 4; i++)
-    if (s[i] > INT32_MAX) return 0;
-  if (!irm_cg_use_kernels_(c, x, headers)) return 0;
-  P(b, "    irm_kernel_%s(%s, %s, %lld, %lld, %lld, %lld);\n", to_blocked ? "nchw_to_nchwc" : "nchwc_to_nchw",
-    c->in[0].name, c->out.name, LL(s[0]), LL(s[1]), LL(s[2]), LL(s[3]));
-  return 1;
+    if (s[i] > INT32_MAX) return IRM_OK;
+  if (!irm_cg_use_kernels_(c, x, headers)) return IRM_OK;
+  /* split over channel blocks (to blocked) or channels (back) */
+  int64_t items = to_blocked ? s[0] * ((s[1] + x - 1) / x) : s[0] * s[1];
+  char stmt[256];
+  snprintf(stmt, sizeof stmt, "    irm_kernel_%s_range(%s, %s, %lld, %lld, %lld, %lld, begin, end);\n",
+           to_blocked ? "nchw_to_nchwc" : "nchwc_to_nchw", c->in[0].name, c->out.name, LL(s[0]), LL(s[1]), LL(s[2]),
+           LL(s[3]));
+  *done = 1;
+  return irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * 2.0), stmt);
 }
 
 static int layout_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   irm_layout_transform_attrs a;
-  int rc = irm_layout_transform_attrs_decode(c->op, c->attrs, &a);
-  if (rc || c->out.numel == 0 || kernel_call(c, &a, b)) return rc;
+  int rc = irm_layout_transform_attrs_decode(c->op, c->attrs, &a), done = 0;
+  if (!rc && c->out.numel > 0) rc = kernel_call(c, &a, b, &done);
+  if (rc || c->out.numel == 0 || done) return rc;
   const irm_layout *s = &a.src_layout, *d = &a.dst_layout;
   const cg_tensor *in = &c->in[0];
   int nd = d->ndim;

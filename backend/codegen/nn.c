@@ -19,6 +19,9 @@
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
+/* The columns one of the dense kernel's tiles computes (at most): chunks
+ * of a split are whole tiles. */
+#define IRM_CG_DENSE_COLUMNS 8
 #define LL(x) ((long long)(x))
 
 static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
@@ -53,8 +56,13 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   }
   static const char *const headers[] = {"irm_kernel_dense.h", NULL};
   if (m <= KERNEL_MAX && n <= KERNEL_MAX && k <= KERNEL_MAX && irm_cg_use_kernels_(c, c->kernel_block, headers)) {
-    P(b, "    irm_kernel_dense(%s, %s, %s, %lld, %lld, %lld);\n", x, wt, y, LL(m), LL(n), LL(k));
-    return IRM_OK;
+    /* split over the output's columns (rows of the weight), in whole tiles */
+    char stmt[256];
+    snprintf(stmt, sizeof stmt, "    irm_kernel_dense_range(%s, %s, %s, %lld, %lld, %lld, begin, end);\n", x, wt, y,
+             LL(m), LL(n), LL(k));
+    int64_t chunk = irm_cg_chunk_(c, n, (double)m * (double)n * (double)k);
+    chunk = (chunk + IRM_CG_DENSE_COLUMNS - 1) / IRM_CG_DENSE_COLUMNS * IRM_CG_DENSE_COLUMNS;
+    return irm_cg_parallel_(c, b, n, chunk, stmt);
   }
   P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m),
     irm_cg_ctype_(d->dt), x, LL(k));

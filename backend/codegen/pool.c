@@ -111,26 +111,35 @@ static const char *chan_offset(int64_t x, const int64_t *st, char *buf, size_t s
 
 /* Calls irm_kernel_pool_nchwc when this NCHW{x}c pool may run on the
  * target's kernels (*done 1); else leaves it to the loops. */
-static void kernel_pool(const cg_call *c, const irm_pool2d_attrs *a, int is_max, irm_text_buf *b, int *done) {
+static int kernel_pool(const cg_call *c, const irm_pool2d_attrs *a, int is_max, irm_text_buf *b, int *done) {
   const int64_t *d = c->in[0].shape, *o = c->out.shape, *k = a->pool_size, *st = a->strides, *dil = a->dilation;
   const int64_t *pad = a->padding, x = a->layout_block;
   int64_t ch = d[1] * x, checks[] = {d[0] * ch,    d[2] + pad[0] + pad[2], d[3] + pad[1] + pad[3], o[2] * st[0],
                                      o[3] * st[1], k[0] * dil[0],          k[1] * dil[1]};
   *done = 0;
-  if (c->in[0].numel == 0 || c->out.numel == 0) return;
+  if (c->in[0].numel == 0 || c->out.numel == 0) return IRM_OK;
   for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
-    if (checks[i] > KERNEL_MAX) return;
+    if (checks[i] > KERNEL_MAX) return IRM_OK;
   static const char *const headers[] = {"irm_kernel_pool.h", NULL};
-  if (!irm_cg_use_kernels_(c, x, headers)) return;
-  P(b, "    static const irm_kernel_pool_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, ", LL(d[0]), LL(ch),
-    LL(d[2]), LL(d[3]), LL(o[2]), LL(o[3]), LL(k[0]), LL(k[1]));
-  P(b, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld};\n", LL(st[0]), LL(st[1]), LL(dil[0]), LL(dil[1]), LL(pad[0]),
-    LL(pad[1]), LL(pad[2]), LL(pad[3]));
-  P(b, "    irm_kernel_pool_nchwc(&s, %s, %s, %s);\n", c->in[0].name, c->out.name,
+  if (!irm_cg_use_kernels_(c, x, headers)) return IRM_OK;
+  irm_text_buf run;
+  irm_text_buf_init_(&run, NULL, 0);
+  P(&run, "    static const irm_kernel_pool_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, ", LL(d[0]),
+    LL(ch), LL(d[2]), LL(d[3]), LL(o[2]), LL(o[3]), LL(k[0]), LL(k[1]));
+  P(&run, "%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld};\n", LL(st[0]), LL(st[1]), LL(dil[0]), LL(dil[1]),
+    LL(pad[0]), LL(pad[1]), LL(pad[2]), LL(pad[3]));
+  P(&run, "    irm_kernel_pool_range(&s, %s, %s, %s, begin, end);\n", c->in[0].name, c->out.name,
     is_max                 ? "IRM_KERNEL_POOL_MAX"
     : a->count_include_pad ? "IRM_KERNEL_POOL_AVG_INCLUDE_PAD"
                            : "IRM_KERNEL_POOL_AVG");
+  /* split over output rows of channel blocks */
+  int64_t items = d[0] * d[1] * o[2];
   *done = 1;
+  int rc = run.failed
+               ? irm_error_nomem_("generating C")
+               : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * k[0] * k[1]), run.data);
+  irm_text_buf_free_(&run);
+  return rc;
 }
 
 /* Rows wider than this take the per-output path (acc lives on the stack). */
@@ -144,8 +153,8 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int nhwc = a.layout == IRM_LAYOUT_NHWC, done = 0;
   int is_max = strcmp(c->op, "nn.max_pool2d") == 0, incl = a.count_include_pad;
   int64_t x = a.layout_block ? a.layout_block : 1;
-  if (a.layout_block) kernel_pool(c, &a, is_max, b, &done);
-  if (done) return IRM_OK;
+  if (a.layout_block) rc = kernel_pool(c, &a, is_max, b, &done);
+  if (rc || done) return rc;
   const int64_t *d = c->in[0].shape, *o = c->out.shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1] * x, h = d[nhwc ? 1 : 2], w = d[nhwc ? 2 : 3];
   int64_t oh = o[nhwc ? 1 : 2], ow = o[nhwc ? 2 : 3];
@@ -235,10 +244,12 @@ static int global_geometry(const cg_call *c, int is_max, global_geom *g, irm_tex
   static const char *const headers[] = {"irm_kernel_pool.h", NULL};
   if (a.layout_block && g->hw > 0 && g->n * g->ch <= KERNEL_MAX && h <= KERNEL_MAX && w <= KERNEL_MAX &&
       irm_cg_use_kernels_(c, a.layout_block, headers)) {
-    P(b, "    irm_kernel_global_pool_nchwc(%s, %s, %lld, %lld, %lld, %lld, %s);\n", c->in[0].name, c->out.name,
-      LL(g->n), LL(g->ch), LL(h), LL(w), is_max ? "IRM_KERNEL_POOL_MAX" : "IRM_KERNEL_POOL_AVG");
+    char stmt[256];
+    snprintf(stmt, sizeof stmt, "    irm_kernel_global_pool_range(%s, %s, %lld, %lld, %s, begin, end);\n",
+             c->in[0].name, c->out.name, LL(h), LL(w), is_max ? "IRM_KERNEL_POOL_MAX" : "IRM_KERNEL_POOL_AVG");
+    int64_t planes = g->n * (g->ch / g->x); /* split over images' channel blocks */
     *done = 1;
-    return IRM_OK;
+    return irm_cg_parallel_(c, b, planes, irm_cg_chunk_(c, planes, (double)(g->n * g->ch * g->hw)), stmt);
   }
   irm_kernel_pool_strides(nhwc, a.layout_block, g->ch, h, w, st);
   char chan[96];

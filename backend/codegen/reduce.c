@@ -91,8 +91,12 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   /* contiguous rows (the last axis) of sizes the kernel's ints hold */
   if (inner == 1 && outer <= ((int64_t)1 << 30) && len <= ((int64_t)1 << 30) && c->out.numel > 0 &&
       irm_cg_use_kernels_(c, c->kernel_block, headers)) {
-    P(b, "    irm_kernel_softmax_rows(%s, %s, %lld, %lld, %d);\n", x, y, (long long)outer, (long long)len, log_out);
-    return IRM_OK;
+    char stmt[256]; /* split over rows */
+    snprintf(
+        stmt, sizeof stmt,
+        "    irm_kernel_softmax_rows(%s + (size_t)begin * %lld, %s + (size_t)begin * %lld, end - begin, %lld, %d);\n",
+        x, (long long)len, y, (long long)len, (long long)len, log_out);
+    return irm_cg_parallel_(c, b, outer, irm_cg_chunk_(c, outer, (double)c->out.numel * 8.0), stmt);
   }
   P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++) {\n", (long long)outer,
     (long long)inner);

@@ -86,8 +86,8 @@ int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int
   if (n == 0) n = irm_threadpool_cpu_count();
   if (n > IRM_THREADPOOL_MAX) n = IRM_THREADPOOL_MAX;
   irm_threadpool *shared = irm_threadpool_shared();
-  int got = shared ? irm_threadpool_reserve(shared, (int32_t)n, affinity ? IRM_THREADPOOL_PIN : 0)
-                   : IRM_THREADPOOL_ENOMEM;
+  int got =
+      shared ? irm_threadpool_reserve(shared, (int32_t)n, affinity ? IRM_THREADPOOL_PIN : 0) : IRM_THREADPOOL_ENOMEM;
   if (got == IRM_THREADPOOL_ENOMEM) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory for the thread pool");
   if (got) n = irm_threadpool_threads(shared); /* the system refused threads: run with those it gave */
   pthread_once(&pools_once, make_pools);

@@ -15,32 +15,47 @@ static inline size_t irm_kernel_nchwc_size(int n, int c, int h, int w) {
   return (size_t)n * irm_kernel_blocks(c) * IRM_KERNEL_BLOCK * h * w;
 }
 
-/* src NCHW -> dst NCHW[x]c (irm_kernel_nchwc_size floats). */
-static inline void irm_kernel_nchw_to_nchwc(const float *src, float *dst, int n, int c, int h, int w) {
+/* Channel blocks [begin, end) (numbered image-major: n *
+ * irm_kernel_blocks(c) of them) of src NCHW -> dst NCHW[x]c
+ * (irm_kernel_nchwc_size floats). */
+static inline void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
+                                                  int end) {
   const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
   size_t hw = (size_t)h * w;
-  for (int b = 0; b < n; b++)
-    for (int cb = 0; cb < cbs; cb++) {
-      float *d = dst + ((size_t)b * cbs + cb) * hw * x;
-      for (int l = 0; l < x; l++) {
-        int ch = cb * x + l;
-        const float *s = ch < c ? src + ((size_t)b * c + ch) * hw : NULL;
-        for (size_t i = 0; i < hw; i++) d[i * x + l] = s ? s[i] : 0.0f;
-      }
+  (void)n;
+  for (int plane = begin; plane < end; plane++) {
+    int b = plane / cbs, cb = plane % cbs;
+    float *d = dst + (size_t)plane * hw * x;
+    for (int l = 0; l < x; l++) {
+      int ch = cb * x + l;
+      const float *s = ch < c ? src + ((size_t)b * c + ch) * hw : NULL;
+      for (size_t i = 0; i < hw; i++) d[i * x + l] = s ? s[i] : 0.0f;
     }
+  }
 }
 
-/* src NCHW[x]c -> dst NCHW (n * c * h * w floats); the padding lanes are
+static inline void irm_kernel_nchw_to_nchwc(const float *src, float *dst, int n, int c, int h, int w) {
+  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, n * irm_kernel_blocks(c));
+}
+
+/* Channels [begin, end) (numbered image-major: n * c of them) of src
+ * NCHW[x]c -> dst NCHW (n * c * h * w floats); the padding lanes are
  * dropped. */
-static inline void irm_kernel_nchwc_to_nchw(const float *src, float *dst, int n, int c, int h, int w) {
+static inline void irm_kernel_nchwc_to_nchw_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
+                                                  int end) {
   const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
   size_t hw = (size_t)h * w;
-  for (int b = 0; b < n; b++)
-    for (int ch = 0; ch < c; ch++) {
-      const float *s = src + ((size_t)b * cbs + ch / x) * hw * x + ch % x;
-      float *d = dst + ((size_t)b * c + ch) * hw;
-      for (size_t i = 0; i < hw; i++) d[i] = s[i * x];
-    }
+  (void)n;
+  for (int plane = begin; plane < end; plane++) {
+    int b = plane / c, ch = plane % c;
+    const float *s = src + ((size_t)b * cbs + ch / x) * hw * x + ch % x;
+    float *d = dst + (size_t)plane * hw;
+    for (size_t i = 0; i < hw; i++) d[i] = s[i * x];
+  }
+}
+
+static inline void irm_kernel_nchwc_to_nchw(const float *src, float *dst, int n, int c, int h, int w) {
+  irm_kernel_nchwc_to_nchw_range(src, dst, n, c, h, w, 0, n * c);
 }
 
 /* bias (c floats, or NULL for zeros) -> dst (irm_kernel_blocks(c) * x

@@ -81,11 +81,12 @@ static void check_kernels(const char *stem, const char *target_text, const char 
   cg_check_cases(stem, cases, n, t, extra, 2);
   int used = 0;
   for (size_t i = 0; i < n; i += 5) {
-    if (!code_has(&cases[i], t, "irm_kernel_nchw_to_nchwc(in0, out0, 1, 3, 5, 5);")) continue;
+    if (!code_has(&cases[i], t, "irm_kernel_nchw_to_nchwc_range(in0, out0, 1, 3, 5, 5, begin, end);")) continue;
     used++;
     int64_t x = i == 0 ? 4 : i == 5 ? 8 : 16;
     char call[96];
-    snprintf(call, sizeof call, "irm_kernel_nchwc_to_nchw(in0, out0, 2, %lld, 3, 4);", (long long)(3 * x));
+    snprintf(call, sizeof call, "irm_kernel_nchwc_to_nchw_range(in0, out0, 2, %lld, 3, 4, begin, end);",
+             (long long)(3 * x));
     ck_assert_msg(code_has(&cases[i + 3], t, call), "no %s", call); /* the NCHW side's C: 3 blocks of x */
     ck_assert(code_has(&cases[i], t, "#include \"irm_kernel_layout.h\""));
     ck_assert(!code_has(&cases[i + 4], t, "irm_kernel_")); /* int32: loops */

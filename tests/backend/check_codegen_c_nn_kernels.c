@@ -15,13 +15,13 @@ typedef struct nk_case {
   const char *want, *unwanted;
 } nk_case;
 
-#define DENSE "irm_kernel_dense("
+#define DENSE "irm_kernel_dense_range("
 #define SOFTMAX "irm_kernel_softmax_rows("
 
 static const nk_case cases[] = {
     {{"nk_gemv",
       "def @main(%a: Tensor[(1, 512), float32], %w: Tensor[(1000, 512), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
-     DENSE "in0, in1, out0, 1, 1000, 512);",
+     DENSE "in0, in1, out0, 1, 1000, 512, begin, end);",
      NULL},
     {{"nk_rows",
       "def @main(%a: Tensor[(2, 3, 37), float32], %w: Tensor[(5, 37), float32]) { %0 = nn.dense(%a, %w); %0 }", 1e-4},
@@ -37,10 +37,10 @@ static const nk_case cases[] = {
      "irm_kernel_"},
     {{"nk_softmax", "def @main(%a: Tensor[(2, 1000), float32]) { %0 = nn.softmax(%a); %0 }", 1e-6}, SOFTMAX, NULL},
     {{"nk_softmax_3d", "def @main(%a: Tensor[(3, 4, 13), float32]) { %0 = nn.softmax(%a, axis=-1); %0 }", 1e-6},
-     SOFTMAX "in0, out0, 12, 13, 0);",
+     SOFTMAX "in0 + (size_t)begin * 13, out0 + (size_t)begin * 13, end - begin, 13, 0);",
      NULL},
     {{"nk_log_softmax", "def @main(%a: Tensor[(4, 33), float32]) { %0 = nn.log_softmax(%a); %0 }", 1e-6},
-     SOFTMAX "in0, out0, 4, 33, 1);",
+     SOFTMAX "in0 + (size_t)begin * 33, out0 + (size_t)begin * 33, end - begin, 33, 1);",
      NULL},
     {{"nk_softmax_axis1", "def @main(%a: Tensor[(3, 4, 5), float32]) { %0 = nn.softmax(%a, axis=1); %0 }", 1e-6},
      "double top = -INFINITY",

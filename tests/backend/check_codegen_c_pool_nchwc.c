@@ -88,7 +88,7 @@ static int calls_kernels(const char *text, irm_target *target) {
   irm_object *k = cg_kernel(irm_module_function(m, "main"), "probe", target);
   ck_require(k != NULL, "codegen failed: %s", irm_last_error());
   const char *code = cg_map_str(k, "code");
-  int yes = strstr(code, "irm_kernel_pool_nchwc(") || strstr(code, "irm_kernel_global_pool_nchwc(");
+  int yes = strstr(code, "irm_kernel_pool_range(") || strstr(code, "irm_kernel_global_pool_range(");
   irm_object_release(k);
   irm_object_release(m);
   return yes;
