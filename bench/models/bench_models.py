@@ -121,13 +121,14 @@ def bench_network(name, args, configs, node, results):
     folders = {}
     for label in configs:
         try:
-            folders[label], _ = mb.build_library(onnx_bytes, mb.CONFIGS[label], args.cache, log)
+            folders[label], _ = mb.build_library(onnx_bytes, mb.CONFIGS[label], args.cache, log,
+                                                 runtime=mb.RUNTIMES.get(label, "crt"))
         except Exception as e:  # a build that fails is a finding, not the end of the run
             log("# %s: irm:%s failed to build: %s" % (name, label, str(e).splitlines()[0][:300]))
     res = results.setdefault(name, {"torch": {}, "ort": {}, "scale": scale})
     mods = {}
     for label, folder in folders.items():
-        mods[label] = irm.runtime.load(os.path.join(folder, "default.so"))
+        mods[label] = irm.runtime.load(os.path.join(folder, "default.so"), num_threads=1)  # one thread here
         got = mods[label].run(xs)
         res.setdefault("diff", {})[label] = float(np.abs(got - ref).max())
     if not args.no_torch:
@@ -153,7 +154,8 @@ def bench_network(name, args, configs, node, results):
             f.write(onnx_bytes)
         profile = args.profile and name == "resnet18"
         cfg = {"network": name, "onnx": onnx_path, "input": ins, "input_shape": list(xs.shape), "reference": refp,
-               "rounds": args.rounds, "libs": [{"label": k, "folder": v} for k, v in folders.items()],
+               "rounds": args.rounds, "libs": [{"label": k, "folder": v, "threads": 1} for k, v in folders.items()],
+               "pool_shim": mb.pool_shim(args.cache),
                "profile": {"prefix": os.path.join(args.cache, "ort-profile"), "runs": 5} if profile else None}
         out = run_node(node, cfg, args.cache)
         if out:

@@ -4,11 +4,16 @@
 //   node bench/models/bench_ort.mjs config.json
 //
 // config: {network, onnx, input (raw float32 file), input_shape, reference
-// (raw float32: PyTorch's logits), rounds, libs: [{label, folder}],
-// profile: {prefix, runs} or null}. ONNX Runtime (onnxruntime-node) runs with
-// 1 intra-op and 1 inter-op thread and graph optimization 'all'; each irm
-// library (default.so + default.params, aot, interface-api c) is called
-// through koffi at its entry point with set_params given the params file.
+// (raw float32: PyTorch's logits), rounds, libs: [{label, folder, so,
+// threads}], ort_threads (default [1]), pool_shim (a shared object of
+// pool_shim.c) or null, profile: {prefix, runs} or null}. ONNX Runtime
+// (onnxruntime-node) runs with 1 inter-op thread, graph optimization 'all'
+// and each intra-op thread count of ort_threads (labels 'ort' for 1,
+// 'ort@N' for N); each irm library (so, default default.so, with
+// default.params; aot) is called through koffi at its workspace entry
+// with set_params given the params file and, for a library built for the
+// cpp runtime, set_pool given a pool of `threads` threads from the shim
+// (one library file per thread count: the pool pointer is the library's).
 // Every round runs each system once, in an order that rotates per round; the
 // best CPU time (process.cpuUsage) and wall time over the rounds are kept.
 // Prints one `@json {...}` line: per system its best CPU and wall ms and the
@@ -47,18 +52,28 @@ const ORT_OPTIONS = {
   graphOptimizationLevel: 'all',
 };
 
-async function ortSystem(ort, cfg, x) {
-  const session = await ort.InferenceSession.create(cfg.onnx, ORT_OPTIONS);
+async function ortSystem(ort, cfg, x, threads) {
+  const session = await ort.InferenceSession.create(cfg.onnx, { ...ORT_OPTIONS, intraOpNumThreads: threads });
   const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x, cfg.input_shape) };
   const name = session.outputNames[0];
-  return { label: 'ort', run: async () => (await session.run(feeds))[name].data };
+  return { label: threads === 1 ? 'ort' : `ort@${threads}`, run: async () => (await session.run(feeds))[name].data };
 }
 
-function irmSystem(koffi, lib, x) {
-  const so = koffi.load(path.join(lib.folder, 'default.so'));
+function irmSystem(koffi, shim, lib, x) {
+  const so = koffi.load(path.join(lib.folder, lib.so || 'default.so'));
   const meta = JSON.parse(so.func('const char *tvmgen_default_metadata(void)')());
-  if (meta.interface_api !== 'c' || !meta.unpacked_api) throw new Error(`${lib.label}: not an aot library with the c interface`);
-  const run = so.func(`int32_t ${meta.entry}(void **inputs, void **outputs)`);
+  if (!meta.workspace_entry) throw new Error(`${lib.label}: an aot library without a workspace entry (rebuild it)`);
+  const entry = so.func(`int32_t ${meta.workspace_entry}(void **inputs, void **outputs, void *ws)`);
+  if (meta.parallel) {
+    if (!shim) throw new Error(`${lib.label}: built for threads, but no pool shim was given`);
+    const pool = shim.pool(lib.threads || 1);
+    if (!pool) throw new Error(`${lib.label}: no pool of ${lib.threads} threads`);
+    const rc = so.func('int32_t tvmgen_default_set_pool(void *pool)')(pool);
+    if (rc !== 0) throw new Error(`${lib.label}: set_pool returned ${rc}`);
+  }
+  const ws = shim ? shim.workspace(meta.workspace_bytes + 1, Math.max(meta.workspace_alignment, 64)) : null;
+  if (!ws) throw new Error(`${lib.label}: no workspace (the pool shim is missing)`);
+  const run = (ins, outs) => entry(ins, outs, ws);
   if (meta.set_params) {
     const blob = fs.readFileSync(path.join(lib.folder, meta.params_file));
     const rc = so.func(`int32_t ${meta.set_params}(const void *blob, size_t size)`)(blob, blob.length);
@@ -141,10 +156,15 @@ async function main() {
   if (ort.missing) skipped.push(`ort (${ort.missing}; cd bench/models && npm ci --ignore-scripts)`);
   else {
     ortVersion = require('onnxruntime-node/package.json').version;
-    systems.push(await ortSystem(ort, cfg, x));
+    for (const t of cfg.ort_threads || [1]) systems.push(await ortSystem(ort, cfg, x, t));
+  }
+  let shim = null;
+  if (!koffi.missing && cfg.pool_shim) {
+    const lib = koffi.load(cfg.pool_shim);
+    shim = { pool: lib.func('void *irm_bench_pool(int threads)'), workspace: lib.func('void *irm_bench_workspace(size_t bytes, size_t align)') };
   }
   if (koffi.missing) skipped.push(`irm (${koffi.missing})`);
-  else for (const lib of cfg.libs) systems.push(irmSystem(koffi, lib, x));
+  else for (const lib of cfg.libs) systems.push(irmSystem(koffi, shim, lib, x));
   for (const s of skipped) console.log(`# ${cfg.network}: skipping ${s}`);
   await measure(systems, cfg.rounds, ref);
   const result = { ort_version: ortVersion, skipped, systems: {} };

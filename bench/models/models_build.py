@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import time
 
 NETWORKS = ("resnet18", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x0_5", "googlenet", "densenet121")
@@ -25,9 +26,14 @@ CONFIGS = {
     "c": "c",
     "native": "c -mcpu=native",
     "native-cblas": "c -mcpu=native -libs=cblas",
+    "native-cpp": "c -mcpu=native",  # the cpp runtime: kernels split over threads (bench_threads.py)
 }
 
+# The runtime of each configuration (crt: serial code) and the aot options
+# it takes (cpp: the packed interface, as TVM's rule for aot asks).
+RUNTIMES = {"native-cpp": "cpp"}
 EXECUTOR = {"interface-api": "c", "unpacked-api": True, "link-params": False}
+EXECUTOR_CPP = {"link-params": False}
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -93,9 +99,10 @@ def irm_identity():
     return _IRM_ID
 
 
-def cache_key(onnx_bytes, target, profiled):
+def cache_key(onnx_bytes, target, profiled, runtime="crt"):
     h = hashlib.sha256(onnx_bytes)
-    h.update(json.dumps([target, EXECUTOR, profiled, irm_identity()], sort_keys=True).encode())
+    h.update(json.dumps([target, EXECUTOR if runtime == "crt" else EXECUTOR_CPP, profiled, irm_identity(), runtime],
+                        sort_keys=True).encode())
     if profiled:
         with open(os.path.join(HERE, "kernel_profile.c"), "rb") as f:
             h.update(f.read())
@@ -116,11 +123,24 @@ def _profiling_cc(folder):
     return folder
 
 
-def build_library(onnx_bytes, target, cache, log, profiled=False):
-    """The folder of irm's library of the ONNX model for target, built and
-    exported unless cached: default.so, default.params and info.json
-    (target as built, seconds to build and export, metadata)."""
-    folder = os.path.join(cache, "lib-" + cache_key(onnx_bytes, target, profiled))
+def pool_shim(cache):
+    """The shared object of pool_shim.c with runtime/threadpool.c (the pool
+    and workspace bench_ort.mjs gives cpp libraries), compiled once."""
+    out = os.path.join(cache, "pool_shim.so")
+    srcs = [os.path.join(HERE, "pool_shim.c"), os.path.join(ROOT, "runtime", "threadpool.c")]
+    if not os.path.exists(out) or any(os.path.getmtime(s) > os.path.getmtime(out) for s in srcs):
+        subprocess.run(["cc", "-std=c11", "-O2", "-shared", "-fPIC", "-I", os.path.join(ROOT, "runtime", "include"),
+                        "-o", out + ".tmp"] + srcs + ["-lpthread"], check=True)
+        os.replace(out + ".tmp", out)
+    return out
+
+
+def build_library(onnx_bytes, target, cache, log, profiled=False, runtime="crt"):
+    """The folder of irm's library of the ONNX model for target and runtime
+    (crt: the c interface; cpp: packed, threads), built and exported
+    unless cached: default.so, default.params and info.json (target as
+    built, seconds to build and export, metadata)."""
+    folder = os.path.join(cache, "lib-" + cache_key(onnx_bytes, target, profiled, runtime))
     info_path = os.path.join(folder, "info.json")
     if os.path.exists(info_path):
         with open(info_path) as f:
@@ -133,7 +153,8 @@ def build_library(onnx_bytes, target, cache, log, profiled=False):
     os.makedirs(tmp)
     t0 = time.perf_counter()
     mod, params = from_onnx(onnx.load_from_string(onnx_bytes))
-    result = irm.build(mod, target, executor=irm.Executor("aot", EXECUTOR), runtime="crt", params=params)
+    executor = irm.Executor("aot", EXECUTOR if runtime == "crt" else EXECUTOR_CPP)
+    result = irm.build(mod, target, executor=executor, runtime=runtime, params=params)
     t1 = time.perf_counter()
     path_before = os.environ.get("PATH", "")
     if profiled:
