@@ -468,6 +468,7 @@ static int collect(ew_ctx *x, size_t idx, const int32_t *map) {
     cg_leaf *l = &x->leaves[x->n_leaves++];
     memset(l, 0, sizeof *l);
     l->name = a->name;
+    l->dt = a->t.dt;
     int64_t stride = 1;
     for (int32_t d = a->t.ndim - 1; d >= 0; d--) {
       if (composed[d] >= 0 && a->t.shape[d] != 1) l->strides[composed[d]] += stride;
@@ -510,13 +511,50 @@ static int expr_cb(void *ctx, const char *const *access, irm_text_buf *out) {
   return build_expr(x, x->root, out);
 }
 
+/* The chain's loops split over threads (irm_cg_parallel_with_) when the
+ * kernel is parallel, the loop nest large, its buffers float32 and its
+ * expression keeps no status (an integer division's &st stays serial). */
+static int emit_ew_split(walker *w, const cg_node *nd, ew_ctx *x, irm_text_buf *b, bool *done) {
+  *done = false;
+  if (w->threads <= 0 || !w->file_scope || nd->t.dt != CG_F32 || x->n_leaves + 1 > CG_MAX_INPUTS) return IRM_OK;
+  /* the output first: a leaf that is the output too (an in-place chain)
+   * must be captured writable */
+  const char *names[CG_MAX_INPUTS + 1] = {nd->name}, *types[CG_MAX_INPUTS + 1] = {"float"};
+  for (size_t k = 0; k < x->n_leaves; k++) {
+    if (x->leaves[k].dt != CG_F32) return IRM_OK;
+    names[k + 1] = x->leaves[k].name;
+    types[k + 1] = "const float";
+  }
+  irm_text_buf loops;
+  irm_text_buf_init_(&loops, NULL, 0);
+  int64_t items = 0;
+  int rc = irm_cg_emit_loops_split_(&nd->t, x->leaves, x->n_leaves, expr_cb, x, &loops, &items);
+  if (!rc && loops.failed) rc = irm_error_nomem_("generating C");
+  if (rc || items <= 1 || strstr(irm_text_buf_cstr_(&loops), "&st")) {
+    irm_text_buf_free_(&loops);
+    return rc;
+  }
+  cg_tensor in[CG_MAX_INPUTS];
+  cg_call c;
+  make_call(w, nd, in, &c);
+  int64_t chunk = irm_cg_chunk_(&c, items, (double)nd->t.numel * (double)(x->n_leaves + 1));
+  if (chunk < items) {
+    rc = irm_cg_parallel_with_(&c, b, items, chunk, loops.data, names, types, x->n_leaves + 1);
+    *done = true;
+  }
+  irm_text_buf_free_(&loops);
+  return rc;
+}
+
 static int emit_ew(walker *w, size_t idx, irm_text_buf *b) {
   ew_ctx x = {w, NULL, 0, 0, NULL, 0, idx};
   int32_t map[CG_MAX_NDIM];
   const cg_node *nd = &w->nodes[idx];
   for (int32_t d = 0; d < nd->t.ndim; d++) map[d] = d;
   int rc = collect(&x, idx, map);
-  if (!rc) rc = irm_cg_emit_loops_(&nd->t, x.leaves, x.n_leaves, expr_cb, &x, b);
+  bool done = false;
+  if (!rc) rc = emit_ew_split(w, nd, &x, b, &done);
+  if (!rc && !done) rc = irm_cg_emit_loops_(&nd->t, x.leaves, x.n_leaves, expr_cb, &x, b);
   irm_free(x.leaves);
   return rc;
 }

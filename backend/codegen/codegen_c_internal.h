@@ -155,6 +155,7 @@ void irm_cg_broadcast_map_(const int64_t *in_shape, int32_t in_ndim, const int64
  * dimensions. */
 typedef struct cg_leaf {
   const char *name;
+  cg_dt dt;                     /* its element type (the walker's elementwise split reads it) */
   int64_t strides[CG_MAX_NDIM]; /* elements per step of each output dimension */
 } cg_leaf;
 
@@ -165,6 +166,13 @@ typedef int (*cg_expr_fn)(void *ctx, const char *const *leaf_access, irm_text_bu
  * access texts. */
 int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
                        irm_text_buf *b);
+
+/* irm_cg_emit_loops_ whose outermost loop (after merging) runs over
+ * [begin, end) of its extent, for irm_cg_parallel_: *items is that
+ * extent, or 0 when there is no loop to split (the loops then run whole,
+ * as irm_cg_emit_loops_'s). */
+int irm_cg_emit_loops_split_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
+                             irm_text_buf *b, int64_t *items);
 
 /* The identity expression (broadcast_to, nn.dropout): the input element. */
 int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_buf *out);
@@ -210,6 +218,12 @@ int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work);
  * and a call of irm_parallel_for. Errors: MemoryError (through the
  * buffers). */
 int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts);
+
+/* irm_cg_parallel_ capturing the n buffers names[i] of C element types
+ * types[i] ("const float", ...) instead of c's inputs, output and
+ * epilogue (the walker's elementwise loops, whose leaves are no call's). */
+int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                          const char *const *names, const char *const *types, size_t n);
 
 /* Appends record r to c's collector (none: does nothing). Errors:
  * MemoryError. */

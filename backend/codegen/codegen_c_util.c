@@ -96,6 +96,11 @@ void irm_cg_broadcast_map_(const int64_t *in_shape, int32_t in_ndim, const int64
 
 int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
                        irm_text_buf *b) {
+  return irm_cg_emit_loops_split_(out, leaves, n_leaves, fn, ctx, b, NULL);
+}
+
+int irm_cg_emit_loops_split_(const cg_tensor *out, const cg_leaf *leaves, size_t n_leaves, cg_expr_fn fn, void *ctx,
+                             irm_text_buf *b, int64_t *items) {
   /* Merge dimension d into d+1 when every leaf (and the output) steps
    * through d exactly as through d+1 times its extent. */
   int64_t ext[CG_MAX_NDIM];
@@ -135,10 +140,14 @@ int irm_cg_emit_loops_(const cg_tensor *out, const cg_leaf *leaves, size_t n_lea
     m++;
   }
   irm_text_buf_puts_(b, "  {\n");
+  /* split: the outermost loop runs over [begin, end) of its extent */
+  if (items) *items = m > 0 && ext[0] <= INT32_MAX ? ext[0] : 0;
   /* offsets of each level: o<k>_<level> */
   for (int32_t d = 0; d < m; d++) {
-    irm_text_buf_printf_(b, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", 4 + 2 * d, "", d, d, (long long)ext[d],
-                         d);
+    if (d == 0 && items && *items) irm_text_buf_puts_(b, "    for (int64_t i0 = begin; i0 < end; i0++) {\n");
+    else
+      irm_text_buf_printf_(b, "%*sfor (int64_t i%d = 0; i%d < %lld; i%d++) {\n", 4 + 2 * d, "", d, d, (long long)ext[d],
+                           d);
     if (d == m - 1) break;
     for (size_t k = 0; k <= n_leaves; k++) {
       irm_text_buf_printf_(b, "%*sconst int64_t o%zu_%d = ", 6 + 2 * d, "", k, d);
@@ -255,6 +264,11 @@ static void capture(const char **names, const char **types, size_t *n, const cha
 }
 
 int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts) {
+  return irm_cg_parallel_with_(c, b, items, chunk, stmts, NULL, NULL, 0);
+}
+
+int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                          const char *const *names_in, const char *const *types_in, size_t n_in) {
   if (c->threads <= 0 || !c->file_scope || !c->tasks || chunk >= items) {
     irm_text_buf_printf_(b, "    {\n    const int begin = 0, end = %lld, slot = 0;\n    (void)slot;\n%s    }\n",
                          (long long)items, stmts);
@@ -263,12 +277,16 @@ int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t c
   const char *names[CG_MAX_INPUTS + 4], *types[CG_MAX_INPUTS + 4];
   char in_types[CG_MAX_INPUTS + 1][32];
   size_t n = 0;
-  for (size_t i = 0; i < c->n_in; i++) {
+  /* the output first: a buffer both read and written (a residual, an
+   * in-place chain) must be captured writable */
+  if (!names_in) capture(names, types, &n, c->out.name, irm_cg_ctype_(c->out.dt));
+  for (size_t i = 0; names_in && i < n_in && i < CG_MAX_INPUTS + 4; i++)
+    capture(names, types, &n, names_in[i], types_in[i]);
+  for (size_t i = 0; !names_in && i < c->n_in; i++) {
     snprintf(in_types[i], sizeof in_types[i], "const %s", irm_cg_ctype_(c->in[i].dt));
     capture(names, types, &n, c->in[i].name, in_types[i]);
   }
-  capture(names, types, &n, c->out.name, irm_cg_ctype_(c->out.dt));
-  if (c->epilogue) {
+  if (!names_in && c->epilogue) {
     capture(names, types, &n, c->epilogue->bias, "const float");
     capture(names, types, &n, c->epilogue->residual, "const float");
   }

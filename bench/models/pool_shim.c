@@ -23,6 +23,4 @@ irm_parallel_pool *irm_bench_pool(int threads) {
 
 /* bytes of memory aligned to align (a power of two), never freed. */
 void *irm_bench_workspace(size_t bytes, size_t align);
-void *irm_bench_workspace(size_t bytes, size_t align) {
-  return aligned_alloc(align, (bytes + align) / align * align);
-}
+void *irm_bench_workspace(size_t bytes, size_t align) { return aligned_alloc(align, (bytes + align) / align * align); }
