@@ -5,7 +5,8 @@
  * the thread count's precedence (argument, IRM_NUM_THREADS, the
  * num-threads option) and its errors; the metadata's thread fields and
  * splits; an application's pool sees every parallel_for; one module runs
- * from 8 threads at once (the case CI also runs under ThreadSanitizer).
+ * from 8 threads at once, and an aot and a graph module side by side (the
+ * case CI also runs under ThreadSanitizer).
  *
  * The libraries are built once per process (cc is slow), in the parent
  * before Check forks each case, and reused by every case. */
@@ -377,28 +378,32 @@ static void *run_many(void *arg) {
   return NULL;
 }
 
+/* _i 0: the aot module from 8 threads, 1: the graph one, 2: both at once
+ * (4 threads each; two modules share irm's pool). */
 START_TEST(test_one_module_from_eight_threads) {
-  /* what one thread alone gets for each input, on the module's own code
+  /* what one thread alone gets for each input, on each module's own code
    * (loaded first: the last load of a library sets its pool) */
-  irm_object *alone = load(lib_of(_i), 1);
+  irm_object *alone[2] = {load(LIB_AOT_CPP, 1), load(LIB_GRAPH_CPP, 1)};
   runner r[RUNNERS];
   for (int t = 0; t < RUNNERS; t++) {
     r[t].inputs = model_inputs(100 + (uint64_t)t * 16);
-    r[t].want = run(alone, r[t].inputs);
+    r[t].want = run(alone[_i < 2 ? _i : t % 2], r[t].inputs);
     r[t].failures = 0;
   }
-  irm_object *m = load(lib_of(_i), 4);
-  for (int t = 0; t < RUNNERS; t++) r[t].module = m;
-  irm_object_release(alone);
+  irm_object *m[2] = {load(LIB_AOT_CPP, 4), load(LIB_GRAPH_CPP, 4)};
+  for (int t = 0; t < RUNNERS; t++) r[t].module = m[_i < 2 ? _i : t % 2];
+  irm_object_release(alone[0]);
+  irm_object_release(alone[1]);
   pthread_t th[RUNNERS];
   for (int t = 0; t < RUNNERS; t++) ck_assert_int_eq(pthread_create(&th[t], NULL, run_many, &r[t]), 0);
   for (int t = 0; t < RUNNERS; t++) pthread_join(th[t], NULL);
   for (int t = 0; t < RUNNERS; t++) {
-    ck_assert_msg(r[t].failures == 0, "%s: thread %d: %d of %d runs differ", executors[_i], t, r[t].failures, RUNS);
+    ck_assert_msg(r[t].failures == 0, "case %d: thread %d: %d of %d runs differ", _i, t, r[t].failures, RUNS);
     irm_object_release(r[t].inputs);
     irm_object_release(r[t].want);
   }
-  irm_object_release(m);
+  irm_object_release(m[0]);
+  irm_object_release(m[1]);
 }
 END_TEST
 
@@ -418,7 +423,7 @@ static Suite *suite(void) {
   t = tcase_create("concurrency");
   tcase_add_unchecked_fixture(t, build_concurrent, NULL);
   tcase_set_timeout(t, 120);
-  tcase_add_loop_test(t, test_one_module_from_eight_threads, 0, 2);
+  tcase_add_loop_test(t, test_one_module_from_eight_threads, 0, 3);
   suite_add_tcase(s, t);
   return s;
 }
