@@ -325,4 +325,44 @@ export class Tensor extends IrmObject {
 }
 registerObject('ffi.Tensor', Tensor);
 
+// ---- loaded libraries ---------------------------------------------------------
+
+/** A module of a library a build exported (irm.load; runtime.Module). A run
+ * blocks the calling thread while the library's kernels use numThreads
+ * threads (docs/threads.md). */
+export class RuntimeModule extends IrmObject {
+  /** The threads this module's kernels may use (1 for a library without threads). */
+  get numThreads() { return global('runtime.ModuleNumThreads')(this); }
+
+  /** The library's metadata (inputs, outputs, executor, num_threads, ...). */
+  get metadata() { return JSON.parse(global('runtime.ModuleMetadata')(this)); }
+
+  /** Runs on inputs (Tensors, in order); gives the outputs, an array of Tensors. */
+  run(inputs) { return [...global('runtime.ModuleRun')(this, [...inputs])]; }
+}
+registerObject('runtime.Module', RuntimeModule);
+
+/** Loads module modName of the library at path (absent: the library's only
+ * module) through runtime.Load. numThreads: the threads its kernels may use,
+ * 0 for every CPU the process may use; absent, the IRM_NUM_THREADS
+ * environment variable, else the Runtime's num-threads the library was built
+ * with. irm.TypeError for a numThreads that is no integer, irm.ValueError
+ * for a negative or too large one and for a library that does not load. */
+export function load(path, { modName, numThreads } = {}) {
+  const args = [String(path)];
+  const name = modName === undefined || modName === null ? null : String(modName);
+  if (numThreads !== undefined && numThreads !== null) {
+    if (typeof numThreads !== 'number' || !Number.isInteger(numThreads)) {
+      throw new TypeError(`load(): numThreads must be an integer, got ${typeof numThreads} ${String(numThreads)}`);
+    }
+    if (numThreads < 0) {
+      throw new ValueError(`load(): numThreads must be 0 (every CPU) or a thread count, got ${numThreads}`);
+    }
+    args.push(name, numThreads);
+  } else if (name !== null) {
+    args.push(name);
+  }
+  return global('runtime.Load')(...args);
+}
+
 check(busyCall(C.pluginLoadFromEnv));

@@ -2,8 +2,8 @@
 # The checks CI runs after scripts/test: the house rules (every C file as
 # clang-format would write it, scripts/check-format; python/ and node/
 # linted, scripts/check-lint), a short libFuzzer smoke run of every harness
-# (fuzz/run.sh, about a minute in all), the thread stress test under
-# ThreadSanitizer (build-tsan) and valgrind memcheck over the Check suites
+# (fuzz/run.sh, about a minute in all), the thread stress test and
+# check_threads' concurrent runs under ThreadSanitizer (build-tsan) and valgrind memcheck over the Check suites
 # (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
 # valgrind, clang-format and flake8 when missing. Every part runs even when
 # an earlier one fails; the last lines report each, and the exit status is
@@ -51,8 +51,8 @@ rm -f "$log"
 echo "== irm: ThreadSanitizer stress test (build-tsan)"
 cmake -S . -B build-tsan -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_SANITIZE_THREAD=ON \
   -DIRM_BUILD_BENCH=OFF >/dev/null &&
-  cmake --build build-tsan -j"$jobs" --target stress_threads >/dev/null &&
-  (cd build-tsan && ctest -R '^stress_threads$' --output-on-failure)
+  cmake --build build-tsan -j"$jobs" --target stress_threads check_threads >/dev/null &&
+  (cd build-tsan && ctest -R '^(stress_threads|threads_concurrency)$' --output-on-failure)
 tsan=$?
 
 echo "== irm: valgrind memcheck (build-test)"

@@ -10,7 +10,8 @@
 # foreign ones included, so memcheck would report its own bookkeeping, and
 # its failure sweeps rerun each operation hundreds of times, too slow under
 # valgrind. The ASan build checks those suites. Test cases too slow under
-# valgrind (a million-deep JSON chain: minutes) are left out by name
+# valgrind (a million-deep JSON chain: minutes; check_threads' 8 x 20 concurrent
+# runs, which the ThreadSanitizer build checks) are left out by name
 # (slow_cases, suite:case); the rest of their suite runs case by case
 # (CK_RUN_CASE). Deep-program tests run at a hundredth of their depth
 # (IRM_TEST_DEPTH_DIVISOR, read by test_depth() in
@@ -27,7 +28,7 @@ cmake --build "$build" -j"$(nproc)" >/dev/null || exit 1
 logs=$build/valgrind
 rm -rf "$logs" && mkdir -p "$logs"
 
-slow_cases=" check_json:depth "
+slow_cases=" check_json:depth check_threads:concurrency "
 
 # source_of NAME: the source of suite NAME (tests/<folder>/NAME.c); nothing
 # when there is none (a suite left over in the build folder).

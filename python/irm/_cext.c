@@ -160,7 +160,14 @@ static PyObject *call(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
     if (to_any(PyTuple_GET_ITEM(argv[1], i), &args[i], &keep)) break;
   if (i == n) {
     irm_any ret = {T_NONE, 0, {0}};
+    /* Without the GIL while the library works (a module's run, a build),
+     * so other Python threads go on (Py_BEGIN_ALLOW_THREADS spelled out):
+     * nothing here touches a Python object meanwhile (args point into
+     * objects argv and keep hold), and a callback into Python takes the
+     * GIL itself (trampoline, finalize). */
+    PyThreadState *unlocked = PyEval_SaveThread();
     int rc = func_call(f, args, (int32_t)n, &ret);
+    PyEval_RestoreThread(unlocked);
     if (rc) {
       PyObject *r = argc == 3 ? PyObject_CallFunction(raise_error, "iO", rc, argv[2])
                               : PyObject_CallFunction(raise_error, "i", rc);

@@ -6,14 +6,21 @@ runner of runtime/ (runtime.Load gives it a graph library)."""
 
 class GraphModule:
     """A graph-executor library, loaded: ``GraphModule(irm.runtime.load(path))``
-    or ``GraphModule(path)``. Inputs are kept until the next run; outputs
-    of the last run are returned as numpy arrays (irm tensors without
-    numpy), or written into the arrays set_output_zero_copy gave."""
+    or ``GraphModule(path, num_threads=N)`` (irm.runtime.load's
+    num_threads; docs/threads.md). Inputs are kept until the next run;
+    outputs of the last run are returned as numpy arrays (irm tensors
+    without numpy), or written into the arrays set_output_zero_copy gave.
+    One GraphModule keeps its inputs between calls, so each Python thread
+    running at once needs its own (over one loaded Module they share the
+    library and run concurrently)."""
 
-    def __init__(self, module):
+    def __init__(self, module, num_threads=None):
         from .runtime import Module, load
         if not isinstance(module, Module):
-            module = load(module)
+            module = load(module, num_threads=num_threads)
+        elif num_threads is not None:
+            raise TypeError("GraphModule: num_threads is for a path; a loaded Module keeps its thread count "
+                            "(irm.runtime.load(path, num_threads=...))")
         if module.metadata.get("executor") != "graph":
             raise ValueError("GraphModule: %r is not a graph-executor library (executor %r); use its run()"
                              % (module.path, module.metadata.get("executor", "aot")))
@@ -22,6 +29,11 @@ class GraphModule:
         self._inputs = {}
         self._outputs = None
         self._bound = {}  # output index -> the caller's array (set_output_zero_copy)
+
+    @property
+    def num_threads(self):
+        """The threads the library's kernels may use (Module.num_threads)."""
+        return self.module.num_threads
 
     def get_num_inputs(self):
         """The number of inputs (the parameters are not inputs)."""
