@@ -72,6 +72,11 @@ int irm_load_file_beside_(const char *path, const char *file, char **data, size_
 int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int64_t built, bool affinity,
                       int32_t *threads);
 
+/* load_threads.c: sets the thread count the calling thread's runs use
+ * (the running module's; 0: none) and returns the one set before, to be
+ * put back after the run. */
+int32_t irm_load_run_threads_(int32_t threads);
+
 /* aot_load.c and graph_loader.c: the executor.load of aot and graph. */
 int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);
 int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void *resource);

@@ -3,10 +3,14 @@
  * call, and the application's pool when it installs one.
  *
  * A library holds one pool pointer (tvmgen_<mod_name>_set_pool), and one
- * library file may back several modules, so the pointer goes to a table
- * that lives as long as the process, one entry per thread count, never
- * to a module: a module released while another still runs the library
- * leaves nothing dangling. */
+ * library file may back several modules loaded with different counts. So
+ * the pointer goes to a table that lives as long as the process (one
+ * entry per count, never a module: a module released while another still
+ * runs the library leaves nothing dangling), and the count a run uses is
+ * its module's, which the loader sets for the running thread around each
+ * run (irm_load_run_threads_); the entry's count serves a call of the
+ * library outside a run of the loader. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -25,15 +29,22 @@ int irm_runtime_set_thread_pool(const struct irm_parallel_pool *pool) {
   return IRM_OK;
 }
 
+static _Thread_local int32_t run_threads; /* the running module's count; 0: none set */
+
+int32_t irm_load_run_threads_(int32_t threads) {
+  int32_t before = run_threads;
+  run_threads = threads;
+  return before;
+}
+
 /* What a module's kernels call: the application's pool when installed,
- * else the shared pool limited to the module's count (self). */
+ * else the shared pool limited to the running module's count (or the
+ * entry's, self, outside a run of the loader). */
 static void dispatch(void *self, int64_t n, int64_t chunk, irm_parallel_task task, void *ctx) {
+  int32_t limit = run_threads > 0 ? run_threads : (int32_t)(intptr_t)self;
   const irm_parallel_pool *app = atomic_load(&app_pool);
-  if (app && app->parallel_for) {
-    app->parallel_for(app->self, n, chunk, task, ctx);
-    return;
-  }
-  irm_threadpool_run(irm_threadpool_shared(), (int32_t)(intptr_t)self, n, chunk, task, ctx);
+  if (limit > 1 && app && app->parallel_for) app->parallel_for(app->self, n, chunk, task, ctx);
+  else irm_threadpool_run(irm_threadpool_shared(), limit, n, chunk, task, ctx); /* inline for 1 */
 }
 
 static irm_parallel_pool pools[IRM_THREADPOOL_MAX + 1];
@@ -43,7 +54,7 @@ static void make_pools(void) {
   for (int32_t n = 0; n <= IRM_THREADPOOL_MAX; n++) {
     pools[n].parallel_for = dispatch;
     pools[n].self = (void *)(intptr_t)n;
-    pools[n].num_threads = n;
+    pools[n].num_threads = IRM_THREADPOOL_MAX; /* always dispatch: the count is decided there */
   }
 }
 
@@ -59,7 +70,7 @@ static int wanted_threads(int32_t requested, int64_t built, int64_t *out) {
     char *end = NULL;
     errno = 0;
     long v = strtol(env, &end, 10);
-    if (errno || *end || v < 0 || v > IRM_THREADPOOL_MAX)
+    if (errno || *end || !isdigit((unsigned char)env[0]) || v > IRM_THREADPOOL_MAX)
       return irm_error(IRM_EVALUE,
                        "IRM_NUM_THREADS='%s' is not a thread count: use 0 (every CPU) or a count from 1 to %d",
                        irm_error_quote(env), IRM_THREADPOOL_MAX);
@@ -76,13 +87,13 @@ int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int
   if (requested > IRM_THREADPOOL_MAX)
     return irm_error(IRM_EVALUE, "num_threads %d is more than the %d threads a module may use", (int)requested,
                      IRM_THREADPOOL_MAX);
+  int32_t (*set_pool)(const irm_parallel_pool *) = NULL;
+  void *sym = irm_library_symbol(handle, mod_name, "_set_pool");
+  if (!sym) return IRM_OK; /* serial code (crt, or no threads in the library): IRM_NUM_THREADS is no concern */
+  memcpy(&set_pool, &sym, sizeof set_pool);
   int64_t n = 0;
   int rc = wanted_threads(requested, built, &n);
   if (rc) return rc;
-  int32_t (*set_pool)(const irm_parallel_pool *) = NULL;
-  void *sym = irm_library_symbol(handle, mod_name, "_set_pool");
-  if (!sym) return IRM_OK; /* serial code: crt, or no threads in the library */
-  memcpy(&set_pool, &sym, sizeof set_pool);
   if (n == 0) n = irm_threadpool_cpu_count();
   if (n > IRM_THREADPOOL_MAX) n = IRM_THREADPOOL_MAX;
   irm_threadpool *shared = irm_threadpool_shared();

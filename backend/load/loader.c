@@ -340,7 +340,9 @@ static int check_overlap(const loaded *m, const irm_object *inputs, const irm_ob
 static int call_run(const loaded *m, const irm_object *inputs, irm_object *outputs) {
   irm_any args[2] = {irm_any_object((irm_object *)inputs), irm_any_object(outputs)}, ret = irm_any_none();
   if (!m->concurrent) pthread_mutex_lock(&irm_runtime_run_lock_);
+  int32_t before = irm_load_run_threads_(m->threads); /* the library may back modules of other counts */
   int rc = irm_func_call(m->run, args, 2, &ret);
+  irm_load_run_threads_(before);
   if (!m->concurrent) pthread_mutex_unlock(&irm_runtime_run_lock_);
   irm_any_release(&ret);
   return rc;

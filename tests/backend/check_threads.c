@@ -311,6 +311,8 @@ START_TEST(test_bad_thread_counts) {
     ck_assert_error_mentions(quoted);
     /* an argument does not read the variable */
     ck_assert_int_eq(count_for(LIB_SMALL_CPP2, 4), 4);
+    /* a serial library does not read it */
+    ck_assert_int_eq(count_for(LIB_AOT_CRT, -1), 1);
   }
   unsetenv("IRM_NUM_THREADS");
   ck_assert_int_eq(irm_runtime_load_threads(lib_paths[LIB_SMALL_CPP2], NULL, 257, &m), IRM_EVALUE);
@@ -333,7 +335,7 @@ END_TEST
 
 /* ---- an application's pool ---------------------------------------------------------------------- */
 
-static _Atomic long pool_calls;
+static _Atomic long pool_calls; /* counting_parallel_for's calls */
 
 static void counting_parallel_for(void *self, int64_t n, int64_t chunk, irm_parallel_task task, void *ctx) {
   (void)self;
@@ -357,6 +359,29 @@ START_TEST(test_application_pool_sees_every_parallel_for) {
   ck_assert(run_matches(m, s.in, s.want));
   ck_assert_int_eq(atomic_load(&pool_calls), 2 * first);
   irm_object_release(m);
+  serial_free(&s);
+}
+END_TEST
+
+/* Two modules of one library file, loaded with 4 and then 1 thread: the
+ * library holds one pool pointer, yet each runs with its own count (the
+ * 4-thread one still splits, the 1-thread one runs inline). */
+START_TEST(test_two_loads_of_one_library_keep_their_counts) {
+  static const irm_parallel_pool counting = {counting_parallel_for, NULL, 4};
+  serial s = serial_run(29);
+  irm_object *m4 = load(lib_of(_i), 4), *m1 = load(lib_of(_i), 1);
+  ck_assert_ok(irm_runtime_set_thread_pool(&counting));
+  atomic_store(&pool_calls, 0);
+  ck_assert(run_matches(m4, s.in, s.want));
+  long four = atomic_load(&pool_calls);
+  ck_assert_msg(four > 0, "%s: the 4-thread module ran serially after a 1-thread load", executors[_i]);
+  ck_assert(run_matches(m1, s.in, s.want));
+  ck_assert_int_eq(atomic_load(&pool_calls), four); /* the 1-thread module dispatches nothing */
+  ck_assert(run_matches(m4, s.in, s.want));
+  ck_assert_int_eq(atomic_load(&pool_calls), 2 * four);
+  ck_assert_ok(irm_runtime_set_thread_pool(NULL));
+  irm_object_release(m1);
+  irm_object_release(m4);
   serial_free(&s);
 }
 END_TEST
@@ -418,6 +443,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_precedence);
   tcase_add_test(t, test_bad_thread_counts);
   tcase_add_loop_test(t, test_application_pool_sees_every_parallel_for, 0, 2);
+  tcase_add_loop_test(t, test_two_loads_of_one_library_keep_their_counts, 0, 2);
   suite_add_tcase(s, t);
   /* CI's ThreadSanitizer build runs this case alone (CK_RUN_CASE=concurrency) */
   t = tcase_create("concurrency");
