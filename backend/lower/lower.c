@@ -1,8 +1,8 @@
 /* Lowering (plan.h): main's dataflow after FuseOps is calls of Primitive
  * functions, and calls of external functions (GlobalVars of functions with
  * a `Compiler`: BYOC), over its params and Constants. One kernel per
- * distinct callee (lower_kernels.c), one step per call, one tensor per
- * value; then the buffers, placed by the memory planner. */
+ * distinct workload (lower_kernels.c, kernel_dedup.c), one step per call,
+ * one tensor per value; then the buffers, placed by the memory planner. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,14 +29,14 @@ int irm_plan_lower_(const irm_module *mod, const plan_request *req, lowered_plan
   w.params = irm_module_params(mod);
   irm_text_buf_init_(&w.kernels_c, NULL, 0);
   const char *who = req->who ? req->who : "codegen";
-  int rc = lower(&w);
+  int rc = irm_lower_dedup_setting_(mod, &w.dedup);
+  if (!rc) rc = lower(&w);
   irm_ptr_table_free_(&w.values);
+  for (irm_ptr_entry_ *e = w.kernels.head; e; e = e->next) irm_free(((kernel_use *)e)->lifted);
   irm_ptr_table_free_(&w.kernels);
+  irm_lower_dedup_free_(&w);
   irm_free(w.ids);
-  for (size_t i = 0; i < p->n_kernels; i++) {
-    irm_object_release(w.kir[i].func);
-    irm_free(w.kir[i].lifted);
-  }
+  for (size_t i = 0; i < p->n_kernels; i++) irm_object_release(w.kir[i].func);
   irm_free(w.kir);
   if (!rc && w.kernels_c.failed) rc = irm_error(IRM_ENOMEM, "out of memory for the kernels");
   if (!rc) rc = irm_text_buf_take_cstr_(&w.kernels_c, "for the kernels", &p->kernels_c);
@@ -269,24 +269,23 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
 /* ---- steps ------------------------------------------------------------------------ */
 
 /* A call of a Primitive or an external function in main: one step. */
-static int add_step(lower_walk *w, irm_object *call, size_t kernel) {
+static int add_step(lower_walk *w, irm_object *call, const kernel_use *use) {
   lowered_plan *p = w->p;
-  const plan_kernel *k = &p->kernels[kernel];
-  const kernel_ir *ir = &w->kir[kernel];
-  size_t ncall = irm_call_arg_count(call), nargs = ncall + ir->n_lifted;
+  const plan_kernel *k = &p->kernels[use->kernel];
+  size_t ncall = irm_call_arg_count(call), nargs = ncall + use->n_lifted;
   if (k->n_inputs != nargs)
     return irm_error(IRM_EVALUE, "kernel %s takes %zu inputs, called with %zu", k->symbol, k->n_inputs, nargs);
   int rc = GROW(p, steps, n_steps, cap_steps);
   if (rc) return rc;
   plan_step *s = &p->steps[p->n_steps];
-  s->kernel = kernel;
+  s->kernel = use->kernel;
   s->scratch = -1;
   s->args = irm_malloc((nargs + k->n_outputs + 1) * sizeof *s->args);
   if (!s->args) return irm_error(IRM_ENOMEM, "out of memory");
   size_t step = p->n_steps++;
   for (size_t i = 0; i < nargs && !rc; i++) {
     value_entry *v = NULL;
-    rc = resolve(w, i < ncall ? irm_call_arg(call, i) : ir->lifted[i - ncall], &v);
+    rc = resolve(w, i < ncall ? irm_call_arg(call, i) : use->lifted[i - ncall], &v);
     if (!rc && v->tuple)
       rc = irm_error(IRM_ETYPE, "argument %zu of a call of %s is a tuple; kernels take tensors", i, k->symbol);
     if (rc) break;
@@ -319,12 +318,12 @@ static int visit(void *ctx, irm_object *node) {
   lower_walk *w = ctx;
   if (irm_expr_kind_of(node) != IRM_EXPR_CALL) return IRM_OK;
   irm_object *callee = irm_call_callee(node);
-  size_t kernel = 0;
+  const kernel_use *use = NULL;
   int rc = IRM_OK;
-  if (irm_expr_kind_of(callee) == IRM_EXPR_FUNCTION) rc = irm_lower_fused_kernel_(w, callee, &kernel);
-  else if (irm_expr_kind_of(callee) == IRM_EXPR_GLOBAL_VAR) rc = irm_lower_external_kernel_(w, node, &kernel);
+  if (irm_expr_kind_of(callee) == IRM_EXPR_FUNCTION) rc = irm_lower_fused_kernel_(w, callee, &use);
+  else if (irm_expr_kind_of(callee) == IRM_EXPR_GLOBAL_VAR) rc = irm_lower_external_kernel_(w, node, &use);
   else return IRM_OK; /* an op inside a Primitive function */
-  return rc ? rc : add_step(w, node, kernel);
+  return rc ? rc : add_step(w, node, use);
 }
 
 /* ---- inputs, outputs, buffers ---------------------------------------------------- */
