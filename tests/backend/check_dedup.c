@@ -12,7 +12,7 @@ static const char *const models[] = {"cnn", "mlp", "residual"};
 
 /* dense -> relu twice, square weights bound as params: after FuseOps two
  * Primitive functions equal but for their (lifted) weights. */
-#define TWO_DENSE(W2, SCALE1, SCALE2)                                                                         \
+#define TWO_DENSE(W2, SCALE1, SCALE2)                                                                        \
   IP_HEAD "def @main(%x: Tensor[(2, 16), float32], %w1: Tensor[(16, 16), float32], %w2: Tensor[" W2 "]) {\n" \
           "  %0 = nn.dense(%x, %w1);\n  %1 = multiply(%0, const(float32, [], [" SCALE1 "]));\n"              \
           "  %2 = nn.relu(%1);\n  %3 = nn.dense(%2, %w2);\n"                                                 \
@@ -85,7 +85,8 @@ static irm_object *run_loaded(const irm_object *loaded, const irm_object *all, s
 static void assert_identical(const irm_object *a, const irm_object *b) {
   ck_assert_uint_eq(irm_array_size(a), irm_array_size(b));
   for (size_t j = 0; j < irm_array_size(a); j++) {
-    const irm_tensor *x = (const irm_tensor *)irm_array_at(a, j)->v_obj, *y = (const irm_tensor *)irm_array_at(b, j)->v_obj;
+    const irm_tensor *x = (const irm_tensor *)irm_array_at(a, j)->v_obj,
+                     *y = (const irm_tensor *)irm_array_at(b, j)->v_obj;
     ck_assert_uint_eq(irm_tensor_nbytes(x), irm_tensor_nbytes(y));
     ck_assert_int_eq(memcmp(irm_tensor_dl(x)->data, irm_tensor_dl(y)->data, irm_tensor_nbytes(x)), 0);
   }
