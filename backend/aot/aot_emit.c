@@ -10,6 +10,7 @@
 
 #include "irm_library.h"
 #include "aot_internal.h"
+#include "codegen/c_text.h"
 #include "irm/tensor.h"
 #include "load/load_internal.h"
 
@@ -54,11 +55,11 @@ static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
     if (dt.bits == 32) {
       float f;
       memcpy(&f, at, 4);
-      x = f;
-    } else memcpy(&x, at, 8);
-    if (isnan(x)) irm_text_buf_puts_(b, "NAN");
-    else if (isinf(x)) irm_text_buf_puts_(b, x < 0 ? "-INFINITY" : "INFINITY");
-    else irm_text_buf_printf_(b, dt.bits == 32 ? "%af" : "%a", x);
+      irm_c_float_(b, f);
+      return;
+    }
+    memcpy(&x, at, 8);
+    irm_c_double_(b, x);
     return;
   }
   if (dt.code == kDLUInt || dt.code == IRM_DLPACK_BOOL) {
@@ -100,7 +101,9 @@ static void emit_constants(const lowered_plan *p, const aot_options *o, irm_text
     const char *ct = irm_plan_ctype_(c->type.dtype);
     size_t es = irm_dtype_size(c->type.dtype), n = c->type.numel;
     size_t align = maxz(o->const_align, es);
-    irm_text_buf_printf_(b, "/* params '%s' */\n", c->name);
+    irm_text_buf_puts_(b, "/* params '");
+    irm_c_comment_(b, c->name);
+    irm_text_buf_puts_(b, "' */\n");
     if (!o->link_params) {
       irm_text_buf_printf_(b, "static _Alignas(%zu) %s tvmgen_%s_const_%zu[%zu];\n", align, ct, m, k, n ? n : 1);
       continue;
@@ -126,10 +129,11 @@ static void emit_set_params(const lowered_plan *p, const aot_options *o, irm_tex
     const plan_type *t = &p->consts[k].type;
     irm_text_buf_printf_(b, "  {\n    static const int64_t shape[] = ");
     shape_list(t, b);
+    irm_text_buf_puts_(b, ";\n    if (irm_params_find_as(blob, size, ");
+    irm_c_string_(b, p->consts[k].name);
     irm_text_buf_printf_(b,
-                         ";\n    if (irm_params_find_as(blob, size, \"%s\", %u, %u, %d, shape, %zu, &e[%zu]) != "
-                         "IRM_PARAMS_OK)\n      return IRM_CRT_EPARAMS;\n  }\n",
-                         p->consts[k].name, t->dtype.code, t->dtype.bits, t->ndim, t->bytes, k);
+                         ", %u, %u, %d, shape, %zu, &e[%zu]) != IRM_PARAMS_OK)\n      return IRM_CRT_EPARAMS;\n  }\n",
+                         t->dtype.code, t->dtype.bits, t->ndim, t->bytes, k);
   }
   for (size_t k = 0; k < p->n_consts; k++)
     irm_text_buf_printf_(b, "  memcpy(tvmgen_%s_const_%zu, e[%zu].data, (size_t)e[%zu].nbytes);\n", m, k, k, k);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 #include "backend_internal.h"
 #include "codegen_c_plugin.h"
@@ -528,19 +529,11 @@ static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
     if (i) irm_text_buf_puts_(b, i % 8 ? ", " : ",\n  ");
     switch (nd->t.dt) {
     case CG_F32: {
-      float v = ((const float *)data)[i];
-      if (v != v) irm_text_buf_puts_(b, "NAN");
-      else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
-      else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-      else P(b, "%af", (double)v);
+      irm_c_float_(b, ((const float *)data)[i]);
       break;
     }
     case CG_F64: {
-      double v = ((const double *)data)[i];
-      if (v != v) irm_text_buf_puts_(b, "NAN");
-      else if (v == INFINITY) irm_text_buf_puts_(b, "INFINITY");
-      else if (v == -INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-      else P(b, "%a", v);
+      irm_c_double_(b, ((const double *)data)[i]);
       break;
     }
     case CG_I64: {

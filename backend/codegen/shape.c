@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
@@ -180,8 +181,8 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     else P(b, "      if (i < 0 || i >= %lld) inside = 0;\n", LL(len));
     P(b, "      off += i * %lld;\n", LL(st[d]));
   }
-  char val[64];
-  snprintf(val, sizeof val, "%a", value);
+  char val[IRM_C_NUMBER_MAX];
+  irm_c_double_text_(value, val);
   P(b, "      %s[o++] = inside ? %s[off] : ", c->out.name, in->name);
   irm_cg_from_double_(c->out.dt, val, b);
   P(b, ";\n    }\n");

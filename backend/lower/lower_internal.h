@@ -43,7 +43,8 @@ int irm_lower_fused_kernel_(lower_walk *w, irm_object *callee, size_t *kernel);
 int irm_lower_external_kernel_(lower_walk *w, irm_object *call, size_t *kernel);
 
 /* The symbol of external function name: its global_symbol (held by *gs,
- * released by the caller), else name. TypeError for a non-string. */
+ * released by the caller), else name. TypeError for a non-string, ValueError
+ * for a symbol that is no C identifier or a reserved one (codegen/c_text.h). */
 int irm_lower_external_symbol_(const char *name, const irm_object *func, irm_any *gs, const char **symbol);
 
 #endif

@@ -283,7 +283,7 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_int_eq(irm_build_export_library(r, path), IRM_ERUNTIME);
   ck_assert_error_mentions("the compiler failed");
   ck_assert_error_mentions("-mnosuchfeature");
-  ck_assert_error_mentions("command: cc -std=c11 -shared -fPIC -O2");
+  ck_assert_error_mentions("command: cc -std=gnu11 -shared -fPIC -O2");
   irm_object_release(r);
   /* -mcpu becomes -march on x86 (-mcpu elsewhere) */
   r = aot_build(m, "llvm -mcpu=nosuchcpu", e, "crt", p, "ex");
@@ -341,16 +341,27 @@ START_TEST(test_codegen_errors_leave_the_input_intact) {
 END_TEST
 
 START_TEST(test_names_are_sanitized) {
-  irm_module *m = parse_module(IP_HEAD "def @main(%a.b: Tensor[(4,), float32], %a_b: Tensor[(4,), float32]) {\n"
-                                       "  %0 = add(%a.b, %a_b);\n  %0\n}\n");
+  /* names that are C keywords or standard macros get a prefix, and the header compiles (issue 39, D11) */
+  irm_module *m =
+      parse_module(IP_HEAD "def @main(%int: Tensor[(4,), float32], %NULL: Tensor[(4,), float32], %NAN: Tensor[(4,), "
+                           "float32], %float: Tensor[(4,), float32], %a.b: Tensor[(4,), float32]) {\n"
+                           "  %0 = add(%int, %NULL);\n  %1 = add(%0, %NAN);\n  %2 = add(%1, %float);\n"
+                           "  %3 = add(%2, %a.b);\n  %3\n}\n");
   irm_object *e = c_unpacked();
   irm_object *r = aot_build(m, "c", e, "crt", NULL, "san");
   const char *h = irm_string_data(aot_artifact(r, "tvmgen_san.h"));
-  ck_assert_msg(strstr(h, "void *a_b;\n  void *a_b_1;") != NULL, "%s", h);
+  ck_assert_msg(strstr(h, "void *v_int;\n  void *v_NULL;\n  void *v_NAN;\n  void *v_float;\n  void *a_b;") != NULL,
+                "%s", h);
   irm_object *loaded = aot_export_load(r, "sanitized");
-  aot_compare(m, loaded, 2, 40);
+  aot_compare(m, loaded, 5, 40);
   irm_object_release(loaded);
   irm_object_release(r);
+  irm_object_release(m);
+  /* two names that become one C name are an error naming both */
+  m = parse_module(IP_HEAD "def @main(%a.b: Tensor[(4,), float32], %a_b: Tensor[(4,), float32]) {\n"
+                           "  %0 = add(%a.b, %a_b);\n  %0\n}\n");
+  ck_assert_int_eq(aot_try_build(m, "c", e, "crt", NULL, "san", &r), IRM_EVALUE);
+  ck_assert_error_mentions("the inputs %a.b and %a_b both become the C field 'a_b'");
   irm_object_release(e);
   irm_object_release(m);
 }
