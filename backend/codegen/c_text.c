@@ -32,8 +32,7 @@ void irm_c_comment_(irm_text_buf *b, const char *s) {
   char prev = ' ';
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     char c = is_printable(*p) && *p != '\\' ? (char)*p : '.';
-    if ((prev == '*' && c == '/') || (prev == '/' && c == '*') || (prev == '?' && c == '?'))
-      irm_text_buf_putc_(b, ' ');
+    if ((prev == '*' && c == '/') || (prev == '/' && c == '*') || (prev == '?' && c == '?')) irm_text_buf_putc_(b, ' ');
     irm_text_buf_putc_(b, c);
     prev = c;
   }
@@ -46,30 +45,31 @@ void irm_c_comment_(irm_text_buf *b, const char *s) {
  * (stddef.h, stdint.h, string.h, math.h) or compilers predefine. The
  * uppercase families (INT8_MAX, FLT_*, E*) are prefixes below. */
 static const char *const reserved_words[] = {
-  "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
-  "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
-  "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield",
-  "compl", "complex", "concept", "const", "const_cast", "consteval", "constexpr", "constinit", "continue",
-  "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-  "false", "float", "for", "fortran", "friend", "goto", "if", "imaginary", "inline", "int", "long", "mutable",
-  "namespace", "new", "noexcept", "noreturn", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-  "protected", "public", "register", "reinterpret_cast", "requires", "restrict", "return", "short", "signed",
-  "sizeof", "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-  "throw", "true", "try", "typedef", "typeid", "typename", "typeof", "typeof_unqual", "union", "unsigned", "using",
-  "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-  /* macros and typedefs of the included headers; predefined macros */
-  "NULL", "NAN", "INFINITY", "I", "assert", "errno", "offsetof", "math_errhandling", "size_t", "ptrdiff_t",
-  "max_align_t", "intmax_t", "uintmax_t", "intptr_t", "uintptr_t", "float_t", "double_t", "linux", "unix", "i386",
-  "isnan", "isinf", "isfinite", "isnormal", "signbit", "fpclassify", "isgreater", "isgreaterequal", "isless",
-  "islessequal", "islessgreater", "isunordered", "stdin", "stdout", "stderr", "EOF"};
+    "_Alignas", "_Alignof", "_Atomic", "_BitInt", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+    "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
+    "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield",
+    "compl", "complex", "concept", "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype",
+    "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+    "float", "for", "fortran", "friend", "goto", "if", "imaginary", "inline", "int", "long", "mutable", "namespace",
+    "new", "noexcept", "noreturn", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+    "public", "register", "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local", "throw", "true", "try",
+    "typedef", "typeid", "typename", "typeof", "typeof_unqual", "union", "unsigned", "using", "virtual", "void",
+    "volatile", "wchar_t", "while", "xor", "xor_eq",
+    /* macros and typedefs of the included headers; predefined macros */
+    "NULL", "NAN", "INFINITY", "I", "assert", "errno", "offsetof", "math_errhandling", "size_t", "ptrdiff_t",
+    "max_align_t", "intmax_t", "uintmax_t", "intptr_t", "uintptr_t", "float_t", "double_t", "linux", "unix", "i386",
+    "isnan", "isinf", "isfinite", "isnormal", "signbit", "fpclassify", "isgreater", "isgreaterequal", "isless",
+    "islessequal", "islessgreater", "isunordered", "stdin", "stdout", "stderr", "EOF"};
 
 /* Prefixes that reserve every name starting with them (case-sensitive),
  * the uppercase macro families of the standard headers among them. */
 static const char *const reserved_prefixes[] = {
-  "__", "INT", "UINT", "PRI", "SCN", "FLT_", "DBL_", "LDBL_", "FP_", "MATH_", "SIZE_", "PTRDIFF_", "WCHAR_", "WINT_",
-  "SIG", "CHAR_", "SCHAR_", "UCHAR_", "SHRT_", "USHRT_", "LONG_", "ULONG_", "LLONG_", "ULLONG_", "HUGE_", "DECIMAL_",
-  "LC_", "DLPACK", "int8_", "int16_", "int32_", "int64_", "uint8_", "uint16_", "uint32_", "uint64_", "int_fast",
-  "int_least", "uint_fast", "uint_least"};
+    "__",     "INT",      "UINT",    "PRI",      "SCN",      "FLT_",      "DBL_",      "LDBL_",
+    "FP_",    "MATH_",    "SIZE_",   "PTRDIFF_", "WCHAR_",   "WINT_",     "SIG",       "CHAR_",
+    "SCHAR_", "UCHAR_",   "SHRT_",   "USHRT_",   "LONG_",    "ULONG_",    "LLONG_",    "ULLONG_",
+    "HUGE_",  "DECIMAL_", "LC_",     "DLPACK",   "int8_",    "int16_",    "int32_",    "int64_",
+    "uint8_", "uint16_",  "uint32_", "uint64_",  "int_fast", "int_least", "uint_fast", "uint_least"};
 
 /* Whether s starts with prefix (lowercase letters) in any case. */
 static bool has_prefix_nocase(const char *s, const char *prefix) {

@@ -564,10 +564,16 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
     epi.residual = a->epi_res ? w->nodes[a->epi_res - 1].name : NULL;
     c.epilogue = &epi;
     c.out = nd->t;
-    P(b, "  /* %s: %s with the elementwise tail up to %s */\n", nd->name, c.op, irm_op_name(irm_call_callee(nd->expr)));
+    P(b, "  /* %s: ", nd->name); /* op names come from the registry: any text (c_text.h) */
+    irm_c_comment_(b, c.op);
+    irm_text_buf_puts_(b, " with the elementwise tail up to ");
+    irm_c_comment_(b, irm_op_name(irm_call_callee(nd->expr)));
+    irm_text_buf_puts_(b, " */\n");
   } else {
     make_call(w, nd, in, &c);
-    P(b, "  /* %s: %s */\n", nd->name, c.op);
+    P(b, "  /* %s: ", nd->name);
+    irm_c_comment_(b, c.op);
+    irm_text_buf_puts_(b, " */\n");
     if (nd->alias == 1) return IRM_OK;
     if (is_ew(nd)) return emit_ew(w, idx, b);
   }

@@ -23,11 +23,44 @@ static char *c_text(const char *kind, const char *text) {
   return out;
 }
 
-static const char *const hostile[] = {
-    "?\?/\"", "x */ __attribute__((constructor)) static void evil(void) {} /*", "?\?=define x", "\\", "\"", "a\nb\n",
-    "*/", "/*", "*//*", "?\?", "?\?\?/", "\x01\x7f\xff\xc3\xa9" "0123", "\\\n", "\?\?(", "int", "float", "NULL", "NAN",
-    "INFINITY", "linux", "unix", "__x", "_Bool", "_X", "irm_x", "TVMGEN_x", "tvmgen_default_run", "1abc", "", "a.b",
-    "EDOM", "INT32_MAX", "class", "errno", "offsetof", "v_int", "é"};
+static const char *const hostile[] = {"?\?/\"",
+                                      "x */ __attribute__((constructor)) static void evil(void) {} /*",
+                                      "?\?=define x",
+                                      "\\",
+                                      "\"",
+                                      "a\nb\n",
+                                      "*/",
+                                      "/*",
+                                      "*//*",
+                                      "?\?",
+                                      "?\?\?/",
+                                      "\x01\x7f\xff\xc3\xa9"
+                                      "0123",
+                                      "\\\n",
+                                      "\?\?(",
+                                      "int",
+                                      "float",
+                                      "NULL",
+                                      "NAN",
+                                      "INFINITY",
+                                      "linux",
+                                      "unix",
+                                      "__x",
+                                      "_Bool",
+                                      "_X",
+                                      "irm_x",
+                                      "TVMGEN_x",
+                                      "tvmgen_default_run",
+                                      "1abc",
+                                      "",
+                                      "a.b",
+                                      "EDOM",
+                                      "INT32_MAX",
+                                      "class",
+                                      "errno",
+                                      "offsetof",
+                                      "v_int",
+                                      "é"};
 
 #define N_RANDOM 200
 #define N_HOSTILE (sizeof hostile / sizeof *hostile)
@@ -127,9 +160,16 @@ START_TEST(test_c_text_compiles_to_the_data) {
 END_TEST
 
 START_TEST(test_c_text_identifiers_and_errors) {
-  const char *cases[][2] = {{"int", "v_int"},         {"NULL", "v_NULL"}, {"a.b", "a_b"},       {"1x", "_1x"},
-                            {"", "_"},                {"irm_w", "v_irm_w"}, {"Tvmgen_x", "v_Tvmgen_x"},
-                            {"__y", "v___y"},         {"weight", "weight"}, {"conv1/weight", "conv1_weight"}};
+  const char *cases[][2] = {{"int", "v_int"},
+                            {"NULL", "v_NULL"},
+                            {"a.b", "a_b"},
+                            {"1x", "_1x"},
+                            {"", "_"},
+                            {"irm_w", "v_irm_w"},
+                            {"Tvmgen_x", "v_Tvmgen_x"},
+                            {"__y", "v___y"},
+                            {"weight", "weight"},
+                            {"conv1/weight", "conv1_weight"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *id = c_text("identifier", cases[i][0]);
     ck_assert_str_eq(id, cases[i][1]);
@@ -149,7 +189,8 @@ END_TEST
 
 /* ---- params keys (D1) ---------------------------------------------------------- */
 
-#define ADD_W IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n  %0 = add(%x, %w);\n  %0\n}\n"
+#define ADD_W \
+  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n  %0 = add(%x, %w);\n  %0\n}\n"
 
 /* aot, packed, with a params file (link-params = false). */
 static irm_object *aot_params_file(void) {
