@@ -193,9 +193,8 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
       irm_text_buf_puts_(b, n ? ", " : "");
       scratch_ptr(p, o, s, b);
     }
-    irm_text_buf_printf_(b,
-                         ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
-                         step, k->symbol);
+    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return %s;\n  }\n", step,
+                         k->symbol, k->external ? "IRM_CRT_EKERNEL" : "irm_crt_kernel_status(krc)");
     return;
   }
   irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0, krc;\n",
@@ -213,8 +212,8 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
   irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", step,
                        k->symbol, k->symbol, n);
   scratch_ptr(p, o, s, b);
-  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
-                       step, k->symbol);
+  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return krc;\n  }\n", step,
+                       k->symbol); /* the wrapper's code */
 }
 
 static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
