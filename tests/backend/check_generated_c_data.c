@@ -187,6 +187,92 @@ START_TEST(test_c_text_identifiers_and_errors) {
 }
 END_TEST
 
+/* ---- random names through aot: the header compiles, the symbols are exact -------- */
+
+/* Variable names (the text form's: letters, digits, '_', '.') that are
+ * keywords, macros, reserved or own-prefixed in C, and random ones. */
+static const char *const var_pool[] = {"int",  "float", "NULL",   "NAN",      "INFINITY", "linux", "unix",
+                                       "__x",  "_X",    "irm_x",  "TVMGEN_x", "EDOM",     "class", "errno",
+                                       "a.b",  "a_b",   "v_int",  "x.y1",     "_1",       "I",     "offsetof",
+                                       "bool", "true",  "int8_t", "SIZE_MAX", "this",     "new",   "tvmgen_m_run"};
+
+static void random_var(uint64_t *state, char *out, size_t cap) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  unsigned r = (unsigned)(*state >> 33);
+  if (r % 2) {
+    snprintf(out, cap, "%s", var_pool[r / 2 % (sizeof var_pool / sizeof *var_pool)]);
+    return;
+  }
+  static const char first[] = "abcxyzABCXYZ_", rest[] = "abcxyz019_.AZ";
+  size_t n = 1 + r / 2 % 6;
+  out[0] = first[r % (sizeof first - 1)];
+  for (size_t i = 1; i < n && i + 1 < cap; i++) {
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    out[i] = rest[(*state >> 40) % (sizeof rest - 1)];
+  }
+  n = n < cap ? n : cap - 1;
+  out[n] = '\0';
+  for (size_t i = 1; i < n; i++) /* the text form takes a '.' only before a letter or '_' */
+    if (out[i] == '.' && (i + 1 == n || !((out[i + 1] >= 'a' && out[i + 1] <= 'z') ||
+                                          (out[i + 1] >= 'A' && out[i + 1] <= 'Z') || out[i + 1] == '_')))
+      out[i] = 'q';
+}
+
+START_TEST(test_random_names_build_with_exact_symbols) {
+  uint64_t state = 3900 + (uint64_t)_i;
+  char names[3][32], mod_name[16], text[1024];
+  random_var(&state, names[0], sizeof names[0]);
+  do random_var(&state, names[1], sizeof names[1]);
+  while (strcmp(names[1], names[0]) == 0);
+  do random_var(&state, names[2], sizeof names[2]);
+  while (strcmp(names[2], names[0]) == 0 || strcmp(names[2], names[1]) == 0);
+  snprintf(mod_name, sizeof mod_name, "m%d", _i);
+  snprintf(text, sizeof text,
+           IP_HEAD "def @main(%%%s: Tensor[(4), float32], %%%s: Tensor[(4), float32], %%%s: Tensor[(4), float32]) "
+                   "{\n  %%0 = add(%%%s, %%%s);\n  %%1 = multiply(%%0, %%%s);\n  %%1\n}\n",
+           names[0], names[1], names[2], names[0], names[1], names[2]);
+  irm_module *m = parse_module(text);
+  char *ids[3];
+  for (int i = 0; i < 3; i++) ids[i] = c_text("identifier", names[i]);
+  bool collide = !strcmp(ids[0], ids[1]) || !strcmp(ids[0], ids[2]) || !strcmp(ids[1], ids[2]);
+  const char *keys[] = {"interface-api", "unpacked-api"};
+  irm_any vals[] = {irm_any_str("c"), irm_any_bool(true)};
+  irm_object *e = aot_executor(keys, vals, 2), *r = NULL;
+  int rc = aot_try_build(m, "c", e, "crt", NULL, mod_name, &r);
+  if (collide) {
+    ck_assert_int_eq(rc, IRM_EVALUE);
+    ck_assert_error_mentions("both become the C field");
+  } else {
+    ck_assert_msg(rc == 0, "%s: %s", text, irm_last_error());
+    char tag[32], so[1024];
+    snprintf(tag, sizeof tag, "names_%d", _i);
+    aot_path(tag, "lib.so", so, sizeof so);
+    ck_assert_msg(irm_build_export_library(r, so) == 0, "%s: %s", text, irm_last_error());
+    char cmd[2048], line[256], want[2][64];
+    snprintf(want[0], sizeof want[0], "tvmgen_%s_metadata", mod_name);
+    snprintf(want[1], sizeof want[1], "tvmgen_%s_run", mod_name);
+    snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' | awk '$2 ~ /^[A-Z]$/ && $2 != \"A\" {print $3}' | sort", so);
+    FILE *p = popen(cmd, "r");
+    size_t n = 0;
+    while (fgets(line, sizeof line, p)) {
+      line[strcspn(line, "\n")] = '\0';
+      ck_assert_msg(n < 2 && strcmp(line, want[n]) == 0, "%s: unexpected symbol '%s'", text, line);
+      n++;
+    }
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_uint_eq(n, 2);
+    irm_object *loaded = NULL;
+    ck_assert_ok(irm_runtime_load(so, &loaded));
+    aot_compare(m, loaded, 3, 11);
+    irm_object_release(loaded);
+  }
+  for (int i = 0; i < 3; i++) free(ids[i]);
+  irm_object_release(r);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 /* ---- params keys (D1) ---------------------------------------------------------- */
 
 #define ADD_W \
@@ -337,6 +423,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_c_text_compiles_to_the_data, 0, 2);
   tcase_add_test(tc, test_c_text_identifiers_and_errors);
+  tcase_add_loop_test(tc, test_random_names_build_with_exact_symbols, 0, 12);
   tcase_add_test(tc, test_a_params_key_must_name_a_parameter_of_main);
   tcase_add_test(tc, test_lowering_names_no_constant_after_a_hostile_key);
   tcase_add_test(tc, test_two_parameters_sharing_one_tensor_stay_two);
