@@ -105,9 +105,16 @@ static int check_pinned(const irm_module *mod, const irm_compilation_config *cfg
   return rc;
 }
 
-/* Every key of the module's params names a parameter of main: the key names
- * a constant in the generated code and the params file, so a key that binds
- * nothing is a mistake (and is data no generated file should carry). */
+/* Whether node is a Constant holding the tensor ctx (stops the walk). */
+static int holds_tensor(void *ctx, irm_object *node) {
+  return irm_expr_kind_of(node) == IRM_EXPR_CONSTANT && irm_constant_data(node) == ctx ? 1 : IRM_OK;
+}
+
+/* Every key of the module's params binds something: it names a parameter of
+ * main, or its tensor is a constant of main already (BindParams ran before
+ * the build). The key names the constant in the generated code and the
+ * params file, so a key that binds nothing is a mistake (and is data no
+ * generated file should carry). */
 static int check_params(const irm_module *m) {
   const irm_object *params = irm_module_params(m);
   irm_object *main = irm_module_function(m, "main");
@@ -120,6 +127,8 @@ static int check_params(const irm_module *m) {
     const char *name = irm_string_data(key);
     bool found = false;
     for (size_t i = 0; i < n && !found; i++) found = strcmp(irm_var_name(irm_function_param(main, i)), name) == 0;
+    if (!found && v->type_code == IRM_OBJECT)
+      found = irm_expr_visit(irm_function_body(main), holds_tensor, v->v_obj) == 1;
     if (found) continue;
     irm_text_buf list;
     irm_text_buf_init_(&list, NULL, 0);

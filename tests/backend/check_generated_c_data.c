@@ -305,6 +305,18 @@ START_TEST(test_a_params_key_must_name_a_parameter_of_main) {
   ck_assert_int_eq(graph_try_build(m, false, params, "d1", &r), IRM_EVALUE);
   ck_assert_error_mentions("params entry 'W' names no parameter of main (closest: %w)");
   irm_object_release(params);
+  /* a key whose tensor main holds already (BindParams ran before the build) binds it: no error */
+  params = map1("w", t);
+  irm_module *with = NULL, *bound = NULL;
+  irm_any pv = irm_any_object(params);
+  ck_assert_ok(irm_module_with_attr(m, "params", &pv, &with));
+  ck_assert_ok(irm_dataflow_bind_params(with, &bound));
+  ck_assert_uint_eq(irm_function_param_count(irm_module_function(bound, "main")), 1);
+  r = graph_build(bound, false, params, "d1b");
+  irm_object_release(r);
+  irm_object_release((irm_object *)bound);
+  irm_object_release((irm_object *)with);
+  irm_object_release(params);
   irm_any_release(&t);
   irm_object_release(e);
   irm_object_release(m);
