@@ -69,10 +69,10 @@ START_TEST(test_round_trip) {
 }
 END_TEST
 
-/* Issue 39, D7: a file of 200000 entries is read in one walk per lookup
+/* Issue 39, D7: a file of 100000 entries is read in one walk per lookup
  * (the old reader rescanned it per entry: hours, not milliseconds). */
 START_TEST(test_many_entries_read_in_linear_time) {
-  enum { N = 200000 };
+  enum { N = 100000 };
   static char names_buf[N][12];
   static const char *names[N];
   static DLTensor ts[N];
@@ -91,19 +91,19 @@ START_TEST(test_many_entries_read_in_linear_time) {
   ck_assert_int_eq(irm_params_write(buf, size, N, names, tp, &size), IRM_PARAMS_OK);
   irm_params_entry e, found[3];
   float v = 0;
-  ck_assert_int_eq(irm_params_find(buf, size, "p199999", &e), IRM_PARAMS_OK);
+  ck_assert_int_eq(irm_params_find(buf, size, "p099999", &e), IRM_PARAMS_OK);
   memcpy(&v, e.data, 4);
-  ck_assert(v == 199999.0f);
+  ck_assert(v == 99999.0f);
   ck_assert_int_eq(irm_params_get(buf, size, N - 2, &e), IRM_PARAMS_OK);
-  ck_assert(e.name_len == 7 && memcmp(e.name, "p199998", 7) == 0);
+  ck_assert(e.name_len == 7 && memcmp(e.name, "p099998", 7) == 0);
   int64_t none[1] = {0};
   for (int k = 0; k < 5; k++) /* generated set_params: found and checked one by one */
-    ck_assert_int_eq(irm_params_find_as(buf, size, "p150000", kDLFloat, 32, 0, none, 4, &e), IRM_PARAMS_OK);
+    ck_assert_int_eq(irm_params_find_as(buf, size, "p050000", kDLFloat, 32, 0, none, 4, &e), IRM_PARAMS_OK);
   /* all at once, sorted names, a binary search per entry */
-  const char *want[] = {"p000007", "p100000", "p199999"};
+  const char *want[] = {"p000007", "p050000", "p099999"};
   ck_assert_int_eq(irm_params_find_sorted(buf, size, want, 3, found, NULL), IRM_PARAMS_OK);
   memcpy(&v, found[1].data, 4);
-  ck_assert(v == 100000.0f);
+  ck_assert(v == 50000.0f);
   const char *missing[] = {"p000007", "p2", "q"};
   size_t at = 99;
   ck_assert_int_eq(irm_params_find_sorted(buf, size, missing, 3, found, &at), IRM_PARAMS_EINDEX);
