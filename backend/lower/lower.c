@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/c_text.h"
 #include "codegen/codegen_c.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
@@ -193,18 +194,42 @@ static int remember(lower_walk *w, irm_object *node, size_t first, size_t count,
   return IRM_OK;
 }
 
-/* The params name of a constant: its key in the module's `params` when the
- * tensor is one of them, else p<k>. */
+/* Whether an earlier constant (of the k before) is named name. */
+static bool const_named(const lowered_plan *p, size_t k, const char *name) {
+  for (size_t i = 0; i < k; i++)
+    if (p->consts[i].name && strcmp(p->consts[i].name, name) == 0) return true;
+  return false;
+}
+
+/* Whether key is a name as variables have them (letters, digits, '_' and
+ * '.', not starting with a digit): build checks the keys against main's
+ * parameters, and lowering names nothing after any other key. */
+static bool plain_name(const char *key) {
+  if (!key[0] || (key[0] >= '0' && key[0] <= '9') || strlen(key) > 256) return false;
+  for (const char *s = key; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '.'))
+      return false;
+  return true;
+}
+
+/* The params name of constant k: its key in the module's `params` when the
+ * tensor is one of them (and the key a plain name), else p<k>; never an
+ * earlier constant's name, so two parameters bound to one tensor stay two
+ * entries (one key each). */
 static char *const_name(lower_walk *w, irm_object *tensor, size_t k) {
   if (w->params) {
     irm_map_iter it = irm_map_iter_begin(w->params);
     const irm_object *key;
     const irm_any *v;
     while (irm_map_iter_next(&it, &key, &v))
-      if (v->type_code == IRM_OBJECT && v->v_obj == tensor) return irm_strdup(irm_string_data(key));
+      if (v->type_code == IRM_OBJECT && v->v_obj == tensor && plain_name(irm_string_data(key)) &&
+          !const_named(w->p, k, irm_string_data(key)))
+        return irm_strdup(irm_string_data(key));
   }
-  char name[32];
+  char name[48];
   snprintf(name, sizeof name, "p%zu", k);
+  for (size_t n = 1; const_named(w->p, k, name) || (w->params && irm_map_find_cstr(w->params, name)); n++)
+    snprintf(name, sizeof name, "p%zu_%zu", k, n);
   return irm_strdup(name);
 }
 
@@ -328,29 +353,11 @@ static int visit(void *ctx, irm_object *node) {
 
 /* ---- inputs, outputs, buffers ---------------------------------------------------- */
 
-/* name as a C identifier: other bytes become '_', a leading digit gains
- * one; a name taken already gains _<k>. */
-static char *sanitize(const char *name, plan_io *done, size_t n_done) {
-  irm_text_buf b;
-  irm_text_buf_init_(&b, NULL, 0);
-  if (!name[0] || isdigit((unsigned char)name[0])) irm_text_buf_putc_(&b, '_');
-  for (const char *s = name; *s; s++) irm_text_buf_putc_(&b, isalnum((unsigned char)*s) ? *s : '_');
-  size_t base = b.len;
-  for (size_t k = 1;; k++) {
-    bool taken = false;
-    for (size_t i = 0; i < n_done && !taken; i++) taken = strcmp(done[i].field, irm_text_buf_cstr_(&b)) == 0;
-    if (!taken || b.failed) break;
-    b.len = base;
-    irm_text_buf_printf_(&b, "_%zu", k);
-  }
-  char *out = NULL;
-  if (irm_text_buf_take_cstr_(&b, "", &out)) irm_clear_error();
-  return out;
-}
-
+/* The field is name mangled (c_text.h); the C interface checks that the
+ * fields differ (aot_codegen.c), the only user of them. */
 static int add_io(plan_io *io, size_t i, const char *name, size_t tensor) {
   io[i].name = irm_strdup(name);
-  io[i].field = sanitize(name, io, i);
+  io[i].field = irm_c_mangle_(name);
   io[i].tensor = tensor;
   if (io[i].name && io[i].field) return IRM_OK;
   irm_free(io[i].name); /* not counted yet: irm_plan_free_ would miss them */

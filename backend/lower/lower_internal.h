@@ -76,7 +76,8 @@ int irm_lower_dedup_add_(lower_walk *w, uint64_t hash, size_t kernel);
 void irm_lower_dedup_free_(lower_walk *w);
 
 /* The symbol of external function name: its global_symbol (held by *gs,
- * released by the caller), else name. TypeError for a non-string. */
+ * released by the caller), else name. TypeError for a non-string, ValueError
+ * for a symbol that is no C identifier or a reserved one (codegen/c_text.h). */
 int irm_lower_external_symbol_(const char *name, const irm_object *func, irm_any *gs, const char **symbol);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/c_text.h"
 #include "codegen/codegen_c.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
@@ -121,9 +122,18 @@ static int lift_constants(irm_object *func, irm_object **out, irm_object ***lift
 }
 
 /* A new kernel slot of function func (retained) named symbol (taken); *out
- * its index. */
-static int new_kernel(lower_walk *w, irm_object *func, char *symbol, size_t *out) {
+ * its index. The symbol must differ from every kernel's before it, so an
+ * external function's global_symbol never equals a generated kernel's,
+ * whichever comes first in main (who: the new kernel, for the message). */
+static int new_kernel(lower_walk *w, irm_object *func, char *symbol, const char *who, size_t *out) {
   lowered_plan *p = w->p;
+  for (size_t j = 0; j < p->n_kernels; j++)
+    if (strcmp(p->kernels[j].symbol, symbol) == 0) {
+      int rc = irm_error(IRM_EVALUE, "%s: symbol '%s' is taken by %s; choose another global_symbol", who, symbol,
+                         p->kernels[j].external ? "an external function's global_symbol" : "a generated kernel");
+      irm_free(symbol);
+      return rc;
+    }
   int rc = irm_plan_grow_((void **)&p->kernels, &p->cap_kernels, p->n_kernels, sizeof *p->kernels);
   if (!rc) rc = irm_plan_grow_((void **)&w->kir, &w->cap_kir, p->n_kernels, sizeof *w->kir);
   if (rc) {
@@ -187,7 +197,7 @@ static int generate(lower_walk *w, irm_object *func, size_t *out) {
   char *symbol = NULL;
   if (!rc) rc = irm_text_buf_take_cstr_(&name, "for a kernel name", &symbol);
   else irm_text_buf_free_(&name);
-  if (!rc) rc = new_kernel(w, func, symbol, out);
+  if (!rc) rc = new_kernel(w, func, symbol, "the generated kernel", out);
   if (rc) return rc;
   plan_kernel *k = &p->kernels[*out];
   irm_c_kernel_info_ info = {0};
@@ -236,6 +246,11 @@ int irm_lower_external_symbol_(const char *name, const irm_object *func, irm_any
   if (!rc && gs->type_code != IRM_NONE && irm_any_to_str(gs, symbol, NULL))
     rc = irm_error(IRM_ETYPE, "external function '%s': global_symbol must be a string, got %s", name,
                    irm_any_describe_(gs));
+  if (!rc && (!c_identifier(*symbol) || irm_c_ident_reserved_(*symbol)))
+    rc = irm_error(IRM_EVALUE,
+                   "external function '%s': symbol '%s' is not a C identifier, or is a reserved one (a keyword or a "
+                   "standard macro)",
+                   name, irm_error_quote(*symbol));
   return rc;
 }
 
@@ -249,11 +264,6 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   irm_any gs = irm_any_none();
   const char *symbol = name;
   int rc = irm_lower_external_symbol_(name, func, &gs, &symbol);
-  if (!rc && !c_identifier(symbol))
-    rc = irm_error(IRM_EVALUE,
-                   "external function '%s' (Compiler '%s'): symbol '%s' is not a C "
-                   "identifier",
-                   name, compiler, irm_error_quote(symbol));
   size_t np = irm_function_param_count(func);
   for (size_t i = 0; !rc && i < np; i++) {
     irm_object *v = irm_function_param(func, i), *t = irm_expr_type(v);
@@ -267,15 +277,14 @@ static int external_of(lower_walk *w, const char *name, irm_object *func, const 
   char *sym = rc ? NULL : irm_strdup(symbol);
   irm_any_release(&gs);
   if (!rc && !sym) rc = irm_error(IRM_ENOMEM, "out of memory");
+  char who[300];
+  snprintf(who, sizeof who, "external function '%s'", name);
   size_t kernel = 0;
-  if (!rc) rc = new_kernel(w, func, sym, &kernel);
+  if (!rc) rc = new_kernel(w, func, sym, who, &kernel);
   if (!rc) rc = add_use(w, func, kernel, NULL, 0, use);
   if (rc) return rc;
   lowered_plan *p = w->p;
   plan_kernel *k = &p->kernels[kernel];
-  for (size_t j = 0; j < kernel; j++)
-    if (strcmp(p->kernels[j].symbol, k->symbol) == 0)
-      return irm_error(IRM_EVALUE, "external function '%s': symbol '%s' is taken by another kernel", name, k->symbol);
   k->external = true;
   k->n_inputs = np;
   k->n_outputs = irm_dataflow_type_kind_of(rt) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_size(rt) : 1;
