@@ -13,4 +13,5 @@ set(irm_fuzz_harnesses
   pass_sequence
   graph_json
   params
+  codegen_names
 )

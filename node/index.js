@@ -278,7 +278,8 @@ const TENSOR_VIEW = Symbol('irm.Tensor');
 export class Tensor extends IrmObject {
   /** A tensor holding a copy of a typed array (Float32Array, Int32Array,
    * Int8Array, Uint8Array; dtype 'bool' or 'float16' for Uint8Array /
-   * Uint16Array bits), shaped by shape (default: one dimension). */
+   * Uint16Array bits; another dtype, such as 'int64', from any typed array
+   * of exactly its bytes), shaped by shape (default: one dimension). */
   constructor(data, shape, dtype) {
     if (!ArrayBuffer.isView(data) || data instanceof DataView) {
       throw new TypeError(`Tensor(): argument 1 (data) must be a typed array, got ${typeof data}`);
@@ -290,8 +291,14 @@ export class Tensor extends IrmObject {
     }
     const dims = shape ? [...shape] : [data.length];
     const count = dims.reduce((a, b) => a * b, 1);
-    if (count !== data.length) {
+    if (ARRAYS[dt] && count !== data.length) {
       throw new ValueError(`Tensor(): shape [${dims}] holds ${count} elements, the data has ${data.length}`);
+    }
+    // ffi.Tensor copies count elements of dt: the typed array must hold that
+    // many bytes for every dtype, not only the ones of the table above
+    const elem = global('ffi.TensorNbytes')(global('ffi.Tensor')(dt, [1], null));
+    if (count * elem !== data.byteLength) {
+      throw new ValueError(`Tensor(): ${count} elements of ${dt} take ${count * elem} bytes, the ${data.constructor.name} holds ${data.byteLength}`);
     }
     const ptr = data.byteLength ? new Pointer(koffi.address(data)) : null;
     const t = global('ffi.Tensor')(dt, dims, ptr); // copies the data

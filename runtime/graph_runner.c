@@ -462,24 +462,34 @@ int irm_graph_runner_load_params(irm_graph_runner *r, const void *blob, size_t s
   uint64_t count = 0;
   int prc = blob ? irm_params_count(blob, size, &count) : IRM_PARAMS_ETRUNCATED;
   if (prc) return RFAIL(r, IRM_GRAPH_EPARAMS, "params: %s", irm_params_strerror(prc));
-  for (int copy = 0; copy < 2; copy++) {
-    for (uint64_t k = 0; k < count; k++) {
-      irm_params_entry e;
-      irm_params_get(blob, size, k, &e);
+  /* a walk per pass, linear in the blob; it stops at the first entry that
+     is unknown or listed twice, so a hostile file costs no more than the
+     graph's inputs allow */
+  unsigned char *seen = calloc(r->n_args + 1, 1);
+  if (!seen) return RFAIL(r, IRM_GRAPH_ENOMEM, "params: out of memory");
+  int rc = IRM_GRAPH_OK;
+  for (int copy = 0; copy < 2 && !rc; copy++) {
+    irm_params_iter it = {{NULL, NULL}, {NULL, NULL}, 0};
+    irm_params_entry e;
+    irm_params_iter_begin(blob, size, &it);
+    memset(seen, 0, r->n_args);
+    while (!rc && irm_params_iter_next(&it, &e)) {
       size_t a = arg_named(r, e.name, e.name_len);
       char what[200];
       snprintf(what, sizeof what, "params entry '%.*s'", (int)(e.name_len > 100 ? 100 : e.name_len), e.name);
-      if (a == SIZE_MAX) return RFAIL(r, IRM_GRAPH_EPARAMS, "%s: the graph has no input of that name", what);
-      const entry *x = arg_entry(r, a);
-      if (!copy) {
-        int rc = check_entry(r, what, x, e.dtype, e.ndim, e.shape, IRM_GRAPH_EPARAMS);
-        if (rc) return rc;
-        continue;
+      if (a == SIZE_MAX) rc = RFAIL(r, IRM_GRAPH_EPARAMS, "%s: the graph has no input of that name", what);
+      else if (seen[a]) rc = RFAIL(r, IRM_GRAPH_EPARAMS, "%s: listed twice", what);
+      else if (!copy) rc = check_entry(r, what, arg_entry(r, a), e.dtype, e.ndim, e.shape, IRM_GRAPH_EPARAMS);
+      else {
+        const entry *x = arg_entry(r, a);
+        memcpy(r->storage[x->sid], e.data, x->bytes);
+        r->is_param[a] = r->is_set[a] = 1;
       }
-      memcpy(r->storage[x->sid], e.data, x->bytes);
-      r->is_param[a] = r->is_set[a] = 1;
+      if (a != SIZE_MAX) seen[a] = 1;
     }
   }
+  free(seen);
+  if (rc) return rc;
   r->n_inputs = 0;
   for (size_t i = 0; i < r->n_args; i++)
     if (!r->is_param[i]) r->inputs[r->n_inputs++] = i;

@@ -5,9 +5,11 @@
  * outputs are printed, elided, with the largest difference from
  * ir.Evaluate of the model the build was made from. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd_build.h"
 #include "irm/runtime.h"
@@ -118,6 +120,53 @@ static int read_record(const char *dir, irm_object **out) {
   }
   *out = v.v_obj;
   return CLI_OK;
+}
+
+/* ---- what the record names: confined to DIR ---------------------------------------------- */
+
+/* The record is data: a name it gives must be a C identifier (mod_name, as
+ * irm build requires) or a plain file name, and the file DIR/name, when it
+ * exists, must be DIR's own: a symlink may not lead out of DIR. */
+static bool plain_identifier(const char *s) {
+  if (!s || !s[0] || (s[0] >= '0' && s[0] <= '9') || strlen(s) > 200) return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+  return true;
+}
+
+static int inside_dir(const char *dir, const char *name, const char *what) {
+  if (!name || !name[0] || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    return cli_say(CLI_FAIL, "run: %s/%s names %s '%s', which is no plain file name", cli_quote(dir), BUILD_RECORD,
+                   what, cli_quote(name ? name : ""));
+  char path[4096], real_dir[PATH_MAX], real[PATH_MAX];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (lstat(path, &st) != 0) return CLI_OK; /* to be made, in DIR */
+  if (!realpath(dir, real_dir) || !realpath(path, real))
+    return cli_say(CLI_FAIL, "run: cannot resolve '%s': %s", cli_quote(path), strerror(errno));
+  size_t n = strlen(real_dir);
+  if (strncmp(real, real_dir, n) != 0 || real[n] != '/' || strchr(real + n + 1, '/'))
+    return cli_say(CLI_FAIL, "run: '%s' (%s) leads out of '%s' to '%s'; irm run reads and writes DIR's own files only",
+                   cli_quote(path), what, cli_quote(dir), cli_quote(real));
+  return CLI_OK;
+}
+
+/* mod_name a C identifier, and every file irm run reads or writes in DIR. */
+static int check_record_names(const char *dir, const irm_object *record) {
+  const char *mod_name = irm_string_data(record_part(record, "mod_name", "ffi.String"));
+  if (!plain_identifier(mod_name))
+    return cli_say(CLI_FAIL,
+                   "run: %s/%s gives mod_name '%s', which is no C identifier (letters, digits, '_'; irm build "
+                   "writes no other)",
+                   cli_quote(dir), BUILD_RECORD, cli_quote(mod_name));
+  char lib[300];
+  snprintf(lib, sizeof lib, "lib%s.so", mod_name);
+  int rc = inside_dir(dir, BUILD_RECORD, "the record");
+  if (!rc) rc = inside_dir(dir, lib, "the library");
+  const irm_object *names = record_part(record, "artifacts", "ffi.Array");
+  for (size_t i = 0; !rc && i < irm_array_size(names); i++)
+    rc = inside_dir(dir, cli_str(irm_array_at(names, i)), "an artifact");
+  return rc;
 }
 
 /* {"module": built, "artifacts": DIR's files as the record names them,
@@ -304,6 +353,7 @@ static int run_dir(const run_flags *r) {
   irm_any want = irm_any_none();
   char lib[4096];
   int rc = read_record(r->dir, &record);
+  if (!rc) rc = check_record_names(r->dir, record);
   const char *mod_name = rc ? "" : irm_string_data(record_part(record, "mod_name", "ffi.String"));
   snprintf(lib, sizeof lib, "%s/lib%s.so", r->dir, mod_name);
   if (!rc) rc = make_inputs(r, record, &all, &data);

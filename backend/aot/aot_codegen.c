@@ -99,6 +99,20 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 
+/* With interface-api = "c" the inputs are fields of a struct, named by
+ * their mangled names (codegen/c_text.h): two names that mangle alike are
+ * an error naming both. */
+static int distinct_fields(const lowered_plan *p) {
+  for (size_t i = 0; i < p->n_inputs; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(p->inputs[i].field, p->inputs[j].field) == 0)
+        return irm_error(IRM_EVALUE,
+                         "aot codegen (interface-api = \"c\"): the inputs %%%s and %%%s both become the C field "
+                         "'%s'; rename one",
+                         irm_error_quote(p->inputs[j].name), irm_error_quote(p->inputs[i].name), p->inputs[i].field);
+  return IRM_OK;
+}
+
 static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
   irm_object *s = NULL;
   int rc = irm_text_buf_take_string_(b, "for an artifact", &s);
@@ -118,6 +132,7 @@ static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg,
   irm_object *artifacts = NULL;
   int rc = read_options(mod, cfg, &o, &req);
   if (!rc) rc = irm_plan_lower_(mod, &req, &p);
+  if (!rc && o.interface_c) rc = distinct_fields(&p);
   if (!rc) rc = irm_aot_emit_source_(&p, &o, &src);
   if (!rc && o.interface_c) rc = irm_aot_emit_header_(&p, &o, &hdr);
   if (!rc) rc = irm_map_new(&artifacts);

@@ -6,10 +6,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "irm_library.h"
 #include "aot_internal.h"
+#include "codegen/c_text.h"
 #include "irm/tensor.h"
 #include "load/load_internal.h"
 
@@ -54,11 +56,11 @@ static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
     if (dt.bits == 32) {
       float f;
       memcpy(&f, at, 4);
-      x = f;
-    } else memcpy(&x, at, 8);
-    if (isnan(x)) irm_text_buf_puts_(b, "NAN");
-    else if (isinf(x)) irm_text_buf_puts_(b, x < 0 ? "-INFINITY" : "INFINITY");
-    else irm_text_buf_printf_(b, dt.bits == 32 ? "%af" : "%a", x);
+      irm_c_float_(b, f);
+      return;
+    }
+    memcpy(&x, at, 8);
+    irm_c_double_(b, x);
     return;
   }
   if (dt.code == kDLUInt || dt.code == IRM_DLPACK_BOOL) {
@@ -100,7 +102,9 @@ static void emit_constants(const lowered_plan *p, const aot_options *o, irm_text
     const char *ct = irm_plan_ctype_(c->type.dtype);
     size_t es = irm_dtype_size(c->type.dtype), n = c->type.numel;
     size_t align = maxz(o->const_align, es);
-    irm_text_buf_printf_(b, "/* params '%s' */\n", c->name);
+    irm_text_buf_puts_(b, "/* params '");
+    irm_c_comment_(b, c->name);
+    irm_text_buf_puts_(b, "' */\n");
     if (!o->link_params) {
       irm_text_buf_printf_(b, "static _Alignas(%zu) %s tvmgen_%s_const_%zu[%zu];\n", align, ct, m, k, n ? n : 1);
       continue;
@@ -115,25 +119,55 @@ static void emit_constants(const lowered_plan *p, const aot_options *o, irm_text
   }
 }
 
-/* set_params(blob, size): every parameter checked first, then copied. */
+/* A constant's name and index, sorted by name (strcmp's order): set_params
+ * finds them all in one walk of the blob. */
+typedef struct named_const {
+  const char *name;
+  size_t k;
+} named_const;
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const named_const *)a)->name, ((const named_const *)b)->name);
+}
+
+/* set_params(blob, size): every parameter found (one walk of the blob,
+ * irm_params_find_sorted) and checked first, then copied. */
 static void emit_set_params(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
+  named_const *order = irm_calloc(p->n_consts + 1, sizeof *order);
+  if (!order) {
+    irm_text_buf_fail_(b);
+    return;
+  }
+  for (size_t k = 0; k < p->n_consts; k++) order[k] = (named_const){p->consts[k].name, k};
+  qsort(order, p->n_consts, sizeof *order, by_name);
   irm_text_buf_printf_(b, "static int tvmgen_%s_params_ready;\n\n", m);
   irm_text_buf_printf_(b, "int32_t tvmgen_%s_set_params(const void *blob, size_t size) {\n", m);
-  irm_text_buf_printf_(b, "  irm_params_entry e[%zu];\n  uint64_t count = 0;\n", p->n_consts + 1);
-  irm_text_buf_puts_(b, "  if (irm_params_count(blob, size, &count) != IRM_PARAMS_OK) return IRM_CRT_EPARAMS;\n");
-  for (size_t k = 0; k < p->n_consts; k++) {
-    const plan_type *t = &p->consts[k].type;
+  irm_text_buf_puts_(b, "  static const char *const names[] = {");
+  for (size_t j = 0; j < p->n_consts; j++) {
+    irm_text_buf_puts_(b, j ? ",\n    " : "\n    ");
+    irm_c_string_(b, order[j].name);
+  }
+  irm_text_buf_puts_(b, p->n_consts ? "};\n" : "NULL};\n");
+  irm_text_buf_printf_(b, "  irm_params_entry e[%zu];\n", p->n_consts + 1);
+  irm_text_buf_printf_(b,
+                       "  (void)names;\n  if (irm_params_find_sorted(blob, size, names, %zu, e, NULL) != "
+                       "IRM_PARAMS_OK) return IRM_CRT_EPARAMS;\n",
+                       p->n_consts);
+  for (size_t j = 0; j < p->n_consts; j++) {
+    const plan_type *t = &p->consts[order[j].k].type;
     irm_text_buf_printf_(b, "  {\n    static const int64_t shape[] = ");
     shape_list(t, b);
     irm_text_buf_printf_(b,
-                         ";\n    if (irm_params_find_as(blob, size, \"%s\", %u, %u, %d, shape, %zu, &e[%zu]) != "
-                         "IRM_PARAMS_OK)\n      return IRM_CRT_EPARAMS;\n  }\n",
-                         p->consts[k].name, t->dtype.code, t->dtype.bits, t->ndim, t->bytes, k);
+                         ";\n    if (irm_params_check_as(&e[%zu], %u, %u, %d, shape, %zu) != IRM_PARAMS_OK)\n"
+                         "      return IRM_CRT_EPARAMS;\n  }\n",
+                         j, t->dtype.code, t->dtype.bits, t->ndim, t->bytes);
   }
-  for (size_t k = 0; k < p->n_consts; k++)
-    irm_text_buf_printf_(b, "  memcpy(tvmgen_%s_const_%zu, e[%zu].data, (size_t)e[%zu].nbytes);\n", m, k, k, k);
+  for (size_t j = 0; j < p->n_consts; j++)
+    irm_text_buf_printf_(b, "  memcpy(tvmgen_%s_const_%zu, e[%zu].data, (size_t)e[%zu].nbytes);\n", m, order[j].k, j,
+                         j);
   irm_text_buf_printf_(b, "  tvmgen_%s_params_ready = 1;\n  return IRM_CRT_OK;\n}\n\n", m);
+  irm_free(order);
 }
 
 /* ---- the body ------------------------------------------------------------------------ */
@@ -159,9 +193,8 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
       irm_text_buf_puts_(b, n ? ", " : "");
       scratch_ptr(p, s, b);
     }
-    irm_text_buf_printf_(b,
-                         ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
-                         step, k->symbol);
+    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return %s;\n  }\n", step,
+                         k->symbol, k->external ? "IRM_CRT_EKERNEL" : "irm_crt_kernel_status(krc)");
     return;
   }
   irm_text_buf_printf_(b, "  {\n    DLTensor t[%zu];\n    irm_crt_value v[%zu], r;\n    int32_t c[%zu], rc = 0, krc;\n",
@@ -179,8 +212,8 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
   irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", step,
                        k->symbol, k->symbol, n);
   scratch_ptr(p, s, b);
-  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return IRM_CRT_EKERNEL;\n  }\n",
-                       step, k->symbol);
+  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return krc;\n  }\n", step,
+                       k->symbol); /* the wrapper's code */
 }
 
 /* The body runs on the workspace it is given: the static one (the entry

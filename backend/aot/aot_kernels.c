@@ -27,9 +27,11 @@ void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b)
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);
   for (size_t i = 0; i < nin; i++) arg_check(&k->inputs[i], i, b);
   for (size_t j = 0; j < nout; j++) arg_check(&k->outputs[j], nin + j, b);
-  irm_text_buf_printf_(b, "  %sreturn %s(", k->external ? "(void)resource;\n  " : "", k->symbol);
+  /* a generated kernel's status says what failed; an external one's is its own */
+  irm_text_buf_printf_(b, "  %sreturn %s%s(", k->external ? "(void)resource;\n  " : "",
+                       k->external ? "" : "irm_crt_kernel_status(", k->symbol);
   for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "%sa%zu", i ? ", " : "", i);
-  irm_text_buf_printf_(b, "%s) != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n", k->external ? "" : ", resource");
+  irm_text_buf_printf_(b, "%s;\n}\n\n", k->external ? ") != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK" : ", resource))");
 }
 
 void irm_aot_emit_externs_(const lowered_plan *p, irm_text_buf *b) {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 #include "backend_internal.h"
 #include "codegen_c_plugin.h"
@@ -570,19 +571,11 @@ static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
     if (i) irm_text_buf_puts_(b, i % 8 ? ", " : ",\n  ");
     switch (nd->t.dt) {
     case CG_F32: {
-      float v = ((const float *)data)[i];
-      if (v != v) irm_text_buf_puts_(b, "NAN");
-      else if (v == (float)INFINITY) irm_text_buf_puts_(b, "INFINITY");
-      else if (v == -(float)INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-      else P(b, "%af", (double)v);
+      irm_c_float_(b, ((const float *)data)[i]);
       break;
     }
     case CG_F64: {
-      double v = ((const double *)data)[i];
-      if (v != v) irm_text_buf_puts_(b, "NAN");
-      else if (v == INFINITY) irm_text_buf_puts_(b, "INFINITY");
-      else if (v == -INFINITY) irm_text_buf_puts_(b, "-INFINITY");
-      else P(b, "%a", v);
+      irm_c_double_(b, ((const double *)data)[i]);
       break;
     }
     case CG_I64: {
@@ -613,10 +606,16 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
     epi.residual = a->epi_res ? w->nodes[a->epi_res - 1].name : NULL;
     c.epilogue = &epi;
     c.out = nd->t;
-    P(b, "  /* %s: %s with the elementwise tail up to %s */\n", nd->name, c.op, irm_op_name(irm_call_callee(nd->expr)));
+    P(b, "  /* %s: ", nd->name); /* op names come from the registry: any text (c_text.h) */
+    irm_c_comment_(b, c.op);
+    irm_text_buf_puts_(b, " with the elementwise tail up to ");
+    irm_c_comment_(b, irm_op_name(irm_call_callee(nd->expr)));
+    irm_text_buf_puts_(b, " */\n");
   } else {
     make_call(w, nd, in, &c);
-    P(b, "  /* %s: %s */\n", nd->name, c.op);
+    P(b, "  /* %s: ", nd->name);
+    irm_c_comment_(b, c.op);
+    irm_text_buf_puts_(b, " */\n");
     if (nd->alias == 1) return IRM_OK;
     if (is_ew(nd)) return emit_ew(w, idx, b);
   }

@@ -2,7 +2,10 @@
  *   codegen.CKernel(func, symbol [, target]) -> Map {code, n_inputs,
  *     n_outputs, scratch_bytes}: irm_codegen_c_kernel_ on a typed
  *     dataflow Function.
- *   codegen.CPrelude([targets Array]) -> String: irm_codegen_c_prelude_. */
+ *   codegen.CPrelude([targets Array]) -> String: irm_codegen_c_prelude_.
+ *   codegen.CText(kind, text) -> String: text as generated C puts data
+ *     (c_text.h), for external code generators and the tests. */
+#include "c_text.h"
 #include "codegen_c_internal.h"
 #include "irm/function.h"
 #include "irm/target.h"
@@ -68,10 +71,41 @@ static int c_prelude(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return IRM_OK;
 }
 
+static int c_text(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "codegen.CText";
+  static const char *const kinds[] = {"string", "comment", "identifier"};
+  (void)resource;
+  const char *kind = NULL, *text = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &kind, NULL);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &text, NULL);
+  if (rc) return rc;
+  irm_text_buf b = {0};
+  if (strcmp(kind, kinds[0]) == 0) irm_c_string_(&b, text);
+  else if (strcmp(kind, kinds[1]) == 0) irm_c_comment_(&b, text);
+  else if (strcmp(kind, kinds[2]) == 0) {
+    char *id = irm_c_mangle_(text);
+    if (!id) return irm_error_nomem_("generating C");
+    irm_text_buf_puts_(&b, id);
+    irm_free(id);
+  } else {
+    const char *near = irm_closest_name(kind, kinds, 3);
+    return irm_error(IRM_EVALUE, "%s: unknown kind '%s'%s%s%s; the kinds are string, comment, identifier", fn,
+                     irm_error_quote(kind), near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+  }
+  irm_object *s = NULL;
+  rc = irm_text_buf_take_string_(&b, "generating C", &s);
+  irm_text_buf_free_(&b);
+  if (rc) return rc;
+  *ret = irm_any_object(s);
+  return IRM_OK;
+}
+
 int irm_register_codegen_c_globals_(void) {
   static const irm_builtin_global globals[] = {
       {"codegen.CKernel", c_kernel},
       {"codegen.CPrelude", c_prelude},
+      {"codegen.CText", c_text},
   };
   return irm_global_register_builtins_(globals, sizeof globals / sizeof globals[0]);
 }

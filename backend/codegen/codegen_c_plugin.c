@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_plugin.h"
 #include "irm/function.h"
 #include "irm/kind.h"
@@ -93,7 +94,7 @@ static int attr_literal(const cg_call *c, const char *name, irm_text_buf *out) {
   switch (v->type_code) {
   case IRM_INT: P(out, "%lld", (long long)v->v_int); return IRM_OK;
   case IRM_BOOL: P(out, "%d", (int)v->v_int); return IRM_OK;
-  case IRM_FLOAT: P(out, "%.17g", v->v_float); return IRM_OK;
+  case IRM_FLOAT: irm_c_double_(out, v->v_float); return IRM_OK;
   default:
     return irm_cg_fail_(c,
                         "the FCodegenC template names attribute '%s' of type %s; only int, bool and "

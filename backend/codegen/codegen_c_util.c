@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 
 cg_dt irm_cg_dt_of_(DLDataType d) {
@@ -207,16 +208,17 @@ int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *head
   return !c->file_scope->failed;
 }
 
-/* v as a C float expression, into buf (48 bytes). */
+#define FLOAT_TEXT_MAX (8 + IRM_C_NUMBER_MAX)
+
+/* v as a C float expression, into buf (FLOAT_TEXT_MAX bytes). */
 static const char *float_text(double v, char *buf) {
-  if (v != v) snprintf(buf, 48, "NAN");
-  else if (isinf(v)) snprintf(buf, 48, "%sINFINITY", v < 0 ? "-" : "");
-  else snprintf(buf, 48, "(float)%.17g", v);
+  char d[IRM_C_NUMBER_MAX];
+  snprintf(buf, FLOAT_TEXT_MAX, "(float)%s", irm_c_double_text_(v, d));
   return buf;
 }
 
 void irm_cg_epilogue_decl_(const cg_epilogue *e, irm_text_buf *b) {
-  char lo[48], hi[48], alpha[48];
+  char lo[FLOAT_TEXT_MAX], hi[FLOAT_TEXT_MAX], alpha[FLOAT_TEXT_MAX];
   irm_text_buf_printf_(b, "    const irm_kernel_epilogue e = {%s, %s, %s, %s, %s};\n", e && e->bias ? e->bias : "NULL",
                        e && e->residual ? e->residual : "NULL", float_text(e ? e->lo : 0.0, lo),
                        float_text(e ? e->hi : 0.0, hi), float_text(e ? e->alpha : 0.0, alpha));

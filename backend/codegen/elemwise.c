@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
@@ -118,20 +119,13 @@ static int unary2_expr(const cg_call *c, const char *const *a, irm_text_buf *b) 
 }
 
 /* A double as an exact C literal. */
-static void dbl(double v, irm_text_buf *b) {
-  if (v != v) irm_text_buf_puts_(b, "NAN");
-  else if (isinf(v)) irm_text_buf_puts_(b, v > 0 ? "INFINITY" : "-INFINITY");
-  else P(b, "%a", v);
-}
+static void dbl(double v, irm_text_buf *b) { irm_c_double_(b, v); }
 
 /* Converts to float without overflow (infinities included). */
 static int float_bound(double v) { return isinf(v) || fabs(v) <= FLT_MAX; }
 
 /* A float_bound double rounded to float, as a C literal. */
-static void flt(double v, irm_text_buf *b) {
-  if (isinf(v)) irm_text_buf_puts_(b, v > 0 ? "INFINITY" : "-INFINITY");
-  else P(b, "%af", (double)(float)v);
-}
+static void flt(double v, irm_text_buf *b) { irm_c_float_(b, (float)v); }
 
 static int clip_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   irm_clip_attrs at;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 #include "irm_kernel_image.h"
 
@@ -17,10 +18,7 @@
  * computes them (ONNX Resize's formulas), and emitted as exact tables; the
  * kernel sums wy * wx * x in double in the evaluator's order. */
 
-static void emit_exact(double v, irm_text_buf *b) {
-  if (v != v) irm_text_buf_puts_(b, "NAN");
-  else P(b, "%a", v);
-}
+static void emit_exact(double v, irm_text_buf *b) { irm_c_double_(b, v); }
 
 /* static const tables n<name>[len], i<name>[len][4], w<name>[len][4]. */
 static void emit_taps(const irm_resize2d_attrs *r, int axis, const char *name, int64_t in, int64_t out,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
@@ -27,11 +28,7 @@
 static int64_t norm_axis(int64_t axis, int32_t nd) { return axis < 0 ? axis + nd : axis; }
 
 /* A double as an exact C literal. */
-static void dbl(double v, irm_text_buf *b) {
-  if (v != v) irm_text_buf_puts_(b, "NAN");
-  else if (isinf(v)) irm_text_buf_puts_(b, v > 0 ? "INFINITY" : "-INFINITY");
-  else P(b, "%a", v);
-}
+static void dbl(double v, irm_text_buf *b) { irm_c_double_(b, v); }
 
 /* ---- nn.dense ------------------------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_text.h"
 #include "codegen_c_internal.h"
 
 #define P irm_text_buf_printf_
@@ -119,7 +120,8 @@ static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
-  P(b, "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n",
+  P(b,
+    "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
     ix->name, LL(len), LL(len));
   P(b,
     "      for (int64_t i = 0; i < %lld; i++) %s[(r * %lld + j) * %lld + i] = %s[(r * %lld + k) * %lld + i];\n    }\n",
@@ -141,7 +143,8 @@ static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
       return irm_cg_fail_(c, "argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
   if (c->out.numel == 0) return IRM_OK;
   open_loops(&c->out, b);
-  P(b, "      int64_t k = (int64_t)%s[o];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 1;\n",
+  P(b,
+    "      int64_t k = (int64_t)%s[o];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
     c->in[1].name, LL(len), LL(len));
   P(b, "      %s[o++] = %s[0", c->out.name, d->name);
   for (int32_t q = 0; q < nd; q++) {
@@ -180,8 +183,8 @@ static int pad_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     else P(b, "      if (i < 0 || i >= %lld) inside = 0;\n", LL(len));
     P(b, "      off += i * %lld;\n", LL(st[d]));
   }
-  char val[64];
-  snprintf(val, sizeof val, "%a", value);
+  char val[IRM_C_NUMBER_MAX];
+  irm_c_double_text_(value, val);
   P(b, "      %s[o++] = inside ? %s[off] : ", c->out.name, in->name);
   irm_cg_from_double_(c->out.dt, val, b);
   P(b, ";\n    }\n");
@@ -225,7 +228,7 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     for (int32_t q = 0; q < ix->ndim; q++)
       P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
     P(b,
-      "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 1;\n      if (k < 0) k += %lld;\n",
+      "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n      if (k < 0) k += %lld;\n",
       ix->name, LL(len), LL(len), LL(len));
     P(b, "      const int64_t at = 0");
     for (int32_t q = 0; q < d->ndim; q++) {
@@ -243,8 +246,9 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)kk; q < d->ndim; q++) slice *= d->shape[q];
   P(b, "    for (int64_t i = 0; i < %lld; i++) {\n      int64_t off = 0, k;\n", LL(count));
   for (int64_t q = 0; q < kk; q++) {
-    P(b, "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 1;\n", ix->name, LL(kk),
-      LL(q), LL(d->shape[q]), LL(d->shape[q]));
+    P(b,
+      "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
+      ix->name, LL(kk), LL(q), LL(d->shape[q]), LL(d->shape[q]));
     P(b, "      off += (k < 0 ? k + %lld : k) * %lld;\n", LL(d->shape[q]), LL(st[q]));
   }
   P(b, "      for (int64_t e = 0; e < %lld; e++) ", LL(slice));

@@ -4,8 +4,9 @@
  *   1. targets, executor and runtime from the arguments (build_args.c);
  *   2. every target kind buildable (c, llvm, or a "codegen" attribute);
  *   3. the executor's and runtime's validate attributes;
- *   4. a new module with target, executor, runtime, mod_name and params,
- *      its CompilationConfig, and the functions' pinned targets checked;
+ *   4. a new module with target, executor, runtime, mod_name and params
+ *      (each key a parameter of main), its CompilationConfig, and the
+ *      functions' pinned targets checked;
  *   5. MigratePassConfig, freeze, the executor's pipeline (the pass
  *      manager verifies after each pass);
  *   6. external codegens (codegen.ext.<Compiler>), the symbols main calls
@@ -18,6 +19,7 @@
 #include "backend_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"
+#include "irm/dataflow/expr.h"
 #include "irm/error.h"
 #include "irm/function.h"
 #include "irm/pass.h"
@@ -101,6 +103,51 @@ static int check_pinned(const irm_module *mod, const irm_compilation_config *cfg
   }
   irm_object_release(names);
   return rc;
+}
+
+/* Whether node is a Constant holding the tensor ctx (stops the walk). */
+static int holds_tensor(void *ctx, irm_object *node) {
+  return irm_expr_kind_of(node) == IRM_EXPR_CONSTANT && irm_constant_data(node) == ctx ? 1 : IRM_OK;
+}
+
+/* Every key of the module's params binds something: it names a parameter of
+ * main, or its tensor is a constant of main already (BindParams ran before
+ * the build). The key names the constant in the generated code and the
+ * params file, so a key that binds nothing is a mistake (and is data no
+ * generated file should carry). */
+static int check_params(const irm_module *m) {
+  const irm_object *params = irm_module_params(m);
+  irm_object *main = irm_module_function(m, "main");
+  if (!params || !main || irm_expr_kind_of(main) != IRM_EXPR_FUNCTION) return IRM_OK;
+  size_t n = irm_function_param_count(main);
+  irm_map_iter it = irm_map_iter_begin(params);
+  const irm_object *key;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &key, &v)) {
+    const char *name = irm_string_data(key);
+    bool found = false;
+    for (size_t i = 0; i < n && !found; i++) found = strcmp(irm_var_name(irm_function_param(main, i)), name) == 0;
+    if (!found && v->type_code == IRM_OBJECT)
+      found = irm_expr_visit(irm_function_body(main), holds_tensor, v->v_obj) == 1;
+    if (found) continue;
+    irm_text_buf list;
+    irm_text_buf_init_(&list, NULL, 0);
+    const char **names = irm_calloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++) {
+      const char *p = irm_var_name(irm_function_param(main, i));
+      if (names) names[i] = p;
+      if (i < 16) irm_text_buf_printf_(&list, "%s%%%s", i ? ", " : "", p);
+    }
+    if (n > 16) irm_text_buf_printf_(&list, ", ... (%zu in all)", n);
+    const char *best = names ? irm_closest_name(name, names, n) : NULL;
+    int rc = irm_error(IRM_EVALUE, "params entry '%s' names no parameter of main%s%s%s; main's parameters: %s",
+                       irm_error_quote(name), best ? " (closest: %" : "", best ? best : "", best ? ")" : "",
+                       n ? irm_text_buf_cstr_(&list) : "none");
+    irm_free(names);
+    irm_text_buf_free_(&list);
+    return rc;
+  }
+  return IRM_OK;
 }
 
 /* ---- the module ------------------------------------------------------------------------ */
@@ -280,6 +327,7 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = run_validate(e, IRM_EXECUTOR_VALIDATE_ATTR, e, r);
   if (!rc) rc = run_validate(r, IRM_RUNTIME_VALIDATE_ATTR, e, r);
   if (!rc) rc = configured_module(mod, targets, e, r, params, mod_name, &m);
+  if (!rc) rc = check_params(m);
   if (!rc) rc = irm_module_compilation_config(m, &cfg);
   if (!rc) rc = with_hosts(&m, &cfg);
   if (!rc) rc = check_pinned(m, cfg);

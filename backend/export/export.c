@@ -211,7 +211,8 @@ int irm_build_export_library(const irm_object *result, const char *path) {
     rc = irm_error(IRM_ERUNTIME, "export_library: cannot make a temporary folder '%s': %s", dir, strerror(errno));
   else if (!rc) {
     rc = irm_build_write(result, dir);
-    irm_text_buf_puts_(&cmd, "cc -std=c11 -shared -fPIC -O2");
+    /* gnu11: C11 with trigraphs off in gcc and clang (data never forms one anyway, codegen/c_text.h) */
+    irm_text_buf_puts_(&cmd, "cc -std=gnu11 -shared -fPIC -O2");
     irm_text_buf_puts_(&cmd, irm_text_buf_cstr_(&flags));
     irm_text_buf_puts_(&cmd, " -I");
     quoted(&cmd, irm_runtime_include_dir_());

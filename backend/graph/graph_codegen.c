@@ -17,6 +17,7 @@
 
 #include "irm_library.h"
 #include "backend_internal.h"
+#include "codegen/c_text.h"
 #include "graph_internal.h"
 #include "irm/config.h"
 #include "irm/container.h"
@@ -60,20 +61,6 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 
-/* text as adjacent C string literals, one per line of text. */
-static void c_string(irm_text_buf *b, const char *text) {
-  irm_text_buf_puts_(b, "\"");
-  for (const char *s = text; *s; s++) {
-    if (*s == '\n') {
-      irm_text_buf_puts_(b, s[1] ? "\\n\"\n  \"" : "\\n");
-      continue;
-    }
-    if (*s == '"' || *s == '\\') irm_text_buf_putc_(b, '\\');
-    irm_text_buf_putc_(b, *s);
-  }
-  irm_text_buf_puts_(b, "\"");
-}
-
 static void emit_bytes(irm_text_buf *b, const char *name, const unsigned char *data, size_t n) {
   irm_text_buf_printf_(b, "static const unsigned char %s[%zu] = {", name, n ? n : 1);
   for (size_t i = 0; i < n; i++) irm_text_buf_printf_(b, "%s%u", i % 24 ? "," : i ? ",\n  " : "\n  ", data[i]);
@@ -104,7 +91,7 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                        "/* The graph JSON. */\nconst char *tvmgen_%s_graph_json(void);\n"
                        "const char *tvmgen_%s_graph_json(void) {\n  return ",
                        m, m);
-  c_string(b, json);
+  irm_c_string_(b, json);
   irm_text_buf_puts_(b, ";\n}\n\n");
   irm_text_buf meta;
   irm_text_buf_init_(&meta, NULL, 0);

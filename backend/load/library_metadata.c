@@ -2,15 +2,14 @@
  * tvmgen_<mod_name>_metadata, which runtime.Load finds and dispatches on. */
 #include "load_internal.h"
 
+#include "codegen/c_text.h"
+
 void irm_library_metadata_emit_(irm_text_buf *b, const char *mod_name, const char *json) {
   irm_text_buf_printf_(b,
                        "/* The loader's description of this library (JSON). */\n"
                        "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void);\n"
-                       "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void) {\n  return \"",
+                       "const char *" IRM_LIBRARY_PREFIX "%s" IRM_LIBRARY_METADATA "(void) {\n  return ",
                        mod_name, mod_name);
-  for (const char *s = json; *s; s++) {
-    if (*s == '"' || *s == '\\') irm_text_buf_putc_(b, '\\');
-    irm_text_buf_putc_(b, *s);
-  }
-  irm_text_buf_puts_(b, "\";\n}\n");
+  irm_c_string_(b, json);
+  irm_text_buf_puts_(b, ";\n}\n");
 }

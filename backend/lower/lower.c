@@ -1,12 +1,13 @@
 /* Lowering (plan.h): main's dataflow after FuseOps is calls of Primitive
  * functions, and calls of external functions (GlobalVars of functions with
  * a `Compiler`: BYOC), over its params and Constants. One kernel per
- * distinct callee (lower_kernels.c), one step per call, one tensor per
- * value; then the buffers, placed by the memory planner. */
+ * distinct workload (lower_kernels.c, kernel_dedup.c), one step per call,
+ * one tensor per value; then the buffers, placed by the memory planner. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "codegen/c_text.h"
 #include "codegen/codegen_c.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
@@ -30,14 +31,14 @@ int irm_plan_lower_(const irm_module *mod, const plan_request *req, lowered_plan
   p->threads = req->threads;
   irm_text_buf_init_(&w.kernels_c, NULL, 0);
   const char *who = req->who ? req->who : "codegen";
-  int rc = lower(&w);
+  int rc = irm_lower_dedup_setting_(mod, &w.dedup);
+  if (!rc) rc = lower(&w);
   irm_ptr_table_free_(&w.values);
+  for (irm_ptr_entry_ *e = w.kernels.head; e; e = e->next) irm_free(((kernel_use *)e)->lifted);
   irm_ptr_table_free_(&w.kernels);
+  irm_lower_dedup_free_(&w);
   irm_free(w.ids);
-  for (size_t i = 0; i < p->n_kernels; i++) {
-    irm_object_release(w.kir[i].func);
-    irm_free(w.kir[i].lifted);
-  }
+  for (size_t i = 0; i < p->n_kernels; i++) irm_object_release(w.kir[i].func);
   irm_free(w.kir);
   if (!rc && w.kernels_c.failed) rc = irm_error(IRM_ENOMEM, "out of memory for the kernels");
   if (!rc) rc = irm_text_buf_take_cstr_(&w.kernels_c, "for the kernels", &p->kernels_c);
@@ -194,18 +195,42 @@ static int remember(lower_walk *w, irm_object *node, size_t first, size_t count,
   return IRM_OK;
 }
 
-/* The params name of a constant: its key in the module's `params` when the
- * tensor is one of them, else p<k>. */
+/* Whether an earlier constant (of the k before) is named name. */
+static bool const_named(const lowered_plan *p, size_t k, const char *name) {
+  for (size_t i = 0; i < k; i++)
+    if (p->consts[i].name && strcmp(p->consts[i].name, name) == 0) return true;
+  return false;
+}
+
+/* Whether key is a name as variables have them (letters, digits, '_' and
+ * '.', not starting with a digit): build checks the keys against main's
+ * parameters, and lowering names nothing after any other key. */
+static bool plain_name(const char *key) {
+  if (!key[0] || (key[0] >= '0' && key[0] <= '9') || strlen(key) > 256) return false;
+  for (const char *s = key; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '.'))
+      return false;
+  return true;
+}
+
+/* The params name of constant k: its key in the module's `params` when the
+ * tensor is one of them (and the key a plain name), else p<k>; never an
+ * earlier constant's name, so two parameters bound to one tensor stay two
+ * entries (one key each). */
 static char *const_name(lower_walk *w, irm_object *tensor, size_t k) {
   if (w->params) {
     irm_map_iter it = irm_map_iter_begin(w->params);
     const irm_object *key;
     const irm_any *v;
     while (irm_map_iter_next(&it, &key, &v))
-      if (v->type_code == IRM_OBJECT && v->v_obj == tensor) return irm_strdup(irm_string_data(key));
+      if (v->type_code == IRM_OBJECT && v->v_obj == tensor && plain_name(irm_string_data(key)) &&
+          !const_named(w->p, k, irm_string_data(key)))
+        return irm_strdup(irm_string_data(key));
   }
-  char name[32];
+  char name[48];
   snprintf(name, sizeof name, "p%zu", k);
+  for (size_t n = 1; const_named(w->p, k, name) || (w->params && irm_map_find_cstr(w->params, name)); n++)
+    snprintf(name, sizeof name, "p%zu_%zu", k, n);
   return irm_strdup(name);
 }
 
@@ -270,24 +295,23 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
 /* ---- steps ------------------------------------------------------------------------ */
 
 /* A call of a Primitive or an external function in main: one step. */
-static int add_step(lower_walk *w, irm_object *call, size_t kernel) {
+static int add_step(lower_walk *w, irm_object *call, const kernel_use *use) {
   lowered_plan *p = w->p;
-  const plan_kernel *k = &p->kernels[kernel];
-  const kernel_ir *ir = &w->kir[kernel];
-  size_t ncall = irm_call_arg_count(call), nargs = ncall + ir->n_lifted;
+  const plan_kernel *k = &p->kernels[use->kernel];
+  size_t ncall = irm_call_arg_count(call), nargs = ncall + use->n_lifted;
   if (k->n_inputs != nargs)
     return irm_error(IRM_EVALUE, "kernel %s takes %zu inputs, called with %zu", k->symbol, k->n_inputs, nargs);
   int rc = GROW(p, steps, n_steps, cap_steps);
   if (rc) return rc;
   plan_step *s = &p->steps[p->n_steps];
-  s->kernel = kernel;
+  s->kernel = use->kernel;
   s->scratch = -1;
   s->args = irm_malloc((nargs + k->n_outputs + 1) * sizeof *s->args);
   if (!s->args) return irm_error(IRM_ENOMEM, "out of memory");
   size_t step = p->n_steps++;
   for (size_t i = 0; i < nargs && !rc; i++) {
     value_entry *v = NULL;
-    rc = resolve(w, i < ncall ? irm_call_arg(call, i) : ir->lifted[i - ncall], &v);
+    rc = resolve(w, i < ncall ? irm_call_arg(call, i) : use->lifted[i - ncall], &v);
     if (!rc && v->tuple)
       rc = irm_error(IRM_ETYPE, "argument %zu of a call of %s is a tuple; kernels take tensors", i, k->symbol);
     if (rc) break;
@@ -320,39 +344,21 @@ static int visit(void *ctx, irm_object *node) {
   lower_walk *w = ctx;
   if (irm_expr_kind_of(node) != IRM_EXPR_CALL) return IRM_OK;
   irm_object *callee = irm_call_callee(node);
-  size_t kernel = 0;
+  const kernel_use *use = NULL;
   int rc = IRM_OK;
-  if (irm_expr_kind_of(callee) == IRM_EXPR_FUNCTION) rc = irm_lower_fused_kernel_(w, callee, &kernel);
-  else if (irm_expr_kind_of(callee) == IRM_EXPR_GLOBAL_VAR) rc = irm_lower_external_kernel_(w, node, &kernel);
+  if (irm_expr_kind_of(callee) == IRM_EXPR_FUNCTION) rc = irm_lower_fused_kernel_(w, callee, &use);
+  else if (irm_expr_kind_of(callee) == IRM_EXPR_GLOBAL_VAR) rc = irm_lower_external_kernel_(w, node, &use);
   else return IRM_OK; /* an op inside a Primitive function */
-  return rc ? rc : add_step(w, node, kernel);
+  return rc ? rc : add_step(w, node, use);
 }
 
 /* ---- inputs, outputs, buffers ---------------------------------------------------- */
 
-/* name as a C identifier: other bytes become '_', a leading digit gains
- * one; a name taken already gains _<k>. */
-static char *sanitize(const char *name, plan_io *done, size_t n_done) {
-  irm_text_buf b;
-  irm_text_buf_init_(&b, NULL, 0);
-  if (!name[0] || isdigit((unsigned char)name[0])) irm_text_buf_putc_(&b, '_');
-  for (const char *s = name; *s; s++) irm_text_buf_putc_(&b, isalnum((unsigned char)*s) ? *s : '_');
-  size_t base = b.len;
-  for (size_t k = 1;; k++) {
-    bool taken = false;
-    for (size_t i = 0; i < n_done && !taken; i++) taken = strcmp(done[i].field, irm_text_buf_cstr_(&b)) == 0;
-    if (!taken || b.failed) break;
-    b.len = base;
-    irm_text_buf_printf_(&b, "_%zu", k);
-  }
-  char *out = NULL;
-  if (irm_text_buf_take_cstr_(&b, "", &out)) irm_clear_error();
-  return out;
-}
-
+/* The field is name mangled (c_text.h); the C interface checks that the
+ * fields differ (aot_codegen.c), the only user of them. */
 static int add_io(plan_io *io, size_t i, const char *name, size_t tensor) {
   io[i].name = irm_strdup(name);
-  io[i].field = sanitize(name, io, i);
+  io[i].field = irm_c_mangle_(name);
   io[i].tensor = tensor;
   if (io[i].name && io[i].field) return IRM_OK;
   irm_free(io[i].name); /* not counted yet: irm_plan_free_ would miss them */

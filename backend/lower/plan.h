@@ -3,7 +3,8 @@
  * makes it (lower.c, lower_kernels.c).
  *
  * Lowering reads main of the final module once: one kernel per distinct
- * Primitive function (its C generated here by backend/codegen/) or
+ * workload (structurally equal Primitive functions, their tensor constants
+ * lifted, share one; its C generated here by backend/codegen/) or
  * external function (BYOC), one step per call, one tensor per value, the
  * constants, the inputs and outputs, and the buffers the memory planner
  * (memory_plan.h) placed. The plan holds no IR object: types are dtypes
@@ -52,7 +53,7 @@ typedef struct plan_const {
   DLDevice device;
 } plan_const;
 
-/* One kernel: a distinct Primitive function (its C is in the plan's
+/* One kernel: a distinct workload of Primitive functions (its C is in the plan's
  * kernels text), or an external function (a module function with a
  * `Compiler` attribute, which main calls through a GlobalVar; its code
  * comes from codegen.ext.<Compiler>: the host code declares it
@@ -165,6 +166,11 @@ void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_b
  * one object per schedule record of p's kernels, in kernel order
  * (docs/kernels.md, "Schedules"). Out of memory marks b failed. */
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b);
+
+/* Registers codegen.dedup_kernels (bool, default true): a module attribute
+ * and the PassContext option migrating onto it; false gives one kernel per
+ * distinct Primitive function (kernel_dedup.c). */
+int irm_register_kernel_dedup_settings_(void);
 
 /* The C element type of dtype, NULL when unsupported. */
 const char *irm_plan_ctype_(DLDataType dtype);

@@ -234,6 +234,9 @@ test('tensors from and to typed arrays', () => {
   assert.equal(empty.toTypedArray().length, 0);
   assert.throws(() => new irm.Tensor(new Float64Array(2)), irm.TypeError);
   assert.throws(() => new irm.Tensor(new Float32Array(2), [3]), irm.ValueError);
+  // issue 39, D6: a dtype outside the table is checked against the bytes too (int64: 32 bytes, not 16)
+  assert.throws(() => new irm.Tensor(new Int32Array(4), [4], 'int64'), /4 elements of int64 take 32 bytes, the Int32Array holds 16/);
+  assert.deepEqual(new irm.Tensor(new BigInt64Array([1n, -2n, 3n, 4n]), [4], 'int64').shape, [4]);
   // Tensors go through globals: the interpreter runs on them.
   const c = irm.ir.parse('#[version = "irm-0.1"]\ndef @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {\n  %0 = nn.relu(%x);\n  %0\n}\n');
   const y = irm.ir.evaluate(c, 'main', [new irm.Tensor(new Float32Array([-1, 2]))]);

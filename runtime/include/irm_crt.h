@@ -59,8 +59,14 @@ enum {
   IRM_CRT_ETYPE = -3,     /* an argument of the wrong type code or dtype */
   IRM_CRT_ESHAPE = -4,    /* a tensor argument of the wrong shape */
   IRM_CRT_ENOPARAMS = -5, /* run before the parameters were set */
-  IRM_CRT_EPARAMS = -6    /* a params blob that does not match */
+  IRM_CRT_EPARAMS = -6,   /* a params blob that does not match */
+  IRM_CRT_EINDEX = -7     /* a kernel read an index out of range (take, gather, scatter) */
 };
+
+/* What a generated kernel returns: 0, IRM_CRT_KERNEL_EDIV (an integer
+ * division by zero) or IRM_CRT_KERNEL_EINDEX (an index outside its axis). */
+#define IRM_CRT_KERNEL_EDIV 1
+#define IRM_CRT_KERNEL_EINDEX 2
 
 /* Kernel hooks. The entry point of AOT-generated code brackets each
  * kernel call with IRM_CRT_KERNEL_ENTER(step, "symbol") and
@@ -93,8 +99,15 @@ static inline const char *irm_crt_strerror(int32_t code) {
   case IRM_CRT_ESHAPE: return "a tensor of the wrong shape";
   case IRM_CRT_ENOPARAMS: return "the parameters were not set (call set_params first)";
   case IRM_CRT_EPARAMS: return "the params blob does not match the module's parameters";
+  case IRM_CRT_EINDEX:
+    return "a kernel read an index out of range (take, gather or scatter: an index outside its axis)";
   default: return "unknown error";
   }
+}
+
+/* The return code of a generated kernel's status (0, IRM_CRT_KERNEL_*). */
+static inline int32_t irm_crt_kernel_status(int32_t status) {
+  return status == 0 ? IRM_CRT_OK : status == IRM_CRT_KERNEL_EINDEX ? IRM_CRT_EINDEX : IRM_CRT_EKERNEL;
 }
 
 /* The DLTensor of slot i, checked: type code IRM_CRT_DLTENSOR, on the CPU,

@@ -142,50 +142,116 @@ static inline int irm_params_count(const void *blob, size_t size, uint64_t *coun
   return rc;
 }
 
-/* Entry index of the blob (checked as irm_params_count does). */
-static inline int irm_params_get(const void *blob, size_t size, uint64_t index, irm_params_entry *out) {
+/* A walk over the entries of a blob, in order (name i with array i): each
+ * entry read once, so reading them all is linear in the blob's size. */
+typedef struct irm_params_iter {
+  irm_params_cursor_ names, arrays;
+  uint64_t left;
+} irm_params_iter;
+
+/* Checks the blob (as irm_params_count) and starts a walk over it. */
+static inline int irm_params_iter_begin(const void *blob, size_t size, irm_params_iter *it) {
   uint64_t n = 0, len = 0;
   int rc = irm_params_count(blob, size, &n);
   if (rc) return rc;
-  if (index >= n) return IRM_PARAMS_EINDEX;
   irm_params_cursor_ c = {(const unsigned char *)blob + 24, (const unsigned char *)blob + size};
-  for (uint64_t i = 0; i < n; i++) {
+  it->names = c;
+  for (uint64_t i = 0; i < n; i++) { /* checked: every take succeeds */
     irm_params_take_(&c, &len, 8);
-    if (i == index) {
-      out->name = (const char *)c.p;
-      out->name_len = (size_t)len;
-    }
     irm_params_take_(&c, NULL, (size_t)len);
   }
   irm_params_take_(&c, NULL, 8);
-  for (uint64_t i = 0; i <= index; i++) irm_params_read_array_(&c, out);
+  it->arrays = c;
+  it->left = n;
   return IRM_PARAMS_OK;
 }
 
-/* The entry named name (a C string). */
+/* 1 and the next entry in *out, or 0 at the end. */
+static inline int irm_params_iter_next(irm_params_iter *it, irm_params_entry *out) {
+  uint64_t len = 0;
+  if (!it->left) return 0;
+  irm_params_take_(&it->names, &len, 8);
+  out->name = (const char *)it->names.p;
+  out->name_len = (size_t)len;
+  irm_params_take_(&it->names, NULL, (size_t)len);
+  irm_params_read_array_(&it->arrays, out);
+  it->left--;
+  return 1;
+}
+
+/* Entry index of the blob (checked as irm_params_count does). */
+static inline int irm_params_get(const void *blob, size_t size, uint64_t index, irm_params_entry *out) {
+  irm_params_iter it = {{NULL, NULL}, {NULL, NULL}, 0};
+  int rc = irm_params_iter_begin(blob, size, &it);
+  if (rc) return rc;
+  if (index >= it.left) return IRM_PARAMS_EINDEX;
+  for (uint64_t i = 0; i <= index; i++) irm_params_iter_next(&it, out);
+  return IRM_PARAMS_OK;
+}
+
+/* strcmp's order between an entry's name (name, len) and the C string s. */
+static inline int irm_params_name_cmp_(const char *name, size_t len, const char *s) {
+  size_t n = strlen(s);
+  int c = memcmp(name, s, len < n ? len : n);
+  return c ? c : len < n ? -1 : len > n ? 1 : 0;
+}
+
+/* The entry named name (a C string): one walk of the blob. */
 static inline int irm_params_find(const void *blob, size_t size, const char *name, irm_params_entry *out) {
-  uint64_t n = 0;
-  int rc = irm_params_count(blob, size, &n);
-  size_t want = strlen(name);
-  for (uint64_t i = 0; !rc && i < n; i++) {
-    rc = irm_params_get(blob, size, i, out);
-    if (!rc && out->name_len == want && memcmp(out->name, name, want) == 0) return IRM_PARAMS_OK;
-  }
+  irm_params_iter it = {{NULL, NULL}, {NULL, NULL}, 0};
+  int rc = irm_params_iter_begin(blob, size, &it);
+  while (!rc && irm_params_iter_next(&it, out))
+    if (irm_params_name_cmp_(out->name, out->name_len, name) == 0) return IRM_PARAMS_OK;
   return rc ? rc : IRM_PARAMS_EINDEX;
 }
 
-/* The entry named name, checked against what the reader expects: dtype
- * (code, bits, one lane), ndim and shape, nbytes. IRM_PARAMS_ESIZE when
- * it differs. */
+/* IRM_PARAMS_OK when entry e is what the reader expects: dtype (code, bits,
+ * one lane), ndim and shape, nbytes; IRM_PARAMS_ESIZE when it differs. */
+static inline int irm_params_check_as(const irm_params_entry *e, uint8_t code, uint8_t bits, int32_t ndim,
+                                      const int64_t *shape, uint64_t nbytes) {
+  if (e->dtype.code != code || e->dtype.bits != bits || e->dtype.lanes != 1 || e->ndim != ndim || e->nbytes != nbytes)
+    return IRM_PARAMS_ESIZE;
+  for (int32_t d = 0; d < ndim; d++)
+    if (e->shape[d] != shape[d]) return IRM_PARAMS_ESIZE;
+  return IRM_PARAMS_OK;
+}
+
+/* The entry named name, checked as irm_params_check_as does. */
 static inline int irm_params_find_as(const void *blob, size_t size, const char *name, uint8_t code, uint8_t bits,
                                      int32_t ndim, const int64_t *shape, uint64_t nbytes, irm_params_entry *out) {
   int rc = irm_params_find(blob, size, name, out);
+  return rc ? rc : irm_params_check_as(out, code, bits, ndim, shape, nbytes);
+}
+
+/* The entries named names[0..n) (distinct C strings in strcmp's order) in
+ * one walk of the blob, a binary search per entry: out[j] is names[j]'s
+ * (the first entry of that name). IRM_PARAMS_EINDEX when one is missing,
+ * its index in *missing (may be NULL). Linear in the blob's size. */
+static inline int irm_params_find_sorted(const void *blob, size_t size, const char *const *names, size_t n,
+                                         irm_params_entry *out, size_t *missing) {
+  irm_params_iter it = {{NULL, NULL}, {NULL, NULL}, 0};
+  irm_params_entry e;
+  int rc = irm_params_iter_begin(blob, size, &it);
   if (rc) return rc;
-  if (out->dtype.code != code || out->dtype.bits != bits || out->dtype.lanes != 1 || out->ndim != ndim ||
-      out->nbytes != nbytes)
-    return IRM_PARAMS_ESIZE;
-  for (int32_t d = 0; d < ndim; d++)
-    if (out->shape[d] != shape[d]) return IRM_PARAMS_ESIZE;
+  for (size_t j = 0; j < n; j++) out[j].name = NULL;
+  while (irm_params_iter_next(&it, &e)) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      int c = irm_params_name_cmp_(e.name, e.name_len, names[mid]);
+      if (!c) {
+        if (!out[mid].name) out[mid] = e;
+        break;
+      }
+      if (c < 0) hi = mid;
+      else lo = mid + 1;
+    }
+  }
+  for (size_t j = 0; j < n; j++)
+    if (!out[j].name) {
+      if (missing) *missing = j;
+      return IRM_PARAMS_EINDEX;
+    }
   return IRM_PARAMS_OK;
 }
 

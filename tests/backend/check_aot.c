@@ -273,6 +273,45 @@ START_TEST(test_loader_checks_inputs) {
 }
 END_TEST
 
+/* Issue 39, D9: an index out of range at run time is reported as one, not
+ * as a division by zero (aot unpacked and packed, graph). */
+START_TEST(test_an_index_out_of_range_is_named) {
+  irm_module *m = parse_module(IP_HEAD "def @main(%x: Tensor[(4), float32], %i: Tensor[(2), int32]) {\n"
+                                       "  %0 = take(%x, %i, axis=0);\n  %0\n}\n");
+  int64_t four[] = {4}, two[] = {2};
+  DLDataType i32 = {kDLInt, 32, 1};
+  int32_t bad_index[] = {1, 9};
+  irm_tensor *idx = NULL;
+  ck_assert_ok(irm_tensor_new(i32, two, 1, bad_index, &idx));
+  irm_any ins[] = {irm_any_object(seeded_tensor(four, 1, 1)), irm_any_object((irm_object *)idx)};
+  irm_object *in = new_array(ins, 2);
+  for (int which = 0; which < 3; which++) {
+    irm_object *e = which == 0 ? c_unpacked() : NULL, *r = NULL, *loaded = NULL, *out = NULL;
+    if (which == 1) {
+      const char *keys[] = {"interface-api", "unpacked-api"};
+      irm_any vals[] = {irm_any_str("packed"), irm_any_bool(false)};
+      e = aot_executor(keys, vals, 2);
+    } else if (which == 2) {
+      ck_assert_ok(irm_executor_create("graph", NULL, &e));
+    }
+    ck_assert_ok(aot_try_build(m, "c", e, which == 2 ? "cpp" : "crt", NULL, "d9", &r));
+    char tag[16];
+    snprintf(tag, sizeof tag, "d9_%d", which);
+    loaded = aot_export_load(r, tag);
+    ck_assert_int_ne(irm_runtime_module_run(loaded, in, &out), IRM_OK);
+    ck_assert_error_mentions("a kernel read an index out of range (take, gather or scatter");
+    ck_assert_ptr_null(out);
+    irm_object_release(loaded);
+    irm_object_release(r);
+    irm_object_release(e);
+  }
+  irm_object_release(in);
+  irm_any_release(&ins[0]);
+  irm_any_release(&ins[1]);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_export_errors_show_the_command) {
   irm_module *m = parse_module(AOT_MAIN);
   irm_object *e = c_unpacked(), *p = weight_params();
@@ -283,7 +322,7 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_int_eq(irm_build_export_library(r, path), IRM_ERUNTIME);
   ck_assert_error_mentions("the compiler failed");
   ck_assert_error_mentions("-mnosuchfeature");
-  ck_assert_error_mentions("command: cc -std=c11 -shared -fPIC -O2");
+  ck_assert_error_mentions("command: cc -std=gnu11 -shared -fPIC -O2");
   irm_object_release(r);
   /* -mcpu becomes -march on x86 (-mcpu elsewhere) */
   r = aot_build(m, "llvm -mcpu=nosuchcpu", e, "crt", p, "ex");
@@ -341,16 +380,27 @@ START_TEST(test_codegen_errors_leave_the_input_intact) {
 END_TEST
 
 START_TEST(test_names_are_sanitized) {
-  irm_module *m = parse_module(IP_HEAD "def @main(%a.b: Tensor[(4,), float32], %a_b: Tensor[(4,), float32]) {\n"
-                                       "  %0 = add(%a.b, %a_b);\n  %0\n}\n");
+  /* names that are C keywords or standard macros get a prefix, and the header compiles (issue 39, D11) */
+  irm_module *m =
+      parse_module(IP_HEAD "def @main(%int: Tensor[(4,), float32], %NULL: Tensor[(4,), float32], %NAN: Tensor[(4,), "
+                           "float32], %float: Tensor[(4,), float32], %a.b: Tensor[(4,), float32]) {\n"
+                           "  %0 = add(%int, %NULL);\n  %1 = add(%0, %NAN);\n  %2 = add(%1, %float);\n"
+                           "  %3 = add(%2, %a.b);\n  %3\n}\n");
   irm_object *e = c_unpacked();
   irm_object *r = aot_build(m, "c", e, "crt", NULL, "san");
   const char *h = irm_string_data(aot_artifact(r, "tvmgen_san.h"));
-  ck_assert_msg(strstr(h, "void *a_b;\n  void *a_b_1;") != NULL, "%s", h);
+  ck_assert_msg(strstr(h, "void *v_int;\n  void *v_NULL;\n  void *v_NAN;\n  void *v_float;\n  void *a_b;") != NULL,
+                "%s", h);
   irm_object *loaded = aot_export_load(r, "sanitized");
-  aot_compare(m, loaded, 2, 40);
+  aot_compare(m, loaded, 5, 40);
   irm_object_release(loaded);
   irm_object_release(r);
+  irm_object_release(m);
+  /* two names that become one C name are an error naming both */
+  m = parse_module(IP_HEAD "def @main(%a.b: Tensor[(4,), float32], %a_b: Tensor[(4,), float32]) {\n"
+                           "  %0 = add(%a.b, %a_b);\n  %0\n}\n");
+  ck_assert_int_eq(aot_try_build(m, "c", e, "crt", NULL, "san", &r), IRM_EVALUE);
+  ck_assert_error_mentions("the inputs %a.b and %a_b both become the C field 'a_b'");
   irm_object_release(e);
   irm_object_release(m);
 }
@@ -394,6 +444,7 @@ int main(void) {
   tcase_add_test(tc, test_export_errors_show_the_command);
   tcase_add_test(tc, test_codegen_errors_leave_the_input_intact);
   tcase_add_test(tc, test_names_are_sanitized);
+  tcase_add_test(tc, test_an_index_out_of_range_is_named);
   tcase_add_test(tc, test_defaults);
   suite_add_tcase(s, tc);
   return run_suite(s);

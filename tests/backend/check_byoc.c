@@ -268,6 +268,47 @@ START_TEST(test_a_symbol_no_c_artifact_defines_is_a_build_error) {
 }
 END_TEST
 
+/* codegen.ext.byoc_d8: defines a relu under the symbol the generated exp
+ * kernel after it has (issue 39, D8). */
+static int byoc_d8(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)args;
+  (void)nargs;
+  (void)resource;
+  irm_object *s = NULL, *files = NULL;
+  int rc = irm_string_from_cstr("#include <stdint.h>\nint32_t tvmgen_d8_fused_exp_1(const float *in0, float *out0) {\n"
+                                "  for (int i = 0; i < 4; i++) out0[i] = in0[i] > 0 ? in0[i] : 0.0f;\n  return 0;\n}\n",
+                                &s);
+  const char *keys[1] = {"d8.c"};
+  irm_any v = irm_any_object(s);
+  if (!rc) rc = irm_map_from_pairs(keys, &v, 1, &files);
+  irm_object_release(s);
+  if (!rc) *ret = irm_any_object(files);
+  return rc;
+}
+
+START_TEST(test_a_global_symbol_equal_to_a_later_kernel_is_a_build_error) {
+  irm_object *f = new_packed(byoc_d8, NULL, NULL);
+  ck_assert_ok(irm_func_register_global("codegen.ext.byoc_d8", f, 1));
+  irm_object_release(f);
+  irm_module *m = parse_module(IP_HEAD "def @ext_relu(%a: " T4 ") -> " T4 " {\n  %0 = nn.relu(%a);\n  %0\n}\n"
+                                       "def @main(%x: " T4 ") {\n  %0 = @ext_relu(%x);\n  %1 = exp(%0);\n  %1\n}\n");
+  m = with_attr(m, "ext_relu", "Compiler", "byoc_d8");
+  m = with_attr(m, "ext_relu", "global_symbol", "tvmgen_d8_fused_exp_1");
+  const char *runtime = NULL;
+  irm_object *e = aot_config(1, &runtime), *result = (irm_object *)&result;
+  ck_assert_int_eq(aot_try_build(m, "c", e, runtime, NULL, "d8", &result), IRM_EVALUE);
+  ck_assert_error_mentions("the generated kernel: symbol 'tvmgen_d8_fused_exp_1' is taken by an external function's "
+                           "global_symbol");
+  ck_assert_ptr_null(result);
+  /* a keyword is no symbol either */
+  m = with_attr(m, "ext_relu", "global_symbol", "int");
+  ck_assert_int_eq(aot_try_build(m, "c", e, runtime, NULL, "d8", &result), IRM_EVALUE);
+  ck_assert_error_mentions("external function 'ext_relu': symbol 'int' is not a C identifier, or is a reserved one");
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_an_external_function_with_a_tuple_param_is_a_build_error) {
   register_codegens();
   irm_module *m =
@@ -313,6 +354,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_hand_written_external_code, 0, 3);
   tcase_add_test(tc, test_hand_written_external_code_graph);
   tcase_add_test(tc, test_a_symbol_no_c_artifact_defines_is_a_build_error);
+  tcase_add_test(tc, test_a_global_symbol_equal_to_a_later_kernel_is_a_build_error);
   tcase_add_test(tc, test_an_external_function_with_a_tuple_param_is_a_build_error);
   tcase_add_test(tc, test_a_call_of_a_function_without_a_compiler_is_named);
   suite_add_tcase(s, tc);

@@ -242,7 +242,7 @@ static const nc_case block4[] = {
      NULL},
     {{"e4_relu6", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = clip(%1, a_min=0.0, a_max=6.0); %2 }", 0},
      FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_CLIP"),
-     "{in2, NULL, (float)0, (float)6, (float)0}",
+     "{in2, NULL, (float)0x0p+0, (float)0x1.8p+2, (float)0x0p+0}",
      NULL},
     /* a clip above zero makes the padding lanes non-zero: harmless, as the evaluator's */
     {{"e4_clip_lo", SIG4("") "  " CONV4 "  %1 = clip(%0, a_min=0.5, a_max=1.25); %1 }", 0},
@@ -252,7 +252,7 @@ static const nc_case block4[] = {
     /* no a_max: up to infinity */
     {{"e4_clip_inf", SIG4("") "  " CONV4 "  %1 = clip(%0, a_min=-0.25); %1 }", 0},
      FLAGS("IRM_KERNEL_EPI_CLIP"),
-     "(float)-0.25, INFINITY",
+     "(float)-0x1p-2, (float)INFINITY",
      NULL},
     {{"e4_leaky", SIG4(BIAS4) "  " CONV4 "  %1 = add(%0, %b); %2 = nn.leaky_relu(%1, alpha=0.1); %2 }", 0},
      FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_LEAKY"),

@@ -164,6 +164,37 @@ def test_names_initializers_and_import_time_folding():
     np.testing.assert_allclose(_evaluate(mod, params, [x]), x.reshape(2, 3) @ np.arange(12).reshape(4, 3).T)
 
 
+def test_dead_nodes_are_dropped_and_import_time_values_are_bounded():
+    # issue 39, D5: unused ConstantOfShape, Expand and Tile asking for 16 GB are never evaluated
+    big = helper.make_tensor("big", TensorProto.INT64, [2], [65536, 65536])
+    nodes = [helper.make_node("ConstantOfShape", ["big"], ["unused"], name="c"),
+             helper.make_node("Expand", ["x", "big"], ["unused2"], name="e"),
+             helper.make_node("Tile", ["x", "big"], ["unused3"], name="t"),
+             helper.make_node("Relu", ["x"], ["y"], name="r")]
+    mod, params = from_onnx(_model(nodes, [_vi("x", [1, 1])], [_vi("y", [1, 1])], [big]))
+    assert "broadcast_to" not in mod.text() and not params
+    # a live value beyond max_constant_bytes stays a run-time computation
+    shape = helper.make_tensor("shape", TensorProto.INT64, [2], [4, 4])
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["c"], name="c"), helper.make_node("Add", ["x", "c"], ["y"])]
+    model = _model(nodes, [_vi("x", [4, 4])], [_vi("y", [4, 4])], [shape])
+    small, _ = from_onnx(model, max_constant_bytes=16)
+    assert "broadcast_to" in small.text()
+    folded, _ = from_onnx(model)  # 64 bytes: folded at import
+    assert "broadcast_to" not in folded.text()
+    x = np.ones((4, 4), dtype=np.float32)
+    np.testing.assert_allclose(_evaluate(small, {}, [x]), _evaluate(folded, {}, [x]))
+    # a value the import needs itself fails, naming the node and the bytes
+    lim = helper.make_tensor("lim", TensorProto.INT64, [], [1 << 40])
+    zero = helper.make_tensor("zero", TensorProto.INT64, [], [0])
+    one = helper.make_tensor("one", TensorProto.INT64, [], [1])
+    nodes = [helper.make_node("Range", ["zero", "lim", "one"], ["r"], name="rng"),
+             helper.make_node("Reshape", ["x", "r"], ["y"], name="rs")]
+    with pytest.raises(ValueError, match="node rng \\(Range\\): Range would be a constant of 8796093022208 bytes"):
+        from_onnx(_model(nodes, [_vi("x", [4, 4])], [_vi("y", [16])], [lim, zero, one]))
+    with pytest.raises(ValueError, match="max_constant_bytes must be an int >= 0"):
+        from_onnx(model, max_constant_bytes=-1)
+
+
 def test_shapes_and_dtypes_can_be_given_and_dynamic_ones_must_be():
     model = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", ["batch", 3])], [_vi("y", ["batch", 3])])
     with pytest.raises(ValueError, match="input 'x' has a dynamic dimension 0 \\(batch\\); give its shape"):

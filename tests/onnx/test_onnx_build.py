@@ -121,6 +121,34 @@ def test_six_networks_match_pytorch_through_the_blocked_kernels(tmp_path, name, 
     assert int(np.argmax(got)) == int(np.argmax(ref))
 
 
+def _kernel_count(result):
+    """The kernels the build's C defines (tvmgen_<mod_name>_fused_..._<k>)."""
+    import re
+    code = "".join(text for file, text in result.artifacts.items() if file.endswith(".c"))
+    return len(re.findall(r"^static int32_t tvmgen_\w+?_fused_\w+\(", code, re.M))
+
+
+@SANITIZED
+@pytest.mark.parametrize("name,executor", [("squeezenet1_1", "aot"), ("shufflenet_v2_x0_5", "graph")])
+def test_dedup_kernels_match_undeduplicated(tmp_path, name, executor):
+    # codegen.dedup_kernels (docs/codegen.md, "Deduplication"): fewer kernels,
+    # the same outputs bit for bit
+    torch, net, x = _six_network(name, 32)
+    buf = io.BytesIO()
+    torch.onnx.export(net, x, buf, opset_version=13, input_names=["input"], output_names=["logits"])
+    mod, params = from_onnx(onnx.load_from_string(buf.getvalue()))
+    got, counts = {}, {}
+    for dedup in (True, False):
+        with irm.transform.PassContext(config={"codegen.dedup_kernels": dedup}):
+            result = irm.build(mod, "c", executor=irm.Executor(executor, {"link-params": False}), params=params)
+        counts[dedup] = _kernel_count(result)
+        sub = tmp_path / ("dedup_%s" % dedup)
+        sub.mkdir()
+        got[dedup] = _run_compiled(result, sub, x.numpy(), executor)
+    assert 0 < counts[True] < counts[False]
+    assert got[True].shape == (1, 1000) and np.array_equal(got[True], got[False])
+
+
 def _ops_model():
     """x (2, 3, 4, 5) float32 through the ops the frontend adds."""
     init = [

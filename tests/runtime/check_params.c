@@ -1,6 +1,8 @@
 /* runtime/include/irm_params.h alone (no libirm): a round trip of the
- * params file, lookups by name and index, checked finds, and every
- * malformed blob refused with its code. */
+ * params file, lookups by name and index, checked finds, finds of many
+ * names in one walk over a file of many entries, and every malformed blob
+ * refused with its code. */
+#include <stdio.h>
 #include <check.h>
 #include <stdlib.h>
 
@@ -67,6 +69,51 @@ START_TEST(test_round_trip) {
 }
 END_TEST
 
+/* Issue 39, D7: a file of 100000 entries is read in one walk per lookup
+ * (the old reader rescanned it per entry: hours, not milliseconds). */
+START_TEST(test_many_entries_read_in_linear_time) {
+  enum { N = 100000 };
+  static char names_buf[N][12];
+  static const char *names[N];
+  static DLTensor ts[N];
+  static const DLTensor *tp[N];
+  static float value[N];
+  for (size_t i = 0; i < N; i++) {
+    snprintf(names_buf[i], sizeof names_buf[i], "p%06zu", i);
+    names[i] = names_buf[i];
+    value[i] = (float)i;
+    ts[i] = tensor(&value[i], 0, NULL, kDLFloat, 32);
+    tp[i] = &ts[i];
+  }
+  size_t size = 0;
+  ck_assert_int_eq(irm_params_write(NULL, 0, N, names, tp, &size), IRM_PARAMS_OK);
+  unsigned char *buf = malloc(size);
+  ck_assert_int_eq(irm_params_write(buf, size, N, names, tp, &size), IRM_PARAMS_OK);
+  irm_params_entry e, found[3];
+  float v = 0;
+  ck_assert_int_eq(irm_params_find(buf, size, "p099999", &e), IRM_PARAMS_OK);
+  memcpy(&v, e.data, 4);
+  ck_assert(v == 99999.0f);
+  ck_assert_int_eq(irm_params_get(buf, size, N - 2, &e), IRM_PARAMS_OK);
+  ck_assert(e.name_len == 7 && memcmp(e.name, "p099998", 7) == 0);
+  int64_t none[1] = {0};
+  for (int k = 0; k < 5; k++) /* generated set_params: found and checked one by one */
+    ck_assert_int_eq(irm_params_find_as(buf, size, "p050000", kDLFloat, 32, 0, none, 4, &e), IRM_PARAMS_OK);
+  /* all at once, sorted names, a binary search per entry */
+  const char *want[] = {"p000007", "p050000", "p099999"};
+  ck_assert_int_eq(irm_params_find_sorted(buf, size, want, 3, found, NULL), IRM_PARAMS_OK);
+  memcpy(&v, found[1].data, 4);
+  ck_assert(v == 50000.0f);
+  const char *missing[] = {"p000007", "p2", "q"};
+  size_t at = 99;
+  ck_assert_int_eq(irm_params_find_sorted(buf, size, missing, 3, found, &at), IRM_PARAMS_EINDEX);
+  ck_assert_uint_eq(at, 1);
+  ck_assert_int_eq(irm_params_check_as(&found[0], kDLFloat, 32, 0, none, 4), IRM_PARAMS_OK);
+  ck_assert_int_eq(irm_params_check_as(&found[0], kDLFloat, 64, 0, none, 4), IRM_PARAMS_ESIZE);
+  free(buf);
+}
+END_TEST
+
 START_TEST(test_malformed_blobs_are_refused) {
   size_t size = 0;
   unsigned char *buf = blob_of(&size);
@@ -103,6 +150,7 @@ int main(void) {
   Suite *s = suite_create("params");
   TCase *tc = tcase_create("params");
   tcase_add_test(tc, test_round_trip);
+  tcase_add_test(tc, test_many_entries_read_in_linear_time);
   tcase_add_test(tc, test_malformed_blobs_are_refused);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -251,6 +251,31 @@ def run_cases():
     run(["run", broken], 1, err=["malformed JSON"])
     write("broken/irm-build.json", irm_json(lambda add: add({"type": "ffi.Map", "keys": [], "values": []})))
     run(["run", broken], 1, err=["no record of irm build"])
+    # The record is data (issue 39, D3): a mod_name that is no C identifier, files that lead out of DIR.
+    esc = tmp("escape")
+    run(["build", "mlp", "--executor", "aot", "--mod-name", "m3x", "-o", esc], 0)
+    record = os.path.join(esc, "irm-build.json")
+    with open(record) as f:
+        text = f.read()
+    with open(record, "w") as f:
+        f.write(text.replace('"m3x"', '"/../../../escaped"'))
+    run(["run", esc], 1, err=["gives mod_name '/../../../escaped', which is no C identifier"])
+    for made in (os.path.join(esc, "lib", "..", "..", "..", "escaped.so"), os.path.join(TMP, "escaped.so")):
+        if os.path.exists(made):
+            FAILURES.append("irm run wrote " + made + " outside DIR")
+    with open(record, "w") as f:
+        f.write(text)
+    source = os.path.join(esc, "tvmgen_m3x.c")
+    outside = write("outside.c", open(source).read())
+    os.remove(source)
+    os.symlink(outside, source)
+    run(["run", esc], 1, err=["tvmgen_m3x.c' (an artifact) leads out of"])
+    os.remove(source)
+    shutil.copy(outside, source)
+    os.symlink(write("outside.so", ""), os.path.join(esc, "libm3x.so"))
+    run(["run", esc], 1, err=["libm3x.so' (the library) leads out of"])
+    os.remove(os.path.join(esc, "libm3x.so"))
+    run(["run", esc], 0)
     # A C source that does not compile: the compiler's message, status 1.
     bad_c = tmp("bad-c")
     run(["build", "mlp", "--executor", "aot", "-o", bad_c], 0)

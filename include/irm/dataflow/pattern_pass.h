@@ -13,7 +13,8 @@
  * with a constant that broadcasts x stays). A round that changed something
  * is followed by another, up to max_iterations rounds (and as many
  * firings at one node); past that the rules kept firing: a ValueError
- * naming them. Nothing fired: the input object itself comes back.
+ * naming them. Growth and time are bounded too (IRM_PATTERN_MAX_GROWTH).
+ * Nothing fired: the input object itself comes back.
  *
  * Ownership: arguments are borrowed; *out NEW. Thread safety: any thread;
  * rules files are loaded inside a registration journal of the calling
@@ -32,6 +33,16 @@ extern "C" {
  * firing; the config option / module attribute "PatternPass.max_iterations"
  * overrides it in passes. */
 #define IRM_PATTERN_MAX_ITERATIONS 32
+
+/* Growth and time before the rules are said to grow without bound: a
+ * round that leaves the expression with more than IRM_PATTERN_MAX_GROWTH
+ * times the input's nodes (and more than 256 nodes beyond it), or a rewrite
+ * running longer than IRM_PATTERN_MAX_SECONDS, is a ValueError naming the
+ * rules that fired most. "PatternPass.max_growth" and
+ * "PatternPass.max_seconds" (config options / module attributes, floats)
+ * override them in passes. */
+#define IRM_PATTERN_MAX_GROWTH 4.0
+#define IRM_PATTERN_MAX_SECONDS 60.0
 
 /* expr rewritten by rules (an Array of dataflow.RewriteRule) to a fixed
  * point. mod (may be NULL) answers the rules' attr() conditions (its

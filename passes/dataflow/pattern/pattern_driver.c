@@ -1,6 +1,8 @@
 /* The pattern rewrite driver (pattern_pass.h): a rule set compiled into an
  * index by root op, applied through the one rewriter to a fixed point. */
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "irm/container.h"
 #include "irm/dataflow/op.h"
@@ -160,6 +162,10 @@ typedef struct walk {
   int max_iterations;
   uint32_t *fired; /* per rule (order index), this round */
   int changed;
+  uint64_t *total;    /* per rule (order index), all rounds */
+  double max_seconds; /* wall time allowed */
+  struct timespec start;
+  uint64_t fires; /* all firings, to look at the clock now and then */
 } walk;
 
 static int read_attr(void *ctx, const char *key, irm_any *out) {
@@ -240,6 +246,57 @@ static int kept_firing(const walk *w, const char *where) {
   return rc;
 }
 
+/* The rules that fired most (all rounds), "a (12 times), b (3 times)". */
+static void most_fired(const walk *w, irm_text_buf *b) {
+  bool *named = irm_calloc(w->rs->n ? w->rs->n : 1, sizeof *named);
+  for (int k = 0; named && k < 3; k++) {
+    size_t best = w->rs->n;
+    for (size_t i = 0; i < w->rs->n; i++)
+      if (!named[i] && w->total[i] && (best == w->rs->n || w->total[i] > w->total[best])) best = i;
+    if (best == w->rs->n) break;
+    named[best] = true;
+    irm_text_buf_printf_(b, "%s%s (%llu times)", k ? ", " : "", irm_rewrite_rule_name(w->rs->order[best]),
+                         (unsigned long long)w->total[best]);
+  }
+  irm_free(named);
+}
+
+static double seconds_since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* A bound other than the rounds stopped the rewrite: what, and the rules
+ * that fired most. */
+static int out_of_bounds(const walk *w, const char *what) {
+  irm_text_buf b = {0};
+  most_fired(w, &b);
+  int rc =
+      irm_error(IRM_EVALUE, "the rules %s; the rules that fired most: %s", what, b.failed || !b.data ? "?" : b.data);
+  irm_text_buf_free_(&b);
+  return rc;
+}
+
+static int check_time(walk *w) {
+  if (++w->fires % 64 || seconds_since(&w->start) <= w->max_seconds) return IRM_OK;
+  char what[128];
+  snprintf(what, sizeof what, "ran longer than %g s (PatternPass.max_seconds)", w->max_seconds);
+  return out_of_bounds(w, what);
+}
+
+static int count_node(void *ctx, irm_object *node) {
+  (void)node;
+  ++*(size_t *)ctx;
+  return IRM_OK;
+}
+
+static size_t count_nodes(irm_object *e) {
+  size_t n = 0;
+  (void)irm_expr_visit(e, count_node, &n); /* count_node never fails */
+  return n;
+}
+
 /* Tries the candidate rules at e: *out the NEW replacement, or NULL. */
 static int fire_once(walk *w, irm_object *e, const irm_object *want, irm_object **out) {
   *out = NULL;
@@ -269,8 +326,9 @@ static int fire_once(walk *w, irm_object *e, const irm_object *want, irm_object 
       continue;
     }
     w->fired[i]++;
+    w->total[i]++;
     *out = typed;
-    return IRM_OK;
+    return check_time(w);
   }
   return IRM_OK;
 }
@@ -295,7 +353,10 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   }
   for (int n = 0; !rc; n++) {
     irm_object *rep = NULL;
-    if ((rc = fire_once(w, cur, want, &rep)) || !rep) break;
+    if ((rc = fire_once(w, cur, want, &rep)) || !rep) {
+      if (rep) irm_object_release(rep); /* fired, but past the time */
+      break;
+    }
     irm_object_release(cur);
     cur = rep;
     w->changed = 1;
@@ -309,11 +370,24 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   return IRM_OK;
 }
 
-int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_module *mod, int max_iterations,
-                       irm_object **out) {
+int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_module *mod,
+                       const irm_rewrite_limits_ *limits, irm_object **out) {
   *out = NULL;
-  walk w = {rs, mod, max_iterations > 0 ? max_iterations : IRM_PATTERN_MAX_ITERATIONS, NULL, 0};
-  if (!(w.fired = irm_calloc(rs->n ? rs->n : 1, sizeof *w.fired))) return irm_error_nomem_("rewriting");
+  irm_rewrite_limits_ lim = limits ? *limits : (irm_rewrite_limits_){0, 0, 0};
+  walk w = {rs, mod,  lim.max_iterations > 0 ? lim.max_iterations : IRM_PATTERN_MAX_ITERATIONS, NULL,
+            0,  NULL, lim.max_seconds > 0 ? lim.max_seconds : IRM_PATTERN_MAX_SECONDS,          {0, 0},
+            0};
+  double growth = lim.max_growth > 0 ? lim.max_growth : IRM_PATTERN_MAX_GROWTH;
+  w.fired = irm_calloc(rs->n ? rs->n : 1, sizeof *w.fired);
+  w.total = irm_calloc(rs->n ? rs->n : 1, sizeof *w.total);
+  if (!w.fired || !w.total) {
+    irm_free(w.fired);
+    irm_free(w.total);
+    return irm_error_nomem_("rewriting");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &w.start);
+  size_t n0 = count_nodes(expr), n = n0;
+  double limit = growth * (double)n0 > (double)n0 + 256 ? growth * (double)n0 : (double)n0 + 256;
   irm_expr_rewriter rw = {pre, post, &w};
   irm_object *cur = expr;
   irm_object_retain(cur);
@@ -327,12 +401,20 @@ int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_modul
     irm_object_release(cur);
     cur = next;
     if (same || !w.changed) break;
+    if ((double)(n = count_nodes(cur)) > limit) { /* a round at most multiplies the nodes by the rules' sizes */
+      char what[160];
+      snprintf(what, sizeof what,
+               "grew the expression from %zu to %zu nodes, more than %g times (PatternPass.max_growth)", n0, n, growth);
+      rc = out_of_bounds(&w, what);
+      break;
+    }
     if (round + 1 >= w.max_iterations) {
       rc = kept_firing(&w, "round after round");
       break;
     }
   }
   irm_free(w.fired);
+  irm_free(w.total);
   if (rc) irm_object_release(cur);
   else *out = cur;
   return rc;
@@ -348,7 +430,7 @@ int irm_pattern_rewrite(const irm_object *rules, irm_object *expr, const irm_mod
   }
   irm_ruleset_ *rs = NULL;
   int rc = irm_ruleset_new_("irm_pattern_rewrite", rules, &rs);
-  if (!rc) rc = irm_ruleset_apply_(rs, expr, mod, 0, out);
+  if (!rc) rc = irm_ruleset_apply_(rs, expr, mod, NULL, out);
   irm_ruleset_free_(rs);
   return rc;
 }

@@ -50,6 +50,20 @@ static int verify_rewritten(const irm_module *mod, const irm_object *original, i
   return rc;
 }
 
+
+/* A float config option of the pattern passes: 0 (the default) when unset;
+ * >= 0, finite. */
+static int float_config(const irm_module *mod, const char *key, double *out) {
+  irm_any v = irm_any_none();
+  int rc = irm_pass_get_config(mod, key, &v);
+  *out = 0;
+  if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_float(&v, out);
+  irm_any_release(&v);
+  if (!rc && !(*out >= 0 && *out <= 1e300))
+    rc = irm_error(IRM_EVALUE, "%s must be >= 0 and finite (0: the default), got %g", key, *out);
+  return rc;
+}
+
 static int pattern_body(irm_object *func, irm_module *mod, irm_pass_context *ctx, const irm_object *options,
                         void *resource, irm_object **out) {
   (void)ctx;
@@ -67,7 +81,10 @@ static int pattern_body(irm_object *func, irm_module *mod, irm_pass_context *ctx
   irm_any_release(&v);
   if (!rc && (max < 0 || max > INT32_MAX))
     rc = irm_error(IRM_EVALUE, "PatternPass.max_iterations must be >= 0 (0: the default), got %lld", (long long)max);
-  if (!rc) rc = irm_ruleset_apply_(r->rs, func, mod, (int)max, out);
+  irm_rewrite_limits_ lim = {(int)max, 0, 0};
+  if (!rc) rc = float_config(mod, "PatternPass.max_growth", &lim.max_growth);
+  if (!rc) rc = float_config(mod, "PatternPass.max_seconds", &lim.max_seconds);
+  if (!rc) rc = irm_ruleset_apply_(r->rs, func, mod, &lim, out);
   if (!rc && *out != func && (rc = verify_rewritten(mod, func, *out))) {
     irm_object_release(*out);
     *out = NULL;
@@ -249,6 +266,12 @@ int irm_register_pattern_pass_builtins_(void) {
   int rc = irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
   if (!rc) rc = irm_module_attr_register("PatternPass.max_iterations", "int", 0);
   if (!rc) rc = irm_pass_config_register("PatternPass.max_iterations", "int", &zero, "PatternPass.max_iterations");
+  irm_any zero_f = irm_any_float(0);
+  const char *floats[] = {"PatternPass.max_growth", "PatternPass.max_seconds"};
+  for (size_t i = 0; i < 2 && !rc; i++) {
+    rc = irm_module_attr_register(floats[i], "float", 0);
+    if (!rc) rc = irm_pass_config_register(floats[i], "float", &zero_f, floats[i]);
+  }
   if (!rc) rc = irm_plugin_file_loader_register_(".rules", irm_rules_file_load);
   return rc;
 }

@@ -5,10 +5,10 @@
 """
 
 
-def from_onnx(model, shape=None, dtype=None):
+def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     """The ONNX model as ``(IRModule, params)``; see irm.frontend.onnx."""
     from .onnx import from_onnx as convert
-    return convert(model, shape=shape, dtype=dtype)
+    return convert(model, shape=shape, dtype=dtype, max_constant_bytes=max_constant_bytes)
 
 
 __all__ = ["from_onnx"]

@@ -1,12 +1,14 @@
 """The ONNX frontend: an ONNX model as an irm IRModule, as TVM's
 ``relay.frontend.from_onnx``.
 
-``from_onnx(model, shape=None, dtype=None) -> (IRModule, params)``:
+``from_onnx(model, shape=None, dtype=None, max_constant_bytes=None) -> (IRModule, params)``:
 
 - model: an ``onnx.ModelProto`` or the path of a ``.onnx`` file.
 - shape: dict graph input name -> shape, overriding (or completing) the
   shapes the model declares; every input needs a static shape.
 - dtype: a dtype name for every input, or a dict name -> dtype name.
+- max_constant_bytes: the most bytes a value evaluated at import may have
+  (default 8 MiB, FoldConstant's default ``FoldConstant.max_bytes``).
 
 The module's ``main`` takes the graph's inputs, then the initializers it
 uses, in the order the graph lists them; the initializers' values are the
@@ -17,10 +19,14 @@ weights. Names are kept (characters the text form does not take become
 the default domain's opset and the producer.
 
 Opsets 11 to 17 are supported, with the ONNX defaults of every attribute.
+Only the nodes an output of the graph reads (directly or through other
+nodes) are imported: the rest are dropped before anything is evaluated.
 Nodes whose inputs are all known at import (Shape of a static tensor,
 Constant, the arithmetic on shapes a Reshape or an Expand reads, ...) are
 evaluated at import with the ops' own FEvaluate and become constants, so
-shape subgraphs fold away. A model with ops the frontend does not know is
+shape subgraphs fold away; a value larger than max_constant_bytes stays a
+run-time computation (or, where the frontend needs the value itself, the
+import fails naming the node and the bytes). A model with ops the frontend does not know is
 one NotImplementedError listing every such op with its count and the node
 names.
 
@@ -89,13 +95,27 @@ def _np(t):
     return np.array(np.asarray(t), copy=True)
 
 
-class Graph:
-    """Emits calls, folding those whose arguments are all known."""
+MAX_CONSTANT_BYTES = 8 << 20  # FoldConstant.max_bytes' default
 
-    def __init__(self, opset, names):
+
+class Graph:
+    """Emits calls, folding those whose arguments are all known and whose
+    result is at most max_bytes."""
+
+    def __init__(self, opset, names, max_bytes=MAX_CONSTANT_BYTES):
         self.opset = opset
         self.names = names
+        self.max_bytes = max_bytes
         self.params = []  # (Var, Value) of the initializers used as expressions, in first-use order
+
+    def check_bytes(self, shape, dtype, what):
+        """ValueError unless a constant of shape and dtype fits max_bytes (checked before it is made)."""
+        n = np.dtype(dtype).itemsize
+        for d in shape:
+            n *= max(int(d), 0)
+        if n > self.max_bytes:
+            raise ValueError("%s would be a constant of %d bytes, more than max_constant_bytes (%d)"
+                             % (what, n, self.max_bytes))
 
     def const(self, array, dtype=None):
         a = _contig(array if dtype is None else np.asarray(array).astype(dtype))
@@ -114,10 +134,15 @@ class Graph:
     def emit(self, op, args, **attrs):
         attrs = {k: v for k, v in attrs.items() if v is not None}
         o = _op(op)
-        if all(a.const is not None for a in args):
-            out = o.get_attr("FEvaluate")([_tensor(_contig(a.const)) for a in args], attrs)
-            return self.const(_np(out))
         t = o.get_attr("FInferType")([a.type() for a in args], attrs)
+        if all(a.const is not None for a in args):
+            try:
+                self.check_bytes(getattr(t, "shape", ()), getattr(t, "dtype", "int8"), op)
+            except ValueError:
+                pass  # too large to fold: computed at run time
+            else:
+                out = o.get_attr("FEvaluate")([_tensor(_contig(a.const)) for a in args], attrs)
+                return self.const(_np(out))
         return Value(_ir.Call(o, [self.expr(a) for a in args], attrs), t.shape, t.dtype)
 
 
@@ -222,10 +247,31 @@ def _register_attr_keys():
         IRModule.register_attr_key("frontend.producer", "str")
 
 
-def from_onnx(model, shape=None, dtype=None):
+def _live_nodes(graph):
+    """The indices of the nodes an output of the graph reads, directly or
+    through other nodes: the others are dropped before anything is evaluated."""
+    producer = {}
+    for i, node in enumerate(graph.node):
+        for n in node.output:
+            if n:
+                producer[n] = i
+    live, todo = set(), [o.name for o in graph.output]
+    while todo:
+        i = producer.get(todo.pop())
+        if i is not None and i not in live:
+            live.add(i)
+            todo.extend(n for n in graph.node[i].input if n)
+    return live
+
+
+def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     """(IRModule, params dict name -> irm.Tensor) for the ONNX model; see the
     module's doc."""
     from onnx import numpy_helper
+    if max_constant_bytes is None:
+        max_constant_bytes = MAX_CONSTANT_BYTES
+    if isinstance(max_constant_bytes, bool) or not isinstance(max_constant_bytes, int) or max_constant_bytes < 0:
+        raise ValueError("from_onnx: max_constant_bytes must be an int >= 0, got %r" % (max_constant_bytes,))
     model = _load(model)
     opset = _opset_of(model)
     if not OPSET_ACCEPTED <= opset <= OPSET_MAX:
@@ -235,7 +281,7 @@ def from_onnx(model, shape=None, dtype=None):
     _check_supported(model)
     graph = model.graph
     names = _Names()
-    g = Graph(opset, names)
+    g = Graph(opset, names, max_constant_bytes)
     values = {"": None}
     init = {t.name: t for t in graph.initializer}
     inputs = []
@@ -250,7 +296,10 @@ def from_onnx(model, shape=None, dtype=None):
         dtype_of_onnx(t.data_type, "initializer '%s'" % name)
         arr = _contig(numpy_helper.to_array(t))
         values[name] = Value(None, arr.shape, arr.dtype.name, arr, param=name)
+    live = _live_nodes(graph)
     for i, node in enumerate(graph.node):
+        if i not in live:
+            continue
         args = [values[n] if n in values else _missing(node, n) for n in node.input]
         attrs = {a.name: _attr_value(a) for a in node.attribute}
         try:

@@ -525,7 +525,8 @@ def _constant(g, x, a, node):
 def _constant_of_shape(g, x, a, node):
     shape = _ints(x[0], "ConstantOfShape's input")
     value = np.asarray(a.get("value", np.zeros(1, dtype=np.float32))).reshape(-1)
-    return [g.const(np.full(shape, value[0], dtype=value.dtype))]
+    # a broadcast, so a value beyond max_constant_bytes is made at run time, never here
+    return [g.emit("broadcast_to", [g.const(value[:1].reshape(()))], shape=shape)]
 
 
 def _expand(g, x, a, node):
@@ -534,6 +535,10 @@ def _expand(g, x, a, node):
 
 def _range(g, x, a, node):
     start, limit, delta = (np.asarray(_need_const(v, "Range's inputs")) for v in x[:3])
+    if delta == 0:
+        raise ValueError("Range's delta is 0")
+    n = max(int(np.ceil((float(limit) - float(start)) / float(delta))), 0)
+    g.check_bytes([n], start.dtype, "Range")
     return [g.const(np.arange(start, limit, delta).astype(start.dtype))]
 
 

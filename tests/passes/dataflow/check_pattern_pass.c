@@ -183,6 +183,39 @@ START_TEST(test_iteration_bound_names_rules) {
 }
 END_TEST
 
+/* Issue 39, D4: a rule that doubles the program each round stops at the
+ * growth bound (or the time bound), naming the rules that fired most. */
+static void with_config(const char *key, irm_any value, const char *rules, irm_module *m, const char *want) {
+  irm_object *cfg = map1(key, value);
+  irm_pass_context *ctx = NULL;
+  irm_module *out = (irm_module *)&out;
+  ck_assert_ok(irm_pass_context_new(0, NULL, NULL, cfg, NULL, &ctx));
+  ck_assert_ok(irm_pass_context_enter(ctx));
+  ck_assert_int_eq(run_rules(rules, m, &out), IRM_EVALUE);
+  ck_assert_error_mentions(want);
+  ck_assert_ptr_null(out);
+  ck_assert_ok(irm_pass_context_exit(ctx));
+  irm_object_release((irm_object *)ctx);
+  irm_object_release(cfg);
+}
+
+START_TEST(test_growth_and_time_bounds_name_rules) {
+  irm_module *m = typed_main("%x: " T23, "  %0 = nn.relu(%x);\n  %0\n"), *out = (irm_module *)&out;
+  const char *doubling = "rule double : nn.relu(%x) => add(nn.relu(%x), nn.relu(%x))\nrule never : exp(%x) => %x\n";
+  ck_assert_error(run_rules(doubling, m, &out), IRM_EVALUE,
+                  "ValueError: in pass 'Rules': in function 'main': the rules grew the expression from 4 to 515 nodes");
+  ck_assert_error_mentions("nodes, more than 4 times (PatternPass.max_growth); the rules that fired most: double (");
+  ck_assert_ptr_null(out);
+  with_config("PatternPass.max_growth", irm_any_float(1000), doubling, m, "more than 1000 times");
+  /* the time bound, looked at every 64 firings: 1 ns has passed by then */
+  with_config(
+      "PatternPass.max_seconds", irm_any_float(1e-9), doubling, m,
+      "the rules ran longer than 1e-09 s (PatternPass.max_seconds); the rules that fired most: double (64 times)");
+  with_config("PatternPass.max_growth", irm_any_float(-1), doubling, m, "PatternPass.max_growth must be >= 0");
+  irm_object_release(m);
+}
+END_TEST
+
 static int bad_scope(void *ctx, irm_object *matched, const irm_object *captures, irm_object **out) {
   (void)ctx;
   (void)captures;
@@ -418,6 +451,7 @@ int main(void) {
   tcase_add_test(tc, test_benefit_orders_rules);
   tcase_add_test(tc, test_root_op_index);
   tcase_add_test(tc, test_iteration_bound_names_rules);
+  tcase_add_test(tc, test_growth_and_time_bounds_name_rules);
   tcase_add_test(tc, test_rewritten_functions_are_verified);
   tcase_add_test(tc, test_pass_by_name_pipeline_and_globals);
   tcase_add_test(tc, test_conditions_read_attrs_and_configs);
