@@ -201,6 +201,10 @@ void irm_cg_row_major_(const int64_t *shape, int32_t nd, int64_t *st);
  * out-of-memory too, which the file scope's buffer reports). */
 int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers);
 
+/* The work one element a memory-bound kernel moves counts for in
+ * irm_cg_chunk_ (a multiply-add counts 1). */
+#define CG_WORK_PER_ELEMENT 8.0
+
 /* The chunk, in items, that splits `items` items of `work` operations in
  * all for c->threads threads: the items whole (one chunk, run inline) for
  * serial code or below a size where a dispatch would cost more than it

@@ -244,16 +244,33 @@ int irm_cg_takes_epilogue_(const cg_call *c) {
 
 /* ---- splitting work for threads ------------------------------------------------------------------ */
 
-/* Below this many operations a kernel runs inline: a dispatch costs a
- * few microseconds, about what one core does with 10^5 multiply-adds. */
-#define CG_PARALLEL_MIN_WORK 131072.0
+/* Below this much work a kernel runs inline: a dispatch, and the other
+ * core reading data this one just wrote, cost microseconds, about what
+ * one core does with 10^6 multiply-adds. Work counts multiply-adds;
+ * memory-bound kernels (copies, transforms, elementwise chains) count
+ * CG_WORK_PER_ELEMENT per element they move. */
+#define CG_PARALLEL_MIN_WORK 1048576.0
 #define CG_CHUNKS_PER_THREAD 4
 
 int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work) {
   if (items <= 1 || c->threads <= 0 || work < CG_PARALLEL_MIN_WORK) return items < 1 ? 1 : items;
-  int64_t chunks = (int64_t)c->threads * CG_CHUNKS_PER_THREAD;
-  if (chunks > items) chunks = items;
-  return (items + chunks - 1) / chunks;
+  /* The chunk whose split finishes first on `threads` threads (each round
+   * of chunks as long as its chunk), among those giving 2 to 8 chunks a
+   * thread (enough that a delayed thread leaves little to wait on, few
+   * enough that each pays for its dispatch); on a tie, the one nearest
+   * CG_CHUNKS_PER_THREAD chunks a thread, then the larger (Winograd's
+   * scratch is a slot per chunk). 28 rows on 2 threads: 4 chunks of 7
+   * (not 7 of 4, which leaves one thread 4 rows behind). */
+  int64_t t = c->threads, best = items, best_span = INT64_MAX, best_off = INT64_MAX;
+  for (int64_t chunk = items / (8 * t) > 1 ? items / (8 * t) : 1; chunk <= items; chunk++) {
+    int64_t n = (items + chunk - 1) / chunk;
+    if (n > 8 * t) continue;
+    if (n < 2 * t && chunk > 1) break; /* larger chunks only give fewer */
+    int64_t span = (n + t - 1) / t * chunk,
+            off = n > CG_CHUNKS_PER_THREAD * t ? n - CG_CHUNKS_PER_THREAD * t : CG_CHUNKS_PER_THREAD * t - n;
+    if (span < best_span || (span == best_span && off <= best_off)) best = chunk, best_span = span, best_off = off;
+  }
+  return best;
 }
 
 /* Adds name to the captured list unless it is there or NULL. */

@@ -354,7 +354,8 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
     *scratch = (size_t)(v->n * v->cb * ph * pw * v->x) * sizeof(float);
     k->items = tiles * v->n * v->oh;
     k->chunk = irm_cg_chunk_(c, k->items, work);
-    int64_t rows = v->n * v->cb * ph, rows_chunk = irm_cg_chunk_(c, rows, (double)(rows * pw * v->x) * 8.0);
+    int64_t rows = v->n * v->cb * ph,
+            rows_chunk = irm_cg_chunk_(c, rows, (double)(rows * pw * v->x) * CG_WORK_PER_ELEMENT);
     P(&run, "%s    irm_kernel_conv2d_pad_rows(&s, %s, (float *)(void *)(%s), begin, end);\n", irm_text_buf_cstr_(&decl),
       c->in[0].name, c->scratch);
     rc = irm_cg_parallel_(c, b, rows, rows_chunk, irm_text_buf_cstr_(&run));

@@ -249,7 +249,8 @@ static int global_geometry(const cg_call *c, int is_max, global_geom *g, irm_tex
              c->in[0].name, c->out.name, LL(h), LL(w), is_max ? "IRM_KERNEL_POOL_MAX" : "IRM_KERNEL_POOL_AVG");
     int64_t planes = g->n * (g->ch / g->x); /* split over images' channel blocks */
     *done = 1;
-    return irm_cg_parallel_(c, b, planes, irm_cg_chunk_(c, planes, (double)(g->n * g->ch * g->hw)), stmt);
+    return irm_cg_parallel_(c, b, planes,
+                            irm_cg_chunk_(c, planes, (double)(g->n * g->ch * g->hw) * CG_WORK_PER_ELEMENT), stmt);
   }
   irm_kernel_pool_strides(nhwc, a.layout_block, g->ch, h, w, st);
   char chan[96];

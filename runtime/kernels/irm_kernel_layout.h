@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <string.h>
+
 #include "irm_kernel_vec.h"
 
 /* Floats of an NCHW[x]c tensor of n x c x h x w. */
@@ -15,27 +17,30 @@ static inline size_t irm_kernel_nchwc_size(int n, int c, int h, int w) {
   return (size_t)n * irm_kernel_blocks(c) * IRM_KERNEL_BLOCK * h * w;
 }
 
-/* Channel blocks [begin, end) (numbered image-major: n *
- * irm_kernel_blocks(c) of them) of src NCHW -> dst NCHW[x]c
- * (irm_kernel_nchwc_size floats). */
+/* Rows [begin, end) (numbered image-major, then by channel block: n *
+ * irm_kernel_blocks(c) * h of them) of src NCHW -> dst NCHW[x]c
+ * (irm_kernel_nchwc_size floats). Each pixel's x lanes are written
+ * together: one pass over dst, not one per lane. */
 static inline void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
                                                   int end) {
   const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
   size_t hw = (size_t)h * w;
   (void)n;
-  for (int plane = begin; plane < end; plane++) {
-    int b = plane / cbs, cb = plane % cbs;
-    float *d = dst + (size_t)plane * hw * x;
-    for (int l = 0; l < x; l++) {
-      int ch = cb * x + l;
-      const float *s = ch < c ? src + ((size_t)b * c + ch) * hw : NULL;
-      for (size_t i = 0; i < hw; i++) d[i * x + l] = s ? s[i] : 0.0f;
-    }
+  for (int row = begin; row < end; row++) {
+    int plane = row / h, y = row % h, b = plane / cbs, cb = plane % cbs;
+    int lanes = c - cb * x < x ? c - cb * x : x;
+    const float *s = src + ((size_t)b * c + (size_t)cb * x) * hw + (size_t)y * w;
+    float *d = dst + ((size_t)plane * hw + (size_t)y * w) * x;
+    /* the row (w * x floats) stays in L1 while each lane is scattered
+     * into it */
+    if (lanes < x) memset(d, 0, (size_t)w * x * sizeof *d);
+    for (int l = 0; l < lanes; l++)
+      for (int i = 0; i < w; i++) d[(size_t)i * x + l] = s[(size_t)l * hw + i];
   }
 }
 
 static inline void irm_kernel_nchw_to_nchwc(const float *src, float *dst, int n, int c, int h, int w) {
-  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, n * irm_kernel_blocks(c));
+  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, n * irm_kernel_blocks(c) * h);
 }
 
 /* Channels [begin, end) (numbered image-major: n * c of them) of src
