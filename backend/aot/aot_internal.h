@@ -55,7 +55,9 @@ int irm_aot_params_offsets_(const irm_object *blob, size_t n, size_t *offsets);
  * .incbin at an align-byte boundary, between the hidden symbols
  * tvmgen_<m>_linked_params_data and _end. */
 void irm_aot_params_asm_(const char *mod_name, size_t align, irm_text_buf *b);
-/* The C declarations of those two symbols. */
+/* The C declarations of those two symbols and the exported accessor
+ * const void *tvmgen_<m>_linked_params(size_t *size) (the graph runner's,
+ * irm_library.h's IRM_LIBRARY_LINKED_PARAMS). */
 void irm_aot_params_externs_(const char *mod_name, irm_text_buf *b);
 /* int32_t tvmgen_<m>_check_params(void): the linked blob holds the n
  * constants (name, dtype, shape, size) with their data at offsets; sets

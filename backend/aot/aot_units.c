@@ -221,7 +221,8 @@ int irm_aot_emit_kernel_units_(const lowered_plan *p, irm_text_buf *b) {
       irm_text_buf_append_(b, v[i].text, v[i].len);
       continue;
     }
-    if (!i || !same_family(&v[i - 1], &v[i]) || fill >= UNIT_BYTES_ || count == UNIT_KERNELS_) { /* a new unit, named after its family */
+    if (!i || !same_family(&v[i - 1], &v[i]) || fill >= UNIT_BYTES_ ||
+        count == UNIT_KERNELS_) { /* a new unit, named after its family */
       irm_text_buf_printf_(b, IRM_UNIT_MARKER_ "kernels_%zu_%.*s */\n", unit++,
                            (int)(v[i].family_len > 40 ? 40 : v[i].family_len), v[i].family);
       fill = count = 0;

@@ -145,8 +145,7 @@ int irm_export_compile_units_(export_unit_ *units, size_t n, export_compile_ *c)
     char line[512];
     const char *out = irm_text_buf_cstr_(&p.jobs[i].output);
     first_error(out, line, sizeof line);
-    rc = irm_error(IRM_ERUNTIME,
-                   "export_library: the compiler failed on '%s' (exit status %d): %s\ncommand: %s\n%s",
+    rc = irm_error(IRM_ERUNTIME, "export_library: the compiler failed on '%s' (exit status %d): %s\ncommand: %s\n%s",
                    units[i].name, p.jobs[i].status, line, p.jobs[i].command ? p.jobs[i].command : "", out);
   }
   c->hits = atomic_load(&p.hits);

@@ -117,12 +117,6 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
   if (o->link_params) {
     irm_text_buf_puts_(b, "\n");
     irm_aot_params_externs_(m, b);
-    irm_text_buf_printf_(b,
-                         "const void *tvmgen_%s_linked_params(size_t *size);\n"
-                         "const void *tvmgen_%s_linked_params(size_t *size) {\n"
-                         "  *size = (size_t)(tvmgen_%s_linked_params_end - tvmgen_%s_linked_params_data);\n"
-                         "  return tvmgen_%s_linked_params_data;\n}\n",
-                         m, m, m, m, m);
   }
   return b->failed ? irm_error(IRM_ENOMEM, "graph codegen: out of memory for the source") : IRM_OK;
 }

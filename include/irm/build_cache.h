@@ -92,8 +92,8 @@ IRM_API int irm_build_cache_trim(irm_build_cache *cache, uint64_t cap, uint64_t 
 
 /* What the handle did: hits, misses (corrupt ones included), corrupt
  * entries found, entries stored, failed stores. Any pointer may be NULL. */
-IRM_API void irm_build_cache_counts(const irm_build_cache *cache, uint64_t *hits, uint64_t *misses,
-                                    uint64_t *corrupt, uint64_t *stored, uint64_t *store_failures);
+IRM_API void irm_build_cache_counts(const irm_build_cache *cache, uint64_t *hits, uint64_t *misses, uint64_t *corrupt,
+                                    uint64_t *stored, uint64_t *store_failures);
 
 /* What a folder holds. */
 typedef struct irm_build_cache_info_t {

@@ -5,23 +5,11 @@
  * example models run end to end in check_aot_e2e. */
 #include "check_aot_util.h"
 
-/* Two inputs, a bound weight, a chain of elementwise ops. */
-#define AOT_MAIN                                                                    \
-  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n" \
-          "  %0 = add(%x, %w);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %x);\n  %2\n}\n"
 /* A tuple of two outputs. */
 #define AOT_TUPLE                                                                                 \
   IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %y: Tensor[(2, 8), float32]) {\n"               \
           "  %0 = add(%x, %y);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %y);\n  %3 = exp(%2);\n" \
           "  %4 = (%3, %1);\n  %4\n}\n"
-
-static irm_object *weight_params(void) {
-  int64_t shape[] = {2, 8};
-  irm_any w = irm_any_object(seeded_tensor(shape, 2, 7));
-  irm_object *p = map1("w", w);
-  irm_any_release(&w);
-  return p;
-}
 
 static irm_object *c_unpacked(void) {
   const char *rt;
@@ -36,7 +24,7 @@ static const char *source(const irm_object *result, const char *name) {
 
 START_TEST(test_c_interface_header_and_entry) {
   irm_module *m = parse_module(AOT_MAIN);
-  irm_object *e = c_unpacked(), *p = weight_params();
+  irm_object *e = c_unpacked(), *p = aot_weight_params();
   irm_object *r = aot_build(m, "c", e, "crt", p, "net");
   const char *h = irm_string_data(aot_artifact(r, "tvmgen_net.h"));
   ck_assert_ptr_nonnull(strstr(h, "struct tvmgen_net_inputs {\n  void *x;\n};"));
@@ -63,7 +51,7 @@ END_TEST
 START_TEST(test_packed_interface_and_wrappers) {
   irm_module *m = parse_module(AOT_MAIN);
   const char *rt;
-  irm_object *e = aot_config(1, &rt), *p = weight_params();
+  irm_object *e = aot_config(1, &rt), *p = aot_weight_params();
   irm_object *r = aot_build(m, "c", e, rt, p, "pk");
   ck_assert(!aot_has_artifact(r, "tvmgen_pk.h"));
   const char *c = source(r, "pk");
@@ -120,7 +108,7 @@ START_TEST(test_link_params_off_writes_a_params_file) {
   irm_module *m = parse_module(AOT_MAIN);
   const char *keys[] = {"interface-api", "unpacked-api", "link-params"};
   irm_any vals[] = {irm_any_str("c"), irm_any_bool(true), irm_any_bool(false)};
-  irm_object *e = aot_executor(keys, vals, 3), *p = weight_params();
+  irm_object *e = aot_executor(keys, vals, 3), *p = aot_weight_params();
   irm_object *r = aot_build(m, "c", e, "crt", p, "lp");
   irm_object *blob = aot_artifact(r, "lp.params");
   uint64_t magic = 0;
@@ -163,7 +151,7 @@ START_TEST(test_alignments_visible_in_the_code) {
   irm_module *m = parse_module(AOT_MAIN);
   const char *keys[] = {"interface-api", "unpacked-api", "workspace-byte-alignment", "constant-byte-alignment"};
   irm_any vals[] = {irm_any_str("c"), irm_any_bool(true), irm_any_int(256), irm_any_int(128)};
-  irm_object *e = aot_executor(keys, vals, 4), *p = weight_params();
+  irm_object *e = aot_executor(keys, vals, 4), *p = aot_weight_params();
   irm_object *r = aot_build(m, "c", e, "crt", p, "al");
   const char *c = source(r, "al");
   ck_assert_ptr_nonnull(strstr(c, "static _Alignas(256) uint8_t tvmgen_al_workspace["));
@@ -278,7 +266,7 @@ END_TEST
 
 START_TEST(test_export_errors_show_the_command) {
   irm_module *m = parse_module(AOT_MAIN);
-  irm_object *e = c_unpacked(), *p = weight_params();
+  irm_object *e = c_unpacked(), *p = aot_weight_params();
   /* -mattr becomes -m<feature>: an unknown feature makes cc fail, showing the command and its output */
   irm_object *r = aot_build(m, "llvm -mattr=+nosuchfeature", e, "crt", p, "ex");
   char path[1024];
@@ -363,7 +351,7 @@ END_TEST
 START_TEST(test_defaults) {
   /* aot without options, the default runtime (cpp): packed interface, packed wrappers, linked params */
   irm_module *m = parse_module(AOT_MAIN);
-  irm_object *e = NULL, *p = weight_params(), *result = NULL;
+  irm_object *e = NULL, *p = aot_weight_params(), *result = NULL;
   ck_assert_ok(irm_executor_create("aot", NULL, &e));
   irm_any t = irm_any_str("c");
   ck_assert_ok(irm_build(m, &t, NULL, e, NULL, p, NULL, &result));
