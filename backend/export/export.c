@@ -250,37 +250,93 @@ static char *absolute(const char *path) {
   return out;
 }
 
-/* Links the units' objects into a temporary file beside path, then renames
- * it onto path: a failed link leaves no partial library. */
-static int link_units(const char *dir, const export_unit_ *units, size_t n, const char *path, const char *libs) {
-  irm_text_buf cmd;
-  irm_text_buf_init_(&cmd, NULL, 0);
+/* Makes the file path through a temporary file beside it that make(tmp,
+ * ctx) writes, renamed onto path only when make succeeds and says so
+ * (*placed): a failure leaves no partial file, and what was at path stays. */
+typedef int (*make_fn_)(const char *tmp, void *ctx, int *placed);
+
+static int replace_atomically(const char *path, make_fn_ make, void *ctx, int *placed) {
   char *abs = absolute(path), *tmp = NULL;
   static atomic_uint serial;
   size_t len = abs ? strlen(abs) + 64 : 0;
   if (abs && (tmp = irm_malloc(len)))
     snprintf(tmp, len, "%s.irm-tmp.%ld.%u", abs, (long)getpid(), atomic_fetch_add(&serial, 1));
+  *placed = 0;
+  int rc = !abs || !tmp ? irm_error(IRM_ENOMEM, "export_library: out of memory") : make(tmp, ctx, placed);
+  if (!rc && *placed && rename(tmp, abs) != 0)
+    rc = irm_error(IRM_ERUNTIME, "export_library: cannot write '%s': %s", path, strerror(errno));
+  if ((rc || !*placed) && tmp) unlink(tmp);
+  irm_free(abs);
+  irm_free(tmp);
+  return rc;
+}
+
+typedef struct link_ctx_ {
+  const char *dir, *libs;
+  const export_unit_ *units;
+  size_t n;
+} link_ctx_;
+
+/* Links the units' objects into tmp. */
+static int link_into(const char *tmp, void *ctx, int *placed) {
+  const link_ctx_ *l = ctx;
+  irm_text_buf cmd;
+  irm_text_buf_init_(&cmd, NULL, 0);
   irm_text_buf_puts_(&cmd, "cd ");
-  irm_export_quote_(&cmd, dir);
+  irm_export_quote_(&cmd, l->dir);
   irm_text_buf_printf_(&cmd, " && %s -shared -fPIC", irm_cc_command_());
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < l->n; i++) {
     irm_text_buf_putc_(&cmd, ' ');
-    irm_export_quote_(&cmd, units[i].name);
+    irm_export_quote_(&cmd, l->units[i].name);
     irm_text_buf_puts_(&cmd, ".o");
   }
   irm_text_buf_puts_(&cmd, " -o ");
-  irm_export_quote_(&cmd, tmp ? tmp : "");
-  irm_text_buf_puts_(&cmd, libs);
+  irm_export_quote_(&cmd, tmp);
+  irm_text_buf_puts_(&cmd, l->libs);
   irm_text_buf_puts_(&cmd, " -lm 2>&1");
-  int rc = !abs || !tmp || cmd.failed ? irm_error(IRM_ENOMEM, "export_library: out of memory")
-                                      : irm_cc_run_("export_library (linking)", irm_text_buf_cstr_(&cmd), NULL);
-  if (!rc && rename(tmp, abs) != 0)
-    rc = irm_error(IRM_ERUNTIME, "export_library: cannot write '%s': %s", path, strerror(errno));
-  if (rc && tmp) unlink(tmp);
-  irm_free(abs);
-  irm_free(tmp);
+  int rc = cmd.failed ? irm_error(IRM_ENOMEM, "export_library: out of memory")
+                      : irm_cc_run_("export_library (linking)", irm_text_buf_cstr_(&cmd), NULL);
+  *placed = !rc;
   irm_text_buf_free_(&cmd);
   return rc;
+}
+
+typedef struct fetch_ctx_ {
+  irm_build_cache *cache;
+  const char *key;
+} fetch_ctx_;
+
+/* The linked library the cache holds under key into tmp, if it does. */
+static int fetch_into(const char *tmp, void *ctx, int *placed) {
+  const fetch_ctx_ *f = ctx;
+  irm_build_cache_status st = IRM_BUILD_CACHE_MISS;
+  int rc = irm_build_cache_fetch(f->cache, f->key, tmp, &st);
+  *placed = !rc && st == IRM_BUILD_CACHE_HIT;
+  return rc;
+}
+
+/* The key of the whole library: every artifact (the units' text, the
+ * headers, the params file an assembler unit takes in), the compiler's
+ * identity, the flags and the libraries. */
+static void library_key(const irm_object *artifacts, const char *identity, const char *flags, const char *libs,
+                        char key[65]) {
+  irm_sha256_ s;
+  irm_sha256_init_(&s);
+  irm_sha256_update_(&s, "library\n", 8);
+  irm_sha256_update_(&s, identity, strlen(identity) + 1);
+  irm_sha256_update_(&s, flags, strlen(flags) + 1);
+  irm_sha256_update_(&s, libs, strlen(libs) + 1);
+  irm_map_iter it = irm_map_iter_begin(artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v)) {
+    if (v->type_code != IRM_OBJECT || irm_object_type_index(v->v_obj) != IRM_TYPE_STRING) continue;
+    uint64_t size = irm_string_size(v->v_obj);
+    irm_sha256_update_(&s, irm_string_data(k), strlen(irm_string_data(k)) + 1);
+    irm_sha256_update_(&s, &size, sizeof size);
+    irm_sha256_update_(&s, irm_string_data(v->v_obj), (size_t)size);
+  }
+  irm_sha256_hex_(&s, key);
 }
 
 /* The key parts every unit shares: the flags (no temporary path in them:
@@ -365,12 +421,23 @@ static int compile_and_link(const irm_object *artifacts, const char *dir, const 
                        cache,
                        0,
                        0};
-  if (!rc) rc = irm_export_compile_units_(units, n, &c);
-  if (!rc) rc = link_units(dir, units, n, path, libs);
+  /* the whole library first: a model rebuilt as it was compiles nothing */
+  char key[65];
+  int whole = 0;
+  if (!rc && cache) {
+    library_key(artifacts, irm_text_buf_cstr_(&identity), irm_text_buf_cstr_(&flags), libs, key);
+    fetch_ctx_ f = {cache, key};
+    rc = replace_atomically(path, fetch_into, &f, &whole);
+  }
+  link_ctx_ l = {dir, libs, units, n};
+  int linked = 0;
+  if (!rc && !whole) rc = irm_export_compile_units_(units, n, &c);
+  if (!rc && !whole) rc = replace_atomically(path, link_into, &l, &linked);
+  if (!rc && linked && cache && irm_build_cache_store(cache, key, path)) irm_clear_error();
   if (!rc && cache && irm_build_cache_trim(cache, irm_build_cache_cap_by_env(), NULL)) irm_clear_error();
   o->units = n;
-  o->compiled = c.compiled;
-  o->cache_hits = c.hits;
+  o->compiled = whole ? 0 : c.compiled;
+  o->cache_hits = whole ? n : c.hits;
   irm_build_cache_close(cache);
   irm_export_units_free_(units, n);
   irm_text_buf_free_(&headers);
