@@ -1,5 +1,5 @@
 /* The build cache (irm/build_cache.h): objects in
- * <dir>/objects/<2 hex>/<key>, each "irm-cache 1\n<sha256 of payload>\n"
+ * <dir>/objects/<2 hex>/<key>, each "irm-cache 2\n<hash128 of payload>\n"
  * then the payload; written under <dir>/tmp/ and renamed into place. */
 #include <dirent.h>
 #include <errno.h>
@@ -18,8 +18,8 @@
 #include "irm/build_cache.h"
 #include "irm/error.h"
 
-#define HEADER_ "irm-cache 1\n"
-#define HEADER_LEN_ (sizeof HEADER_ - 1 + 65)
+#define HEADER_ "irm-cache 2\n"
+#define HEADER_LEN_ (sizeof HEADER_ - 1 + 33) /* the header, the payload's hash128, a newline */
 
 struct irm_build_cache {
   char *dir;
@@ -182,12 +182,9 @@ static int write_all(const char *path, const char *a, size_t na, const char *b, 
   return err;
 }
 
-static void payload_digest(const char *data, size_t n, char out[65]) {
-  irm_sha256_ s;
-  irm_sha256_init_(&s);
-  irm_sha256_update_(&s, data, n);
-  irm_sha256_hex_(&s, out);
-}
+/* The integrity check of a payload (hash128: an object of tens of MB is
+ * read on every hit). */
+static void payload_digest(const char *data, size_t n, char out[33]) { irm_hash128_hex_(data, n, out); }
 
 int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *dest, irm_build_cache_status *status) {
   *status = IRM_BUILD_CACHE_MISS;
@@ -197,10 +194,10 @@ int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *d
   if (!path) return irm_error(IRM_ENOMEM, "build cache: out of memory");
   size_t size = 0;
   if (read_all(path, &data, &size) == 0) {
-    char digest[65];
+    char digest[33];
     int ok = size >= HEADER_LEN_ && memcmp(data, HEADER_, sizeof HEADER_ - 1) == 0 && data[HEADER_LEN_ - 1] == '\n';
     if (ok) payload_digest(data + HEADER_LEN_, size - HEADER_LEN_, digest);
-    if (ok && memcmp(digest, data + sizeof HEADER_ - 1, 64) == 0) {
+    if (ok && memcmp(digest, data + sizeof HEADER_ - 1, 32) == 0) {
       int err = write_all(dest, data + HEADER_LEN_, size - HEADER_LEN_, NULL, 0);
       if (err) rc = irm_error(IRM_ERUNTIME, "build cache: cannot write '%s': %s", dest, strerror(err));
       else {
@@ -228,7 +225,7 @@ int irm_build_cache_store(irm_build_cache *cache, const char *key, const char *s
   if (!path || !tmp) rc = irm_error(IRM_ENOMEM, "build cache: out of memory");
   int err = rc ? 0 : read_all(src, &data, &size);
   if (!rc && !err) {
-    char header[HEADER_LEN_ + 1], digest[65];
+    char header[HEADER_LEN_ + 1], digest[33];
     payload_digest(data, size, digest);
     snprintf(header, sizeof header, "%s%s\n", HEADER_, digest);
     /* unique among processes (pid) and this handle's threads (serial) */

@@ -316,8 +316,8 @@ static int fetch_into(const char *tmp, void *ctx, int *placed) {
 }
 
 /* The key of the whole library: every artifact (the units' text, the
- * headers, the params file an assembler unit takes in), the compiler's
- * identity, the flags and the libraries. */
+ * headers, the params file an assembler unit takes in; each by its
+ * hash128), the compiler's identity, the flags and the libraries. */
 static void library_key(const irm_object *artifacts, const char *identity, const char *flags, const char *libs,
                         char key[65]) {
   irm_sha256_ s;
@@ -331,10 +331,10 @@ static void library_key(const irm_object *artifacts, const char *identity, const
   const irm_any *v;
   while (irm_map_iter_next(&it, &k, &v)) {
     if (v->type_code != IRM_OBJECT || irm_object_type_index(v->v_obj) != IRM_TYPE_STRING) continue;
-    uint64_t size = irm_string_size(v->v_obj);
+    char digest[33]; /* hash128: a params file is tens of MB */
+    irm_hash128_hex_(irm_string_data(v->v_obj), irm_string_size(v->v_obj), digest);
     irm_sha256_update_(&s, irm_string_data(k), strlen(irm_string_data(k)) + 1);
-    irm_sha256_update_(&s, &size, sizeof size);
-    irm_sha256_update_(&s, irm_string_data(v->v_obj), (size_t)size);
+    irm_sha256_update_(&s, digest, sizeof digest);
   }
   irm_sha256_hex_(&s, key);
 }
@@ -393,8 +393,8 @@ static int headers_digest(const char *dir, irm_text_buf *out) {
 }
 
 /* Compiles the units in dir (from the cache when it can) and links path. */
-static int compile_and_link(const irm_object *artifacts, const char *dir, const char *path, const char *target_flags,
-                            const char *libs, irm_export_options *o) {
+static int compile_and_link(const irm_object *result, const irm_object *artifacts, const char *dir, const char *path,
+                            const char *target_flags, const char *libs, irm_export_options *o) {
   export_unit_ *units = NULL;
   size_t n = 0, cap = 0;
   irm_text_buf headers, flags, identity;
@@ -403,7 +403,6 @@ static int compile_and_link(const irm_object *artifacts, const char *dir, const 
   irm_text_buf_init_(&identity, NULL, 0);
   irm_build_cache *cache = NULL;
   int rc = collect_units(artifacts, &units, &n, &cap, &headers);
-  if (!rc) rc = write_units(dir, units, n);
   if (!rc) rc = compile_flags(target_flags, &flags);
   int use_cache = o->cache < 0 ? irm_build_cache_enabled_by_env() : o->cache;
   if (!rc && use_cache) rc = irm_cc_identity_(irm_cc_command_(), &identity);
@@ -431,6 +430,8 @@ static int compile_and_link(const irm_object *artifacts, const char *dir, const 
   }
   link_ctx_ l = {dir, libs, units, n};
   int linked = 0;
+  if (!rc && !whole) rc = irm_build_write(result, dir); /* the files only when something compiles */
+  if (!rc && !whole) rc = write_units(dir, units, n);
   if (!rc && !whole) rc = irm_export_compile_units_(units, n, &c);
   if (!rc && !whole) rc = replace_atomically(path, link_into, &l, &linked);
   if (!rc && linked && cache && irm_build_cache_store(cache, key, path)) irm_clear_error();
@@ -486,9 +487,9 @@ int irm_build_export_library_with(const irm_object *result, const char *path, ir
   if (!rc && !mkdtemp(dir))
     rc = irm_error(IRM_ERUNTIME, "export_library: cannot make a temporary folder '%s': %s", dir, strerror(errno));
   else if (!rc) {
-    rc = irm_build_write(result, dir);
     if (!rc && (flags.failed || libs.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
-    if (!rc) rc = compile_and_link(a->v_obj, dir, path, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs), o);
+    if (!rc)
+      rc = compile_and_link(result, a->v_obj, dir, path, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs), o);
     remove_tree(dir);
   }
   if (!rc) rc = copy_params(a->v_obj, path);

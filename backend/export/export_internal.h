@@ -22,6 +22,11 @@ void irm_sha256_update_(irm_sha256_ *s, const void *data, size_t n);
 /* The digest as 64 hex digits and a NUL; s is spent. */
 void irm_sha256_hex_(irm_sha256_ *s, char out[65]);
 
+/* A fast 128-bit hash of n bytes as 32 hex digits and a NUL (hash128.c):
+ * for bulk bytes (cache entries' payloads, params files), not as a key
+ * against an adversary. */
+void irm_hash128_hex_(const void *data, size_t n, char out[33]);
+
 /* One translation unit to compile: its file name (in the export's
  * temporary folder) and its text, or for an assembler file only its name
  * (it is written as an artifact already). */
