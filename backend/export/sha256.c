@@ -1,7 +1,7 @@
-/* SHA-256 (FIPS 180-4), for the build cache's keys and its entries'
- * integrity check (export_internal.h): the cache is content-addressed,
- * so a key collision would hand back another unit's object; a
- * cryptographic digest makes that impossible in practice. */
+/* SHA-256 (FIPS 180-4), for the build cache's keys (export_internal.h):
+ * the cache is content-addressed, so a key collision would hand back
+ * another unit's object; a cryptographic digest makes that impossible in
+ * practice. */
 #include <string.h>
 
 #include "export_internal.h"
