@@ -71,6 +71,44 @@ START_TEST(test_units_compile_at_once_and_agree) {
 }
 END_TEST
 
+/* The library at path loaded and run against ir.Evaluate of m with params p. */
+static void load_and_compare(const irm_module *m, const irm_object *p, const char *path, uint64_t seed) {
+  irm_object *loaded = NULL;
+  ck_assert_ok(irm_runtime_load(path, &loaded));
+  aot_compare_with(m, p, loaded, 1, seed);
+  irm_object_release(loaded);
+}
+
+static char warned[1024];
+static void keep_warning(const char *msg, void *user) {
+  (void)user;
+  snprintf(warned, sizeof warned, "%s", msg);
+}
+
+START_TEST(test_jobs_from_the_environment) {
+  irm_module *m = parse_module(AOT_MAIN);
+  irm_object *p = aot_weight_params(), *e = linked_executor(16);
+  irm_object *r = aot_build(m, "c", e, "crt", p, "jo");
+  char path[1024];
+  aot_path("units_jobs", "lib.so", path, sizeof path);
+  irm_export_options o;
+  irm_set_warning_handler(keep_warning, NULL);
+  setenv("IRM_BUILD_JOBS", "1", 1);
+  ck_assert_ok(export_with(r, path, 0, &o));
+  ck_assert_str_eq(warned, "");
+  setenv("IRM_BUILD_JOBS", "lots", 1); /* a warning, and the processors' count */
+  ck_assert_ok(export_with(r, path, 0, &o));
+  ck_assert_ptr_nonnull(strstr(warned, "IRM_BUILD_JOBS='lots' is not a job count"));
+  unsetenv("IRM_BUILD_JOBS");
+  irm_set_warning_handler(NULL, NULL);
+  load_and_compare(m, p, path, 9);
+  irm_object_release(r);
+  irm_object_release(e);
+  irm_object_release(p);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_a_failing_unit_is_named_and_leaves_no_library) {
   irm_module *m = aot_example("cnn");
   irm_object *e = linked_executor(16);
@@ -151,10 +189,7 @@ START_TEST(test_incbin_params_aligned_and_exact) {
     ck_assert_uint_eq(size, irm_string_size(bin));
     ck_assert_int_eq(memcmp(data, irm_string_data(bin), size), 0);
     dlclose(handle);
-    irm_object *loaded = NULL;
-    ck_assert_ok(irm_runtime_load(path, &loaded));
-    aot_compare_with(m, p, loaded, 1, 21);
-    irm_object_release(loaded);
+    load_and_compare(m, p, path, 21);
     irm_object_release(r);
     irm_object_release(e);
   }
@@ -231,6 +266,7 @@ int main(void) {
   TCase *tc = tcase_create("export_units");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_units_compile_at_once_and_agree);
+  tcase_add_test(tc, test_jobs_from_the_environment);
   tcase_add_test(tc, test_a_failing_unit_is_named_and_leaves_no_library);
   tcase_add_test(tc, test_incbin_params_aligned_and_exact);
   tcase_add_test(tc, test_mismatched_linked_params_refused_at_load);
