@@ -218,7 +218,7 @@ static int collect_units(const irm_object *artifacts, export_unit_ **units, size
       irm_text_buf_append_(headers, text, size);
     } else if (ends_with(name, ".S")) {
       if ((rc = irm_export_units_grow_(units, n, cap))) break;
-      (*units)[*n] = (export_unit_){irm_strdup(name), NULL, 0, "", 0};
+      (*units)[*n] = (export_unit_){irm_strdup(name), NULL, 0, "", 1};
       if (!(*units)[*n].name) return irm_error(IRM_ENOMEM, "export_library: out of memory");
       (*n)++;
     }
@@ -288,7 +288,7 @@ static int link_into(const char *tmp, void *ctx, int *placed) {
   for (size_t i = 0; i < l->n; i++) {
     irm_text_buf_putc_(&cmd, ' ');
     irm_export_quote_(&cmd, l->units[i].name);
-    irm_text_buf_puts_(&cmd, ".o");
+    if (!l->units[i].at_link) irm_text_buf_puts_(&cmd, ".o");
   }
   irm_text_buf_puts_(&cmd, " -o ");
   irm_export_quote_(&cmd, tmp);

@@ -35,7 +35,7 @@ typedef struct export_unit_ {
   char *text;      /* owned; NULL: the file is there already */
   size_t size;     /* of text */
   const char *opt; /* " -O3" (kernels) or " -O1" (glue) */
-  int cacheable;   /* assembler units are not cached (they only take their bytes in) */
+  int at_link;     /* an assembler file: assembled by the link command itself (a compiler run fewer), never cached */
 } export_unit_;
 
 /* Splits one C artifact into units at its irm-unit markers

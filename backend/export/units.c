@@ -63,7 +63,7 @@ int irm_export_split_units_(const char *file, const char *text, size_t size, exp
   if (rc) return rc;
   if (!count) { /* one unit: the file as it is */
     export_unit_ *u = &(*units)[*n];
-    *u = (export_unit_){irm_strdup(file), irm_malloc(size + 1), size, " -O2", 1};
+    *u = (export_unit_){irm_strdup(file), irm_malloc(size + 1), size, " -O2", 0};
     if (!u->name || !u->text) {
       irm_free(u->name);
       irm_free(u->text);
@@ -94,7 +94,7 @@ int irm_export_split_units_(const char *file, const char *text, size_t size, exp
     export_unit_ *u = &(*units)[*n];
     size_t name_len = stem + sec[i].name_len + 8;
     *u = (export_unit_){irm_malloc(name_len), irm_malloc(common + own + 1), common + own,
-                        strncmp(sec[i].name, "kernels", 7) == 0 ? " -O2" : " -O1", 1};
+                        strncmp(sec[i].name, "kernels", 7) == 0 ? " -O2" : " -O1", 0};
     if (!u->name || !u->text) {
       irm_free(u->name);
       irm_free(u->text);

@@ -15,7 +15,9 @@ so, when missing). Best of the rounds, wall time (cc runs in child processes,
 their CPU time is shown beside). irm builds aot (interface-api c, unpacked,
 link-params: the weights as data) for `c -mcpu=native`.
 
-Then, each in cold caches: a model with a 2M-float constant built with and
+The columns: the cold build's stages (import, build, export with its CPU
+time, load), the cold and warm totals with the warm export, ONNX Runtime's
+session creation and the ratios. Then, each in cold caches: a model with a 2M-float constant built with and
 without link-params (bound: with <= 1.2x without), and chains of 1,000 and
 10,000 add calls built and exported (bound: 10k <= 10x 1k). The end prints
 the bounds as PASS/FAIL lines (informational):
@@ -200,8 +202,9 @@ def main():
     p.add_argument("--jobs", type=int, default=None, help="export_library's jobs (default: its own)")
     p.add_argument("--onnx-cache", default=os.path.join(mb.HERE, ".cache"), help="ONNX files (default %(default)s)")
     p.add_argument("--no-extra", action="store_true", help="skip the weights and chain bounds")
+    p.add_argument("--extra-only", action="store_true", help="only the weights and chain bounds")
     args = p.parse_args()
-    names = ["resnet18"] if args.quick else args.names or list(mb.NETWORKS)
+    names = [] if args.extra_only else ["resnet18"] if args.quick else args.names or list(mb.NETWORKS)
     os.makedirs(args.onnx_cache, exist_ok=True)
     work = tempfile.mkdtemp(prefix="irm-bench-build-")
     saved_cache = os.environ.get("IRM_CACHE_DIR")
@@ -213,15 +216,15 @@ def main():
         log("# ONNX Runtime skipped: " + ort.missing)
     bounds = []
     try:
-        log("%-20s %8s %8s %8s %8s %8s | %8s %8s | %8s %9s %9s" % (
-            "network", "import", "build", "export", "(cpu)", "load", "cold s", "warm s", "ORT s", "cold/ORT",
-            "warm/ORT"))
+        log("%-20s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %9s %9s" % (
+            "network", "import", "build", "export", "(cpu)", "load", "cold s", "warm s", "(export)", "ORT s",
+            "cold/ORT", "warm/ORT"))
         for name in names:
             best = bench_network(name, args, ort, work)
             cold, warm = best["cold"], best["warm"]
-            row = "%-20s %8.3f %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f |" % (
+            row = "%-20s %8.3f %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f |" % (
                 name, cold["import"], cold["build"], cold["export"], cold["export_cpu"], cold["load"],
-                cold["total"], warm["total"])
+                cold["total"], warm["total"], warm["export"])
             if ort.proc:
                 rc, rw = cold["total"] / best["ort"], warm["total"] / best["ort"]
                 row += " %8.3f %9.2f %9.2f" % (best["ort"], rc, rw)
