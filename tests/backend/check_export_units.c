@@ -8,6 +8,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,6 +102,31 @@ START_TEST(test_jobs_from_the_environment) {
   ck_assert_ptr_nonnull(strstr(warned, "IRM_BUILD_JOBS='lots' is not a job count"));
   unsetenv("IRM_BUILD_JOBS");
   irm_set_warning_handler(NULL, NULL);
+  /* progress: drawn on stderr when asked (the default draws it on a terminal only) */
+  char log[1024];
+  aot_path("units_jobs", "stderr.txt", log, sizeof log);
+  fflush(stderr);
+  int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ck_assert_int_ge(fd, 0);
+  dup2(fd, 2);
+  o = (irm_export_options)IRM_EXPORT_OPTIONS_DEFAULT;
+  o.cache = 0;
+  o.progress = 1;
+  int rc = irm_build_export_library_with(r, path, &o);
+  o.progress = -1; /* stderr is a file: nothing more */
+  if (!rc) rc = irm_build_export_library_with(r, path, &o);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  ck_assert_ok(rc);
+  FILE *f = fopen(log, "r");
+  char text[4096] = {0};
+  size_t got = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[got] = '\0';
+  ck_assert_msg(strstr(text, "\rirm: compiling 3/3 units (0 from the cache)\n") != NULL, "progress: %s", text);
+  ck_assert_ptr_null(strstr(strstr(text, "\n") + 1, "compiling")); /* once: the second export drew nothing */
   load_and_compare(m, p, path, 9);
   irm_object_release(r);
   irm_object_release(e);
