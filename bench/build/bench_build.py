@@ -228,8 +228,9 @@ def main():
             if ort.proc:
                 rc, rw = cold["total"] / best["ort"], warm["total"] / best["ort"]
                 row += " %8.3f %9.2f %9.2f" % (best["ort"], rc, rw)
-                bounds.append("%s cold %.2fx <= %.1fx ONNX Runtime: %s" % (name, rc, BOUND_COLD, verdict(rc <= BOUND_COLD)))
-                bounds.append("%s warm %.2fx <= %.1fx ONNX Runtime: %s" % (name, rw, BOUND_WARM, verdict(rw <= BOUND_WARM)))
+                for kind, ratio, bound in (("cold", rc, BOUND_COLD), ("warm", rw, BOUND_WARM)):
+                    bounds.append("%s %s %.2fx <= %.1fx ONNX Runtime: %s" % (name, kind, ratio, bound,
+                                                                             verdict(ratio <= bound)))
             log(row)
         if not args.no_extra:
             w = bench_weights(args, work)

@@ -77,7 +77,8 @@ def test_export_failure_shows_the_command(tmp_path):
     result = irm.build(mod, "llvm -mattr=+nosuchfeature",
                        executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True}), runtime="crt",
                        mod_name="net")
-    with pytest.raises(RuntimeError, match="(?s)the compiler failed on 'tvmgen_net__.*command: cd .* && cc .*-mnosuchfeature"):
+    with pytest.raises(RuntimeError,
+                       match="(?s)the compiler failed on 'tvmgen_net__.*command: cd .* && cc .*-mnosuchfeature"):
         result.export_library(str(tmp_path / "net.so"))
 
 
