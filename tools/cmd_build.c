@@ -36,13 +36,18 @@ static void build_usage(FILE *to) {
       "  --bisect-limit N           run only the first N optional passes\n"
       "  --load-plugin FILE         load a plugin first; repeatable (IRM_PLUGIN_PATH too)\n"
       "  -o, --output DIR           where the files go (default: ./build-<mod_name>)\n"
+      "  --export                   also compile the C into DIR/lib<mod_name>.so (export_library), its\n"
+      "                             units at once, through the build cache (progress on a terminal)\n"
+      "  -j, --jobs N               with --export: compilers run at once (default: IRM_BUILD_JOBS, else\n"
+      "                             the processors available)\n"
+      "  --no-cache                 with --export: compile every unit, storing nothing (as IRM_CACHE=0)\n"
       "  -h, --help                 this text\n\n"
       "Exit status: 0 success, 1 failure (the build failed, a file could not be read or written),\n"
       "2 usage error (an unknown flag, a value that does not parse).\n",
       to);
 }
 
-enum { F_TARGET = OPT_F_COMMON_END + 100, F_HOST, F_EXECUTOR, F_RUNTIME, F_MOD_NAME, F_PARAMS };
+enum { F_TARGET = OPT_F_COMMON_END + 100, F_HOST, F_EXECUTOR, F_RUNTIME, F_MOD_NAME, F_PARAMS, F_EXPORT, F_NO_CACHE };
 
 static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"target", required_argument, NULL, F_TARGET},
@@ -52,13 +57,16 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"mod-name", required_argument, NULL, F_MOD_NAME},
                                          {"params", required_argument, NULL, F_PARAMS},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"export", no_argument, NULL, F_EXPORT},
+                                         {"jobs", required_argument, NULL, 'j'},
+                                         {"no-cache", no_argument, NULL, F_NO_CACHE},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
 typedef struct build_flags {
   opt_parse common;
   const char *target, *target_host, *executor_text, *runtime_text, *mod_name, *params_path, *dir;
-  int help;
+  int help, export_lib, jobs, no_cache;
 } build_flags;
 
 static int on_flag(int c, const char *value, void *data) {
@@ -75,6 +83,16 @@ static int on_flag(int c, const char *value, void *data) {
     break;
   case F_PARAMS: b->params_path = value; break;
   case 'o': b->dir = value; break;
+  case F_EXPORT: b->export_lib = 1; break;
+  case F_NO_CACHE: b->no_cache = 1; break;
+  case 'j': {
+    char *end = NULL;
+    long j = strtol(value, &end, 10);
+    if (!value[0] || *end || j < 1 || j > 1024)
+      return cli_usage_error("build", "--jobs: expected a count from 1 to 1024, got '%s'", cli_quote(value));
+    b->jobs = (int)j;
+    break;
+  }
   case 'h': b->help = 1; break;
   default: return opt_common_flag(&b->common, c, value);
   }
@@ -304,6 +322,19 @@ static int print_files(const irm_object *result, const char *dir) {
   return CLI_OK;
 }
 
+/* --export: the library DIR/lib<mod_name>.so and what compiling it took. */
+static int export_lib(const build_flags *b, const irm_object *result, const char *dir, const char *mod_name) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/lib%s.so", dir, mod_name);
+  irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
+  o.jobs = b->jobs;
+  o.cache = b->no_cache ? 0 : -1;
+  if (irm_build_export_library_with(result, path, &o)) return cli_fail("build: --export");
+  fprintf(cli_out, "\nlibrary\n  %s: %zu units, %zu compiled, %zu from the build cache\n", cli_quote(path), o.units,
+          o.compiled, o.cache_hits);
+  return CLI_OK;
+}
+
 static int build_in_context(build_flags *b, irm_module *model, const irm_object *executor, const irm_object *runtime,
                             const irm_object *params, irm_object **result, irm_module **given, irm_object **report) {
   opt_flags *f = b->common.f;
@@ -368,6 +399,7 @@ static int build_run(build_flags *b) {
   if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
     rc = cli_fail("build: writing the files");
   if (!rc) rc = print_files(result, dir);
+  if (!rc && b->export_lib) rc = export_lib(b, result, dir, mod_name);
   irm_object_release(executor);
   irm_object_release(runtime);
   irm_object_release(params);
@@ -385,7 +417,7 @@ int cmd_build(int argc, char **argv) {
   if (opt_parse_begin(&b.common, &f, "build", argc)) return CLI_FAIL;
   int first = 0;
   int rc = cli_load_env_plugins();
-  if (!rc) rc = cli_parse_flags("build", argc, argv, "ho:", longopts, on_flag, &b, &first);
+  if (!rc) rc = cli_parse_flags("build", argc, argv, "ho:j:", longopts, on_flag, &b, &first);
   if (!rc && b.help) {
     build_usage(cli_out);
   } else if (!rc) {

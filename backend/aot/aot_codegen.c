@@ -5,7 +5,10 @@
  *   tvmgen_<mod_name>.h   with interface-api = "c": the inputs/outputs
  *                         structs and tvmgen_<mod_name>_run;
  *   <mod_name>.params     with link-params = false: main's constants in
- *                         the params file layout (runtime/include/irm_params.h).
+ *                         the params file layout (runtime/include/irm_params.h);
+ *   tvmgen_<mod_name>_params.bin, tvmgen_<mod_name>_params.S
+ *                         with link-params: that file and the assembler
+ *                         unit linking it in as data (aot_params.c).
  * Everything it reads comes through the module: its CompilationConfig
  * (executor options, runtime, default target), mod_name, params and the
  * usmp.* attributes. main is lowered (lower/plan.h) and the emitters read
@@ -122,17 +125,29 @@ static int put_text(irm_object **artifacts, const char *name, irm_text_buf *b) {
   return rc;
 }
 
+static int put_blob(irm_object **artifacts, const char *name, irm_object *blob) {
+  irm_any v = irm_any_object(blob);
+  return irm_map_set_move(artifacts, name, &v);
+}
+
 static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg, irm_object **out) {
   lowered_plan p = {0};
   aot_options o = {0};
   plan_request req = {0};
-  irm_text_buf src, hdr;
+  irm_text_buf src, hdr, asm_;
   irm_text_buf_init_(&src, NULL, 0);
   irm_text_buf_init_(&hdr, NULL, 0);
-  irm_object *artifacts = NULL;
+  irm_text_buf_init_(&asm_, NULL, 0);
+  irm_object *artifacts = NULL, *blob = NULL;
+  size_t *offsets = NULL;
   int rc = read_options(mod, cfg, &o, &req);
   if (!rc) rc = irm_plan_lower_(mod, &req, &p);
   if (!rc && o.interface_c) rc = distinct_fields(&p);
+  if (!rc) rc = irm_aot_params_blob_(&p, &blob);
+  if (!rc && o.link_params && !(offsets = irm_calloc(p.n_consts + 1, sizeof *offsets)))
+    rc = irm_error(IRM_ENOMEM, "aot codegen: out of memory");
+  if (!rc && o.link_params) rc = irm_aot_params_offsets_(blob, p.n_consts, offsets);
+  o.param_offsets = offsets;
   if (!rc) rc = irm_aot_emit_source_(&p, &o, &src);
   if (!rc && o.interface_c) rc = irm_aot_emit_header_(&p, &o, &hdr);
   if (!rc) rc = irm_map_new(&artifacts);
@@ -141,16 +156,18 @@ static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg,
   if (!rc) rc = put_text(&artifacts, name, &src);
   snprintf(name, sizeof name, "tvmgen_%s.h", o.mod_name);
   if (!rc && o.interface_c) rc = put_text(&artifacts, name, &hdr);
-  if (!rc && !o.link_params) {
-    irm_object *blob = NULL;
-    rc = irm_aot_params_blob_(&p, &blob);
-    irm_any v = irm_any_object(blob);
-    snprintf(name, sizeof name, "%s.params", o.mod_name);
-    if (!rc) rc = irm_map_set_move(&artifacts, name, &v);
-    irm_object_release(blob);
+  snprintf(name, sizeof name, o.link_params ? "tvmgen_%s_params.bin" : "%s.params", o.mod_name);
+  if (!rc) rc = put_blob(&artifacts, name, blob);
+  if (!rc && o.link_params) {
+    irm_aot_params_asm_(o.mod_name, o.const_align, &asm_);
+    snprintf(name, sizeof name, "tvmgen_%s_params.S", o.mod_name);
+    rc = put_text(&artifacts, name, &asm_);
   }
+  irm_object_release(blob);
+  irm_free(offsets);
   irm_text_buf_free_(&src);
   irm_text_buf_free_(&hdr);
+  irm_text_buf_free_(&asm_);
   irm_plan_free_(&p);
   if (rc) {
     irm_object_release(artifacts);

@@ -50,53 +50,9 @@ static void shape_list(const plan_type *type, irm_text_buf *b) {
 
 /* ---- constants ------------------------------------------------------------------ */
 
-static void element(DLDataType dt, const unsigned char *at, irm_text_buf *b) {
-  if (dt.code == kDLFloat) {
-    double x;
-    if (dt.bits == 32) {
-      float f;
-      memcpy(&f, at, 4);
-      irm_c_float_(b, f);
-      return;
-    }
-    memcpy(&x, at, 8);
-    irm_c_double_(b, x);
-    return;
-  }
-  if (dt.code == kDLUInt || dt.code == IRM_DLPACK_BOOL) {
-    uint64_t u = 0;
-    memcpy(&u, at, dt.bits / 8); /* little-endian host */
-    irm_text_buf_printf_(b, "%" PRIu64 "u%s", u, dt.bits == 64 ? "LL" : "");
-    return;
-  }
-  int64_t v = 0;
-  switch (dt.bits) {
-  case 8: {
-    int8_t x;
-    memcpy(&x, at, 1);
-    v = x;
-    break;
-  }
-  case 16: {
-    int16_t x;
-    memcpy(&x, at, 2);
-    v = x;
-    break;
-  }
-  case 32: {
-    int32_t x;
-    memcpy(&x, at, 4);
-    v = x;
-    break;
-  }
-  default: memcpy(&v, at, 8); break;
-  }
-  if (v == INT64_MIN) irm_text_buf_puts_(b, "(-9223372036854775807LL - 1)");
-  else irm_text_buf_printf_(b, "%" PRId64 "%s", v, dt.bits == 64 ? "LL" : "");
-}
-
 static void emit_constants(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
+  if (o->link_params) irm_aot_params_externs_(m, b);
   for (size_t k = 0; k < p->n_consts; k++) {
     const plan_const *c = &p->consts[k];
     const char *ct = irm_plan_ctype_(c->type.dtype);
@@ -109,13 +65,9 @@ static void emit_constants(const lowered_plan *p, const aot_options *o, irm_text
       irm_text_buf_printf_(b, "static _Alignas(%zu) %s tvmgen_%s_const_%zu[%zu];\n", align, ct, m, k, n ? n : 1);
       continue;
     }
-    irm_text_buf_printf_(b, "static _Alignas(%zu) const %s tvmgen_%s_const_%zu[%zu] = {", align, ct, m, k, n ? n : 1);
-    const unsigned char *data = c->data;
-    for (size_t i = 0; i < n; i++) {
-      irm_text_buf_puts_(b, i % 8 ? ", " : i ? ",\n  " : "\n  ");
-      element(c->type.dtype, data + i * es, b);
-    }
-    irm_text_buf_puts_(b, n ? "\n};\n" : "0};\n");
+    irm_text_buf_printf_(
+        b, "static const %s *const tvmgen_%s_const_%zu = (const %s *)(tvmgen_%s_linked_params_data + %zu);\n", ct, m, k,
+        ct, m, o->param_offsets[k]);
   }
 }
 
@@ -226,6 +178,11 @@ static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf 
                        "  (void)in;\n  (void)out;\n  (void)ws;\n",
                        m);
   if (!o->link_params) irm_text_buf_printf_(b, "  if (!tvmgen_%s_params_ready) return IRM_CRT_ENOPARAMS;\n", m);
+  else
+    irm_text_buf_printf_(b,
+                         "  if (!tvmgen_%s_params_ready && tvmgen_%s_check_params() != IRM_CRT_OK) return "
+                         "IRM_CRT_EPARAMS;\n",
+                         m, m);
   for (size_t i = 0; i < p->n_steps; i++) emit_call(p, o, i, b);
   for (size_t j = 0; j < p->n_outputs; j++) {
     const plan_tensor *t = &p->tensors[p->outputs[j].tensor];
@@ -329,7 +286,8 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
                        o->runtime, o->interface_c ? "c" : "packed", o->unpacked ? "true" : "false", m,
                        o->interface_c ? "run" : "__tvm_main__", o->link_params ? "true" : "false");
-  if (o->link_params) irm_text_buf_puts_(b, "null, \"params_file\": null");
+  if (o->link_params)
+    irm_text_buf_printf_(b, "null, \"params_file\": null, \"check_params\": \"tvmgen_%s_check_params\"", m);
   else irm_text_buf_printf_(b, "\"tvmgen_%s_set_params\", \"params_file\": \"%s.params\"", m, m);
   irm_text_buf_printf_(b,
                        ", \"workspace_entry\": \"tvmgen_%s_run_workspace\", \"workspace_bytes\": %zu, "
@@ -364,13 +322,11 @@ int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_b
                        "workspace (%s). */\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
                        "#include <string.h>\n\n#include \"irm_crt.h\"\n",
                        m, p->n_kernels, p->n_steps, p->workspace_bytes, irm_mem_algo_name_(p->algo));
-  if (!o->link_params) irm_text_buf_puts_(b, "#include \"irm_params.h\"\n");
+  irm_text_buf_puts_(b, "#include \"irm_params.h\"\n");
   if (o->interface_c) irm_text_buf_printf_(b, "#include \"tvmgen_%s.h\"\n", m);
   irm_text_buf_putc_(b, '\n');
-  irm_text_buf_puts_(b, p->prelude);
-  irm_text_buf_puts_(b, "\n");
-  irm_text_buf_puts_(b, p->kernels_c);
-  irm_text_buf_puts_(b, "\n");
+  int rc = irm_aot_emit_kernel_units_(p, b);
+  if (rc) return rc;
   irm_aot_emit_externs_(p, b);
   if (!o->unpacked)
     for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], false, b);
@@ -378,6 +334,7 @@ int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_b
   irm_text_buf_printf_(b, "\nstatic _Alignas(%zu) uint8_t tvmgen_%s_workspace[%zu];\n\n", workspace_align(p, o), m,
                        p->workspace_bytes ? p->workspace_bytes : 1);
   if (!o->link_params) emit_set_params(p, o, b);
+  else irm_aot_params_check_(p->consts, p->n_consts, o->param_offsets, m, b);
   irm_plan_emit_pool_(p, m, b);
   emit_body(p, o, b);
   emit_entry(p, o, b);

@@ -20,8 +20,9 @@ typedef struct aot_options {
   size_t ws_align;    /* workspace-byte-alignment */
   size_t const_align; /* constant-byte-alignment */
   const char *mod_name;
-  const char *runtime;  /* the runtime kind's name */
-  const char *executor; /* the executor kind's name (the metadata's "executor") */
+  const char *runtime;         /* the runtime kind's name */
+  const char *executor;        /* the executor kind's name (the metadata's "executor") */
+  const size_t *param_offsets; /* link-params: each constant's data offset in the params file */
 } aot_options;
 
 /* The C source (the plan's prelude and kernels included) and the header. */
@@ -37,6 +38,32 @@ void irm_aot_emit_externs_(const lowered_plan *p, irm_text_buf *b);
 /* main's constants in the params file layout (irm_params.h) as a NEW
  * String of bytes. Errors: ValueError, MemoryError. */
 int irm_aot_params_blob_(const lowered_plan *p, irm_object **out);
+/* ---- units and linked params (aot_units.c, aot_params.c) ---- */
+
+/* The IRM_KERNEL_LINKAGE macro (hidden visibility), the plan's prelude,
+ * then its kernels as irm-unit sections (export/export_internal.h):
+ * "common" for what lies between them, "kernels_<n>_<family>" for the
+ * kernels calling one runtime/kernels routine (at most 32 or about 64 KB
+ * of them), each kernel IRM_KERNEL_LINKAGE instead of static;
+ * then the "glue" section's marker and the kernels' prototypes: the caller
+ * writes the rest of the glue. Errors: MemoryError. */
+int irm_aot_emit_kernel_units_(const lowered_plan *p, irm_text_buf *b);
+/* The data offset of each of the n entries of a params blob
+ * (irm_aot_params_blob_'s). Errors: ValueError (it does not read back). */
+int irm_aot_params_offsets_(const irm_object *blob, size_t n, size_t *offsets);
+/* tvmgen_<m>_params.S: the params file tvmgen_<m>_params.bin taken in with
+ * .incbin at an align-byte boundary, between the hidden symbols
+ * tvmgen_<m>_linked_params_data and _end. */
+void irm_aot_params_asm_(const char *mod_name, size_t align, irm_text_buf *b);
+/* The C declarations of those two symbols and the exported accessor
+ * const void *tvmgen_<m>_linked_params(size_t *size) (the graph runner's,
+ * irm_library.h's IRM_LIBRARY_LINKED_PARAMS). */
+void irm_aot_params_externs_(const char *mod_name, irm_text_buf *b);
+/* int32_t tvmgen_<m>_check_params(void): the linked blob holds the n
+ * constants (name, dtype, shape, size) with their data at offsets; sets
+ * the static tvmgen_<m>_params_ready it defines. */
+void irm_aot_params_check_(const plan_const *consts, size_t n, const size_t *offsets, const char *mod_name,
+                           irm_text_buf *b);
 /* The metadata JSON (the text of tvmgen_<mod_name>_metadata). */
 void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_text_buf *out);
 

@@ -172,10 +172,27 @@ static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle) 
   return IRM_OK;
 }
 
+/* link-params: the library's check of the params file linked into it
+ * (backend/aot/aot_params.c), so a library linked with the wrong one
+ * fails at load, not at its first run. */
+static int check_linked(const char *path, const char *check, void *handle) {
+  int32_t (*fn)(void) = NULL;
+  void *sym = dlsym(handle, check);
+  if (!sym) return irm_error(IRM_EVALUE, "library '%s' has no symbol '%s' (its metadata names it)", path, check);
+  memcpy(&fn, &sym, sizeof fn);
+  pthread_mutex_lock(&irm_runtime_run_lock_);
+  int32_t got = fn();
+  pthread_mutex_unlock(&irm_runtime_run_lock_);
+  return got ? irm_error(IRM_EVALUE, "library '%s' refuses the params linked into it: %s", path, irm_crt_strerror(got))
+             : IRM_OK;
+}
+
 /* The params file beside the library, given to its set_params. */
 static int load_params(const char *path, json_t *root, void *handle) {
   const char *file = json_string_value(json_object_get(root, "params_file"));
   const char *setter = json_string_value(json_object_get(root, "set_params"));
+  const char *check = json_string_value(json_object_get(root, "check_params"));
+  if (check) return check_linked(path, check, handle);
   if (!file) return IRM_OK;
   if (!setter) return irm_error(IRM_EVALUE, "library '%s': its metadata names a params file but no set_params", path);
   int32_t (*set)(const void *, size_t) = NULL;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "backend_internal.h"
+#include "export_internal.h"
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/target.h"
@@ -71,7 +71,7 @@ int irm_cc_run_(const char *who, const char *cmd, irm_text_buf *out) {
 static int cc_macros(const char *flags, irm_text_buf *out) {
   irm_text_buf cmd;
   irm_text_buf_init_(&cmd, NULL, 0);
-  irm_text_buf_printf_(&cmd, "cc%s -dM -E -x c /dev/null 2>&1", flags);
+  irm_text_buf_printf_(&cmd, "%s%s -dM -E -x c /dev/null 2>&1", irm_cc_command_(), flags);
   int rc = cmd.failed ? irm_error(IRM_ENOMEM, "target features: out of memory")
                       : irm_cc_run_("target features", irm_text_buf_cstr_(&cmd), out);
   irm_text_buf_free_(&cmd);
@@ -174,7 +174,12 @@ int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out) {
 static int native_cpu_name(char *name, size_t size) {
   irm_text_buf out;
   irm_text_buf_init_(&out, NULL, 0);
-  int rc = irm_cc_run_("-mcpu=native", "cc " CPU_FLAG_ "native -Q --help=target 2>&1", &out);
+  irm_text_buf cmd;
+  irm_text_buf_init_(&cmd, NULL, 0);
+  irm_text_buf_printf_(&cmd, "%s " CPU_FLAG_ "native -Q --help=target 2>&1", irm_cc_command_());
+  int rc = cmd.failed ? irm_error(IRM_ENOMEM, "-mcpu=native: out of memory")
+                      : irm_cc_run_("-mcpu=native", irm_text_buf_cstr_(&cmd), &out);
+  irm_text_buf_free_(&cmd);
   name[0] = '\0';
   const char *s = rc ? NULL : strstr(irm_text_buf_cstr_(&out), "  " CPU_FLAG_);
   if (s) {

@@ -1,7 +1,10 @@
 /* irm_build_export_library (build.h): a build's C artifacts compiled into
  * a shared library with the system's cc (TVM's export_library). The
- * artifacts go to a temporary folder, cc compiles every .c file there
- * against runtime/'s headers (IRM_RUNTIME_INCLUDE; else those installed
+ * artifacts go to a temporary folder; each .c file is cut into units at
+ * its emitter's markers (units.c), the units and the .S files are compiled
+ * at once, through the build cache (compile_jobs.c, cache.c), and linked
+ * into a temporary file renamed onto path. They compile against
+ * runtime/'s headers (IRM_RUNTIME_INCLUDE; else those installed
  * beside this libirm, <prefix>/include/irm-runtime; else the source tree
  * this library was built from) into path, and a params file is copied beside
  * path. The target's options pick the flags: -libs=cblas links OpenBLAS;
@@ -11,6 +14,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend_internal.h"
+#include "export_internal.h"
+#include "irm/alloc.h"
+#include "irm/build_cache.h"
 #include "irm/config.h"
 #include "irm/container.h"
 #include "irm/error.h"
@@ -69,8 +76,7 @@ static const char *runtime_kernels_dir(void) {
   return strcmp(dir, IRM_RUNTIME_INCLUDE_DIR) == 0 ? IRM_RUNTIME_KERNELS_DIR : dir;
 }
 
-/* Appends s in single quotes, for sh. */
-static void quoted(irm_text_buf *b, const char *s) {
+void irm_export_quote_(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '\'');
   for (; *s; s++) {
     if (*s == '\'') irm_text_buf_puts_(b, "'\\''");
@@ -103,7 +109,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
 #else
       irm_text_buf_puts_(flags, " -mcpu=");
 #endif
-      quoted(flags, cpu);
+      irm_export_quote_(flags, cpu);
     }
   }
   if (!rc) irm_clear_error();
@@ -113,7 +119,7 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
       const char *f = NULL;
       if (irm_any_to_str(irm_array_at(v.v_obj, i), &f, NULL) || !f[0]) continue;
       irm_text_buf_puts_(flags, f[0] == '-' ? " -mno-" : " -m");
-      quoted(flags, f[0] == '+' || f[0] == '-' ? f + 1 : f);
+      irm_export_quote_(flags, f[0] == '+' || f[0] == '-' ? f + 1 : f);
     }
   }
   if (!rc) irm_clear_error();
@@ -173,7 +179,282 @@ static int copy_params(const irm_object *artifacts, const char *path) {
   return rc;
 }
 
+static int ends_with(const char *s, const char *tail) {
+  size_t n = strlen(s), m = strlen(tail);
+  return n > m && strcmp(s + n - m, tail) == 0;
+}
+
+static int default_jobs(void) {
+  const char *env = getenv("IRM_BUILD_JOBS");
+  if (env && env[0]) {
+    char *end = NULL;
+    long j = strtol(env, &end, 10);
+    if (*end || j < 1 || j > 1024)
+      irm_warn_once("IRM_BUILD_JOBS", "IRM_BUILD_JOBS='%s' is not a job count from 1 to 1024: using the cores", env);
+    else return (int)j;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+/* The units of the artifacts: each C file cut at its markers, each
+ * assembler file as it is; the generated headers' text into headers. */
+static int collect_units(const irm_object *artifacts, export_unit_ **units, size_t *n, size_t *cap,
+                         irm_text_buf *headers) {
+  irm_map_iter it = irm_map_iter_begin(artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  int rc = IRM_OK;
+  while (!rc && irm_map_iter_next(&it, &k, &v)) {
+    const char *name = irm_string_data(k);
+    if (v->type_code != IRM_OBJECT || irm_object_type_index(v->v_obj) != IRM_TYPE_STRING) continue;
+    const char *text = irm_string_data(v->v_obj);
+    size_t size = irm_string_size(v->v_obj);
+    if (ends_with(name, ".c")) rc = irm_export_split_units_(name, text, size, units, n, cap);
+    else if (ends_with(name, ".h")) {
+      irm_text_buf_printf_(headers, "%s\n", name);
+      irm_text_buf_append_(headers, text, size);
+    } else if (ends_with(name, ".S")) {
+      if ((rc = irm_export_units_grow_(units, n, cap))) break;
+      (*units)[*n] = (export_unit_){irm_strdup(name), NULL, 0, "", 1};
+      if (!(*units)[*n].name) return irm_error(IRM_ENOMEM, "export_library: out of memory");
+      (*n)++;
+    }
+  }
+  return rc;
+}
+
+static int write_units(const char *dir, const export_unit_ *units, size_t n) {
+  char path[4096 + 512];
+  for (size_t i = 0; i < n; i++) {
+    if (!units[i].text) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, units[i].name);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(units[i].text, 1, units[i].size, f) == units[i].size;
+    if (f && fclose(f) != 0) ok = 0;
+    if (!ok) return irm_error(IRM_ERUNTIME, "export_library: cannot write '%s': %s", path, strerror(errno));
+  }
+  return IRM_OK;
+}
+
+/* path made absolute (the compiler runs in the temporary folder); NEW. */
+static char *absolute(const char *path) {
+  if (path[0] == '/') return irm_strdup(path);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  size_t n = strlen(cwd) + strlen(path) + 2;
+  char *out = irm_malloc(n);
+  if (out) snprintf(out, n, "%s/%s", cwd, path);
+  return out;
+}
+
+/* Makes the file path through a temporary file beside it that make(tmp,
+ * ctx) writes, renamed onto path only when make succeeds and says so
+ * (*placed): a failure leaves no partial file, and what was at path stays. */
+typedef int (*make_fn_)(const char *tmp, void *ctx, int *placed);
+
+static int replace_atomically(const char *path, make_fn_ make, void *ctx, int *placed) {
+  char *abs = absolute(path), *tmp = NULL;
+  static atomic_uint serial;
+  size_t len = abs ? strlen(abs) + 64 : 0;
+  if (abs && (tmp = irm_malloc(len)))
+    snprintf(tmp, len, "%s.irm-tmp.%ld.%u", abs, (long)getpid(), atomic_fetch_add(&serial, 1));
+  *placed = 0;
+  int rc = !abs || !tmp ? irm_error(IRM_ENOMEM, "export_library: out of memory") : make(tmp, ctx, placed);
+  if (!rc && *placed && rename(tmp, abs) != 0)
+    rc = irm_error(IRM_ERUNTIME, "export_library: cannot write '%s': %s", path, strerror(errno));
+  if ((rc || !*placed) && tmp) unlink(tmp);
+  irm_free(abs);
+  irm_free(tmp);
+  return rc;
+}
+
+typedef struct link_ctx_ {
+  const char *dir, *libs;
+  const export_unit_ *units;
+  size_t n;
+} link_ctx_;
+
+/* Links the units' objects into tmp. */
+static int link_into(const char *tmp, void *ctx, int *placed) {
+  const link_ctx_ *l = ctx;
+  irm_text_buf cmd;
+  irm_text_buf_init_(&cmd, NULL, 0);
+  irm_text_buf_puts_(&cmd, "cd ");
+  irm_export_quote_(&cmd, l->dir);
+  irm_text_buf_printf_(&cmd, " && %s -shared -fPIC", irm_cc_command_());
+  for (size_t i = 0; i < l->n; i++) {
+    irm_text_buf_putc_(&cmd, ' ');
+    irm_export_quote_(&cmd, l->units[i].name);
+    if (!l->units[i].at_link) irm_text_buf_puts_(&cmd, ".o");
+  }
+  irm_text_buf_puts_(&cmd, " -o ");
+  irm_export_quote_(&cmd, tmp);
+  irm_text_buf_puts_(&cmd, l->libs);
+  irm_text_buf_puts_(&cmd, " -lm 2>&1");
+  int rc = cmd.failed ? irm_error(IRM_ENOMEM, "export_library: out of memory")
+                      : irm_cc_run_("export_library (linking)", irm_text_buf_cstr_(&cmd), NULL);
+  *placed = !rc;
+  irm_text_buf_free_(&cmd);
+  return rc;
+}
+
+typedef struct fetch_ctx_ {
+  irm_build_cache *cache;
+  const char *key;
+} fetch_ctx_;
+
+/* The linked library the cache holds under key into tmp, if it does. */
+static int fetch_into(const char *tmp, void *ctx, int *placed) {
+  const fetch_ctx_ *f = ctx;
+  irm_build_cache_status st = IRM_BUILD_CACHE_MISS;
+  int rc = irm_build_cache_fetch(f->cache, f->key, tmp, &st);
+  *placed = !rc && st == IRM_BUILD_CACHE_HIT;
+  return rc;
+}
+
+/* The key of the whole library: every artifact (the units' text, the
+ * headers, the params file an assembler unit takes in; each by its
+ * hash128), the compiler's identity, the flags and the libraries. */
+static void library_key(const irm_object *artifacts, const char *identity, const char *flags, const char *libs,
+                        char key[65]) {
+  irm_sha256_ s;
+  irm_sha256_init_(&s);
+  irm_sha256_update_(&s, "library\n", 8);
+  irm_sha256_update_(&s, identity, strlen(identity) + 1);
+  irm_sha256_update_(&s, flags, strlen(flags) + 1);
+  irm_sha256_update_(&s, libs, strlen(libs) + 1);
+  irm_map_iter it = irm_map_iter_begin(artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v)) {
+    if (v->type_code != IRM_OBJECT || irm_object_type_index(v->v_obj) != IRM_TYPE_STRING) continue;
+    char digest[33]; /* hash128: a params file is tens of MB */
+    irm_hash128_hex_(irm_string_data(v->v_obj), irm_string_size(v->v_obj), digest);
+    irm_sha256_update_(&s, irm_string_data(k), strlen(irm_string_data(k)) + 1);
+    irm_sha256_update_(&s, digest, sizeof digest);
+  }
+  irm_sha256_hex_(&s, key);
+}
+
+/* The key parts every unit shares: the flags (no temporary path in them:
+ * the compiler runs in the folder) and what the runtime headers hold. */
+static int compile_flags(const char *target_flags, irm_text_buf *flags) {
+  irm_text_buf_puts_(flags, "-std=gnu11 -fPIC"); /* gnu11: C11 with trigraphs off in gcc and clang (codegen/c_text.h) */
+  irm_text_buf_puts_(flags, target_flags);
+  irm_text_buf_puts_(flags, " -I. -I");
+  irm_export_quote_(flags, irm_runtime_include_dir_());
+  irm_text_buf_puts_(flags, " -I");
+  irm_export_quote_(flags, runtime_kernels_dir());
+  return flags->failed ? irm_error(IRM_ENOMEM, "export_library: out of memory") : IRM_OK;
+}
+
+/* What every header of a folder holds, hashed (the runtime's headers are
+ * part of every object's key: a new irm changes them). Remembered per
+ * folder for the process's life. */
+static int headers_digest(const char *dir, irm_text_buf *out) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static char memo_dir[2][4096], memo_hex[2][65];
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < 2; i++)
+    if (memo_hex[i][0] && strcmp(memo_dir[i], dir) == 0) {
+      irm_text_buf_printf_(out, "%s %s\n", dir, memo_hex[i]);
+      pthread_mutex_unlock(&lock);
+      return IRM_OK;
+    }
+  struct dirent **names = NULL;
+  int n = scandir(dir, &names, NULL, alphasort);
+  irm_sha256_ s;
+  irm_sha256_init_(&s);
+  for (int i = 0; i < n; i++) {
+    char path[4096 + 512];
+    if (ends_with(names[i]->d_name, ".h") && snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name) > 0) {
+      FILE *f = fopen(path, "rb");
+      char chunk[8192];
+      size_t got;
+      irm_sha256_update_(&s, names[i]->d_name, strlen(names[i]->d_name) + 1);
+      while (f && (got = fread(chunk, 1, sizeof chunk, f)) > 0) irm_sha256_update_(&s, chunk, got);
+      if (f) fclose(f);
+    }
+    free(names[i]);
+  }
+  free(names);
+  char hex[65];
+  irm_sha256_hex_(&s, hex);
+  static int slot;
+  snprintf(memo_dir[slot], sizeof memo_dir[slot], "%s", dir);
+  memcpy(memo_hex[slot], hex, sizeof hex);
+  slot ^= 1;
+  pthread_mutex_unlock(&lock);
+  irm_text_buf_printf_(out, "%s %s\n", dir, hex);
+  return IRM_OK;
+}
+
+/* Compiles the units in dir (from the cache when it can) and links path. */
+static int compile_and_link(const irm_object *result, const irm_object *artifacts, const char *dir, const char *path,
+                            const char *target_flags, const char *libs, irm_export_options *o) {
+  export_unit_ *units = NULL;
+  size_t n = 0, cap = 0;
+  irm_text_buf headers, flags, identity;
+  irm_text_buf_init_(&headers, NULL, 0);
+  irm_text_buf_init_(&flags, NULL, 0);
+  irm_text_buf_init_(&identity, NULL, 0);
+  irm_build_cache *cache = NULL;
+  int rc = collect_units(artifacts, &units, &n, &cap, &headers);
+  if (!rc) rc = compile_flags(target_flags, &flags);
+  int use_cache = o->cache < 0 ? irm_build_cache_enabled_by_env() : o->cache;
+  if (!rc && use_cache) rc = irm_cc_identity_(irm_cc_command_(), &identity);
+  if (!rc && use_cache) rc = headers_digest(irm_runtime_include_dir_(), &identity);
+  if (!rc && use_cache) rc = headers_digest(runtime_kernels_dir(), &identity);
+  if (!rc && use_cache) rc = irm_build_cache_open(o->cache_dir, &cache);
+  if (!rc && (headers.failed || identity.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
+  export_compile_ c = {dir,
+                       irm_cc_command_(),
+                       irm_text_buf_cstr_(&flags),
+                       irm_text_buf_cstr_(&identity),
+                       irm_text_buf_cstr_(&headers),
+                       o->jobs > 0 ? o->jobs : default_jobs(),
+                       o->progress < 0 ? isatty(2) : o->progress,
+                       cache,
+                       0,
+                       0};
+  /* the whole library first: a model rebuilt as it was compiles nothing */
+  char key[65];
+  int whole = 0;
+  if (!rc && cache) {
+    library_key(artifacts, irm_text_buf_cstr_(&identity), irm_text_buf_cstr_(&flags), libs, key);
+    fetch_ctx_ f = {cache, key};
+    rc = replace_atomically(path, fetch_into, &f, &whole);
+  }
+  link_ctx_ l = {dir, libs, units, n};
+  int linked = 0;
+  if (!rc && !whole) rc = irm_build_write(result, dir); /* the files only when something compiles */
+  if (!rc && !whole) rc = write_units(dir, units, n);
+  if (!rc && !whole) rc = irm_export_compile_units_(units, n, &c);
+  if (!rc && !whole) rc = replace_atomically(path, link_into, &l, &linked);
+  if (!rc && linked && cache && irm_build_cache_store(cache, key, path)) irm_clear_error();
+  if (!rc && cache && irm_build_cache_trim(cache, irm_build_cache_cap_by_env(), NULL)) irm_clear_error();
+  o->units = n;
+  o->compiled = whole ? 0 : c.compiled;
+  o->cache_hits = whole ? n : c.hits;
+  irm_build_cache_close(cache);
+  irm_export_units_free_(units, n);
+  irm_text_buf_free_(&headers);
+  irm_text_buf_free_(&flags);
+  irm_text_buf_free_(&identity);
+  return rc;
+}
+
 int irm_build_export_library(const irm_object *result, const char *path) {
+  irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
+  return irm_build_export_library_with(result, path, &o);
+}
+
+int irm_build_export_library_with(const irm_object *result, const char *path, irm_export_options *opts) {
+  irm_export_options dflt = IRM_EXPORT_OPTIONS_DEFAULT;
+  irm_export_options *o = opts ? opts : &dflt;
   if (!path || !path[0]) return irm_error(IRM_EVALUE, "export_library: path must not be empty");
   const irm_any *a = irm_object_type_index(result) == IRM_TYPE_MAP ? irm_map_find_cstr(result, "artifacts") : NULL;
   const irm_any *m = a ? irm_map_find_cstr(result, "module") : NULL;
@@ -187,10 +468,7 @@ int irm_build_export_library(const irm_object *result, const char *path) {
   irm_map_iter it = irm_map_iter_begin(a->v_obj);
   const irm_object *k;
   const irm_any *v;
-  while (irm_map_iter_next(&it, &k, &v)) {
-    size_t len = strlen(irm_string_data(k));
-    n_sources += len > 2 && strcmp(irm_string_data(k) + len - 2, ".c") == 0;
-  }
+  while (irm_map_iter_next(&it, &k, &v)) n_sources += ends_with(irm_string_data(k), ".c");
   if (!n_sources)
     return irm_error(IRM_EVALUE,
                      "export_library: the build has no C source to compile (its executor kind has no "
@@ -198,10 +476,9 @@ int irm_build_export_library(const irm_object *result, const char *path) {
                      IRM_EXECUTOR_CODEGEN_ATTR);
   irm_compilation_config *cfg = NULL;
   int rc = irm_module_compilation_config(m->v_obj, &cfg);
-  irm_text_buf flags, libs, cmd;
+  irm_text_buf flags, libs;
   irm_text_buf_init_(&flags, NULL, 0);
   irm_text_buf_init_(&libs, NULL, 0);
-  irm_text_buf_init_(&cmd, NULL, 0);
   if (!rc) rc = irm_export_target_flags_(irm_compilation_config_default_primitive_target(cfg), &flags, &libs);
   irm_object_release(cfg);
   const char *tmp = getenv("TMPDIR");
@@ -210,52 +487,37 @@ int irm_build_export_library(const irm_object *result, const char *path) {
   if (!rc && !mkdtemp(dir))
     rc = irm_error(IRM_ERUNTIME, "export_library: cannot make a temporary folder '%s': %s", dir, strerror(errno));
   else if (!rc) {
-    rc = irm_build_write(result, dir);
-    /* gnu11: C11 with trigraphs off in gcc and clang (data never forms one anyway, codegen/c_text.h) */
-    irm_text_buf_puts_(&cmd, "cc -std=gnu11 -shared -fPIC -O2");
-    irm_text_buf_puts_(&cmd, irm_text_buf_cstr_(&flags));
-    irm_text_buf_puts_(&cmd, " -I");
-    quoted(&cmd, irm_runtime_include_dir_());
-    irm_text_buf_puts_(&cmd, " -I");
-    quoted(&cmd, runtime_kernels_dir());
-    irm_text_buf_puts_(&cmd, " -I");
-    quoted(&cmd, dir);
-    it = irm_map_iter_begin(a->v_obj);
-    while (irm_map_iter_next(&it, &k, &v)) {
-      const char *name = irm_string_data(k);
-      size_t len = strlen(name);
-      if (len <= 2 || strcmp(name + len - 2, ".c") != 0) continue;
-      irm_text_buf_putc_(&cmd, ' ');
-      quoted(&cmd, dir);
-      irm_text_buf_putc_(&cmd, '/');
-      quoted(&cmd, name);
-    }
-    irm_text_buf_puts_(&cmd, " -o ");
-    quoted(&cmd, path);
-    irm_text_buf_puts_(&cmd, irm_text_buf_cstr_(&libs));
-    irm_text_buf_puts_(&cmd, " -lm 2>&1");
-    if (!rc && cmd.failed) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
-    if (!rc) rc = irm_cc_run_("export_library", irm_text_buf_cstr_(&cmd), NULL);
+    if (!rc && (flags.failed || libs.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
+    if (!rc)
+      rc = compile_and_link(result, a->v_obj, dir, path, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs), o);
     remove_tree(dir);
   }
   if (!rc) rc = copy_params(a->v_obj, path);
   irm_text_buf_free_(&flags);
   irm_text_buf_free_(&libs);
-  irm_text_buf_free_(&cmd);
   return rc;
 }
 
-/* driver.ExportLibrary(result, path) -> NONE */
+/* driver.ExportLibrary(result, path[, jobs[, cache]]) -> NONE; jobs None
+ * or 0: the default count; cache None: unless IRM_CACHE=0. */
 static int driver_export_library(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "driver.ExportLibrary";
   (void)ret;
   (void)resource;
   irm_object *result = NULL;
   const char *path = NULL;
-  int rc = irm_arg_count(fn, nargs, 2, 2);
+  irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
+  int64_t jobs = 0;
+  bool cache = true;
+  int rc = irm_arg_count(fn, nargs, 2, 4);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Map", &result);
   if (!rc) rc = irm_arg_str(fn, args, 1, &path, NULL);
-  if (!rc) rc = irm_build_export_library(result, path);
+  if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_int(fn, args, 2, &jobs);
+  if (!rc && (jobs < 0 || jobs > 1024))
+    rc = irm_error(IRM_EVALUE, "%s: jobs must be from 0 (the default) to 1024, got %lld", fn, (long long)jobs);
+  o.jobs = (int)jobs;
+  if (!rc && irm_arg_present(args, nargs, 3) && !(rc = irm_arg_bool(fn, args, 3, &cache))) o.cache = cache;
+  if (!rc) rc = irm_build_export_library_with(result, path, &o);
   return rc;
 }
 

@@ -4,8 +4,10 @@
  *   tvmgen_<mod_name>.c the kernels, each with an exported packed wrapper
  *                       the graph runner binds by name, the graph JSON
  *                       embedded (tvmgen_<m>_graph_json), a description
- *                       (tvmgen_<m>_metadata) and, with link-params, the
- *                       parameters (tvmgen_<m>_linked_params);
+ *                       (tvmgen_<m>_metadata) and, with link-params,
+ *                       tvmgen_<m>_linked_params over the params file
+ *                       tvmgen_<m>_params.bin, which tvmgen_<m>_params.S
+ *                       links in as data (backend/aot/aot_params.c);
  *   <mod_name>.params   with link-params = false (the default): main's
  *                       constants in the params file layout.
  * main is lowered as for the aot executor (lower/plan.h), with a buffer
@@ -61,14 +63,7 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 
-static void emit_bytes(irm_text_buf *b, const char *name, const unsigned char *data, size_t n) {
-  irm_text_buf_printf_(b, "static const unsigned char %s[%zu] = {", name, n ? n : 1);
-  for (size_t i = 0; i < n; i++) irm_text_buf_printf_(b, "%s%u", i % 24 ? "," : i ? ",\n  " : "\n  ", data[i]);
-  irm_text_buf_puts_(b, n ? "\n};\n" : "0};\n");
-}
-
-static int emit_source(const graph_plan *g, const graph_options *o, const char *json, const irm_object *blob,
-                       irm_text_buf *b) {
+static int emit_source(const graph_plan *g, const graph_options *o, const char *json, irm_text_buf *b) {
   const lowered_plan *p = g->p;
   const char *m = o->mod_name;
   irm_text_buf_printf_(b,
@@ -76,8 +71,8 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                        "graph runner (irm_graph_runner.h) runs it. */\n#include <math.h>\n#include <stddef.h>\n"
                        "#include <stdint.h>\n#include <string.h>\n\n#include \"irm_crt.h\"\n\n",
                        m, p->n_kernels, g->n_nodes);
-  irm_text_buf_puts_(b, p->prelude);
-  irm_text_buf_printf_(b, "\n%s\n", p->kernels_c);
+  int rc = irm_aot_emit_kernel_units_(p, b);
+  if (rc) return rc;
   irm_plan_emit_pool_(p, m, b);
   irm_aot_emit_externs_(p, b);
   for (size_t k = 0; k < p->n_kernels; k++) {
@@ -110,13 +105,8 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
   irm_library_metadata_emit_(b, m, irm_text_buf_cstr_(&meta));
   irm_text_buf_free_(&meta);
   if (o->link_params) {
-    irm_text_buf_puts_(b, "\n/* The parameters (the params file layout, irm_params.h). */\n");
-    emit_bytes(b, "irm_graph_params_data", (const unsigned char *)irm_string_data(blob), irm_string_size(blob));
-    irm_text_buf_printf_(b,
-                         "const void *tvmgen_%s_linked_params(size_t *size);\n"
-                         "const void *tvmgen_%s_linked_params(size_t *size) {\n"
-                         "  *size = sizeof irm_graph_params_data;\n  return irm_graph_params_data;\n}\n",
-                         m, m);
+    irm_text_buf_puts_(b, "\n");
+    irm_aot_params_externs_(m, b);
   }
   return b->failed ? irm_error(IRM_ENOMEM, "graph codegen: out of memory for the source") : IRM_OK;
 }
@@ -152,15 +142,23 @@ static int graph_codegen(const irm_module *mod, const irm_compilation_config *cf
   if (!rc) irm_graph_json_(&g, &json);
   if (!rc && json.failed) rc = irm_error(IRM_ENOMEM, "graph codegen: out of memory for the graph JSON");
   if (!rc) rc = irm_aot_params_blob_(&p, &blob);
-  if (!rc) rc = emit_source(&g, &o, irm_text_buf_cstr_(&json), blob, &src);
+  if (!rc) rc = emit_source(&g, &o, irm_text_buf_cstr_(&json), &src);
   if (!rc) rc = irm_map_new(&artifacts);
   char name[300];
   snprintf(name, sizeof name, "tvmgen_%s.c", o.mod_name);
   if (!rc) rc = put_text(&artifacts, name, &src);
   snprintf(name, sizeof name, "%s.json", o.mod_name);
   if (!rc) rc = put_text(&artifacts, name, &json);
-  snprintf(name, sizeof name, "%s.params", o.mod_name);
-  if (!rc && !o.link_params) rc = put(&artifacts, name, blob);
+  snprintf(name, sizeof name, o.link_params ? "tvmgen_%s_params.bin" : "%s.params", o.mod_name);
+  if (!rc) rc = put(&artifacts, name, blob);
+  if (!rc && o.link_params) {
+    irm_text_buf asm_;
+    irm_text_buf_init_(&asm_, NULL, 0);
+    irm_aot_params_asm_(o.mod_name, 64, &asm_);
+    snprintf(name, sizeof name, "tvmgen_%s_params.S", o.mod_name);
+    rc = put_text(&artifacts, name, &asm_);
+    irm_text_buf_free_(&asm_);
+  }
   irm_object_release(blob);
   irm_text_buf_free_(&json);
   irm_text_buf_free_(&src);

@@ -14,7 +14,8 @@ import time
 
 import models_build as mb
 
-KERNEL = re.compile(r"^static int32_t (tvmgen_\w+?_fused_\w+)\(", re.M)
+# definitions only: the glue's prototypes end with ';'
+KERNEL = re.compile(r"^(?:static|IRM_KERNEL_LINKAGE) int32_t (tvmgen_\w+?_fused_\w+)\([^;{\n]*\) \{$", re.M)
 
 
 def kernel_count(result):

@@ -116,9 +116,12 @@ def _profiling_cc(folder):
     os.makedirs(folder, exist_ok=True)
     cc = os.path.join(folder, "cc")
     real = shutil.which("cc")
+    # export_library compiles units with -c, then links them with -shared:
+    # the hooks' definitions (kernel_profile.c) go in with the link only
     with open(cc, "w") as f:
-        f.write('#!/bin/sh\nexec %s "$@" -DIRM_CRT_KERNEL_HOOKS %s\n'
-                % (real, os.path.join(HERE, "kernel_profile.c")))
+        f.write('#!/bin/sh\ncase " $* " in *" -shared "*) exec %s "$@" -DIRM_CRT_KERNEL_HOOKS %s;; esac\n'
+                'exec %s "$@" -DIRM_CRT_KERNEL_HOOKS\n'
+                % (real, os.path.join(HERE, "kernel_profile.c"), real))
     os.chmod(cc, os.stat(cc).st_mode | stat.S_IXUSR)
     return folder
 

@@ -161,22 +161,49 @@ IRM_API int irm_build(const irm_module *mod, const irm_any *target, const irm_an
  * system's reason). Files written before a failure stay. */
 IRM_API int irm_build_write(const irm_object *result, const char *dir);
 
-/* Compiles a build result's C artifacts (the .c entries of its
- * "artifacts") into the shared library path with the system's
- * `cc -std=c11 -shared -fPIC -O2` (TVM's export_library), against
- * runtime/'s headers: the folder named by the environment variable
- * IRM_RUNTIME_INCLUDE, else the one this libirm was built with. The build
+/* Compiles a build result's C artifacts into the shared library path with
+ * the system's C compiler (the environment's CC, else `cc`; TVM's
+ * export_library), against runtime/'s headers: the folder named by the
+ * environment variable IRM_RUNTIME_INCLUDE, else the one this libirm was
+ * built with. Each C artifact is cut into translation units at the
+ * markers its executor's emitter wrote (kernels grouped by family at -O2,
+ * the glue at -O1; a file without markers is one unit at -O2), assembler
+ * artifacts (.S: link-params' weights, an .incbin of the params file) are
+ * units too; the units compile at once (irm_export_options.jobs) with
+ * `-std=c11 -fPIC -c`, each object taken from or stored in the build cache
+ * (irm/build_cache.h), and are linked with `-shared` into a temporary file
+ * renamed onto path, so a failure leaves no partial library. The build
  * target's options add flags: -libs=cblas links -lopenblas; -mcpu becomes
  * -march (x86) or -mcpu, each -mattr feature -m<feature> (+f) or
  * -mno-<feature> (-f). A params file artifact (<mod_name>.params) is
  * written beside path, where the loader (runtime.h) looks for it. The
- * global driver.ExportLibrary(result, path). Errors: TypeError (result is
- * no build result), ValueError (empty path; no C source among the
- * artifacts; a target with an -mtriple of another architecture),
- * RuntimeError (a temporary folder or file that cannot be made; the
- * compiler failing, with its command line and output). Thread safety: any
- * thread; each call uses its own temporary folder. */
+ * global driver.ExportLibrary(result, path[, jobs[, cache]]). Errors:
+ * TypeError (result is no build result), ValueError (empty path; no C
+ * source among the artifacts; a target with an -mtriple of another
+ * architecture), RuntimeError (a temporary folder or file that cannot be
+ * made; the compiler failing: the unit's file name, the compiler's first
+ * error line, its command line and output). Thread safety: any thread;
+ * each call uses its own temporary folder. */
 IRM_API int irm_build_export_library(const irm_object *result, const char *path);
+
+/* How irm_build_export_library_with compiles, and what it did. */
+typedef struct irm_export_options {
+  int jobs;              /* compilers run at once; 0: IRM_BUILD_JOBS, else the processors available */
+  int cache;             /* 1 use the build cache, 0 not, -1 unless IRM_CACHE=0 */
+  const char *cache_dir; /* NULL: irm_build_cache_default_dir (build_cache.h) */
+  int progress;          /* 1 draw progress on stderr, 0 not, -1 when stderr is a terminal */
+  size_t units;          /* out: the translation units */
+  size_t compiled;       /* out: those the compiler ran on */
+  size_t cache_hits;     /* out: those taken from the cache */
+} irm_export_options;
+#define IRM_EXPORT_OPTIONS_DEFAULT \
+  { 0, -1, NULL, -1, 0, 0, 0 }
+
+/* irm_build_export_library with options (NULL: the defaults, as
+ * irm_build_export_library uses); the out fields are filled. A cache
+ * folder that cannot be written is a warning, and the build goes on
+ * without storing. Errors and thread safety: irm_build_export_library's. */
+IRM_API int irm_build_export_library_with(const irm_object *result, const char *path, irm_export_options *opts);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,7 @@
 #include "irm/dataflow/pattern_pass.h"
 #include "irm/dataflow/partition.h"
 #include "irm/build.h"
+#include "irm/build_cache.h"
 #include "irm/runtime.h"
 #include "irm/json.h"
 #include "irm/structural.h"

@@ -25,12 +25,19 @@ class BuildResult:
         """Writes every artifact into directory (made when missing)."""
         api_global("BuildResult.write()", "driver.BuildWrite", "result directory")(self._result, str(directory))
 
-    def export_library(self, path):
+    def export_library(self, path, jobs=None, cache=None):
         """Compiles the C artifacts into the shared library path with the
-        system's cc (a params file goes beside it); irm.runtime.load(path)
-        loads it. Raises RuntimeError with cc's command and output when
-        the compiler fails."""
-        api_global("BuildResult.export_library()", "driver.ExportLibrary", "result path")(self._result, str(path))
+        system's cc (the CC environment variable, else cc; a params file
+        goes beside it); irm.runtime.load(path) loads it. The generated C
+        compiles as several units at once: jobs of them (None: the
+        IRM_BUILD_JOBS environment variable, else the processors
+        available), each object taken from the build cache when it holds
+        it (cache None: on unless IRM_CACHE=0; the folder IRM_CACHE_DIR,
+        default ~/.cache/irm; docs/build.md). Progress shows on a terminal.
+        Raises RuntimeError naming the failing unit with the compiler's
+        first error, command and output."""
+        api_global("BuildResult.export_library()", "driver.ExportLibrary", "result path jobs cache")(
+            self._result, str(path), jobs, cache)
 
     def __repr__(self):
         return "BuildResult(mod_name=%r, artifacts=%s)" % (self.module.get_attr("mod_name"),

@@ -77,8 +77,26 @@ def test_export_failure_shows_the_command(tmp_path):
     result = irm.build(mod, "llvm -mattr=+nosuchfeature",
                        executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True}), runtime="crt",
                        mod_name="net")
-    with pytest.raises(RuntimeError, match="(?s)the compiler failed.*command: cc .*-mnosuchfeature"):
+    with pytest.raises(RuntimeError,
+                       match="(?s)the compiler failed on 'tvmgen_net__.*command: cd .* && cc .*-mnosuchfeature"):
         result.export_library(str(tmp_path / "net.so"))
+
+
+def test_export_jobs_and_cache(tmp_path, monkeypatch, capfd):
+    monkeypatch.setenv("IRM_CACHE_DIR", str(tmp_path / "cache"))
+    mod = irm.ir.parse(ELEMWISE)
+    w = np.linspace(-1, 1, 16, dtype=np.float32).reshape(2, 8)
+    result = irm.build(mod, "c", executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True}),
+                       runtime="crt", params={"w": w}, mod_name="net")
+    x = np.ones((2, 8), np.float32)
+    want = evaluate(mod, [x, w])
+    for jobs, cache in ((1, False), (2, True), (None, True), (None, None)):
+        result.export_library(tmp_path / "net.so", jobs=jobs, cache=cache)
+        np.testing.assert_allclose(irm.runtime.load(tmp_path / "net.so").run(x)[0], want[0], rtol=1e-6)
+    assert any((tmp_path / "cache" / "objects").iterdir())  # stored, then taken
+    assert "compiling" not in capfd.readouterr().err  # no progress when stderr is no terminal
+    with pytest.raises(ValueError, match="jobs must be from 0"):
+        result.export_library(tmp_path / "net.so", jobs=-1)
 
 
 def test_usmp_algorithm_from_the_pass_context():

@@ -44,10 +44,11 @@ static irm_object *executor_of(bool graph, const char **runtime) {
 }
 
 /* The kernels the build's C artifacts define, the symbols into syms (a
- * copy of each "tvmgen_<name>_fused_..." up to its '('). */
+ * copy of each "tvmgen_<name>_fused_..." up to its '('): the definitions
+ * (the line ends with the body's brace; the glue's prototypes with ';'). */
 static size_t kernels_of(const irm_object *result, const char *name, char syms[][128], size_t max) {
   char prefix[96];
-  snprintf(prefix, sizeof prefix, "\nstatic int32_t tvmgen_%s_fused_", name);
+  snprintf(prefix, sizeof prefix, "\nIRM_KERNEL_LINKAGE int32_t tvmgen_%s_fused_", name);
   size_t n = 0;
   irm_map_iter it = irm_map_iter_begin(bu_part(result, "artifacts"));
   const irm_object *k;
@@ -56,11 +57,15 @@ static size_t kernels_of(const irm_object *result, const char *name, char syms[]
     const char *file = irm_string_data(k);
     size_t len = strlen(file);
     if (len < 2 || strcmp(file + len - 2, ".c") != 0) continue;
-    for (const char *at = strstr(irm_string_data(v->v_obj), prefix); at; at = strstr(at + 1, prefix), n++)
+    for (const char *at = strstr(irm_string_data(v->v_obj), prefix); at; at = strstr(at + 1, prefix)) {
+      const char *nl = strchr(at + 1, '\n');
+      if (!nl || nl[-1] != '{') continue; /* a prototype */
       if (n < max) {
-        const char *s = at + strlen("\nstatic int32_t "), *e = strchr(s, '(');
+        const char *s = at + strlen("\nIRM_KERNEL_LINKAGE int32_t "), *e = strchr(s, '(');
         snprintf(syms[n], 128, "%.*s", (int)(e - s), s);
       }
+      n++;
+    }
   }
   return n;
 }

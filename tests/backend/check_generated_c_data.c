@@ -248,20 +248,22 @@ START_TEST(test_random_names_build_with_exact_symbols) {
     snprintf(tag, sizeof tag, "names_%d", _i);
     aot_path(tag, "lib.so", so, sizeof so);
     ck_assert_msg(irm_build_export_library(r, so) == 0, "%s: %s", text, irm_last_error());
-    char cmd[2048], line[256], want[3][64];
-    snprintf(want[0], sizeof want[0], "tvmgen_%s_metadata", mod_name);
-    snprintf(want[1], sizeof want[1], "tvmgen_%s_run", mod_name);
-    snprintf(want[2], sizeof want[2], "tvmgen_%s_run_workspace", mod_name);
+    /* the entry points (the loader's workspace one too), the metadata and
+     * the linked weights' (link-params) */
+    static const char *const suffixes[] = {"check_params", "linked_params", "metadata", "run", "run_workspace"};
+    enum { N_SYMS = sizeof suffixes / sizeof *suffixes };
+    char cmd[2048], line[256], want[N_SYMS][64];
+    for (size_t k = 0; k < N_SYMS; k++) snprintf(want[k], sizeof want[k], "tvmgen_%s_%s", mod_name, suffixes[k]);
     snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' | awk '$2 ~ /^[A-Z]$/ && $2 != \"A\" {print $3}' | sort", so);
     FILE *p = popen(cmd, "r");
     size_t n = 0;
     while (fgets(line, sizeof line, p)) {
       line[strcspn(line, "\n")] = '\0';
-      ck_assert_msg(n < 3 && strcmp(line, want[n]) == 0, "%s: unexpected symbol '%s'", text, line);
+      ck_assert_msg(n < N_SYMS && strcmp(line, want[n]) == 0, "%s: unexpected symbol '%s'", text, line);
       n++;
     }
     ck_assert_int_eq(pclose(p), 0);
-    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(n, N_SYMS);
     irm_object *loaded = NULL;
     ck_assert_ok(irm_runtime_load(so, &loaded));
     aot_compare(m, loaded, 3, 11);

@@ -51,6 +51,7 @@ foreach(h pass pass_config pass_context pass_instrument pass_registry pass_repro
 endforeach()
 set(group_of_build backend)
 set(group_of_runtime backend)
+set(group_of_build_cache backend)
 file(GLOB dataflow_headers RELATIVE ${IRM_SOURCE_DIR}/include/irm ${IRM_SOURCE_DIR}/include/irm/dataflow/*.h)
 foreach(h IN LISTS dataflow_headers)
   string(REGEX REPLACE "\\.h$" "" h ${h})

@@ -125,7 +125,7 @@ def _kernel_count(result):
     """The kernels the build's C defines (tvmgen_<mod_name>_fused_..._<k>)."""
     import re
     code = "".join(text for file, text in result.artifacts.items() if file.endswith(".c"))
-    return len(re.findall(r"^static int32_t tvmgen_\w+?_fused_\w+\(", code, re.M))
+    return len(re.findall(r"^(?:static|IRM_KERNEL_LINKAGE) int32_t tvmgen_\w+?_fused_\w+\([^;{\n]*\) \{$", code, re.M))
 
 
 @SANITIZED

@@ -9,6 +9,20 @@
 #include "check_build_util.h"
 #include "irm/runtime.h"
 
+/* Two inputs, a bound weight (aot_weight_params), a chain of elementwise ops. */
+#define AOT_MAIN                                                                    \
+  IP_HEAD "def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(2, 8), float32]) {\n" \
+          "  %0 = add(%x, %w);\n  %1 = nn.relu(%0);\n  %2 = multiply(%1, %x);\n  %2\n}\n"
+
+/* AOT_MAIN's weight w (2x8, seeded), NEW. */
+static inline irm_object *aot_weight_params(void) {
+  int64_t shape[] = {2, 8};
+  irm_any w = irm_any_object(seeded_tensor(shape, 2, 7));
+  irm_object *p = map1("w", w);
+  irm_any_release(&w);
+  return p;
+}
+
 /* An aot executor from "key=value" pairs given as a Map. */
 static inline irm_object *aot_executor(const char *const *keys, const irm_any *values, size_t n) {
   irm_object *opts = new_map(keys, values, n), *e = NULL;

@@ -5,6 +5,16 @@
 
 #include "check_ir_pass_util.h"
 
+/* A suite's exports never reach the user's ~/.cache: ctest gives every
+ * test IRM_CACHE_DIR (tests/CMakeLists.txt); a suite run by hand without it
+ * keeps its build cache under TMPDIR. */
+__attribute__((constructor)) static void bu_private_build_cache(void) {
+  const char *t = getenv("TMPDIR");
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/irm-test-cache", t && t[0] ? t : "/tmp");
+  setenv("IRM_CACHE_DIR", dir, 0);
+}
+
 #define BT4 "Tensor[(4,), float32]"
 #define BUILD_MAIN \
   IP_HEAD "def @main(%x: " BT4 ", %w: " BT4 ") {\n  %0 = multiply(%x, %w);\n  %1 = nn.relu(%0);\n  %1\n}\n"

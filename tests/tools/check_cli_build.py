@@ -237,7 +237,8 @@ def run_cases():
     # A library whose weights are not the record's: the outputs differ, status 1.
     mixed = tmp("mlp-mixed")
     run(["build", "mlp", "--executor", "aot", "-o", mixed], 0)
-    shutil.copy(os.path.join(mz, "tvmgen_default.c"), os.path.join(mixed, "tvmgen_default.c"))
+    for name in ("tvmgen_default.c", "tvmgen_default_params.bin"):  # link-params: the weights are the .bin
+        shutil.copy(os.path.join(mz, name), os.path.join(mixed, name))
     run(["run", mixed], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
     run(["run", mixed, "--tolerance", "1"], 0)
     run(["build", "--params", ones, "-o", tmp("p-bad")], 1, err=["--params", "expected a Map"])
@@ -286,6 +287,31 @@ def run_cases():
     run(["run", bad_c], 1, err=["cannot read"])
     with open("/dev/full", "w") as full:
         run(["run", m1], 1, stdout=full, err=["cannot write the output"], name="run >/dev/full")
+
+    # ---- irm build --export and irm cache (a cache folder of this test's own) -----------------
+    env = dict(ENV, IRM_CACHE_DIR=tmp("cli-cache"))
+    shutil.rmtree(tmp("cli-cache"), ignore_errors=True)
+    run(["cache", "info"], 0, out=["build cache", "cli-cache", "0 entries"], env=env)
+    ex = tmp("export")
+    run(["build", "mlp", "--executor", "aot", "-o", ex, "--export", "-j", "2"], 0,
+        out=["library", "libdefault.so: ", " 0 from the build cache"], not_err=["compiling"], env=env)
+    if not os.path.isfile(os.path.join(ex, "libdefault.so")):
+        FAILURES.append("irm build --export wrote no libdefault.so")
+    o, _ = run(["build", "mlp", "--executor", "aot", "-o", ex, "--export"], 0, out=["library"], env=env)
+    if " 0 from the build cache" in o:
+        FAILURES.append("irm build --export twice: nothing from the cache\n" + o)
+    run(["build", "mlp", "--executor", "aot", "-o", ex, "--export", "--no-cache"], 0,
+        out=[" 0 from the build cache"], env=env)
+    run(["build", "--export", "-j", "0", "-o", ex], 2, err=["--jobs: expected a count from 1 to 1024"])
+    o, _ = run(["cache", "info", "--json"], 0, out=['"entries": '], env=env)
+    if json.loads(o)["entries"] < 1:
+        FAILURES.append("irm cache info --json: no entries after a build\n" + o)
+    run(["cache", "clear"], 0, out=["entries removed"], env=env)
+    run(["cache", "info"], 0, out=["0 entries"], env=env)
+    run(["cache", "inf"], 2, err=["did you mean 'info'"], env=env)
+    run(["cache"], 2, err=["expected 'info' or 'clear'"], env=env)
+    run(["cache", "clear", "--json"], 2, err=["--json goes with info"], env=env)
+    run(["cache", "--help"], 0, out=["usage: irm cache", "IRM_CACHE_DIR"])
 
 
 # Two ctest cases (cli_build, cli_run) keep each short; "all" runs both.

@@ -1,0 +1,86 @@
+/* Private to backend/export/: SHA-256 (sha256.c), the build cache
+ * (cache.c, public API in irm/build_cache.h), the units a generated C
+ * file splits into (units.c) and the parallel compile (compile_jobs.c)
+ * that export.c drives. */
+#ifndef IRM_BACKEND_EXPORT_INTERNAL_H
+#define IRM_BACKEND_EXPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend_internal.h"
+
+typedef struct irm_sha256_ {
+  uint32_t h[8];
+  uint64_t len;
+  unsigned char buf[64];
+  size_t fill;
+} irm_sha256_;
+
+void irm_sha256_init_(irm_sha256_ *s);
+void irm_sha256_update_(irm_sha256_ *s, const void *data, size_t n);
+/* The digest as 64 hex digits and a NUL; s is spent. */
+void irm_sha256_hex_(irm_sha256_ *s, char out[65]);
+
+/* A fast 128-bit hash of n bytes as 32 hex digits and a NUL (hash128.c):
+ * for bulk bytes (cache entries' payloads, params files), not as a key
+ * against an adversary. */
+void irm_hash128_hex_(const void *data, size_t n, char out[33]);
+
+/* One translation unit to compile: its file name (in the export's
+ * temporary folder) and its text, or for an assembler file only its name
+ * (it is written as an artifact already). */
+typedef struct export_unit_ {
+  char *name;      /* owned: "tvmgen_m__kernels_conv2d_0.c", "tvmgen_m_params.S" */
+  char *text;      /* owned; NULL: the file is there already */
+  size_t size;     /* of text */
+  const char *opt; /* " -O3" (kernels) or " -O1" (glue) */
+  int at_link;     /* an assembler file: assembled by the link command itself (a compiler run fewer), never cached */
+} export_unit_;
+
+/* Splits one C artifact into units at its irm-unit markers
+ * (IRM_UNIT_MARKER_, written by the executors' emitters): every unit gets
+ * the text before the first marker and each "common" section, then its own
+ * section; a file without markers is one unit. Appends to *units (*n of
+ * *cap, grown). Errors: MemoryError. */
+int irm_export_split_units_(const char *file, const char *text, size_t size, export_unit_ **units, size_t *n,
+                            size_t *cap);
+void irm_export_units_free_(export_unit_ *units, size_t n);
+/* Room for one more unit in *units (*n used of *cap). Errors: MemoryError. */
+int irm_export_units_grow_(export_unit_ **units, size_t *n, size_t *cap);
+/* Appends s in single quotes, for sh (export.c). */
+void irm_export_quote_(irm_text_buf *b, const char *s);
+
+/* What the compile of a set of units is told. */
+typedef struct export_compile_ {
+  const char *dir;      /* the temporary folder: sources there, objects written there */
+  const char *cc;       /* the compiler command (irm_cc_command_()) */
+  const char *flags;    /* every flag but the unit's -O level and -o */
+  const char *identity; /* the compiler's identity for cache keys */
+  const char *headers;  /* the text of the generated headers, part of every key */
+  int jobs;
+  int progress;                  /* draw progress on stderr */
+  struct irm_build_cache *cache; /* NULL: off */
+  size_t hits, compiled;         /* out */
+} export_compile_;
+
+/* Compiles units[i] into <dir>/<name>.o, up to jobs at a time, taking
+ * objects from the cache and storing new ones. On failure the first
+ * failing unit's error: its file name, the compiler's first error line,
+ * the command and the output. Errors: RuntimeError, MemoryError. */
+int irm_export_compile_units_(export_unit_ *units, size_t n, export_compile_ *c);
+
+/* The compiler command: the environment's CC (a command and its
+ * arguments) when set, else "cc". */
+const char *irm_cc_command_(void);
+/* The compiler's identity: its resolved path and `--version` output, as
+ * text into out (remembered per path, mtime and size). */
+int irm_cc_identity_(const char *cc, irm_text_buf *out);
+
+/* The marker line an emitter writes before each section of a generated
+ * C file: the marker, the section name, then the comment closed and a
+ * newline. Sections named common go to every unit; those named kernels*
+ * compile at the kernels' optimization level, the others at the glue's. */
+#define IRM_UNIT_MARKER_ "/* irm-unit: "
+
+#endif
