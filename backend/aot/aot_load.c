@@ -18,7 +18,7 @@
  * one in use (runs beside each other), then kept: runs allocate nothing
  * in steady state. */
 typedef struct run_ctx {
-  struct run_ctx *next; /* in the free list */
+  irm_load_item_ link; /* in the module's free list */
   DLTensor *dl;
   void **ptrs;
   irm_crt_value *vals;
@@ -40,8 +40,7 @@ typedef struct aot_lib {
   size_t ws_bytes, ws_align;
   size_t n_in, n_out;
   char mod_name[256];
-  pthread_mutex_t lock; /* guards free */
-  run_ctx *free;
+  irm_load_free_list_ free;
 } aot_lib;
 
 static void ctx_free(run_ctx *c) {
@@ -54,15 +53,12 @@ static void ctx_free(run_ctx *c) {
   irm_free(c);
 }
 
+static void item_free(irm_load_item_ *item) { ctx_free((run_ctx *)(void *)item); }
+
 static void lib_free(void *p) {
   aot_lib *lib = p;
   if (!lib) return;
-  while (lib->free) {
-    run_ctx *c = lib->free;
-    lib->free = c->next;
-    ctx_free(c);
-  }
-  pthread_mutex_destroy(&lib->lock);
+  irm_load_free_list_free_(&lib->free, item_free);
   irm_free(lib);
 }
 
@@ -94,23 +90,13 @@ static int ctx_new(const aot_lib *lib, run_ctx **out) {
 }
 
 static int ctx_take(aot_lib *lib, run_ctx **out) {
-  pthread_mutex_lock(&lib->lock);
-  run_ctx *c = lib->free;
-  if (c) lib->free = c->next;
-  pthread_mutex_unlock(&lib->lock);
-  if (c) {
-    *out = c;
-    return IRM_OK;
-  }
-  return ctx_new(lib, out);
+  run_ctx *c = (run_ctx *)(void *)irm_load_free_list_take_(&lib->free);
+  if (!c) return ctx_new(lib, out);
+  *out = c;
+  return IRM_OK;
 }
 
-static void ctx_give(aot_lib *lib, run_ctx *c) {
-  pthread_mutex_lock(&lib->lock);
-  c->next = lib->free;
-  lib->free = c;
-  pthread_mutex_unlock(&lib->lock);
-}
+static void ctx_give(aot_lib *lib, run_ctx *c) { irm_load_free_list_give_(&lib->free, &c->link); }
 
 static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle);
 static int load_params(const char *path, json_t *root, void *handle);
@@ -126,7 +112,7 @@ int irm_aot_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, void 
   json_t *root = json_loads(text, 0, NULL);
   aot_lib *lib = irm_calloc(1, sizeof *lib);
   if (!lib) rc = irm_error(IRM_ENOMEM, "%s: out of memory", fn);
-  else pthread_mutex_init(&lib->lock, NULL);
+  else irm_load_free_list_init_(&lib->free);
   if (!rc && !json_is_object(root)) rc = irm_error(IRM_EVALUE, "library '%s': its metadata is no JSON object", path);
   if (!rc) rc = read_lib(lib, path, root, handle);
   run_ctx *first = NULL;

@@ -124,7 +124,10 @@ static int chunks_of(const lowered_plan *p, chunk_ **out, size_t *n_out) {
      * go with it: they are static, and only it calls them */
     const char *start = tasks ? tasks : s;
     tasks = NULL;
-    if (start > common) v[n++] = (chunk_){common, (size_t)(start - common), 0, -1, NULL, 0, n};
+    if (start > common) {
+      v[n] = (chunk_){common, (size_t)(start - common), 0, -1, NULL, 0, n};
+      n++;
+    }
     const char *e = s;
     int depth = 0, opened = 0;
     while (e < end && !(opened && depth == 0)) {
@@ -153,7 +156,10 @@ static int chunks_of(const lowered_plan *p, chunk_ **out, size_t *n_out) {
     }
     s = common = e;
   }
-  if (end > common) v[n++] = (chunk_){common, (size_t)(end - common), 0, -1, NULL, 0, n};
+  if (end > common) {
+    v[n] = (chunk_){common, (size_t)(end - common), 0, -1, NULL, 0, n};
+    n++;
+  }
   *out = v;
   *n_out = n;
   return IRM_OK;

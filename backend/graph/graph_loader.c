@@ -95,7 +95,7 @@ void irm_graph_close_(void *runner) { irm_graph_runner_free(runner); }
  * every one is in use, so runs may overlap, each on its own storage) and
  * gives it back; runs allocate nothing in steady state. */
 typedef struct graph_slot {
-  struct graph_slot *next;
+  irm_load_item_ link; /* in the module's free list */
   irm_graph_runner *runner;
   DLTensor *dl;
 } graph_slot;
@@ -103,8 +103,7 @@ typedef struct graph_slot {
 typedef struct graph_lib {
   char *path, *mod_name; /* to open more runners */
   size_t n_in, n_out;
-  pthread_mutex_t lock; /* guards free */
-  graph_slot *free;
+  irm_load_free_list_ free;
 } graph_lib;
 
 static void slot_free(graph_slot *s) {
@@ -129,10 +128,7 @@ static int slot_new(const graph_lib *g, irm_graph_runner *runner, graph_slot **o
 }
 
 static int slot_take(graph_lib *g, graph_slot **out) {
-  pthread_mutex_lock(&g->lock);
-  graph_slot *s = g->free;
-  if (s) g->free = s->next;
-  pthread_mutex_unlock(&g->lock);
+  graph_slot *s = (graph_slot *)(void *)irm_load_free_list_take_(&g->free);
   if (s) {
     *out = s;
     return IRM_OK;
@@ -144,12 +140,7 @@ static int slot_take(graph_lib *g, graph_slot **out) {
   return slot_new(g, r, out);
 }
 
-static void slot_give(graph_lib *g, graph_slot *s) {
-  pthread_mutex_lock(&g->lock);
-  s->next = g->free;
-  g->free = s;
-  pthread_mutex_unlock(&g->lock);
-}
+static void slot_give(graph_lib *g, graph_slot *s) { irm_load_free_list_give_(&g->free, &s->link); }
 
 /* run(inputs, outputs) through a runner of the run's own. */
 static int graph_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
@@ -164,15 +155,12 @@ static int graph_run(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return rc;
 }
 
+static void item_free(irm_load_item_ *item) { slot_free((graph_slot *)(void *)item); }
+
 static void graph_free(void *resource) {
   graph_lib *g = resource;
   if (!g) return;
-  while (g->free) {
-    graph_slot *s = g->free;
-    g->free = s->next;
-    slot_free(s);
-  }
-  pthread_mutex_destroy(&g->lock);
+  irm_load_free_list_free_(&g->free, item_free);
   irm_free(g->path);
   irm_free(g->mod_name);
   irm_free(g);
@@ -190,7 +178,7 @@ int irm_graph_load_packed_(const irm_any *args, int32_t nargs, irm_any *ret, voi
   graph_lib *g = irm_calloc(1, sizeof *g);
   graph_slot *first = NULL;
   if (g) {
-    pthread_mutex_init(&g->lock, NULL);
+    irm_load_free_list_init_(&g->free);
     g->path = irm_strdup(path);
     g->mod_name = irm_strdup(mod);
     g->n_in = irm_graph_runner_num_inputs(runner);

@@ -87,3 +87,32 @@ int irm_load_file_beside_(const char *path, const char *file, char **data, size_
   *size = b.len;
   return irm_text_buf_take_cstr_(&b, "for the params file", data);
 }
+
+void irm_load_free_list_init_(irm_load_free_list_ *l) {
+  pthread_mutex_init(&l->lock, NULL);
+  l->head = NULL;
+}
+
+irm_load_item_ *irm_load_free_list_take_(irm_load_free_list_ *l) {
+  pthread_mutex_lock(&l->lock);
+  irm_load_item_ *item = l->head;
+  if (item) l->head = item->next;
+  pthread_mutex_unlock(&l->lock);
+  return item;
+}
+
+void irm_load_free_list_give_(irm_load_free_list_ *l, irm_load_item_ *item) {
+  pthread_mutex_lock(&l->lock);
+  item->next = l->head;
+  l->head = item;
+  pthread_mutex_unlock(&l->lock);
+}
+
+void irm_load_free_list_free_(irm_load_free_list_ *l, void (*free_item)(irm_load_item_ *)) {
+  while (l->head) {
+    irm_load_item_ *item = l->head;
+    l->head = item->next;
+    free_item(item);
+  }
+  pthread_mutex_destroy(&l->lock);
+}

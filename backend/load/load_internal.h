@@ -72,6 +72,25 @@ int irm_load_file_beside_(const char *path, const char *file, char **data, size_
 int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int64_t built, bool affinity,
                       int32_t *threads);
 
+/* load_args.c: a module's free list of what one run needs (aot's run
+ * contexts, graph's runners): a run takes one, or makes one when every one
+ * is in use (runs beside each other), and gives it back, so steady state
+ * allocates nothing. An item starts with an irm_load_item_ (its link). */
+typedef struct irm_load_item_ {
+  struct irm_load_item_ *next;
+} irm_load_item_;
+typedef struct irm_load_free_list_ {
+  pthread_mutex_t lock;
+  irm_load_item_ *head;
+} irm_load_free_list_;
+
+void irm_load_free_list_init_(irm_load_free_list_ *l);
+/* An item of the list, NULL when it is empty (the caller then makes one). */
+irm_load_item_ *irm_load_free_list_take_(irm_load_free_list_ *l);
+void irm_load_free_list_give_(irm_load_free_list_ *l, irm_load_item_ *item);
+/* Frees every item with free_item, and the lock. */
+void irm_load_free_list_free_(irm_load_free_list_ *l, void (*free_item)(irm_load_item_ *));
+
 /* load_threads.c: sets the thread count the calling thread's runs use
  * (the running module's; 0: none) and returns the one set before, to be
  * put back after the run. */

@@ -99,6 +99,7 @@ START_TEST(kernels_plain) { check_kernels("layout_plain", "c", "-I'" IRM_KERNELS
 END_TEST
 
 START_TEST(kernels_native) {
+  if (!cg_native_runs_here()) return;
   check_kernels("layout_native", "c -mcpu=native", "-march=native -I'" IRM_KERNELS_DIR "'");
 }
 END_TEST
