@@ -14,7 +14,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "irm/container.h"
 #include "irm/error.h"
 #include "irm/target.h"
+#include "irm_threadpool.h"
 
 #ifndef IRM_RUNTIME_INCLUDE_DIR
 #define IRM_RUNTIME_INCLUDE_DIR "runtime/include"
@@ -193,10 +193,7 @@ static int default_jobs(void) {
       irm_warn_once("IRM_BUILD_JOBS", "IRM_BUILD_JOBS='%s' is not a job count from 1 to 1024: using the cores", env);
     else return (int)j;
   }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
+  return irm_threadpool_cpu_count(); /* the CPUs this process may use, as the thread pool counts them */
 }
 
 /* The units of the artifacts: each C file cut at its markers, each

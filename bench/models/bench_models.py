@@ -145,13 +145,7 @@ def bench_network(name, args, configs, node, results):
                     diff=res["diff"][k], scale=scale))
         res["torch"] = {k: v for k, v in best.items()}
     if node and not args.no_ort:
-        ins = os.path.join(args.cache, "input-%s.f32" % name)
-        refp = os.path.join(args.cache, "reference-%s.f32" % name)
-        onnx_path = os.path.join(args.cache, "%s.onnx" % name)
-        xs.astype(np.float32).tofile(ins)
-        ref.astype(np.float32).tofile(refp)
-        with open(onnx_path, "wb") as f:
-            f.write(onnx_bytes)
+        ins, refp, onnx_path = mb.write_ort_inputs(args.cache, name, xs, ref, onnx_bytes)
         profile = args.profile and name == "resnet18"
         cfg = {"network": name, "onnx": onnx_path, "input": ins, "input_shape": list(xs.shape), "reference": refp,
                "rounds": args.rounds, "libs": [{"label": k, "folder": v, "threads": 1} for k, v in folders.items()],

@@ -28,7 +28,6 @@ import time
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-import numpy as np  # noqa: E402
 
 import models_build as mb  # noqa: E402
 from bench_models import load_line, log, node_command, run_node  # noqa: E402
@@ -76,13 +75,7 @@ def bench_network(name, args, node, results):
     if not os.path.exists(two):
         shutil.copyfile(os.path.join(cpp, "default.so"), two)
     res = results.setdefault(name, {})
-    ins = os.path.join(args.cache, "input-%s.f32" % name)
-    refp = os.path.join(args.cache, "reference-%s.f32" % name)
-    onnx_path = os.path.join(args.cache, "%s.onnx" % name)
-    xs.astype(np.float32).tofile(ins)
-    ref.astype(np.float32).tofile(refp)
-    with open(onnx_path, "wb") as f:
-        f.write(onnx_bytes)
+    ins, refp, onnx_path = mb.write_ort_inputs(args.cache, name, xs, ref, onnx_bytes)
     cfg = {"network": name, "onnx": onnx_path, "input": ins, "input_shape": list(xs.shape), "reference": refp,
            "rounds": args.rounds, "ort_threads": [1, 2], "pool_shim": mb.pool_shim(args.cache), "profile": None,
            "libs": [{"label": "crt", "folder": crt, "threads": 1},

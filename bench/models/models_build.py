@@ -138,6 +138,20 @@ def pool_shim(cache):
     return out
 
 
+def write_ort_inputs(cache, name, xs, ref, onnx_bytes):
+    """(input, reference, onnx) paths in cache of what bench_ort.mjs reads
+    for network name: the input and PyTorch's logits as raw float32, and
+    the ONNX file."""
+    ins = os.path.join(cache, "input-%s.f32" % name)
+    refp = os.path.join(cache, "reference-%s.f32" % name)
+    onnx_path = os.path.join(cache, "%s.onnx" % name)
+    xs.astype("float32").tofile(ins)
+    ref.astype("float32").tofile(refp)
+    with open(onnx_path, "wb") as f:
+        f.write(onnx_bytes)
+    return ins, refp, onnx_path
+
+
 def build_library(onnx_bytes, target, cache, log, profiled=False, runtime="crt"):
     """The folder of irm's library of the ONNX model for target and runtime
     (crt: the c interface; cpp: packed, threads), built and exported
