@@ -173,13 +173,21 @@ def build_library(onnx_bytes, target, cache, log, profiled=False, runtime="crt")
     executor = irm.Executor("aot", EXECUTOR if runtime == "crt" else EXECUTOR_CPP)
     result = irm.build(mod, target, executor=executor, runtime=runtime, params=params)
     t1 = time.perf_counter()
-    path_before = os.environ.get("PATH", "")
+    path_before, cache_before = os.environ.get("PATH", ""), os.environ.get("IRM_CACHE")
     if profiled:
-        os.environ["PATH"] = _profiling_cc(os.path.join(cache, "profiling-cc")) + os.pathsep + path_before
+        # absolute: export_library runs cc after a cd
+        os.environ["PATH"] = _profiling_cc(os.path.abspath(os.path.join(cache, "profiling-cc"))) + os.pathsep + path_before
+        # the wrapper reports the real cc's identity: the build cache would
+        # hand back the unprofiled objects
+        os.environ["IRM_CACHE"] = "0"
     try:
         result.export_library(os.path.join(tmp, "default.so"))
     finally:
         os.environ["PATH"] = path_before
+        if cache_before is None:
+            os.environ.pop("IRM_CACHE", None)
+        else:
+            os.environ["IRM_CACHE"] = cache_before
     t2 = time.perf_counter()
     info = {"target": str(result.module.get_attr("target")), "build_s": t1 - t0, "export_s": t2 - t1,
             "profiled": profiled}
