@@ -20,19 +20,20 @@ def _same_pads(in_hw, kernel, strides, dilations, mode):
 
 
 def _window(x, a, kernel, op_type):
-    if len(x.shape) != 4:
-        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) %s only"
+    if len(x.shape) not in (4, 5):
+        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) and 3-D (NCDHW) %s only"
                                   % (op_type, len(x.shape), "convolutions" if op_type == "Conv" else "pools"))
-    strides = a.get("strides", [1, 1])
-    dilations = a.get("dilations", [1, 1])
+    dims = len(x.shape) - 2
+    strides = a.get("strides", [1] * dims)
+    dilations = a.get("dilations", [1] * dims)
     auto_pad = a.get("auto_pad", "NOTSET")
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads = _same_pads(x.shape[2:], kernel, strides, dilations, auto_pad)
     elif auto_pad == "VALID":
-        pads = [0, 0, 0, 0]
+        pads = [0] * (2 * dims)
     else:
-        pads = a.get("pads", [0, 0, 0, 0])
-    return strides, dilations, pads  # ONNX pads: top, left, bottom, right (irm's 4-value order)
+        pads = a.get("pads", [0] * (2 * dims))
+    return strides, dilations, pads  # ONNX pads: the begins, then the ends (irm's 4- and 6-value order)
 
 
 def _as_2d(g, x, a, node, conv):
@@ -59,8 +60,8 @@ def _conv(g, x, a, node):
         return _as_2d(g, x, a, node, _conv)
     kernel = a.get("kernel_shape", list(weight.shape[2:]))
     strides, dilations, pads = _window(data, a, kernel, "Conv")
-    out = g.emit("nn.conv2d", [data, weight], strides=strides, padding=pads, dilation=dilations,
-                 groups=int(a.get("group", 1)))
+    op = "nn.conv3d" if len(data.shape) == 5 else "nn.conv2d"
+    out = g.emit(op, [data, weight], strides=strides, padding=pads, dilation=dilations, groups=int(a.get("group", 1)))
     if len(x) > 2 and x[2] is not None:
         out = g.emit("nn.bias_add", [out, x[2]], axis=1)
     return [out]
@@ -117,7 +118,8 @@ def _pool(op):
         extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} if op == "nn.avg_pool2d" else {}
         if a.get("storage_order", 0):
             raise NotImplementedError("MaxPool with storage_order=1")
-        return [g.emit(op, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
+        name = op.replace("2d", "3d") if len(x[0].shape) == 5 else op
+        return [g.emit(name, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
                        ceil_mode=bool(a.get("ceil_mode", 0)), **extra)]
     return conv
 
