@@ -49,8 +49,8 @@ static int conv3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int64_t cin = d[1], cout = w[0], per_group = w[0] / a.groups, cg = w[1];
   int fl = irm_cg_is_float_(c->in[0].dt);
   output_loops(d[0] * cout, o + 2, b);
-  P(b, "      const int64_t n = p / %lld, oc = p %% %lld, c0 = oc / %lld * %lld;\n", LL(cout), LL(cout),
-    LL(per_group), LL(cg));
+  P(b, "      const int64_t n = p / %lld, oc = p %% %lld, c0 = oc / %lld * %lld;\n", LL(cout), LL(cout), LL(per_group),
+    LL(cg));
   P(b, "      %s acc = 0;\n      for (int64_t i = 0; i < %lld; i++) {\n", fl ? "double" : "uint64_t", LL(cg));
   window_loops(d + 2, w + 2, a.strides, a.dilation, a.padding, b);
   char xs[256], ws[256];
@@ -78,7 +78,8 @@ static int pool3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const int64_t *d = c->in[0].shape, *o = c->out.shape;
   int is_max = strcmp(c->op, "nn.max_pool3d") == 0, fl = irm_cg_is_float_(c->in[0].dt);
   output_loops(d[0] * d[1], o + 2, b);
-  P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n      {\n", irm_cg_lowest_text_(c->in[0].dt));
+  P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n      {\n",
+    irm_cg_lowest_text_(c->in[0].dt));
   window_loops(d + 2, a.pool_size, a.strides, a.dilation, a.padding, b);
   P(b, "          const int64_t di = ((p * %lld + iz) * %lld + iy) * %lld + ix;\n", LL(d[2]), LL(d[3]), LL(d[4]));
   P(b, "          const double v = (double)%s[di];\n          if (v > best || v != v) best = v;\n", c->in[0].name);
@@ -89,8 +90,9 @@ static int pool3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     static const char *const ax[] = {"z", "y", "x"};
     P(b, "      count = 1;\n");
     for (int i = 0; i < 3; i++) {
-      P(b, "      { int64_t t = 0; for (int64_t k = 0; k < %lld; k++) { const int64_t q = %s * %lld - %lld + k * %lld; "
-           "t += q >= %lld && q <= %lld; } count *= t; }\n",
+      P(b,
+        "      { int64_t t = 0; for (int64_t k = 0; k < %lld; k++) { const int64_t q = %s * %lld - %lld + k * %lld; "
+        "t += q >= %lld && q <= %lld; } count *= t; }\n",
         LL(a.pool_size[i]), ax[i], LL(a.strides[i]), LL(a.padding[i]), LL(a.dilation[i]), LL(-a.padding[i]),
         LL(irm_kernel_pool_last_padded(d[2 + i], a.padding[3 + i])));
     }

@@ -5,10 +5,8 @@
 #include "check_codegen_c_util.h"
 
 #define D5(shape, dt) "Tensor[" shape ", " dt "]"
-#define CONV3D(name, dt, dshape, wshape, attrs)                                                                   \
-  {                                                                                                               \
-    name, "def @main(%a: " D5(dshape, dt) ", %w: " D5(wshape, dt) ") { %0 = nn.conv3d(%a, %w" attrs "); %0 }", 0 \
-  }
+#define CONV3D(name, dt, dshape, wshape, attrs) \
+  { name, "def @main(%a: " D5(dshape, dt) ", %w: " D5(wshape, dt) ") { %0 = nn.conv3d(%a, %w" attrs "); %0 }", 0 }
 #define POOL3D(name, op, dt, dshape, attrs) \
   { name, "def @main(%a: " D5(dshape, dt) ") { %0 = " op "(%a" attrs "); %0 }", 0 }
 
@@ -23,9 +21,10 @@ START_TEST(conv3d) {
       CONV3D("c3_i8", "int8", "(1, 2, 3, 4, 4)", "(2, 2, 2, 2, 2)", ", out_dtype=\"int32\""),
       CONV3D("c3_i32", "int32", "(1, 2, 3, 4, 4)", "(2, 1, 2, 2, 2)", ", groups=2, padding=[0, 1, 1]"),
       {"c3_fused",
-       "def @main(%a: " D5("(1, 2, 4, 5, 5)", "float32") ", %w: " D5("(3, 2, 3, 3, 3)", "float32")
-       ", %b: Tensor[(3,), float32]) {\n"
-       "  %0 = nn.conv3d(%a, %w, padding=[1]); %1 = nn.bias_add(%0, %b); %2 = nn.relu(%1); %2 }",
+       "def @main(%a: " D5("(1, 2, 4, 5, 5)", "float32") ", %w: " D5(
+           "(3, 2, 3, 3, 3)",
+           "float32") ", %b: Tensor[(3,), float32]) {\n"
+                      "  %0 = nn.conv3d(%a, %w, padding=[1]); %1 = nn.bias_add(%0, %b); %2 = nn.relu(%1); %2 }",
        0},
   };
   cg_check_cases("conv3d", cases, sizeof cases / sizeof cases[0], NULL, NULL, 1);

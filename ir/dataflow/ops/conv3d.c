@@ -43,17 +43,18 @@ static int vol_out(const ops_ctx *c, vol_geom *g, int ceil_mode, const char *wha
   }
   if (ext[0] > padded[0] || ext[1] > padded[1] || ext[2] > padded[2]) {
     char a[64];
-    return irm_error(IRM_ETYPE, "%s: the %lldx%lldx%lld %s (%lldx%lldx%lld dilated) does not fit the %lldx%lldx%lld "
-                     "padded %s", c->def->name, (long long)g->k[0], (long long)g->k[1], (long long)g->k[2], what,
-                     (long long)ext[0], (long long)ext[1], (long long)ext[2], (long long)padded[0],
-                     (long long)padded[1], (long long)padded[2], irm_ops_arg_text_(c, 0, a));
+    return irm_error(IRM_ETYPE,
+                     "%s: the %lldx%lldx%lld %s (%lldx%lldx%lld dilated) does not fit the %lldx%lldx%lld "
+                     "padded %s",
+                     c->def->name, (long long)g->k[0], (long long)g->k[1], (long long)g->k[2], what, (long long)ext[0],
+                     (long long)ext[1], (long long)ext[2], (long long)padded[0], (long long)padded[1],
+                     (long long)padded[2], irm_ops_arg_text_(c, 0, a));
   }
   for (int i = 0; i < 3; i++) g->out[i] = irm_kernel_pool_out_len(padded[i], ext[i], g->stride[i], ceil_mode);
   return IRM_OK;
 }
 
-static int vol_make_type(const ops_ctx *c, const vol_geom *g, int64_t channels, DLDataType dtype,
-                         irm_object **out) {
+static int vol_make_type(const ops_ctx *c, const vol_geom *g, int64_t channels, DLDataType dtype, irm_object **out) {
   int64_t shape[5] = {g->n, channels, g->out[0], g->out[1], g->out[2]};
   return irm_ops_make_type_(c, dtype, shape, 5, out);
 }
@@ -86,9 +87,11 @@ static int conv3d_geometry(const ops_ctx *c, conv3d_geom *g) {
   g->groups = a.groups;
   g->out_dtype = a.has_out_dtype ? a.out_dtype : irm_tensor_type_dtype(c->types[0]);
   if (g->v.c % g->groups || g->o % g->groups)
-    return irm_error(IRM_ETYPE, "nn.conv3d: %lld groups do not divide the %lld channels of %s and the %lld output "
-                     "channels of %s", (long long)g->groups, (long long)g->v.c, irm_ops_arg_text_(c, 0, x),
-                     (long long)g->o, irm_ops_arg_text_(c, 1, y));
+    return irm_error(IRM_ETYPE,
+                     "nn.conv3d: %lld groups do not divide the %lld channels of %s and the %lld output "
+                     "channels of %s",
+                     (long long)g->groups, (long long)g->v.c, irm_ops_arg_text_(c, 0, x), (long long)g->o,
+                     irm_ops_arg_text_(c, 1, y));
   if (g->v.c / g->groups != g->i)
     return irm_error(IRM_ETYPE, "nn.conv3d: %s has %lld input channels per group, %s has %lld (%lld groups)",
                      irm_ops_arg_text_(c, 1, x), (long long)g->i, irm_ops_arg_text_(c, 0, y),
@@ -236,13 +239,13 @@ static const ops_attr_def conv3d_attrs[] = {
     {"out_dtype", IRM_OPTION_STR, "", "the result dtype; empty: data's dtype", 0},
 };
 
-#define POOL3D_ATTRS                                                                                              \
-  {"pool_size", IRM_OPTION_ARRAY_INT, "1,1,1", "the window (depth, height, width); one value means all", 0},      \
-      {"strides", IRM_OPTION_ARRAY_INT, "1,1,1", "the window step (depth, height, width)", 0},                    \
-      {"padding", IRM_OPTION_ARRAY_INT, "0,0,0", "padding: 1, 3 or 6 values as nn.conv3d's", 0},                 \
-      {"dilation", IRM_OPTION_ARRAY_INT, "1,1,1", "the spacing of window taps (depth, height, width)", 0},        \
-      {"layout", IRM_OPTION_STR, "NCDHW", "the layout of data and of the result: NCDHW", 0}, {                    \
-    "ceil_mode", IRM_OPTION_BOOL, "false", "round the output size up, padding the end as needed", 0               \
+#define POOL3D_ATTRS                                                                                         \
+  {"pool_size", IRM_OPTION_ARRAY_INT, "1,1,1", "the window (depth, height, width); one value means all", 0}, \
+      {"strides", IRM_OPTION_ARRAY_INT, "1,1,1", "the window step (depth, height, width)", 0},               \
+      {"padding", IRM_OPTION_ARRAY_INT, "0,0,0", "padding: 1, 3 or 6 values as nn.conv3d's", 0},             \
+      {"dilation", IRM_OPTION_ARRAY_INT, "1,1,1", "the spacing of window taps (depth, height, width)", 0},   \
+      {"layout", IRM_OPTION_STR, "NCDHW", "the layout of data and of the result: NCDHW", 0}, {               \
+    "ceil_mode", IRM_OPTION_BOOL, "false", "round the output size up, padding the end as needed", 0          \
   }
 
 static const ops_attr_def max3d_attrs[] = {POOL3D_ATTRS};
@@ -253,9 +256,7 @@ static const ops_attr_def avg3d_attrs[] = {
 
 const ops_op_def irm_ops_conv3d_[] = {
     {"nn.conv3d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv3d_attrs, 9, conv3d_infer, conv3d_eval},
-    {"nn.max_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, max3d_attrs, 6, pool3d_infer,
-     pool3d_eval},
-    {"nn.avg_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, avg3d_attrs, 7, pool3d_infer,
-     pool3d_eval},
+    {"nn.max_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, max3d_attrs, 6, pool3d_infer, pool3d_eval},
+    {"nn.avg_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, avg3d_attrs, 7, pool3d_infer, pool3d_eval},
 };
 const size_t irm_ops_conv3d_count_ = sizeof irm_ops_conv3d_ / sizeof irm_ops_conv3d_[0];

@@ -53,8 +53,8 @@ START_TEST(test_depth_one_conv3d_is_conv2d) {
   uint64_t seed = 7;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     irm_object *d = random_tensor(cases[i].dtype, SHAPE(2, 4, 1, 7, 6), &seed);
-    irm_object *w = random_tensor(cases[i].dtype, SHAPE(6, *cases[i].a3 && strstr(cases[i].a3, "groups") ? 2 : 4, 1, 3, 3),
-                                  &seed);
+    irm_object *w =
+        random_tensor(cases[i].dtype, SHAPE(6, *cases[i].a3 && strstr(cases[i].a3, "groups") ? 2 : 4, 1, 3, 3), &seed);
     const DLTensor *wd = irm_tensor_dl(w);
     int64_t w2[4] = {wd->shape[0], wd->shape[1], 3, 3};
     irm_object *d2 = reshaped(d, SHAPE(2, 4, 7, 6)), *w2t = reshaped(w, w2, 4), *got = NULL, *want = NULL;
@@ -78,8 +78,7 @@ START_TEST(test_depth_one_pools_are_2d_pools) {
       {"pool_size=1,2,2;dilation=1,2,1", "pool_size=2;dilation=2,1", "int8"},
       {"pool_size=1,3,3;padding=0,1,1;count_include_pad=true", "pool_size=3;padding=1;count_include_pad=true",
        "float32"},
-      {"pool_size=1,3,3;padding=0,1,1;count_include_pad=true", "pool_size=3;padding=1;count_include_pad=true",
-       "int32"},
+      {"pool_size=1,3,3;padding=0,1,1;count_include_pad=true", "pool_size=3;padding=1;count_include_pad=true", "int32"},
   };
   uint64_t seed = 3;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -175,8 +174,8 @@ START_TEST(test_errors) {
                     "TypeError: nn.conv3d: kernel_size is (3, 3, 2), argument 2 (weight) has a 3x3x3 kernel",
                     T("float32", SHAPE(1, 3, 5, 5, 5)), T("float32", SHAPE(8, 3, 3, 3, 3)));
   EXPECT_TYPE_ERROR("nn.conv3d", "padding=1,1", IRM_EVALUE,
-                    "ValueError: nn.conv3d: padding [1, 1] must have 1, 3 or 6 values", T("float32", SHAPE(1, 3, 5, 5, 5)),
-                    T("float32", SHAPE(8, 3, 3, 3, 3)));
+                    "ValueError: nn.conv3d: padding [1, 1] must have 1, 3 or 6 values",
+                    T("float32", SHAPE(1, 3, 5, 5, 5)), T("float32", SHAPE(8, 3, 3, 3, 3)));
   EXPECT_TYPE_ERROR("nn.conv3d", "data_layout=NDHWC", IRM_EVALUE,
                     "ValueError: nn.conv3d: data_layout 'NDHWC' is not supported (did you mean 'NCDHW'?); "
                     "supported: NCDHW",
