@@ -1,6 +1,6 @@
-/* FCodegenC of the 3-D convolution and pools (ir/dataflow/ops/conv3d.c):
- * nn.conv3d, nn.max_pool3d and nn.avg_pool3d on NCDHW data, every numeric
- * dtype, as plain loops that compute what the evaluator does in the same
+/* FCodegenC of the 3-D convolutions and pools (ir/dataflow/ops/conv3d.c):
+ * nn.conv3d, nn.conv3d_transpose, nn.max_pool3d and nn.avg_pool3d on NCDHW
+ * data, as plain loops that compute what the evaluator does in the same
  * order: convolution products summed in double (ints in wrapping uint64)
  * over (input channel, kd, kh, kw), so float results agree bit for bit;
  * pools as the 2-D ones (padded taps never win a max, NaN wins; averages in
@@ -67,6 +67,39 @@ static int conv3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
+/* ---- nn.conv3d_transpose -------------------------------------------------------------------- */
+
+/* Each output gathers the inputs whose taps reach it: t = o + pad - k * dil
+ * must be a multiple of the stride, t / stride inside the input. */
+static int convt3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  irm_conv3d_transpose_attrs a;
+  int rc = irm_conv3d_transpose_attrs_decode(c->op, c->attrs, &a);
+  if (rc || c->out.numel == 0) return rc;
+  static const char *const ax[] = {"z", "y", "x"};
+  const int64_t *d = c->in[0].shape, *w = c->in[1].shape, *o = c->out.shape;
+  int64_t og = w[1], cg = d[1] / a.groups;
+  output_loops(d[0] * o[1], o + 2, b);
+  P(b, "      const int64_t n = p / %lld, oc = p %% %lld, grp = oc / %lld, oo = oc %% %lld;\n", LL(o[1]), LL(o[1]),
+    LL(og), LL(og));
+  P(b, "      double acc = 0;\n      for (int64_t ci = grp * %lld; ci < (grp + 1) * %lld; ci++) {\n", LL(cg), LL(cg));
+  for (int i = 0; i < 3; i++) {
+    P(b, "        for (int64_t k%s = 0; k%s < %lld; k%s++) {\n", ax[i], ax[i], LL(w[2 + i]), ax[i]);
+    P(b, "          const int64_t t%s = %s + %lld - k%s * %lld;\n", ax[i], ax[i], LL(a.padding[i]), ax[i],
+      LL(a.dilation[i]));
+    P(b, "          if (t%s < 0 || t%s %% %lld != 0 || t%s / %lld >= %lld) continue;\n", ax[i], ax[i], LL(a.strides[i]),
+      ax[i], LL(a.strides[i]), LL(d[2 + i]));
+  }
+  P(b, "          acc += (double)%s[(((n * %lld + ci) * %lld + tz / %lld) * %lld + ty / %lld) * %lld + tx / %lld]",
+    c->in[0].name, LL(d[1]), LL(d[2]), LL(a.strides[0]), LL(d[3]), LL(a.strides[1]), LL(d[4]), LL(a.strides[2]));
+  P(b, " * (double)%s[(((ci * %lld + oo) * %lld + kz) * %lld + ky) * %lld + kx];\n", c->in[1].name, LL(og), LL(w[2]),
+    LL(w[3]), LL(w[4]));
+  P(b, "        }}}\n      }\n      %s[oi] = ", c->out.name);
+  irm_cg_from_double_(c->out.dt, "acc", b);
+  P(b, ";\n    }\n");
+  return IRM_OK;
+}
+
 /* ---- nn.max_pool3d, nn.avg_pool3d ------------------------------------------------------------- */
 
 static int pool3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
@@ -107,6 +140,7 @@ static int pool3d_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 const cg_op irm_cg_conv3d_ops_[] = {
     {"nn.conv3d", NULL, NULL, conv3d_stmts},
+    {"nn.conv3d_transpose", NULL, NULL, convt3d_stmts},
     {"nn.max_pool3d", NULL, NULL, pool3d_stmts},
     {"nn.avg_pool3d", NULL, NULL, pool3d_stmts},
 };

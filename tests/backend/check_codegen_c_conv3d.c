@@ -31,6 +31,25 @@ START_TEST(conv3d) {
 }
 END_TEST
 
+#define CONVT3D(name, dt, dshape, wshape, attrs)                                                                       \
+  {                                                                                                                    \
+    name,                                                                                                              \
+        "def @main(%a: " D5(dshape, dt) ", %w: " D5(wshape, dt) ") { %0 = nn.conv3d_transpose(%a, %w" attrs "); %0 }", \
+        0                                                                                                              \
+  }
+
+START_TEST(conv3d_transpose) {
+  static const cg_case cases[] = {
+      CONVT3D("ct3_plain", "float32", "(1, 3, 3, 4, 4)", "(3, 2, 2, 3, 3)", ""),
+      CONVT3D("ct3_stride", "float32", "(1, 2, 3, 3, 4)", "(2, 3, 3, 3, 2)",
+              ", strides=[2, 2, 1], padding=[1, 0, 1], output_padding=[1, 0, 0]"),
+      CONVT3D("ct3_groups", "float64", "(2, 4, 2, 3, 3)", "(4, 1, 2, 2, 2)",
+              ", groups=2, dilation=[1, 2, 1], padding=[0, 1, 0, 1, 0, 0]"),
+  };
+  cg_check_cases("conv3d_transpose", cases, sizeof cases / sizeof cases[0], NULL, NULL, 1);
+}
+END_TEST
+
 START_TEST(pool3d) {
   static const cg_case cases[] = {
       POOL3D("p3_max", "nn.max_pool3d", "float32", "(1, 2, 4, 6, 6)", ", pool_size=[2, 2, 2], strides=[2, 2, 2]"),
@@ -53,6 +72,7 @@ int main(void) {
   TCase *tc = tcase_create("ops");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, conv3d);
+  tcase_add_test(tc, conv3d_transpose);
   tcase_add_test(tc, pool3d);
   suite_add_tcase(s, tc);
   return run_suite(s);

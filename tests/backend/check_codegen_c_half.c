@@ -14,8 +14,9 @@ START_TEST(half_ops) {
   static const cg_case cases[] = {
       {"h_relu", "def @main(%a: " H("(3, 5)") ") { %0 = nn.relu(%a); %0 }", 1e-3},
       {"h_chain",
-       "def @main(%a: " H("(2, 3, 4)") ", %b: " H("(3, 1)") ") {\n"
-       "  %0 = add(%a, %b); %1 = multiply(%0, %a); %2 = tanh(%1); %3 = sigmoid(%2); %3 }",
+       "def @main(%a: " H("(2, 3, 4)") ", %b: " H(
+           "(3, 1)") ") {\n"
+                     "  %0 = add(%a, %b); %1 = multiply(%0, %a); %2 = tanh(%1); %3 = sigmoid(%2); %3 }",
        4e-3},
       {"h_cast",
        "def @main(%a: Tensor[(4, 6), float32]) { %0 = cast(%a, dtype=\"float16\"); %1 = exp(%0); "
@@ -26,15 +27,16 @@ START_TEST(half_ops) {
        2e-2},
       {"h_dense", "def @main(%a: " H("(3, 16)") ", %w: " H("(5, 16)") ") { %0 = nn.dense(%a, %w); %0 }", 2e-2},
       {"h_softmax", "def @main(%a: " H("(3, 7)") ") { %0 = nn.softmax(%a); %0 }", 4e-3},
-      {"h_pool", "def @main(%a: " H("(1, 2, 6, 6)") ") { %0 = nn.avg_pool2d(%a, pool_size=[3, 3], padding=[1, 1]); %0 }",
-       4e-3},
+      {"h_pool",
+       "def @main(%a: " H("(1, 2, 6, 6)") ") { %0 = nn.avg_pool2d(%a, pool_size=[3, 3], padding=[1, 1]); %0 }", 4e-3},
       {"h_conv3d",
        "def @main(%a: " H("(1, 2, 3, 4, 4)") ", %w: " H("(2, 2, 2, 2, 2)") ") { %0 = nn.conv3d(%a, %w); %0 }", 2e-2},
       {"h_sum", "def @main(%a: " H("(4, 9)") ") { %0 = sum(%a, axis=[1]); %0 }", 1e-2},
       {"h_tuple",
-       "def @main(%a: " H("(2, 3)") ") {\n  %0 = negative(%a); %1 = cast(%a, dtype=\"float32\");\n"
-       "  %2 = add(%a, const(float16, [3], [0.5, -1.25, 3]));\n  %9 = (%0, %1, %a, %2, const(float16, [2], [1.5, -2]));\n"
-       "  %9\n}",
+       "def @main(%a: " H(
+           "(2, 3)") ") {\n  %0 = negative(%a); %1 = cast(%a, dtype=\"float32\");\n"
+                     "  %2 = add(%a, const(float16, [3], [0.5, -1.25, 3]));\n  %9 = (%0, %1, %a, %2, const(float16, [2], [1.5, -2]));\n"
+                     "  %9\n}",
        1e-3},
   };
   cg_check_cases("half", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
@@ -68,8 +70,17 @@ START_TEST(half_conversions) {
       ck_require(to_half(probes[k]) == irm_f32_to_f16(probes[k]), "f2h(%.9g): 0x%04x, want 0x%04x", probes[k],
                  (unsigned)to_half(probes[k]), (unsigned)irm_f32_to_f16(probes[k]));
   }
-  float special[] = {1e-30f, -1e-30f, 1e-45f, 65504.0f, 65520.0f, 1e10f, -INFINITY, NAN, 5.960464477539063e-08f,
-                     2.98023223876953125e-08f, 2.98023224e-08f * 1.0001f};
+  float special[] = {1e-30f,
+                     -1e-30f,
+                     1e-45f,
+                     65504.0f,
+                     65520.0f,
+                     1e10f,
+                     -INFINITY,
+                     NAN,
+                     5.960464477539063e-08f,
+                     2.98023223876953125e-08f,
+                     2.98023224e-08f * 1.0001f};
   for (size_t k = 0; k < sizeof special / sizeof special[0]; k++)
     ck_require(to_half(special[k]) == irm_f32_to_f16(special[k]), "f2h(%.9g): 0x%04x, want 0x%04x", special[k],
                (unsigned)to_half(special[k]), (unsigned)irm_f32_to_f16(special[k]));

@@ -196,6 +196,16 @@ typedef struct irm_conv3d_attrs {
 } irm_conv3d_attrs;
 IRM_API int irm_conv3d_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_attrs *out);
 
+/* nn.conv3d_transpose: data NCDHW, weight IODHW (C, O / groups, KD, KH,
+ * KW), as TVM's. strides, padding, dilation as nn.conv3d; output_padding:
+ * 0, 1 or 3 values (one means all; none: 0), each below its stride (or
+ * dilation), checked by the type rule. Defaults: strides, dilation (1, 1,
+ * 1), padding 0, output_padding 0, groups 1 (>= 1). */
+typedef struct irm_conv3d_transpose_attrs {
+  int64_t strides[3], padding[6], dilation[3], output_padding[3], groups;
+} irm_conv3d_transpose_attrs;
+IRM_API int irm_conv3d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_transpose_attrs *out);
+
 /* nn.max_pool3d and nn.avg_pool3d on NCDHW data (layout "NCDHW", the only
  * one). Windows and padding as nn.conv3d. Defaults: pool_size, strides and
  * dilation (1, 1, 1), padding 0, ceil_mode 0, count_include_pad 0 (only

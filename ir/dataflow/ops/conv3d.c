@@ -1,13 +1,14 @@
 /* 3-D convolution and pooling with TVM's attributes and shape rules, NCDHW
  * data only: nn.conv3d (weight OIDHW, groups, dilation, TVM's 1/3/6-value
- * padding), nn.max_pool3d and nn.avg_pool3d, all OUT_ELEMWISE_FUSABLE as
- * TVM registers them. The rules are nn.conv2d's and the 2-D pools' with a
- * depth axis in front: products accumulate in double for floats and in
- * wrapped 64-bit ints, summed over (input channel, kd, kh, kw) in that
- * order (backend/codegen/conv3d.c sums in the same order); padded taps
- * never win a max (NaN wins); an average divides by the taps inside the
- * input, or with count_include_pad by those inside the padded input (not
- * the extra ones ceil_mode adds); the average of ints truncates. */
+ * padding), nn.conv3d_transpose (weight IODHW, floats), nn.max_pool3d and
+ * nn.avg_pool3d, all OUT_ELEMWISE_FUSABLE as TVM registers them. The rules
+ * are nn.conv2d's, nn.conv2d_transpose's and the 2-D pools' with a depth
+ * axis in front: products accumulate in double for floats and in wrapped
+ * 64-bit ints, summed over (input channel, kd, kh, kw) in that order
+ * (backend/codegen/conv3d.c sums in the same order); padded taps never win
+ * a max (NaN wins); an average divides by the taps inside the input, or
+ * with count_include_pad by those inside the padded input (not the extra
+ * ones ceil_mode adds); the average of ints truncates. */
 #include <string.h>
 
 #include "irm/dataflow/op_attrs.h"
@@ -153,6 +154,90 @@ static int conv3d_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   return IRM_OK;
 }
 
+/* ---- nn.conv3d_transpose ----------------------------------------------------------------------- */
+
+typedef struct convt3d_geom {
+  vol_geom v; /* k: the kernel; out: the result's D, H, W */
+  int64_t o, per_group, groups;
+} convt3d_geom;
+
+/* data (N, C, D, H, W), weight (C, O / groups, KD, KH, KW) as TVM's IODHW. */
+static int convt3d_geometry(const ops_ctx *c, convt3d_geom *g) {
+  irm_conv3d_transpose_attrs a;
+  char x[64], y[64];
+  int rc = irm_conv3d_transpose_attrs_decode(c->def->name, c->attrs, &a);
+  if (!rc) rc = vol_data(c, &g->v);
+  if (!rc) rc = irm_ops_need_rank_(c, 1, 5, "IODHW");
+  if (!rc) rc = irm_ops_same_dtype_(c, 0, 1);
+  if (rc) return rc;
+  const int64_t *w = irm_tensor_type_shape(c->types[1]);
+  vol_geom *v = &g->v;
+  g->groups = a.groups;
+  if (w[0] != v->c || v->c % g->groups)
+    return irm_error(IRM_ETYPE, "nn.conv3d_transpose: %s has %lld input channels, %s has %lld (%lld groups)",
+                     irm_ops_arg_text_(c, 1, x), (long long)w[0], irm_ops_arg_text_(c, 0, y), (long long)v->c,
+                     (long long)g->groups);
+  g->per_group = w[1];
+  g->o = w[1] * g->groups;
+  memcpy(v->k, w + 2, sizeof v->k);
+  memcpy(v->stride, a.strides, sizeof v->stride);
+  memcpy(v->dil, a.dilation, sizeof v->dil);
+  memcpy(v->pad, a.padding, sizeof v->pad);
+  for (int i = 0; i < 3; i++) {
+    if (a.output_padding[i] < 0 || (a.output_padding[i] >= a.strides[i] && a.output_padding[i] >= a.dilation[i]))
+      return irm_error(IRM_EVALUE, "nn.conv3d_transpose: output_padding must be below the stride (or the dilation)");
+    v->out[i] = (v->in[i] - 1) * a.strides[i] - a.padding[i] - a.padding[i + 3] + a.dilation[i] * (v->k[i] - 1) +
+                a.output_padding[i] + 1;
+    if (v->out[i] < 0) return irm_error(IRM_ETYPE, "nn.conv3d_transpose: the padding leaves a negative output size");
+  }
+  return IRM_OK;
+}
+
+static int convt3d_infer(const ops_ctx *c, irm_object **out) {
+  convt3d_geom g;
+  int rc = convt3d_geometry(c, &g);
+  return rc ? rc : vol_make_type(c, &g.v, g.o, irm_tensor_type_dtype(c->types[0]), out);
+}
+
+/* Gathers each output from the inputs whose kernel taps reach it, summed
+ * over (input channel, kd, kh, kw) as backend/codegen/conv3d.c does. */
+static int convt3d_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  convt3d_geom g;
+  int rc = convt3d_geometry(c, &g);
+  if (rc) return rc;
+  const vol_geom *v = &g.v;
+  ops_kind k = irm_ops_tensor_kind_(in[0]);
+  int64_t cg = v->c / g.groups, oi = 0;
+  for (int64_t n = 0; n < v->n; n++)
+    for (int64_t o = 0; o < g.o; o++)
+      for (int64_t z = 0; z < v->out[0]; z++)
+        for (int64_t y = 0; y < v->out[1]; y++)
+          for (int64_t x = 0; x < v->out[2]; x++, oi++) {
+            int64_t grp = o / g.per_group, oo = o % g.per_group, at[3] = {z, y, x};
+            double acc = 0;
+            for (int64_t ci = grp * cg; ci < (grp + 1) * cg; ci++)
+              for (int64_t kd = 0; kd < v->k[0]; kd++) {
+                int64_t tz = at[0] + v->pad[0] - kd * v->dil[0];
+                if (tz < 0 || tz % v->stride[0] || tz / v->stride[0] >= v->in[0]) continue;
+                for (int64_t kh = 0; kh < v->k[1]; kh++) {
+                  int64_t ty = at[1] + v->pad[1] - kh * v->dil[1];
+                  if (ty < 0 || ty % v->stride[1] || ty / v->stride[1] >= v->in[1]) continue;
+                  for (int64_t kw = 0; kw < v->k[2]; kw++) {
+                    int64_t tx = at[2] + v->pad[2] - kw * v->dil[2];
+                    if (tx < 0 || tx % v->stride[2] || tx / v->stride[2] >= v->in[2]) continue;
+                    int64_t di =
+                        (((n * v->c + ci) * v->in[0] + tz / v->stride[0]) * v->in[1] + ty / v->stride[1]) * v->in[2] +
+                        tx / v->stride[2];
+                    int64_t wi = (((ci * g.per_group + oo) * v->k[0] + kd) * v->k[1] + kh) * v->k[2] + kw;
+                    acc += irm_ops_load_f64_(in[0], k, di) * irm_ops_load_f64_(in[1], k, wi);
+                  }
+                }
+              }
+            irm_ops_store_f64_(out, k, oi, acc);
+          }
+  return IRM_OK;
+}
+
 /* ---- nn.max_pool3d, nn.avg_pool3d ------------------------------------------------------------- */
 
 static const char *const data_arg[] = {"data"};
@@ -239,6 +324,14 @@ static const ops_attr_def conv3d_attrs[] = {
     {"out_dtype", IRM_OPTION_STR, "", "the result dtype; empty: data's dtype", 0},
 };
 
+static const ops_attr_def convt3d_attrs[] = {
+    {"strides", IRM_OPTION_ARRAY_INT, "1,1,1", "the input step in the output (depth, height, width)", 0},
+    {"padding", IRM_OPTION_ARRAY_INT, "0,0,0", "cropped from the full output: 1, 3 or 6 values as nn.conv3d", 0},
+    {"dilation", IRM_OPTION_ARRAY_INT, "1,1,1", "the spacing of kernel taps (depth, height, width)", 0},
+    {"output_padding", IRM_OPTION_ARRAY_INT, "0,0,0", "added to the back, bottom and right of the output", 0},
+    {"groups", IRM_OPTION_INT, "1", "the channel groups", 0},
+};
+
 #define POOL3D_ATTRS                                                                                         \
   {"pool_size", IRM_OPTION_ARRAY_INT, "1,1,1", "the window (depth, height, width); one value means all", 0}, \
       {"strides", IRM_OPTION_ARRAY_INT, "1,1,1", "the window step (depth, height, width)", 0},               \
@@ -256,6 +349,8 @@ static const ops_attr_def avg3d_attrs[] = {
 
 const ops_op_def irm_ops_conv3d_[] = {
     {"nn.conv3d", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, conv3d_attrs, 9, conv3d_infer, conv3d_eval},
+    {"nn.conv3d_transpose", 2, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, convt3d_attrs, 5, convt3d_infer,
+     convt3d_eval},
     {"nn.max_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, max3d_attrs, 6, pool3d_infer, pool3d_eval},
     {"nn.avg_pool3d", 1, data_arg, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, avg3d_attrs, 7, pool3d_infer, pool3d_eval},
 };

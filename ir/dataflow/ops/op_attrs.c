@@ -418,6 +418,24 @@ int irm_conv3d_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_
   return rc;
 }
 
+int irm_conv3d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_transpose_attrs *out) {
+  static const irm_conv3d_transpose_attrs defaults = {.strides = {1, 1, 1}, .dilation = {1, 1, 1}, .groups = 1};
+  int64_t opad[3] = {0, 0, 0};
+  int32_t n = 0;
+  *out = defaults;
+  int rc = get_window(op, attrs, "strides", out->strides, 3);
+  if (!rc) rc = get_window(op, attrs, "dilation", out->dilation, 3);
+  if (!rc) rc = get_padding_nd(op, attrs, "padding", out->padding, 3);
+  if (!rc) rc = get_ints(op, attrs, "output_padding", opad, 3, &n);
+  if (!rc && n != -1 && n != 0 && n != 1 && n != 3)
+    rc = irm_error(IRM_EVALUE, "%s: output_padding must have 1 or 3 values, got %d", op, (int)n);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && out->groups < 1)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
+  for (int i = 0; i < 3; i++) out->output_padding[i] = n == 3 ? opad[i] : n == 1 ? opad[0] : 0;
+  return rc;
+}
+
 int irm_pool3d_attrs_decode(const char *op, const irm_object *attrs, irm_pool3d_attrs *out) {
   static const irm_pool3d_attrs defaults = {.pool_size = {1, 1, 1}, .strides = {1, 1, 1}, .dilation = {1, 1, 1}};
   int layout = 0;

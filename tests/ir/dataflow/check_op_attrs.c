@@ -87,6 +87,7 @@ WRAP(conv2d_transpose)
 WRAP(pool2d)
 WRAP(global_pool2d)
 WRAP(conv3d)
+WRAP(conv3d_transpose)
 WRAP(pool3d)
 WRAP(resize2d)
 WRAP(layout_transform)
@@ -128,6 +129,7 @@ static const decoder_case cases[] = {
     CASE("nn.global_max_pool2d", global_pool2d, NULL),
     CASE("nn.global_avg_pool2d", global_pool2d, NULL),
     CASE("nn.conv3d", conv3d, NULL),
+    CASE("nn.conv3d_transpose", conv3d_transpose, NULL),
     CASE("nn.max_pool3d", pool3d, NULL),
     CASE("nn.avg_pool3d", pool3d, NULL),
     CASE("image.resize2d", resize2d, "size"),

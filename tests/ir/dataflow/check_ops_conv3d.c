@@ -67,6 +67,35 @@ START_TEST(test_depth_one_conv3d_is_conv2d) {
 }
 END_TEST
 
+START_TEST(test_depth_one_conv3d_transpose_is_conv2d_transpose) {
+  static const struct {
+    const char *a3, *a2;
+    int64_t groups;
+  } cases[] = {
+      {"", "", 1},
+      {"strides=1,2,2;padding=0,1,1", "strides=2,2;padding=1,1", 1},
+      {"strides=1,2,3;padding=0,1,0,0,0,2;output_padding=0,1,2;groups=2",
+       "strides=2,3;padding=1,0,0,2;output_padding=1,2;groups=2", 2},
+      {"dilation=1,2,1;padding=0,1,1", "dilation=2,1;padding=1,1", 1},
+  };
+  uint64_t seed = 5;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    irm_object *d = random_tensor("float32", SHAPE(2, 4, 1, 5, 4), &seed);
+    irm_object *w = random_tensor("float32", SHAPE(4, 6 / cases[i].groups, 1, 3, 2), &seed);
+    int64_t w2[4] = {4, 6 / cases[i].groups, 3, 2};
+    irm_object *d2 = reshaped(d, SHAPE(2, 4, 5, 4)), *w2t = reshaped(w, w2, 4), *got = NULL, *want = NULL;
+    ck_assert_msg(EVAL("nn.conv3d_transpose", cases[i].a3, &got, d, w) == 0, "%s", irm_last_error());
+    ck_assert_msg(EVAL("nn.conv2d_transpose", cases[i].a2, &want, d2, w2t) == 0, "%s", irm_last_error());
+    const DLTensor *g = irm_tensor_dl(got), *wd = irm_tensor_dl(want);
+    ck_assert_int_eq(g->shape[2], 1);
+    ck_assert(g->shape[1] == wd->shape[1] && g->shape[3] == wd->shape[2] && g->shape[4] == wd->shape[3]);
+    assert_same_values(got, want, cases[i].a3);
+    irm_object_release(got);
+    irm_object_release(want);
+  }
+}
+END_TEST
+
 START_TEST(test_depth_one_pools_are_2d_pools) {
   static const struct {
     const char *a3, *a2, *dtype;
@@ -108,6 +137,11 @@ START_TEST(test_values_along_depth) {
   ck_assert_ok(EVAL("nn.conv3d", "strides=2,1,1;padding=1,0,0", &out, TENSOR("float32", SHAPE(1, 1, 3, 1, 1), NULL),
                     TENSOR("float32", SHAPE(1, 1, 2, 1, 1), VALS(1, 10))));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 2, 1, 1), VALS(0, 21), EXACT);
+  /* along depth, the transpose spreads each input over the kernel: 1 2 3 with (1, 10), stride 2 */
+  ck_assert_ok(EVAL("nn.conv3d_transpose", "strides=2,1,1", &out,
+                    TENSOR("float32", SHAPE(1, 1, 3, 1, 1), VALS(1, 2, 3)),
+                    TENSOR("float32", SHAPE(1, 1, 2, 1, 1), VALS(1, 10))));
+  EXPECT_VALUES(out, "float32", SHAPE(1, 1, 6, 1, 1), VALS(1, 10, 2, 20, 3, 30), EXACT);
   ck_assert_ok(EVAL("nn.max_pool3d", "pool_size=2", &out, TENSOR("float32", SHAPE(1, 1, 2, 2, 2), NULL)));
   EXPECT_VALUES(out, "float32", SHAPE(1, 1, 1, 1, 1), VALS(7), EXACT);
   ck_assert_ok(EVAL("nn.avg_pool3d", "pool_size=2", &out, TENSOR("float32", SHAPE(1, 1, 2, 2, 2), NULL)));
@@ -130,6 +164,8 @@ START_TEST(test_types) {
               T("float32", SHAPE(8, 3, 3, 3, 3)));
   EXPECT_TYPE("nn.conv3d", "strides=2;padding=1,0,0,0,1,2;groups=3;out_dtype=int32", "(1, 6, 3, 4, 5) int32",
               T("int8", SHAPE(1, 3, 5, 7, 8)), T("int8", SHAPE(6, 1, 1, 1, 1)));
+  EXPECT_TYPE("nn.conv3d_transpose", "strides=2;padding=1;output_padding=1;groups=2", "(1, 6, 8, 10, 12) float32",
+              T("float32", SHAPE(1, 4, 4, 5, 6)), T("float32", SHAPE(4, 3, 3, 3, 3)));
   EXPECT_TYPE("nn.max_pool3d", "pool_size=2;strides=2", "(1, 3, 2, 3, 4) float32", T("float32", SHAPE(1, 3, 4, 6, 9)));
   EXPECT_TYPE("nn.avg_pool3d", "pool_size=2;strides=2;ceil_mode=true", "(1, 3, 2, 3, 5) float16",
               T("float16", SHAPE(1, 3, 4, 6, 9)));
@@ -180,6 +216,20 @@ START_TEST(test_errors) {
                     "ValueError: nn.conv3d: data_layout 'NDHWC' is not supported (did you mean 'NCDHW'?); "
                     "supported: NCDHW",
                     T("float32", SHAPE(1, 3, 5, 5, 5)), T("float32", SHAPE(8, 3, 3, 3, 3)));
+  EXPECT_TYPE_ERROR("nn.conv3d_transpose", NULL, IRM_ETYPE,
+                    "TypeError: nn.conv3d_transpose: argument 2 (weight) has 3 input channels, argument 1 (data) has 4 "
+                    "(1 groups)",
+                    T("float32", SHAPE(1, 4, 3, 3, 3)), T("float32", SHAPE(3, 2, 2, 2, 2)));
+  EXPECT_TYPE_ERROR("nn.conv3d_transpose", "output_padding=2", IRM_EVALUE,
+                    "ValueError: nn.conv3d_transpose: output_padding must be below the stride (or the dilation)",
+                    T("float32", SHAPE(1, 4, 3, 3, 3)), T("float32", SHAPE(4, 2, 2, 2, 2)));
+  EXPECT_TYPE_ERROR("nn.conv3d_transpose", "output_padding=0,0", IRM_EVALUE,
+                    "ValueError: nn.conv3d_transpose: output_padding must have 1 or 3 values, got 2",
+                    T("float32", SHAPE(1, 4, 3, 3, 3)), T("float32", SHAPE(4, 2, 2, 2, 2)));
+  EXPECT_TYPE_ERROR("nn.conv3d_transpose", NULL, IRM_ETYPE,
+                    "TypeError: nn.conv3d_transpose: argument 1 (data) has dtype int8; nn.conv3d_transpose takes "
+                    "float32, float16 or float64",
+                    T("int8", SHAPE(1, 4, 3, 3, 3)), T("int8", SHAPE(4, 2, 2, 2, 2)));
   EXPECT_TYPE_ERROR("nn.max_pool3d", "pool_size=2,2", IRM_EVALUE,
                     "ValueError: nn.max_pool3d: pool_size [2, 2] must have 1 or 3 values",
                     T("float32", SHAPE(1, 3, 5, 5, 5)));
@@ -201,6 +251,7 @@ int main(void) {
   Suite *s = suite_create("ops_conv3d");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_depth_one_conv3d_is_conv2d);
+  tcase_add_test(tc, test_depth_one_conv3d_transpose_is_conv2d_transpose);
   tcase_add_test(tc, test_depth_one_pools_are_2d_pools);
   tcase_add_test(tc, test_values_along_depth);
   tcase_add_test(tc, test_types);
