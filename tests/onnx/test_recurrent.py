@@ -69,7 +69,7 @@ def _act(name, alpha, beta):
             "HardSigmoid": lambda v: np.clip(alpha * v + beta, 0, 1)}[name]
 
 
-def _reference(kind, X, W, R, B, lens, h0, c0, acts, clip, lbr, direction):
+def _reference(kind, X, W, R, B, lens, h0, c0, acts, clip, lbr, direction, input_forget=0):
     """Y, Y_h, Y_c of the ONNX equations, one batch entry and step at a time."""
     seq, batch, _ = X.shape
     nd, H = W.shape[0], R.shape[2]
@@ -99,6 +99,7 @@ def _reference(kind, X, W, R, B, lens, h0, c0, acts, clip, lbr, direction):
                     h = (1 - z) * f[1](cl(hc)) + z * h
                 else:
                     i, o, fg, cc = f[0](cl(pre[0])), f[0](cl(pre[1])), f[0](cl(pre[2])), f[1](cl(pre[3]))
+                    fg = 1 - i if input_forget else fg
                     c = fg * c + i * cc
                     h = o * f[2](c)
                 Y[t, d, b] = h
@@ -118,14 +119,15 @@ def _model(kind, attrs, shapes, inits, outputs=3):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
 
 
-@pytest.mark.parametrize("kind,direction,acts,clip,lbr", [
-    ("GRU", "bidirectional", None, None, 0),
-    ("GRU", "reverse", [("HardSigmoid", 0.3, 0.4), ("ScaledTanh", 0.9, 1.1)], 2.5, 1),
-    ("RNN", "bidirectional", [("Affine", 0.5, 0.1), ("LeakyRelu", 0.2, 0.0)], None, 0),
-    ("LSTM", "bidirectional", None, 1.0, 0),
-    ("LSTM", "reverse", [("Sigmoid", 0, 0), ("Tanh", 0, 0), ("Affine", 0.7, -0.2)], None, 0),
+@pytest.mark.parametrize("kind,direction,acts,clip,lbr,layout", [
+    ("GRU", "bidirectional", None, None, 0, 0),
+    ("GRU", "reverse", [("HardSigmoid", 0.3, 0.4), ("ScaledTanh", 0.9, 1.1)], 2.5, 1, 0),
+    ("RNN", "bidirectional", [("Affine", 0.5, 0.1), ("LeakyRelu", 0.2, 0.0)], None, 0, 1),
+    ("LSTM", "bidirectional", None, 1.0, 0, 1),
+    ("LSTM", "reverse", [("Sigmoid", 0, 0), ("Tanh", 0, 0), ("Affine", 0.7, -0.2)], None, 0, 0),
+    ("LSTM", "forward", None, None, 1, 0),  # lbr stands for input_forget here
 ])
-def test_attributes_match_the_specification(kind, direction, acts, clip, lbr):
+def test_attributes_match_the_specification(kind, direction, acts, clip, lbr, layout):
     rng = np.random.default_rng(3)
     seq, batch, inp, H = 5, 3, 4, 6
     nd = 2 if direction == "bidirectional" else 1
@@ -140,7 +142,7 @@ def test_attributes_match_the_specification(kind, direction, acts, clip, lbr):
     h0 = rng.normal(size=(nd, batch, H)).astype(np.float32)
     c0 = rng.normal(size=(nd, batch, H)).astype(np.float32)
     X = rng.normal(size=(seq, batch, inp)).astype(np.float32)
-    attrs = {"hidden_size": H, "direction": direction, "activations": [a[0] for a in acts]}
+    attrs = {"hidden_size": H, "direction": direction, "activations": [a[0] for a in acts], "layout": layout}
     alphas = [a[1] for a in acts if a[0] in ("Affine", "ScaledTanh", "LeakyRelu", "HardSigmoid")]
     betas = [a[2] for a in acts if a[0] in ("Affine", "ScaledTanh", "HardSigmoid")]
     if alphas:
@@ -151,15 +153,22 @@ def test_attributes_match_the_specification(kind, direction, acts, clip, lbr):
         attrs["clip"] = clip
     if kind == "GRU":
         attrs["linear_before_reset"] = lbr
-    inits = {"W": W, "R": R, "B": B, "sequence_lens": lens, "initial_h": h0}
     if kind == "LSTM":
-        inits["initial_c"] = c0
+        attrs["input_forget"] = lbr
+    states = (lambda v: v.transpose(1, 0, 2).copy()) if layout else (lambda v: v)  # (batch, num_dir, H)
+    inits = {"W": W, "R": R, "B": B, "sequence_lens": lens, "initial_h": states(h0)}
+    if kind == "LSTM":
+        inits["initial_c"] = states(c0)
     outputs = 3 if kind == "LSTM" else 2
-    model = _model(kind, attrs, {"X": list(X.shape)}, inits, outputs)
+    Xin = X.transpose(1, 0, 2).copy() if layout else X
+    model = _model(kind, attrs, {"X": list(Xin.shape)}, inits, outputs)
     mod, params = from_onnx(model)
-    got = _evaluate(mod, params, [X])
+    got = _evaluate(mod, params, [Xin])
+    if layout:  # back to the sequence-major forms
+        got = [got[0].transpose(1, 2, 0, 3)] + [v.transpose(1, 0, 2) for v in got[1:]]
     want = _reference(kind, X.astype(np.float64), W, R, B, lens, h0, c0 if kind == "LSTM" else h0 * 0, acts,
-                      clip, lbr, "forward" if direction != "reverse" else "reverse")
+                      clip, lbr if kind == "GRU" else 0, "forward" if direction != "reverse" else "reverse",
+                      input_forget=lbr if kind == "LSTM" else 0)
     for g_, w_ in zip(got, want):
         np.testing.assert_allclose(g_, w_, rtol=1e-4, atol=1e-5)
     assert not np.any(got[0][2:, :, 1]) and not np.any(got[0][:, :, 2])  # past each length: zeros
