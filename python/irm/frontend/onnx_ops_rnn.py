@@ -56,7 +56,8 @@ def _act(g, v, act, node):
     if key == "affine":
         return g.emit("add", [g.emit("multiply", [v, _scalar(g, v, alpha)]), _scalar(g, v, beta)])
     if key == "scaledtanh":
-        return g.emit("multiply", [_scalar(g, v, alpha), g.emit("tanh", [g.emit("multiply", [v, _scalar(g, v, beta)])])])
+        scaled = g.emit("multiply", [v, _scalar(g, v, beta)])
+        return g.emit("multiply", [_scalar(g, v, alpha), g.emit("tanh", [scaled])])
     conv = {"leakyrelu": onnx_ops._leaky_relu, "thresholdedrelu": onnx_ops._thresholded_relu,
             "hardsigmoid": onnx_ops._hard_sigmoid, "elu": onnx_ops._elu, "softsign": onnx_ops._softsign,
             "softplus": onnx_ops._softplus}[key]
@@ -64,10 +65,9 @@ def _act(g, v, act, node):
 
 
 def _cat(g, parts, axis):
-    """concatenate of any number of parts (the native call takes 16 at most)."""
-    while len(parts) > 16:
-        parts = [g.emit("concatenate", parts[:16], axis=axis)] + parts[16:]
-    return parts[0] if len(parts) == 1 else g.emit("concatenate", parts, axis=axis)
+    """concatenate of any number of parts (Concat's converter chunks them)."""
+    from . import onnx_ops
+    return parts[0] if len(parts) == 1 else onnx_ops._concat(g, parts, {"axis": axis}, None)[0]
 
 
 def _rows(g, v, begin, end, axis):
