@@ -45,6 +45,7 @@ typedef struct cg_node {
   size_t tail_of;  /* that last node: 1 + the anchor's index, else 0 */
   cg_epilogue epi; /* the anchor's epilogue (bias and residual as node indices + 1 until emission) */
   size_t epi_bias, epi_res;
+  int half; /* float16 in the IR: t.dt says float32, the kernel computes in float (see tensor_of) */
 } cg_node;
 
 typedef struct memo {
@@ -73,13 +74,19 @@ typedef struct walker {
   size_t n_outputs, cap_outputs;
   size_t n_consts;
   size_t depth;
+  size_t *half_out; /* per output: the scratch offset of a float16 output's float buffer */
 } walker;
 
 static int fail_at(walker *w, int code, const char *what) {
   return irm_error(code, "in function '%s': %s", w->symbol, what);
 }
 
-static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, const char *what) {
+/* float16 converts at the kernel boundary: a float16 parameter is read
+ * into a float buffer first, a float16 output is computed into one and
+ * rounded at the end, and a float16 constant is emitted as floats. Inside,
+ * its node says float32 (*half set), so every op generator computes it in
+ * float32; the results are within float16 rounding of the evaluator's. */
+static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, int *half, const char *what) {
   char msg[256];
   if (irm_dataflow_type_kind_of(type) != IRM_DATAFLOW_TYPE_TENSOR) {
     snprintf(msg, sizeof msg, "%s has %s, not a tensor type; a kernel takes and computes tensors", what,
@@ -90,10 +97,12 @@ static int tensor_of(walker *w, const irm_object *type, cg_tensor *t, const char
   t->ndim = irm_tensor_type_ndim(type);
   t->shape = irm_tensor_type_shape(type);
   t->numel = irm_tensor_type_numel(type);
-  if (t->dt == CG_F16 || t->dt == CG_BAD) {
+  *half = t->dt == CG_F16;
+  if (*half) t->dt = CG_F32;
+  if (t->dt == CG_BAD) {
     snprintf(msg, sizeof msg,
-             "%s has dtype %s, which the C code generator does not support (float32, int32, int8, "
-             "uint8 and bool only)",
+             "%s has dtype %s, which the C code generator does not support (float32, float16, float64, int32, "
+             "int64, int8, uint8 and bool only)",
              what, irm_cg_dtname_(t->dt));
     return fail_at(w, IRM_ETYPE, msg);
   }
@@ -184,7 +193,7 @@ static int resolve_call(walker *w, const irm_object *e, size_t *out) {
   nd->nargs = nargs;
   char what[300];
   snprintf(what, sizeof what, "the call of %s", irm_op_name(callee));
-  rc = tensor_of(w, irm_expr_type(e), &nd->t, what);
+  rc = tensor_of(w, irm_expr_type(e), &nd->t, &nd->half, what);
   if (!rc) rc = irm_cg_fcodegen_of_(callee, w->symbol, &nd->gen);
   for (size_t i = 0; i < nargs; i++) {
     w->nodes[args[i]].uses++;
@@ -209,7 +218,7 @@ static int resolve(walker *w, const irm_object *e, size_t *out) {
   case IRM_EXPR_CONSTANT: {
     rc = add_node(w, x, N_CONST, out);
     cg_node *nd = rc ? NULL : &w->nodes[*out];
-    if (!rc) rc = tensor_of(w, irm_expr_type(x), &nd->t, "a constant");
+    if (!rc) rc = tensor_of(w, irm_expr_type(x), &nd->t, &nd->half, "a constant");
     if (!rc) snprintf(nd->name, sizeof nd->name, "%s_c%zu", w->symbol, w->n_consts++);
     break;
   }
@@ -368,12 +377,18 @@ static void take_epilogue(walker *w, size_t i) {
   a->alias = 3; /* no buffer of its own */
 }
 
+/* Output k is float16 and a call computes it (into the float buffer ho<k>). */
+static int half_written(const walker *w, size_t k) {
+  const cg_node *nd = &w->nodes[w->outputs[k]];
+  return nd->half && nd->kind == N_CALL && nd->out_index == (int64_t)k;
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
     if (nd->kind == N_CALL && nd->out_index < 0) {
       nd->out_index = (int64_t)k;
-      snprintf(nd->name, sizeof nd->name, "out%zu", k);
+      snprintf(nd->name, sizeof nd->name, nd->half ? "ho%zu" : "out%zu", k);
     }
   }
   for (size_t i = 0; i < w->n; i++) {
@@ -397,7 +412,7 @@ static int plan(walker *w, size_t *intermediate_bytes) {
     int64_t o = is_ew(nd) ? -1 : in_place_output(w, i, taken);
     if (o >= 0) {
       nd->alias = 2;
-      snprintf(nd->name, sizeof nd->name, "out%lld", (long long)o);
+      snprintf(nd->name, sizeof nd->name, nd->half ? "ho%lld" : "out%lld", (long long)o);
       continue;
     }
     snprintf(nd->name, sizeof nd->name, "t%zu", i);
@@ -405,6 +420,18 @@ static int plan(walker *w, size_t *intermediate_bytes) {
     off += align_up((size_t)nd->t.numel * irm_cg_dt_bytes_(nd->t.dt));
   }
   irm_free(taken);
+  for (size_t i = 0; i < w->n; i++) /* the float copies of float16 parameters */
+    if (w->nodes[i].kind == N_PARAM && w->nodes[i].half) {
+      w->nodes[i].offset = off;
+      off += align_up((size_t)w->nodes[i].t.numel * 4);
+    }
+  w->half_out = irm_calloc(w->n_outputs ? w->n_outputs : 1, sizeof *w->half_out);
+  if (!w->half_out) return irm_error_nomem_("generating C");
+  for (size_t k = 0; k < w->n_outputs; k++) /* and the float results of float16 outputs a call writes */
+    if (half_written(w, k)) {
+      w->half_out[k] = off;
+      off += align_up((size_t)w->nodes[w->outputs[k]].t.numel * 4);
+    }
   *intermediate_bytes = off;
   return IRM_OK;
 }
@@ -569,6 +596,10 @@ static void emit_const(walker *w, const cg_node *nd, irm_text_buf *b) {
   P(b, "static const %s %s[%lld] = {", irm_cg_ctype_(nd->t.dt), nd->name, (long long)(nd->t.numel ? nd->t.numel : 1));
   for (int64_t i = 0; i < nd->t.numel; i++) {
     if (i) irm_text_buf_puts_(b, i % 8 ? ", " : ",\n  ");
+    if (nd->half) { /* float16 data, emitted as the floats it holds */
+      irm_c_float_(b, irm_f16_to_f32(((const uint16_t *)data)[i]));
+      continue;
+    }
     switch (nd->t.dt) {
     case CG_F32: {
       irm_c_float_(b, ((const float *)data)[i]);
@@ -645,11 +676,25 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   w->file_scope = &file_scope;
   out = &body;
   P(out, "static int32_t %s(", w->symbol);
-  for (size_t i = 0; i < nparams; i++) P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].t.dt), i);
-  for (size_t k = 0; k < w->n_outputs; k++)
-    P(out, "%s *restrict out%zu, ", irm_cg_ctype_(w->nodes[w->outputs[k]].t.dt), k);
+  for (size_t i = 0; i < nparams; i++)
+    P(out, "const %s *restrict in%zu, ", irm_cg_ctype_(w->nodes[i].half ? CG_F16 : w->nodes[i].t.dt), i);
+  for (size_t k = 0; k < w->n_outputs; k++) {
+    const cg_node *nd = &w->nodes[w->outputs[k]];
+    P(out, "%s *restrict out%zu, ", irm_cg_ctype_(nd->half ? CG_F16 : nd->t.dt), k);
+  }
   irm_text_buf_puts_(out, "void *restrict scratch) {\n  int32_t st = 0;\n  (void)scratch;\n");
-  for (size_t i = 0; i < nparams; i++) P(out, "  (void)in%zu;\n", i);
+  for (size_t i = 0; i < nparams; i++) {
+    const cg_node *nd = &w->nodes[i];
+    P(out, "  (void)in%zu;\n", i);
+    if (nd->half)
+      P(out,
+        "  float *restrict h%zu = (float *)(void *)((char *)scratch + %zu);\n"
+        "  for (int64_t i = 0; i < %lld; i++) h%zu[i] = irm_cg_h2f(in%zu[i]);\n",
+        i, nd->offset, (long long)nd->t.numel, i, i);
+  }
+  for (size_t k = 0; k < w->n_outputs; k++)
+    if (half_written(w, k))
+      P(out, "  float *restrict ho%zu = (float *)(void *)((char *)scratch + %zu);\n", k, w->half_out[k]);
   for (size_t i = 0; i < w->n; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)
@@ -665,6 +710,11 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   }
   for (size_t k = 0; k < w->n_outputs && !rc; k++) {
     const cg_node *nd = &w->nodes[w->outputs[k]];
+    if (nd->half) { /* rounds the float result once */
+      P(out, "  for (int64_t i = 0; i < %lld; i++) out%zu[i] = irm_cg_f2h(%s[i]);\n", (long long)nd->t.numel, k,
+        nd->name);
+      continue;
+    }
     if (nd->out_index == (int64_t)k) continue;
     P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name,
       (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
@@ -728,8 +778,8 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
     char what[300];
     snprintf(what, sizeof what, "parameter %zu ('%s')", i + 1, irm_var_name(p));
     rc = add_node(&w, p, N_PARAM, &idx);
-    if (!rc) rc = tensor_of(&w, irm_expr_type(p), &w.nodes[idx].t, what);
-    if (!rc) snprintf(w.nodes[idx].name, sizeof w.nodes[idx].name, "in%zu", i);
+    if (!rc) rc = tensor_of(&w, irm_expr_type(p), &w.nodes[idx].t, &w.nodes[idx].half, what);
+    if (!rc) snprintf(w.nodes[idx].name, sizeof w.nodes[idx].name, w.nodes[idx].half ? "h%zu" : "in%zu", i);
   }
   if (!rc) rc = flatten(&w, irm_function_body(func), 0);
   if (!rc) rc = emit_kernel(&w, out, info);
@@ -742,6 +792,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   }
   irm_free(w.nodes);
   irm_free(w.outputs);
+  irm_free(w.half_out);
   irm_ptr_table_free_(&w.memo);
   irm_ptr_table_free_(&w.lets);
   return rc;

@@ -11,8 +11,9 @@
  * output (1, or the fields of a tuple result flattened in order) and the
  * kernel's scratch area (info->scratch_bytes, 64-byte aligned by the
  * caller; NULL may be passed when it is 0). T is the element C type: float
- * (float32), int32_t, int8_t, uint8_t, and uint8_t for bool; float16 is
- * refused (docs/codegen.md). It returns 0, or nonzero when an integer
+ * (float32), int32_t, int8_t, uint8_t, uint8_t for bool, and uint16_t
+ * for float16, which converts at the boundary and computes in float32
+ * (docs/codegen.md). It returns 0, or nonzero when an integer
  * division by zero happened (the evaluator's ValueError; the outputs are
  * then unspecified). The code never allocates. Constants inside the
  * function become static const arrays emitted before the kernel, named
@@ -53,7 +54,7 @@ typedef struct irm_c_kernel_opts_ {
  * and nn.conv2d call OpenBLAS. opts (borrowed; NULL: serial) the threads. Errors: ValueError "op 'X' in function
  * 'SYMBOL' has no FCodegenC: ..." (with how to give it one), TypeError
  * naming the construct and the function (untyped nodes, tuple-valued
- * parameters, float16, calls of functions), errors of the ops' FCodegenC
+ * parameters, calls of functions), errors of the ops' FCodegenC
  * functions with the op named, MemoryError. On failure out may have
  * gained text (the caller discards it), *info is unspecified and owns
  * nothing. */

@@ -132,6 +132,10 @@ extern const cg_op irm_cg_winograd_ops_[];
 extern const size_t irm_cg_winograd_ops_count_;
 extern const cg_op irm_cg_pool_ops_[];
 extern const size_t irm_cg_pool_ops_count_;
+extern const cg_op irm_cg_conv3d_ops_[];
+extern const size_t irm_cg_conv3d_ops_count_;
+/* The lowest value of dt as C text (a double; "-INFINITY" for floats): where a max starts (pool.c). */
+const char *irm_cg_lowest_text_(cg_dt dt);
 extern const cg_op irm_cg_shape_ops_[];
 extern const size_t irm_cg_shape_ops_count_;
 extern const cg_op irm_cg_image_ops_[];

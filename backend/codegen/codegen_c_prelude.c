@@ -114,11 +114,42 @@ static const char prelude_helpers[] =
     "}\n"
     "#endif\n";
 
+/* float16 <-> float at the kernels' boundary (codegen_c.c): IEEE binary16,
+ * rounding to nearest even as irm_f32_to_f16 does (overflow gives
+ * infinity, NaN stays a quiet NaN with its top payload bits). */
+static const char prelude_half[] =
+    "#ifndef IRM_CG_PRELUDE_HALF\n"
+    "#define IRM_CG_PRELUDE_HALF\n"
+    "static inline float irm_cg_h2f(uint16_t h) {\n"
+    "  uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+    "  union { uint32_t u; float f; } v;\n"
+    "  if (e == 0x1f) { v.u = ((uint32_t)(h & 0x8000u) << 16) | 0x7f800000u | (m << 13); return v.f; }\n"
+    "  float a = e ? ldexpf((float)(m | 0x400u), (int)e - 25) : ldexpf((float)m, -24);\n"
+    "  return h & 0x8000u ? -a : a;\n"
+    "}\n"
+    "static inline uint16_t irm_cg_f2h(float f) {\n"
+    "  union { float f; uint32_t u; } v = {f};\n"
+    "  uint16_t sign = (uint16_t)((v.u >> 16) & 0x8000u);\n"
+    "  uint32_t a = v.u & 0x7fffffffu;\n"
+    "  if (a >= 0x7f800000u) return (uint16_t)(a == 0x7f800000u ? sign | 0x7c00u : sign | 0x7e00u | ((a >> 13) & 0x1ffu));\n"
+    "  int e = (int)(a >> 23) - 127;\n"
+    "  if (e > 15) return sign | 0x7c00u;\n"
+    "  if (e < -25) return sign; /* float subnormals too: far below float16's */\n"
+    "  uint32_t m = (a & 0x7fffffu) | 0x800000u;\n"
+    "  int shift = e >= -14 ? 13 : -1 - e;\n"
+    "  uint32_t q = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1);\n"
+    "  uint32_t h = e >= -14 ? ((uint32_t)(e + 15) << 10) | (q & 0x3ffu) : q;\n"
+    "  if (rem > half || (rem == half && (h & 1u))) h++;\n"
+    "  return (uint16_t)(sign | h);\n"
+    "}\n"
+    "#endif\n";
+
 int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, irm_text_buf *out) {
   int cblas = 0;
   for (size_t i = 0; i < n_targets && !cblas; i++) cblas = irm_codegen_c_target_cblas_(targets[i]);
   if (cblas) irm_text_buf_puts_(out, "#include <cblas.h>\n");
   irm_text_buf_append_(out, prelude, sizeof prelude - 1);
   irm_text_buf_append_(out, prelude_helpers, sizeof prelude_helpers - 1);
+  irm_text_buf_append_(out, prelude_half, sizeof prelude_half - 1);
   return out->failed ? irm_error_nomem_("generating C") : IRM_OK;
 }

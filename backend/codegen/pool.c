@@ -28,7 +28,7 @@
 #define P irm_text_buf_printf_
 #define LL(x) ((long long)(x))
 
-static const char *lowest(cg_dt dt) {
+const char *irm_cg_lowest_text_(cg_dt dt) {
   return dt == CG_I64                   ? "-9223372036854775808.0"
          : dt == CG_I32                 ? "-2147483648.0"
          : dt == CG_I8                  ? "-128.0"
@@ -67,7 +67,8 @@ static void interior_row(const cg_call *c, const irm_pool2d_attrs *a, int is_max
   if (is_max && fl) {
     P(b, "        int32_t nan[%lld];\n", LL(nx));
     P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = -INFINITY, nan[i] = 0;\n", LL(nx));
-  } else if (is_max) P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = (%s)%s;\n", LL(nx), t, lowest(dt));
+  } else if (is_max)
+    P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = (%s)%s;\n", LL(nx), t, irm_cg_lowest_text_(dt));
   else P(b, "        for (int64_t i = 0; i < %lld; i++) acc[i] = 0;\n", LL(nx));
   P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n",
     LL(a->pool_size[0]), LL(a->pool_size[1]));
@@ -191,7 +192,7 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   }
   P(b, "      const int64_t y0 = y * %lld - %lld, x0 = x * %lld - %lld;\n", (long long)stride[0], (long long)pad[0],
     (long long)stride[1], (long long)pad[1]);
-  P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n", lowest(c->in[0].dt));
+  P(b, "      double best = %s, fsum = 0;\n      int64_t isum = 0, count = 0;\n", irm_cg_lowest_text_(c->in[0].dt));
   P(b, "      (void)best, (void)fsum, (void)isum;\n");
   P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n        const int64_t iy = y0 + ky * %lld;\n",
     (long long)size[0], (long long)dil[0]);

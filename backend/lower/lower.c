@@ -113,7 +113,7 @@ int irm_plan_grow_(void **arr, size_t *cap, size_t n, size_t size) {
 const char *irm_plan_ctype_(DLDataType dt) {
   if (dt.lanes != 1) return NULL;
   switch (dt.code) {
-  case kDLFloat: return dt.bits == 32 ? "float" : dt.bits == 64 ? "double" : NULL;
+  case kDLFloat: return dt.bits == 32 ? "float" : dt.bits == 64 ? "double" : dt.bits == 16 ? "uint16_t" : NULL;
   case kDLInt:
     return dt.bits == 8    ? "int8_t"
            : dt.bits == 16 ? "int16_t"

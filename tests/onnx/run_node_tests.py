@@ -69,7 +69,7 @@ STATIC_OPERANDS = {"Reshape": [1], "Slice": [1, 2, 3, 4], "Clip": [1, 2], "Pad":
                    "ReduceMin": [1], "ReduceProd": [1], "Range": [0, 1, 2], "ConstantOfShape": [0], "Dropout": [1, 2],
                    "Tile": [1], "ReduceL1": [1], "ReduceL2": [1], "ReduceSumSquare": [1], "ReduceLogSum": [1],
                    "ReduceLogSumExp": [1], "Trilu": [1], "CumSum": [1], "OneHot": [1], "Resize": [1, 2, 3], "Upsample": [1],
-                   "Compress": [1], "TopK": [1]}
+                   "Compress": [1], "TopK": [1], "LSTM": [4], "GRU": [4], "RNN": [4]}
 
 
 def _freeze_static_inputs(model, inputs):

@@ -220,3 +220,25 @@ def test_resize_builds_and_matches_the_evaluator(tmp_path, mode):
     path = tmp_path / "resize.so"
     result.export_library(str(path))
     np.testing.assert_allclose(irm.runtime.load(str(path)).run(x), want, rtol=1e-6, atol=1e-6)
+
+
+# ---- float16: converted at the kernels' boundary, computed in float32 -----------------------------
+
+@pytest.mark.parametrize("executor", ["aot", "graph"])
+def test_float16_network_builds_and_matches_the_evaluator(tmp_path, executor):
+    from onnx import numpy_helper
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float16)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["r"]),
+             helper.make_node("GlobalAveragePool", ["r"], ["y"])]
+    model = _model(nodes, [_vi("x", [1, 3, 8, 8], TensorProto.FLOAT16)], [_vi("y", None, TensorProto.FLOAT16)],
+                   [numpy_helper.from_array(w, "w")])
+    mod, params = from_onnx(model)
+    x = rng.standard_normal((1, 3, 8, 8)).astype(np.float16)
+    names = [p.name for p in mod["main"].params][1:]
+    want = np.asarray(irm.ir.evaluate(mod, "main", [irm.tensor(x)] + [params[n] for n in names]))
+    result = irm.build(mod, "c", executor=irm.Executor(executor), params=params)
+    got = _run_compiled(result, tmp_path, x, executor)
+    assert got.dtype == np.float16 and got.shape == (1, 4, 1, 1)
+    # within float16 rounding of the evaluator's (which rounds each op's result to float16)
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-3)

@@ -152,6 +152,8 @@ static inline irm_tensor *cg_random(const irm_object *type, uint64_t *seed) {
       ((int64_t *)p)[i] = r % 5 == 0                   ? (int64_t)(r << 31) | 1
                           : (int64_t)(r % 2001) - 1000 ? (int64_t)(r % 2001) - 1000
                                                        : 7;
+    else if (dt.code == kDLFloat && dt.bits == 16) /* float16: stored as its bits */
+      ((uint16_t *)p)[i] = irm_f32_to_f16((float)((double)(r % 100000) / 25000.0 - 2.0));
     else if (dt.code == kDLFloat) ((float *)p)[i] = (float)((double)(r % 100000) / 25000.0 - 2.0);
     else if (dt.code == kDLInt && dt.bits == 32)
       ((int32_t *)p)[i] = (int32_t)(r % 2001) - 1000 ? (int32_t)(r % 2001) - 1000 : 7;
@@ -169,9 +171,13 @@ static inline void cg_compare(const char *name, size_t k, const void *got, const
   const void *w = irm_tensor_data_const(want);
   for (int64_t i = 0; i < n; i++) {
     if (dl->dtype.code == kDLFloat) {
-      int f64 = dl->dtype.bits == 64;
-      double a = f64 ? ((const double *)got)[i] : ((const float *)got)[i],
-             b = f64 ? ((const double *)w)[i] : ((const float *)w)[i];
+      int f64 = dl->dtype.bits == 64, f16 = dl->dtype.bits == 16;
+      double a = f64   ? ((const double *)got)[i]
+                 : f16 ? irm_f16_to_f32(((const uint16_t *)got)[i])
+                       : ((const float *)got)[i],
+             b = f64   ? ((const double *)w)[i]
+                 : f16 ? irm_f16_to_f32(((const uint16_t *)w)[i])
+                       : ((const float *)w)[i];
       if ((isnan(a) && isnan(b)) || a == b) continue;
       double scale = fabs(b) > 1.0 ? fabs(b) : 1.0;
       ck_require(fabs(a - b) <= tol * scale, "%s: output %zu element %lld: generated %.9g, evaluator %.9g", name, k,

@@ -178,6 +178,44 @@ typedef struct irm_global_pool2d_attrs {
 } irm_global_pool2d_attrs;
 IRM_API int irm_global_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_global_pool2d_attrs *out);
 
+/* ---- 3-D convolution and pooling (NCDHW) ------------------------------- */
+
+/* nn.conv3d: data NCDHW, weight OIDHW (the only layouts: data_layout and
+ * kernel_layout name them; another is a ValueError). Windows: 1 or 3
+ * values (depth, height, width), each 1..INT32_MAX; padding: 1 value (all
+ * sides), 3 (each axis at both ends) or 6 (front, top, left, back, bottom,
+ * right), stored in that 6-value order. Defaults: strides (1, 1, 1),
+ * padding 0, dilation (1, 1, 1), groups 1 (>= 1), channels and kernel_size
+ * absent, out_dtype absent (the data's dtype). */
+typedef struct irm_conv3d_attrs {
+  int64_t strides[3], padding[6], dilation[3], groups;
+  int64_t channels, kernel_size[3]; /* valid when has_channels / has_kernel_size */
+  int has_channels, has_kernel_size;
+  int has_out_dtype;
+  DLDataType out_dtype; /* valid when has_out_dtype */
+} irm_conv3d_attrs;
+IRM_API int irm_conv3d_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_attrs *out);
+
+/* nn.conv3d_transpose: data NCDHW, weight IODHW (C, O / groups, KD, KH,
+ * KW), as TVM's. strides, padding, dilation as nn.conv3d; output_padding:
+ * 0, 1 or 3 values (one means all; none: 0), each below its stride (or
+ * dilation), checked by the type rule. Defaults: strides, dilation (1, 1,
+ * 1), padding 0, output_padding 0, groups 1 (>= 1). */
+typedef struct irm_conv3d_transpose_attrs {
+  int64_t strides[3], padding[6], dilation[3], output_padding[3], groups;
+} irm_conv3d_transpose_attrs;
+IRM_API int irm_conv3d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_transpose_attrs *out);
+
+/* nn.max_pool3d and nn.avg_pool3d on NCDHW data (layout "NCDHW", the only
+ * one). Windows and padding as nn.conv3d. Defaults: pool_size, strides and
+ * dilation (1, 1, 1), padding 0, ceil_mode 0, count_include_pad 0 (only
+ * nn.avg_pool3d has it). */
+typedef struct irm_pool3d_attrs {
+  int64_t pool_size[3], strides[3], padding[6], dilation[3];
+  int ceil_mode, count_include_pad;
+} irm_pool3d_attrs;
+IRM_API int irm_pool3d_attrs_decode(const char *op, const irm_object *attrs, irm_pool3d_attrs *out);
+
 /* ---- image ------------------------------------------------------------ */
 
 /* image.resize2d. size is required: 2 values, each 0..INT32_MAX (absent:

@@ -111,45 +111,44 @@ static const char *ints_text(const int64_t *v, int32_t n, char *buf) {
   return buf;
 }
 
-/* A 2-D window attribute (pool_size, strides, dilation, kernel_size): 1 or
- * 2 values (1 means both), each 1..INT32_MAX. */
-static int get_pair(const char *op, const irm_object *attrs, const char *name, int64_t out[2]) {
-  int64_t v[4];
+/* A window attribute of dims (2 or 3) axes (pool_size, strides, dilation,
+ * kernel_size): 1 value (every axis) or dims values, each 1..INT32_MAX. */
+static int get_window(const char *op, const irm_object *attrs, const char *name, int64_t *out, int32_t dims) {
+  int64_t v[6];
   int32_t n = 0;
-  int rc = get_ints(op, attrs, name, v, 4, &n);
+  int rc = get_ints(op, attrs, name, v, 6, &n);
   if (rc || n < 0) return rc;
   char text[128];
   ints_text(v, n, text);
-  if (n != 1 && n != 2) return irm_error(IRM_EVALUE, "%s: %s %s must have 1 or 2 values", op, name, text);
-  out[0] = v[0];
-  out[1] = n == 2 ? v[1] : v[0];
-  if (out[0] < 1 || out[1] < 1) return irm_error(IRM_EVALUE, "%s: %s %s must be positive", op, name, text);
-  if (out[0] > INT32_MAX || out[1] > INT32_MAX)
-    return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", op, name, text, (int)INT32_MAX);
+  if (n != 1 && n != dims) return irm_error(IRM_EVALUE, "%s: %s %s must have 1 or %d values", op, name, text, dims);
+  for (int32_t i = 0; i < dims; i++) out[i] = v[n == 1 ? 0 : i];
+  for (int32_t i = 0; i < dims; i++)
+    if (out[i] < 1) return irm_error(IRM_EVALUE, "%s: %s %s must be positive", op, name, text);
+  for (int32_t i = 0; i < dims; i++)
+    if (out[i] > INT32_MAX)
+      return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", op, name, text, (int)INT32_MAX);
   return IRM_OK;
 }
 
-/* A 2-D padding attribute as TVM reads it: 1 value (all sides), 2 (top and
- * bottom, left and right) or 4 (top, left, bottom, right), each
- * 0..INT32_MAX. out: top, left, bottom, right. */
-static int get_padding(const char *op, const irm_object *attrs, const char *name, int64_t out[4]) {
-  int64_t v[4];
+static int get_pair(const char *op, const irm_object *attrs, const char *name, int64_t out[2]) {
+  return get_window(op, attrs, name, out, 2);
+}
+
+/* A padding attribute of dims (2 or 3) axes as TVM reads it: 1 value (all
+ * sides), dims (each axis at both ends) or 2 * dims (every axis' begin,
+ * then every axis' end), each 0..INT32_MAX. out: the begins, then the ends
+ * (2-D: top, left, bottom, right). */
+static int get_padding_nd(const char *op, const irm_object *attrs, const char *name, int64_t *out, int32_t dims) {
+  int64_t v[6];
   int32_t n = 0;
-  int rc = get_ints(op, attrs, name, v, 4, &n);
+  int rc = get_ints(op, attrs, name, v, 6, &n);
   if (rc || n < 0) return rc;
   char text[128];
   ints_text(v, n, text);
-  if (n == 1) {
-    out[0] = out[1] = out[2] = out[3] = v[0];
-  } else if (n == 2) {
-    out[0] = out[2] = v[0];
-    out[1] = out[3] = v[1];
-  } else if (n == 4) {
-    memcpy(out, v, sizeof v);
-  } else {
-    return irm_error(IRM_EVALUE, "%s: %s %s must have 1, 2 or 4 values", op, name, text);
-  }
-  for (int i = 0; i < 4; i++) {
+  if (n != 1 && n != dims && n != 2 * dims)
+    return irm_error(IRM_EVALUE, "%s: %s %s must have 1, %d or %d values", op, name, text, dims, 2 * dims);
+  for (int32_t i = 0; i < 2 * dims; i++) out[i] = n == 1 ? v[0] : n == dims ? v[i % dims] : v[i];
+  for (int32_t i = 0; i < 2 * dims; i++) {
     if (out[i] < 0) return irm_error(IRM_EVALUE, "%s: %s %s must not be negative", op, name, text);
     if (out[i] > INT32_MAX)
       return irm_error(IRM_EVALUE, "%s: %s %s must be at most %d", op, name, text, (int)INT32_MAX);
@@ -157,21 +156,29 @@ static int get_padding(const char *op, const irm_object *attrs, const char *name
   return IRM_OK;
 }
 
+static int get_padding(const char *op, const irm_object *attrs, const char *name, int64_t out[4]) {
+  return get_padding_nd(op, attrs, name, out, 2);
+}
+
 static const char *const layouts[] = {"NCHW", "NHWC"};
 static const char *const kernel_layouts[] = {"OIHW", "HWIO"};
 
 /* ---- conv ------------------------------------------------------------------------------------ */
 
-int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_attrs *out) {
-  static const irm_conv2d_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
+/* What nn.conv2d and nn.conv3d share past their windows: groups (>= 1),
+ * out_dtype (empty: the data's), channels and kernel_size (dims values)
+ * when given. */
+typedef struct conv_rest {
+  int64_t groups, channels;
+  int has_channels, has_kernel_size, has_out_dtype;
+  DLDataType out_dtype;
+} conv_rest;
+
+static int get_conv_rest(const char *op, const irm_object *attrs, int32_t dims, int64_t *kernel_size, conv_rest *out) {
   const char *out_dtype = NULL;
-  *out = defaults;
-  int rc = get_name(op, attrs, "data_layout", layouts, 2, &out->data_layout);
-  if (!rc) rc = get_name(op, attrs, "kernel_layout", kernel_layouts, 2, &out->kernel_layout);
-  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
-  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
-  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
-  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  memset(out, 0, sizeof *out);
+  out->groups = 1;
+  int rc = get_int(op, attrs, "groups", &out->groups);
   if (!rc && out->groups < 1)
     rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
   if (!rc) rc = get_str(op, attrs, "out_dtype", &out_dtype);
@@ -185,8 +192,24 @@ int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_
   }
   if (!rc && find(attrs, "kernel_size")) {
     out->has_kernel_size = 1;
-    rc = get_pair(op, attrs, "kernel_size", out->kernel_size);
+    rc = get_window(op, attrs, "kernel_size", kernel_size, dims);
   }
+  return rc;
+}
+
+int irm_conv2d_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_attrs *out) {
+  static const irm_conv2d_attrs defaults = {.strides = {1, 1}, .dilation = {1, 1}, .groups = 1};
+  conv_rest rest;
+  *out = defaults;
+  int rc = get_name(op, attrs, "data_layout", layouts, 2, &out->data_layout);
+  if (!rc) rc = get_name(op, attrs, "kernel_layout", kernel_layouts, 2, &out->kernel_layout);
+  if (!rc) rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc) rc = get_conv_rest(op, attrs, 2, out->kernel_size, &rest);
+  out->groups = rest.groups, out->channels = rest.channels, out->has_channels = rest.has_channels;
+  out->has_kernel_size = rest.has_kernel_size, out->has_out_dtype = rest.has_out_dtype;
+  out->out_dtype = rest.out_dtype;
   return rc;
 }
 
@@ -371,6 +394,60 @@ int irm_global_pool2d_attrs_decode(const char *op, const irm_object *attrs, irm_
   out->layout = IRM_LAYOUT_NCHW;
   out->layout_block = 0;
   return get_pool_layout(op, attrs, &out->layout, &out->layout_block);
+}
+
+/* ---- 3-D convolution and pooling ---------------------------------------------------------------- */
+
+static const char *const layouts_3d[] = {"NCDHW"};
+static const char *const kernel_layouts_3d[] = {"OIDHW"};
+
+int irm_conv3d_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_attrs *out) {
+  static const irm_conv3d_attrs defaults = {.strides = {1, 1, 1}, .dilation = {1, 1, 1}, .groups = 1};
+  conv_rest rest;
+  int layout = 0;
+  *out = defaults;
+  int rc = get_name(op, attrs, "data_layout", layouts_3d, 1, &layout);
+  if (!rc) rc = get_name(op, attrs, "kernel_layout", kernel_layouts_3d, 1, &layout);
+  if (!rc) rc = get_window(op, attrs, "strides", out->strides, 3);
+  if (!rc) rc = get_window(op, attrs, "dilation", out->dilation, 3);
+  if (!rc) rc = get_padding_nd(op, attrs, "padding", out->padding, 3);
+  if (!rc) rc = get_conv_rest(op, attrs, 3, out->kernel_size, &rest);
+  out->groups = rest.groups, out->channels = rest.channels, out->has_channels = rest.has_channels;
+  out->has_kernel_size = rest.has_kernel_size, out->has_out_dtype = rest.has_out_dtype;
+  out->out_dtype = rest.out_dtype;
+  return rc;
+}
+
+int irm_conv3d_transpose_attrs_decode(const char *op, const irm_object *attrs, irm_conv3d_transpose_attrs *out) {
+  static const irm_conv3d_transpose_attrs defaults = {.strides = {1, 1, 1}, .dilation = {1, 1, 1}, .groups = 1};
+  int64_t opad[3] = {0, 0, 0};
+  int32_t n = 0;
+  *out = defaults;
+  int rc = get_window(op, attrs, "strides", out->strides, 3);
+  if (!rc) rc = get_window(op, attrs, "dilation", out->dilation, 3);
+  if (!rc) rc = get_padding_nd(op, attrs, "padding", out->padding, 3);
+  if (!rc) rc = get_ints(op, attrs, "output_padding", opad, 3, &n);
+  if (!rc && n != -1 && n != 0 && n != 1 && n != 3)
+    rc = irm_error(IRM_EVALUE, "%s: output_padding must have 1 or 3 values, got %d", op, (int)n);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && out->groups < 1)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
+  for (int i = 0; i < 3; i++) out->output_padding[i] = n == 3 ? opad[i] : n == 1 ? opad[0] : 0;
+  return rc;
+}
+
+int irm_pool3d_attrs_decode(const char *op, const irm_object *attrs, irm_pool3d_attrs *out) {
+  static const irm_pool3d_attrs defaults = {.pool_size = {1, 1, 1}, .strides = {1, 1, 1}, .dilation = {1, 1, 1}};
+  int layout = 0;
+  *out = defaults;
+  int rc = get_name(op, attrs, "layout", layouts_3d, 1, &layout);
+  if (!rc) rc = get_window(op, attrs, "pool_size", out->pool_size, 3);
+  if (!rc) rc = get_window(op, attrs, "strides", out->strides, 3);
+  if (!rc) rc = get_window(op, attrs, "dilation", out->dilation, 3);
+  if (!rc) rc = get_padding_nd(op, attrs, "padding", out->padding, 3);
+  if (!rc) rc = get_bool(op, attrs, "ceil_mode", &out->ceil_mode);
+  if (!rc) rc = get_bool(op, attrs, "count_include_pad", &out->count_include_pad);
+  return rc;
 }
 
 /* ---- image ------------------------------------------------------------------------------------ */

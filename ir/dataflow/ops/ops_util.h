@@ -81,6 +81,8 @@ extern const ops_op_def irm_ops_winograd_[];
 extern const size_t irm_ops_winograd_count_;
 extern const ops_op_def irm_ops_pool_[];
 extern const size_t irm_ops_pool_count_;
+extern const ops_op_def irm_ops_conv3d_[];
+extern const size_t irm_ops_conv3d_count_;
 extern const ops_op_def irm_ops_shape_[];
 extern const size_t irm_ops_shape_count_;
 extern const ops_op_def irm_ops_image_[];

@@ -7,6 +7,8 @@ import numpy as np
 from .onnx_ops_util import ONNX_TO_IRM, _need_const, _ints, _axis, _scalar  # noqa: F401
 from .onnx_ops_nn import (_conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
                           _softmax)  # noqa: F401
+from .onnx_ops_rnn import RNN_CONVERTERS
+from .onnx_ops_random import RANDOM_CONVERTERS
 
 
 # ---- elementwise --------------------------------------------------------------------------------
@@ -679,3 +681,5 @@ CONVERTERS = {
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }
+CONVERTERS.update(RNN_CONVERTERS)
+CONVERTERS.update(RANDOM_CONVERTERS)

@@ -20,19 +20,20 @@ def _same_pads(in_hw, kernel, strides, dilations, mode):
 
 
 def _window(x, a, kernel, op_type):
-    if len(x.shape) != 4:
-        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) %s only"
+    if len(x.shape) not in (4, 5):
+        raise NotImplementedError("%s on rank %d data: irm takes 2-D (NCHW) and 3-D (NCDHW) %s only"
                                   % (op_type, len(x.shape), "convolutions" if op_type == "Conv" else "pools"))
-    strides = a.get("strides", [1, 1])
-    dilations = a.get("dilations", [1, 1])
+    dims = len(x.shape) - 2
+    strides = a.get("strides", [1] * dims)
+    dilations = a.get("dilations", [1] * dims)
     auto_pad = a.get("auto_pad", "NOTSET")
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         pads = _same_pads(x.shape[2:], kernel, strides, dilations, auto_pad)
     elif auto_pad == "VALID":
-        pads = [0, 0, 0, 0]
+        pads = [0] * (2 * dims)
     else:
-        pads = a.get("pads", [0, 0, 0, 0])
-    return strides, dilations, pads  # ONNX pads: top, left, bottom, right (irm's 4-value order)
+        pads = a.get("pads", [0] * (2 * dims))
+    return strides, dilations, pads  # ONNX pads: the begins, then the ends (irm's 4- and 6-value order)
 
 
 def _as_2d(g, x, a, node, conv):
@@ -59,8 +60,8 @@ def _conv(g, x, a, node):
         return _as_2d(g, x, a, node, _conv)
     kernel = a.get("kernel_shape", list(weight.shape[2:]))
     strides, dilations, pads = _window(data, a, kernel, "Conv")
-    out = g.emit("nn.conv2d", [data, weight], strides=strides, padding=pads, dilation=dilations,
-                 groups=int(a.get("group", 1)))
+    op = "nn.conv3d" if len(data.shape) == 5 else "nn.conv2d"
+    out = g.emit(op, [data, weight], strides=strides, padding=pads, dilation=dilations, groups=int(a.get("group", 1)))
     if len(x) > 2 and x[2] is not None:
         out = g.emit("nn.bias_add", [out, x[2]], axis=1)
     return [out]
@@ -70,31 +71,33 @@ def _conv_transpose(g, x, a, node):
     data, weight = x[0], x[1]
     if len(data.shape) == 3:
         return _as_2d(g, x, a, node, _conv_transpose)
-    if len(data.shape) != 4:
-        raise NotImplementedError("ConvTranspose on rank %d data: irm takes 1-D and 2-D only" % len(data.shape))
+    if len(data.shape) not in (4, 5):
+        raise NotImplementedError("ConvTranspose on rank %d data: irm takes 1-D, 2-D and 3-D only" % len(data.shape))
+    dims = len(data.shape) - 2
     kernel = a.get("kernel_shape", list(weight.shape[2:]))
-    strides, dilations = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
-    opad = list(a.get("output_padding", [0, 0]))
+    strides, dilations = a.get("strides", [1] * dims), a.get("dilations", [1] * dims)
+    opad = list(a.get("output_padding", [0] * dims))
     group = int(a.get("group", 1))
-    full = [(data.shape[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 + opad[i] for i in range(2)]
+    full = [(data.shape[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 + opad[i] for i in range(dims)]
     if "output_shape" in a:
-        want = a["output_shape"][-2:]
-        total = [full[i] - want[i] for i in range(2)]
+        want = a["output_shape"][-dims:]
+        total = [full[i] - want[i] for i in range(dims)]
     elif a.get("auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER"):
-        total = [full[i] - data.shape[2 + i] * strides[i] for i in range(2)]
+        total = [full[i] - data.shape[2 + i] * strides[i] for i in range(dims)]
     else:
         total = None
     if total is not None:
         if any(t < 0 for t in total):  # a larger output: extra rows and columns at the end
-            opad = [opad[i] - min(total[i], 0) for i in range(2)]
+            opad = [opad[i] - min(total[i], 0) for i in range(dims)]
             total = [max(t, 0) for t in total]
         lower = a.get("auto_pad", "NOTSET") == "SAME_LOWER"
         begin = [(t + 1) // 2 if lower else t // 2 for t in total]
-        pads = [begin[0], begin[1], total[0] - begin[0], total[1] - begin[1]]
+        pads = begin + [total[i] - begin[i] for i in range(dims)]
     else:
-        pads = a.get("pads", [0, 0, 0, 0])
-    out = g.emit("nn.conv2d_transpose", [data, weight], strides=strides, padding=pads, dilation=dilations,
-                 output_padding=opad, groups=group)
+        pads = a.get("pads", [0] * (2 * dims))
+    op = "nn.conv3d_transpose" if dims == 3 else "nn.conv2d_transpose"
+    out = g.emit(op, [data, weight], strides=strides, padding=pads, dilation=dilations, output_padding=opad,
+                 groups=group)
     if len(x) > 2 and x[2] is not None:
         out = g.emit("nn.bias_add", [out, x[2]], axis=1)
     return [out]
@@ -117,7 +120,8 @@ def _pool(op):
         extra = {"count_include_pad": bool(a.get("count_include_pad", 0))} if op == "nn.avg_pool2d" else {}
         if a.get("storage_order", 0):
             raise NotImplementedError("MaxPool with storage_order=1")
-        return [g.emit(op, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
+        name = op.replace("2d", "3d") if len(x[0].shape) == 5 else op
+        return [g.emit(name, [x[0]], pool_size=kernel, strides=strides, padding=pads, dilation=dilations,
                        ceil_mode=bool(a.get("ceil_mode", 0)), **extra)]
     return conv
 

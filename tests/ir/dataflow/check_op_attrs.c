@@ -86,6 +86,9 @@ WRAP(conv2d)
 WRAP(conv2d_transpose)
 WRAP(pool2d)
 WRAP(global_pool2d)
+WRAP(conv3d)
+WRAP(conv3d_transpose)
+WRAP(pool3d)
 WRAP(resize2d)
 WRAP(layout_transform)
 WRAP(dense)
@@ -125,6 +128,10 @@ static const decoder_case cases[] = {
     CASE("nn.avg_pool2d", pool2d, NULL),
     CASE("nn.global_max_pool2d", global_pool2d, NULL),
     CASE("nn.global_avg_pool2d", global_pool2d, NULL),
+    CASE("nn.conv3d", conv3d, NULL),
+    CASE("nn.conv3d_transpose", conv3d_transpose, NULL),
+    CASE("nn.max_pool3d", pool3d, NULL),
+    CASE("nn.avg_pool3d", pool3d, NULL),
     CASE("image.resize2d", resize2d, "size"),
     CASE("layout_transform", layout_transform, "src_layout"),
     CASE("nn.dense", dense, NULL),
