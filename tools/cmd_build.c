@@ -9,14 +9,16 @@
 #include <sys/stat.h>
 
 #include "cmd_build.h"
+#include "cmd_onnx.h"
 #include "cmd_opt.h"
 
 static void build_usage(FILE *to) {
   fputs(
       "usage: irm build [MODEL] [--target TEXT] [--executor E] [--runtime R] [-o DIR] [flags]\n\n"
       "Compiles MODEL with the driver (irm_build) and writes its artifacts to DIR with the record irm run\n"
-      "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule)\n"
-      "or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
+      "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule),\n"
+      "an ONNX model (MODEL.onnx, or a file starting as one; imported by python3 -m irm.frontend.onnx,\n"
+      "IRM_PYTHON to choose the interpreter) or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
       "Flags:\n"
       "  --target TEXT              the target (default: " BUILD_DEFAULT_TARGET "); legacy options are converted\n"
       "  --target-host TEXT         the host target every target gets\n"
@@ -25,6 +27,8 @@ static void build_usage(FILE *to) {
       "  --runtime R                the same forms: cpp | crt,system-lib=1 | {\"kind\": \"crt\"} (default: cpp)\n"
       "  --mod-name NAME            the module's name (default: default)\n"
       "  --params FILE              the weights: a JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
+      "  --input-shapes NAME:1x3x224x224[,NAME:...]  an ONNX model's input shapes\n"
+      "  --input-dtypes NAME:float32[,NAME:...]      an ONNX model's input dtypes\n"
       "  --passes PIPELINE          a pipeline run on the model before the driver's own\n"
       "  --opt-level N              the PassContext's opt_level (default 2)\n"
       "  --pass-config KEY=VALUE    a PassContext config option (irm list configs); repeatable\n"
@@ -47,7 +51,18 @@ static void build_usage(FILE *to) {
       to);
 }
 
-enum { F_TARGET = OPT_F_COMMON_END + 100, F_HOST, F_EXECUTOR, F_RUNTIME, F_MOD_NAME, F_PARAMS, F_EXPORT, F_NO_CACHE };
+enum {
+  F_TARGET = OPT_F_COMMON_END + 100,
+  F_HOST,
+  F_EXECUTOR,
+  F_RUNTIME,
+  F_MOD_NAME,
+  F_PARAMS,
+  F_EXPORT,
+  F_NO_CACHE,
+  F_INPUT_SHAPES,
+  F_INPUT_DTYPES
+};
 
 static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"target", required_argument, NULL, F_TARGET},
@@ -56,6 +71,8 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"runtime", required_argument, NULL, F_RUNTIME},
                                          {"mod-name", required_argument, NULL, F_MOD_NAME},
                                          {"params", required_argument, NULL, F_PARAMS},
+                                         {"input-shapes", required_argument, NULL, F_INPUT_SHAPES},
+                                         {"input-dtypes", required_argument, NULL, F_INPUT_DTYPES},
                                          {"output", required_argument, NULL, 'o'},
                                          {"export", no_argument, NULL, F_EXPORT},
                                          {"jobs", required_argument, NULL, 'j'},
@@ -66,6 +83,7 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
 typedef struct build_flags {
   opt_parse common;
   const char *target, *target_host, *executor_text, *runtime_text, *mod_name, *params_path, *dir;
+  const char *input_shapes, *input_dtypes;
   int help, export_lib, jobs, no_cache;
 } build_flags;
 
@@ -82,6 +100,8 @@ static int on_flag(int c, const char *value, void *data) {
     b->mod_name = value;
     break;
   case F_PARAMS: b->params_path = value; break;
+  case F_INPUT_SHAPES: b->input_shapes = value; break;
+  case F_INPUT_DTYPES: b->input_dtypes = value; break;
   case 'o': b->dir = value; break;
   case F_EXPORT: b->export_lib = 1; break;
   case F_NO_CACHE: b->no_cache = 1; break;
@@ -379,6 +399,25 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
   return rc;
 }
 
+/* MODEL: an ONNX model through the Python frontend (its params too,
+ * unless --params gave them), else what irm opt reads. */
+static int load_model(build_flags *b, irm_module **model, irm_object **params) {
+  const char *path = b->common.f->model;
+  if (!onnx_is_model(path)) {
+    if (b->input_shapes || b->input_dtypes)
+      return cli_usage_error("build", "--input-shapes and --input-dtypes apply to an ONNX model only");
+    return opt_load_model("build", path, model);
+  }
+  struct stat sb;
+  if (stat(path, &sb) != 0) return cli_say(CLI_FAIL, "build: cannot read '%s': %s", cli_quote(path), strerror(errno));
+  onnx_result r;
+  int rc = onnx_import(path, b->input_shapes, b->input_dtypes, &r);
+  if (!rc) rc = opt_load_model("build", r.ir_path, model);
+  if (!rc && !*params) rc = read_params(r.params_path, params);
+  onnx_result_clean(&r);
+  return rc;
+}
+
 static int build_run(build_flags *b) {
   opt_flags *f = b->common.f;
   irm_object *executor = NULL, *runtime = NULL, *params = NULL, *result = NULL;
@@ -387,7 +426,7 @@ static int build_run(build_flags *b) {
   int rc = parse_config("executor", b->executor_text, &executor);
   if (!rc) rc = parse_config("runtime", b->runtime_text, &runtime);
   if (!rc) rc = read_params(b->params_path, &params);
-  if (!rc) rc = opt_load_model("build", f->model, &model);
+  if (!rc) rc = load_model(b, &model, &params);
   if (!rc) rc = build_in_context(b, model, executor, runtime, params, &result, &given, &report);
   irm_any built = result_part(result, "module");
   const char *mod_name = built.type_code == IRM_OBJECT ? irm_module_mod_name(built.v_obj) : NULL;

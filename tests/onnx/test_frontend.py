@@ -238,3 +238,27 @@ def test_command_line_writes_text_and_params(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "irm.frontend.onnx", str(tmp_path / "missing.onnx"), "-o",
                           str(tmp_path / "x.irm")], env=env, capture_output=True, text=True)
     assert bad.returncode != 0
+
+
+def test_bad_model_files_are_value_errors_naming_the_file(tmp_path):
+    good = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [2])], [_vi("y", [2])]).SerializeToString()
+    cases = {"empty.onnx": (b"", "is empty \\(0 bytes\\)"),
+             "trunc.onnx": (good[:len(good) // 2], "is not an ONNX model"),
+             "random.onnx": (bytes(np.random.RandomState(0).randint(0, 256, 300, dtype=np.uint8)),
+                             "is not an ONNX model")}
+    for name, (data, message) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ValueError, match="'.*%s' %s" % (name, message)):
+            from_onnx(str(tmp_path / name))
+    # the command line: one line, no traceback, status 1
+    bad = subprocess.run([sys.executable, "-m", "irm.frontend.onnx", str(tmp_path / "empty.onnx"), "-o",
+                          str(tmp_path / "x.irm")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
+
+
+def test_unknown_input_names_are_value_errors_naming_the_inputs():
+    model = _model([helper.make_node("Add", ["x", "z"], ["y"])], [_vi("x", [2]), _vi("z", [2])], [_vi("y", [2])])
+    with pytest.raises(ValueError, match="shape= names 'bad', which is no input of the model; its inputs: 'x', 'z'"):
+        from_onnx(model, shape={"bad": (2,)})
+    with pytest.raises(ValueError, match="dtype= names 'q'"):
+        from_onnx(model, dtype={"q": "float32"})

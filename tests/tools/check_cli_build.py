@@ -314,10 +314,67 @@ def run_cases():
     run(["cache", "--help"], 0, out=["usage: irm cache", "IRM_CACHE_DIR"])
 
 
-# Two ctest cases (cli_build, cli_run) keep each short; "all" runs both.
+def onnx_cases():
+    """irm build MODEL.onnx through the Python frontend (needs an interpreter
+    with onnx: this script runs under it), its flags, and bad model files."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = numpy_helper.from_array(np.random.RandomState(0).randn(4, 3).astype(np.float32), "W")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"]), helper.make_node("Relu", ["y"], ["z"])],
+                              "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], [w])
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+    for name, content in [("tiny.onnx", data), ("tiny.model", data), ("empty.onnx", b""),
+                          ("trunc.onnx", data[:len(data) // 2]),
+                          ("random.onnx", bytes(np.random.RandomState(1).randint(0, 256, 300, dtype=np.uint8)))]:
+        with open(tmp(name), "wb") as f:
+            f.write(content)
+    env = dict(ENV, IRM_PYTHON=sys.executable)
+    run(["build", "tiny.onnx", "--input-shapes", "x:2x4", "--executor", "aot", "-o", tmp("onnx-aot")], 0,
+        out=["build of 'tiny.onnx'", "files written"], env=env)
+    o, _ = run(["run", tmp("onnx-aot")], 0, out=["output 0: Tensor[(2, 3), float32]"], env=env)
+    if largest_difference(o) > 1e-5:
+        FAILURES.append("irm run of the ONNX build: difference above 1e-5\n" + o)
+    # another name: recognised by its first bytes
+    run(["build", "tiny.model", "--input-shapes", "x:1x4", "--input-dtypes", "x:float32", "-o", tmp("onnx-g")], 0,
+        out=["build of 'tiny.model'"], env=env)
+    run(["build", "tiny.onnx", "-o", tmp("onnx-dyn")], 1, err=["input 'x' has a dynamic dimension 0"], env=env)
+    run(["build", "tiny.onnx", "--input-shapes", "bad:2x4"], 1,
+        err=["names 'bad', which is no input of the model; its inputs: 'x'"], env=env)
+    run(["build", "tiny.onnx", "--input-shapes", "x:2y4"], 2, err=["'2y4' is no shape"], env=env)
+    run(["build", "tiny.onnx", "--input-shapes", "x"], 2, err=["expected NAME:D0xD1x...[,...]"], env=env)
+    run(["build", "tiny.onnx", "--input-shapes", "x:2x4", "--input-dtypes", "x:flaot32"], 2,
+        err=["did you mean 'float32'"], env=env)
+    run(["build", "cnn", "--input-shapes", "x:2x4"], 2, err=["apply to an ONNX model only"], env=env)
+    for name, message in [("empty.onnx", "'empty.onnx' is empty (0 bytes), not an ONNX model"),
+                          ("trunc.onnx", "'trunc.onnx' is not an ONNX model"),
+                          ("random.onnx", "'random.onnx' is not an ONNX model")]:
+        _, e = run(["build", name, "-o", tmp("bad-" + name)], 1, err=[message], not_err=["Traceback"], env=env)
+        if len(e.strip().splitlines()) != 1:
+            FAILURES.append(f"irm build {name}: more than one line on stderr\n{e}")
+        if os.path.exists(tmp("bad-" + name)):
+            FAILURES.append(f"irm build {name}: wrote {tmp('bad-' + name)}")
+    run(["build", "missing.onnx"], 1, err=["cannot read 'missing.onnx'"], env=env)
+    run(["build", "tiny.onnx"], 1, err=["'/nonexistent/python3' cannot be run", "apt-get install python3-onnx"],
+        env=dict(env, IRM_PYTHON="/nonexistent/python3"))
+    # an interpreter without onnx: a Python whose import of onnx fails
+    fake = tmp("fake-python")
+    with open(fake, "w") as f:
+        f.write("#!%s\nimport runpy, sys\nsys.modules['onnx'] = None\nsys.argv = [sys.argv[0]] + sys.argv[3:]\n"
+                "runpy.run_module('irm.frontend.onnx', run_name='__main__')\n" % sys.executable)
+    os.chmod(fake, 0o755)
+    run(["build", "tiny.onnx"], 1, err=["needs the Python package onnx", "apt-get install python3-onnx"],
+        env=dict(env, IRM_PYTHON=fake))
+
+
+# Two ctest cases (cli_build, cli_run) keep each short; "all" runs both;
+# "onnx" (cli_onnx) runs under an interpreter that has onnx.
 PART = sys.argv[3] if len(sys.argv) > 3 else "all"
 if PART in ("build", "all"):
     build_cases()
 if PART in ("run", "all"):
     run_cases()
+if PART == "onnx":
+    onnx_cases()
 finish(f"irm build and run ({PART})")
