@@ -26,7 +26,8 @@ static void build_usage(FILE *to) {
       "                             (default: the driver's, graph)\n"
       "  --runtime R                the same forms: cpp | crt,system-lib=1 | {\"kind\": \"crt\"} (default: cpp)\n"
       "  --mod-name NAME            the module's name (default: default)\n"
-      "  --params FILE              the weights: a JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
+      "  --params FILE              the weights: TVM's param dict (relay.save_param_dict's bytes) or a\n"
+      "                             JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
       "  --input-shapes NAME:1x3x224x224[,NAME:...]  an ONNX model's input shapes\n"
       "  --input-dtypes NAME:float32[,NAME:...]      an ONNX model's input dtypes\n"
       "  --passes PIPELINE          a pipeline run on the model before the driver's own\n"
@@ -230,7 +231,11 @@ static int read_params(const char *path, irm_object **out) {
   size_t len = 0;
   if (cli_read_all("build", path, &text, &len)) return CLI_FAIL;
   irm_any v = irm_any_none();
-  int rc = irm_from_json(text, len, &v);
+  /* TVM's param dict by its magic number, else irm's JSON. */
+  irm_object *dict = NULL;
+  int binary = irm_param_dict_is(text, len);
+  int rc = binary ? irm_param_dict_load(text, len, &dict) : irm_from_json(text, len, &v);
+  if (binary && !rc) v = irm_any_object(dict);
   free(text);
   if (!rc && (v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Map")))
     rc = irm_error(IRM_ETYPE, "expected a Map name -> Tensor, got %s", irm_any_type_name(&v));
@@ -282,10 +287,45 @@ static irm_any result_part(const irm_object *result, const char *key) {
   return v ? *v : irm_any_none();
 }
 
-/* The record irm run reads, written into dir. */
+/* The weights the model was built with: the driver's params, else the
+ * model's own (what irm run --check evaluates it with). Borrowed. */
+static const irm_object *model_weights(const irm_module *model, const irm_object *result) {
+  irm_any p = result_part(result, "params");
+  if (p.type_code == IRM_OBJECT && irm_map_size(p.v_obj)) return p.v_obj;
+  return irm_module_params(model);
+}
+
+/* m without its "params" attribute (m itself, retained, when it has none). */
+static int without_params(const irm_module *m, irm_module **out) {
+  if (irm_module_params(m)) return irm_module_without_attr(m, "params", out);
+  irm_object_retain((irm_object *)m);
+  *out = (irm_module *)m;
+  return IRM_OK;
+}
+
+/* A module holding only m's attributes (its configuration, what
+ * export_library reads) without the params: the record's "built". */
+static int config_only(const irm_module *m, irm_module **out) {
+  irm_object *funcs = NULL;
+  irm_module *with = NULL;
+  int rc = irm_map_new(&funcs);
+  if (!rc) rc = irm_module_new(funcs, irm_dict_attrs_map(irm_module_attrs(m)), &with);
+  if (!rc) rc = without_params(with, out);
+  irm_object_release(with);
+  irm_object_release(funcs);
+  return rc;
+}
+
+/* The record irm run reads and the model's weights as a param dict
+ * (BUILD_WEIGHTS_SUFFIX), written into dir: the record names the weights'
+ * file and holds no tensor of its own. */
 static int write_record(const irm_module *model, const irm_object *result, const char *mod_name, const char *dir) {
-  irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL;
+  irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL, *blob = NULL, *empty = NULL;
+  irm_module *bare = NULL, *built = NULL;
   const irm_object *artifacts = result_part(result, "artifacts").v_obj;
+  const irm_object *weights = model_weights(model, result);
+  char weights_name[300];
+  snprintf(weights_name, sizeof weights_name, "%s" BUILD_WEIGHTS_SUFFIX, mod_name);
   int rc = irm_array_new(NULL, 0, &names);
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
@@ -294,25 +334,35 @@ static int write_record(const irm_module *model, const irm_object *result, const
     irm_any name = irm_any_str(irm_string_data(k));
     rc = irm_array_append_move(&names, &name);
   }
+  if (!rc && !weights) rc = irm_map_new(&empty);
+  if (!rc) rc = irm_param_dict_save(weights ? weights : empty, &blob);
+  if (!rc) rc = without_params(model, &bare);
+  if (!rc) rc = config_only(result_part(result, "module").v_obj, &built);
   const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
-  irm_any vals[] = {irm_any_object((irm_object *)model), result_part(result, "module"), result_part(result, "params"),
-                    irm_any_str(mod_name), irm_any_object(names)};
+  irm_any vals[] = {irm_any_object(bare), irm_any_object(built), irm_any_str(weights_name), irm_any_str(mod_name),
+                    irm_any_object(names)};
   if (!rc) rc = irm_map_from_pairs(keys, vals, 5, &record);
   irm_any rv = irm_any_object(record);
   if (!rc) rc = irm_to_json(&rv, &text);
   /* Written as an artifact is: one mechanism for the folder's files. */
-  irm_any tv = irm_any_object(text);
+  irm_any tv = irm_any_object(text), bv = irm_any_object(blob);
+  text = blob = NULL;
   if (!rc) rc = irm_map_new(&files);
   if (!rc) rc = irm_map_set_move(&files, BUILD_RECORD, &tv);
+  if (!rc) rc = irm_map_set_move(&files, weights_name, &bv);
   const char *okeys[] = {"artifacts"};
   irm_any ovals[] = {irm_any_object(files)};
   if (!rc) rc = irm_map_from_pairs(okeys, ovals, 1, &one);
   if (!rc) rc = irm_build_write(one, dir);
+  irm_any_release(&tv);
+  irm_any_release(&bv);
   irm_object_release(one);
   irm_object_release(files);
-  irm_object_release(text);
   irm_object_release(record);
   irm_object_release(names);
+  irm_object_release(empty);
+  irm_object_release(bare);
+  irm_object_release(built);
   return rc;
 }
 

@@ -194,7 +194,8 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
   last_line(err_path, line, sizeof line);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return CLI_OK;
   if (WIFEXITED(status) && WEXITSTATUS(status) == ONNX_EXIT_NO_EXEC)
-    return cli_say(CLI_FAIL, "build: '%s' needs Python 3 with the onnx package; '%s' cannot be run (%s; or set IRM_PYTHON)",
+    return cli_say(CLI_FAIL,
+                   "build: '%s' needs Python 3 with the onnx package; '%s' cannot be run (%s; or set IRM_PYTHON)",
                    cli_quote(model), cli_quote(python), ONNX_INSTALL_HINT);
   if (WIFEXITED(status) && WEXITSTATUS(status) == ONNX_EXIT_NO_ONNX)
     return cli_say(CLI_FAIL, "build: '%s' needs the Python package onnx for '%s' (%s)", cli_quote(model),

@@ -110,12 +110,12 @@ static int read_record(const char *dir, irm_object **out) {
   if (read_json(path, &v)) return CLI_FAIL;
   const irm_object *rec = v.type_code == IRM_OBJECT && irm_object_is(v.v_obj, "ffi.Map") ? v.v_obj : NULL;
   if (!rec || !record_part(rec, "module", "ir.IRModule") || !record_part(rec, "built", "ir.IRModule") ||
-      !record_part(rec, "params", "ffi.Map") || !record_part(rec, "mod_name", "ffi.String") ||
+      !record_part(rec, "params", "ffi.String") || !record_part(rec, "mod_name", "ffi.String") ||
       !record_part(rec, "artifacts", "ffi.Array")) {
     irm_any_release(&v);
     return cli_say(CLI_FAIL,
-                   "run: '%s' is no record of irm build (it needs module, built, params, mod_name and "
-                   "artifacts)",
+                   "run: '%s' is no record of irm build (it needs module, built, params (a file name), "
+                   "mod_name and artifacts; build the folder again)",
                    cli_quote(path));
   }
   *out = v.v_obj;
@@ -163,6 +163,7 @@ static int check_record_names(const char *dir, const irm_object *record) {
   snprintf(lib, sizeof lib, "lib%s.so", mod_name);
   int rc = inside_dir(dir, BUILD_RECORD, "the record");
   if (!rc) rc = inside_dir(dir, lib, "the library");
+  if (!rc) rc = inside_dir(dir, irm_string_data(record_part(record, "params", "ffi.String")), "the weights");
   const irm_object *names = record_part(record, "artifacts", "ffi.Array");
   for (size_t i = 0; !rc && i < irm_array_size(names); i++)
     rc = inside_dir(dir, cli_str(irm_array_at(names, i)), "an artifact");
@@ -171,7 +172,7 @@ static int check_record_names(const char *dir, const irm_object *record) {
 
 /* {"module": built, "artifacts": DIR's files as the record names them,
  * "params": ...}: what irm_build gave irm build. */
-static int rebuild_result(const char *dir, const irm_object *record, irm_object **out) {
+static int rebuild_result(const char *dir, const irm_object *record, const irm_object *weights, irm_object **out) {
   const irm_object *names = record_part(record, "artifacts", "ffi.Array");
   irm_object *files = NULL;
   int rc = irm_map_new(&files) ? cli_fail("run") : CLI_OK;
@@ -197,10 +198,22 @@ static int rebuild_result(const char *dir, const irm_object *record, irm_object 
     free(data);
   }
   const char *keys[] = {"module", "artifacts", "params"};
-  irm_any vals[] = {*irm_map_find_cstr(record, "built"), irm_any_object(files), *irm_map_find_cstr(record, "params")};
+  irm_any vals[] = {*irm_map_find_cstr(record, "built"), irm_any_object(files), irm_any_object((irm_object *)weights)};
   if (!rc && irm_map_from_pairs(keys, vals, 3, out)) rc = cli_fail("run");
   irm_object_release(files);
   return rc;
+}
+
+/* The model's weights: the param dict file the record names. */
+static int read_weights(const char *dir, const irm_object *record, irm_object **out) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%s", dir, irm_string_data(record_part(record, "params", "ffi.String")));
+  char *data = NULL;
+  size_t len = 0;
+  if (cli_read_all("run", path, &data, &len)) return CLI_FAIL;
+  int rc = irm_param_dict_load(data, len, out);
+  free(data);
+  return rc ? cli_say(CLI_FAIL, "run: the weights '%s': %s", cli_quote(path), irm_last_error()) : CLI_OK;
 }
 
 /* ---- inputs ------------------------------------------------------------------------------- */
@@ -267,9 +280,10 @@ static int input_from_file(const char *name, const char *path, irm_any *out) {
 
 /* main's parameters: the params' values, the others (the data inputs,
  * also into *data, in order) given or random. */
-static int make_inputs(const run_flags *r, const irm_object *record, irm_object **all, irm_object **data) {
+static int make_inputs(const run_flags *r, const irm_object *record, const irm_object *weights, irm_object **all,
+                       irm_object **data) {
   const irm_module *mod = record_part(record, "module", "ir.IRModule");
-  const irm_object *params = record_part(record, "params", "ffi.Map");
+  const irm_object *params = weights;
   if (!irm_map_size(params)) params = irm_module_params(mod);
   const irm_object *main_fn = irm_module_function(mod, "main");
   if (!main_fn) return cli_say(CLI_FAIL, "run: the model of %s has no function 'main'", BUILD_RECORD);
@@ -348,7 +362,7 @@ static int compare(const run_flags *r, const irm_object *outs, const irm_any *wa
 }
 
 static int run_dir(const run_flags *r) {
-  irm_object *record = NULL, *result = NULL, *all = NULL, *data = NULL, *outs = NULL;
+  irm_object *record = NULL, *result = NULL, *all = NULL, *data = NULL, *outs = NULL, *weights = NULL;
   irm_runtime_module *loaded = NULL;
   irm_any want = irm_any_none();
   char lib[4096];
@@ -356,8 +370,9 @@ static int run_dir(const run_flags *r) {
   if (!rc) rc = check_record_names(r->dir, record);
   const char *mod_name = rc ? "" : irm_string_data(record_part(record, "mod_name", "ffi.String"));
   snprintf(lib, sizeof lib, "%s/lib%s.so", r->dir, mod_name);
-  if (!rc) rc = make_inputs(r, record, &all, &data);
-  if (!rc) rc = rebuild_result(r->dir, record, &result);
+  if (!rc) rc = read_weights(r->dir, record, &weights);
+  if (!rc) rc = make_inputs(r, record, weights, &all, &data);
+  if (!rc) rc = rebuild_result(r->dir, record, weights, &result);
   if (!rc && irm_build_export_library(result, lib)) rc = cli_fail("run: compiling");
   if (!rc && irm_runtime_load(lib, &loaded)) rc = cli_fail("run: loading");
   if (!rc) {
@@ -381,6 +396,7 @@ static int run_dir(const run_flags *r) {
   irm_object_release(all);
   irm_object_release(result);
   irm_object_release(record);
+  irm_object_release(weights);
   return rc;
 }
 

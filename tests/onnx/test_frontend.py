@@ -4,7 +4,6 @@ torch.onnx.export here) against PyTorch, before and after the default
 pipeline; and the frontend's contract (errors, names, attributes, the
 command line)."""
 import io
-import json
 import os
 import subprocess
 import sys
@@ -229,12 +228,12 @@ def test_command_line_writes_text_and_params(tmp_path):
     subprocess.run(run, check=True, env=env)
     mod = irm.ir.parse((tmp_path / "m.irm").read_text())
     assert mod.get_attr("params")["w"].tolist() == [1.0, 2.0, 3.0]
-    subprocess.run(run + ["--params-out", str(tmp_path / "p.json")], check=True, env=env)
+    subprocess.run(run + ["--params-out", str(tmp_path / "p.params")], check=True, env=env)
     mod = irm.ir.parse((tmp_path / "m.irm").read_text())
     assert "params" not in mod.attrs
-    params = irm.from_json((tmp_path / "p.json").read_text())
+    from irm.runtime import load_param_dict
+    params = load_param_dict((tmp_path / "p.params").read_bytes())
     assert params["w"].tolist() == [1.0, 2.0, 3.0]
-    json.loads((tmp_path / "p.json").read_text())
     bad = subprocess.run([sys.executable, "-m", "irm.frontend.onnx", str(tmp_path / "missing.onnx"), "-o",
                           str(tmp_path / "x.irm")], env=env, capture_output=True, text=True)
     assert bad.returncode != 0

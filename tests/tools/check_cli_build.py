@@ -223,6 +223,34 @@ def run_cases():
     o, _ = run(["run", mz], 0, out=["= [0.1, 0.1, 0.1"])
     if largest_difference(o) > 1e-6:
         FAILURES.append("irm run with --params: difference above 1e-6\n" + o)
+    # The weights irm build keeps: TVM's param dict, DIR/<mod_name>.model.params, which the record names
+    # without copying a tensor; --params reads it back (told from JSON by its magic number).
+    with open(os.path.join(mz, "default.model.params"), "rb") as f:
+        blob = f.read()
+    if struct.unpack("<QQQ", blob[:24]) != (0xF7E58D4F05049CB7, 0, len(shapes)):
+        FAILURES.append("default.model.params: not TVM's param dict of the MLP's %d weights" % len(shapes))
+    with open(os.path.join(mz, "irm-build.json")) as f:
+        record_text = f.read()
+    if "ffi.Tensor" in record_text or '"default.model.params"' not in record_text:
+        FAILURES.append("irm-build.json holds a tensor or does not name default.model.params")
+    run(["build", "mlp", "--executor", "aot", "--params", os.path.join(mz, "default.model.params"), "-o",
+         tmp("mlp-zero-bin")], 0, out=["files written"])
+    run(["run", tmp("mlp-zero-bin")], 0, out=["= [0.1, 0.1, 0.1"])
+    with open(tmp("trunc.params"), "wb") as f:
+        f.write(blob[:len(blob) // 2])
+    run(["build", "mlp", "--params", tmp("trunc.params"), "-o", tmp("p-bad")], 1,
+        err=["--params", "trunc.params", "not a valid param dict: the params blob is truncated"])
+    at = blob.index(struct.pack("<Q", 0xDD5E40F096B4A13F))
+    with open(tmp("magic.params"), "wb") as f:
+        f.write(blob[:at] + b"\0" + blob[at + 1:])
+    run(["build", "mlp", "--params", tmp("magic.params"), "-o", tmp("p-bad")], 1, err=["bad magic number"])
+    if os.path.exists(tmp("p-bad")):
+        FAILURES.append("irm build with bad --params wrote p-bad")
+    # irm run: the weights' file missing or broken
+    os.remove(os.path.join(tmp("mlp-zero-bin"), "default.model.params"))
+    run(["run", tmp("mlp-zero-bin")], 1, err=["cannot read", "default.model.params"])
+    shutil.copy(tmp("trunc.params"), os.path.join(tmp("mlp-zero-bin"), "default.model.params"))
+    run(["run", tmp("mlp-zero-bin")], 1, err=["the weights", "truncated"])
     # --input: a given data tensor (ones), an input name mistyped, a file without a Tensor.
     ones = write("ones.json", irm_json(lambda add: tensor_node(add, (1, 64), [1.0] * 64)))
     o, _ = run(["run", m1, "--input", "data=" + ones], 0, out=["(given)"])

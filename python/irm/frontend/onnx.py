@@ -31,8 +31,10 @@ one NotImplementedError listing every such op with its count and the node
 names.
 
 Command line: ``python3 -m irm.frontend.onnx MODEL.onnx -o MODEL.irm
-[--params-out FILE]`` writes the text form (with the params inside, or,
-with --params-out, the params as irm JSON in FILE).
+[--params-out FILE] [--shape NAME=D0,D1,...] [--dtype NAME=DTYPE]`` writes the
+text form (with the params inside, or, with --params-out, the params in FILE
+as TVM's param dict, ``irm.runtime.save_param_dict``'s bytes). Every failure
+is one line on stderr and status 1 (3 when the onnx package is missing).
 """
 import re
 import sys
@@ -382,7 +384,7 @@ def main(argv=None):
                                 description="Convert an ONNX model to irm's text form.")
     p.add_argument("model", help="the .onnx file")
     p.add_argument("-o", "--output", required=True, help="the .irm text file to write")
-    p.add_argument("--params-out", help="write the params (irm JSON of a Map name -> Tensor) here, "
+    p.add_argument("--params-out", help="write the params here (TVM's param dict, irm.runtime.save_param_dict), "
                                         "and leave them out of the text")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="the shape of an input (repeatable)")
@@ -407,9 +409,9 @@ def main(argv=None):
             dtypes[name] = dt
         mod, params = from_onnx(args.model, shape=shapes or None, dtype=dtypes or None)
         if args.params_out:
-            from .._ffi import get_global_func
-            with open(args.params_out, "w") as f:
-                f.write(get_global_func("ffi.ToJSON")(params))
+            from ..runtime import save_param_dict
+            with open(args.params_out, "wb") as f:
+                f.write(save_param_dict(params))
             mod = mod.without_attr("params")
         with open(args.output, "w") as f:
             f.write(mod.text(elide_larger_than=0))
