@@ -13,7 +13,8 @@ static irm_tensor *ramp(const char *dtype, const int64_t *shape, int32_t ndim) {
   irm_tensor *t = NULL;
   ck_assert_ok(irm_dtype_parse(dtype, &dt));
   ck_assert_ok(irm_tensor_new(dt, shape, ndim, NULL, &t));
-  for (int64_t i = 0; i < irm_tensor_numel(t); i++) irm_tensor_set_f64(t, i, dt.bits == 8 && dt.code == 1 ? i % 2 : i % 7 - 3);
+  for (int64_t i = 0; i < irm_tensor_numel(t); i++)
+    irm_tensor_set_f64(t, i, dt.bits == 8 && dt.code == 1 ? i % 2 : i % 7 - 3);
   return t;
 }
 
@@ -71,11 +72,11 @@ START_TEST(test_the_bytes_are_tvms_layout) {
   ck_assert_ok(irm_param_dict_save(m, &blob));
   unsigned char want[200];
   size_t n = 0;
-#define PUT(x)                              \
-  do {                                      \
-    __typeof__(x) v_ = (x);                 \
-    memcpy(want + n, &v_, sizeof v_);       \
-    n += sizeof v_;                         \
+#define PUT(x)                        \
+  do {                                \
+    __typeof__(x) v_ = (x);           \
+    memcpy(want + n, &v_, sizeof v_); \
+    n += sizeof v_;                   \
   } while (0)
   PUT((uint64_t)0xF7E58D4F05049CB7ULL);
   PUT((uint64_t)0);
@@ -144,12 +145,14 @@ START_TEST(test_bad_bytes_are_clear_errors) {
   size_t code_at = 24 + 3 * 9 + 8 + 28;
   ck_assert_uint_eq((unsigned char)copy[code_at], kDLInt);
   copy[code_at] = 9;
-  ck_assert_error(irm_param_dict_load(copy, size, &out), IRM_EVALUE, "ValueError: LoadParams: 'w' has a dtype irm does not have");
+  ck_assert_error(irm_param_dict_load(copy, size, &out), IRM_EVALUE,
+                  "ValueError: LoadParams: 'w' has a dtype irm does not have");
   copy[code_at] = kDLInt;
   /* a name given twice: "s" renamed "w" */
   ck_assert_int_eq(copy[24 + 9 + 8], 's');
   copy[24 + 9 + 8] = 'w';
-  ck_assert_error(irm_param_dict_load(copy, size, &out), IRM_EVALUE, "ValueError: LoadParams: the name 'w' is given twice");
+  ck_assert_error(irm_param_dict_load(copy, size, &out), IRM_EVALUE,
+                  "ValueError: LoadParams: the name 'w' is given twice");
   free(copy);
   irm_object_release(blob);
   /* a value that is no Tensor; no Map */

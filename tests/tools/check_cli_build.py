@@ -62,7 +62,8 @@ def build_cases():
     # ---- help --------------------------------------------------------------------------------
     for flag in ["--executor", "--runtime", "--target-host", "--params", "--mod-name", "--bisect-limit", "-o DIR"]:
         run(["build", "--help"], 0, out=["usage: irm build", flag], name="build --help " + flag)
-    run(["run", "--help"], 0, out=["usage: irm run DIR", "--seed", "--input NAME=FILE", "--tolerance"])
+    run(["run", "--help"], 0, out=["usage: irm run DIR", "--seed", "--input NAME=FILE", "--tolerance", "--inputs",
+                                   "--outputs", "--repeat", "--number", "--profile", "--num-threads", "--check"])
     run(["--help"], 0, out=["build", "run"], not_out=["not built yet"])
 
     # ---- the default build: the graph executor, the example CNN, ./build-default --------------
@@ -72,7 +73,7 @@ def build_cases():
                            "build-default/irm-build.json", "irm run build-default"])
     if not os.path.isfile(tmp("build-default/irm-build.json")):
         FAILURES.append("irm build wrote no build-default/irm-build.json")
-    o, _ = run(["run", "build-default"], 0, out=["output 0: Tensor[(1, 10), float32]"])
+    o, _ = run(["run", "build-default", "--check"], 0, out=["output 0: Tensor[(1, 10), float32]"])
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run of the graph build: difference above 1e-4\n" + o)
     # An executor kind without a pipeline: the driver's error, nothing written.
@@ -154,7 +155,7 @@ def run_cases():
                out=["executor    ir.Executor(kind=\"aot\"", "target      c -keys=cpu", "target-host c -keys=cpu",
                     "passes run", "files written", cnn + "/tvmgen_default.c", cnn + "/irm-build.json",
                     "irm run " + CNN], err=["FuseOps: "])
-    o0, _ = run(["run", CNN], 0, out=["compiled to " + cnn + "/libdefault.so", "3072 float32 values (random, seed 0)",
+    o0, _ = run(["run", CNN, "--check"], 0, out=["compiled to " + cnn + "/libdefault.so", "3072 float32 values (random, seed 0)",
                                       "output 0: Tensor[(1, 10), float32] = [", "... (2 more)",
                                       "largest difference from ir.Evaluate: "])
     if largest_difference(o0) > 1e-4:
@@ -166,12 +167,45 @@ def run_cases():
     if outputs(o0)[0].split(" = [")[1].split(",")[0] != outputs(o0b)[0].split(" = [")[1].split(",")[0]:
         FAILURES.append("irm run: the same seed gave different outputs")
 
+    # Without --check: no ir.Evaluate. The library is reused while newer than its sources.
+    o, _ = run(["run", CNN], 0, out=["reuses " + cnn + "/libdefault.so", "output 0: Tensor[(1, 10), float32]"],
+               not_out=["largest difference", "compiled to"])
+    os.utime(os.path.join(CNN, "tvmgen_default.c"))  # a source newer than the library: compiled again
+    run(["run", CNN], 0, out=["compiled to " + cnn + "/libdefault.so"])
+    run(["run", CNN], 0, out=["reuses " + cnn + "/libdefault.so"])
+    # --repeat/--number: the timing report's fields; --num-threads
+    o, _ = run(["run", CNN, "--repeat", "3", "--number", "2", "--num-threads", "1"], 0,
+               out=["execution time (ms), 3 repeats of 2 runs each:"])
+    fields = o.split("execution time")[1].splitlines()
+    if fields[1].split() != ["mean", "median", "max", "min", "std"] or len(fields[2].split()) != 5 or \
+            not all(float(x) >= 0 for x in fields[2].split()):
+        FAILURES.append("irm run --repeat: the report's fields\n" + o)
+    else:
+        mean, median, hi, lo, _ = (float(x) for x in fields[2].split())
+        if not lo <= median <= hi or not lo <= mean <= hi:
+            FAILURES.append("irm run --repeat: min <= mean, median <= max fails\n" + o)
+    run(["run", CNN, "--repeat", "0"], 2, err=["--repeat"])
+    run(["run", CNN, "--number", "x"], 2, err=["--number"])
+    run(["run", CNN, "--num-threads", "999"], 2, err=["--num-threads"])
+    # --profile: every kernel the entry point calls, from the profiled library
+    with open(os.path.join(CNN, "tvmgen_default.c")) as f:
+        kernels = sorted(set(re.findall(r'IRM_CRT_KERNEL_ENTER\(\d+, "([^"]+)"\)', f.read())))
+    o, _ = run(["run", CNN, "--profile"], 0, out=["kernel profile, 1 runs (%d kernels" % len(kernels), "calls",
+                                                   "total ms", "share"])
+    listed = sorted(line.split()[0] for line in o.split("kernel profile")[1].splitlines()[2:2 + len(kernels)])
+    if not kernels or listed != kernels:
+        FAILURES.append("irm run --profile: kernels %s, listed %s\n%s" % (kernels, listed, o))
+    if not os.path.isfile(os.path.join(CNN, "libdefault.profile.so")):
+        FAILURES.append("irm run --profile wrote no libdefault.profile.so")
+    run(["build", "mlp", "-o", tmp("graph-mlp")], 0)  # graph: the runner calls the kernels, no hooks
+    run(["run", tmp("graph-mlp"), "--profile"], 1, err=["--profile", "build with --executor aot"])
+
     # The C interface with the crt runtime, a module name, an example model by name.
     m1 = tmp("mlp-c")
     run(["build", "mlp", "--executor", "aot,unpacked-api=1,interface-api=c", "--runtime", "crt", "--mod-name", "m1",
          "-o", m1], 0, out=["build of 'mlp'", "\"unpacked-api\": true", "\"interface-api\": \"c\"",
                             "ir.Runtime(kind=\"crt\"", "mod_name    m1", "tvmgen_m1.c"])
-    o, _ = run(["run", m1], 0, out=["libm1.so", "64 float32 values"])
+    o, _ = run(["run", m1, "--check"], 0, out=["libm1.so", "64 float32 values"])
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run of mlp (C interface): difference above 1e-4\n" + o)
 
@@ -179,7 +213,7 @@ def run_cases():
     res = tmp("residual-json")
     run(["build", "residual", "--executor", '{"kind": "aot", "link-params": false}', "--runtime", '{"kind": "cpp"}',
          "-o", res], 0, out=["\"link-params\": false", "default.params"])
-    o, _ = run(["run", res], 0)
+    o, _ = run(["run", res, "--check"], 0)
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run of residual (params file): difference above 1e-4\n" + o)
 
@@ -188,7 +222,7 @@ def run_cases():
     run(["build", "mlp", "--target", "c -executor=aot -runtime=c -unpacked-api=1 -interface-api=c", "-o", leg], 0,
         out=["ir.Executor(kind=\"aot\"", "\"interface-api\": \"c\"", "ir.Runtime(kind=\"crt\""],
         err=["DeprecationWarning: target option '-executor=aot' is deprecated"])
-    run(["run", leg], 0, out=["largest difference"])
+    run(["run", leg, "--check"], 0, out=["largest difference"])
     # -mcpu=native is resolved at build to the CPU cc names (docs/build.md, "The CPU").
     run(["build", "mlp", "--target", '{"kind": "c", "mcpu": "native"}', "--executor", "aot", "-o", tmp("mlp-json")],
         0, out=["target      c -keys=cpu ", " -mcpu="], not_out=["-mcpu=native"])
@@ -197,7 +231,7 @@ def run_cases():
     gl = tmp("residual-graph")
     run(["build", "residual", "--executor", "graph,link-params=1", "-o", gl], 0,
         out=["ir.Executor(kind=\"graph\", attrs={\"link-params\": true", "default.json"])
-    o, _ = run(["run", gl, "--seed", "2"], 0)
+    o, _ = run(["run", gl, "--check", "--seed", "2"], 0)
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run of residual (graph, link-params): difference above 1e-4\n" + o)
 
@@ -220,7 +254,7 @@ def run_cases():
     zeros = write("zeros.json", irm_json(zero_params))
     mz = tmp("mlp-zero")
     run(["build", "mlp", "--executor", "aot", "--params", zeros, "-o", mz], 0, out=["files written"])
-    o, _ = run(["run", mz], 0, out=["= [0.1, 0.1, 0.1"])
+    o, _ = run(["run", mz, "--check"], 0, out=["= [0.1, 0.1, 0.1"])
     if largest_difference(o) > 1e-6:
         FAILURES.append("irm run with --params: difference above 1e-6\n" + o)
     # The weights irm build keeps: TVM's param dict, DIR/<mod_name>.model.params, which the record names
@@ -253,7 +287,7 @@ def run_cases():
     run(["run", tmp("mlp-zero-bin")], 1, err=["the weights", "truncated"])
     # --input: a given data tensor (ones), an input name mistyped, a file without a Tensor.
     ones = write("ones.json", irm_json(lambda add: tensor_node(add, (1, 64), [1.0] * 64)))
-    o, _ = run(["run", m1, "--input", "data=" + ones], 0, out=["(given)"])
+    o, _ = run(["run", m1, "--check", "--input", "data=" + ones], 0, out=["(given)"])
     if largest_difference(o) > 1e-4:
         FAILURES.append("irm run --input: difference above 1e-4\n" + o)
     run(["run", m1, "--input", "dta=" + ones], 2, err=["no input 'dta' (did you mean 'data'?)"])
@@ -267,7 +301,7 @@ def run_cases():
     run(["build", "mlp", "--executor", "aot", "-o", mixed], 0)
     for name in ("tvmgen_default.c", "tvmgen_default_params.bin"):  # link-params: the weights are the .bin
         shutil.copy(os.path.join(mz, name), os.path.join(mixed, name))
-    run(["run", mixed], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
+    run(["run", mixed, "--check"], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
     run(["run", mixed, "--tolerance", "1"], 0)
     run(["build", "--params", ones, "-o", tmp("p-bad")], 1, err=["--params", "expected a Map"])
     run(["build", "--params", tmp("missing.json"), "-o", tmp("p-bad")], 1, err=["cannot read"])
@@ -361,7 +395,7 @@ def onnx_cases():
     env = dict(ENV, IRM_PYTHON=sys.executable)
     run(["build", "tiny.onnx", "--input-shapes", "x:2x4", "--executor", "aot", "-o", tmp("onnx-aot")], 0,
         out=["build of 'tiny.onnx'", "files written"], env=env)
-    o, _ = run(["run", tmp("onnx-aot")], 0, out=["output 0: Tensor[(2, 3), float32]"], env=env)
+    o, _ = run(["run", tmp("onnx-aot"), "--check"], 0, out=["output 0: Tensor[(2, 3), float32]"], env=env)
     if largest_difference(o) > 1e-5:
         FAILURES.append("irm run of the ONNX build: difference above 1e-5\n" + o)
     # another name: recognised by its first bytes
@@ -384,6 +418,34 @@ def onnx_cases():
         if os.path.exists(tmp("bad-" + name)):
             FAILURES.append(f"irm build {name}: wrote {tmp('bad-' + name)}")
     run(["build", "missing.onnx"], 1, err=["cannot read 'missing.onnx'"], env=env)
+    # irm run --inputs / --outputs through numpy: .npz and .npy in, .npz out, against numpy's own result
+    x = np.random.RandomState(2).uniform(-1, 1, (2, 4)).astype(np.float32)
+    want = np.maximum(x @ numpy_helper.to_array(w), 0)
+    np.savez(tmp("in.npz"), x=x)
+    np.save(tmp("in.npy"), x)
+    for given in ("in.npz", "in.npy"):
+        out = tmp("out-" + given + ".npz")
+        run(["run", tmp("onnx-aot"), "--inputs", tmp(given), "--outputs", out, "--check"], 0,
+            out=["(given)", "outputs written to"], env=env)
+        got = np.load(out)
+        if got.files != ["output_0"] or got["output_0"].dtype != np.float32 or \
+                not np.allclose(got["output_0"], want, atol=1e-6):
+            FAILURES.append("irm run --inputs %s --outputs: %s, expected %s" % (given, dict(got), want))
+    np.savez_compressed(tmp("inc.npz"), x=x)
+    run(["run", tmp("onnx-aot"), "--inputs", tmp("inc.npz")], 1, err=["compressed (numpy.savez_compressed)"],
+        env=env)
+    np.savez(tmp("bad-name.npz"), y=x)
+    run(["run", tmp("onnx-aot"), "--inputs", tmp("bad-name.npz")], 2, err=["entry 'y' names no input of the model"],
+        env=env)
+    np.save(tmp("f64.npy"), x.astype(np.float64))
+    run(["run", tmp("onnx-aot"), "--inputs", tmp("f64.npy")], 1, err=["expected dtype float32, got float64"], env=env)
+    np.save(tmp("u16.npy"), x.astype(np.uint16))
+    run(["run", tmp("onnx-aot"), "--inputs", tmp("u16.npy")], 1, err=["numpy dtype '<u2'"], env=env)
+    with open(tmp("junk.npz"), "wb") as f:
+        f.write(b"PK\3\4" + bytes(40))
+    run(["run", tmp("onnx-aot"), "--inputs", tmp("junk.npz")], 1, err=["junk.npz", "no zip end record"], env=env)
+    run(["run", tmp("onnx-aot"), "--outputs", "/nonexistent/o.npz"], 1, err=["cannot write '/nonexistent/o.npz'"],
+        env=env)
     run(["build", "tiny.onnx"], 1, err=["'/nonexistent/python3' cannot be run", "apt-get install python3-onnx"],
         env=dict(env, IRM_PYTHON="/nonexistent/python3"))
     # an interpreter without onnx: a Python whose import of onnx fails
