@@ -34,8 +34,8 @@ int irm_param_dict_save(const irm_object *params, irm_object **out) {
   while (!rc && irm_map_iter_next(&it, &k, &v)) {
     names[i] = irm_string_data(k);
     if (v->type_code != IRM_OBJECT || !irm_is_tensor(v->v_obj))
-      rc = irm_error(IRM_ETYPE, "SaveParams: '%s' is %s, not a Tensor", irm_error_quote(names[i]),
-                     irm_any_type_name(v));
+      rc =
+          irm_error(IRM_ETYPE, "SaveParams: '%s' is %s, not a Tensor", irm_error_quote(names[i]), irm_any_type_name(v));
     else tensors[i++] = irm_tensor_dl(v->v_obj);
   }
   size_t size = 0;
@@ -69,8 +69,8 @@ static int add_entry(const irm_params_entry *e, irm_object **map) {
                      irm_error_quote(name), e->dtype.code, e->dtype.bits, e->dtype.lanes);
   }
   if (irm_dtype_size(dt) * 8 != (size_t)e->dtype.bits)
-    return irm_error(IRM_EVALUE, "LoadParams: '%s' (%s) stores %u bits per element, irm %zu",
-                     irm_error_quote(name), dtype, e->dtype.bits, irm_dtype_size(dt) * 8);
+    return irm_error(IRM_EVALUE, "LoadParams: '%s' (%s) stores %u bits per element, irm %zu", irm_error_quote(name),
+                     dtype, e->dtype.bits, irm_dtype_size(dt) * 8);
   irm_tensor *t = NULL;
   int rc = irm_tensor_new(dt, e->shape, e->ndim, NULL, &t);
   if (rc) return rc;
