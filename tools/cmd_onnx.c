@@ -172,7 +172,6 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
   argv[argc++] = (char *)python;
   argv[argc++] = "-m";
   argv[argc++] = "irm.frontend.onnx";
-  argv[argc++] = (char *)model;
   argv[argc++] = "-o";
   argv[argc++] = out->ir_path;
   argv[argc++] = "--params-out";
@@ -185,6 +184,8 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
   if (items > 120) rc = cli_usage_error("build", "--input-shapes/--input-dtypes: more than 120 inputs");
   if (!rc) rc = add_items("--input-shapes", shapes, 1, argv, &argc, copies, &ncopies);
   if (!rc) rc = add_items("--input-dtypes", dtypes, 0, argv, &argc, copies, &ncopies);
+  argv[argc++] = "--"; /* a MODEL starting with '-' stays the model */
+  argv[argc++] = (char *)model;
   argv[argc] = NULL;
   int status = 0;
   if (!rc) rc = run_child(argv, pydir, err_path, &status);
@@ -201,6 +202,9 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
     return cli_say(CLI_FAIL, "build: '%s' needs the Python package onnx for '%s' (%s)", cli_quote(model),
                    cli_quote(python), ONNX_INSTALL_HINT);
   if (!line[0] && WIFSIGNALED(status)) snprintf(line, sizeof line, "Python was killed by signal %d", WTERMSIG(status));
+  if (strstr(line, "No module named")) /* numpy (or irm's package) missing: a traceback's last line */
+    return cli_say(CLI_FAIL, "build: '%s' needs Python 3 with the onnx package: %s (%s)", cli_quote(model),
+                   cli_quote(line), ONNX_INSTALL_HINT);
   /* The frontend's "from_onnx: 'MODEL' is empty ..." names the file itself. */
   const char *text = strncmp(line, "from_onnx: ", 11) ? line : line + 11;
   if (text[0] == '\'' && !strncmp(text + 1, model, strlen(model)) && text[1 + strlen(model)] == '\'')

@@ -274,8 +274,9 @@ def _input_shape(vi, shape, dtype):
     dims = []
     for i, d in enumerate(tt.shape.dim):
         if not d.HasField("dim_value"):
-            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); "
-                             "give its shape with shape={'%s': (...)}" % (name, i, d.dim_param or "?", name))
+            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); give its shape with "
+                             "shape={'%s': (...)} (irm build: --input-shapes %s:D0xD1x...)"
+                             % (name, i, d.dim_param or "?", name, name))
         dims.append(int(d.dim_value))
     return tuple(dims), dt
 
