@@ -11,14 +11,14 @@ typedef struct run_flags {
   const char *dir;
   int64_t seed, show;
   double tolerance;
-  int check;               /* --check (or --tolerance): compare with ir.Evaluate */
-  const char **inputs;     /* --input NAME=FILE */
+  int check;           /* --check (or --tolerance): compare with ir.Evaluate */
+  const char **inputs; /* --input NAME=FILE */
   size_t n_inputs;
   const char *inputs_file; /* --inputs FILE.npz|.npy */
   const char *outputs_file;
-  int64_t repeat, number;  /* 0: not given */
+  int64_t repeat, number; /* 0: not given */
   int profile;
-  int64_t num_threads;     /* -1: not given */
+  int64_t num_threads; /* -1: not given */
   int help;
 } run_flags;
 

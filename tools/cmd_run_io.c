@@ -129,8 +129,10 @@ static int input_from_npz(const run_flags *r, const input_file *f, const char *n
   if (!r->inputs_file) return CLI_OK;
   if (!f->entries) {
     if (n_data > 1)
-      return cli_say(CLI_FAIL, "run: --inputs '%s' is one .npy array, and the model has several inputs: give an .npz "
-                     "(numpy.savez) with one entry per input", cli_quote(r->inputs_file));
+      return cli_say(CLI_FAIL,
+                     "run: --inputs '%s' is one .npy array, and the model has several inputs: give an .npz "
+                     "(numpy.savez) with one entry per input",
+                     cli_quote(r->inputs_file));
     *found = 1;
     return tensor_of_npy(r->inputs_file, NULL, f->bytes, f->len, out);
   }

@@ -92,8 +92,10 @@ int npy_parse(const void *data, size_t size, npy_array *out, char *err, size_t c
     while (i < N_DESCRS && !(strncmp(descr + 2, DESCRS[i].descr, 2) == 0 && descr[4] == '\'')) i++;
     if (i == N_DESCRS) {
       const char *q = strchr(descr + 1, '\'');
-      rc = fail(err, cap, "an array of numpy dtype '%.*s' (irm takes float32, float16, float64, int8, int32, int64, "
-                "uint8, bool)", q ? (int)(q - descr - 1) : 8, descr + 1);
+      rc = fail(err, cap,
+                "an array of numpy dtype '%.*s' (irm takes float32, float16, float64, int8, int32, int64, "
+                "uint8, bool)",
+                q ? (int)(q - descr - 1) : 8, descr + 1);
     } else if (bo == '>' && DESCRS[i].descr[1] != '1') {
       rc = fail(err, cap, "a big-endian array (write it little-endian: arr.astype('<%s'))", DESCRS[i].descr);
     } else {
@@ -124,9 +126,10 @@ int npy_format(const DLTensor *t, unsigned char **out, size_t *len) {
     if (!strcmp(name, DESCRS[i].dtype)) descr = DESCRS[i].descr;
   if (!descr) return -1;
   char h[1024];
-  int n = snprintf(h, sizeof h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (", descr[1] == '1' ? '|' : '<',
-                   descr);
-  for (int32_t d = 0; d < t->ndim && n < 900; d++) n += snprintf(h + n, sizeof h - (size_t)n, "%lld, ", (long long)t->shape[d]);
+  int n =
+      snprintf(h, sizeof h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (", descr[1] == '1' ? '|' : '<', descr);
+  for (int32_t d = 0; d < t->ndim && n < 900; d++)
+    n += snprintf(h + n, sizeof h - (size_t)n, "%lld, ", (long long)t->shape[d]);
   if (t->ndim == 1) n -= 1; /* (3,) */
   else if (t->ndim > 1) n -= 2;
   n += snprintf(h + n, sizeof h - (size_t)n, "), }");
@@ -150,8 +153,13 @@ int npy_format(const DLTensor *t, unsigned char **out, size_t *len) {
 
 /* ---- .npz: zip ---------------------------------------------------------------------------- */
 
-enum { LOCAL_SIG = 0x04034b50, CENTRAL_SIG = 0x02014b50, EOCD_SIG = 0x06054b50, Z64_LOC_SIG = 0x07064b50,
-       Z64_EOCD_SIG = 0x06064b50 };
+enum {
+  LOCAL_SIG = 0x04034b50,
+  CENTRAL_SIG = 0x02014b50,
+  EOCD_SIG = 0x06054b50,
+  Z64_LOC_SIG = 0x07064b50,
+  Z64_EOCD_SIG = 0x06064b50
+};
 
 /* The zip64 extra field's values for the central entry's fields set to
  * 0xFFFFFFFF, in their order (uncompressed, compressed, offset). */
@@ -271,8 +279,8 @@ int zip_write(FILE *f, const char *const *names, const unsigned char *const *dat
     offsets[i] = at;
     memset(h, 0, 30);
     wr(h, LOCAL_SIG, 4);
-    wr(h + 4, 20, 2); /* version needed: 2.0 */
-    wr(h + 8, 0, 2);  /* stored */
+    wr(h + 4, 20, 2);    /* version needed: 2.0 */
+    wr(h + 8, 0, 2);     /* stored */
     wr(h + 12, 0x21, 2); /* 1980-01-01: the files have no meaningful date */
     wr(h + 14, crcs[i], 4);
     wr(h + 18, sizes[i], 4);
