@@ -316,6 +316,18 @@ static int config_only(const irm_module *m, irm_module **out) {
   return rc;
 }
 
+/* The name of an artifact holding exactly blob's bytes, or NULL. */
+static const char *same_artifact(const irm_object *artifacts, const irm_object *blob) {
+  irm_map_iter it = irm_map_iter_begin(artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v))
+    if (irm_string_size(v->v_obj) == irm_string_size(blob) &&
+        !memcmp(irm_string_data(v->v_obj), irm_string_data(blob), irm_string_size(blob)))
+      return irm_string_data(k);
+  return NULL;
+}
+
 /* The record irm run reads and the model's weights as a param dict
  * (BUILD_WEIGHTS_SUFFIX), written into dir: the record names the weights'
  * file and holds no tensor of its own. */
@@ -336,6 +348,9 @@ static int write_record(const irm_module *model, const irm_object *result, const
   }
   if (!rc && !weights) rc = irm_map_new(&empty);
   if (!rc) rc = irm_param_dict_save(weights ? weights : empty, &blob);
+  /* Weights the build left unchanged are its params artifact already: no second copy. */
+  const char *same = rc ? NULL : same_artifact(artifacts, blob);
+  if (same) snprintf(weights_name, sizeof weights_name, "%s", same);
   if (!rc) rc = without_params(model, &bare);
   if (!rc) rc = config_only(result_part(result, "module").v_obj, &built);
   const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
@@ -349,7 +364,7 @@ static int write_record(const irm_module *model, const irm_object *result, const
   text = blob = NULL;
   if (!rc) rc = irm_map_new(&files);
   if (!rc) rc = irm_map_set_move(&files, BUILD_RECORD, &tv);
-  if (!rc) rc = irm_map_set_move(&files, weights_name, &bv);
+  if (!rc && !same) rc = irm_map_set_move(&files, weights_name, &bv);
   const char *okeys[] = {"artifacts"};
   irm_any ovals[] = {irm_any_object(files)};
   if (!rc) rc = irm_map_from_pairs(okeys, ovals, 1, &one);
@@ -366,7 +381,7 @@ static int write_record(const irm_module *model, const irm_object *result, const
   return rc;
 }
 
-static int print_files(const irm_object *result, const char *dir) {
+static int print_files(const irm_object *result, const char *dir, const char *mod_name) {
   const irm_object *artifacts = result_part(result, "artifacts").v_obj;
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
@@ -384,6 +399,10 @@ static int print_files(const irm_object *result, const char *dir) {
   snprintf(path, sizeof path, "%s/%s", dir, BUILD_RECORD);
   fprintf(cli_out, "  %s (%lld bytes: the model and the build, for irm run)\n", cli_quote(path),
           stat(path, &sb) == 0 ? (long long)sb.st_size : 0LL);
+  snprintf(path, sizeof path, "%s/%s" BUILD_WEIGHTS_SUFFIX, dir, mod_name);
+  if (stat(path, &sb) == 0) /* absent when the params artifact holds the same weights */
+    fprintf(cli_out, "  %s (%lld bytes: the model's weights, for irm run --check)\n", cli_quote(path),
+            (long long)sb.st_size);
   if (!sources)
     fputs("\nThe executor generated no C source (its kind has no 'executor.codegen'), so irm run has\n"
           "nothing to compile: build with --executor graph or aot for a program irm run can run.\n",
@@ -487,7 +506,7 @@ static int build_run(build_flags *b) {
   if (!rc && report) opt_show_report(f, report, cli_out);
   if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
     rc = cli_fail("build: writing the files");
-  if (!rc) rc = print_files(result, dir);
+  if (!rc) rc = print_files(result, dir, mod_name);
   if (!rc && b->export_lib) rc = export_lib(b, result, dir, mod_name);
   irm_object_release(executor);
   irm_object_release(runtime);

@@ -7,7 +7,8 @@
  * --passes) without its params, "built": a module with the attributes of
  * the driver's final module (its configuration) and no functions,
  * "params": the name of the file holding the model's weights (TVM's
- * param dict, <mod_name> BUILD_WEIGHTS_SUFFIX), "mod_name": String,
+ * param dict, <mod_name> BUILD_WEIGHTS_SUFFIX, or the params artifact
+ * when it holds the same bytes), "mod_name": String,
  * "artifacts": Array of the artifact file names}. */
 #define BUILD_RECORD "irm-build.json"
 #define BUILD_WEIGHTS_SUFFIX ".model.params"

@@ -197,7 +197,12 @@ def run_cases():
         FAILURES.append("irm run --profile: kernels %s, listed %s\n%s" % (kernels, listed, o))
     if not os.path.isfile(os.path.join(CNN, "libdefault.profile.so")):
         FAILURES.append("irm run --profile wrote no libdefault.profile.so")
-    run(["build", "mlp", "-o", tmp("graph-mlp")], 0)  # graph: the runner calls the kernels, no hooks
+    # graph: the runner calls the kernels, no hooks; the MLP's weights unchanged by the build: the record
+    # names the params artifact, and no second copy is written
+    run(["build", "mlp", "-o", tmp("graph-mlp")], 0, out=["graph-mlp/default.params"], not_out=["model.params"])
+    if os.path.exists(tmp("graph-mlp/default.model.params")):
+        FAILURES.append("irm build of the MLP wrote its unchanged weights twice")
+    run(["run", tmp("graph-mlp"), "--check"], 0, out=["largest difference from ir.Evaluate: "])
     run(["run", tmp("graph-mlp"), "--profile"], 1, err=["--profile", "build with --executor aot"])
 
     # The C interface with the crt runtime, a module name, an example model by name.
@@ -257,19 +262,23 @@ def run_cases():
     o, _ = run(["run", mz, "--check"], 0, out=["= [0.1, 0.1, 0.1"])
     if largest_difference(o) > 1e-6:
         FAILURES.append("irm run with --params: difference above 1e-6\n" + o)
-    # The weights irm build keeps: TVM's param dict, DIR/<mod_name>.model.params, which the record names
-    # without copying a tensor; --params reads it back (told from JSON by its magic number).
-    with open(os.path.join(mz, "default.model.params"), "rb") as f:
+    # The weights irm build keeps: TVM's param dict, DIR/<mod_name>.model.params, or the params artifact
+    # when the build left them unchanged (no second copy); the record names the file without copying a tensor;
+    # --params reads it back (told from JSON by its magic number).
+    wname = "default.model.params"
+    if not os.path.exists(os.path.join(mz, wname)):
+        wname = "tvmgen_default_params.bin"
+    with open(os.path.join(mz, wname), "rb") as f:
         blob = f.read()
     if struct.unpack("<QQQ", blob[:24]) != (0xF7E58D4F05049CB7, 0, len(shapes)):
-        FAILURES.append("default.model.params: not TVM's param dict of the MLP's %d weights" % len(shapes))
+        FAILURES.append("%s: not TVM's param dict of the MLP's %d weights" % (wname, len(shapes)))
     with open(os.path.join(mz, "irm-build.json")) as f:
         record_text = f.read()
-    if "ffi.Tensor" in record_text or '"default.model.params"' not in record_text:
-        FAILURES.append("irm-build.json holds a tensor or does not name default.model.params")
-    run(["build", "mlp", "--executor", "aot", "--params", os.path.join(mz, "default.model.params"), "-o",
-         tmp("mlp-zero-bin")], 0, out=["files written"])
-    run(["run", tmp("mlp-zero-bin")], 0, out=["= [0.1, 0.1, 0.1"])
+    if "ffi.Tensor" in record_text or '"%s"' % wname not in record_text:
+        FAILURES.append("irm-build.json holds a tensor or does not name " + wname)
+    run(["build", "mlp", "--executor", "aot", "--params", os.path.join(mz, wname), "-o", tmp("mlp-zero-bin")], 0,
+        out=["files written"])
+    run(["run", tmp("mlp-zero-bin"), "--check"], 0, out=["= [0.1, 0.1, 0.1"])
     with open(tmp("trunc.params"), "wb") as f:
         f.write(blob[:len(blob) // 2])
     run(["build", "mlp", "--params", tmp("trunc.params"), "-o", tmp("p-bad")], 1,
@@ -281,9 +290,9 @@ def run_cases():
     if os.path.exists(tmp("p-bad")):
         FAILURES.append("irm build with bad --params wrote p-bad")
     # irm run: the weights' file missing or broken
-    os.remove(os.path.join(tmp("mlp-zero-bin"), "default.model.params"))
-    run(["run", tmp("mlp-zero-bin")], 1, err=["cannot read", "default.model.params"])
-    shutil.copy(tmp("trunc.params"), os.path.join(tmp("mlp-zero-bin"), "default.model.params"))
+    os.remove(os.path.join(tmp("mlp-zero-bin"), wname))
+    run(["run", tmp("mlp-zero-bin")], 1, err=["cannot read", wname])
+    shutil.copy(tmp("trunc.params"), os.path.join(tmp("mlp-zero-bin"), wname))
     run(["run", tmp("mlp-zero-bin")], 1, err=["the weights", "truncated"])
     # --input: a given data tensor (ones), an input name mistyped, a file without a Tensor.
     ones = write("ones.json", irm_json(lambda add: tensor_node(add, (1, 64), [1.0] * 64)))
@@ -299,6 +308,13 @@ def run_cases():
     # A library whose weights are not the record's: the outputs differ, status 1.
     mixed = tmp("mlp-mixed")
     run(["build", "mlp", "--executor", "aot", "-o", mixed], 0)
+    with open(os.path.join(mixed, "irm-build.json")) as f:
+        text = f.read()
+    weights = "default.model.params" if '"default.model.params"' in text else "tvmgen_default_params.bin"
+    # the record's weights: the MLP's own, under another name; the library's: the zeros
+    shutil.copy(os.path.join(mixed, weights), os.path.join(mixed, "own.params"))
+    with open(os.path.join(mixed, "irm-build.json"), "w") as f:
+        f.write(text.replace('"%s"' % weights, '"own.params"', 1))
     for name in ("tvmgen_default.c", "tvmgen_default_params.bin"):  # link-params: the weights are the .bin
         shutil.copy(os.path.join(mz, name), os.path.join(mixed, name))
     run(["run", mixed, "--check"], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
