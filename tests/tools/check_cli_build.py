@@ -441,6 +441,11 @@ def onnx_cases():
         if os.path.exists(tmp("bad-" + name)):
             FAILURES.append(f"irm build {name}: wrote {tmp('bad-' + name)}")
     run(["build", "missing.onnx"], 1, err=["cannot read 'missing.onnx'"], env=env)
+    foo = helper.make_graph([helper.make_node("Foo", ["x"], ["y"])], "g",
+                            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    onnx.save(helper.make_model(foo, opset_imports=[helper.make_opsetid("", 13)]), tmp("foo.onnx"))
+    run(["build", "foo.onnx"], 1, err=["'foo.onnx': 1 unsupported op: Foo"], not_err=["Traceback"], env=env)
     # irm run --inputs / --outputs through numpy: .npz and .npy in, .npz out, against numpy's own result
     x = np.random.RandomState(2).uniform(-1, 1, (2, 4)).astype(np.float32)
     want = np.maximum(x @ numpy_helper.to_array(w), 0)
