@@ -155,9 +155,9 @@ def run_cases():
                out=["executor    ir.Executor(kind=\"aot\"", "target      c -keys=cpu", "target-host c -keys=cpu",
                     "passes run", "files written", cnn + "/tvmgen_default.c", cnn + "/irm-build.json",
                     "irm run " + CNN], err=["FuseOps: "])
-    o0, _ = run(["run", CNN, "--check"], 0, out=["compiled to " + cnn + "/libdefault.so", "3072 float32 values (random, seed 0)",
-                                      "output 0: Tensor[(1, 10), float32] = [", "... (2 more)",
-                                      "largest difference from ir.Evaluate: "])
+    o0, _ = run(["run", CNN, "--check"], 0,
+                out=["compiled to " + cnn + "/libdefault.so", "3072 float32 values (random, seed 0)",
+                     "output 0: Tensor[(1, 10), float32] = [", "... (2 more)", "largest difference from ir.Evaluate: "])
     if largest_difference(o0) > 1e-4:
         FAILURES.append("irm run of the aot CNN: difference above 1e-4\n" + o0)
     o0b, _ = run(["run", CNN, "--seed", "0", "--show", "0", "--tolerance", "0.001"], 0, not_out=["more)"])
@@ -317,7 +317,8 @@ def run_cases():
         f.write(text.replace('"%s"' % weights, '"own.params"', 1))
     for name in ("tvmgen_default.c", "tvmgen_default_params.bin"):  # link-params: the weights are the .bin
         shutil.copy(os.path.join(mz, name), os.path.join(mixed, name))
-    run(["run", mixed, "--check"], 1, out=["= [0.1, 0.1"], err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
+    run(["run", mixed, "--check"], 1, out=["= [0.1, 0.1"],
+        err=["the outputs differ from ir.Evaluate by", "more than --tolerance"])
     run(["run", mixed, "--tolerance", "1"], 0)
     run(["build", "--params", ones, "-o", tmp("p-bad")], 1, err=["--params", "expected a Map"])
     run(["build", "--params", tmp("missing.json"), "-o", tmp("p-bad")], 1, err=["cannot read"])
