@@ -61,14 +61,18 @@ static int add_entry(const irm_params_entry *e, irm_object **map) {
   name[e->name_len] = '\0';
   if (irm_map_find_cstr(*map, name))
     return irm_error(IRM_EVALUE, "LoadParams: the name '%s' is given twice", irm_error_quote(name));
-  DLDataType dt;
-  const char *dtype = e->dtype.lanes == 1 ? irm_dtype_name(e->dtype) : NULL;
-  if (!dtype || irm_dtype_parse(dtype, &dt) || !irm_dtype_equal(dt, e->dtype)) {
+  DLDataType dt, given = e->dtype;
+  /* TVM writes bool as uint1, one byte per element (DLPack before 0.8 had no bool code). */
+  if (given.code == kDLUInt && given.bits == 1 && given.lanes == 1 && !irm_dtype_parse("bool", &dt)) given = dt;
+  const char *dtype = given.lanes == 1 ? irm_dtype_name(given) : NULL;
+  if (!dtype || irm_dtype_parse(dtype, &dt) || !irm_dtype_equal(dt, given)) {
     irm_clear_error();
     return irm_error(IRM_EVALUE, "LoadParams: '%s' has a dtype irm does not have (code %u, bits %u, lanes %u)",
                      irm_error_quote(name), e->dtype.code, e->dtype.bits, e->dtype.lanes);
   }
-  if (irm_dtype_size(dt) * 8 != (size_t)e->dtype.bits)
+  uint64_t numel = 1;
+  for (int32_t d = 0; d < e->ndim; d++) numel *= (uint64_t)e->shape[d];
+  if (irm_dtype_size(dt) * numel != e->nbytes)
     return irm_error(IRM_EVALUE, "LoadParams: '%s' (%s) stores %u bits per element, irm %zu", irm_error_quote(name),
                      dtype, e->dtype.bits, irm_dtype_size(dt) * 8);
   irm_tensor *t = NULL;

@@ -41,7 +41,8 @@ IRM_API int irm_param_dict_save(const irm_object *params, irm_object **out);
  * copied (data may be freed after). IRM_EVALUE with what is wrong:
  * "params: not a param dict (bad magic number)", "params: truncated
  * (the blob ends inside a field)", a dtype irm does not have, a name
- * given twice or holding a NUL byte. */
+ * given twice or holding a NUL byte. TVM's bool (uint1, a byte per element)
+ * loads as bool. */
 IRM_API int irm_param_dict_load(const void *data, size_t size, irm_object **out);
 
 #ifdef __cplusplus

@@ -105,6 +105,33 @@ START_TEST(test_the_bytes_are_tvms_layout) {
 }
 END_TEST
 
+/* TVM's bool: uint1, one byte per element. */
+START_TEST(test_tvms_uint1_bool_loads_as_bool) {
+  static const int64_t shape[] = {3};
+  irm_tensor *t = NULL;
+  ck_assert_ok(irm_tensor_new((DLDataType){kDLUInt, 8, 1}, shape, 1, (const uint8_t[]){1, 0, 1}, &t));
+  irm_any tv = irm_any_object(t);
+  const char *keys[] = {"b"};
+  irm_object *m = NULL, *blob = NULL, *back = NULL;
+  ck_assert_ok(irm_map_from_pairs(keys, &tv, 1, &m));
+  ck_assert_ok(irm_param_dict_save(m, &blob));
+  char *copy = malloc(irm_string_size(blob));
+  memcpy(copy, irm_string_data(blob), irm_string_size(blob));
+  size_t bits_at = 24 + 9 + 8 + 28 + 1; /* the array's dtype bits byte */
+  ck_assert_uint_eq((unsigned char)copy[bits_at], 8);
+  copy[bits_at] = 1;
+  ck_assert_ok(irm_param_dict_load(copy, irm_string_size(blob), &back));
+  const irm_tensor *b = irm_map_find_cstr(back, "b")->v_obj;
+  ck_assert_str_eq(irm_dtype_name(irm_tensor_dl(b)->dtype), "bool");
+  ck_assert(!memcmp(irm_tensor_data_const(b), (const uint8_t[]){1, 0, 1}, 3));
+  free(copy);
+  irm_object_release(back);
+  irm_object_release(blob);
+  irm_object_release(m);
+  irm_any_release(&tv);
+}
+END_TEST
+
 START_TEST(test_the_globals) {
   irm_object *m = three("float32");
   irm_any arg = irm_any_object(m);
@@ -172,6 +199,7 @@ int main(void) {
   TCase *tc = tcase_create("param_dict");
   tcase_add_loop_test(tc, test_every_dtype_round_trips, 0, (int)(sizeof DTYPES / sizeof *DTYPES));
   tcase_add_test(tc, test_the_bytes_are_tvms_layout);
+  tcase_add_test(tc, test_tvms_uint1_bool_loads_as_bool);
   tcase_add_test(tc, test_the_globals);
   tcase_add_test(tc, test_bad_bytes_are_clear_errors);
   suite_add_tcase(s, tc);
