@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd_build.h"
 #include "cmd_run.h"
@@ -273,6 +274,9 @@ int run_write_outputs(const char *path, const irm_object *outs) {
     rc = cli_say(CLI_FAIL, "run: --outputs '%s': an output too large for a zip without zip64", cli_quote(path));
   if (f && (fclose(f) || rc) && !rc)
     rc = cli_say(CLI_FAIL, "run: --outputs: writing '%s' failed: %s", cli_quote(path), strerror(errno));
+  struct stat st;
+  /* No half-written archive; a device or pipe (/dev/full) is left alone. */
+  if (f && rc && stat(path, &st) == 0 && S_ISREG(st.st_mode)) remove(path);
   if (!rc) fprintf(cli_out, "outputs written to %s (%zu arrays: output_0 ...)\n", cli_quote(path), n);
   for (size_t j = 0; j < n; j++) {
     if (names) free(names[j]);
