@@ -57,6 +57,7 @@ int irm_graph_codegen_packed_(const irm_any *args, int32_t nargs, irm_any *ret, 
 int irm_register_export_globals_(void);      /* export.c: driver.ExportLibrary */
 int irm_register_runtime_module_type_(void); /* loader.c: runtime.Module */
 int irm_register_runtime_globals_(void);     /* loader.c: runtime.Load, ModuleRun, ModuleMetadata */
+int irm_register_param_dict_globals_(void);  /* param_dict.c: runtime.SaveParams, LoadParams */
 /* runtime/'s include folder: IRM_RUNTIME_INCLUDE, else the built-in one. */
 const char *irm_runtime_include_dir_(void);
 /* The cc flags (-march, -m<feature>) and libraries (-lopenblas) a target

@@ -19,6 +19,7 @@ int irm_register_backend_builtins_(void) {
   if (!rc) rc = irm_register_codegen_c_globals_();
   if (!rc) rc = irm_register_runtime_module_type_();
   if (!rc) rc = irm_register_runtime_globals_();
+  if (!rc) rc = irm_register_param_dict_globals_();
   if (!rc) rc = irm_register_export_globals_();
   return rc ? rc : irm_register_build_globals_();
 }

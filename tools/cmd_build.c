@@ -9,14 +9,16 @@
 #include <sys/stat.h>
 
 #include "cmd_build.h"
+#include "cmd_onnx.h"
 #include "cmd_opt.h"
 
 static void build_usage(FILE *to) {
   fputs(
       "usage: irm build [MODEL] [--target TEXT] [--executor E] [--runtime R] [-o DIR] [flags]\n\n"
       "Compiles MODEL with the driver (irm_build) and writes its artifacts to DIR with the record irm run\n"
-      "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule)\n"
-      "or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
+      "reads (" BUILD_RECORD "). MODEL is a file of IR text, a JSON file (ffi.ToJSON of an IRModule),\n"
+      "an ONNX model (MODEL.onnx, or a file starting as one; imported by python3 -m irm.frontend.onnx,\n"
+      "IRM_PYTHON to choose the interpreter) or a built-in example model (cnn, mlp, residual); default: cnn.\n\n"
       "Flags:\n"
       "  --target TEXT              the target (default: " BUILD_DEFAULT_TARGET "); legacy options are converted\n"
       "  --target-host TEXT         the host target every target gets\n"
@@ -24,7 +26,10 @@ static void build_usage(FILE *to) {
       "                             (default: the driver's, graph)\n"
       "  --runtime R                the same forms: cpp | crt,system-lib=1 | {\"kind\": \"crt\"} (default: cpp)\n"
       "  --mod-name NAME            the module's name (default: default)\n"
-      "  --params FILE              the weights: a JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
+      "  --params FILE              the weights: TVM's param dict (relay.save_param_dict's bytes) or a\n"
+      "                             JSON file (ffi.ToJSON) of a Map name -> Tensor\n"
+      "  --input-shapes NAME:1x3x224x224[,NAME:...]  an ONNX model's input shapes\n"
+      "  --input-dtypes NAME:float32[,NAME:...]      an ONNX model's input dtypes\n"
       "  --passes PIPELINE          a pipeline run on the model before the driver's own\n"
       "  --opt-level N              the PassContext's opt_level (default 2)\n"
       "  --pass-config KEY=VALUE    a PassContext config option (irm list configs); repeatable\n"
@@ -47,7 +52,18 @@ static void build_usage(FILE *to) {
       to);
 }
 
-enum { F_TARGET = OPT_F_COMMON_END + 100, F_HOST, F_EXECUTOR, F_RUNTIME, F_MOD_NAME, F_PARAMS, F_EXPORT, F_NO_CACHE };
+enum {
+  F_TARGET = OPT_F_COMMON_END + 100,
+  F_HOST,
+  F_EXECUTOR,
+  F_RUNTIME,
+  F_MOD_NAME,
+  F_PARAMS,
+  F_EXPORT,
+  F_NO_CACHE,
+  F_INPUT_SHAPES,
+  F_INPUT_DTYPES
+};
 
 static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"target", required_argument, NULL, F_TARGET},
@@ -56,6 +72,8 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"runtime", required_argument, NULL, F_RUNTIME},
                                          {"mod-name", required_argument, NULL, F_MOD_NAME},
                                          {"params", required_argument, NULL, F_PARAMS},
+                                         {"input-shapes", required_argument, NULL, F_INPUT_SHAPES},
+                                         {"input-dtypes", required_argument, NULL, F_INPUT_DTYPES},
                                          {"output", required_argument, NULL, 'o'},
                                          {"export", no_argument, NULL, F_EXPORT},
                                          {"jobs", required_argument, NULL, 'j'},
@@ -66,6 +84,7 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
 typedef struct build_flags {
   opt_parse common;
   const char *target, *target_host, *executor_text, *runtime_text, *mod_name, *params_path, *dir;
+  const char *input_shapes, *input_dtypes;
   int help, export_lib, jobs, no_cache;
 } build_flags;
 
@@ -82,6 +101,8 @@ static int on_flag(int c, const char *value, void *data) {
     b->mod_name = value;
     break;
   case F_PARAMS: b->params_path = value; break;
+  case F_INPUT_SHAPES: b->input_shapes = value; break;
+  case F_INPUT_DTYPES: b->input_dtypes = value; break;
   case 'o': b->dir = value; break;
   case F_EXPORT: b->export_lib = 1; break;
   case F_NO_CACHE: b->no_cache = 1; break;
@@ -210,7 +231,11 @@ static int read_params(const char *path, irm_object **out) {
   size_t len = 0;
   if (cli_read_all("build", path, &text, &len)) return CLI_FAIL;
   irm_any v = irm_any_none();
-  int rc = irm_from_json(text, len, &v);
+  /* TVM's param dict by its magic number, else irm's JSON. */
+  irm_object *dict = NULL;
+  int binary = irm_param_dict_is(text, len);
+  int rc = binary ? irm_param_dict_load(text, len, &dict) : irm_from_json(text, len, &v);
+  if (binary && !rc) v = irm_any_object(dict);
   free(text);
   if (!rc && (v.type_code != IRM_OBJECT || !irm_object_is(v.v_obj, "ffi.Map")))
     rc = irm_error(IRM_ETYPE, "expected a Map name -> Tensor, got %s", irm_any_type_name(&v));
@@ -262,10 +287,57 @@ static irm_any result_part(const irm_object *result, const char *key) {
   return v ? *v : irm_any_none();
 }
 
-/* The record irm run reads, written into dir. */
+/* The weights the model was built with: the driver's params, else the
+ * model's own (what irm run --check evaluates it with). Borrowed. */
+static const irm_object *model_weights(const irm_module *model, const irm_object *result) {
+  irm_any p = result_part(result, "params");
+  if (p.type_code == IRM_OBJECT && irm_map_size(p.v_obj)) return p.v_obj;
+  return irm_module_params(model);
+}
+
+/* m without its "params" attribute (m itself, retained, when it has none). */
+static int without_params(const irm_module *m, irm_module **out) {
+  if (irm_module_params(m)) return irm_module_without_attr(m, "params", out);
+  irm_object_retain((irm_object *)m);
+  *out = (irm_module *)m;
+  return IRM_OK;
+}
+
+/* A module holding only m's attributes (its configuration, what
+ * export_library reads) without the params: the record's "built". */
+static int config_only(const irm_module *m, irm_module **out) {
+  irm_object *funcs = NULL;
+  irm_module *with = NULL;
+  int rc = irm_map_new(&funcs);
+  if (!rc) rc = irm_module_new(funcs, irm_dict_attrs_map(irm_module_attrs(m)), &with);
+  if (!rc) rc = without_params(with, out);
+  irm_object_release(with);
+  irm_object_release(funcs);
+  return rc;
+}
+
+/* The name of an artifact holding exactly blob's bytes, or NULL. */
+static const char *same_artifact(const irm_object *artifacts, const irm_object *blob) {
+  irm_map_iter it = irm_map_iter_begin(artifacts);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v))
+    if (irm_string_size(v->v_obj) == irm_string_size(blob) &&
+        !memcmp(irm_string_data(v->v_obj), irm_string_data(blob), irm_string_size(blob)))
+      return irm_string_data(k);
+  return NULL;
+}
+
+/* The record irm run reads and the model's weights as a param dict
+ * (BUILD_WEIGHTS_SUFFIX), written into dir: the record names the weights'
+ * file and holds no tensor of its own. */
 static int write_record(const irm_module *model, const irm_object *result, const char *mod_name, const char *dir) {
-  irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL;
+  irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL, *blob = NULL, *empty = NULL;
+  irm_module *bare = NULL, *built = NULL;
   const irm_object *artifacts = result_part(result, "artifacts").v_obj;
+  const irm_object *weights = model_weights(model, result);
+  char weights_name[300];
+  snprintf(weights_name, sizeof weights_name, "%s" BUILD_WEIGHTS_SUFFIX, mod_name);
   int rc = irm_array_new(NULL, 0, &names);
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
@@ -274,29 +346,42 @@ static int write_record(const irm_module *model, const irm_object *result, const
     irm_any name = irm_any_str(irm_string_data(k));
     rc = irm_array_append_move(&names, &name);
   }
+  if (!rc && !weights) rc = irm_map_new(&empty);
+  if (!rc) rc = irm_param_dict_save(weights ? weights : empty, &blob);
+  /* Weights the build left unchanged are its params artifact already: no second copy. */
+  const char *same = rc ? NULL : same_artifact(artifacts, blob);
+  if (same) snprintf(weights_name, sizeof weights_name, "%s", same);
+  if (!rc) rc = without_params(model, &bare);
+  if (!rc) rc = config_only(result_part(result, "module").v_obj, &built);
   const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
-  irm_any vals[] = {irm_any_object((irm_object *)model), result_part(result, "module"), result_part(result, "params"),
-                    irm_any_str(mod_name), irm_any_object(names)};
+  irm_any vals[] = {irm_any_object(bare), irm_any_object(built), irm_any_str(weights_name), irm_any_str(mod_name),
+                    irm_any_object(names)};
   if (!rc) rc = irm_map_from_pairs(keys, vals, 5, &record);
   irm_any rv = irm_any_object(record);
   if (!rc) rc = irm_to_json(&rv, &text);
   /* Written as an artifact is: one mechanism for the folder's files. */
-  irm_any tv = irm_any_object(text);
+  irm_any tv = irm_any_object(text), bv = irm_any_object(blob);
+  text = blob = NULL;
   if (!rc) rc = irm_map_new(&files);
   if (!rc) rc = irm_map_set_move(&files, BUILD_RECORD, &tv);
+  if (!rc && !same) rc = irm_map_set_move(&files, weights_name, &bv);
   const char *okeys[] = {"artifacts"};
   irm_any ovals[] = {irm_any_object(files)};
   if (!rc) rc = irm_map_from_pairs(okeys, ovals, 1, &one);
   if (!rc) rc = irm_build_write(one, dir);
+  irm_any_release(&tv);
+  irm_any_release(&bv);
   irm_object_release(one);
   irm_object_release(files);
-  irm_object_release(text);
   irm_object_release(record);
   irm_object_release(names);
+  irm_object_release(empty);
+  irm_object_release(bare);
+  irm_object_release(built);
   return rc;
 }
 
-static int print_files(const irm_object *result, const char *dir) {
+static int print_files(const irm_object *result, const char *dir, const char *mod_name) {
   const irm_object *artifacts = result_part(result, "artifacts").v_obj;
   irm_map_iter it = irm_map_iter_begin(artifacts);
   const irm_object *k;
@@ -314,6 +399,10 @@ static int print_files(const irm_object *result, const char *dir) {
   snprintf(path, sizeof path, "%s/%s", dir, BUILD_RECORD);
   fprintf(cli_out, "  %s (%lld bytes: the model and the build, for irm run)\n", cli_quote(path),
           stat(path, &sb) == 0 ? (long long)sb.st_size : 0LL);
+  snprintf(path, sizeof path, "%s/%s" BUILD_WEIGHTS_SUFFIX, dir, mod_name);
+  if (stat(path, &sb) == 0) /* absent when the params artifact holds the same weights */
+    fprintf(cli_out, "  %s (%lld bytes: the model's weights, for irm run --check)\n", cli_quote(path),
+            (long long)sb.st_size);
   if (!sources)
     fputs("\nThe executor generated no C source (its kind has no 'executor.codegen'), so irm run has\n"
           "nothing to compile: build with --executor graph or aot for a program irm run can run.\n",
@@ -379,6 +468,25 @@ static int build_in_context(build_flags *b, irm_module *model, const irm_object 
   return rc;
 }
 
+/* MODEL: an ONNX model through the Python frontend (its params too,
+ * unless --params gave them), else what irm opt reads. */
+static int load_model(build_flags *b, irm_module **model, irm_object **params) {
+  const char *path = b->common.f->model;
+  if (!onnx_is_model(path)) {
+    if (b->input_shapes || b->input_dtypes)
+      return cli_usage_error("build", "--input-shapes and --input-dtypes apply to an ONNX model only");
+    return opt_load_model("build", path, model);
+  }
+  struct stat sb;
+  if (stat(path, &sb) != 0) return cli_say(CLI_FAIL, "build: cannot read '%s': %s", cli_quote(path), strerror(errno));
+  onnx_result r;
+  int rc = onnx_import(path, b->input_shapes, b->input_dtypes, &r);
+  if (!rc) rc = opt_load_model("build", r.ir_path, model);
+  if (!rc && !*params) rc = read_params(r.params_path, params);
+  onnx_result_clean(&r);
+  return rc;
+}
+
 static int build_run(build_flags *b) {
   opt_flags *f = b->common.f;
   irm_object *executor = NULL, *runtime = NULL, *params = NULL, *result = NULL;
@@ -387,7 +495,7 @@ static int build_run(build_flags *b) {
   int rc = parse_config("executor", b->executor_text, &executor);
   if (!rc) rc = parse_config("runtime", b->runtime_text, &runtime);
   if (!rc) rc = read_params(b->params_path, &params);
-  if (!rc) rc = opt_load_model("build", f->model, &model);
+  if (!rc) rc = load_model(b, &model, &params);
   if (!rc) rc = build_in_context(b, model, executor, runtime, params, &result, &given, &report);
   irm_any built = result_part(result, "module");
   const char *mod_name = built.type_code == IRM_OBJECT ? irm_module_mod_name(built.v_obj) : NULL;
@@ -398,7 +506,7 @@ static int build_run(build_flags *b) {
   if (!rc && report) opt_show_report(f, report, cli_out);
   if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
     rc = cli_fail("build: writing the files");
-  if (!rc) rc = print_files(result, dir);
+  if (!rc) rc = print_files(result, dir, mod_name);
   if (!rc && b->export_lib) rc = export_lib(b, result, dir, mod_name);
   irm_object_release(executor);
   irm_object_release(runtime);

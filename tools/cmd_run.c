@@ -1,9 +1,11 @@
 /* irm run DIR: builds nothing. The artifacts irm build wrote to DIR are
  * compiled with cc (irm_build_export_library, from the build result
- * rebuilt out of DIR's files and its record, cmd_build.h), loaded
- * (irm_runtime_load) and run on seeded random inputs or given ones; the
- * outputs are printed, elided, with the largest difference from
- * ir.Evaluate of the model the build was made from. */
+ * rebuilt out of DIR's files and its record, cmd_build.h) unless the
+ * library there is newer than them, loaded (irm_runtime_load_threads) and
+ * run on seeded random inputs or given ones (cmd_run_io.c); the outputs
+ * are printed, elided, and with --check compared with ir.Evaluate of the
+ * model the build was made from; --repeat and --profile time it
+ * (cmd_run_bench.c). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -12,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "cmd_build.h"
-#include "irm/runtime.h"
 #include "cmd_opt.h"
+#include "cmd_run.h"
 
 #define RUN_DEFAULT_SEED 0
 #define RUN_DEFAULT_SHOW 8
@@ -21,18 +23,29 @@
 
 static void run_usage(FILE *to) {
   fprintf(to,
-          "usage: irm run DIR [--seed N] [--input NAME=FILE]... [flags]\n\n"
-          "Compiles the artifacts irm build wrote to DIR with cc into DIR/lib<mod_name>.so, loads it, runs\n"
-          "it on random inputs (seeded; the same seed gives the same inputs) or given ones, prints the\n"
-          "outputs and the largest difference from ir.Evaluate of the model the build was made from\n"
-          "(" BUILD_RECORD " holds it). Builds nothing: DIR must hold generated C (graph and aot do).\n\n"
+          "usage: irm run DIR [--inputs FILE.npz] [--outputs FILE.npz] [--repeat N --number M] [--profile]\n"
+          "               [--check [--tolerance X]] [flags]\n\n"
+          "Compiles the artifacts irm build wrote to DIR with cc into DIR/lib<mod_name>.so (unless that library\n"
+          "is newer than them: then it is reused), loads it, runs it on random inputs (seeded; the same seed\n"
+          "gives the same inputs) or given ones and prints the outputs. Builds nothing: DIR must hold\n"
+          "generated C (graph and aot do).\n\n"
           "Flags:\n"
+          "  --inputs FILE          the inputs from FILE: an .npz (numpy.savez; one entry per input, by name)\n"
+          "                         or an .npy for a model with one input; others stay random\n"
+          "  --input NAME=FILE      input NAME from FILE, a JSON file (ffi.ToJSON) of a Tensor; repeatable\n"
           "  --seed N               the random inputs' seed (default %d); values uniform in [-1, 1),\n"
           "                         integers in [-8, 8)\n"
-          "  --input NAME=FILE      input NAME from FILE, a JSON file (ffi.ToJSON) of a Tensor; repeatable\n"
+          "  --outputs FILE         write the outputs to FILE, an .npz (output_0, output_1, ...)\n"
           "  --show N               print the first N values of each output (default %d; 0: all)\n"
-          "  --tolerance X          fail (status 1) when an output differs from ir.Evaluate by more\n"
-          "                         than X (default %g)\n"
+          "  --repeat N             time N measurements (mean, median, max, min, std in ms)\n"
+          "  --number M             each measurement the mean of M runs (default 1)\n"
+          "  --profile              per-kernel times (name, calls, total ms, share) of an aot build, from\n"
+          "                         DIR/lib<mod_name>.profile.so, compiled with the kernel hooks\n"
+          "  --num-threads N        the threads the kernels may use (0: every CPU; default: IRM_NUM_THREADS,\n"
+          "                         else the build's num-threads)\n"
+          "  --check                compare the outputs with ir.Evaluate of the model (" BUILD_RECORD ")\n"
+          "  --tolerance X          with --check (implies it): fail (status 1) when an output differs by\n"
+          "                         more than X (default %g)\n"
           "  --load-plugin FILE     load a plugin first; repeatable (IRM_PLUGIN_PATH too)\n"
           "  -h, --help             this text\n\n"
           "Exit status: 0 success, 1 failure (DIR is no build, the compiler or the run failed, outputs\n"
@@ -40,24 +53,35 @@ static void run_usage(FILE *to) {
           RUN_DEFAULT_SEED, RUN_DEFAULT_SHOW, RUN_DEFAULT_TOLERANCE);
 }
 
-enum { F_SEED = 256, F_INPUT, F_SHOW, F_TOLERANCE, F_PLUGIN };
+enum {
+  F_SEED = 256,
+  F_INPUT,
+  F_SHOW,
+  F_TOLERANCE,
+  F_PLUGIN,
+  F_INPUTS,
+  F_OUTPUTS,
+  F_REPEAT,
+  F_NUMBER,
+  F_PROFILE,
+  F_THREADS,
+  F_CHECK
+};
 
 static const struct option longopts[] = {{"seed", required_argument, NULL, F_SEED},
                                          {"input", required_argument, NULL, F_INPUT},
+                                         {"inputs", required_argument, NULL, F_INPUTS},
+                                         {"outputs", required_argument, NULL, F_OUTPUTS},
                                          {"show", required_argument, NULL, F_SHOW},
+                                         {"repeat", required_argument, NULL, F_REPEAT},
+                                         {"number", required_argument, NULL, F_NUMBER},
+                                         {"profile", no_argument, NULL, F_PROFILE},
+                                         {"num-threads", required_argument, NULL, F_THREADS},
+                                         {"check", no_argument, NULL, F_CHECK},
                                          {"tolerance", required_argument, NULL, F_TOLERANCE},
                                          {"load-plugin", required_argument, NULL, F_PLUGIN},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-
-typedef struct run_flags {
-  const char *dir;
-  int64_t seed, show;
-  double tolerance;
-  const char **inputs; /* NAME=FILE */
-  size_t n_inputs;
-  int help;
-} run_flags;
 
 static int on_flag(int c, const char *value, void *data) {
   run_flags *r = data;
@@ -65,11 +89,19 @@ static int on_flag(int c, const char *value, void *data) {
   switch (c) {
   case F_SEED: return opt_parse_int("run", "--seed", value, 0, INT64_MAX, &r->seed);
   case F_SHOW: return opt_parse_int("run", "--show", value, 0, INT64_MAX, &r->show);
+  case F_REPEAT: return opt_parse_int("run", "--repeat", value, 1, 1000000, &r->repeat);
+  case F_NUMBER: return opt_parse_int("run", "--number", value, 1, 1000000, &r->number);
+  case F_THREADS: return opt_parse_int("run", "--num-threads", value, 0, 256, &r->num_threads);
+  case F_PROFILE: r->profile = 1; return CLI_OK;
+  case F_CHECK: r->check = 1; return CLI_OK;
+  case F_INPUTS: r->inputs_file = value; return CLI_OK;
+  case F_OUTPUTS: r->outputs_file = value; return CLI_OK;
   case F_TOLERANCE:
     errno = 0;
     r->tolerance = strtod(value, &end);
     if (errno || end == value || *end || !(r->tolerance >= 0) || isinf(r->tolerance))
       return cli_usage_error("run", "--tolerance: expected a number >= 0, got '%s'", cli_quote(value));
+    r->check = 1;
     return CLI_OK;
   case F_INPUT:
     if (!strchr(value, '=') || value[0] == '=')
@@ -110,12 +142,12 @@ static int read_record(const char *dir, irm_object **out) {
   if (read_json(path, &v)) return CLI_FAIL;
   const irm_object *rec = v.type_code == IRM_OBJECT && irm_object_is(v.v_obj, "ffi.Map") ? v.v_obj : NULL;
   if (!rec || !record_part(rec, "module", "ir.IRModule") || !record_part(rec, "built", "ir.IRModule") ||
-      !record_part(rec, "params", "ffi.Map") || !record_part(rec, "mod_name", "ffi.String") ||
+      !record_part(rec, "params", "ffi.String") || !record_part(rec, "mod_name", "ffi.String") ||
       !record_part(rec, "artifacts", "ffi.Array")) {
     irm_any_release(&v);
     return cli_say(CLI_FAIL,
-                   "run: '%s' is no record of irm build (it needs module, built, params, mod_name and "
-                   "artifacts)",
+                   "run: '%s' is no record of irm build (it needs module, built, params (a file name), "
+                   "mod_name and artifacts; build the folder again)",
                    cli_quote(path));
   }
   *out = v.v_obj;
@@ -163,6 +195,9 @@ static int check_record_names(const char *dir, const irm_object *record) {
   snprintf(lib, sizeof lib, "lib%s.so", mod_name);
   int rc = inside_dir(dir, BUILD_RECORD, "the record");
   if (!rc) rc = inside_dir(dir, lib, "the library");
+  snprintf(lib, sizeof lib, "lib%s.profile.so", mod_name);
+  if (!rc) rc = inside_dir(dir, lib, "the profiled library");
+  if (!rc) rc = inside_dir(dir, irm_string_data(record_part(record, "params", "ffi.String")), "the weights");
   const irm_object *names = record_part(record, "artifacts", "ffi.Array");
   for (size_t i = 0; !rc && i < irm_array_size(names); i++)
     rc = inside_dir(dir, cli_str(irm_array_at(names, i)), "an artifact");
@@ -171,7 +206,7 @@ static int check_record_names(const char *dir, const irm_object *record) {
 
 /* {"module": built, "artifacts": DIR's files as the record names them,
  * "params": ...}: what irm_build gave irm build. */
-static int rebuild_result(const char *dir, const irm_object *record, irm_object **out) {
+static int rebuild_result(const char *dir, const irm_object *record, const irm_object *weights, irm_object **out) {
   const irm_object *names = record_part(record, "artifacts", "ffi.Array");
   irm_object *files = NULL;
   int rc = irm_map_new(&files) ? cli_fail("run") : CLI_OK;
@@ -197,190 +232,139 @@ static int rebuild_result(const char *dir, const irm_object *record, irm_object 
     free(data);
   }
   const char *keys[] = {"module", "artifacts", "params"};
-  irm_any vals[] = {*irm_map_find_cstr(record, "built"), irm_any_object(files), *irm_map_find_cstr(record, "params")};
+  irm_any vals[] = {*irm_map_find_cstr(record, "built"), irm_any_object(files), irm_any_object((irm_object *)weights)};
   if (!rc && irm_map_from_pairs(keys, vals, 3, out)) rc = cli_fail("run");
   irm_object_release(files);
   return rc;
 }
 
-/* ---- inputs ------------------------------------------------------------------------------- */
-
-static uint64_t next_random(uint64_t *state) { /* splitmix64 */
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
+/* The model's weights: the param dict file the record names. */
+static int read_weights(const char *dir, const irm_object *record, irm_object **out) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%s", dir, irm_string_data(record_part(record, "params", "ffi.String")));
+  char *data = NULL;
+  size_t len = 0;
+  if (cli_read_all("run", path, &data, &len)) return CLI_FAIL;
+  int rc = irm_param_dict_load(data, len, out);
+  free(data);
+  return rc ? cli_say(CLI_FAIL, "run: the weights '%s': %s", cli_quote(path), irm_last_error()) : CLI_OK;
 }
 
-static int random_input(const irm_object *var, uint64_t seed, irm_any *out) {
-  const irm_object *type = irm_expr_type(var);
-  if (!type || !irm_object_is(type, "dataflow.TensorType"))
-    return cli_say(CLI_FAIL, "run: input '%s' has no tensor type to make a random value of: give it with --input",
-                   cli_quote(irm_var_name(var)));
-  DLDataType dt = irm_tensor_type_dtype(type);
-  irm_tensor *t = NULL;
-  if (irm_tensor_new(dt, irm_tensor_type_shape(type), irm_tensor_type_ndim(type), NULL, &t)) return cli_fail("run");
-  uint64_t state = seed;
-  for (int64_t i = 0; i < irm_tensor_numel(t); i++) {
-    double u = (double)(next_random(&state) >> 11) / 9007199254740992.0; /* [0, 1) */
-    double x = dt.code == kDLFloat || dt.code == kDLBfloat ? 2 * u - 1 : dt.bits == 1 ? (u < 0.5) : floor(16 * u) - 8;
-    if (dt.code == kDLUInt && x < 0) x += 8;
-    irm_tensor_set_f64(t, i, x);
+/* ---- the library: compiled when older than its sources ---------------------------------------- */
+
+static int newer(const struct stat *a, const struct stat *b) {
+  return a->st_mtim.tv_sec > b->st_mtim.tv_sec ||
+         (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec >= b->st_mtim.tv_nsec);
+}
+
+/* 1 when lib exists and is newer than the record and every artifact. */
+static int library_fresh(const char *dir, const irm_object *record, const char *lib) {
+  struct stat ls, ss;
+  char path[4400];
+  if (stat(lib, &ls) != 0) return 0;
+  snprintf(path, sizeof path, "%s/%s", dir, BUILD_RECORD);
+  if (stat(path, &ss) != 0 || !newer(&ls, &ss)) return 0;
+  const irm_object *names = record_part(record, "artifacts", "ffi.Array");
+  for (size_t i = 0; i < irm_array_size(names); i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, cli_str(irm_array_at(names, i)));
+    if (stat(path, &ss) != 0 || !newer(&ls, &ss)) return 0;
   }
-  *out = irm_any_object(t);
-  return CLI_OK;
+  return 1;
 }
 
-/* The --input for name, or NULL. */
-static const char *given_input(const run_flags *r, const char *name) {
-  size_t len = strlen(name);
-  for (size_t i = 0; i < r->n_inputs; i++)
-    if (!strncmp(r->inputs[i], name, len) && r->inputs[i][len] == '=') return r->inputs[i] + len + 1;
-  return NULL;
-}
-
-/* Every --input must name a data input. */
-static int check_input_names(const run_flags *r, const char **names, size_t n) {
-  for (size_t i = 0; i < r->n_inputs; i++) {
-    size_t len = strcspn(r->inputs[i], "=");
-    char name[256];
-    if (len >= sizeof name) len = sizeof name - 1;
-    memcpy(name, r->inputs[i], len);
-    name[len] = '\0';
-    size_t j = 0;
-    while (j < n && strcmp(names[j], name)) j++;
-    if (j < n) continue;
-    const char *close = irm_closest_name(name, names, n);
-    return cli_usage_error("run", "--input: the model has no input '%s'%s%s%s", cli_quote(name),
-                           close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "");
+/* lib compiled from result unless it is fresh; with hooks, the C compiled
+ * with -DIRM_CRT_KERNEL_HOOKS (CC extended for this export: the build
+ * cache keys on the command, so these units are cached apart). */
+static int ensure_library(const char *dir, const irm_object *record, const irm_object *result, const char *lib,
+                          int hooks, int *reused) {
+  *reused = library_fresh(dir, record, lib);
+  if (*reused) return CLI_OK;
+  char *saved = getenv("CC") ? strdup(getenv("CC")) : NULL, cc[4200];
+  if (hooks) {
+    snprintf(cc, sizeof cc, "%s -DIRM_CRT_KERNEL_HOOKS", saved && saved[strspn(saved, " \t")] ? saved : "cc");
+    setenv("CC", cc, 1);
   }
-  return CLI_OK;
-}
-
-static int input_from_file(const char *name, const char *path, irm_any *out) {
-  if (read_json(path, out)) return CLI_FAIL;
-  if (out->type_code == IRM_OBJECT && irm_is_tensor(out->v_obj)) return CLI_OK;
-  irm_any_release(out);
-  return cli_say(CLI_FAIL, "run: --input %s: '%s' holds no Tensor (expected ffi.ToJSON of one)", cli_quote(name),
-                 cli_quote(path));
-}
-
-/* main's parameters: the params' values, the others (the data inputs,
- * also into *data, in order) given or random. */
-static int make_inputs(const run_flags *r, const irm_object *record, irm_object **all, irm_object **data) {
-  const irm_module *mod = record_part(record, "module", "ir.IRModule");
-  const irm_object *params = record_part(record, "params", "ffi.Map");
-  if (!irm_map_size(params)) params = irm_module_params(mod);
-  const irm_object *main_fn = irm_module_function(mod, "main");
-  if (!main_fn) return cli_say(CLI_FAIL, "run: the model of %s has no function 'main'", BUILD_RECORD);
-  size_t n = irm_function_param_count(main_fn), n_data = 0;
-  const char **names = calloc(n + 1, sizeof *names);
-  int rc = !names || irm_array_new(NULL, 0, all) || irm_array_new(NULL, 0, data) ? cli_say(CLI_FAIL, "out of memory")
-                                                                                 : CLI_OK;
-  for (size_t i = 0; !rc && i < n; i++) {
-    const irm_object *var = irm_function_param(main_fn, i);
-    const char *name = irm_var_name(var);
-    const irm_any *p = params ? irm_map_find_cstr(params, name) : NULL;
-    irm_any v = irm_any_none();
-    if (p) {
-      if (p->type_code == IRM_OBJECT) irm_object_retain(p->v_obj);
-      v = *p;
-    } else {
-      names[n_data++] = name;
-      const char *file = given_input(r, name);
-      rc = file ? input_from_file(name, file, &v) : random_input(var, (uint64_t)r->seed * 1000003u + i, &v);
-      if (!rc && irm_array_append_move(data, &v)) rc = cli_fail("run");
-    }
-    if (!rc && irm_array_append_move(all, &v)) rc = cli_fail("run");
-    irm_any_release(&v);
-  }
-  if (!rc) rc = check_input_names(r, names, n_data);
-  free(names);
+  int rc = irm_build_export_library(result, lib) ? cli_fail("run: compiling") : CLI_OK;
+  if (hooks && saved) setenv("CC", saved, 1);
+  else if (hooks) unsetenv("CC");
+  free(saved);
   return rc;
 }
 
-/* ---- outputs ------------------------------------------------------------------------------- */
-
-static void print_tensor(const char *label, const irm_tensor *t, int64_t show) {
-  const DLTensor *dl = irm_tensor_dl(t);
-  fprintf(cli_out, "%s: Tensor[(", label);
-  for (int32_t d = 0; d < dl->ndim; d++) fprintf(cli_out, "%s%lld", d ? ", " : "", (long long)dl->shape[d]);
-  fprintf(cli_out, "%s), %s] = [", dl->ndim == 1 ? "," : "", irm_dtype_name(dl->dtype));
-  int64_t n = irm_tensor_numel(t), k = show && show < n ? show : n;
-  for (int64_t i = 0; i < k; i++) fprintf(cli_out, "%s%.6g", i ? ", " : "", irm_tensor_get_f64(t, i));
-  if (k < n) fprintf(cli_out, ", ... (%lld more)", (long long)(n - k));
-  fputs("]\n", cli_out);
+/* --profile: the generated C must call the kernel hooks (aot's entry
+ * point does; the graph runner calls kernels itself). */
+static int check_hooks(const irm_object *result) {
+  const irm_object *files = irm_map_find_cstr(result, "artifacts")->v_obj;
+  irm_map_iter it = irm_map_iter_begin(files);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v))
+    if (strstr(irm_string_data(v->v_obj), "IRM_CRT_KERNEL_ENTER(")) return CLI_OK;
+  return cli_say(CLI_FAIL, "run: --profile: the build's code calls no kernel hooks (only the aot executor's entry "
+                           "point does): build with --executor aot");
 }
 
-static double largest_difference(const irm_tensor *a, const irm_tensor *b) {
-  if (irm_tensor_numel(a) != irm_tensor_numel(b)) return INFINITY;
-  double worst = 0;
-  for (int64_t i = 0; i < irm_tensor_numel(a); i++) {
-    double x = irm_tensor_get_f64(a, i), y = irm_tensor_get_f64(b, i), d = fabs(x - y);
-    if (isnan(x) != isnan(y)) d = INFINITY;
-    if (d > worst) worst = d;
-  }
-  return worst;
+/* The one place the library runs: loaded into this process, run on data
+ * (outputs into *outs), timed (--repeat) and profiled (--profile, from
+ * the profiled library). A library for a target this machine cannot run
+ * would run here under an emulator instead. */
+static int run_library_command(const run_flags *r, const char *lib, const char *profile_lib, const irm_object *data,
+                               irm_object **outs) {
+  irm_runtime_module *loaded = NULL;
+  int32_t threads = r->num_threads < 0 ? -1 : (int32_t)r->num_threads;
+  int rc = irm_runtime_load_threads(lib, NULL, threads, &loaded) ? cli_fail("run: loading") : CLI_OK;
+  if (!rc && irm_runtime_module_run(loaded, data, outs)) rc = cli_fail("run: running");
+  if (!rc && (r->repeat || r->number)) rc = run_timing(r, loaded, data, *outs);
+  irm_object_release(loaded);
+  loaded = NULL;
+  if (!rc && profile_lib && irm_runtime_load_threads(profile_lib, NULL, threads, &loaded))
+    rc = cli_fail("run: loading the profiled library");
+  if (!rc && profile_lib) rc = run_profile(r, loaded, data, *outs);
+  irm_object_release(loaded);
+  return rc;
 }
 
-static int compare(const run_flags *r, const irm_object *outs, const irm_any *want) {
-  int tuple = want->type_code == IRM_OBJECT && irm_object_is(want->v_obj, "ffi.Array");
-  size_t n_want = tuple ? irm_array_size(want->v_obj) : 1;
-  if (irm_array_size(outs) != n_want)
-    return cli_say(CLI_FAIL, "run: the library gave %zu outputs, ir.Evaluate %zu", irm_array_size(outs), n_want);
-  double worst = 0;
-  for (size_t j = 0; j < n_want; j++) {
-    const irm_any *w = tuple ? irm_array_at(want->v_obj, j) : want;
-    const irm_object *got = irm_array_at(outs, j)->v_obj;
-    char label[32];
-    snprintf(label, sizeof label, "output %zu", j);
-    print_tensor(label, got, r->show);
-    if (w->type_code != IRM_OBJECT || !irm_is_tensor(w->v_obj))
-      return cli_say(CLI_FAIL, "run: ir.Evaluate gave %s for output %zu, not a Tensor", irm_any_type_name(w), j);
-    double d = largest_difference(got, w->v_obj);
-    if (d > worst || isnan(d)) worst = d;
+static void print_header(const run_flags *r, const char *lib, int reused, const irm_object *data) {
+  fprintf(cli_out, "irm run: %s %s %s; inputs: ", cli_quote(r->dir), reused ? "reuses" : "compiled to", cli_quote(lib));
+  for (size_t i = 0; i < irm_array_size(data); i++) {
+    const irm_object *t = irm_array_at(data, i)->v_obj;
+    fprintf(cli_out, "%s%lld %s values", i ? ", " : "", (long long)irm_tensor_numel(t),
+            irm_dtype_name(irm_tensor_dl(t)->dtype));
   }
-  fprintf(cli_out, "largest difference from ir.Evaluate: %.3g (tolerance %g)\n", worst, r->tolerance);
-  if (!(worst <= r->tolerance))
-    return cli_say(CLI_FAIL, "run: the outputs differ from ir.Evaluate by %.3g, more than --tolerance %g", worst,
-                   r->tolerance);
-  return CLI_OK;
+  if (r->n_inputs || r->inputs_file) fputs(" (given)\n", cli_out);
+  else fprintf(cli_out, " (random, seed %lld)\n", (long long)r->seed);
 }
 
 static int run_dir(const run_flags *r) {
-  irm_object *record = NULL, *result = NULL, *all = NULL, *data = NULL, *outs = NULL;
-  irm_runtime_module *loaded = NULL;
+  irm_object *record = NULL, *result = NULL, *all = NULL, *data = NULL, *outs = NULL, *weights = NULL;
   irm_any want = irm_any_none();
-  char lib[4096];
+  char lib[4096], plib[4096];
+  int reused = 0, preused = 0;
   int rc = read_record(r->dir, &record);
   if (!rc) rc = check_record_names(r->dir, record);
   const char *mod_name = rc ? "" : irm_string_data(record_part(record, "mod_name", "ffi.String"));
+  const irm_module *model = rc ? NULL : record_part(record, "module", "ir.IRModule");
   snprintf(lib, sizeof lib, "%s/lib%s.so", r->dir, mod_name);
-  if (!rc) rc = make_inputs(r, record, &all, &data);
-  if (!rc) rc = rebuild_result(r->dir, record, &result);
-  if (!rc && irm_build_export_library(result, lib)) rc = cli_fail("run: compiling");
-  if (!rc && irm_runtime_load(lib, &loaded)) rc = cli_fail("run: loading");
-  if (!rc) {
-    fprintf(cli_out, "irm run: %s compiled to %s; inputs: ", cli_quote(r->dir), cli_quote(lib));
-    for (size_t i = 0; i < irm_array_size(data); i++) {
-      const irm_object *t = irm_array_at(data, i)->v_obj;
-      fprintf(cli_out, "%s%lld %s values", i ? ", " : "", (long long)irm_tensor_numel(t),
-              irm_dtype_name(irm_tensor_dl(t)->dtype));
-    }
-    if (r->n_inputs) fputs(" (given)\n", cli_out);
-    else fprintf(cli_out, " (random, seed %lld)\n", (long long)r->seed);
-  }
-  if (!rc && irm_runtime_module_run(loaded, data, &outs)) rc = cli_fail("run: running");
-  if (!rc && irm_dataflow_evaluate(record_part(record, "module", "ir.IRModule"), "main", all, &want))
-    rc = cli_fail("run: ir.Evaluate");
-  if (!rc) rc = compare(r, outs, &want);
+  snprintf(plib, sizeof plib, "%s/lib%s.profile.so", r->dir, mod_name);
+  if (!rc) rc = read_weights(r->dir, record, &weights);
+  if (!rc) rc = run_make_inputs(r, model, weights, &all, &data);
+  if (!rc) rc = rebuild_result(r->dir, record, weights, &result);
+  if (!rc && r->profile) rc = check_hooks(result);
+  if (!rc) rc = ensure_library(r->dir, record, result, lib, 0, &reused);
+  if (!rc && r->profile) rc = ensure_library(r->dir, record, result, plib, 1, &preused);
+  if (!rc) print_header(r, lib, reused, data);
+  if (!rc) rc = run_library_command(r, lib, r->profile ? plib : NULL, data, &outs);
+  if (!rc) run_print_outputs(r, outs);
+  if (!rc && r->outputs_file) rc = run_write_outputs(r->outputs_file, outs);
+  if (!rc && r->check && irm_dataflow_evaluate(model, "main", all, &want)) rc = cli_fail("run: ir.Evaluate");
+  if (!rc && r->check) rc = run_compare(r, outs, &want);
   irm_any_release(&want);
   irm_object_release(outs);
-  irm_object_release(loaded);
   irm_object_release(data);
   irm_object_release(all);
   irm_object_release(result);
   irm_object_release(record);
+  irm_object_release(weights);
   return rc;
 }
 
@@ -390,6 +374,7 @@ int cmd_run(int argc, char **argv) {
   r.seed = RUN_DEFAULT_SEED;
   r.show = RUN_DEFAULT_SHOW;
   r.tolerance = RUN_DEFAULT_TOLERANCE;
+  r.num_threads = -1;
   r.inputs = calloc((size_t)argc + 1, sizeof *r.inputs);
   if (!r.inputs) return cli_say(CLI_FAIL, "out of memory");
   int first = 0;

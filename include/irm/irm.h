@@ -31,6 +31,7 @@
 #include "irm/build.h"
 #include "irm/build_cache.h"
 #include "irm/runtime.h"
+#include "irm/param_dict.h"
 #include "irm/json.h"
 #include "irm/structural.h"
 

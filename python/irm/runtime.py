@@ -141,4 +141,28 @@ def load(path, mod_name=None, num_threads=None):
     return Module(handle, str(path))
 
 
+def save_param_dict(params):
+    """The weights params (a dict name -> irm Tensor or numpy array) as
+    bytes in TVM's param-dict layout (relay.save_param_dict's; the params
+    file irm build writes; include/irm/param_dict.h). TypeError for a value
+    that is no tensor."""
+    from .tensor import Tensor, tensor
+    if not isinstance(params, dict):
+        raise TypeError("irm.runtime.save_param_dict: params must be a dict name -> tensor, got %s"
+                        % type(params).__name__)
+    converted = {str(k): v if isinstance(v, Tensor) else tensor(v) for k, v in params.items()}
+    data = api_global("irm.runtime.save_param_dict()", "runtime.SaveParams", "params")(converted)
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def load_param_dict(data):
+    """The dict name -> irm Tensor that data (bytes of TVM's param-dict
+    layout, as save_param_dict gives) holds. ValueError naming what is
+    wrong for bytes that are no param dict (bad magic, truncated, ...)."""
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError("irm.runtime.load_param_dict: data must be bytes, got %s" % type(data).__name__)
+    m = api_global("irm.runtime.load_param_dict()", "runtime.LoadParams", "data")(bytes(data))
+    return {k: m[k] for k in m.keys()}
+
+
 from .graph_module import GraphModule  # noqa: E402,F401  (docs/graph.md)

@@ -4,7 +4,6 @@ torch.onnx.export here) against PyTorch, before and after the default
 pipeline; and the frontend's contract (errors, names, attributes, the
 command line)."""
 import io
-import json
 import os
 import subprocess
 import sys
@@ -229,12 +228,36 @@ def test_command_line_writes_text_and_params(tmp_path):
     subprocess.run(run, check=True, env=env)
     mod = irm.ir.parse((tmp_path / "m.irm").read_text())
     assert mod.get_attr("params")["w"].tolist() == [1.0, 2.0, 3.0]
-    subprocess.run(run + ["--params-out", str(tmp_path / "p.json")], check=True, env=env)
+    subprocess.run(run + ["--params-out", str(tmp_path / "p.params")], check=True, env=env)
     mod = irm.ir.parse((tmp_path / "m.irm").read_text())
     assert "params" not in mod.attrs
-    params = irm.from_json((tmp_path / "p.json").read_text())
+    from irm.runtime import load_param_dict
+    params = load_param_dict((tmp_path / "p.params").read_bytes())
     assert params["w"].tolist() == [1.0, 2.0, 3.0]
-    json.loads((tmp_path / "p.json").read_text())
     bad = subprocess.run([sys.executable, "-m", "irm.frontend.onnx", str(tmp_path / "missing.onnx"), "-o",
                           str(tmp_path / "x.irm")], env=env, capture_output=True, text=True)
     assert bad.returncode != 0
+
+
+def test_bad_model_files_are_value_errors_naming_the_file(tmp_path):
+    good = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [2])], [_vi("y", [2])]).SerializeToString()
+    cases = {"empty.onnx": (b"", "is empty \\(0 bytes\\)"),
+             "trunc.onnx": (good[:len(good) // 2], "is not an ONNX model"),
+             "random.onnx": (bytes(np.random.RandomState(0).randint(0, 256, 300, dtype=np.uint8)),
+                             "is not an ONNX model")}
+    for name, (data, message) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(ValueError, match="'.*%s' %s" % (name, message)):
+            from_onnx(str(tmp_path / name))
+    # the command line: one line, no traceback, status 1
+    bad = subprocess.run([sys.executable, "-m", "irm.frontend.onnx", str(tmp_path / "empty.onnx"), "-o",
+                          str(tmp_path / "x.irm")], capture_output=True, text=True)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr and len(bad.stderr.splitlines()) == 1
+
+
+def test_unknown_input_names_are_value_errors_naming_the_inputs():
+    model = _model([helper.make_node("Add", ["x", "z"], ["y"])], [_vi("x", [2]), _vi("z", [2])], [_vi("y", [2])])
+    with pytest.raises(ValueError, match="shape= names 'bad', which is no input of the model; its inputs: 'x', 'z'"):
+        from_onnx(model, shape={"bad": (2,)})
+    with pytest.raises(ValueError, match="dtype= names 'q'"):
+        from_onnx(model, dtype={"q": "float32"})

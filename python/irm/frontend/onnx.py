@@ -31,8 +31,10 @@ one NotImplementedError listing every such op with its count and the node
 names.
 
 Command line: ``python3 -m irm.frontend.onnx MODEL.onnx -o MODEL.irm
-[--params-out FILE]`` writes the text form (with the params inside, or,
-with --params-out, the params as irm JSON in FILE).
+[--params-out FILE] [--shape NAME=D0,D1,...] [--dtype NAME=DTYPE]`` writes the
+text form (with the params inside, or, with --params-out, the params in FILE
+as TVM's param dict, ``irm.runtime.save_param_dict``'s bytes). Every failure
+is one line on stderr and status 1 (3 when the onnx package is missing).
 """
 import re
 import sys
@@ -191,10 +193,49 @@ class _Names:
 def _load(model):
     import onnx
     if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-        model = onnx.load(model)
+        return _load_file(model)
     if not isinstance(model, onnx.ModelProto):
         raise TypeError("from_onnx: model must be an onnx.ModelProto or a path, got %s" % type(model).__name__)
     return model
+
+
+def _load_file(path):
+    """The ModelProto in the file at path; ValueError naming the file for one
+    that is empty, does not parse (truncated, random bytes) or has no graph:
+    protobuf reads an empty file as an empty model, which must not build."""
+    import onnx
+    from google.protobuf.message import DecodeError
+    with open(path, "rb") as f:
+        data = f.read()
+    where = "from_onnx: '%s'" % (path.decode(errors="replace") if isinstance(path, bytes) else str(path))
+    if not data:
+        raise ValueError("%s is empty (0 bytes), not an ONNX model" % where)
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except (DecodeError, RuntimeError, ValueError) as exc:
+        raise ValueError("%s is not an ONNX model (truncated or not protobuf: %s)" % (where, exc)) from None
+    if not model.HasField("graph") or not model.graph.output:
+        raise ValueError("%s is not an ONNX model (it has no graph with outputs; truncated or another format?)"
+                         % where)
+    # External data lives beside the file (as onnx.load finds it).
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+        import os
+        from onnx.external_data_helper import load_external_data_for_model
+        load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
+    return model
+
+
+def _check_input_names(graph, shape, dtype):
+    """ValueError when shape= or dtype= names an input the graph does not have."""
+    init = {t.name for t in graph.initializer}
+    names = [vi.name for vi in graph.input if vi.name not in init]
+    for what, given in (("shape", shape), ("dtype", dtype)):
+        if isinstance(given, dict):
+            for name in given:
+                if name not in names:
+                    raise ValueError("from_onnx: %s= names '%s', which is no input of the model; its inputs: %s"
+                                     % (what, name, ", ".join("'%s'" % n for n in names) or "none"))
 
 
 def _opset_of(model):
@@ -233,8 +274,9 @@ def _input_shape(vi, shape, dtype):
     dims = []
     for i, d in enumerate(tt.shape.dim):
         if not d.HasField("dim_value"):
-            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); "
-                             "give its shape with shape={'%s': (...)}" % (name, i, d.dim_param or "?", name))
+            raise ValueError("from_onnx: input '%s' has a dynamic dimension %d (%s); give its shape with "
+                             "shape={'%s': (...)} (irm build: --input-shapes %s:D0xD1x...)"
+                             % (name, i, d.dim_param or "?", name, name))
         dims.append(int(d.dim_value))
     return tuple(dims), dt
 
@@ -280,6 +322,7 @@ def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
                                   % (opset, OPSET_MIN, OPSET_MAX, OPSET_ACCEPTED, OPSET_MIN - 1))
     _check_supported(model)
     graph = model.graph
+    _check_input_names(graph, shape, dtype)
     names = _Names()
     g = Graph(opset, names, max_constant_bytes)
     values = {"": None}
@@ -330,33 +373,55 @@ def _missing(node, name):
                      % (node.name, node.op_type, name))
 
 
+# main's exit status when the onnx package is missing: irm build says what to install.
+EXIT_NO_ONNX = 3
+
+
 def main(argv=None):
+    """The command line; every failure is one line on stderr ("error: ..."),
+    never a traceback, and status 1 (EXIT_NO_ONNX without the onnx package)."""
     import argparse
     p = argparse.ArgumentParser(prog="python3 -m irm.frontend.onnx",
                                 description="Convert an ONNX model to irm's text form.")
     p.add_argument("model", help="the .onnx file")
     p.add_argument("-o", "--output", required=True, help="the .irm text file to write")
-    p.add_argument("--params-out", help="write the params (irm JSON of a Map name -> Tensor) here, "
+    p.add_argument("--params-out", help="write the params here (TVM's param dict, irm.runtime.save_param_dict), "
                                         "and leave them out of the text")
     p.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...",
-                   help="the shape of an input with dynamic dimensions (repeatable)")
+                   help="the shape of an input (repeatable)")
+    p.add_argument("--dtype", action="append", default=[], metavar="NAME=DTYPE",
+                   help="the dtype of an input (repeatable)")
     args = p.parse_args(argv)
-    shapes = {}
-    for s in args.shape:
-        name, _, dims = s.partition("=")
-        shapes[name] = [int(d) for d in dims.split(",") if d]
     try:
-        mod, params = from_onnx(args.model, shape=shapes or None)
-    except (NotImplementedError, ValueError, TypeError) as exc:
-        print("error: %s" % exc, file=sys.stderr)
+        import onnx  # noqa: F401
+    except ImportError:
+        print("error: the Python package 'onnx' is missing (apt-get install python3-onnx)", file=sys.stderr)
+        return EXIT_NO_ONNX
+    try:
+        shapes, dtypes = {}, {}
+        for s in args.shape:
+            name, _, dims = s.partition("=")
+            try:
+                shapes[name] = [int(d) for d in dims.split(",") if d]
+            except ValueError:
+                raise ValueError("--shape %s: expected NAME=D0,D1,... with integer dimensions" % s) from None
+        for s in args.dtype:
+            name, _, dt = s.partition("=")
+            dtypes[name] = dt
+        mod, params = from_onnx(args.model, shape=shapes or None, dtype=dtypes or None)
+        if args.params_out:
+            from ..runtime import save_param_dict
+            with open(args.params_out, "wb") as f:
+                f.write(save_param_dict(params))
+            mod = mod.without_attr("params")
+        with open(args.output, "w") as f:
+            f.write(mod.text(elide_larger_than=0))
+    except Exception as exc:  # noqa: BLE001 -- one line, never a traceback
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        if not isinstance(exc, (NotImplementedError, ValueError, TypeError)):
+            text = "%s: %s" % (type(exc).__name__, text)
+        print("error: %s" % text, file=sys.stderr)
         return 1
-    if args.params_out:
-        from .._ffi import get_global_func
-        with open(args.params_out, "w") as f:
-            f.write(get_global_func("ffi.ToJSON")(params))
-        mod = mod.without_attr("params")
-    with open(args.output, "w") as f:
-        f.write(mod.text(elide_larger_than=0))
     return 0
 
 
