@@ -368,6 +368,19 @@ static void take_epilogue(walker *w, size_t i) {
   a->alias = 3; /* no buffer of its own */
 }
 
+/* The output a call may write in place of its own buffer when its one
+ * user is a reshape (squeeze, expand_dims) that is an output: the
+ * reshape then copies nothing (a kernel ending in a flatten, ShuffleNet's
+ * shuffle). -1 when none. */
+static int64_t viewed_output(walker *w, size_t idx, int *taken) {
+  const cg_node *nd = &w->nodes[idx], *u = &w->nodes[nd->user];
+  if (nd->uses != 1 || nd->out_index >= 0 || nd->tail_of || u->kind != N_CALL || !u->gen.native ||
+      !is_view_op(u->gen.native->name) || u->out_index < 0 || taken[nd->user] || u->t.dt != nd->t.dt)
+    return -1;
+  taken[nd->user] = 1;
+  return u->out_index;
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
@@ -395,6 +408,7 @@ static int plan(walker *w, size_t *intermediate_bytes) {
       continue;
     }
     int64_t o = is_ew(nd) ? -1 : in_place_output(w, i, taken);
+    if (o < 0) o = viewed_output(w, i, taken);
     if (o >= 0) {
       nd->alias = 2;
       snprintf(nd->name, sizeof nd->name, "out%lld", (long long)o);
