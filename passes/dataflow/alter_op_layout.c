@@ -12,7 +12,9 @@
  * blocked when:
  *   nn.conv2d          NCHW/OIHW, float32, groups 1, or depthwise
  *                      (groups == channels); its data is the twin or is
- *                      transformed (padding an RGB input with zero lanes);
+ *                      transformed, or, for an input of fewer channels
+ *                      than a block (the RGB image), read as NCHW1c (a
+ *                      reshape: the stem writes NCHW{x}c from NCHW);
  *                      a 3x3 stride-1 one on a map of 14x14 or more runs
  *                      Winograd's F(2x2, 3x3), its weight transformed by
  *                      nn.contrib_conv2d_winograd_weight_transform (also
@@ -170,11 +172,18 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
    * multiplies than the direct conv */
   int winograd = !depthwise && a.groups == 1 && w[2] == 3 && w[3] == 3 && a.strides[0] == 1 && a.strides[1] == 1 &&
                  a.dilation[0] == 1 && a.dilation[1] == 1 && o[2] * o[3] >= 196 && in >= x;
+  /* A stem (an NCHW input of fewer channels than a block, the RGB image)
+   * reads its input as NCHW1c, a view: no transform writes x lanes a pixel */
+  int stem = !depthwise && in < x && !twin_of(c, irm_call_arg(call, 0));
   char kernel[48];
   if (depthwise) snprintf(kernel, sizeof kernel, "OIHW1i%lldo", (long long)x);
-  else snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)x, (long long)(vecs * x));
+  else
+    snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)(stem ? 1 : x),
+             (long long)(vecs * x));
   irm_object *args[2] = {NULL, NULL}, *conv = NULL, *u = NULL;
-  int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
+  const int64_t lanes1[5] = {d[0], d[1], d[2], d[3], 1};
+  int rc = stem ? irm_dataflow_reshape_(irm_call_arg(call, 0), lanes1, 5, &args[0])
+                : blocked_arg(c, irm_call_arg(call, 0), &args[0]);
   irm_object *t = NULL;
   if (!rc && winograd) {
     rc = call_of("nn.contrib_conv2d_winograd_weight_transform", (irm_object *const[]){irm_call_arg(call, 1)}, 1, NULL,
@@ -191,14 +200,20 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"padding", "channels", "data_layout", "kernel_layout",
-                        "strides", "dilation", "groups",      "in_channels"};
-  irm_any values[] = {
-      irm_any_object(pa), irm_any_int(ch),    irm_any_str(c->data_layout), irm_any_str(kernel),
-      irm_any_object(sa), irm_any_object(da), irm_any_int(a.groups),       irm_any_int(in % x ? in : 0)};
+  const char *keys[] = {"padding",  "channels", "data_layout", "kernel_layout", "strides",
+                        "dilation", "groups",   "in_channels", "out_layout"};
+  irm_any values[] = {irm_any_object(pa),
+                      irm_any_int(ch),
+                      irm_any_str(stem ? "NCHW1c" : c->data_layout),
+                      irm_any_str(kernel),
+                      irm_any_object(sa),
+                      irm_any_object(da),
+                      irm_any_int(a.groups),
+                      irm_any_int(!stem && in % x ? in : 0),
+                      irm_any_str(c->data_layout)};
   if (!rc && winograd)
     rc = call_of("nn.contrib_conv2d_winograd_without_weight_transform", args, 2, NULL, keys, values, 4, &conv);
-  else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
+  else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, stem ? 9 : 8, &conv);
   irm_object_release(sa);
   irm_object_release(pa);
   irm_object_release(da);
