@@ -60,15 +60,15 @@ typedef void (*kernel_fn)(const float *in, const float *w, float *out, const irm
 #endif
 
 #define SHAPE_3X3 \
-  { 1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1 }
+  { 1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0 }
 #define SHAPE_STEM \
-  { 1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 1, 1, 3, 3, 1 }
+  { 1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 1, 1, 3, 3, 1, 0 }
 #define SHAPE_3X3_S2 \
-  { 1, 64, 56, 56, 128, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1 }
+  { 1, 64, 56, 56, 128, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0 }
 #define SHAPE_1X1_S2 \
-  { 1, 64, 56, 56, 128, 28, 28, 1, 1, 2, 2, 1, 1, 0, 0, 1 }
+  { 1, 64, 56, 56, 128, 28, 28, 1, 1, 2, 2, 1, 1, 0, 0, 1, 0 }
 #define SHAPE_DW \
-  { 1, 32, 112, 112, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 32 }
+  { 1, 32, 112, 112, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 32, 0 }
 
 #define BENCH_CONV_(fn, shape, order)                                                         \
   static void fn(const float *in, const float *w, float *out, const irm_kernel_epilogue *e) { \

@@ -20,33 +20,11 @@
 #include "codegen_c_internal.h"
 #include "backend_internal.h"
 #include "codegen_c_plugin.h"
+#include "codegen_c_walker.h"
 
 #define P irm_text_buf_printf_
 #define CG_ALIGN 64
 #define CG_MAX_DEPTH 4000
-#define CG_MAX_SYMBOL 200
-
-typedef enum node_kind { N_PARAM, N_CONST, N_CALL } node_kind;
-
-typedef struct cg_node {
-  const irm_object *expr;
-  node_kind kind;
-  cg_tensor t;
-  char name[CG_MAX_SYMBOL + 24];
-  size_t nargs, *args;
-  cg_fcodegen gen;   /* calls: how the op generates C */
-  size_t uses, user; /* use count; the (last) user's index */
-  int inlined;       /* an elementwise call folded into its user's expression */
-  int materialized;  /* has a buffer */
-  int64_t out_index; /* the output it writes, -1 */
-  size_t offset;     /* scratch offset of an intermediate */
-  int alias; /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place; 3: an anchor writing its tail's */
-  size_t tail;     /* an anchor computing its users' epilogue: 1 + the index of the tail's last node, else 0 */
-  size_t tail_of;  /* that last node: 1 + the anchor's index, else 0 */
-  cg_epilogue epi; /* the anchor's epilogue (bias and residual as node indices + 1 until emission) */
-  size_t epi_bias, epi_res;
-  int half; /* float16 in the IR: t.dt says float32, the kernel computes in float (see tensor_of) */
-} cg_node;
 
 typedef struct memo {
   irm_ptr_entry_ base;
@@ -58,24 +36,6 @@ typedef struct bound {
   const irm_object *value;
 } bound;
 
-typedef struct walker {
-  const irm_object *func;
-  const char *symbol;
-  int cblas;
-  int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
-  irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
-  cg_schedules sched;       /* the generators' schedule records */
-  int threads;              /* irm_c_kernel_opts_'s */
-  size_t tasks;             /* task functions emitted (cg_call's) */
-  cg_node *nodes;
-  size_t n, cap;
-  irm_ptr_table_ memo, lets;
-  size_t *outputs;
-  size_t n_outputs, cap_outputs;
-  size_t n_consts;
-  size_t depth;
-  size_t *half_out; /* per output: the scratch offset of a float16 output's float buffer */
-} walker;
 
 static int fail_at(walker *w, int code, const char *what) {
   return irm_error(code, "in function '%s': %s", w->symbol, what);
@@ -275,8 +235,6 @@ static int is_view_op(const char *name) {
   return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0;
 }
 
-static int is_ew(const cg_node *nd) { return nd->kind == N_CALL && irm_cg_fcodegen_is_elemwise_(&nd->gen); }
-
 static size_t align_up(size_t x) { return (x + CG_ALIGN - 1) / CG_ALIGN * CG_ALIGN; }
 
 static int same_shape(const cg_tensor *a, const cg_tensor *b) {
@@ -293,7 +251,7 @@ static int same_shape(const cg_tensor *a, const cg_tensor *b) {
  * output once, then updates it). -1 when none. */
 static int64_t in_place_output(walker *w, size_t idx, int *taken) {
   const cg_node *nd = &w->nodes[idx];
-  if (nd->uses != 1 || nd->out_index >= 0 || !is_ew(&w->nodes[nd->user])) return -1;
+  if (nd->uses != 1 || nd->out_index >= 0 || !irm_cg_is_ew_(&w->nodes[nd->user])) return -1;
   size_t r = nd->user;
   while (w->nodes[r].inlined) {
     if (!same_shape(&w->nodes[r].t, &nd->t)) return -1;
@@ -304,8 +262,6 @@ static int64_t in_place_output(walker *w, size_t idx, int *taken) {
   taken[r] = 1;
   return root->out_index;
 }
-
-static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c);
 
 /* A per-channel bias of out, in its channel blocks: [1, CB, 1, 1, x] or
  * [CB, 1, 1, x] for an out of [N, CB, H, W, x]. */
@@ -321,7 +277,7 @@ static int is_block_bias(const cg_tensor *b, const cg_tensor *out) {
  * *stage orders them: bias (1), residual (2), activation (3). */
 static int epilogue_step(walker *w, size_t anchor, size_t cur, size_t u, int *stage) {
   cg_node *a = &w->nodes[anchor], *un = &w->nodes[u];
-  if (!is_ew(un) || !un->gen.native || !same_shape(&un->t, &a->t)) return 0;
+  if (!irm_cg_is_ew_(un) || !un->gen.native || !same_shape(&un->t, &a->t)) return 0;
   const char *op = un->gen.native->name;
   if (strcmp(op, "add") == 0 && un->nargs == 2 && un->args[0] != un->args[1]) {
     size_t other = un->args[0] == cur ? un->args[1] : un->args[0];
@@ -357,7 +313,7 @@ static void take_epilogue(walker *w, size_t i) {
   if (a->kind != N_CALL || !a->gen.native || a->out_index >= 0 || a->uses != 1) return;
   cg_tensor in[CG_MAX_INPUTS];
   cg_call c;
-  make_call(w, a, in, &c);
+  irm_cg_walker_call_(w, a, in, &c);
   if (!irm_cg_takes_epilogue_(&c)) return;
   size_t cur = i, last = 0;
   int stage = 0;
@@ -383,6 +339,19 @@ static int half_written(const walker *w, size_t k) {
   return nd->half && nd->kind == N_CALL && nd->out_index == (int64_t)k;
 }
 
+/* The output a call may write in place of its own buffer when its one
+ * user is a reshape (squeeze, expand_dims) that is an output: the
+ * reshape then copies nothing (a kernel ending in a flatten, ShuffleNet's
+ * shuffle). -1 when none. */
+static int64_t viewed_output(walker *w, size_t idx, int *taken) {
+  const cg_node *nd = &w->nodes[idx], *u = &w->nodes[nd->user];
+  if (nd->uses != 1 || nd->out_index >= 0 || nd->tail_of || nd->half || u->kind != N_CALL || !u->gen.native ||
+      !is_view_op(u->gen.native->name) || u->out_index < 0 || taken[nd->user] || u->t.dt != nd->t.dt)
+    return -1;
+  taken[nd->user] = 1;
+  return u->out_index;
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
@@ -393,7 +362,8 @@ static int plan(walker *w, size_t *intermediate_bytes) {
   }
   for (size_t i = 0; i < w->n; i++) {
     cg_node *nd = &w->nodes[i];
-    nd->inlined = nd->kind == N_CALL && nd->out_index < 0 && nd->uses == 1 && is_ew(nd) && is_ew(&w->nodes[nd->user]);
+    nd->inlined = nd->kind == N_CALL && nd->out_index < 0 && nd->uses == 1 && irm_cg_is_ew_(nd) &&
+                  irm_cg_is_ew_(&w->nodes[nd->user]);
     nd->materialized = !nd->inlined;
   }
   for (size_t i = 0; i < w->n; i++) take_epilogue(w, i);
@@ -409,7 +379,8 @@ static int plan(walker *w, size_t *intermediate_bytes) {
       memmove(nd->name, src, strlen(src) + 1); /* same size of buffer */
       continue;
     }
-    int64_t o = is_ew(nd) ? -1 : in_place_output(w, i, taken);
+    int64_t o = irm_cg_is_ew_(nd) ? -1 : in_place_output(w, i, taken);
+    if (o < 0) o = viewed_output(w, i, taken);
     if (o >= 0) {
       nd->alias = 2;
       snprintf(nd->name, sizeof nd->name, nd->half ? "ho%lld" : "out%lld", (long long)o);
@@ -434,157 +405,6 @@ static int plan(walker *w, size_t *intermediate_bytes) {
     }
   *intermediate_bytes = off;
   return IRM_OK;
-}
-
-/* ---- elementwise trees --------------------------------------------------------------------- */
-
-typedef struct ew_ctx {
-  walker *w;
-  cg_leaf *leaves;
-  size_t n_leaves, cap_leaves;
-  const char *const *access;
-  size_t next, root;
-} ew_ctx;
-
-static void arg_map(const cg_node *nd, const cg_call *c, size_t i, int32_t *map) {
-  const cg_tensor *a = &c->in[i];
-  if (nd->gen.native && nd->gen.native->dim_map) nd->gen.native->dim_map(c, i, map);
-  else irm_cg_broadcast_map_(a->shape, a->ndim, nd->t.shape, nd->t.ndim, map);
-}
-
-static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
-  for (size_t i = 0; i < nd->nargs; i++) in[i] = w->nodes[nd->args[i]].t;
-  memset(c, 0, sizeof *c);
-  c->op = irm_op_name(irm_call_callee(nd->expr));
-  c->symbol = w->symbol;
-  c->attrs = irm_call_attrs(nd->expr);
-  c->n_in = nd->nargs;
-  c->in = in;
-  c->out = nd->t;
-  c->cblas = w->cblas;
-  c->kernel_block = w->kernel_block;
-  c->file_scope = w->file_scope;
-  c->schedules = &w->sched;
-  c->threads = w->file_scope ? w->threads : 0;
-  c->tasks = &w->tasks;
-}
-
-/* Collects the leaves under node idx, whose dims map to root dims by map. */
-static int collect(ew_ctx *x, size_t idx, const int32_t *map) {
-  walker *w = x->w;
-  const cg_node *nd = &w->nodes[idx];
-  cg_tensor in[CG_MAX_INPUTS];
-  cg_call c;
-  make_call(w, nd, in, &c);
-  for (size_t i = 0; i < nd->nargs; i++) {
-    const cg_node *a = &w->nodes[nd->args[i]];
-    int32_t amap[CG_MAX_NDIM], composed[CG_MAX_NDIM];
-    arg_map(nd, &c, i, amap);
-    for (int32_t d = 0; d < a->t.ndim; d++) composed[d] = amap[d] >= 0 ? map[amap[d]] : -1;
-    if (a->inlined) {
-      int rc = collect(x, nd->args[i], composed);
-      if (rc) return rc;
-      continue;
-    }
-    if (x->n_leaves == x->cap_leaves) {
-      size_t cap = x->cap_leaves ? 2 * x->cap_leaves : 8;
-      cg_leaf *p = irm_realloc(x->leaves, cap * sizeof *p);
-      if (!p) return irm_error_nomem_("generating C");
-      x->leaves = p;
-      x->cap_leaves = cap;
-    }
-    cg_leaf *l = &x->leaves[x->n_leaves++];
-    memset(l, 0, sizeof *l);
-    l->name = a->name;
-    l->dt = a->t.dt;
-    int64_t stride = 1;
-    for (int32_t d = a->t.ndim - 1; d >= 0; d--) {
-      if (composed[d] >= 0 && a->t.shape[d] != 1) l->strides[composed[d]] += stride;
-      stride *= a->t.shape[d];
-    }
-  }
-  return IRM_OK;
-}
-
-static int build_expr(ew_ctx *x, size_t idx, irm_text_buf *out) {
-  walker *w = x->w;
-  const cg_node *nd = &w->nodes[idx];
-  cg_tensor in[CG_MAX_INPUTS];
-  cg_call c;
-  make_call(w, nd, in, &c);
-  irm_text_buf parts[CG_MAX_INPUTS];
-  const char *args[CG_MAX_INPUTS];
-  int rc = IRM_OK;
-  memset(parts, 0, sizeof parts);
-  for (size_t i = 0; i < nd->nargs && !rc; i++) {
-    if (w->nodes[nd->args[i]].inlined) {
-      irm_text_buf_putc_(&parts[i], '(');
-      rc = build_expr(x, nd->args[i], &parts[i]);
-      irm_text_buf_putc_(&parts[i], ')');
-      if (parts[i].failed) rc = irm_error_nomem_("generating C");
-      args[i] = irm_text_buf_cstr_(&parts[i]);
-    } else {
-      args[i] = x->access[x->next++];
-    }
-  }
-  if (!rc) rc = irm_cg_fcodegen_expr_(&nd->gen, &c, args, out);
-  for (size_t i = 0; i < nd->nargs; i++) irm_text_buf_free_(&parts[i]);
-  return rc;
-}
-
-static int expr_cb(void *ctx, const char *const *access, irm_text_buf *out) {
-  ew_ctx *x = ctx;
-  x->access = access;
-  x->next = 0;
-  return build_expr(x, x->root, out);
-}
-
-/* The chain's loops split over threads (irm_cg_parallel_with_) when the
- * kernel is parallel, the loop nest large, its buffers float32 and its
- * expression keeps no status (an integer division's &st stays serial). */
-static int emit_ew_split(walker *w, const cg_node *nd, ew_ctx *x, irm_text_buf *b, bool *done) {
-  *done = false;
-  if (w->threads <= 0 || !w->file_scope || nd->t.dt != CG_F32 || x->n_leaves + 1 > CG_MAX_INPUTS) return IRM_OK;
-  /* the output first: a leaf that is the output too (an in-place chain)
-   * must be captured writable */
-  const char *names[CG_MAX_INPUTS + 1] = {nd->name}, *types[CG_MAX_INPUTS + 1] = {"float"};
-  for (size_t k = 0; k < x->n_leaves; k++) {
-    if (x->leaves[k].dt != CG_F32) return IRM_OK;
-    names[k + 1] = x->leaves[k].name;
-    types[k + 1] = "const float";
-  }
-  irm_text_buf loops;
-  irm_text_buf_init_(&loops, NULL, 0);
-  int64_t items = 0;
-  int rc = irm_cg_emit_loops_split_(&nd->t, x->leaves, x->n_leaves, expr_cb, x, &loops, &items);
-  if (!rc && loops.failed) rc = irm_error_nomem_("generating C");
-  if (rc || items <= 1 || strstr(irm_text_buf_cstr_(&loops), "&st")) {
-    irm_text_buf_free_(&loops);
-    return rc;
-  }
-  cg_tensor in[CG_MAX_INPUTS];
-  cg_call c;
-  make_call(w, nd, in, &c);
-  int64_t chunk = irm_cg_chunk_(&c, items, (double)nd->t.numel * (double)(x->n_leaves + 1) * CG_WORK_PER_ELEMENT);
-  if (chunk < items) {
-    rc = irm_cg_parallel_with_(&c, b, items, chunk, loops.data, names, types, x->n_leaves + 1);
-    *done = true;
-  }
-  irm_text_buf_free_(&loops);
-  return rc;
-}
-
-static int emit_ew(walker *w, size_t idx, irm_text_buf *b) {
-  ew_ctx x = {w, NULL, 0, 0, NULL, 0, idx};
-  int32_t map[CG_MAX_NDIM];
-  const cg_node *nd = &w->nodes[idx];
-  for (int32_t d = 0; d < nd->t.ndim; d++) map[d] = d;
-  int rc = collect(&x, idx, map);
-  bool done = false;
-  if (!rc) rc = emit_ew_split(w, nd, &x, b, &done);
-  if (!rc && !done) rc = irm_cg_emit_loops_(&nd->t, x.leaves, x.n_leaves, expr_cb, &x, b);
-  irm_free(x.leaves);
-  return rc;
 }
 
 /* ---- emission ---------------------------------------------------------------------------------- */
@@ -631,7 +451,7 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
   cg_epilogue epi;
   if (nd->tail_of) { /* the anchor writes this node's buffer, the tail done */
     const cg_node *a = &w->nodes[nd->tail_of - 1];
-    make_call(w, a, in, &c);
+    irm_cg_walker_call_(w, a, in, &c);
     epi = a->epi;
     epi.bias = a->epi_bias ? w->nodes[a->epi_bias - 1].name : NULL;
     epi.residual = a->epi_res ? w->nodes[a->epi_res - 1].name : NULL;
@@ -643,12 +463,12 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
     irm_c_comment_(b, irm_op_name(irm_call_callee(nd->expr)));
     irm_text_buf_puts_(b, " */\n");
   } else {
-    make_call(w, nd, in, &c);
+    irm_cg_walker_call_(w, nd, in, &c);
     P(b, "  /* %s: ", nd->name);
     irm_c_comment_(b, c.op);
     irm_text_buf_puts_(b, " */\n");
     if (nd->alias == 1) return IRM_OK;
-    if (is_ew(nd)) return emit_ew(w, idx, b);
+    if (irm_cg_is_ew_(nd)) return irm_cg_walker_emit_ew_(w, idx, b);
   }
   char scratch[64];
   snprintf(scratch, sizeof scratch, "((char *)scratch + %zu)", op_scratch_at);

@@ -244,12 +244,14 @@ int irm_cg_takes_epilogue_(const cg_call *c) {
 
 /* ---- splitting work for threads ------------------------------------------------------------------ */
 
-/* Below this much work a kernel runs inline: a dispatch, and the other
- * core reading data this one just wrote, cost microseconds, about what
- * one core does with 10^6 multiply-adds. Work counts multiply-adds;
+/* Below this much work a kernel runs inline: a dispatch to spinning
+ * workers, and the other core reading data this one just wrote, cost a
+ * microsecond or two, about what one core does with 2^18 multiply-adds.
+ * (At 2^20, ShuffleNet's 1x1 convs, 4.5 x 10^5 each, all ran inline and
+ * it gained nothing from a second thread.) Work counts multiply-adds;
  * memory-bound kernels (copies, transforms, elementwise chains) count
  * CG_WORK_PER_ELEMENT per element they move. */
-#define CG_PARALLEL_MIN_WORK 1048576.0
+#define CG_PARALLEL_MIN_WORK 262144.0
 #define CG_CHUNKS_PER_THREAD 4
 
 int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work) {

@@ -264,7 +264,9 @@ static int convt_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 /* ---- nn.contrib_conv2d_NCHWc --------------------------------------------------------------------- */
 
 /* float32 with the target's block: runtime/kernels' direct conv
- * (irm_kernel_conv2d.h; its packed weight is OIHW{x}i{V*x}o, V = 1..4) or
+ * (irm_kernel_conv2d.h; its packed weight is OIHW{x}i{V*x}o, V = 1..4;
+ * groups 1 may read data of another block xi, weight OIHW{xi}i{V*x}o: a
+ * stem reading its image as NCHW1c) or
  * depthwise conv (irm_kernel_depthwise.h; OIHW1i{x}o), one inlined
  * instance per workload with the epilogue fused. Otherwise direct loops
  * summing in double, as the evaluator. */
@@ -286,11 +288,11 @@ static int nchwc_of(const cg_call *c, nchwc *v) {
 
 /* Whether the kernels take this call (with a file scope to include them). */
 static int nchwc_kernel_ok(const cg_call *c, const nchwc *v) {
-  if (c->kernel_block <= 0 || v->x != c->kernel_block || v->y != v->x || c->out.dt != CG_F32 || c->in[0].dt != CG_F32 ||
+  if (c->kernel_block <= 0 || v->y != c->kernel_block || c->out.dt != CG_F32 || c->in[0].dt != CG_F32 ||
       c->in[1].dt != CG_F32)
     return 0;
-  if (v->a.groups > 1) return v->ki == 1 && v->ko == v->x;
-  return v->ki == v->x && v->ko % v->x == 0 && v->ko / v->x <= 4;
+  if (v->a.groups > 1) return v->x == v->y && v->ki == 1 && v->ko == v->x;
+  return v->ki == v->x && v->ko % v->y == 0 && v->ko / v->y <= 4;
 }
 
 int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c) {
@@ -302,11 +304,11 @@ int irm_cg_conv_nchwc_takes_epilogue_(const cg_call *c) {
 /* The call's schedule record: its workload, the choices of the default
  * rule (schedule.h) for the packed weight's oc_vecs. */
 static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sched_record_ *r) {
-  int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->x);
+  int depthwise = v->a.groups > 1, oc_vecs = depthwise ? 1 : (int)(v->ko / v->y);
   irm_sched_workload_ *w = &r->workload;
   w->kind = depthwise ? IRM_SCHED_DEPTHWISE_NCHWC : IRM_SCHED_CONV2D_NCHWC;
   w->n = v->n, w->ic = ic, w->ih = v->h, w->iw = v->w, w->oc = v->a.channels, w->oh = v->oh, w->ow = v->ow;
-  w->kh = v->kh, w->kw = v->kw, w->groups = v->a.groups, w->block = v->x;
+  w->kh = v->kh, w->kw = v->kw, w->groups = v->a.groups, w->block = v->y, w->in_block = v->x;
   for (int d = 0; d < 2; d++)
     w->strides[d] = v->a.strides[d], w->dilation[d] = v->a.dilation[d], w->padding[d] = v->a.padding[d];
   w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel;
@@ -321,17 +323,17 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
   int64_t cin = v->cb * v->x, ic = v->a.in_channels, oc = v->a.channels;
   if (depthwise) ic = oc;
   else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
-  (void)irm_cg_use_kernels_(c, v->x, headers);
+  (void)irm_cg_use_kernels_(c, v->y, headers);
   irm_text_buf decl, run, convs; /* the declarations; the statements of each split */
   irm_text_buf_init_(&decl, NULL, 0);
   irm_text_buf_init_(&run, NULL, 0);
   irm_text_buf_init_(&convs, NULL, 0);
   P(&decl,
     "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-    "%lld, %lld, %lld, %lld};\n",
+    "%lld, %lld, %lld, %lld, %lld};\n",
     LL(v->n), LL(ic), LL(v->h), LL(v->w), LL(oc), LL(v->oh), LL(v->ow), LL(v->kh), LL(v->kw), LL(v->a.strides[0]),
     LL(v->a.strides[1]), LL(v->a.dilation[0]), LL(v->a.dilation[1]), LL(v->a.padding[0]), LL(v->a.padding[1]),
-    LL(depthwise ? oc : 1));
+    LL(depthwise ? oc : 1), LL(v->x == v->y ? 0 : v->x));
   irm_cg_epilogue_decl_(e, &decl);
   irm_sched_record_ r;
   nchwc_schedule(c, v, ic, &r);

@@ -31,7 +31,7 @@ typedef struct irm_sched_workload_ {
   irm_sched_kind_ kind;
   int64_t n, ic, ih, iw, oc, oh, ow, kh, kw;
   int64_t strides[2], dilation[2], padding[2]; /* padding: top, left */
-  int64_t groups, block;
+  int64_t groups, block, in_block;             /* in_block: the input's channel block (a stem's 1) */
   int64_t packed_ic, out_blocks, weight_elems;
 } irm_sched_workload_;
 

@@ -67,7 +67,7 @@ static void wino_schedule(const cg_call *c, const wino *v, irm_sched_record_ *r)
   irm_sched_workload_ *w = &r->workload;
   w->kind = IRM_SCHED_WINOGRAD_NCHWC;
   w->n = v->n, w->ic = v->cb * v->x, w->ih = v->h, w->iw = v->w, w->oc = v->a.channels, w->oh = v->oh, w->ow = v->ow;
-  w->kh = 3, w->kw = 3, w->groups = 1, w->block = v->x;
+  w->kh = 3, w->kw = 3, w->groups = 1, w->block = v->x, w->in_block = v->x;
   for (int d = 0; d < 2; d++) w->strides[d] = 1, w->dilation[d] = 1, w->padding[d] = v->a.padding[d];
   w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel;
   irm_cg_schedule_default_(w, (int)(v->ko / v->x), &r->choice);
@@ -90,7 +90,7 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
   irm_text_buf run;
   irm_text_buf_init_(&run, NULL, 0);
   P(&run,
-    "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1};\n",
+    "    const irm_kernel_conv2d_shape s = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, 3, 3, 1, 1, 1, 1, %lld, %lld, 1, 0};\n",
     LL(v->n), LL(cin), LL(v->h), LL(v->w), LL(v->a.channels), LL(v->oh), LL(v->ow), LL(v->a.padding[0]),
     LL(v->a.padding[1]));
   irm_cg_epilogue_decl_(c->epilogue, &run);

@@ -24,9 +24,9 @@ static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_rec
   pair(b, "dilation", w->dilation);
   pair(b, "padding", w->padding);
   irm_text_buf_printf_(b,
-                       ", \"groups\": %" PRId64 ", \"block\": %" PRId64 ", \"packed_ic\": %" PRId64
-                       ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64 "}",
-                       w->groups, w->block, w->packed_ic, w->out_blocks, w->weight_elems);
+                       ", \"groups\": %" PRId64 ", \"block\": %" PRId64 ", \"in_block\": %" PRId64
+                       ", \"packed_ic\": %" PRId64 ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64 "}",
+                       w->groups, w->block, w->in_block, w->packed_ic, w->out_blocks, w->weight_elems);
   irm_text_buf_printf_(b,
                        ", \"choices\": {\"block\": %" PRId64
                        ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s"

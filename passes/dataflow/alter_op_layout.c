@@ -12,7 +12,9 @@
  * blocked when:
  *   nn.conv2d          NCHW/OIHW, float32, groups 1, or depthwise
  *                      (groups == channels); its data is the twin or is
- *                      transformed (padding an RGB input with zero lanes);
+ *                      transformed, or, for an input of fewer channels
+ *                      than a block (the RGB image), read as NCHW1c (a
+ *                      reshape: the stem writes NCHW{x}c from NCHW);
  *                      a 3x3 stride-1 one on a map of 14x14 or more runs
  *                      Winograd's F(2x2, 3x3), its weight transformed by
  *                      nn.contrib_conv2d_winograd_weight_transform (also
@@ -23,6 +25,10 @@
  *                      [1,C,1,1]), or a scalar; nn.bias_add on axis 1
  *   the 2-D pools      NCHW, their data has a twin
  *   concatenate        on the channels, every part a multiple of x
+ *   strided_slice      whole blocks of the channels, the rest whole
+ *   a channel shuffle  reshape -> transpose -> reshape (ShuffleNet's),
+ *                      each group whole blocks: a shuffle of blocks and
+ *                      lanes (alter_shuffle)
  * A twin whose channels are not whole blocks carries padding lanes, which
  * a conv reading it skips (in_channels) and the transform back cuts
  * (strided_slice); concatenate takes only whole blocks.
@@ -166,11 +172,18 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
    * multiplies than the direct conv */
   int winograd = !depthwise && a.groups == 1 && w[2] == 3 && w[3] == 3 && a.strides[0] == 1 && a.strides[1] == 1 &&
                  a.dilation[0] == 1 && a.dilation[1] == 1 && o[2] * o[3] >= 196 && in >= x;
+  /* A stem (an NCHW input of fewer channels than a block, the RGB image)
+   * reads its input as NCHW1c, a view: no transform writes x lanes a pixel */
+  int stem = !depthwise && in < x && !twin_of(c, irm_call_arg(call, 0));
   char kernel[48];
   if (depthwise) snprintf(kernel, sizeof kernel, "OIHW1i%lldo", (long long)x);
-  else snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)x, (long long)(vecs * x));
+  else
+    snprintf(kernel, sizeof kernel, "%s%lldi%lldo", winograd ? "HWOI" : "OIHW", (long long)(stem ? 1 : x),
+             (long long)(vecs * x));
   irm_object *args[2] = {NULL, NULL}, *conv = NULL, *u = NULL;
-  int rc = blocked_arg(c, irm_call_arg(call, 0), &args[0]);
+  const int64_t lanes1[5] = {d[0], d[1], d[2], d[3], 1};
+  int rc = stem ? irm_dataflow_reshape_(irm_call_arg(call, 0), lanes1, 5, &args[0])
+                : blocked_arg(c, irm_call_arg(call, 0), &args[0]);
   irm_object *t = NULL;
   if (!rc && winograd) {
     rc = call_of("nn.contrib_conv2d_winograd_weight_transform", (irm_object *const[]){irm_call_arg(call, 1)}, 1, NULL,
@@ -187,14 +200,20 @@ static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"padding", "channels", "data_layout", "kernel_layout",
-                        "strides", "dilation", "groups",      "in_channels"};
-  irm_any values[] = {
-      irm_any_object(pa), irm_any_int(ch),    irm_any_str(c->data_layout), irm_any_str(kernel),
-      irm_any_object(sa), irm_any_object(da), irm_any_int(a.groups),       irm_any_int(in % x ? in : 0)};
+  const char *keys[] = {"padding",  "channels", "data_layout", "kernel_layout", "strides",
+                        "dilation", "groups",   "in_channels", "out_layout"};
+  irm_any values[] = {irm_any_object(pa),
+                      irm_any_int(ch),
+                      irm_any_str(stem ? "NCHW1c" : c->data_layout),
+                      irm_any_str(kernel),
+                      irm_any_object(sa),
+                      irm_any_object(da),
+                      irm_any_int(a.groups),
+                      irm_any_int(!stem && in % x ? in : 0),
+                      irm_any_str(c->data_layout)};
   if (!rc && winograd)
     rc = call_of("nn.contrib_conv2d_winograd_without_weight_transform", args, 2, NULL, keys, values, 4, &conv);
-  else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, 8, &conv);
+  else if (!rc) rc = call_of("nn.contrib_conv2d_NCHWc", args, 2, NULL, keys, values, stem ? 9 : 8, &conv);
   irm_object_release(sa);
   irm_object_release(pa);
   irm_object_release(da);
@@ -332,6 +351,100 @@ static int alter_concat(alter_ctx *c, const irm_object *original, irm_object *ca
   return rc ? rc : finish(c, original, r, out);
 }
 
+/* ---- strided_slice and channel shuffle ----------------------------------------------------------- */
+
+/* x[:, b:e] on whole blocks of a blocked x: the slice of its blocks. The
+ * other axes must be taken whole, in steps of 1. */
+static int alter_slice(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  irm_strided_slice_attrs a;
+  int64_t o[4], s[4], lo = 0;
+  irm_object *x = irm_call_arg(call, 0);
+  if (irm_strided_slice_attrs_decode("strided_slice", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
+  if (!shape4(original, o) || !shape4(x, s) || !twin_of(c, x) || s[1] % c->x) return IRM_OK;
+  for (int32_t i = 0; i < a.n_begin; i++) {
+    int64_t d = a.n_axes >= 0 ? a.axes[i] : i, b = a.begin[i];
+    if (d < 0) d += 4;
+    if (d < 0 || d > 3 || (a.n_strides > 0 && a.strides[i] != 1)) return IRM_OK;
+    if (b < 0) b += s[d];
+    b = b < 0 ? 0 : b > s[d] ? s[d] : b;
+    if (d == 1) lo = b;
+    else if (b != 0) return IRM_OK;
+  }
+  if (o[0] != s[0] || o[2] != s[2] || o[3] != s[3] || lo % c->x || o[1] % c->x) return IRM_OK;
+  irm_any b = irm_any_int(lo / c->x), e = irm_any_int((lo + o[1]) / c->x), one = irm_any_int(1);
+  irm_object *begin = NULL, *end = NULL, *axes = NULL, *arg = NULL, *r = NULL;
+  int rc = irm_array_new(&b, 1, &begin);
+  if (!rc) rc = irm_array_new(&e, 1, &end);
+  if (!rc) rc = irm_array_new(&one, 1, &axes);
+  if (!rc) rc = blocked_arg(c, x, &arg);
+  const char *keys[] = {"begin", "end", "axes"};
+  irm_any values[] = {irm_any_object(begin), irm_any_object(end), irm_any_object(axes)};
+  if (!rc) rc = call_of("strided_slice", &arg, 1, NULL, keys, values, 3, &r);
+  irm_object_release(begin);
+  irm_object_release(end);
+  irm_object_release(axes);
+  irm_object_release(arg);
+  return rc ? rc : finish(c, original, r, out);
+}
+
+/* The channel shuffle reshape(transpose(reshape(x, [N, g, C/g, H, W]),
+ * [0, 2, 1, 3, 4]), [N, C, H, W]) (ShuffleNet's): *g and x, else 0. */
+static int shuffle_of(irm_object *call, int64_t *g, irm_object **x) {
+  irm_transpose_attrs t;
+  irm_object *tr = irm_call_arg(call, 0), *rs = NULL;
+  int64_t s[4], m[5];
+  if (irm_expr_kind_of(tr) != IRM_EXPR_CALL || irm_call_arg_count(tr) != 1 ||
+      irm_expr_kind_of(irm_call_callee(tr)) != IRM_EXPR_OP || strcmp(irm_op_name(irm_call_callee(tr)), "transpose"))
+    return 0;
+  rs = irm_call_arg(tr, 0);
+  if (irm_expr_kind_of(rs) != IRM_EXPR_CALL || irm_call_arg_count(rs) != 1 ||
+      irm_expr_kind_of(irm_call_callee(rs)) != IRM_EXPR_OP || strcmp(irm_op_name(irm_call_callee(rs)), "reshape"))
+    return 0;
+  if (irm_transpose_attrs_decode("transpose", irm_call_attrs(tr), &t) || t.n_axes != 5) return irm_clear_error(), 0;
+  static const int64_t perm[5] = {0, 2, 1, 3, 4};
+  if (memcmp(t.axes, perm, sizeof perm) != 0) return 0;
+  const irm_object *mt = irm_expr_type(rs);
+  *x = irm_call_arg(rs, 0);
+  if (!shape4(*x, s) || irm_dataflow_type_kind_of(mt) != IRM_DATAFLOW_TYPE_TENSOR || irm_tensor_type_ndim(mt) != 5)
+    return 0;
+  memcpy(m, irm_tensor_type_shape(mt), sizeof m);
+  if (m[0] != s[0] || m[1] * m[2] != s[1] || m[3] != s[2] || m[4] != s[3]) return 0;
+  *g = m[1];
+  return 1;
+}
+
+/* The channel shuffle of a blocked x (C channels, g groups, blocks of
+ * x channels) as a shuffle of its
+ * blocks and lanes: channel j*(C/g) + k goes to k*g + j. With k = kb*x +
+ * kh*(x/g) + kl, it sits at block j*(C/g)/x + kb, lane kh*(x/g) + kl, and
+ * goes to block kb*g + kh, lane kl*g + j: a transpose of the blocked
+ * tensor seen as [N, g, C/(g*x), H, W, g, x/g], axes [0, 2, 5, 3, 4, 6, 1].
+ * It needs C/g a multiple of x (each group whole blocks) and x of g. */
+static int alter_shuffle(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  int64_t g = 0, o[4], s[4];
+  irm_object *x = NULL;
+  if (!shuffle_of(call, &g, &x) || !twin_of(c, x) || !shape4(original, o) || !shape4(x, s)) return IRM_OK;
+  if (g < 2 || s[1] % g || (s[1] / g) % c->x || c->x % g || memcmp(o, s, sizeof o) != 0) return IRM_OK;
+  const int64_t seven[7] = {s[0], g, s[1] / g / c->x, s[2], s[3], g, c->x / g};
+  const int64_t five[5] = {s[0], s[1] / c->x, s[2], s[3], c->x};
+  irm_any axes[7];
+  static const int64_t perm[7] = {0, 2, 5, 3, 4, 6, 1};
+  for (int i = 0; i < 7; i++) axes[i] = irm_any_int(perm[i]);
+  irm_object *arg = NULL, *split = NULL, *moved = NULL, *arr = NULL, *r = NULL;
+  int rc = blocked_arg(c, x, &arg);
+  if (!rc) rc = irm_dataflow_reshape_(arg, seven, 7, &split);
+  if (!rc) rc = irm_array_new(axes, 7, &arr);
+  const char *key = "axes";
+  irm_any v = irm_any_object(arr);
+  if (!rc) rc = call_of("transpose", &split, 1, NULL, &key, &v, 1, &moved);
+  if (!rc) rc = irm_dataflow_reshape_(moved, five, 5, &r);
+  irm_object_release(arg);
+  irm_object_release(split);
+  irm_object_release(arr);
+  irm_object_release(moved);
+  return rc ? rc : finish(c, original, r, out);
+}
+
 /* ---- the rewrite ---------------------------------------------------------------------------------- */
 
 static int is_pool(const char *op) {
@@ -348,6 +461,8 @@ static int alter(alter_ctx *c, const irm_object *original, irm_object *call, irm
   if (strcmp(op, "nn.conv2d") == 0 && n == 2) return alter_conv(c, original, call, out);
   if (strcmp(op, "nn.bias_add") == 0 && n == 2) return alter_bias_add(c, original, call, out);
   if (strcmp(op, "concatenate") == 0) return alter_concat(c, original, call, out);
+  if (strcmp(op, "strided_slice") == 0 && n == 1) return alter_slice(c, original, call, out);
+  if (strcmp(op, "reshape") == 0 && n == 1) return alter_shuffle(c, original, call, out);
   if (is_pool(op) && n == 1) return alter_pool(c, original, call, out);
   if (p == IRM_OP_ELEMWISE && n == 1) return alter_unary(c, original, call, out);
   if ((p == IRM_OP_ELEMWISE || p == IRM_OP_BROADCAST) && n == 2) return alter_binary(c, original, call, out);

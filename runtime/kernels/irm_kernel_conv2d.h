@@ -24,7 +24,7 @@
  * The schedule (ow_tile, oc_vecs, unroll, order) and the epilogue flags are
  * arguments of irm_kernel_conv2d_nchwc: passed as constants, the compiler
  * folds them and keeps the accumulators in registers. ow_tile <= 32,
- * oc_vecs <= 4, unroll divides IRM_KERNEL_BLOCK. */
+ * oc_vecs <= 4, unroll divides IRM_KERNEL_BLOCK and xi. */
 #ifndef IRM_KERNEL_CONV2D_H
 #define IRM_KERNEL_CONV2D_H
 
@@ -36,7 +36,11 @@
 
 /* A convolution's shape: input NCHW (logical channel counts), output
  * [n][oc][oh][ow], the kernel, strides, dilations, the top and left
- * padding (the bottom and right ones follow from oh and ow) and groups. */
+ * padding (the bottom and right ones follow from oh and ow), groups, and
+ * xi, the input's channel block when it is not IRM_KERNEL_BLOCK (0: it
+ * is). A network's stem reads its image as NCHW1c (xi 1: NCHW itself, no
+ * transform) and writes NCHW{x}c; groups is then 1, and the packed
+ * weights have xi input lanes a block. */
 typedef struct irm_kernel_conv2d_shape {
   int n, ic, ih, iw;
   int oc, oh, ow;
@@ -45,7 +49,19 @@ typedef struct irm_kernel_conv2d_shape {
   int dh, dw;
   int pt, pl;
   int groups;
+  int xi;
 } irm_kernel_conv2d_shape;
+
+/* The input's channel block. */
+IRM_KV_INLINE int irm_kernel_conv2d_xi_(const irm_kernel_conv2d_shape *s) {
+  return s->xi > 0 ? s->xi : IRM_KERNEL_BLOCK;
+}
+
+/* Input-channel blocks of the input (xi channels each). */
+IRM_KV_INLINE int irm_kernel_conv2d_in_blocks_(const irm_kernel_conv2d_shape *s, int channels) {
+  int xi = irm_kernel_conv2d_xi_(s);
+  return (channels + xi - 1) / xi;
+}
 
 /* Loop orders: output-channel tiles outermost (a tile's weights stay in
  * cache while the whole input streams), or output rows outermost (the
@@ -92,13 +108,13 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_inputs_(const irm_kernel_conv2d_shape 
   int icg = s->ic / s->groups, ocg = s->oc / s->groups;
   int oc0 = t * oct, oc1 = oc0 + oct < s->oc ? oc0 + oct : s->oc;
   int g0 = oc0 / ocg, g1 = (oc1 - 1) / ocg;
-  *lo = g0 * icg / IRM_KERNEL_BLOCK;
-  *hi = irm_kernel_blocks((g1 + 1) * icg);
+  *lo = g0 * icg / irm_kernel_conv2d_xi_(s);
+  *hi = irm_kernel_conv2d_in_blocks_(s, (g1 + 1) * icg);
 }
 
 /* Floats of one tile's packed weights per input-channel block. */
 IRM_KV_INLINE size_t irm_kernel_conv2d_block_floats_(const irm_kernel_conv2d_shape *s, int oc_vecs) {
-  return (size_t)s->kh * s->kw * IRM_KERNEL_BLOCK * oc_vecs * IRM_KERNEL_BLOCK;
+  return (size_t)s->kh * s->kw * irm_kernel_conv2d_xi_(s) * oc_vecs * IRM_KERNEL_BLOCK;
 }
 
 /* Floats irm_kernel_conv2d_pack writes for this shape and oc_vecs. */
@@ -118,7 +134,7 @@ static inline size_t irm_kernel_conv2d_packed_size(const irm_kernel_conv2d_shape
  * oc_vecs and block. Run once, at build. */
 static inline void irm_kernel_conv2d_pack(const irm_kernel_conv2d_shape *s, int oc_vecs, const float *w,
                                           float *packed) {
-  const int x = IRM_KERNEL_BLOCK, oct = oc_vecs * x;
+  const int x = IRM_KERNEL_BLOCK, oct = oc_vecs * x, xi = irm_kernel_conv2d_xi_(s);
   int icg = s->ic / s->groups, ocg = s->oc / s->groups;
   int tiles = (irm_kernel_blocks(s->oc) + oc_vecs - 1) / oc_vecs;
   float *p = packed;
@@ -128,9 +144,9 @@ static inline void irm_kernel_conv2d_pack(const irm_kernel_conv2d_shape *s, int 
     for (int icb = lo; icb < hi; icb++)
       for (int kh = 0; kh < s->kh; kh++)
         for (int kw = 0; kw < s->kw; kw++)
-          for (int i = 0; i < x; i++)
+          for (int i = 0; i < xi; i++)
             for (int o = 0; o < oct; o++) {
-              int oc = t * oct + o, ic = icb * x + i;
+              int oc = t * oct + o, ic = icb * xi + i;
               float v = 0.0f;
               if (oc < s->oc && ic < s->ic && ic / icg == oc / ocg)
                 v = w[(((size_t)oc * icg + (ic - oc / ocg * icg)) * s->kh + kh) * s->kw + kw];
@@ -145,10 +161,10 @@ typedef struct irm_kernel_conv2d_call_ {
   const float *w;    /* the tile's packed weights */
   float *out;        /* output at (n, first output block of the tile, oh, 0) */
   const float *res;  /* residual, same offset as out */
-  size_t in_cstride; /* floats between input blocks: ih * iw * x */
+  size_t in_cstride; /* floats between input blocks: ih * iw * xi */
   size_t out_cstride;
   int nicb;
-  int last_lanes; /* input lanes used in the last block (IC % x, rounded up to the unroll) */
+  int last_lanes; /* input lanes used in the last block (IC % xi, rounded up to the unroll) */
   int ocb0;       /* first output block of the tile */
   int kh_lo, kh_hi;
   int ih0; /* input row of tap kh = 0 */
@@ -159,8 +175,8 @@ typedef struct irm_kernel_conv2d_call_ {
 IRM_KV_INLINE void irm_kernel_conv2d_micro_(const irm_kernel_conv2d_shape *s, const irm_kernel_conv2d_call_ *c,
                                             const irm_kernel_epilogue *e, int flags, int ow0, int iw0, int kw_lo,
                                             int kw_hi, const int T, const int V, const int VS, const int U) {
-  const int x = IRM_KERNEL_BLOCK;
-  const ptrdiff_t pstride = (ptrdiff_t)s->sw * x, wstride = (ptrdiff_t)VS * x;
+  const int x = IRM_KERNEL_BLOCK, xi = irm_kernel_conv2d_xi_(s);
+  const ptrdiff_t pstride = (ptrdiff_t)s->sw * xi, wstride = (ptrdiff_t)VS * x;
   irm_kv acc[IRM_KERNEL_CONV2D_MAX_TILE_][IRM_KERNEL_CONV2D_MAX_VECS_];
   IRM_KV_UNROLL
   for (int p = 0; p < T; p++) {
@@ -170,14 +186,14 @@ IRM_KV_INLINE void irm_kernel_conv2d_micro_(const irm_kernel_conv2d_shape *s, co
   for (int icb = 0; icb < c->nicb; icb++) {
     /* A last block of few channels (the 3 of an RGB stem) runs only
      * those: their weights past the channel count are zero anyway. */
-    const int lanes = icb == c->nicb - 1 ? c->last_lanes : x;
+    const int lanes = icb == c->nicb - 1 ? c->last_lanes : xi;
     const float *ib = c->in + (size_t)icb * c->in_cstride;
-    const float *wb = c->w + (size_t)icb * s->kh * s->kw * x * wstride;
+    const float *wb = c->w + (size_t)icb * s->kh * s->kw * xi * wstride;
     for (int kh = c->kh_lo; kh < c->kh_hi; kh++) {
-      ptrdiff_t row = ((ptrdiff_t)(c->ih0 + kh * s->dh) * s->iw + iw0) * x;
+      ptrdiff_t row = ((ptrdiff_t)(c->ih0 + kh * s->dh) * s->iw + iw0) * xi;
       for (int kw = kw_lo; kw < kw_hi; kw++) {
-        const float *ip = ib + (row + (ptrdiff_t)kw * s->dw * x);
-        const float *wp = wb + ((ptrdiff_t)kh * s->kw + kw) * x * wstride;
+        const float *ip = ib + (row + (ptrdiff_t)kw * s->dw * xi);
+        const float *wp = wb + ((ptrdiff_t)kh * s->kw + kw) * xi * wstride;
         for (int i = 0; i < lanes; i += U) {
           IRM_KV_UNROLL
           for (int u = 0; u < U; u++) {
@@ -240,11 +256,11 @@ IRM_KV_INLINE void irm_kernel_conv2d_row_(const irm_kernel_conv2d_shape *s, cons
 IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s, const float *in, const float *w,
                                                float *out, const irm_kernel_epilogue *e, int flags, int n, int oh,
                                                int t, int a, int b, const int T, const int V, const int U) {
-  const int x = IRM_KERNEL_BLOCK;
-  int icb_lo, icb_hi, icbs = irm_kernel_blocks(s->ic), ocbs = irm_kernel_blocks(s->oc);
+  const int x = IRM_KERNEL_BLOCK, xi = irm_kernel_conv2d_xi_(s);
+  int icb_lo, icb_hi, icbs = irm_kernel_conv2d_in_blocks_(s, s->ic), ocbs = irm_kernel_blocks(s->oc);
   irm_kernel_conv2d_tile_inputs_(s, V, t, &icb_lo, &icb_hi);
   irm_kernel_conv2d_call_ c;
-  c.in_cstride = (size_t)s->ih * s->iw * x;
+  c.in_cstride = (size_t)s->ih * s->iw * xi;
   c.out_cstride = (size_t)s->oh * s->ow * x;
   c.in = in + ((size_t)n * icbs + icb_lo) * c.in_cstride;
   c.w = w;
@@ -253,8 +269,8 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s,
   c.out = out + off;
   c.res = (flags & IRM_KERNEL_EPI_RESIDUAL) ? e->residual + off : NULL;
   c.nicb = icb_hi - icb_lo;
-  int rest = s->ic - (icb_hi - 1) * x;
-  rest = rest < x ? rest : x;
+  int rest = s->ic - (icb_hi - 1) * xi;
+  rest = rest < xi ? rest : xi;
   c.last_lanes = (rest + U - 1) / U * U;
   c.ih0 = oh * s->sh - s->pt;
   irm_kernel_tap_range_(c.ih0, s->kh, s->dh, s->ih, &c.kh_lo, &c.kh_hi);
@@ -268,7 +284,8 @@ IRM_KV_INLINE void irm_kernel_conv2d_tile_row_(const irm_kernel_conv2d_shape *s,
 /* Floats of packed weights before tile t's (closed form for one group:
  * every tile reads every input block). */
 IRM_KV_INLINE size_t irm_kernel_conv2d_tile_offset_(const irm_kernel_conv2d_shape *s, int oc_vecs, int t) {
-  if (s->groups == 1) return (size_t)t * irm_kernel_blocks(s->ic) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
+  if (s->groups == 1)
+    return (size_t)t * irm_kernel_conv2d_in_blocks_(s, s->ic) * irm_kernel_conv2d_block_floats_(s, oc_vecs);
   size_t off = 0;
   for (int u = 0; u < t; u++) {
     int lo, hi;
@@ -329,7 +346,7 @@ IRM_KV_INLINE void irm_kernel_conv2d_padded_dims_(const irm_kernel_conv2d_shape 
 static inline size_t irm_kernel_conv2d_padded_scratch(const irm_kernel_conv2d_shape *s) {
   int ph, pw;
   irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
-  return (size_t)s->n * irm_kernel_blocks(s->ic) * ph * pw * IRM_KERNEL_BLOCK;
+  return (size_t)s->n * irm_kernel_conv2d_in_blocks_(s, s->ic) * ph * pw * irm_kernel_conv2d_xi_(s);
 }
 
 /* The padded input's shape: s with no padding over the copy's rows and
@@ -341,19 +358,19 @@ IRM_KV_INLINE irm_kernel_conv2d_shape irm_kernel_conv2d_padded_shape(const irm_k
   return p;
 }
 
-/* The rows of the zero-padded copy (s->n * irm_kernel_blocks(s->ic) *
- * its height). */
+/* The rows of the zero-padded copy (s->n * its input blocks * its
+ * height). */
 static inline int irm_kernel_conv2d_pad_items(const irm_kernel_conv2d_shape *s) {
   int ph, pw;
   irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
-  return s->n * irm_kernel_blocks(s->ic) * ph;
+  return s->n * irm_kernel_conv2d_in_blocks_(s, s->ic) * ph;
 }
 
 /* Rows [begin, end) of the zero-padded copy of in in scratch, numbered
  * image-major, then by channel block. */
 IRM_KV_INLINE void irm_kernel_conv2d_pad_rows(const irm_kernel_conv2d_shape *s, const float *in, float *scratch,
                                               int begin, int end) {
-  const int x = IRM_KERNEL_BLOCK;
+  const int x = irm_kernel_conv2d_xi_(s); /* the input's lanes */
   int ph, pw;
   irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
   for (int row = begin; row < end; row++) {

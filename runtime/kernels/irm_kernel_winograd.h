@@ -25,7 +25,7 @@ static inline int irm_kernel_winograd_applies(const irm_kernel_conv2d_shape *s) 
 /* The 1x1 conv that multiplies one of the 16 transformed positions: the
  * tiles of one row of tiles are its pixels. */
 IRM_KV_INLINE irm_kernel_conv2d_shape irm_kernel_winograd_gemm_shape_(const irm_kernel_conv2d_shape *s) {
-  irm_kernel_conv2d_shape g = {1, s->ic, 1, (s->ow + 1) / 2, s->oc, 1, (s->ow + 1) / 2, 1, 1, 1, 1, 1, 1, 0, 0, 1};
+  irm_kernel_conv2d_shape g = {1, s->ic, 1, (s->ow + 1) / 2, s->oc, 1, (s->ow + 1) / 2, 1, 1, 1, 1, 1, 1, 0, 0, 1, 0};
   return g;
 }
 

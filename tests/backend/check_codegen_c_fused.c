@@ -100,6 +100,28 @@ START_TEST(anchor_followers_in_place) {
 }
 END_TEST
 
+/* A kernel ending in a reshape (ShuffleNet's shuffle, a flatten) writes
+ * the output where the reshape's input would go: no scratch, no copy. */
+START_TEST(reshape_output_in_place) {
+  irm_module *m = cg_typed("def @main(%a: Tensor[(1, 4, 3, 3), float32]) {\n"
+                           "  %0 = reshape(%a, newshape=[1, 2, 2, 3, 3]); %1 = transpose(%0, axes=[0, 2, 1, 3, 4]);\n"
+                           "  %2 = reshape(%1, newshape=[1, 4, 3, 3]); %2 }");
+  irm_module *f = NULL;
+  prims p = fused_functions(m, &f);
+  ck_assert_uint_eq(p.n, 1);
+  irm_object *k = cg_kernel(p.fns[0], "k_shuffle", NULL);
+  ck_assert_ptr_nonnull(k);
+  const char *code = cg_map_str(k, "code");
+  ck_assert_msg(strstr(code, "out0[o++]") && !strstr(code, "memcpy(out0") && !strstr(code, "float *restrict t"),
+                "expected the transpose to write out0, with no copy after:\n%s", code);
+  irm_object_release(k);
+  const char *names[] = {"k_shuffle"};
+  double tol[] = {0};
+  cg_check_funcs("reshape_out", p.fns, names, tol, 1, NULL, NULL, 1);
+  irm_object_release(m), irm_object_release(f);
+}
+END_TEST
+
 #ifdef IRM_TEST_OP_PLUGIN
 START_TEST(plugin_ops) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_OP_PLUGIN));
@@ -240,6 +262,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, example_models, 0, 3); /* cnn, mlp, residual */
   tcase_add_test(tc, anchor_followers_in_place);
+  tcase_add_test(tc, reshape_output_in_place);
 #ifdef IRM_TEST_OP_PLUGIN
   tcase_add_test(tc, plugin_ops);
 #endif

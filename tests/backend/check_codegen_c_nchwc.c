@@ -188,6 +188,18 @@ static const nc_case block4[] = {
      "irm_kernel_conv2d_shape s = {1, 3, 8, 9, 8,",
      NULL,
      NULL},
+    /* a stem reading NCHW as NCHW1c (no transform), writing NCHW4c: the kernel's input block xi is 1 */
+    {{"k4_stem",
+      "def @main(%d: " TY("(1, 3, 8, 9, 1)") ", %w: " TY(
+          "(2, 3, 3, 3, 1, 4)") ") {\n"
+                                "  %0 = " NCHWC(
+                                    "%d", "%w",
+                                    "strides=[2, 2], padding=[1, 1], channels=8, data_layout=\"NCHW1c\", "
+                                    "kernel_layout=\"OIHW1i4o\", out_layout=\"NCHW4c\"") "; %1 = nn.relu(%0); %1 }",
+      0},
+     ", 2, 2, 1, 1, 1, 1, 1, 1};",
+     NULL,
+     NULL},
     /* depthwise, 6 channels in two blocks, with a bias and relu */
     {{"k4_dw",
       "def @main(%d: " TY("(1, 2, 7, 6, 4)") ", %w: " TY("(2, 1, 3, 3, 1, 4)") ", %b: " TY(

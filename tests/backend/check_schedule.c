@@ -259,6 +259,32 @@ START_TEST(test_altered_model) {
 }
 END_TEST
 
+/* A ShuffleNet unit at block 4: the channel halves are whole blocks, so
+ * AlterOpLayout slices blocks and shuffles blocks and lanes (a 7-D
+ * transpose of the blocked tensor); compiled, it computes what the
+ * evaluator does on the NCHW model. */
+#define SHUFFLE_MODEL                                                                                                \
+  IP_HEAD "def @main(%x: " TY("(1, 8, 6, 6)") ", %w1: " TY("(16, 8, 3, 3)") ", %w2: " TY(                            \
+      "(8, 8, 1, 1)") ") {\n"                                                                                        \
+                      "  %0 = nn.conv2d(%x, %w1, padding=[1, 1]);\n"                                                 \
+                      "  %1 = strided_slice(%0, begin=[0], end=[8], axes=[1]);\n"                                    \
+                      "  %2 = strided_slice(%0, begin=[8], end=[16], axes=[1]);\n"                                   \
+                      "  %3 = nn.conv2d(%2, %w2);\n  %4 = nn.relu(%3);\n  %5 = concatenate(%1, %4, axis=1);\n"       \
+                      "  %6 = reshape(%5, newshape=[1, 2, 8, 6, 6]);\n  %7 = transpose(%6, axes=[0, 2, 1, 3, 4]);\n" \
+                      "  %8 = reshape(%7, newshape=[1, 16, 6, 6]);\n  %9 = nn.relu(%8);\n"                           \
+                      "  %9\n}\n"
+
+START_TEST(test_shuffle_unit) {
+  irm_module *m = parse_module(SHUFFLE_MODEL);
+  irm_object *e = aot();
+  built b = build_load(m, e, "crt", "sched_shuffle");
+  aot_compare(m, b.loaded, 3, 11);
+  built_free(&b);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 /* A model without blocked convs has an empty list. */
 START_TEST(test_no_records) {
   irm_module *m = parse_module(IP_HEAD "def @main(%x: " TY("(2, 8)") ") {\n  %0 = nn.relu(%x);\n  %0\n}\n");
@@ -282,6 +308,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_aot_metadata);
   tcase_add_test(t, test_graph_metadata);
   tcase_add_test(t, test_altered_model);
+  tcase_add_test(t, test_shuffle_unit);
   tcase_add_test(t, test_no_records);
   suite_add_tcase(s, t);
   return s;

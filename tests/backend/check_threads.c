@@ -20,7 +20,7 @@
 
 #define TY(shape) "Tensor[" shape ", float32]"
 /* Each layer kind the kernels split, on its own input, plus a chain: work
- * above the 10^6 multiply-add threshold for every conv (irm_cg_chunk_). */
+ * above the 2^18 multiply-add threshold for every conv (irm_cg_chunk_). */
 #define MODEL                                                                                                                                                                                   \
   IP_HEAD "def @main(%x: " TY("(1, 16, 48, 48)") ", %y: " TY("(1, 16, 14, 14)") ", %z: " TY("(1, 64, 48, 48)") ", %a: " TY("(1, 512)") ", %w1: " TY("(32, 16, 3, 3)") ", %w2: " TY(             \
       "(16, 16, 5, 5)") ", %w3: " TY("(64, 1, 3, 3)") ", %w4: " TY("(16, 16, 3, 3)") ", %wd: " TY("(256, 512)") ") {\n"                                                                         \

@@ -111,6 +111,19 @@ static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float
 
 static int is_depthwise(run_kind k) { return k >= RUN_DEPTHWISE_1; }
 
+/* NCHW in as [n][c/xi][hw][xi] (zero padding lanes): the input of a
+ * conv whose input block is not IRM_KERNEL_BLOCK. */
+static void to_blocks(const float *in, float *out, int n, int c, int hw, int xi) {
+  int cb = (c + xi - 1) / xi;
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < cb; b++)
+      for (int p = 0; p < hw; p++)
+        for (int l = 0; l < xi; l++) {
+          int ch = b * xi + l;
+          out[(((size_t)i * cb + b) * hw + p) * xi + l] = ch < c ? in[((size_t)i * c + ch) * hw + p] : 0.0f;
+        }
+}
+
 /* Runs kind k on s with random data and flags; compares with conv_ref.
  * in_place: the residual is the output buffer itself. */
 static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, int in_place) {
@@ -118,7 +131,9 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
   size_t in_n = (size_t)s->n * s->ic * s->ih * s->iw, out_n = (size_t)s->n * s->oc * s->oh * s->ow;
   size_t w_n = (size_t)s->oc * (s->ic / s->groups) * s->kh * s->kw;
   float *in = rand_buf(in_n), *w = rand_buf(w_n), *bias = rand_buf((size_t)s->oc), *res = rand_buf(out_n);
-  float *in_c = malloc(irm_kernel_nchwc_size(s->n, s->ic, s->ih, s->iw) * sizeof(float));
+  int xi = irm_kernel_conv2d_xi_(s);
+  size_t in_c_n = (size_t)s->n * irm_kernel_conv2d_in_blocks_(s, s->ic) * s->ih * s->iw * xi;
+  float *in_c = malloc(in_c_n * sizeof(float) + 1);
   size_t out_c_n = irm_kernel_nchwc_size(s->n, s->oc, s->oh, s->ow);
   float *out_c = malloc(out_c_n * sizeof(float)), *res_c = malloc(out_c_n * sizeof(float));
   float *bias_c = malloc((size_t)irm_kernel_blocks(s->oc) * IRM_KERNEL_BLOCK * sizeof(float));
@@ -130,7 +145,8 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
   float *scratch = winograd               ? malloc(irm_kernel_winograd_scratch_size(s) * sizeof(float))
                    : k == RUN_CONV_PADDED ? malloc(irm_kernel_conv2d_padded_scratch(s) * sizeof(float) + 1)
                                           : NULL;
-  irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->ic, s->ih, s->iw);
+  if (xi == IRM_KERNEL_BLOCK) irm_kernel_nchw_to_nchwc(in, in_c, s->n, s->ic, s->ih, s->iw);
+  else to_blocks(in, in_c, s->n, s->ic, s->ih * s->iw, xi);
   irm_kernel_nchw_to_nchwc(res, res_c, s->n, s->oc, s->oh, s->ow);
   irm_kernel_bias_pack(bias, bias_c, s->oc);
   if (is_depthwise(k)) irm_kernel_depthwise_pack(s, w, packed);
@@ -165,6 +181,7 @@ static void check_conv(run_kind k, const irm_kernel_conv2d_shape *s, int flags, 
 static irm_kernel_conv2d_shape rand_shape_of(int k, int depthwise, int plain) {
   static const int ks[] = {1, 2, 3, 5, 7};
   irm_kernel_conv2d_shape s;
+  s.xi = 0;
   s.n = 1 + rnd(2);
   s.kh = k ? k : ks[rnd(5)];
   s.kw = rnd(4) ? s.kh : ks[rnd(5)];
@@ -225,8 +242,8 @@ START_TEST(test_conv_each_kernel_size_stride_and_dilation) {
   for (int i = 0; i < 4; i++)
     for (int stride = 1; stride <= 2; stride++)
       for (int dil = 1; dil <= 2; dil++) {
-        irm_kernel_conv2d_shape s = {1,     11,     13,     17,  13,  0,         0,         ks[i],
-                                     ks[i], stride, stride, dil, dil, ks[i] / 2, ks[i] / 2, 1};
+        irm_kernel_conv2d_shape s = {1,      11,     13,  17,  13,        0,         0, ks[i], ks[i],
+                                     stride, stride, dil, dil, ks[i] / 2, ks[i] / 2, 1, 0};
         s.n = 1 + (stride + dil) % 2;
         s.oh = irm_kernel_conv_out_size(s.ih, s.kh, s.sh, s.dh, s.pt, s.pt);
         s.ow = irm_kernel_conv_out_size(s.iw, s.kw, s.sw, s.dw, s.pl, s.pl);
@@ -267,10 +284,27 @@ START_TEST(test_conv_tiny_maps_and_large_padding) {
   for (int hw = 1; hw <= 2; hw++)
     for (int k = 1; k <= 3; k += 2) {
       /* Padding past the kernel: some outputs see only padding. */
-      irm_kernel_conv2d_shape s = {2, 5, hw, hw, 9, 0, 0, k, k, 1, 1, 1, 1, k + 1, k + 1, 1};
+      irm_kernel_conv2d_shape s = {2, 5, hw, hw, 9, 0, 0, k, k, 1, 1, 1, 1, k + 1, k + 1, 1, 0};
       s.oh = irm_kernel_conv_out_size(hw, k, 1, 1, k + 1, k);
       s.ow = irm_kernel_conv_out_size(hw, k, 1, 1, k + 1, k);
       for (run_kind r = RUN_CONV_1; r <= RUN_CONV_FOLDED; r++) check_conv(r, &s, IRM_KERNEL_EPI_BIAS, 0);
+    }
+}
+END_TEST
+
+/* An input blocked by xi lanes, not the kernels' block: a stem reading
+ * its image as NCHW (xi 1) or few-lane blocks, every schedule of
+ * unroll 1, through the padded copy too. */
+START_TEST(test_conv_input_blocks) {
+  for (int xi = 1; xi <= 3; xi++)
+    for (int i = 0; i < 6; i++) {
+      irm_kernel_conv2d_shape s = rand_shape(0, 0);
+      if (s.groups != 1) s.oc /= s.groups, s.ic /= s.groups, s.groups = 1;
+      s.ic = 1 + (s.ic + i) % 8;
+      s.xi = xi;
+      int flags = rand_flags();
+      static const run_kind runs[] = {RUN_CONV_1, RUN_CONV_4, RUN_CONV_FOLDED, RUN_CONV_PADDED};
+      for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) check_conv(runs[r], &s, flags, 0);
     }
 }
 END_TEST
@@ -279,7 +313,7 @@ START_TEST(test_conv_groups) {
   /* Groups of whole blocks, of partial blocks, and groups straddling blocks. */
   static const int shapes[][3] = {{2, 32, 32}, {4, 8, 12}, {3, 9, 6}, {8, 16, 16}, {5, 15, 10}, {16, 64, 32}};
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-    irm_kernel_conv2d_shape s = {1, shapes[i][1], 9, 11, shapes[i][2], 0, 0, 3, 3, 1, 2, 1, 1, 1, 1, shapes[i][0]};
+    irm_kernel_conv2d_shape s = {1, shapes[i][1], 9, 11, shapes[i][2], 0, 0, 3, 3, 1, 2, 1, 1, 1, 1, shapes[i][0], 0};
     s.oh = irm_kernel_conv_out_size(s.ih, 3, 1, 1, 1, 1);
     s.ow = irm_kernel_conv_out_size(s.iw, 3, 2, 1, 1, 1);
     for (run_kind r = RUN_CONV_1; r <= RUN_CONV_FOLDED; r++) check_conv(r, &s, IRM_KERNEL_EPI_BIAS, 0);
@@ -475,6 +509,7 @@ int main(void) {
       {"conv_residual_in_place", test_conv_residual_in_place},
       {"conv_tiny_maps_and_large_padding", test_conv_tiny_maps_and_large_padding},
       {"conv_groups", test_conv_groups},
+      {"conv_input_blocks", test_conv_input_blocks},
       {"winograd_random_shapes", test_winograd_random_shapes},
       {"depthwise_random_shapes", test_depthwise_random_shapes},
       {"pool_random_shapes_each_kind", test_pool_random_shapes_each_kind},

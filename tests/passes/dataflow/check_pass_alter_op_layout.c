@@ -150,6 +150,15 @@ typedef struct rewrite_case {
   "%w3: Tensor[(16, 8, 3, 3), float32], %w4: Tensor[(12, 8, 1, 1), float32], %w5: Tensor[(8, 12, 3, 3), float32], " \
   "%w6: Tensor[(8, 1, 3, 3), float32], %b6: Tensor[(8), float32], %w7: Tensor[(8, 8, 1, 1), float32]"
 
+#define SHUFFLE_UNIT                                                                                     \
+  IP_HEAD "def @main(%x: Tensor[(1, 8, 6, 6), float32], " W_PARAMS ") {\n"                               \
+          "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n"                                                 \
+          "  %1 = strided_slice(%0, begin=[0], end=[8], axes=[1]);\n"                                    \
+          "  %2 = strided_slice(%0, begin=[8], end=[16], axes=[1]);\n"                                   \
+          "  %3 = nn.conv2d(%2, %w7);\n  %4 = nn.relu(%3);\n  %5 = concatenate(%1, %4, axis=1);\n"       \
+          "  %6 = reshape(%5, newshape=[1, 2, 8, 6, 6]);\n  %7 = transpose(%6, axes=[0, 2, 1, 3, 4]);\n" \
+          "  %8 = reshape(%7, newshape=[1, 16, 6, 6]);\n  %9 = nn.relu(%8);\n  %9\n}\n"
+
 static const rewrite_case rewrites[] = {
     /* conv, bias, relu, residual add, max pool, global pool: blocked throughout; the 3 input channels padded */
     {IP_HEAD "def @main(%x: Tensor[(1, 3, 9, 9), float32], " W_PARAMS ") {\n"
@@ -172,6 +181,11 @@ static const rewrite_case rewrites[] = {
      "  %0 = nn.conv2d(%x, %w6, padding=[1, 1], groups=8);\n  %1 = nn.bias_add(%0, %b6);\n"
      "  %2 = nn.conv2d(%1, %w7);\n  %3 = concatenate(%1, %2, axis=1);\n  %4 = multiply(%3, const(float32, [], [0.5]));\n  %4\n}\n",
      4, "concatenate", 2},
+    /* a ShuffleNet unit: channel halves sliced, one through a conv, concatenated and shuffled; at block 4 each
+       half is whole blocks, so the slices take blocks and the shuffle moves blocks and lanes */
+    {SHUFFLE_UNIT, 4, "axes=[0, 2, 5, 3, 4, 6, 1]", 2},
+    /* at block 16 the halves are not whole blocks: slices and shuffle stay NCHW, between transforms */
+    {SHUFFLE_UNIT, 16, "axes=[0, 2, 1, 3, 4]", 5},
 };
 
 /* The module of text with its weights bound (every param but %x). */
