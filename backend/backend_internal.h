@@ -47,6 +47,7 @@ int irm_build_pick_config_(const char *category, const irm_object *given, const 
                            const char *default_kind, irm_object **out);
 
 int irm_register_build_globals_(void); /* build_globals.c */
+int irm_register_tune_globals_(void);  /* tune/tune_globals.c: tune.Database* */
 
 /* ---- code generation, export, loading ------------------------------------ */
 

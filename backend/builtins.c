@@ -20,5 +20,6 @@ int irm_register_backend_builtins_(void) {
   if (!rc) rc = irm_register_runtime_module_type_();
   if (!rc) rc = irm_register_runtime_globals_();
   if (!rc) rc = irm_register_export_globals_();
+  if (!rc) rc = irm_register_tune_globals_();
   return rc ? rc : irm_register_build_globals_();
 }

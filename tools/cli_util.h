@@ -66,6 +66,7 @@ int cmd_opt(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_tune(int argc, char **argv); /* cmd_tune.c */
 /* irm with no arguments: opt of the example CNN with a summary. */
 int cmd_default(void);
 

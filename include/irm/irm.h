@@ -30,6 +30,7 @@
 #include "irm/dataflow/partition.h"
 #include "irm/build.h"
 #include "irm/build_cache.h"
+#include "irm/tune_db.h"
 #include "irm/runtime.h"
 #include "irm/json.h"
 #include "irm/structural.h"
