@@ -7,7 +7,7 @@
 static void tune_usage(FILE *to) {
   fputs("usage: irm tune --show DB [--workload TEXT]\n\n"
         "The tuning database: the schedules measured for kernel workloads, which builds apply\n"
-        "through the tune.database setting (irm build --config tune.database=DB).\n\n"
+        "through the tune.database setting (irm build --pass-config tune.database=DB).\n\n"
         "Flags:\n"
         "  --show DB          print each workload of DB: its family, shapes, dtypes, target and CPU\n"
         "                     features, the best measurement and its knobs (or why none applies),\n"
@@ -46,8 +46,7 @@ static int show_one(const irm_tune_workload *w, const irm_tune_record *best, int
     fprintf(cli_out, "  best %.4f ms (spread %.4f ms) with %s\n  measured %s by irm %s%s%s\n", best->mean * 1e3,
             best->spread * 1e3, best->knobs, best->time, best->irm_version, best->compiler[0] ? ", " : "",
             best->compiler);
-  else
-    fprintf(cli_out, "  no record applies: %s\n", best->reason);
+  else fprintf(cli_out, "  no record applies: %s\n", best->reason);
   fprintf(cli_out, "  %lld measurements, %lld failed\n", (long long)n, (long long)failed);
   return 0;
 }
@@ -62,8 +61,9 @@ int cmd_tune(int argc, char **argv) {
     return CLI_OK;
   }
   if (argc - first > 0)
-    return cli_usage_error("tune", "unexpected argument '%s' (tuning a model is not available yet; --show DB prints "
-                                   "a database)",
+    return cli_usage_error("tune",
+                           "unexpected argument '%s' (tuning a model is not available yet; --show DB prints "
+                           "a database)",
                            cli_quote(argv[first]));
   if (!f.show) return cli_usage_error("tune", "expected --show DB");
   irm_tune_db *db = NULL;

@@ -61,11 +61,12 @@ typedef struct walker {
   const irm_object *func;
   const char *symbol;
   int cblas;
-  int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
-  irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
-  cg_schedules sched;       /* the generators' schedule records */
-  int threads;              /* irm_c_kernel_opts_'s */
-  size_t tasks;             /* task functions emitted (cg_call's) */
+  int kernel_block;          /* runtime/kernels' block under the target's flags, 0 unknown */
+  irm_text_buf *file_scope;  /* while emitting: includes the kernels ask for */
+  cg_schedules sched;        /* the generators' schedule records */
+  int threads;               /* irm_c_kernel_opts_'s */
+  irm_sched_tuning_ *tuning; /* irm_c_kernel_opts_'s */
+  size_t tasks;              /* task functions emitted (cg_call's) */
   cg_node *nodes;
   size_t n, cap;
   irm_ptr_table_ memo, lets;
@@ -439,6 +440,7 @@ static void make_call(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
   c->file_scope = w->file_scope;
   c->schedules = &w->sched;
   c->threads = w->file_scope ? w->threads : 0;
+  c->tuning = w->tuning;
   c->tasks = &w->tasks;
 }
 
@@ -720,6 +722,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   w.cblas = irm_codegen_c_target_cblas_(target);
   w.kernel_block = kernel_block_of(target);
   w.threads = opts && opts->threads > 0 ? opts->threads : 0;
+  w.tuning = opts ? opts->tuning : NULL;
   int rc = IRM_OK;
   size_t nparams = irm_function_param_count(func);
   for (size_t i = 0; i < nparams && !rc; i++) {

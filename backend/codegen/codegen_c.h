@@ -44,6 +44,7 @@ typedef struct irm_c_kernel_info_ {
  * for N threads). */
 typedef struct irm_c_kernel_opts_ {
   int threads;
+  irm_sched_tuning_ *tuning; /* the build's tuning database (schedule.h); NULL: the default rule */
 } irm_c_kernel_opts_;
 
 /* Appends to out the C definition of one kernel computing func (a typed

@@ -88,6 +88,7 @@ typedef struct cg_call {
    * threads. tasks counts the kernel's task functions (their names). */
   int threads;
   size_t *tasks;
+  irm_sched_tuning_ *tuning; /* the build's tuning database (schedule.h); NULL: the default rule */
 } cg_call;
 
 typedef struct cg_op {

@@ -335,13 +335,15 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
   irm_cg_epilogue_decl_(e, &decl);
   irm_sched_record_ r;
   nchwc_schedule(c, v, ic, &r);
+  int rc = irm_sched_tune_(c->tuning, &r);
   irm_sched_choice_ *k = &r.choice;
   const char *order = k->order == IRM_SCHED_OC_OUTER ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)oc * (double)v->kh * (double)v->kw *
                 (double)(depthwise ? 1 : ic);
   int64_t tiles = (v->ocb + k->oc_vecs - 1) / k->oc_vecs;
-  int rc = IRM_OK;
-  if (depthwise) {
+  if (rc) {
+    /* the tuning database failed: nothing generated */
+  } else if (depthwise) {
     k->items = v->n * v->ocb * v->oh;
     k->chunk = irm_cg_chunk_(c, k->items, work);
     P(&run, "%s    irm_kernel_depthwise_range(&s, %s, %s, %s, &e, flags, %d, begin, end);\n", irm_text_buf_cstr_(&decl),

@@ -158,8 +158,8 @@ static int open_checked(irm_tune_db *db) {
   if (db->version > IRM_TUNE_DB_SCHEMA_VERSION)
     return irm_error(IRM_EVALUE, "tuning database '%s' has schema version %d, newer than this irm's (%d)",
                      irm_error_quote(db->path), db->version, IRM_TUNE_DB_SCHEMA_VERSION);
-  if (db->version < 0) return irm_error(IRM_EVALUE, "tuning database '%s' has schema version %d",
-                                        irm_error_quote(db->path), db->version);
+  if (db->version < 0)
+    return irm_error(IRM_EVALUE, "tuning database '%s' has schema version %d", irm_error_quote(db->path), db->version);
   if (db->mode == IRM_TUNE_DB_READ) {
     if (db->version == 0) {
       if ((rc = check_empty(db))) return rc;
@@ -248,6 +248,32 @@ static int run(const irm_tune_db *db, const char *sql, const char *const *texts,
   return step_all(db, st, id, "cannot write tuning database");
 }
 
+/* JSON text in canonical form (sorted keys, compact), so one candidate
+ * or workload is one row whatever spacing or key order it came with.
+ * what: "knobs" (must be a JSON object) or NULL (text that is no JSON
+ * object is kept as it is). *out NEW (free()). */
+static int canonical_json(const char *text, const char *what, char **out) {
+  json_error_t err;
+  *out = NULL;
+  json_t *j = text ? json_loads(text, JSON_REJECT_DUPLICATES, &err) : NULL;
+  if (!j || !json_is_object(j)) {
+    json_decref(j);
+    if (!what) {
+      size_t n = strlen(text) + 1;
+      if (!(*out = malloc(n))) return irm_error(IRM_ENOMEM, "out of memory");
+      memcpy(*out, text, n);
+      return IRM_OK;
+    }
+    return irm_error(IRM_EVALUE, "tuning database: %s must be a JSON object, got '%s'%s%s", what, irm_error_quote(text),
+                     j ? "" : ": ", j ? "" : (text ? err.text : "nothing"));
+  }
+  *out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+  json_decref(j);
+  return *out ? IRM_OK : irm_error(IRM_ENOMEM, "out of memory writing JSON");
+}
+
+int irm_tune_canonical_shapes_(const char *shapes, char **out) { return canonical_json(shapes, NULL, out); }
+
 int irm_tune_db_add_workload(irm_tune_db *db, const irm_tune_workload *w, int64_t *id) {
   int rc = check_writable(db);
   if (rc) return rc;
@@ -256,35 +282,20 @@ int irm_tune_db_add_workload(irm_tune_db *db, const irm_tune_workload *w, int64_
   for (int i = 0; i < 5; i++)
     if (!t[i]) return irm_error(IRM_EVALUE, "tuning database workload: no %s given", names[i]);
   int64_t found = 0;
-  if ((rc = run(db,
-                "INSERT INTO workloads(family, shapes, dtypes, target, features) VALUES (?1, ?2, ?3, ?4, ?5)"
-                " ON CONFLICT DO NOTHING",
-                t, 5, NULL)))
-    return rc;
-  if ((rc = run(db,
-                "SELECT id FROM workloads WHERE family = ?1 AND shapes = ?2 AND dtypes = ?3 AND target = ?4"
-                " AND features = ?5",
-                t, 5, &found)))
-    return rc;
-  if (id) *id = found;
-  return IRM_OK;
-}
-
-/* knobs in canonical form (sorted keys, compact), so one candidate is one
- * row whatever spacing or order it came with. *out NEW (free()). */
-static int canonical_knobs(const char *knobs, char **out) {
-  json_error_t err;
-  *out = NULL;
-  json_t *j = knobs ? json_loads(knobs, JSON_REJECT_DUPLICATES, &err) : NULL;
-  if (!j || !json_is_object(j)) {
-    int rc = irm_error(IRM_EVALUE, "tuning database: knobs must be a JSON object, got '%s'%s%s", irm_error_quote(knobs),
-              j ? "" : ": ", j ? "" : (knobs ? err.text : "nothing"));
-    json_decref(j);
-    return rc;
-  }
-  *out = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-  json_decref(j);
-  return *out ? IRM_OK : irm_error(IRM_ENOMEM, "out of memory writing knobs");
+  char *shapes = NULL;
+  if ((rc = canonical_json(w->shapes, NULL, &shapes))) return rc;
+  t[1] = shapes;
+  if (!(rc = run(db,
+                 "INSERT INTO workloads(family, shapes, dtypes, target, features) VALUES (?1, ?2, ?3, ?4, ?5)"
+                 " ON CONFLICT DO NOTHING",
+                 t, 5, NULL)))
+    rc = run(db,
+             "SELECT id FROM workloads WHERE family = ?1 AND shapes = ?2 AND dtypes = ?3 AND target = ?4"
+             " AND features = ?5",
+             t, 5, &found);
+  free(shapes);
+  if (!rc && id) *id = found;
+  return rc;
 }
 
 /* The measurement's rows, inside the caller's transaction. */
@@ -295,12 +306,14 @@ static int insert_measurement(irm_tune_db *db, int64_t workload_id, const char *
   int64_t n = 0, cand = 0;
   const char *t[] = {wid, knobs};
   int rc = run(db, "SELECT count(*) FROM workloads WHERE id = CAST(?1 AS INTEGER)", t, 1, &n);
-  if (!rc && !n) rc = irm_error(IRM_EVALUE, "tuning database '%s': no workload %lld", irm_error_quote(db->path),
-                                (long long)workload_id);
+  if (!rc && !n)
+    rc = irm_error(IRM_EVALUE, "tuning database '%s': no workload %lld", irm_error_quote(db->path),
+                   (long long)workload_id);
   if (!rc)
     rc = run(db, "INSERT INTO candidates(workload_id, knobs) VALUES (CAST(?1 AS INTEGER), ?2) ON CONFLICT DO NOTHING",
              t, 2, NULL);
-  if (!rc) rc = run(db, "SELECT id FROM candidates WHERE workload_id = CAST(?1 AS INTEGER) AND knobs = ?2", t, 2, &cand);
+  if (!rc)
+    rc = run(db, "SELECT id FROM candidates WHERE workload_id = CAST(?1 AS INTEGER) AND knobs = ?2", t, 2, &cand);
   if (rc) return rc;
   sqlite3_stmt *st = NULL;
   if ((rc = irm_tune_prepare_(db,
@@ -332,7 +345,7 @@ int irm_tune_db_add_measurement(irm_tune_db *db, int64_t workload_id, const irm_
     return irm_error(IRM_EVALUE, "tuning database: a measurement needs a mean > 0 and a spread >= 0 (got %g, %g)",
                      m->mean, m->spread);
   char *knobs = NULL;
-  if ((rc = canonical_knobs(m->knobs, &knobs))) return rc;
+  if ((rc = canonical_json(m->knobs, "knobs", &knobs))) return rc;
   int64_t got = 0;
   /* IMMEDIATE: take the write lock first, so the transaction never has
    * to upgrade a read (which fails at once in WAL when another wrote) */

@@ -2,6 +2,7 @@
  * workload, with the reason when none applies, and the walk over the
  * workloads `irm tune --show` prints. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "irm/alloc.h"
@@ -58,8 +59,7 @@ static int counts(const irm_tune_db *db, int64_t id, int64_t *n, int64_t *failed
     *n = sqlite3_column_int64(st, 0);
     *failed = sqlite3_column_int64(st, 1);
     snprintf(err, err_size, "%s", irm_tune_col_text_(st, 2));
-  } else
-    rc = query_error(db);
+  } else rc = query_error(db);
   sqlite3_finalize(st);
   return rc;
 }
@@ -74,8 +74,7 @@ static int why_none(const irm_tune_db *db, int64_t id, int64_t refused, const ch
   if (refused)
     snprintf(out->reason, sizeof out->reason, "every measured candidate (%lld) is invalid here: %s", (long long)refused,
              refusal);
-  else if (!n)
-    snprintf(out->reason, sizeof out->reason, "the workload has no measurement");
+  else if (!n) snprintf(out->reason, sizeof out->reason, "the workload has no measurement");
   else
     snprintf(out->reason, sizeof out->reason, "every measurement failed (%lld), one with: %s", (long long)failed, err);
   return IRM_OK;
@@ -116,8 +115,14 @@ int irm_tune_db_best(irm_tune_db *db, const irm_tune_workload *w, irm_tune_knobs
   int rc = prepare_with(db, "SELECT id, target, ", db->features_col,
                         " FROM workloads WHERE family = ?1 AND shapes = ?2 AND dtypes = ?3 ORDER BY id", &st);
   if (rc) return rc;
-  const char *t[] = {w->family, w->shapes, w->dtypes};
+  char *shapes = NULL;
+  if ((rc = irm_tune_canonical_shapes_(w->shapes ? w->shapes : "", &shapes))) {
+    sqlite3_finalize(st);
+    return rc;
+  }
+  const char *t[] = {w->family, shapes, w->dtypes};
   for (int i = 0; i < 3; i++) sqlite3_bind_text(st, i + 1, t[i] ? t[i] : "", -1, SQLITE_TRANSIENT);
+  free(shapes);
   const char *target = w->target ? w->target : "", *features = w->features ? w->features : "";
   int64_t match = 0, other_cpu = 0;
   int step;

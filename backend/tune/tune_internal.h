@@ -30,4 +30,8 @@ int irm_tune_prepare_(const irm_tune_db *db, const char *sql, sqlite3_stmt **out
 /* A column's text, "" for NULL. */
 const char *irm_tune_col_text_(sqlite3_stmt *st, int col);
 
+/* shapes in canonical form when it is a JSON object (else as it is);
+ * *out NEW (free()). */
+int irm_tune_canonical_shapes_(const char *shapes, char **out);
+
 #endif

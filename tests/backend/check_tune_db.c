@@ -31,8 +31,7 @@ static void teardown(void) {
   ck_assert_int_eq(system(cmd), 0);
 }
 
-static const irm_tune_workload conv_ = {"conv2d_nchwc", "{\"ic\":64,\"oc\":64}", "float32", "llvm -mcpu=x",
-                                        "avx2,fma"};
+static const irm_tune_workload conv_ = {"conv2d_nchwc", "{\"ic\":64,\"oc\":64}", "float32", "llvm -mcpu=x", "avx2,fma"};
 
 static int64_t add_workload(irm_tune_db *db, const irm_tune_workload *w) {
   int64_t id = 0;
@@ -224,8 +223,7 @@ START_TEST(test_migration_from_version_1) {
 }
 END_TEST
 
-static int count_visit(const irm_tune_workload *w, const irm_tune_record *best, int64_t n, int64_t failed,
-                       void *ctx) {
+static int count_visit(const irm_tune_workload *w, const irm_tune_record *best, int64_t n, int64_t failed, void *ctx) {
   (void)w;
   (void)best;
   int64_t *c = ctx;
@@ -371,8 +369,9 @@ START_TEST(test_globals) {
   for (int i = 0; i < 5; i++) args[1 + i] = irm_any_str(w[i]);
   ck_assert_ok(irm_func_call_global("tune.DatabaseAddWorkload", args, 6, &ret));
   int64_t wid = ret.v_int;
-  irm_any m[7] = {args[0], irm_any_int(wid), irm_any_str("{\"ow_tile\":4}"), irm_any_float(1e-3),
-                  irm_any_float(1e-5), irm_any_none(), irm_any_str("cc 12")};
+  irm_any m[7] = {
+      args[0],        irm_any_int(wid),    irm_any_str("{\"ow_tile\":4}"), irm_any_float(1e-3), irm_any_float(1e-5),
+      irm_any_none(), irm_any_str("cc 12")};
   ck_assert_ok(irm_func_call_global("tune.DatabaseAddMeasurement", m, 7, &ret));
   ck_assert_int_gt(ret.v_int, 0);
   ck_assert_ok(irm_func_call_global("tune.DatabaseBest", args, 6, &ret));
