@@ -18,10 +18,12 @@ int irm_register_backend_builtins_(void) {
   if (!rc) rc = irm_register_compilation_config_type_();
   if (!rc) rc = irm_register_build_kinds_();
   if (!rc) rc = irm_register_codegen_c_builtins_();
+  if (!rc) rc = irm_register_tune_spaces_();
   if (!rc) rc = irm_register_codegen_c_globals_();
   if (!rc) rc = irm_register_runtime_module_type_();
   if (!rc) rc = irm_register_runtime_globals_();
   if (!rc) rc = irm_register_export_globals_();
   if (!rc) rc = irm_register_tune_globals_();
+  if (!rc) rc = irm_register_tune_list_globals_();
   return rc ? rc : irm_register_build_globals_();
 }

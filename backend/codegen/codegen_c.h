@@ -75,6 +75,10 @@ int irm_codegen_c_target_cblas_(const irm_object *target);
  * skips ops that already have one. */
 int irm_register_codegen_c_builtins_(void);
 
+/* Gives the blocked convs their FTuneSpace (tune_space.c); skips ops that
+ * already have one. */
+int irm_register_tune_spaces_(void);
+
 /* Registers codegen.CKernel and codegen.CPrelude (codegen_c_globals.c). */
 int irm_register_codegen_c_globals_(void);
 

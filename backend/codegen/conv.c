@@ -313,14 +313,28 @@ static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sch
   irm_cg_schedule_default_(w, oc_vecs, &r->choice);
 }
 
+/* The logical input channels the kernel's shape gives: the attribute's
+ * when it fits the blocks, else the padded count (depthwise: oc). */
+static int64_t nchwc_ic(const nchwc *v) {
+  int64_t ic = v->a.in_channels;
+  if (v->a.groups > 1) return v->a.channels;
+  return ic <= 0 || (ic + v->x - 1) / v->x != v->cb ? v->cb * v->x : ic;
+}
+
+int irm_cg_conv_nchwc_record_(const cg_call *c, irm_sched_record_ *r) {
+  nchwc v;
+  if (nchwc_of(c, &v)) return irm_clear_error(), 0;
+  if (!nchwc_kernel_ok(c, &v)) return 0;
+  nchwc_schedule(c, &v, nchwc_ic(&v), r);
+  return 1;
+}
+
 /* The kernel's statements over items [begin, end) (irm_cg_parallel_). */
 static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
   int depthwise = v->a.groups > 1;
-  int64_t cin = v->cb * v->x, ic = v->a.in_channels, oc = v->a.channels;
-  if (depthwise) ic = oc;
-  else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
+  int64_t ic = nchwc_ic(v), oc = v->a.channels;
   (void)irm_cg_use_kernels_(c, v->x, headers);
   irm_text_buf decl, run, convs; /* the declarations; the statements of each split */
   irm_text_buf_init_(&decl, NULL, 0);

@@ -76,10 +76,10 @@ static void legal_values(const irm_sched_knob_ *k, char *buf, size_t size) {
   for (int i = 0; i < k->n && at < size; i++) {
     const char *sep = i ? ", " : "";
     int v = k->values[i];
-    int len = k->kind == IRM_KNOB_INT    ? snprintf(buf + at, size - at, "%s%d", sep, v)
-              : k->kind == IRM_KNOB_BOOL ? snprintf(buf + at, size - at, "%s%s", sep, v ? "true" : "false")
-                                         : snprintf(buf + at, size - at, "%s%s", sep,
-                                                    irm_sched_order_name_((irm_sched_order_)v));
+    int len = k->kind == IRM_KNOB_INT ? snprintf(buf + at, size - at, "%s%d", sep, v)
+              : k->kind == IRM_KNOB_BOOL
+                  ? snprintf(buf + at, size - at, "%s%s", sep, v ? "true" : "false")
+                  : snprintf(buf + at, size - at, "%s%s", sep, irm_sched_order_name_((irm_sched_order_)v));
     at += len > 0 ? (size_t)len : 0;
   }
 }

@@ -73,6 +73,14 @@ static void wino_schedule(const cg_call *c, const wino *v, irm_sched_record_ *r)
   irm_cg_schedule_default_(w, (int)(v->ko / v->x), &r->choice);
 }
 
+int irm_cg_winograd_record_(const cg_call *c, irm_sched_record_ *r) {
+  wino v;
+  if (wino_of(c, &v)) return irm_clear_error(), 0;
+  if (!wino_kernel_ok(c, &v)) return 0;
+  wino_schedule(c, &v, r);
+  return 1;
+}
+
 /* The kernel's statements over rows of 2x2 tiles [begin, end), each
  * chunk with its own transforms' scratch (slot). */
 static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {

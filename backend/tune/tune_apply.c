@@ -117,8 +117,7 @@ int irm_sched_tune_(irm_sched_tuning_ *t, irm_sched_record_ *r) {
   if (best.found) {
     r->choice = a.tuned;
     r->tuned = 1;
-  } else
-    snprintf(r->note, sizeof r->note, "%s", best.reason);
+  } else snprintf(r->note, sizeof r->note, "%s", best.reason);
   irm_tune_record_clear(&best);
   return IRM_OK;
 }

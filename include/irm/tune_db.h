@@ -38,6 +38,15 @@ extern "C" {
 
 typedef struct irm_tune_db irm_tune_db;
 
+/* The op kind attribute by which an op family declares its search space
+ * (docs/tuning.md, "Search spaces"): a Function (call, target) -> NONE
+ * when this typed call runs no tunable kernel for target, else a Map
+ * {"family": str, "workload": str (JSON), "knobs": Map knob -> Array of
+ * legal values, "size": float (the product of their counts)}. The
+ * built-in blocked convs have one; a plugin op family sets its own with
+ * irm_kind_set_attr. tune.ListTunables collects them for a model. */
+#define IRM_OP_ATTR_TUNE_SPACE "FTuneSpace"
+
 /* How to open: READ never writes the file (nor migrates it, nor makes
  * it), which a read-only file or folder allows. */
 typedef enum irm_tune_db_mode { IRM_TUNE_DB_WRITE = 0, IRM_TUNE_DB_READ = 1 } irm_tune_db_mode;

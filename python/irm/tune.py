@@ -48,3 +48,12 @@ class Database:
 
     def __repr__(self):
         return "Database(%r%s)" % (self.path, ", read_only=True" if self.read_only else "")
+
+
+def list_tunables(mod, target):
+    """The tunable kernel workloads of mod built for target: a list of
+    dicts {op, family, workload (JSON text), knobs ({knob: [legal
+    values]}), size (candidates), calls}, one per distinct workload, from
+    the FTuneSpace of each call's op (docs/tuning.md, "Search spaces")."""
+    found = api_global("list_tunables()", "tune.ListTunables", "mod target")(mod, target)
+    return [{key: item[key] for key in item.keys()} for item in found]

@@ -41,3 +41,11 @@ def test_database_errors(tmp_path):
     wid = db.add_workload(*CONV)
     with pytest.raises(ValueError, match="knobs must be a JSON object"):
         db.add_measurement(wid, "[1]", 1e-3)
+
+
+def test_list_tunables():
+    found = irm.tune.list_tunables(irm.ir.example_model(), "c")
+    families = sorted(item["family"] for item in found)
+    assert families == ["conv2d_nchwc", "winograd_nchwc"]
+    conv = next(item for item in found if item["family"] == "conv2d_nchwc")
+    assert conv["size"] == 96 and list(conv["knobs"]["unroll"]) == [1, 2, 4] and conv["calls"] == 1

@@ -18,14 +18,14 @@
 #define TY(shape) "Tensor[" shape ", float32]"
 /* a conv of 8 into 12 channels (weight tiles of two blocks of 4), relu, a
  * depthwise conv of the 12: two kernels at block 4 (target "c") */
-#define BLOCKED_MODEL                                                                                                  \
-  IP_HEAD "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 8)") ", %v: " TY(                        \
-      "(3, 1, 3, 3, 1, 4)") ") {\n"                                                                                    \
-                            "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=12, "                     \
-                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i8o\");\n"                                   \
-                            "  %1 = nn.relu(%0);\n"                                                                    \
-                            "  %2 = nn.contrib_conv2d_NCHWc(%1, %v, padding=[1, 1], groups=12, channels=12, "          \
-                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW1i4o\");\n"                                   \
+#define BLOCKED_MODEL                                                                                         \
+  IP_HEAD "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 8)") ", %v: " TY(               \
+      "(3, 1, 3, 3, 1, 4)") ") {\n"                                                                           \
+                            "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=12, "            \
+                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i8o\");\n"                          \
+                            "  %1 = nn.relu(%0);\n"                                                           \
+                            "  %2 = nn.contrib_conv2d_NCHWc(%1, %v, padding=[1, 1], groups=12, channels=12, " \
+                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW1i4o\");\n"                          \
                             "  %2\n}\n"
 
 static char db_path_[1024];
@@ -250,9 +250,9 @@ START_TEST(test_space_and_knobs) {
   ck_assert_double_eq(irm_sched_space_size_(k, n), 8 * 3 * 2 * 2);
   char why[256];
   irm_sched_choice_ t = c;
-  ck_assert_int_eq(irm_sched_apply_knobs_(&w, "{\"ow_tile\": 2, \"padded\": true, \"order\": \"row_outer\"}", &t, why,
-                                          sizeof why),
-                   1);
+  ck_assert_int_eq(
+      irm_sched_apply_knobs_(&w, "{\"ow_tile\": 2, \"padded\": true, \"order\": \"row_outer\"}", &t, why, sizeof why),
+      1);
   ck_assert(t.ow_tile == 2 && t.padded == 1 && t.order == IRM_SCHED_ROW_OUTER && t.unroll == c.unroll);
   t = c;
   ck_assert_int_eq(irm_sched_apply_knobs_(&w, "{\"ow_tile\": 9}", &t, why, sizeof why), 0);
@@ -276,10 +276,98 @@ START_TEST(test_space_and_knobs) {
 }
 END_TEST
 
+/* ---- FTuneSpace and tune.ListTunables ---------------------------------------------------------------- */
+
+/* A plugin op family's space: every relu call is one workload of a knob
+ * "vec" (1 or 2); mode 1 gives a value that is no Map. */
+static int relu_space(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  (void)args;
+  (void)nargs;
+  if (resource) {
+    *ret = irm_any_int(7);
+    return IRM_OK;
+  }
+  irm_any vals[] = {irm_any_int(1), irm_any_int(2)};
+  irm_object *a = new_array(vals, 2), *knobs = NULL, *m = NULL;
+  const char *kk[] = {"vec"};
+  irm_any kv[] = {irm_any_object(a)};
+  ck_assert_ok(irm_map_from_pairs(kk, kv, 1, &knobs));
+  const char *keys[] = {"family", "workload", "knobs", "size"};
+  irm_any v[] = {irm_any_str("relu_plugin"), irm_any_str("{}"), irm_any_object(knobs), irm_any_float(2)};
+  ck_assert_ok(irm_map_from_pairs(keys, v, 4, &m));
+  irm_object_release(a);
+  irm_object_release(knobs);
+  *ret = irm_any_object(m);
+  return IRM_OK;
+}
+
+static void set_relu_space(int bad) {
+  irm_kind *kind = NULL;
+  irm_object *f = NULL;
+  ck_assert_ok(irm_kind_find("op", "nn.relu", &kind));
+  ck_assert_ok(irm_func_new_packed(relu_space, bad ? (void *)1 : NULL, NULL, &f));
+  irm_any v = irm_any_object(f);
+  ck_assert_ok(irm_kind_set_attr(kind, IRM_OP_ATTR_TUNE_SPACE, &v, 20));
+  irm_object_release(f);
+}
+
+/* tune.ListTunables of the example CNN for "c"; NEW Array. */
+static irm_object *list_tunables(irm_module *m) {
+  irm_any args[2] = {irm_any_object((irm_object *)m), irm_any_str("c")}, ret = irm_any_none();
+  ck_assert_ok(irm_func_call_global("tune.ListTunables", args, 2, &ret));
+  return ret.v_obj;
+}
+
+static const irm_object *find_family(const irm_object *list, const char *family) {
+  for (size_t i = 0; i < irm_array_size(list); i++) {
+    const irm_object *m = irm_array_at(list, i)->v_obj;
+    const char *f = NULL;
+    ck_assert_ok(irm_any_to_str(irm_map_find_cstr(m, "family"), &f, NULL));
+    if (!strcmp(f, family)) return m;
+  }
+  return NULL;
+}
+
+START_TEST(test_list_tunables_with_a_plugin_family) {
+  irm_module *m = aot_example("cnn");
+  irm_object *list = list_tunables(m);
+  ck_assert_uint_eq(irm_array_size(list), 2); /* a Winograd conv and a direct one */
+  const irm_object *conv = find_family(list, "conv2d_nchwc");
+  ck_assert_ptr_nonnull(conv);
+  ck_assert_double_eq(irm_map_find_cstr(conv, "size")->v_float, 96);
+  ck_assert_ptr_nonnull(find_family(list, "winograd_nchwc"));
+  irm_object_release(list);
+  /* a plugin's op family with its own knobs is listed the same way */
+  set_relu_space(0);
+  list = list_tunables(m);
+  const irm_object *relu = find_family(list, "relu_plugin");
+  ck_assert_ptr_nonnull(relu);
+  ck_assert_int_ge(irm_map_find_cstr(relu, "calls")->v_int, 1);
+  ck_assert_uint_eq(irm_array_size(list), 3);
+  irm_object_release(list);
+  irm_object_release(m);
+}
+END_TEST
+
+START_TEST(test_list_tunables_refuses_a_bad_space) {
+  irm_module *m = aot_example("cnn");
+  set_relu_space(1);
+  irm_any args[2] = {irm_any_object((irm_object *)m), irm_any_str("c")}, ret = irm_any_none();
+  ck_assert_error(irm_func_call_global("tune.ListTunables", args, 2, &ret), IRM_ETYPE,
+                  "TypeError: tune.ListTunables: FTuneSpace of op 'nn.relu' must give a Map or None");
+  irm_object_release(m);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tune_apply");
   TCase *t = tcase_create("space");
   tcase_add_test(t, test_space_and_knobs);
+  suite_add_tcase(s, t);
+  t = tcase_create("list");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, test_list_tunables_with_a_plugin_family);
+  tcase_add_test(t, test_list_tunables_refuses_a_bad_space);
   suite_add_tcase(s, t);
   t = tcase_create("build");
   tcase_set_timeout(t, 120);

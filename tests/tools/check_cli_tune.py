@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """irm tune --show (docs/tuning.md): the best record of each workload of a
 tuning database, the --workload filter, a version 1 file read as it is,
-and bad input (a missing or damaged file, a model to tune, no --show).
+and bad input (a missing or damaged file, a model to tune, no --show);
+irm list tunables: a model's tunable workloads and their search spaces.
 
 usage: check_cli_tune.py IRM_PROGRAM"""
+import json
 import sqlite3
 
 from cli_harness import finish, run, tmp
@@ -44,4 +46,16 @@ run(["tune", "--show", tmp("missing.db")], 1, err=["irm: tune: ValueError: no tu
 with open(tmp("junk.db"), "wb") as f:
     f.write(b"not a database" * 20)
 run(["tune", "--show", tmp("junk.db")], 1, err=["not a readable tuning database", "file is not a database"])
+# ---- irm list tunables MODEL [TARGET] ------------------------------------------------------
+run(["list", "tunables", "cnn"], 0,
+    out=["2 tunable workloads for target c", "winograd_nchwc {\"n\": 1, \"ic\": 8", "8 candidates: block 4; oc_vecs 2; ow_tile 1..8",
+         "conv2d_nchwc {\"n\": 1, \"ic\": 3", "op nn.contrib_conv2d_NCHWc, 1 call, 96 candidates",
+         "unroll 1, 2, 4; order \"oc_outer\", \"row_outer\"; padded false, true"])
+o, _ = run(["list", "--json", "tunables", "cnn"], 0, out=['"family": "conv2d_nchwc"', '"size": 96'])
+assert len(json.loads(o)) == 2
+run(["list", "tunables"], 2, err=["tunables needs a MODEL"])
+run(["list", "tunables", "cnn", "c", "extra"], 2, err=["unexpected argument 'extra'"])
+run(["list", "tunables", "no-such-model"], 1, err=["no-such-model"])
+run(["list", "tunables", "cnn", "nosuchkind"], 1, err=["nosuchkind"])
+run(["list", "--help"], 0, out=["tunables MODEL [TARGET]"])
 finish("irm tune")
