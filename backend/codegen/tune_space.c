@@ -95,7 +95,7 @@ static int conv_tune_space(const irm_any *args, int32_t nargs, irm_any *ret, voi
     return IRM_OK;
   irm_sched_record_ r;
   int ok = strcmp(c.op, "nn.contrib_conv2d_NCHWc") == 0 ? irm_cg_conv_nchwc_record_(&c, &r)
-                                                         : irm_cg_winograd_record_(&c, &r);
+                                                        : irm_cg_winograd_record_(&c, &r);
   if (!ok) return IRM_OK;
   irm_object *map = NULL;
   return irm_ret_object(fn, space_map(&r, &map), &map, ret);

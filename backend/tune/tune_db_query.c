@@ -91,10 +91,10 @@ static int best_of(const irm_tune_db *db, int64_t id, irm_tune_knobs_check check
   sqlite3_bind_int64(st, 1, id);
   out->workload_id = id;
   int64_t refused = 0;
-  char refusal[256] = "";
+  char refusal[320] = "";
   int step;
   while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    char why[256] = "";
+    char why[200] = "";
     if (check && !check(irm_tune_col_text_(st, 0), ctx, why, sizeof why)) {
       if (!refused++) snprintf(refusal, sizeof refusal, "%s (%s)", why, irm_tune_col_text_(st, 0));
       continue;

@@ -86,8 +86,11 @@ static int result_of(const list_walk *w, irm_object **out) {
     const char *keys[] = {"op", "family", "workload", "knobs", "size", "calls"};
     const irm_any *k = irm_map_find_cstr(w->items[i].space, "knobs"), *s = irm_map_find_cstr(w->items[i].space, "size");
     irm_any none = irm_any_none();
-    irm_any v[] = {irm_any_str(w->items[i].op), irm_any_str(map_str(w->items[i].space, "family")),
-                   irm_any_str(map_str(w->items[i].space, "workload")), k ? *k : none, s ? *s : none,
+    irm_any v[] = {irm_any_str(w->items[i].op),
+                   irm_any_str(map_str(w->items[i].space, "family")),
+                   irm_any_str(map_str(w->items[i].space, "workload")),
+                   k ? *k : none,
+                   s ? *s : none,
                    irm_any_int(w->items[i].calls)};
     irm_object *m = NULL;
     rc = irm_map_from_pairs(keys, v, 6, &m);
@@ -111,11 +114,11 @@ static int list_tunables(const irm_any *args, int32_t nargs, irm_any *ret, void 
   if (!rc) rc = irm_build((irm_module *)mod, &args[1], NULL, NULL, NULL, NULL, "default", &result);
   const irm_any *final = result ? irm_map_find_cstr(result, "module") : NULL;
   if (!rc && !final) rc = irm_error(IRM_ERUNTIME, "the build gave no module");
-  if (!rc) rc = irm_module_compilation_config((const irm_module *)final->v_obj, &cfg);
+  if (!rc) rc = irm_module_compilation_config((const irm_module *) final->v_obj, &cfg);
   list_walk w = {0};
   if (!rc) {
     w.target = irm_compilation_config_default_primitive_target(cfg);
-    irm_object *main = irm_module_function((const irm_module *)final->v_obj, "main");
+    irm_object *main = irm_module_function((const irm_module *) final->v_obj, "main");
     if (main) rc = irm_expr_visit(main, visit, &w);
   }
   if (!rc) rc = result_of(&w, &list);
