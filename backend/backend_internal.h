@@ -46,7 +46,9 @@ int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host
 int irm_build_pick_config_(const char *category, const irm_object *given, const irm_object *legacy,
                            const char *default_kind, irm_object **out);
 
-int irm_register_build_globals_(void); /* build_globals.c */
+int irm_register_build_globals_(void);     /* build_globals.c */
+int irm_register_tune_globals_(void);      /* tune/tune_globals.c: tune.Database* */
+int irm_register_tune_list_globals_(void); /* tune/tune_list.c: tune.ListTunables */
 
 /* ---- code generation, export, loading ------------------------------------ */
 

@@ -14,6 +14,8 @@ endfunction()
 
 irm_require_pkg(IRM_FFI libffi libffi-dev)
 irm_require_pkg(IRM_JANSSON jansson libjansson-dev)
+# The tuning database (backend/tune/, docs/tuning.md).
+irm_require_pkg(IRM_SQLITE sqlite3 libsqlite3-dev)
 if(IRM_BUILD_TESTS)
   irm_require_pkg(IRM_CHECK check check)
 endif()

@@ -66,6 +66,9 @@ int cmd_opt(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_tune(int argc, char **argv); /* cmd_tune.c */
+/* irm list tunables MODEL [TARGET] (cmd_tune.c): argv[0] the model. */
+int cmd_list_tunables(int argc, char **argv, int json);
 /* irm with no arguments: opt of the example CNN with a summary. */
 int cmd_default(void);
 

@@ -19,7 +19,10 @@ static void list_usage(FILE *to) {
               "  configs       PassContext config options: type, default, module attribute, alias, deprecation\n"
               "  module-attrs  registered module attribute keys, their types, which are pass-invariant\n"
               "  plugins       the plugins loaded (IRM_PLUGIN_PATH, --load-plugin)\n"
-              "  ops           ops of the dataflow IR: inputs and attributes\n\n"
+              "  ops           ops of the dataflow IR: inputs and attributes\n"
+              "  tunables MODEL [TARGET]\n"
+              "                each tunable kernel workload of MODEL built for TARGET (default c), its\n"
+              "                knobs and the size of its search space (docs/tuning.md)\n\n"
               "Flags:\n"
               "  --json               print JSON instead of text\n"
               "  --load-plugin FILE   load a plugin first (repeatable)\n"
@@ -273,6 +276,7 @@ int cmd_list(int argc, char **argv) {
                            "globals, targets, tags, executors, "
                            "runtimes, passes, configs, module-attrs, "
                            "plugins or ops");
+  if (!strcmp(argv[first], "tunables")) return cmd_list_tunables(argc - first - 1, argv + first + 1, f.json);
   if (argc - first > 1) return cli_usage_error("list", "unexpected argument '%s'", cli_quote(argv[first + 1]));
   const char *what = argv[first];
   size_t i = 0;

@@ -1,5 +1,5 @@
 /* The irm command-line program (docs/cli.md), in the style of tvmc and
- * mlir-opt: `irm list`, `irm target`, `irm opt`, `irm build`, `irm run`, `irm cache`. This file dispatches to
+ * mlir-opt: `irm list`, `irm target`, `irm opt`, `irm build`, `irm run`, `irm cache`, `irm tune`. This file dispatches to
  * the commands (cmd_*.c); with no arguments it runs its main job, opt of
  * the example CNN with a summary (cmd_opt.c). Exit status: 0, 1 for a
  * failure, 2 for a usage error. */
@@ -21,6 +21,7 @@ static const command commands[] = {
     {"build", cmd_build, "compile a model with the driver and write its artifacts to a folder"},
     {"run", cmd_run, "compile the artifacts of irm build with cc, run them, compare with ir.Evaluate"},
     {"cache", cmd_cache, "the build cache export_library compiles through: info, clear"},
+    {"tune", cmd_tune, "the tuning database: --show DB prints each workload's best record"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -249,24 +249,13 @@ static void emit_entry(const lowered_plan *p, const aot_options *o, irm_text_buf
 
 /* ---- metadata ------------------------------------------------------------------------- */
 
-static void json_str(irm_text_buf *b, const char *s) {
-  irm_text_buf_putc_(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') irm_text_buf_printf_(b, "\\%c", c);
-    else if (c < 0x20) irm_text_buf_printf_(b, "\\u%04x", c);
-    else irm_text_buf_putc_(b, (char)c);
-  }
-  irm_text_buf_putc_(b, '"');
-}
-
 static void json_io(irm_text_buf *b, const lowered_plan *p, const plan_io *io, size_t n) {
   irm_text_buf_putc_(b, '[');
   for (size_t i = 0; i < n; i++) {
     irm_text_buf_puts_(b, i ? ", {\"name\": " : "{\"name\": ");
-    json_str(b, io[i].name);
+    irm_plan_json_str_(b, io[i].name);
     irm_text_buf_puts_(b, ", \"field\": ");
-    json_str(b, io[i].field);
+    irm_plan_json_str_(b, io[i].field);
     irm_text_buf_puts_(b, ", \"shape\": [");
     const plan_type *t = &p->tensors[io[i].tensor].type;
     for (int32_t d = 0; d < t->ndim; d++) irm_text_buf_printf_(b, "%s%" PRId64, d ? ", " : "", t->shape[d]);
@@ -278,9 +267,9 @@ static void json_io(irm_text_buf *b, const lowered_plan *p, const plan_io *io, s
 void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_text_buf *b) {
   const char *m = o->mod_name;
   irm_text_buf_puts_(b, "{\"version\": 1, \"executor\": ");
-  json_str(b, o->executor);
+  irm_plan_json_str_(b, o->executor);
   irm_text_buf_puts_(b, ", \"mod_name\": ");
-  json_str(b, m);
+  irm_plan_json_str_(b, m);
   irm_text_buf_printf_(b,
                        ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
@@ -299,7 +288,7 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   irm_text_buf_puts_(b, ", \"outputs\": ");
   json_io(b, p, p->outputs, p->n_outputs);
   irm_text_buf_puts_(b, ", \"" IRM_LIBRARY_FEATURES_KEY "\": ");
-  json_str(b, p->isa.features);
+  irm_plan_json_str_(b, p->isa.features);
   irm_plan_schedules_json_(p, b);
   irm_text_buf_putc_(b, '}');
 }

@@ -590,6 +590,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   w.cblas = irm_codegen_c_target_cblas_(target);
   w.kernel_block = kernel_block_of(target);
   w.threads = opts && opts->threads > 0 ? opts->threads : 0;
+  w.tuning = opts ? opts->tuning : NULL;
   int rc = IRM_OK;
   size_t nparams = irm_function_param_count(func);
   for (size_t i = 0; i < nparams && !rc; i++) {

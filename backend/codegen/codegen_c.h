@@ -45,6 +45,7 @@ typedef struct irm_c_kernel_info_ {
  * for N threads). */
 typedef struct irm_c_kernel_opts_ {
   int threads;
+  irm_sched_tuning_ *tuning; /* the build's tuning database (schedule.h); NULL: the default rule */
 } irm_c_kernel_opts_;
 
 /* Appends to out the C definition of one kernel computing func (a typed
@@ -74,6 +75,10 @@ int irm_codegen_c_target_cblas_(const irm_object *target);
 /* Gives every built-in op its FCodegenC (backend/builtins.c calls it);
  * skips ops that already have one. */
 int irm_register_codegen_c_builtins_(void);
+
+/* Gives the blocked convs their FTuneSpace (tune_space.c); skips ops that
+ * already have one. */
+int irm_register_tune_spaces_(void);
 
 /* Registers codegen.CKernel and codegen.CPrelude (codegen_c_globals.c). */
 int irm_register_codegen_c_globals_(void);

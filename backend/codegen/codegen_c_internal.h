@@ -88,6 +88,7 @@ typedef struct cg_call {
    * threads. tasks counts the kernel's task functions (their names). */
   int threads;
   size_t *tasks;
+  irm_sched_tuning_ *tuning; /* the build's tuning database (schedule.h); NULL: the default rule */
 } cg_call;
 
 typedef struct cg_op {
@@ -236,6 +237,10 @@ int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int6
 /* Appends record r to c's collector (none: does nothing). Errors:
  * MemoryError. */
 int irm_cg_record_schedule_(const cg_call *c, const irm_sched_record_ *r);
+/* The schedule record (default choices) of a blocked conv call the
+ * kernels take: 1 and *r filled, else 0 (tune_space.c's FTuneSpace). */
+int irm_cg_conv_nchwc_record_(const cg_call *c, irm_sched_record_ *r);
+int irm_cg_winograd_record_(const cg_call *c, irm_sched_record_ *r);
 
 /* ValueError "<op> in function '<symbol>': <msg>". */
 int irm_cg_fail_(const cg_call *c, const char *fmt, ...) IRM_PRINTF_(2, 3);

@@ -39,6 +39,7 @@ typedef struct walker {
   irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
   cg_schedules sched;       /* the generators' schedule records */
   int threads;              /* irm_c_kernel_opts_'s */
+  irm_sched_tuning_ *tuning; /* irm_c_kernel_opts_'s */
   size_t tasks;             /* task functions emitted (cg_call's) */
   cg_node *nodes;
   size_t n, cap;

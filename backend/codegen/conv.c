@@ -315,14 +315,28 @@ static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sch
   irm_cg_schedule_default_(w, oc_vecs, &r->choice);
 }
 
+/* The logical input channels the kernel's shape gives: the attribute's
+ * when it fits the blocks, else the padded count (depthwise: oc). */
+static int64_t nchwc_ic(const nchwc *v) {
+  int64_t ic = v->a.in_channels;
+  if (v->a.groups > 1) return v->a.channels;
+  return ic <= 0 || (ic + v->x - 1) / v->x != v->cb ? v->cb * v->x : ic;
+}
+
+int irm_cg_conv_nchwc_record_(const cg_call *c, irm_sched_record_ *r) {
+  nchwc v;
+  if (nchwc_of(c, &v)) return irm_clear_error(), 0;
+  if (!nchwc_kernel_ok(c, &v)) return 0;
+  nchwc_schedule(c, &v, nchwc_ic(&v), r);
+  return 1;
+}
+
 /* The kernel's statements over items [begin, end) (irm_cg_parallel_). */
 static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_conv2d.h", "irm_kernel_depthwise.h", NULL};
   const cg_epilogue *e = c->epilogue;
   int depthwise = v->a.groups > 1;
-  int64_t cin = v->cb * v->x, ic = v->a.in_channels, oc = v->a.channels;
-  if (depthwise) ic = oc;
-  else if (ic <= 0 || (ic + v->x - 1) / v->x != v->cb) ic = cin;
+  int64_t ic = nchwc_ic(v), oc = v->a.channels;
   (void)irm_cg_use_kernels_(c, v->y, headers);
   irm_text_buf decl, run, convs; /* the declarations; the statements of each split */
   irm_text_buf_init_(&decl, NULL, 0);
@@ -337,13 +351,15 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
   irm_cg_epilogue_decl_(e, &decl);
   irm_sched_record_ r;
   nchwc_schedule(c, v, ic, &r);
+  int rc = irm_sched_tune_(c->tuning, &r);
   irm_sched_choice_ *k = &r.choice;
   const char *order = k->order == IRM_SCHED_OC_OUTER ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)oc * (double)v->kh * (double)v->kw *
                 (double)(depthwise ? 1 : ic);
   int64_t tiles = (v->ocb + k->oc_vecs - 1) / k->oc_vecs;
-  int rc = IRM_OK;
-  if (depthwise) {
+  if (rc) {
+    /* the tuning database failed: nothing generated */
+  } else if (depthwise) {
     k->items = v->n * v->ocb * v->oh;
     k->chunk = irm_cg_chunk_(c, k->items, work);
     P(&run, "%s    irm_kernel_depthwise_range(&s, %s, %s, %s, &e, flags, %d, begin, end);\n", irm_text_buf_cstr_(&decl),

@@ -10,6 +10,7 @@
 #ifndef IRM_BACKEND_CODEGEN_SCHEDULE_H
 #define IRM_BACKEND_CODEGEN_SCHEDULE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The kernel a record instantiates: irm_kernel_conv2d_nchwc,
@@ -56,6 +57,11 @@ typedef struct irm_sched_choice_ {
 typedef struct irm_sched_record_ {
   irm_sched_workload_ workload;
   irm_sched_choice_ choice;
+  /* With a tuning database (tune.database, docs/tuning.md): tuned when
+   * its record replaced the default rule's choice, else note says why not
+   * (empty without a database). */
+  int tuned;
+  char note[512];
 } irm_sched_record_;
 
 /* The default rule (one per target, by the block: 16 lanes means 32 vector
@@ -75,5 +81,56 @@ void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sch
 const char *irm_sched_kind_name_(irm_sched_kind_ kind);
 /* "oc_outer", "row_outer". */
 const char *irm_sched_order_name_(irm_sched_order_ order);
+
+/* ---- the search space and tuned records (schedule_knobs.c) ---------------------------------------- */
+
+/* A knob's kind: an integer, the loop order ("oc_outer"/"row_outer") or a
+ * bool, all held as ints (order: irm_sched_order_; bool: 0/1). */
+typedef enum irm_sched_knob_kind_ { IRM_KNOB_INT, IRM_KNOB_ORDER, IRM_KNOB_BOOL } irm_sched_knob_kind_;
+
+#define IRM_SCHED_MAX_KNOBS_ 6
+#define IRM_SCHED_MAX_VALUES_ 32
+
+/* One knob of a workload's space and its legal values, in order. */
+typedef struct irm_sched_knob_ {
+  const char *name;
+  irm_sched_knob_kind_ kind;
+  int n;
+  int values[IRM_SCHED_MAX_VALUES_];
+} irm_sched_knob_;
+
+/* The search space of workload w whose default choice is dflt (its
+ * block and oc_vecs are the layout's, fixed): ow_tile 1 up to what the
+ * vector registers hold (at most the kernel's 32, and the row's width),
+ * unroll the divisors of the block, both orders and padded where the
+ * kernel takes them (direct convs; padded only with padding). Fills
+ * knobs (IRM_SCHED_MAX_KNOBS_) and returns how many. */
+int irm_sched_space_(const irm_sched_workload_ *w, const irm_sched_choice_ *dflt, irm_sched_knob_ *knobs);
+
+/* The number of points of a space (the product of its knobs' counts). */
+double irm_sched_space_size_(const irm_sched_knob_ *knobs, int n);
+
+/* Applies knobs (a JSON object: knob name -> value; knobs not named keep
+ * choice's) to *choice when every one is a knob of w's space with a legal
+ * value: 1; else 0 with why (naming the knob, its value and the legal
+ * ones) and *choice unchanged. Thread-safe, no allocation beyond the
+ * parse. */
+int irm_sched_apply_knobs_(const irm_sched_workload_ *w, const char *knobs, irm_sched_choice_ *choice, char *why,
+                           size_t why_size);
+
+/* Appends w's fields as a JSON object (the metadata's "workload", the
+ * tuning database's shapes; lower/plan_schedules.c). */
+struct irm_text_buf;
+void irm_sched_workload_json_(const irm_sched_workload_ *w, struct irm_text_buf *b);
+
+/* A build's view of its tuning database (backend/tune/tune_apply.c):
+ * the open file, the target text and CPU features records must match. */
+typedef struct irm_sched_tuning_ irm_sched_tuning_;
+
+/* Replaces r's default choice by the best valid record of t's database
+ * for r's workload (r->tuned 1), or leaves it and says why in r->note.
+ * t NULL: nothing (tuned 0, note empty). Thread-safe. Errors:
+ * RuntimeError from SQLite, MemoryError. */
+int irm_sched_tune_(irm_sched_tuning_ *t, irm_sched_record_ *r);
 
 #endif

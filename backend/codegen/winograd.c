@@ -73,6 +73,14 @@ static void wino_schedule(const cg_call *c, const wino *v, irm_sched_record_ *r)
   irm_cg_schedule_default_(w, (int)(v->ko / v->x), &r->choice);
 }
 
+int irm_cg_winograd_record_(const cg_call *c, irm_sched_record_ *r) {
+  wino v;
+  if (wino_of(c, &v)) return irm_clear_error(), 0;
+  if (!wino_kernel_ok(c, &v)) return 0;
+  wino_schedule(c, &v, r);
+  return 1;
+}
+
 /* The kernel's statements over rows of 2x2 tiles [begin, end), each
  * chunk with its own transforms' scratch (slot). */
 static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
@@ -82,6 +90,8 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
   (void)irm_cg_use_kernels_(c, v->x, headers);
   irm_sched_record_ r;
   wino_schedule(c, v, &r);
+  int rc = irm_sched_tune_(c->tuning, &r);
+  if (rc) return rc;
   irm_sched_choice_ *k = &r.choice;
   k->items = v->n * ((v->oh + 1) / 2);
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)v->a.channels * (double)cin * 4.0;
@@ -98,7 +108,7 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
     "    irm_kernel_winograd_range(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, %d, "
     "begin, end);\n",
     c->in[0].name, c->in[1].name, c->out.name, c->scratch, one, k->ow_tile, k->oc_vecs);
-  int rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, k->items, k->chunk, run.data);
+  rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, k->items, k->chunk, run.data);
   irm_text_buf_free_(&run);
   return rc ? rc : irm_cg_record_schedule_(c, &r);
 }

@@ -17,6 +17,7 @@
 #include "irm/module.h"
 #include "irm/tensor.h"
 #include "lower_internal.h"
+#include "tune/tune_build.h"
 
 static int lower(lower_walk *w);
 
@@ -37,6 +38,7 @@ int irm_plan_lower_(const irm_module *mod, const plan_request *req, lowered_plan
   for (irm_ptr_entry_ *e = w.kernels.head; e; e = e->next) irm_free(((kernel_use *)e)->lifted);
   irm_ptr_table_free_(&w.kernels);
   irm_lower_dedup_free_(&w);
+  irm_tune_build_close_(w.tuning);
   irm_free(w.ids);
   for (size_t i = 0; i < p->n_kernels; i++) irm_object_release(w.kir[i].func);
   irm_free(w.kir);
@@ -478,11 +480,13 @@ static void target_isa(lower_walk *w) {
 static int lower(lower_walk *w) {
   if (!w->main || irm_expr_kind_of(w->main) != IRM_EXPR_FUNCTION)
     return irm_error(IRM_EVALUE, "the module has no dataflow function 'main'");
-  int rc = read_inputs(w);
+  /* the features first: the tuning database's records are per CPU */
+  target_isa(w);
+  int rc = irm_tune_build_open_(w->mod, w->req->target, w->p->isa.features, &w->tuning);
+  if (!rc) rc = read_inputs(w);
   if (!rc) rc = irm_expr_visit(irm_function_body(w->main), visit, w);
   if (!rc) rc = read_outputs(w);
   if (!rc) rc = plan_buffers(w);
   if (!rc) rc = prelude(w);
-  if (!rc) target_isa(w);
   return rc;
 }

@@ -36,9 +36,10 @@ typedef struct lower_walk {
   kernel_ir *kir; /* per kernel of p */
   size_t cap_kir;
   irm_text_buf kernels_c;
-  irm_object *params;    /* the module's `params` Map, borrowed (may be NULL) */
-  bool dedup;            /* codegen.dedup_kernels: structurally equal fused functions share a kernel */
-  dedup_bucket *buckets; /* kernel_dedup.c: the kernels by structural hash */
+  irm_object *params;        /* the module's `params` Map, borrowed (may be NULL) */
+  bool dedup;                /* codegen.dedup_kernels: structurally equal fused functions share a kernel */
+  dedup_bucket *buckets;     /* kernel_dedup.c: the kernels by structural hash */
+  irm_sched_tuning_ *tuning; /* tune.database opened (tune/tune_build.h); NULL: the default rule */
 } lower_walk;
 
 /* Grows *arr (of *cap elements of size bytes) to hold n + 1. */

@@ -201,7 +201,7 @@ static int generate(lower_walk *w, irm_object *func, size_t *out) {
   if (rc) return rc;
   plan_kernel *k = &p->kernels[*out];
   irm_c_kernel_info_ info = {0};
-  irm_c_kernel_opts_ opts = {w->req->threads.split};
+  irm_c_kernel_opts_ opts = {w->req->threads.split, w->tuning};
   rc = irm_codegen_c_kernel_(func, k->symbol, w->req->target, &opts, &w->kernels_c, &info);
   if (rc) return rc;
   k->n_inputs = info.n_inputs;

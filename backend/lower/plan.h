@@ -166,6 +166,8 @@ void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_b
  * one object per schedule record of p's kernels, in kernel order
  * (docs/kernels.md, "Schedules"). Out of memory marks b failed. */
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b);
+/* Appends s as a JSON string (quotes, backslashes and control bytes escaped). */
+void irm_plan_json_str_(irm_text_buf *b, const char *s);
 
 /* Registers codegen.dedup_kernels (bool, default true): a module attribute
  * and the PassContext option migrating onto it; false gives one kernel per

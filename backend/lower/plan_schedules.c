@@ -1,22 +1,29 @@
 /* The "schedules" field of a library's metadata (plan.h): the schedule
  * record of every runtime/kernels conv the plan's kernels call, for both
- * executors' metadata, so a tuner can read what each workload ran with. */
+ * executors' metadata, so a tuner can read what each workload ran with
+ * and whether a tuned record chose it (docs/tuning.md). */
 #include <inttypes.h>
 
 #include "plan.h"
+
+void irm_plan_json_str_(irm_text_buf *b, const char *s) {
+  irm_text_buf_putc_(b, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') irm_text_buf_printf_(b, "\\%c", c);
+    else if (c < 0x20) irm_text_buf_printf_(b, "\\u%04x", c);
+    else irm_text_buf_putc_(b, (char)c);
+  }
+  irm_text_buf_putc_(b, '"');
+}
 
 static void pair(irm_text_buf *b, const char *key, const int64_t v[2]) {
   irm_text_buf_printf_(b, ", \"%s\": [%" PRId64 ", %" PRId64 "]", key, v[0], v[1]);
 }
 
-static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_record_ *r) {
-  const irm_sched_workload_ *w = &r->workload;
-  const irm_sched_choice_ *c = &r->choice;
-  /* kernel symbols are C identifiers: nothing to escape */
-  irm_text_buf_printf_(b, "{\"kernel\": \"%s\", \"kind\": \"%s\", \"workload\": {", symbol,
-                       irm_sched_kind_name_(w->kind));
+void irm_sched_workload_json_(const irm_sched_workload_ *w, struct irm_text_buf *b) {
   irm_text_buf_printf_(b,
-                       "\"n\": %" PRId64 ", \"ic\": %" PRId64 ", \"ih\": %" PRId64 ", \"iw\": %" PRId64
+                       "{\"n\": %" PRId64 ", \"ic\": %" PRId64 ", \"ih\": %" PRId64 ", \"iw\": %" PRId64
                        ", \"oc\": %" PRId64 ", \"oh\": %" PRId64 ", \"ow\": %" PRId64 ", \"kh\": %" PRId64
                        ", \"kw\": %" PRId64,
                        w->n, w->ic, w->ih, w->iw, w->oc, w->oh, w->ow, w->kh, w->kw);
@@ -27,12 +34,25 @@ static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_rec
                        ", \"groups\": %" PRId64 ", \"block\": %" PRId64 ", \"in_block\": %" PRId64
                        ", \"packed_ic\": %" PRId64 ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64 "}",
                        w->groups, w->block, w->in_block, w->packed_ic, w->out_blocks, w->weight_elems);
+}
+
+static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_record_ *r) {
+  const irm_sched_choice_ *c = &r->choice;
+  /* kernel symbols are C identifiers: nothing to escape */
+  irm_text_buf_printf_(b, "{\"kernel\": \"%s\", \"kind\": \"%s\", \"workload\": ", symbol,
+                       irm_sched_kind_name_(r->workload.kind));
+  irm_sched_workload_json_(&r->workload, b);
   irm_text_buf_printf_(b,
                        ", \"choices\": {\"block\": %" PRId64
                        ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s"
-                       ", \"split\": {\"items\": %" PRId64 ", \"chunk\": %" PRId64 "}}}",
+                       ", \"split\": {\"items\": %" PRId64 ", \"chunk\": %" PRId64 "}}, \"tuned\": %s",
                        c->block, c->ow_tile, c->oc_vecs, c->unroll, irm_sched_order_name_(c->order),
-                       c->padded ? "true" : "false", c->items, c->chunk);
+                       c->padded ? "true" : "false", c->items, c->chunk, r->tuned ? "true" : "false");
+  if (r->note[0]) {
+    irm_text_buf_puts_(b, ", \"tune_note\": ");
+    irm_plan_json_str_(b, r->note);
+  }
+  irm_text_buf_putc_(b, '}');
 }
 
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b) {

@@ -30,6 +30,7 @@
 #include "irm/dataflow/partition.h"
 #include "irm/build.h"
 #include "irm/build_cache.h"
+#include "irm/tune_db.h"
 #include "irm/runtime.h"
 #include "irm/param_dict.h"
 #include "irm/json.h"

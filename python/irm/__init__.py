@@ -29,6 +29,7 @@ from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
 from .plugin import load_plugin, list_plugins
 from .build import build, compilation_config, BuildResult
 from . import runtime
+from . import tune
 from . import pattern
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 ir.pattern = pattern  # irm.ir.pattern, TVM's place for it (irm.ir is a module, not a package)
