@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_qemu.h"
 #include "cmd_build.h"
 #include "irm/runtime.h"
 #include "cmd_opt.h"
@@ -359,7 +360,8 @@ static int run_dir(const run_flags *r) {
   if (!rc) rc = make_inputs(r, record, &all, &data);
   if (!rc) rc = rebuild_result(r->dir, record, &result);
   if (!rc && irm_build_export_library(result, lib)) rc = cli_fail("run: compiling");
-  if (!rc && irm_runtime_load(lib, &loaded)) rc = cli_fail("run: loading");
+  int qemu = !rc && cli_qemu_needed(lib); /* built for another architecture: run under qemu-user */
+  if (!rc && !qemu && irm_runtime_load(lib, &loaded)) rc = cli_fail("run: loading");
   if (!rc) {
     fprintf(cli_out, "irm run: %s compiled to %s; inputs: ", cli_quote(r->dir), cli_quote(lib));
     for (size_t i = 0; i < irm_array_size(data); i++) {
@@ -370,7 +372,8 @@ static int run_dir(const run_flags *r) {
     if (r->n_inputs) fputs(" (given)\n", cli_out);
     else fprintf(cli_out, " (random, seed %lld)\n", (long long)r->seed);
   }
-  if (!rc && irm_runtime_module_run(loaded, data, &outs)) rc = cli_fail("run: running");
+  if (!rc && qemu) rc = cli_qemu_run(r->dir, lib, mod_name, data, &outs);
+  else if (!rc && irm_runtime_module_run(loaded, data, &outs)) rc = cli_fail("run: running");
   if (!rc && irm_dataflow_evaluate(record_part(record, "module", "ir.IRModule"), "main", all, &want))
     rc = cli_fail("run: ir.Evaluate");
   if (!rc) rc = compare(r, outs, &want);

@@ -1,13 +1,15 @@
-/* Whether a library file is for this machine's architecture (load_internal.h):
- * its ELF header's class and machine, read before dlopen, so a library
- * cross-compiled for another architecture (an -mtriple target) is refused
- * with a message that says so and how to run it, not dlopen's "wrong ELF
- * class" or "cannot open shared object". */
+/* Whether a library file is for this machine's architecture (runtime.h,
+ * load_internal.h): its ELF header's machine, read before dlopen, so a
+ * library cross-compiled for another architecture (an -mtriple target) is
+ * refused with a message that says so and how to run it, not dlopen's
+ * "wrong ELF class" or "cannot open shared object"; irm run reads it to
+ * choose qemu. */
 #include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "irm/error.h"
+#include "irm/runtime.h"
 #include "load/load_internal.h"
 
 #if defined(__x86_64__)
@@ -22,6 +24,8 @@
 #define HOST_MACHINE_ EM_RISCV
 #elif defined(__powerpc64__)
 #define HOST_MACHINE_ EM_PPC64
+#else
+#define HOST_MACHINE_ 0u /* unknown: every ELF file counts as this machine's */
 #endif
 
 /* The architecture an ELF machine number names, as triples and qemu-user
@@ -38,27 +42,30 @@ static const char *machine_name(unsigned m) {
   }
 }
 
-int irm_load_check_arch_(const char *path) {
-#ifdef HOST_MACHINE_
-  unsigned char h[sizeof(Elf64_Ehdr)];
+/* The file's ELF machine; 0 when it is no ELF or cannot be read. */
+static unsigned elf_machine(const char *path) {
+  unsigned char h[20];
   FILE *f = fopen(path, "rb");
   size_t got = f ? fread(h, 1, sizeof h, f) : 0;
   if (f) fclose(f);
-  /* not ELF or too short: dlopen's own message says what is wrong */
-  if (got < 20 || memcmp(h, ELFMAG, SELFMAG) != 0) return IRM_OK;
+  if (got < sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0) return 0;
   /* e_machine sits at 18 in both classes, in the file's byte order */
-  unsigned machine = h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
-  if (machine == HOST_MACHINE_) return IRM_OK;
-  const char *arch = machine_name(machine), *host = machine_name(HOST_MACHINE_);
-  char number[32];
-  snprintf(number, sizeof number, "ELF machine %u", machine);
-  const char *name = arch ? arch : number;
+  return h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+}
+
+void irm_runtime_library_arch(const char *path, const char **arch, int *native) {
+  unsigned machine = path ? elf_machine(path) : 0;
+  if (arch) *arch = machine_name(machine);
+  if (native) *native = !machine || !HOST_MACHINE_ || machine == HOST_MACHINE_;
+}
+
+int irm_load_check_arch_(const char *path) {
+  const char *arch = NULL, *host = machine_name(HOST_MACHINE_);
+  int native = 1;
+  irm_runtime_library_arch(path, &arch, &native);
+  if (native) return IRM_OK;
   return irm_error(IRM_EVALUE,
                    "library '%s' is built for %s, not this machine's %s: it cannot be loaded here. Run it on "
                    "such a machine, or through `irm run DIR`, which runs it under qemu-%s",
-                   path, name, host, arch ? arch : "<arch>");
-#else
-  (void)path;
-  return IRM_OK;
-#endif
+                   path, arch ? arch : "another architecture", host ? host : "", arch ? arch : "<arch>");
 }

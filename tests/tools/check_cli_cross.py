@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Cross-compiling through the irm program: the example CNN and residual
+model built for aarch64-linux-gnu (llvm and c targets, link-params on and
+off), exported with aarch64-linux-gnu-gcc and run by `irm run` under
+qemu-aarch64, compared with ir.Evaluate; the loader's refusal of the
+foreign library; the clear errors for a missing cross compiler and for a
+graph library under qemu. Skips (saying so) when the cross compiler or
+qemu-aarch64 is missing.
+
+usage: check_cli_cross.py IRM_PROGRAM"""
+import os
+import shutil
+import sys
+
+from cli_harness import ENV, finish, run, tmp
+
+TRIPLE = "aarch64-linux-gnu"
+
+
+def elf_machine(path):
+    with open(path, "rb") as f:
+        head = f.read(20)
+    return int.from_bytes(head[18:20], "little")
+
+
+def build_and_run(name, model, target, executor, runtime="cpp"):
+    out = tmp(name)
+    run(["build", model, "--target", target, "--executor", executor, "--runtime", runtime, "-o", out, "--export"], 0,
+        out=["library"])
+    lib = os.path.join(out, "libdefault.so")
+    if os.path.exists(lib) and elf_machine(lib) != 183:  # EM_AARCH64
+        from cli_harness import FAILURES
+        FAILURES.append(f"{name}: {lib} is not an aarch64 library (ELF machine {elf_machine(lib)})")
+    o, _ = run(["run", out], 0, out=["largest difference from ir.Evaluate", "output 0"])
+    return out, o
+
+
+def main():
+    missing = [p for p in (TRIPLE + "-gcc", "qemu-aarch64") if not shutil.which(p)]
+    if missing:
+        # The missing compiler is still a clear error, whatever else is absent.
+        if TRIPLE + "-gcc" in missing:
+            env = dict(ENV)
+            run(["build", "cnn", "--target", "llvm -mtriple=" + TRIPLE, "--executor", "aot", "-o", tmp("nocc"),
+                 "--export"], 1, err=[TRIPLE + "-gcc", "apt-get install gcc-" + TRIPLE, "--cross-compiler"], env=env)
+        print("SKIP: cross-compiling cases need " + " and ".join(missing) +
+              " (Debian: apt-get install gcc-aarch64-linux-gnu qemu-user)")
+        finish("cli_cross (partly skipped)")
+        return
+    cnn, text = build_and_run("cnn-a64", "cnn", "llvm -mtriple=" + TRIPLE, "aot")
+    # NEON is what the aarch64 compiler enables: recorded as the kernels' features
+    with open(os.path.join(cnn, "tvmgen_default.c")) as f:
+        if "neon" not in f.read():
+            from cli_harness import FAILURES
+            FAILURES.append("cnn-a64: the generated code records no neon feature")
+    build_and_run("res-a64", "residual", "c -mtriple=" + TRIPLE, "aot,link-params=0,interface-api=c,unpacked-api=1",
+                  runtime="crt")
+    # the runner is reused: a second run compiles nothing new and still matches
+    run(["run", cnn, "--seed", "3"], 0, out=["largest difference from ir.Evaluate"])
+    # an explicit cross compiler (a wrapper script) is used, not only the default
+    wrapper = tmp("my-cross-gcc")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\necho used >> '%s'\nexec %s-gcc \"$@\"\n" % (tmp("wrapper.log"), TRIPLE))
+    os.chmod(wrapper, 0o755)
+    run(["build", "mlp", "--target", "llvm -mtriple=" + TRIPLE, "--executor", "aot", "-o", tmp("mlp-a64"), "--export",
+         "--cross-compiler", wrapper, "--no-cache"], 0)
+    if not os.path.exists(tmp("wrapper.log")):
+        from cli_harness import FAILURES
+        FAILURES.append("--cross-compiler: the given compiler was not run")
+    # a compiler that does not exist: the export fails, naming it
+    env = dict(ENV)
+    env["PATH"] = "/nonexistent"
+    env["IRM_CACHE"] = "0"
+    run(["build", "cnn", "--target", "llvm -mtriple=" + TRIPLE, "--executor", "aot", "-o", tmp("nocc"), "--export"], 1,
+        err=["'" + TRIPLE + "-gcc' is not installed", "apt-get install gcc-" + TRIPLE], env=env)
+    # a graph library of another architecture: qemu runs aot only, said plainly
+    run(["build", "cnn", "--target", "llvm -mtriple=" + TRIPLE, "-o", tmp("graph-a64")], 0)
+    run(["run", tmp("graph-a64")], 1, err=["graph library for aarch64", "--executor aot"])
+    # a bad triple never reaches a shell
+    run(["build", "cnn", "--target", "llvm -mtriple=aarch64$HOME-linux", "--executor", "aot", "-o", tmp("bad"),
+         "--export"], 1, err=["is no target triple"])
+    finish("cli_cross")
+
+
+main()
