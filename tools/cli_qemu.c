@@ -170,13 +170,13 @@ static int run_once(const char *dir, json_t *root, const char *prefix_cmd, const
   char path[4096], params[4096];
   const char *params_file = json_str_or(root, "params_file", NULL);
   const char *slash = strrchr(lib, '/');
-  snprintf(params, sizeof params, "%.*s%s", slash ? (int)(slash - lib + 1) : 0, lib,
-           params_file ? params_file : "-");
+  snprintf(params, sizeof params, "%.*s%s", slash ? (int)(slash - lib + 1) : 0, lib, params_file ? params_file : "-");
   char *cmd = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&cmd, &len);
   if (!f) return cli_say(CLI_FAIL, "out of memory");
-  fprintf(f, "%s run %lld %lld %s %s ", prefix_cmd, (long long)json_integer_value(json_object_get(root, "workspace_bytes")),
+  fprintf(f, "%s run %lld %lld %s %s ", prefix_cmd,
+          (long long)json_integer_value(json_object_get(root, "workspace_bytes")),
           (long long)json_integer_value(json_object_get(root, "workspace_alignment")),
           json_str_or(root, "check_params", "-"), json_str_or(root, "set_params", "-"));
   sh_quote(f, params_file ? params : "-");

@@ -108,8 +108,7 @@ static int run(void *lib, const char *mod, int argc, char **argv) {
   }
   for (int j = 0; !rc && j < n_out; j++) {
     char path[4096];
-    snprintf(path, sizeof path, "%.*s", (int)(strrchr(argv[sep + 1 + j], '=') - argv[sep + 1 + j]),
-             argv[sep + 1 + j]);
+    snprintf(path, sizeof path, "%.*s", (int)(strrchr(argv[sep + 1 + j], '=') - argv[sep + 1 + j]), argv[sep + 1 + j]);
     FILE *f = fopen(path, "wb");
     int ok = f && fwrite(ptrs[n_in + j], 1, out_bytes[j], f) == out_bytes[j];
     if (f && fclose(f)) ok = 0;

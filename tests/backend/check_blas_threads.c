@@ -10,8 +10,8 @@
 
 #include "check_aot_util.h"
 
-#define DENSE                                                                                                \
-  IP_HEAD "def @main(%x: Tensor[(4, 64), float32], %w: Tensor[(32, 64), float32]) {\n"                     \
+#define DENSE                                                                          \
+  IP_HEAD "def @main(%x: Tensor[(4, 64), float32], %w: Tensor[(32, 64), float32]) {\n" \
           "  %0 = nn.dense(%x, %w);\n  %1 = nn.relu(%0);\n  %1\n}\n"
 
 static int shim_calls, shim_last;
