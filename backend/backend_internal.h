@@ -89,9 +89,11 @@ int irm_cc_for_target_(const irm_object *target, const char *given, char *out, s
  * target's flags (-march, -m<feature>), named as irm_library.h's
  * IRM_LIBRARY_*_FEATURES, and the widest float vector they give. */
 typedef struct irm_cc_isa_ {
-  char features[512]; /* comma-separated names; "" when unknown (another architecture) */
-  int vector_bits;    /* 512, 256, 128, or 0 (scalar or unknown) */
-  int kernel_block;   /* IRM_KERNEL_BLOCK of runtime/kernels under these flags: 16 (AVX-512), 8 (AVX2 and FMA), 4 */
+  char features[512];  /* comma-separated names; "" when unknown (another architecture) */
+  int vector_bits;     /* 512, 256, 128, or 0 (scalar or unknown) */
+  int kernel_block;    /* IRM_KERNEL_BLOCK of runtime/kernels under these flags: 16 (AVX-512), 8 (AVX2 and FMA), 4 */
+  char kernel_isa[16]; /* IRM_KV_ISA runtime/kernels picks under these flags: avx512, avx2, sse2, neon, scalar;
+                          "" when unknown (another architecture without its compiler) */
 } irm_cc_isa_;
 /* *out for target (NULL: plain c); cached per flags. Errors: cc fails
  * (the flags name a CPU it does not know: its message, which suggests the

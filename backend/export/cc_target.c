@@ -168,6 +168,13 @@ static void isa_from_macros(const char *macros, irm_cc_isa_ *isa) {
   isa->kernel_block = defines(macros, "__AVX512F__")                              ? 16
                       : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? 8
                                                                                   : 4;
+  /* irm_kernel_vec.h's order: recorded so a build says which path its kernels take */
+  snprintf(isa->kernel_isa, sizeof isa->kernel_isa, "%s",
+           defines(macros, "__AVX512F__")                              ? "avx512"
+           : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? "avx2"
+           : defines(macros, "__SSE2__")                               ? "sse2"
+           : defines(macros, "__ARM_NEON")                             ? "neon"
+                                                                       : "scalar");
 }
 
 /* The last few flag strings asked about: a build asks for the same target

@@ -167,7 +167,9 @@ void irm_plan_threads_json_(const lowered_plan *p, const char *mod_name, irm_tex
  * module's count instead of a pool of every CPU (docs/threads.md). */
 void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_buf *b);
 
-/* Appends `"schedules": [...]` to a metadata JSON object being written:
+/* Appends `"kernel_isa": "neon"` (the vector path runtime/kernels take
+ * under the target's flags, when known) and `"schedules": [...]` to a
+ * metadata JSON object being written:
  * one object per schedule record of p's kernels, in kernel order
  * (docs/kernels.md, "Schedules"). Out of memory marks b failed. */
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b);
