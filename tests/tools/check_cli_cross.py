@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Cross-compiling through the irm program: the example CNN and residual
-model built for aarch64-linux-gnu (llvm and c targets, link-params on and
-off), exported with aarch64-linux-gnu-gcc and run by `irm run` under
+"""Cross-compiling through the irm program: the example CNN, the residual
+model and a small ONNX network (through the Python frontend) built for
+aarch64-linux-gnu (llvm and c targets, link-params on and off), exported with aarch64-linux-gnu-gcc and run by `irm run` under
 qemu-aarch64, compared with ir.Evaluate; the loader's refusal of the
 foreign library; the clear errors for a missing cross compiler and for a
 graph library under qemu. Skips (saying so) when the cross compiler or
@@ -10,7 +10,7 @@ qemu-aarch64 is missing.
 usage: check_cli_cross.py IRM_PROGRAM"""
 import os
 import shutil
-import sys
+import subprocess
 
 from cli_harness import ENV, finish, run, tmp
 
@@ -35,6 +35,49 @@ def build_and_run(name, model, target, executor, runtime="cpp"):
     return out, o
 
 
+ONNX_MODEL = """
+import sys
+import numpy as np
+from onnx import TensorProto, helper, save
+rng = np.random.default_rng(3)
+def init(name, *shape):
+    return helper.make_tensor(name, TensorProto.FLOAT, shape, rng.standard_normal(shape).astype(np.float32).ravel())
+nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["r"]),
+         helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+         helper.make_node("Flatten", ["p"], ["f"]),
+         helper.make_node("Gemm", ["f", "g", "b"], ["y"], transB=1)]
+graph = helper.make_graph(nodes, "small", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+                          [init("w", 4, 3, 3, 3), init("g", 5, 64), init("b", 5)])
+save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[1])
+"""
+
+
+def onnx_case():
+    """A small ONNX network (conv, relu, pool, gemm) through the Python
+    frontend, built for aarch64 and run under qemu against ir.Evaluate."""
+    pythonpath = os.environ.get("IRM_TEST_PYTHONPATH")
+    python = "/usr/bin/python3"
+    if not pythonpath or subprocess.run([python, "-c", "import onnx, numpy"], capture_output=True).returncode:
+        print("SKIP: the ONNX case needs /usr/bin/python3 with onnx and numpy (python3-onnx) and a build "
+              "without sanitizers")
+        return
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    model, text, params = tmp("small.onnx"), tmp("small.irm"), tmp("small.params.json")
+    for args in ([python, "-c", ONNX_MODEL, model],
+                 [python, "-m", "irm.frontend.onnx", model, "-o", text, "--params-out", params]):
+        p = subprocess.run(args, env=env, capture_output=True, timeout=120)
+        if p.returncode:
+            from cli_harness import FAILURES
+            FAILURES.append("onnx case: %s failed:\n%s" % (args[1], p.stderr.decode(errors="replace")))
+            return
+    out = tmp("onnx-a64")
+    run(["build", text, "--params", params, "--target", "llvm -mtriple=" + TRIPLE, "--executor", "aot", "-o", out,
+         "--export"], 0)
+    run(["run", out], 0, out=["largest difference from ir.Evaluate", "output 0: Tensor[(1, 5), float32]"])
+
+
 def main():
     missing = [p for p in (TRIPLE + "-gcc", "qemu-aarch64") if not shutil.which(p)]
     if missing:
@@ -57,6 +100,7 @@ def main():
             FAILURES.append("cnn-a64: the generated code's metadata lacks " + want)
     build_and_run("res-a64", "residual", "c -mtriple=" + TRIPLE, "aot,link-params=0,interface-api=c,unpacked-api=1",
                   runtime="crt")
+    onnx_case()
     # the runner is reused: a second run compiles nothing new and still matches
     run(["run", cnn, "--seed", "3"], 0, out=["largest difference from ir.Evaluate"])
     # an explicit cross compiler (a wrapper script) is used, not only the default
