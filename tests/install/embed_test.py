@@ -31,8 +31,9 @@ def step(what, args, ok=True, cwd=None, env_extra=None, expect=None):
     p = subprocess.run(args, cwd=cwd or work, env=e, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     out = p.stdout.decode("utf-8", "replace")
     if (p.returncode == 0) != ok or (expect and expect not in out):
-        print("embed test: %s %s (exit %d)%s:\n%s" % (what, "failed" if ok else "succeeded but must fail",
-                                                     p.returncode, " lacking %r" % expect if expect else "", out))
+        verdict = "failed" if ok else "succeeded but must fail"
+        lacking = " lacking %r" % expect if expect else ""
+        print("embed test: %s %s (exit %d)%s:\n%s" % (what, verdict, p.returncode, lacking, out))
         sys.exit(1)
     return out
 
@@ -49,8 +50,8 @@ try:
     step("cmake --install", [cmake, "--install", build, "--prefix", prefix])
     irm = os.path.join(prefix, "bin", "irm")
     model = os.path.join(work, "model")
-    step("irm build", [irm, "build", "cnn", "--target", "c", "--executor", "aot,interface-api=c,unpacked-api=1,link-params=0",
-                       "--runtime", "crt", "--mod-name", "model", "-o", model])
+    step("irm build", [irm, "build", "cnn", "--target", "c", "--runtime", "crt", "--mod-name", "model", "-o", model,
+                       "--executor", "aot,interface-api=c,unpacked-api=1,link-params=0"])
     copy = os.path.join(work, "embed")
     shutil.copytree(os.path.join(src, "examples", "embed"), copy)
     pc = {"PKG_CONFIG_PATH": os.path.join(prefix, libdir, "pkgconfig")}

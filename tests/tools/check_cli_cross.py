@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Cross-compiling through the irm program: the example CNN, the residual
 model and a small ONNX network (through the Python frontend) built for
-aarch64-linux-gnu (llvm and c targets, link-params on and off), exported with aarch64-linux-gnu-gcc and run by `irm run` under
-qemu-aarch64, compared with ir.Evaluate; the loader's refusal of the
-foreign library; the clear errors for a missing cross compiler and for a
-graph library under qemu. Skips (saying so) when the cross compiler or
-qemu-aarch64 is missing.
+aarch64-linux-gnu (llvm and c targets, link-params on and off), exported
+with aarch64-linux-gnu-gcc and run by `irm run` under qemu-aarch64,
+compared with ir.Evaluate; NEON recorded in the metadata; the clear errors
+for a missing cross compiler, a bad triple and a graph library under
+qemu. Skips (saying so) when the cross compiler or qemu-aarch64 is
+missing.
 
 usage: check_cli_cross.py IRM_PROGRAM"""
 import os
