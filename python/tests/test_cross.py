@@ -56,3 +56,30 @@ def test_cross_export_and_load_refused(tmp_path):
     # the default: <triple>-gcc
     result.export_library(tmp_path / "net2.so", cache=False)
     assert elf_machine(tmp_path / "net2.so") == 183
+
+
+@pytest.mark.skipif(not shutil.which(CROSS), reason="needs " + CROSS + " (apt-get install gcc-aarch64-linux-gnu)")
+def test_build_cache_keys_on_the_cross_compiler(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("IRM_CACHE", raising=False)
+    result = build()
+
+    def wrapper(name):
+        path = tmp_path / name
+        path.write_text("#!/bin/sh\necho x >> '%s'\nexec %s \"$@\"\n" % (tmp_path / (name + ".log"), CROSS))
+        os.chmod(path, 0o755)
+        return str(path)
+
+    def calls(name):
+        log = tmp_path / (name + ".log")
+        return len(log.read_text().splitlines()) if log.exists() else 0
+
+    first, second = wrapper("cc-one"), wrapper("cc-two")
+    result.export_library(tmp_path / "a.so", cc=first)
+    ran = calls("cc-one")
+    assert ran > 0
+    result.export_library(tmp_path / "b.so", cc=first)  # the same compiler: from the cache
+    assert calls("cc-one") == ran  # (its identity is remembered: not even --version again)
+    result.export_library(tmp_path / "c.so", cc=second)  # another compiler: compiled anew
+    assert calls("cc-two") > 1
+    assert elf_machine(tmp_path / "c.so") == 183
