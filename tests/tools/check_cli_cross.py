@@ -114,6 +114,12 @@ def main():
     if not os.path.exists(tmp("wrapper.log")):
         from cli_harness import FAILURES
         FAILURES.append("--cross-compiler: the given compiler was not run")
+    # -mcpu and -mattr become ARM's flags (-mcpu=cortex-a72+simd+nosve), -mcpu=native is dropped for a cross target
+    run(["build", "mlp", "--target", "llvm -mtriple=%s -mcpu=cortex-a72 -mattr=+neon,-sve" % TRIPLE, "--executor",
+         "aot", "-o", tmp("a72"), "--export"], 0, out=["library"])
+    run(["run", tmp("a72")], 0, out=["largest difference from ir.Evaluate"])
+    run(["build", "mlp", "--target", "llvm -mtriple=%s -mcpu=native" % TRIPLE, "--executor", "aot", "-o",
+         tmp("native-a64"), "--export"], 0, out=["library"])
     # a compiler that does not exist: the export fails, naming it
     env = dict(ENV)
     env["PATH"] = "/nonexistent"
