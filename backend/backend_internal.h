@@ -62,8 +62,9 @@ int irm_register_runtime_globals_(void);     /* loader.c: runtime.Load, ModuleRu
 int irm_register_param_dict_globals_(void);  /* param_dict.c: runtime.SaveParams, LoadParams */
 /* runtime/'s include folder: IRM_RUNTIME_INCLUDE, else the built-in one. */
 const char *irm_runtime_include_dir_(void);
-/* The cc flags (-march, -m<feature>) and libraries (-lopenblas) a target
- * asks for; ValueError for a target of another architecture. */
+/* The cc flags (-march or -mcpu, -m<feature> or +feature) and libraries
+ * (-lopenblas) a target asks for, for its own architecture (its -mtriple's;
+ * -mcpu=native only for this host's). */
 int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_text_buf *libs);
 
 /* ---- the C compiler's view of a target (export/cc_target.c) --------------- */
@@ -74,14 +75,28 @@ int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_
 int irm_cc_run_(const char *who, const char *cmd, irm_text_buf *out);
 /* Nonzero when an -mtriple names this host's architecture. */
 int irm_cc_host_arch_(const char *triple);
+/* Nonzero when target (NULL: none) has an -mtriple of another
+ * architecture than this host's; the triple then copied into triple. */
+int irm_cc_foreign_triple_(const irm_object *target, char *triple, size_t size);
+/* Nonzero when triple (NULL: this host) is an ARM one (aarch64*, arm*),
+ * whose compilers take -mcpu and +feature suffixes, not -march / -m<f>. */
+int irm_cc_arm_arch_(const char *triple);
+/* The C compiler command for target into out: given when not NULL or
+ * empty; for an -mtriple of another architecture <triple>-gcc, which must
+ * be installed (ValueError naming it and its Debian package otherwise;
+ * ValueError for a triple with characters no triple has); else the
+ * environment's CC or cc (irm_cc_command_). */
+int irm_cc_for_target_(const irm_object *target, const char *given, char *out, size_t size);
 
 /* The CPU features a target's C code may use: those cc enables under the
  * target's flags (-march, -m<feature>), named as irm_library.h's
  * IRM_LIBRARY_*_FEATURES, and the widest float vector they give. */
 typedef struct irm_cc_isa_ {
-  char features[512]; /* comma-separated names; "" when unknown (another architecture) */
-  int vector_bits;    /* 512, 256, 128, or 0 (scalar or unknown) */
-  int kernel_block;   /* IRM_KERNEL_BLOCK of runtime/kernels under these flags: 16 (AVX-512), 8 (AVX2 and FMA), 4 */
+  char features[512];  /* comma-separated names; "" when unknown (another architecture) */
+  int vector_bits;     /* 512, 256, 128, or 0 (scalar or unknown) */
+  int kernel_block;    /* IRM_KERNEL_BLOCK of runtime/kernels under these flags: 16 (AVX-512), 8 (AVX2 and FMA), 4 */
+  char kernel_isa[16]; /* IRM_KV_ISA runtime/kernels picks under these flags: avx512, avx2, sse2, neon, scalar;
+                          "" when unknown (another architecture without its compiler) */
 } irm_cc_isa_;
 /* *out for target (NULL: plain c); cached per flags. Errors: cc fails
  * (the flags name a CPU it does not know: its message, which suggests the

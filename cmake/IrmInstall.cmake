@@ -31,7 +31,8 @@ file(RELATIVE_PATH IRM_PC_LIBDIR_FROM_PREFIX
 file(RELATIVE_PATH IRM_PC_INCLUDEDIR_FROM_PREFIX
      ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_FULL_INCLUDEDIR})
 configure_file(cmake/irm.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc
+configure_file(cmake/irm-runtime.pc.in ${CMAKE_CURRENT_BINARY_DIR}/irm-runtime.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/irm.pc ${CMAKE_CURRENT_BINARY_DIR}/irm-runtime.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The Python package (ctypes only) in <prefix>/share/irm/python: usable with

@@ -107,6 +107,29 @@ class BuildPy(build_py):
                     % (self.distribution.get_version(), libdir, source))
 
 
+def _check_wheel_support():
+    """pip builds a wheel: setuptools before 70.1 needs the wheel package
+    for that, and without it fails with "invalid command 'bdist_wheel'".
+    Say what to do instead (a pyenv or conda python3 first on PATH has
+    neither Debian's python3-wheel nor, often, wheel itself)."""
+    import sys
+
+    import setuptools
+    try:
+        import wheel  # noqa: F401
+        return
+    except ImportError:
+        pass
+    version = tuple(int(p) for p in re.findall(r"\d+", setuptools.__version__)[:2])
+    if version >= (70, 1):
+        return  # bdist_wheel is setuptools' own
+    _fail("%s has setuptools %s and no 'wheel' package, which pip needs to build this package. Use Debian's "
+          "python: /usr/bin/python3 -m venv --system-site-packages ENV (python3-pip brings python3-wheel); or, in "
+          "this Python's environment, pip install wheel (from PyPI) first; or skip pip: "
+          "export PYTHONPATH=%s" % (sys.executable, setuptools.__version__, HERE))
+
+
+_check_wheel_support()
 _SCRATCH = tempfile.mkdtemp(prefix="irm-setup-")
 atexit.register(shutil.rmtree, _SCRATCH, True)
 

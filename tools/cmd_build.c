@@ -46,6 +46,8 @@ static void build_usage(FILE *to) {
       "  -j, --jobs N               with --export: compilers run at once (default: IRM_BUILD_JOBS, else\n"
       "                             the processors available)\n"
       "  --no-cache                 with --export: compile every unit, storing nothing (as IRM_CACHE=0)\n"
+      "  --cross-compiler CC        with --export: the C compiler (default: <triple>-gcc for a target whose\n"
+      "                             -mtriple names another architecture, else CC, else cc)\n"
       "  -h, --help                 this text\n\n"
       "Exit status: 0 success, 1 failure (the build failed, a file could not be read or written),\n"
       "2 usage error (an unknown flag, a value that does not parse).\n",
@@ -62,7 +64,8 @@ enum {
   F_EXPORT,
   F_NO_CACHE,
   F_INPUT_SHAPES,
-  F_INPUT_DTYPES
+  F_INPUT_DTYPES,
+  F_CROSS_CC
 };
 
 static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
@@ -78,12 +81,13 @@ static const struct option longopts[] = {OPT_COMMON_LONGOPTS,
                                          {"export", no_argument, NULL, F_EXPORT},
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"no-cache", no_argument, NULL, F_NO_CACHE},
+                                         {"cross-compiler", required_argument, NULL, F_CROSS_CC},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 
 typedef struct build_flags {
   opt_parse common;
-  const char *target, *target_host, *executor_text, *runtime_text, *mod_name, *params_path, *dir;
+  const char *target, *target_host, *executor_text, *runtime_text, *mod_name, *params_path, *dir, *cross_cc;
   const char *input_shapes, *input_dtypes;
   int help, export_lib, jobs, no_cache;
 } build_flags;
@@ -106,6 +110,7 @@ static int on_flag(int c, const char *value, void *data) {
   case 'o': b->dir = value; break;
   case F_EXPORT: b->export_lib = 1; break;
   case F_NO_CACHE: b->no_cache = 1; break;
+  case F_CROSS_CC: b->cross_cc = value; break;
   case 'j': {
     char *end = NULL;
     long j = strtol(value, &end, 10);
@@ -418,6 +423,7 @@ static int export_lib(const build_flags *b, const irm_object *result, const char
   irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
   o.jobs = b->jobs;
   o.cache = b->no_cache ? 0 : -1;
+  o.cc = b->cross_cc;
   if (irm_build_export_library_with(result, path, &o)) return cli_fail("build: --export");
   fprintf(cli_out, "\nlibrary\n  %s: %zu units, %zu compiled, %zu from the build cache\n", cli_quote(path), o.units,
           o.compiled, o.cache_hits);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_qemu.h"
 #include "cmd_build.h"
 #include "cmd_opt.h"
 #include "cmd_run.h"
@@ -307,9 +308,15 @@ static int check_hooks(const irm_object *result) {
 /* The one place the library runs: loaded into this process, run on data
  * (outputs into *outs), timed (--repeat) and profiled (--profile, from
  * the profiled library). A library for a target this machine cannot run
- * would run here under an emulator instead. */
-static int run_library_command(const run_flags *r, const char *lib, const char *profile_lib, const irm_object *data,
-                               irm_object **outs) {
+ * runs under qemu-user instead (cli_qemu.c). */
+static int run_library_command(const run_flags *r, const char *mod_name, const char *lib, const char *profile_lib,
+                               const irm_object *data, irm_object **outs) {
+  if (cli_qemu_needed(lib)) { /* built for another architecture: once, under qemu-user */
+    if (r->repeat || r->number || profile_lib)
+      return cli_say(CLI_FAIL, "run: %s is for another architecture and runs under qemu once: --repeat, --number "
+                               "and --profile time this machine's libraries only", cli_quote(lib));
+    return cli_qemu_run(r->dir, lib, mod_name, data, outs);
+  }
   irm_runtime_module *loaded = NULL;
   int32_t threads = r->num_threads < 0 ? -1 : (int32_t)r->num_threads;
   int rc = irm_runtime_load_threads(lib, NULL, threads, &loaded) ? cli_fail("run: loading") : CLI_OK;
@@ -353,7 +360,7 @@ static int run_dir(const run_flags *r) {
   if (!rc) rc = ensure_library(r->dir, record, result, lib, 0, &reused);
   if (!rc && r->profile) rc = ensure_library(r->dir, record, result, plib, 1, &preused);
   if (!rc) print_header(r, lib, reused, data);
-  if (!rc) rc = run_library_command(r, lib, r->profile ? plib : NULL, data, &outs);
+  if (!rc) rc = run_library_command(r, mod_name, lib, r->profile ? plib : NULL, data, &outs);
   if (!rc) run_print_outputs(r, outs);
   if (!rc && r->outputs_file) rc = run_write_outputs(r->outputs_file, outs);
   if (!rc && r->check && irm_dataflow_evaluate(model, "main", all, &want)) rc = cli_fail("run: ir.Evaluate");

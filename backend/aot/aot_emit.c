@@ -282,7 +282,7 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
                        ", \"workspace_entry\": \"tvmgen_%s_run_workspace\", \"workspace_bytes\": %zu, "
                        "\"workspace_alignment\": %zu, \"memory_plan\": \"%s\", \"kernels\": %zu",
                        m, p->workspace_bytes, workspace_align(p, o), irm_mem_algo_name_(p->algo), p->n_kernels);
-  irm_plan_threads_json_(p, b);
+  irm_plan_threads_json_(p, m, b);
   irm_text_buf_puts_(b, ", \"inputs\": ");
   json_io(b, p, p->inputs, p->n_inputs);
   irm_text_buf_puts_(b, ", \"outputs\": ");

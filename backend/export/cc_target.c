@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "export_internal.h"
 #include "irm/container.h"
@@ -48,6 +49,72 @@ int irm_cc_host_arch_(const char *triple) {
 #endif
 }
 
+int irm_cc_foreign_triple_(const irm_object *target, char *triple, size_t size) {
+  irm_any v = irm_any_none();
+  const char *t = NULL;
+  int foreign = target && irm_target_get_attr(target, "mtriple", &v) == IRM_OK && v.type_code != IRM_NONE &&
+                !irm_any_to_str(&v, &t, NULL) && !irm_cc_host_arch_(t);
+  if (foreign && snprintf(triple, size, "%s", t) >= (int)size) triple[size - 1] = '\0';
+  irm_any_release(&v);
+  irm_clear_error();
+  return foreign;
+}
+
+int irm_cc_arm_arch_(const char *triple) {
+  if (!triple) {
+#if defined(__aarch64__) || defined(__arm__)
+    return 1;
+#else
+    return 0;
+#endif
+  }
+  return strncmp(triple, "aarch64", 7) == 0 || strncmp(triple, "arm", 3) == 0;
+}
+
+/* The file a command's first word runs, found as sh would; 0 when none. */
+static int on_path(const char *cmd) {
+  char path[4096];
+  cmd += strspn(cmd, " \t");
+  size_t n = strcspn(cmd, " \t");
+  if (memchr(cmd, '/', n))
+    return snprintf(path, sizeof path, "%.*s", (int)n, cmd) < (int)sizeof path && access(path, X_OK) == 0;
+  const char *dirs = getenv("PATH");
+  for (const char *d = dirs ? dirs : "/usr/bin:/bin"; *d;) {
+    size_t len = strcspn(d, ":");
+    if (snprintf(path, sizeof path, "%.*s/%.*s", (int)len, len ? d : ".", (int)n, cmd) < (int)sizeof path &&
+        access(path, X_OK) == 0)
+      return 1;
+    d += len + (d[len] == ':');
+  }
+  return 0;
+}
+
+int irm_cc_for_target_(const irm_object *target, const char *given, char *out, size_t size) {
+  char triple[128];
+  if (given && given[strspn(given, " \t")]) {
+    if (snprintf(out, size, "%s", given) >= (int)size)
+      return irm_error(IRM_EVALUE, "export_library: the compiler command is longer than %zu bytes", size - 1);
+    return IRM_OK;
+  }
+  if (!irm_cc_foreign_triple_(target, triple, sizeof triple)) {
+    snprintf(out, size, "%s", irm_cc_command_());
+    return IRM_OK;
+  }
+  /* the triple goes into a shell command: a name, nothing the shell reads */
+  if (!triple[0] ||
+      strspn(triple, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(triple))
+    return irm_error(IRM_EVALUE, "export_library: -mtriple='%s' is no target triple (letters, digits, '_', '.', '-')",
+                     triple);
+  snprintf(out, size, "%s-gcc", triple);
+  if (!on_path(out))
+    return irm_error(IRM_EVALUE,
+                     "export_library: the target has -mtriple=%s, another architecture, and its cross compiler "
+                     "'%s' is not installed: install it (Debian: apt-get install gcc-%s) or name one "
+                     "(irm build --cross-compiler CC; Python export_library(path, cc=CC))",
+                     triple, out, triple);
+  return IRM_OK;
+}
+
 int irm_cc_run_(const char *who, const char *cmd, irm_text_buf *out) {
   FILE *p = popen(cmd, "r");
   if (!p) return irm_error(IRM_ERUNTIME, "%s: cannot run the compiler: %s", who, strerror(errno));
@@ -68,10 +135,10 @@ int irm_cc_run_(const char *who, const char *cmd, irm_text_buf *out) {
 }
 
 /* The macros cc defines under flags, as text ("#define __AVX2__ 1" lines). */
-static int cc_macros(const char *flags, irm_text_buf *out) {
+static int cc_macros(const char *cc, const char *flags, irm_text_buf *out) {
   irm_text_buf cmd;
   irm_text_buf_init_(&cmd, NULL, 0);
-  irm_text_buf_printf_(&cmd, "%s%s -dM -E -x c /dev/null 2>&1", irm_cc_command_(), flags);
+  irm_text_buf_printf_(&cmd, "%s%s -dM -E -x c /dev/null 2>&1", cc, flags);
   int rc = cmd.failed ? irm_error(IRM_ENOMEM, "target features: out of memory")
                       : irm_cc_run_("target features", irm_text_buf_cstr_(&cmd), out);
   irm_text_buf_free_(&cmd);
@@ -101,6 +168,13 @@ static void isa_from_macros(const char *macros, irm_cc_isa_ *isa) {
   isa->kernel_block = defines(macros, "__AVX512F__")                              ? 16
                       : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? 8
                                                                                   : 4;
+  /* irm_kernel_vec.h's order: recorded so a build says which path its kernels take */
+  snprintf(isa->kernel_isa, sizeof isa->kernel_isa, "%s",
+           defines(macros, "__AVX512F__")                              ? "avx512"
+           : defines(macros, "__AVX2__") && defines(macros, "__FMA__") ? "avx2"
+           : defines(macros, "__SSE2__")                               ? "sse2"
+           : defines(macros, "__ARM_NEON")                             ? "neon"
+                                                                       : "scalar");
 }
 
 /* The last few flag strings asked about: a build asks for the same target
@@ -113,11 +187,12 @@ static struct {
 static size_t cache_next_;
 static pthread_mutex_t cache_lock_ = PTHREAD_MUTEX_INITIALIZER;
 
-static int isa_for_flags(const char *flags, irm_cc_isa_ *out) {
-  int cacheable = strlen(flags) < sizeof cache_[0].flags;
+static int isa_for_flags(const char *cc, const char *flags, irm_cc_isa_ *out) {
+  char key[sizeof cache_[0].flags]; /* the compiler and the flags: a cross compiler answers differently */
+  int cacheable = snprintf(key, sizeof key, "%s\n%s", cc, flags) < (int)sizeof key - 1;
   pthread_mutex_lock(&cache_lock_);
   for (size_t i = 0; cacheable && i < CACHE_N_; i++)
-    if (cache_[i].flags[0] && strcmp(cache_[i].flags + 1, flags) == 0) {
+    if (cache_[i].flags[0] && strcmp(cache_[i].flags + 1, key) == 0) {
       *out = cache_[i].isa;
       pthread_mutex_unlock(&cache_lock_);
       return IRM_OK;
@@ -125,14 +200,14 @@ static int isa_for_flags(const char *flags, irm_cc_isa_ *out) {
   pthread_mutex_unlock(&cache_lock_);
   irm_text_buf macros;
   irm_text_buf_init_(&macros, NULL, 0);
-  int rc = cc_macros(flags, &macros);
+  int rc = cc_macros(cc, flags, &macros);
   if (!rc) isa_from_macros(irm_text_buf_cstr_(&macros), out);
   irm_text_buf_free_(&macros);
   if (!rc && cacheable) {
     pthread_mutex_lock(&cache_lock_);
     size_t i = cache_next_++ % CACHE_N_;
-    cache_[i].flags[0] = '='; /* marks the slot used; flags may be "" */
-    strcpy(cache_[i].flags + 1, flags);
+    cache_[i].flags[0] = '='; /* marks the slot used */
+    strcpy(cache_[i].flags + 1, key);
     cache_[i].isa = *out;
     pthread_mutex_unlock(&cache_lock_);
   }
@@ -141,13 +216,11 @@ static int isa_for_flags(const char *flags, irm_cc_isa_ *out) {
 
 int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out) {
   memset(out, 0, sizeof *out);
-  irm_any triple = irm_any_none();
-  const char *t = NULL;
-  int other = target && irm_target_get_attr(target, "mtriple", &triple) == IRM_OK && triple.type_code != IRM_NONE &&
-              !irm_any_to_str(&triple, &t, NULL) && !irm_cc_host_arch_(t);
-  irm_any_release(&triple);
-  irm_clear_error();
-  if (other) { /* another architecture: this host's cc cannot tell; its kernels (NEON, plain loops) take 4 lanes */
+  char cc[1024];
+  if (irm_cc_for_target_(target, NULL, cc, sizeof cc)) {
+    /* another architecture without its cross compiler: this host's cc cannot tell; its kernels
+       (NEON, plain loops) take 4 lanes. Exporting names the missing compiler. */
+    irm_clear_error();
     out->kernel_block = 4;
     return IRM_OK;
   }
@@ -156,7 +229,7 @@ int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out) {
   irm_text_buf_init_(&libs, NULL, 0);
   int rc = irm_export_target_flags_(target, &flags, &libs);
   if (!rc && flags.failed) rc = irm_error(IRM_ENOMEM, "target features: out of memory");
-  if (!rc) rc = isa_for_flags(irm_text_buf_cstr_(&flags), out);
+  if (!rc) rc = isa_for_flags(cc, irm_text_buf_cstr_(&flags), out);
   irm_text_buf_free_(&flags);
   irm_text_buf_free_(&libs);
   return rc;
@@ -235,9 +308,9 @@ static int resolve_one(const irm_object *target, irm_object **out) {
     return IRM_OK;
   }
   char flags[192];
-  if (!rc) rc = isa_for_flags(" " CPU_FLAG_ "native", &native);
+  if (!rc) rc = isa_for_flags(irm_cc_command_(), " " CPU_FLAG_ "native", &native);
   snprintf(flags, sizeof flags, " " CPU_FLAG_ "%s", cpu);
-  if (!rc) rc = isa_for_flags(flags, &named);
+  if (!rc) rc = isa_for_flags(irm_cc_command_(), flags, &named);
   irm_object *config = NULL, *mattr = NULL, *name = NULL;
   if (!rc) rc = irm_target_export(target, &config);
   irm_any given = irm_any_none();
@@ -259,7 +332,9 @@ static int resolve_one(const irm_object *target, irm_object **out) {
 
 static int is_native(const irm_object *target) {
   const char *kind = irm_target_kind_name(target);
+  char triple[128];
   if (!kind || (strcmp(kind, "c") != 0 && strcmp(kind, "llvm") != 0)) return 0;
+  if (irm_cc_foreign_triple_(target, triple, sizeof triple)) return 0; /* this machine's CPU is not the target's */
   irm_any v = irm_any_none();
   const char *cpu = NULL;
   int native = irm_target_get_attr(target, "mcpu", &v) == IRM_OK && v.type_code != IRM_NONE &&

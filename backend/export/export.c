@@ -85,55 +85,70 @@ void irm_export_quote_(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '\'');
 }
 
-/* The flags the target asks for. */
+/* -mattr's feature f (+f, -f or f) as an ARM compiler's suffix: "+f" or
+ * "+nof" (gcc calls NEON simd). */
+static void arm_feature(irm_text_buf *flags, const char *f) {
+  int off = f[0] == '-';
+  const char *name = f[0] == '+' || f[0] == '-' ? f + 1 : f;
+  irm_text_buf_puts_(flags, off ? "+no" : "+");
+  irm_text_buf_puts_(flags, strcmp(name, "neon") == 0 ? "simd" : name);
+}
+
+/* The flags the target asks for, for its architecture: x86 takes
+ * -march=CPU -m<f> -mno-<f>; ARM -mcpu=CPU+f+nof (-march=armv8-a+f...
+ * without a CPU). -mcpu=native of a cross target is dropped: it names the
+ * machine the code runs on, which the build cannot ask. */
 int irm_export_target_flags_(const irm_object *target, irm_text_buf *flags, irm_text_buf *libs) {
   irm_any v = irm_any_none();
-  int rc = IRM_OK;
   if (!target) return IRM_OK;
-  if (irm_target_get_attr(target, "mtriple", &v) == IRM_OK && v.type_code != IRM_NONE) {
-    const char *triple = NULL;
-    if (!irm_any_to_str(&v, &triple, NULL) && !irm_cc_host_arch_(triple))
-      rc = irm_error(IRM_EVALUE,
-                     "export_library: target '%s' has -mtriple=%s, not this host's architecture; "
-                     "export_library compiles with the host's cc",
-                     irm_target_kind_name(target), triple);
-  }
-  if (!rc) irm_clear_error();
-  irm_any_release(&v);
-  if (!rc && irm_target_get_attr(target, "mcpu", &v) == IRM_OK && v.type_code != IRM_NONE) {
+  char triple[128];
+  int cross = irm_cc_foreign_triple_(target, triple, sizeof triple);
+  int arm = irm_cc_arm_arch_(cross ? triple : NULL);
+  int cpu_given = 0;
+  if (irm_target_get_attr(target, "mcpu", &v) == IRM_OK && v.type_code != IRM_NONE) {
     const char *cpu = NULL;
     /* generic: what cc makes for any CPU of the architecture (no flag) */
-    if (!irm_any_to_str(&v, &cpu, NULL) && strcmp(cpu, "generic") != 0) {
-#if defined(__x86_64__) || defined(__i386__)
-      irm_text_buf_puts_(flags, " -march=");
-#else
-      irm_text_buf_puts_(flags, " -mcpu=");
-#endif
+    if (!irm_any_to_str(&v, &cpu, NULL) && strcmp(cpu, "generic") != 0 && !(cross && strcmp(cpu, "native") == 0)) {
+      irm_text_buf_puts_(flags, arm ? " -mcpu=" : " -march=");
       irm_export_quote_(flags, cpu);
+      cpu_given = 1;
     }
   }
-  if (!rc) irm_clear_error();
+  irm_clear_error();
   irm_any_release(&v);
-  if (!rc && irm_target_get_attr(target, "mattr", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
+  if (irm_target_get_attr(target, "mattr", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
+    int started = cpu_given;
     for (size_t i = 0; i < irm_array_size(v.v_obj); i++) {
       const char *f = NULL;
       if (irm_any_to_str(irm_array_at(v.v_obj, i), &f, NULL) || !f[0]) continue;
+      if (arm && !started)
+        irm_text_buf_puts_(flags, !cross || strncmp(triple, "aarch64", 7) == 0 ? " -march=armv8-a" : " -march=armv7-a");
+      started = 1;
+      if (arm) {
+        /* the suffix goes on the quoted CPU or arch word: quote it alone and append */
+        irm_text_buf feat;
+        irm_text_buf_init_(&feat, NULL, 0);
+        arm_feature(&feat, f);
+        irm_export_quote_(flags, irm_text_buf_cstr_(&feat));
+        irm_text_buf_free_(&feat);
+        continue;
+      }
       irm_text_buf_puts_(flags, f[0] == '-' ? " -mno-" : " -m");
       irm_export_quote_(flags, f[0] == '+' || f[0] == '-' ? f + 1 : f);
     }
   }
-  if (!rc) irm_clear_error();
+  irm_clear_error();
   irm_any_release(&v);
-  if (!rc && irm_target_get_attr(target, "libs", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
+  if (irm_target_get_attr(target, "libs", &v) == IRM_OK && v.type_code == IRM_OBJECT) {
     for (size_t i = 0; i < irm_array_size(v.v_obj); i++) {
       const char *l = NULL;
       if (!irm_any_to_str(irm_array_at(v.v_obj, i), &l, NULL) && strcmp(l, "cblas") == 0)
         irm_text_buf_puts_(libs, " -lopenblas");
     }
   }
-  if (!rc) irm_clear_error();
+  irm_clear_error();
   irm_any_release(&v);
-  return rc;
+  return IRM_OK;
 }
 
 static void remove_tree(const char *dir) {
@@ -269,7 +284,7 @@ static int replace_atomically(const char *path, make_fn_ make, void *ctx, int *p
 }
 
 typedef struct link_ctx_ {
-  const char *dir, *libs;
+  const char *dir, *libs, *cc;
   const export_unit_ *units;
   size_t n;
 } link_ctx_;
@@ -281,7 +296,7 @@ static int link_into(const char *tmp, void *ctx, int *placed) {
   irm_text_buf_init_(&cmd, NULL, 0);
   irm_text_buf_puts_(&cmd, "cd ");
   irm_export_quote_(&cmd, l->dir);
-  irm_text_buf_printf_(&cmd, " && %s -shared -fPIC", irm_cc_command_());
+  irm_text_buf_printf_(&cmd, " && %s -shared -fPIC", l->cc);
   for (size_t i = 0; i < l->n; i++) {
     irm_text_buf_putc_(&cmd, ' ');
     irm_export_quote_(&cmd, l->units[i].name);
@@ -391,7 +406,7 @@ static int headers_digest(const char *dir, irm_text_buf *out) {
 
 /* Compiles the units in dir (from the cache when it can) and links path. */
 static int compile_and_link(const irm_object *result, const irm_object *artifacts, const char *dir, const char *path,
-                            const char *target_flags, const char *libs, irm_export_options *o) {
+                            const char *cc, const char *target_flags, const char *libs, irm_export_options *o) {
   export_unit_ *units = NULL;
   size_t n = 0, cap = 0;
   irm_text_buf headers, flags, identity;
@@ -402,13 +417,13 @@ static int compile_and_link(const irm_object *result, const irm_object *artifact
   int rc = collect_units(artifacts, &units, &n, &cap, &headers);
   if (!rc) rc = compile_flags(target_flags, &flags);
   int use_cache = o->cache < 0 ? irm_build_cache_enabled_by_env() : o->cache;
-  if (!rc && use_cache) rc = irm_cc_identity_(irm_cc_command_(), &identity);
+  if (!rc && use_cache) rc = irm_cc_identity_(cc, &identity);
   if (!rc && use_cache) rc = headers_digest(irm_runtime_include_dir_(), &identity);
   if (!rc && use_cache) rc = headers_digest(runtime_kernels_dir(), &identity);
   if (!rc && use_cache) rc = irm_build_cache_open(o->cache_dir, &cache);
   if (!rc && (headers.failed || identity.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
   export_compile_ c = {dir,
-                       irm_cc_command_(),
+                       cc,
                        irm_text_buf_cstr_(&flags),
                        irm_text_buf_cstr_(&identity),
                        irm_text_buf_cstr_(&headers),
@@ -425,7 +440,7 @@ static int compile_and_link(const irm_object *result, const irm_object *artifact
     fetch_ctx_ f = {cache, key};
     rc = replace_atomically(path, fetch_into, &f, &whole);
   }
-  link_ctx_ l = {dir, libs, units, n};
+  link_ctx_ l = {dir, libs, cc, units, n};
   int linked = 0;
   if (!rc && !whole) rc = irm_build_write(result, dir); /* the files only when something compiles */
   if (!rc && !whole) rc = write_units(dir, units, n);
@@ -476,7 +491,10 @@ int irm_build_export_library_with(const irm_object *result, const char *path, ir
   irm_text_buf flags, libs;
   irm_text_buf_init_(&flags, NULL, 0);
   irm_text_buf_init_(&libs, NULL, 0);
-  if (!rc) rc = irm_export_target_flags_(irm_compilation_config_default_primitive_target(cfg), &flags, &libs);
+  const irm_object *target = rc ? NULL : irm_compilation_config_default_primitive_target(cfg);
+  char cc[1024];
+  if (!rc) rc = irm_export_target_flags_(target, &flags, &libs);
+  if (!rc) rc = irm_cc_for_target_(target, o->cc, cc, sizeof cc);
   irm_object_release(cfg);
   const char *tmp = getenv("TMPDIR");
   char dir[4096];
@@ -486,7 +504,7 @@ int irm_build_export_library_with(const irm_object *result, const char *path, ir
   else if (!rc) {
     if (!rc && (flags.failed || libs.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
     if (!rc)
-      rc = compile_and_link(result, a->v_obj, dir, path, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs), o);
+      rc = compile_and_link(result, a->v_obj, dir, path, cc, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs), o);
     remove_tree(dir);
   }
   if (!rc) rc = copy_params(a->v_obj, path);
@@ -495,8 +513,9 @@ int irm_build_export_library_with(const irm_object *result, const char *path, ir
   return rc;
 }
 
-/* driver.ExportLibrary(result, path[, jobs[, cache]]) -> NONE; jobs None
- * or 0: the default count; cache None: unless IRM_CACHE=0. */
+/* driver.ExportLibrary(result, path[, jobs[, cache[, cc]]]) -> NONE; jobs
+ * None or 0: the default count; cache None: unless IRM_CACHE=0; cc None:
+ * the target's compiler (irm_cc_for_target_). */
 static int driver_export_library(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "driver.ExportLibrary";
   (void)ret;
@@ -506,7 +525,7 @@ static int driver_export_library(const irm_any *args, int32_t nargs, irm_any *re
   irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
   int64_t jobs = 0;
   bool cache = true;
-  int rc = irm_arg_count(fn, nargs, 2, 4);
+  int rc = irm_arg_count(fn, nargs, 2, 5);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Map", &result);
   if (!rc) rc = irm_arg_str(fn, args, 1, &path, NULL);
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_int(fn, args, 2, &jobs);
@@ -514,6 +533,7 @@ static int driver_export_library(const irm_any *args, int32_t nargs, irm_any *re
     rc = irm_error(IRM_EVALUE, "%s: jobs must be from 0 (the default) to 1024, got %lld", fn, (long long)jobs);
   o.jobs = (int)jobs;
   if (!rc && irm_arg_present(args, nargs, 3) && !(rc = irm_arg_bool(fn, args, 3, &cache))) o.cache = cache;
+  if (!rc && irm_arg_present(args, nargs, 4)) rc = irm_arg_str(fn, args, 4, &o.cc, NULL);
   if (!rc) rc = irm_build_export_library_with(result, path, &o);
   return rc;
 }

@@ -98,7 +98,7 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
   else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
   irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"", p->n_kernels,
                        p->isa.features);
-  irm_plan_threads_json_(p, &meta);
+  irm_plan_threads_json_(p, m, &meta);
   irm_plan_schedules_json_(p, &meta);
   irm_text_buf_putc_(&meta, '}');
   if (meta.failed) irm_text_buf_fail_(b);

@@ -40,6 +40,12 @@ extern pthread_mutex_t irm_runtime_run_lock_;
  * (the code generators check it). */
 void irm_library_metadata_emit_(irm_text_buf *b, const char *mod_name, const char *json);
 
+/* load_arch.c: ValueError when the file path is an ELF library for
+ * another architecture than this machine's (naming both and suggesting
+ * `irm run`, which uses qemu); IRM_OK for this machine's and for files
+ * that are no ELF or cannot be read (dlopen then says why). */
+int irm_load_check_arch_(const char *path);
+
 /* load_args.c: the arguments of an executor.load (fn names it in errors):
  * path, mod_name, metadata borrowed from args, and the handle. */
 int irm_load_args_(const char *fn, const irm_any *args, int32_t nargs, const char **path, const char **mod_name,

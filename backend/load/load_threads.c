@@ -81,6 +81,19 @@ static int wanted_threads(int32_t requested, int64_t built, int64_t *out) {
   return IRM_OK;
 }
 
+/* A library linking OpenBLAS (-libs=cblas) has it run with the module's
+ * count, not a pool of every CPU of its own: on a busy machine OpenBLAS's
+ * threads made cblas no faster than the portable kernels. OpenBLAS's count
+ * is process-wide: the last module loaded sets it. */
+static int set_blas_threads(void *handle, const char *mod_name, int32_t n) {
+  int32_t (*set)(int32_t) = NULL;
+  void *sym = irm_library_symbol(handle, mod_name, "_set_blas_threads");
+  if (!sym) return IRM_OK;
+  memcpy(&set, &sym, sizeof set);
+  set(n);
+  return IRM_OK;
+}
+
 int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int64_t built, bool affinity,
                       int32_t *threads) {
   *threads = 1;
@@ -89,7 +102,7 @@ int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int
                      IRM_THREADPOOL_MAX);
   int32_t (*set_pool)(const irm_parallel_pool *) = NULL;
   void *sym = irm_library_symbol(handle, mod_name, "_set_pool");
-  if (!sym) return IRM_OK; /* serial code (crt, or no threads in the library): IRM_NUM_THREADS is no concern */
+  if (!sym) return set_blas_threads(handle, mod_name, 1); /* serial code: IRM_NUM_THREADS is no concern */
   memcpy(&set_pool, &sym, sizeof set_pool);
   int64_t n = 0;
   int rc = wanted_threads(requested, built, &n);
@@ -104,5 +117,5 @@ int irm_load_threads_(void *handle, const char *mod_name, int32_t requested, int
   pthread_once(&pools_once, make_pools);
   set_pool(&pools[n]);
   *threads = (int32_t)n;
-  return IRM_OK;
+  return set_blas_threads(handle, mod_name, (int32_t)n);
 }

@@ -140,6 +140,8 @@ static int open_library(loaded *m, const char *path, char **opened) {
   *opened = irm_malloc(strlen(path) + 3);
   if (!*opened) return irm_error(IRM_ENOMEM, "runtime.Load: out of memory");
   sprintf(*opened, "%s%s", strchr(path, '/') ? "" : "./", path);
+  int rc = irm_load_check_arch_(*opened);
+  if (rc) return rc;
   m->handle = dlopen(*opened, RTLD_NOW | RTLD_LOCAL);
   if (m->handle) return IRM_OK;
   const char *why = dlerror();

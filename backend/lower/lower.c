@@ -471,6 +471,7 @@ static int prelude(lower_walk *w) {
  * (a CPU of another family: -mcpu=cortex-m7 on x86) builds as before with
  * none recorded; export_library reports the compiler's complaint. */
 static void target_isa(lower_walk *w) {
+  w->p->cblas = w->req->target && irm_codegen_c_target_cblas_(w->req->target);
   if (irm_cc_target_isa_(w->req->target, &w->p->isa)) {
     irm_clear_error();
     memset(&w->p->isa, 0, sizeof w->p->isa);

@@ -124,6 +124,7 @@ typedef struct lowered_plan {
   char *kernels_c;        /* the kernels' C definitions */
   irm_cc_isa_ isa;        /* what the target's C code may use (features "" when unknown) */
   plan_threads threads;   /* the request's */
+  bool cblas;             /* the target says -libs=cblas: the library links OpenBLAS and sets its threads */
 } lowered_plan;
 
 /* Lowers main of the final module into *p (zeroed first) as req asks.
@@ -153,16 +154,22 @@ int irm_plan_threads_of_(const irm_compilation_config *cfg, plan_threads *out);
 
 /* Appends to a metadata JSON object being written `, "num_threads": N,
  * "parallel": B, "thread_affinity": B` (B: true/false; parallel: whether
- * the code calls a pool, set with tvmgen_<m>_set_pool). */
-void irm_plan_threads_json_(const lowered_plan *p, irm_text_buf *b);
+ * the code calls a pool, set with tvmgen_<m>_set_pool), and for a cblas
+ * library `"blas_threads": "tvmgen_<m>_set_blas_threads"`. */
+void irm_plan_threads_json_(const lowered_plan *p, const char *mod_name, irm_text_buf *b);
 
 /* Appends the definitions parallel code needs once per library (after
  * every file's prelude has declared them): the pool pointer and
- * `int32_t tvmgen_<mod_name>_set_pool(const irm_parallel_pool *)`.
- * Nothing for serial code. */
+ * `int32_t tvmgen_<mod_name>_set_pool(const irm_parallel_pool *)` (not
+ * for serial code); for a cblas library, serial or not,
+ * `int32_t tvmgen_<mod_name>_set_blas_threads(int32_t n)`, which hands n
+ * (at least 1) to openblas_set_num_threads, so OpenBLAS runs with the
+ * module's count instead of a pool of every CPU (docs/threads.md). */
 void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_buf *b);
 
-/* Appends `"schedules": [...]` to a metadata JSON object being written:
+/* Appends `"kernel_isa": "neon"` (the vector path runtime/kernels take
+ * under the target's flags, when known) and `"schedules": [...]` to a
+ * metadata JSON object being written:
  * one object per schedule record of p's kernels, in kernel order
  * (docs/kernels.md, "Schedules"). Out of memory marks b failed. */
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b);

@@ -56,6 +56,7 @@ static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_rec
 }
 
 void irm_plan_schedules_json_(const lowered_plan *p, irm_text_buf *b) {
+  if (p->isa.kernel_isa[0]) irm_text_buf_printf_(b, ", \"kernel_isa\": \"%s\"", p->isa.kernel_isa);
   irm_text_buf_puts_(b, ", \"schedules\": [");
   const char *sep = "";
   for (size_t k = 0; k < p->n_kernels; k++)

@@ -46,13 +46,23 @@ int irm_plan_threads_of_(const irm_compilation_config *cfg, plan_threads *out) {
   return IRM_OK;
 }
 
-void irm_plan_threads_json_(const lowered_plan *p, irm_text_buf *b) {
+void irm_plan_threads_json_(const lowered_plan *p, const char *mod_name, irm_text_buf *b) {
   irm_text_buf_printf_(b, ", \"num_threads\": %" PRId64 ", \"parallel\": %s, \"thread_affinity\": %s",
                        p->threads.num_threads, p->threads.split > 0 ? "true" : "false",
                        p->threads.affinity ? "true" : "false");
+  if (p->cblas) irm_text_buf_printf_(b, ", \"blas_threads\": \"tvmgen_%s_set_blas_threads\"", mod_name);
 }
 
 void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_buf *b) {
+  if (p->cblas) /* declared here too: a cblas.h other than OpenBLAS's lacks it */
+    irm_text_buf_printf_(
+        b,
+        "/* OpenBLAS runs with the module's thread count, not a pool of its own (docs/threads.md). */\n"
+        "void openblas_set_num_threads(int num_threads);\n"
+        "int32_t tvmgen_%s_set_blas_threads(int32_t n);\n"
+        "int32_t tvmgen_%s_set_blas_threads(int32_t n) {\n"
+        "  openblas_set_num_threads(n > 0 ? (int)n : 1);\n  return IRM_CRT_OK;\n}\n\n",
+        mod_name, mod_name);
   if (p->threads.split <= 0) return;
   irm_text_buf_printf_(b,
                        "/* The pool the kernels split their work on (irm_parallel.h); NULL: the calling thread. */\n"

@@ -175,12 +175,15 @@ IRM_API int irm_build_write(const irm_object *result, const char *dir);
  * renamed onto path, so a failure leaves no partial library. The build
  * target's options add flags: -libs=cblas links -lopenblas; -mcpu becomes
  * -march (x86) or -mcpu, each -mattr feature -m<feature> (+f) or
- * -mno-<feature> (-f). A params file artifact (<mod_name>.params) is
+ * -mno-<feature> (-f) on x86, a +f / +nof suffix on ARM. A target whose
+ * -mtriple names another architecture (aarch64-linux-gnu on x86-64) is
+ * cross-compiled with irm_export_options.cc, else <triple>-gcc (its
+ * -mcpu=native dropped). A params file artifact (<mod_name>.params) is
  * written beside path, where the loader (runtime.h) looks for it. The
- * global driver.ExportLibrary(result, path[, jobs[, cache]]). Errors:
+ * global driver.ExportLibrary(result, path[, jobs[, cache[, cc]]]). Errors:
  * TypeError (result is no build result), ValueError (empty path; no C
- * source among the artifacts; a target with an -mtriple of another
- * architecture), RuntimeError (a temporary folder or file that cannot be
+ * source among the artifacts; a cross target whose <triple>-gcc is not
+ * installed, naming it and its Debian package), RuntimeError (a temporary folder or file that cannot be
  * made; the compiler failing: the unit's file name, the compiler's first
  * error line, its command line and output). Thread safety: any thread;
  * each call uses its own temporary folder. */
@@ -192,12 +195,14 @@ typedef struct irm_export_options {
   int cache;             /* 1 use the build cache, 0 not, -1 unless IRM_CACHE=0 */
   const char *cache_dir; /* NULL: irm_build_cache_default_dir (build_cache.h) */
   int progress;          /* 1 draw progress on stderr, 0 not, -1 when stderr is a terminal */
+  const char *cc;        /* the C compiler command; NULL: <triple>-gcc for a target of another architecture, else
+                            the environment's CC, else cc */
   size_t units;          /* out: the translation units */
   size_t compiled;       /* out: those the compiler ran on */
   size_t cache_hits;     /* out: those taken from the cache */
 } irm_export_options;
 #define IRM_EXPORT_OPTIONS_DEFAULT \
-  { 0, -1, NULL, -1, 0, 0, 0 }
+  { 0, -1, NULL, -1, NULL, 0, 0, 0 }
 
 /* irm_build_export_library with options (NULL: the defaults, as
  * irm_build_export_library uses); the out fields are filled. A cache

@@ -59,11 +59,20 @@ typedef irm_object irm_runtime_module;
  * NONE writes the outputs (docs/runtime.md, "Loading"). */
 #define IRM_EXECUTOR_LOAD_ATTR "executor.load"
 
+/* The architecture the ELF file at path is built for (its machine:
+ * "x86_64", "aarch64", "arm", "i386", "riscv64", "ppc64le"; NULL for
+ * another, a file that is no ELF or cannot be read) into *arch, a static
+ * string, and *native 1 when this machine can load it (its machine is
+ * this one's, or the file is no ELF: dlopen then says why), else 0. Never
+ * fails. Thread safety: any thread. */
+IRM_API void irm_runtime_library_arch(const char *path, const char **arch, int *native);
+
 /* Loads module mod_name of the library at path (dlopen with RTLD_NOW |
  * RTLD_LOCAL; a library stays loaded while a module refers to it);
  * mod_name NULL: the library's only module. *out NEW. Errors:
  * RuntimeError (the library cannot be loaded, with the loader's reason; a
- * params file that cannot be read, naming its path), ValueError (no
+ * params file that cannot be read, naming its path), ValueError (a library
+ * built for another architecture, naming it and `irm run`'s qemu; no
  * tvmgen_<mod_name>_metadata: not an irm library; several modules and no
  * mod_name, naming them; no module mod_name; an executor kind that is not
  * registered, naming it and the registered kinds; a kind without

@@ -63,6 +63,8 @@ static const option_spec llvm_options[] = {
 };
 
 static const option_spec c_options[] = {
+    {"mtriple", IRM_OPTION_STR, NO_DEFAULT,
+     "the target triple, such as aarch64-linux-gnu (cross-compiled with <triple>-gcc)"},
     {"mcpu", IRM_OPTION_STR, NO_DEFAULT, "the CPU the C code is for"},
     {"march", IRM_OPTION_STR, NO_DEFAULT, "the architecture the C code is for"},
     {"mattr", IRM_OPTION_ARRAY_STR, NO_DEFAULT, "CPU features to enable or disable, such as +avx512f (cc -m<feature>)"},

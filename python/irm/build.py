@@ -25,10 +25,13 @@ class BuildResult:
         """Writes every artifact into directory (made when missing)."""
         api_global("BuildResult.write()", "driver.BuildWrite", "result directory")(self._result, str(directory))
 
-    def export_library(self, path, jobs=None, cache=None):
+    def export_library(self, path, jobs=None, cache=None, cc=None):
         """Compiles the C artifacts into the shared library path with the
-        system's cc (the CC environment variable, else cc; a params file
-        goes beside it); irm.runtime.load(path) loads it. The generated C
+        C compiler cc (None: for a target whose -mtriple names another
+        architecture, <triple>-gcc, e.g. aarch64-linux-gnu-gcc; else the CC
+        environment variable, else cc; a params file goes beside it);
+        irm.runtime.load(path) loads it (a library of another architecture
+        runs through `irm run`, under qemu). The generated C
         compiles as several units at once: jobs of them (None: the
         IRM_BUILD_JOBS environment variable, else the processors
         available), each object taken from the build cache when it holds
@@ -36,8 +39,8 @@ class BuildResult:
         default ~/.cache/irm; docs/build.md). Progress shows on a terminal.
         Raises RuntimeError naming the failing unit with the compiler's
         first error, command and output."""
-        api_global("BuildResult.export_library()", "driver.ExportLibrary", "result path jobs cache")(
-            self._result, str(path), jobs, cache)
+        api_global("BuildResult.export_library()", "driver.ExportLibrary", "result path jobs cache cc")(
+            self._result, str(path), jobs, cache, cc)
 
     def __repr__(self):
         return "BuildResult(mod_name=%r, artifacts=%s)" % (self.module.get_attr("mod_name"),
