@@ -263,7 +263,8 @@ static int flatten(walker *w, const irm_object *e, size_t depth) {
 
 /* Ops whose output is their input's buffer read with another shape. */
 static int is_view_op(const char *name) {
-  return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0;
+  return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0 ||
+         strcmp(name, "reshape_like") == 0;
 }
 
 static int is_ew(const cg_node *nd) { return nd->kind == N_CALL && irm_cg_fcodegen_is_elemwise_(&nd->gen); }
@@ -650,6 +651,9 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
     P(out, "%s *restrict out%zu, ", irm_cg_ctype_(w->nodes[w->outputs[k]].t.dt), k);
   irm_text_buf_puts_(out, "void *restrict scratch) {\n  int32_t st = 0;\n  (void)scratch;\n");
   for (size_t i = 0; i < nparams; i++) P(out, "  (void)in%zu;\n", i);
+  /* a constant may be read for its type only (a _like op's second input) */
+  for (size_t i = 0; i < w->n; i++)
+    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
   for (size_t i = 0; i < w->n; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)

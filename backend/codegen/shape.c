@@ -1,6 +1,6 @@
 /* FCodegenC of the shape ops (ir/dataflow/ops/shape.c), as the evaluator
- * computes them (docs/ops.md): reshape, squeeze and expand_dims (a copy;
- * the walker makes most of them views), transpose, broadcast_to (an
+ * computes them (docs/ops.md): reshape, reshape_like, squeeze and expand_dims (a copy;
+ * the walker makes most of them views), transpose, broadcast_to and broadcast_to_like (an
  * elementwise identity the loop nest broadcasts), concatenate,
  * strided_slice, take, gather, scatter_elements, scatter_nd (a copy of
  * data, then each update in order) and nn.pad: loops over the output; an
@@ -25,6 +25,14 @@ static void open_loops(const cg_tensor *out, irm_text_buf *b) {
   for (int32_t d = 0; d < out->ndim; d++)
     P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, LL(out->shape[d]), d);
   P(b, "    {\n");
+}
+
+/* broadcast_to_like: the input element; the second input gives the shape
+ * only (named as void so that its loop offset is used). */
+static int bcast_like_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  (void)c;
+  P(b, "((void)%s, %s)", a[1], a[0]);
+  return IRM_OK;
 }
 
 /* ---- reshape, transpose --------------------------------------------------------------- */
@@ -267,6 +275,8 @@ const cg_op irm_cg_shape_ops_[] = {
     {"broadcast_to", irm_cg_identity_expr_, NULL, NULL},
     {"concatenate", NULL, NULL, concat_stmts},
     {"strided_slice", NULL, NULL, slice_stmts},
+    {"reshape_like", NULL, NULL, reshape_stmts},
+    {"broadcast_to_like", bcast_like_expr, irm_cg_like_map_, NULL},
     {"take", NULL, NULL, take_stmts},
     {"gather", NULL, NULL, gather_stmts},
     {"scatter_elements", NULL, NULL, scatter_stmts},

@@ -542,6 +542,20 @@ int irm_cast_attrs_decode(const char *op, const irm_object *attrs, irm_cast_attr
   return get_dtype(op, attrs, "dtype", &out->dtype);
 }
 
+int irm_full_attrs_decode(const char *op, const irm_object *attrs, irm_full_attrs *out) {
+  static const DLDataType f32 = {kDLFloat, 32, 1};
+  out->dtype = f32, out->has_dtype = find(attrs, "dtype") != NULL;
+  int rc = get_ints(op, attrs, "shape", out->shape, IRM_TENSOR_MAX_NDIM, &out->ndim);
+  if (!rc && out->ndim < 0) {
+    out->ndim = 0;
+    rc = required(op, "shape");
+  }
+  for (int32_t i = 0; !rc && i < out->ndim; i++)
+    if (out->shape[i] < 0)
+      rc = irm_error(IRM_EVALUE, "%s: shape has a negative size %lld", op, (long long)out->shape[i]);
+  return rc || !out->has_dtype ? rc : get_dtype(op, attrs, "dtype", &out->dtype);
+}
+
 /* ---- reduce ----------------------------------------------------------------------------------- */
 
 int irm_reduce_attrs_decode(const char *op, const irm_object *attrs, irm_reduce_attrs *out) {
