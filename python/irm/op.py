@@ -1,0 +1,73 @@
+"""Constructors of built-in op calls with TVM's names and argument orders
+(``relay.zeros``, ``relay.full_like``, ...): ``irm.op.zeros((2, 3), "float32")``
+is ``Call("zeros", [], {"shape": [2, 3], "dtype": "float32"})``. A Python
+number where TVM takes a fill value becomes a scalar Constant. Errors are
+the ops' own (a TypeError or ValueError naming the op) when the call's
+type is inferred, or at once for attributes the op's schema refuses."""
+from .ir import Call, Constant, Expr
+
+
+def _expr(value, dtype=None):
+    """An Expr as it is; a number as a scalar Constant (of dtype when given)."""
+    if isinstance(value, Expr):
+        return value
+    from .tensor import tensor
+    return Constant(tensor(value, dtype))
+
+
+def _shape(shape):
+    return [int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape])]
+
+
+def zeros(shape, dtype="float32"):
+    """A tensor of shape and dtype, every element 0."""
+    return Call("zeros", [], {"shape": _shape(shape), "dtype": dtype})
+
+
+def ones(shape, dtype="float32"):
+    """A tensor of shape and dtype, every element 1."""
+    return Call("ones", [], {"shape": _shape(shape), "dtype": dtype})
+
+
+def full(fill_value, shape=(), dtype=""):
+    """A tensor of shape, every element fill_value (a scalar Expr or a
+    number); dtype "" takes the fill value's."""
+    attrs = {"shape": _shape(shape)}
+    if dtype:
+        attrs["dtype"] = dtype
+    return Call("full", [_expr(fill_value, dtype or None)], attrs)
+
+
+def zeros_like(data):
+    """data's type, every element 0."""
+    return Call("zeros_like", [data])
+
+
+def ones_like(data):
+    """data's type, every element 1."""
+    return Call("ones_like", [data])
+
+
+def full_like(data, fill_value):
+    """data's type, every element fill_value (a scalar Expr or a number)."""
+    return Call("full_like", [data, _expr(fill_value)])
+
+
+def cast_like(data, dtype_like):
+    """data cast to dtype_like's dtype."""
+    return Call("cast_like", [data, dtype_like])
+
+
+def reshape_like(data, shape_like):
+    """data with shape_like's shape (the same element count)."""
+    return Call("reshape_like", [data, shape_like])
+
+
+def broadcast_to_like(data, broadcast_type):
+    """data broadcast (NumPy's rules) to broadcast_type's shape."""
+    return Call("broadcast_to_like", [data, broadcast_type])
+
+
+def collapse_sum_like(data, collapse_type):
+    """data summed down to collapse_type's shape (undoing a broadcast)."""
+    return Call("collapse_sum_like", [data, collapse_type])
