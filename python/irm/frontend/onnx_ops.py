@@ -525,8 +525,8 @@ def _constant(g, x, a, node):
 def _constant_of_shape(g, x, a, node):
     shape = _ints(x[0], "ConstantOfShape's input")
     value = np.asarray(a.get("value", np.zeros(1, dtype=np.float32))).reshape(-1)
-    # a broadcast, so a value beyond max_constant_bytes is made at run time, never here
-    return [g.emit("broadcast_to", [g.const(value[:1].reshape(()))], shape=shape)]
+    # TVM's full, so a value beyond max_constant_bytes is made at run time, never here
+    return [g.emit("full", [g.const(value[:1].reshape(()))], shape=shape)]
 
 
 def _expand(g, x, a, node):

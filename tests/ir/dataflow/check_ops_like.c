@@ -32,16 +32,18 @@ END_TEST
 START_TEST(test_creation_type_errors) {
   irm_object *out = NULL;
   ck_assert_int_eq(infer_n("zeros", NULL, &out, 0, NULL), IRM_EVALUE);
-  ck_assert_str_eq(irm_last_error(), "ValueError: attributes of zeros: op 'zeros' requires option 'shape' (array<int>)");
+  ck_assert_str_eq(irm_last_error(),
+                   "ValueError: attributes of zeros: op 'zeros' requires option 'shape' (array<int>)");
   ck_assert_int_eq(infer_n("ones", "shape=2,-1", &out, 0, NULL), IRM_EVALUE);
   ck_assert_str_eq(irm_last_error(), "ValueError: ones: shape has a negative size -1");
   ck_assert_int_eq(infer_n("zeros", "shape=2;dtype=float31", &out, 0, NULL), IRM_EVALUE);
   EXPECT_TYPE_ERROR("full", "shape=2", IRM_ETYPE,
                     "TypeError: full: argument 1 (fill_value) must be a scalar (rank 0), got Tensor[(2,), float32]",
                     T("float32", SHAPE(2)));
-  EXPECT_TYPE_ERROR("full_like", NULL, IRM_ETYPE,
-                    "TypeError: full_like: argument 2 (fill_value) must be a scalar (rank 0), got Tensor[(1,), float32]",
-                    T("float32", SHAPE(3)), T("float32", SHAPE(1)));
+  EXPECT_TYPE_ERROR(
+      "full_like", NULL, IRM_ETYPE,
+      "TypeError: full_like: argument 2 (fill_value) must be a scalar (rank 0), got Tensor[(1,), float32]",
+      T("float32", SHAPE(3)), T("float32", SHAPE(1)));
   EXPECT_TYPE_ERROR("reshape_like", NULL, IRM_ETYPE,
                     "TypeError: reshape_like: cannot reshape argument 1 (data) of shape (2, 3) to the shape (4,) of "
                     "argument 2 (shape_like)",
