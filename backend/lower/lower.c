@@ -388,32 +388,51 @@ static int read_inputs(lower_walk *w) {
   return rc;
 }
 
+/* The tensors of output value node in order: nested tuples and calls with
+ * tuple results are flattened, as TVM's executors flatten them. ids: n
+ * of cap (grown). */
+static int output_ids(lower_walk *w, irm_object *node, size_t **ids, size_t *n, size_t *cap, int depth) {
+  if (depth > 64) return irm_error(IRM_ETYPE, "main's result nests tuples deeper than 64");
+  if (irm_expr_kind_of(node) == IRM_EXPR_TUPLE) {
+    int rc = IRM_OK;
+    for (size_t i = 0; i < irm_tuple_size(node) && !rc; i++)
+      rc = output_ids(w, irm_tuple_field(node, i), ids, n, cap, depth + 1);
+    return rc;
+  }
+  value_entry *v = NULL;
+  int rc = resolve(w, node, &v);
+  for (size_t j = 0; !rc && j < v->count; j++) {
+    if (*n == *cap) {
+      size_t c = *cap ? *cap * 2 : 8;
+      size_t *grown = irm_realloc(*ids, c * sizeof *grown);
+      if (!grown) return irm_error(IRM_ENOMEM, "out of memory");
+      *ids = grown, *cap = c;
+    }
+    (*ids)[(*n)++] = w->ids[v->first + j];
+  }
+  return rc;
+}
+
 static int read_outputs(lower_walk *w) {
   lowered_plan *p = w->p;
   irm_object *body = irm_function_body(w->main);
-  bool tuple = irm_expr_kind_of(body) == IRM_EXPR_TUPLE;
-  size_t n = tuple ? irm_tuple_size(body) : 1;
-  value_entry *single = NULL;
-  int rc = tuple ? IRM_OK : resolve(w, body, &single);
-  if (!rc && single && single->tuple) n = single->count; /* a call with a tuple result */
+  size_t *ids = NULL, n = 0, cap = 0;
+  int rc = output_ids(w, body, &ids, &n, &cap, 0);
+  /* one tensor, not in a tuple: "output"; else output0, output1, ... */
+  value_entry *single = rc || irm_expr_kind_of(body) == IRM_EXPR_TUPLE ? NULL : irm_ptr_table_find_(&w->values, body);
+  bool one = single && !single->tuple && n == 1;
   p->outputs = rc ? NULL : irm_calloc(n + 1, sizeof *p->outputs);
   if (!rc && !p->outputs) rc = irm_error(IRM_ENOMEM, "out of memory");
   for (size_t j = 0; j < n && !rc; j++) {
-    size_t id = 0;
-    if (tuple) {
-      value_entry *v = NULL;
-      rc = resolve(w, irm_tuple_field(body, j), &v);
-      if (!rc && v->tuple) rc = irm_error(IRM_ETYPE, "output %zu of main is a tuple; outputs are tensors", j);
-      if (!rc) id = w->ids[v->first];
-    } else id = w->ids[single->first + j];
-    if (rc) break;
+    size_t id = ids[j];
     char name[32];
-    snprintf(name, sizeof name, n == 1 && !(single && single->tuple) && !tuple ? "output" : "output%zu", j);
+    snprintf(name, sizeof name, one ? "output" : "output%zu", j);
     rc = add_io(p->outputs, j, name, id);
     if (rc) break;
     p->n_outputs++;
     if (p->tensors[id].out < 0) p->tensors[id].out = (long)j;
   }
+  irm_free(ids);
   return rc;
 }
 

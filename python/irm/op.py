@@ -4,7 +4,7 @@ is ``Call("zeros", [], {"shape": [2, 3], "dtype": "float32"})``. A Python
 number where TVM takes a fill value becomes a scalar Constant. Errors are
 the ops' own (a TypeError or ValueError naming the op) when the call's
 type is inferred, or at once for attributes the op's schema refuses."""
-from .ir import Call, Constant, Expr
+from .ir import Call, Constant, Expr, Tuple, Var
 
 
 def _expr(value, dtype=None):
@@ -71,3 +71,39 @@ def broadcast_to_like(data, broadcast_type):
 def collapse_sum_like(data, collapse_type):
     """data summed down to collapse_type's shape (undoing a broadcast)."""
     return Call("collapse_sum_like", [data, collapse_type])
+
+
+# An end beyond any axis: strided_slice clamps it to the axis's size.
+_END = 1 << 62
+
+
+def _shape_of(data):
+    t = data.checked_type if not isinstance(data, Var) or data.type_annotation is None else data.type_annotation
+    if t is None or not hasattr(t, "shape"):
+        raise ValueError("split: a number of sections needs data's shape (a typed Var, or run InferType)")
+    return list(t.shape)
+
+
+def split(data, indices_or_sections, axis=0):
+    """TVM's split: a Tuple of the pieces of data along axis, as
+    strided_slice calls (so FuseOps and both executors handle them as any
+    slice). indices_or_sections: an int n, n equal pieces (the axis's
+    size must divide by n: ValueError otherwise), or a list of the
+    indices where the pieces start after the first."""
+    if isinstance(indices_or_sections, bool):
+        raise TypeError("split: indices_or_sections must be an int or a list of ints, got a bool")
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        shape = _shape_of(data)
+        rank = len(shape)
+        if not -rank <= axis < rank:
+            raise ValueError("split: axis %d is out of range for data of rank %d" % (axis, rank))
+        size = shape[axis]
+        if n <= 0 or size % n:
+            raise ValueError("split: %d sections do not divide axis %d of size %d evenly" % (n, axis, size))
+        bounds = [i * (size // n) for i in range(n)] + [size]
+    else:
+        starts = [int(i) for i in indices_or_sections]
+        bounds = [0] + starts + [_END]
+    return Tuple([Call("strided_slice", [data], {"begin": [b], "end": [e], "axes": [axis]})
+                  for b, e in zip(bounds[:-1], bounds[1:])])

@@ -1,0 +1,60 @@
+"""Issue 40, TVM's behaviour: split with indices_or_sections (a Tuple of
+strided slices through FuseOps and both executors), tuple-shaped outputs
+(nested tuples flattened, parameters passed straight through)."""
+import numpy as np
+import pytest
+
+import irm
+from irm import ir, op
+
+
+def _run_both(tmp_path, mod, *inputs):
+    """Each executor's outputs, as lists of arrays."""
+    outs = []
+    for ex, rt in (("graph", "cpp"), ("aot", "crt")):
+        res = irm.build(mod, "c", executor=irm.Executor(ex), runtime=rt)
+        path = tmp_path / ("m_%s.so" % ex)
+        res.export_library(path)
+        got = irm.runtime.load(path).run(*inputs)
+        outs.append([np.asarray(g) for g in (got if isinstance(got, tuple) else (got,))])
+    return outs
+
+
+def test_split_sections_and_indices(tmp_path):
+    x = ir.Var("x", ir.TensorType((4, 6), "float32"))
+    parts = op.split(x, 3, axis=1).astuple()
+    pieces = op.split(x, [1, 3], axis=0)
+    assert len(parts) == 3 and len(pieces) == 3
+    body = ir.Tuple([parts[0], parts[2], pieces[1], pieces[2]])
+    mod = ir.IRModule.from_expr(ir.Function([x], body))
+    a = np.arange(24, dtype="float32").reshape(4, 6)
+    want = [a[:, 0:2], a[:, 4:6], a[1:3], a[3:]]
+    for got in _run_both(tmp_path, mod, a):
+        assert len(got) == 4
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_split_errors():
+    x = ir.Var("x", ir.TensorType((4, 6), "float32"))
+    with pytest.raises(ValueError, match="4 sections do not divide axis 1 of size 6 evenly"):
+        op.split(x, 4, axis=1)
+    with pytest.raises(ValueError, match="axis 2 is out of range for data of rank 2"):
+        op.split(x, 2, axis=2)
+    with pytest.raises(ValueError, match="needs data's shape"):
+        op.split(ir.Var("y"), 2)
+
+
+def test_nested_tuple_outputs_flatten_and_params_pass_through(tmp_path):
+    a = ir.Var("a", ir.TensorType((2, 3), "float32"))
+    b = ir.Var("b", ir.TensorType((3,), "float32"))
+    s = ir.Call("add", [a, b])
+    mod = ir.IRModule.from_expr(ir.Function([a, b], ir.Tuple([ir.Tuple([s, b]), a, s])))
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    y = np.array([1, 2, 3], dtype="float32")
+    for got in _run_both(tmp_path, mod, x, y):
+        assert [g.shape for g in got] == [(2, 3), (3,), (2, 3), (2, 3)]
+        np.testing.assert_array_equal(got[0], x + y)
+        np.testing.assert_array_equal(got[1], y)
+        np.testing.assert_array_equal(got[2], x)
+        np.testing.assert_array_equal(got[3], x + y)
