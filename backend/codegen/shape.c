@@ -123,9 +123,11 @@ static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_take_attrs a;
   int rc = irm_take_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
-  int64_t axis = norm_axis(a.axis, d->ndim), outer = 1, inner = 1, len = d->shape[axis];
+  /* axis absent: TVM's axis=None, data flattened */
+  int64_t axis = a.has_axis ? norm_axis(a.axis, d->ndim) : 0, outer = 1, inner = 1;
+  int64_t len = a.has_axis ? d->shape[axis] : d->numel;
   for (int64_t q = 0; q < axis; q++) outer *= d->shape[q];
-  for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
+  for (int32_t q = (int32_t)axis + 1; q < d->ndim && a.has_axis; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
   P(b,

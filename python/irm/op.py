@@ -8,7 +8,7 @@ from .ir import Call, Constant, Expr, Tuple, Var
 
 
 def _expr(value, dtype=None):
-    """An Expr as it is; a number as a scalar Constant (of dtype when given)."""
+    """An Expr as it is; a number or a list as a Constant (of dtype when given)."""
     if isinstance(value, Expr):
         return value
     from .tensor import tensor
@@ -107,3 +107,10 @@ def split(data, indices_or_sections, axis=0):
         bounds = [0] + starts + [_END]
     return Tuple([Call("strided_slice", [data], {"begin": [b], "end": [e], "axes": [axis]})
                   for b, e in zip(bounds[:-1], bounds[1:])])
+
+
+def take(data, indices, axis=None):
+    """TVM's take: elements of data along axis at indices (an Expr, or a
+    list made an int64 Constant); axis None takes from data flattened."""
+    attrs = {} if axis is None else {"axis": int(axis)}
+    return Call("take", [data, _expr(indices, "int64")], attrs or None)

@@ -58,3 +58,12 @@ def test_nested_tuple_outputs_flatten_and_params_pass_through(tmp_path):
         np.testing.assert_array_equal(got[1], y)
         np.testing.assert_array_equal(got[2], x)
         np.testing.assert_array_equal(got[3], x + y)
+
+
+def test_take_without_axis_flattens(tmp_path):
+    x = ir.Var("x", ir.TensorType((2, 3), "float32"))
+    mod = ir.IRModule.from_expr(ir.Function([x], ir.Tuple([op.take(x, [5, -1, 1]), op.take(x, [1], axis=1)])))
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    for got in _run_both(tmp_path, mod, a):
+        np.testing.assert_array_equal(got[0], np.take(a, [5, -1, 1]))
+        np.testing.assert_array_equal(got[1], np.take(a, [1], axis=1))

@@ -383,9 +383,11 @@ typedef struct irm_broadcast_to_attrs {
 } irm_broadcast_to_attrs;
 IRM_API int irm_broadcast_to_attrs_decode(const char *op, const irm_object *attrs, irm_broadcast_to_attrs *out);
 
-/* take and gather. Default: axis 0. */
+/* take and gather. Default: axis 0 (has_axis 1); take's axis absent
+ * (has_axis 0) is TVM's axis=None: data flattened. */
 typedef struct irm_take_attrs {
   int64_t axis;
+  int has_axis;
 } irm_take_attrs;
 IRM_API int irm_take_attrs_decode(const char *op, const irm_object *attrs, irm_take_attrs *out);
 

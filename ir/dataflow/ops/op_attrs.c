@@ -647,7 +647,7 @@ int irm_broadcast_to_attrs_decode(const char *op, const irm_object *attrs, irm_b
 }
 
 int irm_take_attrs_decode(const char *op, const irm_object *attrs, irm_take_attrs *out) {
-  out->axis = 0;
+  out->axis = 0, out->has_axis = strcmp(op, "take") != 0 || find(attrs, "axis") != NULL; /* gather: 0 */
   return get_int(op, attrs, "axis", &out->axis);
 }
 
