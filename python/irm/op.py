@@ -77,11 +77,17 @@ def collapse_sum_like(data, collapse_type):
 _END = 1 << 62
 
 
-def _shape_of(data):
+def _type_of(data, what):
+    if isinstance(data, Constant):
+        return data.data.shape, data.data.dtype
     t = data.checked_type if not isinstance(data, Var) or data.type_annotation is None else data.type_annotation
     if t is None or not hasattr(t, "shape"):
-        raise ValueError("split: a number of sections needs data's shape (a typed Var, or run InferType)")
-    return list(t.shape)
+        raise ValueError("%s needs data's shape (a typed Var or a Constant, or run InferType)" % what)
+    return list(t.shape), t.dtype
+
+
+def _shape_of(data, what="split: a number of sections"):
+    return list(_type_of(data, what)[0])
 
 
 def split(data, indices_or_sections, axis=0):
@@ -114,3 +120,61 @@ def take(data, indices, axis=None):
     list made an int64 Constant); axis None takes from data flattened."""
     attrs = {} if axis is None else {"axis": int(axis)}
     return Call("take", [data, _expr(indices, "int64")], attrs or None)
+
+
+def gather_nd(data, indices):
+    """TVM's gather_nd: indices of shape (M, Y...) hold, along their first
+    axis, an index into data's first M axes; the result has shape
+    Y... + data.shape[M:]. Made of transpose, arithmetic and take (the
+    shapes of data and indices must be known)."""
+    dshape = _shape_of(data, "gather_nd")
+    ishape = _shape_of(indices, "gather_nd")
+    m = ishape[0]
+    if not 1 <= m <= len(dshape):
+        raise ValueError("gather_nd: indices index %d axes; data has rank %d" % (m, len(dshape)))
+    dims = dshape[:m]
+    strides = [1] * m
+    for i in range(m - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    idx = Call("cast", [indices], {"dtype": "int64"})
+    if len(ishape) > 1:  # the index tuples along the last axis
+        idx = Call("transpose", [idx], {"axes": list(range(1, len(ishape))) + [0]})
+    idx = Call("where", [Call("less", [idx, _expr(0, "int64")]), Call("add", [idx, _expr(dims, "int64")]), idx])
+    lin = Call("sum", [Call("multiply", [idx, _expr(strides, "int64")])], {"axis": [-1]})
+    total = 1
+    for d in dims:
+        total *= d
+    flat = Call("reshape", [data], {"newshape": [total] + list(dshape[m:])})
+    return Call("take", [flat, lin], {"axis": 0})
+
+
+def _upsampling(data, scale_h=1, scale_w=1, layout="NCHW", method="nearest_neighbor", align_corners=False):
+    """TVM's nn.upsampling: image.resize2d to round(H * scale_h),
+    round(W * scale_w), asymmetric coordinates (align_corners: aligned),
+    nearest rounding down (each pixel repeated, as TVM's reference);
+    method nearest_neighbor, bilinear or bicubic."""
+    if layout != "NCHW":
+        raise ValueError("nn.upsampling: layout %r; irm takes NCHW" % (layout,))
+    methods = {"nearest_neighbor": "nearest_neighbor", "bilinear": "linear", "bicubic": "cubic"}
+    if method not in methods:
+        raise ValueError("nn.upsampling: method %r is not one of %s" % (method, ", ".join(methods)))
+    shape = _shape_of(data, "nn.upsampling")
+    size = [int(round(shape[2] * scale_h)), int(round(shape[3] * scale_w))]
+    return Call("image.resize2d", [data], {"size": size, "method": methods[method], "rounding_method": "floor",
+                                           "coordinate_transformation_mode":
+                                           "align_corners" if align_corners else "asymmetric"})
+
+
+def _batch_norm(data, gamma, beta, moving_mean, moving_var, axis=1, epsilon=1e-5, center=True, scale=True):
+    """TVM's nn.batch_norm with its three results: (the normalized data,
+    moving_mean, moving_var) as a Tuple; at inference the statistics pass
+    through unchanged (irm's nn.batch_norm op has the first result only)."""
+    bn = Call("nn.batch_norm", [data, gamma, beta, moving_mean, moving_var],
+              {"axis": int(axis), "epsilon": float(epsilon), "center": bool(center), "scale": bool(scale)})
+    return Tuple([bn, moving_mean, moving_var])
+
+
+class nn:  # noqa: N801 (TVM's namespace: irm.op.nn.batch_norm)
+    """TVM's relay.nn constructors that irm builds from its own ops."""
+    upsampling = staticmethod(_upsampling)
+    batch_norm = staticmethod(_batch_norm)

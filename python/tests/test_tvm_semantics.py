@@ -67,3 +67,31 @@ def test_take_without_axis_flattens(tmp_path):
     for got in _run_both(tmp_path, mod, a):
         np.testing.assert_array_equal(got[0], np.take(a, [5, -1, 1]))
         np.testing.assert_array_equal(got[1], np.take(a, [1], axis=1))
+
+
+def test_gather_nd_upsampling_and_batch_norm_three_results(tmp_path):
+    x = ir.Var("x", ir.TensorType((2, 3, 2), "float32"))
+    i = ir.Var("i", ir.TensorType((2, 2), "int32"))
+    img = ir.Var("img", ir.TensorType((1, 2, 2, 3), "float32"))
+    g, b = ir.Var("g", ir.TensorType((2,), "float32")), ir.Var("b", ir.TensorType((2,), "float32"))
+    mean, var = ir.Var("m", ir.TensorType((2,), "float32")), ir.Var("v", ir.TensorType((2,), "float32"))
+    bn = op.nn.batch_norm(img, g, b, mean, var, epsilon=1e-3)
+    body = ir.Tuple([op.gather_nd(x, i), op.nn.upsampling(img, 2, 3), bn[0], bn[1], bn[2]])
+    mod = ir.IRModule.from_expr(ir.Function([x, i, img, g, b, mean, var], body))
+    a = np.arange(12, dtype="float32").reshape(2, 3, 2)
+    ix = np.array([[1, -2], [2, 0]], dtype="int32")  # (M=2, Y=2): points (1, 2) and (-2, 0)
+    im = np.arange(12, dtype="float32").reshape(1, 2, 2, 3)
+    gv, bv = np.array([1, 2], "float32"), np.array([0, 1], "float32")
+    mv, vv = np.array([1, 2], "float32"), np.array([4, 9], "float32")
+    for got in _run_both(tmp_path, mod, a, ix, im, gv, bv, mv, vv):
+        np.testing.assert_array_equal(got[0], np.stack([a[1, 2], a[0, 0]]))
+        np.testing.assert_array_equal(got[1], im.repeat(2, axis=2).repeat(3, axis=3))
+        want = (im - mv[None, :, None, None]) / np.sqrt(vv[None, :, None, None] + 1e-3) * gv[None, :, None, None] \
+            + bv[None, :, None, None]
+        np.testing.assert_allclose(got[2], want, rtol=1e-5)
+        np.testing.assert_array_equal(got[3], mv)
+        np.testing.assert_array_equal(got[4], vv)
+    with pytest.raises(ValueError, match="indices index 4 axes; data has rank 3"):
+        op.gather_nd(x, ir.Var("j", ir.TensorType((4, 1), "int32")))
+    with pytest.raises(ValueError, match="method 'trilinear' is not one of"):
+        op.nn.upsampling(img, 2, 2, method="trilinear")
