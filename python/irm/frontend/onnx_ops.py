@@ -261,7 +261,7 @@ def _trilu(g, x, a, node):
 def _cast_like(g, x, a, node):
     if x[0].dtype == x[1].dtype:
         return [x[0]]
-    return [g.emit("cast", [x[0]], dtype=x[1].dtype)]
+    return [g.emit("cast_like", [x[0], x[1]])]  # TVM's mapping
 
 
 def _nll(g, logp, target, weight, a):
