@@ -95,3 +95,33 @@ def test_gather_nd_upsampling_and_batch_norm_three_results(tmp_path):
         op.gather_nd(x, ir.Var("j", ir.TensorType((4, 1), "int32")))
     with pytest.raises(ValueError, match="method 'trilinear' is not one of"):
         op.nn.upsampling(img, 2, 2, method="trilinear")
+
+
+def test_graph_plan_reshape_is_a_nop_sharing_its_input_storage(tmp_path):
+    """TVM's __nop: a reshape (alone in its fused function) whose input dies
+    there shares the input's storage and runs nothing; one whose input lives
+    on gets its own storage."""
+    import json
+    text = ('#[version = "irm-0.1"]\n'
+            'def @main(%a: Tensor[(2, 6), float32]) {\n'
+            '  %0 = nn.softmax(%a); %1 = reshape(%0, newshape=[3, 4]); %2 = nn.softmax(%1);\n'
+            '  %3 = reshape(%2, newshape=[12]); %4 = nn.softmax(%3); %5 = reshape(%4, newshape=[4, 3]);\n'
+            '  %6 = (%5, %4); %6\n}\n')
+    res = irm.build(ir.parse(text), "c", executor=irm.Executor("graph"), runtime="cpp", mod_name="m")
+    raw = res["artifacts"]["m.json"]
+    g = json.loads(raw if isinstance(raw, str) else bytes(raw).decode())
+    funcs = [n["attrs"]["func_name"] for n in g["nodes"] if n["op"] == "tvm_op"]
+    assert funcs[1] == funcs[3] == "__nop" and "__nop" not in (funcs[0], funcs[2], funcs[4])
+    sid = g["attrs"]["storage_id"][1]
+    assert sid[1] == sid[2] and sid[3] == sid[4]  # softmax -> reshape: one storage
+    assert funcs[5] != "__nop"  # %4 is an output too: the last reshape copies
+    res.export_library(tmp_path / "m.so")
+    a = (np.arange(12, dtype="float32") / 10).reshape(2, 6)
+    out = irm.runtime.load(tmp_path / "m.so").run(a)
+
+    def sm(x):
+        e = np.exp(x - x.max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    want = sm(sm(sm(a).reshape(3, 4)).reshape(12))
+    np.testing.assert_allclose(np.asarray(out[1]), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(out[0]), want.reshape(4, 3), rtol=1e-6)
