@@ -125,3 +125,17 @@ def test_graph_plan_reshape_is_a_nop_sharing_its_input_storage(tmp_path):
     want = sm(sm(sm(a).reshape(3, 4)).reshape(12))
     np.testing.assert_allclose(np.asarray(out[1]), want, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(out[0]), want.reshape(4, 3), rtol=1e-6)
+
+
+def test_creation_ops_left_for_run_time_run_in_both_executors(tmp_path):
+    """zeros/ones (no inputs) and full not folded (FoldConstant.max_bytes)
+    become kernels of their own in both executors."""
+    a = ir.Var("a", ir.TensorType((4, 8), "float32"))
+    body = ir.Tuple([op.ones((4, 8)), op.full(2.5, (3, 8), "float32"), op.collapse_sum_like(a, op.zeros((8,)))])
+    mod = ir.IRModule.from_expr(ir.Function([a], body))
+    x = np.arange(32, dtype="float32").reshape(4, 8)
+    with irm.transform.PassContext(config={"FoldConstant.max_bytes": 16}):
+        for got in _run_both(tmp_path, mod, x):
+            np.testing.assert_array_equal(got[0], np.ones((4, 8), "float32"))
+            np.testing.assert_array_equal(got[1], np.full((3, 8), 2.5, "float32"))
+            np.testing.assert_array_equal(got[2], x.sum(axis=0))
