@@ -95,6 +95,16 @@ static int push_pair(eq_walk *w, const irm_any *a, const irm_any *b) {
 
 static int compare_objects(eq_walk *w, const irm_object *x, const irm_object *y, int *equal);
 
+/* TVM's rule (structural_equal.h): doubles within an absolute 1e-9 are
+ * equal, so an attribute read back from float32 (epsilon=9.9999997e-06)
+ * equals the literal 1e-5. Infinities equal only themselves. */
+#define FLOAT_ATOL 1e-9
+static int floats_equal(double x, double y) {
+  if (x == y || (isnan(x) && isnan(y))) return 1;
+  double d = x - y;
+  return d > -FLOAT_ATOL && d < FLOAT_ATOL;
+}
+
 /* Compares one pair; pushes the pairs inside containers. */
 static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal) {
   value_kind ka = kind_of(a), kb = kind_of(b);
@@ -108,7 +118,7 @@ static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal) {
   case K_INT: *equal = a->v_int == b->v_int; break;
   case K_BOOL: *equal = (a->v_int != 0) == (b->v_int != 0); break;
   case K_FLOAT: /* NaN equals NaN, so that equality stays reflexive */
-    *equal = a->v_float == b->v_float || (isnan(a->v_float) && isnan(b->v_float));
+    *equal = floats_equal(a->v_float, b->v_float);
     break;
   case K_PTR: *equal = a->v_ptr == b->v_ptr; break;
   case K_STRING: {
@@ -353,7 +363,9 @@ static uint64_t scalar_hash(value_kind k, const irm_any *v) {
   case K_BOOL: return combine(SEED_BOOL, v->v_int != 0);
   case K_FLOAT: {
     double x = v->v_float;
-    if (x == 0) x = 0.0;   /* -0.0 == 0.0 */
+    /* equality within FLOAT_ATOL chains every finite double to every
+     * other, so they share one hash; inf, -inf and NaN keep their own */
+    if (isfinite(x)) x = 0.0;
     if (isnan(x)) x = NAN; /* every NaN equals every other */
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);

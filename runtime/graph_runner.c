@@ -297,6 +297,10 @@ static int read_node(irm_graph_runner *r, size_t n, json_t *jn, irm_graph_resolv
                   n, name, i);
     g->tensors[i].ndim = (int32_t)e; /* the entry, until storage exists */
   }
+  if (strcmp(func, "__nop") == 0) { /* a view sharing its input's storage: nothing runs (TVM's) */
+    g->fn = NULL;
+    return IRM_GRAPH_OK;
+  }
   void *sym = resolve ? resolve(ctx, func) : NULL;
   if (!sym)
     return fail(err, es, IRM_GRAPH_EKERNEL, "graph: node %zu ('%s'): no kernel '%s' in the library", n, name, func);
@@ -584,7 +588,7 @@ int irm_graph_runner_run(irm_graph_runner *r) {
                    r->nodes[r->args[i]].name);
   for (size_t n = 0; n < r->n_nodes; n++) {
     gnode *g = &r->nodes[n];
-    if (!g->is_op) continue;
+    if (!g->is_op || !g->fn) continue; /* a __nop */
     irm_crt_value ret;
     int32_t ret_code = 0;
     int32_t got = g->fn(g->vals, g->codes, (int32_t)(g->n_in + g->n_out), &ret, &ret_code, r->scratch);

@@ -232,7 +232,8 @@ static int flatten(walker *w, const irm_object *e, size_t depth) {
 
 /* Ops whose output is their input's buffer read with another shape. */
 static int is_view_op(const char *name) {
-  return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0;
+  return strcmp(name, "reshape") == 0 || strcmp(name, "squeeze") == 0 || strcmp(name, "expand_dims") == 0 ||
+         strcmp(name, "reshape_like") == 0;
 }
 
 static size_t align_up(size_t x) { return (x + CG_ALIGN - 1) / CG_ALIGN * CG_ALIGN; }
@@ -515,6 +516,9 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   for (size_t k = 0; k < w->n_outputs; k++)
     if (half_written(w, k))
       P(out, "  float *restrict ho%zu = (float *)(void *)((char *)scratch + %zu);\n", k, w->half_out[k]);
+  /* a constant may be read for its type only (a _like op's second input) */
+  for (size_t i = 0; i < w->n; i++)
+    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
   for (size_t i = 0; i < w->n; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)

@@ -182,6 +182,11 @@ int irm_cg_emit_loops_split_(const cg_tensor *out, const cg_leaf *leaves, size_t
 /* The identity expression (broadcast_to, nn.dropout): the input element. */
 int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_buf *out);
 
+/* The dim_map of the _like ops (cast_like, broadcast_to_like): input 0
+ * broadcasts as NumPy's, the others stay at element 0 (only their type
+ * counts). */
+void irm_cg_like_map_(const cg_call *c, size_t i, int32_t *map);
+
 /* ---- text ---------------------------------------------------------------- */
 
 /* Appends the expression storing x (a C expression of type double, or of

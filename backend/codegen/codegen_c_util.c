@@ -190,6 +190,12 @@ int irm_cg_identity_expr_(const cg_call *c, const char *const *args, irm_text_bu
   return IRM_OK;
 }
 
+void irm_cg_like_map_(const cg_call *c, size_t i, int32_t *map) {
+  if (i == 0) irm_cg_broadcast_map_(c->in[0].shape, c->in[0].ndim, c->out.shape, c->out.ndim, map);
+  else
+    for (int32_t d = 0; d < c->in[i].ndim; d++) map[d] = -1;
+}
+
 int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *headers) {
   if (!c->file_scope || c->kernel_block <= 0 || block != c->kernel_block || c->out.dt != CG_F32) return 0;
   for (size_t i = 0; i < c->n_in; i++)

@@ -2,7 +2,8 @@
  * subtract, multiply, divide, maximum, minimum, power, mod, floor_mod,
  * negative, exp, sqrt, nn.relu, the float functions (sigmoid, tanh, log,
  * erf, floor, ceil, round, the trigonometric and hyperbolic ones), abs,
- * sign, clip and cast, each a scalar C expression so that chains fuse
+ * sign, clip, cast and cast_like, and the creation ops (zeros, ones, full
+ * and their _like forms), each a scalar C expression so that chains fuse
  * into one loop.
  *
  * The semantics are the evaluator's (docs/ops.md): float32 results are
@@ -62,8 +63,9 @@ static int unary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   return IRM_OK;
 }
 
-static int cast_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
-  cg_dt from = c->in[0].dt, to = c->out.dt;
+/* a, of element type from, converted to `to` as cast converts. */
+static void cast_text(cg_dt from, cg_dt to, const char *a0, irm_text_buf *b) {
+  const char *a[1] = {a0};
   if (to == CG_BOOL) P(b, "(uint8_t)(%s != 0)", a[0]);
   else if (from == to && from != CG_BOOL) P(b, "%s", a[0]);
   else if (to == CG_F32 && from == CG_I64) P(b, "(float)(double)%s", a[0]);
@@ -71,6 +73,14 @@ static int cast_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   else if (irm_cg_is_float_(from)) P(b, "irm_cg_f2%s(%s)", irm_cg_dtname_(to), a[0]);
   else if (from == CG_BOOL) P(b, "(%s)(%s != 0)", irm_cg_ctype_(to), a[0]);
   else P(b, "(%s)%s", irm_cg_ctype_(to), a[0]);
+}
+
+/* cast and cast_like (whose second input only gives the dtype: named as
+ * void so that its loop offset is used). */
+static int cast_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  if (c->n_in > 1) P(b, "((void)%s, ", a[1]);
+  cast_text(c->in[0].dt, c->out.dt, a[0], b);
+  if (c->n_in > 1) P(b, ")");
   return IRM_OK;
 }
 
@@ -151,31 +161,66 @@ static int clip_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   return IRM_OK;
 }
 
-/* zeros_like: 0 of the output type; the input is named (as void) so that
- * its loop offset is used. */
+/* zeros, ones and their _like forms: 0 or 1 of the output type; a _like
+ * form's input is named (as void) so that its loop offset is used. */
 static int zeros_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
-  P(b, "((void)%s, (%s)0)", a[0], irm_cg_ctype_(c->out.dt));
+  int one = strncmp(c->op, "ones", 4) == 0;
+  if (c->n_in) P(b, "((void)%s, (%s)%d)", a[0], irm_cg_ctype_(c->out.dt), one);
+  else P(b, "((%s)%d)", irm_cg_ctype_(c->out.dt), one);
+  return IRM_OK;
+}
+
+/* full and full_like: the scalar fill value (the last input), cast. */
+static int full_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  size_t k = c->n_in - 1;
+  if (k) P(b, "((void)%s, ", a[0]);
+  cast_text(c->in[k].dt, c->out.dt, a[k], b);
+  if (k) P(b, ")");
   return IRM_OK;
 }
 
 const cg_op irm_cg_elemwise_ops_[] = {
-    {"add", binary_expr, NULL, NULL},        {"subtract", binary_expr, NULL, NULL},
-    {"multiply", binary_expr, NULL, NULL},   {"divide", binary_expr, NULL, NULL},
-    {"maximum", binary_expr, NULL, NULL},    {"minimum", binary2_expr, NULL, NULL},
-    {"power", binary2_expr, NULL, NULL},     {"mod", binary2_expr, NULL, NULL},
-    {"floor_mod", binary2_expr, NULL, NULL}, {"negative", unary_expr, NULL, NULL},
-    {"exp", unary_expr, NULL, NULL},         {"sqrt", unary_expr, NULL, NULL},
-    {"nn.relu", unary_expr, NULL, NULL},     {"sigmoid", unary2_expr, NULL, NULL},
-    {"tanh", unary2_expr, NULL, NULL},       {"log", unary2_expr, NULL, NULL},
-    {"erf", unary2_expr, NULL, NULL},        {"abs", unary2_expr, NULL, NULL},
-    {"floor", unary2_expr, NULL, NULL},      {"ceil", unary2_expr, NULL, NULL},
-    {"round", unary2_expr, NULL, NULL},      {"sign", unary2_expr, NULL, NULL},
-    {"sin", unary2_expr, NULL, NULL},        {"cos", unary2_expr, NULL, NULL},
-    {"tan", unary2_expr, NULL, NULL},        {"asin", unary2_expr, NULL, NULL},
-    {"acos", unary2_expr, NULL, NULL},       {"atan", unary2_expr, NULL, NULL},
-    {"sinh", unary2_expr, NULL, NULL},       {"cosh", unary2_expr, NULL, NULL},
-    {"asinh", unary2_expr, NULL, NULL},      {"acosh", unary2_expr, NULL, NULL},
-    {"atanh", unary2_expr, NULL, NULL},      {"clip", clip_expr, NULL, NULL},
-    {"cast", cast_expr, NULL, NULL},         {"zeros_like", zeros_expr, NULL, NULL},
+    {"add", binary_expr, NULL, NULL},
+    {"subtract", binary_expr, NULL, NULL},
+    {"multiply", binary_expr, NULL, NULL},
+    {"divide", binary_expr, NULL, NULL},
+    {"maximum", binary_expr, NULL, NULL},
+    {"minimum", binary2_expr, NULL, NULL},
+    {"power", binary2_expr, NULL, NULL},
+    {"mod", binary2_expr, NULL, NULL},
+    {"floor_mod", binary2_expr, NULL, NULL},
+    {"negative", unary_expr, NULL, NULL},
+    {"exp", unary_expr, NULL, NULL},
+    {"sqrt", unary_expr, NULL, NULL},
+    {"nn.relu", unary_expr, NULL, NULL},
+    {"sigmoid", unary2_expr, NULL, NULL},
+    {"tanh", unary2_expr, NULL, NULL},
+    {"log", unary2_expr, NULL, NULL},
+    {"erf", unary2_expr, NULL, NULL},
+    {"abs", unary2_expr, NULL, NULL},
+    {"floor", unary2_expr, NULL, NULL},
+    {"ceil", unary2_expr, NULL, NULL},
+    {"round", unary2_expr, NULL, NULL},
+    {"sign", unary2_expr, NULL, NULL},
+    {"sin", unary2_expr, NULL, NULL},
+    {"cos", unary2_expr, NULL, NULL},
+    {"tan", unary2_expr, NULL, NULL},
+    {"asin", unary2_expr, NULL, NULL},
+    {"acos", unary2_expr, NULL, NULL},
+    {"atan", unary2_expr, NULL, NULL},
+    {"sinh", unary2_expr, NULL, NULL},
+    {"cosh", unary2_expr, NULL, NULL},
+    {"asinh", unary2_expr, NULL, NULL},
+    {"acosh", unary2_expr, NULL, NULL},
+    {"atanh", unary2_expr, NULL, NULL},
+    {"clip", clip_expr, NULL, NULL},
+    {"cast", cast_expr, NULL, NULL},
+    {"zeros_like", zeros_expr, NULL, NULL},
+    {"cast_like", cast_expr, irm_cg_like_map_, NULL},
+    {"ones_like", zeros_expr, NULL, NULL},
+    {"full_like", full_expr, NULL, NULL},
+    {"zeros", zeros_expr, NULL, NULL},
+    {"ones", zeros_expr, NULL, NULL},
+    {"full", full_expr, NULL, NULL},
 };
 const size_t irm_cg_elemwise_ops_count_ = sizeof irm_cg_elemwise_ops_ / sizeof irm_cg_elemwise_ops_[0];

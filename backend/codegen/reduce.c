@@ -1,5 +1,5 @@
 /* FCodegenC of the reductions (ir/dataflow/ops/reduce.c): sum, mean, max,
- * min and prod (in the evaluator's order and identities), argmax/argmin
+ * min, prod and collapse_sum_like (in the evaluator's order and identities), argmax/argmin
  * along one axis, argsort (a stable merge sort of the indices in the op's
  * scratch, NaN last ascending and first descending: the prelude's
  * irm_cg_argsort), nn.softmax and nn.log_softmax, as the evaluator
@@ -25,14 +25,19 @@ static int reduce_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int32_t nd = in->ndim;
   int64_t st[CG_MAX_NDIM], count = 1;
   int reduced[CG_MAX_NDIM];
-  irm_reduce_attrs a;
-  int rc = irm_reduce_attrs_decode(c->op, c->attrs, &a);
-  if (rc) return rc;
-  int32_t n = a.n_axis;
-  for (int32_t d = 0; d < nd; d++) reduced[d] = n < 0;
-  for (int32_t i = 0; i < n; i++) reduced[norm_axis(a.axis[i], nd)] = 1;
-  if (n >= 0 && a.exclude)
-    for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
+  if (strcmp(c->op, "collapse_sum_like") == 0) { /* a sum over the axes the second input broadcasts along */
+    int32_t lead = nd - c->in[1].ndim;
+    for (int32_t d = 0; d < nd; d++) reduced[d] = d < lead || (c->in[1].shape[d - lead] == 1 && in->shape[d] != 1);
+  } else {
+    irm_reduce_attrs a;
+    int rc = irm_reduce_attrs_decode(c->op, c->attrs, &a);
+    if (rc) return rc;
+    int32_t n = a.n_axis;
+    for (int32_t d = 0; d < nd; d++) reduced[d] = n < 0;
+    for (int32_t i = 0; i < n; i++) reduced[norm_axis(a.axis[i], nd)] = 1;
+    if (n >= 0 && a.exclude)
+      for (int32_t d = 0; d < nd; d++) reduced[d] = !reduced[d];
+  }
   for (int32_t d = 0; d < nd; d++)
     if (reduced[d]) count *= in->shape[d];
   irm_cg_row_major_(in->shape, in->ndim, st);
@@ -176,10 +181,16 @@ static int argsort_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 }
 
 const cg_op irm_cg_reduce_ops_[] = {
-    {"sum", NULL, NULL, reduce_stmts},         {"mean", NULL, NULL, reduce_stmts},
-    {"max", NULL, NULL, reduce_stmts},         {"min", NULL, NULL, reduce_stmts},
-    {"prod", NULL, NULL, reduce_stmts},        {"argmax", NULL, NULL, argreduce_stmts},
-    {"argmin", NULL, NULL, argreduce_stmts},   {"argsort", NULL, NULL, argsort_stmts},
-    {"nn.softmax", NULL, NULL, softmax_stmts}, {"nn.log_softmax", NULL, NULL, softmax_stmts},
+    {"sum", NULL, NULL, reduce_stmts},
+    {"mean", NULL, NULL, reduce_stmts},
+    {"max", NULL, NULL, reduce_stmts},
+    {"min", NULL, NULL, reduce_stmts},
+    {"prod", NULL, NULL, reduce_stmts},
+    {"argmax", NULL, NULL, argreduce_stmts},
+    {"argmin", NULL, NULL, argreduce_stmts},
+    {"argsort", NULL, NULL, argsort_stmts},
+    {"nn.softmax", NULL, NULL, softmax_stmts},
+    {"nn.log_softmax", NULL, NULL, softmax_stmts},
+    {"collapse_sum_like", NULL, NULL, reduce_stmts},
 };
 const size_t irm_cg_reduce_ops_count_ = sizeof irm_cg_reduce_ops_ / sizeof irm_cg_reduce_ops_[0];

@@ -1,6 +1,6 @@
 /* FCodegenC of the shape ops (ir/dataflow/ops/shape.c), as the evaluator
- * computes them (docs/ops.md): reshape, squeeze and expand_dims (a copy;
- * the walker makes most of them views), transpose, broadcast_to (an
+ * computes them (docs/ops.md): reshape, reshape_like, squeeze and expand_dims (a copy;
+ * the walker makes most of them views), transpose, broadcast_to and broadcast_to_like (an
  * elementwise identity the loop nest broadcasts), concatenate,
  * strided_slice, take, gather, scatter_elements, scatter_nd (a copy of
  * data, then each update in order) and nn.pad: loops over the output; an
@@ -25,6 +25,14 @@ static void open_loops(const cg_tensor *out, irm_text_buf *b) {
   for (int32_t d = 0; d < out->ndim; d++)
     P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, LL(out->shape[d]), d);
   P(b, "    {\n");
+}
+
+/* broadcast_to_like: the input element; the second input gives the shape
+ * only (named as void so that its loop offset is used). */
+static int bcast_like_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  (void)c;
+  P(b, "((void)%s, %s)", a[1], a[0]);
+  return IRM_OK;
 }
 
 /* ---- reshape, transpose --------------------------------------------------------------- */
@@ -115,9 +123,11 @@ static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_take_attrs a;
   int rc = irm_take_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
-  int64_t axis = norm_axis(a.axis, d->ndim), outer = 1, inner = 1, len = d->shape[axis];
+  /* axis absent: TVM's axis=None, data flattened */
+  int64_t axis = a.has_axis ? norm_axis(a.axis, d->ndim) : 0, outer = 1, inner = 1;
+  int64_t len = a.has_axis ? d->shape[axis] : d->numel;
   for (int64_t q = 0; q < axis; q++) outer *= d->shape[q];
-  for (int32_t q = (int32_t)axis + 1; q < d->ndim; q++) inner *= d->shape[q];
+  for (int32_t q = (int32_t)axis + 1; q < d->ndim && a.has_axis; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
   P(b,
@@ -267,6 +277,8 @@ const cg_op irm_cg_shape_ops_[] = {
     {"broadcast_to", irm_cg_identity_expr_, NULL, NULL},
     {"concatenate", NULL, NULL, concat_stmts},
     {"strided_slice", NULL, NULL, slice_stmts},
+    {"reshape_like", NULL, NULL, reshape_stmts},
+    {"broadcast_to_like", bcast_like_expr, irm_cg_like_map_, NULL},
     {"take", NULL, NULL, take_stmts},
     {"gather", NULL, NULL, gather_stmts},
     {"scatter_elements", NULL, NULL, scatter_stmts},

@@ -59,7 +59,8 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
                         16,
                         false /* the runner gives scratch */,
                         true /* main's outputs are storage too */,
-                        {0, 1, false}};
+                        {0, 1, false},
+                        true /* reshapes are __nop */};
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 

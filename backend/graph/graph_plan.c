@@ -99,10 +99,12 @@ static void op_node(const graph_plan *g, size_t s, irm_text_buf *b) {
   irm_text_buf_puts_(b, ",\n    {\"op\": \"tvm_op\", \"name\": ");
   json_str(b, k->symbol);
   irm_text_buf_puts_(b, ", \"attrs\": {\"func_name\": ");
+  /* a view sharing its input's storage runs nothing: TVM's __nop */
   irm_text_buf_printf_(b,
-                       "\"%s_packed\", \"num_inputs\": \"%zu\", \"num_outputs\": \"%zu\", \"flatten_data\": \"0\", "
+                       "\"%s%s\", \"num_inputs\": \"%zu\", \"num_outputs\": \"%zu\", \"flatten_data\": \"0\", "
                        "\"scratch_bytes\": \"%zu\"}, \"inputs\": [",
-                       k->symbol, k->n_inputs, k->n_outputs, k->scratch_bytes);
+                       st->nop ? "__nop" : k->symbol, st->nop ? "" : "_packed", k->n_inputs, k->n_outputs,
+                       st->nop ? (size_t)0 : k->scratch_bytes);
   for (size_t i = 0; i < k->n_inputs; i++) {
     if (i) irm_text_buf_puts_(b, ", ");
     entry_ref(g, st->args[i], b);

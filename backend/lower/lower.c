@@ -11,6 +11,7 @@
 #include "codegen/codegen_c.h"
 #include "irm/container.h"
 #include "irm/dataflow/expr.h"
+#include "irm/dataflow/op.h"
 #include "irm/dataflow/type.h"
 #include "irm/error.h"
 #include "irm/function.h"
@@ -296,6 +297,22 @@ static int resolve(lower_walk *w, irm_object *node, value_entry **out) {
 
 /* ---- steps ------------------------------------------------------------------------ */
 
+/* Whether call's callee is a Primitive function whose body only views its
+ * first parameter with another shape (the bytes stay). */
+static bool is_view_call(const irm_object *call) {
+  static const char *const views[] = {"reshape", "squeeze", "expand_dims", "reshape_like"};
+  irm_object *f = irm_call_callee(call);
+  if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_function_param_count(f) < 1) return false;
+  irm_object *b = irm_function_body(f);
+  if (irm_expr_kind_of(b) != IRM_EXPR_CALL || irm_call_arg_count(b) < 1 ||
+      irm_call_arg(b, 0) != irm_function_param(f, 0))
+    return false;
+  const char *op = irm_op_name(irm_call_callee(b));
+  for (size_t i = 0; op && i < sizeof views / sizeof views[0]; i++)
+    if (strcmp(op, views[i]) == 0) return true;
+  return false;
+}
+
 /* A call of a Primitive or an external function in main: one step. */
 static int add_step(lower_walk *w, irm_object *call, const kernel_use *use) {
   lowered_plan *p = w->p;
@@ -308,6 +325,8 @@ static int add_step(lower_walk *w, irm_object *call, const kernel_use *use) {
   plan_step *s = &p->steps[p->n_steps];
   s->kernel = use->kernel;
   s->scratch = -1;
+  s->view = is_view_call(call);
+  s->nop = false;
   s->args = irm_malloc((nargs + k->n_outputs + 1) * sizeof *s->args);
   if (!s->args) return irm_error(IRM_ENOMEM, "out of memory");
   size_t step = p->n_steps++;
@@ -390,32 +409,51 @@ static int read_inputs(lower_walk *w) {
   return rc;
 }
 
+/* The tensors of output value node in order: nested tuples and calls with
+ * tuple results are flattened, as TVM's executors flatten them. ids: n
+ * of cap (grown). */
+static int output_ids(lower_walk *w, irm_object *node, size_t **ids, size_t *n, size_t *cap, int depth) {
+  if (depth > 64) return irm_error(IRM_ETYPE, "main's result nests tuples deeper than 64");
+  if (irm_expr_kind_of(node) == IRM_EXPR_TUPLE) {
+    int rc = IRM_OK;
+    for (size_t i = 0; i < irm_tuple_size(node) && !rc; i++)
+      rc = output_ids(w, irm_tuple_field(node, i), ids, n, cap, depth + 1);
+    return rc;
+  }
+  value_entry *v = NULL;
+  int rc = resolve(w, node, &v);
+  for (size_t j = 0; !rc && j < v->count; j++) {
+    if (*n == *cap) {
+      size_t c = *cap ? *cap * 2 : 8;
+      size_t *grown = irm_realloc(*ids, c * sizeof *grown);
+      if (!grown) return irm_error(IRM_ENOMEM, "out of memory");
+      *ids = grown, *cap = c;
+    }
+    (*ids)[(*n)++] = w->ids[v->first + j];
+  }
+  return rc;
+}
+
 static int read_outputs(lower_walk *w) {
   lowered_plan *p = w->p;
   irm_object *body = irm_function_body(w->main);
-  bool tuple = irm_expr_kind_of(body) == IRM_EXPR_TUPLE;
-  size_t n = tuple ? irm_tuple_size(body) : 1;
-  value_entry *single = NULL;
-  int rc = tuple ? IRM_OK : resolve(w, body, &single);
-  if (!rc && single && single->tuple) n = single->count; /* a call with a tuple result */
+  size_t *ids = NULL, n = 0, cap = 0;
+  int rc = output_ids(w, body, &ids, &n, &cap, 0);
+  /* one tensor, not in a tuple: "output"; else output0, output1, ... */
+  value_entry *single = rc || irm_expr_kind_of(body) == IRM_EXPR_TUPLE ? NULL : irm_ptr_table_find_(&w->values, body);
+  bool one = single && !single->tuple && n == 1;
   p->outputs = rc ? NULL : irm_calloc(n + 1, sizeof *p->outputs);
   if (!rc && !p->outputs) rc = irm_error(IRM_ENOMEM, "out of memory");
   for (size_t j = 0; j < n && !rc; j++) {
-    size_t id = 0;
-    if (tuple) {
-      value_entry *v = NULL;
-      rc = resolve(w, irm_tuple_field(body, j), &v);
-      if (!rc && v->tuple) rc = irm_error(IRM_ETYPE, "output %zu of main is a tuple; outputs are tensors", j);
-      if (!rc) id = w->ids[v->first];
-    } else id = w->ids[single->first + j];
-    if (rc) break;
+    size_t id = ids[j];
     char name[32];
-    snprintf(name, sizeof name, n == 1 && !(single && single->tuple) && !tuple ? "output" : "output%zu", j);
+    snprintf(name, sizeof name, one ? "output" : "output%zu", j);
     rc = add_io(p->outputs, j, name, id);
     if (rc) break;
     p->n_outputs++;
     if (p->tensors[id].out < 0) p->tensors[id].out = (long)j;
   }
+  irm_free(ids);
   return rc;
 }
 
@@ -429,6 +467,23 @@ static int add_buffer(lowered_plan *p, size_t bytes, size_t first, size_t last, 
 
 static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
+/* TVM's __nop: when t is made by a view step from a temporary that dies
+ * there (neither is an output), t takes that temporary's buffer, which
+ * lives on to t's last use, and the step runs nothing. */
+static bool share_view_buffer(lowered_plan *p, plan_tensor *t) {
+  plan_step *st = &p->steps[t->first];
+  if (!st->view || p->kernels[st->kernel].n_outputs != 1 || t->out >= 0) return false;
+  const plan_tensor *in = &p->tensors[st->args[0]];
+  if (in->kind != PLAN_TEMP || in->buffer < 0 || in->out >= 0 || in->last != t->first ||
+      in->type.bytes != t->type.bytes)
+    return false;
+  irm_mem_buffer_ *b = &p->buffers[in->buffer];
+  if (b->last_use < t->last) b->last_use = t->last;
+  t->buffer = in->buffer;
+  st->nop = true;
+  return true;
+}
+
 /* The buffers: the temporaries (main's outputs among them only when the
  * request says so, then live to the end), each step's scratch when asked;
  * placed by the memory planner. */
@@ -439,6 +494,7 @@ static int plan_buffers(lower_walk *w) {
   for (size_t i = 0; i < p->n_tensors && !rc; i++) {
     plan_tensor *t = &p->tensors[i];
     if (t->kind != PLAN_TEMP || (t->out >= 0 && !req->output_buffers)) continue;
+    if (req->views_share && share_view_buffer(p, t)) continue;
     rc = add_buffer(p, t->type.bytes, t->first, t->out >= 0 ? p->n_steps : t->last, 0, &t->buffer);
   }
   for (size_t s = 0; s < p->n_steps && req->scratch_buffers && !rc; s++) {

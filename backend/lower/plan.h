@@ -74,6 +74,8 @@ typedef struct plan_step {
   size_t kernel;
   size_t *args; /* tensor ids: the kernel's n_inputs then n_outputs */
   long scratch; /* the buffer of its scratch, or -1 */
+  bool view;    /* its kernel is a view of input 0 (reshape, squeeze, expand_dims, reshape_like) */
+  bool nop;     /* a view whose output shares its input's buffer: nothing runs (TVM's __nop) */
 } plan_step;
 
 /* An input (main's parameter) or an output of main. */
@@ -103,6 +105,8 @@ typedef struct plan_request {
   bool output_buffers;      /* main's outputs computed by steps get buffers, live to the end (graph's
                                storage); else they are written straight into the caller's outputs */
   plan_threads threads;     /* the runtime's; zeroed: serial */
+  bool views_share;         /* a view step whose input dies there gives its output the input's buffer and
+                               becomes a nop (the graph executor's __nop, as TVM's graph plan) */
 } plan_request;
 
 typedef struct lowered_plan {

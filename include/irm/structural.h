@@ -2,7 +2,8 @@
  * (ffi.StructuralEqual, ffi.StructuralHash, ffi.Repr).
  *
  * Scalars compare by type and value (an int never equals a float; floats
- * compare by value, and NaN equals NaN so that equality stays reflexive);
+ * are equal within an absolute 1e-9, TVM's rule, so every finite float
+ * hashes alike; NaN equals NaN so that equality stays reflexive);
  * Strings by bytes; Arrays item by item; Maps by their key -> value sets
  * (insertion order does not matter); other objects through their type's
  * equal/hash hooks, else their to_fields Maps, else identity. Equal values

@@ -116,7 +116,9 @@ static int too_big(const fold_ctx *fc, const irm_object *type, const irm_object 
 /* ---- folding ------------------------------------------------------------------------ */
 
 static int fold_call(const fold_ctx *fc, const irm_object *original, irm_object *call, irm_object **out) {
-  if (!can_evaluate(irm_call_callee(call))) { /* the call stays */
+  /* nn.dropout stays, as in TVM (where it has no compute to fold with):
+   * SimplifyInference removes it */
+  if (!can_evaluate(irm_call_callee(call)) || irm_dataflow_is_call_of_(call, "nn.dropout")) { /* the call stays */
     irm_object_retain(call);
     *out = call;
     return IRM_OK;

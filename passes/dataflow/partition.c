@@ -46,27 +46,25 @@ static int make_composite(irm_object *root, const irm_object *inputs, const irm_
   irm_object **args = irm_calloc(n ? n : 1, sizeof *args);
   int rc = o.params && args ? IRM_OK : irm_error_nomem_("partitioning");
   for (size_t i = 0; !rc && i < n; i++) {
-    irm_object *in = irm_array_at(inputs, i)->v_obj, *t = irm_expr_type(in);
+    irm_object *in = irm_array_at(inputs, i)->v_obj;
     char name[32];
     snprintf(name, sizeof name, "p%zu", i);
     args[i] = in;
-    if (!t) {
-      irm_object *shown = NULL;
-      irm_any v = irm_any_object(in);
-      (void)irm_repr(&v, &shown);
-      rc = irm_error(IRM_EVALUE, "partitioning needs typed IR (run InferType): input %s has no type",
-                     shown ? irm_string_data(shown) : "?");
-      irm_object_release(shown);
-    } else {
-      rc = irm_var_new(name, t, &o.params[i]);
-    }
+    /* untyped IR partitions too, as in TVM: the parameters stay untyped
+     * (InferType types them later) */
+    rc = irm_var_new(name, irm_expr_type(in), &o.params[i]);
   }
   irm_object *body = NULL, *fn = NULL, *call = NULL;
   irm_expr_rewriter rw = {outline_pre, outline_post, &o};
   if (!rc) rc = irm_expr_rewrite(&rw, root, &body);
   if (!rc) rc = irm_function_new(o.params, n, body, irm_expr_type(root), fattrs, &fn);
   if (!rc) rc = irm_call_new(fn, args, n, NULL, &call);
-  if (!rc) rc = irm_expr_with_type(call, irm_expr_type(root), out);
+  if (!rc && !irm_expr_type(root)) {
+    irm_object_retain(call);
+    *out = call;
+  } else if (!rc) {
+    rc = irm_expr_with_type(call, irm_expr_type(root), out);
+  }
   for (size_t i = 0; o.params && i < n; i++) irm_object_release(o.params[i]);
   irm_free(o.params);
   irm_free(args);

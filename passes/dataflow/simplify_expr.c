@@ -7,11 +7,14 @@
  * rules keep firing up a chain of simplifications.
  * reshape(reshape(x)) -> reshape(x) to the outer call's shape;
  * transpose(transpose(x, p), q) -> transpose(x, p∘q), or x when that is the
- * identity (empty axes mean "reverse", as in TVM). */
+ * identity (empty axes mean "reverse", as in TVM);
+ * add(add(x, c1), c2) -> add(x, c1 + c2) for constants c1, c2 (TVM's
+ * SimplifyConsecutiveAdd; the float sum rounds once fewer). */
 #include <string.h>
 
 #include "pass_util.h"
 #include "irm/container.h"
+#include "irm/dataflow/op.h"
 #include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
 #include "irm/tensor.h"
@@ -158,6 +161,63 @@ static int fold_transpose(const irm_object *original, const irm_object *call, ir
   return remake(call, original, x, "axes", r, rank, out);
 }
 
+/* ---- add(add(x, c1), c2) -> add(x, c1 + c2), TVM's SimplifyConsecutiveAdd ---------------- */
+
+/* c1 + c2 through add's FEvaluate: *out a NEW Constant. */
+static int add_constants(const irm_object *c1, const irm_object *c2, irm_object **out) {
+  irm_object *op = NULL, *arr = NULL;
+  irm_any f = irm_any_none(), ret = irm_any_none();
+  irm_any items[2] = {irm_any_object((irm_object *)irm_constant_data(c1)),
+                      irm_any_object((irm_object *)irm_constant_data(c2))};
+  int rc = irm_op_get("add", &op);
+  if (!rc) rc = irm_op_get_attr(op, IRM_OP_ATTR_EVALUATE, &f);
+  if (!rc && f.type_code != IRM_OBJECT) rc = irm_error(IRM_ERUNTIME, "SimplifyExpr: add has no FEvaluate");
+  if (!rc) rc = irm_array_new(items, 2, &arr);
+  if (!rc) {
+    irm_any args[2] = {irm_any_object(arr), irm_any_none()};
+    rc = irm_func_call(f.v_obj, args, 2, &ret);
+  }
+  if (!rc) rc = irm_constant_new(ret.v_obj, out);
+  irm_any_release(&ret);
+  irm_any_release(&f);
+  irm_object_release(arr);
+  irm_object_release(op);
+  return rc;
+}
+
+/* The constant operand of a two-argument add (either side), or NULL;
+ * *other the remaining operand. */
+static irm_object *const_operand(const irm_object *call, irm_object **other) {
+  if (!irm_dataflow_is_call_of_(call, "add") || irm_call_arg_count(call) != 2) return NULL;
+  irm_object *a = irm_call_arg(call, 0), *b = irm_call_arg(call, 1);
+  int ca = irm_expr_kind_of(a) == IRM_EXPR_CONSTANT, cb = irm_expr_kind_of(b) == IRM_EXPR_CONSTANT;
+  if (ca == cb) return NULL; /* none, or both (FoldConstant's) */
+  *other = ca ? b : a;
+  return ca ? a : b;
+}
+
+/* add(add(x, c1), c2) (either order in both): add(x, c1 + c2) when the
+ * types are known and the sum is no larger than c1 or c2 (a broadcast
+ * between them would grow the constants). */
+static int fold_add(const irm_object *original, const irm_object *call, irm_object **out) {
+  irm_object *inner = NULL, *x = NULL, *sum = NULL, *c2 = const_operand(call, &inner);
+  irm_object *c1 = c2 ? const_operand(inner, &x) : NULL;
+  if (!c1 || !irm_expr_type(original) || !irm_expr_type(x)) return IRM_OK;
+  int64_t n1 = irm_tensor_numel(irm_constant_data(c1)), n2 = irm_tensor_numel(irm_constant_data(c2));
+  int rc = add_constants(c1, c2, &sum);
+  if (rc) { /* the constants do not add (dtypes, shapes): leave the call to InferType's errors */
+    irm_clear_error();
+    return IRM_OK;
+  }
+  int64_t ns = irm_tensor_numel(irm_constant_data(sum));
+  irm_object *args[2] = {x, sum}, *add = NULL;
+  if (ns <= (n1 > n2 ? n1 : n2)) rc = irm_call_new(irm_call_callee(call), args, 2, irm_call_attrs(call), &add);
+  if (!rc && add) rc = irm_expr_with_type(add, irm_expr_type(original), out);
+  irm_object_release(add);
+  irm_object_release(sum);
+  return rc;
+}
+
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
   (void)ctx;
   *out = NULL;
@@ -173,6 +233,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
       rc = fold_reshape(original, rebuilt, out);
     else if (irm_call_arg_count(rebuilt) == 1 && irm_dataflow_is_call_of_(rebuilt, "transpose"))
       rc = fold_transpose(original, rebuilt, out);
+    else rc = fold_add(original, rebuilt, out);
     if (rc || *out) return rc;
   }
   /* keep the checked type a changed child dropped: the rules keep types */

@@ -31,6 +31,7 @@ from .build import build, compilation_config, BuildResult
 from . import runtime
 from . import tune
 from . import pattern
+from . import op  # TVM's op constructors (irm.op.zeros, irm.op.full_like, ...)
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 ir.pattern = pattern  # irm.ir.pattern, TVM's place for it (irm.ir is a module, not a package)
 _sys.modules[__name__ + ".ir.pattern"] = pattern

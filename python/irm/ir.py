@@ -300,6 +300,10 @@ class Tuple(Expr):
     def __getitem__(self, index):
         return self.fields[index]
 
+    def astuple(self):
+        """The tuple itself (TVM's TupleWrapper.astuple, for irm.op.split's result)."""
+        return self
+
 
 @register_object("dataflow.TupleGetItem")
 class TupleGetItem(Expr):

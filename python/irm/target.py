@@ -31,6 +31,12 @@ def _schema(options):
             for name, spec in options.items()}
 
 
+class TargetOptionTypeError(TypeError, ValueError):
+    """A target option given a value of the wrong type: a TypeError, and a
+    ValueError as TVM raises, so handlers written for either catch it (as
+    numpy's AxisError is both a ValueError and an IndexError)."""
+
+
 @register_object("target.Target")
 class Target(Object):
     """A compilation target.
@@ -46,7 +52,12 @@ class Target(Object):
 
     def __init__(self, target, host=None):
         args = (target,) if host is None else (target, host)
-        made = _TARGET(*args)
+        try:
+            made = _TARGET(*args)
+        except TypeError as e:
+            if "option '" not in str(e):
+                raise
+            raise TargetOptionTypeError(str(e)) from None
         self._take(made)
 
     @property

@@ -23,6 +23,19 @@ def test_target_host_and_export():
     assert irm.Target(exported) == target
 
 
+def test_a_wrongly_typed_target_option_is_a_type_and_a_value_error():
+    """Issue 40: TVM raises ValueError here; irm's TypeError is also one."""
+    from irm.target import TargetOptionTypeError
+    for config in ({"kind": "llvm", "mcpu": 3}, {"kind": "llvm", "num-cores": "x"}):
+        with pytest.raises(ValueError, match="expected"):
+            irm.Target(config)
+        with pytest.raises(TypeError) as info:
+            irm.Target(config)
+        assert isinstance(info.value, TargetOptionTypeError)
+    with pytest.raises(ValueError, match="expected int, got 'abc'"):  # text: a ValueError, as before
+        irm.Target("llvm -num-cores=abc")
+
+
 def test_target_lists_kinds_and_kind_options():
     assert {"llvm", "c", "cuda"} <= set(irm.Target.list_kinds())
     assert irm.Target.list_kind_options("llvm")["mcpu"] == "str"

@@ -160,7 +160,8 @@ START_TEST(shape_ops) {
       T4("s_slice_neg", "float64",
          "%0 = strided_slice(%a, begin=[-1, 10, 0], end=[-100, 0, 5], strides=[-1, -2, 2]); %0"),
       T4("s_take", "float32", "%0 = take(%a, const(int64, [2, 2], [0, -1, 3, 1]), axis=2); %0"),
-      T4("s_take0", "int32", "%0 = take(%a, const(int32, [3], [1, 0, 1])); %0"),
+      T4("s_take0", "int32", "%0 = take(%a, const(int32, [3], [1, 0, 1]), axis=0); %0"),
+      T4("s_take_flat", "float32", "%0 = take(%a, const(int64, [2, 2], [0, -1, 7, 3])); %0"),
       T4("s_gather", "float32", "%0 = gather(%a, const(int64, [2, 1, 2, 2], [0, 4, -1, 2, 1, 1, 3, 0]), axis=3); %0"),
       T4("s_pad", "float32", "%0 = nn.pad(%a, pad_width=[0, 0, 1, 0, 2, 1, 0, 3], pad_value=1.5); %0"),
       T4("s_pad_edge", "int64", "%0 = nn.pad(%a, pad_width=[0, 1, 0, 0, 2, 2, 1, 0], pad_mode=\"edge\"); %0"),
@@ -279,6 +280,36 @@ START_TEST(rare_ops) {
 }
 END_TEST
 
+/* TVM's creation and _like ops (issue 40): fused into elementwise loops
+ * (their second input read for its type only), views, and
+ * collapse_sum_like as a sum over the broadcast axes. */
+START_TEST(like_ops) {
+  static const cg_case cases[] = {
+      {"l_ones",
+       F("%0 = ones_like(%a); %1 = add(%0, %b); %2 = zeros(shape=[3, 4]); %3 = add(%1, %2); "
+         "%4 = ones(shape=[4], dtype=\"float32\"); %5 = add(%3, %4); %5"),
+       0},
+      {"l_full",
+       F("%0 = full(const(int32, [], [3]), shape=[3, 4], dtype=\"float32\"); %1 = multiply(%0, %a); "
+         "%2 = full_like(%b, const(float64, [], [0.5])); %3 = add(%1, %2); %3"),
+       0},
+      {"l_cast",
+       F("%0 = multiply(%a, const(float32, [], [100])); %1 = cast_like(%0, const(int8, [2], [0, 0])); "
+         "%2 = cast_like(%1, %b); %3 = add(%2, %b); %3"),
+       0},
+      {"l_shape",
+       F("%0 = broadcast_to_like(%b, %a); %1 = add(%0, %a); %2 = reshape_like(%1, const(int8, [2, 6], "
+         "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])); %3 = exp(%2); %3"),
+       1e-6},
+      {"l_collapse",
+       F("%0 = collapse_sum_like(%a, %b); %1 = collapse_sum_like(%a, const(float32, [3, 1], [0, 0, 0])); "
+         "%2 = sum(%1); %3 = add(%0, %2); %3"),
+       1e-6},
+  };
+  cg_check_cases("onnx_like", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+}
+END_TEST
+
 START_TEST(index_out_of_range) {
   /* the evaluator raises a ValueError; the kernel returns 1 */
   void *h = compile_one("onnx_take",
@@ -311,6 +342,7 @@ int main(void) {
   tcase_add_test(tc, matmul);
   tcase_add_test(tc, rare_ops);
   tcase_add_test(tc, index_out_of_range);
+  tcase_add_test(tc, like_ops);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -146,6 +146,24 @@ START_TEST(test_nan_equals_nan_and_zeros_are_equal) {
 }
 END_TEST
 
+/* TVM's rule (issue 40): doubles within an absolute 1e-9 are equal (an
+ * epsilon read back from float32 equals 1e-5); ints stay exact, and every
+ * finite double hashes alike so equal values keep equal hashes. */
+START_TEST(test_floats_equal_within_tvm_tolerance) {
+  irm_any e32 = irm_any_float((double)1e-5f), e = irm_any_float(1e-5), far = irm_any_float(1e-5 + 2e-9);
+  ck_assert(equal(&e32, &e));
+  ck_assert(hash(&e32) == hash(&e));
+  ck_assert(!equal(&e, &far));
+  irm_any big = irm_any_float(1e12), big1 = irm_any_float(1e12 + 1.0 / 1024);
+  ck_assert(!equal(&big, &big1)); /* absolute, not relative */
+  irm_any i1 = irm_any_int(1000000000000), i2 = irm_any_int(1000000000001);
+  ck_assert(!equal(&i1, &i2));
+  irm_any inf = irm_any_float(INFINITY), max = irm_any_float(1.7976931348623157e308);
+  ck_assert(!equal(&inf, &max));
+  ck_assert(hash(&inf) != hash(&max));
+}
+END_TEST
+
 START_TEST(test_str_and_string_compare_by_bytes) {
   irm_object *s = new_string("abc");
   irm_any obj = irm_any_object(s), str = irm_any_str("abc"), other = irm_any_str("abd");
@@ -463,6 +481,7 @@ static Suite *structural_suite(void) {
 
   TCase *tc = tcase_create("scalars");
   tcase_add_test(tc, test_int_float_and_bool_are_never_equal);
+  tcase_add_test(tc, test_floats_equal_within_tvm_tolerance);
   tcase_add_test(tc, test_scalars_compare_by_value);
   tcase_add_test(tc, test_nan_equals_nan_and_zeros_are_equal);
   tcase_add_test(tc, test_str_and_string_compare_by_bytes);

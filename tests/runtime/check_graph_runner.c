@@ -134,6 +134,37 @@ START_TEST(test_runs_by_index_and_name) {
 }
 END_TEST
 
+/* TVM's __nop (issue 40): a reshape sharing its input's storage; the
+ * runner runs nothing for it, and the next node reads the same bytes. */
+static const char NOP_GRAPH[] =
+    "{\"nodes\": [{\"op\": \"null\", \"name\": \"x\", \"inputs\": []},"
+    " {\"op\": \"null\", \"name\": \"y\", \"inputs\": []},"
+    " {\"op\": \"tvm_op\", \"name\": \"add\", \"attrs\": {\"func_name\": \"add_packed\", \"num_inputs\": \"2\","
+    " \"num_outputs\": \"1\", \"flatten_data\": \"0\"}, \"inputs\": [[0, 0, 0], [1, 0, 0]]},"
+    " {\"op\": \"tvm_op\", \"name\": \"reshape\", \"attrs\": {\"func_name\": \"__nop\", \"num_inputs\": \"1\","
+    " \"num_outputs\": \"1\", \"flatten_data\": \"0\"}, \"inputs\": [[2, 0, 0]]},"
+    " {\"op\": \"tvm_op\", \"name\": \"neg\", \"attrs\": {\"func_name\": \"neg_packed\", \"num_inputs\": \"1\","
+    " \"num_outputs\": \"1\", \"flatten_data\": \"0\"}, \"inputs\": [[3, 0, 0]]}],"
+    " \"arg_nodes\": [0, 1], \"heads\": [[4, 0, 0]],"
+    " \"attrs\": {\"dltype\": [\"list_str\", [\"float32\", \"float32\", \"float32\", \"float32\", \"float32\"]],"
+    " \"storage_id\": [\"list_int\", [0, 1, 2, 2, 3]],"
+    " \"shape\": [\"list_shape\", [[4], [4], [4], [2, 2], [4]]]},"
+    " \"node_row_ptr\": [0, 1, 2, 3, 4, 5]}";
+
+START_TEST(test_nop_nodes_run_nothing_and_share_storage) {
+  irm_graph_runner *r = make(NOP_GRAPH);
+  float x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 40}, out[4] = {0};
+  int64_t s4[] = {4};
+  DLTensor tx = f32(x, s4, 1), ty = f32(y, s4, 1), to = f32(out, s4, 1);
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 0, &tx), 0);
+  ck_assert_int_eq(irm_graph_runner_set_input(r, 1, &ty), 0);
+  ck_assert_int_eq(irm_graph_runner_run(r), 0);
+  ck_assert_int_eq(irm_graph_runner_get_output(r, 0, &to), 0);
+  for (int i = 0; i < 4; i++) ck_assert_float_eq(out[i], -(x[i] + y[i]));
+  irm_graph_runner_free(r);
+}
+END_TEST
+
 START_TEST(test_set_output_zero_copy) {
   float x[] = {1, 2, 3, 4}, y[] = {10, 20, 30, 40}, out[4] = {0}, other[4] = {7, 7, 7, 7};
   int64_t s4[] = {4}, s3[] = {3};
@@ -389,6 +420,7 @@ int main(void) {
   Suite *s = suite_create("graph_runner");
   TCase *tc = tcase_create("runner");
   tcase_add_test(tc, test_runs_by_index_and_name);
+  tcase_add_test(tc, test_nop_nodes_run_nothing_and_share_storage);
   tcase_add_test(tc, test_set_output_zero_copy);
   tcase_add_test(tc, test_wrong_arguments);
   tcase_add_test(tc, test_params);

@@ -38,6 +38,10 @@ extern "C" {
 #define IRM_OP_ATTR_INFER_TYPE "FInferType"
 #define IRM_OP_ATTR_EVALUATE "FEvaluate"
 #define IRM_OP_ATTR_CODEGEN_C "FCodegenC"
+/* Bool: a two-input op whose inputs may swap (add, multiply, maximum,
+ * ...); the pattern matcher then tries a call pattern's two arguments in
+ * both orders, as TVM's does. A plugin's op sets it like any attribute. */
+#define IRM_OP_ATTR_COMMUTATIVE "TOpIsCommutative"
 
 /* TVM's op patterns, with TVM's values; fusion combines them in this
  * order of generality. */

@@ -322,6 +322,17 @@ typedef struct irm_cast_attrs {
 } irm_cast_attrs;
 IRM_API int irm_cast_attrs_decode(const char *op, const irm_object *attrs, irm_cast_attrs *out);
 
+/* zeros, ones and full (TVM's creation ops). shape is required (absent:
+ * ValueError); dtype absent: has_dtype 0 and dtype float32 (full then takes
+ * its fill value's dtype). */
+typedef struct irm_full_attrs {
+  int64_t shape[IRM_TENSOR_MAX_NDIM];
+  int32_t ndim;
+  DLDataType dtype;
+  int has_dtype;
+} irm_full_attrs;
+IRM_API int irm_full_attrs_decode(const char *op, const irm_object *attrs, irm_full_attrs *out);
+
 /* ---- reduce ----------------------------------------------------------- */
 
 /* sum, mean, max, min and prod. Defaults: axis absent (n_axis -1: every
@@ -410,9 +421,11 @@ typedef struct irm_broadcast_to_attrs {
 } irm_broadcast_to_attrs;
 IRM_API int irm_broadcast_to_attrs_decode(const char *op, const irm_object *attrs, irm_broadcast_to_attrs *out);
 
-/* take and gather. Default: axis 0. */
+/* take and gather. Default: axis 0 (has_axis 1); take's axis absent
+ * (has_axis 0) is TVM's axis=None: data flattened. */
 typedef struct irm_take_attrs {
   int64_t axis;
+  int has_axis;
 } irm_take_attrs;
 IRM_API int irm_take_attrs_decode(const char *op, const irm_object *attrs, irm_take_attrs *out);
 

@@ -2,7 +2,8 @@
  * power, mod (truncated, C's fmod) and floor_mod (the divisor's sign) with
  * NumPy broadcasting (pattern BROADCAST); negative, exp, sqrt, relu,
  * sigmoid, tanh, log, erf, abs, floor, ceil, the trigonometric and
- * hyperbolic functions, round, sign, clip and cast (ELEMWISE). Floats
+ * hyperbolic functions, round, sign, clip, cast and cast_like, and the
+ * creation ops zeros, ones, full and their _like forms (ELEMWISE). Floats
  * compute in double and round once when stored; ints
  * compute in int64 and wrap to their width, as C's unsigned arithmetic and
  * TVM's generated code do. Integer division truncates toward zero (TVM's
@@ -260,12 +261,78 @@ static int cast_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   return IRM_OK;
 }
 
-/* zeros_like: the input's type, every element 0 (the result tensor is
- * made zeroed). */
+/* cast_like: cast to the second argument's dtype (its shape unused). */
+static int cast_like_infer(const ops_ctx *c, irm_object **out) {
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[1]), irm_tensor_type_shape(c->types[0]),
+                            irm_tensor_type_ndim(c->types[0]), out);
+}
+
+/* ---- creation: zeros, ones, full and their _like forms -------------------------------------- */
+
+/* zeros and zeros_like: every element 0 (the result tensor is made
+ * zeroed). */
 static int zeros_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   (void)c, (void)in, (void)out;
   return IRM_OK;
 }
+
+static int ones_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c, (void)in;
+  ops_kind k = irm_ops_tensor_kind_(out);
+  int64_t numel = irm_tensor_numel(out);
+  for (int64_t i = 0; i < numel; i++) irm_ops_store_i64_(out, k, i, 1);
+  return IRM_OK;
+}
+
+/* full and full_like: every element the scalar fill value (the last
+ * argument), converted as cast converts. */
+static int full_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  const irm_tensor *fill = in[c->nargs - 1];
+  ops_kind from = irm_ops_tensor_kind_(fill), to = irm_ops_tensor_kind_(out);
+  int64_t numel = irm_tensor_numel(out);
+  if (irm_ops_kind_is_float_(from)) {
+    double v = irm_ops_load_f64_(fill, from, 0);
+    for (int64_t i = 0; i < numel; i++) irm_ops_store_f64_(out, to, i, v);
+  } else {
+    int64_t v = irm_ops_load_i64_(fill, from, 0);
+    for (int64_t i = 0; i < numel; i++) irm_ops_store_i64_(out, to, i, v);
+  }
+  return IRM_OK;
+}
+
+/* TypeError unless the fill value (argument i) is a scalar, as TVM's
+ * full and full_like require. */
+static int need_scalar(const ops_ctx *c, size_t i) {
+  if (irm_tensor_type_ndim(c->types[i]) == 0) return IRM_OK;
+  char a[64], t[OPS_TYPE_BUF];
+  return irm_error(IRM_ETYPE, "%s: %s must be a scalar (rank 0), got %s", c->def->name, irm_ops_arg_text_(c, i, a),
+                   irm_ops_type_text_(c->types[i], t));
+}
+
+/* zeros, ones (no arguments) and full (the fill value): shape and dtype
+ * from the attributes; full's dtype absent is the fill value's. */
+static int creation_infer(const ops_ctx *c, irm_object **out) {
+  irm_full_attrs a;
+  int rc = irm_full_attrs_decode(c->def->name, c->attrs, &a);
+  if (!rc && c->nargs == 1) {
+    rc = need_scalar(c, 0);
+    if (!a.has_dtype) a.dtype = irm_tensor_type_dtype(c->types[0]);
+  }
+  return rc ? rc : irm_ops_make_type_(c, a.dtype, a.shape, a.ndim, out);
+}
+
+static int full_like_infer(const ops_ctx *c, irm_object **out) {
+  int rc = need_scalar(c, 1);
+  return rc ? rc : same_type_infer(c, out);
+}
+
+static const ops_attr_def creation_attrs[] = {
+    {"shape", IRM_OPTION_ARRAY_INT, NULL, "the result shape", 1},
+    {"dtype", IRM_OPTION_STR, NULL, "the result dtype; absent: float32 (full: the fill value's)", 0},
+};
+static const char *const full_args[] = {"fill_value"};
+static const char *const full_like_args[] = {"data", "fill_value"};
+static const char *const cast_like_args[] = {"data", "dtype_like"};
 
 static const ops_attr_def cast_attrs[] = {
     {"dtype", IRM_OPTION_STR, NULL, "the result dtype: float32, float16, int32, int8, uint8, float64, int64 or bool",
@@ -315,6 +382,12 @@ const ops_op_def irm_ops_elemwise_[] = {
     UNARY("sign", OPS_NUMERIC),
     {"clip", 1, unary_args, IRM_OP_ELEMWISE, OPS_NUMERIC, clip_attrs, 2, same_type_infer, clip_eval},
     {"cast", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, cast_attrs, 1, cast_infer, cast_eval},
+    {"cast_like", 2, cast_like_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, NULL, 0, cast_like_infer, cast_eval},
     {"zeros_like", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, NULL, 0, same_type_infer, zeros_eval},
+    {"ones_like", 1, unary_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, NULL, 0, same_type_infer, ones_eval},
+    {"full_like", 2, full_like_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, NULL, 0, full_like_infer, full_eval},
+    {"zeros", 0, NULL, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, creation_attrs, 2, creation_infer, zeros_eval},
+    {"ones", 0, NULL, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, creation_attrs, 2, creation_infer, ones_eval},
+    {"full", 1, full_args, IRM_OP_ELEMWISE, OPS_ANY_DTYPE, creation_attrs, 2, creation_infer, full_eval},
 };
 const size_t irm_ops_elemwise_count_ = sizeof irm_ops_elemwise_ / sizeof irm_ops_elemwise_[0];

@@ -619,6 +619,20 @@ int irm_cast_attrs_decode(const char *op, const irm_object *attrs, irm_cast_attr
   return get_dtype(op, attrs, "dtype", &out->dtype);
 }
 
+int irm_full_attrs_decode(const char *op, const irm_object *attrs, irm_full_attrs *out) {
+  static const DLDataType f32 = {kDLFloat, 32, 1};
+  out->dtype = f32, out->has_dtype = find(attrs, "dtype") != NULL;
+  int rc = get_ints(op, attrs, "shape", out->shape, IRM_TENSOR_MAX_NDIM, &out->ndim);
+  if (!rc && out->ndim < 0) {
+    out->ndim = 0;
+    rc = required(op, "shape");
+  }
+  for (int32_t i = 0; !rc && i < out->ndim; i++)
+    if (out->shape[i] < 0)
+      rc = irm_error(IRM_EVALUE, "%s: shape has a negative size %lld", op, (long long)out->shape[i]);
+  return rc || !out->has_dtype ? rc : get_dtype(op, attrs, "dtype", &out->dtype);
+}
+
 /* ---- reduce ----------------------------------------------------------------------------------- */
 
 int irm_reduce_attrs_decode(const char *op, const irm_object *attrs, irm_reduce_attrs *out) {
@@ -710,7 +724,7 @@ int irm_broadcast_to_attrs_decode(const char *op, const irm_object *attrs, irm_b
 }
 
 int irm_take_attrs_decode(const char *op, const irm_object *attrs, irm_take_attrs *out) {
-  out->axis = 0;
+  out->axis = 0, out->has_axis = strcmp(op, "take") != 0 || find(attrs, "axis") != NULL; /* gather: 0 */
   return get_int(op, attrs, "axis", &out->axis);
 }
 

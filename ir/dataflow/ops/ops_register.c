@@ -196,6 +196,26 @@ static int register_op(const ops_op_def *def) {
   return rc ? irm_error_context(rc, "registering op '%s'", def->name) : IRM_OK;
 }
 
+/* The built-in two-input ops whose inputs may swap: TOpIsCommutative,
+ * which the pattern matcher reads. */
+static const char *const commutative_ops[] = {"add",   "multiply",  "maximum",     "minimum",
+                                              "equal", "not_equal", "logical_and", "logical_or"};
+
+static int set_commutative(void) {
+  int rc = IRM_OK;
+  for (size_t i = 0; !rc && i < sizeof commutative_ops / sizeof commutative_ops[0]; i++) {
+    irm_kind *kind = NULL;
+    int missing = 0;
+    rc = irm_kind_find(IRM_OP_CATEGORY, commutative_ops[i], &kind);
+    if (!rc) rc = attr_missing(kind, IRM_OP_ATTR_COMMUTATIVE, &missing);
+    if (!rc && missing) {
+      irm_any yes = irm_any_bool(true);
+      rc = irm_kind_set_attr(kind, IRM_OP_ATTR_COMMUTATIVE, &yes, 10);
+    }
+  }
+  return rc;
+}
+
 int irm_register_builtin_ops_(void) {
   const struct {
     const ops_op_def *ops;
@@ -211,5 +231,5 @@ int irm_register_builtin_ops_(void) {
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)
     for (size_t i = 0; !rc && i < tables[t].n; i++) rc = register_op(&tables[t].ops[i]);
-  return rc;
+  return rc ? rc : set_commutative();
 }

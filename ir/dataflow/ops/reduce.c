@@ -1,10 +1,11 @@
-/* The reductions: sum, mean, max, min, prod, argmax and argmin
- * (COMM_REDUCE), argsort (OPAQUE, as TVM's; a stable sort), and
+/* The reductions: sum, mean, max, min, prod, argmax, argmin and
+ * collapse_sum_like (COMM_REDUCE), argsort (OPAQUE, as TVM's; a stable sort), and
  * nn.softmax and nn.log_softmax (OUT_ELEMWISE_FUSABLE), with TVM's
  * attributes. Reductions accumulate in double (floats) or int64 (ints,
  * wrapped once when stored); the mean of ints truncates toward zero, as
  * TVM's integer division does. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "irm/container.h"
@@ -304,6 +305,52 @@ static const ops_attr_def softmax_attrs[] = {
 
 /* ---- the table ------------------------------------------------------------------------- */
 
+/* ---- collapse_sum_like: sums data down to the second argument's shape ------------------------ */
+
+static const char *const collapse_args[] = {"data", "collapse_type"};
+
+/* The second argument's shape must broadcast to data's (NumPy's rules):
+ * the sum undoes that broadcast. */
+static int collapse_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *d = irm_tensor_type_shape(c->types[0]), *want = irm_tensor_type_shape(c->types[1]);
+  int32_t nd = irm_tensor_type_ndim(c->types[0]), nw = irm_tensor_type_ndim(c->types[1]);
+  int ok = nw <= nd;
+  for (int32_t i = 0; ok && i < nw; i++) ok = want[nw - 1 - i] == 1 || want[nw - 1 - i] == d[nd - 1 - i];
+  if (!ok) {
+    char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
+    return irm_error(
+        IRM_ETYPE,
+        "collapse_sum_like: the shape %s of argument 2 (collapse_type) does not broadcast to the shape %s of argument 1 (data)",
+        irm_ops_shape_text_(want, nw, s1), irm_ops_shape_text_(d, nd, s2));
+  }
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), want, nw, out);
+}
+
+/* Accumulates in double (floats) or int64 (ints, wrapped once when stored),
+ * as sum does. */
+static int collapse_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
+  (void)c;
+  const DLTensor *d = irm_tensor_dl(in[0]), *o = irm_tensor_dl(out);
+  int64_t so[OPS_MAX_NDIM], none[OPS_MAX_NDIM] = {0}, n = irm_tensor_numel(out);
+  irm_ops_broadcast_strides_(o->shape, o->ndim, d->shape, d->ndim, so);
+  ops_kind k = irm_ops_tensor_kind_(out);
+  int fl = irm_ops_kind_is_float_(k);
+  double *fs = fl ? calloc((size_t)(n ? n : 1), sizeof *fs) : NULL;
+  int64_t *is = fl ? NULL : calloc((size_t)(n ? n : 1), sizeof *is);
+  if (!fs && !is) return irm_error(IRM_ENOMEM, "collapse_sum_like: out of memory");
+  BROADCAST_LOOP(d->shape, d->ndim, irm_tensor_numel(in[0]), so, none, {
+    if (fl) fs[ia] += irm_ops_load_f64_(in[0], k, oi);
+    else is[ia] = (int64_t)((uint64_t)is[ia] + (uint64_t)irm_ops_load_i64_(in[0], k, oi));
+  });
+  for (int64_t i = 0; i < n; i++) {
+    if (fl) irm_ops_store_f64_(out, k, i, fs[i]);
+    else irm_ops_store_i64_(out, k, i, is[i]);
+  }
+  free(fs);
+  free(is);
+  return IRM_OK;
+}
+
 const ops_op_def irm_ops_reduce_[] = {
     {"sum", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
     {"mean", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, reduce_attrs, 3, reduce_infer, reduce_eval},
@@ -313,6 +360,7 @@ const ops_op_def irm_ops_reduce_[] = {
     {"argmax", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
     {"argsort", 1, data_arg, IRM_OP_OPAQUE, OPS_NUMERIC, argsort_attrs, 3, argsort_infer, argsort_eval},
     {"argmin", 1, data_arg, IRM_OP_COMM_REDUCE, OPS_NUMERIC, argreduce_attrs, 3, argreduce_infer, argreduce_eval},
+    {"collapse_sum_like", 2, collapse_args, IRM_OP_COMM_REDUCE, OPS_NUMERIC, NULL, 0, collapse_infer, collapse_eval},
     {"nn.softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,
      softmax_eval},
     {"nn.log_softmax", 1, softmax_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, softmax_attrs, 1, softmax_infer,

@@ -1,6 +1,6 @@
 /* The shape ops, with TVM's names and patterns (INJECTIVE, expand_dims
- * and broadcast_to BROADCAST): reshape, transpose, concatenate (any
- * number of inputs), strided_slice, squeeze, expand_dims, broadcast_to,
+ * and the broadcast_to forms BROADCAST): reshape, reshape_like, transpose, concatenate (any
+ * number of inputs), strided_slice, squeeze, expand_dims, broadcast_to, broadcast_to_like,
  * take (gather along an axis), gather (ONNX GatherElements),
  * scatter_elements, scatter_nd and nn.pad (constant, edge or reflect). They
  * move elements without arithmetic, so every dtype works the same: bytes
@@ -374,6 +374,41 @@ static int bcast_to_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tens
   return IRM_OK;
 }
 
+/* reshape_like and broadcast_to_like: the shape of the second argument
+ * (its dtype unused); reshape_like keeps the element count. */
+static int reshape_like_infer(const ops_ctx *c, irm_object **out) {
+  const int64_t *want = irm_tensor_type_shape(c->types[1]), *have = irm_tensor_type_shape(c->types[0]);
+  int32_t nw = irm_tensor_type_ndim(c->types[1]), nh = irm_tensor_type_ndim(c->types[0]);
+  if (irm_ops_numel_(want, nw) != irm_ops_numel_(have, nh)) {
+    char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
+    return irm_error(
+        IRM_ETYPE,
+        "reshape_like: cannot reshape argument 1 (data) of shape %s to the shape %s of argument 2 (shape_like)",
+        irm_ops_shape_text_(have, nh, s1), irm_ops_shape_text_(want, nw, s2));
+  }
+  return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), want, nw, out);
+}
+
+static int bcast_like_infer(const ops_ctx *c, irm_object **out) {
+  int64_t shape[OPS_MAX_NDIM];
+  int32_t m = 0, nw = irm_tensor_type_ndim(c->types[1]);
+  const int64_t *want = irm_tensor_type_shape(c->types[1]);
+  int rc = irm_ops_broadcast_(c->def->name, irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), want,
+                              nw, shape, &m);
+  if (!rc && (m != nw || memcmp(shape, want, sizeof *shape * (size_t)m) != 0)) {
+    char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
+    return irm_error(
+        IRM_ETYPE,
+        "broadcast_to_like: argument 1 (data) of shape %s does not broadcast to the shape %s of argument 2 (broadcast_type)",
+        irm_ops_shape_text_(irm_tensor_type_shape(c->types[0]), irm_tensor_type_ndim(c->types[0]), s1),
+        irm_ops_shape_text_(want, nw, s2));
+  }
+  return rc ? rc : irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, m, out);
+}
+
+static const char *const reshape_like_args[] = {"data", "shape_like"};
+static const char *const bcast_like_args[] = {"data", "broadcast_type"};
+
 static const ops_attr_def squeeze_attrs[] = {
     {"axis", IRM_OPTION_ARRAY_INT, NULL, "the axes of size 1 to drop; absent: every one of size 1", 0},
 };
@@ -389,12 +424,18 @@ static const ops_attr_def bcast_to_attrs[] = {
 
 static const char *const take_args[] = {"data", "indices"};
 
-/* take's and gather's axis, normalized for rank nd. */
-static int take_axis(const ops_ctx *c, int32_t nd, int32_t *axis) {
+/* take's and gather's axis, normalized for rank nd; *flat (may be NULL)
+ * 1 when take's axis is absent (TVM's axis=None: data flattened, axis 0
+ * of it). */
+static int take_axis_flat(const ops_ctx *c, int32_t nd, int32_t *axis, int *flat) {
   irm_take_attrs at;
   int rc = irm_take_attrs_decode(c->def->name, c->attrs, &at);
-  return rc ? rc : irm_ops_norm_axis_(c, 0, at.axis, nd, axis);
+  if (flat) *flat = !rc && !at.has_axis;
+  if (!rc && !at.has_axis) *axis = 0;
+  return rc || !at.has_axis ? rc : irm_ops_norm_axis_(c, 0, at.axis, nd, axis);
 }
+
+static int take_axis(const ops_ctx *c, int32_t nd, int32_t *axis) { return take_axis_flat(c, nd, axis, NULL); }
 
 static int take_infer(const ops_ctx *c, irm_object **out) {
   ops_kind k = irm_ops_kind_of_(irm_tensor_type_dtype(c->types[1]));
@@ -405,9 +446,11 @@ static int take_infer(const ops_ctx *c, irm_object **out) {
   }
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *ix = irm_tensor_type_shape(c->types[1]);
   int32_t nd = irm_tensor_type_ndim(c->types[0]), ni = irm_tensor_type_ndim(c->types[1]), axis = 0, m = 0;
-  if (nd == 0) return irm_error(IRM_ETYPE, "take: argument 1 (data) is a scalar; it needs rank 1 or more");
-  int rc = take_axis(c, nd, &axis);
+  int flat = 0;
+  int rc = take_axis_flat(c, nd, &axis, &flat);
   if (rc) return rc;
+  if (flat) nd = 1; /* the result: indices' shape */
+  else if (nd == 0) return irm_error(IRM_ETYPE, "take: argument 1 (data) is a scalar; it needs rank 1 or more");
   if (nd - 1 + ni > OPS_MAX_NDIM)
     return irm_error(IRM_ETYPE, "take: the result would have rank %d, more than %d", (int)(nd - 1 + ni), OPS_MAX_NDIM);
   int64_t shape[OPS_MAX_NDIM];
@@ -420,11 +463,12 @@ static int take_infer(const ops_ctx *c, irm_object **out) {
 static int take_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *src = irm_tensor_dl(in[0]);
   int32_t axis = 0;
-  int rc = take_axis(c, src->ndim, &axis);
+  int flat = 0;
+  int rc = take_axis_flat(c, src->ndim, &axis, &flat);
   if (rc) return rc;
-  int64_t outer = 1, inner = 1, n = src->shape[axis], count = irm_tensor_numel(in[1]);
-  for (int32_t d = 0; d < axis; d++) outer *= src->shape[d];
-  for (int32_t d = axis + 1; d < src->ndim; d++) inner *= src->shape[d];
+  int64_t outer = 1, inner = 1, n = flat ? irm_tensor_numel(in[0]) : src->shape[axis], count = irm_tensor_numel(in[1]);
+  for (int32_t d = 0; d < axis && !flat; d++) outer *= src->shape[d];
+  for (int32_t d = axis + 1; d < src->ndim && !flat; d++) inner *= src->shape[d];
   ops_kind k = irm_ops_tensor_kind_(in[1]);
   size_t size = irm_dtype_size(src->dtype), chunk = (size_t)inner * size;
   char *o = irm_tensor_data(out);
@@ -444,6 +488,10 @@ static int take_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
 }
 
 static const ops_attr_def take_attrs[] = {
+    {"axis", IRM_OPTION_INT, NULL, "the axis to gather along (negative counts from the end); absent: data flattened",
+     0},
+};
+static const ops_attr_def gather_attrs[] = {
     {"axis", IRM_OPTION_INT, "0", "the axis to gather along (negative counts from the end)", 0},
 };
 
@@ -704,8 +752,11 @@ const ops_op_def irm_ops_shape_[] = {
     {"squeeze", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, squeeze_attrs, 1, squeeze_infer, copy_eval},
     {"expand_dims", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, expand_attrs, 2, expand_infer, copy_eval},
     {"broadcast_to", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, bcast_to_attrs, 1, bcast_to_infer, bcast_to_eval},
+    {"reshape_like", 2, reshape_like_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, NULL, 0, reshape_like_infer, copy_eval},
+    {"broadcast_to_like", 2, bcast_like_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, bcast_like_infer,
+     bcast_to_eval},
     {"take", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, take_infer, take_eval},
-    {"gather", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, gather_infer, gather_eval},
+    {"gather", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, gather_attrs, 1, gather_infer, gather_eval},
     {"scatter_elements", 3, scatter_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, scatter_elements_attrs, 2,
      scatter_elements_infer, scatter_eval},
     {"scatter_nd", 3, scatter_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, scatter_nd_attrs, 1, scatter_nd_infer,

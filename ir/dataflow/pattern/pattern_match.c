@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "irm/container.h"
+#include "irm/dataflow/op.h"
 #include "irm/error.h"
 #include "irm/structural.h"
 #include "pattern_internal.h"
@@ -219,14 +220,43 @@ static int all_inputs(mstate *s, irm_object *call) {
   return 1;
 }
 
+/* Whether call e's op has the registered attribute TOpIsCommutative
+ * (add, multiply, maximum, ...: ops/ops_register.c). */
+static int commutative(const irm_object *e) {
+  irm_object *callee = irm_call_callee(e);
+  if (irm_expr_kind_of(callee) != IRM_EXPR_OP) return 0;
+  irm_any v = irm_any_none();
+  if (irm_op_get_attr(callee, IRM_OP_ATTR_COMMUTATIVE, &v)) {
+    irm_clear_error();
+    return 0;
+  }
+  int yes = (v.type_code == IRM_INT || v.type_code == IRM_BOOL) && v.v_int;
+  irm_any_release(&v);
+  return yes;
+}
+
+static irm_object *swapped_arg(const irm_object *e, size_t i) { return irm_call_arg(e, 1 - i); }
+
+/* A call pattern's arguments; for a commutative op of two arguments also
+ * in the other order, as TVM's matcher tries (is_op("add")(x, y) matches
+ * add(y, x)). */
+static int match_call_args(mstate *s, const irm_pattern_ *p, irm_object *e) {
+  if (!p->list) return all_inputs(s, e);
+  size_t mark = s->n, in_mark = s->inputs.n;
+  if (match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e)) return 1;
+  if (s->failed || irm_call_arg_count(e) != 2 || !commutative(e)) return 0;
+  s->n = mark;
+  s->inputs.n = in_mark;
+  return match_list(s, p->list, 2, swapped_arg, e);
+}
+
 static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
   irm_expr_kind k = irm_expr_kind_of(e);
   switch (p->kind) {
   case IRM_PATTERN_WILDCARD: return input_of_match(s, e);
   case IRM_PATTERN_OP: return e == p->data;
   case IRM_PATTERN_CALL:
-    return k == IRM_EXPR_CALL && match(s, p->sub[0], irm_call_callee(e)) &&
-           (p->list ? match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e) : all_inputs(s, e));
+    return k == IRM_EXPR_CALL && match(s, p->sub[0], irm_call_callee(e)) && match_call_args(s, p, e);
   case IRM_PATTERN_CONSTANT: return k == IRM_EXPR_CONSTANT;
   case IRM_PATTERN_VAR:
     return k == IRM_EXPR_VAR && (!p->data || strcmp(irm_var_name(e), irm_string_data(p->data)) == 0) &&

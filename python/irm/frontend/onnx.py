@@ -306,6 +306,19 @@ def _live_nodes(graph):
     return live
 
 
+class ShapeNameError(ValueError, AssertionError):
+    """from_onnx's shape names an input the model lacks: a ValueError, and
+    an AssertionError as TVM's from_onnx raises, so handlers of either
+    catch it."""
+
+
+def _check_shape_names(shape, names):
+    unknown = sorted(set(shape or ()) - set(names))
+    if unknown:
+        raise ShapeNameError("from_onnx: shape names %s, which the model does not take as an input; its inputs: %s"
+                             % (", ".join(repr(n) for n in unknown), ", ".join(repr(n) for n in names) or "none"))
+
+
 def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     """(IRModule, params dict name -> irm.Tensor) for the ONNX model; see the
     module's doc."""
@@ -327,6 +340,7 @@ def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     g = Graph(opset, names, max_constant_bytes)
     values = {"": None}
     init = {t.name: t for t in graph.initializer}
+    _check_shape_names(shape, [vi.name for vi in graph.input if vi.name not in init])
     inputs = []
     for vi in graph.input:
         if vi.name in init:

@@ -263,7 +263,7 @@ def _trilu(g, x, a, node):
 def _cast_like(g, x, a, node):
     if x[0].dtype == x[1].dtype:
         return [x[0]]
-    return [g.emit("cast", [x[0]], dtype=x[1].dtype)]
+    return [g.emit("cast_like", [x[0], x[1]])]  # TVM's mapping
 
 
 def _nll(g, logp, target, weight, a):
@@ -527,8 +527,8 @@ def _constant(g, x, a, node):
 def _constant_of_shape(g, x, a, node):
     shape = _ints(x[0], "ConstantOfShape's input")
     value = np.asarray(a.get("value", np.zeros(1, dtype=np.float32))).reshape(-1)
-    # a broadcast, so a value beyond max_constant_bytes is made at run time, never here
-    return [g.emit("broadcast_to", [g.const(value[:1].reshape(()))], shape=shape)]
+    # TVM's full, so a value beyond max_constant_bytes is made at run time, never here
+    return [g.emit("full", [g.const(value[:1].reshape(()))], shape=shape)]
 
 
 def _expand(g, x, a, node):

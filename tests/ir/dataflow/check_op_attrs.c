@@ -97,6 +97,7 @@ WRAP(batch_norm)
 WRAP(leaky_relu)
 WRAP(clip)
 WRAP(cast)
+WRAP(full)
 WRAP(reduce)
 WRAP(argreduce)
 WRAP(argsort)
@@ -140,6 +141,9 @@ static const decoder_case cases[] = {
     CASE("nn.leaky_relu", leaky_relu, NULL),
     CASE("clip", clip, NULL),
     CASE("cast", cast, "dtype"),
+    CASE("zeros", full, "shape"),
+    CASE("ones", full, "shape"),
+    CASE("full", full, "shape"),
     CASE("sum", reduce, NULL),
     CASE("mean", reduce, NULL),
     CASE("max", reduce, NULL),

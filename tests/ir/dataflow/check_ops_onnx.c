@@ -150,7 +150,14 @@ START_TEST(test_take_and_pad) {
   ck_assert_ok(EVAL("take", "axis=1", &out, TENSOR("float32", SHAPE(2, 3), VALS(0, 1, 2, 3, 4, 5)),
                     TENSOR("int64", SHAPE(2), VALS(2, -3))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(2, 0, 5, 3), EXACT);
-  EXPECT_TYPE("take", NULL, "(2, 2, 3) float32", T("float32", SHAPE(4, 3)), T("int32", SHAPE(2, 2)));
+  EXPECT_TYPE("take", "axis=0", "(2, 2, 3) float32", T("float32", SHAPE(4, 3)), T("int32", SHAPE(2, 2)));
+  /* issue 40: axis absent is TVM's axis=None, data flattened */
+  EXPECT_TYPE("take", NULL, "(2, 2) float32", T("float32", SHAPE(4, 3)), T("int32", SHAPE(2, 2)));
+  ck_assert_ok(EVAL("take", NULL, &out, TENSOR("float32", SHAPE(2, 3), VALS(0, 1, 2, 3, 4, 5)),
+                    TENSOR("int64", SHAPE(3), VALS(5, -1, 1))));
+  EXPECT_VALUES(out, "float32", SHAPE(3), VALS(5, 5, 1), EXACT);
+  EXPECT_EVAL_ERROR("take", NULL, IRM_EVALUE, "ValueError: take: index 6 is out of range for axis 0 of size 6",
+                    TENSOR("float32", SHAPE(2, 3), NULL), TENSOR("int64", SHAPE(1), VALS(6)));
   EXPECT_EVAL_ERROR("take", NULL, IRM_EVALUE, "ValueError: take: index 3 is out of range for axis 0 of size 3",
                     TENSOR("float32", SHAPE(3), VALS(0, 1, 2)), TENSOR("int64", SHAPE(1), VALS(3)));
   EXPECT_TYPE_ERROR("take", NULL, IRM_ETYPE,

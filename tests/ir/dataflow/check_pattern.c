@@ -71,7 +71,7 @@ START_TEST(test_call_op_wildcard_constant_var) {
   ck_assert_ok(irm_pattern_constant(&c3));
   irm_object *b3[2] = {c3, wild()};
   irm_object *p_swapped = call_take(op("multiply"), b3, 2);
-  ck_assert_int_eq(matches(p_swapped, mul), 0);
+  ck_assert_int_eq(matches(p_swapped, mul), 1); /* multiply is commutative: TVM's matcher tries both orders */
   irm_object *p_any_args = call_take(op("multiply"), NULL, 0);
   ck_assert_int_eq(matches(p_any_args, mul), 1);
   ck_assert_int_eq(matches(p_any_args, relu), 0);
@@ -81,6 +81,44 @@ START_TEST(test_call_op_wildcard_constant_var) {
   ck_assert_int_eq(irm_pattern_kind_of(relu), IRM_PATTERN_NONE);
   irm_object *objs[] = {p_relu, p_mul, p_mul_y, p_swapped, p_any_args, w};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+  irm_object_release(m);
+}
+END_TEST
+
+/* Issue 40: the registered attribute TOpIsCommutative makes a call
+ * pattern of two arguments match in either order; other ops stay
+ * ordered, and the captures follow the order that matched. */
+START_TEST(test_commutative_ops_match_either_order) {
+  irm_module *m = typed_main("%x: " T23, "  %0 = subtract(%x, const(float32, [], [2]));\n"
+                                         "  %1 = maximum(const(float32, [], [1]), %0);\n  %1\n");
+  irm_object *max = body_of(m), *sub = irm_call_arg(max, 1);
+  irm_object *c1 = NULL, *c2 = NULL;
+  ck_assert_ok(irm_pattern_constant(&c1));
+  ck_assert_ok(irm_pattern_constant(&c2));
+  irm_object *a[2] = {cap("lhs", wild()), cap("c", c1)};
+  irm_object *p_max = call_take(op("maximum"), a, 2);
+  irm_object *captures = NULL;
+  int matched = 0;
+  ck_assert_ok(irm_pattern_match(p_max, max, &matched, &captures));
+  ck_assert_int_eq(matched, 1);
+  ck_assert_ptr_eq(irm_map_find_cstr(captures, "lhs")->v_obj, sub);
+  ck_assert_ptr_eq(irm_map_find_cstr(captures, "c")->v_obj, irm_call_arg(max, 0));
+  irm_object_release(captures);
+  irm_object *b[2] = {c2, wild()};
+  irm_object *p_sub = call_take(op("subtract"), b, 2);
+  ck_assert_int_eq(matches(p_sub, sub), 0); /* subtract is not commutative */
+  irm_object *o = NULL;
+  ck_assert_ok(irm_op_get("maximum", &o));
+  irm_any v = irm_any_none();
+  ck_assert_ok(irm_op_get_attr(o, IRM_OP_ATTR_COMMUTATIVE, &v));
+  ck_assert_int_eq(v.v_int, 1);
+  irm_object_release(o);
+  ck_assert_ok(irm_op_get("subtract", &o));
+  ck_assert_ok(irm_op_get_attr(o, IRM_OP_ATTR_COMMUTATIVE, &v));
+  ck_assert_int_eq(v.type_code, IRM_NONE);
+  irm_object_release(o);
+  irm_object_release(p_max);
+  irm_object_release(p_sub);
   irm_object_release(m);
 }
 END_TEST
@@ -277,6 +315,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_call_op_wildcard_constant_var);
   tcase_add_test(tc, test_captures_bind_consistently);
+  tcase_add_test(tc, test_commutative_ops_match_either_order);
   tcase_add_test(tc, test_tuple_and_items);
   tcase_add_test(tc, test_alt_and_optional);
   tcase_add_test(tc, test_attr_type_dtype_shape);

@@ -83,9 +83,23 @@ START_TEST(test_partition_makes_composites) {
   ck_assert_error(irm_pattern_partition(e, "x", NULL, e, &bad), IRM_ETYPE, "TypeError: irm_pattern_partition: pattern");
   irm_module *untyped = ip_parse(IP_HEAD "def @main(%x: " T23 ", %y: " T23
                                          ") {\n  %0 = exp(%x);\n  %1 = add(%0, %y);\n  %2 = nn.relu(%1);\n  %2\n}\n");
-  ck_assert_error(irm_pattern_partition(p, "x", NULL, body_of(untyped), &bad), IRM_EVALUE,
-                  "ValueError: partitioning needs typed IR (run InferType)");
-  irm_object *objs[] = {p, out, attrs, g, (irm_object *)pm, x, y, inputs, (irm_object *)untyped};
+  /* issue 40, TVM's behaviour: untyped IR partitions, into a composite with untyped parameters */
+  irm_object *upart = NULL, *ug = NULL;
+  irm_module *um = NULL;
+  ck_assert_ok(irm_pattern_partition(p, "x", NULL, body_of(untyped), &upart));
+  irm_object *uf = irm_call_callee(upart);
+  ck_assert_int_eq(irm_expr_kind_of(uf), IRM_EXPR_FUNCTION);
+  ck_assert_uint_eq(irm_function_param_count(uf), 2);
+  ck_assert_ptr_null(irm_expr_type(upart));
+  ck_assert_ptr_null(irm_expr_type(irm_function_param(uf, 0)));
+  ck_assert_int_eq(irm_expr_kind_of(irm_call_arg(upart, 0)), IRM_EXPR_CALL); /* exp(%x), outside the match */
+  irm_object *uparams[2] = {irm_function_param(irm_module_function(untyped, "main"), 0),
+                            irm_function_param(irm_module_function(untyped, "main"), 1)};
+  ck_assert_ok(irm_function_new(uparams, 2, upart, NULL, NULL, &ug));
+  ck_assert_ok(irm_module_with_function(untyped, "main", ug, &um));
+  ck_assert_ok(irm_dataflow_verify(um));
+  irm_object *objs[] = {p,     out, attrs,           g, (irm_object *)pm, x, y, inputs, (irm_object *)untyped,
+                        upart, ug,  (irm_object *)um};
   for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
   irm_object_release(m);
 }

@@ -28,6 +28,28 @@ START_TEST(test_constant_calls_fold_into_one_constant) {
 }
 END_TEST
 
+/* Issue 40, TVM's behaviour: FoldConstant leaves nn.dropout (what
+ * follows it stays too); SimplifyInference is what removes it. */
+START_TEST(test_dropout_is_left_for_simplify_inference) {
+  const char *text = HEADER "def @main() {\n"
+                            "  %0 = nn.dropout(const(float32, [2], [1, 2]));\n"
+                            "  %1 = add(%0, const(float32, [], [1]));\n"
+                            "  %1\n"
+                            "}\n";
+  irm_module *m = parse_module(text), *out = fold(m), *simple = NULL, *folded = NULL;
+  assert_same_module(out, m);
+  ck_assert_ok(irm_dataflow_simplify_inference(m, &simple));
+  folded = fold(simple);
+  irm_module *want = parse_module(HEADER "def @main() -> Tensor[(2,), float32] {\n  const(float32, [2], [2, 3])\n}\n");
+  assert_same_module(folded, want);
+  irm_object_release(m);
+  irm_object_release(out);
+  irm_object_release(simple);
+  irm_object_release(folded);
+  irm_object_release(want);
+}
+END_TEST
+
 /* Regression: a 106-byte module made FoldConstant ask for 4 TB (`sum` of
  * a padded conv whose result is (1, 1, 1000000, 1000000) float32). A call
  * whose result and scratch exceed FoldConstant.max_bytes stays for run
@@ -346,6 +368,7 @@ int main(void) {
   Suite *s = suite_create("pass_fold_constant");
   TCase *tc = tcase_create("fold_constant");
   tcase_add_test(tc, test_constant_calls_fold_into_one_constant);
+  tcase_add_test(tc, test_dropout_is_left_for_simplify_inference);
   tcase_add_test(tc, test_calls_beyond_max_bytes_are_left_for_run_time);
   tcase_add_test(tc, test_a_result_that_does_not_match_the_call_type_is_an_error);
   tcase_add_test(tc, test_typed_programs_fold_and_evaluate_the_same);

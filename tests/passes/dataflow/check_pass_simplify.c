@@ -77,6 +77,25 @@ START_TEST(test_arithmetic_left_alone) {
 }
 END_TEST
 
+/* Issue 40, TVM's SimplifyConsecutiveAdd: add(add(x, c1), c2) is
+ * add(x, c1 + c2), with the constants on either side; chains fold into
+ * one add; a sum larger than both constants (they broadcast against each
+ * other) is left alone. */
+START_TEST(test_consecutive_constant_adds_merge) {
+  check_simplifies(T23,
+                   "  %0 = add(%x, const(float32, [], [1]));\n  %1 = add(%0, const(float32, [3], [1, 2, 3]));\n  %1\n",
+                   "  %0 = add(%x, const(float32, [3], [2, 3, 4]));\n  %0\n");
+  check_simplifies(T23,
+                   "  %0 = add(const(float32, [], [1]), %x);\n  %1 = add(const(float32, [], [2]), %0);\n"
+                   "  %2 = add(%1, const(float32, [], [4]));\n  %2\n",
+                   "  %0 = add(%x, const(float32, [], [7]));\n  %0\n");
+  check_unchanged(main_of(T23, "  %0 = add(%x, const(float32, [2, 1], [1, 2]));\n"
+                               "  %1 = add(%0, const(float32, [3], [1, 2, 3]));\n  %1\n"));
+  check_unchanged(main_of(T23, "  %0 = subtract(%x, const(float32, [], [1]));\n"
+                               "  %1 = add(%0, const(float32, [], [2]));\n  %1\n"));
+}
+END_TEST
+
 START_TEST(test_reshape_of_reshape) {
   check_simplifies(T23, "  %0 = reshape(%x, newshape=[6]);\n  %1 = reshape(%0, newshape=[3, 2]);\n  %1\n",
                    "  %0 = reshape(%x, newshape=[3, 2]);\n  %0\n");
@@ -190,6 +209,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_arithmetic_identities);
   tcase_add_test(tc, test_arithmetic_left_alone);
+  tcase_add_test(tc, test_consecutive_constant_adds_merge);
   tcase_add_test(tc, test_reshape_of_reshape);
   tcase_add_test(tc, test_transpose_of_transpose);
   tcase_add_test(tc, test_results_match_on_rank3);
