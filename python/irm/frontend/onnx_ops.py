@@ -5,6 +5,7 @@ values. Defaults are the ONNX operator specification's (opsets 11-17)."""
 import numpy as np
 
 from .onnx_ops_util import ONNX_TO_IRM, _need_const, _ints, _axis, _scalar  # noqa: F401
+from .onnx_ops_qnn import CONVERTERS_QNN
 from .onnx_ops_nn import (_conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
                           _softmax)  # noqa: F401
 
@@ -679,3 +680,5 @@ CONVERTERS = {
     "NegativeLogLikelihoodLoss": _nll_loss, "SoftmaxCrossEntropyLoss": _softmax_ce,
     "ArgMax": _argreduce("argmax"), "ArgMin": _argreduce("argmin"),
 }
+# The quantized ops (onnx_ops_qnn.py); a non-default domain's op types are keyed "<domain>.<op_type>".
+CONVERTERS.update(CONVERTERS_QNN)

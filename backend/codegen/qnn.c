@@ -1,0 +1,179 @@
+/* FCodegenC of the QNN ops (ir/dataflow/ops/qnn.c). The scalar math is
+ * runtime/kernels/irm_kernel_qnn.h's, which every generated file's prelude
+ * holds (codegen_c_prelude.c), so the generated code and the evaluator
+ * agree bit for bit. qnn.quantize, qnn.dequantize and qnn.requantize are
+ * expressions with their per-channel scales and zero points mapped on the
+ * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
+ * expressions over NumPy-broadcast operands and scalar parameters.
+ * qnn.conv2d (NCHW, OIHW) and qnn.dense are plain loops with int64 sums
+ * stored as int32 (wrapping, as the evaluator); qnn.concatenate
+ * re-quantizes each input into its block of the output. */
+#include <stdio.h>
+#include <string.h>
+
+#include "c_text.h"
+#include "codegen_c_internal.h"
+
+#define P irm_text_buf_printf_
+#define LL(x) ((long long)(x))
+
+/* The range of a quantized dtype, as C double literals. */
+static const char *q_lo(cg_dt dt) { return dt == CG_I8 ? "-128.0" : dt == CG_U8 ? "0.0" : "-2147483648.0"; }
+static const char *q_hi(cg_dt dt) { return dt == CG_I8 ? "127.0" : dt == CG_U8 ? "255.0" : "2147483647.0"; }
+
+/* A parameter buffer's element for channel expression ch (a scalar's 0). */
+static void param(const cg_tensor *p, const char *ch, irm_text_buf *b) {
+  P(b, "%s[%s]", p->name, p->numel == 1 ? "0" : ch);
+}
+
+/* ---- qnn.quantize, qnn.dequantize, qnn.requantize ------------------------------------------- */
+
+static int64_t channel_axis(const cg_call *c) {
+  int64_t axis = -1;
+  if (strcmp(c->op, "qnn.dequantize") == 0) {
+    irm_qnn_dequantize_attrs a;
+    if (irm_qnn_dequantize_attrs_decode(c->op, c->attrs, &a)) irm_clear_error(); /* checked by the type rule */
+    else axis = a.axis;
+  } else {
+    irm_qnn_quantize_attrs a;
+    if (irm_qnn_quantize_attrs_decode(c->op, c->attrs, &a)) irm_clear_error();
+    else axis = a.axis;
+  }
+  return axis < 0 ? axis + c->out.ndim : axis;
+}
+
+/* The data maps on itself; a per-channel parameter on the axis. */
+static void param_map(const cg_call *c, size_t i, int32_t *map) {
+  if (i == 0) {
+    for (int32_t d = 0; d < c->out.ndim; d++) map[d] = d;
+    return;
+  }
+  if (c->in[i].ndim == 1) map[0] = c->in[i].shape[0] == 1 ? -1 : (int32_t)channel_axis(c);
+}
+
+static int quantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  P(b, "(%s)irm_qnn_quantize((float)%s, (float)%s, (int64_t)%s, %s, %s)", irm_cg_ctype_(c->out.dt), a[0], a[1], a[2],
+    q_lo(c->out.dt), q_hi(c->out.dt));
+  return IRM_OK;
+}
+
+static int dequantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  (void)c;
+  P(b, "irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s)", a[0], a[2], a[1]);
+  return IRM_OK;
+}
+
+static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  irm_qnn_quantize_attrs at;
+  int rc = irm_qnn_quantize_attrs_decode(c->op, c->attrs, &at);
+  if (rc) return rc;
+  P(b, "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
+    irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
+    at.rounding == IRM_QNN_ROUND_UPWARD);
+  return IRM_OK;
+}
+
+/* ---- qnn.add, qnn.mul: dequantize both, the float op, quantize ------------------------------- */
+
+static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  char op = strcmp(c->op, "qnn.mul") == 0 ? '*' : '+';
+  P(b,
+    "(%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s) %c "
+    "irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s), (float)%s, (int64_t)%s, %s, %s)",
+    irm_cg_ctype_(c->out.dt), a[0], a[3], a[2], op, a[1], a[5], a[4], a[6], a[7], q_lo(c->out.dt), q_hi(c->out.dt));
+  return IRM_OK;
+}
+
+/* ---- qnn.conv2d (NCHW, OIHW) ------------------------------------------------------------------ */
+
+static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  irm_conv2d_attrs a;
+  int rc = irm_conv2d_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  const cg_tensor *d = &c->in[0], *w = &c->in[1];
+  int64_t n = d->shape[0], ci = d->shape[1], h = d->shape[2], wd = d->shape[3];
+  int64_t o = w->shape[0], i = w->shape[1], kh = w->shape[2], kw = w->shape[3];
+  int64_t oh = c->out.shape[2], ow = c->out.shape[3], og = o / a.groups;
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    const int64_t xz = (int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
+    c->in[2].name, c->in[4].name, c->in[5].name);
+  P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++) {\n", LL(n), LL(o));
+  P(b, "      const int64_t wz = (int64_t)");
+  param(&c->in[3], "o", b);
+  P(b, ", c0 = o / %lld * %lld;\n", LL(og), LL(i));
+  P(b, "      for (int64_t oy = 0; oy < %lld; oy++)\n      for (int64_t ox = 0; ox < %lld; ox++) {\n", LL(oh), LL(ow));
+  P(b, "        int64_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(i));
+  P(b, "        for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(kh));
+  P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld;\n          if (iy < 0 || iy >= %lld) continue;\n",
+    LL(a.strides[0]), LL(a.dilation[0]), LL(a.padding[0]), LL(h));
+  P(b, "          for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kw));
+  P(b, "            const int64_t ix = ox * %lld + kx * %lld - %lld;\n            if (ix < 0 || ix >= %lld) continue;\n",
+    LL(a.strides[1]), LL(a.dilation[1]), LL(a.padding[1]), LL(wd));
+  P(b, "            acc += ((int64_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name, LL(ci), LL(h),
+    LL(wd));
+  P(b, "                   ((int64_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz);\n          }\n        }\n",
+    w->name, LL(i), LL(kh), LL(kw));
+  P(b, "        %s[((n * %lld + o) * %lld + oy) * %lld + ox] = (int32_t)(uint32_t)(uint64_t)acc;\n      }\n    }\n",
+    c->out.name, LL(o), LL(oh), LL(ow));
+  return IRM_OK;
+}
+
+/* ---- qnn.dense ------------------------------------------------------------------------------- */
+
+static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  const cg_tensor *w = &c->in[1];
+  int64_t units = w->shape[0], k = w->shape[1], rows = units ? c->out.numel / units : 0;
+  if (c->out.numel == 0) return IRM_OK;
+  P(b, "    const int64_t xz = (int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
+    c->in[2].name, c->in[4].name, c->in[5].name);
+  P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t u = 0; u < %lld; u++) {\n", LL(rows), LL(units));
+  P(b, "      const int64_t wz = (int64_t)");
+  param(&c->in[3], "u", b);
+  P(b, ";\n      int64_t acc = 0;\n      for (int64_t i = 0; i < %lld; i++)\n", LL(k));
+  P(b, "        acc += ((int64_t)%s[r * %lld + i] - xz) * ((int64_t)%s[u * %lld + i] - wz);\n", c->in[0].name, LL(k),
+    w->name, LL(k));
+  P(b, "      %s[r * %lld + u] = (int32_t)(uint32_t)(uint64_t)acc;\n    }\n", c->out.name, LL(units));
+  return IRM_OK;
+}
+
+/* ---- qnn.concatenate ------------------------------------------------------------------------- */
+
+static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
+  (void)scratch;
+  irm_concatenate_attrs a;
+  int rc = irm_concatenate_attrs_decode(c->op, c->attrs, &a);
+  if (rc) return rc;
+  size_t n = (c->n_in - 2) / 3;
+  int64_t axis = a.axis < 0 ? a.axis + c->out.ndim : a.axis, outer = 1, inner = 1, at = 0;
+  for (int64_t d = 0; d < axis; d++) outer *= c->out.shape[d];
+  for (int32_t d = (int32_t)axis + 1; d < c->out.ndim; d++) inner *= c->out.shape[d];
+  int64_t row = c->out.shape[axis] * inner;
+  const char *t = irm_cg_ctype_(c->out.dt);
+  for (size_t j = 0; j < n; j++) {
+    int64_t len = c->in[j].shape[axis] * inner;
+    if (len && outer) {
+      P(b, "    for (int64_t r = 0; r < %lld; r++)\n      for (int64_t e = 0; e < %lld; e++)\n", LL(outer), LL(len));
+      P(b,
+        "        %s[r * %lld + %lld + e] = (%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s[r * %lld + e], "
+        "(int64_t)%s[0], (float)%s[0]), (float)%s[0], (int64_t)%s[0], %s, %s);\n",
+        c->out.name, LL(row), LL(at), t, c->in[j].name, LL(len), c->in[2 * n + j].name, c->in[n + j].name,
+        c->in[3 * n].name, c->in[3 * n + 1].name, q_lo(c->out.dt), q_hi(c->out.dt));
+    }
+    at += len;
+  }
+  return IRM_OK;
+}
+
+const cg_op irm_cg_qnn_ops_[] = {
+    {"qnn.quantize", quantize_expr, param_map, NULL},
+    {"qnn.dequantize", dequantize_expr, param_map, NULL},
+    {"qnn.requantize", requantize_expr, param_map, NULL},
+    {"qnn.add", binary_expr, NULL, NULL},
+    {"qnn.mul", binary_expr, NULL, NULL},
+    {"qnn.conv2d", NULL, NULL, conv_stmts},
+    {"qnn.dense", NULL, NULL, dense_stmts},
+    {"qnn.concatenate", NULL, NULL, concat_stmts},
+};
+const size_t irm_cg_qnn_ops_count_ = sizeof irm_cg_qnn_ops_ / sizeof irm_cg_qnn_ops_[0];
