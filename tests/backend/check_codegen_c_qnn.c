@@ -14,10 +14,13 @@
 START_TEST(qnn_elementwise) {
   static const cg_case cases[] = {
       {"q_ties",
-       "def @main(%a: Tensor[(10,), float32]) { %0 = multiply(%a, " C1("float32", "0") "); "
-       "%1 = add(%0, const(float32, [10], [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 300, -300, nan, 126.5])); "
-       "%2 = qnn.quantize(%1, " C1("float32", "1") ", " C1("int8", "0") "); "
-       "%3 = qnn.dequantize(%2, " C1("float32", "0.1") ", " C1("int8", "-128") "); %3 }",
+       "def @main(%a: Tensor[(10,), float32]) { %0 = multiply(%a, " C1(
+           "float32",
+           "0") "); "
+                "%1 = add(%0, const(float32, [10], [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 300, -300, nan, 126.5])); "
+                "%2 = qnn.quantize(%1, " C1("float32", "1") ", " C1(
+                    "int8", "0") "); "
+                                 "%3 = qnn.dequantize(%2, " C1("float32", "0.1") ", " C1("int8", "-128") "); %3 }",
        BITS},
       {"q_u8_axis",
        "def @main(%a: Tensor[(2, 3, 4), float32]) { "
@@ -37,34 +40,41 @@ START_TEST(qnn_elementwise) {
        BITS},
       {"rq_axis",
        "def @main(%a: Tensor[(2, 3, 4), int32]) { "
-       "%0 = qnn.requantize(%a, const(float32, [3], [0.5, 0.25, 0.0123]), " C1("int32", "3") ", "
-       C1("float32", "0.75") ", " C1("int8", "-1") ", axis=1); %0 }",
+       "%0 = qnn.requantize(%a, const(float32, [3], [0.5, 0.25, 0.0123]), " C1("int32", "3") ", " C1(
+           "float32", "0.75") ", " C1("int8", "-1") ", axis=1); %0 }",
        0},
       {"rq_up_u8",
        "def @main(%a: Tensor[(2, 6), int32]) { "
-       "%0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1("float32", "1") ", "
-       C1("uint8", "255") ", rounding=\"UPWARD\", out_dtype=\"uint8\"); "
-       "%1 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1("float32", "4") ", "
-       C1("uint8", "0") ", out_dtype=\"uint8\"); %2 = add(%0, %1); %2 }",
+       "%0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1("float32", "1") ", " C1(
+           "uint8", "255") ", rounding=\"UPWARD\", out_dtype=\"uint8\"); "
+                           "%1 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1(
+                               "float32", "4") ", " C1("uint8", "0") ", out_dtype=\"uint8\"); %2 = add(%0, %1); %2 }",
        0},
       {"add_mul",
        "def @main(%a: Tensor[(3, 4), int8], %b: Tensor[(4,), int8]) { "
-       "%0 = qnn.add(%a, %b, " C1("float32", "0.05") ", " C1("int8", "3") ", " C1("float32", "0.0625") ", "
-       C1("int8", "-128") ", " C1("float32", "0.1") ", " C1("int8", "0") "); "
-       "%1 = qnn.mul(%0, %a, " C1("float32", "0.1") ", " C1("int8", "0") ", " C1("float32", "0.05") ", "
-       C1("int8", "3") ", " C1("float32", "0.25") ", " C1("int8", "127") "); %1 }",
+       "%0 = qnn.add(%a, %b, " C1("float32", "0.05") ", " C1("int8", "3") ", " C1("float32", "0.0625") ", " C1(
+           "int8",
+           "-128") ", " C1("float32",
+                           "0.1") ", " C1("int8",
+                                          "0") "); "
+                                               "%1 = qnn.mul(%0, %a, " C1("float32", "0.1") ", " C1("int8", "0") ", " C1(
+                                                   "float32",
+                                                   "0.05") ", " C1("int8",
+                                                                   "3") ", " C1("float32",
+                                                                                "0.25") ", " C1("int8",
+                                                                                                "127") "); %1 }",
        0},
       {"add_u8",
        "def @main(%a: Tensor[(2, 1, 3), uint8], %b: Tensor[(4, 1), uint8]) { "
-       "%0 = qnn.add(%a, %b, " C1("float32", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", "
-       C1("uint8", "255") ", " C1("float32", "2") ", " C1("uint8", "128") "); %0 }",
+       "%0 = qnn.add(%a, %b, " C1("float32", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1(
+           "uint8", "255") ", " C1("float32", "2") ", " C1("uint8", "128") "); %0 }",
        0},
   };
   cg_check_cases("qnn_elem", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
   /* fused multiply-adds allowed (GCC contracts by default where the CPU has them): still bit-equal */
   if (cg_native_runs_here())
-    cg_check_cases("qnn_elem_native", cases, sizeof cases / sizeof cases[0], NULL, "-O3 -march=native -ffp-contract=fast",
-                   1);
+    cg_check_cases("qnn_elem_native", cases, sizeof cases / sizeof cases[0], NULL,
+                   "-O3 -march=native -ffp-contract=fast", 1);
 }
 END_TEST
 
@@ -72,27 +82,30 @@ START_TEST(qnn_conv_dense_concat) {
   static const cg_case cases[] = {
       {"conv_rq",
        "def @main(%a: Tensor[(1, 3, 7, 6), uint8], %w: Tensor[(4, 3, 3, 3), int8]) { "
-       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "128") ", const(int8, [4], [0, 1, -128, 127]), "
-       C1("float32", "0.02") ", const(float32, [4], [0.01, 0.02, 0.03, 0.04]), padding=[1, 2], strides=[2, 1]); "
-       "%1 = qnn.requantize(%0, const(float32, [4], [0.0002, 0.0004, 0.0006, 0.0008]), " C1("int32", "0") ", "
-       C1("float32", "0.5") ", " C1("int8", "-3") ", axis=1); %1 }",
+       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "128") ", const(int8, [4], [0, 1, -128, 127]), " C1(
+           "float32", "0.02") ", const(float32, [4], [0.01, 0.02, 0.03, 0.04]), padding=[1, 2], strides=[2, 1]); "
+                              "%1 = qnn.requantize(%0, const(float32, [4], [0.0002, 0.0004, 0.0006, 0.0008]), " C1(
+                                  "int32", "0") ", " C1("float32", "0.5") ", " C1("int8", "-3") ", axis=1); %1 }",
        0},
       {"conv_groups",
        "def @main(%a: Tensor[(2, 4, 6, 6), int8], %w: Tensor[(6, 2, 2, 2), int8]) { "
-       "%0 = qnn.conv2d(%a, %w, " C1("int8", "-128") ", " C1("int8", "0") ", " C1("float32", "1") ", "
-       C1("float32", "1") ", groups=2, dilation=[2, 2], padding=[1, 0, 0, 1]); %0 }",
+       "%0 = qnn.conv2d(%a, %w, " C1("int8", "-128") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1(
+           "float32", "1") ", groups=2, dilation=[2, 2], padding=[1, 0, 0, 1]); %0 }",
        0},
       {"dense_rq",
        "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "
-       "%0 = qnn.dense(%a, %w, " C1("int8", "127") ", const(uint8, [5], [0, 255, 1, 128, 7]), " C1("float32", "1")
-       ", " C1("float32", "1") "); "
-       "%1 = qnn.requantize(%0, const(float32, [5], [0.001, 0.002, 0.003, 0.004, 0.005]), " C1("int32", "0") ", "
-       C1("float32", "0.1") ", " C1("uint8", "128") ", out_dtype=\"uint8\"); %1 }",
+       "%0 = qnn.dense(%a, %w, " C1("int8", "127") ", const(uint8, [5], [0, 255, 1, 128, 7]), " C1(
+           "float32",
+           "1") ", " C1("float32",
+                        "1") "); "
+                             "%1 = qnn.requantize(%0, const(float32, [5], [0.001, 0.002, 0.003, 0.004, 0.005]), " C1(
+                                 "int32", "0") ", " C1("float32", "0.1") ", " C1("uint8",
+                                                                                 "128") ", out_dtype=\"uint8\"); %1 }",
        0},
       {"concat",
        "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { "
-       "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1("uint8", "0") ", "
-       C1("uint8", "200") ", " C1("float32", "0.25") ", " C1("uint8", "10") ", axis=1); %0 }",
+       "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1("uint8", "0") ", " C1(
+           "uint8", "200") ", " C1("float32", "0.25") ", " C1("uint8", "10") ", axis=1); %0 }",
        0},
   };
   cg_check_cases("qnn_conv", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);

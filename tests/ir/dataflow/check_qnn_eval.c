@@ -21,15 +21,15 @@ START_TEST(test_quantize_ties_and_saturation) {
   EXPECT_VALUES(out, "int8", SHAPE(9), VALS(0, 2, 2, 0, -2, -2, 127, -128, 0), EXACT);
   /* uint8, zero point 128, scale 0.5: -128.5 rounds to -128 before the zero point */
   ck_assert_ok(EVAL("qnn.quantize", "out_dtype=uint8", &out,
-                    TENSOR("float32", SHAPE(7), VALS(0.25, 0.75, -64, -64.25, 63.5, 63.75, 1e9)),
-                    S1("float32", 0.5), S1("uint8", 128)));
+                    TENSOR("float32", SHAPE(7), VALS(0.25, 0.75, -64, -64.25, 63.5, 63.75, 1e9)), S1("float32", 0.5),
+                    S1("uint8", 128)));
   EXPECT_VALUES(out, "uint8", SHAPE(7), VALS(128, 130, 0, 0, 255, 255, 255), EXACT);
   /* zero points at the extremes */
   ck_assert_ok(EVAL("qnn.quantize", "out_dtype=uint8", &out, TENSOR("float32", SHAPE(3), VALS(-1, 1, NAN)),
                     S1("float32", 1), S1("uint8", 255)));
   EXPECT_VALUES(out, "uint8", SHAPE(3), VALS(254, 255, 255), EXACT);
-  ck_assert_ok(EVAL("qnn.quantize", NULL, &out, TENSOR("float32", SHAPE(2), VALS(1, -1)), S1("float32", 1),
-                    S1("int8", -128)));
+  ck_assert_ok(
+      EVAL("qnn.quantize", NULL, &out, TENSOR("float32", SHAPE(2), VALS(1, -1)), S1("float32", 1), S1("int8", -128)));
   EXPECT_VALUES(out, "int8", SHAPE(2), VALS(-127, -128), EXACT);
   ck_assert_ok(EVAL("qnn.quantize", "out_dtype=int32", &out, TENSOR("float32", SHAPE(2), VALS(3e9, -7.5)),
                     S1("float32", 1), S1("int32", 0)));
@@ -60,8 +60,8 @@ START_TEST(test_dequantize) {
                     TENSOR("float32", SHAPE(2), VALS(1, 3)), TENSOR("int8", SHAPE(2), VALS(0, -1))));
   EXPECT_VALUES(out, "float32", SHAPE(2, 2), VALS(1, 6, 2, 9), EXACT);
   /* the float32 product, rounded once: 0.1f * 3 */
-  ck_assert_ok(EVAL("qnn.dequantize", NULL, &out, TENSOR("int32", SHAPE(1), VALS(3)), S1("float32", 0.1),
-                    S1("int32", 0)));
+  ck_assert_ok(
+      EVAL("qnn.dequantize", NULL, &out, TENSOR("int32", SHAPE(1), VALS(3)), S1("float32", 0.1), S1("int32", 0)));
   EXPECT_VALUES(out, "float32", SHAPE(1), VALS((double)(0.1f * 3.0f)), EXACT);
 }
 END_TEST
@@ -99,7 +99,8 @@ START_TEST(test_conv2d_padding_is_the_zero_point) {
   /* per-channel kernel zero points, and the extremes of int8 */
   ck_assert_ok(EVAL("qnn.conv2d", NULL, &out, TENSOR("uint8", SHAPE(1, 1, 1, 2), VALS(255, 0)),
                     TENSOR("int8", SHAPE(2, 1, 1, 1), VALS(-128, 127)), S1("uint8", 0),
-                    TENSOR("int8", SHAPE(2), VALS(127, -128)), S1("float32", 1), TENSOR("float32", SHAPE(2), VALS(1, 1))));
+                    TENSOR("int8", SHAPE(2), VALS(127, -128)), S1("float32", 1),
+                    TENSOR("float32", SHAPE(2), VALS(1, 1))));
   EXPECT_VALUES(out, "int32", SHAPE(1, 2, 1, 2), VALS(-65025, 0, 65025, 0), EXACT);
   ck_assert_ok(EVAL("qnn.conv2d", "groups=2", &out, TENSOR("int8", SHAPE(1, 2, 1, 1), VALS(3, 5)),
                     TENSOR("int8", SHAPE(2, 1, 1, 1), VALS(2, 3)), S1("int8", 0), S1("int8", 0), S1("float32", 1),
