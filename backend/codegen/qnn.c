@@ -67,7 +67,8 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
   irm_qnn_quantize_attrs at;
   int rc = irm_qnn_quantize_attrs_decode(c->op, c->attrs, &at);
   if (rc) return rc;
-  P(b, "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
+  P(b,
+    "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
     irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
     at.rounding == IRM_QNN_ROUND_UPWARD);
   return IRM_OK;
@@ -108,10 +109,11 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld;\n          if (iy < 0 || iy >= %lld) continue;\n",
     LL(a.strides[0]), LL(a.dilation[0]), LL(a.padding[0]), LL(h));
   P(b, "          for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kw));
-  P(b, "            const int64_t ix = ox * %lld + kx * %lld - %lld;\n            if (ix < 0 || ix >= %lld) continue;\n",
+  P(b,
+    "            const int64_t ix = ox * %lld + kx * %lld - %lld;\n            if (ix < 0 || ix >= %lld) continue;\n",
     LL(a.strides[1]), LL(a.dilation[1]), LL(a.padding[1]), LL(wd));
-  P(b, "            acc += ((int64_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name, LL(ci), LL(h),
-    LL(wd));
+  P(b, "            acc += ((int64_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name, LL(ci),
+    LL(h), LL(wd));
   P(b, "                   ((int64_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz);\n          }\n        }\n",
     w->name, LL(i), LL(kh), LL(kw));
   P(b, "        %s[((n * %lld + o) * %lld + oy) * %lld + ox] = (int32_t)(uint32_t)(uint64_t)acc;\n      }\n    }\n",

@@ -44,11 +44,11 @@ static int is_f32(ops_kind k) { return k == OPS_F32; }
 static const char *arg_text(const ops_ctx *c, size_t i, char *buf) {
   if (c->def->num_inputs >= 0) return irm_ops_arg_text_(c, i, buf);
   size_t n = (c->nargs - 2) / 3;
-  const char *role = i < n           ? "data"
-                     : i < 2 * n     ? "input_scales"
-                     : i < 3 * n     ? "input_zero_points"
-                     : i == 3 * n    ? "output_scale"
-                                     : "output_zero_point";
+  const char *role = i < n        ? "data"
+                     : i < 2 * n  ? "input_scales"
+                     : i < 3 * n  ? "input_zero_points"
+                     : i == 3 * n ? "output_scale"
+                                  : "output_zero_point";
   snprintf(buf, 64, "argument %zu (%s)", i + 1, role);
   return buf;
 }
@@ -175,18 +175,18 @@ static int requantize_infer(const ops_ctx *c, irm_object **out) {
 }
 
 /* The loop of the three: element i of channel (i / inner) % ch. */
-#define PER_CHANNEL_LOOP(out, axis, ...)                                               \
-  do {                                                                                 \
-    const DLTensor *d_ = irm_tensor_dl(in[0]);                                         \
-    int32_t ax_ = 0;                                                                   \
-    int64_t ch_ = -1;                                                                  \
-    int rc_ = channel_axis(c, axis, &ax_, &ch_);                                       \
-    if (rc_) return rc_;                                                               \
-    int64_t inner_ = d_->ndim ? inner_of(d_, ax_) : 1, n_ = irm_tensor_numel(out);     \
-    for (int64_t i = 0; i < n_; i++) {                                                 \
-      int64_t ch = ch_ > 0 && inner_ > 0 ? (i / inner_) % ch_ : 0;                     \
-      __VA_ARGS__;                                                                     \
-    }                                                                                  \
+#define PER_CHANNEL_LOOP(out, axis, ...)                                           \
+  do {                                                                             \
+    const DLTensor *d_ = irm_tensor_dl(in[0]);                                     \
+    int32_t ax_ = 0;                                                               \
+    int64_t ch_ = -1;                                                              \
+    int rc_ = channel_axis(c, axis, &ax_, &ch_);                                   \
+    if (rc_) return rc_;                                                           \
+    int64_t inner_ = d_->ndim ? inner_of(d_, ax_) : 1, n_ = irm_tensor_numel(out); \
+    for (int64_t i = 0; i < n_; i++) {                                             \
+      int64_t ch = ch_ > 0 && inner_ > 0 ? (i / inner_) % ch_ : 0;                 \
+      __VA_ARGS__;                                                                 \
+    }                                                                              \
   } while (0)
 
 static int quantize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
@@ -223,9 +223,9 @@ static int requantize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_te
   int up = a.rounding == IRM_QNN_ROUND_UPWARD;
   PER_CHANNEL_LOOP(out, a.axis, {
     float m = irm_qnn_multiplier(p_f32(in[1], ch), p_f32(in[3], ch));
-    irm_ops_store_i64_(out, ko, i,
-                       irm_qnn_requantize(irm_ops_load_i64_(in[0], k, i), p_i64(in[2], ch), m, p_i64(in[4], ch), lo,
-                                          hi, up));
+    irm_ops_store_i64_(
+        out, ko, i,
+        irm_qnn_requantize(irm_ops_load_i64_(in[0], k, i), p_i64(in[2], ch), m, p_i64(in[4], ch), lo, hi, up));
   });
   return IRM_OK;
 }
@@ -246,8 +246,8 @@ static const ops_attr_def requantize_attrs[] = {
 
 /* ---- qnn.add, qnn.mul ---------------------------------------------------------------------- */
 
-static const char *const binary_args[] = {"lhs",       "rhs",           "lhs_scale",    "lhs_zero_point",
-                                          "rhs_scale", "rhs_zero_point", "output_scale", "output_zero_point"};
+static const char *const binary_args[] = {
+    "lhs", "rhs", "lhs_scale", "lhs_zero_point", "rhs_scale", "rhs_zero_point", "output_scale", "output_zero_point"};
 
 static int binary_infer(const ops_ctx *c, irm_object **out) {
   irm_qnn_binary_attrs a;
@@ -287,8 +287,8 @@ static const ops_attr_def binary_attrs[] = {
 
 /* ---- qnn.conv2d ------------------------------------------------------------------------------ */
 
-static const char *const conv_args[] = {"data",       "kernel",      "input_zero_point",
-                                        "kernel_zero_point", "input_scale", "kernel_scale"};
+static const char *const conv_args[] = {"data",        "kernel",      "input_zero_point", "kernel_zero_point",
+                                        "input_scale", "kernel_scale"};
 
 typedef struct qconv {
   int64_t n, c, h, w, o, i, kh, kw, oh, ow, g;
@@ -463,7 +463,8 @@ static int concat_infer(const ops_ctx *c, irm_object **out) {
   irm_concatenate_attrs a;
   int rc = irm_concatenate_attrs_decode(c->def->name, c->attrs, &a);
   int32_t nd = irm_tensor_type_ndim(c->types[0]), ax = 0;
-  if (!rc && nd == 0) rc = irm_error(IRM_ETYPE, "qnn.concatenate: argument 1 (data) is a scalar; it needs rank 1 or more");
+  if (!rc && nd == 0)
+    rc = irm_error(IRM_ETYPE, "qnn.concatenate: argument 1 (data) is a scalar; it needs rank 1 or more");
   if (!rc) rc = irm_ops_norm_axis_(c, 0, a.axis, nd, &ax);
   for (size_t i = 0; !rc && i < c->nargs; i++) {
     if (i < n) rc = NEED_Q8(c, i);
@@ -532,7 +533,6 @@ const ops_op_def irm_ops_qnn_[] = {
     {"qnn.dense", 6, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, dense_attrs, 2, dense_infer, dense_eval},
     {"qnn.add", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 2, binary_infer, binary_eval},
     {"qnn.mul", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 2, binary_infer, binary_eval},
-    {"qnn.concatenate", -1, concat_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, concat_attrs, 1, concat_infer,
-     concat_eval},
+    {"qnn.concatenate", -1, concat_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, concat_attrs, 1, concat_infer, concat_eval},
 };
 const size_t irm_ops_qnn_count_ = sizeof irm_ops_qnn_ / sizeof irm_ops_qnn_[0];
