@@ -131,11 +131,13 @@ class Graph:
             v.expr = _ir.Constant(_tensor(_contig(v.const)))
         return v.expr
 
-    def emit(self, op, args, **attrs):
+    def emit(self, op, args, fold=True, **attrs):
+        """op(args) with attrs; fold=False keeps a call of known arguments (a dequantized weight, which
+        FakeQuantizationToInteger reads) for FoldConstant to fold later."""
         attrs = {k: v for k, v in attrs.items() if v is not None}
         o = _op(op)
         t = o.get_attr("FInferType")([a.type() for a in args], attrs)
-        if all(a.const is not None for a in args):
+        if fold and all(a.const is not None for a in args):
             try:
                 self.check_bytes(getattr(t, "shape", ()), getattr(t, "dtype", "int8"), op)
             except ValueError:

@@ -41,7 +41,8 @@ def _quantize(g, x, a, node):
 def _dequantize(g, x, a, node):
     data, scale = x[0], x[1]
     zp = _zp(g, _opt(x, 2), data.dtype)
-    return [g.emit("qnn.dequantize", [data, scale, zp], axis=_per_axis(scale, data, a))]
+    # not folded: FakeQuantizationToInteger reads the quantized weights (FoldConstant folds what stays float)
+    return [g.emit("qnn.dequantize", [data, scale, zp], fold=False, axis=_per_axis(scale, data, a))]
 
 
 def _requantize(g, acc, a_scale, b_scale, y_scale, y_zp, axis):
