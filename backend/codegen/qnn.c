@@ -5,8 +5,9 @@
  * expressions with their per-channel scales and zero points mapped on the
  * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
  * expressions over NumPy-broadcast operands and scalar parameters.
- * qnn.conv2d (NCHW, OIHW) and qnn.dense are plain loops with int64 sums
- * stored as int32 (wrapping, as the evaluator); qnn.concatenate
+ * qnn.conv2d (NCHW, OIHW) and qnn.dense are plain loops summing in
+ * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
+ * int32, and a loop the compiler vectorizes); qnn.concatenate
  * re-quantizes each input into its block of the output. */
 #include <stdio.h>
 #include <string.h>
@@ -97,14 +98,15 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int64_t o = w->shape[0], i = w->shape[1], kh = w->shape[2], kw = w->shape[3];
   int64_t oh = c->out.shape[2], ow = c->out.shape[3], og = o / a.groups;
   if (c->out.numel == 0) return IRM_OK;
-  P(b, "    const int64_t xz = (int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
+  P(b,
+    "    const uint32_t xz = (uint32_t)(int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
     c->in[2].name, c->in[4].name, c->in[5].name);
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++) {\n", LL(n), LL(o));
-  P(b, "      const int64_t wz = (int64_t)");
+  P(b, "      const uint32_t wz = (uint32_t)(int64_t)");
   param(&c->in[3], "o", b);
   P(b, ", c0 = o / %lld * %lld;\n", LL(og), LL(i));
   P(b, "      for (int64_t oy = 0; oy < %lld; oy++)\n      for (int64_t ox = 0; ox < %lld; ox++) {\n", LL(oh), LL(ow));
-  P(b, "        int64_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(i));
+  P(b, "        uint32_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(i));
   P(b, "        for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(kh));
   P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld;\n          if (iy < 0 || iy >= %lld) continue;\n",
     LL(a.strides[0]), LL(a.dilation[0]), LL(a.padding[0]), LL(h));
@@ -112,12 +114,13 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b,
     "            const int64_t ix = ox * %lld + kx * %lld - %lld;\n            if (ix < 0 || ix >= %lld) continue;\n",
     LL(a.strides[1]), LL(a.dilation[1]), LL(a.padding[1]), LL(wd));
-  P(b, "            acc += ((int64_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name, LL(ci),
-    LL(h), LL(wd));
-  P(b, "                   ((int64_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz);\n          }\n        }\n",
+  P(b, "            acc += ((uint32_t)(int32_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name,
+    LL(ci), LL(h), LL(wd));
+  P(b,
+    "                   ((uint32_t)(int32_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz);\n          }\n        }\n",
     w->name, LL(i), LL(kh), LL(kw));
-  P(b, "        %s[((n * %lld + o) * %lld + oy) * %lld + ox] = (int32_t)(uint32_t)(uint64_t)acc;\n      }\n    }\n",
-    c->out.name, LL(o), LL(oh), LL(ow));
+  P(b, "        %s[((n * %lld + o) * %lld + oy) * %lld + ox] = (int32_t)acc;\n      }\n    }\n", c->out.name, LL(o),
+    LL(oh), LL(ow));
   return IRM_OK;
 }
 
@@ -128,15 +131,16 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const cg_tensor *w = &c->in[1];
   int64_t units = w->shape[0], k = w->shape[1], rows = units ? c->out.numel / units : 0;
   if (c->out.numel == 0) return IRM_OK;
-  P(b, "    const int64_t xz = (int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
+  P(b,
+    "    const uint32_t xz = (uint32_t)(int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
     c->in[2].name, c->in[4].name, c->in[5].name);
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t u = 0; u < %lld; u++) {\n", LL(rows), LL(units));
-  P(b, "      const int64_t wz = (int64_t)");
+  P(b, "      const uint32_t wz = (uint32_t)(int64_t)");
   param(&c->in[3], "u", b);
-  P(b, ";\n      int64_t acc = 0;\n      for (int64_t i = 0; i < %lld; i++)\n", LL(k));
-  P(b, "        acc += ((int64_t)%s[r * %lld + i] - xz) * ((int64_t)%s[u * %lld + i] - wz);\n", c->in[0].name, LL(k),
-    w->name, LL(k));
-  P(b, "      %s[r * %lld + u] = (int32_t)(uint32_t)(uint64_t)acc;\n    }\n", c->out.name, LL(units));
+  P(b, ";\n      uint32_t acc = 0;\n      for (int64_t i = 0; i < %lld; i++)\n", LL(k));
+  P(b, "        acc += ((uint32_t)(int32_t)%s[r * %lld + i] - xz) * ((uint32_t)(int32_t)%s[u * %lld + i] - wz);\n",
+    c->in[0].name, LL(k), w->name, LL(k));
+  P(b, "      %s[r * %lld + u] = (int32_t)acc;\n    }\n", c->out.name, LL(units));
   return IRM_OK;
 }
 

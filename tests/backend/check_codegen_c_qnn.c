@@ -3,7 +3,8 @@
  * saturation and NaN (constant inputs), per-channel quantize, dequantize
  * and requantize on either axis with zero points at the extremes, both
  * roundings, conv2d (padding, strides, groups, dilation, per-channel
- * kernel zero points) and dense followed by requantize, add and mul with
+ * kernel zero points) and dense followed by requantize, dense whose int32
+ * zero points make the sums wrap, add and mul with
  * broadcasting, concatenate; chains fuse into one loop where they are
  * elementwise; the same with -march=native -ffp-contract=fast. */
 #include "check_codegen_c_util.h"
@@ -101,6 +102,11 @@ START_TEST(qnn_conv_dense_concat) {
                              "%1 = qnn.requantize(%0, const(float32, [5], [0.001, 0.002, 0.003, 0.004, 0.005]), " C1(
                                  "int32", "0") ", " C1("float32", "0.1") ", " C1("uint8",
                                                                                  "128") ", out_dtype=\"uint8\"); %1 }",
+       0},
+      {"dense_wrap", /* int32 zero points far out: the sums wrap at int32 on both sides */
+       "def @main(%a: Tensor[(2, 16), int8], %w: Tensor[(3, 16), int8]) { "
+       "%0 = qnn.dense(%a, %w, " C1("int32", "-2000000000") ", const(int32, [3], [2147483647, -5, 0]), " C1(
+           "float32", "1") ", " C1("float32", "1") "); %0 }",
        0},
       {"concat",
        "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { "

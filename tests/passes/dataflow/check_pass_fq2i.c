@@ -100,7 +100,7 @@ static void check_stays_float(const char *text) {
 
 #define CONV_HEAD IP_HEAD "def @main(%x: Tensor[(1, 3, 6, 6), uint8], %w: Tensor[(4, 3, 3, 3), int8]) {\n"
 #define DQ_X "  %0 = qnn.dequantize(%x, " Q("uint8", "0.02", "128") ");\n"
-#define DQ_W                                                                                             \
+#define DQ_W                                                                                                   \
   "  %1 = qnn.dequantize(%w, const(float32, [4], [0.01, 0.02, 0.03, 0.04]), const(int8, [4], [0, 1, -1, 0]), " \
   "axis=0);\n"
 
@@ -120,46 +120,74 @@ END_TEST
 START_TEST(test_dense_matmul_convert) {
   static const char *const must[] = {"qnn.dense", "qnn.requantize", NULL};
   static const char *const must_not[] = {"= nn.dense(", "matmul", "qnn.dequantize", NULL};
-  check_fq2i(IP_HEAD "def @main(%a: Tensor[(3, 8), int8], %w: Tensor[(5, 8), int8], %b: Tensor[(8, 4), int8]) {\n"
-                     "  %0 = qnn.dequantize(%a, " Q("int8", "0.1", "-3") ");\n"
-                     "  %1 = qnn.dequantize(%w, " Q("int8", "0.02", "0") ");\n"
-                     "  %2 = nn.dense(%0, %1);\n"
-                     "  %3 = qnn.quantize(%2, " Q("int8", "0.25", "1") ");\n"
-                     "  %4 = qnn.dequantize(%b, const(float32, [4], [0.01, 0.02, 0.03, 0.5]), "
-                     "const(int8, [4], [0, 0, 0, 0]), axis=1);\n"
-                     "  %5 = matmul(%0, %4);\n"
-                     "  %6 = qnn.quantize(%5, " Q("int8", "0.3", "-2") ");\n  %7 = (%3, %6);\n  %7\n}\n",
-             must, must_not, 1);
+  check_fq2i(
+      IP_HEAD
+      "def @main(%a: Tensor[(3, 8), int8], %w: Tensor[(5, 8), int8], %b: Tensor[(8, 4), int8]) {\n"
+      "  %0 = qnn.dequantize(%a, " Q(
+          "int8", "0.1",
+          "-3") ");\n"
+                "  %1 = qnn.dequantize(%w, " Q(
+                    "int8", "0.02",
+                    "0") ");\n"
+                         "  %2 = nn.dense(%0, %1);\n"
+                         "  %3 = qnn.quantize(%2, " Q(
+                             "int8", "0.25",
+                             "1") ");\n"
+                                  "  %4 = qnn.dequantize(%b, const(float32, [4], [0.01, 0.02, 0.03, 0.5]), "
+                                  "const(int8, [4], [0, 0, 0, 0]), axis=1);\n"
+                                  "  %5 = matmul(%0, %4);\n"
+                                  "  %6 = qnn.quantize(%5, " Q("int8", "0.3", "-2") ");\n  %7 = (%3, %6);\n  %7\n}\n",
+      must, must_not, 1);
 }
 END_TEST
 
 START_TEST(test_exact_rules_give_the_float_result) {
   static const char *const must[] = {"qnn.add", "qnn.mul", "qnn.concatenate", "nn.max_pool2d", NULL};
   static const char *const must_not[] = {"qnn.dequantize", "qnn.quantize", NULL};
-  check_fq2i(IP_HEAD "def @main(%a: Tensor[(1, 2, 4, 4), int8], %b: Tensor[(1, 2, 4, 4), int8]) {\n"
-                     "  %0 = qnn.dequantize(%a, " Q("int8", "0.1", "-3") ");\n"
-                     "  %1 = qnn.dequantize(%b, " Q("int8", "0.05", "127") ");\n"
-                     "  %2 = add(%0, %1);\n  %3 = qnn.quantize(%2, " Q("int8", "0.125", "0") ");\n"
-                     "  %4 = multiply(%0, %1);\n  %5 = qnn.quantize(%4, " Q("int8", "0.5", "-128") ");\n"
-                     "  %6 = concatenate(%0, %1, axis=1);\n  %7 = qnn.quantize(%6, " Q("int8", "0.07", "5") ");\n"
-                     "  %8 = qnn.dequantize(%7, " Q("int8", "0.07", "5") ");\n"
-                     "  %9 = nn.max_pool2d(%8, pool_size=[2, 2], padding=[1, 1]);\n  %10 = nn.relu(%9);\n"
-                     "  %11 = reshape(%10, newshape=[1, -1]);\n"
-                     "  %12 = qnn.quantize(%11, " Q("int8", "0.07", "5") ");\n"
-                     "  %13 = (%3, %5, %12);\n  %13\n}\n",
-             must, must_not, 0);
+  check_fq2i(
+      IP_HEAD
+      "def @main(%a: Tensor[(1, 2, 4, 4), int8], %b: Tensor[(1, 2, 4, 4), int8]) {\n"
+      "  %0 = qnn.dequantize(%a, " Q(
+          "int8", "0.1",
+          "-3") ");\n"
+                "  %1 = qnn.dequantize(%b, " Q(
+                    "int8", "0.05",
+                    "127") ");\n"
+                           "  %2 = add(%0, %1);\n  %3 = qnn.quantize(%2, " Q(
+                               "int8", "0.125",
+                               "0") ");\n"
+                                    "  %4 = multiply(%0, %1);\n  %5 = qnn.quantize(%4, " Q(
+                                        "int8", "0.5",
+                                        "-128") ");\n"
+                                                "  %6 = concatenate(%0, %1, axis=1);\n  %7 = qnn.quantize(%6, " Q(
+                                                    "int8", "0.07",
+                                                    "5") ");\n"
+                                                         "  %8 = qnn.dequantize(%7, " Q(
+                                                             "int8", "0.07",
+                                                             "5") ");\n"
+                                                                  "  %9 = nn.max_pool2d(%8, pool_size=[2, 2], padding=[1, 1]);\n  %10 = nn.relu(%9);\n"
+                                                                  "  %11 = reshape(%10, newshape=[1, -1]);\n"
+                                                                  "  %12 = qnn.quantize(%11, " Q(
+                                                                      "int8", "0.07",
+                                                                      "5") ");\n"
+                                                                           "  %13 = (%3, %5, %12);\n  %13\n}\n",
+      must, must_not, 0);
 }
 END_TEST
 
 START_TEST(test_regions_that_stay_float) {
   /* an op it does not know */
-  check_stays_float(CONV_HEAD DQ_X "  %1 = sigmoid(%0);\n  %2 = qnn.quantize(%1, " Q("uint8", "0.01", "0") ", "
-                                   "out_dtype=\"uint8\");\n  %2\n}\n");
+  check_stays_float(CONV_HEAD DQ_X "  %1 = sigmoid(%0);\n  %2 = qnn.quantize(%1, " Q(
+      "uint8", "0.01", "0") ", "
+                            "out_dtype=\"uint8\");\n  %2\n}\n");
   /* NHWC data */
-  check_stays_float(IP_HEAD "def @main(%x: Tensor[(1, 6, 6, 3), uint8], %w: Tensor[(3, 3, 3, 4), int8]) {\n" DQ_X
-                            "  %1 = qnn.dequantize(%w, " Q("int8", "0.01", "0") ");\n"
-                            "  %2 = nn.conv2d(%0, %1, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
-                            "  %3 = qnn.quantize(%2, " Q("uint8", "0.05", "0") ", out_dtype=\"uint8\");\n  %3\n}\n");
+  check_stays_float(
+      IP_HEAD
+      "def @main(%x: Tensor[(1, 6, 6, 3), uint8], %w: Tensor[(3, 3, 3, 4), int8]) {\n" DQ_X
+      "  %1 = qnn.dequantize(%w, " Q(
+          "int8", "0.01", "0") ");\n"
+                               "  %2 = nn.conv2d(%0, %1, data_layout=\"NHWC\", kernel_layout=\"HWIO\");\n"
+                               "  %3 = qnn.quantize(%2, " Q("uint8", "0.05", "0") ", out_dtype=\"uint8\");\n  %3\n}\n");
   /* a bias whose scale is not sx * sw */
   check_stays_float(CONV_HEAD DQ_X DQ_W
                     "  %2 = qnn.dequantize(const(int32, [4], [1, 2, 3, 4]), const(float32, [1], [0.001]), "
@@ -187,9 +215,10 @@ START_TEST(test_regions_that_stay_float) {
 END_TEST
 
 START_TEST(test_registered_by_name) {
-  irm_module *m = ip_typed(CONV_HEAD DQ_X DQ_W "  %2 = nn.conv2d(%0, %1);\n"
-                                             "  %3 = qnn.quantize(%2, " Q("uint8", "0.05", "0") ", out_dtype=\"uint8\");\n"
-                                             "  %3\n}\n"),
+  irm_module *m = ip_typed(CONV_HEAD DQ_X DQ_W
+                           "  %2 = nn.conv2d(%0, %1);\n"
+                           "  %3 = qnn.quantize(%2, " Q("uint8", "0.05", "0") ", out_dtype=\"uint8\");\n"
+                                                                              "  %3\n}\n"),
              *out = NULL;
   ck_assert_ok(ip_pipeline("Sequential(FakeQuantizationToInteger,FoldConstant)", m, &out));
   char *t = ip_text(out);
