@@ -360,7 +360,7 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
       int64_t wz = p_i64(in[3], o), c0 = o / og * q.i;
       for (int64_t oy = 0; oy < q.oh; oy++)
         for (int64_t ox = 0; ox < q.ow; ox++) {
-          int64_t acc = 0;
+          uint64_t acc = 0; /* wraps: only the low 32 bits are stored */
           for (int64_t i = 0; i < q.i; i++)
             for (int64_t ky = 0; ky < q.kh; ky++) {
               int64_t iy = oy * a->strides[0] + ky * a->dilation[0] - a->padding[0];
@@ -370,10 +370,10 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
                 if (ix < 0 || ix >= q.w) continue;
                 int64_t x = irm_ops_load_i64_(in[0], kd, ((n * q.c + c0 + i) * q.h + iy) * q.w + ix);
                 int64_t w = irm_ops_load_i64_(in[1], kw, ((o * q.i + i) * q.kh + ky) * q.kw + kx);
-                acc += (x - xz) * (w - wz);
+                acc += (uint64_t)(x - xz) * (uint64_t)(w - wz);
               }
             }
-          irm_ops_store_i64_(out, OPS_I32, ((n * q.o + o) * q.oh + oy) * q.ow + ox, acc);
+          irm_ops_store_i64_(out, OPS_I32, ((n * q.o + o) * q.oh + oy) * q.ow + ox, (int64_t)(uint32_t)acc);
         }
     }
   return IRM_OK;
@@ -436,10 +436,12 @@ static int dense_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
   int64_t xz = p_i64(in[2], 0);
   for (int64_t r = 0; r < rows; r++)
     for (int64_t u = 0; u < units; u++) {
-      int64_t acc = 0, wz = p_i64(in[3], u);
+      int64_t wz = p_i64(in[3], u);
+      uint64_t acc = 0; /* wraps: only the low 32 bits are stored */
       for (int64_t i = 0; i < kk; i++)
-        acc += (irm_ops_load_i64_(in[0], kd, r * kk + i) - xz) * (irm_ops_load_i64_(in[1], kw, u * kk + i) - wz);
-      irm_ops_store_i64_(out, OPS_I32, r * units + u, acc);
+        acc += (uint64_t)(irm_ops_load_i64_(in[0], kd, r * kk + i) - xz) *
+               (uint64_t)(irm_ops_load_i64_(in[1], kw, u * kk + i) - wz);
+      irm_ops_store_i64_(out, OPS_I32, r * units + u, (int64_t)(uint32_t)acc);
     }
   return IRM_OK;
 }
