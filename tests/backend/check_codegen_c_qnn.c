@@ -4,7 +4,8 @@
  * and requantize on either axis with zero points at the extremes, both
  * roundings, conv2d (padding, strides, groups, dilation, per-channel
  * kernel zero points) and dense followed by requantize, dense whose int32
- * zero points make the sums wrap, add and mul with
+ * zero points make the sums wrap, uint8 x int8 dense through runtime/kernels'
+ * int8 kernel (plain, and with -march=native its VNNI path), add and mul with
  * broadcasting, concatenate; chains fuse into one loop where they are
  * elementwise; the same with -march=native -ffp-contract=fast. */
 #include "check_codegen_c_util.h"
@@ -103,6 +104,14 @@ START_TEST(qnn_conv_dense_concat) {
                                  "int32", "0") ", " C1("float32", "0.1") ", " C1("uint8",
                                                                                  "128") ", out_dtype=\"uint8\"); %1 }",
        0},
+      {"dense_u8s8", /* uint8 x int8: runtime/kernels' int8 dense (VNNI with -march=native where the CPU has it) */
+       "def @main(%a: Tensor[(3, 70), uint8], %w: Tensor[(9, 70), int8]) { "
+       "%0 = qnn.dense(%a, %w, " C1("uint8", "255") ", const(int8, [9], [0, 127, -128, 1, -1, 5, 64, -64, 3]), " C1(
+           "float32", "1") ", " C1("float32",
+                                   "1") "); "
+                                        "%1 = qnn.dense(%a, %w, " C1("uint8", "0") ", " C1("int8", "-128") ", " C1(
+                                            "float32", "1") ", " C1("float32", "1") "); %2 = add(%0, %1); %2 }",
+       0},
       {"dense_wrap", /* int32 zero points far out: the sums wrap at int32 on both sides */
        "def @main(%a: Tensor[(2, 16), int8], %w: Tensor[(3, 16), int8]) { "
        "%0 = qnn.dense(%a, %w, " C1("int32", "-2000000000") ", const(int32, [3], [2147483647, -5, 0]), " C1(
@@ -115,6 +124,28 @@ START_TEST(qnn_conv_dense_concat) {
        0},
   };
   cg_check_cases("qnn_conv", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+  if (cg_native_runs_here()) /* the int8 dense kernel's VNNI path where the CPU has it */
+    cg_check_cases("qnn_conv_native", cases, sizeof cases / sizeof cases[0], NULL, "-O3 -march=native", 1);
+}
+END_TEST
+
+/* uint8 x int8 dense calls the int8 kernel; int8 x uint8 keeps the plain loop. */
+START_TEST(qnn_dense_kernel_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), uint8], %w: Tensor[(3, 8), int8]) { %0 = qnn.dense(%a, %w, " C1(
+          "uint8", "1") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
+      "def @main(%a: Tensor[(2, 8), int8], %w: Tensor[(3, 8), uint8]) { %0 = qnn.dense(%a, %w, " C1(
+          "int8", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
+  };
+  for (int i = 0; i < 2; i++) {
+    irm_module *m = cg_typed(texts[i]);
+    irm_object *k = cg_kernel(irm_module_function(m, "main"), "kq", NULL);
+    ck_require(k != NULL, "%s", irm_last_error());
+    int calls = strstr(cg_map_str(k, "code"), "irm_kernel_qdense_u8s8_range(") != NULL;
+    ck_assert_int_eq(calls, i == 0);
+    irm_object_release(k);
+    irm_object_release(m);
+  }
 }
 END_TEST
 
@@ -124,6 +155,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, qnn_elementwise);
   tcase_add_test(t, qnn_conv_dense_concat);
+  tcase_add_test(t, qnn_dense_kernel_chosen);
   suite_add_tcase(s, t);
   return s;
 }
