@@ -7,8 +7,8 @@
  * expressions over NumPy-broadcast operands and scalar parameters.
  * qnn.conv2d (NCHW, OIHW) and qnn.dense are plain loops summing in
  * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
- * int32, and a loop the compiler vectorizes); qnn.dense of uint8 data by
- * an int8 weight calls runtime/kernels' irm_kernel_qdense.h on a target
+ * int32, and a loop the compiler vectorizes); qnn.dense of uint8 or int8
+ * data by an int8 weight calls runtime/kernels' irm_kernel_qdense.h on a target
  * with the kernels (VNNI / AVX2 / plain: the same bits); qnn.concatenate
  * re-quantizes each input into its block of the output. */
 #include <stdio.h>
@@ -128,7 +128,7 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 /* ---- qnn.dense ------------------------------------------------------------------------------- */
 
-/* uint8 data by int8 weight on a target with runtime/kernels: irm_kernel_qdense.h's dot products
+/* uint8 or int8 data by an int8 weight on a target with runtime/kernels: irm_kernel_qdense.h's dot products
  * (VNNI, AVX2 or plain, as the target's flags choose; the same bits), split over the weight's rows. The
  * weight's zero points go to the scratch as int32. */
 static int dense_kernel(const cg_call *c, irm_text_buf *b, size_t *scratch, int64_t rows, int64_t units, int64_t k) {
@@ -142,9 +142,9 @@ static int dense_kernel(const cg_call *c, irm_text_buf *b, size_t *scratch, int6
   char stmt[512];
   snprintf(stmt, sizeof stmt,
            "    irm_kernel_qdense_u8s8_range(%s, %s, %s, %lld, %lld, %lld, (int32_t)%s[0], (const int32_t *)(%s), %d, "
-           "begin, end);\n",
+           "%d, begin, end);\n",
            c->in[0].name, c->in[1].name, c->out.name, LL(rows), LL(units), LL(k), c->in[2].name, c->scratch,
-           wz->numel > 1);
+           wz->numel > 1, c->in[0].dt == CG_I8);
   return irm_cg_parallel_(c, b, units, irm_cg_chunk_(c, units, (double)rows * (double)units * (double)k), stmt);
 }
 
@@ -153,7 +153,7 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const cg_tensor *w = &c->in[1];
   int64_t units = w->shape[0], k = w->shape[1], rows = units ? c->out.numel / units : 0;
   if (c->out.numel == 0) return IRM_OK;
-  if (c->in[0].dt == CG_U8 && w->dt == CG_I8 && c->file_scope && c->kernel_block > 0)
+  if ((c->in[0].dt == CG_U8 || c->in[0].dt == CG_I8) && w->dt == CG_I8 && c->file_scope && c->kernel_block > 0)
     return dense_kernel(c, b, scratch, rows, units, k);
   P(b,
     "    const uint32_t xz = (uint32_t)(int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",

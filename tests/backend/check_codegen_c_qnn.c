@@ -129,7 +129,8 @@ START_TEST(qnn_conv_dense_concat) {
 }
 END_TEST
 
-/* uint8 x int8 dense calls the int8 kernel; int8 x uint8 keeps the plain loop. */
+/* uint8 x int8 dense calls the int8 kernel (so do int8 x int8 ones: dense_wrap above); int8 x uint8 keeps
+ * the plain loop. */
 START_TEST(qnn_dense_kernel_chosen) {
   static const char *const texts[] = {
       "def @main(%a: Tensor[(2, 8), uint8], %w: Tensor[(3, 8), int8]) { %0 = qnn.dense(%a, %w, " C1(
