@@ -259,12 +259,56 @@ static int requantize_attrs(int64_t axis, DLDataType dt, irm_object **out) {
   return rc;
 }
 
-static int convert(const irm_object *y, const qout_ *q, irm_object **out);
+/* The conversions made so far in one run, so that a float value two
+ * quantize calls read converts once (y, s and z retained: their
+ * addresses stay theirs while the memo holds them). */
+typedef struct memo_entry_ {
+  irm_object *y, *s, *z, *out; /* out: NULL when y did not convert */
+  DLDataType dt;
+} memo_entry_;
+typedef struct memo_ {
+  memo_entry_ *items;
+  size_t n, cap;
+} memo_;
+
+static int same_param(const irm_object *a, const irm_object *b) { return a == b || same_scalar(a, b); }
+
+static memo_entry_ *memo_find(memo_ *m, const irm_object *y, const qout_ *q) {
+  for (size_t i = 0; i < m->n; i++) {
+    memo_entry_ *e = &m->items[i];
+    if (e->y == y && irm_dtype_equal(e->dt, q->dt) && same_param(e->s, q->s) && same_param(e->z, q->z)) return e;
+  }
+  return NULL;
+}
+
+static int memo_add(memo_ *m, irm_object *y, const qout_ *q, irm_object *out) {
+  if (m->n == m->cap) {
+    size_t cap = m->cap ? 2 * m->cap : 16;
+    memo_entry_ *items = irm_realloc(m->items, cap * sizeof *items);
+    if (!items) return irm_error_nomem_("FakeQuantizationToInteger");
+    m->items = items, m->cap = cap;
+  }
+  irm_object *keep[] = {y, q->s, q->z, out};
+  for (size_t i = 0; i < 4; i++) irm_object_retain(keep[i]);
+  m->items[m->n++] = (memo_entry_){y, q->s, q->z, out, q->dt};
+  return IRM_OK;
+}
+
+static void memo_free(memo_ *m) {
+  for (size_t i = 0; i < m->n; i++) {
+    memo_entry_ *e = &m->items[i];
+    irm_object *keep[] = {e->y, e->s, e->z, e->out};
+    for (size_t k = 0; k < 4; k++) irm_object_release(keep[k]);
+  }
+  irm_free(m->items);
+}
+
+static int convert(memo_ *m, irm_object *y, const qout_ *q, irm_object **out);
 
 /* op(convert(y's argument 0)) with y's attributes. */
-static int through(const irm_object *y, const char *op, const qout_ *q, irm_object **out) {
+static int through(memo_ *m, const irm_object *y, const char *op, const qout_ *q, irm_object **out) {
   irm_object *inner = NULL;
-  int rc = convert(irm_call_arg(y, 0), q, &inner);
+  int rc = convert(m, irm_call_arg(y, 0), q, &inner);
   if (rc || !inner) return rc;
   irm_object *xs[] = {inner, q->z};
   if (strcmp(op, "maximum") == 0) rc = call(op, xs, 2, NULL, out);
@@ -275,7 +319,7 @@ static int through(const irm_object *y, const char *op, const qout_ *q, irm_obje
 
 /* concatenate of dequantized inputs -> qnn.concatenate; of convertible
  * inputs -> concatenate of the converted. */
-static int convert_concat(const irm_object *y, const qout_ *q, irm_object **out) {
+static int convert_concat(memo_ *m, const irm_object *y, const qout_ *q, irm_object **out) {
   size_t n = irm_call_arg_count(y);
   if (n == 0 || 3 * n + 2 > IRM_NATIVE_MAX_ARGS) return IRM_OK;
   irm_object *args[IRM_NATIVE_MAX_ARGS] = {0};
@@ -291,7 +335,7 @@ static int convert_concat(const irm_object *y, const qout_ *q, irm_object **out)
   }
   size_t made = 0;
   for (; made < n && !rc; made++) {
-    rc = convert(irm_call_arg(y, made), q, &args[made]);
+    rc = convert(m, irm_call_arg(y, made), q, &args[made]);
     if (!rc && !args[made]) break;
   }
   if (!rc && made == n) rc = call("concatenate", args, n, irm_call_attrs(y), out);
@@ -299,18 +343,37 @@ static int convert_concat(const irm_object *y, const qout_ *q, irm_object **out)
   return rc;
 }
 
+static int convert_new(memo_ *m, const irm_object *y, const qout_ *q, irm_object **out);
+
 /* y (float) as the integer tensor quantize(y, q) computes: *out NEW, or
  * NULL when y does not convert. */
-static int convert(const irm_object *y, const qout_ *q, irm_object **out) {
+static int convert(memo_ *m, irm_object *y, const qout_ *q, irm_object **out) {
   *out = NULL;
   if (irm_expr_kind_of(y) != IRM_EXPR_CALL) return IRM_OK;
+  const memo_entry_ *e = memo_find(m, y, q);
+  if (e) {
+    irm_object_retain(e->out);
+    *out = e->out;
+    return IRM_OK;
+  }
+  int rc = convert_new(m, y, q, out);
+  if (!rc) rc = memo_add(m, y, q, *out);
+  if (rc) {
+    irm_object_release(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+static int convert_new(memo_ *m, const irm_object *y, const qout_ *q, irm_object **out) {
   int positive = scale_within(q->s, 0x1p-126, 0x1p127); /* quantize is monotone, 0 -> zo */
   if (positive && irm_call_arg_count(y) == 1) {
-    if (irm_dataflow_is_call_of_(y, "nn.relu") && (rank_of(y) >= rank_of(q->z))) return through(y, "maximum", q, out);
-    if (irm_dataflow_is_call_of_(y, "nn.max_pool2d")) return through(y, "nn.max_pool2d", q, out);
+    if (irm_dataflow_is_call_of_(y, "nn.relu") && (rank_of(y) >= rank_of(q->z)))
+      return through(m, y, "maximum", q, out);
+    if (irm_dataflow_is_call_of_(y, "nn.max_pool2d")) return through(m, y, "nn.max_pool2d", q, out);
   }
-  if (irm_dataflow_is_call_of_(y, "reshape") && irm_call_arg_count(y) == 1) return through(y, "reshape", q, out);
-  if (irm_dataflow_is_call_of_(y, "concatenate")) return convert_concat(y, q, out);
+  if (irm_dataflow_is_call_of_(y, "reshape") && irm_call_arg_count(y) == 1) return through(m, y, "reshape", q, out);
+  if (irm_dataflow_is_call_of_(y, "concatenate")) return convert_concat(m, y, q, out);
   dq_ d;
   if (as_dq(y, &d)) { /* the round trip */
     if (per_tensor(&d) && dtype_is(d.x, q->dt) && same_scalar(d.s, q->s) && same_scalar(d.z, q->z) &&
@@ -344,7 +407,6 @@ static int convert(const irm_object *y, const qout_ *q, irm_object **out) {
 /* ---- the pass ----------------------------------------------------------------------------- */
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
-  (void)ctx;
   *out = NULL;
   if (irm_dataflow_is_call_of_(rebuilt, "qnn.quantize") && irm_call_arg_count(rebuilt) == 3) {
     qout_ q = {irm_call_arg(rebuilt, 1), irm_call_arg(rebuilt, 2), {0, 0, 0}};
@@ -352,7 +414,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     if (irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR && numel_of(q.s) == 1 && numel_of(q.z) == 1) {
       q.dt = irm_tensor_type_dtype(t);
       irm_object *conv = NULL;
-      int rc = convert(irm_call_arg(rebuilt, 0), &q, &conv);
+      int rc = convert(ctx, irm_call_arg(rebuilt, 0), &q, &conv);
       if (rc) return rc;
       if (conv && irm_dataflow_type_equal(irm_expr_type(conv), t)) {
         *out = conv;
@@ -364,13 +426,16 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   return irm_dataflow_keep_type_(original, rebuilt, out);
 }
 
-static const irm_expr_rewriter fq2i_rw = {NULL, post, NULL};
 static const char *const trigger_ops[] = {"qnn.quantize"};
 
 int irm_dataflow_fake_quantization_to_integer(irm_module *mod, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_fake_quantization_to_integer: out must not be NULL");
   *out = NULL;
-  return irm_dataflow_apply_typed_(mod, trigger_ops, 1, irm_dataflow_rewrite_body_, (void *)&fq2i_rw, out);
+  memo_ memo = {NULL, 0, 0};
+  irm_expr_rewriter rw = {NULL, post, &memo};
+  int rc = irm_dataflow_apply_typed_(mod, trigger_ops, 1, irm_dataflow_rewrite_body_, &rw, out);
+  memo_free(&memo);
+  return rc;
 }
 
 static int fq2i_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,

@@ -3,7 +3,8 @@
  * matmul; add and multiply; concatenate; max_pool2d and reshape through
  * a round trip) and what must stay float (an op it does not know,
  * per-channel activations, a bias whose scale is not sx * sw, NHWC, a
- * quantize scale that is not a constant under relu). Values through
+ * quantize scale that is not a constant under relu); a float region two
+ * quantize calls read converts once. Values through
  * ir.Evaluate on integer inputs covering the whole int8 / uint8 range:
  * the exact rules (add, mul, concatenate, relu, pooling, reshape, the
  * round trip) give exactly the float region's result; the convolutions
@@ -175,6 +176,26 @@ START_TEST(test_exact_rules_give_the_float_result) {
 }
 END_TEST
 
+START_TEST(test_a_shared_float_region_converts_once) {
+  /* two quantize calls of one float conv (equal constants, distinct nodes): one integer conv */
+  irm_module *m = ip_typed(CONV_HEAD DQ_X DQ_W
+                           "  %2 = nn.conv2d(%0, %1);\n"
+                           "  %3 = qnn.quantize(%2, " Q(
+                               "uint8", "0.05", "0") ", out_dtype=\"uint8\");\n"
+                                                     "  %4 = qnn.quantize(%2, " Q(
+                                                         "uint8", "0.05", "0") ", out_dtype=\"uint8\");\n"
+                                                                               "  %5 = add(%3, %4);\n  %5\n}\n"),
+             *out = NULL;
+  ck_assert_ok(irm_dataflow_fake_quantization_to_integer(m, &out));
+  char *t = ip_text(out);
+  const char *first = strstr(t, "qnn.conv2d(");
+  ck_assert_msg(first && !strstr(first + 1, "qnn.conv2d("), "%s", t);
+  free(t);
+  irm_object_release(out);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_regions_that_stay_float) {
   /* an op it does not know */
   check_stays_float(CONV_HEAD DQ_X "  %1 = sigmoid(%0);\n  %2 = qnn.quantize(%1, " Q(
@@ -235,6 +256,7 @@ int main(void) {
   tcase_add_test(tc, test_conv_bias_relu_converts);
   tcase_add_test(tc, test_dense_matmul_convert);
   tcase_add_test(tc, test_exact_rules_give_the_float_result);
+  tcase_add_test(tc, test_a_shared_float_region_converts_once);
   tcase_add_test(tc, test_regions_that_stay_float);
   tcase_add_test(tc, test_registered_by_name);
   suite_add_tcase(s, tc);
