@@ -5,7 +5,8 @@
  * expressions with their per-channel scales and zero points mapped on the
  * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
  * expressions over NumPy-broadcast operands and scalar parameters.
- * qnn.conv2d (NCHW, OIHW) and qnn.dense are plain loops summing in
+ * qnn.conv2d (NCHW, OIHW; each output plane accumulated tap by tap over
+ * the rows and columns the tap reaches) and qnn.dense are loops summing in
  * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
  * int32, and a loop the compiler vectorizes); qnn.dense of uint8 or int8
  * data by an int8 weight calls runtime/kernels' irm_kernel_qdense.h on a target
@@ -103,26 +104,37 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   P(b,
     "    const uint32_t xz = (uint32_t)(int64_t)%s[0];\n    (void)%s, (void)%s; /* the scales: a requantize reads them */\n",
     c->in[2].name, c->in[4].name, c->in[5].name);
+  /* each output plane accumulates in place (uint32_t aliases int32_t), tap by tap over the rows and
+   * columns whose tap lands inside the data: no bounds checks in the inner loop, which vectorizes */
   P(b, "    for (int64_t n = 0; n < %lld; n++)\n    for (int64_t o = 0; o < %lld; o++) {\n", LL(n), LL(o));
   P(b, "      const uint32_t wz = (uint32_t)(int64_t)");
   param(&c->in[3], "o", b);
-  P(b, ", c0 = o / %lld * %lld;\n", LL(og), LL(i));
-  P(b, "      for (int64_t oy = 0; oy < %lld; oy++)\n      for (int64_t ox = 0; ox < %lld; ox++) {\n", LL(oh), LL(ow));
-  P(b, "        uint32_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(i));
-  P(b, "        for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(kh));
-  P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld;\n          if (iy < 0 || iy >= %lld) continue;\n",
-    LL(a.strides[0]), LL(a.dilation[0]), LL(a.padding[0]), LL(h));
-  P(b, "          for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kw));
+  P(b, ";\n      const int64_t c0 = o / %lld * %lld;\n", LL(og), LL(i));
+  P(b, "      uint32_t *plane = (uint32_t *)(%s + (n * %lld + o) * %lld);\n", c->out.name, LL(o), LL(oh * ow));
+  P(b, "      for (int64_t p = 0; p < %lld; p++) plane[p] = 0;\n", LL(oh * ow));
+  P(b, "      for (int64_t i = 0; i < %lld; i++)\n      for (int64_t ky = 0; ky < %lld; ky++) {\n", LL(i), LL(kh));
+  P(b, "        const int64_t offy = ky * %lld - %lld, endy = %lld - offy;\n", LL(a.dilation[0]), LL(a.padding[0]),
+    LL(h));
+  P(b, "        int64_t y0 = offy >= 0 ? 0 : (-offy + %lld) / %lld, y1 = endy <= 0 ? 0 : (endy + %lld) / %lld;\n",
+    LL(a.strides[0] - 1), LL(a.strides[0]), LL(a.strides[0] - 1), LL(a.strides[0]));
+  P(b, "        if (y1 > %lld) y1 = %lld;\n        if (y0 > y1) y0 = y1;\n", LL(oh), LL(oh));
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kw));
+  P(b, "          const int64_t offx = kx * %lld - %lld, endx = %lld - offx;\n", LL(a.dilation[1]), LL(a.padding[1]),
+    LL(wd));
+  P(b, "          int64_t x0 = offx >= 0 ? 0 : (-offx + %lld) / %lld, x1 = endx <= 0 ? 0 : (endx + %lld) / %lld;\n",
+    LL(a.strides[1] - 1), LL(a.strides[1]), LL(a.strides[1] - 1), LL(a.strides[1]));
+  P(b, "          if (x1 > %lld) x1 = %lld;\n          if (x0 > x1) x0 = x1;\n", LL(ow), LL(ow));
+  P(b, "          const uint32_t wv = (uint32_t)(int32_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz;\n", w->name,
+    LL(i), LL(kh), LL(kw));
+  P(b, "          const %s *base = %s + (n * %lld + c0 + i) * %lld;\n", irm_cg_ctype_(d->dt), d->name, LL(ci),
+    LL(h * wd));
+  P(b, "          for (int64_t y = y0; y < y1; y++) {\n");
+  P(b, "            const %s *row = base + (y * %lld + offy) * %lld;\n            uint32_t *arow = plane + y * %lld;\n",
+    irm_cg_ctype_(d->dt), LL(a.strides[0]), LL(wd), LL(ow));
   P(b,
-    "            const int64_t ix = ox * %lld + kx * %lld - %lld;\n            if (ix < 0 || ix >= %lld) continue;\n",
-    LL(a.strides[1]), LL(a.dilation[1]), LL(a.padding[1]), LL(wd));
-  P(b, "            acc += ((uint32_t)(int32_t)%s[((n * %lld + c0 + i) * %lld + iy) * %lld + ix] - xz) *\n", d->name,
-    LL(ci), LL(h), LL(wd));
-  P(b,
-    "                   ((uint32_t)(int32_t)%s[((o * %lld + i) * %lld + ky) * %lld + kx] - wz);\n          }\n        }\n",
-    w->name, LL(i), LL(kh), LL(kw));
-  P(b, "        %s[((n * %lld + o) * %lld + oy) * %lld + ox] = (int32_t)acc;\n      }\n    }\n", c->out.name, LL(o),
-    LL(oh), LL(ow));
+    "            for (int64_t xo = x0; xo < x1; xo++) arow[xo] += wv * ((uint32_t)(int32_t)row[xo * %lld + offx] - xz);\n",
+    LL(a.strides[1]));
+  P(b, "          }\n        }\n      }\n    }\n");
   return IRM_OK;
 }
 
