@@ -8,6 +8,7 @@
 
 #include "codegen_c_internal.h"
 #include "irm/target.h"
+#include "irm_kernel_qnn.h"
 
 int irm_codegen_c_target_cblas_(const irm_object *target) {
   if (!target || !irm_is_target(target)) return 0;
@@ -144,6 +145,9 @@ static const char prelude_half[] =
     "}\n"
     "#endif\n";
 
+/* The QNN ops' scalar math (irm_kernel_qnn.h), the evaluator's own code. */
+static const char prelude_qnn[] = "#ifndef IRM_CG_QNN\n#define IRM_CG_QNN\n" IRM_KERNEL_QNN_TEXT "\n#endif\n";
+
 int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, irm_text_buf *out) {
   int cblas = 0;
   for (size_t i = 0; i < n_targets && !cblas; i++) cblas = irm_codegen_c_target_cblas_(targets[i]);
@@ -151,5 +155,6 @@ int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, i
   irm_text_buf_append_(out, prelude, sizeof prelude - 1);
   irm_text_buf_append_(out, prelude_helpers, sizeof prelude_helpers - 1);
   irm_text_buf_append_(out, prelude_half, sizeof prelude_half - 1);
+  irm_text_buf_append_(out, prelude_qnn, sizeof prelude_qnn - 1);
   return out->failed ? irm_error_nomem_("generating C") : IRM_OK;
 }

@@ -266,3 +266,29 @@ def test_unknown_input_names_are_value_errors_naming_the_inputs():
         from_onnx(model, shape={"bad": (2,)})
     with pytest.raises(ValueError, match="dtype= names 'q'"):
         from_onnx(model, dtype={"q": "float32"})
+
+
+# ---- quantized ops of another domain (issue 41) ----------------------------------------------------
+
+def test_com_microsoft_qlinear_add_and_mul_are_dequantize_op_quantize():
+    """QLinearAdd / QLinearMul (domain com.microsoft, keyed "<domain>.<op_type>") import as qnn.add / qnn.mul:
+    exactly dequantize, the float32 op, quantize (round half to even, saturation)."""
+    values = {"as": (TensorProto.FLOAT, 0.05), "az": (TensorProto.UINT8, 128), "bs": (TensorProto.FLOAT, 0.02),
+              "bz": (TensorProto.UINT8, 3), "ys": (TensorProto.FLOAT, 0.1), "yz": (TensorProto.UINT8, 7)}
+    init = [helper.make_tensor(k, t, [], [v]) for k, (t, v) in values.items()]
+    for op, fn in (("QLinearAdd", np.add), ("QLinearMul", np.multiply)):
+        node = helper.make_node(op, ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"], domain="com.microsoft")
+        graph = helper.make_graph([node], "g", [_vi("a", [2, 3], TensorProto.UINT8), _vi("b", [3], TensorProto.UINT8)],
+                                  [_vi("y", [2, 3], TensorProto.UINT8)], init)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                        helper.make_opsetid("com.microsoft", 1)])
+        mod, params = from_onnx(model)
+        assert ("qnn.add" if op == "QLinearAdd" else "qnn.mul") in str(mod)
+        a = np.array([[0, 255, 128], [1, 130, 200]], np.uint8)
+        b = np.array([0, 255, 3], np.uint8)
+        got = _evaluate(mod, params, [a, b])
+        deq_a = (a.astype(np.float32) - np.float32(128)) * np.float32(0.05)
+        deq_b = (b.astype(np.float32) - np.float32(3)) * np.float32(0.02)
+        want = np.clip(np.rint(fn(deq_a, deq_b).astype(np.float32) / np.float32(0.1)) + 7, 0, 255).astype(np.uint8)
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got, want)

@@ -242,3 +242,57 @@ def test_float16_network_builds_and_matches_the_evaluator(tmp_path, executor):
     assert got.dtype == np.float16 and got.shape == (1, 4, 1, 1)
     # within float16 rounding of the evaluator's (which rounds each op's result to float16)
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=4e-3, atol=4e-3)
+
+
+# ---- quantized (QDQ) networks (issue 41) -----------------------------------------------------------
+
+def _qdq_model():
+    """x (1, 3, 8, 8) float32 through a QDQ network: quantize; conv with per-channel int8 weights and an
+    int32 bias, relu; max pool; reshape; matmul; each float op between dequantize and quantize."""
+    from onnx import numpy_helper
+    rng = np.random.default_rng(5)
+    xs, ws = np.float32(0.02), np.array([0.01, 0.02, 0.015, 0.03], np.float32)
+    arrays = {
+        "xs": np.array(xs), "xz": np.array(128, np.uint8),
+        "w": rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8), "ws": ws, "wz": np.zeros(4, np.int8),
+        "b": rng.integers(-500, 500, 4).astype(np.int32), "bs": (xs * ws).astype(np.float32),
+        "bz": np.zeros(4, np.int32),
+        "s1": np.array(0.05, np.float32), "z1": np.array(0, np.uint8), "shape": np.array([1, 64], np.int64),
+        "w2": rng.integers(-127, 128, (64, 10)).astype(np.int8), "s2": np.array(0.01, np.float32),
+        "z2": np.array(0, np.int8), "s3": np.array(0.5, np.float32), "z3": np.array(3, np.int8),
+    }
+    init = [numpy_helper.from_array(v, k) for k, v in arrays.items()]
+    n = helper.make_node
+    nodes = [
+        n("QuantizeLinear", ["x", "xs", "xz"], ["xq"]), n("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        n("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=0),
+        n("DequantizeLinear", ["b", "bs", "bz"], ["bd"], axis=0),
+        n("Conv", ["xd", "wd", "bd"], ["c"], pads=[1, 1, 1, 1]), n("Relu", ["c"], ["r"]),
+        n("QuantizeLinear", ["r", "s1", "z1"], ["rq"]), n("DequantizeLinear", ["rq", "s1", "z1"], ["rd"]),
+        n("MaxPool", ["rd"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        n("QuantizeLinear", ["p", "s1", "z1"], ["pq"]), n("DequantizeLinear", ["pq", "s1", "z1"], ["pd"]),
+        n("Reshape", ["pd", "shape"], ["f"]),
+        n("QuantizeLinear", ["f", "s1", "z1"], ["fq"]), n("DequantizeLinear", ["fq", "s1", "z1"], ["fd"]),
+        n("DequantizeLinear", ["w2", "s2", "z2"], ["w2d"]), n("MatMul", ["fd", "w2d"], ["mm"]),
+        n("QuantizeLinear", ["mm", "s3", "z3"], ["mq"]), n("DequantizeLinear", ["mq", "s3", "z3"], ["y"]),
+    ]
+    return _model(nodes, [_vi("x", [1, 3, 8, 8])], [_vi("y", [1, 10])], init)
+
+
+@pytest.mark.parametrize("executor", ["aot", "graph"])
+def test_qdq_network_converts_builds_and_matches_the_evaluator(tmp_path, executor):
+    from irm.transform import Pass, Sequential
+    mod, params = from_onnx(_qdq_model())
+    x = np.random.default_rng(6).standard_normal((1, 3, 8, 8)).astype(np.float32) * 2
+    names = [p.name for p in mod["main"].params][1:]
+    qdq = np.asarray(irm.ir.evaluate(mod, "main", [irm.tensor(x)] + [params[n] for n in names]))
+    conv = Sequential([Pass.get(n) for n in ("InferType", "BindParams", "FakeQuantizationToInteger")])(mod)
+    conv = conv.without_attr("params")  # bound: constants now
+    text = str(conv)
+    assert "qnn.conv2d" in text and "qnn.dense" in text and "= nn.conv2d(" not in text and "matmul" not in text
+    want = np.asarray(irm.ir.evaluate(conv, "main", [irm.tensor(x)]))
+    # the integer network is the QLinear reference: within a step of the float QDQ network
+    assert np.abs(want - qdq).max() <= 0.5 + 1e-6
+    result = irm.build(conv, "c", executor=irm.Executor(executor))
+    got = _run_compiled(result, tmp_path, x, executor)
+    np.testing.assert_array_equal(got, want)

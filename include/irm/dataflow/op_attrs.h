@@ -448,6 +448,48 @@ typedef struct irm_pad_attrs {
 } irm_pad_attrs;
 IRM_API int irm_pad_attrs_decode(const char *op, const irm_object *attrs, irm_pad_attrs *out);
 
+/* ---- qnn -------------------------------------------------------------- */
+
+/* qnn.requantize's rounding: half to even (ONNX's rint) or half up (TVM's
+ * UPWARD). */
+enum { IRM_QNN_ROUND_TONEAREST = 0, IRM_QNN_ROUND_UPWARD = 1 };
+
+/* qnn.quantize and qnn.requantize. Defaults: axis -1 (the data axis that
+ * per-channel scales and zero points run along), out_dtype int8 (int8,
+ * uint8 or int32: the type rule checks), rounding TONEAREST (requantize
+ * only; "TONEAREST" or "UPWARD", ValueError with the closest name). */
+typedef struct irm_qnn_quantize_attrs {
+  int64_t axis;
+  DLDataType out_dtype;
+  int rounding; /* IRM_QNN_ROUND_* */
+} irm_qnn_quantize_attrs;
+IRM_API int irm_qnn_quantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_quantize_attrs *out);
+
+/* qnn.dequantize. Defaults: axis -1, out_dtype float32 (the only one the
+ * type rule takes). */
+typedef struct irm_qnn_dequantize_attrs {
+  int64_t axis;
+  DLDataType out_dtype;
+} irm_qnn_dequantize_attrs;
+IRM_API int irm_qnn_dequantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dequantize_attrs *out);
+
+/* qnn.add and qnn.mul. Defaults: lhs_axis -1, rhs_axis -1 (TVM's; irm's
+ * scales and zero points are per tensor, so the axes are not read). */
+typedef struct irm_qnn_binary_attrs {
+  int64_t lhs_axis, rhs_axis;
+} irm_qnn_binary_attrs;
+IRM_API int irm_qnn_binary_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_binary_attrs *out);
+
+/* qnn.dense. Defaults: units absent, out_dtype int32. (qnn.conv2d decodes
+ * with irm_conv2d_attrs_decode; its schema's out_dtype default is int32,
+ * and an absent one counts as int32.) */
+typedef struct irm_qnn_dense_attrs {
+  int64_t units; /* valid when has_units */
+  int has_units;
+  DLDataType out_dtype;
+} irm_qnn_dense_attrs;
+IRM_API int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dense_attrs *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -28,6 +28,7 @@
  *                                   no attribute: nothing to do
  *   SimplifyInference    0          -
  *   FoldScaleAxis        2          -
+ *   FakeQuantizationToInteger 0     -  (not in the default pipeline)
  *
  * Thread safety: every function may be called from any thread; modules
  * are only read.
@@ -117,6 +118,20 @@ IRM_API int irm_dataflow_convert_layout(irm_module *mod, const char *layout, irm
  * the result is fully typed. *out NEW (mod itself when it has neither
  * op). Errors: ValueError for a NULL out, InferType's errors, MemoryError. */
 IRM_API int irm_dataflow_simplify_inference(irm_module *mod, irm_module **out);
+
+/* FakeQuantizationToInteger (TVM's name; docs/passes.md): each per-tensor
+ * qnn.quantize(y, so, zo) whose y is a QDQ region it knows (conv2d, dense,
+ * matmul with dequantized operands and an optional int32 bias; add and
+ * multiply; concatenate; relu, max_pool2d and reshape over such regions;
+ * a dequantize with the same constants) becomes integer ops with one
+ * qnn.requantize (or qnn.add / qnn.mul / qnn.concatenate). Regions it
+ * does not know stay float. The results are the quantized reference
+ * semantics (ONNX's QLinear ops); add, mul, concatenate, relu, pooling
+ * and reshape give exactly what the float region gives. Typing as
+ * irm_dataflow_simplify_inference (trigger op: qnn.quantize). *out NEW
+ * (mod itself when it has no qnn.quantize). Errors: ValueError for a
+ * NULL out, InferType's errors, MemoryError. */
+IRM_API int irm_dataflow_fake_quantization_to_integer(irm_module *mod, irm_module **out);
 
 /* FoldScaleAxis (forward, as TVM's): multiply(conv2d(x, w), s) becomes
  * conv2d(x, w * s'), and with a bias between them (nn.bias_add along the

@@ -749,3 +749,37 @@ int irm_pad_attrs_decode(const char *op, const irm_object *attrs, irm_pad_attrs 
   if (!rc) rc = get_name(op, attrs, "pad_mode", pad_modes, 3, &out->pad_mode);
   return rc;
 }
+
+/* ---- qnn ---------------------------------------------------------------------------------------- */
+
+static const char *const qnn_roundings[] = {"TONEAREST", "UPWARD"};
+
+int irm_qnn_quantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_quantize_attrs *out) {
+  static const DLDataType i8 = {kDLInt, 8, 1};
+  out->axis = -1, out->out_dtype = i8, out->rounding = IRM_QNN_ROUND_TONEAREST;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  if (!rc) rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+  if (!rc) rc = get_name(op, attrs, "rounding", qnn_roundings, 2, &out->rounding);
+  return rc;
+}
+
+int irm_qnn_dequantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dequantize_attrs *out) {
+  static const DLDataType f32 = {kDLFloat, 32, 1};
+  out->axis = -1, out->out_dtype = f32;
+  int rc = get_int(op, attrs, "axis", &out->axis);
+  return rc ? rc : get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+}
+
+int irm_qnn_binary_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_binary_attrs *out) {
+  out->lhs_axis = -1, out->rhs_axis = -1;
+  int rc = get_int(op, attrs, "lhs_axis", &out->lhs_axis);
+  return rc ? rc : get_int(op, attrs, "rhs_axis", &out->rhs_axis);
+}
+
+int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dense_attrs *out) {
+  static const DLDataType i32 = {kDLInt, 32, 1};
+  out->units = 0, out->out_dtype = i32;
+  out->has_units = find(attrs, "units") != NULL;
+  int rc = get_int(op, attrs, "units", &out->units);
+  return rc ? rc : get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+}

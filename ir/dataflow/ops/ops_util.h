@@ -89,6 +89,8 @@ extern const ops_op_def irm_ops_image_[];
 extern const size_t irm_ops_image_count_;
 extern const ops_op_def irm_ops_layout_[];
 extern const size_t irm_ops_layout_count_;
+extern const ops_op_def irm_ops_qnn_[];
+extern const size_t irm_ops_qnn_count_;
 
 /* The packed bodies of FInferType and FEvaluate; resource is the
  * ops_op_def. */

@@ -133,11 +133,13 @@ class Graph:
             v.expr = _ir.Constant(_tensor(_contig(v.const)))
         return v.expr
 
-    def emit(self, op, args, **attrs):
+    def emit(self, op, args, fold=True, **attrs):
+        """op(args) with attrs; fold=False keeps a call of known arguments (a dequantized weight, which
+        FakeQuantizationToInteger reads) for FoldConstant to fold later."""
         attrs = {k: v for k, v in attrs.items() if v is not None}
         o = _op(op)
         t = o.get_attr("FInferType")([a.type() for a in args], attrs)
-        if all(a.const is not None for a in args):
+        if fold and all(a.const is not None for a in args):
             try:
                 self.check_bytes(getattr(t, "shape", ()), getattr(t, "dtype", "int8"), op)
             except ValueError:
@@ -245,12 +247,17 @@ def _opset_of(model):
     return OPSET_MAX
 
 
+def _op_key(node):
+    """The converter key of a node: its op type, "<domain>.<op_type>" outside the default domain."""
+    return node.op_type if node.domain in ("", "ai.onnx") else "%s.%s" % (node.domain, node.op_type)
+
+
 def unsupported_ops(model):
     """{op_type: [node names]} of the nodes the frontend cannot convert."""
     out = {}
     for i, node in enumerate(model.graph.node):
-        if node.domain not in ("", "ai.onnx") or node.op_type not in onnx_ops.CONVERTERS:
-            key = node.op_type if node.domain in ("", "ai.onnx") else "%s.%s" % (node.domain, node.op_type)
+        key = _op_key(node)
+        if key not in onnx_ops.CONVERTERS:
             out.setdefault(key, []).append(node.name or "#%d" % i)
     return out
 
@@ -360,7 +367,7 @@ def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
         args = [values[n] if n in values else _missing(node, n) for n in node.input]
         attrs = {a.name: _attr_value(a) for a in node.attribute}
         try:
-            outs = onnx_ops.CONVERTERS[node.op_type](g, args, attrs, node)
+            outs = onnx_ops.CONVERTERS[_op_key(node)](g, args, attrs, node)
         except (TypeError, ValueError, NotImplementedError, KeyError) as exc:
             raise type(exc)("from_onnx: node %s (%s): %s" % (node.name or "#%d" % i, node.op_type, exc)) from None
         for n, v in zip(node.output, outs):

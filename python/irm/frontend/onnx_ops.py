@@ -5,6 +5,7 @@ values. Defaults are the ONNX operator specification's (opsets 11-17)."""
 import numpy as np
 
 from .onnx_ops_util import ONNX_TO_IRM, _need_const, _ints, _axis, _scalar  # noqa: F401
+from .onnx_ops_qnn import CONVERTERS_QNN
 from .onnx_ops_nn import (_conv, _conv_transpose, _batch_norm, _pool, _global_pool, _gemm, _matmul,
                           _softmax)  # noqa: F401
 from .onnx_ops_rnn import RNN_CONVERTERS
@@ -683,3 +684,5 @@ CONVERTERS = {
 }
 CONVERTERS.update(RNN_CONVERTERS)
 CONVERTERS.update(RANDOM_CONVERTERS)
+# The quantized ops (onnx_ops_qnn.py); a non-default domain's op types are keyed "<domain>.<op_type>".
+CONVERTERS.update(CONVERTERS_QNN)

@@ -112,6 +112,11 @@ WRAP(broadcast_to)
 WRAP(take)
 WRAP(scatter)
 WRAP(pad)
+/* the quantized ops (qnn.conv2d reads conv2d's decoder; its schema's out_dtype is int32) */
+WRAP(qnn_quantize)
+WRAP(qnn_dequantize)
+WRAP(qnn_binary)
+WRAP(qnn_dense)
 
 typedef struct decoder_case {
   const char *op;
@@ -166,6 +171,13 @@ static const decoder_case cases[] = {
     CASE("scatter_elements", scatter, NULL),
     CASE("scatter_nd", scatter, NULL),
     CASE("nn.pad", pad, "pad_width"),
+    CASE("qnn.quantize", qnn_quantize, NULL),
+    CASE("qnn.requantize", qnn_quantize, NULL),
+    CASE("qnn.dequantize", qnn_dequantize, NULL),
+    CASE("qnn.add", qnn_binary, NULL),
+    CASE("qnn.mul", qnn_binary, NULL),
+    CASE("qnn.dense", qnn_dense, NULL),
+    CASE("qnn.concatenate", concatenate, NULL),
 };
 
 /* The required attributes of a case, given. */

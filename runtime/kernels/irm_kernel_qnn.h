@@ -1,0 +1,60 @@
+/* The scalar math of the QNN ops (ONNX's QuantizeLinear, DequantizeLinear
+ * and the QLinear ops' output step), written once: the evaluator
+ * (ir/dataflow/ops/qnn.c) expands IRM_KERNEL_QNN_CODE, and the C generator
+ * puts IRM_KERNEL_QNN_TEXT, the same tokens as a string, into every
+ * generated file's prelude (backend/codegen/codegen_c_prelude.c), so both
+ * sides run the same code and agree bit for bit.
+ *
+ * The formulas are ONNX's reference ones: QuantizeLinear is
+ * saturate(rint(x / scale) + zero_point) with the division in float32 and
+ * rounding half to even; DequantizeLinear is (x - zero_point) * scale in
+ * float32; the QLinear ops' output is acc * multiplier + zero_point in
+ * double (multiplier = in_scale / out_scale in float32), clipped to the
+ * dtype's range, then rounded half to even. NaN quantizes to the zero
+ * point. The code never multiplies and adds in one expression where a
+ * fused multiply-add (which -march=... and GCC's default -ffp-contract
+ * allow) could round differently: every product it adds is exact.
+ *
+ * Standalone C (stdint.h only), no libm, no macros inside the code (it is
+ * stringified). Thread safety: pure functions. */
+#ifndef IRM_KERNEL_QNN_H
+#define IRM_KERNEL_QNN_H
+
+#include <stdint.h>
+
+/* clang-format off */
+#define IRM_KERNEL_QNN_CODE                                                                              \
+  static inline int64_t irm_qnn_round_clip(double r, double lo, double hi, int half_up) {                \
+    if (r <= lo) return (int64_t)lo;                                                                     \
+    if (r >= hi) return (int64_t)hi;                                                                     \
+    int64_t t = (int64_t)r;                                                                              \
+    if ((double)t > r) t -= 1;                                                                           \
+    double d = r - (double)t;                                                                            \
+    if (d > 0.5 || (d == 0.5 && (half_up || (t & 1) != 0))) t += 1;                                      \
+    return t;                                                                                            \
+  }                                                                                                      \
+  static inline int64_t irm_qnn_quantize(float x, float scale, int64_t zp, double lo, double hi) {       \
+    float q = x / scale;                                                                                 \
+    if (q != q) return zp;                                                                               \
+    return irm_qnn_round_clip((double)q, lo - (double)zp, hi - (double)zp, 0) + zp;                      \
+  }                                                                                                      \
+  static inline float irm_qnn_dequantize(int64_t x, int64_t zp, float scale) {                           \
+    float d = (float)x - (float)zp;                                                                      \
+    return (float)((double)d * (double)scale);                                                           \
+  }                                                                                                      \
+  static inline float irm_qnn_multiplier(float in_scale, float out_scale) { return in_scale / out_scale; } \
+  static inline int64_t irm_qnn_requantize(int64_t acc, int64_t in_zp, float m, int64_t out_zp, double lo, \
+                                           double hi, int half_up) {                                     \
+    int64_t v = acc - in_zp, h = v / 65536, l = v - h * 65536;                                           \
+    double p = (double)h * ((double)m * 65536.0) + (double)l * (double)m;                                \
+    if (p != p) return out_zp < lo ? (int64_t)lo : out_zp > hi ? (int64_t)hi : out_zp;                   \
+    return irm_qnn_round_clip(p + (double)out_zp, lo, hi, half_up);                                      \
+  }
+/* clang-format on */
+
+#define IRM_KERNEL_QNN_STR_(...) #__VA_ARGS__
+#define IRM_KERNEL_QNN_XSTR_(...) IRM_KERNEL_QNN_STR_(__VA_ARGS__)
+/* IRM_KERNEL_QNN_CODE as one line of C text. */
+#define IRM_KERNEL_QNN_TEXT IRM_KERNEL_QNN_XSTR_(IRM_KERNEL_QNN_CODE)
+
+#endif

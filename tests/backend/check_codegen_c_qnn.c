@@ -1,0 +1,169 @@
+/* The QNN ops' generated C against ir.Evaluate, bit for bit (float
+ * results too: the tolerance is 1e-300): quantize with rounding ties,
+ * saturation and NaN (constant inputs), per-channel quantize, dequantize
+ * and requantize on either axis with zero points at the extremes, both
+ * roundings, conv2d (padding, strides, groups, dilation, per-channel
+ * kernel zero points) and dense followed by requantize, dense whose int32
+ * zero points make the sums wrap, uint8 x int8 dense through runtime/kernels'
+ * int8 kernel (plain, and with -march=native its VNNI path), add and mul with
+ * broadcasting, concatenate; chains fuse into one loop where they are
+ * elementwise; the same with -march=native -ffp-contract=fast. */
+#include "check_codegen_c_util.h"
+
+#define BITS 1e-300
+#define C1(dt, v) "const(" dt ", [1], [" v "])"
+
+START_TEST(qnn_elementwise) {
+  static const cg_case cases[] = {
+      {"q_ties",
+       "def @main(%a: Tensor[(10,), float32]) { %0 = multiply(%a, " C1(
+           "float32",
+           "0") "); "
+                "%1 = add(%0, const(float32, [10], [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 300, -300, nan, 126.5])); "
+                "%2 = qnn.quantize(%1, " C1("float32", "1") ", " C1(
+                    "int8", "0") "); "
+                                 "%3 = qnn.dequantize(%2, " C1("float32", "0.1") ", " C1("int8", "-128") "); %3 }",
+       BITS},
+      {"q_u8_axis",
+       "def @main(%a: Tensor[(2, 3, 4), float32]) { "
+       "%0 = qnn.quantize(%a, const(float32, [3], [0.01, 0.0078125, 0.05]), const(uint8, [3], [0, 128, 255]), "
+       "axis=1, out_dtype=\"uint8\"); %0 }",
+       BITS},
+      {"q_i8_last",
+       "def @main(%a: Tensor[(3, 4), float32]) { "
+       "%0 = qnn.quantize(%a, const(float32, [4], [0.01, 0.02, 0.0078125, 1]), const(int8, [4], [-128, 127, 0, 5])); "
+       "%1 = qnn.dequantize(%0, const(float32, [4], [0.01, 0.02, 0.0078125, 1]), "
+       "const(int8, [4], [-128, 127, 0, 5])); %1 }",
+       BITS},
+      {"dq_axis0",
+       "def @main(%a: Tensor[(3, 5), uint8]) { "
+       "%0 = qnn.dequantize(%a, const(float32, [3], [0.1, 0.3, 0.7]), const(uint8, [3], [0, 128, 255]), axis=0); "
+       "%1 = nn.relu(%0); %1 }",
+       BITS},
+      {"rq_axis",
+       "def @main(%a: Tensor[(2, 3, 4), int32]) { "
+       "%0 = qnn.requantize(%a, const(float32, [3], [0.5, 0.25, 0.0123]), " C1("int32", "3") ", " C1(
+           "float32", "0.75") ", " C1("int8", "-1") ", axis=1); %0 }",
+       0},
+      {"rq_up_u8",
+       "def @main(%a: Tensor[(2, 6), int32]) { "
+       "%0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1("float32", "1") ", " C1(
+           "uint8", "255") ", rounding=\"UPWARD\", out_dtype=\"uint8\"); "
+                           "%1 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1(
+                               "float32", "4") ", " C1("uint8", "0") ", out_dtype=\"uint8\"); %2 = add(%0, %1); %2 }",
+       0},
+      {"add_mul",
+       "def @main(%a: Tensor[(3, 4), int8], %b: Tensor[(4,), int8]) { "
+       "%0 = qnn.add(%a, %b, " C1("float32", "0.05") ", " C1("int8", "3") ", " C1("float32", "0.0625") ", " C1(
+           "int8",
+           "-128") ", " C1("float32",
+                           "0.1") ", " C1("int8",
+                                          "0") "); "
+                                               "%1 = qnn.mul(%0, %a, " C1("float32", "0.1") ", " C1("int8", "0") ", " C1(
+                                                   "float32",
+                                                   "0.05") ", " C1("int8",
+                                                                   "3") ", " C1("float32",
+                                                                                "0.25") ", " C1("int8",
+                                                                                                "127") "); %1 }",
+       0},
+      {"add_u8",
+       "def @main(%a: Tensor[(2, 1, 3), uint8], %b: Tensor[(4, 1), uint8]) { "
+       "%0 = qnn.add(%a, %b, " C1("float32", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1(
+           "uint8", "255") ", " C1("float32", "2") ", " C1("uint8", "128") "); %0 }",
+       0},
+  };
+  cg_check_cases("qnn_elem", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+  /* fused multiply-adds allowed (GCC contracts by default where the CPU has them): still bit-equal */
+  if (cg_native_runs_here())
+    cg_check_cases("qnn_elem_native", cases, sizeof cases / sizeof cases[0], NULL,
+                   "-O3 -march=native -ffp-contract=fast", 1);
+}
+END_TEST
+
+START_TEST(qnn_conv_dense_concat) {
+  static const cg_case cases[] = {
+      {"conv_rq",
+       "def @main(%a: Tensor[(1, 3, 7, 6), uint8], %w: Tensor[(4, 3, 3, 3), int8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "128") ", const(int8, [4], [0, 1, -128, 127]), " C1(
+           "float32", "0.02") ", const(float32, [4], [0.01, 0.02, 0.03, 0.04]), padding=[1, 2], strides=[2, 1]); "
+                              "%1 = qnn.requantize(%0, const(float32, [4], [0.0002, 0.0004, 0.0006, 0.0008]), " C1(
+                                  "int32", "0") ", " C1("float32", "0.5") ", " C1("int8", "-3") ", axis=1); %1 }",
+       0},
+      {"conv_groups",
+       "def @main(%a: Tensor[(2, 4, 6, 6), int8], %w: Tensor[(6, 2, 2, 2), int8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("int8", "-128") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1(
+           "float32", "1") ", groups=2, dilation=[2, 2], padding=[1, 0, 0, 1]); %0 }",
+       0},
+      {"conv_edges", /* padding wider than the kernel, strides 3 and 2: taps that reach no row or column */
+       "def @main(%a: Tensor[(1, 2, 4, 5), uint8], %w: Tensor[(3, 2, 2, 3), int8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "7") ", " C1("int8", "-2") ", " C1("float32", "1") ", "
+       C1("float32", "1") ", padding=[3, 4], strides=[3, 2], dilation=[2, 1]); %0 }",
+       0},
+      {"dense_rq",
+       "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "
+       "%0 = qnn.dense(%a, %w, " C1("int8", "127") ", const(uint8, [5], [0, 255, 1, 128, 7]), " C1(
+           "float32",
+           "1") ", " C1("float32",
+                        "1") "); "
+                             "%1 = qnn.requantize(%0, const(float32, [5], [0.001, 0.002, 0.003, 0.004, 0.005]), " C1(
+                                 "int32", "0") ", " C1("float32", "0.1") ", " C1("uint8",
+                                                                                 "128") ", out_dtype=\"uint8\"); %1 }",
+       0},
+      {"dense_u8s8", /* uint8 x int8: runtime/kernels' int8 dense (VNNI with -march=native where the CPU has it) */
+       "def @main(%a: Tensor[(3, 70), uint8], %w: Tensor[(9, 70), int8]) { "
+       "%0 = qnn.dense(%a, %w, " C1("uint8", "255") ", const(int8, [9], [0, 127, -128, 1, -1, 5, 64, -64, 3]), " C1(
+           "float32", "1") ", " C1("float32",
+                                   "1") "); "
+                                        "%1 = qnn.dense(%a, %w, " C1("uint8", "0") ", " C1("int8", "-128") ", " C1(
+                                            "float32", "1") ", " C1("float32", "1") "); %2 = add(%0, %1); %2 }",
+       0},
+      {"dense_wrap", /* int32 zero points far out: the sums wrap at int32 on both sides */
+       "def @main(%a: Tensor[(2, 16), int8], %w: Tensor[(3, 16), int8]) { "
+       "%0 = qnn.dense(%a, %w, " C1("int32", "-2000000000") ", const(int32, [3], [2147483647, -5, 0]), " C1(
+           "float32", "1") ", " C1("float32", "1") "); %0 }",
+       0},
+      {"concat",
+       "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { "
+       "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1("uint8", "0") ", " C1(
+           "uint8", "200") ", " C1("float32", "0.25") ", " C1("uint8", "10") ", axis=1); %0 }",
+       0},
+  };
+  cg_check_cases("qnn_conv", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
+  if (cg_native_runs_here()) /* the int8 dense kernel's VNNI path where the CPU has it */
+    cg_check_cases("qnn_conv_native", cases, sizeof cases / sizeof cases[0], NULL, "-O3 -march=native", 1);
+}
+END_TEST
+
+/* uint8 x int8 dense calls the int8 kernel (so do int8 x int8 ones: dense_wrap above); int8 x uint8 keeps
+ * the plain loop. */
+START_TEST(qnn_dense_kernel_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), uint8], %w: Tensor[(3, 8), int8]) { %0 = qnn.dense(%a, %w, " C1(
+          "uint8", "1") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
+      "def @main(%a: Tensor[(2, 8), int8], %w: Tensor[(3, 8), uint8]) { %0 = qnn.dense(%a, %w, " C1(
+          "int8", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
+  };
+  for (int i = 0; i < 2; i++) {
+    irm_module *m = cg_typed(texts[i]);
+    irm_object *k = cg_kernel(irm_module_function(m, "main"), "kq", NULL);
+    ck_require(k != NULL, "%s", irm_last_error());
+    int calls = strstr(cg_map_str(k, "code"), "irm_kernel_qdense_u8s8_range(") != NULL;
+    ck_assert_int_eq(calls, i == 0);
+    irm_object_release(k);
+    irm_object_release(m);
+  }
+}
+END_TEST
+
+static Suite *codegen_c_qnn_suite(void) {
+  Suite *s = suite_create("codegen_c_qnn");
+  TCase *t = tcase_create("qnn");
+  tcase_set_timeout(t, 120);
+  tcase_add_test(t, qnn_elementwise);
+  tcase_add_test(t, qnn_conv_dense_concat);
+  tcase_add_test(t, qnn_dense_kernel_chosen);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) { return run_suite(codegen_c_qnn_suite()); }
