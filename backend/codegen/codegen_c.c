@@ -353,6 +353,38 @@ static int64_t viewed_output(walker *w, size_t idx, int *taken) {
   return u->out_index;
 }
 
+/* Whether node nd, a strided_slice, takes a contiguous range of its
+ * input (steps of 1): then it is a pointer *at elements into its input,
+ * no copy (ShuffleNet's channel halves). */
+static int contiguous_slice(const walker *w, const cg_node *nd, size_t *at) {
+  if (!nd->gen.native || strcmp(nd->gen.native->name, "strided_slice") != 0 || nd->half) return 0;
+  const cg_node *a = &w->nodes[nd->args[0]];
+  irm_strided_slice_attrs s;
+  if (!a->materialized || a->half || a->t.ndim != nd->t.ndim ||
+      irm_strided_slice_attrs_decode("strided_slice", irm_call_attrs(nd->expr), &s))
+    return irm_clear_error(), 0;
+  int64_t begin[CG_MAX_NDIM] = {0}, st[CG_MAX_NDIM];
+  int32_t nd_ = a->t.ndim, cut = -1;
+  for (int32_t i = 0; i < s.n_begin; i++) {
+    int64_t d = s.n_axes >= 0 ? s.axes[i] : i, b = s.begin[i];
+    if (d < 0) d += nd_;
+    if (d < 0 || d >= nd_ || (s.n_strides > 0 && s.strides[i] != 1)) return 0;
+    if (b < 0) b += a->t.shape[d];
+    begin[d] = b < 0 ? 0 : b > a->t.shape[d] ? a->t.shape[d] : b;
+  }
+  /* the innermost axis it cuts; those after it are whole, those before
+   * it must be taken at one index */
+  for (int32_t d = 0; d < nd_; d++)
+    if (nd->t.shape[d] != a->t.shape[d] || begin[d] != 0) cut = d;
+  for (int32_t d = 0; d < cut; d++)
+    if (nd->t.shape[d] != 1) return 0;
+  irm_cg_row_major_(a->t.shape, nd_, st);
+  size_t off = 0;
+  for (int32_t d = 0; d < nd_; d++) off += (size_t)(begin[d] * st[d]);
+  *at = off;
+  return 1;
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
@@ -378,6 +410,11 @@ static int plan(walker *w, size_t *intermediate_bytes) {
       nd->alias = 1;
       const char *src = w->nodes[nd->args[0]].name;
       memmove(nd->name, src, strlen(src) + 1); /* same size of buffer */
+      continue;
+    }
+    if (contiguous_slice(w, nd, &nd->view_at)) {
+      nd->alias = 4;
+      snprintf(nd->name, sizeof nd->name, "t%zu", i);
       continue;
     }
     int64_t o = irm_cg_is_ew_(nd) ? -1 : in_place_output(w, i, taken);
@@ -468,7 +505,7 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
     P(b, "  /* %s: ", nd->name);
     irm_c_comment_(b, c.op);
     irm_text_buf_puts_(b, " */\n");
-    if (nd->alias == 1) return IRM_OK;
+    if (nd->alias == 1 || nd->alias == 4) return IRM_OK;
     if (irm_cg_is_ew_(nd)) return irm_cg_walker_emit_ew_(w, idx, b);
   }
   char scratch[64];
@@ -524,6 +561,9 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
     if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)
       P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
         irm_cg_ctype_(nd->t.dt), nd->offset);
+    else if (nd->alias == 4) /* read only: the cast drops a parameter's const */
+      P(out, "  %s *restrict %s = (%s *)(void *)%s + %zu;\n", irm_cg_ctype_(nd->t.dt), nd->name,
+        irm_cg_ctype_(nd->t.dt), w->nodes[nd->args[0]].name, nd->view_at);
   }
   for (size_t i = 0; i < w->n && !rc; i++) {
     const cg_node *nd = &w->nodes[i];

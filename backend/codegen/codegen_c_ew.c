@@ -156,4 +156,3 @@ int irm_cg_walker_emit_ew_(walker *w, size_t idx, irm_text_buf *b) {
   irm_free(x.leaves);
   return rc;
 }
-

@@ -24,8 +24,7 @@ static const struct {
     {irm_cg_conv_ops_, &irm_cg_conv_ops_count_},         {irm_cg_winograd_ops_, &irm_cg_winograd_ops_count_},
     {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},         {irm_cg_shape_ops_, &irm_cg_shape_ops_count_},
     {irm_cg_image_ops_, &irm_cg_image_ops_count_},       {irm_cg_layout_ops_, &irm_cg_layout_ops_count_},
-    {irm_cg_conv3d_ops_, &irm_cg_conv3d_ops_count_},
-    {irm_cg_qnn_ops_, &irm_cg_qnn_ops_count_},
+    {irm_cg_conv3d_ops_, &irm_cg_conv3d_ops_count_},     {irm_cg_qnn_ops_, &irm_cg_qnn_ops_count_},
 };
 
 #define CG_MAX_BUILTINS 256

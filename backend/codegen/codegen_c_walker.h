@@ -23,7 +23,9 @@ typedef struct cg_node {
   int materialized;  /* has a buffer */
   int64_t out_index; /* the output it writes, -1 */
   size_t offset;     /* scratch offset of an intermediate */
-  int alias; /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place; 3: an anchor writing its tail's */
+  int alias; /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place; 3: an anchor writing its
+               tail's; 4: a strided_slice of a contiguous range, a pointer view_at elements into its input */
+  size_t view_at;
   size_t tail;     /* an anchor computing its users' epilogue: 1 + the index of the tail's last node, else 0 */
   size_t tail_of;  /* that last node: 1 + the anchor's index, else 0 */
   cg_epilogue epi; /* the anchor's epilogue (bias and residual as node indices + 1 until emission) */
@@ -35,12 +37,12 @@ typedef struct walker {
   const irm_object *func;
   const char *symbol;
   int cblas;
-  int kernel_block;         /* runtime/kernels' block under the target's flags, 0 unknown */
-  irm_text_buf *file_scope; /* while emitting: includes the kernels ask for */
-  cg_schedules sched;       /* the generators' schedule records */
-  int threads;              /* irm_c_kernel_opts_'s */
+  int kernel_block;          /* runtime/kernels' block under the target's flags, 0 unknown */
+  irm_text_buf *file_scope;  /* while emitting: includes the kernels ask for */
+  cg_schedules sched;        /* the generators' schedule records */
+  int threads;               /* irm_c_kernel_opts_'s */
   irm_sched_tuning_ *tuning; /* irm_c_kernel_opts_'s */
-  size_t tasks;             /* task functions emitted (cg_call's) */
+  size_t tasks;              /* task functions emitted (cg_call's) */
   cg_node *nodes;
   size_t n, cap;
   irm_ptr_table_ memo, lets;

@@ -44,9 +44,11 @@ typedef struct irm_parallel_pool {
   int32_t num_threads; /* threads parallel_for may use, the caller's included; <= 1 runs inline */
 } irm_parallel_pool;
 
-/* Runs the chunks of [0, n) on pool, or on the calling thread, chunk after
- * chunk, when there is no pool, one thread, or a single chunk: the split
- * (and so every result) is the same either way. */
+/* Runs the chunks of [0, n) on pool, or on the calling thread as one
+ * range [0, n) when there is no pool, one thread, or a single chunk: a
+ * task computes every item the same way whatever its range (so every
+ * result is the same either way), and one call spares a serial run the
+ * chunks' repeated setup (a 1-thread cpp build ran 6% behind the crt one). */
 static inline void irm_parallel_for(const irm_parallel_pool *pool, int64_t n, int64_t chunk, irm_parallel_task task,
                                     void *ctx) {
   if (chunk < 1) chunk = 1;
@@ -54,7 +56,7 @@ static inline void irm_parallel_for(const irm_parallel_pool *pool, int64_t n, in
     pool->parallel_for(pool->self, n, chunk, task, ctx);
     return;
   }
-  for (int64_t b = 0; b < n; b += chunk) task(ctx, b, n - b < chunk ? n : b + chunk);
+  if (n > 0) task(ctx, 0, n); /* one range: a task computes any range the same way */
 }
 
 #ifdef __cplusplus

@@ -122,6 +122,30 @@ START_TEST(reshape_output_in_place) {
 }
 END_TEST
 
+/* A strided_slice of a contiguous range is a pointer into its input (no
+ * copy); one that is not (rows of each channel) still copies. */
+START_TEST(contiguous_slices_are_views) {
+  irm_module *m = cg_typed("def @main(%a: Tensor[(1, 8, 3, 3), float32]) {\n"
+                           "  %0 = strided_slice(%a, begin=[4], end=[8], axes=[1]);\n"
+                           "  %1 = strided_slice(%a, begin=[0], end=[4], axes=[1]);\n"
+                           "  %2 = strided_slice(%a, begin=[0, 1], end=[4, 3], axes=[1, 2]);\n"
+                           "  %3 = concatenate(%0, %1, %2, axis=2); %3 }");
+  irm_module *f = NULL;
+  prims p = fused_functions(m, &f);
+  ck_assert_uint_eq(p.n, 1);
+  irm_object *k = cg_kernel(p.fns[0], "k_views", NULL);
+  ck_assert_ptr_nonnull(k);
+  const char *code = cg_map_str(k, "code");
+  ck_assert_msg(strstr(code, "(void *)in0 + 36;") && strstr(code, "(void *)in0 + 0;") && strstr(code, "[o++] = in0["),
+                "expected the channel slices as pointers into in0 and the row slice copied:\n%s", code);
+  irm_object_release(k);
+  const char *names[] = {"k_views"};
+  double tol[] = {0};
+  cg_check_funcs("views", p.fns, names, tol, 1, NULL, NULL, 1);
+  irm_object_release(m), irm_object_release(f);
+}
+END_TEST
+
 #ifdef IRM_TEST_OP_PLUGIN
 START_TEST(plugin_ops) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_OP_PLUGIN));
@@ -263,6 +287,7 @@ int main(void) {
   tcase_add_loop_test(tc, example_models, 0, 3); /* cnn, mlp, residual */
   tcase_add_test(tc, anchor_followers_in_place);
   tcase_add_test(tc, reshape_output_in_place);
+  tcase_add_test(tc, contiguous_slices_are_views);
 #ifdef IRM_TEST_OP_PLUGIN
   tcase_add_test(tc, plugin_ops);
 #endif

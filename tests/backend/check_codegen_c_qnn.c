@@ -96,8 +96,8 @@ START_TEST(qnn_conv_dense_concat) {
        0},
       {"conv_edges", /* padding wider than the kernel, strides 3 and 2: taps that reach no row or column */
        "def @main(%a: Tensor[(1, 2, 4, 5), uint8], %w: Tensor[(3, 2, 2, 3), int8]) { "
-       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "7") ", " C1("int8", "-2") ", " C1("float32", "1") ", "
-       C1("float32", "1") ", padding=[3, 4], strides=[3, 2], dilation=[2, 1]); %0 }",
+       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "7") ", " C1("int8", "-2") ", " C1("float32", "1") ", " C1(
+           "float32", "1") ", padding=[3, 4], strides=[3, 2], dilation=[2, 1]); %0 }",
        0},
       {"dense_rq",
        "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "
