@@ -226,8 +226,7 @@ int irm_register_builtin_ops_(void) {
       {irm_ops_conv_, irm_ops_conv_count_},         {irm_ops_winograd_, irm_ops_winograd_count_},
       {irm_ops_pool_, irm_ops_pool_count_},         {irm_ops_shape_, irm_ops_shape_count_},
       {irm_ops_image_, irm_ops_image_count_},       {irm_ops_layout_, irm_ops_layout_count_},
-      {irm_ops_conv3d_, irm_ops_conv3d_count_},
-      {irm_ops_qnn_, irm_ops_qnn_count_},
+      {irm_ops_conv3d_, irm_ops_conv3d_count_},     {irm_ops_qnn_, irm_ops_qnn_count_},
   };
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)
