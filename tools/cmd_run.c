@@ -313,8 +313,10 @@ static int run_library_command(const run_flags *r, const char *mod_name, const c
                                const irm_object *data, irm_object **outs) {
   if (cli_qemu_needed(lib)) { /* built for another architecture: once, under qemu-user */
     if (r->repeat || r->number || profile_lib)
-      return cli_say(CLI_FAIL, "run: %s is for another architecture and runs under qemu once: --repeat, --number "
-                               "and --profile time this machine's libraries only", cli_quote(lib));
+      return cli_say(CLI_FAIL,
+                     "run: %s is for another architecture and runs under qemu once: --repeat, --number "
+                     "and --profile time this machine's libraries only",
+                     cli_quote(lib));
     return cli_qemu_run(r->dir, lib, mod_name, data, outs);
   }
   irm_runtime_module *loaded = NULL;
