@@ -56,13 +56,25 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t d = 0; d < nd; d++) perm[d] = a.n_axes <= 0 ? nd - 1 - d : (int32_t)norm_axis(a.axes[d], nd);
   irm_cg_row_major_(in->shape, in->ndim, st);
   if (c->out.numel == 0) return IRM_OK;
-  P(b, "    int64_t o = 0;\n");
-  for (int32_t d = 0; d < nd; d++)
-    P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
-  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
-  for (int32_t d = 0; d < nd; d++) P(b, " + i%d * %lld", d, (long long)st[perm[d]]);
-  P(b, "];\n");
-  return IRM_OK;
+  /* split over the outermost output axis longer than 1 (items [begin, end)) */
+  int32_t k = 0;
+  while (k < nd - 1 && c->out.shape[k] == 1) k++;
+  int64_t inner = 1;
+  for (int32_t d = k + 1; d < nd; d++) inner *= c->out.shape[d];
+  irm_text_buf s;
+  irm_text_buf_init_(&s, NULL, 0);
+  P(&s, "    for (int64_t i%d = begin; i%d < end; i%d++) {\n    int64_t o = i%d * %lld;\n", k, k, k, k, LL(inner));
+  for (int32_t d = k + 1; d < nd; d++)
+    P(&s, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
+  P(&s, "      %s[o++] = %s[0", c->out.name, in->name);
+  for (int32_t d = k; d < nd; d++) P(&s, " + i%d * %lld", d, (long long)st[perm[d]]);
+  P(&s, "];\n    }\n");
+  int64_t items = c->out.shape[k];
+  rc = s.failed ? irm_error_nomem_("generating C")
+                : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT),
+                                   irm_text_buf_cstr_(&s));
+  irm_text_buf_free_(&s);
+  return rc;
 }
 
 /* ---- concatenate --------------------------------------------------------------------------------- */

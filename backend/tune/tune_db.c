@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,9 +170,17 @@ static int open_checked(irm_tune_db *db) {
     db->compiler_col = db->version < 2 ? "''" : "compiler";
     return IRM_OK;
   }
-  if (db->version == 0 && (rc = check_empty(db))) return rc;
-  /* WAL: readers never block the writer, and writers queue on the busy
+  /* A version 0 read here may be a new file another writer is making the
+   * schema of: upgrade tells new from foreign inside its transaction.
+   * WAL: readers never block the writer, and writers queue on the busy
    * timeout instead of failing */
+  /* switching to WAL takes the file exclusively, and SQLite answers BUSY
+   * at once (no busy handler) while another new writer holds it: retry */
+  for (int tries = 0; tries < 300; tries++) {
+    int busy = sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (busy != SQLITE_BUSY && busy != SQLITE_LOCKED) break;
+    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+  }
   if ((rc = irm_tune_exec_(db, "PRAGMA journal_mode = WAL", "cannot use WAL mode for tuning database"))) return rc;
   if (db->version < IRM_TUNE_DB_SCHEMA_VERSION && (rc = upgrade(db))) return rc;
   db->features_col = "features";

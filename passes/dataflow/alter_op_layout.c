@@ -26,6 +26,7 @@
  *   the 2-D pools      NCHW, their data has a twin
  *   concatenate        on the channels, every part a multiple of x
  *   strided_slice      whole blocks of the channels, the rest whole
+ *   mean, max          over H and W: the global pools
  *   a channel shuffle  reshape -> transpose -> reshape (ShuffleNet's),
  *                      each group whole blocks: a shuffle of blocks and
  *                      lanes (alter_shuffle)
@@ -351,6 +352,42 @@ static int alter_concat(alter_ctx *c, const irm_object *original, irm_object *ca
   return rc ? rc : finish(c, original, r, out);
 }
 
+/* mean / max over H and W of a blocked x (ShuffleNet's x.mean([2, 3])):
+ * the global pool of its blocks, transformed back (and flattened without
+ * keepdims) only at the end, a vector per channel block. */
+static int alter_spatial_reduce(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
+  irm_reduce_attrs a;
+  int64_t s[4];
+  const char *op = irm_op_name(irm_call_callee(call));
+  irm_object *x = irm_call_arg(call, 0);
+  if (irm_reduce_attrs_decode(op, irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
+  if (!twin_of(c, x) || !shape4(x, s) || a.exclude || a.n_axis != 2) return IRM_OK;
+  int64_t a0 = a.axis[0] < 0 ? a.axis[0] + 4 : a.axis[0], a1 = a.axis[1] < 0 ? a.axis[1] + 4 : a.axis[1];
+  if (!((a0 == 2 && a1 == 3) || (a0 == 3 && a1 == 2))) return IRM_OK;
+  irm_object *arg = NULL, *r = NULL, *back = NULL, *cut = NULL, *flat = NULL;
+  const char *key = "layout";
+  irm_any v = irm_any_str(c->data_layout);
+  int rc = blocked_arg(c, x, &arg);
+  if (!rc)
+    rc = call_of(strcmp(op, "mean") == 0 ? "nn.global_avg_pool2d" : "nn.global_max_pool2d", &arg, 1, NULL, &key, &v, 1,
+                 &r);
+  irm_object_release(arg);
+  if (rc || a.keepdims) return rc ? rc : finish(c, original, r, out);
+  const int64_t nc[2] = {s[0], s[1]};
+  rc = transform(r, c->data_layout, "NCHW", &back);
+  irm_object_release(r);
+  if (!rc && s[1] % c->x) {
+    rc = first_channels(back, s[1], &cut);
+    irm_object_release(back);
+    back = cut;
+  }
+  if (!rc) rc = irm_dataflow_reshape_(back, nc, 2, &flat);
+  if (!rc) rc = irm_expr_with_type(flat, irm_expr_type(original), out);
+  irm_object_release(back);
+  irm_object_release(flat);
+  return rc;
+}
+
 /* ---- strided_slice and channel shuffle ----------------------------------------------------------- */
 
 /* x[:, b:e] on whole blocks of a blocked x: the slice of its blocks. The
@@ -462,6 +499,8 @@ static int alter(alter_ctx *c, const irm_object *original, irm_object *call, irm
   if (strcmp(op, "nn.bias_add") == 0 && n == 2) return alter_bias_add(c, original, call, out);
   if (strcmp(op, "concatenate") == 0) return alter_concat(c, original, call, out);
   if (strcmp(op, "strided_slice") == 0 && n == 1) return alter_slice(c, original, call, out);
+  if ((strcmp(op, "mean") == 0 || strcmp(op, "max") == 0) && n == 1)
+    return alter_spatial_reduce(c, original, call, out);
   if (strcmp(op, "reshape") == 0 && n == 1) return alter_shuffle(c, original, call, out);
   if (is_pool(op) && n == 1) return alter_pool(c, original, call, out);
   if (p == IRM_OP_ELEMWISE && n == 1) return alter_unary(c, original, call, out);

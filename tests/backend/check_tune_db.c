@@ -237,7 +237,10 @@ static int count_visit(const irm_tune_workload *w, const irm_tune_record *best, 
  * file, each its own transaction. 0 on success. */
 static int writer(int k) {
   irm_tune_db *db = NULL;
-  if (irm_tune_db_open(path_, IRM_TUNE_DB_WRITE, &db)) return 1;
+  if (irm_tune_db_open(path_, IRM_TUNE_DB_WRITE, &db)) {
+    fprintf(stderr, "writer %d: %s\n", k, irm_last_error());
+    return 1;
+  }
   char shapes[32];
   snprintf(shapes, sizeof shapes, "{\"writer\":%d}", k);
   irm_tune_workload w = conv_;

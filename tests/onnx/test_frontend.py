@@ -202,7 +202,7 @@ def test_shapes_and_dtypes_can_be_given_and_dynamic_ones_must_be():
     assert mod["main"].params[0].type_annotation.shape == (5, 3)
     assert mod["main"].params[0].type_annotation.dtype == "float64"
     # issue 40: a shape for an input the model lacks names the inputs it has (TVM: an AssertionError)
-    with pytest.raises(ValueError, match="shape names 'z', which the model does not take as an input; its inputs: 'x'"):
+    with pytest.raises(ValueError, match="shape= names 'z', which is no input of the model; its inputs: 'x'"):
         from_onnx(model, shape={"x": (5, 3), "z": (1,)})
     with pytest.raises(AssertionError):
         from_onnx(model, shape={"z": (1,)})

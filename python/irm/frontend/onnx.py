@@ -228,15 +228,21 @@ def _load_file(path):
     return model
 
 
+class ShapeNameError(ValueError, AssertionError):
+    """from_onnx's shape= or dtype= names an input the model lacks: a
+    ValueError, and an AssertionError as TVM's from_onnx raises, so
+    handlers of either catch it."""
+
+
 def _check_input_names(graph, shape, dtype):
-    """ValueError when shape= or dtype= names an input the graph does not have."""
+    """ShapeNameError when shape= or dtype= names an input the graph does not have."""
     init = {t.name for t in graph.initializer}
     names = [vi.name for vi in graph.input if vi.name not in init]
     for what, given in (("shape", shape), ("dtype", dtype)):
         if isinstance(given, dict):
             for name in given:
                 if name not in names:
-                    raise ValueError("from_onnx: %s= names '%s', which is no input of the model; its inputs: %s"
+                    raise ShapeNameError("from_onnx: %s= names '%s', which is no input of the model; its inputs: %s"
                                      % (what, name, ", ".join("'%s'" % n for n in names) or "none"))
 
 
@@ -313,19 +319,6 @@ def _live_nodes(graph):
     return live
 
 
-class ShapeNameError(ValueError, AssertionError):
-    """from_onnx's shape names an input the model lacks: a ValueError, and
-    an AssertionError as TVM's from_onnx raises, so handlers of either
-    catch it."""
-
-
-def _check_shape_names(shape, names):
-    unknown = sorted(set(shape or ()) - set(names))
-    if unknown:
-        raise ShapeNameError("from_onnx: shape names %s, which the model does not take as an input; its inputs: %s"
-                             % (", ".join(repr(n) for n in unknown), ", ".join(repr(n) for n in names) or "none"))
-
-
 def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     """(IRModule, params dict name -> irm.Tensor) for the ONNX model; see the
     module's doc."""
@@ -347,7 +340,6 @@ def from_onnx(model, shape=None, dtype=None, max_constant_bytes=None):
     g = Graph(opset, names, max_constant_bytes)
     values = {"": None}
     init = {t.name: t for t in graph.initializer}
-    _check_shape_names(shape, [vi.name for vi in graph.input if vi.name not in init])
     inputs = []
     for vi in graph.input:
         if vi.name in init:

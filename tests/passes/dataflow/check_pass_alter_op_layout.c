@@ -186,6 +186,11 @@ static const rewrite_case rewrites[] = {
     {SHUFFLE_UNIT, 4, "axes=[0, 2, 5, 3, 4, 6, 1]", 2},
     /* at block 16 the halves are not whole blocks: slices and shuffle stay NCHW, between transforms */
     {SHUFFLE_UNIT, 16, "axes=[0, 2, 1, 3, 4]", 5},
+    /* a mean over H and W (ShuffleNet's head): the global pool of the blocks, flattened after */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 6, 6), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w2, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %2 = mean(%1, axis=[2, 3]);\n"
+             "  %3 = max(%1, axis=[-1, -2], keepdims=1);\n  %4 = (%2, %3);\n  %4\n}\n",
+     4, "nn.global_max_pool2d", 3},
 };
 
 /* The module of text with its weights bound (every param but %x). */
