@@ -227,6 +227,12 @@ void irm_threadpool_run(irm_threadpool *p, int32_t max_threads, int64_t n, int64
     run_inline(n, chunk, task, ctx);
     return;
   }
+  /* Close the last generation first: a worker still in take_chunks for
+   * it (its state read before this run) compares its index with nchunks,
+   * and must not take a chunk of this run against this run's count. The
+   * fence keeps the fields below from being seen before the close. */
+  atomic_store(&p->state, ((uint64_t)p->gen << 32) | UINT32_MAX);
+  atomic_thread_fence(memory_order_seq_cst);
   p->task = task;
   p->ctx = ctx;
   p->n = n;

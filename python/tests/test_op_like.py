@@ -9,7 +9,8 @@ from irm import ir, op
 
 def _run(expr, params, *inputs):
     mod = ir.IRModule.from_expr(ir.Function(params, expr))
-    return [np.asarray(t.numpy() if hasattr(t, "numpy") else t) for t in _as_list(ir.evaluate(mod, "main", list(inputs)))]
+    outs = _as_list(ir.evaluate(mod, "main", list(inputs)))
+    return [np.asarray(t.numpy() if hasattr(t, "numpy") else t) for t in outs]
 
 
 def _as_list(v):

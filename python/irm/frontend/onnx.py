@@ -243,7 +243,7 @@ def _check_input_names(graph, shape, dtype):
             for name in given:
                 if name not in names:
                     raise ShapeNameError("from_onnx: %s= names '%s', which is no input of the model; its inputs: %s"
-                                     % (what, name, ", ".join("'%s'" % n for n in names) or "none"))
+                                         % (what, name, ", ".join("'%s'" % n for n in names) or "none"))
 
 
 def _opset_of(model):
