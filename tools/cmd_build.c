@@ -336,7 +336,8 @@ static const char *same_artifact(const irm_object *artifacts, const irm_object *
 /* The record irm run reads and the model's weights as a param dict
  * (BUILD_WEIGHTS_SUFFIX), written into dir: the record names the weights'
  * file and holds no tensor of its own. */
-static int write_record(const irm_module *model, const irm_object *result, const char *mod_name, const char *dir) {
+static int write_record(const irm_module *model, const irm_object *result, const char *mod_name, const char *dir,
+                        const char *cross_cc) {
   irm_object *names = NULL, *record = NULL, *text = NULL, *files = NULL, *one = NULL, *blob = NULL, *empty = NULL;
   irm_module *bare = NULL, *built = NULL;
   const irm_object *artifacts = result_part(result, "artifacts").v_obj;
@@ -358,10 +359,11 @@ static int write_record(const irm_module *model, const irm_object *result, const
   if (same) snprintf(weights_name, sizeof weights_name, "%s", same);
   if (!rc) rc = without_params(model, &bare);
   if (!rc) rc = config_only(result_part(result, "module").v_obj, &built);
-  const char *keys[] = {"module", "built", "params", "mod_name", "artifacts"};
-  irm_any vals[] = {irm_any_object(bare), irm_any_object(built), irm_any_str(weights_name), irm_any_str(mod_name),
-                    irm_any_object(names)};
-  if (!rc) rc = irm_map_from_pairs(keys, vals, 5, &record);
+  /* cross_compiler: --cross-compiler, which irm run compiles with too */
+  const char *keys[] = {"module", "built", "params", "mod_name", "artifacts", "cross_compiler"};
+  irm_any vals[] = {irm_any_object(bare),  irm_any_object(built), irm_any_str(weights_name),
+                    irm_any_str(mod_name), irm_any_object(names), irm_any_str(cross_cc ? cross_cc : "")};
+  if (!rc) rc = irm_map_from_pairs(keys, vals, cross_cc ? 6 : 5, &record);
   irm_any rv = irm_any_object(record);
   if (!rc) rc = irm_to_json(&rv, &text);
   /* Written as an artifact is: one mechanism for the folder's files. */
@@ -510,7 +512,7 @@ static int build_run(build_flags *b) {
   snprintf(dir, sizeof dir, "%s%s", b->dir ? "" : "build-", b->dir ? b->dir : mod_name);
   if (!rc) rc = print_configuration(b, built.v_obj, mod_name);
   if (!rc && report) opt_show_report(f, report, cli_out);
-  if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir)))
+  if (!rc && (irm_build_write(result, dir) || write_record(given, result, mod_name, dir, b->cross_cc)))
     rc = cli_fail("build: writing the files");
   if (!rc) rc = print_files(result, dir, mod_name);
   if (!rc && b->export_lib) rc = export_lib(b, result, dir, mod_name);

@@ -273,6 +273,14 @@ static int library_fresh(const char *dir, const irm_object *record, const char *
   return 1;
 }
 
+/* irm build --cross-compiler's compiler, or NULL: the library and the
+ * qemu runner (cli_qemu.c, through IRM_CROSS_CC) compile with it too. */
+static const char *recorded_cross_cc(const irm_object *record) {
+  const irm_any *cc = irm_map_find_cstr(record, "cross_compiler");
+  return cc && cc->type_code == IRM_OBJECT && irm_object_is(cc->v_obj, "ffi.String") ? irm_string_data(cc->v_obj)
+                                                                                     : NULL;
+}
+
 /* lib compiled from result unless it is fresh; with hooks, the C compiled
  * with -DIRM_CRT_KERNEL_HOOKS (CC extended for this export: the build
  * cache keys on the command, so these units are cached apart). */
@@ -280,6 +288,11 @@ static int ensure_library(const char *dir, const irm_object *record, const irm_o
                           int hooks, int *reused) {
   *reused = library_fresh(dir, record, lib);
   if (*reused) return CLI_OK;
+  if (recorded_cross_cc(record)) {
+    irm_export_options o = IRM_EXPORT_OPTIONS_DEFAULT;
+    o.cc = recorded_cross_cc(record);
+    return irm_build_export_library_with(result, lib, &o) ? cli_fail("run: compiling") : CLI_OK;
+  }
   char *saved = getenv("CC") ? strdup(getenv("CC")) : NULL, cc[4200];
   if (hooks) {
     snprintf(cc, sizeof cc, "%s -DIRM_CRT_KERNEL_HOOKS", saved && saved[strspn(saved, " \t")] ? saved : "cc");
@@ -351,6 +364,7 @@ static int run_dir(const run_flags *r) {
   int reused = 0, preused = 0;
   int rc = read_record(r->dir, &record);
   if (!rc) rc = check_record_names(r->dir, record);
+  if (!rc && recorded_cross_cc(record)) setenv("IRM_CROSS_CC", recorded_cross_cc(record), 0);
   const char *mod_name = rc ? "" : irm_string_data(record_part(record, "mod_name", "ffi.String"));
   const irm_module *model = rc ? NULL : record_part(record, "module", "ir.IRModule");
   snprintf(lib, sizeof lib, "%s/lib%s.so", r->dir, mod_name);

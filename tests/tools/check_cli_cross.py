@@ -114,6 +114,15 @@ def main():
     if not os.path.exists(tmp("wrapper.log")):
         from cli_harness import FAILURES
         FAILURES.append("--cross-compiler: the given compiler was not run")
+    # irm run compiles the library and its qemu runner with the compiler the record names, not <triple>-gcc
+    os.remove(tmp("wrapper.log"))
+    os.remove(os.path.join(tmp("mlp-a64"), "libdefault.so"))
+    env = dict(ENV)
+    env["IRM_CACHE"] = "0"
+    run(["run", tmp("mlp-a64"), "--check"], 0, out=["largest difference from ir.Evaluate"], env=env)
+    if not os.path.exists(tmp("wrapper.log")) or open(tmp("wrapper.log")).read().count("used") < 2:
+        from cli_harness import FAILURES
+        FAILURES.append("irm run: the recorded --cross-compiler did not compile both the library and the runner")
     # -mcpu and -mattr become ARM's flags (-mcpu=cortex-a72+simd+nosve), -mcpu=native is dropped for a cross target
     run(["build", "mlp", "--target", "llvm -mtriple=%s -mcpu=cortex-a72 -mattr=+neon,-sve" % TRIPLE, "--executor",
          "aot", "-o", tmp("a72"), "--export"], 0, out=["library"])
