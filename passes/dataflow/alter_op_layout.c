@@ -101,9 +101,9 @@ static int shape4(const irm_object *e, int64_t s[4]) {
   return 1;
 }
 
-/* x[:, :ch] of an NCHW x. *out NEW. */
-static int first_channels(irm_object *x, int64_t ch, irm_object **out) {
-  irm_any b = irm_any_int(0), e = irm_any_int(ch), one = irm_any_int(1);
+/* x[:, lo:hi] (of an NCHW x, or the blocks of a blocked one). *out NEW. */
+static int channel_range(irm_object *x, int64_t lo, int64_t hi, irm_object **out) {
+  irm_any b = irm_any_int(lo), e = irm_any_int(hi), one = irm_any_int(1);
   irm_object *begin = NULL, *end = NULL, *axes = NULL;
   int rc = irm_array_new(&b, 1, &begin);
   if (!rc) rc = irm_array_new(&e, 1, &end);
@@ -120,16 +120,22 @@ static int first_channels(irm_object *x, int64_t ch, irm_object **out) {
 /* The original's replacement: blocked's twin, transformed back to NCHW
  * (its padding lanes cut when the channels are not whole blocks) with
  * original's type. *out NEW. */
+/* blocked (of ch channels) transformed back to NCHW, its padding lanes
+ * cut when the channels are not whole blocks. *out NEW. */
+static int unblocked(alter_ctx *c, irm_object *blocked, int64_t ch, irm_object **out) {
+  irm_object *back = NULL;
+  int rc = transform(blocked, c->data_layout, "NCHW", &back);
+  if (rc || ch % c->x == 0) return *out = back, rc;
+  rc = channel_range(back, 0, ch, out);
+  irm_object_release(back);
+  return rc;
+}
+
 static int finish(alter_ctx *c, const irm_object *original, irm_object *blocked, irm_object **out) {
-  irm_object *back = NULL, *cut = NULL;
+  irm_object *back = NULL;
   int64_t o[4] = {0, 0, 0, 0};
   (void)shape4(original, o);
-  int rc = transform(blocked, c->data_layout, "NCHW", &back);
-  if (!rc && o[1] % c->x) {
-    rc = first_channels(back, o[1], &cut);
-    irm_object_release(back);
-    back = cut;
-  }
+  int rc = unblocked(c, blocked, o[1], &back);
   if (!rc) rc = irm_expr_with_type(back, irm_expr_type(original), out);
   irm_object_release(back);
   twin *t = rc ? NULL : irm_ptr_table_add_(&c->twins, *out, sizeof *t);
@@ -364,7 +370,7 @@ static int alter_spatial_reduce(alter_ctx *c, const irm_object *original, irm_ob
   if (!twin_of(c, x) || !shape4(x, s) || a.exclude || a.n_axis != 2) return IRM_OK;
   int64_t a0 = a.axis[0] < 0 ? a.axis[0] + 4 : a.axis[0], a1 = a.axis[1] < 0 ? a.axis[1] + 4 : a.axis[1];
   if (!((a0 == 2 && a1 == 3) || (a0 == 3 && a1 == 2))) return IRM_OK;
-  irm_object *arg = NULL, *r = NULL, *back = NULL, *cut = NULL, *flat = NULL;
+  irm_object *arg = NULL, *r = NULL, *back = NULL, *flat = NULL;
   const char *key = "layout";
   irm_any v = irm_any_str(c->data_layout);
   int rc = blocked_arg(c, x, &arg);
@@ -374,13 +380,8 @@ static int alter_spatial_reduce(alter_ctx *c, const irm_object *original, irm_ob
   irm_object_release(arg);
   if (rc || a.keepdims) return rc ? rc : finish(c, original, r, out);
   const int64_t nc[2] = {s[0], s[1]};
-  rc = transform(r, c->data_layout, "NCHW", &back);
+  rc = unblocked(c, r, s[1], &back);
   irm_object_release(r);
-  if (!rc && s[1] % c->x) {
-    rc = first_channels(back, s[1], &cut);
-    irm_object_release(back);
-    back = cut;
-  }
   if (!rc) rc = irm_dataflow_reshape_(back, nc, 2, &flat);
   if (!rc) rc = irm_expr_with_type(flat, irm_expr_type(original), out);
   irm_object_release(back);
@@ -408,18 +409,9 @@ static int alter_slice(alter_ctx *c, const irm_object *original, irm_object *cal
     else if (b != 0) return IRM_OK;
   }
   if (o[0] != s[0] || o[2] != s[2] || o[3] != s[3] || lo % c->x || o[1] % c->x) return IRM_OK;
-  irm_any b = irm_any_int(lo / c->x), e = irm_any_int((lo + o[1]) / c->x), one = irm_any_int(1);
-  irm_object *begin = NULL, *end = NULL, *axes = NULL, *arg = NULL, *r = NULL;
-  int rc = irm_array_new(&b, 1, &begin);
-  if (!rc) rc = irm_array_new(&e, 1, &end);
-  if (!rc) rc = irm_array_new(&one, 1, &axes);
-  if (!rc) rc = blocked_arg(c, x, &arg);
-  const char *keys[] = {"begin", "end", "axes"};
-  irm_any values[] = {irm_any_object(begin), irm_any_object(end), irm_any_object(axes)};
-  if (!rc) rc = call_of("strided_slice", &arg, 1, NULL, keys, values, 3, &r);
-  irm_object_release(begin);
-  irm_object_release(end);
-  irm_object_release(axes);
+  irm_object *arg = NULL, *r = NULL;
+  int rc = blocked_arg(c, x, &arg);
+  if (!rc) rc = channel_range(arg, lo / c->x, (lo + o[1]) / c->x, &r);
   irm_object_release(arg);
   return rc ? rc : finish(c, original, r, out);
 }
