@@ -97,8 +97,9 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
   req->who = "aot codegen";
   req->target = irm_compilation_config_default_primitive_target(cfg);
   req->alignment = o->ws_align;
-  req->scratch_buffers = true; /* in the workspace */
-  req->output_buffers = false; /* written straight into the caller's outputs */
+  req->scratch_buffers = true;                    /* in the workspace */
+  req->output_buffers = false;                    /* written straight into the caller's outputs */
+  req->views_share = req->views_of_inputs = true; /* reshapes run nothing, as the graph's __nop */
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 

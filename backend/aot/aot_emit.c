@@ -34,7 +34,8 @@ static void tensor_ptr(const lowered_plan *p, const aot_options *o, size_t id, i
   case PLAN_INPUT: irm_text_buf_printf_(b, "in[%zu]", t->index); break;
   case PLAN_CONST: irm_text_buf_printf_(b, "(void *)tvmgen_%s_const_%zu", m, t->index); break;
   case PLAN_TEMP:
-    if (t->buffer < 0) irm_text_buf_printf_(b, "out[%ld]", t->out);
+    if (t->view_of >= 0) tensor_ptr(p, o, (size_t)t->view_of, b);
+    else if (t->buffer < 0) irm_text_buf_printf_(b, "out[%ld]", t->out);
     else irm_text_buf_printf_(b, "(void *)(ws + %zu)", p->buffers[t->buffer].offset);
     break;
   }
@@ -129,13 +130,14 @@ static void scratch_ptr(const lowered_plan *p, const plan_step *s, irm_text_buf 
   else irm_text_buf_printf_(b, "(void *)(ws + %zu)", p->buffers[s->scratch].offset);
 }
 
-/* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h. */
-static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, irm_text_buf *b) {
+/* Call `step` of the body, bracketed by the kernel hooks of irm_crt.h,
+ * which number the calls that run (`call`: nop steps run nothing). */
+static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, size_t call, irm_text_buf *b) {
   const plan_step *s = &p->steps[step];
   const plan_kernel *k = &p->kernels[s->kernel];
   size_t n = k->n_inputs + k->n_outputs;
   if (o->unpacked) {
-    irm_text_buf_printf_(b, "  {\n    int32_t krc;\n    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s(", step,
+    irm_text_buf_printf_(b, "  {\n    int32_t krc;\n    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s(", call,
                          k->symbol, k->symbol);
     for (size_t i = 0; i < n; i++) {
       if (i) irm_text_buf_puts_(b, ", ");
@@ -145,7 +147,7 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
       irm_text_buf_puts_(b, n ? ", " : "");
       scratch_ptr(p, s, b);
     }
-    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return %s;\n  }\n", step,
+    irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return %s;\n  }\n", call,
                          k->symbol, k->external ? "IRM_CRT_EKERNEL" : "irm_crt_kernel_status(krc)");
     return;
   }
@@ -161,10 +163,10 @@ static void emit_call(const lowered_plan *p, const aot_options *o, size_t step, 
     irm_text_buf_printf_(b, ", %d, s%zu, %u, %u);\n    v[%zu].v_handle = &t[%zu];\n    c[%zu] = IRM_CRT_DLTENSOR;\n",
                          type->ndim, i, dt.code, dt.bits, i, i, i);
   }
-  irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", step,
+  irm_text_buf_printf_(b, "    IRM_CRT_KERNEL_ENTER(%zu, \"%s\");\n    krc = %s_packed(v, c, %zu, &r, &rc, ", call,
                        k->symbol, k->symbol, n);
   scratch_ptr(p, s, b);
-  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return krc;\n  }\n", step,
+  irm_text_buf_printf_(b, ");\n    IRM_CRT_KERNEL_EXIT(%zu, \"%s\");\n    if (krc != 0) return krc;\n  }\n", call,
                        k->symbol); /* the wrapper's code */
 }
 
@@ -183,7 +185,8 @@ static void emit_body(const lowered_plan *p, const aot_options *o, irm_text_buf 
                          "  if (!tvmgen_%s_params_ready && tvmgen_%s_check_params() != IRM_CRT_OK) return "
                          "IRM_CRT_EPARAMS;\n",
                          m, m);
-  for (size_t i = 0; i < p->n_steps; i++) emit_call(p, o, i, b);
+  for (size_t i = 0, call = 0; i < p->n_steps; i++)
+    if (!p->steps[i].nop) emit_call(p, o, i, call++, b); /* a view sharing its input's data runs nothing */
   for (size_t j = 0; j < p->n_outputs; j++) {
     const plan_tensor *t = &p->tensors[p->outputs[j].tensor];
     if (t->kind == PLAN_TEMP && t->buffer < 0 && t->out == (long)j) continue; /* written there */

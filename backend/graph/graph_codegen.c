@@ -60,7 +60,8 @@ static int read_options(const irm_module *mod, const irm_compilation_config *cfg
                         false /* the runner gives scratch */,
                         true /* main's outputs are storage too */,
                         {0, 1, false},
-                        true /* reshapes are __nop */};
+                        true /* reshapes are __nop */,
+                        false /* inputs have storage of their own: a view of one is a copy */};
   return irm_plan_threads_of_(cfg, &req->threads);
 }
 

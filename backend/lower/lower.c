@@ -184,7 +184,7 @@ static int new_tensor(lower_walk *w, plan_tensor_kind kind, size_t index, const 
     type_free(&t);
     return rc;
   }
-  p->tensors[p->n_tensors] = (plan_tensor){kind, index, t, p->n_steps, p->n_steps, -1, -1};
+  p->tensors[p->n_tensors] = (plan_tensor){kind, index, t, p->n_steps, p->n_steps, -1, -1, -1};
   *id = p->n_tensors++;
   return IRM_OK;
 }
@@ -469,14 +469,21 @@ static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
 /* TVM's __nop: when t is made by a view step from a temporary that dies
  * there (neither is an output), t takes that temporary's buffer, which
- * lives on to t's last use, and the step runs nothing. */
-static bool share_view_buffer(lowered_plan *p, plan_tensor *t) {
+ * lives on to t's last use, and the step runs nothing. With
+ * views_of_inputs, a view of main's input or of a constant (nothing
+ * writes either during a run) is that tensor's data, whatever its life. */
+static bool share_view_buffer(lowered_plan *p, const plan_request *req, plan_tensor *t) {
   plan_step *st = &p->steps[t->first];
   if (!st->view || p->kernels[st->kernel].n_outputs != 1 || t->out >= 0) return false;
-  const plan_tensor *in = &p->tensors[st->args[0]];
-  if (in->kind != PLAN_TEMP || in->buffer < 0 || in->out >= 0 || in->last != t->first ||
-      in->type.bytes != t->type.bytes)
-    return false;
+  size_t in_id = st->args[0];
+  const plan_tensor *in = &p->tensors[in_id];
+  if (in->type.bytes != t->type.bytes) return false;
+  if (req->views_of_inputs && (in->kind != PLAN_TEMP || in->view_of >= 0)) {
+    t->view_of = in->kind == PLAN_TEMP ? in->view_of : (long)in_id;
+    st->nop = true;
+    return true;
+  }
+  if (in->kind != PLAN_TEMP || in->buffer < 0 || in->out >= 0 || in->last != t->first) return false;
   irm_mem_buffer_ *b = &p->buffers[in->buffer];
   if (b->last_use < t->last) b->last_use = t->last;
   t->buffer = in->buffer;
@@ -494,7 +501,7 @@ static int plan_buffers(lower_walk *w) {
   for (size_t i = 0; i < p->n_tensors && !rc; i++) {
     plan_tensor *t = &p->tensors[i];
     if (t->kind != PLAN_TEMP || (t->out >= 0 && !req->output_buffers)) continue;
-    if (req->views_share && share_view_buffer(p, t)) continue;
+    if (req->views_share && share_view_buffer(p, req, t)) continue;
     rc = add_buffer(p, t->type.bytes, t->first, t->out >= 0 ? p->n_steps : t->last, 0, &t->buffer);
   }
   for (size_t s = 0; s < p->n_steps && req->scratch_buffers && !rc; s++) {

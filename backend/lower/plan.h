@@ -41,7 +41,9 @@ typedef struct plan_tensor {
   plan_type type;
   size_t first, last; /* PLAN_TEMP: the steps producing and last reading it */
   long out;           /* >= 0: main's output (the first it is) */
-  long buffer;        /* PLAN_TEMP: its buffer; -1: written straight into output `out` (no buffer) */
+  long buffer;        /* PLAN_TEMP: its buffer; -1: written straight into output `out`, or a view */
+  long view_of;       /* PLAN_TEMP made by a nop view of an input or a constant: that tensor (its data
+                         is this one's); else -1 */
 } plan_tensor;
 
 /* A constant of main (a bound parameter, or one lifted out of a kernel). */
@@ -107,6 +109,8 @@ typedef struct plan_request {
   plan_threads threads;     /* the runtime's; zeroed: serial */
   bool views_share;         /* a view step whose input dies there gives its output the input's buffer and
                                becomes a nop (the graph executor's __nop, as TVM's graph plan) */
+  bool views_of_inputs;     /* with views_share: a view of main's input or of a constant (read only for
+                               the whole run) is that tensor's data, and its step a nop (aot) */
 } plan_request;
 
 typedef struct lowered_plan {
