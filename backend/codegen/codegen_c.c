@@ -385,6 +385,45 @@ static int contiguous_slice(const walker *w, const cg_node *nd, size_t *at) {
   return 1;
 }
 
+/* Whether node idx, a concatenate, is read in parts (alias 5): its one
+ * user, through at most one view, is a transpose whose input's first axis
+ * longer than 1 picks the part, so the transpose reads the parts where
+ * they are and the copy into one buffer is not made (ShuffleNet's
+ * concat -> shuffle). Each part a contiguous run: nothing outside the
+ * axis, parts of one size. */
+static int read_in_parts(walker *w, size_t idx) {
+  cg_node *nd = &w->nodes[idx];
+  if (!nd->gen.native || strcmp(nd->gen.native->name, "concatenate") != 0 || nd->uses != 1 || nd->out_index >= 0 ||
+      nd->half || nd->nargs < 2)
+    return 0;
+  irm_concatenate_attrs a;
+  if (irm_concatenate_attrs_decode("concatenate", irm_call_attrs(nd->expr), &a)) return irm_clear_error(), 0;
+  int64_t axis = a.axis < 0 ? a.axis + nd->t.ndim : a.axis;
+  for (int64_t d = 0; d < axis; d++)
+    if (nd->t.shape[d] != 1) return 0;
+  for (size_t k = 0; k < nd->nargs; k++) {
+    const cg_node *p = &w->nodes[nd->args[k]];
+    if (p->half || p->t.numel * (int64_t)nd->nargs != nd->t.numel || !p->materialized) return 0;
+  }
+  const cg_node *in = nd, *u = &w->nodes[nd->user];
+  if (u->kind == N_CALL && u->gen.native && is_view_op(u->gen.native->name)) {
+    if (u->uses != 1 || u->out_index >= 0 || u->half) return 0;
+    in = u, u = &w->nodes[u->user];
+  }
+  if (u->kind != N_CALL || !u->gen.native || strcmp(u->gen.native->name, "transpose") != 0 || u->nargs != 1 ||
+      u->tail_of)
+    return 0;
+  int32_t d = 0;
+  while (d < in->t.ndim - 1 && in->t.shape[d] == 1) d++;
+  if (in->t.ndim == 0 || in->t.shape[d] != (int64_t)nd->nargs) return 0;
+  nd->part_names = irm_calloc(nd->nargs, sizeof *nd->part_names);
+  if (!nd->part_names) return irm_clear_error(), 0; /* then it is copied */
+  for (size_t k = 0; k < nd->nargs; k++) nd->part_names[k] = w->nodes[nd->args[k]].name;
+  nd->t.parts = nd->part_names;
+  nd->t.n_parts = (int32_t)nd->nargs;
+  return 1;
+}
+
 static int plan(walker *w, size_t *intermediate_bytes) {
   for (size_t k = 0; k < w->n_outputs; k++) {
     cg_node *nd = &w->nodes[w->outputs[k]];
@@ -407,9 +446,15 @@ static int plan(walker *w, size_t *intermediate_bytes) {
     cg_node *nd = &w->nodes[i];
     if (nd->kind != N_CALL || nd->inlined || nd->out_index >= 0 || nd->tail) continue;
     if (nd->gen.native && is_view_op(nd->gen.native->name) && w->nodes[nd->args[0]].materialized) {
-      nd->alias = 1;
-      const char *src = w->nodes[nd->args[0]].name;
-      memmove(nd->name, src, strlen(src) + 1); /* same size of buffer */
+      const cg_node *src = &w->nodes[nd->args[0]];
+      nd->alias = src->t.n_parts ? 5 : 1;
+      nd->t.parts = src->t.parts, nd->t.n_parts = src->t.n_parts;
+      memmove(nd->name, src->name, strlen(src->name) + 1); /* same size of buffer */
+      continue;
+    }
+    if (read_in_parts(w, i)) {
+      nd->alias = 5;
+      snprintf(nd->name, sizeof nd->name, "t%zu", i);
       continue;
     }
     if (contiguous_slice(w, nd, &nd->view_at)) {
@@ -505,7 +550,7 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
     P(b, "  /* %s: ", nd->name);
     irm_c_comment_(b, c.op);
     irm_text_buf_puts_(b, " */\n");
-    if (nd->alias == 1 || nd->alias == 4) return IRM_OK;
+    if (nd->alias == 1 || nd->alias == 4 || nd->alias == 5) return IRM_OK;
     if (irm_cg_is_ew_(nd)) return irm_cg_walker_emit_ew_(w, idx, b);
   }
   char scratch[64];
@@ -653,6 +698,7 @@ int irm_codegen_c_kernel_(const irm_object *func, const char *symbol, const irm_
   if (rc) irm_free(w.sched.items);
   for (size_t i = 0; i < w.n; i++) {
     irm_free(w.nodes[i].args);
+    irm_free(w.nodes[i].part_names);
     irm_cg_fcodegen_release_(&w.nodes[i].gen);
   }
   irm_free(w.nodes);

@@ -43,6 +43,12 @@ typedef struct cg_tensor {
   int32_t ndim;
   const int64_t *shape;
   int64_t numel;
+  /* n_parts > 0: no buffer of its own but the concatenation of parts, each
+   * numel / n_parts contiguous elements; its first axis longer than 1 has
+   * n_parts entries, one a part (the walker hands only transpose such an
+   * input: it reads the parts in place of the concatenation's copy) */
+  const char *const *parts;
+  int32_t n_parts;
 } cg_tensor;
 
 /* An elementwise tail a generator computes before it stores (the conv

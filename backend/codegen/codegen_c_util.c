@@ -252,12 +252,15 @@ int irm_cg_takes_epilogue_(const cg_call *c) {
 
 /* Below this much work a kernel runs inline: a dispatch to spinning
  * workers, and the other core reading data this one just wrote, cost a
- * microsecond or two, about what one core does with 2^18 multiply-adds.
- * (At 2^20, ShuffleNet's 1x1 convs, 4.5 x 10^5 each, all ran inline and
- * it gained nothing from a second thread.) Work counts multiply-adds;
- * memory-bound kernels (copies, transforms, elementwise chains) count
- * CG_WORK_PER_ELEMENT per element they move. */
-#define CG_PARALLEL_MIN_WORK 262144.0
+ * microsecond or two, about what one core does with 2^16-2^17
+ * multiply-adds. (At 2^20, ShuffleNet's 1x1 convs, 4.5 x 10^5 each, all
+ * ran inline and it gained nothing from a second thread; at 2^18 its
+ * layout transforms of 25 000 floats and its smallest convs still did:
+ * 1.42x on two threads, 1.57x at 2^16, the other networks the same within
+ * the noise.) Work counts multiply-adds; memory-bound kernels (copies,
+ * transforms, elementwise chains) count CG_WORK_PER_ELEMENT per element
+ * they move. */
+#define CG_PARALLEL_MIN_WORK 65536.0
 #define CG_CHUNKS_PER_THREAD 4
 
 int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work) {

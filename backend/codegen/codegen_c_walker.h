@@ -24,13 +24,15 @@ typedef struct cg_node {
   int64_t out_index; /* the output it writes, -1 */
   size_t offset;     /* scratch offset of an intermediate */
   int alias; /* 1: a reshape viewing its input's buffer; 2: an anchor writing an output in place; 3: an anchor writing its
-               tail's; 4: a strided_slice of a contiguous range, a pointer view_at elements into its input */
+               tail's; 4: a strided_slice of a contiguous range, a pointer view_at elements into its input; 5: a
+               concatenate its transpose reads in parts (t.parts), or a view of one: no buffer */
   size_t view_at;
   size_t tail;     /* an anchor computing its users' epilogue: 1 + the index of the tail's last node, else 0 */
   size_t tail_of;  /* that last node: 1 + the anchor's index, else 0 */
   cg_epilogue epi; /* the anchor's epilogue (bias and residual as node indices + 1 until emission) */
   size_t epi_bias, epi_res;
-  int half; /* float16 in the IR: t.dt says float32, the kernel computes in float (see tensor_of) */
+  int half;                /* float16 in the IR: t.dt says float32, the kernel computes in float (see tensor_of) */
+  const char **part_names; /* a concatenation read in parts (t.parts): its arguments' names (owned) */
 } cg_node;
 
 typedef struct walker {

@@ -61,18 +61,43 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   while (k < nd - 1 && c->out.shape[k] == 1) k++;
   int64_t inner = 1;
   for (int32_t d = k + 1; d < nd; d++) inner *= c->out.shape[d];
+  /* an input read in parts (cg_tensor): its first axis longer than 1 picks the part */
+  int32_t part_axis = -1;
+  if (in->n_parts > 0) {
+    part_axis = 0;
+    while (part_axis < nd - 1 && in->shape[part_axis] == 1) part_axis++;
+    if (in->shape[part_axis] != in->n_parts)
+      return irm_error(IRM_EVALUE, "transpose in %s: an input in %d parts whose axis %d has %lld entries", c->symbol,
+                       (int)in->n_parts, (int)part_axis, LL(in->shape[part_axis]));
+  }
   irm_text_buf s;
   irm_text_buf_init_(&s, NULL, 0);
+  const char *ct = irm_cg_ctype_(in->dt);
+  if (part_axis >= 0) {
+    P(&s, "    const %s *const irm_pt[] = {", ct);
+    for (int32_t j = 0; j < in->n_parts; j++) P(&s, "%s%s", j ? ", " : "", in->parts[j]);
+    P(&s, "};\n");
+  }
   P(&s, "    for (int64_t i%d = begin; i%d < end; i%d++) {\n    int64_t o = i%d * %lld;\n", k, k, k, k, LL(inner));
   for (int32_t d = k + 1; d < nd; d++)
     P(&s, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
-  P(&s, "      %s[o++] = %s[0", c->out.name, in->name);
-  for (int32_t d = k; d < nd; d++) P(&s, " + i%d * %lld", d, (long long)st[perm[d]]);
+  P(&s, "      %s[o++] = ", c->out.name);
+  for (int32_t d = k; d < nd; d++)
+    if (perm[d] == part_axis) P(&s, "irm_pt[i%d]", d);
+  P(&s, "%s[0", part_axis >= 0 ? "" : in->name);
+  for (int32_t d = k; d < nd; d++)
+    if (perm[d] != part_axis) P(&s, " + i%d * %lld", d, (long long)st[perm[d]]);
   P(&s, "];\n    }\n");
-  int64_t items = c->out.shape[k];
-  rc = s.failed ? irm_error_nomem_("generating C")
-                : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT),
-                                   irm_text_buf_cstr_(&s));
+  int64_t items = c->out.shape[k], chunk = irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT);
+  const char *names[CG_MAX_INPUTS + 1], *types[CG_MAX_INPUTS + 1];
+  char in_type[40];
+  snprintf(in_type, sizeof in_type, "const %s", ct);
+  names[0] = c->out.name, types[0] = irm_cg_ctype_(c->out.dt);
+  for (int32_t j = 0; j < in->n_parts && j < CG_MAX_INPUTS; j++) names[j + 1] = in->parts[j], types[j + 1] = in_type;
+  if (s.failed) rc = irm_error_nomem_("generating C");
+  else if (part_axis >= 0)
+    rc = irm_cg_parallel_with_(c, b, items, chunk, irm_text_buf_cstr_(&s), names, types, (size_t)in->n_parts + 1);
+  else rc = irm_cg_parallel_(c, b, items, chunk, irm_text_buf_cstr_(&s));
   irm_text_buf_free_(&s);
   return rc;
 }

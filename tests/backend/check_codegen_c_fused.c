@@ -146,6 +146,37 @@ START_TEST(contiguous_slices_are_views) {
 }
 END_TEST
 
+/* A concatenate whose one user is a transpose picking the part by its
+ * first axis (ShuffleNet's concat -> shuffle) is read in parts: no copy
+ * into one buffer. Parts of unequal size are copied as before. */
+START_TEST(concat_read_in_parts_by_its_transpose) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(1, 4, 3, 3), float32], %b: Tensor[(1, 4, 3, 3), float32]) {\n"
+      "  %0 = concatenate(%a, %b, axis=1); %1 = reshape(%0, newshape=[1, 2, 4, 3, 3]);\n"
+      "  %2 = transpose(%1, axes=[0, 2, 1, 3, 4]); %3 = reshape(%2, newshape=[1, 8, 3, 3]); %3 }",
+      "def @main(%a: Tensor[(1, 4, 3, 3), float32], %b: Tensor[(1, 2, 3, 3), float32]) {\n"
+      "  %0 = concatenate(%a, %b, axis=1); %1 = reshape(%0, newshape=[1, 2, 3, 3, 3]);\n"
+      "  %2 = transpose(%1, axes=[0, 2, 1, 3, 4]); %3 = reshape(%2, newshape=[1, 6, 3, 3]); %3 }"};
+  for (int i = 0; i < 2; i++) {
+    irm_module *m = cg_typed(texts[i]), *f = NULL;
+    prims p = fused_functions(m, &f);
+    ck_assert_uint_eq(p.n, 1);
+    irm_object *k = cg_kernel(p.fns[0], "k_parts", NULL);
+    ck_assert_ptr_nonnull(k);
+    const char *code = cg_map_str(k, "code");
+    if (i == 0)
+      ck_assert_msg(strstr(code, "irm_pt[] = {in0, in1}") && !strstr(code, "memcpy("),
+                    "expected the transpose to read the parts in place:\n%s", code);
+    else ck_assert_msg(!strstr(code, "irm_pt") && strstr(code, "memcpy("), "unequal parts must be copied:\n%s", code);
+    irm_object_release(k);
+    const char *names[] = {i ? "k_parts_unequal" : "k_parts"};
+    double tol[] = {0};
+    cg_check_funcs(i ? "parts_unequal" : "parts", p.fns, names, tol, 1, NULL, NULL, 1);
+    irm_object_release(m), irm_object_release(f);
+  }
+}
+END_TEST
+
 #ifdef IRM_TEST_OP_PLUGIN
 START_TEST(plugin_ops) {
   ck_assert_ok(irm_plugin_load(IRM_TEST_OP_PLUGIN));
@@ -288,6 +319,7 @@ int main(void) {
   tcase_add_test(tc, anchor_followers_in_place);
   tcase_add_test(tc, reshape_output_in_place);
   tcase_add_test(tc, contiguous_slices_are_views);
+  tcase_add_test(tc, concat_read_in_parts_by_its_transpose);
 #ifdef IRM_TEST_OP_PLUGIN
   tcase_add_test(tc, plugin_ops);
 #endif

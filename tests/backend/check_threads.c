@@ -19,25 +19,31 @@
 #include "irm_threadpool.h"
 
 #define TY(shape) "Tensor[" shape ", float32]"
-/* Each layer kind the kernels split, on its own input, plus a chain: work
- * above the 2^18 multiply-add threshold for every conv (irm_cg_chunk_). */
-#define MODEL                                                                                                                                                                                   \
-  IP_HEAD "def @main(%x: " TY("(1, 16, 48, 48)") ", %y: " TY("(1, 16, 14, 14)") ", %z: " TY("(1, 64, 48, 48)") ", %a: " TY("(1, 512)") ", %w1: " TY("(32, 16, 3, 3)") ", %w2: " TY(             \
-      "(16, 16, 5, 5)") ", %w3: " TY("(64, 1, 3, 3)") ", %w4: " TY("(16, 16, 3, 3)") ", %wd: " TY("(256, 512)") ") {\n"                                                                         \
-                                                                                                                "  %0 = nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1]);\n"                  \
-                                                                                                                "  %1 = nn.conv2d(%y, %w2, padding=[2, 2]);\n"                                  \
-                                                                                                                "  %2 = nn.conv2d(%z, %w3, padding=[1, 1], groups=64);\n"                       \
-                                                                                                                "  %3 = nn.conv2d(%x, %w4, padding=[1, 1]);\n"                                  \
-                                                                                                                "  %4 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n" \
-                                                                                                                "  %5 = nn.dense(%a, %wd);\n"                                                   \
-                                                                                                                "  %6 = nn.relu(%3);\n"                                                         \
-                                                                                                                "  %7 = nn.conv2d(%6, %w4, padding=[1, 1]);\n"                                  \
-                                                                                                                "  %8 = nn.relu(%7);\n"                                                         \
-                                                                                                                "  %9 = nn.conv2d(%8, %w1, strides=[2, 2], padding=[1, 1]);\n"                  \
-                                                                                                                "  %10 = nn.max_pool2d(%9, pool_size=[2, 2], strides=[2, 2]);\n"                \
-                                                                                                                "  %11 = (%0, %1, %2, %3, %4, %5, %10);\n  %11\n}\n"
-#define N_INPUTS 9
-#define N_OUTPUTS 7
+/* Each layer kind the kernels split, on its own input, plus a chain and a
+ * channel shuffle (its transpose reading the concatenation in parts): work
+ * above the 2^16 multiply-add threshold for every conv (irm_cg_chunk_). */
+#define MODEL                                                                                                                                                                                                                            \
+  IP_HEAD                                                                                                                                                                                                                                \
+  "def @main(%x: " TY("(1, 16, 48, 48)") ", %y: " TY("(1, 16, 14, 14)") ", %z: " TY("(1, 64, 48, 48)") ", %a: " TY("(1, 512)") ", %w1: " TY("(32, 16, 3, 3)") ", %w2: " TY("(16, 16, 5, 5)") ", %w3: " TY("(64, 1, 3, 3)") ", %w4: " TY( \
+      "(16, 16, 3, 3)") ", %wd: " TY("(256, 512)") ", %s: " TY("(1, 16, 32, 32)") ", %t: " TY("(1, 16, 32, 32)") ") {\n"                                                                                                                 \
+                                                                                                                 "  %0 = nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1]);\n"                                                          \
+                                                                                                                 "  %1 = nn.conv2d(%y, %w2, padding=[2, 2]);\n"                                                                          \
+                                                                                                                 "  %2 = nn.conv2d(%z, %w3, padding=[1, 1], groups=64);\n"                                                               \
+                                                                                                                 "  %3 = nn.conv2d(%x, %w4, padding=[1, 1]);\n"                                                                          \
+                                                                                                                 "  %4 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n"                                         \
+                                                                                                                 "  %5 = nn.dense(%a, %wd);\n"                                                                                           \
+                                                                                                                 "  %6 = nn.relu(%3);\n"                                                                                                 \
+                                                                                                                 "  %7 = nn.conv2d(%6, %w4, padding=[1, 1]);\n"                                                                          \
+                                                                                                                 "  %8 = nn.relu(%7);\n"                                                                                                 \
+                                                                                                                 "  %9 = nn.conv2d(%8, %w1, strides=[2, 2], padding=[1, 1]);\n"                                                          \
+                                                                                                                 "  %10 = nn.max_pool2d(%9, pool_size=[2, 2], strides=[2, 2]);\n"                                                        \
+                                                                                                                 "  %11 = concatenate(%s, %t, axis=1);\n"                                                                                \
+                                                                                                                 "  %12 = reshape(%11, newshape=[1, 2, 16, 32, 32]);\n"                                                                  \
+                                                                                                                 "  %13 = transpose(%12, axes=[0, 2, 1, 3, 4]);\n"                                                                       \
+                                                                                                                 "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                                                     \
+                                                                                                                 "  %15 = (%0, %1, %2, %3, %4, %5, %10, %14);\n  %15\n}\n"
+#define N_INPUTS 11
+#define N_OUTPUTS 8
 
 /* A small model for the precedence cases: one conv (below the threshold: the count still applies). */
 #define SMALL                                                 \
