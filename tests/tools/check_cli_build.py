@@ -468,6 +468,14 @@ def onnx_cases():
         if got.files != ["output_0"] or got["output_0"].dtype != np.float32 or \
                 not np.allclose(got["output_0"], want, atol=1e-6):
             FAILURES.append("irm run --inputs %s --outputs: %s, expected %s" % (given, dict(got), want))
+    # an index out of range at run time: the kernel's own words, for aot and graph (issue 39, D9)
+    take = write("take.irm", '#[version = "irm-0.1"]\ndef @main(%x: Tensor[(5, 2), float32], '
+                             '%i: Tensor[(3), int32]) {\n  %0 = take(%x, %i, axis=0);\n  %0\n}\n')
+    np.savez(tmp("take-in.npz"), x=np.ones((5, 2), np.float32), i=np.array([1, 7, 0], np.int32))
+    for executor in ("aot", "graph"):
+        run(["build", take, "--executor", executor, "-o", tmp("take-" + executor)], 0, env=env)
+        run(["run", tmp("take-" + executor), "--inputs", tmp("take-in.npz")], 1,
+            err=["take: index 7 is out of range [-5, 5) on axis 0 (kernel tvmgen_default_fused_take"], env=env)
     np.savez_compressed(tmp("inc.npz"), x=x)
     run(["run", tmp("onnx-aot"), "--inputs", tmp("inc.npz")], 1, err=["compressed (numpy.savez_compressed)"],
         env=env)
