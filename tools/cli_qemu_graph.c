@@ -111,7 +111,8 @@ static int read_output(const char *line, const char *path, irm_object **outs) {
   for (int d = 0; d < nd; d++) {
     long long v = 0;
     int more = 0;
-    if (sscanf(line + used, " %lld%n", &v, &more) != 1) return cli_say(CLI_FAIL, "run: the graph runner printed '%s'", line);
+    if (sscanf(line + used, " %lld%n", &v, &more) != 1)
+      return cli_say(CLI_FAIL, "run: the graph runner printed '%s'", line);
     dims[d] = v;
     used += more;
   }

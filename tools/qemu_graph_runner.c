@@ -48,7 +48,8 @@ static int write_all(const char *path, const void *data, size_t n) {
 /* Sets, runs, gets: files[0..n_in) the inputs, out the outputs' prefix. */
 static int run(irm_graph_runner *r, char **files, int n_in, const char *out) {
   int n_out = (int)irm_graph_runner_num_outputs(r);
-  if ((size_t)n_in != irm_graph_runner_num_inputs(r)) return fail("run: the number of input files differs from the module's inputs", NULL);
+  if ((size_t)n_in != irm_graph_runner_num_inputs(r))
+    return fail("run: the number of input files differs from the module's inputs", NULL);
   int rc = 0;
   for (int i = 0; !rc && i < n_in; i++) {
     DLTensor t = {0};
