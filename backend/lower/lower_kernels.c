@@ -344,6 +344,11 @@ int irm_lower_check_symbols_(const lower_walk *w) {
   for (size_t e = 0; e < p->n_kernels; e++) {
     const char *x = p->kernels[e].symbol;
     if (!p->kernels[e].external) continue;
+    if (!strncmp(x, "irm_", 4) || !strncmp(x, "IRM_", 4)) /* irm_crt.h's, the prelude's helpers and macros */
+      return irm_error(IRM_EVALUE,
+                       "an external function's global_symbol '%s' is in the irm_/IRM_ namespace of the runtime "
+                       "headers and the generated code's helpers; choose another global_symbol",
+                       x);
     for (size_t i = 0; i < sizeof module_suffixes / sizeof *module_suffixes; i++)
       if (named_after(x, "tvmgen_", m, module_suffixes[i]))
         return irm_error(IRM_EVALUE,

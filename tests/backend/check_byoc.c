@@ -275,8 +275,9 @@ static int byoc_d8(const irm_any *args, int32_t nargs, irm_any *ret, void *resou
   (void)args;
   (void)nargs;
   (void)resource;
-  static const char *const names[] = {"tvmgen_d8_fused_exp_1", "tvmgen_d8_fused_exp_1_packed",
-                                      "tvmgen_d8_fused_exp_1_task2", "tvmgen_d8_run", "tvmgen_d8_last_error"};
+  static const char *const names[] = {"tvmgen_d8_fused_exp_1",       "tvmgen_d8_fused_exp_1_packed",
+                                      "tvmgen_d8_fused_exp_1_task2", "tvmgen_d8_run",
+                                      "tvmgen_d8_last_error",        "irm_cg_fmax"};
   char text[2048] = "#include <stdint.h>\n";
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     snprintf(text + strlen(text), sizeof text - strlen(text),
@@ -312,8 +313,9 @@ START_TEST(test_a_global_symbol_equal_to_a_later_kernel_is_a_build_error) {
   const char *taken[][2] = {{"tvmgen_d8_fused_exp_1_packed", "for kernel 'tvmgen_d8_fused_exp_1' (<kernel>_packed)"},
                             {"tvmgen_d8_fused_exp_1_task2", "for kernel 'tvmgen_d8_fused_exp_1' (<kernel>_task#)"},
                             {"tvmgen_d8_run", "of module 'd8' defines (tvmgen_<mod_name>_run)"},
-                            {"tvmgen_d8_last_error", "(tvmgen_<mod_name>_last_error)"}};
-  for (int i = 0; i < 4; i++) {
+                            {"tvmgen_d8_last_error", "(tvmgen_<mod_name>_last_error)"},
+                            {"irm_cg_fmax", "in the irm_/IRM_ namespace"}};
+  for (int i = 0; i < 5; i++) {
     m = with_attr(m, "ext_relu", "global_symbol", taken[i][0]);
     irm_object *g = NULL;
     ck_assert_ok(irm_executor_create("graph", NULL, &g));
