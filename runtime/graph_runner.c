@@ -589,9 +589,11 @@ int irm_graph_runner_run(irm_graph_runner *r) {
   for (size_t n = 0; n < r->n_nodes; n++) {
     gnode *g = &r->nodes[n];
     if (!g->is_op || !g->fn) continue; /* a __nop */
-    irm_crt_value ret;
+    irm_crt_value ret = {0};
     int32_t ret_code = 0;
     int32_t got = g->fn(g->vals, g->codes, (int32_t)(g->n_in + g->n_out), &ret, &ret_code, r->scratch);
+    if (got && ret_code == IRM_CRT_STR && ret.v_str) /* the kernel's own words (an index error's op, index, range) */
+      return RFAIL(r, IRM_GRAPH_EKERNEL, "run: node %zu ('%s'): %s", n, g->name, ret.v_str);
     if (got)
       return RFAIL(r, IRM_GRAPH_EKERNEL, "run: node %zu ('%s', kernel %s) failed: %s (code %d)", n, g->name,
                    g->func_name, irm_crt_strerror(got), (int)got);

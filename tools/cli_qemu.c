@@ -20,7 +20,7 @@ int cli_qemu_needed(const char *lib) {
   return !native;
 }
 
-static void sh_quote(FILE *f, const char *s) {
+void cli_qemu_quote_(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++)
     if (*s == '\'') fputs("'\\''", f);
@@ -28,10 +28,7 @@ static void sh_quote(FILE *f, const char *s) {
   fputc('\'', f);
 }
 
-/* Runs the command cmd (NUL-terminated text from open_memstream); its
- * output (stdout and stderr) into *out (malloc'd) when out is not NULL.
- * CLI_FAIL with what and the output when it fails. */
-static int run_cmd(const char *what, const char *cmd, char **out) {
+int cli_qemu_cmd_(const char *what, const char *cmd, char **out) {
   FILE *p = popen(cmd, "r");
   if (!p) return cli_say(CLI_FAIL, "run: %s: cannot start a shell: %s", what, strerror(errno));
   char *text = NULL;
@@ -65,7 +62,7 @@ static int installed(const char *program) {
   FILE *f = open_memstream(&cmd, &len);
   if (!f) return 0;
   fputs("command -v ", f);
-  sh_quote(f, program);
+  cli_qemu_quote_(f, program);
   fputs(" >/dev/null 2>&1", f);
   fclose(f);
   int ok = system(cmd) == 0;
@@ -73,20 +70,14 @@ static int installed(const char *program) {
   return ok;
 }
 
-/* DIR/irm-runner-<arch>: the runner's text written when it differs from
- * what is there, and compiled when the program is missing or the text
- * changed. */
-static int make_runner(const char *dir, const char *arch, const char *cc, char *runner, size_t size) {
-  char src[4096];
-  snprintf(src, sizeof src, "%s/irm-runner-%s.c", dir, arch);
-  snprintf(runner, size, "%s/irm-runner-%s", dir, arch);
+int cli_qemu_write_text_(const char *path, const char *const *lines, int *changed) {
   char *text = NULL, *have = NULL;
   size_t len = 0, have_len = 0;
   FILE *m = open_memstream(&text, &len);
   if (!m) return cli_say(CLI_FAIL, "out of memory");
-  for (size_t i = 0; qemu_runner_lines[i]; i++) fputs(qemu_runner_lines[i], m);
+  for (size_t i = 0; lines[i]; i++) fputs(lines[i], m);
   fclose(m);
-  FILE *old = fopen(src, "rb");
+  FILE *old = fopen(path, "rb");
   if (old) {
     have = malloc(len + 1);
     have_len = have ? fread(have, 1, len + 1, old) : 0;
@@ -96,23 +87,36 @@ static int make_runner(const char *dir, const char *arch, const char *cc, char *
   free(have);
   int rc = CLI_OK;
   if (!same) {
-    FILE *f = fopen(src, "wb");
+    FILE *f = fopen(path, "wb");
     int ok = f && fwrite(text, 1, len, f) == len;
     if (f && fclose(f)) ok = 0;
-    if (!ok) rc = cli_say(CLI_FAIL, "run: cannot write '%s': %s", cli_quote(src), strerror(errno));
+    if (!ok) rc = cli_say(CLI_FAIL, "run: cannot write '%s': %s", cli_quote(path), strerror(errno));
   }
   free(text);
-  if (rc || (same && access(runner, X_OK) == 0)) return rc;
+  *changed |= !same;
+  return rc;
+}
+
+/* DIR/irm-runner-<arch>: the runner's text written when it differs from
+ * what is there, and compiled when the program is missing or the text
+ * changed. */
+static int make_runner(const char *dir, const char *arch, const char *cc, char *runner, size_t size) {
+  char src[4096];
+  snprintf(src, sizeof src, "%s/irm-runner-%s.c", dir, arch);
+  snprintf(runner, size, "%s/irm-runner-%s", dir, arch);
+  int changed = 0, rc = cli_qemu_write_text_(src, qemu_runner_lines, &changed);
+  if (rc || (!changed && access(runner, X_OK) == 0)) return rc;
   char *cmd = NULL;
+  size_t len = 0;
   FILE *f = open_memstream(&cmd, &len);
   if (!f) return cli_say(CLI_FAIL, "out of memory");
   fprintf(f, "%s -std=gnu11 -O1 -o ", cc);
-  sh_quote(f, runner);
+  cli_qemu_quote_(f, runner);
   fputc(' ', f);
-  sh_quote(f, src);
+  cli_qemu_quote_(f, src);
   fputs(" -ldl 2>&1", f);
   fclose(f);
-  rc = run_cmd("compiling the runner for qemu", cmd, NULL);
+  rc = cli_qemu_cmd_("compiling the runner for qemu", cmd, NULL);
   free(cmd);
   return rc;
 }
@@ -120,11 +124,11 @@ static int make_runner(const char *dir, const char *arch, const char *cc, char *
 /* The start of every runner command: qemu, its sysroot, runner, lib, mod. */
 static void runner_prefix(FILE *f, const char *arch, const char *runner, const char *lib, const char *mod) {
   fprintf(f, "qemu-%s -L /usr/%s-linux-gnu ", arch, arch);
-  sh_quote(f, runner);
+  cli_qemu_quote_(f, runner);
   fputc(' ', f);
-  sh_quote(f, lib);
+  cli_qemu_quote_(f, lib);
   fputc(' ', f);
-  sh_quote(f, mod);
+  cli_qemu_quote_(f, mod);
 }
 
 static const char *json_str_or(json_t *root, const char *key, const char *dflt) {
@@ -148,8 +152,12 @@ static int read_output(json_t *o, const char *path, irm_object **outs) {
   if (nd > 16 || irm_dtype_parse(json_str_or(o, "dtype", ""), &dt))
     return cli_say(CLI_FAIL, "run: the library's metadata gives an output irm cannot read");
   for (size_t d = 0; d < nd; d++) dims[d] = json_integer_value(json_array_get(shape, d));
+  return cli_qemu_read_tensor_(path, dt, dims, (int32_t)nd, outs);
+}
+
+int cli_qemu_read_tensor_(const char *path, DLDataType dt, const int64_t *dims, int32_t nd, irm_object **outs) {
   irm_tensor *t = NULL;
-  if (irm_tensor_new(dt, dims, (int32_t)nd, NULL, &t)) return cli_fail("run");
+  if (irm_tensor_new(dt, dims, nd, NULL, &t)) return cli_fail("run");
   FILE *f = fopen(path, "rb");
   size_t want = irm_tensor_nbytes(t);
   int ok = f && fread(irm_tensor_data(t), 1, want, f) == want;
@@ -179,14 +187,14 @@ static int run_once(const char *dir, json_t *root, const char *prefix_cmd, const
           (long long)json_integer_value(json_object_get(root, "workspace_bytes")),
           (long long)json_integer_value(json_object_get(root, "workspace_alignment")),
           json_str_or(root, "check_params", "-"), json_str_or(root, "set_params", "-"));
-  sh_quote(f, params_file ? params : "-");
+  cli_qemu_quote_(f, params_file ? params : "-");
   int rc = CLI_OK;
   for (size_t i = 0; !rc && i < n_in; i++) {
     irm_tensor *t = (irm_tensor *)irm_array_at(data, i)->v_obj;
     snprintf(path, sizeof path, "%s/.irm-qemu-in-%zu.bin", dir, i);
     rc = write_bytes(path, irm_tensor_data_const(t), irm_tensor_nbytes(t));
     fputc(' ', f);
-    sh_quote(f, path);
+    cli_qemu_quote_(f, path);
   }
   fputs(" --", f);
   for (size_t j = 0; j < n_out; j++) {
@@ -197,11 +205,11 @@ static int run_once(const char *dir, json_t *root, const char *prefix_cmd, const
     for (size_t d = 0; d < json_array_size(shape); d++) bytes *= (size_t)json_integer_value(json_array_get(shape, d));
     snprintf(path, sizeof path, "%s/.irm-qemu-out-%zu.bin=%zu", dir, j, bytes);
     fputc(' ', f);
-    sh_quote(f, path);
+    cli_qemu_quote_(f, path);
   }
   fputs(" 2>&1", f);
   fclose(f);
-  if (!rc) rc = run_cmd("the library under qemu", cmd, NULL);
+  if (!rc) rc = cli_qemu_cmd_("the library under qemu", cmd, NULL);
   free(cmd);
   for (size_t j = 0; !rc && j < n_out; j++) {
     snprintf(path, sizeof path, "%s/.irm-qemu-out-%zu.bin", dir, j);
@@ -245,17 +253,19 @@ int cli_qemu_run(const char *dir, const char *lib, const char *mod_name, const i
     fclose(f);
   }
   if (!rc && asprintf(&cmd, "%s metadata 2>&1", prefix) < 0) rc = cli_say(CLI_FAIL, "out of memory");
-  if (!rc) rc = run_cmd("reading the library's metadata under qemu", cmd, &meta);
+  if (!rc) rc = cli_qemu_cmd_("reading the library's metadata under qemu", cmd, &meta);
   json_t *root = rc ? NULL : json_loads(meta ? meta : "", 0, NULL);
   const char *executor = json_str_or(root, "executor", "");
+  int graph = strcmp(executor, "graph") == 0;
   if (!rc && !root) rc = cli_say(CLI_FAIL, "run: the library's metadata does not parse: %s", meta ? meta : "");
-  else if (!rc && strcmp(executor, "aot") != 0)
+  else if (!rc && strcmp(executor, "aot") != 0 && !graph)
     rc = cli_say(CLI_FAIL,
-                 "run: '%s' is a %s library for %s: under qemu irm run runs aot libraries only (build with "
-                 "--executor aot)",
+                 "run: '%s' is a %s library for %s: under qemu irm run runs aot and graph libraries only (build "
+                 "with --executor aot or graph)",
                  cli_quote(lib), executor, arch);
   if (!rc && irm_array_new(NULL, 0, outs)) rc = cli_fail("run");
-  if (!rc) rc = run_once(dir, root, prefix, data, outs, lib);
+  if (!rc && graph) rc = cli_qemu_graph_run_(dir, arch, cc, lib, mod_name, data, outs);
+  else if (!rc) rc = run_once(dir, root, prefix, data, outs, lib);
   json_decref(root);
   free(meta);
   free(cmd);

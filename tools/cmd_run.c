@@ -40,7 +40,7 @@ static void run_usage(FILE *to) {
           "  --show N               print the first N values of each output (default %d; 0: all)\n"
           "  --repeat N             time N measurements (mean, median, max, min, std in ms)\n"
           "  --number M             each measurement the mean of M runs (default 1)\n"
-          "  --profile              per-kernel times (name, calls, total ms, share) of an aot build, from\n"
+          "  --profile              per-kernel times (name, calls, total ms, share) of an aot or graph build, from\n"
           "                         DIR/lib<mod_name>.profile.so, compiled with the kernel hooks\n"
           "  --num-threads N        the threads the kernels may use (0: every CPU; default: IRM_NUM_THREADS,\n"
           "                         else the build's num-threads)\n"
@@ -306,7 +306,8 @@ static int ensure_library(const char *dir, const irm_object *record, const irm_o
 }
 
 /* --profile: the generated C must call the kernel hooks (aot's entry
- * point does; the graph runner calls kernels itself). */
+ * point and the graph executor's kernel wrappers do; another executor
+ * kind's code may not). */
 static int check_hooks(const irm_object *result) {
   const irm_object *files = irm_map_find_cstr(result, "artifacts")->v_obj;
   irm_map_iter it = irm_map_iter_begin(files);
@@ -314,8 +315,8 @@ static int check_hooks(const irm_object *result) {
   const irm_any *v;
   while (irm_map_iter_next(&it, &k, &v))
     if (strstr(irm_string_data(v->v_obj), "IRM_CRT_KERNEL_ENTER(")) return CLI_OK;
-  return cli_say(CLI_FAIL, "run: --profile: the build's code calls no kernel hooks (only the aot executor's entry "
-                           "point does): build with --executor aot");
+  return cli_say(CLI_FAIL, "run: --profile: the build's code calls no kernel hooks (the aot executor's entry point "
+                           "and the graph executor's kernel wrappers do): build with --executor aot or graph");
 }
 
 /* The one place the library runs: loaded into this process, run on data

@@ -104,7 +104,11 @@ static int run(void *lib, const char *mod, int argc, char **argv) {
     int32_t got = fn(ptrs, ptrs + n_in, ws);
     char code[32];
     snprintf(code, sizeof code, "code %d", (int)got);
-    if (got) rc = fail("the run failed", code);
+    /* an index error's own words (irm_crt.h): the op, the index, the range, the kernel */
+    void *why = got ? symbol(lib, mod, NULL, "_last_error") : NULL;
+    const char *(*text)(void) = NULL;
+    if (why) memcpy(&text, &why, sizeof text);
+    if (got) rc = fail("the run failed", text && *text() ? text() : code);
   }
   for (int j = 0; !rc && j < n_out; j++) {
     char path[4096];

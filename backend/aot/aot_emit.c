@@ -273,18 +273,21 @@ void irm_aot_metadata_json_(const lowered_plan *p, const aot_options *o, irm_tex
   irm_plan_json_str_(b, o->executor);
   irm_text_buf_puts_(b, ", \"mod_name\": ");
   irm_plan_json_str_(b, m);
+  irm_text_buf_puts_(b, ", \"runtime\": ");
+  irm_plan_json_str_(b, o->runtime);
   irm_text_buf_printf_(b,
-                       ", \"runtime\": \"%s\", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
+                       ", \"interface_api\": \"%s\", \"unpacked_api\": %s, "
                        "\"entry\": \"tvmgen_%s_%s\", \"link_params\": %s, \"set_params\": ",
-                       o->runtime, o->interface_c ? "c" : "packed", o->unpacked ? "true" : "false", m,
+                       o->interface_c ? "c" : "packed", o->unpacked ? "true" : "false", m,
                        o->interface_c ? "run" : "__tvm_main__", o->link_params ? "true" : "false");
   if (o->link_params)
     irm_text_buf_printf_(b, "null, \"params_file\": null, \"check_params\": \"tvmgen_%s_check_params\"", m);
   else irm_text_buf_printf_(b, "\"tvmgen_%s_set_params\", \"params_file\": \"%s.params\"", m, m);
   irm_text_buf_printf_(b,
                        ", \"workspace_entry\": \"tvmgen_%s_run_workspace\", \"workspace_bytes\": %zu, "
-                       "\"workspace_alignment\": %zu, \"memory_plan\": \"%s\", \"kernels\": %zu",
-                       m, p->workspace_bytes, workspace_align(p, o), irm_mem_algo_name_(p->algo), p->n_kernels);
+                       "\"workspace_alignment\": %zu, \"last_error\": \"tvmgen_%s_last_error\", "
+                       "\"memory_plan\": \"%s\", \"kernels\": %zu",
+                       m, p->workspace_bytes, workspace_align(p, o), m, irm_mem_algo_name_(p->algo), p->n_kernels);
   irm_plan_threads_json_(p, m, b);
   irm_text_buf_puts_(b, ", \"inputs\": ");
   json_io(b, p, p->inputs, p->n_inputs);
@@ -321,7 +324,7 @@ int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_b
   if (rc) return rc;
   irm_aot_emit_externs_(p, b);
   if (!o->unpacked)
-    for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], false, b);
+    for (size_t k = 0; k < p->n_kernels; k++) irm_aot_emit_wrapper_(&p->kernels[k], -1, b);
   emit_constants(p, o, b);
   irm_text_buf_printf_(b, "\nstatic _Alignas(%zu) uint8_t tvmgen_%s_workspace[%zu];\n\n", workspace_align(p, o), m,
                        p->workspace_bytes ? p->workspace_bytes : 1);
@@ -351,6 +354,11 @@ int irm_aot_emit_header_(const lowered_plan *p, const aot_options *o, irm_text_b
                        "};\n\n/* Runs the module; 0 on success, else an IRM_CRT_E* code (irm_crt.h). */\n"
                        "int32_t tvmgen_%s_run(struct tvmgen_%s_inputs *inputs, struct tvmgen_%s_outputs *outputs);\n",
                        m, m, m);
+  irm_text_buf_printf_(b,
+                       "\n/* After a run returned IRM_CRT_EINDEX: which op read which index outside which range, "
+                       "in which\n * kernel (one line; the calling thread's last such error). */\n"
+                       "const char *tvmgen_%s_last_error(void);\n",
+                       m);
   if (!o->link_params)
     irm_text_buf_printf_(b,
                          "\n/* Copies the parameters from a params file's bytes (%s.params); needed before the first "

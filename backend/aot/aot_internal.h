@@ -29,9 +29,12 @@ typedef struct aot_options {
 int irm_aot_emit_source_(const lowered_plan *p, const aot_options *o, irm_text_buf *out);
 int irm_aot_emit_header_(const lowered_plan *p, const aot_options *o, irm_text_buf *out);
 /* Kernel k's packed wrapper <symbol>_packed (irm_crt.h's convention;
- * resource is the kernel's scratch, unused by an external function); exported: without `static` (the
- * graph executor's library, whose runner binds wrappers by name). */
-void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b);
+ * resource is the kernel's scratch, unused by an external function).
+ * hook_step < 0: static (aot's entry point calls it between the hooks);
+ * else exported (the graph executor's library, whose runner binds
+ * wrappers by name) and calling the kernel between the kernel hooks with
+ * step hook_step (the kernel's index). */
+void irm_aot_emit_wrapper_(const plan_kernel *k, long hook_step, irm_text_buf *b);
 /* The declarations of the external functions (BYOC; docs/codegen.md):
  * extern int32_t <symbol>(const T *in0, ..., T *out0, ...); */
 void irm_aot_emit_externs_(const lowered_plan *p, irm_text_buf *b);

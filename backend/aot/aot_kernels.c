@@ -16,22 +16,32 @@ static void arg_check(const plan_type *type, size_t i, irm_text_buf *b) {
                        i, i, type->dtype.code, type->dtype.bits, type->numel);
 }
 
-void irm_aot_emit_wrapper_(const plan_kernel *k, bool exported, irm_text_buf *b) {
+void irm_aot_emit_wrapper_(const plan_kernel *k, long hook_step, irm_text_buf *b) {
   size_t nin = k->n_inputs, nout = k->n_outputs;
   irm_text_buf_printf_(b,
                        "%sint32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                        "int32_t *ret_code, void *resource) {\n",
-                       exported ? "" : "static ", k->symbol);
-  irm_text_buf_puts_(b, "  const irm_crt_value *a = (const irm_crt_value *)args;\n  int32_t err = 0;\n"
+                       hook_step >= 0 ? "" : "static ", k->symbol);
+  irm_text_buf_puts_(b, "  const irm_crt_value *a = (const irm_crt_value *)args;\n  int32_t err = 0, st;\n"
                         "  (void)ret;\n  (void)ret_code;\n");
   irm_text_buf_printf_(b, "  if (num_args != %zu) return IRM_CRT_EARGS;\n", nin + nout);
   for (size_t i = 0; i < nin; i++) arg_check(&k->inputs[i], i, b);
   for (size_t j = 0; j < nout; j++) arg_check(&k->outputs[j], nin + j, b);
-  /* a generated kernel's status says what failed; an external one's is its own */
-  irm_text_buf_printf_(b, "  %sreturn %s%s(", k->external ? "(void)resource;\n  " : "",
-                       k->external ? "" : "irm_crt_kernel_status(", k->symbol);
+  /* the graph runner calls the wrappers: they bracket the kernel with the hooks (irm run --profile) */
+  if (hook_step >= 0) irm_text_buf_printf_(b, "  IRM_CRT_KERNEL_ENTER(%ld, \"%s\");\n", hook_step, k->symbol);
+  irm_text_buf_printf_(b, "  %sst = %s(", k->external ? "(void)resource;\n  " : "", k->symbol);
   for (size_t i = 0; i < nin + nout; i++) irm_text_buf_printf_(b, "%sa%zu", i ? ", " : "", i);
-  irm_text_buf_printf_(b, "%s;\n}\n\n", k->external ? ") != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK" : ", resource))");
+  irm_text_buf_puts_(b, k->external ? ");\n" : ", resource);\n"); /* a generated kernel has an output */
+  if (hook_step >= 0) irm_text_buf_printf_(b, "  IRM_CRT_KERNEL_EXIT(%ld, \"%s\");\n", hook_step, k->symbol);
+  /* an external function's status is its own; a generated kernel's says what failed (an index error's text goes
+   * back in ret) */
+  if (k->external) {
+    irm_text_buf_puts_(b, "  return st != 0 ? IRM_CRT_EKERNEL : IRM_CRT_OK;\n}\n\n");
+    return;
+  }
+  irm_text_buf_puts_(b, "  if (st == IRM_CRT_KERNEL_EINDEX && ret && ret_code) {\n"
+                        "    ((irm_crt_value *)ret)->v_str = IRM_CG_INDEX_TEXT;\n    *ret_code = IRM_CRT_STR;\n  }\n"
+                        "  return irm_crt_kernel_status(st);\n}\n\n");
 }
 
 void irm_aot_emit_externs_(const lowered_plan *p, irm_text_buf *b) {

@@ -38,6 +38,10 @@ typedef struct aot_lib {
    * runs the loader serializes */
   int32_t (*ws_entry)(void *const *inputs, void *const *outputs, void *workspace);
   size_t ws_bytes, ws_align;
+  /* tvmgen_<m>_last_error (metadata "last_error"): the calling thread's
+   * last index error, read on the thread of the run that failed; NULL in
+   * older libraries */
+  const char *(*last_error)(void);
   size_t n_in, n_out;
   char mod_name[256];
   irm_load_free_list_ free;
@@ -141,6 +145,11 @@ static int read_lib(aot_lib *lib, const char *path, json_t *root, void *handle) 
   else memcpy(&lib->entry.packed, &sym, sizeof lib->entry.packed);
   lib->n_in = json_array_size(in);
   lib->n_out = json_array_size(out);
+  const char *last_error = json_string_value(json_object_get(root, "last_error"));
+  void *err_sym = last_error ? dlsym(handle, last_error) : NULL;
+  if (last_error && !err_sym)
+    return irm_error(IRM_EVALUE, "library '%s' has no symbol '%s' (its metadata names it)", path, last_error);
+  if (err_sym) memcpy(&lib->last_error, &err_sym, sizeof lib->last_error);
   const char *ws_entry = json_string_value(json_object_get(root, "workspace_entry"));
   void *ws_sym = ws_entry ? dlsym(handle, ws_entry) : NULL;
   if (ws_entry && !ws_sym)
@@ -223,7 +232,10 @@ static int aot_run(const irm_any *args, int32_t nargs, irm_any *ret, void *resou
     got = lib->entry.packed(c->vals, c->codes, (int32_t)n, &result, &result_code, NULL);
   }
   ctx_give(lib, c);
-  if (!rc && got)
+  /* the record is this thread's: the run's kernels ran here */
+  const char *detail = !rc && got == IRM_CRT_EINDEX && lib->last_error ? lib->last_error() : NULL;
+  if (detail && *detail) rc = irm_error(IRM_ERUNTIME, "module '%s' failed: %s", lib->mod_name, detail);
+  else if (!rc && got)
     rc = irm_error(IRM_ERUNTIME, "module '%s' failed: %s (code %d)", lib->mod_name, irm_crt_strerror(got), got);
   return rc;
 }

@@ -154,6 +154,16 @@ static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 /* ---- take, gather -------------------------------------------------------------------------------- */
 
+/* The statement returning the kernel's index error when index k (a C
+ * expression) lies outside [-len, len): the op, the index, the range and
+ * the axis (-1: the data flattened) go to the module's error record
+ * (IRM_CG_INDEX_FAIL, irm_crt.h's irm_crt_index_fail). */
+static void index_check(const cg_call *c, const char *k, int64_t len, int64_t axis, irm_text_buf *b) {
+  P(b, "      if (%s < -%lld || %s >= %lld) return IRM_CG_INDEX_FAIL(", k, LL(len), k, LL(len));
+  irm_c_string_(b, c->op);
+  P(b, ", \"%s\", %s, -%lld, %lld, %d);\n", c->symbol, k, LL(len), LL(len), (int)axis);
+}
+
 static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *d = &c->in[0], *ix = &c->in[1];
@@ -167,9 +177,9 @@ static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)axis + 1; q < d->ndim && a.has_axis; q++) inner *= d->shape[q];
   if (c->out.numel == 0) return IRM_OK;
   P(b, "    for (int64_t r = 0; r < %lld; r++)\n    for (int64_t j = 0; j < %lld; j++) {\n", LL(outer), LL(ix->numel));
-  P(b,
-    "      int64_t k = (int64_t)%s[j];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
-    ix->name, LL(len), LL(len));
+  P(b, "      int64_t k = (int64_t)%s[j];\n", ix->name);
+  index_check(c, "k", len, a.has_axis ? axis : -1, b);
+  P(b, "      if (k < 0) k += %lld;\n", LL(len));
   P(b,
     "      for (int64_t i = 0; i < %lld; i++) %s[(r * %lld + j) * %lld + i] = %s[(r * %lld + k) * %lld + i];\n    }\n",
     LL(inner), c->out.name, LL(ix->numel), LL(inner), d->name, LL(len), LL(inner));
@@ -190,9 +200,9 @@ static int gather_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
       return irm_cg_fail_(c, "argument 2 (indices) is larger than argument 1 (data) along axis %d", (int)q);
   if (c->out.numel == 0) return IRM_OK;
   open_loops(&c->out, b);
-  P(b,
-    "      int64_t k = (int64_t)%s[o];\n      if (k < 0) k += %lld;\n      if (k < 0 || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
-    c->in[1].name, LL(len), LL(len));
+  P(b, "      int64_t k = (int64_t)%s[o];\n", c->in[1].name);
+  index_check(c, "k", len, axis, b);
+  P(b, "      if (k < 0) k += %lld;\n", LL(len));
   P(b, "      %s[o++] = %s[0", c->out.name, d->name);
   for (int32_t q = 0; q < nd; q++) {
     if (q == axis) P(b, " + k * %lld", LL(st[q]));
@@ -274,9 +284,9 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     P(b, "    int64_t u = 0;\n");
     for (int32_t q = 0; q < ix->ndim; q++)
       P(b, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", q, q, LL(ix->shape[q]), q);
-    P(b,
-      "    {\n      int64_t k = (int64_t)%s[u];\n      if (k < -%lld || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n      if (k < 0) k += %lld;\n",
-      ix->name, LL(len), LL(len), LL(len));
+    P(b, "    {\n      int64_t k = (int64_t)%s[u];\n", ix->name);
+    index_check(c, "k", len, axis, b);
+    P(b, "      if (k < 0) k += %lld;\n", LL(len));
     P(b, "      const int64_t at = 0");
     for (int32_t q = 0; q < d->ndim; q++) {
       if (q == axis) P(b, " + k * %lld", LL(st[q]));
@@ -293,9 +303,8 @@ static int scatter_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t q = (int32_t)kk; q < d->ndim; q++) slice *= d->shape[q];
   P(b, "    for (int64_t i = 0; i < %lld; i++) {\n      int64_t off = 0, k;\n", LL(count));
   for (int64_t q = 0; q < kk; q++) {
-    P(b,
-      "      k = (int64_t)%s[i * %lld + %lld];\n      if (k < -%lld || k >= %lld) return 2; /* IRM_CRT_KERNEL_EINDEX */\n",
-      ix->name, LL(kk), LL(q), LL(d->shape[q]), LL(d->shape[q]));
+    P(b, "      k = (int64_t)%s[i * %lld + %lld];\n", ix->name, LL(kk), LL(q));
+    index_check(c, "k", d->shape[q], q, b);
     P(b, "      off += (k < 0 ? k + %lld : k) * %lld;\n", LL(d->shape[q]), LL(st[q]));
   }
   P(b, "      for (int64_t e = 0; e < %lld; e++) ", LL(slice));

@@ -82,7 +82,7 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
                          "int32_t %s_packed(void *args, int32_t *type_codes, int32_t num_args, void *ret, "
                          "int32_t *ret_code, void *resource);\n",
                          p->kernels[k].symbol);
-    irm_aot_emit_wrapper_(&p->kernels[k], true, b);
+    irm_aot_emit_wrapper_(&p->kernels[k], (long)k, b);
   }
   irm_text_buf_printf_(b,
                        "/* The graph JSON. */\nconst char *tvmgen_%s_graph_json(void);\n"
@@ -92,14 +92,18 @@ static int emit_source(const graph_plan *g, const graph_options *o, const char *
   irm_text_buf_puts_(b, ";\n}\n\n");
   irm_text_buf meta;
   irm_text_buf_init_(&meta, NULL, 0);
-  irm_text_buf_printf_(&meta,
-                       "{\"executor\": \"%s\", \"mod_name\": \"%s\", \"runtime\": \"%s\", \"link_params\": "
-                       "%s, \"params_file\": ",
-                       o->executor, m, o->runtime, o->link_params ? "true" : "false");
+  /* every string through the one JSON escaper: an executor kind's name is any text */
+  irm_text_buf_puts_(&meta, "{\"executor\": ");
+  irm_plan_json_str_(&meta, o->executor);
+  irm_text_buf_puts_(&meta, ", \"mod_name\": ");
+  irm_plan_json_str_(&meta, m);
+  irm_text_buf_puts_(&meta, ", \"runtime\": ");
+  irm_plan_json_str_(&meta, o->runtime);
+  irm_text_buf_printf_(&meta, ", \"link_params\": %s, \"params_file\": ", o->link_params ? "true" : "false");
   if (o->link_params) irm_text_buf_puts_(&meta, "null");
-  else irm_text_buf_printf_(&meta, "\"%s.params\"", m);
-  irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": \"%s\"", p->n_kernels,
-                       p->isa.features);
+  else irm_text_buf_printf_(&meta, "\"%s.params\"", m); /* mod_name is a C identifier */
+  irm_text_buf_printf_(&meta, ", \"kernels\": %zu, \"" IRM_LIBRARY_FEATURES_KEY "\": ", p->n_kernels);
+  irm_plan_json_str_(&meta, p->isa.features);
   irm_plan_threads_json_(p, m, &meta);
   irm_plan_schedules_json_(p, &meta);
   irm_text_buf_putc_(&meta, '}');

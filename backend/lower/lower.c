@@ -518,6 +518,13 @@ static int prelude(lower_walk *w) {
   irm_text_buf b;
   irm_text_buf_init_(&b, NULL, 0);
   const irm_object *t = w->req->target;
+  /* before the helpers: a kernel's index error goes to the module's record (irm_plan_emit_pool_ defines it) */
+  irm_text_buf_printf_(&b,
+                       "#include \"irm_crt.h\"\nextern IRM_KERNEL_LINKAGE _Thread_local irm_crt_index_error "
+                       "tvmgen_%s_index_error;\n#define IRM_CG_INDEX_FAIL(op, kernel, index, lower, upper, axis) \\\n"
+                       "  irm_crt_index_fail(&tvmgen_%s_index_error, op, kernel, index, lower, upper, axis)\n"
+                       "#define IRM_CG_INDEX_TEXT (tvmgen_%s_index_error.text)\n",
+                       w->req->mod_name, w->req->mod_name, w->req->mod_name);
   int rc = irm_codegen_c_prelude_(&t, t ? 1 : 0, &b);
   if (!rc && w->req->threads.split > 0) /* the pool parallel kernels call (irm_plan_emit_pool_ defines it) */
     irm_text_buf_printf_(&b,
@@ -549,6 +556,7 @@ static int lower(lower_walk *w) {
   int rc = irm_tune_build_open_(w->mod, w->req->target, w->p->isa.features, &w->tuning);
   if (!rc) rc = read_inputs(w);
   if (!rc) rc = irm_expr_visit(irm_function_body(w->main), visit, w);
+  if (!rc) rc = irm_lower_check_symbols_(w);
   if (!rc) rc = read_outputs(w);
   if (!rc) rc = plan_buffers(w);
   if (!rc) rc = prelude(w);

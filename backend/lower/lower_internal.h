@@ -57,6 +57,12 @@ int irm_plan_type_of_(const irm_object *type, const char *what, plan_type *out);
 int irm_lower_fused_kernel_(lower_walk *w, irm_object *callee, const kernel_use **use);
 int irm_lower_external_kernel_(lower_walk *w, irm_object *call, const kernel_use **use);
 
+/* ValueError when an external function's global_symbol is a name the
+ * generated code defines for the module (tvmgen_<m>_run, ...) or for a
+ * kernel (<kernel>_packed, <kernel>_c<k>, ...), naming both; the one list
+ * of those names is in lower_kernels.c. Run once every kernel is known. */
+int irm_lower_check_symbols_(const lower_walk *w);
+
 /* ---- kernel deduplication (kernel_dedup.c) ---- */
 
 /* Whether mod asks for deduplicated kernels (codegen.dedup_kernels: the

@@ -311,6 +311,69 @@ int irm_lower_external_kernel_(lower_walk *w, irm_object *call, const kernel_use
   return rc;
 }
 
+/* ---- the symbols the generated code defines ------------------------------------------- */
+
+/* The one list of what the emitters name after the module
+ * (tvmgen_<m><suffix>: aot_emit.c, aot_params.c, graph_codegen.c,
+ * plan_threads.c, library_metadata.c, lower.c's prelude) and after each
+ * kernel (<kernel><suffix>: aot_kernels.c's packed wrapper, codegen_c.c's
+ * constants, codegen_c_util.c's task functions). A trailing '#' stands for
+ * one or more digits. */
+static const char *const module_suffixes[] = {
+    "_run",          "_run_workspace",    "___tvm_main__", "_body",       "_workspace",          "_set_params",
+    "_params_ready", "_check_params",     "_const_#",      "_metadata",   "_graph_json",         "_pool",
+    "_set_pool",     "_set_blas_threads", "_index_error",  "_last_error", "_linked_params_data", "_linked_params_end"};
+static const char *const kernel_suffixes[] = {"_packed", "_c#", "_task#"};
+
+/* Whether s is base followed by suffix. */
+static bool named_after(const char *s, const char *base, const char *base2, const char *suffix) {
+  size_t n = strlen(base), n2 = strlen(base2), ns = strlen(suffix);
+  bool digits = ns && suffix[ns - 1] == '#';
+  if (strncmp(s, base, n) || strncmp(s + n, base2, n2) || strncmp(s + n + n2, suffix, ns - digits)) return false;
+  s += n + n2 + ns - digits;
+  if (!digits) return !*s;
+  if (!*s) return false;
+  for (; *s; s++)
+    if (!isdigit((unsigned char)*s)) return false;
+  return true;
+}
+
+int irm_lower_check_symbols_(const lower_walk *w) {
+  const lowered_plan *p = w->p;
+  const char *m = w->req->mod_name;
+  for (size_t e = 0; e < p->n_kernels; e++) {
+    const char *x = p->kernels[e].symbol;
+    if (!p->kernels[e].external) continue;
+    if (!strncmp(x, "irm_", 4) || !strncmp(x, "IRM_", 4)) /* irm_crt.h's, the prelude's helpers and macros */
+      return irm_error(IRM_EVALUE,
+                       "an external function's global_symbol '%s' is in the irm_/IRM_ namespace of the runtime "
+                       "headers and the generated code's helpers; choose another global_symbol",
+                       x);
+    for (size_t i = 0; i < sizeof module_suffixes / sizeof *module_suffixes; i++)
+      if (named_after(x, "tvmgen_", m, module_suffixes[i]))
+        return irm_error(IRM_EVALUE,
+                         "an external function's global_symbol '%s' is a symbol the generated code of module '%s' "
+                         "defines (tvmgen_<mod_name>%s); choose another global_symbol",
+                         x, m, module_suffixes[i]);
+    for (size_t k = 0; k < p->n_kernels; k++)
+      for (size_t i = 0; k != e && i < (p->kernels[k].external ? 1 : sizeof kernel_suffixes / sizeof *kernel_suffixes);
+           i++) { /* an external function gets only its wrapper */
+        const char *y = p->kernels[k].symbol, *what = p->kernels[k].external ? "external function" : "kernel";
+        if (named_after(x, y, "", kernel_suffixes[i]))
+          return irm_error(IRM_EVALUE,
+                           "an external function's global_symbol '%s' is a symbol the generated code defines for "
+                           "%s '%s' (<kernel>%s); choose another global_symbol",
+                           x, what, y, kernel_suffixes[i]);
+        if (named_after(y, x, "", kernel_suffixes[i]))
+          return irm_error(IRM_EVALUE,
+                           "%s '%s' is named like what the generated code defines for the external function's "
+                           "global_symbol '%s' (<symbol>%s); choose another global_symbol",
+                           what, y, x, kernel_suffixes[i]);
+      }
+  }
+  return IRM_OK;
+}
+
 /* ---- external symbols defined --------------------------------------------------- */
 
 /* Whether text defines the C function symbol: the identifier, '(', the

@@ -6,13 +6,30 @@
 
 #include "plan.h"
 
+/* The length of the valid UTF-8 sequence at s (2 to 4), or 0. */
+static size_t utf8_length(const unsigned char *s) {
+  size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : 0;
+  if (s[0] >= 0xf5) n = 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80) return 0;
+  if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+      (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+    return 0; /* overlong, a surrogate, past U+10FFFF */
+  return n;
+}
+
 void irm_plan_json_str_(irm_text_buf *b, const char *s) {
   irm_text_buf_putc_(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
+  for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
+    unsigned char c = *u;
+    size_t n = c >= 0x80 ? utf8_length(u) : 1;
     if (c == '"' || c == '\\') irm_text_buf_printf_(b, "\\%c", c);
-    else if (c < 0x20) irm_text_buf_printf_(b, "\\u%04x", c);
-    else irm_text_buf_putc_(b, (char)c);
+    else if (c < 0x20 || c == 0x7f) irm_text_buf_printf_(b, "\\u%04x", c);
+    else if (!n) irm_text_buf_puts_(b, "\\ufffd"); /* not UTF-8: JSON readers (jansson) refuse the text */
+    else {
+      irm_text_buf_append_(b, (const char *)u, n);
+      u += n - 1;
+    }
   }
   irm_text_buf_putc_(b, '"');
 }

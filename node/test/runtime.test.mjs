@@ -88,3 +88,21 @@ test('load: metadata and runs equal to the serial build for every thread count',
     assert.deepEqual(got[0].toArray(), want, `${n} threads`);
   }
 });
+
+test('run: an index out of range names the op, the index, the range and the kernel (issue 39, D9)', () => {
+  const take = `#[version = "irm-0.1"]
+def @main(%x: Tensor[(5, 2), float32], %i: Tensor[(3), int32]) {
+  %0 = take(%x, %i, axis=0);
+  %0
+}
+`;
+  const result = irm.getGlobalFunc('driver.Build')(irm.ir.parse(take), 'c', null, new irm.Executor('aot'),
+    new irm.Runtime('crt'), null, 'tk');
+  const path = join(dir, 'tk.so');
+  irm.getGlobalFunc('driver.ExportLibrary')(result, path);
+  const m = irm.load(path);
+  const x = new irm.Tensor(new Float32Array(10).fill(1), [5, 2]);
+  assert.equal(m.run([x, new irm.Tensor(new Int32Array([0, -5, 4]), [3])])[0].toArray().length, 6);
+  assert.throws(() => m.run([x, new irm.Tensor(new Int32Array([1, 7, 0]), [3])]),
+    (e) => /take: index 7 is out of range \[-5, 5\) on axis 0 \(kernel tvmgen_tk_fused_take/.test(e.message));
+});

@@ -105,3 +105,22 @@ def test_usmp_algorithm_from_the_pass_context():
         with pytest.raises(ValueError, match="did you mean 'greedy_by_size'"):
             irm.build(mod, "c", executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True}),
                       runtime="crt", mod_name="net")
+
+
+@pytest.mark.parametrize("executor,runtime", [("aot", "crt"), ("graph", "cpp")])
+def test_an_index_out_of_range_names_op_index_range_and_kernel(tmp_path, executor, runtime):
+    # issue 39, D9: the kernel's own words reach RuntimeError
+    mod = irm.ir.parse('''#[version = "irm-0.1"]
+def @main(%x: Tensor[(5, 2), float32], %i: Tensor[(3), int64]) {
+  %0 = take(%x, %i, axis=0);
+  %0
+}
+''')
+    result = irm.build(mod, "c", executor=irm.Executor(executor), runtime=runtime, mod_name="tk")
+    result.export_library(tmp_path / "tk.so")
+    module = irm.runtime.load(tmp_path / "tk.so")
+    x = np.ones((5, 2), np.float32)
+    np.testing.assert_allclose(module.run(x, np.array([0, -5, 4])), np.ones((3, 2), np.float32))
+    with pytest.raises(RuntimeError, match=r"take: index 7 is out of range \[-5, 5\) on axis 0 "
+                                           r"\(kernel tvmgen_tk_fused_take"):
+        module.run(x, np.array([1, 7, 0]))

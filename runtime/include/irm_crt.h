@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <dlpack/dlpack.h>
 
@@ -48,7 +49,8 @@ enum {
   IRM_CRT_FLOAT = 2,
   IRM_CRT_HANDLE = 3,
   IRM_CRT_NULL = 4,
-  IRM_CRT_DLTENSOR = 7 /* v_handle is a DLTensor * */
+  IRM_CRT_DLTENSOR = 7, /* v_handle is a DLTensor * */
+  IRM_CRT_STR = 11      /* v_str is a NUL-terminated string */
 };
 
 /* Return codes of generated functions (0 or negative, above). */
@@ -67,6 +69,43 @@ enum {
  * division by zero) or IRM_CRT_KERNEL_EINDEX (an index outside its axis). */
 #define IRM_CRT_KERNEL_EDIV 1
 #define IRM_CRT_KERNEL_EINDEX 2
+
+/* What a kernel that read an index out of range reports (D9): the op,
+ * the index, the valid range [lower, upper) and the axis (-1: the data
+ * flattened), the kernel's symbol, and all of it as one line in text. A
+ * generated library keeps one record per thread (a thread-local of the
+ * library, hidden): a run's kernels run on the thread calling the run, so
+ * runs in flight at once on several threads each fill their own. Only the
+ * failing path writes it. tvmgen_<mod_name>_last_error() returns the text
+ * of the calling thread's last one; a packed wrapper returns it in ret as
+ * an IRM_CRT_STR. */
+#define IRM_CRT_INDEX_TEXT_MAX 256
+typedef struct irm_crt_index_error {
+  const char *op;     /* static text */
+  const char *kernel; /* static text */
+  int64_t index, lower, upper;
+  int32_t axis;
+  char text[IRM_CRT_INDEX_TEXT_MAX];
+} irm_crt_index_error;
+
+/* Fills *e (when not NULL) and returns IRM_CRT_KERNEL_EINDEX: what a
+ * generated kernel returns for an index outside [lower, upper). */
+static inline int32_t irm_crt_index_fail(irm_crt_index_error *e, const char *op, const char *kernel, int64_t index,
+                                         int64_t lower, int64_t upper, int32_t axis) {
+  if (e) {
+    e->op = op;
+    e->kernel = kernel;
+    e->index = index;
+    e->lower = lower;
+    e->upper = upper;
+    e->axis = axis;
+    char where[32] = "of the flattened data";
+    if (axis >= 0) snprintf(where, sizeof where, "on axis %d", (int)axis);
+    snprintf(e->text, sizeof e->text, "%s: index %lld is out of range [%lld, %lld) %s (kernel %s)", op,
+             (long long)index, (long long)lower, (long long)upper, where, kernel);
+  }
+  return IRM_CRT_KERNEL_EINDEX;
+}
 
 /* Kernel hooks. The entry point of AOT-generated code brackets each
  * kernel call with IRM_CRT_KERNEL_ENTER(step, "symbol") and

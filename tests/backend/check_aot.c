@@ -3,6 +3,8 @@
  * (interface-api, unpacked-api, link-params, both alignments, usmp.*),
  * the params file, the metadata, and the errors. Elementwise models; the
  * example models run end to end in check_aot_e2e. */
+#include <pthread.h>
+
 #include "check_aot_util.h"
 
 /* A tuple of two outputs. */
@@ -290,8 +292,14 @@ START_TEST(test_an_index_out_of_range_is_named) {
     snprintf(tag, sizeof tag, "d9_%d", which);
     loaded = aot_export_load(r, tag);
     ck_assert_int_ne(irm_runtime_module_run(loaded, in, &out), IRM_OK);
-    ck_assert_error_mentions("a kernel read an index out of range (take, gather or scatter");
+    /* D9: the op, the index, the range, the axis and the kernel, from every loader */
+    ck_assert_error_mentions("take: index 9 is out of range [-4, 4) on axis 0 (kernel tvmgen_d9_fused_take");
+    if (which == 2) ck_assert_error_mentions("run: node "); /* the graph runner names the node too */
     ck_assert_ptr_null(out);
+    if (which == 0) { /* the C interface's header declares the text's getter */
+      const char *h = irm_string_data(aot_artifact(r, "tvmgen_d9.h"));
+      ck_assert_ptr_nonnull(strstr(h, "const char *tvmgen_d9_last_error(void);"));
+    }
     irm_object_release(loaded);
     irm_object_release(r);
     irm_object_release(e);
@@ -299,6 +307,60 @@ START_TEST(test_an_index_out_of_range_is_named) {
   irm_object_release(in);
   irm_any_release(&ins[0]);
   irm_any_release(&ins[1]);
+  irm_object_release(m);
+}
+END_TEST
+
+/* Runs of one module on two threads at once, each with its own bad index:
+ * each run's message names its own (the record is per thread). */
+typedef struct d9_run {
+  irm_object *loaded, *in;
+  int32_t index;
+  int wrong; /* runs whose message named another index */
+} d9_run;
+
+static void *d9_runs(void *arg) {
+  d9_run *d = arg;
+  char want[64];
+  snprintf(want, sizeof want, "index %d is out of range", (int)d->index);
+  for (int i = 0; i < 40; i++) {
+    irm_object *out = NULL;
+    if (irm_runtime_module_run(d->loaded, d->in, &out) == IRM_OK || !strstr(irm_last_error(), want)) d->wrong++;
+    irm_object_release(out);
+  }
+  return NULL;
+}
+
+START_TEST(test_concurrent_index_errors_keep_their_own_record) {
+  irm_module *m = parse_module(IP_HEAD "def @main(%x: Tensor[(4), float32], %i: Tensor[(2), int32]) {\n"
+                                       "  %0 = take(%x, %i, axis=0);\n  %0\n}\n");
+  irm_object *e = c_unpacked(), *r = NULL;
+  ck_assert_ok(aot_try_build(m, "c", e, "crt", NULL, "d9t", &r));
+  irm_object *loaded = aot_export_load(r, "d9_threads");
+  int64_t four[] = {4}, two[] = {2};
+  DLDataType i32 = {kDLInt, 32, 1};
+  int32_t bad[2][2] = {{0, 7}, {-6, 1}};
+  d9_run runs[2];
+  pthread_t t[2];
+  irm_any ins[2][2];
+  for (int k = 0; k < 2; k++) {
+    irm_tensor *idx = NULL;
+    ck_assert_ok(irm_tensor_new(i32, two, 1, bad[k], &idx));
+    ins[k][0] = irm_any_object(seeded_tensor(four, 1, 1));
+    ins[k][1] = irm_any_object((irm_object *)idx);
+    runs[k] = (d9_run){loaded, new_array(ins[k], 2), k ? -6 : 7, 0};
+  }
+  for (int k = 0; k < 2; k++) ck_assert_int_eq(pthread_create(&t[k], NULL, d9_runs, &runs[k]), 0);
+  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(runs[k].wrong, 0);
+    irm_object_release(runs[k].in);
+    irm_any_release(&ins[k][0]);
+    irm_any_release(&ins[k][1]);
+  }
+  irm_object_release(loaded);
+  irm_object_release(r);
+  irm_object_release(e);
   irm_object_release(m);
 }
 END_TEST
@@ -474,6 +536,7 @@ int main(void) {
   tcase_add_test(tc, test_names_are_sanitized);
   tcase_add_test(tc, test_an_index_out_of_range_is_named);
   tcase_add_test(tc, test_reshapes_run_nothing);
+  tcase_add_test(tc, test_concurrent_index_errors_keep_their_own_record);
   tcase_add_test(tc, test_defaults);
   suite_add_tcase(s, tc);
   return run_suite(s);

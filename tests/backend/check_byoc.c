@@ -269,15 +269,23 @@ START_TEST(test_a_symbol_no_c_artifact_defines_is_a_build_error) {
 END_TEST
 
 /* codegen.ext.byoc_d8: defines a relu under the symbol the generated exp
- * kernel after it has (issue 39, D8). */
+ * kernel after it has (issue 39, D8), and under the names the generated
+ * code defines for it and for the module (issue 39's last items). */
 static int byoc_d8(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   (void)args;
   (void)nargs;
   (void)resource;
+  static const char *const names[] = {"tvmgen_d8_fused_exp_1",       "tvmgen_d8_fused_exp_1_packed",
+                                      "tvmgen_d8_fused_exp_1_task2", "tvmgen_d8_run",
+                                      "tvmgen_d8_last_error",        "irm_cg_fmax"};
+  char text[2048] = "#include <stdint.h>\n";
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    snprintf(text + strlen(text), sizeof text - strlen(text),
+             "int32_t %s(const float *in0, float *out0) {\n"
+             "  for (int i = 0; i < 4; i++) out0[i] = in0[i] > 0 ? in0[i] : 0.0f;\n  return 0;\n}\n",
+             names[i]);
   irm_object *s = NULL, *files = NULL;
-  int rc = irm_string_from_cstr("#include <stdint.h>\nint32_t tvmgen_d8_fused_exp_1(const float *in0, float *out0) {\n"
-                                "  for (int i = 0; i < 4; i++) out0[i] = in0[i] > 0 ? in0[i] : 0.0f;\n  return 0;\n}\n",
-                                &s);
+  int rc = irm_string_from_cstr(text, &s);
   const char *keys[1] = {"d8.c"};
   irm_any v = irm_any_object(s);
   if (!rc) rc = irm_map_from_pairs(keys, &v, 1, &files);
@@ -300,6 +308,26 @@ START_TEST(test_a_global_symbol_equal_to_a_later_kernel_is_a_build_error) {
   ck_assert_error_mentions("the generated kernel: symbol 'tvmgen_d8_fused_exp_1' is taken by an external function's "
                            "global_symbol");
   ck_assert_ptr_null(result);
+  /* nor any other symbol the generated code defines: for a kernel (its packed wrapper, its task functions) or
+     for the module (its entry point), in either executor */
+  const char *taken[][2] = {{"tvmgen_d8_fused_exp_1_packed", "for kernel 'tvmgen_d8_fused_exp_1' (<kernel>_packed)"},
+                            {"tvmgen_d8_fused_exp_1_task2", "for kernel 'tvmgen_d8_fused_exp_1' (<kernel>_task#)"},
+                            {"tvmgen_d8_run", "of module 'd8' defines (tvmgen_<mod_name>_run)"},
+                            {"tvmgen_d8_last_error", "(tvmgen_<mod_name>_last_error)"},
+                            {"irm_cg_fmax", "in the irm_/IRM_ namespace"}};
+  for (int i = 0; i < 5; i++) {
+    m = with_attr(m, "ext_relu", "global_symbol", taken[i][0]);
+    irm_object *g = NULL;
+    ck_assert_ok(irm_executor_create("graph", NULL, &g));
+    for (int graph = 0; graph < 2; graph++) {
+      ck_assert_int_eq(aot_try_build(m, "c", graph ? g : e, graph ? "cpp" : runtime, NULL, "d8", &result), IRM_EVALUE);
+      ck_assert_error_mentions(taken[i][0]);
+      ck_assert_error_mentions(taken[i][1]);
+      ck_assert_error_mentions("choose another global_symbol");
+      ck_assert_ptr_null(result);
+    }
+    irm_object_release(g);
+  }
   /* a keyword is no symbol either */
   m = with_attr(m, "ext_relu", "global_symbol", "int");
   ck_assert_int_eq(aot_try_build(m, "c", e, runtime, NULL, "d8", &result), IRM_EVALUE);

@@ -248,9 +248,10 @@ START_TEST(test_random_names_build_with_exact_symbols) {
     snprintf(tag, sizeof tag, "names_%d", _i);
     aot_path(tag, "lib.so", so, sizeof so);
     ck_assert_msg(irm_build_export_library(r, so) == 0, "%s: %s", text, irm_last_error());
-    /* the entry points (the loader's workspace one too), the metadata and
-     * the linked weights' (link-params) */
-    static const char *const suffixes[] = {"check_params", "linked_params", "metadata", "run", "run_workspace"};
+    /* the entry points (the loader's workspace one too), the metadata, the
+     * linked weights' (link-params) and the index errors' text (sorted) */
+    static const char *const suffixes[] = {"check_params", "last_error", "linked_params",
+                                           "metadata",     "run",        "run_workspace"};
     enum { N_SYMS = sizeof suffixes / sizeof *suffixes };
     char cmd[2048], line[256], want[N_SYMS][64];
     for (size_t k = 0; k < N_SYMS; k++) snprintf(want[k], sizeof want[k], "tvmgen_%s_%s", mod_name, suffixes[k]);

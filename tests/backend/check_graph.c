@@ -234,6 +234,46 @@ START_TEST(test_errors) {
 }
 END_TEST
 
+/* An executor kind's name is any text: the metadata's JSON escapes it, so
+ * the loader reads the library and names the kind (issue 39). */
+START_TEST(test_metadata_escapes_an_executor_kind_name) {
+  static const char name[] = "graph\"q\\\x01\xc3\xa9";
+  const char *option[] = {"link-params"};
+  irm_any type = irm_any_str("bool");
+  irm_object *spec = NULL;
+  ck_assert_ok(irm_map_from_pairs(option, &type, 1, &spec));
+  ck_assert_ok(irm_config_register_kind("executor", name, spec));
+  irm_object_release(spec);
+  irm_kind *graph = NULL, *k = NULL;
+  ck_assert_ok(irm_kind_find("executor", "graph", &graph));
+  ck_assert_ok(irm_kind_find("executor", name, &k));
+  const char *attrs[] = {IRM_EXECUTOR_PIPELINE_ATTR, IRM_EXECUTOR_CODEGEN_ATTR};
+  for (int i = 0; i < 2; i++) {
+    irm_any v = irm_any_none();
+    ck_assert_ok(irm_kind_get_attr(graph, attrs[i], &v));
+    ck_assert_ok(irm_kind_set_attr(k, attrs[i], &v, 10));
+    irm_any_release(&v);
+  }
+  irm_object *e = NULL, *r = NULL, *loaded = NULL;
+  ck_assert_ok(irm_executor_create(name, NULL, &e));
+  irm_module *m = parse_module(BUILD_MAIN);
+  irm_any t = irm_any_str("c");
+  irm_object *rt = bu_runtime("cpp");
+  ck_assert_ok(irm_build(m, &t, NULL, e, rt, NULL, "esc", &r));
+  const char *c = irm_string_data(graph_artifact(r, "tvmgen_esc.c"));
+  ck_assert_ptr_nonnull(strstr(c, "graph\\\\\\\"q\\\\\\\\\\\\u0001\\303\\251")); /* JSON's escapes, then C's */
+  char path[1024];
+  graph_export(r, "escaped_kind", path, sizeof path);
+  ck_assert_int_eq(irm_runtime_load(path, &loaded), IRM_EVALUE);
+  ck_assert_error_mentions("which has no executor.load");
+  ck_assert_ptr_null(loaded);
+  irm_object_release(rt);
+  irm_object_release(r);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 static Suite *graph_suite(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_create("codegen");
@@ -242,6 +282,7 @@ static Suite *graph_suite(void) {
   tcase_add_test(tc, test_link_params_on_and_off);
   tcase_add_test(tc, test_default_executor_is_graph_with_codegen);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_metadata_escapes_an_executor_kind_name);
   suite_add_tcase(s, tc);
   return s;
 }
