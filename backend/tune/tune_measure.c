@@ -116,8 +116,8 @@ static int build_export(measure *m, const irm_module *mod, const char *name, irm
   irm_any target = irm_any_object(irm_module_target(m->task));
   irm_export_options eo = IRM_EXPORT_OPTIONS_DEFAULT;
   eo.progress = 0;
-  int rc = irm_build(mod, &target, NULL, irm_module_executor(m->task), irm_module_runtime(m->task), NULL, "default",
-                     result);
+  int rc =
+      irm_build(mod, &target, NULL, irm_module_executor(m->task), irm_module_runtime(m->task), NULL, "default", result);
   if (!rc) rc = irm_build_export_library_with(*result, path, &eo);
   if (rc) fail(o, "compile", "%s", first_line(line, sizeof line));
   return rc;
@@ -153,8 +153,8 @@ static void check_applied(const irm_object *result, outcome *o) {
 static int scratch_db(const measure *m, const char *candidate, char *path, size_t size) {
   snprintf(path, size, "%s/candidate.db", m->dir);
   irm_tune_db *db = NULL;
-  irm_tune_workload w = {irm_string_data(irm_map_find_cstr(m->fields, "family")->v_obj), "", "float32",
-                         m->target_text, m->isa.features};
+  irm_tune_workload w = {irm_string_data(irm_map_find_cstr(m->fields, "family")->v_obj), "", "float32", m->target_text,
+                         m->isa.features};
   const irm_any *wl = irm_map_find_cstr(m->fields, "workload");
   if (!wl || irm_any_to_str(wl, &w.shapes, NULL)) return irm_error(IRM_EVALUE, "the task has no workload");
   irm_tune_measurement meas = {candidate, 1.0, 0.0, NULL, ""};
@@ -205,9 +205,8 @@ static int make_data(measure *m, int64_t seed) {
     }
   }
   for (size_t i = 0; i < m->n_out && !rc; i++) {
-    const irm_object *t = m->n_out > 1 || irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE
-                              ? irm_tuple_type_field(ret, i)
-                              : ret;
+    const irm_object *t =
+        m->n_out > 1 || irm_dataflow_type_kind_of(ret) == IRM_DATAFLOW_TYPE_TUPLE ? irm_tuple_type_field(ret, i) : ret;
     rc = tensor_of_type(t, &m->want[i]);
     if (!rc) rc = tensor_of_type(t, &m->got[i]);
   }
@@ -228,8 +227,8 @@ static int run_lib(measure *m, const char *name, irm_tensor **outs, const irm_tu
     out[i] = irm_tensor_data(outs[i]);
     bytes[i] = irm_tensor_nbytes(outs[i]);
   }
-  irm_tune_run_spec_ s = {path,         "default",      m->n_in,           m->n_out,          in, out, bytes,
-                          opts->warmup, opts->repeat,   opts->min_repeat_ms, opts->timeout};
+  irm_tune_run_spec_ s = {path,         "default",           m->n_in,      m->n_out, in, out, bytes, opts->warmup,
+                          opts->repeat, opts->min_repeat_ms, opts->timeout};
   if (!timed) s.warmup = s.repeat = 0;
   irm_tune_run_result_ r;
   if (!rc) rc = irm_tune_run_(&s, &r);
@@ -253,8 +252,8 @@ static void compare(const measure *m, outcome *o) {
       double a = irm_tensor_get_f64(m->got[i], k), b = irm_tensor_get_f64(m->want[i], k);
       if (fabs(a - b) <= 1e-4 * (1 + fabs(b)) || (isnan(a) && isnan(b))) continue;
       snprintf(o->error, sizeof o->error,
-               "output %zu element %lld is %.9g where the default rule gives %.9g (tolerance 1e-4)", i, (long long)k,
-               a, b);
+               "output %zu element %lld is %.9g where the default rule gives %.9g (tolerance 1e-4)", i, (long long)k, a,
+               b);
       o->kind = "wrong";
       return;
     }

@@ -26,10 +26,10 @@ typedef enum irm_tune_run_kind_ {
 
 typedef struct irm_tune_run_result_ {
   irm_tune_run_kind_ kind;
-  char error[512];    /* why, when kind is not OK */
-  double mean;        /* seconds per run of the best batch (0 with repeat 0) */
-  double spread;      /* the batches' slowest minus the best */
-  double seconds;     /* the child's wall time */
+  char error[512]; /* why, when kind is not OK */
+  double mean;     /* seconds per run of the best batch (0 with repeat 0) */
+  double spread;   /* the batches' slowest minus the best */
+  double seconds;  /* the child's wall time */
 } irm_tune_run_result_;
 
 /* Loads s->library, runs it in a child (one run, s->warmup more, then

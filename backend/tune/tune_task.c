@@ -64,8 +64,8 @@ static int task_of(const irm_tune_found_list_ *l, const irm_tune_found_ *f, cons
                    irm_object **out) {
   irm_text_buf key;
   irm_text_buf_init_(&key, NULL, 0);
-  const char *parts[] = {map_str(f->space, "family"), "|", map_str(f->space, "workload"), "|float32|", target, "|",
-                         features};
+  const char *parts[] = {
+      map_str(f->space, "family"), "|", map_str(f->space, "workload"), "|float32|", target, "|", features};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) irm_text_buf_puts_(&key, parts[i]);
   if (key.failed) {
     irm_text_buf_free_(&key);
