@@ -132,17 +132,17 @@ START_TEST(cnn_tasks) {
 END_TEST
 
 /* two convs of one workload (different weights) and a third of another */
-#define SHARED_MODEL                                                                                                          \
-  IP_HEAD                                                                                                                     \
-      "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 4)") ", %v: " TY("(2, 2, 3, 3, 4, 4)") ", %u: " TY( \
-          "(2, 2, 1, 1, 4, 4)") ") {\n"                                                                                       \
-                                "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=8, "                         \
-                                "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
-                                "  %1 = nn.contrib_conv2d_NCHWc(%d, %v, padding=[1, 1], channels=8, "                         \
-                                "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
-                                "  %2 = nn.contrib_conv2d_NCHWc(%d, %u, channels=8, "                                         \
-                                "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
-                                "  %3 = add(%0, %1);\n  %4 = add(%3, %2);\n  %4\n}\n"
+#define SHARED_MODEL                                                                                                      \
+  IP_HEAD                                                                                                                 \
+  "def @main(%d: " TY("(1, 2, 7, 9, 4)") ", %w: " TY("(2, 2, 3, 3, 4, 4)") ", %v: " TY("(2, 2, 3, 3, 4, 4)") ", %u: " TY( \
+      "(2, 2, 1, 1, 4, 4)") ") {\n"                                                                                       \
+                            "  %0 = nn.contrib_conv2d_NCHWc(%d, %w, padding=[1, 1], channels=8, "                         \
+                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
+                            "  %1 = nn.contrib_conv2d_NCHWc(%d, %v, padding=[1, 1], channels=8, "                         \
+                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
+                            "  %2 = nn.contrib_conv2d_NCHWc(%d, %u, channels=8, "                                         \
+                            "data_layout=\"NCHW4c\", kernel_layout=\"OIHW4i4o\");\n"                                      \
+                            "  %3 = add(%0, %1);\n  %4 = add(%3, %2);\n  %4\n}\n"
 
 START_TEST(shared_workloads) {
   irm_module *m = ip_parse(SHARED_MODEL);
