@@ -21,7 +21,8 @@
 
 /* What the child writes at the start of the shared block. */
 typedef struct shared_head {
-  int32_t rc; /* the entry point's return code */
+  int32_t rc;   /* the entry point's return code */
+  int32_t done; /* 1 once the child wrote everything (its exit status may be lost: SIGCHLD ignored) */
   double best, worst;
 } shared_head;
 
@@ -56,6 +57,7 @@ static _Noreturn void child(const irm_tune_run_spec_ *s, run_fn run, void **in, 
     if (b == 0 || per > head->worst) head->worst = per;
   }
   head->rc = rc;
+  head->done = 1;
   _exit(rc ? 3 : 0);
 }
 
@@ -123,6 +125,7 @@ int irm_tune_run_(const irm_tune_run_spec_ *s, irm_tune_run_result_ *r) {
     for (size_t i = 0; i < s->n_in; i++) ptrs[i] = s->in[i];
     for (size_t i = 0; i < s->n_out; i++, at += round_up(s->out_bytes[i - 1])) ptrs[s->n_in + i] = at;
     head->rc = -100; /* unset: the child died before writing it */
+    head->done = 0;
     double t0 = now_s();
     pid_t pid = fork();
     if (pid == 0) child(s, run, ptrs, ptrs + s->n_in, head);
@@ -135,6 +138,9 @@ int irm_tune_run_(const irm_tune_run_spec_ *s, irm_tune_run_result_ *r) {
       r->kind = IRM_TUNE_RUN_CRASH;
       snprintf(r->error, sizeof r->error, "the run was killed by signal %d, %s", WTERMSIG(status),
                signal_name(WTERMSIG(status)));
+    } else if (!rc && !head->done) { /* no status (a process ignoring SIGCHLD reaps its children) */
+      r->kind = IRM_TUNE_RUN_CRASH;
+      snprintf(r->error, sizeof r->error, "the run ended without a result");
     } else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status))) {
       r->kind = IRM_TUNE_RUN_CRASH;
       snprintf(r->error, sizeof r->error, "the run failed: the entry point returned %d", (int)head->rc);

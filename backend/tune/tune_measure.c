@@ -70,6 +70,25 @@ static const char *first_line(char *buf, size_t size) {
 
 /* ---- the task and the candidate ----------------------------------------------------------- */
 
+/* tune.task's Map has str family and workload and a Map of Arrays knobs. */
+static int fields_ok(const irm_any *f) {
+  if (f->type_code != IRM_OBJECT || irm_object_type_index(f->v_obj) != IRM_TYPE_MAP) return 0;
+  const irm_any *fam = irm_map_find_cstr(f->v_obj, "family"), *wl = irm_map_find_cstr(f->v_obj, "workload"),
+                *knobs = irm_map_find_cstr(f->v_obj, "knobs");
+  const char *s = NULL;
+  if (!fam || !wl || irm_any_to_str(fam, &s, NULL) || irm_any_to_str(wl, &s, NULL) || !knobs ||
+      knobs->type_code != IRM_OBJECT || irm_object_type_index(knobs->v_obj) != IRM_TYPE_MAP) {
+    irm_clear_error();
+    return 0;
+  }
+  irm_map_iter it = irm_map_iter_begin(knobs->v_obj);
+  const irm_object *k;
+  const irm_any *v;
+  while (irm_map_iter_next(&it, &k, &v))
+    if (v->type_code != IRM_OBJECT || irm_object_type_index(v->v_obj) != IRM_TYPE_ARRAY) return 0;
+  return 1;
+}
+
 static int read_task(measure *m) {
   irm_any v = irm_any_none(), fields = irm_any_none();
   const char *text = NULL;
@@ -82,9 +101,9 @@ static int read_task(measure *m) {
   }
   rc = irm_from_json(text, len, &fields);
   irm_any_release(&v);
-  if (!rc && (fields.type_code != IRM_OBJECT || irm_object_type_index(fields.v_obj) != IRM_TYPE_MAP ||
-              !irm_map_find_cstr(fields.v_obj, "knobs") || !irm_map_find_cstr(fields.v_obj, "family")))
-    rc = irm_error(IRM_EVALUE, "the task's '" IRM_TUNE_TASK_KEY "' attribute is damaged: no Map with family and knobs");
+  if (!rc && !fields_ok(&fields))
+    rc = irm_error(IRM_EVALUE, "the task's '" IRM_TUNE_TASK_KEY
+                               "' attribute is damaged: no Map with str family and workload and a Map of knobs");
   if (rc) {
     irm_any_release(&fields);
     return irm_error_context(rc, "reading the task");
@@ -153,13 +172,12 @@ static void check_applied(const irm_object *result, outcome *o) {
 static int scratch_db(const measure *m, const char *candidate, char *path, size_t size) {
   snprintf(path, size, "%s/candidate.db", m->dir);
   irm_tune_db *db = NULL;
-  irm_tune_workload w = {irm_string_data(irm_map_find_cstr(m->fields, "family")->v_obj), "", "float32", m->target_text,
-                         m->isa.features};
-  const irm_any *wl = irm_map_find_cstr(m->fields, "workload");
-  if (!wl || irm_any_to_str(wl, &w.shapes, NULL)) return irm_error(IRM_EVALUE, "the task has no workload");
+  irm_tune_workload w = {NULL, NULL, "float32", m->target_text, m->isa.features};
+  int rc = irm_any_to_str(irm_map_find_cstr(m->fields, "family"), &w.family, NULL);
+  if (!rc) rc = irm_any_to_str(irm_map_find_cstr(m->fields, "workload"), &w.shapes, NULL);
   irm_tune_measurement meas = {candidate, 1.0, 0.0, NULL, ""};
   int64_t id = 0;
-  int rc = irm_tune_db_open(path, IRM_TUNE_DB_WRITE, &db);
+  if (!rc) rc = irm_tune_db_open(path, IRM_TUNE_DB_WRITE, &db);
   if (!rc) rc = irm_tune_db_add_workload(db, &w, &id);
   if (!rc) rc = irm_tune_db_add_measurement(db, id, &meas, NULL);
   irm_tune_db_close(db);

@@ -380,6 +380,16 @@ START_TEST(bad_arguments) {
   ck_assert_error(irm_tune_measure(task, "[1]", NULL, &r), IRM_EVALUE, "ValueError: tune measure: the candidate");
   ck_assert_error(irm_tune_measure((irm_module *)tasks, "{}", NULL, &r), IRM_ETYPE,
                   "TypeError: tune measure: the task must be an ir.IRModule");
+  /* a damaged tune.task: no irm JSON; JSON of no Map */
+  const char *damaged[] = {"x", "{\"irm_json\": 1, \"root\": 3, \"nodes\": []}"};
+  for (int i = 0; i < 2; i++) {
+    irm_module *bad = NULL;
+    irm_any v = irm_any_str(damaged[i]);
+    ck_assert_ok(irm_module_with_attr(task, IRM_TUNE_TASK_KEY, &v, &bad));
+    ck_assert_error(irm_tune_measure(bad, "{}", NULL, &r), IRM_EVALUE, "ValueError: reading the task: ");
+    if (i) ck_assert_error_mentions("attribute is damaged: no Map with str family and workload and a Map of knobs");
+    irm_object_release((irm_object *)bad);
+  }
   irm_tune_measure_options o = IRM_TUNE_MEASURE_OPTIONS_DEFAULT;
   o.repeat = 0;
   ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE, "ValueError: option 'repeat' must be at least 1");
