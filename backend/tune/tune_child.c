@@ -41,6 +41,13 @@ static size_t round_up(size_t n) { return (n + ALIGN_ - 1) / ALIGN_ * ALIGN_; }
 /* The child: one run for the outputs, the warm-up, then the timed
  * batches. Exits 0, or 3 when the entry point failed (its code in head). */
 static _Noreturn void child(const irm_tune_run_spec_ *s, run_fn run, void **in, void **out, shared_head *head) {
+  /* a fault kills the child by its signal, whatever handler the host
+   * installed (a sanitizer's, a language runtime's) */
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &dfl, NULL);
   int32_t rc = run(in, out);
   for (int64_t i = 0; !rc && i < s->warmup; i++) rc = run(in, out);
   head->best = head->worst = 0;
@@ -140,7 +147,8 @@ int irm_tune_run_(const irm_tune_run_spec_ *s, irm_tune_run_result_ *r) {
                signal_name(WTERMSIG(status)));
     } else if (!rc && !head->done) { /* no status (a process ignoring SIGCHLD reaps its children) */
       r->kind = IRM_TUNE_RUN_CRASH;
-      snprintf(r->error, sizeof r->error, "the run ended without a result");
+      snprintf(r->error, sizeof r->error, "the run ended without a result (exit status %d)",
+               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     } else if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status))) {
       r->kind = IRM_TUNE_RUN_CRASH;
       snprintf(r->error, sizeof r->error, "the run failed: the entry point returned %d", (int)head->rc);
