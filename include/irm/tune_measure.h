@@ -75,7 +75,7 @@ typedef struct irm_tune_measure_options {
  * (nothing measured): TypeError (task not an IRModule), ValueError (a
  * module without tune.task or with a damaged one; candidate not a JSON
  * object; an option out of range, naming it), RuntimeError (a temporary
- * folder, a pipe, shared memory or a child process that cannot be made),
+ * folder, shared memory or a child process that cannot be made),
  * MemoryError. */
 IRM_API int irm_tune_measure(const irm_module *task, const char *candidate, const irm_tune_measure_options *opts,
                              irm_object **out);

@@ -315,7 +315,8 @@ START_TEST(plugin_modes) {
   assert_failed(r, "wrong", "where the default rule gives");
   irm_object_release(r);
   r = measure(task, "{\"mode\": \"bad_c\"}", 1.0);
-  assert_failed(r, "compile", "error");
+  assert_failed(r, "compile", "the compiler failed on");
+  ck_assert_ptr_nonnull(strstr(str_at(r, "error"), "error: unknown type name"));
   irm_object_release(r);
   r = measure(task, "{\"mode\": \"fast\"}", 1.0);
   assert_failed(r, "illegal", "mode \"fast\" is not one of the 6 legal values here");
