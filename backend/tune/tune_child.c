@@ -7,6 +7,7 @@
  * fork. Outputs and timings come back through shared memory. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,12 @@ static _Noreturn void child(const irm_tune_run_spec_ *s, run_fn run, void **in, 
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++) sigaction(fatal[i], &dfl, NULL);
+  if (s->cpu >= 0) { /* one measurement per core: the runner gives each its own */
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)s->cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+  }
   int32_t rc = run(in, out);
   for (int64_t i = 0; !rc && i < s->warmup; i++) rc = run(in, out);
   head->best = head->worst = 0;

@@ -3,6 +3,7 @@
  * built through a scratch tuning database (the path builds apply records
  * by), run in a child beside the default rule's build, and compared. */
 #include <dirent.h>
+#include <sched.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -245,8 +246,8 @@ static int run_lib(measure *m, const char *name, irm_tensor **outs, const irm_tu
     out[i] = irm_tensor_data(outs[i]);
     bytes[i] = irm_tensor_nbytes(outs[i]);
   }
-  irm_tune_run_spec_ s = {path,         "default",           m->n_in,      m->n_out, in, out, bytes, opts->warmup,
-                          opts->repeat, opts->min_repeat_ms, opts->timeout};
+  irm_tune_run_spec_ s = {path,         "default",           m->n_in,       m->n_out, in, out, bytes, opts->warmup,
+                          opts->repeat, opts->min_repeat_ms, opts->timeout, opts->cpu};
   if (!timed) s.warmup = s.repeat = 0;
   irm_tune_run_result_ r;
   if (!rc) rc = irm_tune_run_(&s, &r);
@@ -383,6 +384,11 @@ static int check_options(const irm_tune_measure_options *o) {
   if (o->min_repeat_ms < 0 || o->warmup < 0)
     return irm_error(IRM_EVALUE, "option '%s' must not be negative", o->warmup < 0 ? "warmup" : "min_repeat_ms");
   if (!(o->timeout > 0)) return irm_error(IRM_EVALUE, "option 'timeout' must be a positive number of seconds");
+  cpu_set_t set;
+  if (o->cpu >= CPU_SETSIZE || o->cpu < -1 ||
+      (o->cpu >= 0 && (sched_getaffinity(0, sizeof set, &set) || !CPU_ISSET((int)o->cpu, &set))))
+    return irm_error(IRM_EVALUE, "option 'cpu' must be -1 (any) or a CPU this process may run on, got %lld",
+                     (long long)o->cpu);
   return IRM_OK;
 }
 
@@ -422,8 +428,8 @@ int irm_tune_measure(const irm_module *task, const char *candidate, const irm_tu
 /* opts from a Map of the option names (TypeError for a mistyped one,
  * KeyError with the closest name for an unknown one). */
 static int options_of(const irm_object *map, irm_tune_measure_options *opts) {
-  static const char *const names[] = {"repeat", "min_repeat_ms", "warmup", "timeout", "seed"};
-  int64_t *ints[] = {&opts->repeat, &opts->min_repeat_ms, &opts->warmup, NULL, &opts->seed};
+  static const char *const names[] = {"repeat", "min_repeat_ms", "warmup", "timeout", "seed", "cpu"};
+  int64_t *ints[] = {&opts->repeat, &opts->min_repeat_ms, &opts->warmup, NULL, &opts->seed, &opts->cpu};
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *key;
   const irm_any *v;
@@ -431,11 +437,12 @@ static int options_of(const irm_object *map, irm_tune_measure_options *opts) {
   while (!rc && irm_map_iter_next(&it, &key, &v)) {
     const char *k = irm_string_data(key);
     size_t j = 0;
-    while (j < 5 && strcmp(k, names[j])) j++;
-    if (j == 5)
-      rc = irm_error(IRM_EKEY,
-                     "unknown option '%s'; did you mean '%s'? (options: repeat, min_repeat_ms, warmup, timeout, seed)",
-                     k, irm_closest_name(k, names, 5));
+    while (j < 6 && strcmp(k, names[j])) j++;
+    if (j == 6)
+      rc = irm_error(
+          IRM_EKEY,
+          "unknown option '%s'; did you mean '%s'? (options: repeat, min_repeat_ms, warmup, timeout, seed, cpu)", k,
+          irm_closest_name(k, names, 6));
     else if (ints[j] && v->type_code != IRM_INT)
       rc = irm_error(IRM_ETYPE, "option '%s' must be an int, got %s", k, irm_any_type_name(v));
     else if (ints[j]) *ints[j] = v->v_int;

@@ -15,6 +15,7 @@ typedef struct irm_tune_run_spec_ {
   const size_t *out_bytes; /* their sizes */
   int64_t warmup, repeat, min_repeat_ms;
   double timeout; /* seconds */
+  int64_t cpu;    /* the child's CPU; -1: any */
 } irm_tune_run_spec_;
 
 typedef enum irm_tune_run_kind_ {

@@ -60,9 +60,10 @@ typedef struct irm_tune_measure_options {
   int64_t warmup;        /* untimed runs first (>= 0) */
   double timeout;        /* seconds a child may run (> 0) */
   int64_t seed;          /* of the random inputs */
+  int64_t cpu;           /* the CPU the measuring child runs on (sched_setaffinity); -1: any */
 } irm_tune_measure_options;
 #define IRM_TUNE_MEASURE_OPTIONS_DEFAULT \
-  { 5, 10, 1, 10.0, 0 }
+  { 5, 10, 1, 10.0, 0, -1 }
 
 /* Measures candidate (a JSON object knob -> value; "{}" the default rule)
  * of task (a module irm_tune_extract_tasks made, or its parsed text).
@@ -71,10 +72,12 @@ typedef struct irm_tune_measure_options {
  * when fine), "error_kind": "" | "compile" | "crash" | "timeout" |
  * "wrong" | "illegal", "compile_seconds": float (building and compiling
  * both), "run_seconds": float (the children's wall time), "compiler": str
- * (the C compiler's identity, as the build cache keys on it)}. Errors
+ * (the C compiler's path and the first line of its --version, from the
+ * identity the build cache keys on)}. Errors
  * (nothing measured): TypeError (task not an IRModule), ValueError (a
  * module without tune.task or with a damaged one; candidate not a JSON
- * object; an option out of range, naming it), RuntimeError (a temporary
+ * object; an option out of range, naming it; a cpu this process may not
+ * run on), RuntimeError (a temporary
  * folder, shared memory or a child process that cannot be made),
  * MemoryError. */
 IRM_API int irm_tune_measure(const irm_module *task, const char *candidate, const irm_tune_measure_options *opts,

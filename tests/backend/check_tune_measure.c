@@ -8,6 +8,7 @@
  * endless loop, wrong values or bad C: each failure recorded as its kind,
  * and written to a database, never applied by a build; illegal
  * candidates; bad arguments. */
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -50,12 +51,26 @@ static const irm_module *module_of(const irm_object *task) {
   return (const irm_module *)irm_map_find_cstr(task, "task")->v_obj;
 }
 
-/* A measurement with small batches (timeout 1 s unless said). */
-static irm_object *measure(const irm_module *task, const char *candidate, double timeout) {
-  irm_tune_measure_options o = {2, 1, 1, timeout, 7};
+/* A measurement with small batches, pinned to cpu (-1: any). */
+static irm_object *measure_on(const irm_module *task, const char *candidate, double timeout, int64_t cpu) {
+  irm_tune_measure_options o = {2, 1, 1, timeout, 7, cpu};
   irm_object *r = NULL;
   ck_assert_ok(irm_tune_measure(task, candidate, &o, &r));
   return r;
+}
+
+static irm_object *measure(const irm_module *task, const char *candidate, double timeout) {
+  return measure_on(task, candidate, timeout, -1);
+}
+
+/* The last CPU this process may run on. */
+static int64_t some_cpu(void) {
+  cpu_set_t set;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
+  int64_t cpu = -1;
+  for (int i = 0; i < CPU_SETSIZE; i++)
+    if (CPU_ISSET(i, &set)) cpu = i;
+  return cpu;
 }
 
 static void assert_fine(const irm_object *r) {
@@ -164,7 +179,7 @@ START_TEST(measure_conv) {
   irm_object *r = measure(conv, "{}", 10.0);
   assert_fine(r);
   irm_object_release(r);
-  r = measure(conv, "{\"ow_tile\": 3, \"order\": \"row_outer\", \"padded\": true}", 10.0);
+  r = measure_on(conv, "{\"ow_tile\": 3, \"order\": \"row_outer\", \"padded\": true}", 10.0, some_cpu());
   assert_fine(r);
   irm_object_release(r);
   /* illegal: nothing compiled */
@@ -396,6 +411,9 @@ START_TEST(bad_arguments) {
   ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE, "ValueError: option 'repeat' must be at least 1");
   o.repeat = 1, o.timeout = 0;
   ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE, "ValueError: option 'timeout' must be a positive");
+  o.timeout = 1, o.cpu = 1 << 20;
+  ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE,
+                  "ValueError: option 'cpu' must be -1 (any) or a CPU");
   ck_assert_ptr_null(r);
   /* the global: options by name and type */
   irm_object *opts = NULL;
