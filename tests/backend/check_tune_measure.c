@@ -46,6 +46,15 @@ static irm_object *tasks_of(const irm_module *m) {
   return tasks;
 }
 
+/* The example CNN's tasks for "c". */
+static irm_object *cnn_tasks_c(void) {
+  irm_module *cnn = NULL;
+  ck_assert_ok(irm_dataflow_example_model("cnn", &cnn));
+  irm_object *tasks = tasks_of(cnn);
+  irm_object_release((irm_object *)cnn);
+  return tasks;
+}
+
 static irm_object *task_at(const irm_object *tasks, size_t i) { return irm_array_at(tasks, i)->v_obj; }
 static const irm_module *module_of(const irm_object *task) {
   return (const irm_module *)irm_map_find_cstr(task, "task")->v_obj;
@@ -89,6 +98,16 @@ static void assert_failed(const irm_object *r, const char *kind, const char *men
   ck_assert(float_at(r, "mean") == 0);
 }
 
+/* Measures candidate: fine when kind is "", else failed as kind, the
+ * error mentioning mentions. */
+static void expect(const irm_module *task, const char *candidate, double timeout, const char *kind,
+                   const char *mentions) {
+  irm_object *r = measure(task, candidate, timeout);
+  if (*kind) assert_failed(r, kind, mentions);
+  else assert_fine(r);
+  irm_object_release(r);
+}
+
 /* No measurement leaves a folder behind. */
 static size_t temp_entries(const char *dir) {
   char cmd[600];
@@ -117,9 +136,7 @@ static void teardown(void) {
 /* ---- tasks of real convs ------------------------------------------------------------------ */
 
 START_TEST(cnn_tasks) {
-  irm_module *cnn = NULL;
-  ck_assert_ok(irm_dataflow_example_model("cnn", &cnn));
-  irm_object *tasks = tasks_of(cnn);
+  irm_object *tasks = cnn_tasks_c();
   ck_assert_uint_eq(irm_array_size(tasks), 2);
   const char *families[] = {"winograd_nchwc", "conv2d_nchwc"};
   int64_t sizes[] = {8, 32};
@@ -142,7 +159,6 @@ START_TEST(cnn_tasks) {
     ck_assert_int_eq(irm_expr_kind_of(irm_function_body(main)), IRM_EXPR_CALL);
   }
   irm_object_release(tasks);
-  irm_object_release((irm_object *)cnn);
 }
 END_TEST
 
@@ -172,14 +188,10 @@ START_TEST(shared_workloads) {
 END_TEST
 
 START_TEST(measure_conv) {
-  irm_module *cnn = NULL;
-  ck_assert_ok(irm_dataflow_example_model("cnn", &cnn));
-  irm_object *tasks = tasks_of(cnn);
+  irm_object *tasks = cnn_tasks_c();
   const irm_module *conv = module_of(task_at(tasks, 1));
-  irm_object *r = measure(conv, "{}", 10.0);
-  assert_fine(r);
-  irm_object_release(r);
-  r = measure_on(conv, "{\"ow_tile\": 3, \"order\": \"row_outer\", \"padded\": true}", 10.0, some_cpu());
+  expect(conv, "{}", 10.0, "", "");
+  irm_object *r = measure_on(conv, "{\"ow_tile\": 3, \"order\": \"row_outer\", \"padded\": true}", 10.0, some_cpu());
   assert_fine(r);
   irm_object_release(r);
   /* illegal: nothing compiled */
@@ -187,22 +199,15 @@ START_TEST(measure_conv) {
   assert_failed(r, "illegal", "ow_tile 9 is not one of the 8 legal values here");
   ck_assert(float_at(r, "compile_seconds") == 0);
   irm_object_release(r);
-  r = measure(conv, "{\"tile\": 2}", 10.0);
-  assert_failed(r, "illegal", "the family has no knob 'tile'");
-  irm_object_release(r);
-  r = measure(conv, "{\"order\": 1}", 10.0);
-  assert_failed(r, "illegal", "order 1 is not one of the 2 legal values");
-  irm_object_release(r);
+  expect(conv, "{\"tile\": 2}", 10.0, "illegal", "the family has no knob 'tile'");
+  expect(conv, "{\"order\": 1}", 10.0, "illegal", "order 1 is not one of the 2 legal values");
   ck_assert_uint_eq(temp_entries(tmp_), 0);
   irm_object_release(tasks);
-  irm_object_release((irm_object *)cnn);
 }
 END_TEST
 
 START_TEST(text_round_trip) {
-  irm_module *cnn = NULL;
-  ck_assert_ok(irm_dataflow_example_model("cnn", &cnn));
-  irm_object *tasks = tasks_of(cnn), *text = NULL, *again = NULL;
+  irm_object *tasks = cnn_tasks_c(), *text = NULL, *again = NULL;
   const irm_module *task = module_of(task_at(tasks, 0));
   ck_assert_ok(irm_dataflow_print(task, &text));
   irm_module *parsed = NULL;
@@ -222,7 +227,6 @@ START_TEST(text_round_trip) {
   irm_object_release(again);
   irm_object_release((irm_object *)parsed);
   irm_object_release(tasks);
-  irm_object_release((irm_object *)cnn);
 }
 END_TEST
 
@@ -314,28 +318,16 @@ static irm_object *plugin_tasks(void) {
 START_TEST(plugin_modes) {
   irm_object *tasks = plugin_tasks();
   const irm_module *task = module_of(task_at(tasks, 0));
-  irm_object *r = measure(task, "{\"mode\": \"good\"}", 1.0);
-  assert_fine(r);
-  irm_object_release(r);
-  r = measure(task, "{\"mode\": \"slow\"}", 1.0);
-  assert_fine(r);
-  irm_object_release(r);
-  r = measure(task, "{\"mode\": \"crash\"}", 1.0);
-  assert_failed(r, "crash", "SIGSEGV");
-  irm_object_release(r);
-  r = measure(task, "{\"mode\": \"hang\"}", 1.0);
-  assert_failed(r, "timeout", "after the timeout of 1 s");
-  irm_object_release(r);
-  r = measure(task, "{\"mode\": \"wrong\"}", 1.0);
-  assert_failed(r, "wrong", "where the default rule gives");
-  irm_object_release(r);
-  r = measure(task, "{\"mode\": \"bad_c\"}", 1.0);
+  expect(task, "{\"mode\": \"good\"}", 1.0, "", "");
+  expect(task, "{\"mode\": \"slow\"}", 1.0, "", "");
+  expect(task, "{\"mode\": \"crash\"}", 1.0, "crash", "SIGSEGV");
+  expect(task, "{\"mode\": \"hang\"}", 1.0, "timeout", "after the timeout of 1 s");
+  expect(task, "{\"mode\": \"wrong\"}", 1.0, "wrong", "where the default rule gives");
+  irm_object *r = measure(task, "{\"mode\": \"bad_c\"}", 1.0);
   assert_failed(r, "compile", "the compiler failed on");
   ck_assert_ptr_nonnull(strstr(str_at(r, "error"), "error: unknown type name"));
   irm_object_release(r);
-  r = measure(task, "{\"mode\": \"fast\"}", 1.0);
-  assert_failed(r, "illegal", "mode \"fast\" is not one of the 6 legal values here");
-  irm_object_release(r);
+  expect(task, "{\"mode\": \"fast\"}", 1.0, "illegal", "mode \"fast\" is not one of the 6 legal values here");
   ck_assert_uint_eq(temp_entries(tmp_), 0);
   irm_object_release(tasks);
 }
