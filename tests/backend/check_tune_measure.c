@@ -233,7 +233,9 @@ END_TEST
 /* ---- the plugin family ----------------------------------------------------------------------- */
 
 static const char *const modes[] = {"good", "slow", "crash", "hang", "wrong", "bad_c"};
-static char last_mode_[32]; /* the mode the last FCodegenC call used ("" none yet) */
+static char last_mode_[32];  /* the mode the last FCodegenC call used ("" none yet) */
+static char last_note_[512]; /* and the schedule's note */
+static int last_tuned_;
 
 static int same_type(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)nargs, (void)res;
@@ -270,6 +272,8 @@ static int mode_codegen(const irm_any *args, int32_t nargs, irm_any *ret, void *
   const irm_any *mode = irm_map_find_cstr(irm_map_find_cstr(sched, "knobs")->v_obj, "mode");
   const char *m = mode ? irm_string_data(mode->v_obj) : "good";
   snprintf(last_mode_, sizeof last_mode_, "%s", m);
+  snprintf(last_note_, sizeof last_note_, "%s", str_at(sched, "note"));
+  last_tuned_ = irm_map_find_cstr(sched, "tuned")->v_int != 0;
   const char *in = str_at(irm_array_at(irm_map_find_cstr(desc, "inputs")->v_obj, 0)->v_obj, "name");
   const char *out = str_at(irm_map_find_cstr(desc, "output")->v_obj, "name");
   char code[1024];
@@ -361,12 +365,21 @@ START_TEST(plugin_records_applied) {
   last_mode_[0] = '\0';
   irm_object_release(bu_build_text(with, "c"));
   ck_assert_str_eq(last_mode_, "good"); /* the default: every record failed */
+  ck_assert(!last_tuned_);
+  ck_assert_msg(strstr(last_note_, "every measurement failed (3), one with: "), "note: %s", last_note_);
   /* a good measurement of "slow" applies */
   irm_tune_measurement slow = {"{\"mode\":\"slow\"}", 1e-5, 1e-7, NULL, ""};
   ck_assert_ok(irm_tune_db_add_measurement(db, id, &slow, NULL));
   last_mode_[0] = '\0';
   irm_object_release(bu_build_text(with, "c"));
   ck_assert_str_eq(last_mode_, "slow");
+  ck_assert(last_tuned_);
+  ck_assert_str_eq(last_note_, "");
+  /* without a database: the default, no note */
+  irm_object_release(bu_build_text(model, "c"));
+  ck_assert_str_eq(last_mode_, "good");
+  ck_assert(!last_tuned_);
+  ck_assert_str_eq(last_note_, "");
   irm_tune_db_close(db);
   irm_object_release((irm_object *)with);
   irm_object_release((irm_object *)model);
