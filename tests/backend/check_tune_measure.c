@@ -4,8 +4,9 @@
  * legal candidate of a real conv measured; a task's text round trip; a
  * plugin op family ("test.tune_mode") whose FTuneSpace declares a knob
  * "mode" and whose FCodegenC reads the chosen record (desc["schedule"])
- * and emits, per mode, correct code, slower code, a NULL write, an
- * endless loop, wrong values or bad C: each failure recorded as its kind,
+ * and emits, per mode, correct code, slower code, raise(SIGSEGV) (a
+ * signal, not a bad write, so memcheck reports nothing), an endless loop,
+ * wrong values or bad C: each failure recorded as its kind,
  * and written to a database, never applied by a build; illegal
  * candidates; bad arguments. */
 #include <sched.h>
@@ -279,7 +280,7 @@ static int mode_codegen(const irm_any *args, int32_t nargs, irm_any *ret, void *
   char code[1024];
   const char *body = !strcmp(m, "slow")    ? "volatile int reps = 50; for (int r = 0; r < reps; r++) "
                                              "for (long i = 0; i < 256; i++) %s[i] = %s[i] * 2.0f;"
-                     : !strcmp(m, "crash") ? "*(volatile int *)0 = 1; (void)%s; (void)%s;"
+                     : !strcmp(m, "crash") ? "{ extern int raise(int); raise(11); } (void)%s; (void)%s;"
                      : !strcmp(m, "hang")  ? "volatile int spin = 1; while (spin) { } (void)%s; (void)%s;"
                      : !strcmp(m, "wrong") ? "for (long i = 0; i < 256; i++) %s[i] = %s[i] * 3.0f;"
                      : !strcmp(m, "bad_c") ? "this is not C %s %s"
