@@ -30,6 +30,7 @@ from .plugin import load_plugin, list_plugins
 from .build import build, compilation_config, BuildResult
 from . import runtime
 from . import tune
+from . import tune_measure
 from . import pattern
 from . import op  # TVM's op constructors (irm.op.zeros, irm.op.full_like, ...)
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
