@@ -1,0 +1,162 @@
+"""irm.tune.tune (docs/tuning.md, "Tuning a model"): each tunable workload
+of a model searched (search.py) with measurements run by a runner
+(runners.py) and written, errors too, to the tuning database, skipping
+what the database has (resume)."""
+import json
+import sys
+import time
+
+from .database import Database
+from .runners import LocalRunner, measure_task
+from .search import Search
+from .space import canonical
+
+MEASURE_DEFAULTS = {"repeat": 5, "min_repeat_ms": 10, "warmup": 1, "timeout": 10.0}
+
+
+def _task_text(task):
+    from .. import ir
+    mod = task.get("task")
+    return mod if isinstance(mod, str) else ir.text(mod)
+
+
+def _as_dict(task):
+    if isinstance(task, dict):
+        return task
+    if hasattr(task, "keys"):
+        return {key: task[key] for key in task.keys()}
+    return dict(vars(task))
+
+
+def extract(mods, target, params=None):
+    """The tasks of each module (irm.tune_measure.extract_tasks), those of
+    one database key (workloads shared between models) kept once."""
+    from .. import tune_measure
+    tasks = {}
+    for mod in mods:
+        for task in tune_measure.extract_tasks(mod, target):
+            task = _as_dict(task)
+            tasks.setdefault(task["key"], task)
+    return list(tasks.values())
+
+
+def _flops(task):
+    value = task.get("flops")
+    return float(value) if value else None
+
+
+def _progress_line(summary):
+    best = summary["best_seconds"]
+    if best is None:
+        text = "no valid candidate"
+    elif summary["gflops"] is not None:
+        text = "best %.2f GFLOP/s (%.4f ms)" % (summary["gflops"], best * 1e3)
+    else:
+        text = "best %.4f ms" % (best * 1e3)
+    return "%s %s: %d trials, %s, %d errors" % (summary["family"], summary["workload"], summary["trials"], text,
+                                                summary["errors"])
+
+
+def _report(progress, summary):
+    if progress is True:
+        print(_progress_line(summary), file=sys.stdout, flush=True)
+    elif callable(progress):
+        progress(summary)
+
+
+def tune(mod, target, params=None, database="tune.db", trials=32, runner=None, seconds=None, early_stopping=None,
+         seed=0, progress=False, measure_options=None, tasks=None, measure=None):
+    """Tunes the kernel workloads of mod (an IRModule, or a list of them:
+    their shared workloads are tuned once) for target and records every
+    measurement in the tuning database at database. Returns a list with a
+    summary dict per workload: family, workload, key, trials (measurements
+    of it in the database, resumed ones included), measured (by this call),
+    errors, best_seconds, best_knobs, gflops (when the task gives its flops),
+    the time spent in compiles and runs (busy_seconds) and wall_seconds.
+
+    trials: the budget of measurements per workload; seconds: a budget of
+    wall time for the whole call (no new job starts past it); early_stopping:
+    a workload stops when its best has not improved for this many trials.
+    runner: LocalRunner (the default, LocalRunner()) or DaskRunner. seed
+    makes the search deterministic. progress: True prints a line per
+    workload (trials, best, errors), a callable gets each summary dict.
+    measure_options: measure()'s keywords (repeat, min_repeat_ms, warmup,
+    timeout, seed). Candidates the database already has for a workload are
+    not measured again and count towards its trials (resume). params is
+    taken for irm.build's signature: workloads depend on shapes only.
+
+    For tests and experiments: tasks, a list of task dicts, replaces the
+    extraction; measure, a function (task text, candidate, options) ->
+    result dict importable by the runner's processes, replaces
+    irm.tune_measure.measure. Errors: ValueError for a bad budget or a
+    database that cannot be opened; not thread-safe for one database path
+    within a process (several processes may tune into one file)."""
+    if int(trials) < 1:
+        raise ValueError("tune: trials must be at least 1, not %r" % (trials,))
+    db = Database(database)
+    start = time.monotonic()
+    if tasks is None:
+        mods = mod if isinstance(mod, (list, tuple)) else [mod]
+        tasks = extract(mods, target, params)
+    tasks = [_as_dict(t) for t in tasks]
+    own_runner = runner is None
+    runner = LocalRunner() if runner is None else runner
+    options = dict(MEASURE_DEFAULTS, **(measure_options or {}))
+    options.setdefault("seed", seed)
+    measure = measure_task if measure is None else measure
+    summaries = []
+    try:
+        for number, task in enumerate(tasks):
+            out_of_time = seconds is not None and time.monotonic() - start >= seconds
+            summary = _tune_task(task, db, runner, measure, options, trials, early_stopping, seed + number,
+                                 None if seconds is None else start + seconds, out_of_time)
+            summaries.append(summary)
+            _report(progress, summary)
+    finally:
+        if own_runner:
+            runner.close()
+    return summaries
+
+
+def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed, deadline, out_of_time):
+    begin = time.monotonic()
+    wid = db.add_workload(task["family"], task["workload"], task.get("dtypes", "float32"), task["target"],
+                          task.get("features", ""))
+    search = Search(task["knobs"], trials=trials, seed=seed, early_stopping=early_stopping)
+    errors = 0
+    for knobs, mean, error in db.measured(wid):  # resume: what an earlier run measured counts
+        search.tell(knobs, None if error else mean)
+        errors += bool(error)
+    resumed = len(search.results)
+    text = _task_text(task) if not search.done() and not out_of_time else None
+    busy = 0.0
+    while text is not None and not search.done() and (deadline is None or time.monotonic() < deadline):
+        batch = search.propose(max(1, runner.jobs))
+        jobs = [{"task": text, "candidate": c, "options": options} for c in batch]
+        results = [None] * len(batch)
+        for i, result in runner.map(measure, jobs):
+            results[i] = result
+        # written and told in the order proposed: the search stays deterministic
+        for candidate, result in zip(batch, results):
+            busy += float(result.get("compile_seconds", 0.0)) + float(result.get("run_seconds", 0.0))
+            error = result.get("error") or None
+            if result.get("error_kind") == "runner":
+                search.tell(candidate, None)  # no measurement: not recorded, not proposed again this run
+                errors += 1
+                continue
+            db.add_measurement(wid, canonical(candidate), result.get("mean", 0.0), result.get("spread", 0.0),
+                               error=error, compiler=result.get("compiler", ""))
+            search.tell(candidate, None if error else result["mean"])
+            errors += bool(error)
+    best = search.best
+    flops = _flops(task)
+    return {"family": task["family"], "workload": task["workload"], "key": task.get("key", ""),
+            "trials": len(search.results), "measured": len(search.results) - resumed, "errors": errors,
+            "best_seconds": best[0] if best else None, "best_knobs": best[1] if best else None,
+            "gflops": flops / best[0] / 1e9 if best and flops else None, "busy_seconds": busy,
+            "wall_seconds": time.monotonic() - begin}
+
+
+def summary_json(summaries):
+    """The summaries as JSON text (irm tune --json)."""
+    return json.dumps(summaries, sort_keys=True)
