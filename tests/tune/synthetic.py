@@ -41,3 +41,27 @@ def measure_killing_once(task_text, candidate, options):
     os.close(fd)
     os.kill(os.getpid(), signal.SIGKILL)
     return None
+
+
+def measure_slowly(task_text, candidate, options):
+    """measure(), taking options["sleep"] seconds: a run long enough to be
+    interrupted after its first measurements."""
+    import time
+    time.sleep(options.get("sleep", 0.0))
+    return measure(task_text, candidate, options)
+
+
+TASKS = [{"family": "conv2d_nchwc", "workload": '{"ic":%d}' % ic, "knobs": KNOBS, "target": "c",
+          "features": "sse2", "key": "k%d" % ic, "task": "task %d" % ic, "flops": 2e6} for ic in (8, 16)]
+
+
+if __name__ == "__main__":
+    # python3 synthetic.py DB TRIALS SLEEP: tune() of TASKS with measure_slowly,
+    # what the SIGINT test interrupts and runs again
+    import sys
+    from irm.tune import LocalRunner, tune
+    try:
+        tune(None, "c", database=sys.argv[1], trials=int(sys.argv[2]), runner=LocalRunner(jobs=1), tasks=TASKS,
+             measure=measure_slowly, measure_options={"sleep": float(sys.argv[3])})
+    except KeyboardInterrupt:
+        sys.exit(130)

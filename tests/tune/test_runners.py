@@ -9,8 +9,7 @@ import irm
 from irm.tune import LocalRunner, tune
 import synthetic
 
-TASKS = [{"family": "conv2d_nchwc", "workload": '{"ic":%d}' % ic, "knobs": synthetic.KNOBS, "target": "c",
-          "features": "sse2", "key": "k%d" % ic, "task": "task %d" % ic, "flops": 2e6} for ic in (8, 16)]
+TASKS = synthetic.TASKS
 
 
 def rows(path):

@@ -10,10 +10,9 @@ knob with a best middle value, a register tile, is a parabola the model can
 fit), plus the products of those logs between numeric knobs (so it sees
 that two tiles trade against each other). The model is trained per
 workload: a workload's shape is the same for all its candidates, so it
-would add nothing there."""
+would add nothing there. numpy is imported when the model is first used:
+irm's package works without it, tuning needs it."""
 import math
-
-import numpy as np
 
 
 def _numeric(value):
@@ -32,6 +31,7 @@ class CostModel:
         self.weights = None
 
     def features(self, candidates):
+        import numpy as np
         rows = []
         for c in candidates:
             digits = self.space.digits(c)
@@ -47,6 +47,7 @@ class CostModel:
 
     def fit(self, candidates, seconds):
         """Trains on the candidates and their times (seconds > 0)."""
+        import numpy as np
         x = self.features(candidates)
         y = np.log(np.asarray(seconds, dtype=np.float64))
         self.mean_x = x.mean(axis=0)
@@ -59,6 +60,7 @@ class CostModel:
 
     def predict(self, candidates):
         """Predicted log-seconds of each candidate (lower is faster)."""
+        import numpy as np
         if self.weights is None or not candidates:
             return np.zeros(len(candidates))
         z = (self.features(candidates) - self.mean_x) / self.scale_x
