@@ -49,6 +49,9 @@ int irm_build_pick_config_(const char *category, const irm_object *given, const 
 int irm_register_build_globals_(void);     /* build_globals.c */
 int irm_register_tune_globals_(void);      /* tune/tune_globals.c: tune.Database* */
 int irm_register_tune_list_globals_(void); /* tune/tune_list.c: tune.ListTunables */
+/* tune/tune_task.c: tune.ExtractTasks and the tune.task attribute; tune/tune_measure.c: tune.Measure */
+int irm_register_tune_task_globals_(void);
+int irm_register_tune_measure_globals_(void);
 
 /* ---- code generation, export, loading ------------------------------------ */
 

@@ -26,5 +26,7 @@ int irm_register_backend_builtins_(void) {
   if (!rc) rc = irm_register_export_globals_();
   if (!rc) rc = irm_register_tune_globals_();
   if (!rc) rc = irm_register_tune_list_globals_();
+  if (!rc) rc = irm_register_tune_task_globals_();
+  if (!rc) rc = irm_register_tune_measure_globals_();
   return rc ? rc : irm_register_build_globals_();
 }

@@ -36,6 +36,7 @@ void irm_cg_walker_call_(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c
   c->schedules = &w->sched;
   c->threads = w->file_scope ? w->threads : 0;
   c->tuning = w->tuning;
+  c->expr = nd->expr;
   c->tasks = &w->tasks;
 }
 

@@ -89,6 +89,7 @@ typedef struct cg_call {
   int threads;
   size_t *tasks;
   irm_sched_tuning_ *tuning; /* the build's tuning database (schedule.h); NULL: the default rule */
+  const irm_object *expr;    /* the IR call (a plugin's FTuneSpace reads it); NULL on FCodegenC's packed path */
 } cg_call;
 
 typedef struct cg_op {

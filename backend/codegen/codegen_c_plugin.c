@@ -201,8 +201,9 @@ static int tensor_map(const cg_tensor *t, irm_object **out) {
 
 /* The description Map a FCodegenC Function receives (docs/codegen.md). */
 static int call_map(const cg_call *c, irm_object **out) {
-  irm_object *m = NULL, *ins = NULL, *o = NULL, *attrs = NULL;
+  irm_object *m = NULL, *ins = NULL, *o = NULL, *attrs = NULL, *sched = NULL;
   int rc = irm_map_new(&m);
+  if (!rc) rc = irm_sched_tune_plugin_(c->tuning, c->expr, &sched);
   if (!rc) rc = irm_array_new(NULL, 0, &ins);
   for (size_t i = 0; i < c->n_in && !rc; i++) {
     irm_object *t = NULL;
@@ -219,12 +220,14 @@ static int call_map(const cg_call *c, irm_object **out) {
                     irm_any_object(o),
                     irm_any_object(c->attrs ? (irm_object *)c->attrs : attrs),
                     irm_any_str(c->scratch ? c->scratch : "NULL"),
-                    irm_any_bool(c->cblas != 0)};
-  const char *keys[] = {"op", "function", "inputs", "output", "attrs", "scratch", "cblas"};
+                    irm_any_bool(c->cblas != 0),
+                    irm_any_object(sched)};
+  const char *keys[] = {"op", "function", "inputs", "output", "attrs", "scratch", "cblas", "schedule"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0] && !rc; i++) rc = irm_map_set_move(&m, keys[i], &vals[i]);
   irm_object_release(ins);
   irm_object_release(o);
   irm_object_release(attrs);
+  irm_object_release(sched);
   if (rc) {
     irm_object_release(m);
     return rc;

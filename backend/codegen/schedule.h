@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "irm/object.h"
+
 /* The kernel a record instantiates: irm_kernel_conv2d_nchwc,
  * irm_kernel_depthwise_nchwc, irm_kernel_winograd_nchwc. */
 typedef enum irm_sched_kind_ {
@@ -132,5 +134,15 @@ typedef struct irm_sched_tuning_ irm_sched_tuning_;
  * t NULL: nothing (tuned 0, note empty). Thread-safe. Errors:
  * RuntimeError from SQLite, MemoryError. */
 int irm_sched_tune_(irm_sched_tuning_ *t, irm_sched_record_ *r);
+
+/* The "schedule" a plugin op's FCodegenC Function receives (docs/tuning.md,
+ * "Plugin families"): *out a NEW Map {"knobs": Map knob -> value of the
+ * best record its FTuneSpace's workload has in t's database whose knobs
+ * that space allows (empty: the plugin's default), "tuned": bool, "note":
+ * str (why no record applies; "" when tuned or without a database)}. t or
+ * call NULL, or an op without FTuneSpace (or giving None): empty knobs.
+ * Thread-safe. Errors: FTuneSpace's, RuntimeError from SQLite,
+ * MemoryError. */
+int irm_sched_tune_plugin_(irm_sched_tuning_ *t, const irm_object *call, irm_object **out);
 
 #endif

@@ -13,18 +13,7 @@
 #include "irm/function.h"
 #include "irm/kind.h"
 #include "irm/tune_db.h"
-
-typedef struct tunable {
-  irm_object *space; /* FTuneSpace's Map */
-  const char *op;
-  int64_t calls;
-} tunable;
-
-typedef struct list_walk {
-  irm_object *target;
-  tunable *items;
-  size_t n, cap;
-} list_walk;
+#include "tune_internal.h"
 
 static const char *map_str(const irm_object *m, const char *key) {
   const irm_any *v = irm_map_find_cstr(m, key);
@@ -32,8 +21,8 @@ static const char *map_str(const irm_object *m, const char *key) {
   return v && !irm_any_to_str(v, &s, NULL) ? s : "";
 }
 
-/* Adds space (NEW, taken) unless an equal workload is there. */
-static int add(list_walk *w, irm_object *space, const char *op) {
+/* Adds space (NEW, taken) of call unless an equal workload is there. */
+static int add(irm_tune_found_list_ *w, irm_object *space, const char *op, irm_object *call) {
   for (size_t i = 0; i < w->n; i++)
     if (!strcmp(map_str(w->items[i].space, "family"), map_str(space, "family")) &&
         !strcmp(map_str(w->items[i].space, "workload"), map_str(space, "workload"))) {
@@ -43,19 +32,20 @@ static int add(list_walk *w, irm_object *space, const char *op) {
     }
   if (w->n == w->cap) {
     size_t cap = w->cap ? 2 * w->cap : 8;
-    tunable *p = irm_realloc(w->items, cap * sizeof *p);
+    irm_tune_found_ *p = irm_realloc(w->items, cap * sizeof *p);
     if (!p) {
       irm_object_release(space);
       return irm_error(IRM_ENOMEM, "out of memory listing tunables");
     }
     w->items = p, w->cap = cap;
   }
-  w->items[w->n++] = (tunable){space, op, 1};
+  irm_object_retain(call);
+  w->items[w->n++] = (irm_tune_found_){space, op, 1, call};
   return IRM_OK;
 }
 
 static int visit(void *ctx, irm_object *node) {
-  list_walk *w = ctx;
+  irm_tune_found_list_ *w = ctx;
   if (irm_expr_kind_of(node) != IRM_EXPR_CALL) return IRM_OK;
   irm_object *op = irm_call_callee(node);
   if (irm_expr_kind_of(op) != IRM_EXPR_OP) return IRM_OK;
@@ -74,11 +64,11 @@ static int visit(void *ctx, irm_object *node) {
     irm_any_release(&space);
     return irm_error(IRM_ETYPE, "FTuneSpace of op '%s' must give a Map or None", irm_op_name(op));
   }
-  return add(w, space.v_obj, irm_op_name(op));
+  return add(w, space.v_obj, irm_op_name(op), node);
 }
 
 /* The list: one Map per workload, FTuneSpace's fields plus "op" and "calls". */
-static int result_of(const list_walk *w, irm_object **out) {
+static int result_of(const irm_tune_found_list_ *w, irm_object **out) {
   irm_any *items = irm_calloc(w->n + 1, sizeof *items);
   if (!items) return irm_error(IRM_ENOMEM, "out of memory listing tunables");
   int rc = IRM_OK;
@@ -102,30 +92,45 @@ static int result_of(const list_walk *w, irm_object **out) {
   return rc;
 }
 
+int irm_tune_collect_(const irm_module *mod, const irm_any *target, irm_tune_found_list_ *out) {
+  memset(out, 0, sizeof *out);
+  int rc = irm_build(mod, target, NULL, NULL, NULL, NULL, "default", &out->result);
+  const irm_any *final = out->result ? irm_map_find_cstr(out->result, "module") : NULL;
+  if (!rc && !final) rc = irm_error(IRM_ERUNTIME, "the build gave no module");
+  if (!rc) rc = irm_module_compilation_config((const irm_module *) final->v_obj, &out->cfg);
+  if (!rc) {
+    out->target = irm_compilation_config_default_primitive_target(out->cfg);
+    irm_object *main = irm_module_function((const irm_module *) final->v_obj, "main");
+    if (main) rc = irm_expr_visit(main, visit, out);
+  }
+  if (rc) irm_tune_found_list_free_(out);
+  return rc;
+}
+
+void irm_tune_found_list_free_(irm_tune_found_list_ *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    irm_object_release(l->items[i].space);
+    irm_object_release(l->items[i].call);
+  }
+  irm_free(l->items);
+  irm_object_release((irm_object *)l->cfg);
+  irm_object_release(l->result);
+  memset(l, 0, sizeof *l);
+}
+
 /* tune.ListTunables(mod, target) -> Array of Map {op, family, workload,
  * knobs, size, calls} */
 static int list_tunables(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "tune.ListTunables";
   (void)resource;
-  irm_object *mod = NULL, *result = NULL, *list = NULL;
-  irm_compilation_config *cfg = NULL;
+  irm_object *mod = NULL, *list = NULL;
+  irm_tune_found_list_ w;
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
-  if (!rc) rc = irm_build((irm_module *)mod, &args[1], NULL, NULL, NULL, NULL, "default", &result);
-  const irm_any *final = result ? irm_map_find_cstr(result, "module") : NULL;
-  if (!rc && !final) rc = irm_error(IRM_ERUNTIME, "the build gave no module");
-  if (!rc) rc = irm_module_compilation_config((const irm_module *) final->v_obj, &cfg);
-  list_walk w = {0};
-  if (!rc) {
-    w.target = irm_compilation_config_default_primitive_target(cfg);
-    irm_object *main = irm_module_function((const irm_module *) final->v_obj, "main");
-    if (main) rc = irm_expr_visit(main, visit, &w);
+  if (!rc && !(rc = irm_tune_collect_((irm_module *)mod, &args[1], &w))) {
+    rc = result_of(&w, &list);
+    irm_tune_found_list_free_(&w);
   }
-  if (!rc) rc = result_of(&w, &list);
-  for (size_t i = 0; i < w.n; i++) irm_object_release(w.items[i].space);
-  irm_free(w.items);
-  irm_object_release((irm_object *)cfg);
-  irm_object_release(result);
   if (rc) return irm_error_context_global_(rc, fn);
   *ret = irm_any_object(list);
   return IRM_OK;
