@@ -69,7 +69,7 @@ def test_cli_resume_after_sigint(tmp_path):
         pytest.skip("irm.tune_measure (task extraction) is not in this tree")
     # the real extraction and measurement of the example CNN's two workloads
     db = str(tmp_path / "tune.db")
-    command = [irm_program, "tune", "cnn", "--db", db, "--trials", "3", "--jobs", "1", "--timeout", "5"]
+    command = [irm_program, "tune", "cnn", "--db", db, "--trials", "1", "--jobs", "1", "--timeout", "5"]
     status, err = interrupt_when_measured(command, db)
     assert count(db) >= 1
     if status:
@@ -77,4 +77,4 @@ def test_cli_resume_after_sigint(tmp_path):
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = knobs(db)
-    assert len(rows) == len(set(rows)) == 6 and "2 workloads tuned into" in done.stdout
+    assert len(rows) == len(set(rows)) == 2 and "2 workloads tuned into" in done.stdout
