@@ -75,3 +75,13 @@ def test_seconds_budget(tmp_path):
     got = tune(None, "c", database=tmp_path / "t.db", trials=30, seconds=0, runner=LocalRunner(jobs=1),
                tasks=TASKS, measure=synthetic.measure)
     assert [s["measured"] for s in got] == [0, 0]
+
+
+def test_resume_ignores_records_of_another_space(tmp_path):
+    db = irm.tune.Database(tmp_path / "o.db")
+    task = TASKS[0]
+    wid = db.add_workload(task["family"], task["workload"], "float32", task["target"], task["features"])
+    db.add_measurement(wid, '{"ow_tile":99}', 1e-6)  # no candidate of today's space
+    got = tune(None, "c", database=tmp_path / "o.db", trials=5, runner=LocalRunner(jobs=1), tasks=[task],
+               measure=synthetic.measure)
+    assert got[0]["measured"] == 5 and got[0]["best_seconds"] > 1e-6

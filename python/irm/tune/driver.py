@@ -125,6 +125,8 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
     search = Search(task["knobs"], trials=trials, seed=seed, early_stopping=early_stopping)
     errors = 0
     for knobs, mean, error in db.measured(wid):  # resume: what an earlier run measured counts
+        if search.space.digits(knobs) is None:
+            continue  # measured in another space (an older irm's knobs): no trial of this one
         search.tell(knobs, None if error else mean)
         errors += bool(error)
     resumed = len(search.results)
@@ -132,6 +134,8 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
     busy = 0.0
     while text is not None and not search.done() and (deadline is None or time.monotonic() < deadline):
         batch = search.propose(max(1, runner.jobs))
+        if not batch:
+            break
         jobs = [{"task": text, "candidate": c, "options": options} for c in batch]
         results = [None] * len(batch)
         for i, result in runner.map(measure, jobs):
