@@ -45,7 +45,14 @@ def _flops(task):
     return float(value) if value else None
 
 
-def _progress_line(summary):
+def _compact(workload):
+    try:
+        return json.dumps(json.loads(workload), separators=(",", ":"))
+    except ValueError:
+        return workload
+
+
+def _progress_line(summary, number, total):
     best = summary["best_seconds"]
     if best is None:
         text = "no valid candidate"
@@ -53,13 +60,14 @@ def _progress_line(summary):
         text = "best %.2f GFLOP/s (%.4f ms)" % (summary["gflops"], best * 1e3)
     else:
         text = "best %.4f ms" % (best * 1e3)
-    return "%s %s: %d trials, %s, %d errors" % (summary["family"], summary["workload"], summary["trials"], text,
-                                                summary["errors"])
+    return "[%d/%d] %s %s: %d trials, %s, %d errors" % (number, total, summary["family"],
+                                                        _compact(summary["workload"]), summary["trials"], text,
+                                                        summary["errors"])
 
 
-def _report(progress, summary):
+def _report(progress, summary, number, total):
     if progress is True:
-        print(_progress_line(summary), file=sys.stdout, flush=True)
+        print(_progress_line(summary, number, total), file=sys.stdout, flush=True)
     elif callable(progress):
         progress(summary)
 
@@ -111,7 +119,7 @@ def tune(mod, target, params=None, database="tune.db", trials=32, runner=None, s
             summary = _tune_task(task, db, runner, measure, options, trials, early_stopping, seed + number,
                                  None if seconds is None else start + seconds, out_of_time)
             summaries.append(summary)
-            _report(progress, summary)
+            _report(progress, summary, number + 1, len(tasks))
     finally:
         if own_runner:
             runner.close()
