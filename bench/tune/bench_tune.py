@@ -179,7 +179,7 @@ def bench_dask(name, mod, params, args, scratch):
     trials = min(args.trials, 4)
     dbs = {label: os.path.join(scratch, "%s-%s.db" % (name, label)) for label in ("dask", "local2")}
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address="127.0.0.1:0") as cluster, distributed.Client(cluster) as client:
         irm.tune.tune(mod, args.target, database=dbs["dask"], trials=trials, runner=irm.tune.DaskRunner(client=client))
     irm.tune.tune(mod, args.target, database=dbs["local2"], trials=trials, runner=irm.tune.LocalRunner(2))
     kernels = {label: tuned_kernels(build(mod, params, args.target, db, os.path.join(scratch, name + "-" + label)))

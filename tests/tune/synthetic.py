@@ -8,11 +8,15 @@ import signal
 KNOBS = {"ow_tile": list(range(1, 17)), "unroll": [1, 2, 4, 8, 16], "order": ["oc_outer", "row_outer"],
          "padded": [False, True]}
 OPTIMUM = {"ow_tile": 6, "unroll": 4, "order": "row_outer", "padded": False}
+# what the candidate {} (the default rule) stands for
+DEFAULT = {"ow_tile": 4, "unroll": 1, "order": "oc_outer", "padded": False}
 
 
 def seconds(c):
     """A smooth bowl in log2 of the numeric knobs with an interaction, plus
-    a step for each categorical knob: its only minimum is OPTIMUM."""
+    a step for each categorical knob: its only minimum is OPTIMUM. {} is
+    DEFAULT."""
+    c = dict(DEFAULT, **c)
     t, u = math.log2(c["ow_tile"]) - math.log2(6), math.log2(c["unroll"]) - 2
     cost = 0.6 * t * t + 0.3 * u * u + 0.2 * t * u + (0.0 if c["order"] == "row_outer" else 0.4)
     cost += 0.25 if c["padded"] else 0.0

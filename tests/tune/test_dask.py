@@ -16,7 +16,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, host="127.0.0.1",
-                                  dashboard_address=None, silence_logs=50) as cluster, \
+                                  dashboard_address="127.0.0.1:0", silence_logs=50) as cluster, \
             distributed.Client(cluster) as client:
         yield client
 

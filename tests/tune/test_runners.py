@@ -85,3 +85,13 @@ def test_resume_ignores_records_of_another_space(tmp_path):
     got = tune(None, "c", database=tmp_path / "o.db", trials=5, runner=LocalRunner(jobs=1), tasks=[task],
                measure=synthetic.measure)
     assert got[0]["measured"] == 5 and got[0]["best_seconds"] > 1e-6
+
+
+def test_default_rule_is_the_first_trial(tmp_path):
+    only = tune(None, "c", database=tmp_path / "d.db", trials=1, runner=LocalRunner(jobs=1), tasks=TASKS[:1],
+                measure=synthetic.measure)
+    assert only[0]["best_knobs"] == {} and only[0]["default_seconds"] == synthetic.seconds({})
+    assert [k for _, k, _ in rows(tmp_path / "d.db")] == ["{}"]
+    more = tune(None, "c", database=tmp_path / "d.db", trials=40, runner=LocalRunner(jobs=1), tasks=TASKS[:1],
+                measure=synthetic.measure)
+    assert more[0]["measured"] == 39 and more[0]["best_seconds"] < synthetic.seconds({})

@@ -79,8 +79,11 @@ def tune(mod, target, params=None, database="tune.db", trials=32, runner=None, s
     measurement in the tuning database at database. Returns a list with a
     summary dict per workload: family, workload, key, trials (measurements
     of it in the database, resumed ones included), measured (by this call),
-    errors, best_seconds, best_knobs, gflops (when the task gives its flops),
-    the time spent in compiles and runs (busy_seconds) and wall_seconds.
+    errors, best_seconds, best_knobs ({} when the default rule is the
+    best), default_seconds (the default rule's time), gflops (when the task
+    gives its flops), the time spent in compiles and runs (busy_seconds) and
+    wall_seconds. The first trial of a workload is its default rule, the
+    candidate {} (no knob set), so the database's best is never slower.
 
     trials: the budget of measurements per workload; seconds: a budget of
     wall time for the whole call (no new job starts past it); early_stopping:
@@ -130,18 +133,26 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
     begin = time.monotonic()
     wid = db.add_workload(task["family"], task["workload"], task.get("dtypes", "float32"), task["target"],
                           task.get("features", ""))
-    search = Search(task["knobs"], trials=trials, seed=seed, early_stopping=early_stopping)
+    # the default rule is measured too, as the candidate {} (no knob set: the
+    # build keeps the rule's choices), the first trial: the database's best
+    # is then never slower than the default rule
+    search = Search(task["knobs"], trials=trials - 1, seed=seed, early_stopping=early_stopping)
+    default = {"done": False, "seconds": None}
     errors = 0
     for knobs, mean, error in db.measured(wid):  # resume: what an earlier run measured counts
-        if search.space.digits(knobs) is None:
+        if knobs == {}:
+            default.update(done=True, seconds=None if error else mean)
+        elif search.space.digits(knobs) is None:
             continue  # measured in another space (an older irm's knobs): no trial of this one
-        search.tell(knobs, None if error else mean)
+        else:
+            search.tell(knobs, None if error else mean)
         errors += bool(error)
-    resumed = len(search.results)
-    text = _task_text(task) if not search.done() and not out_of_time else None
+    resumed = len(search.results) + default["done"]
     busy = 0.0
-    while text is not None and not search.done() and (deadline is None or time.monotonic() < deadline):
-        batch = search.propose(max(1, runner.jobs))
+    text = None if out_of_time or (default["done"] and search.done()) else _task_text(task)
+    while text is not None and (deadline is None or time.monotonic() < deadline):
+        batch = [] if default["done"] else [{}]
+        batch += search.propose(max(1, runner.jobs) - len(batch)) if not search.done() else []
         if not batch:
             break
         jobs = [{"task": text, "candidate": c, "options": options} for c in batch]
@@ -153,18 +164,26 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
             busy += float(result.get("compile_seconds", 0.0)) + float(result.get("run_seconds", 0.0))
             error = result.get("error") or None
             if result.get("error_kind") == "runner":
-                search.tell(candidate, None)  # no measurement: not recorded, not proposed again this run
-                errors += 1
-                continue
-            db.add_measurement(wid, canonical(candidate), result.get("mean", 0.0), result.get("spread", 0.0),
-                               error=error, compiler=result.get("compiler", ""))
-            search.tell(candidate, None if error else result["mean"])
-            errors += bool(error)
+                errors += 1  # no measurement: not recorded, not proposed again this run
+                seconds = None
+            else:
+                db.add_measurement(wid, canonical(candidate), result.get("mean", 0.0), result.get("spread", 0.0),
+                                   error=error, compiler=result.get("compiler", ""))
+                errors += bool(error)
+                seconds = None if error else result["mean"]
+            if candidate:
+                search.tell(candidate, seconds)
+            else:
+                default.update(done=True, seconds=seconds)
     best = search.best
+    if default["seconds"] is not None and (best is None or default["seconds"] <= best[0]):
+        best = (default["seconds"], {})
     flops = _flops(task)
+    total = len(search.results) + default["done"]
     return {"family": task["family"], "workload": task["workload"], "key": task.get("key", ""),
-            "trials": len(search.results), "measured": len(search.results) - resumed, "errors": errors,
+            "trials": total, "measured": total - resumed, "errors": errors,
             "best_seconds": best[0] if best else None, "best_knobs": best[1] if best else None,
+            "default_seconds": default["seconds"],
             "gflops": flops / best[0] / 1e9 if best and flops else None, "busy_seconds": busy,
             "wall_seconds": time.monotonic() - begin}
 
