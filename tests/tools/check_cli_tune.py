@@ -7,9 +7,11 @@ irm list tunables: a model's tunable workloads and their search spaces.
 
 usage: check_cli_tune.py IRM_PROGRAM"""
 import json
+import os
 import sqlite3
+import sys
 
-from cli_harness import finish, run, tmp
+from cli_harness import ENV, finish, run, tmp
 
 # A version 1 file written with SQLite directly (irm tune --show reads it
 # read-only, without migrating it).
@@ -50,8 +52,18 @@ run(["tune", "cnn", "--db", tmp("t.db"), "--jobs", "2", "--dask", "tcp://127.0.0
     err=["either --jobs (this machine) or --dask, not both"])
 run(["tune", "cnn", "--db", tmp("t.db"), "--show", db], 2, err=["either MODEL (tune it) or --show DB"])
 run(["tune", "--show", db, "--trials", "3"], 2, err=["--show DB takes only --workload"])
+env = dict(ENV)
+if os.environ.get("IRM_TEST_ASAN_PRELOAD"):  # the sanitizer build: Python loads an instrumented libirm
+    env["IRM_PYTHON"] = tmp("asan-python")
+    with open(env["IRM_PYTHON"], "w") as f:
+        f.write('#!/bin/sh\nLD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n'
+                % (os.environ["IRM_TEST_ASAN_PRELOAD"], sys.executable))
+    os.chmod(env["IRM_PYTHON"], 0o755)
 run(["tune", "no-such-model", "--db", tmp("t.db")], 1,
-    err=["irm: tune: example_model(): unknown example model 'no-such-model' (the models: cnn"])
+    err=["irm: tune: example_model(): unknown example model 'no-such-model' (the models: cnn"], env=env)
+run(["tune", "cnn", "--db", tmp("t.db")], 1, err=["irm: tune: needs Python 3 with irm's package; '",
+                                                  "cannot be run (or set IRM_PYTHON)"],
+    env=dict(ENV, IRM_PYTHON=tmp("no-such-python")))
 run(["tune", "--shwo", db], 2, err=["unknown flag '--shwo' (did you mean '--show'?)"])
 run(["tune", "--show", tmp("missing.db")], 1, err=["irm: tune: ValueError: no tuning database '"])
 with open(tmp("junk.db"), "wb") as f:
