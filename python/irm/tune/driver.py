@@ -81,8 +81,9 @@ def tune(mod, target, params=None, database="tune.db", trials=32, runner=None, s
     of it in the database, resumed ones included), measured (by this call),
     errors, best_seconds, best_knobs ({} when the default rule is the
     best), default_seconds (the default rule's time), gflops (when the task
-    gives its flops), the time spent in compiles and runs (busy_seconds) and
-    wall_seconds. The first trial of a workload is its default rule, the
+    gives its flops), the time spent in compiles and runs (busy_seconds, as
+    measure reports them), waiting for the runner (runner_seconds) and in
+    all (wall_seconds). The first trial of a workload is its default rule, the
     candidate {} (no knob set), so the database's best is never slower.
 
     trials: the budget of measurements per workload; seconds: a budget of
@@ -148,7 +149,7 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
             search.tell(knobs, None if error else mean)
         errors += bool(error)
     resumed = len(search.results) + default["done"]
-    busy = 0.0
+    busy = in_runner = 0.0
     text = None if out_of_time or (default["done"] and search.done()) else _task_text(task)
     while text is not None and (deadline is None or time.monotonic() < deadline):
         batch = [] if default["done"] else [{}]
@@ -157,8 +158,10 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
             break
         jobs = [{"task": text, "candidate": c, "options": options} for c in batch]
         results = [None] * len(batch)
+        started = time.monotonic()
         for i, result in runner.map(measure, jobs):
             results[i] = result
+        in_runner += time.monotonic() - started
         # written and told in the order proposed: the search stays deterministic
         for candidate, result in zip(batch, results):
             busy += float(result.get("compile_seconds", 0.0)) + float(result.get("run_seconds", 0.0))
@@ -185,7 +188,7 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
             "best_seconds": best[0] if best else None, "best_knobs": best[1] if best else None,
             "default_seconds": default["seconds"],
             "gflops": flops / best[0] / 1e9 if best and flops else None, "busy_seconds": busy,
-            "wall_seconds": time.monotonic() - begin}
+            "runner_seconds": in_runner, "wall_seconds": time.monotonic() - begin}
 
 
 def summary_json(summaries):
