@@ -5,6 +5,7 @@ what the database has (resume)."""
 import json
 import sys
 import time
+import zlib
 
 from .database import Database
 from .runners import LocalRunner, measure_task
@@ -120,7 +121,9 @@ def tune(mod, target, params=None, database="tune.db", trials=32, runner=None, s
     try:
         for number, task in enumerate(tasks):
             out_of_time = seconds is not None and time.monotonic() - start >= seconds
-            summary = _tune_task(task, db, runner, measure, options, trials, early_stopping, seed + number,
+            # each workload's own seed, from its key: the same search whichever model or order it comes in
+            task_seed = seed * 1000003 + zlib.crc32(task.get("key", task["workload"]).encode())
+            summary = _tune_task(task, db, runner, measure, options, trials, early_stopping, task_seed,
                                  None if seconds is None else start + seconds, out_of_time)
             summaries.append(summary)
             _report(progress, summary, number + 1, len(tasks))
