@@ -128,10 +128,10 @@ static void last_line(const char *path, char *buf, size_t cap) {
   fclose(f);
 }
 
-/* The child running Python, for the SIGINT handler (0: none). */
+/* The child running Python, for the handler passing signals on (0: none). */
 static volatile sig_atomic_t python_pid;
 
-static void pass_sigint(int sig) {
+static void pass_signal(int sig) {
   if (python_pid > 0) kill((pid_t)python_pid, sig);
 }
 
@@ -158,18 +158,22 @@ int python_child_run(const char *what, char **argv, const char *err_path, int ke
     execvp(argv[0], argv);
     _exit(ONNX_EXIT_NO_EXEC);
   }
-  struct sigaction pass = {0}, old = {0};
-  pass.sa_handler = pass_sigint;
+  /* what would stop this program goes to the child (in its own group, a
+   * terminal's ^C reaches only this program), which then ends as it will */
+  static const int passed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  enum { NPASSED = sizeof passed / sizeof *passed };
+  struct sigaction pass = {0}, old[NPASSED];
+  pass.sa_handler = pass_signal;
   sigemptyset(&pass.sa_mask);
   python_pid = pid;
-  sigaction(SIGINT, &pass, &old);
+  for (int i = 0; i < NPASSED; i++) sigaction(passed[i], &pass, &old[i]);
   int rc = CLI_OK;
   while (waitpid(pid, status, 0) < 0)
     if (errno != EINTR) {
       rc = cli_say(CLI_FAIL, "%s: waiting for Python: %s", what, strerror(errno));
       break;
     }
-  sigaction(SIGINT, &old, NULL);
+  for (int i = 0; i < NPASSED; i++) sigaction(passed[i], &old[i], NULL);
   python_pid = 0;
   return rc;
 }

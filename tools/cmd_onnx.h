@@ -35,8 +35,8 @@ const char *python_interpreter(void);
  * process with irm's Python package on PYTHONPATH and this program's libirm
  * as IRM_LIBRARY (unless set), in a process group of its own, its stderr
  * into err_path and its stdout into /dev/null (keep_stdout: this program's
- * stdout). A SIGINT this program gets while it waits is passed on to the
- * child once. *status: waitpid's. CLI_OK, or CLI_FAIL with one line on
+ * stdout). A SIGINT, SIGTERM, SIGHUP or SIGQUIT this program gets while it
+ * waits is passed on to the child. *status: waitpid's. CLI_OK, or CLI_FAIL with one line on
  * stderr (what: the command's name) when the package is not found or the
  * child cannot be started or waited for. Not thread-safe (it sets the
  * SIGINT handler while it waits). irm build MODEL.onnx and irm tune use it. */
