@@ -19,7 +19,7 @@ Not a ctest: it takes minutes (a trial compiles a kernel). Prints
 "skipped: ..." and exits 0 when something it needs is missing (torch,
 torchvision, onnx, irm.tune_measure, distributed for the Dask part).
 
-usage: bench_tune.py [--quick] [--trials N] [--target T] [--rounds R] [networks...]"""
+usage: bench_tune.py [--quick] [--trials N] [--target T] [--rounds R] [--keep DIR] [networks...]"""
 import argparse
 import os
 import sys
@@ -206,6 +206,7 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="LocalRunner's jobs (default 1: the overhead is judged)")
     p.add_argument("--noise", type=float, default=0.02, help="a kernel counts as slower past this fraction")
     p.add_argument("--no-dask", action="store_true")
+    p.add_argument("--keep", metavar="DIR", help="keep the databases and libraries in DIR (default: a temporary folder)")
     args = p.parse_args(argv)
     if args.quick:
         args.names, args.trials, args.rounds, args.size = args.names or ["resnet18"], 4, 3, 64
@@ -215,7 +216,9 @@ def main(argv=None):
         log("skipped: %s" % why)
         return 0
     results = {}
-    with tempfile.TemporaryDirectory(prefix="irm-bench-tune-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="irm-bench-tune-") as temporary:
+        scratch = args.keep or temporary
+        os.makedirs(scratch, exist_ok=True)
         for name in names:
             mod, params, got = bench_network(name, args, scratch)
             results.update({"%s %s" % (name, k): v for k, v in got.items()})
