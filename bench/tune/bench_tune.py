@@ -206,7 +206,7 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="LocalRunner's jobs (default 1: the overhead is judged)")
     p.add_argument("--noise", type=float, default=0.02, help="a kernel counts as slower past this fraction")
     p.add_argument("--no-dask", action="store_true")
-    p.add_argument("--keep", metavar="DIR", help="keep the databases and libraries in DIR (default: a temporary folder)")
+    p.add_argument("--keep", metavar="DIR", help="keep the databases and libraries in DIR (default: a temporary one)")
     args = p.parse_args(argv)
     if args.quick:
         args.names, args.trials, args.rounds, args.size = args.names or ["resnet18"], 4, 3, 64
