@@ -192,8 +192,3 @@ def _tune_task(task, db, runner, measure, options, trials, early_stopping, seed,
             "default_seconds": default["seconds"],
             "gflops": flops / best[0] / 1e9 if best and flops else None, "busy_seconds": busy,
             "runner_seconds": in_runner, "wall_seconds": time.monotonic() - begin}
-
-
-def summary_json(summaries):
-    """The summaries as JSON text (irm tune --json)."""
-    return json.dumps(summaries, sort_keys=True)
