@@ -135,7 +135,7 @@ atexit.register(shutil.rmtree, _SCRATCH, True)
 
 setup(
     version=_version(),
-    packages=["irm", "irm.frontend"],
+    packages=["irm", "irm.frontend", "irm.tune"],
     cmdclass={"build_py": BuildPy},
     options={"build": {"build_base": os.path.join(_SCRATCH, "build")},
              "egg_info": {"egg_base": _SCRATCH}},

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,10 +128,23 @@ static void last_line(const char *path, char *buf, size_t cap) {
   fclose(f);
 }
 
-static int run_child(char **argv, const char *pydir, const char *err_path, int *status) {
+/* The child running Python, for the handler passing signals on (0: none). */
+static volatile sig_atomic_t python_pid;
+
+static void pass_signal(int sig) {
+  if (python_pid > 0) kill((pid_t)python_pid, sig);
+}
+
+int python_child_run(const char *what, char **argv, const char *err_path, int keep_stdout, int *status) {
+  char pydir[PATH_MAX + 64];
+  if (!python_dir(pydir, sizeof pydir))
+    return cli_say(CLI_FAIL, "%s: irm's Python package (irm/frontend/onnx.py) is not installed beside irm", what);
   pid_t pid = fork();
-  if (pid < 0) return cli_say(CLI_FAIL, "build: cannot start Python: %s", strerror(errno));
+  if (pid < 0) return cli_say(CLI_FAIL, "%s: cannot start Python: %s", what, strerror(errno));
   if (pid == 0) {
+    /* a group of its own: a terminal's ^C reaches only this program, which
+     * passes it on once (below) */
+    setpgid(0, 0);
     const char *old = getenv("PYTHONPATH");
     char path[PATH_MAX * 2 + 2];
     snprintf(path, sizeof path, "%s%s%s", pydir, old && old[0] ? ":" : "", old && old[0] ? old : "");
@@ -138,23 +152,39 @@ static int run_child(char **argv, const char *pydir, const char *err_path, int *
     setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
     const char *lib = own_libirm();
     if (lib && !getenv("IRM_LIBRARY")) setenv("IRM_LIBRARY", lib, 1);
-    int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600), null = open("/dev/null", O_WRONLY);
+    int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600), null = keep_stdout ? -1 : open("/dev/null", O_WRONLY);
     if (fd >= 0) dup2(fd, 2);
     if (null >= 0) dup2(null, 1);
     execvp(argv[0], argv);
     _exit(ONNX_EXIT_NO_EXEC);
   }
+  /* what would stop this program goes to the child (in its own group, a
+   * terminal's ^C reaches only this program), which then ends as it will */
+  static const int passed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  enum { NPASSED = sizeof passed / sizeof *passed };
+  struct sigaction pass = {0}, old[NPASSED];
+  pass.sa_handler = pass_signal;
+  sigemptyset(&pass.sa_mask);
+  python_pid = pid;
+  for (int i = 0; i < NPASSED; i++) sigaction(passed[i], &pass, &old[i]);
+  int rc = CLI_OK;
   while (waitpid(pid, status, 0) < 0)
-    if (errno != EINTR) return cli_say(CLI_FAIL, "build: waiting for Python: %s", strerror(errno));
-  return CLI_OK;
+    if (errno != EINTR) {
+      rc = cli_say(CLI_FAIL, "%s: waiting for Python: %s", what, strerror(errno));
+      break;
+    }
+  for (int i = 0; i < NPASSED; i++) sigaction(passed[i], &old[i], NULL);
+  python_pid = 0;
+  return rc;
+}
+
+const char *python_interpreter(void) {
+  const char *python = getenv("IRM_PYTHON");
+  return python && python[0] ? python : ONNX_DEFAULT_PYTHON;
 }
 
 int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_result *out) {
   memset(out, 0, sizeof *out);
-  char pydir[PATH_MAX + 64];
-  if (!python_dir(pydir, sizeof pydir))
-    return cli_say(CLI_FAIL, "build: '%s': irm's Python package (irm/frontend/onnx.py) is not installed beside irm",
-                   cli_quote(model));
   const char *tmp = getenv("TMPDIR");
   snprintf(out->dir, sizeof out->dir, "%s/irm-onnx-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
   if (!mkdtemp(out->dir)) {
@@ -165,8 +195,7 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
   snprintf(out->params_path, sizeof out->params_path, "%s/model.params", out->dir);
   char err_path[sizeof out->dir + 16];
   snprintf(err_path, sizeof err_path, "%s/stderr", out->dir);
-  const char *python = getenv("IRM_PYTHON");
-  if (!python || !python[0]) python = ONNX_DEFAULT_PYTHON;
+  const char *python = python_interpreter();
   char *argv[64 + 256], *copies[256];
   int argc = 0, ncopies = 0;
   argv[argc++] = (char *)python;
@@ -188,7 +217,7 @@ int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_
   argv[argc++] = (char *)model;
   argv[argc] = NULL;
   int status = 0;
-  if (!rc) rc = run_child(argv, pydir, err_path, &status);
+  if (!rc) rc = python_child_run("build", argv, err_path, 0, &status);
   for (int i = 0; i < ncopies; i++) free(copies[i]);
   if (rc) return rc;
   char line[2048];

@@ -1,5 +1,5 @@
 /* irm build's ONNX import (cmd_onnx.c): the Python frontend run as a child
- * process. */
+ * process; and that mechanism for other commands run in Python (irm tune). */
 #ifndef IRM_TOOLS_CMD_ONNX_H
 #define IRM_TOOLS_CMD_ONNX_H
 
@@ -27,6 +27,20 @@ typedef struct onnx_result {
  * when Python or onnx is missing; the frontend's own one-line error
  * otherwise). Call onnx_result_clean on out whatever the result. */
 int onnx_import(const char *model, const char *shapes, const char *dtypes, onnx_result *out);
+
+/* The Python interpreter the children run: IRM_PYTHON, else /usr/bin/python3. */
+const char *python_interpreter(void);
+
+/* Runs argv (argv[0]: python_interpreter(), then its arguments) as a child
+ * process with irm's Python package on PYTHONPATH and this program's libirm
+ * as IRM_LIBRARY (unless set), in a process group of its own, its stderr
+ * into err_path and its stdout into /dev/null (keep_stdout: this program's
+ * stdout). A SIGINT, SIGTERM, SIGHUP or SIGQUIT this program gets while it
+ * waits is passed on to the child. *status: waitpid's. CLI_OK, or CLI_FAIL with one line on
+ * stderr (what: the command's name) when the package is not found or the
+ * child cannot be started or waited for. Not thread-safe (it sets the
+ * SIGINT handler while it waits). irm build MODEL.onnx and irm tune use it. */
+int python_child_run(const char *what, char **argv, const char *err_path, int keep_stdout, int *status);
 
 /* Removes out's temporary folder (nothing when there is none). */
 void onnx_result_clean(onnx_result *r);

@@ -21,7 +21,7 @@ static const command commands[] = {
     {"build", cmd_build, "compile a model with the driver and write its artifacts to a folder"},
     {"run", cmd_run, "compile the artifacts of irm build with cc, run them, compare with ir.Evaluate"},
     {"cache", cmd_cache, "the build cache export_library compiles through: info, clear"},
-    {"tune", cmd_tune, "the tuning database: --show DB prints each workload's best record"},
+    {"tune", cmd_tune, "MODEL --db DB tunes its kernels into a tuning database; --show DB prints its best records"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """irm tune --show (docs/tuning.md): the best record of each workload of a
 tuning database, the --workload filter, a version 1 file read as it is,
-and bad input (a missing or damaged file, a model to tune, no --show);
+and bad input (a missing or damaged file, no --show, irm tune MODEL's
+flags and an unknown model);
 irm list tunables: a model's tunable workloads and their search spaces.
 
 usage: check_cli_tune.py IRM_PROGRAM"""
 import json
+import os
 import sqlite3
+import sys
 
-from cli_harness import finish, run, tmp
+from cli_harness import ENV, finish, run, tmp
 
 # A version 1 file written with SQLite directly (irm tune --show reads it
 # read-only, without migrating it).
@@ -38,9 +41,29 @@ run(["tune", "--show", db, "--workload", "winograd"], 0, out=["no workload match
 with sqlite3.connect(db) as con:
     assert con.execute("PRAGMA user_version").fetchone()[0] == 1  # left as it was
 
-run(["tune", "--help"], 0, out=["usage: irm tune --show DB"])
-run(["tune"], 2, err=["expected --show DB"])
-run(["tune", "resnet18.onnx"], 2, err=["unexpected argument 'resnet18.onnx' (tuning a model is not available yet"])
+run(["tune", "--help"], 0, out=["usage: irm tune MODEL --db DB", "irm tune --show DB", "--dask ADDRESS"])
+run(["tune"], 2, err=["expected MODEL --db DB (tune it) or --show DB"])
+# irm tune MODEL: its flags checked before Python starts (tuning itself: tests/tune/test_resume.py)
+run(["tune", "resnet18.onnx"], 2, err=["MODEL needs --db DB"])
+run(["tune", "cnn", "extra", "--db", tmp("t.db")], 2, err=["unexpected argument 'extra'"])
+run(["tune", "cnn", "--db", tmp("t.db"), "--trials", "0"], 2, err=["--trials: expected an integer at least 1, got '0'"])
+run(["tune", "cnn", "--db", tmp("t.db"), "--seconds", "soon"], 2, err=["--seconds: expected a number of seconds"])
+run(["tune", "cnn", "--db", tmp("t.db"), "--jobs", "2", "--dask", "tcp://127.0.0.1:1"], 2,
+    err=["either --jobs (this machine) or --dask, not both"])
+run(["tune", "cnn", "--db", tmp("t.db"), "--show", db], 2, err=["either MODEL (tune it) or --show DB"])
+run(["tune", "--show", db, "--trials", "3"], 2, err=["--show DB takes only --workload"])
+env = dict(ENV)
+if os.environ.get("IRM_TEST_ASAN_PRELOAD"):  # the sanitizer build: Python loads an instrumented libirm
+    env["IRM_PYTHON"] = tmp("asan-python")
+    with open(env["IRM_PYTHON"], "w") as f:
+        f.write('#!/bin/sh\nLD_PRELOAD=%s ASAN_OPTIONS=detect_leaks=0 exec %s "$@"\n'
+                % (os.environ["IRM_TEST_ASAN_PRELOAD"], sys.executable))
+    os.chmod(env["IRM_PYTHON"], 0o755)
+run(["tune", "no-such-model", "--db", tmp("t.db")], 1,
+    err=["irm: tune: example_model(): unknown example model 'no-such-model' (the models: cnn"], env=env)
+run(["tune", "cnn", "--db", tmp("t.db")], 1, err=["irm: tune: needs Python 3 with irm's package; '",
+                                                  "cannot be run (or set IRM_PYTHON)"],
+    env=dict(ENV, IRM_PYTHON=tmp("no-such-python")))
 run(["tune", "--shwo", db], 2, err=["unknown flag '--shwo' (did you mean '--show'?)"])
 run(["tune", "--show", tmp("missing.db")], 1, err=["irm: tune: ValueError: no tuning database '"])
 with open(tmp("junk.db"), "wb") as f:

@@ -2,9 +2,12 @@
 measured for kernel workloads in one SQLite file that builds read through
 the module's ``tune.database`` setting. The same C component as the C
 API (irm/tune_db.h) and ``irm tune --show``: there is no second format."""
+import json
 import os
+import sqlite3
+import urllib.parse
 
-from ._ffi import api_global
+from .._ffi import api_global
 
 
 class Database:
@@ -45,6 +48,22 @@ class Database:
         record = api_global("Database.best()", "tune.DatabaseBest", "path family shapes dtypes target features")(
             self.path, family, shapes, dtypes, str(target), features)
         return {key: record[key] for key in record.keys()}
+
+    def measured(self, workload_id):
+        """The measurements recorded for workload_id, oldest first: a list
+        of (knobs dict, mean seconds, error text or None). Read with
+        Python's sqlite3 from the same file (read-only, so a reader never
+        blocks the writers); tune() uses it to resume without measuring a
+        candidate twice."""
+        uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(self.path))
+        con = sqlite3.connect(uri, uri=True, timeout=30)
+        try:
+            rows = con.execute("SELECT c.knobs, m.mean, m.error FROM measurements m JOIN candidates c "
+                               "ON m.candidate_id = c.id WHERE c.workload_id = ? ORDER BY m.id",
+                               (int(workload_id),)).fetchall()
+        finally:
+            con.close()
+        return [(json.loads(knobs), mean, error) for knobs, mean, error in rows]
 
     def __repr__(self):
         return "Database(%r%s)" % (self.path, ", read_only=True" if self.read_only else "")
