@@ -281,10 +281,19 @@ def weight_params(w, axis):
     m = np.abs(moved).max(axis=1) if moved.size else np.zeros(w.shape[axis], np.float32)
     scale = (m / np.float32(127)).astype(np.float32)
     scale[~(scale > 0)] = np.float32(1.0)
+    return weight_values(w, scale, axis), scale
+
+
+def weight_values(w, scale, axis):
+    """w's int8 values under per-channel scales along axis (the ONNX export recomputes them so)."""
     shape = [1] * w.ndim
     shape[axis] = -1
-    q = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
-    return q, scale
+    return np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+
+
+def bias_values(b, scale):
+    """b's int32 values under scale (sx * sw): rounded in double, saturated."""
+    return np.clip(np.rint(b.astype(np.float64) / scale), -2**31, 2**31 - 1).astype(np.int32)
 
 
 def _const(a):
@@ -378,7 +387,7 @@ def quantize(mod, params=None, calibration=None, activations="minmax", percentil
         if sx is None:
             continue
         scale = (np.float32(sx) * sw).astype(np.float32)
-        bq = np.clip(np.rint(plan.constant(b).astype(np.float64) / scale), -2**31, 2**31 - 1).astype(np.int32)
+        bq = bias_values(plan.constant(b), scale)
         entry(b, scale=scale, zero_point=np.zeros(scale.shape, np.int32), dtype="int32", axis=0, kind="bias")
         _replace(b, bq, new_vars, new_params)
     table = {"entries": entries, "by_node": by_node}
