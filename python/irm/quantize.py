@@ -46,7 +46,9 @@ Errors (nothing is changed): ValueError for no calibration inputs, an input
 name main does not take (the closest name given) or a missing one, an
 unknown ``activations`` or ``dtype``, a percentile outside (50, 100];
 TypeError for a module that is not float32 (an input or a weight of another
-dtype) or a calibration entry that is not a dict. Thread safety: none
+dtype), a main holding a Let or a function call (quantize rewrites graphs of
+op calls, as the frontends make them) or a calibration entry that is not a
+dict. Thread safety: none
 needed (nothing global is kept).
 """
 import difflib
@@ -355,6 +357,10 @@ def quantize(mod, params=None, calibration=None, activations="minmax", percentil
     func = Pass.get("InferType")(mod)["main"]  # the channel axes of the biases need the types
     inputs, calibration = _check_inputs(func, params, calibration)
     order = post_order(func.body)
+    for e in order:
+        if isinstance(e, (_ir.Let, _ir.Function)) or (isinstance(e, _ir.Call) and not isinstance(e.op, _ir.Op)):
+            raise TypeError("irm.quantize: main holds a %s; quantize takes a graph of op calls (no Let, no "
+                            "function or its call)" % e.kind)
     by_key = {_key(e): e for e in order}
     plan = _Plan(order, params)
     ranges = _ranges(mod, func, params, inputs, calibration, [k for k in plan.acts if k not in plan.shared],

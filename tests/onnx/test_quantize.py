@@ -195,6 +195,11 @@ def test_errors_name_the_fault_and_change_nothing(cnn):
     with pytest.raises(ValueError, match=r"percentile=20.*\(50, 100\]"):
         irm.quantize.quantize(mod, calibration=_inputs(1, 0), activations="percentile", percentile=20)
     assert mod.text() == before
+    x = ir.Var("data", ir.TensorType(SHAPE))
+    v = ir.Var("v")
+    let = ir.IRModule.from_expr(ir.Let(v, ir.Call("nn.relu", [x]), v))
+    with pytest.raises(TypeError, match="main holds a Let"):
+        irm.quantize.quantize(let, calibration=_inputs(1, 0))
     _, qmod, _, table = cnn
     with pytest.raises(TypeError, match="parameter 'conv1_weight' is int8; quantize takes a float32 module"):
         irm.quantize.quantize(qmod, calibration=_inputs(1, 0))
