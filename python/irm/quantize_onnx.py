@@ -37,10 +37,12 @@ import numpy as np
 
 from . import quantize as _q
 
-_TAP = threading.local()
+_TAP = threading.local()  # .seen: the (ONNX name, Value) pairs of the calling thread's import, or None
+_lock = threading.Lock()  # wrapping the converters once
 
 
 def _tapped(convert):
+    """convert, also recording its node's input and output names with their Values while a tap is on."""
     def run(g, x, a, node):
         outs = convert(g, x, a, node)
         seen = getattr(_TAP, "seen", None)
@@ -71,9 +73,6 @@ def _import_recording(model, shape, dtype):
         if v is not None and v.expr is not None and name:
             names.setdefault(_q._key(v.expr), name)
     return mod, names
-
-
-_lock = threading.Lock()
 
 
 def _locate(mod, names, table):
