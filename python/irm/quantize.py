@@ -39,7 +39,7 @@ the quantized dtype), "dtype", "axis" (-1 per tensor), "kind"
 "input" / "param"). Keys: a Var's name for inputs and params, otherwise
 "<op>:<n>", n the call's position in main's body in post-order (arguments
 left to right, each node once): the same for every import of one model,
-which is how :func:`irm.quantize_onnx.export_qdq_onnx` finds the ONNX
+which is how :func:`export_qdq_onnx` (irm.quantize_onnx) finds the ONNX
 tensor of each key.
 
 Errors (nothing is changed): ValueError for no calibration inputs, an input
@@ -417,3 +417,9 @@ def _replace(e, values, new_vars, new_params):
         new_params[e.name] = values
     else:
         new_vars[_key(e)] = _const(values)
+
+
+def export_qdq_onnx(model, table, path=None, shape=None, dtype=None):
+    """irm.quantize_onnx.export_qdq_onnx (imported on use: it needs the onnx package)."""
+    from .quantize_onnx import export_qdq_onnx as export
+    return export(model, table, path=path, shape=shape, dtype=dtype)

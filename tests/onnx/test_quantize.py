@@ -157,7 +157,7 @@ def test_onnx_qdq_export_reads_back_as_the_same_model(tmp_path):
     cal = _inputs(4, 2, (1, 3, 16, 16), "x")
     qmod, qparams, table = irm.quantize.quantize(mod, params, cal)
     path = tmp_path / "qdq.onnx"
-    qonnx = export_qdq_onnx(model, table, path=path)
+    qonnx = irm.quantize.export_qdq_onnx(model, table, path=path)
     onnx.checker.check_model(qonnx)
     kinds = [nd.op_type for nd in qonnx.graph.node]
     acts = sum(v["kind"] == "activation" for v in table.values())
