@@ -57,7 +57,7 @@ def qdq_model(name, onnx_bytes, args):
     h = hashlib.sha256(onnx_bytes)
     with open(os.path.join(mb.ROOT, "python", "irm", "quantize.py"), "rb") as f:
         h.update(f.read())
-    h.update(json.dumps([args.calibration, mb.irm_identity()]).encode())
+    h.update(json.dumps([args.calibration, args.dtype, args.activations, mb.irm_identity()]).encode())
     path = os.path.join(args.cache, "qdq-%s-%s.onnx" % (name, h.hexdigest()[:16]))
     if os.path.exists(path):
         with open(path, "rb") as f:
@@ -69,7 +69,8 @@ def qdq_model(name, onnx_bytes, args):
     mod, params = from_onnx(model)
     t0 = time.perf_counter()
     shape = tuple(mod["main"].params[0].type_annotation.shape)
-    _, _, table = irm.quantize.quantize(mod, params, calibration(args.calibration, shape))
+    _, _, table = irm.quantize.quantize(mod, params, calibration(args.calibration, shape), dtype=args.dtype,
+                                        activations=args.activations)
     t1 = time.perf_counter()
     out = export_qdq_onnx(model, table).SerializeToString()
     log("# %s: irm.quantize on %d calibration inputs in %.1f s (%d tensors), QDQ ONNX in %.1f s"
@@ -192,6 +193,9 @@ def main(argv=None):
     p.add_argument("--size", type=int, default=224)
     p.add_argument("--calibration", type=int, default=8, help="calibration inputs (default 8)")
     p.add_argument("--agreement", type=int, default=100, help="random inputs of the top-1 agreement (default 100)")
+    p.add_argument("--dtype", default="uint8", choices=("uint8", "int8"), help="activations' dtype (uint8)")
+    p.add_argument("--activations", default="minmax", choices=("minmax", "percentile"),
+                   help="activation ranges (minmax; percentile: 99.99)")
     p.add_argument("--no-exact", dest="exact", action="store_false", help="skip the comparison with ir.Evaluate")
     p.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime (irm int8 against float32 only)")
     p.add_argument("--cache", default=os.path.join(mb.HERE, ".cache"), help="built libraries (default %(default)s)")

@@ -21,7 +21,9 @@ quantize at once; then a QDQ module is written:
   dense with its bias and a following ``nn.relu``, an ``add`` of two
   activations with its relu, a concatenate); ``nn.max_pool2d``,
   ``reshape`` and ``nn.relu`` of a quantized tensor take its scale and
-  zero point (those regions convert only so). Each such tensor T becomes
+  zero point (those regions convert only so); a conv or dense region whose
+  only user is a ``clip`` (relu6) takes the clip output's (one rounding
+  instead of two, the clip changing nothing). Each such tensor T becomes
   ``qnn.dequantize(qnn.quantize(T, s, z), s, z)`` for every use.
 
 Ranges: "minmax" takes the smallest and largest value over the calibration
@@ -220,7 +222,13 @@ class _Plan:
                     self.biases[_key(user.args[1])] = (user.args[1], _key(e), _key(e.args[0]))
                     root = user
                 relu = self.only_user(root, "nn.relu")
+                clip = self.only_user(root, "clip") if relu is None else None
                 act(relu if relu is not None else root)
+                if clip is not None:
+                    # relu6: the region saturates at the clip's range, so the clip (float between one
+                    # dequantize and one quantize of equal parameters) changes nothing: one rounding, not two
+                    act(clip)
+                    self.shared[_key(root)] = _key(clip)
             elif op == "add" and len(e.args) == 2 and all(self.constant(a) is None for a in e.args):
                 for a in e.args:
                     act(a)
@@ -375,7 +383,7 @@ def quantize(mod, params=None, calibration=None, activations="minmax", percentil
         by_node[_key(e)] = name
         return fields
 
-    for k in plan.acts:
+    for k in sorted(plan.acts, key=lambda k: k in plan.shared):  # a shared tensor's source first
         e = by_key[k]
         if k in plan.shared:
             src = entries[by_node[plan.shared[k]]]

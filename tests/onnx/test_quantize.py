@@ -38,7 +38,8 @@ def _ops(mod):
 
 def _lower(mod):
     seq = Sequential([Pass.get(n) for n in ("InferType", "BindParams", "FakeQuantizationToInteger")])
-    return seq(mod).without_attr("params")
+    out = seq(mod)
+    return out.without_attr("params") if out.get_attr("params") is not None else out
 
 
 def _run(mod, params, x):
@@ -134,6 +135,26 @@ def test_percentile_narrows_the_ranges_and_int8_centres_them():
     _, _, i8 = irm.quantize.quantize(mod, calibration=cal, dtype="int8")
     assert i8["data"]["zero_point"].dtype == np.int8 and abs(int(i8["data"]["zero_point"])) <= 10
     assert int(i8["nn.relu:5"]["zero_point"]) == -128
+
+
+def test_relu6_region_takes_the_clip_output_parameters():
+    rng = np.random.default_rng(8)
+    x = ir.Var("data", ir.TensorType(SHAPE))
+    w = ir.Constant(irm.tensor((rng.standard_normal((4, 3, 3, 3)) * 0.5).astype(np.float32)))
+    b = ir.Constant(irm.tensor(rng.standard_normal(4).astype(np.float32)))
+    y = ir.Call("nn.bias_add", [ir.Call("nn.conv2d", [x, w], {"padding": [1, 1]}), b])
+    mod = ir.IRModule.from_expr(ir.Call("clip", [y], {"a_min": 0.0, "a_max": 6.0}))
+    qmod, _, table = irm.quantize.quantize(mod, calibration=_inputs(4, 9))
+    acts = {v["op"]: v for v in table.values() if v["kind"] == "activation"}
+    assert acts["nn.bias_add"]["scale"] == acts["clip"]["scale"]
+    assert acts["nn.bias_add"]["zero_point"] == acts["clip"]["zero_point"] == 0
+    assert table["nn.bias_add:4"]["op"] == "nn.bias_add"
+    low = _lower(qmod)
+    assert _ops(low).get("qnn.conv2d") == 1 and "nn.conv2d" not in _ops(low)
+    feed = _inputs(1, 10)[0]["data"]
+    # the clip is exact on the saturated values: the QDQ module and the integer one agree exactly
+    np.testing.assert_array_equal(np.asarray(ir.evaluate(low, "main", [irm.tensor(feed)])),
+                                  np.asarray(ir.evaluate(qmod, "main", [irm.tensor(feed)])))
 
 
 def _residual_onnx():
