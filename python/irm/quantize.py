@@ -46,7 +46,8 @@ tensor of each key.
 
 Errors (nothing is changed): ValueError for no calibration inputs, an input
 name main does not take (the closest name given) or a missing one, an
-unknown ``activations`` or ``dtype``, a percentile outside (50, 100];
+unknown ``activations`` or ``dtype``, a percentile outside (50, 100], a
+calibration array of another shape than its input's;
 TypeError for a module that is not float32 (an input or a weight of another
 dtype), a main holding a Let or a function call (quantize rewrites graphs of
 op calls, as the frontends make them) or a calibration entry that is not a
@@ -125,14 +126,19 @@ def _check_inputs(func, params, calibration):
             if name not in names:
                 raise ValueError("irm.quantize: calibration[%d] names input '%s', which main does not take%s; "
                                  "its inputs: %s" % (i, name, _closest(str(name), names), ", ".join(names)))
-        for name in names:
-            if name not in feed:
-                raise ValueError("irm.quantize: calibration[%d] lacks input '%s'" % (i, name))
+        for v in inputs:
+            if v.name not in feed:
+                raise ValueError("irm.quantize: calibration[%d] lacks input '%s'" % (i, v.name))
+            want = tuple(v.type_annotation.shape) if isinstance(v.type_annotation, _ir.TensorType) else None
+            got = tuple(np.shape(feed[v.name]))
+            if want is not None and got != want:
+                raise ValueError("irm.quantize: calibration[%d]['%s'] has shape %s; main takes %s"
+                                 % (i, v.name, got, want))
     for v in func.params:
         t = v.type_annotation
         if t is None or not isinstance(t, _ir.TensorType) or t.dtype != "float32":
             what = "input" if v.name not in params else "parameter"
-            raise TypeError("irm.quantize: %s '%s' is %s; quantize takes a float32 module (quantize it once)"
+            raise TypeError("irm.quantize: %s '%s' is %s; quantize takes a float32 module (not one quantized already)"
                             % (what, v.name, t.dtype if isinstance(t, _ir.TensorType) else t))
     return inputs, calibration
 

@@ -207,6 +207,8 @@ def test_errors_name_the_fault_and_change_nothing(cnn):
         irm.quantize.quantize(mod, calibration=[{"dta": np.zeros(SHAPE, np.float32)}])
     with pytest.raises(ValueError, match="lacks input 'data'"):
         irm.quantize.quantize(mod, calibration=[{}])
+    with pytest.raises(ValueError, match=r"\['data'\] has shape \(3, 32, 32\); main takes \(1, 3, 32, 32\)"):
+        irm.quantize.quantize(mod, calibration=[{"data": np.zeros(SHAPE[1:], np.float32)}])
     with pytest.raises(TypeError, match="not a .input name: array. dict"):
         irm.quantize.quantize(mod, calibration=[np.zeros(SHAPE)])
     with pytest.raises(ValueError, match="did you mean 'percentile'"):
