@@ -228,3 +228,9 @@ def test_errors_name_the_fault_and_change_nothing(cnn):
         irm.quantize.quantize(qmod, calibration=_inputs(1, 0))
     with pytest.raises(ValueError, match="table was not made from this model"):
         export_qdq_onnx(_residual_onnx(), {k: v for k, v in table.items() if ":" in k})
+    old = _residual_onnx()
+    old.opset_import[0].version = 11
+    omod, oparams = from_onnx(old)
+    _, _, otable = irm.quantize.quantize(omod, oparams, _inputs(1, 2, (1, 3, 16, 16), "x"))
+    with pytest.raises(ValueError, match="per-axis weights need opset 13; the model's is 11"):
+        export_qdq_onnx(old, otable)
