@@ -225,6 +225,22 @@ def summary(results, configs, names):
             % (d, n, k))
 
 
+def prepare(args):
+    """(torch, node, why node is None) once the cache folder exists and torch, torchvision and onnx
+    import (one thread), or None when one is missing, said so (bench_quantized.py shares it)."""
+    os.makedirs(args.cache, exist_ok=True)
+    try:
+        import torch
+        import torchvision  # noqa: F401
+        import onnx  # noqa: F401
+    except ImportError as e:
+        log("# cannot run: %s (torch, torchvision and onnx make the networks)" % e)
+        return None
+    torch.set_num_threads(1)
+    node, why = (None, "--no-ort") if args.no_ort else node_command()
+    return torch, node, why
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("names", nargs="*", help="networks (default: all six): " + ", ".join(mb.NETWORKS))
@@ -246,17 +262,11 @@ def main(argv=None):
     bad = [n for n in names if n not in mb.NETWORKS] + [c for c in configs if c not in mb.CONFIGS]
     if bad:
         p.error("unknown network or configuration: %s" % ", ".join(bad))
-    os.makedirs(args.cache, exist_ok=True)
-    try:
-        import torch
-        import torchvision  # noqa: F401
-        import onnx  # noqa: F401
-    except ImportError as e:
-        log("# cannot run: %s (torch, torchvision and onnx make the networks)" % e)
+    ready = prepare(args)
+    if not ready:
         return 0
+    torch, node, why = ready
     import irm
-    torch.set_num_threads(1)
-    node, why = (None, "--no-ort") if args.no_ort else node_command()
     systems = "node %s" % node if node else "skipping ONNX Runtime: " + why
     log("# irm %s (libirm %s), torch %s, %d rounds; %s"
         % (irm.__version__, mb._libirm_path(), torch.__version__, args.rounds, systems))

@@ -42,3 +42,11 @@ __version__ = _lib.irm_version().decode()
 _install_warnings()
 
 _check(_lib.irm_plugin_load_from_env())
+
+
+def __getattr__(name):
+    # irm.quantize needs numpy: imported on first use, so that irm itself does not
+    if name == "quantize":
+        import importlib
+        return importlib.import_module(__name__ + ".quantize")
+    raise AttributeError("module 'irm' has no attribute '%s'" % name)
