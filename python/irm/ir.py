@@ -585,3 +585,6 @@ def register_op(name, num_inputs, attrs=None, infer_type=None, evaluate=None, pa
         args.append(pattern)
     _A("register_op()", "op.Register", "name num_inputs attrs infer_type evaluate pattern")(*args)
     return Op.get(name)
+
+
+from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402,F401 (TVM's place: tvm.relay.ExprVisitor)
