@@ -91,6 +91,8 @@ extern const ops_op_def irm_ops_layout_[];
 extern const size_t irm_ops_layout_count_;
 extern const ops_op_def irm_ops_qnn_[];
 extern const size_t irm_ops_qnn_count_;
+extern const ops_op_def irm_ops_annotation_[];
+extern const size_t irm_ops_annotation_count_;
 
 /* The packed bodies of FInferType and FEvaluate; resource is the
  * ops_op_def. */
