@@ -84,11 +84,14 @@ IRM_API int irm_merge_compiler_regions(irm_module *mod, irm_module **out);
  * itself, TypeError (untyped values; mod not an IRModule). */
 IRM_API int irm_partition_graph(irm_module *mod, const char *mod_name, irm_module **out);
 
-/* MergeComposite with the kind's IRM_TARGET_PATTERNS_ATTR table, then
- * AnnotateTarget and PartitionGraph in one: each call of a composite the
- * table names becomes a call of a new module function "<kind>_<n>" with
- * Compiler = kind and global_symbol its name, whose body calls the
- * composite. irm_build hands those functions to codegen.ext.<kind>.
+/* TVM's BYOC pipeline for kind: MergeComposite with the kind's
+ * IRM_TARGET_PATTERNS_ATTR table, AnnotateTarget([kind]) (its composites,
+ * and ops with the attribute target.<kind>), MergeCompilerRegions and
+ * PartitionGraph: each region becomes a module function
+ * "tvmgen_default_<kind>_main_<k>" with Compiler = kind, global_symbol
+ * its name and Primitive = 1; one composite alone is a body calling the
+ * composite. *out is mod itself when nothing was taken. irm_build hands
+ * those functions to codegen.ext.<kind>.
  * Registered as the pass PartitionForTarget{target=<kind>} (requires
  * InferType). Errors (with "partitioning for target '<kind>'" as
  * context): ValueError (an unknown target kind, with the closest one; a
