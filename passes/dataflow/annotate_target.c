@@ -199,8 +199,8 @@ static int annotate_setup(irm_kind *kind) {
   if (irm_kind_option(kind, "targets", &t, NULL) == IRM_OK) return IRM_OK; /* idempotent */
   irm_clear_error();
   irm_any yes = irm_any_bool(true);
-  int rc = irm_kind_add_option(kind, "targets", IRM_OPTION_ARRAY_STR, NULL, "the compilers to annotate for, in order",
-                               0);
+  int rc =
+      irm_kind_add_option(kind, "targets", IRM_OPTION_ARRAY_STR, NULL, "the compilers to annotate for, in order", 0);
   if (!rc)
     rc = irm_kind_add_option(kind, "include_non_call_ops", IRM_OPTION_BOOL, &yes,
                              "TVM's option; tuples stay outside the regions either way", 0);

@@ -142,17 +142,20 @@ static int place_annotation(cr_regions *r, size_t i, size_t *rcap) {
   char d[96];
   if (is_begin) {
     if (g != CR_NONE)
-      return irm_error(IRM_EVALUE, "malformed compiler annotations: compiler_begin(compiler='%s') of %s inside a region of "
+      return irm_error(IRM_EVALUE,
+                       "malformed compiler annotations: compiler_begin(compiler='%s') of %s inside a region of "
                        "compiler '%s' (a compiler_end is missing)",
                        irm_error_quote(a.compiler), describe(r->nodes[arg], d, sizeof d), r->target[g]);
     return new_region(r, rcap, a.compiler, &r->region[i]);
   }
   if (g == CR_NONE)
-    return irm_error(IRM_EVALUE, "malformed compiler annotations: compiler_end(compiler='%s') of %s, which no "
+    return irm_error(IRM_EVALUE,
+                     "malformed compiler annotations: compiler_end(compiler='%s') of %s, which no "
                      "compiler_begin opened a region for",
                      irm_error_quote(a.compiler), describe(r->nodes[arg], d, sizeof d));
   if (strcmp(r->target[g], a.compiler) != 0)
-    return irm_error(IRM_EVALUE, "malformed compiler annotations: compiler_end(compiler='%s') closes a region of compiler '%s'",
+    return irm_error(IRM_EVALUE,
+                     "malformed compiler annotations: compiler_end(compiler='%s') closes a region of compiler '%s'",
                      irm_error_quote(a.compiler), r->target[g]);
   r->region[i] = g;
   return IRM_OK;
@@ -178,7 +181,8 @@ static int place_node(cr_regions *r, size_t i) {
       g = h;
     } else if (h != g) {
       if (strcmp(r->target[g], r->target[h]) != 0)
-        return irm_error(IRM_EVALUE, "malformed compiler annotations: %s takes values of regions of compilers '%s' and '%s' "
+        return irm_error(IRM_EVALUE,
+                         "malformed compiler annotations: %s takes values of regions of compilers '%s' and '%s' "
                          "(a compiler_end is missing)",
                          describe(r->nodes[i], d, sizeof d), r->target[g], r->target[h]);
       r->parent[h] = g;
@@ -186,7 +190,8 @@ static int place_node(cr_regions *r, size_t i) {
   }
   if (g != CR_NONE && (outside != CR_NONE || closed != CR_NONE)) {
     size_t o = outside != CR_NONE ? outside : closed;
-    return irm_error(IRM_EVALUE, "malformed compiler annotations: %s inside a region of compiler '%s' takes %s from outside it "
+    return irm_error(IRM_EVALUE,
+                     "malformed compiler annotations: %s inside a region of compiler '%s' takes %s from outside it "
                      "without a compiler_begin",
                      describe(r->nodes[i], d, sizeof d), r->target[g], describe(r->nodes[o], k, sizeof k));
   }
@@ -213,7 +218,8 @@ int irm_cr_build_(cr_regions *r, irm_object *body) {
     size_t root = r->n - 1, g = irm_cr_region_of_(r, root);
     char d[96];
     if (g != CR_NONE && !irm_dataflow_is_call_of_(r->nodes[root], CR_END_OP))
-      rc = irm_error(IRM_EVALUE, "malformed compiler annotations: the function's result, %s, leaves a region of compiler '%s' "
+      rc = irm_error(IRM_EVALUE,
+                     "malformed compiler annotations: the function's result, %s, leaves a region of compiler '%s' "
                      "without a compiler_end",
                      describe(r->nodes[root], d, sizeof d), r->target[g]);
   }

@@ -22,8 +22,8 @@ typedef struct cr_regions {
   irm_ptr_table_ index; /* node -> cr_ix */
   size_t *region;       /* per node: its region (before find), or CR_NONE */
   size_t nreg;
-  size_t *parent;       /* per region: union-find */
-  const char **target;  /* per region: its compiler (borrowed from a call's attrs) */
+  size_t *parent;      /* per region: union-find */
+  const char **target; /* per region: its compiler (borrowed from a call's attrs) */
 } cr_regions;
 
 typedef struct cr_ix {

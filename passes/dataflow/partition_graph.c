@@ -22,10 +22,10 @@ typedef struct region_fn {
 
 typedef struct partitioner {
   cr_regions r;
-  region_fn *fns; /* per region (by representative) */
+  region_fn *fns;  /* per region (by representative) */
   irm_module *mod; /* being built (owned) */
   const char *mod_name;
-  size_t next;   /* the next function number to try */
+  size_t next;       /* the next function number to try */
   irm_object **done; /* per node: its host replacement (owned) */
   uint8_t *state;    /* per node: 0 new, 1 on the walk's stack, 2 done */
   size_t cur;        /* the region being outlined */
@@ -46,9 +46,7 @@ static int add_pos(size_t **a, size_t *n, size_t *cap, size_t p, int unique) {
   return IRM_OK;
 }
 
-static int outlined(const partitioner *p, size_t g) {
-  return g != CR_NONE && strcmp(p->r.target[g], CR_DEFAULT) != 0;
-}
+static int outlined(const partitioner *p, size_t g) { return g != CR_NONE && strcmp(p->r.target[g], CR_DEFAULT) != 0; }
 
 /* Each outlined region's inputs and outputs, in the order they are met. */
 static int gather(partitioner *p) {
@@ -59,10 +57,8 @@ static int gather(partitioner *p) {
     size_t g = irm_cr_region_of_(r, i);
     if (!outlined(p, g)) continue;
     region_fn *f = &p->fns[g];
-    if (begin)
-      rc = add_pos(&f->in, &f->nin, &f->incap, irm_cr_position_(r, irm_call_arg(r->nodes[i], 0)), 1);
-    else if (irm_dataflow_is_call_of_(r->nodes[i], CR_END_OP))
-      rc = add_pos(&f->out, &f->nout, &f->outcap, i, 0);
+    if (begin) rc = add_pos(&f->in, &f->nin, &f->incap, irm_cr_position_(r, irm_call_arg(r->nodes[i], 0)), 1);
+    else if (irm_dataflow_is_call_of_(r->nodes[i], CR_END_OP)) rc = add_pos(&f->out, &f->nout, &f->outcap, i, 0);
   }
   return rc;
 }
@@ -148,8 +144,7 @@ static int outline(partitioner *p, size_t g) {
   irm_object *body = NULL, *attrs = NULL, *fn = NULL;
   if (!rc) rc = region_body(p, f, &body);
   if (!rc) {
-    const char *keys[] = {IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL,
-                          IRM_BASE_FUNC_ATTR_PRIMITIVE};
+    const char *keys[] = {IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL, IRM_BASE_FUNC_ATTR_PRIMITIVE};
     irm_any values[] = {irm_any_str(compiler), irm_any_str(name), irm_any_int(1)};
     rc = irm_map_from_pairs(keys, values, 3, &attrs);
   }
