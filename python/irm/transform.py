@@ -57,7 +57,7 @@ def Sequential(passes, opt_level=0, name="sequential"):  # noqa: N802 (TVM's nam
     return _A("Sequential()", "transform.Sequential", "passes opt_level name")(list(passes), opt_level, name)
 
 
-# ---- BYOC: TVM's annotation flow (docs/plugins.md#byoc-annotating-merging-partitioning) ----
+# ---- BYOC: TVM's annotation flow (docs/patterns.md#byoc-annotating-merging-partitioning) ----
 
 def AnnotateTarget(targets, include_non_call_ops=True):  # noqa: N802 (TVM's name)
     """The pass wrapping each call a compiler of targets (a name or a list,

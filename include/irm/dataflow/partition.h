@@ -52,7 +52,7 @@ IRM_API int irm_merge_composite(irm_module *mod, const irm_object *table, irm_mo
 /* AnnotateTarget: every call of an op or of a composite function with
  * tensor arguments and result is wrapped in annotations for the first
  * compiler of targets (an Array of names) that supports it, else
- * "default" (the rule: partition.c's file comment and docs/plugins.md).
+ * "default" (the rule: partition.c's file comment and docs/patterns.md).
  * include_non_call_ops is TVM's option, accepted and ignored: tuples stay
  * outside every region. Registered as the pass
  * AnnotateTarget{targets=[...], include_non_call_ops=1}. Errors: ValueError
