@@ -5,8 +5,6 @@
  * them, MergeCompilerRegions and PartitionGraph read and remove them
  * (passes/dataflow/annotate_target.c, compiler_regions.c). OPAQUE, as in
  * TVM, so FuseOps never fuses across a region's border. */
-#include <string.h>
-
 #include "irm/dataflow/op_attrs.h"
 #include "irm_internal.h"
 #include "ops_util.h"
@@ -24,21 +22,14 @@ static int annotation_infer(const ops_ctx *c, irm_object **out) {
   return IRM_OK;
 }
 
-static int annotation_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  size_t bytes = irm_tensor_nbytes(out);
-  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
-  return IRM_OK;
-}
-
 static const ops_attr_def compiler_attrs[] = {
     {"compiler", IRM_OPTION_STR, NULL, "the external compiler the region is for (\"default\": none)", 1},
 };
 
 const ops_op_def irm_ops_annotation_[] = {
     {"annotation.compiler_begin", 1, data_arg, IRM_OP_OPAQUE, OPS_ANY_DTYPE, compiler_attrs, 1, annotation_infer,
-     annotation_eval},
+     irm_ops_copy_eval_},
     {"annotation.compiler_end", 1, data_arg, IRM_OP_OPAQUE, OPS_ANY_DTYPE, compiler_attrs, 1, annotation_infer,
-     annotation_eval},
+     irm_ops_copy_eval_},
 };
 const size_t irm_ops_annotation_count_ = sizeof irm_ops_annotation_ / sizeof irm_ops_annotation_[0];

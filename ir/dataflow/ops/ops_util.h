@@ -206,4 +206,8 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v);
 /* The smallest value of a dtype (-inf for floats), as a double. */
 double irm_ops_lowest_(ops_kind k);
 
+/* FEvaluate of an op whose result has its first input's bytes (reshape,
+ * squeeze, dropout, the compiler annotations): copies them. */
+int irm_ops_copy_eval_(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out);
+
 #endif

@@ -109,8 +109,8 @@ START_TEST(test_chains_merge_and_two_compilers_stay_apart) {
   set_op_attr("nn.relu", "target.cc_one", irm_any_bool(true));
   set_op_attr("exp", "target.cc_two", irm_any_bool(true));
   irm_module *m = typed_main("  %0 = add(%x, %y);\n  %1 = nn.relu(%0);\n  %2 = exp(%1);\n  %2\n"), *out = NULL;
-  ck_assert_ok(ip_pipeline("Sequential(AnnotateTarget{targets=[cc_one,cc_two]},MergeCompilerRegions,PartitionGraph)",
-                           m, &out));
+  ck_assert_ok(
+      ip_pipeline("Sequential(AnnotateTarget{targets=[cc_one,cc_two]},MergeCompilerRegions,PartitionGraph)", m, &out));
   expect_functions(out, "tvmgen_default_cc_one_main_0:cc_one\ntvmgen_default_cc_two_main_1:cc_two\n");
   char *text = ip_text(out);
   ck_assert_msg(strstr(text, "%0 = add(%p_i0, %p_i1)") && strstr(text, "nn.relu(%0)"), "one function: %s", text);
@@ -125,8 +125,9 @@ END_TEST
 
 /* Hand-written annotations; a value used twice is one parameter. */
 START_TEST(test_partition_hand_annotations) {
-  irm_module *m = typed_main("  %0 = " BEGIN("%x", "cc_h") ";\n  %1 = add(%0, %0);\n  %2 = " END("%1", "cc_h") ";\n"
-                             "  %3 = multiply(%2, %y);\n  %3\n"),
+  irm_module *m = typed_main("  %0 = " BEGIN("%x", "cc_h") ";\n  %1 = add(%0, %0);\n  %2 = " END(
+                 "%1", "cc_h") ";\n"
+                               "  %3 = multiply(%2, %y);\n  %3\n"),
              *out = NULL, *same = NULL;
   ck_assert_ok(irm_partition_graph(m, NULL, &out));
   irm_object *f = irm_module_function(out, "tvmgen_default_cc_h_main_0");
@@ -165,7 +166,7 @@ START_TEST(test_malformed_annotations) {
   expect_malformed("  %0 = " BEGIN("%x", "c1") ";\n  %1 = nn.relu(%0);\n  %2 = " END("%1", "c2") ";\n  %2\n",
                    "compiler_end(compiler='c2') closes a region of compiler 'c1'");
   expect_malformed("  %0 = " BEGIN("%x", "c1") ";\n  %1 = " BEGIN("%y", "c2") ";\n  %2 = add(%0, %1);\n"
-                   "  %3 = " END("%2", "c1") ";\n  %3\n",
+                                                                              "  %3 = " END("%2", "c1") ";\n  %3\n",
                    "a call of add takes values of regions of compilers 'c1' and 'c2'");
   expect_malformed("  %0 = " BEGIN("%x", "c1") ";\n  %1 = add(%0, %y);\n  %2 = " END("%1", "c1") ";\n  %2\n",
                    "a call of add inside a region of compiler 'c1' takes variable %y from outside it");
