@@ -299,10 +299,24 @@ static int g_partition_for_target(const irm_any *args, int32_t nargs, irm_any *r
   return irm_ret_object(fn, rc, (irm_object **)&out, ret);
 }
 
+/* transform.MergeComposite(mod, table) -> IRModule */
+static int g_merge_composite(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.MergeComposite";
+  irm_object *mod = NULL, *table = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &table);
+  if (!rc) rc = irm_merge_composite((irm_module *)mod, table, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
 int irm_register_partition_builtins_(void) {
   static const irm_builtin_global table[] = {
       {"dataflow.pattern.Partition", g_partition},
       {"transform.PartitionForTarget", g_partition_for_target},
+      {"transform.MergeComposite", g_merge_composite},
   };
   int rc = irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
   if (!rc) rc = irm_pass_register_ex("PartitionForTarget", make_partition_pass, NULL, partition_setup, NULL);

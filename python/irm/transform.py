@@ -72,6 +72,26 @@ def AnnotateTarget(targets, include_non_call_ops=True):  # noqa: N802 (TVM's nam
                                        "include_non_call_ops": bool(include_non_call_ops)})
 
 
+def MergeComposite(pattern_table):  # noqa: N802 (TVM's name)
+    """The pass outlining each match of the table's patterns (``[(name,
+    pattern), ...]``, highest priority first) into a function with
+    Composite=name (transform.MergeComposite); AnnotateTarget takes a
+    composite for the compiler its name starts with ("accel.conv" ->
+    "accel"). TVM's optional third item, a check function, is refused:
+    ValueError."""
+    table = []
+    for entry in pattern_table:
+        if len(entry) != 2:
+            raise ValueError("MergeComposite: entry %r: expected (name, pattern); check functions are not "
+                             "supported" % (entry[0] if entry else entry,))
+        table.append([entry[0], entry[1]])
+    merge = _A("MergeComposite()", "transform.MergeComposite", "mod pattern_table")
+
+    def run(mod, ctx):
+        return merge(mod, table)
+    return _make_pass("transform.CreateModulePass", run, 0, "MergeComposite", None)
+
+
 def MergeCompilerRegions():  # noqa: N802 (TVM's name)
     """The pass making neighbouring annotated regions of one compiler one
     region, unless that would make a cycle."""

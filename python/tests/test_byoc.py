@@ -135,3 +135,18 @@ def test_partitioned_for_accel_builds_and_runs_like_the_evaluator(tmp_path, exec
     got = irm.runtime.load(tmp_path / "net.so").run(X, Y)
     got = got[0] if isinstance(got, (list, tuple)) else got
     np.testing.assert_allclose(got, ir.evaluate(mod, "main", [X, Y]).numpy(), rtol=1e-5)
+
+
+def test_pattern_table_drives_annotate_target():
+    from irm import pattern as P
+    table = [("cc_pt.add_relu", P.is_op("nn.relu")(P.is_op("add")(P.wildcard(), P.wildcard())))]
+    mod = _diamond()
+    composed = transform.MergeComposite(table)(mod)
+    parted = transform.PartitionGraph()(transform.MergeCompilerRegions()(
+        transform.AnnotateTarget("cc_pt")(composed)))
+    assert _compilers(parted) == [("tvmgen_default_cc_pt_main_0", "cc_pt")]
+    inner = parted["tvmgen_default_cc_pt_main_0"].body
+    assert inner.op.attrs["Composite"] == "cc_pt.add_relu"
+    _same_values(mod, parted)
+    with pytest.raises(ValueError, match="check functions are not supported"):
+        transform.MergeComposite([("x", table[0][1], lambda e: True)])
