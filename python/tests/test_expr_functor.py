@@ -104,3 +104,8 @@ def test_ten_thousand_deep_chains():
 def test_visit_refuses_what_is_not_ir():
     with pytest.raises(TypeError, match="ExprVisitor.visit: int is not an irm.ir expression"):
         ir.ExprVisitor().visit(3)
+
+
+def test_importable_where_tvm_code_looks():
+    from irm.ir.expr_functor import ExprMutator, ExprVisitor
+    assert ExprMutator is ir.ExprMutator and ExprVisitor is ir.ExprVisitor
