@@ -247,26 +247,40 @@ int irm_cr_with_body_(irm_object *func, irm_object *body, irm_object **out) {
 
 typedef struct merger {
   cr_regions r;
-  size_t *cons_start, *cons; /* consumers of each node (CSR) */
-  uint8_t *mark;             /* per node: reached from outside the pair */
+  size_t *cons_start, *cons; /* consumers of each node (CSR); a consumer comes after its producer */
+  size_t *seen, stamp;       /* per node: the walk that reached it */
   size_t *queue;
+  size_t *next;               /* per node: the next node of its region */
+  size_t *head, *tail, *last; /* per region: its nodes' list, its last position */
 } merger;
 
 static void merger_free(merger *m) {
   irm_cr_free_(&m->r);
-  irm_free(m->cons_start);
-  irm_free(m->cons);
-  irm_free(m->mark);
-  irm_free(m->queue);
+  void *arrays[] = {m->cons_start, m->cons, m->seen, m->queue, m->next, m->head, m->tail, m->last};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) irm_free(arrays[i]);
 }
 
 static int link_consumers(merger *m) {
   cr_regions *r = &m->r;
   size_t kids[IRM_NATIVE_MAX_ARGS], total = 0;
   m->cons_start = irm_calloc(r->n + 1, sizeof *m->cons_start);
-  m->mark = irm_calloc(r->n ? r->n : 1, 1);
+  m->seen = irm_calloc(r->n ? r->n : 1, sizeof *m->seen);
   m->queue = irm_malloc((r->n ? r->n : 1) * sizeof *m->queue);
-  if (!m->cons_start || !m->mark || !m->queue) return irm_error_nomem_(what);
+  m->next = irm_malloc((r->n ? r->n : 1) * sizeof *m->next);
+  m->head = irm_malloc((r->nreg ? r->nreg : 1) * sizeof *m->head);
+  m->tail = irm_malloc((r->nreg ? r->nreg : 1) * sizeof *m->tail);
+  m->last = irm_calloc(r->nreg ? r->nreg : 1, sizeof *m->last);
+  if (!m->cons_start || !m->seen || !m->queue || !m->next || !m->head || !m->tail || !m->last)
+    return irm_error_nomem_(what);
+  for (size_t g = 0; g < r->nreg; g++) m->head[g] = CR_NONE;
+  for (size_t i = 0; i < r->n; i++) { /* each region's nodes, a list */
+    size_t g = irm_cr_region_of_(r, i);
+    m->next[i] = CR_NONE;
+    if (g == CR_NONE) continue;
+    if (m->head[g] == CR_NONE) m->head[g] = i;
+    else m->next[m->tail[g]] = i;
+    m->tail[g] = m->last[g] = i;
+  }
   for (size_t i = 0; i < r->n; i++) {
     size_t nk = data_children(r, i, kids, IRM_NATIVE_MAX_ARGS);
     for (size_t j = 0; j < nk; j++) m->cons_start[kids[j] + 1]++;
@@ -288,53 +302,55 @@ static int link_consumers(merger *m) {
   return IRM_OK;
 }
 
-/* Whether regions a and b as one would make a cycle: a path leaving them
- * that comes back (TVM keeps restriction sets for this; a walk is exact). */
-static int would_cycle(merger *m, size_t a, size_t b) {
-  cr_regions *r = &m->r;
-  size_t head = 0, tail = 0;
-  int cycle = 0;
-  memset(m->mark, 0, r->n);
-  for (size_t i = 0; i < r->n && !cycle; i++) {
-    size_t g = irm_cr_region_of_(r, i);
-    if (g != a && g != b) continue;
-    for (size_t k = m->cons_start[i]; k < m->cons_start[i + 1]; k++) {
-      size_t v = m->cons[k], h = irm_cr_region_of_(r, v);
-      if (h != a && h != b && !m->mark[v]) {
-        m->mark[v] = 1;
-        m->queue[tail++] = v;
-      }
+/* Pushes the consumers of u outside regions a and b that may still lead
+ * back (before limit); 1 when one is inside them and u is not. */
+static int reach(merger *m, size_t u, int inside, size_t a, size_t b, size_t limit, size_t *tail) {
+  for (size_t k = m->cons_start[u]; k < m->cons_start[u + 1]; k++) {
+    size_t v = m->cons[k], h = irm_cr_region_of_(&m->r, v);
+    if (h == a || h == b) {
+      if (!inside) return 1;
+    } else if (v < limit && m->seen[v] != m->stamp) {
+      m->seen[v] = m->stamp;
+      m->queue[(*tail)++] = v;
     }
   }
-  while (head < tail && !cycle) {
-    size_t u = m->queue[head++];
-    for (size_t k = m->cons_start[u]; k < m->cons_start[u + 1] && !cycle; k++) {
-      size_t v = m->cons[k], h = irm_cr_region_of_(r, v);
-      if (h == a || h == b) cycle = 1;
-      else if (!m->mark[v]) {
-        m->mark[v] = 1;
-        m->queue[tail++] = v;
-      }
-    }
-  }
-  return cycle;
+  return 0;
 }
 
-/* Merges into g each region of its compiler that feeds one of its
- * compiler_begins through a compiler_end, until none is left to take. */
-static void merge_into(merger *m, size_t g) {
+/* Whether regions a and b as one would make a cycle: a path leaving them
+ * that comes back (TVM keeps restriction sets for this; a walk is exact).
+ * Positions grow along edges, so the walk stops at their last node. */
+static int would_cycle(merger *m, size_t a, size_t b) {
+  size_t head = 0, tail = 0, limit = m->last[a] > m->last[b] ? m->last[a] : m->last[b];
+  m->stamp++;
+  for (size_t g = a;; g = b) {
+    for (size_t u = m->head[g]; u != CR_NONE; u = m->next[u]) (void)reach(m, u, 1, a, b, limit, &tail);
+    if (g == b) break;
+  }
+  while (head < tail)
+    if (reach(m, m->queue[head++], 0, a, b, limit, &tail)) return 1;
+  return 0;
+}
+
+/* Region p becomes part of region g. */
+static void join(merger *m, size_t p, size_t g) {
+  m->r.parent[p] = g;
+  m->next[m->tail[g]] = m->head[p];
+  m->tail[g] = m->tail[p];
+  if (m->last[p] > m->last[g]) m->last[g] = m->last[p];
+}
+
+/* Each compiler_begin(compiler_end(x)) joining two regions of one
+ * compiler, in order (producers' regions before their users'), merges
+ * them when no cycle follows. */
+static void merge_all(merger *m) {
   cr_regions *r = &m->r;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (size_t i = 0; i < r->n; i++) {
-      if (!irm_dataflow_is_call_of_(r->nodes[i], CR_BEGIN_OP) || irm_cr_region_of_(r, i) != g) continue;
-      size_t arg = irm_cr_position_(r, irm_call_arg(r->nodes[i], 0));
-      if (!irm_dataflow_is_call_of_(r->nodes[arg], CR_END_OP)) continue;
-      size_t p = irm_cr_region_of_(r, arg);
-      if (p == g || strcmp(r->target[p], r->target[g]) != 0 || would_cycle(m, p, g)) continue;
-      r->parent[p] = g;
-      changed = 1;
-    }
+  for (size_t i = 0; i < r->n; i++) {
+    if (!irm_dataflow_is_call_of_(r->nodes[i], CR_BEGIN_OP)) continue;
+    size_t arg = irm_cr_position_(r, irm_call_arg(r->nodes[i], 0));
+    if (!irm_dataflow_is_call_of_(r->nodes[arg], CR_END_OP)) continue;
+    size_t g = irm_cr_region_of_(r, i), p = irm_cr_region_of_(r, arg);
+    if (p != g && strcmp(r->target[p], r->target[g]) == 0 && !would_cycle(m, p, g)) join(m, p, g);
   }
 }
 
@@ -366,9 +382,7 @@ static int merge_function(irm_object *func, irm_module *mod, irm_pass_context *c
   memset(&m, 0, sizeof m);
   int rc = irm_cr_build_(&m.r, irm_function_body(func));
   if (!rc) rc = link_consumers(&m);
-  /* at each compiler_end, children first: producers' regions before their users' */
-  for (size_t i = 0; !rc && i < m.r.n; i++)
-    if (irm_dataflow_is_call_of_(m.r.nodes[i], CR_END_OP)) merge_into(&m, irm_cr_region_of_(&m.r, i));
+  if (!rc) merge_all(&m);
   irm_expr_rewriter rw = {irm_cr_skip_functions_, drop_inner, &m};
   irm_object *body = NULL;
   if (!rc) rc = irm_expr_rewrite(&rw, irm_function_body(func), &body);
