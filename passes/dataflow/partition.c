@@ -312,11 +312,57 @@ static int g_merge_composite(const irm_any *args, int32_t nargs, irm_any *ret, v
   return irm_ret_object(fn, rc, (irm_object **)&out, ret);
 }
 
+/* The BYOC passes as functions of a module (the passes themselves are
+ * registered by their files). */
+
+/* transform.AnnotateTarget(mod, targets Array [, include_non_call_ops bool]) -> IRModule */
+static int g_annotate_target(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.AnnotateTarget";
+  irm_object *mod = NULL, *targets = NULL;
+  irm_module *out = NULL;
+  bool include = true;
+  int rc = irm_arg_count(fn, nargs, 2, 3);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &targets);
+  if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_bool(fn, args, 2, &include);
+  if (!rc) rc = irm_annotate_target((irm_module *)mod, targets, include, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+/* transform.MergeCompilerRegions(mod) -> IRModule */
+static int g_merge_compiler_regions(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.MergeCompilerRegions";
+  irm_object *mod = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_merge_compiler_regions((irm_module *)mod, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+/* transform.PartitionGraph(mod [, mod_name str]) -> IRModule */
+static int g_partition_graph(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.PartitionGraph", *mod_name = NULL;
+  irm_object *mod = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_str(fn, args, 1, &mod_name, NULL);
+  if (!rc) rc = irm_partition_graph((irm_module *)mod, mod_name, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
 int irm_register_partition_builtins_(void) {
   static const irm_builtin_global table[] = {
       {"dataflow.pattern.Partition", g_partition},
       {"transform.PartitionForTarget", g_partition_for_target},
       {"transform.MergeComposite", g_merge_composite},
+      {"transform.AnnotateTarget", g_annotate_target},
+      {"transform.MergeCompilerRegions", g_merge_compiler_regions},
+      {"transform.PartitionGraph", g_partition_graph},
   };
   int rc = irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
   if (!rc) rc = irm_pass_register_ex("PartitionForTarget", make_partition_pass, NULL, partition_setup, NULL);

@@ -191,6 +191,26 @@ START_TEST(test_malformed_annotations) {
 }
 END_TEST
 
+/* The passes as globals of a module. */
+START_TEST(test_globals) {
+  set_op_attr("nn.relu", "target.cc_g", irm_any_bool(true));
+  irm_module *m = typed_main("  %0 = nn.relu(%x);\n  %1 = add(%0, %y);\n  %1\n");
+  irm_any name = irm_any_str("cc_g");
+  irm_object *targets = new_array(&name, 1);
+  irm_any a1[2] = {irm_any_object((irm_object *)m), irm_any_object(targets)};
+  irm_object *annotated = call_obj("transform.AnnotateTarget", a1, 2, "ir.IRModule");
+  irm_any a2[1] = {irm_any_object(annotated)};
+  irm_object *merged = call_obj("transform.MergeCompilerRegions", a2, 1, "ir.IRModule");
+  irm_any a3[2] = {irm_any_object(merged), irm_any_str("g")};
+  irm_object *out = call_obj("transform.PartitionGraph", a3, 2, "ir.IRModule");
+  expect_functions((irm_module *)out, "tvmgen_g_cc_g_main_0:cc_g\n");
+  irm_any bad[2] = {irm_any_object((irm_object *)m), irm_any_str("cc_g")};
+  ck_assert(call_fails("transform.AnnotateTarget", bad, 2));
+  irm_object *objs[] = {(irm_object *)m, targets, annotated, merged, out};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("annotate_target");
   TCase *tc = tcase_create("core");
@@ -198,6 +218,7 @@ int main(void) {
   tcase_add_test(tc, test_chains_merge_and_two_compilers_stay_apart);
   tcase_add_test(tc, test_partition_hand_annotations);
   tcase_add_test(tc, test_malformed_annotations);
+  tcase_add_test(tc, test_globals);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
