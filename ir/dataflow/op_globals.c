@@ -124,13 +124,29 @@ static int g_describe_options(const irm_any *args, int32_t nargs, irm_any *ret, 
   return rc ? rc : irm_ret_object("op.DescribeOptions", irm_kind_describe_options(kind, &out), &out, ret);
 }
 
+/* op.SetAttr(name, attr, value [, plevel int = 10]) -> NONE: TVM's
+ * register_op_attr, e.g. "target.<compiler>" for AnnotateTarget. */
+static int g_set_attr(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  const char *fn = "op.SetAttr", *attr = NULL;
+  int64_t plevel = 10;
+  irm_kind *kind = NULL;
+  (void)ret;
+  (void)res;
+  int rc = irm_arg_count(fn, nargs, 3, 4);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &attr, NULL);
+  if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_int(fn, args, 3, &plevel);
+  if (!rc && (plevel < INT32_MIN || plevel > INT32_MAX))
+    rc = irm_error(IRM_EVALUE, "%s: argument 4: plevel %lld is beyond int32", fn, (long long)plevel);
+  if (!rc) rc = arg_kind(fn, args, 1, &kind); /* the op's name, alone */
+  if (rc) return rc;
+  rc = irm_kind_set_attr(kind, attr, &args[2], (int)plevel);
+  return rc ? irm_error_context_global_(rc, fn) : IRM_OK;
+}
+
 int irm_register_op_globals_(void) {
   static const irm_builtin_global table[] = {
-      {"op.Register", g_register},
-      {"op.ListOps", g_list_ops},
-      {"op.GetAttr", g_get_attr},
-      {"op.ListOptions", g_list_options},
-      {"op.DescribeOptions", g_describe_options},
+      {"op.Register", g_register}, {"op.ListOps", g_list_ops},         {"op.GetAttr", g_get_attr},
+      {"op.SetAttr", g_set_attr},  {"op.ListOptions", g_list_options}, {"op.DescribeOptions", g_describe_options},
   };
   return irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
 }

@@ -1,7 +1,6 @@
 /* Partitioning (partition.h): composite functions from pattern matches
- * (irm_pattern_partition, MergeComposite) and the outlining of the
- * composites a target kind takes into module functions for its external
- * code generator (PartitionForTarget). */
+ * (irm_pattern_partition, MergeComposite) and PartitionForTarget, the
+ * BYOC pipeline for a target kind's external code generator. */
 #include <stdio.h>
 #include <string.h>
 
@@ -201,84 +200,9 @@ int irm_merge_composite(irm_module *mod, const irm_object *table, irm_module **o
             : irm_function_pass_apply(mod, merge_body, NULL, NULL, (void *)table, out);
 }
 
-/* ---- PartitionForTarget --------------------------------------------------------- */
-
-typedef struct outliner {
-  const char *kind;
-  const irm_object *table;
-  irm_module *mod; /* the module being built up (owned) */
-  size_t next;     /* the next function number to try */
-} outliner;
-
-static int in_table(const irm_object *table, const irm_object *fn) {
-  irm_any v = irm_any_none();
-  if (irm_base_func_get_attr(fn, IRM_FUNC_ATTR_COMPOSITE, &v)) {
-    irm_clear_error();
-    return 0;
-  }
-  int found = 0;
-  for (size_t i = 0; !found && v.type_code != IRM_NONE && i < irm_array_size(table); i++) {
-    const irm_object *entry = irm_array_at(table, i)->v_obj;
-    const char *s = NULL;
-    size_t n = 0;
-    found = !irm_any_to_str(&v, &s, &n) && strcmp(s, irm_string_data(irm_array_at(entry, 0)->v_obj)) == 0;
-  }
-  irm_clear_error();
-  irm_any_release(&v);
-  return found;
-}
-
-/* A call of a composite of the table: outlined into a new module function. */
-static int outline_post_call(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
-  outliner *o = ctx;
-  irm_object *callee = irm_call_callee(rebuilt);
-  if (irm_expr_kind_of(rebuilt) != IRM_EXPR_CALL || !is_composite(callee) || !in_table(o->table, callee)) {
-    irm_object *t = irm_expr_type(original);
-    if (rebuilt != original && t && !irm_expr_type(rebuilt)) return irm_expr_with_type(rebuilt, t, out);
-    irm_object_retain(rebuilt);
-    *out = rebuilt;
-    return IRM_OK;
-  }
-  char name[96];
-  do snprintf(name, sizeof name, "%s_%zu", o->kind, o->next++);
-  while (irm_module_function(o->mod, name));
-  size_t n = irm_call_arg_count(rebuilt);
-  irm_object **params = irm_calloc(n ? n : 1, sizeof *params), **args = irm_calloc(n ? n : 1, sizeof *args);
-  int rc = params && args ? IRM_OK : irm_error_nomem_("partitioning");
-  for (size_t i = 0; !rc && i < n; i++) {
-    char pname[32];
-    snprintf(pname, sizeof pname, "a%zu", i);
-    args[i] = irm_call_arg(rebuilt, i);
-    rc = irm_var_new(pname, irm_function_param_count(callee) > i ? irm_expr_type(irm_function_param(callee, i)) : NULL,
-                     &params[i]);
-  }
-  irm_object *body = NULL, *fn = NULL, *attrs = NULL, *gv = NULL, *call = NULL;
-  if (!rc) rc = irm_call_new(callee, params, n, NULL, &body);
-  if (!rc) {
-    const char *keys[] = {IRM_BASE_FUNC_ATTR_COMPILER, IRM_BASE_FUNC_ATTR_GLOBAL_SYMBOL};
-    irm_any values[] = {irm_any_str(o->kind), irm_any_str(name)};
-    rc = irm_map_from_pairs(keys, values, 2, &attrs);
-  }
-  if (!rc) rc = irm_function_new(params, n, body, irm_function_ret_type(callee), attrs, &fn);
-  if (!rc) rc = irm_module_set_function_move(&o->mod, name, fn);
-  if (!rc) rc = irm_global_var_new(name, &gv);
-  if (!rc) rc = irm_call_new(gv, args, n, NULL, &call);
-  if (!rc) rc = irm_expr_with_type(call, irm_expr_type(original), out);
-  for (size_t i = 0; params && i < n; i++) irm_object_release(params[i]);
-  irm_free(params);
-  irm_free(args);
-  irm_object *objs[] = {body, fn, attrs, gv, call};
-  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
-  return rc;
-}
-
-static int outline_pre_call(void *ctx, irm_object *node, int *descend) {
-  (void)ctx;
-  if (irm_expr_kind_of(node) == IRM_EXPR_FUNCTION &&
-      (is_composite(node) || irm_base_func_should_skip(node, IRM_SKIP_DEFAULT)))
-    *descend = 0;
-  return IRM_OK;
-}
+/* ---- PartitionForTarget ---------------------------------------------------------
+ * TVM's BYOC flow in one: MergeComposite with the kind's table,
+ * AnnotateTarget for the kind, MergeCompilerRegions, PartitionGraph. */
 
 static int table_of(const char *kind, irm_any *table) {
   irm_kind *k = NULL;
@@ -297,39 +221,26 @@ int irm_partition_for_target(irm_module *mod, const char *kind, irm_module **out
   if (!out) return irm_error(IRM_EVALUE, "irm_partition_for_target: out must not be NULL");
   *out = NULL;
   if (!kind) return irm_error(IRM_EVALUE, "irm_partition_for_target: kind must not be NULL");
-  irm_any table = irm_any_none();
-  irm_module *merged = NULL;
-  irm_object *names = NULL;
+  irm_any table = irm_any_none(), name = irm_any_str(kind);
+  irm_module *merged = NULL, *annotated = NULL, *regions = NULL, *parted = NULL;
+  irm_object *targets = NULL;
   int rc = table_of(kind, &table);
   if (!rc) rc = irm_merge_composite(mod, table.v_obj, &merged);
-  outliner o = {kind, table.v_obj, NULL, 0};
-  if (!rc && merged == mod) { /* nothing matched */
-    *out = merged;
-    irm_any_release(&table);
-    return IRM_OK;
-  }
-  if (!rc) {
-    irm_object_retain((irm_object *)merged);
-    o.mod = merged;
-    rc = irm_module_function_names(merged, &names);
-  }
-  for (size_t i = 0; !rc && i < irm_array_size(names); i++) {
-    const char *fname = irm_string_data(irm_array_at(names, i)->v_obj);
-    irm_object *f = irm_module_function(merged, fname), *g = NULL;
-    if (irm_expr_kind_of(f) != IRM_EXPR_FUNCTION || irm_base_func_should_skip(f, IRM_SKIP_DEFAULT)) continue;
-    irm_expr_rewriter rw = {outline_pre_call, outline_post_call, &o};
-    rc = irm_expr_rewrite(&rw, f, &g);
-    if (!rc && g != f) rc = irm_module_set_function_move(&o.mod, fname, g);
-    irm_object_release(g);
-  }
-  irm_object_release(names);
-  irm_object_release((irm_object *)merged);
+  if (!rc) rc = irm_array_new(&name, 1, &targets);
+  if (!rc) rc = irm_annotate_target(merged, targets, 1, &annotated);
+  if (!rc) rc = irm_merge_compiler_regions(annotated, &regions);
+  if (!rc) rc = irm_partition_graph(regions, NULL, &parted);
+  irm_module *objs[] = {merged, annotated, regions};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release((irm_object *)objs[i]);
+  irm_object_release(targets);
   irm_any_release(&table);
-  if (rc) {
-    irm_object_release((irm_object *)o.mod);
-    return irm_error_context(rc, "partitioning for target '%s'", irm_error_quote(kind));
+  if (rc) return irm_error_context(rc, "partitioning for target '%s'", irm_error_quote(kind));
+  if (irm_module_function_count(parted) == irm_module_function_count(mod)) { /* nothing taken */
+    irm_object_release((irm_object *)parted);
+    irm_object_retain((irm_object *)mod);
+    parted = mod;
   }
-  *out = o.mod;
+  *out = parted;
   return IRM_OK;
 }
 
@@ -388,10 +299,70 @@ static int g_partition_for_target(const irm_any *args, int32_t nargs, irm_any *r
   return irm_ret_object(fn, rc, (irm_object **)&out, ret);
 }
 
+/* transform.MergeComposite(mod, table) -> IRModule */
+static int g_merge_composite(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.MergeComposite";
+  irm_object *mod = NULL, *table = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 2, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &table);
+  if (!rc) rc = irm_merge_composite((irm_module *)mod, table, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+/* The BYOC passes as functions of a module (the passes themselves are
+ * registered by their files). */
+
+/* transform.AnnotateTarget(mod, targets Array [, include_non_call_ops bool]) -> IRModule */
+static int g_annotate_target(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.AnnotateTarget";
+  irm_object *mod = NULL, *targets = NULL;
+  irm_module *out = NULL;
+  bool include = true;
+  int rc = irm_arg_count(fn, nargs, 2, 3);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Array", &targets);
+  if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_bool(fn, args, 2, &include);
+  if (!rc) rc = irm_annotate_target((irm_module *)mod, targets, include, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+/* transform.MergeCompilerRegions(mod) -> IRModule */
+static int g_merge_compiler_regions(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.MergeCompilerRegions";
+  irm_object *mod = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc) rc = irm_merge_compiler_regions((irm_module *)mod, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
+/* transform.PartitionGraph(mod [, mod_name str]) -> IRModule */
+static int g_partition_graph(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "transform.PartitionGraph", *mod_name = NULL;
+  irm_object *mod = NULL;
+  irm_module *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 2);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc && irm_arg_present(args, nargs, 1)) rc = irm_arg_str(fn, args, 1, &mod_name, NULL);
+  if (!rc) rc = irm_partition_graph((irm_module *)mod, mod_name, &out);
+  return irm_ret_object(fn, rc, (irm_object **)&out, ret);
+}
+
 int irm_register_partition_builtins_(void) {
   static const irm_builtin_global table[] = {
       {"dataflow.pattern.Partition", g_partition},
       {"transform.PartitionForTarget", g_partition_for_target},
+      {"transform.MergeComposite", g_merge_composite},
+      {"transform.AnnotateTarget", g_annotate_target},
+      {"transform.MergeCompilerRegions", g_merge_compiler_regions},
+      {"transform.PartitionGraph", g_partition_graph},
   };
   int rc = irm_global_register_builtins_(table, sizeof table / sizeof table[0]);
   if (!rc) rc = irm_pass_register_ex("PartitionForTarget", make_partition_pass, NULL, partition_setup, NULL);

@@ -33,9 +33,11 @@ from . import tune
 from . import tune_measure
 from . import pattern
 from . import op  # TVM's op constructors (irm.op.zeros, irm.op.full_like, ...)
+from . import expr_functor  # ExprVisitor, ExprMutator (irm.ir's too)
 from ._warnings import IrmWarning, IrmDeprecationWarning, install as _install_warnings
 ir.pattern = pattern  # irm.ir.pattern, TVM's place for it (irm.ir is a module, not a package)
 _sys.modules[__name__ + ".ir.pattern"] = pattern
+_sys.modules[__name__ + ".ir.expr_functor"] = expr_functor  # as tvm.relay.expr_functor
 
 __version__ = _lib.irm_version().decode()
 

@@ -544,6 +544,23 @@ def _wrap_evaluate(name, evaluate):
     return call
 
 
+def register_op_attr(op_name, attr_key, value=None, level=10):
+    """Sets attribute attr_key of op op_name (op.SetAttr), TVM's
+    tvm.ir.register_op_attr: with value None, a decorator setting the
+    function it decorates. For AnnotateTarget, ``target.<compiler>`` is a
+    bool or a function ``f(call) -> bool``. A higher level replaces an
+    earlier value, a lower one is ignored; KeyError for the same level
+    twice or an unknown op."""
+    def _register(v):
+        arg = v
+        if callable(v) and not isinstance(v, Object):
+            from ._ffi import convert_func
+            arg = convert_func(lambda call: bool(v(call)))
+        _A("register_op_attr()", "op.SetAttr", "op_name attr_key value level")(op_name, attr_key, arg, level)
+        return v
+    return _register if value is None else _register(value)
+
+
 def register_op(name, num_inputs, attrs=None, infer_type=None, evaluate=None, pattern=None):
     """Registers op name (op.Register, all or nothing) with Python functions.
 
@@ -585,3 +602,6 @@ def register_op(name, num_inputs, attrs=None, infer_type=None, evaluate=None, pa
         args.append(pattern)
     _A("register_op()", "op.Register", "name num_inputs attrs infer_type evaluate pattern")(*args)
     return Op.get(name)
+
+
+from .expr_functor import ExprVisitor, ExprMutator  # noqa: E402,F401 (TVM's place: tvm.relay.ExprVisitor)

@@ -57,6 +57,54 @@ def Sequential(passes, opt_level=0, name="sequential"):  # noqa: N802 (TVM's nam
     return _A("Sequential()", "transform.Sequential", "passes opt_level name")(list(passes), opt_level, name)
 
 
+# ---- BYOC: TVM's annotation flow (docs/patterns.md#byoc-annotating-merging-partitioning) ----
+
+def AnnotateTarget(targets, include_non_call_ops=True):  # noqa: N802 (TVM's name)
+    """The pass wrapping each call a compiler of targets (a name or a list,
+    first match wins) supports in annotation.compiler_begin/compiler_end,
+    the others for "default". Support: the op attribute ``target.<name>``
+    (irm.ir.register_op_attr), or a composite function's Compiler (or its
+    Composite name up to the first '.'). include_non_call_ops is TVM's
+    option and has no effect: tuples stay outside the regions."""
+    if isinstance(targets, str):
+        targets = [targets]
+    return Pass.get("AnnotateTarget", {"targets": list(targets),
+                                       "include_non_call_ops": bool(include_non_call_ops)})
+
+
+def MergeComposite(pattern_table):  # noqa: N802 (TVM's name)
+    """The pass outlining each match of the table's patterns (``[(name,
+    pattern), ...]``, highest priority first) into a function with
+    Composite=name (transform.MergeComposite); AnnotateTarget takes a
+    composite for the compiler its name starts with ("accel.conv" ->
+    "accel"). TVM's optional third item, a check function, is refused:
+    ValueError."""
+    table = []
+    for entry in pattern_table:
+        if len(entry) != 2:
+            raise ValueError("MergeComposite: entry %r: expected (name, pattern); check functions are not "
+                             "supported" % (entry[0] if entry else entry,))
+        table.append([entry[0], entry[1]])
+    merge = _A("MergeComposite()", "transform.MergeComposite", "mod pattern_table")
+
+    def run(mod, ctx):
+        return merge(mod, table)
+    return _make_pass("transform.CreateModulePass", run, 0, "MergeComposite", None)
+
+
+def MergeCompilerRegions():  # noqa: N802 (TVM's name)
+    """The pass making neighbouring annotated regions of one compiler one
+    region, unless that would make a cycle."""
+    return Pass.get("MergeCompilerRegions")
+
+
+def PartitionGraph(mod_name="default"):  # noqa: N802 (TVM's name)
+    """The pass outlining each annotated region (but "default" ones) into a
+    function ``tvmgen_<mod_name>_<compiler>_main_<k>`` with Compiler,
+    global_symbol and Primitive=1, and removing the annotations."""
+    return Pass.get("PartitionGraph", {"mod_name": mod_name})
+
+
 def parse_pipeline(text):
     """The pass a pipeline text describes, e.g. "Sequential(A,B{x=1})";
     str(pass) prints it back."""

@@ -58,23 +58,25 @@ START_TEST(test_cnn_offloaded_runs_like_the_evaluator) {
   irm_object *result = build_offloaded(out, e, runtime, name);
   /* the accelerator's sources, and the host calling them */
   for (int k = 0; k < 3; k++) {
-    char file[32], sym[64];
-    snprintf(file, sizeof file, "accel_%d.c", k);
-    snprintf(sym, sizeof sym, "int32_t accel_%d(", k);
+    char file[64], sym[96];
+    snprintf(file, sizeof file, "tvmgen_default_accel_main_%d.c", k);
+    snprintf(sym, sizeof sym, "int32_t tvmgen_default_accel_main_%d(", k);
     ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(result, file)), sym));
-    snprintf(file, sizeof file, "accel_%d.accel", k); /* and its listing */
+    snprintf(file, sizeof file, "tvmgen_default_accel_main_%d.accel", k); /* and its listing */
     ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(result, file)), "composite accel."));
   }
   char host[64];
   snprintf(host, sizeof host, "tvmgen_%s.c", name);
   const char *src = irm_string_data(aot_artifact(result, host));
-  ck_assert_msg(strstr(src, "extern int32_t accel_0(const float *in0") != NULL, "%.3000s", src);
-  ck_assert_ptr_null(strstr(src, "nn_conv2d"));                                 /* the host convolves nothing itself */
-  if (_i == 0) ck_assert_ptr_nonnull(strstr(src, "krc = accel_0("));            /* unpacked: a direct call */
-  else ck_assert_ptr_nonnull(strstr(src, "int32_t accel_0_packed(void *args")); /* packed / graph: a wrapper */
+  ck_assert_msg(strstr(src, "extern int32_t tvmgen_default_accel_main_0(const float *in0") != NULL, "%.3000s", src);
+  ck_assert_ptr_null(strstr(src, "nn_conv2d")); /* the host convolves nothing itself */
+  if (_i == 0) ck_assert_ptr_nonnull(strstr(src, "krc = tvmgen_default_accel_main_0(")); /* unpacked: a direct call */
+  else
+    ck_assert_ptr_nonnull(
+        strstr(src, "int32_t tvmgen_default_accel_main_0_packed(void *args")); /* packed / graph: a wrapper */
   if (_i == 3) {
     const char *json = irm_string_data(aot_artifact(result, "byoc3.json"));
-    ck_assert_ptr_nonnull(strstr(json, "\"func_name\": \"accel_0_packed\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"func_name\": \"tvmgen_default_accel_main_0_packed\""));
   }
   irm_object *loaded = aot_export_load(result, name);
   aot_compare(typed, loaded, n_data(typed), 40 + (uint64_t)_i);

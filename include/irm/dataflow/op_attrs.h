@@ -279,6 +279,14 @@ typedef struct irm_layout_transform_attrs {
 } irm_layout_transform_attrs;
 IRM_API int irm_layout_transform_attrs_decode(const char *op, const irm_object *attrs, irm_layout_transform_attrs *out);
 
+/* annotation.compiler_begin and annotation.compiler_end. compiler is
+ * required (absent or empty: ValueError); it points into attrs and lives
+ * as long as attrs does. No defaults. */
+typedef struct irm_compiler_attrs {
+  const char *compiler;
+} irm_compiler_attrs;
+IRM_API int irm_compiler_attrs_decode(const char *op, const irm_object *attrs, irm_compiler_attrs *out);
+
 /* ---- nn --------------------------------------------------------------- */
 
 /* nn.dense. Default: units absent. */

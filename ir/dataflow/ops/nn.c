@@ -274,14 +274,7 @@ static int leaky_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor 
   return IRM_OK;
 }
 
-/* nn.dropout at inference: the identity. Registered OPAQUE, as in TVM. */
-static int copy_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  size_t bytes = irm_tensor_nbytes(out);
-  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
-  return IRM_OK;
-}
-
+/* nn.dropout at inference: the identity (irm_ops_copy_eval_). Registered OPAQUE, as in TVM. */
 static const ops_attr_def dropout_attrs[] = {
     {"rate", IRM_OPTION_FLOAT, "0.5", "the training-time drop rate; inference passes data through", 0},
 };
@@ -297,7 +290,7 @@ const ops_op_def irm_ops_nn_[] = {
     {"nn.bias_add", 2, bias_args, IRM_OP_BROADCAST, OPS_NUMERIC, bias_attrs, 1, bias_infer, bias_eval},
     {"nn.batch_norm", 5, bn_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_FLOAT, bn_attrs, 4, bn_infer, bn_eval},
     {"matmul", 2, mm_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_NUMERIC, NULL, 0, mm_infer, mm_eval},
-    {"nn.dropout", 1, data_arg, IRM_OP_OPAQUE, OPS_ANY_DTYPE, dropout_attrs, 1, same_infer, copy_eval},
+    {"nn.dropout", 1, data_arg, IRM_OP_OPAQUE, OPS_ANY_DTYPE, dropout_attrs, 1, same_infer, irm_ops_copy_eval_},
     {"nn.leaky_relu", 1, data_arg, IRM_OP_ELEMWISE, OPS_FLOAT, leaky_attrs, 1, same_infer, leaky_eval},
 };
 const size_t irm_ops_nn_count_ = sizeof irm_ops_nn_ / sizeof irm_ops_nn_[0];

@@ -577,6 +577,13 @@ int irm_layout_transform_attrs_decode(const char *op, const irm_object *attrs, i
   return rc;
 }
 
+int irm_compiler_attrs_decode(const char *op, const irm_object *attrs, irm_compiler_attrs *out) {
+  out->compiler = NULL;
+  int rc = get_str(op, attrs, "compiler", &out->compiler);
+  if (!rc && (!out->compiler || !out->compiler[0])) rc = required(op, "compiler");
+  return rc;
+}
+
 /* ---- nn --------------------------------------------------------------------------------------- */
 
 int irm_dense_attrs_decode(const char *op, const irm_object *attrs, irm_dense_attrs *out) {

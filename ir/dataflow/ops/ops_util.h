@@ -91,6 +91,8 @@ extern const ops_op_def irm_ops_layout_[];
 extern const size_t irm_ops_layout_count_;
 extern const ops_op_def irm_ops_qnn_[];
 extern const size_t irm_ops_qnn_count_;
+extern const ops_op_def irm_ops_annotation_[];
+extern const size_t irm_ops_annotation_count_;
 
 /* The packed bodies of FInferType and FEvaluate; resource is the
  * ops_op_def. */
@@ -203,5 +205,9 @@ void irm_ops_store_f64_(irm_tensor *t, ops_kind k, int64_t i, double v);
 
 /* The smallest value of a dtype (-inf for floats), as a double. */
 double irm_ops_lowest_(ops_kind k);
+
+/* FEvaluate of an op whose result has its first input's bytes (reshape,
+ * squeeze, dropout, the compiler annotations): copies them. */
+int irm_ops_copy_eval_(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out);
 
 #endif

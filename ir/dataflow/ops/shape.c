@@ -76,13 +76,6 @@ static int reshape_infer(const ops_ctx *c, irm_object **out) {
   return irm_ops_make_type_(c, irm_tensor_type_dtype(c->types[0]), shape, n, out);
 }
 
-static int reshape_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  size_t bytes = irm_tensor_nbytes(out);
-  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
-  return IRM_OK;
-}
-
 static const ops_attr_def reshape_attrs[] = {
     {"newshape", IRM_OPTION_ARRAY_INT, NULL, "the new shape; 0 keeps the input's dimension, -1 infers one", 1},
 };
@@ -293,13 +286,6 @@ static const ops_attr_def slice_attrs[] = {
 };
 
 /* ---- squeeze, expand_dims, broadcast_to: the bytes stay, the shape changes ------------------- */
-
-static int copy_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
-  (void)c;
-  size_t bytes = irm_tensor_nbytes(out);
-  if (bytes) memcpy(irm_tensor_data(out), irm_tensor_data_const(in[0]), bytes);
-  return IRM_OK;
-}
 
 static int squeeze_infer(const ops_ctx *c, irm_object **out) {
   const int64_t *in = irm_tensor_type_shape(c->types[0]);
@@ -745,14 +731,15 @@ static const ops_attr_def pad_attrs[] = {
 /* ---- the table ----------------------------------------------------------------------- */
 
 const ops_op_def irm_ops_shape_[] = {
-    {"reshape", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, reshape_attrs, 1, reshape_infer, reshape_eval},
+    {"reshape", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, reshape_attrs, 1, reshape_infer, irm_ops_copy_eval_},
     {"transpose", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, transpose_attrs, 1, transpose_infer, transpose_eval},
     {"concatenate", -1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, concat_attrs, 1, concat_infer, concat_eval},
     {"strided_slice", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, slice_attrs, 4, slice_infer, slice_eval},
-    {"squeeze", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, squeeze_attrs, 1, squeeze_infer, copy_eval},
-    {"expand_dims", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, expand_attrs, 2, expand_infer, copy_eval},
+    {"squeeze", 1, data_arg, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, squeeze_attrs, 1, squeeze_infer, irm_ops_copy_eval_},
+    {"expand_dims", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, expand_attrs, 2, expand_infer, irm_ops_copy_eval_},
     {"broadcast_to", 1, data_arg, IRM_OP_BROADCAST, OPS_ANY_DTYPE, bcast_to_attrs, 1, bcast_to_infer, bcast_to_eval},
-    {"reshape_like", 2, reshape_like_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, NULL, 0, reshape_like_infer, copy_eval},
+    {"reshape_like", 2, reshape_like_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, NULL, 0, reshape_like_infer,
+     irm_ops_copy_eval_},
     {"broadcast_to_like", 2, bcast_like_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, NULL, 0, bcast_like_infer,
      bcast_to_eval},
     {"take", 2, take_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, take_attrs, 1, take_infer, take_eval},

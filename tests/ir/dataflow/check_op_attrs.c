@@ -353,6 +353,18 @@ START_TEST(test_bad_values_keep_the_type_rules_words) {
                   "ValueError: layout_transform: attribute 'dst_layout' is required");
   irm_object_release(attrs);
 
+  irm_compiler_attrs ca;
+  ck_assert_error(irm_compiler_attrs_decode("annotation.compiler_end", NULL, &ca), IRM_EVALUE,
+                  "ValueError: annotation.compiler_end: attribute 'compiler' is required");
+  attrs = map1("compiler", irm_any_str(""));
+  ck_assert_error(irm_compiler_attrs_decode("annotation.compiler_begin", attrs, &ca), IRM_EVALUE,
+                  "ValueError: annotation.compiler_begin: attribute 'compiler' is required");
+  irm_object_release(attrs);
+  attrs = map1("compiler", irm_any_str("accel"));
+  ck_assert_ok(irm_compiler_attrs_decode("annotation.compiler_begin", attrs, &ca));
+  ck_assert_str_eq(ca.compiler, "accel");
+  irm_object_release(attrs);
+
   irm_cast_attrs cast;
   ck_assert_error(irm_cast_attrs_decode("cast", NULL, &cast), IRM_EVALUE,
                   "ValueError: cast: attribute 'dtype' is required");

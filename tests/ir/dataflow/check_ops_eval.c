@@ -497,10 +497,23 @@ START_TEST(test_evaluate_fills_in_default_attributes) {
 }
 END_TEST
 
+/* The BYOC annotations pass data through; the compiler is required. */
+START_TEST(test_compiler_annotations_are_the_identity) {
+  irm_object *out = NULL;
+  ck_assert_ok(EVAL("annotation.compiler_begin", "compiler=accel", &out, TENSOR("int8", SHAPE(3), VALS(1, -2, 3))));
+  EXPECT_VALUES(out, "int8", SHAPE(3), VALS(1, -2, 3), EXACT);
+  ck_assert_ok(EVAL("annotation.compiler_end", "compiler=default", &out, TENSOR("float32", SHAPE(2), VALS(0.5, 2))));
+  EXPECT_VALUES(out, "float32", SHAPE(2), VALS(0.5, 2), EXACT);
+  EXPECT_EVAL_ERROR("annotation.compiler_end", NULL, IRM_EVALUE, NULL, TENSOR("float32", SHAPE(2), VALS(0.5, 2)));
+  ck_assert_error_mentions("compiler");
+}
+END_TEST
+
 static Suite *ops_eval_suite(void) {
   Suite *s = suite_create("ops_eval");
   TCase *elem = tcase_create("elemwise");
   tcase_add_test(elem, test_add_broadcasts_rows_and_columns);
+  tcase_add_test(elem, test_compiler_annotations_are_the_identity);
   tcase_add_test(elem, test_divide_and_maximum);
   tcase_add_test(elem, test_int8_and_uint8_wrap);
   tcase_add_test(elem, test_float16_rounds_once);

@@ -160,7 +160,7 @@ START_TEST(test_partition_for_target_on_cnn) {
     ck_assert_ok(irm_base_func_get_attr(irm_module_function(out, n), "Compiler", &c));
     if (c.type_code != IRM_NONE) {
       ck_assert_str_eq(irm_string_data(c.v_obj), "accel");
-      ck_assert(strncmp(n, "accel_", 6) == 0);
+      ck_assert(strncmp(n, "tvmgen_default_accel_main_", 26) == 0);
       accel++;
     }
     irm_any_release(&c);
@@ -230,14 +230,15 @@ START_TEST(test_build_cnn_with_accel_offload) {
       ck_assert_msg(strstr(irm_string_data(value->v_obj), "composite accel.") != NULL, "%s: %s", k,
                     irm_string_data(value->v_obj));
     }
-    if (strncmp(k, "accel_", 6) == 0 && n > 2 && strcmp(k + n - 2, ".c") == 0) sources++; /* its C code */
+    if (strncmp(k, "tvmgen_default_accel_main_", 26) == 0 && n > 2 && strcmp(k + n - 2, ".c") == 0)
+      sources++; /* its C code */
   }
   ck_assert_int_eq(found, 3);
   ck_assert_int_eq(sources, 3);
   /* the host calls them (tests/backend/check_byoc.c runs the exported library) */
   const irm_any *host = irm_map_find_cstr(artifacts->v_obj, "tvmgen_cnn.c");
   ck_assert_ptr_nonnull(host);
-  ck_assert_ptr_nonnull(strstr(irm_string_data(host->v_obj), "extern int32_t accel_0("));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(host->v_obj), "extern int32_t tvmgen_default_accel_main_0("));
   irm_object_release(result);
   irm_object_release(targets);
   irm_object_release(typed);
