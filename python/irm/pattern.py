@@ -6,7 +6,7 @@ rules and partitioning, over the dataflow.pattern.* globals (docs/patterns.md).
     conv.match(expr)                      # True / False
     rules("rule r : nn.relu(%x) => maximum(%x, const(0f))")
 """
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, _global, _REFINE
 
 
 @register_object("dataflow.DFPattern")
@@ -65,6 +65,201 @@ class DFPattern(Object):
         attribute Composite = name (and attrs)."""
         args = [self, name, expr] + ([attrs] if attrs else [])
         return _global("dataflow.pattern.Partition")(*args)
+
+
+# ---- TVM's pattern classes: one library type, a Python class per kind -------
+
+def _fields(pattern):
+    return _global("dataflow.pattern.Fields")(pattern)
+
+
+def _field(key, doc, convert=None, default=None):
+    def get(self):
+        value = _fields(self).get(key, default)
+        return convert(value) if convert is not None and value is not None else value
+    return property(get, doc=doc)
+
+
+class WildcardPattern(DFPattern):
+    """``WildcardPattern()``: any expression (``wildcard()``)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._take(wildcard())
+
+
+class ExprPattern(DFPattern):
+    """``ExprPattern(expr)``: an expression structurally equal to expr."""
+
+    __slots__ = ()
+
+    def __init__(self, expr):
+        self._take(is_expr(expr))
+
+    expr = _field("expr", "The expression (for is_op(name): the Op).")
+
+
+class OpPattern(ExprPattern):
+    """``is_op(name)``: the op; an ExprPattern of the Op, as in TVM."""
+
+    __slots__ = ()
+
+    def __init__(self, name):
+        self._take(is_op(name))
+
+    @property
+    def name(self):
+        return self.expr.name
+
+
+class CallPattern(DFPattern):
+    """``CallPattern(op, args)``: a call; args None: any arguments."""
+
+    __slots__ = ()
+
+    def __init__(self, op, args=None):
+        self._take(_global("dataflow.pattern.Call")(_pat(op), None if args is None else [_pat(a) for a in args]))
+
+    op = _field("op", "The callee pattern.")
+    args = _field("args", "The argument patterns (None: any).", list)
+
+
+class ConstantPattern(DFPattern):
+    """``ConstantPattern()``: any Constant."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._take(is_constant())
+
+
+class VarPattern(DFPattern):
+    """``VarPattern(name_hint="")``: a Var (of that name hint; "": any)."""
+
+    __slots__ = ()
+
+    def __init__(self, name_hint=""):
+        self._take(is_var(name_hint))
+
+    name = _field("name", "The name hint to match (\"\": any).", default="")
+    name_hint = name
+
+
+class TuplePattern(DFPattern):
+    """``TuplePattern(fields)``: a Tuple; fields None: any fields."""
+
+    __slots__ = ()
+
+    def __init__(self, fields=None):
+        self._take(is_tuple(fields))
+
+    fields = _field("fields", "The field patterns (None: any).", list)
+
+
+class TupleGetItemPattern(DFPattern):
+    """``TupleGetItemPattern(tuple_value, index=None)``: a projection (index -1: any)."""
+
+    __slots__ = ()
+
+    def __init__(self, tuple_value, index=None):
+        self._take(is_tuple_get_item(tuple_value, index))
+
+    tuple = _field("tuple", "The tuple pattern.")
+    tuple_value = tuple
+    index = _field("index", "The index (-1: any).", default=-1)
+
+
+class AltPattern(DFPattern):
+    """``AltPattern(left, right)``: left, else right (``left | right``)."""
+
+    __slots__ = ()
+
+    def __init__(self, left, right):
+        self._take(_pat(left) | right)
+
+    left = _field("left", "The first alternative.")
+    right = _field("right", "The second alternative.")
+
+
+class AttrPattern(DFPattern):
+    """``AttrPattern(pattern, attrs)``: pattern, with those attributes."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, attrs):
+        self._take(has_attr(attrs, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    attrs = _field("attrs", "The attributes to hold (a Map).")
+
+
+class TypePattern(DFPattern):
+    """``TypePattern(pattern, ttype)``: pattern, with that checked type."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, ttype):
+        self._take(has_type(ttype, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    type = _field("type", "The type.")
+
+
+class DataTypePattern(DFPattern):
+    """``DataTypePattern(pattern, dtype)``: pattern, with a tensor type of that dtype."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, dtype):
+        self._take(has_dtype(dtype, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    dtype = _field("dtype", "The dtype, as a string.")
+
+
+class ShapePattern(DFPattern):
+    """``ShapePattern(pattern, shape)``: pattern, with a tensor type of that shape."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, shape):
+        self._take(has_shape(shape, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    shape = _field("shape", "The shape, a list of ints.", list)
+
+
+class DominatorPattern(DFPattern):
+    """``DominatorPattern(parent, path, child)``."""
+
+    __slots__ = ()
+
+    def __init__(self, parent, path, child):
+        self._take(dominates(parent, path, child))
+
+    parent = _field("parent", "The dominating pattern.")
+    path = _field("path", "The pattern of the nodes between.")
+    child = _field("child", "The dominated pattern.")
+
+
+class CapturePattern(DFPattern):
+    """``p.capture(name)``: p, remembered under name (irm's own)."""
+
+    __slots__ = ()
+
+    def __init__(self, name, pattern):
+        self._take(pattern.capture(name))
+
+    pattern = _field("pattern", "The inner pattern.")
+    name = _field("name", "The capture's name.")
+
+
+_BY_KIND = {cls.__name__: cls for cls in (WildcardPattern, OpPattern, CallPattern, ConstantPattern, VarPattern,
+                                          ExprPattern, TuplePattern, TupleGetItemPattern, AltPattern, AttrPattern,
+                                          TypePattern, DataTypePattern, ShapePattern, DominatorPattern,
+                                          CapturePattern)}
+_REFINE["dataflow.DFPattern"] = lambda obj: _BY_KIND.get(_fields(obj)["kind"], DFPattern)
 
 
 def _pat(p):
@@ -192,7 +387,10 @@ def partition_for_target(mod, kind):
     return _global("transform.PartitionForTarget")(mod, kind)
 
 
-__all__ = ["DFPattern", "wildcard", "is_op", "is_constant", "is_var", "is_expr", "is_tuple",
+__all__ = ["DFPattern", "WildcardPattern", "ExprPattern", "OpPattern", "CallPattern", "ConstantPattern",
+           "VarPattern", "TuplePattern", "TupleGetItemPattern", "AltPattern", "AttrPattern", "TypePattern",
+           "DataTypePattern", "ShapePattern", "DominatorPattern", "CapturePattern", "wildcard", "is_op",
+           "is_constant", "is_var", "is_expr", "is_tuple",
            "is_tuple_get_item", "has_attr", "has_type", "has_dtype", "has_shape", "dominates",
            "RewriteRule", "rule", "rules", "DFPatternCallback", "rewrite", "partition", "pattern_pass",
            "register_pattern_pass", "partition_for_target"]

@@ -114,3 +114,41 @@ def test_rules_file_is_a_plugin(tmp_path):
         irm.load_plugin(str(bad))
     assert "PyBad" not in irm.transform.Pass.list_registered()
     assert all(p["name"] != "bad.rules" for p in irm.list_plugins())
+
+
+def test_introspection_with_tvms_names():
+    from irm.ir.pattern import (AltPattern, AttrPattern, CallPattern, ConstantPattern, DataTypePattern,
+                                ExprPattern, ShapePattern, TupleGetItemPattern, TuplePattern, TypePattern,
+                                VarPattern, WildcardPattern)
+    x, c = wildcard(), is_constant()
+    call = is_op("add")(x, c)
+    assert isinstance(call, CallPattern) and isinstance(x, WildcardPattern) and isinstance(c, ConstantPattern)
+    assert isinstance(call.op, ExprPattern) and call.op.expr.same_as(irm.ir.Op.get("add"))
+    assert [a.same_as(b) for a, b in zip(call.args, [x, c])] == [True, True]
+    assert CallPattern(is_op("exp"), None).args is None  # any arguments
+    tup = is_tuple([x, call])
+    assert isinstance(tup, TuplePattern) and len(tup.fields) == 2 and tup.fields[1].same_as(call)
+    item = is_tuple_get_item(tup, 1)
+    assert isinstance(item, TupleGetItemPattern) and item.tuple.same_as(tup) and item.index == 1
+    assert is_tuple_get_item(tup).index == -1
+    alt = call | x
+    assert isinstance(alt, AltPattern) and alt.left.same_as(call) and alt.right.same_as(x)
+    attr = call.has_attr({"axis": 1})
+    assert isinstance(attr, AttrPattern) and attr.pattern.same_as(call) and attr.attrs["axis"] == 1
+    t = irm.ir.TensorType((2, 3))
+    tp = has_type(t, x)
+    assert isinstance(tp, TypePattern) and tp.type == t and tp.pattern.same_as(x)
+    dp, sp = has_dtype("int8", x), has_shape([2, 3], x)
+    assert isinstance(dp, DataTypePattern) and dp.dtype == "int8"
+    assert isinstance(sp, ShapePattern) and sp.shape == [2, 3]
+    v = is_var("w")
+    assert isinstance(v, VarPattern) and v.name == "w" and v.name_hint == "w" and is_var().name == ""
+    e = is_expr(irm.ir.Var("q"))
+    assert isinstance(e, ExprPattern) and e.expr.name == "q"
+    # TVM's constructors make the same patterns as the functions
+    made = CallPattern(is_op("add"), [WildcardPattern(), ConstantPattern()])
+    assert isinstance(made, CallPattern) and len(made.args) == 2
+    assert isinstance(TuplePattern([x]), TuplePattern) and VarPattern("z").name == "z"
+    assert AltPattern(x, c).right.same_as(c) and ShapePattern(x, [4]).shape == [4]
+    assert DataTypePattern(x, "float16").dtype == "float16" and TupleGetItemPattern(tup, 0).index == 0
+    assert AttrPattern(x, {"k": "v"}).attrs["k"] == "v" and TypePattern(x, t).type == t

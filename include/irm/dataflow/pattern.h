@@ -92,6 +92,38 @@ IRM_API int irm_pattern_dominates(irm_object *parent, irm_object *path, irm_obje
 /* name: [A-Za-z_][A-Za-z0-9_]* (ValueError otherwise). */
 IRM_API int irm_pattern_capture(const char *name, irm_object *p, irm_object **out);
 
+/* ---- introspection: a pattern's fields (TVM's names in Python) -------------
+ *
+ * Borrowed results, valid while p lives; NULL (index -1, dtype all zero,
+ * name NULL) when p is not a pattern or its kind has no such field.
+ *
+ *   kind            irm_pattern_sub(p, 0, 1, 2)  irm_pattern_list      irm_pattern_data / others
+ *   CALL            op (the callee pattern)      args (NULL: any)
+ *   TUPLE                                        fields (NULL: any)
+ *   TUPLE_GET_ITEM  tuple                                              irm_pattern_index (-1: any)
+ *   ALT             left, right
+ *   ATTR            pattern                                            the Map of attributes
+ *   TYPE            pattern                                            the type
+ *   DTYPE           pattern                                            irm_pattern_dtype
+ *   SHAPE           pattern                                            irm_pattern_shape
+ *   DOMINATOR       parent, path, child
+ *   CAPTURE         pattern                                            irm_pattern_name
+ *   OP                                                                 the Op; irm_pattern_name
+ *   VAR                                                                irm_pattern_name (NULL: any)
+ *   EXPR                                                               the expression
+ *
+ * Lists are Arrays of patterns. Thread safety: patterns are immutable. */
+IRM_API irm_object *irm_pattern_sub(const irm_object *p, int i);
+IRM_API irm_object *irm_pattern_list(const irm_object *p);
+IRM_API irm_object *irm_pattern_data(const irm_object *p);
+IRM_API int64_t irm_pattern_index(const irm_object *p);
+IRM_API DLDataType irm_pattern_dtype(const irm_object *p);
+/* The sizes of a SHAPE pattern (*ndim set; NULL for a scalar too). */
+IRM_API const int64_t *irm_pattern_shape(const irm_object *p, int32_t *ndim);
+/* The op's name (OP), the variable's name hint (VAR; NULL: any), the
+ * capture's name (CAPTURE). */
+IRM_API const char *irm_pattern_name(const irm_object *p);
+
 /* Whether pattern matches expr: *matched 1 or 0; *captures (may be NULL)
  * a NEW Map capture name -> expression when it matched, else NULL.
  * Errors: TypeError (pattern is not a pattern), ValueError (NULL

@@ -291,5 +291,6 @@ int irm_register_pattern_builtins_(void) {
   int rc = irm_register_pattern_types_();
   if (!rc) rc = irm_register_pattern_rule_type_();
   if (!rc) rc = irm_register_pattern_globals_();
+  if (!rc) rc = irm_register_pattern_fields_globals_();
   return rc;
 }

@@ -82,5 +82,7 @@ int irm_register_pattern_types_(void);
 int irm_register_pattern_rule_type_(void);
 int irm_register_pattern_globals_(void);
 int irm_register_pattern_builtins_(void);
+/* dataflow.pattern.Fields (pattern_fields.c). */
+int irm_register_pattern_fields_globals_(void);
 
 #endif
