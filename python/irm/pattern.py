@@ -25,6 +25,19 @@ class DFPattern(Object):
     def __getitem__(self, index):
         return is_tuple_get_item(self, index)
 
+    # TVM's arithmetic on patterns: a + b is is_op("add")(a, b)
+    def __add__(self, other):
+        return is_op("add")(self, other)
+
+    def __sub__(self, other):
+        return is_op("subtract")(self, other)
+
+    def __mul__(self, other):
+        return is_op("multiply")(self, other)
+
+    def __truediv__(self, other):
+        return is_op("divide")(self, other)
+
     def has_attr(self, attrs):
         return has_attr(attrs, self)
 
@@ -338,20 +351,86 @@ def rules(text):
     return list(_global("dataflow.pattern.ParseRules")(text))
 
 
+class _NodeMap:
+    """TVM's node_map: ``node_map[p]`` is the list of expressions pattern p
+    (the callback's pattern or any pattern inside it) matched, ``node_map["x"]``
+    the expression captured as x (irm's captures)."""
+
+    __slots__ = ("_pattern", "_matched", "_captures", "_nodes")
+
+    def __init__(self, pattern, matched, captures):
+        self._pattern, self._matched, self._captures, self._nodes = pattern, matched, captures, None
+
+    def _by_pattern(self):
+        if self._nodes is None:  # matched again only when a pattern is asked for
+            self._nodes = {}
+            for pat, expr in _global("dataflow.pattern.MatchNodes")(self._pattern, self._matched) or []:
+                found = self._nodes.setdefault(pat.handle, [])
+                if not any(e.same_as(expr) for e in found):
+                    found.append(expr)
+        return self._nodes
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._captures[key]
+        if not isinstance(key, DFPattern):
+            raise TypeError("node_map keys are patterns or capture names, got %s" % type(key).__name__)
+        found = self._by_pattern().get(key.handle)
+        if found is None:
+            raise KeyError("the pattern %r matched nothing in this match" % key)
+        return found
+
+    def __contains__(self, key):
+        if isinstance(key, str):
+            return key in self._captures
+        return isinstance(key, DFPattern) and key.handle in self._by_pattern()
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def keys(self):
+        return self._captures.keys()
+
+    def items(self):
+        return self._captures.items()
+
+
+def _with_types(expr):
+    """expr, typed by InferType when it has no checked type yet (require_type)."""
+    if expr.checked_type is not None:
+        return expr
+    from .ir import Function, IRModule
+    from .transform import Pass
+    mod = Pass.get("InferType")(IRModule.from_expr(expr))
+    return mod["main"] if isinstance(expr, Function) else mod["main"].body
+
+
 class DFPatternCallback:
     """TVM's callback class: set self.pattern in __init__ and define
     callback(pre, post, node_map) returning the replacement (or post to
-    keep it). node_map maps capture names to expressions."""
+    keep it). ``node_map[p][0]`` is what pattern p (self.pattern or any
+    pattern inside it) matched; ``node_map["x"]`` a capture.
+
+    require_type: the expression is typed (InferType) before rewriting.
+    rewrite_once: in rewrite(), the callback makes one walk, firing at most
+    once at each expression and never at a replacement (TVM's single pass).
+    A pattern pass made of it still rewrites to a fixed point."""
 
     require_type = False
+    rewrite_once = False
     benefit = 0
 
+    def __init__(self, require_type=False, rewrite_once=False):
+        self.require_type = require_type
+        self.rewrite_once = rewrite_once
+
     def rule(self, name=None):
+        pattern = self.pattern
+
         def fire(matched, captures):
-            out = self.callback(matched, matched, captures.to_dict())
+            out = self.callback(matched, matched, _NodeMap(pattern, matched, captures.to_dict()))
             return None if out is None or out.same_as(matched) else out
-        return _global("dataflow.pattern.CallbackRule")(name or type(self).__name__, self.pattern, fire,
-                                                        self.benefit)
+        return _global("dataflow.pattern.CallbackRule")(name or type(self).__name__, pattern, fire, self.benefit)
 
 
 def _as_rules(callbacks):
@@ -361,10 +440,26 @@ def _as_rules(callbacks):
 
 
 def rewrite(callbacks, expr, mod=None):
-    """Rewrites expr with callbacks (DFPatternCallback objects or rules) to a
-    fixed point; the input itself when nothing fired."""
-    args = [_as_rules(callbacks), expr] + ([mod] if mod is not None else [])
-    return _global("dataflow.pattern.Rewrite")(*args)
+    """Rewrites expr (an expression or a Function, such as ``mod["main"]``)
+    with callbacks (DFPatternCallback objects or rules) to a fixed point; the
+    input itself when nothing fired. A callback with require_type has expr
+    typed first."""
+    if isinstance(callbacks, (DFPatternCallback, RewriteRule)):
+        callbacks = [callbacks]
+    if any(getattr(c, "require_type", False) for c in callbacks):
+        expr = _with_types(expr)
+    rules, once = _as_rules(callbacks), [bool(getattr(c, "rewrite_once", False)) for c in callbacks]
+    if not any(once):
+        return _global("dataflow.pattern.Rewrite")(rules, expr, mod)
+    # TVM's loop: each callback walks the expression in turn (a rewrite_once one a single
+    # walk), again until nothing changes, unless the last callback is rewrite_once
+    for _ in range(100):
+        last = expr
+        for one, single in zip(rules, once):
+            expr = _global("dataflow.pattern.Rewrite")([one], expr, mod, int(single))
+        if once[-1] or expr.same_as(last):
+            break
+    return expr
 
 
 def partition(pattern, expr, attrs=None, name="composite"):

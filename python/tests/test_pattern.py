@@ -152,3 +152,70 @@ def test_introspection_with_tvms_names():
     assert AltPattern(x, c).right.same_as(c) and ShapePattern(x, [4]).shape == [4]
     assert DataTypePattern(x, "float16").dtype == "float16" and TupleGetItemPattern(tup, 0).index == 0
     assert AttrPattern(x, {"k": "v"}).attrs["k"] == "v" and TypePattern(x, t).type == t
+
+
+CONV = ("%x: Tensor[(1, 2, 4, 4), float32], %w: Tensor[(3, 2, 1, 1), float32], %b: Tensor[(3), float32]")
+
+
+class ConvBiasToAdd(DFPatternCallback):
+    """As TVM's documentation writes callbacks: patterns kept on self, read back through node_map[p][0]."""
+
+    def __init__(self, require_type=False):
+        super().__init__(require_type)
+        self.data, self.weight, self.bias = wildcard(), wildcard(), wildcard()
+        self.conv = is_op("nn.conv2d")(self.data, self.weight)
+        self.pattern = is_op("nn.bias_add")(self.conv, self.bias)
+
+    def callback(self, pre, post, node_map):
+        assert node_map[self.pattern][0].same_as(pre)
+        conv, bias = node_map[self.conv][0], node_map[self.bias][0]
+        assert node_map[self.data][0].name_hint == "x" and node_map[self.weight][0].name_hint == "w"
+        bias = irm.ir.Call(irm.ir.Op.get("expand_dims"), [bias], {"axis": 1, "num_newaxis": 2})
+        return irm.ir.Call(irm.ir.Op.get("add"), [conv, bias])
+
+
+def test_tvm_callback_idioms():
+    mod = typed("  %0 = nn.conv2d(%x, %w);\n  %1 = nn.bias_add(%0, %b);\n  %2 = nn.relu(%1);\n  %2\n", CONV)
+    out = rewrite(ConvBiasToAdd(), body(mod))  # on an expression
+    assert out.args[0].op.name == "add" and out.args[0].args[1].op.name == "expand_dims"
+    func = rewrite(ConvBiasToAdd(), mod["main"])  # on a module's function
+    assert isinstance(func, irm.ir.Function) and func.body.args[0].op.name == "add"
+    new_mod = irm.transform.Pass.get("InferType")(mod.with_function("main", func))
+    assert new_mod["main"].body.checked_type == mod["main"].body.checked_type
+    # require_type: an untyped expression is typed first, so type patterns hold
+    raw = irm.ir.parse(HEAD + "def @main(%s) {\n  %%0 = nn.conv2d(%%x, %%w);\n"
+                       "  %%1 = nn.bias_add(%%0, %%b);\n  %%1\n}\n" % CONV)["main"]
+    assert raw.body.checked_type is None
+    assert rewrite(ConvBiasToAdd(require_type=True), raw).body.op.name == "add"
+
+    class Typed(ConvBiasToAdd):
+        def __init__(self):
+            super().__init__(require_type=True)
+            self.pattern = has_shape([1, 3, 4, 4], self.pattern)
+    assert rewrite(Typed(), raw).body.op.name == "add"
+    assert rewrite(ConvBiasToAdd(), raw).body.op.name == "add"  # untyped matching works too
+
+    class Missing(ConvBiasToAdd):
+        def callback(self, pre, post, node_map):
+            node_map[wildcard()]
+    with pytest.raises(KeyError, match="matched nothing"):
+        rewrite(Missing(), body(mod))
+
+
+def test_pattern_arithmetic_and_rewrite_once():
+    x, y = wildcard(), wildcard()
+    mod = typed("  %0 = add(%x, %x);\n  %1 = multiply(%0, %x);\n  %1\n")
+    assert (x + y).match(body(mod).args[0]) and ((x + y) * y).match(body(mod))
+    assert not (x - y).match(body(mod).args[0]) and (x / y).op.expr.name == "divide"
+
+    class Wrap(DFPatternCallback):
+        """relu(e) for every multiply e: with rewrite_once it fires once, not for ever."""
+
+        def __init__(self):
+            super().__init__(rewrite_once=True)
+            self.pattern = is_op("multiply")(wildcard(), wildcard()) | is_op("nn.relu")(wildcard())
+
+        def callback(self, pre, post, node_map):
+            return irm.ir.Call(irm.ir.Op.get("nn.relu"), [post])
+    out = rewrite(Wrap(), body(mod))
+    assert irm.ir.text(irm.ir.IRModule.from_expr(out)).count("nn.relu") == 1

@@ -139,6 +139,14 @@ IRM_API int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *
 IRM_API int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
                                      irm_object **inputs);
 
+/* irm_pattern_match that gives *nodes (NEW Array; NULL unless it matched)
+ * instead of the captures: a 2-item Array [pattern, expression] for each
+ * node of pattern (sub-patterns included) and what it matched, children
+ * before parents; a pattern that matched several expressions (inside a
+ * dominator's path) has a pair for each. What TVM's node_map holds.
+ * Errors as irm_pattern_match; ValueError for NULL nodes. */
+IRM_API int irm_pattern_match_nodes(const irm_object *pattern, irm_object *expr, int *matched, irm_object **nodes);
+
 /* ---- rules ---------------------------------------------------------------- */
 
 /* What a where-condition `attr(key)` reads: *out NEW (NONE when unset).

@@ -1,5 +1,5 @@
 /* Pattern introspection (pattern.h): the fields of a pattern from C, and
- * the global dataflow.pattern.Fields that gives them by TVM's names to
+ * the global dataflow.pattern.Fields, which gives them by TVM's names to
  * other languages (python/irm/pattern.py's CallPattern.op, ...). */
 #include "irm/container.h"
 #include "irm/dataflow/op.h"
@@ -159,8 +159,8 @@ static int pattern_fields(const irm_object *p, irm_object **out) {
   return rc;
 }
 
-/* Fields(pattern) -> Map */
-static int g_fields(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+/* Fields(pattern) -> Map (registered with the other globals, pattern_globals.c) */
+int irm_pattern_g_fields_(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   const char *fn = "dataflow.pattern.Fields";
   irm_object *p = NULL, *out = NULL;
@@ -168,17 +168,4 @@ static int g_fields(const irm_any *args, int32_t nargs, irm_any *ret, void *res)
   if (!rc) rc = irm_arg_object(fn, args, 0, "dataflow.DFPattern", &p);
   if (!rc) rc = pattern_fields(p, &out);
   return irm_ret_object(fn, rc, &out, ret);
-}
-
-int irm_register_pattern_fields_globals_(void) {
-  irm_object *f = NULL, *known = NULL;
-  int rc = irm_func_get_global("dataflow.pattern.Fields", &known);
-  if (rc || known) { /* a partial earlier run */
-    irm_object_release(known);
-    return rc;
-  }
-  rc = irm_func_new_packed(g_fields, NULL, NULL, &f);
-  if (!rc) rc = irm_func_register_global("dataflow.pattern.Fields", f, 0);
-  irm_object_release(f);
-  return rc;
 }

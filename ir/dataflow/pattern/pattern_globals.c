@@ -155,16 +155,16 @@ static int g_capture(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return irm_ret_object(fn, rc, &out, ret);
 }
 
-/* Match(pattern, expr) -> Map of captures, or None */
+/* Match(pattern, expr) -> Map of captures, or None;
+ * MatchNodes(pattern, expr) -> Array of [pattern, expression] pairs, or None */
 static int g_match(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
-  (void)res;
-  const char *fn = "dataflow.pattern.Match";
+  const char *fn = res ? "dataflow.pattern.MatchNodes" : "dataflow.pattern.Match";
   irm_object *p = NULL, *e = NULL, *captures = NULL;
   int matched = 0;
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, PAT, &p);
   if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Object", &e);
-  if (!rc) rc = irm_pattern_match(p, e, &matched, &captures);
+  if (!rc) rc = res ? irm_pattern_match_nodes(p, e, &matched, &captures) : irm_pattern_match(p, e, &matched, &captures);
   if (!rc && !matched) return IRM_OK; /* NONE */
   return irm_ret_object(fn, rc, &captures, ret);
 }
@@ -268,6 +268,8 @@ int irm_register_pattern_globals_(void) {
       {"dataflow.pattern.HasShape", g_has, (void *)3},
       {"dataflow.pattern.Capture", g_capture, NULL},
       {"dataflow.pattern.Match", g_match, NULL},
+      {"dataflow.pattern.MatchNodes", g_match, (void *)1},
+      {"dataflow.pattern.Fields", irm_pattern_g_fields_, NULL},
       {"dataflow.pattern.Rule", g_rule, NULL},
       {"dataflow.pattern.CallbackRule", g_callback_rule, NULL},
       {"dataflow.pattern.ParseRules", g_parse_rules, NULL},
@@ -291,6 +293,5 @@ int irm_register_pattern_builtins_(void) {
   int rc = irm_register_pattern_types_();
   if (!rc) rc = irm_register_pattern_rule_type_();
   if (!rc) rc = irm_register_pattern_globals_();
-  if (!rc) rc = irm_register_pattern_fields_globals_();
   return rc;
 }

@@ -82,7 +82,7 @@ int irm_register_pattern_types_(void);
 int irm_register_pattern_rule_type_(void);
 int irm_register_pattern_globals_(void);
 int irm_register_pattern_builtins_(void);
-/* dataflow.pattern.Fields (pattern_fields.c). */
-int irm_register_pattern_fields_globals_(void);
+/* The global dataflow.pattern.Fields (pattern_fields.c). */
+int irm_pattern_g_fields_(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
 
 #endif

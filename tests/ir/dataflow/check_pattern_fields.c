@@ -1,7 +1,10 @@
 /* Pattern introspection (pattern.h): every kind's fields read back from C
  * and through dataflow.pattern.Fields by TVM's names, and the accessors on
  * kinds without the field and on what is no pattern. */
+#include <string.h>
+
 #include "check_ir_pass_util.h"
+#include "irm/dataflow/pattern_pass.h"
 
 static irm_object *wild(void) {
   irm_object *p = NULL;
@@ -179,12 +182,76 @@ START_TEST(test_absent_fields) {
 }
 END_TEST
 
+/* The [pattern, expression] pairs a match gives (TVM's node_map): every
+ * pattern node, children first; an alternative that failed leaves none. */
+START_TEST(test_match_nodes) {
+  irm_module *m = ip_typed(IP_HEAD "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                   "  %0 = add(%x, const(float32, [], [1]));\n  %0\n}\n");
+  irm_object *add = irm_function_body(irm_module_function(m, "main"));
+  irm_object *w = wild(), *c = NULL, *add_op = op("add"), *exp_op = op("exp"), *call = NULL, *exp_call = NULL,
+             *alt = NULL, *nodes = NULL;
+  ck_assert_ok(irm_pattern_constant(&c));
+  irm_object *args[2] = {w, c};
+  ck_assert_ok(irm_pattern_call(add_op, args, 2, &call));
+  ck_assert_ok(irm_pattern_call(exp_op, &w, 1, &exp_call));
+  ck_assert_ok(irm_pattern_alt(exp_call, call, &alt));
+  int matched = 0;
+  ck_assert_ok(irm_pattern_match_nodes(alt, add, &matched, &nodes));
+  ck_assert_int_eq(matched, 1);
+  /* add's op, w, c, the call, the alternative: exp's op matched nothing */
+  ck_assert_uint_eq(irm_array_size(nodes), 5);
+  irm_object *want[5][2] = {{add_op, irm_call_callee(add)},
+                            {w, irm_call_arg(add, 0)},
+                            {c, irm_call_arg(add, 1)},
+                            {call, add},
+                            {alt, add}};
+  for (size_t i = 0; i < 5; i++) {
+    const irm_object *pair = irm_array_at(nodes, i)->v_obj;
+    ck_assert_ptr_eq(irm_array_at(pair, 0)->v_obj, want[i][0]);
+    ck_assert_ptr_eq(irm_array_at(pair, 1)->v_obj, want[i][1]);
+  }
+  irm_object_release(nodes);
+  ck_assert_ok(irm_pattern_match_nodes(exp_call, add, &matched, &nodes));
+  ck_assert_int_eq(matched, 0);
+  ck_assert_ptr_null(nodes);
+  ck_assert_error(irm_pattern_match_nodes(alt, add, &matched, NULL), IRM_EVALUE,
+                  "ValueError: irm_pattern_match_nodes: nodes must not be NULL");
+  irm_object *objs[] = {w, c, add_op, exp_op, call, exp_call, alt};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+  irm_object_release(m);
+}
+END_TEST
+
+/* TVM's rewrite_once: a rule whose result it matches again fires once per
+ * node; to a fixed point it grows until the bound stops it. */
+START_TEST(test_rewrite_once) {
+  irm_module *m = ip_typed(IP_HEAD "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                   "  %0 = nn.relu(%x);\n  %1 = exp(%0);\n  %1\n}\n");
+  irm_object *body = irm_function_body(irm_module_function(m, "main")), *rules = NULL, *out = NULL;
+  const char *text = "rule twice : nn.relu(%x) => nn.relu(nn.relu(%x))";
+  ck_assert_ok(irm_rewrite_rules_parse(text, strlen(text), &rules));
+  ck_assert_ok(irm_pattern_rewrite_ex(rules, body, NULL, 1, &out));
+  irm_object *inner = irm_call_arg(irm_call_arg(out, 0), 0);
+  ck_assert_str_eq(irm_op_name(irm_call_callee(irm_call_arg(out, 0))), "nn.relu");
+  ck_assert_str_eq(irm_op_name(irm_call_callee(inner)), "nn.relu");
+  ck_assert_int_eq(irm_expr_kind_of(irm_call_arg(inner, 0)), IRM_EXPR_VAR);
+  irm_object_release(out);
+  out = NULL;
+  ck_assert_error(irm_pattern_rewrite_ex(rules, body, NULL, 0, &out), IRM_EVALUE, "ValueError: ");
+  ck_assert_ptr_null(out);
+  irm_object_release(rules);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pattern_fields");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_call_tuple_item_alt);
   tcase_add_test(tc, test_wrappers_and_leaves);
   tcase_add_test(tc, test_absent_fields);
+  tcase_add_test(tc, test_match_nodes);
+  tcase_add_test(tc, test_rewrite_once);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
