@@ -268,10 +268,37 @@ class CapturePattern(DFPattern):
     name = _field("name", "The capture's name.")
 
 
+class FunctionPattern(DFPattern):
+    """``FunctionPattern(params, body)``: a Function whose parameters match
+    params (None: any parameters) and whose body matches body."""
+
+    __slots__ = ()
+
+    def __init__(self, params, body):
+        self._take(_global("dataflow.pattern.Function")(None if params is None else [_pat(p) for p in params],
+                                                        _pat(body)))
+
+    params = _field("params", "The parameter patterns (None: any).", list)
+    body = _field("body", "The body pattern.")
+
+
+class LetPattern(DFPattern):
+    """``LetPattern(var, value, body)``: a Let whose variable, value and body match."""
+
+    __slots__ = ()
+
+    def __init__(self, var, value, body):
+        self._take(is_let(var, value, body))
+
+    var = _field("var", "The variable pattern.")
+    value = _field("value", "The value pattern.")
+    body = _field("body", "The body pattern.")
+
+
 _BY_KIND = {cls.__name__: cls for cls in (WildcardPattern, OpPattern, CallPattern, ConstantPattern, VarPattern,
                                           ExprPattern, TuplePattern, TupleGetItemPattern, AltPattern, AttrPattern,
                                           TypePattern, DataTypePattern, ShapePattern, DominatorPattern,
-                                          CapturePattern)}
+                                          CapturePattern, FunctionPattern, LetPattern)}
 _REFINE["dataflow.DFPattern"] = lambda obj: _BY_KIND.get(_fields(obj)["kind"], DFPattern)
 
 
@@ -307,6 +334,11 @@ def is_tuple(fields=None):
 
 def is_tuple_get_item(tuple_value, index=None):
     return _global("dataflow.pattern.TupleGetItem")(_pat(tuple_value), -1 if index is None else index)
+
+
+def is_let(var, value, body):
+    """A Let whose variable, value and body match (TVM's is_let)."""
+    return _global("dataflow.pattern.Let")(_pat(var), _pat(value), _pat(body))
 
 
 def has_attr(attrs, pattern=None):
@@ -484,7 +516,8 @@ def partition_for_target(mod, kind):
 
 __all__ = ["DFPattern", "WildcardPattern", "ExprPattern", "OpPattern", "CallPattern", "ConstantPattern",
            "VarPattern", "TuplePattern", "TupleGetItemPattern", "AltPattern", "AttrPattern", "TypePattern",
-           "DataTypePattern", "ShapePattern", "DominatorPattern", "CapturePattern", "wildcard", "is_op",
+           "DataTypePattern", "ShapePattern", "DominatorPattern", "CapturePattern", "FunctionPattern", "LetPattern",
+           "is_let", "wildcard", "is_op",
            "is_constant", "is_var", "is_expr", "is_tuple",
            "is_tuple_get_item", "has_attr", "has_type", "has_dtype", "has_shape", "dominates",
            "RewriteRule", "rule", "rules", "DFPatternCallback", "rewrite", "partition", "pattern_pass",

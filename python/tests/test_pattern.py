@@ -3,9 +3,9 @@ pattern passes and partitioning, from Python."""
 import pytest
 
 import irm
-from irm.ir.pattern import (DFPatternCallback, dominates, has_attr, has_dtype, has_shape, has_type, is_constant,
-                            is_expr, is_op, is_tuple, is_tuple_get_item, is_var, pattern_pass, register_pattern_pass,
-                            rewrite, rule, rules, wildcard)
+from irm.ir.pattern import (DFPatternCallback, FunctionPattern, dominates, has_attr, has_dtype, has_shape, has_type,
+                            is_constant, is_expr, is_op, is_tuple, is_tuple_get_item, is_var, pattern_pass,
+                            register_pattern_pass, rewrite, rule, rules, wildcard)
 
 HEAD = '#[version = "irm-0.1"]\n'
 T23 = "Tensor[(2, 3), float32]"
@@ -219,3 +219,78 @@ def test_pattern_arithmetic_and_rewrite_once():
             return irm.ir.Call(irm.ir.Op.get("nn.relu"), [post])
     out = rewrite(Wrap(), body(mod))
     assert irm.ir.text(irm.ir.IRModule.from_expr(out)).count("nn.relu") == 1
+
+
+def _call(name, *args, **attrs):
+    return irm.ir.Call(irm.ir.Op.get(name), list(args), attrs or None)
+
+
+def test_function_pattern():
+    from irm.ir.pattern import CallPattern
+    a, b = wildcard(), wildcard()
+    body_pat = is_op("nn.relu")(is_op("add")(a, b))
+    fn_pat = FunctionPattern([a, b], body_pat)
+    assert isinstance(fn_pat, FunctionPattern) and fn_pat.params[0].same_as(a) and fn_pat.params[1].same_as(b)
+    assert fn_pat.body.same_as(body_pat) and isinstance(fn_pat.body, CallPattern)
+    x, y = irm.ir.Var("x"), irm.ir.Var("y")
+    fn = irm.ir.Function([x, y], _call("nn.relu", _call("add", x, y)))
+    assert fn_pat.match(fn)
+    assert not fn_pat.match(fn.body)  # no function
+    assert not FunctionPattern([a], body_pat).match(fn)  # one parameter too few
+    assert not FunctionPattern([a, b], is_op("exp")(wildcard())).match(fn)  # another body
+    assert FunctionPattern(None, wildcard()).match(fn) and FunctionPattern(None, wildcard()).params is None
+    # the parameters are the body's variables: var patterns by name tie them together
+    xp, yp = is_var("x"), is_var("y")
+    assert FunctionPattern([xp, yp], is_op("nn.relu")(is_op("add")(xp, yp))).match(fn)
+    assert not FunctionPattern([yp, xp], is_op("nn.relu")(is_op("add")(wildcard(), xp))).match(fn)
+    # a call of a function literal, and the composite functions partitioning makes
+    call = irm.ir.Call(fn, [irm.ir.Var("p"), irm.ir.Var("q")])
+    assert CallPattern(FunctionPattern(None, body_pat), None).match(call)
+    mod = typed("  %0 = add(%x, %x);\n  %1 = nn.relu(%0);\n  %1\n")
+    parted = is_op("nn.relu")(is_op("add")(wildcard(), wildcard())).partition(body(mod), name="py.add_relu")
+    composite = FunctionPattern(None, wildcard()).has_attr({"Composite": "py.add_relu"})
+    assert composite.match(parted.op) and not composite.has_attr({"Composite": "other"}).match(parted.op)
+
+
+class FunctionBodyToExp(DFPatternCallback):
+    def __init__(self):
+        super().__init__()
+        self.pattern = FunctionPattern(None, is_op("nn.relu")(wildcard()))
+
+    def callback(self, pre, post, node_map):
+        return irm.ir.Function(pre.params, _call("exp", pre.body.args[0]))
+
+
+def test_function_pattern_rewrite():
+    x = irm.ir.Var("x")
+    fn = irm.ir.Function([x], _call("nn.relu", x))
+    out = rewrite(FunctionBodyToExp(), fn)
+    assert isinstance(out, irm.ir.Function) and out.body.op.name == "exp"
+
+
+def test_let_pattern():
+    from irm.ir.pattern import LetPattern, is_let
+    x, y = irm.ir.Var("x"), irm.ir.Var("y")
+    let = irm.ir.Let(x, _call("add", y, y), _call("multiply", x, x))
+    pat = LetPattern(is_var("x"), is_op("add")(wildcard(), wildcard()), is_op("multiply")(is_var("x"), wildcard()))
+    assert isinstance(pat, LetPattern) and pat.match(let)
+    assert isinstance(pat.var, type(is_var("x"))) and pat.var.name == "x" and pat.value.op.expr.name == "add"
+    assert not is_let(is_var("z"), wildcard(), wildcard()).match(let)
+    assert not is_let(wildcard(), is_op("exp")(wildcard()), wildcard()).match(let)
+    assert not is_let(wildcard(), wildcard(), wildcard()).match(let.body)
+
+
+def test_op_attribute_patterns():
+    x, y = irm.ir.Var("x"), irm.ir.Var("y")
+    add, relu, dense = _call("add", x, y), _call("nn.relu", x), _call("nn.dense", x, y)
+    K_ELEMWISE, K_BROADCAST = 0, 1
+    assert is_op("add").has_attr({"TOpPattern": K_BROADCAST})(wildcard(), wildcard()).match(add)
+    assert not is_op("nn.dense").has_attr({"TOpPattern": K_ELEMWISE})(wildcard(), wildcard()).match(dense)
+    elemwise = wildcard().has_attr({"TOpPattern": K_ELEMWISE})
+    assert elemwise(wildcard()).match(relu) and not elemwise(wildcard(), wildcard()).match(add)
+    assert is_op("nn.relu").has_attr({"TOpPattern": K_ELEMWISE}).match(relu.op)
+    # TVM: on a Call the call's own attributes count, not its op's
+    assert not elemwise.match(relu)
+    assert not wildcard().has_attr({"NoSuchAttr": 1})(wildcard()).match(relu)  # no op has it: no match
+    assert not wildcard().has_attr({"TOpIsCommutative": True})(wildcard()).match(relu)  # relu lacks it
+    assert wildcard().has_attr({"TOpIsCommutative": True})(wildcard(), wildcard()).match(add)

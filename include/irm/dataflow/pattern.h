@@ -14,7 +14,11 @@
  *   alt(a, b)           a | b (a first)
  *   optional            p | op(p)  (TVM's optional)
  *   has_attr(p, attrs)  p, and a call whose attributes hold attrs' entries
- *                       (equal values), or a function whose attributes do
+ *                       (equal values), a function whose attributes do, or
+ *                       an Op whose registered attributes do (TVM's:
+ *                       is_op("add").has_attr({"TOpPattern": 1}))
+ *   function(params, body)  a function (params NULL: any parameters)
+ *   let(var, value, body)   a Let
  *   has_type/has_dtype/has_shape(p, ...)  p, and a checked type (for a
  *                       Constant or annotated Var: its own) that equals /
  *                       has that dtype / that shape
@@ -64,7 +68,9 @@ typedef enum irm_pattern_kind {
   IRM_PATTERN_DTYPE,
   IRM_PATTERN_SHAPE,
   IRM_PATTERN_DOMINATOR,
-  IRM_PATTERN_CAPTURE
+  IRM_PATTERN_CAPTURE,
+  IRM_PATTERN_FUNCTION,
+  IRM_PATTERN_LET
 } irm_pattern_kind;
 
 /* The kind of p; IRM_PATTERN_NONE for NULL or another object. */
@@ -89,6 +95,12 @@ IRM_API int irm_pattern_has_type(irm_object *p, irm_object *type, irm_object **o
 IRM_API int irm_pattern_has_dtype(irm_object *p, DLDataType dtype, irm_object **out);
 IRM_API int irm_pattern_has_shape(irm_object *p, const int64_t *shape, int32_t ndim, irm_object **out);
 IRM_API int irm_pattern_dominates(irm_object *parent, irm_object *path, irm_object *child, irm_object **out);
+/* TVM's FunctionPattern: a dataflow.Function whose parameters match params
+ * (n patterns; any_params: any parameters) and whose body matches body. */
+IRM_API int irm_pattern_function(irm_object *const *params, size_t n, int any_params, irm_object *body,
+                                 irm_object **out);
+/* TVM's LetPattern: a Let whose variable, value and body match. */
+IRM_API int irm_pattern_let(irm_object *var, irm_object *value, irm_object *body, irm_object **out);
 /* name: [A-Za-z_][A-Za-z0-9_]* (ValueError otherwise). */
 IRM_API int irm_pattern_capture(const char *name, irm_object *p, irm_object **out);
 
@@ -108,6 +120,8 @@ IRM_API int irm_pattern_capture(const char *name, irm_object *p, irm_object **ou
  *   SHAPE           pattern                                            irm_pattern_shape
  *   DOMINATOR       parent, path, child
  *   CAPTURE         pattern                                            irm_pattern_name
+ *   FUNCTION        body                         params (NULL: any)
+ *   LET             var, value, body
  *   OP                                                                 the Op; irm_pattern_name
  *   VAR                                                                irm_pattern_name (NULL: any)
  *   EXPR                                                               the expression

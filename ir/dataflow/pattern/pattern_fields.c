@@ -15,9 +15,11 @@ static int has_sub(irm_pattern_kind k, int i) {
   case IRM_PATTERN_TYPE:
   case IRM_PATTERN_DTYPE:
   case IRM_PATTERN_SHAPE:
-  case IRM_PATTERN_CAPTURE: return i == 0;
+  case IRM_PATTERN_CAPTURE:
+  case IRM_PATTERN_FUNCTION: return i == 0;
   case IRM_PATTERN_ALT: return i == 0 || i == 1;
-  case IRM_PATTERN_DOMINATOR: return i >= 0 && i < 3;
+  case IRM_PATTERN_DOMINATOR:
+  case IRM_PATTERN_LET: return i >= 0 && i < 3;
   default: return 0;
   }
 }
@@ -29,7 +31,9 @@ irm_object *irm_pattern_sub(const irm_object *p, int i) {
 
 irm_object *irm_pattern_list(const irm_object *p) {
   const irm_pattern_ *pp = irm_pattern_payload_(p);
-  return pp && (pp->kind == IRM_PATTERN_CALL || pp->kind == IRM_PATTERN_TUPLE) ? pp->list : NULL;
+  return pp && (pp->kind == IRM_PATTERN_CALL || pp->kind == IRM_PATTERN_TUPLE || pp->kind == IRM_PATTERN_FUNCTION)
+             ? pp->list
+             : NULL;
 }
 
 irm_object *irm_pattern_data(const irm_object *p) {
@@ -87,12 +91,17 @@ static const char *const tvm_names[] = {"",
                                         "DataTypePattern",
                                         "ShapePattern",
                                         "DominatorPattern",
-                                        "CapturePattern"};
+                                        "CapturePattern",
+                                        "FunctionPattern",
+                                        "LetPattern"};
 
 /* The field names of sub[0..2] per kind, TVM's. */
 static const char *sub_name(irm_pattern_kind k, int i) {
-  static const char *const alt[] = {"left", "right"}, *const dom[] = {"parent", "path", "child"};
+  static const char *const alt[] = {"left", "right"}, *const dom[] = {"parent", "path", "child"},
+                           *const let[] = {"var", "value", "body"};
   switch (k) {
+  case IRM_PATTERN_FUNCTION: return "body";
+  case IRM_PATTERN_LET: return let[i];
   case IRM_PATTERN_CALL: return "op";
   case IRM_PATTERN_TUPLE_GET_ITEM: return "tuple";
   case IRM_PATTERN_ALT: return alt[i];
@@ -125,7 +134,9 @@ static int pattern_fields(const irm_object *p, irm_object **out) {
   if (!rc) rc = irm_map_set_move(out, "kind", &kind);
   for (int i = 0; !rc && i < 3; i++)
     if (has_sub(pp->kind, i)) rc = set_obj(out, sub_name(pp->kind, i), pp->sub[i]);
-  if (!rc && pp->list) rc = set_obj(out, pp->kind == IRM_PATTERN_CALL ? "args" : "fields", pp->list);
+  static const char *const list_names[] =
+      {[IRM_PATTERN_CALL] = "args", [IRM_PATTERN_TUPLE] = "fields", [IRM_PATTERN_FUNCTION] = "params"};
+  if (!rc && pp->list) rc = set_obj(out, list_names[pp->kind], pp->list);
   switch (rc ? IRM_PATTERN_NONE : pp->kind) {
   case IRM_PATTERN_OP:
   case IRM_PATTERN_EXPR: rc = set_obj(out, "expr", pp->data); break;

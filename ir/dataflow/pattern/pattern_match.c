@@ -92,7 +92,46 @@ static int match_list(mstate *s, const irm_object *list, size_t n, irm_object *(
   return 1;
 }
 
+/* Whether an attribute's value equals the wanted one: structurally, or
+ * as numbers (1 and 1.0, true and 1). */
+static int values_equal(mstate *s, const irm_any *got, const irm_any *want) {
+  int eq = 0;
+  int rc = irm_structural_equal(got, want, &eq);
+  if (rc) {
+    fail(s, rc);
+    return 0;
+  }
+  if (eq) return 1;
+  double a, b;
+  if (irm_any_to_float(got, &a) || irm_any_to_float(want, &b)) {
+    irm_clear_error();
+    return 0;
+  }
+  return a == b;
+}
+
+/* Whether op's registered attributes hold want's entries (TVM's
+ * AttrPattern on an Op: is_op("add").has_attr({"TOpPattern": 1})). An
+ * attribute the op lacks, or that no op has, does not hold. */
+static int op_attrs_hold(mstate *s, const irm_object *want, irm_object *op) {
+  irm_map_iter it = irm_map_iter_begin(want);
+  const irm_object *key;
+  const irm_any *value;
+  while (irm_map_iter_next(&it, &key, &value)) {
+    irm_any got = irm_any_none();
+    if (irm_op_get_attr(op, irm_string_data(key), &got)) {
+      irm_clear_error(); /* no op has it */
+      return 0;
+    }
+    int eq = got.type_code != IRM_NONE && values_equal(s, &got, value);
+    irm_any_release(&got);
+    if (!eq) return 0;
+  }
+  return 1;
+}
+
 static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
+  if (irm_expr_kind_of(e) == IRM_EXPR_OP) return op_attrs_hold(s, want, e);
   const irm_object *have = NULL;
   if (irm_expr_kind_of(e) == IRM_EXPR_CALL) have = irm_call_attrs(e);
   else if (irm_expr_kind_of(e) == IRM_EXPR_FUNCTION) have = irm_dict_attrs_map(irm_base_func_attrs(e));
@@ -102,22 +141,7 @@ static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
   const irm_any *value;
   while (irm_map_iter_next(&it, &key, &value)) {
     const irm_any *got = irm_map_find(have, irm_string_data(key), irm_string_size(key));
-    if (!got) return 0;
-    int eq = 0;
-    int rc = irm_structural_equal(got, value, &eq);
-    if (rc) {
-      fail(s, rc);
-      return 0;
-    }
-    if (!eq) {
-      /* 1 and 1.0, true and 1: compare numbers as numbers */
-      double a, b;
-      if (irm_any_to_float(got, &a) || irm_any_to_float(value, &b)) {
-        irm_clear_error();
-        return 0;
-      }
-      if (a != b) return 0;
-    }
+    if (!got || !values_equal(s, got, value)) return 0;
   }
   return 1;
 }
@@ -307,6 +331,12 @@ static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
   }
   case IRM_PATTERN_DOMINATOR: return match_dominator(s, p, e);
   case IRM_PATTERN_CAPTURE: return match(s, p->sub[0], e) && bind(s, irm_string_data(p->data), e);
+  case IRM_PATTERN_FUNCTION:
+    return k == IRM_EXPR_FUNCTION && match_list(s, p->list, irm_function_param_count(e), irm_function_param, e) &&
+           match(s, p->sub[0], irm_function_body(e));
+  case IRM_PATTERN_LET:
+    return k == IRM_EXPR_LET && match(s, p->sub[0], irm_let_var(e)) && match(s, p->sub[1], irm_let_value(e)) &&
+           match(s, p->sub[2], irm_let_body(e));
   default: return 0;
   }
 }

@@ -244,6 +244,103 @@ START_TEST(test_rewrite_once) {
 }
 END_TEST
 
+static int matches(const irm_object *p, irm_object *e) {
+  int m = -1;
+  ck_assert_ok(irm_pattern_match(p, e, &m, NULL));
+  return m;
+}
+
+/* TVM's FunctionPattern and LetPattern: matching, fields, errors. */
+START_TEST(test_function_and_let_patterns) {
+  irm_object *x = NULL, *y = NULL, *sum = NULL, *fn = NULL, *let = NULL, *add = NULL;
+  ck_assert_ok(irm_var_new("x", NULL, &x));
+  ck_assert_ok(irm_var_new("y", NULL, &y));
+  ck_assert_ok(irm_op_get("add", &add));
+  irm_object *xy[2] = {x, y};
+  ck_assert_ok(irm_call_new(add, xy, 2, NULL, &sum));
+  ck_assert_ok(irm_function_new(xy, 2, sum, NULL, NULL, &fn));
+  ck_assert_ok(irm_let_new(x, y, sum, &let));
+  irm_object *px = NULL, *py = NULL, *add_p = op("add"), *body = NULL, *fp = NULL, *any_fp = NULL, *short_fp = NULL,
+             *lp = NULL, *w = wild();
+  ck_assert_ok(irm_pattern_var("x", &px));
+  ck_assert_ok(irm_pattern_var("y", &py));
+  irm_object *pxy[2] = {px, py};
+  ck_assert_ok(irm_pattern_call(add_p, pxy, 2, &body));
+  ck_assert_ok(irm_pattern_function(pxy, 2, 0, body, &fp));
+  ck_assert_ok(irm_pattern_function(NULL, 0, 1, w, &any_fp));
+  ck_assert_ok(irm_pattern_function(pxy, 1, 0, body, &short_fp));
+  ck_assert_ok(irm_pattern_let(px, py, body, &lp));
+  ck_assert_int_eq(matches(fp, fn), 1);
+  ck_assert_int_eq(matches(any_fp, fn), 1);
+  ck_assert_int_eq(matches(short_fp, fn), 0); /* one parameter too few */
+  ck_assert_int_eq(matches(fp, sum), 0);
+  ck_assert_int_eq(matches(lp, let), 1);
+  ck_assert_int_eq(matches(lp, fn), 0);
+  ck_assert_int_eq(irm_pattern_kind_of(fp), IRM_PATTERN_FUNCTION);
+  ck_assert_ptr_eq(irm_pattern_sub(fp, 0), body);
+  ck_assert_uint_eq(irm_array_size(irm_pattern_list(fp)), 2);
+  ck_assert_ptr_null(irm_pattern_list(any_fp));
+  ck_assert_ptr_eq(irm_pattern_sub(lp, 1), py);
+  irm_object *m = fields(fp);
+  ck_assert_str_eq(kind_of(m), "FunctionPattern");
+  ck_assert_ptr_eq(field(m, "body"), body);
+  ck_assert_ptr_nonnull(field(m, "params"));
+  irm_object_release(m);
+  m = fields(lp);
+  ck_assert_str_eq(kind_of(m), "LetPattern");
+  ck_assert_ptr_eq(field(m, "var"), px);
+  ck_assert_ptr_eq(field(m, "value"), py);
+  ck_assert_ptr_eq(field(m, "body"), body);
+  irm_object_release(m);
+  irm_object *bad = (irm_object *)&bad;
+  ck_assert_error(irm_pattern_function(pxy, 2, 0, NULL, &bad), IRM_EVALUE,
+                  "ValueError: irm_pattern_function: body must not be NULL");
+  ck_assert_ptr_null(bad);
+  ck_assert_error(irm_pattern_function(xy, 2, 0, body, &bad), IRM_ETYPE,
+                  "TypeError: parameter 0: irm_pattern_function");
+  ck_assert_error(irm_pattern_let(px, sum, body, &bad), IRM_ETYPE,
+                  "TypeError: irm_pattern_let: value must be a dataflow.DFPattern");
+  irm_object *objs[] = {x, y, sum, fn, let, add, px, py, add_p, body, fp, any_fp, short_fp, lp, w};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+}
+END_TEST
+
+/* has_attr on an Op reads the op's registered attributes (TVM's
+ * AttrPattern); on a Call, the call's own. */
+START_TEST(test_op_attribute_patterns) {
+  irm_module *m = ip_typed(IP_HEAD "def @main(%x: Tensor[(2, 3), float32]) {\n"
+                                   "  %0 = add(%x, %x);\n  %1 = nn.relu(%0);\n  %1\n}\n");
+  irm_object *relu = irm_function_body(irm_module_function(m, "main")), *add = irm_call_arg(relu, 0);
+  irm_object *elemwise = NULL, *broadcast = NULL, *unknown = NULL;
+  irm_any zero = irm_any_int(IRM_OP_ELEMWISE), one = irm_any_int(IRM_OP_BROADCAST);
+  ck_assert_ok(irm_map_new(&elemwise));
+  ck_assert_ok(irm_map_set_move(&elemwise, IRM_OP_ATTR_PATTERN, &zero));
+  ck_assert_ok(irm_map_new(&broadcast));
+  ck_assert_ok(irm_map_set_move(&broadcast, IRM_OP_ATTR_PATTERN, &one));
+  ck_assert_ok(irm_map_new(&unknown));
+  ck_assert_ok(irm_map_set_move(&unknown, "NoSuchOpAttr", &one));
+  irm_object *w = wild(), *add_op = op("add"), *callee = NULL, *call = NULL, *w_el = NULL, *any_el = NULL,
+             *w_unknown = NULL, *call_unknown = NULL, *on_call = NULL;
+  ck_assert_ok(irm_pattern_has_attr(add_op, broadcast, &callee));
+  ck_assert_ok(irm_pattern_call(callee, NULL, 0, &call));
+  ck_assert_int_eq(matches(call, add), 1);
+  ck_assert_int_eq(matches(callee, irm_call_callee(add)), 1);
+  ck_assert_ok(irm_pattern_has_attr(w, elemwise, &w_el));
+  ck_assert_ok(irm_pattern_call(w_el, NULL, 0, &any_el));
+  ck_assert_int_eq(matches(any_el, relu), 1);
+  ck_assert_int_eq(matches(any_el, add), 0); /* add is broadcast */
+  ck_assert_ok(irm_pattern_has_attr(w, unknown, &w_unknown));
+  ck_assert_ok(irm_pattern_call(w_unknown, NULL, 0, &call_unknown));
+  ck_assert_int_eq(matches(call_unknown, relu), 0); /* no op has it: no match, no error */
+  ck_assert_ok(irm_pattern_has_attr(w, elemwise, &on_call));
+  ck_assert_int_eq(matches(on_call, relu), 0); /* a Call: its own attributes */
+  irm_object *objs[] = {elemwise, broadcast, unknown, w,         add_op,       callee,
+                        call,     w_el,      any_el,  w_unknown, call_unknown, on_call};
+  for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) irm_object_release(objs[i]);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pattern_fields");
   TCase *tc = tcase_create("core");
@@ -252,6 +349,8 @@ int main(void) {
   tcase_add_test(tc, test_absent_fields);
   tcase_add_test(tc, test_match_nodes);
   tcase_add_test(tc, test_rewrite_once);
+  tcase_add_test(tc, test_function_and_let_patterns);
+  tcase_add_test(tc, test_op_attribute_patterns);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
