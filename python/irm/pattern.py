@@ -64,6 +64,11 @@ class DFPattern(Object):
         and the %name of rules)."""
         return _global("dataflow.pattern.Capture")(name, self)
 
+    def text(self):
+        """The pattern in the rules text (``nn.relu(%x)``), which rules() reads
+        back; ValueError for a pattern the text cannot say."""
+        return _global("dataflow.pattern.Text")(self)
+
     def match(self, expr):
         """True when the pattern matches expr."""
         return _global("dataflow.pattern.Match")(self, expr) is not None

@@ -294,3 +294,18 @@ def test_op_attribute_patterns():
     assert not wildcard().has_attr({"NoSuchAttr": 1})(wildcard()).match(relu)  # no op has it: no match
     assert not wildcard().has_attr({"TOpIsCommutative": True})(wildcard()).match(relu)  # relu lacks it
     assert wildcard().has_attr({"TOpIsCommutative": True})(wildcard(), wildcard()).match(add)
+
+
+def test_new_forms_in_the_rules_text():
+    mod = typed("  %0 = add(%x, %x);\n  %1 = nn.relu(%0);\n  %1\n")
+    (drop_elemwise,) = rules("rule drop : _[TOpPattern=0](%x) => %x")
+    assert drop_elemwise.apply(body(mod)).same_as(body(mod).args[0])
+    assert drop_elemwise.apply(body(mod).args[0]) is None  # add is broadcast
+    (r,) = rules("rule r : fn(%a, _) { add(%a, _) } => %a")
+    x, y = irm.ir.Var("x"), irm.ir.Var("y")
+    assert r.apply(irm.ir.Function([x, y], _call("add", x, y))).same_as(x)
+    assert FunctionPattern([wildcard().capture("a")], is_op("nn.relu")(wildcard())).text() == \
+        "fn(%a) { nn.relu(_) }"
+    assert is_op("add").has_attr({"TOpPattern": 1})(wildcard(), wildcard()).text() == "add[TOpPattern=1](_, _)"
+    with pytest.raises(ValueError, match="no form in the rules text"):
+        is_var("x").text()

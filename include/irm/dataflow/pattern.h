@@ -138,6 +138,13 @@ IRM_API const int64_t *irm_pattern_shape(const irm_object *p, int32_t *ndim);
  * capture's name (CAPTURE). */
 IRM_API const char *irm_pattern_name(const irm_object *p);
 
+/* p as the left-hand side of the rules text (irm_rewrite_rules_parse reads
+ * it back to a pattern that prints the same): *out a NEW String. Errors:
+ * ValueError for a pattern the text cannot say (a call of any arguments,
+ * a named var pattern, an op pattern outside a call, ...), TypeError (p
+ * is not a pattern), MemoryError. */
+IRM_API int irm_pattern_print(const irm_object *p, irm_object **out);
+
 /* Whether pattern matches expr: *matched 1 or 0; *captures (may be NULL)
  * a NEW Map capture name -> expression when it matched, else NULL.
  * Errors: TypeError (pattern is not a pattern), ValueError (NULL

@@ -178,6 +178,17 @@ static int g_match(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   return irm_ret_object(fn, rc, &captures, ret);
 }
 
+/* Text(pattern) -> the rules text of the pattern */
+static int g_text(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "dataflow.pattern.Text";
+  irm_object *p = NULL, *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, PAT, &p);
+  if (!rc) rc = irm_pattern_print(p, &out);
+  return irm_ret_object(fn, rc, &out, ret);
+}
+
 /* Rule(name, lhs, rhs, benefit=0) */
 static int g_rule(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
@@ -281,6 +292,7 @@ int irm_register_pattern_globals_(void) {
       {"dataflow.pattern.Match", g_match, NULL},
       {"dataflow.pattern.MatchNodes", g_match, (void *)1},
       {"dataflow.pattern.Fields", irm_pattern_g_fields_, NULL},
+      {"dataflow.pattern.Text", g_text, NULL},
       {"dataflow.pattern.Rule", g_rule, NULL},
       {"dataflow.pattern.CallbackRule", g_callback_rule, NULL},
       {"dataflow.pattern.ParseRules", g_parse_rules, NULL},
