@@ -75,6 +75,7 @@ int irm_register_alter_op_layout_pass_(void);
 int irm_register_simplify_inference_pass_(void);
 int irm_register_fold_scale_axis_pass_(void);
 int irm_register_fake_quantization_to_integer_pass_(void);
+int irm_register_annotate_spans_pass_(void);
 
 /* The dataflow passes' provider of built-ins (builtins.c): all of them. */
 int irm_register_passes_dataflow_builtins_(void);

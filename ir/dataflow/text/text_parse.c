@@ -22,6 +22,7 @@
 #include "irm/container.h"
 #include "irm/dataflow/op.h"
 #include "irm/error.h"
+#include "expr_internal.h"
 #include "text_internal.h"
 
 /* ---- the names of one top-level function ----------------------------------- */
@@ -70,6 +71,13 @@ struct irm_dataflow_def_scope {
 };
 
 enum { DENSE_SLACK = 1024 };
+
+/* Records where the parser read e (a node it just made): TVM's Span. */
+static void span_at(const irm_dataflow_parser *p, size_t pos, irm_object *e) {
+  size_t line = 0, col = 0;
+  irm_dataflow_line_col_(&p->lx, pos, &line, &col);
+  irm_expr_set_span_(e, line > UINT32_MAX ? 0 : (uint32_t)line, col > UINT32_MAX ? 0 : (uint32_t)col);
+}
 
 static scope_frame *top_frame(irm_dataflow_parser *p) { return &p->scope->frames[p->scope->depth]; }
 
@@ -280,6 +288,7 @@ static int parse_atom(irm_dataflow_parser *p, irm_object **out) {
     irm_object *tensor = NULL;
     rc = irm_dataflow_parse_tensor_(p, &tensor);
     if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_dataflow_context_at_(p, t.start, rc);
+    else if (!rc) span_at(p, t.start, *out);
     irm_object_release(tensor);
     return rc;
   } else if (t.kind == IRM_TOK_IDENT) {
@@ -352,6 +361,7 @@ static int parse_call(irm_dataflow_parser *p, irm_object *callee, size_t at, irm
   if (!rc) {
     irm_dataflow_next_(p);
     if ((rc = irm_call_new(callee, args.at, args.n, attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
+    else span_at(p, at, *out);
   }
   irm_object_release(attrs);
   list_free(&args);
@@ -379,6 +389,7 @@ static int parse_tuple(irm_dataflow_parser *p, size_t at, irm_object **out) {
   if (!rc) {
     irm_dataflow_next_(p);
     if ((rc = irm_tuple_new(fields.at, fields.n, out))) rc = irm_dataflow_context_at_(p, at, rc);
+    else span_at(p, at, *out);
   }
   list_free(&fields);
   return rc;
@@ -410,6 +421,7 @@ static int parse_rhs(irm_dataflow_parser *p, irm_object **out) {
       if (p->tok.len >= sizeof buf || index < 0 || index == INT64_MAX)
         rc = irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "field index out of range");
       else if ((rc = irm_tuple_get_item_new(a, index, out))) rc = irm_dataflow_context_at_(p, at, rc);
+      if (!rc) span_at(p, at, *out);
       if (!rc) irm_dataflow_next_(p);
     }
   } else {
@@ -470,6 +482,7 @@ static int parse_binder(irm_dataflow_parser *p, irm_object **out) {
     memcpy(buf, p->lx.text + name.start + 1, name.len - 1);
     buf[name.len - 1] = '\0';
     if ((rc = irm_var_new(buf, type, out))) rc = irm_dataflow_context_at_(p, name.start, rc);
+    else span_at(p, name.start, *out);
   }
   irm_object_release(type);
   scope_ref own = {p->scope->depth, top_frame(p)->id};
@@ -565,6 +578,7 @@ static int parse_function(irm_dataflow_parser *p, size_t at, irm_object **out) {
   irm_dataflow_leave_(p);
   if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out)))
     rc = irm_dataflow_context_at_(p, at, rc);
+  else if (!rc) span_at(p, at, *out);
   list_free(&params);
   irm_object_release(ret);
   irm_object_release(attrs);
