@@ -275,11 +275,20 @@ static int finish_typed(infer_ctx *ic, const irm_object *original, irm_object *t
   return IRM_OK;
 }
 
-/* Names where the text had the node whose type failed (its span). */
+/* Names where the text had the node whose type failed (its span), after
+ * the message, so the message still starts with what went wrong. */
 static int at_span(const irm_object *e, int rc) {
   uint32_t line = 0, col = 0;
-  return irm_expr_span(e, &line, &col) ? irm_error_context(rc, "line %u, column %u", (unsigned)line, (unsigned)col)
-                                       : rc;
+  if (!rc || rc == IRM_ENOMEM || !irm_expr_span(e, &line, &col)) return rc;
+  const char *msg = irm_last_error(), *colon = strstr(msg, ": ");
+  const char *after = colon ? colon + 2 : msg;
+  size_t n = strlen(after);
+  char *text = irm_malloc(n + 1); /* irm_error overwrites msg */
+  if (!text) return rc;           /* the message stays as it was */
+  memcpy(text, after, n + 1);
+  rc = irm_error(rc, "%s at line %u, column %u", text, (unsigned)line, (unsigned)col);
+  irm_free(text);
+  return rc;
 }
 
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {

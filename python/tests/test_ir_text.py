@@ -99,7 +99,7 @@ def test_spans_from_the_parser_and_annotate_spans():
     mod = irm.ir.parse(text)
     add = mod["main"].body
     assert add.span == (4, 8) and add.args[0].span == (3, 8) and add.args[1].span == (2, 40)
-    with pytest.raises(TypeError, match="line 4, column 8: add: shapes"):
+    with pytest.raises(TypeError, match="add: shapes .* at line 4, column 8"):
         irm.transform.Pass.get("InferType")(mod)
     x, y = irm.ir.Var("x", irm.ir.TensorType((2, 3))), irm.ir.Var("y", irm.ir.TensorType((3, 2)))
     relu = irm.ir.Call(irm.ir.Op.get("nn.relu"), [x])

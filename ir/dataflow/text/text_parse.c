@@ -72,10 +72,25 @@ struct irm_dataflow_def_scope {
 
 enum { DENSE_SLACK = 1024 };
 
-/* Records where the parser read e (a node it just made): TVM's Span. */
-static void span_at(const irm_dataflow_parser *p, size_t pos, irm_object *e) {
-  size_t line = 0, col = 0;
-  irm_dataflow_line_col_(&p->lx, pos, &line, &col);
+/* Records where the parser read e (a node it just made): TVM's Span.
+ * Nodes come in text order, give or take a line (a call is made after its
+ * arguments), so the line is found from the last one found. */
+static void span_at(irm_dataflow_parser *p, size_t pos, irm_object *e) {
+  const char *t = p->lx.text;
+  size_t start = p->span_start, line = p->span_line;
+  if (pos > p->lx.len) pos = p->lx.len;
+  for (; start > pos; line--) /* back to the line before the cached one, as often as needed */
+    for (start--; start > 0 && t[start - 1] != '\n'; start--) continue;
+  for (size_t i = start; i < pos; i++)
+    if (t[i] == '\n') {
+      line++;
+      start = i + 1;
+    }
+  p->span_start = start;
+  p->span_line = line;
+  size_t col = 1;
+  for (size_t i = start; i < pos; i++) col += ((unsigned char)t[i] & 0xC0) != 0x80; /* characters, as errors count */
+  line += 1;
   irm_expr_set_span_(e, line > UINT32_MAX ? 0 : (uint32_t)line, col > UINT32_MAX ? 0 : (uint32_t)col);
 }
 
