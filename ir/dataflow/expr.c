@@ -386,6 +386,12 @@ irm_object *irm_expr_child(const irm_object *e, size_t i) {
 
 /* ---- copies -------------------------------------------------------------------------- */
 
+/* A copy (made) of the node p keeps where the text had it. */
+static int copy_span(const expr_node *p, irm_object *made) {
+  irm_expr_set_span_(made, p->line, p->column);
+  return IRM_OK;
+}
+
 int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n, irm_object **out) {
   const char *fn = "irm_expr_with_children";
   int rc = start(fn, out);
@@ -426,8 +432,8 @@ int irm_expr_with_children(irm_object *e, irm_object *const *children, size_t n,
   default: break; /* leaves have no children, so they never get here */
   }
   if (rc) return rc;
-  return irm_expr_node_make_(p->expr_kind, children, n, NULL, irm_expr_extra_(p), p->base.attrs, p->index, p->kind,
-                             out);
+  rc = irm_expr_node_make_(p->expr_kind, children, n, NULL, irm_expr_extra_(p), p->base.attrs, p->index, p->kind, out);
+  return rc ? rc : copy_span(p, *out);
 }
 
 int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
@@ -452,8 +458,25 @@ int irm_expr_with_type(irm_object *e, irm_object *type, irm_object **out) {
     irm_object_release(shown);
     return rc;
   }
-  return irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, irm_expr_extra_(p),
-                             p->base.attrs, p->index, p->kind, out);
+  rc = irm_expr_node_make_(p->expr_kind, (irm_object *const *)p->children, p->n, type, irm_expr_extra_(p),
+                           p->base.attrs, p->index, p->kind, out);
+  return rc ? rc : copy_span(p, *out);
+}
+
+/* ---- spans ------------------------------------------------------------------------------- */
+
+int irm_expr_span(const irm_object *e, uint32_t *line, uint32_t *column) {
+  const expr_node *p = irm_expr_node_(e);
+  int known = p && p->line;
+  if (line) *line = known ? p->line : 0;
+  if (column) *column = known ? p->column : 0;
+  return known;
+}
+
+void irm_expr_set_span_(irm_object *e, uint32_t line, uint32_t column) {
+  expr_node *p = irm_object_payload(e);
+  p->line = line;
+  p->column = column;
 }
 
 /* ---- registration ---------------------------------------------------------------------- */

@@ -262,6 +262,20 @@ static int g_expr_type(const irm_any *args, int32_t nargs, irm_any *ret, void *r
   return IRM_OK;
 }
 
+/* dataflow.ExprSpan(e) -> [line, column] where the text parser read e, or NONE */
+static int g_expr_span(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "dataflow.ExprSpan";
+  irm_object *e = NULL, *out = NULL;
+  uint32_t line = 0, col = 0;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = expr_arg(fn, args, nargs, 0, &e);
+  if (rc || !irm_expr_span(e, &line, &col)) return rc; /* NONE */
+  irm_any lc[2] = {irm_any_int(line), irm_any_int(col)};
+  rc = irm_array_new(lc, 2, &out);
+  return irm_ret_object(fn, rc, &out, ret);
+}
+
 /* dataflow.ExprWithType(e, type or NONE) -> a copy of e with that checked type */
 static int g_expr_with_type(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
@@ -335,6 +349,7 @@ int irm_register_expr_globals_(void) {
       {"ir.Op", g_op},
       {"dataflow.ExprKind", g_expr_kind},
       {"dataflow.ExprType", g_expr_type},
+      {"dataflow.ExprSpan", g_expr_span},
       {"dataflow.ExprWithType", g_expr_with_type},
       {"dataflow.ExprFields", g_expr_fields},
       {"dataflow.TypeFields", g_type_fields},

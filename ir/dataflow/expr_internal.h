@@ -46,4 +46,7 @@ int irm_dataflow_module_repr_(const irm_object *mod, irm_object **out);
 /* Appends the text form of a type (type.c): Tensor[(1, 3), float32]. */
 int irm_dataflow_type_print_(irm_text_buf *buf, const irm_object *t);
 
+/* Sets where the text parser read e (a node just made, not yet shared). */
+void irm_expr_set_span_(irm_object *e, uint32_t line, uint32_t column);
+
 #endif

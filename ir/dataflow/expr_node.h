@@ -15,7 +15,8 @@ typedef struct expr_node {
   };
   irm_object *type; /* checked type (a Var's annotation, a Constant's tensor type) or NULL */
   irm_expr_kind expr_kind;
-  uint32_t n; /* children (irm_expr_child order) */
+  uint32_t n;            /* children (irm_expr_child order) */
+  uint32_t line, column; /* where the text parser read it (1-based; 0: unknown); copies keep it */
   /* n children, then for the kinds with one (irm_expr_has_extra_) the extra
    * object: Var, GlobalVar, Op: the name (String); Constant: the tensor;
    * Function: the result type or NULL. A Call's extra is attrs above. */

@@ -182,10 +182,14 @@ static int fail(const verifier *v, const irm_object *e, const char *fmt, ...) {
   va_end(ap);
   describe(&node, e);
   int rc;
+  uint32_t line = 0, col = 0;
+  char at[64] = "";
+  if (irm_expr_span(e, &line, &col)) /* where the text had it */
+    snprintf(at, sizeof at, " at line %u, column %u", (unsigned)line, (unsigned)col);
   if (msg.failed || node.failed) rc = irm_error_nomem_(what);
   else
-    rc = irm_error(IRM_EVALUE, "function '%s': %s in %s", irm_error_quote(v->fname), irm_text_buf_cstr_(&msg),
-                   irm_error_quote(irm_text_buf_cstr_(&node)));
+    rc = irm_error(IRM_EVALUE, "function '%s': %s in %s%s", irm_error_quote(v->fname), irm_text_buf_cstr_(&msg),
+                   irm_error_quote(irm_text_buf_cstr_(&node)), at);
   irm_text_buf_free_(&msg);
   irm_text_buf_free_(&node);
   return rc;

@@ -22,6 +22,7 @@ int irm_register_passes_dataflow_builtins_(void) {
       irm_register_fold_scale_axis_pass_,
       irm_register_alter_op_layout_pass_,
       irm_register_fake_quantization_to_integer_pass_,
+      irm_register_annotate_spans_pass_,
   };
   int rc = IRM_OK;
   for (size_t i = 0; !rc && i < sizeof parts / sizeof parts[0]; i++) rc = parts[i]();

@@ -275,6 +275,22 @@ static int finish_typed(infer_ctx *ic, const irm_object *original, irm_object *t
   return IRM_OK;
 }
 
+/* Names where the text had the node whose type failed (its span), after
+ * the message, so the message still starts with what went wrong. */
+static int at_span(const irm_object *e, int rc) {
+  uint32_t line = 0, col = 0;
+  if (!rc || rc == IRM_ENOMEM || !irm_expr_span(e, &line, &col)) return rc;
+  const char *msg = irm_last_error(), *colon = strstr(msg, ": ");
+  const char *after = colon ? colon + 2 : msg;
+  size_t n = strlen(after);
+  char *text = irm_malloc(n + 1); /* irm_error overwrites msg */
+  if (!text) return rc;           /* the message stays as it was */
+  memcpy(text, after, n + 1);
+  rc = irm_error(rc, "%s at line %u, column %u", text, (unsigned)line, (unsigned)col);
+  irm_free(text);
+  return rc;
+}
+
 static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object **out) {
   infer_ctx *ic = ctx;
   irm_expr_kind kind = irm_expr_kind_of(rebuilt);
@@ -286,8 +302,8 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     if (p && !value_type && (b = table_find(&ic->binder_type, p->link))) value_type = b->type;
     ic->last = NULL;
     if (!value_type)
-      return irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)",
-                       irm_var_name(original));
+      return at_span(original, irm_error(IRM_ETYPE, "variable %%%s has no type (parameters need a type annotation)",
+                                         irm_var_name(original)));
     /* Kept like any typed node: a later `let %b = %a` finds %a's type. */
     irm_object *typed = NULL;
     int rc = irm_var_new(irm_var_name(original), value_type, &typed);
@@ -297,7 +313,8 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   int rc = type_of(ic, rebuilt, &type);
   if (rc) {
     const char *what = irm_expr_kind_name(kind);
-    return irm_op_name(irm_call_callee(rebuilt)) ? rc : bounded_context(ic, rc, what, NULL);
+    rc = irm_op_name(irm_call_callee(rebuilt)) ? rc : bounded_context(ic, rc, what, NULL);
+    return at_span(original, rc);
   }
   if (kind == IRM_EXPR_FUNCTION) {
     irm_object *ret = irm_function_ret_type(rebuilt), *body_t = irm_expr_type(irm_function_body(rebuilt));

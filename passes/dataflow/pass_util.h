@@ -79,6 +79,7 @@ int irm_register_fake_quantization_to_integer_pass_(void);
 int irm_register_annotate_target_pass_(void);
 int irm_register_merge_compiler_regions_pass_(void);
 int irm_register_partition_graph_pass_(void);
+int irm_register_annotate_spans_pass_(void);
 
 /* The dataflow passes' provider of built-ins (builtins.c): all of them. */
 int irm_register_passes_dataflow_builtins_(void);

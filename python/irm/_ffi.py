@@ -88,6 +88,7 @@ def _error_text(exc):
 # ---- objects ---------------------------------------------------------------
 
 _CLASSES = {}  # type key -> Python class
+_REFINE = {}  # type key -> f(obj) -> a subclass of its class, chosen by the object's fields
 
 
 def register_object(type_key):
@@ -174,6 +175,9 @@ def _wrap(handle):
                 cls = other
     obj = cls.__new__(cls)
     obj.handle = handle
+    refine = _REFINE.get(key)
+    if refine is not None:  # one type key, a class per kind (patterns: CallPattern, ...)
+        obj.__class__ = refine(obj)
     return obj
 
 

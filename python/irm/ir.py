@@ -209,6 +209,13 @@ class _Node(Object):
         """The type InferType found, or None when not known yet."""
         return _global("dataflow.ExprType")(self)
 
+    @property
+    def span(self):
+        """(line, column) where the text parser read this node (TVM's Span),
+        or None; AnnotateSpans gives every node one in the printed module."""
+        found = _global("dataflow.ExprSpan")(self)
+        return None if found is None else tuple(found)
+
     def with_type(self, type_):
         """A copy of this node with checked type type_ (None clears it).
         Vars and Constants have fixed types (TypeError for another one)."""

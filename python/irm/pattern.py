@@ -6,7 +6,7 @@ rules and partitioning, over the dataflow.pattern.* globals (docs/patterns.md).
     conv.match(expr)                      # True / False
     rules("rule r : nn.relu(%x) => maximum(%x, const(0f))")
 """
-from ._ffi import Object, register_object, _global
+from ._ffi import Object, register_object, _global, _REFINE
 
 
 @register_object("dataflow.DFPattern")
@@ -24,6 +24,19 @@ class DFPattern(Object):
 
     def __getitem__(self, index):
         return is_tuple_get_item(self, index)
+
+    # TVM's arithmetic on patterns: a + b is is_op("add")(a, b)
+    def __add__(self, other):
+        return is_op("add")(self, other)
+
+    def __sub__(self, other):
+        return is_op("subtract")(self, other)
+
+    def __mul__(self, other):
+        return is_op("multiply")(self, other)
+
+    def __truediv__(self, other):
+        return is_op("divide")(self, other)
 
     def has_attr(self, attrs):
         return has_attr(attrs, self)
@@ -51,6 +64,11 @@ class DFPattern(Object):
         and the %name of rules)."""
         return _global("dataflow.pattern.Capture")(name, self)
 
+    def text(self):
+        """The pattern in the rules text (``nn.relu(%x)``), which rules() reads
+        back; ValueError for a pattern the text cannot say."""
+        return _global("dataflow.pattern.Text")(self)
+
     def match(self, expr):
         """True when the pattern matches expr."""
         return _global("dataflow.pattern.Match")(self, expr) is not None
@@ -65,6 +83,228 @@ class DFPattern(Object):
         attribute Composite = name (and attrs)."""
         args = [self, name, expr] + ([attrs] if attrs else [])
         return _global("dataflow.pattern.Partition")(*args)
+
+
+# ---- TVM's pattern classes: one library type, a Python class per kind -------
+
+def _fields(pattern):
+    return _global("dataflow.pattern.Fields")(pattern)
+
+
+def _field(key, doc, convert=None, default=None):
+    def get(self):
+        value = _fields(self).get(key, default)
+        return convert(value) if convert is not None and value is not None else value
+    return property(get, doc=doc)
+
+
+class WildcardPattern(DFPattern):
+    """``WildcardPattern()``: any expression (``wildcard()``)."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._take(wildcard())
+
+
+class ExprPattern(DFPattern):
+    """``ExprPattern(expr)``: an expression structurally equal to expr."""
+
+    __slots__ = ()
+
+    def __init__(self, expr):
+        self._take(is_expr(expr))
+
+    expr = _field("expr", "The expression (for is_op(name): the Op).")
+
+
+class OpPattern(ExprPattern):
+    """``is_op(name)``: the op; an ExprPattern of the Op, as in TVM."""
+
+    __slots__ = ()
+
+    def __init__(self, name):
+        self._take(is_op(name))
+
+    @property
+    def name(self):
+        return self.expr.name
+
+
+class CallPattern(DFPattern):
+    """``CallPattern(op, args)``: a call; args None: any arguments."""
+
+    __slots__ = ()
+
+    def __init__(self, op, args=None):
+        self._take(_global("dataflow.pattern.Call")(_pat(op), None if args is None else [_pat(a) for a in args]))
+
+    op = _field("op", "The callee pattern.")
+    args = _field("args", "The argument patterns (None: any).", list)
+
+
+class ConstantPattern(DFPattern):
+    """``ConstantPattern()``: any Constant."""
+
+    __slots__ = ()
+
+    def __init__(self):
+        self._take(is_constant())
+
+
+class VarPattern(DFPattern):
+    """``VarPattern(name_hint="")``: a Var (of that name hint; "": any)."""
+
+    __slots__ = ()
+
+    def __init__(self, name_hint=""):
+        self._take(is_var(name_hint))
+
+    name = _field("name", "The name hint to match (\"\": any).", default="")
+    name_hint = name
+
+
+class TuplePattern(DFPattern):
+    """``TuplePattern(fields)``: a Tuple; fields None: any fields."""
+
+    __slots__ = ()
+
+    def __init__(self, fields=None):
+        self._take(is_tuple(fields))
+
+    fields = _field("fields", "The field patterns (None: any).", list)
+
+
+class TupleGetItemPattern(DFPattern):
+    """``TupleGetItemPattern(tuple_value, index=None)``: a projection (index -1: any)."""
+
+    __slots__ = ()
+
+    def __init__(self, tuple_value, index=None):
+        self._take(is_tuple_get_item(tuple_value, index))
+
+    tuple = _field("tuple", "The tuple pattern.")
+    tuple_value = tuple
+    index = _field("index", "The index (-1: any).", default=-1)
+
+
+class AltPattern(DFPattern):
+    """``AltPattern(left, right)``: left, else right (``left | right``)."""
+
+    __slots__ = ()
+
+    def __init__(self, left, right):
+        self._take(_pat(left) | right)
+
+    left = _field("left", "The first alternative.")
+    right = _field("right", "The second alternative.")
+
+
+class AttrPattern(DFPattern):
+    """``AttrPattern(pattern, attrs)``: pattern, with those attributes."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, attrs):
+        self._take(has_attr(attrs, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    attrs = _field("attrs", "The attributes to hold (a Map).")
+
+
+class TypePattern(DFPattern):
+    """``TypePattern(pattern, ttype)``: pattern, with that checked type."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, ttype):
+        self._take(has_type(ttype, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    type = _field("type", "The type.")
+
+
+class DataTypePattern(DFPattern):
+    """``DataTypePattern(pattern, dtype)``: pattern, with a tensor type of that dtype."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, dtype):
+        self._take(has_dtype(dtype, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    dtype = _field("dtype", "The dtype, as a string.")
+
+
+class ShapePattern(DFPattern):
+    """``ShapePattern(pattern, shape)``: pattern, with a tensor type of that shape."""
+
+    __slots__ = ()
+
+    def __init__(self, pattern, shape):
+        self._take(has_shape(shape, pattern))
+
+    pattern = _field("pattern", "The inner pattern.")
+    shape = _field("shape", "The shape, a list of ints.", list)
+
+
+class DominatorPattern(DFPattern):
+    """``DominatorPattern(parent, path, child)``."""
+
+    __slots__ = ()
+
+    def __init__(self, parent, path, child):
+        self._take(dominates(parent, path, child))
+
+    parent = _field("parent", "The dominating pattern.")
+    path = _field("path", "The pattern of the nodes between.")
+    child = _field("child", "The dominated pattern.")
+
+
+class CapturePattern(DFPattern):
+    """``p.capture(name)``: p, remembered under name (irm's own)."""
+
+    __slots__ = ()
+
+    def __init__(self, name, pattern):
+        self._take(pattern.capture(name))
+
+    pattern = _field("pattern", "The inner pattern.")
+    name = _field("name", "The capture's name.")
+
+
+class FunctionPattern(DFPattern):
+    """``FunctionPattern(params, body)``: a Function whose parameters match
+    params (None: any parameters) and whose body matches body."""
+
+    __slots__ = ()
+
+    def __init__(self, params, body):
+        self._take(_global("dataflow.pattern.Function")(None if params is None else [_pat(p) for p in params],
+                                                        _pat(body)))
+
+    params = _field("params", "The parameter patterns (None: any).", list)
+    body = _field("body", "The body pattern.")
+
+
+class LetPattern(DFPattern):
+    """``LetPattern(var, value, body)``: a Let whose variable, value and body match."""
+
+    __slots__ = ()
+
+    def __init__(self, var, value, body):
+        self._take(is_let(var, value, body))
+
+    var = _field("var", "The variable pattern.")
+    value = _field("value", "The value pattern.")
+    body = _field("body", "The body pattern.")
+
+
+_BY_KIND = {cls.__name__: cls for cls in (WildcardPattern, OpPattern, CallPattern, ConstantPattern, VarPattern,
+                                          ExprPattern, TuplePattern, TupleGetItemPattern, AltPattern, AttrPattern,
+                                          TypePattern, DataTypePattern, ShapePattern, DominatorPattern,
+                                          CapturePattern, FunctionPattern, LetPattern)}
+_REFINE["dataflow.DFPattern"] = lambda obj: _BY_KIND.get(_fields(obj)["kind"], DFPattern)
 
 
 def _pat(p):
@@ -99,6 +339,11 @@ def is_tuple(fields=None):
 
 def is_tuple_get_item(tuple_value, index=None):
     return _global("dataflow.pattern.TupleGetItem")(_pat(tuple_value), -1 if index is None else index)
+
+
+def is_let(var, value, body):
+    """A Let whose variable, value and body match (TVM's is_let)."""
+    return _global("dataflow.pattern.Let")(_pat(var), _pat(value), _pat(body))
 
 
 def has_attr(attrs, pattern=None):
@@ -143,20 +388,86 @@ def rules(text):
     return list(_global("dataflow.pattern.ParseRules")(text))
 
 
+class _NodeMap:
+    """TVM's node_map: ``node_map[p]`` is the list of expressions pattern p
+    (the callback's pattern or any pattern inside it) matched, ``node_map["x"]``
+    the expression captured as x (irm's captures)."""
+
+    __slots__ = ("_pattern", "_matched", "_captures", "_nodes")
+
+    def __init__(self, pattern, matched, captures):
+        self._pattern, self._matched, self._captures, self._nodes = pattern, matched, captures, None
+
+    def _by_pattern(self):
+        if self._nodes is None:  # matched again only when a pattern is asked for
+            self._nodes = {}
+            for pat, expr in _global("dataflow.pattern.MatchNodes")(self._pattern, self._matched) or []:
+                found = self._nodes.setdefault(pat.handle, [])
+                if not any(e.same_as(expr) for e in found):
+                    found.append(expr)
+        return self._nodes
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._captures[key]
+        if not isinstance(key, DFPattern):
+            raise TypeError("node_map keys are patterns or capture names, got %s" % type(key).__name__)
+        found = self._by_pattern().get(key.handle)
+        if found is None:
+            raise KeyError("the pattern %r matched nothing in this match" % key)
+        return found
+
+    def __contains__(self, key):
+        if isinstance(key, str):
+            return key in self._captures
+        return isinstance(key, DFPattern) and key.handle in self._by_pattern()
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def keys(self):
+        return self._captures.keys()
+
+    def items(self):
+        return self._captures.items()
+
+
+def _with_types(expr):
+    """expr, typed by InferType when it has no checked type yet (require_type)."""
+    if expr.checked_type is not None:
+        return expr
+    from .ir import Function, IRModule
+    from .transform import Pass
+    mod = Pass.get("InferType")(IRModule.from_expr(expr))
+    return mod["main"] if isinstance(expr, Function) else mod["main"].body
+
+
 class DFPatternCallback:
     """TVM's callback class: set self.pattern in __init__ and define
     callback(pre, post, node_map) returning the replacement (or post to
-    keep it). node_map maps capture names to expressions."""
+    keep it). ``node_map[p][0]`` is what pattern p (self.pattern or any
+    pattern inside it) matched; ``node_map["x"]`` a capture.
+
+    require_type: the expression is typed (InferType) before rewriting.
+    rewrite_once: in rewrite(), the callback makes one walk, firing at most
+    once at each expression and never at a replacement (TVM's single pass).
+    A pattern pass made of it still rewrites to a fixed point."""
 
     require_type = False
+    rewrite_once = False
     benefit = 0
 
+    def __init__(self, require_type=False, rewrite_once=False):
+        self.require_type = require_type
+        self.rewrite_once = rewrite_once
+
     def rule(self, name=None):
+        pattern = self.pattern
+
         def fire(matched, captures):
-            out = self.callback(matched, matched, captures.to_dict())
+            out = self.callback(matched, matched, _NodeMap(pattern, matched, captures.to_dict()))
             return None if out is None or out.same_as(matched) else out
-        return _global("dataflow.pattern.CallbackRule")(name or type(self).__name__, self.pattern, fire,
-                                                        self.benefit)
+        return _global("dataflow.pattern.CallbackRule")(name or type(self).__name__, pattern, fire, self.benefit)
 
 
 def _as_rules(callbacks):
@@ -166,10 +477,26 @@ def _as_rules(callbacks):
 
 
 def rewrite(callbacks, expr, mod=None):
-    """Rewrites expr with callbacks (DFPatternCallback objects or rules) to a
-    fixed point; the input itself when nothing fired."""
-    args = [_as_rules(callbacks), expr] + ([mod] if mod is not None else [])
-    return _global("dataflow.pattern.Rewrite")(*args)
+    """Rewrites expr (an expression or a Function, such as ``mod["main"]``)
+    with callbacks (DFPatternCallback objects or rules) to a fixed point; the
+    input itself when nothing fired. A callback with require_type has expr
+    typed first."""
+    if isinstance(callbacks, (DFPatternCallback, RewriteRule)):
+        callbacks = [callbacks]
+    if any(getattr(c, "require_type", False) for c in callbacks):
+        expr = _with_types(expr)
+    rules, once = _as_rules(callbacks), [bool(getattr(c, "rewrite_once", False)) for c in callbacks]
+    if not any(once):
+        return _global("dataflow.pattern.Rewrite")(rules, expr, mod)
+    # TVM's loop: each callback walks the expression in turn (a rewrite_once one a single
+    # walk), again until nothing changes, unless the last callback is rewrite_once
+    for _ in range(100):
+        last = expr
+        for one, single in zip(rules, once):
+            expr = _global("dataflow.pattern.Rewrite")([one], expr, mod, int(single))
+        if once[-1] or expr.same_as(last):
+            break
+    return expr
 
 
 def partition(pattern, expr, attrs=None, name="composite"):
@@ -192,7 +519,11 @@ def partition_for_target(mod, kind):
     return _global("transform.PartitionForTarget")(mod, kind)
 
 
-__all__ = ["DFPattern", "wildcard", "is_op", "is_constant", "is_var", "is_expr", "is_tuple",
+__all__ = ["DFPattern", "WildcardPattern", "ExprPattern", "OpPattern", "CallPattern", "ConstantPattern",
+           "VarPattern", "TuplePattern", "TupleGetItemPattern", "AltPattern", "AttrPattern", "TypePattern",
+           "DataTypePattern", "ShapePattern", "DominatorPattern", "CapturePattern", "FunctionPattern", "LetPattern",
+           "is_let", "wildcard", "is_op",
+           "is_constant", "is_var", "is_expr", "is_tuple",
            "is_tuple_get_item", "has_attr", "has_type", "has_dtype", "has_shape", "dominates",
            "RewriteRule", "rule", "rules", "DFPatternCallback", "rewrite", "partition", "pattern_pass",
            "register_pattern_pass", "partition_for_target"]

@@ -91,3 +91,21 @@ def test_printing_instrument_elides_unless_told(capfd):
         bind(mod)
     out = capfd.readouterr().out
     assert len(out) > 70000 and "elided" not in out
+
+
+def test_spans_from_the_parser_and_annotate_spans():
+    text = ('#[version = "irm-0.1"]\ndef @main(%x: Tensor[(2, 3), float32], %y: Tensor[(3, 2), float32]) {\n'
+            '  %0 = nn.relu(%x);\n  %1 = add(%0, %y);\n  %1\n}\n')
+    mod = irm.ir.parse(text)
+    add = mod["main"].body
+    assert add.span == (4, 8) and add.args[0].span == (3, 8) and add.args[1].span == (2, 40)
+    with pytest.raises(TypeError, match="add: shapes .* at line 4, column 8"):
+        irm.transform.Pass.get("InferType")(mod)
+    x, y = irm.ir.Var("x", irm.ir.TensorType((2, 3))), irm.ir.Var("y", irm.ir.TensorType((3, 2)))
+    relu = irm.ir.Call(irm.ir.Op.get("nn.relu"), [x])
+    built = irm.ir.IRModule.from_expr(irm.ir.Function([x, y], irm.ir.Call(irm.ir.Op.get("add"), [relu, y])))
+    assert built["main"].body.span is None
+    annotated = irm.transform.Pass.get("AnnotateSpans")(built)
+    assert annotated["main"].body.span == (4, 8) and annotated.text() == mod.text()
+    with pytest.raises(TypeError, match="line 4, column 8"):
+        irm.transform.Pass.get("InferType")(annotated)

@@ -82,6 +82,12 @@ IRM_API const char *irm_expr_kind_name(irm_expr_kind kind);
  * expression. */
 IRM_API irm_object *irm_expr_type(const irm_object *e);
 
+/* Where the text parser read e (TVM's Span): 1 with *line and *column
+ * (1-based; each may be NULL) when known, else 0 with both 0. Copies made
+ * by irm_expr_with_children / irm_expr_with_type (so the rewriter's) keep
+ * it; new nodes have none. Not part of structural equality or JSON. */
+IRM_API int irm_expr_span(const irm_object *e, uint32_t *line, uint32_t *column);
+
 /* A copy of e with checked type `type` (a type, or NULL to clear it). When
  * e already has an equal type, *out is e itself (retained). Vars and
  * Constants have fixed types: a different type is a TypeError. *out NEW.

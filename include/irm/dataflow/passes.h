@@ -29,6 +29,8 @@
  *   SimplifyInference    0          -
  *   FoldScaleAxis        2          -
  *   FakeQuantizationToInteger 0     -  (not in the default pipeline)
+ *   AnnotateSpans        0          -  (not in the default pipeline: the module printed
+ *                                   and parsed back, every node with a span)
  *
  * Thread safety: every function may be called from any thread; modules
  * are only read.

@@ -14,7 +14,11 @@
  *   alt(a, b)           a | b (a first)
  *   optional            p | op(p)  (TVM's optional)
  *   has_attr(p, attrs)  p, and a call whose attributes hold attrs' entries
- *                       (equal values), or a function whose attributes do
+ *                       (equal values), a function whose attributes do, or
+ *                       an Op whose registered attributes do (TVM's:
+ *                       is_op("add").has_attr({"TOpPattern": 1}))
+ *   function(params, body)  a function (params NULL: any parameters)
+ *   let(var, value, body)   a Let
  *   has_type/has_dtype/has_shape(p, ...)  p, and a checked type (for a
  *                       Constant or annotated Var: its own) that equals /
  *                       has that dtype / that shape
@@ -64,7 +68,9 @@ typedef enum irm_pattern_kind {
   IRM_PATTERN_DTYPE,
   IRM_PATTERN_SHAPE,
   IRM_PATTERN_DOMINATOR,
-  IRM_PATTERN_CAPTURE
+  IRM_PATTERN_CAPTURE,
+  IRM_PATTERN_FUNCTION,
+  IRM_PATTERN_LET
 } irm_pattern_kind;
 
 /* The kind of p; IRM_PATTERN_NONE for NULL or another object. */
@@ -89,8 +95,55 @@ IRM_API int irm_pattern_has_type(irm_object *p, irm_object *type, irm_object **o
 IRM_API int irm_pattern_has_dtype(irm_object *p, DLDataType dtype, irm_object **out);
 IRM_API int irm_pattern_has_shape(irm_object *p, const int64_t *shape, int32_t ndim, irm_object **out);
 IRM_API int irm_pattern_dominates(irm_object *parent, irm_object *path, irm_object *child, irm_object **out);
+/* TVM's FunctionPattern: a dataflow.Function whose parameters match params
+ * (n patterns; any_params: any parameters) and whose body matches body. */
+IRM_API int irm_pattern_function(irm_object *const *params, size_t n, int any_params, irm_object *body,
+                                 irm_object **out);
+/* TVM's LetPattern: a Let whose variable, value and body match. */
+IRM_API int irm_pattern_let(irm_object *var, irm_object *value, irm_object *body, irm_object **out);
 /* name: [A-Za-z_][A-Za-z0-9_]* (ValueError otherwise). */
 IRM_API int irm_pattern_capture(const char *name, irm_object *p, irm_object **out);
+
+/* ---- introspection: a pattern's fields (TVM's names in Python) -------------
+ *
+ * Borrowed results, valid while p lives; NULL (index -1, dtype all zero,
+ * name NULL) when p is not a pattern or its kind has no such field.
+ *
+ *   kind            irm_pattern_sub(p, 0, 1, 2)  irm_pattern_list      irm_pattern_data / others
+ *   CALL            op (the callee pattern)      args (NULL: any)
+ *   TUPLE                                        fields (NULL: any)
+ *   TUPLE_GET_ITEM  tuple                                              irm_pattern_index (-1: any)
+ *   ALT             left, right
+ *   ATTR            pattern                                            the Map of attributes
+ *   TYPE            pattern                                            the type
+ *   DTYPE           pattern                                            irm_pattern_dtype
+ *   SHAPE           pattern                                            irm_pattern_shape
+ *   DOMINATOR       parent, path, child
+ *   CAPTURE         pattern                                            irm_pattern_name
+ *   FUNCTION        body                         params (NULL: any)
+ *   LET             var, value, body
+ *   OP                                                                 the Op; irm_pattern_name
+ *   VAR                                                                irm_pattern_name (NULL: any)
+ *   EXPR                                                               the expression
+ *
+ * Lists are Arrays of patterns. Thread safety: patterns are immutable. */
+IRM_API irm_object *irm_pattern_sub(const irm_object *p, int i);
+IRM_API irm_object *irm_pattern_list(const irm_object *p);
+IRM_API irm_object *irm_pattern_data(const irm_object *p);
+IRM_API int64_t irm_pattern_index(const irm_object *p);
+IRM_API DLDataType irm_pattern_dtype(const irm_object *p);
+/* The sizes of a SHAPE pattern (*ndim set; NULL for a scalar too). */
+IRM_API const int64_t *irm_pattern_shape(const irm_object *p, int32_t *ndim);
+/* The op's name (OP), the variable's name hint (VAR; NULL: any), the
+ * capture's name (CAPTURE). */
+IRM_API const char *irm_pattern_name(const irm_object *p);
+
+/* p as the left-hand side of the rules text (irm_rewrite_rules_parse reads
+ * it back to a pattern that prints the same): *out a NEW String. Errors:
+ * ValueError for a pattern the text cannot say (a call of any arguments,
+ * a named var pattern, an op pattern outside a call, ...), TypeError (p
+ * is not a pattern), MemoryError. */
+IRM_API int irm_pattern_print(const irm_object *p, irm_object **out);
 
 /* Whether pattern matches expr: *matched 1 or 0; *captures (may be NULL)
  * a NEW Map capture name -> expression when it matched, else NULL.
@@ -106,6 +159,14 @@ IRM_API int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *
  * Errors as irm_pattern_match; ValueError for NULL inputs. */
 IRM_API int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
                                      irm_object **inputs);
+
+/* irm_pattern_match that gives *nodes (NEW Array; NULL unless it matched)
+ * instead of the captures: a 2-item Array [pattern, expression] for each
+ * node of pattern (sub-patterns included) and what it matched, children
+ * before parents; a pattern that matched several expressions (inside a
+ * dominator's path) has a pair for each. What TVM's node_map holds.
+ * Errors as irm_pattern_match; ValueError for NULL nodes. */
+IRM_API int irm_pattern_match_nodes(const irm_object *pattern, irm_object *expr, int *matched, irm_object **nodes);
 
 /* ---- rules ---------------------------------------------------------------- */
 

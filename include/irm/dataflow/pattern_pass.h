@@ -51,6 +51,12 @@ extern "C" {
  * firing, naming them), the rules' callbacks', MemoryError. */
 IRM_API int irm_pattern_rewrite(const irm_object *rules, irm_object *expr, const irm_module *mod, irm_object **out);
 
+/* irm_pattern_rewrite; once nonzero: TVM's rewrite_once, one walk in
+ * which each node is rewritten at most once and a replacement is not
+ * matched again (no fixed point). */
+IRM_API int irm_pattern_rewrite_ex(const irm_object *rules, irm_object *expr, const irm_module *mod, int once,
+                                   irm_object **out);
+
 /* A function pass named name (opt_level >= 0) applying rules to every
  * function the pass manager hands it; it requires InferType (a Sequential
  * runs it first) and verifies every function it rewrote (ir.Verify).

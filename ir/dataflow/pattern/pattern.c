@@ -17,9 +17,9 @@ static void pattern_finalize(irm_object *self) {
   irm_object_release(p->data);
 }
 
-static const char *const kind_names[] = {"",      "Wildcard", "Op",           "Call",   "Constant", "Var",
-                                         "Expr",  "Tuple",    "TupleGetItem", "Alt",    "Attr",     "Type",
-                                         "DType", "Shape",    "Dominator",    "Capture"};
+static const char *const kind_names[] = {"",      "Wildcard", "Op",           "Call",    "Constant", "Var",
+                                         "Expr",  "Tuple",    "TupleGetItem", "Alt",     "Attr",     "Type",
+                                         "DType", "Shape",    "Dominator",    "Capture", "Function", "Let"};
 
 static int pattern_repr(const irm_object *self, irm_object **out) {
   const irm_pattern_ *p = irm_object_payload_const(self);
@@ -250,6 +250,27 @@ int irm_pattern_dominates(irm_object *parent, irm_object *path, irm_object *chil
   if (!rc) rc = check_pattern(fn, "path", path);
   if (!rc) rc = check_pattern(fn, "child", child);
   return rc ? rc : make(IRM_PATTERN_DOMINATOR, parent, path, child, out);
+}
+
+int irm_pattern_function(irm_object *const *params, size_t n, int any_params, irm_object *body, irm_object **out) {
+  const char *fn = "irm_pattern_function";
+  int rc = check_out(fn, out);
+  if (!rc) rc = check_pattern(fn, "body", body);
+  irm_object *list = NULL;
+  if (!rc && !any_params) rc = pattern_list(fn, "parameter", params, n, &list);
+  if (!rc) rc = make(IRM_PATTERN_FUNCTION, body, NULL, NULL, out);
+  if (!rc) mut(*out)->list = list;
+  else irm_object_release(list);
+  return rc;
+}
+
+int irm_pattern_let(irm_object *var, irm_object *value, irm_object *body, irm_object **out) {
+  const char *fn = "irm_pattern_let";
+  int rc = check_out(fn, out);
+  if (!rc) rc = check_pattern(fn, "var", var);
+  if (!rc) rc = check_pattern(fn, "value", value);
+  if (!rc) rc = check_pattern(fn, "body", body);
+  return rc ? rc : make(IRM_PATTERN_LET, var, value, body, out);
 }
 
 static int name_ok(const char *s) {

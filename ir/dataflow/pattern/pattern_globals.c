@@ -65,17 +65,22 @@ static int g_named(const irm_any *args, int32_t nargs, irm_any *ret, void *res) 
   return irm_ret_object(fn, rc, &out, ret);
 }
 
-/* Call(callee, args=None) and Tuple(fields=None) */
+/* Call(callee, args=None), Tuple(fields=None) and Function(params=None, body) */
 static int g_list(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
-  const char *fn = res ? "dataflow.pattern.Call" : "dataflow.pattern.Tuple";
-  int first = res ? 1 : 0;
+  static const char *const names[] = {"dataflow.pattern.Tuple", "dataflow.pattern.Call", "dataflow.pattern.Function"};
+  int which = (int)(intptr_t)res, first = which == 1, last = which == 2;
+  const char *fn = names[which];
   irm_object *callee = NULL, *list = NULL, **items = NULL, *out = NULL;
   size_t n = 0;
-  int rc = irm_arg_count(fn, nargs, first, first + 1);
-  if (!rc && res) rc = irm_arg_object(fn, args, 0, PAT, &callee);
+  int rc = irm_arg_count(fn, nargs, first + 2 * last, first + 1 + last);
+  if (!rc && which == 1) rc = irm_arg_object(fn, args, 0, PAT, &callee);
+  if (!rc && which == 2) rc = irm_arg_object(fn, args, 1, PAT, &callee); /* the body */
   if (!rc) rc = opt_object(fn, args, nargs, first, "ffi.Array", &list);
   if (!rc && list) rc = items_of(fn, list, &items, &n);
-  if (!rc) rc = res ? irm_pattern_call(callee, list ? items : NULL, n, &out) : irm_pattern_tuple(items, n, !list, &out);
+  if (!rc)
+    rc = which == 1   ? irm_pattern_call(callee, list ? items : NULL, n, &out)
+         : which == 2 ? irm_pattern_function(items, n, !list, callee, &out)
+                      : irm_pattern_tuple(items, n, !list, &out);
   irm_free(items);
   return irm_ret_object(fn, rc, &out, ret);
 }
@@ -102,14 +107,18 @@ static int g_tuple_get_item(const irm_any *args, int32_t nargs, irm_any *ret, vo
   return irm_ret_object(fn, rc, &out, ret);
 }
 
-/* Alt(a, b), Dominates(parent, path, child) */
+/* Alt(a, b), Dominates(parent, path, child), Let(var, value, body) */
 static int g_patterns(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
-  int three = res != NULL;
-  const char *fn = three ? "dataflow.pattern.Dominates" : "dataflow.pattern.Alt";
+  static const char *const names[] = {"dataflow.pattern.Alt", "dataflow.pattern.Dominates", "dataflow.pattern.Let"};
+  int which = (int)(intptr_t)res, three = which != 0;
+  const char *fn = names[which];
   irm_object *p[3] = {NULL, NULL, NULL}, *out = NULL;
   int rc = irm_arg_count(fn, nargs, 2 + three, 2 + three);
   for (int i = 0; !rc && i < 2 + three; i++) rc = irm_arg_object(fn, args, i, PAT, &p[i]);
-  if (!rc) rc = three ? irm_pattern_dominates(p[0], p[1], p[2], &out) : irm_pattern_alt(p[0], p[1], &out);
+  if (!rc)
+    rc = which == 0   ? irm_pattern_alt(p[0], p[1], &out)
+         : which == 1 ? irm_pattern_dominates(p[0], p[1], p[2], &out)
+                      : irm_pattern_let(p[0], p[1], p[2], &out);
   return irm_ret_object(fn, rc, &out, ret);
 }
 
@@ -155,18 +164,29 @@ static int g_capture(const irm_any *args, int32_t nargs, irm_any *ret, void *res
   return irm_ret_object(fn, rc, &out, ret);
 }
 
-/* Match(pattern, expr) -> Map of captures, or None */
+/* Match(pattern, expr) -> Map of captures, or None;
+ * MatchNodes(pattern, expr) -> Array of [pattern, expression] pairs, or None */
 static int g_match(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
-  (void)res;
-  const char *fn = "dataflow.pattern.Match";
+  const char *fn = res ? "dataflow.pattern.MatchNodes" : "dataflow.pattern.Match";
   irm_object *p = NULL, *e = NULL, *captures = NULL;
   int matched = 0;
   int rc = irm_arg_count(fn, nargs, 2, 2);
   if (!rc) rc = irm_arg_object(fn, args, 0, PAT, &p);
   if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Object", &e);
-  if (!rc) rc = irm_pattern_match(p, e, &matched, &captures);
+  if (!rc) rc = res ? irm_pattern_match_nodes(p, e, &matched, &captures) : irm_pattern_match(p, e, &matched, &captures);
   if (!rc && !matched) return IRM_OK; /* NONE */
   return irm_ret_object(fn, rc, &captures, ret);
+}
+
+/* Text(pattern) -> the rules text of the pattern */
+static int g_text(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
+  (void)res;
+  const char *fn = "dataflow.pattern.Text";
+  irm_object *p = NULL, *out = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_object(fn, args, 0, PAT, &p);
+  if (!rc) rc = irm_pattern_print(p, &out);
+  return irm_ret_object(fn, rc, &out, ret);
 }
 
 /* Rule(name, lhs, rhs, benefit=0) */
@@ -258,6 +278,8 @@ int irm_register_pattern_globals_(void) {
       {"dataflow.pattern.Var", g_named, NULL},
       {"dataflow.pattern.Call", g_list, (void *)1},
       {"dataflow.pattern.Tuple", g_list, NULL},
+      {"dataflow.pattern.Function", g_list, (void *)2},
+      {"dataflow.pattern.Let", g_patterns, (void *)2},
       {"dataflow.pattern.Expr", g_expr, NULL},
       {"dataflow.pattern.TupleGetItem", g_tuple_get_item, NULL},
       {"dataflow.pattern.Alt", g_patterns, NULL},
@@ -268,6 +290,9 @@ int irm_register_pattern_globals_(void) {
       {"dataflow.pattern.HasShape", g_has, (void *)3},
       {"dataflow.pattern.Capture", g_capture, NULL},
       {"dataflow.pattern.Match", g_match, NULL},
+      {"dataflow.pattern.MatchNodes", g_match, (void *)1},
+      {"dataflow.pattern.Fields", irm_pattern_g_fields_, NULL},
+      {"dataflow.pattern.Text", g_text, NULL},
       {"dataflow.pattern.Rule", g_rule, NULL},
       {"dataflow.pattern.CallbackRule", g_callback_rule, NULL},
       {"dataflow.pattern.ParseRules", g_parse_rules, NULL},

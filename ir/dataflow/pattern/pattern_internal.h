@@ -12,8 +12,9 @@
 typedef struct irm_pattern_ {
   irm_pattern_kind kind;
   irm_object *sub[3]; /* CALL: callee; TUPLE_GET_ITEM: tuple; ALT: a, b; wrappers: inner;
-                          DOMINATOR: parent, path, child; CAPTURE: inner */
-  irm_object *list;   /* CALL args / TUPLE fields: an Array of patterns, or NULL (any) */
+                          DOMINATOR: parent, path, child; CAPTURE: inner; FUNCTION: body;
+                          LET: var, value, body */
+  irm_object *list;   /* CALL args / TUPLE fields / FUNCTION params: an Array of patterns, or NULL (any) */
   irm_object *data;   /* OP: the Op; EXPR: the expression; ATTR: the Map; TYPE: the type;
                           SHAPE: a TensorType of the shape; CAPTURE / VAR: a String name */
   int64_t index;      /* TUPLE_GET_ITEM: -1 any */
@@ -82,5 +83,7 @@ int irm_register_pattern_types_(void);
 int irm_register_pattern_rule_type_(void);
 int irm_register_pattern_globals_(void);
 int irm_register_pattern_builtins_(void);
+/* The global dataflow.pattern.Fields (pattern_fields.c). */
+int irm_pattern_g_fields_(const irm_any *args, int32_t nargs, irm_any *ret, void *res);
 
 #endif

@@ -26,6 +26,8 @@ typedef struct mstate {
   binding small[IRM_SMALL_BINDINGS_];
   node_list inputs; /* what wildcards and var patterns matched (when wanted) */
   int want_inputs;
+  node_list nodes; /* pattern, expression, ...: each pattern node's match, children first (when wanted) */
+  int want_nodes;
   int failed; /* an error is set (rc): the match stops */
   int rc;
   int depth;
@@ -36,6 +38,20 @@ static int match(mstate *s, const irm_object *pat, irm_object *e);
 static void fail(mstate *s, int rc) {
   if (!s->failed) s->rc = rc;
   s->failed = 1;
+}
+
+/* Where the bindings, inputs and nodes stand, to drop what a failed
+ * alternative added. */
+typedef struct mark {
+  size_t n, inputs, nodes;
+} mark;
+
+static mark mark_of(const mstate *s) { return (mark){s->n, s->inputs.n, s->nodes.n}; }
+
+static void reset_to(mstate *s, mark m) {
+  s->n = m.n;
+  s->inputs.n = m.inputs;
+  s->nodes.n = m.nodes;
 }
 
 static int same_expr(mstate *s, irm_object *a, irm_object *b) {
@@ -76,7 +92,46 @@ static int match_list(mstate *s, const irm_object *list, size_t n, irm_object *(
   return 1;
 }
 
+/* Whether an attribute's value equals the wanted one: structurally, or
+ * as numbers (1 and 1.0, true and 1). */
+static int values_equal(mstate *s, const irm_any *got, const irm_any *want) {
+  int eq = 0;
+  int rc = irm_structural_equal(got, want, &eq);
+  if (rc) {
+    fail(s, rc);
+    return 0;
+  }
+  if (eq) return 1;
+  double a, b;
+  if (irm_any_to_float(got, &a) || irm_any_to_float(want, &b)) {
+    irm_clear_error();
+    return 0;
+  }
+  return a == b;
+}
+
+/* Whether op's registered attributes hold want's entries (TVM's
+ * AttrPattern on an Op: is_op("add").has_attr({"TOpPattern": 1})). An
+ * attribute the op lacks, or that no op has, does not hold. */
+static int op_attrs_hold(mstate *s, const irm_object *want, irm_object *op) {
+  irm_map_iter it = irm_map_iter_begin(want);
+  const irm_object *key;
+  const irm_any *value;
+  while (irm_map_iter_next(&it, &key, &value)) {
+    irm_any got = irm_any_none();
+    if (irm_op_get_attr(op, irm_string_data(key), &got)) {
+      irm_clear_error(); /* no op has it */
+      return 0;
+    }
+    int eq = got.type_code != IRM_NONE && values_equal(s, &got, value);
+    irm_any_release(&got);
+    if (!eq) return 0;
+  }
+  return 1;
+}
+
 static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
+  if (irm_expr_kind_of(e) == IRM_EXPR_OP) return op_attrs_hold(s, want, e);
   const irm_object *have = NULL;
   if (irm_expr_kind_of(e) == IRM_EXPR_CALL) have = irm_call_attrs(e);
   else if (irm_expr_kind_of(e) == IRM_EXPR_FUNCTION) have = irm_dict_attrs_map(irm_base_func_attrs(e));
@@ -86,22 +141,7 @@ static int attrs_hold(mstate *s, const irm_object *want, irm_object *e) {
   const irm_any *value;
   while (irm_map_iter_next(&it, &key, &value)) {
     const irm_any *got = irm_map_find(have, irm_string_data(key), irm_string_size(key));
-    if (!got) return 0;
-    int eq = 0;
-    int rc = irm_structural_equal(got, value, &eq);
-    if (rc) {
-      fail(s, rc);
-      return 0;
-    }
-    if (!eq) {
-      /* 1 and 1.0, true and 1: compare numbers as numbers */
-      double a, b;
-      if (irm_any_to_float(got, &a) || irm_any_to_float(value, &b)) {
-        irm_clear_error();
-        return 0;
-      }
-      if (a != b) return 0;
-    }
+    if (!got || !values_equal(s, got, value)) return 0;
   }
   return 1;
 }
@@ -129,14 +169,12 @@ static irm_object *input(const irm_object *e, size_t i) {
   }
 }
 
-static int push(mstate *s, node_list *l, irm_object *o) {
-  for (size_t i = 0; i < l->n; i++) /* dominator regions are small */
-    if (l->at[i] == o) return 1;
+static int append(mstate *s, node_list *l, irm_object *o) {
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 16;
     irm_object **a = irm_realloc(l->at, cap * sizeof *a);
     if (!a) {
-      fail(s, irm_error_nomem_("matching a dominator pattern"));
+      fail(s, irm_error_nomem_("matching a pattern"));
       return 0;
     }
     l->at = a;
@@ -144,6 +182,12 @@ static int push(mstate *s, node_list *l, irm_object *o) {
   }
   l->at[l->n++] = o;
   return 1;
+}
+
+static int push(mstate *s, node_list *l, irm_object *o) {
+  for (size_t i = 0; i < l->n; i++) /* dominator regions are small */
+    if (l->at[i] == o) return 1;
+  return append(s, l, o);
 }
 
 #define DOMINATOR_REGION 512
@@ -199,12 +243,9 @@ static int match_dominator(mstate *s, const irm_pattern_ *p, irm_object *e) {
   unsigned char *reach = ok ? irm_malloc(seen.n ? seen.n : 1) : NULL;
   if (ok && !reach) fail(s, irm_error_nomem_("matching a dominator pattern"));
   for (size_t i = 0; reach && !found && !s->failed && i < seen.n; i++) {
-    size_t mark = s->n, in_mark = s->inputs.n;
+    mark m = mark_of(s);
     if (!is_leaf(seen.at[i]) && match(s, p->sub[0], seen.at[i]) && dominated_by(s, p, e, &seen, i, reach)) found = 1;
-    else {
-      s->n = mark;
-      s->inputs.n = in_mark;
-    }
+    else reset_to(s, m);
   }
   irm_free(reach);
   irm_free(seen.at);
@@ -242,11 +283,10 @@ static irm_object *swapped_arg(const irm_object *e, size_t i) { return irm_call_
  * add(y, x)). */
 static int match_call_args(mstate *s, const irm_pattern_ *p, irm_object *e) {
   if (!p->list) return all_inputs(s, e);
-  size_t mark = s->n, in_mark = s->inputs.n;
+  mark m = mark_of(s);
   if (match_list(s, p->list, irm_call_arg_count(e), irm_call_arg, e)) return 1;
   if (s->failed || irm_call_arg_count(e) != 2 || !commutative(e)) return 0;
-  s->n = mark;
-  s->inputs.n = in_mark;
+  reset_to(s, m);
   return match_list(s, p->list, 2, swapped_arg, e);
 }
 
@@ -267,10 +307,9 @@ static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
     return k == IRM_EXPR_TUPLE_GET_ITEM && (p->index < 0 || p->index == irm_tuple_item_index(e)) &&
            match(s, p->sub[0], irm_tuple_item_source(e));
   case IRM_PATTERN_ALT: {
-    size_t mark = s->n, in_mark = s->inputs.n;
+    mark m = mark_of(s);
     if (match(s, p->sub[0], e)) return 1;
-    s->n = mark;
-    s->inputs.n = in_mark;
+    reset_to(s, m);
     return !s->failed && match(s, p->sub[1], e);
   }
   case IRM_PATTERN_ATTR: return match(s, p->sub[0], e) && attrs_hold(s, p->data, e);
@@ -292,6 +331,12 @@ static int match_node(mstate *s, const irm_pattern_ *p, irm_object *e) {
   }
   case IRM_PATTERN_DOMINATOR: return match_dominator(s, p, e);
   case IRM_PATTERN_CAPTURE: return match(s, p->sub[0], e) && bind(s, irm_string_data(p->data), e);
+  case IRM_PATTERN_FUNCTION:
+    return k == IRM_EXPR_FUNCTION && match_list(s, p->list, irm_function_param_count(e), irm_function_param, e) &&
+           match(s, p->sub[0], irm_function_body(e));
+  case IRM_PATTERN_LET:
+    return k == IRM_EXPR_LET && match(s, p->sub[0], irm_let_var(e)) && match(s, p->sub[1], irm_let_value(e)) &&
+           match(s, p->sub[2], irm_let_body(e));
   default: return 0;
   }
 }
@@ -305,6 +350,7 @@ static int match(mstate *s, const irm_object *pat, irm_object *e) {
   }
   /* every sub-pattern was checked when its parent was made */
   int r = match_node(s, irm_object_payload_const(pat), e) && !s->failed;
+  if (r && s->want_nodes) r = append(s, &s->nodes, (irm_object *)pat) && append(s, &s->nodes, e);
   s->depth--;
   return r;
 }
@@ -335,38 +381,60 @@ void irm_bindings_free_(irm_bindings_ *b) {
   b->n = 0;
 }
 
+/* *out (when out is not NULL) a NEW Array of l's nodes; pairs: of 2-item
+ * Arrays [l[0], l[1]], ... */
+static int list_to_array(const node_list *l, int pairs, irm_object **out) {
+  if (!out) return IRM_OK;
+  int rc = irm_array_new(NULL, 0, out);
+  for (size_t i = 0; !rc && i < l->n; i += pairs ? 2 : 1) {
+    irm_object *pair = NULL;
+    irm_any v = irm_any_object(l->at[i]);
+    if (pairs) {
+      irm_any two[2] = {v, irm_any_object(l->at[i + 1])};
+      if ((rc = irm_array_new(two, 2, &pair))) break;
+      v = irm_any_object(pair);
+    }
+    rc = irm_array_append_move(out, &v); /* retains its item */
+    irm_object_release(pair);
+  }
+  if (rc) {
+    irm_object_release(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 /* Matches; *b (may be NULL) gets the bindings (free with
- * irm_bindings_free_), *inputs (may be NULL) a NEW Array of the inputs. */
-static int match_run(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b, irm_object **inputs) {
+ * irm_bindings_free_), *inputs and *nodes (may be NULL) NEW Arrays of the
+ * inputs and of the [pattern, expression] pairs. */
+static int match_run(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b, irm_object **inputs,
+                     irm_object **nodes) {
   mstate s;
   s.n = 0;
-  s.inputs = (node_list){NULL, 0, 0};
+  s.inputs = s.nodes = (node_list){NULL, 0, 0};
   s.failed = s.rc = s.depth = 0;
   s.b = s.small;
   s.cap = IRM_SMALL_BINDINGS_;
   s.want_inputs = inputs != NULL;
+  s.want_nodes = nodes != NULL;
   *matched = 0;
   if (inputs) *inputs = NULL;
+  if (nodes) *nodes = NULL;
   int m = match(&s, pattern, expr);
   int rc = IRM_OK;
   if (s.failed) {
     rc = s.rc;
   } else if (m) {
     *matched = 1;
-    if (inputs && !(rc = irm_array_new(NULL, 0, inputs)))
-      for (size_t i = 0; !rc && i < s.inputs.n; i++) {
-        irm_any v = irm_any_object(s.inputs.at[i]);
-        rc = irm_array_append_move(inputs, &v);
-      }
-    if (rc) {
-      if (inputs) {
-        irm_object_release(*inputs);
-        *inputs = NULL;
-      }
-      *matched = 0;
+    rc = list_to_array(&s.inputs, 0, inputs);
+    if (!rc && (rc = list_to_array(&s.nodes, 1, nodes)) && inputs) {
+      irm_object_release(*inputs);
+      *inputs = NULL;
     }
+    if (rc) *matched = 0;
   }
   irm_free(s.inputs.at);
+  irm_free(s.nodes.at);
   if (b && !rc && *matched) {
     b->n = s.n;
     if (s.b == s.small) {
@@ -383,27 +451,29 @@ static int match_run(const irm_object *pattern, irm_object *expr, int *matched, 
 }
 
 int irm_pattern_match_bind_(const irm_object *pattern, irm_object *expr, int *matched, irm_bindings_ *b) {
-  return match_run(pattern, expr, matched, b, NULL);
+  return match_run(pattern, expr, matched, b, NULL, NULL);
 }
 
 static int match_top(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
-                     irm_object **inputs) {
+                     irm_object **inputs, irm_object **nodes) {
   irm_bindings_ b;
   if (captures) *captures = NULL;
-  int rc = match_run(pattern, expr, matched, &b, inputs);
+  int rc = match_run(pattern, expr, matched, &b, inputs, nodes);
   if (!rc && *matched && captures && (rc = irm_bindings_to_map_(&b, captures))) {
     *matched = 0;
-    if (inputs) {
-      irm_object_release(*inputs);
-      *inputs = NULL;
-    }
+    irm_object **made[2] = {inputs, nodes};
+    for (int i = 0; i < 2; i++)
+      if (made[i]) {
+        irm_object_release(*made[i]);
+        *made[i] = NULL;
+      }
   }
   irm_bindings_free_(&b);
   return rc;
 }
 
 int irm_pattern_match_(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
-  return match_top(pattern, expr, matched, captures, NULL);
+  return match_top(pattern, expr, matched, captures, NULL, NULL);
 }
 
 static int check_match_args(const char *fn, const irm_object *pattern, const irm_object *expr, int *matched) {
@@ -420,7 +490,7 @@ static int check_match_args(const char *fn, const irm_object *pattern, const irm
 int irm_pattern_match(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures) {
   if (captures) *captures = NULL;
   int rc = check_match_args("irm_pattern_match", pattern, expr, matched);
-  return rc ? rc : match_top(pattern, expr, matched, captures, NULL);
+  return rc ? rc : match_top(pattern, expr, matched, captures, NULL, NULL);
 }
 
 int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *matched, irm_object **captures,
@@ -429,5 +499,12 @@ int irm_pattern_match_inputs(const irm_object *pattern, irm_object *expr, int *m
   if (!inputs) return irm_error(IRM_EVALUE, "irm_pattern_match_inputs: inputs must not be NULL");
   *inputs = NULL;
   int rc = check_match_args("irm_pattern_match_inputs", pattern, expr, matched);
-  return rc ? rc : match_top(pattern, expr, matched, captures, inputs);
+  return rc ? rc : match_top(pattern, expr, matched, captures, inputs, NULL);
+}
+
+int irm_pattern_match_nodes(const irm_object *pattern, irm_object *expr, int *matched, irm_object **nodes) {
+  if (!nodes) return irm_error(IRM_EVALUE, "irm_pattern_match_nodes: nodes must not be NULL");
+  *nodes = NULL;
+  int rc = check_match_args("irm_pattern_match_nodes", pattern, expr, matched);
+  return rc ? rc : match_top(pattern, expr, matched, NULL, NULL, nodes);
 }

@@ -6,6 +6,8 @@
  *   rule NAME [benefit N] : LHS [where COND && ...] => RHS
  *   LHS:  P | P ...      P: _ | %x [: const | var | DTYPE | TYPE] | op(P, ..., key=value)
  *                           | const(...) | (P, ...) | P.N | dominates(P, P, P) | (LHS)
+ *                           | op[key=value](P, ...) | _[key=value](P, ...)   (the op's attributes)
+ *                           | fn(P, ...) { P } | fn { P } (any parameters) | let(P, P, P)
  *   COND: shape(%x) == (2, 3) | value(%x) == 1 | dtype(%x) == float32
  *         | ndim(%x) == 2 | attr(key) == value      (or !=)
  *   RHS:  %x | op(RHS, ..., key=value) | const(...) | const(0f) | (RHS, ...) | RHS.N */
@@ -273,6 +275,74 @@ static int parse_capture(rules_parser *rp, irm_object **out) {
   return rc;
 }
 
+/* `[key=value, ...]` after a callee (the current token being '['): *out
+ * the callee wrapped in has_attr of them (the op's registered attributes). */
+static int callee_attrs(irm_dataflow_parser *p, irm_object *callee, irm_object **out) {
+  irm_object *attrs = NULL;
+  int rc = irm_dataflow_enter_(p);
+  if (rc) return rc;
+  irm_dataflow_next_(p);
+  rc = irm_map_new(&attrs);
+  while (!rc && !irm_dataflow_is_punct_(p, ']')) {
+    if (!at_attr(p)) rc = irm_dataflow_expected_(p, "an op attribute key=value");
+    if (!rc) rc = irm_dataflow_parse_attr_(p, &attrs);
+    if (!rc && irm_dataflow_is_punct_(p, ',')) irm_dataflow_next_(p);
+    else if (!rc && !irm_dataflow_is_punct_(p, ']')) rc = irm_dataflow_expected_(p, "',' or ']'");
+  }
+  if (!rc) {
+    irm_dataflow_next_(p);
+    rc = irm_pattern_has_attr(callee, attrs, out);
+  }
+  irm_dataflow_leave_(p);
+  irm_object_release(attrs);
+  return rc;
+}
+
+/* The call of callee (taken) whose arguments follow: `(P, ..., key=value)`. */
+static int call_of(rules_parser *rp, irm_object *callee, irm_object **out) {
+  irm_dataflow_parser *p = &rp->p;
+  irm_object *items = NULL, *attrs = NULL, *call = NULL, **objs = NULL;
+  int rc = IRM_OK;
+  if (irm_dataflow_is_punct_(p, '[')) {
+    irm_object *with = NULL;
+    rc = callee_attrs(p, callee, &with);
+    irm_object_release(callee);
+    callee = with;
+  }
+  if (!rc && !irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' and the op's arguments");
+  if (!rc) rc = parse_items(rp, parse_alt, &items, &attrs, NULL);
+  if (!rc && !(objs = objects_of(items))) rc = irm_error_nomem_("parsing rules");
+  if (!rc) rc = irm_pattern_call(callee, objs, irm_array_size(items), &call);
+  if (!rc && irm_map_size(attrs)) rc = irm_pattern_has_attr(call, attrs, out);
+  else if (!rc) {
+    *out = call;
+    call = NULL;
+  }
+  irm_free(objs);
+  irm_object_release(items);
+  irm_object_release(attrs);
+  irm_object_release(call);
+  irm_object_release(callee);
+  return rc;
+}
+
+/* `fn(P, ...) { P }` or `fn { P }` (any parameters), after `fn`. */
+static int parse_fn(rules_parser *rp, irm_object **out) {
+  irm_dataflow_parser *p = &rp->p;
+  irm_object *params = NULL, *body = NULL, **objs = NULL;
+  int rc = IRM_OK;
+  if (irm_dataflow_is_punct_(p, '(')) rc = parse_items(rp, parse_alt, &params, NULL, NULL);
+  if (!rc && params && !(objs = objects_of(params))) rc = irm_error_nomem_("parsing rules");
+  if (!rc) rc = irm_dataflow_expect_punct_(p, '{', "'{' and the function's body");
+  if (!rc) rc = parse_alt(rp, &body);
+  if (!rc) rc = irm_dataflow_expect_punct_(p, '}', "'}' after the function's body");
+  if (!rc) rc = irm_pattern_function(objs, params ? irm_array_size(params) : 0, !params, body, out);
+  irm_free(objs);
+  irm_object_release(params);
+  irm_object_release(body);
+  return rc;
+}
+
 static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
   irm_dataflow_parser *p = &rp->p;
   size_t at = p->tok.start;
@@ -280,7 +350,14 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
   if (p->tok.kind == IRM_TOK_VAR) return parse_capture(rp, out);
   if (irm_dataflow_is_word_(p, "_")) {
     irm_dataflow_next_(p);
-    return irm_pattern_wildcard(out);
+    if (!irm_dataflow_is_punct_(p, '[')) return irm_pattern_wildcard(out);
+    irm_object *w = NULL;
+    int rc = irm_pattern_wildcard(&w);
+    return rc ? rc : call_of(rp, w, out); /* _[attrs](args): a call of any op with those attributes */
+  }
+  if (irm_dataflow_is_word_(p, "fn")) {
+    irm_dataflow_next_(p);
+    return parse_fn(rp, out);
   }
   int rc = IRM_OK;
   irm_object *items = NULL, *attrs = NULL, **objs = NULL;
@@ -307,34 +384,28 @@ static int parse_pattern_atom(rules_parser *rp, irm_object **out) {
     } else if (!rc) {
       rc = irm_pattern_tuple(objs, irm_array_size(items), 0, out);
     }
-  } else if (irm_dataflow_is_word_(p, "dominates")) {
+  } else if (irm_dataflow_is_word_(p, "dominates") || irm_dataflow_is_word_(p, "let")) {
+    int let = irm_dataflow_is_word_(p, "let");
     irm_dataflow_next_(p);
-    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' after dominates");
+    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, let ? "'(' after let" : "'(' after dominates");
     if (!rc) rc = parse_items(rp, parse_alt, &items, NULL, NULL);
     if (!rc && irm_array_size(items) != 3)
-      rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "dominates takes (parent, path, child), got %zu patterns",
+      rc = irm_dataflow_error_at_(p, at, IRM_EVALUE, "%s, got %zu patterns",
+                                  let ? "let takes (var, value, body)" : "dominates takes (parent, path, child)",
                                   irm_array_size(items));
+    irm_object *three[3] = {NULL, NULL, NULL};
+    for (int i = 0; !rc && i < 3; i++) three[i] = irm_array_at(items, (size_t)i)->v_obj;
     if (!rc)
-      rc = irm_pattern_dominates(irm_array_at(items, 0)->v_obj, irm_array_at(items, 1)->v_obj,
-                                 irm_array_at(items, 2)->v_obj, out);
+      rc = let ? irm_pattern_let(three[0], three[1], three[2], out)
+               : irm_pattern_dominates(three[0], three[1], three[2], out);
   } else if (p->tok.kind == IRM_TOK_IDENT) {
     char name[256];
-    irm_object *op = NULL, *call = NULL;
+    irm_object *op = NULL;
     if ((rc = tok_name(p, name, sizeof name, "an op"))) return rc;
     if ((rc = irm_pattern_op(name, &op))) return irm_dataflow_context_at_(p, at, rc);
-    if (!irm_dataflow_is_punct_(p, '(')) rc = irm_dataflow_expected_(p, "'(' and the op's arguments");
-    if (!rc) rc = parse_items(rp, parse_alt, &items, &attrs, NULL);
-    if (!rc && !(objs = objects_of(items))) rc = irm_error_nomem_("parsing rules");
-    if (!rc) rc = irm_pattern_call(op, objs, irm_array_size(items), &call);
-    if (!rc && irm_map_size(attrs)) rc = irm_pattern_has_attr(call, attrs, out);
-    else if (!rc) {
-      *out = call;
-      call = NULL;
-    }
-    irm_object_release(call);
-    irm_object_release(op);
+    return call_of(rp, op, out);
   } else {
-    rc = irm_dataflow_expected_(p, "a pattern (_, a %capture, an op call, const, a tuple or dominates)");
+    rc = irm_dataflow_expected_(p, "a pattern (_, a %capture, an op call, const, a tuple, fn, let or dominates)");
   }
   irm_free(objs);
   irm_object_release(items);

@@ -62,6 +62,8 @@ typedef struct irm_dataflow_parser {
   int depth;            /* open brackets and nested functions */
   irm_dataflow_def_scope *scope;
   irm_object *globals; /* Map name -> GlobalVar made so far (one per name) */
+  size_t span_start;   /* spans: the byte offset of a line start and its line - 1, so that */
+  size_t span_line;    /* finding a node's line walks from the last one, not from the top */
 } irm_dataflow_parser;
 
 /* Moves to the next token. */

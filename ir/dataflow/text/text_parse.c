@@ -22,6 +22,7 @@
 #include "irm/container.h"
 #include "irm/dataflow/op.h"
 #include "irm/error.h"
+#include "expr_internal.h"
 #include "text_internal.h"
 
 /* ---- the names of one top-level function ----------------------------------- */
@@ -70,6 +71,28 @@ struct irm_dataflow_def_scope {
 };
 
 enum { DENSE_SLACK = 1024 };
+
+/* Records where the parser read e (a node it just made): TVM's Span.
+ * Nodes come in text order, give or take a line (a call is made after its
+ * arguments), so the line is found from the last one found. */
+static void span_at(irm_dataflow_parser *p, size_t pos, irm_object *e) {
+  const char *t = p->lx.text;
+  size_t start = p->span_start, line = p->span_line;
+  if (pos > p->lx.len) pos = p->lx.len;
+  for (; start > pos; line--) /* back to the line before the cached one, as often as needed */
+    for (start--; start > 0 && t[start - 1] != '\n'; start--) continue;
+  for (size_t i = start; i < pos; i++)
+    if (t[i] == '\n') {
+      line++;
+      start = i + 1;
+    }
+  p->span_start = start;
+  p->span_line = line;
+  size_t col = 1;
+  for (size_t i = start; i < pos; i++) col += ((unsigned char)t[i] & 0xC0) != 0x80; /* characters, as errors count */
+  line += 1;
+  irm_expr_set_span_(e, line > UINT32_MAX ? 0 : (uint32_t)line, col > UINT32_MAX ? 0 : (uint32_t)col);
+}
 
 static scope_frame *top_frame(irm_dataflow_parser *p) { return &p->scope->frames[p->scope->depth]; }
 
@@ -280,6 +303,7 @@ static int parse_atom(irm_dataflow_parser *p, irm_object **out) {
     irm_object *tensor = NULL;
     rc = irm_dataflow_parse_tensor_(p, &tensor);
     if (!rc && (rc = irm_constant_new(tensor, out))) rc = irm_dataflow_context_at_(p, t.start, rc);
+    else if (!rc) span_at(p, t.start, *out);
     irm_object_release(tensor);
     return rc;
   } else if (t.kind == IRM_TOK_IDENT) {
@@ -352,6 +376,7 @@ static int parse_call(irm_dataflow_parser *p, irm_object *callee, size_t at, irm
   if (!rc) {
     irm_dataflow_next_(p);
     if ((rc = irm_call_new(callee, args.at, args.n, attrs, out))) rc = irm_dataflow_context_at_(p, at, rc);
+    else span_at(p, at, *out);
   }
   irm_object_release(attrs);
   list_free(&args);
@@ -379,6 +404,7 @@ static int parse_tuple(irm_dataflow_parser *p, size_t at, irm_object **out) {
   if (!rc) {
     irm_dataflow_next_(p);
     if ((rc = irm_tuple_new(fields.at, fields.n, out))) rc = irm_dataflow_context_at_(p, at, rc);
+    else span_at(p, at, *out);
   }
   list_free(&fields);
   return rc;
@@ -410,6 +436,7 @@ static int parse_rhs(irm_dataflow_parser *p, irm_object **out) {
       if (p->tok.len >= sizeof buf || index < 0 || index == INT64_MAX)
         rc = irm_dataflow_error_at_(p, p->tok.start, IRM_EVALUE, "field index out of range");
       else if ((rc = irm_tuple_get_item_new(a, index, out))) rc = irm_dataflow_context_at_(p, at, rc);
+      if (!rc) span_at(p, at, *out);
       if (!rc) irm_dataflow_next_(p);
     }
   } else {
@@ -470,6 +497,7 @@ static int parse_binder(irm_dataflow_parser *p, irm_object **out) {
     memcpy(buf, p->lx.text + name.start + 1, name.len - 1);
     buf[name.len - 1] = '\0';
     if ((rc = irm_var_new(buf, type, out))) rc = irm_dataflow_context_at_(p, name.start, rc);
+    else span_at(p, name.start, *out);
   }
   irm_object_release(type);
   scope_ref own = {p->scope->depth, top_frame(p)->id};
@@ -565,6 +593,7 @@ static int parse_function(irm_dataflow_parser *p, size_t at, irm_object **out) {
   irm_dataflow_leave_(p);
   if (!rc && (rc = irm_function_new(params.at, params.n, body, ret, attrs, out)))
     rc = irm_dataflow_context_at_(p, at, rc);
+  else if (!rc) span_at(p, at, *out);
   list_free(&params);
   irm_object_release(ret);
   irm_object_release(attrs);

@@ -160,6 +160,7 @@ typedef struct walk {
   const irm_ruleset_ *rs;
   const irm_module *mod;
   int max_iterations;
+  int once;        /* TVM's rewrite_once: one firing per node, one round */
   uint32_t *fired; /* per rule (order index), this round */
   int changed;
   uint64_t *total;    /* per rule (order index), all rounds */
@@ -360,6 +361,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
     irm_object_release(cur);
     cur = rep;
     w->changed = 1;
+    if (w->once) break;
     if (n + 1 >= w->max_iterations) rc = kept_firing(w, "at one expression");
   }
   if (rc) {
@@ -373,10 +375,9 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
 int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_module *mod,
                        const irm_rewrite_limits_ *limits, irm_object **out) {
   *out = NULL;
-  irm_rewrite_limits_ lim = limits ? *limits : (irm_rewrite_limits_){0, 0, 0};
-  walk w = {rs, mod,  lim.max_iterations > 0 ? lim.max_iterations : IRM_PATTERN_MAX_ITERATIONS, NULL,
-            0,  NULL, lim.max_seconds > 0 ? lim.max_seconds : IRM_PATTERN_MAX_SECONDS,          {0, 0},
-            0};
+  irm_rewrite_limits_ lim = limits ? *limits : (irm_rewrite_limits_){0, 0, 0, 0};
+  walk w = {rs, mod,  lim.max_iterations > 0 ? lim.max_iterations : IRM_PATTERN_MAX_ITERATIONS, lim.once, NULL,
+            0,  NULL, lim.max_seconds > 0 ? lim.max_seconds : IRM_PATTERN_MAX_SECONDS,          {0, 0},   0};
   double growth = lim.max_growth > 0 ? lim.max_growth : IRM_PATTERN_MAX_GROWTH;
   w.fired = irm_calloc(rs->n ? rs->n : 1, sizeof *w.fired);
   w.total = irm_calloc(rs->n ? rs->n : 1, sizeof *w.total);
@@ -400,7 +401,7 @@ int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_modul
     int same = next == cur;
     irm_object_release(cur);
     cur = next;
-    if (same || !w.changed) break;
+    if (same || !w.changed || w.once) break;
     if ((double)(n = count_nodes(cur)) > limit) { /* a round at most multiplies the nodes by the rules' sizes */
       char what[160];
       snprintf(what, sizeof what,
@@ -421,6 +422,11 @@ int irm_ruleset_apply_(const irm_ruleset_ *rs, irm_object *expr, const irm_modul
 }
 
 int irm_pattern_rewrite(const irm_object *rules, irm_object *expr, const irm_module *mod, irm_object **out) {
+  return irm_pattern_rewrite_ex(rules, expr, mod, 0, out);
+}
+
+int irm_pattern_rewrite_ex(const irm_object *rules, irm_object *expr, const irm_module *mod, int once,
+                           irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_pattern_rewrite: out must not be NULL");
   *out = NULL;
   if (irm_expr_kind_of(expr) == IRM_EXPR_NONE) {
@@ -430,7 +436,8 @@ int irm_pattern_rewrite(const irm_object *rules, irm_object *expr, const irm_mod
   }
   irm_ruleset_ *rs = NULL;
   int rc = irm_ruleset_new_("irm_pattern_rewrite", rules, &rs);
-  if (!rc) rc = irm_ruleset_apply_(rs, expr, mod, NULL, out);
+  irm_rewrite_limits_ lim = {0, 0, 0, once != 0};
+  if (!rc) rc = irm_ruleset_apply_(rs, expr, mod, &lim, out);
   irm_ruleset_free_(rs);
   return rc;
 }

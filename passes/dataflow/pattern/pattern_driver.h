@@ -22,6 +22,7 @@ typedef struct irm_rewrite_limits_ {
   int max_iterations; /* rounds, and firings at one node */
   double max_growth;  /* nodes at most max_growth times the input's (and 256 more) */
   double max_seconds; /* wall time */
+  int once;           /* one round, at most one firing at each node, never at a replacement (TVM's rewrite_once) */
 } irm_rewrite_limits_;
 
 /* expr rewritten to a fixed point within limits (NULL: the defaults). */

@@ -81,7 +81,7 @@ static int pattern_body(irm_object *func, irm_module *mod, irm_pass_context *ctx
   irm_any_release(&v);
   if (!rc && (max < 0 || max > INT32_MAX))
     rc = irm_error(IRM_EVALUE, "PatternPass.max_iterations must be >= 0 (0: the default), got %lld", (long long)max);
-  irm_rewrite_limits_ lim = {(int)max, 0, 0};
+  irm_rewrite_limits_ lim = {(int)max, 0, 0, 0};
   if (!rc) rc = float_config(mod, "PatternPass.max_growth", &lim.max_growth);
   if (!rc) rc = float_config(mod, "PatternPass.max_seconds", &lim.max_seconds);
   if (!rc) rc = irm_ruleset_apply_(r->rs, func, mod, &lim, out);
@@ -231,16 +231,18 @@ static int g_register_pattern_pass(const irm_any *args, int32_t nargs, irm_any *
   return rc;
 }
 
-/* dataflow.pattern.Rewrite(rules, expr, mod=None) -> expr */
+/* dataflow.pattern.Rewrite(rules, expr or Function, mod=None, once=False) -> expr */
 static int g_rewrite(const irm_any *args, int32_t nargs, irm_any *ret, void *res) {
   (void)res;
   const char *fn = "dataflow.pattern.Rewrite";
   irm_object *rules = NULL, *expr = NULL, *mod = NULL, *out = NULL;
-  int rc = irm_arg_count(fn, nargs, 2, 3);
+  int64_t once = 0;
+  int rc = irm_arg_count(fn, nargs, 2, 4);
   if (!rc) rc = irm_arg_object(fn, args, 0, "ffi.Array", &rules);
-  if (!rc) rc = irm_arg_object(fn, args, 1, "dataflow.Expr", &expr);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ffi.Object", &expr); /* an expression or a Function */
   if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_object(fn, args, 2, "ir.IRModule", &mod);
-  if (!rc) rc = irm_pattern_rewrite(rules, expr, (irm_module *)mod, &out);
+  if (!rc && irm_arg_present(args, nargs, 3)) rc = irm_arg_int(fn, args, 3, &once);
+  if (!rc) rc = irm_pattern_rewrite_ex(rules, expr, (irm_module *)mod, once != 0, &out);
   return irm_ret_object(fn, rc, &out, ret);
 }
 

@@ -268,6 +268,71 @@ START_TEST(test_pass_blocks) {
 }
 END_TEST
 
+/* The rules text of patterns (irm_pattern_print) reads back as the same
+ * pattern: each left-hand side prints as it was written. The forms of
+ * TVM's FunctionPattern, LetPattern and op-attribute patterns included. */
+START_TEST(test_print_round_trip) {
+  static const char *const lhs[] = {
+      "nn.relu(%x)",
+      "multiply(%x, %c: const)",
+      "nn.softmax(%x, axis=1)",
+      "add(%x, _) | exp(%x)",
+      "(%x, _).0",
+      "(nn.relu(%x) | exp(%x)).0",
+      "dominates(nn.relu(_), _, add(%x, _))",
+      "nn.relu(%x: Tensor[(2, 3), float32])",
+      "add(%x: float32, const(float32, [], [1]))",
+      "add[TOpPattern=1](%x, _)",
+      "_[TOpPattern=0](%x)",
+      "_[TOpPattern=0, TOpIsCommutative=true](%x, %x)",
+      "fn(%x, _) { add(%x, _) }",
+      "fn { nn.relu(%x) }",
+      "let(%x: var, _, nn.relu(%x))",
+      "nn.relu(%x) | (exp(%x) | negative(%x))",
+      "(%x,).0",
+  };
+  for (size_t i = 0; i < sizeof lhs / sizeof lhs[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "rule r : %s => %%x", lhs[i]);
+    irm_object *rules = parse_rules(text), *printed = NULL;
+    ck_assert_ok(irm_pattern_print(irm_rewrite_rule_lhs(rule_at(rules, 0)), &printed));
+    ck_assert_str_eq(irm_string_data(printed), lhs[i]);
+    irm_object_release(printed);
+    irm_object_release(rules);
+  }
+  /* what the text cannot say */
+  irm_object *w = NULL, *any = NULL, *v = NULL, *out = (irm_object *)&out;
+  ck_assert_ok(irm_pattern_wildcard(&w));
+  ck_assert_ok(irm_pattern_call(w, NULL, 0, &any));
+  ck_assert_ok(irm_pattern_var("x", &v));
+  ck_assert_error(irm_pattern_print(any, &out), IRM_EVALUE, "ValueError: irm_pattern_print: a call pattern of any");
+  ck_assert_ptr_null(out);
+  ck_assert_error(irm_pattern_print(v, &out), IRM_EVALUE, "ValueError: irm_pattern_print: a var pattern");
+  ck_assert_error(irm_pattern_print(NULL, &out), IRM_EVALUE, "ValueError: irm_pattern_print: p must be");
+  irm_object_release(w);
+  irm_object_release(any);
+  irm_object_release(v);
+}
+END_TEST
+
+/* Errors of the new forms name the line and column. */
+START_TEST(test_new_forms_errors) {
+  static const struct {
+    const char *text, *error;
+  } cases[] = {
+      {"rule r : fn(%x) nn.relu(%x) => %x", "ValueError: line 1, column 17: expected '{' and the function's body"},
+      {"rule r : fn { nn.relu(%x) => %x", "ValueError: line 1, column 27: expected '}' after the function's body"},
+      {"rule r : let(%x, _) => %x", "ValueError: line 1, column 10: let takes (var, value, body), got 2 patterns"},
+      {"rule r : add[1](%x, _) => %x", "ValueError: line 1, column 14: expected an op attribute key=value"},
+      {"rule r : add[TOpPattern=1] => %x", "ValueError: line 1, column 28: expected '(' and the op's arguments"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    irm_object *rules = (irm_object *)&rules;
+    ck_assert_error(irm_rewrite_rules_parse(cases[i].text, strlen(cases[i].text), &rules), IRM_EVALUE, cases[i].error);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pattern_rules");
   TCase *tc = tcase_create("core");
@@ -279,6 +344,8 @@ int main(void) {
   tcase_add_test(tc, test_rule_from_c_checked);
   tcase_add_test(tc, test_text_errors);
   tcase_add_test(tc, test_pass_blocks);
+  tcase_add_test(tc, test_print_round_trip);
+  tcase_add_test(tc, test_new_forms_errors);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -10,6 +10,7 @@
  * first. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <irm/irm.h>
 
@@ -122,6 +123,45 @@ START_TEST(test_oom_partition) {
 }
 END_TEST
 
+/* The rules text's newer forms parsed, the left-hand side printed back and
+ * matched with every pattern node's match (TVM's node_map). */
+static const char new_forms[] = "rule r : _[TOpPattern=0](add[TOpPattern=1](%x, _) | fn { %x } | let(_, _, %x)) => %x";
+
+static int run_print_and_nodes(void *ctx) {
+  pat_ctx *c = ctx;
+  irm_object *rules = NULL, *text = NULL, *nodes = NULL;
+  int matched = 0;
+  int rc = irm_rewrite_rules_parse(new_forms, sizeof new_forms - 1, &rules);
+  irm_object *lhs = rc ? NULL : irm_rewrite_rule_lhs(irm_array_at(rules, 0)->v_obj);
+  if (!rc) rc = irm_pattern_print(lhs, &text);
+  size_t n = sizeof new_forms - 1 - strlen("rule r : ") - strlen(" => %x");
+  if (!rc)
+    ck_require(irm_string_size(text) == n && strncmp(irm_string_data(text), new_forms + 9, n) == 0,
+               "the printed text is the left-hand side");
+  if (!rc) rc = irm_pattern_match_nodes(lhs, c->expr, &matched, &nodes);
+  /* the callee's _ and its attributes, add's op and attributes, %x's _ and capture, _, add, two |, the call */
+  if (!rc) ck_require(matched && irm_array_size(nodes) == 11, "eleven pattern nodes matched");
+  irm_object_release(rules);
+  irm_object_release(text);
+  irm_object_release(nodes);
+  return rc;
+}
+
+static void after_nothing(void *ctx, int rc) {
+  (void)ctx;
+  (void)rc;
+}
+
+START_TEST(test_oom_print_and_match_nodes) {
+  irm_module *m = NULL;
+  pat_ctx c = {0};
+  c.expr = typed_body(&m); /* nn.relu(add(...)) */
+  operation op = {.what = "irm_pattern_print", .run = run_print_and_nodes, .after = after_nothing, .ctx = &c};
+  sweep(&op);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   /* Before any other irm call: every allocation irm makes is counted. */
   if (install_counting_allocator("check_pattern_alloc") != 0) return EXIT_FAILURE;
@@ -130,6 +170,7 @@ int main(void) {
   tcase_add_test(tc, test_oom_parse_rules);
   tcase_add_test(tc, test_oom_rewrite);
   tcase_add_test(tc, test_oom_partition);
+  tcase_add_test(tc, test_oom_print_and_match_nodes);
   tcase_set_timeout(tc, 240);
   suite_add_tcase(s, tc);
   return run_suite(s);
