@@ -122,15 +122,15 @@ static inline int irm_kernel_qconv2d_pack(const irm_kernel_qconv2d_shape *s, con
 
 /* One call of the micro-kernel: the row and its tile of output blocks. */
 typedef struct irm_kernel_qconv2d_call_ {
-  const uint8_t *in; /* the image n's first input block */
-  const int8_t *w;   /* the tile's first output block's packed weights */
-  size_t in_cstride; /* bytes between input blocks: ih * iw * 16 */
-  size_t w_bstride;  /* bytes between output blocks' weights */
-  int ocb0;          /* first output block of the tile */
-  int ih0;           /* input row of tap 0 */
-  uint32_t flip;     /* 0x80808080 for int8 data */
-  uint32_t zpad;     /* the zero point's group, already flipped */
-  void *out;         /* output at (n, ocb0, row, 0) */
+  const uint8_t *in;  /* the image n's first input block */
+  const int8_t *w;    /* the tile's first output block's packed weights */
+  size_t in_cstride;  /* bytes between input blocks: ih * iw * 16 */
+  size_t w_bstride;   /* bytes between output blocks' weights */
+  int ocb0;           /* first output block of the tile */
+  int ih0;            /* input row of tap 0 */
+  uint32_t flip;      /* 0x80808080 for int8 data */
+  uint32_t zpad;      /* the zero point's group, already flipped */
+  void *out;          /* output at (n, ocb0, row, 0) */
   size_t out_cstride; /* elements between output blocks */
   int vec_requantize; /* the multipliers are finite and the rounding half to even */
 } irm_kernel_qconv2d_call_;
@@ -160,18 +160,21 @@ IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int32_
 /* The epilogue of one block of 16 sums: the zero point's term, the bias,
  * then the int32 store or the requantize (vectors where the multipliers
  * are finite and the rounding half to even, else the scalar code). */
-static inline void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
-                                              const irm_kernel_qconv2d_call_ *c, irm_qacc acc, int v, size_t off) {
-  int32_t t[IRM_KERNEL_QBLOCK];
-  irm_qacc_store(acc, t);
-  const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK, nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void
+irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                          const irm_kernel_qconv2d_call_ *c, int32_t *t, int v, size_t off) {
+  const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK,
+            nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
   const uint32_t z = (uint32_t)q->xz + (q->x_signed ? 128u : 0u);
   const size_t at = (size_t)v * c->out_cstride + off;
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] - z * (uint32_t)q->sumw[o0 + l]);
   if (q->bias)
     for (int l = 0; l < nb; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
   if (q->out_kind == IRM_KERNEL_QOUT_I32) {
-    memcpy((int32_t *)c->out + at, t, sizeof t);
+    memcpy((int32_t *)c->out + at, t, IRM_KERNEL_QBLOCK * sizeof *t);
     return;
   }
   int32_t y[IRM_KERNEL_QBLOCK];
@@ -236,7 +239,11 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
   IRM_KQ_UNROLL
   for (int v = 0; v < V; v++) {
     IRM_KQ_UNROLL
-    for (int p = 0; p < T; p++) irm_kernel_qconv2d_store_(s, q, c, acc[p][v], v, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
+    for (int p = 0; p < T; p++) {
+      int32_t t[IRM_KERNEL_QBLOCK];
+      irm_qacc_store(acc[p][v], t);
+      irm_kernel_qconv2d_store_(s, q, c, t, v, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
+    }
   }
 }
 
@@ -253,28 +260,20 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_interior_(int in, int out, int k, int stri
   *b = hi;
 }
 
-/* One output row: the borders (and rows whose window leaves the input)
- * with per-tap checks, the interior in tiles of T, then 4, 2, 1 (a
- * few shapes: each is a copy of the micro-kernel). */
+/* One output row: the pixels whose window leaves the input (all of a
+ * row whose window does) one at a time with per-tap checks, the interior
+ * in tiles of T, its remainder one at a time. Two copies of the
+ * micro-kernel: each copy costs compile time in every workload. */
 IRM_KQ_INLINE void irm_kernel_qconv2d_row_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
                                            const irm_kernel_qconv2d_call_ *c, const int T, const int V) {
   int a, b;
   irm_kernel_qconv2d_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
   int last = c->ih0 + (s->kh - 1) * s->dh;
-  if (c->ih0 < 0 || last >= s->ih) a = b = 0; /* a row whose window leaves the input tests every tap */
-  for (int ow = 0; ow < a; ow++) irm_kernel_qconv2d_micro_(s, q, c, ow, 1, V, 1);
+  if (c->ih0 < 0 || last >= s->ih) a = b = 0;
   int ow = a;
   for (; ow + T <= b; ow += T) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
-#define IRM_KERNEL_QCONV2D_REST_(n)                    \
-  if (T > (n) && ow + (n) <= b) {                      \
-    irm_kernel_qconv2d_micro_(s, q, c, ow, (n), V, 0); \
-    ow += (n);                                         \
-  }
-  IRM_KERNEL_QCONV2D_REST_(4)
-  IRM_KERNEL_QCONV2D_REST_(2)
-  IRM_KERNEL_QCONV2D_REST_(1)
-#undef IRM_KERNEL_QCONV2D_REST_
-  for (ow = b > a ? b : a; ow < s->ow; ow++) irm_kernel_qconv2d_micro_(s, q, c, ow, 1, V, 1);
+  for (int p = 0; p < s->ow; p++)
+    if (p < a || p >= ow) irm_kernel_qconv2d_micro_(s, q, c, p, 1, V, p < a || p >= b);
 }
 
 /* The items irm_kernel_qconv2d_range splits the convolution into: one
@@ -311,10 +310,17 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, c
     size_t off = ((size_t)n * ocbs + c.ocb0) * c.out_cstride + (size_t)y * s->ow * x;
     c.out = q->out_kind == IRM_KERNEL_QOUT_I32 ? (void *)((int32_t *)out + off) : (void *)((uint8_t *)out + off);
     int nv = ocbs - c.ocb0 < oc_vecs ? ocbs - c.ocb0 : oc_vecs;
-    if (nv == oc_vecs) irm_kernel_qconv2d_row_(s, q, &c, ow_tile, oc_vecs);
-    else if (nv == 1) irm_kernel_qconv2d_row_(s, q, &c, ow_tile, 1);
-    else if (nv == 2) irm_kernel_qconv2d_row_(s, q, &c, ow_tile, 2);
-    else irm_kernel_qconv2d_row_(s, q, &c, ow_tile, 3);
+    if (nv == oc_vecs) {
+      irm_kernel_qconv2d_row_(s, q, &c, ow_tile, oc_vecs);
+      continue;
+    }
+    /* the last tile's few blocks one at a time (one more copy, not three) */
+    irm_kernel_qconv2d_call_ one = c;
+    for (int v = 0; v < nv; v++, one.ocb0++, one.w += c.w_bstride) {
+      one.out = q->out_kind == IRM_KERNEL_QOUT_I32 ? (void *)((int32_t *)c.out + (size_t)v * c.out_cstride)
+                                                   : (void *)((uint8_t *)c.out + (size_t)v * c.out_cstride);
+      irm_kernel_qconv2d_row_(s, q, &one, ow_tile, 1);
+    }
   }
 }
 
