@@ -141,8 +141,7 @@ IRM_KQ_INLINE irm_qw irm_qw_load(const int8_t *w) {
 }
 IRM_KQ_INLINE irm_qacc irm_qacc_dp(irm_qacc acc, uint32_t a, irm_qw w) {
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
-    for (int j = 0; j < 4; j++)
-      acc.v[l] += (uint32_t)((int32_t)((a >> (8 * j)) & 0xff) * (int32_t)w.p[4 * l + j]);
+    for (int j = 0; j < 4; j++) acc.v[l] += (uint32_t)((int32_t)((a >> (8 * j)) & 0xff) * (int32_t)w.p[4 * l + j]);
   return acc;
 }
 IRM_KQ_INLINE void irm_qacc_store(irm_qacc acc, int32_t *out) {

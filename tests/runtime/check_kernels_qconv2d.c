@@ -63,7 +63,8 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
   float *mult = malloc((size_t)s->oc * sizeof *mult);
   int32_t *y = malloc(ny * sizeof *y);
   int xlo = k->x_signed ? -128 : 0, wlo = k->w_unsigned ? 0 : -128;
-  for (size_t i = 0; i < nx; i++) x[i] = (uint8_t)(k->edge && rnd(3) == 0 ? (rnd(2) ? xlo + 255 : xlo) : xlo + rnd(256));
+  for (size_t i = 0; i < nx; i++)
+    x[i] = (uint8_t)(k->edge && rnd(3) == 0 ? (rnd(2) ? xlo + 255 : xlo) : xlo + rnd(256));
   for (int o = 0; o < s->oc; o++) {
     wz[o] = k->wz_per_channel ? k->wz0 + rnd(3) - 1 : k->wz0;
     bias[o] = rnd(2) ? rnd(1 << 20) - (1 << 19) : (rnd(2) ? INT32_MAX - rnd(100) : INT32_MIN + rnd(100));
@@ -87,25 +88,28 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
         xb[(((size_t)n * irm_kernel_qblocks(s->ic) + c / 16) * s->ih * s->iw + p) * 16 + c % 16] =
             x[((size_t)n * s->ic + c) * s->ih * s->iw + p];
   ck_assert_int_eq(irm_kernel_qconv2d_pack(s, w, k->w_unsigned, wz, k->wz_per_channel, packed, sumw), 0);
-  irm_kernel_qconv2d_params q = {k->x_signed, k->xz, sumw,     k->with_bias ? bias : NULL, k->out_kind, mult,
-                                 k->per_channel_mult, 0,      k->out_zp, k->lo, k->hi, k->half_up};
+  irm_kernel_qconv2d_params q = {
+      k->x_signed, k->xz, sumw,      k->with_bias ? bias : NULL, k->out_kind, mult, k->per_channel_mult, 0, k->out_zp,
+      k->lo,       k->hi, k->half_up};
   memset(y, 0x5a, ny * sizeof *y);
   /* the items in two or three chunks: any split gives the same bits */
   int items = irm_kernel_qconv2d_items(s, oc_vecs), cut = items > 1 ? 1 + rnd(items - 1) : items;
-#define QCONV_RUN_(T, V)                                                                \
-  if (ow_tile == (T) && oc_vecs == (V)) {                                               \
-    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), 0, cut);                  \
-    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), cut, items);              \
+#define QCONV_RUN_(T, V)                                                  \
+  if (ow_tile == (T) && oc_vecs == (V)) {                                 \
+    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), 0, cut);     \
+    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), cut, items); \
   }
-  QCONV_RUN_(1, 1) QCONV_RUN_(4, 2) QCONV_RUN_(6, 4)
+  QCONV_RUN_(1, 1)
+  QCONV_RUN_(4, 2)
+  QCONV_RUN_(6, 4)
 #undef QCONV_RUN_
   for (int n = 0; n < s->n; n++)
     for (int o = 0; o < s->oc; o++)
       for (int oy = 0; oy < s->oh; oy++)
         for (int ox = 0; ox < s->ow; ox++) {
           int32_t r = reference(k, x, w, wz, k->with_bias ? bias : NULL, n, o, oy, ox);
-          size_t at = (((size_t)n * irm_kernel_qblocks(s->oc) + o / 16) * s->oh + oy) * s->ow * 16 + (size_t)ox * 16 +
-                      o % 16;
+          size_t at =
+              (((size_t)n * irm_kernel_qblocks(s->oc) + o / 16) * s->oh + oy) * s->ow * 16 + (size_t)ox * 16 + o % 16;
           int64_t want, got;
           if (k->out_kind == IRM_KERNEL_QOUT_I32) {
             want = r;
@@ -114,10 +118,11 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
             want = irm_qnn_requantize(r, 0, mult[k->per_channel_mult ? o : 0], k->out_zp, k->lo, k->hi, k->half_up);
             got = k->out_kind == IRM_KERNEL_QOUT_U8 ? (int64_t)((uint8_t *)y)[at] : (int64_t)((int8_t *)y)[at];
           }
-          ck_assert_msg(got == want,
-                        "%s: ic %d oc %d %dx%d k %dx%d s %d pad %d,%d tile %dx%d: out[%d][%d][%d][%d] = %lld, want %lld",
-                        IRM_KERNEL_QVEC_PATH, s->ic, s->oc, s->ih, s->iw, s->kh, s->kw, s->sh, s->pt, s->pl, ow_tile,
-                        oc_vecs, n, o, oy, ox, (long long)got, (long long)want);
+          ck_assert_msg(
+              got == want,
+              "%s: ic %d oc %d %dx%d k %dx%d s %d pad %d,%d tile %dx%d: out[%d][%d][%d][%d] = %lld, want %lld",
+              IRM_KERNEL_QVEC_PATH, s->ic, s->oc, s->ih, s->iw, s->kh, s->kw, s->sh, s->pt, s->pl, ow_tile, oc_vecs, n,
+              o, oy, ox, (long long)got, (long long)want);
         }
   free(x), free(w), free(xb), free(packed), free(sumw), free(wz), free(bias), free(mult), free(y);
 }
@@ -141,9 +146,8 @@ START_TEST(test_sums) {
   /* int32 sums: shapes, data signedness, zero points at the ends */
   static const int geo[][8] = {
       /* ic ih iw oc k stride dil pad */
-      {3, 9, 11, 16, 3, 1, 1, 1},  {5, 8, 8, 20, 1, 1, 1, 0},   {17, 7, 9, 33, 3, 2, 1, 1},
-      {4, 12, 12, 16, 7, 2, 1, 3}, {32, 6, 13, 40, 3, 1, 2, 2}, {1, 5, 5, 1, 3, 1, 1, 1},
-      {20, 3, 3, 8, 3, 1, 1, 2},   {16, 10, 10, 64, 1, 2, 1, 0},
+      {3, 9, 11, 16, 3, 1, 1, 1},  {5, 8, 8, 20, 1, 1, 1, 0}, {17, 7, 9, 33, 3, 2, 1, 1}, {4, 12, 12, 16, 7, 2, 1, 3},
+      {32, 6, 13, 40, 3, 1, 2, 2}, {1, 5, 5, 1, 3, 1, 1, 1},  {20, 3, 3, 8, 3, 1, 1, 2},  {16, 10, 10, 64, 1, 2, 1, 0},
   };
   static const int32_t xzs[][2] = {{0, 0}, {255, 0}, {-128, 1}, {127, 1}, {7, 0}, {-3, 1}};
   static const int32_t wzs[][2] = {{0, 0}, {-128, 0}, {127, 0}, {128, 1}, {0, 1}, {255, 1}};
@@ -170,7 +174,7 @@ START_TEST(test_requantize) {
    * output zero points at the ends, uint8 and int8, clip / ReLU ranges */
   static const int32_t outs[][4] = {
       /* kind, zp, lo, hi */
-      {IRM_KERNEL_QOUT_U8, 0, 0, 255},      {IRM_KERNEL_QOUT_U8, 255, 0, 255}, {IRM_KERNEL_QOUT_U8, 128, 128, 255},
+      {IRM_KERNEL_QOUT_U8, 0, 0, 255},       {IRM_KERNEL_QOUT_U8, 255, 0, 255},    {IRM_KERNEL_QOUT_U8, 128, 128, 255},
       {IRM_KERNEL_QOUT_I8, -128, -128, 127}, {IRM_KERNEL_QOUT_I8, 127, -128, 127}, {IRM_KERNEL_QOUT_I8, 3, 3, 100},
   };
   for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
