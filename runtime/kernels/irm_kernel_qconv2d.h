@@ -141,55 +141,63 @@ typedef struct irm_kernel_qconv2d_call_ {
  * v * m rounded once; the barrier keeps the compiler from fusing that
  * product with the add of the zero point (one rounding fewer); and
  * rounding, then clamping to the integers lo, hi, is its round_clip. */
-IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int32_t rq_zp, int32_t out_zp, int32_t lo,
-                                        int32_t hi, int32_t *r) {
+IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
   const __m256d z = _mm256_set1_pd((double)rq_zp), oz = _mm256_set1_pd((double)out_zp);
-  const __m256d l = _mm256_set1_pd((double)lo), h = _mm256_set1_pd((double)hi);
-  for (int k = 0; k < IRM_KERNEL_QBLOCK; k += 4) {
-    __m256d v = _mm256_sub_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(a + k))), z);
-    __m256d p = _mm256_mul_pd(v, _mm256_cvtps_pd(_mm_loadu_ps(m + k)));
+  const __m256d l = _mm256_set1_pd((double)lo), h = _mm256_set1_pd((double)hi), m0 = _mm256_set1_pd((double)m[0]);
+  __m128i r[4];
+  for (int k = 0; k < 4; k++) {
+    __m256d v = _mm256_sub_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(a + 4 * k))), z);
+    __m256d p = _mm256_mul_pd(v, m_step ? _mm256_cvtps_pd(_mm_loadu_ps(m + 4 * k)) : m0);
     __asm__("" : "+x"(p));
     p = _mm256_round_pd(_mm256_add_pd(p, oz), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    p = _mm256_min_pd(_mm256_max_pd(p, l), h);
-    _mm_storeu_si128((__m128i *)(r + k), _mm256_cvtpd_epi32(p));
+    r[k] = _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(p, l), h));
   }
+  /* in [lo, hi], within the output dtype: the saturating packs are exact */
+  __m128i w0 = _mm_packs_epi32(r[0], r[1]), w1 = _mm_packs_epi32(r[2], r[3]);
+  _mm_storeu_si128((__m128i *)out, out_signed ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1));
 }
 #define IRM_KQ_VEC_REQUANTIZE_ 1
 #endif
 
 /* The epilogue of one block of 16 sums: the zero point's term, the bias,
  * then the int32 store or the requantize (vectors where the multipliers
- * are finite and the rounding half to even, else the scalar code). */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void
-irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
-                          const irm_kernel_qconv2d_call_ *c, int32_t *t, int v, size_t off) {
+ * are finite and the rounding half to even, else the scalar code).
+ * Inlined: out of line, the call costs half the conv's time. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                                             const irm_kernel_qconv2d_call_ *c, int32_t *t, int v, size_t off) {
   const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK,
             nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
   const uint32_t z = (uint32_t)q->xz + (q->x_signed ? 128u : 0u);
   const size_t at = (size_t)v * c->out_cstride + off;
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] - z * (uint32_t)q->sumw[o0 + l]);
-  if (q->bias)
+  if (q->bias && nb == IRM_KERNEL_QBLOCK) /* a loop of constant length the compiler vectorizes */
+    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
+  else if (q->bias)
     for (int l = 0; l < nb; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
   if (q->out_kind == IRM_KERNEL_QOUT_I32) {
     memcpy((int32_t *)c->out + at, t, IRM_KERNEL_QBLOCK * sizeof *t);
     return;
   }
-  int32_t y[IRM_KERNEL_QBLOCK];
+  uint8_t *ob = (uint8_t *)c->out + at;
 #ifdef IRM_KQ_VEC_REQUANTIZE_
   if (c->vec_requantize) {
     float m[IRM_KERNEL_QBLOCK];
-    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) m[l] = l < nb ? q->mult[q->mult_per_channel ? o0 + l : 0] : 0.0f;
-    irm_kq_requantize16_(t, m, q->rq_zp, q->out_zp, q->lo, q->hi, y);
-  } else
+    const float *mp = q->mult + (q->mult_per_channel ? o0 : 0);
+    if (q->mult_per_channel && nb < IRM_KERNEL_QBLOCK) {
+      for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) m[l] = l < nb ? mp[l] : 0.0f;
+      mp = m;
+    }
+    irm_kq_requantize16_(t, mp, q->mult_per_channel, q->rq_zp, q->out_zp, q->lo, q->hi,
+                         q->out_kind == IRM_KERNEL_QOUT_I8, ob);
+    return;
+  }
 #endif
-    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
-      y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
-                                                  (double)q->lo, (double)q->hi, q->half_up)
-                    : q->out_zp;
-  uint8_t *ob = (uint8_t *)c->out + at;
+  int32_t y[IRM_KERNEL_QBLOCK];
+  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
+    y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
+                                                (double)q->lo, (double)q->hi, q->half_up)
+                  : q->out_zp;
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)y[l]; /* int8 as its two's complement byte */
 }
 
