@@ -36,8 +36,8 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {"3x3_64_56", 64, 56, 64, 56, 3, 1, 1},     {"3x3s2_64_56", 64, 56, 128, 28, 3, 2, 1},
-    {"1x1s2_64_56", 64, 56, 128, 28, 1, 2, 0},  {"3x3_128_28", 128, 28, 128, 28, 3, 1, 1},
+    {"3x3_64_56", 64, 56, 64, 56, 3, 1, 1},    {"3x3s2_64_56", 64, 56, 128, 28, 3, 2, 1},
+    {"1x1s2_64_56", 64, 56, 128, 28, 1, 2, 0}, {"3x3_128_28", 128, 28, 128, 28, 3, 1, 1},
     {"3x3_256_14", 256, 14, 256, 14, 3, 1, 1}, {"3x3_512_7", 512, 7, 512, 7, 3, 1, 1},
 };
 
@@ -94,10 +94,10 @@ int main(void) {
     const shape *h = &shapes[i];
     ctx c;
     memset(&c, 0, sizeof c);
-    irm_kernel_conv2d_shape fs = {1, h->ic, h->ih, h->ih, h->oc, h->oh, h->oh, h->k, h->k, h->stride, h->stride,
-                                  1, 1, h->pad, h->pad, 1, 0};
-    irm_kernel_qconv2d_shape qs = {1, h->ic, h->ih, h->ih, h->oc, h->oh, h->oh, h->k, h->k, h->stride, h->stride,
-                                   1, 1, h->pad, h->pad};
+    irm_kernel_conv2d_shape fs = {1,         h->ic,     h->ih, h->ih, h->oc,  h->oh,  h->oh, h->k, h->k,
+                                  h->stride, h->stride, 1,     1,     h->pad, h->pad, 1,     0};
+    irm_kernel_qconv2d_shape qs = {1,    h->ic,     h->ih,     h->ih, h->oc, h->oh,  h->oh, h->k,
+                                   h->k, h->stride, h->stride, 1,     1,     h->pad, h->pad};
     c.fs = fs;
     c.qs = qs;
     size_t nin = (size_t)h->ic * h->ih * h->ih, nw = (size_t)h->oc * h->ic * h->k * h->k;
