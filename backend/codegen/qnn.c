@@ -91,11 +91,19 @@ static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) 
 
 /* ---- qnn.conv2d (NCHW, OIHW) ------------------------------------------------------------------ */
 
+static int conv_kernel(const cg_call *c, const irm_conv2d_attrs *a, irm_text_buf *b, size_t *scratch);
+
 static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
-  (void)scratch;
   irm_conv2d_attrs a;
   int rc = irm_conv2d_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
+  int kernel = a.groups == 1 && (c->in[0].dt == CG_U8 || c->in[0].dt == CG_I8) &&
+               (c->in[1].dt == CG_I8 || c->in[1].dt == CG_U8) && c->in[2].numel == 1 && c->file_scope &&
+               c->kernel_block > 0 && c->out.numel > 0;
+  if (kernel) {
+    rc = conv_kernel(c, &a, b, scratch);
+    if (rc) return rc;
+  }
   const cg_tensor *d = &c->in[0], *w = &c->in[1];
   int64_t n = d->shape[0], ci = d->shape[1], h = d->shape[2], wd = d->shape[3];
   int64_t o = w->shape[0], i = w->shape[1], kh = w->shape[2], kw = w->shape[3];
@@ -135,6 +143,69 @@ static int conv_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     "            for (int64_t xo = x0; xo < x1; xo++) arow[xo] += wv * ((uint32_t)(int32_t)row[xo * %lld + offx] - xz);\n",
     LL(a.strides[1]));
   P(b, "          }\n        }\n      }\n    }\n");
+  if (kernel) P(b, "    }\n");
+  return IRM_OK;
+}
+
+/* uint8 or int8 data by an int8 or uint8 weight, groups 1, on a target with runtime/kernels:
+ * irm_kernel_qconv2d.h's blocked conv (vpdpbusd / AVX2 / plain: the same bits). The weight is packed
+ * into the scratch at each call (AlterOpLayout packing it at build is the next step, docs/kernels.md), the
+ * data goes to NCHW16c and the int32 sums come back to NCHW. Where the pack fails (some w - wz outside
+ * int8) or the data's zero point is outside its dtype, the plain loops run instead. */
+static int conv_kernel(const cg_call *c, const irm_conv2d_attrs *a, irm_text_buf *b, size_t *scratch) {
+  const char *line = "#include \"irm_kernel_qconv2d.h\"\n";
+  if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
+  const cg_tensor *d = &c->in[0], *w = &c->in[1], *wz = &c->in[3];
+  int64_t n = d->shape[0], ci = d->shape[1], h = d->shape[2], wd = d->shape[3];
+  int64_t o = w->shape[0], kh = w->shape[2], kw = w->shape[3], oh = c->out.shape[2], ow = c->out.shape[3];
+  int64_t ob = (o + 15) / 16, ib = (ci + 15) / 16;
+#define A64(x) (((size_t)(x) + 63) / 64 * 64)
+  size_t s_pack = 0, s_sum = s_pack + A64(ob * ((ci + 3) / 4) * kh * kw * 64), s_wz = s_sum + A64(ob * 16 * 4);
+  size_t s_x = s_wz + A64(wz->numel * 4), s_y = s_x + A64(n * ib * h * wd * 16);
+  *scratch = s_y + A64(n * ob * oh * ow * 16 * 4);
+#undef A64
+  int T = c->kernel_block == 16 ? 6 : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
+  int xs = d->dt == CG_I8;
+  char shape[256];
+  snprintf(shape, sizeof shape,
+           "{%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld}", LL(n), LL(ci),
+           LL(h), LL(wd), LL(o), LL(oh), LL(ow), LL(kh), LL(kw), LL(a->strides[0]), LL(a->strides[1]),
+           LL(a->dilation[0]), LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]));
+  P(b, "    char *qs = (char *)(%s);\n    const irm_kernel_qconv2d_shape qsh = %s;\n", c->scratch, shape);
+  P(b, "    const int64_t qxz = (int64_t)%s[0];\n", c->in[2].name);
+  P(b, "    for (int64_t j = 0; j < %lld; j++) ((int32_t *)(qs + %zu))[j] = (int32_t)%s[j];\n", LL(wz->numel), s_wz,
+    wz->name);
+  P(b,
+    "    if (qxz >= %s && qxz <= %s && irm_kernel_qconv2d_pack(&qsh, %s, %d, (const int32_t *)(qs + %zu), %d, "
+    "(int8_t *)qs, (int32_t *)(qs + %zu)) == 0) {\n",
+    xs ? "-128" : "0", xs ? "127" : "255", w->name, w->dt == CG_U8, s_wz, wz->numel > 1, s_sum);
+  /* NCHW -> NCHW16c, zeros past the channels */
+  P(b, "      uint8_t *qx = (uint8_t *)(qs + %zu);\n      memset(qx, 0, %lld);\n", s_x, LL(n * ib * h * wd * 16));
+  P(b, "      for (int64_t n = 0; n < %lld; n++)\n      for (int64_t ch = 0; ch < %lld; ch++)\n", LL(n), LL(ci));
+  P(b,
+    "        for (int64_t p = 0; p < %lld; p++) qx[((n * %lld + ch / 16) * %lld + p) * 16 + ch %% 16] = "
+    "(uint8_t)%s[(n * %lld + ch) * %lld + p];\n",
+    LL(h * wd), LL(ib), LL(h * wd), d->name, LL(ci), LL(h * wd));
+  char stmt[1024];
+  snprintf(stmt, sizeof stmt,
+           "    {\n      char *qs = (char *)(%s);\n      const irm_kernel_qconv2d_shape qsh = %s;\n"
+           "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)(qs + %zu), NULL, "
+           "IRM_KERNEL_QOUT_I32, NULL, 0, 0, 0, 0, 0, 0};\n"
+           "      irm_kernel_qconv2d_range(&qsh, qs + %zu, (const int8_t *)qs, qs + %zu, &qq, %d, %d, (int)begin, "
+           "(int)end);\n    }\n",
+           c->scratch, shape, xs, c->in[2].name, s_sum, s_x, s_y, T, V);
+  int64_t items = (ob + V - 1) / V * n * oh;
+  double work = (double)n * (double)o * (double)(oh * ow) * (double)(ci * kh * kw) / 4.0;
+  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
+  if (rc) return rc;
+  /* NCHW16c int32 -> NCHW */
+  P(b, "      const int32_t *qy = (const int32_t *)(qs + %zu);\n", s_y);
+  P(b, "      for (int64_t n = 0; n < %lld; n++)\n      for (int64_t o = 0; o < %lld; o++)\n", LL(n), LL(o));
+  P(b,
+    "        for (int64_t p = 0; p < %lld; p++) %s[(n * %lld + o) * %lld + p] = qy[((n * %lld + o / 16) * %lld + p) "
+    "* 16 + o %% 16];\n",
+    LL(oh * ow), c->out.name, LL(o), LL(oh * ow), LL(ob), LL(oh * ow));
+  P(b, "    } else {\n");
   return IRM_OK;
 }
 

@@ -29,13 +29,27 @@ int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out)
 
 /* ---- the default pipeline -------------------------------------------------------- */
 
-/* SimplifyInference turns batch norms into a scale and a shift, the first
- * FoldConstant folds them (FoldScaleAxis needs a Constant scale), and
- * FoldScaleAxis moves the scale into the convolution before it: batch
- * norms cost nothing at run time. */
-static const char *const default_passes[] = {"InferType",     "BindParams",    "SimplifyInference",   "FoldConstant",
-                                             "FoldScaleAxis", "ConvertLayout", "SimplifyExpr",        "AlterOpLayout",
-                                             "InferType",     "FoldConstant",  "DeadCodeElimination", "FuseOps"};
+/* FakeQuantizationToInteger turns a QDQ model's dequantize -> float op ->
+ * quantize regions into integer ops (the int8 kernels), right after
+ * BindParams: the weights are still dequantize calls there, which
+ * FoldConstant would fold to floats. A module without qnn.quantize is left
+ * as it is. SimplifyInference turns batch norms into a scale and a shift,
+ * the first FoldConstant folds them (FoldScaleAxis needs a Constant
+ * scale), and FoldScaleAxis moves the scale into the convolution before
+ * it: batch norms cost nothing at run time. */
+static const char *const default_passes[] = {"InferType",
+                                             "BindParams",
+                                             "FakeQuantizationToInteger",
+                                             "SimplifyInference",
+                                             "FoldConstant",
+                                             "FoldScaleAxis",
+                                             "ConvertLayout",
+                                             "SimplifyExpr",
+                                             "AlterOpLayout",
+                                             "InferType",
+                                             "FoldConstant",
+                                             "DeadCodeElimination",
+                                             "FuseOps"};
 
 /* AlterOpLayout's options for the config's target: the channel block of
  * runtime/kernels under its flags, for a c or llvm target (none for

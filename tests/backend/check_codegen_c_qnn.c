@@ -5,7 +5,8 @@
  * roundings, conv2d (padding, strides, groups, dilation, per-channel
  * kernel zero points) and dense followed by requantize, dense whose int32
  * zero points make the sums wrap, uint8 x int8 dense through runtime/kernels'
- * int8 kernel (plain, and with -march=native its VNNI path), add and mul with
+ * int8 kernel (plain, and with -march=native its VNNI path), conv2d through
+ * the blocked int8 conv (the same paths) and its fallback, add and mul with
  * broadcasting, concatenate; chains fuse into one loop where they are
  * elementwise; the same with -march=native -ffp-contract=fast. */
 #include "check_codegen_c_util.h"
@@ -99,6 +100,24 @@ START_TEST(qnn_conv_dense_concat) {
        "%0 = qnn.conv2d(%a, %w, " C1("uint8", "7") ", " C1("int8", "-2") ", " C1("float32", "1") ", " C1(
            "float32", "1") ", padding=[3, 4], strides=[3, 2], dilation=[2, 1]); %0 }",
        0},
+      {"conv_kernel_u8", /* runtime/kernels' blocked int8 conv: 20 channels (a block and a part), stride 2 */
+       "def @main(%a: Tensor[(2, 5, 9, 8), uint8], %w: Tensor[(20, 5, 3, 3), int8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("uint8", "255") ", " C1("int8", "0") ", " C1("float32", "0.02") ", " C1(
+           "float32", "0.01") ", padding=[1, 1], strides=[2, 2]); "
+                              "%1 = qnn.requantize(%0, " C1("float32", "0.0002") ", " C1("int32", "0") ", " C1(
+                                  "float32", "0.05") ", " C1("uint8", "3") ", out_dtype=\"uint8\"); %1 }",
+       0},
+      {"conv_kernel_i8", /* int8 data and a uint8 weight with its zero point; dilation, uneven padding */
+       "def @main(%a: Tensor[(1, 17, 12, 11), int8], %w: Tensor[(33, 17, 3, 3), uint8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("int8", "-128") ", " C1("uint8", "128") ", " C1("float32", "1") ", " C1(
+           "float32", "1") ", padding=[2, 1, 0, 3], dilation=[2, 1]); %0 }",
+       0},
+      {"conv_kernel_1x1", /* per-channel weight zero points: random weights leave int8, the plain loops run */
+       "def @main(%a: Tensor[(1, 64, 7, 7), int8], %w: Tensor[(16, 64, 1, 1), int8]) { "
+       "%0 = qnn.conv2d(%a, %w, " C1("int8", "127") ", const(int8, [16], [0, 1, 2, 3, 4, 5, 6, 7, 0, -1, -2, -3, "
+                                                    "-4, -5, -6, -7]), " C1("float32", "1") ", " C1("float32",
+                                                                                                    "1") "); %0 }",
+       0},
       {"dense_rq",
        "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "
        "%0 = qnn.dense(%a, %w, " C1("int8", "127") ", const(uint8, [5], [0, 255, 1, 128, 7]), " C1(
@@ -134,6 +153,19 @@ START_TEST(qnn_conv_dense_concat) {
 }
 END_TEST
 
+/* The first text's kernel calls `call`, the second's does not. */
+static void check_chosen(const char *const *texts, const char *call) {
+  for (int i = 0; i < 2; i++) {
+    irm_module *m = cg_typed(texts[i]);
+    irm_object *k = cg_kernel(irm_module_function(m, "main"), "kq", NULL);
+    ck_require(k != NULL, "%s", irm_last_error());
+    int calls = strstr(cg_map_str(k, "code"), call) != NULL;
+    ck_assert_int_eq(calls, i == 0);
+    irm_object_release(k);
+    irm_object_release(m);
+  }
+}
+
 /* uint8 x int8 dense calls the int8 kernel (so do int8 x int8 ones: dense_wrap above); int8 x uint8 keeps
  * the plain loop. */
 START_TEST(qnn_dense_kernel_chosen) {
@@ -143,15 +175,19 @@ START_TEST(qnn_dense_kernel_chosen) {
       "def @main(%a: Tensor[(2, 8), int8], %w: Tensor[(3, 8), uint8]) { %0 = qnn.dense(%a, %w, " C1(
           "int8", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
   };
-  for (int i = 0; i < 2; i++) {
-    irm_module *m = cg_typed(texts[i]);
-    irm_object *k = cg_kernel(irm_module_function(m, "main"), "kq", NULL);
-    ck_require(k != NULL, "%s", irm_last_error());
-    int calls = strstr(cg_map_str(k, "code"), "irm_kernel_qdense_u8s8_range(") != NULL;
-    ck_assert_int_eq(calls, i == 0);
-    irm_object_release(k);
-    irm_object_release(m);
-  }
+  check_chosen(texts, "irm_kernel_qdense_u8s8_range(");
+}
+END_TEST
+
+/* qnn.conv2d of groups 1 calls the blocked int8 conv; groups 2 keep the plain loops. */
+START_TEST(qnn_conv_kernel_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(1, 4, 5, 5), uint8], %w: Tensor[(6, 4, 3, 3), int8]) { %0 = qnn.conv2d(%a, %w, " C1(
+          "uint8", "1") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1("float32", "1") "); %0 }",
+      "def @main(%a: Tensor[(1, 4, 5, 5), uint8], %w: Tensor[(6, 2, 3, 3), int8]) { %0 = qnn.conv2d(%a, %w, " C1(
+          "uint8", "1") ", " C1("int8", "0") ", " C1("float32", "1") ", " C1("float32", "1") ", groups=2); %0 }",
+  };
+  check_chosen(texts, "irm_kernel_qconv2d_range(");
 }
 END_TEST
 
@@ -162,6 +198,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_elementwise);
   tcase_add_test(t, qnn_conv_dense_concat);
   tcase_add_test(t, qnn_dense_kernel_chosen);
+  tcase_add_test(t, qnn_conv_kernel_chosen);
   suite_add_tcase(s, t);
   return s;
 }

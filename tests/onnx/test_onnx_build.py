@@ -296,3 +296,17 @@ def test_qdq_network_converts_builds_and_matches_the_evaluator(tmp_path, executo
     result = irm.build(conv, "c", executor=irm.Executor(executor))
     got = _run_compiled(result, tmp_path, x, executor)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("executor", ["aot", "graph"])
+def test_qdq_network_builds_int8_by_default(tmp_path, executor):
+    """irm.build of the imported QDQ module as it is: the default pipeline runs FakeQuantizationToInteger
+    (after BindParams), so the conv runs runtime/kernels' int8 conv and the result is the integer network's."""
+    from irm.transform import Pass, Sequential
+    mod, params = from_onnx(_qdq_model())
+    x = np.random.default_rng(7).standard_normal((1, 3, 8, 8)).astype(np.float32) * 2
+    conv = Sequential([Pass.get(n) for n in ("InferType", "BindParams", "FakeQuantizationToInteger")])(mod)
+    want = np.asarray(irm.ir.evaluate(conv.without_attr("params"), "main", [irm.tensor(x)]))
+    result = irm.build(mod, "c", executor=irm.Executor(executor), params=params)
+    got = _run_compiled(result, tmp_path, x, executor)
+    np.testing.assert_array_equal(got, want)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qkernel_path.h"
 #include "irm_kernel_qdense.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -75,21 +76,6 @@ START_TEST(test_sums_wrap) {
 }
 END_TEST
 
-static int machine_runs_path(void) {
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  __builtin_cpu_init();
-  if (!strcmp(IRM_KERNEL_QDENSE_PATH, "avx512vnni"))
-    return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
-  if (!strcmp(IRM_KERNEL_QDENSE_PATH, "avx2")) return __builtin_cpu_supports("avx2");
-#if defined(__clang__) || __GNUC__ >= 11
-  if (!strcmp(IRM_KERNEL_QDENSE_PATH, "avxvnni")) return __builtin_cpu_supports("avxvnni");
-#else
-  if (!strcmp(IRM_KERNEL_QDENSE_PATH, "avxvnni")) return 0;
-#endif
-#endif
-  return 1;
-}
-
 int main(void) {
 #ifdef IRM_TEST_QDENSE_PATH
   if (strcmp(IRM_KERNEL_QDENSE_PATH, IRM_TEST_QDENSE_PATH)) {
@@ -97,7 +83,7 @@ int main(void) {
     return EXIT_FAILURE;
   }
 #endif
-  if (!machine_runs_path()) {
+  if (!machine_runs_qpath(IRM_KERNEL_QDENSE_PATH)) {
     printf("kernels_qdense: this machine cannot run %s, skipped\n", IRM_KERNEL_QDENSE_PATH);
     return 77;
   }

@@ -1,0 +1,335 @@
+/* The blocked int8 convolution with its fused requantize epilogue
+ * (docs/kernels.md, "int8"): qnn.conv2d (groups 1) on uint8 or int8 data
+ * and an int8 (or uint8) weight, then optionally a bias, qnn.requantize
+ * and a clip, in one pass.
+ *
+ *   data     [N][C/16][H][W][16] bytes (NCHW16c), C rounded up to whole
+ *            blocks; the lanes past C may hold anything (their weights
+ *            are zero)
+ *   weights  OIHW, packed once, at build, by irm_kernel_qconv2d_pack as
+ *            [O/16][I/4][KH][KW][16 lanes][4 bytes] of w - wz (int8): one
+ *            vpdpbusd's operand per (group of 4 input channels, tap), plus
+ *            sumw[o] = sum of w - wz over the kernel
+ *   output   [N][O/16][OH][OW][16], int32 sums or requantized bytes
+ *
+ * The sums: sum (x - xz)(w - wz) = sum x'(w - wz) - xz' sumw, with x' the
+ * data read as unsigned (int8 data as x ^ 0x80 = x + 128, against
+ * xz' = xz + 128: exact) and the padding holding the zero point (as in
+ * the evaluator, where (x - xz) is 0 there): a padded tap reads xz'. So
+ * the one product loop is u8 x s8 -> s32 (irm_kernel_qvec.h), and the
+ * zero point enters once per output as a constant of the packed weight.
+ * All arithmetic is modulo 2^32, as the evaluator's int32 sums wrap.
+ *
+ * The tile is the float conv's: ow_tile output pixels of one row times
+ * oc_vecs output blocks of accumulators; windows that leave the input
+ * (the borders) test each tap. The epilogue adds the bias, then runs
+ * irm_kernel_qnn.h's irm_qnn_requantize per element (the evaluator's
+ * code: the result is equal bit for bit), its range narrowed by a clip or
+ * ReLU.
+ *
+ * Standalone C (irm_kernel_qnn.h, irm_kernel_qvec.h). Thread safety: pure
+ * functions of their arguments, writing their output only; any split of
+ * the items gives the same bits. */
+#ifndef IRM_KERNEL_QCONV2D_H
+#define IRM_KERNEL_QCONV2D_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "irm_kernel_qnn.h"
+#include "irm_kernel_qvec.h"
+
+/* The generated files' prelude holds the same code under this guard. */
+#ifndef IRM_CG_QNN
+#define IRM_CG_QNN
+IRM_KERNEL_QNN_CODE
+#endif
+
+/* A convolution's shape: input NCHW (logical channels), output
+ * [n][oc][oh][ow], the kernel, strides, dilations, the top and left
+ * padding (the bottom and right ones follow from oh and ow). */
+typedef struct irm_kernel_qconv2d_shape {
+  int n, ic, ih, iw;
+  int oc, oh, ow;
+  int kh, kw;
+  int sh, sw;
+  int dh, dw;
+  int pt, pl;
+} irm_kernel_qconv2d_shape;
+
+/* What the kernel stores: the int32 sums (+ bias), or requantized bytes. */
+enum { IRM_KERNEL_QOUT_I32 = 0, IRM_KERNEL_QOUT_U8 = 1, IRM_KERNEL_QOUT_I8 = 2 };
+
+/* The data's zero point and the epilogue. */
+typedef struct irm_kernel_qconv2d_params {
+  int x_signed;        /* data int8 (1) or uint8 (0) */
+  int32_t xz;          /* the data's zero point, in the data dtype's range */
+  const int32_t *sumw; /* irm_kernel_qconv2d_pack's, one per output channel rounded up to blocks */
+  const int32_t *bias; /* oc values added to the sums, or NULL */
+  int out_kind;        /* IRM_KERNEL_QOUT_* */
+  /* requantize (out_kind U8 or I8): irm_qnn_requantize(acc, rq_zp, mult[o or 0], out_zp, lo, hi, half_up) */
+  const float *mult;
+  int mult_per_channel;
+  int32_t rq_zp, out_zp;
+  int32_t lo, hi; /* the output dtype's range, narrowed by a clip / ReLU */
+  int half_up;
+} irm_kernel_qconv2d_params;
+
+#define IRM_KERNEL_QCONV2D_MAX_TILE_ 16
+#define IRM_KERNEL_QCONV2D_MAX_VECS_ 4
+
+/* Blocks of 16 channels. */
+IRM_KQ_INLINE int irm_kernel_qblocks(int c) { return (c + IRM_KERNEL_QBLOCK - 1) / IRM_KERNEL_QBLOCK; }
+
+/* Bytes of packed weight, and int32 of sumw, for this shape. */
+static inline size_t irm_kernel_qconv2d_packed_size(const irm_kernel_qconv2d_shape *s) {
+  return (size_t)irm_kernel_qblocks(s->oc) * ((s->ic + 3) / 4) * s->kh * s->kw * IRM_KERNEL_QBLOCK * 4;
+}
+static inline size_t irm_kernel_qconv2d_sumw_size(const irm_kernel_qconv2d_shape *s) {
+  return (size_t)irm_kernel_qblocks(s->oc) * IRM_KERNEL_QBLOCK;
+}
+
+/* Packs w (OIHW [oc][ic][kh][kw], int8 or, w_unsigned, uint8) minus its
+ * zero point (wz[o] when wz_per_channel, else wz[0]) into packed and sumw
+ * (of the sizes above; zeros past oc and ic). Returns 0, or -1 when some
+ * w - wz leaves [-128, 127] (the int8 kernel cannot take that weight;
+ * packed is then partly written). Run once, at build. */
+static inline int irm_kernel_qconv2d_pack(const irm_kernel_qconv2d_shape *s, const void *w, int w_unsigned,
+                                          const int32_t *wz, int wz_per_channel, int8_t *packed, int32_t *sumw) {
+  const int x = IRM_KERNEL_QBLOCK, groups = (s->ic + 3) / 4;
+  int8_t *p = packed;
+  for (int ob = 0; ob < irm_kernel_qblocks(s->oc); ob++) {
+    for (int l = 0; l < x; l++) sumw[ob * x + l] = 0;
+    for (int g = 0; g < groups; g++)
+      for (int ky = 0; ky < s->kh; ky++)
+        for (int kx = 0; kx < s->kw; kx++)
+          for (int l = 0; l < x; l++)
+            for (int j = 0; j < 4; j++) {
+              int o = ob * x + l, i = g * 4 + j;
+              int32_t v = 0;
+              if (o < s->oc && i < s->ic) {
+                size_t at = (((size_t)o * s->ic + i) * s->kh + ky) * s->kw + kx;
+                v = (w_unsigned ? (int32_t)((const uint8_t *)w)[at] : (int32_t)((const int8_t *)w)[at]) -
+                    wz[wz_per_channel ? o : 0];
+                if (v < -128 || v > 127) return -1;
+              }
+              *p++ = (int8_t)v;
+              sumw[o] = (int32_t)((uint32_t)sumw[o] + (uint32_t)v);
+            }
+  }
+  return 0;
+}
+
+/* One call of the micro-kernel: the row and its tile of output blocks. */
+typedef struct irm_kernel_qconv2d_call_ {
+  const uint8_t *in;  /* the image n's first input block */
+  const int8_t *w;    /* the tile's first output block's packed weights */
+  size_t in_cstride;  /* bytes between input blocks: ih * iw * 16 */
+  size_t w_bstride;   /* bytes between output blocks' weights */
+  int ocb0;           /* first output block of the tile */
+  int ih0;            /* input row of tap 0 */
+  uint32_t flip;      /* 0x80808080 for int8 data */
+  uint32_t zpad;      /* the zero point's group, already flipped */
+  void *out;          /* output at (n, ocb0, row, 0) */
+  size_t out_cstride; /* elements between output blocks */
+  int vec_requantize; /* the multipliers are finite and the rounding half to even */
+} irm_kernel_qconv2d_call_;
+
+#if defined(IRM_KQ_AVX512VNNI_) || defined(IRM_KQ_AVXVNNI_) || defined(IRM_KQ_AVX2_)
+/* irm_qnn_requantize of 16 sums, half to even, for a finite multiplier:
+ * its p (a sum of two exact products, rounded once) is the double product
+ * v * m rounded once; the barrier keeps the compiler from fusing that
+ * product with the add of the zero point (one rounding fewer); and
+ * rounding, then clamping to the integers lo, hi, is its round_clip. */
+IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+  const __m256d z = _mm256_set1_pd((double)rq_zp), oz = _mm256_set1_pd((double)out_zp);
+  const __m256d l = _mm256_set1_pd((double)lo), h = _mm256_set1_pd((double)hi), m0 = _mm256_set1_pd((double)m[0]);
+  __m128i r[4];
+  for (int k = 0; k < 4; k++) {
+    __m256d v = _mm256_sub_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(a + 4 * k))), z);
+    __m256d p = _mm256_mul_pd(v, m_step ? _mm256_cvtps_pd(_mm_loadu_ps(m + 4 * k)) : m0);
+    __asm__("" : "+x"(p));
+    p = _mm256_round_pd(_mm256_add_pd(p, oz), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r[k] = _mm256_cvtpd_epi32(_mm256_min_pd(_mm256_max_pd(p, l), h));
+  }
+  /* in [lo, hi], within the output dtype: the saturating packs are exact */
+  __m128i w0 = _mm_packs_epi32(r[0], r[1]), w1 = _mm_packs_epi32(r[2], r[3]);
+  _mm_storeu_si128((__m128i *)out, out_signed ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1));
+}
+#define IRM_KQ_VEC_REQUANTIZE_ 1
+#endif
+
+/* The epilogue of one block of 16 sums: the zero point's term, the bias,
+ * then the int32 store or the requantize (vectors where the multipliers
+ * are finite and the rounding half to even, else the scalar code).
+ * Inlined: out of line, the call costs half the conv's time. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                                             const irm_kernel_qconv2d_call_ *c, int32_t *t, int v, size_t off) {
+  const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK,
+            nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
+  const uint32_t z = (uint32_t)q->xz + (q->x_signed ? 128u : 0u);
+  const size_t at = (size_t)v * c->out_cstride + off;
+  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] - z * (uint32_t)q->sumw[o0 + l]);
+  if (q->bias && nb == IRM_KERNEL_QBLOCK) /* a loop of constant length the compiler vectorizes */
+    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
+  else if (q->bias)
+    for (int l = 0; l < nb; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
+  if (q->out_kind == IRM_KERNEL_QOUT_I32) {
+    memcpy((int32_t *)c->out + at, t, IRM_KERNEL_QBLOCK * sizeof *t);
+    return;
+  }
+  uint8_t *ob = (uint8_t *)c->out + at;
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+  if (c->vec_requantize) {
+    float m[IRM_KERNEL_QBLOCK];
+    const float *mp = q->mult + (q->mult_per_channel ? o0 : 0);
+    if (q->mult_per_channel && nb < IRM_KERNEL_QBLOCK) {
+      for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) m[l] = l < nb ? mp[l] : 0.0f;
+      mp = m;
+    }
+    irm_kq_requantize16_(t, mp, q->mult_per_channel, q->rq_zp, q->out_zp, q->lo, q->hi,
+                         q->out_kind == IRM_KERNEL_QOUT_I8, ob);
+    return;
+  }
+#endif
+  int32_t y[IRM_KERNEL_QBLOCK];
+  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
+    y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
+                                                (double)q->lo, (double)q->hi, q->half_up)
+                  : q->out_zp;
+  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)y[l]; /* int8 as its two's complement byte */
+}
+
+/* T output pixels from column ow0 x V output blocks; check: test each tap
+ * against the input's edges (a padded tap reads the zero point). */
+IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                                             const irm_kernel_qconv2d_call_ *c, int ow0, const int T, const int V,
+                                             const int check) {
+  irm_qacc acc[IRM_KERNEL_QCONV2D_MAX_TILE_][IRM_KERNEL_QCONV2D_MAX_VECS_];
+  IRM_KQ_UNROLL
+  for (int p = 0; p < T; p++) {
+    IRM_KQ_UNROLL
+    for (int v = 0; v < V; v++) acc[p][v] = irm_qacc_zero();
+  }
+  const int groups = (s->ic + 3) / 4, taps = s->kh * s->kw;
+  const int iw0 = ow0 * s->sw - s->pl;
+  const ptrdiff_t pstride = (ptrdiff_t)s->sw * IRM_KERNEL_QBLOCK;
+  for (int g = 0; g < groups; g++) {
+    const uint8_t *ib = c->in + (size_t)(g / 4) * c->in_cstride + (size_t)(g % 4) * 4;
+    const int8_t *wg = c->w + (size_t)g * taps * IRM_KERNEL_QBLOCK * 4;
+    for (int ky = 0; ky < s->kh; ky++) {
+      const int iy = c->ih0 + ky * s->dh;
+      const int row_out = iy < 0 || iy >= s->ih;
+      /* offsets, not pointers, until a tap is known to be inside */
+      const ptrdiff_t rof = ((ptrdiff_t)iy * s->iw + iw0) * IRM_KERNEL_QBLOCK;
+      for (int kx = 0; kx < s->kw; kx++) {
+        const int8_t *wp = wg + ((size_t)ky * s->kw + kx) * IRM_KERNEL_QBLOCK * 4;
+        irm_qw wv[IRM_KERNEL_QCONV2D_MAX_VECS_];
+        IRM_KQ_UNROLL
+        for (int v = 0; v < V; v++) wv[v] = irm_qw_load(wp + (size_t)v * c->w_bstride);
+        const ptrdiff_t kof = (ptrdiff_t)kx * s->dw * IRM_KERNEL_QBLOCK;
+        IRM_KQ_UNROLL
+        for (int p = 0; p < T; p++) {
+          uint32_t a;
+          if (check) {
+            int ix = iw0 + p * s->sw + kx * s->dw;
+            a = row_out || ix < 0 || ix >= s->iw ? c->zpad : irm_kq_group_(ib + (rof + p * pstride + kof), c->flip);
+          } else {
+            a = irm_kq_group_(ib + (rof + p * pstride + kof), c->flip);
+          }
+          IRM_KQ_UNROLL
+          for (int v = 0; v < V; v++) acc[p][v] = irm_qacc_dp(acc[p][v], a, wv[v]);
+        }
+      }
+    }
+  }
+  IRM_KQ_UNROLL
+  for (int v = 0; v < V; v++) {
+    IRM_KQ_UNROLL
+    for (int p = 0; p < T; p++) {
+      int32_t t[IRM_KERNEL_QBLOCK];
+      irm_qacc_store(acc[p][v], t);
+      irm_kernel_qconv2d_store_(s, q, c, t, v, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
+    }
+  }
+}
+
+/* The output columns [*a, *b) whose windows lie inside the input. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_interior_(int in, int out, int k, int stride, int dilation, int pad, int *a,
+                                                int *b) {
+  int lo = (pad + stride - 1) / stride;
+  int num = in - 1 - (k - 1) * dilation + pad;
+  int hi = num >= 0 ? num / stride + 1 : 0;
+  if (lo > out) lo = out;
+  if (hi > out) hi = out;
+  if (hi < lo) hi = lo;
+  *a = lo;
+  *b = hi;
+}
+
+/* One output row: the pixels whose window leaves the input (all of a
+ * row whose window does) one at a time with per-tap checks, the interior
+ * in tiles of T, its remainder one at a time. Two copies of the
+ * micro-kernel: each copy costs compile time in every workload. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_row_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                                           const irm_kernel_qconv2d_call_ *c, const int T, const int V) {
+  int a, b;
+  irm_kernel_qconv2d_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
+  int last = c->ih0 + (s->kh - 1) * s->dh;
+  if (c->ih0 < 0 || last >= s->ih) a = b = 0;
+  int ow = a;
+  for (; ow + T <= b; ow += T) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
+  for (int p = 0; p < s->ow; p++)
+    if (p < a || p >= ow) irm_kernel_qconv2d_micro_(s, q, c, p, 1, V, p < a || p >= b);
+}
+
+/* The items irm_kernel_qconv2d_range splits the convolution into: one
+ * output row (n, oh) of one tile of oc_vecs output blocks each. */
+static inline int irm_kernel_qconv2d_items(const irm_kernel_qconv2d_shape *s, int oc_vecs) {
+  return (irm_kernel_qblocks(s->oc) + oc_vecs - 1) / oc_vecs * s->n * s->oh;
+}
+
+/* Items [begin, end) of the convolution of in (NCHW16c bytes) by the
+ * packed weights into out (NCHW16c, int32 or bytes as q->out_kind says),
+ * tile-major: a chunk keeps one tile's weights in cache over its rows.
+ * ow_tile (<= 16) and oc_vecs (<= 4) should be constants: the function is
+ * meant to be inlined into one function per workload. out must not
+ * overlap in. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int8_t *packed,
+                                            void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
+                                            const int oc_vecs, int begin, int end) {
+  const int x = IRM_KERNEL_QBLOCK, ocbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
+  irm_kernel_qconv2d_call_ c;
+  c.in_cstride = (size_t)s->ih * s->iw * x;
+  c.w_bstride = (size_t)((s->ic + 3) / 4) * s->kh * s->kw * x * 4;
+  c.out_cstride = (size_t)s->oh * s->ow * x;
+  c.flip = q->x_signed ? 0x80808080u : 0u;
+  c.zpad = ((uint32_t)(uint8_t)q->xz * 0x01010101u) ^ c.flip;
+  c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
+  for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
+    c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
+  for (int it = begin; it < end; it++) {
+    int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;
+    c.ocb0 = t * oc_vecs;
+    c.in = (const uint8_t *)in + (size_t)n * irm_kernel_qblocks(s->ic) * c.in_cstride;
+    c.w = packed + (size_t)c.ocb0 * c.w_bstride;
+    c.ih0 = y * s->sh - s->pt;
+    size_t off = ((size_t)n * ocbs + c.ocb0) * c.out_cstride + (size_t)y * s->ow * x;
+    c.out = q->out_kind == IRM_KERNEL_QOUT_I32 ? (void *)((int32_t *)out + off) : (void *)((uint8_t *)out + off);
+    int nv = ocbs - c.ocb0 < oc_vecs ? ocbs - c.ocb0 : oc_vecs;
+    if (nv == oc_vecs) {
+      irm_kernel_qconv2d_row_(s, q, &c, ow_tile, oc_vecs);
+      continue;
+    }
+    /* the last tile's few blocks one at a time (one more copy, not three) */
+    irm_kernel_qconv2d_call_ one = c;
+    for (int v = 0; v < nv; v++, one.ocb0++, one.w += c.w_bstride) {
+      one.out = q->out_kind == IRM_KERNEL_QOUT_I32 ? (void *)((int32_t *)c.out + (size_t)v * c.out_cstride)
+                                                   : (void *)((uint8_t *)c.out + (size_t)v * c.out_cstride);
+      irm_kernel_qconv2d_row_(s, q, &one, ow_tile, 1);
+    }
+  }
+}
+
+#endif
