@@ -161,7 +161,9 @@ static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 static void index_check(const cg_call *c, const char *k, int64_t len, int64_t axis, irm_text_buf *b) {
   P(b, "      if (%s < -%lld || %s >= %lld) return IRM_CG_INDEX_FAIL(", k, LL(len), k, LL(len));
   irm_c_string_(b, c->op);
-  P(b, ", \"%s\", %s, -%lld, %lld, %d);\n", c->symbol, k, LL(len), LL(len), (int)axis);
+  irm_text_buf_puts_(b, ", ");
+  irm_c_string_(b, c->symbol); /* names reach C only through c_text.h */
+  P(b, ", %s, -%lld, %lld, %d);\n", k, LL(len), LL(len), (int)axis);
 }
 
 static int take_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
