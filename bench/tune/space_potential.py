@@ -12,8 +12,11 @@ as each alternative, every one with the default rule's tile choices:
 
 Each alternative is a task module of its own (the extracted task's
 attributes, its main rewritten), measured with irm.tune_measure.measure
-(a child process, best of batches), the variants interleaved, best of
-ROUNDS. Prints a line per workload, the sum over the network's calls of the
+(a child process, best of batches: its weight stays in the caches), the
+variants interleaved, best of ROUNDS. With --cold, each is built with its
+weight a constant, as in the network, and one run is timed in this process
+after writing 96 MB (the caches flushed: in a network every weight comes
+from memory), best of ROUNDS. Prints a line per workload, the sum over the network's calls of the
 default and of the best alternative, and writes the rows as JSON.
 
 Not a ctest: minutes. Run it under SCHED_FIFO on a shared machine:
@@ -21,12 +24,14 @@ Not a ctest: minutes. Run it under SCHED_FIFO on a shared machine:
     IRM_LIBRARY=build/lib/libirm.so PYTHONPATH=python chrt -f 10 \\
         /usr/bin/python3 bench/tune/space_potential.py resnet18 mobilenet_v2
 
-usage: space_potential.py [--rounds R] [--size S] [--target T] [--json FILE] networks..."""
+usage: space_potential.py [--cold] [--rounds R] [--size S] [--target T] [--json FILE] networks..."""
 import argparse
 import json
 import os
 import re
 import sys
+import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -34,6 +39,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "models"))
 
 SIGNATURE = re.compile(r"\(%p0: Tensor\[\(([^)]*)\), float32\], %p1: Tensor\[\(([^)]*)\), float32\]\) "
                        r"-> Tensor\[\(([^)]*)\), float32\]")
+
+
+TASK_ATTR = re.compile(r',\n  tune\.task = "(?:[^"\\]|\\.)*"')
+PARAMS = re.compile(r"%p\d: Tensor\[\(([^)]*)\)")
 
 
 def dims(text):
@@ -75,6 +84,52 @@ def variants(task, block):
     return mods, default
 
 
+def warm_times(task, mods, args):
+    """{key: seconds per run} of each variant measured as a task."""
+    from irm import tune_measure
+    best = {k: float("inf") for k in mods}
+    keys = list(mods)
+    for r in range(args.rounds):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            got = tune_measure.measure(mods[k], {}, repeat=5, min_repeat_ms=10)
+            if got["error"]:
+                print("# %s %s: %s" % (describe(task), k, got["error"]), flush=True)
+            else:
+                best[k] = min(best[k], got["mean"])
+    return best
+
+
+def cold_times(task, mods, args):
+    """{key: seconds of one run after the caches are flushed} of each
+    variant built with its weight a constant and run in this process."""
+    import numpy as np
+    import irm
+    import models_build as mb
+    rng = np.random.default_rng(0)
+    flush = np.zeros(96 << 18, np.float32)  # 96 MB, past any last-level cache here
+    libs, data = {}, {}
+    with tempfile.TemporaryDirectory(prefix="irm-space-") as folder:
+        for k, m in mods.items():
+            text = TASK_ATTR.sub("", str(m))
+            shapes = [dims(v) for v in PARAMS.findall(text)]
+            weight = rng.uniform(-1, 1, shapes[1]).astype(np.float32)
+            built = irm.build(irm.ir.parse(text), args.target, executor=irm.Executor("aot", mb.EXECUTOR),
+                              runtime="crt", params={"p1": weight})
+            path = os.path.join(folder, "-".join(str(v) for v in k) + ".so")
+            built.export_library(path)
+            libs[k] = irm.runtime.load(path, num_threads=1)
+            data[k] = rng.uniform(-1, 1, shapes[0]).astype(np.float32)
+            libs[k].run(data[k])
+        best = {k: float("inf") for k in mods}
+        for _ in range(args.rounds):
+            for k, lib in libs.items():
+                flush += 1.0
+                t0 = time.perf_counter()
+                lib.run(data[k])
+                best[k] = min(best[k], time.perf_counter() - t0)
+    return best
+
+
 def describe(task):
     w = json.loads(task["workload"])
     return "ic%d %dx%d oc%d k%d s%d" % (w["ic"], w["ih"], w["iw"], w["oc"], w["kh"], w["strides"][0])
@@ -90,15 +145,7 @@ def network(name, args):
             continue
         block = json.loads(task["workload"])["block"]
         mods, default = variants(task, block)
-        best = {k: float("inf") for k in mods}
-        keys = list(mods)
-        for r in range(args.rounds):
-            for k in keys[r % len(keys):] + keys[:r % len(keys)]:
-                got = tune_measure.measure(mods[k], {}, repeat=5, min_repeat_ms=10)
-                if got["error"]:
-                    print("# %s %s: %s" % (describe(task), k, got["error"]), flush=True)
-                else:
-                    best[k] = min(best[k], got["mean"])
+        best = (cold_times if args.cold else warm_times)(task, mods, args)
         d = best[("default",) + default]
         alts = {"%s%d" % k: t for k, t in best.items() if k[0] != "default"}
         which = min(alts, key=alts.get)
@@ -119,11 +166,14 @@ def network(name, args):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("names", nargs="+")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=None, help="default 3, with --cold 15")
+    p.add_argument("--cold", action="store_true", help="time one run after flushing the caches, weights constant")
     p.add_argument("--size", type=int, default=224)
     p.add_argument("--target", default="c -mcpu=native")
     p.add_argument("--json", help="write the rows to this file")
     args = p.parse_args(argv)
+    if args.rounds is None:
+        args.rounds = 15 if args.cold else 3
     rows = [row for name in args.names for row in network(name, args)]
     if args.json:
         with open(args.json, "w") as f:
