@@ -178,9 +178,9 @@ static inline int irm_kernel_qdwconv2d_items(const irm_kernel_qconv2d_shape *s) 
  * int32 or bytes as q->out_kind says), block-major. ow_tile (<= 16)
  * should be a constant: the function is meant to be inlined into one
  * function per workload. out must not overlap in. */
-IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in,
-                                              const int32_t *packed, void *out, const irm_kernel_qconv2d_params *q,
-                                              const int ow_tile, int begin, int end) {
+IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int32_t *packed,
+                                              void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
+                                              int begin, int end) {
   const int x = IRM_KERNEL_QBLOCK, cbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
   irm_kernel_qconv2d_call_ c;
   c.in_cstride = (size_t)s->ih * s->iw * x;

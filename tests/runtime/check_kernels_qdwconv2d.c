@@ -73,15 +73,16 @@ static void run_case(const dwcase *k, int ow_tile) {
   for (int n = 0; n < s->n; n++)
     for (int c = 0; c < ch; c++)
       for (int p = 0; p < s->ih * s->iw; p++)
-        xb[(((size_t)n * blocks + c / 16) * s->ih * s->iw + p) * 16 + c % 16] = x[((size_t)n * ch + c) * s->ih * s->iw + p];
+        xb[(((size_t)n * blocks + c / 16) * s->ih * s->iw + p) * 16 + c % 16] =
+            x[((size_t)n * ch + c) * s->ih * s->iw + p];
   irm_kernel_qdwconv2d_pack(s, w, k->w_unsigned, wz, k->wz_per_channel, packed, sumw);
-  irm_kernel_qconv2d_params q = {k->x_signed, k->xz, sumw,      k->with_bias ? bias : NULL, k->out_kind, mult, 1, 0,
-                                 k->out_zp,   k->lo, k->hi, 0};
+  irm_kernel_qconv2d_params q = {
+      k->x_signed, k->xz, sumw, k->with_bias ? bias : NULL, k->out_kind, mult, 1, 0, k->out_zp, k->lo, k->hi, 0};
   memset(y, 0x5a, ny * sizeof *y);
   int items = irm_kernel_qdwconv2d_items(s), cut = items > 1 ? 1 + rnd(items - 1) : items;
-#define QDW_RUN_(T)                                             \
-  if (ow_tile == (T)) {                                         \
-    irm_kernel_qdwconv2d_range(s, xb, packed, y, &q, (T), 0, cut); \
+#define QDW_RUN_(T)                                                    \
+  if (ow_tile == (T)) {                                                \
+    irm_kernel_qdwconv2d_range(s, xb, packed, y, &q, (T), 0, cut);     \
     irm_kernel_qdwconv2d_range(s, xb, packed, y, &q, (T), cut, items); \
   }
   QDW_RUN_(1)
@@ -102,7 +103,8 @@ static void run_case(const dwcase *k, int ow_tile) {
             want = irm_qnn_requantize(r, 0, mult[c], k->out_zp, k->lo, k->hi, 0);
             got = k->out_kind == IRM_KERNEL_QOUT_U8 ? (int64_t)((uint8_t *)y)[at] : (int64_t)((int8_t *)y)[at];
           }
-          ck_assert_msg(got == want, "%s: c %d %dx%d k %dx%d s %d d %d pad %d tile %d: out[%d][%d][%d][%d] = %lld, want %lld",
+          ck_assert_msg(got == want,
+                        "%s: c %d %dx%d k %dx%d s %d d %d pad %d tile %d: out[%d][%d][%d][%d] = %lld, want %lld",
                         IRM_KERNEL_QVEC_PATH, ch, s->ih, s->iw, s->kh, s->kw, s->sh, s->dh, s->pt, ow_tile, n, c, oy,
                         ox, (long long)got, (long long)want);
         }
@@ -123,8 +125,8 @@ static dwcase geometry(int n, int ch, int ih, int iw, int k, int stride, int dil
 
 static const int geo[][7] = {
     /* ch ih iw k stride dil pad */
-    {16, 9, 11, 3, 1, 1, 1}, {5, 8, 8, 3, 2, 1, 1},  {33, 7, 13, 3, 1, 1, 1}, {20, 12, 12, 5, 2, 1, 2},
-    {32, 6, 13, 3, 1, 2, 2}, {1, 5, 5, 1, 1, 1, 0},  {48, 3, 3, 3, 1, 1, 2},  {17, 14, 14, 3, 2, 1, 0},
+    {16, 9, 11, 3, 1, 1, 1}, {5, 8, 8, 3, 2, 1, 1}, {33, 7, 13, 3, 1, 1, 1}, {20, 12, 12, 5, 2, 1, 2},
+    {32, 6, 13, 3, 1, 2, 2}, {1, 5, 5, 1, 1, 1, 0}, {48, 3, 3, 3, 1, 1, 2},  {17, 14, 14, 3, 2, 1, 0},
 };
 static const int tiles[] = {1, 4, 8};
 
