@@ -159,12 +159,12 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_micro_(const irm_kernel_qconv2d_shape *s
       }
     }
   }
+  /* one copy of the epilogue, as in the int8 conv */
+  int32_t t[IRM_KERNEL_QDWCONV2D_MAX_TILE_][IRM_KERNEL_QBLOCK];
   IRM_KQ_UNROLL
-  for (int p = 0; p < T; p++) {
-    int32_t t[IRM_KERNEL_QBLOCK];
-    irm_qdacc_store(acc[p], t);
-    irm_kernel_qconv2d_store_(s, q, c, t, 0, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
-  }
+  for (int p = 0; p < T; p++) irm_qdacc_store(acc[p], t[p]);
+  IRM_KQ_NO_UNROLL
+  for (int p = 0; p < T; p++) irm_kernel_qconv2d_store_(s, q, c, t[p], 0, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
 }
 
 /* The items irm_kernel_qdwconv2d_range splits the convolution into: one
@@ -178,9 +178,12 @@ static inline int irm_kernel_qdwconv2d_items(const irm_kernel_qconv2d_shape *s) 
  * int32 or bytes as q->out_kind says), block-major. ow_tile (<= 16)
  * should be a constant: the function is meant to be inlined into one
  * function per workload. out must not overlap in. */
-IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int32_t *packed,
-                                              void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
-                                              int begin, int end) {
+IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s_arg, const void *in,
+                                              const int32_t *packed, void *out, const irm_kernel_qconv2d_params *q_arg,
+                                              const int ow_tile, int begin, int end) {
+  /* local copies, as in irm_kernel_qconv2d_range: the byte stores alias */
+  const irm_kernel_qconv2d_shape shape = *s_arg, *s = &shape;
+  const irm_kernel_qconv2d_params params = *q_arg, *q = &params;
   const int x = IRM_KERNEL_QBLOCK, cbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
   irm_kernel_qconv2d_call_ c;
   c.in_cstride = (size_t)s->ih * s->iw * x;
