@@ -1,8 +1,9 @@
 /* runtime/kernels' blocked int8 conv (irm_kernel_qconv2d.h, with its
  * fused bias + requantize + ReLU epilogue to uint8) against the float
  * conv of the same shape (irm_kernel_conv2d.h, bias + ReLU), one thread,
- * in one process, interleaved (bench_pair). The shapes are resnet18's:
- * the 3x3 convs of each stage and the 3x3/2 and 1x1/2 downsampling ones.
+ * in one process, interleaved (bench_pair). The shapes are resnet18's
+ * (the 3x3 convs of each stage and the 3x3/2 and 1x1/2 downsampling
+ * ones) and three of mobilenet_v2's 1x1 convs.
  * Issue 41 bounds irm int8 at 0.6x irm float32 on the whole network.
  *
  * Each line is the house line `qconv_<shape> ns_per_op ratio
@@ -36,9 +37,16 @@ typedef struct shape {
 } shape;
 
 static const shape shapes[] = {
-    {"3x3_64_56", 64, 56, 64, 56, 3, 1, 1},    {"3x3s2_64_56", 64, 56, 128, 28, 3, 2, 1},
-    {"1x1s2_64_56", 64, 56, 128, 28, 1, 2, 0}, {"3x3_128_28", 128, 28, 128, 28, 3, 1, 1},
-    {"3x3_256_14", 256, 14, 256, 14, 3, 1, 1}, {"3x3_512_7", 512, 7, 512, 7, 3, 1, 1},
+    {"3x3_64_56", 64, 56, 64, 56, 3, 1, 1},
+    {"3x3s2_64_56", 64, 56, 128, 28, 3, 2, 1},
+    {"1x1s2_64_56", 64, 56, 128, 28, 1, 2, 0},
+    {"3x3_128_28", 128, 28, 128, 28, 3, 1, 1},
+    {"3x3_256_14", 256, 14, 256, 14, 3, 1, 1},
+    {"3x3_512_7", 512, 7, 512, 7, 3, 1, 1},
+    /* mobilenet_v2's 1x1 expansions and projections: few multiply-adds an output, the epilogue's share is large */
+    {"1x1_16_112_96", 16, 112, 96, 112, 1, 1, 0},
+    {"1x1_144_56_24", 144, 56, 24, 56, 1, 1, 0},
+    {"1x1_32_28_192", 32, 28, 192, 28, 1, 1, 0},
 };
 
 typedef struct ctx {

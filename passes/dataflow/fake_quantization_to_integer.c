@@ -7,12 +7,15 @@
  *   add / multiply(dq a, dq b)                        ->  qnn.add / qnn.mul(a, b, ...)
  *   concatenate(dq a, dq b, ...)                      ->  qnn.concatenate(a, b, ..., so, zo)
  *   nn.relu(y')                                       ->  maximum(convert(y'), zo)
+ *   clip(y', lo, hi)                                  ->  minimum(maximum(convert(y'), q(lo)), q(hi))
  *   nn.max_pool2d(y'), reshape(y'), concatenate(y'...) ->  the op on convert(y')
  *   dq(x, s, z) with s, z the same constants as so, zo ->  x
  *
  * Why each is exact: add, mul and concatenate are by definition
  * dequantize-op-quantize (docs/ops.md); quantize is monotone and maps 0
- * to zo (so > 0), so it commutes with relu (max with zo) and max pooling,
+ * to zo (so > 0), so it commutes with relu (max with zo), clip (with the
+ * bounds quantized, q(lo) and q(hi); a bound at the dtype's end is left
+ * out) and max pooling,
  * and elementwise with reshape and concatenate; quantize(dequantize(x))
  * with the same scale and zero point is x for a scale in [2^-100, 2^100]
  * (the round trip's error is far below half a step). The convolutions
@@ -55,9 +58,13 @@ static int dtype_is(const irm_object *e, DLDataType dt) {
   return irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR && irm_dtype_equal(irm_tensor_type_dtype(t), dt);
 }
 
+static int is_q8_dtype(DLDataType dt) {
+  return dt.bits == 8 && dt.lanes == 1 && (dt.code == kDLInt || dt.code == kDLUInt);
+}
+
 static int is_q8(const irm_object *e) {
-  static const DLDataType i8 = {kDLInt, 8, 1}, u8 = {kDLUInt, 8, 1};
-  return dtype_is(e, i8) || dtype_is(e, u8);
+  const irm_object *t = irm_expr_type(e);
+  return irm_dataflow_type_kind_of(t) == IRM_DATAFLOW_TYPE_TENSOR && is_q8_dtype(irm_tensor_type_dtype(t));
 }
 
 /* e = qnn.dequantize(x, s, z): *d filled, 1; else 0. */
@@ -317,6 +324,60 @@ static int through(memo_ *m, const irm_object *y, const char *op, const qout_ *q
   return rc;
 }
 
+/* The float32 bound v quantized by q, folded: *out NEW (a rank-0 Constant of
+ * q's dtype), and its value in *value. */
+static int quantized_bound(double v, const qout_ *q, irm_object **out, int64_t *value) {
+  static const DLDataType f32 = {kDLFloat, 32, 1};
+  irm_tensor *t = NULL;
+  irm_object *c = NULL, *attrs = NULL, *qc = NULL;
+  int rc = irm_tensor_new(f32, NULL, 0, NULL, &t);
+  if (!rc) {
+    irm_tensor_set_f64(t, 0, (float)v);
+    rc = irm_constant_new(t, &c);
+  }
+  if (!rc) rc = requantize_attrs(-1, q->dt, &attrs);
+  irm_object *args[] = {c, q->s, q->z};
+  if (!rc) rc = call("qnn.quantize", args, 3, attrs, &qc);
+  if (!rc) rc = irm_dataflow_fold_call_(qc, out);
+  const irm_tensor *folded = rc ? NULL : const_of(*out);
+  if (!rc && !folded) rc = irm_error(IRM_ERUNTIME, "FakeQuantizationToInteger: a clip bound did not fold");
+  if (!rc) *value = (int64_t)irm_tensor_get_f64(folded, 0);
+  irm_object_release(t);
+  irm_object_release(c);
+  irm_object_release(attrs);
+  irm_object_release(qc);
+  return rc;
+}
+
+/* clip(y', lo, hi) -> the converted y' between the quantized bounds; a
+ * bound that quantizes to the dtype's end is left out (saturation did it). */
+static int convert_clip(memo_ *m, const irm_object *y, const qout_ *q, irm_object **out) {
+  irm_clip_attrs a;
+  if (irm_clip_attrs_decode("clip", irm_call_attrs(y), &a)) return irm_clear_error(), IRM_OK;
+  if (a.a_min != a.a_min || a.a_max != a.a_max || a.a_min > a.a_max) return IRM_OK;
+  irm_object *x = NULL, *lo = NULL, *hi = NULL, *t = NULL;
+  int64_t vlo = 0, vhi = 0;
+  int rc = convert(m, irm_call_arg(y, 0), q, &x);
+  if (!rc && x) rc = quantized_bound(a.a_min, q, &lo, &vlo);
+  if (!rc && x) rc = quantized_bound(a.a_max, q, &hi, &vhi);
+  int is_signed = q->dt.code == kDLInt;
+  if (!rc && x && vlo > (is_signed ? -128 : 0)) {
+    rc = call("maximum", (irm_object *const[]){x, lo}, 2, NULL, &t);
+    irm_object_release(x);
+    x = rc ? NULL : t;
+  }
+  if (!rc && x && vhi < (is_signed ? 127 : 255)) {
+    rc = call("minimum", (irm_object *const[]){x, hi}, 2, NULL, &t);
+    irm_object_release(x);
+    x = rc ? NULL : t;
+  }
+  irm_object_release(lo);
+  irm_object_release(hi);
+  if (rc) irm_object_release(x);
+  else *out = x;
+  return rc;
+}
+
 /* concatenate of dequantized inputs -> qnn.concatenate; of convertible
  * inputs -> concatenate of the converted. */
 static int convert_concat(memo_ *m, const irm_object *y, const qout_ *q, irm_object **out) {
@@ -371,6 +432,7 @@ static int convert_new(memo_ *m, const irm_object *y, const qout_ *q, irm_object
     if (irm_dataflow_is_call_of_(y, "nn.relu") && (rank_of(y) >= rank_of(q->z)))
       return through(m, y, "maximum", q, out);
     if (irm_dataflow_is_call_of_(y, "nn.max_pool2d")) return through(m, y, "nn.max_pool2d", q, out);
+    if (irm_dataflow_is_call_of_(y, "clip") && is_q8_dtype(q->dt)) return convert_clip(m, y, q, out);
   }
   if (irm_dataflow_is_call_of_(y, "reshape") && irm_call_arg_count(y) == 1) return through(m, y, "reshape", q, out);
   if (irm_dataflow_is_call_of_(y, "concatenate")) return convert_concat(m, y, q, out);

@@ -135,12 +135,33 @@ typedef struct irm_kernel_qconv2d_call_ {
   int vec_requantize; /* the multipliers are finite and the rounding half to even */
 } irm_kernel_qconv2d_call_;
 
-#if defined(IRM_KQ_AVX512VNNI_) || defined(IRM_KQ_AVXVNNI_) || defined(IRM_KQ_AVX2_)
+#if defined(IRM_KQ_AVX512VNNI_)
 /* irm_qnn_requantize of 16 sums, half to even, for a finite multiplier:
  * its p (a sum of two exact products, rounded once) is the double product
  * v * m rounded once; the barrier keeps the compiler from fusing that
  * product with the add of the zero point (one rounding fewer); and
- * rounding, then clamping to the integers lo, hi, is its round_clip. */
+ * rounding, then clamping to the integers lo, hi, is its round_clip.
+ * Two zmm of 8 doubles (the ymm code below takes four): a 1x1 conv of
+ * few input channels spends most of its time here. */
+IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+  const __m512d z = _mm512_set1_pd((double)rq_zp), oz = _mm512_set1_pd((double)out_zp);
+  const __m512d l = _mm512_set1_pd((double)lo), h = _mm512_set1_pd((double)hi), m0 = _mm512_set1_pd((double)m[0]);
+  __m256i r[2];
+  for (int k = 0; k < 2; k++) {
+    __m512d v = _mm512_sub_pd(_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(a + 8 * k))), z);
+    __m512d p = _mm512_mul_pd(v, m_step ? _mm512_cvtps_pd(_mm256_loadu_ps(m + 8 * k)) : m0);
+    __asm__("" : "+v"(p));
+    p = _mm512_roundscale_pd(_mm512_add_pd(p, oz), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r[k] = _mm512_cvtpd_epi32(_mm512_min_pd(_mm512_max_pd(p, l), h));
+  }
+  /* in [lo, hi], within the output dtype: the saturating narrowings are exact */
+  __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(r[0]), r[1], 1);
+  _mm_storeu_si128((__m128i *)out, out_signed ? _mm512_cvtsepi32_epi8(all) : _mm512_cvtusepi32_epi8(all));
+}
+#define IRM_KQ_VEC_REQUANTIZE_ 1
+#elif defined(IRM_KQ_AVXVNNI_) || defined(IRM_KQ_AVX2_)
+/* As above, on four ymm of 4 doubles. */
 IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
                                         int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
   const __m256d z = _mm256_set1_pd((double)rq_zp), oz = _mm256_set1_pd((double)out_zp);
@@ -244,15 +265,17 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
       }
     }
   }
+  /* the sums to memory, then one copy of the epilogue in a loop: unrolled
+   * T x V times, its branches made the function tens of kilobytes */
+  int32_t t[IRM_KERNEL_QCONV2D_MAX_TILE_ * IRM_KERNEL_QCONV2D_MAX_VECS_][IRM_KERNEL_QBLOCK];
   IRM_KQ_UNROLL
   for (int v = 0; v < V; v++) {
     IRM_KQ_UNROLL
-    for (int p = 0; p < T; p++) {
-      int32_t t[IRM_KERNEL_QBLOCK];
-      irm_qacc_store(acc[p][v], t);
-      irm_kernel_qconv2d_store_(s, q, c, t, v, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
-    }
+    for (int p = 0; p < T; p++) irm_qacc_store(acc[p][v], t[v * T + p]);
   }
+  IRM_KQ_NO_UNROLL
+  for (int k = 0; k < V * T; k++)
+    irm_kernel_qconv2d_store_(s, q, c, t[k], k / T, (size_t)(ow0 + k % T) * IRM_KERNEL_QBLOCK);
 }
 
 /* The output columns [*a, *b) whose windows lie inside the input. */
@@ -296,9 +319,13 @@ static inline int irm_kernel_qconv2d_items(const irm_kernel_qconv2d_shape *s, in
  * ow_tile (<= 16) and oc_vecs (<= 4) should be constants: the function is
  * meant to be inlined into one function per workload. out must not
  * overlap in. */
-IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int8_t *packed,
-                                            void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
+IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s_arg, const void *in, const int8_t *packed,
+                                            void *out, const irm_kernel_qconv2d_params *q_arg, const int ow_tile,
                                             const int oc_vecs, int begin, int end) {
+  /* local copies: the byte stores of the output may alias anything the
+   * caller's pointers reach, which would reload every parameter a block */
+  const irm_kernel_qconv2d_shape shape = *s_arg, *s = &shape;
+  const irm_kernel_qconv2d_params params = *q_arg, *q = &params;
   const int x = IRM_KERNEL_QBLOCK, ocbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
   irm_kernel_qconv2d_call_ c;
   c.in_cstride = (size_t)s->ih * s->iw * x;

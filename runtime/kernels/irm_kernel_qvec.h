@@ -26,9 +26,11 @@
 #define IRM_KQ_INLINE static inline __attribute__((always_inline))
 #define IRM_KQ_PRAGMA_(x) _Pragma(#x)
 #define IRM_KQ_UNROLL IRM_KQ_PRAGMA_(GCC unroll 32)
+#define IRM_KQ_NO_UNROLL IRM_KQ_PRAGMA_(GCC unroll 1)
 #else
 #define IRM_KQ_INLINE static inline
 #define IRM_KQ_UNROLL
+#define IRM_KQ_NO_UNROLL
 #endif
 
 /* Output channels a block: the lanes of one accumulator. */

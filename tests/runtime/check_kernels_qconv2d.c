@@ -219,16 +219,6 @@ START_TEST(test_pack_rejects_wide_weights) {
 END_TEST
 
 int main(void) {
-#ifdef IRM_TEST_QDENSE_PATH
-  if (strcmp(IRM_KERNEL_QVEC_PATH, IRM_TEST_QDENSE_PATH)) {
-    printf("kernels_qconv2d: built for %s but got %s\n", IRM_TEST_QDENSE_PATH, IRM_KERNEL_QVEC_PATH);
-    return EXIT_FAILURE;
-  }
-#endif
-  if (!machine_runs_qpath(IRM_KERNEL_QVEC_PATH)) {
-    printf("kernels_qconv2d: this machine cannot run %s, skipped\n", IRM_KERNEL_QVEC_PATH);
-    return 77;
-  }
   Suite *s = suite_create("kernels_qconv2d_" IRM_KERNEL_QVEC_PATH);
   TCase *tc = tcase_create("qconv2d");
   tcase_set_timeout(tc, 60);
@@ -236,9 +226,5 @@ int main(void) {
   tcase_add_test(tc, test_requantize);
   tcase_add_test(tc, test_pack_rejects_wide_weights);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_qpath_suite("qconv2d", IRM_KERNEL_QVEC_PATH, s);
 }

@@ -77,24 +77,10 @@ START_TEST(test_sums_wrap) {
 END_TEST
 
 int main(void) {
-#ifdef IRM_TEST_QDENSE_PATH
-  if (strcmp(IRM_KERNEL_QDENSE_PATH, IRM_TEST_QDENSE_PATH)) {
-    printf("kernels_qdense: built for %s but got %s\n", IRM_TEST_QDENSE_PATH, IRM_KERNEL_QDENSE_PATH);
-    return EXIT_FAILURE;
-  }
-#endif
-  if (!machine_runs_qpath(IRM_KERNEL_QDENSE_PATH)) {
-    printf("kernels_qdense: this machine cannot run %s, skipped\n", IRM_KERNEL_QDENSE_PATH);
-    return 77;
-  }
   Suite *s = suite_create("kernels_qdense_" IRM_KERNEL_QDENSE_PATH);
   TCase *tc = tcase_create("qdense");
   tcase_add_test(tc, test_tails_and_extremes);
   tcase_add_test(tc, test_sums_wrap);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_qpath_suite("qdense", IRM_KERNEL_QDENSE_PATH, s);
 }

@@ -4,6 +4,9 @@
 #ifndef IRM_TEST_QKERNEL_PATH_H
 #define IRM_TEST_QKERNEL_PATH_H
 
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int machine_runs_qpath(const char *path) {
@@ -19,6 +22,31 @@ static int machine_runs_qpath(const char *path) {
 #endif
   (void)path;
   return 1;
+}
+
+/* Runs suite s (taking it) of the kernel `name` built for `path`: exit
+ * failure when the build picked another path than the test was built for
+ * (IRM_TEST_QDENSE_PATH), 77 (skipped) when this machine cannot run it,
+ * else the suite's outcome. */
+static int run_qpath_suite(const char *name, const char *path, Suite *s) {
+  SRunner *r = srunner_create(s);
+  int rc;
+#ifdef IRM_TEST_QDENSE_PATH
+  if (strcmp(path, IRM_TEST_QDENSE_PATH)) {
+    printf("kernels_%s: built for %s but got %s\n", name, IRM_TEST_QDENSE_PATH, path);
+    srunner_free(r);
+    return EXIT_FAILURE;
+  }
+#endif
+  if (!machine_runs_qpath(path)) {
+    printf("kernels_%s: this machine cannot run %s, skipped\n", name, path);
+    rc = 77;
+  } else {
+    srunner_run_all(r, CK_NORMAL);
+    rc = srunner_ntests_failed(r) ? EXIT_FAILURE : EXIT_SUCCESS;
+  }
+  srunner_free(r);
+  return rc;
 }
 
 #endif

@@ -1,7 +1,7 @@
 /* FakeQuantizationToInteger (dataflow/passes.h): QDQ regions that convert
  * (conv2d with per-channel weights, a folded int32 bias and relu; dense;
- * matmul; add and multiply; concatenate; max_pool2d and reshape through
- * a round trip) and what must stay float (an op it does not know,
+ * matmul; add and multiply; concatenate; max_pool2d, reshape and clip
+ * through a round trip) and what must stay float (an op it does not know,
  * per-channel activations, a bias whose scale is not sx * sw, NHWC, a
  * quantize scale that is not a constant under relu); a float region two
  * quantize calls read converts once. Values through
@@ -89,15 +89,20 @@ static void check_fq2i(const char *text, const char *const *must, const char *co
   for (size_t i = 0; i < 3; i++) irm_object_release(all[i]);
 }
 
-static void check_stays_float(const char *text) {
+/* The pass leaves text's region float: no requantize, and `kept` (when
+ * not NULL) still there. */
+static void check_stays_float_with(const char *text, const char *kept) {
   irm_module *m = ip_typed(text), *out = NULL;
   ck_assert_ok(irm_dataflow_fake_quantization_to_integer(m, &out));
   char *t = ip_text(out);
   ck_assert_msg(out == m || !strstr(t, "requantize"), "converted:\n%s", t);
+  ck_assert_msg(!kept || strstr(t, kept), "no %s left in\n%s", kept, t);
   free(t);
   irm_object_release(out);
   irm_object_release(m);
 }
+
+static void check_stays_float(const char *text) { check_stays_float_with(text, NULL); }
 
 #define CONV_HEAD IP_HEAD "def @main(%x: Tensor[(1, 3, 6, 6), uint8], %w: Tensor[(4, 3, 3, 3), int8]) {\n"
 #define DQ_X "  %0 = qnn.dequantize(%x, " Q("uint8", "0.02", "128") ");\n"
@@ -176,6 +181,44 @@ START_TEST(test_exact_rules_give_the_float_result) {
 }
 END_TEST
 
+#define CLIP_HEAD(dt) IP_HEAD "def @main(%a: Tensor[(1, 2, 8, 8), " dt "]) {\n"
+
+START_TEST(test_clip_converts_exactly) {
+  /* bounds inside the range: max and min with the quantized bounds; 5.55 / 0.1 is a tie (53 either way) */
+  static const char *const both[] = {"maximum", "minimum", NULL};
+  static const char *const no_float[] = {"clip", "qnn.dequantize", "qnn.quantize", NULL};
+  check_fq2i(CLIP_HEAD("int8") "  %0 = qnn.dequantize(%a, " Q(
+                 "int8", "0.1", "-3") ");\n"
+                                      "  %1 = clip(%0, a_min=-2.0, a_max=5.55);\n"
+                                      "  %2 = qnn.quantize(%1, " Q("int8", "0.1", "-3") ");\n  %2\n}\n",
+             both, no_float, 0);
+  /* relu6 on the scale that maps 6 to 255: saturation already clips, nothing is left */
+  static const char *const neither[] = {"maximum", "minimum", "clip", "qnn.quantize", NULL};
+  check_fq2i(CLIP_HEAD("uint8") "  %0 = qnn.dequantize(%a, " Q(
+                 "uint8", "0.0235294122", "0") ");\n"
+                                               "  %1 = clip(%0, a_min=0.0, a_max=6.0);\n"
+                                               "  %2 = qnn.quantize(%1, " Q("uint8", "0.0235294122",
+                                                                            "0") ", out_dtype=\"uint8\");\n"
+                                                                                 "  %2\n}\n",
+             NULL, neither, 0);
+  /* one bound only: a_min below the range is left out */
+  static const char *const min_only[] = {"minimum", NULL};
+  static const char *const no_max[] = {"maximum", "clip", NULL};
+  check_fq2i(CLIP_HEAD("uint8") "  %0 = qnn.dequantize(%a, " Q(
+                 "uint8", "0.5", "20") ");\n"
+                                       "  %1 = clip(%0, a_min=-100.0, a_max=30.25);\n"
+                                       "  %2 = qnn.quantize(%1, " Q("uint8", "0.5", "20") ", out_dtype=\"uint8\");\n"
+                                                                                          "  %2\n}\n",
+             min_only, no_max, 0);
+  /* relu6 after a conv, the output scale leaving room above 6: the requantize, then both bounds */
+  static const char *const conv[] = {"qnn.conv2d", "qnn.requantize", "maximum", "minimum", NULL};
+  check_fq2i(CONV_HEAD DQ_X DQ_W
+             "  %2 = nn.conv2d(%0, %1, padding=[1, 1]);\n  %3 = clip(%2, a_min=0.0, a_max=6.0);\n"
+             "  %4 = qnn.quantize(%3, " Q("uint8", "0.05", "10") ", out_dtype=\"uint8\");\n  %4\n}\n",
+             conv, no_float, 1);
+}
+END_TEST
+
 START_TEST(test_a_shared_float_region_converts_once) {
   /* two quantize calls of one float conv (equal constants, distinct nodes): one integer conv */
   irm_module *m = ip_typed(CONV_HEAD DQ_X DQ_W
@@ -225,6 +268,12 @@ START_TEST(test_regions_that_stay_float) {
                                         "  %4 = exp(const(float32, [1], [-3]));\n"
                                         "  %5 = qnn.quantize(%3, %4, const(uint8, [1], [0]), out_dtype=\"uint8\");\n"
                                         "  %5\n}\n");
+  /* a clip between different scales (no round trip to convert through) */
+  check_stays_float_with(CLIP_HEAD("int8") "  %0 = qnn.dequantize(%a, " Q(
+                             "int8", "0.1", "0") ");\n"
+                                                 "  %1 = clip(%0, a_min=-1.0, a_max=1.0);\n"
+                                                 "  %2 = qnn.quantize(%1, " Q("int8", "0.2", "0") ");\n  %2\n}\n",
+                         "clip(");
   /* a module without qnn.quantize comes back as it is */
   irm_module *m = ip_typed(CONV_HEAD "  %0 = cast(%x, dtype=\"float32\");\n  %0\n}\n"), *out = NULL;
   ck_assert_ok(irm_dataflow_fake_quantization_to_integer(m, &out));
@@ -256,6 +305,7 @@ int main(void) {
   tcase_add_test(tc, test_conv_bias_relu_converts);
   tcase_add_test(tc, test_dense_matmul_convert);
   tcase_add_test(tc, test_exact_rules_give_the_float_result);
+  tcase_add_test(tc, test_clip_converts_exactly);
   tcase_add_test(tc, test_a_shared_float_region_converts_once);
   tcase_add_test(tc, test_regions_that_stay_float);
   tcase_add_test(tc, test_registered_by_name);
