@@ -77,6 +77,17 @@ const char *irm_cc_command_(void);
  * text into out (remembered per path, mtime and size). */
 int irm_cc_identity_(const char *cc, irm_text_buf *out);
 
+/* The text that, beside its artifacts, decides the library a built
+ * module exports into (export.c): the compiler command chosen for its
+ * target (cc_given when not NULL), the compiler's identity, the flags, the
+ * libraries and the runtime headers' digests, appended to out. Errors:
+ * those of export_library's choice of compiler, MemoryError. */
+int irm_export_toolchain_key_(const irm_module *mod, const char *cc_given, irm_text_buf *out);
+/* The library the cache holds under key, if any, written to path through a
+ * temporary file renamed into place (*hit 1); else path is untouched (*hit
+ * 0). Errors: RuntimeError (path cannot be written), MemoryError. */
+int irm_export_fetch_library_(struct irm_build_cache *cache, const char *key, const char *path, int *hit);
+
 /* The marker line an emitter writes before each section of a generated
  * C file: the marker, the section name, then the comment closed and a
  * newline. Sections named common go to every unit; those named kernels*
