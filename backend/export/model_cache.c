@@ -189,8 +189,8 @@ static int check_key(const char *fn, const char *key) {
   return IRM_OK;
 }
 
-int irm_build_model_library_fetch(const char *model_key, const irm_module *prepared, const char *path,
-                                  const char *cc, const char *cache_dir, int *hit) {
+int irm_build_model_library_fetch(const char *model_key, const irm_module *prepared, const char *path, const char *cc,
+                                  const char *cache_dir, int *hit) {
   static const char fn[] = "irm_build_model_library_fetch";
   if (!hit || (path && !path[0]) || !prepared)
     return irm_error(IRM_EVALUE, "%s: prepared and hit must be given, and path not empty", fn);
@@ -201,8 +201,7 @@ int irm_build_model_library_fetch(const char *model_key, const irm_module *prepa
   if (!rc) rc = library_key(model_key, prepared, cc, key);
   if (!rc) rc = irm_build_cache_open(cache_dir, &cache);
   if (!rc && path) rc = irm_export_fetch_library_(cache, key, path, hit);
-  else if (!rc) { /* only whether an entry is there (fetching checks its integrity) */
-    struct stat st;
+  else if (!rc) { /* only whether an entry is there (fetching checks its integrity) */ struct stat st;
     char entry[4096 + 96];
     snprintf(entry, sizeof entry, "%s/objects/%.2s/%s", irm_build_cache_dir(cache), key, key);
     *hit = stat(entry, &st) == 0 && S_ISREG(st.st_mode);

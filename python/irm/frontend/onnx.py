@@ -42,6 +42,7 @@ import sys
 import numpy as np
 
 from .. import ir as _ir
+from .._ffi import as_object as _as_object
 from ..ir import IRModule
 from ..tensor import tensor as _tensor
 from . import onnx_ops
@@ -144,6 +145,8 @@ class Graph:
             o = _ir.Op.get(op)
             found = self.ops[op] = (o, o.get_attr("FInferType"), o.get_attr("FEvaluate"))
         o, infer, evaluate = found
+        if attrs:  # one irm Map for the type rule, the evaluator and the call
+            attrs = _as_object(attrs)
         t = infer([a.type() for a in args], attrs)
         fields = _type_fields(t)
         if fold and all(a.const is not None for a in args):
