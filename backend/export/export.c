@@ -300,7 +300,7 @@ static int link_into(const char *tmp, void *ctx, int *placed) {
   for (size_t i = 0; i < l->n; i++) {
     irm_text_buf_putc_(&cmd, ' ');
     irm_export_quote_(&cmd, l->units[i].name);
-    if (!l->units[i].at_link) irm_text_buf_puts_(&cmd, ".o");
+    irm_text_buf_puts_(&cmd, ".o");
   }
   irm_text_buf_puts_(&cmd, " -o ");
   irm_export_quote_(&cmd, tmp);

@@ -35,7 +35,8 @@ typedef struct export_unit_ {
   char *text;      /* owned; NULL: the file is there already */
   size_t size;     /* of text */
   const char *opt; /* " -O3" (kernels) or " -O1" (glue) */
-  int at_link;     /* an assembler file: assembled by the link command itself (a compiler run fewer), never cached */
+  int uncached;    /* an assembler file (the params blob): assembled by a job of its own, beside the C units, never
+                     cached (its object is as large as the weights) */
 } export_unit_;
 
 /* Splits one C artifact into units at its irm-unit markers
