@@ -42,7 +42,7 @@ import sys
 import numpy as np
 
 from .. import ir as _ir
-from .._ffi import as_object as _as_object
+from .._ffi import _global, as_object as _as_object
 from ..ir import IRModule
 from ..tensor import tensor as _tensor
 from . import onnx_ops
@@ -87,12 +87,23 @@ class Value:
         return self._type
 
 
+def _repr(obj):
+    return _global("ffi.Repr")(obj)
+
+
+_TENSOR_TYPE_TEXT = re.compile(r"Tensor\[\(([0-9, ]*)\), ([a-z0-9]+)\]$")
+
+
 def _type_fields(t):
-    """(shape, dtype) of a result type: both fields of a TensorType in one call."""
-    if isinstance(t, _ir.TensorType):
+    """(shape, dtype) of a result type, None for a type that is no TensorType: read from its
+    one-line text, one call into libirm where its fields take one per dimension."""
+    if not isinstance(t, _ir.TensorType):
+        return None
+    m = _TENSOR_TYPE_TEXT.match(_repr(t))
+    if m is None:  # a form this reading does not know: the fields
         f = t._fields()
         return tuple(f["shape"]), f["dtype"]
-    return None
+    return tuple(int(d) for d in m.group(1).split(",") if d.strip()), m.group(2)
 
 
 def _np(t):
