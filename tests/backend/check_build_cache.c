@@ -178,6 +178,45 @@ START_TEST(test_linked_entry_is_the_file_itself) {
 }
 END_TEST
 
+/* Across filesystems (a tmpfs /dev/shm and the cache's folder) a linked
+ * entry is copied in and out, never linked, with the file's permissions. */
+START_TEST(test_linked_entry_copies_across_filesystems) {
+  struct stat shm, here;
+  char dir[512];
+  temp_dir(dir, sizeof dir);
+  if (stat("/dev/shm", &shm) != 0 || stat(dir, &here) != 0 || shm.st_dev == here.st_dev || access("/dev/shm", W_OK)) {
+    remove_dir(dir); /* no second filesystem to copy across */
+    return;
+  }
+  char src[128], dest[128], key[65];
+  snprintf(src, sizeof src, "/dev/shm/irm-linked-src-%ld", (long)getpid());
+  snprintf(dest, sizeof dest, "/dev/shm/irm-linked-dest-%ld", (long)getpid());
+  write_file(src, "a library elsewhere");
+  chmod(src, 0750);
+  key_of("elsewhere", key);
+  irm_build_cache *c = NULL;
+  ck_assert_ok(irm_build_cache_open(dir, &c));
+  ck_assert_ok(irm_build_cache_store_linked(c, key, src));
+  irm_build_cache_status st;
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_HIT);
+  ck_assert_str_eq(read_file(dest), "a library elsewhere");
+  struct stat a, b;
+  ck_assert_int_eq(stat(src, &a), 0);
+  ck_assert_int_eq(stat(dest, &b), 0);
+  ck_assert_uint_ne(a.st_ino, b.st_ino);
+  ck_assert_uint_eq(b.st_mode & 0777, 0750);
+  write_file(src, "changed"); /* the source changes: the cache's copy does not */
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_HIT);
+  ck_assert_str_eq(read_file(dest), "a library elsewhere");
+  irm_build_cache_close(c);
+  unlink(src);
+  unlink(dest);
+  remove_dir(dir);
+}
+END_TEST
+
 START_TEST(test_eviction_at_the_cap_least_recently_used) {
   char dir[512], src[600], dest[600], keys[5][65];
   temp_dir(dir, sizeof dir);
@@ -541,6 +580,7 @@ int main(void) {
   tcase_add_test(tc, test_store_fetch_info_clear);
   tcase_add_test(tc, test_corrupt_entry_detected_and_removed);
   tcase_add_test(tc, test_linked_entry_is_the_file_itself);
+  tcase_add_test(tc, test_linked_entry_copies_across_filesystems);
   tcase_add_test(tc, test_eviction_at_the_cap_least_recently_used);
   tcase_add_test(tc, test_environment);
   tcase_add_test(tc, test_export_hits);
