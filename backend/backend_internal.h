@@ -45,6 +45,14 @@ int irm_build_resolve_targets_(const irm_any *target, const irm_any *target_host
  * kind; ValueError naming both when given and legacy disagree. *out NEW. */
 int irm_build_pick_config_(const char *category, const irm_object *given, const irm_object *legacy,
                            const char *default_kind, irm_object **out);
+/* irm_build's steps short of the pipeline (build.c): the targets, executor
+ * and runtime resolved and checked, the configured module (params checked,
+ * the hosts set), MigratePassConfig run, and *frozen (NEW) that module
+ * frozen: what the pipeline would run on. Errors: those of irm_build,
+ * without its "in build of" context. */
+int irm_build_prepare_(const irm_module *mod, const irm_any *target, const irm_any *target_host,
+                       const irm_object *executor, const irm_object *runtime, const irm_object *params,
+                       const char *mod_name, irm_module **frozen);
 
 int irm_register_build_globals_(void);     /* build_globals.c */
 int irm_register_tune_globals_(void);      /* tune/tune_globals.c: tune.Database* */

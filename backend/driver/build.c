@@ -311,11 +311,13 @@ static int executor_codegen(irm_module *mod, const irm_compilation_config *cfg, 
 
 /* ---- the driver --------------------------------------------------------------------------- */
 
-static int build(const irm_module *mod, const irm_any *target, const irm_any *target_host, const irm_object *executor,
-                 const irm_object *runtime, const irm_object *params, const char *mod_name, irm_object **result) {
-  irm_object *targets = NULL, *le = NULL, *lr = NULL, *e = NULL, *r = NULL, *cfg = NULL, *artifacts = NULL;
-  irm_module *m = NULL, *migrated = NULL, *frozen = NULL, *final = NULL;
+int irm_build_prepare_(const irm_module *mod, const irm_any *target, const irm_any *target_host,
+                       const irm_object *executor, const irm_object *runtime, const irm_object *params,
+                       const char *mod_name, irm_module **frozen) {
+  irm_object *targets = NULL, *le = NULL, *lr = NULL, *e = NULL, *r = NULL, *cfg = NULL;
+  irm_module *m = NULL, *migrated = NULL;
   irm_pass *migrate = NULL;
+  *frozen = NULL;
   int rc = irm_build_resolve_targets_(target, target_host, &targets, &le, &lr);
   if (!rc) rc = irm_build_pick_config_("executor", executor, le, "graph", &e);
   if (!rc) rc = irm_build_pick_config_("runtime", runtime, lr, "cpp", &r);
@@ -333,12 +335,25 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
   if (!rc) rc = check_pinned(m, cfg);
   if (!rc) rc = irm_pass_get("MigratePassConfig", NULL, &migrate);
   if (!rc) rc = irm_pass_run(migrate, m, &migrated);
-  if (!rc) rc = irm_module_freeze(migrated, &frozen);
-  if (!rc) { /* the config the pipeline sees is the frozen module's (cached in it) */
-    irm_object_release(cfg);
-    cfg = NULL;
-    rc = irm_module_compilation_config(frozen, &cfg);
-  }
+  if (!rc) rc = irm_module_freeze(migrated, frozen);
+  irm_object_release(targets);
+  irm_object_release(le);
+  irm_object_release(lr);
+  irm_object_release(e);
+  irm_object_release(r);
+  irm_object_release(cfg);
+  irm_object_release(m);
+  irm_object_release(migrated);
+  irm_object_release(migrate);
+  return rc;
+}
+
+static int build(const irm_module *mod, const irm_any *target, const irm_any *target_host, const irm_object *executor,
+                 const irm_object *runtime, const irm_object *params, const char *mod_name, irm_object **result) {
+  irm_object *cfg = NULL, *artifacts = NULL;
+  irm_module *frozen = NULL, *final = NULL;
+  int rc = irm_build_prepare_(mod, target, target_host, executor, runtime, params, mod_name, &frozen);
+  if (!rc) rc = irm_module_compilation_config(frozen, &cfg); /* the config the pipeline sees (cached in it) */
   if (!rc) rc = run_pipeline(frozen, cfg, &final);
   if (!rc) rc = irm_map_new(&artifacts);
   if (!rc) rc = external_codegens(final, &artifacts);
@@ -352,18 +367,10 @@ static int build(const irm_module *mod, const irm_any *target, const irm_any *ta
     if (!rc) rc = irm_map_from_pairs(keys, values, 3, result);
     irm_object_release(empty);
   }
-  irm_object_release(targets);
-  irm_object_release(le);
-  irm_object_release(lr);
-  irm_object_release(e);
-  irm_object_release(r);
   irm_object_release(cfg);
   irm_object_release(artifacts);
-  irm_object_release(m);
-  irm_object_release(migrated);
   irm_object_release(frozen);
   irm_object_release(final);
-  irm_object_release(migrate);
   return rc;
 }
 

@@ -1,4 +1,5 @@
-/* The driver's globals: driver.Build, driver.BuildWrite,
+/* The driver's globals: driver.Build, driver.BuildWrite, driver.ModelKey,
+ * driver.ModelLibraryFetch, driver.ModelLibraryStore,
  * ir.CompilationConfig and ir.CompilationConfigFields (docs/globals.md). */
 #include "backend_internal.h"
 #include "irm/config.h"
@@ -54,6 +55,80 @@ static int driver_build(const irm_any *args, int32_t nargs, irm_any *ret, void *
   return IRM_OK;
 }
 
+/* driver.ModelKey(mod, target [, target_host] [, executor] [, runtime]
+ * [, params] [, mod_name] [, irm_version]) -> Array [key, prepared module],
+ * or NONE when the build cannot be reused (irm_build_model_key) */
+static int driver_model_key(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.ModelKey";
+  (void)resource;
+  irm_object *mod = NULL, *params = NULL, *e = NULL, *r = NULL, *pair = NULL;
+  irm_module *prepared = NULL;
+  const char *mod_name = NULL, *version = NULL;
+  char key[65] = "";
+  int rc = irm_arg_count(fn, nargs, 2, 8);
+  if (!rc) rc = irm_arg_object(fn, args, 0, "ir.IRModule", &mod);
+  if (!rc && irm_arg_present(args, nargs, 5)) rc = irm_arg_object(fn, args, 5, "ffi.Map", &params);
+  if (!rc && irm_arg_present(args, nargs, 6)) rc = irm_arg_str(fn, args, 6, &mod_name, NULL);
+  if (!rc && irm_arg_present(args, nargs, 7)) rc = irm_arg_str(fn, args, 7, &version, NULL);
+  if (!rc) rc = config_arg(fn, args, nargs, 3, "executor", "ir.Executor", &e);
+  if (!rc) rc = config_arg(fn, args, nargs, 4, "runtime", "ir.Runtime", &r);
+  const irm_any none = irm_any_none();
+  const irm_any *host = irm_arg_present(args, nargs, 2) ? &args[2] : &none;
+  if (!rc && (rc = irm_build_model_key(mod, &args[1], host, e, r, params, mod_name, version, key, &prepared)))
+    rc = irm_error_context_global_(rc, fn);
+  irm_object_release(e);
+  irm_object_release(r);
+  if (rc || !prepared) return rc;
+  irm_any items[2] = {irm_any_str(key), irm_any_object(prepared)};
+  rc = irm_array_new(items, 2, &pair);
+  irm_object_release(prepared);
+  return irm_ret_object(fn, rc, &pair, ret);
+}
+
+/* The arguments driver.ModelLibraryFetch and driver.ModelLibraryStore share:
+ * key, prepared module, then (after result for Store) path [, cc]. */
+static int model_library_args(const char *fn, const irm_any *args, int32_t nargs, int32_t at, const char **key,
+                              irm_object **prepared, const char **path, const char **cc) {
+  int rc = irm_arg_count(fn, nargs, at + 1, at + 2);
+  if (!rc) rc = irm_arg_str(fn, args, 0, key, NULL);
+  if (!rc) rc = irm_arg_object(fn, args, 1, "ir.IRModule", prepared);
+  if (!rc && irm_arg_present(args, nargs, at)) rc = irm_arg_str(fn, args, at, path, NULL);
+  if (!rc && irm_arg_present(args, nargs, at + 1)) rc = irm_arg_str(fn, args, at + 1, cc, NULL);
+  return rc;
+}
+
+/* driver.ModelLibraryFetch(key, prepared, path [, cc]) -> bool: the library
+ * taken from the build cache (irm_build_model_library_fetch; path None:
+ * whether the cache holds it) */
+static int driver_model_library_fetch(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.ModelLibraryFetch";
+  (void)resource;
+  const char *key = NULL, *path = NULL, *cc = NULL;
+  irm_object *prepared = NULL;
+  int hit = 0;
+  int rc = model_library_args(fn, args, nargs, 2, &key, &prepared, &path, &cc);
+  if (!rc && (rc = irm_build_model_library_fetch(key, prepared, path, cc, NULL, &hit)))
+    rc = irm_error_context_global_(rc, fn);
+  if (!rc) *ret = irm_any_bool(hit);
+  return rc;
+}
+
+/* driver.ModelLibraryStore(key, prepared, result, path [, cc]) -> bool: the
+ * exported library stored (irm_build_model_library_store) */
+static int driver_model_library_store(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.ModelLibraryStore";
+  (void)resource;
+  const char *key = NULL, *path = NULL, *cc = NULL;
+  irm_object *prepared = NULL, *result = NULL;
+  int stored = 0;
+  int rc = model_library_args(fn, args, nargs, 3, &key, &prepared, &path, &cc);
+  if (!rc) rc = irm_arg_object(fn, args, 2, "ffi.Map", &result);
+  if (!rc && (rc = irm_build_model_library_store(key, prepared, result, path, cc, NULL, &stored)))
+    rc = irm_error_context_global_(rc, fn);
+  if (!rc) *ret = irm_any_bool(stored);
+  return rc;
+}
+
 /* driver.BuildWrite(result, dir) -> NONE */
 static int driver_build_write(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "driver.BuildWrite";
@@ -103,6 +178,9 @@ int irm_register_build_globals_(void) {
   static const irm_builtin_global globals[] = {
       {"driver.Build", driver_build},
       {"driver.BuildWrite", driver_build_write},
+      {"driver.ModelKey", driver_model_key},
+      {"driver.ModelLibraryFetch", driver_model_library_fetch},
+      {"driver.ModelLibraryStore", driver_model_library_store},
       {"ir.CompilationConfig", compilation_config},
       {"ir.CompilationConfigFields", compilation_config_fields},
   };

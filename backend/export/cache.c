@@ -1,6 +1,8 @@
 /* The build cache (irm/build_cache.h): objects in
  * <dir>/objects/<2 hex>/<key>, each "irm-cache 2\n<hash128 of payload>\n"
- * then the payload; written under <dir>/tmp/ and renamed into place. */
+ * then the payload; written under <dir>/tmp/ and renamed into place. A
+ * linked entry (a whole library) is the file itself, <key>.lib, and an
+ * entry <key> whose payload gives its size and hash128. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -378,5 +381,145 @@ int irm_build_cache_clear(const char *dir, uint64_t *removed) {
   entries_free(&objs);
   entries_free(&tmps);
   if (removed) *removed = gone;
+  return rc;
+}
+
+/* ---- linked entries: files handed out by a hard link ---------------------------- */
+
+#define LINKED_ "irm-linked 1 "
+
+/* hash128 of the size bytes of the file fd, read through a mapping. */
+static int file_digest(int fd, size_t size, char out[33]) {
+  if (!size) {
+    irm_hash128_hex_("", 0, out);
+    return 0;
+  }
+  void *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  if (m == MAP_FAILED) return errno;
+  irm_hash128_hex_(m, size, out);
+  munmap(m, size);
+  return 0;
+}
+
+/* dest (a fresh name: what was there goes) made the file src: a hard link
+ * when both lie on one filesystem, else a copy with src's permissions. The
+ * copy never opens an existing file, which could be src itself. */
+static int link_or_copy(const char *src, const char *dest) {
+  unlink(dest);
+  if (link(src, dest) == 0) return 0;
+  int in = open(src, O_RDONLY), err = 0;
+  struct stat st;
+  if (in < 0) return errno;
+  if (fstat(in, &st) != 0) err = errno;
+  int out = err ? -1 : open(dest, O_WRONLY | O_CREAT | O_EXCL, st.st_mode & 0777);
+  if (!err && out < 0) err = errno;
+  char buf[1 << 16];
+  for (ssize_t got; !err && (got = read(in, buf, sizeof buf)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 || write(out, buf, (size_t)got) != got) err = errno ? errno : EIO;
+  }
+  if (out >= 0 && close(out) != 0 && !err) err = errno;
+  close(in);
+  if (err) unlink(dest);
+  return err;
+}
+
+int irm_build_cache_store_linked(irm_build_cache *cache, const char *key, const char *src) {
+  int rc = check_key(key);
+  if (rc || !cache->writable) return rc;
+  char *path = entry_path(cache, key);
+  size_t len = strlen(cache->dir) + 160, plen = path ? strlen(path) + 8 : 0;
+  char *tmp = irm_malloc(len), *tmp_raw = irm_malloc(len), *raw = path ? irm_malloc(plen) : NULL;
+  if (!path || !tmp || !tmp_raw || !raw) rc = irm_error(IRM_ENOMEM, "build cache: out of memory");
+  int err = 0, fd = rc ? -1 : open(src, O_RDONLY);
+  struct stat st;
+  char digest[33];
+  if (!rc && (fd < 0 || fstat(fd, &st) != 0)) err = errno;
+  if (!rc && !err) err = file_digest(fd, (size_t)st.st_size, digest);
+  if (fd >= 0) close(fd);
+  if (!rc && !err) {
+    static atomic_ullong linked_serial; /* unique among this process's handles too */
+    unsigned long long serial = (unsigned long long)atomic_fetch_add(&linked_serial, 1);
+    snprintf(tmp, len, "%s/tmp/%.16s.%ld.%llu", cache->dir, key, (long)getpid(), serial);
+    snprintf(tmp_raw, len, "%s.lib", tmp);
+    snprintf(raw, plen, "%s.lib", path);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) err = errno;
+    *slash = '/';
+    char payload[96], header[HEADER_LEN_ + 1], pdigest[33];
+    int n = snprintf(payload, sizeof payload, LINKED_ "%lld %s\n", (long long)st.st_size, digest);
+    payload_digest(payload, (size_t)n, pdigest);
+    snprintf(header, sizeof header, "%s%s\n", HEADER_, pdigest);
+    /* the file first: an entry is never there without its file */
+    if (!err) err = link_or_copy(src, tmp_raw);
+    if (!err && rename(tmp_raw, raw) != 0) err = errno;
+    if (!err) err = write_all(tmp, header, HEADER_LEN_, payload, (size_t)n);
+    if (!err && rename(tmp, path) != 0) err = errno;
+    /* also after a rename: onto a name of the same file it does nothing and leaves the old name */
+    unlink(tmp);
+    unlink(tmp_raw);
+  }
+  if (!rc) atomic_fetch_add(err ? &cache->store_failures : &cache->stored, 1);
+  irm_free(path);
+  irm_free(tmp);
+  irm_free(tmp_raw);
+  irm_free(raw);
+  return rc;
+}
+
+/* The file a linked entry names, checked against its size and hash128, as
+ * dest; 0, or ENOENT when there is none, or EBADMSG when it fails the check. */
+static int fetch_linked(const char *path, const char *dest) {
+  char *data = NULL, *raw = NULL;
+  size_t size = 0;
+  int err = read_all(path, &data, &size);
+  if (err) return ENOENT;
+  char digest[33], want[33] = "";
+  long long bytes = -1;
+  int ok = size >= HEADER_LEN_ && memcmp(data, HEADER_, sizeof HEADER_ - 1) == 0;
+  if (ok) payload_digest(data + HEADER_LEN_, size - HEADER_LEN_, digest);
+  ok = ok && memcmp(digest, data + sizeof HEADER_ - 1, 32) == 0 &&
+       strncmp(data + HEADER_LEN_, LINKED_, sizeof LINKED_ - 1) == 0 &&
+       sscanf(data + HEADER_LEN_ + sizeof LINKED_ - 1, "%lld %32s", &bytes, want) == 2;
+  irm_free(data);
+  size_t plen = strlen(path) + 8;
+  if (ok && !(raw = irm_malloc(plen))) return ENOMEM;
+  int fd = -1;
+  struct stat st;
+  if (ok) {
+    snprintf(raw, plen, "%s.lib", path);
+    fd = open(raw, O_RDONLY);
+    ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size == bytes && file_digest(fd, (size_t)bytes, digest) == 0 &&
+         strcmp(digest, want) == 0;
+  }
+  if (fd >= 0) close(fd);
+  err = !ok ? EBADMSG : link_or_copy(raw, dest);
+  if (!err) {
+    utimensat(AT_FDCWD, path, NULL, 0); /* their use, for least-recently-used eviction */
+    utimensat(AT_FDCWD, raw, NULL, 0);
+  } else if (err == EBADMSG && raw) unlink(raw);
+  irm_free(raw);
+  return err;
+}
+
+int irm_build_cache_fetch_linked(irm_build_cache *cache, const char *key, const char *dest,
+                                 irm_build_cache_status *status) {
+  *status = IRM_BUILD_CACHE_MISS;
+  int rc = check_key(key);
+  if (rc) return rc;
+  char *path = entry_path(cache, key);
+  if (!path) return irm_error(IRM_ENOMEM, "build cache: out of memory");
+  unlink(dest); /* a fresh name for the link */
+  int err = fetch_linked(path, dest);
+  if (!err) *status = IRM_BUILD_CACHE_HIT;
+  else if (err == EBADMSG) {
+    *status = IRM_BUILD_CACHE_CORRUPT;
+    atomic_fetch_add(&cache->corrupt, 1);
+    unlink(path);
+  } else if (err == ENOMEM) rc = irm_error(IRM_ENOMEM, "build cache: out of memory");
+  else if (err != ENOENT) rc = irm_error(IRM_ERUNTIME, "build cache: cannot write '%s': %s", dest, strerror(err));
+  irm_free(path);
+  atomic_fetch_add(*status == IRM_BUILD_CACHE_HIT ? &cache->hits : &cache->misses, 1);
   return rc;
 }

@@ -243,8 +243,51 @@ int irm_cc_target_isa_(const irm_object *target, irm_cc_isa_ *out) {
 #define CPU_FLAG_ "-mcpu="
 #endif
 
-/* The CPU name cc resolves native to ("znver3"); "" when it does not say. */
+/* The last answer, for the compiler of that identity: every build of a
+ * -mcpu=native target asks, and a compiler run is most of a rebuild's
+ * wall time once its library comes from the cache. */
+static struct {
+  char *identity;
+  char name[128];
+} native_memo_;
+static pthread_mutex_t native_lock_ = PTHREAD_MUTEX_INITIALIZER;
+
+static int native_cpu_name_uncached(char *name, size_t size);
+
+/* The CPU name cc resolves native to ("znver3"); "" when it does not say.
+ * Remembered per compiler identity (irm_cc_identity_: its path, time,
+ * size and --version), so a changed CC or compiler asks again. */
 static int native_cpu_name(char *name, size_t size) {
+  irm_text_buf id;
+  irm_text_buf_init_(&id, NULL, 0);
+  int rc = irm_cc_identity_(irm_cc_command_(), &id);
+  if (rc || id.failed) {
+    irm_text_buf_free_(&id);
+    irm_clear_error();
+    return native_cpu_name_uncached(name, size);
+  }
+  pthread_mutex_lock(&native_lock_);
+  int hit = native_memo_.identity && strcmp(native_memo_.identity, irm_text_buf_cstr_(&id)) == 0 &&
+            strlen(native_memo_.name) < size;
+  if (hit) strcpy(name, native_memo_.name);
+  pthread_mutex_unlock(&native_lock_);
+  if (!hit && !(rc = native_cpu_name_uncached(name, size))) {
+    char *copy = irm_strdup(irm_text_buf_cstr_(&id));
+    pthread_mutex_lock(&native_lock_);
+    if (copy && strlen(name) < sizeof native_memo_.name) {
+      irm_free(native_memo_.identity);
+      native_memo_.identity = copy;
+      copy = NULL;
+      strcpy(native_memo_.name, name);
+    }
+    pthread_mutex_unlock(&native_lock_);
+    irm_free(copy);
+  }
+  irm_text_buf_free_(&id);
+  return rc;
+}
+
+static int native_cpu_name_uncached(char *name, size_t size) {
   irm_text_buf out;
   irm_text_buf_init_(&out, NULL, 0);
   irm_text_buf cmd;

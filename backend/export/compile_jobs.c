@@ -68,17 +68,12 @@ static void one(pool_ *p, size_t i) {
   export_unit_ *u = &p->units[i];
   job_ *j = &p->jobs[i];
   export_compile_ *c = p->c;
-  if (u->at_link) { /* the link command assembles it */
-    atomic_fetch_add(&p->done, 1);
-    progress(p);
-    return;
-  }
   irm_text_buf path, cmd;
   irm_text_buf_init_(&path, NULL, 0);
   irm_text_buf_init_(&cmd, NULL, 0);
   irm_text_buf_printf_(&path, "%s/%s.o", c->dir, u->name);
   char key[65];
-  int cached = c->cache != NULL;
+  int cached = c->cache != NULL && !u->uncached; /* the params blob: assembled while the C compiles, not stored */
   if (cached) key_of(u, c, key);
   irm_build_cache_status st = IRM_BUILD_CACHE_MISS;
   if (cached && !path.failed && irm_build_cache_fetch(c->cache, key, irm_text_buf_cstr_(&path), &st) != IRM_OK) {

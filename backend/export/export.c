@@ -277,7 +277,7 @@ static int replace_atomically(const char *path, make_fn_ make, void *ctx, int *p
   int rc = !abs || !tmp ? irm_error(IRM_ENOMEM, "export_library: out of memory") : make(tmp, ctx, placed);
   if (!rc && *placed && rename(tmp, abs) != 0)
     rc = irm_error(IRM_ERUNTIME, "export_library: cannot write '%s': %s", path, strerror(errno));
-  if ((rc || !*placed) && tmp) unlink(tmp);
+  if (tmp) unlink(tmp); /* a rename onto a name of the same file (a linked library) leaves tmp */
   irm_free(abs);
   irm_free(tmp);
   return rc;
@@ -300,7 +300,7 @@ static int link_into(const char *tmp, void *ctx, int *placed) {
   for (size_t i = 0; i < l->n; i++) {
     irm_text_buf_putc_(&cmd, ' ');
     irm_export_quote_(&cmd, l->units[i].name);
-    if (!l->units[i].at_link) irm_text_buf_puts_(&cmd, ".o");
+    irm_text_buf_puts_(&cmd, ".o");
   }
   irm_text_buf_puts_(&cmd, " -o ");
   irm_export_quote_(&cmd, tmp);
@@ -322,7 +322,7 @@ typedef struct fetch_ctx_ {
 static int fetch_into(const char *tmp, void *ctx, int *placed) {
   const fetch_ctx_ *f = ctx;
   irm_build_cache_status st = IRM_BUILD_CACHE_MISS;
-  int rc = irm_build_cache_fetch(f->cache, f->key, tmp, &st);
+  int rc = irm_build_cache_fetch_linked(f->cache, f->key, tmp, &st);
   *placed = !rc && st == IRM_BUILD_CACHE_HIT;
   return rc;
 }
@@ -404,6 +404,39 @@ static int headers_digest(const char *dir, irm_text_buf *out) {
   return IRM_OK;
 }
 
+/* What decides the bytes of the library a built module exports into, short
+ * of its artifacts (export_internal.h): the compiler command and its
+ * identity, the flags, the libraries and the runtime headers' digests. */
+int irm_export_toolchain_key_(const irm_module *mod, const char *cc_given, irm_text_buf *out) {
+  irm_compilation_config *cfg = NULL;
+  irm_text_buf tflags, libs, flags;
+  irm_text_buf_init_(&tflags, NULL, 0);
+  irm_text_buf_init_(&libs, NULL, 0);
+  irm_text_buf_init_(&flags, NULL, 0);
+  char cc[1024];
+  int rc = irm_module_compilation_config(mod, &cfg);
+  const irm_object *target = rc ? NULL : irm_compilation_config_default_primitive_target(cfg);
+  if (!rc) rc = irm_export_target_flags_(target, &tflags, &libs);
+  if (!rc) rc = irm_cc_for_target_(target, cc_given, cc, sizeof cc);
+  if (!rc) rc = compile_flags(irm_text_buf_cstr_(&tflags), &flags);
+  if (!rc)
+    irm_text_buf_printf_(out, "cc %s\nflags %s\nlibs %s\n", cc, irm_text_buf_cstr_(&flags), irm_text_buf_cstr_(&libs));
+  if (!rc) rc = irm_cc_identity_(cc, out);
+  if (!rc) rc = headers_digest(irm_runtime_include_dir_(), out);
+  if (!rc) rc = headers_digest(runtime_kernels_dir(), out);
+  if (!rc && (out->failed || flags.failed || libs.failed)) rc = irm_error(IRM_ENOMEM, "export_library: out of memory");
+  irm_object_release(cfg);
+  irm_text_buf_free_(&tflags);
+  irm_text_buf_free_(&libs);
+  irm_text_buf_free_(&flags);
+  return rc;
+}
+
+int irm_export_fetch_library_(irm_build_cache *cache, const char *key, const char *path, int *hit) {
+  fetch_ctx_ f = {cache, key};
+  return replace_atomically(path, fetch_into, &f, hit);
+}
+
 /* Compiles the units in dir (from the cache when it can) and links path. */
 static int compile_and_link(const irm_object *result, const irm_object *artifacts, const char *dir, const char *path,
                             const char *cc, const char *target_flags, const char *libs, irm_export_options *o) {
@@ -446,7 +479,7 @@ static int compile_and_link(const irm_object *result, const irm_object *artifact
   if (!rc && !whole) rc = write_units(dir, units, n);
   if (!rc && !whole) rc = irm_export_compile_units_(units, n, &c);
   if (!rc && !whole) rc = replace_atomically(path, link_into, &l, &linked);
-  if (!rc && linked && cache && irm_build_cache_store(cache, key, path)) irm_clear_error();
+  if (!rc && linked && cache && irm_build_cache_store_linked(cache, key, path)) irm_clear_error();
   if (!rc && cache && irm_build_cache_trim(cache, irm_build_cache_cap_by_env(), NULL)) irm_clear_error();
   o->units = n;
   o->compiled = whole ? 0 : c.compiled;

@@ -35,7 +35,8 @@ typedef struct export_unit_ {
   char *text;      /* owned; NULL: the file is there already */
   size_t size;     /* of text */
   const char *opt; /* " -O3" (kernels) or " -O1" (glue) */
-  int at_link;     /* an assembler file: assembled by the link command itself (a compiler run fewer), never cached */
+  int uncached;    /* an assembler file (the params blob): assembled by a job of its own, beside the C units, never
+                     cached (its object is as large as the weights) */
 } export_unit_;
 
 /* Splits one C artifact into units at its irm-unit markers
@@ -76,6 +77,17 @@ const char *irm_cc_command_(void);
 /* The compiler's identity: its resolved path and `--version` output, as
  * text into out (remembered per path, mtime and size). */
 int irm_cc_identity_(const char *cc, irm_text_buf *out);
+
+/* The text that, beside its artifacts, decides the library a built
+ * module exports into (export.c): the compiler command chosen for its
+ * target (cc_given when not NULL), the compiler's identity, the flags, the
+ * libraries and the runtime headers' digests, appended to out. Errors:
+ * those of export_library's choice of compiler, MemoryError. */
+int irm_export_toolchain_key_(const irm_module *mod, const char *cc_given, irm_text_buf *out);
+/* The library the cache holds under key, if any, written to path through a
+ * temporary file renamed into place (*hit 1); else path is untouched (*hit
+ * 0). Errors: RuntimeError (path cannot be written), MemoryError. */
+int irm_export_fetch_library_(struct irm_build_cache *cache, const char *key, const char *path, int *hit);
 
 /* The marker line an emitter writes before each section of a generated
  * C file: the marker, the section name, then the comment closed and a

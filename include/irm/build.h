@@ -210,6 +210,45 @@ typedef struct irm_export_options {
  * without storing. Errors and thread safety: irm_build_export_library's. */
 IRM_API int irm_build_export_library_with(const irm_object *result, const char *path, irm_export_options *opts);
 
+/* ---- model-level reuse (docs/build.md#model-level-reuse) ---------------- */
+
+/* The model key of irm_build's arguments: a SHA-256 (64 hex digits and a
+ * NUL into key) of irm's version and this libirm's identity (irm_version,
+ * when not NULL, replaces both), the thread's current PassContext and the
+ * text of the module the pipeline would run on (*prepared, NEW: the targets
+ * resolved, the configuration set, frozen), each tensor of more than 16
+ * elements by a 128-bit hash of its bytes, and the loaded plugins (info,
+ * file size and time). It runs no pass but MigratePassConfig. When the
+ * key cannot vouch for the build (instruments in the PassContext, a
+ * tune.database setting, an executor other than aot and graph, a module
+ * without a text form) key is "" and
+ * *prepared NULL, and IRM_OK is returned. Errors: those irm_build gives
+ * for bad arguments, before its pipeline ("in build of '<mod_name>'"),
+ * ValueError (NULL key or prepared), MemoryError. Thread safety: any
+ * thread; the key reads that thread's PassContext. */
+IRM_API int irm_build_model_key(const irm_module *mod, const irm_any *target, const irm_any *target_host,
+                                const irm_object *executor, const irm_object *runtime, const irm_object *params,
+                                const char *mod_name, const char *irm_version, char key[65], irm_module **prepared);
+
+/* The library the build cache (cache_dir; NULL: the default) holds for
+ * model_key and prepared (irm_build_model_key) built with the compiler cc
+ * (NULL: as export_library picks it), its identity, flags and the runtime
+ * headers, written to path (atomically) with *hit 1; else *hit 0 and path
+ * untouched. path NULL: *hit says whether the cache holds such an entry
+ * (its integrity is checked only when it is fetched). Errors: ValueError (a key that is not 64 hex digits, NULL
+ * arguments), RuntimeError (path cannot be written), the compiler choice's
+ * errors, MemoryError. Thread safety: any thread. */
+IRM_API int irm_build_model_library_fetch(const char *model_key, const irm_module *prepared, const char *path,
+                                          const char *cc, const char *cache_dir, int *hit);
+
+/* Stores the library at path, exported from result (irm_build of the same
+ * arguments), under the key irm_build_model_library_fetch looks up;
+ * *stored 1 when it went in. A result with a params file beside its
+ * library is not stored (*stored 0); nor is anything on a cache that
+ * cannot be written. Errors: as irm_build_model_library_fetch. */
+IRM_API int irm_build_model_library_store(const char *model_key, const irm_module *prepared, const irm_object *result,
+                                          const char *path, const char *cc, const char *cache_dir, int *stored);
+
 #ifdef __cplusplus
 }
 #endif

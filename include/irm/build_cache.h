@@ -85,6 +85,18 @@ IRM_API int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const
  * MemoryError. */
 IRM_API int irm_build_cache_store(irm_build_cache *cache, const char *key, const char *src);
 
+/* A linked entry: the file src itself (a finished library), kept as
+ * objects/<2 hex>/<key>.lib beside an entry <key> that records its size
+ * and a 128-bit hash. The store and the fetch hand it over by a hard link
+ * when the cache and the other path share a filesystem (no bytes copied),
+ * else by a copy. The fetch checks size and hash first (a file changed in
+ * place through a link is found out: removed, a miss), then makes dest
+ * the file. Errors, counts and atomicity as irm_build_cache_store and
+ * irm_build_cache_fetch; dest should be a fresh name (it is replaced). */
+IRM_API int irm_build_cache_store_linked(irm_build_cache *cache, const char *key, const char *src);
+IRM_API int irm_build_cache_fetch_linked(irm_build_cache *cache, const char *key, const char *dest,
+                                         irm_build_cache_status *status);
+
 /* Removes the least recently used entries until the folder holds at most
  * cap bytes, and leftovers of interrupted writes older than an hour;
  * *removed (may be NULL) gets how many entries went. */

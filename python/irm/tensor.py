@@ -119,6 +119,17 @@ def _make(dtype, shape, raw):
     return _global("ffi.Tensor")(dtype, list(shape))
 
 
+def _make_from_contiguous(dtype, view):
+    """A new tensor copying a C-contiguous view's bytes straight from its buffer: no bytes
+    object in between (weights of tens of MB are copied once, not twice)."""
+    buf = _PyBuffer()
+    _PyObject_GetBuffer(view, ctypes.byref(buf), _PyBUF_ND)
+    try:
+        return _global("ffi.Tensor")(dtype, list(view.shape), ctypes.c_void_p(buf.buf))
+    finally:
+        _PyBuffer_Release(ctypes.byref(buf))
+
+
 def _from_values(shape, flat, dtype):
     values = _convert(flat, dtype)
     try:
@@ -134,6 +145,8 @@ def _from_buffer(view, dtype):
         raise ValueError("irm.tensor: buffer of %s is not a supported dtype (the dtypes are %s); "
                          "pass dtype= to convert" % (what, ", ".join(_FORMATS)))
     if name is not None and (dtype is None or dtype == name):
+        if view.c_contiguous and view.nbytes:
+            return _make_from_contiguous(name, view)
         return _make(name, view.shape, view.tobytes())
     # Convert element by element (Python's float64 and int64 views read fine).
     try:
@@ -281,6 +294,7 @@ class _PyBuffer(ctypes.Structure):
 _PyBUF_WRITABLE, _PyBUF_FORMAT, _PyBUF_ND, _PyBUF_STRIDES = 0x1, 0x4, 0x8, 0x18
 _PyObject_GetBuffer = _capi("PyObject_GetBuffer", ctypes.c_int, ctypes.py_object, ctypes.c_void_p,
                             ctypes.c_int)
+_PyBuffer_Release = _capi("PyBuffer_Release", None, ctypes.c_void_p)
 
 
 def _holder(t):

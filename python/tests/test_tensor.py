@@ -311,3 +311,16 @@ def test_float64_and_int64_round_trip_through_json_and_dlpack():
         assert (back.dtype, back.tolist()) == (t.dtype, t.tolist())
         again = irm.from_dlpack(t)
         assert (again.dtype, again.tolist()) == (t.dtype, t.tolist())
+
+
+def test_contiguous_buffers_are_copied_straight_from_their_memory():
+    numpy = pytest.importorskip("numpy")
+    src = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    t = irm.tensor(src)  # one copy, read from the buffer itself (no bytes object between)
+    src[0, 0] = 99.0
+    assert t.tolist()[0][0] == 0.0 and t.tolist()[2] == [8.0, 9.0, 10.0, 11.0]
+    ro = numpy.frombuffer(bytes(range(6)), dtype=numpy.uint8).reshape(2, 3)  # a read-only buffer
+    assert irm.tensor(ro).tolist() == [[0, 1, 2], [3, 4, 5]]
+    for view in (src[:, ::2], numpy.asfortranarray(src), numpy.zeros((0, 3), numpy.float32),
+                 numpy.array(2.5, numpy.float32)):
+        assert irm.tensor(view).tolist() == view.tolist()

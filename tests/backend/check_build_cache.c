@@ -130,6 +130,93 @@ START_TEST(test_corrupt_entry_detected_and_removed) {
 }
 END_TEST
 
+START_TEST(test_linked_entry_is_the_file_itself) {
+  char dir[512], src[600], dest[600], raw[700], key[65];
+  temp_dir(dir, sizeof dir);
+  snprintf(src, sizeof src, "%s/lib.so", dir);
+  snprintf(dest, sizeof dest, "%s/again.so", dir);
+  write_file(src, "a finished library");
+  key_of("a model", key);
+  irm_build_cache *c = NULL;
+  ck_assert_ok(irm_build_cache_open(dir, &c));
+  irm_build_cache_status st;
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_MISS);
+  ck_assert_ok(irm_build_cache_store_linked(c, key, src));
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_HIT);
+  ck_assert_str_eq(read_file(dest), "a finished library");
+  /* one filesystem: no bytes copied, the three names are one file */
+  struct stat a, b;
+  snprintf(raw, sizeof raw, "%s/objects/%.2s/%s.lib", dir, key, key);
+  ck_assert_int_eq(stat(raw, &a), 0);
+  ck_assert_int_eq(stat(dest, &b), 0);
+  ck_assert_uint_eq(a.st_ino, b.st_ino);
+  irm_build_cache_info_t info;
+  ck_assert_ok(irm_build_cache_info(dir, &info));
+  ck_assert_uint_eq(info.entries, 2); /* the file and its entry */
+  /* a change in place through any of the names is found out: removed, a miss */
+  write_file(src, "a finished librarY");
+  unlink(dest);
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_CORRUPT);
+  ck_assert_int_ne(access(raw, F_OK), 0);
+  ck_assert_int_ne(access(dest, F_OK), 0);
+  /* a file of another size too */
+  ck_assert_ok(irm_build_cache_store_linked(c, key, src));
+  write_file(src, "short");
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_CORRUPT);
+  ck_assert_error(irm_build_cache_store_linked(c, "nokey", src), IRM_EVALUE, "ValueError: build cache: key");
+  uint64_t hits, corrupt, stored;
+  irm_build_cache_counts(c, &hits, NULL, &corrupt, &stored, NULL);
+  ck_assert_uint_eq(hits, 1);
+  ck_assert_uint_eq(corrupt, 2);
+  ck_assert_uint_eq(stored, 2);
+  irm_build_cache_close(c);
+  remove_dir(dir);
+}
+END_TEST
+
+/* Across filesystems (a tmpfs /dev/shm and the cache's folder) a linked
+ * entry is copied in and out, never linked, with the file's permissions. */
+START_TEST(test_linked_entry_copies_across_filesystems) {
+  struct stat shm, here;
+  char dir[512];
+  temp_dir(dir, sizeof dir);
+  if (stat("/dev/shm", &shm) != 0 || stat(dir, &here) != 0 || shm.st_dev == here.st_dev || access("/dev/shm", W_OK)) {
+    remove_dir(dir); /* no second filesystem to copy across */
+    return;
+  }
+  char src[128], dest[128], key[65];
+  snprintf(src, sizeof src, "/dev/shm/irm-linked-src-%ld", (long)getpid());
+  snprintf(dest, sizeof dest, "/dev/shm/irm-linked-dest-%ld", (long)getpid());
+  write_file(src, "a library elsewhere");
+  chmod(src, 0750);
+  key_of("elsewhere", key);
+  irm_build_cache *c = NULL;
+  ck_assert_ok(irm_build_cache_open(dir, &c));
+  ck_assert_ok(irm_build_cache_store_linked(c, key, src));
+  irm_build_cache_status st;
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_HIT);
+  ck_assert_str_eq(read_file(dest), "a library elsewhere");
+  struct stat a, b;
+  ck_assert_int_eq(stat(src, &a), 0);
+  ck_assert_int_eq(stat(dest, &b), 0);
+  ck_assert_uint_ne(a.st_ino, b.st_ino);
+  ck_assert_uint_eq(b.st_mode & 0777, 0750);
+  write_file(src, "changed"); /* the source changes: the cache's copy does not */
+  ck_assert_ok(irm_build_cache_fetch_linked(c, key, dest, &st));
+  ck_assert_int_eq(st, IRM_BUILD_CACHE_HIT);
+  ck_assert_str_eq(read_file(dest), "a library elsewhere");
+  irm_build_cache_close(c);
+  unlink(src);
+  unlink(dest);
+  remove_dir(dir);
+}
+END_TEST
+
 START_TEST(test_eviction_at_the_cap_least_recently_used) {
   char dir[512], src[600], dest[600], keys[5][65];
   temp_dir(dir, sizeof dir);
@@ -389,7 +476,7 @@ START_TEST(test_export_rebuilds_corrupt_entries) {
     closedir(d);
   }
   closedir(top);
-  ck_assert_uint_eq(flipped, cacheable + 1); /* and the linked library's */
+  ck_assert_uint_eq(flipped, cacheable + 2); /* and the linked library's file and entry */
   o = export_cached(f.r, f.cache, f.path);   /* detected: compiled again, and a library that runs */
   ck_assert_uint_eq(o.cache_hits, 0);
   ck_assert_uint_eq(o.compiled, o.units);
@@ -492,6 +579,8 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_store_fetch_info_clear);
   tcase_add_test(tc, test_corrupt_entry_detected_and_removed);
+  tcase_add_test(tc, test_linked_entry_is_the_file_itself);
+  tcase_add_test(tc, test_linked_entry_copies_across_filesystems);
   tcase_add_test(tc, test_eviction_at_the_cap_least_recently_used);
   tcase_add_test(tc, test_environment);
   tcase_add_test(tc, test_export_hits);

@@ -77,10 +77,18 @@ typedef struct irm_dataflow_print_options {
    * elided. 0 prints every element (the default); negative is a
    * ValueError. */
   int64_t elide_larger_than;
+  /* Called for each elided tensor when not NULL (borrowed tensor, on the
+   * printing thread): the NUL-terminated text it writes into note (at most
+   * 64 characters of [0-9a-z_]) follows the count, `<elided N elements
+   * note>`. A key over a module's text (the build's model key) gives a
+   * digest of the data here, so the text stays short yet tells any two
+   * tensors apart. Nonzero return: the print fails with a RuntimeError. */
+  int (*elided_note)(void *ctx, const irm_object *tensor, char note[65]);
+  void *elided_note_ctx;
 } irm_dataflow_print_options;
 
 #define IRM_DATAFLOW_PRINT_OPTIONS_INIT \
-  { (uint32_t)sizeof(irm_dataflow_print_options), 0 }
+  { (uint32_t)sizeof(irm_dataflow_print_options), 0, NULL, NULL }
 
 /* irm_dataflow_print and irm_dataflow_print_node with options (NULL: the defaults, the
  * same text as irm_dataflow_print / irm_dataflow_print_node). Text with elided

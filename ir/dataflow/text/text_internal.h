@@ -22,6 +22,8 @@
 typedef struct irm_dataflow_elide_ {
   int64_t larger_than;
   size_t count;
+  int (*note)(void *ctx, const irm_object *tensor, char note[65]); /* options' elided_note */
+  void *note_ctx;
 } irm_dataflow_elide_;
 
 /* "text" with JSON's escapes (\" \\ \n \t \r \b \f, \u00XX for other

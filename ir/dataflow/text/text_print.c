@@ -570,6 +570,8 @@ static int take(irm_text_buf *b, int rc, irm_object **out) {
 static int read_options(const char *fn, const irm_dataflow_print_options *opts, irm_dataflow_elide_ *e) {
   e->larger_than = 0;
   e->count = 0;
+  e->note = NULL;
+  e->note_ctx = NULL;
   if (!opts) return IRM_OK;
   size_t v1 = offsetof(irm_dataflow_print_options, elide_larger_than) + sizeof opts->elide_larger_than;
   if (opts->struct_size < v1)
@@ -580,6 +582,10 @@ static int read_options(const char *fn, const irm_dataflow_print_options *opts, 
     return irm_error(IRM_EVALUE, "%s: elide_larger_than must be 0 (print every element) or more, got %" PRId64, fn,
                      opts->elide_larger_than);
   e->larger_than = opts->elide_larger_than;
+  if (opts->struct_size >= offsetof(irm_dataflow_print_options, elided_note_ctx) + sizeof opts->elided_note_ctx) {
+    e->note = opts->elided_note;
+    e->note_ctx = opts->elided_note_ctx;
+  }
   return IRM_OK;
 }
 
@@ -611,7 +617,7 @@ int irm_dataflow_print_node(const irm_object *node, irm_object **out) {
 
 /* A node's repr: its text with large tensors elided. */
 int irm_expr_repr_(const irm_object *e, irm_object **out) {
-  const irm_dataflow_print_options opts = {(uint32_t)sizeof opts, IRM_DATAFLOW_PRINT_ELIDE_DEFAULT};
+  const irm_dataflow_print_options opts = {(uint32_t)sizeof opts, IRM_DATAFLOW_PRINT_ELIDE_DEFAULT, NULL, NULL};
   return irm_dataflow_print_node_ex(e, &opts, out);
 }
 
@@ -644,7 +650,7 @@ static int print_module_attrs(irm_text_buf *b, const irm_object *attrs, int leni
   it = irm_map_iter_begin(attrs); /* then what has no text form, as comments */
   while (lenient && irm_map_iter_next(&it, &k, &v)) {
     irm_text_buf one = {0};
-    irm_dataflow_elide_ probe = {1, 0}; /* only whether it prints matters */
+    irm_dataflow_elide_ probe = {1, 0, NULL, NULL}; /* only whether it prints matters */
     int rc = irm_dataflow_print_value_(&one, v, &probe);
     irm_text_buf_free_(&one);
     if (rc == IRM_OK) continue;
@@ -759,6 +765,6 @@ int irm_dataflow_print_file(const irm_module *mod, const irm_dataflow_print_opti
 int irm_dataflow_module_repr_(const irm_object *mod, irm_object **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_print: out must not be NULL");
   *out = NULL;
-  irm_dataflow_elide_ elide = {IRM_DATAFLOW_PRINT_ELIDE_DEFAULT, 0};
+  irm_dataflow_elide_ elide = {IRM_DATAFLOW_PRINT_ELIDE_DEFAULT, 0, NULL, NULL};
   return print_module(mod, 1, &elide, NULL, out);
 }

@@ -113,7 +113,11 @@ int irm_dataflow_print_tensor_(irm_text_buf *b, const irm_object *tensor, irm_da
   int64_t n = irm_tensor_numel(tensor);
   if (elide && elide->larger_than > 0 && n > elide->larger_than) {
     /* the lexer reads this as one token (IRM_TOK_ELIDED), which the parser refuses */
-    irm_text_buf_printf_(b, "], <elided %" PRId64 " elements>)", n);
+    char note[65] = "";
+    if (elide->note && elide->note(elide->note_ctx, tensor, note))
+      return irm_error(IRM_ERUNTIME, "printing IR: the elided_note of a const(%s) failed", dt);
+    note[64] = '\0';
+    irm_text_buf_printf_(b, "], <elided %" PRId64 " elements%s%s>)", n, note[0] ? " " : "", note);
     elide->count++;
     return IRM_OK;
   }

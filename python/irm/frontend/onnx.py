@@ -42,6 +42,7 @@ import sys
 import numpy as np
 
 from .. import ir as _ir
+from .._ffi import _global, as_object as _as_object
 from ..ir import IRModule
 from ..tensor import tensor as _tensor
 from . import onnx_ops
@@ -73,24 +74,36 @@ def dtype_of_onnx(code, what):
 class Value:
     """One ONNX tensor during conversion: an IR expression with its static
     shape and dtype, and its numpy value when it is known at import."""
-    __slots__ = ("expr", "shape", "dtype", "const", "param")
+    __slots__ = ("expr", "shape", "dtype", "const", "param", "_type")
 
     def __init__(self, expr, shape, dtype, const=None, param=None):
         self.expr, self.shape, self.dtype, self.const = expr, tuple(int(d) for d in shape), dtype, const
         self.param = param  # an initializer's name: used as an expression, it becomes a parameter
+        self._type = None
 
     def type(self):
-        return _ir.TensorType(list(self.shape), self.dtype)
+        if self._type is None:  # made once: a value feeds several nodes
+            self._type = _ir.TensorType(list(self.shape), self.dtype)
+        return self._type
 
 
-_OPS = {}
+def _repr(obj):
+    return _global("ffi.Repr")(obj)
 
 
-def _op(name):
-    op = _OPS.get(name)
-    if op is None:
-        op = _OPS[name] = _ir.Op.get(name)
-    return op
+_TENSOR_TYPE_TEXT = re.compile(r"Tensor\[\(([0-9, ]*)\), ([a-z0-9]+)\]$")
+
+
+def _type_fields(t):
+    """(shape, dtype) of a result type, None for a type that is no TensorType: read from its
+    one-line text, one call into libirm where its fields take one per dimension."""
+    if not isinstance(t, _ir.TensorType):
+        return None
+    m = _TENSOR_TYPE_TEXT.match(_repr(t))
+    if m is None:  # a form this reading does not know: the fields
+        f = t._fields()
+        return tuple(f["shape"]), f["dtype"]
+    return tuple(int(d) for d in m.group(1).split(",") if d.strip()), m.group(2)
 
 
 def _np(t):
@@ -109,6 +122,7 @@ class Graph:
         self.names = names
         self.max_bytes = max_bytes
         self.params = []  # (Var, Value) of the initializers used as expressions, in first-use order
+        self.ops = {}  # op name -> (op, FInferType, FEvaluate), looked up once per import
 
     def check_bytes(self, shape, dtype, what):
         """ValueError unless a constant of shape and dtype fits max_bytes (checked before it is made)."""
@@ -137,17 +151,25 @@ class Graph:
         """op(args) with attrs; fold=False keeps a call of known arguments (a dequantized weight, which
         FakeQuantizationToInteger reads) for FoldConstant to fold later."""
         attrs = {k: v for k, v in attrs.items() if v is not None}
-        o = _op(op)
-        t = o.get_attr("FInferType")([a.type() for a in args], attrs)
+        found = self.ops.get(op)
+        if found is None:
+            o = _ir.Op.get(op)
+            found = self.ops[op] = (o, o.get_attr("FInferType"), o.get_attr("FEvaluate"))
+        o, infer, evaluate = found
+        if attrs:  # one irm Map for the type rule, the evaluator and the call
+            attrs = _as_object(attrs)
+        t = infer([a.type() for a in args], attrs)
+        fields = _type_fields(t)
         if fold and all(a.const is not None for a in args):
             try:
-                self.check_bytes(getattr(t, "shape", ()), getattr(t, "dtype", "int8"), op)
+                self.check_bytes(*(fields or (getattr(t, "shape", ()), getattr(t, "dtype", "int8"))), op)
             except ValueError:
                 pass  # too large to fold: computed at run time
             else:
-                out = o.get_attr("FEvaluate")([_tensor(_contig(a.const)) for a in args], attrs)
+                out = evaluate([_tensor(_contig(a.const)) for a in args], attrs)
                 return self.const(_np(out))
-        return Value(_ir.Call(o, [self.expr(a) for a in args], attrs), t.shape, t.dtype)
+        shape, dtype = fields or (t.shape, t.dtype)
+        return Value(_ir.Call(o, [self.expr(a) for a in args], attrs), shape, dtype)
 
 
 def _attr_value(a):

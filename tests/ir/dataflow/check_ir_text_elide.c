@@ -228,10 +228,58 @@ START_TEST(test_options_errors) {
   struct {
     irm_dataflow_print_options base;
     int64_t later_field;
-  } newer = {{(uint32_t)sizeof newer, 5}, 42};
+  } newer = {{(uint32_t)sizeof newer, 5, NULL, NULL}, 42};
   ck_assert_ok(irm_dataflow_print_ex(m, &newer.base, &s));
   ck_assert_uint_eq(count_of(irm_string_data(s), "<elided "), 1);
   irm_object_release(s);
+  irm_object_release(m);
+}
+END_TEST
+
+/* ---- a note after each elided tensor (the build's model key) ---------------------- */
+
+/* The note: the tensor's first byte in hex, so two tensors that differ there print apart. */
+static int first_byte_note(void *ctx, const irm_object *tensor, char note[65]) {
+  (*(int *)ctx)++;
+  const unsigned char *data = irm_tensor_data_const((const irm_tensor *)tensor);
+  snprintf(note, 65, "b%02x", data ? data[0] : 0);
+  return 0;
+}
+
+static int failing_note(void *ctx, const irm_object *tensor, char note[65]) {
+  (void)ctx;
+  (void)tensor;
+  (void)note;
+  return 1;
+}
+
+START_TEST(test_elided_note_follows_the_count) {
+  irm_module *m = mlp_bound();
+  int calls = 0;
+  irm_dataflow_print_options opts = IRM_DATAFLOW_PRINT_OPTIONS_INIT;
+  opts.elide_larger_than = 16;
+  opts.elided_note = first_byte_note;
+  opts.elided_note_ctx = &calls;
+  irm_object *s = NULL, *plain = print_elided(m, 16);
+  ck_assert_ok(irm_dataflow_print_ex(m, &opts, &s));
+  size_t elided = count_of(irm_string_data(plain), "<elided ");
+  ck_assert_uint_gt(elided, 0);
+  ck_assert_int_eq(calls, (int)elided); /* once per elided tensor */
+  ck_assert_uint_eq(count_of(irm_string_data(s), " elements b"), elided);
+  irm_object_release(s);
+  s = NULL;
+  /* a caller of the first struct (no note fields) gets no note */
+  opts.struct_size = (uint32_t)(offsetof(irm_dataflow_print_options, elide_larger_than) + sizeof(int64_t));
+  ck_assert_ok(irm_dataflow_print_ex(m, &opts, &s));
+  ck_assert_str_eq(irm_string_data(s), irm_string_data(plain));
+  irm_object_release(s);
+  s = NULL;
+  opts.struct_size = sizeof opts;
+  opts.elided_note = failing_note;
+  ck_assert_error(irm_dataflow_print_ex(m, &opts, &s), IRM_ERUNTIME,
+                  "RuntimeError: module attribute 'params': printing IR: the elided_note of a const(float32) failed");
+  ck_assert_ptr_null(s);
+  irm_object_release(plain);
   irm_object_release(m);
 }
 END_TEST
@@ -431,6 +479,7 @@ static Suite *ir_text_elide_suite(void) {
   tcase_add_test(c, test_limit_counts_elements_and_reaches_every_tensor);
   tcase_add_test(c, test_nodes_elide_and_their_repr_elides_by_default);
   tcase_add_test(c, test_options_errors);
+  tcase_add_test(c, test_elided_note_follows_the_count);
   tcase_add_test(c, test_parse_refuses_elided_text);
   tcase_add_test(c, test_print_global_takes_options);
   tcase_add_test(c, test_printing_instrument_elides_by_default);
