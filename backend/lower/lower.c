@@ -520,7 +520,7 @@ static int prelude(lower_walk *w) {
   const irm_object *t = w->req->target;
   /* before the helpers: a kernel's index error goes to the module's record (irm_plan_emit_pool_ defines it) */
   irm_text_buf_printf_(&b,
-                       "#include \"irm_crt.h\"\nextern IRM_KERNEL_LINKAGE _Thread_local irm_crt_index_error "
+                       "#include \"irm_crt.h\"\nextern IRM_KERNEL_LINKAGE IRM_CRT_THREAD_LOCAL irm_crt_index_error "
                        "tvmgen_%s_index_error;\n#define IRM_CG_INDEX_FAIL(op, kernel, index, lower, upper, axis) \\\n"
                        "  irm_crt_index_fail(&tvmgen_%s_index_error, op, kernel, index, lower, upper, axis)\n"
                        "#define IRM_CG_INDEX_TEXT (tvmgen_%s_index_error.text)\n",

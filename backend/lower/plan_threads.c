@@ -54,12 +54,13 @@ void irm_plan_threads_json_(const lowered_plan *p, const char *mod_name, irm_tex
 }
 
 void irm_plan_emit_pool_(const lowered_plan *p, const char *mod_name, irm_text_buf *b) {
-  irm_text_buf_printf_(b,
-                       "/* A kernel's index error, one record per thread (irm_crt.h): a run's kernels run on its "
-                       "thread. */\nIRM_KERNEL_LINKAGE _Thread_local irm_crt_index_error tvmgen_%s_index_error;\n"
-                       "const char *tvmgen_%s_last_error(void);\n"
-                       "const char *tvmgen_%s_last_error(void) { return tvmgen_%s_index_error.text; }\n\n",
-                       mod_name, mod_name, mod_name, mod_name);
+  irm_text_buf_printf_(
+      b,
+      "/* A kernel's index error, one record per thread (irm_crt.h): a run's kernels run on its "
+      "thread. */\nIRM_KERNEL_LINKAGE IRM_CRT_THREAD_LOCAL irm_crt_index_error tvmgen_%s_index_error;\n"
+      "const char *tvmgen_%s_last_error(void);\n"
+      "const char *tvmgen_%s_last_error(void) { return tvmgen_%s_index_error.text; }\n\n",
+      mod_name, mod_name, mod_name, mod_name);
   if (p->cblas) /* declared here too: a cblas.h other than OpenBLAS's lacks it */
     irm_text_buf_printf_(
         b,

@@ -80,6 +80,14 @@ enum {
  * of the calling thread's last one; a packed wrapper returns it in ret as
  * an IRM_CRT_STR. */
 #define IRM_CRT_INDEX_TEXT_MAX 256
+
+/* The storage of a module's index-error record: one per thread, since one
+ * loaded module may run on several threads at once. A bare-metal
+ * toolchain without thread-local storage compiles the generated files
+ * with -DIRM_CRT_THREAD_LOCAL= (one record: one thread runs the module). */
+#ifndef IRM_CRT_THREAD_LOCAL
+#define IRM_CRT_THREAD_LOCAL _Thread_local
+#endif
 typedef struct irm_crt_index_error {
   const char *op;     /* static text */
   const char *kernel; /* static text */

@@ -4,7 +4,8 @@
  * hostile strings, the library's external symbols checked with nm); params
  * keys that name no parameter of main (D1) and hostile keys reaching
  * lowering; two parameters sharing one tensor (D10); pad values -inf and NaN
- * (D12). */
+ * (D12); the index-error record thread-local unless IRM_CRT_THREAD_LOCAL
+ * says otherwise (a bare-metal toolchain without TLS). */
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -433,6 +434,42 @@ START_TEST(test_pad_value_infinity_exports) {
 }
 END_TEST
 
+/* ---- the index-error record's storage ---------------------------------------------- */
+
+/* The ELF symbol type (TLS, OBJECT) of tvmgen_tls_index_error in the library exported with $CC = cc. */
+static void record_type(const irm_object *r, const char *cc, const char *tag, char *type, size_t size) {
+  char path[1024], cmd[1400];
+  aot_path(tag, "lib.so", path, sizeof path);
+  const char *old = getenv("CC");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("CC", cc, 1);
+  int rc = irm_build_export_library(r, path);
+  if (saved) setenv("CC", saved, 1);
+  else unsetenv("CC");
+  free(saved);
+  ck_assert_ok(rc);
+  snprintf(cmd, sizeof cmd, "readelf -sW '%s' | awk '$8 == \"tvmgen_tls_index_error\" {print $4; exit}'", path);
+  FILE *p = popen(cmd, "r");
+  ck_assert_ptr_nonnull(p);
+  type[0] = '\0';
+  if (fgets(type, (int)size, p)) type[strcspn(type, "\n")] = '\0';
+  ck_assert_int_eq(pclose(p), 0);
+}
+
+START_TEST(test_index_error_record_storage) {
+  irm_module *m = aot_example("cnn");
+  irm_object *e = aot_params_file(), *r = aot_build(m, "c", e, "crt", NULL, "tls");
+  char type[32];
+  record_type(r, "cc", "tls_default", type, sizeof type);
+  ck_assert_str_eq(type, "TLS");
+  record_type(r, "cc -DIRM_CRT_THREAD_LOCAL=", "tls_none", type, sizeof type);
+  ck_assert_str_eq(type, "OBJECT");
+  irm_object_release(r);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("generated_c_data");
   TCase *tc = tcase_create("generated_c_data");
@@ -444,6 +481,7 @@ int main(void) {
   tcase_add_test(tc, test_lowering_names_no_constant_after_a_hostile_key);
   tcase_add_test(tc, test_two_parameters_sharing_one_tensor_stay_two);
   tcase_add_loop_test(tc, test_pad_value_infinity_exports, 0, 3);
+  tcase_add_test(tc, test_index_error_record_storage);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
