@@ -61,6 +61,16 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
     a->rounding == IRM_QNN_ROUND_UPWARD, c->in[8].name, lo, lo, c->in[8].name, hi, hi, c->in[8].name);
 }
 
+/* The tile's width on 32-register targets (4 output blocks of
+ * accumulators): the widest of 7..4 dividing the output width, so no
+ * pixel is left to the one-at-a-time path (resnet's 112, 56, 28, 14 and
+ * 7 all take 7), else 6. */
+static int tile_width(int64_t ow) {
+  for (int t = 7; t >= 4; t--)
+    if (ow % t == 0) return t;
+  return 6;
+}
+
 static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_qnn_conv2d_nchwc_attrs a;
   int rc = irm_qnn_conv2d_nchwc_attrs_decode(c->op, c->attrs, &a);
@@ -100,7 +110,7 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   }
   const char *line = "#include \"irm_kernel_qconv2d.h\"\n";
   if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
-  int T = c->kernel_block == 16 ? 6 : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
+  int T = c->kernel_block == 16 ? tile_width(ow) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
   const char *kind = c->out.dt == CG_I32 ? "IRM_KERNEL_QOUT_I32" : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
                                                                                      : "IRM_KERNEL_QOUT_I8";
   int per_channel = c->in[5].numel > 1 || c->in[7].numel > 1;

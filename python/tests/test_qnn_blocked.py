@@ -38,7 +38,7 @@ def _net(dt, xz, oz, groups=1):
     s = lambda v: _c("float32", [v])  # noqa: E731
     z = lambda v: _c(dt, [v])  # noqa: E731
     return (
-        "def @main(%%x: Tensor[(1, 3, 11, 10), %(dt)s]) {\n"
+        "def @main(%%x: Tensor[(1, 3, 11, 13), %(dt)s]) {\n"
         "  %%0 = qnn.conv2d(%%x, %(w1)s, %(xz)s, %(wz1)s, %(s1)s, %(ws1)s, padding=[1, 1], strides=[1, 1]);\n"
         "  %%1 = add(%%0, %(b1)s);\n"
         "  %%2 = qnn.requantize(%%1, %(rs1)s, %(i0)s, %(s2)s, %(oz)s, axis=1, out_dtype=\"%(dt)s\");\n"
@@ -72,7 +72,7 @@ def _altered(mod):
 
 def _input(dt, seed=1):
     info = np.iinfo(dt)
-    return np.random.default_rng(seed).integers(info.min, info.max + 1, (1, 3, 11, 10)).astype(dt)
+    return np.random.default_rng(seed).integers(info.min, info.max + 1, (1, 3, 11, 13)).astype(dt)
 
 
 def _eval(mod, x):

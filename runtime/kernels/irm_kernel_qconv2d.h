@@ -268,20 +268,25 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_interior_(int in, int out, int k, int stri
   *b = hi;
 }
 
-/* One output row: the pixels whose window leaves the input (all of a
- * row whose window does) one at a time with per-tap checks, the interior
- * in tiles of T, its remainder one at a time. Two copies of the
- * micro-kernel: each copy costs compile time in every workload. */
+/* One output row in tiles of T pixels from column 0, a tile testing its
+ * taps against the input's edges only when its windows leave the input
+ * (all of a row whose window does), the last ow % T pixels one at a time
+ * with the tests. Tiles from 0 rather than around the interior: a 7x7 or
+ * 14x14 map is mostly border, and T dividing ow leaves no single pixels
+ * (the generator picks such a T). Three copies of the micro-kernel: each
+ * costs compile time in every workload. */
 IRM_KQ_INLINE void irm_kernel_qconv2d_row_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
                                            const irm_kernel_qconv2d_call_ *c, const int T, const int V) {
   int a, b;
   irm_kernel_qconv2d_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
   int last = c->ih0 + (s->kh - 1) * s->dh;
   if (c->ih0 < 0 || last >= s->ih) a = b = 0;
-  int ow = a;
-  for (; ow + T <= b; ow += T) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
-  for (int p = 0; p < s->ow; p++)
-    if (p < a || p >= ow) irm_kernel_qconv2d_micro_(s, q, c, p, 1, V, p < a || p >= b);
+  int ow = 0;
+  for (; ow + T <= s->ow; ow += T) {
+    if (ow >= a && ow + T <= b) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
+    else irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 1);
+  }
+  for (; ow < s->ow; ow++) irm_kernel_qconv2d_micro_(s, q, c, ow, 1, V, 1);
 }
 
 /* The items irm_kernel_qconv2d_range splits the convolution into: one
