@@ -20,7 +20,8 @@
  * integer bounds first changes nothing, and adding and subtracting
  * 1.5 * 2^52 rounds a double below 2^51 to an integer half to even in
  * the default rounding mode (on SSE2 / NEON doubles; not on x87's extended
- * precision). NaN is selected out, never converted.
+ * precision). NaN clamps to lo and is selected out after (a select
+ * inside the argument made GCC give up vectorizing).
  *
  * Standalone C (stdint.h only), no libm, no macros inside the code (it is
  * stringified). Thread safety: pure functions. */
@@ -31,19 +32,19 @@
 
 /* clang-format off */
 #define IRM_KERNEL_QNN_CODE                                                                              \
+  static inline int64_t irm_qnn_round_half_up(double r) {                                                \
+    int64_t t = (int64_t)r;                                                                              \
+    t -= (double)t > r;                                                                                  \
+    return r - (double)t >= 0.5 ? t + 1 : t;                                                             \
+  }                                                                                                      \
   static inline int64_t irm_qnn_round_clip(double r, double lo, double hi, int half_up) {                \
-    r = r < lo ? lo : r;                                                                                 \
+    r = r >= lo ? r : lo; /* NaN too: never converted */                                                \
     r = r > hi ? hi : r;                                                                                 \
-    if (half_up) {                                                                                       \
-      int64_t t = (int64_t)r;                                                                            \
-      if ((double)t > r) t -= 1;                                                                         \
-      return r - (double)t >= 0.5 ? t + 1 : t;                                                           \
-    }                                                                                                    \
-    return (int64_t)((r + 6755399441055744.0) - 6755399441055744.0);                                     \
+    return half_up ? irm_qnn_round_half_up(r) : (int64_t)((r + 6755399441055744.0) - 6755399441055744.0); \
   }                                                                                                      \
   static inline int64_t irm_qnn_quantize(float x, float scale, int64_t zp, double lo, double hi) {       \
     float q = x / scale;                                                                                 \
-    int64_t v = irm_qnn_round_clip(q != q ? 0.0 : (double)q, lo - (double)zp, hi - (double)zp, 0) + zp; \
+    int64_t v = irm_qnn_round_clip((double)q, lo - (double)zp, hi - (double)zp, 0) + zp;                \
     return q != q ? zp : v;                                                                              \
   }                                                                                                      \
   static inline float irm_qnn_dequantize(int64_t x, int64_t zp, float scale) {                           \
@@ -55,7 +56,8 @@
                                            double hi, int half_up) {                                     \
     int64_t v = acc - in_zp, h = v / 65536, l = v - h * 65536;                                           \
     double p = (double)h * ((double)m * 65536.0) + (double)l * (double)m;                                \
-    return irm_qnn_round_clip(p != p ? (double)out_zp : p + (double)out_zp, lo, hi, half_up);             \
+    int64_t r = irm_qnn_round_clip(p + (double)out_zp, lo, hi, half_up);                                 \
+    return p != p ? irm_qnn_round_clip((double)out_zp, lo, hi, half_up) : r;                             \
   }
 /* clang-format on */
 
