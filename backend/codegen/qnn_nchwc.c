@@ -27,8 +27,8 @@ static void param(irm_text_buf *b, const cg_tensor *p, const char *ch) {
 
 /* The plain loops (no runtime/kernels): the evaluator's definition, the
  * lanes of the multipliers and the bias from the scratch. */
-static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, irm_text_buf *b, int64_t cb,
-                        int64_t ig, int64_t kh, int64_t kw, const char *lo, const char *hi) {
+static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, irm_text_buf *b, int64_t cb, int64_t ig,
+                        int64_t kh, int64_t kw, const char *lo, const char *hi) {
   const cg_tensor *d = &c->in[0];
   int64_t n = d->shape[0], h = d->shape[2], w = d->shape[3], ob = c->out.shape[1], oh = c->out.shape[2],
           ow = c->out.shape[3];
@@ -40,14 +40,14 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
   P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kh),
     LL(kw));
   P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld, ix = ox * %lld + kx * %lld - %lld;\n",
-    LL(a->strides[0]), LL(a->dilation[0]), LL(a->padding[0]), LL(a->strides[1]), LL(a->dilation[1]),
-    LL(a->padding[1]));
+    LL(a->strides[0]), LL(a->dilation[0]), LL(a->padding[0]), LL(a->strides[1]), LL(a->dilation[1]), LL(a->padding[1]));
   P(b,
     "          const int64_t x = iy >= 0 && iy < %lld && ix >= 0 && ix < %lld ? (int64_t)%s[(((n * %lld + i / %d) * "
     "%lld + iy) * %lld + ix) * %d + i %% %d] : qxz;\n",
     LL(h), LL(w), d->name, LL(cb), QB, LL(h), LL(w), QB, QB);
-  P(b, "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
-       "* 4 + i %% 4];\n        }\n",
+  P(b,
+    "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
+    "* 4 + i %% 4];\n        }\n",
     c->in[1].name, LL(ig), LL(kh), LL(kw), QB);
   P(b, "        acc = acc - (uint32_t)qxz * (uint32_t)%s[o] + (uint32_t)qbias[o];\n", c->in[2].name);
   if (c->out.dt == CG_I32) {
@@ -111,8 +111,9 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const char *line = "#include \"irm_kernel_qconv2d.h\"\n";
   if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
   int T = c->kernel_block == 16 ? tile_width(ow) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
-  const char *kind = c->out.dt == CG_I32 ? "IRM_KERNEL_QOUT_I32" : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
-                                                                                     : "IRM_KERNEL_QOUT_I8";
+  const char *kind = c->out.dt == CG_I32  ? "IRM_KERNEL_QOUT_I32"
+                     : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
+                                          : "IRM_KERNEL_QOUT_I8";
   int per_channel = c->in[5].numel > 1 || c->in[7].numel > 1;
   char stmt[1536];
   snprintf(stmt, sizeof stmt,
@@ -123,11 +124,10 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
            "%d};\n"
            "      irm_kernel_qconv2d_range(&qsh, %s, (const int8_t *)%s, %s, &qq, %d, %d, (int)begin, (int)end);\n"
            "    }\n",
-           LL(n), LL(ig * 4), LL(h), LL(w), LL(a.channels), LL(oh), LL(ow), LL(kh),
-           LL(kw), LL(a.strides[0]), LL(a.strides[1]), LL(a.dilation[0]), LL(a.dilation[1]), LL(a.padding[0]),
-           LL(a.padding[1]), xs, c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult, per_channel,
-           c->in[6].name, c->in[8].name, LL(lo), LL(hi), a.rounding == IRM_QNN_ROUND_UPWARD, d->name, wt->name,
-           c->out.name, T, V);
+           LL(n), LL(ig * 4), LL(h), LL(w), LL(a.channels), LL(oh), LL(ow), LL(kh), LL(kw), LL(a.strides[0]),
+           LL(a.strides[1]), LL(a.dilation[0]), LL(a.dilation[1]), LL(a.padding[0]), LL(a.padding[1]), xs,
+           c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult, per_channel, c->in[6].name,
+           c->in[8].name, LL(lo), LL(hi), a.rounding == IRM_QNN_ROUND_UPWARD, d->name, wt->name, c->out.name, T, V);
   int64_t items = (ob + V - 1) / V * n * oh;
   double work = (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(ig * 4 * kh * kw) / 4.0;
   rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);

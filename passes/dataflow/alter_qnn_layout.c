@@ -87,7 +87,9 @@ static int shape4(const irm_object *e, int64_t s[4], DLDataType *dt) {
   return 1;
 }
 
-static int is_dtype(DLDataType d, uint8_t code, uint8_t bits) { return d.code == code && d.bits == bits && d.lanes == 1; }
+static int is_dtype(DLDataType d, uint8_t code, uint8_t bits) {
+  return d.code == code && d.bits == bits && d.lanes == 1;
+}
 static int is_q8(DLDataType d) { return is_dtype(d, kDLInt, 8) || is_dtype(d, kDLUInt, 8); }
 
 static const irm_tensor *const_tensor(const irm_object *e) {
@@ -152,7 +154,8 @@ static int blocked_arg(irm_alter_qnn_state_ *q, irm_object *e, irm_object **out)
 
 /* The original's replacement: blocked transformed back (its padding lanes
  * cut), with the original's type; blocked recorded as its twin (taken). */
-static int finish(irm_alter_qnn_state_ *q, const irm_object *original, irm_object *blocked, int stage, irm_object **out) {
+static int finish(irm_alter_qnn_state_ *q, const irm_object *original, irm_object *blocked, int stage,
+                  irm_object **out) {
   irm_object *back = NULL, *cut = NULL;
   int64_t o[4];
   DLDataType dt;
@@ -196,7 +199,8 @@ static int rebuilt(const char *op, irm_object *call, irm_object *const *args, co
   int rc = IRM_OK;
   if (attrs) irm_object_retain(attrs);
   for (size_t i = 0; i < n && !rc; i++) {
-    rc = attrs ? irm_map_with_set(attrs, keys[i], &values[i], &next) : irm_map_from_pairs(&keys[i], &values[i], 1, &next);
+    rc = attrs ? irm_map_with_set(attrs, keys[i], &values[i], &next)
+               : irm_map_from_pairs(&keys[i], &values[i], 1, &next);
     irm_object_release(attrs);
     attrs = next, next = NULL;
   }

@@ -129,8 +129,7 @@ static int pack_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
                    c->def->name);
   if (!rc && strcmp(c->def->name, "qnn.contrib_conv2d_weight_sum") == 0)
     memcpy(irm_tensor_data(out), sumw, sizeof *sumw * irm_kernel_qconv2d_sumw_size(&s));
-  else if (!rc)
-    memcpy(irm_tensor_data(out), packed, irm_kernel_qconv2d_packed_size(&s));
+  else if (!rc) memcpy(irm_tensor_data(out), packed, irm_kernel_qconv2d_packed_size(&s));
   irm_free(wz);
   irm_free(packed);
   irm_free(sumw);
@@ -139,9 +138,8 @@ static int pack_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
 
 /* ---- qnn.contrib_conv2d_NCHWc ------------------------------------------------------------------- */
 
-static const char *const conv_args[] = {"data",       "kernel",           "kernel_sum",
-                                        "data_zero_point", "bias",         "input_scale",
-                                        "input_zero_point", "output_scale", "output_zero_point"};
+static const char *const conv_args[] = {"data",        "kernel",           "kernel_sum",   "data_zero_point",  "bias",
+                                        "input_scale", "input_zero_point", "output_scale", "output_zero_point"};
 
 typedef struct qconv {
   int64_t n, cb, h, w, ob, ig, kh, kw, oh, ow;
@@ -180,8 +178,8 @@ static int geometry(const ops_ctx *c, qconv *q) {
   q->n = d[0], q->cb = d[1], q->h = d[2], q->w = d[3];
   q->ob = w[0], q->ig = w[1], q->kh = w[2], q->kw = w[3];
   char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
-  if (d[4] != QB || w[4] != QB || w[5] != 4 || (q->ig * 4 + QB - 1) / QB != q->cb || q->ob != (a->channels + QB - 1) / QB ||
-      sum[0] != q->ob * QB || q->ig < 1 || q->kh < 1 || q->kw < 1)
+  if (d[4] != QB || w[4] != QB || w[5] != 4 || (q->ig * 4 + QB - 1) / QB != q->cb ||
+      q->ob != (a->channels + QB - 1) / QB || sum[0] != q->ob * QB || q->ig < 1 || q->kh < 1 || q->kw < 1)
     return irm_error(IRM_ETYPE,
                      "%s: data %s, kernel %s and kernel_sum of %lld do not fit %lld channels in blocks of %d "
                      "(data [N][ceil(I/16)][H][W][16], kernel [ceil(O/16)][ceil(I/4)][KH][KW][16][4], kernel_sum "
@@ -242,8 +240,8 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
   ops_kind kd = irm_ops_tensor_kind_(in[0]), ko = irm_ops_tensor_kind_(out);
   int64_t xz = p_i64(in[3], 0), rq_zp = p_i64(in[6], 0), out_zp = p_i64(in[8], 0);
   if (xz < (kd == OPS_I8 ? -128 : 0) || xz > (kd == OPS_I8 ? 127 : 255))
-    return irm_error(IRM_EVALUE, "%s: data_zero_point %lld is outside the range of the data's dtype %s",
-                     c->def->name, (long long)xz, kd == OPS_I8 ? "int8" : "uint8");
+    return irm_error(IRM_EVALUE, "%s: data_zero_point %lld is outside the range of the data's dtype %s", c->def->name,
+                     (long long)xz, kd == OPS_I8 ? "int8" : "uint8");
   int up = q.a.rounding == IRM_QNN_ROUND_UPWARD;
   int64_t pad_value = out_zp < q.lo ? (int64_t)q.lo : out_zp > q.hi ? (int64_t)q.hi : out_zp;
   int64_t at = 0;
