@@ -16,12 +16,14 @@
  * allow) could round differently: every product it adds is exact.
  *
  * The rounding is branch-free so that loops of it vectorize (the blocked
- * uint8 chain's qnn.add ran 15x slower with branches): clamping to the
- * integer bounds first changes nothing, and adding and subtracting
- * 1.5 * 2^52 rounds a double below 2^51 to an integer half to even in
- * the default rounding mode (on SSE2 / NEON doubles; not on x87's extended
- * precision). NaN clamps to lo and is selected out after (a select
- * inside the argument made GCC give up vectorizing).
+ * uint8 chain's qnn.add ran 15x slower with branches): adding and
+ * subtracting 1.5 * 2^52 rounds a double below 2^51 to an integer half to
+ * even in the default rounding mode (on SSE2 / NEON doubles; not on x87's
+ * extended precision), a larger one stays beyond the clamp, and the clamp
+ * to integer bounds comes after. quantize rounds x / scale before adding
+ * the zero point (the tie's parity is x / scale's). NaN clamps to lo and
+ * is selected out at the end: GCC gives up vectorizing a loop where a
+ * select feeds the rounding or the clamp when the bounds are constants.
  *
  * Standalone C (stdint.h only), no libm, no macros inside the code (it is
  * stringified). Thread safety: pure functions. */
@@ -32,19 +34,18 @@
 
 /* clang-format off */
 #define IRM_KERNEL_QNN_CODE                                                                              \
-  static inline int64_t irm_qnn_round_half_up(double r) {                                                \
-    int64_t t = (int64_t)r;                                                                              \
-    t -= (double)t > r;                                                                                  \
-    return r - (double)t >= 0.5 ? t + 1 : t;                                                             \
+  static inline double irm_qnn_round(double r, int half_up) {                                            \
+    double t = (r + 6755399441055744.0) - 6755399441055744.0;                                            \
+    return half_up && r - t == 0.5 ? t + 1.0 : t;                                                        \
   }                                                                                                      \
   static inline int64_t irm_qnn_round_clip(double r, double lo, double hi, int half_up) {                \
-    r = r >= lo ? r : lo; /* NaN too: never converted */                                                \
-    r = r > hi ? hi : r;                                                                                 \
-    return half_up ? irm_qnn_round_half_up(r) : (int64_t)((r + 6755399441055744.0) - 6755399441055744.0); \
+    double t = irm_qnn_round(r, half_up);                                                                \
+    t = t >= lo ? t : lo; /* NaN too: never converted */                                                \
+    return (int64_t)(t > hi ? hi : t);                                                                   \
   }                                                                                                      \
   static inline int64_t irm_qnn_quantize(float x, float scale, int64_t zp, double lo, double hi) {       \
     float q = x / scale;                                                                                 \
-    int64_t v = irm_qnn_round_clip((double)q, lo - (double)zp, hi - (double)zp, 0) + zp;                \
+    int64_t v = irm_qnn_round_clip(irm_qnn_round((double)q, 0) + (double)zp, lo, hi, 0);                 \
     return q != q ? zp : v;                                                                              \
   }                                                                                                      \
   static inline float irm_qnn_dequantize(int64_t x, int64_t zp, float scale) {                           \
