@@ -32,7 +32,8 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
   const cg_tensor *d = &c->in[0];
   int64_t n = d->shape[0], h = d->shape[2], w = d->shape[3], ob = c->out.shape[1], oh = c->out.shape[2],
           ow = c->out.shape[3];
-  P(b, "      int64_t at = 0;\n");
+  P(b, "      int64_t at = 0;\n      const int64_t fxz = qxz + %d; /* int8 data read plus 128, as the kernel does */\n",
+    d->dt == CG_I8 ? 128 : 0);
   P(b, "      for (int64_t n = 0; n < %lld; n++)\n      for (int64_t ob = 0; ob < %lld; ob++)\n", LL(n), LL(ob));
   P(b, "      for (int64_t oy = 0; oy < %lld; oy++)\n      for (int64_t ox = 0; ox < %lld; ox++)\n", LL(oh), LL(ow));
   P(b, "      for (int64_t l = 0; l < %d; l++, at++) {\n        const int64_t o = ob * %d + l;\n", QB, QB);
@@ -43,13 +44,13 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
     LL(a->strides[0]), LL(a->dilation[0]), LL(a->padding[0]), LL(a->strides[1]), LL(a->dilation[1]), LL(a->padding[1]));
   P(b,
     "          const int64_t x = iy >= 0 && iy < %lld && ix >= 0 && ix < %lld ? (int64_t)%s[(((n * %lld + i / %d) * "
-    "%lld + iy) * %lld + ix) * %d + i %% %d] : qxz;\n",
-    LL(h), LL(w), d->name, LL(cb), QB, LL(h), LL(w), QB, QB);
+    "%lld + iy) * %lld + ix) * %d + i %% %d] + %d : fxz;\n",
+    LL(h), LL(w), d->name, LL(cb), QB, LL(h), LL(w), QB, QB, d->dt == CG_I8 ? 128 : 0);
   P(b,
     "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
     "* 4 + i %% 4];\n        }\n",
     c->in[1].name, LL(ig), LL(kh), LL(kw), QB);
-  P(b, "        acc = acc - (uint32_t)qxz * (uint32_t)%s[o] + (uint32_t)qbias[o];\n", c->in[2].name);
+  P(b, "        acc = acc - (uint32_t)fxz * (uint32_t)%s[o] + (uint32_t)qbias[o];\n", c->in[2].name);
   if (c->out.dt == CG_I32) {
     P(b, "        %s[at] = (int32_t)acc;\n      }\n", c->out.name);
     return;

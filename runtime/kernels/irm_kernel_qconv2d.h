@@ -180,6 +180,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
     return;
   }
   uint8_t *ob = (uint8_t *)c->out + at;
+  /* the lanes past oc: the output zero point within [lo, hi], on every path */
+  const int32_t zc = q->out_zp < q->lo ? q->lo : q->out_zp > q->hi ? q->hi : q->out_zp;
 #ifdef IRM_KQ_VEC_REQUANTIZE_
   if (c->vec_requantize) {
     float m[IRM_KERNEL_QBLOCK];
@@ -190,6 +192,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
     }
     irm_kq_requantize16_(t, mp, q->mult_per_channel, q->rq_zp, q->out_zp, q->lo, q->hi,
                          q->out_kind == IRM_KERNEL_QOUT_I8, ob);
+    for (int l = nb; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)zc;
     return;
   }
 #endif
@@ -197,7 +200,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
     y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
                                                 (double)q->lo, (double)q->hi, q->half_up)
-                  : q->out_zp;
+                  : zc;
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)y[l]; /* int8 as its two's complement byte */
 }
 

@@ -14,9 +14,11 @@
  *       data uint8 or int8 [N][C/16][H][W][16] (NCHW16c), kernel and
  *       kernel_sum the two above; the result [N][ceil(O/16)][OH][OW][16]:
  *       acc = sum over taps of x * w - data_zero_point * kernel_sum[o]
- *       (x the data, or data_zero_point where the window leaves it) plus
- *       bias[o], all modulo 2^32: exactly qnn.conv2d's sum of
- *       (x - xz)(w - wz), plus the bias; out_dtype int32 stores acc, uint8
+ *       (x the data, or data_zero_point where the window leaves it; int8
+ *       data and its zero point read plus 128, as the kernel's unsigned
+ *       products do) plus bias[o], all modulo 2^32: with kernel_sum the
+ *       kernel's sums, exactly qnn.conv2d's sum of (x - xz)(w - wz), plus
+ *       the bias; out_dtype int32 stores acc, uint8
  *       or int8 stores qnn.requantize(acc, input_scale[o],
  *       input_zero_point, output_scale[o], output_zero_point) clipped to
  *       [clip_min, clip_max]: the chain conv -> add -> requantize ->
@@ -211,12 +213,15 @@ static int conv_infer(const ops_ctx *c, irm_object **out) {
   return irm_ops_make_type_(c, q.a.out_dtype, shape, 5, out);
 }
 
-/* One output element's sum (modulo 2^32), by the definition. */
+/* One output element's sum (modulo 2^32), by the definition: int8 data
+ * and its zero point plus 128 (the kernel's vpdpbusd reads them unsigned). */
 static uint32_t conv_sum(const qconv *q, const irm_tensor *const *in, int64_t n, int64_t o, int64_t oy, int64_t ox,
                          int64_t xz) {
   const irm_qnn_conv2d_nchwc_attrs *a = &q->a;
   const int8_t *w = irm_tensor_data_const(in[1]);
   ops_kind kd = irm_ops_tensor_kind_(in[0]);
+  int64_t flip = kd == OPS_I8 ? 128 : 0;
+  xz += flip;
   int64_t ob = o / QB, l = o % QB;
   uint32_t acc = 0;
   for (int64_t i = 0; i < q->ig * 4; i++)
@@ -226,7 +231,7 @@ static uint32_t conv_sum(const qconv *q, const irm_tensor *const *in, int64_t n,
         int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
         int64_t x = xz;
         if (iy >= 0 && iy < q->h && ix >= 0 && ix < q->w)
-          x = irm_ops_load_i64_(in[0], kd, (((n * q->cb + i / QB) * q->h + iy) * q->w + ix) * QB + i % QB);
+          x = irm_ops_load_i64_(in[0], kd, (((n * q->cb + i / QB) * q->h + iy) * q->w + ix) * QB + i % QB) + flip;
         int8_t wv = w[((((ob * q->ig + i / 4) * q->kh + ky) * q->kw + kx) * QB + l) * 4 + i % 4];
         acc += (uint32_t)x * (uint32_t)(int32_t)wv;
       }
