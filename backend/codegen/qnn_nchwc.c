@@ -43,9 +43,10 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
   P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld, ix = ox * %lld + kx * %lld - %lld;\n",
     LL(a->strides[0]), LL(a->dilation[0]), LL(a->padding[0]), LL(a->strides[1]), LL(a->dilation[1]), LL(a->padding[1]));
   P(b,
-    "          const int64_t x = iy >= 0 && iy < %lld && ix >= 0 && ix < %lld ? (int64_t)%s[(((n * %lld + i / %d) * "
-    "%lld + iy) * %lld + ix) * %d + i %% %d] + %d : fxz;\n",
-    LL(h), LL(w), d->name, LL(cb), QB, LL(h), LL(w), QB, QB, d->dt == CG_I8 ? 128 : 0);
+    "          const int64_t x = iy >= 0 && iy < %lld && ix >= 0 && ix < %lld ? (int64_t)%s[(((n * %lld + i / %lld) * "
+    "%lld + iy) * %lld + ix) * %lld + i %% %lld] + %d : fxz;\n",
+    LL(h), LL(w), d->name, LL(cb), LL(d->shape[4]), LL(h), LL(w), LL(d->shape[4]), LL(d->shape[4]),
+    d->dt == CG_I8 ? 128 : 0);
   P(b,
     "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
     "* 4 + i %% 4];\n        }\n",
@@ -123,12 +124,14 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
            "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)%s, (const int32_t "
            "*)(void *)(%s), %s, (const float *)(void *)(%s + %zu), %d, (int32_t)%s[0], (int32_t)%s[0], %lld, %lld, "
            "%d};\n"
-           "      irm_kernel_qconv2d_range(&qsh, %s, (const int8_t *)%s, %s, &qq, %d, %d, (int)begin, (int)end);\n"
+           "      irm_kernel_qconv2d_range_lanes(&qsh, %lld, %s, (const int8_t *)%s, %s, &qq, %d, %d, (int)begin, "
+           "(int)end);\n"
            "    }\n",
            LL(n), LL(ig * 4), LL(h), LL(w), LL(a.channels), LL(oh), LL(ow), LL(kh), LL(kw), LL(a.strides[0]),
            LL(a.strides[1]), LL(a.dilation[0]), LL(a.dilation[1]), LL(a.padding[0]), LL(a.padding[1]), xs,
            c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult, per_channel, c->in[6].name,
-           c->in[8].name, LL(lo), LL(hi), a.rounding == IRM_QNN_ROUND_UPWARD, d->name, wt->name, c->out.name, T, V);
+           c->in[8].name, LL(lo), LL(hi), a.rounding == IRM_QNN_ROUND_UPWARD, LL(d->shape[4]), d->name, wt->name,
+           c->out.name, T, V);
   int64_t items = (ob + V - 1) / V * n * oh;
   double work = (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(ig * 4 * kh * kw) / 4.0;
   rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);

@@ -13,8 +13,8 @@
  *                     dtype: qnn.contrib_conv2d_NCHWc, its kernel packed
  *                     by qnn.contrib_conv2d_pack_weight and summed by
  *                     qnn.contrib_conv2d_weight_sum, both folded here; its
- *                     data the twin or transformed (the RGB image's three
- *                     channels padded to a block)
+ *                     data the twin or transformed (an input of at most 4
+ *                     channels, the RGB image, to NCHW4c)
  *   add               of such a conv (int32, no bias yet) and a per-channel
  *                     or scalar int32: the conv's bias
  *   qnn.requantize    of such a conv (int32) with scalar zero points and
@@ -141,15 +141,20 @@ static int transform(irm_object *x, const char *src, const char *dst, irm_object
   return rc;
 }
 
-/* e in NCHW16c: its twin (retained) or a transform of it. */
-static int blocked_arg(irm_alter_qnn_state_ *q, irm_object *e, irm_object **out) {
+/* e in NCHW16c: its twin (retained) or a transform of it (to NCHW4c
+ * when stem: a conv's input of at most 4 channels, the RGB image). */
+static int blocked_arg_of(irm_alter_qnn_state_ *q, irm_object *e, int stem, irm_object **out) {
   qtwin *t = twin_of(q, e);
   if (t) {
     irm_object_retain(t->blocked);
     *out = t->blocked;
     return IRM_OK;
   }
-  return transform(e, "NCHW", QLAYOUT, out);
+  return transform(e, "NCHW", stem ? "NCHW4c" : QLAYOUT, out);
+}
+
+static int blocked_arg(irm_alter_qnn_state_ *q, irm_object *e, irm_object **out) {
+  return blocked_arg_of(q, e, 0, out);
 }
 
 /* The original's replacement: blocked transformed back (its padding lanes
@@ -260,7 +265,7 @@ static int qconv(irm_alter_qnn_state_ *q, const irm_object *original, irm_object
   int rc = packed(k, irm_call_arg(call, 3), &pw, &sum);
   if (rc || !pw) return rc;
   rc = zero_i32(&bias);
-  if (!rc) rc = blocked_arg(q, x, &data);
+  if (!rc) rc = blocked_arg_of(q, x, d[1] <= 4, &data);
   /* the requantize's parameters of an int32 result are not read: the conv's scale and zero point stand in */
   irm_object *s = irm_call_arg(call, 4), *z = irm_call_arg(call, 2);
   irm_object *args[9] = {data, pw, sum, z, bias, s, z, s, z};

@@ -124,7 +124,8 @@ static inline int irm_kernel_qconv2d_pack(const irm_kernel_qconv2d_shape *s, con
 typedef struct irm_kernel_qconv2d_call_ {
   const uint8_t *in;  /* the image n's first input block */
   const int8_t *w;    /* the tile's first output block's packed weights */
-  size_t in_cstride;  /* bytes between input blocks: ih * iw * 16 */
+  size_t in_cstride;  /* bytes between input blocks: ih * iw * lanes */
+  int lanes;          /* the data's lanes a pixel: 16, or 4 */
   size_t w_bstride;   /* bytes between output blocks' weights */
   int ocb0;           /* first output block of the tile */
   int ih0;            /* input row of tap 0 */
@@ -217,21 +218,22 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
   }
   const int groups = (s->ic + 3) / 4, taps = s->kh * s->kw;
   const int iw0 = ow0 * s->sw - s->pl;
-  const ptrdiff_t pstride = (ptrdiff_t)s->sw * IRM_KERNEL_QBLOCK;
+  const int L = c->lanes;
+  const ptrdiff_t pstride = (ptrdiff_t)s->sw * L;
   for (int g = 0; g < groups; g++) {
-    const uint8_t *ib = c->in + (size_t)(g / 4) * c->in_cstride + (size_t)(g % 4) * 4;
+    const uint8_t *ib = c->in + (size_t)(g / (L / 4)) * c->in_cstride + (size_t)(g % (L / 4)) * 4;
     const int8_t *wg = c->w + (size_t)g * taps * IRM_KERNEL_QBLOCK * 4;
     for (int ky = 0; ky < s->kh; ky++) {
       const int iy = c->ih0 + ky * s->dh;
       const int row_out = iy < 0 || iy >= s->ih;
       /* offsets, not pointers, until a tap is known to be inside */
-      const ptrdiff_t rof = ((ptrdiff_t)iy * s->iw + iw0) * IRM_KERNEL_QBLOCK;
+      const ptrdiff_t rof = ((ptrdiff_t)iy * s->iw + iw0) * L;
       for (int kx = 0; kx < s->kw; kx++) {
         const int8_t *wp = wg + ((size_t)ky * s->kw + kx) * IRM_KERNEL_QBLOCK * 4;
         irm_qw wv[IRM_KERNEL_QCONV2D_MAX_VECS_];
         IRM_KQ_UNROLL
         for (int v = 0; v < V; v++) wv[v] = irm_qw_load(wp + (size_t)v * c->w_bstride);
-        const ptrdiff_t kof = (ptrdiff_t)kx * s->dw * IRM_KERNEL_QBLOCK;
+        const ptrdiff_t kof = (ptrdiff_t)kx * s->dw * L;
         IRM_KQ_UNROLL
         for (int p = 0; p < T; p++) {
           uint32_t a;
@@ -298,15 +300,16 @@ static inline int irm_kernel_qconv2d_items(const irm_kernel_qconv2d_shape *s, in
   return (irm_kernel_qblocks(s->oc) + oc_vecs - 1) / oc_vecs * s->n * s->oh;
 }
 
-/* Items [begin, end) of the convolution of in (NCHW16c bytes) by the
- * packed weights into out (NCHW16c, int32 or bytes as q->out_kind says),
- * tile-major: a chunk keeps one tile's weights in cache over its rows.
- * ow_tile (<= 16) and oc_vecs (<= 4) should be constants: the function is
- * meant to be inlined into one function per workload. out must not
- * overlap in. */
-IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int8_t *packed,
-                                            void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
-                                            const int oc_vecs, int begin, int end) {
+/* Items [begin, end) of the convolution of in (NCHW16c bytes; with
+ * in_lanes 4 and at most 4 input channels NCHW4c, the RGB stem's quarter
+ * of the bytes) by the packed weights into out (NCHW16c, int32 or bytes
+ * as q->out_kind says), tile-major: a chunk keeps one tile's weights in
+ * cache over its rows. ow_tile (<= 16) and oc_vecs (<= 4) should be
+ * constants: the function is meant to be inlined into one function per
+ * workload. out must not overlap in. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape *s, int in_lanes, const void *in,
+                                                  const int8_t *packed, void *out, const irm_kernel_qconv2d_params *q,
+                                                  const int ow_tile, const int oc_vecs, int begin, int end) {
   /* the window and the input channels as data, not constants: a
    * generated workload's constant 3x3 let GCC unroll the taps until the
    * tile's accumulators spilled (half the speed); registers, not memory
@@ -318,7 +321,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, c
   s = &sh;
   const int x = IRM_KERNEL_QBLOCK, ocbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
   irm_kernel_qconv2d_call_ c;
-  c.in_cstride = (size_t)s->ih * s->iw * x;
+  c.lanes = in_lanes == 4 ? 4 : x; /* a constant where the caller passes one */
+  c.in_cstride = (size_t)s->ih * s->iw * c.lanes;
   c.w_bstride = (size_t)((s->ic + 3) / 4) * s->kh * s->kw * x * 4;
   c.out_cstride = (size_t)s->oh * s->ow * x;
   c.flip = q->x_signed ? 0x80808080u : 0u;
@@ -329,7 +333,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, c
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;
     c.ocb0 = t * oc_vecs;
-    c.in = (const uint8_t *)in + (size_t)n * irm_kernel_qblocks(s->ic) * c.in_cstride;
+    c.in = (const uint8_t *)in + (size_t)n * (c.lanes == x ? irm_kernel_qblocks(s->ic) : 1) * c.in_cstride;
     c.w = packed + (size_t)c.ocb0 * c.w_bstride;
     c.ih0 = y * s->sh - s->pt;
     size_t off = ((size_t)n * ocbs + c.ocb0) * c.out_cstride + (size_t)y * s->ow * x;
@@ -347,6 +351,13 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, c
       irm_kernel_qconv2d_row_(s, q, &one, ow_tile, 1);
     }
   }
+}
+
+/* irm_kernel_qconv2d_range_lanes on NCHW16c data. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int8_t *packed,
+                                            void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
+                                            const int oc_vecs, int begin, int end) {
+  irm_kernel_qconv2d_range_lanes(s, IRM_KERNEL_QBLOCK, in, packed, out, q, ow_tile, oc_vecs, begin, end);
 }
 
 #endif

@@ -11,7 +11,8 @@
  *   qnn.contrib_conv2d_NCHWc(data, kernel, kernel_sum, data_zero_point, bias,
  *                            input_scale, input_zero_point, output_scale,
  *                            output_zero_point)
- *       data uint8 or int8 [N][C/16][H][W][16] (NCHW16c), kernel and
+ *       data uint8 or int8 [N][C/16][H][W][16] (NCHW16c; or NCHW4c,
+ *       [N][1][H][W][4], for at most 4 input channels), kernel and
  *       kernel_sum the two above; the result [N][ceil(O/16)][OH][OW][16]:
  *       acc = sum over taps of x * w - data_zero_point * kernel_sum[o]
  *       (x the data, or data_zero_point where the window leaves it; int8
@@ -144,7 +145,7 @@ static const char *const conv_args[] = {"data",        "kernel",           "kern
                                         "input_scale", "input_zero_point", "output_scale", "output_zero_point"};
 
 typedef struct qconv {
-  int64_t n, cb, h, w, ob, ig, kh, kw, oh, ow;
+  int64_t n, cb, h, w, lanes, ob, ig, kh, kw, oh, ow;
   irm_qnn_conv2d_nchwc_attrs a;
   double lo, hi; /* the requantized range: the dtype's, narrowed by the clip */
 } qconv;
@@ -177,17 +178,18 @@ static int geometry(const ops_ctx *c, qconv *q) {
   if (rc) return rc;
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   const int64_t *sum = irm_tensor_type_shape(c->types[2]);
-  q->n = d[0], q->cb = d[1], q->h = d[2], q->w = d[3];
+  q->n = d[0], q->cb = d[1], q->h = d[2], q->w = d[3], q->lanes = d[4];
   q->ob = w[0], q->ig = w[1], q->kh = w[2], q->kw = w[3];
   char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
-  if (d[4] != QB || w[4] != QB || w[5] != 4 || (q->ig * 4 + QB - 1) / QB != q->cb ||
+  if (!(d[4] == QB || (d[4] == 4 && q->ig == 1)) || w[4] != QB || w[5] != 4 || (q->ig * 4 + d[4] - 1) / d[4] != q->cb ||
       q->ob != (a->channels + QB - 1) / QB || sum[0] != q->ob * QB || q->ig < 1 || q->kh < 1 || q->kw < 1)
-    return irm_error(IRM_ETYPE,
-                     "%s: data %s, kernel %s and kernel_sum of %lld do not fit %lld channels in blocks of %d "
-                     "(data [N][ceil(I/16)][H][W][16], kernel [ceil(O/16)][ceil(I/4)][KH][KW][16][4], kernel_sum "
-                     "ceil(O/16) * 16 values)",
-                     c->def->name, irm_ops_shape_text_(d, 5, s1), irm_ops_shape_text_(w, 6, s2), (long long)sum[0],
-                     (long long)a->channels, QB);
+    return irm_error(
+        IRM_ETYPE,
+        "%s: data %s, kernel %s and kernel_sum of %lld do not fit %lld channels in blocks of %d "
+        "(data [N][ceil(I/16)][H][W][16] or [N][1][H][W][4], kernel [ceil(O/16)][ceil(I/4)][KH][KW][16][4], kernel_sum "
+        "ceil(O/16) * 16 values)",
+        c->def->name, irm_ops_shape_text_(d, 5, s1), irm_ops_shape_text_(w, 6, s2), (long long)sum[0],
+        (long long)a->channels, QB);
   int64_t eh = irm_ops_dilate_(q->kh, a->dilation[0]), ew = irm_ops_dilate_(q->kw, a->dilation[1]);
   int64_t ph = q->h + a->padding[0] + a->padding[2], pw = q->w + a->padding[1] + a->padding[3];
   if (ph < eh || pw < ew)
@@ -231,7 +233,9 @@ static uint32_t conv_sum(const qconv *q, const irm_tensor *const *in, int64_t n,
         int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
         int64_t x = xz;
         if (iy >= 0 && iy < q->h && ix >= 0 && ix < q->w)
-          x = irm_ops_load_i64_(in[0], kd, (((n * q->cb + i / QB) * q->h + iy) * q->w + ix) * QB + i % QB) + flip;
+          x = irm_ops_load_i64_(in[0], kd,
+                                (((n * q->cb + i / q->lanes) * q->h + iy) * q->w + ix) * q->lanes + i % q->lanes) +
+              flip;
         int8_t wv = w[((((ob * q->ig + i / 4) * q->kh + ky) * q->kw + kx) * QB + l) * 4 + i % 4];
         acc += (uint32_t)x * (uint32_t)(int32_t)wv;
       }
