@@ -152,6 +152,8 @@ extern const cg_op irm_cg_layout_ops_[];
 extern const size_t irm_cg_layout_ops_count_;
 extern const cg_op irm_cg_qnn_ops_[];
 extern const size_t irm_cg_qnn_ops_count_;
+extern const cg_op irm_cg_qnn_nchwc_ops_[];
+extern const size_t irm_cg_qnn_nchwc_ops_count_;
 
 /* The native generator of a built-in op's FCodegenC function (the object
  * irm_register_codegen_c_builtins_ set), or NULL for any other value. */

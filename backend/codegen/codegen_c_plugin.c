@@ -19,12 +19,13 @@ static const struct {
   const cg_op *ops;
   const size_t *count;
 } tables[] = {
-    {irm_cg_elemwise_ops_, &irm_cg_elemwise_ops_count_}, {irm_cg_compare_ops_, &irm_cg_compare_ops_count_},
-    {irm_cg_reduce_ops_, &irm_cg_reduce_ops_count_},     {irm_cg_nn_ops_, &irm_cg_nn_ops_count_},
-    {irm_cg_conv_ops_, &irm_cg_conv_ops_count_},         {irm_cg_winograd_ops_, &irm_cg_winograd_ops_count_},
-    {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},         {irm_cg_shape_ops_, &irm_cg_shape_ops_count_},
-    {irm_cg_image_ops_, &irm_cg_image_ops_count_},       {irm_cg_layout_ops_, &irm_cg_layout_ops_count_},
-    {irm_cg_conv3d_ops_, &irm_cg_conv3d_ops_count_},     {irm_cg_qnn_ops_, &irm_cg_qnn_ops_count_},
+    {irm_cg_elemwise_ops_, &irm_cg_elemwise_ops_count_},   {irm_cg_compare_ops_, &irm_cg_compare_ops_count_},
+    {irm_cg_reduce_ops_, &irm_cg_reduce_ops_count_},       {irm_cg_nn_ops_, &irm_cg_nn_ops_count_},
+    {irm_cg_conv_ops_, &irm_cg_conv_ops_count_},           {irm_cg_winograd_ops_, &irm_cg_winograd_ops_count_},
+    {irm_cg_pool_ops_, &irm_cg_pool_ops_count_},           {irm_cg_shape_ops_, &irm_cg_shape_ops_count_},
+    {irm_cg_image_ops_, &irm_cg_image_ops_count_},         {irm_cg_layout_ops_, &irm_cg_layout_ops_count_},
+    {irm_cg_conv3d_ops_, &irm_cg_conv3d_ops_count_},       {irm_cg_qnn_ops_, &irm_cg_qnn_ops_count_},
+    {irm_cg_qnn_nchwc_ops_, &irm_cg_qnn_nchwc_ops_count_},
 };
 
 #define CG_MAX_BUILTINS 256

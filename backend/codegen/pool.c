@@ -146,6 +146,32 @@ static int kernel_pool(const cg_call *c, const irm_pool2d_attrs *a, int is_max, 
 /* Rows wider than this take the per-output path (acc lives on the stack). */
 #define MAX_ROW 4096
 
+/* An integer NCHW{x}c max pool (the blocked uint8 chain's, which the
+ * float kernels do not take): per output pixel, a running max of its x
+ * lanes over the taps inside the input, the lanes innermost (a vector),
+ * from the dtype's lowest value (what the loops below give). */
+static int int_max_pool_nchwc(const cg_call *c, const irm_pool2d_attrs *a, irm_text_buf *b) {
+  const int64_t *d = c->in[0].shape, *o = c->out.shape, x = a->layout_block;
+  const char *t = irm_cg_ctype_(c->out.dt);
+  P(b, "    for (int64_t nb = 0; nb < %lld; nb++)\n    for (int64_t y = 0; y < %lld; y++)\n", LL(d[0] * d[1]),
+    LL(o[2]));
+  P(b, "    for (int64_t xo = 0; xo < %lld; xo++) {\n      %s acc[%lld];\n", LL(o[3]), t, LL(x));
+  P(b, "      for (int64_t l = 0; l < %lld; l++) acc[l] = (%s)%s;\n", LL(x), t, irm_cg_lowest_text_(c->out.dt));
+  P(b, "      for (int64_t ky = 0; ky < %lld; ky++) {\n        const int64_t iy = y * %lld - %lld + ky * %lld;\n",
+    LL(a->pool_size[0]), LL(a->strides[0]), LL(a->padding[0]), LL(a->dilation[0]));
+  P(b, "        if (iy < 0 || iy >= %lld) continue;\n", LL(d[2]));
+  P(b, "        for (int64_t kx = 0; kx < %lld; kx++) {\n          const int64_t ix = xo * %lld - %lld + kx * %lld;\n",
+    LL(a->pool_size[1]), LL(a->strides[1]), LL(a->padding[1]), LL(a->dilation[1]));
+  P(b, "          if (ix < 0 || ix >= %lld) continue;\n", LL(d[3]));
+  P(b, "          const %s *p = %s + ((nb * %lld + iy) * %lld + ix) * %lld;\n", t, c->in[0].name, LL(d[2]), LL(d[3]),
+    LL(x));
+  P(b, "          for (int64_t l = 0; l < %lld; l++) acc[l] = p[l] > acc[l] ? p[l] : acc[l];\n        }\n      }\n",
+    LL(x));
+  P(b, "      memcpy(%s + ((nb * %lld + y) * %lld + xo) * %lld, acc, sizeof acc);\n    }\n", c->out.name, LL(o[2]),
+    LL(o[3]), LL(x));
+  return IRM_OK;
+}
+
 static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   irm_pool2d_attrs a;
@@ -156,6 +182,7 @@ static int pool_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int64_t x = a.layout_block ? a.layout_block : 1;
   if (a.layout_block) rc = kernel_pool(c, &a, is_max, b, &done);
   if (rc || done) return rc;
+  if (a.layout_block && is_max && irm_cg_is_int_(c->out.dt) && c->out.numel > 0) return int_max_pool_nchwc(c, &a, b);
   const int64_t *d = c->in[0].shape, *o = c->out.shape;
   int64_t n = d[0], ch = d[nhwc ? 3 : 1] * x, h = d[nhwc ? 1 : 2], w = d[nhwc ? 2 : 3];
   int64_t oh = o[nhwc ? 1 : 2], ow = o[nhwc ? 2 : 3];

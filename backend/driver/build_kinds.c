@@ -37,19 +37,21 @@ int irm_backend_kind_attr_(const irm_kind *kind, const char *attr, irm_any *out)
  * the first FoldConstant folds them (FoldScaleAxis needs a Constant
  * scale), and FoldScaleAxis moves the scale into the convolution before
  * it: batch norms cost nothing at run time. */
-static const char *const default_passes[] = {"InferType",
-                                             "BindParams",
-                                             "FakeQuantizationToInteger",
-                                             "SimplifyInference",
-                                             "FoldConstant",
-                                             "FoldScaleAxis",
-                                             "ConvertLayout",
-                                             "SimplifyExpr",
-                                             "AlterOpLayout",
-                                             "InferType",
-                                             "FoldConstant",
-                                             "DeadCodeElimination",
-                                             "FuseOps"};
+static const char *const default_passes[] = {
+    "InferType",
+    "BindParams",
+    "FakeQuantizationToInteger",
+    "SimplifyInference",
+    "FoldConstant",
+    "FoldScaleAxis",
+    "ConvertLayout",
+    "SimplifyExpr",
+    "InferType", /* FakeQuantizationToInteger's new nodes: AlterOpLayout reads types */
+    "AlterOpLayout",
+    "InferType",
+    "FoldConstant",
+    "DeadCodeElimination",
+    "FuseOps"};
 
 /* AlterOpLayout's options for the config's target: the channel block of
  * runtime/kernels under its flags, for a c or llvm target (none for

@@ -43,6 +43,7 @@
 #include "irm/container.h"
 #include "irm/dataflow/op_attrs.h"
 #include "irm/error.h"
+#include "alter_qnn_layout.h"
 #include "irm/pass_config.h"
 #include "pass_util.h"
 
@@ -56,6 +57,7 @@ typedef struct alter_ctx {
   int64_t x;
   char data_layout[32]; /* "NCHW{x}c" */
   irm_ptr_table_ twins;
+  irm_alter_qnn_state_ *qnn; /* the quantized rules (alter_qnn_layout.c): NCHW16c bytes */
 } alter_ctx;
 
 /* op(args) with attributes from keys/values (n of them; attrs given
@@ -487,6 +489,8 @@ static int alter(alter_ctx *c, const irm_object *original, irm_object *call, irm
   const char *op = irm_op_name(callee);
   size_t n = irm_call_arg_count(call);
   irm_op_pattern p = irm_op_pattern_of(callee);
+  int rc = irm_alter_qnn_call_(c->qnn, original, call, out);
+  if (rc || *out) return rc;
   if (strcmp(op, "nn.conv2d") == 0 && n == 2) return alter_conv(c, original, call, out);
   if (strcmp(op, "nn.bias_add") == 0 && n == 2) return alter_bias_add(c, original, call, out);
   if (strcmp(op, "concatenate") == 0) return alter_concat(c, original, call, out);
@@ -522,7 +526,9 @@ static int alter_function_with(irm_object *func, int64_t block, irm_object **out
   c.x = block;
   snprintf(c.data_layout, sizeof c.data_layout, "NCHW%lldc", (long long)block);
   irm_expr_rewriter rw = {NULL, post, &c};
-  int rc = irm_dataflow_rewrite_function_(func, &rw, out);
+  int rc = irm_alter_qnn_new_(&c.qnn);
+  if (!rc) rc = irm_dataflow_rewrite_function_(func, &rw, out);
+  irm_alter_qnn_free_(c.qnn);
   for (irm_ptr_entry_ *e = c.twins.head; e; e = e->next) {
     irm_object_release(((twin *)e)->key);
     irm_object_release(((twin *)e)->blocked);

@@ -124,7 +124,8 @@ static inline int irm_kernel_qconv2d_pack(const irm_kernel_qconv2d_shape *s, con
 typedef struct irm_kernel_qconv2d_call_ {
   const uint8_t *in;  /* the image n's first input block */
   const int8_t *w;    /* the tile's first output block's packed weights */
-  size_t in_cstride;  /* bytes between input blocks: ih * iw * 16 */
+  size_t in_cstride;  /* bytes between input blocks: ih * iw * lanes */
+  int lanes;          /* the data's lanes a pixel: 16, or 4 */
   size_t w_bstride;   /* bytes between output blocks' weights */
   int ocb0;           /* first output block of the tile */
   int ih0;            /* input row of tap 0 */
@@ -201,6 +202,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
     return;
   }
   uint8_t *ob = (uint8_t *)c->out + at;
+  /* the lanes past oc: the output zero point within [lo, hi], on every path */
+  const int32_t zc = q->out_zp < q->lo ? q->lo : q->out_zp > q->hi ? q->hi : q->out_zp;
 #ifdef IRM_KQ_VEC_REQUANTIZE_
   if (c->vec_requantize) {
     float m[IRM_KERNEL_QBLOCK];
@@ -211,6 +214,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
     }
     irm_kq_requantize16_(t, mp, q->mult_per_channel, q->rq_zp, q->out_zp, q->lo, q->hi,
                          q->out_kind == IRM_KERNEL_QOUT_I8, ob);
+    for (int l = nb; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)zc;
     return;
   }
 #endif
@@ -218,7 +222,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
     y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
                                                 (double)q->lo, (double)q->hi, q->half_up)
-                  : q->out_zp;
+                  : zc;
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)y[l]; /* int8 as its two's complement byte */
 }
 
@@ -235,21 +239,22 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
   }
   const int groups = (s->ic + 3) / 4, taps = s->kh * s->kw;
   const int iw0 = ow0 * s->sw - s->pl;
-  const ptrdiff_t pstride = (ptrdiff_t)s->sw * IRM_KERNEL_QBLOCK;
+  const int L = c->lanes;
+  const ptrdiff_t pstride = (ptrdiff_t)s->sw * L;
   for (int g = 0; g < groups; g++) {
-    const uint8_t *ib = c->in + (size_t)(g / 4) * c->in_cstride + (size_t)(g % 4) * 4;
+    const uint8_t *ib = c->in + (size_t)(g / (L / 4)) * c->in_cstride + (size_t)(g % (L / 4)) * 4;
     const int8_t *wg = c->w + (size_t)g * taps * IRM_KERNEL_QBLOCK * 4;
     for (int ky = 0; ky < s->kh; ky++) {
       const int iy = c->ih0 + ky * s->dh;
       const int row_out = iy < 0 || iy >= s->ih;
       /* offsets, not pointers, until a tap is known to be inside */
-      const ptrdiff_t rof = ((ptrdiff_t)iy * s->iw + iw0) * IRM_KERNEL_QBLOCK;
+      const ptrdiff_t rof = ((ptrdiff_t)iy * s->iw + iw0) * L;
       for (int kx = 0; kx < s->kw; kx++) {
         const int8_t *wp = wg + ((size_t)ky * s->kw + kx) * IRM_KERNEL_QBLOCK * 4;
         irm_qw wv[IRM_KERNEL_QCONV2D_MAX_VECS_];
         IRM_KQ_UNROLL
         for (int v = 0; v < V; v++) wv[v] = irm_qw_load(wp + (size_t)v * c->w_bstride);
-        const ptrdiff_t kof = (ptrdiff_t)kx * s->dw * IRM_KERNEL_QBLOCK;
+        const ptrdiff_t kof = (ptrdiff_t)kx * s->dw * L;
         IRM_KQ_UNROLL
         for (int p = 0; p < T; p++) {
           uint32_t a;
@@ -291,20 +296,25 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_interior_(int in, int out, int k, int stri
   *b = hi;
 }
 
-/* One output row: the pixels whose window leaves the input (all of a
- * row whose window does) one at a time with per-tap checks, the interior
- * in tiles of T, its remainder one at a time. Two copies of the
- * micro-kernel: each copy costs compile time in every workload. */
+/* One output row in tiles of T pixels from column 0, a tile testing its
+ * taps against the input's edges only when its windows leave the input
+ * (all of a row whose window does), the last ow % T pixels one at a time
+ * with the tests. Tiles from 0 rather than around the interior: a 7x7 or
+ * 14x14 map is mostly border, and T dividing ow leaves no single pixels
+ * (the generator picks such a T). Three copies of the micro-kernel: each
+ * costs compile time in every workload. */
 IRM_KQ_INLINE void irm_kernel_qconv2d_row_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
                                            const irm_kernel_qconv2d_call_ *c, const int T, const int V) {
   int a, b;
   irm_kernel_qconv2d_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
   int last = c->ih0 + (s->kh - 1) * s->dh;
   if (c->ih0 < 0 || last >= s->ih) a = b = 0;
-  int ow = a;
-  for (; ow + T <= b; ow += T) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
-  for (int p = 0; p < s->ow; p++)
-    if (p < a || p >= ow) irm_kernel_qconv2d_micro_(s, q, c, p, 1, V, p < a || p >= b);
+  int ow = 0;
+  for (; ow + T <= s->ow; ow += T) {
+    if (ow >= a && ow + T <= b) irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 0);
+    else irm_kernel_qconv2d_micro_(s, q, c, ow, T, V, 1);
+  }
+  for (; ow < s->ow; ow++) irm_kernel_qconv2d_micro_(s, q, c, ow, 1, V, 1);
 }
 
 /* The items irm_kernel_qconv2d_range splits the convolution into: one
@@ -313,22 +323,34 @@ static inline int irm_kernel_qconv2d_items(const irm_kernel_qconv2d_shape *s, in
   return (irm_kernel_qblocks(s->oc) + oc_vecs - 1) / oc_vecs * s->n * s->oh;
 }
 
-/* Items [begin, end) of the convolution of in (NCHW16c bytes) by the
- * packed weights into out (NCHW16c, int32 or bytes as q->out_kind says),
- * tile-major: a chunk keeps one tile's weights in cache over its rows.
- * ow_tile (<= 16) and oc_vecs (<= 4) should be constants: the function is
- * meant to be inlined into one function per workload. out must not
- * overlap in. */
-IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s_arg, const void *in, const int8_t *packed,
-                                            void *out, const irm_kernel_qconv2d_params *q_arg, const int ow_tile,
-                                            const int oc_vecs, int begin, int end) {
-  /* local copies: the byte stores of the output may alias anything the
-   * caller's pointers reach, which would reload every parameter a block */
-  const irm_kernel_qconv2d_shape shape = *s_arg, *s = &shape;
+/* Items [begin, end) of the convolution of in (NCHW16c bytes; with
+ * in_lanes 4 and at most 4 input channels NCHW4c, the RGB stem's quarter
+ * of the bytes) by the packed weights into out (NCHW16c, int32 or bytes
+ * as q->out_kind says), tile-major: a chunk keeps one tile's weights in
+ * cache over its rows. ow_tile (<= 16) and oc_vecs (<= 4) should be
+ * constants: the function is meant to be inlined into one function per
+ * workload. out must not overlap in. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape *s, int in_lanes, const void *in,
+                                                  const int8_t *packed, void *out,
+                                                  const irm_kernel_qconv2d_params *q_arg, const int ow_tile,
+                                                  const int oc_vecs, int begin, int end) {
+  /* the window and the input channels as data, not constants: a
+   * generated workload's constant 3x3 let GCC unroll the taps until the
+   * tile's accumulators spilled (half the speed); registers, not memory
+   * (an address-taken copy is reloaded after every byte stored) */
+  irm_kernel_qconv2d_shape sh = *s;
+#if defined(__GNUC__)
+  __asm__("" : "+r"(sh.kh), "+r"(sh.kw), "+r"(sh.ic));
+#endif
+  s = &sh;
+  /* the parameters copied too: the output's byte stores may alias
+   * anything the caller's pointer reaches, which reloaded and converted
+   * every parameter a block (1x1 convs of few input channels: -20%) */
   const irm_kernel_qconv2d_params params = *q_arg, *q = &params;
   const int x = IRM_KERNEL_QBLOCK, ocbs = irm_kernel_qblocks(s->oc), rows = s->n * s->oh;
   irm_kernel_qconv2d_call_ c;
-  c.in_cstride = (size_t)s->ih * s->iw * x;
+  c.lanes = in_lanes == 4 ? 4 : x; /* a constant where the caller passes one */
+  c.in_cstride = (size_t)s->ih * s->iw * c.lanes;
   c.w_bstride = (size_t)((s->ic + 3) / 4) * s->kh * s->kw * x * 4;
   c.out_cstride = (size_t)s->oh * s->ow * x;
   c.flip = q->x_signed ? 0x80808080u : 0u;
@@ -339,7 +361,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s_ar
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;
     c.ocb0 = t * oc_vecs;
-    c.in = (const uint8_t *)in + (size_t)n * irm_kernel_qblocks(s->ic) * c.in_cstride;
+    c.in = (const uint8_t *)in + (size_t)n * (c.lanes == x ? irm_kernel_qblocks(s->ic) : 1) * c.in_cstride;
     c.w = packed + (size_t)c.ocb0 * c.w_bstride;
     c.ih0 = y * s->sh - s->pt;
     size_t off = ((size_t)n * ocbs + c.ocb0) * c.out_cstride + (size_t)y * s->ow * x;
@@ -357,6 +379,13 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s_ar
       irm_kernel_qconv2d_row_(s, q, &one, ow_tile, 1);
     }
   }
+}
+
+/* irm_kernel_qconv2d_range_lanes on NCHW16c data. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_range(const irm_kernel_qconv2d_shape *s, const void *in, const int8_t *packed,
+                                            void *out, const irm_kernel_qconv2d_params *q, const int ow_tile,
+                                            const int oc_vecs, int begin, int end) {
+  irm_kernel_qconv2d_range_lanes(s, IRM_KERNEL_QBLOCK, in, packed, out, q, ow_tile, oc_vecs, begin, end);
 }
 
 #endif

@@ -6,7 +6,8 @@
  * kernel zero points) and dense followed by requantize, dense whose int32
  * zero points make the sums wrap, uint8 x int8 dense through runtime/kernels'
  * int8 kernel (plain, and with -march=native its VNNI path), conv2d through
- * the blocked int8 conv (the same paths) and its fallback, add and mul with
+ * the blocked int8 conv (the same paths) and its fallback, AlterOpLayout's
+ * qnn.contrib_conv2d_NCHWc itself (uint8, int8 and int32 out, every lane), add and mul with
  * broadcasting, concatenate; chains fuse into one loop where they are
  * elementwise; the same with -march=native -ffp-contract=fast. */
 #include "check_codegen_c_util.h"
@@ -81,6 +82,24 @@ START_TEST(qnn_elementwise) {
 }
 END_TEST
 
+/* The packed kernel (2 output blocks, 1 group of 4 input channels, 2x1 taps) and its sums of the
+ * qnn.contrib_conv2d_NCHWc cases, and the uint8 case on NCHW16c or NCHW4c data. */
+#define QK \
+  "const(int8, [2, 1, 2, 1, 16, 4], [-7, -62, 61, 114, -95, -122, 112, 4, -9, -30, 112, 115, 75, -51, -10, -51, 71, -121, -96, -47, -107, 26, -113, 9, 114, 70, 90, 74, 99, -60, 59, -79, -110, -59, 125, -17, 4, 95, 26, 87, 69, 51, 80, -10, 44, -114, 15, -45, 39, -75, -20, 8, 17, -65, -96, 118, 119, -83, 48, -94, 82, -51, -118, 22, 90, 84, -68, -106, -105, 65, 41, 14, -8, -110, 30, -125, -89, -73, -112, -27, 80, 21, 6, -49, -107, 45, 32, 56, -58, 65, 64, 107, 69, -76, 10, 92, -7, 26, 95, 4, 27, 45, -123, 84, 33, -118, 64, -60, -98, 42, 110, 52, 52, 14, 122, -117, -97, -118, 61, 0, 105, 24, 35, -38, 58, -34, 32, 61, 7, 25, 65, -75, -115, -61, 30, -15, 9, -6, 39, -33, 94, -79, -76, 36, 42, -14, 96, -42, -88, 44, -17, 102, 10, -13, -67, -111, -31, 33, -35, 14, 46, -85, 48, -62, 87, 21, 10, 109, 49, 85, 20, 86, 81, -110, 83, -49, -26, -126, 116, 94, -15, -112, 105, 19, 46, -12, -94, 18, -67, -3, -105, -111, -27, 92, -103, -122, 118, -67, -41, 25, -6, -118, 83, -101, -70, 46, -64, 1, 116, -97, 52, -15, -27, -66, -67, -41, -6, 12, -63, -125, 121, 76, -103, 10, -1, 9, 88, -102, 114, 37, -128, -100, -64, -105, -65, -103, -93, 119, -112, -84, 122, 33, -48, 33, -92, 51, 69, 71, 27, 56, 7, -31, 40, 91, -65, -63])"
+#define QSUM \
+  "const(int32, [32], [138, -992, 467, 481, -221, 629, -836, 161, -634, -912, -235, -56, 238, 332, 603, 109, -221, 304, 641, -911, 276, 816, -116, -891, -237, 286, 17, 557, 440, -354, -138, 947])"
+#define NCHWC_U8(lanes)                                                                                                                                                                                                                             \
+  "def @main(%a: Tensor[(1, 1, 7, 9, " lanes "), uint8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "                                                                                                                                              \
+  "" QSUM ", " C1(                                                                                                                                                                                                                                  \
+      "uint8",                                                                                                                                                                                                                                      \
+      "200") ", const(int32, [20], [422, -143, -56, -963, -498, -552, 98, -446, 424, 209, -853, 645, -129, -540, -127, -733, 802, -942, 918, -333]), "                                                                                              \
+             "const(float32, [20], [0.002871, 0.005489, 0.004955, 0.002311, 0.003321, 0.001616, 0.005066, 0.004311, 0.005437, 0.004962, 0.004338, 0.004669, 0.003819, 0.001516, 0.003939, 0.001025, 0.001718, 0.004872, 0.001222, 0.001459]), " C1( \
+                 "int32",                                                                                                                                                                                                                           \
+                 "2") ", " C1("float32",                                                                                                                                                                                                            \
+                              "0.5") ", " C1("uint8",                                                                                                                                                                                               \
+                                             "250") ", channels=20, strides=[2, 2], padding=[1, 0, 2, 1], out_dtype=\"uint8\", "                                                                                                                    \
+                                                    "clip_min=3, clip_max=240); %0 }"
+
 START_TEST(qnn_conv_dense_concat) {
   static const cg_case cases[] = {
       {"conv_rq",
@@ -117,6 +136,21 @@ START_TEST(qnn_conv_dense_concat) {
        "%0 = qnn.conv2d(%a, %w, " C1("int8", "127") ", const(int8, [16], [0, 1, 2, 3, 4, 5, 6, 7, 0, -1, -2, -3, "
                                                     "-4, -5, -6, -7]), " C1("float32", "1") ", " C1("float32",
                                                                                                     "1") "); %0 }",
+       0},
+      /* qnn.contrib_conv2d_NCHWc itself: 20 channels (a block and a part), per-channel scales, a clip, stride
+         2, uneven padding; the padding lanes hold the clamped zero point; NCHW16c and NCHW4c data */
+      {"nchwc_u8", NCHWC_U8("16"), 0},
+      {"nchwc4_u8", NCHWC_U8("4"), 0},
+      {"nchwc_i8", /* int8 data and out, scalar scales, rounding up, dilation */
+       "def @main(%a: Tensor[(2, 1, 6, 6, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "
+       "" QSUM ", " C1("int8", "-128") ", " C1("int32", "7") ", " C1("float32", "0.01") ", " C1("int32", "0") ", " C1(
+           "float32", "0.25") ", " C1("int8", "127") ", channels=20, dilation=[2, 1], padding=[2, 1], "
+                                                     "out_dtype=\"int8\", rounding=\"UPWARD\"); %0 }",
+       0},
+      {"nchwc_i32", /* the int32 sums plus a bias */
+       "def @main(%a: Tensor[(1, 1, 5, 4, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "
+       "" QSUM ", " C1("int8", "127") ", " C1("int32", "-5") ", " C1("float32", "1") ", " C1("int32", "0") ", " C1(
+           "float32", "1") ", " C1("int32", "0") ", channels=20, padding=[1, 1]); %0 }",
        0},
       {"dense_rq",
        "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "

@@ -498,6 +498,21 @@ typedef struct irm_qnn_dense_attrs {
 } irm_qnn_dense_attrs;
 IRM_API int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dense_attrs *out);
 
+/* qnn.contrib_conv2d_NCHWc (irm's, made by AlterOpLayout): qnn.conv2d
+ * (groups 1) on NCHW16c bytes by a weight packed at build, with the bias,
+ * qnn.requantize and a clip fused. Defaults: strides 1,1, padding 0,
+ * dilation 1,1; channels (required) the result's channels; out_dtype
+ * int32 (the sums plus the bias; uint8 or int8: requantized, the type
+ * rule checks); rounding TONEAREST (as qnn.requantize's); clip_min and
+ * clip_max (defaults -2^31 and 2^31 - 1) narrow the requantized range. */
+typedef struct irm_qnn_conv2d_nchwc_attrs {
+  int64_t strides[2], padding[4], dilation[2];
+  int64_t channels, clip_min, clip_max;
+  DLDataType out_dtype;
+  int rounding; /* IRM_QNN_ROUND_* */
+} irm_qnn_conv2d_nchwc_attrs;
+IRM_API int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_conv2d_nchwc_attrs *out);
+
 #ifdef __cplusplus
 }
 #endif

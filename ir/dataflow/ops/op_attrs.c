@@ -790,3 +790,24 @@ int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_
   int rc = get_int(op, attrs, "units", &out->units);
   return rc ? rc : get_dtype(op, attrs, "out_dtype", &out->out_dtype);
 }
+
+int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_conv2d_nchwc_attrs *out) {
+  static const irm_qnn_conv2d_nchwc_attrs defaults = {.strides = {1, 1},
+                                                      .dilation = {1, 1},
+                                                      .clip_min = INT32_MIN,
+                                                      .clip_max = INT32_MAX,
+                                                      .out_dtype = {kDLInt, 32, 1}};
+  *out = defaults;
+  int rc = get_pair(op, attrs, "strides", out->strides);
+  if (!rc) rc = get_pair(op, attrs, "dilation", out->dilation);
+  if (!rc) rc = get_padding(op, attrs, "padding", out->padding);
+  if (!rc && !find(attrs, "channels")) rc = required(op, "channels");
+  if (!rc) rc = get_int(op, attrs, "channels", &out->channels);
+  if (!rc && out->channels < 1)
+    rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
+  if (!rc) rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
+  if (!rc) rc = get_name(op, attrs, "rounding", qnn_roundings, 2, &out->rounding);
+  if (!rc) rc = get_int(op, attrs, "clip_min", &out->clip_min);
+  if (!rc) rc = get_int(op, attrs, "clip_max", &out->clip_max);
+  return rc;
+}

@@ -221,19 +221,13 @@ int irm_register_builtin_ops_(void) {
     const ops_op_def *ops;
     size_t n;
   } tables[] = {
-      {irm_ops_elemwise_, irm_ops_elemwise_count_},
-      {irm_ops_compare_, irm_ops_compare_count_},
-      {irm_ops_reduce_, irm_ops_reduce_count_},
-      {irm_ops_nn_, irm_ops_nn_count_},
-      {irm_ops_conv_, irm_ops_conv_count_},
-      {irm_ops_winograd_, irm_ops_winograd_count_},
-      {irm_ops_pool_, irm_ops_pool_count_},
-      {irm_ops_shape_, irm_ops_shape_count_},
-      {irm_ops_image_, irm_ops_image_count_},
-      {irm_ops_layout_, irm_ops_layout_count_},
-      {irm_ops_conv3d_, irm_ops_conv3d_count_},
-      {irm_ops_qnn_, irm_ops_qnn_count_},
-      {irm_ops_annotation_, irm_ops_annotation_count_},
+      {irm_ops_elemwise_, irm_ops_elemwise_count_},   {irm_ops_compare_, irm_ops_compare_count_},
+      {irm_ops_reduce_, irm_ops_reduce_count_},       {irm_ops_nn_, irm_ops_nn_count_},
+      {irm_ops_conv_, irm_ops_conv_count_},           {irm_ops_winograd_, irm_ops_winograd_count_},
+      {irm_ops_pool_, irm_ops_pool_count_},           {irm_ops_shape_, irm_ops_shape_count_},
+      {irm_ops_image_, irm_ops_image_count_},         {irm_ops_layout_, irm_ops_layout_count_},
+      {irm_ops_conv3d_, irm_ops_conv3d_count_},       {irm_ops_qnn_, irm_ops_qnn_count_},
+      {irm_ops_qnn_nchwc_, irm_ops_qnn_nchwc_count_}, {irm_ops_annotation_, irm_ops_annotation_count_},
   };
   int rc = IRM_OK;
   for (size_t t = 0; !rc && t < sizeof tables / sizeof tables[0]; t++)

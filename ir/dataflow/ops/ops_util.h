@@ -91,6 +91,8 @@ extern const ops_op_def irm_ops_layout_[];
 extern const size_t irm_ops_layout_count_;
 extern const ops_op_def irm_ops_qnn_[];
 extern const size_t irm_ops_qnn_count_;
+extern const ops_op_def irm_ops_qnn_nchwc_[];
+extern const size_t irm_ops_qnn_nchwc_count_;
 extern const ops_op_def irm_ops_annotation_[];
 extern const size_t irm_ops_annotation_count_;
 

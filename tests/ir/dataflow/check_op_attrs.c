@@ -117,6 +117,7 @@ WRAP(qnn_quantize)
 WRAP(qnn_dequantize)
 WRAP(qnn_binary)
 WRAP(qnn_dense)
+WRAP(qnn_conv2d_nchwc)
 
 typedef struct decoder_case {
   const char *op;
@@ -178,12 +179,14 @@ static const decoder_case cases[] = {
     CASE("qnn.mul", qnn_binary, NULL),
     CASE("qnn.dense", qnn_dense, NULL),
     CASE("qnn.concatenate", concatenate, NULL),
+    CASE("qnn.contrib_conv2d_NCHWc", qnn_conv2d_nchwc, "channels"),
 };
 
 /* The required attributes of a case, given. */
 static irm_object *required_attrs(const decoder_case *k) {
   if (!k->required) return NULL;
   if (strcmp(k->required, "dtype") == 0) return map1("dtype", irm_any_str("int8"));
+  if (strcmp(k->required, "channels") == 0) return map1("channels", irm_any_int(20));
   if (strcmp(k->required, "src_layout") == 0) {
     const char *keys[] = {"src_layout", "dst_layout"};
     irm_any values[] = {irm_any_str("NCHW"), irm_any_str("NCHW8c")};
