@@ -105,7 +105,7 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
     LL(v->a.padding[1]));
   irm_cg_epilogue_decl_(c->epilogue, &run);
   P(&run,
-    "    irm_kernel_winograd_range(&s, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, %d, "
+    "    irm_kernel_winograd_range(&s, 2, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, %d, "
     "begin, end);\n",
     c->in[0].name, c->in[1].name, c->out.name, c->scratch, one, k->ow_tile, k->oc_vecs);
   rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, k->items, k->chunk, run.data);
