@@ -17,7 +17,7 @@
  *                      reshape: the stem writes NCHW{x}c from NCHW);
  *                      a 3x3 stride-1 one on a map of 14x14 or more runs
  *                      Winograd's F(4x4, 3x3) (F(2x2, 3x3) on a map less
- *                      than 14 wide), its weight transformed by
+ *                      than 25 wide), its weight transformed by
  *                      nn.contrib_conv2d_winograd_weight_transform (also
  *                      folded)
  *   elementwise (1 arg)     its argument has a twin
@@ -166,14 +166,17 @@ static int blocked_arg(alter_ctx *c, irm_object *e, irm_object **out) {
 
 /* ---- nn.conv2d -------------------------------------------------------------------------------- */
 
-/* Winograd's output tile for a 3x3 stride-1 conv of output o: F(4x4, 3x3)
- * (2.25 multiplies an output against F(2x2)'s 4) where a row of the map
- * holds at least 4 of its tiles, so that the products' 1x1 convs keep a
- * register tile of some width; F(2x2, 3x3) below. Measured on resnet18
- * (docs/tuning.md, "Winograd F(4x4, 3x3)"). */
+/* Winograd's output tile for a 3x3 stride-1 conv of output o (the
+ * winograd_tile setting when given): F(4x4, 3x3) (2.25 multiplies an
+ * output against F(2x2)'s 4) where a row of the map holds at least 7 of
+ * its 4x4 tiles (25 or more wide), F(2x2, 3x3) below. Each row of tiles
+ * streams the whole transformed weight, 2.25x larger for F(4x4): on
+ * narrower maps (resnet18's 14x14, 256 channels: 9.4 MB a row of 4 tiles)
+ * that traffic outweighs the multiplies saved. Measured on resnet18,
+ * googlenet and densenet121 (docs/tuning.md, "Winograd F(4x4, 3x3)"). */
 static int64_t winograd_tile(const alter_ctx *c, const int64_t o[4]) {
   if (c->winograd_tile) return c->winograd_tile;
-  return o[3] >= 14 ? 4 : 2;
+  return (o[3] + 3) / 4 >= 7 ? 4 : 2;
 }
 
 static int alter_conv(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {

@@ -140,7 +140,7 @@ START_TEST(cnn_tasks) {
   irm_object *tasks = cnn_tasks_c();
   ck_assert_uint_eq(irm_array_size(tasks), 2);
   const char *families[] = {"winograd_nchwc", "conv2d_nchwc"};
-  int64_t sizes[] = {4, 32}; /* Winograd F(4x4): ow_tile 1..4, a row's 4x4 tiles */
+  int64_t sizes[] = {8, 32};
   for (size_t i = 0; i < 2; i++) {
     irm_object *t = task_at(tasks, i);
     ck_assert_str_eq(str_at(t, "family"), families[i]);
@@ -153,7 +153,7 @@ START_TEST(cnn_tasks) {
              str_at(t, "features"));
     ck_assert_str_eq(str_at(t, "key"), key);
     const irm_any *knobs = irm_map_find_cstr(t, "knobs");
-    ck_assert_uint_eq(irm_array_size(irm_map_find_cstr(knobs->v_obj, "ow_tile")->v_obj), i == 0 ? 4 : 8);
+    ck_assert_uint_eq(irm_array_size(irm_map_find_cstr(knobs->v_obj, "ow_tile")->v_obj), 8);
     /* the task: one call over fresh parameters, no constants */
     irm_object *main = irm_module_function(module_of(t), "main");
     ck_assert_uint_eq(irm_function_param_count(main), 2);
@@ -215,7 +215,7 @@ START_TEST(text_round_trip) {
   ck_assert_ok(irm_dataflow_parse(irm_string_data(text), irm_string_size(text), &parsed));
   ck_assert_ok(irm_dataflow_print(parsed, &again));
   ck_assert_str_eq(irm_string_data(again), irm_string_data(text));
-  irm_object *a = measure(task, "{\"ow_tile\": 3}", 10.0), *b = measure(parsed, "{\"ow_tile\": 3}", 10.0);
+  irm_object *a = measure(task, "{\"ow_tile\": 5}", 10.0), *b = measure(parsed, "{\"ow_tile\": 5}", 10.0);
   assert_fine(a);
   assert_fine(b);
   ck_assert_str_eq(str_at(a, "compiler"), str_at(b, "compiler"));

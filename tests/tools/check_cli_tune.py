@@ -71,7 +71,7 @@ with open(tmp("junk.db"), "wb") as f:
 run(["tune", "--show", tmp("junk.db")], 1, err=["not a readable tuning database", "file is not a database"])
 # ---- irm list tunables MODEL [TARGET] ------------------------------------------------------
 run(["list", "tunables", "cnn"], 0,
-    out=["2 tunable workloads for target c", "winograd_nchwc {\"n\": 1, \"ic\": 8", "4 candidates: block 4; oc_vecs 2; ow_tile 1..4",
+    out=["2 tunable workloads for target c", "winograd_nchwc {\"n\": 1, \"ic\": 8", "8 candidates: block 4; oc_vecs 2; ow_tile 1..8",
          "conv2d_nchwc {\"n\": 1, \"ic\": 3", "op nn.contrib_conv2d_NCHWc, 1 call, 32 candidates",
          "unroll 1; order \"oc_outer\", \"row_outer\"; padded false, true"])
 o, _ = run(["list", "--json", "tunables", "cnn"], 0, out=['"family": "conv2d_nchwc"', '"size": 32'])

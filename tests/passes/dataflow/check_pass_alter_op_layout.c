@@ -166,16 +166,20 @@ static const rewrite_case rewrites[] = {
              "  %3 = nn.conv2d(%2, %w2, padding=[1, 1]);\n  %4 = add(%3, %2);\n  %5 = nn.relu(%4);\n"
              "  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);\n  %7 = nn.global_avg_pool2d(%6);\n  %7\n}\n",
      8, "nn.contrib_conv2d_NCHWc", 2},
-    /* a 3x3 stride-1 conv on 16x16: Winograd F(4x4, 3x3) (16 wide) */
+    /* a 3x3 stride-1 conv on 16x16: Winograd F(2x2, 3x3) (16 wide: 4 tiles of 4x4 a row) */
     {IP_HEAD "def @main(%x: Tensor[(1, 8, 16, 16), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
+     8, "winograd_without_weight_transform(%0, const(float32, [4, 4, ", 2},
+    /* on 8x28: Winograd F(4x4, 3x3) (7 tiles a row) */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 8, 28), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
      8, "winograd_without_weight_transform(%0, const(float32, [6, 6, ", 2},
     /* on 30x7 (7 wide, and no padding: tiles cut at the edges): Winograd F(2x2, 3x3) */
     {IP_HEAD "def @main(%x: Tensor[(1, 8, 32, 9), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w3);\n  %1 = nn.relu(%0);\n  %1\n}\n",
      8, "nn.contrib_conv2d_winograd_without_weight_transform(%0, const(float32, [4, 4, ", 2},
-    /* on 15x15, padding 2: F(4x4) with a partial last row and column of tiles */
-    {IP_HEAD "def @main(%x: Tensor[(1, 8, 13, 13), float32], " W_PARAMS ") {\n"
+    /* on 11x29, padding 2: F(4x4) with a partial last row and column of tiles */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 9, 27), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w3, padding=[2, 2]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
      8, "winograd_without_weight_transform(%0, const(float32, [6, 6, ", 2},
     /* 12 output channels, not whole blocks of 8: padded, cut on the way out */
@@ -272,7 +276,7 @@ END_TEST
 /* winograd_tile: 2 or 4 forces the algorithm of every Winograd conv
  * (option or PassContext); anything else names the setting. */
 START_TEST(test_winograd_tile_setting) {
-  irm_module *m = bound(rewrites[1].text), *out = NULL;
+  irm_module *m = bound(rewrites[2].text), *out = NULL;
   ck_require(run_with("AlterOpLayout{block=8, winograd_tile=2}", m, NULL, 0, &out) == 0, "%s", irm_last_error());
   char *text = ip_text(out);
   ck_assert_ptr_nonnull(strstr(text, "winograd_without_weight_transform(%0, const(float32, [4, 4, "));
