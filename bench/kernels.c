@@ -84,7 +84,7 @@ BENCH_CONV_(conv_1x1_s2, SHAPE_1X1_S2, IRM_KERNEL_ORDER_OC_OUTER)
 static float *winograd_scratch;
 static void conv_3x3_winograd(const float *in, const float *w, float *out, const irm_kernel_epilogue *e) {
   static const irm_kernel_conv2d_shape s = SHAPE_3X3;
-  irm_kernel_winograd_nchwc(&s, in, w, out, e, EPI, winograd_scratch, OW_TILE, OC_VECS);
+  irm_kernel_winograd_nchwc(&s, 2, in, w, out, e, EPI, winograd_scratch, OW_TILE, OC_VECS);
 }
 
 static void conv_dw(const float *in, const float *w, float *out, const irm_kernel_epilogue *e) {
@@ -181,10 +181,10 @@ static void setup(const bench_case *b, bench_data *d) {
     irm_kernel_depthwise_pack(s, d->w, d->w_c);
   } else if (b->kind == 2) {
     float *tmp = malloc((size_t)s->oc * s->ic * sizeof(float));
-    d->w_c = frand(irm_kernel_winograd_packed_size(s, OC_VECS), &seed);
-    irm_kernel_winograd_pack(s, OC_VECS, d->w, d->w_c, tmp);
+    d->w_c = frand(irm_kernel_winograd_packed_size(s, 2, OC_VECS), &seed);
+    irm_kernel_winograd_pack(s, 2, OC_VECS, d->w, d->w_c, tmp);
     free(tmp);
-    winograd_scratch = frand(irm_kernel_winograd_scratch_size(s), &seed);
+    winograd_scratch = frand(irm_kernel_winograd_scratch_size(s, 2), &seed);
   } else {
     d->w_c = frand(irm_kernel_conv2d_packed_size(s, OC_VECS), &seed);
     irm_kernel_conv2d_pack(s, OC_VECS, d->w, d->w_c);

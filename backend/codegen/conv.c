@@ -311,7 +311,7 @@ static void nchwc_schedule(const cg_call *c, const nchwc *v, int64_t ic, irm_sch
   w->kh = v->kh, w->kw = v->kw, w->groups = v->a.groups, w->block = v->y, w->in_block = v->x;
   for (int d = 0; d < 2; d++)
     w->strides[d] = v->a.strides[d], w->dilation[d] = v->a.dilation[d], w->padding[d] = v->a.padding[d];
-  w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel;
+  w->packed_ic = v->cb * v->x, w->out_blocks = v->ocb, w->weight_elems = c->in[1].numel, w->tile = 0;
   irm_cg_schedule_default_(w, oc_vecs, &r->choice);
 }
 

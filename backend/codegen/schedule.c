@@ -31,7 +31,7 @@ void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sch
   out->items = out->chunk = 0;
   int t = register_tile(w, out->oc_vecs);
   if (w->kind == IRM_SCHED_WINOGRAD_NCHWC) {
-    int64_t tiles = (w->ow + 1) / 2; /* 2x2 output tiles per row */
+    int64_t m = w->tile > 0 ? w->tile : 2, tiles = (w->ow + m - 1) / m; /* output tiles per row */
     out->ow_tile = tiles < t ? (int)tiles : t;
     return;
   }

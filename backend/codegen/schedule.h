@@ -36,6 +36,7 @@ typedef struct irm_sched_workload_ {
   int64_t strides[2], dilation[2], padding[2]; /* padding: top, left */
   int64_t groups, block, in_block;             /* in_block: the input's channel block (a stem's 1) */
   int64_t packed_ic, out_blocks, weight_elems;
+  int64_t tile; /* Winograd's output tile side (2: F(2x2, 3x3), 4: F(4x4, 3x3)); 0 for the others */
 } irm_sched_workload_;
 
 /* The choices: the layout block, the register tile (ow_tile output pixels

@@ -31,7 +31,8 @@ int irm_sched_space_(const irm_sched_workload_ *w, const irm_sched_choice_ *dflt
   fixed(&knobs[1], "oc_vecs", IRM_KNOB_INT, vecs);
   /* accumulators beside the weights: a tile a little past the register
    * file still runs (the compiler spills), so the space reaches it */
-  int64_t cols = w->kind == IRM_SCHED_WINOGRAD_NCHWC ? (w->ow + 1) / 2 : w->ow;
+  int64_t m = w->tile > 0 ? w->tile : 2; /* Winograd's output tile side */
+  int64_t cols = w->kind == IRM_SCHED_WINOGRAD_NCHWC ? (w->ow + m - 1) / m : w->ow;
   int64_t hi = w->kind == IRM_SCHED_DEPTHWISE_NCHWC ? regs / 2 : regs / vecs;
   range(&knobs[2], "ow_tile", hi < cols ? hi : cols);
   /* unroll divides the block and the input's (the kernel's rule: a stem

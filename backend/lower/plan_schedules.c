@@ -49,8 +49,11 @@ void irm_sched_workload_json_(const irm_sched_workload_ *w, struct irm_text_buf 
   pair(b, "padding", w->padding);
   irm_text_buf_printf_(b,
                        ", \"groups\": %" PRId64 ", \"block\": %" PRId64 ", \"in_block\": %" PRId64
-                       ", \"packed_ic\": %" PRId64 ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64 "}",
+                       ", \"packed_ic\": %" PRId64 ", \"out_blocks\": %" PRId64 ", \"weight_elems\": %" PRId64,
                        w->groups, w->block, w->in_block, w->packed_ic, w->out_blocks, w->weight_elems);
+  /* Winograd's output tile: F(2x2) and F(4x4) are distinct workloads */
+  if (w->kind == IRM_SCHED_WINOGRAD_NCHWC) irm_text_buf_printf_(b, ", \"tile\": %" PRId64, w->tile);
+  irm_text_buf_putc_(b, '}');
 }
 
 static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_record_ *r) {

@@ -4,8 +4,9 @@ potential"): for each distinct blocked conv workload of a network (not the
 depthwise ones), times the conv laid out as the default rule lays it out and
 as each alternative, every one with the default rule's tile choices:
 
-- the algorithm: Winograd's F(2x2, 3x3) or the direct conv (for a 3x3,
-  stride-1, groups-1 conv reading blocked data);
+- the algorithm: Winograd's F(2x2, 3x3) ("winograd"), F(4x4, 3x3)
+  ("winograd4") or the direct conv (for a 3x3, stride-1, groups-1 conv
+  reading blocked data);
 - oc_vecs 1, 2, 4: the output-channel vectors of the packed weight
   (OIHW{x}i{V*x}o, Winograd's HWOI{x}i{V*x}o), where they divide the
   output's channel blocks.
@@ -72,14 +73,19 @@ def variants(task, block):
             "data_layout=\"NCHW%dc\", kernel_layout=\"OIHW%di%do\");\n  %%0\n}\n"
             % (p0, ob // v, cb, w["kh"], w["kw"], xi, v * block, out, w["strides"][0], w["strides"][1], pad,
                w["oc"], extra, xi, xi, v * block))
-        if winograd_ok:
-            bodies[("winograd", v)] = (
-                "(%%p0: Tensor[(%s), float32], %%p1: Tensor[(4, 4, %d, %d, %d, %d), float32]) -> "
+        for name, tile in (("winograd", 2), ("winograd4", 4)) if winograd_ok else ():
+            bodies[(name, v)] = (
+                "(%%p0: Tensor[(%s), float32], %%p1: Tensor[(%d, %d, %d, %d, %d, %d), float32]) -> "
                 "Tensor[(%s), float32] {\n  %%0 = nn.contrib_conv2d_winograd_without_weight_transform(%%p0, %%p1, "
-                "padding=%s, channels=%d, data_layout=\"NCHW%dc\", kernel_layout=\"HWOI%di%do\");\n  %%0\n}\n"
-                % (p0, ob // v, cb, block, v * block, out, pad, w["oc"], block, block, v * block))
+                "padding=%s, channels=%d, data_layout=\"NCHW%dc\", kernel_layout=\"HWOI%di%do\", tile_size=%d);"
+                "\n  %%0\n}\n"
+                % (p0, tile + 2, tile + 2, ob // v, cb, block, v * block, out, pad, w["oc"], block, block, v * block,
+                   tile))
     mods = {k: irm.ir.parse(head + "def @main" + body) for k, body in bodies.items()}
-    default = ("winograd" if task["family"] == "winograd_nchwc" else "direct", dims(p1)[5] // block)
+    algorithm = "direct"
+    if task["family"] == "winograd_nchwc":
+        algorithm = "winograd4" if w.get("tile") == 4 else "winograd"
+    default = (algorithm, dims(p1)[5] // block)
     mods[("default",) + default] = task["task"]
     return mods, default
 

@@ -329,6 +329,30 @@ static const nc_case block4[] = {
      FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"),
      FLAGS("IRM_KERNEL_EPI_RESIDUAL"),
      NULL},
+    /* Winograd F(4x4, 3x3) and F(2x2, 3x3) (backend/codegen/winograd.c): 11x13 outputs, tiles cut at the
+       edges, channels off the block, the bias and relu fused */
+    {{"w4_f4",
+      "def @main(%d: " TY("(1, 2, 9, 11, 4)") ", %w: " TY("(6, 6, 2, 2, 4, 8)") ", %b: " TY(
+          "(1, 3, 1, 1, 4)") ") {\n"
+                             "  %0 = nn.contrib_conv2d_winograd_without_weight_transform(%d, %w, padding=[2, 2], "
+                             "channels=11, tile_size=4, data_layout=\"NCHW4c\", kernel_layout=\"HWOI4i8o\");\n"
+                             "  %1 = add(%0, %b); %2 = nn.relu(%1); %2 }",
+      0},
+     "irm_kernel_winograd_range(&s, 4, ",
+     FLAGS("IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RELU"),
+     NULL},
+    {{"w4_f2",
+      "def @main(%d: " TY("(1, 2, 9, 11, 4)") ", %w: " TY("(4, 4, 2, 2, 4, 4)") ") {\n"
+                                                                                "  %0 = "
+                                                                                "nn.contrib_conv2d_winograd_without_"
+                                                                                "weight_transform(%d, %w, padding=[1, "
+                                                                                "1], channels=7, data_layout="
+                                                                                "\"NCHW4c\", kernel_layout="
+                                                                                "\"HWOI4i4o\"); %0 }",
+      0},
+     "irm_kernel_winograd_range(&s, 2, ",
+     NULL,
+     NULL},
 };
 
 /* Tails the walker leaves (wholly or in part) to their own loops: checked
@@ -476,6 +500,23 @@ static const nc_case loops[] = {
                                                 "padding=[4, 4], groups=7, channels=7, " LAYOUTS(4, 1, 8)) "; %0 }",
       0},
      "double acc = 0;",
+     NULL,
+     "irm_kernel_"},
+    /* Winograd F(4x4, 3x3) in float64: the definition's loops */
+    {{"l_wino4_f64",
+      "def @main(%d: Tensor[(1, 2, 7, 10, 4), float64], %w: Tensor[(6, 6, 2, 2, 4, 4), float64]) {\n"
+      "  %0 = nn.contrib_conv2d_winograd_without_weight_transform(%d, %w, padding=[1, 1], channels=6, tile_size=4, "
+      "data_layout=\"NCHW4c\", kernel_layout=\"HWOI4i4o\"); %0 }",
+      0},
+     "static const double AT[4][6]",
+     NULL,
+     "irm_kernel_"},
+    /* F(4x4, 3x3)'s weight transform of a weight that is not a constant */
+    {{"l_wino4_weight",
+      "def @main(%w: " TY("(5, 3, 3, 3)") ") {\n"
+                                          "  %0 = nn.contrib_conv2d_winograd_weight_transform(%w, tile_size=4); %0 }",
+      0},
+     "static const double G[6][3]",
      NULL,
      "irm_kernel_"},
     /* float64 */

@@ -141,6 +141,7 @@ static irm_sched_workload_ check_record(json_t *r, const char *mod_name) {
   get_pair(wj, "padding", w.padding);
   w.packed_ic = get_int(wj, "packed_ic"), w.out_blocks = get_int(wj, "out_blocks");
   w.weight_elems = get_int(wj, "weight_elems");
+  if (w.kind == IRM_SCHED_WINOGRAD_NCHWC) w.tile = get_int(wj, "tile");
   irm_sched_choice_ want;
   irm_cg_schedule_default_(&w, (int)get_int(cj, "oc_vecs"), &want);
   ck_assert_int_eq(get_int(cj, "block"), want.block);

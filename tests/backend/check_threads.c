@@ -14,6 +14,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+/* MODEL's 48x48 3x3 convs run Winograd F(4x4, 3x3): measured 1.1e-4 off
+ * ir.Evaluate's double (docs/kernels.md, its error) */
+#define AOT_COMPARE_REL 3e-4
 #include "check_aot_util.h"
 #include "irm_parallel.h"
 #include "irm_threadpool.h"

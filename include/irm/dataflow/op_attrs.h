@@ -119,8 +119,8 @@ typedef struct irm_conv2d_nchwc_attrs {
 IRM_API int irm_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_conv2d_nchwc_attrs *out);
 
 /* nn.contrib_conv2d_winograd_weight_transform (TVM's): tile_size, the
- * output tile's side (default 2; irm computes F(2x2, 3x3) only, which the
- * type rule checks). */
+ * output tile's side (default 2; irm computes F(2x2, 3x3) and F(4x4,
+ * 3x3), tile_size 2 or 4, which the type rule checks). */
 typedef struct irm_winograd_weight_transform_attrs {
   int64_t tile_size;
 } irm_winograd_weight_transform_attrs;
@@ -128,10 +128,10 @@ IRM_API int irm_winograd_weight_transform_attrs_decode(const char *op, const irm
                                                        irm_winograd_weight_transform_attrs *out);
 
 /* nn.contrib_conv2d_winograd_without_weight_transform (TVM's) on blocked
- * data: tile_size (default 2), padding, strides, dilation and groups as
+ * data: tile_size (default 2; or 4), padding, strides, dilation and groups as
  * nn.conv2d (only 1, 1 and 1 compute), channels (required), data_layout
  * "NCHW{x}c" (required: data_block), kernel_layout "HWOI{i}i{o}o" (the
- * transformed weight [4][4][O/o][I/i][i][o], required: kernel_in_block and
+ * transformed weight [a][a][O/o][I/i][i][o], a = tile_size + 2, required: kernel_in_block and
  * kernel_out_block), out_dtype as nn.conv2d. */
 typedef struct irm_conv2d_winograd_attrs {
   int64_t tile_size, strides[2], padding[4], dilation[2], groups, channels;

@@ -166,10 +166,22 @@ static const rewrite_case rewrites[] = {
              "  %3 = nn.conv2d(%2, %w2, padding=[1, 1]);\n  %4 = add(%3, %2);\n  %5 = nn.relu(%4);\n"
              "  %6 = nn.max_pool2d(%5, pool_size=[2, 2], strides=[2, 2]);\n  %7 = nn.global_avg_pool2d(%6);\n  %7\n}\n",
      8, "nn.contrib_conv2d_NCHWc", 2},
-    /* a 3x3 stride-1 conv on 16x16: Winograd */
+    /* a 3x3 stride-1 conv on 16x16: Winograd F(2x2, 3x3) (16 wide: 4 tiles of 4x4 a row) */
     {IP_HEAD "def @main(%x: Tensor[(1, 8, 16, 16), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
-     8, "nn.contrib_conv2d_winograd_without_weight_transform", 2},
+     8, "winograd_without_weight_transform(%0, const(float32, [4, 4, ", 2},
+    /* on 8x28: Winograd F(4x4, 3x3) (7 tiles a row) */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 8, 28), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w3, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
+     8, "winograd_without_weight_transform(%0, const(float32, [6, 6, ", 2},
+    /* on 30x7 (7 wide, and no padding: tiles cut at the edges): Winograd F(2x2, 3x3) */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 32, 9), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w3);\n  %1 = nn.relu(%0);\n  %1\n}\n",
+     8, "nn.contrib_conv2d_winograd_without_weight_transform(%0, const(float32, [4, 4, ", 2},
+    /* on 11x29, padding 2: F(4x4) with a partial last row and column of tiles */
+    {IP_HEAD "def @main(%x: Tensor[(1, 8, 9, 27), float32], " W_PARAMS ") {\n"
+             "  %0 = nn.conv2d(%x, %w3, padding=[2, 2]);\n  %1 = nn.relu(%0);\n  %1\n}\n",
+     8, "winograd_without_weight_transform(%0, const(float32, [6, 6, ", 2},
     /* 12 output channels, not whole blocks of 8: padded, cut on the way out */
     {IP_HEAD "def @main(%x: Tensor[(1, 8, 7, 7), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w4);\n  %1 = clip(%0, a_min=0.1, a_max=6.0);\n"
@@ -261,6 +273,44 @@ START_TEST(test_rewrite_keeps_results) {
 }
 END_TEST
 
+/* winograd_tile: 2 or 4 forces the algorithm of every Winograd conv
+ * (option or PassContext); anything else names the setting. */
+START_TEST(test_winograd_tile_setting) {
+  irm_module *m = bound(rewrites[2].text), *out = NULL;
+  ck_require(run_with("AlterOpLayout{block=8, winograd_tile=2}", m, NULL, 0, &out) == 0, "%s", irm_last_error());
+  char *text = ip_text(out);
+  ck_assert_ptr_nonnull(strstr(text, "winograd_without_weight_transform(%0, const(float32, [4, 4, "));
+  irm_free(text);
+  irm_object_release(out);
+  ck_require(run_with("AlterOpLayout{block=8}", m, "AlterOpLayout.winograd_tile", 2, &out) == 0, "%s",
+             irm_last_error());
+  text = ip_text(out);
+  ck_assert_ptr_nonnull(strstr(text, "winograd_without_weight_transform(%0, const(float32, [4, 4, "));
+  irm_free(text);
+  irm_object_release(out);
+  out = NULL;
+  ck_assert_error(run_with("AlterOpLayout{block=8, winograd_tile=3}", m, NULL, 0, &out), IRM_EVALUE,
+                  BAD "winograd_tile must be 0 (the default rule), 2 (F(2x2, 3x3)) or 4 (F(4x4, 3x3)), got 3");
+  ck_assert_ptr_null(out);
+  ck_assert_error(run_with("AlterOpLayout{block=8}", m, "AlterOpLayout.winograd_tile", 6, &out), IRM_EVALUE,
+                  BAD "winograd_tile must be 0");
+  ck_assert_ptr_null(out);
+  irm_object_release(m);
+}
+END_TEST
+
+/* The Winograd ops take tile_size 2 or 4 only: a type error names both. */
+START_TEST(test_winograd_tile_size_3_is_refused) {
+  irm_module *m = ip_parse(IP_HEAD "def @main(%w: Tensor[(8, 8, 3, 3), float32]) {\n"
+                                   "  %0 = nn.contrib_conv2d_winograd_weight_transform(%w, tile_size=3);\n  %0\n}\n"),
+             *out = NULL;
+  ck_assert_int_ne(ip_pipeline("InferType", m, &out), IRM_OK);
+  ck_assert_error_mentions("tile_size 3 is not supported; irm computes F(2x2, 3x3) and F(4x4, 3x3): tile_size 2 or 4");
+  ck_assert_ptr_null(out);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pass_alter_op_layout");
   TCase *tc = tcase_create("alter_op_layout");
@@ -269,6 +319,8 @@ int main(void) {
   tcase_add_test(tc, test_module_attribute_is_used_without_the_option);
   tcase_add_test(tc, test_what_it_leaves_alone);
   tcase_add_loop_test(tc, test_rewrite_keeps_results, 0, (int)(sizeof rewrites / sizeof rewrites[0]));
+  tcase_add_test(tc, test_winograd_tile_setting);
+  tcase_add_test(tc, test_winograd_tile_size_3_is_refused);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
