@@ -97,8 +97,8 @@ def build_cases():
     run(["build", "--print-ir-after", "FuseOp", "-o", g], 0, err=["did you mean 'FuseOps'"])
     # Bisection skips the driver's pipeline, FuseOps with it: code generation refuses the unfused main.
     run(["build", "--bisect-limit", "1", "-o", g], 1, err=["not running pass #2 'driver.default'", "run FuseOps"])
-    # 15: the driver's own passes, driver.default and its thirteen passes all run.
-    run(["build", "--bisect-limit", "15", "-o", g], 0, not_err=["not running pass"])
+    # 16: the driver's own passes, driver.default and its fourteen passes all run.
+    run(["build", "--bisect-limit", "16", "-o", g], 0, not_err=["not running pass"])
     if PLUGIN:
         run(["build", "--load-plugin", PLUGIN, "--passes", "FailingPass", "-o", g], 1,
             err=["FailingPass always fails"], not_out=["files written"])
