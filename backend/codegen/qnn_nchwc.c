@@ -6,7 +6,9 @@
  * result is written once, as bytes (VNNI / AVX2 / plain: the same bits,
  * which are the evaluator's). Elsewhere, loops of the evaluator's
  * definition. A data zero point outside its dtype sets the kernel's
- * status (the padding holds it as a byte). The multipliers and the bias,
+ * status (the padding holds it as a byte). groups > 1 (depthwise, the
+ * kernel int32 [C/16][KH][KW][16]) calls irm_kernel_qdwconv2d.h's
+ * irm_kernel_qdwconv2d_range the same way. The multipliers and the bias,
  * one per channel block lane, go to the scratch at each call (a few
  * hundred values). The pack ops are folded at build and have no
  * generator. */
@@ -37,9 +39,15 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
   P(b, "      for (int64_t n = 0; n < %lld; n++)\n      for (int64_t ob = 0; ob < %lld; ob++)\n", LL(n), LL(ob));
   P(b, "      for (int64_t oy = 0; oy < %lld; oy++)\n      for (int64_t ox = 0; ox < %lld; ox++)\n", LL(oh), LL(ow));
   P(b, "      for (int64_t l = 0; l < %d; l++, at++) {\n        const int64_t o = ob * %d + l;\n", QB, QB);
-  P(b, "        uint32_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(ig * 4));
-  P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kh),
-    LL(kw));
+  if (a->groups > 1) { /* depthwise: channel o's own taps, weight int32 [ob][kh][kw][16] */
+    P(b, "        uint32_t acc = 0;\n        const int64_t i = o;\n");
+    P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kh),
+      LL(kw));
+  } else {
+    P(b, "        uint32_t acc = 0;\n        for (int64_t i = 0; i < %lld; i++)\n", LL(ig * 4));
+    P(b, "        for (int64_t ky = 0; ky < %lld; ky++)\n        for (int64_t kx = 0; kx < %lld; kx++) {\n", LL(kh),
+      LL(kw));
+  }
   P(b, "          const int64_t iy = oy * %lld + ky * %lld - %lld, ix = ox * %lld + kx * %lld - %lld;\n",
     LL(a->strides[0]), LL(a->dilation[0]), LL(a->padding[0]), LL(a->strides[1]), LL(a->dilation[1]), LL(a->padding[1]));
   P(b,
@@ -47,10 +55,14 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
     "%lld + iy) * %lld + ix) * %lld + i %% %lld] + %d : fxz;\n",
     LL(h), LL(w), d->name, LL(cb), LL(d->shape[4]), LL(h), LL(w), LL(d->shape[4]), LL(d->shape[4]),
     d->dt == CG_I8 ? 128 : 0);
-  P(b,
-    "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
-    "* 4 + i %% 4];\n        }\n",
-    c->in[1].name, LL(ig), LL(kh), LL(kw), QB);
+  if (a->groups > 1)
+    P(b, "          acc += (uint32_t)x * (uint32_t)%s[((ob * %lld + ky) * %lld + kx) * %d + l];\n        }\n",
+      c->in[1].name, LL(kh), LL(kw), QB);
+  else
+    P(b,
+      "          acc += (uint32_t)x * (uint32_t)(int32_t)%s[((((ob * %lld + i / 4) * %lld + ky) * %lld + kx) * %d + l) "
+      "* 4 + i %% 4];\n        }\n",
+      c->in[1].name, LL(ig), LL(kh), LL(kw), QB);
   P(b, "        acc = acc - (uint32_t)fxz * (uint32_t)%s[o] + (uint32_t)qbias[o];\n", c->in[2].name);
   if (c->out.dt == CG_I32) {
     P(b, "        %s[at] = (int32_t)acc;\n      }\n", c->out.name);
@@ -73,13 +85,51 @@ static int tile_width(int64_t ow) {
   return 6;
 }
 
+/* The depthwise kernel's call: ow_tile the widest of 8..4 dividing the
+ * output width (no pixel left to the one-at-a-time path), else 8. */
+static int dw_call(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, irm_text_buf *b, int64_t lo, int64_t hi) {
+  const cg_tensor *d = &c->in[0], *wt = &c->in[1];
+  int64_t n = d->shape[0], h = d->shape[2], w = d->shape[3], ob = wt->shape[0], kh = wt->shape[1], kw = wt->shape[2];
+  int64_t oh = c->out.shape[2], ow = c->out.shape[3];
+  int T = 8;
+  for (int t = 8; t >= 4; t--)
+    if (ow % t == 0) {
+      T = t;
+      break;
+    }
+  const char *kind = c->out.dt == CG_I32  ? "IRM_KERNEL_QOUT_I32"
+                     : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
+                                          : "IRM_KERNEL_QOUT_I8";
+  size_t s_mult = ((size_t)(ob * QB) * 4 + 63) / 64 * 64;
+  char stmt[1536];
+  snprintf(stmt, sizeof stmt,
+           "    {\n      const irm_kernel_qconv2d_shape qsh = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
+           "%lld, %lld, %lld, %lld, %lld, %lld};\n"
+           "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)%s, (const int32_t "
+           "*)(void *)(%s), %s, (const float *)(void *)(%s + %zu), %d, (int32_t)%s[0], (int32_t)%s[0], %lld, %lld, "
+           "%d};\n"
+           "      irm_kernel_qdwconv2d_range(&qsh, %s, (const int32_t *)%s, %s, &qq, %d, (int)begin, (int)end);\n"
+           "    }\n",
+           LL(n), LL(a->channels), LL(h), LL(w), LL(a->channels), LL(oh), LL(ow), LL(kh), LL(kw), LL(a->strides[0]),
+           LL(a->strides[1]), LL(a->dilation[0]), LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]),
+           d->dt == CG_I8, c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult,
+           c->in[5].numel > 1 || c->in[7].numel > 1, c->in[6].name, c->in[8].name, LL(lo), LL(hi),
+           a->rounding == IRM_QNN_ROUND_UPWARD, d->name, wt->name, c->out.name, T);
+  int64_t items = ob * n * oh;
+  double work = (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(kh * kw);
+  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
+  P(b, "    }\n");
+  return rc;
+}
+
 static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   irm_qnn_conv2d_nchwc_attrs a;
   int rc = irm_qnn_conv2d_nchwc_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
   const cg_tensor *d = &c->in[0], *wt = &c->in[1];
   int64_t n = d->shape[0], cb = d->shape[1], h = d->shape[2], w = d->shape[3];
-  int64_t ob = wt->shape[0], ig = wt->shape[1], kh = wt->shape[2], kw = wt->shape[3];
+  int dw = a.groups > 1; /* depthwise: kernel [ob][kh][kw][16] */
+  int64_t ob = wt->shape[0], ig = dw ? 1 : wt->shape[1], kh = wt->shape[dw ? 1 : 2], kw = wt->shape[dw ? 2 : 3];
   int64_t oh = c->out.shape[2], ow = c->out.shape[3];
   if (c->out.numel == 0) return IRM_OK;
   /* the requantized range: the dtype's narrowed by the clip (the type rule checked it is not empty) */
@@ -110,8 +160,9 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     P(b, "    }\n");
     return IRM_OK;
   }
-  const char *line = "#include \"irm_kernel_qconv2d.h\"\n";
+  const char *line = dw ? "#include \"irm_kernel_qdwconv2d.h\"\n" : "#include \"irm_kernel_qconv2d.h\"\n";
   if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
+  if (dw) return dw_call(c, &a, b, lo, hi);
   int T = c->kernel_block == 16 ? tile_width(ow) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
   const char *kind = c->out.dt == CG_I32  ? "IRM_KERNEL_QOUT_I32"
                      : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"

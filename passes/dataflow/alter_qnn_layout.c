@@ -7,7 +7,9 @@
  * returns for the original layout_transform(twin, NCHW16c -> NCHW) (its
  * padding lanes cut) with the original's type; a user that runs blocked
  * reads the twin. An op runs blocked when:
- *   qnn.conv2d        NCHW/OIHW, groups 1, uint8 or int8 data, a Constant
+ *   qnn.conv2d        NCHW/OIHW, groups 1 (or depthwise: groups == in
+ *                     == out channels, kernel [C][1][KH][KW], packed
+ *                     with groups, never NCHW4c), uint8 or int8 data, a Constant
  *                     int8 or uint8 kernel whose kernel - zero point fits
  *                     int8 and Constant zero points, the data's within its
  *                     dtype: qnn.contrib_conv2d_NCHWc, its kernel packed
@@ -28,9 +30,7 @@
  *   nn.max_pool2d     NCHW on a twin
  * The conv's rules fold the chain conv -> add -> requantize -> maximum
  * into one op whose result is bytes; the lanes past the channels hold the
- * output zero point and are never read as values. The structure leaves
- * room for depthwise (groups == channels) convs: a rule of their own
- * beside qconv(). */
+ * output zero point and are never read as values. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -219,18 +219,23 @@ static int rebuilt(const char *op, irm_object *call, irm_object *const *args, co
 
 /* ---- qnn.conv2d ---------------------------------------------------------------------------------- */
 
-/* The packed weight and its sums, folded; both NULL (and no error) when
- * the kernel does not fit int8 after its zero point. */
-static int packed(irm_object *w, irm_object *wz, irm_object **pw, irm_object **sum) {
-  irm_object *args[2] = {w, wz}, *c = NULL;
+/* The packed weight and its sums (groups: 1, or the channels: depthwise),
+ * folded; both NULL (and no error) when the kernel does not fit int8
+ * after its zero point. */
+static int packed(irm_object *w, irm_object *wz, int64_t groups, irm_object **pw, irm_object **sum) {
+  irm_object *args[2] = {w, wz}, *c = NULL, *attrs = NULL;
   *pw = *sum = NULL;
-  int rc = call_attrs("qnn.contrib_conv2d_pack_weight", args, 2, NULL, &c);
+  const char *key = "groups";
+  irm_any g = irm_any_int(groups);
+  int rc = irm_map_from_pairs(&key, &g, 1, &attrs);
+  if (!rc) rc = call_attrs("qnn.contrib_conv2d_pack_weight", args, 2, attrs, &c);
   if (!rc) rc = irm_dataflow_fold_call_(c, pw);
   irm_object_release(c);
   c = NULL;
-  if (!rc) rc = call_attrs("qnn.contrib_conv2d_weight_sum", args, 2, NULL, &c);
+  if (!rc) rc = call_attrs("qnn.contrib_conv2d_weight_sum", args, 2, attrs, &c);
   if (!rc) rc = irm_dataflow_fold_call_(c, sum);
   irm_object_release(c);
+  irm_object_release(attrs);
   if (rc == IRM_EVALUE || (!rc && (!const_tensor(*pw) || !const_tensor(*sum)))) {
     irm_clear_error(); /* the kernel cannot take it: the conv stays as it is */
     irm_object_release(*pw);
@@ -255,17 +260,20 @@ static int qconv(irm_alter_qnn_state_ *q, const irm_object *original, irm_object
   DLDataType dd, wd, od;
   if (irm_conv2d_attrs_decode("qnn.conv2d", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
   irm_object *x = irm_call_arg(call, 0), *k = irm_call_arg(call, 1);
-  if (a.groups != 1 || a.data_layout != IRM_LAYOUT_NCHW || a.kernel_layout != IRM_KERNEL_LAYOUT_OIHW ||
+  /* depthwise: one [1][KH][KW] filter a channel, in and out channels alike */
+  int dw = a.groups > 1 && shape4(x, d, &dd) && shape4(k, w, &wd) && shape4(original, o, &od) && a.groups == d[1] &&
+           a.groups == o[1] && a.groups == w[0] && w[1] == 1;
+  if ((a.groups != 1 && !dw) || a.data_layout != IRM_LAYOUT_NCHW || a.kernel_layout != IRM_KERNEL_LAYOUT_OIHW ||
       !shape4(x, d, &dd) || !shape4(k, w, &wd) || !shape4(original, o, &od) || !is_q8(dd) || !is_q8(wd) ||
       !const_tensor(k) || !const_tensor(irm_call_arg(call, 3)) || !const_int(irm_call_arg(call, 2), &xz))
     return IRM_OK;
   range_of(dd, &lo, &hi);
   if (xz < lo || xz > hi) return IRM_OK;
   irm_object *pw = NULL, *sum = NULL, *bias = NULL, *data = NULL, *r = NULL;
-  int rc = packed(k, irm_call_arg(call, 3), &pw, &sum);
+  int rc = packed(k, irm_call_arg(call, 3), a.groups, &pw, &sum);
   if (rc || !pw) return rc;
   rc = zero_i32(&bias);
-  if (!rc) rc = blocked_arg_of(q, x, d[1] <= 4, &data);
+  if (!rc) rc = blocked_arg_of(q, x, !dw && d[1] <= 4, &data);
   /* the requantize's parameters of an int32 result are not read: the conv's scale and zero point stand in */
   irm_object *s = irm_call_arg(call, 4), *z = irm_call_arg(call, 2);
   irm_object *args[9] = {data, pw, sum, z, bias, s, z, s, z};
@@ -276,10 +284,10 @@ static int qconv(irm_alter_qnn_state_ *q, const irm_object *original, irm_object
   if (!rc) rc = irm_array_new(strides, 2, &sa);
   if (!rc) rc = irm_array_new(pad, 4, &pa);
   if (!rc) rc = irm_array_new(dil, 2, &da);
-  const char *keys[] = {"strides", "padding", "dilation", "channels", "out_dtype"};
-  irm_any values[] = {irm_any_object(sa), irm_any_object(pa), irm_any_object(da), irm_any_int(o[1]),
-                      irm_any_str("int32")};
-  if (!rc) rc = irm_map_from_pairs(keys, values, 5, &attrs);
+  const char *keys[] = {"strides", "padding", "dilation", "channels", "out_dtype", "groups"};
+  irm_any values[] = {irm_any_object(sa), irm_any_object(pa),   irm_any_object(da),
+                      irm_any_int(o[1]),  irm_any_str("int32"), irm_any_int(a.groups)};
+  if (!rc) rc = irm_map_from_pairs(keys, values, 6, &attrs);
   if (!rc) rc = call_attrs(QCONV, args, 9, attrs, &r);
   irm_object *owned[] = {pw, sum, bias, data, sa, pa, da, attrs};
   for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) irm_object_release(owned[i]);

@@ -100,6 +100,17 @@ END_TEST
                                              "250") ", channels=20, strides=[2, 2], padding=[1, 0, 2, 1], out_dtype=\"uint8\", "                                                                                                                    \
                                                     "clip_min=3, clip_max=240); %0 }"
 
+/* A depthwise kernel (groups == 20 channels: 2 blocks, 3x3 taps), packed int32 w - wz, its sums (any
+ * values: the generator and the evaluator read the same), a bias and per-channel scales. */
+#define QDWK \
+  "const(int32, [2, 3, 3, 16], [-60, -85, -137, 253, -170, 206, 212, -58, 40, 203, 98, -110, 28, -114, -59, 181, 119, 135, 40, -251, 144, -128, 83, 255, 174, -246, -31, 230, -176, 250, -179, 246, 115, -92, -170, -124, 80, 98, 62, 43, -225, -194, 146, 45, -239, -34, 188, -111, 175, 121, -145, -218, 116, -71, 119, -12, -191, 29, 88, -246, -192, -205, 212, -182, 97, 206, 246, -164, -228, -119, -93, -140, 62, -242, 56, 40, -162, -33, 199, 152, 178, -226, -101, -51, -181, -201, 86, -208, -47, -244, 84, 81, -3, 185, -53, -138, -244, -212, -186, -216, -21, 229, 117, -50, -38, 17, 126, -112, 21, -241, 195, -248, 80, -18, -91, -165, -184, 158, -222, 111, -235, 113, 186, 94, 192, 181, 129, 174, -200, 250, 83, 106, -190, 203, 200, -44, 80, 108, 128, -212, 56, 15, -41, 52, 179, -205, 237, 228, -132, -143, -32, -70, 120, -20, 93, 114, -45, 148, -25, -213, 240, 87, -114, 22, -147, 220, 96, -128, -114, -62, 204, 105, -89, 158, 218, 63, -61, 148, 198, -105, 129, -30, 119, -214, -146, 27, -171, -146, -240, -140, -163, -15, 86, -132, -223, 250, -134, 25, 35, 63, -176, -3, -87, -193, -139, -59, 91, 114, -195, 166, 255, -27, 51, 123, 110, -157, 27, 141, -1, -54, 241, -73, 202, -117, 165, -74, -240, -164, 46, 107, 227, -177, 71, -177, 7, 10, 77, 215, -165, -45, 117, 243, 146, 237, -219, -234, 6, 86, 49, 100, -75, -146, 94, -51, 217, 222, 208, 234, -98, -110, -178, -123, 182, -61, 58, -137, 169, -193, 189, 106, -112, 63, 45, -42, -100, -49, 153, -4, 99, 180, -133, -206, 1, -15, 49, -30, -136, -8])"
+#define QDWSUM \
+  "const(int32, [32], [-1506, 884, -613, -2410, -977, 1056, 863, 1663, 73, -2556, 2001, 2869, 2801, 1383, -2781, 2164, -1400, 379, 1084, -359, 3, 1749, -1589, 503, -2867, -1183, -1643, 2042, 1209, 281, -1784, -2783])"
+#define QDWBIAS \
+  "const(int32, [20], [645, 916, 748, 754, -101, -965, 462, -364, -782, -376, -203, 651, -863, 116, 711, 828, -347, 372, -101, 542])"
+#define QDWSCALE \
+  "const(float32, [20], [0.004276, 0.003654, 0.001135, 0.005118, 0.002355, 0.001119, 0.004832, 0.004635, 0.002929, 0.001931, 0.003635, 0.003932, 0.004447, 0.003448, 0.003839, 0.004604, 0.001948, 0.001903, 0.003422, 0.004771])"
+
 START_TEST(qnn_conv_dense_concat) {
   static const cg_case cases[] = {
       {"conv_rq",
@@ -151,6 +162,25 @@ START_TEST(qnn_conv_dense_concat) {
        "def @main(%a: Tensor[(1, 1, 5, 4, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "
        "" QSUM ", " C1("int8", "127") ", " C1("int32", "-5") ", " C1("float32", "1") ", " C1("int32", "0") ", " C1(
            "float32", "1") ", " C1("int32", "0") ", channels=20, padding=[1, 1]); %0 }",
+       0},
+      /* depthwise (groups == channels): uint8 data, stride 1, requantized per channel with a clip; int8 data,
+         stride 2, uneven padding, rounding up; the int32 sums */
+      {"nchwc_dw_u8",
+       "def @main(%a: Tensor[(1, 2, 9, 11, 16), uint8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
+       ", " C1("uint8", "3") ", " QDWBIAS ", " QDWSCALE ", " C1("int32", "0") ", " C1("float32", "0.5") ", " C1(
+           "uint8", "100") ", channels=20, groups=20, padding=[1, 1], out_dtype=\"uint8\", clip_min=5, "
+                           "clip_max=250); %0 }",
+       0},
+      {"nchwc_dw_i8",
+       "def @main(%a: Tensor[(2, 2, 10, 9, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
+       ", " C1("int8", "-7") ", " QDWBIAS ", " QDWSCALE ", " C1("int32", "0") ", " C1("float32", "0.25") ", " C1(
+           "int8", "-2") ", channels=20, groups=20, strides=[2, 2], padding=[1, 0, 2, 1], out_dtype=\"int8\", "
+                         "rounding=\"UPWARD\"); %0 }",
+       0},
+      {"nchwc_dw_i32",
+       "def @main(%a: Tensor[(1, 2, 6, 16, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
+       ", " C1("int8", "127") ", " QDWBIAS ", " C1("float32", "1") ", " C1("int32", "0") ", " C1(
+           "float32", "1") ", " C1("int32", "0") ", channels=20, groups=20, padding=[1, 1], dilation=[1, 2]); %0 }",
        0},
       {"dense_rq",
        "def @main(%a: Tensor[(3, 9), int8], %w: Tensor[(5, 9), uint8]) { "
@@ -225,6 +255,20 @@ START_TEST(qnn_conv_kernel_chosen) {
 }
 END_TEST
 
+/* The depthwise blocked conv calls the depthwise kernel; groups 1 does not. */
+START_TEST(qnn_dwconv_kernel_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(1, 2, 5, 5, 16), uint8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
+      ", " C1("uint8", "3") ", " QDWBIAS ", " QDWSCALE ", " C1("int32", "0") ", " C1("float32", "0.5") ", " C1(
+          "uint8", "100") ", channels=20, groups=20, out_dtype=\"uint8\"); %0 }",
+      "def @main(%a: Tensor[(1, 1, 5, 4, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", " QSUM
+      ", " C1("int8", "127") ", " C1("int32", "-5") ", " C1("float32", "1") ", " C1("int32", "0") ", " C1(
+          "float32", "1") ", " C1("int32", "0") ", channels=20); %0 }",
+  };
+  check_chosen(texts, "irm_kernel_qdwconv2d_range(");
+}
+END_TEST
+
 static Suite *codegen_c_qnn_suite(void) {
   Suite *s = suite_create("codegen_c_qnn");
   TCase *t = tcase_create("qnn");
@@ -233,6 +277,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_conv_dense_concat);
   tcase_add_test(t, qnn_dense_kernel_chosen);
   tcase_add_test(t, qnn_conv_kernel_chosen);
+  tcase_add_test(t, qnn_dwconv_kernel_chosen);
   suite_add_tcase(s, t);
   return s;
 }

@@ -504,10 +504,13 @@ IRM_API int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, 
  * dilation 1,1; channels (required) the result's channels; out_dtype
  * int32 (the sums plus the bias; uint8 or int8: requantized, the type
  * rule checks); rounding TONEAREST (as qnn.requantize's); clip_min and
- * clip_max (defaults -2^31 and 2^31 - 1) narrow the requantized range. */
+ * clip_max (defaults -2^31 and 2^31 - 1) narrow the requantized range;
+ * groups (default 1) 1 or channels (depthwise: the kernel packed as
+ * int32 [ceil(C/16)][KH][KW][16]; the decoder checks groups >= 1, the
+ * type rule the rest). */
 typedef struct irm_qnn_conv2d_nchwc_attrs {
   int64_t strides[2], padding[4], dilation[2];
-  int64_t channels, clip_min, clip_max;
+  int64_t channels, clip_min, clip_max, groups;
   DLDataType out_dtype;
   int rounding; /* IRM_QNN_ROUND_* */
 } irm_qnn_conv2d_nchwc_attrs;

@@ -796,6 +796,7 @@ int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, i
                                                       .dilation = {1, 1},
                                                       .clip_min = INT32_MIN,
                                                       .clip_max = INT32_MAX,
+                                                      .groups = 1,
                                                       .out_dtype = {kDLInt, 32, 1}};
   *out = defaults;
   int rc = get_pair(op, attrs, "strides", out->strides);
@@ -809,5 +810,8 @@ int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, i
   if (!rc) rc = get_name(op, attrs, "rounding", qnn_roundings, 2, &out->rounding);
   if (!rc) rc = get_int(op, attrs, "clip_min", &out->clip_min);
   if (!rc) rc = get_int(op, attrs, "clip_max", &out->clip_max);
+  if (!rc) rc = get_int(op, attrs, "groups", &out->groups);
+  if (!rc && out->groups < 1)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld must be positive", op, (long long)out->groups);
   return rc;
 }

@@ -26,6 +26,13 @@
  *       maximum / minimum / clip in one op. Lanes past O hold 0 (int32) or
  *       the output zero point (clipped).
  *
+ * groups (default 1, on all three ops) equal to the channels (and the
+ * kernel [C][1][KH][KW]) makes the depthwise conv: the pack op's result
+ * is int32 [ceil(C/16)][KH][KW][16] of kernel - zero point
+ * (irm_kernel_qdwconv2d_pack's order), the sums as above, and the conv
+ * sums each channel over its own taps only (data NCHW16c of the same
+ * channel blocks). Any other groups: an error.
+ *
  * The data's lanes past the kernel's input channels are never read; the
  * data zero point must lie in the data dtype's range (the padding holds
  * it as a byte): ValueError at evaluation otherwise. */
@@ -37,6 +44,7 @@
 #include "irm/error.h"
 #include "irm_internal.h"
 #include "irm_kernel_qconv2d.h"
+#include "irm_kernel_qdwconv2d.h"
 #include "ops_util.h"
 
 #define QB IRM_KERNEL_QBLOCK
@@ -85,11 +93,31 @@ static float p_f32(const irm_tensor *p, int64_t ch) {
 
 static const char *const pack_args[] = {"kernel", "kernel_zero_point"};
 
-static int pack_check(const ops_ctx *c) {
+/* The groups attribute (the schema's default 1 filled in). */
+static int64_t groups_of(const ops_ctx *c) {
+  const irm_any *v = irm_map_find_cstr(c->attrs, "groups");
+  int64_t g = 1;
+  if (v && irm_any_to_int(v, &g)) irm_clear_error(), g = 1;
+  return g;
+}
+
+/* *depthwise: groups is the kernel's output channels with one input
+ * channel a group; ValueError for any other groups but 1. */
+static int pack_check(const ops_ctx *c, int *depthwise) {
   int rc = irm_ops_need_rank_(c, 0, 4, "OIHW");
   if (!rc) rc = need_kind(c, 0, is_q8, "int8 or uint8");
   if (!rc) rc = need_kind(c, 1, is_qint, "int8, uint8 or int32");
-  return rc ? rc : need_param(c, 1, irm_tensor_type_shape(c->types[0])[0]);
+  if (!rc) rc = need_param(c, 1, irm_tensor_type_shape(c->types[0])[0]);
+  if (rc) return rc;
+  const int64_t *w = irm_tensor_type_shape(c->types[0]);
+  int64_t g = groups_of(c);
+  *depthwise = g > 1;
+  if (g == 1 || (g == w[0] && w[1] == 1)) return IRM_OK;
+  return irm_error(IRM_EVALUE,
+                   "%s: groups %lld with kernel %lldx%lldx%lldx%lld is not supported; supported: 1, or the kernel's "
+                   "output channels (%lld) with 1 input channel a group (depthwise)",
+                   c->def->name, (long long)g, (long long)w[0], (long long)w[1], (long long)w[2], (long long)w[3],
+                   (long long)w[0]);
 }
 
 static irm_kernel_qconv2d_shape pack_shape(const int64_t *w) {
@@ -100,7 +128,8 @@ static irm_kernel_qconv2d_shape pack_shape(const int64_t *w) {
 }
 
 static int pack_infer(const ops_ctx *c, irm_object **out) {
-  int rc = pack_check(c);
+  int dw = 0;
+  int rc = pack_check(c, &dw);
   if (rc) return rc;
   const int64_t *w = irm_tensor_type_shape(c->types[0]);
   if (w[0] > INT32_MAX / 2 || w[1] > INT32_MAX / 2 || w[2] > 4096 || w[3] > 4096)
@@ -109,6 +138,10 @@ static int pack_infer(const ops_ctx *c, irm_object **out) {
   if (strcmp(c->def->name, "qnn.contrib_conv2d_weight_sum") == 0) {
     int64_t n = (w[0] + QB - 1) / QB * QB;
     return irm_ops_make_type_(c, (DLDataType){kDLInt, 32, 1}, &n, 1, out);
+  }
+  if (dw) {
+    int64_t shape[4] = {(w[0] + QB - 1) / QB, w[2], w[3], QB};
+    return irm_ops_make_type_(c, (DLDataType){kDLInt, 32, 1}, shape, 4, out);
   }
   int64_t shape[6] = {(w[0] + QB - 1) / QB, (w[1] + 3) / 4, w[2], w[3], QB, 4};
   return irm_ops_make_type_(c, (DLDataType){kDLInt, 8, 1}, shape, 6, out);
@@ -119,20 +152,24 @@ static int pack_infer(const ops_ctx *c, irm_object **out) {
 static int pack_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *out) {
   const DLTensor *w = irm_tensor_dl(in[0]);
   irm_kernel_qconv2d_shape s = pack_shape(w->shape);
+  int dw = groups_of(c) > 1;
+  size_t packed_size = dw ? sizeof(int32_t) * irm_kernel_qdwconv2d_packed_size(&s) : irm_kernel_qconv2d_packed_size(&s);
   int32_t *wz = irm_malloc(sizeof *wz * (size_t)(s.oc ? s.oc : 1));
-  int8_t *packed = irm_malloc(irm_kernel_qconv2d_packed_size(&s) + 1);
+  void *packed = irm_malloc(packed_size + 1);
   int32_t *sumw = irm_malloc(sizeof *sumw * irm_kernel_qconv2d_sumw_size(&s) + 1);
   int rc = wz && packed && sumw ? IRM_OK : irm_error_nomem_(c->def->name);
   int per_channel = irm_tensor_numel(in[1]) > 1;
   for (int64_t o = 0; !rc && o < (per_channel ? s.oc : 1); o++) wz[o] = (int32_t)p_i64(in[1], o);
-  if (!rc &&
-      irm_kernel_qconv2d_pack(&s, w->data, irm_ops_tensor_kind_(in[0]) == OPS_U8, wz, per_channel, packed, sumw) != 0)
+  int w_unsigned = irm_ops_tensor_kind_(in[0]) == OPS_U8;
+  if (!rc && dw) /* never fails: w - wz of bytes fits the int32 lanes */
+    irm_kernel_qdwconv2d_pack(&s, w->data, w_unsigned, wz, per_channel, packed, sumw);
+  else if (!rc && irm_kernel_qconv2d_pack(&s, w->data, w_unsigned, wz, per_channel, packed, sumw) != 0)
     rc = irm_error(IRM_EVALUE,
                    "%s: some kernel value minus its zero point leaves [-128, 127]; the int8 kernel cannot take it",
                    c->def->name);
   if (!rc && strcmp(c->def->name, "qnn.contrib_conv2d_weight_sum") == 0)
     memcpy(irm_tensor_data(out), sumw, sizeof *sumw * irm_kernel_qconv2d_sumw_size(&s));
-  else if (!rc) memcpy(irm_tensor_data(out), packed, irm_kernel_qconv2d_packed_size(&s));
+  else if (!rc) memcpy(irm_tensor_data(out), packed, packed_size);
   irm_free(wz);
   irm_free(packed);
   irm_free(sumw);
@@ -146,6 +183,7 @@ static const char *const conv_args[] = {"data",        "kernel",           "kern
 
 typedef struct qconv {
   int64_t n, cb, h, w, lanes, ob, ig, kh, kw, oh, ow;
+  int dw; /* depthwise (groups == channels): kernel int32 [ob][kh][kw][16] */
   irm_qnn_conv2d_nchwc_attrs a;
   double lo, hi; /* the requantized range: the dtype's, narrowed by the clip */
 } qconv;
@@ -162,11 +200,15 @@ static int geometry(const ops_ctx *c, qconv *q) {
   const irm_qnn_conv2d_nchwc_attrs *a = &q->a;
   ops_kind ko = OPS_BAD;
   if (!rc) rc = out_kind(c, q, &ko);
+  q->dw = !rc && a->groups > 1;
+  if (!rc && q->dw && a->groups != a->channels)
+    rc = irm_error(IRM_EVALUE, "%s: groups %lld is not supported; supported: 1, or the channels (%lld: depthwise)",
+                   c->def->name, (long long)a->groups, (long long)a->channels);
   if (!rc) rc = irm_ops_need_rank_(c, 0, 5, "NCHW16c");
-  if (!rc) rc = irm_ops_need_rank_(c, 1, 6, "OIHW16o4i");
+  if (!rc) rc = irm_ops_need_rank_(c, 1, q->dw ? 4 : 6, q->dw ? "CHW16c" : "OIHW16o4i");
   if (!rc) rc = irm_ops_need_rank_(c, 2, 1, NULL);
   if (!rc) rc = need_kind(c, 0, is_q8, "int8 or uint8");
-  if (!rc) rc = need_dtype(c, 1, kDLInt, 8);
+  if (!rc) rc = need_dtype(c, 1, kDLInt, q->dw ? 32 : 8);
   if (!rc) rc = need_dtype(c, 2, kDLInt, 32);
   if (!rc) rc = need_kind(c, 3, is_qint, "int8, uint8 or int32");
   if (!rc) rc = need_dtype(c, 4, kDLInt, 32);
@@ -179,10 +221,23 @@ static int geometry(const ops_ctx *c, qconv *q) {
   const int64_t *d = irm_tensor_type_shape(c->types[0]), *w = irm_tensor_type_shape(c->types[1]);
   const int64_t *sum = irm_tensor_type_shape(c->types[2]);
   q->n = d[0], q->cb = d[1], q->h = d[2], q->w = d[3], q->lanes = d[4];
-  q->ob = w[0], q->ig = w[1], q->kh = w[2], q->kw = w[3];
   char s1[OPS_SHAPE_BUF], s2[OPS_SHAPE_BUF];
-  if (!(d[4] == QB || (d[4] == 4 && q->ig == 1)) || w[4] != QB || w[5] != 4 || (q->ig * 4 + d[4] - 1) / d[4] != q->cb ||
-      q->ob != (a->channels + QB - 1) / QB || sum[0] != q->ob * QB || q->ig < 1 || q->kh < 1 || q->kw < 1)
+  if (q->dw) {
+    q->ob = w[0], q->ig = 1, q->kh = w[1], q->kw = w[2];
+    if (d[4] != QB || w[3] != QB || q->cb != q->ob || q->ob != (a->channels + QB - 1) / QB || sum[0] != q->ob * QB ||
+        q->kh < 1 || q->kw < 1)
+      return irm_error(IRM_ETYPE,
+                       "%s: data %s, kernel %s and kernel_sum of %lld do not fit %lld depthwise channels in blocks of "
+                       "%d (data [N][ceil(C/16)][H][W][16], kernel int32 [ceil(C/16)][KH][KW][16], kernel_sum "
+                       "ceil(C/16) * 16 values)",
+                       c->def->name, irm_ops_shape_text_(d, 5, s1), irm_ops_shape_text_(w, 4, s2), (long long)sum[0],
+                       (long long)a->channels, QB);
+  } else {
+    q->ob = w[0], q->ig = w[1], q->kh = w[2], q->kw = w[3];
+  }
+  if (!q->dw && (!(d[4] == QB || (d[4] == 4 && q->ig == 1)) || w[4] != QB || w[5] != 4 ||
+                 (q->ig * 4 + d[4] - 1) / d[4] != q->cb || q->ob != (a->channels + QB - 1) / QB ||
+                 sum[0] != q->ob * QB || q->ig < 1 || q->kh < 1 || q->kw < 1))
     return irm_error(
         IRM_ETYPE,
         "%s: data %s, kernel %s and kernel_sum of %lld do not fit %lld channels in blocks of %d "
@@ -226,6 +281,19 @@ static uint32_t conv_sum(const qconv *q, const irm_tensor *const *in, int64_t n,
   xz += flip;
   int64_t ob = o / QB, l = o % QB;
   uint32_t acc = 0;
+  if (q->dw) { /* channel o's own taps */
+    const int32_t *w32 = irm_tensor_data_const(in[1]);
+    for (int64_t ky = 0; ky < q->kh; ky++)
+      for (int64_t kx = 0; kx < q->kw; kx++) {
+        int64_t iy = oy * a->strides[0] + ky * a->dilation[0] - a->padding[0];
+        int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
+        int64_t x = xz;
+        if (iy >= 0 && iy < q->h && ix >= 0 && ix < q->w)
+          x = irm_ops_load_i64_(in[0], kd, (((n * q->cb + ob) * q->h + iy) * q->w + ix) * QB + l) + flip;
+        acc += (uint32_t)x * (uint32_t)w32[((ob * q->kh + ky) * q->kw + kx) * QB + l];
+      }
+    return acc - (uint32_t)xz * (uint32_t)((const int32_t *)irm_tensor_data_const(in[2]))[o];
+  }
   for (int64_t i = 0; i < q->ig * 4; i++)
     for (int64_t ky = 0; ky < q->kh; ky++)
       for (int64_t kx = 0; kx < q->kw; kx++) {
@@ -286,12 +354,18 @@ static const ops_attr_def conv_attrs[] = {
     {"rounding", IRM_OPTION_STR, "TONEAREST", "the requantize's: TONEAREST (half to even) or UPWARD (half up)", 0},
     {"clip_min", IRM_OPTION_INT, "-2147483648", "the requantized result's lowest value (within out_dtype's)", 0},
     {"clip_max", IRM_OPTION_INT, "2147483647", "the requantized result's highest value (within out_dtype's)", 0},
+    {"groups", IRM_OPTION_INT, "1", "1, or the channels: depthwise (the kernel packed with groups)", 0},
+};
+
+static const ops_attr_def pack_attrs[] = {
+    {"groups", IRM_OPTION_INT, "1", "1, or the kernel's output channels with 1 input channel: depthwise", 0},
 };
 
 const ops_op_def irm_ops_qnn_nchwc_[] = {
-    {"qnn.contrib_conv2d_pack_weight", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, NULL, 0, pack_infer, pack_eval},
-    {"qnn.contrib_conv2d_weight_sum", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, NULL, 0, pack_infer, pack_eval},
-    {"qnn.contrib_conv2d_NCHWc", 9, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, conv_attrs, 8, conv_infer,
+    {"qnn.contrib_conv2d_pack_weight", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, pack_attrs, 1, pack_infer,
+     pack_eval},
+    {"qnn.contrib_conv2d_weight_sum", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, pack_attrs, 1, pack_infer, pack_eval},
+    {"qnn.contrib_conv2d_NCHWc", 9, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, conv_attrs, 9, conv_infer,
      conv_eval},
 };
 const size_t irm_ops_qnn_nchwc_count_ = sizeof irm_ops_qnn_nchwc_ / sizeof irm_ops_qnn_nchwc_[0];

@@ -58,6 +58,37 @@ static irm_module *chain(int xz, int oz, int weight_param, int wide, int groups)
   return ip_typed(text);
 }
 
+/* chain's conv stage, then a depthwise one (20 groups of [1][3][3], stride
+ * 2, per-channel weight zero points and scales) with its own bias,
+ * requantize and maximum; the max pool last. */
+static irm_module *dw_chain(int xz, int oz) {
+  irm_module *m = chain(xz, oz, 0, 0, 1);
+  irm_object_release((irm_object *)m);
+  char *cut = strstr(text, "  %4 = nn.max_pool2d");
+  ck_require(cut != NULL, "chain text");
+  at = (size_t)(cut - text);
+  text[at] = '\0';
+  char b[256];
+  put("  %4 = qnn.conv2d(%3, ");
+  values("int8", "20, 1, 3, 3", 180, -100, 201, 2);
+  snprintf(b, sizeof b, ", const(uint8, [1], [%d]), ", oz);
+  put(b);
+  values("int8", "20", 20, -20, 41, 4);
+  put(", const(float32, [1], [0.05]), const(float32, [20], [0.01, 0.02, 0.015, 0.01, 0.03, 0.01, 0.02, 0.01, 0.01, "
+      "0.02, 0.01, 0.025, 0.01, 0.02, 0.01, 0.01, 0.02, 0.01, 0.01, 0.04]), padding=[1, 1], strides=[2, 2], "
+      "groups=20);\n  %5 = add(%4, ");
+  values("int32", "20, 1, 1", 20, -2000, 4000, 7);
+  snprintf(b, sizeof b,
+           ");\n  %%6 = qnn.requantize(%%5, const(float32, [1], [0.0005]), const(int32, [1], [0]), "
+           "const(float32, [1], [0.1]), const(uint8, [1], [%d]), axis=1, out_dtype=\"uint8\");\n",
+           oz);
+  put(b);
+  snprintf(b, sizeof b, "  %%7 = maximum(%%6, const(uint8, [1], [%d]));\n", oz);
+  put(b);
+  put("  %8 = nn.max_pool2d(%7, pool_size=[2, 2], padding=[0, 0, 1, 1]);\n  %8\n}\n");
+  return ip_typed(text);
+}
+
 static irm_module *altered(irm_module *m) {
   irm_module *out = NULL;
   ck_require(ip_pipeline("Sequential(AlterOpLayout{block=16}, InferType, FoldConstant)", m, &out) == 0, "%s",
@@ -110,6 +141,24 @@ START_TEST(test_the_chain_folds_into_one_blocked_conv) {
 }
 END_TEST
 
+/* A depthwise conv after the conv folds its chain into a second blocked
+ * conv (groups 20) reading the first one's bytes: no transform between. */
+START_TEST(test_a_depthwise_chain_folds_too) {
+  static const int zps[][2] = {{0, 0}, {255, 128}};
+  irm_module *m = dw_chain(zps[_i][0], zps[_i][1]), *out = altered(m);
+  char *s = ip_text(out);
+  int ok = count(s, "qnn.contrib_conv2d_NCHWc(") == 2 && !strstr(s, "qnn.conv2d(") && !strstr(s, "pack_weight") &&
+           !strstr(s, "weight_sum") && !strstr(s, "qnn.requantize(") && !strstr(s, "maximum(") &&
+           strstr(s, "groups=20") && count(s, "layout_transform(") == 2;
+  if (!ok) fprintf(stderr, "%s\n", s);
+  ck_require(ok, "case %d: want two blocked convs, the second depthwise (the text is on stderr)", _i);
+  assert_same_bytes(m, out);
+  irm_free(s);
+  irm_object_release(out);
+  irm_object_release(m);
+}
+END_TEST
+
 START_TEST(test_what_stays_a_qnn_conv2d) {
   /* the weight a parameter; w - wz up to 127 + 128; groups 2 */
   irm_module *ms[] = {chain(3, 0, 1, 0, 1), chain(3, 0, 0, 1, 1), chain(3, 0, 0, 0, 2)};
@@ -129,6 +178,7 @@ int main(void) {
   Suite *s = suite_create("pass_alter_qnn_layout");
   TCase *tc = tcase_create("alter_qnn_layout");
   tcase_add_loop_test(tc, test_the_chain_folds_into_one_blocked_conv, 0, 3);
+  tcase_add_loop_test(tc, test_a_depthwise_chain_folds_too, 0, 2);
   tcase_add_test(tc, test_what_stays_a_qnn_conv2d);
   suite_add_tcase(s, tc);
   return run_suite(s);
