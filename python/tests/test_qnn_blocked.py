@@ -123,6 +123,34 @@ def test_built_equals_the_evaluator(tmp_path, executor, runtime, case):
         np.testing.assert_array_equal(np.asarray(lib.run(x)), _eval(mod, x))
 
 
+@pytest.mark.parametrize("dt,xz,oz", [CASES[1], CASES[2]])
+def test_a_depthwise_conv_runs_blocked_too(dt, xz, oz):
+    # groups 20 (one filter a channel): the second conv folds its chain into a depthwise blocked conv
+    mod = _module(_net(dt, xz, oz, groups=20))
+    out = _altered(mod)
+    text = out.text(elide_larger_than=1)
+    assert "qnn.conv2d(" not in text and "pack_weight" not in text and "weight_sum" not in text
+    assert text.count("qnn.contrib_conv2d_NCHWc(") == 3 and "groups=20" in text
+    assert "qnn.requantize(" not in text and text.count("layout_transform(") == 2
+    for seed in (1, 2):
+        x = _input(dt, seed)
+        np.testing.assert_array_equal(_eval(out, x), _eval(mod, x))
+
+
+@pytest.mark.parametrize("executor,runtime,case", [("aot", "crt", CASES[1]), ("graph", "cpp", CASES[2])])
+def test_a_built_depthwise_conv_equals_the_evaluator(tmp_path, executor, runtime, case):
+    dt, xz, oz = case
+    mod = _module(_net(dt, xz, oz, groups=20))
+    result = irm.build(mod, TARGET, executor=irm.Executor(executor), runtime=runtime)
+    built = result.module.text(elide_larger_than=1)
+    assert "groups=20" in built and "qnn.conv2d(" not in built
+    result.export_library(str(tmp_path / "q.so"))
+    lib = irm.runtime.load(str(tmp_path / "q.so"))
+    for seed in (1, 2):
+        x = _input(dt, seed)
+        np.testing.assert_array_equal(np.asarray(lib.run(x)), _eval(mod, x))
+
+
 def test_the_ops_errors_name_the_fault():
     def conv(zp, kernel=(1, 1, 1, 1, 16, 4), out="uint8"):
         return _module(
