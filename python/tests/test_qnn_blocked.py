@@ -170,3 +170,20 @@ def test_the_ops_errors_name_the_fault():
         conv(0, kernel=(2, 1, 1, 1, 16, 4))
     with pytest.raises(Exception, match="out_dtype float32 is not supported"):
         conv(0, out="float32")
+
+
+def test_the_depthwise_ops_errors_name_the_fault():
+    def conv(groups, blocks=1):
+        return _module(
+            "def @main(%%x: Tensor[(1, %d, 4, 4, 16), uint8]) {\n"
+            "  %%0 = qnn.contrib_conv2d_NCHWc(%%x, %s, %s, %s, %s, %s, %s, %s, %s, channels=20, groups=%d, "
+            "out_dtype=\"uint8\");\n  %%0\n}\n"
+            % (blocks, _c("int32", np.ones((2, 3, 3, 16), np.int32)), _c("int32", np.full(32, 9)), _c("uint8", [2]),
+               _c("int32", np.zeros(20)), _c("float32", np.full(20, 0.5)), _c("int32", [0]), _c("float32", [1.0]),
+               _c("uint8", [3]), groups))
+
+    assert "groups=20" in conv(20, 2).text()
+    with pytest.raises(Exception, match=r"groups 4 is not supported; supported: 1, or the channels \(20: depthwise\)"):
+        conv(4, 2)
+    with pytest.raises(Exception, match="do not fit 20 depthwise channels in blocks of 16"):
+        conv(20, 1)

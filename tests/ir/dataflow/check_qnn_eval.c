@@ -192,35 +192,17 @@ START_TEST(test_types_and_errors) {
 END_TEST
 
 /* The blocked int8 ops' groups (ir/dataflow/ops/qnn_nchwc.c): the depthwise packing's types, and the
- * groups neither 1 nor the channels refused. (The values: check_pass_alter_qnn_layout against qnn.conv2d,
- * check_codegen_c_qnn against the generated C.) */
+ * groups neither 1 nor the channels refused. (The conv's 9 arguments: python/tests/test_qnn_blocked.py;
+ * the values: check_pass_alter_qnn_layout against qnn.conv2d, check_codegen_c_qnn against the C.) */
 START_TEST(test_blocked_depthwise_types) {
   EXPECT_TYPE("qnn.contrib_conv2d_pack_weight", "groups=20", "(2, 3, 3, 16) int32", T("int8", SHAPE(20, 1, 3, 3)),
               T("int8", SHAPE(20)));
   EXPECT_TYPE("qnn.contrib_conv2d_weight_sum", "groups=20", "(32,) int32", T("uint8", SHAPE(20, 1, 3, 3)),
               T("uint8", SHAPE(1)));
-  EXPECT_TYPE("qnn.contrib_conv2d_NCHWc", "channels=20;groups=20;strides=2;padding=1;out_dtype=uint8",
-              "(1, 2, 3, 4, 16) uint8", T("uint8", SHAPE(1, 2, 5, 7, 16)), T("int32", SHAPE(2, 3, 3, 16)),
-              T("int32", SHAPE(32)), T("uint8", SHAPE(1)), T("int32", SHAPE(20)), T("float32", SHAPE(20)),
-              T("int32", SHAPE(1)), T("float32", SHAPE(1)), T("uint8", SHAPE(1)));
   EXPECT_TYPE_ERROR("qnn.contrib_conv2d_pack_weight", "groups=2", IRM_EVALUE,
                     "ValueError: qnn.contrib_conv2d_pack_weight: groups 2 with kernel 4x2x3x3 is not supported; "
                     "supported: 1, or the kernel's output channels (4) with 1 input channel a group (depthwise)",
                     T("int8", SHAPE(4, 2, 3, 3)), T("int8", SHAPE(1)));
-  EXPECT_TYPE_ERROR("qnn.contrib_conv2d_NCHWc", "channels=20;groups=4", IRM_EVALUE,
-                    "ValueError: qnn.contrib_conv2d_NCHWc: groups 4 is not supported; supported: 1, or the channels "
-                    "(20: depthwise)",
-                    T("uint8", SHAPE(1, 2, 5, 7, 16)), T("int32", SHAPE(2, 3, 3, 16)), T("int32", SHAPE(32)),
-                    T("uint8", SHAPE(1)), T("int32", SHAPE(20)), T("float32", SHAPE(20)), T("int32", SHAPE(1)),
-                    T("float32", SHAPE(1)), T("uint8", SHAPE(1)));
-  /* the data's channel blocks must be the kernel's */
-  EXPECT_TYPE_ERROR("qnn.contrib_conv2d_NCHWc", "channels=20;groups=20", IRM_ETYPE,
-                    "TypeError: qnn.contrib_conv2d_NCHWc: data (1, 1, 5, 7, 16), kernel (2, 3, 3, 16) and kernel_sum "
-                    "of 32 do not fit 20 depthwise channels in blocks of 16 (data [N][ceil(C/16)][H][W][16], kernel "
-                    "int32 [ceil(C/16)][KH][KW][16], kernel_sum ceil(C/16) * 16 values)",
-                    T("uint8", SHAPE(1, 1, 5, 7, 16)), T("int32", SHAPE(2, 3, 3, 16)), T("int32", SHAPE(32)),
-                    T("uint8", SHAPE(1)), T("int32", SHAPE(20)), T("float32", SHAPE(20)), T("int32", SHAPE(1)),
-                    T("float32", SHAPE(1)), T("uint8", SHAPE(1)));
 }
 END_TEST
 
