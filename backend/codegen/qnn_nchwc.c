@@ -75,48 +75,39 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
     a->rounding == IRM_QNN_ROUND_UPWARD, c->in[8].name, lo, lo, c->in[8].name, hi, hi, c->in[8].name);
 }
 
-/* The tile's width on 32-register targets (4 output blocks of
- * accumulators): the widest of 7..4 dividing the output width, so no
+/* The widest tile of widest..4 pixels dividing the output width, so no
  * pixel is left to the one-at-a-time path (resnet's 112, 56, 28, 14 and
- * 7 all take 7), else 6. */
-static int tile_width(int64_t ow) {
-  for (int t = 7; t >= 4; t--)
+ * 7 all take 7 for the conv's 4 output blocks of accumulators), else
+ * otherwise. */
+static int tile_width(int64_t ow, int widest, int otherwise) {
+  for (int t = widest; t >= 4; t--)
     if (ow % t == 0) return t;
-  return 6;
+  return otherwise;
 }
 
-/* The depthwise kernel's call: ow_tile the widest of 8..4 dividing the
- * output width (no pixel left to the one-at-a-time path), else 8. */
-static int dw_call(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, irm_text_buf *b, int64_t lo, int64_t hi) {
-  const cg_tensor *d = &c->in[0], *wt = &c->in[1];
-  int64_t n = d->shape[0], h = d->shape[2], w = d->shape[3], ob = wt->shape[0], kh = wt->shape[1], kw = wt->shape[2];
-  int64_t oh = c->out.shape[2], ow = c->out.shape[3];
-  int T = 8;
-  for (int t = 8; t >= 4; t--)
-    if (ow % t == 0) {
-      T = t;
-      break;
-    }
+/* The kernel's call over the items, split for threads: the shape and the
+ * parameters as constants, then `call` (the range function's line, which
+ * reads qsh, qq, begin and end). ic, kh, kw: the input channels and
+ * the window the kernel reads. */
+static int kernel_call(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, irm_text_buf *b, int64_t ic, int64_t kh,
+                       int64_t kw, int64_t lo, int64_t hi, const char *call, int64_t items, double work) {
+  const cg_tensor *d = &c->in[0];
   const char *kind = c->out.dt == CG_I32  ? "IRM_KERNEL_QOUT_I32"
                      : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
                                           : "IRM_KERNEL_QOUT_I8";
-  size_t s_mult = ((size_t)(ob * QB) * 4 + 63) / 64 * 64;
-  char stmt[1536];
+  size_t s_mult = ((size_t)(c->out.shape[1] * QB) * 4 + 63) / 64 * 64;
+  char stmt[2048];
   snprintf(stmt, sizeof stmt,
            "    {\n      const irm_kernel_qconv2d_shape qsh = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
            "%lld, %lld, %lld, %lld, %lld, %lld};\n"
            "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)%s, (const int32_t "
            "*)(void *)(%s), %s, (const float *)(void *)(%s + %zu), %d, (int32_t)%s[0], (int32_t)%s[0], %lld, %lld, "
-           "%d};\n"
-           "      irm_kernel_qdwconv2d_range(&qsh, %s, (const int32_t *)%s, %s, &qq, %d, (int)begin, (int)end);\n"
-           "    }\n",
-           LL(n), LL(a->channels), LL(h), LL(w), LL(a->channels), LL(oh), LL(ow), LL(kh), LL(kw), LL(a->strides[0]),
-           LL(a->strides[1]), LL(a->dilation[0]), LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]),
-           d->dt == CG_I8, c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult,
-           c->in[5].numel > 1 || c->in[7].numel > 1, c->in[6].name, c->in[8].name, LL(lo), LL(hi),
-           a->rounding == IRM_QNN_ROUND_UPWARD, d->name, wt->name, c->out.name, T);
-  int64_t items = ob * n * oh;
-  double work = (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(kh * kw);
+           "%d};\n%s    }\n",
+           LL(d->shape[0]), LL(ic), LL(d->shape[2]), LL(d->shape[3]), LL(a->channels), LL(c->out.shape[2]),
+           LL(c->out.shape[3]), LL(kh), LL(kw), LL(a->strides[0]), LL(a->strides[1]), LL(a->dilation[0]),
+           LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]), d->dt == CG_I8, c->in[3].name, c->in[2].name,
+           c->scratch, kind, c->scratch, s_mult, c->in[5].numel > 1 || c->in[7].numel > 1, c->in[6].name, c->in[8].name,
+           LL(lo), LL(hi), a->rounding == IRM_QNN_ROUND_UPWARD, call);
   int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
   P(b, "    }\n");
   return rc;
@@ -127,7 +118,7 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int rc = irm_qnn_conv2d_nchwc_attrs_decode(c->op, c->attrs, &a);
   if (rc) return rc;
   const cg_tensor *d = &c->in[0], *wt = &c->in[1];
-  int64_t n = d->shape[0], cb = d->shape[1], h = d->shape[2], w = d->shape[3];
+  int64_t n = d->shape[0], cb = d->shape[1];
   int dw = a.groups > 1; /* depthwise: kernel [ob][kh][kw][16] */
   int64_t ob = wt->shape[0], ig = dw ? 1 : wt->shape[1], kh = wt->shape[dw ? 1 : 2], kw = wt->shape[dw ? 2 : 3];
   int64_t oh = c->out.shape[2], ow = c->out.shape[3];
@@ -162,32 +153,21 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   }
   const char *line = dw ? "#include \"irm_kernel_qdwconv2d.h\"\n" : "#include \"irm_kernel_qconv2d.h\"\n";
   if (!strstr(irm_text_buf_cstr_(c->file_scope), line)) irm_text_buf_puts_(c->file_scope, line);
-  if (dw) return dw_call(c, &a, b, lo, hi);
-  int T = c->kernel_block == 16 ? tile_width(ow) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
-  const char *kind = c->out.dt == CG_I32  ? "IRM_KERNEL_QOUT_I32"
-                     : c->out.dt == CG_U8 ? "IRM_KERNEL_QOUT_U8"
-                                          : "IRM_KERNEL_QOUT_I8";
-  int per_channel = c->in[5].numel > 1 || c->in[7].numel > 1;
-  char stmt[1536];
-  snprintf(stmt, sizeof stmt,
-           "    {\n      const irm_kernel_qconv2d_shape qsh = {%lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, "
-           "%lld, %lld, %lld, %lld, %lld, %lld};\n"
-           "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)%s, (const int32_t "
-           "*)(void *)(%s), %s, (const float *)(void *)(%s + %zu), %d, (int32_t)%s[0], (int32_t)%s[0], %lld, %lld, "
-           "%d};\n"
+  char call[512];
+  if (dw) {
+    snprintf(call, sizeof call,
+             "      irm_kernel_qdwconv2d_range(&qsh, %s, (const int32_t *)%s, %s, &qq, %d, (int)begin, (int)end);\n",
+             d->name, wt->name, c->out.name, tile_width(ow, 8, 8));
+    return kernel_call(c, &a, b, a.channels, kh, kw, lo, hi, call, ob * n * oh,
+                       (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(kh * kw));
+  }
+  int T = c->kernel_block == 16 ? tile_width(ow, 7, 6) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
+  snprintf(call, sizeof call,
            "      irm_kernel_qconv2d_range_lanes(&qsh, %lld, %s, (const int8_t *)%s, %s, &qq, %d, %d, (int)begin, "
-           "(int)end);\n"
-           "    }\n",
-           LL(n), LL(ig * 4), LL(h), LL(w), LL(a.channels), LL(oh), LL(ow), LL(kh), LL(kw), LL(a.strides[0]),
-           LL(a.strides[1]), LL(a.dilation[0]), LL(a.dilation[1]), LL(a.padding[0]), LL(a.padding[1]), xs,
-           c->in[3].name, c->in[2].name, c->scratch, kind, c->scratch, s_mult, per_channel, c->in[6].name,
-           c->in[8].name, LL(lo), LL(hi), a.rounding == IRM_QNN_ROUND_UPWARD, LL(d->shape[4]), d->name, wt->name,
-           c->out.name, T, V);
-  int64_t items = (ob + V - 1) / V * n * oh;
-  double work = (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(ig * 4 * kh * kw) / 4.0;
-  rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
-  P(b, "    }\n");
-  return rc;
+           "(int)end);\n",
+           LL(d->shape[4]), d->name, wt->name, c->out.name, T, V);
+  return kernel_call(c, &a, b, ig * 4, kh, kw, lo, hi, call, (ob + V - 1) / V * n * oh,
+                     (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(ig * 4 * kh * kw) / 4.0);
 }
 
 const cg_op irm_cg_qnn_nchwc_ops_[] = {

@@ -270,43 +270,44 @@ static int conv_infer(const ops_ctx *c, irm_object **out) {
   return irm_ops_make_type_(c, q.a.out_dtype, shape, 5, out);
 }
 
+/* The data at tap (ky, kx) of output (oy, ox) in channel ch of image n,
+ * read as the kernel reads it (int8 plus flip = 128), or the zero point
+ * xz (already flipped) where the window leaves the data. */
+static int64_t tap(const qconv *q, const irm_tensor *data, ops_kind kd, int64_t n, int64_t ch, int64_t oy, int64_t ox,
+                   int64_t ky, int64_t kx, int64_t xz, int64_t flip) {
+  const irm_qnn_conv2d_nchwc_attrs *a = &q->a;
+  int64_t iy = oy * a->strides[0] + ky * a->dilation[0] - a->padding[0];
+  int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
+  if (iy < 0 || iy >= q->h || ix < 0 || ix >= q->w) return xz;
+  return irm_ops_load_i64_(data, kd,
+                           (((n * q->cb + ch / q->lanes) * q->h + iy) * q->w + ix) * q->lanes + ch % q->lanes) +
+         flip;
+}
+
 /* One output element's sum (modulo 2^32), by the definition: int8 data
- * and its zero point plus 128 (the kernel's vpdpbusd reads them unsigned). */
+ * and its zero point plus 128 (the kernel's vpdpbusd reads them unsigned);
+ * a depthwise output channel reads only its own input channel. */
 static uint32_t conv_sum(const qconv *q, const irm_tensor *const *in, int64_t n, int64_t o, int64_t oy, int64_t ox,
                          int64_t xz) {
-  const irm_qnn_conv2d_nchwc_attrs *a = &q->a;
-  const int8_t *w = irm_tensor_data_const(in[1]);
   ops_kind kd = irm_ops_tensor_kind_(in[0]);
   int64_t flip = kd == OPS_I8 ? 128 : 0;
   xz += flip;
   int64_t ob = o / QB, l = o % QB;
   uint32_t acc = 0;
-  if (q->dw) { /* channel o's own taps */
-    const int32_t *w32 = irm_tensor_data_const(in[1]);
+  if (q->dw) {
+    const int32_t *w = irm_tensor_data_const(in[1]);
     for (int64_t ky = 0; ky < q->kh; ky++)
-      for (int64_t kx = 0; kx < q->kw; kx++) {
-        int64_t iy = oy * a->strides[0] + ky * a->dilation[0] - a->padding[0];
-        int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
-        int64_t x = xz;
-        if (iy >= 0 && iy < q->h && ix >= 0 && ix < q->w)
-          x = irm_ops_load_i64_(in[0], kd, (((n * q->cb + ob) * q->h + iy) * q->w + ix) * QB + l) + flip;
-        acc += (uint32_t)x * (uint32_t)w32[((ob * q->kh + ky) * q->kw + kx) * QB + l];
-      }
-    return acc - (uint32_t)xz * (uint32_t)((const int32_t *)irm_tensor_data_const(in[2]))[o];
+      for (int64_t kx = 0; kx < q->kw; kx++)
+        acc += (uint32_t)tap(q, in[0], kd, n, o, oy, ox, ky, kx, xz, flip) *
+               (uint32_t)w[((ob * q->kh + ky) * q->kw + kx) * QB + l];
+  } else {
+    const int8_t *w = irm_tensor_data_const(in[1]);
+    for (int64_t i = 0; i < q->ig * 4; i++)
+      for (int64_t ky = 0; ky < q->kh; ky++)
+        for (int64_t kx = 0; kx < q->kw; kx++)
+          acc += (uint32_t)tap(q, in[0], kd, n, i, oy, ox, ky, kx, xz, flip) *
+                 (uint32_t)(int32_t)w[((((ob * q->ig + i / 4) * q->kh + ky) * q->kw + kx) * QB + l) * 4 + i % 4];
   }
-  for (int64_t i = 0; i < q->ig * 4; i++)
-    for (int64_t ky = 0; ky < q->kh; ky++)
-      for (int64_t kx = 0; kx < q->kw; kx++) {
-        int64_t iy = oy * a->strides[0] + ky * a->dilation[0] - a->padding[0];
-        int64_t ix = ox * a->strides[1] + kx * a->dilation[1] - a->padding[1];
-        int64_t x = xz;
-        if (iy >= 0 && iy < q->h && ix >= 0 && ix < q->w)
-          x = irm_ops_load_i64_(in[0], kd,
-                                (((n * q->cb + i / q->lanes) * q->h + iy) * q->w + ix) * q->lanes + i % q->lanes) +
-              flip;
-        int8_t wv = w[((((ob * q->ig + i / 4) * q->kh + ky) * q->kw + kx) * QB + l) * 4 + i % 4];
-        acc += (uint32_t)x * (uint32_t)(int32_t)wv;
-      }
   return acc - (uint32_t)xz * (uint32_t)((const int32_t *)irm_tensor_data_const(in[2]))[o];
 }
 
