@@ -142,10 +142,9 @@ typedef struct irm_kernel_qconv2d_call_ {
  * v * m rounded once; the barrier keeps the compiler from fusing that
  * product with the add of the zero point (one rounding fewer); and
  * rounding, then clamping to the integers lo, hi, is its round_clip.
- * Two zmm of 8 doubles (the ymm code below takes four): a 1x1 conv of
- * few input channels spends most of its time here. */
-IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
-                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+ * Two zmm of 8 doubles (the ymm code below takes four). */
+IRM_KQ_INLINE void irm_kq_requantize16_f64_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                            int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
   const __m512d z = _mm512_set1_pd((double)rq_zp), oz = _mm512_set1_pd((double)out_zp);
   const __m512d l = _mm512_set1_pd((double)lo), h = _mm512_set1_pd((double)hi), m0 = _mm512_set1_pd((double)m[0]);
   __m256i r[2];
@@ -160,11 +159,41 @@ IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_
   __m512i all = _mm512_inserti64x4(_mm512_castsi256_si512(r[0]), r[1], 1);
   _mm_storeu_si128((__m128i *)out, out_signed ? _mm512_cvtsepi32_epi8(all) : _mm512_cvtusepi32_epi8(all));
 }
+
+/* The same 16 sums in float32, one zmm: y = float(a) * m, rounded half
+ * to even, clamped, plus the zero point. With exact, it stores only when
+ * every lane is sure to round as the double code does, and returns 0
+ * otherwise (the caller runs that code): y is within 2^-23 |y| of the
+ * exact product (two float roundings), the double one within 2^-52, so a
+ * lane whose y lies farther than 2^-22 |y| from the nearest half integer
+ * rounds to the same integer, and a lane beyond the clamp by more than
+ * one clamps the same. Near ties are rare: a 1x1 conv of few input
+ * channels spends most of its time here, and the float code is half the
+ * instructions. */
+IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int m_step, int32_t out_zp, int32_t lo,
+                                           int32_t hi, int out_signed, int exact, uint8_t *out) {
+  const __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512((const void *)a)),
+                                 m_step ? _mm512_loadu_ps(m) : _mm512_set1_ps(m[0]));
+  const __m512 r = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512 l = _mm512_set1_ps((float)(lo - out_zp)), h = _mm512_set1_ps((float)(hi - out_zp));
+  if (exact) {
+    const __m512 margin = _mm512_sub_ps(_mm512_set1_ps(0.5f), _mm512_abs_ps(_mm512_sub_ps(y, r)));
+    __mmask16 sure = _mm512_cmp_ps_mask(margin, _mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(0x1p-22f)), _CMP_GT_OQ);
+    sure |= _mm512_cmp_ps_mask(y, _mm512_sub_ps(l, _mm512_set1_ps(1.0f)), _CMP_LT_OQ);
+    sure |= _mm512_cmp_ps_mask(y, _mm512_add_ps(h, _mm512_set1_ps(1.0f)), _CMP_GT_OQ);
+    if (sure != 0xFFFF) return 0;
+  }
+  /* clamped as floats (small integers, exact) before the conversion, which could overflow */
+  __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(r, l), h));
+  v = _mm512_add_epi32(v, _mm512_set1_epi32(out_zp));
+  _mm_storeu_si128((__m128i *)out, out_signed ? _mm512_cvtsepi32_epi8(v) : _mm512_cvtusepi32_epi8(v));
+  return 1;
+}
 #define IRM_KQ_VEC_REQUANTIZE_ 1
 #elif defined(IRM_KQ_AVXVNNI_) || defined(IRM_KQ_AVX2_)
 /* As above, on four ymm of 4 doubles. */
-IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
-                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+IRM_KQ_INLINE void irm_kq_requantize16_f64_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                            int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
   const __m256d z = _mm256_set1_pd((double)rq_zp), oz = _mm256_set1_pd((double)out_zp);
   const __m256d l = _mm256_set1_pd((double)lo), h = _mm256_set1_pd((double)hi), m0 = _mm256_set1_pd((double)m[0]);
   __m128i r[4];
@@ -179,24 +208,73 @@ IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_
   __m128i w0 = _mm_packs_epi32(r[0], r[1]), w1 = _mm_packs_epi32(r[2], r[3]);
   _mm_storeu_si128((__m128i *)out, out_signed ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1));
 }
+
+/* As above, on two ymm of 8 floats. */
+IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int m_step, int32_t out_zp, int32_t lo,
+                                           int32_t hi, int out_signed, int exact, uint8_t *out) {
+  const __m256 l = _mm256_set1_ps((float)(lo - out_zp)), h = _mm256_set1_ps((float)(hi - out_zp));
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 r[2];
+  int sure = 1;
+  for (int k = 0; k < 2; k++) {
+    const __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(a + 8 * k))),
+                                   m_step ? _mm256_loadu_ps(m + 8 * k) : _mm256_set1_ps(m[0]));
+    r[k] = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (exact) {
+      const __m256 margin = _mm256_sub_ps(_mm256_set1_ps(0.5f), _mm256_andnot_ps(sign, _mm256_sub_ps(y, r[k])));
+      __m256 ok = _mm256_cmp_ps(margin, _mm256_mul_ps(_mm256_andnot_ps(sign, y), _mm256_set1_ps(0x1p-22f)), _CMP_GT_OQ);
+      ok = _mm256_or_ps(ok, _mm256_cmp_ps(y, _mm256_sub_ps(l, _mm256_set1_ps(1.0f)), _CMP_LT_OQ));
+      ok = _mm256_or_ps(ok, _mm256_cmp_ps(y, _mm256_add_ps(h, _mm256_set1_ps(1.0f)), _CMP_GT_OQ));
+      sure &= _mm256_movemask_ps(ok) == 0xFF;
+    }
+  }
+  if (!sure) return 0;
+  __m256i v[2];
+  for (int k = 0; k < 2; k++)
+    v[k] = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r[k], l), h)), _mm256_set1_epi32(out_zp));
+  /* in [lo, hi], within the output dtype: the saturating packs are exact */
+  __m128i w0 = _mm_packs_epi32(_mm256_castsi256_si128(v[0]), _mm256_extracti128_si256(v[0], 1));
+  __m128i w1 = _mm_packs_epi32(_mm256_castsi256_si128(v[1]), _mm256_extracti128_si256(v[1], 1));
+  _mm_storeu_si128((__m128i *)out, out_signed ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1));
+  return 1;
+}
 #define IRM_KQ_VEC_REQUANTIZE_ 1
 #endif
 
-/* The epilogue of one block of 16 sums: the zero point's term, the bias,
- * then the int32 store or the requantize (vectors where the multipliers
- * are finite and the rounding half to even, else the scalar code).
- * Inlined: out of line, the call costs half the conv's time. */
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+/* irm_qnn_requantize of 16 sums (finite multipliers, half to even), bit
+ * for bit: the float code where every lane is sure, else the double one. */
+IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
+                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+  if (rq_zp != 0 || !irm_kq_requantize16_f32_(a, m, m_step, out_zp, lo, hi, out_signed, 1, out))
+    irm_kq_requantize16_f64_(a, m, m_step, rq_zp, out_zp, lo, hi, out_signed, out);
+}
+#endif
+
+/* Where the sums of output block v start: the zero point's term and the
+ * bias, the part of each sum that does not depend on the data, so the
+ * epilogue does not add it once per pixel. */
+IRM_KQ_INLINE void irm_kernel_qconv2d_base_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
+                                            const irm_kernel_qconv2d_call_ *c, int v, int32_t *base) {
+  const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK,
+            nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
+  const uint32_t z = (uint32_t)q->xz + (q->x_signed ? 128u : 0u);
+  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) base[l] = (int32_t)(0u - z * (uint32_t)q->sumw[o0 + l]);
+  if (q->bias && nb == IRM_KERNEL_QBLOCK) /* a loop of constant length the compiler vectorizes */
+    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) base[l] = (int32_t)((uint32_t)base[l] + (uint32_t)q->bias[o0 + l]);
+  else if (q->bias)
+    for (int l = 0; l < nb; l++) base[l] = (int32_t)((uint32_t)base[l] + (uint32_t)q->bias[o0 + l]);
+}
+
+/* The epilogue of one block of 16 sums (from irm_kernel_qconv2d_base_):
+ * the int32 store or the requantize (vectors where the multipliers are
+ * finite and the rounding half to even, else the scalar code). Inlined:
+ * out of line, the call costs half the conv's time. */
 IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, const irm_kernel_qconv2d_params *q,
                                              const irm_kernel_qconv2d_call_ *c, int32_t *t, int v, size_t off) {
   const int o0 = (c->ocb0 + v) * IRM_KERNEL_QBLOCK,
             nb = s->oc - o0 < IRM_KERNEL_QBLOCK ? s->oc - o0 : IRM_KERNEL_QBLOCK;
-  const uint32_t z = (uint32_t)q->xz + (q->x_signed ? 128u : 0u);
   const size_t at = (size_t)v * c->out_cstride + off;
-  for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] - z * (uint32_t)q->sumw[o0 + l]);
-  if (q->bias && nb == IRM_KERNEL_QBLOCK) /* a loop of constant length the compiler vectorizes */
-    for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
-  else if (q->bias)
-    for (int l = 0; l < nb; l++) t[l] = (int32_t)((uint32_t)t[l] + (uint32_t)q->bias[o0 + l]);
   if (q->out_kind == IRM_KERNEL_QOUT_I32) {
     memcpy((int32_t *)c->out + at, t, IRM_KERNEL_QBLOCK * sizeof *t);
     return;
@@ -232,10 +310,13 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
                                              const irm_kernel_qconv2d_call_ *c, int ow0, const int T, const int V,
                                              const int check) {
   irm_qacc acc[IRM_KERNEL_QCONV2D_MAX_TILE_][IRM_KERNEL_QCONV2D_MAX_VECS_];
+  int32_t base[IRM_KERNEL_QCONV2D_MAX_VECS_][IRM_KERNEL_QBLOCK];
+  IRM_KQ_UNROLL
+  for (int v = 0; v < V; v++) irm_kernel_qconv2d_base_(s, q, c, v, base[v]);
   IRM_KQ_UNROLL
   for (int p = 0; p < T; p++) {
     IRM_KQ_UNROLL
-    for (int v = 0; v < V; v++) acc[p][v] = irm_qacc_zero();
+    for (int v = 0; v < V; v++) acc[p][v] = irm_qacc_load(base[v]);
   }
   const int groups = (s->ic + 3) / 4, taps = s->kh * s->kw;
   const int iw0 = ow0 * s->sw - s->pl;

@@ -65,7 +65,7 @@ static inline void irm_kernel_qdwconv2d_pack(const irm_kernel_qconv2d_shape *s, 
  * 16 int32 weights. */
 #if defined(IRM_KQ_AVX512VNNI_)
 typedef __m512i irm_qdacc;
-IRM_KQ_INLINE irm_qdacc irm_qdacc_zero(void) { return _mm512_setzero_si512(); }
+IRM_KQ_INLINE irm_qdacc irm_qdacc_load(const int32_t *v) { return _mm512_loadu_si512((const void *)v); }
 IRM_KQ_INLINE irm_qdacc irm_qdacc_mac(irm_qdacc acc, const uint8_t *x, __m128i flip, const int32_t *w) {
   __m512i v = _mm512_cvtepu8_epi32(_mm_xor_si128(_mm_loadu_si128((const __m128i *)x), flip));
   return _mm512_dpwssd_epi32(acc, v, _mm512_loadu_si512((const void *)w));
@@ -75,8 +75,8 @@ IRM_KQ_INLINE void irm_qdacc_store(irm_qdacc acc, int32_t *out) { _mm512_storeu_
 typedef struct {
   __m256i v[2];
 } irm_qdacc;
-IRM_KQ_INLINE irm_qdacc irm_qdacc_zero(void) {
-  irm_qdacc r = {{_mm256_setzero_si256(), _mm256_setzero_si256()}};
+IRM_KQ_INLINE irm_qdacc irm_qdacc_load(const int32_t *v) {
+  irm_qdacc r = {{_mm256_loadu_si256((const __m256i *)v), _mm256_loadu_si256((const __m256i *)(v + 8))}};
   return r;
 }
 IRM_KQ_INLINE irm_qdacc irm_qdacc_mac(irm_qdacc acc, const uint8_t *x, __m128i flip, const int32_t *w) {
@@ -103,9 +103,9 @@ typedef struct {
 typedef struct {
   uint8_t b;
 } irm_qdflip_;
-IRM_KQ_INLINE irm_qdacc irm_qdacc_zero(void) {
+IRM_KQ_INLINE irm_qdacc irm_qdacc_load(const int32_t *v) {
   irm_qdacc r;
-  memset(&r, 0, sizeof r);
+  memcpy(r.v, v, sizeof r.v);
   return r;
 }
 IRM_KQ_INLINE irm_qdacc irm_qdacc_mac(irm_qdacc acc, const uint8_t *x, irm_qdflip_ flip, const int32_t *w) {
@@ -134,8 +134,10 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_micro_(const irm_kernel_qconv2d_shape *s
                                                const irm_kernel_qconv2d_call_ *c, const int32_t *wb,
                                                const uint8_t *zpad, int ow0, const int T, const int check) {
   irm_qdacc acc[IRM_KERNEL_QDWCONV2D_MAX_TILE_];
+  int32_t base[IRM_KERNEL_QBLOCK];
+  irm_kernel_qconv2d_base_(s, q, c, 0, base);
   IRM_KQ_UNROLL
-  for (int p = 0; p < T; p++) acc[p] = irm_qdacc_zero();
+  for (int p = 0; p < T; p++) acc[p] = irm_qdacc_load(base);
   const irm_qdflip_ flip = irm_qdflip_of_(c->flip);
   const int iw0 = ow0 * s->sw - s->pl;
   const ptrdiff_t pstride = (ptrdiff_t)s->sw * IRM_KERNEL_QBLOCK;

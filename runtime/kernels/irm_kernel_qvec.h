@@ -1,6 +1,7 @@
 /* The int8 conv's vector primitives (irm_kernel_qconv2d.h, docs/kernels.md
  * "int8"): one accumulator irm_qacc holds the int32 sums of one block of
- * IRM_KERNEL_QBLOCK (16) output channels; irm_qacc_dp adds to each lane
+ * IRM_KERNEL_QBLOCK (16) output channels, started by irm_qacc_load;
+ * irm_qacc_dp adds to each lane
  * the dot product of four unsigned activation bytes (one 32-bit group,
  * the same for every lane) with the lane's four signed weight bytes:
  *
@@ -64,7 +65,7 @@ IRM_KQ_INLINE uint32_t irm_kq_group_(const uint8_t *p, uint32_t flip) {
 #if defined(IRM_KQ_AVX512VNNI_)
 typedef __m512i irm_qacc;
 typedef __m512i irm_qw;
-IRM_KQ_INLINE irm_qacc irm_qacc_zero(void) { return _mm512_setzero_si512(); }
+IRM_KQ_INLINE irm_qacc irm_qacc_load(const int32_t *v) { return _mm512_loadu_si512((const void *)v); }
 IRM_KQ_INLINE irm_qw irm_qw_load(const int8_t *w) { return _mm512_loadu_si512((const void *)w); }
 IRM_KQ_INLINE irm_qacc irm_qacc_dp(irm_qacc acc, uint32_t a, irm_qw w) {
   return _mm512_dpbusd_epi32(acc, _mm512_set1_epi32((int)a), w);
@@ -75,8 +76,8 @@ typedef struct {
   __m256i v[2];
 } irm_qacc;
 typedef irm_qacc irm_qw;
-IRM_KQ_INLINE irm_qacc irm_qacc_zero(void) {
-  irm_qacc r = {{_mm256_setzero_si256(), _mm256_setzero_si256()}};
+IRM_KQ_INLINE irm_qacc irm_qacc_load(const int32_t *v) {
+  irm_qacc r = {{_mm256_loadu_si256((const __m256i *)v), _mm256_loadu_si256((const __m256i *)(v + 8))}};
   return r;
 }
 IRM_KQ_INLINE irm_qw irm_qw_load(const int8_t *w) {
@@ -100,9 +101,10 @@ typedef struct {
   __m256i v[4];
 } irm_qacc;
 typedef irm_qacc irm_qw;
-IRM_KQ_INLINE irm_qacc irm_qacc_zero(void) {
+/* v as the first partial sums (the second ones zero) */
+IRM_KQ_INLINE irm_qacc irm_qacc_load(const int32_t *v) {
   irm_qacc r;
-  for (int k = 0; k < 4; k++) r.v[k] = _mm256_setzero_si256();
+  for (int k = 0; k < 4; k++) r.v[k] = _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(v + 4 * k)));
   return r;
 }
 IRM_KQ_INLINE irm_qw irm_qw_load(const int8_t *w) {
@@ -132,9 +134,9 @@ typedef struct {
 typedef struct {
   const int8_t *p;
 } irm_qw;
-IRM_KQ_INLINE irm_qacc irm_qacc_zero(void) {
+IRM_KQ_INLINE irm_qacc irm_qacc_load(const int32_t *v) {
   irm_qacc r;
-  memset(&r, 0, sizeof r);
+  memcpy(r.v, v, sizeof r.v);
   return r;
 }
 IRM_KQ_INLINE irm_qw irm_qw_load(const int8_t *w) {

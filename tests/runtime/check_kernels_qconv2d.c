@@ -201,6 +201,53 @@ START_TEST(test_requantize) {
 }
 END_TEST
 
+START_TEST(test_requantize_near_ties) {
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+  /* the vector epilogue computes in float32 and falls back to doubles
+   * where a lane could round otherwise: sums whose exact product lies at
+   * or within a few float ulps of a half integer, and random ones, all
+   * equal to the scalar double code */
+  for (int round = 0; round < 20000; round++) {
+    int32_t a[16];
+    float m[16];
+    int per_channel = round % 2, out_signed = round % 3 == 0;
+    int32_t lo = out_signed ? -128 : 0, hi = out_signed ? 127 : 255, out_zp = lo + rnd(hi - lo + 1);
+    for (int l = 0; l < 16; l++) {
+      /* multipliers from 2^-20 to 2, sums up to about 2^26 */
+      m[l] = ldexpf(1.0f + (float)rnd(1 << 23) / (float)(1 << 23), -rnd(21));
+      double tie = (double)(rnd(600) - 300) + 0.5;
+      int64_t near = llround(tie / (double)m[per_channel ? l : 0]) + (rnd(5) - 2);
+      a[l] = round % 4 == 3 ? (int32_t)(rnd(1 << 27) - (1 << 26)) : (int32_t)near;
+    }
+    if (round % 5 == 0) { /* exact ties: m = 2^-k, a odd multiple of 2^(k-1) */
+      for (int l = 0; l < 16; l++) {
+        m[l] = 0.125f;
+        a[l] = 4 * (2 * (rnd(200) - 100) + 1);
+      }
+    }
+    uint8_t got[16];
+    irm_kq_requantize16_(a, m, per_channel, 0, out_zp, lo, hi, out_signed, got);
+    for (int l = 0; l < 16; l++) {
+      int64_t want = irm_qnn_requantize(a[l], 0, m[per_channel ? l : 0], out_zp, lo, hi, 0);
+      int64_t g = out_signed ? (int64_t)(int8_t)got[l] : (int64_t)got[l];
+      ck_assert_msg(g == want, "%s: round %d lane %d: %d * %a -> %lld, want %lld", IRM_KERNEL_QVEC_PATH, round, l, a[l],
+                    (double)m[per_channel ? l : 0], (long long)g, (long long)want);
+    }
+  }
+  /* an exact tie is never taken from the float code */
+  int32_t a[16];
+  float m = 0.5f;
+  uint8_t out[16];
+  for (int l = 0; l < 16; l++) a[l] = 2 * l + 1;
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 0);
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 0, out), 1); /* float32 semantics: no check */
+  for (int l = 0; l < 16; l++) a[l] = 2 * l;
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 1);
+  for (int l = 0; l < 16; l++) ck_assert_int_eq(out[l], l);
+#endif
+}
+END_TEST
+
 START_TEST(test_pack_rejects_wide_weights) {
   /* w - wz outside int8 cannot be packed: the caller falls back */
   irm_kernel_qconv2d_shape s = {1, 2, 3, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0};
@@ -224,6 +271,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_sums);
   tcase_add_test(tc, test_requantize);
+  tcase_add_test(tc, test_requantize_near_ties);
   tcase_add_test(tc, test_pack_rejects_wide_weights);
   suite_add_tcase(s, tc);
   return run_qpath_suite("qconv2d", IRM_KERNEL_QVEC_PATH, s);
