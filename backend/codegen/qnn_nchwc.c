@@ -85,6 +85,15 @@ static int tile_width(int64_t ow, int widest, int otherwise) {
   return otherwise;
 }
 
+/* Output blocks a tile: 4, or 3 where that divides the blocks and 4 does
+ * not (96 and 144 channels: 6 and 9 blocks), so no block is left to the
+ * kernel's one-block tiles, which reuse each pixel's bytes once instead of
+ * three or four times; fewer blocks than 4, all of them. */
+static int oc_vecs(int64_t ob) {
+  if (ob < 4) return (int)ob;
+  return ob % 4 != 0 && ob % 3 == 0 ? 3 : 4;
+}
+
 /* The kernel's call over the items, split for threads: the shape and the
  * parameters as constants, then `call` (the range function's line, which
  * reads qsh, qq, begin and end). ic, kh, kw: the input channels and
@@ -161,7 +170,8 @@ static int nchwc_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     return kernel_call(c, &a, b, a.channels, kh, kw, lo, hi, call, ob * n * oh,
                        (double)n * (double)(ob * QB) * (double)(oh * ow) * (double)(kh * kw));
   }
-  int T = c->kernel_block == 16 ? tile_width(ow, 7, 6) : 3, V = c->kernel_block == 16 ? (ob < 4 ? (int)ob : 4) : 1;
+  int V = c->kernel_block == 16 ? oc_vecs(ob) : 1;
+  int T = c->kernel_block == 16 ? tile_width(ow, V == 3 ? 8 : 7, 6) : 3;
   snprintf(call, sizeof call,
            "      irm_kernel_qconv2d_range_lanes(&qsh, %lld, %s, (const int8_t *)%s, %s, &qq, %d, %d, (int)begin, "
            "(int)end);\n",

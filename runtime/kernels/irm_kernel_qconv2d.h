@@ -134,6 +134,8 @@ typedef struct irm_kernel_qconv2d_call_ {
   void *out;          /* output at (n, ocb0, row, 0) */
   size_t out_cstride; /* elements between output blocks */
   int vec_requantize; /* the multipliers are finite and the rounding half to even */
+  int fast_epilogue;  /* vec_requantize to bytes with no requantize zero point: float32 in registers */
+  int exact;          /* the float32 epilogue checks for lanes near ties (the double semantics) */
 } irm_kernel_qconv2d_call_;
 
 #if defined(IRM_KQ_AVX512VNNI_)
@@ -161,33 +163,30 @@ IRM_KQ_INLINE void irm_kq_requantize16_f64_(const int32_t *a, const float *m, in
 }
 
 /* The same 16 sums in float32, one zmm: y = float(a) * m, rounded half
- * to even, clamped, plus the zero point. With exact, it stores only when
- * every lane is sure to round as the double code does, and returns 0
- * otherwise (the caller runs that code): y is within 2^-23 |y| of the
- * exact product (two float roundings), the double one within 2^-52, so a
- * lane whose y lies farther than 2^-22 |y| from the nearest half integer
- * rounds to the same integer, and a lane beyond the clamp by more than
- * one clamps the same. Near ties are rare: a 1x1 conv of few input
- * channels spends most of its time here, and the float code is half the
- * instructions. */
+ * to even, clamped, plus the zero point, stored. With exact, it returns
+ * 0xFFFF when every lane is sure to round as the double code does (when
+ * not, the caller runs that code over the same bytes). Two float
+ * roundings put y within 2^-23 |y| of the exact product, the double
+ * code's within 2^-52: for |y| < 512 that is 2^-14, so a lane whose y
+ * lies within 0.5 - 2^-13 of its nearest integer rounds the same; a lane
+ * of |y| >= 512 is clamped the same however it rounds, since lo and hi
+ * are 8-bit (the zero point minus them is within 255), so one test
+ * serves (such a lane near a tie takes the double code for nothing, and
+ * rarely). Near ties are rare: a 1x1 conv of few input channels spends
+ * most of its time here, and the float code is half the instructions. */
 IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int m_step, int32_t out_zp, int32_t lo,
                                            int32_t hi, int out_signed, int exact, uint8_t *out) {
   const __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512((const void *)a)),
                                  m_step ? _mm512_loadu_ps(m) : _mm512_set1_ps(m[0]));
   const __m512 r = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   const __m512 l = _mm512_set1_ps((float)(lo - out_zp)), h = _mm512_set1_ps((float)(hi - out_zp));
-  if (exact) {
-    const __m512 margin = _mm512_sub_ps(_mm512_set1_ps(0.5f), _mm512_abs_ps(_mm512_sub_ps(y, r)));
-    __mmask16 sure = _mm512_cmp_ps_mask(margin, _mm512_mul_ps(_mm512_abs_ps(y), _mm512_set1_ps(0x1p-22f)), _CMP_GT_OQ);
-    sure |= _mm512_cmp_ps_mask(y, _mm512_sub_ps(l, _mm512_set1_ps(1.0f)), _CMP_LT_OQ);
-    sure |= _mm512_cmp_ps_mask(y, _mm512_add_ps(h, _mm512_set1_ps(1.0f)), _CMP_GT_OQ);
-    if (sure != 0xFFFF) return 0;
-  }
+  int sure = 0xFFFF;
+  if (exact) sure = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, r)), _mm512_set1_ps(0.5f - 0x1p-13f), _CMP_LT_OQ);
   /* clamped as floats (small integers, exact) before the conversion, which could overflow */
   __m512i v = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(r, l), h));
   v = _mm512_add_epi32(v, _mm512_set1_epi32(out_zp));
   _mm_storeu_si128((__m128i *)out, out_signed ? _mm512_cvtsepi32_epi8(v) : _mm512_cvtusepi32_epi8(v));
-  return 1;
+  return sure;
 }
 #define IRM_KQ_VEC_REQUANTIZE_ 1
 #elif defined(IRM_KQ_AVXVNNI_) || defined(IRM_KQ_AVX2_)
@@ -215,20 +214,17 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
   const __m256 l = _mm256_set1_ps((float)(lo - out_zp)), h = _mm256_set1_ps((float)(hi - out_zp));
   const __m256 sign = _mm256_set1_ps(-0.0f);
   __m256 r[2];
-  int sure = 1;
+  int sure = 0xFFFF;
   for (int k = 0; k < 2; k++) {
     const __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(a + 8 * k))),
                                    m_step ? _mm256_loadu_ps(m + 8 * k) : _mm256_set1_ps(m[0]));
     r[k] = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     if (exact) {
-      const __m256 margin = _mm256_sub_ps(_mm256_set1_ps(0.5f), _mm256_andnot_ps(sign, _mm256_sub_ps(y, r[k])));
-      __m256 ok = _mm256_cmp_ps(margin, _mm256_mul_ps(_mm256_andnot_ps(sign, y), _mm256_set1_ps(0x1p-22f)), _CMP_GT_OQ);
-      ok = _mm256_or_ps(ok, _mm256_cmp_ps(y, _mm256_sub_ps(l, _mm256_set1_ps(1.0f)), _CMP_LT_OQ));
-      ok = _mm256_or_ps(ok, _mm256_cmp_ps(y, _mm256_add_ps(h, _mm256_set1_ps(1.0f)), _CMP_GT_OQ));
-      sure &= _mm256_movemask_ps(ok) == 0xFF;
+      __m256 ok =
+          _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(y, r[k])), _mm256_set1_ps(0.5f - 0x1p-13f), _CMP_LT_OQ);
+      sure &= _mm256_movemask_ps(ok) << 8 * k | (k ? 0xFF : 0xFF00);
     }
   }
-  if (!sure) return 0;
   __m256i v[2];
   for (int k = 0; k < 2; k++)
     v[k] = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(r[k], l), h)), _mm256_set1_epi32(out_zp));
@@ -236,7 +232,7 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
   __m128i w0 = _mm_packs_epi32(_mm256_castsi256_si128(v[0]), _mm256_extracti128_si256(v[0], 1));
   __m128i w1 = _mm_packs_epi32(_mm256_castsi256_si128(v[1]), _mm256_extracti128_si256(v[1], 1));
   _mm_storeu_si128((__m128i *)out, out_signed ? _mm_packs_epi16(w0, w1) : _mm_packus_epi16(w0, w1));
-  return 1;
+  return sure;
 }
 #define IRM_KQ_VEC_REQUANTIZE_ 1
 #endif
@@ -246,7 +242,7 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
  * for bit: the float code where every lane is sure, else the double one. */
 IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
                                         int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
-  if (rq_zp != 0 || !irm_kq_requantize16_f32_(a, m, m_step, out_zp, lo, hi, out_signed, 1, out))
+  if (rq_zp != 0 || irm_kq_requantize16_f32_(a, m, m_step, out_zp, lo, hi, out_signed, 1, out) != 0xFFFF)
     irm_kq_requantize16_f64_(a, m, m_step, rq_zp, out_zp, lo, hi, out_signed, out);
 }
 #endif
@@ -351,6 +347,30 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
       }
     }
   }
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+  /* whole blocks to bytes in float32 from the registers, unrolled (a few
+   * instructions each, no branch), the multipliers loaded once a block;
+   * a tile with a lane near a tie is redone below by the exact code */
+  if (c->fast_epilogue && (c->ocb0 + V) * IRM_KERNEL_QBLOCK <= s->oc) {
+    int sure = 0xFFFF;
+    IRM_KQ_UNROLL
+    for (int v = 0; v < V; v++) {
+      float m[IRM_KERNEL_QBLOCK];
+      memcpy(m, q->mult + (q->mult_per_channel ? (c->ocb0 + v) * IRM_KERNEL_QBLOCK : 0),
+             (q->mult_per_channel ? IRM_KERNEL_QBLOCK : 1) * sizeof *m);
+      uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow0 * IRM_KERNEL_QBLOCK;
+      IRM_KQ_UNROLL
+      for (int p = 0; p < T; p++) {
+        int32_t a[IRM_KERNEL_QBLOCK];
+        irm_qacc_store(acc[p][v], a);
+        sure &=
+            irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi,
+                                     q->out_kind == IRM_KERNEL_QOUT_I8, c->exact, ob + (size_t)p * IRM_KERNEL_QBLOCK);
+      }
+    }
+    if (sure == 0xFFFF) return;
+  }
+#endif
   /* the sums to memory, then one copy of the epilogue in a loop: unrolled
    * T x V times, its branches made the function tens of kilobytes */
   int32_t t[IRM_KERNEL_QCONV2D_MAX_TILE_ * IRM_KERNEL_QCONV2D_MAX_VECS_][IRM_KERNEL_QBLOCK];
@@ -439,6 +459,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape
   c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
   for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
     c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
+  c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
+  c.exact = 1;
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;
     c.ocb0 = t * oc_vecs;

@@ -239,10 +239,15 @@ START_TEST(test_requantize_near_ties) {
   float m = 0.5f;
   uint8_t out[16];
   for (int l = 0; l < 16; l++) a[l] = 2 * l + 1;
-  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 0);
-  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 0, out), 1); /* float32 semantics: no check */
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 0); /* no lane is sure */
+  ck_assert_int_eq(out[0], 0); /* 0.5 to even, in float32 as the double code would */
+  ck_assert_int_eq(out[1], 2);
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 0, out), 0xFFFF); /* float32: no check */
   for (int l = 0; l < 16; l++) a[l] = 2 * l;
-  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 1);
+  a[3] = 1; /* one tie among integers */
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 0xFFFF & ~(1 << 3));
+  a[3] = 6;
+  ck_assert_int_eq(irm_kq_requantize16_f32_(a, &m, 0, 0, 0, 255, 0, 1, out), 0xFFFF);
   for (int l = 0; l < 16; l++) ck_assert_int_eq(out[l], l);
 #endif
 }
