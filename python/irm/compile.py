@@ -122,10 +122,12 @@ def compile(path, target, library, *, shape=None, dtype=None, max_constant_bytes
             return CompileResult(library, True, times)
     t1 = time.perf_counter()
     times["key"] = t1 - t0
-    from .frontend.onnx import _load, from_onnx
-    model = _load(path)
+    from .frontend import onnx as frontend
+    model = frontend._parse_file(path)
     if source is not None and _uses_external_data(model):
         source = None
+    frontend._load_external(model, path)
+    from_onnx = frontend.from_onnx
     mod, params = from_onnx(model, shape=shape, dtype=dtype, max_constant_bytes=max_constant_bytes)
     t2 = time.perf_counter()
     times["import"] = t2 - t1

@@ -100,7 +100,7 @@ def test_a_second_call_takes_the_library_without_importing(tmp_path, cache, monk
         raise AssertionError("from_onnx called on a warm compile")
 
     monkeypatch.setattr(frontend, "from_onnx", no_import)
-    monkeypatch.setattr(frontend, "_load", no_import)
+    monkeypatch.setattr(frontend, "_parse_file", no_import)
     again = compile_(src, tmp_path / "b.so")
     assert again.reused and set(again.times) == {"key"}
     assert (tmp_path / "b.so").read_bytes() == (tmp_path / "a.so").read_bytes()
@@ -116,7 +116,8 @@ def test_the_source_key_is_exact(tmp_path, cache):
     assert base == source_key(src) and len(base) == 64
     assert source_key(src, frontend_text="onnx shape=(4, 8)") != base
     assert source_key(src, target="c -mcpu=generic") != base
-    assert source_key(src, executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True, "link-params": False})) != base
+    no_link_params = irm.Executor("aot", {"interface-api": "c", "unpacked-api": True, "link-params": False})
+    assert source_key(src, executor=no_link_params) != base
     assert source_key(src, version="irm 0.0.0-a") != source_key(src, version="irm 0.0.0-b")
     with irm.transform.PassContext(config={"relay.FuseOps.max_depth": 3}):
         assert source_key(src) != base
@@ -228,3 +229,24 @@ def test_a_corrupt_or_unreadable_memo_is_ignored(tmp_path, old_models, cache, mo
     calls = count_imports(monkeypatch)
     again = compile_(old_model, tmp_path / "b.so")
     assert again.reused and calls == []
+
+
+def test_errors_come_from_the_import(tmp_path, cache):
+    with pytest.raises(RuntimeError, match="missing.onnx"):
+        digest(tmp_path / "missing.onnx")
+    with pytest.raises(FileNotFoundError):  # the key is not taken: from_onnx says what is wrong
+        compile_(tmp_path / "missing.onnx", tmp_path / "a.so")
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    with pytest.raises(ValueError, match="is empty"):
+        compile_(tmp_path / "empty.onnx", tmp_path / "a.so")
+    assert not os.path.exists(tmp_path / "a.so")
+
+
+def test_a_model_with_external_data_is_not_reused(tmp_path, cache):
+    src = write_model(tmp_path / "net.onnx")  # its weights then go to net.data, which the key does not read
+    onnx.save_model(onnx.load(src), src, save_as_external_data=True, location="net.data", size_threshold=0)
+    x = np.ones((2, 8), np.float32)
+    for lib in ("a.so", "b.so"):
+        got = compile_(src, tmp_path / lib)
+        assert not got.reused
+        np.testing.assert_allclose(run(got, x), np.maximum(x + W, 0) * x, rtol=1e-6)
