@@ -417,7 +417,8 @@ int irm_build_cache_clear(const char *dir, uint64_t *removed) {
 
 #define LINKED_ "irm-linked 1 "
 
-int irm_export_file_digest_(int fd, size_t size, char out[33]) {
+/* hash128 of the size bytes of the file fd, read through a mapping. */
+static int file_digest(int fd, size_t size, char out[33]) {
   if (!size) {
     irm_hash128_hex_("", 0, out);
     return 0;
@@ -463,7 +464,7 @@ int irm_build_cache_store_linked(irm_build_cache *cache, const char *key, const 
   struct stat st;
   char digest[33];
   if (!rc && (fd < 0 || fstat(fd, &st) != 0)) err = errno;
-  if (!rc && !err) err = irm_export_file_digest_(fd, (size_t)st.st_size, digest);
+  if (!rc && !err) err = file_digest(fd, (size_t)st.st_size, digest);
   if (fd >= 0) close(fd);
   if (!rc && !err) {
     static atomic_ullong linked_serial; /* unique among this process's handles too */
@@ -518,8 +519,8 @@ static int fetch_linked(const char *path, const char *dest) {
   if (ok) {
     snprintf(raw, plen, "%s.lib", path);
     fd = open(raw, O_RDONLY);
-    ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size == bytes &&
-         irm_export_file_digest_(fd, (size_t)bytes, digest) == 0 && strcmp(digest, want) == 0;
+    ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size == bytes && file_digest(fd, (size_t)bytes, digest) == 0 &&
+         strcmp(digest, want) == 0;
   }
   if (fd >= 0) close(fd);
   err = !ok ? EBADMSG : link_or_copy(raw, dest);

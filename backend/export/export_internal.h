@@ -27,10 +27,15 @@ void irm_sha256_hex_(irm_sha256_ *s, char out[65]);
  * for bulk bytes (cache entries' payloads, params files), not as a key
  * against an adversary. */
 void irm_hash128_hex_(const void *data, size_t n, char out[33]);
-
-/* hash128 of the size bytes of the open file fd, read through a mapping
- * (cache.c); 0 or an errno. */
-int irm_export_file_digest_(int fd, size_t size, char out[33]);
+/* The same hash over pieces, for a file read in chunks: init with the
+ * total length n, update with pieces whose lengths are multiples of 16,
+ * final with the rest (any length; the pieces and the rest total n). */
+typedef struct irm_hash128_ {
+  uint64_t a, b;
+} irm_hash128_;
+void irm_hash128_init_(irm_hash128_ *h, uint64_t n);
+void irm_hash128_update_(irm_hash128_ *h, const void *data, size_t len);
+void irm_hash128_final_(irm_hash128_ *h, const void *rest, size_t len, char out[33]);
 
 /* The payload of the entry key (cache.c), NEW into *payload (NUL-terminated,
  * irm_free) with its size, and *status HIT; a missing entry is a MISS, one

@@ -18,7 +18,8 @@
  * checked like the others). A file whose mtime or ctime lies within 2 s of
  * now is not memoized (it may still change within the clock's granularity
  * without its times moving: git's "racy clean" rule), nor one whose stat
- * moved while it was read. */
+ * moved while it was read. The file is read in chunks, not mapped: one
+ * cut short meanwhile is an error, where a mapping would fault. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -54,6 +55,35 @@ static void memo_key(const char *real, const struct stat *st, char key[65]) {
 static int same_stat(const struct stat *a, const struct stat *b) {
   return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
          ns_of(a->st_mtim) == ns_of(b->st_mtim) && ns_of(a->st_ctim) == ns_of(b->st_ctim);
+}
+
+/* n bytes of fd into buf: 0, or an errno (EIO: the file ended first). */
+static int read_full(int fd, unsigned char *buf, size_t n) {
+  for (size_t got = 0; got < n;) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return r < 0 ? errno : EIO;
+    got += (size_t)r;
+  }
+  return 0;
+}
+
+/* hash128 of the size bytes of fd, read in chunks into one buffer: a file
+ * cut short meanwhile is an error (a mapping would fault), and no memory
+ * as large as the file is touched. 0 or an errno. */
+static int read_digest(int fd, uint64_t size, char out[33]) {
+  enum { CHUNK_ = 1 << 17 }; /* a multiple of 16 (irm_hash128_update_); fits L2: read then hashed from cache */
+  unsigned char *buf = irm_malloc(CHUNK_);
+  if (!buf) return ENOMEM;
+  irm_hash128_ h;
+  irm_hash128_init_(&h, size);
+  int err = 0;
+  for (; !err && size > CHUNK_; size -= CHUNK_)
+    if (!(err = read_full(fd, buf, CHUNK_))) irm_hash128_update_(&h, buf, CHUNK_);
+  if (!err) err = read_full(fd, buf, (size_t)size);
+  if (!err) irm_hash128_final_(&h, buf, (size_t)size, out);
+  irm_free(buf);
+  return err;
 }
 
 /* The digest the memo holds for key, if any: 1 when found. */
@@ -98,7 +128,8 @@ int irm_build_file_digest(const char *path, const char *cache_dir, char digest[3
   }
   int rc = IRM_OK, fd = open(real, O_RDONLY | O_CLOEXEC), err = 0;
   if (fd < 0 || fstat(fd, &again) != 0) err = errno;
-  if (!err) err = irm_export_file_digest_(fd, (size_t)again.st_size, digest);
+  if (!err) err = read_digest(fd, (uint64_t)again.st_size, digest);
+  if (!err && fstat(fd, &again) != 0) err = errno; /* moved while read: hashed, not memoized */
   if (fd >= 0) close(fd);
   if (err) rc = irm_error(IRM_ERUNTIME, "%s: cannot read '%s': %s", fn, irm_error_quote(path), strerror(err));
   struct timespec now;

@@ -599,13 +599,27 @@ START_TEST(test_file_digest_and_its_memo) {
     ck_assert_int_eq(hit, 1);
     ck_assert_str_eq(a, b);
   }
+  /* read in chunks, it hashes as the cache's one-shot hash of a linked entry does */
+  FILE *big = fopen(path, "wb");
+  ck_assert_ptr_nonnull(big);
+  for (unsigned i = 0; i < 300001; i++)
+    fputc((int)((i * 7919u) & 0xffu), big); /* over two chunks, not a multiple of 16 */
+  fclose(big);
+  ck_assert_int_eq(irm_build_file_digest(path, dir, a, NULL), IRM_OK);
+  irm_build_cache *cache = NULL;
+  char key[65], entry[800];
+  key_of("big file", key);
+  ck_assert_int_eq(irm_build_cache_open(dir, &cache), IRM_OK);
+  ck_assert_int_eq(irm_build_cache_store_linked(cache, key, path), IRM_OK);
+  irm_build_cache_close(cache);
+  snprintf(entry, sizeof entry, "%s/objects/%.2s/%s", dir, key, key);
+  ck_assert_ptr_nonnull(strstr(read_file(entry), a));
   snprintf(sub, sizeof sub, "%s/missing.onnx", dir);
   ck_assert_int_eq(irm_build_file_digest(sub, dir, a, NULL), IRM_ERUNTIME);
   ck_assert_ptr_nonnull(strstr(irm_last_error(), "missing.onnx"));
   ck_assert_int_eq(irm_build_file_digest(dir, dir, a, NULL), IRM_EVALUE);
   ck_assert_ptr_nonnull(strstr(irm_last_error(), "not a regular file"));
   ck_assert_int_eq(irm_build_file_digest(NULL, dir, a, NULL), IRM_EVALUE);
-  char key[65];
   irm_module *prepared = NULL;
   irm_any target = irm_any_str("c");
   ck_assert_int_eq(irm_build_source_key(sub, "onnx", &target, NULL, NULL, NULL, NULL, NULL, dir, key, &prepared),
