@@ -3,7 +3,9 @@ a second call takes the library without importing, the source key misses on
 a changed byte (even with the mtime forced back), frontend option, target,
 executor option, PassContext config, irm version or compiler, the stat memo
 is exact (a fresh file is not memoized; a corrupt or unreadable memo is
-ignored) and IRM_CACHE=0 / cache=False import every time."""
+ignored), IRM_CACHE=0 / cache=False import every time, a model with external
+data is not reused, and another file of the same model takes the
+model-level entry and is then stored under its own source key."""
 import os
 import time
 
@@ -22,7 +24,7 @@ AOT = irm.Executor("aot", {"interface-api": "c", "unpacked-api": True, "link-par
 W = np.linspace(-1, 1, 8, dtype=np.float32)
 
 
-def write_model(path, w=W):
+def write_model(path, w=W, doc=""):
     """y = relu(x + w) * x, x of shape (N, 8) (N: 2 unless shape= says)."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
@@ -31,6 +33,7 @@ def write_model(path, w=W):
     graph = helper.make_graph(nodes, "net", [x], [y], [numpy_helper.from_array(w, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
+    model.doc_string = doc
     path.write_bytes(model.SerializeToString())
     return str(path)
 
@@ -250,3 +253,24 @@ def test_a_model_with_external_data_is_not_reused(tmp_path, cache):
         got = compile_(src, tmp_path / lib)
         assert not got.reused
         np.testing.assert_allclose(run(got, x), np.maximum(x + W, 0) * x, rtol=1e-6)
+
+
+def test_a_file_of_the_same_model_takes_the_model_level_entry(tmp_path, cache, monkeypatch):
+    src = write_model(tmp_path / "net.onnx")
+    compile_(src, tmp_path / "a.so")
+    other = write_model(tmp_path / "other.onnx", doc="another producer's note")  # other bytes, the same module
+    calls = count_imports(monkeypatch)
+    builds = []
+    real_build = irm.BuildResult._built
+
+    def counted(self):
+        builds.append(1)
+        return real_build(self)
+
+    monkeypatch.setattr(irm.BuildResult, "_built", counted)
+    first = compile_(other, tmp_path / "b.so")
+    assert not first.reused and calls == [1] and builds == []  # imported, the library taken by the model key
+    again = compile_(other, tmp_path / "c.so")  # stored under its source key without building
+    assert again.reused and calls == [1] and builds == []
+    x = np.ones((2, 8), np.float32)
+    np.testing.assert_allclose(run(again, x), np.maximum(x + W, 0) * x, rtol=1e-6)
