@@ -113,7 +113,8 @@ def compile(path, target, library, *, shape=None, dtype=None, max_constant_bytes
     times = {}
     t0 = time.perf_counter()
     source = None
-    if _cache_on(cache):
+    jobs_ok = jobs is None or (type(jobs) is int and 0 <= jobs <= 1024)  # else export_library reports it
+    if _cache_on(cache) and jobs_ok:
         source = _source_key(path, target, target_host, executor, runtime, mod_name,
                              _frontend_text(shape, dtype, max_constant_bytes))
         if source is not None and _library_call("driver.ModelLibraryFetch", "key prepared path cc",

@@ -234,6 +234,13 @@ def test_a_corrupt_or_unreadable_memo_is_ignored(tmp_path, old_models, cache, mo
     assert again.reused and calls == []
 
 
+def test_a_bad_argument_is_reported_on_a_warm_call_too(tmp_path, cache):
+    src = write_model(tmp_path / "net.onnx")
+    compile_(src, tmp_path / "a.so")
+    with pytest.raises((ValueError, TypeError), match="jobs"):
+        compile_(src, tmp_path / "b.so", jobs=-1)
+
+
 def test_errors_come_from_the_import(tmp_path, cache):
     with pytest.raises(RuntimeError, match="missing.onnx"):
         digest(tmp_path / "missing.onnx")
