@@ -18,7 +18,7 @@ their CPU time is shown beside). irm builds aot (interface-api c, unpacked,
 link-params: the weights as data) for `c -mcpu=native`.
 
 The columns: the cold run's stages as irm.compile times them (key: the source
-key; import: onnx.load and from_onnx; build; export), the CPU time of the whole
+key; import: the file parsed and from_onnx; build; export), the CPU time of the whole
 irm.compile (cc's included), load, the cold and warm totals with the warm
 key, ONNX Runtime's session creation and the ratios. Then, each in cold caches: a model with a 2M-float constant built with and
 without link-params (bound: with <= 1.2x without), and chains of 1,000 and
