@@ -1,5 +1,6 @@
 /* The driver's globals: driver.Build, driver.BuildWrite, driver.ModelKey,
- * driver.ModelLibraryFetch, driver.ModelLibraryStore,
+ * driver.ModelLibraryFetch, driver.ModelLibraryStore, driver.SourceKey,
+ * driver.FileDigest,
  * ir.CompilationConfig and ir.CompilationConfigFields (docs/globals.md). */
 #include "backend_internal.h"
 #include "irm/config.h"
@@ -55,13 +56,22 @@ static int driver_build(const irm_any *args, int32_t nargs, irm_any *ret, void *
   return IRM_OK;
 }
 
+/* The key and prepared module as driver.ModelKey returns them. */
+static int key_pair(const char *fn, const char *key, irm_module *prepared, irm_any *ret) {
+  irm_object *pair = NULL;
+  irm_any items[2] = {irm_any_str(key), irm_any_object(prepared)};
+  int rc = irm_array_new(items, 2, &pair);
+  irm_object_release(prepared);
+  return irm_ret_object(fn, rc, &pair, ret);
+}
+
 /* driver.ModelKey(mod, target [, target_host] [, executor] [, runtime]
  * [, params] [, mod_name] [, irm_version]) -> Array [key, prepared module],
  * or NONE when the build cannot be reused (irm_build_model_key) */
 static int driver_model_key(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
   static const char fn[] = "driver.ModelKey";
   (void)resource;
-  irm_object *mod = NULL, *params = NULL, *e = NULL, *r = NULL, *pair = NULL;
+  irm_object *mod = NULL, *params = NULL, *e = NULL, *r = NULL;
   irm_module *prepared = NULL;
   const char *mod_name = NULL, *version = NULL;
   char key[65] = "";
@@ -79,10 +89,7 @@ static int driver_model_key(const irm_any *args, int32_t nargs, irm_any *ret, vo
   irm_object_release(e);
   irm_object_release(r);
   if (rc || !prepared) return rc;
-  irm_any items[2] = {irm_any_str(key), irm_any_object(prepared)};
-  rc = irm_array_new(items, 2, &pair);
-  irm_object_release(prepared);
-  return irm_ret_object(fn, rc, &pair, ret);
+  return key_pair(fn, key, prepared, ret);
 }
 
 /* The arguments driver.ModelLibraryFetch and driver.ModelLibraryStore share:
@@ -122,11 +129,54 @@ static int driver_model_library_store(const irm_any *args, int32_t nargs, irm_an
   irm_object *prepared = NULL, *result = NULL;
   int stored = 0;
   int rc = model_library_args(fn, args, nargs, 3, &key, &prepared, &path, &cc);
-  if (!rc) rc = irm_arg_object(fn, args, 2, "ffi.Map", &result);
+  if (!rc && irm_arg_present(args, nargs, 2)) rc = irm_arg_object(fn, args, 2, "ffi.Map", &result);
   if (!rc && (rc = irm_build_model_library_store(key, prepared, result, path, cc, NULL, &stored)))
     rc = irm_error_context_global_(rc, fn);
   if (!rc) *ret = irm_any_bool(stored);
   return rc;
+}
+
+/* driver.SourceKey(path, frontend, target [, target_host] [, executor]
+ * [, runtime] [, mod_name] [, irm_version]) -> Array [key, prepared module],
+ * or NONE when the build cannot be reused (irm_build_source_key) */
+static int driver_source_key(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.SourceKey";
+  (void)resource;
+  irm_object *e = NULL, *r = NULL;
+  irm_module *prepared = NULL;
+  const char *path = NULL, *frontend = NULL, *mod_name = NULL, *version = NULL;
+  char key[65] = "";
+  int rc = irm_arg_count(fn, nargs, 3, 8);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &path, NULL);
+  if (!rc) rc = irm_arg_str(fn, args, 1, &frontend, NULL);
+  if (!rc && irm_arg_present(args, nargs, 6)) rc = irm_arg_str(fn, args, 6, &mod_name, NULL);
+  if (!rc && irm_arg_present(args, nargs, 7)) rc = irm_arg_str(fn, args, 7, &version, NULL);
+  if (!rc) rc = config_arg(fn, args, nargs, 4, "executor", "ir.Executor", &e);
+  if (!rc) rc = config_arg(fn, args, nargs, 5, "runtime", "ir.Runtime", &r);
+  const irm_any none = irm_any_none();
+  const irm_any *host = irm_arg_present(args, nargs, 3) ? &args[3] : &none;
+  if (!rc && (rc = irm_build_source_key(path, frontend, &args[2], host, e, r, mod_name, version, NULL, key, &prepared)))
+    rc = irm_error_context_global_(rc, fn);
+  irm_object_release(e);
+  irm_object_release(r);
+  if (rc || !prepared) return rc;
+  return key_pair(fn, key, prepared, ret);
+}
+
+/* driver.FileDigest(path) -> Array [digest, memo_hit] (irm_build_file_digest) */
+static int driver_file_digest(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
+  static const char fn[] = "driver.FileDigest";
+  (void)resource;
+  const char *path = NULL;
+  char digest[33];
+  int hit = 0;
+  irm_object *pair = NULL;
+  int rc = irm_arg_count(fn, nargs, 1, 1);
+  if (!rc) rc = irm_arg_str(fn, args, 0, &path, NULL);
+  if (!rc && (rc = irm_build_file_digest(path, NULL, digest, &hit))) rc = irm_error_context_global_(rc, fn);
+  if (rc) return rc;
+  irm_any items[2] = {irm_any_str(digest), irm_any_bool(hit)};
+  return irm_ret_object(fn, irm_array_new(items, 2, &pair), &pair, ret);
 }
 
 /* driver.BuildWrite(result, dir) -> NONE */
@@ -181,6 +231,8 @@ int irm_register_build_globals_(void) {
       {"driver.ModelKey", driver_model_key},
       {"driver.ModelLibraryFetch", driver_model_library_fetch},
       {"driver.ModelLibraryStore", driver_model_library_store},
+      {"driver.SourceKey", driver_source_key},
+      {"driver.FileDigest", driver_file_digest},
       {"ir.CompilationConfig", compilation_config},
       {"ir.CompilationConfigFields", compilation_config_fields},
   };

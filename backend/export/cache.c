@@ -189,8 +189,11 @@ static int write_all(const char *path, const char *a, size_t na, const char *b, 
  * read on every hit). */
 static void payload_digest(const char *data, size_t n, char out[33]) { irm_hash128_hex_(data, n, out); }
 
-int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *dest, irm_build_cache_status *status) {
+int irm_build_cache_get_(irm_build_cache *cache, const char *key, char **payload, size_t *n,
+                         irm_build_cache_status *status) {
   *status = IRM_BUILD_CACHE_MISS;
+  *payload = NULL;
+  *n = 0;
   int rc = check_key(key);
   if (rc) return rc;
   char *path = entry_path(cache, key), *data = NULL;
@@ -201,12 +204,12 @@ int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *d
     int ok = size >= HEADER_LEN_ && memcmp(data, HEADER_, sizeof HEADER_ - 1) == 0 && data[HEADER_LEN_ - 1] == '\n';
     if (ok) payload_digest(data + HEADER_LEN_, size - HEADER_LEN_, digest);
     if (ok && memcmp(digest, data + sizeof HEADER_ - 1, 32) == 0) {
-      int err = write_all(dest, data + HEADER_LEN_, size - HEADER_LEN_, NULL, 0);
-      if (err) rc = irm_error(IRM_ERUNTIME, "build cache: cannot write '%s': %s", dest, strerror(err));
-      else {
-        *status = IRM_BUILD_CACHE_HIT;
-        if (cache->writable) utimensat(AT_FDCWD, path, NULL, 0); /* its use, for least-recently-used eviction */
-      }
+      *status = IRM_BUILD_CACHE_HIT;
+      *n = size - HEADER_LEN_;
+      memmove(data, data + HEADER_LEN_, *n + 1); /* with read_all's NUL */
+      *payload = data;
+      data = NULL;
+      if (cache->writable) utimensat(AT_FDCWD, path, NULL, 0); /* its use, for least-recently-used eviction */
     } else {
       *status = IRM_BUILD_CACHE_CORRUPT;
       atomic_fetch_add(&cache->corrupt, 1);
@@ -219,15 +222,28 @@ int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *d
   return rc;
 }
 
-int irm_build_cache_store(irm_build_cache *cache, const char *key, const char *src) {
+int irm_build_cache_fetch(irm_build_cache *cache, const char *key, const char *dest, irm_build_cache_status *status) {
+  char *data = NULL;
+  size_t size = 0;
+  int rc = irm_build_cache_get_(cache, key, &data, &size, status);
+  int err = !rc && *status == IRM_BUILD_CACHE_HIT ? write_all(dest, data, size, NULL, 0) : 0;
+  if (err) {
+    *status = IRM_BUILD_CACHE_MISS;
+    rc = irm_error(IRM_ERUNTIME, "build cache: cannot write '%s': %s", dest, strerror(err));
+  }
+  irm_free(data);
+  return rc;
+}
+
+int irm_build_cache_put_(irm_build_cache *cache, const char *key, const void *data, size_t size) {
   int rc = check_key(key);
   if (rc || !cache->writable) return rc;
-  char *data = NULL, *path = entry_path(cache, key);
-  size_t size = 0, len = strlen(cache->dir) + 160;
+  char *path = entry_path(cache, key);
+  size_t len = strlen(cache->dir) + 160;
   char *tmp = irm_malloc(len);
   if (!path || !tmp) rc = irm_error(IRM_ENOMEM, "build cache: out of memory");
-  int err = rc ? 0 : read_all(src, &data, &size);
-  if (!rc && !err) {
+  int err = 0;
+  if (!rc) {
     char header[HEADER_LEN_ + 1], digest[33];
     payload_digest(data, size, digest);
     snprintf(header, sizeof header, "%s%s\n", HEADER_, digest);
@@ -243,9 +259,22 @@ int irm_build_cache_store(irm_build_cache *cache, const char *key, const char *s
     if (err) unlink(tmp);
   }
   if (!rc) atomic_fetch_add(err ? &cache->store_failures : &cache->stored, 1);
-  irm_free(data);
   irm_free(path);
   irm_free(tmp);
+  return rc;
+}
+
+int irm_build_cache_store(irm_build_cache *cache, const char *key, const char *src) {
+  int rc = check_key(key);
+  if (rc || !cache->writable) return rc;
+  char *data = NULL;
+  size_t size = 0;
+  if (read_all(src, &data, &size) != 0) { /* a failure to store, as a failed write */
+    atomic_fetch_add(&cache->store_failures, 1);
+    return IRM_OK;
+  }
+  rc = irm_build_cache_put_(cache, key, data, size);
+  irm_free(data);
   return rc;
 }
 

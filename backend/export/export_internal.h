@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backend_internal.h"
+#include "irm/build_cache.h"
 
 typedef struct irm_sha256_ {
   uint32_t h[8];
@@ -26,6 +27,35 @@ void irm_sha256_hex_(irm_sha256_ *s, char out[65]);
  * for bulk bytes (cache entries' payloads, params files), not as a key
  * against an adversary. */
 void irm_hash128_hex_(const void *data, size_t n, char out[33]);
+/* The same hash over pieces, for a file read in chunks: init with the
+ * total length n, update with pieces whose lengths are multiples of 16,
+ * final with the rest (any length; the pieces and the rest total n). */
+typedef struct irm_hash128_ {
+  uint64_t a, b;
+} irm_hash128_;
+void irm_hash128_init_(irm_hash128_ *h, uint64_t n);
+void irm_hash128_update_(irm_hash128_ *h, const void *data, size_t len);
+void irm_hash128_final_(irm_hash128_ *h, const void *rest, size_t len, char out[33]);
+
+/* The payload of the entry key (cache.c), NEW into *payload (NUL-terminated,
+ * irm_free) with its size, and *status HIT; a missing entry is a MISS, one
+ * failing its digest is removed (CORRUPT), *payload NULL for both. Errors:
+ * ValueError (a bad key), MemoryError. */
+int irm_build_cache_get_(struct irm_build_cache *cache, const char *key, char **payload, size_t *n,
+                         irm_build_cache_status *status);
+/* Stores size bytes under key as irm_build_cache_store stores a file. */
+int irm_build_cache_put_(struct irm_build_cache *cache, const char *key, const void *data, size_t size);
+
+/* The model key's common part (model_cache.c): irm_build_prepare_ of mod
+ * with the build's arguments into *prepared (NEW), then the SHA-256 of tag,
+ * irm's identity (irm_version when not NULL), the thread's PassContext and
+ * plugins, the prepared module's text (big tensors by their hash) and the
+ * len bytes of extra. key "" and *prepared NULL when the build cannot be
+ * reused (irm_build_model_key's cases). Errors: irm_build_model_key's. */
+int irm_build_reuse_key_(const char *tag, const void *extra, size_t len, const irm_module *mod, const irm_any *target,
+                         const irm_any *target_host, const irm_object *executor, const irm_object *runtime,
+                         const irm_object *params, const char *mod_name, const char *irm_version, char key[65],
+                         irm_module **prepared);
 
 /* One translation unit to compile: its file name (in the export's
  * temporary folder) and its text, or for an assembler file only its name

@@ -31,21 +31,37 @@ static uint64_t avalanche(uint64_t h) {
   return h;
 }
 
-void irm_hash128_hex_(const void *data, size_t n, char out[33]) {
-  const unsigned char *p = data;
-  uint64_t a = K3_ ^ n, b = K1_ + n, w0, w1;
+void irm_hash128_init_(irm_hash128_ *h, uint64_t n) {
+  h->a = K3_ ^ n;
+  h->b = K1_ + n;
+}
+
+/* The whole 16-byte blocks of len bytes; the rest is for the final call. */
+static size_t blocks(irm_hash128_ *h, const unsigned char *p, size_t len) {
+  uint64_t a = h->a, b = h->b, w0, w1;
   size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+  for (; i + 16 <= len; i += 16) {
     memcpy(&w0, p + i, 8);
     memcpy(&w1, p + i + 8, 8);
     a = mix(a, w0);
     b = mix(b, w1);
   }
+  h->a = a;
+  h->b = b;
+  return i;
+}
+
+void irm_hash128_update_(irm_hash128_ *h, const void *data, size_t len) { blocks(h, data, len); }
+
+void irm_hash128_final_(irm_hash128_ *h, const void *rest, size_t len, char out[33]) {
+  const unsigned char *p = rest;
+  size_t i = blocks(h, p, len);
+  uint64_t a = h->a, b = h->b, w0, w1;
   unsigned char tail[16] = {0};
-  memcpy(tail, p + i, n - i);
+  memcpy(tail, p + i, len - i);
   memcpy(&w0, tail, 8);
   memcpy(&w1, tail + 8, 8);
-  a = mix(a, w0 ^ (uint64_t)(n - i));
+  a = mix(a, w0 ^ (uint64_t)(len - i));
   b = mix(b, w1);
   uint64_t h0 = avalanche(a + rotl(b, 17)), h1 = avalanche(b ^ rotl(a, 43) ^ h0);
   static const char hex[] = "0123456789abcdef";
@@ -55,4 +71,10 @@ void irm_hash128_hex_(const void *data, size_t n, char out[33]) {
     out[2 * k + 1] = hex[byte & 15];
   }
   out[32] = '\0';
+}
+
+void irm_hash128_hex_(const void *data, size_t n, char out[33]) {
+  irm_hash128_ h;
+  irm_hash128_init_(&h, n);
+  irm_hash128_final_(&h, data, n, out);
 }

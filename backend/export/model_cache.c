@@ -117,10 +117,10 @@ static int pass_context_part(irm_sha256_ *s, int *reusable) {
   return rc;
 }
 
-int irm_build_model_key(const irm_module *mod, const irm_any *target, const irm_any *target_host,
-                        const irm_object *executor, const irm_object *runtime, const irm_object *params,
-                        const char *mod_name, const char *irm_version, char key[65], irm_module **prepared) {
-  if (!key || !prepared) return irm_error(IRM_EVALUE, "irm_build_model_key: key and prepared must not be NULL");
+int irm_build_reuse_key_(const char *tag, const void *extra, size_t len, const irm_module *mod, const irm_any *target,
+                         const irm_any *target_host, const irm_object *executor, const irm_object *runtime,
+                         const irm_object *params, const char *mod_name, const char *irm_version, char key[65],
+                         irm_module **prepared) {
   key[0] = '\0';
   *prepared = NULL;
   if (!mod_name) mod_name = "default";
@@ -130,7 +130,7 @@ int irm_build_model_key(const irm_module *mod, const irm_any *target, const irm_
   if (rc) return irm_error_context(rc, "in build of '%s'", irm_error_quote(mod_name));
   irm_sha256_ s;
   irm_sha256_init_(&s);
-  irm_sha256_update_(&s, "irm model key 1\n", 16);
+  irm_sha256_update_(&s, tag, strlen(tag) + 1);
   if (irm_version) irm_sha256_update_(&s, irm_version, strlen(irm_version) + 1);
   else irm_identity(&s);
   int reusable = 1;
@@ -159,9 +159,19 @@ int irm_build_model_key(const irm_module *mod, const irm_any *target, const irm_
     irm_object_release(frozen);
     return rc;
   }
+  irm_sha256_update_(&s, "\nextra\n", 7);
+  if (len) irm_sha256_update_(&s, extra, len);
   irm_sha256_hex_(&s, key);
   *prepared = frozen;
   return IRM_OK;
+}
+
+int irm_build_model_key(const irm_module *mod, const irm_any *target, const irm_any *target_host,
+                        const irm_object *executor, const irm_object *runtime, const irm_object *params,
+                        const char *mod_name, const char *irm_version, char key[65], irm_module **prepared) {
+  if (!key || !prepared) return irm_error(IRM_EVALUE, "irm_build_model_key: key and prepared must not be NULL");
+  return irm_build_reuse_key_("irm model key 1\n", NULL, 0, mod, target, target_host, executor, runtime, params,
+                              mod_name, irm_version, key, prepared);
 }
 
 /* The cache key of the library: the model key and the toolchain. */
@@ -228,11 +238,11 @@ static int has_params_file(const irm_object *result) {
 int irm_build_model_library_store(const char *model_key, const irm_module *prepared, const irm_object *result,
                                   const char *path, const char *cc, const char *cache_dir, int *stored) {
   static const char fn[] = "irm_build_model_library_store";
-  if (!stored || !path || !path[0] || !prepared || !result)
-    return irm_error(IRM_EVALUE, "%s: prepared, result, path and stored must be given", fn);
+  if (!stored || !path || !path[0] || !prepared)
+    return irm_error(IRM_EVALUE, "%s: prepared, path and stored must be given", fn);
   *stored = 0;
   int rc = check_key(fn, model_key);
-  if (rc || has_params_file(result)) return rc; /* a library with a file beside it is not one entry */
+  if (rc || (result && has_params_file(result))) return rc; /* a library with a file beside it is not one entry */
   char key[65];
   irm_build_cache *cache = NULL;
   rc = library_key(model_key, prepared, cc, key);

@@ -1,6 +1,7 @@
 """bench/build (issue 36): how long from an ONNX file to a loaded irm library
-(import, build, export_library, runtime.load), next to ONNX Runtime's session
-creation for the same file in the same run, and the issue's bounds.
+(irm.compile: import, build, export_library; then runtime.load), next to ONNX
+Runtime's session creation for the same file in the same run, and the issue's
+bounds.
 
     IRM_LIBRARY=build/lib/libirm.so PYTHONPATH=python \\
         /usr/bin/python3 bench/build/bench_build.py [--quick] [--rounds 3] [--jobs N] [names...]
@@ -8,16 +9,18 @@ creation for the same file in the same run, and the issue's bounds.
 For each network of bench/models (torchvision, random weights, seed 0, ONNX
 opset 13; the ONNX files are cached in bench/models/.cache) every round times:
 irm cold (an empty build cache: IRM_CACHE_DIR a fresh folder), irm warm (the
-same model rebuilt into a new library path with that cache), and ONNX
+same file compiled again into a new library path with that cache: irm.compile
+takes the library by the file's source key, docs/build.md#reuse-from-the-onnx-file), and ONNX
 Runtime's InferenceSession.create in a Node child (onnxruntime-node from
 bench/models: `cd bench/models && npm ci --ignore-scripts`; skipped, saying
 so, when missing). Best of the rounds, wall time (cc runs in child processes,
 their CPU time is shown beside). irm builds aot (interface-api c, unpacked,
 link-params: the weights as data) for `c -mcpu=native`.
 
-The columns: the cold build's stages (import, build, export with its CPU
-time, load), the cold and warm totals with the warm export, ONNX Runtime's
-session creation and the ratios. Then, each in cold caches: a model with a 2M-float constant built with and
+The columns: the cold run's stages as irm.compile times them (key: the source
+key; import: the file parsed and from_onnx; build; export), the CPU time of the whole
+irm.compile (cc's included), load, the cold and warm totals with the warm
+key, ONNX Runtime's session creation and the ratios. Then, each in cold caches: a model with a 2M-float constant built with and
 without link-params (bound: with <= 1.2x without), and chains of 1,000 and
 10,000 add calls built and exported (bound: 10k <= 10x 1k). The end prints
 the bounds as PASS/FAIL lines (informational):
@@ -75,24 +78,17 @@ def onnx_file(name, cache):
 
 
 def irm_from_onnx(path, lib, jobs):
-    """Seconds of each stage, ONNX file to loaded library."""
-    import onnx
+    """Seconds of each stage, ONNX file to loaded library: irm.compile (its
+    stages as it times them) and runtime.load."""
     import irm
-    from irm.frontend import from_onnx
-    stages = {}
     with Clock() as c:
-        mod, params = from_onnx(onnx.load(path))
-    stages["import"] = c.wall
+        result = irm.compile(path, TARGET, lib, executor=irm.Executor("aot", EXECUTOR), runtime="crt", jobs=jobs)
+    stages = {stage: result.times.get(stage, 0.0) for stage in ("key", "import", "build", "export")}
+    stages["compile"], stages["cpu"] = c.wall, c.cpu
     with Clock() as c:
-        result = irm.build(mod, TARGET, executor=irm.Executor("aot", EXECUTOR), runtime="crt", params=params)
-    stages["build"] = c.wall
-    with Clock() as c:
-        result.export_library(lib, jobs=jobs)
-    stages["export"], stages["export_cpu"] = c.wall, c.cpu
-    with Clock() as c:
-        irm.runtime.load(lib)
+        irm.runtime.load(result)
     stages["load"] = c.wall
-    stages["total"] = stages["import"] + stages["build"] + stages["export"] + stages["load"]
+    stages["total"] = stages["compile"] + stages["load"]
     return stages
 
 
@@ -216,15 +212,15 @@ def main():
         log("# ONNX Runtime skipped: " + ort.missing)
     bounds = []
     try:
-        log("%-20s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %9s %9s" % (
-            "network", "import", "build", "export", "(cpu)", "load", "cold s", "warm s", "(export)", "ORT s",
+        log("%-20s %8s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %9s %9s" % (
+            "network", "key", "import", "build", "export", "(cpu)", "load", "cold s", "warm s", "(key)", "ORT s",
             "cold/ORT", "warm/ORT"))
         for name in names:
             best = bench_network(name, args, ort, work)
             cold, warm = best["cold"], best["warm"]
-            row = "%-20s %8.3f %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f |" % (
-                name, cold["import"], cold["build"], cold["export"], cold["export_cpu"], cold["load"],
-                cold["total"], warm["total"], warm["export"])
+            row = "%-20s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f |" % (
+                name, cold["key"], cold["import"], cold["build"], cold["export"], cold["cpu"], cold["load"],
+                cold["total"], warm["total"], warm["key"])
             if ort.proc:
                 rc, rw = cold["total"] / best["ort"], warm["total"] / best["ort"]
                 row += " %8.3f %9.2f %9.2f" % (best["ort"], rc, rw)

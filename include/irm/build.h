@@ -245,9 +245,38 @@ IRM_API int irm_build_model_library_fetch(const char *model_key, const irm_modul
  * arguments), under the key irm_build_model_library_fetch looks up;
  * *stored 1 when it went in. A result with a params file beside its
  * library is not stored (*stored 0); nor is anything on a cache that
- * cannot be written. Errors: as irm_build_model_library_fetch. */
+ * cannot be written. result NULL: the caller knows the library stands
+ * alone (it was fetched from such an entry). Errors: as irm_build_model_library_fetch. */
 IRM_API int irm_build_model_library_store(const char *model_key, const irm_module *prepared, const irm_object *result,
                                           const char *path, const char *cc, const char *cache_dir, int *stored);
+
+/* ---- reuse from the source file (docs/build.md#reuse-from-the-onnx-file) -- */
+
+/* The content digest of the regular file path (hash128 of its bytes: 32
+ * hex digits and a NUL into digest), taken from the build cache's stat
+ * memo (cache_dir; NULL: the default) when it holds one for the file's
+ * real path, device, inode, size, mtime and ctime, so that an unchanged
+ * file is not read (*memo_hit 1; memo_hit may be NULL). Else the file is
+ * hashed and the memo stored, unless the file changed within the last 2 s
+ * or the cache is off (IRM_CACHE=0). A memo that cannot be read or fails
+ * its check is ignored. Errors: RuntimeError (the file cannot be read),
+ * ValueError (not a regular file, NULL arguments). Thread safety: any
+ * thread. */
+IRM_API int irm_build_file_digest(const char *path, const char *cache_dir, char digest[33], int *memo_hit);
+
+/* The source key of a build from the model file path read by frontend (a
+ * text naming the frontend, its identity and its options: any change to
+ * what it makes of the file must change it): irm_build_model_key's key,
+ * with the module built from nothing (*prepared, NEW: an empty module with
+ * the build's configuration resolved) and, in place of the module's text,
+ * path's content digest (irm_build_file_digest with cache_dir) and
+ * frontend. Its library goes through irm_build_model_library_fetch and
+ * _store with *prepared. Not reusable cases, errors and thread safety as
+ * irm_build_model_key, and irm_build_file_digest's errors. */
+IRM_API int irm_build_source_key(const char *path, const char *frontend, const irm_any *target,
+                                 const irm_any *target_host, const irm_object *executor, const irm_object *runtime,
+                                 const char *mod_name, const char *irm_version, const char *cache_dir, char key[65],
+                                 irm_module **prepared);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,8 @@ from .transform import (PassContext, Pass, PassInfo, Sequential, PassInstrument,
                         migrate_pass_config, register_config)
 from .plugin import load_plugin, list_plugins
 from .build import build, compilation_config, BuildResult
+# irm.compile is the function (an ONNX file to a library; the module stays in sys.modules).
+from .compile import compile, CompileResult  # noqa: A004
 from . import runtime
 from . import tune
 from . import tune_measure

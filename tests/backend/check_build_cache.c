@@ -2,7 +2,8 @@
  * hit, a miss after a flag change and after a compiler change (a wrapper
  * cc whose --version differs), a corrupt entry detected and rebuilt, two
  * builds sharing one folder at once, eviction at the cap, and a folder
- * that cannot be written giving a warning and a normal build. Every test
+ * that cannot be written giving a warning and a normal build, and the
+ * file digest of the source key with its stat memo. Every test
  * uses folders of its own under a fresh temporary folder, never the
  * user's ~/.cache. */
 #include <check.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_aot_util.h"
@@ -573,6 +575,63 @@ START_TEST(test_unwritable_cache_warns_and_builds) {
 }
 END_TEST
 
+/* The file digest behind the source key (source_key.c): exact, memoized
+ * only for a file unchanged for 2 s, and errors naming the file. */
+START_TEST(test_file_digest_and_its_memo) {
+  char dir[600], path[700], sub[700], a[33], b[33];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/model.onnx", dir);
+  write_file(path, "model bytes");
+  int hit = -1;
+  ck_assert_int_eq(irm_build_file_digest(path, dir, a, &hit), IRM_OK);
+  ck_assert_int_eq(hit, 0);
+  ck_assert_int_eq(irm_build_file_digest(path, dir, b, &hit), IRM_OK);
+  ck_assert_int_eq(hit, 0); /* changed within 2 s: never memoized */
+  ck_assert_str_eq(a, b);
+  write_file(path, "model bytez");
+  ck_assert_int_eq(irm_build_file_digest(path, dir, b, NULL), IRM_OK);
+  ck_assert_str_ne(a, b);
+  struct stat st; /* a file unchanged for long: memoized on the first read, not read again */
+  if (stat("/usr/bin/env", &st) == 0 && time(NULL) - st.st_ctim.tv_sec > 2) {
+    ck_assert_int_eq(irm_build_file_digest("/usr/bin/env", dir, a, &hit), IRM_OK);
+    ck_assert_int_eq(hit, 0);
+    ck_assert_int_eq(irm_build_file_digest("/usr/bin/env", dir, b, &hit), IRM_OK);
+    ck_assert_int_eq(hit, 1);
+    ck_assert_str_eq(a, b);
+  }
+  /* read in chunks, it hashes as the cache's one-shot hash of a linked entry does */
+  FILE *big = fopen(path, "wb");
+  ck_assert_ptr_nonnull(big);
+  for (unsigned i = 0; i < 300001; i++)
+    fputc((int)((i * 7919u) & 0xffu), big); /* over two chunks, not a multiple of 16 */
+  fclose(big);
+  ck_assert_int_eq(irm_build_file_digest(path, dir, a, NULL), IRM_OK);
+  irm_build_cache *cache = NULL;
+  char key[65], entry[800];
+  key_of("big file", key);
+  ck_assert_int_eq(irm_build_cache_open(dir, &cache), IRM_OK);
+  ck_assert_int_eq(irm_build_cache_store_linked(cache, key, path), IRM_OK);
+  irm_build_cache_close(cache);
+  snprintf(entry, sizeof entry, "%s/objects/%.2s/%s", dir, key, key);
+  ck_assert_ptr_nonnull(strstr(read_file(entry), a));
+  snprintf(sub, sizeof sub, "%s/missing.onnx", dir);
+  ck_assert_int_eq(irm_build_file_digest(sub, dir, a, NULL), IRM_ERUNTIME);
+  ck_assert_ptr_nonnull(strstr(irm_last_error(), "missing.onnx"));
+  ck_assert_int_eq(irm_build_file_digest(dir, dir, a, NULL), IRM_EVALUE);
+  ck_assert_ptr_nonnull(strstr(irm_last_error(), "not a regular file"));
+  ck_assert_int_eq(irm_build_file_digest(NULL, dir, a, NULL), IRM_EVALUE);
+  irm_module *prepared = NULL;
+  irm_any target = irm_any_str("c");
+  ck_assert_int_eq(irm_build_source_key(sub, "onnx", &target, NULL, NULL, NULL, NULL, NULL, dir, key, &prepared),
+                   IRM_ERUNTIME);
+  ck_assert_ptr_null(prepared);
+  ck_assert_int_eq(irm_build_source_key(path, NULL, &target, NULL, NULL, NULL, NULL, NULL, dir, key, &prepared),
+                   IRM_EVALUE);
+  irm_clear_error();
+  remove_dir(dir);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("build_cache");
   TCase *tc = tcase_create("build_cache");
@@ -588,6 +647,7 @@ int main(void) {
   tcase_add_test(tc, test_export_rebuilds_corrupt_entries);
   tcase_add_test(tc, test_two_builds_share_a_cache_at_once);
   tcase_add_test(tc, test_unwritable_cache_warns_and_builds);
+  tcase_add_test(tc, test_file_digest_and_its_memo);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -224,9 +224,17 @@ def _load(model):
 
 
 def _load_file(path):
-    """The ModelProto in the file at path; ValueError naming the file for one
-    that is empty, does not parse (truncated, random bytes) or has no graph:
-    protobuf reads an empty file as an empty model, which must not build."""
+    """The ModelProto in the file at path, its external data read in."""
+    model = _parse_file(path)
+    _load_external(model, path)
+    return model
+
+
+def _parse_file(path):
+    """The ModelProto in the file at path, as stored (external data not read);
+    ValueError naming the file for one that is empty, does not parse
+    (truncated, random bytes) or has no graph: protobuf reads an empty file
+    as an empty model, which must not build."""
     import onnx
     from google.protobuf.message import DecodeError
     with open(path, "rb") as f:
@@ -242,12 +250,17 @@ def _load_file(path):
     if not model.HasField("graph") or not model.graph.output:
         raise ValueError("%s is not an ONNX model (it has no graph with outputs; truncated or another format?)"
                          % where)
-    # External data lives beside the file (as onnx.load finds it).
+    return model
+
+
+def _load_external(model, path):
+    """Reads the initializers model keeps in external data, which lives
+    beside the file path (as onnx.load finds it)."""
+    import onnx
     if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
         import os
         from onnx.external_data_helper import load_external_data_for_model
         load_external_data_for_model(model, os.path.dirname(os.path.abspath(path)))
-    return model
 
 
 class ShapeNameError(ValueError, AssertionError):
