@@ -247,6 +247,26 @@ IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_
 }
 #endif
 
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+/* Output block v's multipliers (16, or the one) as a local copy for the
+ * float32 epilogue: the byte stores cannot alias it. */
+IRM_KQ_INLINE void irm_kq_block_mult_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
+                                      float *m) {
+  memcpy(m, q->mult + (q->mult_per_channel ? (c->ocb0 + v) * IRM_KERNEL_QBLOCK : 0),
+         (q->mult_per_channel ? IRM_KERNEL_QBLOCK : 1) * sizeof *m);
+}
+
+/* The 16 sums a of output block v at column ow to bytes in float32
+ * (c->fast_epilogue, a whole block); the mask of lanes sure to equal the
+ * double code (0xFFFF: all). */
+IRM_KQ_INLINE int irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
+                                     int ow, const int32_t *a, const float *m) {
+  uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow * IRM_KERNEL_QBLOCK;
+  return irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, q->out_kind == IRM_KERNEL_QOUT_I8,
+                                  c->exact, ob);
+}
+#endif
+
 /* Where the sums of output block v start: the zero point's term and the
  * bias, the part of each sum that does not depend on the data, so the
  * epilogue does not add it once per pixel. */
@@ -356,16 +376,12 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
     IRM_KQ_UNROLL
     for (int v = 0; v < V; v++) {
       float m[IRM_KERNEL_QBLOCK];
-      memcpy(m, q->mult + (q->mult_per_channel ? (c->ocb0 + v) * IRM_KERNEL_QBLOCK : 0),
-             (q->mult_per_channel ? IRM_KERNEL_QBLOCK : 1) * sizeof *m);
-      uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow0 * IRM_KERNEL_QBLOCK;
+      irm_kq_block_mult_(q, c, v, m);
       IRM_KQ_UNROLL
       for (int p = 0; p < T; p++) {
         int32_t a[IRM_KERNEL_QBLOCK];
         irm_qacc_store(acc[p][v], a);
-        sure &=
-            irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi,
-                                     q->out_kind == IRM_KERNEL_QOUT_I8, c->exact, ob + (size_t)p * IRM_KERNEL_QBLOCK);
+        sure &= irm_kq_fast_store_(q, c, v, ow0 + p, a, m);
       }
     }
     if (sure == 0xFFFF) return;

@@ -161,10 +161,20 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_micro_(const irm_kernel_qconv2d_shape *s
       }
     }
   }
-  /* one copy of the epilogue, as in the int8 conv */
+  /* one copy of the epilogue, as in the int8 conv, after its float32 one */
   int32_t t[IRM_KERNEL_QDWCONV2D_MAX_TILE_][IRM_KERNEL_QBLOCK];
   IRM_KQ_UNROLL
   for (int p = 0; p < T; p++) irm_qdacc_store(acc[p], t[p]);
+#ifdef IRM_KQ_VEC_REQUANTIZE_
+  if (c->fast_epilogue && (c->ocb0 + 1) * IRM_KERNEL_QBLOCK <= s->oc) {
+    float m[IRM_KERNEL_QBLOCK];
+    irm_kq_block_mult_(q, c, 0, m);
+    int sure = 0xFFFF;
+    IRM_KQ_UNROLL
+    for (int p = 0; p < T; p++) sure &= irm_kq_fast_store_(q, c, 0, ow0 + p, t[p], m);
+    if (sure == 0xFFFF) return;
+  }
+#endif
   IRM_KQ_NO_UNROLL
   for (int p = 0; p < T; p++) irm_kernel_qconv2d_store_(s, q, c, t[p], 0, (size_t)(ow0 + p) * IRM_KERNEL_QBLOCK);
 }
@@ -196,7 +206,7 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s_
   c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
   for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
     c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
-  c.fast_epilogue = 0;
+  c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
   c.exact = 1;
   uint8_t zpad[IRM_KERNEL_QBLOCK];
   memset(zpad, (uint8_t)q->xz, sizeof zpad);
