@@ -3,7 +3,8 @@
  * each element read from the src index its logical coordinates give, or
  * zero in the padding lanes of a blocked axis. float32 NCHW <-> NCHW[x]c
  * with x the target's kernel block calls runtime/kernels' transforms, the
- * ones the blocked conv kernels are tested with. */
+ * ones the blocked conv kernels are tested with; bytes NCHW -> NCHW4c have
+ * a loop of their own. */
 #include <stdio.h>
 
 #include "codegen_c_internal.h"
@@ -47,11 +48,54 @@ static int kernel_call(const cg_call *c, const irm_layout_transform_attrs *a, ir
   return irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT), stmt);
 }
 
+/* One block's pixels of bytes NCHW -> NCHW4c: each pixel's `lanes` bytes
+ * (the rest zero) from as many planes packed into one 32-bit word, in
+ * memory order on either byte order: a loop the compiler vectorizes
+ * (6 us for the 224x224 RGB stem, 50 us stored byte by byte). */
+static void pack4(const cg_call *c, irm_text_buf *b, const char *cb, int64_t hw, int64_t ch, int64_t cbs, int lanes) {
+  P(b, "      const uint8_t *s = (const uint8_t *)%s + (n * %lld + %s * 4) * %lld;\n", c->in[0].name, LL(ch), cb,
+    LL(hw));
+  P(b, "      uint8_t *d = (uint8_t *)%s + (n * %lld + %s) * %lld;\n", c->out.name, LL(cbs), cb, LL(hw * 4));
+  P(b, "      for (int64_t p = 0; p < %lld; p++) {\n        uint32_t v = 0;\n", LL(hw));
+  for (int l = 0; l < lanes; l++) {
+    P(b, "#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__\n");
+    P(b, "        v |= (uint32_t)s[%d * %lld + p] << %d;\n#else\n", l, LL(hw), 24 - 8 * l);
+    P(b, "        v |= (uint32_t)s[%d * %lld + p] << %d;\n#endif\n", l, LL(hw), 8 * l);
+  }
+  P(b, "        memcpy(d + p * 4, &v, 4);\n      }\n");
+}
+
+/* Bytes NCHW -> NCHW4c (the int8 chain's RGB stem): whole blocks, then
+ * the last one's lanes (*done 1 when emitted). */
+static void bytes_to_nchw4c(const cg_call *c, const irm_layout_transform_attrs *a, irm_text_buf *b, int *done) {
+  int64_t x = 0;
+  const cg_tensor *in = &c->in[0];
+  if ((in->dt != CG_U8 && in->dt != CG_I8) || !is_nchw(&a->src_layout) || !is_nchwc(&a->dst_layout, &x) || x != 4)
+    return;
+  const int64_t n = in->shape[0], ch = in->shape[1], hw = in->shape[2] * in->shape[3], cbs = (ch + 3) / 4;
+  P(b, "    for (int64_t n = 0; n < %lld; n++) {\n", LL(n));
+  if (ch / 4 > 0) {
+    P(b, "    for (int64_t cb = 0; cb < %lld; cb++) {\n", LL(ch / 4));
+    pack4(c, b, "cb", hw, ch, cbs, 4);
+    P(b, "    }\n");
+  }
+  if (ch % 4) {
+    char last[32];
+    snprintf(last, sizeof last, "%lld", LL(ch / 4));
+    P(b, "    {\n");
+    pack4(c, b, last, hw, ch, cbs, (int)(ch % 4));
+    P(b, "    }\n");
+  }
+  P(b, "    }\n");
+  *done = 1;
+}
+
 static int layout_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   irm_layout_transform_attrs a;
   int rc = irm_layout_transform_attrs_decode(c->op, c->attrs, &a), done = 0;
   if (!rc && c->out.numel > 0) rc = kernel_call(c, &a, b, &done);
+  if (!rc && c->out.numel > 0 && !done) bytes_to_nchw4c(c, &a, b, &done);
   if (rc || c->out.numel == 0 || done) return rc;
   const irm_layout *s = &a.src_layout, *d = &a.dst_layout;
   const cg_tensor *in = &c->in[0];

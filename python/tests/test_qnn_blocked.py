@@ -187,3 +187,21 @@ def test_the_depthwise_ops_errors_name_the_fault():
         conv(4, 2)
     with pytest.raises(Exception, match="do not fit 20 depthwise channels in blocks of 16"):
         conv(20, 1)
+
+
+@pytest.mark.parametrize("dt,c", [("uint8", 3), ("int8", 6)])
+def test_bytes_go_to_nchw4c_lane_by_lane(tmp_path, dt, c):
+    """The int8 stem's NCHW -> NCHW4c of bytes (its own loop in the C
+    generator): every lane in place, the padding lanes of the last block
+    zero; 6 channels: a whole block and one of two lanes."""
+    text = ('def @main(%%x: Tensor[(2, %d, 5, 7), %s]) {\n'
+            '  %%0 = layout_transform(%%x, src_layout="NCHW", dst_layout="NCHW4c");\n  %%0\n}\n' % (c, dt))
+    result = irm.build(_module(text), TARGET, executor=irm.Executor("graph"), runtime="cpp")
+    result.export_library(str(tmp_path / "t.so"))
+    lib = irm.runtime.load(str(tmp_path / "t.so"))
+    info = np.iinfo(dt)
+    x = np.random.default_rng(3).integers(info.min, info.max + 1, (2, c, 5, 7)).astype(dt)
+    want = np.zeros((2, (c + 3) // 4 * 4, 5, 7), dt)
+    want[:, :c] = x
+    want = want.reshape(2, (c + 3) // 4, 4, 5, 7).transpose(0, 1, 3, 4, 2)
+    np.testing.assert_array_equal(np.asarray(lib.run(x)), want)
