@@ -80,8 +80,22 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
 
 /* ---- qnn.add, qnn.mul: dequantize both, the float op, quantize ------------------------------- */
 
+static int is_q8(cg_dt dt) { return dt == CG_U8 || dt == CG_I8; }
+
+/* 8-bit data, zero points and output: irm_qnn_binary_q8, in int32 and float (a loop of it vectorizes; the
+ * same bits, tests/runtime/check_kernels_qnn_binary.c); other zero points (int32) take the general path. */
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   char op = strcmp(c->op, "qnn.mul") == 0 ? '*' : '+';
+  if (is_q8(c->in[0].dt) && is_q8(c->in[1].dt) && is_q8(c->in[3].dt) && is_q8(c->in[5].dt) && is_q8(c->in[7].dt) &&
+      is_q8(c->out.dt)) {
+    int i8 = c->out.dt == CG_I8;
+    P(b,
+      "(%s)irm_qnn_binary_q8((int32_t)%s, (int32_t)%s, (float)%s, (int32_t)%s, (int32_t)%s, (float)%s, (float)%s, "
+      "(int32_t)%s, %s, %s, %d)",
+      irm_cg_ctype_(c->out.dt), a[0], a[3], a[2], a[1], a[5], a[4], a[6], a[7], i8 ? "-128" : "0", i8 ? "127" : "255",
+      op == '*');
+    return IRM_OK;
+  }
   P(b,
     "(%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s) %c "
     "irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s), (float)%s, (int64_t)%s, %s, %s)",

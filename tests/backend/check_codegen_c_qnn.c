@@ -73,6 +73,16 @@ START_TEST(qnn_elementwise) {
        "%0 = qnn.add(%a, %b, " C1("float32", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1(
            "uint8", "255") ", " C1("float32", "2") ", " C1("uint8", "128") "); %0 }",
        0},
+      {"mul_u8_i8_zp", /* 8-bit zero points of the other sign: still irm_qnn_binary_q8 */
+       "def @main(%a: Tensor[(4, 8), uint8], %b: Tensor[(8,), uint8]) { "
+       "%0 = qnn.mul(%a, %b, " C1("float32", "0.0235") ", " C1("int8", "-128") ", " C1("float32", "0.0371") ", " C1(
+           "uint8", "255") ", " C1("float32", "0.5") ", " C1("int8", "127") "); %0 }",
+       0},
+      {"add_i32_zp", /* int32 zero points: the general path */
+       "def @main(%a: Tensor[(3, 4), int8], %b: Tensor[(3, 4), int8]) { "
+       "%0 = qnn.add(%a, %b, " C1("float32", "0.5") ", " C1("int32", "-1000") ", " C1("float32", "0.25") ", " C1(
+           "int32", "70000") ", " C1("float32", "2") ", " C1("int32", "-30") "); %0 }",
+       0},
   };
   cg_check_cases("qnn_elem", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
   /* fused multiply-adds allowed (GCC contracts by default where the CPU has them): still bit-equal */
@@ -269,6 +279,26 @@ START_TEST(qnn_dwconv_kernel_chosen) {
 }
 END_TEST
 
+/* qnn.add and qnn.mul of 8-bit zero points call irm_qnn_binary_q8; int32 zero points keep the general path. */
+START_TEST(qnn_binary_q8_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), uint8], %b: Tensor[(2, 8), uint8]) { %0 = qnn.add(%a, %b, " C1(
+          "float32", "0.5") ", " C1("uint8", "1") ", " C1("float32",
+                                                          "0.25") ", " C1("uint8",
+                                                                          "2") ", " C1("float32",
+                                                                                       "1") ", " C1("uint8",
+                                                                                                    "3") "); %0 }",
+      "def @main(%a: Tensor[(2, 8), uint8], %b: Tensor[(2, 8), uint8]) { %0 = qnn.add(%a, %b, " C1(
+          "float32", "0.5") ", " C1("uint8", "1") ", " C1("float32",
+                                                          "0.25") ", " C1("int32",
+                                                                          "2") ", " C1("float32",
+                                                                                       "1") ", " C1("uint8",
+                                                                                                    "3") "); %0 }",
+  };
+  check_chosen(texts, "irm_qnn_binary_q8(");
+}
+END_TEST
+
 static Suite *codegen_c_qnn_suite(void) {
   Suite *s = suite_create("codegen_c_qnn");
   TCase *t = tcase_create("qnn");
@@ -278,6 +308,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_dense_kernel_chosen);
   tcase_add_test(t, qnn_conv_kernel_chosen);
   tcase_add_test(t, qnn_dwconv_kernel_chosen);
+  tcase_add_test(t, qnn_binary_q8_chosen);
   suite_add_tcase(s, t);
   return s;
 }
