@@ -14,10 +14,12 @@
  * point. The code never multiplies and adds in one expression where a
  * fused multiply-add (which -march=... and GCC's default -ffp-contract
  * allow) could round differently: every product it adds is exact.
- * irm_qnn_dequantize's double product is exact but GCC narrows
+ * irm_qnn_dequantize's double product is exact, but GCC narrows
  * (float)((double)a * (double)b) to a float multiply, which
- * -ffp-contract=fast then fuses with a following add (about 1 in 3 million
- * qnn.add results of the general path differ from the evaluator's that way).
+ * -ffp-contract=fast then fused with the add of qnn.add (about 1 result in
+ * 3 million changed): the + 0.0 leaves the product a sum (a fused
+ * d * scale + 0 is the exact product too), so what the caller adds it to
+ * is never a product. Its one cost: a zero product is +0, never -0.
  *
  * irm_qnn_binary_q8 is qnn.add / qnn.mul for 8-bit data, zero points and
  * output (zero points within 2^21 for the output, |x - zp| < 512 for the
@@ -66,7 +68,7 @@
   }                                                                                                      \
   static inline float irm_qnn_dequantize(int64_t x, int64_t zp, float scale) {                           \
     float d = (float)x - (float)zp;                                                                      \
-    return (float)((double)d * (double)scale);                                                           \
+    return (float)((double)d * (double)scale + 0.0); /* fused or not: the exact product */                \
   }                                                                                                      \
   static inline void irm_qnn_split_scale(float s, float *s_hi, float *s_lo) {                         \
     union { float f; uint32_t u; } b;                                                                    \

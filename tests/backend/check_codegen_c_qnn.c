@@ -92,6 +92,35 @@ START_TEST(qnn_elementwise) {
 }
 END_TEST
 
+/* Every (a, b) pair of uint8 (a column of 0..255 against a row, made from constants so they are not
+ * folded), through qnn.add and qnn.mul with 8-bit zero points (irm_qnn_binary_q8) and int32 ones (the
+ * general formula). The scales are ones where a fused multiply-add of a dequantize's product with the
+ * add changes a result (a = 10, b = 213, whichever product fuses): with -ffp-contract=fast too, nothing fuses. */
+START_TEST(qnn_binary_all_pairs) {
+  static char ramp[256 * 5], texts[4][4096];
+  int w = 0;
+  for (int i = 0; i < 256; i++) w += snprintf(ramp + w, sizeof ramp - (size_t)w, "%s%d", i ? ", " : "", i);
+  cg_case cases[4];
+  for (int k = 0; k < 4; k++) {
+    const char *zdt = k % 2 ? "int32" : "uint8", *op = k < 2 ? "qnn.add" : "qnn.mul";
+    snprintf(texts[k], sizeof texts[k],
+             "def @main(%%a: Tensor[(1,), uint8]) { %%0 = multiply(%%a, " C1(
+                 "uint8",
+                 "0") "); "
+                      "%%1 = add(%%0, const(uint8, [256, 1], [%s])); %%2 = add(%%0, const(uint8, [1, 256], [%s])); "
+                      "%%3 = %s(%%1, %%2, " C1("float32", "0.194707483") ", " C1("%s", "88") ", " C1(
+                          "float32", "0.0798929855") ", " C1("%s", "250") ", " C1("float32",
+                                                                                  "%s") ", " C1("%s", "131") "); "
+                                                                                                             "%%3 }",
+             ramp, ramp, op, zdt, zdt, k < 2 ? "0.321118981" : "0.5", zdt);
+    cases[k] = (cg_case){k == 0 ? "add_q8" : k == 1 ? "add_i32" : k == 2 ? "mul_q8" : "mul_i32", texts[k], 0};
+  }
+  cg_check_cases("qnn_pairs", cases, 4, NULL, NULL, 1);
+  if (cg_native_runs_here())
+    cg_check_cases("qnn_pairs_native", cases, 4, NULL, "-O2 -march=native -ffp-contract=fast", 1);
+}
+END_TEST
+
 /* The packed kernel (2 output blocks, 1 group of 4 input channels, 2x1 taps) and its sums of the
  * qnn.contrib_conv2d_NCHWc cases, and the uint8 case on NCHW16c or NCHW4c data. */
 #define QK \
@@ -304,6 +333,7 @@ static Suite *codegen_c_qnn_suite(void) {
   TCase *t = tcase_create("qnn");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, qnn_elementwise);
+  tcase_add_test(t, qnn_binary_all_pairs);
   tcase_add_test(t, qnn_conv_dense_concat);
   tcase_add_test(t, qnn_dense_kernel_chosen);
   tcase_add_test(t, qnn_conv_kernel_chosen);
