@@ -4,7 +4,9 @@
  * agree bit for bit. qnn.quantize, qnn.dequantize and qnn.requantize are
  * expressions with their per-channel scales and zero points mapped on the
  * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
- * expressions over NumPy-broadcast operands and scalar parameters.
+ * expressions over NumPy-broadcast operands and scalar parameters. An
+ * 8-bit requantize, add or mul calls the header's _q8 function (int32,
+ * float and double only, so its loop vectorizes; the same bits).
  * qnn.conv2d (NCHW, OIHW; each output plane accumulated tap by tap over
  * the rows and columns the tap reaches) and qnn.dense are loops summing in
  * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
@@ -24,6 +26,10 @@
 /* The range of a quantized dtype, as C double literals. */
 static const char *q_lo(cg_dt dt) { return dt == CG_I8 ? "-128.0" : dt == CG_U8 ? "0.0" : "-2147483648.0"; }
 static const char *q_hi(cg_dt dt) { return dt == CG_I8 ? "127.0" : dt == CG_U8 ? "255.0" : "2147483647.0"; }
+static int is_q8(cg_dt dt) { return dt == CG_U8 || dt == CG_I8; }
+/* The range of an 8-bit dtype, as int32_t arguments of the _q8 functions. */
+static const char *q8_lo(cg_dt dt) { return dt == CG_I8 ? "-128" : "0"; }
+static const char *q8_hi(cg_dt dt) { return dt == CG_I8 ? "127" : "255"; }
 
 /* A parameter buffer's element for channel expression ch (a scalar's 0). */
 static void param(const cg_tensor *p, const char *ch, irm_text_buf *b) {
@@ -67,10 +73,20 @@ static int dequantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
   return IRM_OK;
 }
 
+/* An 8-bit output: irm_qnn_requantize_q8, the same double arithmetic in int32 and double (the int64 one
+ * does not vectorize on AVX2; every argument fits int32: the data and zero points are int8, uint8 or int32). */
 static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   irm_qnn_quantize_attrs at;
   int rc = irm_qnn_quantize_attrs_decode(c->op, c->attrs, &at);
   if (rc) return rc;
+  if (is_q8(c->out.dt)) {
+    P(b,
+      "(%s)irm_qnn_requantize_q8((int32_t)%s, (int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, %s, "
+      "%s, %d)",
+      irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q8_lo(c->out.dt), q8_hi(c->out.dt),
+      at.rounding == IRM_QNN_ROUND_UPWARD);
+    return IRM_OK;
+  }
   P(b,
     "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
     irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
@@ -80,19 +96,16 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
 
 /* ---- qnn.add, qnn.mul: dequantize both, the float op, quantize ------------------------------- */
 
-static int is_q8(cg_dt dt) { return dt == CG_U8 || dt == CG_I8; }
-
 /* 8-bit data, zero points and output: irm_qnn_binary_q8, in int32 and float (a loop of it vectorizes; the
  * same bits, tests/runtime/check_kernels_qnn_binary.c); other zero points (int32) take the general path. */
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   char op = strcmp(c->op, "qnn.mul") == 0 ? '*' : '+';
   if (is_q8(c->in[0].dt) && is_q8(c->in[1].dt) && is_q8(c->in[3].dt) && is_q8(c->in[5].dt) && is_q8(c->in[7].dt) &&
       is_q8(c->out.dt)) {
-    int i8 = c->out.dt == CG_I8;
     P(b,
       "(%s)irm_qnn_binary_q8((int32_t)%s, (int32_t)%s, (float)%s, (int32_t)%s, (int32_t)%s, (float)%s, (float)%s, "
       "(int32_t)%s, %s, %s, %d)",
-      irm_cg_ctype_(c->out.dt), a[0], a[3], a[2], a[1], a[5], a[4], a[6], a[7], i8 ? "-128" : "0", i8 ? "127" : "255",
+      irm_cg_ctype_(c->out.dt), a[0], a[3], a[2], a[1], a[5], a[4], a[6], a[7], q8_lo(c->out.dt), q8_hi(c->out.dt),
       op == '*');
     return IRM_OK;
   }

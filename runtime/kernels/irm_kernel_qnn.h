@@ -33,6 +33,13 @@
  * larger one stays beyond the clamp after the zero point is added), clamps
  * in float and selects the zero point for NaN last.
  *
+ * irm_qnn_requantize_q8 is irm_qnn_requantize for int32 sums and zero
+ * points and an 8-bit output, the same double arithmetic (the quotient and
+ * remainder by 2^16 through an int32 conversion, exact) without int64, which
+ * AVX2 cannot vectorize; NaN's result is the clamped zero point in integers
+ * and is selected last, after the clamp (a select before it, or a float
+ * computation under it, keeps GCC from vectorizing without AVX-512's masks).
+ *
  * The rounding is branch-free so that loops of it vectorize (the blocked
  * uint8 chain's qnn.add ran 15x slower with branches): adding and
  * subtracting 1.5 * 2^52 rounds a double below 2^51 to an integer half to
@@ -105,6 +112,17 @@
     double p = (double)h * ((double)m * 65536.0) + (double)l * (double)m;                                \
     int64_t r = irm_qnn_round_clip(p + (double)out_zp, lo, hi, half_up);                                 \
     return p != p ? irm_qnn_round_clip((double)out_zp, lo, hi, half_up) : r;                             \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_requantize_q8(int32_t acc, int32_t in_zp, float m, int32_t out_zp, int32_t lo, \
+                                              int32_t hi, int half_up) {                                 \
+    double v = (double)acc - (double)in_zp;                                                              \
+    double h = (double)(int32_t)(v * 0.0000152587890625), l = v - h * 65536.0; /* v / 65536, v % 65536 */ \
+    double p = h * ((double)m * 65536.0) + l * (double)m;                                                \
+    double t = irm_qnn_round(p + (double)out_zp, half_up);                                               \
+    t = t >= (double)lo ? t : (double)lo; /* NaN too: selected out below */                              \
+    t = t <= (double)hi ? t : (double)hi;                                                                \
+    int32_t z = out_zp < lo ? lo : out_zp > hi ? hi : out_zp; /* NaN's result, in integers */            \
+    return p != p ? z : (int32_t)t;                                                                      \
   }
 /* clang-format on */
 

@@ -328,6 +328,18 @@ START_TEST(qnn_binary_q8_chosen) {
 }
 END_TEST
 
+/* qnn.requantize to uint8 or int8 calls irm_qnn_requantize_q8; to int32 it keeps the int64 formula. */
+START_TEST(qnn_requantize_q8_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "1") ", " C1("float32", "0.25") ", " C1("uint8", "2") ", out_dtype=\"uint8\"); %0 }",
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "1") ", " C1("float32", "0.25") ", " C1("int32", "2") ", out_dtype=\"int32\"); %0 }",
+  };
+  check_chosen(texts, "irm_qnn_requantize_q8(");
+}
+END_TEST
+
 static Suite *codegen_c_qnn_suite(void) {
   Suite *s = suite_create("codegen_c_qnn");
   TCase *t = tcase_create("qnn");
@@ -339,6 +351,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_conv_kernel_chosen);
   tcase_add_test(t, qnn_dwconv_kernel_chosen);
   tcase_add_test(t, qnn_binary_q8_chosen);
+  tcase_add_test(t, qnn_requantize_q8_chosen);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,4 +1,8 @@
-/* irm_kernel_qnn.h's irm_qnn_binary_q8 (qnn.add and qnn.mul of 8-bit data,
+/* irm_kernel_qnn.h's 8-bit paths against its general formulas, bit for bit.
+ * irm_qnn_requantize_q8 (int32 and double) against irm_qnn_requantize (int64):
+ * every sum within 2^17 of zero, the ends of int32, random ones; multipliers
+ * exact, tiny, huge, zero, negative, infinite, NaN, random.
+ * irm_qnn_binary_q8 (qnn.add and qnn.mul of 8-bit data,
  * zero points and output, in int32 and float so that loops of it vectorize)
  * against the general formula (irm_qnn_dequantize, the float op,
  * irm_qnn_quantize: what the evaluator computes), bit for bit, for all
@@ -50,8 +54,8 @@ static int check_all_pairs(const params *p, int mul, int i8) {
       int64_t want = reference(a, b, p, mul, i8);
       if (row[ib] != want && bad++ == 0)
         printf("%s %s a %d b %d sa %a za %d sb %a zb %d sc %a zc %d: got %d, want %lld\n", i8 ? "int8" : "uint8",
-               mul ? "mul" : "add", (int)a, (int)b, (double)p->sa, (int)p->za, (double)p->sb, (int)p->zb,
-               (double)p->sc, (int)p->zc, (int)row[ib], (long long)want);
+               mul ? "mul" : "add", (int)a, (int)b, (double)p->sa, (int)p->za, (double)p->sb, (int)p->zb, (double)p->sc,
+               (int)p->zc, (int)row[ib], (long long)want);
     }
   }
   return bad;
@@ -64,9 +68,9 @@ static void check_set(const params *p) {
 
 /* The zero points at the ends of uint8 and int8 (and 0) for each scale triple. */
 static void check_scales(float sa, float sb, float sc) {
-  static const int32_t zps[][3] = {{0, 0, 0},         {128, 128, 128}, {255, 255, 255}, {-128, -128, -128},
-                                   {127, 127, 127},   {0, 255, -128},  {255, 0, 127},   {-128, 127, 0},
-                                   {127, -128, 255},  {3, 250, 17}};
+  static const int32_t zps[][3] = {{0, 0, 0},        {128, 128, 128}, {255, 255, 255}, {-128, -128, -128},
+                                   {127, 127, 127},  {0, 255, -128},  {255, 0, 127},   {-128, 127, 0},
+                                   {127, -128, 255}, {3, 250, 17}};
   for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
     params p = {sa, sb, sc, zps[i][0], zps[i][1], zps[i][2]};
     check_set(&p);
@@ -164,8 +168,8 @@ START_TEST(test_dequantize) {
         volatile float want = irm_qnn_dequantize(x, zps[z], v.f);
         float got = irm_qnn_dequantize_q8(x, zps[z], hi, lo), w = want;
         if (got != w && !(got != got && w != w)) /* one assert per pass would write to Check's pipe */
-          ck_abort_msg( "x %d zp %d scale %a: got %a, want %a", (int)x, (int)zps[z], (double)v.f, (double)got,
-                      (double)w);
+          ck_abort_msg("x %d zp %d scale %a: got %a, want %a", (int)x, (int)zps[z], (double)v.f, (double)got,
+                       (double)w);
       }
   }
 }
@@ -173,9 +177,70 @@ END_TEST
 
 /* The output zero point's documented bound, 2^21 either way (8-bit ones are far inside). */
 START_TEST(test_far_output_zero_point) {
-  params far[] = {{1.0f, 1.0f, 1.0f, 0, 0, 2097152}, {1.0f, 1.0f, 1e-3f, 0, 0, -2097152},
-                  {1.0f, 1.0f, 2.0f, 5, 9, 2097152}, {0.5f, 0.25f, 1e-6f, 0, 0, -2097152}};
+  params far[] = {{1.0f, 1.0f, 1.0f, 0, 0, 2097152},
+                  {1.0f, 1.0f, 1e-3f, 0, 0, -2097152},
+                  {1.0f, 1.0f, 2.0f, 5, 9, 2097152},
+                  {0.5f, 0.25f, 1e-6f, 0, 0, -2097152}};
   for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) check_set(&far[i]);
+}
+END_TEST
+
+/* ---- irm_qnn_requantize_q8 against irm_qnn_requantize ---- */
+
+static const float rq_scales[] = {
+    0.5f,   0.25f,    0.0000152587890625f, 1e-3f, 0.0123f, 3.0f, 1e30f, 1e-30f, 1e-42f, 0.0f, -0.0f,
+    -0.37f, INFINITY, -INFINITY,           NAN};
+static const int32_t rq_zps[][2] = {
+    {0, 0}, {3, 255}, {-128, 127}, {INT32_MIN, -128}, {INT32_MAX, 70000}, {123456789, -70000}};
+
+/* Mismatches of one (acc, in_zp, m, out_zp, rounding, dtype); the first printed. */
+static int rq_check(int32_t acc, int32_t in_zp, float m, int32_t out_zp, int half_up, int i8, int bad) {
+  int32_t lo = i8 ? -128 : 0, hi = i8 ? 127 : 255;
+  int32_t got = irm_qnn_requantize_q8(acc, in_zp, m, out_zp, lo, hi, half_up);
+  int64_t want = irm_qnn_requantize(acc, in_zp, m, out_zp, lo, hi, half_up);
+  if (got == want) return 0;
+  if (!bad)
+    printf("requantize acc %d in_zp %d m %a out_zp %d half_up %d %s: got %d, want %lld\n", (int)acc, (int)in_zp,
+           (double)m, (int)out_zp, half_up, i8 ? "int8" : "uint8", (int)got, (long long)want);
+  return 1;
+}
+
+/* Every sum within 2^17 either side (quotient and remainder by 2^16 of every sign, zero and the multiples),
+ * for each multiplier, a pair of zero points, both roundings, uint8 and int8. */
+START_TEST(test_requantize_sweep) {
+  int bad = 0;
+  for (size_t k = 0; k < sizeof rq_scales / sizeof rq_scales[0]; k++)
+    for (int32_t acc = -131072; acc <= 131072; acc++) {
+      const int32_t *z = rq_zps[(k + (size_t)(acc & 1)) % 3]; /* the 8-bit ones here */
+      for (int v = 0; v < 4; v++) bad += rq_check(acc, z[0], rq_scales[k], z[1], v & 1, v >> 1, bad);
+    }
+  ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
+/* Sums and zero points at the ends of int32, every pair; and random ones with multipliers of random bits. */
+START_TEST(test_requantize_extremes) {
+  static const int32_t accs[] = {INT32_MIN, INT32_MIN + 1, -2147418112, -65537,     -65536,        -1,       0,
+                                 1,         65535,         65536,       2147418112, INT32_MAX - 1, INT32_MAX};
+  int bad = 0;
+  for (size_t a = 0; a < sizeof accs / sizeof accs[0]; a++)
+    for (size_t k = 0; k < sizeof rq_scales / sizeof rq_scales[0]; k++)
+      for (size_t z = 0; z < sizeof rq_zps / sizeof rq_zps[0]; z++)
+        for (int v = 0; v < 4; v++)
+          bad += rq_check(accs[a], rq_zps[z][0], rq_scales[k], rq_zps[z][1], v & 1, v >> 1, bad);
+  uint64_t s = 0x853c49e6748fea9bULL;
+  for (int i = 0; i < 400000; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint32_t r1 = (uint32_t)(s >> 32), r2 = (uint32_t)s;
+    union {
+      uint32_t u;
+      float f;
+    } m = {i % 2 ? 0x30000000u + r2 % 0x10000000u : r2}; /* about 2^-31 to 2^-1, or any bits */
+    int32_t acc = (int32_t)(i % 3 ? (int32_t)(r1 >> (r1 % 24)) - (int32_t)(r1 >> 9) : (int32_t)r1);
+    int32_t in_zp = i % 5 ? (int32_t)(r2 % 256) - 128 : (int32_t)(r1 ^ r2), out_zp = (int32_t)(r1 % 384) - 128;
+    bad += rq_check(acc, in_zp, m.f, out_zp, i & 1, (i >> 1) & 1, bad);
+  }
+  ck_assert_int_eq(bad, 0);
 }
 END_TEST
 
@@ -203,6 +268,8 @@ int main(void) {
   tcase_add_test(tc, test_random_scales);
   tcase_add_test(tc, test_far_output_zero_point);
   tcase_add_test(tc, test_dequantize);
+  tcase_add_test(tc, test_requantize_sweep);
+  tcase_add_test(tc, test_requantize_extremes);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
