@@ -1,6 +1,6 @@
 /* irm_kernel_qnn.h's 8-bit paths against its general formulas, bit for bit.
  * irm_qnn_requantize_q8 (int32 and double) against irm_qnn_requantize (int64):
- * every sum within 2^17 of zero, the ends of int32, random ones; multipliers
+ * every sum within 70000 of zero, the ends of int32, random ones; multipliers
  * exact, tiny, huge, zero, negative, infinite, NaN, random.
  * irm_qnn_binary_q8 (qnn.add and qnn.mul of 8-bit data,
  * zero points and output, in int32 and float so that loops of it vectorize)
@@ -68,9 +68,8 @@ static void check_set(const params *p) {
 
 /* The zero points at the ends of uint8 and int8 (and 0) for each scale triple. */
 static void check_scales(float sa, float sb, float sc) {
-  static const int32_t zps[][3] = {{0, 0, 0},        {128, 128, 128}, {255, 255, 255}, {-128, -128, -128},
-                                   {127, 127, 127},  {0, 255, -128},  {255, 0, 127},   {-128, 127, 0},
-                                   {127, -128, 255}, {3, 250, 17}};
+  static const int32_t zps[][3] = {{0, 0, 0},       {255, 255, 255}, {-128, -128, -128},
+                                   {127, 127, 127}, {0, 255, -128},  {127, -128, 255}};
   for (size_t i = 0; i < sizeof zps / sizeof zps[0]; i++) {
     params p = {sa, sb, sc, zps[i][0], zps[i][1], zps[i][2]};
     check_set(&p);
@@ -131,7 +130,7 @@ END_TEST
 /* Scales of every mantissa pattern (the split's two halves both nonzero), random zero points. */
 START_TEST(test_random_scales) {
   uint64_t s = 0x9e3779b97f4a7c15ULL;
-  for (int i = 0; i < 24; i++) {
+  for (int i = 0; i < 16; i++) {
     float sc[3];
     int32_t zp[3];
     for (int k = 0; k < 3; k++) {
@@ -205,12 +204,12 @@ static int rq_check(int32_t acc, int32_t in_zp, float m, int32_t out_zp, int hal
   return 1;
 }
 
-/* Every sum within 2^17 either side (quotient and remainder by 2^16 of every sign, zero and the multiples),
+/* Every sum within 70000 either side (quotient and remainder by 2^16 of every sign, zero and the multiples),
  * for each multiplier, a pair of zero points, both roundings, uint8 and int8. */
 START_TEST(test_requantize_sweep) {
   int bad = 0;
   for (size_t k = 0; k < sizeof rq_scales / sizeof rq_scales[0]; k++)
-    for (int32_t acc = -131072; acc <= 131072; acc++) {
+    for (int32_t acc = -70000; acc <= 70000; acc++) {
       const int32_t *z = rq_zps[(k + (size_t)(acc & 1)) % 3]; /* the 8-bit ones here */
       for (int v = 0; v < 4; v++) bad += rq_check(acc, z[0], rq_scales[k], z[1], v & 1, v >> 1, bad);
     }
@@ -236,7 +235,7 @@ START_TEST(test_requantize_extremes) {
       uint32_t u;
       float f;
     } m = {i % 2 ? 0x30000000u + r2 % 0x10000000u : r2}; /* about 2^-31 to 2^-1, or any bits */
-    int32_t acc = (int32_t)(i % 3 ? (int32_t)(r1 >> (r1 % 24)) - (int32_t)(r1 >> 9) : (int32_t)r1);
+    int32_t acc = i % 3 ? (int32_t)((r1 >> (r1 % 24)) % 4000001u) - 2000000 : (int32_t)r1; /* small, or any */
     int32_t in_zp = i % 5 ? (int32_t)(r2 % 256) - 128 : (int32_t)(r1 ^ r2), out_zp = (int32_t)(r1 % 384) - 128;
     bad += rq_check(acc, in_zp, m.f, out_zp, i & 1, (i >> 1) & 1, bad);
   }
