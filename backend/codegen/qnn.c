@@ -5,8 +5,9 @@
  * expressions with their per-channel scales and zero points mapped on the
  * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
  * expressions over NumPy-broadcast operands and scalar parameters. An
- * 8-bit requantize, add or mul calls the header's _q8 function (int32,
- * float and double only, so its loop vectorizes; the same bits).
+ * 8-bit quantize, requantize, add, mul or concatenate calls the header's
+ * _q8 function (int32, float and double only, so its loop vectorizes; the
+ * same bits).
  * qnn.conv2d (NCHW, OIHW; each output plane accumulated tap by tap over
  * the rows and columns the tap reaches) and qnn.dense are loops summing in
  * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
@@ -62,6 +63,11 @@ static void param_map(const cg_call *c, size_t i, int32_t *map) {
 }
 
 static int quantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  if (is_q8(c->out.dt) && is_q8(c->in[2].dt)) { /* float32 and int32: vectorizes, the same bits */
+    P(b, "(%s)irm_qnn_quantize_q8((float)%s, (float)%s, (int32_t)%s, %s, %s)", irm_cg_ctype_(c->out.dt), a[0], a[1],
+      a[2], q8_lo(c->out.dt), q8_hi(c->out.dt));
+    return IRM_OK;
+  }
   P(b, "(%s)irm_qnn_quantize((float)%s, (float)%s, (int64_t)%s, %s, %s)", irm_cg_ctype_(c->out.dt), a[0], a[1], a[2],
     q_lo(c->out.dt), q_hi(c->out.dt));
   return IRM_OK;
@@ -293,14 +299,21 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const char *t = irm_cg_ctype_(c->out.dt);
   for (size_t j = 0; j < n; j++) {
     int64_t len = c->in[j].shape[axis] * inner;
-    if (len && outer) {
-      P(b, "    for (int64_t r = 0; r < %lld; r++)\n      for (int64_t e = 0; e < %lld; e++)\n", LL(outer), LL(len));
-      P(b,
-        "        %s[r * %lld + %lld + e] = (%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s[r * %lld + e], "
-        "(int64_t)%s[0], (float)%s[0]), (float)%s[0], (int64_t)%s[0], %s, %s);\n",
-        c->out.name, LL(row), LL(at), t, c->in[j].name, LL(len), c->in[2 * n + j].name, c->in[n + j].name,
-        c->in[3 * n].name, c->in[3 * n + 1].name, q_lo(c->out.dt), q_hi(c->out.dt));
+    if (!len || !outer) {
+      at += len;
+      continue;
     }
+    P(b, "    for (int64_t r = 0; r < %lld; r++)\n      for (int64_t e = 0; e < %lld; e++)\n", LL(outer), LL(len));
+    /* 8-bit data and zero points: int32 and float, which vectorize (the same bits) */
+    int q8 = is_q8(c->out.dt) && is_q8(c->in[j].dt) && is_q8(c->in[2 * n + j].dt) && is_q8(c->in[3 * n + 1].dt);
+    P(b,
+      q8 ? "        %s[r * %lld + %lld + e] = (%s)irm_qnn_rescale_q8((int32_t)%s[r * %lld + e], (int32_t)%s[0], "
+           "(float)%s[0], (float)%s[0], (int32_t)%s[0], %s, %s);\n"
+         : "        %s[r * %lld + %lld + e] = (%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s[r * %lld + e], "
+           "(int64_t)%s[0], (float)%s[0]), (float)%s[0], (int64_t)%s[0], %s, %s);\n",
+      c->out.name, LL(row), LL(at), t, c->in[j].name, LL(len), c->in[2 * n + j].name, c->in[n + j].name,
+      c->in[3 * n].name, c->in[3 * n + 1].name, q8 ? q8_lo(c->out.dt) : q_lo(c->out.dt),
+      q8 ? q8_hi(c->out.dt) : q_hi(c->out.dt));
     at += len;
   }
   return IRM_OK;

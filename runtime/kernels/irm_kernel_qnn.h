@@ -31,7 +31,9 @@
  * operands of the add are then sums, never products. The quantize rounds
  * the float quotient half to even with 1.5 * 2^23 (exact below 2^22; a
  * larger one stays beyond the clamp after the zero point is added), clamps
- * in float and selects the zero point for NaN last.
+ * in float and selects the zero point for NaN last. irm_qnn_quantize_q8
+ * alone is qnn.quantize to 8 bits; irm_qnn_rescale_q8 is qnn.concatenate's
+ * dequantize and quantize of an 8-bit input.
  *
  * irm_qnn_requantize_q8 is irm_qnn_requantize for int32 sums and zero
  * points and an 8-bit output, the same double arithmetic (the quotient and
@@ -104,6 +106,12 @@
     irm_qnn_split_scale(b_scale, &bh, &bl);                                                              \
     float x = irm_qnn_dequantize_q8(a, a_zp, ah, al), y = irm_qnn_dequantize_q8(b, b_zp, bh, bl);        \
     return irm_qnn_quantize_q8(mul ? x * y : x + y, out_scale, out_zp, lo, hi);                          \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_rescale_q8(int32_t x, int32_t zp, float scale, float out_scale, int32_t out_zp, \
+                                           int32_t lo, int32_t hi) {                                     \
+    float sh, sl;                                                                                        \
+    irm_qnn_split_scale(scale, &sh, &sl);                                                                \
+    return irm_qnn_quantize_q8(irm_qnn_dequantize_q8(x, zp, sh, sl), out_scale, out_zp, lo, hi);          \
   }                                                                                                      \
   static inline float irm_qnn_multiplier(float in_scale, float out_scale) { return in_scale / out_scale; } \
   static inline int64_t irm_qnn_requantize(int64_t acc, int64_t in_zp, float m, int64_t out_zp, double lo, \

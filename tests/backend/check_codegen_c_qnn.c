@@ -249,6 +249,12 @@ START_TEST(qnn_conv_dense_concat) {
        "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1("uint8", "0") ", " C1(
            "uint8", "200") ", " C1("float32", "0.25") ", " C1("uint8", "10") ", axis=1); %0 }",
        0},
+      {"concat_i32_zp", /* an int32 zero point: the general formula for that input */
+       "def @main(%a: Tensor[(2, 3), int8], %b: Tensor[(2, 2), int8]) { "
+       "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1(
+           "int32", "-1000") ", " C1("int8", "-128") ", " C1("float32", "0.25") ", " C1("int8",
+                                                                                        "127") ", axis=1); %0 }",
+       0},
   };
   cg_check_cases("qnn_conv", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
   if (cg_native_runs_here()) /* the int8 dense kernel's VNNI path where the CPU has it */
@@ -340,6 +346,36 @@ START_TEST(qnn_requantize_q8_chosen) {
 }
 END_TEST
 
+/* qnn.quantize to uint8 calls irm_qnn_quantize_q8 (to int32 not); qnn.concatenate of 8-bit zero points calls
+ * irm_qnn_rescale_q8 (with an int32 input zero point it keeps the general formula). */
+START_TEST(qnn_quantize_concat_q8_chosen) {
+  static const char *const quantize[] = {
+      "def @main(%a: Tensor[(2, 8), float32]) { %0 = qnn.quantize(%a, " C1("float32", "0.5") ", " C1(
+          "uint8", "2") ", out_dtype=\"uint8\"); %0 }",
+      "def @main(%a: Tensor[(2, 8), float32]) { %0 = qnn.quantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "2") ", out_dtype=\"int32\"); %0 }",
+  };
+  check_chosen(quantize, "irm_qnn_quantize_q8(");
+  static const char *const concat[] = {
+      "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { %0 = qnn.concatenate(%a, %b, " C1(
+          "float32", "0.5") ", " C1("float32",
+                                    "0.03") ", " C1("uint8",
+                                                    "0") ", " C1("uint8",
+                                                                 "200") ", " C1("float32",
+                                                                                "0.25") ", " C1("uint8",
+                                                                                                "10") ", axis=1); %0 }",
+      "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { %0 = qnn.concatenate(%a, %b, " C1(
+          "float32", "0.5") ", " C1("float32",
+                                    "0.03") ", " C1("int32",
+                                                    "0") ", " C1("int32",
+                                                                 "200") ", " C1("float32",
+                                                                                "0.25") ", " C1("uint8",
+                                                                                                "10") ", axis=1); %0 }",
+  };
+  check_chosen(concat, "irm_qnn_rescale_q8(");
+}
+END_TEST
+
 static Suite *codegen_c_qnn_suite(void) {
   Suite *s = suite_create("codegen_c_qnn");
   TCase *t = tcase_create("qnn");
@@ -352,6 +388,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_dwconv_kernel_chosen);
   tcase_add_test(t, qnn_binary_q8_chosen);
   tcase_add_test(t, qnn_requantize_q8_chosen);
+  tcase_add_test(t, qnn_quantize_concat_q8_chosen);
   suite_add_tcase(s, t);
   return s;
 }

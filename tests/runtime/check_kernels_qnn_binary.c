@@ -2,6 +2,8 @@
  * irm_qnn_requantize_q8 (int32 and double) against irm_qnn_requantize (int64):
  * every sum within 70000 of zero, the ends of int32, random ones; multipliers
  * exact, tiny, huge, zero, negative, infinite, NaN, random.
+ * irm_qnn_quantize_q8 and irm_qnn_rescale_q8 against irm_qnn_quantize and
+ * dequantize: random floats, ties and their neighbours; every 8-bit value.
  * irm_qnn_binary_q8 (qnn.add and qnn.mul of 8-bit data,
  * zero points and output, in int32 and float so that loops of it vectorize)
  * against the general formula (irm_qnn_dequantize, the float op,
@@ -184,6 +186,48 @@ START_TEST(test_far_output_zero_point) {
 }
 END_TEST
 
+/* irm_qnn_quantize_q8 (qnn.quantize to 8 bits) against irm_qnn_quantize: floats of random bits (NaNs,
+ * infinities, subnormals, huge) and multiples of the scale by k / 2 (ties) and a unit either side, over scales
+ * of random bits and fixed ones, zero points at the ends; and irm_qnn_rescale_q8 (qnn.concatenate's) against
+ * the general dequantize then quantize for every 8-bit value. */
+START_TEST(test_quantize_and_rescale) {
+  static const float scales[] = {1.0f, 0.5f, 0.0187f, 3.0f, 1e-30f, 1e30f, 1e-42f, -0.25f, 0.0f, INFINITY, NAN};
+  static const int32_t zps[] = {0, 255, -128, 127, 3};
+  uint64_t s = 0x6a09e667f3bcc908ULL;
+  int bad = 0;
+  for (int i = 0; i < 1500000; i++) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    union {
+      uint32_t u;
+      float f;
+    } x = {(uint32_t)(s >> 32)}, sc = {(uint32_t)s};
+    float scale = i % 3 ? scales[(size_t)(s >> 20) % (sizeof scales / sizeof scales[0])] : sc.f;
+    if (i % 2) { /* near a tie: (k / 2) * scale and its neighbours */
+      float t = (float)((int)((s >> 40) % 1200) - 600) * 0.5f * scale;
+      x.f = i % 4 == 1 ? t : i % 8 == 3 ? nextafterf(t, INFINITY) : nextafterf(t, -INFINITY);
+    }
+    int32_t zp = zps[(size_t)(s >> 12) % 5], i8 = (int32_t)((s >> 8) & 1);
+    int32_t got = irm_qnn_quantize_q8(x.f, scale, zp, i8 ? -128 : 0, i8 ? 127 : 255);
+    int64_t want = irm_qnn_quantize(x.f, scale, zp, i8 ? -128.0 : 0.0, i8 ? 127.0 : 255.0);
+    if (got != want && bad++ == 0)
+      printf("quantize x %a scale %a zp %d: got %d, want %lld\n", (double)x.f, (double)scale, (int)zp, (int)got,
+             (long long)want);
+  }
+  for (size_t a = 0; a < sizeof scales / sizeof scales[0]; a++)
+    for (size_t b = 0; b < sizeof scales / sizeof scales[0]; b++)
+      for (int32_t x = -128; x < 256; x++) {
+        int32_t zp = zps[(a + (size_t)x) % 5], oz = zps[(b + (size_t)x / 7) % 5], i8 = x & 1;
+        volatile float d = irm_qnn_dequantize(x, zp, scales[a]);
+        int64_t want = irm_qnn_quantize(d, scales[b], oz, i8 ? -128.0 : 0.0, i8 ? 127.0 : 255.0);
+        int32_t got = irm_qnn_rescale_q8(x, zp, scales[a], scales[b], oz, i8 ? -128 : 0, i8 ? 127 : 255);
+        if (got != want && bad++ == 0)
+          printf("rescale x %d zp %d scale %a out_scale %a out_zp %d: got %d, want %lld\n", (int)x, (int)zp,
+                 (double)scales[a], (double)scales[b], (int)oz, (int)got, (long long)want);
+      }
+  ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* ---- irm_qnn_requantize_q8 against irm_qnn_requantize ---- */
 
 static const float rq_scales[] = {
@@ -267,6 +311,7 @@ int main(void) {
   tcase_add_test(tc, test_random_scales);
   tcase_add_test(tc, test_far_output_zero_point);
   tcase_add_test(tc, test_dequantize);
+  tcase_add_test(tc, test_quantize_and_rescale);
   tcase_add_test(tc, test_requantize_sweep);
   tcase_add_test(tc, test_requantize_extremes);
   suite_add_tcase(s, tc);
