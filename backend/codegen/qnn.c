@@ -4,7 +4,10 @@
  * agree bit for bit. qnn.quantize, qnn.dequantize and qnn.requantize are
  * expressions with their per-channel scales and zero points mapped on the
  * axis (so they fuse with their neighbours); qnn.add and qnn.mul are
- * expressions over NumPy-broadcast operands and scalar parameters.
+ * expressions over NumPy-broadcast operands and scalar parameters. An
+ * 8-bit quantize, requantize, add, mul or concatenate calls the header's
+ * _q8 function (int32, float and double only, so its loop vectorizes; the
+ * same bits).
  * qnn.conv2d (NCHW, OIHW; each output plane accumulated tap by tap over
  * the rows and columns the tap reaches) and qnn.dense are loops summing in
  * uint32_t (arithmetic modulo 2^32: the evaluator's int64 sum wrapped to
@@ -24,6 +27,10 @@
 /* The range of a quantized dtype, as C double literals. */
 static const char *q_lo(cg_dt dt) { return dt == CG_I8 ? "-128.0" : dt == CG_U8 ? "0.0" : "-2147483648.0"; }
 static const char *q_hi(cg_dt dt) { return dt == CG_I8 ? "127.0" : dt == CG_U8 ? "255.0" : "2147483647.0"; }
+static int is_q8(cg_dt dt) { return dt == CG_U8 || dt == CG_I8; }
+/* The range of an 8-bit dtype, as int32_t arguments of the _q8 functions. */
+static const char *q8_lo(cg_dt dt) { return dt == CG_I8 ? "-128" : "0"; }
+static const char *q8_hi(cg_dt dt) { return dt == CG_I8 ? "127" : "255"; }
 
 /* A parameter buffer's element for channel expression ch (a scalar's 0). */
 static void param(const cg_tensor *p, const char *ch, irm_text_buf *b) {
@@ -56,6 +63,11 @@ static void param_map(const cg_call *c, size_t i, int32_t *map) {
 }
 
 static int quantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
+  if (is_q8(c->out.dt) && is_q8(c->in[2].dt)) { /* float32 and int32: vectorizes, the same bits */
+    P(b, "(%s)irm_qnn_quantize_q8((float)%s, (float)%s, (int32_t)%s, %s, %s)", irm_cg_ctype_(c->out.dt), a[0], a[1],
+      a[2], q8_lo(c->out.dt), q8_hi(c->out.dt));
+    return IRM_OK;
+  }
   P(b, "(%s)irm_qnn_quantize((float)%s, (float)%s, (int64_t)%s, %s, %s)", irm_cg_ctype_(c->out.dt), a[0], a[1], a[2],
     q_lo(c->out.dt), q_hi(c->out.dt));
   return IRM_OK;
@@ -67,10 +79,20 @@ static int dequantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
   return IRM_OK;
 }
 
+/* An 8-bit output: irm_qnn_requantize_q8, the same double arithmetic in int32 and double (the int64 one
+ * does not vectorize on AVX2; every argument fits int32: the data and zero points are int8, uint8 or int32). */
 static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   irm_qnn_quantize_attrs at;
   int rc = irm_qnn_quantize_attrs_decode(c->op, c->attrs, &at);
   if (rc) return rc;
+  if (is_q8(c->out.dt)) {
+    P(b,
+      "(%s)irm_qnn_requantize_q8((int32_t)%s, (int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, %s, "
+      "%s, %d)",
+      irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q8_lo(c->out.dt), q8_hi(c->out.dt),
+      at.rounding == IRM_QNN_ROUND_UPWARD);
+    return IRM_OK;
+  }
   P(b,
     "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
     irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
@@ -80,8 +102,19 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
 
 /* ---- qnn.add, qnn.mul: dequantize both, the float op, quantize ------------------------------- */
 
+/* 8-bit data, zero points and output: irm_qnn_binary_q8, in int32 and float (a loop of it vectorizes; the
+ * same bits, tests/runtime/check_kernels_qnn_binary.c); other zero points (int32) take the general path. */
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   char op = strcmp(c->op, "qnn.mul") == 0 ? '*' : '+';
+  if (is_q8(c->in[0].dt) && is_q8(c->in[1].dt) && is_q8(c->in[3].dt) && is_q8(c->in[5].dt) && is_q8(c->in[7].dt) &&
+      is_q8(c->out.dt)) {
+    P(b,
+      "(%s)irm_qnn_binary_q8((int32_t)%s, (int32_t)%s, (float)%s, (int32_t)%s, (int32_t)%s, (float)%s, (float)%s, "
+      "(int32_t)%s, %s, %s, %d)",
+      irm_cg_ctype_(c->out.dt), a[0], a[3], a[2], a[1], a[5], a[4], a[6], a[7], q8_lo(c->out.dt), q8_hi(c->out.dt),
+      op == '*');
+    return IRM_OK;
+  }
   P(b,
     "(%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s) %c "
     "irm_qnn_dequantize((int64_t)%s, (int64_t)%s, (float)%s), (float)%s, (int64_t)%s, %s, %s)",
@@ -266,14 +299,21 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   const char *t = irm_cg_ctype_(c->out.dt);
   for (size_t j = 0; j < n; j++) {
     int64_t len = c->in[j].shape[axis] * inner;
-    if (len && outer) {
-      P(b, "    for (int64_t r = 0; r < %lld; r++)\n      for (int64_t e = 0; e < %lld; e++)\n", LL(outer), LL(len));
-      P(b,
-        "        %s[r * %lld + %lld + e] = (%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s[r * %lld + e], "
-        "(int64_t)%s[0], (float)%s[0]), (float)%s[0], (int64_t)%s[0], %s, %s);\n",
-        c->out.name, LL(row), LL(at), t, c->in[j].name, LL(len), c->in[2 * n + j].name, c->in[n + j].name,
-        c->in[3 * n].name, c->in[3 * n + 1].name, q_lo(c->out.dt), q_hi(c->out.dt));
+    if (!len || !outer) {
+      at += len;
+      continue;
     }
+    P(b, "    for (int64_t r = 0; r < %lld; r++)\n      for (int64_t e = 0; e < %lld; e++)\n", LL(outer), LL(len));
+    /* 8-bit data and zero points: int32 and float, which vectorize (the same bits) */
+    int q8 = is_q8(c->out.dt) && is_q8(c->in[j].dt) && is_q8(c->in[2 * n + j].dt) && is_q8(c->in[3 * n + 1].dt);
+    P(b,
+      q8 ? "        %s[r * %lld + %lld + e] = (%s)irm_qnn_rescale_q8((int32_t)%s[r * %lld + e], (int32_t)%s[0], "
+           "(float)%s[0], (float)%s[0], (int32_t)%s[0], %s, %s);\n"
+         : "        %s[r * %lld + %lld + e] = (%s)irm_qnn_quantize(irm_qnn_dequantize((int64_t)%s[r * %lld + e], "
+           "(int64_t)%s[0], (float)%s[0]), (float)%s[0], (int64_t)%s[0], %s, %s);\n",
+      c->out.name, LL(row), LL(at), t, c->in[j].name, LL(len), c->in[2 * n + j].name, c->in[n + j].name,
+      c->in[3 * n].name, c->in[3 * n + 1].name, q8 ? q8_lo(c->out.dt) : q_lo(c->out.dt),
+      q8 ? q8_hi(c->out.dt) : q_hi(c->out.dt));
     at += len;
   }
   return IRM_OK;

@@ -14,6 +14,33 @@
  * point. The code never multiplies and adds in one expression where a
  * fused multiply-add (which -march=... and GCC's default -ffp-contract
  * allow) could round differently: every product it adds is exact.
+ * irm_qnn_dequantize's double product is exact, but GCC narrows
+ * (float)((double)a * (double)b) to a float multiply, which
+ * -ffp-contract=fast then fused with the add of qnn.add (about 1 result in
+ * 3 million changed): the + 0.0 leaves the product a sum (a fused
+ * d * scale + 0 is the exact product too), so what the caller adds it to
+ * is never a product. Its one cost: a zero product is +0, never -0.
+ *
+ * irm_qnn_binary_q8 is qnn.add / qnn.mul for 8-bit data, zero points and
+ * output (zero points within 2^21 for the output, |x - zp| < 512 for the
+ * inputs), in int32 and float so that loops of it vectorize, giving the
+ * general formula's bits (tests/runtime/check_kernels_qnn_binary.c, all
+ * 8-bit pairs): the scale splits into a high part of 15 significant bits
+ * and the rest (loop-invariant), so both products with a 9-bit integer are
+ * exact and their sum rounds once to the float product, fused or not; the
+ * operands of the add are then sums, never products. The quantize rounds
+ * the float quotient half to even with 1.5 * 2^23 (exact below 2^22; a
+ * larger one stays beyond the clamp after the zero point is added), clamps
+ * in float and selects the zero point for NaN last. irm_qnn_quantize_q8
+ * alone is qnn.quantize to 8 bits; irm_qnn_rescale_q8 is qnn.concatenate's
+ * dequantize and quantize of an 8-bit input.
+ *
+ * irm_qnn_requantize_q8 is irm_qnn_requantize for int32 sums and zero
+ * points and an 8-bit output, the same double arithmetic (the quotient and
+ * remainder by 2^16 through an int32 conversion, exact) without int64, which
+ * AVX2 cannot vectorize; NaN's result is the clamped zero point in integers
+ * and is selected last, after the clamp (a select before it, or a float
+ * computation under it, keeps GCC from vectorizing without AVX-512's masks).
  *
  * The rounding is branch-free so that loops of it vectorize (the blocked
  * uint8 chain's qnn.add ran 15x slower with branches): adding and
@@ -50,7 +77,41 @@
   }                                                                                                      \
   static inline float irm_qnn_dequantize(int64_t x, int64_t zp, float scale) {                           \
     float d = (float)x - (float)zp;                                                                      \
-    return (float)((double)d * (double)scale);                                                           \
+    return (float)((double)d * (double)scale + 0.0); /* fused or not: the exact product */                \
+  }                                                                                                      \
+  static inline void irm_qnn_split_scale(float s, float *s_hi, float *s_lo) {                         \
+    union { float f; uint32_t u; } b;                                                                    \
+    b.f = s;                                                                                             \
+    b.u &= (b.u & 0x7F800000u) == 0x7F800000u ? 0xFFFFFFFFu : 0xFFFFFE00u; /* inf, NaN: whole */        \
+    float d = s - b.f;                                                                                   \
+    *s_hi = b.f;                                                                                         \
+    *s_lo = d == d ? d : 0.0f;                                                                           \
+  }                                                                                                      \
+  static inline float irm_qnn_dequantize_q8(int32_t x, int32_t zp, float s_hi, float s_lo) {             \
+    float d = (float)x - (float)zp;                                                                      \
+    return d * s_hi + d * s_lo;                                                                          \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_quantize_q8(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {  \
+    float q = x / scale;                                                                                 \
+    float r = (q + 12582912.0f) - 12582912.0f + (float)zp;                                               \
+    r = r >= (float)lo ? r : (float)lo;                                                                  \
+    r = r <= (float)hi ? r : (float)hi;                                                                  \
+    return q != q ? zp : (int32_t)r;                                                                     \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_binary_q8(int32_t a, int32_t a_zp, float a_scale, int32_t b, int32_t b_zp, \
+                                          float b_scale, float out_scale, int32_t out_zp, int32_t lo,   \
+                                          int32_t hi, int mul) {                                         \
+    float ah, al, bh, bl;                                                                                \
+    irm_qnn_split_scale(a_scale, &ah, &al);                                                              \
+    irm_qnn_split_scale(b_scale, &bh, &bl);                                                              \
+    float x = irm_qnn_dequantize_q8(a, a_zp, ah, al), y = irm_qnn_dequantize_q8(b, b_zp, bh, bl);        \
+    return irm_qnn_quantize_q8(mul ? x * y : x + y, out_scale, out_zp, lo, hi);                          \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_rescale_q8(int32_t x, int32_t zp, float scale, float out_scale, int32_t out_zp, \
+                                           int32_t lo, int32_t hi) {                                     \
+    float sh, sl;                                                                                        \
+    irm_qnn_split_scale(scale, &sh, &sl);                                                                \
+    return irm_qnn_quantize_q8(irm_qnn_dequantize_q8(x, zp, sh, sl), out_scale, out_zp, lo, hi);          \
   }                                                                                                      \
   static inline float irm_qnn_multiplier(float in_scale, float out_scale) { return in_scale / out_scale; } \
   static inline int64_t irm_qnn_requantize(int64_t acc, int64_t in_zp, float m, int64_t out_zp, double lo, \
@@ -59,6 +120,17 @@
     double p = (double)h * ((double)m * 65536.0) + (double)l * (double)m;                                \
     int64_t r = irm_qnn_round_clip(p + (double)out_zp, lo, hi, half_up);                                 \
     return p != p ? irm_qnn_round_clip((double)out_zp, lo, hi, half_up) : r;                             \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_requantize_q8(int32_t acc, int32_t in_zp, float m, int32_t out_zp, int32_t lo, \
+                                              int32_t hi, int half_up) {                                 \
+    double v = (double)acc - (double)in_zp;                                                              \
+    double h = (double)(int32_t)(v * 0.0000152587890625), l = v - h * 65536.0; /* v / 65536, v % 65536 */ \
+    double p = h * ((double)m * 65536.0) + l * (double)m;                                                \
+    double t = irm_qnn_round(p + (double)out_zp, half_up);                                               \
+    t = t >= (double)lo ? t : (double)lo; /* NaN too: selected out below */                              \
+    t = t <= (double)hi ? t : (double)hi;                                                                \
+    int32_t z = out_zp < lo ? lo : out_zp > hi ? hi : out_zp; /* NaN's result, in integers */            \
+    return p != p ? z : (int32_t)t;                                                                      \
   }
 /* clang-format on */
 

@@ -73,12 +73,51 @@ START_TEST(qnn_elementwise) {
        "%0 = qnn.add(%a, %b, " C1("float32", "1") ", " C1("uint8", "0") ", " C1("float32", "1") ", " C1(
            "uint8", "255") ", " C1("float32", "2") ", " C1("uint8", "128") "); %0 }",
        0},
+      {"mul_u8_i8_zp", /* 8-bit zero points of the other sign: still irm_qnn_binary_q8 */
+       "def @main(%a: Tensor[(4, 8), uint8], %b: Tensor[(8,), uint8]) { "
+       "%0 = qnn.mul(%a, %b, " C1("float32", "0.0235") ", " C1("int8", "-128") ", " C1("float32", "0.0371") ", " C1(
+           "uint8", "255") ", " C1("float32", "0.5") ", " C1("int8", "127") "); %0 }",
+       0},
+      {"add_i32_zp", /* int32 zero points: the general path */
+       "def @main(%a: Tensor[(3, 4), int8], %b: Tensor[(3, 4), int8]) { "
+       "%0 = qnn.add(%a, %b, " C1("float32", "0.5") ", " C1("int32", "-1000") ", " C1("float32", "0.25") ", " C1(
+           "int32", "70000") ", " C1("float32", "2") ", " C1("int32", "-30") "); %0 }",
+       0},
   };
   cg_check_cases("qnn_elem", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
   /* fused multiply-adds allowed (GCC contracts by default where the CPU has them): still bit-equal */
   if (cg_native_runs_here())
     cg_check_cases("qnn_elem_native", cases, sizeof cases / sizeof cases[0], NULL,
                    "-O3 -march=native -ffp-contract=fast", 1);
+}
+END_TEST
+
+/* Every (a, b) pair of uint8 (a column of 0..255 against a row, made from constants so they are not
+ * folded), through qnn.add and qnn.mul with 8-bit zero points (irm_qnn_binary_q8) and int32 ones (the
+ * general formula). The scales are ones where a fused multiply-add of a dequantize's product with the
+ * add changes a result (a = 10, b = 213, whichever product fuses): with -ffp-contract=fast too, nothing fuses. */
+START_TEST(qnn_binary_all_pairs) {
+  static char ramp[256 * 5], texts[4][4096];
+  int w = 0;
+  for (int i = 0; i < 256; i++) w += snprintf(ramp + w, sizeof ramp - (size_t)w, "%s%d", i ? ", " : "", i);
+  cg_case cases[4];
+  for (int k = 0; k < 4; k++) {
+    const char *zdt = k % 2 ? "int32" : "uint8", *op = k < 2 ? "qnn.add" : "qnn.mul";
+    snprintf(texts[k], sizeof texts[k],
+             "def @main(%%a: Tensor[(1,), uint8]) { %%0 = multiply(%%a, " C1(
+                 "uint8",
+                 "0") "); "
+                      "%%1 = add(%%0, const(uint8, [256, 1], [%s])); %%2 = add(%%0, const(uint8, [1, 256], [%s])); "
+                      "%%3 = %s(%%1, %%2, " C1("float32", "0.194707483") ", " C1("%s", "88") ", " C1(
+                          "float32", "0.0798929855") ", " C1("%s", "250") ", " C1("float32",
+                                                                                  "%s") ", " C1("%s", "131") "); "
+                                                                                                             "%%3 }",
+             ramp, ramp, op, zdt, zdt, k < 2 ? "0.321118981" : "0.5", zdt);
+    cases[k] = (cg_case){k == 0 ? "add_q8" : k == 1 ? "add_i32" : k == 2 ? "mul_q8" : "mul_i32", texts[k], 0};
+  }
+  cg_check_cases("qnn_pairs", cases, 4, NULL, NULL, 1);
+  if (cg_native_runs_here())
+    cg_check_cases("qnn_pairs_native", cases, 4, NULL, "-O2 -march=native -ffp-contract=fast", 1);
 }
 END_TEST
 
@@ -210,6 +249,12 @@ START_TEST(qnn_conv_dense_concat) {
        "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1("uint8", "0") ", " C1(
            "uint8", "200") ", " C1("float32", "0.25") ", " C1("uint8", "10") ", axis=1); %0 }",
        0},
+      {"concat_i32_zp", /* an int32 zero point: the general formula for that input */
+       "def @main(%a: Tensor[(2, 3), int8], %b: Tensor[(2, 2), int8]) { "
+       "%0 = qnn.concatenate(%a, %b, " C1("float32", "0.5") ", " C1("float32", "0.03") ", " C1(
+           "int32", "-1000") ", " C1("int8", "-128") ", " C1("float32", "0.25") ", " C1("int8",
+                                                                                        "127") ", axis=1); %0 }",
+       0},
   };
   cg_check_cases("qnn_conv", cases, sizeof cases / sizeof cases[0], NULL, NULL, 2);
   if (cg_native_runs_here()) /* the int8 dense kernel's VNNI path where the CPU has it */
@@ -269,15 +314,81 @@ START_TEST(qnn_dwconv_kernel_chosen) {
 }
 END_TEST
 
+/* qnn.add and qnn.mul of 8-bit zero points call irm_qnn_binary_q8; int32 zero points keep the general path. */
+START_TEST(qnn_binary_q8_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), uint8], %b: Tensor[(2, 8), uint8]) { %0 = qnn.add(%a, %b, " C1(
+          "float32", "0.5") ", " C1("uint8", "1") ", " C1("float32",
+                                                          "0.25") ", " C1("uint8",
+                                                                          "2") ", " C1("float32",
+                                                                                       "1") ", " C1("uint8",
+                                                                                                    "3") "); %0 }",
+      "def @main(%a: Tensor[(2, 8), uint8], %b: Tensor[(2, 8), uint8]) { %0 = qnn.add(%a, %b, " C1(
+          "float32", "0.5") ", " C1("uint8", "1") ", " C1("float32",
+                                                          "0.25") ", " C1("int32",
+                                                                          "2") ", " C1("float32",
+                                                                                       "1") ", " C1("uint8",
+                                                                                                    "3") "); %0 }",
+  };
+  check_chosen(texts, "irm_qnn_binary_q8(");
+}
+END_TEST
+
+/* qnn.requantize to uint8 or int8 calls irm_qnn_requantize_q8; to int32 it keeps the int64 formula. */
+START_TEST(qnn_requantize_q8_chosen) {
+  static const char *const texts[] = {
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "1") ", " C1("float32", "0.25") ", " C1("uint8", "2") ", out_dtype=\"uint8\"); %0 }",
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "1") ", " C1("float32", "0.25") ", " C1("int32", "2") ", out_dtype=\"int32\"); %0 }",
+  };
+  check_chosen(texts, "irm_qnn_requantize_q8(");
+}
+END_TEST
+
+/* qnn.quantize to uint8 calls irm_qnn_quantize_q8 (to int32 not); qnn.concatenate of 8-bit zero points calls
+ * irm_qnn_rescale_q8 (with an int32 input zero point it keeps the general formula). */
+START_TEST(qnn_quantize_concat_q8_chosen) {
+  static const char *const quantize[] = {
+      "def @main(%a: Tensor[(2, 8), float32]) { %0 = qnn.quantize(%a, " C1("float32", "0.5") ", " C1(
+          "uint8", "2") ", out_dtype=\"uint8\"); %0 }",
+      "def @main(%a: Tensor[(2, 8), float32]) { %0 = qnn.quantize(%a, " C1("float32", "0.5") ", " C1(
+          "int32", "2") ", out_dtype=\"int32\"); %0 }",
+  };
+  check_chosen(quantize, "irm_qnn_quantize_q8(");
+  static const char *const concat[] = {
+      "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { %0 = qnn.concatenate(%a, %b, " C1(
+          "float32", "0.5") ", " C1("float32",
+                                    "0.03") ", " C1("uint8",
+                                                    "0") ", " C1("uint8",
+                                                                 "200") ", " C1("float32",
+                                                                                "0.25") ", " C1("uint8",
+                                                                                                "10") ", axis=1); %0 }",
+      "def @main(%a: Tensor[(2, 3), uint8], %b: Tensor[(2, 2), uint8]) { %0 = qnn.concatenate(%a, %b, " C1(
+          "float32", "0.5") ", " C1("float32",
+                                    "0.03") ", " C1("int32",
+                                                    "0") ", " C1("int32",
+                                                                 "200") ", " C1("float32",
+                                                                                "0.25") ", " C1("uint8",
+                                                                                                "10") ", axis=1); %0 }",
+  };
+  check_chosen(concat, "irm_qnn_rescale_q8(");
+}
+END_TEST
+
 static Suite *codegen_c_qnn_suite(void) {
   Suite *s = suite_create("codegen_c_qnn");
   TCase *t = tcase_create("qnn");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, qnn_elementwise);
+  tcase_add_test(t, qnn_binary_all_pairs);
   tcase_add_test(t, qnn_conv_dense_concat);
   tcase_add_test(t, qnn_dense_kernel_chosen);
   tcase_add_test(t, qnn_conv_kernel_chosen);
   tcase_add_test(t, qnn_dwconv_kernel_chosen);
+  tcase_add_test(t, qnn_binary_q8_chosen);
+  tcase_add_test(t, qnn_requantize_q8_chosen);
+  tcase_add_test(t, qnn_quantize_concat_q8_chosen);
   suite_add_tcase(s, t);
   return s;
 }
