@@ -256,14 +256,28 @@ IRM_KQ_INLINE void irm_kq_block_mult_(const irm_kernel_qconv2d_params *q, const 
          (q->mult_per_channel ? IRM_KERNEL_QBLOCK : 1) * sizeof *m);
 }
 
-/* The 16 sums a of output block v at column ow to bytes in float32
- * (c->fast_epilogue, a whole block); the mask of lanes sure to equal the
- * double code (0xFFFF: all). */
-IRM_KQ_INLINE int irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
-                                     int ow, const int32_t *a, const float *m) {
+/* The double code for one block of 16 sums, out of line: the rare lane
+ * near a tie calls it from every copy of the unrolled float32 epilogue. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void
+irm_kq_requantize16_exact_(const int32_t *a, const float *m, int m_step, int32_t out_zp, int32_t lo, int32_t hi,
+                           int out_signed, uint8_t *out) {
+  irm_kq_requantize16_f64_(a, m, m_step, 0, out_zp, lo, hi, out_signed, out);
+}
+
+/* The 16 sums a of output block v at column ow to bytes (c->fast_epilogue,
+ * a whole block): in float32, and by the double code when a lane is near a
+ * tie (with c->exact). A branch a block, taken about once in 250 blocks,
+ * instead of redoing a whole tile when any of its blocks had such a lane
+ * (a tile of 24 blocks was redone one time in 11). */
+IRM_KQ_INLINE void irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
+                                      int ow, const int32_t *a, const float *m) {
   uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow * IRM_KERNEL_QBLOCK;
-  return irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, q->out_kind == IRM_KERNEL_QOUT_I8,
-                                  c->exact, ob);
+  const int out_signed = q->out_kind == IRM_KERNEL_QOUT_I8;
+  if (irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, c->exact, ob) != 0xFFFF)
+    irm_kq_requantize16_exact_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, ob);
 }
 #endif
 
@@ -369,10 +383,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
   }
 #ifdef IRM_KQ_VEC_REQUANTIZE_
   /* whole blocks to bytes in float32 from the registers, unrolled (a few
-   * instructions each, no branch), the multipliers loaded once a block;
-   * a tile with a lane near a tie is redone below by the exact code */
+   * instructions each), the multipliers loaded once a block */
   if (c->fast_epilogue && (c->ocb0 + V) * IRM_KERNEL_QBLOCK <= s->oc) {
-    int sure = 0xFFFF;
     IRM_KQ_UNROLL
     for (int v = 0; v < V; v++) {
       float m[IRM_KERNEL_QBLOCK];
@@ -381,10 +393,10 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_micro_(const irm_kernel_qconv2d_shape *s, 
       for (int p = 0; p < T; p++) {
         int32_t a[IRM_KERNEL_QBLOCK];
         irm_qacc_store(acc[p][v], a);
-        sure &= irm_kq_fast_store_(q, c, v, ow0 + p, a, m);
+        irm_kq_fast_store_(q, c, v, ow0 + p, a, m);
       }
     }
-    if (sure == 0xFFFF) return;
+    return;
   }
 #endif
   /* the sums to memory, then one copy of the epilogue in a loop: unrolled

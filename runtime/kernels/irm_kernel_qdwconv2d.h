@@ -169,10 +169,9 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_micro_(const irm_kernel_qconv2d_shape *s
   if (c->fast_epilogue && (c->ocb0 + 1) * IRM_KERNEL_QBLOCK <= s->oc) {
     float m[IRM_KERNEL_QBLOCK];
     irm_kq_block_mult_(q, c, 0, m);
-    int sure = 0xFFFF;
     IRM_KQ_UNROLL
-    for (int p = 0; p < T; p++) sure &= irm_kq_fast_store_(q, c, 0, ow0 + p, t[p], m);
-    if (sure == 0xFFFF) return;
+    for (int p = 0; p < T; p++) irm_kq_fast_store_(q, c, 0, ow0 + p, t[p], m);
+    return;
   }
 #endif
   IRM_KQ_NO_UNROLL

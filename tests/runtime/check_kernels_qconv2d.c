@@ -225,13 +225,29 @@ START_TEST(test_requantize_near_ties) {
         a[l] = 4 * (2 * (rnd(200) - 100) + 1);
       }
     }
-    uint8_t got[16];
+    uint8_t got[16], fast[16];
     irm_kq_requantize16_(a, m, per_channel, 0, out_zp, lo, hi, out_signed, got);
+    /* the conv kernels' epilogue of a whole block: float32, and the double code for a block near a tie */
+    irm_kernel_qconv2d_params q;
+    irm_kernel_qconv2d_call_ c;
+    memset(&q, 0, sizeof q);
+    memset(&c, 0, sizeof c);
+    q.out_kind = out_signed ? IRM_KERNEL_QOUT_I8 : IRM_KERNEL_QOUT_U8;
+    q.mult = m;
+    q.mult_per_channel = per_channel;
+    q.out_zp = out_zp;
+    q.lo = lo;
+    q.hi = hi;
+    c.out = fast;
+    c.exact = 1;
+    irm_kq_fast_store_(&q, &c, 0, 0, a, m);
     for (int l = 0; l < 16; l++) {
       int64_t want = irm_qnn_requantize(a[l], 0, m[per_channel ? l : 0], out_zp, lo, hi, 0);
       int64_t g = out_signed ? (int64_t)(int8_t)got[l] : (int64_t)got[l];
-      ck_assert_msg(g == want, "%s: round %d lane %d: %d * %a -> %lld, want %lld", IRM_KERNEL_QVEC_PATH, round, l, a[l],
-                    (double)m[per_channel ? l : 0], (long long)g, (long long)want);
+      int64_t f = out_signed ? (int64_t)(int8_t)fast[l] : (int64_t)fast[l];
+      ck_assert_msg(g == want && f == want, "%s: round %d lane %d: %d * %a -> %lld (epilogue %lld), want %lld",
+                    IRM_KERNEL_QVEC_PATH, round, l, a[l], (double)m[per_channel ? l : 0], (long long)g, (long long)f,
+                    (long long)want);
     }
   }
   /* an exact tie is never taken from the float code */
