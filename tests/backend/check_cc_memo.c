@@ -115,15 +115,22 @@ static int cpu_known(void) {
   return f != NULL;
 }
 
+/* Two fresh processes: the first runs the compiler; both give the same
+ * key. The second's runs. */
+static int two_processes(const memo_fixture_ *f, int cache_on) {
+  char first[80], second[80];
+  ck_assert_int_gt(fresh_process(f, cache_on), 0);
+  key_text(f, first, sizeof first);
+  int again = fresh_process(f, cache_on);
+  ck_assert_str_eq(key_text(f, second, sizeof second), first);
+  return again;
+}
+
 START_TEST(test_a_fresh_process_reads_the_memo) {
   memo_fixture_ f;
   fixture_open(&f);
-  char first[80], second[80];
-  ck_assert_int_gt(fresh_process(&f, 1), 0);
-  key_text(&f, first, sizeof first);
-  int again = fresh_process(&f, 1);
+  int again = two_processes(&f, 1);
   if (cpu_known()) ck_assert_int_eq(again, 0);
-  ck_assert_str_eq(key_text(&f, second, sizeof second), first);
   fixture_close(&f);
 }
 END_TEST
@@ -197,11 +204,7 @@ END_TEST
 START_TEST(test_the_cache_off_runs_the_compiler) {
   memo_fixture_ f;
   fixture_open(&f);
-  char first[80], second[80];
-  ck_assert_int_gt(fresh_process(&f, 0), 0);
-  key_text(&f, first, sizeof first);
-  ck_assert_int_gt(fresh_process(&f, 0), 0);
-  ck_assert_str_eq(key_text(&f, second, sizeof second), first);
+  ck_assert_int_gt(two_processes(&f, 0), 0);
   irm_build_cache_info_t info;
   ck_assert_ok(irm_build_cache_info(f.cache, &info));
   ck_assert_uint_eq(info.entries, 0); /* nothing remembered */
