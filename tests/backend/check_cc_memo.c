@@ -4,8 +4,9 @@
  * process (a fork that has not asked in-process) against a cache that
  * already holds the answers, runs no compiler: CC is a wrapper that logs
  * every run. A changed compiler (its --version, or only its time), a
- * corrupt memo and IRM_CACHE=0 run it again, with the same key. Every test
- * uses a temporary folder of its own. */
+ * corrupt memo, IRM_CACHE=0 and a cache folder that cannot be made run
+ * it again, with the same key and no error. Every test uses a temporary
+ * folder of its own. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@
 #include "irm/build_cache.h"
 
 typedef struct memo_fixture_ {
-  char dir[512], cache[600], cc[600], log[600], key[600];
+  char dir[512], cache[600], cc[560], log[560], key[560];
 } memo_fixture_;
 
 static void write_file(const char *path, const char *text) {
@@ -212,6 +213,18 @@ START_TEST(test_the_cache_off_runs_the_compiler) {
 }
 END_TEST
 
+START_TEST(test_a_cache_that_cannot_be_made_runs_the_compiler) {
+  memo_fixture_ f;
+  fixture_open(&f);
+  char file[560];
+  snprintf(file, sizeof file, "%s/a-file", f.dir);
+  write_file(file, "not a folder\n");
+  snprintf(f.cache, sizeof f.cache, "%s/cache", file); /* no folder can be made under a file */
+  ck_assert_int_gt(two_processes(&f, 1), 0);           /* no error: the compiler runs, as without a cache */
+  fixture_close(&f);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("cc_memo");
   TCase *tc = tcase_create("cc_memo");
@@ -220,6 +233,7 @@ int main(void) {
   tcase_add_test(tc, test_a_changed_compiler_misses);
   tcase_add_test(tc, test_a_corrupt_memo_is_ignored);
   tcase_add_test(tc, test_the_cache_off_runs_the_compiler);
+  tcase_add_test(tc, test_a_cache_that_cannot_be_made_runs_the_compiler);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
