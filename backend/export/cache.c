@@ -83,7 +83,8 @@ static int make_dirs(const char *path) {
   return err;
 }
 
-int irm_build_cache_open(const char *dir, irm_build_cache **out) {
+/* quiet: a folder that cannot be written gives a handle that stores nothing, without the warning. */
+static int open_cache(const char *dir, int quiet, irm_build_cache **out) {
   char dflt[4096];
   *out = NULL;
   if (!dir) {
@@ -108,7 +109,7 @@ int irm_build_cache_open(const char *dir, irm_build_cache **out) {
   irm_free(sub);
   c->writable = !err;
   int rc = IRM_OK;
-  if (err)
+  if (err && !quiet)
     rc = irm_warn("build cache '%s' is not writable (%s): building without storing objects there", dir,
                   strerror(err)) == IRM_ERUNTIME
              ? IRM_ERUNTIME
@@ -120,6 +121,10 @@ int irm_build_cache_open(const char *dir, irm_build_cache **out) {
   *out = c;
   return IRM_OK;
 }
+
+int irm_build_cache_open(const char *dir, irm_build_cache **out) { return open_cache(dir, 0, out); }
+
+int irm_build_cache_open_quiet_(const char *dir, irm_build_cache **out) { return open_cache(dir, 1, out); }
 
 void irm_build_cache_close(irm_build_cache *cache) {
   if (!cache) return;

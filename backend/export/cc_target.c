@@ -177,6 +177,32 @@ static void isa_from_macros(const char *macros, irm_cc_isa_ *isa) {
                                                                        : "scalar");
 }
 
+/* The key of a compiler answer remembered across processes (cc_memo.c):
+ * the compiler's identity, what was asked and, for native, this machine's
+ * CPU. 0 when it cannot be told (no identity, /proc/cpuinfo unreadable):
+ * then nothing is remembered. */
+static int persistent_key(const char *cc, const char *asked, int cpu, irm_text_buf *key) {
+  int ok = irm_cc_identity_(cc, key) == IRM_OK;
+  irm_clear_error();
+  irm_text_buf_printf_(key, "\n--\n%s\n--\n", asked);
+  if (ok && cpu) ok = irm_cc_cpu_identity_(key);
+  return ok && !key->failed;
+}
+
+/* Stores only the #define lines isa_from_macros reads: a few hundred
+ * bytes, not cc's whole list. */
+static void remember_macros(const char *key, const char *macros) {
+  static const char *const extra[] = {"__AVX512F__", "__AVX__", "__AVX2__", "__FMA__", "__SSE2__", "__ARM_NEON"};
+  irm_text_buf kept;
+  irm_text_buf_init_(&kept, NULL, 0);
+  for (size_t i = 0; i < N_FEATURES_ + sizeof extra / sizeof extra[0]; i++) {
+    const char *m = i < N_FEATURES_ ? features_[i].macro : extra[i - N_FEATURES_];
+    if (defines(macros, m)) irm_text_buf_printf_(&kept, "#define %s 1\n", m);
+  }
+  if (!kept.failed) irm_cc_memo_put_("cc -dM -E", key, irm_text_buf_cstr_(&kept));
+  irm_text_buf_free_(&kept);
+}
+
 /* The last few flag strings asked about: a build asks for the same target
  * several times, and cc takes some milliseconds. */
 enum { CACHE_N_ = 8 };
@@ -198,11 +224,20 @@ static int isa_for_flags(const char *cc, const char *flags, irm_cc_isa_ *out) {
       return IRM_OK;
     }
   pthread_mutex_unlock(&cache_lock_);
-  irm_text_buf macros;
+  irm_text_buf macros, memo_key;
   irm_text_buf_init_(&macros, NULL, 0);
-  int rc = cc_macros(cc, flags, &macros);
+  irm_text_buf_init_(&memo_key, NULL, 0);
+  int remember = persistent_key(cc, flags, strstr(flags, "native") != NULL, &memo_key);
+  int rc = IRM_OK;
+  if (!remember || !irm_cc_memo_get_("cc -dM -E", irm_text_buf_cstr_(&memo_key), &macros)) {
+    irm_text_buf_free_(&macros);
+    irm_text_buf_init_(&macros, NULL, 0);
+    rc = cc_macros(cc, flags, &macros);
+    if (!rc && remember) remember_macros(irm_text_buf_cstr_(&memo_key), irm_text_buf_cstr_(&macros));
+  }
   if (!rc) isa_from_macros(irm_text_buf_cstr_(&macros), out);
   irm_text_buf_free_(&macros);
+  irm_text_buf_free_(&memo_key);
   if (!rc && cacheable) {
     pthread_mutex_lock(&cache_lock_);
     size_t i = cache_next_++ % CACHE_N_;
@@ -255,11 +290,13 @@ static pthread_mutex_t native_lock_ = PTHREAD_MUTEX_INITIALIZER;
 static int native_cpu_name_uncached(char *name, size_t size);
 
 /* The CPU name cc resolves native to ("znver3"); "" when it does not say.
- * Remembered per compiler identity (irm_cc_identity_: its path, time,
- * size and --version), so a changed CC or compiler asks again. */
+ * Remembered per compiler identity (irm_cc_identity_: its path, times,
+ * size and --version) in the process, and with this machine's CPU across
+ * processes (cc_memo.c), so a changed CC, compiler or CPU asks again. */
 static int native_cpu_name(char *name, size_t size) {
-  irm_text_buf id;
+  irm_text_buf id, stored;
   irm_text_buf_init_(&id, NULL, 0);
+  irm_text_buf_init_(&stored, NULL, 0);
   int rc = irm_cc_identity_(irm_cc_command_(), &id);
   if (rc || id.failed) {
     irm_text_buf_free_(&id);
@@ -271,7 +308,20 @@ static int native_cpu_name(char *name, size_t size) {
             strlen(native_memo_.name) < size;
   if (hit) strcpy(name, native_memo_.name);
   pthread_mutex_unlock(&native_lock_);
-  if (!hit && !(rc = native_cpu_name_uncached(name, size))) {
+  irm_text_buf key;
+  irm_text_buf_init_(&key, NULL, 0);
+  int remember = !hit && persistent_key(irm_cc_command_(), CPU_FLAG_ "native -Q --help=target", 1, &key);
+  if (!hit && remember && irm_cc_memo_get_("cc -mcpu=native", irm_text_buf_cstr_(&key), &stored) && stored.len < size &&
+      stored.len && irm_text_buf_cstr_(&stored)[stored.len - 1] == '\n' &&
+      strcspn(irm_text_buf_cstr_(&stored), " \t\n") == stored.len - 1) {
+    memcpy(name, irm_text_buf_cstr_(&stored), stored.len - 1); /* "name\n", or "\n" when cc names none */
+    name[stored.len - 1] = '\0';
+  } else if (!hit && !(rc = native_cpu_name_uncached(name, size)) && remember) {
+    char line[160];
+    if (snprintf(line, sizeof line, "%s\n", name) < (int)sizeof line)
+      irm_cc_memo_put_("cc -mcpu=native", irm_text_buf_cstr_(&key), line);
+  }
+  if (!hit && !rc) {
     char *copy = irm_strdup(irm_text_buf_cstr_(&id));
     pthread_mutex_lock(&native_lock_);
     if (copy && strlen(name) < sizeof native_memo_.name) {
@@ -283,6 +333,8 @@ static int native_cpu_name(char *name, size_t size) {
     pthread_mutex_unlock(&native_lock_);
     irm_free(copy);
   }
+  irm_text_buf_free_(&key);
+  irm_text_buf_free_(&stored);
   irm_text_buf_free_(&id);
   return rc;
 }

@@ -105,8 +105,26 @@ int irm_export_compile_units_(export_unit_ *units, size_t n, export_compile_ *c)
  * arguments) when set, else "cc". */
 const char *irm_cc_command_(void);
 /* The compiler's identity: its resolved path and `--version` output, as
- * text into out (remembered per path, mtime and size). */
+ * text into out (remembered per path, inode, size and times, in the
+ * process and in the build cache: cc_memo.c). */
 int irm_cc_identity_(const char *cc, irm_text_buf *out);
+
+/* Compiler answers remembered across processes (cc_memo.c), as small
+ * entries of the default build cache. irm_cc_memo_get_ appends what was
+ * stored for (what, key) to value and gives 1, else 0 (no entry, a corrupt
+ * one, IRM_CACHE=0, no cache). irm_cc_memo_put_ stores value (text) under
+ * (what, key), silently doing nothing when it cannot. Neither sets an
+ * error. Any thread. */
+int irm_cc_memo_get_(const char *what, const char *key, irm_text_buf *value);
+void irm_cc_memo_put_(const char *what, const char *key, const char *value);
+/* This machine's CPU as /proc/cpuinfo names it (the first processor's
+ * model and feature lines), appended to out: 1, or 0 when it cannot be
+ * read (then nothing that depends on the CPU is remembered). */
+int irm_cc_cpu_identity_(irm_text_buf *out);
+/* irm_build_cache_open without the warning for a folder that cannot be
+ * written (the handle then stores nothing): for the memos, which do
+ * without the cache. */
+int irm_build_cache_open_quiet_(const char *dir, struct irm_build_cache **out);
 
 /* The text that, beside its artifacts, decides the library a built
  * module exports into (export.c): the compiler command chosen for its

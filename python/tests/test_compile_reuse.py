@@ -4,9 +4,12 @@ a changed byte (even with the mtime forced back), frontend option, target,
 executor option, PassContext config, irm version or compiler, the stat memo
 is exact (a fresh file is not memoized; a corrupt or unreadable memo is
 ignored), IRM_CACHE=0 / cache=False import every time, a model with external
-data is not reused, and another file of the same model takes the
-model-level entry and is then stored under its own source key."""
+data is not reused, another file of the same model takes the
+model-level entry and is then stored under its own source key, and a warm
+call in a fresh process runs no compiler."""
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -161,6 +164,34 @@ def test_a_changed_compiler_misses(tmp_path, cache):
     assert compile_(src, tmp_path / "b.so").reused
     assert not compile_(src, tmp_path / "c.so", cc=str(wrapper)).reused
     assert compile_(src, tmp_path / "d.so", cc=str(wrapper)).reused  # stored for that compiler now
+
+
+FRESH = """import sys, irm
+r = irm.compile(sys.argv[1], "c -mcpu=native", sys.argv[2], shape={"x": [2, 8]}, runtime="crt",
+                executor=irm.Executor("aot", {"interface-api": "c", "unpacked-api": True, "link-params": True}))
+print(r.reused)
+"""
+
+
+@pytest.mark.skipif(not os.access("/proc/cpuinfo", os.R_OK), reason="the CPU cannot be told without a compiler run")
+def test_a_fresh_process_warm_call_runs_no_compiler(tmp_path, cache):
+    """The compiler's --version and what -mcpu=native resolves to are
+    remembered in the cache (backend/export/cc_memo.c): a warm call in a new
+    process runs no compiler (CC: a wrapper that logs its runs)."""
+    src = write_model(tmp_path / "net.onnx")
+    log, wrapper = tmp_path / "cc.log", tmp_path / "log-cc"
+    wrapper.write_text('#!/bin/sh\necho "$*" >> "%s"\nexec cc "$@"\n' % log)
+    os.chmod(wrapper, 0o755)
+    env = dict(os.environ, CC=str(wrapper))
+
+    def fresh(lib):
+        out = subprocess.run([sys.executable, "-c", FRESH, src, str(tmp_path / lib)], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        return out.strip() == "True", log.read_text().count("\n") if log.exists() else 0
+
+    reused, cold_runs = fresh("a.so")
+    assert not reused and cold_runs > 0
+    assert fresh("b.so") == (True, cold_runs)
 
 
 def test_the_cache_off_imports_every_time(tmp_path, cache, monkeypatch):
