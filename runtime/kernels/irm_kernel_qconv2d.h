@@ -135,7 +135,6 @@ typedef struct irm_kernel_qconv2d_call_ {
   size_t out_cstride; /* elements between output blocks */
   int vec_requantize; /* the multipliers are finite and the rounding half to even */
   int fast_epilogue;  /* vec_requantize to bytes with no requantize zero point: float32 in registers */
-  int exact;          /* the float32 epilogue checks for lanes near ties (the double semantics) */
 } irm_kernel_qconv2d_call_;
 
 #if defined(IRM_KQ_AVX512VNNI_)
@@ -269,14 +268,14 @@ irm_kq_requantize16_exact_(const int32_t *a, const float *m, int m_step, int32_t
 
 /* The 16 sums a of output block v at column ow to bytes (c->fast_epilogue,
  * a whole block): in float32, and by the double code when a lane is near a
- * tie (with c->exact). A branch a block, taken about once in 250 blocks,
+ * tie. A branch a block, taken about once in 250 blocks,
  * instead of redoing a whole tile when any of its blocks had such a lane
  * (a tile of 24 blocks was redone one time in 11). */
 IRM_KQ_INLINE void irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
                                       int ow, const int32_t *a, const float *m) {
   uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow * IRM_KERNEL_QBLOCK;
   const int out_signed = q->out_kind == IRM_KERNEL_QOUT_I8;
-  if (irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, c->exact, ob) != 0xFFFF)
+  if (irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, 1, ob) != 0xFFFF)
     irm_kq_requantize16_exact_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, ob);
 }
 #endif
@@ -488,7 +487,6 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape
   for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
     c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
   c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
-  c.exact = 1;
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;
     c.ocb0 = t * oc_vecs;

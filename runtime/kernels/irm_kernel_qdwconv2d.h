@@ -206,7 +206,6 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s_
   for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
     c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
   c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
-  c.exact = 1;
   uint8_t zpad[IRM_KERNEL_QBLOCK];
   memset(zpad, (uint8_t)q->xz, sizeof zpad);
   int a, b;
