@@ -127,7 +127,7 @@ int main(void) {
     c.mult = 0.0005f;
     if (!c.fin || !c.fw || !c.fout || !c.fbias || !c.qout || !c.qpacked || !c.sumw || !c.bias) bench_die("malloc");
     if (irm_kernel_qconv2d_pack(&qs, c.qw, 0, &c.wz, 0, c.qpacked, c.sumw)) bench_die("pack");
-    irm_kernel_qconv2d_params q = {0, 3, c.sumw, c.bias, IRM_KERNEL_QOUT_U8, &c.mult, 0, 0, 0, 0, 255, 0};
+    irm_kernel_qconv2d_params q = {0, 3, c.sumw, c.bias, IRM_KERNEL_QOUT_U8, &c.mult, 0, 0, 0, 0, 255, 0, 0};
     c.q = q;
     double tf, tq, tf2, tp;
     bench_pair(run_float, run_int8, &c, 1, &tf, &tq, &sink);

@@ -149,7 +149,12 @@ static const char prelude_half[] =
     "#endif\n";
 
 /* The QNN ops' scalar math (irm_kernel_qnn.h), the evaluator's own code. */
-static const char prelude_qnn[] = "#ifndef IRM_CG_QNN\n#define IRM_CG_QNN\n" IRM_KERNEL_QNN_TEXT "\n#endif\n";
+static const char prelude_qnn[] =
+    "#ifndef IRM_CG_QNN\n#define IRM_CG_QNN\n"
+    "#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)\n"
+    "static inline float irm_qnn_fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }\n"
+    "#else\n" IRM_KERNEL_QNN_FMA_TEXT "\n#endif\n" IRM_KERNEL_QNN_TEXT "\n";
+static const char prelude_qnn_f32[] = IRM_KERNEL_QNN_F32_TEXT "\n#endif\n";
 
 int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, irm_text_buf *out) {
   int cblas = 0;
@@ -159,5 +164,6 @@ int irm_codegen_c_prelude_(const irm_object *const *targets, size_t n_targets, i
   irm_text_buf_append_(out, prelude_helpers, sizeof prelude_helpers - 1);
   irm_text_buf_append_(out, prelude_half, sizeof prelude_half - 1);
   irm_text_buf_append_(out, prelude_qnn, sizeof prelude_qnn - 1);
+  irm_text_buf_append_(out, prelude_qnn_f32, sizeof prelude_qnn_f32 - 1);
   return out->failed ? irm_error_nomem_("generating C") : IRM_OK;
 }

@@ -85,17 +85,19 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
   irm_qnn_quantize_attrs at;
   int rc = irm_qnn_quantize_attrs_decode(c->op, c->attrs, &at);
   if (rc) return rc;
+  const char *f32 = at.compute_dtype == IRM_QNN_COMPUTE_FLOAT32 ? "_f32" : "";
   if (is_q8(c->out.dt)) {
     P(b,
-      "(%s)irm_qnn_requantize_q8((int32_t)%s, (int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, %s, "
-      "%s, %d)",
-      irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q8_lo(c->out.dt), q8_hi(c->out.dt),
+      "(%s)irm_qnn_requantize%s_q8((int32_t)%s, (int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, "
+      "%s, %s, %d)",
+      irm_cg_ctype_(c->out.dt), f32, a[0], a[2], a[1], a[3], a[4], q8_lo(c->out.dt), q8_hi(c->out.dt),
       at.rounding == IRM_QNN_ROUND_UPWARD);
     return IRM_OK;
   }
   P(b,
-    "(%s)irm_qnn_requantize((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, %d)",
-    irm_cg_ctype_(c->out.dt), a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
+    "(%s)irm_qnn_requantize%s((int64_t)%s, (int64_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int64_t)%s, %s, %s, "
+    "%d)",
+    irm_cg_ctype_(c->out.dt), f32, a[0], a[2], a[1], a[3], a[4], q_lo(c->out.dt), q_hi(c->out.dt),
     at.rounding == IRM_QNN_ROUND_UPWARD);
   return IRM_OK;
 }
@@ -106,6 +108,25 @@ static int requantize_expr(const cg_call *c, const char *const *a, irm_text_buf 
  * same bits, tests/runtime/check_kernels_qnn_binary.c); other zero points (int32) take the general path. */
 static int binary_expr(const cg_call *c, const char *const *a, irm_text_buf *b) {
   char op = strcmp(c->op, "qnn.mul") == 0 ? '*' : '+';
+  irm_qnn_binary_attrs at;
+  int rc = irm_qnn_binary_attrs_decode(c->op, c->attrs, &at);
+  if (rc) return rc;
+  if (at.compute_dtype == IRM_QNN_COMPUTE_FLOAT32 && op == '*') { /* ONNX Runtime's QLinearMul */
+    P(b,
+      "(%s)irm_qnn_mul_f32((int32_t)%s, (int32_t)%s, (int32_t)%s, (int32_t)%s, irm_qnn_mul_f32_ratio((float)%s, "
+      "(float)%s, (float)%s), (int32_t)%s, %s, %s)",
+      irm_cg_ctype_(c->out.dt), a[0], a[3], a[1], a[5], a[2], a[4], a[6], a[7], q8_lo(c->out.dt), q8_hi(c->out.dt));
+    return IRM_OK;
+  }
+  if (at.compute_dtype == IRM_QNN_COMPUTE_FLOAT32) { /* ONNX Runtime's QLinearAdd: ratios, zero points folded */
+    P(b,
+      "(%s)irm_qnn_add_f32((int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, "
+      "irm_qnn_multiplier((float)%s, (float)%s), irm_qnn_add_f32_fixed(irm_qnn_multiplier((float)%s, (float)%s), "
+      "(int32_t)%s, irm_qnn_multiplier((float)%s, (float)%s), (int32_t)%s, (int32_t)%s), (int32_t)%s, %s, %s)",
+      irm_cg_ctype_(c->out.dt), a[0], a[2], a[6], a[1], a[4], a[6], a[2], a[6], a[3], a[4], a[6], a[5], a[7], a[7],
+      q8_lo(c->out.dt), q8_hi(c->out.dt));
+    return IRM_OK;
+  }
   if (is_q8(c->in[0].dt) && is_q8(c->in[1].dt) && is_q8(c->in[3].dt) && is_q8(c->in[5].dt) && is_q8(c->in[7].dt) &&
       is_q8(c->out.dt)) {
     P(b,
@@ -223,7 +244,7 @@ static int conv_kernel(const cg_call *c, const irm_conv2d_attrs *a, irm_text_buf
   snprintf(stmt, sizeof stmt,
            "    {\n      char *qs = (char *)(%s);\n      const irm_kernel_qconv2d_shape qsh = %s;\n"
            "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)(qs + %zu), NULL, "
-           "IRM_KERNEL_QOUT_I32, NULL, 0, 0, 0, 0, 0, 0};\n"
+           "IRM_KERNEL_QOUT_I32, NULL, 0, 0, 0, 0, 0, 0, 0};\n"
            "      irm_kernel_qconv2d_range(&qsh, qs + %zu, (const int8_t *)qs, qs + %zu, &qq, %d, %d, (int)begin, "
            "(int)end);\n    }\n",
            c->scratch, shape, xs, c->in[2].name, s_sum, s_x, s_y, T, V);

@@ -69,10 +69,12 @@ static void plain_loops(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, i
     return;
   }
   P(b,
-    "        %s[at] = (%s)(o < %lld ? irm_qnn_requantize((int32_t)acc, (int64_t)%s[0], qmult[o], (int64_t)%s[0], %s, "
+    "        %s[at] = (%s)(o < %lld ? %s((int32_t)acc, (int64_t)%s[0], qmult[o], (int64_t)%s[0], %s, "
     "%s, %d) : (%s[0] < %s ? %s : %s[0] > %s ? %s : %s[0]));\n      }\n",
-    c->out.name, irm_cg_ctype_(c->out.dt), LL(a->channels), c->in[6].name, c->in[8].name, lo, hi,
-    a->rounding == IRM_QNN_ROUND_UPWARD, c->in[8].name, lo, lo, c->in[8].name, hi, hi, c->in[8].name);
+    c->out.name, irm_cg_ctype_(c->out.dt), LL(a->channels),
+    a->compute_dtype == IRM_QNN_COMPUTE_FLOAT32 ? "irm_qnn_requantize_f32" : "irm_qnn_requantize", c->in[6].name,
+    c->in[8].name, lo, hi, a->rounding == IRM_QNN_ROUND_UPWARD, c->in[8].name, lo, lo, c->in[8].name, hi, hi,
+    c->in[8].name);
 }
 
 /* The widest tile of widest..4 pixels dividing the output width, so no
@@ -113,12 +115,12 @@ static int kernel_call(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, ir
            "%lld, %lld, %lld, %lld, %lld, %lld};\n"
            "      const irm_kernel_qconv2d_params qq = {%d, (int32_t)%s[0], (const int32_t *)%s, (const int32_t "
            "*)(void *)(%s), %s, (const float *)(void *)(%s + %zu), %d, (int32_t)%s[0], (int32_t)%s[0], %lld, %lld, "
-           "%d};\n%s    }\n",
+           "%d, %d};\n%s    }\n",
            LL(d->shape[0]), LL(ic), LL(d->shape[2]), LL(d->shape[3]), LL(a->channels), LL(c->out.shape[2]),
            LL(c->out.shape[3]), LL(kh), LL(kw), LL(a->strides[0]), LL(a->strides[1]), LL(a->dilation[0]),
            LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]), d->dt == CG_I8, c->in[3].name, c->in[2].name,
            c->scratch, kind, c->scratch, s_mult, c->in[5].numel > 1 || c->in[7].numel > 1, c->in[6].name, c->in[8].name,
-           LL(lo), LL(hi), a->rounding == IRM_QNN_ROUND_UPWARD, call);
+           LL(lo), LL(hi), a->rounding == IRM_QNN_ROUND_UPWARD, a->compute_dtype == IRM_QNN_COMPUTE_FLOAT32, call);
   int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
   P(b, "    }\n");
   return rc;

@@ -7,7 +7,9 @@ process (bench_ort.mjs, interleaved, best of the rounds, CPU time):
 
 - irm int8: the QDQ ONNX model imported by from_onnx, InferType,
   BindParams and FakeQuantizationToInteger, built for this CPU (the very
-  file ONNX Runtime runs, so both are the same model);
+  file ONNX Runtime runs, so both are the same model), with compute_dtype
+  float32 (ONNX Runtime's requantize and QLinearAdd arithmetic; --compute-dtype
+  float64 for ONNX's reference);
 - irm float32: the float ONNX model built for this CPU (bench_models'
   'native' library);
 - ONNX Runtime on the QDQ model (its int8 QDQ fusions).
@@ -81,27 +83,29 @@ def qdq_model(name, onnx_bytes, args):
     return out
 
 
-def converted(qdq_bytes):
-    """The QDQ model imported and lowered to integer ops (FakeQuantizationToInteger)."""
+def converted(qdq_bytes, compute_dtype):
+    """The QDQ model imported and lowered to integer ops (FakeQuantizationToInteger
+    with this compute_dtype)."""
     import onnx
     from irm.frontend import from_onnx
     from irm.transform import Pass, Sequential
     mod, _ = from_onnx(onnx.load_from_string(qdq_bytes))
-    seq = Sequential([Pass.get(n) for n in ("InferType", "BindParams", "FakeQuantizationToInteger")])
+    seq = Sequential([Pass.get("InferType"), Pass.get("BindParams"),
+                      Pass.get("FakeQuantizationToInteger", {"compute_dtype": compute_dtype})])
     return seq(mod).without_attr("params")
 
 
-def int8_library(qdq_bytes, cache):
+def int8_library(qdq_bytes, cache, compute_dtype):
     """The folder of irm's int8 library (default.so, info.json), built unless cached."""
     import irm
-    folder = os.path.join(cache, "lib-int8-" + mb.cache_key(qdq_bytes, TARGET, False))
+    folder = os.path.join(cache, "lib-int8-%s-%s" % (compute_dtype, mb.cache_key(qdq_bytes, TARGET, False)))
     if os.path.exists(os.path.join(folder, "info.json")):
         return folder
     tmp = folder + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     t0 = time.perf_counter()
-    result = irm.build(converted(qdq_bytes), TARGET, executor=irm.Executor("aot", mb.EXECUTOR), runtime="crt")
+    result = irm.build(converted(qdq_bytes, compute_dtype), TARGET, executor=irm.Executor("aot", mb.EXECUTOR), runtime="crt")
     t1 = time.perf_counter()
     result.export_library(os.path.join(tmp, "default.so"))
     with open(os.path.join(tmp, "info.json"), "w") as f:
@@ -128,14 +132,14 @@ def bench_network(name, args, node, checks):
     xs = x.numpy()
     log(bm.load_line("before " + name))
     qdq = qdq_model(name, onnx_bytes, args)
-    folders = {"int8": int8_library(qdq, args.cache),
+    folders = {"int8": int8_library(qdq, args.cache, args.compute_dtype),
                "float32": mb.build_library(onnx_bytes, TARGET, args.cache, log)[0]}
     libs = {k: irm.runtime.load(os.path.join(v, "default.so"), num_threads=1) for k, v in folders.items()}
     got = np.asarray(libs["int8"].run(xs))
     scale = float(np.abs(got).max())
     if args.exact:
         t0 = time.perf_counter()
-        want = np.asarray(irm.ir.evaluate(converted(qdq), "main", [irm.tensor(xs)]))
+        want = np.asarray(irm.ir.evaluate(converted(qdq, args.compute_dtype), "main", [irm.tensor(xs)]))
         same = bool(np.array_equal(got, want))
         checks.append("%s %s: irm int8 == ir.Evaluate of the converted module exactly (max diff %.3g; evaluator "
                       "%.0f s)" % ("PASS" if same else "FAIL", name, float(np.abs(got - want).max()),
@@ -196,6 +200,9 @@ def main(argv=None):
     p.add_argument("--dtype", default="uint8", choices=("uint8", "int8"), help="activations' dtype (uint8)")
     p.add_argument("--activations", default="minmax", choices=("minmax", "percentile"),
                    help="activation ranges (minmax; percentile: 99.99)")
+    p.add_argument("--compute-dtype", default="float32", choices=("float32", "float64"),
+                   help="the requantize / add arithmetic (FakeQuantizationToInteger's compute_dtype): float32, "
+                        "ONNX Runtime's (default: the logits compare exactly); float64, ONNX's reference")
     p.add_argument("--no-exact", dest="exact", action="store_false", help="skip the comparison with ir.Evaluate")
     p.add_argument("--no-ort", action="store_true", help="skip ONNX Runtime (irm int8 against float32 only)")
     p.add_argument("--cache", default=os.path.join(mb.HERE, ".cache"), help="built libraries (default %(default)s)")

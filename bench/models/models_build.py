@@ -85,13 +85,14 @@ _IRM_ID = None
 
 def irm_identity():
     """A hash of what makes irm's code for a network: its version, libirm's
-    bytes and runtime/'s headers (compiled into every library)."""
+    bytes and runtime/'s headers and kernels (compiled into every library)."""
     global _IRM_ID
     if _IRM_ID is None:
         import irm
         h = hashlib.sha256(irm.__version__.encode())
         lib = _libirm_path()
-        paths = ([lib] if lib else []) + sorted(glob.glob(os.path.join(ROOT, "runtime", "include", "*.h")))
+        paths = ([lib] if lib else []) + sorted(glob.glob(os.path.join(ROOT, "runtime", "include", "*.h"))
+                                              + glob.glob(os.path.join(ROOT, "runtime", "kernels", "*.h")))
         for p in paths:
             with open(p, "rb") as f:
                 h.update(f.read())

@@ -349,10 +349,11 @@ static int qconv_requantize(irm_alter_qnn_state_ *q, const irm_object *original,
                          irm_call_arg(call, 2),
                          irm_call_arg(call, 3),
                          irm_call_arg(call, 4)};
-  const char *keys[] = {"out_dtype", "rounding"};
+  const char *keys[] = {"out_dtype", "rounding", "compute_dtype"};
   irm_any values[] = {irm_any_str(is_dtype(od, kDLInt, 8) ? "int8" : "uint8"),
-                      irm_any_str(a.rounding == IRM_QNN_ROUND_UPWARD ? "UPWARD" : "TONEAREST")};
-  int rc = rebuilt(QCONV, t->blocked, args, keys, values, 2, &r);
+                      irm_any_str(a.rounding == IRM_QNN_ROUND_UPWARD ? "UPWARD" : "TONEAREST"),
+                      irm_any_str(a.compute_dtype == IRM_QNN_COMPUTE_FLOAT32 ? "float32" : "float64")};
+  int rc = rebuilt(QCONV, t->blocked, args, keys, values, 3, &r);
   return rc ? rc : finish(q, original, r, STAGE_BYTES, out);
 }
 

@@ -33,6 +33,9 @@
 #include "irm/tensor.h"
 #include "pass_util.h"
 
+/* The setting's module attribute and PassContext option. */
+#define FQ2I_COMPUTE_DTYPE "FakeQuantizationToInteger.compute_dtype"
+
 /* ---- reading the graph ------------------------------------------------------------------------ */
 
 typedef struct dq_ {
@@ -266,6 +269,16 @@ static int requantize_attrs(int64_t axis, DLDataType dt, irm_object **out) {
   return rc;
 }
 
+/* *attrs (NEW, or NULL for none) with compute_dtype float32 added when
+ * f32; float64 is the default, left out so the module reads as before. */
+static int with_compute_dtype(int f32, irm_object **attrs) {
+  if (!f32) return IRM_OK;
+  irm_any v = irm_any_str("float32");
+  if (*attrs) return irm_map_set_move(attrs, "compute_dtype", &v);
+  int rc = irm_map_new(attrs);
+  return rc ? rc : irm_map_set_move(attrs, "compute_dtype", &v);
+}
+
 /* The conversions made so far in one run, so that a float value two
  * quantize calls read converts once (y, s and z retained: their
  * addresses stay theirs while the memo holds them). */
@@ -276,6 +289,7 @@ typedef struct memo_entry_ {
 typedef struct memo_ {
   memo_entry_ *items;
   size_t n, cap;
+  int compute_f32; /* the requantize, add and mul made compute in float32 */
 } memo_;
 
 static int same_param(const irm_object *a, const irm_object *b) { return a == b || same_scalar(a, b); }
@@ -449,8 +463,11 @@ static int convert_new(memo_ *m, const irm_object *y, const qout_ *q, irm_object
   dq_ a, b;
   if ((add || mul) && irm_call_arg_count(y) == 2 && as_dq(irm_call_arg(y, 0), &a) && as_dq(irm_call_arg(y, 1), &b) &&
       per_tensor(&a) && per_tensor(&b) && dtype_is(a.x, q->dt) && dtype_is(b.x, q->dt) && is_q8(a.x)) {
-    irm_object *args[] = {a.x, b.x, a.s, a.z, b.s, b.z, q->s, q->z};
-    return call(add ? "qnn.add" : "qnn.mul", args, 8, NULL, out);
+    irm_object *args[] = {a.x, b.x, a.s, a.z, b.s, b.z, q->s, q->z}, *attrs = NULL;
+    int rc = with_compute_dtype(m->compute_f32, &attrs);
+    if (!rc) rc = call(add ? "qnn.add" : "qnn.mul", args, 8, attrs, out);
+    irm_object_release(attrs);
+    return rc;
   }
   acc_ acc;
   int rc = accumulate(y, &acc);
@@ -458,6 +475,7 @@ static int convert_new(memo_ *m, const irm_object *y, const qout_ *q, irm_object
   irm_object *zero = NULL, *attrs = NULL;
   rc = zero_i32(&zero);
   if (!rc) rc = requantize_attrs(acc.axis, q->dt, &attrs);
+  if (!rc) rc = with_compute_dtype(m->compute_f32, &attrs);
   irm_object *args[] = {acc.e, acc.scale, zero, q->s, q->z};
   if (!rc) rc = call("qnn.requantize", args, 5, attrs, out);
   irm_object_release(zero);
@@ -490,25 +508,62 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
 
 static const char *const trigger_ops[] = {"qnn.quantize"};
 
-int irm_dataflow_fake_quantization_to_integer(irm_module *mod, irm_module **out) {
+static const char *const compute_dtypes[] = {"float64", "float32"};
+
+int irm_dataflow_fake_quantization_to_integer_with(irm_module *mod, const char *compute_dtype, irm_module **out) {
   if (!out) return irm_error(IRM_EVALUE, "irm_dataflow_fake_quantization_to_integer: out must not be NULL");
   *out = NULL;
-  memo_ memo = {NULL, 0, 0};
+  memo_ memo = {NULL, 0, 0, 0};
+  if (compute_dtype && strcmp(compute_dtype, "float64") != 0) {
+    if (strcmp(compute_dtype, "float32") != 0) {
+      const char *best = irm_closest_name(compute_dtype, compute_dtypes, 2);
+      return irm_error(IRM_EVALUE,
+                       "FakeQuantizationToInteger: compute_dtype '%s' is not supported%s%s%s; supported: float64 "
+                       "(ONNX's reference arithmetic), float32 (ONNX Runtime's)",
+                       irm_error_quote(compute_dtype), best ? " (did you mean '" : "", best ? best : "",
+                       best ? "'?)" : "");
+    }
+    memo.compute_f32 = 1;
+  }
   irm_expr_rewriter rw = {NULL, post, &memo};
   int rc = irm_dataflow_apply_typed_(mod, trigger_ops, 1, irm_dataflow_rewrite_body_, &rw, out);
   memo_free(&memo);
   return rc;
 }
 
+int irm_dataflow_fake_quantization_to_integer(irm_module *mod, irm_module **out) {
+  return irm_dataflow_fake_quantization_to_integer_with(mod, NULL, out);
+}
+
 static int fq2i_body(irm_module *mod, irm_pass_context *ctx, const irm_object *options, void *resource,
                      irm_module **out) {
   (void)ctx;
-  (void)options;
   (void)resource;
-  return irm_dataflow_fake_quantization_to_integer(mod, out);
+  irm_any v = irm_any_none();
+  int rc = irm_pass_setting(options, "compute_dtype", mod, FQ2I_COMPUTE_DTYPE, &v);
+  const char *dtype = NULL;
+  if (!rc && v.type_code != IRM_NONE) rc = irm_any_to_str(&v, &dtype, NULL);
+  if (!rc) rc = irm_dataflow_fake_quantization_to_integer_with(mod, dtype, out);
+  irm_any_release(&v);
+  return rc;
 }
 
+/* compute_dtype has no default here, so that a pipeline that does not
+ * give it falls through to the module attribute and the PassContext
+ * (irm_pass_setting). Idempotent, for a retried registration. */
+static int fq2i_setup(irm_kind *k) {
+  if (irm_kind_option(k, "compute_dtype", NULL, NULL) == IRM_OK) return IRM_OK;
+  irm_clear_error();
+  return irm_kind_add_option(k, "compute_dtype", IRM_OPTION_STR, NULL,
+                             "float64 (ONNX's reference arithmetic) or float32 (ONNX Runtime's)", 0);
+}
+
+/* FakeQuantizationToInteger.compute_dtype: a module attribute, and the
+ * PassContext option that migrates onto it. */
 int irm_register_fake_quantization_to_integer_pass_(void) {
-  static const irm_dataflow_pass_def_ def = {"FakeQuantizationToInteger", 0, fq2i_body, NULL, NULL};
-  return irm_dataflow_pass_register_(&def);
+  irm_any f64 = irm_any_str("float64");
+  int rc = irm_module_attr_register(FQ2I_COMPUTE_DTYPE, "str", 0);
+  if (!rc) rc = irm_pass_config_register(FQ2I_COMPUTE_DTYPE, "str", &f64, FQ2I_COMPUTE_DTYPE);
+  static const irm_dataflow_pass_def_ def = {"FakeQuantizationToInteger", 0, fq2i_body, NULL, fq2i_setup};
+  return rc ? rc : irm_dataflow_pass_register_(&def);
 }

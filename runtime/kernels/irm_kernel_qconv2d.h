@@ -73,6 +73,7 @@ typedef struct irm_kernel_qconv2d_params {
   int32_t rq_zp, out_zp;
   int32_t lo, hi; /* the output dtype's range, narrowed by a clip / ReLU */
   int half_up;
+  int compute_f32; /* irm_qnn_requantize_f32 (compute_dtype float32): the product rounded to float32 */
 } irm_kernel_qconv2d_params;
 
 #define IRM_KERNEL_QCONV2D_MAX_TILE_ 16
@@ -177,7 +178,8 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
                                            int32_t hi, int out_signed, int exact, uint8_t *out) {
   const __m512 y = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512((const void *)a)),
                                  m_step ? _mm512_loadu_ps(m) : _mm512_set1_ps(m[0]));
-  const __m512 r = _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  /* without the test, clamping y itself and converting (half to even) is the same: the bounds are integers */
+  const __m512 r = exact ? _mm512_roundscale_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) : y;
   const __m512 l = _mm512_set1_ps((float)(lo - out_zp)), h = _mm512_set1_ps((float)(hi - out_zp));
   int sure = 0xFFFF;
   if (exact) sure = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, r)), _mm512_set1_ps(0.5f - 0x1p-13f), _CMP_LT_OQ);
@@ -217,7 +219,7 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
   for (int k = 0; k < 2; k++) {
     const __m256 y = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)(a + 8 * k))),
                                    m_step ? _mm256_loadu_ps(m + 8 * k) : _mm256_set1_ps(m[0]));
-    r[k] = _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r[k] = exact ? _mm256_round_ps(y, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) : y; /* as above */
     if (exact) {
       __m256 ok =
           _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(y, r[k])), _mm256_set1_ps(0.5f - 0x1p-13f), _CMP_LT_OQ);
@@ -238,9 +240,15 @@ IRM_KQ_INLINE int irm_kq_requantize16_f32_(const int32_t *a, const float *m, int
 
 #ifdef IRM_KQ_VEC_REQUANTIZE_
 /* irm_qnn_requantize of 16 sums (finite multipliers, half to even), bit
- * for bit: the float code where every lane is sure, else the double one. */
+ * for bit: the float code where every lane is sure, else the double one;
+ * with compute_f32 (and no requantize zero point), irm_qnn_requantize_f32:
+ * the float code alone. */
 IRM_KQ_INLINE void irm_kq_requantize16_(const int32_t *a, const float *m, int m_step, int32_t rq_zp, int32_t out_zp,
-                                        int32_t lo, int32_t hi, int out_signed, uint8_t *out) {
+                                        int32_t lo, int32_t hi, int out_signed, int compute_f32, uint8_t *out) {
+  if (compute_f32) {
+    irm_kq_requantize16_f32_(a, m, m_step, out_zp, lo, hi, out_signed, 0, out);
+    return;
+  }
   if (rq_zp != 0 || irm_kq_requantize16_f32_(a, m, m_step, out_zp, lo, hi, out_signed, 1, out) != 0xFFFF)
     irm_kq_requantize16_f64_(a, m, m_step, rq_zp, out_zp, lo, hi, out_signed, out);
 }
@@ -270,11 +278,16 @@ irm_kq_requantize16_exact_(const int32_t *a, const float *m, int m_step, int32_t
  * a whole block): in float32, and by the double code when a lane is near a
  * tie. A branch a block, taken about once in 250 blocks,
  * instead of redoing a whole tile when any of its blocks had such a lane
- * (a tile of 24 blocks was redone one time in 11). */
+ * (a tile of 24 blocks was redone one time in 11). With compute_f32 the
+ * float32 code is the definition: no test. */
 IRM_KQ_INLINE void irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const irm_kernel_qconv2d_call_ *c, int v,
                                       int ow, const int32_t *a, const float *m) {
   uint8_t *ob = (uint8_t *)c->out + (size_t)v * c->out_cstride + (size_t)ow * IRM_KERNEL_QBLOCK;
   const int out_signed = q->out_kind == IRM_KERNEL_QOUT_I8;
+  if (q->compute_f32) {
+    irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, 0, ob);
+    return;
+  }
   if (irm_kq_requantize16_f32_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, 1, ob) != 0xFFFF)
     irm_kq_requantize16_exact_(a, m, q->mult_per_channel, q->out_zp, q->lo, q->hi, out_signed, ob);
 }
@@ -320,16 +333,18 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_store_(const irm_kernel_qconv2d_shape *s, 
       mp = m;
     }
     irm_kq_requantize16_(t, mp, q->mult_per_channel, q->rq_zp, q->out_zp, q->lo, q->hi,
-                         q->out_kind == IRM_KERNEL_QOUT_I8, ob);
+                         q->out_kind == IRM_KERNEL_QOUT_I8, q->compute_f32, ob);
     for (int l = nb; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)zc;
     return;
   }
 #endif
   int32_t y[IRM_KERNEL_QBLOCK];
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++)
-    y[l] = l < nb ? (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0], q->out_zp,
-                                                (double)q->lo, (double)q->hi, q->half_up)
-                  : zc;
+    y[l] = l >= nb          ? zc
+           : q->compute_f32 ? (int32_t)irm_qnn_requantize_f32(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0],
+                                                              q->out_zp, (double)q->lo, (double)q->hi, q->half_up)
+                            : (int32_t)irm_qnn_requantize(t[l], q->rq_zp, q->mult[q->mult_per_channel ? o0 + l : 0],
+                                                          q->out_zp, (double)q->lo, (double)q->hi, q->half_up);
   for (int l = 0; l < IRM_KERNEL_QBLOCK; l++) ob[l] = (uint8_t)y[l]; /* int8 as its two's complement byte */
 }
 
@@ -485,7 +500,8 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape
   c.zpad = ((uint32_t)(uint8_t)q->xz * 0x01010101u) ^ c.flip;
   c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
   for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
-    c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
+    c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f;                      /* finite: inf - inf and NaN are NaN */
+  c.vec_requantize = c.vec_requantize && !(q->compute_f32 && q->rq_zp != 0); /* its float code takes no zero point */
   c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;

@@ -14,7 +14,8 @@
  * -m flags), as the float kernels are.
  *
  * The weight is nn.dense's [N][K], unpacked: each output is one dot
- * product along K (batch-1 layers are bound by reading the weight once).
+ * product along K, four rows at a time (batch-1 layers are bound by
+ * reading the weight once).
  * A blocked int8 packing and a fused requantize epilogue are the next
  * step (docs/kernels.md). Standalone C; thread safety: pure functions of
  * their arguments, writing y only. */
@@ -90,6 +91,38 @@ static inline uint32_t irm_kernel_sum_s8(const int8_t *v, int64_t k) {
   return s;
 }
 
+/* Four weight rows at once (w, w + k, ...): dot[r] = irm_kernel_dot_u8s8
+ * of each and sw[r] = irm_kernel_sum_s8 of each, in one pass over the rows.
+ * On AVX-512 VNNI the four dot products share each load of x and run as
+ * independent chains, and the weight sums come from vpdpbusd with ones:
+ * a batch-1 dense reads its weight once, at memory speed. */
+static inline void irm_kernel_dot4_u8s8(const uint8_t *x, const int8_t *w, int64_t k, uint8_t flip, uint32_t *dot,
+                                        uint32_t *sw) {
+  int64_t t = 0;
+  for (int r = 0; r < 4; r++) dot[r] = sw[r] = 0;
+#if !defined(IRM_KV_GENERIC) && defined(__AVX512VNNI__) && defined(__AVX512BW__)
+  __m512i d[4], s[4];
+  const __m512i f = _mm512_set1_epi8((char)flip), ones = _mm512_set1_epi8(1);
+  for (int r = 0; r < 4; r++) d[r] = s[r] = _mm512_setzero_si512();
+  for (; t + 64 <= k; t += 64) {
+    const __m512i xv = _mm512_xor_si512(_mm512_loadu_si512((const void *)(x + t)), f);
+    for (int r = 0; r < 4; r++) {
+      const __m512i wv = _mm512_loadu_si512((const void *)(w + r * k + t));
+      d[r] = _mm512_dpbusd_epi32(d[r], xv, wv);
+      s[r] = _mm512_dpbusd_epi32(s[r], ones, wv);
+    }
+  }
+  for (int r = 0; r < 4; r++) {
+    dot[r] = (uint32_t)_mm512_reduce_add_epi32(d[r]);
+    sw[r] = (uint32_t)_mm512_reduce_add_epi32(s[r]);
+  }
+#endif
+  for (int r = 0; r < 4; r++) {
+    dot[r] += irm_kernel_dot_u8s8(x + t, w + r * k + t, k - t, flip);
+    sw[r] += irm_kernel_sum_s8(w + r * k + t, k - t);
+  }
+}
+
 /* y = (x - xz) . (w - wz[n])^T for rows [n0, n1) of w: x [m][k] uint8
  * (x_signed 0) or int8 (x_signed 1: read as x + 128 against xz + 128,
  * exact), w [n][k] int8, y [m][n] int32; wz[n] (wz_per_channel) or wz[0]. */
@@ -98,13 +131,23 @@ static inline void irm_kernel_qdense_u8s8_range(const void *x, const int8_t *w, 
                                                 int x_signed, int64_t n0, int64_t n1) {
   uint8_t flip = x_signed ? 0x80 : 0;
   uint32_t z0 = (uint32_t)xz + (x_signed ? 128u : 0u);
-  for (int64_t j = n0; j < n1; j++) {
-    const int8_t *wr = w + j * k;
-    uint32_t sw = irm_kernel_sum_s8(wr, k), z = (uint32_t)wz[wz_per_channel ? j : 0];
-    for (int64_t i = 0; i < m; i++) {
-      const uint8_t *xr = (const uint8_t *)x + i * k;
+  for (int64_t i = 0; i < m; i++) {
+    const uint8_t *xr = (const uint8_t *)x + i * k;
+    const uint32_t sx = irm_kernel_sum_u8(xr, k, flip);
+    int64_t j = n0;
+    for (; j + 4 <= n1; j += 4) {
+      uint32_t dot[4], sw[4];
+      irm_kernel_dot4_u8s8(xr, w + j * k, k, flip, dot, sw);
+      for (int r = 0; r < 4; r++) {
+        uint32_t z = (uint32_t)wz[wz_per_channel ? j + r : 0];
+        y[i * n + j + r] = (int32_t)(dot[r] - z * sx - z0 * sw[r] + (uint32_t)k * z0 * z);
+      }
+    }
+    for (; j < n1; j++) {
+      const int8_t *wr = w + j * k;
+      uint32_t z = (uint32_t)wz[wz_per_channel ? j : 0];
       uint32_t acc =
-          irm_kernel_dot_u8s8(xr, wr, k, flip) - z * irm_kernel_sum_u8(xr, k, flip) - z0 * sw + (uint32_t)k * z0 * z;
+          irm_kernel_dot_u8s8(xr, wr, k, flip) - z * sx - z0 * irm_kernel_sum_s8(wr, k) + (uint32_t)k * z0 * z;
       y[i * n + j] = (int32_t)acc;
     }
   }

@@ -52,6 +52,21 @@
  * is selected out at the end: GCC gives up vectorizing a loop where a
  * select feeds the rounding or the clamp when the bounds are constants.
  *
+ * The _f32 forms are compute_dtype float32 (include/irm/dataflow/op_attrs.h),
+ * ONNX Runtime's arithmetic, written from its kernels' formulas and checked
+ * against its results: irm_qnn_requantize_f32 rounds float(acc - in_zp) * m
+ * to float32 before rounding to an integer (MLAS's requantize of
+ * QLinearConv and QGemm, m = in_scale / out_scale as above); irm_qnn_add_f32
+ * is QLinearAdd's fma(a, sa/sc, fma(b, sb/sc, fixed)) with fixed = zc -
+ * fma(sa/sc, za, (sb/sc) zb), the zero points folded into one float32
+ * constant (irm_qnn_add_f32_fixed); irm_qnn_mul_f32 is QLinearMul's
+ * float((a - za)(b - zb)) * (sa sb / sc) + zc, each step rounded to float32.
+ * Both round half to even and saturate (ONNX Runtime's integer conversion of
+ * an overflowing or NaN value gives the dtype's lowest; here NaN gives the
+ * zero point and an overflow saturates). irm_qnn_fmaf is fmaf, exactly, in
+ * double arithmetic (round to odd), outside the stringified code: the
+ * generated files take __builtin_fmaf where the target has an FMA unit.
+ *
  * Standalone C (stdint.h only), no libm, no macros inside the code (it is
  * stringified). Thread safety: pure functions. */
 #ifndef IRM_KERNEL_QNN_H
@@ -60,7 +75,7 @@
 #include <stdint.h>
 
 /* clang-format off */
-#define IRM_KERNEL_QNN_CODE                                                                              \
+#define IRM_KERNEL_QNN_BASE_CODE_                                                                        \
   static inline double irm_qnn_round(double r, int half_up) {                                            \
     double t = (r + 6755399441055744.0) - 6755399441055744.0;                                            \
     return half_up && r - t == 0.5 ? t + 1.0 : t;                                                        \
@@ -132,11 +147,67 @@
     int32_t z = out_zp < lo ? lo : out_zp > hi ? hi : out_zp; /* NaN's result, in integers */            \
     return p != p ? z : (int32_t)t;                                                                      \
   }
+#define IRM_KERNEL_QNN_F32_CODE_                                                                         \
+  static inline int64_t irm_qnn_requantize_f32(int64_t acc, int64_t in_zp, float m, int64_t out_zp, double lo, \
+                                               double hi, int half_up) {                                 \
+    float y = (float)(acc - in_zp) * m + 0.0f; /* fused or not: the product rounded to float32 */         \
+    int64_t r = irm_qnn_round_clip(irm_qnn_round((double)y, half_up) + (double)out_zp, lo, hi, 0);        \
+    return y != y ? irm_qnn_round_clip((double)out_zp, lo, hi, 0) : r;                                   \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_requantize_f32_q8(int32_t acc, int32_t in_zp, float m, int32_t out_zp, int32_t lo, \
+                                                  int32_t hi, int half_up) {                             \
+    float y = (float)((double)acc - (double)in_zp) * m + 0.0f;                                           \
+    double t = irm_qnn_round((double)y, half_up) + (double)out_zp;                                       \
+    t = t >= (double)lo ? t : (double)lo;                                                                \
+    t = t <= (double)hi ? t : (double)hi;                                                                \
+    int32_t z = out_zp < lo ? lo : out_zp > hi ? hi : out_zp;                                            \
+    return y != y ? z : (int32_t)t;                                                                      \
+  }                                                                                                      \
+  static inline float irm_qnn_add_f32_fixed(float ra, int32_t za, float rb, int32_t zb, int32_t zc) {     \
+    return (float)zc - irm_qnn_fmaf(ra, (float)za, rb * (float)zb);                                   \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_round_clip_f32(float y, int32_t zp, int32_t lo, int32_t hi) {           \
+    double t = irm_qnn_round((double)y, 0);                                                              \
+    t = t >= (double)lo ? t : (double)lo;                                                                \
+    t = t <= (double)hi ? t : (double)hi;                                                                \
+    int32_t z = zp < lo ? lo : zp > hi ? hi : zp;                                                        \
+    return y != y ? z : (int32_t)t;                                                                      \
+  }                                                                                                      \
+  static inline int32_t irm_qnn_add_f32(int32_t a, float ra, int32_t b, float rb, float fixed, int32_t zc, \
+                                        int32_t lo, int32_t hi) {                                        \
+    float y = irm_qnn_fmaf((float)a, ra, irm_qnn_fmaf((float)b, rb, fixed));                        \
+    return irm_qnn_round_clip_f32(y, zc, lo, hi);                                                        \
+  }                                                                                                      \
+  static inline float irm_qnn_mul_f32_ratio(float sa, float sb, float sc) { return sa * sb / sc; }        \
+  static inline int32_t irm_qnn_mul_f32(int32_t a, int32_t za, int32_t b, int32_t zb, float r, int32_t zc, \
+                                        int32_t lo, int32_t hi) {                                        \
+    float y = (float)(((double)a - (double)za) * ((double)b - (double)zb)) * r + 0.0f;                    \
+    return irm_qnn_round_clip_f32(y + (float)zc, zc, lo, hi);                                            \
+  }
+
+/* fmaf without libm or an FMA unit, exactly: the generated files take
+ * the compiler's __builtin_fmaf where the target has one (vectorized),
+ * this elsewhere (backend/codegen/codegen_c_prelude.c). */
+#define IRM_KERNEL_QNN_FMA_CODE_                                                                         \
+  static inline float irm_qnn_fmaf(float a, float b, float c) {                                       \
+    double p = (double)a * (double)b, s = p + (double)c, t = s - p;                                      \
+    double e = (p - (s - t)) + ((double)c - t); /* p + c = s + e exactly: p is exact, the sum Knuth's */ \
+    union { double d; uint64_t u; } v;                                                                   \
+    v.d = s;                                                                                             \
+    uint64_t odd = (e < 0.0 || e > 0.0) && (v.u & 1u) == 0 ? ((e > 0.0) == (s > 0.0) ? 1u : ~(uint64_t)0) : 0u;     \
+    v.u += odd; /* rounded to odd: one more rounding, to float32, is the fused one */                    \
+    return (float)v.d;                                                                                   \
+  }
 /* clang-format on */
+
+#define IRM_KERNEL_QNN_CODE IRM_KERNEL_QNN_FMA_CODE_ IRM_KERNEL_QNN_BASE_CODE_ IRM_KERNEL_QNN_F32_CODE_
 
 #define IRM_KERNEL_QNN_STR_(...) #__VA_ARGS__
 #define IRM_KERNEL_QNN_XSTR_(...) IRM_KERNEL_QNN_STR_(__VA_ARGS__)
-/* IRM_KERNEL_QNN_CODE as one line of C text. */
-#define IRM_KERNEL_QNN_TEXT IRM_KERNEL_QNN_XSTR_(IRM_KERNEL_QNN_CODE)
+/* IRM_KERNEL_QNN_CODE as two lines of C text (one string would pass the
+ * 4095 characters ISO C asks compilers to support). */
+#define IRM_KERNEL_QNN_TEXT IRM_KERNEL_QNN_XSTR_(IRM_KERNEL_QNN_BASE_CODE_)
+#define IRM_KERNEL_QNN_F32_TEXT IRM_KERNEL_QNN_XSTR_(IRM_KERNEL_QNN_F32_CODE_)
+#define IRM_KERNEL_QNN_FMA_TEXT IRM_KERNEL_QNN_XSTR_(IRM_KERNEL_QNN_FMA_CODE_)
 
 #endif

@@ -54,6 +54,18 @@ START_TEST(qnn_elementwise) {
                            "%1 = qnn.requantize(%a, " C1("float32", "0.5") ", " C1("int32", "0") ", " C1(
                                "float32", "4") ", " C1("uint8", "0") ", out_dtype=\"uint8\"); %2 = add(%0, %1); %2 }",
        0},
+      {"rq_f32", /* compute_dtype float32: to int8 (the int32 form) and to int32 (the int64 one), rounding up */
+       "def @main(%a: Tensor[(2, 3, 4), int32]) { "
+       "%0 = qnn.requantize(%a, const(float32, [3], [0.5, 0.25, 0.0123]), " C1("int32", "3") ", " C1(
+           "float32",
+           "0.75") ", " C1("int8",
+                           "-1") ", axis=1, compute_dtype=\"float32\"); "
+                                 "%1 = qnn.requantize(%a, " C1("float32", "0.1") ", " C1("int32", "0") ", " C1(
+                                     "float32",
+                                     "0.3") ", " C1("int32",
+                                                    "7") ", rounding=\"UPWARD\", out_dtype=\"int32\", compute_dtype=\"float32\"); "
+                                                         "%2 = cast(%0, dtype=\"int32\"); %3 = add(%1, %2); %3 }",
+       0},
       {"add_mul",
        "def @main(%a: Tensor[(3, 4), int8], %b: Tensor[(4,), int8]) { "
        "%0 = qnn.add(%a, %b, " C1("float32", "0.05") ", " C1("int8", "3") ", " C1("float32", "0.0625") ", " C1(
@@ -97,12 +109,14 @@ END_TEST
  * general formula). The scales are ones where a fused multiply-add of a dequantize's product with the
  * add changes a result (a = 10, b = 213, whichever product fuses): with -ffp-contract=fast too, nothing fuses. */
 START_TEST(qnn_binary_all_pairs) {
-  static char ramp[256 * 5], texts[4][4096];
+  static char ramp[256 * 5], texts[6][4096];
   int w = 0;
   for (int i = 0; i < 256; i++) w += snprintf(ramp + w, sizeof ramp - (size_t)w, "%s%d", i ? ", " : "", i);
-  cg_case cases[4];
-  for (int k = 0; k < 4; k++) {
-    const char *zdt = k % 2 ? "int32" : "uint8", *op = k < 2 ? "qnn.add" : "qnn.mul";
+  cg_case cases[6];
+  static const char *const names[] = {"add_q8", "add_i32", "mul_q8", "mul_i32", "add_f32", "mul_f32"};
+  for (int k = 0; k < 6; k++) {
+    /* 4, 5: compute_dtype float32 (ONNX Runtime's QLinearAdd / QLinearMul; fmaf, or the FMA unit natively) */
+    const char *zdt = k % 2 && k < 4 ? "int32" : "uint8", *op = k < 2 || k == 4 ? "qnn.add" : "qnn.mul";
     snprintf(texts[k], sizeof texts[k],
              "def @main(%%a: Tensor[(1,), uint8]) { %%0 = multiply(%%a, " C1(
                  "uint8",
@@ -110,14 +124,15 @@ START_TEST(qnn_binary_all_pairs) {
                       "%%1 = add(%%0, const(uint8, [256, 1], [%s])); %%2 = add(%%0, const(uint8, [1, 256], [%s])); "
                       "%%3 = %s(%%1, %%2, " C1("float32", "0.194707483") ", " C1("%s", "88") ", " C1(
                           "float32", "0.0798929855") ", " C1("%s", "250") ", " C1("float32",
-                                                                                  "%s") ", " C1("%s", "131") "); "
+                                                                                  "%s") ", " C1("%s", "131") "%s); "
                                                                                                              "%%3 }",
-             ramp, ramp, op, zdt, zdt, k < 2 ? "0.321118981" : "0.5", zdt);
-    cases[k] = (cg_case){k == 0 ? "add_q8" : k == 1 ? "add_i32" : k == 2 ? "mul_q8" : "mul_i32", texts[k], 0};
+             ramp, ramp, op, zdt, zdt, k < 2 || k == 4 ? "0.321118981" : "0.5", zdt,
+             k >= 4 ? ", compute_dtype=\"float32\"" : "");
+    cases[k] = (cg_case){names[k], texts[k], 0};
   }
-  cg_check_cases("qnn_pairs", cases, 4, NULL, NULL, 1);
+  cg_check_cases("qnn_pairs", cases, 6, NULL, NULL, 1);
   if (cg_native_runs_here())
-    cg_check_cases("qnn_pairs_native", cases, 4, NULL, "-O2 -march=native -ffp-contract=fast", 1);
+    cg_check_cases("qnn_pairs_native", cases, 6, NULL, "-O2 -march=native -ffp-contract=fast", 1);
 }
 END_TEST
 
@@ -127,7 +142,7 @@ END_TEST
   "const(int8, [2, 1, 2, 1, 16, 4], [-7, -62, 61, 114, -95, -122, 112, 4, -9, -30, 112, 115, 75, -51, -10, -51, 71, -121, -96, -47, -107, 26, -113, 9, 114, 70, 90, 74, 99, -60, 59, -79, -110, -59, 125, -17, 4, 95, 26, 87, 69, 51, 80, -10, 44, -114, 15, -45, 39, -75, -20, 8, 17, -65, -96, 118, 119, -83, 48, -94, 82, -51, -118, 22, 90, 84, -68, -106, -105, 65, 41, 14, -8, -110, 30, -125, -89, -73, -112, -27, 80, 21, 6, -49, -107, 45, 32, 56, -58, 65, 64, 107, 69, -76, 10, 92, -7, 26, 95, 4, 27, 45, -123, 84, 33, -118, 64, -60, -98, 42, 110, 52, 52, 14, 122, -117, -97, -118, 61, 0, 105, 24, 35, -38, 58, -34, 32, 61, 7, 25, 65, -75, -115, -61, 30, -15, 9, -6, 39, -33, 94, -79, -76, 36, 42, -14, 96, -42, -88, 44, -17, 102, 10, -13, -67, -111, -31, 33, -35, 14, 46, -85, 48, -62, 87, 21, 10, 109, 49, 85, 20, 86, 81, -110, 83, -49, -26, -126, 116, 94, -15, -112, 105, 19, 46, -12, -94, 18, -67, -3, -105, -111, -27, 92, -103, -122, 118, -67, -41, 25, -6, -118, 83, -101, -70, 46, -64, 1, 116, -97, 52, -15, -27, -66, -67, -41, -6, 12, -63, -125, 121, 76, -103, 10, -1, 9, 88, -102, 114, 37, -128, -100, -64, -105, -65, -103, -93, 119, -112, -84, 122, 33, -48, 33, -92, 51, 69, 71, 27, 56, 7, -31, 40, 91, -65, -63])"
 #define QSUM \
   "const(int32, [32], [138, -992, 467, 481, -221, 629, -836, 161, -634, -912, -235, -56, 238, 332, 603, 109, -221, 304, 641, -911, 276, 816, -116, -891, -237, 286, 17, 557, 440, -354, -138, 947])"
-#define NCHWC_U8(lanes)                                                                                                                                                                                                                             \
+#define NCHWC_U8(lanes, extra)                                                                                                                                                                                                                      \
   "def @main(%a: Tensor[(1, 1, 7, 9, " lanes "), uint8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "                                                                                                                                              \
   "" QSUM ", " C1(                                                                                                                                                                                                                                  \
       "uint8",                                                                                                                                                                                                                                      \
@@ -136,7 +151,7 @@ END_TEST
                  "int32",                                                                                                                                                                                                                           \
                  "2") ", " C1("float32",                                                                                                                                                                                                            \
                               "0.5") ", " C1("uint8",                                                                                                                                                                                               \
-                                             "250") ", channels=20, strides=[2, 2], padding=[1, 0, 2, 1], out_dtype=\"uint8\", "                                                                                                                    \
+                                             "250") ", channels=20, strides=[2, 2], padding=[1, 0, 2, 1], out_dtype=\"uint8\", " extra                                                                                                              \
                                                     "clip_min=3, clip_max=240); %0 }"
 
 /* A depthwise kernel (groups == 20 channels: 2 blocks, 3x3 taps), packed int32 w - wz, its sums (any
@@ -189,8 +204,9 @@ START_TEST(qnn_conv_dense_concat) {
        0},
       /* qnn.contrib_conv2d_NCHWc itself: 20 channels (a block and a part), per-channel scales, a clip, stride
          2, uneven padding; the padding lanes hold the clamped zero point; NCHW16c and NCHW4c data */
-      {"nchwc_u8", NCHWC_U8("16"), 0},
-      {"nchwc4_u8", NCHWC_U8("4"), 0},
+      {"nchwc_u8", NCHWC_U8("16", ""), 0},
+      {"nchwc4_u8", NCHWC_U8("4", ""), 0},
+      {"nchwc_u8_f32", NCHWC_U8("16", "compute_dtype=\"float32\", "), 0}, /* ONNX Runtime's arithmetic */
       {"nchwc_i8", /* int8 data and out, scalar scales, rounding up, dilation */
        "def @main(%a: Tensor[(2, 1, 6, 6, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QK ", "
        "" QSUM ", " C1("int8", "-128") ", " C1("int32", "7") ", " C1("float32", "0.01") ", " C1("int32", "0") ", " C1(
@@ -209,6 +225,12 @@ START_TEST(qnn_conv_dense_concat) {
        ", " C1("uint8", "3") ", " QDWBIAS ", " QDWSCALE ", " C1("int32", "0") ", " C1("float32", "0.5") ", " C1(
            "uint8", "100") ", channels=20, groups=20, padding=[1, 1], out_dtype=\"uint8\", clip_min=5, "
                            "clip_max=250); %0 }",
+       0},
+      {"nchwc_dw_u8_f32",
+       "def @main(%a: Tensor[(1, 2, 9, 11, 16), uint8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
+       ", " C1("uint8", "3") ", " QDWBIAS ", " QDWSCALE ", " C1("int32", "0") ", " C1("float32", "0.5") ", " C1(
+           "uint8",
+           "100") ", channels=20, groups=20, padding=[1, 1], out_dtype=\"uint8\", compute_dtype=\"float32\"); %0 }",
        0},
       {"nchwc_dw_i8",
        "def @main(%a: Tensor[(2, 2, 10, 9, 16), int8]) { %0 = qnn.contrib_conv2d_NCHWc(%a, " QDWK ", " QDWSUM
@@ -346,6 +368,19 @@ START_TEST(qnn_requantize_q8_chosen) {
 }
 END_TEST
 
+/* compute_dtype float32 calls the float32 forms; the default does not. */
+START_TEST(qnn_compute_dtype_f32_chosen) {
+  static const char *const rq[] = {
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.1") ", " C1(
+          "int32", "0") ", " C1("float32", "1") ", " C1("uint8", "2") ", out_dtype=\"uint8\", "
+                                                                      "compute_dtype=\"float32\"); %0 }",
+      "def @main(%a: Tensor[(2, 8), int32]) { %0 = qnn.requantize(%a, " C1("float32", "0.1") ", " C1(
+          "int32", "0") ", " C1("float32", "1") ", " C1("uint8", "2") ", out_dtype=\"uint8\"); %0 }",
+  };
+  check_chosen(rq, "irm_qnn_requantize_f32_q8(");
+}
+END_TEST
+
 /* qnn.quantize to uint8 calls irm_qnn_quantize_q8 (to int32 not); qnn.concatenate of 8-bit zero points calls
  * irm_qnn_rescale_q8 (with an int32 input zero point it keeps the general formula). */
 START_TEST(qnn_quantize_concat_q8_chosen) {
@@ -388,6 +423,7 @@ static Suite *codegen_c_qnn_suite(void) {
   tcase_add_test(t, qnn_dwconv_kernel_chosen);
   tcase_add_test(t, qnn_binary_q8_chosen);
   tcase_add_test(t, qnn_requantize_q8_chosen);
+  tcase_add_test(t, qnn_compute_dtype_f32_chosen);
   tcase_add_test(t, qnn_quantize_concat_q8_chosen);
   suite_add_tcase(s, t);
   return s;

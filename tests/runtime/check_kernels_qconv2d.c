@@ -28,6 +28,7 @@ static int rnd(int n) {
 typedef struct qcase {
   irm_kernel_qconv2d_shape s;
   int x_signed, w_unsigned, wz_per_channel, out_kind, per_channel_mult, with_bias, edge, half_up, inf_mult;
+  int compute_f32;
   int32_t xz, wz0, out_zp, lo, hi;
 } qcase;
 
@@ -88,9 +89,19 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
         xb[(((size_t)n * irm_kernel_qblocks(s->ic) + c / 16) * s->ih * s->iw + p) * 16 + c % 16] =
             x[((size_t)n * s->ic + c) * s->ih * s->iw + p];
   ck_assert_int_eq(irm_kernel_qconv2d_pack(s, w, k->w_unsigned, wz, k->wz_per_channel, packed, sumw), 0);
-  irm_kernel_qconv2d_params q = {
-      k->x_signed, k->xz, sumw,      k->with_bias ? bias : NULL, k->out_kind, mult, k->per_channel_mult, 0, k->out_zp,
-      k->lo,       k->hi, k->half_up};
+  irm_kernel_qconv2d_params q = {k->x_signed,
+                                 k->xz,
+                                 sumw,
+                                 k->with_bias ? bias : NULL,
+                                 k->out_kind,
+                                 mult,
+                                 k->per_channel_mult,
+                                 0,
+                                 k->out_zp,
+                                 k->lo,
+                                 k->hi,
+                                 k->half_up,
+                                 k->compute_f32};
   memset(y, 0x5a, ny * sizeof *y);
   /* the items in two or three chunks: any split gives the same bits */
   int items = irm_kernel_qconv2d_items(s, oc_vecs), cut = items > 1 ? 1 + rnd(items - 1) : items;
@@ -115,7 +126,9 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
             want = r;
             got = y[at];
           } else {
-            want = irm_qnn_requantize(r, 0, mult[k->per_channel_mult ? o : 0], k->out_zp, k->lo, k->hi, k->half_up);
+            float m = mult[k->per_channel_mult ? o : 0];
+            want = k->compute_f32 ? irm_qnn_requantize_f32(r, 0, m, k->out_zp, k->lo, k->hi, k->half_up)
+                                  : irm_qnn_requantize(r, 0, m, k->out_zp, k->lo, k->hi, k->half_up);
             got = k->out_kind == IRM_KERNEL_QOUT_U8 ? (int64_t)((uint8_t *)y)[at] : (int64_t)((int8_t *)y)[at];
           }
           ck_assert_msg(
@@ -197,6 +210,15 @@ START_TEST(test_requantize) {
       c.half_up = 0;
       c.inf_mult = t % 2 ? 1 : -1;
       run_case(&c, tiles[t % 3][0], tiles[t % 3][1]);
+      /* compute_dtype float32: the product rounded to float32 (vectors), half up and inf (the scalar code) */
+      c.compute_f32 = 1;
+      c.inf_mult = 0;
+      run_case(&c, tiles[t % 3][0], tiles[t % 3][1]);
+      c.half_up = 1;
+      run_case(&c, tiles[t % 3][0], tiles[t % 3][1]);
+      c.half_up = 0;
+      c.inf_mult = t % 2 ? 1 : -1;
+      run_case(&c, tiles[t % 3][0], tiles[t % 3][1]);
     }
 }
 END_TEST
@@ -225,8 +247,9 @@ START_TEST(test_requantize_near_ties) {
         a[l] = 4 * (2 * (rnd(200) - 100) + 1);
       }
     }
-    uint8_t got[16], fast[16];
-    irm_kq_requantize16_(a, m, per_channel, 0, out_zp, lo, hi, out_signed, got);
+    uint8_t got[16], fast[16], got32[16], fast32[16];
+    irm_kq_requantize16_(a, m, per_channel, 0, out_zp, lo, hi, out_signed, 0, got);
+    irm_kq_requantize16_(a, m, per_channel, 0, out_zp, lo, hi, out_signed, 1, got32);
     /* the conv kernels' epilogue of a whole block: float32, and the double code for a block near a tie */
     irm_kernel_qconv2d_params q;
     irm_kernel_qconv2d_call_ c;
@@ -240,14 +263,23 @@ START_TEST(test_requantize_near_ties) {
     q.hi = hi;
     c.out = fast;
     irm_kq_fast_store_(&q, &c, 0, 0, a, m);
+    q.compute_f32 = 1;
+    c.out = fast32;
+    irm_kq_fast_store_(&q, &c, 0, 0, a, m);
+#define QBYTE_(b) (out_signed ? (int64_t)(int8_t)(b) : (int64_t)(b))
     for (int l = 0; l < 16; l++) {
-      int64_t want = irm_qnn_requantize(a[l], 0, m[per_channel ? l : 0], out_zp, lo, hi, 0);
-      int64_t g = out_signed ? (int64_t)(int8_t)got[l] : (int64_t)got[l];
-      int64_t f = out_signed ? (int64_t)(int8_t)fast[l] : (int64_t)fast[l];
+      float ml = m[per_channel ? l : 0];
+      int64_t want = irm_qnn_requantize(a[l], 0, ml, out_zp, lo, hi, 0);
+      int64_t g = QBYTE_(got[l]), f = QBYTE_(fast[l]);
       ck_assert_msg(g == want && f == want, "%s: round %d lane %d: %d * %a -> %lld (epilogue %lld), want %lld",
-                    IRM_KERNEL_QVEC_PATH, round, l, a[l], (double)m[per_channel ? l : 0], (long long)g, (long long)f,
-                    (long long)want);
+                    IRM_KERNEL_QVEC_PATH, round, l, a[l], (double)ml, (long long)g, (long long)f, (long long)want);
+      /* compute_dtype float32: the float code alone is the definition */
+      want = irm_qnn_requantize_f32(a[l], 0, ml, out_zp, lo, hi, 0);
+      g = QBYTE_(got32[l]), f = QBYTE_(fast32[l]);
+      ck_assert_msg(g == want && f == want, "%s: float32: round %d lane %d: %d * %a -> %lld (epilogue %lld), want %lld",
+                    IRM_KERNEL_QVEC_PATH, round, l, a[l], (double)ml, (long long)g, (long long)f, (long long)want);
     }
+#undef QBYTE_
   }
   /* an exact tie is never taken from the float code */
   int32_t a[16];

@@ -25,7 +25,7 @@ static int rnd(int n) {
 
 typedef struct dwcase {
   irm_kernel_qconv2d_shape s; /* ic == oc */
-  int x_signed, w_unsigned, wz_per_channel, out_kind, with_bias;
+  int x_signed, w_unsigned, wz_per_channel, out_kind, with_bias, compute_f32;
   int32_t xz, wz0, out_zp, lo, hi;
 } dwcase;
 
@@ -77,7 +77,8 @@ static void run_case(const dwcase *k, int ow_tile) {
             x[((size_t)n * ch + c) * s->ih * s->iw + p];
   irm_kernel_qdwconv2d_pack(s, w, k->w_unsigned, wz, k->wz_per_channel, packed, sumw);
   irm_kernel_qconv2d_params q = {
-      k->x_signed, k->xz, sumw, k->with_bias ? bias : NULL, k->out_kind, mult, 1, 0, k->out_zp, k->lo, k->hi, 0};
+      k->x_signed, k->xz, sumw,          k->with_bias ? bias : NULL, k->out_kind, mult, 1, 0, k->out_zp, k->lo,
+      k->hi,       0,     k->compute_f32};
   memset(y, 0x5a, ny * sizeof *y);
   int items = irm_kernel_qdwconv2d_items(s), cut = items > 1 ? 1 + rnd(items - 1) : items;
 #define QDW_RUN_(T)                                                    \
@@ -100,7 +101,8 @@ static void run_case(const dwcase *k, int ow_tile) {
             want = r;
             got = y[at];
           } else {
-            want = irm_qnn_requantize(r, 0, mult[c], k->out_zp, k->lo, k->hi, 0);
+            want = k->compute_f32 ? irm_qnn_requantize_f32(r, 0, mult[c], k->out_zp, k->lo, k->hi, 0)
+                                  : irm_qnn_requantize(r, 0, mult[c], k->out_zp, k->lo, k->hi, 0);
             got = k->out_kind == IRM_KERNEL_QOUT_U8 ? (int64_t)((uint8_t *)y)[at] : (int64_t)((int8_t *)y)[at];
           }
           ck_assert_msg(got == want,
@@ -168,6 +170,8 @@ START_TEST(test_requantize) {
       c.lo = outs[i][2];
       c.hi = outs[i][3];
       c.with_bias = 1;
+      run_case(&c, tiles[g % 3]);
+      c.compute_f32 = 1; /* compute_dtype float32 */
       run_case(&c, tiles[g % 3]);
     }
 }

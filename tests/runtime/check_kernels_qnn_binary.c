@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_qnn_fma_util.h"
 #include "irm_kernel_qnn.h"
 
 IRM_KERNEL_QNN_CODE
@@ -287,20 +288,7 @@ START_TEST(test_requantize_extremes) {
 }
 END_TEST
 
-static int machine_runs_build(void) {
-#if defined(IRM_TEST_QNN_FMA) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return 1;
-#endif
-}
-
-int main(void) {
-  if (!machine_runs_build()) {
-    printf("kernels_qnn_binary: this machine cannot run AVX2 + FMA, skipped\n");
-    return 77;
-  }
+static Suite *make_suite(void) {
   Suite *s = suite_create("kernels_qnn_binary");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 60);
@@ -315,9 +303,7 @@ int main(void) {
   tcase_add_test(tc, test_requantize_sweep);
   tcase_add_test(tc, test_requantize_extremes);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return s;
 }
+
+int main(void) { return qnn_fma_run_suite("kernels_qnn_binary", make_suite); }

@@ -462,14 +462,26 @@ IRM_API int irm_pad_attrs_decode(const char *op, const irm_object *attrs, irm_pa
  * UPWARD). */
 enum { IRM_QNN_ROUND_TONEAREST = 0, IRM_QNN_ROUND_UPWARD = 1 };
 
+/* The arithmetic of qnn.requantize's scaling (TVM's compute_dtype, and
+ * the same attribute on qnn.add and qnn.mul): FLOAT64 ("float64", the
+ * default) is ONNX's reference, the product of the value and the float32
+ * multiplier in double, rounded once; FLOAT32 ("float32") is ONNX
+ * Runtime's arithmetic: the product rounded to float32 first (its
+ * QLinearConv and QGemm), and qnn.add / qnn.mul as its QLinearAdd /
+ * QLinearMul, through float32 scale ratios (runtime/kernels/
+ * irm_kernel_qnn.h gives the formulas). */
+enum { IRM_QNN_COMPUTE_FLOAT64 = 0, IRM_QNN_COMPUTE_FLOAT32 = 1 };
+
 /* qnn.quantize and qnn.requantize. Defaults: axis -1 (the data axis that
  * per-channel scales and zero points run along), out_dtype int8 (int8,
  * uint8 or int32: the type rule checks), rounding TONEAREST (requantize
- * only; "TONEAREST" or "UPWARD", ValueError with the closest name). */
+ * only; "TONEAREST" or "UPWARD", ValueError with the closest name),
+ * compute_dtype float64 (requantize only). */
 typedef struct irm_qnn_quantize_attrs {
   int64_t axis;
   DLDataType out_dtype;
-  int rounding; /* IRM_QNN_ROUND_* */
+  int rounding;      /* IRM_QNN_ROUND_* */
+  int compute_dtype; /* IRM_QNN_COMPUTE_* */
 } irm_qnn_quantize_attrs;
 IRM_API int irm_qnn_quantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_quantize_attrs *out);
 
@@ -482,9 +494,11 @@ typedef struct irm_qnn_dequantize_attrs {
 IRM_API int irm_qnn_dequantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dequantize_attrs *out);
 
 /* qnn.add and qnn.mul. Defaults: lhs_axis -1, rhs_axis -1 (TVM's; irm's
- * scales and zero points are per tensor, so the axes are not read). */
+ * scales and zero points are per tensor, so the axes are not read),
+ * compute_dtype float64. */
 typedef struct irm_qnn_binary_attrs {
   int64_t lhs_axis, rhs_axis;
+  int compute_dtype; /* IRM_QNN_COMPUTE_* */
 } irm_qnn_binary_attrs;
 IRM_API int irm_qnn_binary_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_binary_attrs *out);
 
@@ -504,6 +518,7 @@ IRM_API int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, 
  * dilation 1,1; channels (required) the result's channels; out_dtype
  * int32 (the sums plus the bias; uint8 or int8: requantized, the type
  * rule checks); rounding TONEAREST (as qnn.requantize's); clip_min and
+ * compute_dtype FLOAT64 (as qnn.requantize's); clip_min and
  * clip_max (defaults -2^31 and 2^31 - 1) narrow the requantized range;
  * groups (default 1) 1 or channels (depthwise: the kernel packed as
  * int32 [ceil(C/16)][KH][KW][16]; the decoder checks groups >= 1, the
@@ -512,7 +527,8 @@ typedef struct irm_qnn_conv2d_nchwc_attrs {
   int64_t strides[2], padding[4], dilation[2];
   int64_t channels, clip_min, clip_max, groups;
   DLDataType out_dtype;
-  int rounding; /* IRM_QNN_ROUND_* */
+  int rounding;      /* IRM_QNN_ROUND_* */
+  int compute_dtype; /* IRM_QNN_COMPUTE_* */
 } irm_qnn_conv2d_nchwc_attrs;
 IRM_API int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_conv2d_nchwc_attrs *out);
 

@@ -28,7 +28,9 @@
  *                                   no attribute: nothing to do
  *   SimplifyInference    0          -
  *   FoldScaleAxis        2          -
- *   FakeQuantizationToInteger 0     -  (not in the default pipeline)
+ *   FakeQuantizationToInteger 0     compute_dtype (pipeline option, else the
+ *                                   "FakeQuantizationToInteger.compute_dtype"
+ *                                   setting; not in the default pipeline)
  *   AnnotateSpans        0          -  (not in the default pipeline: the module printed
  *                                   and parsed back, every node with a span)
  *
@@ -134,6 +136,17 @@ IRM_API int irm_dataflow_simplify_inference(irm_module *mod, irm_module **out);
  * (mod itself when it has no qnn.quantize). Errors: ValueError for a
  * NULL out, InferType's errors, MemoryError. */
 IRM_API int irm_dataflow_fake_quantization_to_integer(irm_module *mod, irm_module **out);
+
+/* irm_dataflow_fake_quantization_to_integer with the arithmetic of the
+ * qnn.requantize, qnn.add and qnn.mul it makes: compute_dtype "float64"
+ * (or NULL: ONNX's reference, the default) or "float32" (ONNX Runtime's:
+ * its int8 kernels' results exactly; op_attrs.h's IRM_QNN_COMPUTE_*).
+ * The pass reads it as its option compute_dtype, else the module
+ * attribute / PassContext option "FakeQuantizationToInteger.compute_dtype".
+ * compute_dtype borrowed. Errors: ValueError for another name (with the
+ * closest), and those above. */
+IRM_API int irm_dataflow_fake_quantization_to_integer_with(irm_module *mod, const char *compute_dtype,
+                                                           irm_module **out);
 
 /* FoldScaleAxis (forward, as TVM's): multiply(conv2d(x, w), s) becomes
  * conv2d(x, w * s'), and with a bias between them (nn.bias_add along the

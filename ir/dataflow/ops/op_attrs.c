@@ -695,13 +695,16 @@ int irm_pad_attrs_decode(const char *op, const irm_object *attrs, irm_pad_attrs 
 /* ---- qnn ---------------------------------------------------------------------------------------- */
 
 static const char *const qnn_roundings[] = {"TONEAREST", "UPWARD"};
+static const char *const qnn_compute_dtypes[] = {"float64", "float32"};
 
 int irm_qnn_quantize_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_quantize_attrs *out) {
   static const DLDataType i8 = {kDLInt, 8, 1};
   out->axis = -1, out->out_dtype = i8, out->rounding = IRM_QNN_ROUND_TONEAREST;
+  out->compute_dtype = IRM_QNN_COMPUTE_FLOAT64;
   int rc = get_int(op, attrs, "axis", &out->axis);
   if (!rc) rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
   if (!rc) rc = get_name(op, attrs, "rounding", qnn_roundings, 2, &out->rounding);
+  if (!rc) rc = get_name(op, attrs, "compute_dtype", qnn_compute_dtypes, 2, &out->compute_dtype);
   return rc;
 }
 
@@ -713,9 +716,10 @@ int irm_qnn_dequantize_attrs_decode(const char *op, const irm_object *attrs, irm
 }
 
 int irm_qnn_binary_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_binary_attrs *out) {
-  out->lhs_axis = -1, out->rhs_axis = -1;
+  out->lhs_axis = -1, out->rhs_axis = -1, out->compute_dtype = IRM_QNN_COMPUTE_FLOAT64;
   int rc = get_int(op, attrs, "lhs_axis", &out->lhs_axis);
-  return rc ? rc : get_int(op, attrs, "rhs_axis", &out->rhs_axis);
+  if (!rc) rc = get_int(op, attrs, "rhs_axis", &out->rhs_axis);
+  return rc ? rc : get_name(op, attrs, "compute_dtype", qnn_compute_dtypes, 2, &out->compute_dtype);
 }
 
 int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, irm_qnn_dense_attrs *out) {
@@ -743,6 +747,7 @@ int irm_qnn_conv2d_nchwc_attrs_decode(const char *op, const irm_object *attrs, i
     rc = irm_error(IRM_EVALUE, "%s: channels %lld must be positive", op, (long long)out->channels);
   if (!rc) rc = get_dtype(op, attrs, "out_dtype", &out->out_dtype);
   if (!rc) rc = get_name(op, attrs, "rounding", qnn_roundings, 2, &out->rounding);
+  if (!rc) rc = get_name(op, attrs, "compute_dtype", qnn_compute_dtypes, 2, &out->compute_dtype);
   if (!rc) rc = get_int(op, attrs, "clip_min", &out->clip_min);
   if (!rc) rc = get_int(op, attrs, "clip_max", &out->clip_max);
   if (!rc) rc = get_int(op, attrs, "groups", &out->groups);

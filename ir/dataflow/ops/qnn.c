@@ -230,12 +230,13 @@ static int requantize_eval(const ops_ctx *c, const irm_tensor *const *in, irm_te
   ops_kind k = irm_ops_tensor_kind_(in[0]), ko = irm_ops_tensor_kind_(out);
   double lo, hi;
   q_range(ko, &lo, &hi);
-  int up = a.rounding == IRM_QNN_ROUND_UPWARD;
+  int up = a.rounding == IRM_QNN_ROUND_UPWARD, f32 = a.compute_dtype == IRM_QNN_COMPUTE_FLOAT32;
   PER_CHANNEL_LOOP(out, a.axis, {
     float m = irm_qnn_multiplier(p_f32(in[1], ch), p_f32(in[3], ch));
-    irm_ops_store_i64_(
-        out, ko, i,
-        irm_qnn_requantize(irm_ops_load_i64_(in[0], k, i), p_i64(in[2], ch), m, p_i64(in[4], ch), lo, hi, up));
+    int64_t v = irm_ops_load_i64_(in[0], k, i), z = p_i64(in[2], ch), oz = p_i64(in[4], ch);
+    irm_ops_store_i64_(out, ko, i,
+                       f32 ? irm_qnn_requantize_f32(v, z, m, oz, lo, hi, up)
+                           : irm_qnn_requantize(v, z, m, oz, lo, hi, up));
   });
   return IRM_OK;
 }
@@ -252,6 +253,10 @@ static const ops_attr_def requantize_attrs[] = {
     {"axis", IRM_OPTION_INT, "-1", "the data axis per-channel scales and zero points run along", 0},
     {"rounding", IRM_OPTION_STR, "TONEAREST", "TONEAREST: half to even (ONNX); UPWARD: half up (TVM's default)", 0},
     {"out_dtype", IRM_OPTION_STR, "int8", "the result dtype: int8, uint8 or int32", 0},
+    {"compute_dtype", IRM_OPTION_STR, "float64",
+     "float64: the product in double, rounded once (ONNX's reference); float32: rounded to float32 first (ONNX "
+     "Runtime's)",
+     0},
 };
 
 /* ---- qnn.add, qnn.mul ---------------------------------------------------------------------- */
@@ -281,6 +286,21 @@ static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
   int mul = strcmp(c->def->name, "qnn.mul") == 0;
   float ls = p_f32(in[2], 0), rs = p_f32(in[4], 0), os = p_f32(in[6], 0);
   int64_t lz = p_i64(in[3], 0), rz = p_i64(in[5], 0), oz = p_i64(in[7], 0);
+  irm_qnn_binary_attrs at;
+  int rc = irm_qnn_binary_attrs_decode(c->def->name, c->attrs, &at);
+  if (rc) return rc;
+  if (at.compute_dtype == IRM_QNN_COMPUTE_FLOAT32) { /* 8-bit data (the type rule), int32 zero points */
+    float ra = irm_qnn_multiplier(ls, os), rb = irm_qnn_multiplier(rs, os), rm = irm_qnn_mul_f32_ratio(ls, rs, os);
+    float fixed = irm_qnn_add_f32_fixed(ra, (int32_t)lz, rb, (int32_t)rz, (int32_t)oz);
+    BROADCAST_LOOP(o->shape, o->ndim, irm_tensor_numel(out), sa, sb, {
+      int32_t x = (int32_t)irm_ops_load_i64_(in[0], k, ia), y = (int32_t)irm_ops_load_i64_(in[1], k, ib);
+      irm_ops_store_i64_(
+          out, k, oi,
+          mul ? irm_qnn_mul_f32(x, (int32_t)lz, y, (int32_t)rz, rm, (int32_t)oz, (int32_t)lo, (int32_t)hi)
+              : irm_qnn_add_f32(x, ra, y, rb, fixed, (int32_t)oz, (int32_t)lo, (int32_t)hi));
+    });
+    return IRM_OK;
+  }
   BROADCAST_LOOP(o->shape, o->ndim, irm_tensor_numel(out), sa, sb, {
     float x = irm_qnn_dequantize(irm_ops_load_i64_(in[0], k, ia), lz, ls);
     float y = irm_qnn_dequantize(irm_ops_load_i64_(in[1], k, ib), rz, rs);
@@ -293,6 +313,10 @@ static int binary_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor
 static const ops_attr_def binary_attrs[] = {
     {"lhs_axis", IRM_OPTION_INT, "-1", "TVM's per-channel axis of lhs (irm's scales are per tensor)", 0},
     {"rhs_axis", IRM_OPTION_INT, "-1", "TVM's per-channel axis of rhs (irm's scales are per tensor)", 0},
+    {"compute_dtype", IRM_OPTION_STR, "float64",
+     "float64: dequantize, the float op, quantize (ONNX's reference); float32: ONNX Runtime's QLinearAdd / QLinearMul "
+     "arithmetic",
+     0},
 };
 
 /* ---- qnn.conv2d ------------------------------------------------------------------------------ */
@@ -539,12 +563,12 @@ const ops_op_def irm_ops_qnn_[] = {
      quantize_eval},
     {"qnn.dequantize", 3, dequantize_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, dequantize_attrs, 2, dequantize_infer,
      dequantize_eval},
-    {"qnn.requantize", 5, requantize_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, requantize_attrs, 3, requantize_infer,
+    {"qnn.requantize", 5, requantize_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, requantize_attrs, 4, requantize_infer,
      requantize_eval},
     {"qnn.conv2d", 6, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, conv_attrs, 9, conv_infer, conv_eval},
     {"qnn.dense", 6, dense_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, dense_attrs, 2, dense_infer, dense_eval},
-    {"qnn.add", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 2, binary_infer, binary_eval},
-    {"qnn.mul", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 2, binary_infer, binary_eval},
+    {"qnn.add", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 3, binary_infer, binary_eval},
+    {"qnn.mul", 8, binary_args, IRM_OP_BROADCAST, OPS_ANY_DTYPE, binary_attrs, 3, binary_infer, binary_eval},
     {"qnn.concatenate", -1, concat_args, IRM_OP_INJECTIVE, OPS_ANY_DTYPE, concat_attrs, 1, concat_infer, concat_eval},
 };
 const size_t irm_ops_qnn_count_ = sizeof irm_ops_qnn_ / sizeof irm_ops_qnn_[0];

@@ -340,7 +340,10 @@ static int conv_eval(const ops_ctx *c, const irm_tensor *const *in, irm_tensor *
               continue;
             }
             float m = irm_qnn_multiplier(p_f32(in[5], o), p_f32(in[7], o));
-            irm_ops_store_i64_(out, ko, at, irm_qnn_requantize((int32_t)acc, rq_zp, m, out_zp, q.lo, q.hi, up));
+            irm_ops_store_i64_(out, ko, at,
+                               q.a.compute_dtype == IRM_QNN_COMPUTE_FLOAT32
+                                   ? irm_qnn_requantize_f32((int32_t)acc, rq_zp, m, out_zp, q.lo, q.hi, up)
+                                   : irm_qnn_requantize((int32_t)acc, rq_zp, m, out_zp, q.lo, q.hi, up));
           }
   return IRM_OK;
 }
@@ -353,6 +356,8 @@ static const ops_attr_def conv_attrs[] = {
     {"channels", IRM_OPTION_INT, NULL, "the result's channels (the kernel's blocks hold ceil(channels / 16))", 1},
     {"out_dtype", IRM_OPTION_STR, "int32", "int32: the sums plus the bias; uint8 or int8: requantized", 0},
     {"rounding", IRM_OPTION_STR, "TONEAREST", "the requantize's: TONEAREST (half to even) or UPWARD (half up)", 0},
+    {"compute_dtype", IRM_OPTION_STR, "float64",
+     "the requantize's: float64 (ONNX's reference) or float32 (ONNX Runtime's)", 0},
     {"clip_min", IRM_OPTION_INT, "-2147483648", "the requantized result's lowest value (within out_dtype's)", 0},
     {"clip_max", IRM_OPTION_INT, "2147483647", "the requantized result's highest value (within out_dtype's)", 0},
     {"groups", IRM_OPTION_INT, "1", "1, or the channels: depthwise (the kernel packed with groups)", 0},
@@ -366,7 +371,7 @@ const ops_op_def irm_ops_qnn_nchwc_[] = {
     {"qnn.contrib_conv2d_pack_weight", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, pack_attrs, 1, pack_infer,
      pack_eval},
     {"qnn.contrib_conv2d_weight_sum", 2, pack_args, IRM_OP_OPAQUE, OPS_ANY_DTYPE, pack_attrs, 1, pack_infer, pack_eval},
-    {"qnn.contrib_conv2d_NCHWc", 9, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, conv_attrs, 9, conv_infer,
+    {"qnn.contrib_conv2d_NCHWc", 9, conv_args, IRM_OP_OUT_ELEMWISE_FUSABLE, OPS_ANY_DTYPE, conv_attrs, 10, conv_infer,
      conv_eval},
 };
 const size_t irm_ops_qnn_nchwc_count_ = sizeof irm_ops_qnn_nchwc_ / sizeof irm_ops_qnn_nchwc_[0];

@@ -141,6 +141,40 @@ START_TEST(test_add_mul_concatenate) {
 }
 END_TEST
 
+/* compute_dtype float32, ONNX Runtime's arithmetic, where it and ONNX's reference part: requantize rounds
+ * the product to float32 first (5 * 0.1f = 0.50000000745 is 0.5 in float32, a tie to even: 0; in double
+ * it rounds up: 1); qnn.add takes the ratios 0.5, 0.5 and folds the zero points (4 * 0.5 + 10 * 0.5 - 0.5
+ * = 6.5 exactly: 6; the reference's dequantized sum 1.3 / 0.2 lies above 6.5: 7); qnn.mul multiplies by
+ * 0.1f * 0.1f / 0.1f, a hair above 0.1 (5 of it: 1, the reference's 0.5 / 0.1: 0). */
+START_TEST(test_compute_dtype_float32) {
+  irm_object *out = NULL;
+  static const char *const dtypes[] = {"compute_dtype=float64", "compute_dtype=float32"};
+  static const double requantized[] = {1, 0}, added[] = {7, 6}, multiplied[] = {0, 1};
+  for (int f32 = 0; f32 < 2; f32++) {
+    ck_assert_ok(EVAL("qnn.requantize", dtypes[f32], &out, TENSOR("int32", SHAPE(2), VALS(5, 1000)), S1("float32", 0.1),
+                      S1("int32", 0), S1("float32", 1), S1("int8", 0)));
+    EXPECT_VALUES(out, "int8", SHAPE(2), VALS(requantized[f32], 100), EXACT);
+    ck_assert_ok(EVAL("qnn.add", dtypes[f32], &out, TENSOR("uint8", SHAPE(2), VALS(4, 255)),
+                      TENSOR("uint8", SHAPE(2), VALS(10, 255)), S1("float32", 0.1), S1("uint8", 0), S1("float32", 0.1),
+                      S1("uint8", 1), S1("float32", 0.2), S1("uint8", 0)));
+    EXPECT_VALUES(out, "uint8", SHAPE(2), VALS(added[f32], 254), EXACT); /* 254.5 to even in both */
+    ck_assert_ok(EVAL("qnn.mul", dtypes[f32], &out, TENSOR("uint8", SHAPE(1), VALS(1)),
+                      TENSOR("uint8", SHAPE(1), VALS(5)), S1("float32", 0.1), S1("uint8", 0), S1("float32", 0.1),
+                      S1("uint8", 0), S1("float32", 0.1), S1("uint8", 0)));
+    EXPECT_VALUES(out, "uint8", SHAPE(1), VALS(multiplied[f32]), EXACT);
+  }
+  EXPECT_TYPE_ERROR("qnn.requantize", "compute_dtype=float23", IRM_EVALUE,
+                    "ValueError: qnn.requantize: compute_dtype 'float23' is not supported (did you mean 'float32'?); "
+                    "supported: float64, float32",
+                    T("int32", SHAPE(2)), T("float32", SHAPE(1)), T("int32", SHAPE(1)), T("float32", SHAPE(1)),
+                    T("int8", SHAPE(1)));
+  EXPECT_TYPE_ERROR("qnn.add", "compute_dtype=int64", IRM_EVALUE,
+                    "ValueError: qnn.add: compute_dtype 'int64' is not supported; supported: float64, float32",
+                    T("int8", SHAPE(2)), T("int8", SHAPE(2)), T("float32", SHAPE(1)), T("int8", SHAPE(1)),
+                    T("float32", SHAPE(1)), T("int8", SHAPE(1)), T("float32", SHAPE(1)), T("int8", SHAPE(1)));
+}
+END_TEST
+
 START_TEST(test_types_and_errors) {
   EXPECT_TYPE("qnn.quantize", "out_dtype=uint8", "(2, 3) uint8", T("float32", SHAPE(2, 3)), T("float32", SHAPE(1)),
               T("uint8", SHAPE(1)));
@@ -216,6 +250,7 @@ static Suite *qnn_eval_suite(void) {
   tcase_add_test(t, test_conv2d_padding_is_the_zero_point);
   tcase_add_test(t, test_dense_per_channel_zero_points);
   tcase_add_test(t, test_add_mul_concatenate);
+  tcase_add_test(t, test_compute_dtype_float32);
   tcase_add_test(t, test_types_and_errors);
   tcase_add_test(t, test_blocked_depthwise_types);
   suite_add_tcase(s, t);

@@ -299,6 +299,80 @@ START_TEST(test_registered_by_name) {
 }
 END_TEST
 
+/* compute_dtype: float32 lands on the requantize and the qnn.add the pass makes (the default, float64,
+ * leaves no attribute), from the C call, a pipeline option, a module attribute or the PassContext; the
+ * converted module still gives the float region's result within a step; another name is refused, naming
+ * the choices, and nothing changes. */
+#define ADD_REGION                                                                              \
+  CONV_HEAD DQ_X DQ_W                                                                           \
+      "  %2 = nn.conv2d(%0, %1, padding=[1, 1]);\n"                                             \
+      "  %3 = qnn.quantize(%2, " Q("uint8", "0.05", "3") ", out_dtype=\"uint8\");\n"            \
+                                                         "  %4 = qnn.dequantize(%3, " Q(        \
+                                                             "uint8", "0.05",                   \
+                                                             "3") ");\n"                        \
+                                                                  "  %5 = add(%4, %4);\n"       \
+                                                                  "  %6 = qnn.quantize(%5, " Q( \
+                                                                      "uint8", "0.07",          \
+                                                                      "1") ", out_dtype=\"uint8\");\n  %6\n}\n"
+
+static int count_of(const char *text, const char *what) {
+  int n = 0;
+  for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+  return n;
+}
+
+static int float32_marks(irm_module *out) {
+  char *t = ip_text(out);
+  int n = count_of(t, "compute_dtype=\"float32\"");
+  ck_assert_msg(count_of(t, "qnn.requantize") == 1 && count_of(t, "qnn.add") == 1, "%s", t);
+  free(t);
+  return n;
+}
+
+START_TEST(test_compute_dtype) {
+  irm_module *m = ip_typed(ADD_REGION), *out = NULL;
+  ck_assert_ok(irm_dataflow_fake_quantization_to_integer(m, &out));
+  ck_assert_int_eq(float32_marks(out), 0);
+  irm_object_release(out);
+  ck_assert_ok(irm_dataflow_fake_quantization_to_integer_with(m, "float32", &out));
+  ck_assert_int_eq(float32_marks(out), 2);
+  irm_object *in = int_inputs(m, 1);
+  ck_assert_msg(max_diff(m, out, in) <= 0.07 + 1e-6, "float32 arithmetic off by more than a step");
+  irm_object_release(in);
+  irm_object_release(out);
+  /* a pipeline option */
+  ck_assert_ok(ip_pipeline("FakeQuantizationToInteger{compute_dtype=float32}", m, &out));
+  ck_assert_int_eq(float32_marks(out), 2);
+  irm_object_release(out);
+  /* the PassContext option, and the module attribute it migrates onto */
+  irm_object *config = map1("FakeQuantizationToInteger.compute_dtype", irm_any_str("float32"));
+  irm_pass_context *ctx = NULL;
+  ck_assert_ok(irm_pass_context_new(2, NULL, NULL, config, NULL, &ctx));
+  ck_assert_ok(irm_pass_context_enter(ctx));
+  ck_assert_ok(ip_pipeline("FakeQuantizationToInteger", m, &out));
+  ck_assert_ok(irm_pass_context_exit(ctx));
+  ck_assert_int_eq(float32_marks(out), 2);
+  irm_object_release(out);
+  irm_module *attributed = m;
+  irm_object_retain(attributed);
+  irm_any v = irm_any_str("float32");
+  ck_assert_ok(irm_module_set_attr_move(&attributed, "FakeQuantizationToInteger.compute_dtype", &v));
+  ck_assert_ok(ip_pipeline("FakeQuantizationToInteger", attributed, &out));
+  ck_assert_int_eq(float32_marks(out), 2);
+  irm_object_release(out);
+  /* refused names */
+  out = (irm_module *)config; /* a non-NULL *out is reset on failure */
+  ck_assert_error(irm_dataflow_fake_quantization_to_integer_with(m, "float16", &out), IRM_EVALUE,
+                  "ValueError: FakeQuantizationToInteger: compute_dtype 'float16' is not supported (did you mean "
+                  "'float64'?); supported: float64 (ONNX's reference arithmetic), float32 (ONNX Runtime's)");
+  ck_assert_ptr_null(out);
+  ck_assert_int_eq(ip_pipeline("FakeQuantizationToInteger{compute_dtype=int64}", m, &out), IRM_EVALUE);
+  ck_assert_ptr_nonnull(strstr(irm_last_error(), "compute_dtype 'int64' is not supported"));
+  irm_object *all[] = {(irm_object *)m, (irm_object *)attributed, config, (irm_object *)ctx};
+  for (size_t i = 0; i < 4; i++) irm_object_release(all[i]);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pass_fq2i");
   TCase *tc = tcase_create("core");
@@ -309,6 +383,7 @@ int main(void) {
   tcase_add_test(tc, test_a_shared_float_region_converts_once);
   tcase_add_test(tc, test_regions_that_stay_float);
   tcase_add_test(tc, test_registered_by_name);
+  tcase_add_test(tc, test_compute_dtype);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
