@@ -234,3 +234,31 @@ def test_errors_name_the_fault_and_change_nothing(cnn):
     _, _, otable = irm.quantize.quantize(omod, oparams, _inputs(1, 2, (1, 3, 16, 16), "x"))
     with pytest.raises(ValueError, match="per-axis weights need opset 13; the model's is 11"):
         export_qdq_onnx(old, otable)
+
+
+def test_compute_dtype_float32_reaches_the_build_through_the_pass_context(tmp_path):
+    """FakeQuantizationToInteger.compute_dtype (docs/passes.md) as a PassContext option of irm.build, whose
+    default pipeline converts the QDQ model: every requantize and the qnn.add compute as ONNX Runtime does,
+    and the library equals the evaluator of the module the pass makes with the option."""
+    model = _residual_onnx()
+    mod, params = from_onnx(model)
+    _, _, table = irm.quantize.quantize(mod, params, _inputs(4, 2, (1, 3, 16, 16), "x"))
+    back, bparams = from_onnx(irm.quantize.export_qdq_onnx(model, table))
+    key = "FakeQuantizationToInteger.compute_dtype"
+    with irm.transform.PassContext(config={key: "float32"}):
+        result = irm.build(back, "c", executor=irm.Executor("aot"), params=bparams)
+    text = result.module.text(elide_larger_than=1)
+    assert text.count('compute_dtype="float32"') >= 3  # two requantizes (or their fused forms) and the add
+    path = tmp_path / "f32.so"
+    result.export_library(str(path))
+    lib = irm.runtime.load(str(path))
+    seq = Sequential([Pass.get("InferType"), Pass.get("BindParams"),
+                      Pass.get("FakeQuantizationToInteger", {"compute_dtype": "float32"})])
+    low = seq(back.with_attr("params", bparams)).without_attr("params")
+    assert 'compute_dtype="float32"' in low.text(elide_larger_than=1)
+    assert 'compute_dtype' not in _lower(back.with_attr("params", bparams)).text(elide_larger_than=1)
+    for feed in _inputs(3, 9, (1, 3, 16, 16), "x"):
+        x = feed["x"]
+        np.testing.assert_array_equal(np.asarray(lib.run(x)), np.asarray(ir.evaluate(low, "main", [irm.tensor(x)])))
+    with pytest.raises(ValueError, match="compute_dtype 'float16' is not supported"):
+        Sequential([Pass.get("FakeQuantizationToInteger", {"compute_dtype": "float16"})])(low)
