@@ -293,6 +293,17 @@ IRM_KQ_INLINE void irm_kq_fast_store_(const irm_kernel_qconv2d_params *q, const 
 }
 #endif
 
+/* Whether the vector epilogue serves (irm_kernel_qconv2d_call_'s
+ * vec_requantize) for oc output channels: bytes out, half to even, finite
+ * multipliers, and with compute_f32 no requantize zero point (its float
+ * code takes none). */
+IRM_KQ_INLINE int irm_kq_vec_requantize_(const irm_kernel_qconv2d_params *q, int oc) {
+  int ok = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up && !(q->compute_f32 && q->rq_zp != 0);
+  for (int o = 0; ok && o < (q->mult_per_channel ? oc : 1); o++)
+    ok = q->mult[o] - q->mult[o] == 0.0f; /* finite: inf - inf and NaN are NaN */
+  return ok;
+}
+
 /* Where the sums of output block v start: the zero point's term and the
  * bias, the part of each sum that does not depend on the data, so the
  * epilogue does not add it once per pixel. */
@@ -498,10 +509,7 @@ IRM_KQ_INLINE void irm_kernel_qconv2d_range_lanes(const irm_kernel_qconv2d_shape
   c.out_cstride = (size_t)s->oh * s->ow * x;
   c.flip = q->x_signed ? 0x80808080u : 0u;
   c.zpad = ((uint32_t)(uint8_t)q->xz * 0x01010101u) ^ c.flip;
-  c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
-  for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
-    c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f;                      /* finite: inf - inf and NaN are NaN */
-  c.vec_requantize = c.vec_requantize && !(q->compute_f32 && q->rq_zp != 0); /* its float code takes no zero point */
+  c.vec_requantize = irm_kq_vec_requantize_(q, s->oc);
   c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
   for (int it = begin; it < end; it++) {
     int t = it / rows, r = it % rows, n = r / s->oh, y = r % s->oh;

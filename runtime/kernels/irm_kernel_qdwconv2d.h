@@ -202,10 +202,7 @@ IRM_KQ_INLINE void irm_kernel_qdwconv2d_range(const irm_kernel_qconv2d_shape *s_
   c.out_cstride = (size_t)s->oh * s->ow * x;
   c.flip = q->x_signed ? 0x80808080u : 0u;
   c.zpad = 0;
-  c.vec_requantize = q->out_kind != IRM_KERNEL_QOUT_I32 && !q->half_up;
-  for (int o = 0; c.vec_requantize && o < (q->mult_per_channel ? s->oc : 1); o++)
-    c.vec_requantize = q->mult[o] - q->mult[o] == 0.0f;                      /* finite: inf - inf and NaN are NaN */
-  c.vec_requantize = c.vec_requantize && !(q->compute_f32 && q->rq_zp != 0); /* its float code takes no zero point */
+  c.vec_requantize = irm_kq_vec_requantize_(q, s->oc);
   c.fast_epilogue = c.vec_requantize && q->rq_zp == 0;
   uint8_t zpad[IRM_KERNEL_QBLOCK];
   memset(zpad, (uint8_t)q->xz, sizeof zpad);

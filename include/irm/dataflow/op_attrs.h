@@ -517,8 +517,8 @@ IRM_API int irm_qnn_dense_attrs_decode(const char *op, const irm_object *attrs, 
  * qnn.requantize and a clip fused. Defaults: strides 1,1, padding 0,
  * dilation 1,1; channels (required) the result's channels; out_dtype
  * int32 (the sums plus the bias; uint8 or int8: requantized, the type
- * rule checks); rounding TONEAREST (as qnn.requantize's); clip_min and
- * compute_dtype FLOAT64 (as qnn.requantize's); clip_min and
+ * rule checks); rounding TONEAREST and compute_dtype float64 (as
+ * qnn.requantize's); clip_min and
  * clip_max (defaults -2^31 and 2^31 - 1) narrow the requantized range;
  * groups (default 1) 1 or channels (depthwise: the kernel packed as
  * int32 [ceil(C/16)][KH][KW][16]; the decoder checks groups >= 1, the
