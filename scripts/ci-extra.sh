@@ -2,9 +2,9 @@
 # The checks CI runs after scripts/test: the house rules (every C file as
 # clang-format would write it, scripts/check-format; python/ and node/
 # linted, scripts/check-lint), a short libFuzzer smoke run of every harness
-# (fuzz/run.sh, about a minute in all), the thread stress test and
+# (fuzz/run.sh, 5 s each), the thread stress test and
 # check_threads' concurrent runs under ThreadSanitizer (build-tsan) and valgrind memcheck over the Check suites
-# (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
+# of runtime/ and registry/ (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
 # valgrind, clang-format and flake8 when missing. Every part runs even when
 # an earlier one fails; the last lines report each, and the exit status is
 # non-zero unless all passed.
@@ -33,12 +33,12 @@ format=$?
 scripts/check-lint
 lint=$?
 
-echo "== irm: fuzz smoke runs"
+echo "== irm: fuzz smoke runs ($((SECONDS - start)) s in)"
 fuzz=0
 harnesses=$(sed -n '/^set(irm_fuzz_harnesses/,/^)/{/^  /p}' fuzz/harnesses.cmake)
 log=$(mktemp)
 for h in $harnesses; do
-  if fuzz/run.sh "$h" "${IRM_FUZZ_SMOKE_SECONDS:-10}" >"$log" 2>&1; then
+  if fuzz/run.sh "$h" "${IRM_FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then
     echo "fuzz $h: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else
     tail -40 "$log"
@@ -48,15 +48,15 @@ for h in $harnesses; do
 done
 rm -f "$log"
 
-echo "== irm: ThreadSanitizer stress test (build-tsan)"
+echo "== irm: ThreadSanitizer stress test (build-tsan, $((SECONDS - start)) s in)"
 cmake -S . -B build-tsan -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_SANITIZE_THREAD=ON \
   -DIRM_BUILD_BENCH=OFF >/dev/null &&
   cmake --build build-tsan -j"$jobs" --target stress_threads check_threads >/dev/null &&
   (cd build-tsan && ctest -R '^(stress_threads|threads_concurrency)$' --output-on-failure)
 tsan=$?
 
-echo "== irm: valgrind memcheck (build-test)"
-scripts/valgrind.sh build-test
+echo "== irm: valgrind memcheck (build-test, $((SECONDS - start)) s in)"
+scripts/valgrind.sh build-test runtime registry
 memcheck=$?
 
 echo "irm: format: $(result $format)"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# scripts/valgrind.sh [BUILD_DIR]: valgrind memcheck over every Check suite
-# of a plain build (default build-test; configured and built when missing).
+# scripts/valgrind.sh [BUILD_DIR [FOLDER...]]: valgrind memcheck over the
+# Check suites of a plain build (default build-test; configured and built
+# when missing): every suite, or those whose source is under
+# tests/FOLDER/ for one of the FOLDERs (CI passes runtime and registry: the
+# code users embed and the libffi dispatch, where an uninitialised value
+# is what memcheck finds and ASan cannot).
 # Check's fork mode stays on and valgrind follows the children, so each test
 # runs in a fresh process as in ctest. A suite fails on any invalid read or
 # write, use of uninitialised memory, or definitely / indirectly lost block.
@@ -21,6 +25,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:-build-test}
+shift $(($# > 0 ? 1 : 0))
+folders=("$@")
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 fi
@@ -42,6 +48,11 @@ for exe in "$build"/tests/check_*; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue
   src=$(source_of "$name")
   [ -n "$src" ] || continue
+  if [ ${#folders[@]} -gt 0 ]; then
+    wanted=0
+    for f in "${folders[@]}"; do [[ $src == tests/$f/* ]] && wanted=1; done
+    [ $wanted -eq 1 ] || continue
+  fi
   grep -q install_counting_allocator "$src" || suites+=("$exe")
 done
 
@@ -60,7 +71,7 @@ memcheck() {
 # run_one EXE: the suite under memcheck (case by case when one of its
 # cases is in slow_cases); prints "name ok|FAILED".
 run_one() {
-  local exe=$1 name log status=0 tcase
+  local exe=$1 name log status=0 tcase began=$SECONDS
   name=$(basename "$exe")
   log=$logs/$name.log
   : >"$log"
@@ -73,9 +84,9 @@ run_one() {
     (cd "$(dirname "$exe")" && memcheck "./$name") >>"$log" 2>&1 || status=1
   fi
   if [ $status -eq 0 ] && ! grep -qE 'Invalid (read|write)|definitely lost: [1-9]|indirectly lost: [1-9]' "$log"; then
-    echo "$name ok"
+    echo "$name ok, $((SECONDS - began)) s"
   else
-    echo "$name FAILED (see $log)"
+    echo "$name FAILED (see $log), $((SECONDS - began)) s"
   fi
 }
 export -f run_one memcheck source_of
@@ -84,6 +95,7 @@ export logs slow_cases
 start=$SECONDS
 results=$(printf '%s\n' "${suites[@]}" | xargs -P"$(nproc)" -I{} bash -c 'run_one {}')
 echo "$results" | grep FAILED
+[ -z "${IRM_VALGRIND_TIMES:-}" ] || echo "$results" | sort -t, -k2 -n -r
 failed=$(echo "$results" | grep -c FAILED)
 echo "irm: valgrind memcheck: ${#suites[@]} suites, $failed failed, $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

@@ -231,7 +231,7 @@ START_TEST(test_eviction_at_the_cap_least_recently_used) {
   irm_build_cache *c = NULL;
   ck_assert_ok(irm_build_cache_open(dir, &c));
   for (int i = 0; i < 5; i++) {
-    char text[16], entry[1024];
+    char text[24], entry[1024];
     snprintf(text, sizeof text, "unit %d", i);
     key_of(text, keys[i]);
     ck_assert_ok(irm_build_cache_store(c, keys[i], src));

@@ -55,7 +55,7 @@ static irm_object *tensor_of(const char *dtype, const int64_t *shape, int32_t nd
 
 /* An Array of n tensors (moved in), NEW. */
 static irm_object *array_of(irm_object **ts, size_t n) {
-  irm_any v[4];
+  irm_any v[4] = {0};
   for (size_t i = 0; i < n; i++) v[i] = irm_any_object(ts[i]);
   irm_object *arr = new_array(v, n);
   for (size_t i = 0; i < n; i++) irm_any_release(&v[i]);

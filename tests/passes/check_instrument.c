@@ -88,7 +88,7 @@ static irm_pass *module_pass(const char *name) {
 
 /* A context with the given instruments (n of them, taken) and required names. */
 static irm_pass_context *context_with(irm_instrument **insts, size_t n, const char *required) {
-  irm_any items[4];
+  irm_any items[4] = {0};
   for (size_t i = 0; i < n; i++) items[i] = irm_any_object(insts[i]);
   irm_object *list = new_array(items, n);
   for (size_t i = 0; i < n; i++) irm_object_release(insts[i]);

@@ -170,7 +170,7 @@ static int count_visits(const irm_name_entry *e, void *ctx) {
 
 START_TEST(test_visit_stops_at_the_first_nonzero_result) {
   for (int i = 0; i < 3; i++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "n%d", i);
     ck_assert_int_eq(add(name, i, IRM_NAME_UNIQUE), IRM_OK);
   }

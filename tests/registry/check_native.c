@@ -158,7 +158,7 @@ static uint64_t raw_of(const irm_any *v) {
 
 static void make_pool(irm_object **pool) {
   for (int i = 0; i < 4; i++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "arg%d", i);
     pool[i] = new_string(name);
   }

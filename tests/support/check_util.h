@@ -66,7 +66,8 @@ static inline int run_suite(Suite *s) {
 
 /* The depth (or length) a deep-program test uses: n, divided by
  * IRM_TEST_DEPTH_DIVISOR when set (scripts/valgrind.sh sets 100: memcheck
- * runs each node ~50 times slower, and leaks show at any depth). */
+ * runs each node ~50 times slower, and leaks show at any depth; the
+ * sanitizer build's ctests set 10). */
 static inline size_t test_depth(size_t n) {
   const char *d = getenv("IRM_TEST_DEPTH_DIVISOR");
   long k = d ? strtol(d, NULL, 10) : 1;

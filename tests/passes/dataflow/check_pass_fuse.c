@@ -130,7 +130,7 @@ static void assert_close(const irm_any *a, const irm_any *b) {
 /* main of before and after gives the same tensors on inputs of shapes. */
 static void check_eval(const irm_module *before, const irm_module *after, const int64_t *const *shapes,
                        const int32_t *ndims, size_t n) {
-  irm_any items[8];
+  irm_any items[8] = {0};
   for (size_t i = 0; i < n; i++) items[i] = irm_any_object(tensor(shapes[i], ndims[i], (unsigned)i + 1));
   irm_object *inputs = new_array(items, n);
   for (size_t i = 0; i < n; i++) irm_any_release(&items[i]);
