@@ -52,7 +52,10 @@ IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
 IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) { return vmaxq_f32(v, acc); } /* FMAX: NaN wins */
 #else
 IRM_KV_INLINE irm_kv irm_kernel_pool_max_(irm_kv v, irm_kv acc) {
-  for (int i = 0; i < IRM_KV_WIDTH; i++) acc.v[i] = v.v[i] > acc.v[i] || v.v[i] != v.v[i] ? v.v[i] : acc.v[i];
+  for (int i = 0; i < IRM_KV_WIDTH; i++) {
+    float x = IRM_KV_LANE(v, i), a = IRM_KV_LANE(acc, i);
+    IRM_KV_LANE(acc, i) = x > a || x != x ? x : a;
+  }
   return acc;
 }
 #endif

@@ -46,13 +46,17 @@ IRM_KV_INLINE irm_kv irm_kv_pow2i_(irm_kv n) {
   return vreinterpretq_f32_s32(vshlq_n_s32(e, 23));
 }
 #else
-IRM_KV_INLINE float irm_kv_hsum_(irm_kv a) { return (a.v[0] + a.v[2]) + (a.v[1] + a.v[3]); /* IRM_KV_WIDTH is 4 */ }
+IRM_KV_INLINE float irm_kv_hsum_(irm_kv a) { /* IRM_KV_WIDTH is 4 */
+  return (IRM_KV_LANE(a, 0) + IRM_KV_LANE(a, 2)) + (IRM_KV_LANE(a, 1) + IRM_KV_LANE(a, 3));
+}
 IRM_KV_INLINE irm_kv irm_kv_pow2i_(irm_kv n) {
   irm_kv r;
   for (int i = 0; i < IRM_KV_WIDTH; i++) {
     /* a NaN lane would be undefined behaviour as an int: 0 instead */
-    int32_t bits = (int32_t)((n.v[i] == n.v[i] ? (int)n.v[i] : 0) + 127) * (1 << 23);
-    memcpy(&r.v[i], &bits, sizeof bits);
+    float x = IRM_KV_LANE(n, i), f;
+    int32_t bits = (int32_t)((x == x ? (int)x : 0) + 127) * (1 << 23);
+    memcpy(&f, &bits, sizeof f);
+    IRM_KV_LANE(r, i) = f;
   }
   return r;
 }
