@@ -90,28 +90,43 @@ static int oc_vecs_of(run_kind k) {
                            : 1;
 }
 
+/* One function per schedule: each inlines its kernel once, and gcc's cost
+ * on one function grows faster than its size (one switch holding every
+ * copy took most of this suite's 35 s of cc). */
+#define RUN_FN_(name, call)                                                                                         \
+  static __attribute__((noinline)) void name(const irm_kernel_conv2d_shape *s, const float *in, const float *w,     \
+                                             float *out, const irm_kernel_epilogue *e, int flags, float *scratch) { \
+    (void)flags;                                                                                                    \
+    (void)scratch;                                                                                                  \
+    call;                                                                                                           \
+  }
+RUN_FN_(run_conv_1, irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 1, 1, 1, IRM_KERNEL_ORDER_OC_OUTER))
+RUN_FN_(run_conv_2, irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 5, 2, 2, IRM_KERNEL_ORDER_ROW_OUTER))
+RUN_FN_(run_conv_3, irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 7, 3, 4, IRM_KERNEL_ORDER_OC_OUTER))
+RUN_FN_(run_conv_4, irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 31, 1, 1, IRM_KERNEL_ORDER_ROW_OUTER))
+/* Flags folded too, as in a generated kernel. */
+RUN_FN_(run_conv_folded,
+        irm_kernel_conv2d_nchwc(s, in, w, out, e, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU,
+                                14, 2, 1, IRM_KERNEL_ORDER_OC_OUTER))
+RUN_FN_(run_conv_padded,
+        irm_kernel_conv2d_nchwc_padded(s, in, w, out, e, flags, 6, 2, 1, IRM_KERNEL_ORDER_OC_OUTER, scratch))
+RUN_FN_(run_winograd_1, irm_kernel_winograd_nchwc(s, 2, in, w, out, e, flags, scratch, 3, 1))
+RUN_FN_(run_winograd_2, irm_kernel_winograd_nchwc(s, 2, in, w, out, e, flags, scratch, 14, 2))
+RUN_FN_(run_winograd4_1, irm_kernel_winograd_nchwc(s, 4, in, w, out, e, flags, scratch, 2, 1))
+RUN_FN_(run_winograd4_2, irm_kernel_winograd_nchwc(s, 4, in, w, out, e, flags, scratch, 14, 2))
+RUN_FN_(run_depthwise_1, irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 1))
+RUN_FN_(run_depthwise_7, irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 7))
+#undef RUN_FN_
+
 static void run_kernel(run_kind k, const irm_kernel_conv2d_shape *s, const float *in, const float *w, float *out,
                        const irm_kernel_epilogue *e, int flags, float *scratch) {
-  switch (k) {
-  case RUN_CONV_1: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 1, 1, 1, IRM_KERNEL_ORDER_OC_OUTER); break;
-  case RUN_CONV_2: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 5, 2, 2, IRM_KERNEL_ORDER_ROW_OUTER); break;
-  case RUN_CONV_3: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 7, 3, 4, IRM_KERNEL_ORDER_OC_OUTER); break;
-  case RUN_CONV_4: irm_kernel_conv2d_nchwc(s, in, w, out, e, flags, 31, 1, 1, IRM_KERNEL_ORDER_ROW_OUTER); break;
-  case RUN_CONV_FOLDED:
-    /* Flags folded too, as in a generated kernel. */
-    irm_kernel_conv2d_nchwc(s, in, w, out, e, IRM_KERNEL_EPI_BIAS | IRM_KERNEL_EPI_RESIDUAL | IRM_KERNEL_EPI_RELU, 14,
-                            2, 1, IRM_KERNEL_ORDER_OC_OUTER);
-    break;
-  case RUN_CONV_PADDED:
-    irm_kernel_conv2d_nchwc_padded(s, in, w, out, e, flags, 6, 2, 1, IRM_KERNEL_ORDER_OC_OUTER, scratch);
-    break;
-  case RUN_WINOGRAD_1: irm_kernel_winograd_nchwc(s, 2, in, w, out, e, flags, scratch, 3, 1); break;
-  case RUN_WINOGRAD_2: irm_kernel_winograd_nchwc(s, 2, in, w, out, e, flags, scratch, 14, 2); break;
-  case RUN_WINOGRAD4_1: irm_kernel_winograd_nchwc(s, 4, in, w, out, e, flags, scratch, 2, 1); break;
-  case RUN_WINOGRAD4_2: irm_kernel_winograd_nchwc(s, 4, in, w, out, e, flags, scratch, 14, 2); break;
-  case RUN_DEPTHWISE_1: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 1); break;
-  case RUN_DEPTHWISE_7: irm_kernel_depthwise_nchwc(s, in, w, out, e, flags, 7); break;
-  }
+  static void (*const runs[])(const irm_kernel_conv2d_shape *, const float *, const float *, float *,
+                              const irm_kernel_epilogue *, int, float *) = {
+      [RUN_CONV_1] = run_conv_1,           [RUN_CONV_2] = run_conv_2,           [RUN_CONV_3] = run_conv_3,
+      [RUN_CONV_4] = run_conv_4,           [RUN_CONV_FOLDED] = run_conv_folded, [RUN_CONV_PADDED] = run_conv_padded,
+      [RUN_WINOGRAD_1] = run_winograd_1,   [RUN_WINOGRAD_2] = run_winograd_2,   [RUN_WINOGRAD4_1] = run_winograd4_1,
+      [RUN_WINOGRAD4_2] = run_winograd4_2, [RUN_DEPTHWISE_1] = run_depthwise_1, [RUN_DEPTHWISE_7] = run_depthwise_7};
+  runs[k](s, in, w, out, e, flags, scratch);
 }
 
 static int is_depthwise(run_kind k) { return k >= RUN_DEPTHWISE_1; }

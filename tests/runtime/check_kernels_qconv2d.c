@@ -52,6 +52,20 @@ static int32_t reference(const qcase *k, const uint8_t *x, const uint8_t *w, con
   return (int32_t)(uint32_t)acc;
 }
 
+/* One function per tile the tests run: each inlines its kernel once, and
+ * gcc's cost on one function grows faster than its size (one function
+ * holding every copy took 60 s to compile, these 20). */
+#define QCONV_RANGE_(T, V)                                                              \
+  static __attribute__((noinline)) void qconv_range_##T##_##V(                          \
+      const irm_kernel_qconv2d_shape *s, const void *xb, const int8_t *packed, void *y, \
+      const irm_kernel_qconv2d_params *q, int begin, int end) {                         \
+    irm_kernel_qconv2d_range(s, xb, packed, y, q, (T), (V), begin, end);                \
+  }
+QCONV_RANGE_(1, 1)
+QCONV_RANGE_(4, 2)
+QCONV_RANGE_(6, 4)
+#undef QCONV_RANGE_
+
 static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
   const irm_kernel_qconv2d_shape *s = &k->s;
   size_t nx = (size_t)s->n * s->ic * s->ih * s->iw, nw = (size_t)s->oc * s->ic * s->kh * s->kw;
@@ -105,15 +119,14 @@ static void run_case(const qcase *k, int ow_tile, int oc_vecs) {
   memset(y, 0x5a, ny * sizeof *y);
   /* the items in two or three chunks: any split gives the same bits */
   int items = irm_kernel_qconv2d_items(s, oc_vecs), cut = items > 1 ? 1 + rnd(items - 1) : items;
-#define QCONV_RUN_(T, V)                                                  \
-  if (ow_tile == (T) && oc_vecs == (V)) {                                 \
-    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), 0, cut);     \
-    irm_kernel_qconv2d_range(s, xb, packed, y, &q, (T), (V), cut, items); \
-  }
-  QCONV_RUN_(1, 1)
-  QCONV_RUN_(4, 2)
-  QCONV_RUN_(6, 4)
-#undef QCONV_RUN_
+  void (*range)(const irm_kernel_qconv2d_shape *, const void *, const int8_t *, void *,
+                const irm_kernel_qconv2d_params *, int, int) = ow_tile == 1 && oc_vecs == 1   ? qconv_range_1_1
+                                                               : ow_tile == 4 && oc_vecs == 2 ? qconv_range_4_2
+                                                               : ow_tile == 6 && oc_vecs == 4 ? qconv_range_6_4
+                                                                                              : NULL;
+  ck_assert(range != NULL);
+  range(s, xb, packed, y, &q, 0, cut);
+  range(s, xb, packed, y, &q, cut, items);
   for (int n = 0; n < s->n; n++)
     for (int o = 0; o < s->oc; o++)
       for (int oy = 0; oy < s->oh; oy++)
