@@ -18,7 +18,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_BUILD_TESTS=OFF -DIRM_BUILD_BENCH=OFF \
     -DIRM_BUILD_EXAMPLES=OFF >/dev/null
 fi
-cmake --build "$build" -j2 --target "fuzz_$name" >/dev/null
+# IRM_FUZZ_PREBUILT=1: the caller built the harness (several runs at once
+# must not run make in one tree)
+[ "${IRM_FUZZ_PREBUILT:-0}" = 1 ] || cmake --build "$build" -j2 --target "fuzz_$name" >/dev/null
 corpus=$build/corpus/$name crashes=$build/crashes/$name
 mkdir -p "$corpus" "$crashes"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}

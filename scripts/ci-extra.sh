@@ -34,19 +34,34 @@ scripts/check-lint
 lint=$?
 
 echo "== irm: fuzz smoke runs ($((SECONDS - start)) s in)"
-fuzz=0
 harnesses=$(sed -n '/^set(irm_fuzz_harnesses/,/^)/{/^  /p}' fuzz/harnesses.cmake)
-log=$(mktemp)
-for h in $harnesses; do
-  if fuzz/run.sh "$h" "${IRM_FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then
-    echo "fuzz $h: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
+# every harness built first (fuzz/run.sh configures build-fuzz on its first
+# call), then the smoke runs one per core
+fuzz=0
+read -r first _ <<<"$(echo $harnesses)"
+if ! fuzz/run.sh "$first" 0 -runs=0 >/dev/null 2>&1 ||
+   ! cmake --build build-fuzz -j"$jobs" --target $(printf 'fuzz_%s ' $harnesses) >/dev/null; then
+  echo "fuzz: the harnesses did not build"
+  fuzz=1
+fi
+smoke() {
+  local log
+  log=$(mktemp)
+  if IRM_FUZZ_PREBUILT=1 fuzz/run.sh "$1" "${IRM_FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then
+    echo "fuzz $1: $(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1)"
   else
     tail -40 "$log"
-    echo "fuzz $h: FAILED"
-    fuzz=1
+    echo "fuzz $1: FAILED"
+    rm -f "$log"
+    return 1
   fi
-done
-rm -f "$log"
+  rm -f "$log"
+}
+export -f smoke
+if [ $fuzz -eq 0 ]; then
+  # each run's lines printed together (its log, then one echo)
+  printf '%s\n' $harnesses | xargs -P "$jobs" -I{} bash -c 'smoke {}' || fuzz=1
+fi
 
 echo "== irm: ThreadSanitizer stress test (build-tsan, $((SECONDS - start)) s in)"
 cmake -S . -B build-tsan -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_SANITIZE_THREAD=ON \
