@@ -35,12 +35,9 @@ lint=$?
 
 echo "== irm: fuzz smoke runs ($((SECONDS - start)) s in)"
 harnesses=$(sed -n '/^set(irm_fuzz_harnesses/,/^)/{/^  /p}' fuzz/harnesses.cmake)
-# every harness built first (fuzz/run.sh configures build-fuzz on its first
-# call), then the smoke runs one per core
+# every harness built first, then the smoke runs one per core
 fuzz=0
-read -r first _ <<<"$(echo $harnesses)"
-if ! fuzz/run.sh "$first" 0 -runs=0 >/dev/null 2>&1 ||
-   ! cmake --build build-fuzz -j"$jobs" --target $(printf 'fuzz_%s ' $harnesses) >/dev/null; then
+if ! fuzz/run.sh --build $harnesses; then
   echo "fuzz: the harnesses did not build"
   fuzz=1
 fi
