@@ -3,7 +3,7 @@
 # clang-format would write it, scripts/check-format; python/ and node/
 # linted, scripts/check-lint), a short libFuzzer smoke run of every harness
 # (fuzz/run.sh, 5 s each), the thread stress test and
-# check_threads' concurrent runs under ThreadSanitizer (build-tsan) and valgrind memcheck over the Check suites
+# check_threads' concurrent runs and the pool's own suite under ThreadSanitizer (build-tsan), and valgrind memcheck over the Check suites
 # of runtime/ and registry/ (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
 # valgrind, clang-format and flake8 when missing. Every part runs even when
 # an earlier one fails; the last lines report each, and the exit status is
@@ -63,8 +63,8 @@ fi
 echo "== irm: ThreadSanitizer stress test (build-tsan, $((SECONDS - start)) s in)"
 cmake -S . -B build-tsan -DIRM_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIRM_SANITIZE_THREAD=ON \
   -DIRM_BUILD_BENCH=OFF >/dev/null &&
-  cmake --build build-tsan -j"$jobs" --target stress_threads check_threads >/dev/null &&
-  (cd build-tsan && ctest -R '^(stress_threads|threads_concurrency)$' --output-on-failure)
+  cmake --build build-tsan -j"$jobs" --target stress_threads check_threads check_threadpool >/dev/null &&
+  (cd build-tsan && ctest -R '^(stress_threads|threads_concurrency|threadpool)$' --output-on-failure)
 tsan=$?
 
 echo "== irm: valgrind memcheck (build-test, $((SECONDS - start)) s in)"

@@ -235,10 +235,10 @@ int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work);
 
 /* Appends the statements `stmts` run over items [begin, end) of a split of
  * `items` in chunks of `chunk` (irm_cg_chunk_): `stmts` sees the ints
- * begin, end and slot (the chunk's index: a generator giving each chunk
- * its own scratch indexes it by slot), the call's buffers by their names
- * (inputs, output, the epilogue's), and the kernel's scratch. Serial (one
- * chunk, or c->threads 0): one block over [0, items), slot 0. Parallel: a
+ * begin and end, the call's buffers by their names (inputs, output, the
+ * epilogue's), and the kernel's scratch. Serial (one chunk, or c->threads
+ * 0): one block over [0, items) (with the int slot 0, for
+ * irm_cg_parallel_slots_'s statements). Parallel: a
  * task function at file scope taking the buffers through a pointer array,
  * and a call of irm_parallel_for. Errors: MemoryError (through the
  * buffers). */
@@ -249,6 +249,20 @@ int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t c
  * epilogue (the walker's elementwise loops, whose leaves are no call's). */
 int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
                           const char *const *names, const char *const *types, size_t n);
+
+/* irm_cg_parallel_ whose chunks take the lowest free slot while they run
+ * (irm_parallel_slot_claim) rather than their index, so the slots in use
+ * are as many as threads run at once and stay in cache: for a generator
+ * giving each chunk its own scratch. busy: a C expression of a char
+ * pointer into the kernel's scratch, irm_cg_slot_flags_bytes_(items,
+ * chunk) bytes of flags (the generated code clears them before the
+ * split). */
+int irm_cg_parallel_slots_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                           const char *busy);
+
+/* The bytes of irm_cg_parallel_slots_'s flags for a split of items in
+ * chunks of chunk. */
+size_t irm_cg_slot_flags_bytes_(int64_t items, int64_t chunk);
 
 /* Appends record r to c's collector (none: does nothing). Errors:
  * MemoryError. */

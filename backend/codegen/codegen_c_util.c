@@ -293,15 +293,15 @@ static void capture(const char **names, const char **types, size_t *n, const cha
   types[(*n)++] = type;
 }
 
-int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts) {
-  return irm_cg_parallel_with_(c, b, items, chunk, stmts, NULL, NULL, 0);
-}
-
-int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
-                          const char *const *names_in, const char *const *types_in, size_t n_in) {
+/* irm_cg_parallel_with_, and with busy (a C expression of a char
+ * pointer into the scratch: irm_cg_slot_flags_bytes_ of flags) each
+ * running chunk's slot is the lowest free one (irm_parallel_slot_claim)
+ * instead of its index. */
+static int parallel_emit(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                         const char *const *names_in, const char *const *types_in, size_t n_in, const char *busy) {
   if (c->threads <= 0 || !c->file_scope || !c->tasks || chunk >= items) {
-    irm_text_buf_printf_(b, "    {\n    const int begin = 0, end = %lld, slot = 0;\n    (void)slot;\n%s    }\n",
-                         (long long)items, stmts);
+    irm_text_buf_printf_(b, "    {\n    const int begin = 0, end = %lld%s;\n%s    }\n", (long long)items,
+                         busy ? ", slot = 0" : "", stmts);
     return b->failed ? irm_error_nomem_("generating C") : IRM_OK;
   }
   const char *names[CG_MAX_INPUTS + 4], *types[CG_MAX_INPUTS + 4];
@@ -327,14 +327,42 @@ int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int6
   irm_text_buf_puts_(f, "  void *const *irm_a = (void *const *)irm_ctx;\n  void *restrict scratch = irm_a[0];\n");
   for (size_t i = 0; i < n; i++)
     irm_text_buf_printf_(f, "  %s *restrict %s = (%s *)irm_a[%zu];\n", types[i], names[i], types[i], i + 1);
-  irm_text_buf_printf_(f, "  const int begin = (int)irm_begin, end = (int)irm_end, slot = (int)(irm_begin / %lld);\n",
-                       (long long)chunk);
-  irm_text_buf_puts_(f, "  (void)scratch;\n  (void)slot;\n");
+  long long slots = (long long)((items + chunk - 1) / chunk);
+  irm_text_buf_puts_(f, "  const int begin = (int)irm_begin, end = (int)irm_end;\n");
+  if (busy)
+    irm_text_buf_printf_(f,
+                         "  atomic_int *irm_busy = (atomic_int *)(void *)(%s);\n"
+                         "  const int slot = irm_parallel_slot_claim(irm_busy, %lld);\n",
+                         busy, slots);
+  irm_text_buf_puts_(f, "  (void)scratch;\n");
   for (size_t i = 0; i < n; i++) irm_text_buf_printf_(f, "  (void)%s;\n", names[i]);
-  irm_text_buf_printf_(f, "  {\n%s  }\n}\n", stmts);
-  irm_text_buf_puts_(b, "    {\n    void *irm_a[] = {scratch");
+  irm_text_buf_printf_(f, "  {\n%s  }\n", stmts);
+  if (busy) irm_text_buf_puts_(f, "  irm_parallel_slot_release(irm_busy, slot);\n");
+  irm_text_buf_puts_(f, "}\n");
+  irm_text_buf_puts_(b, "    {\n");
+  if (busy) irm_text_buf_printf_(b, "    irm_parallel_slots_clear((atomic_int *)(void *)(%s), %lld);\n", busy, slots);
+  irm_text_buf_puts_(b, "    void *irm_a[] = {scratch");
   for (size_t i = 0; i < n; i++) irm_text_buf_printf_(b, ", (void *)%s", names[i]);
   irm_text_buf_printf_(b, "};\n    irm_parallel_for(IRM_CG_POOL, %lld, %lld, %s_task%zu, irm_a);\n    }\n",
                        (long long)items, (long long)chunk, c->symbol, k);
   return b->failed || f->failed ? irm_error_nomem_("generating C") : IRM_OK;
+}
+
+int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts) {
+  return parallel_emit(c, b, items, chunk, stmts, NULL, NULL, 0, NULL);
+}
+
+int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                          const char *const *names, const char *const *types, size_t n) {
+  return parallel_emit(c, b, items, chunk, stmts, names, types, n, NULL);
+}
+
+int irm_cg_parallel_slots_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
+                           const char *busy) {
+  return parallel_emit(c, b, items, chunk, stmts, NULL, NULL, 0, busy);
+}
+
+size_t irm_cg_slot_flags_bytes_(int64_t items, int64_t chunk) {
+  /* atomic_int is int-sized wherever it is lock-free; twice that is room for any */
+  return (size_t)((items + chunk - 1) / chunk) * 2 * sizeof(int);
 }

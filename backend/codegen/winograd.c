@@ -102,7 +102,8 @@ int irm_cg_winograd_record_(const cg_call *c, irm_sched_record_ *r) {
 }
 
 /* The kernel's statements over rows of output tiles [begin, end), each
- * chunk with its own transforms' scratch (slot). */
+ * running chunk with its own transforms' scratch (slot: the lowest free
+ * one, so that a thread's stays in its cache). */
 static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t *scratch) {
   static const char *const headers[] = {"irm_kernel_winograd.h", NULL};
   int64_t m = v->a.tile_size, tiles = (v->ow + m - 1) / m, cin = v->cb * v->x;
@@ -118,7 +119,11 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)v->a.channels * (double)cin *
                 (double)((m + 2) * (m + 2)) / (double)(m * m);
   k->chunk = irm_cg_chunk_(c, k->items, work);
-  *scratch = one * (size_t)((k->items + k->chunk - 1) / k->chunk);
+  size_t slots = one * (size_t)((k->items + k->chunk - 1) / k->chunk);
+  *scratch = slots + irm_cg_slot_flags_bytes_(k->items, k->chunk);
+  char busy[160];
+  if (snprintf(busy, sizeof busy, "%s + %zu", c->scratch, slots) >= (int)sizeof busy)
+    return irm_error_nomem_("generating C"); /* no scratch expression is this long */
   irm_text_buf run;
   irm_text_buf_init_(&run, NULL, 0);
   P(&run,
@@ -130,7 +135,7 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
     "    irm_kernel_winograd_range(&s, %d, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, "
     "%d, begin, end);\n",
     (int)m, c->in[0].name, c->in[1].name, c->out.name, c->scratch, one, k->ow_tile, k->oc_vecs);
-  rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, k->items, k->chunk, run.data);
+  rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_slots_(c, b, k->items, k->chunk, run.data, busy);
   irm_text_buf_free_(&run);
   return rc ? rc : irm_cg_record_schedule_(c, &r);
 }

@@ -14,8 +14,10 @@
 // with set_params given the params file and, for a library built for the
 // cpp runtime, set_pool given a pool of `threads` threads from the shim
 // (one library file per thread count: the pool pointer is the library's).
-// Every round runs each system once, in an order that rotates per round; the
-// best CPU time (process.cpuUsage) and wall time over the rounds are kept.
+// Every round runs each system once, in an order that rotates per round,
+// each after a 20 ms pause (so no pool's spinning threads from the system
+// before share its cores or its CPU time); the best CPU time
+// (process.cpuUsage) and wall time over the rounds are kept.
 // Prints one `@json {...}` line: per system its best CPU and wall ms and the
 // max abs difference of its logits from the reference, and with profile,
 // ONNX Runtime's per-node best durations from a second, profiled session.
@@ -104,6 +106,9 @@ async function measure(systems, rounds, ref) {
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < systems.length; i++) {
       const s = systems[(i + r) % systems.length];
+      // a pause first: the last system's idle threads (ONNX Runtime's and
+      // irm's pools spin before they sleep) must not run beside this one
+      await new Promise((res) => setTimeout(res, 20));
       const c0 = process.cpuUsage();
       const w0 = process.hrtime.bigint();
       await s.run();

@@ -59,6 +59,34 @@ static inline void irm_parallel_for(const irm_parallel_pool *pool, int64_t n, in
   if (n > 0) task(ctx, 0, n); /* one range: a task computes any range the same way */
 }
 
+#if !defined(__cplusplus) && !defined(__STDC_NO_ATOMICS__)
+#include <stdatomic.h>
+
+/* Private scratch for chunks: a task whose chunks each need a buffer
+ * (Winograd's transforms) has a slot per chunk, but each running chunk
+ * takes the lowest free one. The slots in use are then as many as the
+ * threads running at once, and each stays in its thread's cache; a slot
+ * per chunk index cycled through all of them (14 slots of 252 KB made
+ * resnet18's Winograd convs 1.1x faster on 2 threads, not 1.7x). busy:
+ * n flags, cleared by irm_parallel_slots_clear before the parallel_for;
+ * n at least the number of chunks, so a free slot always exists. */
+static inline void irm_parallel_slots_clear(atomic_int *busy, int n) {
+  for (int i = 0; i < n; i++) atomic_init(&busy[i], 0);
+}
+
+static inline int irm_parallel_slot_claim(atomic_int *busy, int n) {
+  for (;;)
+    for (int i = 0; i < n; i++)
+      if (!atomic_load_explicit(&busy[i], memory_order_relaxed) &&
+          !atomic_exchange_explicit(&busy[i], 1, memory_order_acquire))
+        return i;
+}
+
+static inline void irm_parallel_slot_release(atomic_int *busy, int slot) {
+  atomic_store_explicit(&busy[slot], 0, memory_order_release);
+}
+#endif
+
 #ifdef __cplusplus
 }
 #endif

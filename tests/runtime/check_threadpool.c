@@ -7,6 +7,7 @@
  * clock. */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -331,6 +332,116 @@ START_TEST(test_parallel_for_inline_cases) {
 }
 END_TEST
 
+/* Each thread starts on its own contiguous share of the chunks, so that
+ * consecutive kernels splitting the same rows give a thread the rows it
+ * wrote. The caller's first chunk (0, the front of its share) waits until
+ * the worker has started one: that one is then the front of the second
+ * share, not the next chunk in line. No clock: the wait ends when the
+ * worker arrives. */
+typedef struct homes {
+  _Atomic int64_t worker_first;
+  pthread_t caller;
+} homes;
+
+static void home_task(void *ctx, int64_t b, int64_t e) {
+  (void)e;
+  homes *h = ctx;
+  if (!pthread_equal(pthread_self(), h->caller)) {
+    int64_t none = -1;
+    atomic_compare_exchange_strong(&h->worker_first, &none, b);
+  } else if (b == 0) {
+    while (atomic_load(&h->worker_first) < 0) sched_yield();
+  }
+}
+
+START_TEST(test_each_thread_starts_on_its_own_share) {
+  irm_threadpool *pool = NULL;
+  ck_assert_int_eq(irm_threadpool_create(2, 0, &pool), IRM_THREADPOOL_OK);
+  const int64_t ns[] = {2, 7, 10, 64, 1001};
+  for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+    for (int64_t chunk = 1; chunk <= 3; chunk += 2) {
+      int64_t nchunks = (ns[i] - 1) / chunk + 1;
+      if (nchunks < 2) continue; /* one chunk runs inline: no worker would come */
+      homes h = {.caller = pthread_self()};
+      atomic_init(&h.worker_first, -1);
+      irm_threadpool_run(pool, 2, ns[i], chunk, home_task, &h);
+      ck_assert_msg(atomic_load(&h.worker_first) == nchunks / 2 * chunk, "n %lld chunk %lld: the worker began at %lld",
+                    (long long)ns[i], (long long)chunk, (long long)atomic_load(&h.worker_first));
+    }
+  irm_threadpool_destroy(pool);
+}
+END_TEST
+
+/* More chunks than one range word counts (2^20): claims of several chunks
+ * each, every chunk still once and in the split. */
+typedef struct many {
+  _Atomic int64_t calls, items, index_sum, bad_split;
+} many;
+
+static void many_task(void *ctx, int64_t b, int64_t e) {
+  many *m = ctx;
+  if (e != b + 1) atomic_fetch_add(&m->bad_split, 1);
+  atomic_fetch_add(&m->calls, 1);
+  atomic_fetch_add(&m->items, e - b);
+  atomic_fetch_add(&m->index_sum, b);
+}
+
+START_TEST(test_more_chunks_than_a_range_holds) {
+  irm_threadpool *pool = NULL;
+  ck_assert_int_eq(irm_threadpool_create(3, 0, &pool), IRM_THREADPOOL_OK);
+  const int64_t n = 2500001;
+  many m = {0};
+  irm_threadpool_run(pool, 3, n, 1, many_task, &m);
+  ck_assert_int_eq(atomic_load(&m.calls), n);
+  ck_assert_int_eq(atomic_load(&m.items), n);
+  ck_assert_int_eq(atomic_load(&m.bad_split), 0);
+  ck_assert_int_eq(atomic_load(&m.index_sum), n * (n - 1) / 2); /* each index once, given the count */
+  irm_threadpool_destroy(pool);
+}
+END_TEST
+
+/* irm_parallel.h's scratch slots: a running chunk holds one no other
+ * running chunk holds, and a chunk finding every slot but the last in use
+ * takes the last; released slots are taken again lowest first. */
+typedef struct slots {
+  atomic_int busy[8];
+  _Atomic int holders[8], clash, claims;
+} slots;
+
+static void slot_task(void *ctx, int64_t b, int64_t e) {
+  slots *s = ctx;
+  for (int64_t i = b; i < e; i++) {
+    int k = irm_parallel_slot_claim(s->busy, 8);
+    if (atomic_fetch_add(&s->holders[k], 1) != 0) atomic_fetch_add(&s->clash, 1);
+    atomic_fetch_add(&s->claims, 1);
+    atomic_fetch_sub(&s->holders[k], 1);
+    irm_parallel_slot_release(s->busy, k);
+  }
+}
+
+START_TEST(test_scratch_slots) {
+  slots s;
+  memset(&s, 0, sizeof s);
+  irm_parallel_slots_clear(s.busy, 8);
+  ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), 0);
+  ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), 1);
+  for (int k = 2; k < 7; k++) ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), k);
+  ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), 7);
+  irm_parallel_slot_release(s.busy, 3);
+  irm_parallel_slot_release(s.busy, 1);
+  ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), 1);
+  ck_assert_int_eq(irm_parallel_slot_claim(s.busy, 8), 3);
+  irm_parallel_slots_clear(s.busy, 8);
+  irm_threadpool *pool = NULL;
+  ck_assert_int_eq(irm_threadpool_create(4, 0, &pool), IRM_THREADPOOL_OK);
+  for (int round = 0; round < 200; round++) irm_threadpool_run(pool, 4, 8, 1, slot_task, &s);
+  ck_assert_int_eq(atomic_load(&s.clash), 0);
+  ck_assert_int_eq(atomic_load(&s.claims), 200 * 8);
+  for (int k = 0; k < 8; k++) ck_assert_int_eq(atomic_load(&s.busy[k]), 0);
+  irm_threadpool_destroy(pool);
+}
+END_TEST
+
 START_TEST(test_create_and_destroy_many_times) {
   for (int i = 0; i < 60; i++) {
     irm_threadpool *pool = NULL;
@@ -355,6 +466,9 @@ int main(void) {
   tcase_add_test(tc, test_cpu_count_and_shared_pool);
   tcase_add_test(tc, test_parallel_for_inline_cases);
   tcase_add_test(tc, test_create_and_destroy_many_times);
+  tcase_add_test(tc, test_each_thread_starts_on_its_own_share);
+  tcase_add_test(tc, test_more_chunks_than_a_range_holds);
+  tcase_add_test(tc, test_scratch_slots);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
