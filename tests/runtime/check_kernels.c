@@ -527,6 +527,30 @@ START_TEST(test_layout_round_trip_zeroes_padding_lanes) {
 }
 END_TEST
 
+/* NCHW -> NCHW[x]c by rows in two ranges: every lane, for channel counts
+ * around whole blocks and widths around whole tiles of x pixels (the
+ * transposed tiles, then the pixels past them, then the padding lanes). */
+START_TEST(test_layout_to_blocks_every_lane) {
+  const int x = IRM_KERNEL_BLOCK, widths[] = {1, x - 1, x, x + 1, 2 * x + 3};
+  for (int c = 1; c <= 2 * x + 1; c += (c < x + 2 ? 1 : x - 1))
+    for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
+      int n = 2, h = 3, w = widths[k], cbs = irm_kernel_blocks(c), rows = n * cbs * h;
+      float *src = rand_buf((size_t)n * c * h * w), *dst = malloc(irm_kernel_nchwc_size(n, c, h, w) * sizeof(float));
+      irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, rows / 3);
+      irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, rows / 3, rows);
+      for (int b = 0; b < n; b++)
+        for (int ch = 0; ch < cbs * x; ch++)
+          for (int p = 0; p < h * w; p++) {
+            float want = ch < c ? src[((size_t)b * c + ch) * h * w + p] : 0.0f;
+            float got = dst[(((size_t)b * cbs + ch / x) * h * w + p) * x + ch % x];
+            ck_assert_msg(got == want, "c %d w %d: image %d channel %d pixel %d is %g, want %g", c, w, b, ch, p, got,
+                          want);
+          }
+      free(src), free(dst);
+    }
+}
+END_TEST
+
 START_TEST(test_width_is_the_expected_isa) {
 #ifdef IRM_TEST_ISA
   ck_assert_str_eq(IRM_KV_ISA, IRM_TEST_ISA);
@@ -573,6 +597,7 @@ int main(void) {
       {"pool_resnet_max_pool", test_pool_resnet_max_pool},
       {"global_pools", test_global_pools},
       {"layout_round_trip_zeroes_padding_lanes", test_layout_round_trip_zeroes_padding_lanes},
+      {"layout_to_blocks_every_lane", test_layout_to_blocks_every_lane},
   };
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     TCase *tc = tcase_create(tests[i].name);
