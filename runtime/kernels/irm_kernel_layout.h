@@ -17,17 +17,19 @@ static inline size_t irm_kernel_nchwc_size(int n, int c, int h, int w) {
   return (size_t)n * irm_kernel_blocks(c) * IRM_KERNEL_BLOCK * h * w;
 }
 
-/* x lanes of x pixels: d[p * x + l] = s[l * stride + p] for p, l < x.
+/* A tile of x by x floats transposed: d[p * dstride + l] = s[l * sstride
+ * + p] for p, l < x (x lanes of x pixels into x pixels of x lanes, or
+ * back).
  * A transpose in registers where the ISA has the shuffles (AVX-512,
  * AVX2, SSE2); returns 0 to leave it to the caller's loop otherwise. The
  * copy by lanes stored each float alone, 16 stores a pixel, and its speed
  * hung on how the compiler laid the loop out (a 48-channel 28x28
  * transform took 11 us or 18 us by whether its row range was a
  * constant). */
-IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t stride, float *d) {
+IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t sstride, float *d, size_t dstride) {
 #if !defined(IRM_KV_GENERIC) && defined(__AVX512F__)
   __m512 r[16], t[16];
-  for (int l = 0; l < 16; l++) r[l] = _mm512_loadu_ps(s + (size_t)l * stride);
+  for (int l = 0; l < 16; l++) r[l] = _mm512_loadu_ps(s + (size_t)l * sstride);
   for (int k = 0; k < 16; k += 2) {
     t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
     t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
@@ -41,15 +43,15 @@ IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t stride, floa
   for (int j = 0; j < 4; j++) {
     __m512 a = _mm512_shuffle_f32x4(r[j], r[4 + j], 0x88), b = _mm512_shuffle_f32x4(r[j], r[4 + j], 0xDD);
     __m512 c = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0x88), e = _mm512_shuffle_f32x4(r[8 + j], r[12 + j], 0xDD);
-    _mm512_storeu_ps(d + (size_t)j * 16, _mm512_shuffle_f32x4(a, c, 0x88));
-    _mm512_storeu_ps(d + (size_t)(j + 4) * 16, _mm512_shuffle_f32x4(b, e, 0x88));
-    _mm512_storeu_ps(d + (size_t)(j + 8) * 16, _mm512_shuffle_f32x4(a, c, 0xDD));
-    _mm512_storeu_ps(d + (size_t)(j + 12) * 16, _mm512_shuffle_f32x4(b, e, 0xDD));
+    _mm512_storeu_ps(d + (size_t)j * dstride, _mm512_shuffle_f32x4(a, c, 0x88));
+    _mm512_storeu_ps(d + (size_t)(j + 4) * dstride, _mm512_shuffle_f32x4(b, e, 0x88));
+    _mm512_storeu_ps(d + (size_t)(j + 8) * dstride, _mm512_shuffle_f32x4(a, c, 0xDD));
+    _mm512_storeu_ps(d + (size_t)(j + 12) * dstride, _mm512_shuffle_f32x4(b, e, 0xDD));
   }
   return 1;
 #elif !defined(IRM_KV_GENERIC) && defined(__AVX2__) && defined(__FMA__)
   __m256 r[8], t[8];
-  for (int l = 0; l < 8; l++) r[l] = _mm256_loadu_ps(s + (size_t)l * stride);
+  for (int l = 0; l < 8; l++) r[l] = _mm256_loadu_ps(s + (size_t)l * sstride);
   for (int k = 0; k < 8; k += 2) {
     t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
     t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
@@ -61,18 +63,19 @@ IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t stride, floa
     r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
   }
   for (int j = 0; j < 4; j++) {
-    _mm256_storeu_ps(d + (size_t)j * 8, _mm256_permute2f128_ps(r[j], r[4 + j], 0x20));
-    _mm256_storeu_ps(d + (size_t)(j + 4) * 8, _mm256_permute2f128_ps(r[j], r[4 + j], 0x31));
+    _mm256_storeu_ps(d + (size_t)j * dstride, _mm256_permute2f128_ps(r[j], r[4 + j], 0x20));
+    _mm256_storeu_ps(d + (size_t)(j + 4) * dstride, _mm256_permute2f128_ps(r[j], r[4 + j], 0x31));
   }
   return 1;
 #elif !defined(IRM_KV_GENERIC) && defined(__SSE2__)
-  __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + stride), c = _mm_loadu_ps(s + 2 * stride),
-         e = _mm_loadu_ps(s + 3 * stride);
+  __m128 a = _mm_loadu_ps(s), b = _mm_loadu_ps(s + sstride), c = _mm_loadu_ps(s + 2 * sstride),
+         e = _mm_loadu_ps(s + 3 * sstride);
   _MM_TRANSPOSE4_PS(a, b, c, e);
-  _mm_storeu_ps(d, a), _mm_storeu_ps(d + 4, b), _mm_storeu_ps(d + 8, c), _mm_storeu_ps(d + 12, e);
+  _mm_storeu_ps(d, a), _mm_storeu_ps(d + dstride, b), _mm_storeu_ps(d + 2 * dstride, c),
+      _mm_storeu_ps(d + 3 * dstride, e);
   return 1;
 #else
-  (void)s, (void)stride, (void)d;
+  (void)s, (void)sstride, (void)d, (void)dstride;
   return 0;
 #endif
 }
@@ -80,8 +83,11 @@ IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t stride, floa
 /* Rows [begin, end) (numbered image-major, then by channel block: n *
  * irm_kernel_blocks(c) * h of them) of src NCHW -> dst NCHW[x]c
  * (irm_kernel_nchwc_size floats). Each pixel's x lanes are written
- * together: one pass over dst, not one per lane. */
-static inline void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
+ * together: one pass over dst, not one per lane. Always inlined, as the
+ * kernels are: gcc otherwise shared one clone among a library's calls,
+ * its shape no longer constants (the cpp build's transforms ran 3x the
+ * crt build's). */
+IRM_KV_INLINE void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
                                                   int end) {
   const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
   size_t hw = (size_t)h * w;
@@ -95,7 +101,7 @@ static inline void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, 
      * into it */
     int done = 0; /* pixels written by whole tiles */
     if (lanes == x)
-      while (done + x <= w && irm_kernel_transpose_tile_(s + done, hw, d + (size_t)done * x)) done += x;
+      while (done + x <= w && irm_kernel_transpose_tile_(s + done, hw, d + (size_t)done * x, x)) done += x;
     if (lanes < x) memset(d, 0, (size_t)w * x * sizeof *d);
     for (int l = 0; l < lanes; l++)
       for (int i = done; i < w; i++) d[(size_t)i * x + l] = s[(size_t)l * hw + i];
@@ -108,17 +114,29 @@ static inline void irm_kernel_nchw_to_nchwc(const float *src, float *dst, int n,
 
 /* Channels [begin, end) (numbered image-major: n * c of them) of src
  * NCHW[x]c -> dst NCHW (n * c * h * w floats); the padding lanes are
- * dropped. */
-static inline void irm_kernel_nchwc_to_nchw_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
+ * dropped. A whole block of channels inside the range goes by tiles of x
+ * pixels transposed in registers, the others channel by channel. */
+IRM_KV_INLINE void irm_kernel_nchwc_to_nchw_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
                                                   int end) {
   const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
   size_t hw = (size_t)h * w;
   (void)n;
-  for (int plane = begin; plane < end; plane++) {
+  for (int plane = begin; plane < end;) {
     int b = plane / c, ch = plane % c;
     const float *s = src + ((size_t)b * cbs + ch / x) * hw * x + ch % x;
     float *d = dst + (size_t)plane * hw;
+    int done = 0; /* pixels written by whole tiles, for a whole block of channels in the range */
+    if (ch % x == 0 && ch + x <= c && plane + x <= end)
+      while ((size_t)done + x <= hw && irm_kernel_transpose_tile_(s + (size_t)done * x, x, d + done, hw)) done += x;
+    if (done) {
+      for (int l = 0; l < x; l++) /* the pixels past the tiles (a count, so no index can wrap) */
+        for (int k = 0, rest = (int)hw - done; k < rest; k++)
+          d[(size_t)l * hw + done + k] = s[(size_t)(done + k) * x + l];
+      plane += x;
+      continue;
+    }
     for (size_t i = 0; i < hw; i++) d[i] = s[i * x];
+    plane++;
   }
 }
 

@@ -529,7 +529,8 @@ END_TEST
 
 /* NCHW -> NCHW[x]c by rows in two ranges: every lane, for channel counts
  * around whole blocks and widths around whole tiles of x pixels (the
- * transposed tiles, then the pixels past them, then the padding lanes). */
+ * transposed tiles, then the pixels past them, then the padding lanes);
+ * then back, by channels in two ranges. */
 START_TEST(test_layout_to_blocks_every_lane) {
   const int x = IRM_KERNEL_BLOCK, widths[] = {1, x - 1, x, x + 1, 2 * x + 3};
   for (int c = 1; c <= 2 * x + 1; c += (c < x + 2 ? 1 : x - 1))
@@ -546,7 +547,12 @@ START_TEST(test_layout_to_blocks_every_lane) {
             ck_assert_msg(got == want, "c %d w %d: image %d channel %d pixel %d is %g, want %g", c, w, b, ch, p, got,
                           want);
           }
-      free(src), free(dst);
+      /* and back, in ranges that cut a block */
+      float *back = malloc((size_t)n * c * h * w * sizeof(float));
+      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, 0, n * c / 3);
+      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, n * c / 3, n * c);
+      ck_assert_msg(memcmp(back, src, (size_t)n * c * h * w * sizeof(float)) == 0, "c %d w %d: back differs", c, w);
+      free(src), free(dst), free(back);
     }
 }
 END_TEST
