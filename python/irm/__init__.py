@@ -31,8 +31,6 @@ from .build import build, compilation_config, BuildResult
 # irm.compile is the function (an ONNX file to a library; the module stays in sys.modules).
 from .compile import compile, CompileResult  # noqa: A004
 from . import runtime
-from . import tune
-from . import tune_measure
 from . import pattern
 from . import op  # TVM's op constructors (irm.op.zeros, irm.op.full_like, ...)
 from . import expr_functor  # ExprVisitor, ExprMutator (irm.ir's too)
@@ -49,8 +47,10 @@ _check(_lib.irm_plugin_load_from_env())
 
 
 def __getattr__(name):
-    # irm.quantize needs numpy: imported on first use, so that irm itself does not
-    if name == "quantize":
+    # Imported on first use: irm.quantize needs numpy, and irm.tune and
+    # irm.tune_measure bring sqlite3, multiprocessing and concurrent.futures
+    # (a third of `import irm`'s time), which a build or a run never needs.
+    if name in ("quantize", "tune", "tune_measure"):
         import importlib
-        return importlib.import_module(__name__ + ".quantize")
+        return importlib.import_module(__name__ + "." + name)
     raise AttributeError("module 'irm' has no attribute '%s'" % name)

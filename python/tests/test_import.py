@@ -1,5 +1,5 @@
-"""Import-time behaviour, each in a fresh interpreter: finding libirm and
-loading IRM_PLUGIN_PATH."""
+"""Import-time behaviour, each in a fresh interpreter: finding libirm,
+loading IRM_PLUGIN_PATH, and what `import irm` leaves for first use."""
 import ctypes.util
 import os
 import shutil
@@ -92,3 +92,16 @@ def test_no_libirm_is_an_import_error_listing_every_path_tried(tmp_path):
         assert "\n  " + line in result.stderr, result.stderr
     assert "Set IRM_LIBRARY" in result.stderr
     assert "source tree" not in result.stderr.split("Set IRM_LIBRARY")[0]
+
+
+def test_tuning_is_imported_on_first_use():
+    # irm.tune's sqlite3, multiprocessing and concurrent.futures were a third
+    # of `import irm`; a build or a run never needs them.
+    code = ("import sys, irm; heavy = [m for m in ('irm.tune', 'irm.tune_measure', 'sqlite3', 'multiprocessing',"
+            " 'concurrent.futures') if m in sys.modules]; print(heavy); from irm import tune;"
+            " print(irm.tune.Database.__name__, irm.tune_measure.__name__, tune is irm.tune)")
+    full = dict(os.environ, PYTHONPATH=PACKAGE_DIR, PYTHONDONTWRITEBYTECODE="1", IRM_LIBRARY=irm._lib.LIB._name)
+    full.pop("IRM_PLUGIN_PATH", None)
+    result = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "Database irm.tune_measure True"]
