@@ -2,10 +2,11 @@
 # The checks CI runs after scripts/test: the house rules (every C file as
 # clang-format would write it, scripts/check-format; python/ and node/
 # linted, scripts/check-lint), a short libFuzzer smoke run of every harness
-# (fuzz/run.sh, 5 s each), the thread stress test and
-# check_threads' concurrent runs and the pool's own suite under ThreadSanitizer (build-tsan), and valgrind memcheck over the Check suites
-# of runtime/ and registry/ (scripts/valgrind.sh on build-test). Installs clang, libclang-rt-14-dev,
-# valgrind, clang-format and flake8 when missing. Every part runs even when
+# (fuzz/run.sh, 5 s each), the thread stress test, check_threads'
+# concurrent runs and the pool's own suite under ThreadSanitizer
+# (build-tsan), and valgrind memcheck over the Check suites of runtime/ and
+# registry/ (scripts/valgrind.sh on build-test). Installs clang,
+# libclang-rt-14-dev, valgrind, clang-format and flake8 when missing. Every part runs even when
 # an earlier one fails; the last lines report each, and the exit status is
 # non-zero unless all passed.
 set -uo pipefail

@@ -119,10 +119,10 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)v->a.channels * (double)cin *
                 (double)((m + 2) * (m + 2)) / (double)(m * m);
   k->chunk = irm_cg_chunk_(c, k->items, work);
-  size_t slots = one * (size_t)((k->items + k->chunk - 1) / k->chunk);
-  *scratch = slots + irm_cg_slot_flags_bytes_(k->items, k->chunk);
+  size_t slot_bytes = one * (size_t)((k->items + k->chunk - 1) / k->chunk); /* the flags follow the slots */
+  *scratch = slot_bytes + irm_cg_slot_flags_bytes_(k->items, k->chunk);
   char busy[160];
-  if (snprintf(busy, sizeof busy, "%s + %zu", c->scratch, slots) >= (int)sizeof busy)
+  if (snprintf(busy, sizeof busy, "%s + %zu", c->scratch, slot_bytes) >= (int)sizeof busy)
     return irm_error_nomem_("generating C"); /* no scratch expression is this long */
   irm_text_buf run;
   irm_text_buf_init_(&run, NULL, 0);

@@ -17,15 +17,13 @@ static inline size_t irm_kernel_nchwc_size(int n, int c, int h, int w) {
   return (size_t)n * irm_kernel_blocks(c) * IRM_KERNEL_BLOCK * h * w;
 }
 
-/* A tile of x by x floats transposed: d[p * dstride + l] = s[l * sstride
+/* A tile of x by x floats transposed, d[p * dstride + l] = s[l * sstride
  * + p] for p, l < x (x lanes of x pixels into x pixels of x lanes, or
- * back).
- * A transpose in registers where the ISA has the shuffles (AVX-512,
- * AVX2, SSE2); returns 0 to leave it to the caller's loop otherwise. The
- * copy by lanes stored each float alone, 16 stores a pixel, and its speed
- * hung on how the compiler laid the loop out (a 48-channel 28x28
- * transform took 11 us or 18 us by whether its row range was a
- * constant). */
+ * back), in registers where the ISA has the shuffles (AVX-512, AVX2,
+ * SSE2); returns 0 to leave it to the caller's loop otherwise. The copy
+ * by lanes stored each float alone, 16 stores a pixel, and its speed hung
+ * on how the compiler laid the loop out (a 48-channel 28x28 transform
+ * took 11 us or 18 us by whether its row range was a constant). */
 IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t sstride, float *d, size_t dstride) {
 #if !defined(IRM_KV_GENERIC) && defined(__AVX512F__)
   __m512 r[16], t[16];
@@ -97,8 +95,8 @@ IRM_KV_INLINE void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, 
     int lanes = c - cb * x < x ? c - cb * x : x;
     const float *s = src + ((size_t)b * c + (size_t)cb * x) * hw + (size_t)y * w;
     float *d = dst + ((size_t)plane * hw + (size_t)y * w) * x;
-    /* the row (w * x floats) stays in L1 while each lane is scattered
-     * into it */
+    /* whole tiles first; then each lane of the pixels past them is
+     * scattered into the row (w * x floats, in L1) */
     int done = 0; /* pixels written by whole tiles */
     if (lanes == x)
       while (done + x <= w && irm_kernel_transpose_tile_(s + done, hw, d + (size_t)done * x, x)) done += x;
