@@ -353,7 +353,10 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
   nchwc_schedule(c, v, ic, &r);
   int rc = irm_sched_tune_(c->tuning, &r);
   irm_sched_choice_ *k = &r.choice;
-  const char *order = k->order == IRM_SCHED_OC_OUTER ? "IRM_KERNEL_ORDER_OC_OUTER" : "IRM_KERNEL_ORDER_ROW_OUTER";
+  irm_cg_schedule_split_(&r.workload, k); /* a tuned order may change it */
+  const char *order = k->order == IRM_SCHED_ROW_OUTER    ? "IRM_KERNEL_ORDER_ROW_OUTER"
+                      : k->split == IRM_SCHED_SPLIT_ROWS ? "IRM_KERNEL_ORDER_ROW_BANDS"
+                                                         : "IRM_KERNEL_ORDER_OC_OUTER";
   double work = (double)v->n * (double)v->oh * (double)v->ow * (double)oc * (double)v->kh * (double)v->kw *
                 (double)(depthwise ? 1 : ic);
   int64_t tiles = (v->ocb + k->oc_vecs - 1) / k->oc_vecs;

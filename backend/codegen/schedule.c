@@ -33,17 +33,27 @@ void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sch
   if (w->kind == IRM_SCHED_WINOGRAD_NCHWC) {
     int64_t m = w->tile > 0 ? w->tile : 2, tiles = (w->ow + m - 1) / m; /* output tiles per row */
     out->ow_tile = tiles < t ? (int)tiles : t;
-    return;
+  } else {
+    out->padded =
+        w->kind == IRM_SCHED_CONV2D_NCHWC && w->groups == 1 && (w->padding[0] || w->padding[1]) && w->ow <= 28;
+    out->ow_tile = out->padded ? (w->ow < t ? (int)w->ow : t) : interior_tile(w, t);
   }
-  out->padded = w->kind == IRM_SCHED_CONV2D_NCHWC && w->groups == 1 && (w->padding[0] || w->padding[1]) && w->ow <= 28;
-  out->ow_tile = out->padded ? (w->ow < t ? (int)w->ow : t) : interior_tile(w, t);
-  if (w->kind != IRM_SCHED_CONV2D_NCHWC) return;
-  /* the loop order that streams less: the input once per tile of output
-   * channels, or the weights once per output row */
-  int64_t tiles = (w->out_blocks + oc_vecs - 1) / oc_vecs;
-  double in_traffic = (double)tiles * (double)(w->packed_ic * w->ih * w->iw);
-  double w_traffic = (double)w->oh * (double)w->weight_elems;
-  out->order = in_traffic <= w_traffic ? IRM_SCHED_OC_OUTER : IRM_SCHED_ROW_OUTER;
+  if (w->kind == IRM_SCHED_CONV2D_NCHWC) {
+    /* the loop order that streams less: the input once per tile of output
+     * channels, or the weights once per output row */
+    int64_t tiles = (w->out_blocks + oc_vecs - 1) / oc_vecs;
+    double in_traffic = (double)tiles * (double)(w->packed_ic * w->ih * w->iw);
+    double w_traffic = (double)w->oh * (double)w->weight_elems;
+    out->order = in_traffic <= w_traffic ? IRM_SCHED_OC_OUTER : IRM_SCHED_ROW_OUTER;
+  }
+  irm_cg_schedule_split_(w, out);
+}
+
+void irm_cg_schedule_split_(const irm_sched_workload_ *w, irm_sched_choice_ *c) {
+  double in = (double)w->n * (double)w->packed_ic * (double)(w->ih * w->iw),
+         out = (double)w->n * (double)(w->out_blocks * w->block) * (double)(w->oh * w->ow);
+  int tiles = w->kind == IRM_SCHED_CONV2D_NCHWC && c->order == IRM_SCHED_OC_OUTER && (double)w->weight_elems > in + out;
+  c->split = tiles ? IRM_SCHED_SPLIT_TILES : IRM_SCHED_SPLIT_ROWS;
 }
 
 const char *irm_sched_kind_name_(irm_sched_kind_ kind) {
@@ -57,3 +67,5 @@ const char *irm_sched_kind_name_(irm_sched_kind_ kind) {
 const char *irm_sched_order_name_(irm_sched_order_ order) {
   return order == IRM_SCHED_ROW_OUTER ? "row_outer" : "oc_outer";
 }
+
+const char *irm_sched_split_name_(irm_sched_split_ split) { return split == IRM_SCHED_SPLIT_ROWS ? "rows" : "tiles"; }

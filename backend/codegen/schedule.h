@@ -26,6 +26,10 @@ typedef enum irm_sched_kind_ {
 /* The loop order (irm_kernel_conv2d.h's IRM_KERNEL_ORDER_*, same values). */
 typedef enum irm_sched_order_ { IRM_SCHED_OC_OUTER = 0, IRM_SCHED_ROW_OUTER = 1 } irm_sched_order_;
 
+/* What threads split (docs/threads.md): output rows, or output-channel
+ * tiles. An OC_OUTER conv split by rows runs IRM_KERNEL_ORDER_ROW_BANDS. */
+typedef enum irm_sched_split_ { IRM_SCHED_SPLIT_TILES = 0, IRM_SCHED_SPLIT_ROWS = 1 } irm_sched_split_;
+
 /* A workload: the kernel's shape (irm_kernel_conv2d_shape's logical
  * channel counts), its channel block, and the sizes of the packed tensors
  * the loop-order rule weighs (the data's channels rounded to whole blocks,
@@ -53,8 +57,10 @@ typedef struct irm_sched_choice_ {
   /* The thread split (docs/threads.md): the kernel's items (rows of
    * output-channel tiles; Winograd, rows of 2x2 tiles) handed out in
    * chunks of `chunk`; chunk == items is one chunk, run inline. The
-   * generator fills it (irm_cg_chunk_), the default rule leaves it 0. */
+   * generator fills it (irm_cg_chunk_), the default rule leaves it 0.
+   * split: what the items' numbering cuts (irm_cg_schedule_split_). */
   int64_t items, chunk;
+  irm_sched_split_ split;
 } irm_sched_choice_;
 
 typedef struct irm_sched_record_ {
@@ -80,10 +86,23 @@ typedef struct irm_sched_record_ {
  * then bounded by the map's width, every column being inside). */
 void irm_cg_schedule_default_(const irm_sched_workload_ *w, int oc_vecs, irm_sched_choice_ *out);
 
+/* Sets c->split from c->order (the default rule calls it; a generator
+ * calls it again after a tuned record changed the order): rows for
+ * ROW_OUTER, depthwise and Winograd; for an OC_OUTER direct conv, rows
+ * when its packed weights are no larger than its input and output
+ * together, else tiles. Split by rows, each thread reads every weight but
+ * only the input rows it wrote in the kernel before, and writes the rows
+ * it reads in the next; split by tiles, it reads only its tiles' weights,
+ * but half its input (on two threads) is in the other core's cache, and
+ * so is half of the next kernel's. */
+void irm_cg_schedule_split_(const irm_sched_workload_ *w, irm_sched_choice_ *c);
+
 /* "conv2d_nchwc", "depthwise_nchwc", "winograd_nchwc". */
 const char *irm_sched_kind_name_(irm_sched_kind_ kind);
 /* "oc_outer", "row_outer". */
 const char *irm_sched_order_name_(irm_sched_order_ order);
+/* "tiles", "rows". */
+const char *irm_sched_split_name_(irm_sched_split_ split);
 
 /* ---- the search space and tuned records (schedule_knobs.c) ---------------------------------------- */
 

@@ -123,6 +123,34 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int64_t d = 0; d < axis; d++) outer *= c->out.shape[d];
   for (int32_t d = (int32_t)axis + 1; d < c->out.ndim; d++) inner *= c->out.shape[d];
   int64_t row = c->out.shape[axis] * inner;
+  /* Split across threads, an item is a row of the axis after the joined
+   * one (an image row of NCHW or NCHW[x]c channels) in every input: so a
+   * thread copies the rows it wrote in the kernels before (docs/threads.md,
+   * "Rows, not channels"). DenseNet joins megabytes a layer. */
+  int64_t rows = axis + 1 < c->out.ndim ? c->out.shape[axis + 1] : 1, items = outer * rows;
+  int64_t split = rows > 1 ? irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT) : items;
+  if (split < items) {
+    int64_t rest = inner / rows;
+    irm_text_buf s;
+    irm_text_buf_init_(&s, NULL, 0);
+    P(&s, "    for (int64_t irm_i = begin; irm_i < end; irm_i++) {\n");
+    P(&s, "      const int64_t irm_r = irm_i / %lld, irm_y = irm_i %% %lld;\n", LL(rows), LL(rows));
+    for (size_t i = 0; i < c->n_in; i++) {
+      int64_t n = c->in[i].shape[axis];
+      if (n)
+        P(&s,
+          "      for (int64_t irm_c = 0; irm_c < %lld; irm_c++)\n"
+          "        memcpy(%s + ((irm_r * %lld + %lld + irm_c) * %lld + irm_y) * %lld, %s + ((irm_r * %lld + irm_c) * "
+          "%lld + irm_y) * %lld, %lld);\n",
+          LL(n), c->out.name, LL(c->out.shape[axis]), LL(at), LL(rows), LL(rest), c->in[i].name, LL(n), LL(rows),
+          LL(rest), LL(rest * (int64_t)sz));
+      at += n;
+    }
+    P(&s, "    }\n");
+    rc = s.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, items, split, irm_text_buf_cstr_(&s));
+    irm_text_buf_free_(&s);
+    return rc;
+  }
   for (size_t i = 0; i < c->n_in; i++) {
     int64_t chunk = c->in[i].shape[axis] * inner;
     if (chunk && outer)

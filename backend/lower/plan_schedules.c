@@ -65,9 +65,11 @@ static void record_json(irm_text_buf *b, const char *symbol, const irm_sched_rec
   irm_text_buf_printf_(b,
                        ", \"choices\": {\"block\": %" PRId64
                        ", \"ow_tile\": %d, \"oc_vecs\": %d, \"unroll\": %d, \"order\": \"%s\", \"padded\": %s"
-                       ", \"split\": {\"items\": %" PRId64 ", \"chunk\": %" PRId64 "}}, \"tuned\": %s",
+                       ", \"split\": {\"items\": %" PRId64 ", \"chunk\": %" PRId64 ", \"across\": \"%s\"}}"
+                       ", \"tuned\": %s",
                        c->block, c->ow_tile, c->oc_vecs, c->unroll, irm_sched_order_name_(c->order),
-                       c->padded ? "true" : "false", c->items, c->chunk, r->tuned ? "true" : "false");
+                       c->padded ? "true" : "false", c->items, c->chunk, irm_sched_split_name_(c->split),
+                       r->tuned ? "true" : "false");
   if (r->note[0]) {
     irm_text_buf_puts_(b, ", \"tune_note\": ");
     irm_plan_json_str_(b, r->note);

@@ -9,7 +9,10 @@
  * transpose(transpose(x, p), q) -> transpose(x, p∘q), or x when that is the
  * identity (empty axes mean "reverse", as in TVM);
  * add(add(x, c1), c2) -> add(x, c1 + c2) for constants c1, c2 (TVM's
- * SimplifyConsecutiveAdd; the float sum rounds once fewer). */
+ * SimplifyConsecutiveAdd; the float sum rounds once fewer);
+ * nn.pad(x) by nothing on every side -> x (PyTorch exports a zero Pad
+ * before DenseNet's average pools; left in, it keeps them and the dense
+ * blocks after them out of the blocked layouts). */
 #include <string.h>
 
 #include "pass_util.h"
@@ -45,6 +48,21 @@ static irm_object *identity_operand(const irm_object *original, const irm_object
   else if (irm_dataflow_is_call_of_(call, "add")) x = constant_is(b, 0) ? a : constant_is(a, 0) ? b : NULL;
   else if (irm_dataflow_is_call_of_(call, "subtract")) x = constant_is(b, 0) ? a : NULL;
   return x && same_type(original, x) ? x : NULL;
+}
+
+/* x of nn.pad(x) padding nothing (every pad_width 0, any mode) when x
+ * can stand for it, or NULL. */
+static irm_object *unpadded_operand(const irm_object *original, const irm_object *call) {
+  irm_pad_attrs a;
+  if (irm_call_arg_count(call) < 1 || !irm_dataflow_is_call_of_(call, "nn.pad")) return NULL;
+  if (irm_pad_attrs_decode("nn.pad", irm_call_attrs(call), &a)) {
+    irm_clear_error();
+    return NULL;
+  }
+  for (int32_t i = 0; i < a.n_pad_width; i++)
+    if (a.pad_width[i] != 0) return NULL;
+  irm_object *x = irm_call_arg(call, 0);
+  return same_type(original, x) ? x : NULL;
 }
 
 /* transpose's axes as the op decodes them (irm/dataflow/op_attrs.h) into
@@ -224,6 +242,7 @@ static int post(void *ctx, irm_object *original, irm_object *rebuilt, irm_object
   int rc = IRM_OK;
   if (irm_expr_kind_of(rebuilt) == IRM_EXPR_CALL && irm_op_name(irm_call_callee(rebuilt))) {
     irm_object *x = identity_operand(original, rebuilt);
+    if (!x) x = unpadded_operand(original, rebuilt);
     if (x) {
       irm_object_retain(x);
       *out = x;

@@ -63,10 +63,32 @@ IRM_KV_INLINE int irm_kernel_conv2d_in_blocks_(const irm_kernel_conv2d_shape *s,
   return (channels + xi - 1) / xi;
 }
 
-/* Loop orders: output-channel tiles outermost (a tile's weights stay in
- * cache while the whole input streams), or output rows outermost (the
- * input rows stay in cache while every tile's weights stream). */
-enum { IRM_KERNEL_ORDER_OC_OUTER = 0, IRM_KERNEL_ORDER_ROW_OUTER = 1 };
+/* Loop orders, which also say how a split cuts the items:
+ *   OC_OUTER   output-channel tiles outermost (a tile's weights stay in
+ *              cache while the whole input streams); the items are
+ *              numbered tile-major, so threads split the tiles;
+ *   ROW_OUTER  output rows outermost (the input rows stay in cache while
+ *              every tile's weights stream); numbered row-major, threads
+ *              split the rows;
+ *   ROW_BANDS  numbered row-major as ROW_OUTER, so threads split the rows,
+ *              but a range runs its whole rows tile by tile, as OC_OUTER
+ *              does (irm_kernel_band_item_). On a machine whose cores
+ *              share no cache, a thread then reads the rows it wrote in
+ *              the kernel before; run whole, it is OC_OUTER. */
+enum { IRM_KERNEL_ORDER_OC_OUTER = 0, IRM_KERNEL_ORDER_ROW_OUTER = 1, IRM_KERNEL_ORDER_ROW_BANDS = 2 };
+
+/* Item i of a range [begin, end) of items numbered row-major (item =
+ * row * inner + k), run in a band: the range's cut first row and cut last
+ * row item by item, its whole rows k by k, each k over all of them. Gives
+ * the row and k item i runs; i over [begin, end) visits each item once. */
+IRM_KV_INLINE void irm_kernel_band_item_(int begin, int end, int inner, int i, int *row, int *k) {
+  int r0 = (begin + inner - 1) / inner, r1 = end / inner, head = r0 * inner, tail = r1 * inner;
+  if (r1 <= r0 || i < head || i >= tail) {
+    *row = i / inner, *k = i % inner;
+    return;
+  }
+  *k = (i - head) / (r1 - r0), *row = r0 + (i - head) % (r1 - r0);
+}
 
 #define IRM_KERNEL_CONV2D_MAX_TILE_ 32
 #define IRM_KERNEL_CONV2D_MAX_VECS_ 4
@@ -305,7 +327,9 @@ static inline int irm_kernel_conv2d_items(const irm_kernel_conv2d_shape *s, int 
  * weights w into out (NCHW[x]c), with the epilogue flags. The items run
  * in the loop order: OC_OUTER numbers them tile-major (a chunk keeps one
  * tile's weights in cache over its rows), ROW_OUTER row-major (a chunk
- * keeps its input rows in cache over every tile). Each output element is
+ * keeps its input rows in cache over every tile), ROW_BANDS row-major but
+ * a chunk's whole rows tile by tile (a chunk is a band of rows, each
+ * tile's weights kept in cache over it). Each output element is
  * computed the same way whatever the range, so any split of the items
  * gives the same bits. ow_tile, oc_vecs, unroll, order and flags should
  * be constants: this function is meant to be inlined into one function
@@ -321,6 +345,7 @@ IRM_KV_INLINE void irm_kernel_conv2d_nchwc_range(const irm_kernel_conv2d_shape *
   for (int i = begin; i < end; i++) {
     int t = order == IRM_KERNEL_ORDER_OC_OUTER ? i / rows : i % tiles;
     int r = order == IRM_KERNEL_ORDER_OC_OUTER ? i % rows : i / tiles;
+    if (order == IRM_KERNEL_ORDER_ROW_BANDS) irm_kernel_band_item_(begin, end, tiles, i, &r, &t);
     const float *wt = w + irm_kernel_conv2d_tile_offset_(s, oc_vecs, t);
     irm_kernel_conv2d_tile_row_(s, in, wt, out, e, flags, r / s->oh, r % s->oh, t, a, b, ow_tile, oc_vecs, unroll);
   }
@@ -367,14 +392,17 @@ static inline int irm_kernel_conv2d_pad_items(const irm_kernel_conv2d_shape *s) 
 }
 
 /* Rows [begin, end) of the zero-padded copy of in in scratch, numbered
- * image-major, then by channel block. */
+ * by image, then row, then channel block: threads split the rows, as
+ * the convs after them do (IRM_KERNEL_ORDER_ROW_BANDS). */
 IRM_KV_INLINE void irm_kernel_conv2d_pad_rows(const irm_kernel_conv2d_shape *s, const float *in, float *scratch,
                                               int begin, int end) {
   const int x = irm_kernel_conv2d_xi_(s); /* the input's lanes */
   int ph, pw;
   irm_kernel_conv2d_padded_dims_(s, &ph, &pw);
-  for (int row = begin; row < end; row++) {
-    int plane = row / ph, r = row % ph; /* plane: image * blocks + block */
+  const int blocks = irm_kernel_conv2d_in_blocks_(s, s->ic);
+  for (int item = begin; item < end; item++) {
+    int image_row = item / blocks, r = image_row % ph;
+    int plane = image_row / ph * blocks + item % blocks; /* image * blocks + block */
     float *dst = scratch + ((size_t)plane * ph + r) * pw * x;
     int ih = r - s->pt, first = s->pl < pw ? s->pl : pw, copy = s->iw < pw - first ? s->iw : pw - first;
     if (ih < 0 || ih >= s->ih || copy <= 0) {

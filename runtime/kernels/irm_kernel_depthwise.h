@@ -69,7 +69,11 @@ IRM_KV_INLINE void irm_kernel_depthwise_border_(const irm_kernel_conv2d_shape *s
 }
 
 /* The items irm_kernel_depthwise_range splits the convolution into: one
- * output row of one channel block of one image each. */
+ * output row of one channel block of one image each, numbered row-major
+ * (item = (image * oh + row) * blocks + block): threads split the rows,
+ * so each reads the rows it wrote in the kernel before. A range runs in
+ * a band (irm_kernel_band_item_): its whole rows block by block, so
+ * consecutive rows of a block share their input rows in cache. */
 static inline int irm_kernel_depthwise_items(const irm_kernel_conv2d_shape *s) {
   return s->n * irm_kernel_blocks(s->oc) * s->oh;
 }
@@ -84,7 +88,9 @@ IRM_KV_INLINE void irm_kernel_depthwise_range(const irm_kernel_conv2d_shape *s, 
   int cbs = irm_kernel_blocks(s->oc), a, b;
   irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
   for (int item = begin; item < end; item++) {
-    const int plane = item / s->oh, oh = item % s->oh, n = plane / cbs, cb = plane % cbs;
+    int row, cb;
+    irm_kernel_band_item_(begin, end, cbs, item, &row, &cb);
+    const int n = row / s->oh, oh = row % s->oh;
     const float *ib = in + ((size_t)n * cbs + cb) * s->ih * s->iw * x;
     const float *wb = w + (size_t)cb * s->kh * s->kw * x;
     irm_kv bias = irm_kernel_epilogue_bias(flags, e, cb);

@@ -115,7 +115,8 @@ static const nc_case block4[] = {
                                     "strides=[2, 2], padding=[1, 1], channels=4, " LAYOUTS(4, 4, 4)) "; %0 }",
       0},
      KERNEL,
-     "IRM_KERNEL_ORDER_OC_OUTER",
+     /* weights smaller than the maps: threads split the rows */
+     "IRM_KERNEL_ORDER_ROW_BANDS",
      NULL},
     {{"k4_dilation",
       "def @main(%d: " TY("(1, 2, 10, 9, 4)") ", %w: " TY(
@@ -352,6 +353,15 @@ static const nc_case block4[] = {
       0},
      "irm_kernel_winograd_range(&s, 2, ",
      NULL,
+     NULL},
+    /* weights larger than the maps: threads split the output-channel tiles */
+    {{"k4_weights",
+      "def @main(%d: " TY("(1, 4, 1, 1, 4)") ", %w: " TY(
+          "(4, 4, 3, 3, 4, 4)") ") {\n"
+                                "  %0 = " NCHWC("%d", "%w", "padding=[1, 1], channels=16, " LAYOUTS(4, 4, 4)) "; %0 }",
+      0},
+     KERNEL,
+     "IRM_KERNEL_ORDER_OC_OUTER",
      NULL},
 };
 

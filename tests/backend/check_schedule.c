@@ -80,6 +80,41 @@ START_TEST(test_default_rule) {
 }
 END_TEST
 
+/* What threads split: rows, unless an OC_OUTER conv's weights outweigh
+ * its input and output (then its tiles); a tuned order changes it. */
+START_TEST(test_split_rule) {
+  static const struct {
+    irm_sched_kind_ kind;
+    int64_t ic, oc, hw, kk;
+    irm_sched_split_ split;
+  } cases[] = {
+      {IRM_SCHED_CONV2D_NCHWC, 64, 64, 56, 3, IRM_SCHED_SPLIT_ROWS},     /* 37K weights, 200K inputs */
+      {IRM_SCHED_CONV2D_NCHWC, 512, 512, 7, 3, IRM_SCHED_SPLIT_TILES},   /* 2.4M weights, 25K inputs */
+      {IRM_SCHED_CONV2D_NCHWC, 320, 1280, 7, 1, IRM_SCHED_SPLIT_TILES},  /* MobileNet's last 1x1 */
+      {IRM_SCHED_CONV2D_NCHWC, 64, 384, 14, 1, IRM_SCHED_SPLIT_ROWS},    /* its output outweighs the weights */
+      {IRM_SCHED_DEPTHWISE_NCHWC, 960, 960, 7, 3, IRM_SCHED_SPLIT_ROWS}, /* depthwise: always rows */
+      {IRM_SCHED_WINOGRAD_NCHWC, 512, 512, 7, 3, IRM_SCHED_SPLIT_ROWS},  /* Winograd: rows of tiles */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    irm_sched_workload_ w =
+        workload(cases[i].kind, 16, cases[i].ic, cases[i].oc, cases[i].hw, cases[i].kk, 1, cases[i].kk / 2, 2);
+    irm_sched_choice_ c;
+    irm_cg_schedule_default_(&w, 2, &c);
+    ck_assert_msg(c.split == cases[i].split, "case %zu: split %s", i, irm_sched_split_name_(c.split));
+  }
+  /* a tuned row_outer order splits rows whatever the weights */
+  irm_sched_workload_ w = workload(IRM_SCHED_CONV2D_NCHWC, 16, 512, 512, 7, 3, 1, 1, 2);
+  irm_sched_choice_ c;
+  irm_cg_schedule_default_(&w, 2, &c);
+  ck_assert_int_eq(c.split, IRM_SCHED_SPLIT_TILES);
+  c.order = IRM_SCHED_ROW_OUTER;
+  irm_cg_schedule_split_(&w, &c);
+  ck_assert_int_eq(c.split, IRM_SCHED_SPLIT_ROWS);
+  ck_assert_str_eq(irm_sched_split_name_(IRM_SCHED_SPLIT_ROWS), "rows");
+  ck_assert_str_eq(irm_sched_split_name_(IRM_SCHED_SPLIT_TILES), "tiles");
+}
+END_TEST
+
 START_TEST(test_names) {
   ck_assert_str_eq(irm_sched_kind_name_(IRM_SCHED_CONV2D_NCHWC), "conv2d_nchwc");
   ck_assert_str_eq(irm_sched_kind_name_(IRM_SCHED_DEPTHWISE_NCHWC), "depthwise_nchwc");
@@ -303,6 +338,7 @@ static Suite *suite(void) {
   TCase *t = tcase_create("rule");
   tcase_add_loop_test(t, test_default_rule, 0, (int)(sizeof rule_cases / sizeof rule_cases[0]));
   tcase_add_test(t, test_names);
+  tcase_add_test(t, test_split_rule);
   suite_add_tcase(s, t);
   t = tcase_create("metadata");
   tcase_set_timeout(t, 120);

@@ -22,8 +22,9 @@
 #include "irm_threadpool.h"
 
 #define TY(shape) "Tensor[" shape ", float32]"
-/* Each layer kind the kernels split, on its own input, plus a chain and a
- * channel shuffle (its transpose reading the concatenation in parts): work
+/* Each layer kind the kernels split, on its own input, plus a chain, a
+ * channel shuffle (its transpose reading the concatenation in parts) and
+ * a concatenation of 80 channels (copied by rows across threads): work
  * above the 2^16 multiply-add threshold for every conv (irm_cg_chunk_). */
 #define MODEL                                                                                                                                                                                                                            \
   IP_HEAD                                                                                                                                                                                                                                \
@@ -44,9 +45,10 @@
                                                                                                                  "  %12 = reshape(%11, newshape=[1, 2, 16, 32, 32]);\n"                                                                  \
                                                                                                                  "  %13 = transpose(%12, axes=[0, 2, 1, 3, 4]);\n"                                                                       \
                                                                                                                  "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                                                     \
-                                                                                                                 "  %15 = (%0, %1, %2, %3, %4, %5, %10, %14);\n  %15\n}\n"
+                                                                                                                 "  %15 = concatenate(%x, %z, axis=1);\n"                                                                                \
+                                                                                                                 "  %16 = (%0, %1, %2, %3, %4, %5, %10, %14, %15);\n  %16\n}\n"
 #define N_INPUTS 11
-#define N_OUTPUTS 8
+#define N_OUTPUTS 9
 
 /* A small model for the precedence cases: one conv (below the threshold: the count still applies). */
 #define SMALL                                                 \
@@ -234,6 +236,9 @@ static int check_metadata(int which, int64_t num_threads, int parallel) {
     ck_assert_int_ge(json_integer_value(chunk), 1);
     ck_assert_int_le(json_integer_value(chunk), json_integer_value(items));
     split += json_integer_value(chunk) < json_integer_value(items);
+    const char *across = json_string_value(json_object_get(s, "across"));
+    ck_assert_msg(across && (!strcmp(across, "rows") || !strcmp(across, "tiles")), "%s: record %zu splits %s",
+                  lib_tags[which], i, across ? across : "(nothing)");
   }
   /* MODEL has each kernel: direct (one through a padded copy), depthwise, Winograd */
   ck_assert_msg(kinds[0] >= 2 && kinds[1] == 1 && kinds[2] >= 1 && kinds[3] >= 1,

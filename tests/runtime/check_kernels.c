@@ -509,6 +509,88 @@ START_TEST(test_global_pools) {
 }
 END_TEST
 
+/* ---- ranges: threads cut the items anywhere ---- */
+
+/* Each i of [begin, end) gives a distinct item of the range, and the
+ * range's whole rows run k by k (each k over all of them). */
+START_TEST(test_band_items_visit_each_once) {
+  for (int trial = 0; trial < 200; trial++) {
+    int inner = 1 + rnd(6), items = inner * (1 + rnd(9)), begin = rnd(items + 1), end = begin + rnd(items - begin + 1);
+    char *seen = calloc((size_t)items + 1, 1);
+    int last_k = -1, r0 = (begin + inner - 1) / inner, r1 = end / inner;
+    for (int i = begin; i < end; i++) {
+      int row, k;
+      irm_kernel_band_item_(begin, end, inner, i, &row, &k);
+      int item = row * inner + k;
+      ck_assert_msg(k >= 0 && k < inner && item >= begin && item < end && !seen[item],
+                    "inner %d [%d, %d): step %d gives row %d k %d", inner, begin, end, i, row, k);
+      seen[item] = 1;
+      if (row >= r0 && row < r1 && r1 > r0) {
+        ck_assert_msg(k >= last_k, "inner %d [%d, %d): whole rows not k by k at step %d", inner, begin, end, i);
+        last_k = k;
+      }
+    }
+    free(seen);
+  }
+}
+END_TEST
+
+#define RANGE_FN_(name, call)                                                                                   \
+  static __attribute__((noinline)) void name(const irm_kernel_conv2d_shape *s, const float *in, const float *w, \
+                                             float *out, const irm_kernel_epilogue *e, int begin, int end) {    \
+    call;                                                                                                       \
+  }
+RANGE_FN_(conv_oc_outer, irm_kernel_conv2d_nchwc_range(s, in, w, out, e, IRM_KERNEL_EPI_BIAS, 5, 2, 1,
+                                                       IRM_KERNEL_ORDER_OC_OUTER, begin, end))
+RANGE_FN_(conv_row_bands, irm_kernel_conv2d_nchwc_range(s, in, w, out, e, IRM_KERNEL_EPI_BIAS, 5, 2, 1,
+                                                        IRM_KERNEL_ORDER_ROW_BANDS, begin, end))
+RANGE_FN_(depthwise_range, irm_kernel_depthwise_range(s, in, w, out, e, IRM_KERNEL_EPI_BIAS, 7, begin, end))
+RANGE_FN_(pad_range, (void)w; (void)e; irm_kernel_conv2d_pad_rows(s, in, out, begin, end))
+#undef RANGE_FN_
+typedef void (*range_fn)(const irm_kernel_conv2d_shape *, const float *, const float *, float *,
+                         const irm_kernel_epilogue *, int, int);
+
+/* whole(0, items) into one buffer, cut over [0, items) in up to four
+ * pieces run last first into another: the same bytes. */
+static void check_cut(const char *what, const irm_kernel_conv2d_shape *s, range_fn whole, range_fn cut, int items,
+                      const float *in, const float *w, const irm_kernel_epilogue *e, size_t out_n) {
+  float *a = malloc(out_n * sizeof(float) + 1), *b = malloc(out_n * sizeof(float) + 1);
+  for (size_t i = 0; i < out_n; i++) a[i] = b[i] = NAN;
+  whole(s, in, w, a, e, 0, items);
+  int at[5] = {0, rnd(items + 1), rnd(items + 1), rnd(items + 1), items};
+  for (int i = 1; i < 4; i++) /* sort the three cuts */
+    for (int j = i; j > 1 && at[j] < at[j - 1]; j--) {
+      int t = at[j];
+      at[j] = at[j - 1], at[j - 1] = t;
+    }
+  for (int p = 3; p >= 0; p--) cut(s, in, w, b, e, at[p], at[p + 1]);
+  ck_assert_msg(memcmp(a, b, out_n * sizeof(float)) == 0, "%s cut at %d %d %d of %d differs (n%d ic%d %dx%d oc%d)",
+                what, at[1], at[2], at[3], items, s->n, s->ic, s->ih, s->iw, s->oc);
+  free(a), free(b);
+}
+
+/* A conv split by rows (ROW_BANDS) gives OC_OUTER's bits, a depthwise
+ * conv cut anywhere its whole run's, and the padded copy its rows. */
+START_TEST(test_ranges_give_the_whole_bits) {
+  for (int i = 0; i < 24; i++) {
+    int depthwise = i % 2;
+    irm_kernel_conv2d_shape s = rand_shape(0, depthwise);
+    size_t in_n = irm_kernel_nchwc_size(s.n, s.ic, s.ih, s.iw), out_n = irm_kernel_nchwc_size(s.n, s.oc, s.oh, s.ow);
+    size_t w_n = depthwise ? irm_kernel_depthwise_packed_size(&s) : irm_kernel_conv2d_packed_size(&s, 2);
+    float *in = rand_buf(in_n), *w = rand_buf(w_n),
+          *bias = rand_buf((size_t)irm_kernel_blocks(s.oc) * IRM_KERNEL_BLOCK);
+    irm_kernel_epilogue e = {bias, NULL, 0.0f, 0.0f, 0.0f};
+    if (depthwise)
+      check_cut("depthwise", &s, depthwise_range, depthwise_range, irm_kernel_depthwise_items(&s), in, w, &e, out_n);
+    else check_cut("row bands", &s, conv_oc_outer, conv_row_bands, irm_kernel_conv2d_items(&s, 2), in, w, &e, out_n);
+    if (!depthwise)
+      check_cut("padded copy", &s, pad_range, pad_range, irm_kernel_conv2d_pad_items(&s), in, NULL, NULL,
+                irm_kernel_conv2d_padded_scratch(&s));
+    free(in), free(w), free(bias);
+  }
+}
+END_TEST
+
 /* ---- layouts ---- */
 
 START_TEST(test_layout_round_trip_zeroes_padding_lanes) {
@@ -599,6 +681,8 @@ int main(void) {
       {"winograd_random_shapes", test_winograd_random_shapes},
       {"winograd4_random_shapes", test_winograd4_random_shapes},
       {"depthwise_random_shapes", test_depthwise_random_shapes},
+      {"band_items_visit_each_once", test_band_items_visit_each_once},
+      {"ranges_give_the_whole_bits", test_ranges_give_the_whole_bits},
       {"pool_random_shapes_each_kind", test_pool_random_shapes_each_kind},
       {"pool_resnet_max_pool", test_pool_resnet_max_pool},
       {"global_pools", test_global_pools},

@@ -63,6 +63,17 @@ START_TEST(test_arithmetic_identities) {
 }
 END_TEST
 
+/* A pad of nothing on every side (any mode, any value) is its input; a
+ * pad of anything stays. */
+START_TEST(test_pad_of_nothing) {
+  check_simplifies(T23, "  %0 = nn.pad(%x, pad_width=[0, 0, 0, 0]);\n  %0\n", "  %x\n");
+  check_simplifies(T23, "  %0 = nn.pad(%x, pad_width=[0, 0, 0, 0], pad_value=2.5);\n  %0\n", "  %x\n");
+  check_simplifies(T23, "  %0 = nn.pad(%x, pad_width=[0, 0, 0, 0], pad_mode=\"edge\");\n  %0\n", "  %x\n");
+  check_unchanged(main_of(T23, "  %0 = nn.pad(%x, pad_width=[0, 0, 0, 1]);\n  %0\n"));
+  check_unchanged(main_of(T23, "  %0 = nn.pad(%x, pad_width=[1, 0, 0, 0], pad_value=2.5);\n  %0\n"));
+}
+END_TEST
+
 START_TEST(test_arithmetic_left_alone) {
   /* not an identity, 0 - x, a broadcast that widens x, x * 0 */
   check_unchanged(main_of(T23, "  %0 = multiply(%x, const(float32, [], [2]));\n  %0\n"));
@@ -209,6 +220,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_arithmetic_identities);
   tcase_add_test(tc, test_arithmetic_left_alone);
+  tcase_add_test(tc, test_pad_of_nothing);
   tcase_add_test(tc, test_consecutive_constant_adds_merge);
   tcase_add_test(tc, test_reshape_of_reshape);
   tcase_add_test(tc, test_transpose_of_transpose);
