@@ -239,15 +239,30 @@ static int run_lib(measure *m, const char *name, irm_tensor **outs, const irm_tu
   char path[4200];
   snprintf(path, sizeof path, "%s/%s.so", m->dir, name);
   void **in = irm_calloc(m->n_in + 1, sizeof *in), **out = irm_calloc(m->n_out, sizeof *out);
-  size_t *bytes = irm_calloc(m->n_out, sizeof *bytes);
-  int rc = in && out && bytes ? IRM_OK : irm_error(IRM_ENOMEM, "out of memory measuring");
-  for (size_t i = 0; !rc && i < m->n_in; i++) in[i] = irm_tensor_data(m->in[i]);
+  size_t *bytes = irm_calloc(m->n_out, sizeof *bytes), *in_bytes = irm_calloc(m->n_in + 1, sizeof *in_bytes);
+  int rc = in && out && bytes && in_bytes ? IRM_OK : irm_error(IRM_ENOMEM, "out of memory measuring");
+  for (size_t i = 0; !rc && i < m->n_in; i++) {
+    in[i] = irm_tensor_data(m->in[i]);
+    in_bytes[i] = irm_tensor_nbytes(m->in[i]);
+  }
   for (size_t i = 0; !rc && i < m->n_out; i++) {
     out[i] = irm_tensor_data(outs[i]);
     bytes[i] = irm_tensor_nbytes(outs[i]);
   }
-  irm_tune_run_spec_ s = {path,         "default",           m->n_in,       m->n_out, in, out, bytes, opts->warmup,
-                          opts->repeat, opts->min_repeat_ms, opts->timeout, opts->cpu};
+  irm_tune_run_spec_ s = {path,
+                          "default",
+                          m->n_in,
+                          m->n_out,
+                          in,
+                          in_bytes,
+                          out,
+                          bytes,
+                          opts->warmup,
+                          opts->repeat,
+                          opts->min_repeat_ms,
+                          opts->timeout,
+                          opts->cpu,
+                          (int)opts->flush};
   if (!timed) s.warmup = s.repeat = 0;
   irm_tune_run_result_ r;
   if (!rc) rc = irm_tune_run_(&s, &r);
@@ -258,6 +273,7 @@ static int run_lib(measure *m, const char *name, irm_tensor **outs, const irm_tu
     else if (timed) o->mean = r.mean, o->spread = r.spread;
   }
   irm_free(in);
+  irm_free(in_bytes);
   irm_free(out);
   irm_free(bytes);
   return rc;
@@ -384,6 +400,8 @@ static int check_options(const irm_tune_measure_options *o) {
   if (o->min_repeat_ms < 0 || o->warmup < 0)
     return irm_error(IRM_EVALUE, "option '%s' must not be negative", o->warmup < 0 ? "warmup" : "min_repeat_ms");
   if (!(o->timeout > 0)) return irm_error(IRM_EVALUE, "option 'timeout' must be a positive number of seconds");
+  if (o->flush != 0 && o->flush != 1)
+    return irm_error(IRM_EVALUE, "option 'flush' must be 0 or 1 (a bool), got %lld", (long long)o->flush);
   cpu_set_t set;
   if (o->cpu >= CPU_SETSIZE || o->cpu < -1 ||
       (o->cpu >= 0 && (sched_getaffinity(0, sizeof set, &set) || !CPU_ISSET((int)o->cpu, &set))))
@@ -428,8 +446,8 @@ int irm_tune_measure(const irm_module *task, const char *candidate, const irm_tu
 /* opts from a Map of the option names (TypeError for a mistyped one,
  * KeyError with the closest name for an unknown one). */
 static int options_of(const irm_object *map, irm_tune_measure_options *opts) {
-  static const char *const names[] = {"repeat", "min_repeat_ms", "warmup", "timeout", "seed", "cpu"};
-  int64_t *ints[] = {&opts->repeat, &opts->min_repeat_ms, &opts->warmup, NULL, &opts->seed, &opts->cpu};
+  static const char *const names[] = {"repeat", "min_repeat_ms", "warmup", "timeout", "seed", "cpu", "flush"};
+  int64_t *ints[] = {&opts->repeat, &opts->min_repeat_ms, &opts->warmup, NULL, &opts->seed, &opts->cpu, &opts->flush};
   irm_map_iter it = irm_map_iter_begin(map);
   const irm_object *key;
   const irm_any *v;
@@ -437,12 +455,15 @@ static int options_of(const irm_object *map, irm_tune_measure_options *opts) {
   while (!rc && irm_map_iter_next(&it, &key, &v)) {
     const char *k = irm_string_data(key);
     size_t j = 0;
-    while (j < 6 && strcmp(k, names[j])) j++;
-    if (j == 6)
-      rc = irm_error(
-          IRM_EKEY,
-          "unknown option '%s'; did you mean '%s'? (options: repeat, min_repeat_ms, warmup, timeout, seed, cpu)", k,
-          irm_closest_name(k, names, 6));
+    while (j < 7 && strcmp(k, names[j])) j++;
+    if (j == 7)
+      rc = irm_error(IRM_EKEY,
+                     "unknown option '%s'; did you mean '%s'? (options: repeat, min_repeat_ms, warmup, timeout, seed, "
+                     "cpu, flush)",
+                     k, irm_closest_name(k, names, 7));
+    else if (j == 6 && v->type_code != IRM_BOOL && v->type_code != IRM_INT)
+      rc = irm_error(IRM_ETYPE, "option 'flush' must be a bool, got %s", irm_any_type_name(v));
+    else if (j == 6) opts->flush = v->v_int;
     else if (ints[j] && v->type_code != IRM_INT)
       rc = irm_error(IRM_ETYPE, "option '%s' must be an int, got %s", k, irm_any_type_name(v));
     else if (ints[j]) *ints[j] = v->v_int;

@@ -11,11 +11,13 @@ typedef struct irm_tune_run_spec_ {
   const char *library, *mod_name;
   size_t n_in, n_out;
   void *const *in;         /* the input buffers */
+  const size_t *in_bytes;  /* their sizes */
   void *const *out;        /* where the outputs are copied (the parent's buffers) */
   const size_t *out_bytes; /* their sizes */
   int64_t warmup, repeat, min_repeat_ms;
   double timeout; /* seconds */
   int64_t cpu;    /* the child's CPU; -1: any */
+  int flush;      /* evict the inputs but the first from the caches before each timed run (tune_child.c) */
 } irm_tune_run_spec_;
 
 typedef enum irm_tune_run_kind_ {
@@ -34,7 +36,9 @@ typedef struct irm_tune_run_result_ {
 } irm_tune_run_result_;
 
 /* Loads s->library, runs it in a child (one run, s->warmup more, then
- * s->repeat batches of at least s->min_repeat_ms each), copies the
+ * s->repeat batches of at least s->min_repeat_ms each; with s->flush,
+ * each timed run alone after its inputs but the first left the caches,
+ * the flush untimed), copies the
  * outputs when it ended well. The candidate's failures go to *r (kind,
  * error); the return code is for the parent's own: RuntimeError (no
  * shared memory, no process), MemoryError. */

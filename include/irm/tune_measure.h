@@ -61,9 +61,12 @@ typedef struct irm_tune_measure_options {
   double timeout;        /* seconds a child may run (> 0) */
   int64_t seed;          /* of the random inputs */
   int64_t cpu;           /* the CPU the measuring child runs on (sched_setaffinity); -1: any */
+  int64_t flush;         /* 1: before each timed run, evict every input but the first (the weights, not the
+                          * data) from the caches, as TVM's enable_cpu_cache_flush does, and time the runs
+                          * one by one; 0: runs back to back, everything warm */
 } irm_tune_measure_options;
 #define IRM_TUNE_MEASURE_OPTIONS_DEFAULT \
-  { 5, 10, 1, 10.0, 0, -1 }
+  { 5, 10, 1, 10.0, 0, -1, 1 }
 
 /* Measures candidate (a JSON object knob -> value; "{}" the default rule)
  * of task (a module irm_tune_extract_tasks made, or its parsed text).

@@ -50,21 +50,23 @@ def extract_tasks(mod, target):
     return tasks
 
 
-def measure(task, candidate=None, repeat=5, min_repeat_ms=10, warmup=1, timeout=10.0, seed=0, cpu=None):
+def measure(task, candidate=None, repeat=5, min_repeat_ms=10, warmup=1, timeout=10.0, seed=0, cpu=None, flush=True):
     """Measures candidate ({knob: value}; None or {} the default rule) of
     task (a Task or its ``task`` module). Returns a dict {mean, spread
     (seconds: the best batch's time per run, the batches' max - min),
     error ("" when fine), error_kind ("", "compile", "crash", "timeout",
     "wrong", "illegal"), compile_seconds, run_seconds, compiler}. cpu
     (an int) pins the measuring child to that CPU, so a runner keeps
-    measurements off each other's cores."""
+    measurements off each other's cores. flush (the default) evicts the
+    weights (every input but the first) from the caches before each timed
+    run, as a network's kernel finds them; False measures everything warm."""
     module = task["task"] if isinstance(task, dict) else task
     if candidate is None:
         candidate = {}
     if not isinstance(candidate, dict):
         raise TypeError("measure(): candidate must be a dict {knob: value}, got %s" % type(candidate).__name__)
     options = {"repeat": int(repeat), "min_repeat_ms": int(min_repeat_ms), "warmup": int(warmup),
-               "timeout": float(timeout), "seed": int(seed)}
+               "timeout": float(timeout), "seed": int(seed), "flush": bool(flush)}
     if cpu is not None:
         options["cpu"] = int(cpu)
     result = api_global("measure()", "tune.Measure", "task candidate options")(

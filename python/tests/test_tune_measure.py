@@ -32,6 +32,9 @@ def test_measure(conv_task, tmp_path, monkeypatch):
     # the task as text, as a remote runner gets it
     again = irm.ir.parse(irm.ir.text(conv_task["task"]))
     assert tune_measure.measure(again, {}, repeat=1, min_repeat_ms=1)["error_kind"] == ""
+    # warm: the weights stay in the caches between runs
+    warm = tune_measure.measure(conv_task, {}, repeat=1, min_repeat_ms=1, flush=False)
+    assert warm["error"] == "" and warm["mean"] > 0
     assert list(tmp_path.iterdir()) == []
 
 

@@ -62,8 +62,10 @@ static const irm_module *module_of(const irm_object *task) {
 }
 
 /* A measurement with small batches, pinned to cpu (-1: any). */
+/* Measures with the caches flushed (the default) when pinned to a CPU,
+ * warm otherwise: both paths of the child. */
 static irm_object *measure_on(const irm_module *task, const char *candidate, double timeout, int64_t cpu) {
-  irm_tune_measure_options o = {2, 1, 1, timeout, 7, cpu};
+  irm_tune_measure_options o = {2, 1, 1, timeout, 7, cpu, cpu >= 0};
   irm_object *r = NULL;
   ck_assert_ok(irm_tune_measure(task, candidate, &o, &r));
   return r;
@@ -420,6 +422,9 @@ START_TEST(bad_arguments) {
   o.timeout = 1, o.cpu = 1 << 20;
   ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE,
                   "ValueError: option 'cpu' must be -1 (any) or a CPU");
+  o.cpu = -1, o.flush = 2;
+  ck_assert_error(irm_tune_measure(task, "{}", &o, &r), IRM_EVALUE,
+                  "ValueError: option 'flush' must be 0 or 1 (a bool), got 2");
   ck_assert_ptr_null(r);
   /* the global: options by name and type */
   irm_object *opts = NULL;
@@ -436,6 +441,13 @@ START_TEST(bad_arguments) {
   args[2] = irm_any_object(opts);
   ck_assert_error(irm_func_call_global("tune.Measure", args, 3, &ret), IRM_ETYPE, "TypeError: tune.Measure: ");
   ck_assert_error_mentions("option 'timeout' must be a float");
+  irm_object_release(opts);
+  const char *fkeys[] = {"flush"};
+  irm_any fvals[] = {irm_any_str("yes")};
+  ck_assert_ok(irm_map_from_pairs(fkeys, fvals, 1, &opts));
+  args[2] = irm_any_object(opts);
+  ck_assert_error(irm_func_call_global("tune.Measure", args, 3, &ret), IRM_ETYPE, "TypeError: tune.Measure: ");
+  ck_assert_error_mentions("option 'flush' must be a bool, got ffi.String");
   irm_object_release(opts);
   args[0] = irm_any_int(1);
   ck_assert_error(irm_func_call_global("tune.Measure", args, 2, &ret), IRM_ETYPE, "TypeError: tune.Measure: ");
