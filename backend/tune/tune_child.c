@@ -44,19 +44,19 @@ static size_t round_up(size_t n) { return (n + ALIGN_ - 1) / ALIGN_ * ALIGN_; }
  * before) from every cache level, as TVM's cache_flush_cpu_non_first_arg
  * does: a kernel measured warm can win with a schedule that loses in the
  * network (a Winograd choice at 7x7 did, 1.03x slower). Elsewhere than
- * x86 and AArch64 it does nothing. */
+ * x86 (with SSE2) and AArch64 it does nothing. */
 static void flush_inputs(const irm_tune_run_spec_ *s) {
   for (size_t i = 1; i < s->n_in; i++) {
     const char *p = s->in[i], *end = p + s->in_bytes[i];
     for (; p < end; p += ALIGN_) {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
       __builtin_ia32_clflush(p);
 #elif defined(__aarch64__)
       __asm__ volatile("dc civac, %0" : : "r"(p) : "memory");
 #endif
     }
   }
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
   __builtin_ia32_mfence();
 #elif defined(__aarch64__)
   __asm__ volatile("dsb ish" : : : "memory");
