@@ -113,6 +113,8 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
 
 /* ---- concatenate --------------------------------------------------------------------------------- */
 
+#define CG_MIN_COPY_BYTES 256
+
 static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   irm_concatenate_attrs a;
@@ -128,7 +130,11 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
    * thread copies the rows it wrote in the kernels before (docs/threads.md,
    * "Rows, not channels"). DenseNet joins megabytes a layer. */
   int64_t rows = axis + 1 < c->out.ndim ? c->out.shape[axis + 1] : 1, items = outer * rows;
-  int64_t split = rows > 1 ? irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT) : items;
+  /* each copy at least CG_MIN_COPY_BYTES: an NCHW row of 7 floats a memcpy
+   * would cost more in calls than a second thread gains */
+  int64_t row_bytes = rows > 1 ? inner / rows * (int64_t)sz : 0;
+  int64_t split =
+      row_bytes >= CG_MIN_COPY_BYTES ? irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT) : items;
   if (split < items) {
     int64_t rest = inner / rows;
     irm_text_buf s;

@@ -167,3 +167,25 @@ def test_a_run_releases_the_gil(libs):
     finally:
         sys.setswitchinterval(old)
     assert state["seen"] > 0
+
+
+def concat_source(shape):
+    """The generated C of concatenate(x, x, axis=1) of shape, for 2 threads."""
+    text = '''#[version = "irm-0.1"]
+def @main(%%x: Tensor[%s, float32]) {
+  %%0 = concatenate(%%x, %%x, axis=1);
+  %%0
+}
+''' % (shape,)
+    result = irm.build(irm.ir.parse(text), "c", executor=irm.Executor("aot"),
+                       runtime=irm.Runtime("cpp", {"num-threads": 2}), mod_name="cat")
+    return "\n".join(str(v) for k, v in result.artifacts.items() if str(k).endswith(".c"))
+
+
+def test_concatenate_splits_rows_of_a_useful_size():
+    # rows of 96 floats (384 bytes) are copied by rows across threads
+    wide = concat_source("(1, 64, 24, 96)")
+    assert "irm_parallel_for" in wide and "irm_c < 64" in wide
+    # rows of 7 floats (28 bytes) would cost more in memcpy calls: one copy per input
+    narrow = concat_source("(1, 512, 7, 7)")
+    assert "irm_c <" not in narrow and narrow.count("memcpy(out0 + r * ") == 2
