@@ -100,7 +100,10 @@ IRM_KV_INLINE void irm_kernel_pool_pixel_(const irm_kernel_pool_shape *s, const 
 }
 
 /* The items irm_kernel_pool_range splits a pool into: one output row of
- * one channel block of one image each. */
+ * one channel block of one image each, numbered row-major (item = (image
+ * * oh + row) * blocks + block), so threads split the rows, as the convs
+ * around it do (irm_kernel_conv2d.h's IRM_KERNEL_ORDER_ROW_BANDS). A range
+ * runs in a band (irm_kernel_band_item_): its whole rows block by block. */
 static inline int irm_kernel_pool_items(const irm_kernel_pool_shape *s) {
   return s->n * irm_kernel_blocks(s->c) * s->oh;
 }
@@ -111,10 +114,13 @@ IRM_KV_INLINE void irm_kernel_pool_range(const irm_kernel_pool_shape *s, const f
                                          int begin, int end) {
   const int x = IRM_KERNEL_BLOCK;
   const int include_pad = kind == IRM_KERNEL_POOL_AVG_INCLUDE_PAD;
+  const int cbs = irm_kernel_blocks(s->c);
   int a, b;
   irm_kernel_interior_(s->iw, s->ow, s->kw, s->sw, s->dw, s->pl, &a, &b);
   for (int item = begin; item < end; item++) {
-    const int plane = item / s->oh, oh = item % s->oh;
+    int row, cb;
+    irm_kernel_band_item_(begin, end, cbs, item, &row, &cb);
+    const int plane = row / s->oh * cbs + cb, oh = row % s->oh;
     const float *ip = in + (size_t)plane * s->ih * s->iw * x;
     float *op = out + ((size_t)plane * s->oh + oh) * s->ow * x;
     int ih0 = oh * s->sh - s->pt, lo, hi;

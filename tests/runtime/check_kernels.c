@@ -535,6 +535,9 @@ START_TEST(test_band_items_visit_each_once) {
 }
 END_TEST
 
+/* The pool the range test runs: the conv shape's map, a 3x3 window, stride 2. */
+static irm_kernel_pool_shape pool_shape_;
+
 #define RANGE_FN_(name, call)                                                                                   \
   static __attribute__((noinline)) void name(const irm_kernel_conv2d_shape *s, const float *in, const float *w, \
                                              float *out, const irm_kernel_epilogue *e, int begin, int end) {    \
@@ -546,6 +549,8 @@ RANGE_FN_(conv_row_bands, irm_kernel_conv2d_nchwc_range(s, in, w, out, e, IRM_KE
                                                         IRM_KERNEL_ORDER_ROW_BANDS, begin, end))
 RANGE_FN_(depthwise_range, irm_kernel_depthwise_range(s, in, w, out, e, IRM_KERNEL_EPI_BIAS, 7, begin, end))
 RANGE_FN_(pad_range, (void)w; (void)e; irm_kernel_conv2d_pad_rows(s, in, out, begin, end))
+RANGE_FN_(max_pool_range, (void)s; (void)w; (void)e;
+          irm_kernel_pool_range(&pool_shape_, in, out, IRM_KERNEL_POOL_MAX, begin, end))
 #undef RANGE_FN_
 typedef void (*range_fn)(const irm_kernel_conv2d_shape *, const float *, const float *, float *,
                          const irm_kernel_epilogue *, int, int);
@@ -570,7 +575,8 @@ static void check_cut(const char *what, const irm_kernel_conv2d_shape *s, range_
 }
 
 /* A conv split by rows (ROW_BANDS) gives OC_OUTER's bits, a depthwise
- * conv cut anywhere its whole run's, and the padded copy its rows. */
+ * conv and a pool cut anywhere their whole run's, and the padded copy
+ * its rows. */
 START_TEST(test_ranges_give_the_whole_bits) {
   for (int i = 0; i < 24; i++) {
     int depthwise = i % 2;
@@ -586,6 +592,10 @@ START_TEST(test_ranges_give_the_whole_bits) {
     if (!depthwise)
       check_cut("padded copy", &s, pad_range, pad_range, irm_kernel_conv2d_pad_items(&s), in, NULL, NULL,
                 irm_kernel_conv2d_padded_scratch(&s));
+    pool_shape_ =
+        (irm_kernel_pool_shape){s.n, s.ic, s.ih, s.iw, (s.ih + 1) / 2, (s.iw + 1) / 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+    check_cut("max pool", &s, max_pool_range, max_pool_range, irm_kernel_pool_items(&pool_shape_), in, NULL, NULL,
+              irm_kernel_nchwc_size(s.n, s.ic, pool_shape_.oh, pool_shape_.ow));
     free(in), free(w), free(bias);
   }
 }
