@@ -6,7 +6,7 @@
  *                         structs and tvmgen_<mod_name>_run;
  *   <mod_name>.params     with link-params = false: main's constants in
  *                         the params file layout (runtime/include/irm_params.h);
- *   tvmgen_<mod_name>_params.bin, tvmgen_<mod_name>_params.S
+ *   tvmgen_<mod_name>_params.bin, tvmgen_<mod_name>_params.s
  *                         with link-params: that file and the assembler
  *                         unit linking it in as data (aot_params.c).
  * Everything it reads comes through the module: its CompilationConfig
@@ -161,7 +161,7 @@ static int aot_codegen(const irm_module *mod, const irm_compilation_config *cfg,
   if (!rc) rc = put_blob(&artifacts, name, blob);
   if (!rc && o.link_params) {
     irm_aot_params_asm_(o.mod_name, o.const_align, &asm_);
-    snprintf(name, sizeof name, "tvmgen_%s_params.S", o.mod_name);
+    snprintf(name, sizeof name, "tvmgen_%s_params.s", o.mod_name);
     rc = put_text(&artifacts, name, &asm_);
   }
   irm_object_release(blob);

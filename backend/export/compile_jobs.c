@@ -1,6 +1,9 @@
 /* The units of an export compiled at once (export_internal.h): a pool of
  * threads, each taking the next unit, looking its object up in the build
- * cache and else running the compiler on it (and storing the object). A
+ * cache and else running the compiler on it (and storing the object).
+ * Units are taken longest first: the assembler units (a params blob of
+ * megabytes, taken last it ran alone after every C unit: 0.1 s of a
+ * 0.35 s build), then the C units by size. A
  * failure stops new compiles; the first failing unit (in unit order) is
  * reported with the compiler's first error line. Progress, when asked
  * for, is one line on stderr redrawn in place. */
@@ -28,6 +31,7 @@ typedef struct pool_ {
   size_t n;
   export_compile_ *c;
   job_ *jobs;
+  size_t *order; /* the units in the order they are taken */
   atomic_size_t next, done, hits;
   atomic_int failed, oom;
   pthread_mutex_t lock; /* progress drawing */
@@ -110,7 +114,7 @@ static void *worker(void *arg) {
     if (atomic_load(&p->failed) || atomic_load(&p->oom)) break; /* fail fast */
     size_t i = atomic_fetch_add(&p->next, 1);
     if (i >= p->n) break;
-    one(p, i);
+    one(p, p->order[i]);
   }
   return NULL;
 }
@@ -125,9 +129,43 @@ static void first_error(const char *out, char *line, size_t size) {
   snprintf(line, size, "%.*s", (int)n, s);
 }
 
+typedef struct ranked_ {
+  int assembler;
+  size_t size, index;
+} ranked_;
+
+/* Assembler units first, then larger C units first; else unit order. */
+static int by_cost(const void *a, const void *b) {
+  const ranked_ *x = a, *y = b;
+  if (x->assembler != y->assembler) return x->assembler ? -1 : 1;
+  if (x->size != y->size) return x->size > y->size ? -1 : 1;
+  return x->index < y->index ? -1 : 1;
+}
+
+/* order[k]: the k-th unit to take; NEW (irm_free), NULL when out of memory. */
+static size_t *schedule(const export_unit_ *units, size_t n) {
+  ranked_ *r = irm_calloc(n + 1, sizeof *r);
+  size_t *order = irm_calloc(n + 1, sizeof *order);
+  if (!r || !order) {
+    irm_free(r);
+    irm_free(order);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) r[i] = (ranked_){units[i].uncached, units[i].size, i};
+  qsort(r, n, sizeof *r, by_cost);
+  for (size_t i = 0; i < n; i++) order[i] = r[i].index;
+  irm_free(r);
+  return order;
+}
+
 int irm_export_compile_units_(export_unit_ *units, size_t n, export_compile_ *c) {
-  pool_ p = {units, n, c, irm_calloc(n + 1, sizeof(job_)), 0, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
-  if (!p.jobs) return irm_error(IRM_ENOMEM, "export_library: out of memory");
+  pool_ p = {units, n, c, irm_calloc(n + 1, sizeof(job_)), schedule(units, n), 0, 0,
+             0,     0, 0, PTHREAD_MUTEX_INITIALIZER};
+  if (!p.jobs || !p.order) {
+    irm_free(p.jobs);
+    irm_free(p.order);
+    return irm_error(IRM_ENOMEM, "export_library: out of memory");
+  }
   for (size_t i = 0; i < n; i++) irm_text_buf_init_(&p.jobs[i].output, NULL, 0);
   size_t threads = c->jobs < 1 ? 1 : (size_t)c->jobs;
   if (threads > n) threads = n ? n : 1;
@@ -155,6 +193,7 @@ int irm_export_compile_units_(export_unit_ *units, size_t n, export_compile_ *c)
     irm_free(p.jobs[i].command);
   }
   irm_free(p.jobs);
+  irm_free(p.order);
   pthread_mutex_destroy(&p.lock);
   return rc;
 }

@@ -61,7 +61,7 @@ int irm_build_reuse_key_(const char *tag, const void *extra, size_t len, const i
  * temporary folder) and its text, or for an assembler file only its name
  * (it is written as an artifact already). */
 typedef struct export_unit_ {
-  char *name;      /* owned: "tvmgen_m__kernels_conv2d_0.c", "tvmgen_m_params.S" */
+  char *name;      /* owned: "tvmgen_m__kernels_conv2d_0.c", "tvmgen_m_params.s" */
   char *text;      /* owned; NULL: the file is there already */
   size_t size;     /* of text */
   const char *opt; /* " -O3" (kernels) or " -O1" (glue) */

@@ -161,7 +161,7 @@ static int graph_codegen(const irm_module *mod, const irm_compilation_config *cf
     irm_text_buf asm_;
     irm_text_buf_init_(&asm_, NULL, 0);
     irm_aot_params_asm_(o.mod_name, 64, &asm_);
-    snprintf(name, sizeof name, "tvmgen_%s_params.S", o.mod_name);
+    snprintf(name, sizeof name, "tvmgen_%s_params.s", o.mod_name);
     rc = put_text(&artifacts, name, &asm_);
     irm_text_buf_free_(&asm_);
   }

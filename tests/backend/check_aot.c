@@ -160,7 +160,7 @@ START_TEST(test_alignments_visible_in_the_code) {
   /* link-params: the constants are the params file linked as data, at a 128-byte boundary */
   ck_assert_ptr_nonnull(
       strstr(c, "static const float *const tvmgen_al_const_0 = (const float *)(tvmgen_al_linked_params_data + "));
-  ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, "tvmgen_al_params.S")), "\t.balign 128\n"));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, "tvmgen_al_params.s")), "\t.balign 128\n"));
   irm_object *loaded = aot_export_load(r, "aligned");
   aot_compare_with(m, p, loaded, 1, 14);
   irm_object_release(loaded);
@@ -169,7 +169,7 @@ START_TEST(test_alignments_visible_in_the_code) {
   /* defaults: 16 */
   e = c_unpacked();
   r = aot_build(m, "c", e, "crt", p, "al");
-  ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, "tvmgen_al_params.S")), "\t.balign 16\n"));
+  ck_assert_ptr_nonnull(strstr(irm_string_data(aot_artifact(r, "tvmgen_al_params.s")), "\t.balign 16\n"));
   irm_object_release(r);
   irm_object_release(e);
   /* not a power of two */
@@ -375,7 +375,7 @@ START_TEST(test_export_errors_show_the_command) {
   ck_assert_int_eq(irm_build_export_library(r, path), IRM_ERUNTIME);
   ck_assert_error_mentions("the compiler failed");
   ck_assert_error_mentions("-mnosuchfeature");
-  ck_assert_error_mentions("the compiler failed on 'tvmgen_ex__kernels_"); /* the unit */
+  ck_assert_error_mentions("the compiler failed on 'tvmgen_ex__"); /* a unit: the first of those that ran */
   ck_assert_error_mentions("command: cd '");
   irm_object_release(r);
   /* -mcpu becomes -march on x86 (-mcpu elsewhere) */

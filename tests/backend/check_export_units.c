@@ -3,11 +3,14 @@
  * named with the compiler's first error and no partial library left; and
  * link-params' weights as data (backend/aot/aot_params.c): the params
  * file .incbin'd at constant-byte-alignment, and a library linked with a
- * params file that does not match refused at load. Every test builds
+ * params file that does not match refused at load; the build ID and the
+ * stack flag of what it links. Every test builds
  * with the cache off, so what it checks is the compile itself. */
 #include <check.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -287,6 +290,85 @@ START_TEST(test_mismatched_linked_params_refused_at_load) {
 }
 END_TEST
 
+/* What dl_iterate_phdr tells of one loaded library: its GNU build ID (hex)
+ * and whether its stack is executable. */
+typedef struct elf_facts {
+  const char *path;
+  char build_id[2 * 64 + 1];
+  int stack_seen, stack_exec;
+} elf_facts;
+
+static int read_facts(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  elf_facts *f = arg;
+  if (!info->dlpi_name || !strstr(info->dlpi_name, f->path)) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_GNU_STACK) {
+      f->stack_seen = 1;
+      f->stack_exec = (ph->p_flags & PF_X) != 0;
+    }
+    if (ph->p_type != PT_NOTE) continue;
+    const unsigned char *at = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), *end = at + ph->p_memsz;
+    while (at + sizeof(ElfW(Nhdr)) <= end) {
+      const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)at;
+      const unsigned char *name = at + sizeof *n, *desc = name + ((n->n_namesz + 3) & ~3u);
+      if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 && n->n_descsz <= 64)
+        for (unsigned k = 0; k < n->n_descsz; k++) snprintf(f->build_id + 2 * k, 3, "%02x", desc[k]);
+      at = desc + ((n->n_descsz + 3) & ~3u);
+    }
+  }
+  return 1;
+}
+
+static elf_facts facts_of(const char *path) {
+  elf_facts f = {path, "", 0, 0};
+  void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  ck_assert_ptr_nonnull(handle);
+  dl_iterate_phdr(read_facts, &f);
+  dlclose(handle);
+  return f;
+}
+
+/* The build ID export_library gives (the library's key, where ld would
+ * hash the output: 40 ms per 8 MB of linked weights) is the same for the
+ * same build exported twice and differs for other weights; and the
+ * assembler unit, which has no preprocessor, still marks the stack
+ * non-executable (without its note ld makes it executable). */
+START_TEST(test_build_id_tells_builds_apart_and_the_stack_stays_private) {
+  irm_module *m = parse_module(AOT_MAIN);
+  irm_object *p = aot_weight_params(), *e = linked_executor(64);
+  irm_object *r = aot_build(m, "c", e, "crt", p, "bid");
+  const char *asm_text = irm_string_data(aot_artifact(r, "tvmgen_bid_params.s"));
+  ck_assert_ptr_null(strchr(asm_text, '#')); /* assembled as is: no preprocessor line */
+  irm_object *bin = aot_artifact(r, "tvmgen_bid_params.bin");
+  char *other = malloc(irm_string_size(bin));
+  memcpy(other, irm_string_data(bin), irm_string_size(bin));
+  other[irm_string_size(bin) - 1] ^= 1; /* the last byte of the last weight */
+  irm_object *r2 = with_artifact(r, "tvmgen_bid_params.bin", other, irm_string_size(bin));
+  char a[1024], b[1024], c[1024];
+  aot_path("bid_a", "lib.so", a, sizeof a);
+  aot_path("bid_b", "lib.so", b, sizeof b);
+  aot_path("bid_c", "lib.so", c, sizeof c);
+  irm_export_options o;
+  ck_assert_ok(export_with(r, a, 2, &o));
+  ck_assert_ok(export_with(r, b, 1, &o));
+  ck_assert_ok(export_with(r2, c, 2, &o));
+  elf_facts fa = facts_of(a), fb = facts_of(b), fc = facts_of(c);
+  ck_assert_uint_eq(strlen(fa.build_id), 40);
+  ck_assert_str_eq(fa.build_id, fb.build_id);
+  ck_assert_str_ne(fa.build_id, fc.build_id);
+  ck_assert_int_eq(fa.stack_seen, 1);
+  ck_assert_int_eq(fa.stack_exec, 0);
+  free(other);
+  irm_object_release(r2);
+  irm_object_release(r);
+  irm_object_release(e);
+  irm_object_release(p);
+  irm_object_release(m);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("export_units");
   TCase *tc = tcase_create("export_units");
@@ -296,6 +378,7 @@ int main(void) {
   tcase_add_test(tc, test_a_failing_unit_is_named_and_leaves_no_library);
   tcase_add_test(tc, test_incbin_params_aligned_and_exact);
   tcase_add_test(tc, test_mismatched_linked_params_refused_at_load);
+  tcase_add_test(tc, test_build_id_tells_builds_apart_and_the_stack_stays_private);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
