@@ -38,8 +38,8 @@ static int kernel_call(const cg_call *c, const irm_layout_transform_attrs *a, ir
   for (int i = 0; i < 4; i++)
     if (s[i] > INT32_MAX) return IRM_OK;
   if (!irm_cg_use_kernels_(c, x, headers)) return IRM_OK;
-  /* split over rows of channel blocks (to blocked) or channels (back) */
-  int64_t items = to_blocked ? s[0] * ((s[1] + x - 1) / x) * s[2] : s[0] * s[1];
+  /* split over rows, as the convs are (irm_kernel_block_rows_) */
+  int64_t items = s[0] * ((s[1] + x - 1) / x) * s[2];
   char stmt[256];
   snprintf(stmt, sizeof stmt, "    irm_kernel_%s_range(%s, %s, %lld, %lld, %lld, %lld, begin, end);\n",
            to_blocked ? "nchw_to_nchwc" : "nchwc_to_nchw", c->in[0].name, c->out.name, LL(s[0]), LL(s[1]), LL(s[2]),

@@ -139,15 +139,21 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     int64_t rest = inner / rows;
     irm_text_buf s;
     irm_text_buf_init_(&s, NULL, 0);
-    P(&s, "    for (int64_t irm_i = begin; irm_i < end; irm_i++) {\n");
-    P(&s, "      const int64_t irm_r = irm_i / %lld, irm_y = irm_i %% %lld;\n", LL(rows), LL(rows));
+    /* a range's rows of one channel are contiguous in its input and in
+     * the result: one memcpy each (by row, a 1-thread cpp build's joins
+     * ran 1.2-1.4x the crt build's single copies) */
+    P(&s, "    for (int64_t irm_r = begin / %lld; irm_r < %lld && irm_r * %lld < end; irm_r++) {\n", LL(rows),
+      LL(outer), LL(rows));
+    P(&s, "      const int64_t irm_y0 = begin > irm_r * %lld ? begin - irm_r * %lld : 0;\n", LL(rows), LL(rows));
+    P(&s, "      const int64_t irm_y1 = end - irm_r * %lld < %lld ? end - irm_r * %lld : %lld;\n", LL(rows), LL(rows),
+      LL(rows), LL(rows));
     for (size_t i = 0; i < c->n_in; i++) {
       int64_t n = c->in[i].shape[axis];
       if (n)
         P(&s,
           "      for (int64_t irm_c = 0; irm_c < %lld; irm_c++)\n"
-          "        memcpy(%s + ((irm_r * %lld + %lld + irm_c) * %lld + irm_y) * %lld, %s + ((irm_r * %lld + irm_c) * "
-          "%lld + irm_y) * %lld, %lld);\n",
+          "        memcpy(%s + ((irm_r * %lld + %lld + irm_c) * %lld + irm_y0) * %lld, %s + ((irm_r * %lld + irm_c) * "
+          "%lld + irm_y0) * %lld, (size_t)(irm_y1 - irm_y0) * %lld);\n",
           LL(n), c->out.name, LL(c->out.shape[axis]), LL(at), LL(rows), LL(rest), c->in[i].name, LL(n), LL(rows),
           LL(rest), LL(rest * (int64_t)sz));
       at += n;

@@ -82,7 +82,7 @@ def run_node(node, cfg, cache):
     path = os.path.join(cache, "ort-config.json")
     with open(path, "w") as f:
         json.dump(cfg, f)
-    proc = subprocess.run([node, os.path.join(mb.HERE, "bench_ort.mjs"), path], cwd=mb.HERE,
+    proc = subprocess.run([node, "--expose-gc", os.path.join(mb.HERE, "bench_ort.mjs"), path], cwd=mb.HERE,
                           capture_output=True, text=True)
     result = None
     for line in proc.stdout.splitlines():

@@ -1,10 +1,10 @@
 // ONNX Runtime against irm's compiled libraries in one Node process, for
 // bench_models.py (which writes the config and reads the lines).
 //
-//   node bench/models/bench_ort.mjs config.json
+//   node --expose-gc bench/models/bench_ort.mjs config.json
 //
 // config: {network, onnx, input (raw float32 file), input_shape, reference
-// (raw float32: PyTorch's logits), rounds, libs: [{label, folder, so,
+// (raw float32: PyTorch's logits), rounds, min_sample_ms, libs: [{label, folder, so,
 // threads}], ort_threads (default [1]), pool_shim (a shared object of
 // pool_shim.c) or null, profile: {prefix, runs} or null}. ONNX Runtime
 // (onnxruntime-node) runs with 1 inter-op thread, graph optimization 'all'
@@ -14,12 +14,19 @@
 // with set_params given the params file and, for a library built for the
 // cpp runtime, set_pool given a pool of `threads` threads from the shim
 // (one library file per thread count: the pool pointer is the library's).
-// Every round runs each system once, in an order that rotates per round,
-// each after a 20 ms pause (so no pool's spinning threads from the system
-// before share its cores or its CPU time); the best CPU time
-// (process.cpuUsage) and wall time over the rounds are kept.
-// Prints one `@json {...}` line: per system its best CPU and wall ms and the
-// max abs difference of its logits from the reference, and with profile,
+// Every round takes one sample of each system, in an order that rotates
+// per round, each after a 20 ms pause (so no pool's spinning threads from
+// the system before share its cores or its CPU time); the best CPU time
+// (process.cpuUsage) and wall time per inference over the rounds are kept.
+// A sample is `number` inferences back to back, the fewest that last
+// min_sample_ms (default 10) by the warm-up's time, as TVM's
+// time_evaluator does: one inference of a sub-millisecond network after a
+// pause measures its cold caches and its pool's wake-up, not the network
+// (shufflenet's 1-thread cpp build ran 0.97-1.17x its crt twin sample by
+// sample).
+// Prints one `@json {...}` line: per system its best CPU and wall ms per
+// inference, its number and the max abs difference of its logits from the
+// reference, and with profile,
 // ONNX Runtime's per-node best durations from a second, profiled session.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,26 +103,33 @@ function irmSystem(koffi, shim, lib, x) {
   };
 }
 
-async function measure(systems, rounds, ref) {
+async function measure(systems, rounds, ref, minSampleMs) {
   for (const s of systems) {
     s.cpu = Infinity;
     s.wall = Infinity;
     s.diff = maxAbsDiff(await s.run(), ref); // also the warm-up
+    const w0 = process.hrtime.bigint();
     await s.run();
+    const once = Number(process.hrtime.bigint() - w0) / 1e6;
+    s.number = Math.max(1, Math.ceil(minSampleMs / Math.max(once, 1e-3)));
   }
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < systems.length; i++) {
       const s = systems[(i + r) % systems.length];
-      // a pause first: the last system's idle threads (ONNX Runtime's and
-      // irm's pools spin before they sleep) must not run beside this one
+      // a collection, then a pause: neither V8's garbage (ONNX Runtime's
+      // outputs; its helper threads collected it during the next sample,
+      // whose CPU time then exceeded its wall time) nor the last system's
+      // idle threads (ONNX Runtime's and irm's pools spin before they
+      // sleep) may run beside this one
+      if (globalThis.gc) globalThis.gc();
       await new Promise((res) => setTimeout(res, 20));
       const c0 = process.cpuUsage();
       const w0 = process.hrtime.bigint();
-      await s.run();
-      const wall = Number(process.hrtime.bigint() - w0) / 1e6;
+      for (let k = 0; k < s.number; k++) await s.run();
+      const wall = Number(process.hrtime.bigint() - w0) / 1e6 / s.number;
       const c = process.cpuUsage(c0);
       s.wall = Math.min(s.wall, wall);
-      s.cpu = Math.min(s.cpu, (c.user + c.system) / 1e3);
+      s.cpu = Math.min(s.cpu, (c.user + c.system) / 1e3 / s.number);
     }
   }
 }
@@ -171,9 +185,9 @@ async function main() {
   if (koffi.missing) skipped.push(`irm (${koffi.missing})`);
   else for (const lib of cfg.libs) systems.push(irmSystem(koffi, shim, lib, x));
   for (const s of skipped) console.log(`# ${cfg.network}: skipping ${s}`);
-  await measure(systems, cfg.rounds, ref);
+  await measure(systems, cfg.rounds, ref, cfg.min_sample_ms ?? 10);
   const result = { ort_version: ortVersion, skipped, systems: {} };
-  for (const s of systems) result.systems[s.label] = { cpu_ms: s.cpu, wall_ms: s.wall, diff: s.diff };
+  for (const s of systems) result.systems[s.label] = { cpu_ms: s.cpu, wall_ms: s.wall, number: s.number, diff: s.diff };
   if (cfg.profile && !ort.missing) result.profile = await ortProfile(ort, cfg, x);
   console.log(`@json ${JSON.stringify(result)}`);
 }

@@ -4,7 +4,8 @@ of models_build.NETWORKS: the `native` build (crt runtime: serial code, the
 build without threads) and the `native-cpp` build (cpp runtime: kernels
 split over a thread pool), run in one Node process beside ONNX Runtime
 (bench_ort.mjs: each system once a round, the order rotating, best of the
-rounds, CPU and wall time), the cpp library through pool_shim.c's pool of
+rounds, CPU and wall time; a sample is as many inferences back to back as
+last 10 ms), the cpp library through pool_shim.c's pool of
 1 and 2 threads (a copy of the library per count: the pool pointer is the
 library's). Then the throughput of one loaded module (irm.runtime.load,
 one thread a run) run by 1 and by 2 Python threads at once, interleaved.
@@ -84,10 +85,11 @@ def bench_network(name, args, node, results):
     out = run_node(node, cfg, args.cache) if node else None
     if out:
         sy = out["systems"]
-        log("# %s: ONNX Runtime %s and irm in one Node process, best of %d, interleaved (ms)"
-            % (name, out["ort_version"], args.rounds))
+        log("# %s: ONNX Runtime %s and irm in one Node process, best of %d, interleaved "
+            "(ms an inference; xN: a sample is N inferences back to back)" % (name, out["ort_version"], args.rounds))
         for k, v in sy.items():
-            log("%-18s %-10s cpu %8.2f wall %8.2f diff %.2g" % (name, k, v["cpu_ms"], v["wall_ms"], v["diff"]))
+            log("%-18s %-10s cpu %8.2f wall %8.2f x%-3d diff %.2g"
+                % (name, k, v["cpu_ms"], v["wall_ms"], v.get("number", 1), v["diff"]))
         res["systems"] = sy
     tp = throughput(os.path.join(cpp, "default.so"), xs, args.rounds, args.runs)
     log("%-18s throughput: 1 thread %.1f/s, 2 threads %.1f/s: %.2fx" % (name, tp[1], tp[2], tp[2] / tp[1]))

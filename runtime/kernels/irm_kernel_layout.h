@@ -78,68 +78,88 @@ IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t sstride, flo
 #endif
 }
 
-/* Rows [begin, end) (numbered image-major, then by channel block: n *
- * irm_kernel_blocks(c) * h of them) of src NCHW -> dst NCHW[x]c
- * (irm_kernel_nchwc_size floats). Each pixel's x lanes are written
- * together: one pass over dst, not one per lane. Always inlined, as the
- * kernels are: gcc otherwise shared one clone among a library's calls,
- * its shape no longer constants (the cpp build's transforms ran 3x the
- * crt build's). */
+/* The items of the transforms below: n * irm_kernel_blocks(c) * h, a
+ * row of one channel block each, numbered row-major (image, row, block)
+ * as the conv kernels number theirs. A thread's range is then a band of
+ * rows of every block: the rows it wrote in the conv before, or reads in
+ * the one after. (Numbered by block, as they were, a thread read half
+ * its rows from the other core: shufflenet's transforms ran 2-3x slower
+ * on 2 threads than on 1.) Within items [begin, end), block cb of image b
+ * has the rows [*y0, *y1). */
+static inline void irm_kernel_block_rows_(int b, int cb, int cbs, int h, int begin, int end, int *y0, int *y1) {
+  long first = ((long)b * h) * cbs + cb, lo = begin - first, hi = end - first; /* row y: item first + y * cbs */
+  long a = lo <= 0 ? 0 : (lo + cbs - 1) / cbs, z = hi <= 0 ? 0 : (hi + cbs - 1) / cbs;
+  *y0 = (int)(a < h ? a : h);
+  *y1 = (int)(z < h ? z : h);
+}
+
+/* The items of an n x c x h transform. */
+static inline int irm_kernel_layout_items(int n, int c, int h) { return n * irm_kernel_blocks(c) * h; }
+
+/* Items [begin, end) (irm_kernel_block_rows_) of src NCHW -> dst
+ * NCHW[x]c (irm_kernel_nchwc_size floats). Each pixel's x lanes are
+ * written together: one pass over dst, not one per lane. Always inlined,
+ * as the kernels are: gcc otherwise shared one clone among a library's
+ * calls, its shape no longer constants (the cpp build's transforms ran 3x
+ * the crt build's). */
 IRM_KV_INLINE void irm_kernel_nchw_to_nchwc_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
                                                   int end) {
-  const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
+  const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c), per_image = cbs * h;
   size_t hw = (size_t)h * w;
-  (void)n;
-  for (int row = begin; row < end; row++) {
-    int plane = row / h, y = row % h, b = plane / cbs, cb = plane % cbs;
-    int lanes = c - cb * x < x ? c - cb * x : x;
-    const float *s = src + ((size_t)b * c + (size_t)cb * x) * hw + (size_t)y * w;
-    float *d = dst + ((size_t)plane * hw + (size_t)y * w) * x;
-    /* whole tiles first; then each lane of the pixels past them is
-     * scattered into the row (w * x floats, in L1) */
-    int done = 0; /* pixels written by whole tiles */
-    if (lanes == x)
-      while (done + x <= w && irm_kernel_transpose_tile_(s + done, hw, d + (size_t)done * x, x)) done += x;
-    if (lanes < x) memset(d, 0, (size_t)w * x * sizeof *d);
-    for (int l = 0; l < lanes; l++)
-      for (int i = done; i < w; i++) d[(size_t)i * x + l] = s[(size_t)l * hw + i];
-  }
+  if (per_image <= 0) return;
+  for (int b = begin / per_image; b < n && b * per_image < end; b++)
+    for (int cb = 0; cb < cbs; cb++) {
+      int y0, y1, lanes = c - cb * x < x ? c - cb * x : x;
+      irm_kernel_block_rows_(b, cb, cbs, h, begin, end, &y0, &y1);
+      const float *s = src + ((size_t)b * c + (size_t)cb * x) * hw;
+      float *d = dst + ((size_t)b * cbs + cb) * hw * x;
+      size_t p = (size_t)y0 * w, last = (size_t)y1 * w;
+      if (lanes == x) { /* whole tiles over the band, then the pixels past them */
+        while (p + x <= last && irm_kernel_transpose_tile_(s + p, hw, d + p * x, x)) p += x;
+        if (p + x > last) {
+          for (int l = 0; l < x; l++)
+            for (size_t i = p; i < last; i++) d[i * x + l] = s[(size_t)l * hw + i];
+          continue;
+        }
+      }
+      for (int y = y0; y < y1; y++) { /* no tiles: row by row, each row's w * x floats in L1 */
+        float *row = d + (size_t)y * w * x;
+        if (lanes < x) memset(row, 0, (size_t)w * x * sizeof *row);
+        for (int l = 0; l < lanes; l++)
+          for (int i = 0; i < w; i++) row[(size_t)i * x + l] = s[(size_t)l * hw + (size_t)y * w + i];
+      }
+    }
 }
 
 static inline void irm_kernel_nchw_to_nchwc(const float *src, float *dst, int n, int c, int h, int w) {
-  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, n * irm_kernel_blocks(c) * h);
+  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, irm_kernel_layout_items(n, c, h));
 }
 
-/* Channels [begin, end) (numbered image-major: n * c of them) of src
- * NCHW[x]c -> dst NCHW (n * c * h * w floats); the padding lanes are
- * dropped. A whole block of channels inside the range goes by tiles of x
- * pixels transposed in registers, the others channel by channel. */
+/* Items [begin, end) (irm_kernel_block_rows_) of src NCHW[x]c -> dst
+ * NCHW (n * c * h * w floats); the padding lanes are dropped. A whole
+ * block's band goes by tiles of x pixels transposed in registers, the
+ * pixels past them and a partial block's lanes one by one. */
 IRM_KV_INLINE void irm_kernel_nchwc_to_nchw_range(const float *src, float *dst, int n, int c, int h, int w, int begin,
                                                   int end) {
-  const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c);
+  const int x = IRM_KERNEL_BLOCK, cbs = irm_kernel_blocks(c), per_image = cbs * h;
   size_t hw = (size_t)h * w;
-  (void)n;
-  for (int plane = begin; plane < end;) {
-    int b = plane / c, ch = plane % c;
-    const float *s = src + ((size_t)b * cbs + ch / x) * hw * x + ch % x;
-    float *d = dst + (size_t)plane * hw;
-    int done = 0; /* pixels written by whole tiles, for a whole block of channels in the range */
-    if (ch % x == 0 && ch + x <= c && plane + x <= end)
-      while ((size_t)done + x <= hw && irm_kernel_transpose_tile_(s + (size_t)done * x, x, d + done, hw)) done += x;
-    if (done) {
-      for (int l = 0; l < x; l++) /* the pixels past the tiles (a count, so no index can wrap) */
-        for (int k = 0, rest = (int)hw - done; k < rest; k++)
-          d[(size_t)l * hw + done + k] = s[(size_t)(done + k) * x + l];
-      plane += x;
-      continue;
+  if (per_image <= 0) return;
+  for (int b = begin / per_image; b < n && b * per_image < end; b++)
+    for (int cb = 0; cb < cbs; cb++) {
+      int y0, y1, lanes = c - cb * x < x ? c - cb * x : x;
+      irm_kernel_block_rows_(b, cb, cbs, h, begin, end, &y0, &y1);
+      const float *s = src + ((size_t)b * cbs + cb) * hw * x;
+      float *d = dst + ((size_t)b * c + (size_t)cb * x) * hw;
+      size_t p = (size_t)y0 * w, last = (size_t)y1 * w;
+      if (lanes == x)
+        while (p + x <= last && irm_kernel_transpose_tile_(s + p * x, x, d + p, hw)) p += x;
+      for (int l = 0; l < lanes; l++)
+        for (size_t i = p; i < last; i++) d[(size_t)l * hw + i] = s[i * x + l];
     }
-    for (size_t i = 0; i < hw; i++) d[i] = s[i * x];
-    plane++;
-  }
 }
 
 static inline void irm_kernel_nchwc_to_nchw(const float *src, float *dst, int n, int c, int h, int w) {
-  irm_kernel_nchwc_to_nchw_range(src, dst, n, c, h, w, 0, n * c);
+  irm_kernel_nchwc_to_nchw_range(src, dst, n, c, h, w, 0, irm_kernel_layout_items(n, c, h));
 }
 
 /* bias (c floats, or NULL for zeros) -> dst (irm_kernel_blocks(c) * x

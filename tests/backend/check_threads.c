@@ -24,8 +24,9 @@
 #define TY(shape) "Tensor[" shape ", float32]"
 /* Each layer kind the kernels split, on its own input, plus a chain, a
  * channel shuffle (its transpose reading the concatenation in parts) and
- * a concatenation of 128 channels (copied by rows of 96 floats across
- * threads): work above the 2^16 multiply-add threshold for every conv
+ * a concatenation of two images of 32 channels with themselves (copied by
+ * bands of rows of 96 floats across threads, a band crossing from one
+ * image to the next): work above the 2^16 multiply-add threshold for every conv
  * (irm_cg_chunk_). */
 #define MODEL                                                                                                                                                                                                                            \
   IP_HEAD                                                                                                                                                                                                                                \
@@ -46,7 +47,7 @@
                                                                                                                  "  %12 = reshape(%11, newshape=[1, 2, 16, 32, 32]);\n"                                                                  \
                                                                                                                  "  %13 = transpose(%12, axes=[0, 2, 1, 3, 4]);\n"                                                                       \
                                                                                                                  "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                                                     \
-                                                                                                                 "  %15 = reshape(%z, newshape=[1, 64, 24, 96]);\n"                                                                      \
+                                                                                                                 "  %15 = reshape(%z, newshape=[2, 32, 24, 96]);\n"                                                                      \
                                                                                                                  "  %16 = concatenate(%15, %15, axis=1);\n"                                                                              \
                                                                                                                  "  %17 = (%0, %1, %2, %3, %4, %5, %10, %14, %16);\n  %17\n}\n"
 #define N_INPUTS 11

@@ -619,18 +619,20 @@ START_TEST(test_layout_round_trip_zeroes_padding_lanes) {
 }
 END_TEST
 
-/* NCHW -> NCHW[x]c by rows in two ranges: every lane, for channel counts
+/* NCHW -> NCHW[x]c in three ranges: every lane, for channel counts
  * around whole blocks and widths around whole tiles of x pixels (the
  * transposed tiles, then the pixels past them, then the padding lanes);
- * then back, by channels in two ranges. */
+ * then back, in three other ranges, run last first. */
 START_TEST(test_layout_to_blocks_every_lane) {
   const int x = IRM_KERNEL_BLOCK, widths[] = {1, x - 1, x, x + 1, 2 * x + 3};
   for (int c = 1; c <= 2 * x + 1; c += (c < x + 2 ? 1 : x - 1))
     for (size_t k = 0; k < sizeof widths / sizeof *widths; k++) {
-      int n = 2, h = 3, w = widths[k], cbs = irm_kernel_blocks(c), rows = n * cbs * h;
+      int n = 2, h = 3, w = widths[k], cbs = irm_kernel_blocks(c), rows = irm_kernel_layout_items(n, c, h);
+      ck_assert_int_eq(rows, n * cbs * h);
       float *src = rand_buf((size_t)n * c * h * w), *dst = malloc(irm_kernel_nchwc_size(n, c, h, w) * sizeof(float));
       irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, rows / 3);
-      irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, rows / 3, rows);
+      irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, rows / 3, rows / 3 + 1);
+      irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, rows / 3 + 1, rows);
       for (int b = 0; b < n; b++)
         for (int ch = 0; ch < cbs * x; ch++)
           for (int p = 0; p < h * w; p++) {
@@ -639,13 +641,43 @@ START_TEST(test_layout_to_blocks_every_lane) {
             ck_assert_msg(got == want, "c %d w %d: image %d channel %d pixel %d is %g, want %g", c, w, b, ch, p, got,
                           want);
           }
-      /* and back, in ranges that cut a block */
       float *back = malloc((size_t)n * c * h * w * sizeof(float));
-      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, 0, n * c / 3);
-      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, n * c / 3, n * c);
+      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, 2 * rows / 3, rows);
+      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, rows / 2, 2 * rows / 3);
+      irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, 0, rows / 2);
       ck_assert_msg(memcmp(back, src, (size_t)n * c * h * w * sizeof(float)) == 0, "c %d w %d: back differs", c, w);
       free(src), free(dst), free(back);
     }
+}
+END_TEST
+
+/* The transforms' items are rows numbered (image, row, block), as the
+ * convs number theirs: the first half of one image's items is the top
+ * half of every block's rows, in both directions, and nothing below. */
+START_TEST(test_layout_items_are_row_bands) {
+  const int x = IRM_KERNEL_BLOCK, n = 1, c = 2 * x + 5, h = 6, w = x + 3, cbs = irm_kernel_blocks(c);
+  const int half = irm_kernel_layout_items(n, c, h) / 2;
+  size_t blocked = irm_kernel_nchwc_size(n, c, h, w), plain = (size_t)c * h * w;
+  float *src = rand_buf(plain), *dst = malloc(blocked * sizeof(float)), *back = malloc(plain * sizeof(float));
+  for (size_t i = 0; i < blocked; i++) dst[i] = -1e30f;
+  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, 0, half);
+  for (int cb = 0; cb < cbs; cb++)
+    for (int y = 0; y < h; y++)
+      for (int i = 0; i < w * x; i++) {
+        int lane = i % x, ch = cb * x + lane;
+        float got = dst[((size_t)cb * h + y) * w * x + i];
+        float want = y >= h / 2 ? -1e30f : ch < c ? src[((size_t)ch * h + y) * w + i / x] : 0.0f;
+        ck_assert_msg(got == want, "block %d row %d float %d: %g, want %g", cb, y, i, got, want);
+      }
+  irm_kernel_nchw_to_nchwc_range(src, dst, n, c, h, w, half, 2 * half);
+  for (size_t i = 0; i < plain; i++) back[i] = -1e30f;
+  irm_kernel_nchwc_to_nchw_range(dst, back, n, c, h, w, half, 2 * half);
+  for (int ch = 0; ch < c; ch++)
+    for (int p = 0; p < h * w; p++) {
+      float got = back[(size_t)ch * h * w + p], want = p / w < h / 2 ? -1e30f : src[(size_t)ch * h * w + p];
+      ck_assert_msg(got == want, "channel %d pixel %d: %g, want %g", ch, p, got, want);
+    }
+  free(src), free(dst), free(back);
 }
 END_TEST
 
@@ -698,6 +730,7 @@ int main(void) {
       {"global_pools", test_global_pools},
       {"layout_round_trip_zeroes_padding_lanes", test_layout_round_trip_zeroes_padding_lanes},
       {"layout_to_blocks_every_lane", test_layout_to_blocks_every_lane},
+      {"layout_items_are_row_bands", test_layout_items_are_row_bands},
   };
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     TCase *tc = tcase_create(tests[i].name);
