@@ -54,9 +54,10 @@ int irm_aot_emit_kernel_units_(const lowered_plan *p, irm_text_buf *b);
 /* The data offset of each of the n entries of a params blob
  * (irm_aot_params_blob_'s). Errors: ValueError (it does not read back). */
 int irm_aot_params_offsets_(const irm_object *blob, size_t n, size_t *offsets);
-/* tvmgen_<m>_params.s (assembled without the C preprocessor): the params file tvmgen_<m>_params.bin taken in with
- * .incbin at an align-byte boundary, between the hidden symbols
- * tvmgen_<m>_linked_params_data and _end. */
+/* tvmgen_<m>_params.s: the params file tvmgen_<m>_params.bin taken in
+ * with .incbin at an align-byte boundary, between the hidden symbols
+ * tvmgen_<m>_linked_params_data and _end; plain assembler, which the
+ * compiler driver assembles without running the C preprocessor. */
 void irm_aot_params_asm_(const char *mod_name, size_t align, irm_text_buf *b);
 /* The C declarations of those two symbols and the exported accessor
  * const void *tvmgen_<m>_linked_params(size_t *size) (the graph runner's,

@@ -6,7 +6,7 @@
  *                       embedded (tvmgen_<m>_graph_json), a description
  *                       (tvmgen_<m>_metadata) and, with link-params,
  *                       tvmgen_<m>_linked_params over the params file
- *                       tvmgen_<m>_params.bin, which tvmgen_<m>_params.S
+ *                       tvmgen_<m>_params.bin, which tvmgen_<m>_params.s
  *                       links in as data (backend/aot/aot_params.c);
  *   <mod_name>.params   with link-params = false (the default): main's
  *                       constants in the params file layout.

@@ -21,9 +21,8 @@
 // A sample is `number` inferences back to back, the fewest that last
 // min_sample_ms (default 10) by the warm-up's time, as TVM's
 // time_evaluator does: one inference of a sub-millisecond network after a
-// pause measures its cold caches and its pool's wake-up, not the network
-// (shufflenet's 1-thread cpp build ran 0.97-1.17x its crt twin sample by
-// sample).
+// pause measures its cold caches and its pool's wake-up more than the
+// network.
 // Prints one `@json {...}` line: per system its best CPU and wall ms per
 // inference, its number and the max abs difference of its logits from the
 // reference, and with profile,

@@ -82,10 +82,9 @@ IRM_KV_INLINE int irm_kernel_transpose_tile_(const float *s, size_t sstride, flo
  * row of one channel block each, numbered row-major (image, row, block)
  * as the conv kernels number theirs. A thread's range is then a band of
  * rows of every block: the rows it wrote in the conv before, or reads in
- * the one after. (Numbered by block, as they were, a thread read half
- * its rows from the other core: shufflenet's transforms ran 2-3x slower
- * on 2 threads than on 1.) Within items [begin, end), block cb of image b
- * has the rows [*y0, *y1). */
+ * the one after (numbered by block, a thread read half its rows from the
+ * other core). Within items [begin, end), block cb of image b has the
+ * rows [*y0, *y1). */
 static inline void irm_kernel_block_rows_(int b, int cb, int cbs, int h, int begin, int end, int *y0, int *y1) {
   long first = ((long)b * h) * cbs + cb, lo = begin - first, hi = end - first; /* row y: item first + y * cbs */
   long a = lo <= 0 ? 0 : (lo + cbs - 1) / cbs, z = hi <= 0 ? 0 : (hi + cbs - 1) / cbs;
