@@ -142,8 +142,7 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     /* a range's rows of one channel are contiguous in its input and in
      * the result: one memcpy each (by row, a 1-thread cpp build's joins
      * ran 1.2-1.4x the crt build's single copies) */
-    P(&s, "    for (int64_t irm_r = begin / %lld; irm_r < %lld && irm_r * %lld < end; irm_r++) {\n", LL(rows),
-      LL(outer), LL(rows));
+    P(&s, "    for (int64_t irm_r = begin / %lld; irm_r * %lld < end; irm_r++) {\n", LL(rows), LL(rows));
     P(&s, "      const int64_t irm_y0 = begin > irm_r * %lld ? begin - irm_r * %lld : 0;\n", LL(rows), LL(rows));
     P(&s, "      const int64_t irm_y1 = end - irm_r * %lld < %lld ? end - irm_r * %lld : %lld;\n", LL(rows), LL(rows),
       LL(rows), LL(rows));
