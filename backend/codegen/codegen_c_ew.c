@@ -136,9 +136,10 @@ static int emit_ew_split(walker *w, const cg_node *nd, ew_ctx *x, irm_text_buf *
   cg_tensor in[CG_MAX_INPUTS];
   cg_call c;
   irm_cg_walker_call_(w, nd, in, &c);
-  int64_t chunk = irm_cg_chunk_(&c, items, (double)nd->t.numel * (double)(x->n_leaves + 1) * CG_WORK_PER_ELEMENT);
+  double work = (double)nd->t.numel * (double)(x->n_leaves + 1) * CG_WORK_PER_ELEMENT;
+  int64_t chunk = irm_cg_chunk_(&c, items, work);
   if (chunk < items) {
-    rc = irm_cg_parallel_with_(&c, b, items, chunk, loops.data, names, types, x->n_leaves + 1);
+    rc = irm_cg_parallel_with_(&c, b, items, chunk, work, loops.data, names, types, x->n_leaves + 1);
     *done = true;
   }
   irm_text_buf_free_(&loops);

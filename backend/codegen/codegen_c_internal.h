@@ -234,21 +234,23 @@ int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *head
 int64_t irm_cg_chunk_(const cg_call *c, int64_t items, double work);
 
 /* Appends the statements `stmts` run over items [begin, end) of a split of
- * `items` in chunks of `chunk` (irm_cg_chunk_): `stmts` sees the ints
- * begin and end, the call's buffers by their names (inputs, output, the
- * epilogue's), and the kernel's scratch. Serial (one chunk, or c->threads
- * 0): one block over [0, items) (with the int slot 0, for
- * irm_cg_parallel_slots_'s statements). Parallel: a
- * task function at file scope taking the buffers through a pointer array,
- * and a call of irm_parallel_for. Errors: MemoryError (through the
- * buffers). */
-int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts);
+ * `items` in chunks of `chunk` (irm_cg_chunk_; `work` is what it was given):
+ * `stmts` sees the ints begin and end, the call's buffers by their names
+ * (inputs, output, the epilogue's), and the kernel's scratch. Serial (one
+ * chunk, or c->threads 0): one block over [0, items) (with the int slot 0,
+ * for irm_cg_parallel_slots_'s statements). Parallel: a range function at
+ * file scope taking the buffers as restrict parameters, a task calling it
+ * with the buffers from a pointer array, and a call of irm_parallel_for;
+ * below CG_SERIAL_COPY_WORK, also a call of the range function over
+ * [0, items) for when irm_parallel_serial (the bounds then constants).
+ * Errors: MemoryError (through the buffers). */
+int irm_cg_parallel_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, double work, const char *stmts);
 
 /* irm_cg_parallel_ capturing the n buffers names[i] of C element types
  * types[i] ("const float", ...) instead of c's inputs, output and
  * epilogue (the walker's elementwise loops, whose leaves are no call's). */
-int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
-                          const char *const *names, const char *const *types, size_t n);
+int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, double work,
+                          const char *stmts, const char *const *names, const char *const *types, size_t n);
 
 /* irm_cg_parallel_ whose chunks take the lowest free slot while they run
  * (irm_parallel_slot_claim) rather than their index, so the slots in use
@@ -257,8 +259,8 @@ int irm_cg_parallel_with_(const cg_call *c, irm_text_buf *b, int64_t items, int6
  * pointer into the kernel's scratch, irm_cg_slot_flags_bytes_(items,
  * chunk) bytes of flags (the generated code clears them before the
  * split). */
-int irm_cg_parallel_slots_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, const char *stmts,
-                           const char *busy);
+int irm_cg_parallel_slots_(const cg_call *c, irm_text_buf *b, int64_t items, int64_t chunk, double work,
+                           const char *stmts, const char *busy);
 
 /* The bytes of irm_cg_parallel_slots_'s flags for a split of items in
  * chunks of chunk. */

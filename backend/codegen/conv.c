@@ -367,7 +367,7 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
     k->chunk = irm_cg_chunk_(c, k->items, work);
     P(&run, "%s    irm_kernel_depthwise_range(&s, %s, %s, %s, &e, flags, %d, begin, end);\n", irm_text_buf_cstr_(&decl),
       c->in[0].name, c->in[1].name, c->out.name, k->ow_tile);
-    rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&run));
+    rc = irm_cg_parallel_(c, b, k->items, k->chunk, work, irm_text_buf_cstr_(&run));
   } else if (k->padded) {
     /* the padded copy's rows, then the padded conv's items */
     int64_t ph = (v->oh - 1) * v->a.strides[0] + (v->kh - 1) * v->a.dilation[0] + 1;
@@ -375,23 +375,24 @@ static int nchwc_kernel(const cg_call *c, const nchwc *v, irm_text_buf *b, size_
     *scratch = (size_t)(v->n * v->cb * ph * pw * v->x) * sizeof(float);
     k->items = tiles * v->n * v->oh;
     k->chunk = irm_cg_chunk_(c, k->items, work);
-    int64_t rows = v->n * v->cb * ph,
-            rows_chunk = irm_cg_chunk_(c, rows, (double)(rows * pw * v->x) * CG_WORK_PER_ELEMENT);
+    int64_t rows = v->n * v->cb * ph;
+    double rows_work = (double)(rows * pw * v->x) * CG_WORK_PER_ELEMENT;
+    int64_t rows_chunk = irm_cg_chunk_(c, rows, rows_work);
     P(&run, "%s    irm_kernel_conv2d_pad_rows(&s, %s, (float *)(void *)(%s), begin, end);\n", irm_text_buf_cstr_(&decl),
       c->in[0].name, c->scratch);
-    rc = irm_cg_parallel_(c, b, rows, rows_chunk, irm_text_buf_cstr_(&run));
+    rc = irm_cg_parallel_(c, b, rows, rows_chunk, rows_work, irm_text_buf_cstr_(&run));
     P(&convs,
       "%s    const irm_kernel_conv2d_shape p = irm_kernel_conv2d_padded_shape(&s);\n"
       "    irm_kernel_conv2d_nchwc_range(&p, (const float *)(void *)(%s), %s, %s, &e, flags, %d, %d, %d, %s, "
       "begin, end);\n",
       irm_text_buf_cstr_(&decl), c->scratch, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
-    if (!rc) rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&convs));
+    if (!rc) rc = irm_cg_parallel_(c, b, k->items, k->chunk, work, irm_text_buf_cstr_(&convs));
   } else {
     k->items = tiles * v->n * v->oh;
     k->chunk = irm_cg_chunk_(c, k->items, work);
     P(&run, "%s    irm_kernel_conv2d_nchwc_range(&s, %s, %s, %s, &e, flags, %d, %d, %d, %s, begin, end);\n",
       irm_text_buf_cstr_(&decl), c->in[0].name, c->in[1].name, c->out.name, k->ow_tile, k->oc_vecs, k->unroll, order);
-    rc = irm_cg_parallel_(c, b, k->items, k->chunk, irm_text_buf_cstr_(&run));
+    rc = irm_cg_parallel_(c, b, k->items, k->chunk, work, irm_text_buf_cstr_(&run));
   }
   if (!rc && (decl.failed || run.failed || convs.failed)) rc = irm_error_nomem_("generating C");
   irm_text_buf_free_(&decl);

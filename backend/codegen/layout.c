@@ -45,7 +45,8 @@ static int kernel_call(const cg_call *c, const irm_layout_transform_attrs *a, ir
            to_blocked ? "nchw_to_nchwc" : "nchwc_to_nchw", c->in[0].name, c->out.name, LL(s[0]), LL(s[1]), LL(s[2]),
            LL(s[3]));
   *done = 1;
-  return irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT), stmt);
+  double work = (double)c->out.numel * CG_WORK_PER_ELEMENT;
+  return irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), work, stmt);
 }
 
 /* One block's pixels of bytes NCHW -> NCHW4c: each pixel's `lanes` bytes

@@ -57,9 +57,10 @@ static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     char stmt[256];
     snprintf(stmt, sizeof stmt, "    irm_kernel_dense_range(%s, %s, %s, %lld, %lld, %lld, begin, end);\n", x, wt, y,
              LL(m), LL(n), LL(k));
-    int64_t chunk = irm_cg_chunk_(c, n, (double)m * (double)n * (double)k);
+    double work = (double)m * (double)n * (double)k;
+    int64_t chunk = irm_cg_chunk_(c, n, work);
     chunk = (chunk + IRM_CG_DENSE_COLUMNS - 1) / IRM_CG_DENSE_COLUMNS * IRM_CG_DENSE_COLUMNS;
-    return irm_cg_parallel_(c, b, n, chunk, stmt);
+    return irm_cg_parallel_(c, b, n, chunk, work, stmt);
   }
   P(b, "    for (int64_t m = 0; m < %lld; m++) {\n      const %s *restrict a = %s + m * %lld;\n", LL(m),
     irm_cg_ctype_(d->dt), x, LL(k));

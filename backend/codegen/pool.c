@@ -136,9 +136,9 @@ static int kernel_pool(const cg_call *c, const irm_pool2d_attrs *a, int is_max, 
   /* split over output rows of channel blocks */
   int64_t items = d[0] * d[1] * o[2];
   *done = 1;
-  int rc = run.failed
-               ? irm_error_nomem_("generating C")
-               : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, (double)c->out.numel * k[0] * k[1]), run.data);
+  double work = (double)c->out.numel * k[0] * k[1];
+  int rc = run.failed ? irm_error_nomem_("generating C")
+                      : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), work, run.data);
   irm_text_buf_free_(&run);
   return rc;
 }
@@ -277,8 +277,8 @@ static int global_geometry(const cg_call *c, int is_max, global_geom *g, irm_tex
              c->in[0].name, c->out.name, LL(h), LL(w), is_max ? "IRM_KERNEL_POOL_MAX" : "IRM_KERNEL_POOL_AVG");
     int64_t planes = g->n * (g->ch / g->x); /* split over images' channel blocks */
     *done = 1;
-    return irm_cg_parallel_(c, b, planes,
-                            irm_cg_chunk_(c, planes, (double)(g->n * g->ch * g->hw) * CG_WORK_PER_ELEMENT), stmt);
+    double work = (double)(g->n * g->ch * g->hw) * CG_WORK_PER_ELEMENT;
+    return irm_cg_parallel_(c, b, planes, irm_cg_chunk_(c, planes, work), work, stmt);
   }
   irm_kernel_pool_strides(nhwc, a.layout_block, g->ch, h, w, st);
   char chan[96];

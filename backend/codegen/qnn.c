@@ -250,7 +250,7 @@ static int conv_kernel(const cg_call *c, const irm_conv2d_attrs *a, irm_text_buf
            c->scratch, shape, xs, c->in[2].name, s_sum, s_x, s_y, T, V);
   int64_t items = (ob + V - 1) / V * n * oh;
   double work = (double)n * (double)o * (double)(oh * ow) * (double)(ci * kh * kw) / 4.0;
-  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
+  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), work, stmt);
   if (rc) return rc;
   /* NCHW16c int32 -> NCHW */
   P(b, "      const int32_t *qy = (const int32_t *)(qs + %zu);\n", s_y);
@@ -282,7 +282,8 @@ static int dense_kernel(const cg_call *c, irm_text_buf *b, size_t *scratch, int6
            "%d, begin, end);\n",
            c->in[0].name, c->in[1].name, c->out.name, LL(rows), LL(units), LL(k), c->in[2].name, c->scratch,
            wz->numel > 1, c->in[0].dt == CG_I8);
-  return irm_cg_parallel_(c, b, units, irm_cg_chunk_(c, units, (double)rows * (double)units * (double)k), stmt);
+  double work = (double)rows * (double)units * (double)k;
+  return irm_cg_parallel_(c, b, units, irm_cg_chunk_(c, units, work), work, stmt);
 }
 
 static int dense_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {

@@ -121,7 +121,7 @@ static int kernel_call(const cg_call *c, const irm_qnn_conv2d_nchwc_attrs *a, ir
            LL(a->dilation[1]), LL(a->padding[0]), LL(a->padding[1]), d->dt == CG_I8, c->in[3].name, c->in[2].name,
            c->scratch, kind, c->scratch, s_mult, c->in[5].numel > 1 || c->in[7].numel > 1, c->in[6].name, c->in[8].name,
            LL(lo), LL(hi), a->rounding == IRM_QNN_ROUND_UPWARD, a->compute_dtype == IRM_QNN_COMPUTE_FLOAT32, call);
-  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), stmt);
+  int rc = irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), work, stmt);
   P(b, "    }\n");
   return rc;
 }

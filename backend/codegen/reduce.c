@@ -101,8 +101,8 @@ static int softmax_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
         stmt, sizeof stmt,
         "    irm_kernel_softmax_rows(%s + (size_t)begin * %lld, %s + (size_t)begin * %lld, end - begin, %lld, %d);\n",
         x, (long long)len, y, (long long)len, (long long)len, log_out);
-    return irm_cg_parallel_(c, b, outer, irm_cg_chunk_(c, outer, (double)c->out.numel * CG_WORK_PER_ELEMENT * 2.0),
-                            stmt);
+    double work = (double)c->out.numel * CG_WORK_PER_ELEMENT * 2.0;
+    return irm_cg_parallel_(c, b, outer, irm_cg_chunk_(c, outer, work), work, stmt);
   }
   P(b, "    for (int64_t o = 0; o < %lld; o++)\n    for (int64_t i = 0; i < %lld; i++) {\n", (long long)outer,
     (long long)inner);

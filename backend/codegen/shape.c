@@ -97,7 +97,8 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
     if (perm[d] != part_axis) P(&s, " + i%d * %lld", d, (long long)st[perm[d]]);
   if (run > 1) P(&s, "], %lld), o += %lld;\n    }\n", LL(run * (int64_t)irm_cg_dt_bytes_(in->dt)), LL(run));
   else P(&s, "];\n    }\n");
-  int64_t items = c->out.shape[k], chunk = irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT);
+  double work = (double)c->out.numel * CG_WORK_PER_ELEMENT;
+  int64_t items = c->out.shape[k], chunk = irm_cg_chunk_(c, items, work);
   const char *names[CG_MAX_INPUTS + 1], *types[CG_MAX_INPUTS + 1];
   char in_type[40];
   snprintf(in_type, sizeof in_type, "const %s", ct);
@@ -105,8 +106,8 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t j = 0; j < in->n_parts && j < CG_MAX_INPUTS; j++) names[j + 1] = in->parts[j], types[j + 1] = in_type;
   if (s.failed) rc = irm_error_nomem_("generating C");
   else if (part_axis >= 0)
-    rc = irm_cg_parallel_with_(c, b, items, chunk, irm_text_buf_cstr_(&s), names, types, (size_t)in->n_parts + 1);
-  else rc = irm_cg_parallel_(c, b, items, chunk, irm_text_buf_cstr_(&s));
+    rc = irm_cg_parallel_with_(c, b, items, chunk, work, irm_text_buf_cstr_(&s), names, types, (size_t)in->n_parts + 1);
+  else rc = irm_cg_parallel_(c, b, items, chunk, work, irm_text_buf_cstr_(&s));
   irm_text_buf_free_(&s);
   return rc;
 }
@@ -133,8 +134,8 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   /* each copy at least CG_MIN_COPY_BYTES: an NCHW row of 7 floats a memcpy
    * would cost more in calls than a second thread gains */
   int64_t row_bytes = rows > 1 ? inner / rows * (int64_t)sz : 0;
-  int64_t split =
-      row_bytes >= CG_MIN_COPY_BYTES ? irm_cg_chunk_(c, items, (double)c->out.numel * CG_WORK_PER_ELEMENT) : items;
+  double work = (double)c->out.numel * CG_WORK_PER_ELEMENT;
+  int64_t split = row_bytes >= CG_MIN_COPY_BYTES ? irm_cg_chunk_(c, items, work) : items;
   if (split < items) {
     int64_t rest = inner / rows;
     irm_text_buf s;
@@ -158,7 +159,8 @@ static int concat_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
       at += n;
     }
     P(&s, "    }\n");
-    rc = s.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_(c, b, items, split, irm_text_buf_cstr_(&s));
+    rc = s.failed ? irm_error_nomem_("generating C")
+                  : irm_cg_parallel_(c, b, items, split, work, irm_text_buf_cstr_(&s));
     irm_text_buf_free_(&s);
     return rc;
   }

@@ -135,7 +135,8 @@ static int wino_kernel(const cg_call *c, const wino *v, irm_text_buf *b, size_t 
     "    irm_kernel_winograd_range(&s, %d, %s, %s, %s, &e, flags, (float *)(void *)(%s + (size_t)slot * %zu), %d, "
     "%d, begin, end);\n",
     (int)m, c->in[0].name, c->in[1].name, c->out.name, c->scratch, one, k->ow_tile, k->oc_vecs);
-  rc = run.failed ? irm_error_nomem_("generating C") : irm_cg_parallel_slots_(c, b, k->items, k->chunk, run.data, busy);
+  rc = run.failed ? irm_error_nomem_("generating C")
+                  : irm_cg_parallel_slots_(c, b, k->items, k->chunk, work, run.data, busy);
   irm_text_buf_free_(&run);
   return rc ? rc : irm_cg_record_schedule_(c, &r);
 }

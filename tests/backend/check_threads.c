@@ -420,6 +420,70 @@ static void *run_many(void *arg) {
   return NULL;
 }
 
+/* A parallel kernel's statements are a range function with its buffers as
+ * restrict parameters. Below 2^24 multiply-adds the kernel also calls it
+ * over all its items, bounds constant, when it runs on one thread; a
+ * larger one (a 1x1 conv of 128 channels at 64x64: 2^26) only splits. */
+#define SPLIT_MODEL                                                                                                     \
+  IP_HEAD "def @main(%x: " TY("(1, 16, 16, 16)") ", %w: " TY("(16, 16, 3, 3)") ", %y: " TY(                             \
+      "(1, 128, 64, 64)") ", %v: " TY("(128, 128, 1, 1)") ") {\n"                                                       \
+                                                          "  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1]);\n" \
+                                                          "  %1 = nn.conv2d(%y, %v);\n  %2 = (%0, %1);\n  %2\n}\n"
+
+/* The range function name_range's definition in src: NULL when absent. */
+static const char *range_definition(const char *src, const char *name) {
+  char def[320];
+  snprintf(def, sizeof def, " void %.200s(void *restrict scratch", name);
+  return strstr(src, def);
+}
+
+START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
+  irm_module *m = parse_module(SPLIT_MODEL);
+  irm_object *e = NULL, *rt = NULL, *result = NULL, *opts = map1("num-threads", irm_any_int(2));
+  ck_assert_ok(irm_executor_create("aot", NULL, &e));
+  ck_assert_ok(irm_runtime_create("cpp", opts, &rt));
+  irm_any target = irm_any_str("c");
+  ck_require(irm_build(m, &target, NULL, e, rt, NULL, "thr_split", &result) == 0, "%s", irm_last_error());
+  const char *src = irm_string_data(aot_artifact(result, "tvmgen_thr_split.c"));
+  /* every serial call names a range function that is inlined, with constant bounds */
+  int serial_calls = 0, copied_conv = 0;
+  for (const char *at = strstr(src, "irm_parallel_serial(IRM_CG_POOL, "); at;
+       at = strstr(at + 1, "irm_parallel_serial(IRM_CG_POOL, ")) {
+    long long items = 0, chunk = 0;
+    char name[256] = {0};
+    ck_assert_int_eq(
+        sscanf(at, "irm_parallel_serial(IRM_CG_POOL, %lld, %lld)) { %255[a-zA-Z0-9_](", &items, &chunk, name), 3);
+    char bounds[64];
+    snprintf(bounds, sizeof bounds, ", 0, %lld", items);
+    const char *call_end = strchr(at, ';');
+    ck_assert_ptr_nonnull(call_end);
+    ck_assert_msg(strstr(at, bounds) && strstr(at, bounds) < call_end, "%s is not called over [0, %lld)", name, items);
+    const char *def = range_definition(src, name);
+    ck_assert_msg(def && strncmp(def - 19, "IRM_PARALLEL_INLINE", 19) == 0, "%s is not IRM_PARALLEL_INLINE", name);
+    copied_conv += strstr(def, "irm_kernel_conv2d_nchwc_range(") < strstr(def, "\n}\n");
+    serial_calls++;
+  }
+  ck_assert_int_gt(serial_calls, 0);
+  ck_assert_int_eq(copied_conv, 1); /* the small conv; not the large one */
+  /* the large conv: a plain static range function, its buffers restrict, split only */
+  const char *big = strstr(src, "static void ");
+  int split_only = 0;
+  for (; big; big = strstr(big + 1, "static void ")) {
+    char name[256] = {0};
+    if (sscanf(big, "static void %255[a-zA-Z0-9_](void *restrict scratch", name) != 1) continue;
+    const char *body_end = strstr(big, "\n}\n");
+    if (strstr(big, "irm_kernel_conv2d_nchwc_range(") < body_end && strstr(big, "float *restrict out0") < body_end)
+      split_only++;
+  }
+  ck_assert_int_eq(split_only, 1);
+  irm_object_release(result);
+  irm_object_release(rt);
+  irm_object_release(opts);
+  irm_object_release(e);
+  irm_object_release(m);
+}
+END_TEST
+
 /* _i 0: the aot module from 8 threads, 1: the graph one, 2: both at once
  * (4 threads each; two modules share irm's pool). */
 START_TEST(test_one_module_from_eight_threads) {
@@ -459,6 +523,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_metadata);
   tcase_add_test(t, test_precedence);
   tcase_add_test(t, test_bad_thread_counts);
+  tcase_add_test(t, test_small_kernels_run_whole_with_constant_bounds);
   tcase_add_loop_test(t, test_application_pool_sees_every_parallel_for, 0, 2);
   tcase_add_loop_test(t, test_two_loads_of_one_library_keep_their_counts, 0, 2);
   suite_add_tcase(s, t);
