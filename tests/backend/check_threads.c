@@ -430,11 +430,22 @@ static void *run_many(void *arg) {
                                                           "  %0 = nn.conv2d(%x, %w, strides=[2, 2], padding=[1, 1]);\n" \
                                                           "  %1 = nn.conv2d(%y, %v);\n  %2 = (%0, %1);\n  %2\n}\n"
 
-/* The range function name_range's definition in src: NULL when absent. */
-static const char *range_definition(const char *src, const char *name) {
+/* Whether needle occurs in from before end. */
+static int found_before(const char *from, const char *needle, const char *end) {
+  const char *at = strstr(from, needle);
+  return at && end && at < end;
+}
+
+/* The line of src where the range function name is defined, or NULL. */
+static const char *range_line(const char *src, const char *name) {
   char def[320];
-  snprintf(def, sizeof def, " void %.200s(void *restrict scratch", name);
-  return strstr(src, def);
+  snprintf(def, sizeof def, "\nIRM_PARALLEL_INLINE void %.200s(void *restrict scratch", name);
+  const char *at = strstr(src, def);
+  if (!at) {
+    snprintf(def, sizeof def, "\nstatic void %.200s(void *restrict scratch", name);
+    at = strstr(src, def);
+  }
+  return at ? at + 1 : NULL;
 }
 
 START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
@@ -445,37 +456,35 @@ START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
   irm_any target = irm_any_str("c");
   ck_require(irm_build(m, &target, NULL, e, rt, NULL, "thr_split", &result) == 0, "%s", irm_last_error());
   const char *src = irm_string_data(aot_artifact(result, "tvmgen_thr_split.c"));
-  /* every serial call names a range function that is inlined, with constant bounds */
-  int serial_calls = 0, copied_conv = 0;
+  /* each range function: its buffers restrict; the convs' inlined (the small one) or static (the large one) */
+  int inlined_convs = 0, static_convs = 0;
+  for (const char *at = strstr(src, "_range(void *restrict scratch"); at;
+       at = strstr(at + 1, "_range(void *restrict scratch")) {
+    const char *line = at;
+    while (line > src && line[-1] != '\n') line--;
+    const char *line_end = strchr(at, '\n'), *body_end = strstr(at, "\n}\n");
+    ck_assert_msg(found_before(at, "*restrict out0", line_end), "%.120s: an output not restrict", line);
+    if (!found_before(at, "irm_kernel_conv2d_nchwc_range(", body_end)) continue;
+    if (strncmp(line, "IRM_PARALLEL_INLINE void ", 25) == 0) inlined_convs++;
+    else if (strncmp(line, "static void ", 12) == 0) static_convs++;
+  }
+  ck_assert_int_eq(inlined_convs, 1);
+  ck_assert_int_eq(static_convs, 1);
+  /* every serial call names an inlined range function, over [0, items) */
+  int serial_calls = 0;
   for (const char *at = strstr(src, "irm_parallel_serial(IRM_CG_POOL, "); at;
        at = strstr(at + 1, "irm_parallel_serial(IRM_CG_POOL, ")) {
     long long items = 0, chunk = 0;
-    char name[256] = {0};
+    char name[256] = {0}, bounds[64];
     ck_assert_int_eq(
         sscanf(at, "irm_parallel_serial(IRM_CG_POOL, %lld, %lld)) { %255[a-zA-Z0-9_](", &items, &chunk, name), 3);
-    char bounds[64];
     snprintf(bounds, sizeof bounds, ", 0, %lld", items);
-    const char *call_end = strchr(at, ';');
-    ck_assert_ptr_nonnull(call_end);
-    ck_assert_msg(strstr(at, bounds) && strstr(at, bounds) < call_end, "%s is not called over [0, %lld)", name, items);
-    const char *def = range_definition(src, name);
-    ck_assert_msg(def && strncmp(def - 19, "IRM_PARALLEL_INLINE", 19) == 0, "%s is not IRM_PARALLEL_INLINE", name);
-    copied_conv += strstr(def, "irm_kernel_conv2d_nchwc_range(") < strstr(def, "\n}\n");
+    ck_assert_msg(found_before(at, bounds, strchr(at, ';')), "%s is not called over [0, %lld)", name, items);
+    const char *line = range_line(src, name);
+    ck_assert_msg(line && strncmp(line, "IRM_PARALLEL_INLINE", 19) == 0, "%s is not IRM_PARALLEL_INLINE", name);
     serial_calls++;
   }
   ck_assert_int_gt(serial_calls, 0);
-  ck_assert_int_eq(copied_conv, 1); /* the small conv; not the large one */
-  /* the large conv: a plain static range function, its buffers restrict, split only */
-  const char *big = strstr(src, "static void ");
-  int split_only = 0;
-  for (; big; big = strstr(big + 1, "static void ")) {
-    char name[256] = {0};
-    if (sscanf(big, "static void %255[a-zA-Z0-9_](void *restrict scratch", name) != 1) continue;
-    const char *body_end = strstr(big, "\n}\n");
-    if (strstr(big, "irm_kernel_conv2d_nchwc_range(") < body_end && strstr(big, "float *restrict out0") < body_end)
-      split_only++;
-  }
-  ck_assert_int_eq(split_only, 1);
   irm_object_release(result);
   irm_object_release(rt);
   irm_object_release(opts);
