@@ -19,7 +19,7 @@
 // the system before share its cores or its CPU time); the best CPU time
 // (process.cpuUsage) and wall time per inference over the rounds are kept.
 // A sample is `number` inferences back to back, the fewest that last
-// min_sample_ms (default 10) by the warm-up's time, as TVM's
+// min_sample_ms (default 10) by the best of five warm runs, as TVM's
 // time_evaluator does: one inference of a sub-millisecond network after a
 // pause measures its cold caches and its pool's wake-up more than the
 // network.
