@@ -161,9 +161,9 @@ static int show_one(const irm_tune_workload *w, const irm_tune_record *best, int
   fprintf(cli_out, "%s %s %s\n  target '%s', CPU features '%s'\n", w->family, w->shapes, w->dtypes, w->target,
           w->features);
   if (best->found)
-    fprintf(cli_out, "  best %.4f ms (spread %.4f ms) with %s\n  measured %s by irm %s%s%s\n", best->mean * 1e3,
-            best->spread * 1e3, best->knobs, best->time, best->irm_version, best->compiler[0] ? ", " : "",
-            best->compiler);
+    fprintf(cli_out, "  best %.4f ms (median of %lld, spread %.4f ms) with %s\n  measured %s by irm %s%s%s\n",
+            best->mean * 1e3, (long long)best->measurements, best->spread * 1e3, best->knobs, best->time,
+            best->irm_version, best->compiler[0] ? ", " : "", best->compiler);
   else fprintf(cli_out, "  no record applies: %s\n", best->reason);
   fprintf(cli_out, "  %lld measurements, %lld failed\n", (long long)n, (long long)failed);
   return 0;

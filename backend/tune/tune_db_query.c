@@ -29,22 +29,6 @@ static int prepare_with(const irm_tune_db *db, const char *head, const char *col
   return irm_tune_prepare_(db, sql, st);
 }
 
-/* Fills out from a row of best_of's query. */
-static int take_row(sqlite3_stmt *st, irm_tune_record *out) {
-  out->knobs = irm_strdup(irm_tune_col_text_(st, 0));
-  out->mean = sqlite3_column_double(st, 1);
-  out->spread = sqlite3_column_double(st, 2);
-  out->compiler = irm_strdup(irm_tune_col_text_(st, 3));
-  out->irm_version = irm_strdup(irm_tune_col_text_(st, 4));
-  out->time = irm_strdup(irm_tune_col_text_(st, 5));
-  if (!out->knobs || !out->compiler || !out->irm_version || !out->time) {
-    irm_tune_record_clear(out);
-    return irm_error(IRM_ENOMEM, "out of memory reading the tuning database");
-  }
-  out->found = 1;
-  return IRM_OK;
-}
-
 /* The number of measurements of workload id and of failed ones, and one
  * failure's text into err (err_size > 0). */
 static int counts(const irm_tune_db *db, int64_t id, int64_t *n, int64_t *failed, char *err, size_t err_size) {
@@ -75,35 +59,146 @@ static int why_none(const irm_tune_db *db, int64_t id, int64_t refused, const ch
     snprintf(out->reason, sizeof out->reason, "every measured candidate (%lld) is invalid here: %s", (long long)refused,
              refusal);
   else if (!n) snprintf(out->reason, sizeof out->reason, "the workload has no measurement");
+  else if (failed < n)
+    snprintf(out->reason, sizeof out->reason,
+             "every measured candidate failed at least once (%lld failed), one with: %s", (long long)failed, err);
   else
     snprintf(out->reason, sizeof out->reason, "every measurement failed (%lld), one with: %s", (long long)failed, err);
   return IRM_OK;
 }
 
-/* The fastest error-free measurement of workload id that check accepts. */
-static int best_of(const irm_tune_db *db, int64_t id, irm_tune_knobs_check check, void *ctx, irm_tune_record *out) {
+/* One candidate with error-free measurements, as best_of ranks it: the
+ * median of its times (one lucky run does not make it fast: tune's
+ * confirmation measures the leader again) and their range. */
+typedef struct ranked {
+  int64_t id, n;
+  char *knobs;
+  double median, spread;
+} ranked;
+
+static void free_ranked(ranked *r, size_t n) {
+  for (size_t i = 0; r && i < n; i++) irm_free(r[i].knobs);
+  irm_free(r);
+}
+
+/* Sets c's count, median and spread from its sorted times t[0..n). */
+static void finish(ranked *c, const double *t, size_t n) {
+  c->n = (int64_t)n;
+  c->median = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+  if (n > 1) c->spread = t[n - 1] - t[0];
+}
+
+/* The candidates of workload id whose every measurement is error-free
+ * (one that crashed, hung or went wrong once is never applied), in
+ * candidate order; *out NEW (free_ranked), *count of them. */
+static int gather(const irm_tune_db *db, int64_t id, ranked **out, size_t *count) {
+  *out = NULL;
+  *count = 0;
+  int64_t total = 0, failed = 0;
+  char err[8];
+  int rc = counts(db, id, &total, &failed, err, sizeof err);
+  total -= failed;
+  if (rc || total <= 0) return rc;
   sqlite3_stmt *st = NULL;
-  int rc = prepare_with(db, "SELECT c.knobs, m.mean, m.spread, ", db->compiler_col,
-                        ", m.irm_version, m.time FROM measurements m JOIN candidates c ON c.id = m.candidate_id"
-                        " WHERE c.workload_id = ?1 AND m.error IS NULL ORDER BY m.mean, m.id",
-                        &st);
-  if (rc) return rc;
+  if ((rc = irm_tune_prepare_(db,
+                              "SELECT c.id, c.knobs, m.mean, m.spread FROM measurements m JOIN candidates c"
+                              " ON c.id = m.candidate_id WHERE c.workload_id = ?1 AND m.error IS NULL"
+                              " AND NOT EXISTS (SELECT 1 FROM measurements e WHERE e.candidate_id = c.id"
+                              " AND e.error IS NOT NULL) ORDER BY c.id, m.mean",
+                              &st)))
+    return rc;
   sqlite3_bind_int64(st, 1, id);
-  out->workload_id = id;
-  int64_t refused = 0;
-  char refusal[320] = "";
-  int step;
-  while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-    char why[200] = "";
-    if (check && !check(irm_tune_col_text_(st, 0), ctx, why, sizeof why)) {
-      if (!refused++) snprintf(refusal, sizeof refusal, "%s (%s)", why, irm_tune_col_text_(st, 0));
-      continue;
+  ranked *r = irm_calloc((size_t)total, sizeof *r);
+  double *t = irm_calloc((size_t)total, sizeof *t);
+  size_t n = 0, nt = 0, first = 0; /* candidates, times, the current candidate's first time */
+  int step = SQLITE_DONE;
+  if (!r || !t) rc = irm_error(IRM_ENOMEM, "out of memory reading the tuning database");
+  while (!rc && nt < (size_t)total && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t cid = sqlite3_column_int64(st, 0);
+    if (!n || r[n - 1].id != cid) {
+      if (n) finish(&r[n - 1], t + first, nt - first);
+      first = nt;
+      r[n] = (ranked){cid, 0, irm_strdup(irm_tune_col_text_(st, 1)), 0, sqlite3_column_double(st, 3)};
+      if (!r[n++].knobs) rc = irm_error(IRM_ENOMEM, "out of memory reading the tuning database");
     }
-    rc = take_row(st, out);
-    break;
+    t[nt++] = sqlite3_column_double(st, 2);
   }
   if (!rc && step != SQLITE_ROW && step != SQLITE_DONE) rc = query_error(db);
+  if (!rc && n) finish(&r[n - 1], t + first, nt - first);
   sqlite3_finalize(st);
+  irm_free(t);
+  if (rc) free_ranked(r, n);
+  else *out = r, *count = n;
+  return rc;
+}
+
+static int by_median(const void *pa, const void *pb) {
+  const ranked *a = pa, *b = pb;
+  if (a->median != b->median) return a->median < b->median ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Fills out from c and its newest error-free measurement's provenance. */
+static int take(const irm_tune_db *db, const ranked *c, irm_tune_record *out) {
+  sqlite3_stmt *st = NULL;
+  int rc = prepare_with(db, "SELECT ", db->compiler_col,
+                        ", irm_version, time FROM measurements WHERE candidate_id = ?1 AND error IS NULL"
+                        " ORDER BY id DESC LIMIT 1",
+                        &st);
+  if (rc) return rc;
+  sqlite3_bind_int64(st, 1, c->id);
+  if (sqlite3_step(st) != SQLITE_ROW) rc = query_error(db);
+  else {
+    out->knobs = irm_strdup(c->knobs);
+    out->compiler = irm_strdup(irm_tune_col_text_(st, 0));
+    out->irm_version = irm_strdup(irm_tune_col_text_(st, 1));
+    out->time = irm_strdup(irm_tune_col_text_(st, 2));
+    out->mean = c->median;
+    out->spread = c->spread;
+    out->measurements = c->n;
+    out->found = 1;
+    if (!out->knobs || !out->compiler || !out->irm_version || !out->time) {
+      irm_tune_record_clear(out);
+      rc = irm_error(IRM_ENOMEM, "out of memory reading the tuning database");
+    }
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The default rule's candidate ("{}": no knob set) among r[0..n), or NULL. */
+static const ranked *default_of(const ranked *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(r[i].knobs, "{}") == 0) return &r[i];
+  return NULL;
+}
+
+/* The best record of workload id that check accepts (irm_tune_db_best):
+ * the lowest median; a candidate that beats the default rule's median by
+ * less than IRM_TUNE_DB_MIN_GAIN is noise, and the default rule stays.
+ * check is called last on the winner (its choice is what it keeps). */
+static int best_of(const irm_tune_db *db, int64_t id, irm_tune_knobs_check check, void *ctx, irm_tune_record *out) {
+  ranked *r = NULL;
+  size_t n = 0;
+  out->workload_id = id;
+  int rc = gather(db, id, &r, &n);
+  if (rc) return rc;
+  if (n) qsort(r, n, sizeof *r, by_median);
+  int64_t refused = 0;
+  char refusal[320] = "", why[200];
+  const ranked *win = NULL, *dflt = default_of(r, n);
+  for (size_t i = 0; i < n && !win; i++) {
+    why[0] = '\0';
+    if (!check || check(r[i].knobs, ctx, why, sizeof why)) win = &r[i];
+    else if (!refused++) snprintf(refusal, sizeof refusal, "%s (%s)", why, r[i].knobs);
+  }
+  if (win && dflt && win != dflt && win->median > dflt->median * (1 - IRM_TUNE_DB_MIN_GAIN)) {
+    why[0] = '\0';
+    if (!check || check(dflt->knobs, ctx, why, sizeof why)) win = dflt;
+    else if (check) check(win->knobs, ctx, why, sizeof why); /* the winner's choice again */
+  }
+  if (win) rc = take(db, win, out);
+  free_ranked(r, n);
   if (rc || out->found) return rc;
   return why_none(db, id, refused, refusal, out);
 }

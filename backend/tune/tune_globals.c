@@ -80,22 +80,24 @@ static int db_add_measurement(const irm_any *args, int32_t nargs, irm_any *ret, 
   return rc;
 }
 
-/* The Map of a best record: {found, knobs, mean, spread, compiler,
- * irm_version, time, reason}; knobs and the measurement's fields NONE
- * when not found. */
+/* The Map of a best record: {found, knobs, mean, spread, measurements,
+ * compiler, irm_version, time, reason}; knobs and the measurement's
+ * fields NONE when not found. */
 static int record_map(const char *fn, const irm_tune_record *r, irm_any *ret) {
-  const char *keys[] = {"found", "knobs", "mean", "spread", "compiler", "irm_version", "time", "reason"};
+  const char *keys[] = {"found",    "knobs",       "mean", "spread", "measurements",
+                        "compiler", "irm_version", "time", "reason"};
   irm_any none = irm_any_none();
   irm_any values[] = {irm_any_bool(r->found != 0),
                       r->found ? irm_any_str(r->knobs) : none,
                       r->found ? irm_any_float(r->mean) : none,
                       r->found ? irm_any_float(r->spread) : none,
+                      r->found ? irm_any_int(r->measurements) : none,
                       r->found ? irm_any_str(r->compiler) : none,
                       r->found ? irm_any_str(r->irm_version) : none,
                       r->found ? irm_any_str(r->time) : none,
                       irm_any_str(r->reason)};
   irm_object *map = NULL;
-  return irm_ret_object(fn, irm_map_from_pairs(keys, values, 8, &map), &map, ret);
+  return irm_ret_object(fn, irm_map_from_pairs(keys, values, 9, &map), &map, ret);
 }
 
 /* tune.DatabaseBest(path, family, shapes, dtypes, target, features) ->

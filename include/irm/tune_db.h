@@ -70,12 +70,17 @@ typedef struct irm_tune_measurement {
   const char *error, *compiler;
 } irm_tune_measurement;
 
-/* A best record (irm_tune_db_best). found 0: none applies, and reason
- * says why. The strings are owned by the record (irm_tune_record_clear). */
+/* A best record (irm_tune_db_best): a candidate's knobs, the median
+ * (mean) and range (spread: of its measurements when it has several, else
+ * its one measurement's) of its error-free measurements, how many there
+ * are, and the provenance of the newest (compiler, irm_version, time).
+ * found 0: none applies, and reason says why. The strings are owned by
+ * the record (irm_tune_record_clear). */
 typedef struct irm_tune_record {
   int found;
   char *knobs, *compiler, *irm_version, *time;
   double mean, spread;
+  int64_t measurements;
   int64_t workload_id;
   char reason[512];
 } irm_tune_record;
@@ -109,8 +114,19 @@ IRM_API int irm_tune_db_add_workload(irm_tune_db *db, const irm_tune_workload *w
 IRM_API int irm_tune_db_add_measurement(irm_tune_db *db, int64_t workload_id, const irm_tune_measurement *m,
                                         int64_t *id);
 
-/* The best (lowest mean, error-free) measurement of workload w whose
- * knobs check accepts (check NULL: any), into *out (cleared first). When
+/* A candidate replaces the default rule (the candidate "{}") only when
+ * its median time is at least this fraction below the default rule's:
+ * a smaller gain is within a measurement's noise, and the default rule,
+ * the schedule every build tests, stays. */
+#define IRM_TUNE_DB_MIN_GAIN 0.02
+
+/* The best record of workload w: of the candidates whose knobs check
+ * accepts (check NULL: any), the one with the lowest median over its
+ * error-free measurements (a candidate measured once by luck loses its
+ * place once measured again), unless it beats the default rule's median
+ * by less than IRM_TUNE_DB_MIN_GAIN, when the default rule's record is
+ * the best. When check is given, the last call that accepted knobs was
+ * the best's. Into *out (cleared first). When
  * none applies out->found is 0 and out->reason says why: no workload of
  * that family, shapes and dtypes; recorded only for other targets or
  * CPU features (naming them); every measurement failed; every candidate

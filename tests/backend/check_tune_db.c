@@ -1,6 +1,7 @@
 /* The tuning database (irm/tune_db.h): a new file's schema, the best
- * record and the reasons none applies (another target, another CPU,
- * failed or refused measurements), migration from a version 1 file
+ * record (the lowest median, the default rule kept within the minimum
+ * gain, a candidate that failed once never applied) and the reasons none
+ * applies (another target, another CPU, failed or refused measurements), migration from a version 1 file
  * written with SQLite directly, four processes writing at once, damaged
  * and foreign files refused with nothing applied, a read-only file read,
  * and the tune.Database* globals. Every test works in a fresh folder. */
@@ -127,6 +128,91 @@ START_TEST(test_reasons) {
   ck_assert_ok(irm_tune_db_best(db, &narrow, narrow_only, NULL, &r));
   ck_assert_int_eq(r.found, 0);
   ck_assert_str_eq(r.reason, "every measured candidate (1) is invalid here: ow_tile above 4 ({\"ow_tile\":6})");
+  irm_tune_record_clear(&r);
+  irm_tune_db_close(db);
+}
+END_TEST
+
+/* The best is the lowest median (a lucky first time does not hold), the
+ * default rule stays unless beaten by IRM_TUNE_DB_MIN_GAIN, and a
+ * candidate that failed once never applies. */
+START_TEST(test_median_gain_and_failures) {
+  irm_tune_db *db = NULL;
+  ck_assert_ok(irm_tune_db_open(path_, IRM_TUNE_DB_WRITE, &db));
+  int64_t wid = add_workload(db, &conv_);
+  add(db, wid, "{}", 1.00e-3, NULL);
+  add(db, wid, "{\"ow_tile\":2}", 0.50e-3, NULL); /* lucky once */
+  add(db, wid, "{\"ow_tile\":5}", 0.95e-3, NULL);
+  expect_best(db, &conv_, "{\"ow_tile\":2}", NULL);
+  add(db, wid, "{\"ow_tile\":2}", 1.10e-3, NULL);
+  add(db, wid, "{\"ow_tile\":2}", 1.20e-3, NULL);
+  irm_tune_record r;
+  ck_assert_ok(irm_tune_db_best(db, &conv_, NULL, NULL, &r));
+  ck_assert_str_eq(r.knobs, "{\"ow_tile\":5}");
+  ck_assert_int_eq(r.measurements, 1);
+  ck_assert_double_eq_tol(r.spread, 0.095e-3, 1e-12); /* its one measurement's own */
+  irm_tune_record_clear(&r);
+  /* measured again: the median of 0.95, 0.90 and 1.00 with their range */
+  add(db, wid, "{\"ow_tile\":5}", 0.90e-3, NULL);
+  add(db, wid, "{\"ow_tile\":5}", 1.00e-3, NULL);
+  ck_assert_ok(irm_tune_db_best(db, &conv_, NULL, NULL, &r));
+  ck_assert_str_eq(r.knobs, "{\"ow_tile\":5}");
+  ck_assert_int_eq(r.measurements, 3);
+  ck_assert_double_eq_tol(r.mean, 0.95e-3, 1e-12);
+  ck_assert_double_eq_tol(r.spread, 0.10e-3, 1e-12);
+  irm_tune_record_clear(&r);
+  /* an even count's median is the middle two's mean: 0.975, 2.5% below 1.0 */
+  add(db, wid, "{\"ow_tile\":5}", 1.04e-3, NULL);
+  ck_assert_ok(irm_tune_db_best(db, &conv_, NULL, NULL, &r));
+  ck_assert_str_eq(r.knobs, "{\"ow_tile\":5}");
+  ck_assert_double_eq_tol(r.mean, 0.975e-3, 1e-12);
+  irm_tune_record_clear(&r);
+  /* 1.00 is within the gain of the default rule's 1.00: it stays */
+  add(db, wid, "{\"ow_tile\":5}", 1.05e-3, NULL);
+  expect_best(db, &conv_, "{}", NULL);
+  /* the default rule measured slower (its median 1.05): the candidate wins */
+  add(db, wid, "{}", 1.05e-3, NULL);
+  add(db, wid, "{}", 1.10e-3, NULL);
+  expect_best(db, &conv_, "{\"ow_tile\":5}", NULL);
+  /* a failure of the leader removes it, whatever its times */
+  add(db, wid, "{\"ow_tile\":5}", 0, "crashed: signal 11");
+  expect_best(db, &conv_, "{}", NULL);
+  /* a workload whose every candidate failed once says so */
+  irm_tune_workload flaky = conv_;
+  flaky.dtypes = "float16";
+  int64_t f = add_workload(db, &flaky);
+  add(db, f, "{}", 1e-3, NULL);
+  add(db, f, "{}", 0, "timeout after 10 s");
+  expect_best(db, &flaky, NULL, "every measured candidate failed at least once (1 failed), one with: timeout");
+  irm_tune_db_close(db);
+}
+END_TEST
+
+/* Refuses the default rule's candidate: the winner's choice must be the
+ * one a check keeps even when the default rule would have stayed. */
+static int no_default(const char *knobs, void *ctx, char *why, size_t size) {
+  const char **last = ctx;
+  if (strcmp(knobs, "{}") == 0) {
+    snprintf(why, size, "no default here");
+    return 0;
+  }
+  *last = strstr(knobs, "ow_tile\":5") ? "5" : "other";
+  return 1;
+}
+
+START_TEST(test_gain_with_a_refused_default) {
+  irm_tune_db *db = NULL;
+  ck_assert_ok(irm_tune_db_open(path_, IRM_TUNE_DB_WRITE, &db));
+  int64_t wid = add_workload(db, &conv_);
+  add(db, wid, "{}", 1.00e-3, NULL);
+  add(db, wid, "{\"ow_tile\":5}", 0.99e-3, NULL);
+  add(db, wid, "{\"ow_tile\":7}", 1.50e-3, NULL);
+  const char *last = NULL;
+  irm_tune_record r;
+  ck_assert_ok(irm_tune_db_best(db, &conv_, no_default, &last, &r));
+  ck_assert_int_eq(r.found, 1);
+  ck_assert_str_eq(r.knobs, "{\"ow_tile\":5}");
+  ck_assert_str_eq(last, "5");
   irm_tune_record_clear(&r);
   irm_tune_db_close(db);
 }
@@ -393,6 +479,8 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("db");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_create_and_best);
+  tcase_add_test(tc, test_median_gain_and_failures);
+  tcase_add_test(tc, test_gain_with_a_refused_default);
   tcase_add_test(tc, test_reasons);
   tcase_add_test(tc, test_bad_writes);
   tcase_add_test(tc, test_migration_from_version_1);

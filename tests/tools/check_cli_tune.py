@@ -33,7 +33,7 @@ INSERT INTO measurements(candidate_id, mean, spread, error, irm_version, time) V
 PRAGMA user_version = 1;
 """)
 run(["tune", "--show", db], 0,
-    out=["(schema version 1)", "conv2d_nchwc {\"ic\":64} float32", "best 1.0000 ms", "with {\"ow_tile\":6}",
+    out=["(schema version 1)", "conv2d_nchwc {\"ic\":64} float32", "best 1.0000 ms (median of 1,", "with {\"ow_tile\":6}",
          "measured 2026-01-01T00:00:00Z by irm 0.0.9", "2 measurements, 0 failed", "depthwise_nchwc",
          "no record applies: every measurement failed (1), one with: crashed: signal 11"])
 run(["tune", "--show", db, "--workload", "depthwise"], 0, out=["depthwise_nchwc"], not_out=["conv2d_nchwc"])

@@ -41,10 +41,14 @@ class Database:
             self.path, workload_id, knobs, float(mean), float(spread), error, compiler)
 
     def best(self, family, shapes, dtypes, target, features=""):
-        """The best record of the workload: a dict {found, knobs, mean,
-        spread, compiler, irm_version, time, reason}; found False with
-        the reason (another target or CPU, every measurement failed)
-        when none applies."""
+        """The best record of the workload, the one a build applies: a
+        dict {found, knobs, mean (the median of the candidate's times),
+        spread, measurements (how many), compiler, irm_version, time (the
+        newest one's), reason}; found False with the reason (another
+        target or CPU, every measurement failed) when none applies. The
+        lowest median wins, but the default rule ({}) stays unless beaten
+        by 2% (IRM_TUNE_DB_MIN_GAIN), and a candidate that failed once
+        never wins."""
         record = api_global("Database.best()", "tune.DatabaseBest", "path family shapes dtypes target features")(
             self.path, family, shapes, dtypes, str(target), features)
         return {key: record[key] for key in record.keys()}
