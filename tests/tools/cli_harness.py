@@ -1,7 +1,9 @@
 """What the irm program's test scripts share (check_cli.py,
 check_cli_build.py): running the program with arguments and checking its
 exit status and the text of each stream, collecting failures."""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -9,6 +11,7 @@ import tempfile
 IRM = sys.argv[1]
 PLUGIN = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None
 TMP = tempfile.mkdtemp(prefix="irm_cli_")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)  # a failure's report holds what it needs
 FAILURES = []
 ENV = dict(os.environ)
 ENV.pop("IRM_PLUGIN_PATH", None)
