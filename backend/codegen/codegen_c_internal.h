@@ -226,6 +226,10 @@ int irm_cg_use_kernels_(const cg_call *c, int64_t block, const char *const *head
  * irm_cg_chunk_ (a multiply-add counts 1). */
 #define CG_WORK_PER_ELEMENT 8.0
 
+/* A kernel that can choose its items (a transpose joins outer axes) takes
+ * at least this many a thread, so that irm_cg_chunk_ can even them out. */
+#define CG_SPLIT_ITEMS_PER_THREAD 8
+
 /* The chunk, in items, that splits `items` items of `work` operations in
  * all for c->threads threads: the items whole (one chunk, run inline) for
  * serial code or below a size where a dispatch would cost more than it

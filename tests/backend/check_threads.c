@@ -4,7 +4,8 @@
  * convs, a pool, a dense layer and a chain of layers, aot and graph);
  * the thread count's precedence (argument, IRM_NUM_THREADS, the
  * num-threads option) and its errors; the metadata's thread fields and
- * splits; an application's pool sees every parallel_for; one module runs
+ * splits (small kernels run whole, a transpose's outer axes joined into
+ * enough items); an application's pool sees every parallel_for; one module runs
  * from 8 threads at once, and an aot and a graph module side by side (the
  * case CI also runs under ThreadSanitizer).
  *
@@ -448,14 +449,28 @@ static const char *range_line(const char *src, const char *name) {
   return at ? at + 1 : NULL;
 }
 
-START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
-  irm_module *m = parse_module(SPLIT_MODEL);
-  irm_object *e = NULL, *rt = NULL, *result = NULL, *opts = map1("num-threads", irm_any_int(2));
+/* The generated C of model built aot for the cpp runtime with num-threads
+ * 2 as module name; *result holds it (the caller releases it). */
+static const char *two_thread_source(const char *model, const char *name, irm_object **result) {
+  irm_module *m = parse_module(model);
+  irm_object *e = NULL, *rt = NULL, *opts = map1("num-threads", irm_any_int(2));
   ck_assert_ok(irm_executor_create("aot", NULL, &e));
   ck_assert_ok(irm_runtime_create("cpp", opts, &rt));
   irm_any target = irm_any_str("c");
-  ck_require(irm_build(m, &target, NULL, e, rt, NULL, "thr_split", &result) == 0, "%s", irm_last_error());
-  const char *src = irm_string_data(aot_artifact(result, "tvmgen_thr_split.c"));
+  ck_require(irm_build(m, &target, NULL, e, rt, NULL, name, result) == 0, "%s", irm_last_error());
+  char file[128];
+  snprintf(file, sizeof file, "tvmgen_%s.c", name);
+  const char *src = irm_string_data(aot_artifact(*result, file));
+  irm_object_release(rt);
+  irm_object_release(opts);
+  irm_object_release(e);
+  irm_object_release(m);
+  return src;
+}
+
+START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
+  irm_object *result = NULL;
+  const char *src = two_thread_source(SPLIT_MODEL, "thr_split", &result);
   /* each range function: its buffers restrict; the convs' inlined (the small one) or static (the large one) */
   int inlined_convs = 0, static_convs = 0;
   for (const char *at = strstr(src, "_range(void *restrict scratch"); at;
@@ -486,10 +501,27 @@ START_TEST(test_small_kernels_run_whole_with_constant_bounds) {
   }
   ck_assert_int_gt(serial_calls, 0);
   irm_object_release(result);
-  irm_object_release(rt);
-  irm_object_release(opts);
-  irm_object_release(e);
-  irm_object_release(m);
+}
+END_TEST
+
+/* A transpose whose outer output axis has 3 entries, its last axis
+ * permuted (no contiguous run): its items are the outer axes joined until
+ * 8 a thread, 3 x 64 (3 alone split 2/1 on two threads). The main model's
+ * channel shuffle, checked bitwise at 1-8 threads, joins 16 x 2 for 8. */
+#define SHUFFLE_MODEL                                      \
+  IP_HEAD "def @main(%x: " TY("(1, 2, 3, 64, 64)") ") {\n" \
+                                                   "  %0 = transpose(%x, axes=[0, 2, 3, 4, 1]);\n  %0\n}\n"
+
+START_TEST(test_transpose_joins_outer_axes) {
+  irm_object *result = NULL;
+  const char *src = two_thread_source(SHUFFLE_MODEL, "thr_shuffle", &result);
+  const char *call = strstr(src, "irm_parallel_for(IRM_CG_POOL, ");
+  long long items = 0, chunk = 0;
+  ck_assert_ptr_nonnull(call);
+  ck_assert_int_eq(sscanf(call, "irm_parallel_for(IRM_CG_POOL, %lld, %lld,", &items, &chunk), 2);
+  ck_assert_int_eq(items, 3 * 64);
+  ck_assert_int_le(chunk, 3 * 64 / 4); /* at least 2 chunks a thread */
+  irm_object_release(result);
 }
 END_TEST
 
@@ -533,6 +565,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_precedence);
   tcase_add_test(t, test_bad_thread_counts);
   tcase_add_test(t, test_small_kernels_run_whole_with_constant_bounds);
+  tcase_add_test(t, test_transpose_joins_outer_axes);
   tcase_add_loop_test(t, test_application_pool_sees_every_parallel_for, 0, 2);
   tcase_add_loop_test(t, test_two_loads_of_one_library_keep_their_counts, 0, 2);
   suite_add_tcase(s, t);
