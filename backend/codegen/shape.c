@@ -86,8 +86,8 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   /* The items are the output axes [k, last] as one (an item's index f
    * names each), last the first giving CG_SPLIT_ITEMS_PER_THREAD a
    * thread: a channel shuffle's outer axis has 2 or 3 entries, which split
-   * 2/1. (Its rows outermost, to follow the convs' bands of rows, the
-   * blocked shuffles of shufflenet_v2 took 1.3-1.5x as long on 2 threads.) */
+   * 2/1. (Numbered rows first instead, to follow the convs' bands of rows,
+   * shufflenet_v2's blocked shuffles took 1.3-1.5x as long on 2 threads.) */
   int32_t last = k;
   int64_t items = c->out.shape[k], inner = 1;
   while (last + 1 < tail && items < (int64_t)CG_SPLIT_ITEMS_PER_THREAD * (c->threads > 1 ? c->threads : 1))

@@ -195,7 +195,7 @@ static int best_of(const irm_tune_db *db, int64_t id, irm_tune_knobs_check check
   if (win && dflt && win != dflt && win->median > dflt->median * (1 - IRM_TUNE_DB_MIN_GAIN)) {
     why[0] = '\0';
     if (!check || check(dflt->knobs, ctx, why, sizeof why)) win = dflt;
-    else if (check) check(win->knobs, ctx, why, sizeof why); /* the winner's choice again */
+    else check(win->knobs, ctx, why, sizeof why); /* the winner's choice again */
   }
   if (win) rc = take(db, win, out);
   free_ranked(r, n);

@@ -202,6 +202,7 @@ class _Workload:
         return counts, default
 
     def best(self):
+        """The database's best record of the workload (Database.best)."""
         t = self.task
         return self.db.best(t["family"], t["workload"], t.get("dtypes", "float32"), t["target"],
                             t.get("features", ""))
@@ -217,7 +218,9 @@ def _search(w, trials, early_stopping, seed, deadline, out_of_time):
     for knobs, mean, error in w.db.measured(w.wid):  # resume: what an earlier run measured counts
         if knobs == {}:
             default_done = True
-        elif search.space.digits(knobs) is not None:  # else measured in another space (an older irm's knobs)
+        elif search.space.digits(knobs) is None:
+            continue  # measured in another space (an older irm's knobs): no trial of this one
+        else:
             search.tell(knobs, None if error else mean)  # a candidate's first measurement; later ones confirm
         w.errors += bool(error)
     resumed = len(search.results) + default_done
