@@ -45,6 +45,42 @@ static int reshape_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   return IRM_OK;
 }
 
+/* A copy's items (transpose, strided_slice): the output axes [k, last]
+ * as one, k the outermost longer than 1 and last the first giving
+ * CG_SPLIT_ITEMS_PER_THREAD a thread (or the last axis). A channel
+ * shuffle's outer axis has 2 or 3 entries, which split 2/1. (Numbered
+ * rows first instead, to follow the convs' bands of rows, shufflenet_v2's
+ * blocked shuffles took 1.3-1.5x as long on 2 threads.) Opens the loop
+ * over the items [begin, end), naming each axis's index i<d> and the
+ * output offset o of the item's first element; *items their count. */
+static void open_items(const cg_call *c, int32_t k, irm_text_buf *s, int32_t *last, int64_t *items) {
+  *last = k;
+  *items = c->out.shape[k];
+  while (*last + 1 < c->out.ndim && *items < (int64_t)CG_SPLIT_ITEMS_PER_THREAD * (c->threads > 1 ? c->threads : 1))
+    *items *= c->out.shape[++*last];
+  int64_t inner = 1, below = 1;
+  for (int32_t d = *last + 1; d < c->out.ndim; d++) inner *= c->out.shape[d];
+  P(s, "    for (int64_t f = begin; f < end; f++) {\n    int64_t o = f * %lld;\n", LL(inner));
+  for (int32_t d = *last; d >= k; below *= c->out.shape[d--])
+    P(s, "    const int64_t i%d = f / %lld %% %lld;\n", d, LL(below), LL(c->out.shape[d]));
+}
+
+/* The contiguous trailing axes [*tail, ndim) a copy moves with one memcpy
+ * (*run elements), narrowed to those after the items' last axis. */
+static void run_after(const cg_tensor *out, int32_t last, int32_t *tail, int64_t *run) {
+  if (*tail > last) return;
+  *tail = last + 1;
+  *run = 1;
+  for (int32_t d = *tail; d < out->ndim; d++) *run *= out->shape[d];
+}
+
+/* The outermost output axis longer than 1 (the last when none is). */
+static int32_t outer_axis(const cg_tensor *out) {
+  int32_t k = 0;
+  while (k < out->ndim - 1 && out->shape[k] == 1) k++;
+  return k;
+}
+
 static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   (void)scratch;
   const cg_tensor *in = &c->in[0];
@@ -56,9 +92,7 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   for (int32_t d = 0; d < nd; d++) perm[d] = a.n_axes <= 0 ? nd - 1 - d : (int32_t)norm_axis(a.axes[d], nd);
   irm_cg_row_major_(in->shape, in->ndim, st);
   if (c->out.numel == 0) return IRM_OK;
-  /* split from the outermost output axis longer than 1 */
-  int32_t k = 0;
-  while (k < nd - 1 && c->out.shape[k] == 1) k++;
+  int32_t k = outer_axis(&c->out);
   /* an input read in parts (cg_tensor): its first axis longer than 1 picks the part */
   int32_t part_axis = -1;
   if (in->n_parts > 0) {
@@ -83,20 +117,10 @@ static int transpose_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   int32_t tail = nd;
   int64_t run = 1;
   while (tail - 1 > k && perm[tail - 1] != part_axis && st[perm[tail - 1]] == run) run *= c->out.shape[--tail];
-  /* The items are the output axes [k, last] as one (an item's index f
-   * names each), last the first giving CG_SPLIT_ITEMS_PER_THREAD a
-   * thread: a channel shuffle's outer axis has 2 or 3 entries, which split
-   * 2/1. (Numbered rows first instead, to follow the convs' bands of rows,
-   * shufflenet_v2's blocked shuffles took 1.3-1.5x as long on 2 threads.) */
-  int32_t last = k;
-  int64_t items = c->out.shape[k], inner = 1;
-  while (last + 1 < tail && items < (int64_t)CG_SPLIT_ITEMS_PER_THREAD * (c->threads > 1 ? c->threads : 1))
-    items *= c->out.shape[++last];
-  for (int32_t d = last + 1; d < nd; d++) inner *= c->out.shape[d];
-  P(&s, "    for (int64_t f = begin; f < end; f++) {\n    int64_t o = f * %lld;\n", LL(inner));
-  int64_t below = 1;
-  for (int32_t d = last; d >= k; below *= c->out.shape[d--])
-    P(&s, "    const int64_t i%d = f / %lld %% %lld;\n", d, LL(below), LL(c->out.shape[d]));
+  int32_t last;
+  int64_t items;
+  open_items(c, k, &s, &last, &items);
+  run_after(&c->out, last, &tail, &run);
   for (int32_t d = last + 1; d < tail; d++)
     P(&s, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, (long long)c->out.shape[d], d);
   if (run > 1) P(&s, "      memcpy(%s + o, &", c->out.name);
@@ -206,11 +230,31 @@ static int slice_stmts(const cg_call *c, irm_text_buf *b, size_t *scratch) {
   }
   irm_cg_row_major_(in->shape, nd, st);
   if (c->out.numel == 0) return IRM_OK;
-  open_loops(&c->out, b);
-  P(b, "      %s[o++] = %s[0", c->out.name, in->name);
-  for (int32_t d = 0; d < nd; d++) P(b, " + (%lld + i%d * %lld) * %lld", LL(begin[d]), d, LL(step[d]), LL(st[d]));
-  P(b, "];\n    }\n");
-  return IRM_OK;
+  /* The trailing axes [tail, nd) the slice takes whole: contiguous in the
+   * input too, a memcpy of run elements an item (a channel half of an
+   * NCHW[x]c image copies whole rows); split as a transpose. */
+  int32_t k = outer_axis(&c->out), tail = nd, last;
+  int64_t run = 1, items;
+  while (tail - 1 > k && step[tail - 1] == 1 && c->out.shape[tail - 1] == in->shape[tail - 1])
+    run *= c->out.shape[--tail];
+  irm_text_buf s;
+  irm_text_buf_init_(&s, NULL, 0);
+  open_items(c, k, &s, &last, &items);
+  run_after(&c->out, last, &tail, &run);
+  for (int32_t d = last + 1; d < tail; d++)
+    P(&s, "    for (int64_t i%d = 0; i%d < %lld; i%d++)\n", d, d, LL(c->out.shape[d]), d);
+  if (run > 1) P(&s, "      memcpy(%s + o, &%s[0", c->out.name, in->name);
+  else P(&s, "      %s[o++] = %s[0", c->out.name, in->name);
+  for (int32_t d = 0; d < tail; d++)
+    if (d < k) P(&s, " + %lld", LL(begin[d] * st[d])); /* an axis of one entry */
+    else P(&s, " + (%lld + i%d * %lld) * %lld", LL(begin[d]), d, LL(step[d]), LL(st[d]));
+  if (run > 1) P(&s, "], %lld), o += %lld;\n    }\n", LL(run * (int64_t)irm_cg_dt_bytes_(in->dt)), LL(run));
+  else P(&s, "];\n    }\n");
+  double work = (double)c->out.numel * CG_WORK_PER_ELEMENT;
+  rc = s.failed ? irm_error_nomem_("generating C")
+                : irm_cg_parallel_(c, b, items, irm_cg_chunk_(c, items, work), work, irm_text_buf_cstr_(&s));
+  irm_text_buf_free_(&s);
+  return rc;
 }
 
 /* ---- take, gather -------------------------------------------------------------------------------- */

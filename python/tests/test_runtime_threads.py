@@ -140,7 +140,10 @@ def test_a_run_releases_the_gil(libs):
     """With Python's thread switching practically off, another Python thread
     gets the GIL only when a library call releases it: the watcher sees the
     runner inside runtime.ModuleRunInto, called with ready arguments so
-    nothing else runs meanwhile (no timing is measured)."""
+    nothing else runs meanwhile (no timing is measured). The runs go on
+    until it has (the OS may leave the watcher unscheduled through a few
+    runs on a loaded machine: 50 were once not enough under ASan), at most
+    2000: a GIL kept through the call is never seen."""
     module = irm.runtime.load(libs["aot"], num_threads=1)
     make_array = irm.get_global_func("ffi.Array")
     ins = make_array(irm.tensor(inputs(4)))
@@ -158,10 +161,12 @@ def test_a_run_releases_the_gil(libs):
     try:
         watcher = threading.Thread(target=watch)
         watcher.start()
-        for _ in range(50):
+        for _ in range(2000):
             state["in_run"] = True
             run_into(module._handle, ins, outs)
             state["in_run"] = False
+            if state["seen"]:
+                break
         state["finished"] = True
         watcher.join()
     finally:

@@ -27,7 +27,8 @@
  * channel shuffle (its transpose reading the concatenation in parts) and
  * a concatenation of two images of 32 channels with themselves (copied by
  * bands of rows of 96 floats across threads, a band crossing from one
- * image to the next): work above the 2^16 multiply-add threshold for every conv
+ * image to the next) and a strided slice (every other row of 48 channels,
+ * a memcpy a row, split over channels x rows): work above the 2^16 multiply-add threshold for every conv
  * (irm_cg_chunk_). */
 #define MODEL                                                                                                                                                                                                                            \
   IP_HEAD                                                                                                                                                                                                                                \
@@ -50,9 +51,10 @@
                                                                                                                  "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                                                     \
                                                                                                                  "  %15 = reshape(%z, newshape=[2, 32, 24, 96]);\n"                                                                      \
                                                                                                                  "  %16 = concatenate(%15, %15, axis=1);\n"                                                                              \
-                                                                                                                 "  %17 = (%0, %1, %2, %3, %4, %5, %10, %14, %16);\n  %17\n}\n"
+                                                                                                                 "  %17 = strided_slice(%z, begin=[0, 8, 0, 0], end=[1, 56, 48, 48], strides=[1, 1, 2, 1]);\n"                           \
+                                                                                                                 "  %18 = (%0, %1, %2, %3, %4, %5, %10, %14, %16, %17);\n  %18\n}\n"
 #define N_INPUTS 11
-#define N_OUTPUTS 9
+#define N_OUTPUTS 10
 
 /* A small model for the precedence cases: one conv (below the threshold: the count still applies). */
 #define SMALL                                                 \
