@@ -23,14 +23,20 @@ def seconds(c):
     return 1e-3 * math.exp(cost)
 
 
+def result(mean):
+    """A measure function's result: mean seconds, or for None a failure as
+    a crash gives."""
+    if mean is None:
+        return {"mean": 0.0, "spread": 0.0, "error": "crashed: signal 11", "error_kind": "crash",
+                "compile_seconds": 0.0, "run_seconds": 0.0, "compiler": "synthetic"}
+    return {"mean": mean, "spread": 0.0, "error": "", "error_kind": "", "compile_seconds": 0.001,
+            "run_seconds": 0.001, "compiler": "synthetic"}
+
+
 def measure(task_text, candidate, options):
     """A runner's measure function over seconds(); a candidate with
     ow_tile 13 fails as a crash would, so that errors are exercised."""
-    if candidate.get("ow_tile") == 13:
-        return {"mean": 0.0, "spread": 0.0, "error": "crashed: signal 11", "error_kind": "crash",
-                "compile_seconds": 0.0, "run_seconds": 0.0, "compiler": "synthetic"}
-    return {"mean": seconds(candidate), "spread": 0.0, "error": "", "error_kind": "", "compile_seconds": 0.001,
-            "run_seconds": 0.001, "compiler": "synthetic"}
+    return result(None if candidate.get("ow_tile") == 13 else seconds(candidate))
 
 
 def measure_killing_once(task_text, candidate, options):
@@ -67,12 +73,7 @@ def measure_scripted(task_text, candidate, options):
     key = (options["script_id"], canonical(candidate))
     n = _calls[key] = _calls.get(key, 0) + 1
     script = options["script"][canonical(candidate)]
-    seconds = script[min(n, len(script)) - 1]
-    if seconds is None:
-        return {"mean": 0.0, "spread": 0.0, "error": "crashed: signal 11", "error_kind": "crash",
-                "compile_seconds": 0.0, "run_seconds": 0.0, "compiler": "synthetic"}
-    return {"mean": seconds, "spread": 0.0, "error": "", "error_kind": "", "compile_seconds": 0.001,
-            "run_seconds": 0.001, "compiler": "synthetic"}
+    return result(script[min(n, len(script)) - 1])
 
 
 TASKS = [{"family": "conv2d_nchwc", "workload": '{"ic":%d}' % ic, "knobs": KNOBS, "target": "c",
