@@ -595,13 +595,17 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
         "  for (int64_t i = 0; i < %lld; i++) h%zu[i] = irm_cg_h2f(in%zu[i]);\n",
         i, nd->offset, (long long)nd->t.numel, i, i);
   }
-  for (size_t k = 0; k < w->n_outputs; k++)
+  /* a kernel that only moves channels between blocked tensors: one pass (channel_map.c) */
+  int mapped = 0;
+  rc = irm_cg_channel_map_emit_(w, out, &mapped);
+  if (mapped) inter = 0;
+  for (size_t k = 0; k < w->n_outputs && !mapped; k++)
     if (half_written(w, k))
       P(out, "  float *restrict ho%zu = (float *)(void *)((char *)scratch + %zu);\n", k, w->half_out[k]);
   /* a constant may be read for its type only (a _like op's second input) */
-  for (size_t i = 0; i < w->n; i++)
+  for (size_t i = 0; i < w->n && !mapped; i++)
     if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
-  for (size_t i = 0; i < w->n; i++) {
+  for (size_t i = 0; i < w->n && !mapped; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)
       P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
@@ -610,14 +614,14 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
       P(out, "  %s *restrict %s = (%s *)(void *)%s + %zu;\n", irm_cg_ctype_(nd->t.dt), nd->name,
         irm_cg_ctype_(nd->t.dt), w->nodes[nd->args[0]].name, nd->view_at);
   }
-  for (size_t i = 0; i < w->n && !rc; i++) {
+  for (size_t i = 0; i < w->n && !rc && !mapped; i++) {
     const cg_node *nd = &w->nodes[i];
     if (nd->kind != N_CALL || !nd->materialized || nd->tail) continue;
     size_t before = out->len;
     rc = emit_call(w, i, inter, &op_scratch, out);
     if (!rc && !out->failed && strstr(out->data + before, "&st")) irm_text_buf_puts_(out, "  if (st) return st;\n");
   }
-  for (size_t k = 0; k < w->n_outputs && !rc; k++) {
+  for (size_t k = 0; k < w->n_outputs && !rc && !mapped; k++) {
     const cg_node *nd = &w->nodes[w->outputs[k]];
     if (nd->half) { /* rounds the float result once */
       P(out, "  for (int64_t i = 0; i < %lld; i++) out%zu[i] = irm_cg_f2h(%s[i]);\n", (long long)nd->t.numel, k,

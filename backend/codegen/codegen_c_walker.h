@@ -66,4 +66,9 @@ void irm_cg_walker_call_(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c
  * calls one expression, split over threads when the kernel is parallel. */
 int irm_cg_walker_emit_ew_(walker *w, size_t idx, irm_text_buf *b);
 
+/* When the kernel only moves channels between blocked tensors
+ * (channel_map.c): appends its one statement block to out and sets
+ * *done; else *done 0 and nothing appended. Errors: MemoryError. */
+int irm_cg_channel_map_emit_(walker *w, irm_text_buf *out, int *done);
+
 #endif

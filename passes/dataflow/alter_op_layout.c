@@ -337,6 +337,53 @@ static int alter_unary(alter_ctx *c, const irm_object *original, irm_object *cal
   return rc ? rc : finish(c, original, r, out);
 }
 
+/* ---- moves of channels not on whole blocks ------------------------------------------------------ */
+
+/* e in NCHW: a transform of its twin of its own (so that the fused kernel
+ * reading it holds the transform, not a buffer), else e. *out NEW. */
+static int nchw_of(alter_ctx *c, irm_object *e, irm_object **out) {
+  irm_object *t = twin_of(c, e);
+  int64_t s[4] = {0, 0, 0, 0};
+  if (t && shape4(e, s)) return unblocked(c, t, s[1], out);
+  irm_object_retain(e);
+  *out = e;
+  return IRM_OK;
+}
+
+/* A move of channels the rules on whole blocks cannot make (a slice or
+ * concatenation not on block boundaries, a shuffle of 2 groups that are
+ * not whole blocks: ShuffleNet's 24-channel halves in blocks of 16): the
+ * op on its arguments in NCHW, transformed back into the blocked layout
+ * at once. Each argument is a transform of its twin of its own, so FuseOps
+ * fuses the whole move into one kernel of blocked tensors, which the C
+ * backend runs in one pass (a channel map, runtime/kernels); no NCHW
+ * tensor is left between kernels. Its callers allow only moves whose
+ * output blocks each take lanes from at most two input blocks (runs of
+ * x/2 channels), which that pass needs. shuffled: call is the shuffle's
+ * last reshape and shuffled its input x; else call's own arguments are
+ * taken. */
+static int moved(alter_ctx *c, const irm_object *original, irm_object *call, irm_object *shuffled, irm_object **out) {
+  size_t n = shuffled ? 1 : irm_call_arg_count(call);
+  irm_object *args[256] = {NULL}, *r = NULL, *blocked = NULL;
+  int rc = IRM_OK;
+  for (size_t i = 0; i < n && !rc; i++) rc = nchw_of(c, shuffled ? shuffled : irm_call_arg(call, i), &args[i]);
+  if (!rc && shuffled) { /* reshape(transpose(reshape(x))) rebuilt on the NCHW x */
+    irm_object *tr = irm_call_arg(call, 0), *rs = irm_call_arg(tr, 0), *split = NULL, *moved_ = NULL;
+    const irm_object *mt = irm_expr_type(rs);
+    int64_t o[4];
+    (void)shape4(original, o);
+    rc = irm_dataflow_reshape_(args[0], irm_tensor_type_shape(mt), 5, &split);
+    if (!rc) rc = call_of("transpose", &split, 1, irm_call_attrs(tr), NULL, NULL, 0, &moved_);
+    if (!rc) rc = irm_dataflow_reshape_(moved_, o, 4, &r);
+    irm_object_release(split);
+    irm_object_release(moved_);
+  } else if (!rc) rc = call_of(irm_op_name(irm_call_callee(call)), args, n, irm_call_attrs(call), NULL, NULL, 0, &r);
+  for (size_t i = 0; i < n; i++) irm_object_release(args[i]);
+  if (!rc) rc = transform(r, "NCHW", c->data_layout, &blocked);
+  irm_object_release(r);
+  return rc ? rc : finish(c, original, blocked, out);
+}
+
 /* ---- pools and concatenate ---------------------------------------------------------------------- */
 
 static int alter_pool(alter_ctx *c, const irm_object *original, irm_object *call, irm_object **out) {
@@ -368,10 +415,14 @@ static int alter_concat(alter_ctx *c, const irm_object *original, irm_object *ca
   size_t n = irm_call_arg_count(call), twins = 0;
   if (irm_concatenate_attrs_decode("concatenate", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
   if ((a.axis != 1 && a.axis != -3) || !shape4(original, o) || n == 0 || n > 256) return IRM_OK;
+  int whole = 1, halves = 1;
   for (size_t i = 0; i < n; i++) {
-    if (!shape4(irm_call_arg(call, i), s) || s[1] % c->x) return IRM_OK;
+    if (!shape4(irm_call_arg(call, i), s)) return IRM_OK;
+    whole &= s[1] % c->x == 0;
+    halves &= s[1] % (c->x / 2) == 0;
     twins += twin_of(c, irm_call_arg(call, i)) != NULL;
   }
+  if (!whole) return twins == n && halves && c->x % 2 == 0 ? moved(c, original, call, NULL, out) : IRM_OK;
   if (!twins) return IRM_OK;
   irm_object *args[256] = {NULL}, *r = NULL;
   int rc = IRM_OK;
@@ -421,7 +472,7 @@ static int alter_slice(alter_ctx *c, const irm_object *original, irm_object *cal
   int64_t o[4], s[4], lo = 0;
   irm_object *x = irm_call_arg(call, 0);
   if (irm_strided_slice_attrs_decode("strided_slice", irm_call_attrs(call), &a)) return irm_clear_error(), IRM_OK;
-  if (!shape4(original, o) || !shape4(x, s) || !twin_of(c, x) || s[1] % c->x) return IRM_OK;
+  if (!shape4(original, o) || !shape4(x, s) || !twin_of(c, x)) return IRM_OK;
   for (int32_t i = 0; i < a.n_begin; i++) {
     int64_t d = a.n_axes >= 0 ? a.axes[i] : i, b = a.begin[i];
     if (d < 0) d += 4;
@@ -431,7 +482,8 @@ static int alter_slice(alter_ctx *c, const irm_object *original, irm_object *cal
     if (d == 1) lo = b;
     else if (b != 0) return IRM_OK;
   }
-  if (o[0] != s[0] || o[2] != s[2] || o[3] != s[3] || lo % c->x || o[1] % c->x) return IRM_OK;
+  if (o[0] != s[0] || o[2] != s[2] || o[3] != s[3]) return IRM_OK;
+  if (lo % c->x || o[1] % c->x) return moved(c, original, call, NULL, out);
   irm_object *arg = NULL, *r = NULL;
   int rc = blocked_arg(c, x, &arg);
   if (!rc) rc = channel_range(arg, lo / c->x, (lo + o[1]) / c->x, &r);
@@ -476,7 +528,9 @@ static int alter_shuffle(alter_ctx *c, const irm_object *original, irm_object *c
   int64_t g = 0, o[4], s[4];
   irm_object *x = NULL;
   if (!shuffle_of(call, &g, &x) || !twin_of(c, x) || !shape4(original, o) || !shape4(x, s)) return IRM_OK;
-  if (g < 2 || s[1] % g || (s[1] / g) % c->x || c->x % g || memcmp(o, s, sizeof o) != 0) return IRM_OK;
+  if (g < 2 || s[1] % g || memcmp(o, s, sizeof o) != 0) return IRM_OK;
+  if ((s[1] / g) % c->x || c->x % g)
+    return g == 2 && c->x % 2 == 0 && (s[1] / 2) % (c->x / 2) == 0 ? moved(c, original, call, x, out) : IRM_OK;
   const int64_t seven[7] = {s[0], g, s[1] / g / c->x, s[2], s[3], g, c->x / g};
   const int64_t five[5] = {s[0], s[1] / c->x, s[2], s[3], c->x};
   irm_any axes[7];

@@ -27,34 +27,45 @@
  * channel shuffle (its transpose reading the concatenation in parts) and
  * a concatenation of two images of 32 channels with themselves (copied by
  * bands of rows of 96 floats across threads, a band crossing from one
- * image to the next) and a strided slice (every other row of 48 channels,
- * a memcpy a row, split over channels x rows): work above the 2^16 multiply-add threshold for every conv
+ * image to the next), a strided slice (every other row of 48 channels,
+ * a memcpy a row, split over channels x rows) and ShuffleNet's unit on
+ * halves of 6 channels, not whole blocks of the plain target's 4 (its
+ * moves channel maps between blocked tensors, split over rows): work above the 2^16 multiply-add threshold for every conv
  * (irm_cg_chunk_). */
-#define MODEL                                                                                                                                                                                                                            \
-  IP_HEAD                                                                                                                                                                                                                                \
-  "def @main(%x: " TY("(1, 16, 48, 48)") ", %y: " TY("(1, 16, 14, 14)") ", %z: " TY("(1, 64, 48, 48)") ", %a: " TY("(1, 512)") ", %w1: " TY("(32, 16, 3, 3)") ", %w2: " TY("(16, 16, 5, 5)") ", %w3: " TY("(64, 1, 3, 3)") ", %w4: " TY( \
-      "(16, 16, 3, 3)") ", %wd: " TY("(256, 512)") ", %s: " TY("(1, 16, 32, 32)") ", %t: " TY("(1, 16, 32, 32)") ") {\n"                                                                                                                 \
-                                                                                                                 "  %0 = nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1]);\n"                                                          \
-                                                                                                                 "  %1 = nn.conv2d(%y, %w2, padding=[2, 2]);\n"                                                                          \
-                                                                                                                 "  %2 = nn.conv2d(%z, %w3, padding=[1, 1], groups=64);\n"                                                               \
-                                                                                                                 "  %3 = nn.conv2d(%x, %w4, padding=[1, 1]);\n"                                                                          \
-                                                                                                                 "  %4 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n"                                         \
-                                                                                                                 "  %5 = nn.dense(%a, %wd);\n"                                                                                           \
-                                                                                                                 "  %6 = nn.relu(%3);\n"                                                                                                 \
-                                                                                                                 "  %7 = nn.conv2d(%6, %w4, padding=[1, 1]);\n"                                                                          \
-                                                                                                                 "  %8 = nn.relu(%7);\n"                                                                                                 \
-                                                                                                                 "  %9 = nn.conv2d(%8, %w1, strides=[2, 2], padding=[1, 1]);\n"                                                          \
-                                                                                                                 "  %10 = nn.max_pool2d(%9, pool_size=[2, 2], strides=[2, 2]);\n"                                                        \
-                                                                                                                 "  %11 = concatenate(%s, %t, axis=1);\n"                                                                                \
-                                                                                                                 "  %12 = reshape(%11, newshape=[1, 2, 16, 32, 32]);\n"                                                                  \
-                                                                                                                 "  %13 = transpose(%12, axes=[0, 2, 1, 3, 4]);\n"                                                                       \
-                                                                                                                 "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                                                     \
-                                                                                                                 "  %15 = reshape(%z, newshape=[2, 32, 24, 96]);\n"                                                                      \
-                                                                                                                 "  %16 = concatenate(%15, %15, axis=1);\n"                                                                              \
-                                                                                                                 "  %17 = strided_slice(%z, begin=[0, 8, 0, 0], end=[1, 56, 48, 48], strides=[1, 1, 2, 1]);\n"                           \
-                                                                                                                 "  %18 = (%0, %1, %2, %3, %4, %5, %10, %14, %16, %17);\n  %18\n}\n"
-#define N_INPUTS 11
-#define N_OUTPUTS 10
+#define MODEL                                                                                                                                                                                                                                                                                                                                                                                         \
+  IP_HEAD                                                                                                                                                                                                                                                                                                                                                                                             \
+  "def @main(%x: " TY("(1, 16, 48, 48)") ", %y: " TY("(1, 16, 14, 14)") ", %z: " TY("(1, 64, 48, 48)") ", %a: " TY("(1, 512)") ", %w1: " TY(                                                                                                                                                                                                                                                          \
+      "(32, 16, 3, 3)") ", %w2: " TY("(16, 16, 5, 5)") ", %w3: " TY("(64, 1, 3, 3)") ", %w4: " TY("(16, 16, 3, 3)") ", %wd: " TY("(256, 512)") ", %s: " TY("(1, 16, 32, 32)") ", %t: " TY("(1, 16, 32, 32)") ", %w6: " TY("(12, 16, 1, 1)") ", %w7: " TY("(6, 6, 1, 1)") ", %w8: " TY("(12, 12, 1, 1)") ") {\n"                                                                                       \
+                                                                                                                                                                                                                                                                                                        "  %0 = nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1]);\n"                                \
+                                                                                                                                                                                                                                                                                                        "  %1 = nn.conv2d(%y, %w2, padding=[2, 2]);\n"                                                \
+                                                                                                                                                                                                                                                                                                        "  %2 = nn.conv2d(%z, %w3, padding=[1, 1], groups=64);\n"                                     \
+                                                                                                                                                                                                                                                                                                        "  %3 = nn.conv2d(%x, %w4, padding=[1, 1]);\n"                                                \
+                                                                                                                                                                                                                                                                                                        "  %4 = nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1]);\n"               \
+                                                                                                                                                                                                                                                                                                        "  %5 = nn.dense(%a, %wd);\n"                                                                 \
+                                                                                                                                                                                                                                                                                                        "  %6 = nn.relu(%3);\n"                                                                       \
+                                                                                                                                                                                                                                                                                                        "  %7 = nn.conv2d(%6, %w4, padding=[1, 1]);\n"                                                \
+                                                                                                                                                                                                                                                                                                        "  %8 = nn.relu(%7);\n"                                                                       \
+                                                                                                                                                                                                                                                                                                        "  %9 = nn.conv2d(%8, %w1, strides=[2, 2], padding=[1, 1]);\n"                                \
+                                                                                                                                                                                                                                                                                                        "  %10 = nn.max_pool2d(%9, pool_size=[2, 2], strides=[2, 2]);\n"                              \
+                                                                                                                                                                                                                                                                                                        "  %11 = concatenate(%s, %t, axis=1);\n"                                                      \
+                                                                                                                                                                                                                                                                                                        "  %12 = reshape(%11, newshape=[1, 2, 16, 32, 32]);\n"                                        \
+                                                                                                                                                                                                                                                                                                        "  %13 = transpose(%12, axes=[0, 2, 1, 3, 4]);\n"                                             \
+                                                                                                                                                                                                                                                                                                        "  %14 = reshape(%13, newshape=[1, 32, 32, 32]);\n"                                           \
+                                                                                                                                                                                                                                                                                                        "  %15 = reshape(%z, newshape=[2, 32, 24, 96]);\n"                                            \
+                                                                                                                                                                                                                                                                                                        "  %16 = concatenate(%15, %15, axis=1);\n"                                                    \
+                                                                                                                                                                                                                                                                                                        "  %17 = strided_slice(%z, begin=[0, 8, 0, 0], end=[1, 56, 48, 48], strides=[1, 1, 2, 1]);\n" \
+                                                                                                                                                                                                                                                                                                        "  %18 = nn.conv2d(%x, %w6);\n"                                                               \
+                                                                                                                                                                                                                                                                                                        "  %19 = strided_slice(%18, begin=[0], end=[6], axes=[1]);\n"                                 \
+                                                                                                                                                                                                                                                                                                        "  %20 = strided_slice(%18, begin=[6], end=[12], axes=[1]);\n"                                \
+                                                                                                                                                                                                                                                                                                        "  %21 = nn.conv2d(%20, %w7);\n  %22 = nn.relu(%21);\n"                                       \
+                                                                                                                                                                                                                                                                                                        "  %23 = concatenate(%19, %22, axis=1);\n"                                                    \
+                                                                                                                                                                                                                                                                                                        "  %24 = reshape(%23, newshape=[1, 2, 6, 48, 48]);\n"                                         \
+                                                                                                                                                                                                                                                                                                        "  %25 = transpose(%24, axes=[0, 2, 1, 3, 4]);\n"                                             \
+                                                                                                                                                                                                                                                                                                        "  %26 = reshape(%25, newshape=[1, 12, 48, 48]);\n"                                           \
+                                                                                                                                                                                                                                                                                                        "  %27 = nn.conv2d(%26, %w8);\n"                                                              \
+                                                                                                                                                                                                                                                                                                        "  %28 = (%0, %1, %2, %3, %4, %5, %10, %14, %16, %17, %27);\n  %28\n}\n"
+#define N_INPUTS 14
+#define N_OUTPUTS 11
 
 /* A small model for the precedence cases: one conv (below the threshold: the count still applies). */
 #define SMALL                                                 \
@@ -527,6 +538,28 @@ START_TEST(test_transpose_joins_outer_axes) {
 }
 END_TEST
 
+/* The main model's ShuffleNet unit: the slice its branch reads, and the
+ * other half concatenated with the branch and shuffled, are two channel
+ * maps of blocked tensors (2 blocks of 4 for a half of 6 channels, 3 for
+ * the 12 shuffled): no NCHW tensor between its convs. */
+START_TEST(test_channel_maps_of_the_unit) {
+  irm_object *result = NULL;
+  const char *src = two_thread_source(MODEL, "thr_cmap", &result);
+  int maps = 0;
+  for (const char *at = strstr(src, "irm_kernel_channel_map_range(irm_in, "); at;
+       at = strstr(at + 1, "irm_kernel_channel_map_range(irm_in, ")) {
+    long long n = 0, blocks = 0, h = 0, w = 0;
+    const char *args = strchr(strchr(at, ',') + 1, ',') + 1; /* after the inputs and the block counts */
+    ck_assert_int_eq(sscanf(args, " out0, %lld, %lld, %lld, %lld,", &n, &blocks, &h, &w), 4);
+    ck_assert_int_eq(n * h * w, 48 * 48);
+    ck_assert(blocks == 2 || blocks == 3);
+    maps++;
+  }
+  ck_assert_int_eq(maps, 2);
+  irm_object_release(result);
+}
+END_TEST
+
 /* _i 0: the aot module from 8 threads, 1: the graph one, 2: both at once
  * (4 threads each; two modules share irm's pool). */
 START_TEST(test_one_module_from_eight_threads) {
@@ -568,6 +601,7 @@ static Suite *suite(void) {
   tcase_add_test(t, test_bad_thread_counts);
   tcase_add_test(t, test_small_kernels_run_whole_with_constant_bounds);
   tcase_add_test(t, test_transpose_joins_outer_axes);
+  tcase_add_test(t, test_channel_maps_of_the_unit);
   tcase_add_loop_test(t, test_application_pool_sees_every_parallel_for, 0, 2);
   tcase_add_loop_test(t, test_two_loads_of_one_library_keep_their_counts, 0, 2);
   suite_add_tcase(s, t);

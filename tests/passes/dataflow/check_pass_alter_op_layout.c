@@ -196,8 +196,15 @@ static const rewrite_case rewrites[] = {
     /* a ShuffleNet unit: channel halves sliced, one through a conv, concatenated and shuffled; at block 4 each
        half is whole blocks, so the slices take blocks and the shuffle moves blocks and lanes */
     {SHUFFLE_UNIT, 4, "axes=[0, 2, 5, 3, 4, 6, 1]", 2},
-    /* at block 16 the halves are not whole blocks: slices and shuffle stay NCHW, between transforms */
-    {SHUFFLE_UNIT, 16, "axes=[0, 2, 1, 3, 4]", 5},
+    /* at block 16 the halves are not whole blocks: each slice, the concat and the shuffle run NCHW between
+       transforms of their own (FuseOps makes each move one kernel of blocked tensors, which the C backend runs
+       as a channel map), and the relu after the shuffle runs blocked */
+    {SHUFFLE_UNIT, 16,
+     "axes=[0, 2, 1, 3, 4]) : Tensor[(1, 8, 2, 6, 6), float32];\n  %19 = reshape(%18, "
+     "newshape=[1, 16, 6, 6]) : Tensor[(1, 16, 6, 6), float32];\n  %20 = layout_transform(%19, "
+     "src_layout=\"NCHW\", dst_layout=\"NCHW16c\") : Tensor[(1, 1, 6, 6, 16), float32];\n  %21 = "
+     "nn.relu(%20) : Tensor[(1, 1, 6, 6, 16), float32]",
+     11},
     /* a mean over H and W (ShuffleNet's head): the global pool of the blocks, flattened after */
     {IP_HEAD "def @main(%x: Tensor[(1, 8, 6, 6), float32], " W_PARAMS ") {\n"
              "  %0 = nn.conv2d(%x, %w2, padding=[1, 1]);\n  %1 = nn.relu(%0);\n  %2 = mean(%1, axis=[2, 3]);\n"
