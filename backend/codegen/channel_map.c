@@ -44,7 +44,7 @@ static int qualifies(const walker *w, size_t nparams) {
       nparams > CG_MAX_INPUTS)
     return 0;
   const cg_tensor *out = &w->nodes[w->outputs[0]].t;
-  if (!blocked_like(&w->nodes[w->outputs[0]], w->kernel_block, NULL)) return 0;
+  if (!blocked_like(&w->nodes[w->outputs[0]], w->kernel_block, NULL) || out->numel <= 0) return 0;
   int64_t total = 0;
   for (size_t i = 0; i < w->n; i++) {
     const cg_node *nd = &w->nodes[i];
@@ -116,8 +116,9 @@ static int lanes_of(const walker *w, size_t nparams, const irm_tensor *src, int3
     int64_t l = e % x, q = e / x, px = q % wd, py = q / wd % h, ob = q / (wd * h) % nb, n = q / (wd * h * nb);
     int32_t k = -1, blk = 0, lane = 0;
     if (v[e] != 0.0f) {
+      if (!(v[e] >= 1.0f && v[e] < (float)MAP_MAX_ELEMENTS)) return 0; /* no number of ours (NaN too) */
       int64_t j = (int64_t)v[e] - 1;
-      if ((float)(j + 1) != v[e] || j < 0) return 0;
+      if ((float)(j + 1) != v[e]) return 0;
       for (k = 0; k < (int32_t)nparams && j >= w->nodes[k].t.numel; k++) j -= w->nodes[k].t.numel;
       if (k == (int32_t)nparams) return 0;
       const int64_t *s = w->nodes[k].t.shape;

@@ -607,10 +607,11 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
     if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
   for (size_t i = 0; i < w->n && !mapped; i++) {
     const cg_node *nd = &w->nodes[i];
-    if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias)
+    if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias) {
       P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
         irm_cg_ctype_(nd->t.dt), nd->offset);
-    else if (nd->alias == 4) /* read only: the cast drops a parameter's const */
+      if (nd->t.numel == 0) P(out, "  (void)%s;\n", nd->name); /* no statement reads an empty tensor */
+    } else if (nd->alias == 4)                                 /* read only: the cast drops a parameter's const */
       P(out, "  %s *restrict %s = (%s *)(void *)%s + %zu;\n", irm_cg_ctype_(nd->t.dt), nd->name,
         irm_cg_ctype_(nd->t.dt), w->nodes[nd->args[0]].name, nd->view_at);
   }

@@ -3,8 +3,8 @@
  * against ir.Evaluate: a shuffle of whole blocks, a slice and a shuffle of
  * halves that are not whole blocks (ShuffleNet's 24 channels in blocks of
  * 16, here 3x/2 of x), lanes left zero, two images; a shuffle of three
- * groups (lanes from three blocks) and a kernel with an NCHW output keep
- * the ops' own code. Each case is written for blocks 4, 8 and 16: only the
+ * groups (lanes from three blocks), a kernel with an NCHW output and one
+ * of no image keep the ops' own code. Each case is written for blocks 4, 8 and 16: only the
  * target's block (plain "c", "c -mattr=+avx2,+fma" and "c -mcpu=native")
  * runs as a channel map,
  * and every case matches the evaluator on every target. */
@@ -14,8 +14,8 @@
 #define IRM_KERNELS_DIR "."
 #endif
 
-enum { CASES = 6, MAPPED = 4 }; /* the first MAPPED cases of a block are channel maps */
-static const char *const case_names[CASES] = {"whole", "shift", "halves", "zeros", "three", "nchw"};
+enum { CASES = 7, MAPPED = 4 }; /* the first MAPPED cases of a block are channel maps */
+static const char *const case_names[CASES] = {"whole", "shift", "halves", "zeros", "three", "nchw", "empty"};
 
 #define T(shape) "Tensor[" shape ", float32]"
 
@@ -82,6 +82,16 @@ static char *case_text(int k, int x) {
                                 "  %%3 = reshape(%%2, newshape=[1, %d, 3, 5]);\n"
                                 "  %%4 = layout_transform(%%3, src_layout=\"NCHW\", dst_layout=\"NCHW%dc\");\n  %%4\n}\n",
         x, x, x, c3, x);
+    break;
+  case 6: /* no image: nothing to map, the ops' own (empty) loops */
+    snprintf(
+        t, 2048,
+        "def @main(%%x: " T(
+            "(0, 3, 3, 5, %d)") ") {\n"
+                                "  %%0 = layout_transform(%%x, src_layout=\"NCHW%dc\", dst_layout=\"NCHW\");\n"
+                                "  %%1 = strided_slice(%%0, begin=[%d], end=[%d], axes=[1]);\n"
+                                "  %%2 = layout_transform(%%1, src_layout=\"NCHW\", dst_layout=\"NCHW%dc\");\n  %%2\n}\n",
+        x, x, half, c3, x);
     break;
   default: /* an NCHW output: the transform's own kernel */
     snprintf(
