@@ -24,6 +24,12 @@
 #define MAP_MAX_ELEMENTS ((int64_t)1 << 24)
 #define UNSET (-2)
 
+/* Where one output lane comes from: input `in`'s block `blk`, lane
+ * `lane`; in -1: zero (a padding lane), UNSET: not seen yet. */
+typedef struct lane_src {
+  int32_t in, blk, lane;
+} lane_src;
+
 static int moves_data(const char *op) {
   static const char *const ops[] = {"layout_transform", "strided_slice", "concatenate", "reshape",
                                     "transpose",        "squeeze",       "expand_dims"};
@@ -54,6 +60,8 @@ static int qualifies(const walker *w, size_t nparams) {
       return 0;
     if (nd->kind == N_PARAM) {
       if (!blocked_like(nd, w->kernel_block, out)) return 0;
+      for (int d = 0; d < 4; d++)
+        if (nd->t.shape[d] > INT32_MAX / 2) return 0; /* the kernel's int arguments */
       total += nd->t.numel;
     }
   }
@@ -103,51 +111,50 @@ static int run_numbered(const walker *w, size_t nparams, irm_tensor **src) {
   return IRM_OK;
 }
 
-/* The map of out from the numbered run: lane (input, block, lane) of
- * each output block and lane, the same at every pixel. 0 when it is not
+/* The map of out from the numbered run: map[ob * x + l] the source of
+ * output block ob's lane l, the same at every pixel. 0 when it is not
  * one (an element from another pixel, a lane from two places). */
-static int lanes_of(const walker *w, size_t nparams, const irm_tensor *src, int32_t *in_of, int32_t *blk_of,
-                    int32_t *lane_of) {
+static int lanes_of(const walker *w, size_t nparams, const irm_tensor *src, lane_src *map) {
   const cg_tensor *o = &w->nodes[w->outputs[0]].t;
   const int64_t x = o->shape[4], nb = o->shape[1], h = o->shape[2], wd = o->shape[3];
   const float *v = irm_tensor_data_const(src);
-  for (int64_t i = 0; i < nb * x; i++) in_of[i] = UNSET;
+  for (int64_t i = 0; i < nb * x; i++) map[i].in = UNSET;
   for (int64_t e = 0; e < o->numel; e++) {
     int64_t l = e % x, q = e / x, px = q % wd, py = q / wd % h, ob = q / (wd * h) % nb, n = q / (wd * h * nb);
-    int32_t k = -1, blk = 0, lane = 0;
+    lane_src got = {-1, 0, 0};
     if (v[e] != 0.0f) {
       if (!(v[e] >= 1.0f && v[e] < (float)MAP_MAX_ELEMENTS)) return 0; /* no number of ours (NaN too) */
       int64_t j = (int64_t)v[e] - 1;
       if ((float)(j + 1) != v[e]) return 0;
-      for (k = 0; k < (int32_t)nparams && j >= w->nodes[k].t.numel; k++) j -= w->nodes[k].t.numel;
+      int32_t k = 0;
+      for (; k < (int32_t)nparams && j >= w->nodes[k].t.numel; k++) j -= w->nodes[k].t.numel;
       if (k == (int32_t)nparams) return 0;
       const int64_t *s = w->nodes[k].t.shape;
       int64_t jl = j % x, jq = j / x;
       if (jq % wd != px || jq / wd % h != py || jq / (wd * h * s[1]) != n) return 0;
-      blk = (int32_t)(jq / (wd * h) % s[1]);
-      lane = (int32_t)jl;
+      got = (lane_src){k, (int32_t)(jq / (wd * h) % s[1]), (int32_t)jl};
     }
-    int64_t at = ob * x + l;
-    if (in_of[at] == UNSET) in_of[at] = k, blk_of[at] = blk, lane_of[at] = lane;
-    else if (in_of[at] != k || (k >= 0 && (blk_of[at] != blk || lane_of[at] != lane))) return 0;
+    lane_src *at = &map[ob * x + l];
+    if (at->in == UNSET) *at = got;
+    else if (at->in != got.in || (got.in >= 0 && (at->blk != got.blk || at->lane != got.lane))) return 0;
   }
   return 1;
 }
 
 /* The table entry of output block ob ("{a_in, a_blk, b_in, b_blk, {lanes}}"),
  * 0 when its lanes come from more than two input blocks. */
-static int entry(const int32_t *in_of, const int32_t *blk_of, const int32_t *lane_of, int64_t x, irm_text_buf *b) {
+static int entry(const lane_src *m, int64_t x, irm_text_buf *b) {
   int32_t ki[2] = {-1, -1}, kb[2] = {0, 0}, lane[64];
   for (int64_t l = 0; l < x; l++) {
     int s = 0;
-    if (in_of[l] < 0) {
+    if (m[l].in < 0) {
       lane[l] = -1;
       continue;
     }
-    while (s < 2 && ki[s] >= 0 && (ki[s] != in_of[l] || kb[s] != blk_of[l])) s++;
+    while (s < 2 && ki[s] >= 0 && (ki[s] != m[l].in || kb[s] != m[l].blk)) s++;
     if (s == 2) return 0;
-    ki[s] = in_of[l], kb[s] = blk_of[l];
-    lane[l] = (int32_t)(s * x) + lane_of[l];
+    ki[s] = m[l].in, kb[s] = m[l].blk;
+    lane[l] = (int32_t)(s * x) + m[l].lane;
   }
   P(b, "  {%d, %d, %d, %d, {", ki[0], kb[0], ki[1], kb[1]);
   for (int64_t l = 0; l < x; l++) P(b, "%s%d", l ? ", " : "", lane[l]);
@@ -157,16 +164,14 @@ static int entry(const int32_t *in_of, const int32_t *blk_of, const int32_t *lan
 
 /* The table, the input block counts and the split call; 0 in *done when
  * some block has lanes from more than two places. */
-static int emit(walker *w, size_t nparams, const int32_t *in_of, const int32_t *blk_of, const int32_t *lane_of,
-                irm_text_buf *out, int *done) {
+static int emit(walker *w, size_t nparams, const lane_src *map, irm_text_buf *out, int *done) {
   const cg_node *o = &w->nodes[w->outputs[0]];
   const int64_t x = o->t.shape[4], nb = o->t.shape[1];
   irm_text_buf table;
   irm_text_buf_init_(&table, NULL, 0);
   P(&table, "static const irm_kernel_cmap %s_cmap[%lld] = {\n", w->symbol, LL(nb));
   *done = 1;
-  for (int64_t ob = 0; ob < nb && *done; ob++)
-    *done = entry(in_of + ob * x, blk_of + ob * x, lane_of + ob * x, x, &table);
+  for (int64_t ob = 0; ob < nb && *done; ob++) *done = entry(map + ob * x, x, &table);
   P(&table, "};\nstatic const int %s_cmap_blocks[%zu] = {", w->symbol, nparams);
   for (size_t k = 0; k < nparams; k++) P(&table, "%s%lld", k ? ", " : "", LL(w->nodes[k].t.shape[1]));
   P(&table, "};\n\n");
@@ -213,19 +218,14 @@ int irm_cg_channel_map_emit_(walker *w, irm_text_buf *out, int *done) {
   *done = 0;
   size_t nparams = irm_function_param_count(w->func);
   if (!qualifies(w, nparams)) return IRM_OK;
-  for (size_t k = 0; k < nparams; k++)
-    for (int d = 0; d < 4; d++)
-      if (w->nodes[k].t.shape[d] > INT32_MAX / 2) return IRM_OK;
   irm_tensor *src = NULL;
   int rc = run_numbered(w, nparams, &src);
   if (rc || !src) return rc;
   const cg_tensor *o = &w->nodes[w->outputs[0]].t;
-  size_t lanes = (size_t)(o->shape[1] * o->shape[4]);
-  int32_t *in_of = irm_calloc(3 * lanes, sizeof *in_of);
-  if (!in_of) rc = irm_error_nomem_("generating C");
-  else if (lanes_of(w, nparams, src, in_of, in_of + lanes, in_of + 2 * lanes))
-    rc = emit(w, nparams, in_of, in_of + lanes, in_of + 2 * lanes, out, done);
-  irm_free(in_of);
+  lane_src *map = irm_calloc((size_t)(o->shape[1] * o->shape[4]), sizeof *map);
+  if (!map) rc = irm_error_nomem_("generating C");
+  else if (lanes_of(w, nparams, src, map)) rc = emit(w, nparams, map, out, done);
+  irm_free(map);
   irm_object_release((irm_object *)src);
   return rc;
 }

@@ -20,10 +20,7 @@
 /* The generated C of a case's kernel contains needle. */
 static int code_has(const cg_case *k, irm_target *target, const char *needle) {
   irm_module *m = cg_typed(k->text);
-  irm_object *res = cg_kernel(irm_module_function(m, "main"), k->name, target);
-  ck_require(res != NULL, "%s: codegen failed: %s", k->name, irm_last_error());
-  int has = strstr(cg_map_str(res, "code"), needle) != NULL;
-  irm_object_release(res);
+  int has = cg_code_has(irm_module_function(m, "main"), k->name, target, needle);
   irm_object_release(m);
   return has;
 }

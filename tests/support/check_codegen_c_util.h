@@ -72,6 +72,16 @@ static inline const char *cg_map_str(const irm_object *m, const char *key) {
   return irm_string_data(v->v_obj);
 }
 
+/* Whether the kernel codegen.CKernel makes of fn (named name, for target)
+ * contains needle; codegen must succeed. */
+static inline int cg_code_has(const irm_object *fn, const char *name, irm_target *target, const char *needle) {
+  irm_object *res = cg_kernel(fn, name, target);
+  ck_require(res != NULL, "%s: codegen failed: %s", name, irm_last_error());
+  int has = strstr(cg_map_str(res, "code"), needle) != NULL;
+  irm_object_release(res);
+  return has;
+}
+
 /* Appends text to a growing malloc'd string. */
 static inline void cg_cat(char **s, size_t *len, const char *text) {
   size_t n = strlen(text);
