@@ -2,23 +2,30 @@
 """Extracts the IR-text models of irm's C codegen tests (tests/backend/check_codegen_c*.c:
 {"name", "def @main..." ..., tol} entries and T4(name, dtype, body) cases) into NAME.irm files,
 so scripts/generated-c-snapshot can build each with `irm build`. Usage: generated_c_cases.py REPO OUTDIR"""
-import glob, os, re, subprocess, sys
+import glob
+import os
+import re
+import subprocess
+import sys
 
 repo, out = sys.argv[1], sys.argv[2]
 os.makedirs(out, exist_ok=True)
 STR = r'"(?:[^"\\]|\\.)*"'
 SEQ = r'((?:\s*' + STR + r')+)'
 
+
 def join(seq):
     parts = re.findall(STR, seq)
     return "".join(bytes(p[1:-1], "utf-8").decode("unicode_escape") for p in parts)
 
+
 seen = set()
 for path in sorted(glob.glob(os.path.join(repo, "tests/backend/check_codegen_c*.c"))):
     # the C preprocessor expands the tests' macros (T4, CONV, POOL, D4, ...); includes dropped
-    raw = "".join(l for l in open(path) if not l.lstrip().startswith("#include"))
+    raw = "".join(line for line in open(path) if not line.lstrip().startswith("#include"))
     src = subprocess.run(["cc", "-E", "-P", "-"], input=raw, capture_output=True, text=True).stdout
-    t4 = re.search(r'#define T4\(name, dt, body\) \{name, (' + STR + r')\s*dt\s*(' + STR + r')\s*body\s*(' + STR + r')', src)
+    t4 = re.search(r'#define T4\(name, dt, body\) \{name, (' + STR + r')\s*dt\s*(' + STR + r')\s*body\s*(' + STR + r')',
+                   src)
     cases = []
     for m in re.finditer(r'\{\s*"([a-zA-Z0-9_]+)",' + SEQ + r',\s*[0-9.e+-]+\s*[,}]', src):
         text = join(m.group(2))

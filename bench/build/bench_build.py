@@ -20,8 +20,9 @@ link-params: the weights as data) for `c -mcpu=native`.
 The columns: the cold run's stages as irm.compile times them (key: the source
 key; import: the file parsed and from_onnx; build; export), the CPU time of the whole
 irm.compile (cc's included), load, the cold and warm totals with the warm
-key, ONNX Runtime's session creation and the ratios. Then, each in cold caches: a model with a 2M-float constant built with and
-without link-params (bound: with <= 1.2x without), and chains of 1,000 and
+key, ONNX Runtime's session creation and the ratios. Then, each in cold
+caches: a model with a 2M-float constant built with and without
+link-params (bound: with <= 1.2x without), and chains of 1,000 and
 10,000 add calls built and exported (bound: 10k <= 10x 1k). The end prints
 the bounds as PASS/FAIL lines (informational):
   cold <= 5x ONNX Runtime's session creation, warm <= 1.5x, for every network.

@@ -6,7 +6,9 @@
 // config: {network, onnx, input (raw float32 file), input_shape, reference
 // (raw float32: PyTorch's logits), rounds, min_sample_ms, libs: [{label, folder, so,
 // threads}], ort_threads (default [1]), pool_shim (a shared object of
-// pool_shim.c) or null, profile: {prefix, runs} or null}. ONNX Runtime
+// pool_shim.c) or null, machine_threads (default []: thread counts of the
+// shim's register-only loop, labels 'machine@N', the machine's own figure
+// beside the systems), profile: {prefix, runs} or null}. ONNX Runtime
 // (onnxruntime-node) runs with 1 inter-op thread, graph optimization 'all'
 // and each intra-op thread count of ort_threads (labels 'ort' for 1,
 // 'ort@N' for N); each irm library (so, default default.so, with
@@ -102,11 +104,26 @@ function irmSystem(koffi, shim, lib, x) {
   };
 }
 
+// The shim's loop of register-only arithmetic on a pool of `threads`: how
+// much of two cores the host gave in the same rounds as the systems.
+function machineSystem(shim, threads) {
+  const pool = shim.pool(threads);
+  if (!pool) throw new Error(`machine@${threads}: no pool`);
+  return {
+    label: `machine@${threads}`,
+    run: async () => {
+      if (shim.machine(pool, 64) < 0) throw new Error('machine: bad unit count');
+      return null;
+    },
+  };
+}
+
 async function measure(systems, rounds, ref, minSampleMs) {
   for (const s of systems) {
     s.cpu = Infinity;
     s.wall = Infinity;
-    s.diff = maxAbsDiff(await s.run(), ref); // also the warm-up
+    const first = await s.run(); // also the warm-up
+    s.diff = first ? maxAbsDiff(first, ref) : null;
     // an inference's time: the best of a few, since one slow first run
     // (a pool waking, a page fault) gave a 0.7 ms network samples of 3
     // inferences, each paying a third of the next sample's wake-up
@@ -185,10 +202,15 @@ async function main() {
   let shim = null;
   if (!koffi.missing && cfg.pool_shim) {
     const lib = koffi.load(cfg.pool_shim);
-    shim = { pool: lib.func('void *irm_bench_pool(int threads)'), workspace: lib.func('void *irm_bench_workspace(size_t bytes, size_t align)') };
+    shim = {
+      pool: lib.func('void *irm_bench_pool(int threads)'),
+      workspace: lib.func('void *irm_bench_workspace(size_t bytes, size_t align)'),
+      machine: lib.func('double irm_bench_machine(void *pool, int units)'),
+    };
   }
   if (koffi.missing) skipped.push(`irm (${koffi.missing})`);
   else for (const lib of cfg.libs) systems.push(irmSystem(koffi, shim, lib, x));
+  if (shim) for (const t of cfg.machine_threads || []) systems.push(machineSystem(shim, t));
   for (const s of skipped) console.log(`# ${cfg.network}: skipping ${s}`);
   await measure(systems, cfg.rounds, ref, cfg.min_sample_ms ?? 10);
   const result = { ort_version: ortVersion, skipped, systems: {} };

@@ -105,7 +105,8 @@ def int8_library(qdq_bytes, cache, compute_dtype):
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     t0 = time.perf_counter()
-    result = irm.build(converted(qdq_bytes, compute_dtype), TARGET, executor=irm.Executor("aot", mb.EXECUTOR), runtime="crt")
+    executor = irm.Executor("aot", mb.EXECUTOR)
+    result = irm.build(converted(qdq_bytes, compute_dtype), TARGET, executor=executor, runtime="crt")
     t1 = time.perf_counter()
     result.export_library(os.path.join(tmp, "default.so"))
     with open(os.path.join(tmp, "info.json"), "w") as f:

@@ -91,8 +91,9 @@ def irm_identity():
         import irm
         h = hashlib.sha256(irm.__version__.encode())
         lib = _libirm_path()
-        paths = ([lib] if lib else []) + sorted(glob.glob(os.path.join(ROOT, "runtime", "include", "*.h"))
-                                              + glob.glob(os.path.join(ROOT, "runtime", "kernels", "*.h")))
+        headers = glob.glob(os.path.join(ROOT, "runtime", "include", "*.h")) + \
+            glob.glob(os.path.join(ROOT, "runtime", "kernels", "*.h"))
+        paths = ([lib] if lib else []) + sorted(headers)
         for p in paths:
             with open(p, "rb") as f:
                 h.update(f.read())
@@ -177,7 +178,8 @@ def build_library(onnx_bytes, target, cache, log, profiled=False, runtime="crt")
     path_before, cache_before = os.environ.get("PATH", ""), os.environ.get("IRM_CACHE")
     if profiled:
         # absolute: export_library runs cc after a cd
-        os.environ["PATH"] = _profiling_cc(os.path.abspath(os.path.join(cache, "profiling-cc"))) + os.pathsep + path_before
+        wrapper = _profiling_cc(os.path.abspath(os.path.join(cache, "profiling-cc")))
+        os.environ["PATH"] = wrapper + os.pathsep + path_before
         # the wrapper reports the real cc's identity: the build cache would
         # hand back the unprofiled objects
         os.environ["IRM_CACHE"] = "0"
@@ -272,7 +274,8 @@ def blocked_conv_signature(call, attrs):
     channels (the ONNX Conv's FLOPs): the output channels are `channels`,
     the input ones `in_channels` or the data's blocks; a Winograd conv is a
     3x3 one."""
-    d, w, y = list(call.args[0].checked_type.shape), list(call.args[1].checked_type.shape), list(call.checked_type.shape)
+    d, w = list(call.args[0].checked_type.shape), list(call.args[1].checked_type.shape)
+    y = list(call.checked_type.shape)
     oc, groups = int(attrs["channels"]), int(attrs.get("groups", 1))
     ic = int(attrs.get("in_channels", 0)) or d[1] * d[4]
     kh, kw = (3, 3) if "winograd" in call.op.name else (w[2], w[3])

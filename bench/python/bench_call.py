@@ -121,8 +121,7 @@ def main():
     raw_cb = _lib.PACKED_CFUNC(raw_add)
     raw_fn = ctypes.c_void_p()
     assert _lib.irm_func_new_packed(raw_cb, None, _lib.FINALIZER(0), ctypes.byref(raw_fn)) == 0
-    two = (_lib.Any * 2)(_lib.Any(type_code=_lib.INT, v_int=20),
-                            _lib.Any(type_code=_lib.INT, v_int=22))
+    two = (_lib.Any * 2)(_lib.Any(type_code=_lib.INT, v_int=20), _lib.Any(type_code=_lib.INT, v_int=22))
 
     def through(fn_handle):
         def run(n):
