@@ -48,16 +48,18 @@ typedef struct eq_walk {
   size_t depth, cap;
   pair_seen *seen;
   irm_object_list keep; /* to_fields Maps, alive until the walk ends */
+  int exact;            /* irm_structural_equal_exact_: doubles by their bits, hooked objects by identity */
 } eq_walk;
 
 static int push_pair(eq_walk *w, const irm_any *a, const irm_any *b);
 static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal);
 static void eq_walk_free(eq_walk *w);
 
-int irm_structural_equal(const irm_any *a, const irm_any *b, int *out_equal) {
+static int structural_equal(const irm_any *a, const irm_any *b, int exact, int *out_equal) {
   if (!a || !b || !out_equal) return irm_error(IRM_EVALUE, "irm_structural_equal: a, b and out_equal must not be NULL");
   *out_equal = 0;
   eq_walk w = {0};
+  w.exact = exact;
   int equal = 1;
   int rc = push_pair(&w, a, b);
   while (!rc && equal && w.depth) {
@@ -67,6 +69,14 @@ int irm_structural_equal(const irm_any *a, const irm_any *b, int *out_equal) {
   eq_walk_free(&w);
   if (!rc) *out_equal = equal;
   return rc;
+}
+
+int irm_structural_equal(const irm_any *a, const irm_any *b, int *out_equal) {
+  return structural_equal(a, b, 0, out_equal);
+}
+
+int irm_structural_equal_exact_(const irm_any *a, const irm_any *b, int *out_equal) {
+  return structural_equal(a, b, 1, out_equal);
 }
 
 static void eq_walk_free(eq_walk *w) {
@@ -118,7 +128,7 @@ static int compare(eq_walk *w, const irm_any *a, const irm_any *b, int *equal) {
   case K_INT: *equal = a->v_int == b->v_int; break;
   case K_BOOL: *equal = (a->v_int != 0) == (b->v_int != 0); break;
   case K_FLOAT: /* NaN equals NaN, so that equality stays reflexive */
-    *equal = floats_equal(a->v_float, b->v_float);
+    *equal = w->exact ? memcmp(&a->v_float, &b->v_float, sizeof(double)) == 0 : floats_equal(a->v_float, b->v_float);
     break;
   case K_PTR: *equal = a->v_ptr == b->v_ptr; break;
   case K_STRING: {
@@ -210,6 +220,10 @@ static int compare_containers(eq_walk *w, const irm_object *x, const irm_object 
  * (the objects differ, or compare_objects would not be here). */
 static int compare_other(eq_walk *w, const irm_object *x, const irm_object *y, int *equal) {
   const irm_type_info *info = irm_type_info_of(irm_object_type_index(x));
+  if (info && info->equal && w->exact) { /* a hook may compare with a tolerance */
+    *equal = 0;
+    return IRM_OK;
+  }
   if (info && info->equal) {
     int eq = 0;
     int rc = info->equal(x, y, &eq);
@@ -294,6 +308,7 @@ typedef struct hash_walk {
   size_t depth, cap;
   hash_seen *seen;
   irm_object_list keep; /* to_fields Maps, alive until the walk ends */
+  int exact;            /* irm_structural_hash_exact_: doubles by their bits, hooked objects by identity */
 } hash_walk;
 
 static int hash_start(hash_walk *w, const irm_any *v, uint64_t *h, int *pushed);
@@ -302,10 +317,11 @@ static void hash_feed(hframe *f, uint64_t h);
 static int hash_finish(hash_walk *w, uint64_t *h);
 static void hash_walk_free(hash_walk *w);
 
-int irm_structural_hash(const irm_any *value, uint64_t *out_hash) {
+static int structural_hash(const irm_any *value, int exact, uint64_t *out_hash) {
   if (!value || !out_hash) return irm_error(IRM_EVALUE, "irm_structural_hash: value and out_hash must not be NULL");
   *out_hash = 0;
   hash_walk w = {0};
+  w.exact = exact;
   uint64_t h = 0;
   int pushed = 0;
   int rc = hash_start(&w, value, &h, &pushed);
@@ -325,6 +341,10 @@ int irm_structural_hash(const irm_any *value, uint64_t *out_hash) {
   return rc;
 }
 
+int irm_structural_hash(const irm_any *value, uint64_t *out_hash) { return structural_hash(value, 0, out_hash); }
+
+int irm_structural_hash_exact_(const irm_any *value, uint64_t *out_hash) { return structural_hash(value, 1, out_hash); }
+
 static void hash_walk_free(hash_walk *w) {
   hash_seen *s, *tmp;
   HASH_ITER(hh, w->seen, s, tmp) {
@@ -335,7 +355,7 @@ static void hash_walk_free(hash_walk *w) {
   irm_walk_stack_give_(w->stack, sizeof *w->stack, w->cap);
 }
 
-static uint64_t scalar_hash(value_kind k, const irm_any *v);
+static uint64_t scalar_hash(value_kind k, const irm_any *v, int exact);
 static int hash_object(hash_walk *w, const irm_object *o, uint64_t *h, int *pushed);
 
 /* Hashes v at once (*pushed = 0) or pushes a frame for its contents. */
@@ -344,7 +364,7 @@ static int hash_start(hash_walk *w, const irm_any *v, uint64_t *h, int *pushed) 
   value_kind k = kind_of(v);
   if (k == K_INVALID) return invalid_value(v);
   if (k != K_OBJECT) {
-    *h = scalar_hash(k, v);
+    *h = scalar_hash(k, v, w->exact);
     return IRM_OK;
   }
   const irm_object *o = v->v_obj;
@@ -357,16 +377,17 @@ static int hash_start(hash_walk *w, const irm_any *v, uint64_t *h, int *pushed) 
   return hash_object(w, o, h, pushed);
 }
 
-static uint64_t scalar_hash(value_kind k, const irm_any *v) {
+static uint64_t scalar_hash(value_kind k, const irm_any *v, int exact) {
   switch (k) {
   case K_INT: return combine(SEED_INT, (uint64_t)v->v_int);
   case K_BOOL: return combine(SEED_BOOL, v->v_int != 0);
   case K_FLOAT: {
     double x = v->v_float;
     /* equality within FLOAT_ATOL chains every finite double to every
-     * other, so they share one hash; inf, -inf and NaN keep their own */
-    if (isfinite(x)) x = 0.0;
-    if (isnan(x)) x = NAN; /* every NaN equals every other */
+     * other, so they share one hash; inf, -inf and NaN keep their own
+     * (exact: every double its bits) */
+    if (!exact && isfinite(x)) x = 0.0;
+    if (!exact && isnan(x)) x = NAN; /* every NaN equals every other */
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     return combine(SEED_FLOAT, bits);
@@ -394,7 +415,9 @@ static int hash_object(hash_walk *w, const irm_object *o, uint64_t *h, int *push
     return push_hframe(w, o, t == IRM_TYPE_ARRAY ? F_ARRAY : F_MAP, NULL);
   }
   const irm_type_info *info = irm_type_info_of(t);
-  if (info && info->hash) {
+  if (w->exact && info && (info->hash || info->equal)) {
+    *h = combine(type_seed(o), (uint64_t)(uintptr_t)o); /* identity: a hook may hash with a tolerance */
+  } else if (info && info->hash) {
     uint64_t hh = 0;
     int rc = info->hash(o, &hh);
     if (rc) return irm_error_context(rc, "hash hook of type '%s'", irm_object_type_key(o));

@@ -98,6 +98,16 @@ static inline const void *irm_payload_if_type_(const irm_object *o, _Atomic int3
  * any other object. */
 int irm_func_packed_parts_(const irm_object *f, irm_packed_cfunc *fn, void **resource);
 
+/* irm_structural_equal and irm_structural_hash without TVM's float
+ * tolerance: doubles equal only when their bits are (0.0 and -0.0 differ,
+ * one NaN equals only its own bits), objects with an equal or hash hook
+ * only themselves (a hook may use the tolerance). What uniquing needs:
+ * values it merges must be interchangeable, and the tolerance chains every
+ * finite double to every other, so they all hash alike. Same errors and
+ * thread safety as the public pair (registry/structural.c). */
+int irm_structural_equal_exact_(const irm_any *a, const irm_any *b, int *out_equal);
+int irm_structural_hash_exact_(const irm_any *value, uint64_t *out_hash);
+
 /* ---- built-in registrations ------------------------------------------------ */
 
 /* One layer's provider of built-in registrations. Each must be safe to run

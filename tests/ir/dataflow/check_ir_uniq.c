@@ -3,8 +3,10 @@
  * dies with its last reference and a later equal one is made afresh. Equal
  * call attributes (defaults filled in) are one Map. An op's cached
  * properties (its hooks) follow every change of its attributes. */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check_util.h"
 
@@ -188,6 +190,50 @@ START_TEST(test_equal_call_attributes_are_one_map) {
 }
 END_TEST
 
+/* A leaky_relu of x with its alpha given. */
+static irm_object *leaky_of(irm_object *x, double alpha) {
+  const char *keys[] = {"alpha"};
+  irm_any values[] = {irm_any_float(alpha)};
+  irm_object *attrs = NULL;
+  ck_assert_ok(irm_map_from_pairs(keys, values, 1, &attrs));
+  irm_object *call = call_of("nn.leaky_relu", x, NULL, attrs);
+  irm_object_release(attrs);
+  return call;
+}
+
+static double alpha_of(const irm_object *call) {
+  const irm_any *v = irm_map_find_cstr(irm_call_attrs(call), "alpha");
+  ck_assert_ptr_nonnull(v);
+  ck_assert_int_eq(v->type_code, IRM_FLOAT);
+  return v->v_float;
+}
+
+START_TEST(test_float_attributes_are_uniqued_exactly) {
+  /* Structural equality takes doubles within 1e-9 as equal (TVM's rule);
+   * uniquing must not: each call keeps its own value, to the bit. */
+  static const double alphas[] = {0.0, 1e-12, -0.0, 5e-10, 0.1, 0.1 + 1e-12};
+  enum { N = sizeof alphas / sizeof alphas[0] };
+  irm_object *x = NULL, *calls[N], *again[N];
+  ck_assert_ok(irm_var_new("x", NULL, &x));
+  for (int i = 0; i < N; i++) calls[i] = leaky_of(x, alphas[i]);
+  for (int i = 0; i < N; i++) {
+    double got = alpha_of(calls[i]);
+    ck_assert_msg(memcmp(&got, &alphas[i], sizeof got) == 0, "alpha %d: %.17g, given %.17g", i, got, alphas[i]);
+    for (int j = 0; j < i; j++) ck_assert_ptr_ne(irm_call_attrs(calls[i]), irm_call_attrs(calls[j]));
+  }
+  /* the same value to the bit is still one Map, NaN included */
+  for (int i = 0; i < N; i++) again[i] = leaky_of(x, alphas[i]);
+  for (int i = 0; i < N; i++) ck_assert_ptr_eq(irm_call_attrs(again[i]), irm_call_attrs(calls[i]));
+  irm_object *nan1 = leaky_of(x, NAN), *nan2 = leaky_of(x, NAN);
+  ck_assert_ptr_eq(irm_call_attrs(nan1), irm_call_attrs(nan2));
+  ck_assert(isnan(alpha_of(nan1)));
+  for (int i = 0; i < N; i++) irm_object_release(calls[i]), irm_object_release(again[i]);
+  irm_object_release(nan1);
+  irm_object_release(nan2);
+  irm_object_release(x);
+}
+END_TEST
+
 /* ---- op hooks: cached op properties follow every attribute change -------------- */
 
 static int hook_a(const irm_any *args, int32_t nargs, irm_any *ret, void *resource) {
@@ -315,6 +361,7 @@ int main(void) {
   suite_add_tcase(s, types);
   TCase *attrs = tcase_create("attrs");
   tcase_add_test(attrs, test_equal_call_attributes_are_one_map);
+  tcase_add_test(attrs, test_float_attributes_are_uniqued_exactly);
   suite_add_tcase(s, attrs);
   TCase *hooks = tcase_create("op_hooks");
   tcase_add_test(hooks, test_op_properties_follow_attribute_changes);
