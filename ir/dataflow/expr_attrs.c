@@ -15,7 +15,8 @@
  * the public structural equality, doubles within 1e-9 are equal and every
  * finite double hashes alike, so an epsilon of 1e-12 took the Map of an
  * earlier 0.0, and calls with distinct float attributes all fell in one
- * chain (parsing 100 000 such calls took 60x the time of 10 000). */
+ * chain (bench/ir's generated program of 100 000 nodes parsed in about 70
+ * times the time of 10 000: 7 times as long a node). */
 #include <pthread.h>
 
 #include "expr_internal.h"
