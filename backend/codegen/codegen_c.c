@@ -565,6 +565,48 @@ static int emit_call(walker *w, size_t idx, size_t op_scratch_at, size_t *op_scr
   return rc;
 }
 
+/* The kernel's ops one by one: the buffers of its intermediates (inter
+ * bytes of scratch, then op_scratch for the ops' own), each call, and its
+ * outputs copied or rounded into out<k>. */
+static int emit_ops(walker *w, size_t inter, size_t *op_scratch, irm_text_buf *out) {
+  int rc = IRM_OK;
+  for (size_t k = 0; k < w->n_outputs; k++)
+    if (half_written(w, k))
+      P(out, "  float *restrict ho%zu = (float *)(void *)((char *)scratch + %zu);\n", k, w->half_out[k]);
+  /* a constant may be read for its type only (a _like op's second input) */
+  for (size_t i = 0; i < w->n; i++)
+    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
+  for (size_t i = 0; i < w->n; i++) {
+    const cg_node *nd = &w->nodes[i];
+    if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias) {
+      P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
+        irm_cg_ctype_(nd->t.dt), nd->offset);
+      if (nd->t.numel == 0) P(out, "  (void)%s;\n", nd->name); /* no statement reads an empty tensor */
+    } else if (nd->alias == 4)                                 /* read only: the cast drops a parameter's const */
+      P(out, "  %s *restrict %s = (%s *)(void *)%s + %zu;\n", irm_cg_ctype_(nd->t.dt), nd->name,
+        irm_cg_ctype_(nd->t.dt), w->nodes[nd->args[0]].name, nd->view_at);
+  }
+  for (size_t i = 0; i < w->n && !rc; i++) {
+    const cg_node *nd = &w->nodes[i];
+    if (nd->kind != N_CALL || !nd->materialized || nd->tail) continue;
+    size_t before = out->len;
+    rc = emit_call(w, i, inter, op_scratch, out);
+    if (!rc && !out->failed && strstr(out->data + before, "&st")) irm_text_buf_puts_(out, "  if (st) return st;\n");
+  }
+  for (size_t k = 0; k < w->n_outputs && !rc; k++) {
+    const cg_node *nd = &w->nodes[w->outputs[k]];
+    if (nd->half) { /* rounds the float result once */
+      P(out, "  for (int64_t i = 0; i < %lld; i++) out%zu[i] = irm_cg_f2h(%s[i]);\n", (long long)nd->t.numel, k,
+        nd->name);
+      continue;
+    }
+    if (nd->out_index == (int64_t)k) continue;
+    P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name,
+      (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
+  }
+  return rc;
+}
+
 static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   size_t inter = 0, op_scratch = 0;
   for (size_t i = 0; i < w->n; i++) w->nodes[i].t.name = w->nodes[i].name; /* the array has stopped moving */
@@ -599,40 +641,7 @@ static int emit_kernel(walker *w, irm_text_buf *out, irm_c_kernel_info_ *info) {
   int mapped = 0;
   rc = irm_cg_channel_map_emit_(w, out, &mapped);
   if (mapped) inter = 0;
-  for (size_t k = 0; k < w->n_outputs && !mapped; k++)
-    if (half_written(w, k))
-      P(out, "  float *restrict ho%zu = (float *)(void *)((char *)scratch + %zu);\n", k, w->half_out[k]);
-  /* a constant may be read for its type only (a _like op's second input) */
-  for (size_t i = 0; i < w->n && !mapped; i++)
-    if (w->nodes[i].kind == N_CONST && w->nodes[i].uses) P(out, "  (void)%s;\n", w->nodes[i].name);
-  for (size_t i = 0; i < w->n && !mapped; i++) {
-    const cg_node *nd = &w->nodes[i];
-    if (nd->kind == N_CALL && nd->materialized && nd->out_index < 0 && !nd->alias) {
-      P(out, "  %s *restrict %s = (%s *)(void *)((char *)scratch + %zu);\n", irm_cg_ctype_(nd->t.dt), nd->name,
-        irm_cg_ctype_(nd->t.dt), nd->offset);
-      if (nd->t.numel == 0) P(out, "  (void)%s;\n", nd->name); /* no statement reads an empty tensor */
-    } else if (nd->alias == 4)                                 /* read only: the cast drops a parameter's const */
-      P(out, "  %s *restrict %s = (%s *)(void *)%s + %zu;\n", irm_cg_ctype_(nd->t.dt), nd->name,
-        irm_cg_ctype_(nd->t.dt), w->nodes[nd->args[0]].name, nd->view_at);
-  }
-  for (size_t i = 0; i < w->n && !rc && !mapped; i++) {
-    const cg_node *nd = &w->nodes[i];
-    if (nd->kind != N_CALL || !nd->materialized || nd->tail) continue;
-    size_t before = out->len;
-    rc = emit_call(w, i, inter, &op_scratch, out);
-    if (!rc && !out->failed && strstr(out->data + before, "&st")) irm_text_buf_puts_(out, "  if (st) return st;\n");
-  }
-  for (size_t k = 0; k < w->n_outputs && !rc && !mapped; k++) {
-    const cg_node *nd = &w->nodes[w->outputs[k]];
-    if (nd->half) { /* rounds the float result once */
-      P(out, "  for (int64_t i = 0; i < %lld; i++) out%zu[i] = irm_cg_f2h(%s[i]);\n", (long long)nd->t.numel, k,
-        nd->name);
-      continue;
-    }
-    if (nd->out_index == (int64_t)k) continue;
-    P(out, "  memcpy(out%zu, %s, %lld);\n", k, nd->name,
-      (long long)(nd->t.numel * (int64_t)irm_cg_dt_bytes_(nd->t.dt)));
-  }
+  else if (!rc) rc = emit_ops(w, inter, &op_scratch, out);
   irm_text_buf_puts_(out, "  return st;\n}\n");
   w->file_scope = NULL;
   irm_text_buf_puts_(whole, irm_text_buf_cstr_(&file_scope));

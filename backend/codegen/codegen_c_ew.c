@@ -21,23 +21,27 @@ static void arg_map(const cg_node *nd, const cg_call *c, size_t i, int32_t *map)
   else irm_cg_broadcast_map_(a->shape, a->ndim, nd->t.shape, nd->t.ndim, map);
 }
 
-void irm_cg_walker_call_(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
-  for (size_t i = 0; i < nd->nargs; i++) in[i] = w->nodes[nd->args[i]].t;
+void irm_cg_walker_kernel_call_(walker *w, cg_call *c) {
   memset(c, 0, sizeof *c);
-  c->op = irm_op_name(irm_call_callee(nd->expr));
   c->symbol = w->symbol;
-  c->attrs = irm_call_attrs(nd->expr);
-  c->n_in = nd->nargs;
-  c->in = in;
-  c->out = nd->t;
   c->cblas = w->cblas;
   c->kernel_block = w->kernel_block;
   c->file_scope = w->file_scope;
   c->schedules = &w->sched;
   c->threads = w->file_scope ? w->threads : 0;
   c->tuning = w->tuning;
-  c->expr = nd->expr;
   c->tasks = &w->tasks;
+}
+
+void irm_cg_walker_call_(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c) {
+  for (size_t i = 0; i < nd->nargs; i++) in[i] = w->nodes[nd->args[i]].t;
+  irm_cg_walker_kernel_call_(w, c);
+  c->op = irm_op_name(irm_call_callee(nd->expr));
+  c->attrs = irm_call_attrs(nd->expr);
+  c->n_in = nd->nargs;
+  c->in = in;
+  c->out = nd->t;
+  c->expr = nd->expr;
 }
 
 /* Collects the leaves under node idx, whose dims map to root dims by map. */

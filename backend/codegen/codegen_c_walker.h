@@ -59,6 +59,10 @@ static inline int irm_cg_is_ew_(const cg_node *nd) {
   return nd->kind == N_CALL && irm_cg_fcodegen_is_elemwise_(&nd->gen);
 }
 
+/* A cg_call with the kernel's fields (symbol, block, file scope, threads,
+ * schedules, tuning, tasks) and nothing of any op. */
+void irm_cg_walker_kernel_call_(walker *w, cg_call *c);
+
 /* The cg_call of node nd (its inputs' tensors in in[]). */
 void irm_cg_walker_call_(walker *w, const cg_node *nd, cg_tensor *in, cg_call *c);
 
